@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+// callstorm — load and chaos testing for VoIP call infrastructure.
+import PackageDescription
+
+let package = Package(
+    name: "callstorm",
+    products: [
+        .executable(name: "callstorm", targets: ["callstorm"]),
+    ],
+    targets: [
+        // MARK: - C libraries from Debian, through pkg-config
+        .systemLibrary(name: "CLibcurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CJemalloc", pkgConfig: "jemalloc", providers: [.apt(["libjemalloc-dev"])]),
+        .systemLibrary(name: "CLibyaml", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+
+        // MARK: - C shims: typed wrappers for what Swift cannot call directly
+        .target(name: "CCurl", dependencies: ["CLibcurl"]),
+        .target(name: "CLinux"),
+
+        // MARK: - Value modules (no I/O)
+        .target(name: "CallModel"),
+        .target(name: "Metrics"),
+        .target(name: "Scenario", dependencies: ["CLibyaml"]),
+
+        // MARK: - I/O modules
+        .target(name: "Transport", dependencies: ["CCurl"]),
+        .target(name: "HTTPServer", dependencies: ["CLinux"]),
+        .target(name: "PushGateway", dependencies: ["HTTPServer", "CallModel"]),
+        .target(name: "ReferenceTarget", dependencies: ["HTTPServer", "Transport", "CallModel"]),
+        .target(name: "Driver", dependencies: ["CallModel", "Metrics", "Scenario", "Transport", "PushGateway", "CLinux"]),
+        .target(name: "Reports", dependencies: ["Metrics"]),
+        .target(name: "CallstormCLI", dependencies: [
+            "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
+            "ReferenceTarget", "Driver", "Reports",
+        ]),
+        .executableTarget(
+            name: "callstorm",
+            dependencies: ["CallstormCLI", "CJemalloc"],
+            linkerSettings: [.linkedLibrary("jemalloc")]
+        ),
+
+        // MARK: - Tests, one target per module
+        .testTarget(name: "CallModelTests", dependencies: ["CallModel"]),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
+        .testTarget(name: "ScenarioTests", dependencies: ["Scenario"]),
+        .testTarget(name: "TransportTests", dependencies: ["Transport", "HTTPServer"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "PushGatewayTests", dependencies: ["PushGateway", "HTTPServer", "Transport"]),
+        .testTarget(name: "ReferenceTargetTests", dependencies: ["ReferenceTarget", "PushGateway", "Transport"]),
+        .testTarget(name: "DriverTests", dependencies: ["Driver", "Scenario", "Metrics"]),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Metrics"]),
+        .testTarget(name: "CallstormCLITests", dependencies: ["CallstormCLI"]),
+    ]
+)

@@ -1,0 +1,82 @@
+#define _GNU_SOURCE
+#include "clinux.h"
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+int clinux_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int clinux_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data) {
+    struct epoll_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.events = events;
+    ev.data.u64 = data;
+    return epoll_ctl(epfd, op, fd, &ev);
+}
+
+int clinux_epoll_wait(int epfd, uint64_t *datas, uint32_t *events, int max, int timeout_ms) {
+    struct epoll_event evs[256];
+    if (max > 256) max = 256;
+    int n;
+    do { n = epoll_wait(epfd, evs, max, timeout_ms); } while (n < 0 && errno == EINTR);
+    for (int i = 0; i < n; i++) { datas[i] = evs[i].data.u64; events[i] = evs[i].events; }
+    return n;
+}
+
+int clinux_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+int clinux_eventfd_signal(int fd) { uint64_t one = 1; return (int)write(fd, &one, sizeof one); }
+int clinux_eventfd_drain(int fd) { uint64_t v; return (int)read(fd, &v, sizeof v); }
+
+int clinux_accept(int fd) { return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }
+
+int clinux_listen_tcp(const char *host, int port, int backlog) {
+    struct sockaddr_in6 a6;
+    struct sockaddr_in a4;
+    int family = strchr(host, ':') ? AF_INET6 : AF_INET;
+    int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -errno;
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    int rc;
+    if (family == AF_INET6) {
+        memset(&a6, 0, sizeof a6);
+        a6.sin6_family = AF_INET6;
+        a6.sin6_port = htons((uint16_t)port);
+        if (inet_pton(AF_INET6, host, &a6.sin6_addr) != 1) { close(fd); return -EINVAL; }
+        rc = bind(fd, (struct sockaddr *)&a6, sizeof a6);
+    } else {
+        memset(&a4, 0, sizeof a4);
+        a4.sin_family = AF_INET;
+        a4.sin_port = htons((uint16_t)port);
+        if (inet_pton(AF_INET, host, &a4.sin_addr) != 1) { close(fd); return -EINVAL; }
+        rc = bind(fd, (struct sockaddr *)&a4, sizeof a4);
+    }
+    if (rc < 0 || listen(fd, backlog) < 0) { int e = errno; close(fd); return -e; }
+    return fd;
+}
+
+int clinux_local_port(int fd) {
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0) return -1;
+    if (ss.ss_family == AF_INET6) return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+    return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
+int clinux_set_nodelay(int fd) {
+    int one = 1;
+    return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+uint64_t clinux_monotonic_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+/// The `callstorm` command line: parses the subcommand and maps every outcome to an exit code in one place.
+public enum Command {
+    public static let version = "0.1.0"
+
+    public static func main() -> Never {
+        let args = Array(CommandLine.arguments.dropFirst())
+        exit(run(args).rawValue)
+    }
+
+    /// Runs one command line (without the program name) and returns its exit code.
+    public static func run(_ args: [String]) -> ExitCode {
+        do {
+            guard let sub = args.first else {
+                print(Help.overview)
+                return .invalidInput
+            }
+            let rest = Array(args.dropFirst())
+            switch sub {
+            case "run": return try RunCommand.execute(rest)
+            case "validate": return try ValidateCommand.execute(rest)
+            case "target": return try TargetCommand.execute(rest)
+            case "help", "--help", "-h":
+                print(rest.first.flatMap(Help.forCommand) ?? Help.overview)
+                return .passed
+            case "--version", "version":
+                print("callstorm \(version)")
+                return .passed
+            default:
+                throw CLIError.usage("unknown command '\(sub)'")
+            }
+        } catch let error as CLIError {
+            FileHandle.standardError.write(Data((error.description + "\n").utf8))
+            return error.exitCode
+        } catch {
+            FileHandle.standardError.write(Data("callstorm failed: \(error)\n".utf8))
+            return .harnessFailure
+        }
+    }
+}
+
+enum Help {
+    static let overview = """
+        callstorm \(Command.version) — load and chaos testing for VoIP call infrastructure
+
+        Usage: callstorm <command> [flags]
+
+        Commands:
+          run FILE        run a scenario and write its report
+          validate FILE   check a scenario; print every problem with file:line:column
+          target          run the embedded reference call server on its own
+          help COMMAND    flags of one command
+
+        Exit codes: 0 passed, 1 thresholds failed, 2 invalid input or usage, 3 harness failure,
+                    130 interrupted (a partial report is still written).
+        """
+
+    static let run = """
+        Usage: callstorm run FILE [flags]
+
+          --out DIR              run directory (default Reports/<scenario>-<UTC timestamp>)
+          --target URL           load this server instead of the scenario's target (loopback only)
+          --allow-non-loopback   permit a target that is not 127.0.0.0/8, ::1 or localhost
+          --seed N               override the scenario seed
+          --duration D           override the arrival window (e.g. 30s, 2m)
+          --workers N            worker queues (default: number of cores)
+          --quiet                no progress line
+        Ctrl-C stops arrivals and drains; a second Ctrl-C stops at once. Either way the report is written.
+        """
+
+    static let validate = """
+        Usage: callstorm validate FILE
+
+        Prints every problem of the scenario as file:line:column: error: message, and exits 2 if there is one.
+        With no problem it prints a summary of the plan and exits 0.
+        """
+
+    static let target = """
+        Usage: callstorm target [--listen HOST:PORT] [--apns-url URL] [--bundle-id ID] [--threads N]
+
+        Runs the embedded reference call server (docs/PROTOCOL.md) until SIGINT or SIGTERM.
+          --listen     address to serve on (default 127.0.0.1:8080)
+          --apns-url   the push gateway it sends VoIP pushes to (default http://127.0.0.1:2197)
+        """
+
+    static func forCommand(_ name: String) -> String? {
+        switch name {
+        case "run": return run
+        case "validate": return validate
+        case "target": return target
+        default: return nil
+        }
+    }
+}

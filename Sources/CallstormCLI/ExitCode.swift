@@ -1,0 +1,34 @@
+/// callstorm's documented exit codes (README "Exit codes").
+public enum ExitCode: Int32, Sendable {
+    case passed = 0
+    case thresholdsFailed = 1
+    case invalidInput = 2
+    case harnessFailure = 3
+    case interrupted = 130
+}
+
+/// Everything that stops a command before or instead of a run, with the text a user needs to act on it.
+public enum CLIError: Error, CustomStringConvertible {
+    case usage(String)
+    case invalidScenario(String)
+    case nonLoopbackTarget(String)
+    case harness(String)
+
+    public var description: String {
+        switch self {
+        case .usage(let m): return "usage error: \(m)\nRun 'callstorm help' for the commands and their flags."
+        case .invalidScenario(let m): return m
+        case .nonLoopbackTarget(let host):
+            return "refusing to send load to '\(host)', which is not a loopback address (127.0.0.0/8, ::1, localhost). " +
+                "Pass --allow-non-loopback if you really mean to load that host."
+        case .harness(let m): return "callstorm failed: \(m)"
+        }
+    }
+
+    public var exitCode: ExitCode {
+        switch self {
+        case .usage, .invalidScenario, .nonLoopbackTarget: return .invalidInput
+        case .harness: return .harnessFailure
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import Dispatch
+import Driver
+import Foundation
+import Metrics
+import Reports
+import Scenario
+
+/// `callstorm run FILE`: embedded servers, the driver, a progress line, the report, the exit code.
+enum RunCommand {
+    struct Options {
+        var file: String
+        var out: String?
+        var targetURL: String?
+        var allowNonLoopback = false
+        var seed: UInt64?
+        var durationNanos: UInt64?
+        var workers: Int?
+        var quiet = false
+    }
+
+    static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
+        let parsed = try Arguments(args, valued: ["out", "target", "seed", "duration", "workers"],
+                                   boolean: ["help", "allow-non-loopback", "quiet"])
+        if parsed.has("help") {
+            print(Help.run)
+            return .passed
+        }
+        guard parsed.positional.count == 1, let file = parsed.positional.first else {
+            throw .usage("run takes exactly one scenario file")
+        }
+        var options = Options(file: file)
+        options.out = parsed.value("out")
+        options.targetURL = parsed.value("target")
+        options.allowNonLoopback = parsed.has("allow-non-loopback")
+        options.quiet = parsed.has("quiet")
+        if let s = parsed.value("seed") {
+            guard let seed = UInt64(s) else { throw .usage("--seed must be a non-negative integer, got '\(s)'") }
+            options.seed = seed
+        }
+        if let d = parsed.value("duration") {
+            do {
+                options.durationNanos = try Quantity.duration(d)
+            } catch {
+                throw .usage("--duration: \(error.message)")
+            }
+        }
+        if let w = parsed.value("workers") {
+            guard let n = Int(w), n >= 1, n <= 256 else { throw .usage("--workers must be 1…256, got '\(w)'") }
+            options.workers = n
+        }
+        let outcome = try perform(options)
+        print("report: \(outcome.reportPath)")
+        return outcome.exitCode
+    }
+
+    struct Outcome {
+        var reportPath: String
+        var runDirectory: URL
+        var exitCode: ExitCode
+        var result: LoadDriver.Result
+    }
+
+    /// The whole run; separate from flag parsing so tests can drive it.
+    static func perform(_ options: Options) throws(CLIError) -> Outcome {
+        var scenario = try ValidateCommand.loadScenario(options.file)
+        if let seed = options.seed { scenario.seed = seed }
+        if let d = options.durationNanos { scenario.duration = d }
+        let targetOverride = options.targetURL ?? {
+            if case .url(let url) = scenario.target { return url }
+            return nil
+        }()
+        if let url = targetOverride {
+            guard let host = Loopback.host(ofURL: url) else { throw .usage("target URL '\(url)' has no host") }
+            if !Loopback.isLoopback(host), !options.allowNonLoopback { throw .nonLoopbackTarget(host) }
+        }
+        if !Loopback.isLoopback(scenario.push.listenHost), !options.allowNonLoopback {
+            throw .nonLoopbackTarget(scenario.push.listenHost)
+        }
+        let startedAt = Date()
+        let servers: EmbeddedServers
+        let targetURL: String
+        do {
+            servers = try EmbeddedServers(gatewayHost: scenario.push.listenHost, gatewayPort: scenario.push.listenPort,
+                                          bundleID: scenario.push.bundleID)
+            targetURL = try targetOverride ?? servers.startTarget(bundleID: scenario.push.bundleID)
+        } catch {
+            throw .harness("could not start the embedded servers: \(error)")
+        }
+        let workers = options.workers ?? scenario.workers ?? ProcessInfo.processInfo.activeProcessorCount
+        let driver = LoadDriver(settings: DriverSettings(scenario: scenario, targetURL: targetURL, workers: workers))
+        servers.sink.set(driver.pushSink)
+        if !options.quiet {
+            FileHandle.standardError.write(Data(("callstorm: \(scenario.name), seed \(scenario.seed), " +
+                "\(scenario.devices) devices, \(workers) workers, target \(targetURL), gateway \(servers.gatewayURL)\n").utf8))
+        }
+        let signals = SignalWatch { _ in driver.requestStop() }
+        let progress = options.quiet ? nil : ProgressLine(driver: driver)
+        let result = driver.run()
+        progress?.stop()
+        signals.cancel()
+        servers.stop()
+
+        let verdict = Verdict(passed: !result.interrupted, reasons: verdictReasons(result))
+        let runDirectory = URL(fileURLWithPath: options.out ?? defaultRunDirectory(scenario.name, startedAt))
+        let facts = RunFacts(
+            scenario: scenario.name, scenarioFile: options.file, seed: scenario.seed, version: Command.version,
+            startedAt: startedAt, durationSeconds: Date().timeIntervalSince(startedAt), machine: Machine.describe(),
+            workers: workers, devices: scenario.devices,
+            target: targetOverride ?? "embedded (\(targetURL))",
+            pushDeadlineMicros: Int64(scenario.push.deadlineNanos / 1000), shard: nil,
+            commandLine: CommandLine.arguments.joined(separator: " "), interrupted: result.interrupted)
+        var notes = result.notes
+        notes.append(String(format: "Devices registered in the first %.1f s; calls start after that.",
+                            result.loadStartSecond))
+        let files: ReportFiles
+        do {
+            files = try ReportWriter.write(RunResult(facts: facts, recorder: result.recorder, verdict: verdict,
+                                                     notes: notes), to: runDirectory)
+            try? FileManager.default.copyItem(at: URL(fileURLWithPath: options.file),
+                                              to: runDirectory.appendingPathComponent("scenario.yaml"))
+        } catch {
+            throw .harness("could not write the report to \(runDirectory.path): \(error)")
+        }
+        let code: ExitCode = result.interrupted ? .interrupted : (verdict.passed ? .passed : .thresholdsFailed)
+        return Outcome(reportPath: files.html.path, runDirectory: runDirectory, exitCode: code, result: result)
+    }
+
+    static func verdictReasons(_ result: LoadDriver.Result) -> [String] {
+        let c = result.recorder.counters
+        var reasons: [String] = []
+        if result.interrupted { reasons.append("interrupted before the plan finished") }
+        reasons.append("no thresholds set: \(c["calls.completed"] ?? 0) calls completed, " +
+            "\(c["calls.failed"] ?? 0) failed, \(c["push.deadline_missed"] ?? 0) push deadlines missed")
+        return reasons
+    }
+
+    static func defaultRunDirectory(_ name: String, _ date: Date) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        let safe = name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "-" }
+        return "Reports/\(String(safe))-\(f.string(from: date))"
+    }
+}
+
+/// One line a second on stderr: elapsed, calls started, active conversations, push-to-report p99 so far.
+final class ProgressLine: @unchecked Sendable {
+    private let timer: DispatchSourceTimer
+
+    init(driver: LoadDriver) {
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "callstorm.progress"))
+        timer.setEventHandler {
+            let p = driver.progress
+            let line = String(format: "[%6.1fs] calls started %d, active %d, done %d | push→report p99 %.1f ms\n",
+                              p.elapsedSeconds, p.callsStarted, p.activeConversations, p.callsCompleted,
+                              Double(p.pushToReportP99Micros) / 1000)
+            FileHandle.standardError.write(Data(line.utf8))
+        }
+        timer.schedule(deadline: .now() + 1, repeating: 1)
+        timer.resume()
+    }
+
+    func stop() { timer.cancel() }
+}
+
+enum Machine {
+    static func describe() -> String {
+        var u = utsname()
+        uname(&u)
+        let sys = withUnsafeBytes(of: &u.sysname) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let rel = withUnsafeBytes(of: &u.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let arch = withUnsafeBytes(of: &u.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let info = ProcessInfo.processInfo
+        let gib = Double(info.physicalMemory) / Double(1 << 30)
+        return "\(info.hostName) \(sys) \(rel) \(arch), \(info.activeProcessorCount) cores, " +
+            String(format: "%.0f GiB", gib)
+    }
+}

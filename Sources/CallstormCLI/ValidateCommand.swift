@@ -1,0 +1,27 @@
+import Scenario
+
+enum ValidateCommand {
+    static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
+        let parsed = try Arguments(args, valued: [], boolean: ["help"])
+        if parsed.has("help") {
+            print(Help.validate)
+            return .passed
+        }
+        guard parsed.positional.count == 1, let file = parsed.positional.first else {
+            throw .usage("validate takes exactly one scenario file")
+        }
+        let scenario = try loadScenario(file)
+        print(scenario.describe())
+        return .passed
+    }
+
+    /// Loads and validates a scenario; every problem becomes one line of the error.
+    static func loadScenario(_ file: String) throws(CLIError) -> Scenario {
+        switch ScenarioLoader.load(contentsOf: file, knownFlows: knownFlows) {
+        case .success(let scenario): return scenario
+        case .failure(let errors): throw .invalidScenario(errors.description)
+        }
+    }
+
+    static let knownFlows = ScenarioLoader.defaultKnownFlows
+}

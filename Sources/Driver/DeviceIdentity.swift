@@ -1,0 +1,62 @@
+import CallModel
+
+/// How a simulated device is named to the target: id, handle and APNs token, all derived from its index and the
+/// scenario seed, so the push gateway can route a token back to its device without a lookup table.
+public struct DeviceIdentity: Sendable, Equatable {
+    public let index: Int
+    public let id: String
+    public let handle: Handle
+    public let apnsToken: String
+
+    public init(index: Int, seed: UInt64) {
+        self.index = index
+        self.id = "dev-\(index)"
+        let digits = String(index)
+        let number = "+1555" + String(repeating: "0", count: max(0, 7 - digits.count)) + digits
+        self.handle = Handle(kind: .phoneNumber, value: number, displayName: "Device \(index)")
+        self.apnsToken = Self.token(index: index, seed: seed)
+    }
+
+    /// 64 hex digits: the index in the first 16, a seeded hash in the other 48 (so tokens look like real ones
+    /// and a guessed token is refused).
+    public static func token(index: Int, seed: UInt64) -> String {
+        var out = hex16(UInt64(index))
+        var state = seed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15)
+        for _ in 0..<3 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            out += hex16(z ^ (z >> 31))
+        }
+        return out
+    }
+
+    /// The device index a token names, if it is one of ours for this seed.
+    public static func index(ofToken token: String, seed: UInt64, deviceCount: Int) -> Int? {
+        let utf8 = Array(token.utf8)
+        guard utf8.count == 64 else { return nil }
+        var value: UInt64 = 0
+        for b in utf8[0..<16] {
+            guard let d = hexValue(b) else { return nil }
+            value = value << 4 | UInt64(d)
+        }
+        guard value < UInt64(deviceCount) else { return nil }
+        let index = Int(value)
+        return Self.token(index: index, seed: seed) == token.lowercased() ? index : nil
+    }
+
+    private static func hexValue(_ b: UInt8) -> UInt8? {
+        switch b {
+        case 48...57: return b - 48
+        case 97...102: return b - 87
+        case 65...70: return b - 55
+        default: return nil
+        }
+    }
+
+    private static func hex16(_ v: UInt64) -> String {
+        let s = String(v, radix: 16)
+        return String(repeating: "0", count: 16 - s.count) + s
+    }
+}

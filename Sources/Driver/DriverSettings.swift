@@ -1,0 +1,29 @@
+import Scenario
+
+/// Everything a worker needs from the scenario, resolved once: a value shared read-only by all workers.
+public struct DriverSettings: Sendable {
+    public var plan: ArrivalPlan
+    public var seed: UInt64
+    public var devices: Int
+    public var workers: Int
+    /// Base URL of the target, without a trailing slash.
+    public var targetURL: String
+    public var deadlineNanos: UInt64
+    public var actionTimeoutNanos: UInt64
+    public var drainNanos: UInt64
+    public var connectionsPerWorker: Int
+    public var registrationConcurrency: Int
+
+    public init(scenario: Scenario, targetURL: String, workers: Int) {
+        self.plan = ArrivalPlan(scenario: scenario)
+        self.seed = scenario.seed
+        self.devices = scenario.devices
+        self.workers = max(1, workers)
+        self.targetURL = targetURL.hasSuffix("/") ? String(targetURL.dropLast()) : targetURL
+        self.deadlineNanos = scenario.push.deadlineNanos
+        self.actionTimeoutNanos = scenario.actionTimeoutNanos
+        self.drainNanos = scenario.drainNanos
+        self.connectionsPerWorker = 128
+        self.registrationConcurrency = 64
+    }
+}

@@ -1,0 +1,149 @@
+import Dispatch
+import Foundation
+import Metrics
+import PushGateway
+import Synchronization
+
+/// Runs a plan: registers every device, starts the open-model arrivals on all workers at one instant, waits for
+/// the arrivals to end and the calls in flight to drain (bounded by the scenario's drain time), and returns the
+/// merged measurements. A stop request ends arrivals early; a second one ends the drain too.
+public final class LoadDriver: @unchecked Sendable {
+    /// What the progress line shows, read from atomics without stopping any worker.
+    public struct Progress: Sendable {
+        public var elapsedSeconds: Double
+        public var callsStarted: Int
+        public var activeConversations: Int
+        public var callsCompleted: Int
+        public var pushToReportP99Micros: Int
+    }
+
+    public struct Result: Sendable {
+        public var recorder: Recorder
+        public var registeredDevices: Int
+        /// Second (since the run's origin) at which the load began; registration comes before it.
+        public var loadStartSecond: Double
+        public var interrupted: Bool
+        public var drainedCleanly: Bool
+        public var notes: [String]
+    }
+
+    public let settings: DriverSettings
+    private let clock: Clock
+    private let workers: [Worker]
+    private let runStart: UInt64
+    private let stopRequests = Atomic<Int>(0)
+    private let wakeup = DispatchSemaphore(value: 0)
+    private let state = Mutex<(loadStart: UInt64, drained: Int)>((0, 0))
+
+    public init(settings: DriverSettings, clock: Clock = SystemClock()) {
+        self.settings = settings
+        self.clock = clock
+        let start = clock.nowNanos()
+        self.runStart = start
+        let w = settings.workers
+        self.workers = (0..<w).map { i in
+            Worker(index: i, settings: settings, clock: clock, deviceIndexes: Array(stride(from: i, to: settings.devices, by: w)),
+                   runStartNanos: start)
+        }
+    }
+
+    /// Routes gateway pushes to the worker that owns the token's device.
+    public var pushSink: PushSink { DevicePushSink(workers: workers, seed: settings.seed, devices: settings.devices) }
+
+    /// Asks the run to stop: the first call ends arrivals and drains, the second ends the drain at once.
+    /// Safe from any thread (a signal handler's queue).
+    public func requestStop() {
+        stopRequests.add(1, ordering: .relaxed)
+        wakeup.signal()
+    }
+
+    public var progress: Progress {
+        let loadStart = state.withLock { $0.loadStart }
+        let now = clock.nowNanos()
+        return Progress(
+            elapsedSeconds: loadStart == 0 ? 0 : Double(now &- loadStart) / 1e9,
+            callsStarted: workers.reduce(0) { $0 + $1.liveStarted.load(ordering: .relaxed) },
+            activeConversations: workers.reduce(0) { $0 + $1.liveActive.load(ordering: .relaxed) },
+            callsCompleted: workers.reduce(0) { $0 + $1.liveCompleted.load(ordering: .relaxed) },
+            pushToReportP99Micros: workers.map { $0.liveP99Micros.load(ordering: .relaxed) }.max() ?? 0)
+    }
+
+    /// Runs to the end; blocks the calling thread (never call it on a worker queue).
+    public func run() -> Result {
+        var notes: [String] = []
+        let group = DispatchGroup()
+        for worker in workers {
+            group.enter()
+            worker.registerAll(concurrency: settings.registrationConcurrency) { group.leave() }
+        }
+        while group.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+            if stopRequests.load(ordering: .relaxed) > 0 { break }
+        }
+        let loadStart = clock.nowNanos() + 5_000_000  // a little ahead, so all workers begin on the same instant
+        state.withLock { $0.loadStart = loadStart }
+        let interruptedEarly = stopRequests.load(ordering: .relaxed) > 0
+        if interruptedEarly {
+            notes.append("Stopped by a signal during device registration; no calls were started.")
+        } else {
+            for worker in workers {
+                worker.start(loadStartNanos: loadStart) { [self] in
+                    state.withLock { $0.drained += 1 }
+                    wakeup.signal()
+                }
+            }
+        }
+        var deadline = loadStart + settings.plan.totalNanos + settings.drainNanos
+        var drainedCleanly = false
+        var arrivalsStopped = false
+        while !interruptedEarly {
+            if state.withLock({ $0.drained }) == workers.count {
+                drainedCleanly = true
+                break
+            }
+            let stops = stopRequests.load(ordering: .relaxed)
+            let now = clock.nowNanos()
+            if stops >= 2 {
+                notes.append("Stopped at once by a second signal; calls in flight are counted as in flight at stop.")
+                break
+            }
+            if stops == 1, !arrivalsStopped {
+                arrivalsStopped = true
+                workers.forEach { $0.stopArrivals() }
+                deadline = min(deadline, now + settings.drainNanos)
+                notes.append("Stopped early by a signal; arrivals ended, calls in flight were given the drain time.")
+            }
+            if now >= deadline {
+                notes.append("Drain time ran out with calls still in flight; they are counted as in flight at stop.")
+                break
+            }
+            _ = wakeup.wait(timeout: .now() + .milliseconds(100))
+        }
+        var merged = Recorder(runStartNanos: runStart)
+        for worker in workers { merged.merge(worker.finish()) }
+        let registered = Int(merged.counters["devices.registered"] ?? 0)
+        if registered < settings.devices {
+            notes.append("\(settings.devices - registered) of \(settings.devices) devices failed to register.")
+        }
+        return Result(recorder: merged, registeredDevices: registered,
+                      loadStartSecond: Double(loadStart &- runStart) / 1e9,
+                      interrupted: stopRequests.load(ordering: .relaxed) > 0,
+                      drainedCleanly: drainedCleanly, notes: notes)
+    }
+}
+
+/// The push gateway's sink: finds the device from its token and hands the push to its worker's queue.
+struct DevicePushSink: PushSink {
+    let workers: [Worker]
+    let seed: UInt64
+    let devices: Int
+
+    func accept(_ push: APNsPush) -> APNsRejection? {
+        guard let index = DeviceIdentity.index(ofToken: push.token, seed: seed, deviceCount: devices) else {
+            return APNsRejection(.badDeviceToken, detail: "no simulated device has this token")
+        }
+        let worker = workers[index % workers.count]
+        let local = index / workers.count
+        worker.queue.async { worker.receive(push, local: local) }
+        return nil
+    }
+}

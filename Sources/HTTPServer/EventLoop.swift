@@ -1,0 +1,329 @@
+import CLinux
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One event-loop thread of an `HTTPServer`: an epoll set, the connections it accepted, and a mailbox
+/// through which handlers on other threads hand back responses.
+///
+/// Ownership rule (why `@unchecked Sendable` is sound): the fields under "Shared" are safe from any thread
+/// (immutable, `Atomic`, or behind `mailbox`'s lock). Everything under "Loop thread only" — the connection
+/// table, the local delivery queue, the scratch buffers — is touched only by the thread running `run()`;
+/// `deliver(_:)` checks which thread it is on before touching `localDeliveries`. The eventfd is closed only
+/// under the mailbox lock, so a late `respond` can never signal a reused file descriptor.
+final class EventLoop: @unchecked Sendable {
+    /// A response travelling back to the connection and position it answers.
+    struct Delivery: Sendable {
+        var fd: Int32
+        var connectionID: UInt64
+        var sequence: UInt64
+        var response: HTTPResponse
+    }
+
+    private struct Mailbox {
+        var deliveries: [Delivery] = []
+        var closed = false
+    }
+
+    /// epoll user data for the listening socket and the wake-up eventfd; connections use their fd.
+    private static let listenTag = UInt64.max
+    private static let wakeTag = UInt64.max - 1
+    private static let maxEvents = 256
+    static let readChunkBytes = 64 * 1024
+
+    // MARK: - Shared
+
+    let index: Int
+    let epollFD: Int32
+    let handler: any HTTPHandler
+    let counters: HTTPServerCounters
+    let limits: Limits
+    private let eventFD: Int32
+    private let listenFD: Int32
+    private let connectionIDs: ConnectionIDSource
+    private let mailbox = Mutex(Mailbox())
+    private let stopRequested = Atomic<Bool>(false)
+    /// The running thread's `pthread_t`, 0 when not running (cleared before the thread exits, so a later
+    /// thread that reuses the id is not mistaken for this loop).
+    private let threadID = Atomic<UInt>(0)
+
+    /// Per-connection limits and timings, fixed at start.
+    struct Limits: Sendable {
+        var maxHeaderBytes: Int
+        var maxBodyBytes: Int
+        var idleTimeoutNanoseconds: UInt64
+        var lingerNanoseconds: UInt64 = 2_000_000_000
+        /// Requests parsed but not yet answered on one connection before the loop stops reading it.
+        var maxPipelinedRequests = 64
+        /// Unsent response bytes on one connection before the loop stops reading it.
+        var writeHighWaterBytes = 1 << 20
+    }
+
+    // MARK: - Loop thread only
+
+    /// Connections by file descriptor, for O(1) lookup from epoll data.
+    private var connections: [HTTP1Connection?] = []
+    private var localDeliveries: [Delivery] = []
+    private var spareDeliveries: [Delivery] = []
+    private var dirty: [HTTP1Connection] = []
+    /// The monotonic time of the current loop iteration, for idle bookkeeping without a clock call per event.
+    private(set) var now: UInt64 = 0
+    /// Where reads land before being parsed in place.
+    let readScratch: UnsafeMutableRawBufferPointer
+    private let eventData: UnsafeMutablePointer<UInt64>
+    private let eventFlags: UnsafeMutablePointer<UInt32>
+    private var acceptPausedUntil: UInt64?
+
+    // MARK: - Life cycle
+
+    /// Creates the loop's epoll set and eventfd and registers the listening socket. Called by `HTTPServer`
+    /// before the thread starts; on failure nothing is left open.
+    init(
+        index: Int, listenFD: Int32, handler: any HTTPHandler, counters: HTTPServerCounters,
+        connectionIDs: ConnectionIDSource, limits: Limits
+    ) throws(HTTPServerError) {
+        let epollFD = clinux_epoll_create()
+        guard epollFD >= 0 else { throw .systemCallFailed(call: "epoll_create1", errno: errno) }
+        let eventFD = clinux_eventfd()
+        guard eventFD >= 0 else {
+            let code = errno
+            close(epollFD)
+            throw .systemCallFailed(call: "eventfd", errno: code)
+        }
+        if clinux_epoll_ctl(epollFD, 1, eventFD, CLINUX_EPOLLIN, Self.wakeTag) != 0
+            || clinux_epoll_ctl(epollFD, 1, listenFD, CLINUX_EPOLLIN | CLINUX_EPOLLEXCLUSIVE, Self.listenTag) != 0 {
+            let code = errno
+            close(eventFD)
+            close(epollFD)
+            throw .systemCallFailed(call: "epoll_ctl", errno: code)
+        }
+        self.index = index
+        self.epollFD = epollFD
+        self.eventFD = eventFD
+        self.listenFD = listenFD
+        self.handler = handler
+        self.counters = counters
+        self.connectionIDs = connectionIDs
+        self.limits = limits
+        self.readScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readChunkBytes, alignment: 16)
+        self.eventData = UnsafeMutablePointer<UInt64>.allocate(capacity: Self.maxEvents)
+        self.eventFlags = UnsafeMutablePointer<UInt32>.allocate(capacity: Self.maxEvents)
+    }
+
+    deinit {
+        readScratch.deallocate()
+        eventData.deallocate()
+        eventFlags.deallocate()
+    }
+
+    /// Closes the epoll set and eventfd of a loop whose thread never started.
+    func discardUnstarted() {
+        closeWakeAndEpoll()
+    }
+
+    /// Asks the loop to finish: it closes every connection and its own descriptors, then `run()` returns.
+    /// Safe from any thread.
+    func requestStop() {
+        stopRequested.store(true, ordering: .releasing)
+        mailbox.withLock { box in
+            if !box.closed { _ = clinux_eventfd_signal(eventFD) }
+        }
+    }
+
+    // MARK: - Delivering responses (any thread)
+
+    /// Hands a response to the loop. On the loop thread it is queued locally and written after the current
+    /// event; elsewhere it goes through the locked mailbox and the eventfd wakes the loop. Dropped when the
+    /// loop has shut down.
+    func deliver(_ delivery: Delivery) {
+        if threadID.load(ordering: .relaxed) == UInt(pthread_self()) {
+            localDeliveries.append(delivery)
+            return
+        }
+        mailbox.withLock { box in
+            guard !box.closed else { return }
+            box.deliveries.append(delivery)
+            // Only the first delivery since the loop last emptied the mailbox needs to wake it.
+            if box.deliveries.count == 1 { _ = clinux_eventfd_signal(eventFD) }
+        }
+    }
+
+    // MARK: - The loop (loop thread)
+
+    /// Runs until `requestStop()`. Must be called once, on the loop's own thread.
+    func run() {
+        threadID.store(UInt(pthread_self()), ordering: .releasing)
+        let sweepInterval = max(10_000_000, min(1_000_000_000, limits.idleTimeoutNanoseconds / 4))
+        now = clinux_monotonic_ns()
+        var nextSweep = now &+ sweepInterval
+
+        while !stopRequested.load(ordering: .acquiring) {
+            var waitNanoseconds = nextSweep > now ? nextSweep - now : 0
+            if let resume = acceptPausedUntil {
+                waitNanoseconds = min(waitNanoseconds, resume > now ? resume - now : 0)
+            }
+            let timeoutMilliseconds = Int32((waitNanoseconds + 999_999) / 1_000_000)
+            let count = clinux_epoll_wait(epollFD, eventData, eventFlags, Int32(Self.maxEvents), timeoutMilliseconds)
+            now = clinux_monotonic_ns()
+            var woken = false
+            if count > 0 {
+                for i in 0..<Int(count) {
+                    let tag = eventData[i]
+                    if tag == Self.listenTag {
+                        acceptConnections()
+                    } else if tag == Self.wakeTag {
+                        woken = true
+                    } else {
+                        let fd = Int(tag)
+                        if fd < connections.count, let connection = connections[fd] {
+                            connection.handleEvents(eventFlags[i])
+                        }
+                    }
+                }
+            }
+            if woken {
+                _ = clinux_eventfd_drain(eventFD)
+                let batch = mailbox.withLock { box -> [Delivery] in
+                    var taken: [Delivery] = []
+                    swap(&taken, &box.deliveries)
+                    return taken
+                }
+                store(batch)
+            }
+            settle()
+            if now >= nextSweep {
+                sweep()
+                nextSweep = now &+ sweepInterval
+            }
+            if let resume = acceptPausedUntil, now >= resume {
+                acceptPausedUntil = nil
+                _ = clinux_epoll_ctl(epollFD, 1, listenFD, CLINUX_EPOLLIN | CLINUX_EPOLLEXCLUSIVE, Self.listenTag)
+            }
+        }
+        shutDown()
+    }
+
+    /// Hands delivered responses to their connections, then lets each touched connection write, until no
+    /// handler answered synchronously any more.
+    private func settle() {
+        while !localDeliveries.isEmpty || !dirty.isEmpty {
+            if !localDeliveries.isEmpty {
+                swap(&spareDeliveries, &localDeliveries)
+                store(spareDeliveries)
+                spareDeliveries.removeAll(keepingCapacity: true)
+            }
+            let touched = dirty
+            dirty.removeAll(keepingCapacity: true)
+            for connection in touched {
+                connection.isDirty = false
+                if !connection.isClosed { connection.makeProgress() }
+            }
+        }
+    }
+
+    private func store(_ deliveries: [Delivery]) {
+        for delivery in deliveries {
+            let fd = Int(delivery.fd)
+            // A stale answer (connection closed, fd reused by a newer connection) is dropped here.
+            guard fd < connections.count, let connection = connections[fd],
+                  connection.id == delivery.connectionID else { continue }
+            if connection.store(delivery.sequence, delivery.response) && !connection.isDirty {
+                connection.isDirty = true
+                dirty.append(connection)
+            }
+        }
+    }
+
+    // MARK: - Accepting (loop thread)
+
+    private func acceptConnections() {
+        var accepted = 0
+        // Bounded so one loop cannot starve its connections during an accept storm; level triggering
+        // brings it back for the rest.
+        while accepted < 128 {
+            let fd = clinux_accept(listenFD)
+            if fd < 0 {
+                switch errno {
+                case EINTR, ECONNABORTED, EPROTO:
+                    continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    // Out of descriptors: the backlog would keep the listener readable and spin the loop.
+                    // Stop listening for a moment instead.
+                    _ = clinux_epoll_ctl(epollFD, 2, listenFD, 0, 0)
+                    acceptPausedUntil = now &+ 100_000_000
+                    return
+                default:
+                    return
+                }
+            }
+            accepted += 1
+            _ = clinux_set_nodelay(fd)
+            guard clinux_epoll_ctl(epollFD, 1, fd, CLINUX_EPOLLIN, UInt64(fd)) == 0 else {
+                close(fd)
+                continue
+            }
+            let connection = HTTP1Connection(fd: fd, id: connectionIDs.next(), loop: self)
+            let slot = Int(fd)
+            if slot >= connections.count {
+                connections.append(contentsOf: repeatElement(nil, count: slot + 1 - connections.count))
+            }
+            connections[slot] = connection
+            counters.connectionsAccepted.add(1, ordering: .relaxed)
+            counters.connectionsOpen.add(1, ordering: .relaxed)
+        }
+    }
+
+    // MARK: - Closing (loop thread)
+
+    /// Closes a connection's socket and forgets it. Must be called on the loop thread, once per connection.
+    func closeConnection(_ connection: HTTP1Connection) {
+        guard !connection.isClosed else { return }
+        connection.isClosed = true
+        let slot = Int(connection.fd)
+        if slot < connections.count, connections[slot] === connection {
+            connections[slot] = nil
+        }
+        // close() also removes the fd from the epoll set.
+        close(connection.fd)
+        counters.connectionsOpen.subtract(1, ordering: .relaxed)
+    }
+
+    /// Closes idle, stuck and lingering connections.
+    private func sweep() {
+        for case let connection? in connections {
+            connection.checkTimers()
+        }
+    }
+
+    private func shutDown() {
+        for case let connection? in connections {
+            closeConnection(connection)
+        }
+        connections.removeAll()
+        localDeliveries.removeAll()
+        dirty.removeAll()
+        closeWakeAndEpoll()
+        threadID.store(0, ordering: .releasing)
+    }
+
+    private func closeWakeAndEpoll() {
+        close(epollFD)
+        mailbox.withLock { box in
+            guard !box.closed else { return }
+            box.closed = true
+            box.deliveries.removeAll()
+            close(eventFD)
+        }
+    }
+}
+
+/// Hands out connection ids unique across every loop of every server in the process.
+final class ConnectionIDSource: Sendable {
+    static let shared = ConnectionIDSource()
+    private let counter = Atomic<UInt64>(0)
+
+    func next() -> UInt64 {
+        counter.wrappingAdd(1, ordering: .relaxed).newValue
+    }
+}

@@ -1,0 +1,344 @@
+import CLinux
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One accepted HTTP/1.1 connection: its socket, read and write buffers, parser, and the queue of requests
+/// awaiting answers in the order they arrived.
+///
+/// Thread rule: every method must be called on the owning `EventLoop`'s thread; the loop holds the only
+/// strong reference. Handlers never see this object — their `respond` goes through `ResponseSink` and the
+/// loop's mailbox, so a connection that closed meanwhile simply drops the answer.
+final class HTTP1Connection {
+    /// A request handed to the handler whose answer is not yet written.
+    private struct Pending {
+        var response: HTTPResponse?
+        var framing: HTTP1ResponseEncoder.Framing
+        /// The server's own rejection: after it, drain the client's input before closing (see `linger`).
+        var isRejection: Bool
+    }
+
+    let fd: Int32
+    let id: UInt64
+    unowned let loop: EventLoop
+    var isClosed = false
+    /// Set while the connection sits in the loop's list of connections to make progress on.
+    var isDirty = false
+
+    private var parser: HTTP1RequestParser
+    /// Bytes read but not yet parsed. Usually empty: reads are parsed straight from the loop's scratch buffer
+    /// and only an unfinished remainder is copied here.
+    private var readBuffer: [UInt8] = []
+    private var readIndex = 0
+    private var writeBuffer: [UInt8] = []
+    private var writeIndex = 0
+
+    private var pending: [Pending] = []
+    private var pendingHead = 0
+    /// Sequence number of `pending[pendingHead]`; sequence numbers count requests on this connection.
+    private var firstSequence: UInt64 = 0
+    private var nextSequence: UInt64 = 0
+
+    /// A request's head asked for `100 Continue` and its body has not started arriving.
+    private var continueWanted = false
+    /// No more requests are parsed: one asked to close, or the stream was malformed.
+    private var stopParsing = false
+    /// The final response has been serialised; close once it is written.
+    private var closeAfterWrite = false
+    private var lingerAfterWrite = false
+    private var lingerDeadline: UInt64?
+    private var lingerDiscarded = 0
+    private var peerClosed = false
+    private var interest: UInt32 = CLINUX_EPOLLIN
+    private var lastActivity: UInt64
+
+    init(fd: Int32, id: UInt64, loop: EventLoop) {
+        self.fd = fd
+        self.id = id
+        self.loop = loop
+        self.parser = HTTP1RequestParser(maxHeaderBytes: loop.limits.maxHeaderBytes, maxBodyBytes: loop.limits.maxBodyBytes)
+        self.lastActivity = loop.now
+    }
+
+    private var unanswered: Int { pending.count - pendingHead }
+    private var hasUnsentBytes: Bool { writeIndex < writeBuffer.count }
+
+    // MARK: - Events
+
+    /// Reacts to what epoll reported for this socket.
+    func handleEvents(_ events: UInt32) {
+        if events & (CLINUX_EPOLLERR | CLINUX_EPOLLHUP) != 0 {
+            // Reset or fully shut down: nothing more can be written, so pending answers are moot.
+            loop.closeConnection(self)
+            return
+        }
+        if events & CLINUX_EPOLLOUT != 0 {
+            writeOut()
+            if isClosed { return }
+        }
+        if events & CLINUX_EPOLLIN != 0 {
+            readIn()
+            if isClosed { return }
+        }
+        makeProgress()
+    }
+
+    /// Reads what the socket has (a bounded amount per event, for fairness) and parses it.
+    private func readIn() {
+        let scratch = loop.readScratch
+        for _ in 0..<4 {
+            let count = read(fd, scratch.baseAddress, scratch.count)
+            if count > 0 {
+                lastActivity = loop.now
+                if lingerDeadline != nil {
+                    lingerDiscarded += count
+                    if lingerDiscarded > 1 << 20 { loop.closeConnection(self); return }
+                    continue
+                }
+                let chunk = UnsafeBufferPointer(start: scratch.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count)
+                if stopParsing {
+                    // Input after a closing request or a rejection is never parsed.
+                    return
+                }
+                if readIndex == readBuffer.count {
+                    readBuffer.removeAll(keepingCapacity: readBuffer.capacity <= 4096)
+                    readIndex = 0
+                    let used = consume(chunk)
+                    if used < count && !stopParsing {
+                        readBuffer.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[used...]))
+                    }
+                } else {
+                    readBuffer.append(contentsOf: chunk)
+                    consumeBuffered()
+                }
+                if !wantsToRead || count < scratch.count { return }
+            } else if count == 0 {
+                peerClosed = true
+                return
+            } else {
+                switch errno {
+                case EINTR: continue
+                case EAGAIN, EWOULDBLOCK: return
+                default:
+                    loop.closeConnection(self)
+                    return
+                }
+            }
+        }
+    }
+
+    /// Parses buffered input that an earlier pause left behind.
+    private func consumeBuffered() {
+        guard readIndex < readBuffer.count, !stopParsing else { return }
+        let used = readBuffer.withUnsafeBufferPointer { all in
+            consume(UnsafeBufferPointer(rebasing: all[readIndex...]))
+        }
+        readIndex += used
+        if readIndex == readBuffer.count || stopParsing {
+            readBuffer.removeAll(keepingCapacity: readBuffer.capacity <= 4096)
+            readIndex = 0
+        } else if readIndex >= 16 * 1024 {
+            readBuffer.removeFirst(readIndex)
+            readIndex = 0
+        }
+    }
+
+    /// Parses requests from `input` and hands each to the handler; returns the bytes consumed. Stops early
+    /// when too many answers are outstanding, leaving the rest for later.
+    private func consume(_ input: UnsafeBufferPointer<UInt8>) -> Int {
+        var index = 0
+        // New bytes after a head that expected `100 Continue` can only be its body: the client stopped
+        // waiting, so the interim response is no longer useful.
+        if continueWanted && input.count > 0 { continueWanted = false }
+        while !stopParsing && unanswered < loop.limits.maxPipelinedRequests {
+            switch parser.next(input, &index) {
+            case .needMore:
+                return index
+            case .expectContinue:
+                // Only worth sending if the client is actually waiting, i.e. no body byte is here yet.
+                continueWanted = index == input.count
+            case .request(let request):
+                continueWanted = false
+                loop.counters.requests.add(1, ordering: .relaxed)
+                dispatch(request)
+            case .failure(let error):
+                continueWanted = false
+                loop.counters.badRequests.add(1, ordering: .relaxed)
+                reject(error)
+                return index
+            }
+        }
+        return index
+    }
+
+    private func dispatch(_ parsed: HTTP1ParsedRequest) {
+        let sequence = nextSequence
+        nextSequence += 1
+        let framing = HTTP1ResponseEncoder.Framing(
+            close: !parsed.keepAlive, echoKeepAlive: parsed.echoKeepAlive, omitBody: parsed.isHead)
+        pending.append(Pending(response: nil, framing: framing, isRejection: false))
+        if !parsed.keepAlive { stopParsing = true }
+        let request = HTTPRequest(
+            method: parsed.method, path: parsed.target, headers: parsed.headers, body: parsed.body, connectionID: id)
+        let sink = ResponseSink(loop: loop, fd: fd, connectionID: id, sequence: sequence)
+        loop.handler.handle(request) { response in sink.send(response) }
+    }
+
+    /// Queues the server's own error answer behind any earlier answers; the connection closes after it.
+    private func reject(_ error: HTTP1ParseError) {
+        nextSequence += 1
+        let framing = HTTP1ResponseEncoder.Framing(close: true, echoKeepAlive: false, omitBody: false)
+        pending.append(Pending(
+            response: HTTP1ResponseEncoder.errorResponse(error.status), framing: framing, isRejection: true))
+        // The read buffer is dropped by the caller: this runs while it may be borrowed for parsing.
+        stopParsing = true
+    }
+
+    // MARK: - Answers
+
+    /// Records the answer for request `sequence`; returns whether it was accepted (false for a duplicate or
+    /// for a request the connection has already given up on).
+    func store(_ sequence: UInt64, _ response: HTTPResponse) -> Bool {
+        guard sequence >= firstSequence, sequence < nextSequence else { return false }
+        let slot = pendingHead + Int(sequence - firstSequence)
+        guard slot < pending.count, pending[slot].response == nil else { return false }
+        pending[slot].response = response
+        return true
+    }
+
+    /// Writes every answer that is next in line, sends `100 Continue` when due, resumes parsing after a
+    /// pause, decides whether to close, and updates the epoll interest to match.
+    func makeProgress() {
+        while !isClosed {
+            serialiseReadyAnswers()
+            if continueWanted && unanswered == 0 && !closeAfterWrite {
+                continueWanted = false
+                writeBuffer.append(contentsOf: HTTP1ResponseEncoder.continueResponse)
+            }
+            if hasUnsentBytes {
+                writeOut()
+                if isClosed { return }
+            }
+            if !hasUnsentBytes && closeAfterWrite {
+                if lingerAfterWrite { linger() } else { loop.closeConnection(self) }
+                if isClosed { return }
+            }
+            // A pause (pipelining depth or write backlog) may have ended: parse what is buffered. Synchronous
+            // answers land in the loop's local queue and come back through `store`, so this cannot recurse.
+            if wantsToParse && readIndex < readBuffer.count {
+                let before = nextSequence
+                consumeBuffered()
+                // New requests, or a rejection that is answered at once: go round again.
+                if nextSequence != before { continue }
+            }
+            // After EOF, once everything is answered, whatever is still buffered is an incomplete request.
+            if !hasUnsentBytes && peerClosed && unanswered == 0 {
+                loop.closeConnection(self)
+                return
+            }
+            break
+        }
+        if !isClosed { updateInterest() }
+    }
+
+    private func serialiseReadyAnswers() {
+        while pendingHead < pending.count, let response = pending[pendingHead].response {
+            var framing = pending[pendingHead].framing
+            let isRejection = pending[pendingHead].isRejection
+            if !framing.close && HTTP1ResponseEncoder.requestsClose(response) { framing.close = true }
+            HTTP1ResponseEncoder.append(response, framing: framing, to: &writeBuffer)
+            pending[pendingHead].response = nil
+            pendingHead += 1
+            firstSequence += 1
+            if framing.close {
+                // Answers to requests pipelined behind this one are never written.
+                closeAfterWrite = true
+                lingerAfterWrite = isRejection
+                stopParsing = true
+                pending.removeAll()
+                pendingHead = 0
+                firstSequence = nextSequence
+                break
+            }
+        }
+        if pendingHead == pending.count {
+            pending.removeAll(keepingCapacity: true)
+            pendingHead = 0
+        } else if pendingHead >= 32 {
+            pending.removeFirst(pendingHead)
+            pendingHead = 0
+        }
+    }
+
+    /// Sends as much of the write buffer as the socket takes; EPOLLOUT interest covers the rest.
+    private func writeOut() {
+        while writeIndex < writeBuffer.count {
+            let sent = writeBuffer.withUnsafeBytes { bytes in
+                send(fd, bytes.baseAddress! + writeIndex, bytes.count - writeIndex, Int32(MSG_NOSIGNAL))
+            }
+            if sent > 0 {
+                writeIndex += sent
+                lastActivity = loop.now
+            } else if sent < 0 && errno == EINTR {
+                continue
+            } else if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                return
+            } else {
+                loop.closeConnection(self)
+                return
+            }
+        }
+        writeBuffer.removeAll(keepingCapacity: writeBuffer.capacity <= 16 * 1024)
+        writeIndex = 0
+    }
+
+    // MARK: - Interest and closing
+
+    private var wantsToParse: Bool {
+        !stopParsing && unanswered < loop.limits.maxPipelinedRequests
+            && writeBuffer.count - writeIndex < loop.limits.writeHighWaterBytes
+    }
+
+    private var wantsToRead: Bool {
+        if lingerDeadline != nil { return true }
+        return wantsToParse && !peerClosed
+    }
+
+    private func updateInterest() {
+        var wanted: UInt32 = 0
+        if wantsToRead { wanted |= CLINUX_EPOLLIN }
+        if hasUnsentBytes { wanted |= CLINUX_EPOLLOUT }
+        if wanted != interest {
+            interest = wanted
+            _ = clinux_epoll_ctl(loop.epollFD, 3, fd, wanted, UInt64(fd))
+        }
+    }
+
+    /// After rejecting a request, the client may still be sending the rest of it; closing with unread input
+    /// makes the kernel send RST, which can destroy the error response before the client reads it. So shut
+    /// down the sending side and discard input until the client closes, a byte cap, or a deadline.
+    private func linger() {
+        if peerClosed {
+            loop.closeConnection(self)
+            return
+        }
+        guard lingerDeadline == nil else { return }
+        shutdown(fd, Int32(SHUT_WR))
+        lingerDeadline = loop.now &+ loop.limits.lingerNanoseconds
+        readBuffer = []
+        readIndex = 0
+    }
+
+    /// Called by the loop's periodic sweep: enforces the idle timeout and the linger deadline.
+    func checkTimers() {
+        let now = loop.now
+        if let deadline = lingerDeadline {
+            if now >= deadline { loop.closeConnection(self) }
+            return
+        }
+        // A request still with its handler is not idle, however long the handler takes.
+        if unanswered == 0 && now &- lastActivity >= loop.limits.idleTimeoutNanoseconds && now >= lastActivity {
+            loop.closeConnection(self)
+        }
+    }
+}

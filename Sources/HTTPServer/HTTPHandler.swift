@@ -1,0 +1,23 @@
+/// The seam between the server and what it serves (push gateway, reference target), shared by the HTTP/1.1
+/// and, later, HTTP/2 front ends.
+///
+/// Thread rules: `handle` is called on an event-loop thread and must not block it — work that waits (a
+/// deliberately stalling gateway, a lock held by another request) belongs on another queue. `respond` must be
+/// called exactly once, from any thread, now or later; calls after the first are ignored. If the connection
+/// has closed or the server has stopped by then, the response is dropped.
+public protocol HTTPHandler: Sendable {
+    func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void)
+}
+
+/// A handler made from a closure, for tests and small embedded servers.
+public struct HTTPClosureHandler: HTTPHandler {
+    private let body: @Sendable (HTTPRequest, @escaping @Sendable (HTTPResponse) -> Void) -> Void
+
+    public init(_ body: @escaping @Sendable (HTTPRequest, @escaping @Sendable (HTTPResponse) -> Void) -> Void) {
+        self.body = body
+    }
+
+    public func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
+        body(request, respond)
+    }
+}

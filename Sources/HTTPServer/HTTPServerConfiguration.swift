@@ -1,0 +1,48 @@
+/// How an `HTTPServer` listens and what it tolerates. A plain value: build it, then hand it to the server.
+public struct HTTPServerConfiguration: Sendable, Equatable {
+    /// An IPv4 or IPv6 literal (no host names: resolving is not the server's job).
+    public var host: String
+    /// The TCP port; 0 asks the kernel for a free one (read it back from `HTTPServer.port`).
+    public var port: Int
+    /// Event-loop threads, each with its own epoll set and connections.
+    public var threads: Int
+    /// Largest request line plus header section (and chunked trailer section) accepted; beyond it: 431.
+    public var maxHeaderBytes: Int
+    /// Largest decoded request body accepted; beyond it: 413.
+    public var maxBodyBytes: Int
+    /// A connection with no request in progress and no byte moved for this long is closed. Fractions allowed.
+    public var idleTimeoutSeconds: Double
+    /// The listen backlog.
+    public var backlog: Int
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 0,
+        threads: Int = 1,
+        maxHeaderBytes: Int = 64 * 1024,
+        maxBodyBytes: Int = 1024 * 1024,
+        idleTimeoutSeconds: Double = 60,
+        backlog: Int = 1024
+    ) {
+        self.host = host
+        self.port = port
+        self.threads = threads
+        self.maxHeaderBytes = maxHeaderBytes
+        self.maxBodyBytes = maxBodyBytes
+        self.idleTimeoutSeconds = idleTimeoutSeconds
+        self.backlog = backlog
+    }
+
+    /// Every problem with this configuration, all at once; empty when it is usable.
+    public func validate() -> [String] {
+        var problems: [String] = []
+        if host.isEmpty { problems.append("host must not be empty") }
+        if !(0...65535).contains(port) { problems.append("port \(port) is outside 0...65535") }
+        if !(1...256).contains(threads) { problems.append("threads \(threads) is outside 1...256") }
+        if maxHeaderBytes < 256 { problems.append("maxHeaderBytes \(maxHeaderBytes) is below 256") }
+        if maxBodyBytes < 0 { problems.append("maxBodyBytes \(maxBodyBytes) is negative") }
+        if !(idleTimeoutSeconds > 0) { problems.append("idleTimeoutSeconds \(idleTimeoutSeconds) must be positive") }
+        if backlog < 1 { problems.append("backlog \(backlog) must be at least 1") }
+        return problems
+    }
+}

@@ -1,0 +1,79 @@
+// MARK: - Codable
+
+/// A recorder is written to the results bundle so shards can be merged later. Intervals are written sealed
+/// (open seconds included), so a decoded recorder reads the same as the one that was encoded.
+extension Recorder: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case runStartNanos, lowestDiscernibleValue, highestTrackableValue, significantDigits
+        case histograms, intervals, counters, counterSeries, gauges
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let lowest = try container.decode(Int64.self, forKey: .lowestDiscernibleValue)
+        let highest = try container.decode(Int64.self, forKey: .highestTrackableValue)
+        let digits = try container.decode(Int.self, forKey: .significantDigits)
+        if let problem = HdrLayout.validationProblem(lowest: lowest, highest: highest, significantDigits: digits) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .significantDigits, in: container, debugDescription: "Recorder: \(problem)")
+        }
+        self.init(
+            runStartNanos: try container.decode(UInt64.self, forKey: .runStartNanos),
+            lowestDiscernibleValue: lowest, highestTrackableValue: highest, significantDigits: digits
+        )
+        let totals = try container.decode([String: HdrHistogram].self, forKey: .histograms)
+        let intervals = try container.decode([String: [Int: SparseHistogram]].self, forKey: .intervals)
+        for (name, total) in totals {
+            guard total.layout == emptyTemplate.layout else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .histograms, in: container,
+                    debugDescription: "Recorder: histogram '\(name)' has a different configuration than the recorder")
+            }
+            var state = newMetricState()
+            state.total = total
+            for (second, interval) in intervals[name] ?? [:] {
+                guard interval.layout == emptyTemplate.layout else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .intervals, in: container,
+                        debugDescription: "Recorder: interval \(second) of '\(name)' has a different configuration")
+                }
+                state.sealed[second] = interval
+            }
+            metrics[name] = state
+        }
+        let totalsByCounter = try container.decode([String: Int64].self, forKey: .counters)
+        let series = try container.decode([String: [Int: Int64]].self, forKey: .counterSeries)
+        for (name, total) in totalsByCounter {
+            counterStates[name] = CounterState(total: total, perSecond: series[name] ?? [:])
+        }
+        gauges = try container.decode([String: [Int: Double]].self, forKey: .gauges)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(runStartNanos, forKey: .runStartNanos)
+        try container.encode(lowestDiscernibleValue, forKey: .lowestDiscernibleValue)
+        try container.encode(highestTrackableValue, forKey: .highestTrackableValue)
+        try container.encode(significantDigits, forKey: .significantDigits)
+        try container.encode(histograms, forKey: .histograms)
+        try container.encode(intervals, forKey: .intervals)
+        try container.encode(counters, forKey: .counters)
+        try container.encode(counterStates.mapValues(\.perSecond), forKey: .counterSeries)
+        try container.encode(gauges, forKey: .gauges)
+    }
+}
+
+// MARK: - Equatable
+
+/// Two recorders are equal when every reading agrees: whether a second is still open or already sealed is an
+/// implementation detail, so `merge` results compare equal to a recorder fed all samples directly.
+extension Recorder: Equatable {
+    public static func == (lhs: Recorder, rhs: Recorder) -> Bool {
+        lhs.runStartNanos == rhs.runStartNanos
+            && lhs.emptyTemplate.layout == rhs.emptyTemplate.layout
+            && lhs.histograms == rhs.histograms
+            && lhs.intervals == rhs.intervals
+            && lhs.counterStates == rhs.counterStates
+            && lhs.gauges == rhs.gauges
+    }
+}

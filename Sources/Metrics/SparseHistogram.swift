@@ -1,0 +1,178 @@
+/// An `HdrHistogram` reduced to its non-zero slots, so one second's interval costs memory proportional to the
+/// distinct value ranges it saw rather than the full counts array.
+///
+/// It answers the same statistics as the dense form (computed from the same slots, so they agree exactly) and
+/// adds into a dense histogram; `Recorder` keeps one per metric per second.
+public struct SparseHistogram: Sendable, Equatable {
+    let layout: HdrLayout
+    /// Ascending slot indices with a non-zero count.
+    public let indices: [Int32]
+    /// Count of each slot in `indices`, all positive.
+    public let counts: [Int64]
+    public let totalCount: Int64
+    public let overflowCount: Int64
+    /// Exact smallest recorded value; 0 when empty.
+    public let min: Int64
+    /// Exact largest recorded value; 0 when empty.
+    public let max: Int64
+
+    init(
+        layout: HdrLayout, indices: [Int32], counts: [Int64],
+        totalCount: Int64, overflowCount: Int64, min: Int64, max: Int64
+    ) {
+        self.layout = layout
+        self.indices = indices
+        self.counts = counts
+        self.totalCount = totalCount
+        self.overflowCount = overflowCount
+        self.min = min
+        self.max = max
+    }
+
+    /// An empty sparse histogram with the given configuration.
+    public init(
+        lowestDiscernibleValue: Int64 = 1,
+        highestTrackableValue: Int64 = 3_600_000_000,
+        significantDigits: Int = 3
+    ) {
+        self.init(
+            layout: HdrLayout(lowest: lowestDiscernibleValue, highest: highestTrackableValue,
+                              significantDigits: significantDigits),
+            indices: [], counts: [], totalCount: 0, overflowCount: 0, min: 0, max: 0
+        )
+    }
+
+    public var lowestDiscernibleValue: Int64 { layout.lowestDiscernibleValue }
+    public var highestTrackableValue: Int64 { layout.highestTrackableValue }
+    public var significantDigits: Int { layout.significantDigits }
+    public var isEmpty: Bool { totalCount == 0 }
+
+    /// Sum of two sparse histograms with the same configuration, without expanding to the dense array.
+    public func adding(_ other: SparseHistogram) -> SparseHistogram {
+        precondition(layout == other.layout, "SparseHistogram.adding: configurations differ")
+        if other.isEmpty { return self }
+        if isEmpty { return other }
+        var mergedIndices: [Int32] = []
+        var mergedCounts: [Int64] = []
+        mergedIndices.reserveCapacity(indices.count + other.indices.count)
+        mergedCounts.reserveCapacity(indices.count + other.indices.count)
+        var left = 0
+        var right = 0
+        while left < indices.count || right < other.indices.count {
+            if right == other.indices.count || (left < indices.count && indices[left] < other.indices[right]) {
+                mergedIndices.append(indices[left])
+                mergedCounts.append(counts[left])
+                left += 1
+            } else if left == indices.count || other.indices[right] < indices[left] {
+                mergedIndices.append(other.indices[right])
+                mergedCounts.append(other.counts[right])
+                right += 1
+            } else {
+                mergedIndices.append(indices[left])
+                mergedCounts.append(counts[left] + other.counts[right])
+                left += 1
+                right += 1
+            }
+        }
+        return SparseHistogram(
+            layout: layout, indices: mergedIndices, counts: mergedCounts,
+            totalCount: totalCount + other.totalCount, overflowCount: overflowCount + other.overflowCount,
+            min: Swift.min(min, other.min), max: Swift.max(max, other.max)
+        )
+    }
+
+    // MARK: - Statistics (same rules as HdrHistogram)
+
+    public func value(atPercentile p: Double) -> Int64 {
+        computeValue(atPercentile: p)
+    }
+
+    public var mean: Double { computeMean() }
+
+    public var standardDeviation: Double { computeStandardDeviation() }
+
+    public func percentileDistribution(ticksPerHalfDistance: Int = 5) -> [PercentilePoint] {
+        computePercentileDistribution(ticksPerHalfDistance: ticksPerHalfDistance)
+    }
+}
+
+extension SparseHistogram: HdrStatistics {
+    func forEachNonZero(_ body: (_ index: Int, _ count: Int64) -> Bool) {
+        for position in indices.indices where !body(Int(indices[position]), counts[position]) {
+            return
+        }
+    }
+}
+
+// MARK: - Codable
+
+extension SparseHistogram: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case lowestDiscernibleValue, highestTrackableValue, significantDigits
+        case indices, counts, totalCount, overflowCount, min, max
+    }
+
+    /// Validates everything a later `add` or percentile query relies on, so a corrupt shard file fails to load
+    /// with a message instead of trapping mid-merge.
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let lowest = try container.decode(Int64.self, forKey: .lowestDiscernibleValue)
+        let highest = try container.decode(Int64.self, forKey: .highestTrackableValue)
+        let digits = try container.decode(Int.self, forKey: .significantDigits)
+        func corrupt(_ message: String) -> DecodingError {
+            .dataCorrupted(.init(codingPath: container.codingPath, debugDescription: "SparseHistogram: \(message)"))
+        }
+        if let problem = HdrLayout.validationProblem(lowest: lowest, highest: highest, significantDigits: digits) {
+            throw corrupt(problem)
+        }
+        let layout = HdrLayout(lowest: lowest, highest: highest, significantDigits: digits)
+        let indices = try container.decode([Int32].self, forKey: .indices)
+        let counts = try container.decode([Int64].self, forKey: .counts)
+        let total = try container.decode(Int64.self, forKey: .totalCount)
+        let overflow = try container.decode(Int64.self, forKey: .overflowCount)
+        let min = try container.decode(Int64.self, forKey: .min)
+        let max = try container.decode(Int64.self, forKey: .max)
+
+        guard indices.count == counts.count else {
+            throw corrupt("\(indices.count) indices but \(counts.count) counts")
+        }
+        var previous: Int32 = -1
+        var sum: Int64 = 0
+        for (index, count) in zip(indices, counts) {
+            guard index > previous, Int(index) < layout.countsLength else {
+                throw corrupt("slot index \(index) is out of order or beyond \(layout.countsLength)")
+            }
+            guard count > 0 else { throw corrupt("slot \(index) has non-positive count \(count)") }
+            let (next, overflowed) = sum.addingReportingOverflow(count)
+            guard !overflowed else { throw corrupt("total count overflows Int64") }
+            sum = next
+            previous = index
+        }
+        guard sum == total else { throw corrupt("totalCount \(total) differs from the sum of counts \(sum)") }
+        guard (0...total).contains(overflow) else { throw corrupt("overflowCount \(overflow) is out of range") }
+        if total > 0 {
+            guard 0 <= min, min <= max, max <= highest,
+                  layout.countsIndex(min) == Int(indices[0]),
+                  layout.countsIndex(max) == Int(indices[indices.count - 1]) else {
+                throw corrupt("min \(min) / max \(max) do not match the first and last slots")
+            }
+        } else if min != 0 || max != 0 {
+            throw corrupt("an empty histogram must have min and max 0")
+        }
+        self.init(layout: layout, indices: indices, counts: counts,
+                  totalCount: total, overflowCount: overflow, min: min, max: max)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(layout.lowestDiscernibleValue, forKey: .lowestDiscernibleValue)
+        try container.encode(layout.highestTrackableValue, forKey: .highestTrackableValue)
+        try container.encode(layout.significantDigits, forKey: .significantDigits)
+        try container.encode(indices, forKey: .indices)
+        try container.encode(counts, forKey: .counts)
+        try container.encode(totalCount, forKey: .totalCount)
+        try container.encode(overflowCount, forKey: .overflowCount)
+        try container.encode(min, forKey: .min)
+        try container.encode(max, forKey: .max)
+    }
+}

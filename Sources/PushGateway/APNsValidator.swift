@@ -1,0 +1,125 @@
+import Foundation
+
+/// The request rules of the APNs provider API, applied in the order APNs reports them.
+public struct APNsValidator: Sendable {
+    public struct Configuration: Sendable {
+        /// The app's bundle id; VoIP pushes must use `<bundle>.voip`.
+        public var bundleID: String
+        /// Token-based auth: a missing `authorization` header is `MissingProviderToken`.
+        public var requireProviderToken: Bool
+        public init(bundleID: String = "com.example.callstorm", requireProviderToken: Bool = true) {
+            self.bundleID = bundleID
+            self.requireProviderToken = requireProviderToken
+        }
+    }
+
+    public static let maxPayload = 4096
+    public static let maxVoIPPayload = 5120
+    private static let singleHeaders = [
+        "authorization", "apns-push-type", "apns-topic", "apns-id", "apns-expiration", "apns-priority",
+        "apns-collapse-id",
+    ]
+
+    public let configuration: Configuration
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// Checks one request. `headers` are lowercased names with values, duplicates kept.
+    /// Returns the push (with `apnsID` filled in) or the rejection APNs would send.
+    public func validate(method: String, path: String, headers: [(name: String, value: String)], body: [UInt8],
+                         apnsID: String, nowNanos: UInt64, nowEpochSeconds: Int64) -> Result<APNsPush, APNsRejection> {
+        func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
+        for name in Self.singleHeaders where headers.lazy.filter({ $0.name == name }).count > 1 {
+            return .failure(APNsRejection(.duplicateHeaders, detail: name))
+        }
+        let prefix = "/3/device/"
+        guard path.hasPrefix(prefix) else { return .failure(APNsRejection(.badPath, detail: path)) }
+        guard method == "POST" else { return .failure(APNsRejection(.methodNotAllowed, detail: method)) }
+        let token = String(path.dropFirst(prefix.count))
+        if token.isEmpty { return .failure(APNsRejection(.missingDeviceToken)) }
+        guard token.utf8.count >= 64, token.utf8.allSatisfy(Self.isHex) else {
+            return .failure(APNsRejection(.badDeviceToken, detail: "token must be 64 or more hex digits"))
+        }
+        if configuration.requireProviderToken {
+            guard let auth = header("authorization") else { return .failure(APNsRejection(.missingProviderToken)) }
+            if let problem = ProviderToken.check(auth, nowEpochSeconds: nowEpochSeconds) { return .failure(problem) }
+        }
+        guard let topic = header("apns-topic"), !topic.isEmpty else { return .failure(APNsRejection(.missingTopic)) }
+        let pushType: APNsPush.PushType
+        if let raw = header("apns-push-type") {
+            guard let parsed = APNsPush.PushType(rawValue: raw) else {
+                return .failure(APNsRejection(.invalidPushType, detail: raw))
+            }
+            pushType = parsed
+        } else if topic.hasSuffix(".voip") {
+            pushType = .voip
+        } else {
+            // APNs requires apns-push-type since iOS 13 / watchOS 6.
+            return .failure(APNsRejection(.invalidPushType, detail: "apns-push-type is missing"))
+        }
+        if let problem = checkTopic(topic, pushType: pushType) { return .failure(problem) }
+        var priority = 10
+        if let raw = header("apns-priority") {
+            guard let value = Int(raw), [1, 5, 10].contains(value) else {
+                return .failure(APNsRejection(.badPriority, detail: raw))
+            }
+            priority = value
+        }
+        var expiration: Int64?
+        if let raw = header("apns-expiration") {
+            guard let value = Int64(raw), value >= 0 else { return .failure(APNsRejection(.badExpirationDate, detail: raw)) }
+            expiration = value
+        }
+        let collapseID = header("apns-collapse-id")
+        if let collapseID, collapseID.utf8.count > 64 { return .failure(APNsRejection(.badCollapseId)) }
+        if body.isEmpty { return .failure(APNsRejection(.payloadEmpty)) }
+        let limit = pushType == .voip ? Self.maxVoIPPayload : Self.maxPayload
+        if body.count > limit {
+            return .failure(APNsRejection(.payloadTooLarge, detail: "\(body.count) bytes, limit \(limit)"))
+        }
+        guard (try? JSONSerialization.jsonObject(with: Data(body))) is [String: Any] else {
+            // APNs answers a body that is not a JSON dictionary with 400 PayloadEmpty only when empty; otherwise
+            // it is accepted and dropped. We refuse it loudly so a broken target shows up in the report.
+            return .failure(APNsRejection(.payloadEmpty, detail: "payload is not a JSON object"))
+        }
+        return .success(APNsPush(token: token, apnsID: apnsID, pushType: pushType, topic: topic, priority: priority,
+                                 expiration: expiration, collapseID: collapseID, payload: body,
+                                 acceptedNanos: nowNanos))
+    }
+
+    private func checkTopic(_ topic: String, pushType: APNsPush.PushType) -> APNsRejection? {
+        let bundle = configuration.bundleID
+        switch pushType {
+        case .voip:
+            if topic != bundle + ".voip" {
+                return APNsRejection(topic.hasPrefix(bundle) ? .deviceTokenNotForTopic : .topicDisallowed,
+                                     detail: "voip pushes need topic \(bundle).voip, got \(topic)")
+            }
+        case .complication, .fileprovider, .liveactivity, .pushtotalk, .widgets, .location:
+            if !topic.hasPrefix(bundle + ".") { return APNsRejection(.topicDisallowed, detail: topic) }
+        case .alert, .background, .mdm:
+            if topic != bundle { return APNsRejection(.topicDisallowed, detail: "expected topic \(bundle), got \(topic)") }
+        }
+        return nil
+    }
+
+    /// `apns-id` must be a canonical UUID (8-4-4-4-12 hex) when given.
+    public static func isValidAPNsID(_ value: String) -> Bool {
+        let bytes = Array(value.utf8)
+        guard bytes.count == 36 else { return false }
+        for (i, b) in bytes.enumerated() {
+            if i == 8 || i == 13 || i == 18 || i == 23 {
+                if b != UInt8(ascii: "-") { return false }
+            } else if !isHex(b) {
+                return false
+            }
+        }
+        return true
+    }
+
+    static func isHex(_ b: UInt8) -> Bool {
+        (b >= 48 && b <= 57) || (b >= 97 && b <= 102) || (b >= 65 && b <= 70)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Metrics
+
+/// The content of summary.json: the machine-readable result that CI keeps and `callstorm compare` reads back.
+/// Changing a field's meaning requires a new `schema` string.
+public struct ReportSummary: Sendable, Codable, Equatable {
+    public static let currentSchema = "callstorm.summary/1"
+
+    /// Latency figures of one metric, in milliseconds.
+    public struct MetricSummary: Sendable, Codable, Equatable {
+        public var count: Int64
+        public var min: Double
+        public var p50: Double
+        public var p90: Double
+        public var p99: Double
+        public var p999: Double
+        public var max: Double
+        public var mean: Double
+        public var unit: String
+
+        public init(_ histogram: HdrHistogram) {
+            count = histogram.totalCount
+            min = ReportFormat.jsonMillis(histogram.min)
+            p50 = ReportFormat.jsonMillis(histogram.value(atPercentile: 50))
+            p90 = ReportFormat.jsonMillis(histogram.value(atPercentile: 90))
+            p99 = ReportFormat.jsonMillis(histogram.value(atPercentile: 99))
+            p999 = ReportFormat.jsonMillis(histogram.value(atPercentile: 99.9))
+            max = ReportFormat.jsonMillis(histogram.max)
+            mean = ReportFormat.jsonMillis(ReportFormat.roundedMicros(histogram.mean))
+            unit = "ms"
+        }
+    }
+
+    public var schema: String
+    public var facts: RunFacts
+    public var verdict: Verdict
+    public var metrics: [String: MetricSummary]
+    public var counters: [String: Int64]
+    public var notes: [String]
+
+    public init(_ result: RunResult) {
+        schema = Self.currentSchema
+        facts = result.facts
+        verdict = result.verdict
+        metrics = result.recorder.histograms.mapValues(MetricSummary.init)
+        counters = result.recorder.counters
+        notes = result.notes
+    }
+
+    /// Sorted keys and ISO 8601 dates, so two summaries of the same run are byte-identical and diff cleanly.
+    public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        do {
+            var data = try encoder.encode(self)
+            data.append(UInt8(ascii: "\n"))
+            return data
+        } catch {
+            throw ReportError.cannotEncodeSummary(reason: String(describing: error))
+        }
+    }
+
+    /// Reads a summary.json written by `encoded()`.
+    public static func decode(from data: Data) throws -> ReportSummary {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(ReportSummary.self, from: data)
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Metrics
+
+/// Writes a run's results bundle: report.html, summary.csv, counters.csv, timeseries.csv and summary.json.
+///
+/// Every file is written whole and atomically, so an interrupted run leaves either the old file or the new one;
+/// an empty recorder still produces every file, with headers and "no samples" charts.
+public enum ReportWriter {
+    public static let htmlFileName = "report.html"
+    public static let summaryCSVFileName = "summary.csv"
+    public static let countersCSVFileName = "counters.csv"
+    public static let timeseriesCSVFileName = "timeseries.csv"
+    public static let summaryJSONFileName = "summary.json"
+
+    /// Writes all files into `directory`, creating it (and its parents) if needed.
+    @discardableResult
+    public static func write(_ result: RunResult, to directory: URL) throws -> ReportFiles {
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw ReportError.cannotCreateDirectory(path: directory.path, reason: error.localizedDescription)
+        }
+        let files = ReportFiles(
+            html: directory.appendingPathComponent(htmlFileName),
+            summaryCSV: directory.appendingPathComponent(summaryCSVFileName),
+            countersCSV: directory.appendingPathComponent(countersCSVFileName),
+            timeseriesCSV: directory.appendingPathComponent(timeseriesCSVFileName),
+            summaryJSON: directory.appendingPathComponent(summaryJSONFileName)
+        )
+        try save(Data(summaryCSV(result.recorder).utf8), to: files.summaryCSV)
+        try save(Data(countersCSV(result.recorder).utf8), to: files.countersCSV)
+        try save(Data(timeseriesCSV(result.recorder).utf8), to: files.timeseriesCSV)
+        try save(try ReportSummary(result).encoded(), to: files.summaryJSON)
+        try save(Data(HTMLReport(result).render().utf8), to: files.html)
+        return files
+    }
+
+    private static func save(_ data: Data, to url: URL) throws {
+        do {
+            try data.write(to: url, options: .atomic)
+        } catch {
+            throw ReportError.cannotWriteFile(path: url.path, reason: error.localizedDescription)
+        }
+    }
+
+    // MARK: - CSV documents
+
+    static let summaryHeader = ["metric", "count", "min", "p50", "p90", "p99", "p99.9", "max", "mean", "unit"]
+    static let countersHeader = ["counter", "value"]
+    static let timeseriesHeader = ["second", "metric", "count", "p50", "p90", "p99", "max", "value"]
+
+    /// One row per latency metric, sorted by name, in milliseconds.
+    static func summaryCSV(_ recorder: Recorder) -> String {
+        var table = CSVTable(header: summaryHeader)
+        for (name, histogram) in recorder.histograms.sorted(by: { $0.key < $1.key }) {
+            table.append([
+                name,
+                String(histogram.totalCount),
+                ReportFormat.millis(histogram.min),
+                ReportFormat.millis(histogram.value(atPercentile: 50)),
+                ReportFormat.millis(histogram.value(atPercentile: 90)),
+                ReportFormat.millis(histogram.value(atPercentile: 99)),
+                ReportFormat.millis(histogram.value(atPercentile: 99.9)),
+                ReportFormat.millis(histogram.max),
+                ReportFormat.millis(mean: histogram.mean),
+                "ms",
+            ])
+        }
+        return table.rendered()
+    }
+
+    static func countersCSV(_ recorder: Recorder) -> String {
+        var table = CSVTable(header: countersHeader)
+        for (name, value) in recorder.counters.sorted(by: { $0.key < $1.key }) {
+            table.append([name, String(value)])
+        }
+        return table.rendered()
+    }
+
+    /// Rows sorted by second; within a second, latency metrics, then counters, then gauges, each by name.
+    /// Latency rows fill count…max (ms); counter and gauge rows fill only `value`.
+    static func timeseriesCSV(_ recorder: Recorder) -> String {
+        var rowsBySecond: [Int: [[String]]] = [:]
+        for name in recorder.metricNames {
+            for stat in recorder.intervalStats(name) {
+                rowsBySecond[stat.second, default: []].append([
+                    String(stat.second), name, String(stat.count),
+                    ReportFormat.millis(stat.p50), ReportFormat.millis(stat.p90),
+                    ReportFormat.millis(stat.p99), ReportFormat.millis(stat.max), "",
+                ])
+            }
+        }
+        for name in recorder.counterNames {
+            for entry in recorder.counterSeries(name) {
+                rowsBySecond[entry.second, default: []].append(
+                    [String(entry.second), name, "", "", "", "", "", String(entry.value)])
+            }
+        }
+        for name in recorder.gaugeNames {
+            for entry in recorder.gaugeSeries(name) {
+                rowsBySecond[entry.second, default: []].append(
+                    [String(entry.second), name, "", "", "", "", "", ReportFormat.number(entry.value)])
+            }
+        }
+        var table = CSVTable(header: timeseriesHeader)
+        for second in rowsBySecond.keys.sorted() {
+            for row in rowsBySecond[second]! { table.append(row) }
+        }
+        return table.rendered()
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// What was run, where and how: printed at the top of every report so a result can be reproduced (the seed and
+/// command line) and judged (machine, workers, whether the run was cut short).
+public struct RunFacts: Sendable, Codable, Equatable {
+    public var scenario: String
+    public var scenarioFile: String
+    /// The scenario seed that drove arrivals, behaviours and faults; replaying with it repeats the run.
+    public var seed: UInt64
+    /// callstorm's version.
+    public var version: String
+    /// Wall-clock start, shown in UTC.
+    public var startedAt: Date
+    public var durationSeconds: Double
+    public var machine: String
+    public var workers: Int
+    public var devices: Int
+    /// The system under test: "embedded" or its base URL.
+    public var target: String
+    /// The scenario's push deadline: a report later than this is a deadline miss; drawn on the latency chart.
+    public var pushDeadlineMicros: Int64
+    /// "i/N" when this run is one shard of a distributed run.
+    public var shard: String?
+    public var commandLine: String
+    /// True when the run was stopped early (e.g. SIGINT) and the report is partial.
+    public var interrupted: Bool
+
+    public init(
+        scenario: String, scenarioFile: String, seed: UInt64, version: String, startedAt: Date,
+        durationSeconds: Double, machine: String, workers: Int, devices: Int, target: String,
+        pushDeadlineMicros: Int64, shard: String? = nil, commandLine: String, interrupted: Bool = false
+    ) {
+        self.scenario = scenario
+        self.scenarioFile = scenarioFile
+        self.seed = seed
+        self.version = version
+        self.startedAt = startedAt
+        self.durationSeconds = durationSeconds
+        self.machine = machine
+        self.workers = workers
+        self.devices = devices
+        self.target = target
+        self.pushDeadlineMicros = pushDeadlineMicros
+        self.shard = shard
+        self.commandLine = commandLine
+        self.interrupted = interrupted
+    }
+}

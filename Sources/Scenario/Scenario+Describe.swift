@@ -1,0 +1,46 @@
+extension Scenario {
+    /// A short human summary for `callstorm validate`: enough to confirm the file says what the author meant
+    /// (the planned number of calls is often the surprise) without running anything.
+    public func describe() -> String {
+        let plan = ArrivalPlan(scenario: self)
+        let d = Quantity.format(nanos:)
+        let r = Quantity.format(ratePerSecond:)
+        var lines = ["scenario '\(name)' (\(sourceFile))"]
+        let targetText: String
+        switch target {
+        case .embedded: targetText = "embedded reference server"
+        case .url(let url): targetText = url
+        }
+        lines.append("  seed \(seed), \(devices) devices, target \(targetText)")
+        let stages = load.map { stage -> String in
+            switch stage {
+            case .hold(let rate, let nanos): return "hold \(r(rate)) for \(d(nanos))"
+            case .ramp(let from, let to, let nanos): return "ramp \(r(from)) -> \(r(to)) over \(d(nanos))"
+            }
+        }
+        lines.append("  load: \(stages.joined(separator: ", "))")
+        let stagesTotal = load.reduce(UInt64(0)) { $0 &+ $1.nanos }
+        var window = "  arrivals: \(arrivals.rawValue) over \(d(plan.totalNanos))"
+        if let duration, duration < stagesTotal {
+            window += " (duration cuts the stages at \(d(duration)))"
+        } else if let duration, duration > stagesTotal {
+            window += " (the last rate holds for \(d(duration - stagesTotal)) after the stages)"
+        }
+        lines.append(window)
+        let planned = Int(plan.plannedTotal.rounded())
+        let approx = arrivals == .poisson ? "about " : ""
+        lines.append("  planned calls: \(approx)\(planned) (peak \(r(plan.peakRate)))")
+        let totalWeight = mix.reduce(0) { $0 + $1.weight }
+        let shares = mix.map { entry in
+            "\(entry.flow) \(Quantity.decimal(totalWeight > 0 ? entry.weight / totalWeight * 100 : 0))%"
+        }
+        lines.append("  mix: \(shares.joined(separator: ", "))")
+        lines.append("  behavior: answer after \(behavior.answerAfter), talk \(behavior.talk), "
+            + "hangup \(behavior.hangup.rawValue)")
+        lines.append("  push: \(push.listenHost):\(push.listenPort), deadline \(d(push.deadlineNanos)), "
+            + "bundle \(push.bundleID)")
+        let workerText = workers.map(String.init) ?? "one per core"
+        lines.append("  drain \(d(drainNanos)), action timeout \(d(actionTimeoutNanos)), workers \(workerText)")
+        return lines.joined(separator: "\n")
+    }
+}

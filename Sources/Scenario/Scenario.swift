@@ -1,0 +1,77 @@
+/// A validated load test: what to run against, how many calls when, and how simulated people behave.
+///
+/// It is plain data (no I/O, no clock) so it can be built in code by tests, shipped between shards, and turned
+/// into the same `ArrivalPlan` anywhere. `ScenarioLoader` produces it from YAML and checks every value; code that
+/// builds one directly must keep the same rules (devices ≥ 2, rates ≥ 0, mix weights > 0, mix not empty).
+public struct Scenario: Sendable, Equatable {
+    public var name: String
+    /// Drives every random choice of a run (arrivals, flows, think times), so a seed reproduces a run.
+    public var seed: UInt64
+    /// Arrival window in nanoseconds. Arrivals stop at this time; if it is longer than the stages, the last
+    /// stage's final rate holds until it. Nil means the stages' total length.
+    public var duration: UInt64?
+    /// Number of simulated devices (at least 2: a call needs a caller and a callee).
+    public var devices: Int
+    public var target: TargetSpec
+    public var push: PushSpec
+    /// The planned rate over time, stage after stage.
+    public var load: [LoadStage]
+    public var arrivals: ArrivalProcess
+    /// Flows and weights, in file order; `Arrival.flow` indexes this array.
+    public var mix: [MixEntry]
+    public var behavior: Behavior
+    /// How long to wait for in-flight calls after arrivals end before the run stops.
+    public var drainNanos: UInt64
+    /// How long an action (start, join, end, …) may stay unfulfilled before it counts as timed out.
+    public var actionTimeoutNanos: UInt64
+    /// Worker queues to use; nil means one per core.
+    public var workers: Int?
+    /// The file the scenario came from, for reports and error messages.
+    public var sourceFile: String
+
+    public static let defaultSeed: UInt64 = 1
+    public static let defaultMix = [MixEntry(flow: "incoming-1to1", weight: 100)]
+    public static let defaultDrainNanos: UInt64 = 30_000_000_000
+    public static let defaultActionTimeoutNanos: UInt64 = 10_000_000_000
+
+    public init(
+        name: String,
+        seed: UInt64 = Scenario.defaultSeed,
+        duration: UInt64? = nil,
+        devices: Int,
+        target: TargetSpec = .embedded,
+        push: PushSpec = PushSpec(),
+        load: [LoadStage],
+        arrivals: ArrivalProcess = .uniform,
+        mix: [MixEntry] = Scenario.defaultMix,
+        behavior: Behavior = Behavior(),
+        drainNanos: UInt64 = Scenario.defaultDrainNanos,
+        actionTimeoutNanos: UInt64 = Scenario.defaultActionTimeoutNanos,
+        workers: Int? = nil,
+        sourceFile: String = "<memory>"
+    ) {
+        self.name = name
+        self.seed = seed
+        self.duration = duration
+        self.devices = devices
+        self.target = target
+        self.push = push
+        self.load = load
+        self.arrivals = arrivals
+        self.mix = mix
+        self.behavior = behavior
+        self.drainNanos = drainNanos
+        self.actionTimeoutNanos = actionTimeoutNanos
+        self.workers = workers
+        self.sourceFile = sourceFile
+    }
+
+    /// Length of the arrival window: `duration` when set, otherwise the sum of the stages.
+    public var totalNanos: UInt64 {
+        if let duration { return duration }
+        return load.reduce(UInt64(0)) { sum, stage in
+            let (total, overflow) = sum.addingReportingOverflow(stage.nanos)
+            return overflow ? .max : total
+        }
+    }
+}

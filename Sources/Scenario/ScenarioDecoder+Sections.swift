@@ -1,0 +1,256 @@
+/// The scenario schema: which keys each section takes and what their values mean.
+extension ScenarioDecoder {
+    static let topLevelKeys = [
+        "name", "seed", "duration", "devices", "target", "push", "load", "arrivals", "mix", "behavior", "drain",
+        "action_timeout", "workers",
+    ]
+    /// Sections the design describes (DESIGN.md §5) that this version does not implement yet.
+    static let unsupportedTopLevelKeys: Set<String> = ["faults", "slo", "api", "race"]
+
+    /// Decodes the whole document; nil when anything was wrong (see `errors`).
+    mutating func scenario(_ root: YAMLNode, knownFlows: Set<String>) -> Scenario? {
+        guard let top = fields(
+            of: root, in: "the scenario", known: Self.topLevelKeys, required: ["name", "devices", "load"],
+            unsupported: Self.unsupportedTopLevelKeys
+        ) else { return nil }
+        let errorsBefore = errors.count
+
+        let name = top["name"].flatMap { self.string($0, "name") }
+        if let node = top["name"], let name, name.trimmingSpaces.isEmpty {
+            report(node.mark, "'name' must not be empty")
+        }
+        let seed = top["seed"].map { self.unsigned($0, "seed") } ?? Scenario.defaultSeed
+        let duration = top["duration"].flatMap { self.duration($0, "duration") }
+        let devices = top["devices"].flatMap { self.integer($0, "devices", atLeast: 2) }
+        let target = top["target"].map { self.target($0) } ?? .embedded
+        let push = top["push"].map { self.push($0) } ?? PushSpec()
+        let load = top["load"].flatMap { self.load($0) }
+        let arrivals = top["arrivals"].map {
+            self.word($0, "arrivals", among: ArrivalProcess.allCases.map(\.rawValue)).flatMap(ArrivalProcess.init)
+        } ?? .uniform
+        let mix = top["mix"].map { self.mix($0, knownFlows: knownFlows) } ?? Scenario.defaultMix
+        let behavior = top["behavior"].map { self.behavior($0) } ?? Behavior()
+        let drain = top["drain"].map { self.duration($0, "drain", allowZero: true) } ?? Scenario.defaultDrainNanos
+        let actionTimeout = top["action_timeout"].map { self.duration($0, "action_timeout") }
+            ?? Scenario.defaultActionTimeoutNanos
+        let workers = top["workers"].map { self.integer($0, "workers", atLeast: 1) }
+
+        guard errors.count == errorsBefore, let name, let seed, let devices, let target, let push, let load,
+              let arrivals, let mix, let behavior, let drain, let actionTimeout, workers != .some(nil)
+        else { return nil }
+        return Scenario(
+            name: name, seed: seed, duration: duration, devices: devices, target: target, push: push, load: load,
+            arrivals: arrivals, mix: mix, behavior: behavior, drainNanos: drain, actionTimeoutNanos: actionTimeout,
+            workers: workers ?? nil, sourceFile: file
+        )
+    }
+
+    // MARK: - Target and push
+
+    mutating func target(_ node: YAMLNode) -> TargetSpec? {
+        let errorsBefore = errors.count
+        guard let fields = fields(of: node, in: "'target'", known: ["embedded", "url"], unsupported: ["api"])
+        else { return nil }
+        let embedded = fields["embedded"].flatMap { self.bool($0, "embedded") }
+        let url = fields["url"].flatMap { self.string($0, "url") }
+        if let node = fields["url"], let url, !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
+            report(node.mark, "'url' must start with http:// or https://, got '\(url)'")
+            return nil
+        }
+        switch (embedded, url) {
+        case (true, nil): return .embedded
+        case (true, .some):
+            report(fields.mark, "'target' takes either 'embedded: true' or 'url', not both")
+        case (_, .some(let url)): return .url(url)
+        case (false, nil):
+            report(fields.mark, "'target' with 'embedded: false' needs a 'url' for the server to drive")
+        case (nil, nil):
+            if errors.count == errorsBefore {
+                report(fields.mark, "'target' needs 'embedded: true' or 'url: \"http://host:port\"'")
+            }
+        }
+        return nil
+    }
+
+    mutating func push(_ node: YAMLNode) -> PushSpec? {
+        guard let fields = fields(
+            of: node, in: "'push'", known: ["listen", "deadline", "bundle_id"], unsupported: ["tls"]
+        ) else { return nil }
+        var spec = PushSpec()
+        let errorsBefore = errors.count
+        if let node = fields["listen"], let text = self.string(node, "listen") {
+            if let (host, port) = Self.hostAndPort(text) {
+                (spec.listenHost, spec.listenPort) = (host, port)
+            } else {
+                report(node.mark, "expected 'listen' as host:port with a port from 0 to 65535, "
+                    + "like \"127.0.0.1:2197\", got '\(text)'")
+            }
+        }
+        if let node = fields["deadline"], let deadline = self.duration(node, "deadline") {
+            spec.deadlineNanos = deadline
+        }
+        if let node = fields["bundle_id"], let bundle = self.string(node, "bundle_id") {
+            if bundle.isEmpty || bundle.contains(where: { $0 == " " || $0 == "/" }) {
+                report(node.mark, "'bundle_id' must be a reverse-DNS name like com.example.app, got '\(bundle)'")
+            } else {
+                spec.bundleID = bundle
+            }
+        }
+        return errors.count == errorsBefore ? spec : nil
+    }
+
+    /// Splits `host:port` or `[v6]:port`; nil unless the port is a number from 0 to 65535.
+    static func hostAndPort(_ text: String) -> (String, Int)? {
+        guard let colon = text.lastIndex(of: ":") else { return nil }
+        var host = String(text[..<colon])
+        guard let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port), !host.isEmpty
+        else { return nil }
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty, host.contains(":") == text.hasPrefix("[") else { return nil }
+        return (host, port)
+    }
+
+    // MARK: - Load
+
+    mutating func load(_ node: YAMLNode) -> [LoadStage]? {
+        guard case .sequence(let items, _) = node else {
+            report(node.mark, "expected 'load' to be a list of stages like '- { hold: { rate: 50/s, for: 2m } }', "
+                + "got \(node.kindDescription)")
+            return nil
+        }
+        guard !items.isEmpty else {
+            report(node.mark, "'load' needs at least one stage, like '- { hold: { rate: 50/s, for: 2m } }'")
+            return nil
+        }
+        let errorsBefore = errors.count
+        let stages = items.compactMap { self.stage($0) }
+        return errors.count == errorsBefore && stages.count == items.count ? stages : nil
+    }
+
+    mutating func stage(_ node: YAMLNode) -> LoadStage? {
+        guard let (kind, body) = choice(of: node, in: "a load stage", choices: ["hold", "ramp"]) else { return nil }
+        if kind == "hold" {
+            guard let fields = fields(of: body, in: "'hold'", known: ["rate", "for"], required: ["rate", "for"])
+            else { return nil }
+            let rate = fields["rate"].flatMap { self.rate($0, "rate") }
+            let nanos = fields["for"].flatMap { self.duration($0, "for") }
+            guard let rate, let nanos else { return nil }
+            return .hold(rate: rate, nanos: nanos)
+        }
+        let keys = ["from", "to", "over"]
+        guard let fields = fields(of: body, in: "'ramp'", known: keys, required: keys) else { return nil }
+        let from = fields["from"].flatMap { self.rate($0, "from") }
+        let to = fields["to"].flatMap { self.rate($0, "to") }
+        let nanos = fields["over"].flatMap { self.duration($0, "over") }
+        guard let from, let to, let nanos else { return nil }
+        return .ramp(from: from, to: to, nanos: nanos)
+    }
+
+    // MARK: - Mix
+
+    mutating func mix(_ node: YAMLNode, knownFlows: Set<String>) -> [MixEntry]? {
+        guard case .mapping(let pairs, _) = node else {
+            report(node.mark, "expected 'mix' to map flow names to weights, like '{ incoming-1to1: 100 }', "
+                + "got \(node.kindDescription)")
+            return nil
+        }
+        guard !pairs.isEmpty else {
+            report(node.mark, "'mix' needs at least one flow, like '{ incoming-1to1: 100 }'")
+            return nil
+        }
+        let flows = knownFlows.sorted()
+        let errorsBefore = errors.count
+        var entries: [MixEntry] = []
+        for pair in pairs {
+            guard let flow = pair.key.scalarText else {
+                report(pair.key.mark, "flow names in 'mix' must be plain words, got \(pair.key.kindDescription)")
+                continue
+            }
+            guard knownFlows.contains(flow) else {
+                let suggestion = Suggestion.closest(to: flow, among: flows)
+                let list = suggestion == nil ? "; known flows: \(flows.joined(separator: ", "))" : ""
+                report(pair.key.mark, "unknown flow '\(flow)' in 'mix'\(list)", suggestion: suggestion)
+                continue
+            }
+            if let weight = number(pair.value, "weight of \(flow)") {
+                entries.append(MixEntry(flow: flow, weight: weight))
+            }
+        }
+        return errors.count == errorsBefore ? entries : nil
+    }
+
+    // MARK: - Behavior
+
+    mutating func behavior(_ node: YAMLNode) -> Behavior? {
+        guard let fields = fields(
+            of: node, in: "'behavior'", known: ["answer_after", "talk", "hangup"], unsupported: ["decline"]
+        ) else { return nil }
+        var behavior = Behavior()
+        let errorsBefore = errors.count
+        if let node = fields["answer_after"], let value = self.distribution(node, "answer_after") {
+            behavior.answerAfter = value
+        }
+        if let node = fields["talk"], let value = self.distribution(node, "talk") { behavior.talk = value }
+        if let node = fields["hangup"],
+           let word = self.word(node, "hangup", among: Behavior.Hangup.allCases.map(\.rawValue)),
+           let hangup = Behavior.Hangup(rawValue: word) {
+            behavior.hangup = hangup
+        }
+        return errors.count == errorsBefore ? behavior : nil
+    }
+
+    static let distributionKinds = ["constant", "uniform", "normal", "exponential", "lognormal", "pareto"]
+
+    /// A bare duration (`2s`, a constant) or a one-key mapping naming the distribution and its parameters.
+    mutating func distribution(_ node: YAMLNode, _ what: String) -> Distribution? {
+        if node.scalarText != nil {
+            return self.duration(node, what, allowZero: true).map(Distribution.constant)
+        }
+        guard let (kind, body) = choice(of: node, in: "'\(what)'", choices: Self.distributionKinds)
+        else { return nil }
+        switch kind {
+        case "constant":
+            return self.duration(body, "constant", allowZero: true).map(Distribution.constant)
+        case "uniform":
+            guard case .sequence(let bounds, _) = body, bounds.count == 2 else {
+                report(body.mark, "expected 'uniform' as two durations, like [200ms, 2s], got \(body.kindDescription)")
+                return nil
+            }
+            let low = self.duration(bounds[0], "uniform", allowZero: true)
+            let high = self.duration(bounds[1], "uniform", allowZero: true)
+            guard let low, let high else { return nil }
+            guard low <= high else {
+                report(body.mark, "'uniform' needs the smaller bound first, got [\(Quantity.format(nanos: low)), "
+                    + "\(Quantity.format(nanos: high))]")
+                return nil
+            }
+            return .uniform(low, high)
+        case "normal":
+            let keys = ["mean", "stddev"]
+            guard let fields = fields(of: body, in: "'normal'", known: keys, required: keys) else { return nil }
+            let mean = fields["mean"].flatMap { self.duration($0, "mean", allowZero: true) }
+            let stddev = fields["stddev"].flatMap { self.duration($0, "stddev", allowZero: true) }
+            guard let mean, let stddev else { return nil }
+            return .normal(mean: mean, stddev: stddev)
+        case "exponential":
+            guard let fields = fields(of: body, in: "'exponential'", known: ["mean"], required: ["mean"]),
+                  let mean = fields["mean"].flatMap({ self.duration($0, "mean") })
+            else { return nil }
+            return .exponential(mean: mean)
+        case "lognormal":
+            let keys = ["median", "sigma"]
+            guard let fields = fields(of: body, in: "'lognormal'", known: keys, required: keys) else { return nil }
+            let median = fields["median"].flatMap { self.duration($0, "median") }
+            let sigma = fields["sigma"].flatMap { self.number($0, "sigma", allowZero: true) }
+            guard let median, let sigma else { return nil }
+            return .lognormal(median: median, sigma: sigma)
+        default:
+            let keys = ["scale", "shape"]
+            guard let fields = fields(of: body, in: "'pareto'", known: keys, required: keys) else { return nil }
+            let scale = fields["scale"].flatMap { self.duration($0, "scale") }
+            let shape = fields["shape"].flatMap { self.number($0, "shape") }
+            guard let scale, let shape else { return nil }
+            return .pareto(scale: scale, shape: shape)
+        }
+    }
+}

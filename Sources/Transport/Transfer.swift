@@ -1,0 +1,112 @@
+import CCurl
+import Foundation
+
+/// One request on its easy handle: the completion, the response bytes, the header list curl borrows.
+final class Transfer {
+    let easy: UnsafeMutableRawPointer?
+    private var completion: HTTPClient.Completion?
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    var body: [UInt8] = []
+    var headers: [(name: String, value: String)] = []
+    let limit: Int
+    var overLimit = false
+
+    init(completion: @escaping HTTPClient.Completion, limit: Int) {
+        self.easy = curl_easy_init()
+        self.completion = completion
+        self.limit = limit
+    }
+
+    deinit {
+        if let headerList { curl_slist_free_all(headerList) }
+        if let easy { curl_easy_cleanup(easy) }
+    }
+
+    func configure(_ request: ClientRequest, configuration: HTTPClient.Configuration,
+                   closeContext: UnsafeMutableRawPointer) {
+        guard let easy else { return }
+        request.url.withCString { _ = ccurl_easy_setopt_string(easy, CURLOPT_URL, $0) }
+        ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        ccurl_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1)
+        ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, request.timeoutMillis)
+        ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, min(configuration.connectTimeoutMillis,
+                                                                   request.timeoutMillis))
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        ccurl_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, transferWriteCallback)
+        ccurl_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, me)
+        ccurl_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, transferHeaderCallback)
+        ccurl_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me)
+        ccurl_easy_setopt_closesocket(easy, httpClientCloseSocketCallback, closeContext)
+        switch configuration.version {
+        case .http1:
+            ccurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
+        case .http2TLS(let caFile):
+            ccurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
+            ccurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+            if let caFile { caFile.withCString { _ = ccurl_easy_setopt_string(easy, CURLOPT_CAINFO, $0) } }
+        }
+        // curl would otherwise wait up to a second for `100 Continue` on bodies over 1 KiB.
+        var list = curl_slist_append(nil, "Expect:")
+        for header in request.headers { list = curl_slist_append(list, header) }
+        headerList = list
+        ccurl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list))
+        switch request.method {
+        case "GET":
+            ccurl_easy_setopt_long(easy, CURLOPT_HTTPGET, 1)
+        case "POST":
+            setBody(easy, request.body)
+        default:
+            request.method.withCString { _ = ccurl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, $0) }
+            if !request.body.isEmpty { setBody(easy, request.body) }
+        }
+    }
+
+    private func setBody(_ easy: UnsafeMutableRawPointer, _ body: [UInt8]) {
+        ccurl_easy_setopt_long(easy, CURLOPT_POSTFIELDSIZE, body.count)
+        body.withUnsafeBytes { raw in
+            // COPYPOSTFIELDS copies, so the array may go away after this call.
+            let pointer = raw.baseAddress.map { UnsafeMutableRawPointer(mutating: $0) }
+            _ = ccurl_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, pointer ?? UnsafeMutableRawPointer(bitPattern: 1))
+        }
+        if body.isEmpty { ccurl_easy_setopt_long(easy, CURLOPT_POST, 1) }
+    }
+
+    func finish(_ result: Result<ClientResponse, TransportError>) {
+        guard let completion else { return }
+        self.completion = nil
+        completion(result)
+    }
+
+    fileprivate func append(_ pointer: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
+        if body.count + count > limit {
+            overLimit = true
+            return 0
+        }
+        pointer.withMemoryRebound(to: UInt8.self, capacity: count) {
+            body.append(contentsOf: UnsafeBufferPointer(start: $0, count: count))
+        }
+        return count
+    }
+
+    fileprivate func header(_ pointer: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
+        let line = pointer.withMemoryRebound(to: UInt8.self, capacity: count) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
+        }
+        if line.hasPrefix("HTTP/") {
+            headers.removeAll()  // a new response (after a redirect or 100 Continue) starts over
+        } else if let colon = line.firstIndex(of: ":") {
+            let name = line[..<colon].lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+            headers.append((name, value))
+        }
+        return count
+    }
+}
+
+private let transferWriteCallback: ccurl_data_callback = { pointer, size, count, userdata in
+    Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue().append(pointer!, size * count)
+}
+
+private let transferHeaderCallback: ccurl_data_callback = { pointer, size, count, userdata in
+    Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue().header(pointer!, size * count)
+}

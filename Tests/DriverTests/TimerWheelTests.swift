@@ -1,0 +1,89 @@
+@testable import Driver
+import XCTest
+
+final class TimerWheelTests: XCTestCase {
+    private let ms: UInt64 = 1_000_000
+
+    private func drain(_ wheel: inout TimerWheel<Int>, to now: UInt64) -> [Int] {
+        var due: [Int] = []
+        wheel.advance(to: now, into: &due)
+        return due
+    }
+
+    func testNothingFiresBeforeItsDeadline() {
+        var wheel = TimerWheel<Int>(tickNanos: ms, slotCount: 64, startNanos: 0)
+        wheel.schedule(1, at: 10 * ms + 1)
+        XCTAssertEqual(drain(&wheel, to: 10 * ms), [])
+        XCTAssertEqual(drain(&wheel, to: 11 * ms), [1])
+        XCTAssertEqual(wheel.count, 0)
+    }
+
+    func testFiresInDeadlineOrder() {
+        var wheel = TimerWheel<Int>(tickNanos: ms, slotCount: 64, startNanos: 0)
+        wheel.schedule(3, at: 30 * ms)
+        wheel.schedule(1, at: 10 * ms)
+        wheel.schedule(2, at: 20 * ms)
+        XCTAssertEqual(drain(&wheel, to: 40 * ms), [1, 2, 3])
+    }
+
+    func testEntriesBeyondOneRevolutionWaitForTheirRound() {
+        var wheel = TimerWheel<Int>(tickNanos: ms, slotCount: 16, startNanos: 0)
+        wheel.schedule(7, at: 5 * ms + 16 * ms * 3)  // same slot as 5 ms, three rounds later
+        wheel.schedule(5, at: 5 * ms)
+        XCTAssertEqual(drain(&wheel, to: 6 * ms), [5])
+        XCTAssertEqual(drain(&wheel, to: 40 * ms), [])
+        XCTAssertEqual(drain(&wheel, to: 53 * ms), [7])
+    }
+
+    func testLongSleepSweepsEverythingDueInOrder() {
+        var wheel = TimerWheel<Int>(tickNanos: ms, slotCount: 16, startNanos: 0)
+        for i in (0..<40).reversed() { wheel.schedule(i, at: UInt64(i + 1) * 3 * ms) }
+        XCTAssertEqual(drain(&wheel, to: 1000 * ms), Array(0..<40))
+    }
+
+    func testPastDeadlineFiresOnNextAdvance() {
+        var wheel = TimerWheel<Int>(tickNanos: ms, slotCount: 16, startNanos: 100 * ms)
+        wheel.schedule(1, at: 50 * ms)
+        XCTAssertEqual(drain(&wheel, to: 101 * ms), [1])
+    }
+
+    func testNextWakePointsAtFirstOccupiedTick() {
+        var wheel = TimerWheel<Int>(tickNanos: ms, slotCount: 256, startNanos: 0)
+        XCTAssertNil(wheel.nextWakeNanos())
+        wheel.schedule(1, at: 200 * ms)
+        wheel.schedule(2, at: 70 * ms)
+        XCTAssertEqual(wheel.nextWakeNanos(), 70 * ms)
+        _ = drain(&wheel, to: 70 * ms)
+        XCTAssertEqual(wheel.nextWakeNanos(), 200 * ms)
+    }
+
+    func testNextWakeNeverLaterThanDeadlineAcrossWrap() {
+        var wheel = TimerWheel<Int>(tickNanos: ms, slotCount: 64, startNanos: 60 * ms)
+        wheel.schedule(1, at: 66 * ms)  // slot 2 after wrapping
+        XCTAssertEqual(wheel.nextWakeNanos(), 66 * ms)
+    }
+
+    func testRandomScheduleMatchesSortedReference() {
+        var rng = SystemRandomNumberGenerator()
+        var wheel = TimerWheel<Int>(tickNanos: ms, slotCount: 128, startNanos: 0)
+        var reference: [(UInt64, Int)] = []
+        for i in 0..<2000 {
+            let at = UInt64.random(in: 1...(2000 * ms), using: &rng)
+            wheel.schedule(i, at: at)
+            reference.append((at, i))
+        }
+        var fired: [Int] = []
+        var now: UInt64 = 0
+        while wheel.count > 0 {
+            now += UInt64.random(in: 1...(50 * ms), using: &rng)
+            var due: [Int] = []
+            wheel.advance(to: now, into: &due)
+            for id in due {
+                let deadline = reference.first { $0.1 == id }!.0
+                XCTAssertLessThanOrEqual(deadline, now, "fired early")
+            }
+            fired += due
+        }
+        XCTAssertEqual(Set(fired), Set(0..<2000))
+    }
+}

@@ -1,0 +1,611 @@
+import Dispatch
+import Foundation
+import HTTPServer
+import XCTest
+
+final class HTTPServerTests: XCTestCase {
+    // MARK: - Basic requests
+
+    func testGetIsAnsweredWithContentLengthAndServerHeader() throws {
+        let server = try startServer(HTTPServerConfiguration(), echoHandler)
+        defer { server.stop() }
+        XCTAssertGreaterThan(server.port, 0)
+
+        let client = try TestClient(port: server.port)
+        let response = try client.request("GET", "/hello?x=1")
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.bodyString, "GET /hello?x=1 ")
+        XCTAssertEqual(response.header("content-length"), "\(response.body.count)")
+        XCTAssertEqual(response.header("server"), "callstorm")
+        XCTAssertNil(response.header("connection"))
+    }
+
+    func testPostBodyAndHeadersReachTheHandler() throws {
+        let seen = Locked<HTTPRequest?>(nil)
+        let server = try startServer { request, respond in
+            seen.withLock { $0 = request }
+            respond(.json(201, #"{"ok":true}"#, headers: [HTTPHeader("apns-id", "abc")]))
+        }
+        defer { server.stop() }
+
+        let client = try TestClient(port: server.port)
+        let response = try client.request(
+            "POST", "/3/device/ff00", headers: ["Apns-Topic: com.example.voip", "X-Dup: 1", "x-dup: 2"],
+            body: #"{"aps":{}}"#)
+        XCTAssertEqual(response.status, 201)
+        XCTAssertEqual(response.bodyString, #"{"ok":true}"#)
+        XCTAssertEqual(response.header("content-type"), "application/json")
+        XCTAssertEqual(response.header("apns-id"), "abc")
+
+        let request = try XCTUnwrap(seen.value)
+        XCTAssertEqual(request.method, "POST")
+        XCTAssertEqual(request.path, "/3/device/ff00")
+        XCTAssertEqual(request.bodyString, #"{"aps":{}}"#)
+        XCTAssertEqual(request.header("APNS-TOPIC"), "com.example.voip")
+        XCTAssertEqual(request.headerValues("x-dup"), ["1", "2"])
+        XCTAssertEqual(request.headers.first?.name, "host")
+        XCTAssertTrue(request.headers.allSatisfy { $0.name == $0.name.lowercased() })
+    }
+
+    func testHeadGetsContentLengthButNoBody() throws {
+        let server = try startServer { _, respond in respond(.text(200, "twelve bytes")) }
+        defer { server.stop() }
+
+        let client = try TestClient(port: server.port)
+        let head = try client.request("HEAD", "/")
+        XCTAssertEqual(head.header("content-length"), "12")
+        // Read as if no body followed: the next response must start right away.
+        let next = try client.request("GET", "/")
+        XCTAssertEqual(next.bodyString, "twelve bytes")
+    }
+
+    // MARK: - Connection reuse
+
+    func testKeepAliveServesSeveralRequestsOnOneConnection() throws {
+        let connections = Locked<Set<UInt64>>([])
+        let server = try startServer { request, respond in
+            connections.withLock { _ = $0.insert(request.connectionID) }
+            respond(.text(200, request.path))
+        }
+        defer { server.stop() }
+
+        let client = try TestClient(port: server.port)
+        for i in 0..<10 {
+            let response = try client.request("GET", "/\(i)")
+            XCTAssertEqual(response.bodyString, "/\(i)")
+        }
+        XCTAssertEqual(connections.value.count, 1)
+        XCTAssertEqual(server.stats.connectionsAccepted, 1)
+        XCTAssertEqual(server.stats.requests, 10)
+    }
+
+    func testPipelinedRequestsAreAnsweredInOrderWhenHandlersAnswerOutOfOrder() throws {
+        let server = try startServer { request, respond in
+            let delay: Double
+            switch request.path {
+            case "/slow": delay = 0.3
+            case "/medium": delay = 0.1
+            default: delay = 0
+            }
+            let path = request.path
+            if delay == 0 {
+                respond(.text(200, path))
+            } else {
+                DispatchQueue.global().asyncAfter(deadline: .now() + delay) { respond(.text(200, path)) }
+            }
+        }
+        defer { server.stop() }
+
+        let client = try TestClient(port: server.port)
+        let paths = ["/slow", "/medium", "/fast", "/slow", "/fast"]
+        try client.send(paths.map { "GET \($0) HTTP/1.1\r\nHost: x\r\n\r\n" }.joined())
+        for path in paths {
+            XCTAssertEqual(try client.readResponse().bodyString, path)
+        }
+    }
+
+    func testPipelinedRequestsBeyondTheDepthLimitAreAllAnswered() throws {
+        let server = try startServer { request, respond in respond(.text(200, request.path)) }
+        defer { server.stop() }
+
+        let client = try TestClient(port: server.port)
+        let count = 300
+        try client.send((0..<count).map { "GET /\($0) HTTP/1.1\r\n\r\n" }.joined())
+        for i in 0..<count {
+            XCTAssertEqual(try client.readResponse().bodyString, "/\(i)")
+        }
+    }
+
+    func testConnectionCloseRequestClosesAfterTheResponse() throws {
+        let server = try startServer(HTTPServerConfiguration(), echoHandler)
+        defer { server.stop() }
+
+        let client = try TestClient(port: server.port)
+        let response = try client.request("GET", "/", headers: ["Connection: close"])
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.header("connection"), "close")
+        XCTAssertTrue(client.waitForClose())
+    }
+
+    func testHandlerConnectionCloseHeaderClosesTheConnection() throws {
+        let server = try startServer { _, respond in
+            respond(.empty(200, headers: [HTTPHeader("Connection", "close")]))
+        }
+        defer { server.stop() }
+
+        let client = try TestClient(port: server.port)
+        let response = try client.request("GET", "/")
+        XCTAssertEqual(response.header("connection"), "close")
+        XCTAssertEqual(response.header("content-length"), "0")
+        XCTAssertTrue(client.waitForClose())
+    }
+
+    func testHTTP10ClosesUnlessKeepAliveIsAsked() throws {
+        let server = try startServer(HTTPServerConfiguration(), echoHandler)
+        defer { server.stop() }
+
+        let plain = try TestClient(port: server.port)
+        try plain.send("GET /a HTTP/1.0\r\n\r\n")
+        XCTAssertEqual(try plain.readResponse().header("connection"), "close")
+        XCTAssertTrue(plain.waitForClose())
+
+        let keepAlive = try TestClient(port: server.port)
+        try keepAlive.send("GET /a HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        XCTAssertEqual(try keepAlive.readResponse().header("connection"), "keep-alive")
+        try keepAlive.send("GET /b HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        XCTAssertEqual(try keepAlive.readResponse().bodyString, "GET /b ")
+    }
+
+    func testHalfClosedClientStillGetsItsAnswer() throws {
+        let server = try startServer { request, respond in
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { respond(.text(200, request.path)) }
+        }
+        defer { server.stop() }
+
+        let client = try TestClient(port: server.port)
+        try client.send("GET /late HTTP/1.1\r\n\r\n")
+        client.shutdownWrite()
+        XCTAssertEqual(try client.readResponse().bodyString, "/late")
+        XCTAssertTrue(client.waitForClose())
+    }
+
+    func testHalfClosedClientWithAnIncompleteRequestIsClosed() throws {
+        let server = try startServer(HTTPServerConfiguration(), echoHandler)
+        defer { server.stop() }
+
+        let client = try TestClient(port: server.port)
+        try client.send("GET / HTTP/1.1\r\nHo")
+        client.shutdownWrite()
+        XCTAssertTrue(client.waitForClose())
+        XCTAssertEqual(client.leftover, [])
+    }
+
+    func testHalfClosedClientGetsEveryPipelinedAnswerBeyondTheDepthLimit() throws {
+        let server = try startServer { request, respond in
+            DispatchQueue.global().async { respond(.text(200, request.path)) }
+        }
+        defer { server.stop() }
+
+        let client = try TestClient(port: server.port)
+        try client.send((0..<200).map { "GET /\($0) HTTP/1.1\r\n\r\n" }.joined())
+        client.shutdownWrite()
+        for i in 0..<200 {
+            XCTAssertEqual(try client.readResponse().bodyString, "/\(i)")
+        }
+        XCTAssertTrue(client.waitForClose())
+    }
+
+    // MARK: - Bodies
+
+    func testExpectContinueGets100BeforeTheBodyIsSent() throws {
+        let server = try startServer(HTTPServerConfiguration(), echoHandler)
+        defer { server.stop() }
+
+        let client = try TestClient(port: server.port)
+        try client.send("POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
+        let interim = try client.readResponse()
+        XCTAssertEqual(interim.status, 100)
+        try client.send("hello")
+        let final = try client.readResponse()
+        XCTAssertEqual(final.status, 200)
+        XCTAssertEqual(final.bodyString, "POST /up hello")
+    }
+
+    func testExpectContinueIsSkippedWhenTheBodyAlreadyArrived() throws {
+        let server = try startServer(HTTPServerConfiguration(), echoHandler)
+        defer { server.stop() }
+
+        let client = try TestClient(port: server.port)
+        try client.send("POST /up HTTP/1.1\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\nhi")
+        XCTAssertEqual(try client.readResponse().status, 200)
+    }
+
+    func testChunkedRequestBodyIsJoined() throws {
+        let server = try startServer(HTTPServerConfiguration(), echoHandler)
+        defer { server.stop() }
+
+        let client = try TestClient(port: server.port)
+        try client.send(
+            "POST /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nx-trailer: yes\r\n\r\n")
+        XCTAssertEqual(try client.readResponse().bodyString, "POST /c hello world")
+        // The connection is still usable afterwards.
+        XCTAssertEqual(try client.request("GET", "/next").status, 200)
+    }
+
+    func testBodyLargerThanTheLimitGets413AndClose() throws {
+        var config = HTTPServerConfiguration()
+        config.maxBodyBytes = 1000
+        let server = try startServer(config, echoHandler)
+        defer { server.stop() }
+
+        let client = try TestClient(port: server.port)
+        try client.send("POST / HTTP/1.1\r\nContent-Length: 1001\r\nExpect: 100-continue\r\n\r\n")
+        let response = try client.readResponse()
+        XCTAssertEqual(response.status, 413)
+        XCTAssertEqual(response.header("connection"), "close")
+        XCTAssertTrue(client.waitForClose())
+
+        let chunked = try TestClient(port: server.port)
+        try chunked.send("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3e8\r\n" + String(repeating: "a", count: 1000)
+            + "\r\n1\r\nb\r\n0\r\n\r\n")
+        XCTAssertEqual(try chunked.readResponse().status, 413)
+        XCTAssertEqual(server.stats.badRequests, 2)
+    }
+
+    func testLargeBodyArrivingInPiecesIsReceivedWhole() throws {
+        let server = try startServer { request, respond in respond(.text(200, "\(request.body.count)")) }
+        defer { server.stop() }
+
+        let body = [UInt8](repeating: 0x61, count: 700_000)
+        let client = try TestClient(port: server.port)
+        try client.send("POST / HTTP/1.1\r\nContent-Length: \(body.count)\r\n\r\n")
+        try client.send(body)
+        XCTAssertEqual(try client.readResponse().bodyString, "700000")
+    }
+
+    func testLargeResponseIsWrittenCompletely() throws {
+        let payload = [UInt8]((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 % 251) })
+        let server = try startServer { _, respond in respond(HTTPResponse(status: 200, body: payload)) }
+        defer { server.stop() }
+
+        let client = try TestClient(port: server.port)
+        let first = try client.request("GET", "/")
+        XCTAssertEqual(first.body, payload)
+        XCTAssertEqual(try client.request("GET", "/").body.count, payload.count)
+    }
+
+    // MARK: - Rejections
+
+    func testOversizedHeaderGets431AndClose() throws {
+        var config = HTTPServerConfiguration()
+        config.maxHeaderBytes = 4096
+        let server = try startServer(config, echoHandler)
+        defer { server.stop() }
+
+        let client = try TestClient(port: server.port)
+        try client.send("GET / HTTP/1.1\r\nX-Big: " + String(repeating: "b", count: 20_000) + "\r\n\r\n")
+        let response = try client.readResponse()
+        XCTAssertEqual(response.status, 431)
+        XCTAssertTrue(client.waitForClose())
+        XCTAssertEqual(server.stats.badRequests, 1)
+        XCTAssertEqual(server.stats.requests, 0)
+    }
+
+    func testMalformedRequestLineGets400AndClose() throws {
+        let server = try startServer(HTTPServerConfiguration(), echoHandler)
+        defer { server.stop() }
+
+        for bad in ["GARBAGE\r\n\r\n", "GET /\r\n\r\n", "GET / HTTP/x\r\n\r\n", "G(T / HTTP/1.1\r\n\r\n",
+                    "GET / HTTP/1.1\r\n folded: x\r\n\r\n", "GET / HTTP/1.1\r\nno colon\r\n\r\n",
+                    "POST / HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n",
+                    "POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n"] {
+            let client = try TestClient(port: server.port)
+            try client.send(bad)
+            let response = try client.readResponse()
+            XCTAssertEqual(response.status, 400, bad)
+            XCTAssertEqual(response.header("connection"), "close", bad)
+            XCTAssertTrue(client.waitForClose(), bad)
+        }
+    }
+
+    func testErrorAfterPipelinedRequestsComesAfterTheirAnswers() throws {
+        let server = try startServer { request, respond in
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { respond(.text(200, request.path)) }
+        }
+        defer { server.stop() }
+
+        let client = try TestClient(port: server.port)
+        try client.send("GET /one HTTP/1.1\r\n\r\nBROKEN LINE\r\n\r\n")
+        XCTAssertEqual(try client.readResponse().bodyString, "/one")
+        XCTAssertEqual(try client.readResponse().status, 400)
+        XCTAssertTrue(client.waitForClose())
+    }
+
+    func testHTTP2VersionGets505() throws {
+        let server = try startServer(HTTPServerConfiguration(), echoHandler)
+        defer { server.stop() }
+
+        let client = try TestClient(port: server.port)
+        try client.send("GET / HTTP/2.0\r\n\r\n")
+        XCTAssertEqual(try client.readResponse().status, 505)
+    }
+
+    // MARK: - Asynchronous handlers
+
+    func testHandlerRespondingLaterFromAnotherQueue() throws {
+        let queue = DispatchQueue(label: "slow-gateway")
+        let server = try startServer { request, respond in
+            queue.asyncAfter(deadline: .now() + 0.2) {
+                respond(.text(202, "late \(request.path)"))
+                // A second answer must be ignored.
+                respond(.text(500, "again"))
+            }
+        }
+        defer { server.stop() }
+
+        let client = try TestClient(port: server.port)
+        let started = Date()
+        let response = try client.request("GET", "/x")
+        XCTAssertEqual(response.status, 202)
+        XCTAssertEqual(response.bodyString, "late /x")
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.15)
+        XCTAssertEqual(try client.request("GET", "/y").bodyString, "late /y")
+    }
+
+    func testManyConcurrentConnectionsEachDoingRequests() throws {
+        var config = HTTPServerConfiguration()
+        config.threads = 2
+        let server = try startServer(config) { request, respond in
+            if request.path.hasSuffix("/async") {
+                DispatchQueue.global().async { respond(.text(200, request.path)) }
+            } else {
+                respond(.text(200, request.path))
+            }
+        }
+        defer { server.stop() }
+
+        let clientCount = 200
+        let requestsEach = 5
+        let clients = try (0..<clientCount).map { _ in try TestClient(port: server.port) }
+        XCTAssertTrue(eventually { server.stats.connectionsOpen == clientCount })
+
+        let failures = Locked<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for index in stride(from: worker, to: clientCount, by: 8) {
+                for r in 0..<requestsEach {
+                    let path = "/c\(index)/r\(r)" + (r % 2 == 0 ? "/async" : "")
+                    do {
+                        let response = try clients[index].request("GET", path)
+                        if response.bodyString != path {
+                            failures.withLock { $0.append("\(path) got \(response.bodyString)") }
+                        }
+                    } catch {
+                        failures.withLock { $0.append("\(path): \(error)") }
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(failures.value, [])
+        XCTAssertEqual(server.stats.requests, clientCount * requestsEach)
+        XCTAssertEqual(server.stats.connectionsAccepted, clientCount)
+        for client in clients { client.close() }
+        XCTAssertTrue(eventually { server.stats.connectionsOpen == 0 })
+    }
+
+    // MARK: - Timeouts and shutdown
+
+    func testIdleConnectionIsClosedAfterTheTimeout() throws {
+        var config = HTTPServerConfiguration()
+        config.idleTimeoutSeconds = 0.3
+        let server = try startServer(config, echoHandler)
+        defer { server.stop() }
+
+        let client = try TestClient(port: server.port)
+        XCTAssertEqual(try client.request("GET", "/").status, 200)
+        XCTAssertTrue(client.waitForClose())
+        XCTAssertTrue(eventually { server.stats.connectionsOpen == 0 })
+    }
+
+    func testSlowHandlerIsNotCutOffByTheIdleTimeout() throws {
+        var config = HTTPServerConfiguration()
+        config.idleTimeoutSeconds = 0.2
+        let server = try startServer(config) { _, respond in
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.6) { respond(.empty(204)) }
+        }
+        defer { server.stop() }
+
+        let client = try TestClient(port: server.port)
+        XCTAssertEqual(try client.request("GET", "/").status, 204)
+    }
+
+    func testStopClosesConnectionsAndFreesThePort() throws {
+        let server = try startServer(HTTPServerConfiguration(), echoHandler)
+        defer { server.stop() }
+        let port = server.port
+
+        let client = try TestClient(port: port)
+        XCTAssertEqual(try client.request("GET", "/").status, 200)
+        server.stop()
+        XCTAssertFalse(server.isRunning)
+        XCTAssertTrue(client.waitForClose())
+        XCTAssertEqual(server.stats.connectionsOpen, 0)
+
+        var config = HTTPServerConfiguration()
+        config.port = port
+        let again = try startServer(config, echoHandler)
+        defer { again.stop() }
+        XCTAssertEqual(again.port, port)
+        XCTAssertEqual(try TestClient(port: port).request("GET", "/again").status, 200)
+    }
+
+    func testServerCanBeRestartedAfterStop() throws {
+        let server = try startServer(HTTPServerConfiguration(), echoHandler)
+        defer { server.stop() }
+        server.stop()
+        try server.start()
+        XCTAssertEqual(try TestClient(port: server.port).request("GET", "/").status, 200)
+        XCTAssertThrowsError(try server.start()) { error in
+            XCTAssertEqual(error as? HTTPServerError, .alreadyRunning)
+        }
+    }
+
+    func testDescriptorsReturnToBaselineAfterStop() throws {
+        // Warm up whatever the runtime opens lazily (Dispatch, Foundation) before taking the baseline.
+        do {
+            let warm = try startServer(HTTPServerConfiguration(), echoHandler)
+            _ = try TestClient(port: warm.port).request("GET", "/")
+            warm.stop()
+        }
+        let baseline = openDescriptorCount()
+
+        var config = HTTPServerConfiguration()
+        config.threads = 2
+        let server = try startServer(config) { request, respond in
+            DispatchQueue.global().async { respond(.text(200, request.path)) }
+        }
+        defer { server.stop() }
+        do {
+            var clients: [TestClient] = []
+            for i in 0..<20 {
+                let client = try TestClient(port: server.port)
+                XCTAssertEqual(try client.request("GET", "/\(i)").status, 200)
+                clients.append(client)
+            }
+            // Some rejected, some half-sent, some left open for stop() to close.
+            try clients[0].send("BAD\r\n\r\n")
+            try clients[1].send("GET / HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc")
+            for client in clients { client.close() }
+        }
+        let leftOpen = try (0..<5).map { _ in try TestClient(port: server.port) }
+        XCTAssertTrue(eventually { server.stats.connectionsOpen == 5 })
+        server.stop()
+        for client in leftOpen { client.close() }
+        XCTAssertEqual(openDescriptorCount(), baseline)
+    }
+
+    func testLateResponseAfterStopIsDropped() throws {
+        let held = Locked<[@Sendable (HTTPResponse) -> Void]>([])
+        let server = try startServer { _, respond in held.withLock { $0.append(respond) } }
+        defer { server.stop() }
+
+        let client = try TestClient(port: server.port)
+        try client.send("GET / HTTP/1.1\r\n\r\n")
+        XCTAssertTrue(eventually { held.value.count == 1 })
+        server.stop()
+        for respond in held.value { respond(.empty(200)) }
+        XCTAssertTrue(client.waitForClose())
+    }
+
+    func testClientThatClosesWhileItsAnswerIsPendingIsClosedOnceAnswered() throws {
+        let held = Locked<[@Sendable (HTTPResponse) -> Void]>([])
+        let server = try startServer { _, respond in held.withLock { $0.append(respond) } }
+        defer { server.stop() }
+
+        let client = try TestClient(port: server.port)
+        try client.send("GET / HTTP/1.1\r\n\r\n")
+        XCTAssertTrue(eventually { held.value.count == 1 })
+        // A FIN may be a half-close, so the server keeps the connection until the answer is written.
+        client.close()
+        held.value[0](.empty(200))
+        XCTAssertTrue(eventually { server.stats.connectionsOpen == 0 })
+    }
+
+    func testResponseAfterClientDisconnectsIsDropped() throws {
+        let held = Locked<[@Sendable (HTTPResponse) -> Void]>([])
+        let server = try startServer { request, respond in
+            if request.path == "/hold" { held.withLock { $0.append(respond) } } else { respond(.empty(200)) }
+        }
+        defer { server.stop() }
+
+        let first = try TestClient(port: server.port)
+        try first.send("GET /hold HTTP/1.1\r\n\r\n")
+        XCTAssertTrue(eventually { held.value.count == 1 })
+        first.reset()
+        XCTAssertTrue(eventually { server.stats.connectionsOpen == 0 })
+        // A new connection may reuse the same fd; the stale answer must not reach it.
+        let second = try TestClient(port: server.port)
+        try second.send("GET /hold HTTP/1.1\r\n\r\n")
+        XCTAssertTrue(eventually { held.value.count == 2 })
+        held.value[0](.text(200, "stale"))
+        held.value[1](.text(200, "fresh"))
+        XCTAssertEqual(try second.readResponse().bodyString, "fresh")
+    }
+
+    func testBindFailureNamesTheAddressAndErrno() throws {
+        let server = try startServer(HTTPServerConfiguration(), echoHandler)
+        defer { server.stop() }
+
+        var config = HTTPServerConfiguration()
+        config.port = server.port
+        let clash = HTTPServer(configuration: config, handler: HTTPClosureHandler(echoHandler))
+        XCTAssertThrowsError(try clash.start()) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("127.0.0.1:\(server.port)"), text)
+            XCTAssertTrue(text.contains("errno 98"), text)
+        }
+        config.host = "not-an-address"
+        XCTAssertThrowsError(try HTTPServer(configuration: config, handler: HTTPClosureHandler(echoHandler)).start())
+        XCTAssertThrowsError(try HTTPServer(
+            configuration: HTTPServerConfiguration(threads: 0), handler: HTTPClosureHandler(echoHandler)).start()
+        ) { error in
+            XCTAssertTrue("\(error)".contains("threads"))
+        }
+    }
+
+    // MARK: - Hostile input
+
+    func testRandomGarbageDoesNotKillTheServer() throws {
+        var config = HTTPServerConfiguration()
+        config.maxHeaderBytes = 2048
+        config.threads = 2
+        let server = try startServer(config, echoHandler)
+        defer { server.stop() }
+
+        let seed: UInt64 = 0xC0FFEE
+        var random = SplitMix64(state: seed)
+        let prefixes = ["", "GET / HTTP/1.1\r\n", "POST / HTTP/1.1\r\nContent-Length: 3\r\n\r\n",
+                        "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", "GET / HTTP/1.1\r\nExpect: 100-continue\r\n"]
+        for round in 0..<150 {
+            let client = try TestClient(port: server.port)
+            var bytes = Array(prefixes[Int(random.next() % UInt64(prefixes.count))].utf8)
+            let length = Int(random.next() % 5000)
+            for _ in 0..<length {
+                let r = random.next()
+                // Lean towards bytes that matter to the parser.
+                let special: [UInt8] = [13, 10, 32, 58, 59, 48, 0x66, 0]
+                bytes.append(r % 4 == 0 ? special[Int((r >> 8) % UInt64(special.count))] : UInt8(truncatingIfNeeded: r >> 16))
+            }
+            try? client.send(bytes)
+            client.shutdownWrite()
+            XCTAssertTrue(client.waitForClose(), "round \(round) seed \(seed)")
+        }
+        let good = try TestClient(port: server.port)
+        XCTAssertEqual(try good.request("GET", "/still-alive").status, 200)
+        XCTAssertTrue(eventually { server.stats.connectionsOpen == 1 })
+    }
+
+    // MARK: - A real client
+
+    func testCurlPostWithExpectContinue() throws {
+        let curl = "/usr/bin/curl"
+        guard FileManager.default.isExecutableFile(atPath: curl) else { throw XCTSkip("no curl") }
+        let server = try startServer { request, respond in
+            respond(.text(200, "\(request.body.count) \(request.header("expect") ?? "-")"))
+        }
+        defer { server.stop() }
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: curl)
+        process.arguments = ["-s", "--max-time", "5", "-H", "Expect: 100-continue", "-X", "POST", "--data-binary", String(repeating: "z", count: 5000),
+                             "http://127.0.0.1:\(server.port)/p", "http://127.0.0.1:\(server.port)/p"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        XCTAssertEqual(String(decoding: data, as: UTF8.self), "5000 100-continue5000 100-continue")
+        XCTAssertEqual(server.stats.connectionsAccepted, 1)
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import HTTPServer
+import Synchronization
+
+/// Starts a server on 127.0.0.1 port 0 with a closure handler. The caller stops it in `defer`.
+func startServer(
+    _ configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
+    _ handle: @escaping @Sendable (HTTPRequest, @escaping @Sendable (HTTPResponse) -> Void) -> Void
+) throws -> HTTPServer {
+    let server = HTTPServer(configuration: configuration, handler: HTTPClosureHandler(handle))
+    try server.start()
+    return server
+}
+
+/// Answers with the method, path and body it received, so tests can see what the handler saw.
+let echoHandler: @Sendable (HTTPRequest, @escaping @Sendable (HTTPResponse) -> Void) -> Void = { request, respond in
+    respond(.text(200, "\(request.method) \(request.path) \(request.bodyString)"))
+}
+
+/// Open file descriptors of this process.
+func openDescriptorCount() -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+}
+
+/// Polls `condition` for up to `seconds`; for state that settles on another thread.
+func eventually(_ seconds: Double = 5, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(5_000)
+    }
+    return condition()
+}
+
+/// A deterministic generator (SplitMix64) so a failing garbage test can be replayed from its seed.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// A value shared between a handler and the test, behind a lock.
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+
+    init(_ value: Value) {
+        mutex = Mutex(value)
+    }
+
+    func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R {
+        mutex.withLock { body(&$0) }
+    }
+
+    var value: Value { mutex.withLock { $0 } }
+}
