@@ -17,7 +17,7 @@ run: build
 
 test: deps
 	$(SWIFT) build -c release --product callstorm
-	CALLSTORM_BIN=$(CURDIR)/$(BIN) $(SWIFT) test --parallel --num-workers 2
+	CALLSTORM_BIN=$(CURDIR)/$(BIN) $(SWIFT) test --disable-swift-testing
 
 bench: build
 	scripts/bench.sh

@@ -29,7 +29,8 @@ final class Worker: @unchecked Sendable {
     private var callByConversation: [String: Int] = [:]
     private var arrivals: ArrivalPlan.Iterator
     private var arrivalsDone = false
-    private var stopping = false
+    /// An arrival sits in the wheel waiting for its planned time.
+    private var arrivalPending = false
     private var finished = false
     private var nextActionID: UInt64 = 0
     private var loadStart: UInt64 = 0
@@ -122,9 +123,7 @@ final class Worker: @unchecked Sendable {
     /// Stops planning new calls; calls in flight go on until they end or `finish` is called.
     func stopArrivals() {
         queue.async { [self] in
-            guard !arrivalsDone else { return }
-            arrivalsDone = true
-            stopping = true
+            abandonArrivals(now: clock.nowNanos())
             checkDrained()
         }
     }
@@ -141,14 +140,7 @@ final class Worker: @unchecked Sendable {
                 }
                 recorder.count("calls.in_flight_at_stop", atNanos: now)
             }
-            if !arrivalsDone {
-                // Arrivals the plan still had are not delivered; count them so planned vs delivered stays honest.
-                while let arrival = arrivals.next() {
-                    if arrival.index % settings.workers == index {
-                        recorder.count("calls.not_started_at_stop", atNanos: now)
-                    }
-                }
-            }
+            abandonArrivals(now: now)
             timer.cancel()
             client.close()
             recorder.gauge("conversations.active", value: Double(calls.count), atNanos: now)
@@ -209,14 +201,29 @@ final class Worker: @unchecked Sendable {
         while let arrival = arrivals.next() {
             guard arrival.index % settings.workers == index else { continue }
             schedule(.arrival(arrival), at: loadStart + arrival.plannedNanos)
+            arrivalPending = true
             return
         }
         arrivalsDone = true
         checkDrained()
     }
 
+    /// Counts the arrivals this worker's plan still had (the one waiting in the wheel included) as not started,
+    /// so planned vs delivered stays honest after a stop.
+    private func abandonArrivals(now: UInt64) {
+        guard !arrivalsDone else { return }
+        var abandoned: Int64 = arrivalPending ? 1 : 0
+        while let arrival = arrivals.next() {
+            if arrival.index % settings.workers == index { abandoned += 1 }
+        }
+        if abandoned > 0 { recorder.count("calls.not_started_at_stop", by: abandoned, atNanos: now) }
+        arrivalPending = false
+        arrivalsDone = true
+    }
+
     private func arrive(_ arrival: Arrival, now: UInt64) {
-        if stopping { return }
+        guard arrivalPending else { return }  // abandoned by a stop
+        arrivalPending = false
         let planned = loadStart + arrival.plannedNanos
         recorder.record("scheduler_lag", micros: Int64((now &- planned) / 1000), atNanos: now)
         recorder.count("calls.planned", atNanos: planned)

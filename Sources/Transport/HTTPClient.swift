@@ -55,8 +55,9 @@ public final class HTTPClient: @unchecked Sendable {
         self.timer = timer
     }
 
+    /// Close explicitly on `queue`; this is the fallback for a client dropped without it.
     deinit {
-        precondition(closed, "HTTPClient must be closed on its queue before release")
+        if !closed { close() }
     }
 
     /// Sends `request`; `completion` runs on `queue` exactly once. Must be called on `queue`.

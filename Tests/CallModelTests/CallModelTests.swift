@@ -1,4 +1,4 @@
-import CallModel
+@testable import CallModel
 import XCTest
 
 final class ConversationStateTests: XCTestCase {

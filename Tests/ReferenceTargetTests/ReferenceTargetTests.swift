@@ -5,8 +5,9 @@ import XCTest
 
 final class ReferenceTargetTests: XCTestCase {
     /// No gateway listens on port 9 (discard); pushes fail quietly and are counted, which these tests ignore.
-    private let target = ReferenceTarget(configuration: .init(gatewayURL: "http://127.0.0.1:9"))
+    private var target: ReferenceTarget!
 
+    override func setUp() { target = ReferenceTarget(configuration: .init(gatewayURL: "http://127.0.0.1:9")) }
     override func tearDown() { target.close() }
 
     private func call(_ method: String, _ path: String, _ body: String = "") -> (Int, [String: Any]) {

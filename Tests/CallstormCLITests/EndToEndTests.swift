@@ -1,0 +1,128 @@
+@testable import CallstormCLI
+import Driver
+import Foundation
+import Metrics
+import Scenario
+import XCTest
+
+/// Whole runs: the real embedded target, the real push gateway and real libcurl devices on loopback.
+final class EndToEndTests: XCTestCase {
+    private var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+
+    private func scenarioFile(_ yaml: String) throws -> String {
+        let path = dir.appendingPathComponent("s.yaml").path
+        try yaml.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    private static let small = """
+        name: e2e
+        seed: 3
+        devices: 40
+        push: { deadline: 2s }
+        load:
+          - ramp: { from: 0/s, to: 20/s, over: 1s }
+          - hold: { rate: 20/s, for: 2s }
+        behavior:
+          answer_after: { uniform: [50ms, 150ms] }
+          talk: { constant: 200ms }
+        drain: 10s
+        action_timeout: 3s
+        """
+
+    /// Every action started is accounted for: started = fulfilled + failed + timed out + in flight at stop.
+    private func assertAccounting(_ c: [String: Int64], file: StaticString = #filePath, line: UInt = #line) {
+        for kind in ["start", "join", "end"] {
+            let started = c["action.\(kind).started"] ?? 0
+            let ended = ["fulfilled", "failed", "timed_out", "in_flight_at_stop"]
+                .reduce(Int64(0)) { $0 + (c["action.\(kind).\($1)"] ?? 0) }
+            XCTAssertEqual(started, ended, "\(kind): started \(started), accounted \(ended)", file: file, line: line)
+        }
+    }
+
+    func testCompleteRunMeasuresEveryCallAndWritesTheReport() throws {
+        let file = try scenarioFile(Self.small)
+        var options = RunCommand.Options(file: file)
+        options.out = dir.appendingPathComponent("run").path
+        options.quiet = true
+        let outcome = try RunCommand.perform(options)
+        XCTAssertEqual(outcome.exitCode, .passed)
+        let c = outcome.result.recorder.counters
+        assertAccounting(c)
+        let completed = c["calls.completed"] ?? 0
+        XCTAssertGreaterThan(completed, 30)
+        XCTAssertEqual(c["calls.started"], c["calls.planned"])
+        XCTAssertEqual(completed + (c["calls.failed"] ?? 0), c["calls.started"])
+        XCTAssertEqual(c["devices.registered"], 40)
+
+        // summary.csv: push_to_report, join and end rows count exactly the completed calls.
+        let csv = try String(contentsOfFile: outcome.runDirectory.appendingPathComponent("summary.csv").path,
+                             encoding: .utf8)
+        var counts: [String: Int64] = [:]
+        for row in csv.split(separator: "\n").dropFirst() {
+            let cols = row.split(separator: ",")
+            counts[String(cols[0])] = Int64(cols[1])
+        }
+        XCTAssertEqual(counts["push_to_report"], completed)
+        XCTAssertEqual(counts["join.fulfillment"], completed)
+        XCTAssertEqual(counts["end.fulfillment"], completed)
+        for name in ["report.html", "summary.json", "timeseries.csv", "counters.csv", "scenario.yaml"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: outcome.runDirectory.appendingPathComponent(name).path),
+                          name)
+        }
+        XCTAssertTrue(outcome.reportPath.hasSuffix("report.html"))
+    }
+
+    func testStopMidRunStillAccountsForEveryActionInFlight() throws {
+        // Long talk times and a tiny drain: the stop catches calls mid-conversation.
+        let yaml = Self.small.replacingOccurrences(of: "talk: { constant: 200ms }", with: "talk: { constant: 30s }")
+            .replacingOccurrences(of: "drain: 10s", with: "drain: 300ms")
+        guard case .success(let scenario) = ScenarioLoader.parse(yaml, file: "inline") else {
+            return XCTFail("scenario did not parse")
+        }
+        let servers = try EmbeddedServers(gatewayHost: "127.0.0.1", gatewayPort: 0, bundleID: scenario.push.bundleID)
+        defer { servers.stop() }
+        let url = try servers.startTarget(bundleID: scenario.push.bundleID)
+        let driver = LoadDriver(settings: DriverSettings(scenario: scenario, targetURL: url, workers: 2))
+        servers.sink.set(driver.pushSink)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1.5) { driver.requestStop() }
+        let result = driver.run()
+        XCTAssertTrue(result.interrupted)
+        XCTAssertFalse(result.drainedCleanly)
+        let c = result.recorder.counters
+        assertAccounting(c)
+        XCTAssertGreaterThan(c["calls.in_flight_at_stop"] ?? 0, 0)
+        XCTAssertGreaterThan(c["calls.not_started_at_stop"] ?? 0, 0)
+        XCTAssertEqual(c["calls.started"], c["calls.planned"])
+    }
+
+    func testValidateReportsEveryProblemWithPositionAndExits2() throws {
+        let file = try scenarioFile("""
+            name: broken
+            devcies: 10
+            duration: 10 seconds
+            load:
+              - hold: { rate: -5/s, for: 1s }
+            """)
+        let pipe = Pipe()
+        let saved = dup(2)
+        dup2(pipe.fileHandleForWriting.fileDescriptor, 2)
+        let code = Command.run(["validate", file])
+        dup2(saved, 2)
+        close(saved)
+        pipe.fileHandleForWriting.closeFile()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(code, .invalidInput)
+        XCTAssertTrue(text.contains("s.yaml:2:1: error:"), text)
+        XCTAssertTrue(text.contains("did you mean 'devices'?"), text)
+        XCTAssertTrue(text.contains("s.yaml:3:11: error:"), text)
+        XCTAssertTrue(text.contains("s.yaml:5:19: error:"), text)
+    }
+}

@@ -1,0 +1,118 @@
+import Dispatch
+import Foundation
+import HTTPServer
+import Transport
+import XCTest
+
+/// Real libcurl against the project's real HTTP server on loopback.
+final class HTTPClientTests: XCTestCase {
+    private var server: HTTPServer!
+    private let queue = DispatchQueue(label: "test.client")
+    private var client: HTTPClient!
+
+    override func setUpWithError() throws {
+        server = HTTPServer(handler: HTTPClosureHandler { request, respond in
+            switch request.path {
+            case "/echo": respond(.json(200, String(decoding: request.body, as: UTF8.self)))
+            case "/never": break  // holds the answer forever
+            case "/later":
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) { respond(.text(202, "late")) }
+            default: respond(.text(404, "no"))
+            }
+        })
+        try server.start()
+        queue.sync { client = HTTPClient(queue: queue) }
+    }
+
+    override func tearDown() {
+        queue.sync { client.close() }
+        server.stop()
+    }
+
+    private func send(_ request: ClientRequest) -> Result<ClientResponse, TransportError> {
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var result: Result<ClientResponse, TransportError>?
+        let client = self.client!
+        queue.async {
+            client.send(request) { r in
+                result = r
+                done.signal()
+            }
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        return result ?? .failure(.other(code: -2, message: "test timed out"))
+    }
+
+    private var base: String { "http://127.0.0.1:\(server.port)" }
+
+    func testPostBodyComesBackWithStatus() throws {
+        let body = String(repeating: "x", count: 5000)  // over 1 KiB: no Expect: 100-continue stall
+        let response = try send(ClientRequest(method: "POST", url: base + "/echo", body: Array(body.utf8))).get()
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.body.count, 5000)
+        XCTAssertEqual(response.header("server"), "callstorm")
+    }
+
+    func testNon2xxIsAResponseNotAnError() throws {
+        XCTAssertEqual(try send(ClientRequest(method: "GET", url: base + "/missing")).get().status, 404)
+    }
+
+    func testSequentialRequestsReuseOneConnection() throws {
+        for _ in 0..<20 { _ = try send(ClientRequest(method: "GET", url: base + "/echo")).get() }
+        XCTAssertEqual(server.stats.connectionsAccepted, 1)
+    }
+
+    func testHeldAnswerTimesOut() {
+        let result = send(ClientRequest(method: "GET", url: base + "/never", timeoutMillis: 200))
+        XCTAssertEqual(result.failureKind, "timeout")
+    }
+
+    func testRefusedConnectionIsClassified() {
+        let port = server.port
+        server.stop()
+        let result = send(ClientRequest(method: "GET", url: "http://127.0.0.1:\(port)/echo", timeoutMillis: 2000))
+        XCTAssertEqual(result.failureKind, "connect")
+    }
+
+    func testManyConcurrentRequestsAllComplete() {
+        let total = 300
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var statuses: [Int] = []
+        let client = self.client!
+        let base = self.base
+        queue.async {
+            for i in 0..<total {
+                let path = i % 3 == 0 ? "/later" : "/echo"
+                client.send(ClientRequest(method: "POST", url: base + path, body: Array("\(i)".utf8))) { r in
+                    statuses.append((try? r.get().status) ?? -1)
+                    if statuses.count == total { done.signal() }
+                }
+            }
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 20), .success)
+        XCTAssertEqual(statuses.filter { $0 == 200 }.count, total - total / 3)
+        XCTAssertEqual(statuses.filter { $0 == 202 }.count, total / 3)
+    }
+
+    func testCloseFailsRequestsInFlight() {
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var result: Result<ClientResponse, TransportError>?
+        queue.sync {
+            client.send(ClientRequest(method: "GET", url: base + "/never")) { r in
+                result = r
+                done.signal()
+            }
+        }
+        Thread.sleep(forTimeInterval: 0.1)
+        queue.sync { client.close() }
+        XCTAssertEqual(done.wait(timeout: .now() + 5), .success)
+        XCTAssertEqual(result?.failureKind, "other")
+    }
+}
+
+extension Result where Failure == TransportError {
+    var failureKind: String? {
+        if case .failure(let e) = self { return e.kind }
+        return nil
+    }
+}
