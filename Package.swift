@@ -27,11 +27,14 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["CLinux"]),
         .target(name: "PushGateway", dependencies: ["HTTPServer", "CallModel"]),
         .target(name: "ReferenceTarget", dependencies: ["HTTPServer", "Transport", "CallModel"]),
-        .target(name: "Driver", dependencies: ["CallModel", "Metrics", "Scenario", "Transport", "PushGateway", "CLinux"]),
+        .target(name: "Driver", dependencies: [
+            "CallModel", "Metrics", "Scenario", "Transport", "PushGateway", "CLinux", "Results",
+        ]),
         .target(name: "Reports", dependencies: ["Metrics"]),
+        .target(name: "Results", dependencies: ["Metrics"]),
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
-            "ReferenceTarget", "Driver", "Reports",
+            "ReferenceTarget", "Driver", "Reports", "Results",
         ]),
         .executableTarget(
             name: "callstorm",
@@ -49,6 +52,7 @@ let package = Package(
         .testTarget(name: "ReferenceTargetTests", dependencies: ["ReferenceTarget", "PushGateway", "Transport"]),
         .testTarget(name: "DriverTests", dependencies: ["Driver", "Scenario", "Metrics"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Metrics"]),
+        .testTarget(name: "ResultsTests", dependencies: ["Results", "Metrics"]),
         .testTarget(name: "CallstormCLITests", dependencies: ["CallstormCLI"]),
     ]
 )

@@ -3,6 +3,7 @@ import Driver
 import Foundation
 import Metrics
 import Reports
+import Results
 import Scenario
 
 /// `callstorm run FILE`: embedded servers, the driver, a progress line, the report, the exit code.
@@ -87,7 +88,16 @@ enum RunCommand {
             throw .harness("could not start the embedded servers: \(error)")
         }
         let workers = options.workers ?? scenario.workers ?? ProcessInfo.processInfo.activeProcessorCount
-        let driver = LoadDriver(settings: DriverSettings(scenario: scenario, targetURL: targetURL, workers: workers))
+        let runDirectory = URL(fileURLWithPath: options.out ?? defaultRunDirectory(scenario.name, startedAt))
+        var settings = DriverSettings(scenario: scenario, targetURL: targetURL, workers: workers)
+        settings.runDirectory = runDirectory
+        let driver: LoadDriver
+        do {
+            driver = try LoadDriver(settings: settings)
+        } catch {
+            servers.stop()
+            throw .harness("cannot write results into \(runDirectory.path): \(error)")
+        }
         servers.sink.set(driver.pushSink)
         if !options.quiet {
             FileHandle.standardError.write(Data(("callstorm: \(scenario.name), seed \(scenario.seed), " +
@@ -101,7 +111,6 @@ enum RunCommand {
         servers.stop()
 
         let verdict = Verdict(passed: !result.interrupted, reasons: verdictReasons(result))
-        let runDirectory = URL(fileURLWithPath: options.out ?? defaultRunDirectory(scenario.name, startedAt))
         let facts = RunFacts(
             scenario: scenario.name, scenarioFile: options.file, seed: scenario.seed, version: Command.version,
             startedAt: startedAt, durationSeconds: Date().timeIntervalSince(startedAt), machine: Machine.describe(),
@@ -118,6 +127,8 @@ enum RunCommand {
                                                      notes: notes), to: runDirectory)
             try? FileManager.default.copyItem(at: URL(fileURLWithPath: options.file),
                                               to: runDirectory.appendingPathComponent("scenario.yaml"))
+            try RunResults.joinRows(run: runDirectory, prefix: "actions")
+            try RunResults.joinRows(run: runDirectory, prefix: "pushes")
         } catch {
             throw .harness("could not write the report to \(runDirectory.path): \(error)")
         }

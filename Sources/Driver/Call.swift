@@ -27,6 +27,9 @@ struct Call {
     var conversationID: String?
     var startIssuedNanos: UInt64 = 0
     var actions: [Action] = []
+    /// For each action: the local index of the device that performed it, and its flow step.
+    var actors: [Int] = []
+    var steps: [String] = []
     var callerLeft = false
     var calleeLeft = false
     var failed = false

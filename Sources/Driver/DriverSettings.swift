@@ -1,3 +1,4 @@
+import Foundation
 import Scenario
 
 /// Everything a worker needs from the scenario, resolved once: a value shared read-only by all workers.
@@ -13,6 +14,10 @@ public struct DriverSettings: Sendable {
     public var drainNanos: UInt64
     public var connectionsPerWorker: Int
     public var registrationConcurrency: Int
+    /// Where workers stream raw results (rows and recorder checkpoints); nil keeps everything in memory.
+    public var runDirectory: URL?
+    /// Keep one row in this many in actions.csv / pushes.csv.
+    public var rowSampleEvery: Int = 1
 
     public init(scenario: Scenario, targetURL: String, workers: Int) {
         self.plan = ArrivalPlan(scenario: scenario)

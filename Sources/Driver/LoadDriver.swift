@@ -35,14 +35,15 @@ public final class LoadDriver: @unchecked Sendable {
     private let wakeup = DispatchSemaphore(value: 0)
     private let state = Mutex<(loadStart: UInt64, drained: Int)>((0, 0))
 
-    public init(settings: DriverSettings, clock: Clock = SystemClock()) {
+    /// Throws when the run directory cannot be written.
+    public init(settings: DriverSettings, clock: Clock = SystemClock()) throws {
         self.settings = settings
         self.clock = clock
         let start = clock.nowNanos()
         self.runStart = start
         let w = settings.workers
-        self.workers = (0..<w).map { i in
-            Worker(index: i, settings: settings, clock: clock, deviceIndexes: Array(stride(from: i, to: settings.devices, by: w)),
+        self.workers = try (0..<w).map { i in
+            try Worker(index: i, settings: settings, clock: clock, deviceIndexes: Array(stride(from: i, to: settings.devices, by: w)),
                    runStartNanos: start)
         }
     }

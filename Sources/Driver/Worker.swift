@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Metrics
 import PushGateway
+import Results
 import Scenario
 import Synchronization
 import Transport
@@ -35,6 +36,8 @@ final class Worker: @unchecked Sendable {
     private var nextActionID: UInt64 = 0
     private var loadStart: UInt64 = 0
     private var onDrained: (@Sendable () -> Void)?
+    private let journal: WorkerJournal?
+    private let runStart: UInt64
 
     // Read by the progress line from another thread.
     let liveStarted = Atomic<Int>(0)
@@ -44,7 +47,11 @@ final class Worker: @unchecked Sendable {
 
     /// - Parameter runStartNanos: the origin of every per-second series, the same for all workers so their
     ///   recorders merge second by second.
-    init(index: Int, settings: DriverSettings, clock: Clock, deviceIndexes: [Int], runStartNanos: UInt64) {
+    init(index: Int, settings: DriverSettings, clock: Clock, deviceIndexes: [Int], runStartNanos: UInt64) throws {
+        self.journal = try settings.runDirectory.map {
+            try WorkerJournal(configuration: .init(directory: $0, sampleEvery: settings.rowSampleEvery), worker: index)
+        }
+        self.runStart = runStartNanos
         self.index = index
         self.settings = settings
         self.clock = clock
@@ -145,6 +152,7 @@ final class Worker: @unchecked Sendable {
             client.close()
             recorder.gauge("conversations.active", value: Double(calls.count), atNanos: now)
             recorder.seal()
+            journal?.close(recorder)
             return recorder
         }
     }
@@ -191,6 +199,7 @@ final class Worker: @unchecked Sendable {
         if let p99 = recorder.histograms["push_to_report"]?.value(atPercentile: 99) {
             liveP99Micros.store(Int(p99), ordering: .relaxed)
         }
+        journal?.tick(recorder, second: recorder.second(atNanos: now))
         if !finished { schedule(.tick, at: now + 1_000_000_000) }
     }
 
@@ -261,12 +270,15 @@ final class Worker: @unchecked Sendable {
 
     // MARK: - Actions
 
-    private func newAction(_ kind: ActionKind, call: Int, planned: UInt64, now: UInt64) -> Int {
+    private func newAction(_ kind: ActionKind, call: Int, by actor: Int, step: String, planned: UInt64,
+                           now: UInt64) -> Int {
         nextActionID += 1
         let action = Action(id: UInt64(index) << 48 | nextActionID, kind: kind,
                             conversationUUID: calls[call]?.conversationID ?? "", plannedNanos: planned,
                             startedNanos: now, timeoutNanos: now + settings.actionTimeoutNanos)
         calls[call]?.actions.append(action)
+        calls[call]?.actors.append(actor)
+        calls[call]?.steps.append(step)
         recorder.count("action.\(kind.rawValue).started", atNanos: now)
         return (calls[call]?.actions.count ?? 1) - 1
     }
@@ -281,6 +293,15 @@ final class Worker: @unchecked Sendable {
         recorder.record("\(kind).fulfillment", micros: Int64((now - action.startedNanos) / 1000), atNanos: now)
         recorder.record("\(kind).fulfillment_from_planned", micros: Int64((now &- action.plannedNanos) / 1000),
                         atNanos: now)
+        if let journal {
+            var reason = ""
+            if case .failed(let r)? = action.outcome { reason = r }
+            journal.action(ActionRow(
+                id: action.id, kind: kind, step: "incoming-1to1/\(record.steps[slot])",
+                device: devices[record.actors[slot]].identity.id, conversation: record.conversationID ?? "",
+                plannedNanos: action.plannedNanos &- runStart, startedNanos: action.startedNanos &- runStart,
+                finishedNanos: now &- runStart, outcome: action.outcome!.label, reason: reason))
+        }
     }
 
     private func outcome(of result: Result<ClientResponse, TransportError>, expect: Int) -> ActionOutcome {
@@ -296,7 +317,7 @@ final class Worker: @unchecked Sendable {
 
     private func performStart(_ id: Int, planned: UInt64, now: UInt64) {
         guard let call = calls[id] else { return }
-        let slot = newAction(.start, call: id, planned: planned, now: now)
+        let slot = newAction(.start, call: id, by: call.caller, step: "dial", planned: planned, now: now)
         let caller = devices[call.caller].identity
         let callee = devices[call.callee].identity
         let body = "{\"caller\":\"\(caller.id)\",\"handles\":[{\"kind\":\"\(callee.handle.kind.rawValue)\"," +
@@ -347,6 +368,15 @@ final class Worker: @unchecked Sendable {
             receiveVoIP(push, payload: payload, local: local, now: now)
         } else {
             receiveBackground(payload, local: local, now: now)
+        }
+        if let journal {
+            // Reporting happens in the same step as delivery, so for VoIP pushes the two instants coincide.
+            let reported = push.pushType == .voip ? clock.nowNanos() : nil
+            journal.push(PushRow(
+                apnsID: push.apnsID, device: devices[local].identity.id, pushType: push.pushType.rawValue,
+                acceptedNanos: push.acceptedNanos &- runStart, deliveredNanos: now &- runStart,
+                reportedNanos: reported.map { $0 &- runStart },
+                deadlineMissed: reported.map { $0 &- push.acceptedNanos > settings.deadlineNanos } ?? false))
         }
     }
 
@@ -419,7 +449,7 @@ final class Worker: @unchecked Sendable {
         recorder.record("scheduler_lag", micros: Int64((now &- planned) / 1000), atNanos: now)
         try? conversation.move(to: .joining)
         devices[call.callee].conversation = conversation
-        let slot = newAction(.join, call: id, planned: planned, now: now)
+        let slot = newAction(.join, call: id, by: call.callee, step: "answer", planned: planned, now: now)
         let body = "{\"device\":\"\(devices[call.callee].identity.id)\"}"
         request("POST", "/v1/conversations/\(uuid)/join", body) { [self] result in
             let now = clock.nowNanos()
@@ -459,7 +489,8 @@ final class Worker: @unchecked Sendable {
             try? c.move(to: .leaving)
             devices[local].conversation = c
         }
-        let slot = newAction(.end, call: id, planned: planned, now: now)
+        let slot = newAction(.end, call: id, by: local, step: local == call.caller ? "caller-hangup" : "callee-hangup",
+                             planned: planned, now: now)
         let body = "{\"device\":\"\(devices[local].identity.id)\"}"
         request("POST", "/v1/conversations/\(uuid)/end", body) { [self] result in
             let now = clock.nowNanos()

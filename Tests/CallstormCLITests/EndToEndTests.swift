@@ -78,6 +78,19 @@ final class EndToEndTests: XCTestCase {
                           name)
         }
         XCTAssertTrue(outcome.reportPath.hasSuffix("report.html"))
+
+        // actions.csv has one row per finished action; pushes.csv one per push received.
+        let actions = try String(contentsOfFile: outcome.runDirectory.appendingPathComponent("actions.csv").path,
+                                 encoding: .utf8).split(separator: "\n")
+        let finished = ["start", "join", "end"].reduce(Int64(0)) { sum, kind in
+            sum + ["fulfilled", "failed", "timed_out"].reduce(Int64(0)) { $0 + (c["action.\(kind).\($1)"] ?? 0) }
+        }
+        XCTAssertEqual(Int64(actions.count - 1), finished)
+        XCTAssertTrue(actions[0].hasPrefix("id,kind,step,device"))
+        let pushes = try String(contentsOfFile: outcome.runDirectory.appendingPathComponent("pushes.csv").path,
+                                encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(Int64(pushes.count - 1),
+                       (c["pushes.received.voip"] ?? 0) + (c["pushes.received.background"] ?? 0))
     }
 
     func testStopMidRunStillAccountsForEveryActionInFlight() throws {
@@ -90,7 +103,7 @@ final class EndToEndTests: XCTestCase {
         let servers = try EmbeddedServers(gatewayHost: "127.0.0.1", gatewayPort: 0, bundleID: scenario.push.bundleID)
         defer { servers.stop() }
         let url = try servers.startTarget(bundleID: scenario.push.bundleID)
-        let driver = LoadDriver(settings: DriverSettings(scenario: scenario, targetURL: url, workers: 2))
+        let driver = try LoadDriver(settings: DriverSettings(scenario: scenario, targetURL: url, workers: 2))
         servers.sink.set(driver.pushSink)
         DispatchQueue.global().asyncAfter(deadline: .now() + 1.5) { driver.requestStop() }
         let result = driver.run()

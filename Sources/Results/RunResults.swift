@@ -1,0 +1,57 @@
+import Foundation
+import Metrics
+
+/// Reads back what the workers streamed: their recorders merged, and the row files joined, so a report can be
+/// rebuilt from a run directory after the process is gone.
+public enum RunResults {
+    public enum LoadError: Error, CustomStringConvertible {
+        case noResults(String)
+        case unreadable(String, String)
+
+        public var description: String {
+            switch self {
+            case .noResults(let dir): return "\(dir) holds no raw results (expected raw/recorder-w*.json)"
+            case .unreadable(let file, let why): return "cannot read \(file): \(why)"
+            }
+        }
+    }
+
+    /// The merged recorder of every worker snapshot in `<run>/raw/`.
+    public static func loadRecorder(run: URL) throws(LoadError) -> Recorder {
+        let raw = WorkerJournal.rawDirectory(run)
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: raw.path)) ?? [])
+            .filter { $0.hasPrefix("recorder-w") && $0.hasSuffix(".json") }.sorted()
+        guard !files.isEmpty else { throw .noResults(run.path) }
+        var merged: Recorder?
+        for name in files {
+            let path = raw.appendingPathComponent(name).path
+            guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path, "no data") }
+            do {
+                let recorder = try JSONDecoder().decode(Recorder.self, from: data)
+                if merged == nil { merged = Recorder(runStartNanos: recorder.runStartNanos) }
+                merged!.merge(recorder)
+            } catch {
+                throw .unreadable(path, "\(error)")
+            }
+        }
+        return merged!
+    }
+
+    /// Joins `raw/<prefix>-w*.csv` into `<run>/<prefix>.csv` (one header).
+    public static func joinRows(run: URL, prefix: String) throws {
+        let raw = WorkerJournal.rawDirectory(run)
+        let parts = ((try? FileManager.default.contentsOfDirectory(atPath: raw.path)) ?? [])
+            .filter { $0.hasPrefix("\(prefix)-w") && $0.hasSuffix(".csv") }.sorted()
+        guard !parts.isEmpty else { return }
+        var out = Data()
+        for (i, name) in parts.enumerated() {
+            guard let data = FileManager.default.contents(atPath: raw.appendingPathComponent(name).path) else { continue }
+            if i == 0 {
+                out.append(data)
+            } else if let newline = data.firstIndex(of: 10) {
+                out.append(data[data.index(after: newline)...])
+            }
+        }
+        try out.write(to: run.appendingPathComponent("\(prefix).csv"))
+    }
+}

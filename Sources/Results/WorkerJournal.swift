@@ -1,0 +1,115 @@
+import Foundation
+import Metrics
+
+/// What one worker streams into the run directory while it runs, so a crash or SIGKILL loses at most the last
+/// checkpoint interval: actions and pushes as CSV rows, and its recorder as an atomically replaced snapshot.
+///
+/// Ownership rule: used only on its worker's queue.
+public final class WorkerJournal {
+    public struct Configuration: Sendable {
+        public var directory: URL
+        /// Rows kept for actions.csv / pushes.csv: 1 keeps every row, 10 keeps one in ten (histograms stay exact).
+        public var sampleEvery: Int
+        /// Seconds between recorder snapshots (and fsyncs).
+        public var checkpointSeconds: Int
+        public init(directory: URL, sampleEvery: Int = 1, checkpointSeconds: Int = 2) {
+            self.directory = directory
+            self.sampleEvery = max(1, sampleEvery)
+            self.checkpointSeconds = max(1, checkpointSeconds)
+        }
+    }
+
+    public let worker: Int
+    private let configuration: Configuration
+    private let actions: BufferedFile
+    private let pushes: BufferedFile
+    private var actionCount = 0
+    private var pushCount = 0
+    private var lastCheckpointSecond = -1
+    private let snapshotURL: URL
+
+    /// Raw results live under `<run>/raw/`; `callstorm report` rebuilds every report from them.
+    public static func rawDirectory(_ run: URL) -> URL { run.appendingPathComponent("raw", isDirectory: true) }
+
+    public init(configuration: Configuration, worker: Int) throws {
+        self.worker = worker
+        self.configuration = configuration
+        let raw = Self.rawDirectory(configuration.directory)
+        try FileManager.default.createDirectory(at: raw, withIntermediateDirectories: true)
+        actions = try BufferedFile(raw.appendingPathComponent("actions-w\(worker).csv"), header: ActionRow.header)
+        pushes = try BufferedFile(raw.appendingPathComponent("pushes-w\(worker).csv"), header: PushRow.header)
+        snapshotURL = raw.appendingPathComponent("recorder-w\(worker).json")
+    }
+
+    public func action(_ row: ActionRow) {
+        actionCount += 1
+        if actionCount % configuration.sampleEvery == 0 { actions.append(row.csv) }
+    }
+
+    public func push(_ row: PushRow) {
+        pushCount += 1
+        if pushCount % configuration.sampleEvery == 0 { pushes.append(row.csv) }
+    }
+
+    /// Called about once a second; every `checkpointSeconds` it flushes rows and replaces the recorder snapshot.
+    public func tick(_ recorder: Recorder, second: Int) {
+        guard second - lastCheckpointSecond >= configuration.checkpointSeconds else { return }
+        lastCheckpointSecond = second
+        checkpoint(recorder)
+    }
+
+    /// Writes everything now (the end of the run, or a checkpoint).
+    public func checkpoint(_ recorder: Recorder) {
+        actions.flush(sync: true)
+        pushes.flush(sync: true)
+        if let data = try? JSONEncoder().encode(recorder) {
+            let tmp = snapshotURL.appendingPathExtension("tmp")
+            if FileManager.default.createFile(atPath: tmp.path, contents: data) {
+                _ = rename(tmp.path, snapshotURL.path)
+            }
+        }
+    }
+
+    public func close(_ recorder: Recorder) {
+        checkpoint(recorder)
+        actions.close()
+        pushes.close()
+    }
+}
+
+/// Appends lines through a 64 KiB buffer; `flush(sync:)` writes it out and optionally fsyncs.
+final class BufferedFile {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(_ url: URL, header: String) throws {
+        fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+        }
+        buffer.reserveCapacity(1 << 16)
+        append(header)
+    }
+
+    func append(_ line: String) {
+        buffer.append(contentsOf: line.utf8)
+        buffer.append(10)
+        if buffer.count >= 1 << 16 { flush(sync: false) }
+    }
+
+    func flush(sync: Bool) {
+        var offset = 0
+        while offset < buffer.count {
+            let n = buffer[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            offset += n
+        }
+        buffer.removeAll(keepingCapacity: true)
+        if sync { fsync(fd) }
+    }
+
+    func close() {
+        flush(sync: true)
+        Foundation.close(fd)
+    }
+}
