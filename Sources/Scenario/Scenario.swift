@@ -26,6 +26,10 @@ public struct Scenario: Sendable, Equatable {
     public var actionTimeoutNanos: UInt64
     /// Worker queues to use; nil means one per core.
     public var workers: Int?
+    /// Every flow the mix names, user-defined (`flows:`) or built in, by name.
+    public var flows: [String: Flow] = [:]
+    /// The simulated app's conversation-manager configuration (`device:`).
+    public var device = DeviceProfile()
     /// The file the scenario came from, for reports and error messages.
     public var sourceFile: String
 
