@@ -199,8 +199,14 @@ extension ScenarioDecoder {
         case "do":
             action = fields["do"].flatMap { self.word($0, "do", among: Self.stepActions) }
             guard let action else {
-                // Still check the role, so one pass reports a misspelt action and a misspelt role together.
+                // Still check the role, so one pass reports a misspelt action and a misspelt role together, and
+                // take the step as creating what it names: a misspelt `start` must not make every later use of
+                // its conversation an error too.
                 if let node = fields["role"] { _ = self.role(node, scope: scope, roles: roles, allowHangup: true) }
+                for key in ["conversation", "into"] {
+                    if let name = fields[key]?.scalarText { scope.created.insert(name) }
+                }
+                if fields["conversation"] == nil { scope.created.insert(Self.defaultConversation) }
                 return nil
             }
             allowed.formUnion(Self.actionKeys(action))
@@ -275,10 +281,10 @@ extension ScenarioDecoder {
     {
         guard let name = conversationName(written, key: key) else { return nil }
         guard scope.created.contains(name) else {
-            let how = "a 'start' creates its 'conversation' (default 'main'), an 'unmerge' its 'into'"
             let defaulted = written == nil ? " (the default)" : ""
             report(written?.mark ?? fallback, "conversation '\(name)'\(defaulted) is used before any step "
-                + "creates it; \(how)", suggestion: Suggestion.closest(to: name, among: scope.created.sorted()))
+                + "creates it (a 'start' creates its 'conversation', an 'unmerge' its 'into')",
+                suggestion: Suggestion.closest(to: name, among: scope.created.sorted()))
             return nil
         }
         return name
@@ -413,6 +419,7 @@ extension ScenarioDecoder {
         let before = scope.created
         var after = before
         var branches: [FlowBranch] = []
+        var probabilities: [Double] = []
         for item in items {
             scope.created = before
             guard let fields = fields(of: item, in: "a branch", known: ["p", "steps"], required: ["p", "steps"])
@@ -420,11 +427,12 @@ extension ScenarioDecoder {
             let probability = fields["p"].flatMap { self.probability($0) }
             let steps = fields["steps"].flatMap { self.steps($0, in: "a branch", scope: &scope, roles: roles) }
             after.formUnion(scope.created)
+            if let probability { probabilities.append(probability) }
             if let probability, let steps { branches.append(FlowBranch(probability: probability, steps: steps)) }
         }
         scope.created = after
-        let total = branches.reduce(0) { $0 + $1.probability }
-        if branches.count == items.count, total > 1 + 1e-9 {
+        let total = probabilities.reduce(0, +)
+        if probabilities.count == items.count, total > 1 + 1e-9 {
             report(key, "the probabilities in 'branch' add up to \(Quantity.decimal(total * 100))%, more than "
                 + "100%; lower them (what is left below 100% does nothing)")
         }
