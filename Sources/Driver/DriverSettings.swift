@@ -39,7 +39,7 @@ public struct DriverSettings: Sendable {
         self.registrationConcurrency = 64
         self.behavior = scenario.behavior
         self.flows = scenario.mix.map { entry in
-            guard let flow = scenario.flows[entry.flow] else {
+            guard let flow = scenario.flow(named: entry.flow) else {
                 preconditionFailure("scenario validation lets no undefined flow through: \(entry.flow)")
             }
             return flow

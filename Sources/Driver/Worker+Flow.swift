@@ -421,7 +421,8 @@ extension FlowStep.Kind {
     /// The conversations a member action works on, which must be connected first (join, start, waits: none).
     var actedOnConversations: [String] {
         switch self {
-        case .pause(let c), .resume(let c), .unmerge(let c, _, _), .end(let c, _): return [c]
+        // An end is allowed while still connecting: a caller may cancel a call that rings.
+        case .pause(let c), .resume(let c), .unmerge(let c, _, _): return [c]
         case .merge(let c, let with): return [c, with]
         default: return []
         }

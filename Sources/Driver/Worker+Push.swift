@@ -50,6 +50,7 @@ extension Worker {
         }
         let refusal = devices[local].manager.reportIncoming(
             uuid: uuid, caller: caller, capabilities: Capabilities(names: payload?.capabilities ?? []))
+        if let view = payload?.conversation?.view { devices[local].manager.apply(view) }
         devices[local].reportedAt[uuid] = now
         recorder.count("conversations.reported", atNanos: now)
         if refusal != nil { recorder.count("conversations.refused_over_limit", atNanos: now) }

@@ -100,7 +100,7 @@ public final class ReferenceTarget: HTTPHandler {
             let caps = "[" + (conversation.capabilities + (conversation.video ? ["video"] : []))
                 .map(JSONText.quote).joined(separator: ",") + "]"
             let payload = "{\"uuid\":\(JSONText.quote(id)),\"handle\":\(handleJSON(callerHandle))," +
-                "\"capabilities\":\(caps),\"sentAt\":\(sentAt)}"
+                "\"capabilities\":\(caps),\"sentAt\":\(sentAt),\"conversation\":\(conversation.json())}"
             for callee in callees { pusher.send(.voip, token: callee.apnsToken, payload: payload) }
             return .json(201, conversation.json())
         }

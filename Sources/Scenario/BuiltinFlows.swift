@@ -165,7 +165,8 @@ public enum BuiltinFlows {
           - { name: hangup-andre, role: ryan, do: end, conversation: andre-again }
           - { name: andre-sees-end, role: andre, do: await_end, conversation: andre-again }
           - { name: hangup-group, role: ryan, do: end, conversation: group }
-          - { name: adam-sees-end, role: adam, do: await_end, conversation: group }
+          # Adam and David are still together: a conversation lives while two members are in it.
+          - { name: adam-leaves, role: adam, do: end, conversation: group }
           - { name: david-sees-end, role: david, do: await_end, conversation: group }
         """
 
