@@ -190,7 +190,7 @@ public struct ConversationManager: Sendable {
     }
 
     /// A conversation split off by unmerge: this device holds it (the other one stays active).
-    public mutating func addSplit(uuid: String, view: ConversationView, paused: Bool) {
+    public mutating func addSplit(uuid: String, paused: Bool) {
         var conversation = Conversation(uuid: uuid, capabilities: conversations.values.first?.capabilities
                                         ?? configuration.supportedCapabilities)
         conversation.localMember = localMember
@@ -199,7 +199,11 @@ public struct ConversationManager: Sendable {
         if paused { try? conversation.move(to: .paused) }
         conversations[uuid] = conversation
         groupSizes[uuid] = 1
-        apply(view)
+    }
+
+    /// A remote member answered a conversation this device started (connected), told without a full view.
+    public mutating func connected(_ uuid: String) {
+        if conversations[uuid]?.state == .joining { try? conversations[uuid]?.move(to: .joined) }
     }
 
     /// A conversation this device was moved into by someone else's merge or unmerge, already connected.

@@ -40,6 +40,8 @@ struct FlowRun {
     var roles: [String: Int]
     var conversations: [String: String] = [:]
     var startIssued: [String: UInt64] = [:]
+    /// Values captured from the target's responses (`target.api` captures), usable in later templates.
+    var captures: [String: String] = [:]
     var frames: [Frame]
     var rng: SeededRandom
     var usedAnswerAfter = false

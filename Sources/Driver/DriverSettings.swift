@@ -25,6 +25,8 @@ public struct DriverSettings: Sendable {
     /// After each call, compare every device's view of its conversations with the target's (`GET`).
     public var verifyViews = true
     public var behavior: Behavior
+    /// `target.api` of the scenario; nil speaks the reference protocol.
+    public var api: APIMapping?
 
     public init(scenario: Scenario, targetURL: String, workers: Int) {
         self.plan = ArrivalPlan(scenario: scenario)
@@ -38,6 +40,9 @@ public struct DriverSettings: Sendable {
         self.connectionsPerWorker = 128
         self.registrationConcurrency = 64
         self.behavior = scenario.behavior
+        self.api = scenario.api
+        // Only the reference protocol returns full conversation views to compare against.
+        self.verifyViews = scenario.api == nil
         self.flows = scenario.mix.map { entry in
             guard let flow = scenario.flow(named: entry.flow) else {
                 preconditionFailure("scenario validation lets no undefined flow through: \(entry.flow)")

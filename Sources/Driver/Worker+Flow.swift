@@ -64,25 +64,22 @@ extension Worker {
             if devices[local].manager.conversations[uuid]?.state ?? .left == .left { return true }
             return waitFor(id, .end(device: local, conversation: uuid), now: now)
         case .join(let name):
-            return member(id, step, local, .join, "join", name, body: [:], planned: planned, now: now)
+            return member(id, step, local, .join, "join", name, planned: planned, now: now)
         case .decline(let name):
-            return member(id, step, local, .end, "end", name, body: ["reason": "declined"], planned: planned, now: now)
+            return member(id, step, local, .end, "decline", name, reason: "declined", planned: planned, now: now)
         case .end(let name, let reason):
-            var body: [String: String] = [:]
-            if let reason { body["reason"] = reason }
-            return member(id, step, local, .end, "end", name, body: body, planned: planned, now: now)
+            return member(id, step, local, .end, "end", name, reason: reason, planned: planned, now: now)
         case .pause(let name):
-            return member(id, step, local, .pause, "pause", name, body: [:], planned: planned, now: now)
+            return member(id, step, local, .pause, "pause", name, planned: planned, now: now)
         case .resume(let name):
-            return member(id, step, local, .resume, "resume", name, body: [:], planned: planned, now: now)
+            return member(id, step, local, .resume, "resume", name, planned: planned, now: now)
         case .merge(let name, let with):
             guard let other = run.conversations[with] else { return failMissing(id, with, now) }
-            return member(id, step, local, .merge, "merge", name, body: ["with": other], other: other,
-                          planned: planned, now: now)
+            return member(id, step, local, .merge, "merge", name, other: other, planned: planned, now: now)
         case .unmerge(let name, let memberRole, let into):
-            guard let m = run.roles[memberRole] else { return failMissing(id, memberRole, now) }
-            return member(id, step, local, .unmerge, "unmerge", name, body: ["member": devices[m].identity.id],
-                          into: into, planned: planned, now: now)
+            guard run.roles[memberRole] != nil else { return failMissing(id, memberRole, now) }
+            return member(id, step, local, .unmerge, "unmerge", name, memberRole: memberRole, into: into,
+                          planned: planned, now: now)
         case .wait, .waitBehavior, .branch, .repeatSteps:
             return true
         }
@@ -211,9 +208,10 @@ extension Worker {
         }
     }
 
-    func outcome(of result: Result<ClientResponse, TransportError>, expect: Int) -> ActionOutcome {
+    func outcome(of result: Result<ClientResponse, TransportError>, _ endpoint: APIMapping.Endpoint?)
+        -> ActionOutcome {
         switch result {
-        case .success(let response) where response.status == expect: return .fulfilled
+        case .success(let response) where endpoint?.accepts(response.status) == true: return .fulfilled
         case .success(let response): return .failed(reason: "http_\(response.status)")
         case .failure(.timeout): return .timedOut
         case .failure(let error): return .failed(reason: error.kind)
@@ -231,37 +229,50 @@ extension Worker {
         }
         let callees = roles.compactMap { run.roles[$0] }
         let handles = callees.map { devices[$0].identity.handle }
-        let caps = devices[local].manager.configuration.supportedCapabilities.names
-            .map { "\"\($0)\"" }.joined(separator: ",")
-        let body = "{\"caller\":\"\(devices[local].identity.id)\",\"handles\":[" +
-            handles.map(handleJSON).joined(separator: ",") + "],\"video\":\(video),\"capabilities\":[\(caps)]}"
+        var vars = deviceVars(local).merging(run.captures) { a, _ in a }
+        vars["to.handles"] = "[" + handles.map(handleJSON).joined(separator: ",") + "]"
+        if let first = callees.first {
+            vars["to.id"] = devices[first].identity.id
+            vars["to.handle"] = devices[first].identity.handle.value
+        }
+        vars["video"] = String(video)
+        vars["capabilities"] = "[" + devices[local].manager.configuration.supportedCapabilities.names
+            .map { "\"\($0)\"" }.joined(separator: ",") + "]"
         calls[id]?.startIssued[name] = now
-        request("POST", "/v1/conversations", body) { [self] result in
+        send("start", vars) { [self] result, endpoint in
             let now = clock.nowNanos()
-            var outcome = self.outcome(of: result, expect: 201)
+            var outcome = self.outcome(of: result, endpoint)
+            var uuid: String?
             var view: ConversationView?
-            if outcome == .fulfilled, case .success(let response) = result {
-                view = ViewDecoder.conversation(response.body)
-                if view == nil { outcome = .failed(reason: "bad_response") }
+            if outcome == .fulfilled, case .success(let response) = result, let endpoint {
+                let captured = TargetAPI.captures(endpoint, from: response.body)
+                calls[id]?.captures.merge(captured) { _, new in new }
+                if api.isReference {
+                    view = ViewDecoder.conversation(response.body)
+                    uuid = view?.uuid
+                } else {
+                    uuid = captured["conversation.id"]
+                }
+                if uuid == nil { outcome = .failed(reason: "bad_response") }
             }
             count(result, at: now)
             finishAction(id, slot, outcome, now: now)
             guard calls[id] != nil else { return }
-            guard let view else { return fail(id, "start failed: \(outcome.label)", now: now) }
-            calls[id]?.conversations[name] = view.uuid
-            callByConversation[view.uuid] = id
-            devices[local].manager.reportOutgoing(uuid: view.uuid, members: handles, video: video)
-            devices[local].manager.apply(view)
+            guard let uuid else { return fail(id, "start failed: \(outcome.label)", now: now) }
+            calls[id]?.conversations[name] = uuid
+            callByConversation[uuid] = id
+            devices[local].manager.reportOutgoing(uuid: uuid, members: handles, video: video)
+            if let view { devices[local].manager.apply(view) }
             advance(id, now: now, planned: now)
         }
     }
 
     /// A member action on a named conversation: the manager's check first (fails at once when refused), then the
     /// target's endpoint. Returns false: the flow resumes from the response.
-    private func member(_ id: Int, _ step: FlowStep, _ local: Int, _ kind: ActionKind, _ endpoint: String,
-                        _ name: String, body fields: [String: String], other: String? = nil, into: String? = nil,
-                        planned: UInt64, now: UInt64) -> Bool {
-        guard let uuid = calls[id]?.conversations[name] else { return failMissing(id, name, now) }
+    private func member(_ id: Int, _ step: FlowStep, _ local: Int, _ kind: ActionKind, _ op: String,
+                        _ name: String, reason: String? = nil, other: String? = nil, memberRole: String? = nil,
+                        into: String? = nil, planned: UInt64, now: UInt64) -> Bool {
+        guard let run = calls[id], let uuid = run.conversations[name] else { return failMissing(id, name, now) }
         let slot = newAction(id, kind, by: local, step: step.name, conversation: uuid, planned: planned, now: now)
         if let refusal = devices[local].manager.check(kind, conversation: uuid, with: other) {
             finishAction(id, slot, .failed(reason: refusal.reason), now: now)
@@ -269,30 +280,46 @@ extension Worker {
             return false
         }
         devices[local].manager.begin(kind, conversation: uuid)
-        var body = "{\"device\":\"\(devices[local].identity.id)\""
-        for (k, v) in fields.sorted(by: { $0.key < $1.key }) { body += ",\"\(k)\":\"\(v)\"" }
-        body += "}"
-        request("POST", "/v1/conversations/\(uuid)/\(endpoint)", body) { [self] result in
+        var vars = deviceVars(local).merging(run.captures) { a, _ in a }
+        vars["conversation.id"] = uuid
+        vars["reason"] = reason ?? ""
+        vars["reason.json"] = reason.map { "\"\($0)\"" } ?? "null"
+        if let other { vars["with.id"] = other }
+        if let memberRole, let m = run.roles[memberRole] {
+            vars["member.id"] = devices[m].identity.id
+            vars["member.handle"] = devices[m].identity.handle.value
+        }
+        send(op, vars) { [self] result, endpoint in
             let now = clock.nowNanos()
-            var outcome = self.outcome(of: result, expect: 200)
+            var outcome = self.outcome(of: result, endpoint)
             var view: ConversationView?
             var split: ConversationView?
-            if outcome == .fulfilled, case .success(let response) = result {
-                view = ViewDecoder.conversation(response.body)
-                split = ViewDecoder.split(response.body)
-                if view == nil || (kind == .unmerge && split == nil) { outcome = .failed(reason: "bad_response") }
+            var splitID: String?
+            if outcome == .fulfilled, case .success(let response) = result, let endpoint {
+                let captured = TargetAPI.captures(endpoint, from: response.body)
+                calls[id]?.captures.merge(captured) { _, new in new }
+                if api.isReference {
+                    view = ViewDecoder.conversation(response.body)
+                    split = ViewDecoder.split(response.body)
+                    splitID = split?.uuid
+                    if view == nil { outcome = .failed(reason: "bad_response") }
+                } else {
+                    splitID = captured["split.id"]
+                }
+                if kind == .unmerge && splitID == nil { outcome = .failed(reason: "bad_response") }
             }
             count(result, at: now)
             finishAction(id, slot, outcome, now: now)
             guard calls[id] != nil else { return }
             var manager = devices[local].manager
-            if outcome == .fulfilled, let view {
+            if outcome == .fulfilled {
                 manager.fulfilled(kind, conversation: uuid, other: other)
-                manager.apply(view)
-                if let split, let into {
-                    manager.addSplit(uuid: split.uuid, view: split, paused: split.state(of: manager.localDevice) == "held")
-                    calls[id]?.conversations[into] = split.uuid
-                    callByConversation[split.uuid] = id
+                if let view { manager.apply(view) }
+                if let splitID, let into {
+                    manager.addSplit(uuid: splitID, paused: split?.state(of: manager.localDevice) ?? "held" == "held")
+                    if let split { manager.apply(split) }
+                    calls[id]?.conversations[into] = splitID
+                    callByConversation[splitID] = id
                 }
                 devices[local].manager = manager
                 advance(id, now: now, planned: now)
@@ -344,7 +371,10 @@ extension Worker {
         guard settings.verifyViews, !uuids.isEmpty else { return complete(id, now: now) }
         calls[id]?.waiting = .verification(outstanding: uuids.count, attempt: attempt, mismatched: false)
         for uuid in uuids {
-            request("GET", "/v1/conversations/\(uuid)", "") { [self] result in
+            let url = settings.targetURL + "/v1/conversations/\(uuid)"
+            client.send(ClientRequest(method: "GET", url: url, timeoutMillis: Int(settings.actionTimeoutNanos / 1_000_000))) {
+                [self] result in
+                if finished { return }
                 let now = clock.nowNanos()
                 count(result, at: now)
                 guard let run = calls[id], case .verification(let left, let attempt, var mismatched) = run.waiting

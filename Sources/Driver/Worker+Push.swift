@@ -1,6 +1,8 @@
 import CallModel
+import Foundation
 import PushGateway
 import Results
+import Scenario
 
 /// Pushes reaching a device: VoIP pushes are reported at once (PushKit's rule) and measured; background pushes
 /// carry the server's view of a conversation after someone else's action.
@@ -11,7 +13,7 @@ extension Worker {
         guard !finished else { return }
         recorder.record("push_delivery", micros: Int64((now &- push.acceptedNanos) / 1000), atNanos: now)
         recorder.count("pushes.received.\(push.pushType.rawValue)", atNanos: now)
-        let payload = ViewDecoder.push(push.payload)
+        let payload = api.isReference ? ViewDecoder.push(push.payload) : mappedPayload(push.payload)
         var reported: UInt64?
         if push.pushType == .voip {
             reported = clock.nowNanos()
@@ -26,6 +28,17 @@ extension Worker {
                 reportedNanos: reported.map { $0 &- runStart },
                 deadlineMissed: reported.map { $0 &- push.acceptedNanos > settings.deadlineNanos } ?? false))
         }
+    }
+
+    /// A push from a server with its own payload shape, read through `target.api.push`.
+    private func mappedPayload(_ bytes: [UInt8]) -> ViewDecoder.PushJSON? {
+        guard let json = try? JSONSerialization.jsonObject(with: Data(bytes)) else { return nil }
+        let fields = api.mapping.push
+        let uuid = JSONPath(fields.conversation)?.string(in: json)
+        var event = JSONPath(fields.event)?.string(in: json)
+        if let e = event { event = fields.ended.contains(e) ? "ended" : (fields.joined.contains(e) ? "joined" : e) }
+        return ViewDecoder.PushJSON(uuid: uuid, handle: nil, capabilities: nil, event: event, device: nil,
+                                    version: nil, ended: nil, reason: nil, into: nil, conversation: nil)
     }
 
     private func receiveVoIP(_ push: APNsPush, payload: ViewDecoder.PushJSON?, local: Int, now: UInt64) {
@@ -93,6 +106,7 @@ extension Worker {
             }
         default:
             if let view, !manager.apply(view) { recorder.count("pushes.out_of_order", atNanos: now) }
+            if event == "joined" && view == nil { manager.connected(uuid) }
             if event == "ended" || view?.ended == true {
                 manager.remoteEnded(uuid, reason: payload.reason == "unanswered" ? .unanswered : .remoteEnded)
             }

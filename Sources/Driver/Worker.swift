@@ -39,6 +39,7 @@ final class Worker: @unchecked Sendable {
     /// Findings worth a line in the report (the first view mismatches).
     var notes: [String] = []
     let journal: WorkerJournal?
+    let api: TargetAPI
     let runStart: UInt64
 
     // Read by the progress line from another thread.
@@ -54,6 +55,7 @@ final class Worker: @unchecked Sendable {
             try WorkerJournal(configuration: .init(directory: $0, sampleEvery: settings.rowSampleEvery), worker: index)
         }
         self.runStart = runStartNanos
+        self.api = TargetAPI(settings.api)
         self.index = index
         self.settings = settings
         self.clock = clock
@@ -101,15 +103,11 @@ final class Worker: @unchecked Sendable {
     }
 
     private func register(_ local: Int, then: @escaping () -> Void) {
-        let identity = devices[local].identity
-        let body = "{\"id\":\"\(identity.id)\",\"handle\":{\"kind\":\"\(identity.handle.kind.rawValue)\"," +
-            "\"value\":\"\(identity.handle.value)\",\"displayName\":\"\(identity.handle.displayName)\"}," +
-            "\"apnsToken\":\"\(identity.apnsToken)\"}"
         let started = clock.nowNanos()
-        request("POST", "/v1/devices", body) { [self] result in
+        send("register", deviceVars(local)) { [self] result, endpoint in
             let now = clock.nowNanos()
             recorder.record("register", micros: Int64((now - started) / 1000), atNanos: now)
-            if case .success(let response) = result, response.status == 201 {
+            if case .success(let response) = result, endpoint?.accepts(response.status) == true {
                 devices[local].registered = true
                 idle.append(local)
                 recorder.count("devices.registered", atNanos: now)
@@ -118,6 +116,32 @@ final class Worker: @unchecked Sendable {
                 count(result, at: now)
             }
             then()
+        }
+    }
+
+    /// The template variables every request of a device has.
+    func deviceVars(_ local: Int) -> [String: String] {
+        let identity = devices[local].identity
+        return ["device.id": identity.id, "device.handle": identity.handle.value,
+                "device.name": identity.handle.displayName, "device.token": identity.apnsToken,
+                "device.handle.json": handleJSON(identity.handle)]
+    }
+
+    /// Sends operation `op` of the target's API; `completion` gets the endpoint used (nil when the mapping lacks it).
+    func send(_ op: String, _ vars: [String: String],
+              completion: @escaping (Result<ClientResponse, TransportError>, APIMapping.Endpoint?) -> Void) {
+        let timeout = Int(settings.actionTimeoutNanos / 1_000_000)
+        guard let (parts, missing) = api.request(op, vars: vars, baseURL: settings.targetURL, timeoutMillis: timeout)
+        else {
+            completion(.failure(.other(code: -1, message: "target.api has no '\(op)' endpoint")), nil)
+            return
+        }
+        if !missing.isEmpty { recorder.count("api.missing_variable", atNanos: clock.nowNanos()) }
+        let request = ClientRequest(method: parts.method, url: parts.url, headers: parts.headers,
+                                    body: Array(parts.body.utf8), timeoutMillis: timeout)
+        client.send(request) { [self] result in
+            if finished { return }
+            completion(result, parts.endpoint)
         }
     }
 
@@ -282,17 +306,6 @@ final class Worker: @unchecked Sendable {
     }
 
     // MARK: - HTTP
-
-    func request(_ method: String, _ path: String, _ body: String,
-                         completion: @escaping (Result<ClientResponse, TransportError>) -> Void) {
-        let request = ClientRequest(method: method, url: settings.targetURL + path,
-                                    headers: ["content-type: application/json"], body: Array(body.utf8),
-                                    timeoutMillis: Int(settings.actionTimeoutNanos / 1_000_000))
-        client.send(request) { [self] result in
-            if finished { return }
-            completion(result)
-        }
-    }
 
     /// Counts transport errors by kind and non-2xx answers by status, so failures are never silent.
     func count(_ result: Result<ClientResponse, TransportError>, at now: UInt64) {

@@ -28,6 +28,8 @@ public struct Scenario: Sendable, Equatable {
     public var workers: Int?
     /// Every flow the mix names, user-defined (`flows:`) or built in, by name.
     public var flows: [String: Flow] = [:]
+    /// `target.api`: how to speak to a server that does not use the reference protocol; nil for the reference.
+    public var api: APIMapping?
     /// The simulated app's conversation-manager configuration (`device:`).
     public var device = DeviceProfile()
     /// The file the scenario came from, for reports and error messages.

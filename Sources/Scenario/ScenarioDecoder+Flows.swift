@@ -63,7 +63,35 @@ extension ScenarioDecoder {
             scenario.flows[entry.flow] = flow
         }
         scenario.device = device
+        if let api {
+            // Every action the mix's flows perform needs an endpoint on the team's server.
+            let mark = Self.topLevelValue(root, "target")?.mark ?? Mark(line: 1, column: 1)
+            for flow in scenario.flows.values.sorted(by: { $0.name < $1.name }) {
+                for step in flow.allSteps {
+                    guard let op = Self.operation(of: step.kind) else { continue }
+                    let satisfied = api.endpoints[op] != nil || (op == "decline" && api.endpoints["end"] != nil)
+                    if !satisfied {
+                        report(mark, "flow '\(flow.name)' step '\(step.name)' needs 'target.api.\(op)'")
+                    }
+                }
+            }
+            scenario.api = api
+        }
         return errors.count == errorsBefore ? scenario : nil
+    }
+
+    static func operation(of kind: FlowStep.Kind) -> String? {
+        switch kind {
+        case .start: return "start"
+        case .join: return "join"
+        case .decline: return "decline"
+        case .end: return "end"
+        case .pause: return "pause"
+        case .resume: return "resume"
+        case .merge: return "merge"
+        case .unmerge: return "unmerge"
+        default: return nil
+        }
     }
 
     /// The value of a top-level key, read before the main pass so `mix` can be checked against `flows:`.

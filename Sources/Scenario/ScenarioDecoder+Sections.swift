@@ -50,8 +50,14 @@ extension ScenarioDecoder {
 
     mutating func target(_ node: YAMLNode) -> TargetSpec? {
         let errorsBefore = errors.count
-        guard let fields = fields(of: node, in: "'target'", known: ["embedded", "url"], unsupported: ["api"])
-        else { return nil }
+        guard let fields = fields(of: node, in: "'target'", known: ["embedded", "url", "api"]) else { return nil }
+        if let apiNode = fields["api"] {
+            if fields["url"] == nil {
+                report(apiNode.mark, "'api' maps operations onto your own server; it needs a 'url' beside it")
+            } else {
+                api = api(apiNode)
+            }
+        }
         let embedded = fields["embedded"].flatMap { self.bool($0, "embedded") }
         let url = fields["url"].flatMap { self.string($0, "url") }
         if let node = fields["url"], let url, !(url.hasPrefix("http://") || url.hasPrefix("https://")) {

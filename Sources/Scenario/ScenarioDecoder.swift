@@ -3,6 +3,8 @@
 struct ScenarioDecoder {
     let file: String
     var errors: [ScenarioError] = []
+    /// `target.api`, when the scenario drives a server of its own API shape.
+    var api: APIMapping?
 
     init(file: String) {
         self.file = file

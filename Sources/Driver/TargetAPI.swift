@@ -1,0 +1,93 @@
+import Foundation
+import Scenario
+
+/// The requests devices send, as templates: the reference protocol is one mapping, a team's own server another
+/// (`target.api`), and both go through the same code.
+struct TargetAPI: Sendable {
+    let mapping: APIMapping
+    /// Reference responses and pushes carry the conversation's full view, which devices fold in and verify.
+    let isReference: Bool
+
+    init(_ mapping: APIMapping?) {
+        self.mapping = mapping ?? Self.referenceMapping
+        self.isReference = mapping == nil
+    }
+
+    static let referenceMapping: APIMapping = {
+        let member = "{\"device\":\"${device.id}\"}"
+        func post(_ path: String, _ body: String, expect: Int = 200) -> APIMapping.Endpoint {
+            APIMapping.Endpoint(method: "POST", path: path, headers: ["content-type: application/json"], body: body,
+                                expect: [expect])
+        }
+        return APIMapping(endpoints: [
+            "register": post("/v1/devices", "{\"id\":\"${device.id}\",\"handle\":${device.handle.json}," +
+                             "\"apnsToken\":\"${device.token}\"}", expect: 201),
+            "start": post("/v1/conversations", "{\"caller\":\"${device.id}\",\"handles\":${to.handles}," +
+                          "\"video\":${video},\"capabilities\":${capabilities}}", expect: 201),
+            "join": post("/v1/conversations/${conversation.id}/join", member),
+            "decline": post("/v1/conversations/${conversation.id}/end",
+                            "{\"device\":\"${device.id}\",\"reason\":\"declined\"}"),
+            "end": post("/v1/conversations/${conversation.id}/end", "{\"device\":\"${device.id}\",\"reason\":${reason.json}}"),
+            "pause": post("/v1/conversations/${conversation.id}/pause", member),
+            "resume": post("/v1/conversations/${conversation.id}/resume", member),
+            "merge": post("/v1/conversations/${conversation.id}/merge",
+                          "{\"device\":\"${device.id}\",\"with\":\"${with.id}\"}"),
+            "unmerge": post("/v1/conversations/${conversation.id}/unmerge",
+                            "{\"device\":\"${device.id}\",\"member\":\"${member.id}\"}"),
+        ])
+    }()
+
+    /// The request for `op` with `${…}` filled in from `vars`; nil when the mapping has no such operation.
+    /// Names with no value become empty and are listed in `missing`.
+    func request(_ op: String, vars: [String: String], baseURL: String, timeoutMillis: Int)
+        -> (request: ClientRequestParts, missing: [String])? {
+        let endpoint = mapping.endpoints[op] ?? (op == "decline" ? mapping.endpoints["end"] : nil)
+        guard let endpoint else { return nil }
+        var missing: [String] = []
+        let path = Self.render(endpoint.path, vars, &missing)
+        let body = endpoint.body.map { Self.render($0, vars, &missing) } ?? ""
+        let headers = endpoint.headers.map { Self.render($0, vars, &missing) }
+        return (ClientRequestParts(method: endpoint.method, url: baseURL + path, headers: headers, body: body,
+                                   endpoint: endpoint), missing)
+    }
+
+    static func render(_ template: String, _ vars: [String: String], _ missing: inout [String]) -> String {
+        var out = ""
+        out.reserveCapacity(template.utf8.count + 32)
+        var rest = Substring(template)
+        while let dollar = rest.firstIndex(of: "$") {
+            let after = rest.index(after: dollar)
+            guard after < rest.endIndex, rest[after] == "{",
+                  let close = rest[after...].firstIndex(of: "}") else {
+                out += rest[...dollar]
+                rest = rest[after...]
+                continue
+            }
+            out += rest[..<dollar]
+            let name = String(rest[rest.index(after: after)..<close])
+            if let value = vars[name] { out += value } else { missing.append(name) }
+            rest = rest[rest.index(after: close)...]
+        }
+        out += rest
+        return out
+    }
+
+    /// Values the endpoint's `capture` paths find in a response body.
+    static func captures(_ endpoint: APIMapping.Endpoint, from body: [UInt8]) -> [String: String] {
+        guard !endpoint.captures.isEmpty,
+              let json = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) else { return [:] }
+        var out: [String: String] = [:]
+        for (name, path) in endpoint.captures {
+            if let value = JSONPath(path)?.string(in: json) { out[name] = value }
+        }
+        return out
+    }
+}
+
+struct ClientRequestParts {
+    let method: String
+    let url: String
+    let headers: [String]
+    let body: String
+    let endpoint: APIMapping.Endpoint
+}

@@ -1,0 +1,73 @@
+@testable import CallstormCLI
+import Foundation
+import HTTPServer
+import Scenario
+import XCTest
+
+/// The shipped `target.api` example drives a server with another API shape through incoming-1to1 and hold-resume.
+final class CustomAPITests: XCTestCase {
+    private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    private func freePort() throws -> Int {
+        let probe = HTTPServer(handler: HTTPClosureHandler { _, respond in respond(.empty(204)) })
+        try probe.start()
+        defer { probe.stop() }
+        return probe.port
+    }
+
+    func testExampleMappingDrivesAnotherServerThroughTwoFlows() throws {
+        let gatewayPort = try freePort()
+        let alt = AltCallServer(gatewayURL: "http://127.0.0.1:\(gatewayPort)")
+        let server = HTTPServer(handler: alt)
+        try server.start()
+        defer {
+            server.stop()
+            alt.close()
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("custom-api-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let example = try String(contentsOf: Self.root.appendingPathComponent("Scenarios/examples/custom-api.yaml"),
+                                 encoding: .utf8)
+            .replacingOccurrences(of: "127.0.0.1:2197", with: "127.0.0.1:\(gatewayPort)")
+        let file = dir.appendingPathComponent("custom-api.yaml")
+        try example.write(to: file, atomically: true, encoding: .utf8)
+
+        var options = RunCommand.Options(file: file.path)
+        options.targetURL = "http://127.0.0.1:\(server.port)"
+        options.out = dir.appendingPathComponent("run").path
+        options.quiet = true
+        let outcome = try RunCommand.perform(options)
+        let c = outcome.result.recorder.counters
+        XCTAssertEqual(c["devices.registered"], 40)
+        XCTAssertGreaterThan(c["flow.incoming-1to1.completed"] ?? 0, 0, "\(c)")
+        XCTAssertGreaterThan(c["flow.hold-resume.completed"] ?? 0, 0, "\(c)")
+        XCTAssertEqual(c["calls.completed"], c["calls.started"], "\(c) \(outcome.result.notes)")
+        for kind in ["start", "join", "pause", "resume", "end"] {
+            XCTAssertEqual(c["action.\(kind).fulfilled"], c["action.\(kind).started"], "\(kind): \(c)")
+        }
+        XCTAssertEqual(alt.pushesFailed.load(ordering: .relaxed), 0)
+    }
+
+    func testMappingMissingAnEndpointAFlowNeedsIsAnError() {
+        let yaml = """
+            name: x
+            devices: 4
+            target:
+              url: "http://127.0.0.1:9000"
+              api:
+                register: { method: PUT, path: "/u/${device.id}" }
+                start: { method: POST, path: /calls, capture: { conversation.id: "$.id" } }
+                end: { method: DELETE, path: "/calls/${conversation.id}" }
+            load: [ { hold: { rate: 1/s, for: 1s } } ]
+            mix: { hold-resume: 100 }
+            """
+        guard case .failure(let errors) = ScenarioLoader.parse(yaml, file: "x.yaml") else {
+            return XCTFail("a mapping without join/pause/resume must not validate")
+        }
+        let text = errors.description
+        XCTAssertTrue(text.contains("x.yaml:4:3: error: flow 'hold-resume' step 'answer' needs 'target.api.join'"), text)
+        XCTAssertTrue(text.contains("needs 'target.api.pause'"), text)
+    }
+}
