@@ -64,6 +64,19 @@ public struct ConversationManager: Sendable {
     public private(set) var conversations: [String: Conversation] = [:]
     /// How many conversations are merged into each (1 for one never merged).
     public private(set) var groupSizes: [String: Int] = [:]
+    /// LiveCommunicationKit's conversation events this manager reported, by name: `startedConnecting`,
+    /// `connected`, `updated`, `ended.<reason>`. Cumulative; the driver adds them to the run's counters.
+    public private(set) var events: [String: Int] = [:]
+
+    private mutating func event(_ name: String) { events[name, default: 0] += 1 }
+
+    /// Sets a conversation, reporting `connected` and `ended` when its state got there.
+    private mutating func store(_ c: Conversation) {
+        let before = conversations[c.uuid]
+        if c.state == .joined, before?.state == .joining { event("connected") }
+        if c.state == .left, before?.state != .left, let reason = c.endedReason { event("ended.\(reason.rawValue)") }
+        conversations[c.uuid] = c
+    }
 
     public init(configuration: Configuration, localDevice: String, localMember: Handle) {
         self.configuration = configuration
@@ -140,6 +153,7 @@ public struct ConversationManager: Sendable {
         try? conversation.move(to: .joining)
         conversations[uuid] = conversation
         groupSizes[uuid] = 1
+        event("startedConnecting")
     }
 
     private var effectiveSupported: Capabilities {
@@ -156,7 +170,7 @@ public struct ConversationManager: Sendable {
         case .end: if c.state != .left && c.state != .leaving { try? c.move(to: .leaving) }
         default: break
         }
-        conversations[uuid] = c
+        store(c)
     }
 
     /// The action finished well. For merge, `other` ends (its members now belong to `uuid`).
@@ -171,12 +185,12 @@ public struct ConversationManager: Sendable {
             if let other, var second = conversations[other] {
                 groupSizes[uuid] = (groupSizes[uuid] ?? 1) + (groupSizes[other] ?? 1)
                 second.end(.joinedElsewhere)
-                conversations[other] = second
+                store(second)
                 if c.state == .paused { try? c.move(to: .joined) }
             }
         case .start, .unmerge: break
         }
-        conversations[uuid] = c
+        store(c)
     }
 
     /// The action failed: a join or end that failed leaves the conversation failed.
@@ -186,7 +200,7 @@ public struct ConversationManager: Sendable {
         case .join, .end: c.end(.failed)
         default: break
         }
-        conversations[uuid] = c
+        store(c)
     }
 
     /// A conversation split off by unmerge: this device holds it (the other one stays active).
@@ -203,7 +217,9 @@ public struct ConversationManager: Sendable {
 
     /// A remote member answered a conversation this device started (connected), told without a full view.
     public mutating func connected(_ uuid: String) {
-        if conversations[uuid]?.state == .joining { try? conversations[uuid]?.move(to: .joined) }
+        guard var c = conversations[uuid], c.state == .joining else { return }
+        try? c.move(to: .joined)
+        store(c)
     }
 
     /// A conversation this device was moved into by someone else's merge or unmerge, already connected.
@@ -231,13 +247,16 @@ public struct ConversationManager: Sendable {
             try? c.move(to: .joined)  // connected: a remote member answered our start
         }
         if view.ended || view.state(of: localDevice) == "left" { c.end(.remoteEnded) }
-        conversations[view.uuid] = c
+        event("updated")
+        store(c)
         return true
     }
 
     /// The conversation ended on the server (ended event).
     public mutating func remoteEnded(_ uuid: String, reason: EndedReason) {
-        conversations[uuid]?.end(reason)
+        guard var c = conversations[uuid] else { return }
+        c.end(reason)
+        store(c)
     }
 
     public mutating func forget(_ uuid: String) {

@@ -184,6 +184,9 @@ final class Worker: @unchecked Sendable {
                 }
             }
             abandonArrivals(now: now)
+            var events: [String: Int] = [:]
+            for device in devices { events.merge(device.manager.events, uniquingKeysWith: +) }
+            for (name, n) in events { recorder.count("events.\(name)", by: Int64(n), atNanos: now) }
             timer.cancel()
             client.close()
             recorder.gauge("conversations.active", value: Double(calls.count), atNanos: now)

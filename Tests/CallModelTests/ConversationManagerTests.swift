@@ -93,6 +93,10 @@ final class ConversationManagerTests: XCTestCase {
         XCTAssertNotNil(m.disagreement(with: ended))
         m.apply(ended)
         XCTAssertNil(m.disagreement(with: ended))
+        XCTAssertEqual(m.events["startedConnecting"], 1)
+        XCTAssertEqual(m.events["connected"], 1)
+        XCTAssertEqual(m.events["ended.remoteEnded"], 1)
+        XCTAssertEqual(m.events["updated"], 2)
     }
 
     func testSecondFulfilAfterFailHasNoEffect() {
