@@ -61,7 +61,7 @@ enum Help {
 
           --out DIR              run directory (default Reports/<scenario>-<UTC timestamp>)
           --target URL           load this server instead of the scenario's target (loopback only)
-          --allow-non-loopback   permit a target that is not 127.0.0.0/8, ::1 or localhost
+          --allow-remote         permit a target that is not 127.0.0.0/8, ::1 or localhost
           --seed N               override the scenario seed
           --duration D           override the arrival window (e.g. 30s, 2m)
           --workers N            worker queues (default: number of cores)

@@ -20,7 +20,7 @@ public enum CLIError: Error, CustomStringConvertible {
         case .invalidScenario(let m): return m
         case .nonLoopbackTarget(let host):
             return "refusing to send load to '\(host)', which is not a loopback address (127.0.0.0/8, ::1, localhost). " +
-                "Pass --allow-non-loopback if you really mean to load that host."
+                "Pass --allow-remote if you really mean to load that host."
         case .harness(let m): return "callstorm failed: \(m)"
         }
     }

@@ -12,7 +12,7 @@ enum RunCommand {
         var file: String
         var out: String?
         var targetURL: String?
-        var allowNonLoopback = false
+        var allowRemote = false
         var seed: UInt64?
         var durationNanos: UInt64?
         var workers: Int?
@@ -21,7 +21,7 @@ enum RunCommand {
 
     static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
         let parsed = try Arguments(args, valued: ["out", "target", "seed", "duration", "workers"],
-                                   boolean: ["help", "allow-non-loopback", "quiet"])
+                                   boolean: ["help", "allow-remote", "quiet"])
         if parsed.has("help") {
             print(Help.run)
             return .passed
@@ -32,7 +32,7 @@ enum RunCommand {
         var options = Options(file: file)
         options.out = parsed.value("out")
         options.targetURL = parsed.value("target")
-        options.allowNonLoopback = parsed.has("allow-non-loopback")
+        options.allowRemote = parsed.has("allow-remote")
         options.quiet = parsed.has("quiet")
         if let s = parsed.value("seed") {
             guard let seed = UInt64(s) else { throw .usage("--seed must be a non-negative integer, got '\(s)'") }
@@ -72,9 +72,9 @@ enum RunCommand {
         }()
         if let url = targetOverride {
             guard let host = Loopback.host(ofURL: url) else { throw .usage("target URL '\(url)' has no host") }
-            if !Loopback.isLoopback(host), !options.allowNonLoopback { throw .nonLoopbackTarget(host) }
+            if !Loopback.isLoopback(host), !options.allowRemote { throw .nonLoopbackTarget(host) }
         }
-        if !Loopback.isLoopback(scenario.push.listenHost), !options.allowNonLoopback {
+        if !Loopback.isLoopback(scenario.push.listenHost), !options.allowRemote {
             throw .nonLoopbackTarget(scenario.push.listenHost)
         }
         let startedAt = Date()
@@ -129,6 +129,7 @@ enum RunCommand {
                                               to: runDirectory.appendingPathComponent("scenario.yaml"))
             try RunResults.joinRows(run: runDirectory, prefix: "actions")
             try RunResults.joinRows(run: runDirectory, prefix: "pushes")
+            try RunResults.joinHistory(run: runDirectory)
         } catch {
             throw .harness("could not write the report to \(runDirectory.path): \(error)")
         }

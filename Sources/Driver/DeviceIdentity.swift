@@ -59,4 +59,10 @@ public struct DeviceIdentity: Sendable, Equatable {
         let s = String(v, radix: 16)
         return String(repeating: "0", count: 16 - s.count) + s
     }
+
+    /// The device id behind one of our handle values (`+1555…`), for histories that name devices.
+    public static func id(forHandleValue value: String) -> String {
+        guard value.hasPrefix("+1555"), let index = Int(value.dropFirst(5)) else { return value }
+        return "dev-\(index)"
+    }
 }

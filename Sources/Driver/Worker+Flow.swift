@@ -171,7 +171,7 @@ extension Worker {
     // MARK: - Actions
 
     func newAction(_ id: Int, _ kind: ActionKind, by actor: Int, step: String, conversation: String, planned: UInt64,
-                   now: UInt64) -> Int {
+                   now: UInt64, with other: String? = nil, member: String? = nil) -> Int {
         nextActionID += 1
         let action = Action(id: UInt64(index) << 48 | nextActionID, kind: kind, conversationUUID: conversation,
                             plannedNanos: planned, startedNanos: now, timeoutNanos: now + settings.actionTimeoutNanos)
@@ -180,14 +180,24 @@ extension Worker {
         calls[id]?.steps.append(step)
         calls[id]?.waiting = .action
         recorder.count("action.\(kind.rawValue).started", atNanos: now)
+        journal?.history(HistoryText.invoke(t: now &- runStart, op: action.id, device: devices[actor].identity.id,
+                                            kind: kind, conversation: conversation, with: other, member: member))
         return (calls[id]?.actions.count ?? 1) - 1
     }
 
     /// Sets an action's outcome once, and records it under its kind and its flow step.
-    func finishAction(_ id: Int, _ slot: Int, _ outcome: ActionOutcome, now: UInt64) {
+    func finishAction(_ id: Int, _ slot: Int, _ outcome: ActionOutcome, now: UInt64, conversation: String? = nil,
+                      view: ConversationView? = nil, split: ConversationView? = nil) {
         guard var run = calls[id], slot < run.actions.count, run.actions[slot].finish(outcome, at: now) else { return }
         calls[id] = run
         let action = run.actions[slot]
+        if let journal {
+            var reason: String?
+            if case .failed(let r)? = action.outcome { reason = r }
+            journal.history(HistoryText.complete(
+                t: now &- runStart, op: action.id, outcome: Self.historyOutcome(action.outcome!), reason: reason,
+                conversation: conversation ?? action.conversationUUID, view: view, split: split))
+        }
         let kind = action.kind.rawValue
         let label = action.outcome!.label
         recorder.count("action.\(kind).\(label)", atNanos: now)
@@ -205,6 +215,20 @@ extension Worker {
                 device: devices[run.actors[slot]].identity.id, conversation: action.conversationUUID,
                 plannedNanos: action.plannedNanos &- runStart, startedNanos: action.startedNanos &- runStart,
                 finishedNanos: now &- runStart, outcome: label, reason: reason))
+        }
+    }
+
+    /// ok, fail (certainly without effect: refused locally or a 4xx), or info (indeterminate: it may have
+    /// taken effect — a timeout, a reset, a 5xx, an unreadable success).
+    static func historyOutcome(_ outcome: ActionOutcome) -> String {
+        switch outcome {
+        case .fulfilled: return "ok"
+        case .timedOut: return "info"
+        case .failed(let reason):
+            let certain = reason.hasPrefix("http_4") || reason.hasPrefix("missing_capability") ||
+                reason.hasPrefix("limit:") || reason.hasPrefix("illegal_state") || reason == "unknown_conversation" ||
+                reason == "conversation_ended" || reason == "merge_with_itself" || reason == "connect"
+            return certain ? "fail" : "info"
         }
     }
 
@@ -256,7 +280,7 @@ extension Worker {
                 if uuid == nil { outcome = .failed(reason: "bad_response") }
             }
             count(result, at: now)
-            finishAction(id, slot, outcome, now: now)
+            finishAction(id, slot, outcome, now: now, conversation: uuid, view: view)
             guard calls[id] != nil else { return }
             guard let uuid else { return fail(id, "start failed: \(outcome.label)", now: now) }
             calls[id]?.conversations[name] = uuid
@@ -273,7 +297,9 @@ extension Worker {
                         _ name: String, reason: String? = nil, other: String? = nil, memberRole: String? = nil,
                         into: String? = nil, planned: UInt64, now: UInt64) -> Bool {
         guard let run = calls[id], let uuid = run.conversations[name] else { return failMissing(id, name, now) }
-        let slot = newAction(id, kind, by: local, step: step.name, conversation: uuid, planned: planned, now: now)
+        let memberID = memberRole.flatMap { run.roles[$0] }.map { devices[$0].identity.id }
+        let slot = newAction(id, kind, by: local, step: step.name, conversation: uuid, planned: planned, now: now,
+                             with: other, member: memberID)
         if let refusal = devices[local].manager.check(kind, conversation: uuid, with: other) {
             finishAction(id, slot, .failed(reason: refusal.reason), now: now)
             fail(id, refusal.description, now: now)
@@ -309,7 +335,7 @@ extension Worker {
                 if kind == .unmerge && splitID == nil { outcome = .failed(reason: "bad_response") }
             }
             count(result, at: now)
-            finishAction(id, slot, outcome, now: now)
+            finishAction(id, slot, outcome, now: now, view: view, split: split)
             guard calls[id] != nil else { return }
             var manager = devices[local].manager
             if outcome == .fulfilled {
@@ -382,6 +408,7 @@ extension Worker {
                 if case .success(let response) = result, response.status == 200,
                    let view = ViewDecoder.conversation(response.body) {
                     for local in run.devices() where devices[local].manager.conversations[uuid] != nil {
+                        writeFinal(local, uuid: uuid, server: view, now: now, last: attempt > 0)
                         guard let problem = devices[local].manager.disagreement(with: view) else { continue }
                         mismatched = true
                         if attempt > 0 {
@@ -408,6 +435,25 @@ extension Worker {
                 }
             }
         }
+    }
+
+    /// The `final` history line for one device and conversation: written on the last verification attempt, or on
+    /// the first when the views already agree (so each pair is written once).
+    private func writeFinal(_ local: Int, uuid: String, server: ConversationView, now: UInt64, last: Bool) {
+        guard let journal, let c = devices[local].manager.conversations[uuid] else { return }
+        let agrees = devices[local].manager.disagreement(with: server) == nil
+        guard agrees || last else { return }
+        let state: String
+        switch c.state {
+        case .idle: state = "ringing"
+        case .joining, .joined: state = "joined"
+        case .paused: state = "held"
+        case .leaving, .left: state = "left"
+        }
+        journal.history(HistoryText.final(
+            t: now &- runStart, device: devices[local].identity.id, conversation: uuid, server: server,
+            local: (state, c.members.map { DeviceIdentity.id(forHandleValue: $0.value) },
+                    c.activeRemoteMembers.map { DeviceIdentity.id(forHandleValue: $0.value) })))
     }
 
     /// Pushes on loopback land within milliseconds; half a second is generous without slowing runs down.

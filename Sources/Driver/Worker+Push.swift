@@ -14,6 +14,13 @@ extension Worker {
         recorder.record("push_delivery", micros: Int64((now &- push.acceptedNanos) / 1000), atNanos: now)
         recorder.count("pushes.received.\(push.pushType.rawValue)", atNanos: now)
         let payload = api.isReference ? ViewDecoder.push(push.payload) : mappedPayload(push.payload)
+        // In the history the push comes before anything the device does because of it.
+        if let journal, let uuid = payload?.uuid {
+            journal.history(HistoryText.push(
+                t: now &- runStart, device: devices[local].identity.id,
+                event: push.pushType == .voip ? "voip" : (payload?.event ?? "unknown"), conversation: uuid,
+                into: payload?.into, view: payload?.conversation?.view))
+        }
         var reported: UInt64?
         if push.pushType == .voip {
             reported = clock.nowNanos()

@@ -191,6 +191,7 @@ final class Worker: @unchecked Sendable {
             client.close()
             recorder.gauge("conversations.active", value: Double(calls.count), atNanos: now)
             recorder.seal()
+            journal?.history("{\"t\":\(now &- runStart),\"type\":\"stop\"}")
             journal?.close(recorder)
             return recorder
         }

@@ -54,4 +54,29 @@ public enum RunResults {
         }
         try out.write(to: run.appendingPathComponent("\(prefix).csv"))
     }
+
+    /// Joins the workers' `raw/history-w*.jsonl` into `<run>/history.jsonl`, ordered by time (each line starts
+    /// with `{"t":<ns>`; a worker's own lines are already in order, and ties keep worker order).
+    public static func joinHistory(run: URL) throws {
+        let raw = WorkerJournal.rawDirectory(run)
+        let parts = ((try? FileManager.default.contentsOfDirectory(atPath: raw.path)) ?? [])
+            .filter { $0.hasPrefix("history-w") && $0.hasSuffix(".jsonl") }.sorted()
+        guard !parts.isEmpty else { return }
+        var lines: [(t: UInt64, seq: Int, line: Substring)] = []
+        for name in parts {
+            guard let text = try? String(contentsOf: raw.appendingPathComponent(name), encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n") {
+                let digits = line.dropFirst(5).prefix { $0.isNumber }
+                lines.append((UInt64(digits) ?? 0, lines.count, line))
+            }
+        }
+        lines.sort { $0.t != $1.t ? $0.t < $1.t : $0.seq < $1.seq }
+        var out = ""
+        out.reserveCapacity(lines.reduce(0) { $0 + $1.line.utf8.count + 1 })
+        for entry in lines {
+            out += entry.line
+            out += "\n"
+        }
+        try out.write(to: run.appendingPathComponent("history.jsonl"), atomically: true, encoding: .utf8)
+    }
 }

@@ -23,6 +23,7 @@ public final class WorkerJournal {
     private let configuration: Configuration
     private let actions: BufferedFile
     private let pushes: BufferedFile
+    private let history: BufferedFile
     private var actionCount = 0
     private var pushCount = 0
     private var lastCheckpointSecond = -1
@@ -38,6 +39,7 @@ public final class WorkerJournal {
         try FileManager.default.createDirectory(at: raw, withIntermediateDirectories: true)
         actions = try BufferedFile(raw.appendingPathComponent("actions-w\(worker).csv"), header: ActionRow.header)
         pushes = try BufferedFile(raw.appendingPathComponent("pushes-w\(worker).csv"), header: PushRow.header)
+        history = try BufferedFile(raw.appendingPathComponent("history-w\(worker).jsonl"), header: nil)
         snapshotURL = raw.appendingPathComponent("recorder-w\(worker).json")
     }
 
@@ -51,6 +53,10 @@ public final class WorkerJournal {
         if pushCount % configuration.sampleEvery == 0 { pushes.append(row.csv) }
     }
 
+    /// One line of the operation history (docs/CHECKER.md): every invocation, completion, push and final view.
+    /// Never sampled: the checker needs all of it.
+    public func history(_ line: String) { history.append(line) }
+
     /// Called about once a second; every `checkpointSeconds` it flushes rows and replaces the recorder snapshot.
     public func tick(_ recorder: Recorder, second: Int) {
         guard second - lastCheckpointSecond >= configuration.checkpointSeconds else { return }
@@ -62,6 +68,7 @@ public final class WorkerJournal {
     public func checkpoint(_ recorder: Recorder) {
         actions.flush(sync: true)
         pushes.flush(sync: true)
+        history.flush(sync: true)
         if let data = try? JSONEncoder().encode(recorder) {
             let tmp = snapshotURL.appendingPathExtension("tmp")
             if FileManager.default.createFile(atPath: tmp.path, contents: data) {
@@ -74,6 +81,7 @@ public final class WorkerJournal {
         checkpoint(recorder)
         actions.close()
         pushes.close()
+        history.close()
     }
 }
 
@@ -82,13 +90,13 @@ final class BufferedFile {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
-    init(_ url: URL, header: String) throws {
+    init(_ url: URL, header: String?) throws {
         fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
         }
         buffer.reserveCapacity(1 << 16)
-        append(header)
+        if let header { append(header) }
     }
 
     func append(_ line: String) {

@@ -26,6 +26,12 @@ final class LoopbackTests: XCTestCase {
         XCTAssertEqual(code, .invalidInput)
     }
 
+    func testRemoteTargetErrorNamesTheFlagThatAllowsIt() {
+        let message = CLIError.nonLoopbackTarget("example.com").description
+        XCTAssertTrue(message.contains("--allow-remote"), message)
+        XCTAssertEqual(CLIError.nonLoopbackTarget("10.1.2.3").exitCode, .invalidInput)
+    }
+
     func testUnknownFlagIsUsageError() {
         XCTAssertEqual(Command.run(["run", "x.yaml", "--frobnicate"]), .invalidInput)
     }

@@ -1,0 +1,49 @@
+import CallModel
+
+/// Lines of `history.jsonl` (docs/CHECKER.md), built by appending text: no encoder on the hot path.
+enum HistoryText {
+    static func view(_ v: ConversationView) -> String {
+        var out = "{\"id\":\"\(v.uuid)\",\"version\":\(v.version),\"ended\":\(v.ended),\"members\":["
+        for (i, m) in v.members.enumerated() {
+            if i > 0 { out += "," }
+            out += "{\"device\":\"\(m.device)\",\"state\":\"\(m.state)\"}"
+        }
+        return out + "]}"
+    }
+
+    static func invoke(t: UInt64, op: UInt64, device: String, kind: ActionKind, conversation: String?,
+                       with other: String?, member: String?) -> String {
+        var out = "{\"t\":\(t),\"type\":\"invoke\",\"op\":\(op),\"device\":\"\(device)\",\"kind\":\"\(kind.rawValue)\""
+        if let conversation, !conversation.isEmpty { out += ",\"conversation\":\"\(conversation)\"" }
+        if let other { out += ",\"with\":\"\(other)\"" }
+        if let member { out += ",\"member\":\"\(member)\"" }
+        return out + "}"
+    }
+
+    static func complete(t: UInt64, op: UInt64, outcome: String, reason: String?, conversation: String?,
+                         view: ConversationView?, split: ConversationView?) -> String {
+        var out = "{\"t\":\(t),\"type\":\"complete\",\"op\":\(op),\"outcome\":\"\(outcome)\""
+        if let reason { out += ",\"reason\":\"\(reason)\"" }
+        if let conversation, !conversation.isEmpty { out += ",\"conversation\":\"\(conversation)\"" }
+        if let view { out += ",\"view\":" + Self.view(view) }
+        if let split { out += ",\"split\":" + Self.view(split) }
+        return out + "}"
+    }
+
+    static func push(t: UInt64, device: String, event: String, conversation: String, into: String?,
+                     view: ConversationView?) -> String {
+        var out = "{\"t\":\(t),\"type\":\"push\",\"device\":\"\(device)\",\"event\":\"\(event)\"," +
+            "\"conversation\":\"\(conversation)\""
+        if let into { out += ",\"into\":\"\(into)\"" }
+        if let view { out += ",\"view\":" + Self.view(view) }
+        return out + "}"
+    }
+
+    static func final(t: UInt64, device: String, conversation: String, server: ConversationView,
+                      local: (state: String, members: [String], active: [String])) -> String {
+        func list(_ xs: [String]) -> String { "[" + xs.map { "\"\($0)\"" }.joined(separator: ",") + "]" }
+        return "{\"t\":\(t),\"type\":\"final\",\"device\":\"\(device)\",\"conversation\":\"\(conversation)\"," +
+            "\"server\":\(view(server)),\"local\":{\"state\":\"\(local.state)\",\"members\":\(list(local.members))," +
+            "\"active\":\(list(local.active))}}"
+    }
+}
