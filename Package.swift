@@ -49,7 +49,7 @@ let package = Package(
         .testTarget(name: "TransportTests", dependencies: ["Transport", "HTTPServer"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "PushGatewayTests", dependencies: ["PushGateway", "HTTPServer", "Transport"]),
-        .testTarget(name: "ReferenceTargetTests", dependencies: ["ReferenceTarget", "PushGateway", "Transport"]),
+        .testTarget(name: "ReferenceTargetTests", dependencies: ["ReferenceTarget", "PushGateway", "Transport", "Scenario"]),
         .testTarget(name: "DriverTests", dependencies: ["Driver", "Scenario", "Metrics"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Metrics"]),
         .testTarget(name: "ResultsTests", dependencies: ["Results", "Metrics"]),

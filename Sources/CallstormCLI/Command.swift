@@ -82,6 +82,8 @@ enum Help {
         Runs the embedded reference call server (docs/PROTOCOL.md) until SIGINT or SIGTERM.
           --listen     address to serve on (default 127.0.0.1:8080)
           --apns-url   the push gateway it sends VoIP pushes to (default http://127.0.0.1:2197)
+          --bug NAMES  switch on deliberate bugs, comma-separated: merge-lost-update, merge-ignores-ended,
+                       unmerge-drops-join, version-not-bumped (to prove the history checker finds them)
         """
 
     static func forCommand(_ name: String) -> String? {

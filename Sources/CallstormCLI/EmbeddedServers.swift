@@ -39,8 +39,9 @@ final class EmbeddedServers {
     var gatewayURL: String { "http://\(urlHost(gatewayServer.configuration.host)):\(gatewayServer.port)" }
 
     /// Starts the reference target on a free loopback port; returns its base URL.
-    func startTarget(bundleID: String) throws -> String {
-        let target = ReferenceTarget(configuration: .init(gatewayURL: gatewayURL, bundleID: bundleID))
+    func startTarget(bundleID: String, bugs: [String] = []) throws -> String {
+        let target = ReferenceTarget(configuration: .init(
+            gatewayURL: gatewayURL, bundleID: bundleID, bugs: Set(bugs.compactMap(ReferenceTarget.Bug.init(rawValue:)))))
         var config = HTTPServerConfiguration()
         config.host = "127.0.0.1"
         config.port = 0

@@ -83,7 +83,8 @@ enum RunCommand {
         do {
             servers = try EmbeddedServers(gatewayHost: scenario.push.listenHost, gatewayPort: scenario.push.listenPort,
                                           bundleID: scenario.push.bundleID)
-            targetURL = try targetOverride ?? servers.startTarget(bundleID: scenario.push.bundleID)
+            targetURL = try targetOverride ?? servers.startTarget(bundleID: scenario.push.bundleID,
+                                                                 bugs: scenario.targetBugs)
         } catch {
             throw .harness("could not start the embedded servers: \(error)")
         }

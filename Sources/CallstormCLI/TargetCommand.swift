@@ -6,7 +6,7 @@ import ReferenceTarget
 /// `callstorm target`: the reference call server on its own, until SIGINT or SIGTERM.
 enum TargetCommand {
     static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
-        let parsed = try Arguments(args, valued: ["listen", "apns-url", "bundle-id", "threads"], boolean: ["help"])
+        let parsed = try Arguments(args, valued: ["listen", "apns-url", "bundle-id", "threads", "bug"], boolean: ["help"])
         if parsed.has("help") {
             print(Help.target)
             return .passed
@@ -17,8 +17,16 @@ enum TargetCommand {
         }
         let apns = parsed.value("apns-url") ?? "http://127.0.0.1:2197"
         let threads = Int(parsed.value("threads") ?? "1") ?? 1
-        let target = ReferenceTarget(configuration: .init(gatewayURL: apns,
-                                                          bundleID: parsed.value("bundle-id") ?? "com.example.callstorm"))
+        var bugs: Set<ReferenceTarget.Bug> = []
+        for name in (parsed.value("bug") ?? "").split(separator: ",") {
+            guard let bug = ReferenceTarget.Bug(rawValue: String(name)) else {
+                throw .usage("unknown --bug '\(name)'; known: " +
+                             ReferenceTarget.Bug.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            bugs.insert(bug)
+        }
+        let target = ReferenceTarget(configuration: .init(
+            gatewayURL: apns, bundleID: parsed.value("bundle-id") ?? "com.example.callstorm", bugs: bugs))
         var config = HTTPServerConfiguration()
         config.host = host
         config.port = port

@@ -23,6 +23,8 @@ enum Waiting: Equatable {
     /// An outgoing conversation must be connected (a callee answered) before its caller acts on it.
     case connected(device: Int, conversation: String)
     case verification(outstanding: Int, attempt: Int, mismatched: Bool)
+    /// A `together` step: this many of its actions are still out.
+    case race(outstanding: Int)
 }
 
 /// A position in a flow's steps; repeat frames run `remaining` more times.
@@ -55,6 +57,20 @@ struct FlowRun {
     var waitToken: UInt64 = 0
     var failed = false
     var failure: String?
+    /// After the flow's own steps (and its verification), live conversations are ended by `cleanup` steps.
+    var cleaningUp = false
+    /// The actions of the `together` step in progress, fired by the wheel.
+    var raceSteps: [FlowStep] = []
+    var raceName = ""
+    /// The newest server view of each conversation any of this call's responses carried (cleanup skips what the
+    /// server already ended).
+    var lastViews: [String: ConversationView] = [:]
+
+    mutating func saw(_ view: ConversationView?) {
+        guard let view else { return }
+        if let known = lastViews[view.uuid], known.version > view.version { return }
+        lastViews[view.uuid] = view
+    }
     var startedNanos: UInt64
 
     init(arrival: Arrival, flow: Flow, roles: [String: Int], seed: UInt64, now: UInt64) {
@@ -116,6 +132,8 @@ enum TimerEvent {
     case resume(call: Int, token: UInt64)
     /// A wait for a push or an end gives up.
     case waitTimeout(call: Int, token: UInt64)
+    /// Fire action `index` of the current `together` step.
+    case fire(call: Int, index: Int, token: UInt64)
     /// Compare views again after in-flight pushes had time to land.
     case verify(call: Int)
     case tick

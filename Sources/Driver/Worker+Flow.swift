@@ -15,7 +15,7 @@ extension Worker {
             run.waitToken &+= 1
             guard let step = run.nextStep() else {
                 calls[id] = run
-                verify(id, now: now)
+                if run.cleaningUp { complete(id, now: now) } else { verify(id, now: now) }
                 return
             }
             calls[id] = run
@@ -34,12 +34,22 @@ extension Worker {
             return suspend(id, for: behaviorSample(id, name), now: now)
         case .branch, .repeatSteps:
             return true  // entered by nextStep
+        case .together(let steps, let offset):
+            return race(id, name: step.name, steps, offset: offset.value(forCall: run.arrival.index), now: now)
         default:
             break
         }
         guard let local = device(for: step.role, in: run) else {
             fail(id, "step \(step.name) has no device for role \(step.role ?? "?")", now: now)
             return false
+        }
+        if run.cleaningUp, case .end(let name, _) = step.kind {
+            // Someone else's cleanup may already have ended it for this device too.
+            let uuid = run.conversations[name]
+            let state = uuid.flatMap { devices[local].manager.conversations[$0]?.state }
+            if state == nil || state == .left || state == .leaving { return true }
+            if let view = uuid.flatMap({ run.lastViews[$0] }),
+               view.ended || view.state(of: devices[local].identity.id) == "left" { return true }
         }
         for name in step.kind.actedOnConversations {
             if let uuid = run.conversations[name], devices[local].manager.conversations[uuid]?.state == .joining {
@@ -80,8 +90,70 @@ extension Worker {
             guard run.roles[memberRole] != nil else { return failMissing(id, memberRole, now) }
             return member(id, step, local, .unmerge, "unmerge", name, memberRole: memberRole, into: into,
                           planned: planned, now: now)
-        case .wait, .waitBehavior, .branch, .repeatSteps:
+        case .wait, .waitBehavior, .branch, .repeatSteps, .together:
             return true
+        }
+    }
+
+    // MARK: - Race mode
+
+    /// Fires the actions of a `together` step from one barrier a millisecond ahead (connections are already
+    /// warm from the flow's earlier steps): the first at the barrier, the others `offset` after it, or the first
+    /// `-offset` after the others.
+    private func race(_ id: Int, name: String, _ steps: [FlowStep], offset: Int64, now: UInt64) -> Bool {
+        guard var run = calls[id] else { return false }
+        run.raceSteps = steps
+        run.raceName = name
+        run.waiting = .race(outstanding: steps.count)
+        calls[id] = run
+        recorder.count("race.\(run.flow.name)/\(name).runs", atNanos: now)
+        let barrier = now + 1_000_000
+        let late = UInt64(abs(offset))
+        for index in steps.indices {
+            let at = (index == 0) == (offset >= 0) ? barrier : barrier + late
+            schedule(.fire(call: id, index: index, token: run.waitToken), at: at)
+        }
+        rearm()
+        return false
+    }
+
+    func fire(_ id: Int, index: Int, token: UInt64, now: UInt64) {
+        guard let run = calls[id], run.waitToken == token, case .race = run.waiting, index < run.raceSteps.count
+        else { return }
+        let step = run.raceSteps[index]
+        guard let local = device(for: step.role, in: run) else { return raceDone(id, now: now) }
+        let started: Bool
+        switch step.kind {
+        case .join(let c): started = member(id, step, local, .join, "join", c, planned: now, now: now, inRace: true)
+        case .decline(let c):
+            started = member(id, step, local, .end, "decline", c, reason: "declined", planned: now, now: now,
+                             inRace: true)
+        case .end(let c, let reason):
+            started = member(id, step, local, .end, "end", c, reason: reason, planned: now, now: now, inRace: true)
+        case .pause(let c): started = member(id, step, local, .pause, "pause", c, planned: now, now: now, inRace: true)
+        case .resume(let c):
+            started = member(id, step, local, .resume, "resume", c, planned: now, now: now, inRace: true)
+        case .merge(let c, let with):
+            started = member(id, step, local, .merge, "merge", c, other: run.conversations[with], planned: now,
+                             now: now, inRace: true)
+        case .unmerge(let c, let m, let into):
+            started = member(id, step, local, .unmerge, "unmerge", c, memberRole: m, into: into, planned: now,
+                             now: now, inRace: true)
+        default:
+            recorder.count("race.unsupported_step", atNanos: now)
+            started = false
+            raceDone(id, now: now)
+        }
+        _ = started
+    }
+
+    /// One action of the race finished (either way); the flow goes on when all have.
+    func raceDone(_ id: Int, now: UInt64) {
+        guard case .race(let left)? = calls[id]?.waiting else { return }
+        if left <= 1 {
+            advance(id, now: now, planned: now)
+        } else {
+            calls[id]?.waiting = .race(outstanding: left - 1)
         }
     }
 
@@ -281,6 +353,7 @@ extension Worker {
             }
             count(result, at: now)
             finishAction(id, slot, outcome, now: now, conversation: uuid, view: view)
+            calls[id]?.saw(view)
             guard calls[id] != nil else { return }
             guard let uuid else { return fail(id, "start failed: \(outcome.label)", now: now) }
             calls[id]?.conversations[name] = uuid
@@ -295,14 +368,22 @@ extension Worker {
     /// target's endpoint. Returns false: the flow resumes from the response.
     private func member(_ id: Int, _ step: FlowStep, _ local: Int, _ kind: ActionKind, _ op: String,
                         _ name: String, reason: String? = nil, other: String? = nil, memberRole: String? = nil,
-                        into: String? = nil, planned: UInt64, now: UInt64) -> Bool {
-        guard let run = calls[id], let uuid = run.conversations[name] else { return failMissing(id, name, now) }
+                        into: String? = nil, planned: UInt64, now: UInt64, inRace: Bool = false) -> Bool {
+        guard let run = calls[id], let uuid = run.conversations[name] else {
+            if inRace { raceDone(id, now: now); return false }
+            return failMissing(id, name, now)
+        }
+        // Cleanup and race actions may lose: their failures are counted, not fatal to the flow.
+        let tolerant = inRace || run.cleaningUp
         let memberID = memberRole.flatMap { run.roles[$0] }.map { devices[$0].identity.id }
         let slot = newAction(id, kind, by: local, step: step.name, conversation: uuid, planned: planned, now: now,
                              with: other, member: memberID)
+        if inRace { calls[id]?.waiting = run.waiting }  // still the race; newAction marked a plain action
         if let refusal = devices[local].manager.check(kind, conversation: uuid, with: other) {
             finishAction(id, slot, .failed(reason: refusal.reason), now: now)
-            fail(id, refusal.description, now: now)
+            if inRace { raceDone(id, now: now) } else if tolerant { advance(id, now: now, planned: now) } else {
+                fail(id, refusal.description, now: now)
+            }
             return false
         }
         devices[local].manager.begin(kind, conversation: uuid)
@@ -336,6 +417,8 @@ extension Worker {
             }
             count(result, at: now)
             finishAction(id, slot, outcome, now: now, view: view, split: split)
+            calls[id]?.saw(view)
+            calls[id]?.saw(split)
             guard calls[id] != nil else { return }
             var manager = devices[local].manager
             if outcome == .fulfilled {
@@ -348,11 +431,17 @@ extension Worker {
                     callByConversation[splitID] = id
                 }
                 devices[local].manager = manager
-                advance(id, now: now, planned: now)
+                if inRace { raceDone(id, now: now) } else { advance(id, now: now, planned: now) }
             } else {
-                manager.failed(kind, conversation: uuid)
+                if !inRace { manager.failed(kind, conversation: uuid) }  // a lost race leaves the device as it was
                 devices[local].manager = manager
-                fail(id, "\(kind.rawValue) failed: \(outcome.label)", now: now)
+                if inRace {
+                    raceDone(id, now: now)
+                } else if tolerant {
+                    advance(id, now: now, planned: now)
+                } else {
+                    fail(id, "\(kind.rawValue) failed: \(outcome.label)", now: now)
+                }
             }
         }
         return false
@@ -364,26 +453,32 @@ extension Worker {
     /// `cleanup`), then the call completes as failed.
     func fail(_ id: Int, _ why: String, now: UInt64) {
         guard var run = calls[id] else { return }
-        if run.failed {
-            // A cleanup step failed too: give up on the rest.
-            run.frames = []
-            calls[id] = run
-            verify(id, now: now)
-            return
-        }
+        guard !run.failed else { return }
         run.failed = true
         run.failure = why
+        run.frames = []  // the rest of the script is skipped; verification and cleanup follow
         recorder.count("flow.\(run.flow.name).failed", atNanos: now)
-        var cleanup: [FlowStep] = []
-        for (name, uuid) in run.conversations.sorted(by: { $0.key < $1.key }) {
-            if let role = run.flow.roles.first(where: { role in
-                guard let d = run.roles[role], let c = devices[d].manager.conversations[uuid] else { return false }
-                return c.state != .left && c.state != .leaving
-            }) {
-                cleanup.append(FlowStep(name: "cleanup", role: role, kind: .end(conversation: name, reason: "failed")))
+        calls[id] = run
+        advance(id, now: now, planned: now)
+    }
+
+    /// After verification: every conversation a device of this call still has alive is ended by it (steps named
+    /// `cleanup`, failures tolerated), then the call completes. Normal flows leave nothing alive.
+    func cleanUp(_ id: Int, now: UInt64) {
+        guard var run = calls[id] else { return }
+        var steps: [FlowStep] = []
+        for role in run.flow.roles {
+            guard let d = run.roles[role] else { continue }
+            for (name, uuid) in run.conversations.sorted(by: { $0.key < $1.key }) {
+                guard let c = devices[d].manager.conversations[uuid], c.state != .left, c.state != .leaving else {
+                    continue
+                }
+                steps.append(FlowStep(name: "cleanup", role: role, kind: .end(conversation: name, reason: "failed")))
             }
         }
-        run.frames = [Frame(steps: cleanup, index: 0, remaining: 1)]
+        guard !steps.isEmpty else { return complete(id, now: now) }
+        run.cleaningUp = true
+        run.frames = [Frame(steps: steps, index: 0, remaining: 1)]
         calls[id] = run
         advance(id, now: now, planned: now)
     }
@@ -394,7 +489,7 @@ extension Worker {
     func verify(_ id: Int, now: UInt64, attempt: Int = 0) {
         guard let run = calls[id] else { return }
         let uuids = Array(Set(run.conversations.values)).sorted()
-        guard settings.verifyViews, !uuids.isEmpty else { return complete(id, now: now) }
+        guard settings.verifyViews, !uuids.isEmpty else { return cleanUp(id, now: now) }
         calls[id]?.waiting = .verification(outstanding: uuids.count, attempt: attempt, mismatched: false)
         for uuid in uuids {
             let url = settings.targetURL + "/v1/conversations/\(uuid)"
@@ -431,7 +526,7 @@ extension Worker {
                     rearm()
                 } else {
                     countChecked(run, now: now)
-                    complete(id, now: now)
+                    cleanUp(id, now: now)
                 }
             }
         }

@@ -230,6 +230,7 @@ final class Worker: @unchecked Sendable {
         case .resume(let id, let token): resume(id, token: token, now: now)
         case .waitTimeout(let id, let token): waitTimedOut(id, token: token, now: now)
         case .verify(let id): verify(id, now: now, attempt: 1)
+        case .fire(let id, let i, let token): fire(id, index: i, token: token, now: now)
         case .tick: tick(now: now)
         }
     }

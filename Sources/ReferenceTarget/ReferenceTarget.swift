@@ -1,4 +1,5 @@
 import CallModel
+import Dispatch
 import Foundation
 import HTTPServer
 import Synchronization
@@ -11,10 +12,26 @@ public final class ReferenceTarget: HTTPHandler {
         /// Base URL of the APNs gateway, e.g. `http://127.0.0.1:2197`.
         public var gatewayURL: String
         public var bundleID: String
-        public init(gatewayURL: String, bundleID: String = "com.example.callstorm") {
+        /// Deliberate bugs, off by default, so tests can prove the history checker catches them.
+        public var bugs: Set<Bug>
+        public init(gatewayURL: String, bundleID: String = "com.example.callstorm", bugs: Set<Bug> = []) {
             self.gatewayURL = gatewayURL
             self.bundleID = bundleID
+            self.bugs = bugs
         }
+    }
+
+    /// Realistic races and slips in merge handling, each breaking one rule of docs/CHECKER.md.
+    public enum Bug: String, Sendable, CaseIterable {
+        /// Merge reads both conversations, works for a moment, then writes them back: a concurrent change to
+        /// either (an end, a join) is lost.
+        case mergeLostUpdate = "merge-lost-update"
+        /// Merge does not check the ended flag, and revives an ended conversation.
+        case mergeIgnoresEnded = "merge-ignores-ended"
+        /// Unmerge works on a stale copy and writes it back, dropping a concurrent join or end.
+        case unmergeDropsJoin = "unmerge-drops-join"
+        /// Hold and resume change the conversation without bumping its version.
+        case versionNotBumped = "version-not-bumped"
     }
 
     private struct State {
@@ -25,12 +42,16 @@ public final class ReferenceTarget: HTTPHandler {
 
     private let state = Mutex(State())
     private let pusher: PushSender
+    private let bugs: Set<Bug>
+    /// Where the stale read–modify–write bugs do their slow work, off the server's loop thread.
+    private let slowQueue = DispatchQueue(label: "callstorm.target.buggy", attributes: .concurrent)
     private let decoder = JSONDecoder()
     /// Members one conversation may hold after merges.
     private let maxMembers = 16
 
     public init(configuration: Configuration) {
         pusher = PushSender(gatewayURL: configuration.gatewayURL, bundleID: configuration.bundleID)
+        bugs = configuration.bugs
     }
 
     /// Stops the push client. Call once, after the HTTP server stopped.
@@ -40,7 +61,18 @@ public final class ReferenceTarget: HTTPHandler {
     public var pushesFailed: Int { pusher.failed.load(ordering: .relaxed) }
 
     public func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
-        respond(route(request))
+        if staleWrite(for: request.path) != nil {
+            slowQueue.async { respond(self.route(request)) }
+        } else {
+            respond(route(request))
+        }
+    }
+
+    /// The action whose handling is a deliberately non-atomic read–modify–write, if a bug makes it one.
+    private func staleWrite(for path: String) -> String? {
+        if bugs.contains(.mergeLostUpdate), path.hasSuffix("/merge") { return "merge" }
+        if bugs.contains(.unmergeDropsJoin), path.hasSuffix("/unmerge") { return "unmerge" }
+        return nil
     }
 
     func route(_ request: HTTPRequest) -> HTTPResponse {
@@ -130,13 +162,18 @@ public final class ReferenceTarget: HTTPHandler {
         return Notice(token: token, payload: payload)
     }
 
-    private func memberAction(_ id: String, _ request: HTTPRequest, _ action: String) -> HTTPResponse {
-        guard let body = try? decoder.decode(MemberBody.self, from: Data(request.body)) else {
-            return error(400, "body must be {\"device\", ...}")
-        }
-        let outcome: Result<(String, [Notice]), Refusal> = state.withLock { s in
+    private func mutate(_ s: inout State, _ id: String, _ body: MemberBody, _ action: String)
+        -> Result<(String, [Notice]), Refusal> {
             guard var conversation = s.conversations[id] else { return .failure(refusal(404, "unknown conversation \(id)")) }
-            if conversation.ended { return .failure(refusal(409, "conversation \(id) has ended", code: "ended")) }
+            let ignoresEnded = action == "merge" && bugs.contains(.mergeIgnoresEnded)
+            if conversation.ended && !ignoresEnded {
+                return .failure(refusal(409, "conversation \(id) has ended", code: "ended"))
+            }
+            if conversation.ended {
+                // The bug: the ended conversation comes back to life with the requester in it.
+                conversation.ended = false
+                conversation.endedReason = nil
+            }
             guard let index = conversation.index(of: body.device) else {
                 return .failure(refusal(403, "device \(body.device) is not a member of \(id)"))
             }
@@ -166,8 +203,11 @@ public final class ReferenceTarget: HTTPHandler {
                 guard let otherID = body.with, otherID != id, var other = s.conversations[otherID] else {
                     return .failure(refusal(400, "merge needs \"with\": another conversation's id"))
                 }
-                if other.ended { return .failure(refusal(409, "conversation \(otherID) has ended", code: "ended")) }
-                guard mine.isActive, let otherIndex = other.index(of: body.device), other.members[otherIndex].state.isActive
+                if other.ended && !ignoresEnded {
+                    return .failure(refusal(409, "conversation \(otherID) has ended", code: "ended"))
+                }
+                guard ignoresEnded || mine.isActive, let otherIndex = other.index(of: body.device),
+                      ignoresEnded || other.members[otherIndex].state.isActive
                 else { return .failure(refusal(409, "merging needs the device connected to both", code: "state")) }
                 let moving = other.members.filter { $0.device != body.device && $0.state != .left }
                 if conversation.present + moving.count > maxMembers {
@@ -222,7 +262,9 @@ public final class ReferenceTarget: HTTPHandler {
             default:
                 return .failure(refusal(404, "no such conversation action: \(action)"))
             }
-            conversation.version += 1
+            if !(bugs.contains(.versionNotBumped) && (action == "pause" || action == "resume")) {
+                conversation.version += 1
+            }
             s.conversations[id] = conversation
             let event = conversation.ended ? "ended" : (action == "join" ? "joined" : "updated")
             let reason = conversation.ended ? conversation.endedReason : nil
@@ -232,6 +274,24 @@ public final class ReferenceTarget: HTTPHandler {
                                   about: conversation, reason: reason) { notices.append(n) }
             }
             return .success((conversation.json(), notices))
+            }
+
+    private func memberAction(_ id: String, _ request: HTTPRequest, _ action: String) -> HTTPResponse {
+        guard let body = try? decoder.decode(MemberBody.self, from: Data(request.body)) else {
+            return error(400, "body must be {\"device\", ...}")
+        }
+        let outcome: Result<(String, [Notice]), Refusal>
+        if staleWrite(for: request.path) != nil {
+            // The bug: read a copy, work on it a while, write back what it touched — whatever changed meanwhile
+            // is overwritten.
+            let read = state.withLock { $0 }
+            var copy = read
+            usleep(2_000)
+            outcome = mutate(&copy, id, body, action)
+            let touched = copy.conversations.keys.filter { copy.conversations[$0] != read.conversations[$0] }
+            state.withLock { s in for key in touched { s.conversations[key] = copy.conversations[key] } }
+        } else {
+            outcome = state.withLock { mutate(&$0, id, body, action) }
         }
         switch outcome {
         case .failure(let refusal): return refusal.response

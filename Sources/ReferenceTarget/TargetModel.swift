@@ -8,7 +8,7 @@ struct RegisteredDevice: Sendable {
 }
 
 /// A member's standing in one conversation on the server.
-enum MemberState: String, Sendable {
+enum MemberState: String, Sendable, Equatable {
     case ringing
     case joined
     case held
@@ -17,7 +17,7 @@ enum MemberState: String, Sendable {
     var isActive: Bool { self == .joined || self == .held }
 }
 
-struct ServerMember: Sendable {
+struct ServerMember: Sendable, Equatable {
     let device: String
     let handle: Handle
     var state: MemberState
@@ -25,7 +25,7 @@ struct ServerMember: Sendable {
 
 /// The server's record of a conversation. `version` goes up by one on every change, so devices and the checker
 /// can order what they saw.
-struct ServerConversation: Sendable {
+struct ServerConversation: Sendable, Equatable {
     let id: String
     var members: [ServerMember]
     var ended = false

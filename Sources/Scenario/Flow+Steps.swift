@@ -10,6 +10,7 @@ extension Flow {
                 switch step.kind {
                 case .branch(let branches): branches.forEach { visit($0.steps) }
                 case .repeatSteps(_, let steps): visit(steps)
+                case .together(let steps, _): visit(steps)
                 default: break
                 }
             }
@@ -42,13 +43,14 @@ extension FlowStep.Kind {
         case .wait, .waitBehavior: return "wait"
         case .branch: return "branch"
         case .repeatSteps: return "repeat"
+        case .together: return "together"
         }
     }
 
     /// True for the kinds a device performs (everything but wait, branch and repeat).
     public var isAction: Bool {
         switch self {
-        case .wait, .waitBehavior, .branch, .repeatSteps: return false
+        case .wait, .waitBehavior, .branch, .repeatSteps, .together: return false
         default: return true
         }
     }
@@ -81,6 +83,10 @@ extension FlowStep: CustomStringConvertible {
             }.joined(separator: " | ")
         case .repeatSteps(let count, let steps):
             what = "repeat \(count)x: \(steps.map(\.name).joined(separator: ", "))"
+        case .together(let steps, let offset):
+            let gaps = offset.values.map { Quantity.format(signedNanos: $0) }
+            what = "together (offset \(gaps.count == 1 ? gaps[0] : "\(gaps.first!)…\(gaps.last!)")): " +
+                steps.map(\.name).joined(separator: ", ")
         }
         return "\(name): \(who)\(what)"
     }

@@ -60,6 +60,34 @@ public struct FlowStep: Sendable, Equatable {
         /// One of the branches, chosen by probability (0…1 each, summing to at most 1; the rest does nothing).
         case branch([FlowBranch])
         case repeatSteps(count: Int, steps: [FlowStep])
+        /// Race mode: the actions fired from one barrier, the second and later ones `offset` after the first
+        /// (before it when negative). Their failures do not fail the flow: in a race someone loses.
+        case together(steps: [FlowStep], offset: RaceOffset)
+    }
+}
+
+/// The gap between the first action of a `together` step and the others.
+public enum RaceOffset: Sendable, Equatable {
+    case fixed(Int64)
+    /// From `from` to `to` by `step` (nanoseconds, may be negative): call k of the flow uses the k-th value,
+    /// cycling, so repetitions spread evenly over the offsets.
+    case sweep(from: Int64, to: Int64, step: Int64)
+
+    /// The offset for the `index`-th call of the flow.
+    public func value(forCall index: Int) -> Int64 {
+        switch self {
+        case .fixed(let v): return v
+        case .sweep(let from, let to, let step):
+            let count = Int64(max(1, (to - from) / step + 1))
+            return from + (Int64(index) % count) * step
+        }
+    }
+
+    public var values: [Int64] {
+        switch self {
+        case .fixed(let v): return [v]
+        case .sweep(let from, let to, let step): return Array(stride(from: from, through: to, by: Int(step)))
+        }
     }
 }
 

@@ -91,6 +91,11 @@ public enum Quantity {
     }
 
     /// Formats nanoseconds the way a person would write them in a scenario: `250ms`, `1.5s`, `1m30s`, `2h`.
+    /// A signed offset in scenario units: `-5ms`, `0s`, `2ms`.
+    public static func format(signedNanos: Int64) -> String {
+        signedNanos < 0 ? "-" + format(nanos: UInt64(-signedNanos)) : format(nanos: UInt64(signedNanos))
+    }
+
     public static func format(nanos: UInt64) -> String {
         if nanos == 0 { return "0s" }
         if nanos < 1_000 { return "\(nanos)ns" }
@@ -163,4 +168,5 @@ extension StringProtocol {
         else { return "" }
         return String(self[first...last])
     }
+
 }

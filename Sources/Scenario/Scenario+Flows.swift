@@ -37,6 +37,9 @@ extension Scenario {
             case .repeatSteps(let count, let nested):
                 lines.append("\(indent)\(step.name): repeat \(count)x")
                 appendSteps(nested, indent: indent + "  ", to: &lines)
+            case .together(let nested, _):
+                lines.append(indent + step.description)
+                appendSteps(nested, indent: indent + "  ", to: &lines)
             default:
                 lines.append(indent + step.description)
             }

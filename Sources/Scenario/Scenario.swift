@@ -28,6 +28,11 @@ public struct Scenario: Sendable, Equatable {
     public var workers: Int?
     /// Every flow the mix names, user-defined (`flows:`) or built in, by name.
     public var flows: [String: Flow] = [:]
+    /// `target.bugs`: deliberate bugs to switch on in the embedded reference target (race-checker tests).
+    public var targetBugs: [String] = []
+    /// The names `target.bugs` accepts (the reference target's `Bug` cases; a test keeps them equal).
+    public static let knownTargetBugs = ["merge-lost-update", "merge-ignores-ended", "unmerge-drops-join",
+                                         "version-not-bumped"]
     /// `target.api`: how to speak to a server that does not use the reference protocol; nil for the reference.
     public var api: APIMapping?
     /// The simulated app's conversation-manager configuration (`device:`).

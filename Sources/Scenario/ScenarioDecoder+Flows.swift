@@ -7,10 +7,10 @@ extension ScenarioDecoder {
     static let flowKeys = ["roles", "steps"]
     static let stepKeys = [
         "name", "role", "do", "to", "conversation", "video", "reason", "with", "member", "into", "wait", "branch",
-        "repeat", "steps",
+        "repeat", "steps", "together", "offset",
     ]
     /// The keys that say what a step is; a step has exactly one.
-    static let stepForms = ["do", "wait", "branch", "repeat"]
+    static let stepForms = ["do", "wait", "branch", "repeat", "together"]
     static let stepActions = [
         "start", "await_push", "join", "decline", "end", "pause", "resume", "merge", "unmerge", "await_end",
     ]
@@ -63,6 +63,7 @@ extension ScenarioDecoder {
             scenario.flows[entry.flow] = flow
         }
         scenario.device = device
+        scenario.targetBugs = targetBugs
         if let api {
             // Every action the mix's flows perform needs an endpoint on the team's server.
             let mark = Self.topLevelValue(root, "target")?.mark ?? Mark(line: 1, column: 1)
@@ -240,6 +241,8 @@ extension ScenarioDecoder {
             allowed.formUnion(Self.actionKeys(action))
         case "repeat":
             allowed.insert("steps")
+        case "together":
+            allowed.insert("offset")
         default:
             break
         }
@@ -262,6 +265,8 @@ extension ScenarioDecoder {
             kind = self.action(action, fields: fields, role: role, scope: &scope, roles: roles)
         } else if form == "wait" {
             kind = fields["wait"].flatMap { self.wait($0) }
+        } else if form == "together" {
+            kind = self.together(fields, scope: &scope, roles: roles)
         } else if form == "branch" {
             let key = fields.pairs.first { $0.key.scalarText == "branch" }?.key.mark ?? fields.mark
             kind = fields["branch"].flatMap { self.branch($0, at: key, scope: &scope, roles: roles) }
@@ -493,6 +498,51 @@ extension ScenarioDecoder {
         return fraction
     }
 
+    /// `together: [actions], offset: 2ms` or `offset: { sweep: [-20ms, 20ms, 1ms] }`: a race from one barrier.
+    mutating func together(_ fields: Fields, scope: inout FlowScope, roles: [String]?) -> FlowStep.Kind? {
+        guard let node = fields["together"] else { return nil }
+        guard let steps = self.steps(node, in: "a together step", scope: &scope, roles: roles) else { return nil }
+        if steps.count < 2 { report(node.mark, "'together' needs at least two actions to race") }
+        for step in steps where !step.kind.isAction || step.kind.word == "await_push" || step.kind.word == "await_end" {
+            report(node.mark, "'together' takes device actions only (join, end, pause, resume, merge, unmerge, "
+                + "start, decline), got '\(step.kind.word)' in step '\(step.name)'")
+        }
+        var offset = RaceOffset.fixed(0)
+        if let o = fields["offset"] {
+            if let text = o.scalarText {
+                if let v = signedDuration(o, text) { offset = .fixed(v) }
+            } else if let f = self.fields(of: o, in: "'offset'", known: ["sweep"], required: ["sweep"]),
+                      let sweep = f["sweep"] {
+                guard case .sequence(let items, _) = sweep, items.count == 3,
+                      let a = items[0].scalarText.flatMap({ signedDuration(items[0], $0) }),
+                      let b = items[1].scalarText.flatMap({ signedDuration(items[1], $0) }),
+                      let c = items[2].scalarText.flatMap({ signedDuration(items[2], $0) }) else {
+                    report(sweep.mark, "'sweep' is [from, to, step], like [-20ms, 20ms, 1ms]")
+                    return nil
+                }
+                if c <= 0 || b < a {
+                    report(sweep.mark, "'sweep' needs from ≤ to and a positive step, got [\(a), \(b), \(c)] ns")
+                    return nil
+                }
+                if (b - a) / c > 10_000 { report(sweep.mark, "'sweep' may have at most 10,001 offsets") }
+                offset = .sweep(from: a, to: b, step: c)
+            }
+        }
+        return .together(steps: steps, offset: offset)
+    }
+
+    private mutating func signedDuration(_ node: YAMLNode, _ text: String) -> Int64? {
+        let negative = text.hasPrefix("-")
+        do {
+            let nanos = try Quantity.duration(negative ? String(text.dropFirst()) : text)
+            guard nanos < UInt64(Int64.max) else { throw Quantity.ParseError(message: "too large", suggestion: nil) }
+            return negative ? -Int64(nanos) : Int64(nanos)
+        } catch {
+            report(node.mark, "expected an offset like 2ms or -5ms, got '\(text)'")
+            return nil
+        }
+    }
+
     mutating func repetition(_ fields: Fields, scope: inout FlowScope, roles: [String]?) -> FlowStep.Kind? {
         var count: Int?
         if let node = fields["repeat"], let value = integer(node, "repeat", atLeast: 1) {
@@ -534,6 +584,9 @@ extension ScenarioDecoder {
             case .repeatSteps(let count, var nested):
                 nameUnnamedSteps(&nested, taken: &taken)
                 steps[index].kind = .repeatSteps(count: count, steps: nested)
+            case .together(var nested, let offset):
+                nameUnnamedSteps(&nested, taken: &taken)
+                steps[index].kind = .together(steps: nested, offset: offset)
             default:
                 break
             }

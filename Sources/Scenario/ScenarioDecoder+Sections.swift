@@ -50,7 +50,22 @@ extension ScenarioDecoder {
 
     mutating func target(_ node: YAMLNode) -> TargetSpec? {
         let errorsBefore = errors.count
-        guard let fields = fields(of: node, in: "'target'", known: ["embedded", "url", "api"]) else { return nil }
+        guard let fields = fields(of: node, in: "'target'", known: ["embedded", "url", "api", "bugs"]) else { return nil }
+        if let bugsNode = fields["bugs"] {
+            let items: [YAMLNode]
+            if case .sequence(let list, _) = bugsNode { items = list } else { items = [bugsNode] }
+            for item in items {
+                guard let name = string(item, "bugs") else { continue }
+                if Scenario.knownTargetBugs.contains(name) {
+                    targetBugs.append(name)
+                } else {
+                    report(item.mark, "unknown reference-target bug '\(name)'; known: "
+                        + Scenario.knownTargetBugs.joined(separator: ", "),
+                        suggestion: Suggestion.closest(to: name, among: Scenario.knownTargetBugs))
+                }
+            }
+            if fields["url"] != nil { report(bugsNode.mark, "'bugs' applies to the embedded target only") }
+        }
         if let apiNode = fields["api"] {
             if fields["url"] == nil {
                 report(apiNode.mark, "'api' maps operations onto your own server; it needs a 'url' beside it")

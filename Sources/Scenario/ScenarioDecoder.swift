@@ -5,6 +5,8 @@ struct ScenarioDecoder {
     var errors: [ScenarioError] = []
     /// `target.api`, when the scenario drives a server of its own API shape.
     var api: APIMapping?
+    /// `target.bugs`, for the embedded target.
+    var targetBugs: [String] = []
 
     init(file: String) {
         self.file = file

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Scenario
 @testable import ReferenceTarget
 import XCTest
 
@@ -117,5 +118,12 @@ final class ReferenceTargetTests: XCTestCase {
         let id = start()
         let json = call("POST", "/v1/conversations/\(id)/end", "{\"device\":\"a\",\"reason\":\"unanswered\"}").1
         XCTAssertEqual(json["endedReason"] as? String, "unanswered")
+    }
+}
+
+final class ReferenceTargetBugTests: XCTestCase {
+    func testScenarioKnowsEveryBugTheTargetHas() {
+        // Scenario cannot import the target; this keeps its list of names true.
+        XCTAssertEqual(Set(ReferenceTarget.Bug.allCases.map(\.rawValue)), Set(Scenario.knownTargetBugs))
     }
 }
