@@ -258,11 +258,17 @@ struct HTMLReport {
 
     private func pushTimelineChart() -> String {
         let stats = recorder.intervalStats(Self.pushMetric)
-        return timeChart("\(Self.pushMetric) per second", yLabel: "ms", series: [
+        // A deadline far above every sample would flatten the lines into the axis; name it instead of drawing it.
+        let peak = Double(stats.map(\.p99).max() ?? 0)
+        let onScale = peak * 10 >= Double(facts.pushDeadlineMicros)
+        let title = "\(Self.pushMetric) per second"
+            + (onScale || facts.pushDeadlineMicros <= 0 ? ""
+                : " (deadline \(ReportFormat.shortMillis(facts.pushDeadlineMicros)) ms is off scale)")
+        return timeChart(title, yLabel: "ms", series: [
             .init(name: "p50", color: "#1a73e8", points: latencyPoints(stats, \.p50), maximumGap: 1),
             .init(name: "p90", color: "#f29900", points: latencyPoints(stats, \.p90), maximumGap: 1),
             .init(name: "p99", color: "#d93025", points: latencyPoints(stats, \.p99), maximumGap: 1),
-        ], reference: deadlineLine, id: "push-timeline")
+        ], reference: onScale ? deadlineLine : nil, id: "push-timeline")
     }
 
     private func actionTimelineChart() -> String {

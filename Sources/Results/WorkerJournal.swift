@@ -62,12 +62,7 @@ public final class WorkerJournal {
     public func checkpoint(_ recorder: Recorder) {
         actions.flush(sync: true)
         pushes.flush(sync: true)
-        if let data = try? JSONEncoder().encode(recorder) {
-            let tmp = snapshotURL.appendingPathExtension("tmp")
-            if FileManager.default.createFile(atPath: tmp.path, contents: data) {
-                _ = rename(tmp.path, snapshotURL.path)
-            }
-        }
+        RunResults.writeSnapshot(recorder, to: snapshotURL)
     }
 
     public func close(_ recorder: Recorder) {
