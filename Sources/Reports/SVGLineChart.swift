@@ -269,19 +269,39 @@ public struct SVGLineChart: Sendable {
             out += "</g>\n"
         }
 
-        // legend, top right above the plot
-        var legendX = marginLeft + plotWidth
+        // Legend top right above the plot; when it would run into the title, in rows below the chart instead.
+        let widths = all.map { Double($0.name.count) * 6.6 + 30 }
+        let titleEnd = marginLeft + Double(title.count) * 8.4 + 16
         var legend = ""
-        for item in all.reversed() {
-            let textWidth = Double(item.name.count) * 6.6 + 30
-            legendX -= textWidth
-            let dash = item.dashed ? " stroke-dasharray=\"4 3\"" : ""
-            legend += "<line x1=\"\(n(legendX))\" x2=\"\(n(legendX + 18))\" y1=\"30\" y2=\"30\" "
-            legend += "stroke=\"\(item.color.htmlEscaped)\" stroke-width=\"2.5\"\(dash)/>"
-            legend += "<text x=\"\(n(legendX + 22))\" y=\"34\">\(item.name.htmlEscaped)</text>\n"
+        if widths.reduce(0, +) <= marginLeft + plotWidth - titleEnd {
+            var legendX = marginLeft + plotWidth
+            for (item, textWidth) in zip(all, widths).reversed() {
+                legendX -= textWidth
+                legend += legendEntry(item, x: legendX, y: 30)
+            }
+        } else {
+            var x = marginLeft
+            var y = height + 4
+            for (item, textWidth) in zip(all, widths) {
+                if x + textWidth > marginLeft + plotWidth, x > marginLeft {
+                    x = marginLeft
+                    y += 18
+                }
+                legend += legendEntry(item, x: x, y: y)
+                x += textWidth
+            }
+            out = out.replacingOccurrences(of: "viewBox=\"0 0 \(n(width)) \(n(height))\"",
+                                           with: "viewBox=\"0 0 \(n(width)) \(n(y + 12))\"")
         }
         out += "<g class=\"legend\">\n\(legend)</g>\n</svg>"
         return out
+    }
+
+    private func legendEntry(_ item: Series, x: Double, y: Double) -> String {
+        let dash = item.dashed ? " stroke-dasharray=\"4 3\"" : ""
+        return "<line x1=\"\(n(x))\" x2=\"\(n(x + 18))\" y1=\"\(n(y))\" y2=\"\(n(y))\" "
+            + "stroke=\"\(item.color.htmlEscaped)\" stroke-width=\"2.5\"\(dash)/>"
+            + "<text x=\"\(n(x + 22))\" y=\"\(n(y + 4))\">\(item.name.htmlEscaped)</text>\n"
     }
 
     /// Percentile tick positions are given already transformed; undo that so `mapX` can transform again.
