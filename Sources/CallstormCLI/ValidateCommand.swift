@@ -23,5 +23,5 @@ enum ValidateCommand {
         }
     }
 
-    static let knownFlows = ScenarioLoader.defaultKnownFlows
+    static let knownFlows = ScenarioLoader.defaultKnownFlows  // built-in flows; a file may define more
 }

@@ -1,47 +1,120 @@
 import CallModel
 import Scenario
 
-/// Which side of a call a device plays.
-enum Role {
-    case caller
-    case callee
-}
-
-/// A simulated device: its identity, whether it is registered, and the call it is in (devices are state machines
-/// on a worker queue, not threads).
+/// A simulated device: its identity, its app's conversation manager, and the call (flow run) it takes part in.
+/// Devices are state machines on a worker queue, not threads.
 struct Device {
     let identity: DeviceIdentity
+    var manager: ConversationManager
     var registered = false
     var callID: Int?
-    var role: Role = .caller
-    var conversation: Conversation?
+    /// When this device reported each incoming conversation (monotonic ns), for dial-to-ring.
+    var reportedAt: [String: UInt64] = [:]
     var deadlineMisses = 0
 }
 
-/// One planned call of the `incoming-1to1` flow on the worker that runs it: the arrival that planned it, the two
-/// devices, and the actions taken so far.
-struct Call {
+/// Where a flow run is paused, so the event that unblocks it can find it.
+enum Waiting: Equatable {
+    case none
+    case action
+    case timer
+    case push(device: Int, conversation: String)
+    case end(device: Int, conversation: String)
+    /// An outgoing conversation must be connected (a callee answered) before its caller acts on it.
+    case connected(device: Int, conversation: String)
+    case verification(outstanding: Int, attempt: Int, mismatched: Bool)
+}
+
+/// A position in a flow's steps; repeat frames run `remaining` more times.
+struct Frame {
+    var steps: [FlowStep]
+    var index: Int
+    var remaining: Int
+}
+
+/// One planned call running its flow on the worker: the arrival that planned it, the role → device binding,
+/// the flow's named conversations, the actions taken so far, and where the script is.
+struct FlowRun {
     let arrival: Arrival
-    let caller: Int
-    let callee: Int
-    var conversationID: String?
-    var startIssuedNanos: UInt64 = 0
+    let flow: Flow
+    var roles: [String: Int]
+    var conversations: [String: String] = [:]
+    var startIssued: [String: UInt64] = [:]
+    var frames: [Frame]
+    var rng: SeededRandom
+    var usedAnswerAfter = false
+    var usedTalk = false
     var actions: [Action] = []
-    /// For each action: the local index of the device that performed it, and its flow step.
+    /// For each action: the local index of the device that performed it, and its step name.
     var actors: [Int] = []
     var steps: [String] = []
-    var callerLeft = false
-    var calleeLeft = false
+    var waiting: Waiting = .none
+    /// Bumped whenever the run moves on, so a stale timeout for an earlier wait is ignored.
+    var waitToken: UInt64 = 0
     var failed = false
+    var failure: String?
+    var startedNanos: UInt64
 
-    var isOver: Bool { callerLeft && calleeLeft }
+    init(arrival: Arrival, flow: Flow, roles: [String: Int], seed: UInt64, now: UInt64) {
+        self.arrival = arrival
+        self.flow = flow
+        self.roles = roles
+        self.frames = [Frame(steps: flow.steps, index: 0, remaining: 1)]
+        // A stream of its own per arrival, apart from the plan's draws, so branches and waits replay exactly.
+        self.rng = SeededRandom(seed: seed, stream: UInt64(arrival.index) | 1 << 40)
+        self.startedNanos = now
+    }
+
+    /// Makes the step just taken run again when the flow resumes.
+    mutating func retryLastStep() {
+        if !frames.isEmpty { frames[frames.count - 1].index -= 1 }
+    }
+
+    /// The devices of every role, in role order.
+    func devices() -> [Int] { flow.roles.compactMap { roles[$0] } }
+
+    /// The next step to run, entering branches and repeats; nil at the end of the flow.
+    mutating func nextStep() -> FlowStep? {
+        while var top = frames.last {
+            if top.index >= top.steps.count {
+                frames.removeLast()
+                if top.remaining > 1 {
+                    top.remaining -= 1
+                    top.index = 0
+                    frames.append(top)
+                }
+                continue
+            }
+            let step = top.steps[top.index]
+            frames[frames.count - 1].index += 1
+            switch step.kind {
+            case .branch(let branches):
+                var draw = rng.nextUnit()
+                for branch in branches {
+                    if draw < branch.probability {
+                        frames.append(Frame(steps: branch.steps, index: 0, remaining: 1))
+                        break
+                    }
+                    draw -= branch.probability
+                }
+            case .repeatSteps(let count, let steps):
+                if count > 0 { frames.append(Frame(steps: steps, index: 0, remaining: count)) }
+            default:
+                return step
+            }
+        }
+        return nil
+    }
 }
 
 /// What the worker's timer wheel holds: small values, no closures, so a scheduled step allocates nothing.
 enum TimerEvent {
     case arrival(Arrival)
-    case answer(call: Int, plannedNanos: UInt64)
-    case hangup(call: Int, plannedNanos: UInt64)
-    case remoteEndWatchdog(call: Int)
+    /// A wait step ends; `token` must still match the run's wait.
+    case resume(call: Int, token: UInt64)
+    /// A wait for a push or an end gives up.
+    case waitTimeout(call: Int, token: UInt64)
+    /// Compare views again after in-flight pushes had time to land.
+    case verify(call: Int)
     case tick
 }

@@ -1,3 +1,4 @@
+import CallModel
 import Foundation
 import Scenario
 
@@ -18,6 +19,12 @@ public struct DriverSettings: Sendable {
     public var runDirectory: URL?
     /// Keep one row in this many in actions.csv / pushes.csv.
     public var rowSampleEvery: Int = 1
+    /// The flow of each mix entry, indexed like `Arrival.flow`.
+    public var flows: [Flow]
+    public var deviceConfiguration: ConversationManager.Configuration
+    /// After each call, compare every device's view of its conversations with the target's (`GET`).
+    public var verifyViews = true
+    public var behavior: Behavior
 
     public init(scenario: Scenario, targetURL: String, workers: Int) {
         self.plan = ArrivalPlan(scenario: scenario)
@@ -30,5 +37,18 @@ public struct DriverSettings: Sendable {
         self.drainNanos = scenario.drainNanos
         self.connectionsPerWorker = 128
         self.registrationConcurrency = 64
+        self.behavior = scenario.behavior
+        self.flows = scenario.mix.map { entry in
+            guard let flow = scenario.flow(named: entry.flow) else {
+                preconditionFailure("scenario validation lets no undefined flow through: \(entry.flow)")
+            }
+            return flow
+        }
+        let profile = scenario.device
+        self.deviceConfiguration = ConversationManager.Configuration(
+            supportedCapabilities: Capabilities(names: profile.capabilities),
+            maximumConversationGroups: profile.maximumConversationGroups,
+            maximumConversationsPerConversationGroup: profile.maximumConversationsPerConversationGroup,
+            supportsVideo: profile.supportsVideo)
     }
 }

@@ -120,7 +120,10 @@ public final class LoadDriver: @unchecked Sendable {
             _ = wakeup.wait(timeout: .now() + .milliseconds(100))
         }
         var merged = Recorder(runStartNanos: runStart)
-        for worker in workers { merged.merge(worker.finish()) }
+        for worker in workers {
+            merged.merge(worker.finish())
+            notes += worker.queue.sync { worker.notes }
+        }
         let registered = Int(merged.counters["devices.registered"] ?? 0)
         if registered < settings.devices {
             notes.append("\(settings.devices - registered) of \(settings.devices) devices failed to register.")

@@ -14,30 +14,32 @@ import Transport
 final class Worker: @unchecked Sendable {
     let index: Int
     let queue: DispatchQueue
-    private let settings: DriverSettings
-    private let clock: Clock
-    private var client: HTTPClient!
+    let settings: DriverSettings
+    let clock: Clock
+    var client: HTTPClient!
     private var timer: DispatchSourceTimer!
     private var armedWake: UInt64 = .max
-    private(set) var recorder: Recorder
-    private var wheel: TimerWheel<TimerEvent>
+    var recorder: Recorder
+    var wheel: TimerWheel<TimerEvent>
     private var due: [TimerEvent] = []
 
-    private var devices: [Device] = []
-    private var idle: [Int] = []
+    var devices: [Device] = []
+    var idle: [Int] = []
     private var idleHead = 0
-    private var calls: [Int: Call] = [:]
-    private var callByConversation: [String: Int] = [:]
+    var calls: [Int: FlowRun] = [:]
+    var callByConversation: [String: Int] = [:]
     private var arrivals: ArrivalPlan.Iterator
-    private var arrivalsDone = false
+    var arrivalsDone = false
     /// An arrival sits in the wheel waiting for its planned time.
     private var arrivalPending = false
-    private var finished = false
-    private var nextActionID: UInt64 = 0
+    var finished = false
+    var nextActionID: UInt64 = 0
     private var loadStart: UInt64 = 0
-    private var onDrained: (@Sendable () -> Void)?
-    private let journal: WorkerJournal?
-    private let runStart: UInt64
+    var onDrained: (@Sendable () -> Void)?
+    /// Findings worth a line in the report (the first view mismatches).
+    var notes: [String] = []
+    let journal: WorkerJournal?
+    let runStart: UInt64
 
     // Read by the progress line from another thread.
     let liveStarted = Atomic<Int>(0)
@@ -59,7 +61,11 @@ final class Worker: @unchecked Sendable {
         self.recorder = Recorder(runStartNanos: runStartNanos)
         self.wheel = TimerWheel(startNanos: clock.nowNanos())
         self.arrivals = settings.plan.makeIterator()
-        self.devices = deviceIndexes.map { Device(identity: DeviceIdentity(index: $0, seed: settings.seed)) }
+        self.devices = deviceIndexes.map { i in
+            let identity = DeviceIdentity(index: i, seed: settings.seed)
+            return Device(identity: identity, manager: ConversationManager(
+                configuration: settings.deviceConfiguration, localDevice: identity.id, localMember: identity.handle))
+        }
         queue.sync {
             var configuration = HTTPClient.Configuration()
             configuration.maxConnections = settings.connectionsPerWorker
@@ -146,6 +152,12 @@ final class Worker: @unchecked Sendable {
                     recorder.count("action.\(action.kind.rawValue).in_flight_at_stop", atNanos: now)
                 }
                 recorder.count("calls.in_flight_at_stop", atNanos: now)
+                recorder.count("flow.\(call.flow.name).in_flight_at_stop", atNanos: now)
+                if notes.count < 10 {
+                    let step = call.steps.last ?? "(none)"
+                    notes.append("\(call.flow.name) call \(call.arrival.index) was still in flight at stop, " +
+                                 "waiting for \(call.waiting) after step \(step)")
+                }
             }
             abandonArrivals(now: now)
             timer.cancel()
@@ -171,7 +183,7 @@ final class Worker: @unchecked Sendable {
     }
 
     /// Points the queue's one timer at the wheel's next occupied tick.
-    private func rearm() {
+    func rearm() {
         guard !finished, let next = wheel.nextWakeNanos() else { return }
         if next == armedWake { return }
         armedWake = next
@@ -180,16 +192,16 @@ final class Worker: @unchecked Sendable {
         timer.schedule(deadline: .now() + .nanoseconds(Int(delta)), leeway: .microseconds(50))
     }
 
-    private func schedule(_ event: TimerEvent, at nanos: UInt64) {
+    func schedule(_ event: TimerEvent, at nanos: UInt64) {
         wheel.schedule(event, at: nanos)
     }
 
     private func handle(_ event: TimerEvent, now: UInt64) {
         switch event {
         case .arrival(let arrival): arrive(arrival, now: now)
-        case .answer(let id, let planned): answer(id, planned: planned, now: now)
-        case .hangup(let id, let planned): hangup(id, planned: planned, now: now)
-        case .remoteEndWatchdog(let id): remoteEndWatchdog(id, now: now)
+        case .resume(let id, let token): resume(id, token: token, now: now)
+        case .waitTimeout(let id, let token): waitTimedOut(id, token: token, now: now)
+        case .verify(let id): verify(id, now: now, attempt: 1)
         case .tick: tick(now: now)
         }
     }
@@ -236,25 +248,26 @@ final class Worker: @unchecked Sendable {
         let planned = loadStart + arrival.plannedNanos
         recorder.record("scheduler_lag", micros: Int64((now &- planned) / 1000), atNanos: now)
         recorder.count("calls.planned", atNanos: planned)
-        scheduleNextArrival()
-        guard idle.count - idleHead >= 2 else {
+        // Only after this call is in `calls`: finding the plan exhausted checks whether the worker drained.
+        defer { scheduleNextArrival() }
+        let flow = settings.flows[arrival.flow]
+        guard idle.count - idleHead >= flow.roles.count else {
             // Not enough free devices: the plan asked for more concurrent calls than the scenario has devices.
             recorder.count("calls.dropped.no_idle_device", atNanos: now)
             return
         }
-        let caller = takeIdle()
-        let callee = takeIdle()
-        devices[caller].callID = arrival.index
-        devices[caller].role = .caller
-        devices[callee].callID = arrival.index
-        devices[callee].role = .callee
-        var call = Call(arrival: arrival, caller: caller, callee: callee)
-        call.startIssuedNanos = now
-        calls[arrival.index] = call
+        var roles: [String: Int] = [:]
+        for role in flow.roles {
+            let local = takeIdle()
+            roles[role] = local
+            devices[local].callID = arrival.index
+        }
+        calls[arrival.index] = FlowRun(arrival: arrival, flow: flow, roles: roles, seed: settings.seed, now: now)
         liveStarted.add(1, ordering: .relaxed)
         liveActive.add(1, ordering: .relaxed)
         recorder.count("calls.started", atNanos: now)
-        performStart(arrival.index, planned: planned, now: now)
+        recorder.count("flow.\(flow.name).started", atNanos: now)
+        advance(arrival.index, now: now, planned: planned)
     }
 
     /// The longest-idle device (a FIFO, so load spreads over every device). Call only when one is idle.
@@ -268,298 +281,9 @@ final class Worker: @unchecked Sendable {
         return local
     }
 
-    // MARK: - Actions
-
-    private func newAction(_ kind: ActionKind, call: Int, by actor: Int, step: String, planned: UInt64,
-                           now: UInt64) -> Int {
-        nextActionID += 1
-        let action = Action(id: UInt64(index) << 48 | nextActionID, kind: kind,
-                            conversationUUID: calls[call]?.conversationID ?? "", plannedNanos: planned,
-                            startedNanos: now, timeoutNanos: now + settings.actionTimeoutNanos)
-        calls[call]?.actions.append(action)
-        calls[call]?.actors.append(actor)
-        calls[call]?.steps.append(step)
-        recorder.count("action.\(kind.rawValue).started", atNanos: now)
-        return (calls[call]?.actions.count ?? 1) - 1
-    }
-
-    private func finishAction(_ call: Int, _ slot: Int, _ outcome: ActionOutcome, now: UInt64) {
-        guard var record = calls[call], slot < record.actions.count else { return }
-        guard record.actions[slot].finish(outcome, at: now) else { return }
-        let action = record.actions[slot]
-        calls[call] = record
-        let kind = action.kind.rawValue
-        recorder.count("action.\(kind).\(action.outcome!.label)", atNanos: now)
-        recorder.record("\(kind).fulfillment", micros: Int64((now - action.startedNanos) / 1000), atNanos: now)
-        recorder.record("\(kind).fulfillment_from_planned", micros: Int64((now &- action.plannedNanos) / 1000),
-                        atNanos: now)
-        if let journal {
-            var reason = ""
-            if case .failed(let r)? = action.outcome { reason = r }
-            journal.action(ActionRow(
-                id: action.id, kind: kind, step: "incoming-1to1/\(record.steps[slot])",
-                device: devices[record.actors[slot]].identity.id, conversation: record.conversationID ?? "",
-                plannedNanos: action.plannedNanos &- runStart, startedNanos: action.startedNanos &- runStart,
-                finishedNanos: now &- runStart, outcome: action.outcome!.label, reason: reason))
-        }
-    }
-
-    private func outcome(of result: Result<ClientResponse, TransportError>, expect: Int) -> ActionOutcome {
-        switch result {
-        case .success(let response) where response.status == expect: return .fulfilled
-        case .success(let response): return .failed(reason: "http_\(response.status)")
-        case .failure(.timeout): return .timedOut
-        case .failure(let error): return .failed(reason: error.kind)
-        }
-    }
-
-    // MARK: - The incoming-1to1 flow
-
-    private func performStart(_ id: Int, planned: UInt64, now: UInt64) {
-        guard let call = calls[id] else { return }
-        let slot = newAction(.start, call: id, by: call.caller, step: "dial", planned: planned, now: now)
-        let caller = devices[call.caller].identity
-        let callee = devices[call.callee].identity
-        let body = "{\"caller\":\"\(caller.id)\",\"handles\":[{\"kind\":\"\(callee.handle.kind.rawValue)\"," +
-            "\"value\":\"\(callee.handle.value)\",\"displayName\":\"\(callee.handle.displayName)\"}],\"video\":false}"
-        request("POST", "/v1/conversations", body) { [self] result in
-            let now = clock.nowNanos()
-            var result = result
-            var reply: ConversationReply?
-            if case .success(let response) = result, response.status == 201 {
-                reply = try? JSONDecoder().decode(ConversationReply.self, from: Data(response.body))
-                if reply == nil { result = .success(ClientResponse(status: 0, body: [])) }
-            }
-            count(result, at: now)
-            let outcome = reply == nil ? self.outcome(of: result, expect: 201) : .fulfilled
-            finishAction(id, slot, outcome, now: now)
-            guard let call = calls[id] else { return }
-            guard let reply else {
-                // The callee may already ring if the push beat the answer; either way this call is over.
-                endCallLocally(id, now: now)
-                return
-            }
-            bind(id, conversation: reply.id)
-            var conversation = Conversation(uuid: reply.id, members: [devices[call.callee].identity.handle])
-            try? conversation.move(to: .joining)  // outgoing: startedConnecting
-            devices[call.caller].conversation = conversation
-        }
-    }
-
-    private func bind(_ id: Int, conversation: String) {
-        guard var call = calls[id] else { return }
-        if let known = call.conversationID, known != conversation {
-            recorder.count("pushes.conversation_mismatch", atNanos: clock.nowNanos())
-            return
-        }
-        call.conversationID = conversation
-        calls[id] = call
-        callByConversation[conversation] = id
-    }
-
-    /// A push reached this device (called on the queue by the push sink).
-    func receive(_ push: APNsPush, local: Int) {
-        let now = clock.nowNanos()
-        guard !finished else { return }
-        recorder.record("push_delivery", micros: Int64((now &- push.acceptedNanos) / 1000), atNanos: now)
-        recorder.count("pushes.received.\(push.pushType.rawValue)", atNanos: now)
-        let payload = PushPayload.decode(push.payload)
-        if push.pushType == .voip {
-            receiveVoIP(push, payload: payload, local: local, now: now)
-        } else {
-            receiveBackground(payload, local: local, now: now)
-        }
-        if let journal {
-            // Reporting happens in the same step as delivery, so for VoIP pushes the two instants coincide.
-            let reported = push.pushType == .voip ? clock.nowNanos() : nil
-            journal.push(PushRow(
-                apnsID: push.apnsID, device: devices[local].identity.id, pushType: push.pushType.rawValue,
-                acceptedNanos: push.acceptedNanos &- runStart, deliveredNanos: now &- runStart,
-                reportedNanos: reported.map { $0 &- runStart },
-                deadlineMissed: reported.map { $0 &- push.acceptedNanos > settings.deadlineNanos } ?? false))
-        }
-    }
-
-    private func receiveVoIP(_ push: APNsPush, payload: PushPayload?, local: Int, now: UInt64) {
-        // iOS: a VoIP push must be reported as an incoming conversation at once, whatever it says.
-        let latency = now &- push.acceptedNanos
-        recorder.record("push_to_report", micros: Int64(latency / 1000), atNanos: now)
-        if latency > settings.deadlineNanos {
-            recorder.count("push.deadline_missed", atNanos: now)
-            devices[local].deadlineMisses += 1
-        }
-        guard let uuid = payload?.uuid else {
-            recorder.count("pushes.bad_payload", atNanos: now)
-            return
-        }
-        guard let id = devices[local].callID, devices[local].role == .callee, let call = calls[id],
-              !call.calleeLeft else {
-            recorder.count("pushes.unexpected", atNanos: now)
-            return
-        }
-        if devices[local].conversation != nil {
-            recorder.count("pushes.duplicate_voip", atNanos: now)
-            return
-        }
-        bind(id, conversation: uuid)
-        recorder.record("dial_to_ring", micros: Int64((now - call.startIssuedNanos) / 1000), atNanos: now)
-        var conversation = Conversation(uuid: uuid)
-        if let h = payload?.handle, let value = h.value {
-            conversation.members = [Handle(kind: Handle.Kind(rawValue: h.kind ?? "") ?? .generic, value: value,
-                                           displayName: h.displayName ?? value)]
-        }
-        conversation.capabilities = Capabilities(names: payload?.capabilities ?? [])
-        devices[local].conversation = conversation
-        recorder.count("conversations.reported", atNanos: now)
-        let planned = now + call.arrival.answerAfterNanos
-        schedule(.answer(call: id, plannedNanos: planned), at: planned)
-        rearm()
-    }
-
-    private func receiveBackground(_ payload: PushPayload?, local: Int, now: UInt64) {
-        guard let payload, let uuid = payload.uuid, let event = payload.event else {
-            recorder.count("pushes.bad_payload", atNanos: now)
-            return
-        }
-        guard let id = callByConversation[uuid], let call = calls[id],
-              devices[local].callID == id, var conversation = devices[local].conversation else {
-            recorder.count("pushes.stale", atNanos: now)
-            return
-        }
-        if let version = payload.version {
-            if version < conversation.version { recorder.count("pushes.out_of_order", atNanos: now) }
-            conversation.version = max(conversation.version, version)
-        }
-        switch event {
-        case "joined":
-            if conversation.state == .joining { try? conversation.move(to: .joined) }  // connected
-            devices[local].conversation = conversation
-        case "ended":
-            conversation.end(.remoteEnded)
-            devices[local].conversation = conversation
-            markLeft(id, local: local, call: call, now: now)
-        default:
-            devices[local].conversation = conversation
-        }
-    }
-
-    private func answer(_ id: Int, planned: UInt64, now: UInt64) {
-        guard let call = calls[id], !call.calleeLeft, let uuid = call.conversationID,
-              var conversation = devices[call.callee].conversation, conversation.state == .idle else { return }
-        recorder.record("scheduler_lag", micros: Int64((now &- planned) / 1000), atNanos: now)
-        try? conversation.move(to: .joining)
-        devices[call.callee].conversation = conversation
-        let slot = newAction(.join, call: id, by: call.callee, step: "answer", planned: planned, now: now)
-        let body = "{\"device\":\"\(devices[call.callee].identity.id)\"}"
-        request("POST", "/v1/conversations/\(uuid)/join", body) { [self] result in
-            let now = clock.nowNanos()
-            count(result, at: now)
-            let outcome = self.outcome(of: result, expect: 200)
-            finishAction(id, slot, outcome, now: now)
-            guard let call = calls[id] else { return }
-            if outcome == .fulfilled {
-                if var c = devices[call.callee].conversation, c.state == .joining {
-                    try? c.move(to: .joined)
-                    devices[call.callee].conversation = c
-                }
-                let planned = now + call.arrival.talkNanos
-                schedule(.hangup(call: id, plannedNanos: planned), at: planned)
-                rearm()
-            } else {
-                calls[id]?.failed = true
-                hangupNow(id, by: call.caller, now: now, planned: now)
-            }
-        }
-    }
-
-    private func hangup(_ id: Int, planned: UInt64, now: UInt64) {
-        guard let call = calls[id] else { return }
-        recorder.record("scheduler_lag", micros: Int64((now &- planned) / 1000), atNanos: now)
-        let ender = call.arrival.callerHangsUp ? call.caller : call.callee
-        hangupNow(id, by: ender, now: now, planned: planned)
-    }
-
-    /// `local` ends the conversation with an End action; the other side learns it by background push.
-    private func hangupNow(_ id: Int, by local: Int, now: UInt64, planned: UInt64) {
-        guard let call = calls[id], let uuid = call.conversationID else {
-            endCallLocally(id, now: now)
-            return
-        }
-        if var c = devices[local].conversation, c.state != .left {
-            try? c.move(to: .leaving)
-            devices[local].conversation = c
-        }
-        let slot = newAction(.end, call: id, by: local, step: local == call.caller ? "caller-hangup" : "callee-hangup",
-                             planned: planned, now: now)
-        let body = "{\"device\":\"\(devices[local].identity.id)\"}"
-        request("POST", "/v1/conversations/\(uuid)/end", body) { [self] result in
-            let now = clock.nowNanos()
-            count(result, at: now)
-            let outcome = self.outcome(of: result, expect: 200)
-            finishAction(id, slot, outcome, now: now)
-            guard let call = calls[id] else { return }
-            if outcome != .fulfilled { calls[id]?.failed = true }
-            devices[local].conversation?.end(outcome == .fulfilled ? .localEnded : .failed)
-            markLeft(id, local: local, call: call, now: now)
-            if calls[id] != nil {
-                schedule(.remoteEndWatchdog(call: id), at: now + settings.actionTimeoutNanos)
-                rearm()
-            }
-        }
-    }
-
-    private func remoteEndWatchdog(_ id: Int, now: UInt64) {
-        guard calls[id] != nil else { return }
-        recorder.count("calls.remote_end_unobserved", atNanos: now)
-        calls[id]?.failed = true
-        endCallLocally(id, now: now)
-    }
-
-    private func markLeft(_ id: Int, local: Int, call: Call, now: UInt64) {
-        var call = call
-        if local == call.caller { call.callerLeft = true }
-        if local == call.callee { call.calleeLeft = true }
-        calls[id] = call
-        if call.isOver { complete(id, now: now) }
-    }
-
-    /// Ends a call on the device side without the target (failed start, lost end push).
-    private func endCallLocally(_ id: Int, now: UInt64) {
-        guard var call = calls[id] else { return }
-        call.callerLeft = true
-        call.calleeLeft = true
-        call.failed = true
-        calls[id] = call
-        complete(id, now: now)
-    }
-
-    private func complete(_ id: Int, now: UInt64) {
-        guard let call = calls.removeValue(forKey: id) else { return }
-        if let uuid = call.conversationID { callByConversation[uuid] = nil }
-        for local in [call.caller, call.callee] {
-            devices[local].callID = nil
-            devices[local].conversation = nil
-            idle.append(local)
-        }
-        liveActive.subtract(1, ordering: .relaxed)
-        liveCompleted.add(1, ordering: .relaxed)
-        recorder.count(call.failed ? "calls.failed" : "calls.completed", atNanos: now)
-        if !call.failed {
-            recorder.record("call.duration", micros: Int64((now - call.startIssuedNanos) / 1000), atNanos: now)
-        }
-        checkDrained()
-    }
-
-    private func checkDrained() {
-        if arrivalsDone, calls.isEmpty, let done = onDrained {
-            onDrained = nil
-            done()
-        }
-    }
-
     // MARK: - HTTP
 
-    private func request(_ method: String, _ path: String, _ body: String,
+    func request(_ method: String, _ path: String, _ body: String,
                          completion: @escaping (Result<ClientResponse, TransportError>) -> Void) {
         let request = ClientRequest(method: method, url: settings.targetURL + path,
                                     headers: ["content-type: application/json"], body: Array(body.utf8),
@@ -571,7 +295,7 @@ final class Worker: @unchecked Sendable {
     }
 
     /// Counts transport errors by kind and non-2xx answers by status, so failures are never silent.
-    private func count(_ result: Result<ClientResponse, TransportError>, at now: UInt64) {
+    func count(_ result: Result<ClientResponse, TransportError>, at now: UInt64) {
         switch result {
         case .success(let response) where (200..<300).contains(response.status): break
         case .success(let response) where response.status == 0: recorder.count("errors.bad_response", atNanos: now)

@@ -26,6 +26,8 @@ public final class ReferenceTarget: HTTPHandler {
     private let state = Mutex(State())
     private let pusher: PushSender
     private let decoder = JSONDecoder()
+    /// Members one conversation may hold after merges.
+    private let maxMembers = 16
 
     public init(configuration: Configuration) {
         pusher = PushSender(gatewayURL: configuration.gatewayURL, bundleID: configuration.bundleID)
@@ -50,11 +52,7 @@ public final class ReferenceTarget: HTTPHandler {
         case ("POST", 2, "conversations"): return start(request)
         case ("GET", 3, "conversations"): return get(String(parts[2]))
         case ("POST", 4, "conversations"):
-            switch parts[3] {
-            case "join": return join(String(parts[2]), request)
-            case "end": return end(String(parts[2]), request)
-            default: return error(404, "no such conversation action: \(parts[3])")
-            }
+            return memberAction(String(parts[2]), request, String(parts[3]))
         case ("GET", 2, "health"): return .json(200, "{\"ok\":true}")
         default: return error(404, "no such endpoint: \(request.method) \(path)")
         }
@@ -90,7 +88,8 @@ public final class ReferenceTarget: HTTPHandler {
                 members.append(ServerMember(device: device.id, handle: device.handle, state: .ringing))
                 callees.append(device)
             }
-            let conversation = ServerConversation(id: id, members: members, video: body.video ?? false)
+            var conversation = ServerConversation(id: id, members: members, video: body.video ?? false)
+            conversation.capabilities = body.capabilities ?? []
             s.conversations[id] = conversation
             return .success((conversation, callees, caller.handle))
         }
@@ -98,9 +97,10 @@ public final class ReferenceTarget: HTTPHandler {
         case .failure(let refusal): return refusal.response
         case .success(let (conversation, callees, callerHandle)):
             let sentAt = Int64(Date().timeIntervalSince1970 * 1000)
-            let caps = conversation.video ? "[\"video\"]" : "[]"
+            let caps = "[" + (conversation.capabilities + (conversation.video ? ["video"] : []))
+                .map(JSONText.quote).joined(separator: ",") + "]"
             let payload = "{\"uuid\":\(JSONText.quote(id)),\"handle\":\(handleJSON(callerHandle))," +
-                "\"capabilities\":\(caps),\"sentAt\":\(sentAt)}"
+                "\"capabilities\":\(caps),\"sentAt\":\(sentAt),\"conversation\":\(conversation.json())}"
             for callee in callees { pusher.send(.voip, token: callee.apnsToken, payload: payload) }
             return .json(201, conversation.json())
         }
@@ -113,60 +113,131 @@ public final class ReferenceTarget: HTTPHandler {
         return .json(200, conversation.json())
     }
 
-    private func join(_ id: String, _ request: HTTPRequest) -> HTTPResponse {
-        change(id, request, event: "joined") { conversation, index in
-            guard conversation.members[index].state == .ringing else {
-                return "member \(conversation.members[index].device) is \(conversation.members[index].state.rawValue)"
-            }
-            conversation.members[index].state = .joined
-            return nil
-        }
+    /// One push to send once the lock is released: who, which conversation it speaks of, what happened.
+    private struct Notice {
+        let token: String
+        let payload: String
     }
 
-    private func end(_ id: String, _ request: HTTPRequest) -> HTTPResponse {
-        change(id, request, event: "ended") { conversation, index in
-            guard conversation.members[index].state != .left else { return "member already left" }
-            conversation.members[index].state = .left
-            // A conversation lives while two members are in it (joined or still ringing).
-            if conversation.members.filter({ $0.state != .left }).count < 2 {
-                conversation.ended = true
-                for i in conversation.members.indices { conversation.members[i].state = .left }
-            }
-            return nil
-        }
+    private func notice(_ token: String?, uuid: String, event: String, by device: String,
+                        about conversation: ServerConversation, reason: String? = nil, into: String? = nil) -> Notice? {
+        guard let token else { return nil }
+        var payload = "{\"aps\":{\"content-available\":1},\"uuid\":\(JSONText.quote(uuid)),\"event\":\"\(event)\"," +
+            "\"device\":\(JSONText.quote(device)),\"version\":\(conversation.version),\"ended\":\(conversation.ended),"
+        if let reason { payload += "\"reason\":\(JSONText.quote(reason))," }
+        if let into { payload += "\"into\":\(JSONText.quote(into))," }
+        payload += "\"conversation\":" + conversation.json() + "}"
+        return Notice(token: token, payload: payload)
     }
 
-    /// Applies one member's change atomically, bumps the version, and tells the other members by background push.
-    private func change(_ id: String, _ request: HTTPRequest, event: String,
-                        _ apply: (inout ServerConversation, Int) -> String?) -> HTTPResponse {
+    private func memberAction(_ id: String, _ request: HTTPRequest, _ action: String) -> HTTPResponse {
         guard let body = try? decoder.decode(MemberBody.self, from: Data(request.body)) else {
-            return error(400, "body must be {\"device\"}")
+            return error(400, "body must be {\"device\", ...}")
         }
-        let outcome: Result<(ServerConversation, [String]), Refusal> = state.withLock { s in
+        let outcome: Result<(String, [Notice]), Refusal> = state.withLock { s in
             guard var conversation = s.conversations[id] else { return .failure(refusal(404, "unknown conversation \(id)")) }
             if conversation.ended { return .failure(refusal(409, "conversation \(id) has ended", code: "ended")) }
-            guard let index = conversation.members.firstIndex(where: { $0.device == body.device }) else {
+            guard let index = conversation.index(of: body.device) else {
                 return .failure(refusal(403, "device \(body.device) is not a member of \(id)"))
             }
-            let before = conversation.members.map(\.state)
-            if let problem = apply(&conversation, index) { return .failure(refusal(409, problem, code: "state")) }
+            let before = conversation.members
+            let mine = conversation.members[index].state
+            var notices: [Notice] = []
+            var extra = ""
+            func tokens(of members: [ServerMember], except device: String) -> [String] {
+                members.filter { $0.device != device && $0.state != .left }.compactMap { s.devices[$0.device]?.apnsToken }
+            }
+            switch action {
+            case "join":
+                guard mine == .ringing else { return .failure(refusal(409, "member is \(mine.rawValue)", code: "state")) }
+                conversation.members[index].state = .joined
+            case "end":
+                guard mine != .left else { return .failure(refusal(409, "member already left", code: "state")) }
+                conversation.members[index].state = .left
+                // A conversation lives while two members are in it (joined, held or still ringing).
+                if conversation.present < 2 { conversation.finish(body.reason ?? "remoteEnded") }
+            case "pause":
+                guard mine == .joined else { return .failure(refusal(409, "member is \(mine.rawValue)", code: "state")) }
+                conversation.members[index].state = .held
+            case "resume":
+                guard mine == .held else { return .failure(refusal(409, "member is \(mine.rawValue)", code: "state")) }
+                conversation.members[index].state = .joined
+            case "merge":
+                guard let otherID = body.with, otherID != id, var other = s.conversations[otherID] else {
+                    return .failure(refusal(400, "merge needs \"with\": another conversation's id"))
+                }
+                if other.ended { return .failure(refusal(409, "conversation \(otherID) has ended", code: "ended")) }
+                guard mine.isActive, let otherIndex = other.index(of: body.device), other.members[otherIndex].state.isActive
+                else { return .failure(refusal(409, "merging needs the device connected to both", code: "state")) }
+                let moving = other.members.filter { $0.device != body.device && $0.state != .left }
+                if conversation.present + moving.count > maxMembers {
+                    return .failure(refusal(409, "a conversation holds at most \(maxMembers) members", code: "limit"))
+                }
+                for member in moving where conversation.index(of: member.device) == nil {
+                    conversation.members.append(member)
+                }
+                conversation.members[index].state = .joined
+                let otherBefore = other.members
+                other.finish("merged")
+                other.version += 1
+                s.conversations[otherID] = other
+                conversation.version += 1
+                s.conversations[id] = conversation
+                for token in tokens(of: otherBefore, except: body.device) {
+                    notices.append(notice(token, uuid: otherID, event: "merged", by: body.device, about: conversation,
+                                          into: id)!)
+                }
+                let moved = Set(moving.map(\.device))
+                for token in tokens(of: before.filter { !moved.contains($0.device) }, except: body.device) {
+                    notices.append(notice(token, uuid: id, event: "updated", by: body.device, about: conversation)!)
+                }
+                return .success((conversation.json(), notices))
+            case "unmerge":
+                guard let memberID = body.member, memberID != body.device,
+                      let memberIndex = conversation.index(of: memberID),
+                      conversation.members[memberIndex].state.isActive, mine.isActive else {
+                    return .failure(refusal(409, "unmerge needs \"member\": another connected member", code: "state"))
+                }
+                let moved = conversation.members[memberIndex]
+                conversation.members[memberIndex].state = .left
+                if conversation.present < 2 { conversation.finish("remoteEnded") }
+                conversation.version += 1
+                // The member goes back to a conversation of their own with the device, which holds it.
+                let me = conversation.members[index]
+                var split = ServerConversation(
+                    id: UUID().uuidString.lowercased(),
+                    members: [ServerMember(device: me.device, handle: me.handle, state: .held),
+                              ServerMember(device: moved.device, handle: moved.handle, state: .joined)],
+                    video: conversation.video)
+                split.capabilities = conversation.capabilities
+                s.conversations[split.id] = split
+                s.conversations[id] = conversation
+                notices += [notice(s.devices[moved.device]?.apnsToken, uuid: id, event: "split", by: body.device,
+                                   about: split, into: split.id)].compactMap { $0 }
+                for token in tokens(of: conversation.members, except: body.device) {
+                    notices.append(notice(token, uuid: id, event: "updated", by: body.device, about: conversation)!)
+                }
+                extra = ",\"split\":" + split.json()
+                return .success((conversation.json(extra: extra), notices))
+            default:
+                return .failure(refusal(404, "no such conversation action: \(action)"))
+            }
             conversation.version += 1
             s.conversations[id] = conversation
+            let event = conversation.ended ? "ended" : (action == "join" ? "joined" : "updated")
+            let reason = conversation.ended ? conversation.endedReason : nil
             // Tell every other member who was still in the conversation before this change.
-            let tokens = conversation.members.indices.compactMap { i -> String? in
-                guard i != index, before[i] != .left else { return nil }
-                return s.devices[conversation.members[i].device]?.apnsToken
+            for member in before where member.device != body.device && member.state != .left {
+                if let n = notice(s.devices[member.device]?.apnsToken, uuid: id, event: event, by: body.device,
+                                  about: conversation, reason: reason) { notices.append(n) }
             }
-            return .success((conversation, tokens))
+            return .success((conversation.json(), notices))
         }
         switch outcome {
         case .failure(let refusal): return refusal.response
-        case .success(let (conversation, tokens)):
-            let payload = "{\"aps\":{\"content-available\":1},\"uuid\":\(JSONText.quote(id)),\"event\":\"\(event)\"," +
-                "\"device\":\(JSONText.quote(body.device)),\"version\":\(conversation.version)," +
-                "\"ended\":\(conversation.ended)}"
-            for token in tokens { pusher.send(.background, token: token, payload: payload) }
-            return .json(200, conversation.json())
+        case .success(let (json, notices)):
+            for n in notices { pusher.send(.background, token: n.token, payload: n.payload) }
+            return .json(200, json)
         }
     }
 

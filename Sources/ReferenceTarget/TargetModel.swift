@@ -11,7 +11,10 @@ struct RegisteredDevice: Sendable {
 enum MemberState: String, Sendable {
     case ringing
     case joined
+    case held
     case left
+
+    var isActive: Bool { self == .joined || self == .held }
 }
 
 struct ServerMember: Sendable {
@@ -28,14 +31,33 @@ struct ServerConversation: Sendable {
     var ended = false
     var version = 1
     let video: Bool
+    var capabilities: [String] = []
+    /// Why it ended, as told to the members (`remoteEnded`, `unanswered`, `merged`, …).
+    var endedReason: String?
 
     var state: String {
         if ended { return "left" }
-        return members.contains { $0.state == .joined && $0.device != members.first?.device } ? "joined" : "idle"
+        // Joined once two members are connected; until then the callees ring.
+        return members.filter { $0.state.isActive }.count >= 2 ? "joined" : "idle"
     }
 
-    func json() -> String {
+    func index(of device: String) -> Int? { members.firstIndex { $0.device == device } }
+
+    /// Members still in it (ringing or connected).
+    var present: Int { members.filter { $0.state != .left }.count }
+
+    /// Ends the conversation for everyone.
+    mutating func finish(_ reason: String) {
+        ended = true
+        endedReason = endedReason ?? reason
+        for i in members.indices { members[i].state = .left }
+    }
+
+    func json(extra: String = "") -> String {
         var out = "{\"id\":\(JSONText.quote(id)),\"state\":\"\(state)\",\"version\":\(version),\"video\":\(video),"
+        out += "\"ended\":\(ended),"
+        if let endedReason { out += "\"endedReason\":\(JSONText.quote(endedReason)),"}
+        out += "\"capabilities\":[" + capabilities.map(JSONText.quote).joined(separator: ",") + "],"
         out += "\"members\":["
         for (i, m) in members.enumerated() {
             if i > 0 { out += "," }
@@ -43,8 +65,8 @@ struct ServerConversation: Sendable {
             out += handleJSON(m.handle) + "}"
         }
         out += "],\"activeMembers\":["
-        out += members.filter { $0.state == .joined }.map { JSONText.quote($0.device) }.joined(separator: ",")
-        out += "]}"
+        out += members.filter { $0.state.isActive }.map { JSONText.quote($0.device) }.joined(separator: ",")
+        out += "]" + extra + "}"
         return out
     }
 }
@@ -65,8 +87,16 @@ struct StartBody: Decodable {
     let caller: String
     let handles: [Handle]
     let video: Bool?
+    let capabilities: [String]?
 }
 
+/// The body of every member action: who does it, and the action's own fields.
 struct MemberBody: Decodable {
     let device: String
+    /// end: why (told to the others), e.g. `unanswered`.
+    let reason: String?
+    /// merge: the conversation merged into this one.
+    let with: String?
+    /// unmerge: the member moved out into a conversation of their own with `device`.
+    let member: String?
 }

@@ -35,6 +35,7 @@ extension Scenario {
             "\(entry.flow) \(Quantity.decimal(totalWeight > 0 ? entry.weight / totalWeight * 100 : 0))%"
         }
         lines.append("  mix: \(shares.joined(separator: ", "))")
+        lines.append(contentsOf: describeFlows())
         lines.append("  behavior: answer after \(behavior.answerAfter), talk \(behavior.talk), "
             + "hangup \(behavior.hangup.rawValue)")
         lines.append("  push: \(push.listenHost):\(push.listenPort), deadline \(d(push.deadlineNanos)), "

@@ -30,6 +30,10 @@ public struct Scenario: Sendable, Equatable {
     public var workers: Int?
     /// SLO thresholds (`slo:`), evaluated at the end of the run and, with `abort_on_fail`, while it runs.
     public var slo: [Threshold]
+    /// Every flow the mix names, user-defined (`flows:`) or built in, by name.
+    public var flows: [String: Flow] = [:]
+    /// The simulated app's conversation-manager configuration (`device:`).
+    public var device = DeviceProfile()
     /// The file the scenario came from, for reports and error messages.
     public var sourceFile: String
 

@@ -3,6 +3,7 @@ extension ScenarioDecoder {
     static let topLevelKeys = [
         "name", "seed", "duration", "devices", "target", "push", "load", "arrivals", "mix", "behavior", "drain",
         "action_timeout", "workers", "slo",
+        "flows", "device",  // ScenarioDecoder+Flows.swift
     ]
     /// Sections the design describes (DESIGN.md §5) that this version does not implement yet.
     static let unsupportedTopLevelKeys: Set<String> = ["faults", "api", "race"]

@@ -9,10 +9,12 @@ import Darwin
 /// All problems come back together, each with its file position, so `callstorm validate` can list everything
 /// wrong in one go. Nothing here runs anything: a loaded scenario is only data.
 public enum ScenarioLoader {
-    /// The flows a scenario may name in `mix` when the caller does not say which flows it has.
-    public static let defaultKnownFlows: Set<String> = ["incoming-1to1"]
+    /// The built-in flow names. Kept for source compatibility of the `knownFlows:` parameters below, which are
+    /// ignored: a scenario's `mix` may name the built-in flows and the flows its own `flows:` section defines.
+    public static let defaultKnownFlows = Set(BuiltinFlows.names)
 
     /// Reads and validates the scenario at `path`. A missing or unreadable file is an error naming the path.
+    /// `knownFlows` is ignored (see `defaultKnownFlows`).
     public static func load(
         contentsOf path: String, knownFlows: Set<String> = defaultKnownFlows
     ) -> Result<Scenario, ScenarioErrors> {
@@ -27,6 +29,7 @@ public enum ScenarioLoader {
     }
 
     /// Validates scenario text; `file` names it in error messages and becomes `Scenario.sourceFile`.
+    /// `knownFlows` is ignored (see `defaultKnownFlows`).
     public static func parse(
         _ yaml: String, file: String, knownFlows: Set<String> = defaultKnownFlows
     ) -> Result<Scenario, ScenarioErrors> {
@@ -44,7 +47,7 @@ public enum ScenarioLoader {
             }
             return .failure(ScenarioErrors(decoder.errors))
         }
-        let scenario = decoder.scenario(root, knownFlows: knownFlows)
+        let scenario = decoder.scenario(root)
         if let scenario, decoder.errors.isEmpty { return .success(scenario) }
         return .failure(ScenarioErrors(decoder.errors))
     }

@@ -68,4 +68,54 @@ final class ReferenceTargetTests: XCTestCase {
         XCTAssertEqual(call("POST", "/v1/conversations/\(id)/join", "{\"device\":\"stranger\"}").0, 403)
         XCTAssertEqual(call("DELETE", "/v1/devices").0, 404)
     }
+
+    private func startCall(_ caller: String, _ callees: [String]) -> String {
+        let handles = callees.map { "{\"kind\":\"phoneNumber\",\"value\":\"+\($0)\",\"displayName\":\"\($0)\"}" }
+        let (status, json) = call("POST", "/v1/conversations",
+                                  "{\"caller\":\"\(caller)\",\"handles\":[\(handles.joined(separator: ","))]}")
+        XCTAssertEqual(status, 201)
+        return json["id"] as? String ?? ""
+    }
+
+    private func states(_ json: [String: Any]) -> [String: String] {
+        var out: [String: String] = [:]
+        for m in json["members"] as? [[String: Any]] ?? [] { out[m["device"] as! String] = m["state"] as? String }
+        return out
+    }
+
+    /// The seed story: Ryan is in a group with Adam and David and on the side with Andre; he merges them, then
+    /// unmerges Andre, who gets a conversation of his own with Ryan (held on Ryan's side).
+    func testMergeThenUnmergeFollowsTheSeedStory() {
+        for name in ["ryan", "adam", "david", "andre"] { register(name, "+\(name)") }
+        let group = startCall("ryan", ["adam", "david"])
+        XCTAssertEqual(call("POST", "/v1/conversations/\(group)/join", "{\"device\":\"adam\"}").0, 200)
+        XCTAssertEqual(call("POST", "/v1/conversations/\(group)/join", "{\"device\":\"david\"}").0, 200)
+        XCTAssertEqual(call("POST", "/v1/conversations/\(group)/pause", "{\"device\":\"ryan\"}").0, 200)
+        let side = startCall("ryan", ["andre"])
+        XCTAssertEqual(call("POST", "/v1/conversations/\(side)/join", "{\"device\":\"andre\"}").0, 200)
+        var (status, json) = call("POST", "/v1/conversations/\(group)/merge", "{\"device\":\"ryan\",\"with\":\"\(side)\"}")
+        XCTAssertEqual(status, 200)
+        XCTAssertEqual(states(json), ["ryan": "joined", "adam": "joined", "david": "joined", "andre": "joined"])
+        XCTAssertEqual(call("GET", "/v1/conversations/\(side)").1["endedReason"] as? String, "merged")
+        (status, json) = call("POST", "/v1/conversations/\(group)/unmerge", "{\"device\":\"ryan\",\"member\":\"andre\"}")
+        XCTAssertEqual(status, 200)
+        XCTAssertEqual(states(json)["andre"], "left")
+        let split = json["split"] as? [String: Any] ?? [:]
+        XCTAssertEqual(states(split), ["ryan": "held", "andre": "joined"])
+        XCTAssertEqual(call("POST", "/v1/conversations/\(side)/merge", "{\"device\":\"ryan\",\"with\":\"\(group)\"}").0, 409)
+    }
+
+    func testPauseAndResumeNeedTheRightMemberState() {
+        let id = start()
+        XCTAssertEqual(call("POST", "/v1/conversations/\(id)/resume", "{\"device\":\"a\"}").1["code"] as? String, "state")
+        XCTAssertEqual(call("POST", "/v1/conversations/\(id)/pause", "{\"device\":\"a\"}").0, 200)
+        XCTAssertEqual(call("POST", "/v1/conversations/\(id)/pause", "{\"device\":\"a\"}").0, 409)
+        XCTAssertEqual(call("POST", "/v1/conversations/\(id)/resume", "{\"device\":\"a\"}").0, 200)
+    }
+
+    func testEndReasonIsKept() {
+        let id = start()
+        let json = call("POST", "/v1/conversations/\(id)/end", "{\"device\":\"a\",\"reason\":\"unanswered\"}").1
+        XCTAssertEqual(json["endedReason"] as? String, "unanswered")
+    }
 }

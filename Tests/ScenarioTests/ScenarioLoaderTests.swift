@@ -65,9 +65,11 @@ final class ScenarioLoaderTests: XCTestCase {
 
     func testMinimalScenarioGetsDefaults() throws {
         let scenario = try load(minimal).get()
-        XCTAssertEqual(scenario, Scenario(
+        var expected = Scenario(
             name: "smoke", devices: 10, load: [.hold(rate: 5, nanos: 10_000_000_000)], sourceFile: "test.yaml"
-        ))
+        )
+        expected.flows = ["incoming-1to1": try XCTUnwrap(BuiltinFlows.flow(named: "incoming-1to1"))]
+        XCTAssertEqual(scenario, expected)
         XCTAssertEqual(scenario.seed, 1)
         XCTAssertEqual(scenario.target, .embedded)
         XCTAssertEqual(scenario.push, PushSpec(listenHost: "127.0.0.1", listenPort: 0))

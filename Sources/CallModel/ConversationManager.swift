@@ -1,0 +1,263 @@
+/// One simulated app's conversation manager, as LiveCommunicationKit's `ConversationManager`: its configuration,
+/// its conversations, and the rules an action must pass before the app performs it.
+///
+/// Every action goes through one path: `check` (the delegate's decision, synchronous: a missing capability or a
+/// limit fails at once), then `begin` when it is performed, then `fulfilled` or `failed` once it finishes.
+public struct ConversationManager: Sendable {
+    public struct Configuration: Sendable, Equatable {
+        public var supportedCapabilities: Capabilities
+        /// Conversations (each a group of one or more merged conversations) alive at once.
+        public var maximumConversationGroups: Int
+        /// Conversations merged into one group.
+        public var maximumConversationsPerConversationGroup: Int
+        public var supportsVideo: Bool
+
+        public init(supportedCapabilities: Capabilities = [.pausing, .merging, .unmerging],
+                    maximumConversationGroups: Int = 2, maximumConversationsPerConversationGroup: Int = 5,
+                    supportsVideo: Bool = false) {
+            self.supportedCapabilities = supportedCapabilities
+            self.maximumConversationGroups = maximumConversationGroups
+            self.maximumConversationsPerConversationGroup = maximumConversationsPerConversationGroup
+            self.supportsVideo = supportsVideo
+        }
+    }
+
+    /// Why an action fails before or instead of reaching the server. `reason` is the stable code reports count.
+    public enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
+        case missingCapability(ActionKind, Capabilities)
+        case unknownConversation(String)
+        case conversationEnded(String)
+        case tooManyConversationGroups(limit: Int)
+        case groupTooLarge(limit: Int)
+        case illegalState(ActionKind, ConversationState)
+        case mergeWithItself
+
+        public var reason: String {
+            switch self {
+            case .missingCapability(_, let c): return "missing_capability:\(c.names.joined(separator: "+"))"
+            case .unknownConversation: return "unknown_conversation"
+            case .conversationEnded: return "conversation_ended"
+            case .tooManyConversationGroups: return "limit:maximum_conversation_groups"
+            case .groupTooLarge: return "limit:maximum_conversations_per_group"
+            case .illegalState(_, let s): return "illegal_state:\(s.rawValue)"
+            case .mergeWithItself: return "merge_with_itself"
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case .missingCapability(let k, let c): return "\(k.rawValue) needs the \(c.names.joined(separator: ", ")) capability"
+            case .unknownConversation(let u): return "no conversation \(u) on this device"
+            case .conversationEnded(let u): return "conversation \(u) has ended"
+            case .tooManyConversationGroups(let l): return "more than \(l) conversation groups at once"
+            case .groupTooLarge(let l): return "a group may hold at most \(l) conversations"
+            case .illegalState(let k, let s): return "\(k.rawValue) is not possible while \(s.rawValue)"
+            case .mergeWithItself: return "a conversation cannot be merged with itself"
+            }
+        }
+    }
+
+    public let configuration: Configuration
+    /// The device id this manager belongs to (its own member entry on the server).
+    public let localDevice: String
+    public let localMember: Handle
+    public private(set) var conversations: [String: Conversation] = [:]
+    /// How many conversations are merged into each (1 for one never merged).
+    public private(set) var groupSizes: [String: Int] = [:]
+
+    public init(configuration: Configuration, localDevice: String, localMember: Handle) {
+        self.configuration = configuration
+        self.localDevice = localDevice
+        self.localMember = localMember
+    }
+
+    public var liveCount: Int { conversations.values.filter { $0.state != .left }.count }
+
+    // MARK: - The delegate's decision
+
+    /// Nil when the action may be performed now; otherwise why it fails at once.
+    public func check(_ kind: ActionKind, conversation uuid: String?, with other: String? = nil) -> Refusal? {
+        if kind == .start {
+            return liveCount >= configuration.maximumConversationGroups
+                ? .tooManyConversationGroups(limit: configuration.maximumConversationGroups) : nil
+        }
+        guard let uuid, let conversation = conversations[uuid] else {
+            return .unknownConversation(uuid ?? "")
+        }
+        if conversation.state == .left { return .conversationEnded(uuid) }
+        if let needed = kind.requiredCapability {
+            let effective = conversation.capabilities.intersection(configuration.supportedCapabilities)
+            if !effective.contains(needed) { return .missingCapability(kind, needed) }
+        }
+        switch kind {
+        case .join where conversation.state != .idle: return .illegalState(kind, conversation.state)
+        case .pause where conversation.state != .joined: return .illegalState(kind, conversation.state)
+        case .resume where conversation.state != .paused: return .illegalState(kind, conversation.state)
+        case .merge, .unmerge:
+            guard conversation.state == .joined || conversation.state == .paused else {
+                return .illegalState(kind, conversation.state)
+            }
+        default: break
+        }
+        if kind == .merge {
+            guard let other else { return .unknownConversation("") }
+            if other == uuid { return .mergeWithItself }
+            guard let second = conversations[other] else { return .unknownConversation(other) }
+            if second.state == .left { return .conversationEnded(other) }
+            guard second.state == .joined || second.state == .paused else { return .illegalState(kind, second.state) }
+            if !second.capabilities.intersection(configuration.supportedCapabilities).contains(.merging) {
+                return .missingCapability(kind, .merging)
+            }
+            let size = (groupSizes[uuid] ?? 1) + (groupSizes[other] ?? 1)
+            if size > configuration.maximumConversationsPerConversationGroup {
+                return .groupTooLarge(limit: configuration.maximumConversationsPerConversationGroup)
+            }
+        }
+        return nil
+    }
+
+    // MARK: - Reports and events
+
+    /// An incoming conversation from a VoIP push. It is always reported (PushKit's rule); past the group limit
+    /// it is refused and the app must end it.
+    public mutating func reportIncoming(uuid: String, caller: Handle?, capabilities: Capabilities) -> Refusal? {
+        let overLimit = liveCount >= configuration.maximumConversationGroups
+        var conversation = Conversation(uuid: uuid, members: caller.map { [$0] } ?? [],
+                                        capabilities: capabilities.intersection(effectiveSupported))
+        conversation.localMember = localMember
+        if overLimit { conversation.end(.failed) }
+        conversations[uuid] = conversation
+        groupSizes[uuid] = 1
+        return overLimit ? .tooManyConversationGroups(limit: configuration.maximumConversationGroups) : nil
+    }
+
+    /// A conversation this device started, once the server created it (startedConnecting).
+    public mutating func reportOutgoing(uuid: String, members: [Handle], video: Bool) {
+        var capabilities = configuration.supportedCapabilities
+        if video && configuration.supportsVideo { capabilities.insert(.video) } else { capabilities.remove(.video) }
+        var conversation = Conversation(uuid: uuid, members: members, capabilities: capabilities)
+        conversation.localMember = localMember
+        try? conversation.move(to: .joining)
+        conversations[uuid] = conversation
+        groupSizes[uuid] = 1
+    }
+
+    private var effectiveSupported: Capabilities {
+        var c = configuration.supportedCapabilities
+        if !configuration.supportsVideo { c.remove(.video) }
+        return c
+    }
+
+    /// The action is being performed: the states LiveCommunicationKit shows while it runs.
+    public mutating func begin(_ kind: ActionKind, conversation uuid: String) {
+        guard var c = conversations[uuid] else { return }
+        switch kind {
+        case .join: try? c.move(to: .joining)
+        case .end: if c.state != .left && c.state != .leaving { try? c.move(to: .leaving) }
+        default: break
+        }
+        conversations[uuid] = c
+    }
+
+    /// The action finished well. For merge, `other` ends (its members now belong to `uuid`).
+    public mutating func fulfilled(_ kind: ActionKind, conversation uuid: String, other: String? = nil) {
+        guard var c = conversations[uuid] else { return }
+        switch kind {
+        case .join: if c.state == .joining { try? c.move(to: .joined) }
+        case .pause: if c.state == .joined { try? c.move(to: .paused) }
+        case .resume: if c.state == .paused { try? c.move(to: .joined) }
+        case .end: c.end(.localEnded)
+        case .merge:
+            if let other, var second = conversations[other] {
+                groupSizes[uuid] = (groupSizes[uuid] ?? 1) + (groupSizes[other] ?? 1)
+                second.end(.joinedElsewhere)
+                conversations[other] = second
+                if c.state == .paused { try? c.move(to: .joined) }
+            }
+        case .start, .unmerge: break
+        }
+        conversations[uuid] = c
+    }
+
+    /// The action failed: a join or end that failed leaves the conversation failed.
+    public mutating func failed(_ kind: ActionKind, conversation uuid: String) {
+        guard var c = conversations[uuid] else { return }
+        switch kind {
+        case .join, .end: c.end(.failed)
+        default: break
+        }
+        conversations[uuid] = c
+    }
+
+    /// A conversation split off by unmerge: this device holds it (the other one stays active).
+    public mutating func addSplit(uuid: String, view: ConversationView, paused: Bool) {
+        var conversation = Conversation(uuid: uuid, capabilities: conversations.values.first?.capabilities
+                                        ?? configuration.supportedCapabilities)
+        conversation.localMember = localMember
+        try? conversation.move(to: .joining)
+        try? conversation.move(to: .joined)
+        if paused { try? conversation.move(to: .paused) }
+        conversations[uuid] = conversation
+        groupSizes[uuid] = 1
+        apply(view)
+    }
+
+    /// A conversation this device was moved into by someone else's merge or unmerge, already connected.
+    public mutating func adopt(_ view: ConversationView) {
+        var conversation = Conversation(uuid: view.uuid, capabilities: effectiveSupported)
+        conversation.localMember = localMember
+        try? conversation.move(to: .joining)
+        try? conversation.move(to: .joined)
+        conversations[view.uuid] = conversation
+        groupSizes[view.uuid] = 1
+        apply(view)
+    }
+
+    /// Folds in the server's view if it is not older than what the device already saw (`updated` event).
+    /// Returns false for a stale view.
+    @discardableResult
+    public mutating func apply(_ view: ConversationView) -> Bool {
+        guard var c = conversations[view.uuid] else { return false }
+        if view.version < c.version { return false }
+        c.version = view.version
+        c.members = view.remoteMembers(excluding: localDevice)
+        c.activeRemoteMembers = view.activeRemoteMembers(excluding: localDevice)
+        if c.state == .joining, view.activeRemoteMembers(excluding: localDevice).count > 0,
+           view.state(of: localDevice) == "joined" {
+            try? c.move(to: .joined)  // connected: a remote member answered our start
+        }
+        if view.ended || view.state(of: localDevice) == "left" { c.end(.remoteEnded) }
+        conversations[view.uuid] = c
+        return true
+    }
+
+    /// The conversation ended on the server (ended event).
+    public mutating func remoteEnded(_ uuid: String, reason: EndedReason) {
+        conversations[uuid]?.end(reason)
+    }
+
+    public mutating func forget(_ uuid: String) {
+        conversations[uuid] = nil
+        groupSizes[uuid] = nil
+    }
+
+    /// Where this device's view of a conversation disagrees with the server's, or nil when they agree.
+    public func disagreement(with view: ConversationView) -> String? {
+        guard let c = conversations[view.uuid] else { return "device has no conversation \(view.uuid)" }
+        let remote = Set(view.remoteMembers(excluding: localDevice).map(\.value))
+        let active = Set(view.activeRemoteMembers(excluding: localDevice).map(\.value))
+        let serverState = view.ended ? "left" : (view.state(of: localDevice) ?? "left")
+        let expected: String
+        switch c.state {
+        case .idle: expected = "ringing"
+        case .joining, .joined: expected = "joined"
+        case .paused: expected = "held"
+        case .leaving, .left: expected = "left"
+        }
+        if expected != serverState { return "state: device \(c.state.rawValue), server \(serverState)" }
+        if serverState == "left" { return nil }  // members of an ended conversation do not matter
+        if Set(c.members.map(\.value)) != remote { return "members differ" }
+        if Set(c.activeRemoteMembers.map(\.value)) != active { return "activeRemoteMembers differ" }
+        return nil
+    }
+}

@@ -1,0 +1,91 @@
+/// A flow: the script one planned call follows, step after step, each step done by one of its roles' devices.
+///
+/// Roles are bound to distinct idle devices when the call arrives (the first role is the one that starts it).
+/// Conversations are named inside the flow (`main` unless a step says otherwise) and bound to the target's ids
+/// as `start` and `unmerge` steps create them.
+public struct Flow: Sendable, Equatable {
+    public var name: String
+    /// Role names, in order; the first two are the caller and callee sides for `behavior.hangup`.
+    public var roles: [String]
+    public var steps: [FlowStep]
+
+    public init(name: String, roles: [String], steps: [FlowStep]) {
+        self.name = name
+        self.roles = roles
+        self.steps = steps
+    }
+
+    /// The role name that stands for "the side `behavior.hangup` picks for this call".
+    public static let hangupRole = "$hangup"
+}
+
+/// One step of a flow. Steps that perform an action record `<kind>.fulfillment` and `step.<flow>/<name>`.
+public struct FlowStep: Sendable, Equatable {
+    /// Unique within the flow; names its per-step metrics.
+    public var name: String
+    /// The role whose device performs the step; nil for wait, branch and repeat.
+    public var role: String?
+    public var kind: Kind
+
+    public init(name: String, role: String?, kind: Kind) {
+        self.name = name
+        self.role = role
+        self.kind = kind
+    }
+
+    public indirect enum Kind: Sendable, Equatable {
+        /// StartConversationAction: the role calls the `to` roles (one: 1:1, several: a group).
+        case start(to: [String], conversation: String, video: Bool)
+        /// Waits until the role's device has received the VoIP push for the conversation and reported it.
+        case awaitPush(conversation: String)
+        /// JoinConversationAction: answer.
+        case join(conversation: String)
+        /// Ends a ringing conversation without answering (an End action while idle).
+        case decline(conversation: String)
+        /// EndConversationAction; `reason` is told to the others (e.g. `unanswered` after a ring timeout).
+        case end(conversation: String, reason: String?)
+        case pause(conversation: String)
+        case resume(conversation: String)
+        /// Merge `conversation` with `with`; `with` ends and its members join `conversation`.
+        case merge(conversation: String, with: String)
+        /// Moves the `member` role out of `conversation` into a new conversation named `into`.
+        case unmerge(conversation: String, member: String, into: String)
+        /// Waits until the role's device sees the conversation end (by anyone).
+        case awaitEnd(conversation: String)
+        /// Think time from a distribution.
+        case wait(Distribution)
+        /// Think time from the scenario's `behavior` (`answer_after` or `talk`); the first use in a call takes the
+        /// arrival's pre-planned sample.
+        case waitBehavior(String)
+        /// One of the branches, chosen by probability (0…1 each, summing to at most 1; the rest does nothing).
+        case branch([FlowBranch])
+        case repeatSteps(count: Int, steps: [FlowStep])
+    }
+}
+
+public struct FlowBranch: Sendable, Equatable {
+    public var probability: Double
+    public var steps: [FlowStep]
+
+    public init(probability: Double, steps: [FlowStep]) {
+        self.probability = probability
+        self.steps = steps
+    }
+}
+
+/// How the simulated app's ConversationManager is configured (LiveCommunicationKit's `Configuration`).
+public struct DeviceProfile: Sendable, Equatable {
+    /// Capability names the app supports: video, pausing, merging, unmerging, playingTones.
+    public var capabilities: [String]
+    public var maximumConversationGroups: Int
+    public var maximumConversationsPerConversationGroup: Int
+    public var supportsVideo: Bool
+
+    public init(capabilities: [String] = ["pausing", "merging", "unmerging"], maximumConversationGroups: Int = 2,
+                maximumConversationsPerConversationGroup: Int = 5, supportsVideo: Bool = false) {
+        self.capabilities = capabilities
+        self.maximumConversationGroups = maximumConversationGroups
+        self.maximumConversationsPerConversationGroup = maximumConversationsPerConversationGroup
+        self.supportsVideo = supportsVideo
+    }
+}

@@ -1,0 +1,45 @@
+extension Scenario {
+    /// The flow a mix entry names: `flows` when the loader resolved it, else the built-in flow of that name.
+    ///
+    /// Scenarios built in code (tests, benchmarks) usually leave `flows` empty and rely on the built-ins.
+    public func flow(named name: String) -> Flow? {
+        flows[name] ?? BuiltinFlows.flow(named: name)
+    }
+
+    /// `describe()`'s lines for the device profile and each flow of the mix, one line per step.
+    func describeFlows() -> [String] {
+        let capabilities = device.capabilities.isEmpty ? "none" : device.capabilities.joined(separator: ", ")
+        var lines = ["  device: capabilities \(capabilities); at most \(device.maximumConversationGroups) "
+            + "conversation groups of \(device.maximumConversationsPerConversationGroup); "
+            + "video \(device.supportsVideo ? "on" : "off")"]
+        for entry in mix {
+            guard let flow = flow(named: entry.flow) else {
+                lines.append("  flow \(entry.flow): not defined")
+                continue
+            }
+            let builtin = BuiltinFlows.flow(named: entry.flow)
+            let origin = builtin != nil && (flows[entry.flow] ?? builtin) == builtin ? "built in" : "from the file"
+            lines.append("  flow \(flow.name) (\(origin)), roles \(flow.roles.joined(separator: ", ")):")
+            appendSteps(flow.steps, indent: "    ", to: &lines)
+        }
+        return lines
+    }
+
+    private func appendSteps(_ steps: [FlowStep], indent: String, to lines: inout [String]) {
+        for step in steps {
+            switch step.kind {
+            case .branch(let branches):
+                lines.append("\(indent)\(step.name): branch")
+                for branch in branches {
+                    lines.append("\(indent)  \(Quantity.decimal(branch.probability * 100))%:")
+                    appendSteps(branch.steps, indent: indent + "    ", to: &lines)
+                }
+            case .repeatSteps(let count, let nested):
+                lines.append("\(indent)\(step.name): repeat \(count)x")
+                appendSteps(nested, indent: indent + "  ", to: &lines)
+            default:
+                lines.append(indent + step.description)
+            }
+        }
+    }
+}

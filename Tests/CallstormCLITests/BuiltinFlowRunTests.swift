@@ -1,0 +1,50 @@
+@testable import CallstormCLI
+import Driver
+import Foundation
+import Scenario
+import XCTest
+
+/// Acceptance for the lifecycle: every shipped flow scenario (Scenarios/<flow>.yaml) runs against the embedded
+/// target with every action fulfilled, and every device's final view of its conversations equals the target's.
+final class BuiltinFlowRunTests: XCTestCase {
+    private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    private func runShipped(_ flow: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flow-\(flow)-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var options = RunCommand.Options(file: Self.root.appendingPathComponent("Scenarios/\(flow).yaml").path)
+        options.out = dir.path
+        options.quiet = true
+        options.durationNanos = 2_000_000_000  // a short slice of the shipped load is enough here
+        let outcome = try RunCommand.perform(options)
+        let c = outcome.result.recorder.counters
+        XCTAssertTrue(outcome.result.drainedCleanly, "\(outcome.result.notes)", file: file, line: line)
+        XCTAssertGreaterThan(c["calls.started"] ?? 0, 0, file: file, line: line)
+        XCTAssertEqual(c["calls.completed"], c["calls.started"], "\(flow): \(c)", file: file, line: line)
+        for (name, value) in c where name.hasPrefix("action.") && name.hasSuffix(".started") {
+            let kind = name.dropFirst("action.".count).dropLast(".started".count)
+            XCTAssertEqual(c["action.\(kind).fulfilled"], value, "\(flow) \(kind): \(c)", file: file, line: line)
+        }
+        XCTAssertGreaterThan(c["views.checked"] ?? 0, 0, file: file, line: line)
+        XCTAssertNil(c["views.mismatched"], "\(flow): \(outcome.result.notes)", file: file, line: line)
+        // Per-step percentiles are first-class rows of summary.csv.
+        let csv = try String(contentsOf: outcome.runDirectory.appendingPathComponent("summary.csv"), encoding: .utf8)
+        for step in BuiltinFlows.flow(named: flow)!.allSteps where step.kind.isAction {
+            if case .awaitPush = step.kind { continue }
+            if case .awaitEnd = step.kind { continue }
+            XCTAssertTrue(csv.contains("\nstep.\(flow)/\(step.name),"), "no summary.csv row for step \(step.name)",
+                          file: file, line: line)
+        }
+    }
+
+    func testIncoming1to1() throws { try runShipped("incoming-1to1") }
+    func testOutgoing1to1() throws { try runShipped("outgoing-1to1") }
+    func testDeclined() throws { try runShipped("declined") }
+    func testUnanswered() throws { try runShipped("unanswered") }
+    func testCallerCancels() throws { try runShipped("caller-cancels") }
+    func testHoldResume() throws { try runShipped("hold-resume") }
+    func testGroupCall() throws { try runShipped("group-call") }
+    func testGroupMerge() throws { try runShipped("group-merge") }
+    func testMergeUnmerge() throws { try runShipped("merge-unmerge") }
+}

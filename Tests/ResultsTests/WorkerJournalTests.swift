@@ -1,0 +1,39 @@
+import Foundation
+import Metrics
+import Results
+import XCTest
+
+final class WorkerJournalTests: XCTestCase {
+    func testCheckpointedRecordersAndRowsComeBackFromTheRunDirectory() throws {
+        let run = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: run) }
+        var recorders: [Recorder] = []
+        for worker in 0..<2 {
+            let journal = try WorkerJournal(configuration: .init(directory: run), worker: worker)
+            var recorder = Recorder(runStartNanos: 0)
+            for i in 0..<10 { recorder.record("push_to_report", micros: Int64(100 * (i + 1)), atNanos: UInt64(i) * 1_000_000_000) }
+            recorder.count("calls.started", by: 10, atNanos: 0)
+            journal.action(ActionRow(id: UInt64(worker), kind: "join", step: "f/answer", device: "dev-\(worker)",
+                                     conversation: "c", plannedNanos: 1_000, startedNanos: 2_000,
+                                     finishedNanos: 1_502_000, outcome: "fulfilled", reason: ""))
+            journal.close(recorder)
+            recorders.append(recorder)
+        }
+        let loaded = try RunResults.loadRecorder(run: run)
+        XCTAssertEqual(loaded.counters["calls.started"], 20)
+        XCTAssertEqual(loaded.histograms["push_to_report"]?.totalCount, 20)
+        try RunResults.joinRows(run: run, prefix: "actions")
+        let lines = try String(contentsOf: run.appendingPathComponent("actions.csv"), encoding: .utf8)
+            .split(separator: "\n")
+        XCTAssertEqual(lines.count, 3)
+        XCTAssertEqual(lines[0], Substring(ActionRow.header))
+        XCTAssertTrue(lines[1].hasSuffix(",fulfilled,,1.500"), String(lines[1]))
+    }
+
+    func testEmptyRunDirectoryIsAClearError() {
+        let run = FileManager.default.temporaryDirectory.appendingPathComponent("none-\(UUID().uuidString)")
+        XCTAssertThrowsError(try RunResults.loadRecorder(run: run)) { error in
+            XCTAssertTrue("\(error)".contains("no raw results"))
+        }
+    }
+}
