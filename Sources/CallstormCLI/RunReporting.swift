@@ -45,6 +45,9 @@ enum RunReporting {
         }
     }
 
+    /// Above this scheduler-lag p99 the verdict says the harness, not the target, may be slow (DESIGN.md §6).
+    static let harnessLagWarningMicros: Int64 = 50_000
+
     struct Written {
         var files: ReportFiles
         var verdict: Verdict
@@ -67,6 +70,11 @@ enum RunReporting {
         if let ratio = result.ratios.deliveredRateRatio, ratio < 0.99 {
             warnings.append("the harness delivered only \(Threshold.percentText(ratio)) of the planned arrivals "
                 + "(calls.started / planned); latencies describe a lighter load than planned")
+        }
+        if let lag = histograms["scheduler_lag"], lag.value(atPercentile: 99) > harnessLagWarningMicros {
+            warnings.append("the harness itself lagged: scheduler_lag p99 "
+                + "\(Threshold.millisText(Double(lag.value(atPercentile: 99)))) (planned → actual); latencies may include harness "
+                + "delay — use fewer devices or more workers")
         }
         var failures = extraFailures
         if facts.interrupted { failures.append("interrupted before the plan finished; the results are partial") }

@@ -7,7 +7,7 @@
 ///   `mean`, `count`) of a histogram; the limit is a duration (`800ms`), or a number for `count`.
 /// - `deadline_miss_rate`, `errors.rate`, `delivered_rate_ratio`: derived ratios; the limit is `0.5%` or `0.005`.
 /// - any other name: a counter's total (`calls.failed: "== 0"`); a counter never incremented is 0.
-public struct Threshold: Sendable, Equatable, Codable {
+public struct Threshold: Sendable, Equatable {
     public enum Comparison: String, Sendable, Codable, CaseIterable {
         case lessThan = "<", lessOrEqual = "<=", greaterThan = ">", greaterOrEqual = ">=", equal = "==",
              notEqual = "!="
@@ -24,7 +24,7 @@ public struct Threshold: Sendable, Equatable, Codable {
         }
     }
 
-    public enum Statistic: Sendable, Equatable, Codable {
+    public enum Statistic: Sendable, Equatable {
         case percentile(Double)
         case min, max, mean, count
 
@@ -47,7 +47,7 @@ public struct Threshold: Sendable, Equatable, Codable {
         case deliveredRateRatio = "delivered_rate_ratio"
     }
 
-    public enum Subject: Sendable, Equatable, Codable {
+    public enum Subject: Sendable, Equatable {
         /// `metric` may carry a flow step as `join.fulfillment@incoming-1to1/answer`.
         case latency(metric: String, statistic: Statistic)
         case ratio(Ratio)
@@ -194,5 +194,57 @@ public struct Threshold: Sendable, Equatable, Codable {
     static func shortNumber(_ value: Double) -> String {
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
         return String(value)
+    }
+}
+
+// MARK: - Codable
+
+/// In summary.json a threshold reads `{"key": "push_to_report.p99", "subject": {"kind": "latency", "name":
+/// "push_to_report", "statistic": "p99"}, "comparison": "<", "limit": 1000000, …}`; the subject is derived from the
+/// key again when reading, so the two cannot disagree.
+extension Threshold: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case key, subject, comparison, limit, limitText, abortOnFail, source
+    }
+
+    private struct SubjectDescription: Codable {
+        var kind: String
+        var name: String
+        var statistic: String?
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let key = try container.decode(String.self, forKey: .key)
+        let subject: Subject
+        do {
+            subject = try Threshold.parseSubject(key)
+        } catch {
+            throw DecodingError.dataCorruptedError(forKey: .key, in: container, debugDescription: error.message)
+        }
+        self.init(
+            key: key, subject: subject, comparison: try container.decode(Comparison.self, forKey: .comparison),
+            limit: try container.decode(Double.self, forKey: .limit),
+            limitText: try container.decode(String.self, forKey: .limitText),
+            abortOnFail: try container.decodeIfPresent(Bool.self, forKey: .abortOnFail) ?? false,
+            source: try container.decodeIfPresent(String.self, forKey: .source) ?? "")
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(key, forKey: .key)
+        let description: SubjectDescription
+        switch subject {
+        case let .latency(metric, statistic):
+            description = SubjectDescription(kind: "latency", name: metric, statistic: statistic.label)
+        case .ratio(let ratio): description = SubjectDescription(kind: "ratio", name: ratio.rawValue)
+        case .counter(let name): description = SubjectDescription(kind: "counter", name: name)
+        }
+        try container.encode(description, forKey: .subject)
+        try container.encode(comparison, forKey: .comparison)
+        try container.encode(limit, forKey: .limit)
+        try container.encode(limitText, forKey: .limitText)
+        try container.encode(abortOnFail, forKey: .abortOnFail)
+        try container.encode(source, forKey: .source)
     }
 }

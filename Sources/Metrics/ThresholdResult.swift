@@ -91,7 +91,7 @@ extension Threshold {
     }
 
     /// Microseconds as `1234.567 ms`, by integer arithmetic (the figures the CSV and HTML show).
-    static func millisText(_ micros: Double) -> String {
+    public static func millisText(_ micros: Double) -> String {
         let value = Int64(micros.rounded())
         let magnitude = value.magnitude
         let fraction = String(magnitude % 1_000)

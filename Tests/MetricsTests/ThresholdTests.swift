@@ -63,3 +63,15 @@ final class ThresholdTests: XCTestCase {
         XCTAssertEqual(try Threshold.parse(key: "a.p50", expression: "!= 2.5ms").limit, 2_500)
     }
 }
+
+final class ThresholdCodingTests: XCTestCase {
+    func testThresholdEncodesItsSubjectReadablyAndDecodesToTheSameValue() throws {
+        let threshold = try Threshold.parse(key: "join.fulfillment@incoming-1to1/answer.p99.9", expression: "< 2s",
+                                            abortOnFail: true, source: "a.yaml:3:5")
+        let data = try JSONEncoder().encode(threshold)
+        let text = String(decoding: data, as: UTF8.self)
+        XCTAssertTrue(text.contains("\"statistic\":\"p99.9\""), text)
+        XCTAssertTrue(text.contains("\"kind\":\"latency\""), text)
+        XCTAssertEqual(try JSONDecoder().decode(Threshold.self, from: data), threshold)
+    }
+}
