@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Metrics
 
@@ -27,6 +28,9 @@ public final class WorkerJournal {
     private var pushCount = 0
     private var lastCheckpointSecond = -1
     private let snapshotURL: URL
+    /// Encodes and writes recorder snapshots off the worker's queue: the worker only hands over a copy-on-write
+    /// copy, so a long run's growing recorder never stalls its timers. Serial, so snapshots land in order.
+    private let writer: DispatchQueue
 
     /// Raw results live under `<run>/raw/`; `callstorm report` rebuilds every report from them.
     public static func rawDirectory(_ run: URL) -> URL { run.appendingPathComponent("raw", isDirectory: true) }
@@ -39,6 +43,7 @@ public final class WorkerJournal {
         actions = try BufferedFile(raw.appendingPathComponent("actions-w\(worker).csv"), header: ActionRow.header)
         pushes = try BufferedFile(raw.appendingPathComponent("pushes-w\(worker).csv"), header: PushRow.header)
         snapshotURL = raw.appendingPathComponent("recorder-w\(worker).json")
+        writer = DispatchQueue(label: "callstorm.journal-writer-\(worker)", qos: .utility)
     }
 
     public func action(_ row: ActionRow) {
@@ -58,15 +63,18 @@ public final class WorkerJournal {
         checkpoint(recorder)
     }
 
-    /// Writes everything now (the end of the run, or a checkpoint).
+    /// Flushes the rows now and queues the recorder snapshot (the end of the run, or a checkpoint).
     public func checkpoint(_ recorder: Recorder) {
         actions.flush(sync: true)
         pushes.flush(sync: true)
-        RunResults.writeSnapshot(recorder, to: snapshotURL)
+        let url = snapshotURL
+        writer.async { RunResults.writeSnapshot(recorder, to: url) }
     }
 
+    /// Writes everything and returns once the last snapshot is on disk.
     public func close(_ recorder: Recorder) {
         checkpoint(recorder)
+        writer.sync {}
         actions.close()
         pushes.close()
     }

@@ -49,11 +49,19 @@ final class RunResultsTests: XCTestCase {
                                  plannedNanos: 0, startedNanos: 1_000, finishedNanos: 2_001_000, outcome: "fulfilled",
                                  reason: ""))
         journal.tick(recorder, second: 5)
-        XCTAssertEqual(try RunResults.loadRecorder(run: run).counters["calls.started"], 1)
+        // The snapshot is written off the worker's queue; wait for it without sleeping on a guess.
+        var loaded: Recorder?
+        for _ in 0..<200 where loaded == nil {
+            loaded = try? RunResults.loadRecorder(run: run)
+            if loaded == nil { Thread.sleep(forTimeInterval: 0.01) }
+        }
+        XCTAssertEqual(loaded?.counters["calls.started"], 1)
         let rows = try String(contentsOf: WorkerJournal.rawDirectory(run).appendingPathComponent("actions-w0.csv"),
                               encoding: .utf8)
         XCTAssertTrue(rows.contains("1,start,flow/dial,d1,c1,0.000000,0.000001,0.002001,fulfilled,,2.000\n"), rows)
+        recorder.count("calls.started", atNanos: 0)
         journal.close(recorder)
+        XCTAssertEqual(try RunResults.loadRecorder(run: run).counters["calls.started"], 2, "close waits for the write")
     }
 
     func testARunDirectoryWithoutSnapshotsSaysWhatIsMissing() {
