@@ -7,7 +7,7 @@ import Metrics
 public struct Comparison: Sendable {
     public struct Row: Sendable, Equatable {
         public var metric: String
-        /// `p50`, `p90`, `p99`, `p99.9` (judged) or `max`, `count` (shown only).
+        /// `p50`, `p90`, `p99`, `p99.9` (judged) or `max`, `count`, `ratio` (shown only).
         public var statistic: String
         /// Milliseconds for latency statistics, samples for `count`; nil when the run lacks the metric.
         public var base: Double?
@@ -61,6 +61,20 @@ public struct Comparison: Sendable {
                                 change: change, allowed: limit, regressed: regressed))
             }
         }
+        // Ratios are shown for context; gate on them with thresholds, whose limits are absolute.
+        let ratios: [(String, (RunRatios) -> Double?)] = [
+            ("deadline_miss_rate", \.deadlineMissRate), ("errors.rate", \.errorsRate),
+            ("delivered_rate_ratio", \.deliveredRateRatio),
+        ]
+        for (name, value) in ratios {
+            let baseValue = base.ratios.flatMap(value)
+            let currentValue = current.ratios.flatMap(value)
+            guard baseValue != nil || currentValue != nil else { continue }
+            var change: Double?
+            if let baseValue, let currentValue, baseValue > 0 { change = (currentValue - baseValue) / baseValue }
+            rows.append(Row(metric: name, statistic: "ratio", base: baseValue, current: currentValue, change: change,
+                            allowed: nil, regressed: false))
+        }
         self.rows = rows
     }
 
@@ -68,7 +82,11 @@ public struct Comparison: Sendable {
 
     static func cell(_ value: Double?, statistic: String) -> String {
         guard let value else { return "—" }
-        return statistic == "count" ? String(Int64(value)) : ReportFormat.fixed(value, decimals: 3)
+        switch statistic {
+        case "count": return String(Int64(value))
+        case "ratio": return Threshold.percentText(value)
+        default: return ReportFormat.fixed(value, decimals: 3)
+        }
     }
 
     static func percent(_ value: Double?) -> String {
