@@ -149,9 +149,10 @@ struct HTMLReport {
     /// Latency metrics grouped by what they describe, each group one tab (all shown when printing).
     private func percentileSection() -> String {
         let all = result.histograms
-        let steps = all.filter { $0.key.contains("@") }
-        let actions = all.filter { !$0.key.contains("@") && Self.actionKind(of: $0.key) != nil }
-        let others = all.filter { !$0.key.contains("@") && Self.actionKind(of: $0.key) == nil }
+        func isStep(_ name: String) -> Bool { name.contains("@") || name.hasPrefix("step.") }
+        let steps = all.filter { isStep($0.key) }
+        let actions = all.filter { !isStep($0.key) && Self.actionKind(of: $0.key) != nil }
+        let others = all.filter { !isStep($0.key) && Self.actionKind(of: $0.key) == nil }
         let groups: [(id: String, title: String, metrics: [String: HdrHistogram])] = [
             ("pct-overview", "Push, calls and harness", others),
             ("pct-actions", "Per action kind", actions),

@@ -28,10 +28,21 @@ public struct RunResult: Sendable {
         self.steps = steps
     }
 
-    /// Every run-total histogram the report shows: the recorder's, plus flow-step histograms the recorder does
-    /// not already hold (a driver that records `<kind>.fulfillment@<flow>/<step>` itself wins, being unsampled).
+    /// Every run-total histogram the report shows: the recorder's, plus the flow-step histograms. Where the
+    /// driver recorded a step itself — `<kind>.fulfillment@<flow>/<step>`, or `step.<flow>/<step>` (the
+    /// fulfillment of that step's action) — the recorded, unsampled histogram wins over the one rebuilt from
+    /// actions.csv.
     public var histograms: [String: HdrHistogram] {
-        recorder.histograms.merging(steps.histograms) { recorded, _ in recorded }
+        let recorded = recorder.histograms
+        var all = recorded
+        for (name, rebuilt) in steps.histograms where all[name] == nil {
+            if let at = name.range(of: ".fulfillment@"), let exact = recorded["step." + name[at.upperBound...]] {
+                all[name] = exact
+            } else {
+                all[name] = rebuilt
+            }
+        }
+        return all
     }
 
     public var ratios: RunRatios { RunRatios(counters: recorder.counters) }

@@ -53,3 +53,34 @@ final class ComparisonTests: XCTestCase {
         XCTAssertTrue(comparison.html().contains("shown only"))
     }
 }
+
+final class StepMetricsTests: XCTestCase {
+    func testRecordedStepHistogramWinsOverTheOneRebuiltFromActionsCSV() {
+        var recorder = Recorder(runStartNanos: 0)
+        for value in 1...10 { recorder.record("step.incoming-1to1/answer", micros: Int64(value * 100), atNanos: 0) }
+        var steps = StepMetrics()
+        steps.add(kind: "join", step: "incoming-1to1/answer", outcome: "fulfilled", latencyMicros: 100,
+                  fromPlannedMicros: 150)
+        let result = RunResult(facts: ReportFixtures.facts(), recorder: recorder, verdict: Verdict(passed: true),
+                               steps: steps)
+        XCTAssertEqual(result.histograms["join.fulfillment@incoming-1to1/answer"]?.totalCount, 10)
+        XCTAssertEqual(result.histograms["join.fulfillment_from_planned@incoming-1to1/answer"]?.totalCount, 1)
+    }
+
+    func testActionsCSVRowsCutByAKillOrMalformedAreSkipped() throws {
+        let url = ReportFixtures.temporaryDirectory("steps").appendingPathExtension("csv")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let text = """
+            id,kind,step,device,conversation,planned_s,started_s,finished_s,outcome,reason,latency_ms
+            1,join,f/answer,d1,c1,1.000000,1.000100,1.002100,fulfilled,,2.000
+            2,join,f/answer,d1,c1,garbage,1.000100,1.002100,fulfilled,,2.000
+            3,end,f/hangup,d1,c1,2.000000,2.000000,2.000
+            """
+        try Data(text.utf8).write(to: url)
+        let steps = StepMetrics.load(actionsCSV: url)
+        XCTAssertEqual(steps.rows, 1)
+        XCTAssertEqual(steps.histograms["join.fulfillment@f/answer"]?.max, 2_000)
+        XCTAssertEqual(steps.histograms["join.fulfillment_from_planned@f/answer"]?.max, 2_100)
+        XCTAssertEqual(steps.outcomes["join@f/answer"], ["fulfilled": 1])
+    }
+}
