@@ -12,6 +12,7 @@ let package = Package(
         .systemLibrary(name: "CLibcurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CJemalloc", pkgConfig: "jemalloc", providers: [.apt(["libjemalloc-dev"])]),
         .systemLibrary(name: "CLibyaml", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // MARK: - C shims: typed wrappers for what Swift cannot call directly
         .target(name: "CCurl", dependencies: ["CLibcurl"]),
@@ -20,7 +21,7 @@ let package = Package(
         // MARK: - Value modules (no I/O)
         .target(name: "CallModel"),
         .target(name: "Metrics"),
-        .target(name: "Scenario", dependencies: ["CLibyaml"]),
+        .target(name: "Scenario", dependencies: ["CLibyaml", "Metrics"]),
 
         // MARK: - I/O modules
         .target(name: "Transport", dependencies: ["CCurl"]),
@@ -30,7 +31,7 @@ let package = Package(
         .target(name: "Driver", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "PushGateway", "CLinux", "Results",
         ]),
-        .target(name: "Reports", dependencies: ["Metrics"]),
+        .target(name: "Reports", dependencies: ["Metrics", "CZlib"]),
         .target(name: "Results", dependencies: ["Metrics"]),
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
@@ -45,7 +46,7 @@ let package = Package(
         // MARK: - Tests, one target per module
         .testTarget(name: "CallModelTests", dependencies: ["CallModel"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
-        .testTarget(name: "ScenarioTests", dependencies: ["Scenario"]),
+        .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "Metrics"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "HTTPServer"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "PushGatewayTests", dependencies: ["PushGateway", "HTTPServer", "Transport"]),
@@ -53,6 +54,6 @@ let package = Package(
         .testTarget(name: "DriverTests", dependencies: ["Driver", "Scenario", "Metrics"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Metrics"]),
         .testTarget(name: "ResultsTests", dependencies: ["Results", "Metrics"]),
-        .testTarget(name: "CallstormCLITests", dependencies: ["CallstormCLI"]),
+        .testTarget(name: "CallstormCLITests", dependencies: ["CallstormCLI", "Reports", "Metrics", "Results", "Scenario"]),
     ]
 )

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages callstorm builds against, only those that are missing.
 set -euo pipefail
-packages=(time pkg-config libcurl4-openssl-dev libjemalloc-dev libyaml-dev libnghttp2-dev libssl-dev curl)
+packages=(time pkg-config libcurl4-openssl-dev libjemalloc-dev libyaml-dev libnghttp2-dev libssl-dev zlib1g-dev curl)
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -21,6 +21,8 @@ public enum Command {
             case "run": return try RunCommand.execute(rest)
             case "validate": return try ValidateCommand.execute(rest)
             case "target": return try TargetCommand.execute(rest)
+            case "report": return try ReportCommand.execute(rest)
+            case "compare": return try CompareCommand.execute(rest)
             case "help", "--help", "-h":
                 print(rest.first.flatMap(Help.forCommand) ?? Help.overview)
                 return .passed
@@ -50,6 +52,8 @@ enum Help {
           run FILE        run a scenario and write its report
           validate FILE   check a scenario; print every problem with file:line:column
           target          run the embedded reference call server on its own
+          report RUN_DIR  rebuild every report file of a run from its raw results (also after a kill)
+          compare A B     compare two runs' summaries; exit 1 on a latency regression
           help COMMAND    flags of one command
 
         Exit codes: 0 passed, 1 thresholds failed, 2 invalid input or usage, 3 harness failure,
@@ -91,6 +95,8 @@ enum Help {
         case "run": return run
         case "validate": return validate
         case "target": return target
+        case "report": return report
+        case "compare": return compare
         default: return nil
         }
     }

@@ -59,6 +59,7 @@ enum RunCommand {
         var runDirectory: URL
         var exitCode: ExitCode
         var result: LoadDriver.Result
+        var verdict: Verdict
     }
 
     /// The whole run; separate from flag parsing so tests can drive it.
@@ -93,6 +94,7 @@ enum RunCommand {
         var settings = DriverSettings(scenario: scenario, targetURL: targetURL, workers: workers)
         settings.runDirectory = runDirectory
         let driver: LoadDriver
+        let runStartNanos = HarnessSampler.monotonicNanos()
         do {
             driver = try LoadDriver(settings: settings)
         } catch {
@@ -104,47 +106,62 @@ enum RunCommand {
             FileHandle.standardError.write(Data(("callstorm: \(scenario.name), seed \(scenario.seed), " +
                 "\(scenario.devices) devices, \(workers) workers, target \(targetURL), gateway \(servers.gatewayURL)\n").utf8))
         }
-        let signals = SignalWatch { _ in driver.requestStop() }
-        let progress = options.quiet ? nil : ProgressLine(driver: driver)
-        let result = driver.run()
-        progress?.stop()
-        signals.cancel()
-        servers.stop()
-
-        let verdict = Verdict(passed: !result.interrupted, reasons: verdictReasons(result))
-        let facts = RunFacts(
+        // Saved before the first call, so `callstorm report` can rebuild the report if this process is killed.
+        var facts = RunFacts(
             scenario: scenario.name, scenarioFile: options.file, seed: scenario.seed, version: Command.version,
-            startedAt: startedAt, durationSeconds: Date().timeIntervalSince(startedAt), machine: Machine.describe(),
+            startedAt: startedAt, durationSeconds: 0, machine: Machine.describe(),
             workers: workers, devices: scenario.devices,
             target: targetOverride ?? "embedded (\(targetURL))",
             pushDeadlineMicros: Int64(scenario.push.deadlineNanos / 1000), shard: nil,
-            commandLine: CommandLine.arguments.joined(separator: " "), interrupted: result.interrupted)
+            commandLine: CommandLine.arguments.joined(separator: " "), interrupted: false)
+        facts.rowSampleEvery = settings.rowSampleEvery
+        try? FileManager.default.removeItem(at: RunReporting.scenarioURL(runDirectory))
+        try? FileManager.default.copyItem(at: URL(fileURLWithPath: options.file),
+                                          to: RunReporting.scenarioURL(runDirectory))
+        try? RunReporting.save(facts, to: RunReporting.factsURL(runDirectory))
+        let sampler = HarnessSampler(runDirectory: runDirectory, runStartNanos: runStartNanos)
+        let watch = LiveThresholdWatch(thresholds: scenario.slo, runDirectory: runDirectory) {
+            // Twice: end arrivals and the drain at once, as a second Ctrl-C would.
+            driver.requestStop()
+            driver.requestStop()
+        }
+        let signals = SignalWatch { _ in driver.requestStop() }
+        let progress = options.quiet ? nil : ProgressLine(driver: driver)
+        var result = driver.run()
+        progress?.stop()
+        signals.cancel()
+        let abortedBy = watch?.stop()
+        servers.stop()
+        result.recorder.merge(sampler.finish())
+
+        facts.durationSeconds = Date().timeIntervalSince(startedAt)
+        facts.interrupted = result.interrupted && abortedBy == nil
         var notes = result.notes
         notes.append(String(format: "Devices registered in the first %.1f s; calls start after that.",
                             result.loadStartSecond))
-        let files: ReportFiles
+        var failures: [String] = []
+        if let abortedBy {
+            failures.append("aborted by abort_on_fail threshold \(abortedBy.threshold.text): measured "
+                + "\(abortedBy.measuredText) at a live check; the results are partial")
+            notes.append("The run was stopped early because \(abortedBy.threshold.key) failed during the run.")
+        }
+        let written: RunReporting.Written
         do {
-            files = try ReportWriter.write(RunResult(facts: facts, recorder: result.recorder, verdict: verdict,
-                                                     notes: notes), to: runDirectory)
-            try? FileManager.default.copyItem(at: URL(fileURLWithPath: options.file),
-                                              to: runDirectory.appendingPathComponent("scenario.yaml"))
-            try RunResults.joinRows(run: runDirectory, prefix: "actions")
-            try RunResults.joinRows(run: runDirectory, prefix: "pushes")
-            try RunResults.joinHistory(run: runDirectory)
+            try RunReporting.save(facts, to: RunReporting.factsURL(runDirectory))
+            try RunReporting.save(notes, to: RunReporting.notesURL(runDirectory))
+            _ = FileManager.default.createFile(atPath: RunReporting.finishedURL(runDirectory).path, contents: Data())
+            written = try RunReporting.write(run: runDirectory, facts: facts, recorder: result.recorder,
+                                             thresholds: scenario.slo, notes: notes, extraFailures: failures)
         } catch {
             throw .harness("could not write the report to \(runDirectory.path): \(error)")
         }
-        let code: ExitCode = result.interrupted ? .interrupted : (verdict.passed ? .passed : .thresholdsFailed)
-        return Outcome(reportPath: files.html.path, runDirectory: runDirectory, exitCode: code, result: result)
-    }
-
-    static func verdictReasons(_ result: LoadDriver.Result) -> [String] {
-        let c = result.recorder.counters
-        var reasons: [String] = []
-        if result.interrupted { reasons.append("interrupted before the plan finished") }
-        reasons.append("no thresholds set: \(c["calls.completed"] ?? 0) calls completed, " +
-            "\(c["calls.failed"] ?? 0) failed, \(c["push.deadline_missed"] ?? 0) push deadlines missed")
-        return reasons
+        if !options.quiet {
+            for item in written.thresholds { FileHandle.standardError.write(Data((item.summary + "\n").utf8)) }
+        }
+        let code: ExitCode = abortedBy != nil ? .thresholdsFailed
+            : (facts.interrupted ? .interrupted : (written.verdict.passed ? .passed : .thresholdsFailed))
+        return Outcome(reportPath: written.files.html.path, runDirectory: runDirectory, exitCode: code,
+                       result: result, verdict: written.verdict)
     }
 
     static func defaultRunDirectory(_ name: String, _ date: Date) -> String {

@@ -7,6 +7,9 @@ public struct ReportFiles: Sendable, Equatable {
     public var countersCSV: URL
     public var timeseriesCSV: URL
     public var summaryJSON: URL
+    public var junit: URL
+    /// One `<metric>.hlog` per latency metric.
+    public var hlogDirectory: URL
 
-    public var all: [URL] { [html, summaryCSV, countersCSV, timeseriesCSV, summaryJSON] }
+    public var all: [URL] { [html, summaryCSV, countersCSV, timeseriesCSV, summaryJSON, junit] }
 }

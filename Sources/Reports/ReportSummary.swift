@@ -2,7 +2,8 @@ import Foundation
 import Metrics
 
 /// The content of summary.json: the machine-readable result that CI keeps and `callstorm compare` reads back.
-/// Changing a field's meaning requires a new `schema` string.
+/// Changing a field's meaning requires a new `schema` string; adding an optional field does not (readers of an
+/// older file see it as absent). docs/REPORTS.md documents every field.
 public struct ReportSummary: Sendable, Codable, Equatable {
     public static let currentSchema = "callstorm.summary/1"
 
@@ -31,20 +32,46 @@ public struct ReportSummary: Sendable, Codable, Equatable {
         }
     }
 
+    /// Last and peak value of a gauge over the run.
+    public struct GaugeSummary: Sendable, Codable, Equatable {
+        public var last: Double
+        public var max: Double
+        public var seconds: Int
+    }
+
     public var schema: String
     public var facts: RunFacts
     public var verdict: Verdict
+    /// Every latency metric, including flow-step metrics named `<kind>.fulfillment@<flow>/<step>`.
     public var metrics: [String: MetricSummary]
     public var counters: [String: Int64]
     public var notes: [String]
+    /// Each threshold with its measured value (absent in files from before thresholds existed).
+    public var thresholds: [ThresholdResult]?
+    /// deadline_miss_rate, errors.rate and delivered_rate_ratio as fractions; a ratio with no data is absent.
+    public var ratios: RunRatios?
+    public var gauges: [String: GaugeSummary]?
+    /// actions.csv and pushes.csv keep one row in this many; flow-step metrics count the kept rows.
+    public var rowSampleEvery: Int?
 
     public init(_ result: RunResult) {
         schema = Self.currentSchema
         facts = result.facts
         verdict = result.verdict
-        metrics = result.recorder.histograms.mapValues(MetricSummary.init)
+        metrics = result.histograms.mapValues(MetricSummary.init)
         counters = result.recorder.counters
         notes = result.notes
+        thresholds = result.thresholds
+        ratios = result.ratios
+        var gauges: [String: GaugeSummary] = [:]
+        for name in result.recorder.gaugeNames {
+            let series = result.recorder.gaugeSeries(name)
+            guard let last = series.last else { continue }
+            gauges[name] = GaugeSummary(last: last.value, max: series.map(\.value).max() ?? last.value,
+                                        seconds: series.count)
+        }
+        self.gauges = gauges
+        rowSampleEvery = result.steps.sampleEvery
     }
 
     /// Sorted keys and ISO 8601 dates, so two summaries of the same run are byte-identical and diff cleanly.

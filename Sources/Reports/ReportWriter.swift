@@ -1,7 +1,8 @@
 import Foundation
 import Metrics
 
-/// Writes a run's results bundle: report.html, summary.csv, counters.csv, timeseries.csv and summary.json.
+/// Writes a run's results bundle: report.html, summary.csv, counters.csv, timeseries.csv, summary.json,
+/// junit.xml and one HdrHistogram interval log per latency metric under hlog/.
 ///
 /// Every file is written whole and atomically, so an interrupted run leaves either the old file or the new one;
 /// an empty recorder still produces every file, with headers and "no samples" charts.
@@ -11,6 +12,7 @@ public enum ReportWriter {
     public static let countersCSVFileName = "counters.csv"
     public static let timeseriesCSVFileName = "timeseries.csv"
     public static let summaryJSONFileName = "summary.json"
+    public static let junitFileName = "junit.xml"
 
     /// Writes all files into `directory`, creating it (and its parents) if needed.
     @discardableResult
@@ -25,9 +27,21 @@ public enum ReportWriter {
             summaryCSV: directory.appendingPathComponent(summaryCSVFileName),
             countersCSV: directory.appendingPathComponent(countersCSVFileName),
             timeseriesCSV: directory.appendingPathComponent(timeseriesCSVFileName),
-            summaryJSON: directory.appendingPathComponent(summaryJSONFileName)
+            summaryJSON: directory.appendingPathComponent(summaryJSONFileName),
+            junit: directory.appendingPathComponent(junitFileName),
+            hlogDirectory: directory.appendingPathComponent(HdrLog.directoryName, isDirectory: true)
         )
-        try save(Data(summaryCSV(result.recorder).utf8), to: files.summaryCSV)
+        do {
+            try FileManager.default.createDirectory(at: files.hlogDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw ReportError.cannotCreateDirectory(path: files.hlogDirectory.path, reason: error.localizedDescription)
+        }
+        for (metric, intervals) in result.recorder.intervals {
+            let text = HdrLog.text(metric: metric, intervals: intervals, startedAt: result.facts.startedAt)
+            try save(Data(text.utf8), to: files.hlogDirectory.appendingPathComponent(HdrLog.fileName(metric: metric)))
+        }
+        try save(Data(JUnitReport.render(result).utf8), to: files.junit)
+        try save(Data(summaryCSV(result.histograms).utf8), to: files.summaryCSV)
         try save(Data(countersCSV(result.recorder).utf8), to: files.countersCSV)
         try save(Data(timeseriesCSV(result.recorder).utf8), to: files.timeseriesCSV)
         try save(try ReportSummary(result).encoded(), to: files.summaryJSON)
@@ -49,10 +63,10 @@ public enum ReportWriter {
     static let countersHeader = ["counter", "value"]
     static let timeseriesHeader = ["second", "metric", "count", "p50", "p90", "p99", "max", "value"]
 
-    /// One row per latency metric, sorted by name, in milliseconds.
-    static func summaryCSV(_ recorder: Recorder) -> String {
+    /// One row per latency metric (flow-step metrics included), sorted by name, in milliseconds.
+    static func summaryCSV(_ histograms: [String: HdrHistogram]) -> String {
         var table = CSVTable(header: summaryHeader)
-        for (name, histogram) in recorder.histograms.sorted(by: { $0.key < $1.key }) {
+        for (name, histogram) in histograms.sorted(by: { $0.key < $1.key }) {
             table.append([
                 name,
                 String(histogram.totalCount),

@@ -24,6 +24,8 @@ public struct RunFacts: Sendable, Codable, Equatable {
     public var commandLine: String
     /// True when the run was stopped early (e.g. SIGINT) and the report is partial.
     public var interrupted: Bool
+    /// actions.csv and pushes.csv keep one row in this many (1 = every row); nil in files from older versions.
+    public var rowSampleEvery: Int?
 
     public init(
         scenario: String, scenarioFile: String, seed: UInt64, version: String, startedAt: Date,

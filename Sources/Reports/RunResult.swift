@@ -10,14 +10,40 @@ public struct RunResult: Sendable {
     public var notes: [String]
     /// Fault windows to shade on the time-series charts.
     public var faultWindows: [FaultWindow]
+    /// Each threshold of the scenario with what was measured; empty when the scenario sets none.
+    public var thresholds: [ThresholdResult]
+    /// Per flow step figures rebuilt from actions.csv (see `StepMetrics`); empty when there is none.
+    public var steps: StepMetrics
 
     public init(
-        facts: RunFacts, recorder: Recorder, verdict: Verdict, notes: [String] = [], faultWindows: [FaultWindow] = []
+        facts: RunFacts, recorder: Recorder, verdict: Verdict, notes: [String] = [], faultWindows: [FaultWindow] = [],
+        thresholds: [ThresholdResult] = [], steps: StepMetrics = StepMetrics()
     ) {
         self.facts = facts
         self.recorder = recorder
         self.verdict = verdict
         self.notes = notes
         self.faultWindows = faultWindows
+        self.thresholds = thresholds
+        self.steps = steps
     }
+
+    /// Every run-total histogram the report shows: the recorder's, plus the flow-step histograms. Where the
+    /// driver recorded a step itself — `<kind>.fulfillment@<flow>/<step>`, or `step.<flow>/<step>` (the
+    /// fulfillment of that step's action) — the recorded, unsampled histogram wins over the one rebuilt from
+    /// actions.csv.
+    public var histograms: [String: HdrHistogram] {
+        let recorded = recorder.histograms
+        var all = recorded
+        for (name, rebuilt) in steps.histograms where all[name] == nil {
+            if let at = name.range(of: ".fulfillment@"), let exact = recorded["step." + name[at.upperBound...]] {
+                all[name] = exact
+            } else {
+                all[name] = rebuilt
+            }
+        }
+        return all
+    }
+
+    public var ratios: RunRatios { RunRatios(counters: recorder.counters) }
 }

@@ -144,9 +144,11 @@ public struct SVGLineChart: Sendable {
     // MARK: - Rendering
 
     /// The chart as an `<svg>` element for embedding in HTML (no xmlns needed inline, so no URL appears).
-    public func svg() -> String {
+    /// - Parameter id: written as `data-chart`, so tests and scripts can find a chart by name.
+    public func svg(id: String? = nil) -> String {
         let all = drawableSeries
-        var out = "<svg class=\"chart\" viewBox=\"0 0 \(n(width)) \(n(height))\" role=\"img\" "
+        let idAttribute = id.map { " data-chart=\"\($0.htmlEscaped)\"" } ?? ""
+        var out = "<svg class=\"chart\"\(idAttribute) viewBox=\"0 0 \(n(width)) \(n(height))\" role=\"img\" "
         out += "aria-label=\"\(title.htmlEscaped)\" preserveAspectRatio=\"xMidYMid meet\">\n"
         out += "<title>\(title.htmlEscaped)</title>\n"
         out += "<text x=\"\(n(marginLeft))\" y=\"22\" class=\"chart-title\">\(title.htmlEscaped)</text>\n"
@@ -250,7 +252,10 @@ public struct SVGLineChart: Sendable {
         // series
         for item in all where !item.points.isEmpty {
             let dash = item.dashed ? " stroke-dasharray=\"4 3\"" : ""
-            out += "<g class=\"series\"><title>\(item.name.htmlEscaped)</title>\n"
+            let peak = item.points.max { $0.y < $1.y }!
+            let hover = "\(item.name): peak \(NiceScale.plain(peak.y)) at \(NiceScale.plain(peak.x)), "
+                + "last \(NiceScale.plain(item.points.last!.y))"
+            out += "<g class=\"series\" data-hover=\"\(hover.htmlEscaped)\"><title>\(item.name.htmlEscaped)</title>\n"
             for segment in segments(of: item) {
                 if segment.count == 1 {
                     out += "<circle cx=\"\(n(mapX(segment[0].x)))\" cy=\"\(n(mapY(segment[0].y)))\" r=\"2.5\" "
@@ -264,19 +269,39 @@ public struct SVGLineChart: Sendable {
             out += "</g>\n"
         }
 
-        // legend, top right above the plot
-        var legendX = marginLeft + plotWidth
+        // Legend top right above the plot; when it would run into the title, in rows below the chart instead.
+        let widths = all.map { Double($0.name.count) * 6.6 + 30 }
+        let titleEnd = marginLeft + Double(title.count) * 8.4 + 16
         var legend = ""
-        for item in all.reversed() {
-            let textWidth = Double(item.name.count) * 6.6 + 30
-            legendX -= textWidth
-            let dash = item.dashed ? " stroke-dasharray=\"4 3\"" : ""
-            legend += "<line x1=\"\(n(legendX))\" x2=\"\(n(legendX + 18))\" y1=\"30\" y2=\"30\" "
-            legend += "stroke=\"\(item.color.htmlEscaped)\" stroke-width=\"2.5\"\(dash)/>"
-            legend += "<text x=\"\(n(legendX + 22))\" y=\"34\">\(item.name.htmlEscaped)</text>\n"
+        if widths.reduce(0, +) <= marginLeft + plotWidth - titleEnd {
+            var legendX = marginLeft + plotWidth
+            for (item, textWidth) in zip(all, widths).reversed() {
+                legendX -= textWidth
+                legend += legendEntry(item, x: legendX, y: 30)
+            }
+        } else {
+            var x = marginLeft
+            var y = height + 4
+            for (item, textWidth) in zip(all, widths) {
+                if x + textWidth > marginLeft + plotWidth, x > marginLeft {
+                    x = marginLeft
+                    y += 18
+                }
+                legend += legendEntry(item, x: x, y: y)
+                x += textWidth
+            }
+            out = out.replacingOccurrences(of: "viewBox=\"0 0 \(n(width)) \(n(height))\"",
+                                           with: "viewBox=\"0 0 \(n(width)) \(n(y + 12))\"")
         }
         out += "<g class=\"legend\">\n\(legend)</g>\n</svg>"
         return out
+    }
+
+    private func legendEntry(_ item: Series, x: Double, y: Double) -> String {
+        let dash = item.dashed ? " stroke-dasharray=\"4 3\"" : ""
+        return "<line x1=\"\(n(x))\" x2=\"\(n(x + 18))\" y1=\"\(n(y))\" y2=\"\(n(y))\" "
+            + "stroke=\"\(item.color.htmlEscaped)\" stroke-width=\"2.5\"\(dash)/>"
+            + "<text x=\"\(n(x + 22))\" y=\"\(n(y + 4))\">\(item.name.htmlEscaped)</text>\n"
     }
 
     /// Percentile tick positions are given already transformed; undo that so `mapX` can transform again.
@@ -338,6 +363,14 @@ struct NiceScale {
         self.lower = lower
         self.upper = upper
         ticks = (0...Swift.max(count, 1)).map { lower + Double($0) * step }
+    }
+
+    /// A readable number for hover text: up to three decimals, no trailing zeros.
+    static func plain(_ value: Double) -> String {
+        var text = ReportFormat.fixed(value, decimals: 3)
+        while text.contains("."), text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
     }
 
     /// As many decimals as the step needs (0.25 → 2), so labels are exact and uniform.

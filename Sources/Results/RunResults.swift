@@ -16,11 +16,12 @@ public enum RunResults {
         }
     }
 
-    /// The merged recorder of every worker snapshot in `<run>/raw/`.
+    /// The merged recorder of every snapshot in `<run>/raw/`: `recorder-w<i>.json` per worker and
+    /// `recorder-harness.json` for the harness's own gauges (RSS, CPU).
     public static func loadRecorder(run: URL) throws(LoadError) -> Recorder {
         let raw = WorkerJournal.rawDirectory(run)
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: raw.path)) ?? [])
-            .filter { $0.hasPrefix("recorder-w") && $0.hasSuffix(".json") }.sorted()
+            .filter { $0.hasPrefix("recorder-") && $0.hasSuffix(".json") }.sorted()
         guard !files.isEmpty else { throw .noResults(run.path) }
         var merged: Recorder?
         for name in files {
@@ -37,17 +38,36 @@ public enum RunResults {
         return merged!
     }
 
-    /// Joins `raw/<prefix>-w*.csv` into `<run>/<prefix>.csv` (one header).
+    /// Replaces `url` with the recorder's JSON atomically (write to a temporary file, then rename), so a reader
+    /// or a kill at any instant sees either the previous snapshot or this one.
+    public static func writeSnapshot(_ recorder: Recorder, to url: URL) {
+        guard let data = try? JSONEncoder().encode(recorder) else { return }
+        let tmp = url.appendingPathExtension("tmp")
+        if FileManager.default.createFile(atPath: tmp.path, contents: data) {
+            _ = rename(tmp.path, url.path)
+        }
+    }
+
+    /// Joins `raw/<prefix>-w*.csv` into `<run>/<prefix>.csv` (one header). A last line without its newline (the
+    /// process was killed mid-write) is dropped, so every row of the result is whole.
     public static func joinRows(run: URL, prefix: String) throws {
         let raw = WorkerJournal.rawDirectory(run)
         let parts = ((try? FileManager.default.contentsOfDirectory(atPath: raw.path)) ?? [])
             .filter { $0.hasPrefix("\(prefix)-w") && $0.hasSuffix(".csv") }.sorted()
         guard !parts.isEmpty else { return }
         var out = Data()
-        for (i, name) in parts.enumerated() {
-            guard let data = FileManager.default.contents(atPath: raw.appendingPathComponent(name).path) else { continue }
-            if i == 0 {
+        var wroteHeader = false
+        for name in parts {
+            guard var data = FileManager.default.contents(atPath: raw.appendingPathComponent(name).path) else { continue }
+            if let lastNewline = data.lastIndex(of: 10) {
+                data = data[...lastNewline]
+            } else {
+                data = Data()
+            }
+            if data.isEmpty { continue }
+            if !wroteHeader {
                 out.append(data)
+                wroteHeader = true
             } else if let newline = data.firstIndex(of: 10) {
                 out.append(data[data.index(after: newline)...])
             }

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Metrics
 
@@ -28,6 +29,9 @@ public final class WorkerJournal {
     private var pushCount = 0
     private var lastCheckpointSecond = -1
     private let snapshotURL: URL
+    /// Encodes and writes recorder snapshots off the worker's queue: the worker only hands over a copy-on-write
+    /// copy, so a long run's growing recorder never stalls its timers. Serial, so snapshots land in order.
+    private let writer: DispatchQueue
 
     /// Raw results live under `<run>/raw/`; `callstorm report` rebuilds every report from them.
     public static func rawDirectory(_ run: URL) -> URL { run.appendingPathComponent("raw", isDirectory: true) }
@@ -41,6 +45,7 @@ public final class WorkerJournal {
         pushes = try BufferedFile(raw.appendingPathComponent("pushes-w\(worker).csv"), header: PushRow.header)
         history = try BufferedFile(raw.appendingPathComponent("history-w\(worker).jsonl"), header: nil)
         snapshotURL = raw.appendingPathComponent("recorder-w\(worker).json")
+        writer = DispatchQueue(label: "callstorm.journal-writer-\(worker)", qos: .utility)
     }
 
     public func action(_ row: ActionRow) {
@@ -64,21 +69,19 @@ public final class WorkerJournal {
         checkpoint(recorder)
     }
 
-    /// Writes everything now (the end of the run, or a checkpoint).
+    /// Flushes the rows now and queues the recorder snapshot (the end of the run, or a checkpoint).
     public func checkpoint(_ recorder: Recorder) {
         actions.flush(sync: true)
         pushes.flush(sync: true)
         history.flush(sync: true)
-        if let data = try? JSONEncoder().encode(recorder) {
-            let tmp = snapshotURL.appendingPathExtension("tmp")
-            if FileManager.default.createFile(atPath: tmp.path, contents: data) {
-                _ = rename(tmp.path, snapshotURL.path)
-            }
-        }
+        let url = snapshotURL
+        writer.async { RunResults.writeSnapshot(recorder, to: url) }
     }
 
+    /// Writes everything and returns once the last snapshot is on disk.
     public func close(_ recorder: Recorder) {
         checkpoint(recorder)
+        writer.sync {}
         actions.close()
         pushes.close()
         history.close()

@@ -42,6 +42,14 @@ extension Scenario {
             + "bundle \(push.bundleID)")
         let workerText = workers.map(String.init) ?? "one per core"
         lines.append("  drain \(d(drainNanos)), action timeout \(d(actionTimeoutNanos)), workers \(workerText)")
+        if slo.isEmpty {
+            lines.append("  slo: none")
+        } else {
+            lines.append("  slo:")
+            for threshold in slo {
+                lines.append("    \(threshold.text)\(threshold.abortOnFail ? " (abort_on_fail)" : "")")
+            }
+        }
         return lines.joined(separator: "\n")
     }
 }

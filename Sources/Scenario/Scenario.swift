@@ -1,3 +1,5 @@
+import Metrics
+
 /// A validated load test: what to run against, how many calls when, and how simulated people behave.
 ///
 /// It is plain data (no I/O, no clock) so it can be built in code by tests, shipped between shards, and turned
@@ -26,6 +28,8 @@ public struct Scenario: Sendable, Equatable {
     public var actionTimeoutNanos: UInt64
     /// Worker queues to use; nil means one per core.
     public var workers: Int?
+    /// SLO thresholds (`slo:`), evaluated at the end of the run and, with `abort_on_fail`, while it runs.
+    public var slo: [Threshold]
     /// Every flow the mix names, user-defined (`flows:`) or built in, by name.
     public var flows: [String: Flow] = [:]
     /// `target.bugs`: deliberate bugs to switch on in the embedded reference target (race-checker tests).
@@ -59,6 +63,7 @@ public struct Scenario: Sendable, Equatable {
         drainNanos: UInt64 = Scenario.defaultDrainNanos,
         actionTimeoutNanos: UInt64 = Scenario.defaultActionTimeoutNanos,
         workers: Int? = nil,
+        slo: [Threshold] = [],
         sourceFile: String = "<memory>"
     ) {
         self.name = name
@@ -74,6 +79,7 @@ public struct Scenario: Sendable, Equatable {
         self.drainNanos = drainNanos
         self.actionTimeoutNanos = actionTimeoutNanos
         self.workers = workers
+        self.slo = slo
         self.sourceFile = sourceFile
     }
 

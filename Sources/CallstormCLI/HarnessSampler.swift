@@ -1,0 +1,112 @@
+import Dispatch
+import Foundation
+import Metrics
+import Results
+
+/// The harness's own health while a run goes: RSS and CPU of this process once a second, as gauges
+/// `harness.rss_mib` and `harness.cpu_percent` (of one core), checkpointed to raw/recorder-harness.json so the
+/// report (and `callstorm report` after a kill) can chart them next to the target's figures.
+///
+/// Ownership rule: `recorder` and `lastTicks` are touched only on `queue`.
+final class HarnessSampler: @unchecked Sendable {
+    private let queue = DispatchQueue(label: "callstorm.harness-sampler")
+    private let timer: DispatchSourceTimer
+    private var recorder: Recorder
+    private let snapshotURL: URL
+    private var lastTicks: (cpu: Double, wall: UInt64)?
+    private var samples = 0
+
+    /// - Parameter runStartNanos: CLOCK_MONOTONIC at the driver's start, so seconds line up with the workers'.
+    init(runDirectory: URL, runStartNanos: UInt64) {
+        recorder = Recorder(runStartNanos: runStartNanos)
+        snapshotURL = WorkerJournal.rawDirectory(runDirectory).appendingPathComponent("recorder-harness.json")
+        timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.setEventHandler { [unowned self] in sample() }
+        timer.schedule(deadline: .now() + 0.5, repeating: 1)
+        timer.resume()
+    }
+
+    static func monotonicNanos() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+    }
+
+    private func sample() {
+        let now = Self.monotonicNanos()
+        if let rss = Self.residentMiB() { recorder.gauge("harness.rss_mib", value: rss, atNanos: now) }
+        if let cpu = Self.cpuSeconds() {
+            if let last = lastTicks, now > last.wall {
+                let percent = (cpu - last.cpu) / (Double(now - last.wall) / 1e9) * 100
+                recorder.gauge("harness.cpu_percent", value: (percent * 10).rounded() / 10, atNanos: now)
+            }
+            lastTicks = (cpu, now)
+        }
+        samples += 1
+        if samples % 2 == 0 { RunResults.writeSnapshot(recorder, to: snapshotURL) }
+    }
+
+    /// Stops sampling and returns everything sampled (also written to the snapshot).
+    func finish() -> Recorder {
+        timer.cancel()
+        return queue.sync {
+            RunResults.writeSnapshot(recorder, to: snapshotURL)
+            return recorder
+        }
+    }
+
+    /// Resident set size from /proc/self/statm (second field, in pages).
+    static func residentMiB() -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Double(fields[1]) else { return nil }
+        let bytes = pages * Double(sysconf(Int32(_SC_PAGESIZE)))
+        return (bytes / 1_048_576 * 10).rounded() / 10
+    }
+
+    /// User + system CPU seconds from /proc/self/stat (fields 14 and 15, after the parenthesised name).
+    static func cpuSeconds() -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // After ")": state is field 3, so utime (14) and stime (15) are at offsets 11 and 12.
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+}
+
+/// Evaluates `abort_on_fail` thresholds every two seconds from the workers' checkpoints (no lock on any worker)
+/// and stops the run at once when one fails. Thresholds with nothing measured yet are not judged live.
+final class LiveThresholdWatch: @unchecked Sendable {
+    private let queue = DispatchQueue(label: "callstorm.live-thresholds")
+    private let timer: DispatchSourceTimer
+    /// Written on `queue`, read after `stop()`.
+    private var failure: ThresholdResult?
+
+    init?(thresholds: [Threshold], runDirectory: URL, onFailure: @escaping @Sendable () -> Void) {
+        let live = thresholds.filter(\.abortOnFail)
+        guard !live.isEmpty else { return nil }
+        timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.setEventHandler { [unowned self] in
+            guard failure == nil, let recorder = try? RunResults.loadRecorder(run: runDirectory) else { return }
+            let histograms = recorder.histograms
+            let counters = recorder.counters
+            for threshold in live {
+                let result = threshold.evaluate(histograms: histograms, counters: counters)
+                if result.measured != nil, !result.passed {
+                    failure = result
+                    onFailure()
+                    return
+                }
+            }
+        }
+        timer.schedule(deadline: .now() + 2, repeating: 2)
+        timer.resume()
+    }
+
+    /// Stops watching; returns the threshold that aborted the run, if one did.
+    func stop() -> ThresholdResult? {
+        timer.cancel()
+        return queue.sync { failure }
+    }
+}

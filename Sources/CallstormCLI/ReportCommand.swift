@@ -1,0 +1,55 @@
+import Foundation
+import Metrics
+import Reports
+import Results
+
+/// `callstorm report RUN_DIR`: rebuilds every report file from the run's raw results, so a run killed with
+/// SIGKILL, or one whose report was deleted, still has its report (everything up to the last checkpoint).
+enum ReportCommand {
+    static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
+        let parsed = try Arguments(args, valued: [], boolean: ["help"])
+        if parsed.has("help") {
+            print(Help.report)
+            return .passed
+        }
+        guard parsed.positional.count == 1, let path = parsed.positional.first else {
+            throw .usage("report takes exactly one run directory")
+        }
+        let written = try rebuild(run: URL(fileURLWithPath: path))
+        for item in written.thresholds { print(item.summary) }
+        print("report: \(written.files.html.path)")
+        return written.verdict.passed ? .passed : .thresholdsFailed
+    }
+
+    static func rebuild(run: URL) throws(CLIError) -> RunReporting.Written {
+        let recorder: Recorder
+        do {
+            recorder = try RunResults.loadRecorder(run: run)
+        } catch {
+            throw .invalidScenario("cannot rebuild the report: \(error.description)")
+        }
+        let finished = FileManager.default.fileExists(atPath: RunReporting.finishedURL(run).path)
+        var notes = RunReporting.load([String].self, from: RunReporting.notesURL(run)) ?? []
+        let lastSecond = (recorder.intervals.values.flatMap(\.keys)
+            + recorder.counterNames.compactMap { recorder.counterSeries($0).last?.second }).max() ?? 0
+        var facts = RunReporting.load(RunFacts.self, from: RunReporting.factsURL(run)) ?? RunFacts(
+            scenario: run.lastPathComponent, scenarioFile: "", seed: 0, version: Command.version,
+            startedAt: Date(timeIntervalSince1970: 0), durationSeconds: 0, machine: "unknown", workers: 0,
+            devices: 0, target: "unknown", pushDeadlineMicros: 0, commandLine: "")
+        if !finished {
+            facts.interrupted = true
+            facts.durationSeconds = Double(lastSecond + 1)
+            notes.append("Rebuilt by 'callstorm report' from the checkpoints in raw/: the run ended without "
+                + "finishing (killed or crashed), so measurements after the last checkpoint (taken every 2 s) "
+                + "are missing.")
+        }
+        var thresholdNotes: [String] = []
+        let thresholds = RunReporting.thresholds(run: run, notes: &thresholdNotes)
+        do {
+            return try RunReporting.write(run: run, facts: facts, recorder: recorder, thresholds: thresholds,
+                                          notes: notes + thresholdNotes)
+        } catch {
+            throw .harness("could not write the report into \(run.path): \(error)")
+        }
+    }
+}

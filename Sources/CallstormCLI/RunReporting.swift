@@ -1,0 +1,86 @@
+import Foundation
+import Metrics
+import Reports
+import Results
+import Scenario
+
+/// What `run` saves beside the raw results so `report` can rebuild every file later, and the one path both
+/// commands take to write the reports: join rows, rebuild flow-step metrics, evaluate thresholds, write.
+enum RunReporting {
+    static func factsURL(_ run: URL) -> URL { WorkerJournal.rawDirectory(run).appendingPathComponent("facts.json") }
+    static func notesURL(_ run: URL) -> URL { WorkerJournal.rawDirectory(run).appendingPathComponent("notes.json") }
+    /// Present only when the run ended normally (not killed): then facts.json holds the final duration.
+    static func finishedURL(_ run: URL) -> URL { WorkerJournal.rawDirectory(run).appendingPathComponent("finished") }
+    static func scenarioURL(_ run: URL) -> URL { run.appendingPathComponent("scenario.yaml") }
+
+    static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+
+    static func save<T: Encodable>(_ value: T, to url: URL) throws {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try encoder().encode(value).write(to: url, options: .atomic)
+    }
+
+    static func load<T: Decodable>(_ type: T.Type, from url: URL) -> T? {
+        guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try? decoder.decode(type, from: data)
+    }
+
+    /// Thresholds of the scenario copy in the run directory; a problem becomes a note instead of an error, so a
+    /// report is never lost because the scenario file was edited afterwards.
+    static func thresholds(run: URL, notes: inout [String]) -> [Threshold] {
+        let path = scenarioURL(run).path
+        guard FileManager.default.fileExists(atPath: path) else { return [] }
+        switch ScenarioLoader.load(contentsOf: path, knownFlows: ValidateCommand.knownFlows) {
+        case .success(let scenario): return scenario.slo
+        case .failure(let errors):
+            notes.append("Thresholds not evaluated: the run's scenario.yaml no longer loads (\(errors.description)).")
+            return []
+        }
+    }
+
+    /// Above this scheduler-lag p99 the verdict says the harness, not the target, may be slow (DESIGN.md §6).
+    static let harnessLagWarningMicros: Int64 = 50_000
+
+    struct Written {
+        var files: ReportFiles
+        var verdict: Verdict
+        var thresholds: [ThresholdResult]
+    }
+
+    /// Writes every report file of `run` from the given measurements.
+    static func write(run: URL, facts: RunFacts, recorder: Recorder, thresholds: [Threshold], notes: [String],
+                      extraFailures: [String] = []) throws -> Written {
+        try RunResults.joinRows(run: run, prefix: "actions")
+        try RunResults.joinRows(run: run, prefix: "pushes")
+        try RunResults.joinHistory(run: run)
+        let steps = StepMetrics.load(actionsCSV: run.appendingPathComponent("actions.csv"),
+                                     sampleEvery: facts.rowSampleEvery ?? 1)
+        var result = RunResult(facts: facts, recorder: recorder, verdict: Verdict(passed: true), notes: notes,
+                               steps: steps)
+        let histograms = result.histograms
+        let counters = recorder.counters
+        result.thresholds = thresholds.map { $0.evaluate(histograms: histograms, counters: counters) }
+        var warnings: [String] = []
+        if let ratio = result.ratios.deliveredRateRatio, ratio < 0.99 {
+            warnings.append("the harness delivered only \(Threshold.percentText(ratio)) of the planned arrivals "
+                + "(calls.started / planned); latencies describe a lighter load than planned")
+        }
+        if let lag = histograms["scheduler_lag"], lag.value(atPercentile: 99) > harnessLagWarningMicros {
+            warnings.append("the harness itself lagged: scheduler_lag p99 "
+                + "\(Threshold.millisText(Double(lag.value(atPercentile: 99)))) (planned → actual); latencies may include harness "
+                + "delay — use fewer devices or more workers")
+        }
+        var failures = extraFailures
+        if facts.interrupted { failures.append("interrupted before the plan finished; the results are partial") }
+        result.verdict = Verdict(thresholds: result.thresholds, warnings: warnings, extraFailures: failures)
+        let files = try ReportWriter.write(result, to: run)
+        return Written(files: files, verdict: result.verdict, thresholds: result.thresholds)
+    }
+}

@@ -1,0 +1,78 @@
+import CZlib
+import Foundation
+import Metrics
+
+/// HdrHistogram interval logs (`.hlog`, log format version 1.3): one line per second of a latency metric, each
+/// holding that second's histogram as base64 of the compressed V2 encoding, so HistogramLogProcessor, HdrPlot or
+/// Python's `hdrh.log.HistogramLogReader` can read callstorm's measurements directly.
+///
+/// Values are microseconds; the `Interval_Max` column is in milliseconds. Timestamps are seconds relative to
+/// `BaseTime`, the run's wall-clock start.
+public enum HdrLog {
+    public static let directoryName = "hlog"
+
+    /// The compressed form: cookie 0x1c849304, length of the zlib stream, then the zlib stream of the V2 encoding.
+    public static func compressed(_ encoding: [UInt8]) -> [UInt8] {
+        var capacity = compressBound(uLong(encoding.count))
+        var deflated = [UInt8](repeating: 0, count: Int(capacity))
+        let status = encoding.withUnsafeBufferPointer { source in
+            deflated.withUnsafeMutableBufferPointer { target in
+                compress2(target.baseAddress, &capacity, source.baseAddress, uLong(source.count), Z_DEFAULT_COMPRESSION)
+            }
+        }
+        precondition(status == Z_OK, "zlib compress2 failed with \(status)")
+        var out: [UInt8] = []
+        HdrEncoding.putBigEndian(UInt64(HdrEncoding.v2CompressedCookie), bytes: 4, into: &out)
+        HdrEncoding.putBigEndian(UInt64(capacity), bytes: 4, into: &out)
+        out.append(contentsOf: deflated[0..<Int(capacity)])
+        return out
+    }
+
+    /// Reverses `compressed` and decodes; used by tests and by tools reading callstorm's logs.
+    public static func decompress(_ bytes: [UInt8]) throws -> HdrHistogram {
+        guard bytes.count >= 8 else { throw HdrEncoding.DecodeError.truncated }
+        let cookie = UInt32(HdrEncoding.readBigEndian(bytes, at: 0, bytes: 4))
+        guard cookie == HdrEncoding.v2CompressedCookie else { throw HdrEncoding.DecodeError.badCookie(cookie) }
+        let length = Int(HdrEncoding.readBigEndian(bytes, at: 4, bytes: 4))
+        guard bytes.count >= 8 + length else { throw HdrEncoding.DecodeError.truncated }
+        var size = 1 << 16
+        while true {
+            var out = [UInt8](repeating: 0, count: size)
+            var produced = uLong(size)
+            let status = bytes.withUnsafeBufferPointer { source in
+                out.withUnsafeMutableBufferPointer { target in
+                    uncompress(target.baseAddress, &produced, source.baseAddress! + 8, uLong(length))
+                }
+            }
+            if status == Z_BUF_ERROR, size < 1 << 28 {
+                size *= 4
+                continue
+            }
+            guard status == Z_OK else { throw HdrEncoding.DecodeError.badCounts("zlib status \(status)") }
+            return try HdrEncoding.decode(Array(out[0..<Int(produced)]))
+        }
+    }
+
+    /// The log of one metric's per-second intervals, in order of second.
+    public static func text(metric: String, intervals: [Int: SparseHistogram], startedAt: Date) -> String {
+        let base = startedAt.timeIntervalSince1970
+        var text = "#[Histogram log format version 1.3]\n"
+        text += "#[callstorm metric \(metric); values in microseconds, Interval_Max in milliseconds]\n"
+        text += "#[StartTime: \(ReportFormat.fixed(base, decimals: 3)) (seconds since epoch), "
+            + "\(ReportFormat.iso8601UTC(startedAt))]\n"
+        text += "#[BaseTime: \(ReportFormat.fixed(base, decimals: 3)) (seconds since epoch)]\n"
+        text += "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n"
+        for second in intervals.keys.sorted() {
+            let interval = intervals[second]!
+            guard !interval.isEmpty else { continue }
+            let payload = Data(compressed(interval.encodedV2())).base64EncodedString()
+            text += "\(second).000,1.000,\(ReportFormat.millis(interval.max)),\(payload)\n"
+        }
+        return text
+    }
+
+    /// A file name for a metric: `push_to_report.hlog`, with anything but letters, digits, `.`, `-`, `_` as `_`.
+    public static func fileName(metric: String) -> String {
+        String(metric.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" ? $0 : "_" }) + ".hlog"
+    }
+}

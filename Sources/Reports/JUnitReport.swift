@@ -1,0 +1,81 @@
+import Foundation
+import Metrics
+
+/// junit.xml in the shape CI systems read (Jenkins, GitLab, GitHub Actions reporters): one `<testsuites>` with
+/// one `<testsuite>`, one `<testcase>` per threshold, and a `<failure>` holding the measured value for each
+/// threshold that failed. An interrupted run adds an `<error>` testcase, so CI never reads it as a clean pass.
+enum JUnitReport {
+    static func render(_ result: RunResult) -> String {
+        let facts = result.facts
+        let cases = result.thresholds
+        let failures = cases.filter { !$0.passed }.count
+        let errors = facts.interrupted ? 1 : 0
+        let tests = cases.count + errors
+        let time = ReportFormat.fixed(facts.durationSeconds, decimals: 3)
+        let suite = "callstorm.\(facts.scenario)"
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        xml += "<testsuites name=\"callstorm\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errors)\" "
+        xml += "time=\"\(time)\">\n"
+        xml += "  <testsuite name=\"\(suite.xmlEscaped)\" tests=\"\(tests)\" failures=\"\(failures)\" "
+        xml += "errors=\"\(errors)\" skipped=\"0\" time=\"\(time)\" "
+        xml += "timestamp=\"\(ReportFormat.iso8601UTC(facts.startedAt))\" hostname=\"\(facts.machine.xmlEscaped)\">\n"
+        xml += "    <properties>\n"
+        let properties: [(String, String)] = [
+            ("scenario", facts.scenario), ("seed", String(facts.seed)), ("version", facts.version),
+            ("shard", facts.shard ?? ""), ("command", facts.commandLine),
+        ]
+        for (name, value) in properties {
+            xml += "      <property name=\"\(name.xmlEscaped)\" value=\"\(value.xmlEscaped)\"/>\n"
+        }
+        xml += "    </properties>\n"
+        for item in cases {
+            let name = item.threshold.text
+            xml += "    <testcase classname=\"\(suite.xmlEscaped).slo\" name=\"\(name.xmlEscaped)\" time=\"0\""
+            if item.passed {
+                xml += "/>\n"
+                continue
+            }
+            let message = "measured \(item.measuredText), limit \(item.threshold.comparison.rawValue) "
+                + "\(item.threshold.limitText)"
+            xml += ">\n      <failure message=\"\(message.xmlEscaped)\" type=\"threshold\">"
+            var body = "\(item.threshold.key): measured \(item.measuredText), expected \(item.threshold.comparison.rawValue) "
+                + "\(item.threshold.limitText)"
+            if !item.threshold.source.isEmpty { body += " (defined at \(item.threshold.source))" }
+            xml += body.xmlEscaped + "</failure>\n    </testcase>\n"
+        }
+        if facts.interrupted {
+            xml += "    <testcase classname=\"\(suite.xmlEscaped).run\" name=\"run completed\" time=\"\(time)\">\n"
+            xml += "      <error message=\"the run was interrupted; the report is partial\" type=\"interrupted\"/>\n"
+            xml += "    </testcase>\n"
+        }
+        if !result.notes.isEmpty {
+            xml += "    <system-out>" + result.notes.joined(separator: "\n").xmlEscaped + "</system-out>\n"
+        }
+        xml += "  </testsuite>\n</testsuites>\n"
+        return xml
+    }
+}
+
+extension String {
+    /// Text safe in XML 1.0 content and attributes: the five entities escaped, control characters XML forbids
+    /// dropped (a tab, LF and CR stay; in attributes they are written as character references).
+    var xmlEscaped: String {
+        var out = ""
+        for scalar in unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case "\n": out += "&#10;"
+            case "\r": out += "&#13;"
+            case "\t": out += "&#9;"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF { continue }
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

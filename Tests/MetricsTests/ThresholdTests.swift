@@ -1,0 +1,77 @@
+import XCTest
+@testable import Metrics
+
+final class ThresholdTests: XCTestCase {
+    private func recorder() -> Recorder {
+        var recorder = Recorder(runStartNanos: 0)
+        for value in 1...1_000 { recorder.record("push_to_report", micros: Int64(value * 1_000), atNanos: 0) }
+        recorder.count("pushes.received.voip", by: 1_000, atNanos: 0)
+        recorder.count("push.deadline_missed", by: 4, atNanos: 0)
+        recorder.count("action.start.started", by: 90, atNanos: 0)
+        recorder.count("devices.registered", by: 10, atNanos: 0)
+        recorder.count("errors.timeout", by: 2, atNanos: 0)
+        recorder.count("calls.planned", by: 95, atNanos: 0)
+        recorder.count("calls.not_started_at_stop", by: 5, atNanos: 0)
+        recorder.count("calls.started", by: 90, atNanos: 0)
+        return recorder
+    }
+
+    private func evaluate(_ key: String, _ expression: String) throws -> ThresholdResult {
+        let r = recorder()
+        return try Threshold.parse(key: key, expression: expression).evaluate(histograms: r.histograms,
+                                                                              counters: r.counters)
+    }
+
+    func testLatencyPercentileIsComparedInMicroseconds() throws {
+        let p99 = try evaluate("push_to_report.p99", "< 1s")
+        XCTAssertTrue(p99.passed)
+        XCTAssertEqual(p99.measured, Double(recorder().histograms["push_to_report"]!.value(atPercentile: 99)))
+        XCTAssertEqual(p99.measuredText, "990.207 ms")
+        XCTAssertFalse(try evaluate("push_to_report.p99", "< 900ms").passed)
+        XCTAssertTrue(try evaluate("push_to_report.count", ">= 1000").passed)
+    }
+
+    func testRatiosFollowTheirDocumentedDefinitions() throws {
+        let ratios = RunRatios(counters: recorder().counters)
+        XCTAssertEqual(ratios.deadlineMissRate, 0.004)
+        XCTAssertEqual(ratios.errorsRate, 0.02, "2 errors over 90 actions + 10 registrations")
+        XCTAssertEqual(ratios.deliveredRateRatio, 0.9)
+        let miss = try evaluate("deadline_miss_rate", "< 0.5%")
+        XCTAssertTrue(miss.passed)
+        XCTAssertEqual(miss.measuredText, "0.4%")
+        XCTAssertFalse(try evaluate("delivered_rate_ratio", "> 0.99").passed)
+    }
+
+    func testAMetricWithoutSamplesFailsRatherThanPassingVacuously() throws {
+        let result = try evaluate("merge.fulfillment.p95", "< 800ms")
+        XCTAssertFalse(result.passed)
+        XCTAssertNil(result.measured)
+        XCTAssertTrue(result.measuredText.contains("no samples"))
+    }
+
+    func testACounterNeverIncrementedCountsAsZero() throws {
+        XCTAssertTrue(try evaluate("invariant_violations", "== 0").passed)
+        XCTAssertFalse(try evaluate("errors.timeout", "== 0").passed)
+    }
+
+    func testOperatorsAndLimitsNeedUnitsAndKnownShapes() {
+        XCTAssertThrowsError(try Threshold.parse(key: "push_to_report.p99", expression: "< 1"))
+        XCTAssertThrowsError(try Threshold.parse(key: "push_to_report.p99", expression: "1s"))
+        XCTAssertThrowsError(try Threshold.parse(key: "errors.rate", expression: "< 1 percent"))
+        XCTAssertThrowsError(try Threshold.parse(key: "join.fulfillment@flow/step", expression: "< 1s"))
+        XCTAssertEqual(try Threshold.parse(key: "a.p50", expression: ">=2.5ms").comparison, .greaterOrEqual)
+        XCTAssertEqual(try Threshold.parse(key: "a.p50", expression: "!= 2.5ms").limit, 2_500)
+    }
+}
+
+final class ThresholdCodingTests: XCTestCase {
+    func testThresholdEncodesItsSubjectReadablyAndDecodesToTheSameValue() throws {
+        let threshold = try Threshold.parse(key: "join.fulfillment@incoming-1to1/answer.p99.9", expression: "< 2s",
+                                            abortOnFail: true, source: "a.yaml:3:5")
+        let data = try JSONEncoder().encode(threshold)
+        let text = String(decoding: data, as: UTF8.self)
+        XCTAssertTrue(text.contains("\"statistic\":\"p99.9\""), text)
+        XCTAssertTrue(text.contains("\"kind\":\"latency\""), text)
+        XCTAssertEqual(try JSONDecoder().decode(Threshold.self, from: data), threshold)
+    }
+}

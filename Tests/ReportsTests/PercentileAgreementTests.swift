@@ -1,0 +1,119 @@
+import Foundation
+import Metrics
+import XCTest
+@testable import Reports
+
+/// The same figure must read the same everywhere: summary.csv, report.html, summary.json, and the .hlog files
+/// as decoded by another HdrHistogram implementation (Python's `hdrh`).
+final class PercentileAgreementTests: XCTestCase {
+    private var directory: URL!
+
+    override func setUpWithError() throws { directory = ReportFixtures.temporaryDirectory("agreement") }
+    override func tearDown() { try? FileManager.default.removeItem(at: directory) }
+
+    func testPercentilesAgreeExactlyAcrossSummaryCSVHTMLAndJSON() throws {
+        let result = ReportFixtures.result()
+        let files = try ReportWriter.write(result, to: directory)
+        let csv = CSVParser.parse(try String(contentsOf: files.summaryCSV, encoding: .utf8))
+        let header = csv[0]
+        let html = try String(contentsOf: files.html, encoding: .utf8)
+        let summary = try ReportSummary.decode(from: try Data(contentsOf: files.summaryJSON))
+        XCTAssertEqual(csv.count - 1, result.histograms.count)
+        for row in csv.dropFirst() {
+            let name = row[0]
+            func column(_ title: String) -> String { row[header.firstIndex(of: title)!] }
+            let json = try XCTUnwrap(summary.metrics[name], name)
+            // JSON numbers are milliseconds; the CSV's three decimals are the same microseconds.
+            XCTAssertEqual(ReportFormat.millis(Int64((json.p50 * 1000).rounded())), column("p50"), name)
+            XCTAssertEqual(ReportFormat.millis(Int64((json.p99 * 1000).rounded())), column("p99"), name)
+            XCTAssertEqual(ReportFormat.millis(Int64((json.p999 * 1000).rounded())), column("p99.9"), name)
+            XCTAssertEqual(String(json.count), column("count"), name)
+            // The HTML row holds count, p50, p90, p99, p99.9, max in that order.
+            let cells = ["count", "p50", "p90", "p99", "p99.9", "max"].map { "<td>\(column($0))</td>" }.joined()
+            XCTAssertTrue(html.contains("<tr data-metric=\"\(name.htmlEscaped)\"><th scope=\"row\">"
+                + "\(name.htmlEscaped)</th>\(cells)</tr>"), "HTML row of \(name)")
+        }
+        XCTAssertNotNil(summary.metrics["join.fulfillment@incoming-1to1/answer"], "flow-step metrics are included")
+    }
+
+    func testCompressedEncodingRoundTripsThroughZlib() throws {
+        var histogram = HdrHistogram()
+        for value in [1, 7, 1_000, 123_456, 3_000_000, 3_000_001] { histogram.record(Int64(value), count: 3) }
+        let decoded = try HdrLog.decompress(HdrLog.compressed(histogram.encodedV2()))
+        XCTAssertEqual(decoded.totalCount, histogram.totalCount)
+        // Every slot and count survives; only the exact min and max are not part of the format.
+        XCTAssertEqual(decoded.sparse.indices, histogram.sparse.indices)
+        XCTAssertEqual(decoded.sparse.counts, histogram.sparse.counts)
+    }
+
+    /// Python's hdrh rounds the rank half up where HdrHistogram's Java and C code (and callstorm) take the
+    /// ceiling, so the sample count is a multiple of 100: then both read the same rank and must give the same p99.
+    func testPythonHdrHistogramDecodesTheIntervalLogsToTheSameP99() throws {
+        var recorder = Recorder(runStartNanos: ReportFixtures.start)
+        var rng = SplitMix(seed: 11)
+        for index in 0..<20_000 {
+            let micros = Int64(200 + rng.next() % 900_000) + (index % 97 == 0 ? 4_000_000 : 0)
+            recorder.record("push_to_report", micros: micros,
+                            atNanos: ReportFixtures.start + UInt64(index) * 400_000)
+        }
+        let result = RunResult(facts: ReportFixtures.facts(), recorder: recorder, verdict: Verdict(passed: true))
+        let files = try ReportWriter.write(result, to: directory)
+        let hlog = files.hlogDirectory.appendingPathComponent("push_to_report.hlog")
+        let csv = CSVParser.parse(try String(contentsOf: files.summaryCSV, encoding: .utf8))
+        let p99Column = csv[0].firstIndex(of: "p99")!
+        let csvP99 = try XCTUnwrap(csv.first { $0[0] == "push_to_report" }?[p99Column])
+
+        let script = """
+            import sys
+            from hdrh.histogram import HdrHistogram
+            from hdrh.log import HistogramLogReader
+            total = HdrHistogram(1, 3600000000, 3)
+            reader = HistogramLogReader(sys.argv[1], HdrHistogram(1, 3600000000, 3))
+            intervals = 0
+            while True:
+                h = reader.get_next_interval_histogram()
+                if h is None:
+                    break
+                intervals += 1
+                total.add(h)
+            print(intervals, total.get_total_count(), total.get_value_at_percentile(99))
+            """
+        let output = try runPython(script, arguments: [hlog.path])
+        let fields = output.split(separator: " ").map(String.init)
+        XCTAssertEqual(fields.count, 3, output)
+        XCTAssertEqual(Int(fields[0]), recorder.intervals["push_to_report"]?.count)
+        XCTAssertEqual(Int64(fields[1]), 20_000)
+        let pythonP99 = try XCTUnwrap(Int64(fields[2].trimmingCharacters(in: .whitespacesAndNewlines)))
+        XCTAssertEqual(ReportFormat.millis(pythonP99), csvP99)
+        XCTAssertEqual(pythonP99, recorder.histograms["push_to_report"]!.value(atPercentile: 99))
+    }
+
+    private func runPython(_ script: String, arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script] + arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, String(decoding: errors, as: UTF8.self))
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// A tiny seeded generator so the test data is the same on every run.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9e37_79b9_7f4a_7c15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
+    }
+}
