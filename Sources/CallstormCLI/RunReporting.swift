@@ -9,6 +9,10 @@ import Scenario
 enum RunReporting {
     static func factsURL(_ run: URL) -> URL { WorkerJournal.rawDirectory(run).appendingPathComponent("facts.json") }
     static func notesURL(_ run: URL) -> URL { WorkerJournal.rawDirectory(run).appendingPathComponent("notes.json") }
+    /// The scenario's fault windows in report seconds, so a rebuilt report shades them too.
+    static func faultWindowsURL(_ run: URL) -> URL {
+        WorkerJournal.rawDirectory(run).appendingPathComponent("fault-windows.json")
+    }
     /// Present only when the run ended normally (not killed): then facts.json holds the final duration.
     static func finishedURL(_ run: URL) -> URL { WorkerJournal.rawDirectory(run).appendingPathComponent("finished") }
     static func scenarioURL(_ run: URL) -> URL { run.appendingPathComponent("scenario.yaml") }
@@ -64,6 +68,7 @@ enum RunReporting {
                                      sampleEvery: facts.rowSampleEvery ?? 1)
         var result = RunResult(facts: facts, recorder: recorder, verdict: Verdict(passed: true), notes: notes,
                                steps: steps)
+        result.faultWindows = load([Reports.FaultWindow].self, from: faultWindowsURL(run)) ?? []
         let histograms = result.histograms
         let counters = recorder.counters
         result.thresholds = thresholds.map { $0.evaluate(histograms: histograms, counters: counters) }

@@ -1,4 +1,5 @@
 import CallModel
+import PushGateway
 import Scenario
 
 /// A simulated device: its identity, its app's conversation manager, and the call (flow run) it takes part in.
@@ -132,6 +133,11 @@ enum TimerEvent {
     case resume(call: Int, token: UInt64)
     /// A wait for a push or an end gives up.
     case waitTimeout(call: Int, token: UInt64)
+    /// A push reaches its device later (a push delay fault), or is processed later (a slow app).
+    case deliver(push: APNsPush, local: Int)
+    case report(push: APNsPush, local: Int)
+    /// Deferred work of a fault (slow media setup); rare, so a closure is fine here.
+    case later(() -> Void)
     /// Fire action `index` of the current `together` step.
     case fire(call: Int, index: Int, token: UInt64)
     /// Compare views again after in-flight pushes had time to land.

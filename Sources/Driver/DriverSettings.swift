@@ -27,6 +27,11 @@ public struct DriverSettings: Sendable {
     public var behavior: Behavior
     /// `target.api` of the scenario; nil speaks the reference protocol.
     public var api: APIMapping?
+    /// After this many missed push deadlines a device gets no more VoIP pushes (Apple publishes no number;
+    /// `push.block_after_misses` sets it).
+    public var voipBlockAfterMisses: Int
+    /// The scenario's fault windows (times since the load starts).
+    public var faults: [FaultWindow]
 
     public init(scenario: Scenario, targetURL: String, workers: Int) {
         self.plan = ArrivalPlan(scenario: scenario)
@@ -41,6 +46,8 @@ public struct DriverSettings: Sendable {
         self.registrationConcurrency = 64
         self.behavior = scenario.behavior
         self.api = scenario.api
+        self.faults = scenario.faults
+        self.voipBlockAfterMisses = scenario.push.blockAfterMisses
         // Only the reference protocol returns full conversation views to compare against.
         self.verifyViews = scenario.api == nil
         self.flows = scenario.mix.map { entry in

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Metrics
 import PushGateway
+import Scenario
 import Synchronization
 
 /// Runs a plan: registers every device, starts the open-model arrivals on all workers at one instant, waits for
@@ -42,14 +43,30 @@ public final class LoadDriver: @unchecked Sendable {
         let start = clock.nowNanos()
         self.runStart = start
         let w = settings.workers
-        self.workers = try (0..<w).map { i in
+        let faultLog = FaultLog()
+        let loadClock = LoadClock()
+        self.faultLog = faultLog
+        self.loadClock = loadClock
+        let workers = try (0..<w).map { i in
             try Worker(index: i, settings: settings, clock: clock, deviceIndexes: Array(stride(from: i, to: settings.devices, by: w)),
-                   runStartNanos: start)
+                   runStartNanos: start, faultLog: faultLog)
         }
+        self.workers = workers
+        self.sink = DevicePushSink(workers: workers, seed: settings.seed, devices: settings.devices,
+                                   schedule: FaultSchedule(windows: settings.faults, seed: settings.seed),
+                                   loadClock: loadClock, clock: clock, faultLog: faultLog)
     }
 
     /// Routes gateway pushes to the worker that owns the token's device.
-    public var pushSink: PushSink { DevicePushSink(workers: workers, seed: settings.seed, devices: settings.devices) }
+    public var pushSink: PushSink { sink }
+    private let sink: DevicePushSink
+    /// Every fault injected in this run (`faults.csv`).
+    let faultLog: FaultLog
+    let loadClock: LoadClock
+
+    /// Every fault injected, one row each (`faults.csv`): time since the load began, window, kind, device, push
+    /// number. The same seed gives the same rows.
+    public var faultsCSV: String { faultLog.csv() }
 
     /// Asks the run to stop: the first call ends arrivals and drains, the second ends the drain at once.
     /// Safe from any thread (a signal handler's queue).
@@ -82,6 +99,7 @@ public final class LoadDriver: @unchecked Sendable {
         }
         let loadStart = clock.nowNanos() + 5_000_000  // a little ahead, so all workers begin on the same instant
         state.withLock { $0.loadStart = loadStart }
+        loadClock.start.store(loadStart, ordering: .relaxed)
         let interruptedEarly = stopRequests.load(ordering: .relaxed) > 0
         if interruptedEarly {
             notes.append("Stopped by a signal during device registration; no calls were started.")
@@ -135,11 +153,36 @@ public final class LoadDriver: @unchecked Sendable {
     }
 }
 
-/// The push gateway's sink: finds the device from its token and hands the push to its worker's queue.
-struct DevicePushSink: PushSink {
+/// When the load began, for the push sink's fault windows (0 until then: no faults during registration).
+final class LoadClock: Sendable {
+    let start = Atomic<UInt64>(0)
+}
+
+/// The push gateway's sink: finds the device from its token, applies the push-path faults of the active windows
+/// (error answers, drops, delays, duplicates — each decided from the seed), and hands the push to the device's
+/// worker queue.
+final class DevicePushSink: PushSink {
     let workers: [Worker]
     let seed: UInt64
     let devices: Int
+    let schedule: FaultSchedule
+    let loadClock: LoadClock
+    let clock: Clock
+    let faultLog: FaultLog
+    /// Each device's push number, so a fault decision names one push of one device.
+    let sequences: Mutex<[UInt64]>
+
+    init(workers: [Worker], seed: UInt64, devices: Int, schedule: FaultSchedule, loadClock: LoadClock, clock: Clock,
+         faultLog: FaultLog) {
+        self.workers = workers
+        self.seed = seed
+        self.devices = devices
+        self.schedule = schedule
+        self.loadClock = loadClock
+        self.clock = clock
+        self.faultLog = faultLog
+        self.sequences = Mutex(Array(repeating: 0, count: devices))
+    }
 
     func accept(_ push: APNsPush) -> APNsRejection? {
         guard let index = DeviceIdentity.index(ofToken: push.token, seed: seed, deviceCount: devices) else {
@@ -147,7 +190,61 @@ struct DevicePushSink: PushSink {
         }
         let worker = workers[index % workers.count]
         let local = index / workers.count
-        worker.queue.async { worker.receive(push, local: local) }
+        var delay: UInt64 = 0
+        var copies = 1
+        let start = loadClock.start.load(ordering: .relaxed)
+        let now = clock.nowNanos()
+        if !schedule.isEmpty, start > 0, now > start {
+            let sinceLoad = now - start
+            let active = schedule.active(at: sinceLoad, device: index)
+            if !active.isEmpty {
+                let seq = sequences.withLock { s -> UInt64 in
+                    s[index] += 1
+                    return s[index]
+                }
+                func note(_ window: FaultWindow, _ kind: String) {
+                    faultLog.add(.init(sinceLoadNanos: sinceLoad, window: window.name, kind: kind, device: index,
+                                       seq: seq))
+                    worker.queue.async { worker.recorder.count("faults.\(kind)", atNanos: now) }
+                }
+                for (i, w) in active {
+                    if let d = w.device, d.offline > 0, schedule.draw(i, index, 0, 0x0FF) < d.offline {
+                        note(w, "device.offline_push_lost")
+                        return nil  // APNs accepted it; an offline phone never sees it
+                    }
+                    guard let p = w.push else { continue }
+                    if p.errorRate > 0, schedule.draw(i, index, seq, 1) < p.errorRate {
+                        note(w, "push.error_\(p.errorStatus)")
+                        return Self.rejection(p.errorStatus)
+                    }
+                    if p.drop > 0, schedule.draw(i, index, seq, 2) < p.drop {
+                        note(w, "push.dropped")
+                        return nil
+                    }
+                    if let distribution = p.delay {
+                        var rng = schedule.rng(i, index, seq, 3)
+                        delay += distribution.sample(using: &rng)
+                        note(w, "push.delayed")
+                    }
+                    if p.duplicate > 0, schedule.draw(i, index, seq, 4) < p.duplicate {
+                        copies = 2
+                        note(w, "push.duplicated")
+                    }
+                }
+            }
+        }
+        let (wait, count) = (delay, copies)
+        worker.queue.async { worker.deliver(push, local: local, delay: wait, copies: count) }
         return nil
+    }
+
+    static func rejection(_ status: Int) -> APNsRejection {
+        switch status {
+        case 410: return APNsRejection(.unregistered, detail: "injected fault",
+                                       timestampMillis: Int64(Date().timeIntervalSince1970 * 1000))
+        case 429: return APNsRejection(.tooManyRequests, detail: "injected fault")
+        case 500: return APNsRejection(.internalServerError, detail: "injected fault")
+        default: return APNsRejection(.serviceUnavailable, detail: "injected fault")
+        }
     }
 }

@@ -95,6 +95,35 @@ extension Worker {
         }
     }
 
+    enum MediaFault {
+        case failure
+        case delay(UInt64)
+    }
+
+    /// A device fault of the active windows on media setup for this join, decided from the seed.
+    private func mediaFault(_ local: Int, now: UInt64) -> MediaFault? {
+        guard !faults.isEmpty, let since = sinceLoad() else { return nil }
+        let device = devices[local].identity.index
+        for (i, w) in faults.active(at: since, device: device) {
+            guard let d = w.device else { continue }
+            let seq = nextActionID
+            if d.joinFailure > 0, faults.draw(i, device, seq, 6) < d.joinFailure {
+                recorder.count("faults.device.join_failed", atNanos: now)
+                faultLog.add(.init(sinceLoadNanos: since, window: w.name, kind: "device.join_failed", device: device,
+                                   seq: seq))
+                return .failure
+            }
+            if let distribution = d.joinDelay {
+                var rng = faults.rng(i, device, seq, 7)
+                recorder.count("faults.device.join_delayed", atNanos: now)
+                faultLog.add(.init(sinceLoadNanos: since, window: w.name, kind: "device.join_delayed", device: device,
+                                   seq: seq))
+                return .delay(distribution.sample(using: &rng))
+            }
+        }
+        return nil
+    }
+
     // MARK: - Race mode
 
     /// Fires the actions of a `together` step from one barrier a millisecond ahead (connections are already
@@ -209,8 +238,10 @@ extension Worker {
     func waitTimedOut(_ id: Int, token: UInt64, now: UInt64) {
         guard let run = calls[id], run.waitToken == token else { return }
         switch run.waiting {
-        case .push: 
+        case .push:
+            // A lost VoIP push: the call was missed (unanswered), not lost — it is accounted as failed.
             recorder.count("flow.push_not_received", atNanos: now)
+            recorder.count("calls.missed_push", atNanos: now)
             fail(id, "VoIP push never arrived", now: now)
         case .end:
             recorder.count("flow.end_not_observed", atNanos: now)
@@ -335,7 +366,7 @@ extension Worker {
         vars["capabilities"] = "[" + devices[local].manager.configuration.supportedCapabilities.names
             .map { "\"\($0)\"" }.joined(separator: ",") + "]"
         calls[id]?.startIssued[name] = now
-        send("start", vars) { [self] result, endpoint in
+        send("start", vars, device: local) { [self] result, endpoint in
             let now = clock.nowNanos()
             var outcome = self.outcome(of: result, endpoint)
             var uuid: String?
@@ -396,7 +427,7 @@ extension Worker {
             vars["member.id"] = devices[m].identity.id
             vars["member.handle"] = devices[m].identity.handle.value
         }
-        send(op, vars) { [self] result, endpoint in
+        send(op, vars, device: local) { [self] result, endpoint in
             let now = clock.nowNanos()
             var outcome = self.outcome(of: result, endpoint)
             var view: ConversationView?
@@ -416,6 +447,25 @@ extension Worker {
                 if kind == .unmerge && splitID == nil { outcome = .failed(reason: "bad_response") }
             }
             count(result, at: now)
+            if kind == .join, outcome == .fulfilled, let fault = mediaFault(local, now: now) {
+                switch fault {
+                case .failure:
+                    outcome = .failed(reason: "media_setup_failed")
+                case .delay(let nanos):
+                    // Slow media setup: the join is fulfilled later (its fulfillment time grows).
+                    schedule(.later { [self] in
+                        let later = clock.nowNanos()
+                        finishAction(id, slot, .fulfilled, now: later, view: view, split: split)
+                        calls[id]?.saw(view)
+                        guard calls[id] != nil else { return }
+                        devices[local].manager.fulfilled(kind, conversation: uuid, other: other)
+                        if let view { devices[local].manager.apply(view) }
+                        advance(id, now: later, planned: later)
+                    }, at: now + nanos)
+                    rearm()
+                    return
+                }
+            }
             finishAction(id, slot, outcome, now: now, view: view, split: split)
             calls[id]?.saw(view)
             calls[id]?.saw(split)

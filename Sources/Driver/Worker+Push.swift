@@ -11,8 +11,38 @@ extension Worker {
     func receive(_ push: APNsPush, local: Int) {
         let now = clock.nowNanos()
         guard !finished else { return }
+        if let expiration = push.expiration, expiration > 0, Int64(Date().timeIntervalSince1970) > expiration {
+            // Delivered after its apns-expiration (a delay fault): APNs would have discarded it.
+            recorder.count("pushes.expired_discarded", atNanos: now)
+            return
+        }
+        if push.pushType == .voip, devices[local].deadlineMisses >= settings.voipBlockAfterMisses {
+            // iOS stops launching an app for VoIP pushes after it repeatedly failed to report them.
+            recorder.count("pushes.blocked_after_missed_deadlines", atNanos: now)
+            return
+        }
         recorder.record("push_delivery", micros: Int64((now &- push.acceptedNanos) / 1000), atNanos: now)
         recorder.count("pushes.received.\(push.pushType.rawValue)", atNanos: now)
+        if push.pushType == .voip, !faults.isEmpty, let since = sinceLoad() {
+            for (i, w) in faults.active(at: since, device: devices[local].identity.index) {
+                guard let distribution = w.device?.reportDelay else { continue }
+                var rng = faults.rng(i, devices[local].identity.index, UInt64(now & 0xFFFF_FFFF), 5)
+                let delay = distribution.sample(using: &rng)
+                recorder.count("faults.device.report_delayed", atNanos: now)
+                faultLog.add(.init(sinceLoadNanos: since, window: w.name, kind: "device.report_delayed",
+                                   device: devices[local].identity.index, seq: 0))
+                schedule(.report(push: push, local: local), at: now + delay)
+                rearm()
+                return
+            }
+        }
+        process(push, local: local, delivered: now)
+    }
+
+    /// The app handles a delivered push (at once, or after a slow-app fault's delay).
+    func process(_ push: APNsPush, local: Int, delivered: UInt64) {
+        let now = clock.nowNanos()
+        guard !finished else { return }
         let payload = api.isReference ? ViewDecoder.push(push.payload) : mappedPayload(push.payload)
         // In the history the push comes before anything the device does because of it.
         if let journal, let uuid = payload?.uuid {
@@ -31,7 +61,7 @@ extension Worker {
         if let journal {
             journal.push(PushRow(
                 apnsID: push.apnsID, device: devices[local].identity.id, pushType: push.pushType.rawValue,
-                acceptedNanos: push.acceptedNanos &- runStart, deliveredNanos: now &- runStart,
+                acceptedNanos: push.acceptedNanos &- runStart, deliveredNanos: delivered &- runStart,
                 reportedNanos: reported.map { $0 &- runStart },
                 deadlineMissed: reported.map { $0 &- push.acceptedNanos > settings.deadlineNanos } ?? false))
         }
@@ -52,8 +82,14 @@ extension Worker {
         let latency = now &- push.acceptedNanos
         recorder.record("push_to_report", micros: Int64(latency / 1000), atNanos: now)
         if latency > settings.deadlineNanos {
+            // iOS terminates an app that did not report in time; after repeated misses it stops launching it
+            // for VoIP pushes (`voipBlockAfterMisses`).
             recorder.count("push.deadline_missed", atNanos: now)
+            recorder.count("devices.terminated_for_missed_deadline", atNanos: now)
             devices[local].deadlineMisses += 1
+            if devices[local].deadlineMisses == settings.voipBlockAfterMisses {
+                recorder.count("devices.voip_blocked", atNanos: now)
+            }
         }
         guard let uuid = payload?.uuid else {
             recorder.count("pushes.bad_payload", atNanos: now)

@@ -40,6 +40,8 @@ final class Worker: @unchecked Sendable {
     var notes: [String] = []
     let journal: WorkerJournal?
     let api: TargetAPI
+    let faults: FaultSchedule
+    let faultLog: FaultLog
     let runStart: UInt64
 
     // Read by the progress line from another thread.
@@ -50,7 +52,10 @@ final class Worker: @unchecked Sendable {
 
     /// - Parameter runStartNanos: the origin of every per-second series, the same for all workers so their
     ///   recorders merge second by second.
-    init(index: Int, settings: DriverSettings, clock: Clock, deviceIndexes: [Int], runStartNanos: UInt64) throws {
+    init(index: Int, settings: DriverSettings, clock: Clock, deviceIndexes: [Int], runStartNanos: UInt64,
+         faultLog: FaultLog = FaultLog()) throws {
+        self.faults = FaultSchedule(windows: settings.faults, seed: settings.seed)
+        self.faultLog = faultLog
         self.journal = try settings.runDirectory.map {
             try WorkerJournal(configuration: .init(directory: $0, sampleEvery: settings.rowSampleEvery), worker: index)
         }
@@ -128,8 +133,16 @@ final class Worker: @unchecked Sendable {
     }
 
     /// Sends operation `op` of the target's API; `completion` gets the endpoint used (nil when the mapping lacks it).
-    func send(_ op: String, _ vars: [String: String],
+    func send(_ op: String, _ vars: [String: String], device local: Int? = nil,
               completion: @escaping (Result<ClientResponse, TransportError>, APIMapping.Endpoint?) -> Void) {
+        nonisolated(unsafe) let completion = completion  // runs on this worker's queue, like everything here
+        if let local, !faults.isEmpty, loadStart > 0, let since = sinceLoad(),
+           faults.offline(at: since, device: devices[local].identity.index) {
+            // An offline phone reaches nobody (a device fault): the request fails like a dead network.
+            recorder.count("faults.device.offline_request", atNanos: clock.nowNanos())
+            queue.async { completion(.failure(.connect("device offline (fault window)")), nil) }
+            return
+        }
         let timeout = Int(settings.actionTimeoutNanos / 1_000_000)
         guard let (parts, missing) = api.request(op, vars: vars, baseURL: settings.targetURL, timeoutMillis: timeout)
         else {
@@ -231,6 +244,9 @@ final class Worker: @unchecked Sendable {
         case .waitTimeout(let id, let token): waitTimedOut(id, token: token, now: now)
         case .verify(let id): verify(id, now: now, attempt: 1)
         case .fire(let id, let i, let token): fire(id, index: i, token: token, now: now)
+        case .deliver(let push, let local): receive(push, local: local)
+        case .report(let push, let local): process(push, local: local, delivered: now)
+        case .later(let work): work()
         case .tick: tick(now: now)
         }
     }
@@ -311,6 +327,24 @@ final class Worker: @unchecked Sendable {
     }
 
     // MARK: - HTTP
+
+    /// Nanoseconds since the load started, once it has.
+    func sinceLoad() -> UInt64? {
+        let now = clock.nowNanos()
+        return loadStart > 0 && now > loadStart ? now - loadStart : nil
+    }
+
+    /// A push from the sink, possibly delayed or duplicated by a fault.
+    func deliver(_ push: APNsPush, local: Int, delay: UInt64, copies: Int) {
+        for _ in 0..<copies {
+            if delay > 0 {
+                schedule(.deliver(push: push, local: local), at: clock.nowNanos() + delay)
+                rearm()
+            } else {
+                receive(push, local: local)
+            }
+        }
+    }
 
     /// Counts transport errors by kind and non-2xx answers by status, so failures are never silent.
     func count(_ result: Result<ClientResponse, TransportError>, at now: UInt64) {

@@ -9,6 +9,9 @@ public struct PushSpec: Sendable, Equatable {
     public var deadlineNanos: UInt64
     /// App bundle id; APNs topics are `<bundleID>.voip` for VoIP pushes.
     public var bundleID: String
+    /// After this many missed deadlines a device gets no more VoIP pushes, as iOS stops launching such an app.
+    /// Apple publishes no number; 3 is the default.
+    public var blockAfterMisses: Int = 3
 
     public init(
         listenHost: String = "127.0.0.1",

@@ -32,6 +32,8 @@ public struct Scenario: Sendable, Equatable {
     public var slo: [Threshold]
     /// Every flow the mix names, user-defined (`flows:`) or built in, by name.
     public var flows: [String: Flow] = [:]
+    /// `faults:` windows, in file order.
+    public var faults: [FaultWindow] = []
     /// `target.bugs`: deliberate bugs to switch on in the embedded reference target (race-checker tests).
     public var targetBugs: [String] = []
     /// The names `target.bugs` accepts (the reference target's `Bug` cases; a test keeps them equal).

@@ -2,11 +2,11 @@
 extension ScenarioDecoder {
     static let topLevelKeys = [
         "name", "seed", "duration", "devices", "target", "push", "load", "arrivals", "mix", "behavior", "drain",
-        "action_timeout", "workers", "slo",
+        "action_timeout", "workers", "slo", "faults",
         "flows", "device",  // ScenarioDecoder+Flows.swift
     ]
     /// Sections the design describes (DESIGN.md §5) that this version does not implement yet.
-    static let unsupportedTopLevelKeys: Set<String> = ["faults", "api", "race"]
+    static let unsupportedTopLevelKeys: Set<String> = ["api", "race"]
 
     /// Decodes the whole document; nil when anything was wrong (see `errors`).
     mutating func scenario(_ root: YAMLNode, knownFlows: Set<String>) -> Scenario? {
@@ -36,15 +36,21 @@ extension ScenarioDecoder {
             ?? Scenario.defaultActionTimeoutNanos
         let workers = top["workers"].map { self.integer($0, "workers", atLeast: 1) }
         let slo = top["slo"].map { self.slo($0) } ?? []
+        // The arrival window bounds where a fault window may start.
+        let window = load.map { stages in duration ?? stages.reduce(0) { $0 + $1.nanos } }
+        let faults = top["faults"].map { self.faults($0, arrivalWindow: window) } ?? []
 
         guard errors.count == errorsBefore, let name, let seed, let devices, let target, let push, let load,
-              let arrivals, let mix, let behavior, let drain, let actionTimeout, workers != .some(nil), slo != nil
+              let arrivals, let mix, let behavior, let drain, let actionTimeout, workers != .some(nil), slo != nil,
+              let faults
         else { return nil }
-        return Scenario(
+        var scenario = Scenario(
             name: name, seed: seed, duration: duration, devices: devices, target: target, push: push, load: load,
             arrivals: arrivals, mix: mix, behavior: behavior, drainNanos: drain, actionTimeoutNanos: actionTimeout,
             workers: workers ?? nil, slo: slo ?? [], sourceFile: file
         )
+        scenario.faults = faults
+        return scenario
     }
 
     // MARK: - Target and push

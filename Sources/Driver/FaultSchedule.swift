@@ -1,0 +1,72 @@
+import Foundation
+import Scenario
+import Synchronization
+
+/// The scenario's fault windows with every decision drawn from the seed: the same seed, device and push number
+/// give the same fault, run after run (unlike Toxiproxy, whose seed flag its current source ignores).
+struct FaultSchedule: Sendable {
+    let windows: [FaultWindow]
+    let seed: UInt64
+
+    var isEmpty: Bool { windows.isEmpty }
+
+    /// A uniform draw in [0, 1) for one decision, from (seed, window, device, sequence, salt) alone.
+    func draw(_ window: Int, _ device: Int, _ seq: UInt64, _ salt: UInt64) -> Double {
+        var z = seed ^ (UInt64(window) &* 0x9E37_79B9_7F4A_7C15) ^ (UInt64(device) &* 0xC2B2_AE3D_27D4_EB4F)
+            ^ (seq &* 0x1656_67B1_9E37_79F9) ^ (salt &* 0x27D4_EB2F_1656_67C5)
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        return Double(z >> 11) / Double(1 << 53)
+    }
+
+    /// A seeded generator for sampling a distribution for one decision.
+    func rng(_ window: Int, _ device: Int, _ seq: UInt64, _ salt: UInt64) -> SeededRandom {
+        SeededRandom(seed: seed, stream: UInt64(draw(window, device, seq, salt) * Double(UInt64.max >> 12)))
+    }
+
+    /// The windows active at `sinceLoad` that include `device` (each window picks its share of devices by seed).
+    func active(at sinceLoad: UInt64, device: Int) -> [(index: Int, window: FaultWindow)] {
+        var out: [(Int, FaultWindow)] = []
+        for (i, w) in windows.enumerated() where w.contains(sinceLoad) {
+            if w.devices >= 1 || draw(i, device, 0, 0xD0) < w.devices { out.append((i, w)) }
+        }
+        return out
+    }
+
+    /// Is `device` offline now (a device fault)?
+    func offline(at sinceLoad: UInt64, device: Int) -> Bool {
+        active(at: sinceLoad, device: device).contains { entry in
+            guard let share = entry.window.device?.offline, share > 0 else { return false }
+            return draw(entry.index, device, 0, 0x0FF) < share
+        }
+    }
+}
+
+/// Every fault injected, for `faults.csv`: what, where, to which device and its push number. Shared by the push
+/// sink's threads and the workers, so it takes a lock (faults are rare next to requests).
+final class FaultLog: Sendable {
+    struct Entry: Sendable {
+        let sinceLoadNanos: UInt64
+        let window: String
+        let kind: String
+        let device: Int
+        let seq: UInt64
+    }
+
+    private let entries = Mutex<[Entry]>([])
+
+    func add(_ entry: Entry) { entries.withLock { $0.append(entry) } }
+
+    var all: [Entry] { entries.withLock { $0 } }
+
+    static let header = "t_s,window,kind,device,seq"
+
+    func csv() -> String {
+        var out = Self.header + "\n"
+        for e in all.sorted(by: { ($0.sinceLoadNanos, $0.device, $0.seq) < ($1.sinceLoadNanos, $1.device, $1.seq) }) {
+            out += String(format: "%.6f", Double(e.sinceLoadNanos) / 1e9) + ",\(e.window),\(e.kind),dev-\(e.device),\(e.seq)\n"
+        }
+        return out
+    }
+}

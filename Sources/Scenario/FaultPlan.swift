@@ -1,0 +1,70 @@
+/// A fault window: from `at` for `for` (both since the load starts), hitting a share of devices, with faults on
+/// the push path, in devices and on the network. Every random choice comes from the scenario seed.
+public struct FaultWindow: Sendable, Equatable {
+    public var name: String
+    public var atNanos: UInt64
+    public var forNanos: UInt64
+    /// Share of devices the window applies to (chosen by seed; 1 = all).
+    public var devices: Double
+    public var push: PushFaults?
+    public var device: DeviceFaults?
+    public var network: NetworkFaults?
+
+    public init(name: String, atNanos: UInt64, forNanos: UInt64, devices: Double = 1, push: PushFaults? = nil,
+                device: DeviceFaults? = nil, network: NetworkFaults? = nil) {
+        self.name = name
+        self.atNanos = atNanos
+        self.forNanos = forNanos
+        self.devices = devices
+        self.push = push
+        self.device = device
+        self.network = network
+    }
+
+    public func contains(_ nanos: UInt64) -> Bool { nanos >= atNanos && nanos < atNanos + forNanos }
+
+    /// Fault kinds the `faults:` entries accept, per section (one file each in the driver's fault registry).
+    public static let pushKinds = ["delay", "drop", "duplicate", "error"]
+    public static let deviceKinds = ["report_delay", "offline", "join_delay", "join_failure"]
+    public static let networkKinds = ["latency", "jitter", "bandwidth", "reset", "timeout", "slicer", "limit_data",
+                                      "slow_close"]
+}
+
+/// Faults on the way from the gateway to the device (APNs itself misbehaving).
+public struct PushFaults: Sendable, Equatable {
+    /// Extra time before delivery.
+    public var delay: Distribution?
+    /// Accepted with 200, never delivered.
+    public var drop: Double = 0
+    /// Delivered twice.
+    public var duplicate: Double = 0
+    /// Answered with this APNs status (429, 500, 503, 410) instead of being accepted.
+    public var errorStatus: Int = 503
+    public var errorRate: Double = 0
+
+    public init() {}
+}
+
+/// Faults in the simulated app.
+public struct DeviceFaults: Sendable, Equatable {
+    /// Processing before the VoIP push is reported (a slow app; long ones miss the deadline).
+    public var reportDelay: Distribution?
+    /// Share of the window's devices that are offline: they get no pushes and their requests fail.
+    public var offline: Double = 0
+    /// Slow media setup: a join is fulfilled this much later.
+    public var joinDelay: Distribution?
+    /// Media setup fails: the join action fails after the server accepted it.
+    public var joinFailure: Double = 0
+
+    public init() {}
+}
+
+/// Faults between devices and target, applied by the TCP fault proxy (Toxiproxy-style toxics).
+public struct NetworkFaults: Sendable, Equatable {
+    /// Toxic kind → attributes (`latency: 100ms` → ["latency": 100] in ms; probabilities as `toxicity`).
+    public var toxics: [String: [String: Double]] = [:]
+
+    public init(toxics: [String: [String: Double]] = [:]) {
+        self.toxics = toxics
+    }
+}

@@ -1,0 +1,119 @@
+/// The `faults:` section: windows of faults on the push path, in devices and on the network.
+extension ScenarioDecoder {
+    mutating func faults(_ node: YAMLNode, arrivalWindow: UInt64?) -> [FaultWindow]? {
+        guard case .sequence(let items, _) = node else {
+            report(node.mark, "expected 'faults' to be a list of windows like "
+                + "'- { at: 1m, for: 30s, push: { drop: 2% } }', got \(node.kindDescription)")
+            return nil
+        }
+        var windows: [FaultWindow] = []
+        let errorsBefore = errors.count
+        for (i, item) in items.enumerated() {
+            if let w = window(item, index: i, arrivalWindow: arrivalWindow) { windows.append(w) }
+        }
+        return errors.count == errorsBefore ? windows : nil
+    }
+
+    private mutating func window(_ node: YAMLNode, index: Int, arrivalWindow: UInt64?) -> FaultWindow? {
+        guard let f = fields(of: node, in: "a fault window",
+                             known: ["name", "at", "for", "devices", "push", "device", "network"],
+                             required: ["at", "for"]) else { return nil }
+        let errorsBefore = errors.count
+        let at = f["at"].flatMap { duration($0, "at", allowZero: true) }
+        let length = f["for"].flatMap { duration($0, "for") }
+        if let at, let arrivalWindow, at >= arrivalWindow, let node = f["at"] {
+            report(node.mark, "the window starts at \(Quantity.format(nanos: at)), after the arrivals end at "
+                + "\(Quantity.format(nanos: arrivalWindow)); nothing would run inside it")
+        }
+        var window = FaultWindow(name: f["name"].flatMap { string($0, "name") } ?? "fault-\(index + 1)",
+                                 atNanos: at ?? 0, forNanos: length ?? 1)
+        if let n = f["devices"], let share = fraction(n, "devices") { window.devices = share }
+        if let n = f["push"] { window.push = pushFaults(n) }
+        if let n = f["device"] { window.device = deviceFaults(n) }
+        if let n = f["network"] { window.network = networkFaults(n) }
+        if f["push"] == nil, f["device"] == nil, f["network"] == nil {
+            report(f.mark, "a fault window needs at least one of 'push', 'device' or 'network'")
+        }
+        return errors.count == errorsBefore ? window : nil
+    }
+
+    private mutating func pushFaults(_ node: YAMLNode) -> PushFaults? {
+        guard let f = fields(of: node, in: "'push' faults", known: FaultWindow.pushKinds) else { return nil }
+        var p = PushFaults()
+        if let n = f["delay"] { p.delay = distribution(n, "delay") }
+        if let n = f["drop"], let v = fraction(n, "drop") { p.drop = v }
+        if let n = f["duplicate"], let v = fraction(n, "duplicate") { p.duplicate = v }
+        if let n = f["error"],
+           let e = fields(of: n, in: "'push.error'", known: ["status", "rate"], required: ["status", "rate"]) {
+            if let s = e["status"], let status = integer(s, "status", atLeast: 400) {
+                if [410, 429, 500, 503].contains(status) {
+                    p.errorStatus = status
+                } else {
+                    report(s.mark, "'status' is one of the APNs answers 410, 429, 500, 503, got \(status)")
+                }
+            }
+            if let r = e["rate"], let v = fraction(r, "rate") { p.errorRate = v }
+        }
+        return p
+    }
+
+    private mutating func deviceFaults(_ node: YAMLNode) -> DeviceFaults? {
+        guard let f = fields(of: node, in: "'device' faults", known: FaultWindow.deviceKinds) else { return nil }
+        var d = DeviceFaults()
+        if let n = f["report_delay"] { d.reportDelay = distribution(n, "report_delay") }
+        if let n = f["offline"], let v = fraction(n, "offline") { d.offline = v }
+        if let n = f["join_delay"] { d.joinDelay = distribution(n, "join_delay") }
+        if let n = f["join_failure"], let v = fraction(n, "join_failure") { d.joinFailure = v }
+        return d
+    }
+
+    private mutating func networkFaults(_ node: YAMLNode) -> NetworkFaults? {
+        guard let f = fields(of: node, in: "'network' faults", known: FaultWindow.networkKinds) else { return nil }
+        var toxics: [String: [String: Double]] = [:]
+        for (key, value) in f.values {
+            switch key {
+            case "latency", "jitter", "timeout", "slow_close":
+                if let ns = duration(value, key, allowZero: true) { toxics[key] = ["ms": Double(ns) / 1e6] }
+            case "reset":
+                if let v = fraction(value, key) { toxics[key] = ["toxicity": v] }
+            case "bandwidth":
+                if let text = string(value, key), let kb = Double(text.trimmingSpaces.replacingKBs), kb > 0 {
+                    toxics[key] = ["rate_kbps": kb]
+                } else {
+                    report(value.mark, "'bandwidth' is a rate in KB/s like 64KB/s")
+                }
+            case "slicer", "limit_data":
+                if let bytes = integer(value, key, atLeast: 1) { toxics[key] = ["bytes": Double(bytes)] }
+            default:
+                break
+            }
+        }
+        return NetworkFaults(toxics: toxics)
+    }
+
+    /// A share: `5%` or `0.05`, from 0 to 1.
+    mutating func fraction(_ node: YAMLNode, _ what: String) -> Double? {
+        guard let text = string(node, what)?.trimmingSpaces else { return nil }
+        let percent = text.hasSuffix("%")
+        guard let value = Double(percent ? String(text.dropLast()).trimmingSpaces : text), value.isFinite else {
+            report(node.mark, "expected '\(what)' as a percentage like 5% or a fraction like 0.05, got '\(text)'")
+            return nil
+        }
+        let share = percent ? value / 100 : value
+        guard share >= 0, share <= 1 else {
+            report(node.mark, "'\(what)' is a probability from 0 to 1 (0% to 100%), got '\(text)'",
+                   suggestion: !percent && value > 1 && value <= 100 ? "\(text)%" : nil)
+            return nil
+        }
+        return share
+    }
+}
+
+private extension String {
+    /// `64KB/s` → `64`.
+    var replacingKBs: String {
+        var s = self
+        for suffix in ["KB/s", "kB/s", "kb/s"] where s.hasSuffix(suffix) { s = String(s.dropLast(suffix.count)) }
+        return s
+    }
+}
