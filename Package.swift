@@ -21,6 +21,7 @@ let package = Package(
         .target(name: "CallModel"),
         .target(name: "Metrics"),
         .target(name: "Scenario", dependencies: ["CLibyaml"]),
+        .target(name: "Checker"),
 
         // MARK: - I/O modules
         .target(name: "Transport", dependencies: ["CCurl"]),
@@ -41,6 +42,7 @@ let package = Package(
             dependencies: ["CallstormCLI", "CJemalloc"],
             linkerSettings: [.linkedLibrary("jemalloc")]
         ),
+        .executableTarget(name: "checker-bench", dependencies: ["Checker"], path: "Benchmarks/checker-bench"),
 
         // MARK: - Tests, one target per module
         .testTarget(name: "CallModelTests", dependencies: ["CallModel"]),
@@ -54,5 +56,6 @@ let package = Package(
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Metrics"]),
         .testTarget(name: "ResultsTests", dependencies: ["Results", "Metrics"]),
         .testTarget(name: "CallstormCLITests", dependencies: ["CallstormCLI"]),
+        .testTarget(name: "CheckerTests", dependencies: ["Checker"]),
     ]
 )
