@@ -4,8 +4,9 @@ extension CheckState {
     // MARK: - merge-yields-union
 
     /// A fulfilled merge of A with B: A's response has every member present in A or B as last known before the
-    /// invoke, unless an end or unmerge of that member on A or B may have taken effect meanwhile.
-    mutating func checkUnion(_ c: Complete, _ rec: OpRecord, at i: Int, t: UInt64) {
+    /// invoke, unless an end or unmerge of that member on A or B may have taken effect meanwhile. Run after the
+    /// whole history, so a concurrent end that later failed excuses nobody.
+    mutating func checkUnion(_ c: Complete, _ rec: OpRecord, at i: Int) {
         let inv = rec.invoke
         guard let a = inv.conversation, let b = inv.with, let view = c.view, view.id == a else { return }
         var expected: [String] = []

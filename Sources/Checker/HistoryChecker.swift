@@ -97,6 +97,8 @@ struct CheckState {
     var joinedIn: [String: [Int]] = [:]
     var violations: [Violation] = []
     var reportedPairs: Set<String> = []
+    /// Fulfilled merges (their complete and its index), checked for the union in `finish`.
+    var pendingUnions: [(Complete, Int)] = []
     var operations = 0
     var infos = 0
 
@@ -127,6 +129,9 @@ struct CheckState {
     }
 
     mutating func finish() -> CheckReport {
+        for (c, i) in pendingUnions {
+            if let rec = ops[c.op] { checkUnion(c, rec, at: i) }
+        }
         let neverCompleted = ops.values.reduce(0) { $0 + ($1.outcome == nil ? 1 : 0) }
         let sorted = violations.enumerated().sorted {
             ($0.element.events.last ?? 0, $0.offset) < ($1.element.events.last ?? 0, $1.offset)
@@ -198,7 +203,8 @@ struct CheckState {
             }
             markEnded(wc, EndedKnowledge(t: t, index: i, op: inv.op))
         }
-        if inv.kind == .merge { checkUnion(c, rec, at: i, t: t) }
+        // Judged at the end, once every concurrent op's outcome is known.
+        if inv.kind == .merge { pendingUnions.append((c, i)) }
         if inv.kind == .unmerge { checkUnmerge(c, rec, at: i) }
         var applied: [Int] = []
         for view in [c.view, c.split].compactMap({ $0 }) {
