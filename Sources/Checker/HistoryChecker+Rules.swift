@@ -9,14 +9,15 @@ extension CheckState {
     mutating func checkUnion(_ c: Complete, _ rec: OpRecord, at i: Int) {
         let inv = rec.invoke
         guard let a = inv.conversation, let b = inv.with, let view = c.view, view.id == a else { return }
+        let snapshot = merges[inv.op] ?? MergeSnapshot()
         var expected: [String] = []
-        for s in [rec.before, rec.beforeWith].compactMap({ $0 }) { expected += s.view.present }
+        for s in [snapshot.before, snapshot.beforeWith].compactMap({ $0 }) { expected += s.view.present }
         let present = Set(view.present)
         let missing = unique(expected).filter { m in
-            !present.contains(m) && !mayHaveLeft(m, from: [a, b], during: rec, before: [rec.before, rec.beforeWith])
+            !present.contains(m) && !mayHaveLeft(m, from: [a, b], during: rec, before: [snapshot.before, snapshot.beforeWith])
         }
         guard !missing.isEmpty else { return }
-        let shown = [rec.before?.index, rec.beforeWith?.index].compactMap { $0 }
+        let shown = [snapshot.before?.index, snapshot.beforeWith?.index].compactMap { $0 }
         report(.mergeUnion, conversations: [a, b], ops: [inv.op], devices: [inv.device] + missing,
                "merge op \(inv.op) of \(a) with \(b) by \(inv.device) lost \(missing.joined(separator: ", ")): "
                + "present before the merge, not in \(a) v\(view.version) after it",

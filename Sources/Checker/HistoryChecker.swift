@@ -38,11 +38,38 @@ struct OpRecord {
     var completeIndex: Int?
     var completeT: UInt64?
     var outcome: Outcome?
-    /// merge: the latest known views of both conversations when it was invoked.
-    var before: Seen?
-    var beforeWith: Seen?
     /// The highest-version ok response on the op's conversation that completed before this op was invoked.
     var priorOk: OkResponse?
+}
+
+/// merge: the latest known views of both conversations when it was invoked.
+struct MergeSnapshot {
+    var before: Seen?
+    var beforeWith: Seen?
+}
+
+/// Op records in invoke order, found by op id: a dense array keeps a million of them cheap to fill and scan.
+struct OpTable {
+    private var records: [OpRecord] = []
+    private var slots: [Int: Int32] = [:]
+
+    init(capacity: Int) {
+        records.reserveCapacity(capacity)
+        slots.reserveCapacity(capacity)
+    }
+
+    subscript(op: Int) -> OpRecord? {
+        get { slots[op].map { records[Int($0)] } }
+        set {
+            guard let newValue else { return }
+            if let k = slots[op] { records[Int(k)] = newValue } else {
+                slots[op] = Int32(records.count)
+                records.append(newValue)
+            }
+        }
+    }
+
+    var neverCompleted: Int { records.reduce(0) { $0 + ($1.outcome == nil ? 1 : 0) } }
 }
 
 struct OkResponse {
@@ -90,7 +117,8 @@ struct ConversationState {
 
 struct CheckState {
     let events: [HistoryEvent]
-    var ops: [Int: OpRecord] = [:]
+    var ops: OpTable
+    var merges: [Int: MergeSnapshot] = [:]
     var index: [String: Int] = [:]
     var conversations: [ConversationState] = []
     /// device → conversations (indices) in whose latest live view it is `joined`.
@@ -104,7 +132,7 @@ struct CheckState {
 
     init(events: [HistoryEvent]) {
         self.events = events
-        ops.reserveCapacity(events.count / 2)
+        ops = OpTable(capacity: events.count / 3)
     }
 
     mutating func conversation(_ id: String) -> Int {
@@ -132,7 +160,7 @@ struct CheckState {
         for (c, i) in pendingUnions {
             if let rec = ops[c.op] { checkUnion(c, rec, at: i) }
         }
-        let neverCompleted = ops.values.reduce(0) { $0 + ($1.outcome == nil ? 1 : 0) }
+        let neverCompleted = ops.neverCompleted
         let sorted = violations.enumerated().sorted {
             ($0.element.events.last ?? 0, $0.offset) < ($1.element.events.last ?? 0, $1.offset)
         }.map(\.element)
@@ -157,8 +185,10 @@ struct CheckState {
         if let id = inv.conversation, let c = index[id] {
             if let ok = conversations[c].lastOk, ok.t < t { rec.priorOk = ok }
             if inv.kind == .merge {
-                rec.before = conversations[c].latest
-                if let w = inv.with, let wc = index[w] { rec.beforeWith = conversations[wc].latest }
+                merges[inv.op] = MergeSnapshot(before: conversations[c].latest,
+                                               beforeWith: inv.with.flatMap { index[$0] }.flatMap {
+                                                   conversations[$0].latest
+                                               })
             }
         }
         ops[inv.op] = rec
