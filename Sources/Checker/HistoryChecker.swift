@@ -248,7 +248,7 @@ struct CheckState {
         if (p.event == .merged || p.event == .ended), let id = p.conversation, id != p.view?.id {
             markEnded(conversation(id), EndedKnowledge(t: t, index: i, op: nil))
         }
-        if let view = p.view { _ = apply(view, at: i, t: t, source: .push) }
+        if let view = p.view { checkSingleActive(apply(view, at: i, t: t, source: .push), at: i) }
     }
 
     mutating func final(_ f: Final, at i: Int, t: UInt64) {
