@@ -22,6 +22,7 @@ let package = Package(
         .target(name: "CallModel"),
         .target(name: "Metrics"),
         .target(name: "Scenario", dependencies: ["CLibyaml", "Metrics"]),
+        .target(name: "Checker"),
 
         // MARK: - I/O modules
         .target(name: "Transport", dependencies: ["CCurl"]),
@@ -35,13 +36,14 @@ let package = Package(
         .target(name: "Results", dependencies: ["Metrics"]),
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
-            "ReferenceTarget", "Driver", "Reports", "Results",
+            "ReferenceTarget", "Driver", "Reports", "Results", "Checker",
         ]),
         .executableTarget(
             name: "callstorm",
             dependencies: ["CallstormCLI", "CJemalloc"],
             linkerSettings: [.linkedLibrary("jemalloc")]
         ),
+        .executableTarget(name: "checker-bench", dependencies: ["Checker"], path: "Benchmarks/checker-bench"),
 
         // MARK: - Tests, one target per module
         .testTarget(name: "CallModelTests", dependencies: ["CallModel"]),
@@ -54,6 +56,9 @@ let package = Package(
         .testTarget(name: "DriverTests", dependencies: ["Driver", "Scenario", "Metrics"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Metrics"]),
         .testTarget(name: "ResultsTests", dependencies: ["Results", "Metrics"]),
-        .testTarget(name: "CallstormCLITests", dependencies: ["CallstormCLI", "Reports", "Metrics", "Results", "Scenario"]),
+        .testTarget(name: "CallstormCLITests", dependencies: [
+            "CallstormCLI", "Reports", "Metrics", "Results", "Scenario", "Checker",
+        ]),
+        .testTarget(name: "CheckerTests", dependencies: ["Checker"]),
     ]
 )

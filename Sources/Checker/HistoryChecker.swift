@@ -1,0 +1,331 @@
+/// Checks a history against the rules of conversation semantics (see docs/CHECKER.md).
+///
+/// One pass over the events in history order, keeping per operation and per conversation only what the rules need,
+/// so a history of a million operations checks in seconds. Indeterminate operations (`info`, or never completed)
+/// are allowed either outcome: any rule whose verdict would depend on whether one took effect excuses it.
+public enum HistoryChecker {
+    public static func check(_ events: [HistoryEvent]) -> CheckReport {
+        var state = CheckState(events: events)
+        for i in events.indices { state.step(i) }
+        return state.finish()
+    }
+}
+
+// MARK: - State
+
+/// A view as the checker saw it: where, when, and from which operation's response (nil for pushes and finals).
+struct Seen {
+    var view: ConversationView
+    var index: Int
+    var t: UInt64
+    var op: Int?
+}
+
+/// How a view reached the checker, which decides what it may prove.
+enum ViewSource {
+    /// In the response to `op`, invoked at `invokeT`: the server's state at a point inside the op.
+    case response(op: Int, invokeT: UInt64)
+    /// A push: some past state of the server, possibly delayed or reordered in flight.
+    case push
+    /// The server's `GET` after the call.
+    case final
+}
+
+struct OpRecord {
+    var invoke: Invoke
+    var invokeIndex: Int
+    var invokeT: UInt64
+    var completeIndex: Int?
+    var completeT: UInt64?
+    var outcome: Outcome?
+    /// The highest-version ok response on the op's conversation that completed before this op was invoked.
+    var priorOk: OkResponse?
+}
+
+/// merge: the latest known views of both conversations when it was invoked.
+struct MergeSnapshot {
+    var before: Seen?
+    var beforeWith: Seen?
+}
+
+/// Op records in invoke order, found by op id: a dense array keeps a million of them cheap to fill and scan.
+struct OpTable {
+    private var records: [OpRecord] = []
+    private var slots: [Int: Int32] = [:]
+
+    init(capacity: Int) {
+        records.reserveCapacity(capacity)
+        slots.reserveCapacity(capacity)
+    }
+
+    subscript(op: Int) -> OpRecord? {
+        get { slots[op].map { records[Int($0)] } }
+        set {
+            guard let newValue else { return }
+            if let k = slots[op] { records[Int(k)] = newValue } else {
+                slots[op] = Int32(records.count)
+                records.append(newValue)
+            }
+        }
+    }
+
+    var neverCompleted: Int { records.reduce(0) { $0 + ($1.outcome == nil ? 1 : 0) } }
+}
+
+struct OkResponse {
+    var version: Int
+    var t: UInt64
+    var op: Int
+    var index: Int
+    var invokeIndex: Int
+}
+
+/// When and how the checker learnt that a conversation is over.
+struct EndedKnowledge {
+    var t: UInt64
+    var index: Int
+    var op: Int?
+}
+
+struct ConversationState {
+    var id: String
+    /// The highest-version view seen from any source.
+    var latest: Seen?
+    /// The lowest-version view that showed it ended.
+    var endedView: Seen?
+    /// The first evidence it is over: an ended view, a fulfilled merge that merged it away, a merged/ended push.
+    var endedKnown: EndedKnowledge?
+    /// A fulfilled merge moved its members elsewhere (op, its invoke index, its complete).
+    var mergedAway: (op: Int, invokeIndex: Int, index: Int, t: UInt64)?
+    /// Operations touching it that are invoked and not yet completed.
+    var open = 0
+    /// An op touching it ended indeterminate at this time; cleared by a response to an op invoked later.
+    var uncertainSince: UInt64?
+    var lastOk: OkResponse?
+    /// Every op that named it, in invoke order.
+    var ops: [Int] = []
+    /// Devices joined in `latest` while it is live (mirrors `CheckState.joinedIn`).
+    var joined: [String] = []
+    var reported: Set<Rule> = []
+
+    init(id: String) { self.id = id }
+
+    var live: Bool { endedKnown == nil && !(latest?.view.ended ?? false) }
+    /// Its recent state may still change under an op whose outcome is not known.
+    var unsettled: Bool { open > 0 || uncertainSince != nil }
+}
+
+struct CheckState {
+    let events: [HistoryEvent]
+    var ops: OpTable
+    var merges: [Int: MergeSnapshot] = [:]
+    var index: [String: Int] = [:]
+    var conversations: [ConversationState] = []
+    /// device → conversations (indices) in whose latest live view it is `joined`.
+    var joinedIn: [String: [Int]] = [:]
+    var violations: [Violation] = []
+    var reportedPairs: Set<String> = []
+    /// Fulfilled merges (their complete and its index), checked for the union in `finish`.
+    var pendingUnions: [(Complete, Int)] = []
+    var operations = 0
+    var infos = 0
+
+    init(events: [HistoryEvent]) {
+        self.events = events
+        ops = OpTable(capacity: events.count / 3)
+    }
+
+    mutating func conversation(_ id: String) -> Int {
+        if let i = index[id] { return i }
+        let i = conversations.count
+        conversations.append(ConversationState(id: id))
+        index[id] = i
+        return i
+    }
+
+    // MARK: - Steps
+
+    mutating func step(_ i: Int) {
+        let e = events[i]
+        switch e.body {
+        case .invoke(let inv): invoke(inv, at: i, t: e.t)
+        case .complete(let c): complete(c, at: i, t: e.t)
+        case .push(let p): push(p, at: i, t: e.t)
+        case .final(let f): final(f, at: i, t: e.t)
+        case .stop: break
+        }
+    }
+
+    mutating func finish() -> CheckReport {
+        for (c, i) in pendingUnions {
+            if let rec = ops[c.op] { checkUnion(c, rec, at: i) }
+        }
+        let neverCompleted = ops.neverCompleted
+        let sorted = violations.enumerated().sorted {
+            ($0.element.events.last ?? 0, $0.offset) < ($1.element.events.last ?? 0, $1.offset)
+        }.map(\.element)
+        return CheckReport(operations: operations, rulesChecked: Rule.allCases, violations: sorted,
+                           indeterminate: neverCompleted + infos)
+    }
+
+    mutating func invoke(_ inv: Invoke, at i: Int, t: UInt64) {
+        operations += 1
+        if let first = ops[inv.op] {
+            report(.oneOutcome, conversations: inv.touched, ops: [inv.op], devices: [inv.device],
+                   "op \(inv.op) was invoked twice (lines \(events[first.invokeIndex].line) and \(events[i].line)); "
+                   + "the driver must give every action its own op id", events: [first.invokeIndex, i])
+            return
+        }
+        var rec = OpRecord(invoke: inv, invokeIndex: i, invokeT: t)
+        for id in inv.touched {
+            let c = conversation(id)
+            conversations[c].open += 1
+            conversations[c].ops.append(inv.op)
+        }
+        if let id = inv.conversation, let c = index[id] {
+            if let ok = conversations[c].lastOk, ok.t < t { rec.priorOk = ok }
+            if inv.kind == .merge {
+                merges[inv.op] = MergeSnapshot(before: conversations[c].latest,
+                                               beforeWith: inv.with.flatMap { index[$0] }.flatMap {
+                                                   conversations[$0].latest
+                                               })
+            }
+        }
+        ops[inv.op] = rec
+    }
+
+    mutating func complete(_ c: Complete, at i: Int, t: UInt64) {
+        guard var rec = ops[c.op] else {
+            report(.oneOutcome, conversations: [c.conversation].compactMap { $0 }, ops: [c.op], devices: [],
+                   "op \(c.op) completed (\(c.outcome.rawValue)) but was never invoked", events: [i])
+            return
+        }
+        if let first = rec.completeIndex {
+            report(.oneOutcome, conversations: rec.invoke.touched, ops: [c.op], devices: [rec.invoke.device],
+                   "\(rec.invoke.kind.rawValue) op \(c.op) by \(rec.invoke.device) has a second outcome "
+                   + "(\(rec.outcome?.rawValue ?? "?") at line \(events[first].line), then \(c.outcome.rawValue)); "
+                   + "an action is fulfilled or failed once", events: [rec.invokeIndex, first, i])
+            return
+        }
+        rec.completeIndex = i
+        rec.completeT = t
+        rec.outcome = c.outcome
+        ops[c.op] = rec
+        for id in rec.invoke.touched {
+            let ci = conversation(id)
+            conversations[ci].open -= 1
+            if c.outcome == .info { conversations[ci].uncertainSince = t }
+        }
+        switch c.outcome {
+        case .info: infos += 1
+        case .fail: break
+        case .ok: fulfilled(c, rec, at: i, t: t)
+        }
+    }
+
+    mutating func fulfilled(_ c: Complete, _ rec: OpRecord, at i: Int, t: UInt64) {
+        let inv = rec.invoke
+        checkNotEndedBefore(rec, at: i)
+        if inv.kind == .merge, let w = inv.with, w != inv.conversation {
+            let wc = conversation(w)
+            if conversations[wc].mergedAway == nil {
+                conversations[wc].mergedAway = (inv.op, rec.invokeIndex, i, t)
+            }
+            markEnded(wc, EndedKnowledge(t: t, index: i, op: inv.op))
+        }
+        // Judged at the end, once every concurrent op's outcome is known.
+        if inv.kind == .merge { pendingUnions.append((c, i)) }
+        if inv.kind == .unmerge { checkUnmerge(c, rec, at: i) }
+        var applied: [Int] = []
+        for view in [c.view, c.split].compactMap({ $0 }) {
+            checkVersion(view, rec, at: i, t: t)
+            applied.append(apply(view, at: i, t: t, source: .response(op: inv.op, invokeT: rec.invokeT)))
+        }
+        for ci in applied { checkSingleActive(ci, at: i) }
+    }
+
+    mutating func push(_ p: Push, at i: Int, t: UInt64) {
+        if (p.event == .merged || p.event == .ended), let id = p.conversation, id != p.view?.id {
+            markEnded(conversation(id), EndedKnowledge(t: t, index: i, op: nil))
+        }
+        if let view = p.view { checkSingleActive(apply(view, at: i, t: t, source: .push), at: i) }
+    }
+
+    mutating func final(_ f: Final, at i: Int, t: UInt64) {
+        guard let server = f.server else { return }
+        let ci = apply(server, at: i, t: t, source: .final)
+        checkSingleActive(ci, at: i)
+        checkFinal(f, server, at: i)
+    }
+
+    // MARK: - Views
+
+    /// Folds a view into the conversation's state, checking what a view alone can break. Returns its index.
+    mutating func apply(_ view: ConversationView, at i: Int, t: UInt64, source: ViewSource) -> Int {
+        let ci = conversation(view.id)
+        let seen: Seen
+        if case .response(let op, _) = source { seen = Seen(view: view, index: i, t: t, op: op) } else {
+            seen = Seen(view: view, index: i, t: t, op: nil)
+        }
+        var laterThanInvoke: UInt64?  // the op's invoke time for responses, the line's time for finals
+        switch source {
+        case .response(_, let invokeT): laterThanInvoke = invokeT
+        case .final: laterThanInvoke = t
+        case .push: laterThanInvoke = nil
+        }
+        if !view.ended {
+            checkReappears(ci, seen, laterThanInvoke, at: i)
+            checkMergedAwayStaysEnded(ci, seen, laterThanInvoke, at: i)
+        }
+        if let since = conversations[ci].uncertainSince, let after = laterThanInvoke, after > since {
+            conversations[ci].uncertainSince = nil
+        }
+        if view.ended, conversations[ci].endedView.map({ view.version < $0.view.version }) ?? true {
+            conversations[ci].endedView = seen
+            if conversations[ci].endedKnown == nil {
+                conversations[ci].endedKnown = EndedKnowledge(t: t, index: i, op: seen.op)
+            }
+        }
+        if conversations[ci].latest.map({ view.version > $0.view.version }) ?? true {
+            conversations[ci].latest = seen
+            reindex(ci)
+        }
+        return ci
+    }
+
+    mutating func markEnded(_ ci: Int, _ knowledge: EndedKnowledge) {
+        if conversations[ci].endedKnown == nil { conversations[ci].endedKnown = knowledge }
+        reindex(ci)
+    }
+
+    /// Keeps `joinedIn` equal to the devices joined in each live conversation's latest view.
+    mutating func reindex(_ ci: Int) {
+        for d in conversations[ci].joined {
+            joinedIn[d]?.removeAll { $0 == ci }
+        }
+        conversations[ci].joined = []
+        guard conversations[ci].live, let latest = conversations[ci].latest else { return }
+        for m in latest.view.members where m.state == .joined {
+            conversations[ci].joined.append(m.device)
+            joinedIn[m.device, default: []].append(ci)
+        }
+    }
+
+    // MARK: - Reporting
+
+    mutating func report(_ rule: Rule, conversations: [String], ops: [Int], devices: [String], _ message: String,
+                         events indices: [Int]) {
+        let sorted = Array(Set(indices)).sorted()
+        let times = sorted.map { events[$0].t }
+        let window = (times.min() ?? 0)...(times.max() ?? 0)
+        violations.append(Violation(rule: rule, conversations: unique(conversations), ops: unique(ops),
+                                    devices: unique(devices), message: message, window: window, events: sorted))
+    }
+
+    func line(_ i: Int) -> Int { events[i].line }
+}
+
+func unique<T: Hashable>(_ xs: [T]) -> [T] {
+    var seen = Set<T>()
+    return xs.filter { seen.insert($0).inserted }
+}

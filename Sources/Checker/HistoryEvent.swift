@@ -1,0 +1,187 @@
+/// One line of `history.jsonl`: what the driver observed, when, in the order it observed it.
+///
+/// `t` is nanoseconds since the run's origin on one monotonic clock; `line` is the 1-based line number in the file
+/// (0 for events built in code). A checker judges real-time order by `t`, and "earlier in the history" by position.
+public struct HistoryEvent: Sendable, Equatable {
+    public var t: UInt64
+    public var line: Int
+    public var body: Body
+
+    public init(t: UInt64, line: Int = 0, _ body: Body) {
+        self.t = t
+        self.line = line
+        self.body = body
+    }
+
+    public enum Body: Sendable, Equatable {
+        /// A device asked the server to do something.
+        case invoke(Invoke)
+        /// The outcome of an invoke, matched by `op`.
+        case complete(Complete)
+        /// A push the device received.
+        case push(Push)
+        /// After a call: the server's `GET` of a conversation and one device's own view of it.
+        case final(Final)
+        /// The run ended; ops invoked and not completed by now are indeterminate.
+        case stop
+    }
+}
+
+/// The actions a device performs on a conversation (LiveCommunicationKit's vocabulary).
+public enum OperationKind: String, Sendable, CaseIterable {
+    case start, join, end, pause, resume, merge, unmerge
+}
+
+public enum Outcome: String, Sendable {
+    /// Fulfilled: the server answered with success.
+    case ok
+    /// Failed: the server refused; it did not take effect.
+    case fail
+    /// Indeterminate: timed out or no response; it may or may not have taken effect.
+    case info
+}
+
+public struct Invoke: Sendable, Equatable {
+    public var op: Int
+    public var device: String
+    public var kind: OperationKind
+    /// Absent for `start`: the conversation is unknown until the response.
+    public var conversation: String?
+    /// merge: the other conversation, whose members move into `conversation`.
+    public var with: String?
+    /// unmerge: the device moved out into a conversation of its own.
+    public var member: String?
+
+    public init(op: Int, device: String, kind: OperationKind, conversation: String? = nil,
+                with: String? = nil, member: String? = nil) {
+        self.op = op
+        self.device = device
+        self.kind = kind
+        self.conversation = conversation
+        self.with = with
+        self.member = member
+    }
+
+    /// The conversations this operation can change (the one it names, and a merge's other one).
+    var touched: [String] {
+        switch (conversation, with) {
+        case let (c?, w?): return c == w ? [c] : [c, w]
+        case let (c?, nil): return [c]
+        case let (nil, w?): return [w]
+        case (nil, nil): return []
+        }
+    }
+}
+
+public struct Complete: Sendable, Equatable {
+    public var op: Int
+    public var outcome: Outcome
+    public var conversation: String?
+    public var reason: String?
+    /// The server's view of the conversation in the response.
+    public var view: ConversationView?
+    /// unmerge only: the new conversation.
+    public var split: ConversationView?
+
+    public init(op: Int, outcome: Outcome, conversation: String? = nil, reason: String? = nil,
+                view: ConversationView? = nil, split: ConversationView? = nil) {
+        self.op = op
+        self.outcome = outcome
+        self.conversation = conversation
+        self.reason = reason
+        self.view = view
+        self.split = split
+    }
+}
+
+public enum PushEvent: String, Sendable {
+    case joined, updated, ended, merged, split, voip
+}
+
+public struct Push: Sendable, Equatable {
+    public var device: String
+    public var event: PushEvent
+    public var conversation: String?
+    /// merged: the conversation the device is now in (`view` is that conversation's).
+    public var into: String?
+    public var view: ConversationView?
+
+    public init(device: String, event: PushEvent, conversation: String? = nil, into: String? = nil,
+                view: ConversationView? = nil) {
+        self.device = device
+        self.event = event
+        self.conversation = conversation
+        self.into = into
+        self.view = view
+    }
+}
+
+public struct Final: Sendable, Equatable {
+    public var device: String
+    public var conversation: String
+    /// The server's `GET`; nil when the server did not answer it.
+    public var server: ConversationView?
+    public var local: LocalView
+
+    public init(device: String, conversation: String, server: ConversationView?, local: LocalView) {
+        self.device = device
+        self.conversation = conversation
+        self.server = server
+        self.local = local
+    }
+}
+
+/// How one member stands in a conversation.
+public enum MemberState: String, Sendable {
+    case ringing, joined, held, left
+
+    /// Connected (held members stay connected).
+    public var isActive: Bool { self == .joined || self == .held }
+}
+
+/// The server's view of a conversation at one version.
+public struct ConversationView: Sendable, Equatable {
+    public struct Member: Sendable, Equatable {
+        public var device: String
+        public var state: MemberState
+
+        public init(_ device: String, _ state: MemberState) {
+            self.device = device
+            self.state = state
+        }
+    }
+
+    public var id: String
+    public var version: Int
+    public var ended: Bool
+    public var members: [Member]
+
+    public init(id: String, version: Int, ended: Bool = false, members: [Member]) {
+        self.id = id
+        self.version = version
+        self.ended = ended
+        self.members = members
+    }
+
+    /// A device that is not listed is `left`.
+    public func state(of device: String) -> MemberState {
+        for m in members where m.device == device { return m.state }
+        return .left
+    }
+
+    /// Members still in it (ringing or connected).
+    public var present: [String] { members.filter { $0.state != .left }.map(\.device) }
+}
+
+/// A device's own view of a conversation; `members` and `active` exclude the device itself.
+public struct LocalView: Sendable, Equatable {
+    public var state: MemberState
+    public var members: [String]
+    public var active: [String]
+
+    public init(state: MemberState, members: [String], active: [String]) {
+        self.state = state
+        self.members = members
+        self.active = active
+    }
+}

@@ -1,0 +1,63 @@
+/// The invariants the checker holds a history to. Raw values are the stable names reports and tests use.
+public enum Rule: String, Sendable, CaseIterable, Codable {
+    case oneOutcome = "every-action-has-one-outcome"
+    case mergeUnion = "merge-yields-union"
+    case singleActive = "no-device-active-in-two-unheld-conversations"
+    case endedStaysEnded = "ended-conversation-never-reappears"
+    case unmergeRestores = "unmerge-restores-member"
+    case versionsIncrease = "versions-only-increase"
+    case finalViewsAgree = "final-views-agree-with-server"
+}
+
+/// One broken rule, with what a person needs to find it in the history.
+public struct Violation: Sendable, Equatable, Codable {
+    public var rule: Rule
+    public var conversations: [String]
+    public var ops: [Int]
+    public var devices: [String]
+    /// One line saying what the server or device did wrong.
+    public var message: String
+    /// `t` of the first relevant event through `t` of the event that broke the rule.
+    public var window: ClosedRange<UInt64>
+    /// Indices into the checked events (0-based; `HistoryEvent.line` gives the file line) of the events that show
+    /// the violation, ascending; the last is the event that broke the rule.
+    public var events: [Int]
+
+    public init(rule: Rule, conversations: [String], ops: [Int], devices: [String], message: String,
+                window: ClosedRange<UInt64>, events: [Int]) {
+        self.rule = rule
+        self.conversations = conversations
+        self.ops = ops
+        self.devices = devices
+        self.message = message
+        self.window = window
+        self.events = events
+    }
+
+    /// The index of the event at which the rule broke.
+    public var breakingEvent: Int? { events.last }
+}
+
+/// What a check found.
+public struct CheckReport: Sendable, Codable, Equatable {
+    /// Invokes in the history.
+    public var operations: Int
+    public var rulesChecked: [Rule]
+    public var violations: [Violation]
+    /// Ops that completed with `info`, or never completed: both outcomes were accepted for them.
+    public var indeterminate: Int
+
+    public init(operations: Int, rulesChecked: [Rule], violations: [Violation], indeterminate: Int) {
+        self.operations = operations
+        self.rulesChecked = rulesChecked
+        self.violations = violations
+        self.indeterminate = indeterminate
+    }
+
+    public var passed: Bool { violations.isEmpty }
+
+    /// Violations per rule, every rule listed (zero included), in `Rule.allCases` order.
+    public var countsByRule: [(rule: Rule, count: Int)] {
+        rulesChecked.map { r in (r, violations.filter { $0.rule == r }.count) }
+    }
+}
