@@ -21,6 +21,7 @@ public enum Command {
             case "run": return try RunCommand.execute(rest)
             case "validate": return try ValidateCommand.execute(rest)
             case "target": return try TargetCommand.execute(rest)
+            case "check": return try CheckCommand.execute(rest)
             case "report": return try ReportCommand.execute(rest)
             case "compare": return try CompareCommand.execute(rest)
             case "help", "--help", "-h":
@@ -52,6 +53,7 @@ enum Help {
           run FILE        run a scenario and write its report
           validate FILE   check a scenario; print every problem with file:line:column
           target          run the embedded reference call server on its own
+          check RUN_DIR   check a run's operation history against the conversation rules
           report RUN_DIR  rebuild every report file of a run from its raw results (also after a kill)
           compare A B     compare two runs' summaries; exit 1 on a latency regression
           help COMMAND    flags of one command
@@ -90,8 +92,16 @@ enum Help {
                        unmerge-drops-join, version-not-bumped (to prove the history checker finds them)
         """
 
+    static let check = """
+        Usage: callstorm check RUN_DIR
+
+        Reads RUN_DIR/history.jsonl, checks it against the rules of docs/CHECKER.md, writes checker.json and a
+        timeline SVG per violation (violation-<n>.svg), prints a summary and exits 1 if any rule was broken.
+        """
+
     static func forCommand(_ name: String) -> String? {
         switch name {
+        case "check": return check
         case "run": return run
         case "validate": return validate
         case "target": return target

@@ -148,6 +148,21 @@ enum RunCommand {
         let written: RunReporting.Written
         do {
             try RunReporting.save(facts, to: RunReporting.factsURL(runDirectory))
+            try RunResults.joinHistory(run: runDirectory)
+            if let check = try HistoryCheck.run(runDirectory) {
+                // Violations become counters, so `slo: { invariant_violations: "== 0" }` can gate on them.
+                let now = result.recorder.runStartNanos
+                result.recorder.count("invariant_violations", by: Int64(check.report.violations.count), atNanos: now)
+                for (rule, n) in check.report.countsByRule where n > 0 {
+                    result.recorder.count("invariant_violations.\(rule.rawValue)", by: Int64(n), atNanos: now)
+                }
+                notes += check.lines
+                if !check.report.violations.isEmpty {
+                    failures.append("history checker: \(check.report.violations.count) violations of the " +
+                                    "conversation rules (checker.json)")
+                }
+                if !options.quiet { check.lines.forEach { FileHandle.standardError.write(Data(($0 + "\n").utf8)) } }
+            }
             try RunReporting.save(notes, to: RunReporting.notesURL(runDirectory))
             if !scenario.faults.isEmpty {
                 // Report seconds count from the run's origin; fault windows from the load's start.

@@ -16,12 +16,33 @@ extension CheckState {
         let missing = unique(expected).filter { m in
             !present.contains(m) && !mayHaveLeft(m, from: [a, b], during: rec, before: [snapshot.before, snapshot.beforeWith])
         }
+        checkRevived(view, merge: rec, at: i)
         guard !missing.isEmpty else { return }
         let shown = [snapshot.before?.index, snapshot.beforeWith?.index].compactMap { $0 }
         report(.mergeUnion, conversations: [a, b], ops: [inv.op], devices: [inv.device] + missing,
                "merge op \(inv.op) of \(a) with \(b) by \(inv.device) lost \(missing.joined(separator: ", ")): "
                + "present before the merge, not in \(a) v\(view.version) after it",
                events: shown + [rec.invokeIndex, i])
+    }
+
+    /// A merge of A with B that brings member M into A while M's own end of B, invoked before the merge
+    /// completed, was fulfilled: no order of the two explains both (end first: M is gone before the merge; merge
+    /// first: B is over and the end must fail). A lost update looks exactly like this.
+    mutating func checkRevived(_ view: ConversationView, merge rec: OpRecord, at i: Int) {
+        guard let b = rec.invoke.with, let bi = index[b] else { return }
+        let done = rec.completeT ?? UInt64.max
+        let present = Set(view.present)
+        for opID in conversations[bi].ops where opID != rec.invoke.op {
+            guard let r = ops[opID], r.outcome == .ok, r.invoke.kind == .end, r.invokeT < done,
+                  present.contains(r.invoke.device), r.invoke.device != rec.invoke.device,
+                  let endDone = r.completeIndex else { continue }
+            let a = rec.invoke.conversation ?? "?"
+            report(.mergeUnion, conversations: [a, b], ops: [rec.invoke.op, opID], devices: [r.invoke.device],
+                   "merge op \(rec.invoke.op) brought \(r.invoke.device) into \(a) v\(view.version), but "
+                   + "\(r.invoke.device)'s end of \(b) (op \(opID)) was fulfilled alongside it: no order of the two "
+                   + "explains both (a lost update?)",
+                   events: [rec.invokeIndex, r.invokeIndex, endDone, i].sorted())
+        }
     }
 
     /// True when some end by `member`, or unmerge of `member`, on one of `conversations` was not known to fail and

@@ -410,7 +410,12 @@ extension Worker {
         let slot = newAction(id, kind, by: local, step: step.name, conversation: uuid, planned: planned, now: now,
                              with: other, member: memberID)
         if inRace { calls[id]?.waiting = run.waiting }  // still the race; newAction marked a plain action
-        if let refusal = devices[local].manager.check(kind, conversation: uuid, with: other) {
+        // In a race the device fires whatever its view says (the other side's push may be in flight): the point is
+        // to put conflicting requests before the server. Capabilities still apply.
+        let refusal = devices[local].manager.check(kind, conversation: uuid, with: other)
+        let racing = inRace && !(refusal.map { if case .missingCapability = $0 { return true } else { return false } }
+                                   ?? false)
+        if let refusal, !racing {
             finishAction(id, slot, .failed(reason: refusal.reason), now: now)
             if inRace { raceDone(id, now: now) } else if tolerant { advance(id, now: now, planned: now) } else {
                 fail(id, refusal.description, now: now)

@@ -123,6 +123,22 @@ final class HistoryCheckerTests: XCTestCase {
         XCTAssertNotEqual(start, join)
     }
 
+    /// The lost update the merge-lost-update bug makes: Adam's end of B and Ryan's merge of B into A are both
+    /// fulfilled, yet the merge result still has Adam in it.
+    func testMergeThatBringsBackAMemberWhoseEndWasFulfilledIsAViolation() throws {
+        var h = HistoryBuilder()
+        h.call("ryan", "start", view: view("B", 1, "ryan:joined adam:ringing"))
+        h.call("adam", "join", "B", view: view("B", 2, "ryan:joined adam:joined"))
+        h.call("ryan", "pause", "B", view: view("B", 3, "ryan:held adam:joined"))
+        h.call("ryan", "start", view: view("A", 1, "ryan:joined andre:ringing"))
+        h.call("andre", "join", "A", view: view("A", 2, "ryan:joined andre:joined"))
+        let merge = h.invoke("ryan", "merge", "A", with: "B")
+        let end = h.invoke("adam", "end", "B")
+        h.complete(end, view: view("B", 4, "ryan:held adam:left", ended: true))
+        h.complete(merge, view: view("A", 3, "ryan:joined andre:joined adam:joined"))
+        assertOnly(.mergeUnion, in: try check(h), ops: [merge, end])
+    }
+
     func testCompleteWithoutInvokeIsAViolation() throws {
         var h = HistoryBuilder()
         h.call("ryan", "start", view: view("A", 1, "ryan:joined adam:ringing"))
