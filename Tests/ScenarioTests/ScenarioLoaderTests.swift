@@ -169,9 +169,9 @@ final class ScenarioLoaderTests: XCTestCase {
     }
 
     func testReservedSectionsAreNotSupportedYet() {
-        let found = errors(minimal + "faults: []\npush: { tls: true }\n")
+        let found = errors(minimal + "race: []\npush: { tls: true }\n")
         XCTAssertEqual(found.map(\.message), [
-            "'faults' in the scenario is not supported yet; remove it",
+            "'race' in the scenario is not supported yet; remove it",
             "'tls' in 'push' is not supported yet; remove it",
         ])
     }
