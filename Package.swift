@@ -12,10 +12,13 @@ let package = Package(
         .systemLibrary(name: "CLibcurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CJemalloc", pkgConfig: "jemalloc", providers: [.apt(["libjemalloc-dev"])]),
         .systemLibrary(name: "CLibyaml", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CLibnghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(name: "CLibssl", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
 
         // MARK: - C shims: typed wrappers for what Swift cannot call directly
         .target(name: "CCurl", dependencies: ["CLibcurl"]),
         .target(name: "CLinux"),
+        .target(name: "CSSL", dependencies: ["CLibssl"]),
 
         // MARK: - Value modules (no I/O)
         .target(name: "CallModel"),
@@ -24,14 +27,15 @@ let package = Package(
 
         // MARK: - I/O modules
         .target(name: "Transport", dependencies: ["CCurl"]),
-        .target(name: "HTTPServer", dependencies: ["CLinux"]),
-        .target(name: "PushGateway", dependencies: ["HTTPServer", "CallModel"]),
-        .target(name: "ReferenceTarget", dependencies: ["HTTPServer", "Transport", "CallModel"]),
+        .target(name: "Credentials", dependencies: ["CSSL"]),
+        .target(name: "HTTPServer", dependencies: ["CLinux", "CSSL", "CLibnghttp2"]),
+        .target(name: "PushGateway", dependencies: ["HTTPServer", "CallModel", "Credentials", "Metrics"]),
+        .target(name: "ReferenceTarget", dependencies: ["HTTPServer", "Transport", "CallModel", "Credentials"]),
         .target(name: "Driver", dependencies: ["CallModel", "Metrics", "Scenario", "Transport", "PushGateway", "CLinux"]),
         .target(name: "Reports", dependencies: ["Metrics"]),
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
-            "ReferenceTarget", "Driver", "Reports",
+            "ReferenceTarget", "Driver", "Reports", "Credentials",
         ]),
         .executableTarget(
             name: "callstorm",
@@ -43,9 +47,12 @@ let package = Package(
         .testTarget(name: "CallModelTests", dependencies: ["CallModel"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(name: "ScenarioTests", dependencies: ["Scenario"]),
-        .testTarget(name: "TransportTests", dependencies: ["Transport", "HTTPServer"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
-        .testTarget(name: "PushGatewayTests", dependencies: ["PushGateway", "HTTPServer", "Transport"]),
+        .testTarget(name: "TransportTests", dependencies: ["Transport", "HTTPServer", "Credentials"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Credentials"]),
+        .testTarget(
+            name: "PushGatewayTests", dependencies: ["PushGateway", "HTTPServer", "Transport", "Credentials"],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(name: "ReferenceTargetTests", dependencies: ["ReferenceTarget", "PushGateway", "Transport"]),
         .testTarget(name: "DriverTests", dependencies: ["Driver", "Scenario", "Metrics"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Metrics"]),
