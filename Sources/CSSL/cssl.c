@@ -190,6 +190,33 @@ int cssl_es256_generate(const char *private_path, const char *public_path) {
     return ok;
 }
 
+EVP_PKEY *cssl_es256_new_key(void) {
+    EVP_PKEY *key = EVP_EC_gen("P-256");
+    if (!key) note("EVP_EC_gen");
+    return key;
+}
+
+static int pem_to_buffer(EVP_PKEY *key, int private_half, char *out, int cap) {
+    BIO *bio = BIO_new(BIO_s_mem());
+    if (!bio) return -1;
+    int ok = private_half ? PEM_write_bio_PKCS8PrivateKey(bio, key, NULL, NULL, 0, NULL, NULL)
+                          : PEM_write_bio_PUBKEY(bio, key);
+    char *data = NULL;
+    long len = ok ? BIO_get_mem_data(bio, &data) : -1;
+    int result = -1;
+    if (len >= 0 && len < cap) {
+        memcpy(out, data, (size_t)len);
+        out[len] = 0;
+        result = (int)len;
+    }
+    BIO_free(bio);
+    ERR_clear_error();
+    return result;
+}
+
+int cssl_pkey_public_pem(EVP_PKEY *key, char *out, int cap) { return pem_to_buffer(key, 0, out, cap); }
+int cssl_pkey_private_pem(EVP_PKEY *key, char *out, int cap) { return pem_to_buffer(key, 1, out, cap); }
+
 int cssl_es256_sign(EVP_PKEY *key, const uint8_t *data, size_t len, uint8_t out[64]) {
     EVP_MD_CTX *md = EVP_MD_CTX_new();
     unsigned char der[80];

@@ -80,8 +80,8 @@ enum RunCommand {
         let servers: EmbeddedServers
         let targetURL: String
         do {
-            servers = try EmbeddedServers(gatewayHost: scenario.push.listenHost, gatewayPort: scenario.push.listenPort,
-                                          bundleID: scenario.push.bundleID)
+            let scenarioDirectory = URL(fileURLWithPath: options.file).deletingLastPathComponent().path
+            servers = try EmbeddedServers(push: scenario.push, scenarioDirectory: scenarioDirectory)
             targetURL = try targetOverride ?? servers.startTarget(bundleID: scenario.push.bundleID)
         } catch {
             throw .harness("could not start the embedded servers: \(error)")

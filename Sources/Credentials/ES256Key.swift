@@ -30,6 +30,36 @@ public final class ES256Key: @unchecked Sendable {
         try self.init(pem: String(decoding: data, as: UTF8.self), source: path)
     }
 
+    private init(owning key: OpaquePointer) {
+        self.key = key
+        canSign = cssl_pkey_is_private(key) == 1
+    }
+
+    /// A new key that lives only in memory (the embedded target signs with one the gateway is told about).
+    public static func generate() throws(CredentialsError) -> ES256Key {
+        guard let made = cssl_es256_new_key() else {
+            throw .cannotCreate(what: "ES256 key", detail: lastOpenSSLError())
+        }
+        return ES256Key(owning: made)
+    }
+
+    /// The public half as SPKI PEM (`-----BEGIN PUBLIC KEY-----`).
+    public var publicKeyPEM: String { pem(privateHalf: false) }
+
+    /// The private half as PKCS#8 PEM, like Apple's `.p8` files; empty for a public-only key.
+    public var privateKeyPEM: String { canSign ? pem(privateHalf: true) : "" }
+
+    private func pem(privateHalf: Bool) -> String {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let length = buffer.withUnsafeMutableBufferPointer { raw in
+            raw.withMemoryRebound(to: CChar.self) { chars in
+                privateHalf ? cssl_pkey_private_pem(key, chars.baseAddress, Int32(chars.count))
+                    : cssl_pkey_public_pem(key, chars.baseAddress, Int32(chars.count))
+            }
+        }
+        return length > 0 ? String(decoding: buffer.prefix(Int(length)), as: UTF8.self) : ""
+    }
+
     deinit {
         cssl_pkey_free(key)
     }

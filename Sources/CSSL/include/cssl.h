@@ -38,6 +38,12 @@ void cssl_pkey_free(EVP_PKEY *key);
 int cssl_pkey_is_private(EVP_PKEY *key);
 /// Creates a P-256 key and writes it to `private_path` (PKCS#8 PEM, mode 0600) and `public_path` (SPKI PEM).
 int cssl_es256_generate(const char *private_path, const char *public_path);
+/// A new P-256 key held in memory only.
+EVP_PKEY *cssl_es256_new_key(void);
+/// The key's public half as SPKI PEM into out (NUL-terminated); its length, or -1 when out is too small.
+int cssl_pkey_public_pem(EVP_PKEY *key, char *out, int cap);
+/// The key (private half, PKCS#8 PEM) into out; its length, or -1.
+int cssl_pkey_private_pem(EVP_PKEY *key, char *out, int cap);
 /// ES256 (ECDSA P-256 over SHA-256) of data, as the 64-byte r||s JWS wants. Returns 1 on success.
 int cssl_es256_sign(EVP_PKEY *key, const uint8_t *data, size_t len, uint8_t out[64]);
 /// 1 when sig (64-byte r||s) is a valid ES256 signature of data under key; 0 when not.
