@@ -67,6 +67,7 @@ final class HTTP2Connection: LoopConnection {
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, h2OnDataChunk)
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, h2OnFrameRecv)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, h2OnStreamClose)
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, h2OnFrameSend)
         var option: OpaquePointer?
         nghttp2_option_new(&option)
         // Bounds what a hostile peer can make us keep: streams it resets at once, and SETTINGS per frame.
@@ -399,6 +400,17 @@ private let h2OnFrameRecv: nghttp2_on_frame_recv_callback = { _, frame, userData
 
 private let h2OnStreamClose: nghttp2_on_stream_close_callback = { _, streamID, _, userData in
     connection(userData).streamClosed(streamID)
+    return 0
+}
+
+/// Counts the peer's protocol errors as nghttp2 answers them: GOAWAY with an error, or RST_STREAM.
+private let h2OnFrameSend: nghttp2_on_frame_send_callback = { _, frame, userData in
+    guard let frame else { return 0 }
+    let type = UInt32(frame.pointee.hd.type)
+    if (type == NGHTTP2_GOAWAY.rawValue && frame.pointee.goaway.error_code != NGHTTP2_NO_ERROR.rawValue)
+        || type == NGHTTP2_RST_STREAM.rawValue {
+        connection(userData).loop.counters.http2ProtocolErrors.add(1, ordering: .relaxed)
+    }
     return 0
 }
 

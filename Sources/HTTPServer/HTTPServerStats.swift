@@ -19,7 +19,7 @@ public struct HTTPServerStats: Sendable, Equatable {
     /// HTTP/2 streams open right now, and the most open at once.
     public var streamsOpen: Int = 0
     public var maxStreamsOpen: Int = 0
-    /// HTTP/2 connections ended because the peer broke the protocol (nghttp2 refused its bytes).
+    /// Peer protocol errors on HTTP/2: connections ended with GOAWAY(error) and streams reset.
     public var http2ProtocolErrors: Int = 0
 
     public init(connectionsAccepted: Int = 0, connectionsOpen: Int = 0, requests: Int = 0, badRequests: Int = 0) {
