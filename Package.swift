@@ -56,6 +56,6 @@ let package = Package(
         .testTarget(name: "ReferenceTargetTests", dependencies: ["ReferenceTarget", "PushGateway", "Transport"]),
         .testTarget(name: "DriverTests", dependencies: ["Driver", "Scenario", "Metrics"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Metrics"]),
-        .testTarget(name: "CallstormCLITests", dependencies: ["CallstormCLI"]),
+        .testTarget(name: "CallstormCLITests", dependencies: ["CallstormCLI", "HTTPServer", "PushGateway", "Scenario"]),
     ]
 )

@@ -97,3 +97,28 @@ final class HTTP2InteropTests: XCTestCase {
         XCTAssertEqual(server.stats.tlsHandshakes, 1, "curl --parallel should multiplex over one connection")
     }
 }
+
+/// Flow control and stream limits, checked with nghttp (nghttp2-client) whose windows can be made tiny.
+final class HTTP2FlowControlTests: XCTestCase {
+    func testLargeResponseIsSentWithinTheClientsSmallFlowControlWindow() throws {
+        let big = [UInt8](repeating: UInt8(ascii: "z"), count: 3 << 20)
+        let server = try startServer { _, respond in respond(HTTPResponse(status: 200, body: big)) }
+        defer { server.stop() }
+        // -w/-W 14: 16 KiB stream and connection windows, so the 3 MiB body needs ~190 WINDOW_UPDATEs.
+        let run = try ExternalTool.run("nghttp", ["-n", "-s", "-w", "14", "-W", "14", "-m", "3",
+                                                  "http://127.0.0.1:\(server.port)/big"])
+        XCTAssertEqual(run.status, 0, run.stderr + run.stdout)
+        XCTAssertEqual(run.stdout.components(separatedBy: "/big").count - 1, 3, run.stdout)
+        XCTAssertFalse(run.stdout.contains("error"), run.stdout)
+    }
+
+    func testServerAdvertisesMaxConcurrentStreams() throws {
+        var config = HTTPServerConfiguration()
+        config.maxConcurrentStreams = 77
+        let server = try startServer(config, echoHandler)
+        defer { server.stop() }
+        let run = try ExternalTool.run("nghttp", ["-nv", "http://127.0.0.1:\(server.port)/"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("SETTINGS_MAX_CONCURRENT_STREAMS(0x03):77"), run.stdout)
+    }
+}
