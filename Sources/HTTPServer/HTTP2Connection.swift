@@ -129,7 +129,9 @@ final class HTTP2Connection: LoopConnection {
                 lastActivity = loop.now
                 receive(UnsafeBufferPointer(start: scratch.baseAddress!.assumingMemoryBound(to: UInt8.self),
                                             count: count))
-                if isClosed { return }
+                // A short read drained the socket (a TLS read returns one record, so only in the clear);
+                // level-triggered epoll reports anything that arrives later.
+                if isClosed || (count < scratch.count && !stream.isTLS) { return }
             } else if count == 0 {
                 peerClosed = true
                 return
@@ -270,6 +272,10 @@ final class HTTP2Connection: LoopConnection {
     }
 
     private static func connectionSpecific(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 7, 10, 14, 16, 17: break
+        default: return false
+        }
         for banned in ["content-length", "transfer-encoding", "connection", "keep-alive", "proxy-connection",
                        "upgrade"] where asciiCaseInsensitiveEquals(name, banned) {
             return true

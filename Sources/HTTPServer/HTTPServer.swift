@@ -69,6 +69,9 @@ public final class HTTPServer: Sendable {
 
     private func launch() throws(HTTPServerError) -> Running {
         let config = configuration
+        // OpenSSL writes through the socket with write(2), which raises SIGPIPE when the peer has gone (the
+        // cleartext path uses MSG_NOSIGNAL). A load tool's server must survive peers that vanish: ignore it.
+        signal(SIGPIPE, SIG_IGN)
         let listenFD = clinux_listen_tcp(config.host, Int32(config.port), Int32(config.backlog))
         guard listenFD >= 0 else {
             throw .bindFailed(host: config.host, port: config.port, errno: -listenFD)

@@ -87,11 +87,11 @@ public final class APNsGateway: HTTPHandler {
         let now = clinux_monotonic_ns()
         let received = request.receivedNanos == 0 ? now : request.receivedNanos
         let given = request.header("apns-id")
-        let apnsID = given ?? UUID().uuidString.lowercased()
+        let apnsID = given ?? MessageID.random()
         var responseHeaders = [HTTPHeader(name: "apns-id", value: apnsID)]
         if let authority = request.header("host") ?? request.header(":authority"),
            authority.contains("sandbox") || authority.contains("development") {
-            responseHeaders.append(HTTPHeader(name: "apns-unique-id", value: UUID().uuidString.lowercased()))
+            responseHeaders.append(HTTPHeader(name: "apns-unique-id", value: MessageID.random()))
         }
         func reject(_ rejection: APNsRejection) -> HTTPResponse {
             metrics.record(.apns, rejectedReason: rejection.reason.rawValue, bytes: request.body.count,
@@ -103,7 +103,7 @@ public final class APNsGateway: HTTPHandler {
             return reject(APNsRejection(.badMessageId, detail: given))
         }
         let headers = request.headers.map { (name: $0.name, value: $0.value) }
-        let epoch = Int64(Date().timeIntervalSince1970)
+        let epoch = MessageID.epochSeconds()
         let connection = request.connectionID
         let result = validator.validate(
             method: request.method, path: request.path, headers: headers, body: request.body, apnsID: apnsID,

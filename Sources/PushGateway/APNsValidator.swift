@@ -23,9 +23,14 @@ public struct APNsValidator: Sendable {
     ]
 
     public let configuration: Configuration
+    /// `<bundle>.voip` and `<bundle>.`, made once rather than per push.
+    private let voipTopic: String
+    private let topicPrefix: String
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+        self.voipTopic = configuration.bundleID + ".voip"
+        self.topicPrefix = configuration.bundleID + "."
     }
 
     /// Checks one request. `headers` are lowercased names with values, duplicates kept.
@@ -100,12 +105,12 @@ public struct APNsValidator: Sendable {
         let bundle = configuration.bundleID
         switch pushType {
         case .voip:
-            if topic != bundle + ".voip" {
+            if topic != voipTopic {
                 return APNsRejection(topic.hasPrefix(bundle) ? .deviceTokenNotForTopic : .topicDisallowed,
                                      detail: "voip pushes need topic \(bundle).voip, got \(topic)")
             }
         case .complication, .fileprovider, .liveactivity, .pushtotalk, .widgets, .location:
-            if !topic.hasPrefix(bundle + ".") { return APNsRejection(.topicDisallowed, detail: topic) }
+            if !topic.hasPrefix(topicPrefix) { return APNsRejection(.topicDisallowed, detail: topic) }
         case .alert, .background, .mdm:
             if topic != bundle { return APNsRejection(.topicDisallowed, detail: "expected topic \(bundle), got \(topic)") }
         }

@@ -14,7 +14,7 @@ final class CollectingSink: PushSink {
 
     func accept(_ push: APNsPush) -> APNsRejection? {
         if let refusal { return refusal }
-        pushes.withLock { $0.append(push) }
+        pushes.withLock { if $0.count < 10_000 { $0.append(push) } }
         return nil
     }
 }
