@@ -100,7 +100,8 @@ enum GatewayCommand {
                 + (rejected.isEmpty ? "" : " (\(rejected))") + ", \(s.bytesReceived) bytes, latency p99 \(p99) µs")
         }
         lines.append("connections \(stats.connectionsAccepted), TLS handshakes \(stats.tlsHandshakes), HTTP/2 "
-            + "connections \(stats.http2Connections), most concurrent streams \(stats.maxStreamsOpen)")
+            + "connections \(stats.http2Connections), most concurrent streams \(stats.maxStreamsOpen), HTTP/2 "
+            + "protocol errors \(stats.http2ProtocolErrors)")
         return lines.joined(separator: "\n") + "\n"
     }
 }

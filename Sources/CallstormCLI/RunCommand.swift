@@ -99,6 +99,11 @@ enum RunCommand {
         progress?.stop()
         signals.cancel()
         servers.stop()
+        if !options.quiet {
+            FileHandle.standardError.write(Data(("gateway " + GatewayCommand.summary(servers.gateway,
+                                                                                     servers.gatewayServer.stats)
+                .replacingOccurrences(of: "\n", with: "\ngateway ")).dropLast(8).utf8))
+        }
 
         let verdict = Verdict(passed: !result.interrupted, reasons: verdictReasons(result))
         let runDirectory = URL(fileURLWithPath: options.out ?? defaultRunDirectory(scenario.name, startedAt))

@@ -72,6 +72,11 @@ final class HTTP2Connection: LoopConnection {
         nghttp2_option_new(&option)
         // Bounds what a hostile peer can make us keep: streams it resets at once, and SETTINGS per frame.
         nghttp2_option_set_max_settings(option, 64)
+        // Debian's nghttp2 1.52 carries the rapid-reset fix (CVE-2023-44487). Its default limit (1000, then 33 a
+        // second) ended the reference target's libcurl 7.88 connection with GOAWAY INTERNAL_ERROR about every
+        // thousand pushes (measured), and curl re-sent the pushes in flight: duplicates. A load harness must carry
+        // a production client's rate, so the bound stays, far above it.
+        nghttp2_option_set_stream_reset_rate_limit(option, 100_000, 50_000)
         var created: OpaquePointer?
         let rc = nghttp2_session_server_new2(&created, callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
         nghttp2_session_callbacks_del(callbacks)
