@@ -4,10 +4,14 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 BIN := .build/release/callstorm
 
-.PHONY: deps build run test bench clean
+.PHONY: deps test-deps build run test bench bench-gateway clean
 
 deps:
 	@scripts/deps.sh
+
+# What the tests launch (chromium, nghttp2's tools, hdrhistogram, aioapns), installed only when missing.
+test-deps: deps
+	@scripts/test-deps.sh
 
 build: deps
 	$(SWIFT) build -c release --product callstorm
@@ -15,13 +19,16 @@ build: deps
 run: build
 	$(BIN) run Scenarios/smoke.yaml
 
-test: deps
-	@scripts/test-deps.sh
+test: test-deps
 	$(SWIFT) build -c release --product callstorm
 	CALLSTORM_BIN=$(CURDIR)/$(BIN) $(SWIFT) test --disable-swift-testing
 
 bench: build
 	scripts/bench.sh
+
+# Push gateway throughput against nghttpd with h2load; figures to stdout and Benchmarks/results/gateway-*.md.
+bench-gateway: build test-deps
+	CALLSTORM_BIN=$(CURDIR)/$(BIN) scripts/bench-gateway.sh
 
 clean:
 	rm -rf .build

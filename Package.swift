@@ -13,10 +13,13 @@ let package = Package(
         .systemLibrary(name: "CJemalloc", pkgConfig: "jemalloc", providers: [.apt(["libjemalloc-dev"])]),
         .systemLibrary(name: "CLibyaml", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CLibnghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(name: "CLibssl", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
 
         // MARK: - C shims: typed wrappers for what Swift cannot call directly
         .target(name: "CCurl", dependencies: ["CLibcurl"]),
         .target(name: "CLinux"),
+        .target(name: "CSSL", dependencies: ["CLibssl"]),
 
         // MARK: - Value modules (no I/O)
         .target(name: "CallModel"),
@@ -26,9 +29,10 @@ let package = Package(
 
         // MARK: - I/O modules
         .target(name: "Transport", dependencies: ["CCurl"]),
-        .target(name: "HTTPServer", dependencies: ["CLinux"]),
-        .target(name: "PushGateway", dependencies: ["HTTPServer", "CallModel"]),
-        .target(name: "ReferenceTarget", dependencies: ["HTTPServer", "Transport", "CallModel"]),
+        .target(name: "Credentials", dependencies: ["CSSL"]),
+        .target(name: "HTTPServer", dependencies: ["CLinux", "CSSL", "CLibnghttp2"]),
+        .target(name: "PushGateway", dependencies: ["HTTPServer", "CallModel", "Credentials", "Metrics"]),
+        .target(name: "ReferenceTarget", dependencies: ["HTTPServer", "Transport", "CallModel", "Credentials"]),
         .target(name: "Driver", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "PushGateway", "CLinux", "Results",
         ]),
@@ -36,7 +40,7 @@ let package = Package(
         .target(name: "Results", dependencies: ["Metrics"]),
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
-            "ReferenceTarget", "Driver", "Reports", "Results", "Checker",
+            "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials",
         ]),
         .executableTarget(
             name: "callstorm",
@@ -49,15 +53,18 @@ let package = Package(
         .testTarget(name: "CallModelTests", dependencies: ["CallModel"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "Metrics"]),
-        .testTarget(name: "TransportTests", dependencies: ["Transport", "HTTPServer"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
-        .testTarget(name: "PushGatewayTests", dependencies: ["PushGateway", "HTTPServer", "Transport"]),
+        .testTarget(name: "TransportTests", dependencies: ["Transport", "HTTPServer", "Credentials"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Credentials"]),
+        .testTarget(
+            name: "PushGatewayTests", dependencies: ["PushGateway", "HTTPServer", "Transport", "Credentials"],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(name: "ReferenceTargetTests", dependencies: ["ReferenceTarget", "PushGateway", "Transport", "Scenario"]),
         .testTarget(name: "DriverTests", dependencies: ["Driver", "Scenario", "Metrics"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Metrics"]),
         .testTarget(name: "ResultsTests", dependencies: ["Results", "Metrics"]),
         .testTarget(name: "CallstormCLITests", dependencies: [
-            "CallstormCLI", "Reports", "Metrics", "Results", "Scenario", "Checker",
+            "CallstormCLI", "Reports", "Metrics", "Results", "Scenario", "Checker", "HTTPServer", "PushGateway",
         ]),
         .testTarget(name: "CheckerTests", dependencies: ["Checker"]),
     ]

@@ -1,20 +1,30 @@
 #!/usr/bin/env bash
-# What the test suite needs beyond the build: headless Chromium (report screenshot test) and Python's
-# hdrhistogram package (reads our .hlog files). Installs only what is missing, so it is quick once installed.
+# What the test suite needs beyond the build, installed only when missing (quick once installed):
+# headless Chromium (report screenshot test), nghttp2's h2load and nghttpd (interop tests, gateway bench),
+# curl and openssl (interop tests), and from PyPI: hdrhistogram (reads our .hlog files), aioapns and h2
+# (an APNs client that offers no ALPN). Called by `make test` and `make bench`.
 set -euo pipefail
+packages=(chromium nghttp2-client nghttp2-server python3 python3-pip curl openssl)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
-if ! command -v chromium >/dev/null 2>&1; then
-    echo "installing chromium (report screenshot test)"
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "installing missing packages: ${missing[*]}"
     $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 fi
-if ! command -v python3 >/dev/null 2>&1; then
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3 python3-pip
-fi
+pip_install() {
+    python3 -m pip install --quiet --disable-pip-version-check "$@" 2>/dev/null \
+        || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "$@"
+}
 if ! python3 -c "import hdrh" >/dev/null 2>&1; then
     echo "installing the Python hdrhistogram package (.hlog decoding test)"
-    python3 -m pip install -q hdrhistogram 2>/dev/null \
-        || python3 -m pip install -q --break-system-packages hdrhistogram
+    pip_install hdrhistogram
+fi
+if ! python3 -c "import aioapns, h2" >/dev/null 2>&1; then
+    echo "installing python packages: aioapns h2"
+    pip_install aioapns h2
 fi

@@ -24,6 +24,7 @@ public enum Command {
             case "check": return try CheckCommand.execute(rest)
             case "report": return try ReportCommand.execute(rest)
             case "compare": return try CompareCommand.execute(rest)
+            case "gateway": return try GatewayCommand.execute(rest)
             case "help", "--help", "-h":
                 print(rest.first.flatMap(Help.forCommand) ?? Help.overview)
                 return .passed
@@ -53,6 +54,7 @@ enum Help {
           run FILE        run a scenario and write its report
           validate FILE   check a scenario; print every problem with file:line:column
           target          run the embedded reference call server on its own
+          gateway         run the push gateway (APNs + FCM) on its own and log every push
           check RUN_DIR   check a run's operation history against the conversation rules
           report RUN_DIR  rebuild every report file of a run from its raw results (also after a kill)
           compare A B     compare two runs' summaries; exit 1 on a latency regression
@@ -99,9 +101,29 @@ enum Help {
         timeline SVG per violation (violation-<n>.svg), prints a summary and exits 1 if any rule was broken.
         """
 
+    static let gateway = """
+        Usage: callstorm gateway [--listen HOST:PORT] [--tls] [--state-dir DIR] [--cert FILE --key FILE] [flags]
+
+        Runs the push gateway until SIGINT or SIGTERM and logs every push it accepts or rejects.
+          --listen        address to serve on (default 127.0.0.1:2197)
+          --tls           serve HTTP/2 over TLS (ALPN h2, or no ALPN) with a certificate from callstorm's local
+                          CA, created on first use in the state directory and printed so clients can trust it
+          --state-dir     where the local CA lives (default $CALLSTORM_STATE_DIR or ~/.local/state/callstorm)
+          --cert, --key   serve TLS with your own PEM certificate and key instead
+          --bundle-id     the app's bundle id; VoIP topics must be <bundle-id>.voip (default com.example.callstorm)
+          --keys          KEYID=key.pem[,…]: verify provider-token ES256 signatures with these keys
+          --team          the team id tokens must name in iss
+          --unregistered  TOKEN[,…]: answer these device tokens with 410 Unregistered
+          --fcm-project   the FCM project id requests must name (default: any)
+          --threads N     event-loop threads (default 1)
+          --quiet         no line per push
+        Without --tls the port speaks HTTP/2 with prior knowledge (h2c) and HTTP/1.1.
+        """
+
     static func forCommand(_ name: String) -> String? {
         switch name {
         case "check": return check
+        case "gateway": return gateway
         case "run": return run
         case "validate": return validate
         case "target": return target

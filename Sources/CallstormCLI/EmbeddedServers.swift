@@ -1,7 +1,9 @@
+import Credentials
 import Foundation
 import HTTPServer
 import PushGateway
 import ReferenceTarget
+import Scenario
 import Synchronization
 
 /// A sink set after the gateway starts: the gateway's port must be known before the target and the driver
@@ -20,26 +22,80 @@ final class LateSink: PushSink {
 }
 
 /// The push gateway (always) and the embedded reference target (when the scenario uses it), on loopback.
+///
+/// With `push.tls` (the default) the gateway serves HTTP/2 over TLS with a certificate from callstorm's local
+/// CA, and the embedded target's APNs client trusts that CA and signs ES256 provider tokens the gateway
+/// verifies: the whole push path is what a production APNs client does.
 final class EmbeddedServers {
     let sink = LateSink()
     let gateway: APNsGateway
     let gatewayServer: HTTPServer
+    /// The TLS files in use; nil when the gateway speaks cleartext.
+    let tls: TLSMaterial?
+    /// What the embedded target signs its provider tokens with (a key the gateway verifies against).
+    private let targetSigner: ProviderTokenSigner?
     private(set) var target: ReferenceTarget?
     private(set) var targetServer: HTTPServer?
 
-    init(gatewayHost: String, gatewayPort: Int, bundleID: String) throws {
-        gateway = APNsGateway(validator: APNsValidator(configuration: .init(bundleID: bundleID)), sink: sink)
+    /// The embedded key's ids, used when the scenario names no key the target can sign with.
+    static let embeddedKeyID = "CALLSTORM1"
+    static let embeddedTeamID = "CALLSTORMT"
+
+    /// Starts the gateway for `push`. Relative key paths are resolved against `scenarioDirectory`; the local CA
+    /// lives under `stateDirectory`. With `embeddedTarget` false (the scenario drives a server of its own) no
+    /// key is generated for the embedded target: without `push.auth.keys` any well-formed token passes.
+    init(push: PushSpec, scenarioDirectory: String = ".",
+         stateDirectory: String = LocalCertificateAuthority.defaultStateDirectory, embeddedTarget: Bool = true) throws {
+        var keys: [String: ES256Key] = [:]
+        for (keyID, path) in push.authKeyPaths {
+            let resolved = path.hasPrefix("/") ? path : scenarioDirectory + "/" + path
+            keys[keyID] = try ES256Key(contentsOf: resolved)
+        }
+        var signer: ProviderTokenSigner?
+        if let (keyID, key) = keys.first(where: { $0.value.canSign }) {
+            signer = ProviderTokenSigner(keyID: keyID, teamID: push.authTeamID ?? Self.embeddedTeamID, key: key)
+        } else if embeddedTarget {
+            let key = try ES256Key.generate()
+            let team = push.authTeamID ?? Self.embeddedTeamID
+            keys[Self.embeddedKeyID] = key
+            signer = ProviderTokenSigner(keyID: Self.embeddedKeyID, teamID: team, key: key)
+        }
+        targetSigner = signer
+        let nowMillis = Int64(Date().timeIntervalSince1970 * 1000)
+        let configuration = APNsGateway.Configuration(
+            validator: .init(bundleID: push.bundleID, keys: keys.isEmpty ? nil
+                : ProviderKeys(teamID: push.authTeamID ?? signer?.teamID, keys: keys)),
+            unregistered: Dictionary(push.unregisteredTokens.map { ($0, nowMillis) }, uniquingKeysWith: { a, _ in a }))
+        gateway = APNsGateway(configuration: configuration, sink: sink)
         var config = HTTPServerConfiguration()
-        config.host = gatewayHost
-        config.port = gatewayPort
+        config.host = push.listenHost
+        config.port = push.listenPort
+        if push.tls {
+            let material = try LocalCertificateAuthority.ensure(stateDirectory: stateDirectory).material
+            config.tls = TLSFiles(certificatePath: material.certificatePath, keyPath: material.keyPath)
+            tls = material
+        } else {
+            tls = nil
+        }
         gatewayServer = HTTPServer(configuration: config, handler: gateway)
         try gatewayServer.start()
     }
 
-    var gatewayURL: String { "http://\(urlHost(gatewayServer.configuration.host)):\(gatewayServer.port)" }
+    /// The old shape: a cleartext gateway with no configured keys.
+    convenience init(gatewayHost: String, gatewayPort: Int, bundleID: String) throws {
+        var push = PushSpec(listenHost: gatewayHost, listenPort: gatewayPort, bundleID: bundleID)
+        push.tls = false
+        try self.init(push: push)
+    }
+
+    var gatewayURL: String {
+        "\(tls == nil ? "http" : "https")://\(urlHost(gatewayServer.configuration.host)):\(gatewayServer.port)"
+    }
 
     /// Starts the reference target on a free loopback port; returns its base URL.
     func startTarget(bundleID: String, bugs: [String] = []) throws -> String {
+        PushClientSettings.register(PushClientSettings(caFile: tls?.caCertificatePath, signer: targetSigner),
+                                    forGatewayURL: gatewayURL)
         let target = ReferenceTarget(configuration: .init(
             gatewayURL: gatewayURL, bundleID: bundleID, bugs: Set(bugs.compactMap(ReferenceTarget.Bug.init(rawValue:)))))
         var config = HTTPServerConfiguration()

@@ -82,8 +82,9 @@ enum RunCommand {
         let servers: EmbeddedServers
         let targetURL: String
         do {
-            servers = try EmbeddedServers(gatewayHost: scenario.push.listenHost, gatewayPort: scenario.push.listenPort,
-                                          bundleID: scenario.push.bundleID)
+            let scenarioDirectory = URL(fileURLWithPath: options.file).deletingLastPathComponent().path
+            servers = try EmbeddedServers(push: scenario.push, scenarioDirectory: scenarioDirectory,
+                                          embeddedTarget: targetOverride == nil)
             targetURL = try targetOverride ?? servers.startTarget(bundleID: scenario.push.bundleID,
                                                                  bugs: scenario.targetBugs)
         } catch {
@@ -132,6 +133,11 @@ enum RunCommand {
         signals.cancel()
         let abortedBy = watch?.stop()
         servers.stop()
+        if !options.quiet {
+            FileHandle.standardError.write(Data(("gateway " + GatewayCommand.summary(servers.gateway,
+                                                                                     servers.gatewayServer.stats)
+                .replacingOccurrences(of: "\n", with: "\ngateway ")).dropLast(8).utf8))
+        }
         result.recorder.merge(sampler.finish())
 
         facts.durationSeconds = Date().timeIntervalSince(startedAt)

@@ -1,4 +1,5 @@
 import CLinux
+import CSSL
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -42,6 +43,8 @@ final class EventLoop: @unchecked Sendable {
     private let eventFD: Int32
     private let listenFD: Int32
     private let connectionIDs: ConnectionIDSource
+    /// The server's TLS context; nil when it speaks cleartext.
+    private let tls: TLSContext?
     private let mailbox = Mutex(Mailbox())
     private let stopRequested = Atomic<Bool>(false)
     /// The running thread's `pthread_t`, 0 when not running (cleared before the thread exits, so a later
@@ -53,6 +56,8 @@ final class EventLoop: @unchecked Sendable {
         var maxHeaderBytes: Int
         var maxBodyBytes: Int
         var idleTimeoutNanoseconds: UInt64
+        var http2 = true
+        var maxConcurrentStreams = 1000
         var lingerNanoseconds: UInt64 = 2_000_000_000
         /// Requests parsed but not yet answered on one connection before the loop stops reading it.
         var maxPipelinedRequests = 64
@@ -63,10 +68,10 @@ final class EventLoop: @unchecked Sendable {
     // MARK: - Loop thread only
 
     /// Connections by file descriptor, for O(1) lookup from epoll data.
-    private var connections: [HTTP1Connection?] = []
+    private var connections: [LoopConnection?] = []
     private var localDeliveries: [Delivery] = []
     private var spareDeliveries: [Delivery] = []
-    private var dirty: [HTTP1Connection] = []
+    private var dirty: [LoopConnection] = []
     /// The monotonic time of the current loop iteration, for idle bookkeeping without a clock call per event.
     private(set) var now: UInt64 = 0
     /// Where reads land before being parsed in place.
@@ -81,7 +86,7 @@ final class EventLoop: @unchecked Sendable {
     /// before the thread starts; on failure nothing is left open.
     init(
         index: Int, listenFD: Int32, handler: any HTTPHandler, counters: HTTPServerCounters,
-        connectionIDs: ConnectionIDSource, limits: Limits
+        connectionIDs: ConnectionIDSource, limits: Limits, tls: TLSContext? = nil
     ) throws(HTTPServerError) {
         let epollFD = clinux_epoll_create()
         guard epollFD >= 0 else { throw .systemCallFailed(call: "epoll_create1", errno: errno) }
@@ -106,6 +111,7 @@ final class EventLoop: @unchecked Sendable {
         self.counters = counters
         self.connectionIDs = connectionIDs
         self.limits = limits
+        self.tls = tls
         self.readScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readChunkBytes, alignment: 16)
         self.eventData = UnsafeMutablePointer<UInt64>.allocate(capacity: Self.maxEvents)
         self.eventFlags = UnsafeMutablePointer<UInt32>.allocate(capacity: Self.maxEvents)
@@ -263,7 +269,19 @@ final class EventLoop: @unchecked Sendable {
                 close(fd)
                 continue
             }
-            let connection = HTTP1Connection(fd: fd, id: connectionIDs.next(), loop: self)
+            let id = connectionIDs.next()
+            let connection: LoopConnection
+            if let tls {
+                guard let session = cssl_new(tls.context, fd) else {
+                    close(fd)
+                    continue
+                }
+                connection = ConnectionStart(fd: fd, id: id, loop: self, tls: session)
+            } else if limits.http2 {
+                connection = ConnectionStart(fd: fd, id: id, loop: self, tls: nil)
+            } else {
+                connection = HTTP1Connection(fd: fd, id: id, loop: self, stream: ByteStream(fd: fd))
+            }
             let slot = Int(fd)
             if slot >= connections.count {
                 connections.append(contentsOf: repeatElement(nil, count: slot + 1 - connections.count))
@@ -277,7 +295,7 @@ final class EventLoop: @unchecked Sendable {
     // MARK: - Closing (loop thread)
 
     /// Closes a connection's socket and forgets it. Must be called on the loop thread, once per connection.
-    func closeConnection(_ connection: HTTP1Connection) {
+    func closeConnection(_ connection: LoopConnection) {
         guard !connection.isClosed else { return }
         connection.isClosed = true
         let slot = Int(connection.fd)
@@ -285,8 +303,25 @@ final class EventLoop: @unchecked Sendable {
             connections[slot] = nil
         }
         // close() also removes the fd from the epoll set.
-        close(connection.fd)
+        connection.stream.close()
         counters.connectionsOpen.subtract(1, ordering: .relaxed)
+        handler.connectionClosed(connection.id)
+    }
+
+    /// Puts `next` in `current`'s slot (same socket, same id) once the protocol is known. `current` is marked
+    /// closed without closing the socket, so nothing that still holds it can act on it.
+    func replace(_ current: LoopConnection, with next: LoopConnection) {
+        let slot = Int(current.fd)
+        guard slot < connections.count, connections[slot] === current else { return }
+        current.isClosed = true
+        connections[slot] = next
+    }
+
+    /// Adds a connection to the list that `settle()` makes progress on.
+    func markDirty(_ connection: LoopConnection) {
+        guard !connection.isDirty else { return }
+        connection.isDirty = true
+        dirty.append(connection)
     }
 
     /// Closes idle, stuck and lingering connections.

@@ -9,7 +9,7 @@ import Glibc
 /// Thread rule: every method must be called on the owning `EventLoop`'s thread; the loop holds the only
 /// strong reference. Handlers never see this object — their `respond` goes through `ResponseSink` and the
 /// loop's mailbox, so a connection that closed meanwhile simply drops the answer.
-final class HTTP1Connection {
+final class HTTP1Connection: LoopConnection {
     /// A request handed to the handler whose answer is not yet written.
     private struct Pending {
         var response: HTTPResponse?
@@ -20,6 +20,7 @@ final class HTTP1Connection {
 
     let fd: Int32
     let id: UInt64
+    let stream: ByteStream
     unowned let loop: EventLoop
     var isClosed = false
     /// Set while the connection sits in the loop's list of connections to make progress on.
@@ -52,12 +53,21 @@ final class HTTP1Connection {
     private var interest: UInt32 = CLINUX_EPOLLIN
     private var lastActivity: UInt64
 
-    init(fd: Int32, id: UInt64, loop: EventLoop) {
+    init(fd: Int32, id: UInt64, loop: EventLoop, stream: ByteStream) {
         self.fd = fd
         self.id = id
+        self.stream = stream
         self.loop = loop
         self.parser = HTTP1RequestParser(maxHeaderBytes: loop.limits.maxHeaderBytes, maxBodyBytes: loop.limits.maxBodyBytes)
         self.lastActivity = loop.now
+    }
+
+    /// Takes over from `ConnectionStart`: parses the bytes it already read, then reads on.
+    func start(initial: [UInt8]) {
+        readBuffer = initial
+        readIndex = 0
+        makeProgress()
+        if !isClosed && wantsToRead { handleEvents(CLINUX_EPOLLIN) }
     }
 
     private var unanswered: Int { pending.count - pendingHead }
@@ -87,7 +97,7 @@ final class HTTP1Connection {
     private func readIn() {
         let scratch = loop.readScratch
         for _ in 0..<4 {
-            let count = read(fd, scratch.baseAddress, scratch.count)
+            let count = stream.read(scratch.baseAddress!, scratch.count)
             if count > 0 {
                 lastActivity = loop.now
                 if lingerDeadline != nil {
@@ -178,8 +188,11 @@ final class HTTP1Connection {
             close: !parsed.keepAlive, echoKeepAlive: parsed.echoKeepAlive, omitBody: parsed.isHead)
         pending.append(Pending(response: nil, framing: framing, isRejection: false))
         if !parsed.keepAlive { stopParsing = true }
-        let request = HTTPRequest(
+        var request = HTTPRequest(
             method: parsed.method, path: parsed.target, headers: parsed.headers, body: parsed.body, connectionID: id)
+        request.receivedNanos = loop.now
+        request.version = .http1_1
+        request.isTLS = stream.isTLS
         let sink = ResponseSink(loop: loop, fd: fd, connectionID: id, sequence: sequence)
         loop.handler.handle(request) { response in sink.send(response) }
     }
@@ -274,7 +287,7 @@ final class HTTP1Connection {
     private func writeOut() {
         while writeIndex < writeBuffer.count {
             let sent = writeBuffer.withUnsafeBytes { bytes in
-                send(fd, bytes.baseAddress! + writeIndex, bytes.count - writeIndex, Int32(MSG_NOSIGNAL))
+                stream.write(bytes.baseAddress! + writeIndex, bytes.count - writeIndex)
             }
             if sent > 0 {
                 writeIndex += sent

@@ -7,6 +7,14 @@
 /// has closed or the server has stopped by then, the response is dropped.
 public protocol HTTPHandler: Sendable {
     func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void)
+
+    /// Called on the loop thread once the connection `id` (`HTTPRequest.connectionID`) has closed, so state kept
+    /// per connection (APNs' provider-token bookkeeping) can be dropped. Must not block. Default: nothing.
+    func connectionClosed(_ id: UInt64)
+}
+
+extension HTTPHandler {
+    public func connectionClosed(_ id: UInt64) {}
 }
 
 /// A handler made from a closure, for tests and small embedded servers.

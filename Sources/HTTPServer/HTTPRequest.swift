@@ -1,3 +1,9 @@
+/// The HTTP version a request arrived with.
+public enum HTTPVersion: String, Sendable {
+    case http1_1 = "HTTP/1.1"
+    case http2 = "HTTP/2"
+}
+
 /// A complete request as a handler sees it, whatever protocol carried it.
 ///
 /// It holds nothing HTTP/1-specific (no version, no framing headers' meaning), so the HTTP/2 layer can produce
@@ -14,6 +20,13 @@ public struct HTTPRequest: Sendable {
     /// Identifies the connection the request came on: requests sharing it share a connection. Unique for the
     /// lifetime of the process.
     public var connectionID: UInt64
+    /// Monotonic nanoseconds (`clinux_monotonic_ns`) when the server had the whole request; 0 when built by hand.
+    /// The gateway measures its own latency from here.
+    public var receivedNanos: UInt64 = 0
+    /// The protocol the request came over.
+    public var version: HTTPVersion = .http1_1
+    /// Whether the connection is under TLS.
+    public var isTLS = false
 
     public init(method: String, path: String, headers: [HTTPHeader] = [], body: [UInt8] = [], connectionID: UInt64 = 0) {
         self.method = method

@@ -4,7 +4,8 @@ import Synchronization
 import Glibc
 #endif
 
-/// A fast HTTP/1.1 server on non-blocking sockets and epoll, serving the push gateway and the embedded
+/// A fast HTTP/1.1 and HTTP/2 server (h2c with prior knowledge, TLS with ALPN h2, TLS without ALPN detected by
+/// the connection preface) on non-blocking sockets and epoll, serving the push gateway and the embedded
 /// reference target through one `HTTPHandler`.
 ///
 /// Shape: one listening socket, registered with `EPOLLEXCLUSIVE` in each of `threads` event loops so the
@@ -68,6 +69,9 @@ public final class HTTPServer: Sendable {
 
     private func launch() throws(HTTPServerError) -> Running {
         let config = configuration
+        // OpenSSL writes through the socket with write(2), which raises SIGPIPE when the peer has gone (the
+        // cleartext path uses MSG_NOSIGNAL). A load tool's server must survive peers that vanish: ignore it.
+        signal(SIGPIPE, SIG_IGN)
         let listenFD = clinux_listen_tcp(config.host, Int32(config.port), Int32(config.backlog))
         guard listenFD >= 0 else {
             throw .bindFailed(host: config.host, port: config.port, errno: -listenFD)
@@ -75,14 +79,25 @@ public final class HTTPServer: Sendable {
         let limits = EventLoop.Limits(
             maxHeaderBytes: config.maxHeaderBytes,
             maxBodyBytes: config.maxBodyBytes,
-            idleTimeoutNanoseconds: UInt64(config.idleTimeoutSeconds * 1_000_000_000)
+            idleTimeoutNanoseconds: UInt64(config.idleTimeoutSeconds * 1_000_000_000),
+            http2: config.http2,
+            maxConcurrentStreams: config.maxConcurrentStreams
         )
+        var tls: TLSContext?
+        if let files = config.tls {
+            do throws(HTTPServerError) {
+                tls = try TLSContext(files)
+            } catch {
+                close(listenFD)
+                throw error
+            }
+        }
         var loops: [EventLoop] = []
         do throws(HTTPServerError) {
             for index in 0..<config.threads {
                 loops.append(try EventLoop(
                     index: index, listenFD: listenFD, handler: handler, counters: counters,
-                    connectionIDs: ConnectionIDSource.shared, limits: limits))
+                    connectionIDs: ConnectionIDSource.shared, limits: limits, tls: tls))
             }
         } catch {
             for loop in loops { loop.discardUnstarted() }

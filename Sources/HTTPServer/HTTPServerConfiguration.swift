@@ -14,6 +14,13 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     public var idleTimeoutSeconds: Double
     /// The listen backlog.
     public var backlog: Int
+    /// Serve TLS with these files (ALPN h2 or http/1.1; without ALPN the first bytes decide). Nil: cleartext,
+    /// where HTTP/2 with prior knowledge (h2c) and HTTP/1.1 share the port.
+    public var tls: TLSFiles? = nil
+    /// Whether HTTP/2 is spoken at all; when false, every connection is HTTP/1.1.
+    public var http2 = true
+    /// SETTINGS_MAX_CONCURRENT_STREAMS advertised on HTTP/2 connections.
+    public var maxConcurrentStreams = 1000
 
     public init(
         host: String = "127.0.0.1",
@@ -43,6 +50,9 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
         if maxBodyBytes < 0 { problems.append("maxBodyBytes \(maxBodyBytes) is negative") }
         if !(idleTimeoutSeconds > 0) { problems.append("idleTimeoutSeconds \(idleTimeoutSeconds) must be positive") }
         if backlog < 1 { problems.append("backlog \(backlog) must be at least 1") }
+        if !(1...100_000).contains(maxConcurrentStreams) {
+            problems.append("maxConcurrentStreams \(maxConcurrentStreams) is outside 1...100000")
+        }
         return problems
     }
 }

@@ -12,6 +12,8 @@ public enum HTTPServerError: Error, CustomStringConvertible, Equatable {
     case systemCallFailed(call: String, errno: Int32)
     /// `start()` was called on a server that is already running.
     case alreadyRunning
+    /// The TLS certificate or key could not be loaded.
+    case tlsSetupFailed(String)
 
     public var description: String {
         switch self {
@@ -32,6 +34,8 @@ public enum HTTPServerError: Error, CustomStringConvertible, Equatable {
             return "\(call) failed: \(errnoText(code)) (errno \(code))"
         case .alreadyRunning:
             return "the HTTP server is already running; stop() it before starting it again"
+        case .tlsSetupFailed(let detail):
+            return "cannot set up TLS: \(detail) — check the --cert and --key files (PEM, the key matching the certificate)"
         }
     }
 }

@@ -11,6 +11,16 @@ public struct HTTPServerStats: Sendable, Equatable {
     public var requests: Int
     /// Requests rejected before reaching the handler (400, 413, 431, 501, 505).
     public var badRequests: Int
+    /// TLS handshakes completed, and failed.
+    public var tlsHandshakes: Int = 0
+    public var tlsHandshakeFailures: Int = 0
+    /// Connections that spoke HTTP/2.
+    public var http2Connections: Int = 0
+    /// HTTP/2 streams open right now, and the most open at once.
+    public var streamsOpen: Int = 0
+    public var maxStreamsOpen: Int = 0
+    /// Peer protocol errors on HTTP/2: connections ended with GOAWAY(error) and streams reset.
+    public var http2ProtocolErrors: Int = 0
 
     public init(connectionsAccepted: Int = 0, connectionsOpen: Int = 0, requests: Int = 0, badRequests: Int = 0) {
         self.connectionsAccepted = connectionsAccepted
@@ -27,13 +37,31 @@ final class HTTPServerCounters: Sendable {
     let connectionsOpen = Atomic<Int>(0)
     let requests = Atomic<Int>(0)
     let badRequests = Atomic<Int>(0)
+    let tlsHandshakes = Atomic<Int>(0)
+    let tlsHandshakeFailures = Atomic<Int>(0)
+    let http2Connections = Atomic<Int>(0)
+    let streamsOpen = Atomic<Int>(0)
+    let maxStreamsOpen = Atomic<Int>(0)
+    let http2ProtocolErrors = Atomic<Int>(0)
+
+    func streamOpened() {
+        let now = streamsOpen.wrappingAdd(1, ordering: .relaxed).newValue
+        if now > maxStreamsOpen.load(ordering: .relaxed) { maxStreamsOpen.store(now, ordering: .relaxed) }
+    }
 
     var snapshot: HTTPServerStats {
-        HTTPServerStats(
+        var stats = HTTPServerStats(
             connectionsAccepted: connectionsAccepted.load(ordering: .relaxed),
             connectionsOpen: connectionsOpen.load(ordering: .relaxed),
             requests: requests.load(ordering: .relaxed),
             badRequests: badRequests.load(ordering: .relaxed)
         )
+        stats.tlsHandshakes = tlsHandshakes.load(ordering: .relaxed)
+        stats.tlsHandshakeFailures = tlsHandshakeFailures.load(ordering: .relaxed)
+        stats.http2Connections = http2Connections.load(ordering: .relaxed)
+        stats.streamsOpen = streamsOpen.load(ordering: .relaxed)
+        stats.maxStreamsOpen = maxStreamsOpen.load(ordering: .relaxed)
+        stats.http2ProtocolErrors = http2ProtocolErrors.load(ordering: .relaxed)
+        return stats
     }
 }

@@ -3,61 +3,164 @@ import Foundation
 import HTTPServer
 import Synchronization
 
-/// The push gateway's APNs ingress: `POST /3/device/<token>` answered exactly as APNs would, accepted pushes
-/// handed to the sink. Safe to call from any server thread.
+/// The push gateway: APNs's provider API (`POST /3/device/<token>`) answered exactly as APNs would, and FCM
+/// HTTP v1 (`POST /v1/projects/{p}/messages:send`) as a second ingress. Accepted pushes go to the sink.
+/// Safe to call from any server thread.
 public final class APNsGateway: HTTPHandler {
+    /// Totals for the APNs ingress (kept for callers that only count APNs).
     public struct Stats: Sendable, Equatable {
         public var accepted: Int
         public var rejected: [String: Int]
     }
 
+    /// Everything the gateway decides with, as a value.
+    public struct Configuration: Sendable {
+        public var validator: APNsValidator.Configuration
+        public var fcm: FCMIngress
+        /// Tokens the scenario marks unregistered, with the instant (epoch ms) they stopped being valid.
+        public var unregistered: [String: Int64]
+
+        public init(validator: APNsValidator.Configuration = .init(), fcm: FCMIngress = FCMIngress(),
+                    unregistered: [String: Int64] = [:]) {
+            self.validator = validator
+            self.fcm = fcm
+            self.unregistered = unregistered
+        }
+    }
+
     private let validator: APNsValidator
+    private let fcm: FCMIngress
     private let sink: PushSink
-    private let accepted = Atomic<Int>(0)
-    private let rejected = Mutex<[String: Int]>([:])
+    private let tokens: ProviderTokenTracker
+    private let unregistered: Mutex<[String: Int64]>
+    private let metrics = GatewayMetrics()
+    private let fcmSequence = Atomic<UInt64>(0)
     /// Called for every answer (for `callstorm gateway`'s log); nil in load runs.
     private let log: (@Sendable (String) -> Void)?
 
-    public init(validator: APNsValidator = APNsValidator(), sink: PushSink, log: (@Sendable (String) -> Void)? = nil) {
-        self.validator = validator
+    public init(configuration: Configuration, sink: PushSink, log: (@Sendable (String) -> Void)? = nil) {
+        self.validator = APNsValidator(configuration: configuration.validator)
+        self.fcm = configuration.fcm
         self.sink = sink
+        self.tokens = ProviderTokenTracker(keys: configuration.validator.keys)
+        self.unregistered = Mutex(configuration.unregistered)
         self.log = log
     }
 
+    public convenience init(validator: APNsValidator = APNsValidator(), sink: PushSink,
+                            log: (@Sendable (String) -> Void)? = nil) {
+        self.init(configuration: Configuration(validator: validator.configuration), sink: sink, log: log)
+    }
+
     public var stats: Stats {
-        Stats(accepted: accepted.load(ordering: .relaxed), rejected: rejected.withLock { $0 })
+        let apns = metrics.snapshot(.apns)
+        return Stats(accepted: apns.accepted, rejected: apns.rejected)
+    }
+
+    /// Per-ingress counters and latency since the gateway was made.
+    public func ingressStats(_ ingress: Ingress) -> IngressStats {
+        metrics.snapshot(ingress)
+    }
+
+    /// Provider tokens whose signature and claims were checked (once per token per connection), and token
+    /// changes accepted on a connection.
+    public var providerTokenCounts: (verified: Int, updates: Int) {
+        (tokens.tokensVerified.load(ordering: .relaxed), tokens.tokenUpdates.load(ordering: .relaxed))
+    }
+
+    /// From now on, pushes to `token` get 410 Unregistered with `timestamp` `atMillis`, as after an uninstall.
+    public func markUnregistered(_ token: String, atMillis: Int64) {
+        unregistered.withLock { $0[token] = atMillis }
     }
 
     public func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
         respond(answer(request))
     }
 
+    public func connectionClosed(_ id: UInt64) {
+        tokens.forget(id)
+    }
+
     /// The whole decision for one request; separate from `handle` so tests need no socket.
     public func answer(_ request: HTTPRequest) -> HTTPResponse {
+        if FCMIngress.matches(request.pathWithoutQuery) { return answerFCM(request) }
         let now = clinux_monotonic_ns()
+        let received = request.receivedNanos == 0 ? now : request.receivedNanos
         let given = request.header("apns-id")
-        let apnsID = given ?? UUID().uuidString.lowercased()
-        let idHeader = HTTPHeader(name: "apns-id", value: apnsID)
+        let apnsID = given ?? MessageID.random()
+        var responseHeaders = [HTTPHeader(name: "apns-id", value: apnsID)]
+        if let authority = request.header("host") ?? request.header(":authority"),
+           authority.contains("sandbox") || authority.contains("development") {
+            responseHeaders.append(HTTPHeader(name: "apns-unique-id", value: MessageID.random()))
+        }
+        func reject(_ rejection: APNsRejection) -> HTTPResponse {
+            metrics.record(.apns, rejectedReason: rejection.reason.rawValue, bytes: request.body.count,
+                           latencyNanos: clinux_monotonic_ns() &- received)
+            log?("apns \(rejection) \(request.method) \(request.path) apns-id=\(apnsID)")
+            return HTTPResponse.json(rejection.status, rejection.body, headers: responseHeaders)
+        }
         if let given, !APNsValidator.isValidAPNsID(given) {
-            return reject(APNsRejection(.badMessageId, detail: given), idHeader: idHeader, path: request.path)
+            return reject(APNsRejection(.badMessageId, detail: given))
         }
         let headers = request.headers.map { (name: $0.name, value: $0.value) }
-        let epoch = Int64(Date().timeIntervalSince1970)
-        switch validator.validate(method: request.method, path: request.path, headers: headers, body: request.body,
-                                  apnsID: apnsID, nowNanos: now, nowEpochSeconds: epoch) {
+        let epoch = MessageID.epochSeconds()
+        let connection = request.connectionID
+        let result = validator.validate(
+            method: request.method, path: request.path, headers: headers, body: request.body, apnsID: apnsID,
+            nowNanos: received, nowEpochSeconds: epoch,
+            authorize: { [tokens] auth in tokens.authorize(auth, connection: connection, nowEpochSeconds: epoch) })
+        switch result {
         case .failure(let rejection):
-            return reject(rejection, idHeader: idHeader, path: request.path)
+            return reject(rejection)
         case .success(let push):
-            if let rejection = sink.accept(push) { return reject(rejection, idHeader: idHeader, path: request.path) }
-            accepted.add(1, ordering: .relaxed)
-            log?("200 \(push.pushType.rawValue) \(request.path) apns-id=\(apnsID)")
-            return HTTPResponse(status: 200, headers: [idHeader], body: [])
+            if let gone = unregistered.withLock({ $0[push.token] }) {
+                return reject(APNsRejection(.unregistered, detail: "the scenario marks this token unregistered",
+                                            timestampMillis: gone))
+            }
+            if let rejection = sink.accept(push) { return reject(rejection) }
+            metrics.record(.apns, rejectedReason: nil, bytes: request.body.count,
+                           latencyNanos: clinux_monotonic_ns() &- received)
+            log?("apns 200 \(push.pushType.rawValue) \(request.path) apns-id=\(apnsID)")
+            return HTTPResponse(status: 200, headers: responseHeaders, body: [])
         }
     }
 
-    private func reject(_ rejection: APNsRejection, idHeader: HTTPHeader, path: String) -> HTTPResponse {
-        rejected.withLock { $0[rejection.reason.rawValue, default: 0] += 1 }
-        log?("\(rejection) \(path) apns-id=\(idHeader.value)")
-        return HTTPResponse.json(rejection.status, rejection.body, headers: [idHeader])
+    private func answerFCM(_ request: HTTPRequest) -> HTTPResponse {
+        let now = clinux_monotonic_ns()
+        let received = request.receivedNanos == 0 ? now : request.receivedNanos
+        let sequence = fcmSequence.wrappingAdd(1, ordering: .relaxed).newValue
+        let messageID = "0:\(received)%\(String(sequence, radix: 16))"
+        func reject(_ rejection: FCMRejection) -> HTTPResponse {
+            metrics.record(.fcm, rejectedReason: rejection.code.rawValue, bytes: request.body.count,
+                           latencyNanos: clinux_monotonic_ns() &- received)
+            log?("fcm \(rejection) \(request.method) \(request.path)")
+            return HTTPResponse.json(rejection.status, rejection.body)
+        }
+        switch fcm.validate(request, messageID: messageID, nowNanos: received) {
+        case .failure(let rejection):
+            return reject(rejection)
+        case .success(let push):
+            if unregistered.withLock({ $0[push.token] }) != nil {
+                return reject(FCMRejection(.unregistered, "Requested entity was not found."))
+            }
+            if let refused = sink.accept(push) {
+                switch refused.reason {
+                case .unregistered, .expiredToken, .badDeviceToken:
+                    return reject(FCMRejection(.unregistered, "Requested entity was not found."))
+                case .tooManyRequests:
+                    return reject(FCMRejection(.quotaExceeded, "Quota exceeded for this device."))
+                case .internalServerError:
+                    return reject(FCMRejection(.internalError, "Internal error encountered."))
+                default:
+                    return reject(FCMRejection(.unavailable, "The service is currently unavailable."))
+                }
+            }
+            metrics.record(.fcm, rejectedReason: nil, bytes: request.body.count,
+                           latencyNanos: clinux_monotonic_ns() &- received)
+            let project = push.topic.dropFirst(4)
+            let name = "projects/\(project)/messages/\(messageID)"
+            log?("fcm 200 \(push.pushType.rawValue) \(request.path) name=\(name)")
+            return HTTPResponse.json(200, "{\"name\":\"\(jsonEscaped(name))\"}")
+        }
     }
 }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// The request rules of the APNs provider API, applied in the order APNs reports them.
 public struct APNsValidator: Sendable {
     public struct Configuration: Sendable {
@@ -7,9 +5,13 @@ public struct APNsValidator: Sendable {
         public var bundleID: String
         /// Token-based auth: a missing `authorization` header is `MissingProviderToken`.
         public var requireProviderToken: Bool
-        public init(bundleID: String = "com.example.callstorm", requireProviderToken: Bool = true) {
+        /// Keys to verify provider-token signatures with; nil accepts any well-formed token.
+        public var keys: ProviderKeys?
+        public init(bundleID: String = "com.example.callstorm", requireProviderToken: Bool = true,
+                    keys: ProviderKeys? = nil) {
             self.bundleID = bundleID
             self.requireProviderToken = requireProviderToken
+            self.keys = keys
         }
     }
 
@@ -21,15 +23,23 @@ public struct APNsValidator: Sendable {
     ]
 
     public let configuration: Configuration
+    /// `<bundle>.voip` and `<bundle>.`, made once rather than per push.
+    private let voipTopic: String
+    private let topicPrefix: String
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+        self.voipTopic = configuration.bundleID + ".voip"
+        self.topicPrefix = configuration.bundleID + "."
     }
 
     /// Checks one request. `headers` are lowercased names with values, duplicates kept.
-    /// Returns the push (with `apnsID` filled in) or the rejection APNs would send.
+    /// Returns the push (with `apnsID` filled in) or the rejection APNs would send. `authorize` checks the
+    /// `authorization` value with connection state (the gateway's per-connection token tracking); without it
+    /// the token is checked on its own against `configuration.keys`.
     public func validate(method: String, path: String, headers: [(name: String, value: String)], body: [UInt8],
-                         apnsID: String, nowNanos: UInt64, nowEpochSeconds: Int64) -> Result<APNsPush, APNsRejection> {
+                         apnsID: String, nowNanos: UInt64, nowEpochSeconds: Int64,
+                         authorize: ((String) -> APNsRejection?)? = nil) -> Result<APNsPush, APNsRejection> {
         func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
         for name in Self.singleHeaders where headers.lazy.filter({ $0.name == name }).count > 1 {
             return .failure(APNsRejection(.duplicateHeaders, detail: name))
@@ -44,7 +54,9 @@ public struct APNsValidator: Sendable {
         }
         if configuration.requireProviderToken {
             guard let auth = header("authorization") else { return .failure(APNsRejection(.missingProviderToken)) }
-            if let problem = ProviderToken.check(auth, nowEpochSeconds: nowEpochSeconds) { return .failure(problem) }
+            let problem = authorize.map { $0(auth) }
+                ?? ProviderToken.check(auth, nowEpochSeconds: nowEpochSeconds, keys: configuration.keys)
+            if let problem { return .failure(problem) }
         }
         guard let topic = header("apns-topic"), !topic.isEmpty else { return .failure(APNsRejection(.missingTopic)) }
         let pushType: APNsPush.PushType
@@ -79,7 +91,7 @@ public struct APNsValidator: Sendable {
         if body.count > limit {
             return .failure(APNsRejection(.payloadTooLarge, detail: "\(body.count) bytes, limit \(limit)"))
         }
-        guard (try? JSONSerialization.jsonObject(with: Data(body))) is [String: Any] else {
+        guard JSONShape.isObject(body) else {
             // APNs answers a body that is not a JSON dictionary with 400 PayloadEmpty only when empty; otherwise
             // it is accepted and dropped. We refuse it loudly so a broken target shows up in the report.
             return .failure(APNsRejection(.payloadEmpty, detail: "payload is not a JSON object"))
@@ -93,12 +105,12 @@ public struct APNsValidator: Sendable {
         let bundle = configuration.bundleID
         switch pushType {
         case .voip:
-            if topic != bundle + ".voip" {
+            if topic != voipTopic {
                 return APNsRejection(topic.hasPrefix(bundle) ? .deviceTokenNotForTopic : .topicDisallowed,
                                      detail: "voip pushes need topic \(bundle).voip, got \(topic)")
             }
         case .complication, .fileprovider, .liveactivity, .pushtotalk, .widgets, .location:
-            if !topic.hasPrefix(bundle + ".") { return APNsRejection(.topicDisallowed, detail: topic) }
+            if !topic.hasPrefix(topicPrefix) { return APNsRejection(.topicDisallowed, detail: topic) }
         case .alert, .background, .mdm:
             if topic != bundle { return APNsRejection(.topicDisallowed, detail: "expected topic \(bundle), got \(topic)") }
         }

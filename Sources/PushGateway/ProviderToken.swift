@@ -1,51 +1,107 @@
+import Credentials
 import Foundation
 
+/// The keys a gateway checks provider-token signatures with, as the scenario's `push.auth` gives them.
+public struct ProviderKeys: Sendable {
+    /// The team id every token's `iss` must name; nil accepts any well-formed team id.
+    public var teamID: String?
+    /// Public (or private) keys by their 10-character key id.
+    public var keys: [String: ES256Key]
+
+    public init(teamID: String? = nil, keys: [String: ES256Key]) {
+        self.teamID = teamID
+        self.keys = keys
+    }
+}
+
+/// A provider token that passed every check, with the claims the gateway keeps per connection.
+public struct VerifiedProviderToken: Sendable, Equatable {
+    public var keyID: String
+    public var teamID: String
+    public var issuedAt: Int64
+}
+
 /// The JWT provider token APNs requires with token-based auth: `bearer <header>.<claims>.<signature>`,
-/// ES256, a 10-character `kid` and `iss`, and an `iat` no older than one hour.
+/// ES256, a 10-character `kid` and `iss`, an `iat` no older than one hour, and — when keys are configured —
+/// a signature that verifies under the key named by `kid`.
 public enum ProviderToken {
     public static let maxAgeSeconds: Int64 = 3600
+    /// APNs refuses a new token on one connection sooner than this after the previous one.
+    public static let minRefreshSeconds: Int64 = 20 * 60
 
     /// Nil when the token is acceptable; otherwise the rejection APNs would send.
-    public static func check(_ authorization: String, nowEpochSeconds: Int64) -> APNsRejection? {
-        guard authorization.hasPrefix("bearer ") || authorization.hasPrefix("Bearer ") else {
-            return APNsRejection(.invalidProviderToken, detail: "authorization must be 'bearer <JWT>'")
+    public static func check(_ authorization: String, nowEpochSeconds: Int64,
+                             keys: ProviderKeys? = nil) -> APNsRejection? {
+        switch verify(authorization, nowEpochSeconds: nowEpochSeconds, keys: keys) {
+        case .success: return nil
+        case .failure(let rejection): return rejection
         }
-        let parts = authorization.dropFirst(7).split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3,
-              let header = decodeJSON(parts[0]), let claims = decodeJSON(parts[1]), !parts[2].isEmpty else {
-            return APNsRejection(.invalidProviderToken, detail: "not a JWT of three base64url parts")
+    }
+
+    /// Parses and checks `authorization`; the verified claims or the rejection APNs would send.
+    public static func verify(_ authorization: String, nowEpochSeconds: Int64,
+                              keys: ProviderKeys? = nil) -> Result<VerifiedProviderToken, APNsRejection> {
+        guard authorization.hasPrefix("bearer ") || authorization.hasPrefix("Bearer ") else {
+            return .failure(APNsRejection(.invalidProviderToken, detail: "authorization must be 'bearer <JWT>'"))
+        }
+        let jwt = authorization.dropFirst(7)
+        let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let header = decodeJSON(parts[0]), let claims = decodeJSON(parts[1]),
+              let signature = Base64URL.decode(parts[2]), !signature.isEmpty else {
+            return .failure(APNsRejection(.invalidProviderToken, detail: "not a JWT of three base64url parts"))
         }
         guard header["alg"] as? String == "ES256" else {
-            return APNsRejection(.invalidProviderToken, detail: "alg must be ES256")
+            return .failure(APNsRejection(.invalidProviderToken, detail: "alg must be ES256"))
         }
-        guard let kid = header["kid"] as? String, kid.count == 10 else {
-            return APNsRejection(.invalidProviderToken, detail: "kid must be a 10-character key id")
+        guard let kid = header["kid"] as? String, kid.utf8.count == 10 else {
+            return .failure(APNsRejection(.invalidProviderToken, detail: "kid must be a 10-character key id"))
         }
-        guard let iss = claims["iss"] as? String, iss.count == 10 else {
-            return APNsRejection(.invalidProviderToken, detail: "iss must be a 10-character team id")
+        guard let iss = claims["iss"] as? String, iss.utf8.count == 10 else {
+            return .failure(APNsRejection(.invalidProviderToken, detail: "iss must be a 10-character team id"))
         }
-        guard let iat = (claims["iat"] as? NSNumber)?.int64Value else {
-            return APNsRejection(.invalidProviderToken, detail: "iat is missing")
+        let iat: Int64
+        if claims["iat"] is Bool {
+            return .failure(APNsRejection(.invalidProviderToken, detail: "iat is not a number"))
+        } else if let whole = claims["iat"] as? Int {
+            iat = Int64(whole)
+        } else if let real = claims["iat"] as? Double, real.isFinite, abs(real) < 1e15 {
+            iat = Int64(real)
+        } else {
+            return .failure(APNsRejection(.invalidProviderToken, detail: "iat is missing or not a number"))
+        }
+        if let keys {
+            guard let key = keys.keys[kid] else {
+                return .failure(APNsRejection(.invalidProviderToken, detail: "no key with id \(kid) is configured"))
+            }
+            if let team = keys.teamID, team != iss {
+                return .failure(APNsRejection(.unrelatedKeyIdInToken, detail: "key \(kid) belongs to team \(team), "
+                    + "the token names \(iss)"))
+            }
+            let signingInput = Array(jwt[..<parts[2].startIndex].dropLast().utf8)
+            guard signature.count == 64, key.verify(signingInput, signature: signature) else {
+                return .failure(APNsRejection(.invalidProviderToken, detail: "the ES256 signature does not verify "
+                    + "under key \(kid)"))
+            }
         }
         if nowEpochSeconds - iat > maxAgeSeconds {
-            return APNsRejection(.expiredProviderToken, detail: "iat is \(nowEpochSeconds - iat) s old")
+            return .failure(APNsRejection(.expiredProviderToken, detail: "iat is \(nowEpochSeconds - iat) s old"))
         }
-        return nil
+        if iat - nowEpochSeconds > maxAgeSeconds {
+            return .failure(APNsRejection(.invalidProviderToken, detail: "iat is in the future"))
+        }
+        return .success(VerifiedProviderToken(keyID: kid, teamID: iss, issuedAt: iat))
     }
 
     static func decodeJSON(_ part: Substring) -> [String: Any]? {
-        guard let data = base64URLDecode(part) else { return nil }
-        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        guard let bytes = Base64URL.decode(part) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
     }
 
     public static func base64URLDecode(_ text: Substring) -> Data? {
-        var s = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while s.count % 4 != 0 { s += "=" }
-        return Data(base64Encoded: s)
+        Base64URL.decode(text).map { Data($0) }
     }
 
     public static func base64URLEncode(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64URL.encode([UInt8](data))
     }
 }

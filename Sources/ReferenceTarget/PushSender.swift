@@ -1,24 +1,73 @@
+import Credentials
 import Dispatch
 import Foundation
 import Synchronization
 import Transport
 
-/// The reference target's APNs client: sends VoIP and background pushes to the push gateway on its own queue.
+/// How the reference target's APNs client reaches and signs in to a push gateway: the CA to trust for an
+/// `https` gateway, and the key its provider tokens are signed with.
+public struct PushClientSettings: Sendable {
+    /// PEM CA bundle for the gateway's certificate; nil uses the system store.
+    public var caFile: String?
+    /// Signs the provider tokens; nil makes a key for this client alone (a gateway without configured keys
+    /// accepts any well-formed token).
+    public var signer: ProviderTokenSigner?
+
+    public init(caFile: String? = nil, signer: ProviderTokenSigner? = nil) {
+        self.caFile = caFile
+        self.signer = signer
+    }
+
+    private static let registry = Mutex<[String: PushClientSettings]>([:])
+
+    /// Makes the target's push client for `gatewayURL` use these settings. Call before creating the target
+    /// (`ReferenceTarget.Configuration` names only the URL; this carries what TLS and token auth add).
+    public static func register(_ settings: PushClientSettings, forGatewayURL gatewayURL: String) {
+        registry.withLock { $0[normalized(gatewayURL)] = settings }
+    }
+
+    static func lookUp(_ gatewayURL: String) -> PushClientSettings {
+        registry.withLock { $0[normalized(gatewayURL)] } ?? PushClientSettings()
+    }
+
+    static func normalized(_ url: String) -> String {
+        url.hasSuffix("/") ? String(url.dropLast()) : url
+    }
+}
+
+/// The reference target's APNs client: sends VoIP and background pushes to the push gateway on its own queue,
+/// like a production APNs client — HTTP/2 over TLS on one multiplexed connection (libcurl) when the gateway URL
+/// is `https`, with ES256 provider tokens signed by OpenSSL and renewed every 40 minutes.
 final class PushSender: @unchecked Sendable {
     // Ownership: `client` and `token*` are touched only on `queue`.
     private let queue = DispatchQueue(label: "callstorm.target.push")
     private var client: HTTPClient!
     private let baseURL: String
     private let bundleID: String
+    private let signer: ProviderTokenSigner?
     private var token = ""
     private var tokenIssued: Int64 = 0
     let sent = Atomic<Int>(0)
     let failed = Atomic<Int>(0)
 
     init(gatewayURL: String, bundleID: String) {
-        self.baseURL = gatewayURL.hasSuffix("/") ? String(gatewayURL.dropLast()) : gatewayURL
+        self.baseURL = PushClientSettings.normalized(gatewayURL)
         self.bundleID = bundleID
-        queue.sync { self.client = HTTPClient(queue: self.queue) }
+        let settings = PushClientSettings.lookUp(gatewayURL)
+        if let signer = settings.signer {
+            self.signer = signer
+        } else if let key = try? ES256Key.generate() {
+            self.signer = ProviderTokenSigner(keyID: "CALLSTORM1", teamID: "CALLSTORMT", key: key)
+        } else {
+            self.signer = nil
+        }
+        var configuration = HTTPClient.Configuration()
+        if gatewayURL.hasPrefix("https://") {
+            configuration.version = .http2TLS(caFile: settings.caFile)
+            // Streams multiplex on one connection; a small cache is enough.
+            configuration.maxConnections = 4
+        }
+        queue.sync { self.client = HTTPClient(queue: self.queue, configuration: configuration) }
     }
 
     func close() {
@@ -53,21 +102,14 @@ final class PushSender: @unchecked Sendable {
         }
     }
 
-    /// A well-formed ES256 provider token, renewed every 40 minutes (APNs refuses one older than an hour and one
-    /// renewed more often than every 20 minutes). The signature is a placeholder until the gateway verifies keys.
+    /// The current ES256 provider token, renewed every 40 minutes (APNs refuses one older than an hour and one
+    /// renewed more often than every 20 minutes on a connection).
     private func providerToken() -> String {
         let now = Int64(Date().timeIntervalSince1970)
         if token.isEmpty || now - tokenIssued > 40 * 60 {
             tokenIssued = now
-            let header = Data("{\"alg\":\"ES256\",\"kid\":\"CALLSTORM1\"}".utf8)
-            let claims = Data("{\"iss\":\"CALLSTORMT\",\"iat\":\(now)}".utf8)
-            token = [header, claims, Data(repeating: 7, count: 64)].map(base64URL).joined(separator: ".")
+            token = signer?.token(issuedAt: now) ?? ""
         }
         return token
-    }
-
-    private func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }

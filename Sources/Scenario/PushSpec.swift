@@ -12,6 +12,16 @@ public struct PushSpec: Sendable, Equatable {
     /// After this many missed deadlines a device gets no more VoIP pushes, as iOS stops launching such an app.
     /// Apple publishes no number; 3 is the default.
     public var blockAfterMisses: Int = 3
+    /// Whether the gateway serves TLS (HTTP/2 with ALPN h2, or without ALPN), as APNs always does. The embedded
+    /// target then sends its pushes over HTTP/2 and TLS, trusting callstorm's local CA. Default true.
+    public var tls: Bool = true
+    /// `push.auth.keys`: provider-token signing keys by 10-character key id, as PEM file paths (relative paths
+    /// are relative to the scenario file). Empty: any well-formed ES256 token is accepted.
+    public var authKeyPaths: [String: String] = [:]
+    /// `push.auth.team`: the team id every token's `iss` must name; nil accepts any.
+    public var authTeamID: String?
+    /// `push.unregistered`: device tokens the gateway answers with 410 Unregistered (and a timestamp).
+    public var unregisteredTokens: [String] = []
 
     public init(
         listenHost: String = "127.0.0.1",

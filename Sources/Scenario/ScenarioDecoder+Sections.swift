@@ -103,7 +103,7 @@ extension ScenarioDecoder {
 
     mutating func push(_ node: YAMLNode) -> PushSpec? {
         guard let fields = fields(
-            of: node, in: "'push'", known: ["listen", "deadline", "bundle_id"], unsupported: ["tls"]
+            of: node, in: "'push'", known: ["listen", "deadline", "bundle_id", "tls", "auth", "unregistered"]
         ) else { return nil }
         var spec = PushSpec()
         let errorsBefore = errors.count
@@ -125,7 +125,56 @@ extension ScenarioDecoder {
                 spec.bundleID = bundle
             }
         }
+        if let node = fields["tls"], let tls = self.bool(node, "tls") {
+            spec.tls = tls
+        }
+        if let node = fields["auth"] {
+            pushAuth(node, into: &spec)
+        }
+        if let node = fields["unregistered"] {
+            if case .sequence(let items, _) = node {
+                for item in items {
+                    if let token = self.string(item, "unregistered token") {
+                        if token.utf8.count >= 64 && token.allSatisfy({ $0.isHexDigit }) {
+                            spec.unregisteredTokens.append(token.lowercased())
+                        } else {
+                            report(item.mark, "an unregistered device token must be 64 or more hex digits, got '\(token)'")
+                        }
+                    }
+                }
+            } else {
+                report(node.mark, "expected 'unregistered' as a list of device tokens, got \(node.kindDescription)")
+            }
+        }
         return errors.count == errorsBefore ? spec : nil
+    }
+
+    /// `push.auth: { keys: {KEYID: path/to.pem}, team: TEAMID }`.
+    mutating func pushAuth(_ node: YAMLNode, into spec: inout PushSpec) {
+        guard let fields = fields(of: node, in: "'push.auth'", known: ["keys", "team"]) else { return }
+        if let node = fields["team"], let team = self.string(node, "team") {
+            if team.utf8.count == 10 {
+                spec.authTeamID = team
+            } else {
+                report(node.mark, "'team' must be the 10-character APNs team id, got '\(team)'")
+            }
+        }
+        if let node = fields["keys"] {
+            guard case .mapping(let pairs, _) = node, !pairs.isEmpty else {
+                report(node.mark, "expected 'keys' to map 10-character key ids to PEM files, like "
+                    + "'{ ABC123DEFG: keys/AuthKey.p8 }', got \(node.kindDescription)")
+                return
+            }
+            for pair in pairs {
+                guard let keyID = pair.key.scalarText, keyID.utf8.count == 10 else {
+                    report(pair.key.mark, "a key id in 'keys' must have 10 characters, got \(pair.key.kindDescription)")
+                    continue
+                }
+                if let path = self.string(pair.value, "key file of \(keyID)") {
+                    spec.authKeyPaths[keyID] = path
+                }
+            }
+        }
     }
 
     /// Splits `host:port` or `[v6]:port`; nil unless the port is a number from 0 to 65535.

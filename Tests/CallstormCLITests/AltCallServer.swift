@@ -12,6 +12,8 @@ final class AltCallServer: HTTPHandler, @unchecked Sendable {
 
     private let state = Mutex<(users: [String: User], byNumber: [String: String], calls: [String: Call])>(([:], [:], [:]))
     private let gateway: String
+    /// Made once: APNs answers TooManyProviderTokenUpdates to a connection whose token changes faster than 20 min.
+    private let providerToken = ProviderTokenText.make()
     private let queue = DispatchQueue(label: "alt.push")
     private var client: HTTPClient!
     let pushesFailed = Atomic<Int>(0)
@@ -88,7 +90,7 @@ final class AltCallServer: HTTPHandler, @unchecked Sendable {
     }
 
     private func push(_ token: String, voip: Bool, _ payload: String) {
-        let header = ProviderTokenText.make()
+        let header = providerToken
         queue.async { [self] in
             let request = ClientRequest(method: "POST", url: "\(gateway)/3/device/\(token)", headers: [
                 "authorization: bearer \(header)", "apns-push-type: \(voip ? "voip" : "background")",

@@ -116,6 +116,31 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual(c["calls.started"], c["calls.planned"])
     }
 
+    func testEmbeddedTargetPushesOverHTTP2AndTLSWithVerifiedProviderTokens() throws {
+        guard case .success(let scenario) = ScenarioLoader.parse(Self.small, file: "inline") else {
+            return XCTFail("scenario did not parse")
+        }
+        XCTAssertTrue(scenario.push.tls, "TLS is the default")
+        let servers = try EmbeddedServers(push: scenario.push, stateDirectory: dir.path)
+        defer { servers.stop() }
+        XCTAssertTrue(servers.gatewayURL.hasPrefix("https://127.0.0.1:"), servers.gatewayURL)
+        let url = try servers.startTarget(bundleID: scenario.push.bundleID)
+        let driver = try LoadDriver(settings: DriverSettings(scenario: scenario, targetURL: url, workers: 2))
+        servers.sink.set(driver.pushSink)
+        let result = driver.run()
+        XCTAssertTrue(result.drainedCleanly)
+        let gateway = servers.gateway.stats
+        XCTAssertGreaterThan(gateway.accepted, 0)
+        XCTAssertEqual(gateway.rejected, [:], "every push from the target passes the APNs rules")
+        let server = servers.gatewayServer.stats
+        XCTAssertGreaterThanOrEqual(server.tlsHandshakes, 1)
+        XCTAssertEqual(server.http2Connections, server.connectionsAccepted, "every connection spoke HTTP/2")
+        XCTAssertLessThanOrEqual(server.connectionsAccepted, 2, "pushes multiplex on one connection")
+        XCTAssertEqual(servers.gateway.providerTokenCounts.verified, server.connectionsAccepted,
+                       "the ES256 token is verified once per connection")
+        XCTAssertEqual(servers.target?.pushesFailed, 0)
+    }
+
     func testValidateReportsEveryProblemWithPositionAndExits2() throws {
         let file = try scenarioFile("""
             name: broken

@@ -172,8 +172,29 @@ final class ScenarioLoaderTests: XCTestCase {
         let found = errors(minimal + "race: []\npush: { tls: true }\n")
         XCTAssertEqual(found.map(\.message), [
             "'race' in the scenario is not supported yet; remove it",
-            "'tls' in 'push' is not supported yet; remove it",
         ])
+    }
+
+    func testPushTLSAuthKeysAndUnregisteredTokensAreRead() throws {
+        let token = String(repeating: "ab", count: 32)
+        let yaml = minimal + """
+            push:
+              tls: false
+              auth: { keys: { ABCDEFGHIJ: keys/AuthKey.p8 }, team: TEAM123456 }
+              unregistered: [\(token)]
+
+            """
+        let push = try load(yaml).get().push
+        XCTAssertFalse(push.tls)
+        XCTAssertEqual(push.authKeyPaths, ["ABCDEFGHIJ": "keys/AuthKey.p8"])
+        XCTAssertEqual(push.authTeamID, "TEAM123456")
+        XCTAssertEqual(push.unregisteredTokens, [token])
+        XCTAssertTrue(try load(minimal).get().push.tls, "TLS is on unless the scenario turns it off")
+    }
+
+    func testPushAuthRejectsShortKeyIDsAndTeamIDs() {
+        let found = errors(minimal + "push: { auth: { keys: { SHORT: k.pem }, team: T1 }, unregistered: [zz] }\n")
+        XCTAssertEqual(found.count, 3, "\(found)")
     }
 
     func testUnknownFlowSuggestsAKnownFlow() {

@@ -1,0 +1,107 @@
+import Credentials
+import Dispatch
+import Foundation
+import HTTPServer
+import PushGateway
+
+/// Takes every push the gateway accepts (there are no devices behind `callstorm gateway`).
+struct AcceptAllSink: PushSink {
+    func accept(_ push: APNsPush) -> APNsRejection? { nil }
+}
+
+/// `callstorm gateway`: the push gateway on its own, logging every push it accepts or rejects, so a team can
+/// point their server's APNs (or FCM) client at it by hand before writing a scenario.
+enum GatewayCommand {
+    static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
+        let parsed = try Arguments(
+            args, valued: ["listen", "state-dir", "cert", "key", "bundle-id", "keys", "team", "threads",
+                           "fcm-project", "unregistered"],
+            boolean: ["tls", "help", "quiet"])
+        if parsed.has("help") {
+            print(Help.gateway)
+            return .passed
+        }
+        let listen = parsed.value("listen") ?? "127.0.0.1:2197"
+        guard let (host, port) = Loopback.hostPort(listen) else {
+            throw .usage("--listen must be HOST:PORT, got '\(listen)'")
+        }
+        if (parsed.value("cert") == nil) != (parsed.value("key") == nil) {
+            throw .usage("--cert and --key go together")
+        }
+        let useTLS = parsed.has("tls") || parsed.value("cert") != nil
+        var config = HTTPServerConfiguration()
+        config.host = host
+        config.port = port
+        config.threads = max(1, Int(parsed.value("threads") ?? "1") ?? 1)
+        var caPath: String?
+        if useTLS {
+            if let cert = parsed.value("cert"), let key = parsed.value("key") {
+                config.tls = TLSFiles(certificatePath: cert, keyPath: key)
+            } else {
+                let dir = parsed.value("state-dir") ?? LocalCertificateAuthority.defaultStateDirectory
+                do {
+                    let (material, created) = try LocalCertificateAuthority.ensure(stateDirectory: dir)
+                    config.tls = TLSFiles(certificatePath: material.certificatePath, keyPath: material.keyPath)
+                    caPath = material.caCertificatePath
+                    if created { FileHandle.standardError.write(Data("created a local CA in \(dir)/tls\n".utf8)) }
+                } catch {
+                    throw .harness(error.description)
+                }
+            }
+        }
+        var keys: [String: ES256Key] = [:]
+        for entry in (parsed.value("keys") ?? "").split(separator: ",") {
+            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, parts[0].utf8.count == 10 else {
+                throw .usage("--keys takes KEYID=path.pem[,KEYID=path.pem], with 10-character key ids")
+            }
+            do { keys[parts[0]] = try ES256Key(contentsOf: parts[1]) } catch { throw .usage(error.description) }
+        }
+        let team = parsed.value("team")
+        let nowMillis = Int64(Date().timeIntervalSince1970 * 1000)
+        let unregistered = (parsed.value("unregistered") ?? "").split(separator: ",").map { (String($0), nowMillis) }
+        let quiet = parsed.has("quiet")
+        let validator = APNsValidator.Configuration(
+            bundleID: parsed.value("bundle-id") ?? "com.example.callstorm",
+            keys: keys.isEmpty ? nil : ProviderKeys(teamID: team, keys: keys))
+        let gatewayConfiguration = APNsGateway.Configuration(
+            validator: validator, fcm: FCMIngress(projectID: parsed.value("fcm-project")),
+            unregistered: Dictionary(unregistered, uniquingKeysWith: { a, _ in a }))
+        let printLine: @Sendable (String) -> Void = { line in
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        }
+        let log = quiet ? nil : printLine
+        let gateway = APNsGateway(configuration: gatewayConfiguration, sink: AcceptAllSink(), log: log)
+        let server = HTTPServer(configuration: config, handler: gateway)
+        do { try server.start() } catch { throw .harness("\(error)") }
+        let scheme = useTLS ? "https" : "http"
+        var banner = "callstorm gateway listening on \(scheme)://\(urlHost(host)):\(server.port)"
+        banner += useTLS ? " (HTTP/2 over TLS, ALPN h2 or none; HTTP/1.1)" : " (h2c prior knowledge; HTTP/1.1)"
+        if let caPath { banner += "\ntrust this CA in your APNs client: \(caPath)" }
+        banner += keys.isEmpty ? "\nprovider tokens: any well-formed ES256 JWT" :
+            "\nprovider tokens: ES256 signatures verified for keys \(keys.keys.sorted().joined(separator: ", "))"
+        FileHandle.standardOutput.write(Data((banner + "\n").utf8))
+        let done = DispatchSemaphore(value: 0)
+        let signals = SignalWatch { _ in done.signal() }
+        done.wait()
+        signals.cancel()
+        server.stop()
+        FileHandle.standardOutput.write(Data(summary(gateway, server.stats).utf8))
+        return .passed
+    }
+
+    static func summary(_ gateway: APNsGateway, _ stats: HTTPServerStats) -> String {
+        var lines: [String] = []
+        for ingress in Ingress.allCases {
+            let s = gateway.ingressStats(ingress)
+            let rejected = s.rejected.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            let p99 = s.latencyMicros.isEmpty ? 0 : s.latencyMicros.value(atPercentile: 99)
+            lines.append("\(ingress.rawValue): accepted \(s.accepted), rejected \(s.rejectedTotal)"
+                + (rejected.isEmpty ? "" : " (\(rejected))") + ", \(s.bytesReceived) bytes, latency p99 \(p99) µs")
+        }
+        lines.append("connections \(stats.connectionsAccepted), TLS handshakes \(stats.tlsHandshakes), HTTP/2 "
+            + "connections \(stats.http2Connections), most concurrent streams \(stats.maxStreamsOpen), HTTP/2 "
+            + "protocol errors \(stats.http2ProtocolErrors)")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,77 @@
+import CSSL
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A connection's socket, in the clear or under TLS, with one read/write interface for both protocols.
+///
+/// Thread rule: owned by one connection on its event-loop thread. Results follow `read(2)`/`send(2)`: a count,
+/// 0 for end of stream (reads only), or -1 with `errno` set (`EAGAIN` when the call would block; TLS's "wants
+/// the other direction" is reported as `EAGAIN` too, since the loop keeps read interest on and write interest
+/// whenever bytes are waiting).
+final class ByteStream {
+    let fd: Int32
+    /// The TLS session, nil in the clear. Freed by `close()`.
+    private(set) var tls: OpaquePointer?
+
+    init(fd: Int32, tls: OpaquePointer? = nil) {
+        self.fd = fd
+        self.tls = tls
+    }
+
+    var isTLS: Bool { tls != nil }
+
+    func read(_ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+        guard let tls else { return Glibc.read(fd, buffer, count) }
+        let n = cssl_read(tls, buffer, Int32(min(count, Int(Int32.max))))
+        switch n {
+        case let n where n > 0: return Int(n)
+        case 0: return 0
+        case -1:
+            errno = EAGAIN
+            return -1
+        default:
+            errno = ECONNRESET
+            return -1
+        }
+    }
+
+    func write(_ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+        guard let tls else { return send(fd, buffer, count, Int32(MSG_NOSIGNAL)) }
+        let n = cssl_write(tls, buffer, Int32(min(count, 1 << 30)))
+        if n > 0 { return Int(n) }
+        errno = n == -1 ? EAGAIN : EPIPE
+        return -1
+    }
+
+    /// Sends TLS close_notify when possible, frees the TLS session and closes the socket. Once only.
+    func close() {
+        if let tls {
+            cssl_shutdown(tls)
+            cssl_free(tls)
+            self.tls = nil
+        }
+        Glibc.close(fd)
+    }
+}
+
+/// What an event loop needs from each accepted connection, whatever protocol it speaks.
+///
+/// Thread rule: every member is used on the owning loop's thread only.
+protocol LoopConnection: AnyObject {
+    var fd: Int32 { get }
+    var id: UInt64 { get }
+    var stream: ByteStream { get }
+    var isClosed: Bool { get set }
+    /// Set while the connection sits in the loop's list of connections to make progress on.
+    var isDirty: Bool { get set }
+    /// Reacts to what epoll reported for the socket.
+    func handleEvents(_ events: UInt32)
+    /// Records a handler's answer to request `sequence` (an HTTP/1.1 position, an HTTP/2 stream id); returns
+    /// whether it was taken.
+    func store(_ sequence: UInt64, _ response: HTTPResponse) -> Bool
+    /// Writes what is ready and updates epoll interest.
+    func makeProgress()
+    /// Called by the loop's periodic sweep: idle and handshake timeouts.
+    func checkTimers()
+}

@@ -1,0 +1,430 @@
+import CLibnghttp2
+import CLinux
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One HTTP/2 connection on libnghttp2's session API: bytes read go to `nghttp2_session_mem_recv`, frames to
+/// write come from `nghttp2_session_mem_send`, so framing, HPACK, flow control and the stream state machine are
+/// nghttp2's and the socket (clear or TLS) stays ours.
+///
+/// Thread rule: loop thread only. nghttp2 calls back into this object (found through `user_data`) only from
+/// inside `mem_recv`/`mem_send`, which run on the loop thread. Handlers answer through `ResponseSink` with the
+/// stream id as the sequence; an answer for a stream that was reset meanwhile is dropped.
+final class HTTP2Connection: LoopConnection {
+    /// A request stream being received, then waiting for its answer, then sending it.
+    final class Stream {
+        var method = ""
+        var path = ""
+        var scheme = ""
+        var authority = ""
+        var headers: [HTTPHeader] = []
+        var headerBytes = 0
+        var body: [UInt8] = []
+        var bodyTooLarge = false
+        var dispatched = false
+        var answered = false
+        var responseBody: [UInt8] = []
+        var responseOffset = 0
+    }
+
+    let fd: Int32
+    let id: UInt64
+    let stream: ByteStream
+    unowned let loop: EventLoop
+    var isClosed = false
+    var isDirty = false
+
+    private var session: OpaquePointer?
+    private(set) var streams: [Int32: Stream] = [:]
+    private var writeBuffer: [UInt8] = []
+    private var writeIndex = 0
+    private var lastActivity: UInt64
+    private var interest: UInt32 = CLINUX_EPOLLIN
+    private var peerClosed = false
+    /// nghttp2 refused the peer's bytes: flush its GOAWAY, then close.
+    private var failed = false
+
+    init(fd: Int32, id: UInt64, loop: EventLoop, stream: ByteStream) {
+        self.fd = fd
+        self.id = id
+        self.stream = stream
+        self.loop = loop
+        self.lastActivity = loop.now
+    }
+
+    deinit {
+        if let session { nghttp2_session_del(session) }
+        loop.counters.streamsOpen.subtract(streams.count, ordering: .relaxed)
+    }
+
+    /// Creates the session, queues the server's SETTINGS, and feeds the bytes `ConnectionStart` read.
+    func start(initial: [UInt8]) {
+        var callbacks: OpaquePointer?
+        nghttp2_session_callbacks_new(&callbacks)
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, h2OnBeginHeaders)
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, h2OnHeader)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, h2OnDataChunk)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, h2OnFrameRecv)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, h2OnStreamClose)
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, h2OnFrameSend)
+        var option: OpaquePointer?
+        nghttp2_option_new(&option)
+        // Bounds what a hostile peer can make us keep: streams it resets at once, and SETTINGS per frame.
+        nghttp2_option_set_max_settings(option, 64)
+        // Debian's nghttp2 1.52 carries the rapid-reset fix (CVE-2023-44487). Its default limit (1000, then 33 a
+        // second) ended the reference target's libcurl 7.88 connection with GOAWAY INTERNAL_ERROR about every
+        // thousand pushes (measured), and curl re-sent the pushes in flight: duplicates. A load harness must carry
+        // a production client's rate, so the bound stays, far above it.
+        nghttp2_option_set_stream_reset_rate_limit(option, 100_000, 50_000)
+        var created: OpaquePointer?
+        let rc = nghttp2_session_server_new2(&created, callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
+        nghttp2_session_callbacks_del(callbacks)
+        nghttp2_option_del(option)
+        guard rc == 0, let created else {
+            loop.closeConnection(self)
+            return
+        }
+        session = created
+        var settings = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
+                                   value: UInt32(loop.limits.maxConcurrentStreams)),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue),
+                                   value: 1 << 20),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
+                                   value: UInt32(loop.limits.maxHeaderBytes)),
+        ]
+        nghttp2_submit_settings(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
+        nghttp2_session_set_local_window_size(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, 16 << 20)
+        if !initial.isEmpty {
+            initial.withUnsafeBufferPointer { receive($0) }
+        }
+        if isClosed { return }
+        readIn()
+        if !isClosed { makeProgress() }
+    }
+
+    // MARK: - Events
+
+    func handleEvents(_ events: UInt32) {
+        if events & (CLINUX_EPOLLERR | CLINUX_EPOLLHUP) != 0 && events & CLINUX_EPOLLIN == 0 {
+            loop.closeConnection(self)
+            return
+        }
+        if events & CLINUX_EPOLLOUT != 0 {
+            writeOut()
+            if isClosed { return }
+        }
+        if events & CLINUX_EPOLLIN != 0 {
+            readIn()
+            if isClosed { return }
+        }
+        makeProgress()
+    }
+
+    private var wantsToRead: Bool {
+        !failed && !peerClosed && writeBuffer.count - writeIndex < loop.limits.writeHighWaterBytes
+    }
+
+    private func readIn() {
+        let scratch = loop.readScratch
+        for _ in 0..<4 where wantsToRead {
+            let count = stream.read(scratch.baseAddress!, scratch.count)
+            if count > 0 {
+                lastActivity = loop.now
+                receive(UnsafeBufferPointer(start: scratch.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                            count: count))
+                // A short read drained the socket (a TLS read returns one record, so only in the clear);
+                // level-triggered epoll reports anything that arrives later.
+                if isClosed || (count < scratch.count && !stream.isTLS) { return }
+            } else if count == 0 {
+                peerClosed = true
+                return
+            } else if errno == EINTR {
+                continue
+            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                return
+            } else {
+                loop.closeConnection(self)
+                return
+            }
+        }
+    }
+
+    private func receive(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let session, !failed else { return }
+        let used = nghttp2_session_mem_recv(session, bytes.baseAddress, bytes.count)
+        if used < 0 {
+            // Malformed input: nghttp2 has queued GOAWAY where it could; send it, then close.
+            failed = true
+            loop.counters.http2ProtocolErrors.add(1, ordering: .relaxed)
+        }
+    }
+
+    // MARK: - Requests and answers
+
+    fileprivate func beginHeaders(_ streamID: Int32) {
+        guard streams[streamID] == nil else { return }
+        streams[streamID] = Stream()
+        loop.counters.streamOpened()
+    }
+
+    /// Returns false to reset the stream (header list too large).
+    fileprivate func header(_ streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>)
+        -> Bool {
+        guard let s = streams[streamID] else { return true }
+        s.headerBytes += name.count + value.count + 32
+        if s.headerBytes > loop.limits.maxHeaderBytes { return false }
+        let valueText = String(decoding: value, as: UTF8.self)
+        if name.first == UInt8(ascii: ":") {
+            switch String(decoding: name, as: UTF8.self) {
+            case ":method": s.method = valueText
+            case ":path": s.path = valueText
+            case ":scheme": s.scheme = valueText
+            case ":authority": s.authority = valueText
+            default: break
+            }
+        } else {
+            s.headers.append(HTTPHeader(name: String(decoding: name, as: UTF8.self), value: valueText))
+        }
+        return true
+    }
+
+    fileprivate func data(_ streamID: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let s = streams[streamID], !s.bodyTooLarge else { return }
+        if s.body.count + bytes.count > loop.limits.maxBodyBytes {
+            s.bodyTooLarge = true
+            s.body = []
+        } else {
+            s.body.append(contentsOf: bytes)
+        }
+    }
+
+    /// The request on `streamID` is complete: hand it to the handler.
+    fileprivate func requestComplete(_ streamID: Int32) {
+        guard let s = streams[streamID], !s.dispatched else { return }
+        s.dispatched = true
+        loop.counters.requests.add(1, ordering: .relaxed)
+        if s.bodyTooLarge {
+            loop.counters.badRequests.add(1, ordering: .relaxed)
+            submit(streamID, HTTP1ResponseEncoder.errorResponse(413))
+            return
+        }
+        if s.authority.isEmpty, let host = s.headers.firstValue(named: "host") { s.authority = host }
+        var request = HTTPRequest(method: s.method, path: s.path, headers: s.headers, body: s.body, connectionID: id)
+        request.receivedNanos = loop.now
+        request.version = .http2
+        request.isTLS = stream.isTLS
+        s.body = []
+        let sink = ResponseSink(loop: loop, fd: fd, connectionID: id, sequence: UInt64(streamID))
+        loop.handler.handle(request) { response in sink.send(response) }
+    }
+
+    fileprivate func streamClosed(_ streamID: Int32) {
+        if streams.removeValue(forKey: streamID) != nil {
+            loop.counters.streamsOpen.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    func store(_ sequence: UInt64, _ response: HTTPResponse) -> Bool {
+        guard sequence <= UInt64(Int32.max) else { return false }
+        let streamID = Int32(sequence)
+        guard let s = streams[streamID], s.dispatched, !s.answered else { return false }
+        submit(streamID, response)
+        return true
+    }
+
+    /// Queues a response on a stream; nghttp2 frames it as flow control allows.
+    private func submit(_ streamID: Int32, _ response: HTTPResponse) {
+        guard let session, let s = streams[streamID] else { return }
+        s.answered = true
+        let status = (200...999).contains(response.status) ? response.status : 500
+        // Names and values laid out in one buffer; nghttp2 copies them during submit.
+        var storage: [UInt8] = []
+        var spans: [(name: Range<Int>, value: Range<Int>)] = []
+        func add(_ name: String, _ value: String) {
+            let nameStart = storage.count
+            for byte in name.utf8 { storage.append(asciiLower(byte)) }
+            let valueStart = storage.count
+            for byte in value.utf8 where byte != 0x0D && byte != 0x0A && byte != 0 { storage.append(byte) }
+            spans.append((nameStart..<valueStart, valueStart..<storage.count))
+        }
+        add(":status", String(status))
+        var hasServer = false
+        for header in response.headers {
+            if Self.connectionSpecific(header.name) { continue }
+            if asciiCaseInsensitiveEquals(header.name, "server") { hasServer = true }
+            if header.name.isEmpty || header.name.utf8.first == UInt8(ascii: ":") { continue }
+            add(header.name, header.value)
+        }
+        if !hasServer { add("server", "callstorm") }
+        add("content-length", String(response.body.count))
+        s.responseBody = response.body
+        s.responseOffset = 0
+        storage.withUnsafeMutableBufferPointer { raw in
+            var nva = spans.map { span in
+                nghttp2_nv(name: raw.baseAddress! + span.name.lowerBound, value: raw.baseAddress! + span.value.lowerBound,
+                           namelen: span.name.count, valuelen: span.value.count,
+                           flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+            }
+            if response.body.isEmpty {
+                _ = nghttp2_submit_response(session, streamID, &nva, nva.count, nil)
+            } else {
+                var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: h2ReadBody)
+                _ = nghttp2_submit_response(session, streamID, &nva, nva.count, &provider)
+            }
+        }
+    }
+
+    private static func connectionSpecific(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 7, 10, 14, 16, 17: break
+        default: return false
+        }
+        for banned in ["content-length", "transfer-encoding", "connection", "keep-alive", "proxy-connection",
+                       "upgrade"] where asciiCaseInsensitiveEquals(name, banned) {
+            return true
+        }
+        return false
+    }
+
+    /// nghttp2 asks for up to `length` body bytes of `streamID`'s response.
+    fileprivate func readBody(_ streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int,
+                              flags: UnsafeMutablePointer<UInt32>) -> Int {
+        guard let s = streams[streamID] else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+        let count = min(length, s.responseBody.count - s.responseOffset)
+        s.responseBody.withUnsafeBufferPointer { body in
+            buffer.update(from: body.baseAddress! + s.responseOffset, count: count)
+        }
+        s.responseOffset += count
+        if s.responseOffset == s.responseBody.count {
+            flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+            s.responseBody = []
+        }
+        return count
+    }
+
+    // MARK: - Writing
+
+    func makeProgress() {
+        guard !isClosed, let session else { return }
+        while writeBuffer.count - writeIndex < loop.limits.writeHighWaterBytes {
+            var chunk: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &chunk)
+            if count < 0 {
+                loop.closeConnection(self)
+                return
+            }
+            if count == 0 { break }
+            writeBuffer.append(contentsOf: UnsafeBufferPointer(start: chunk, count: count))
+        }
+        if writeIndex < writeBuffer.count {
+            writeOut()
+            if isClosed { return }
+        }
+        let flushed = writeIndex >= writeBuffer.count
+        if flushed && (failed || peerClosed
+                       || (nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0)) {
+            loop.closeConnection(self)
+            return
+        }
+        updateInterest()
+    }
+
+    private func writeOut() {
+        while writeIndex < writeBuffer.count {
+            let sent = writeBuffer.withUnsafeBytes { bytes in
+                stream.write(bytes.baseAddress! + writeIndex, bytes.count - writeIndex)
+            }
+            if sent > 0 {
+                writeIndex += sent
+                lastActivity = loop.now
+            } else if sent < 0 && errno == EINTR {
+                continue
+            } else if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                return
+            } else {
+                loop.closeConnection(self)
+                return
+            }
+        }
+        writeBuffer.removeAll(keepingCapacity: writeBuffer.capacity <= 64 * 1024)
+        writeIndex = 0
+    }
+
+    private func updateInterest() {
+        var wanted: UInt32 = 0
+        if wantsToRead { wanted |= CLINUX_EPOLLIN }
+        if writeIndex < writeBuffer.count { wanted |= CLINUX_EPOLLOUT }
+        if wanted != interest {
+            interest = wanted
+            _ = clinux_epoll_ctl(loop.epollFD, 3, fd, wanted, UInt64(fd))
+        }
+    }
+
+    func checkTimers() {
+        let now = loop.now
+        if streams.isEmpty && now >= lastActivity && now &- lastActivity >= loop.limits.idleTimeoutNanoseconds {
+            loop.closeConnection(self)
+        }
+    }
+}
+
+// MARK: - nghttp2 callbacks: capture nothing, find the connection through user data.
+
+@inline(__always)
+private func connection(_ userData: UnsafeMutableRawPointer?) -> HTTP2Connection {
+    Unmanaged<HTTP2Connection>.fromOpaque(userData!).takeUnretainedValue()
+}
+
+private let h2OnBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
+    guard let frame else { return 0 }
+    if UInt32(frame.pointee.hd.type) == NGHTTP2_HEADERS.rawValue
+        && frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
+        connection(userData).beginHeaders(frame.pointee.hd.stream_id)
+    }
+    return 0
+}
+
+private let h2OnHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
+    guard let frame, UInt32(frame.pointee.hd.type) == NGHTTP2_HEADERS.rawValue else { return 0 }
+    let ok = connection(userData).header(
+        frame.pointee.hd.stream_id, name: UnsafeBufferPointer(start: name, count: nameLength),
+        value: UnsafeBufferPointer(start: value, count: valueLength))
+    return ok ? 0 : NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
+}
+
+private let h2OnDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
+    connection(userData).data(streamID, UnsafeBufferPointer(start: data, count: length))
+    return 0
+}
+
+private let h2OnFrameRecv: nghttp2_on_frame_recv_callback = { _, frame, userData in
+    guard let frame else { return 0 }
+    let type = UInt32(frame.pointee.hd.type)
+    if (type == NGHTTP2_HEADERS.rawValue || type == NGHTTP2_DATA.rawValue)
+        && frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 {
+        connection(userData).requestComplete(frame.pointee.hd.stream_id)
+    }
+    return 0
+}
+
+private let h2OnStreamClose: nghttp2_on_stream_close_callback = { _, streamID, _, userData in
+    connection(userData).streamClosed(streamID)
+    return 0
+}
+
+/// Counts the peer's protocol errors as nghttp2 answers them: GOAWAY with an error, or RST_STREAM.
+private let h2OnFrameSend: nghttp2_on_frame_send_callback = { _, frame, userData in
+    guard let frame else { return 0 }
+    let type = UInt32(frame.pointee.hd.type)
+    if (type == NGHTTP2_GOAWAY.rawValue && frame.pointee.goaway.error_code != NGHTTP2_NO_ERROR.rawValue)
+        || type == NGHTTP2_RST_STREAM.rawValue {
+        connection(userData).loop.counters.http2ProtocolErrors.add(1, ordering: .relaxed)
+    }
+    return 0
+}
+
+private let h2ReadBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, userData in
+    connection(userData).readBody(streamID, into: buffer!, length: length, flags: flags!)
+}
