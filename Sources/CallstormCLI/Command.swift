@@ -21,6 +21,7 @@ public enum Command {
             case "run": return try RunCommand.execute(rest)
             case "validate": return try ValidateCommand.execute(rest)
             case "target": return try TargetCommand.execute(rest)
+            case "merge": return try MergeCommand.execute(rest)
             case "help", "--help", "-h":
                 print(rest.first.flatMap(Help.forCommand) ?? Help.overview)
                 return .passed
@@ -50,6 +51,7 @@ enum Help {
           run FILE        run a scenario and write its report
           validate FILE   check a scenario; print every problem with file:line:column
           target          run the embedded reference call server on its own
+          merge DIR...    merge the run directories of shards into one report (--out DIR)
           help COMMAND    flags of one command
 
         Exit codes: 0 passed, 1 thresholds failed, 2 invalid input or usage, 3 harness failure,
@@ -66,6 +68,11 @@ enum Help {
           --duration D           override the arrival window (e.g. 30s, 2m)
           --workers N            worker queues (default: number of cores)
           --quiet                no progress line
+          --shard i/N            run shard i (0-based) of N: devices d%N==i, arrivals k%N==i (docs/DISTRIBUTED.md)
+          --start-at TIME        start the load at this ISO 8601 UTC instant (after registration), so shards line up
+          --clock-reference URL  measure this machine's clock against URL's Date header (default: the target)
+          --metrics-listen H:P   serve Prometheus text on http://H:P/metrics during the run
+          --metrics-linger D     keep serving metrics for D after the report is written (e.g. 30s)
         Ctrl-C stops arrivals and drains; a second Ctrl-C stops at once. Either way the report is written.
         """
 
@@ -89,6 +96,7 @@ enum Help {
         case "run": return run
         case "validate": return validate
         case "target": return target
+        case "merge": return MergeCommand.help
         default: return nil
         }
     }

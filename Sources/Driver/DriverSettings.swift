@@ -25,6 +25,10 @@ public struct DriverSettings: Sendable {
     /// After each call, compare every device's view of its conversations with the target's (`GET`).
     public var verifyViews = true
     public var behavior: Behavior
+    /// Which slice of the devices and arrivals this process runs (`--shard i/N`); `.whole` unsharded.
+    public var shard: Shard = .whole
+    /// Wall-clock instant the load starts at (`--start-at`), so shards' seconds line up; nil starts when ready.
+    public var startAt: Date?
 
     public init(scenario: Scenario, targetURL: String, workers: Int) {
         self.plan = ArrivalPlan(scenario: scenario)
