@@ -116,7 +116,7 @@ enum RunCommand {
                 "\(scenario.devices) devices, \(workers) workers, target \(targetURL), gateway \(servers.gatewayURL)\n").utf8))
         }
         let signals = SignalWatch { _ in driver.requestStop() }
-        let progress = options.quiet ? nil : ProgressLine(driver: driver)
+        let progress = options.quiet ? nil : makeProgress(driver: driver, settings: settings)
         let result = driver.run()
         progress?.stop()
         signals.cancel()
