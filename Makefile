@@ -20,6 +20,7 @@ run: build
 	$(BIN) run Scenarios/smoke.yaml
 
 test: test-deps
+	@scripts/test-deps-distributed.sh
 	$(SWIFT) build -c release --product callstorm
 	CALLSTORM_BIN=$(CURDIR)/$(BIN) $(SWIFT) test --disable-swift-testing
 

@@ -25,6 +25,7 @@ public enum Command {
             case "report": return try ReportCommand.execute(rest)
             case "compare": return try CompareCommand.execute(rest)
             case "gateway": return try GatewayCommand.execute(rest)
+            case "merge": return try MergeCommand.execute(rest)
             case "help", "--help", "-h":
                 print(rest.first.flatMap(Help.forCommand) ?? Help.overview)
                 return .passed
@@ -58,6 +59,7 @@ enum Help {
           check RUN_DIR   check a run's operation history against the conversation rules
           report RUN_DIR  rebuild every report file of a run from its raw results (also after a kill)
           compare A B     compare two runs' summaries; exit 1 on a latency regression
+          merge DIR...    merge the run directories of shards into one report (--out DIR)
           help COMMAND    flags of one command
 
         Exit codes: 0 passed, 1 thresholds failed, 2 invalid input or usage, 3 harness failure,
@@ -74,6 +76,11 @@ enum Help {
           --duration D           override the arrival window (e.g. 30s, 2m)
           --workers N            worker queues (default: number of cores)
           --quiet                no progress line
+          --shard i/N            run shard i (0-based) of N: devices d%N==i, arrivals k%N==i (docs/DISTRIBUTED.md)
+          --start-at TIME        start the load at this ISO 8601 UTC instant (after registration), so shards line up
+          --clock-reference URL  measure this machine's clock against URL's Date header (default: the target)
+          --metrics-listen H:P   serve Prometheus text on http://H:P/metrics during the run
+          --metrics-linger D     keep serving metrics for D after the report is written (e.g. 30s)
         Ctrl-C stops arrivals and drains; a second Ctrl-C stops at once. Either way the report is written.
         """
 
@@ -129,6 +136,7 @@ enum Help {
         case "target": return target
         case "report": return report
         case "compare": return compare
+        case "merge": return MergeCommand.help
         default: return nil
         }
     }

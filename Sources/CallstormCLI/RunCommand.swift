@@ -17,10 +17,11 @@ enum RunCommand {
         var durationNanos: UInt64?
         var workers: Int?
         var quiet = false
+        var distributed = DistributedOptions()
     }
 
     static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
-        let parsed = try Arguments(args, valued: ["out", "target", "seed", "duration", "workers"],
+        let parsed = try Arguments(args, valued: DistributedOptions.valuedFlags.union(["out", "target", "seed", "duration", "workers"]),
                                    boolean: ["help", "allow-remote", "quiet"])
         if parsed.has("help") {
             print(Help.run)
@@ -34,6 +35,7 @@ enum RunCommand {
         options.targetURL = parsed.value("target")
         options.allowRemote = parsed.has("allow-remote")
         options.quiet = parsed.has("quiet")
+        options.distributed = try DistributedOptions.parse(parsed)
         if let s = parsed.value("seed") {
             guard let seed = UInt64(s) else { throw .usage("--seed must be a non-negative integer, got '\(s)'") }
             options.seed = seed
@@ -94,6 +96,9 @@ enum RunCommand {
         let runDirectory = URL(fileURLWithPath: options.out ?? defaultRunDirectory(scenario.name, startedAt))
         var settings = DriverSettings(scenario: scenario, targetURL: targetURL, workers: workers)
         settings.runDirectory = runDirectory
+        options.distributed.apply(to: &settings)
+        let distributed = DistributedRun(options: options.distributed)
+        distributed.probeClock(targetURL: targetURL, embeddedTarget: targetOverride == nil)
         let driver: LoadDriver
         let runStartNanos = HarnessSampler.monotonicNanos()
         do {
@@ -103,6 +108,13 @@ enum RunCommand {
             throw .harness("cannot write results into \(runDirectory.path): \(error)")
         }
         servers.sink.set(driver.pushSink)
+        do {
+            try distributed.startEndpoint(driver: driver, labels: .init(
+                scenario: scenario.name, seed: scenario.seed, shard: options.distributed.shard.description))
+        } catch {
+            servers.stop()
+            throw error
+        }
         if !options.quiet {
             FileHandle.standardError.write(Data(("callstorm: \(scenario.name), seed \(scenario.seed), " +
                 "\(scenario.devices) devices, \(workers) workers, target \(targetURL), gateway \(servers.gatewayURL)\n").utf8))
@@ -113,7 +125,8 @@ enum RunCommand {
             startedAt: startedAt, durationSeconds: 0, machine: Machine.describe(),
             workers: workers, devices: scenario.devices,
             target: targetOverride ?? "embedded (\(targetURL))",
-            pushDeadlineMicros: Int64(scenario.push.deadlineNanos / 1000), shard: nil,
+            pushDeadlineMicros: Int64(scenario.push.deadlineNanos / 1000),
+            shard: options.distributed.shard.isWhole ? nil : options.distributed.shard.description,
             commandLine: CommandLine.arguments.joined(separator: " "), interrupted: false)
         facts.rowSampleEvery = settings.rowSampleEvery
         try? FileManager.default.removeItem(at: RunReporting.scenarioURL(runDirectory))
@@ -127,7 +140,7 @@ enum RunCommand {
             driver.requestStop()
         }
         let signals = SignalWatch { _ in driver.requestStop() }
-        let progress = options.quiet ? nil : ProgressLine(driver: driver)
+        let progress = options.quiet ? nil : makeProgress(driver: driver, settings: settings)
         var result = driver.run()
         progress?.stop()
         signals.cancel()
@@ -142,7 +155,7 @@ enum RunCommand {
 
         facts.durationSeconds = Date().timeIntervalSince(startedAt)
         facts.interrupted = result.interrupted && abortedBy == nil
-        var notes = result.notes
+        var notes = result.notes + distributed.notes
         notes.append(String(format: "Devices registered in the first %.1f s; calls start after that.",
                             result.loadStartSecond))
         var failures: [String] = []
@@ -190,6 +203,8 @@ enum RunCommand {
         if !options.quiet {
             for item in written.thresholds { FileHandle.standardError.write(Data((item.summary + "\n").utf8)) }
         }
+        try distributed.finish(scenario: scenario, result: result, facts: facts, runDirectory: runDirectory,
+                               notes: notes)
         let code: ExitCode = abortedBy != nil ? .thresholdsFailed
             : (facts.interrupted ? .interrupted : (written.verdict.passed ? .passed : .thresholdsFailed))
         return Outcome(reportPath: written.files.html.path, runDirectory: runDirectory, exitCode: code,

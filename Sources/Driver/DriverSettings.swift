@@ -32,6 +32,10 @@ public struct DriverSettings: Sendable {
     public var voipBlockAfterMisses: Int
     /// The scenario's fault windows (times since the load starts).
     public var faults: [FaultWindow]
+    /// Which slice of the devices and arrivals this process runs (`--shard i/N`); `.whole` unsharded.
+    public var shard: Shard = .whole
+    /// Wall-clock instant the load starts at (`--start-at`), so shards' seconds line up; nil starts when ready.
+    public var startAt: Date?
 
     public init(scenario: Scenario, targetURL: String, workers: Int) {
         self.plan = ArrivalPlan(scenario: scenario)

@@ -26,12 +26,16 @@ public final class LoadDriver: @unchecked Sendable {
         public var interrupted: Bool
         public var drainedCleanly: Bool
         public var notes: [String]
+        /// Unix second at which second 0 of the recorder's series begins (series seconds are wall-clock
+        /// seconds), so `callstorm merge` can align shards by wall-clock second.
+        public var originUnixSeconds: Int64
     }
 
     public let settings: DriverSettings
     private let clock: Clock
     private let workers: [Worker]
     private let runStart: UInt64
+    private let originUnixSeconds: Int64
     private let stopRequests = Atomic<Int>(0)
     private let wakeup = DispatchSemaphore(value: 0)
     private let state = Mutex<(loadStart: UInt64, drained: Int)>((0, 0))
@@ -40,22 +44,25 @@ public final class LoadDriver: @unchecked Sendable {
     public init(settings: DriverSettings, clock: Clock = SystemClock()) throws {
         self.settings = settings
         self.clock = clock
-        let start = clock.nowNanos()
+        let origin = SeriesOrigin(clock: clock)
+        let start = origin.monotonicNanos
         self.runStart = start
-        let w = settings.workers
+        self.originUnixSeconds = origin.unixSeconds
         let faultLog = FaultLog()
         let loadClock = LoadClock()
         self.faultLog = faultLog
         self.loadClock = loadClock
-        let workers = try (0..<w).map { i in
-            try Worker(index: i, settings: settings, clock: clock, deviceIndexes: Array(stride(from: i, to: settings.devices, by: w)),
+        let workers = try (0..<settings.workers).map { i in
+            try Worker(index: i, settings: settings, clock: clock, deviceIndexes: settings.deviceIndexes(worker: i),
                    runStartNanos: start, faultLog: faultLog)
         }
         self.workers = workers
-        self.sink = DevicePushSink(workers: workers, seed: settings.seed, devices: settings.devices,
+        self.sink = DevicePushSink(workers: workers, settings: settings,
                                    schedule: FaultSchedule(windows: settings.faults, seed: settings.seed),
                                    loadClock: loadClock, clock: clock, faultLog: faultLog)
     }
+
+    var workersForSnapshot: [Worker] { workers }
 
     /// Routes gateway pushes to the worker that owns the token's device.
     public var pushSink: PushSink { sink }
@@ -79,7 +86,7 @@ public final class LoadDriver: @unchecked Sendable {
         let loadStart = state.withLock { $0.loadStart }
         let now = clock.nowNanos()
         return Progress(
-            elapsedSeconds: loadStart == 0 ? 0 : Double(now &- loadStart) / 1e9,
+            elapsedSeconds: loadStart == 0 || now < loadStart ? 0 : Double(now - loadStart) / 1e9,
             callsStarted: workers.reduce(0) { $0 + $1.liveStarted.load(ordering: .relaxed) },
             activeConversations: workers.reduce(0) { $0 + $1.liveActive.load(ordering: .relaxed) },
             callsCompleted: workers.reduce(0) { $0 + $1.liveCompleted.load(ordering: .relaxed) },
@@ -97,7 +104,8 @@ public final class LoadDriver: @unchecked Sendable {
         while group.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
             if stopRequests.load(ordering: .relaxed) > 0 { break }
         }
-        let loadStart = clock.nowNanos() + 5_000_000  // a little ahead, so all workers begin on the same instant
+        let (loadStart, startNote) = SeriesOrigin.loadStart(clock: clock, startAt: settings.startAt)
+        if let startNote { notes.append(startNote) }
         state.withLock { $0.loadStart = loadStart }
         loadClock.start.store(loadStart, ordering: .relaxed)
         let interruptedEarly = stopRequests.load(ordering: .relaxed) > 0
@@ -143,13 +151,14 @@ public final class LoadDriver: @unchecked Sendable {
             notes += worker.queue.sync { worker.notes }
         }
         let registered = Int(merged.counters["devices.registered"] ?? 0)
-        if registered < settings.devices {
-            notes.append("\(settings.devices - registered) of \(settings.devices) devices failed to register.")
+        let owned = settings.shard.deviceCount(of: settings.devices)
+        if registered < owned {
+            notes.append("\(owned - registered) of \(owned) devices failed to register.")
         }
         return Result(recorder: merged, registeredDevices: registered,
                       loadStartSecond: Double(loadStart &- runStart) / 1e9,
                       interrupted: stopRequests.load(ordering: .relaxed) > 0,
-                      drainedCleanly: drainedCleanly, notes: notes)
+                      drainedCleanly: drainedCleanly, notes: notes, originUnixSeconds: originUnixSeconds)
     }
 }
 
@@ -163,8 +172,7 @@ final class LoadClock: Sendable {
 /// worker queue.
 final class DevicePushSink: PushSink {
     let workers: [Worker]
-    let seed: UInt64
-    let devices: Int
+    let settings: DriverSettings
     let schedule: FaultSchedule
     let loadClock: LoadClock
     let clock: Clock
@@ -172,24 +180,23 @@ final class DevicePushSink: PushSink {
     /// Each device's push number, so a fault decision names one push of one device.
     let sequences: Mutex<[UInt64]>
 
-    init(workers: [Worker], seed: UInt64, devices: Int, schedule: FaultSchedule, loadClock: LoadClock, clock: Clock,
+    init(workers: [Worker], settings: DriverSettings, schedule: FaultSchedule, loadClock: LoadClock, clock: Clock,
          faultLog: FaultLog) {
         self.workers = workers
-        self.seed = seed
-        self.devices = devices
+        self.settings = settings
         self.schedule = schedule
         self.loadClock = loadClock
         self.clock = clock
         self.faultLog = faultLog
-        self.sequences = Mutex(Array(repeating: 0, count: devices))
+        self.sequences = Mutex(Array(repeating: 0, count: settings.devices))
     }
 
     func accept(_ push: APNsPush) -> APNsRejection? {
-        guard let index = DeviceIdentity.index(ofToken: push.token, seed: seed, deviceCount: devices) else {
-            return APNsRejection(.badDeviceToken, detail: "no simulated device has this token")
+        guard let index = DeviceIdentity.index(ofToken: push.token, seed: settings.seed, deviceCount: settings.devices),
+              let (w, local) = settings.owner(ofDevice: index) else {
+            return APNsRejection(.badDeviceToken, detail: "no simulated device of this shard has this token")
         }
-        let worker = workers[index % workers.count]
-        let local = index / workers.count
+        let worker = workers[w]
         var delay: UInt64 = 0
         var copies = 1
         let start = loadClock.start.load(ordering: .relaxed)

@@ -49,6 +49,8 @@ final class Worker: @unchecked Sendable {
     let liveActive = Atomic<Int>(0)
     let liveCompleted = Atomic<Int>(0)
     let liveP99Micros = Atomic<Int>(0)
+    /// Counters and histograms for the metrics endpoint, replaced on every tick.
+    let live = LiveSlot()
 
     /// - Parameter runStartNanos: the origin of every per-second series, the same for all workers so their
     ///   recorders merge second by second.
@@ -206,6 +208,7 @@ final class Worker: @unchecked Sendable {
             recorder.seal()
             journal?.history("{\"t\":\(now &- runStart),\"type\":\"stop\"}")
             journal?.close(recorder)
+            live.publish(recorder, active: calls.count, final: true)
             return recorder
         }
     }
@@ -257,6 +260,7 @@ final class Worker: @unchecked Sendable {
             liveP99Micros.store(Int(p99), ordering: .relaxed)
         }
         journal?.tick(recorder, second: recorder.second(atNanos: now))
+        live.publish(recorder, active: calls.count)
         if !finished { schedule(.tick, at: now + 1_000_000_000) }
     }
 
@@ -265,7 +269,7 @@ final class Worker: @unchecked Sendable {
     private func scheduleNextArrival() {
         guard !arrivalsDone else { return }
         while let arrival = arrivals.next() {
-            guard arrival.index % settings.workers == index else { continue }
+            guard settings.owns(arrival: arrival.index, worker: index) else { continue }
             schedule(.arrival(arrival), at: loadStart + arrival.plannedNanos)
             arrivalPending = true
             return
@@ -280,7 +284,7 @@ final class Worker: @unchecked Sendable {
         guard !arrivalsDone else { return }
         var abandoned: Int64 = arrivalPending ? 1 : 0
         while let arrival = arrivals.next() {
-            if arrival.index % settings.workers == index { abandoned += 1 }
+            if settings.owns(arrival: arrival.index, worker: index) { abandoned += 1 }
         }
         if abandoned > 0 { recorder.count("calls.not_started_at_stop", by: abandoned, atNanos: now) }
         arrivalPending = false

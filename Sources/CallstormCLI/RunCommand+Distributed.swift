@@ -1,0 +1,154 @@
+import Dispatch
+import Driver
+import Foundation
+import HTTPServer
+import Reports
+import Scenario
+
+/// The flags of `run` that make it one part of a distributed run, and what they do around the driver:
+/// `--shard i/N`, `--start-at`, `--clock-reference`, `--metrics-listen`, `--metrics-linger`.
+struct DistributedOptions {
+    static let valuedFlags: Set<String> = ["shard", "start-at", "clock-reference", "metrics-listen", "metrics-linger"]
+
+    var shard: Shard = .whole
+    var startAt: Date?
+    /// Base URL whose `Date` header the shard's clock is measured against; default the target.
+    var clockReference: String?
+    var metricsListen: (host: String, port: Int)?
+    /// Keep serving metrics this long after the report is written, so the last scrape sees final values.
+    var metricsLingerNanos: UInt64 = 0
+
+    /// Whether this run is part of a distributed one (and so probes its clock and writes shard.json).
+    var isDistributed: Bool { !shard.isWhole || startAt != nil }
+
+    static func parse(_ parsed: Arguments) throws(CLIError) -> DistributedOptions {
+        var o = DistributedOptions()
+        if let s = parsed.value("shard") {
+            guard let shard = Shard(parsing: s) else {
+                throw .usage("--shard must be i/N with 0 <= i < N (e.g. 0/4), got '\(s)'")
+            }
+            o.shard = shard
+        }
+        if let s = parsed.value("start-at") {
+            guard let date = parseInstant(s) else {
+                throw .usage("--start-at must be an ISO 8601 UTC time like 2026-12-02T10:00:00Z, got '\(s)'")
+            }
+            o.startAt = date
+        }
+        o.clockReference = parsed.value("clock-reference")
+        if let s = parsed.value("metrics-listen") {
+            guard let colon = s.lastIndex(of: ":"), let port = Int(s[s.index(after: colon)...]), (0...65535).contains(port)
+            else { throw .usage("--metrics-listen must be HOST:PORT (e.g. 127.0.0.1:9464), got '\(s)'") }
+            var host = String(s[..<colon])
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            o.metricsListen = (host.isEmpty ? "0.0.0.0" : host, port)
+        }
+        if let s = parsed.value("metrics-linger") {
+            do {
+                o.metricsLingerNanos = try Quantity.duration(s)
+            } catch {
+                throw .usage("--metrics-linger: \(error.message)")
+            }
+        }
+        return o
+    }
+
+    /// `2026-12-02T10:00:00Z`, with optional fractional seconds; an offset other than Z is accepted too.
+    static func parseInstant(_ text: String) -> Date? {
+        let plain = ISO8601DateFormatter()
+        if let d = plain.date(from: text) { return d }
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return fractional.date(from: text)
+    }
+
+    func apply(to settings: inout DriverSettings) {
+        settings.shard = shard
+        settings.startAt = startAt
+    }
+}
+
+/// What a distributed run does around the driver: the metrics endpoint during the run, the clock probe before
+/// it, and shard.json after it.
+final class DistributedRun {
+    let options: DistributedOptions
+    private(set) var endpoint: HTTPServer?
+    private(set) var clockOffset: ClockOffset?
+    private var clockNote: String?
+
+    init(options: DistributedOptions) {
+        self.options = options
+    }
+
+    /// Before the driver starts: measures the clock when the run is a shard.
+    func probeClock(targetURL: String, embeddedTarget: Bool) {
+        guard options.isDistributed else { return }
+        let reference = options.clockReference ?? targetURL
+        if let offset = ClockProbe.measure(baseURL: reference) {
+            clockOffset = offset
+        } else if embeddedTarget, options.clockReference == nil {
+            clockNote = "Clock offset not measured: the embedded target sends no Date header " +
+                "(pass --clock-reference URL of any HTTP server all shards can reach)."
+        } else {
+            clockNote = "Clock offset not measured: \(reference) answered with no usable Date header."
+        }
+    }
+
+    /// Serves Prometheus exposition from the driver's published snapshots; scraping never touches a worker.
+    func startEndpoint(driver: LoadDriver, labels: PrometheusExposition.RunLabels) throws(CLIError) {
+        guard let listen = options.metricsListen else { return }
+        let exposition = PrometheusExposition(labels: labels)
+        var config = HTTPServerConfiguration()
+        config.host = listen.host
+        config.port = listen.port
+        let server = HTTPServer(configuration: config, handler: HTTPClosureHandler { request, respond in
+            let path = request.path.split(separator: "?").first.map(String.init) ?? request.path
+            guard path == "/metrics" else {
+                respond(.text(404, "callstorm serves /metrics\n"))
+                return
+            }
+            let body = exposition.render(driver.liveSnapshot, elapsedSeconds: driver.progress.elapsedSeconds)
+            respond(HTTPResponse(status: 200, headers: [
+                HTTPHeader(name: "content-type", value: "text/plain; version=0.0.4; charset=utf-8"),
+            ], body: Array(body.utf8)))
+        })
+        do {
+            try server.start()
+        } catch {
+            throw .harness("cannot serve metrics on \(listen.host):\(listen.port): \(error)")
+        }
+        endpoint = server
+        FileHandle.standardError.write(Data(
+            "callstorm: metrics on http://\(urlHost(listen.host)):\(server.port)/metrics\n".utf8))
+    }
+
+    /// Notes for the shard's own report.
+    var notes: [String] {
+        var notes: [String] = []
+        if !options.shard.isWhole { notes.append("Shard \(options.shard) of a distributed run; merge with callstorm merge.") }
+        if let clockOffset { notes.append("Clock offset: \(clockOffset.text).") }
+        if let clockNote { notes.append(clockNote) }
+        return notes
+    }
+
+    /// After the report: writes shard.json, then keeps the metrics endpoint up for the linger time.
+    func finish(scenario: Scenario, result: LoadDriver.Result, facts: RunFacts, runDirectory: URL,
+                notes: [String]) throws(CLIError) {
+        let record = ShardRecord(
+            shard: options.shard.description, shardIndex: options.shard.index, shardCount: options.shard.count,
+            scenario: scenario.name, seed: scenario.seed, devices: scenario.devices,
+            originUnixSeconds: result.originUnixSeconds, loadStartSecond: result.loadStartSecond,
+            startAt: options.startAt, clockOffset: clockOffset, facts: facts, notes: notes)
+        do {
+            try record.write(to: runDirectory)
+        } catch {
+            throw .harness("could not write \(ShardRecord.fileName) into \(runDirectory.path): \(error)")
+        }
+        if let endpoint, options.metricsLingerNanos > 0 {
+            Thread.sleep(forTimeInterval: Double(options.metricsLingerNanos) / 1e9)
+            endpoint.stop()
+        } else {
+            endpoint?.stop()
+        }
+    }
+}
