@@ -27,6 +27,7 @@ let package = Package(
         .target(name: "Transport", dependencies: ["CCurl"]),
         .target(name: "HTTPServer", dependencies: ["CLinux"]),
         .target(name: "PushGateway", dependencies: ["HTTPServer", "CallModel"]),
+        .target(name: "FaultProxy", dependencies: ["CLinux"]),
         .target(name: "ReferenceTarget", dependencies: ["HTTPServer", "Transport", "CallModel"]),
         .target(name: "Driver", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "PushGateway", "CLinux", "Results",
@@ -49,6 +50,7 @@ let package = Package(
         .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "Metrics"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "HTTPServer"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "FaultProxyTests", dependencies: ["FaultProxy", "CLinux", "HTTPServer", "Transport"]),
         .testTarget(name: "PushGatewayTests", dependencies: ["PushGateway", "HTTPServer", "Transport"]),
         .testTarget(name: "ReferenceTargetTests", dependencies: ["ReferenceTarget", "PushGateway", "Transport", "Scenario"]),
         .testTarget(name: "DriverTests", dependencies: ["Driver", "Scenario", "Metrics"]),
