@@ -23,7 +23,7 @@ final class ToxicRegistryTests: XCTestCase {
 
     func testUnknownAttributeNamesWhatTheKindTakes() {
         XCTAssertThrowsError(try ToxicRegistry.make(ToxicSpec("slicer", ["avg_size": 3]))) { error in
-            XCTAssertEqual("\(error)", "toxic 'slicer': slicer has no attribute 'avg_size' "
+            XCTAssertEqual("\(error)", "toxic 'slicer': slicer has no attribute 'avg_size' — did you mean 'average_size'? "
                 + "(it takes: average_size, size_variation, delay)")
         }
         XCTAssertThrowsError(try ToxicRegistry.make(ToxicSpec("latency", ["jiter": 3]))) { error in
