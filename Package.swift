@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "Transport", dependencies: ["CCurl"]),
         .target(name: "HTTPServer", dependencies: ["CLinux"]),
         .target(name: "PushGateway", dependencies: ["HTTPServer", "CallModel"]),
-        .target(name: "FaultProxy", dependencies: ["CLinux"]),
+        .target(name: "FaultProxy", dependencies: ["CLinux"], exclude: ["CREATING_TOXICS.md"]),
         .target(name: "ReferenceTarget", dependencies: ["HTTPServer", "Transport", "CallModel"]),
         .target(name: "Driver", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "PushGateway", "CLinux", "Results",

@@ -102,6 +102,26 @@ final class FaultProxyTests: XCTestCase {
         XCTAssertLessThan(after, during - 0.05, "after \(after), during \(during)")
     }
 
+    func testDelaysFollowTheInjectedClock() throws {
+        let server = HTTPServer(handler: HTTPClosureHandler { _, respond in respond(.text(200, "ok")) })
+        try server.start()
+        defer { server.stop() }
+        let clock = ManualClock()
+        let proxy = FaultProxy(upstreamPort: server.port, seed: 1, clock: clock)
+        let toxics = [ToxicSpec("latency", ["latency": 10_000])]
+        try proxy.setToxics(toxics)
+        try proxy.start()
+        defer { proxy.stop() }
+        let client = try RawClient(port: proxy.port)
+        client.get("/")
+        XCTAssertTrue(eventually { proxy.stats.bytesUpstream > 0 })
+        usleep(20_000)
+        XCTAssertEqual(proxy.stats.bytesDownstream, 0, "held: ten virtual seconds have not passed")
+        clock.advance(millis: 10_000)
+        try proxy.setToxics(toxics)  // the same list: state kept, and the loop wakes to see the new time
+        XCTAssertEqual(body(of: client.readAll().bytes), Array("ok".utf8))
+    }
+
     // MARK: - Failures and shutdown
 
     func testUpstreamConnectFailureClosesTheClient() throws {

@@ -13,15 +13,26 @@ final class ResetPeerToxicTests: XCTestCase {
     }
 
     func testRawClientSeesConnectionReset() throws {
-        let harness = try ProxiedServer(toxics: [ToxicSpec("reset_peer", ["timeout": 0])])
+        let harness = try ProxiedServer(toxics: [ToxicSpec("reset_peer", ["timeout": 20])])
         defer { harness.stop() }
         let client = try RawClient(port: harness.proxy.port)
-        client.get("/")
-        let result = client.readAll()
+        XCTAssertEqual(client.get("/hold"), 0)
+        let result = client.readAll()  // blocked in recv when the RST arrives
         XCTAssertEqual(result.errno, ECONNRESET)
         XCTAssertTrue(result.bytes.isEmpty)
         XCTAssertTrue(eventually { harness.proxy.stats.resets == 1 })
         XCTAssertEqual(harness.proxy.stats.toxics["reset_peer"]?.resets, 1)
+    }
+
+    func testZeroTimeoutResetsAtOnce() throws {
+        let harness = try ProxiedServer(toxics: [ToxicSpec("reset_peer", ["timeout": 0])])
+        defer { harness.stop() }
+        let client = try RawClient(port: harness.proxy.port)
+        // The kernel reports a reset once, to whichever call comes first: the send or the read.
+        let sendError = client.get("/")
+        let result = client.readAll()
+        XCTAssertTrue(sendError == ECONNRESET || result.errno == ECONNRESET, "send \(sendError), recv \(result.errno)")
+        XCTAssertTrue(result.bytes.isEmpty)
     }
 
     func testHTTPClientClassifiesTheResetAsReset() throws {

@@ -167,12 +167,16 @@ final class RawClient {
 
     deinit { close(fd) }
 
-    func send(_ text: String) {
+    /// Sends all of `text`; returns 0, or the errno of a failed send (a reset may surface here first).
+    @discardableResult
+    func send(_ text: String) -> Int32 {
         let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        return n < 0 ? errno : 0
     }
 
-    func get(_ path: String) { send("GET \(path) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n") }
+    @discardableResult
+    func get(_ path: String) -> Int32 { send("GET \(path) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n") }
 
     func shutdownWrite() { shutdown(fd, Int32(SHUT_WR)) }
 
@@ -216,4 +220,13 @@ func eventually(_ seconds: Double = 2, _ condition: () -> Bool) -> Bool {
         usleep(2_000)
     }
     return condition()
+}
+
+/// A clock tests move by hand.
+final class ManualClock: ProxyClock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var nanos: UInt64 = 1_000_000_000
+
+    func nowNanos() -> UInt64 { lock.withLock { nanos } }
+    func advance(millis: Double) { lock.withLock { nanos += UInt64(millis * 1e6) } }
 }
