@@ -33,6 +33,7 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["CLinux", "CSSL", "CLibnghttp2"]),
         .target(name: "PushGateway", dependencies: ["HTTPServer", "CallModel", "Credentials", "Metrics"]),
         .target(name: "ReferenceTarget", dependencies: ["HTTPServer", "Transport", "CallModel", "Credentials"]),
+        .target(name: "FaultProxy", dependencies: ["CLinux"], exclude: ["CREATING_TOXICS.md"]),
         .target(name: "Driver", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "PushGateway", "CLinux", "Results",
         ]),
@@ -59,6 +60,7 @@ let package = Package(
             name: "PushGatewayTests", dependencies: ["PushGateway", "HTTPServer", "Transport", "Credentials"],
             exclude: ["Fixtures"]
         ),
+        .testTarget(name: "FaultProxyTests", dependencies: ["FaultProxy", "CLinux", "HTTPServer", "Transport"]),
         .testTarget(name: "ReferenceTargetTests", dependencies: ["ReferenceTarget", "PushGateway", "Transport", "Scenario"]),
         .testTarget(name: "DriverTests", dependencies: ["Driver", "Scenario", "Metrics"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Metrics"]),

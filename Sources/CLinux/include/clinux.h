@@ -30,6 +30,13 @@ int clinux_listen_tcp(const char *host, int port, int backlog);
 /// The port a bound socket got (for port 0), or -1.
 int clinux_local_port(int fd);
 int clinux_set_nodelay(int fd);
+/// Starts a non-blocking, close-on-exec TCP connect to `host:port` (IPv4 or IPv6 literal). Returns the fd,
+/// whose connect may still be in progress (wait for EPOLLOUT, then read `clinux_socket_error`), or -errno.
+int clinux_connect_tcp(const char *host, int port);
+/// The pending error of a socket (SO_ERROR): 0 once a non-blocking connect succeeded, else the errno.
+int clinux_socket_error(int fd);
+/// SO_LINGER {1, 0}: the next close() sends RST instead of FIN and discards unsent data.
+int clinux_set_linger_reset(int fd);
 /// Monotonic clock in nanoseconds.
 uint64_t clinux_monotonic_ns(void);
 #endif

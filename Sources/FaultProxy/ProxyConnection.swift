@@ -1,0 +1,68 @@
+/// One direction of a proxied connection: the toxic chain and the bytes released to the receiving socket.
+final class Flow {
+    let pipeline: Pipeline
+    /// The sending socket has not yet given EOF.
+    var inputOpen = true
+    private(set) var writeBuffer: [UInt8] = []
+    private(set) var writeOffset = 0
+    /// What follows the buffered bytes: `.end` (shut down the receiver's side) or `.close` (the connection).
+    private(set) var terminal: Emission?
+    /// `shutdown(SHUT_WR)` has been done on the receiving socket.
+    var outputShut = false
+
+    init(pipeline: Pipeline) { self.pipeline = pipeline }
+
+    var unwritten: Int { writeBuffer.count - writeOffset }
+    var isIdle: Bool { unwritten == 0 && pipeline.isIdle }
+
+    /// Takes what the chain released into the write buffer. Nothing after an end or a close counts.
+    func collect() {
+        while let emission = pipeline.output.popFirst() {
+            guard terminal == nil else { continue }
+            switch emission {
+            case .data(let bytes): writeBuffer += bytes
+            case .end, .close: terminal = emission
+            }
+        }
+    }
+
+    func consumed(_ count: Int) {
+        writeOffset += count
+        if writeOffset == writeBuffer.count {
+            writeBuffer.removeAll(keepingCapacity: writeBuffer.capacity <= 256 * 1024)
+            writeOffset = 0
+        } else if writeOffset >= 64 * 1024 {
+            writeBuffer.removeFirst(writeOffset)
+            writeOffset = 0
+        }
+    }
+}
+
+/// A client connection accepted by the proxy and its connection to the upstream target.
+/// Touched only by the loop thread that owns it.
+final class ProxyConnection {
+    let id: UInt64
+    let clientFD: Int32
+    let upstreamFD: Int32
+    /// The upstream connect has not completed; bytes for the target wait in `up`.
+    var connecting = true
+    /// Client → server.
+    let up: Flow
+    /// Server → client.
+    let down: Flow
+    /// The deadline this connection has in the loop's timer heap, `.max` for none.
+    var scheduledAt = UInt64.max
+    /// The epoll interest registered for each socket; 0 means not in the epoll set.
+    var clientInterest: UInt32 = 0
+    var upstreamInterest: UInt32 = 0
+    /// Toxic names whose toxicity decision has been logged for this connection.
+    var decided: Set<String> = []
+
+    init(id: UInt64, clientFD: Int32, upstreamFD: Int32) {
+        self.id = id
+        self.clientFD = clientFD
+        self.upstreamFD = upstreamFD
+        up = Flow(pipeline: Pipeline(flow: .upstream, connection: id))
+        down = Flow(pipeline: Pipeline(flow: .downstream, connection: id))
+    }
+}

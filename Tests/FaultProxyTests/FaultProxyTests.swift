@@ -1,0 +1,166 @@
+import CLinux
+import Dispatch
+@testable import FaultProxy
+import Glibc
+import HTTPServer
+import Transport
+import XCTest
+
+final class FaultProxyTests: XCTestCase {
+    func testWithoutToxicsBytesPassUnchanged() throws {
+        let harness = try ProxiedServer()
+        defer { harness.stop() }
+        let response = try fetch(harness.proxyURL + "/size/100000").get()
+        XCTAssertEqual(response.body, Array(repeating: UInt8(ascii: "x"), count: 100_000))
+        XCTAssertTrue(eventually { harness.proxy.stats.bytesDownstream > 100_000 })
+        XCTAssertGreaterThan(harness.proxy.stats.bytesUpstream, 0)
+        XCTAssertEqual(harness.proxy.stats.connectionsAccepted, 1)
+    }
+
+    // MARK: - Toxicity and seeds
+
+    /// Opens `count` connections one after another; each sends a request and reads to EOF.
+    private func answeredCount(_ harness: ProxiedServer, connections count: Int) throws -> Int {
+        var answered = 0
+        for _ in 0..<count {
+            let client = try RawClient(port: harness.proxy.port)
+            client.get("/")
+            if !client.readAll().bytes.isEmpty { answered += 1 }
+        }
+        return answered
+    }
+
+    func testToxicityZeroNeverAppliesAndOneAlwaysApplies() throws {
+        let never = try ProxiedServer(toxics: [ToxicSpec("limit_data", toxicity: 0, ["bytes": 0])])
+        defer { never.stop() }
+        XCTAssertEqual(try answeredCount(never, connections: 20), 20)
+        XCTAssertEqual(never.proxy.stats.toxics["limit_data"]?.connectionsSkipped, 20)
+
+        let always = try ProxiedServer(toxics: [ToxicSpec("limit_data", toxicity: 1, ["bytes": 0])])
+        defer { always.stop() }
+        XCTAssertEqual(try answeredCount(always, connections: 20), 0)
+        XCTAssertTrue(eventually { always.proxy.stats.toxics["limit_data"]?.connectionsSelected == 20 })
+    }
+
+    func testHalfToxicityAppliesToAboutHalfOfConnections() throws {
+        let harness = try ProxiedServer(toxics: [ToxicSpec("limit_data", toxicity: 0.5, ["bytes": 0])])
+        defer { harness.stop() }
+        let answered = try answeredCount(harness, connections: 60)
+        XCTAssert((15...45).contains(answered), "\(answered) of 60 answered")
+        let applied = harness.proxy.decisionLog.filter(\.applied).count
+        XCTAssertEqual(applied, 60 - answered, "the log says which connections were cut")
+    }
+
+    private func decisions(seed: UInt64, connections: Int) throws -> [Bool] {
+        let harness = try ProxiedServer(seed: seed, toxics: [ToxicSpec("latency", toxicity: 0.5)])
+        defer { harness.stop() }
+        for _ in 0..<connections { _ = try RawClient(port: harness.proxy.port) }
+        XCTAssertTrue(eventually { harness.proxy.decisionLog.count == connections })
+        let log = harness.proxy.decisionLog
+        XCTAssertEqual(log.map(\.connection), (1...UInt64(connections)).map { $0 })
+        return log.map(\.applied)
+    }
+
+    func testSameSeedGivesSameDecisionsOverAHundredConnections() throws {
+        let first = try decisions(seed: 7, connections: 100)
+        let again = try decisions(seed: 7, connections: 100)
+        let other = try decisions(seed: 8, connections: 100)
+        XCTAssertEqual(first, again)
+        XCTAssertNotEqual(first, other)
+        XCTAssert((30...70).contains(first.filter { $0 }.count))
+        XCTAssertEqual(first, (1...100).map {
+            ToxicDecision.applies(seed: 7, connection: UInt64($0), toxic: "latency", toxicity: 0.5)
+        })
+    }
+
+    // MARK: - Live changes
+
+    func testSetToxicsReachesDataOnALiveConnection() throws {
+        let harness = try ProxiedServer()
+        defer { harness.stop() }
+        let queue = DispatchQueue(label: "test.live")
+        nonisolated(unsafe) var client: HTTPClient!
+        queue.sync { client = HTTPClient(queue: queue) }
+        defer { queue.sync { client.close() } }
+        let url = harness.proxyURL + "/"
+        func timedGet() -> Double {
+            elapsed {
+                let done = DispatchSemaphore(value: 0)
+                queue.async {
+                    client.send(ClientRequest(method: "GET", url: url)) { _ in done.signal() }
+                }
+                _ = done.wait(timeout: .now() + 5)
+            }
+        }
+        let before = timedGet()
+        try harness.proxy.setToxics([ToxicSpec("latency", ["latency": 100])])
+        let during = timedGet()
+        try harness.proxy.setToxics([])
+        let after = timedGet()
+        XCTAssertEqual(harness.server.stats.connectionsAccepted, 1, "one kept-alive connection throughout")
+        XCTAssertGreaterThanOrEqual(during - before, 0.095, "before \(before), during \(during)")
+        XCTAssertLessThan(after, during - 0.05, "after \(after), during \(during)")
+    }
+
+    func testDelaysFollowTheInjectedClock() throws {
+        let server = HTTPServer(handler: HTTPClosureHandler { _, respond in respond(.text(200, "ok")) })
+        try server.start()
+        defer { server.stop() }
+        let clock = ManualClock()
+        let proxy = FaultProxy(upstreamPort: server.port, seed: 1, clock: clock)
+        let toxics = [ToxicSpec("latency", ["latency": 10_000])]
+        try proxy.setToxics(toxics)
+        try proxy.start()
+        defer { proxy.stop() }
+        let client = try RawClient(port: proxy.port)
+        client.get("/")
+        XCTAssertTrue(eventually { proxy.stats.bytesUpstream > 0 })
+        usleep(20_000)
+        XCTAssertEqual(proxy.stats.bytesDownstream, 0, "held: ten virtual seconds have not passed")
+        clock.advance(millis: 10_000)
+        try proxy.setToxics(toxics)  // the same list: state kept, and the loop wakes to see the new time
+        XCTAssertEqual(body(of: client.readAll().bytes), Array("ok".utf8))
+    }
+
+    // MARK: - Failures and shutdown
+
+    func testUpstreamConnectFailureClosesTheClient() throws {
+        let listener = clinux_listen_tcp("127.0.0.1", 0, 1)
+        let deadPort = Int(clinux_local_port(listener))
+        close(listener)  // nothing listens there now
+        let proxy = FaultProxy(upstreamPort: deadPort, seed: 1)
+        try proxy.start()
+        defer { proxy.stop() }
+        let client = try RawClient(port: proxy.port)
+        client.get("/")
+        XCTAssertTrue(client.readAll().bytes.isEmpty)
+        XCTAssertTrue(eventually { proxy.stats.upstreamConnectFailures == 1 })
+    }
+
+    func testStopFreesThePortAndClosesEveryDescriptor() throws {
+        let server = HTTPServer(handler: HTTPClosureHandler { _, _ in })  // holds every answer
+        try server.start()
+        defer { server.stop() }
+        let before = openDescriptorCount()
+        let proxy = FaultProxy(upstreamPort: server.port, seed: 1)
+        // Requests held in the proxy for a second: every connection is open, with bytes in flight, at stop().
+        try proxy.setToxics([ToxicSpec("latency", direction: .upstream, ["latency": 1_000])])
+        try proxy.start()
+        let port = proxy.port
+        var clients: [RawClient] = []
+        for _ in 0..<5 {
+            let client = try RawClient(port: port)
+            client.get("/")
+            clients.append(client)
+        }
+        XCTAssertTrue(eventually { proxy.stats.connectionsOpen == 5 })
+        proxy.stop()
+        for client in clients { XCTAssertEqual(client.readAll().errno, 0, "closed by the proxy") }
+        clients.removeAll()
+        XCTAssertTrue(eventually { openDescriptorCount() == before }, "\(openDescriptorCount()) vs \(before)")
+        let rebound = clinux_listen_tcp("127.0.0.1", Int32(port), 16)
+        XCTAssertGreaterThanOrEqual(rebound, 0, "the port is free again")
+        if rebound >= 0 { close(rebound) }
+        XCTAssertThrowsError(try proxy.start()) { XCTAssertEqual($0 as? FaultProxyError, .notStartable) }
+    }
+}
