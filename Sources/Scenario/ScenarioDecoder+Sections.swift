@@ -103,7 +103,8 @@ extension ScenarioDecoder {
 
     mutating func push(_ node: YAMLNode) -> PushSpec? {
         guard let fields = fields(
-            of: node, in: "'push'", known: ["listen", "deadline", "bundle_id", "tls", "auth", "unregistered"]
+            of: node, in: "'push'", known: ["listen", "deadline", "bundle_id", "tls", "auth", "unregistered",
+                                      "block_after_misses"]
         ) else { return nil }
         var spec = PushSpec()
         let errorsBefore = errors.count
@@ -127,6 +128,9 @@ extension ScenarioDecoder {
         }
         if let node = fields["tls"], let tls = self.bool(node, "tls") {
             spec.tls = tls
+        }
+        if let node = fields["block_after_misses"], let n = integer(node, "block_after_misses", atLeast: 1) {
+            spec.blockAfterMisses = n
         }
         if let node = fields["auth"] {
             pushAuth(node, into: &spec)

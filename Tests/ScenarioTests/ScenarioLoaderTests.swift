@@ -264,6 +264,12 @@ final class ScenarioLoaderTests: XCTestCase {
         XCTAssertEqual(try load(minimal + "target: { embedded: true }\n").get().target, .embedded)
     }
 
+    func testPushBlockAfterMissesIsReadAndMustBePositive() throws {
+        XCTAssertEqual(try load(minimal + "push: { block_after_misses: 5 }\n").get().push.blockAfterMisses, 5)
+        XCTAssertEqual(try load(minimal).get().push.blockAfterMisses, 3, "default")
+        XCTAssertEqual(errors(minimal + "push: { block_after_misses: 0 }\n").count, 1)
+    }
+
     func testPushListenMustBeHostAndPort() throws {
         XCTAssertEqual(errors(minimal + "push: { listen: \"127.0.0.1\" }\n").count, 1)
         XCTAssertEqual(errors(minimal + "push: { listen: \"127.0.0.1:70000\" }\n").count, 1)
