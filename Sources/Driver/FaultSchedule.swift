@@ -52,6 +52,8 @@ final class FaultLog: Sendable {
         let kind: String
         let device: Int
         let seq: UInt64
+        /// What was hit when it is not a device (`conn-3`, `target`).
+        var subject: String? = nil
     }
 
     private let entries = Mutex<[Entry]>([])
@@ -65,7 +67,8 @@ final class FaultLog: Sendable {
     func csv() -> String {
         var out = Self.header + "\n"
         for e in all.sorted(by: { ($0.sinceLoadNanos, $0.device, $0.seq) < ($1.sinceLoadNanos, $1.device, $1.seq) }) {
-            out += String(format: "%.6f", Double(e.sinceLoadNanos) / 1e9) + ",\(e.window),\(e.kind),dev-\(e.device),\(e.seq)\n"
+            out += String(format: "%.6f", Double(e.sinceLoadNanos) / 1e9)
+                + ",\(e.window),\(e.kind),\(e.subject ?? "dev-\(e.device)"),\(e.seq)\n"
         }
         return out
     }

@@ -75,6 +75,26 @@ public final class LoadDriver: @unchecked Sendable {
     /// number. The same seed gives the same rows.
     public var faultsCSV: String { faultLog.csv() }
 
+    /// Nanoseconds since the load began, once it has (nil during registration): the clock fault windows run on.
+    /// Safe from any thread.
+    public func sinceLoadNanos() -> UInt64? {
+        let start = loadClock.start.load(ordering: .relaxed)
+        let now = clock.nowNanos()
+        return start > 0 && now >= start ? now - start : nil
+    }
+
+    /// The driver's monotonic clock and the origin of its per-second series, for recorders made outside the
+    /// driver that are merged into its result.
+    public func nowNanos() -> UInt64 { clock.nowNanos() }
+    public var seriesStartNanos: UInt64 { runStart }
+
+    /// Adds a fault injected outside the driver (network toxics, target kills) to `faults.csv`.
+    /// `subject` names what it hit (`conn-12`, `target`). Safe from any thread.
+    public func logFault(sinceLoadNanos: UInt64, window: String, kind: String, subject: String, seq: UInt64 = 0) {
+        faultLog.add(.init(sinceLoadNanos: sinceLoadNanos, window: window, kind: kind, device: -1, seq: seq,
+                           subject: subject))
+    }
+
     /// Asks the run to stop: the first call ends arrivals and drains, the second ends the drain at once.
     /// Safe from any thread (a signal handler's queue).
     public func requestStop() {

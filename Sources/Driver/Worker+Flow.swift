@@ -330,7 +330,8 @@ extension Worker {
         case .failed(let reason):
             let certain = reason.hasPrefix("http_4") || reason.hasPrefix("missing_capability") ||
                 reason.hasPrefix("limit:") || reason.hasPrefix("illegal_state") || reason == "unknown_conversation" ||
-                reason == "conversation_ended" || reason == "merge_with_itself" || reason == "connect"
+                reason == "conversation_ended" || reason == "merge_with_itself" || reason == "connect" ||
+                reason == "refused"
             return certain ? "fail" : "info"
         }
     }

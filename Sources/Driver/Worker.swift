@@ -152,8 +152,15 @@ final class Worker: @unchecked Sendable {
             return
         }
         if !missing.isEmpty { recorder.count("api.missing_variable", atNanos: clock.nowNanos()) }
-        let request = ClientRequest(method: parts.method, url: parts.url, headers: parts.headers,
+        var request = ClientRequest(method: parts.method, url: parts.url, headers: parts.headers,
                                     body: Array(parts.body.utf8), timeoutMillis: timeout)
+        if !faults.isEmpty, let since = sinceLoad() {
+            // Inside a network window each request has a connection of its own, so the proxy's per-connection
+            // draw is made for every request (see NetworkFaults.freshConnections).
+            request.freshConnection = faults.windows.contains {
+                $0.network?.freshConnections == true && $0.contains(since)
+            }
+        }
         client.send(request) { [self] result in
             if finished { return }
             completion(result, parts.endpoint)

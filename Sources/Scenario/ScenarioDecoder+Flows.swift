@@ -64,6 +64,7 @@ extension ScenarioDecoder {
         }
         scenario.device = device
         scenario.targetBugs = targetBugs
+        scenario.targetProcess = targetProcess
         if let api {
             // Every action the mix's flows perform needs an endpoint on the team's server.
             let mark = Self.topLevelValue(root, "target")?.mark ?? Mark(line: 1, column: 1)

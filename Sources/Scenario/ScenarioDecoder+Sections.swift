@@ -57,7 +57,15 @@ extension ScenarioDecoder {
 
     mutating func target(_ node: YAMLNode) -> TargetSpec? {
         let errorsBefore = errors.count
-        guard let fields = fields(of: node, in: "'target'", known: ["embedded", "url", "api", "bugs"]) else { return nil }
+        guard let fields = fields(of: node, in: "'target'", known: ["embedded", "url", "api", "bugs", "process"])
+        else { return nil }
+        if let node = fields["process"], let process = bool(node, "process") {
+            if fields["url"] != nil, process {
+                report(node.mark, "'process' runs the embedded reference target as a child process; "
+                    + "it does not apply to a 'url' target")
+            }
+            targetProcess = process
+        }
         if let bugsNode = fields["bugs"] {
             let items: [YAMLNode]
             if case .sequence(let list, _) = bugsNode { items = list } else { items = [bugsNode] }
