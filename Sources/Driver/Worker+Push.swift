@@ -22,21 +22,35 @@ extension Worker {
             return
         }
         recorder.record("push_delivery", micros: Int64((now &- push.acceptedNanos) / 1000), atNanos: now)
+        if let scope = faultScope(local, acceptedNanos: push.acceptedNanos) {
+            recorder.record("\(scope).push_delivery", micros: Int64((now &- push.acceptedNanos) / 1000), atNanos: now)
+        }
         recorder.count("pushes.received.\(push.pushType.rawValue)", atNanos: now)
-        if push.pushType == .voip, !faults.isEmpty, let since = sinceLoad() {
-            for (i, w) in faults.active(at: since, device: devices[local].identity.index) {
+        if push.pushType == .voip, !faults.isEmpty, let since = sinceLoad(), let planned = faultTime(local),
+           let key = faultSubject(local) {
+            let device = devices[local].identity.index
+            for (i, w) in faults.active(forCallPlannedAt: planned, device: device) {
                 guard let distribution = w.device?.reportDelay else { continue }
-                var rng = faults.rng(i, devices[local].identity.index, UInt64(now & 0xFFFF_FFFF), 5)
+                var rng = faults.rng(i, key.subject, 0, 5)
                 let delay = distribution.sample(using: &rng)
                 recorder.count("faults.device.report_delayed", atNanos: now)
                 faultLog.add(.init(sinceLoadNanos: since, window: w.name, kind: "device.report_delayed",
-                                   device: devices[local].identity.index, seq: 0))
+                                   device: device, seq: 0, call: key.call, role: key.role))
                 schedule(.report(push: push, local: local), at: now + delay)
                 rearm()
                 return
             }
         }
         process(push, local: local, delivered: now)
+    }
+
+    /// Which side of the fault windows a push falls on, by the rule injection uses (its call's planned time, else
+    /// when it was accepted), for per-window push metrics: `fault.<window>` (the first window covering it) or
+    /// `no_fault`; nil when the scenario has no faults.
+    func faultScope(_ local: Int, acceptedNanos: UInt64) -> String? {
+        guard !faults.isEmpty, loadStart > 0 else { return nil }
+        let since = faultTime(local) ?? (acceptedNanos > loadStart ? acceptedNanos - loadStart : 0)
+        return faults.windows.first { $0.contains(since) }.map { "fault.\($0.name)" } ?? "no_fault"
     }
 
     /// The app handles a delivered push (at once, or after a slow-app fault's delay).
@@ -81,6 +95,9 @@ extension Worker {
     private func receiveVoIP(_ push: APNsPush, payload: ViewDecoder.PushJSON?, local: Int, now: UInt64) {
         let latency = now &- push.acceptedNanos
         recorder.record("push_to_report", micros: Int64(latency / 1000), atNanos: now)
+        if let scope = faultScope(local, acceptedNanos: push.acceptedNanos) {
+            recorder.record("\(scope).push_to_report", micros: Int64(latency / 1000), atNanos: now)
+        }
         if latency > settings.deadlineNanos {
             // iOS terminates an app that did not report in time; after repeated misses it stops launching it
             // for VoIP pushes (`voipBlockAfterMisses`).

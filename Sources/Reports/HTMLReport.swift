@@ -284,6 +284,7 @@ struct HTMLReport {
 
     private func callsTimelineChart() -> String {
         let ended = recorder.counterSeries(Self.completedCounter) + recorder.counterSeries("calls.failed")
+            + recorder.counterSeries("calls.missed")
         return timeChart("calls per second", yLabel: "calls/s", series: [
             .init(name: "planned", color: "#5f6368", points: filled(recorder.counterSeries("calls.planned")),
                   dashed: true),
