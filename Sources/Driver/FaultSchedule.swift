@@ -93,6 +93,8 @@ final class FaultLog: Sendable {
 
 /// Which planned call and role each device is in, shared by the workers (who assign devices to calls) and the
 /// push sink (which decides push faults on the gateway's threads), with each device's push number in its call.
+/// A device keeps its last call until it gets the next one: a push that arrives after its call completed (an
+/// `ended` racing the completion) still belongs to that call, so it is decided the same way every run.
 final class DeviceCalls: Sendable {
     struct Slot: Sendable {
         var call = -1
@@ -108,8 +110,6 @@ final class DeviceCalls: Sendable {
     func assign(_ device: Int, call: Int, role: Int, plannedSinceLoad: UInt64) {
         slots.withLock { $0[device] = Slot(call: call, role: role, plannedSinceLoad: plannedSinceLoad) }
     }
-
-    func release(_ device: Int) { slots.withLock { $0[device] = Slot() } }
 
     /// The device's call, with the number of this push within it (1 for the first); nil when it is in none.
     func nextPush(_ device: Int) -> Slot? {

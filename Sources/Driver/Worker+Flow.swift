@@ -627,7 +627,6 @@ extension Worker {
         for uuid in run.conversations.values { callByConversation[uuid] = nil }
         for local in run.devices() {
             devices[local].callID = nil
-            deviceCalls.release(devices[local].identity.index)
             for uuid in devices[local].manager.conversations.keys { devices[local].manager.forget(uuid) }
             devices[local].reportedAt.removeAll()
             idle.append(local)

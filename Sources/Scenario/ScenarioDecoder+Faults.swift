@@ -69,11 +69,11 @@ extension ScenarioDecoder {
     }
 
     private mutating func networkFaults(_ node: YAMLNode) -> NetworkFaults? {
+        let errorsBefore = errors.count
         guard let f = fields(of: node, in: "'network' faults",
                              known: FaultWindow.networkKinds + FaultWindow.networkOptions) else { return nil }
         var toxics: [String: [String: Double]] = [:]
         var faults = NetworkFaults()
-        let errorsBefore = errors.count
         for (key, value) in f.values {
             switch key {
             case "direction":
