@@ -217,13 +217,15 @@ enum RunCommand {
             if !scenario.faults.isEmpty {
                 // Report seconds count from the run's origin; fault windows from the load's start.
                 let offset = result.loadStartSecond
+                let csv = driver.faultsCSV
+                let injected = FaultDescription.injectedByWindow(faultsCSV: csv)
                 let windows = scenario.faults.map {
                     Reports.FaultWindow(fromSecond: offset + Double($0.atNanos) / 1e9,
-                                        toSecond: offset + Double($0.atNanos + $0.forNanos) / 1e9, label: $0.name)
+                                        toSecond: offset + Double($0.atNanos + $0.forNanos) / 1e9, label: $0.name,
+                                        what: FaultDescription.describe($0), injected: injected[$0.name] ?? [:])
                 }
                 try RunReporting.save(windows, to: RunReporting.faultWindowsURL(runDirectory))
-                try driver.faultsCSV.write(to: runDirectory.appendingPathComponent("faults.csv"), atomically: true,
-                                           encoding: .utf8)
+                try csv.write(to: runDirectory.appendingPathComponent("faults.csv"), atomically: true, encoding: .utf8)
             }
             _ = FileManager.default.createFile(atPath: RunReporting.finishedURL(runDirectory).path, contents: Data())
             written = try RunReporting.write(run: runDirectory, facts: facts, recorder: result.recorder,

@@ -102,6 +102,11 @@ final class FaultRunTests: XCTestCase {
         // The same counts are in faults.csv, one row per dropped push.
         XCTAssertEqual(try faultRows(outcome.runDirectory).filter { $0.hasPrefix("lossy-apns,push.dropped,") }.count,
                        Int(dropped))
+        // The report's fault table lists each window with what it was set to do and what it did.
+        let html = try String(contentsOf: outcome.runDirectory.appendingPathComponent("report.html"), encoding: .utf8)
+        XCTAssertTrue(html.contains("<section id=\"faults\">"))
+        XCTAssertTrue(html.contains("push: delay 200ms"), "fault table says what the window was set to do")
+        XCTAssertTrue(html.contains("push.dropped \(Int(dropped))"), "fault table counts what the window did")
     }
 
     // MARK: - Acceptance 2: the same seed injects the same faults
