@@ -37,8 +37,10 @@ struct FaultSchedule: Sendable {
     /// The windows whose time covers the call planned at `plannedSinceLoad` and that include `device`. Faults
     /// on a call's pushes and devices belong to the window its call was *planned* in, so which pushes a window
     /// hits does not move with timing from run to run.
-    func active(forCallPlannedAt plannedSinceLoad: UInt64, device: Int) -> [(index: Int, window: FaultWindow)] {
-        active(at: plannedSinceLoad, device: device)
+    /// `flow` is the call's flow: a window with `flows` hits only theirs.
+    func active(forCallPlannedAt plannedSinceLoad: UInt64, device: Int, flow: String)
+        -> [(index: Int, window: FaultWindow)] {
+        active(at: plannedSinceLoad, device: device).filter { $0.window.flows.isEmpty || $0.window.flows.contains(flow) }
     }
 
     /// The key of one device's part in one call, for draws: the same call and role give the same draws whatever
@@ -99,6 +101,8 @@ final class DeviceCalls: Sendable {
     struct Slot: Sendable {
         var call = -1
         var role = -1
+        /// Index of the call's flow in `DriverSettings.flows`.
+        var flow = 0
         var plannedSinceLoad: UInt64 = 0
         var pushes: UInt64 = 0
     }
@@ -107,8 +111,8 @@ final class DeviceCalls: Sendable {
 
     init(devices: Int) { slots = Mutex(Array(repeating: Slot(), count: devices)) }
 
-    func assign(_ device: Int, call: Int, role: Int, plannedSinceLoad: UInt64) {
-        slots.withLock { $0[device] = Slot(call: call, role: role, plannedSinceLoad: plannedSinceLoad) }
+    func assign(_ device: Int, call: Int, role: Int, flow: Int, plannedSinceLoad: UInt64) {
+        slots.withLock { $0[device] = Slot(call: call, role: role, flow: flow, plannedSinceLoad: plannedSinceLoad) }
     }
 
     /// The device's call, with the number of this push within it (1 for the first); nil when it is in none.

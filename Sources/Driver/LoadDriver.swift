@@ -228,7 +228,9 @@ final class DevicePushSink: PushSink {
             let sinceLoad = now - start
             let subject = FaultSchedule.subject(call: slot.call, role: slot.role)
             let seq = slot.pushes
-            for (i, w) in schedule.active(forCallPlannedAt: slot.plannedSinceLoad, device: index) {
+            let flow = settings.flows[slot.flow].name
+            for (i, w) in schedule.active(forCallPlannedAt: slot.plannedSinceLoad, device: index, flow: flow) {
+                let strength = w.intensity(at: slot.plannedSinceLoad)
                 func note(_ kind: String) {
                     faultLog.add(.init(sinceLoadNanos: sinceLoad, window: w.name, kind: kind, device: index,
                                        seq: seq, call: slot.call, role: slot.role))
@@ -238,25 +240,25 @@ final class DevicePushSink: PushSink {
                         worker.recorder.count("faults.\(kind).\(type)", atNanos: now)
                     }
                 }
-                if let d = w.device, d.offline > 0, schedule.draw(i, index, 0, 0x0FF) < d.offline {
+                if let d = w.device, d.offline > 0, schedule.draw(i, index, 0, 0x0FF) < d.offline * strength {
                     note("device.offline_push_lost")
                     return nil  // APNs accepted it; an offline phone never sees it
                 }
                 guard let p = w.push else { continue }
-                if p.errorRate > 0, schedule.draw(i, subject, seq, 1) < p.errorRate {
+                if p.errorRate > 0, schedule.draw(i, subject, seq, 1) < p.errorRate * strength {
                     note("push.error_\(p.errorStatus)")
                     return Self.rejection(p.errorStatus)
                 }
-                if p.drop > 0, schedule.draw(i, subject, seq, 2) < p.drop {
+                if p.drop > 0, schedule.draw(i, subject, seq, 2) < p.drop * strength {
                     note("push.dropped")
                     return nil
                 }
                 if let distribution = p.delay {
                     var rng = schedule.rng(i, subject, seq, 3)
-                    delay += distribution.sample(using: &rng)
+                    delay += UInt64(Double(distribution.sample(using: &rng)) * strength)
                     note("push.delayed")
                 }
-                if p.duplicate > 0, schedule.draw(i, subject, seq, 4) < p.duplicate {
+                if p.duplicate > 0, schedule.draw(i, subject, seq, 4) < p.duplicate * strength {
                     copies = 2
                     note("push.duplicated")
                 }

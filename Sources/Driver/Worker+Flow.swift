@@ -107,9 +107,11 @@ extension Worker {
         let device = devices[local].identity.index
         // The number of this action in its call: the same join of the same call draws the same, every run.
         let seq = UInt64(calls[key.call]?.actions.count ?? 0)
-        for (i, w) in faults.active(forCallPlannedAt: planned, device: device) {
+        let flow = calls[key.call]?.flow.name ?? ""
+        for (i, w) in faults.active(forCallPlannedAt: planned, device: device, flow: flow) {
             guard let d = w.device else { continue }
-            if d.joinFailure > 0, faults.draw(i, key.subject, seq, 6) < d.joinFailure {
+            let strength = w.intensity(at: planned)
+            if d.joinFailure > 0, faults.draw(i, key.subject, seq, 6) < d.joinFailure * strength {
                 recorder.count("faults.device.join_failed", atNanos: now)
                 faultLog.add(.init(sinceLoadNanos: since, window: w.name, kind: "device.join_failed", device: device,
                                    seq: seq, call: key.call, role: key.role))
@@ -120,7 +122,7 @@ extension Worker {
                 recorder.count("faults.device.join_delayed", atNanos: now)
                 faultLog.add(.init(sinceLoadNanos: since, window: w.name, kind: "device.join_delayed", device: device,
                                    seq: seq, call: key.call, role: key.role))
-                return .delay(distribution.sample(using: &rng))
+                return .delay(UInt64(Double(distribution.sample(using: &rng)) * strength))
             }
         }
         return nil

@@ -327,7 +327,7 @@ final class Worker: @unchecked Sendable {
             let local = takeIdle()
             roles[role] = local
             devices[local].callID = arrival.index
-            deviceCalls.assign(devices[local].identity.index, call: arrival.index, role: r,
+            deviceCalls.assign(devices[local].identity.index, call: arrival.index, role: r, flow: arrival.flow,
                                plannedSinceLoad: arrival.plannedNanos)
         }
         calls[arrival.index] = FlowRun(arrival: arrival, flow: flow, roles: roles, seed: settings.seed, now: now)

@@ -6,6 +6,11 @@ public struct FaultWindow: Sendable, Equatable {
     public var forNanos: UInt64
     /// Share of devices the window applies to (chosen by seed; 1 = all).
     public var devices: Double
+    /// Push and device faults grow from nothing at `at` to full strength `ramp` later (probabilities and delays
+    /// scale linearly); 0 is full strength at once.
+    public var rampNanos: UInt64 = 0
+    /// The flows whose calls the push and device faults hit; empty hits every call.
+    public var flows: [String] = []
     public var push: PushFaults?
     public var device: DeviceFaults?
     public var network: NetworkFaults?
@@ -21,6 +26,13 @@ public struct FaultWindow: Sendable, Equatable {
         self.device = device
         self.network = network
         self.target = target
+    }
+
+    /// Strength at `sinceLoad` (0…1): 1 without a ramp.
+    public func intensity(at sinceLoad: UInt64) -> Double {
+        guard rampNanos > 0 else { return 1 }
+        guard sinceLoad > atNanos else { return 0 }
+        return min(1, Double(sinceLoad - atNanos) / Double(rampNanos))
     }
 
     /// End of the window, in nanoseconds since the load starts.

@@ -1,6 +1,6 @@
 /// The `faults:` section: windows of faults on the push path, in devices and on the network.
 extension ScenarioDecoder {
-    mutating func faults(_ node: YAMLNode, arrivalWindow: UInt64?) -> [FaultWindow]? {
+    mutating func faults(_ node: YAMLNode, arrivalWindow: UInt64?, flows: [String] = []) -> [FaultWindow]? {
         guard case .sequence(let items, _) = node else {
             report(node.mark, "expected 'faults' to be a list of windows like "
                 + "'- { at: 1m, for: 30s, push: { drop: 2% } }', got \(node.kindDescription)")
@@ -9,14 +9,15 @@ extension ScenarioDecoder {
         var windows: [FaultWindow] = []
         let errorsBefore = errors.count
         for (i, item) in items.enumerated() {
-            if let w = window(item, index: i, arrivalWindow: arrivalWindow) { windows.append(w) }
+            if let w = window(item, index: i, arrivalWindow: arrivalWindow, flows: flows) { windows.append(w) }
         }
         return errors.count == errorsBefore ? windows : nil
     }
 
-    private mutating func window(_ node: YAMLNode, index: Int, arrivalWindow: UInt64?) -> FaultWindow? {
+    private mutating func window(_ node: YAMLNode, index: Int, arrivalWindow: UInt64?, flows: [String]) -> FaultWindow? {
         guard let f = fields(of: node, in: "a fault window",
-                             known: ["name", "at", "for", "devices", "push", "device", "network", "target"],
+                             known: ["name", "at", "for", "devices", "ramp", "flows", "push", "device", "network",
+                                     "target"],
                              required: ["at", "for"]) else { return nil }
         let errorsBefore = errors.count
         let at = f["at"].flatMap { duration($0, "at", allowZero: true) }
@@ -28,6 +29,26 @@ extension ScenarioDecoder {
         var window = FaultWindow(name: f["name"].flatMap { string($0, "name") } ?? "fault-\(index + 1)",
                                  atNanos: at ?? 0, forNanos: length ?? 1)
         if let n = f["devices"], let share = fraction(n, "devices") { window.devices = share }
+        if let n = f["ramp"], let ramp = duration(n, "ramp", allowZero: true) {
+            if ramp > (length ?? 0) {
+                report(n.mark, "'ramp' (\(Quantity.format(nanos: ramp))) is longer than the window "
+                    + "(\(Quantity.format(nanos: length ?? 0)))")
+            }
+            window.rampNanos = ramp
+        }
+        if let n = f["flows"] {
+            let items: [YAMLNode]
+            if case .sequence(let list, _) = n { items = list } else { items = [n] }
+            for item in items {
+                guard let name = string(item, "flows") else { continue }
+                if flows.contains(name) {
+                    window.flows.append(name)
+                } else {
+                    report(item.mark, "flow '\(name)' is not in the mix (\(flows.joined(separator: ", ")))",
+                           suggestion: Suggestion.closest(to: name, among: flows))
+                }
+            }
+        }
         if let n = f["push"] { window.push = pushFaults(n) }
         if let n = f["device"] { window.device = deviceFaults(n) }
         if let n = f["network"] { window.network = networkFaults(n) }

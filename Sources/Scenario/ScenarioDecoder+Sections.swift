@@ -38,7 +38,9 @@ extension ScenarioDecoder {
         let slo = top["slo"].map { self.slo($0) } ?? []
         // The arrival window bounds where a fault window may start.
         let window = load.map { stages in duration ?? stages.reduce(0) { $0 + $1.nanos } }
-        let faults = top["faults"].map { self.faults($0, arrivalWindow: window) } ?? []
+        let faults = top["faults"].map {
+            self.faults($0, arrivalWindow: window, flows: (mix ?? Scenario.defaultMix).map(\.flow))
+        } ?? []
 
         guard errors.count == errorsBefore, let name, let seed, let devices, let target, let push, let load,
               let arrivals, let mix, let behavior, let drain, let actionTimeout, workers != .some(nil), slo != nil,

@@ -98,4 +98,21 @@ final class FaultSectionTests: XCTestCase {
                                     target: "target: { embedded: true, process: true }"))
         XCTAssertEqual(found.map(\.mark), [Mark(line: 7, column: 61)], "\(found)")
     }
+
+    func testRampAndFlowsNarrowAWindow() throws {
+        let s = try load(scenario("  - { at: 2s, for: 4s, ramp: 2s, flows: [incoming-1to1], push: { drop: 50% } }"))
+            .get()
+        let w = try XCTUnwrap(s.faults.first)
+        XCTAssertEqual(w.flows, ["incoming-1to1"])
+        XCTAssertEqual(w.intensity(at: 2_000_000_000), 0)
+        XCTAssertEqual(w.intensity(at: 3_000_000_000), 0.5)
+        XCTAssertEqual(w.intensity(at: 5_000_000_000), 1)
+        XCTAssertEqual(FaultWindow(name: "x", atNanos: 0, forNanos: 1).intensity(at: 0), 1, "no ramp: full at once")
+    }
+
+    func testFlowNotInTheMixAndRampLongerThanTheWindowAreErrors() {
+        let found = errors(scenario("  - { at: 2s, for: 1s, ramp: 2s, flows: [incoming-1to2], push: { drop: 5% } }"))
+        XCTAssertEqual(found.map(\.mark), [Mark(line: 7, column: 30), Mark(line: 7, column: 42)], "\(found)")
+        XCTAssertEqual(found.last?.suggestion, "incoming-1to1")
+    }
 }
