@@ -109,6 +109,34 @@ final class FaultRunTests: XCTestCase {
         XCTAssertTrue(html.contains("push.dropped \(Int(dropped))"), "fault table counts what the window did")
     }
 
+    // MARK: - Devices: an app that reports too late is terminated
+
+    func testLateReportTerminatesTheAppAndOnlyTheWindowsFlowIsHit() throws {
+        let outcome = try run("""
+            name: slow-apps
+            devices: 200
+            \(Self.base.replacingOccurrences(of: "deadline: 2s", with: "deadline: 500ms"))
+            mix: { incoming-1to1: 50, declined: 50 }
+            load:
+              - hold: { rate: 30/s, for: 3s }
+            faults:
+              - { name: frozen-app, at: 1s, for: 1s, flows: [incoming-1to1], device: { report_delay: 1s } }
+            """)
+        let c = outcome.result.recorder.counters
+        assertCallsAccounted(c)
+        let delayed = try XCTUnwrap(c["faults.device.report_delayed"])
+        XCTAssertGreaterThan(delayed, 5)
+        // Each late report (1 s > the 500 ms deadline) is a miss; iOS kills the app, so the call rang nobody.
+        XCTAssertEqual(c["push.deadline_missed"], delayed)
+        XCTAssertEqual(c["devices.terminated_for_missed_deadline"], delayed)
+        XCTAssertEqual(c["calls.app_terminated"], delayed)
+        XCTAssertEqual(c["flow.incoming-1to1.missed"], delayed)
+        // The window names one flow: the declined calls planned in the same second were not touched.
+        XCTAssertEqual(c["flow.declined.missed"] ?? 0, 0)
+        XCTAssertEqual(c["flow.declined.failed_calls"] ?? 0, 0)
+        XCTAssertTrue(try faultRows(outcome.runDirectory).allSatisfy { $0.hasPrefix("frozen-app,device.report_delayed,") })
+    }
+
     // MARK: - Acceptance 2: the same seed injects the same faults
 
     func testSameScenarioAndSeedInjectTheSameFaultsOnTheSamePushesAndDevices() throws {
