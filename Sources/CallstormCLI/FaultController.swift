@@ -113,10 +113,12 @@ final class FaultController: @unchecked Sendable {
             let active = windows.indices.filter { windows[$0].network != nil && windows[$0].contains(since) }
             if active != activeNetwork {
                 for i in Set(active).subtracting(activeNetwork).sorted() {
-                    driver.logFault(sinceLoadNanos: since, window: windows[i].name, kind: "network.on", subject: "proxy")
+                    driver.logFault(sinceLoadNanos: since, window: windows[i].name, kind: "network.on",
+                                    subject: "proxy")
                 }
                 for i in Set(activeNetwork).subtracting(active).sorted() {
-                    driver.logFault(sinceLoadNanos: since, window: windows[i].name, kind: "network.off", subject: "proxy")
+                    driver.logFault(sinceLoadNanos: since, window: windows[i].name, kind: "network.off",
+                                    subject: "proxy")
                 }
                 activeNetwork = active
                 do {
@@ -193,8 +195,9 @@ final class FaultController: @unchecked Sendable {
                 let parts = d.toxic.split(separator: ".", maxSplits: 1)
                 let index = parts.first.flatMap { Int($0.dropFirst()) } ?? 0
                 let kind = parts.count > 1 ? String(parts[1]) : d.toxic
-                driver?.logFault(sinceLoadNanos: since, window: windows.indices.contains(index) ? windows[index].name : "",
-                                 kind: "network.\(kind)", subject: "conn-\(d.connection)", seq: d.connection)
+                let window = windows.indices.contains(index) ? windows[index].name : ""
+                driver?.logFault(sinceLoadNanos: since, window: window, kind: "network.\(kind)",
+                                 subject: "conn-\(d.connection)", seq: d.connection)
             }
             decisionsSeen = decisions.count
         }

@@ -27,8 +27,8 @@ enum FaultDescription {
             let items = n.toxics.keys.sorted().map { key -> String in
                 let values = n.toxics[key] ?? [:]
                 if let t = values["toxicity"] { return "\(key) \(pct(t))" }
-                return "\(key) " + values.sorted { $0.key < $1.key }.map { String(format: "%g", $0.value) + " \($0.key)" }
-                    .joined(separator: " ")
+                let settings = values.sorted { $0.key < $1.key }.map { String(format: "%g", $0.value) + " \($0.key)" }
+                return "\(key) " + settings.joined(separator: " ")
             }
             var text = "network (\(n.direction)): " + items.joined(separator: ", ")
             if n.probability < 1 { text += " on \(pct(n.probability)) of connections" }

@@ -40,7 +40,9 @@ struct FaultSchedule: Sendable {
     /// `flow` is the call's flow: a window with `flows` hits only theirs.
     func active(forCallPlannedAt plannedSinceLoad: UInt64, device: Int, flow: String)
         -> [(index: Int, window: FaultWindow)] {
-        active(at: plannedSinceLoad, device: device).filter { $0.window.flows.isEmpty || $0.window.flows.contains(flow) }
+        active(at: plannedSinceLoad, device: device).filter {
+            $0.window.flows.isEmpty || $0.window.flows.contains(flow)
+        }
     }
 
     /// The key of one device's part in one call, for draws: the same call and role give the same draws whatever

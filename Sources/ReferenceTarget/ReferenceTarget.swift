@@ -68,7 +68,8 @@ public final class ReferenceTarget: HTTPHandler {
                     for line in text.split(separator: "\n") {
                         guard let body = try? decoder.decode(RegisterBody.self, from: Data(line.utf8)) else { continue }
                         if let old = s.devices[body.id] { s.deviceByHandle[old.handle.value] = nil }
-                        s.devices[body.id] = RegisteredDevice(id: body.id, handle: body.handle, apnsToken: body.apnsToken)
+                        s.devices[body.id] = RegisteredDevice(id: body.id, handle: body.handle,
+                                                              apnsToken: body.apnsToken)
                         s.deviceByHandle[body.handle.value] = body.id
                     }
                 }

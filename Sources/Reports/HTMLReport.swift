@@ -168,7 +168,9 @@ struct HTMLReport {
                 var inside: Int64 = 0, outside: Int64 = 0
                 var insideSeconds = Set<Int>(), outsideSeconds = Set<Int>()
                 for s in 0...max(0, lastSecond) {
-                    if overlaps(s, w) { insideSeconds.insert(s) } else if !windows.contains(where: { overlaps(s, $0) }) {
+                    if overlaps(s, w) {
+                        insideSeconds.insert(s)
+                    } else if !windows.contains(where: { overlaps(s, $0) }) {
                         outsideSeconds.insert(s)
                     }
                 }

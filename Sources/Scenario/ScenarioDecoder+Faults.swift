@@ -14,7 +14,8 @@ extension ScenarioDecoder {
         return errors.count == errorsBefore ? windows : nil
     }
 
-    private mutating func window(_ node: YAMLNode, index: Int, arrivalWindow: UInt64?, flows: [String]) -> FaultWindow? {
+    private mutating func window(_ node: YAMLNode, index: Int, arrivalWindow: UInt64?,
+                                 flows: [String]) -> FaultWindow? {
         guard let f = fields(of: node, in: "a fault window",
                              known: ["name", "at", "for", "devices", "ramp", "flows", "push", "device", "network",
                                      "target"],
@@ -130,8 +131,9 @@ extension ScenarioDecoder {
     }
 
     private mutating func targetFaults(_ node: YAMLNode, window: UInt64) -> TargetFaults? {
-        guard let f = fields(of: node, in: "'target' faults", known: FaultWindow.targetKinds + FaultWindow.targetOptions,
-                             required: ["kill"]) else { return nil }
+        guard let f = fields(of: node, in: "'target' faults",
+                             known: FaultWindow.targetKinds + FaultWindow.targetOptions, required: ["kill"])
+        else { return nil }
         var t = TargetFaults()
         if let n = f["kill"], let kill = bool(n, "kill") {
             t.kill = kill

@@ -41,13 +41,14 @@ final class FaultRunTests: XCTestCase {
     /// faults.csv rows without the time column (which moves with timing); sorted.
     private func faultRows(_ run: URL) throws -> [String] {
         let text = try String(contentsOf: run.appendingPathComponent("faults.csv"), encoding: .utf8)
-        return text.split(separator: "\n").dropFirst().map { $0.split(separator: ",").dropFirst().joined(separator: ",") }
-            .sorted()
+        return text.split(separator: "\n").dropFirst()
+            .map { $0.split(separator: ",").dropFirst().joined(separator: ",") }.sorted()
     }
 
     /// Every call started is accounted for once: completed, failed, missed or in flight at stop.
     private func assertCallsAccounted(_ c: [String: Int64], file: StaticString = #filePath, line: UInt = #line) {
-        let ended = ["completed", "failed", "missed", "in_flight_at_stop"].reduce(Int64(0)) { $0 + (c["calls.\($1)"] ?? 0) }
+        let ended = ["completed", "failed", "missed", "in_flight_at_stop"]
+            .reduce(Int64(0)) { $0 + (c["calls.\($1)"] ?? 0) }
         XCTAssertEqual(c["calls.started"], ended, "calls: \(c.filter { $0.key.hasPrefix("calls.") })",
                        file: file, line: line)
         XCTAssertEqual(c["calls.started"], c["calls.planned"], file: file, line: line)
@@ -134,7 +135,8 @@ final class FaultRunTests: XCTestCase {
         // The window names one flow: the declined calls planned in the same second were not touched.
         XCTAssertEqual(c["flow.declined.missed"] ?? 0, 0)
         XCTAssertEqual(c["flow.declined.failed_calls"] ?? 0, 0)
-        XCTAssertTrue(try faultRows(outcome.runDirectory).allSatisfy { $0.hasPrefix("frozen-app,device.report_delayed,") })
+        XCTAssertTrue(try faultRows(outcome.runDirectory)
+            .allSatisfy { $0.hasPrefix("frozen-app,device.report_delayed,") })
     }
 
     // MARK: - Acceptance 2: the same seed injects the same faults
@@ -149,7 +151,8 @@ final class FaultRunTests: XCTestCase {
               - hold: { rate: 40/s, for: 2s }
             faults:
               - { name: messy-apns, at: 0s, for: 2s, devices: 80%,
-                  push: { delay: { uniform: [10ms, 80ms] }, drop: 5%, duplicate: 10%, error: { status: 503, rate: 5% } } }
+                  push: { delay: { uniform: [10ms, 80ms] }, drop: 5%, duplicate: 10%,
+                          error: { status: 503, rate: 5% } } }
               - { name: slow-app, at: 500ms, for: 1s, device: { report_delay: { uniform: [0ms, 50ms] },
                   join_failure: 10% } }
             """
@@ -297,7 +300,8 @@ final class TargetFaultRunTests: XCTestCase {
         // Killed once, restarted once; nothing lost: every call is accounted for.
         XCTAssertEqual(c["faults.target.killed"], 1)
         XCTAssertEqual(c["faults.target.restarted"], 1)
-        let ended = ["completed", "failed", "missed", "in_flight_at_stop"].reduce(Int64(0)) { $0 + (c["calls.\($1)"] ?? 0) }
+        let ended = ["completed", "failed", "missed", "in_flight_at_stop"]
+            .reduce(Int64(0)) { $0 + (c["calls.\($1)"] ?? 0) }
         XCTAssertEqual(c["calls.started"], ended)
         XCTAssertEqual(c["calls.started"], c["calls.planned"])
 
