@@ -139,12 +139,20 @@ enum RunCommand {
             driver.requestStop()
             driver.requestStop()
         }
+        let capacityWatch = CapacityWatch(spec: scenario.capacity, runDirectory: runDirectory) {
+            driver.endArrivals(note: "Arrivals ended at the capacity knee (capacity.stop); calls in flight drained.")
+        }
         let signals = SignalWatch { _ in driver.requestStop() }
         let progress = options.quiet ? nil : makeProgress(driver: driver, settings: settings)
         var result = driver.run()
         progress?.stop()
         signals.cancel()
         let abortedBy = watch?.stop()
+        let knee = capacityWatch?.stop()
+        if !options.quiet, let broken = knee?.broken {
+            FileHandle.standardError.write(Data(("callstorm: capacity limit broke at second \(broken.second); "
+                + "arrivals ended\n").utf8))
+        }
         servers.stop()
         if !options.quiet {
             FileHandle.standardError.write(Data(("gateway " + GatewayCommand.summary(servers.gateway,
@@ -202,6 +210,10 @@ enum RunCommand {
         }
         if !options.quiet {
             for item in written.thresholds { FileHandle.standardError.write(Data((item.summary + "\n").utf8)) }
+            if let spec = scenario.capacity {
+                let line = "capacity: " + CapacityAnalysis.analyze(result.recorder, spec: spec).summary + "\n"
+                FileHandle.standardError.write(Data(line.utf8))
+            }
         }
         try distributed.finish(scenario: scenario, result: result, facts: facts, runDirectory: runDirectory,
                                notes: notes)

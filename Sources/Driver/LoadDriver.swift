@@ -38,7 +38,7 @@ public final class LoadDriver: @unchecked Sendable {
     private let originUnixSeconds: Int64
     private let stopRequests = Atomic<Int>(0)
     private let wakeup = DispatchSemaphore(value: 0)
-    private let state = Mutex<(loadStart: UInt64, drained: Int)>((0, 0))
+    private let state = Mutex<(loadStart: UInt64, drained: Int, arrivalEndNote: String?)>((0, 0, nil))
 
     /// Throws when the run directory cannot be written.
     public init(settings: DriverSettings, clock: Clock = SystemClock()) throws {
@@ -79,6 +79,13 @@ public final class LoadDriver: @unchecked Sendable {
     /// Safe from any thread (a signal handler's queue).
     public func requestStop() {
         stopRequests.add(1, ordering: .relaxed)
+        wakeup.signal()
+    }
+
+    /// Ends arrivals and drains the calls in flight, like a first signal, but as a planned end of the run (not
+    /// an interruption): the capacity watch calls it at the knee. `note` goes into the run's notes.
+    public func endArrivals(note: String) {
+        state.withLock { $0.arrivalEndNote = note }
         wakeup.signal()
     }
 
@@ -138,6 +145,12 @@ public final class LoadDriver: @unchecked Sendable {
                 workers.forEach { $0.stopArrivals() }
                 deadline = min(deadline, now + settings.drainNanos)
                 notes.append("Stopped early by a signal; arrivals ended, calls in flight were given the drain time.")
+            }
+            if !arrivalsStopped, let note = state.withLock({ $0.arrivalEndNote }) {
+                arrivalsStopped = true
+                workers.forEach { $0.stopArrivals() }
+                deadline = min(deadline, now + settings.drainNanos)
+                notes.append(note)
             }
             if now >= deadline {
                 notes.append("Drain time ran out with calls still in flight; they are counted as in flight at stop.")

@@ -32,6 +32,7 @@ struct HTMLReport {
         html += thresholdsSection()
         html += notesSection()
         html += percentileSection()
+        html += capacitySection()
         html += chartSection("Push to report over time", "push-timeline", pushTimelineChart())
         html += chartSection("Action fulfillment over time", "action-timeline", actionTimelineChart())
         html += chartSection("Calls per second: planned vs delivered", "calls-timeline", callsTimelineChart())
