@@ -2,6 +2,7 @@ import Dispatch
 import Driver
 import Foundation
 import Metrics
+import PushGateway
 import Reports
 import Results
 import Scenario
@@ -152,6 +153,16 @@ enum RunCommand {
                 .replacingOccurrences(of: "\n", with: "\ngateway ")).dropLast(8).utf8))
         }
         result.recorder.merge(sampler.finish())
+        // The push books: what the gateway received and answered, and what it handed over after the workers
+        // stopped (the servers are stopped now, so these numbers are final).
+        let origin = result.recorder.runStartNanos
+        for (name, n) in driver.lateCounters() { result.recorder.count(name, by: n, atNanos: origin) }
+        let ingress = [servers.gateway.ingressStats(.apns), servers.gateway.ingressStats(.fcm)]
+        result.recorder.count(Books.Counter.gatewaySent, by: Int64(servers.gateway.requestsReceived), atNanos: origin)
+        result.recorder.count(Books.Counter.gatewayAccepted, by: Int64(ingress.reduce(0) { $0 + $1.accepted }),
+                              atNanos: origin)
+        result.recorder.count(Books.Counter.gatewayRejected, by: Int64(ingress.reduce(0) { $0 + $1.rejectedTotal }),
+                              atNanos: origin)
 
         facts.durationSeconds = Date().timeIntervalSince(startedAt)
         facts.interrupted = result.interrupted && abortedBy == nil
@@ -202,9 +213,17 @@ enum RunCommand {
         }
         if !options.quiet {
             for item in written.thresholds { FileHandle.standardError.write(Data((item.summary + "\n").utf8)) }
+            for line in written.books.lines { FileHandle.standardError.write(Data(("books: " + line + "\n").utf8)) }
         }
         try distributed.finish(scenario: scenario, result: result, facts: facts, runDirectory: runDirectory,
                                notes: notes)
+        if !written.books.balanced {
+            for problem in written.books.problems {
+                FileHandle.standardError.write(Data("callstorm: accounting does not balance: \(problem)\n".utf8))
+            }
+            return Outcome(reportPath: written.files.html.path, runDirectory: runDirectory, exitCode: .harnessFailure,
+                           result: result, verdict: written.verdict)
+        }
         let code: ExitCode = abortedBy != nil ? .thresholdsFailed
             : (facts.interrupted ? .interrupted : (written.verdict.passed ? .passed : .thresholdsFailed))
         return Outcome(reportPath: written.files.html.path, runDirectory: runDirectory, exitCode: code,
