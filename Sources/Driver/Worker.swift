@@ -125,7 +125,7 @@ final class Worker: @unchecked Sendable {
                 recorder.count("devices.registered", atNanos: now)
             } else {
                 recorder.count("devices.register_failed", atNanos: now)
-                count(result, at: now)
+                count(result, endpoint: endpoint, at: now)
             }
             then()
         }
@@ -399,11 +399,15 @@ final class Worker: @unchecked Sendable {
         }
     }
 
-    /// Counts transport errors by kind and non-2xx answers by status, so failures are never silent.
-    func count(_ result: Result<ClientResponse, TransportError>, at now: UInt64) {
+    /// Counts transport errors by kind, answers the endpoint does not expect by status (a 200 where the API
+    /// promises 201 too), and expected answers whose body could not be read (`badBody`) as bad responses, so
+    /// failures are never silent.
+    func count(_ result: Result<ClientResponse, TransportError>, endpoint: APIMapping.Endpoint? = nil,
+               badBody: Bool = false, at now: UInt64) {
         switch result {
-        case .success(let response) where (200..<300).contains(response.status): break
         case .success(let response) where response.status == 0: recorder.count("errors.bad_response", atNanos: now)
+        case .success(let response) where endpoint?.accepts(response.status) ?? (200..<300).contains(response.status):
+            if badBody { recorder.count("errors.bad_response", atNanos: now) }
         case .success(let response): recorder.count("errors.http_\(response.status)", atNanos: now)
         case .failure(let error): recorder.count("errors.\(error.kind)", atNanos: now)
         }
