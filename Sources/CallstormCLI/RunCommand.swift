@@ -13,7 +13,8 @@ enum RunCommand {
         var file: String
         var out: String?
         var targetURL: String?
-        var allowRemote = false
+        /// Hosts outside loopback the user named with `--allow-remote HOST`.
+        var allowRemote: Set<String> = []
         var seed: UInt64?
         var durationNanos: UInt64?
         var workers: Int?
@@ -22,8 +23,8 @@ enum RunCommand {
     }
 
     static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
-        let parsed = try Arguments(args, valued: DistributedOptions.valuedFlags.union(["out", "target", "seed", "duration", "workers"]),
-                                   boolean: ["help", "allow-remote", "quiet"])
+        let parsed = try Arguments(args, valued: DistributedOptions.valuedFlags.union(["out", "target", "seed", "duration", "workers", "allow-remote"]),
+                                   boolean: ["help", "quiet"])
         if parsed.has("help") {
             print(Help.run)
             return .passed
@@ -34,7 +35,7 @@ enum RunCommand {
         var options = Options(file: file)
         options.out = parsed.value("out")
         options.targetURL = parsed.value("target")
-        options.allowRemote = parsed.has("allow-remote")
+        options.allowRemote = try Loopback.allowedHosts(parsed.value("allow-remote"))
         options.quiet = parsed.has("quiet")
         options.distributed = try DistributedOptions.parse(parsed)
         if let s = parsed.value("seed") {
@@ -74,13 +75,12 @@ enum RunCommand {
             if case .url(let url) = scenario.target { return url }
             return nil
         }()
+        // The safety interlock, before any socket is opened: a refused run sends nothing.
         if let url = targetOverride {
             guard let host = Loopback.host(ofURL: url) else { throw .usage("target URL '\(url)' has no host") }
-            if !Loopback.isLoopback(host), !options.allowRemote { throw .nonLoopbackTarget(host) }
+            try Loopback.require(host, role: "target", allowed: options.allowRemote)
         }
-        if !Loopback.isLoopback(scenario.push.listenHost), !options.allowRemote {
-            throw .nonLoopbackTarget(scenario.push.listenHost)
-        }
+        try Loopback.require(scenario.push.listenHost, role: "push listener", allowed: options.allowRemote)
         let startedAt = Date()
         let servers: EmbeddedServers
         let targetURL: String
