@@ -40,6 +40,7 @@ struct HTMLReport {
         html += chartSection("Deadline misses over time", "deadline-misses", deadlineMissChart())
         html += chartSection("Harness: scheduler lag", "scheduler-lag", schedulerLagChart())
         html += chartSection("Harness: memory and CPU", "harness-rss", harnessChart())
+        html += chartSection("Harness: file descriptors and threads", "harness-fds", harnessResourcesChart())
         html += chartSection("Latency distribution", "distribution", distributionChart())
         html += outcomeSection()
         html += booksSection()
@@ -343,6 +344,17 @@ struct HTMLReport {
             .init(name: "rss MiB", color: "#9334e6", points: gauge("harness.rss_mib")),
             .init(name: "cpu %", color: "#12b5cb", points: gauge("harness.cpu_percent")),
         ], id: "harness-rss", empty: "no harness samples")
+    }
+
+    /// Open file descriptors and threads of the callstorm process: flat after warm-up, or something leaks.
+    private func harnessResourcesChart() -> String {
+        func gauge(_ name: String) -> [SVGLineChart.Point] {
+            recorder.gaugeSeries(name).map { .init(x: Double($0.second), y: $0.value) }
+        }
+        return timeChart("harness open file descriptors and threads", yLabel: "count", series: [
+            .init(name: "fds", color: "#e8710a", points: gauge("harness.fds")),
+            .init(name: "threads", color: "#1e8e3e", points: gauge("harness.threads")),
+        ], id: "harness-fds", empty: "no harness samples")
     }
 
     private func distributionChart() -> String {
