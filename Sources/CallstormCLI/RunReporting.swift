@@ -56,6 +56,7 @@ enum RunReporting {
         var files: ReportFiles
         var verdict: Verdict
         var thresholds: [ThresholdResult]
+        var books: Books
     }
 
     /// Writes every report file of `run` from the given measurements.
@@ -85,8 +86,10 @@ enum RunReporting {
         }
         var failures = extraFailures
         if facts.interrupted { failures.append("interrupted before the plan finished; the results are partial") }
+        let books = result.books
+        for problem in books.problems { failures.append("accounting does not balance: \(problem)") }
         result.verdict = Verdict(thresholds: result.thresholds, warnings: warnings, extraFailures: failures)
         let files = try ReportWriter.write(result, to: run)
-        return Written(files: files, verdict: result.verdict, thresholds: result.thresholds)
+        return Written(files: files, verdict: result.verdict, thresholds: result.thresholds, books: books)
     }
 }

@@ -89,6 +89,18 @@ public final class LoadDriver: @unchecked Sendable {
         wakeup.signal()
     }
 
+    /// Book-keeping counters for pushes the gateway handed over after the workers finished (they are
+    /// undelivered at stop). Call after the gateway has stopped: it waits for every worker queue to run what the
+    /// sink queued, so nothing accepted is left uncounted.
+    public func lateCounters() -> [String: Int64] {
+        var all: [String: Int64] = [:]
+        for worker in workers {
+            worker.queue.sync {}
+            all.merge(worker.lateCounts.withLock { $0 }, uniquingKeysWith: +)
+        }
+        return all
+    }
+
     public var progress: Progress {
         let loadStart = state.withLock { $0.loadStart }
         let now = clock.nowNanos()
@@ -230,6 +242,7 @@ final class DevicePushSink: PushSink {
                 for (i, w) in active {
                     if let d = w.device, d.offline > 0, schedule.draw(i, index, 0, 0x0FF) < d.offline {
                         note(w, "device.offline_push_lost")
+                        worker.queue.async { worker.acceptedButDropped() }
                         return nil  // APNs accepted it; an offline phone never sees it
                     }
                     guard let p = w.push else { continue }
@@ -239,6 +252,7 @@ final class DevicePushSink: PushSink {
                     }
                     if p.drop > 0, schedule.draw(i, index, seq, 2) < p.drop {
                         note(w, "push.dropped")
+                        worker.queue.async { worker.acceptedButDropped() }
                         return nil
                     }
                     if let distribution = p.delay {
@@ -254,7 +268,7 @@ final class DevicePushSink: PushSink {
             }
         }
         let (wait, count) = (delay, copies)
-        worker.queue.async { worker.deliver(push, local: local, delay: wait, copies: count) }
+        worker.queue.async { worker.accepted(push, local: local, delay: wait, copies: count) }
         return nil
     }
 

@@ -48,4 +48,7 @@ public struct RunResult: Sendable {
     }
 
     public var ratios: RunRatios { RunRatios(counters: recorder.counters) }
+
+    /// Every action and push accounted for.
+    public var books: Books { Books(counters: recorder.counters) }
 }
