@@ -71,7 +71,8 @@ enum Help {
 
           --out DIR              run directory (default Reports/<scenario>-<UTC timestamp>)
           --target URL           load this server instead of the scenario's target (loopback only)
-          --allow-remote         permit a target that is not 127.0.0.0/8, ::1 or localhost
+          --allow-remote HOST    permit this non-loopback host (not 127.0.0.0/8, ::1, localhost) as target or push
+                                 listener; comma-separated for several
           --seed N               override the scenario seed
           --duration D           override the arrival window (e.g. 30s, 2m)
           --workers N            worker queues (default: number of cores)
@@ -97,6 +98,7 @@ enum Help {
         Runs the embedded reference call server (docs/PROTOCOL.md) until SIGINT or SIGTERM.
           --listen     address to serve on (default 127.0.0.1:8080)
           --apns-url   the push gateway it sends VoIP pushes to (default http://127.0.0.1:2197)
+          --allow-remote HOST  permit a non-loopback listen address or push gateway host
           --bug NAMES  switch on deliberate bugs, comma-separated: merge-lost-update, merge-ignores-ended,
                        unmerge-drops-join, version-not-bumped (to prove the history checker finds them)
           --registrations FILE  keep registered devices in FILE and read them back at start (survives a crash)
@@ -128,6 +130,7 @@ enum Help {
           --fcm-project   the FCM project id requests must name (default: any)
           --threads N     event-loop threads (default 1)
           --quiet         no line per push
+          --allow-remote HOST  permit a --listen address outside loopback (e.g. 0.0.0.0)
         Without --tls the port speaks HTTP/2 with prior knowledge (h2c) and HTTP/1.1.
         """
 

@@ -2,6 +2,7 @@ import Dispatch
 import Driver
 import Foundation
 import Metrics
+import PushGateway
 import Reports
 import Results
 import Scenario
@@ -12,7 +13,8 @@ enum RunCommand {
         var file: String
         var out: String?
         var targetURL: String?
-        var allowRemote = false
+        /// Hosts outside loopback the user named with `--allow-remote HOST`.
+        var allowRemote: Set<String> = []
         var seed: UInt64?
         var durationNanos: UInt64?
         var workers: Int?
@@ -21,8 +23,8 @@ enum RunCommand {
     }
 
     static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
-        let parsed = try Arguments(args, valued: DistributedOptions.valuedFlags.union(["out", "target", "seed", "duration", "workers"]),
-                                   boolean: ["help", "allow-remote", "quiet"])
+        let parsed = try Arguments(args, valued: DistributedOptions.valuedFlags.union(["out", "target", "seed", "duration", "workers", "allow-remote"]),
+                                   boolean: ["help", "quiet"])
         if parsed.has("help") {
             print(Help.run)
             return .passed
@@ -33,7 +35,7 @@ enum RunCommand {
         var options = Options(file: file)
         options.out = parsed.value("out")
         options.targetURL = parsed.value("target")
-        options.allowRemote = parsed.has("allow-remote")
+        options.allowRemote = try Loopback.allowedHosts(parsed.value("allow-remote"))
         options.quiet = parsed.has("quiet")
         options.distributed = try DistributedOptions.parse(parsed)
         if let s = parsed.value("seed") {
@@ -73,13 +75,12 @@ enum RunCommand {
             if case .url(let url) = scenario.target { return url }
             return nil
         }()
+        // The safety interlock, before any socket is opened: a refused run sends nothing.
         if let url = targetOverride {
             guard let host = Loopback.host(ofURL: url) else { throw .usage("target URL '\(url)' has no host") }
-            if !Loopback.isLoopback(host), !options.allowRemote { throw .nonLoopbackTarget(host) }
+            try Loopback.require(host, role: "target", allowed: options.allowRemote)
         }
-        if !Loopback.isLoopback(scenario.push.listenHost), !options.allowRemote {
-            throw .nonLoopbackTarget(scenario.push.listenHost)
-        }
+        try Loopback.require(scenario.push.listenHost, role: "push listener", allowed: options.allowRemote)
         let startedAt = Date()
         let servers: EmbeddedServers
         var targetURL: String
@@ -168,12 +169,20 @@ enum RunCommand {
             driver.requestStop()
             driver.requestStop()
         }
+        let capacityWatch = CapacityWatch(spec: scenario.capacity, runDirectory: runDirectory) {
+            driver.endArrivals(note: "Arrivals ended at the capacity knee (capacity.stop); calls in flight drained.")
+        }
         let signals = SignalWatch { _ in driver.requestStop() }
         let progress = options.quiet ? nil : makeProgress(driver: driver, settings: settings)
         var result = driver.run()
         progress?.stop()
         signals.cancel()
         let abortedBy = watch?.stop()
+        let knee = capacityWatch?.stop()
+        if !options.quiet, let broken = knee?.broken {
+            FileHandle.standardError.write(Data(("callstorm: capacity limit broke at second \(broken.second); "
+                + "arrivals ended\n").utf8))
+        }
         if let counted = faultController?.finish() { result.recorder.merge(counted) }
         targetProcess?.stop()
         servers.stop()
@@ -183,6 +192,16 @@ enum RunCommand {
                 .replacingOccurrences(of: "\n", with: "\ngateway ")).dropLast(8).utf8))
         }
         result.recorder.merge(sampler.finish())
+        // The push books: what the gateway received and answered, and what it handed over after the workers
+        // stopped (the servers are stopped now, so these numbers are final).
+        let origin = result.recorder.runStartNanos
+        for (name, n) in driver.lateCounters() { result.recorder.count(name, by: n, atNanos: origin) }
+        let ingress = [servers.gateway.ingressStats(.apns), servers.gateway.ingressStats(.fcm)]
+        result.recorder.count(Books.Counter.gatewaySent, by: Int64(servers.gateway.requestsReceived), atNanos: origin)
+        result.recorder.count(Books.Counter.gatewayAccepted, by: Int64(ingress.reduce(0) { $0 + $1.accepted }),
+                              atNanos: origin)
+        result.recorder.count(Books.Counter.gatewayRejected, by: Int64(ingress.reduce(0) { $0 + $1.rejectedTotal }),
+                              atNanos: origin)
 
         facts.durationSeconds = Date().timeIntervalSince(startedAt)
         facts.interrupted = result.interrupted && abortedBy == nil
@@ -235,9 +254,21 @@ enum RunCommand {
         }
         if !options.quiet {
             for item in written.thresholds { FileHandle.standardError.write(Data((item.summary + "\n").utf8)) }
+            if let spec = scenario.capacity {
+                let line = "capacity: " + CapacityAnalysis.analyze(result.recorder, spec: spec).summary + "\n"
+                FileHandle.standardError.write(Data(line.utf8))
+            }
+            for line in written.books.lines { FileHandle.standardError.write(Data(("books: " + line + "\n").utf8)) }
         }
         try distributed.finish(scenario: scenario, result: result, facts: facts, runDirectory: runDirectory,
                                notes: notes)
+        if !written.books.balanced {
+            for problem in written.books.problems {
+                FileHandle.standardError.write(Data("callstorm: accounting does not balance: \(problem)\n".utf8))
+            }
+            return Outcome(reportPath: written.files.html.path, runDirectory: runDirectory, exitCode: .harnessFailure,
+                           result: result, verdict: written.verdict)
+        }
         let code: ExitCode = abortedBy != nil ? .thresholdsFailed
             : (facts.interrupted ? .interrupted : (written.verdict.passed ? .passed : .thresholdsFailed))
         return Outcome(reportPath: written.files.html.path, runDirectory: runDirectory, exitCode: code,

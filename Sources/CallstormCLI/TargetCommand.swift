@@ -7,8 +7,8 @@ import ReferenceTarget
 /// `callstorm target`: the reference call server on its own, until SIGINT or SIGTERM.
 enum TargetCommand {
     static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
-        let parsed = try Arguments(args, valued: ["listen", "apns-url", "bundle-id", "threads", "bug",
-                                                          "registrations", "apns-ca", "apns-key", "apns-team"],
+        let parsed = try Arguments(args, valued: ["listen", "apns-url", "bundle-id", "threads", "bug", "allow-remote",
+                                                  "registrations", "apns-ca", "apns-key", "apns-team"],
                                    boolean: ["help", "exit-with-parent"])
         if parsed.has("help") {
             print(Help.target)
@@ -19,6 +19,10 @@ enum TargetCommand {
             throw .usage("--listen must be HOST:PORT, got '\(listen)'")
         }
         let apns = parsed.value("apns-url") ?? "http://127.0.0.1:2197"
+        let allowed = try Loopback.allowedHosts(parsed.value("allow-remote"))
+        try Loopback.require(host, role: "listen address", allowed: allowed)
+        guard let apnsHost = Loopback.host(ofURL: apns) else { throw .usage("--apns-url '\(apns)' has no host") }
+        try Loopback.require(apnsHost, role: "push gateway (--apns-url)", allowed: allowed)
         let threads = Int(parsed.value("threads") ?? "1") ?? 1
         var bugs: Set<ReferenceTarget.Bug> = []
         for name in (parsed.value("bug") ?? "").split(separator: ",") {

@@ -38,7 +38,7 @@ public final class LoadDriver: @unchecked Sendable {
     private let originUnixSeconds: Int64
     private let stopRequests = Atomic<Int>(0)
     private let wakeup = DispatchSemaphore(value: 0)
-    private let state = Mutex<(loadStart: UInt64, drained: Int)>((0, 0))
+    private let state = Mutex<(loadStart: UInt64, drained: Int, arrivalEndNote: String?)>((0, 0, nil))
 
     /// Throws when the run directory cannot be written.
     public init(settings: DriverSettings, clock: Clock = SystemClock()) throws {
@@ -103,6 +103,25 @@ public final class LoadDriver: @unchecked Sendable {
         wakeup.signal()
     }
 
+    /// Ends arrivals and drains the calls in flight, like a first signal, but as a planned end of the run (not
+    /// an interruption): the capacity watch calls it at the knee. `note` goes into the run's notes.
+    public func endArrivals(note: String) {
+        state.withLock { $0.arrivalEndNote = note }
+        wakeup.signal()
+    }
+
+    /// Book-keeping counters for pushes the gateway handed over after the workers finished (they are
+    /// undelivered at stop). Call after the gateway has stopped: it waits for every worker queue to run what the
+    /// sink queued, so nothing accepted is left uncounted.
+    public func lateCounters() -> [String: Int64] {
+        var all: [String: Int64] = [:]
+        for worker in workers {
+            worker.queue.sync {}
+            all.merge(worker.lateCounts.withLock { $0 }, uniquingKeysWith: +)
+        }
+        return all
+    }
+
     public var progress: Progress {
         let loadStart = state.withLock { $0.loadStart }
         let now = clock.nowNanos()
@@ -159,6 +178,12 @@ public final class LoadDriver: @unchecked Sendable {
                 workers.forEach { $0.stopArrivals() }
                 deadline = min(deadline, now + settings.drainNanos)
                 notes.append("Stopped early by a signal; arrivals ended, calls in flight were given the drain time.")
+            }
+            if !arrivalsStopped, let note = state.withLock({ $0.arrivalEndNote }) {
+                arrivalsStopped = true
+                workers.forEach { $0.stopArrivals() }
+                deadline = min(deadline, now + settings.drainNanos)
+                notes.append(note)
             }
             if now >= deadline {
                 notes.append("Drain time ran out with calls still in flight; they are counted as in flight at stop.")
@@ -242,6 +267,7 @@ final class DevicePushSink: PushSink {
                 }
                 if let d = w.device, d.offline > 0, schedule.draw(i, index, 0, 0x0FF) < d.offline * strength {
                     note("device.offline_push_lost")
+                    worker.queue.async { worker.acceptedButDropped() }
                     return nil  // APNs accepted it; an offline phone never sees it
                 }
                 guard let p = w.push else { continue }
@@ -251,6 +277,7 @@ final class DevicePushSink: PushSink {
                 }
                 if p.drop > 0, schedule.draw(i, subject, seq, 2) < p.drop * strength {
                     note("push.dropped")
+                    worker.queue.async { worker.acceptedButDropped() }
                     return nil
                 }
                 if let distribution = p.delay {
@@ -265,7 +292,7 @@ final class DevicePushSink: PushSink {
             }
         }
         let (wait, count) = (delay, copies)
-        worker.queue.async { worker.deliver(push, local: local, delay: wait, copies: count) }
+        worker.queue.async { worker.accepted(push, local: local, delay: wait, copies: count) }
         return nil
     }
 

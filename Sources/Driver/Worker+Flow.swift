@@ -389,7 +389,7 @@ extension Worker {
                 }
                 if uuid == nil { outcome = .failed(reason: "bad_response") }
             }
-            count(result, at: now)
+            count(result, endpoint: endpoint, badBody: outcome == .failed(reason: "bad_response"), at: now)
             finishAction(id, slot, outcome, now: now, conversation: uuid, view: view)
             calls[id]?.saw(view)
             guard calls[id] != nil else { return }
@@ -458,7 +458,7 @@ extension Worker {
                 }
                 if kind == .unmerge && splitID == nil { outcome = .failed(reason: "bad_response") }
             }
-            count(result, at: now)
+            count(result, endpoint: endpoint, badBody: outcome == .failed(reason: "bad_response"), at: now)
             if kind == .join, outcome == .fulfilled, let fault = mediaFault(local, now: now) {
                 switch fault {
                 case .failure:

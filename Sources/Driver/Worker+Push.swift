@@ -1,5 +1,6 @@
 import CallModel
 import Foundation
+import Metrics
 import PushGateway
 import Results
 import Scenario
@@ -10,7 +11,10 @@ extension Worker {
     /// Called on the queue by the push sink.
     func receive(_ push: APNsPush, local: Int) {
         let now = clock.nowNanos()
-        guard !finished else { return }
+        guard !finished else {
+            countLate(Books.Counter.undelivered)
+            return
+        }
         if let expiration = push.expiration, expiration > 0, Int64(Date().timeIntervalSince1970) > expiration {
             // Delivered after its apns-expiration (a delay fault): APNs would have discarded it.
             recorder.count("pushes.expired_discarded", atNanos: now)
@@ -21,6 +25,7 @@ extension Worker {
             recorder.count("pushes.blocked_after_missed_deadlines", atNanos: now)
             return
         }
+        recorder.count(Books.Counter.delivered, atNanos: now)
         recorder.record("push_delivery", micros: Int64((now &- push.acceptedNanos) / 1000), atNanos: now)
         if let scope = faultScope(local, acceptedNanos: push.acceptedNanos) {
             recorder.record("\(scope).push_delivery", micros: Int64((now &- push.acceptedNanos) / 1000), atNanos: now)

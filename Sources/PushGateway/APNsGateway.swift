@@ -35,6 +35,7 @@ public final class APNsGateway: HTTPHandler {
     private let unregistered: Mutex<[String: Int64]>
     private let metrics = GatewayMetrics()
     private let fcmSequence = Atomic<UInt64>(0)
+    private let requests = Atomic<Int>(0)
     /// Called for every answer (for `callstorm gateway`'s log); nil in load runs.
     private let log: (@Sendable (String) -> Void)?
 
@@ -56,6 +57,10 @@ public final class APNsGateway: HTTPHandler {
         let apns = metrics.snapshot(.apns)
         return Stats(accepted: apns.accepted, rejected: apns.rejected)
     }
+
+    /// Requests the gateway began to answer (both ingresses), counted on arrival: once the server has
+    /// stopped, it equals accepted + rejected over both ingresses, the push book's first line.
+    public var requestsReceived: Int { requests.load(ordering: .relaxed) }
 
     /// Per-ingress counters and latency since the gateway was made.
     public func ingressStats(_ ingress: Ingress) -> IngressStats {
@@ -89,6 +94,7 @@ public final class APNsGateway: HTTPHandler {
 
     /// The whole decision for one request; separate from `handle` so tests need no socket.
     public func answer(_ request: HTTPRequest) -> HTTPResponse {
+        requests.add(1, ordering: .relaxed)
         if FCMIngress.matches(request.pathWithoutQuery) { return answerFCM(request) }
         let now = clinux_monotonic_ns()
         let received = request.receivedNanos == 0 ? now : request.receivedNanos

@@ -14,6 +14,8 @@ public struct RunResult: Sendable {
     public var thresholds: [ThresholdResult]
     /// Per flow step figures rebuilt from actions.csv (see `StepMetrics`); empty when there is none.
     public var steps: StepMetrics
+    /// The knee of a ramp, when the scenario has a `capacity:` section.
+    public var capacity: CapacityResult?
 
     public init(
         facts: RunFacts, recorder: Recorder, verdict: Verdict, notes: [String] = [], faultWindows: [FaultWindow] = [],
@@ -46,4 +48,7 @@ public struct RunResult: Sendable {
     }
 
     public var ratios: RunRatios { RunRatios(counters: recorder.counters) }
+
+    /// Every action and push accounted for.
+    public var books: Books { Books(counters: recorder.counters) }
 }

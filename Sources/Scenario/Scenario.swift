@@ -34,6 +34,8 @@ public struct Scenario: Sendable, Equatable {
     public var flows: [String: Flow] = [:]
     /// `faults:` windows, in file order.
     public var faults: [FaultWindow] = []
+    /// Where a ramp's knee is judged, and whether the run stops there (`capacity:`).
+    public var capacity: CapacitySpec?
     /// `target.bugs`: deliberate bugs to switch on in the embedded reference target (race-checker tests).
     public var targetBugs: [String] = []
     /// `target.process`: the reference target runs as a child process (`callstorm target`), which `target`

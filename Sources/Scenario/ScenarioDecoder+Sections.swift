@@ -2,7 +2,7 @@
 extension ScenarioDecoder {
     static let topLevelKeys = [
         "name", "seed", "duration", "devices", "target", "push", "load", "arrivals", "mix", "behavior", "drain",
-        "action_timeout", "workers", "slo", "faults",
+        "action_timeout", "workers", "slo", "faults", "capacity",
         "flows", "device",  // ScenarioDecoder+Flows.swift
     ]
     /// Sections the design describes (DESIGN.md §5) that this version does not implement yet.
@@ -41,6 +41,7 @@ extension ScenarioDecoder {
         let faults = top["faults"].map {
             self.faults($0, arrivalWindow: window, flows: (mix ?? Scenario.defaultMix).map(\.flow))
         } ?? []
+        let capacity = top["capacity"].map { self.capacity($0) }
 
         guard errors.count == errorsBefore, let name, let seed, let devices, let target, let push, let load,
               let arrivals, let mix, let behavior, let drain, let actionTimeout, workers != .some(nil), slo != nil,
@@ -52,6 +53,7 @@ extension ScenarioDecoder {
             workers: workers ?? nil, slo: slo ?? [], sourceFile: file
         )
         scenario.faults = faults
+        scenario.capacity = capacity ?? nil
         return scenario
     }
 

@@ -45,6 +45,8 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     case refused
     case timeout
     case reset(String)
+    /// The peer answered with something that is not HTTP (garbage, an unknown version, a broken status line).
+    case protocolError(String)
     case tls(String)
     case responseTooLarge(limit: Int)
     case other(code: Int, message: String)
@@ -56,6 +58,7 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
         case .refused: return "refused"
         case .timeout: return "timeout"
         case .reset: return "reset"
+        case .protocolError: return "protocol"
         case .tls: return "tls"
         case .responseTooLarge: return "response_too_large"
         case .other: return "other"
@@ -68,6 +71,7 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
         case .refused: return "connection refused"
         case .timeout: return "timed out"
         case .reset(let m): return "connection reset or closed: \(m)"
+        case .protocolError(let m): return "not an HTTP response: \(m)"
         case .tls(let m): return "TLS failure: \(m)"
         case .responseTooLarge(let limit): return "response body larger than \(limit) bytes"
         case .other(let code, let m): return "transfer failed (curl \(code)): \(m)"

@@ -141,8 +141,10 @@ public final class HTTPClient: @unchecked Sendable {
         case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST: return .connect(message)
         case CURLE_OPERATION_TIMEDOUT: return .timeout
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2,
-             CURLE_HTTP2_STREAM, CURLE_WEIRD_SERVER_REPLY:
+             CURLE_HTTP2_STREAM:
             return .reset(message)
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_UNSUPPORTED_PROTOCOL:
+            return .protocolError(message)
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE:
             return .tls(message)
         case CURLE_WRITE_ERROR where overLimit: return .responseTooLarge(limit: limit)
