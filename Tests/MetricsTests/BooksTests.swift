@@ -19,6 +19,17 @@ final class BooksTests: XCTestCase {
         XCTAssertEqual(books.pushes.sent, 12)
     }
 
+    func testMissedCallsBalanceTheCallsBook() {
+        var c = balanced
+        c["calls.started"] = 7
+        XCTAssertEqual(Books(counters: c).problems.count, 1, "two calls unaccounted")
+        c["calls.missed"] = 2
+        let books = Books(counters: c)
+        XCTAssertEqual(books.problems, [])
+        XCTAssertEqual(books.calls.missed, 2)
+        XCTAssertTrue(books.lines.contains { $0.contains("missed 2") })
+    }
+
     func testAnActionThatVanishedIsNamedWithTheDifference() {
         var c = balanced
         c["action.join.started"] = 11
