@@ -122,10 +122,11 @@ extension Worker {
             recorder.count("pushes.duplicate_voip", atNanos: now)
             return
         }
-        if missed {
-            terminateApp(local, now: now)
+        if missed, let id = devices[local].callID, calls[id]?.waiting == .push(device: local, conversation: uuid) {
+            terminateApp(local, id, now: now)
             return
         }
+        if missed { recorder.count("devices.terminated_for_missed_deadline", atNanos: now) }
         var caller: Handle?
         if let h = payload?.handle, let value = h.value {
             caller = Handle(kind: Handle.Kind(rawValue: h.kind ?? "") ?? .generic, value: value,
@@ -148,10 +149,12 @@ extension Worker {
     }
 
     /// iOS kills an app that reports a VoIP push too late: the call is never shown (the call is missed, ended
-    /// as unanswered), and every action the app had in flight fails (`app_terminated`).
-    private func terminateApp(_ local: Int, now: UInt64) {
+    /// as unanswered), and every action the app had in flight fails (`app_terminated`). Applied while the call
+    /// waits for this push (the callee is only ringing); a late push in a call that already moved on is counted
+    /// as a termination and reported, since the flow's other devices act on that conversation.
+    private func terminateApp(_ local: Int, _ id: Int, now: UInt64) {
         recorder.count("devices.terminated_for_missed_deadline", atNanos: now)
-        guard let id = devices[local].callID, let run = calls[id] else { return }
+        guard let run = calls[id] else { return }
         for (slot, action) in run.actions.enumerated() where !action.isFinished && run.actors[slot] == local {
             finishAction(id, slot, .failed(reason: "app_terminated"), now: now)
         }
