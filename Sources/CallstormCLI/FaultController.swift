@@ -48,10 +48,10 @@ final class FaultController: @unchecked Sendable {
             proxy = nil
             return
         }
-        guard let url = URLComponents(string: upstreamURL), let host = url.host,
-              let port = url.port ?? (url.scheme == "https" ? 443 : 80) as Int? else {
+        guard let url = URLComponents(string: upstreamURL), let host = url.host else {
             throw CLIError.usage("cannot put the fault proxy in front of '\(upstreamURL)': no host")
         }
+        let port = url.port ?? (url.scheme == "https" ? 443 : 80)
         let upstreamHost = host == "localhost" ? "127.0.0.1" : host
         // Its own stream of the seed, so adding network faults does not move any other fault's draws.
         let proxy = FaultProxy(upstreamHost: upstreamHost, upstreamPort: port, seed: seed ^ 0x4E45_5457_4F52_4B00)
