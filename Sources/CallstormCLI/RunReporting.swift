@@ -69,6 +69,7 @@ enum RunReporting {
         var result = RunResult(facts: facts, recorder: recorder, verdict: Verdict(passed: true), notes: notes,
                                steps: steps)
         result.faultWindows = load([Reports.FaultWindow].self, from: faultWindowsURL(run)) ?? []
+        result.races = load(RacesSection.self, from: HistoryCheck.racesURL(run))
         let histograms = result.histograms
         let counters = recorder.counters
         result.thresholds = thresholds.map { $0.evaluate(histograms: histograms, counters: counters) }

@@ -14,6 +14,8 @@ public struct RunResult: Sendable {
     public var thresholds: [ThresholdResult]
     /// Per flow step figures rebuilt from actions.csv (see `StepMetrics`); empty when there is none.
     public var steps: StepMetrics
+    /// The history checker's findings (report.html's Races section); nil when the run has no history.
+    public var races: RacesSection?
 
     public init(
         facts: RunFacts, recorder: Recorder, verdict: Verdict, notes: [String] = [], faultWindows: [FaultWindow] = [],
