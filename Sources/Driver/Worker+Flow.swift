@@ -638,7 +638,7 @@ extension Worker {
         for uuid in run.conversations.values { callByConversation[uuid] = nil }
         for local in run.devices() {
             devices[local].callID = nil
-            for uuid in devices[local].manager.conversations.keys { devices[local].manager.forget(uuid) }
+            devices[local].manager.forgetAll()
             devices[local].reportedAt.removeAll()
             idle.append(local)
         }
