@@ -35,7 +35,8 @@ extension Worker {
         case .branch, .repeatSteps:
             return true  // entered by nextStep
         case .together(let steps, let offset):
-            return race(id, name: step.name, steps, offset: offset.value(forCall: run.arrival.index), now: now)
+            let value = settings.replayOffsetNanos ?? offset.value(forCall: run.arrival.index)
+            return race(id, name: step.name, steps, offset: value, now: now)
         default:
             break
         }
@@ -128,19 +129,21 @@ extension Worker {
 
     /// Fires the actions of a `together` step from one barrier a millisecond ahead (connections are already
     /// warm from the flow's earlier steps): the first at the barrier, the others `offset` after it, or the first
-    /// `-offset` after the others.
+    /// `-offset` after the others. The late ones are timed from the instant the early ones actually fired, so a
+    /// timer that wakes late (a busy machine) shifts the race but never shrinks the offset.
     private func race(_ id: Int, name: String, _ steps: [FlowStep], offset: Int64, now: UInt64) -> Bool {
         guard var run = calls[id] else { return false }
         run.raceSteps = steps
         run.raceName = name
+        run.raceOffset = offset
         run.waiting = .race(outstanding: steps.count)
+        let early = steps.indices.filter { ($0 == 0) == (offset >= 0) || offset == 0 }
+        run.raceLate = steps.indices.filter { !early.contains($0) }
         calls[id] = run
         recorder.count("race.\(run.flow.name)/\(name).runs", atNanos: now)
         let barrier = now + 1_000_000
-        let late = UInt64(abs(offset))
-        for index in steps.indices {
-            let at = (index == 0) == (offset >= 0) ? barrier : barrier + late
-            schedule(.fire(call: id, index: index, token: run.waitToken), at: at)
+        for index in early {
+            schedule(.fire(call: id, index: index, token: run.waitToken), at: barrier)
         }
         rearm()
         return false
@@ -150,6 +153,15 @@ extension Worker {
         guard let run = calls[id], run.waitToken == token, case .race = run.waiting, index < run.raceSteps.count
         else { return }
         let step = run.raceSteps[index]
+        if !run.raceLate.isEmpty {
+            // The first early action fires: the late ones are due `offset` from now.
+            let late = run.raceLate
+            calls[id]?.raceLate = []
+            for i in late {
+                schedule(.fire(call: id, index: i, token: token), at: now + UInt64(abs(run.raceOffset)))
+            }
+            rearm()
+        }
         guard let local = device(for: step.role, in: run) else { return raceDone(id, now: now) }
         let started: Bool
         switch step.kind {
@@ -274,7 +286,7 @@ extension Worker {
     // MARK: - Actions
 
     func newAction(_ id: Int, _ kind: ActionKind, by actor: Int, step: String, conversation: String, planned: UInt64,
-                   now: UInt64, with other: String? = nil, member: String? = nil) -> Int {
+                   now: UInt64, with other: String? = nil, member: String? = nil, inRace: Bool = false) -> Int {
         nextActionID += 1
         let action = Action(id: UInt64(index) << 48 | nextActionID, kind: kind, conversationUUID: conversation,
                             plannedNanos: planned, startedNanos: now, timeoutNanos: now + settings.actionTimeoutNanos)
@@ -283,8 +295,13 @@ extension Worker {
         calls[id]?.steps.append(step)
         calls[id]?.waiting = .action
         recorder.count("action.\(kind.rawValue).started", atNanos: now)
-        journal?.history(HistoryText.invoke(t: now &- runStart, op: action.id, device: devices[actor].identity.id,
-                                            kind: kind, conversation: conversation, with: other, member: member))
+        if let journal, let run = calls[id] {
+            // call and step let the checker's findings be traced to one planned call (repro files, races).
+            let race = inRace ? (name: "\(run.flow.name)/\(run.raceName)", offset: run.raceOffset) : nil
+            journal.history(HistoryText.invoke(t: now &- runStart, op: action.id, device: devices[actor].identity.id,
+                                               kind: kind, conversation: conversation, with: other, member: member,
+                                               call: run.arrival.index, step: step, race: race))
+        }
         return (calls[id]?.actions.count ?? 1) - 1
     }
 
@@ -408,7 +425,7 @@ extension Worker {
         let tolerant = inRace || run.cleaningUp
         let memberID = memberRole.flatMap { run.roles[$0] }.map { devices[$0].identity.id }
         let slot = newAction(id, kind, by: local, step: step.name, conversation: uuid, planned: planned, now: now,
-                             with: other, member: memberID)
+                             with: other, member: memberID, inRace: inRace)
         if inRace { calls[id]?.waiting = run.waiting }  // still the race; newAction marked a plain action
         // In a race the device fires whatever its view says (the other side's push may be in flight): the point is
         // to put conflicting requests before the server. Capabilities still apply.
@@ -621,7 +638,7 @@ extension Worker {
         for uuid in run.conversations.values { callByConversation[uuid] = nil }
         for local in run.devices() {
             devices[local].callID = nil
-            for uuid in devices[local].manager.conversations.keys { devices[local].manager.forget(uuid) }
+            devices[local].manager.forgetAll()
             devices[local].reportedAt.removeAll()
             idle.append(local)
         }
