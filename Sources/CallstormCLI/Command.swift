@@ -95,7 +95,7 @@ enum Help {
         """
 
     static let target = """
-        Usage: callstorm target [--listen HOST:PORT] [--apns-url URL] [--bundle-id ID] [--threads N]
+        Usage: callstorm target [--listen HOST:PORT] [--apns-url URL] [--bundle-id ID] [--threads N] [options]
 
         Runs the embedded reference call server (docs/PROTOCOL.md) until SIGINT or SIGTERM.
           --listen     address to serve on (default 127.0.0.1:8080)
@@ -103,6 +103,10 @@ enum Help {
           --allow-remote HOST  permit a non-loopback listen address or push gateway host
           --bug NAMES  switch on deliberate bugs, comma-separated: merge-lost-update, merge-ignores-ended,
                        unmerge-drops-join, version-not-bumped (to prove the history checker finds them)
+          --registrations FILE  keep registered devices in FILE and read them back at start (survives a crash)
+          --apns-ca FILE        CA bundle to trust for an https gateway
+          --apns-key KEYID=FILE ES256 key (.p8) to sign provider tokens with; --apns-team TEAMID names the team
+          --exit-with-parent    exit when the process that started this one is gone (callstorm's child target)
         """
 
     static let check = """

@@ -83,18 +83,40 @@ enum RunCommand {
         try Loopback.require(scenario.push.listenHost, role: "push listener", allowed: options.allowRemote)
         let startedAt = Date()
         let servers: EmbeddedServers
-        let targetURL: String
+        var targetURL: String
+        let runDirectory = URL(fileURLWithPath: options.out ?? defaultRunDirectory(scenario.name, startedAt))
+        // A child-process target and the network fault proxy (fault windows acting outside the driver).
+        var targetProcess: TargetProcess?
+        var faultController: FaultController?
         do {
             let scenarioDirectory = URL(fileURLWithPath: options.file).deletingLastPathComponent().path
             servers = try EmbeddedServers(push: scenario.push, scenarioDirectory: scenarioDirectory,
                                           embeddedTarget: targetOverride == nil)
-            targetURL = try targetOverride ?? servers.startTarget(bundleID: scenario.push.bundleID,
-                                                                 bugs: scenario.targetBugs)
+            if scenario.targetProcess, targetOverride == nil {
+                try FileManager.default.createDirectory(at: runDirectory, withIntermediateDirectories: true)
+                let child = try TargetProcess(
+                    arguments: servers.childTargetArguments(directory: runDirectory)
+                        + ["--bundle-id", scenario.push.bundleID]
+                        + (scenario.targetBugs.isEmpty ? [] : ["--bug", scenario.targetBugs.joined(separator: ",")]),
+                    directory: runDirectory)
+                targetProcess = child
+                try child.start()
+                targetURL = child.url
+            } else {
+                targetURL = try targetOverride ?? servers.startTarget(bundleID: scenario.push.bundleID,
+                                                                     bugs: scenario.targetBugs)
+            }
+            if FaultController.isNeeded(scenario) {
+                let controller = try FaultController(windows: scenario.faults, seed: scenario.seed,
+                                                     upstreamURL: targetURL, target: targetProcess)
+                faultController = controller
+                targetURL = controller.deviceURL(for: targetURL)
+            }
         } catch {
+            targetProcess?.stop()
             throw .harness("could not start the embedded servers: \(error)")
         }
         let workers = options.workers ?? scenario.workers ?? ProcessInfo.processInfo.activeProcessorCount
-        let runDirectory = URL(fileURLWithPath: options.out ?? defaultRunDirectory(scenario.name, startedAt))
         var settings = DriverSettings(scenario: scenario, targetURL: targetURL, workers: workers)
         settings.runDirectory = runDirectory
         options.distributed.apply(to: &settings)
@@ -105,6 +127,8 @@ enum RunCommand {
         do {
             driver = try LoadDriver(settings: settings)
         } catch {
+            faultController?.stop()
+            targetProcess?.stop()
             servers.stop()
             throw .harness("cannot write results into \(runDirectory.path): \(error)")
         }
@@ -113,9 +137,14 @@ enum RunCommand {
             try distributed.startEndpoint(driver: driver, labels: .init(
                 scenario: scenario.name, seed: scenario.seed, shard: options.distributed.shard.description))
         } catch {
+            faultController?.stop()
+            targetProcess?.stop()
             servers.stop()
             throw error
         }
+        faultController?.historyFile = WorkerJournal.rawDirectory(runDirectory)
+            .appendingPathComponent("history-wfaults.jsonl")
+        faultController?.start(driver: driver)
         if !options.quiet {
             FileHandle.standardError.write(Data(("callstorm: \(scenario.name), seed \(scenario.seed), " +
                 "\(scenario.devices) devices, \(workers) workers, target \(targetURL), gateway \(servers.gatewayURL)\n").utf8))
@@ -154,6 +183,8 @@ enum RunCommand {
             FileHandle.standardError.write(Data(("callstorm: capacity limit broke at second \(broken.second); "
                 + "arrivals ended\n").utf8))
         }
+        if let counted = faultController?.finish() { result.recorder.merge(counted) }
+        targetProcess?.stop()
         servers.stop()
         if !options.quiet {
             FileHandle.standardError.write(Data(("gateway " + GatewayCommand.summary(servers.gateway,
@@ -205,13 +236,15 @@ enum RunCommand {
             if !scenario.faults.isEmpty {
                 // Report seconds count from the run's origin; fault windows from the load's start.
                 let offset = result.loadStartSecond
+                let csv = driver.faultsCSV
+                let injected = FaultDescription.injectedByWindow(faultsCSV: csv)
                 let windows = scenario.faults.map {
                     Reports.FaultWindow(fromSecond: offset + Double($0.atNanos) / 1e9,
-                                        toSecond: offset + Double($0.atNanos + $0.forNanos) / 1e9, label: $0.name)
+                                        toSecond: offset + Double($0.atNanos + $0.forNanos) / 1e9, label: $0.name,
+                                        what: FaultDescription.describe($0), injected: injected[$0.name] ?? [:])
                 }
                 try RunReporting.save(windows, to: RunReporting.faultWindowsURL(runDirectory))
-                try driver.faultsCSV.write(to: runDirectory.appendingPathComponent("faults.csv"), atomically: true,
-                                           encoding: .utf8)
+                try csv.write(to: runDirectory.appendingPathComponent("faults.csv"), atomically: true, encoding: .utf8)
             }
             _ = FileManager.default.createFile(atPath: RunReporting.finishedURL(runDirectory).path, contents: Data())
             written = try RunReporting.write(run: runDirectory, facts: facts, recorder: result.recorder,

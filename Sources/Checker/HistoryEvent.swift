@@ -24,6 +24,8 @@ public struct HistoryEvent: Sendable, Equatable {
         case final(Final)
         /// The run ended; ops invoked and not completed by now are indeterminate.
         case stop
+        /// callstorm killed the target (a `target` fault): every conversation it held is gone with it.
+        case targetKilled
     }
 }
 

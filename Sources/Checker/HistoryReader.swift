@@ -140,8 +140,10 @@ struct LineFields {
                                 server: server, local: try need(local, "local")))
         case "stop":
             body = .stop
+        case "target_killed":
+            body = .targetKilled
         default:
-            throw s.error("unknown type \"\(type)\" (invoke, complete, push, final, stop)")
+            throw s.error("unknown type \"\(type)\" (invoke, complete, push, final, stop, target_killed)")
         }
         return HistoryEvent(t: t, line: line, body)
     }

@@ -57,6 +57,8 @@ struct FlowRun {
     /// Bumped whenever the run moves on, so a stale timeout for an earlier wait is ignored.
     var waitToken: UInt64 = 0
     var failed = false
+    /// The callee's VoIP push never arrived: the call was missed (unanswered), an outcome of its own.
+    var missed = false
     var failure: String?
     /// After the flow's own steps (and its verification), live conversations are ended by `cleanup` steps.
     var cleaningUp = false

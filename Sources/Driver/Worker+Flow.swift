@@ -103,23 +103,27 @@ extension Worker {
 
     /// A device fault of the active windows on media setup for this join, decided from the seed.
     private func mediaFault(_ local: Int, now: UInt64) -> MediaFault? {
-        guard !faults.isEmpty, let since = sinceLoad() else { return nil }
+        guard !faults.isEmpty, let since = sinceLoad(), let planned = faultTime(local),
+              let key = faultSubject(local) else { return nil }
         let device = devices[local].identity.index
-        for (i, w) in faults.active(at: since, device: device) {
+        // The number of this action in its call: the same join of the same call draws the same, every run.
+        let seq = UInt64(calls[key.call]?.actions.count ?? 0)
+        let flow = calls[key.call]?.flow.name ?? ""
+        for (i, w) in faults.active(forCallPlannedAt: planned, device: device, flow: flow) {
             guard let d = w.device else { continue }
-            let seq = nextActionID
-            if d.joinFailure > 0, faults.draw(i, device, seq, 6) < d.joinFailure {
+            let strength = w.intensity(at: planned)
+            if d.joinFailure > 0, faults.draw(i, key.subject, seq, 6) < d.joinFailure * strength {
                 recorder.count("faults.device.join_failed", atNanos: now)
                 faultLog.add(.init(sinceLoadNanos: since, window: w.name, kind: "device.join_failed", device: device,
-                                   seq: seq))
+                                   seq: seq, call: key.call, role: key.role))
                 return .failure
             }
             if let distribution = d.joinDelay {
-                var rng = faults.rng(i, device, seq, 7)
+                var rng = faults.rng(i, key.subject, seq, 7)
                 recorder.count("faults.device.join_delayed", atNanos: now)
                 faultLog.add(.init(sinceLoadNanos: since, window: w.name, kind: "device.join_delayed", device: device,
-                                   seq: seq))
-                return .delay(distribution.sample(using: &rng))
+                                   seq: seq, call: key.call, role: key.role))
+                return .delay(UInt64(Double(distribution.sample(using: &rng)) * strength))
             }
         }
         return nil
@@ -251,9 +255,11 @@ extension Worker {
         guard let run = calls[id], run.waitToken == token else { return }
         switch run.waiting {
         case .push:
-            // A lost VoIP push: the call was missed (unanswered), not lost — it is accounted as failed.
+            // A lost VoIP push: nobody rang, so the call is missed (unanswered) — its own outcome, `calls.missed`,
+            // neither failed nor lost; its conversation is ended with reason `unanswered`.
             recorder.count("flow.push_not_received", atNanos: now)
             recorder.count("calls.missed_push", atNanos: now)
+            calls[id]?.missed = true
             fail(id, "VoIP push never arrived", now: now)
         case .end:
             recorder.count("flow.end_not_observed", atNanos: now)
@@ -347,7 +353,8 @@ extension Worker {
         case .failed(let reason):
             let certain = reason.hasPrefix("http_4") || reason.hasPrefix("missing_capability") ||
                 reason.hasPrefix("limit:") || reason.hasPrefix("illegal_state") || reason == "unknown_conversation" ||
-                reason == "conversation_ended" || reason == "merge_with_itself" || reason == "connect"
+                reason == "conversation_ended" || reason == "merge_with_itself" || reason == "connect" ||
+                reason == "refused"
             return certain ? "fail" : "info"
         }
     }
@@ -545,7 +552,8 @@ extension Worker {
                 guard let c = devices[d].manager.conversations[uuid], c.state != .left, c.state != .leaving else {
                     continue
                 }
-                steps.append(FlowStep(name: "cleanup", role: role, kind: .end(conversation: name, reason: "failed")))
+                steps.append(FlowStep(name: "cleanup", role: role,
+                                      kind: .end(conversation: name, reason: run.missed ? "unanswered" : "failed")))
             }
         }
         guard !steps.isEmpty else { return complete(id, now: now) }
@@ -644,8 +652,10 @@ extension Worker {
         }
         liveActive.subtract(1, ordering: .relaxed)
         liveCompleted.add(1, ordering: .relaxed)
-        recorder.count(run.failed ? "calls.failed" : "calls.completed", atNanos: now)
-        recorder.count("flow.\(run.flow.name).\(run.failed ? "failed_calls" : "completed")", atNanos: now)
+        let outcome = run.missed ? "missed" : (run.failed ? "failed" : "completed")
+        recorder.count("calls.\(outcome)", atNanos: now)
+        recorder.count("flow.\(run.flow.name).\(run.missed ? "missed" : (run.failed ? "failed_calls" : "completed"))",
+                       atNanos: now)
         if !run.failed {
             recorder.record("call.duration", micros: Int64((now - run.startedNanos) / 1000), atNanos: now)
         }

@@ -27,21 +27,36 @@ extension Worker {
         }
         recorder.count(Books.Counter.delivered, atNanos: now)
         recorder.record("push_delivery", micros: Int64((now &- push.acceptedNanos) / 1000), atNanos: now)
+        if let scope = faultScope(local, acceptedNanos: push.acceptedNanos) {
+            recorder.record("\(scope).push_delivery", micros: Int64((now &- push.acceptedNanos) / 1000), atNanos: now)
+        }
         recorder.count("pushes.received.\(push.pushType.rawValue)", atNanos: now)
-        if push.pushType == .voip, !faults.isEmpty, let since = sinceLoad() {
-            for (i, w) in faults.active(at: since, device: devices[local].identity.index) {
+        if push.pushType == .voip, !faults.isEmpty, let since = sinceLoad(), let planned = faultTime(local),
+           let key = faultSubject(local) {
+            let device = devices[local].identity.index
+            let flow = calls[key.call]?.flow.name ?? ""
+            for (i, w) in faults.active(forCallPlannedAt: planned, device: device, flow: flow) {
                 guard let distribution = w.device?.reportDelay else { continue }
-                var rng = faults.rng(i, devices[local].identity.index, UInt64(now & 0xFFFF_FFFF), 5)
-                let delay = distribution.sample(using: &rng)
+                var rng = faults.rng(i, key.subject, 0, 5)
+                let delay = UInt64(Double(distribution.sample(using: &rng)) * w.intensity(at: planned))
                 recorder.count("faults.device.report_delayed", atNanos: now)
                 faultLog.add(.init(sinceLoadNanos: since, window: w.name, kind: "device.report_delayed",
-                                   device: devices[local].identity.index, seq: 0))
+                                   device: device, seq: 0, call: key.call, role: key.role))
                 schedule(.report(push: push, local: local), at: now + delay)
                 rearm()
                 return
             }
         }
         process(push, local: local, delivered: now)
+    }
+
+    /// Which side of the fault windows a push falls on, by the rule injection uses (its call's planned time, else
+    /// when it was accepted), for per-window push metrics: `fault.<window>` (the first window covering it) or
+    /// `no_fault`; nil when the scenario has no faults.
+    func faultScope(_ local: Int, acceptedNanos: UInt64) -> String? {
+        guard !faults.isEmpty, loadStart > 0 else { return nil }
+        let since = faultTime(local) ?? (acceptedNanos > loadStart ? acceptedNanos - loadStart : 0)
+        return faults.windows.first { $0.contains(since) }.map { "fault.\($0.name)" } ?? "no_fault"
     }
 
     /// The app handles a delivered push (at once, or after a slow-app fault's delay).
@@ -86,11 +101,14 @@ extension Worker {
     private func receiveVoIP(_ push: APNsPush, payload: ViewDecoder.PushJSON?, local: Int, now: UInt64) {
         let latency = now &- push.acceptedNanos
         recorder.record("push_to_report", micros: Int64(latency / 1000), atNanos: now)
-        if latency > settings.deadlineNanos {
+        if let scope = faultScope(local, acceptedNanos: push.acceptedNanos) {
+            recorder.record("\(scope).push_to_report", micros: Int64(latency / 1000), atNanos: now)
+        }
+        let missed = latency > settings.deadlineNanos
+        if missed {
             // iOS terminates an app that did not report in time; after repeated misses it stops launching it
             // for VoIP pushes (`voipBlockAfterMisses`).
             recorder.count("push.deadline_missed", atNanos: now)
-            recorder.count("devices.terminated_for_missed_deadline", atNanos: now)
             devices[local].deadlineMisses += 1
             if devices[local].deadlineMisses == settings.voipBlockAfterMisses {
                 recorder.count("devices.voip_blocked", atNanos: now)
@@ -102,6 +120,10 @@ extension Worker {
         }
         if devices[local].manager.conversations[uuid] != nil {
             recorder.count("pushes.duplicate_voip", atNanos: now)
+            return
+        }
+        if missed {
+            terminateApp(local, now: now)
             return
         }
         var caller: Handle?
@@ -123,6 +145,19 @@ extension Worker {
             pushArrived(id, device: local, uuid: uuid, now: now)
             advance(id, now: now, planned: now)
         }
+    }
+
+    /// iOS kills an app that reports a VoIP push too late: the call is never shown (the call is missed, ended
+    /// as unanswered), and every action the app had in flight fails (`app_terminated`).
+    private func terminateApp(_ local: Int, now: UInt64) {
+        recorder.count("devices.terminated_for_missed_deadline", atNanos: now)
+        guard let id = devices[local].callID, let run = calls[id] else { return }
+        for (slot, action) in run.actions.enumerated() where !action.isFinished && run.actors[slot] == local {
+            finishAction(id, slot, .failed(reason: "app_terminated"), now: now)
+        }
+        recorder.count("calls.app_terminated", atNanos: now)
+        calls[id]?.missed = true
+        fail(id, "the app was terminated: it reported the VoIP push after the deadline", now: now)
     }
 
     private func receiveBackground(_ payload: ViewDecoder.PushJSON?, local: Int, now: UInt64) {

@@ -34,7 +34,7 @@ final class Worker: @unchecked Sendable {
     private var arrivalPending = false
     var finished = false
     var nextActionID: UInt64 = 0
-    private var loadStart: UInt64 = 0
+    private(set) var loadStart: UInt64 = 0
     var onDrained: (@Sendable () -> Void)?
     /// Findings worth a line in the report (the first view mismatches).
     var notes: [String] = []
@@ -42,6 +42,8 @@ final class Worker: @unchecked Sendable {
     let api: TargetAPI
     let faults: FaultSchedule
     let faultLog: FaultLog
+    /// Shared with the push sink: which call each device is in (set here, read there).
+    let deviceCalls: DeviceCalls
     let runStart: UInt64
 
     // Read by the progress line from another thread.
@@ -60,9 +62,10 @@ final class Worker: @unchecked Sendable {
     /// - Parameter runStartNanos: the origin of every per-second series, the same for all workers so their
     ///   recorders merge second by second.
     init(index: Int, settings: DriverSettings, clock: Clock, deviceIndexes: [Int], runStartNanos: UInt64,
-         faultLog: FaultLog = FaultLog()) throws {
+         faultLog: FaultLog = FaultLog(), deviceCalls: DeviceCalls? = nil) throws {
         self.faults = FaultSchedule(windows: settings.faults, seed: settings.seed)
         self.faultLog = faultLog
+        self.deviceCalls = deviceCalls ?? DeviceCalls(devices: settings.devices)
         self.journal = try settings.runDirectory.map {
             try WorkerJournal(configuration: .init(directory: $0, sampleEvery: settings.rowSampleEvery), worker: index)
         }
@@ -105,7 +108,14 @@ final class Worker: @unchecked Sendable {
                     outstanding += 1
                     register(local) {
                         outstanding -= 1
-                        if next < self.devices.count { pump() } else if outstanding == 0 { done() }
+                        if next < self.devices.count {
+                            pump()
+                        } else if outstanding == 0 {
+                            // Calls take idle devices in index order, not in the order registrations finished,
+                            // so the same seed puts the same calls on the same devices.
+                            self.idle.sort()
+                            done()
+                        }
                     }
                 }
                 if devices.isEmpty { done() }
@@ -143,7 +153,7 @@ final class Worker: @unchecked Sendable {
     func send(_ op: String, _ vars: [String: String], device local: Int? = nil,
               completion: @escaping (Result<ClientResponse, TransportError>, APIMapping.Endpoint?) -> Void) {
         nonisolated(unsafe) let completion = completion  // runs on this worker's queue, like everything here
-        if let local, !faults.isEmpty, loadStart > 0, let since = sinceLoad(),
+        if let local, !faults.isEmpty, loadStart > 0, let since = faultTime(local) ?? sinceLoad(),
            faults.offline(at: since, device: devices[local].identity.index) {
             // An offline phone reaches nobody (a device fault): the request fails like a dead network.
             recorder.count("faults.device.offline_request", atNanos: clock.nowNanos())
@@ -157,8 +167,15 @@ final class Worker: @unchecked Sendable {
             return
         }
         if !missing.isEmpty { recorder.count("api.missing_variable", atNanos: clock.nowNanos()) }
-        let request = ClientRequest(method: parts.method, url: parts.url, headers: parts.headers,
+        var request = ClientRequest(method: parts.method, url: parts.url, headers: parts.headers,
                                     body: Array(parts.body.utf8), timeoutMillis: timeout)
+        if !faults.isEmpty, let since = sinceLoad() {
+            // Inside a network window each request has a connection of its own, so the proxy's per-connection
+            // draw is made for every request (see NetworkFaults.freshConnections).
+            request.freshConnection = faults.windows.contains {
+                $0.network?.freshConnections == true && $0.contains(since)
+            }
+        }
         client.send(request) { [self] result in
             if finished { return }
             completion(result, parts.endpoint)
@@ -314,10 +331,12 @@ final class Worker: @unchecked Sendable {
             return
         }
         var roles: [String: Int] = [:]
-        for role in flow.roles {
+        for (r, role) in flow.roles.enumerated() {
             let local = takeIdle()
             roles[role] = local
             devices[local].callID = arrival.index
+            deviceCalls.assign(devices[local].identity.index, call: arrival.index, role: r, flow: arrival.flow,
+                               plannedSinceLoad: arrival.plannedNanos)
         }
         calls[arrival.index] = FlowRun(arrival: arrival, flow: flow, roles: roles, seed: settings.seed, now: now)
         liveStarted.add(1, ordering: .relaxed)
@@ -339,6 +358,20 @@ final class Worker: @unchecked Sendable {
     }
 
     // MARK: - HTTP
+
+    /// The instant fault windows are matched against for `local`'s actions and pushes: its call's planned time
+    /// (so the same calls fall in a window every run); nil when the device is in no call.
+    func faultTime(_ local: Int) -> UInt64? {
+        guard let id = devices[local].callID, let run = calls[id] else { return nil }
+        return run.arrival.plannedNanos
+    }
+
+    /// The draw key of `local`'s part in its call (see `FaultSchedule.subject`).
+    func faultSubject(_ local: Int) -> (call: Int, role: Int, subject: Int)? {
+        guard let id = devices[local].callID, let run = calls[id],
+              let role = run.flow.roles.firstIndex(where: { run.roles[$0] == local }) else { return nil }
+        return (id, role, FaultSchedule.subject(call: id, role: role))
+    }
 
     /// Nanoseconds since the load started, once it has.
     func sinceLoad() -> UInt64? {

@@ -79,7 +79,13 @@ public final class APNsGateway: HTTPHandler {
     }
 
     public func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
-        respond(answer(request))
+        guard let script = ScriptedAnswer(payload: request.body), script.delayMillis > 0 else {
+            return respond(answer(request))
+        }
+        // A scripted delay: answered later from another queue, never blocking the loop.
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(script.delayMillis)) {
+            respond(self.answer(request))
+        }
     }
 
     public func connectionClosed(_ id: UInt64) {
@@ -122,6 +128,10 @@ public final class APNsGateway: HTTPHandler {
             if let gone = unregistered.withLock({ $0[push.token] }) {
                 return reject(APNsRejection(.unregistered, detail: "the scenario marks this token unregistered",
                                             timestampMillis: gone))
+            }
+            if let scripted = ScriptedAnswer(payload: push.payload)?.rejection {
+                return reject(APNsRejection(scripted, detail: "scripted by the payload's \(ScriptedAnswer.key)",
+                                            timestampMillis: scripted.status == 410 ? epoch * 1000 : nil))
             }
             if let rejection = sink.accept(push) { return reject(rejection) }
             metrics.record(.apns, rejectedReason: nil, bytes: request.body.count,

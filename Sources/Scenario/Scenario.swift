@@ -38,6 +38,9 @@ public struct Scenario: Sendable, Equatable {
     public var capacity: CapacitySpec?
     /// `target.bugs`: deliberate bugs to switch on in the embedded reference target (race-checker tests).
     public var targetBugs: [String] = []
+    /// `target.process`: the reference target runs as a child process (`callstorm target`), which `target`
+    /// fault windows kill and restart.
+    public var targetProcess = false
     /// The names `target.bugs` accepts (the reference target's `Bug` cases; a test keeps them equal).
     public static let knownTargetBugs = ["merge-lost-update", "merge-ignores-ended", "unmerge-drops-join",
                                          "version-not-bumped"]

@@ -64,6 +64,7 @@ extension ScenarioDecoder {
         }
         scenario.device = device
         scenario.targetBugs = targetBugs
+        scenario.targetProcess = targetProcess
         if let node = Self.topLevelValue(root, "replay") {
             guard let replay = self.replay(node) else { return nil }
             scenario.replay = replay

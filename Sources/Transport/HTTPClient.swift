@@ -117,10 +117,22 @@ public final class HTTPClient: @unchecked Sendable {
                 var status = 0
                 ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
                 transfer.finish(.success(ClientResponse(status: status, body: transfer.body, headers: transfer.headers)))
+            } else if code == CURLE_COULDNT_CONNECT, Self.osErrno(easy) == ECONNREFUSED {
+                transfer.finish(.failure(.refused))
+            } else if code == CURLE_COULDNT_CONNECT, Self.osErrno(easy) == ECONNRESET {
+                // Accepted, then reset before curl saw the connection complete (a proxy resetting at once).
+                transfer.finish(.failure(.reset("connection reset by peer during connect")))
             } else {
                 transfer.finish(.failure(Self.classify(code, overLimit: transfer.overLimit, limit: transfer.limit)))
             }
         }
+    }
+
+    /// The errno of the transfer's last failed system call (0 when none).
+    static func osErrno(_ easy: UnsafeMutableRawPointer) -> Int32 {
+        var value = 0
+        ccurl_easy_getinfo_long(easy, CURLINFO_OS_ERRNO, &value)
+        return Int32(value)
     }
 
     static func classify(_ code: CURLcode, overLimit: Bool, limit: Int) -> TransportError {

@@ -57,11 +57,11 @@ final class HostileTargetTests: XCTestCase {
         // Every misbehaviour was served, and each shows up under its own error kind.
         XCTAssertEqual(Set(server.served.keys), Set(HostileServer.Behaviour.allCases))
         XCTAssertGreaterThan(server.outages, 0)
-        for kind in ["connect", "reset", "timeout", "protocol", "bad_response", "http_503", "response_too_large"] {
+        for kind in ["refused", "reset", "timeout", "protocol", "bad_response", "http_503", "response_too_large"] {
             XCTAssertGreaterThan(c["errors.\(kind)"] ?? 0, 0, "errors.\(kind) not counted: \(c.filter { $0.key.hasPrefix("errors.") })")
         }
         XCTAssertEqual(c["errors.other"] ?? 0, 0, "every error has a kind of its own")
-        for reason in ["connect", "reset", "protocol", "bad_response", "http_503", "response_too_large"] {
+        for reason in ["refused", "reset", "protocol", "bad_response", "http_503", "response_too_large"] {
             XCTAssertGreaterThan(c["action.start.failed.\(reason)"] ?? 0, 0, "action.start.failed.\(reason)")
         }
         // The valid answers let calls go on to wait for pushes that never come; their cleanup ends hit the
