@@ -11,7 +11,9 @@ date=$(date -u +%Y-%m-%d)
 
 run() {  # run NAME SCENARIO: one callstorm run under GNU time, into $work/NAME
     rm -rf "$work/$1"
-    /usr/bin/time -v -o "$work/$1.time" "$bin" run "$2" --out "$work/$1" --quiet > "$work/$1.log" 2>&1
+    # Exit 1 is failed thresholds (a busy machine): the figures are still measured and written below.
+    /usr/bin/time -v -o "$work/$1.time" "$bin" run "$2" --out "$work/$1" --quiet > "$work/$1.log" 2>&1 \
+        || [ $? -eq 1 ]
 }
 
 run baseline Benchmarks/baseline.yaml

@@ -86,10 +86,15 @@ enum HistoryCheck {
         let seed = RunReporting.load(RunFacts.self, from: RunReporting.factsURL(run))?.seed ?? scenario.seed
         var written: [Int: URL] = [:]
         for (n, v) in report.violations.enumerated() where written.count < ReproFile.maximum {
-            guard let repro = ReproFile.text(scenarioText: text, scenario: scenario, seed: seed, violation: v,
+            guard var repro = ReproFile.text(scenarioText: text, scenario: scenario, seed: seed, violation: v,
                                              number: n + 1, origin: races.origins[n], runDirectory: run)
             else { continue }
             let file = run.appendingPathComponent("repro-\(n + 1).yaml")
+            if case .failure(let errors) = ScenarioLoader.parse(repro, file: file.path) {
+                // E.g. a fault window beyond the repro's one-second load: say so in the file rather than lose it.
+                repro = "# warning: this repro does not load as written; edit it first:\n"
+                    + errors.description.split(separator: "\n").map { "#   \($0)\n" }.joined() + repro
+            }
             try repro.write(to: file, atomically: true, encoding: .utf8)
             written[n + 1] = file
         }

@@ -37,6 +37,12 @@ public struct RaceSummary: Sendable, Codable, Equatable {
         public var call: Int?
         public var race: String?
         public var offset: Int64?
+
+        public init(call: Int?, race: String?, offset: Int64?) {
+            self.call = call
+            self.race = race
+            self.offset = offset
+        }
     }
 
     /// Races fired (each a set of conflicting operations from one barrier).

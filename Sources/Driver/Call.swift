@@ -147,6 +147,6 @@ enum TimerEvent {
     /// Fire action `index` of the current `together` step.
     case fire(call: Int, index: Int, token: UInt64)
     /// Compare views again after in-flight pushes had time to land.
-    case verify(call: Int)
+    case verify(call: Int, attempt: Int)
     case tick
 }

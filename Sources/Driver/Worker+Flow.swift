@@ -564,8 +564,9 @@ extension Worker {
     }
 
     /// At the end of a flow, the target's view of every conversation is compared with each member device's.
-    /// Pushes may still be on their way, so a disagreement is checked once more after `settleNanos`; only a
-    /// difference that persists counts as `views.mismatched`.
+    /// Pushes may still be on their way, so a disagreement is checked again after `settleNanos`, and longer while
+    /// the device is behind the server's version (`lastVerifyAttemptWhenBehind`); only a difference that persists
+    /// counts as `views.mismatched`.
     func verify(_ id: Int, now: UInt64, attempt: Int = 0) {
         guard let run = calls[id] else { return }
         let uuids = Array(Set(run.conversations.values)).sorted()
@@ -583,10 +584,16 @@ extension Worker {
                 if case .success(let response) = result, response.status == 200,
                    let view = ViewDecoder.conversation(response.body) {
                     for local in run.devices() where devices[local].manager.conversations[uuid] != nil {
-                        writeFinal(local, uuid: uuid, server: view, now: now, last: attempt > 0)
-                        guard let problem = devices[local].manager.disagreement(with: view) else { continue }
-                        mismatched = true
-                        if attempt > 0 {
+                        let problem = devices[local].manager.disagreement(with: view)
+                        // Behind: the server changed the conversation after the last view this device saw, so a
+                        // push about it is still on its way (a busy machine delays them); wait for it longer.
+                        let seen = devices[local].manager.conversations[uuid]?.version ?? 0
+                        let behind = problem != nil && seen < view.version
+                        let last = attempt >= (behind ? lastVerifyAttemptWhenBehind : lastVerifyAttempt)
+                        writeFinal(local, uuid: uuid, server: view, now: now, last: last)
+                        guard let problem else { continue }
+                        if !last { mismatched = true }
+                        if last {
                             recorder.count("views.mismatched", atNanos: now)
                             if notes.count < 20 {
                                 notes.append("view mismatch in \(run.flow.name): \(devices[local].identity.id) " +
@@ -601,8 +608,9 @@ extension Worker {
                     calls[id]?.waiting = .verification(outstanding: left - 1, attempt: attempt, mismatched: mismatched)
                     return
                 }
-                if mismatched && attempt == 0 {
-                    schedule(.verify(call: id), at: now + settleNanos)
+                if mismatched {
+                    // Pushes may still be on their way: wait longer each time.
+                    schedule(.verify(call: id, attempt: attempt + 1), at: now + settleNanos << UInt64(attempt))
                     rearm()
                 } else {
                     countChecked(run, now: now)
@@ -633,6 +641,10 @@ extension Worker {
 
     /// Pushes on loopback land within milliseconds; half a second is generous without slowing runs down.
     var settleNanos: UInt64 { 500_000_000 }
+    /// A disagreement is checked again after 0.5 s before it counts (and `final` is written); while the device has
+    /// not yet seen the server's version, after 1, 2 and 4 s more (7.5 s in all).
+    var lastVerifyAttempt: Int { 1 }
+    var lastVerifyAttemptWhenBehind: Int { 4 }
 
     private func countChecked(_ run: FlowRun, now: UInt64) {
         let views = run.devices().reduce(0) { sum, local in

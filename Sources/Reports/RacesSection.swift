@@ -132,7 +132,8 @@ public struct RacesSection: Sendable, Codable, Equatable {
     /// One cell per offset: its colour is the share of races at that offset that broke a rule (white none,
     /// deep red all), with the counts in the cell's tooltip and the offsets labelled underneath.
     private func heatStrip() -> String {
-        let cell = 28, height = 34, left = 8
+        // Up to ~1,000 px wide: a ±20 ms sweep by 1 ms still fits a page.
+        let cell = max(8, min(28, 1000 / max(1, offsets.count))), height = 34, left = 8
         let width = left * 2 + cell * offsets.count
         var svg = "<svg class=\"heat-strip\" xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" "
         svg += "height=\"\(height + 40)\" viewBox=\"0 0 \(width) \(height + 40)\" role=\"img\" "
@@ -144,7 +145,7 @@ public struct RacesSection: Sendable, Codable, Equatable {
             svg += "<rect x=\"\(x)\" y=\"4\" width=\"\(cell - 2)\" height=\"\(height)\" fill=\"\(shade)\" "
             svg += "stroke=\"#bbb\"><title>offset \(Self.offsetText(o.offsetNanos)): \(o.races) races, "
             svg += "\(o.racesWithViolations) with a violation, \(o.violations) violations</title></rect>\n"
-            if o.violations > 0 {
+            if o.violations > 0, cell >= 20 {
                 svg += "<text x=\"\(x + cell / 2 - 1)\" y=\"\(4 + height / 2 + 4)\" text-anchor=\"middle\" "
                 svg += "font-size=\"10\" fill=\"\(share > 0.5 ? "#fff" : "#000")\">\(o.violations)</text>\n"
             }
