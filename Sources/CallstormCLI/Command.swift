@@ -22,6 +22,7 @@ public enum Command {
             case "validate": return try ValidateCommand.execute(rest)
             case "target": return try TargetCommand.execute(rest)
             case "check": return try CheckCommand.execute(rest)
+            case "replay": return try ReplayCommand.execute(rest)
             case "report": return try ReportCommand.execute(rest)
             case "compare": return try CompareCommand.execute(rest)
             case "gateway": return try GatewayCommand.execute(rest)
@@ -57,6 +58,7 @@ enum Help {
           target          run the embedded reference call server on its own
           gateway         run the push gateway (APNs + FCM) on its own and log every push
           check RUN_DIR   check a run's operation history against the conversation rules
+          replay FILE     re-run a violation's repro-<n>.yaml (--repeat K); say how often it comes back
           report RUN_DIR  rebuild every report file of a run from its raw results (also after a kill)
           compare A B     compare two runs' summaries; exit 1 on a latency regression
           merge DIR...    merge the run directories of shards into one report (--out DIR)
@@ -114,6 +116,18 @@ enum Help {
         timeline SVG per violation (violation-<n>.svg), prints a summary and exits 1 if any rule was broken.
         """
 
+    static let replay = """
+        Usage: callstorm replay repro-<n>.yaml [--repeat K] [--out DIR] [--quiet]
+
+        Runs the one call a repro file names (same seed, operations, race offset and target bugs) K times
+        (default 1), each a fresh run against fresh embedded servers, checks each history, and prints in how many
+        repetitions the repro's rule was broken again.
+          --repeat K   repetitions, 1…1000
+          --out DIR    keep repetition k's run directory (report, history, checker.json) as DIR/k
+          --quiet      no line per repetition
+        Exit 1 if the violation came back in any repetition, 0 if in none (e.g. after a fix), 2 bad usage.
+        """
+
     static let gateway = """
         Usage: callstorm gateway [--listen HOST:PORT] [--tls] [--state-dir DIR] [--cert FILE --key FILE] [flags]
 
@@ -137,6 +151,7 @@ enum Help {
     static func forCommand(_ name: String) -> String? {
         switch name {
         case "check": return check
+        case "replay": return replay
         case "gateway": return gateway
         case "run": return run
         case "validate": return validate

@@ -71,6 +71,7 @@ enum RunReporting {
                                steps: steps)
         result.faultWindows = load([Reports.FaultWindow].self, from: faultWindowsURL(run)) ?? []
         result.capacity = capacitySpec(run: run).map { CapacityAnalysis.analyze(recorder, spec: $0) }
+        result.races = load(RacesSection.self, from: HistoryCheck.racesURL(run))
         let histograms = result.histograms
         let counters = recorder.counters
         result.thresholds = thresholds.map { $0.evaluate(histograms: histograms, counters: counters) }

@@ -35,7 +35,8 @@ extension Worker {
         case .branch, .repeatSteps:
             return true  // entered by nextStep
         case .together(let steps, let offset):
-            return race(id, name: step.name, steps, offset: offset.value(forCall: run.arrival.index), now: now)
+            let value = settings.replayOffsetNanos ?? offset.value(forCall: run.arrival.index)
+            return race(id, name: step.name, steps, offset: value, now: now)
         default:
             break
         }
@@ -132,19 +133,21 @@ extension Worker {
 
     /// Fires the actions of a `together` step from one barrier a millisecond ahead (connections are already
     /// warm from the flow's earlier steps): the first at the barrier, the others `offset` after it, or the first
-    /// `-offset` after the others.
+    /// `-offset` after the others. The late ones are timed from the instant the early ones actually fired, so a
+    /// timer that wakes late (a busy machine) shifts the race but never shrinks the offset.
     private func race(_ id: Int, name: String, _ steps: [FlowStep], offset: Int64, now: UInt64) -> Bool {
         guard var run = calls[id] else { return false }
         run.raceSteps = steps
         run.raceName = name
+        run.raceOffset = offset
         run.waiting = .race(outstanding: steps.count)
+        let early = steps.indices.filter { ($0 == 0) == (offset >= 0) || offset == 0 }
+        run.raceLate = steps.indices.filter { !early.contains($0) }
         calls[id] = run
         recorder.count("race.\(run.flow.name)/\(name).runs", atNanos: now)
         let barrier = now + 1_000_000
-        let late = UInt64(abs(offset))
-        for index in steps.indices {
-            let at = (index == 0) == (offset >= 0) ? barrier : barrier + late
-            schedule(.fire(call: id, index: index, token: run.waitToken), at: at)
+        for index in early {
+            schedule(.fire(call: id, index: index, token: run.waitToken), at: barrier)
         }
         rearm()
         return false
@@ -154,6 +157,15 @@ extension Worker {
         guard let run = calls[id], run.waitToken == token, case .race = run.waiting, index < run.raceSteps.count
         else { return }
         let step = run.raceSteps[index]
+        if !run.raceLate.isEmpty {
+            // The first early action fires: the late ones are due `offset` from now.
+            let late = run.raceLate
+            calls[id]?.raceLate = []
+            for i in late {
+                schedule(.fire(call: id, index: i, token: token), at: now + UInt64(abs(run.raceOffset)))
+            }
+            rearm()
+        }
         guard let local = device(for: step.role, in: run) else { return raceDone(id, now: now) }
         let started: Bool
         switch step.kind {
@@ -280,7 +292,7 @@ extension Worker {
     // MARK: - Actions
 
     func newAction(_ id: Int, _ kind: ActionKind, by actor: Int, step: String, conversation: String, planned: UInt64,
-                   now: UInt64, with other: String? = nil, member: String? = nil) -> Int {
+                   now: UInt64, with other: String? = nil, member: String? = nil, inRace: Bool = false) -> Int {
         nextActionID += 1
         let action = Action(id: UInt64(index) << 48 | nextActionID, kind: kind, conversationUUID: conversation,
                             plannedNanos: planned, startedNanos: now, timeoutNanos: now + settings.actionTimeoutNanos)
@@ -289,8 +301,13 @@ extension Worker {
         calls[id]?.steps.append(step)
         calls[id]?.waiting = .action
         recorder.count("action.\(kind.rawValue).started", atNanos: now)
-        journal?.history(HistoryText.invoke(t: now &- runStart, op: action.id, device: devices[actor].identity.id,
-                                            kind: kind, conversation: conversation, with: other, member: member))
+        if let journal, let run = calls[id] {
+            // call and step let the checker's findings be traced to one planned call (repro files, races).
+            let race = inRace ? (name: "\(run.flow.name)/\(run.raceName)", offset: run.raceOffset) : nil
+            journal.history(HistoryText.invoke(t: now &- runStart, op: action.id, device: devices[actor].identity.id,
+                                               kind: kind, conversation: conversation, with: other, member: member,
+                                               call: run.arrival.index, step: step, race: race))
+        }
         return (calls[id]?.actions.count ?? 1) - 1
     }
 
@@ -415,7 +432,7 @@ extension Worker {
         let tolerant = inRace || run.cleaningUp
         let memberID = memberRole.flatMap { run.roles[$0] }.map { devices[$0].identity.id }
         let slot = newAction(id, kind, by: local, step: step.name, conversation: uuid, planned: planned, now: now,
-                             with: other, member: memberID)
+                             with: other, member: memberID, inRace: inRace)
         if inRace { calls[id]?.waiting = run.waiting }  // still the race; newAction marked a plain action
         // In a race the device fires whatever its view says (the other side's push may be in flight): the point is
         // to put conflicting requests before the server. Capabilities still apply.
@@ -547,8 +564,9 @@ extension Worker {
     }
 
     /// At the end of a flow, the target's view of every conversation is compared with each member device's.
-    /// Pushes may still be on their way, so a disagreement is checked once more after `settleNanos`; only a
-    /// difference that persists counts as `views.mismatched`.
+    /// Pushes may still be on their way, so a disagreement is checked again after `settleNanos`, and longer while
+    /// the device is behind the server's version (`lastVerifyAttemptWhenBehind`); only a difference that persists
+    /// counts as `views.mismatched`.
     func verify(_ id: Int, now: UInt64, attempt: Int = 0) {
         guard let run = calls[id] else { return }
         let uuids = Array(Set(run.conversations.values)).sorted()
@@ -566,10 +584,16 @@ extension Worker {
                 if case .success(let response) = result, response.status == 200,
                    let view = ViewDecoder.conversation(response.body) {
                     for local in run.devices() where devices[local].manager.conversations[uuid] != nil {
-                        writeFinal(local, uuid: uuid, server: view, now: now, last: attempt > 0)
-                        guard let problem = devices[local].manager.disagreement(with: view) else { continue }
-                        mismatched = true
-                        if attempt > 0 {
+                        let problem = devices[local].manager.disagreement(with: view)
+                        // Behind: the server changed the conversation after the last view this device saw, so a
+                        // push about it is still on its way (a busy machine delays them); wait for it longer.
+                        let seen = devices[local].manager.conversations[uuid]?.version ?? 0
+                        let behind = problem != nil && seen < view.version
+                        let last = attempt >= (behind ? lastVerifyAttemptWhenBehind : lastVerifyAttempt)
+                        writeFinal(local, uuid: uuid, server: view, now: now, last: last)
+                        guard let problem else { continue }
+                        if !last { mismatched = true }
+                        if last {
                             recorder.count("views.mismatched", atNanos: now)
                             if notes.count < 20 {
                                 notes.append("view mismatch in \(run.flow.name): \(devices[local].identity.id) " +
@@ -584,8 +608,9 @@ extension Worker {
                     calls[id]?.waiting = .verification(outstanding: left - 1, attempt: attempt, mismatched: mismatched)
                     return
                 }
-                if mismatched && attempt == 0 {
-                    schedule(.verify(call: id), at: now + settleNanos)
+                if mismatched {
+                    // Pushes may still be on their way: wait longer each time.
+                    schedule(.verify(call: id, attempt: attempt + 1), at: now + settleNanos << UInt64(attempt))
                     rearm()
                 } else {
                     countChecked(run, now: now)
@@ -616,6 +641,10 @@ extension Worker {
 
     /// Pushes on loopback land within milliseconds; half a second is generous without slowing runs down.
     var settleNanos: UInt64 { 500_000_000 }
+    /// A disagreement is checked again after 0.5 s before it counts (and `final` is written); while the device has
+    /// not yet seen the server's version, after 1, 2 and 4 s more (7.5 s in all).
+    var lastVerifyAttempt: Int { 1 }
+    var lastVerifyAttemptWhenBehind: Int { 4 }
 
     private func countChecked(_ run: FlowRun, now: UInt64) {
         let views = run.devices().reduce(0) { sum, local in
@@ -629,7 +658,7 @@ extension Worker {
         for uuid in run.conversations.values { callByConversation[uuid] = nil }
         for local in run.devices() {
             devices[local].callID = nil
-            for uuid in devices[local].manager.conversations.keys { devices[local].manager.forget(uuid) }
+            devices[local].manager.forgetAll()
             devices[local].reportedAt.removeAll()
             idle.append(local)
         }

@@ -168,6 +168,21 @@ extension Worker {
             recorder.count("pushes.bad_payload", atNanos: now)
             return
         }
+        if event == "merged", let id = devices[local].callID, calls[id] != nil,
+           devices[local].manager.conversations[uuid] == nil {
+            // The merge of a conversation this device has not heard of yet: an earlier push (the one that moved
+            // it there) is still in flight. It is gone for good; the device is connected in `into`.
+            devices[local].manager.markMergedAway(uuid)
+            let mine = payload.conversation?.view.state(of: devices[local].identity.id)
+            if let view = payload.conversation?.view, mine == "joined" || mine == "held",
+               devices[local].manager.conversations[view.uuid] == nil,
+               !devices[local].manager.mergedAway.contains(view.uuid) {
+                devices[local].manager.adopt(view)
+                callByConversation[view.uuid] = id
+            }
+            recorder.count("pushes.merged_before_known", atNanos: now)
+            return
+        }
         guard let id = devices[local].callID, calls[id] != nil,
               devices[local].manager.conversations[uuid] != nil else {
             recorder.count("pushes.stale", atNanos: now)
@@ -179,7 +194,9 @@ extension Worker {
         case "merged":
             // Someone merged our conversation into `into`: this one ended, and we are connected in the other.
             manager.remoteEnded(uuid, reason: .joinedElsewhere)
-            if let view {
+            manager.markMergedAway(uuid)
+            // A view of a conversation already merged away is an older push arriving late: it stays ended.
+            if let view, !manager.mergedAway.contains(view.uuid) {
                 if manager.conversations[view.uuid] == nil { manager.adopt(view) } else { manager.apply(view) }
                 callByConversation[view.uuid] = id
             }

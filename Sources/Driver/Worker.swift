@@ -268,7 +268,7 @@ final class Worker: @unchecked Sendable {
         case .arrival(let arrival): arrive(arrival, now: now)
         case .resume(let id, let token): resume(id, token: token, now: now)
         case .waitTimeout(let id, let token): waitTimedOut(id, token: token, now: now)
-        case .verify(let id): verify(id, now: now, attempt: 1)
+        case .verify(let id, let attempt): verify(id, now: now, attempt: attempt)
         case .fire(let id, let i, let token): fire(id, index: i, token: token, now: now)
         case .deliver(let push, let local):
             pendingDeliveries -= 1

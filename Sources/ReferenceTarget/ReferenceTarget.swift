@@ -106,7 +106,9 @@ public final class ReferenceTarget: HTTPHandler {
 
     public func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
         if staleWrite(for: request.path) != nil {
-            slowQueue.async { respond(self.route(request)) }
+            // The bug reads its copy as the request arrives, then works on it off the loop thread.
+            let snapshot = state.withLock { $0 }
+            slowQueue.async { respond(self.route(request, snapshot: snapshot)) }
         } else {
             respond(route(request))
         }
@@ -119,7 +121,9 @@ public final class ReferenceTarget: HTTPHandler {
         return nil
     }
 
-    func route(_ request: HTTPRequest) -> HTTPResponse {
+    func route(_ request: HTTPRequest) -> HTTPResponse { route(request, snapshot: nil) }
+
+    private func route(_ request: HTTPRequest, snapshot: State?) -> HTTPResponse {
         let path = request.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.path
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         guard parts.count >= 2, parts[0] == "v1" else { return error(404, "no such endpoint: \(path)") }
@@ -128,7 +132,7 @@ public final class ReferenceTarget: HTTPHandler {
         case ("POST", 2, "conversations"): return start(request)
         case ("GET", 3, "conversations"): return get(String(parts[2]))
         case ("POST", 4, "conversations"):
-            return memberAction(String(parts[2]), request, String(parts[3]))
+            return memberAction(String(parts[2]), request, String(parts[3]), snapshot: snapshot)
         case ("GET", 2, "health"): return .json(200, "{\"ok\":true}")
         default: return error(404, "no such endpoint: \(request.method) \(path)")
         }
@@ -321,7 +325,8 @@ public final class ReferenceTarget: HTTPHandler {
             return .success((conversation.json(), notices))
             }
 
-    private func memberAction(_ id: String, _ request: HTTPRequest, _ action: String) -> HTTPResponse {
+    private func memberAction(_ id: String, _ request: HTTPRequest, _ action: String, snapshot: State? = nil)
+        -> HTTPResponse {
         guard let body = try? decoder.decode(MemberBody.self, from: Data(request.body)) else {
             return error(400, "body must be {\"device\", ...}")
         }
@@ -329,7 +334,7 @@ public final class ReferenceTarget: HTTPHandler {
         if staleWrite(for: request.path) != nil {
             // The bug: read a copy, work on it a while, write back what it touched — whatever changed meanwhile
             // is overwritten.
-            let read = state.withLock { $0 }
+            let read = snapshot ?? state.withLock { $0 }
             var copy = read
             usleep(2_000)
             outcome = mutate(&copy, id, body, action)

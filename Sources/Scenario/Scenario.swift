@@ -48,6 +48,8 @@ public struct Scenario: Sendable, Equatable {
     public var api: APIMapping?
     /// The simulated app's conversation-manager configuration (`device:`).
     public var device = DeviceProfile()
+    /// `replay:`: run only this planned call (a repro of a violation); nil runs the whole plan.
+    public var replay: Replay?
     /// The file the scenario came from, for reports and error messages.
     public var sourceFile: String
 

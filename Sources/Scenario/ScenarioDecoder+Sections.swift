@@ -4,6 +4,7 @@ extension ScenarioDecoder {
         "name", "seed", "duration", "devices", "target", "push", "load", "arrivals", "mix", "behavior", "drain",
         "action_timeout", "workers", "slo", "faults", "capacity",
         "flows", "device",  // ScenarioDecoder+Flows.swift
+        "replay",  // Replay.swift
     ]
     /// Sections the design describes (DESIGN.md §5) that this version does not implement yet.
     static let unsupportedTopLevelKeys: Set<String> = ["api", "race"]
