@@ -40,5 +40,9 @@ soak: build
 fuzz: deps
 	scripts/fuzz.sh
 
+# The tests under ThreadSanitizer and AddressSanitizer (SANITIZERS="thread", FILTER=<pattern> to narrow).
+test-sanitize: test-deps
+	scripts/test-sanitize.sh
+
 clean:
 	rm -rf .build
