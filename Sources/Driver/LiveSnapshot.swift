@@ -47,6 +47,7 @@ extension LoadDriver {
         var merged = LiveSnapshot()
         merged.final = true
         for worker in workersForSnapshot { merged.merge(worker.live.read()) }
+        merged.counters.merge(extraCounters.withLock { $0 }, uniquingKeysWith: +)
         return merged
     }
 }

@@ -82,6 +82,14 @@ public final class LoadDriver: @unchecked Sendable {
         wakeup.signal()
     }
 
+    /// Counters measured outside the workers once the run is over (the push books' gateway lines), added to
+    /// the live snapshot so the metrics endpoint's final values agree with the report.
+    let extraCounters = Mutex<[String: Int64]>([:])
+
+    public func publishFinalCounters(_ counters: [String: Int64]) {
+        extraCounters.withLock { $0.merge(counters, uniquingKeysWith: +) }
+    }
+
     /// Book-keeping counters for pushes the gateway handed over after the workers finished (they are
     /// undelivered at stop). Call after the gateway has stopped: it waits for every worker queue to run what the
     /// sink queued, so nothing accepted is left uncounted.
