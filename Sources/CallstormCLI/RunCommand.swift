@@ -23,7 +23,9 @@ enum RunCommand {
     }
 
     static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
-        let parsed = try Arguments(args, valued: DistributedOptions.valuedFlags.union(["out", "target", "seed", "duration", "workers", "allow-remote"]),
+        let valued = DistributedOptions.valuedFlags.union(["out", "target", "seed", "duration", "workers",
+                                                           "allow-remote"])
+        let parsed = try Arguments(args, valued: valued,
                                    boolean: ["help", "quiet"])
         if parsed.has("help") {
             print(Help.run)

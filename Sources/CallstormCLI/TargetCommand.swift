@@ -6,7 +6,8 @@ import ReferenceTarget
 /// `callstorm target`: the reference call server on its own, until SIGINT or SIGTERM.
 enum TargetCommand {
     static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
-        let parsed = try Arguments(args, valued: ["listen", "apns-url", "bundle-id", "threads", "bug", "allow-remote"], boolean: ["help"])
+        let parsed = try Arguments(args, valued: ["listen", "apns-url", "bundle-id", "threads", "bug", "allow-remote"],
+                                   boolean: ["help"])
         if parsed.has("help") {
             print(Help.target)
             return .passed

@@ -125,9 +125,9 @@ private final class Loopback: @unchecked Sendable {
     private init() {
         var configuration = HTTPServerConfiguration()
         configuration.maxBodyBytes = 16 * 1024
-        server = HTTPServer(configuration: configuration,
-                            handler: APNsGateway(configuration: .init(validator: .init(bundleID: "com.example.callstorm")),
-                                                 sink: AcceptAll()))
+        let gateway = APNsGateway(configuration: .init(validator: .init(bundleID: "com.example.callstorm")),
+                                  sink: AcceptAll())
+        server = HTTPServer(configuration: configuration, handler: gateway)
         do { try server.start() } catch { fatalError("fuzz server did not start: \(error)") }
         port = UInt16(server.port)
     }
