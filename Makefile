@@ -35,5 +35,14 @@ bench-gateway: build test-deps
 soak: build
 	scripts/soak.sh
 
+# libFuzzer (with ASan) on the scenario parser, HTTP/1.1 parser, HTTP/2 server, JSON responses and push
+# payloads, FUZZ_SECONDS (default 60) each; corpora in Fuzz/corpus/. Not part of `make test`.
+fuzz: deps
+	scripts/fuzz.sh
+
+# The tests under ThreadSanitizer and AddressSanitizer (SANITIZERS="thread", FILTER=<pattern> to narrow).
+test-sanitize: test-deps
+	scripts/test-sanitize.sh
+
 clean:
 	rm -rf .build

@@ -43,6 +43,10 @@ let package = Package(
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
             "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "FaultProxy",
         ]),
+        // libFuzzer targets (`make fuzz`, built in debug with -sanitize=fuzzer -DFUZZING); built plainly it
+        // replays the committed corpora. Uses @testable imports: debug configuration only.
+        .executableTarget(name: "CallstormFuzz", dependencies: ["Scenario", "HTTPServer", "PushGateway", "Driver"],
+                          path: "Fuzz/Sources/CallstormFuzz"),
         .executableTarget(
             name: "callstorm",
             dependencies: ["CallstormCLI", "CJemalloc"],

@@ -64,7 +64,9 @@ final class HarnessSampler: @unchecked Sendable {
         defer { closedir(dir) }
         var count = 0
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             if name != "." && name != ".." { count += 1 }
         }
         return max(0, count - 1)

@@ -14,7 +14,8 @@ enum Loopback {
     static func allowedHosts(_ flag: String?) throws(CLIError) -> Set<String> {
         guard let flag else { return [] }
         let hosts = flag.split(separator: ",").map {
-            $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+            $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+                .lowercased()
         }
         if hosts.isEmpty || hosts.contains(where: { $0.isEmpty || $0.hasPrefix("-") }) {
             throw .usage("--allow-remote needs the host it allows, e.g. --allow-remote 10.1.2.3 "

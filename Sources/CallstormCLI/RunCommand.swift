@@ -23,7 +23,9 @@ enum RunCommand {
     }
 
     static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
-        let parsed = try Arguments(args, valued: DistributedOptions.valuedFlags.union(["out", "target", "seed", "duration", "workers", "allow-remote"]),
+        let valued = DistributedOptions.valuedFlags.union(["out", "target", "seed", "duration", "workers",
+                                                           "allow-remote"])
+        let parsed = try Arguments(args, valued: valued,
                                    boolean: ["help", "quiet"])
         if parsed.has("help") {
             print(Help.run)
@@ -195,13 +197,12 @@ enum RunCommand {
         // The push books: what the gateway received and answered, and what it handed over after the workers
         // stopped (the servers are stopped now, so these numbers are final).
         let origin = result.recorder.runStartNanos
-        for (name, n) in driver.lateCounters() { result.recorder.count(name, by: n, atNanos: origin) }
         let ingress = [servers.gateway.ingressStats(.apns), servers.gateway.ingressStats(.fcm)]
-        result.recorder.count(Books.Counter.gatewaySent, by: Int64(servers.gateway.requestsReceived), atNanos: origin)
-        result.recorder.count(Books.Counter.gatewayAccepted, by: Int64(ingress.reduce(0) { $0 + $1.accepted }),
-                              atNanos: origin)
-        result.recorder.count(Books.Counter.gatewayRejected, by: Int64(ingress.reduce(0) { $0 + $1.rejectedTotal }),
-                              atNanos: origin)
+        var books = driver.lateCounters()
+        books[Books.Counter.gatewaySent, default: 0] += Int64(servers.gateway.requestsReceived)
+        books[Books.Counter.gatewayAccepted, default: 0] += Int64(ingress.reduce(0) { $0 + $1.accepted })
+        books[Books.Counter.gatewayRejected, default: 0] += Int64(ingress.reduce(0) { $0 + $1.rejectedTotal })
+        for (name, n) in books { result.recorder.count(name, by: n, atNanos: origin) }
 
         facts.durationSeconds = Date().timeIntervalSince(startedAt)
         facts.interrupted = result.interrupted && abortedBy == nil

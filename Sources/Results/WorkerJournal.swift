@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Metrics
+import Synchronization
 
 /// What one worker streams into the run directory while it runs, so a crash or SIGKILL loses at most the last
 /// checkpoint interval: actions and pushes as CSV rows, and its recorder as an atomically replaced snapshot.
@@ -32,6 +33,8 @@ public final class WorkerJournal {
     /// Encodes and writes recorder snapshots off the worker's queue: the worker only hands over a copy-on-write
     /// copy, so a long run's growing recorder never stalls its timers. Serial, so snapshots land in order.
     private let writer: DispatchQueue
+    /// The newest snapshot not yet taken by the writer (shared with the writer's queue, hence the lock).
+    private let pending = SnapshotSlot()
 
     /// Raw results live under `<run>/raw/`; `callstorm report` rebuilds every report from them.
     public static func rawDirectory(_ run: URL) -> URL { run.appendingPathComponent("raw", isDirectory: true) }
@@ -78,12 +81,30 @@ public final class WorkerJournal {
     }
 
     /// Flushes the rows now and queues the recorder snapshot (the end of the run, or a checkpoint).
+    ///
+    /// At most one snapshot waits for the writer: a newer one replaces it. Encoding grows with the run (a
+    /// 30-minute soak's recorder is ~10 MB of JSON), and queueing a copy per checkpoint behind a slow writer
+    /// grew RSS without bound (2.2 GB after 19 minutes, measured); now a slow disk or a busy CPU only stretches
+    /// the interval between snapshots.
     public func checkpoint(_ recorder: Recorder) {
         actions.flush(sync: true)
         pushes.flush(sync: true)
         history.flush(sync: true)
         let url = snapshotURL
-        writer.async { RunResults.writeSnapshot(recorder, to: url) }
+        let pending = self.pending
+        let writerIdle = pending.slot.withLock { slot -> Bool in
+            defer { slot = recorder }
+            return slot == nil
+        }
+        guard writerIdle else { return }
+        writer.async {
+            if let latest = pending.slot.withLock({ slot -> Recorder? in
+                defer { slot = nil }
+                return slot
+            }) {
+                RunResults.writeSnapshot(latest, to: url)
+            }
+        }
     }
 
     /// Writes everything and returns once the last snapshot is on disk.
@@ -94,6 +115,11 @@ public final class WorkerJournal {
         pushes.close()
         history.close()
     }
+}
+
+/// One recorder handed from a worker to its journal's writer queue.
+final class SnapshotSlot: Sendable {
+    let slot = Mutex<Recorder?>(nil)
 }
 
 /// Appends lines through a 64 KiB buffer; `flush(sync:)` writes it out and optionally fsyncs.

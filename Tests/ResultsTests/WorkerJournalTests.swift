@@ -36,4 +36,22 @@ final class WorkerJournalTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("no raw results"))
         }
     }
+
+    /// A burst of checkpoints faster than the writer keeps at most one waiting (the newest), and the snapshot on
+    /// disk after close is the last recorder, never an older one that was queued behind it.
+    func testCheckpointBurstLeavesTheNewestSnapshotOnDisk() throws {
+        let run = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: run) }
+        let journal = try WorkerJournal(configuration: .init(directory: run), worker: 0)
+        var recorder = Recorder(runStartNanos: 0)
+        for second in 0..<3000 { recorder.record("push_to_report", micros: 100, atNanos: UInt64(second) * 1_000_000_000) }
+        for i in 1...200 {
+            recorder.count("calls.started", atNanos: 0)
+            journal.checkpoint(recorder)
+            if i == 200 { journal.close(recorder) }
+        }
+        let loaded = try RunResults.loadRecorder(run: run)
+        XCTAssertEqual(loaded.counters["calls.started"], 200)
+        XCTAssertEqual(loaded.histograms["push_to_report"]?.totalCount, 3000)
+    }
 }

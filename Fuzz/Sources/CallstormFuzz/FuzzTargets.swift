@@ -1,0 +1,162 @@
+@testable import Driver
+import Foundation
+@testable import HTTPServer
+import PushGateway
+@testable import Scenario
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The inputs callstorm takes from outside, each as one libFuzzer target (`make fuzz`, docs in Fuzz/README.md).
+/// Built with `-sanitize=fuzzer` the module exports `LLVMFuzzerTestOneInput`; built plainly it is a replayer
+/// (`CallstormFuzz TARGET FILE|DIR...`) that the test suite runs over the committed corpora and crashers.
+/// Uses `@testable` imports, so it is built in the debug configuration only.
+enum FuzzTarget: String, CaseIterable, Sendable {
+    /// Scenario YAML: libyaml, the decoder, every section's validation.
+    case scenario
+    /// The HTTP/1.1 request parser, fed in two pieces split where the first byte says.
+    case http1
+    /// A real h2c/HTTP/1.1 server on loopback with the push gateway behind it: bytes go down a fresh connection
+    /// (after the HTTP/2 preface when the first byte is even), so HTTP2Connection, HPACK and the gateway see them.
+    case http2
+    /// Target responses: the reference protocol's conversation, split and push JSON, and `capture` JSON paths.
+    case json
+    /// Push requests at the gateway: APNs validation of headers and payload from the input, and FCM v1 bodies.
+    case push
+
+    func run(_ input: UnsafeBufferPointer<UInt8>) {
+        let bytes = Array(input)
+        switch self {
+        case .scenario: fuzzScenario(bytes)
+        case .http1: fuzzHTTP1(bytes)
+        case .http2: Loopback.shared.send(bytes)
+        case .json: fuzzJSON(bytes)
+        case .push: fuzzPush(bytes)
+        }
+    }
+}
+
+private func fuzzScenario(_ bytes: [UInt8]) {
+    switch ScenarioLoader.parse(bytes: bytes, file: "fuzz.yaml", knownFlows: ScenarioLoader.defaultKnownFlows) {
+    case .success(let scenario):
+        _ = scenario.describe()
+    case .failure(let errors):
+        _ = errors.description
+    }
+}
+
+private func fuzzHTTP1(_ bytes: [UInt8]) {
+    var parser = HTTP1RequestParser(maxHeaderBytes: 8192, maxBodyBytes: 64 * 1024)
+    let split = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
+    var buffer: [UInt8] = []
+    var failed = false
+    for piece in [bytes[..<split], bytes[split...]] where !failed {
+        buffer.append(contentsOf: piece)
+        var index = 0
+        buffer.withUnsafeBufferPointer { pointer in
+            while true {
+                switch parser.next(pointer, &index) {
+                case .needMore: return
+                case .expectContinue, .request: continue
+                case .failure:
+                    failed = true
+                    return
+                }
+            }
+        }
+        precondition(index <= buffer.count, "the parser consumed more than it was given")
+        buffer.removeFirst(index)
+    }
+}
+
+private let captureEndpoint = APIMapping.Endpoint(method: "POST", path: "/", captures: [
+    "conversation.id": "$.call.callId", "member": "$.members[1].id", "deep": "$.a.b[0].c[2]", "root": "$",
+])
+
+private func fuzzJSON(_ bytes: [UInt8]) {
+    _ = ViewDecoder.conversation(bytes)
+    _ = ViewDecoder.split(bytes)
+    _ = ViewDecoder.push(bytes)
+    _ = TargetAPI.captures(captureEndpoint, from: bytes)
+}
+
+private struct AcceptAll: PushSink {
+    func accept(_ push: APNsPush) -> APNsRejection? { nil }
+}
+
+private let validator = APNsValidator(configuration: .init(bundleID: "com.example.callstorm"))
+private let fcm = FCMIngress(projectID: "fuzz-project")
+private let voipHeaders: [(name: String, value: String)] = [
+    ("apns-push-type", "voip"), ("apns-topic", "com.example.callstorm.voip"), ("apns-priority", "10"),
+    ("apns-expiration", "0"),
+]
+
+/// The first line of the input (up to a newline) becomes header values, the rest the body.
+private func fuzzPush(_ bytes: [UInt8]) {
+    let newline = bytes.firstIndex(of: 10) ?? 0
+    let line = String(decoding: bytes[..<newline], as: UTF8.self)
+    let body = Array(bytes[(bytes.isEmpty ? 0 : min(bytes.count, newline + 1))...])
+    var headers = voipHeaders
+    let fields = line.split(separator: "|", omittingEmptySubsequences: false)
+    let names = ["apns-push-type", "apns-topic", "apns-priority", "apns-expiration", "apns-collapse-id", "apns-id"]
+    for (name, value) in zip(names, fields) {
+        headers.removeAll { $0.name == name }
+        headers.append((name, String(value)))
+    }
+    let token = String(repeating: "ab", count: 32)
+    _ = validator.validate(method: "POST", path: "/3/device/\(token)", headers: headers, body: body,
+                           apnsID: "0a0b0c0d-0000-4000-8000-000000000001", nowNanos: 1, nowEpochSeconds: 1_800_000_000)
+    let request = HTTPRequest(method: "POST", path: "/v1/projects/fuzz-project/messages:send",
+                              headers: [HTTPHeader(name: "authorization", value: "Bearer x"),
+                                        HTTPHeader(name: "content-type", value: "application/json")],
+                              body: body)
+    _ = fcm.validate(request, messageID: "0:1%1", nowNanos: 1)
+    _ = ViewDecoder.push(body)
+}
+
+/// One server for the whole fuzzing process; each input goes down a new connection.
+private final class Loopback: @unchecked Sendable {
+    static let shared = Loopback()
+    static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+
+    let server: HTTPServer
+    let port: UInt16
+
+    private init() {
+        var configuration = HTTPServerConfiguration()
+        configuration.maxBodyBytes = 16 * 1024
+        let gateway = APNsGateway(configuration: .init(validator: .init(bundleID: "com.example.callstorm")),
+                                  sink: AcceptAll())
+        server = HTTPServer(configuration: configuration, handler: gateway)
+        do { try server.start() } catch { fatalError("fuzz server did not start: \(error)") }
+        port = UInt16(server.port)
+    }
+
+    func send(_ bytes: [UInt8]) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = port.bigEndian
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { return }
+        var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let payload = (bytes.first.map { $0 & 1 == 0 } ?? true) ? Self.preface + bytes.dropFirst() : Array(bytes)
+        var offset = 0
+        while offset < payload.count {
+            let n = payload[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { break }
+            offset += n
+        }
+        shutdown(fd, Int32(SHUT_WR))
+        var scratch = [UInt8](repeating: 0, count: 16 * 1024)
+        while scratch.withUnsafeMutableBytes({ recv(fd, $0.baseAddress, $0.count, 0) }) > 0 {}
+    }
+}

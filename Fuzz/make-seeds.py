@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Writes the hand-made seed inputs of Fuzz/corpus/<target>/seed-*. libFuzzer adds what it finds beside them."""
+import json, os, struct
+
+root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+token = "ab" * 32
+
+def write(target, name, data):
+    os.makedirs(os.path.join(root, target), exist_ok=True)
+    with open(os.path.join(root, target, "seed-" + name), "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode())
+
+# HTTP/1.1 requests.
+write("http1", "get", "GET /v1/conversations/c-1 HTTP/1.1\r\nHost: x\r\n\r\n")
+write("http1", "post", "POST /v1/devices HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      "Content-Length: 11\r\n\r\n{\"id\":\"d1\"}")
+write("http1", "chunked", "POST /3/device/%s HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "5;ext=1\r\nhello\r\n0\r\nTrailer: t\r\n\r\n" % token)
+write("http1", "expect", "POST /x HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\nabc")
+write("http1", "pipelined", "GET /a HTTP/1.0\r\n\r\nGET /b HTTP/1.1\r\nConnection: close\r\n\r\n")
+
+# HTTP/2 frames after the preface (the fuzz target adds it when the first byte is even; byte 0 is dropped).
+def frame(kind, flags, stream, payload):
+    return struct.pack(">I", len(payload))[1:] + bytes([kind, flags]) + struct.pack(">I", stream) + payload
+
+def literal(name, value):  # HPACK literal header field without indexing, new name, no Huffman
+    n, v = name.encode(), value.encode()
+    assert len(n) < 127 and len(v) < 127
+    return b"\x00" + bytes([len(n)]) + n + bytes([len(v)]) + v
+
+payload = json.dumps({"aps": {}, "uuid": "c-1", "handle": {"kind": "phoneNumber", "value": "+1555", "displayName": "A"},
+                      "capabilities": ["merging"], "sentAt": 1}).encode()
+block = b"".join([literal(":method", "POST"), literal(":scheme", "http"), literal(":authority", "localhost"),
+                  literal(":path", "/3/device/" + token), literal("apns-push-type", "voip"),
+                  literal("apns-topic", "com.example.callstorm.voip"), literal("apns-priority", "10"),
+                  literal("content-length", str(len(payload)))])
+settings = frame(4, 0, 0, b"")
+headers = frame(1, 4, 1, block)
+data = frame(0, 1, 1, payload)
+write("http2", "push", b"\x00" + settings + headers + data)
+write("http2", "two-streams", b"\x00" + settings + headers + data + frame(1, 5, 3, block[:]) + frame(3, 0, 1, b"\x00\x00\x00\x08"))
+write("http2", "ping-window-goaway", b"\x00" + settings + frame(6, 0, 0, b"12345678") +
+      frame(8, 0, 0, b"\x00\x01\x00\x00") + frame(7, 0, 0, b"\x00\x00\x00\x00\x00\x00\x00\x00"))
+write("http2", "http1-push", b"\x01" + ("POST /3/device/%s HTTP/1.1\r\nHost: x\r\napns-push-type: voip\r\n"
+      "apns-topic: com.example.callstorm.voip\r\nContent-Length: %d\r\n\r\n" % (token, len(payload))).encode() + payload)
+write("http2", "fcm", b"\x01" + ("POST /v1/projects/p/messages:send HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\n"
+      "Content-Length: 60\r\n\r\n").encode() + b'{"message":{"token":"t","data":{"uuid":"c-1"}}}' + b" " * 12)
+
+# Target responses and push payloads in the reference protocol.
+conversation = {"id": "c-1", "version": 3, "state": "joined", "ended": False,
+                "members": [{"device": "d1", "state": "joined", "handle": {"kind": "phoneNumber", "value": "+1",
+                                                                           "displayName": "A"}}]}
+write("json", "conversation", json.dumps(conversation))
+write("json", "split", json.dumps({"split": conversation}))
+write("json", "push", json.dumps({"uuid": "c-1", "event": "merged", "into": "c-2", "version": 4,
+                                  "conversation": conversation}))
+write("json", "capture", json.dumps({"call": {"callId": "x-9"}, "members": [{"id": 1}, {"id": "m2"}],
+                                     "a": {"b": [{"c": [1, 2.5, "three"]}]}}))
+write("json", "deep", "[" * 40 + "]" * 40)
+
+# Push requests: header values line (push-type|topic|priority|expiration|collapse-id|apns-id), then the body.
+write("push", "voip", b"voip|com.example.callstorm.voip|10|0\n" + payload)
+write("push", "background", b"background|com.example.callstorm|5|1800000000|c1\n" +
+      json.dumps({"aps": {"content-available": 1}, "uuid": "c-1", "event": "ended"}).encode())
+write("push", "fcm", b"|\n" + json.dumps({"message": {"token": "t", "data": {"uuid": "c-1", "event": "incoming"},
+                                                      "android": {"priority": "HIGH", "ttl": "30s"}}}).encode())
+write("push", "bad-id", b"voip|com.example.callstorm.voip|10|0||NOT-A-UUID\n{}")

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# `make test-sanitize`: the test suite under ThreadSanitizer, then AddressSanitizer, each in its own scratch path
+# (.build/tsan, .build/asan) with the callstorm binary the CLI tests launch built the same way.
+# SANITIZERS picks which (default "thread address"); FILTER runs a subset (a swift test --filter pattern).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export SWIFT_BACKTRACE=enable=no
+# halt_on_error: the first race or memory error fails its test process with the report in the log.
+# scripts/tsan-suppressions.txt lists the reports that are not races (each with its reason).
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan-suppressions.txt}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:halt_on_error=1}
+status=0
+for s in ${SANITIZERS:-thread address}; do
+    scratch=.build/${s:0:1}san
+    echo "== $s sanitizer (scratch $scratch)"
+    swift build --scratch-path "$scratch" --sanitize="$s" --product callstorm
+    bin=$(swift build --scratch-path "$scratch" --sanitize="$s" --show-bin-path)/callstorm
+    args=(--scratch-path "$scratch" --sanitize="$s" --disable-swift-testing)
+    [ -n "${FILTER:-}" ] && args+=(--filter "$FILTER")
+    if ! CALLSTORM_BIN=$PWD/$bin swift test "${args[@]}"; then
+        echo "!! tests under the $s sanitizer failed" >&2
+        status=1
+    fi
+done
+exit $status
