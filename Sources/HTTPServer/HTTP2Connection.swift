@@ -38,6 +38,10 @@ final class HTTP2Connection: LoopConnection {
     private var session: OpaquePointer?
     private(set) var streams: [Int32: Stream] = [:]
     private var writeBuffer: [UInt8] = []
+    /// Scratch for `submit`, kept between responses so answering a stream allocates no header arrays.
+    private var headerStorage: [UInt8] = []
+    private var headerSpans: [(name: Range<Int>, value: Range<Int>)] = []
+    private var headerVectors: [nghttp2_nv] = []
     private var writeIndex = 0
     private var lastActivity: UInt64
     private var interest: UInt32 = CLINUX_EPOLLIN
@@ -177,12 +181,15 @@ final class HTTP2Connection: LoopConnection {
         if s.headerBytes > loop.limits.maxHeaderBytes { return false }
         let valueText = String(decoding: value, as: UTF8.self)
         if name.first == UInt8(ascii: ":") {
-            switch String(decoding: name, as: UTF8.self) {
-            case ":method": s.method = valueText
-            case ":path": s.path = valueText
-            case ":scheme": s.scheme = valueText
-            case ":authority": s.authority = valueText
-            default: break
+            // Matched on bytes: making a String of each pseudo-header name showed in the gateway's profile.
+            if name.elementsEqual(":method".utf8) {
+                s.method = valueText
+            } else if name.elementsEqual(":path".utf8) {
+                s.path = valueText
+            } else if name.elementsEqual(":scheme".utf8) {
+                s.scheme = valueText
+            } else if name.elementsEqual(":authority".utf8) {
+                s.authority = valueText
             }
         } else {
             s.headers.append(HTTPHeader(name: String(decoding: name, as: UTF8.self), value: valueText))
@@ -240,8 +247,13 @@ final class HTTP2Connection: LoopConnection {
         s.answered = true
         let status = (200...999).contains(response.status) ? response.status : 500
         // Names and values laid out in one buffer; nghttp2 copies them during submit.
+        // Taken out of self (not copied), so appending reuses their capacity instead of copying on write.
         var storage: [UInt8] = []
         var spans: [(name: Range<Int>, value: Range<Int>)] = []
+        swap(&storage, &headerStorage)
+        swap(&spans, &headerSpans)
+        storage.removeAll(keepingCapacity: true)
+        spans.removeAll(keepingCapacity: true)
         func add(_ name: String, _ value: String) {
             let nameStart = storage.count
             for byte in name.utf8 { storage.append(asciiLower(byte)) }
@@ -249,7 +261,19 @@ final class HTTP2Connection: LoopConnection {
             for byte in value.utf8 where byte != 0x0D && byte != 0x0A && byte != 0 { storage.append(byte) }
             spans.append((nameStart..<valueStart, valueStart..<storage.count))
         }
-        add(":status", String(status))
+        func addDecimal(_ name: String, _ number: Int) {
+            let nameStart = storage.count
+            storage.append(contentsOf: name.utf8)
+            let valueStart = storage.count
+            var n = max(0, number)
+            repeat {
+                storage.append(UInt8(ascii: "0") + UInt8(n % 10))
+                n /= 10
+            } while n > 0
+            storage[valueStart...].reverse()
+            spans.append((nameStart..<valueStart, valueStart..<storage.count))
+        }
+        addDecimal(":status", status)
         var hasServer = false
         for header in response.headers {
             if Self.connectionSpecific(header.name) { continue }
@@ -258,14 +282,18 @@ final class HTTP2Connection: LoopConnection {
             add(header.name, header.value)
         }
         if !hasServer { add("server", "callstorm") }
-        add("content-length", String(response.body.count))
+        addDecimal("content-length", response.body.count)
         s.responseBody = response.body
         s.responseOffset = 0
+        var nva: [nghttp2_nv] = []
+        swap(&nva, &headerVectors)
+        nva.removeAll(keepingCapacity: true)
         storage.withUnsafeMutableBufferPointer { raw in
-            var nva = spans.map { span in
-                nghttp2_nv(name: raw.baseAddress! + span.name.lowerBound, value: raw.baseAddress! + span.value.lowerBound,
-                           namelen: span.name.count, valuelen: span.value.count,
-                           flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+            for span in spans {
+                nva.append(nghttp2_nv(name: raw.baseAddress! + span.name.lowerBound,
+                                      value: raw.baseAddress! + span.value.lowerBound,
+                                      namelen: span.name.count, valuelen: span.value.count,
+                                      flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
             }
             if response.body.isEmpty {
                 _ = nghttp2_submit_response(session, streamID, &nva, nva.count, nil)
@@ -274,6 +302,9 @@ final class HTTP2Connection: LoopConnection {
                 _ = nghttp2_submit_response(session, streamID, &nva, nva.count, &provider)
             }
         }
+        headerStorage = storage
+        headerSpans = spans
+        headerVectors = nva
     }
 
     private static func connectionSpecific(_ name: String) -> Bool {

@@ -46,9 +46,10 @@ public struct HTTPRequest: Sendable {
         headers.allValues(named: name)
     }
 
-    /// The path without its query string.
+    /// The path without its query string. Searched as UTF-8 bytes: `String.firstIndex(of: Character)` walks
+    /// grapheme clusters and was 13 % of the push gateway's CPU under h2load.
     public var pathWithoutQuery: Substring {
-        if let mark = path.firstIndex(of: "?") {
+        if let mark = path.utf8.firstIndex(of: UInt8(ascii: "?")) {
             return path[..<mark]
         }
         return path[...]
