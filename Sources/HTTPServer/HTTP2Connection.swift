@@ -182,13 +182,13 @@ final class HTTP2Connection: LoopConnection {
         let valueText = String(decoding: value, as: UTF8.self)
         if name.first == UInt8(ascii: ":") {
             // Matched on bytes: making a String of each pseudo-header name showed in the gateway's profile.
-            if name.elementsEqual(":method".utf8) {
+            if bytesEqual(name, ":method") {
                 s.method = valueText
-            } else if name.elementsEqual(":path".utf8) {
+            } else if bytesEqual(name, ":path") {
                 s.path = valueText
-            } else if name.elementsEqual(":scheme".utf8) {
+            } else if bytesEqual(name, ":scheme") {
                 s.scheme = valueText
-            } else if name.elementsEqual(":authority".utf8) {
+            } else if bytesEqual(name, ":authority") {
                 s.authority = valueText
             }
         } else {
@@ -258,7 +258,14 @@ final class HTTP2Connection: LoopConnection {
             let nameStart = storage.count
             for byte in name.utf8 { storage.append(asciiLower(byte)) }
             let valueStart = storage.count
-            for byte in value.utf8 where byte != 0x0D && byte != 0x0A && byte != 0 { storage.append(byte) }
+            storage.append(contentsOf: value.utf8)
+            if storage[valueStart...].contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
+                // Rare: a handler put CR, LF or NUL in a value; drop them rather than let nghttp2 refuse it.
+                var kept = Array(storage[valueStart...])
+                kept.removeAll { $0 == 0x0D || $0 == 0x0A || $0 == 0 }
+                storage.removeSubrange(valueStart...)
+                storage.append(contentsOf: kept)
+            }
             spans.append((nameStart..<valueStart, valueStart..<storage.count))
         }
         func addDecimal(_ name: String, _ number: Int) {
@@ -399,6 +406,13 @@ final class HTTP2Connection: LoopConnection {
             loop.closeConnection(self)
         }
     }
+}
+
+/// Whether `bytes` spell `text` exactly (memcmp; the generic elementsEqual was slow on the header path).
+@inline(__always)
+private func bytesEqual(_ bytes: UnsafeBufferPointer<UInt8>, _ text: StaticString) -> Bool {
+    bytes.count == text.utf8CodeUnitCount && (bytes.count == 0 || memcmp(bytes.baseAddress!, text.utf8Start,
+                                                                         bytes.count) == 0)
 }
 
 // MARK: - nghttp2 callbacks: capture nothing, find the connection through user data.
