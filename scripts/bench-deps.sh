@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # What `make bench` needs beyond the build, installed only when missing: the peers it measures callstorm against
-# (wrk, nginx, h2load and nghttpd from Debian; Locust from PyPI), GNU time for peak RSS and CPU seconds, and PyJWT
+# (wrk, nginx, h2load and nghttpd from Debian; Locust from PyPI), GNU time for peak RSS and CPU seconds, valgrind
+# (callgrind instruction counts) and binutils (objcopy), and PyJWT
 # to sign the gateway bench's provider token.
 set -euo pipefail
-packages=(time wrk nginx-light nghttp2-client nghttp2-server python3 python3-pip openssl)
+packages=(time wrk nginx-light nghttp2-client nghttp2-server valgrind binutils python3 python3-pip openssl)
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -25,7 +25,8 @@ for f in r["figures"]:
         continue
     goal = ""
     if f.get("goal"):
-        goal = f"{f['goal']}: " + ("met" if f["meets_goal"] else "**missed**")
+        verdict = {True: "met", False: "**missed**", None: "–"}[f["meets_goal"]]
+        goal = f"{f['goal']}: {verdict}"
     s, p = f["subject"], f["peer"]
     if f["id"] == "timer_accuracy":
         value = (f"p50 {fmt(s['p50'])} / p99 {fmt(s['p99'])} / max {fmt(s['max'])} ms at "

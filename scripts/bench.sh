@@ -5,6 +5,7 @@
 # .json (the README's table is generated from the latest: scripts/bench-table.sh).
 #
 # Sections (BENCH_ONLY="gateway raw-http ..." runs a subset): gateway (h2load: callstorm gateway vs nghttpd),
+# gateway-instructions (the same under callgrind: instructions per request, immune to machine load),
 # raw-http (callstorm raw-http vs wrk on one nginx), devices (50,000 idle devices vs a 4-device baseline),
 # metrics (recording cost vs plain adds), checker (1M-op history vs Python's json parsing of the same file),
 # scale (Scenarios/scale.yaml: timer accuracy, delivered rate), locust (calls per CPU-second vs Locust).
@@ -19,18 +20,20 @@ swift build -c release --product checker-bench >/dev/null
 swift build -c release --product metrics-bench >/dev/null
 out=Benchmarks/results
 work=$PWD/Benchmarks/work
-rm -rf "$work"
+# BENCH_KEEP_WORK=1 keeps an earlier run's raw files, so a section run alone (BENCH_ONLY) joins them.
+[ -n "${BENCH_KEEP_WORK:-}" ] || rm -rf "$work"
 mkdir -p "$out" "$work"
 date=$(date -u +%Y-%m-%d)
 ROUNDS=${BENCH_ROUNDS:-3}
 SECONDS_PER_RUN=${BENCH_SECONDS:-5}
 CONNS=${BENCH_CONNS:-"1000 5000"}
-ONLY=${BENCH_ONLY:-"gateway raw-http devices metrics checker scale locust"}
+ONLY=${BENCH_ONLY:-"gateway gateway-instructions raw-http devices metrics checker scale locust"}
 SERVER_CPU=1
 CLIENT_CPU=0
 [ "$(nproc)" -ge 2 ] || { SERVER_CPU=0; CLIENT_CPU=0; }
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 suite_start=$(date +%s)
+cat /proc/loadavg > "$work/loadavg-start"
 
 pids=()
 cleanup() {
@@ -62,6 +65,13 @@ if wanted gateway; then
     section "push gateway: h2load vs callstorm gateway and nghttpd"
     BENCH_JSON="$work/gateway.json" BENCH_DURATION=$SECONDS_PER_RUN BENCH_ROUNDS=$ROUNDS CALLSTORM_BIN="$bin" \
         scripts/bench-gateway.sh || echo '{"error": "bench-gateway.sh failed"}' > "$work/gateway.json"
+fi
+
+# MARK: - push gateway vs nghttpd in instructions (callgrind): immune to a busy machine
+if wanted gateway-instructions; then
+    section "push gateway: instructions per request under callgrind vs nghttpd"
+    CALLSTORM_BIN="$bin" scripts/bench-gateway-callgrind.sh "$work/gateway-callgrind.json" \
+        || echo '{"error": "bench-gateway-callgrind.sh failed"}' > "$work/gateway-callgrind.json"
 fi
 
 # MARK: - raw driver throughput: callstorm raw-http vs wrk on one nginx
@@ -190,6 +200,7 @@ if wanted locust; then
 fi
 
 section "writing results"
+cat /proc/loadavg > "$work/loadavg"
 python3 scripts/bench-results.py "$work" "$out" "$date" "$ROUNDS" "$SECONDS_PER_RUN" "$CONNS" \
     "$(( $(date +%s) - suite_start ))"
 scripts/bench-table.sh
