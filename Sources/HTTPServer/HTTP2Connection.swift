@@ -169,14 +169,26 @@ final class HTTP2Connection: LoopConnection {
 
     fileprivate func beginHeaders(_ streamID: Int32) {
         guard streams[streamID] == nil else { return }
-        streams[streamID] = Stream()
+        let created = Stream()
+        created.headers.reserveCapacity(12)  // grown one by one, it reallocated four times per request
+        streams[streamID] = created
+        receiving = (streamID, created)
         loop.counters.streamOpened()
+    }
+
+    /// The stream whose HEADERS are being received: nghttp2 calls `header` once per field, and looking the
+    /// stream up in the table each time showed in the gateway's profile.
+    private var receiving: (id: Int32, stream: Stream)?
+
+    private func openStream(_ streamID: Int32) -> Stream? {
+        if let receiving, receiving.id == streamID { return receiving.stream }
+        return streams[streamID]
     }
 
     /// Returns false to reset the stream (header list too large).
     fileprivate func header(_ streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>)
         -> Bool {
-        guard let s = streams[streamID] else { return true }
+        guard let s = openStream(streamID) else { return true }
         s.headerBytes += name.count + value.count + 32
         if s.headerBytes > loop.limits.maxHeaderBytes { return false }
         let valueText = String(decoding: value, as: UTF8.self)
@@ -228,6 +240,7 @@ final class HTTP2Connection: LoopConnection {
     }
 
     fileprivate func streamClosed(_ streamID: Int32) {
+        if receiving?.id == streamID { receiving = nil }
         if streams.removeValue(forKey: streamID) != nil {
             loop.counters.streamsOpen.subtract(1, ordering: .relaxed)
         }

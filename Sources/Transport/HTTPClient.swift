@@ -197,8 +197,11 @@ public final class HTTPClient: @unchecked Sendable {
                 if closed { return }
             }
             collectDone()
-            if n < readyData.count { break }
+            if n < readyData.count { return }
         }
+        // Still more ready after 16 full batches: yield the queue to other work, then carry on (the source may
+        // not fire again for events that were already pending).
+        queue.async { [weak self] in self?.drainReady() }
     }
 
     fileprivate func watch(_ fd: curl_socket_t, what: Int32) {
