@@ -319,6 +319,8 @@ try:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
 except OSError:
     commit = ""
+# When results are regenerated later (e.g. a section rerun with BENCH_KEEP_WORK), say which code measured what.
+commit = os.environ.get("BENCH_COMMIT", commit)
 result = {"date": date, "machine": machine(), "commit": commit, "rounds": rounds,
           "seconds_per_load_run": seconds_per_run, "suite_seconds": suite_seconds,
           "load_average_at_start": LOAD_START, "load_average_at_end": LOAD_END,
