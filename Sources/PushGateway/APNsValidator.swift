@@ -50,9 +50,11 @@ public struct APNsValidator: Sendable {
         }
         func header(_ name: String) -> String? { Self.singleHeaderSlot(name).flatMap { known[$0] } }
         let prefix = "/3/device/"
-        guard path.hasPrefix(prefix) else { return .failure(APNsRejection(.badPath, detail: path)) }
+        // On UTF-8 bytes: String.hasPrefix and dropFirst work in Characters (grapheme breaking), a visible
+        // share of a push's cost; the path is ASCII when valid, and a non-ASCII one fails the hex check below.
+        guard path.utf8.starts(with: prefix.utf8) else { return .failure(APNsRejection(.badPath, detail: path)) }
         guard method == "POST" else { return .failure(APNsRejection(.methodNotAllowed, detail: method)) }
-        let token = String(path.dropFirst(prefix.count))
+        let token = String(Substring(path.utf8.dropFirst(prefix.utf8.count)))
         if token.isEmpty { return .failure(APNsRejection(.missingDeviceToken)) }
         guard token.utf8.count >= 64, Self.allHex(token) else {
             return .failure(APNsRejection(.badDeviceToken, detail: "token must be 64 or more hex digits"))
@@ -66,7 +68,8 @@ public struct APNsValidator: Sendable {
         guard let topic = header("apns-topic"), !topic.isEmpty else { return .failure(APNsRejection(.missingTopic)) }
         let pushType: APNsPush.PushType
         if let raw = header("apns-push-type") {
-            guard let parsed = APNsPush.PushType(rawValue: raw) else {
+            // VoIP first: the enum's rawValue init compares against every case in turn.
+            guard let parsed = raw == "voip" ? .voip : APNsPush.PushType(rawValue: raw) else {
                 return .failure(APNsRejection(.invalidPushType, detail: raw))
             }
             pushType = parsed
