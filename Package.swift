@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "Results", dependencies: ["Metrics"]),
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
-            "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials",
+            "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "FaultProxy",
         ]),
         .executableTarget(
             name: "callstorm",

@@ -284,6 +284,24 @@ if os.path.exists(summary):
                   "peak_rss_kib": rss},
            note="One run (the scale scenario is 30 s + drain). Actions/s = action fulfillments ÷ 30 s.")
 
+# MARK: - races (no peer: the correct reference target must show no violation however many pairs conflict)
+races = {}
+for name in sorted(os.listdir(work)):
+    path = os.path.join(work, name, "raw", "races.json")
+    if name.startswith("race-") and os.path.isfile(path):
+        r = load_json(path) or {}
+        races[name[5:]] = {"races": r.get("races", 0), "operations": r.get("operations", 0),
+                           "violations": sum(x.get("violations", 0) for x in r.get("rules", []))}
+if races:
+    total = sum(r["races"] for r in races.values())
+    violations = sum(r["violations"] for r in races.values())
+    one = lambda v: {"min": v, "median": v, "max": v, "n": 1}
+    figure("races", "race scenarios vs the correct reference target: conflicting pairs",
+           {"name": f"{len(races)} scenarios (Scenarios/races)", "unit": "pairs", **one(total),
+            "command": f"{BIN} run Scenarios/races/NAME.yaml --duration RACE_SECONDS --quiet"},
+           {"name": "violations found (must be 0)", "unit": "violations", **one(violations)}, None,
+           goal="0 violations", meets=violations == 0, extra={"per_scenario": races})
+
 # MARK: - locust
 lc, cs = [], []
 for r in range(1, rounds + 1):

@@ -8,7 +8,8 @@
 # gateway-instructions (the same under callgrind: instructions per request, immune to machine load),
 # raw-http (callstorm raw-http vs wrk on one nginx), devices (50,000 idle devices vs a 4-device baseline),
 # metrics (recording cost vs plain adds), checker (1M-op history vs Python's json parsing of the same file),
-# scale (Scenarios/scale.yaml: timer accuracy, delivered rate), locust (calls per CPU-second vs Locust).
+# scale (Scenarios/scale.yaml: timer accuracy, delivered rate), races (Scenarios/races/*.yaml against the correct
+# reference target: conflicting pairs and violations, RACE_SECONDS each), locust (calls per CPU-second vs Locust).
 # Knobs: BENCH_ROUNDS (3), BENCH_SECONDS (5, per load run), BENCH_CONNS ("1000 5000").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +28,7 @@ date=$(date -u +%Y-%m-%d)
 ROUNDS=${BENCH_ROUNDS:-3}
 SECONDS_PER_RUN=${BENCH_SECONDS:-5}
 CONNS=${BENCH_CONNS:-"1000 5000"}
-ONLY=${BENCH_ONLY:-"gateway gateway-instructions raw-http devices metrics checker scale locust"}
+ONLY=${BENCH_ONLY:-"gateway gateway-instructions raw-http devices metrics checker scale races locust"}
 SERVER_CPU=1
 CLIENT_CPU=0
 [ "$(nproc)" -ge 2 ] || { SERVER_CPU=0; CLIENT_CPU=0; }
@@ -167,6 +168,20 @@ if wanted scale; then
     /usr/bin/time -f '%U %S %M' -o "$work/scale.time" "$bin" run Scenarios/scale.yaml --out "$work/scale" --quiet \
         > "$work/scale.log" 2>&1 || true
     tail -3 "$work/scale.log" || true
+fi
+
+# MARK: - race scenarios against the correct reference target
+if wanted races; then
+    section "races: Scenarios/races/*.yaml against the correct reference target"
+    # A run with a violation exits 1, which the figures report, so it must not stop the script. 20 s each keeps
+    # the suite inside 10 minutes; RACE_SECONDS=45 gives > 10,000 conflicting pairs in all.
+    race_seconds=${RACE_SECONDS:-20}
+    for scenario in Scenarios/races/*.yaml; do
+        name=race-$(basename "$scenario" .yaml)
+        rm -rf "$work/$name"
+        "$bin" run "$scenario" --out "$work/$name" --duration "${race_seconds}s" --quiet > "$work/$name.log" 2>&1 \
+            || true
+    done
 fi
 
 # MARK: - callstorm vs Locust, calls per client CPU-second, against a standalone target

@@ -64,6 +64,9 @@ public struct ConversationManager: Sendable {
     public private(set) var conversations: [String: Conversation] = [:]
     /// How many conversations are merged into each (1 for one never merged).
     public private(set) var groupSizes: [String: Int] = [:]
+    /// Conversations this device was told were merged away (ended on the server for good). Pushes reorder in
+    /// flight, so a later-arriving older push must not bring one back.
+    public private(set) var mergedAway: Set<String> = []
     /// LiveCommunicationKit's conversation events this manager reported, by name: `startedConnecting`,
     /// `connected`, `updated`, `ended.<reason>`. Cumulative; the driver adds them to the run's counters.
     public private(set) var events: [String: Int] = [:]
@@ -262,6 +265,19 @@ public struct ConversationManager: Sendable {
     public mutating func forget(_ uuid: String) {
         conversations[uuid] = nil
         groupSizes[uuid] = nil
+        mergedAway.remove(uuid)
+    }
+
+    /// The server merged `uuid` into another conversation: it has ended, whether or not this device knew it yet.
+    public mutating func markMergedAway(_ uuid: String) {
+        mergedAway.insert(uuid)
+    }
+
+    /// Forgets every conversation and merge notice, when the device goes back to idle.
+    public mutating func forgetAll() {
+        conversations.removeAll()
+        groupSizes.removeAll()
+        mergedAway.removeAll()
     }
 
     /// Where this device's view of a conversation disagrees with the server's, or nil when they agree.

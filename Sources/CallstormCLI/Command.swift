@@ -22,6 +22,7 @@ public enum Command {
             case "validate": return try ValidateCommand.execute(rest)
             case "target": return try TargetCommand.execute(rest)
             case "check": return try CheckCommand.execute(rest)
+            case "replay": return try ReplayCommand.execute(rest)
             case "report": return try ReportCommand.execute(rest)
             case "compare": return try CompareCommand.execute(rest)
             case "gateway": return try GatewayCommand.execute(rest)
@@ -58,6 +59,7 @@ enum Help {
           target          run the embedded reference call server on its own
           gateway         run the push gateway (APNs + FCM) on its own and log every push
           check RUN_DIR   check a run's operation history against the conversation rules
+          replay FILE     re-run a violation's repro-<n>.yaml (--repeat K); say how often it comes back
           report RUN_DIR  rebuild every report file of a run from its raw results (also after a kill)
           compare A B     compare two runs' summaries; exit 1 on a latency regression
           merge DIR...    merge the run directories of shards into one report (--out DIR)
@@ -73,7 +75,8 @@ enum Help {
 
           --out DIR              run directory (default Reports/<scenario>-<UTC timestamp>)
           --target URL           load this server instead of the scenario's target (loopback only)
-          --allow-remote         permit a target that is not 127.0.0.0/8, ::1 or localhost
+          --allow-remote HOST    permit this non-loopback host (not 127.0.0.0/8, ::1, localhost) as target or push
+                                 listener; comma-separated for several
           --seed N               override the scenario seed
           --duration D           override the arrival window (e.g. 30s, 2m)
           --workers N            worker queues (default: number of cores)
@@ -94,13 +97,18 @@ enum Help {
         """
 
     static let target = """
-        Usage: callstorm target [--listen HOST:PORT] [--apns-url URL] [--bundle-id ID] [--threads N]
+        Usage: callstorm target [--listen HOST:PORT] [--apns-url URL] [--bundle-id ID] [--threads N] [options]
 
         Runs the embedded reference call server (docs/PROTOCOL.md) until SIGINT or SIGTERM.
           --listen     address to serve on (default 127.0.0.1:8080)
           --apns-url   the push gateway it sends VoIP pushes to (default http://127.0.0.1:2197)
+          --allow-remote HOST  permit a non-loopback listen address or push gateway host
           --bug NAMES  switch on deliberate bugs, comma-separated: merge-lost-update, merge-ignores-ended,
                        unmerge-drops-join, version-not-bumped (to prove the history checker finds them)
+          --registrations FILE  keep registered devices in FILE and read them back at start (survives a crash)
+          --apns-ca FILE        CA bundle to trust for an https gateway
+          --apns-key KEYID=FILE ES256 key (.p8) to sign provider tokens with; --apns-team TEAMID names the team
+          --exit-with-parent    exit when the process that started this one is gone (callstorm's child target)
         """
 
     static let check = """
@@ -108,6 +116,18 @@ enum Help {
 
         Reads RUN_DIR/history.jsonl, checks it against the rules of docs/CHECKER.md, writes checker.json and a
         timeline SVG per violation (violation-<n>.svg), prints a summary and exits 1 if any rule was broken.
+        """
+
+    static let replay = """
+        Usage: callstorm replay repro-<n>.yaml [--repeat K] [--out DIR] [--quiet]
+
+        Runs the one call a repro file names (same seed, operations, race offset and target bugs) K times
+        (default 1), each a fresh run against fresh embedded servers, checks each history, and prints in how many
+        repetitions the repro's rule was broken again.
+          --repeat K   repetitions, 1…1000
+          --out DIR    keep repetition k's run directory (report, history, checker.json) as DIR/k
+          --quiet      no line per repetition
+        Exit 1 if the violation came back in any repetition, 0 if in none (e.g. after a fix), 2 bad usage.
         """
 
     static let gateway = """
@@ -126,12 +146,14 @@ enum Help {
           --fcm-project   the FCM project id requests must name (default: any)
           --threads N     event-loop threads (default 1)
           --quiet         no line per push
+          --allow-remote HOST  permit a --listen address outside loopback (e.g. 0.0.0.0)
         Without --tls the port speaks HTTP/2 with prior knowledge (h2c) and HTTP/1.1.
         """
 
     static func forCommand(_ name: String) -> String? {
         switch name {
         case "check": return check
+        case "replay": return replay
         case "gateway": return gateway
         case "run": return run
         case "validate": return validate

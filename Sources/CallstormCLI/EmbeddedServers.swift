@@ -108,6 +108,20 @@ final class EmbeddedServers {
         return "http://127.0.0.1:\(server.port)"
     }
 
+    /// The arguments a `callstorm target` child needs to push to this gateway as the embedded target would:
+    /// the CA to trust and the provider-token key, written (mode 0600) into `directory`.
+    func childTargetArguments(directory: URL) throws -> [String] {
+        var args = ["--apns-url", gatewayURL]
+        if let tls { args += ["--apns-ca", tls.caCertificatePath] }
+        if let signer = targetSigner {
+            let keyFile = directory.appendingPathComponent("target-apns-key.p8").path
+            FileManager.default.createFile(atPath: keyFile, contents: Data(signer.key.privateKeyPEM.utf8),
+                                           attributes: [.posixPermissions: 0o600])
+            args += ["--apns-key", "\(signer.keyID)=\(keyFile)", "--apns-team", signer.teamID]
+        }
+        return args
+    }
+
     /// Stops servers in dependency order: the target (and its push client) first, then the gateway.
     func stop() {
         targetServer?.stop()

@@ -11,23 +11,25 @@ public enum ExitCode: Int32, Sendable {
 public enum CLIError: Error, CustomStringConvertible {
     case usage(String)
     case invalidScenario(String)
-    case nonLoopbackTarget(String)
+    /// A target, push listener or proxy address outside loopback that `--allow-remote` does not name.
+    case nonLoopback(host: String, role: String)
     case harness(String)
 
     public var description: String {
         switch self {
         case .usage(let m): return "usage error: \(m)\nRun 'callstorm help' for the commands and their flags."
         case .invalidScenario(let m): return m
-        case .nonLoopbackTarget(let host):
-            return "refusing to send load to '\(host)', which is not a loopback address (127.0.0.0/8, ::1, localhost). " +
-                "Pass --allow-remote if you really mean to load that host."
+        case .nonLoopback(let host, let role):
+            return "refusing to use '\(host)' as the \(role): it is not a loopback address (127.0.0.0/8, ::1, "
+                + "localhost). Nothing was sent. Pass --allow-remote \(host.contains(":") ? "[\(host)]" : host) "
+                + "if you really mean that host."
         case .harness(let m): return "callstorm failed: \(m)"
         }
     }
 
     public var exitCode: ExitCode {
         switch self {
-        case .usage, .invalidScenario, .nonLoopbackTarget: return .invalidInput
+        case .usage, .invalidScenario, .nonLoopback: return .invalidInput
         case .harness: return .harnessFailure
         }
     }

@@ -14,7 +14,7 @@ struct AcceptAllSink: PushSink {
 enum GatewayCommand {
     static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
         let parsed = try Arguments(
-            args, valued: ["listen", "state-dir", "cert", "key", "bundle-id", "keys", "team", "threads",
+            args, valued: ["allow-remote", "listen", "state-dir", "cert", "key", "bundle-id", "keys", "team", "threads",
                            "fcm-project", "unregistered"],
             boolean: ["tls", "help", "quiet"])
         if parsed.has("help") {
@@ -25,6 +25,7 @@ enum GatewayCommand {
         guard let (host, port) = Loopback.hostPort(listen) else {
             throw .usage("--listen must be HOST:PORT, got '\(listen)'")
         }
+        try Loopback.require(host, role: "listen address", allowed: Loopback.allowedHosts(parsed.value("allow-remote")))
         if (parsed.value("cert") == nil) != (parsed.value("key") == nil) {
             throw .usage("--cert and --key go together")
         }

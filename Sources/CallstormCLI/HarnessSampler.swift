@@ -3,9 +3,10 @@ import Foundation
 import Metrics
 import Results
 
-/// The harness's own health while a run goes: RSS and CPU of this process once a second, as gauges
-/// `harness.rss_mib` and `harness.cpu_percent` (of one core), checkpointed to raw/recorder-harness.json so the
-/// report (and `callstorm report` after a kill) can chart them next to the target's figures.
+/// The harness's own health while a run goes: RSS, CPU, open file descriptors and threads of this process once a
+/// second, as gauges `harness.rss_mib`, `harness.cpu_percent` (of one core), `harness.fds` and `harness.threads`,
+/// checkpointed to raw/recorder-harness.json so the report (and `callstorm report` after a kill) can chart them
+/// next to the target's figures; `make soak` judges leaks from them.
 ///
 /// Ownership rule: `recorder` and `lastTicks` are touched only on `queue`.
 final class HarnessSampler: @unchecked Sendable {
@@ -35,6 +36,8 @@ final class HarnessSampler: @unchecked Sendable {
     private func sample() {
         let now = Self.monotonicNanos()
         if let rss = Self.residentMiB() { recorder.gauge("harness.rss_mib", value: rss, atNanos: now) }
+        if let fds = Self.openFileDescriptors() { recorder.gauge("harness.fds", value: Double(fds), atNanos: now) }
+        if let threads = Self.threadCount() { recorder.gauge("harness.threads", value: Double(threads), atNanos: now) }
         if let cpu = Self.cpuSeconds() {
             if let last = lastTicks, now > last.wall {
                 let percent = (cpu - last.cpu) / (Double(now - last.wall) / 1e9) * 100
@@ -53,6 +56,25 @@ final class HarnessSampler: @unchecked Sendable {
             RunResults.writeSnapshot(recorder, to: snapshotURL)
             return recorder
         }
+    }
+
+    /// Entries of /proc/self/fd (the directory's own descriptor, open while listing, is not counted).
+    static func openFileDescriptors() -> Int? {
+        guard let dir = opendir("/proc/self/fd") else { return nil }
+        defer { closedir(dir) }
+        var count = 0
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { count += 1 }
+        }
+        return max(0, count - 1)
+    }
+
+    /// The `Threads:` line of /proc/self/status.
+    static func threadCount() -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") }) else { return nil }
+        return Int(line.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces))
     }
 
     /// Resident set size from /proc/self/statm (second field, in pages).

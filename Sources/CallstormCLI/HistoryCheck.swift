@@ -1,21 +1,33 @@
 import Checker
 import Foundation
+import Reports
+import Scenario
 
-/// Runs the history checker on a run directory's `history.jsonl` and writes `checker.json` and, for the first
-/// violations, `violation-<n>.svg` timelines beside it.
+/// Runs the history checker on a run directory's `history.jsonl` and writes `checker.json`, for the first
+/// violations `violation-<n>.svg` timelines, for each violation (up to `ReproFile.maximum`) `repro-<n>.yaml`,
+/// and raw/races.json for the report's Races section.
 enum HistoryCheck {
     struct Outcome {
         var report: CheckReport
+        var races: RaceSummary
         var lines: [String]
+        /// Violation number (1-based) → repro file written.
+        var repros: [Int: URL] = [:]
     }
+
+    static func racesURL(_ run: URL) -> URL { RunReporting.factsURL(run).deletingLastPathComponent()
+        .appendingPathComponent("races.json") }
+
+    static let timelines = 10
 
     static func run(_ runDirectory: URL, writeFiles: Bool = true) throws -> Outcome? {
         let url = runDirectory.appendingPathComponent("history.jsonl")
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         let events = try HistoryReader.read(contentsOf: url)
         let report = HistoryChecker.check(events)
+        let races = RaceSummary(events: events, report: report)
         var lines = ["history checker: \(report.operations) operations, \(report.indeterminate) indeterminate, " +
-                     "\(report.violations.count) violations"]
+                     "\(races.races) races, \(report.violations.count) violations"]
         for (rule, count) in report.countsByRule where count > 0 {
             lines.append("  \(rule.rawValue): \(count)")
         }
@@ -23,16 +35,70 @@ enum HistoryCheck {
             lines.append("  \(v.rule.rawValue): \(v.message) (conversations \(v.conversations.joined(separator: ", "))" +
                          "; ops \(v.ops.map(String.init).joined(separator: ", ")))")
         }
-        if writeFiles {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try encoder.encode(report).write(to: runDirectory.appendingPathComponent("checker.json"))
-            for (n, v) in report.violations.prefix(10).enumerated() {
-                try Timeline.svg(for: v, in: events).write(
-                    to: runDirectory.appendingPathComponent("violation-\(n + 1).svg"), atomically: true, encoding: .utf8)
+        var outcome = Outcome(report: report, races: races, lines: lines)
+        guard writeFiles else { return outcome }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(report).write(to: runDirectory.appendingPathComponent("checker.json"))
+        var figures: [RacesSection.TimelineFigure] = []
+        for (n, v) in report.violations.prefix(timelines).enumerated() {
+            let svg = Timeline.svg(for: v, in: events)
+            try svg.write(to: runDirectory.appendingPathComponent("violation-\(n + 1).svg"), atomically: true,
+                          encoding: .utf8)
+            figures.append(.init(number: n + 1, rule: v.rule.rawValue, message: v.message,
+                                 offsetNanos: races.origins[n].offset, svg: svg))
+        }
+        outcome.repros = try writeRepros(runDirectory, report: report, races: races)
+        if !outcome.repros.isEmpty {
+            outcome.lines.append("  \(outcome.repros.count) repro files (repro-<n>.yaml); likeliest to replay:")
+            for (rule, count) in report.countsByRule where count > 0 {
+                guard let i = races.likeliestToReplay(rule, in: report), let file = outcome.repros[i + 1] else {
+                    continue
+                }
+                outcome.lines.append("    \(rule.rawValue): callstorm replay \(file.path) --repeat 10")
             }
         }
-        return Outcome(report: report, lines: lines)
+        let section = RacesSection(
+            operations: report.operations, indeterminate: report.indeterminate,
+            rules: report.countsByRule.map { .init(rule: $0.rule.rawValue, violations: $0.count) },
+            races: races.races,
+            offsets: races.byOffset.map { .init(offsetNanos: $0.offset, races: $0.races, violations: $0.violations,
+                                                racesWithViolations: $0.racesWithViolations) },
+            pairs: races.byPair.map { .init(name: $0.name, label: $0.label, races: $0.races,
+                                            violations: $0.violations, racesWithViolations: $0.racesWithViolations,
+                                            violationsByRule: $0.violationsByRule) },
+            timelines: figures, repros: outcome.repros.keys.sorted())
+        try RunReporting.save(section, to: racesURL(runDirectory))
+        return outcome
+    }
+
+    /// One repro file per violation whose planned call the history names, from the run's scenario copy.
+    private static func writeRepros(_ run: URL, report: CheckReport, races: RaceSummary) throws -> [Int: URL] {
+        let fm = FileManager.default
+        for old in (try? fm.contentsOfDirectory(atPath: run.path)) ?? []
+        where old.hasPrefix("repro-") && old.hasSuffix(".yaml") {
+            try? fm.removeItem(at: run.appendingPathComponent(old))
+        }
+        guard !report.violations.isEmpty,
+              let text = try? String(contentsOf: RunReporting.scenarioURL(run), encoding: .utf8),
+              case .success(let scenario) = ScenarioLoader.parse(text, file: RunReporting.scenarioURL(run).path)
+        else { return [:] }
+        let seed = RunReporting.load(RunFacts.self, from: RunReporting.factsURL(run))?.seed ?? scenario.seed
+        var written: [Int: URL] = [:]
+        for (n, v) in report.violations.enumerated() where written.count < ReproFile.maximum {
+            guard var repro = ReproFile.text(scenarioText: text, scenario: scenario, seed: seed, violation: v,
+                                             number: n + 1, origin: races.origins[n], runDirectory: run)
+            else { continue }
+            let file = run.appendingPathComponent("repro-\(n + 1).yaml")
+            if case .failure(let errors) = ScenarioLoader.parse(repro, file: file.path) {
+                // E.g. a fault window beyond the repro's one-second load: say so in the file rather than lose it.
+                repro = "# warning: this repro does not load as written; edit it first:\n"
+                    + errors.description.split(separator: "\n").map { "#   \($0)\n" }.joined() + repro
+            }
+            try repro.write(to: file, atomically: true, encoding: .utf8)
+            written[n + 1] = file
+        }
+        return written
     }
 }
 

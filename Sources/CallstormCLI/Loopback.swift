@@ -10,6 +10,27 @@ enum Loopback {
         return host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
     }
 
+    /// Hosts named by `--allow-remote HOST[,HOST…]` (the flag may be given once; commas list more).
+    static func allowedHosts(_ flag: String?) throws(CLIError) -> Set<String> {
+        guard let flag else { return [] }
+        let hosts = flag.split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        }
+        if hosts.isEmpty || hosts.contains(where: { $0.isEmpty || $0.hasPrefix("-") }) {
+            throw .usage("--allow-remote needs the host it allows, e.g. --allow-remote 10.1.2.3 "
+                + "(comma-separated for more than one), got '\(flag)'")
+        }
+        return Set(hosts)
+    }
+
+    /// The interlock: throws unless `host` is loopback or named by `--allow-remote`. Called before anything
+    /// connects or listens, so a refused run sends nothing.
+    static func require(_ host: String, role: String, allowed: Set<String>) throws(CLIError) {
+        let h = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        if isLoopback(h) || allowed.contains(h) { return }
+        throw .nonLoopback(host: host, role: role)
+    }
+
     static func isLoopback(_ host: String) -> Bool {
         let h = host.lowercased()
         if h == "localhost" || h == "::1" || h == "0:0:0:0:0:0:0:1" { return true }

@@ -125,6 +125,12 @@ enum MergeCommand {
             try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
             try concatenateRows(parts.map(\.directory), name: "actions.csv", into: out)
             try concatenateRows(parts.map(\.directory), name: "pushes.csv", into: out)
+            // The shards' histories on one axis, checked as one: each shard's own violations are already in the
+            // merged counters; this writes checker.json and timelines for the union.
+            if try concatenateHistories(parts, baseUnixSeconds: base, into: out) > 0,
+               let check = try HistoryCheck.run(out) {
+                notes += check.lines
+            }
             let scenario = parts[0].directory.appendingPathComponent("scenario.yaml")
             let target = RunReporting.scenarioURL(out)
             if FileManager.default.fileExists(atPath: scenario.path), !FileManager.default.fileExists(atPath: target.path) {

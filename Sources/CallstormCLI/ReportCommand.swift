@@ -17,7 +17,14 @@ enum ReportCommand {
         }
         let written = try rebuild(run: URL(fileURLWithPath: path))
         for item in written.thresholds { print(item.summary) }
+        written.books.lines.forEach { print($0) }
         print("report: \(written.files.html.path)")
+        if !written.books.balanced {
+            for problem in written.books.problems {
+                FileHandle.standardError.write(Data("accounting does not balance: \(problem)\n".utf8))
+            }
+            return .harnessFailure
+        }
         return written.verdict.passed ? .passed : .thresholdsFailed
     }
 

@@ -4,6 +4,7 @@ import Foundation
 import HTTPServer
 import Reports
 import Scenario
+import Synchronization
 
 /// The flags of `run` that make it one part of a distributed run, and what they do around the driver:
 /// `--shard i/N`, `--start-at`, `--clock-reference`, `--metrics-listen`, `--metrics-linger`.
@@ -73,6 +74,13 @@ struct DistributedOptions {
 final class DistributedRun {
     let options: DistributedOptions
     private(set) var endpoint: HTTPServer?
+    /// The run's final counters once the report is written (gateway books, late pushes and checker counters are
+    /// only known then); the lingering endpoint serves them so the last scrape equals the report.
+    private let finalCounters = FinalCounters()
+
+    final class FinalCounters: Sendable {
+        let value = Mutex<[String: Int64]?>(nil)
+    }
     private(set) var clockOffset: ClockOffset?
     private var clockNote: String?
 
@@ -101,13 +109,16 @@ final class DistributedRun {
         var config = HTTPServerConfiguration()
         config.host = listen.host
         config.port = listen.port
+        let finalCounters = finalCounters
         let server = HTTPServer(configuration: config, handler: HTTPClosureHandler { request, respond in
             let path = request.path.split(separator: "?").first.map(String.init) ?? request.path
             guard path == "/metrics" else {
                 respond(.text(404, "callstorm serves /metrics\n"))
                 return
             }
-            let body = exposition.render(driver.liveSnapshot, elapsedSeconds: driver.progress.elapsedSeconds)
+            var snapshot = driver.liveSnapshot
+            if let counters = finalCounters.value.withLock({ $0 }) { snapshot.counters = counters }
+            let body = exposition.render(snapshot, elapsedSeconds: driver.progress.elapsedSeconds)
             respond(HTTPResponse(status: 200, headers: [
                 HTTPHeader(name: "content-type", value: "text/plain; version=0.0.4; charset=utf-8"),
             ], body: Array(body.utf8)))
@@ -144,6 +155,7 @@ final class DistributedRun {
         } catch {
             throw .harness("could not write \(ShardRecord.fileName) into \(runDirectory.path): \(error)")
         }
+        finalCounters.value.withLock { $0 = result.recorder.counters }
         if let endpoint, options.metricsLingerNanos > 0 {
             Thread.sleep(forTimeInterval: Double(options.metricsLingerNanos) / 1e9)
             endpoint.stop()

@@ -2,6 +2,7 @@ import Dispatch
 import Driver
 import Foundation
 import Metrics
+import PushGateway
 import Reports
 import Results
 import Scenario
@@ -12,7 +13,8 @@ enum RunCommand {
         var file: String
         var out: String?
         var targetURL: String?
-        var allowRemote = false
+        /// Hosts outside loopback the user named with `--allow-remote HOST`.
+        var allowRemote: Set<String> = []
         var seed: UInt64?
         var durationNanos: UInt64?
         var workers: Int?
@@ -21,8 +23,8 @@ enum RunCommand {
     }
 
     static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
-        let parsed = try Arguments(args, valued: DistributedOptions.valuedFlags.union(["out", "target", "seed", "duration", "workers"]),
-                                   boolean: ["help", "allow-remote", "quiet"])
+        let parsed = try Arguments(args, valued: DistributedOptions.valuedFlags.union(["out", "target", "seed", "duration", "workers", "allow-remote"]),
+                                   boolean: ["help", "quiet"])
         if parsed.has("help") {
             print(Help.run)
             return .passed
@@ -33,7 +35,7 @@ enum RunCommand {
         var options = Options(file: file)
         options.out = parsed.value("out")
         options.targetURL = parsed.value("target")
-        options.allowRemote = parsed.has("allow-remote")
+        options.allowRemote = try Loopback.allowedHosts(parsed.value("allow-remote"))
         options.quiet = parsed.has("quiet")
         options.distributed = try DistributedOptions.parse(parsed)
         if let s = parsed.value("seed") {
@@ -73,27 +75,48 @@ enum RunCommand {
             if case .url(let url) = scenario.target { return url }
             return nil
         }()
+        // The safety interlock, before any socket is opened: a refused run sends nothing.
         if let url = targetOverride {
             guard let host = Loopback.host(ofURL: url) else { throw .usage("target URL '\(url)' has no host") }
-            if !Loopback.isLoopback(host), !options.allowRemote { throw .nonLoopbackTarget(host) }
+            try Loopback.require(host, role: "target", allowed: options.allowRemote)
         }
-        if !Loopback.isLoopback(scenario.push.listenHost), !options.allowRemote {
-            throw .nonLoopbackTarget(scenario.push.listenHost)
-        }
+        try Loopback.require(scenario.push.listenHost, role: "push listener", allowed: options.allowRemote)
         let startedAt = Date()
         let servers: EmbeddedServers
-        let targetURL: String
+        var targetURL: String
+        let runDirectory = URL(fileURLWithPath: options.out ?? defaultRunDirectory(scenario.name, startedAt))
+        // A child-process target and the network fault proxy (fault windows acting outside the driver).
+        var targetProcess: TargetProcess?
+        var faultController: FaultController?
         do {
             let scenarioDirectory = URL(fileURLWithPath: options.file).deletingLastPathComponent().path
             servers = try EmbeddedServers(push: scenario.push, scenarioDirectory: scenarioDirectory,
                                           embeddedTarget: targetOverride == nil)
-            targetURL = try targetOverride ?? servers.startTarget(bundleID: scenario.push.bundleID,
-                                                                 bugs: scenario.targetBugs)
+            if scenario.targetProcess, targetOverride == nil {
+                try FileManager.default.createDirectory(at: runDirectory, withIntermediateDirectories: true)
+                let child = try TargetProcess(
+                    arguments: servers.childTargetArguments(directory: runDirectory)
+                        + ["--bundle-id", scenario.push.bundleID]
+                        + (scenario.targetBugs.isEmpty ? [] : ["--bug", scenario.targetBugs.joined(separator: ",")]),
+                    directory: runDirectory)
+                targetProcess = child
+                try child.start()
+                targetURL = child.url
+            } else {
+                targetURL = try targetOverride ?? servers.startTarget(bundleID: scenario.push.bundleID,
+                                                                     bugs: scenario.targetBugs)
+            }
+            if FaultController.isNeeded(scenario) {
+                let controller = try FaultController(windows: scenario.faults, seed: scenario.seed,
+                                                     upstreamURL: targetURL, target: targetProcess)
+                faultController = controller
+                targetURL = controller.deviceURL(for: targetURL)
+            }
         } catch {
+            targetProcess?.stop()
             throw .harness("could not start the embedded servers: \(error)")
         }
         let workers = options.workers ?? scenario.workers ?? ProcessInfo.processInfo.activeProcessorCount
-        let runDirectory = URL(fileURLWithPath: options.out ?? defaultRunDirectory(scenario.name, startedAt))
         var settings = DriverSettings(scenario: scenario, targetURL: targetURL, workers: workers)
         settings.runDirectory = runDirectory
         options.distributed.apply(to: &settings)
@@ -104,6 +127,8 @@ enum RunCommand {
         do {
             driver = try LoadDriver(settings: settings)
         } catch {
+            faultController?.stop()
+            targetProcess?.stop()
             servers.stop()
             throw .harness("cannot write results into \(runDirectory.path): \(error)")
         }
@@ -112,9 +137,14 @@ enum RunCommand {
             try distributed.startEndpoint(driver: driver, labels: .init(
                 scenario: scenario.name, seed: scenario.seed, shard: options.distributed.shard.description))
         } catch {
+            faultController?.stop()
+            targetProcess?.stop()
             servers.stop()
             throw error
         }
+        faultController?.historyFile = WorkerJournal.rawDirectory(runDirectory)
+            .appendingPathComponent("history-wfaults.jsonl")
+        faultController?.start(driver: driver)
         if !options.quiet {
             FileHandle.standardError.write(Data(("callstorm: \(scenario.name), seed \(scenario.seed), " +
                 "\(scenario.devices) devices, \(workers) workers, target \(targetURL), gateway \(servers.gatewayURL)\n").utf8))
@@ -139,12 +169,22 @@ enum RunCommand {
             driver.requestStop()
             driver.requestStop()
         }
+        let capacityWatch = CapacityWatch(spec: scenario.capacity, runDirectory: runDirectory) {
+            driver.endArrivals(note: "Arrivals ended at the capacity knee (capacity.stop); calls in flight drained.")
+        }
         let signals = SignalWatch { _ in driver.requestStop() }
         let progress = options.quiet ? nil : makeProgress(driver: driver, settings: settings)
         var result = driver.run()
         progress?.stop()
         signals.cancel()
         let abortedBy = watch?.stop()
+        let knee = capacityWatch?.stop()
+        if !options.quiet, let broken = knee?.broken {
+            FileHandle.standardError.write(Data(("callstorm: capacity limit broke at second \(broken.second); "
+                + "arrivals ended\n").utf8))
+        }
+        if let counted = faultController?.finish() { result.recorder.merge(counted) }
+        targetProcess?.stop()
         servers.stop()
         if !options.quiet {
             FileHandle.standardError.write(Data(("gateway " + GatewayCommand.summary(servers.gateway,
@@ -152,6 +192,16 @@ enum RunCommand {
                 .replacingOccurrences(of: "\n", with: "\ngateway ")).dropLast(8).utf8))
         }
         result.recorder.merge(sampler.finish())
+        // The push books: what the gateway received and answered, and what it handed over after the workers
+        // stopped (the servers are stopped now, so these numbers are final).
+        let origin = result.recorder.runStartNanos
+        for (name, n) in driver.lateCounters() { result.recorder.count(name, by: n, atNanos: origin) }
+        let ingress = [servers.gateway.ingressStats(.apns), servers.gateway.ingressStats(.fcm)]
+        result.recorder.count(Books.Counter.gatewaySent, by: Int64(servers.gateway.requestsReceived), atNanos: origin)
+        result.recorder.count(Books.Counter.gatewayAccepted, by: Int64(ingress.reduce(0) { $0 + $1.accepted }),
+                              atNanos: origin)
+        result.recorder.count(Books.Counter.gatewayRejected, by: Int64(ingress.reduce(0) { $0 + $1.rejectedTotal }),
+                              atNanos: origin)
 
         facts.durationSeconds = Date().timeIntervalSince(startedAt)
         facts.interrupted = result.interrupted && abortedBy == nil
@@ -186,13 +236,15 @@ enum RunCommand {
             if !scenario.faults.isEmpty {
                 // Report seconds count from the run's origin; fault windows from the load's start.
                 let offset = result.loadStartSecond
+                let csv = driver.faultsCSV
+                let injected = FaultDescription.injectedByWindow(faultsCSV: csv)
                 let windows = scenario.faults.map {
                     Reports.FaultWindow(fromSecond: offset + Double($0.atNanos) / 1e9,
-                                        toSecond: offset + Double($0.atNanos + $0.forNanos) / 1e9, label: $0.name)
+                                        toSecond: offset + Double($0.atNanos + $0.forNanos) / 1e9, label: $0.name,
+                                        what: FaultDescription.describe($0), injected: injected[$0.name] ?? [:])
                 }
                 try RunReporting.save(windows, to: RunReporting.faultWindowsURL(runDirectory))
-                try driver.faultsCSV.write(to: runDirectory.appendingPathComponent("faults.csv"), atomically: true,
-                                           encoding: .utf8)
+                try csv.write(to: runDirectory.appendingPathComponent("faults.csv"), atomically: true, encoding: .utf8)
             }
             _ = FileManager.default.createFile(atPath: RunReporting.finishedURL(runDirectory).path, contents: Data())
             written = try RunReporting.write(run: runDirectory, facts: facts, recorder: result.recorder,
@@ -202,9 +254,21 @@ enum RunCommand {
         }
         if !options.quiet {
             for item in written.thresholds { FileHandle.standardError.write(Data((item.summary + "\n").utf8)) }
+            if let spec = scenario.capacity {
+                let line = "capacity: " + CapacityAnalysis.analyze(result.recorder, spec: spec).summary + "\n"
+                FileHandle.standardError.write(Data(line.utf8))
+            }
+            for line in written.books.lines { FileHandle.standardError.write(Data(("books: " + line + "\n").utf8)) }
         }
         try distributed.finish(scenario: scenario, result: result, facts: facts, runDirectory: runDirectory,
                                notes: notes)
+        if !written.books.balanced {
+            for problem in written.books.problems {
+                FileHandle.standardError.write(Data("callstorm: accounting does not balance: \(problem)\n".utf8))
+            }
+            return Outcome(reportPath: written.files.html.path, runDirectory: runDirectory, exitCode: .harnessFailure,
+                           result: result, verdict: written.verdict)
+        }
         let code: ExitCode = abortedBy != nil ? .thresholdsFailed
             : (facts.interrupted ? .interrupted : (written.verdict.passed ? .passed : .thresholdsFailed))
         return Outcome(reportPath: written.files.html.path, runDirectory: runDirectory, exitCode: code,

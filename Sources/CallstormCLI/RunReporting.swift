@@ -56,6 +56,7 @@ enum RunReporting {
         var files: ReportFiles
         var verdict: Verdict
         var thresholds: [ThresholdResult]
+        var books: Books
     }
 
     /// Writes every report file of `run` from the given measurements.
@@ -69,6 +70,8 @@ enum RunReporting {
         var result = RunResult(facts: facts, recorder: recorder, verdict: Verdict(passed: true), notes: notes,
                                steps: steps)
         result.faultWindows = load([Reports.FaultWindow].self, from: faultWindowsURL(run)) ?? []
+        result.capacity = capacitySpec(run: run).map { CapacityAnalysis.analyze(recorder, spec: $0) }
+        result.races = load(RacesSection.self, from: HistoryCheck.racesURL(run))
         let histograms = result.histograms
         let counters = recorder.counters
         result.thresholds = thresholds.map { $0.evaluate(histograms: histograms, counters: counters) }
@@ -84,8 +87,10 @@ enum RunReporting {
         }
         var failures = extraFailures
         if facts.interrupted { failures.append("interrupted before the plan finished; the results are partial") }
+        let books = result.books
+        for problem in books.problems { failures.append("accounting does not balance: \(problem)") }
         result.verdict = Verdict(thresholds: result.thresholds, warnings: warnings, extraFailures: failures)
         let files = try ReportWriter.write(result, to: run)
-        return Written(files: files, verdict: result.verdict, thresholds: result.thresholds)
+        return Written(files: files, verdict: result.verdict, thresholds: result.thresholds, books: books)
     }
 }

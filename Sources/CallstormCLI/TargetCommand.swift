@@ -1,3 +1,4 @@
+import Credentials
 import Dispatch
 import Foundation
 import HTTPServer
@@ -6,7 +7,9 @@ import ReferenceTarget
 /// `callstorm target`: the reference call server on its own, until SIGINT or SIGTERM.
 enum TargetCommand {
     static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
-        let parsed = try Arguments(args, valued: ["listen", "apns-url", "bundle-id", "threads", "bug"], boolean: ["help"])
+        let parsed = try Arguments(args, valued: ["listen", "apns-url", "bundle-id", "threads", "bug", "allow-remote",
+                                                  "registrations", "apns-ca", "apns-key", "apns-team"],
+                                   boolean: ["help", "exit-with-parent"])
         if parsed.has("help") {
             print(Help.target)
             return .passed
@@ -16,6 +19,10 @@ enum TargetCommand {
             throw .usage("--listen must be HOST:PORT, got '\(listen)'")
         }
         let apns = parsed.value("apns-url") ?? "http://127.0.0.1:2197"
+        let allowed = try Loopback.allowedHosts(parsed.value("allow-remote"))
+        try Loopback.require(host, role: "listen address", allowed: allowed)
+        guard let apnsHost = Loopback.host(ofURL: apns) else { throw .usage("--apns-url '\(apns)' has no host") }
+        try Loopback.require(apnsHost, role: "push gateway (--apns-url)", allowed: allowed)
         let threads = Int(parsed.value("threads") ?? "1") ?? 1
         var bugs: Set<ReferenceTarget.Bug> = []
         for name in (parsed.value("bug") ?? "").split(separator: ",") {
@@ -25,8 +32,26 @@ enum TargetCommand {
             }
             bugs.insert(bug)
         }
+        var signer: ProviderTokenSigner?
+        if let keyArg = parsed.value("apns-key") {
+            let parts = keyArg.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, parts[0].count == 10 else {
+                throw .usage("--apns-key must be KEYID=FILE with a 10-character key id, got '\(keyArg)'")
+            }
+            do {
+                signer = ProviderTokenSigner(keyID: parts[0], teamID: parsed.value("apns-team") ?? "CALLSTORMT",
+                                             key: try ES256Key(contentsOf: parts[1]))
+            } catch {
+                throw .usage("--apns-key: \(error)")
+            }
+        }
+        if signer != nil || parsed.value("apns-ca") != nil {
+            PushClientSettings.register(PushClientSettings(caFile: parsed.value("apns-ca"), signer: signer),
+                                        forGatewayURL: apns)
+        }
         let target = ReferenceTarget(configuration: .init(
-            gatewayURL: apns, bundleID: parsed.value("bundle-id") ?? "com.example.callstorm", bugs: bugs))
+            gatewayURL: apns, bundleID: parsed.value("bundle-id") ?? "com.example.callstorm", bugs: bugs,
+            registrationsFile: parsed.value("registrations")))
         var config = HTTPServerConfiguration()
         config.host = host
         config.port = port
@@ -38,7 +63,9 @@ enum TargetCommand {
         FileHandle.standardOutput.write(Data(banner.utf8))
         let done = DispatchSemaphore(value: 0)
         let signals = SignalWatch { _ in done.signal() }
+        let orphanWatch = parsed.has("exit-with-parent") ? ParentWatch { done.signal() } : nil
         done.wait()
+        orphanWatch?.cancel()
         signals.cancel()
         server.stop()
         target.close()
@@ -67,4 +94,20 @@ final class SignalWatch: @unchecked Sendable {
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
     }
+}
+
+/// Calls `gone` once the process that started this one has exited (the parent pid changes when the kernel
+/// re-parents an orphan), so a child target never outlives a callstorm run that was killed.
+final class ParentWatch: @unchecked Sendable {
+    private let timer: DispatchSourceTimer
+
+    init(_ gone: @escaping @Sendable () -> Void) {
+        let parent = getppid()
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "callstorm.parent-watch"))
+        timer.setEventHandler { if getppid() != parent { gone() } }
+        timer.schedule(deadline: .now() + 0.2, repeating: 0.2)
+        timer.resume()
+    }
+
+    func cancel() { timer.cancel() }
 }

@@ -153,6 +153,11 @@ struct CheckState {
         case .push(let p): push(p, at: i, t: e.t)
         case .final(let f): final(f, at: i, t: e.t)
         case .stop: break
+        case .targetKilled:
+            // The server's memory went with it: what was live is over, though no view will ever say so.
+            for ci in conversations.indices where conversations[ci].live {
+                markEnded(ci, EndedKnowledge(t: e.t, index: i, op: nil))
+            }
         }
     }
 

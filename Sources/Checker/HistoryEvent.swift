@@ -24,6 +24,8 @@ public struct HistoryEvent: Sendable, Equatable {
         case final(Final)
         /// The run ended; ops invoked and not completed by now are indeterminate.
         case stop
+        /// callstorm killed the target (a `target` fault): every conversation it held is gone with it.
+        case targetKilled
     }
 }
 
@@ -51,15 +53,27 @@ public struct Invoke: Sendable, Equatable {
     public var with: String?
     /// unmerge: the device moved out into a conversation of its own.
     public var member: String?
+    /// The planned call (arrival index) whose flow performed it, so a finding can be replayed; optional.
+    public var call: Int?
+    /// The flow step that performed it; optional.
+    public var step: String?
+    /// For an action of a `together` step: `<flow>/<step>` and the offset it fired at (nanoseconds).
+    public var race: String?
+    public var offset: Int64?
 
     public init(op: Int, device: String, kind: OperationKind, conversation: String? = nil,
-                with: String? = nil, member: String? = nil) {
+                with: String? = nil, member: String? = nil, call: Int? = nil, step: String? = nil,
+                race: String? = nil, offset: Int64? = nil) {
         self.op = op
         self.device = device
         self.kind = kind
         self.conversation = conversation
         self.with = with
         self.member = member
+        self.call = call
+        self.step = step
+        self.race = race
+        self.offset = offset
     }
 
     /// The conversations this operation can change (the one it names, and a merge's other one).

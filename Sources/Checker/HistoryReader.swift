@@ -100,6 +100,10 @@ struct LineFields {
     var into: String?
     var server: ConversationView?
     var local: LocalView?
+    var call: Int?
+    var step: String?
+    var race: String?
+    var offset: Int?
 
     func event(line: Int, scanner s: JSONScanner) throws -> HistoryEvent {
         guard let type else { throw s.error("missing \"type\"") }
@@ -117,7 +121,8 @@ struct LineFields {
             }
             if k != .start, conversation == nil { throw s.error("\(kindText) invoke without \"conversation\"") }
             body = .invoke(Invoke(op: try need(op, "op"), device: try need(device, "device"), kind: k,
-                                  conversation: conversation, with: with, member: member))
+                                  conversation: conversation, with: with, member: member, call: call, step: step,
+                                  race: race, offset: offset.map(Int64.init)))
         case "complete":
             let text = try need(outcome, "outcome")
             guard let o = Outcome(rawValue: text) else { throw s.error("unknown outcome \"\(text)\" (ok, fail, info)") }
@@ -135,8 +140,10 @@ struct LineFields {
                                 server: server, local: try need(local, "local")))
         case "stop":
             body = .stop
+        case "target_killed":
+            body = .targetKilled
         default:
-            throw s.error("unknown type \"\(type)\" (invoke, complete, push, final, stop)")
+            throw s.error("unknown type \"\(type)\" (invoke, complete, push, final, stop, target_killed)")
         }
         return HistoryEvent(t: t, line: line, body)
     }
@@ -358,6 +365,10 @@ struct JSONScanner {
             case "split": f.split = try s.optionalView()
             case "server": f.server = try s.optionalView()
             case "local": f.local = try s.localView()
+            case "call": f.call = try s.integer()
+            case "step": f.step = try s.optionalString()
+            case "race": f.race = try s.optionalString()
+            case "offset": f.offset = try s.integer()
             default: try s.skipValue()
             }
         }

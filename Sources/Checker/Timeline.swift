@@ -22,7 +22,7 @@ public enum Timeline {
             case .complete(let c): if let d = deviceOf[c.op] { lane(d) }
             case .push(let p): lane(p.device)
             case .final(let f): lane(f.device)
-            case .stop: break
+            case .stop, .targetKilled: break
             }
         }
         let laneWidth = 150, left = 90, top = 56, rowHeight = 30
@@ -78,9 +78,10 @@ public enum Timeline {
                 let dx = x(f.device)
                 out += "<circle cx=\"\(dx)\" cy=\"\(y)\" r=\"4\" fill=\"\(color)\"/>"
                 out += "<text x=\"\(dx + 8)\" y=\"\(y + 4)\" fill=\"\(color)\"\(weight)>\(escape(label))</text>"
-            case .stop:
+            case .stop, .targetKilled:
+                let what = e.body == .stop ? "stop" : "target killed"
                 out += "<line x1=\"\(left)\" y1=\"\(y)\" x2=\"\(serverX)\" y2=\"\(y)\" stroke=\"\(color)\" "
-                out += "stroke-dasharray=\"2 2\"/><text x=\"\(left)\" y=\"\(y - 4)\" fill=\"\(color)\">stop</text>"
+                out += "stroke-dasharray=\"2 2\"/><text x=\"\(left)\" y=\"\(y - 4)\" fill=\"\(color)\">\(what)</text>"
             }
         }
         return out + "</svg>"
@@ -105,6 +106,8 @@ public enum Timeline {
                 hit = convs.contains(f.conversation)
             case .stop:
                 hit = false
+            case .targetKilled:
+                hit = true
             }
             if hit { related.append(i) }
         }

@@ -57,12 +57,18 @@ struct FlowRun {
     /// Bumped whenever the run moves on, so a stale timeout for an earlier wait is ignored.
     var waitToken: UInt64 = 0
     var failed = false
+    /// The callee's VoIP push never arrived: the call was missed (unanswered), an outcome of its own.
+    var missed = false
     var failure: String?
     /// After the flow's own steps (and its verification), live conversations are ended by `cleanup` steps.
     var cleaningUp = false
     /// The actions of the `together` step in progress, fired by the wheel.
     var raceSteps: [FlowStep] = []
     var raceName = ""
+    /// The offset the `together` step in progress fires at (nanoseconds), written into the history.
+    var raceOffset: Int64 = 0
+    /// Actions of that step still to be scheduled once the early ones fire.
+    var raceLate: [Int] = []
     /// The newest server view of each conversation any of this call's responses carried (cleanup skips what the
     /// server already ended).
     var lastViews: [String: ConversationView] = [:]
@@ -141,6 +147,6 @@ enum TimerEvent {
     /// Fire action `index` of the current `together` step.
     case fire(call: Int, index: Int, token: UInt64)
     /// Compare views again after in-flight pushes had time to land.
-    case verify(call: Int)
+    case verify(call: Int, attempt: Int)
     case tick
 }

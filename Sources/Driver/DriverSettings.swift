@@ -36,6 +36,8 @@ public struct DriverSettings: Sendable {
     public var shard: Shard = .whole
     /// Wall-clock instant the load starts at (`--start-at`), so shards' seconds line up; nil starts when ready.
     public var startAt: Date?
+    /// `replay.offset`: every `together` step fires at this offset instead of its own (nanoseconds).
+    public var replayOffsetNanos: Int64?
 
     public init(scenario: Scenario, targetURL: String, workers: Int) {
         self.plan = ArrivalPlan(scenario: scenario)
@@ -51,6 +53,7 @@ public struct DriverSettings: Sendable {
         self.behavior = scenario.behavior
         self.api = scenario.api
         self.faults = scenario.faults
+        self.replayOffsetNanos = scenario.replay?.offsetNanos
         self.voipBlockAfterMisses = scenario.push.blockAfterMisses
         // Only the reference protocol returns full conversation views to compare against.
         self.verifyViews = scenario.api == nil

@@ -34,6 +34,21 @@ struct FaultSchedule: Sendable {
         return out
     }
 
+    /// The windows whose time covers the call planned at `plannedSinceLoad` and that include `device`. Faults
+    /// on a call's pushes and devices belong to the window its call was *planned* in, so which pushes a window
+    /// hits does not move with timing from run to run.
+    /// `flow` is the call's flow: a window with `flows` hits only theirs.
+    func active(forCallPlannedAt plannedSinceLoad: UInt64, device: Int, flow: String)
+        -> [(index: Int, window: FaultWindow)] {
+        active(at: plannedSinceLoad, device: device).filter {
+            $0.window.flows.isEmpty || $0.window.flows.contains(flow)
+        }
+    }
+
+    /// The key of one device's part in one call, for draws: the same call and role give the same draws whatever
+    /// device the call happened to get.
+    static func subject(call: Int, role: Int) -> Int { call << 4 | (role & 0xF) }
+
     /// Is `device` offline now (a device fault)?
     func offline(at sinceLoad: UInt64, device: Int) -> Bool {
         active(at: sinceLoad, device: device).contains { entry in
@@ -52,6 +67,11 @@ final class FaultLog: Sendable {
         let kind: String
         let device: Int
         let seq: UInt64
+        /// What was hit when it is not a device (`conn-3`, `target`).
+        var subject: String? = nil
+        /// The planned call (arrival index) and role whose push or action it hit, -1 when none.
+        var call: Int = -1
+        var role: Int = -1
     }
 
     private let entries = Mutex<[Entry]>([])
@@ -60,13 +80,49 @@ final class FaultLog: Sendable {
 
     var all: [Entry] { entries.withLock { $0 } }
 
-    static let header = "t_s,window,kind,device,seq"
+    static let header = "t_s,window,kind,subject,call,role,seq"
 
     func csv() -> String {
         var out = Self.header + "\n"
-        for e in all.sorted(by: { ($0.sinceLoadNanos, $0.device, $0.seq) < ($1.sinceLoadNanos, $1.device, $1.seq) }) {
-            out += String(format: "%.6f", Double(e.sinceLoadNanos) / 1e9) + ",\(e.window),\(e.kind),dev-\(e.device),\(e.seq)\n"
+        let sorted = all.sorted {
+            ($0.sinceLoadNanos, $0.call, $0.role, $0.seq) < ($1.sinceLoadNanos, $1.call, $1.role, $1.seq)
+        }
+        for e in sorted {
+            out += String(format: "%.6f", Double(e.sinceLoadNanos) / 1e9)
+                + ",\(e.window),\(e.kind),\(e.subject ?? "dev-\(e.device)"),\(e.call),\(e.role),\(e.seq)\n"
         }
         return out
+    }
+}
+
+/// Which planned call and role each device is in, shared by the workers (who assign devices to calls) and the
+/// push sink (which decides push faults on the gateway's threads), with each device's push number in its call.
+/// A device keeps its last call until it gets the next one: a push that arrives after its call completed (an
+/// `ended` racing the completion) still belongs to that call, so it is decided the same way every run.
+final class DeviceCalls: Sendable {
+    struct Slot: Sendable {
+        var call = -1
+        var role = -1
+        /// Index of the call's flow in `DriverSettings.flows`.
+        var flow = 0
+        var plannedSinceLoad: UInt64 = 0
+        var pushes: UInt64 = 0
+    }
+
+    private let slots: Mutex<[Slot]>
+
+    init(devices: Int) { slots = Mutex(Array(repeating: Slot(), count: devices)) }
+
+    func assign(_ device: Int, call: Int, role: Int, flow: Int, plannedSinceLoad: UInt64) {
+        slots.withLock { $0[device] = Slot(call: call, role: role, flow: flow, plannedSinceLoad: plannedSinceLoad) }
+    }
+
+    /// The device's call, with the number of this push within it (1 for the first); nil when it is in none.
+    func nextPush(_ device: Int) -> Slot? {
+        slots.withLock { s -> Slot? in
+            guard s[device].call >= 0 else { return nil }
+            s[device].pushes += 1
+            return s[device]
+        }
     }
 }

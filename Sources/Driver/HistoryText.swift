@@ -12,12 +12,33 @@ enum HistoryText {
     }
 
     static func invoke(t: UInt64, op: UInt64, device: String, kind: ActionKind, conversation: String?,
-                       with other: String?, member: String?) -> String {
+                       with other: String?, member: String?, call: Int? = nil, step: String? = nil,
+                       race: (name: String, offset: Int64)? = nil) -> String {
         var out = "{\"t\":\(t),\"type\":\"invoke\",\"op\":\(op),\"device\":\"\(device)\",\"kind\":\"\(kind.rawValue)\""
         if let conversation, !conversation.isEmpty { out += ",\"conversation\":\"\(conversation)\"" }
         if let other { out += ",\"with\":\"\(other)\"" }
         if let member { out += ",\"member\":\"\(member)\"" }
+        if let call { out += ",\"call\":\(call)" }
+        if let step { out += ",\"step\":\"\(escaped(step))\"" }
+        if let race { out += ",\"race\":\"\(escaped(race.name))\",\"offset\":\(race.offset)" }
         return out + "}"
+    }
+
+    /// Flow and step names come from the scenario author: keep them valid JSON strings.
+    static func escaped(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) else {
+            return text
+        }
+        var out = ""
+        for ch in text.unicodeScalars {
+            switch ch {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where ch.value < 0x20: out += String(format: "\\u%04x", ch.value)
+            default: out.unicodeScalars.append(ch)
+            }
+        }
+        return out
     }
 
     static func complete(t: UInt64, op: UInt64, outcome: String, reason: String?, conversation: String?,

@@ -38,7 +38,7 @@ public final class LoadDriver: @unchecked Sendable {
     private let originUnixSeconds: Int64
     private let stopRequests = Atomic<Int>(0)
     private let wakeup = DispatchSemaphore(value: 0)
-    private let state = Mutex<(loadStart: UInt64, drained: Int)>((0, 0))
+    private let state = Mutex<(loadStart: UInt64, drained: Int, arrivalEndNote: String?)>((0, 0, nil))
 
     /// Throws when the run directory cannot be written.
     public init(settings: DriverSettings, clock: Clock = SystemClock()) throws {
@@ -50,16 +50,17 @@ public final class LoadDriver: @unchecked Sendable {
         self.originUnixSeconds = origin.unixSeconds
         let faultLog = FaultLog()
         let loadClock = LoadClock()
+        let deviceCalls = DeviceCalls(devices: settings.devices)
         self.faultLog = faultLog
         self.loadClock = loadClock
         let workers = try (0..<settings.workers).map { i in
             try Worker(index: i, settings: settings, clock: clock, deviceIndexes: settings.deviceIndexes(worker: i),
-                   runStartNanos: start, faultLog: faultLog)
+                   runStartNanos: start, faultLog: faultLog, deviceCalls: deviceCalls)
         }
         self.workers = workers
         self.sink = DevicePushSink(workers: workers, settings: settings,
                                    schedule: FaultSchedule(windows: settings.faults, seed: settings.seed),
-                                   loadClock: loadClock, clock: clock, faultLog: faultLog)
+                                   loadClock: loadClock, clock: clock, faultLog: faultLog, deviceCalls: deviceCalls)
     }
 
     var workersForSnapshot: [Worker] { workers }
@@ -75,11 +76,50 @@ public final class LoadDriver: @unchecked Sendable {
     /// number. The same seed gives the same rows.
     public var faultsCSV: String { faultLog.csv() }
 
+    /// Nanoseconds since the load began, once it has (nil during registration): the clock fault windows run on.
+    /// Safe from any thread.
+    public func sinceLoadNanos() -> UInt64? {
+        let start = loadClock.start.load(ordering: .relaxed)
+        let now = clock.nowNanos()
+        return start > 0 && now >= start ? now - start : nil
+    }
+
+    /// The driver's monotonic clock and the origin of its per-second series, for recorders made outside the
+    /// driver that are merged into its result.
+    public func nowNanos() -> UInt64 { clock.nowNanos() }
+    public var seriesStartNanos: UInt64 { runStart }
+
+    /// Adds a fault injected outside the driver (network toxics, target kills) to `faults.csv`.
+    /// `subject` names what it hit (`conn-12`, `target`). Safe from any thread.
+    public func logFault(sinceLoadNanos: UInt64, window: String, kind: String, subject: String, seq: UInt64 = 0) {
+        faultLog.add(.init(sinceLoadNanos: sinceLoadNanos, window: window, kind: kind, device: -1, seq: seq,
+                           subject: subject))
+    }
+
     /// Asks the run to stop: the first call ends arrivals and drains, the second ends the drain at once.
     /// Safe from any thread (a signal handler's queue).
     public func requestStop() {
         stopRequests.add(1, ordering: .relaxed)
         wakeup.signal()
+    }
+
+    /// Ends arrivals and drains the calls in flight, like a first signal, but as a planned end of the run (not
+    /// an interruption): the capacity watch calls it at the knee. `note` goes into the run's notes.
+    public func endArrivals(note: String) {
+        state.withLock { $0.arrivalEndNote = note }
+        wakeup.signal()
+    }
+
+    /// Book-keeping counters for pushes the gateway handed over after the workers finished (they are
+    /// undelivered at stop). Call after the gateway has stopped: it waits for every worker queue to run what the
+    /// sink queued, so nothing accepted is left uncounted.
+    public func lateCounters() -> [String: Int64] {
+        var all: [String: Int64] = [:]
+        for worker in workers {
+            worker.queue.sync {}
+            all.merge(worker.lateCounts.withLock { $0 }, uniquingKeysWith: +)
+        }
+        return all
     }
 
     public var progress: Progress {
@@ -139,6 +179,12 @@ public final class LoadDriver: @unchecked Sendable {
                 deadline = min(deadline, now + settings.drainNanos)
                 notes.append("Stopped early by a signal; arrivals ended, calls in flight were given the drain time.")
             }
+            if !arrivalsStopped, let note = state.withLock({ $0.arrivalEndNote }) {
+                arrivalsStopped = true
+                workers.forEach { $0.stopArrivals() }
+                deadline = min(deadline, now + settings.drainNanos)
+                notes.append(note)
+            }
             if now >= deadline {
                 notes.append("Drain time ran out with calls still in flight; they are counted as in flight at stop.")
                 break
@@ -177,18 +223,18 @@ final class DevicePushSink: PushSink {
     let loadClock: LoadClock
     let clock: Clock
     let faultLog: FaultLog
-    /// Each device's push number, so a fault decision names one push of one device.
-    let sequences: Mutex<[UInt64]>
+    /// Each device's call and push number in it, so a fault decision names one push of one planned call.
+    let deviceCalls: DeviceCalls
 
     init(workers: [Worker], settings: DriverSettings, schedule: FaultSchedule, loadClock: LoadClock, clock: Clock,
-         faultLog: FaultLog) {
+         faultLog: FaultLog, deviceCalls: DeviceCalls) {
         self.workers = workers
         self.settings = settings
         self.schedule = schedule
         self.loadClock = loadClock
         self.clock = clock
         self.faultLog = faultLog
-        self.sequences = Mutex(Array(repeating: 0, count: settings.devices))
+        self.deviceCalls = deviceCalls
     }
 
     func accept(_ push: APNsPush) -> APNsRejection? {
@@ -201,47 +247,52 @@ final class DevicePushSink: PushSink {
         var copies = 1
         let start = loadClock.start.load(ordering: .relaxed)
         let now = clock.nowNanos()
-        if !schedule.isEmpty, start > 0, now > start {
+        // Pushes belong to the window their call was planned in, and every draw is keyed by (window, call, role,
+        // push number in the call): the same seed hits the same pushes of the same calls, run after run.
+        if !schedule.isEmpty, start > 0, now > start, let slot = deviceCalls.nextPush(index) {
             let sinceLoad = now - start
-            let active = schedule.active(at: sinceLoad, device: index)
-            if !active.isEmpty {
-                let seq = sequences.withLock { s -> UInt64 in
-                    s[index] += 1
-                    return s[index]
+            let subject = FaultSchedule.subject(call: slot.call, role: slot.role)
+            let seq = slot.pushes
+            let flow = settings.flows[slot.flow].name
+            for (i, w) in schedule.active(forCallPlannedAt: slot.plannedSinceLoad, device: index, flow: flow) {
+                let strength = w.intensity(at: slot.plannedSinceLoad)
+                func note(_ kind: String) {
+                    faultLog.add(.init(sinceLoadNanos: sinceLoad, window: w.name, kind: kind, device: index,
+                                       seq: seq, call: slot.call, role: slot.role))
+                    let type = push.pushType.rawValue
+                    worker.queue.async {
+                        worker.recorder.count("faults.\(kind)", atNanos: now)
+                        worker.recorder.count("faults.\(kind).\(type)", atNanos: now)
+                    }
                 }
-                func note(_ window: FaultWindow, _ kind: String) {
-                    faultLog.add(.init(sinceLoadNanos: sinceLoad, window: window.name, kind: kind, device: index,
-                                       seq: seq))
-                    worker.queue.async { worker.recorder.count("faults.\(kind)", atNanos: now) }
+                if let d = w.device, d.offline > 0, schedule.draw(i, index, 0, 0x0FF) < d.offline * strength {
+                    note("device.offline_push_lost")
+                    worker.queue.async { worker.acceptedButDropped() }
+                    return nil  // APNs accepted it; an offline phone never sees it
                 }
-                for (i, w) in active {
-                    if let d = w.device, d.offline > 0, schedule.draw(i, index, 0, 0x0FF) < d.offline {
-                        note(w, "device.offline_push_lost")
-                        return nil  // APNs accepted it; an offline phone never sees it
-                    }
-                    guard let p = w.push else { continue }
-                    if p.errorRate > 0, schedule.draw(i, index, seq, 1) < p.errorRate {
-                        note(w, "push.error_\(p.errorStatus)")
-                        return Self.rejection(p.errorStatus)
-                    }
-                    if p.drop > 0, schedule.draw(i, index, seq, 2) < p.drop {
-                        note(w, "push.dropped")
-                        return nil
-                    }
-                    if let distribution = p.delay {
-                        var rng = schedule.rng(i, index, seq, 3)
-                        delay += distribution.sample(using: &rng)
-                        note(w, "push.delayed")
-                    }
-                    if p.duplicate > 0, schedule.draw(i, index, seq, 4) < p.duplicate {
-                        copies = 2
-                        note(w, "push.duplicated")
-                    }
+                guard let p = w.push else { continue }
+                if p.errorRate > 0, schedule.draw(i, subject, seq, 1) < p.errorRate * strength {
+                    note("push.error_\(p.errorStatus)")
+                    return Self.rejection(p.errorStatus)
+                }
+                if p.drop > 0, schedule.draw(i, subject, seq, 2) < p.drop * strength {
+                    note("push.dropped")
+                    worker.queue.async { worker.acceptedButDropped() }
+                    return nil
+                }
+                if let distribution = p.delay {
+                    var rng = schedule.rng(i, subject, seq, 3)
+                    delay += UInt64(Double(distribution.sample(using: &rng)) * strength)
+                    note("push.delayed")
+                }
+                if p.duplicate > 0, schedule.draw(i, subject, seq, 4) < p.duplicate * strength {
+                    copies = 2
+                    note("push.duplicated")
                 }
             }
         }
         let (wait, count) = (delay, copies)
-        worker.queue.async { worker.deliver(push, local: local, delay: wait, copies: count) }
+        worker.queue.async { worker.accepted(push, local: local, delay: wait, copies: count) }
         return nil
     }
 

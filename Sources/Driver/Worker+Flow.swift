@@ -35,7 +35,8 @@ extension Worker {
         case .branch, .repeatSteps:
             return true  // entered by nextStep
         case .together(let steps, let offset):
-            return race(id, name: step.name, steps, offset: offset.value(forCall: run.arrival.index), now: now)
+            let value = settings.replayOffsetNanos ?? offset.value(forCall: run.arrival.index)
+            return race(id, name: step.name, steps, offset: value, now: now)
         default:
             break
         }
@@ -102,23 +103,27 @@ extension Worker {
 
     /// A device fault of the active windows on media setup for this join, decided from the seed.
     private func mediaFault(_ local: Int, now: UInt64) -> MediaFault? {
-        guard !faults.isEmpty, let since = sinceLoad() else { return nil }
+        guard !faults.isEmpty, let since = sinceLoad(), let planned = faultTime(local),
+              let key = faultSubject(local) else { return nil }
         let device = devices[local].identity.index
-        for (i, w) in faults.active(at: since, device: device) {
+        // The number of this action in its call: the same join of the same call draws the same, every run.
+        let seq = UInt64(calls[key.call]?.actions.count ?? 0)
+        let flow = calls[key.call]?.flow.name ?? ""
+        for (i, w) in faults.active(forCallPlannedAt: planned, device: device, flow: flow) {
             guard let d = w.device else { continue }
-            let seq = nextActionID
-            if d.joinFailure > 0, faults.draw(i, device, seq, 6) < d.joinFailure {
+            let strength = w.intensity(at: planned)
+            if d.joinFailure > 0, faults.draw(i, key.subject, seq, 6) < d.joinFailure * strength {
                 recorder.count("faults.device.join_failed", atNanos: now)
                 faultLog.add(.init(sinceLoadNanos: since, window: w.name, kind: "device.join_failed", device: device,
-                                   seq: seq))
+                                   seq: seq, call: key.call, role: key.role))
                 return .failure
             }
             if let distribution = d.joinDelay {
-                var rng = faults.rng(i, device, seq, 7)
+                var rng = faults.rng(i, key.subject, seq, 7)
                 recorder.count("faults.device.join_delayed", atNanos: now)
                 faultLog.add(.init(sinceLoadNanos: since, window: w.name, kind: "device.join_delayed", device: device,
-                                   seq: seq))
-                return .delay(distribution.sample(using: &rng))
+                                   seq: seq, call: key.call, role: key.role))
+                return .delay(UInt64(Double(distribution.sample(using: &rng)) * strength))
             }
         }
         return nil
@@ -128,19 +133,21 @@ extension Worker {
 
     /// Fires the actions of a `together` step from one barrier a millisecond ahead (connections are already
     /// warm from the flow's earlier steps): the first at the barrier, the others `offset` after it, or the first
-    /// `-offset` after the others.
+    /// `-offset` after the others. The late ones are timed from the instant the early ones actually fired, so a
+    /// timer that wakes late (a busy machine) shifts the race but never shrinks the offset.
     private func race(_ id: Int, name: String, _ steps: [FlowStep], offset: Int64, now: UInt64) -> Bool {
         guard var run = calls[id] else { return false }
         run.raceSteps = steps
         run.raceName = name
+        run.raceOffset = offset
         run.waiting = .race(outstanding: steps.count)
+        let early = steps.indices.filter { ($0 == 0) == (offset >= 0) || offset == 0 }
+        run.raceLate = steps.indices.filter { !early.contains($0) }
         calls[id] = run
         recorder.count("race.\(run.flow.name)/\(name).runs", atNanos: now)
         let barrier = now + 1_000_000
-        let late = UInt64(abs(offset))
-        for index in steps.indices {
-            let at = (index == 0) == (offset >= 0) ? barrier : barrier + late
-            schedule(.fire(call: id, index: index, token: run.waitToken), at: at)
+        for index in early {
+            schedule(.fire(call: id, index: index, token: run.waitToken), at: barrier)
         }
         rearm()
         return false
@@ -150,6 +157,15 @@ extension Worker {
         guard let run = calls[id], run.waitToken == token, case .race = run.waiting, index < run.raceSteps.count
         else { return }
         let step = run.raceSteps[index]
+        if !run.raceLate.isEmpty {
+            // The first early action fires: the late ones are due `offset` from now.
+            let late = run.raceLate
+            calls[id]?.raceLate = []
+            for i in late {
+                schedule(.fire(call: id, index: i, token: token), at: now + UInt64(abs(run.raceOffset)))
+            }
+            rearm()
+        }
         guard let local = device(for: step.role, in: run) else { return raceDone(id, now: now) }
         let started: Bool
         switch step.kind {
@@ -239,9 +255,11 @@ extension Worker {
         guard let run = calls[id], run.waitToken == token else { return }
         switch run.waiting {
         case .push:
-            // A lost VoIP push: the call was missed (unanswered), not lost — it is accounted as failed.
+            // A lost VoIP push: nobody rang, so the call is missed (unanswered) — its own outcome, `calls.missed`,
+            // neither failed nor lost; its conversation is ended with reason `unanswered`.
             recorder.count("flow.push_not_received", atNanos: now)
             recorder.count("calls.missed_push", atNanos: now)
+            calls[id]?.missed = true
             fail(id, "VoIP push never arrived", now: now)
         case .end:
             recorder.count("flow.end_not_observed", atNanos: now)
@@ -274,7 +292,7 @@ extension Worker {
     // MARK: - Actions
 
     func newAction(_ id: Int, _ kind: ActionKind, by actor: Int, step: String, conversation: String, planned: UInt64,
-                   now: UInt64, with other: String? = nil, member: String? = nil) -> Int {
+                   now: UInt64, with other: String? = nil, member: String? = nil, inRace: Bool = false) -> Int {
         nextActionID += 1
         let action = Action(id: UInt64(index) << 48 | nextActionID, kind: kind, conversationUUID: conversation,
                             plannedNanos: planned, startedNanos: now, timeoutNanos: now + settings.actionTimeoutNanos)
@@ -283,8 +301,13 @@ extension Worker {
         calls[id]?.steps.append(step)
         calls[id]?.waiting = .action
         recorder.count("action.\(kind.rawValue).started", atNanos: now)
-        journal?.history(HistoryText.invoke(t: now &- runStart, op: action.id, device: devices[actor].identity.id,
-                                            kind: kind, conversation: conversation, with: other, member: member))
+        if let journal, let run = calls[id] {
+            // call and step let the checker's findings be traced to one planned call (repro files, races).
+            let race = inRace ? (name: "\(run.flow.name)/\(run.raceName)", offset: run.raceOffset) : nil
+            journal.history(HistoryText.invoke(t: now &- runStart, op: action.id, device: devices[actor].identity.id,
+                                               kind: kind, conversation: conversation, with: other, member: member,
+                                               call: run.arrival.index, step: step, race: race))
+        }
         return (calls[id]?.actions.count ?? 1) - 1
     }
 
@@ -330,7 +353,8 @@ extension Worker {
         case .failed(let reason):
             let certain = reason.hasPrefix("http_4") || reason.hasPrefix("missing_capability") ||
                 reason.hasPrefix("limit:") || reason.hasPrefix("illegal_state") || reason == "unknown_conversation" ||
-                reason == "conversation_ended" || reason == "merge_with_itself" || reason == "connect"
+                reason == "conversation_ended" || reason == "merge_with_itself" || reason == "connect" ||
+                reason == "refused"
             return certain ? "fail" : "info"
         }
     }
@@ -382,7 +406,7 @@ extension Worker {
                 }
                 if uuid == nil { outcome = .failed(reason: "bad_response") }
             }
-            count(result, at: now)
+            count(result, endpoint: endpoint, badBody: outcome == .failed(reason: "bad_response"), at: now)
             finishAction(id, slot, outcome, now: now, conversation: uuid, view: view)
             calls[id]?.saw(view)
             guard calls[id] != nil else { return }
@@ -408,7 +432,7 @@ extension Worker {
         let tolerant = inRace || run.cleaningUp
         let memberID = memberRole.flatMap { run.roles[$0] }.map { devices[$0].identity.id }
         let slot = newAction(id, kind, by: local, step: step.name, conversation: uuid, planned: planned, now: now,
-                             with: other, member: memberID)
+                             with: other, member: memberID, inRace: inRace)
         if inRace { calls[id]?.waiting = run.waiting }  // still the race; newAction marked a plain action
         // In a race the device fires whatever its view says (the other side's push may be in flight): the point is
         // to put conflicting requests before the server. Capabilities still apply.
@@ -451,7 +475,7 @@ extension Worker {
                 }
                 if kind == .unmerge && splitID == nil { outcome = .failed(reason: "bad_response") }
             }
-            count(result, at: now)
+            count(result, endpoint: endpoint, badBody: outcome == .failed(reason: "bad_response"), at: now)
             if kind == .join, outcome == .fulfilled, let fault = mediaFault(local, now: now) {
                 switch fault {
                 case .failure:
@@ -528,7 +552,8 @@ extension Worker {
                 guard let c = devices[d].manager.conversations[uuid], c.state != .left, c.state != .leaving else {
                     continue
                 }
-                steps.append(FlowStep(name: "cleanup", role: role, kind: .end(conversation: name, reason: "failed")))
+                steps.append(FlowStep(name: "cleanup", role: role,
+                                      kind: .end(conversation: name, reason: run.missed ? "unanswered" : "failed")))
             }
         }
         guard !steps.isEmpty else { return complete(id, now: now) }
@@ -539,8 +564,9 @@ extension Worker {
     }
 
     /// At the end of a flow, the target's view of every conversation is compared with each member device's.
-    /// Pushes may still be on their way, so a disagreement is checked once more after `settleNanos`; only a
-    /// difference that persists counts as `views.mismatched`.
+    /// Pushes may still be on their way, so a disagreement is checked again after `settleNanos`, and longer while
+    /// the device is behind the server's version (`lastVerifyAttemptWhenBehind`); only a difference that persists
+    /// counts as `views.mismatched`.
     func verify(_ id: Int, now: UInt64, attempt: Int = 0) {
         guard let run = calls[id] else { return }
         let uuids = Array(Set(run.conversations.values)).sorted()
@@ -558,10 +584,16 @@ extension Worker {
                 if case .success(let response) = result, response.status == 200,
                    let view = ViewDecoder.conversation(response.body) {
                     for local in run.devices() where devices[local].manager.conversations[uuid] != nil {
-                        writeFinal(local, uuid: uuid, server: view, now: now, last: attempt > 0)
-                        guard let problem = devices[local].manager.disagreement(with: view) else { continue }
-                        mismatched = true
-                        if attempt > 0 {
+                        let problem = devices[local].manager.disagreement(with: view)
+                        // Behind: the server changed the conversation after the last view this device saw, so a
+                        // push about it is still on its way (a busy machine delays them); wait for it longer.
+                        let seen = devices[local].manager.conversations[uuid]?.version ?? 0
+                        let behind = problem != nil && seen < view.version
+                        let last = attempt >= (behind ? lastVerifyAttemptWhenBehind : lastVerifyAttempt)
+                        writeFinal(local, uuid: uuid, server: view, now: now, last: last)
+                        guard let problem else { continue }
+                        if !last { mismatched = true }
+                        if last {
                             recorder.count("views.mismatched", atNanos: now)
                             if notes.count < 20 {
                                 notes.append("view mismatch in \(run.flow.name): \(devices[local].identity.id) " +
@@ -576,8 +608,9 @@ extension Worker {
                     calls[id]?.waiting = .verification(outstanding: left - 1, attempt: attempt, mismatched: mismatched)
                     return
                 }
-                if mismatched && attempt == 0 {
-                    schedule(.verify(call: id), at: now + settleNanos)
+                if mismatched {
+                    // Pushes may still be on their way: wait longer each time.
+                    schedule(.verify(call: id, attempt: attempt + 1), at: now + settleNanos << UInt64(attempt))
                     rearm()
                 } else {
                     countChecked(run, now: now)
@@ -608,6 +641,10 @@ extension Worker {
 
     /// Pushes on loopback land within milliseconds; half a second is generous without slowing runs down.
     var settleNanos: UInt64 { 500_000_000 }
+    /// A disagreement is checked again after 0.5 s before it counts (and `final` is written); while the device has
+    /// not yet seen the server's version, after 1, 2 and 4 s more (7.5 s in all).
+    var lastVerifyAttempt: Int { 1 }
+    var lastVerifyAttemptWhenBehind: Int { 4 }
 
     private func countChecked(_ run: FlowRun, now: UInt64) {
         let views = run.devices().reduce(0) { sum, local in
@@ -621,14 +658,16 @@ extension Worker {
         for uuid in run.conversations.values { callByConversation[uuid] = nil }
         for local in run.devices() {
             devices[local].callID = nil
-            for uuid in devices[local].manager.conversations.keys { devices[local].manager.forget(uuid) }
+            devices[local].manager.forgetAll()
             devices[local].reportedAt.removeAll()
             idle.append(local)
         }
         liveActive.subtract(1, ordering: .relaxed)
         liveCompleted.add(1, ordering: .relaxed)
-        recorder.count(run.failed ? "calls.failed" : "calls.completed", atNanos: now)
-        recorder.count("flow.\(run.flow.name).\(run.failed ? "failed_calls" : "completed")", atNanos: now)
+        let outcome = run.missed ? "missed" : (run.failed ? "failed" : "completed")
+        recorder.count("calls.\(outcome)", atNanos: now)
+        recorder.count("flow.\(run.flow.name).\(run.missed ? "missed" : (run.failed ? "failed_calls" : "completed"))",
+                       atNanos: now)
         if !run.failed {
             recorder.record("call.duration", micros: Int64((now - run.startedNanos) / 1000), atNanos: now)
         }

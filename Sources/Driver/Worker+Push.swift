@@ -1,5 +1,6 @@
 import CallModel
 import Foundation
+import Metrics
 import PushGateway
 import Results
 import Scenario
@@ -10,7 +11,10 @@ extension Worker {
     /// Called on the queue by the push sink.
     func receive(_ push: APNsPush, local: Int) {
         let now = clock.nowNanos()
-        guard !finished else { return }
+        guard !finished else {
+            countLate(Books.Counter.undelivered)
+            return
+        }
         if let expiration = push.expiration, expiration > 0, Int64(Date().timeIntervalSince1970) > expiration {
             // Delivered after its apns-expiration (a delay fault): APNs would have discarded it.
             recorder.count("pushes.expired_discarded", atNanos: now)
@@ -21,22 +25,38 @@ extension Worker {
             recorder.count("pushes.blocked_after_missed_deadlines", atNanos: now)
             return
         }
+        recorder.count(Books.Counter.delivered, atNanos: now)
         recorder.record("push_delivery", micros: Int64((now &- push.acceptedNanos) / 1000), atNanos: now)
+        if let scope = faultScope(local, acceptedNanos: push.acceptedNanos) {
+            recorder.record("\(scope).push_delivery", micros: Int64((now &- push.acceptedNanos) / 1000), atNanos: now)
+        }
         recorder.count("pushes.received.\(push.pushType.rawValue)", atNanos: now)
-        if push.pushType == .voip, !faults.isEmpty, let since = sinceLoad() {
-            for (i, w) in faults.active(at: since, device: devices[local].identity.index) {
+        if push.pushType == .voip, !faults.isEmpty, let since = sinceLoad(), let planned = faultTime(local),
+           let key = faultSubject(local) {
+            let device = devices[local].identity.index
+            let flow = calls[key.call]?.flow.name ?? ""
+            for (i, w) in faults.active(forCallPlannedAt: planned, device: device, flow: flow) {
                 guard let distribution = w.device?.reportDelay else { continue }
-                var rng = faults.rng(i, devices[local].identity.index, UInt64(now & 0xFFFF_FFFF), 5)
-                let delay = distribution.sample(using: &rng)
+                var rng = faults.rng(i, key.subject, 0, 5)
+                let delay = UInt64(Double(distribution.sample(using: &rng)) * w.intensity(at: planned))
                 recorder.count("faults.device.report_delayed", atNanos: now)
                 faultLog.add(.init(sinceLoadNanos: since, window: w.name, kind: "device.report_delayed",
-                                   device: devices[local].identity.index, seq: 0))
+                                   device: device, seq: 0, call: key.call, role: key.role))
                 schedule(.report(push: push, local: local), at: now + delay)
                 rearm()
                 return
             }
         }
         process(push, local: local, delivered: now)
+    }
+
+    /// Which side of the fault windows a push falls on, by the rule injection uses (its call's planned time, else
+    /// when it was accepted), for per-window push metrics: `fault.<window>` (the first window covering it) or
+    /// `no_fault`; nil when the scenario has no faults.
+    func faultScope(_ local: Int, acceptedNanos: UInt64) -> String? {
+        guard !faults.isEmpty, loadStart > 0 else { return nil }
+        let since = faultTime(local) ?? (acceptedNanos > loadStart ? acceptedNanos - loadStart : 0)
+        return faults.windows.first { $0.contains(since) }.map { "fault.\($0.name)" } ?? "no_fault"
     }
 
     /// The app handles a delivered push (at once, or after a slow-app fault's delay).
@@ -81,11 +101,14 @@ extension Worker {
     private func receiveVoIP(_ push: APNsPush, payload: ViewDecoder.PushJSON?, local: Int, now: UInt64) {
         let latency = now &- push.acceptedNanos
         recorder.record("push_to_report", micros: Int64(latency / 1000), atNanos: now)
-        if latency > settings.deadlineNanos {
+        if let scope = faultScope(local, acceptedNanos: push.acceptedNanos) {
+            recorder.record("\(scope).push_to_report", micros: Int64(latency / 1000), atNanos: now)
+        }
+        let missed = latency > settings.deadlineNanos
+        if missed {
             // iOS terminates an app that did not report in time; after repeated misses it stops launching it
             // for VoIP pushes (`voipBlockAfterMisses`).
             recorder.count("push.deadline_missed", atNanos: now)
-            recorder.count("devices.terminated_for_missed_deadline", atNanos: now)
             devices[local].deadlineMisses += 1
             if devices[local].deadlineMisses == settings.voipBlockAfterMisses {
                 recorder.count("devices.voip_blocked", atNanos: now)
@@ -97,6 +120,10 @@ extension Worker {
         }
         if devices[local].manager.conversations[uuid] != nil {
             recorder.count("pushes.duplicate_voip", atNanos: now)
+            return
+        }
+        if missed {
+            terminateApp(local, now: now)
             return
         }
         var caller: Handle?
@@ -120,9 +147,37 @@ extension Worker {
         }
     }
 
+    /// iOS kills an app that reports a VoIP push too late: the call is never shown (the call is missed, ended
+    /// as unanswered), and every action the app had in flight fails (`app_terminated`).
+    private func terminateApp(_ local: Int, now: UInt64) {
+        recorder.count("devices.terminated_for_missed_deadline", atNanos: now)
+        guard let id = devices[local].callID, let run = calls[id] else { return }
+        for (slot, action) in run.actions.enumerated() where !action.isFinished && run.actors[slot] == local {
+            finishAction(id, slot, .failed(reason: "app_terminated"), now: now)
+        }
+        recorder.count("calls.app_terminated", atNanos: now)
+        calls[id]?.missed = true
+        fail(id, "the app was terminated: it reported the VoIP push after the deadline", now: now)
+    }
+
     private func receiveBackground(_ payload: ViewDecoder.PushJSON?, local: Int, now: UInt64) {
         guard let payload, let uuid = payload.uuid, let event = payload.event else {
             recorder.count("pushes.bad_payload", atNanos: now)
+            return
+        }
+        if event == "merged", let id = devices[local].callID, calls[id] != nil,
+           devices[local].manager.conversations[uuid] == nil {
+            // The merge of a conversation this device has not heard of yet: an earlier push (the one that moved
+            // it there) is still in flight. It is gone for good; the device is connected in `into`.
+            devices[local].manager.markMergedAway(uuid)
+            let mine = payload.conversation?.view.state(of: devices[local].identity.id)
+            if let view = payload.conversation?.view, mine == "joined" || mine == "held",
+               devices[local].manager.conversations[view.uuid] == nil,
+               !devices[local].manager.mergedAway.contains(view.uuid) {
+                devices[local].manager.adopt(view)
+                callByConversation[view.uuid] = id
+            }
+            recorder.count("pushes.merged_before_known", atNanos: now)
             return
         }
         guard let id = devices[local].callID, calls[id] != nil,
@@ -136,7 +191,9 @@ extension Worker {
         case "merged":
             // Someone merged our conversation into `into`: this one ended, and we are connected in the other.
             manager.remoteEnded(uuid, reason: .joinedElsewhere)
-            if let view {
+            manager.markMergedAway(uuid)
+            // A view of a conversation already merged away is an older push arriving late: it stays ended.
+            if let view, !manager.mergedAway.contains(view.uuid) {
                 if manager.conversations[view.uuid] == nil { manager.adopt(view) } else { manager.apply(view) }
                 callByConversation[view.uuid] = id
             }

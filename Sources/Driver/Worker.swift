@@ -34,7 +34,7 @@ final class Worker: @unchecked Sendable {
     private var arrivalPending = false
     var finished = false
     var nextActionID: UInt64 = 0
-    private var loadStart: UInt64 = 0
+    private(set) var loadStart: UInt64 = 0
     var onDrained: (@Sendable () -> Void)?
     /// Findings worth a line in the report (the first view mismatches).
     var notes: [String] = []
@@ -42,6 +42,8 @@ final class Worker: @unchecked Sendable {
     let api: TargetAPI
     let faults: FaultSchedule
     let faultLog: FaultLog
+    /// Shared with the push sink: which call each device is in (set here, read there).
+    let deviceCalls: DeviceCalls
     let runStart: UInt64
 
     // Read by the progress line from another thread.
@@ -51,13 +53,19 @@ final class Worker: @unchecked Sendable {
     let liveP99Micros = Atomic<Int>(0)
     /// Counters and histograms for the metrics endpoint, replaced on every tick.
     let live = LiveSlot()
+    /// Pushes waiting in the wheel for a delayed delivery (undelivered if the run stops first).
+    var pendingDeliveries: Int64 = 0
+    /// Book-keeping for pushes the sink handed over after `finish` sealed the recorder; the driver adds these
+    /// counters to the merged recorder once the gateway has stopped.
+    let lateCounts = Mutex<[String: Int64]>([:])
 
     /// - Parameter runStartNanos: the origin of every per-second series, the same for all workers so their
     ///   recorders merge second by second.
     init(index: Int, settings: DriverSettings, clock: Clock, deviceIndexes: [Int], runStartNanos: UInt64,
-         faultLog: FaultLog = FaultLog()) throws {
+         faultLog: FaultLog = FaultLog(), deviceCalls: DeviceCalls? = nil) throws {
         self.faults = FaultSchedule(windows: settings.faults, seed: settings.seed)
         self.faultLog = faultLog
+        self.deviceCalls = deviceCalls ?? DeviceCalls(devices: settings.devices)
         self.journal = try settings.runDirectory.map {
             try WorkerJournal(configuration: .init(directory: $0, sampleEvery: settings.rowSampleEvery), worker: index)
         }
@@ -100,7 +108,14 @@ final class Worker: @unchecked Sendable {
                     outstanding += 1
                     register(local) {
                         outstanding -= 1
-                        if next < self.devices.count { pump() } else if outstanding == 0 { done() }
+                        if next < self.devices.count {
+                            pump()
+                        } else if outstanding == 0 {
+                            // Calls take idle devices in index order, not in the order registrations finished,
+                            // so the same seed puts the same calls on the same devices.
+                            self.idle.sort()
+                            done()
+                        }
                     }
                 }
                 if devices.isEmpty { done() }
@@ -120,7 +135,7 @@ final class Worker: @unchecked Sendable {
                 recorder.count("devices.registered", atNanos: now)
             } else {
                 recorder.count("devices.register_failed", atNanos: now)
-                count(result, at: now)
+                count(result, endpoint: endpoint, at: now)
             }
             then()
         }
@@ -138,7 +153,7 @@ final class Worker: @unchecked Sendable {
     func send(_ op: String, _ vars: [String: String], device local: Int? = nil,
               completion: @escaping (Result<ClientResponse, TransportError>, APIMapping.Endpoint?) -> Void) {
         nonisolated(unsafe) let completion = completion  // runs on this worker's queue, like everything here
-        if let local, !faults.isEmpty, loadStart > 0, let since = sinceLoad(),
+        if let local, !faults.isEmpty, loadStart > 0, let since = faultTime(local) ?? sinceLoad(),
            faults.offline(at: since, device: devices[local].identity.index) {
             // An offline phone reaches nobody (a device fault): the request fails like a dead network.
             recorder.count("faults.device.offline_request", atNanos: clock.nowNanos())
@@ -152,8 +167,15 @@ final class Worker: @unchecked Sendable {
             return
         }
         if !missing.isEmpty { recorder.count("api.missing_variable", atNanos: clock.nowNanos()) }
-        let request = ClientRequest(method: parts.method, url: parts.url, headers: parts.headers,
+        var request = ClientRequest(method: parts.method, url: parts.url, headers: parts.headers,
                                     body: Array(parts.body.utf8), timeoutMillis: timeout)
+        if !faults.isEmpty, let since = sinceLoad() {
+            // Inside a network window each request has a connection of its own, so the proxy's per-connection
+            // draw is made for every request (see NetworkFaults.freshConnections).
+            request.freshConnection = faults.windows.contains {
+                $0.network?.freshConnections == true && $0.contains(since)
+            }
+        }
         client.send(request) { [self] result in
             if finished { return }
             completion(result, parts.endpoint)
@@ -199,6 +221,7 @@ final class Worker: @unchecked Sendable {
                 }
             }
             abandonArrivals(now: now)
+            if pendingDeliveries > 0 { recorder.count(Books.Counter.undelivered, by: pendingDeliveries, atNanos: now) }
             var events: [String: Int] = [:]
             for device in devices { events.merge(device.manager.events, uniquingKeysWith: +) }
             for (name, n) in events { recorder.count("events.\(name)", by: Int64(n), atNanos: now) }
@@ -245,9 +268,11 @@ final class Worker: @unchecked Sendable {
         case .arrival(let arrival): arrive(arrival, now: now)
         case .resume(let id, let token): resume(id, token: token, now: now)
         case .waitTimeout(let id, let token): waitTimedOut(id, token: token, now: now)
-        case .verify(let id): verify(id, now: now, attempt: 1)
+        case .verify(let id, let attempt): verify(id, now: now, attempt: attempt)
         case .fire(let id, let i, let token): fire(id, index: i, token: token, now: now)
-        case .deliver(let push, let local): receive(push, local: local)
+        case .deliver(let push, let local):
+            pendingDeliveries -= 1
+            receive(push, local: local)
         case .report(let push, let local): process(push, local: local, delivered: now)
         case .later(let work): work()
         case .tick: tick(now: now)
@@ -259,7 +284,7 @@ final class Worker: @unchecked Sendable {
         if let p99 = recorder.histograms["push_to_report"]?.value(atPercentile: 99) {
             liveP99Micros.store(Int(p99), ordering: .relaxed)
         }
-        journal?.tick(recorder, second: recorder.second(atNanos: now))
+        journal?.tick(second: recorder.second(atNanos: now)) { inFlightSnapshot(now: now) }
         live.publish(recorder, active: calls.count)
         if !finished { schedule(.tick, at: now + 1_000_000_000) }
     }
@@ -306,10 +331,12 @@ final class Worker: @unchecked Sendable {
             return
         }
         var roles: [String: Int] = [:]
-        for role in flow.roles {
+        for (r, role) in flow.roles.enumerated() {
             let local = takeIdle()
             roles[role] = local
             devices[local].callID = arrival.index
+            deviceCalls.assign(devices[local].identity.index, call: arrival.index, role: r, flow: arrival.flow,
+                               plannedSinceLoad: arrival.plannedNanos)
         }
         calls[arrival.index] = FlowRun(arrival: arrival, flow: flow, roles: roles, seed: settings.seed, now: now)
         liveStarted.add(1, ordering: .relaxed)
@@ -332,17 +359,72 @@ final class Worker: @unchecked Sendable {
 
     // MARK: - HTTP
 
+    /// The instant fault windows are matched against for `local`'s actions and pushes: its call's planned time
+    /// (so the same calls fall in a window every run); nil when the device is in no call.
+    func faultTime(_ local: Int) -> UInt64? {
+        guard let id = devices[local].callID, let run = calls[id] else { return nil }
+        return run.arrival.plannedNanos
+    }
+
+    /// The draw key of `local`'s part in its call (see `FaultSchedule.subject`).
+    func faultSubject(_ local: Int) -> (call: Int, role: Int, subject: Int)? {
+        guard let id = devices[local].callID, let run = calls[id],
+              let role = run.flow.roles.firstIndex(where: { run.roles[$0] == local }) else { return nil }
+        return (id, role, FaultSchedule.subject(call: id, role: role))
+    }
+
     /// Nanoseconds since the load started, once it has.
     func sinceLoad() -> UInt64? {
         let now = clock.nowNanos()
         return loadStart > 0 && now > loadStart ? now - loadStart : nil
     }
 
-    /// A push from the sink, possibly delayed or duplicated by a fault.
-    func deliver(_ push: APNsPush, local: Int, delay: UInt64, copies: Int) {
+    /// The recorder as a checkpoint should hold it: with everything in flight right now counted as in flight at
+    /// stop, so a report rebuilt after a kill balances its books as of this instant.
+    private func inFlightSnapshot(now: UInt64) -> Recorder {
+        var snapshot = recorder
+        for call in calls.values {
+            for action in call.actions where !action.isFinished {
+                snapshot.count("action.\(action.kind.rawValue).in_flight_at_stop", atNanos: now)
+            }
+        }
+        if !calls.isEmpty { snapshot.count("calls.in_flight_at_stop", by: Int64(calls.count), atNanos: now) }
+        if pendingDeliveries > 0 { snapshot.count(Books.Counter.undelivered, by: pendingDeliveries, atNanos: now) }
+        return snapshot
+    }
+
+    /// Adds to the counters kept for after `finish` (called on the queue).
+    func countLate(_ name: String, by n: Int64 = 1) {
+        lateCounts.withLock { $0[name, default: 0] += n }
+    }
+
+    /// A push the gateway accepted but a fault dropped before the device (offline phone, APNs drop).
+    func acceptedButDropped() {
+        if finished {
+            countLate(Books.Counter.accepted)
+            countLate(Books.Counter.droppedByFault)
+            return
+        }
+        let now = clock.nowNanos()
+        recorder.count(Books.Counter.accepted, atNanos: now)
+        recorder.count(Books.Counter.droppedByFault, atNanos: now)
+    }
+
+    /// A push the gateway accepted for a device of this worker, possibly delayed or duplicated by a fault.
+    func accepted(_ push: APNsPush, local: Int, delay: UInt64, copies: Int) {
+        if finished {
+            countLate(Books.Counter.accepted)
+            if copies > 1 { countLate(Books.Counter.duplicated, by: Int64(copies - 1)) }
+            countLate(Books.Counter.undelivered, by: Int64(copies))
+            return
+        }
+        let now = clock.nowNanos()
+        recorder.count(Books.Counter.accepted, atNanos: now)
+        if copies > 1 { recorder.count(Books.Counter.duplicated, by: Int64(copies - 1), atNanos: now) }
         for _ in 0..<copies {
             if delay > 0 {
-                schedule(.deliver(push: push, local: local), at: clock.nowNanos() + delay)
+                pendingDeliveries += 1
+                schedule(.deliver(push: push, local: local), at: now + delay)
                 rearm()
             } else {
                 receive(push, local: local)
@@ -350,11 +432,15 @@ final class Worker: @unchecked Sendable {
         }
     }
 
-    /// Counts transport errors by kind and non-2xx answers by status, so failures are never silent.
-    func count(_ result: Result<ClientResponse, TransportError>, at now: UInt64) {
+    /// Counts transport errors by kind, answers the endpoint does not expect by status (a 200 where the API
+    /// promises 201 too), and expected answers whose body could not be read (`badBody`) as bad responses, so
+    /// failures are never silent.
+    func count(_ result: Result<ClientResponse, TransportError>, endpoint: APIMapping.Endpoint? = nil,
+               badBody: Bool = false, at now: UInt64) {
         switch result {
-        case .success(let response) where (200..<300).contains(response.status): break
         case .success(let response) where response.status == 0: recorder.count("errors.bad_response", atNanos: now)
+        case .success(let response) where endpoint?.accepts(response.status) ?? (200..<300).contains(response.status):
+            if badBody { recorder.count("errors.bad_response", atNanos: now) }
         case .success(let response): recorder.count("errors.http_\(response.status)", atNanos: now)
         case .failure(let error): recorder.count("errors.\(error.kind)", atNanos: now)
         }

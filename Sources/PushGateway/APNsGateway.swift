@@ -35,6 +35,7 @@ public final class APNsGateway: HTTPHandler {
     private let unregistered: Mutex<[String: Int64]>
     private let metrics = GatewayMetrics()
     private let fcmSequence = Atomic<UInt64>(0)
+    private let requests = Atomic<Int>(0)
     /// Called for every answer (for `callstorm gateway`'s log); nil in load runs.
     private let log: (@Sendable (String) -> Void)?
 
@@ -57,6 +58,10 @@ public final class APNsGateway: HTTPHandler {
         return Stats(accepted: apns.accepted, rejected: apns.rejected)
     }
 
+    /// Requests the gateway began to answer (both ingresses), counted on arrival: once the server has
+    /// stopped, it equals accepted + rejected over both ingresses, the push book's first line.
+    public var requestsReceived: Int { requests.load(ordering: .relaxed) }
+
     /// Per-ingress counters and latency since the gateway was made.
     public func ingressStats(_ ingress: Ingress) -> IngressStats {
         metrics.snapshot(ingress)
@@ -74,7 +79,13 @@ public final class APNsGateway: HTTPHandler {
     }
 
     public func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
-        respond(answer(request))
+        guard let script = ScriptedAnswer(payload: request.body), script.delayMillis > 0 else {
+            return respond(answer(request))
+        }
+        // A scripted delay: answered later from another queue, never blocking the loop.
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(script.delayMillis)) {
+            respond(self.answer(request))
+        }
     }
 
     public func connectionClosed(_ id: UInt64) {
@@ -83,6 +94,7 @@ public final class APNsGateway: HTTPHandler {
 
     /// The whole decision for one request; separate from `handle` so tests need no socket.
     public func answer(_ request: HTTPRequest) -> HTTPResponse {
+        requests.add(1, ordering: .relaxed)
         if FCMIngress.matches(request.pathWithoutQuery) { return answerFCM(request) }
         let now = clinux_monotonic_ns()
         let received = request.receivedNanos == 0 ? now : request.receivedNanos
@@ -117,6 +129,10 @@ public final class APNsGateway: HTTPHandler {
             if let gone = unregistered.withLock({ $0.isEmpty ? nil : $0[push.token] }) {
                 return reject(APNsRejection(.unregistered, detail: "the scenario marks this token unregistered",
                                             timestampMillis: gone))
+            }
+            if let scripted = ScriptedAnswer(payload: push.payload)?.rejection {
+                return reject(APNsRejection(scripted, detail: "scripted by the payload's \(ScriptedAnswer.key)",
+                                            timestampMillis: scripted.status == 410 ? epoch * 1000 : nil))
             }
             if let rejection = sink.accept(push) { return reject(rejection) }
             metrics.record(.apns, rejectedReason: nil, bytes: request.body.count,

@@ -14,10 +14,16 @@ public final class ReferenceTarget: HTTPHandler {
         public var bundleID: String
         /// Deliberate bugs, off by default, so tests can prove the history checker catches them.
         public var bugs: Set<Bug>
-        public init(gatewayURL: String, bundleID: String = "com.example.callstorm", bugs: Set<Bug> = []) {
+        /// A file the registrations are appended to and read back from at start, so a target that crashed
+        /// and restarted still knows its devices (like a server with a database); conversations, kept in
+        /// memory, are lost. Nil keeps everything in memory.
+        public var registrationsFile: String?
+        public init(gatewayURL: String, bundleID: String = "com.example.callstorm", bugs: Set<Bug> = [],
+                    registrationsFile: String? = nil) {
             self.gatewayURL = gatewayURL
             self.bundleID = bundleID
             self.bugs = bugs
+            self.registrationsFile = registrationsFile
         }
     }
 
@@ -49,20 +55,60 @@ public final class ReferenceTarget: HTTPHandler {
     /// Members one conversation may hold after merges.
     private let maxMembers = 16
 
+    /// Append-only descriptor of `registrationsFile`, or -1.
+    private let registrationsFD: Int32
+
     public init(configuration: Configuration) {
         pusher = PushSender(gatewayURL: configuration.gatewayURL, bundleID: configuration.bundleID)
         bugs = configuration.bugs
+        if let path = configuration.registrationsFile {
+            if let text = try? String(contentsOfFile: path, encoding: .utf8) {
+                let decoder = JSONDecoder()
+                state.withLock { s in
+                    for line in text.split(separator: "\n") {
+                        guard let body = try? decoder.decode(RegisterBody.self, from: Data(line.utf8)) else { continue }
+                        if let old = s.devices[body.id] { s.deviceByHandle[old.handle.value] = nil }
+                        s.devices[body.id] = RegisteredDevice(id: body.id, handle: body.handle,
+                                                              apnsToken: body.apnsToken)
+                        s.deviceByHandle[body.handle.value] = body.id
+                    }
+                }
+            }
+            registrationsFD = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        } else {
+            registrationsFD = -1
+        }
     }
 
     /// Stops the push client. Call once, after the HTTP server stopped.
-    public func close() { pusher.close() }
+    public func close() {
+        pusher.close()
+        if registrationsFD >= 0 { Glibc.close(registrationsFD) }
+    }
+
+    /// Appends one registration to `registrationsFile`: one write(2) per line with O_APPEND, so whole lines
+    /// survive a SIGKILL (the kernel keeps what was written).
+    private func persist(_ body: RegisterBody) {
+        guard registrationsFD >= 0 else { return }
+        let h = body.handle
+        let text = "{\"id\":\(JSONText.quote(body.id)),\"handle\":{\"kind\":\(JSONText.quote(h.kind.rawValue)),"
+            + "\"value\":\(JSONText.quote(h.value)),\"displayName\":\(JSONText.quote(h.displayName))},"
+            + "\"apnsToken\":\(JSONText.quote(body.apnsToken))}\n"
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(registrationsFD, $0.baseAddress, $0.count) }
+    }
+
+    /// Devices the target knows.
+    public var registeredDevices: Int { state.withLock { $0.devices.count } }
 
     public var pushesSent: Int { pusher.sent.load(ordering: .relaxed) }
     public var pushesFailed: Int { pusher.failed.load(ordering: .relaxed) }
 
     public func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
         if staleWrite(for: request.path) != nil {
-            slowQueue.async { respond(self.route(request)) }
+            // The bug reads its copy as the request arrives, then works on it off the loop thread.
+            let snapshot = state.withLock { $0 }
+            slowQueue.async { respond(self.route(request, snapshot: snapshot)) }
         } else {
             respond(route(request))
         }
@@ -75,7 +121,9 @@ public final class ReferenceTarget: HTTPHandler {
         return nil
     }
 
-    func route(_ request: HTTPRequest) -> HTTPResponse {
+    func route(_ request: HTTPRequest) -> HTTPResponse { route(request, snapshot: nil) }
+
+    private func route(_ request: HTTPRequest, snapshot: State?) -> HTTPResponse {
         let path = request.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.path
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         guard parts.count >= 2, parts[0] == "v1" else { return error(404, "no such endpoint: \(path)") }
@@ -84,7 +132,7 @@ public final class ReferenceTarget: HTTPHandler {
         case ("POST", 2, "conversations"): return start(request)
         case ("GET", 3, "conversations"): return get(String(parts[2]))
         case ("POST", 4, "conversations"):
-            return memberAction(String(parts[2]), request, String(parts[3]))
+            return memberAction(String(parts[2]), request, String(parts[3]), snapshot: snapshot)
         case ("GET", 2, "health"): return .json(200, "{\"ok\":true}")
         default: return error(404, "no such endpoint: \(request.method) \(path)")
         }
@@ -100,6 +148,7 @@ public final class ReferenceTarget: HTTPHandler {
             if let old = s.devices[body.id] { s.deviceByHandle[old.handle.value] = nil }
             s.devices[body.id] = RegisteredDevice(id: body.id, handle: body.handle, apnsToken: body.apnsToken)
             s.deviceByHandle[body.handle.value] = body.id
+            persist(body)
         }
         return .json(201, "{\"id\":\(JSONText.quote(body.id))}")
     }
@@ -276,7 +325,8 @@ public final class ReferenceTarget: HTTPHandler {
             return .success((conversation.json(), notices))
             }
 
-    private func memberAction(_ id: String, _ request: HTTPRequest, _ action: String) -> HTTPResponse {
+    private func memberAction(_ id: String, _ request: HTTPRequest, _ action: String, snapshot: State? = nil)
+        -> HTTPResponse {
         guard let body = try? decoder.decode(MemberBody.self, from: Data(request.body)) else {
             return error(400, "body must be {\"device\", ...}")
         }
@@ -284,7 +334,7 @@ public final class ReferenceTarget: HTTPHandler {
         if staleWrite(for: request.path) != nil {
             // The bug: read a copy, work on it a while, write back what it touched — whatever changed meanwhile
             // is overwritten.
-            let read = state.withLock { $0 }
+            let read = snapshot ?? state.withLock { $0 }
             var copy = read
             usleep(2_000)
             outcome = mutate(&copy, id, body, action)

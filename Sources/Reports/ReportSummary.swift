@@ -53,6 +53,10 @@ public struct ReportSummary: Sendable, Codable, Equatable {
     public var gauges: [String: GaugeSummary]?
     /// actions.csv and pushes.csv keep one row in this many; flow-step metrics count the kept rows.
     public var rowSampleEvery: Int?
+    /// The knee analysis of a `capacity:` scenario (windows, knee calls/s, the first window that broke).
+    public var capacity: CapacityResult?
+    /// Every action and push accounted for (`Books`); absent in files from before the books existed.
+    public var books: Books?
 
     public init(_ result: RunResult) {
         schema = Self.currentSchema
@@ -72,6 +76,8 @@ public struct ReportSummary: Sendable, Codable, Equatable {
         }
         self.gauges = gauges
         rowSampleEvery = result.steps.sampleEvery
+        capacity = result.capacity
+        books = result.books
     }
 
     /// Sorted keys and ISO 8601 dates, so two summaries of the same run are byte-identical and diff cleanly.

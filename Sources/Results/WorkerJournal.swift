@@ -69,6 +69,14 @@ public final class WorkerJournal {
         checkpoint(recorder)
     }
 
+    /// Like `tick(_:second:)`, but makes the snapshot only when a checkpoint is due (the worker adds what is in
+    /// flight to it, which costs a copy of the recorder).
+    public func tick(second: Int, snapshot: () -> Recorder) {
+        guard second - lastCheckpointSecond >= configuration.checkpointSeconds else { return }
+        lastCheckpointSecond = second
+        checkpoint(snapshot())
+    }
+
     /// Flushes the rows now and queues the recorder snapshot (the end of the run, or a checkpoint).
     public func checkpoint(_ recorder: Recorder) {
         actions.flush(sync: true)

@@ -34,11 +34,12 @@ public struct ArrivalPlan: Sequence, Sendable {
     /// Expected number of arrivals planned in [from, to] (nanoseconds since the run start).
     public func plannedCount(from: UInt64, to: UInt64) -> Double {
         guard to > from else { return 0 }
+        if scenario.replay != nil { return from == 0 ? 1 : 0 }
         return Swift.max(0, profile.count(at: to) - profile.count(at: from))
     }
 
     /// Expected number of arrivals over the whole window.
-    public var plannedTotal: Double { profile.totalCount }
+    public var plannedTotal: Double { scenario.replay == nil ? profile.totalCount : 1 }
 
     /// Highest planned rate, per second.
     public var peakRate: Double { profile.peakRate }
@@ -93,6 +94,12 @@ public struct ArrivalPlan: Sequence, Sendable {
         }
 
         public mutating func next() -> Arrival? {
+            if let replay = plan.scenario.replay {
+                // One call, at once, drawn from the stream of its original index.
+                guard index == 0 else { return nil }
+                index = 1
+                return plan.arrival(index: replay.call, at: 0)
+            }
             switch plan.scenario.arrivals {
             case .uniform:
                 unitTime = Double(index + 1)

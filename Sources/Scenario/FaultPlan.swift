@@ -6,12 +6,18 @@ public struct FaultWindow: Sendable, Equatable {
     public var forNanos: UInt64
     /// Share of devices the window applies to (chosen by seed; 1 = all).
     public var devices: Double
+    /// Push and device faults grow from nothing at `at` to full strength `ramp` later (probabilities and delays
+    /// scale linearly); 0 is full strength at once.
+    public var rampNanos: UInt64 = 0
+    /// The flows whose calls the push and device faults hit; empty hits every call.
+    public var flows: [String] = []
     public var push: PushFaults?
     public var device: DeviceFaults?
     public var network: NetworkFaults?
+    public var target: TargetFaults?
 
     public init(name: String, atNanos: UInt64, forNanos: UInt64, devices: Double = 1, push: PushFaults? = nil,
-                device: DeviceFaults? = nil, network: NetworkFaults? = nil) {
+                device: DeviceFaults? = nil, network: NetworkFaults? = nil, target: TargetFaults? = nil) {
         self.name = name
         self.atNanos = atNanos
         self.forNanos = forNanos
@@ -19,7 +25,18 @@ public struct FaultWindow: Sendable, Equatable {
         self.push = push
         self.device = device
         self.network = network
+        self.target = target
     }
+
+    /// Strength at `sinceLoad` (0…1): 1 without a ramp.
+    public func intensity(at sinceLoad: UInt64) -> Double {
+        guard rampNanos > 0 else { return 1 }
+        guard sinceLoad > atNanos else { return 0 }
+        return min(1, Double(sinceLoad - atNanos) / Double(rampNanos))
+    }
+
+    /// End of the window, in nanoseconds since the load starts.
+    public var endNanos: UInt64 { atNanos + forNanos }
 
     public func contains(_ nanos: UInt64) -> Bool { nanos >= atNanos && nanos < atNanos + forNanos }
 
@@ -28,6 +45,10 @@ public struct FaultWindow: Sendable, Equatable {
     public static let deviceKinds = ["report_delay", "offline", "join_delay", "join_failure"]
     public static let networkKinds = ["latency", "jitter", "bandwidth", "reset", "timeout", "slicer", "limit_data",
                                       "slow_close"]
+    /// Keys of a `network:` section that qualify its toxics rather than name one.
+    public static let networkOptions = ["direction", "probability", "connections"]
+    public static let targetKinds = ["kill"]
+    public static let targetOptions = ["restart_after", "signal"]
 }
 
 /// Faults on the way from the gateway to the device (APNs itself misbehaving).
@@ -63,8 +84,38 @@ public struct DeviceFaults: Sendable, Equatable {
 public struct NetworkFaults: Sendable, Equatable {
     /// Toxic kind → attributes (`latency: 100ms` → ["latency": 100] in ms; probabilities as `toxicity`).
     public var toxics: [String: [String: Double]] = [:]
+    /// Which way the toxics act: `downstream` (target → devices, the default, as Toxiproxy's), `upstream` or
+    /// `both`.
+    public var direction: String = "downstream"
+    /// Share of connections each toxic acts on, decided per connection from the seed (`reset` carries its own).
+    public var probability: Double = 1
+    /// `connections: fresh` (the default): inside the window every device request opens its own connection, as
+    /// phones each have their own, so a per-connection probability is a per-request one. `pooled` keeps the
+    /// workers' shared keep-alive connections (few, long-lived: a toxic hits all requests on the ones it picks).
+    public var freshConnections = true
 
-    public init(toxics: [String: [String: Double]] = [:]) {
+    public init(toxics: [String: [String: Double]] = [:], direction: String = "downstream", probability: Double = 1,
+                freshConnections: Bool = true) {
         self.toxics = toxics
+        self.direction = direction
+        self.probability = probability
+        self.freshConnections = freshConnections
+    }
+}
+
+/// Faults of the target itself: callstorm kills the reference target it runs as a child process
+/// (`target: { embedded: true, process: true }`) when the window opens and starts it again later.
+public struct TargetFaults: Sendable, Equatable {
+    /// Kill the target when the window opens.
+    public var kill: Bool = true
+    /// When to start it again, after the kill; nil restarts when the window closes.
+    public var restartAfterNanos: UInt64?
+    /// `KILL` (a crash: nothing is flushed, connections die with RST or FIN) or `TERM` (an orderly stop).
+    public var signal: String = "KILL"
+
+    public init(kill: Bool = true, restartAfterNanos: UInt64? = nil, signal: String = "KILL") {
+        self.kill = kill
+        self.restartAfterNanos = restartAfterNanos
+        self.signal = signal
     }
 }

@@ -50,6 +50,10 @@ extension Scenario {
                 lines.append("    \(threshold.text)\(threshold.abortOnFail ? " (abort_on_fail)" : "")")
             }
         }
+        if let capacity {
+            lines.append("  capacity: knee where \(capacity.limit.text) breaks over \(capacity.windowSeconds) s windows "
+                + "(at least \(capacity.minimumSamples) samples)\(capacity.stopAtKnee ? ", then stop arrivals" : "")")
+        }
         return lines.joined(separator: "\n")
     }
 }

@@ -34,8 +34,13 @@ public struct Scenario: Sendable, Equatable {
     public var flows: [String: Flow] = [:]
     /// `faults:` windows, in file order.
     public var faults: [FaultWindow] = []
+    /// Where a ramp's knee is judged, and whether the run stops there (`capacity:`).
+    public var capacity: CapacitySpec?
     /// `target.bugs`: deliberate bugs to switch on in the embedded reference target (race-checker tests).
     public var targetBugs: [String] = []
+    /// `target.process`: the reference target runs as a child process (`callstorm target`), which `target`
+    /// fault windows kill and restart.
+    public var targetProcess = false
     /// The names `target.bugs` accepts (the reference target's `Bug` cases; a test keeps them equal).
     public static let knownTargetBugs = ["merge-lost-update", "merge-ignores-ended", "unmerge-drops-join",
                                          "version-not-bumped"]
@@ -43,6 +48,8 @@ public struct Scenario: Sendable, Equatable {
     public var api: APIMapping?
     /// The simulated app's conversation-manager configuration (`device:`).
     public var device = DeviceProfile()
+    /// `replay:`: run only this planned call (a repro of a violation); nil runs the whole plan.
+    public var replay: Replay?
     /// The file the scenario came from, for reports and error messages.
     public var sourceFile: String
 

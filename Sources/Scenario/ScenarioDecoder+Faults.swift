@@ -1,6 +1,6 @@
 /// The `faults:` section: windows of faults on the push path, in devices and on the network.
 extension ScenarioDecoder {
-    mutating func faults(_ node: YAMLNode, arrivalWindow: UInt64?) -> [FaultWindow]? {
+    mutating func faults(_ node: YAMLNode, arrivalWindow: UInt64?, flows: [String] = []) -> [FaultWindow]? {
         guard case .sequence(let items, _) = node else {
             report(node.mark, "expected 'faults' to be a list of windows like "
                 + "'- { at: 1m, for: 30s, push: { drop: 2% } }', got \(node.kindDescription)")
@@ -9,14 +9,16 @@ extension ScenarioDecoder {
         var windows: [FaultWindow] = []
         let errorsBefore = errors.count
         for (i, item) in items.enumerated() {
-            if let w = window(item, index: i, arrivalWindow: arrivalWindow) { windows.append(w) }
+            if let w = window(item, index: i, arrivalWindow: arrivalWindow, flows: flows) { windows.append(w) }
         }
         return errors.count == errorsBefore ? windows : nil
     }
 
-    private mutating func window(_ node: YAMLNode, index: Int, arrivalWindow: UInt64?) -> FaultWindow? {
+    private mutating func window(_ node: YAMLNode, index: Int, arrivalWindow: UInt64?,
+                                 flows: [String]) -> FaultWindow? {
         guard let f = fields(of: node, in: "a fault window",
-                             known: ["name", "at", "for", "devices", "push", "device", "network"],
+                             known: ["name", "at", "for", "devices", "ramp", "flows", "push", "device", "network",
+                                     "target"],
                              required: ["at", "for"]) else { return nil }
         let errorsBefore = errors.count
         let at = f["at"].flatMap { duration($0, "at", allowZero: true) }
@@ -28,11 +30,32 @@ extension ScenarioDecoder {
         var window = FaultWindow(name: f["name"].flatMap { string($0, "name") } ?? "fault-\(index + 1)",
                                  atNanos: at ?? 0, forNanos: length ?? 1)
         if let n = f["devices"], let share = fraction(n, "devices") { window.devices = share }
+        if let n = f["ramp"], let ramp = duration(n, "ramp", allowZero: true) {
+            if ramp > (length ?? 0) {
+                report(n.mark, "'ramp' (\(Quantity.format(nanos: ramp))) is longer than the window "
+                    + "(\(Quantity.format(nanos: length ?? 0)))")
+            }
+            window.rampNanos = ramp
+        }
+        if let n = f["flows"] {
+            let items: [YAMLNode]
+            if case .sequence(let list, _) = n { items = list } else { items = [n] }
+            for item in items {
+                guard let name = string(item, "flows") else { continue }
+                if flows.contains(name) {
+                    window.flows.append(name)
+                } else {
+                    report(item.mark, "flow '\(name)' is not in the mix (\(flows.joined(separator: ", ")))",
+                           suggestion: Suggestion.closest(to: name, among: flows))
+                }
+            }
+        }
         if let n = f["push"] { window.push = pushFaults(n) }
         if let n = f["device"] { window.device = deviceFaults(n) }
         if let n = f["network"] { window.network = networkFaults(n) }
-        if f["push"] == nil, f["device"] == nil, f["network"] == nil {
-            report(f.mark, "a fault window needs at least one of 'push', 'device' or 'network'")
+        if let n = f["target"] { window.target = targetFaults(n, window: length ?? 1) }
+        if f["push"] == nil, f["device"] == nil, f["network"] == nil, f["target"] == nil {
+            report(f.mark, "a fault window needs at least one of 'push', 'device', 'network' or 'target'")
         }
         return errors.count == errorsBefore ? window : nil
     }
@@ -68,10 +91,21 @@ extension ScenarioDecoder {
     }
 
     private mutating func networkFaults(_ node: YAMLNode) -> NetworkFaults? {
-        guard let f = fields(of: node, in: "'network' faults", known: FaultWindow.networkKinds) else { return nil }
+        let errorsBefore = errors.count
+        guard let f = fields(of: node, in: "'network' faults",
+                             known: FaultWindow.networkKinds + FaultWindow.networkOptions) else { return nil }
         var toxics: [String: [String: Double]] = [:]
+        var faults = NetworkFaults()
         for (key, value) in f.values {
             switch key {
+            case "direction":
+                if let d = word(value, "direction", among: ["downstream", "upstream", "both"]) { faults.direction = d }
+            case "probability":
+                if let v = fraction(value, key) { faults.probability = v }
+            case "connections":
+                if let c = word(value, "connections", among: ["fresh", "pooled"]) {
+                    faults.freshConnections = c == "fresh"
+                }
             case "latency", "jitter", "timeout", "slow_close":
                 if let ns = duration(value, key, allowZero: true) { toxics[key] = ["ms": Double(ns) / 1e6] }
             case "reset":
@@ -88,7 +122,36 @@ extension ScenarioDecoder {
                 break
             }
         }
-        return NetworkFaults(toxics: toxics)
+        if toxics.isEmpty, errors.count == errorsBefore {
+            report(f.mark, "a 'network' section needs at least one of "
+                + FaultWindow.networkKinds.joined(separator: ", "))
+        }
+        faults.toxics = toxics
+        return faults
+    }
+
+    private mutating func targetFaults(_ node: YAMLNode, window: UInt64) -> TargetFaults? {
+        guard let f = fields(of: node, in: "'target' faults",
+                             known: FaultWindow.targetKinds + FaultWindow.targetOptions, required: ["kill"])
+        else { return nil }
+        var t = TargetFaults()
+        if let n = f["kill"], let kill = bool(n, "kill") {
+            t.kill = kill
+            if !kill { report(n.mark, "'kill: false' does nothing; leave the 'target' section out instead") }
+        }
+        if let n = f["restart_after"], let after = duration(n, "restart_after") {
+            if after > window {
+                report(n.mark, "'restart_after' (\(Quantity.format(nanos: after))) is longer than the window "
+                    + "(\(Quantity.format(nanos: window))); the target restarts inside the window")
+            }
+            t.restartAfterNanos = after
+        }
+        if let n = f["signal"], let s = word(n, "signal", among: ["KILL", "TERM"]) { t.signal = s }
+        if !targetProcess {
+            report(f.mark, "target faults kill and restart a target callstorm runs itself; set "
+                + "'target: { embedded: true, process: true }'")
+        }
+        return t
     }
 
     /// A share: `5%` or `0.05`, from 0 to 1.

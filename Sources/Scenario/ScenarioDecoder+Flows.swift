@@ -64,6 +64,11 @@ extension ScenarioDecoder {
         }
         scenario.device = device
         scenario.targetBugs = targetBugs
+        scenario.targetProcess = targetProcess
+        if let node = Self.topLevelValue(root, "replay") {
+            guard let replay = self.replay(node) else { return nil }
+            scenario.replay = replay
+        }
         if let api {
             // Every action the mix's flows perform needs an endpoint on the team's server.
             let mark = Self.topLevelValue(root, "target")?.mark ?? Mark(line: 1, column: 1)
@@ -530,6 +535,8 @@ extension ScenarioDecoder {
         }
         return .together(steps: steps, offset: offset)
     }
+
+    mutating func signedOffset(_ node: YAMLNode, _ text: String) -> Int64? { signedDuration(node, text) }
 
     private mutating func signedDuration(_ node: YAMLNode, _ text: String) -> Int64? {
         let negative = text.hasPrefix("-")

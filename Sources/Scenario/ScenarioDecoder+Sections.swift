@@ -2,8 +2,9 @@
 extension ScenarioDecoder {
     static let topLevelKeys = [
         "name", "seed", "duration", "devices", "target", "push", "load", "arrivals", "mix", "behavior", "drain",
-        "action_timeout", "workers", "slo", "faults",
+        "action_timeout", "workers", "slo", "faults", "capacity",
         "flows", "device",  // ScenarioDecoder+Flows.swift
+        "replay",  // Replay.swift
     ]
     /// Sections the design describes (DESIGN.md §5) that this version does not implement yet.
     static let unsupportedTopLevelKeys: Set<String> = ["api", "race"]
@@ -38,7 +39,10 @@ extension ScenarioDecoder {
         let slo = top["slo"].map { self.slo($0) } ?? []
         // The arrival window bounds where a fault window may start.
         let window = load.map { stages in duration ?? stages.reduce(0) { $0 + $1.nanos } }
-        let faults = top["faults"].map { self.faults($0, arrivalWindow: window) } ?? []
+        let faults = top["faults"].map {
+            self.faults($0, arrivalWindow: window, flows: (mix ?? Scenario.defaultMix).map(\.flow))
+        } ?? []
+        let capacity = top["capacity"].map { self.capacity($0) }
 
         guard errors.count == errorsBefore, let name, let seed, let devices, let target, let push, let load,
               let arrivals, let mix, let behavior, let drain, let actionTimeout, workers != .some(nil), slo != nil,
@@ -50,6 +54,7 @@ extension ScenarioDecoder {
             workers: workers ?? nil, slo: slo ?? [], sourceFile: file
         )
         scenario.faults = faults
+        scenario.capacity = capacity ?? nil
         return scenario
     }
 
@@ -57,7 +62,15 @@ extension ScenarioDecoder {
 
     mutating func target(_ node: YAMLNode) -> TargetSpec? {
         let errorsBefore = errors.count
-        guard let fields = fields(of: node, in: "'target'", known: ["embedded", "url", "api", "bugs"]) else { return nil }
+        guard let fields = fields(of: node, in: "'target'", known: ["embedded", "url", "api", "bugs", "process"])
+        else { return nil }
+        if let node = fields["process"], let process = bool(node, "process") {
+            if fields["url"] != nil, process {
+                report(node.mark, "'process' runs the embedded reference target as a child process; "
+                    + "it does not apply to a 'url' target")
+            }
+            targetProcess = process
+        }
         if let bugsNode = fields["bugs"] {
             let items: [YAMLNode]
             if case .sequence(let list, _) = bugsNode { items = list } else { items = [bugsNode] }

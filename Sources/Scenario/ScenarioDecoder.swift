@@ -7,6 +7,8 @@ struct ScenarioDecoder {
     var api: APIMapping?
     /// `target.bugs`, for the embedded target.
     var targetBugs: [String] = []
+    /// `target.process`: run the reference target as a child process (so target faults can kill it).
+    var targetProcess = false
 
     init(file: String) {
         self.file = file

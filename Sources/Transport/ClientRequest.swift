@@ -7,6 +7,9 @@ public struct ClientRequest: Sendable {
     public var body: [UInt8]
     /// Whole-transfer timeout; past it the request fails with `.timeout`.
     public var timeoutMillis: Int
+    /// Open a new connection for this request and close it afterwards (a phone whose idle connection did not
+    /// survive), instead of reusing a pooled one.
+    public var freshConnection = false
 
     public init(method: String, url: String, headers: [String] = [], body: [UInt8] = [], timeoutMillis: Int = 10_000) {
         self.method = method
@@ -38,8 +41,12 @@ public struct ClientResponse: Sendable {
 /// Why a request got no HTTP response, grouped the way a load report counts failures.
 public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible {
     case connect(String)
+    /// The connection was refused (ECONNREFUSED): nothing listens on the port, e.g. a target that was killed.
+    case refused
     case timeout
     case reset(String)
+    /// The peer answered with something that is not HTTP (garbage, an unknown version, a broken status line).
+    case protocolError(String)
     case tls(String)
     case responseTooLarge(limit: Int)
     case other(code: Int, message: String)
@@ -48,8 +55,10 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     public var kind: String {
         switch self {
         case .connect: return "connect"
+        case .refused: return "refused"
         case .timeout: return "timeout"
         case .reset: return "reset"
+        case .protocolError: return "protocol"
         case .tls: return "tls"
         case .responseTooLarge: return "response_too_large"
         case .other: return "other"
@@ -59,8 +68,10 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .connect(let m): return "could not connect: \(m)"
+        case .refused: return "connection refused"
         case .timeout: return "timed out"
         case .reset(let m): return "connection reset or closed: \(m)"
+        case .protocolError(let m): return "not an HTTP response: \(m)"
         case .tls(let m): return "TLS failure: \(m)"
         case .responseTooLarge(let limit): return "response body larger than \(limit) bytes"
         case .other(let code, let m): return "transfer failed (curl \(code)): \(m)"

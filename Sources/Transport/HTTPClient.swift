@@ -143,18 +143,32 @@ public final class HTTPClient: @unchecked Sendable {
             guard let easy else { continue }
             curl_multi_remove_handle(multi, easy)
             guard let transfer = inFlight.removeValue(forKey: easy) else { continue }
+            // Everything read from the handle is read before it is reset for reuse.
             var status = 0
             if code == CURLE_OK { ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) }
+            let osErrno = code == CURLE_COULDNT_CONNECT ? Self.osErrno(easy) : 0
             if spareEasy.count < configuration.maxConnections, let handle = transfer.takeEasy() {
                 curl_easy_reset(handle)
                 spareEasy.append(handle)
             }
             if code == CURLE_OK {
                 transfer.finish(.success(ClientResponse(status: status, body: transfer.body, headers: transfer.headers)))
+            } else if code == CURLE_COULDNT_CONNECT, osErrno == ECONNREFUSED {
+                transfer.finish(.failure(.refused))
+            } else if code == CURLE_COULDNT_CONNECT, osErrno == ECONNRESET {
+                // Accepted, then reset before curl saw the connection complete (a proxy resetting at once).
+                transfer.finish(.failure(.reset("connection reset by peer during connect")))
             } else {
                 transfer.finish(.failure(Self.classify(code, overLimit: transfer.overLimit, limit: transfer.limit)))
             }
         }
+    }
+
+    /// The errno of the transfer's last failed system call (0 when none).
+    static func osErrno(_ easy: UnsafeMutableRawPointer) -> Int32 {
+        var value = 0
+        ccurl_easy_getinfo_long(easy, CURLINFO_OS_ERRNO, &value)
+        return Int32(value)
     }
 
     static func classify(_ code: CURLcode, overLimit: Bool, limit: Int) -> TransportError {
@@ -163,8 +177,10 @@ public final class HTTPClient: @unchecked Sendable {
         case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST: return .connect(message)
         case CURLE_OPERATION_TIMEDOUT: return .timeout
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2,
-             CURLE_HTTP2_STREAM, CURLE_WEIRD_SERVER_REPLY:
+             CURLE_HTTP2_STREAM:
             return .reset(message)
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_UNSUPPORTED_PROTOCOL:
+            return .protocolError(message)
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE:
             return .tls(message)
         case CURLE_WRITE_ERROR where overLimit: return .responseTooLarge(limit: limit)

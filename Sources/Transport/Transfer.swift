@@ -30,6 +30,10 @@ final class Transfer {
         request.url.withCString { _ = ccurl_easy_setopt_string(easy, CURLOPT_URL, $0) }
         ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
         ccurl_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1)
+        if request.freshConnection {
+            ccurl_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, 1)
+            ccurl_easy_setopt_long(easy, CURLOPT_FORBID_REUSE, 1)
+        }
         ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, request.timeoutMillis)
         ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, min(configuration.connectTimeoutMillis,
                                                                    request.timeoutMillis))

@@ -112,6 +112,33 @@ final class DistributedRunTests: XCTestCase {
                 XCTAssertEqual(reported, exact, accuracy: exact * 0.002 + 0.002, "\(metric) \(label)")
             }
         }
+        // The histories are joined on one axis: every shard's lines, op ids unique, t non-decreasing, and the
+        // union passes the checker as the single run does.
+        var shardLines = 0
+        for shard in shards {
+            shardLines += try String(contentsOf: shard.appendingPathComponent("history.jsonl"), encoding: .utf8)
+                .split(separator: "\n").count
+        }
+        let history = try String(contentsOf: dir.appendingPathComponent("merged/history.jsonl"), encoding: .utf8)
+            .split(separator: "\n")
+        XCTAssertEqual(history.count, shardLines)
+        var lastT: UInt64 = 0
+        var invoked = Set<UInt64>()
+        for line in history {
+            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let t = try XCTUnwrap((object["t"] as? NSNumber)?.uint64Value)
+            XCTAssertGreaterThanOrEqual(t, lastT)
+            lastT = t
+            if object["type"] as? String == "invoke", let op = (object["op"] as? NSNumber)?.uint64Value {
+                XCTAssertTrue(invoked.insert(op).inserted, "op \(op) invoked twice in the merged history")
+            }
+        }
+        XCTAssertGreaterThan(invoked.count, 100)
+        let check = try ChildProcess.run(bin, ["check", dir.appendingPathComponent("merged").path],
+                                         in: dir, logs: dir, name: "check")
+        XCTAssertEqual(check.status, 0, check.out + check.err)
+        XCTAssertTrue(check.out.contains("\(invoked.count) operations"), check.out)
+
         // The merge says how the shards' clocks and starts lined up.
         XCTAssertTrue(union.notes.contains { $0.contains("load starts spread over") }, "\(union.notes)")
         XCTAssertEqual(union.notes.filter { $0.hasPrefix("Shard ") && $0.contains("clock offset:") }.count, 4, "\(union.notes)")

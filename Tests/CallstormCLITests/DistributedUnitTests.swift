@@ -6,6 +6,21 @@ import Metrics
 import XCTest
 
 final class DistributedUnitTests: XCTestCase {
+    func testMergedHistoryLinesMoveByTheShardOriginAndTagOpIdsWithTheShard() {
+        let invoke: Substring = "{\"t\":1500,\"type\":\"invoke\",\"op\":42,\"device\":\"dev-1\",\"kind\":\"join\"}"
+        let (t, line) = MergeCommand.rewrite(invoke, shiftNanos: 2_000_000_000, opTag: 3 << 56)
+        XCTAssertEqual(t, 2_000_001_500)
+        XCTAssertEqual(line, "{\"t\":2000001500,\"type\":\"invoke\",\"op\":\(UInt64(3) << 56 | 42)," +
+                             "\"device\":\"dev-1\",\"kind\":\"join\"}")
+        // Shard 0 keeps its op ids; lines without an op (pushes, finals) only move.
+        let push: Substring = "{\"t\":7,\"type\":\"push\",\"device\":\"dev-2\",\"event\":\"incoming\"}"
+        XCTAssertEqual(MergeCommand.rewrite(push, shiftNanos: 0, opTag: 0).1, String(push))
+        XCTAssertEqual(MergeCommand.rewrite(push, shiftNanos: 10, opTag: 1 << 56).1,
+                       "{\"t\":17,\"type\":\"push\",\"device\":\"dev-2\",\"event\":\"incoming\"}")
+        // Something that is not a history line is kept for the checker to name.
+        XCTAssertEqual(MergeCommand.rewrite("garbage", shiftNanos: 10, opTag: 1).1, "garbage")
+    }
+
     func testExpositionHasCumulativeBucketsExactQuantilesAndEscapedLabels() {
         var h = HdrHistogram(lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, significantDigits: 3)
         for v in [800, 1_500, 3_000, 40_000, 2_000_000] as [Int64] { h.record(v) }

@@ -1,5 +1,6 @@
 @testable import CallstormCLI
 import Foundation
+import Metrics
 import Reports
 import XCTest
 
@@ -64,6 +65,14 @@ final class ReportAndCompareCommandTests: XCTestCase {
         XCTAssertGreaterThan(summary.metrics["push_to_report"]?.count ?? 0, 10)
         XCTAssertEqual(summary.thresholds?.count, 2, "thresholds come from the run's scenario.yaml")
         XCTAssertFalse(summary.verdict.passed, "a killed run never passes")
+        // The books balance as of the last checkpoint: what was in flight then is counted as in flight at stop.
+        let books = try XCTUnwrap(summary.books)
+        XCTAssertEqual(books.problems, [])
+        XCTAssertEqual(books.actions.map(\.kind), ["end", "join", "start"])
+        for line in books.actions { XCTAssertEqual(line.started, line.accounted, line.kind) }
+        XCTAssertGreaterThan(books.pushes.accepted, 10)
+        XCTAssertEqual(books.pushes.accepted + books.pushes.duplicated, books.pushes.fates)
+        XCTAssertNil(books.pushes.sent, "the gateway's counters die with the process")
         for name in ["report.html", "summary.csv", "timeseries.csv", "counters.csv", "junit.xml", "actions.csv",
                      "pushes.csv", "hlog/push_to_report.hlog"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: run.appendingPathComponent(name).path), name)

@@ -15,7 +15,8 @@ final class HTMLScreenshotTests: XCTestCase {
     override func tearDown() { try? FileManager.default.removeItem(at: directory) }
 
     static let chartIDs = ["push-timeline", "action-timeline", "calls-timeline", "population", "errors",
-                           "deadline-misses", "scheduler-lag", "harness-rss", "distribution", "outcomes"]
+                           "deadline-misses", "scheduler-lag", "harness-rss", "harness-fds", "distribution",
+                           "outcomes"]
 
     private func chromium(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()

@@ -80,7 +80,7 @@ final class PercentileAgreementTests: XCTestCase {
             """
         let output = try runPython(script, arguments: [hlog.path])
         let fields = output.split(separator: " ").map(String.init)
-        XCTAssertEqual(fields.count, 3, output)
+        guard fields.count == 3 else { return XCTFail("expected 'intervals count p99' from Python, got: \(output)") }
         XCTAssertEqual(Int(fields[0]), recorder.intervals["push_to_report"]?.count)
         XCTAssertEqual(Int64(fields[1]), 20_000)
         let pythonP99 = try XCTUnwrap(Int64(fields[2].trimmingCharacters(in: .whitespacesAndNewlines)))

@@ -71,7 +71,16 @@ final class HTTPClientTests: XCTestCase {
         let port = server.port
         server.stop()
         let result = send(ClientRequest(method: "GET", url: "http://127.0.0.1:\(port)/echo", timeoutMillis: 2000))
-        XCTAssertEqual(result.failureKind, "connect")
+        XCTAssertEqual(result.failureKind, "refused", "ECONNREFUSED has a kind of its own (a target that is down)")
+    }
+
+    func testFreshConnectionRequestsEachOpenTheirOwn() throws {
+        for _ in 0..<5 {
+            var request = ClientRequest(method: "GET", url: base + "/echo")
+            request.freshConnection = true
+            _ = try send(request).get()
+        }
+        XCTAssertEqual(server.stats.connectionsAccepted, 5)
     }
 
     func testManyConcurrentRequestsAllComplete() {

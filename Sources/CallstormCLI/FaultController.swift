@@ -1,0 +1,224 @@
+import Dispatch
+import Driver
+import FaultProxy
+import Foundation
+import Metrics
+import Scenario
+
+/// Runs the fault windows that act outside the driver, on the load's clock: the network toxics of a TCP fault
+/// proxy that stands between the devices and the target (switched on and off live at each window's edges), and
+/// kills and restarts of a target callstorm runs as a child process.
+///
+/// The proxy's per-connection decisions come from the scenario seed, the connection number and the toxic's
+/// name; each toxic that acted on a connection is a row of `faults.csv` (`network.<kind>`, `conn-<n>`).
+/// Thread safety: `start`, `stop` and `finish` from the run's thread; the ticks run on a private queue.
+final class FaultController: @unchecked Sendable {
+    private enum TargetPhase { case pending, down, restarted }
+
+    private let windows: [FaultWindow]
+    let proxy: FaultProxy?
+    let target: TargetProcess?
+    private let queue = DispatchQueue(label: "callstorm.faults")
+    /// Kills and restarts block for a moment (waiting for the child); they must not hold up the toxic switches.
+    private let targetQueue = DispatchQueue(label: "callstorm.faults.target")
+    private var timer: DispatchSourceTimer?
+    private var driver: LoadDriver?
+    // Owned by `queue` while the ticks run.
+    private var recorder: Recorder?
+    private var activeNetwork: [Int] = []
+    private var targetPhases: [Int: TargetPhase] = [:]
+    private var lastStats = ProxyStats()
+    private var decisionsSeen = 0
+    private var ticks = 0
+    /// Where the kills go into the run's history (`raw/history-wfaults.jsonl`, joined with the workers' parts),
+    /// so the checker knows the target's conversations died with it.
+    var historyFile: URL?
+
+    /// Whether the scenario has windows this controller runs.
+    static func isNeeded(_ scenario: Scenario) -> Bool {
+        scenario.faults.contains { $0.network != nil || $0.target != nil }
+    }
+
+    /// Starts the proxy in front of `upstreamURL` when a window has network faults.
+    init(windows: [FaultWindow], seed: UInt64, upstreamURL: String, target: TargetProcess?) throws {
+        self.windows = windows
+        self.target = target
+        for (i, w) in windows.enumerated() where w.target != nil { targetPhases[i] = .pending }
+        guard windows.contains(where: { $0.network != nil }) else {
+            proxy = nil
+            return
+        }
+        guard let url = URLComponents(string: upstreamURL), let host = url.host,
+              let port = url.port ?? (url.scheme == "https" ? 443 : 80) as Int? else {
+            throw CLIError.usage("cannot put the fault proxy in front of '\(upstreamURL)': no host")
+        }
+        let upstreamHost = host == "localhost" ? "127.0.0.1" : host
+        // Its own stream of the seed, so adding network faults does not move any other fault's draws.
+        let proxy = FaultProxy(upstreamHost: upstreamHost, upstreamPort: port, seed: seed ^ 0x4E45_5457_4F52_4B00)
+        do {
+            try proxy.start()
+        } catch {
+            throw CLIError.harness("the fault proxy could not start: \(error)")
+        }
+        self.proxy = proxy
+    }
+
+    /// The URL devices use: the proxy's when there is one, else `targetURL` itself.
+    func deviceURL(for targetURL: String) -> String {
+        guard let proxy, var url = URLComponents(string: targetURL) else { return targetURL }
+        url.host = "127.0.0.1"
+        url.port = proxy.port
+        return url.string ?? targetURL
+    }
+
+    /// The toxics one window puts on the proxy, named `w<index>.<kind>` so overlapping windows keep theirs.
+    static func toxics(of window: FaultWindow, index: Int) -> [ToxicSpec] {
+        guard let network = window.network else { return [] }
+        let direction = ToxicDirection(rawValue: network.direction) ?? .downstream
+        let p = network.probability
+        var specs: [ToxicSpec] = []
+        func add(_ kind: String, _ attributes: [String: Double], toxicity: Double? = nil, on: ToxicDirection? = nil) {
+            specs.append(ToxicSpec(name: "w\(index).\(kind)", kind: kind, direction: on ?? direction,
+                                   toxicity: toxicity ?? p, attributes: attributes))
+        }
+        let t = network.toxics
+        if t["latency"] != nil || t["jitter"] != nil {
+            add("latency", ["latency": t["latency"]?["ms"] ?? 0, "jitter": t["jitter"]?["ms"] ?? 0])
+        }
+        if let b = t["bandwidth"]?["rate_kbps"] { add("bandwidth", ["rate": b]) }
+        if let s = t["slicer"]?["bytes"] { add("slicer", ["average_size": s]) }
+        if let l = t["limit_data"]?["bytes"] { add("limit_data", ["bytes": l]) }
+        if let c = t["slow_close"]?["ms"] { add("slow_close", ["delay": c]) }
+        if let o = t["timeout"]?["ms"] { add("timeout", ["timeout": o]) }
+        // A reset hits the whole connection: one direction is enough, and its share is its own value.
+        if let r = t["reset"]?["toxicity"] { add("reset_peer", ["timeout": 0], toxicity: r, on: .downstream) }
+        return specs
+    }
+
+    /// Starts ticking; windows open and close on the driver's load clock (nothing happens during registration).
+    func start(driver: LoadDriver) {
+        self.driver = driver
+        recorder = Recorder(runStartNanos: driver.seriesStartNanos)
+        let timer = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
+        timer.setEventHandler { [unowned self] in tick() }
+        timer.schedule(deadline: .now(), repeating: .milliseconds(2), leeway: .microseconds(500))
+        timer.resume()
+        self.timer = timer
+    }
+
+    private func tick() {
+        guard let driver, let since = driver.sinceLoadNanos() else { return }
+        let now = driver.nowNanos()
+        if let proxy {
+            let active = windows.indices.filter { windows[$0].network != nil && windows[$0].contains(since) }
+            if active != activeNetwork {
+                for i in Set(active).subtracting(activeNetwork).sorted() {
+                    driver.logFault(sinceLoadNanos: since, window: windows[i].name, kind: "network.on",
+                                    subject: "proxy")
+                }
+                for i in Set(activeNetwork).subtracting(active).sorted() {
+                    driver.logFault(sinceLoadNanos: since, window: windows[i].name, kind: "network.off",
+                                    subject: "proxy")
+                }
+                activeNetwork = active
+                do {
+                    try proxy.setToxics(active.flatMap { Self.toxics(of: windows[$0], index: $0) })
+                } catch {
+                    // Validation let every value through the registry's ranges; say so if one slipped by.
+                    FileHandle.standardError.write(Data("callstorm: fault proxy refused the toxics: \(error)\n".utf8))
+                }
+            }
+            ticks += 1
+            if ticks % 25 == 0 { collect(proxy, since: since, now: now) }
+        }
+        for (i, phase) in targetPhases {
+            let w = windows[i]
+            guard let t = w.target, let target else { continue }
+            let restartAt = w.atNanos + (t.restartAfterNanos ?? w.forNanos)
+            if phase == .pending, since >= w.atNanos {
+                targetPhases[i] = .down
+                let signal = t.signal == "TERM" ? SIGTERM : SIGKILL
+                let pid = target.pid ?? 0
+                let t = now &- driver.seriesStartNanos
+                targetQueue.async { [historyFile] in
+                    target.kill(signal: signal)
+                    if let historyFile { Self.append("{\"t\":\(t),\"type\":\"target_killed\"}\n", to: historyFile) }
+                }
+                recorder?.count("faults.target.killed", atNanos: now)
+                driver.logFault(sinceLoadNanos: since, window: w.name, kind: "target.killed", subject: "pid-\(pid)")
+            } else if phase == .down, since >= restartAt {
+                targetPhases[i] = .restarted
+                targetQueue.async { [self] in
+                    do {
+                        try target.start()
+                        let at = driver.sinceLoadNanos() ?? since
+                        driver.logFault(sinceLoadNanos: at, window: w.name, kind: "target.restarted",
+                                        subject: "pid-\(target.pid ?? 0)")
+                        queue.async { self.recorder?.count("faults.target.restarted", atNanos: driver.nowNanos()) }
+                    } catch {
+                        queue.async { self.recorder?.count("faults.target.restart_failed", atNanos: driver.nowNanos()) }
+                        FileHandle.standardError.write(Data("callstorm: \(error)\n".utf8))
+                    }
+                }
+            }
+        }
+    }
+
+    private static func append(_ line: String, to file: URL) {
+        if !FileManager.default.fileExists(atPath: file.path) {
+            FileManager.default.createFile(atPath: file.path, contents: nil)
+        }
+        guard let handle = try? FileHandle(forWritingTo: file) else { return }
+        _ = try? handle.seekToEnd()
+        try? handle.write(contentsOf: Data(line.utf8))
+        try? handle.close()
+    }
+
+    /// Proxy counters since the last look, as per-second counters; toxics that acted, as fault-log rows.
+    private func collect(_ proxy: FaultProxy, since: UInt64, now: UInt64) {
+        let stats = proxy.stats
+        func delta(_ name: String, _ new: Int, _ old: Int) {
+            if new > old { recorder?.count(name, by: Int64(new - old), atNanos: now) }
+        }
+        delta("network.connections", stats.connectionsAccepted, lastStats.connectionsAccepted)
+        delta("network.upstream_connect_failures", stats.upstreamConnectFailures, lastStats.upstreamConnectFailures)
+        delta("network.resets", stats.resets, lastStats.resets)
+        delta("network.toxic_closes", stats.toxicCloses, lastStats.toxicCloses)
+        for (name, t) in stats.toxics {
+            let kind = name.split(separator: ".", maxSplits: 1).last.map(String.init) ?? name
+            delta("faults.network.\(kind).connections", t.connectionsSelected,
+                  lastStats.toxics[name]?.connectionsSelected ?? 0)
+        }
+        if stats.toxics != lastStats.toxics || stats.connectionsAccepted != lastStats.connectionsAccepted {
+            let decisions = proxy.decisionLog
+            for d in decisions.dropFirst(decisionsSeen) where d.applied {
+                let parts = d.toxic.split(separator: ".", maxSplits: 1)
+                let index = parts.first.flatMap { Int($0.dropFirst()) } ?? 0
+                let kind = parts.count > 1 ? String(parts[1]) : d.toxic
+                let window = windows.indices.contains(index) ? windows[index].name : ""
+                driver?.logFault(sinceLoadNanos: since, window: window, kind: "network.\(kind)",
+                                 subject: "conn-\(d.connection)", seq: d.connection)
+            }
+            decisionsSeen = decisions.count
+        }
+        lastStats = stats
+    }
+
+    /// Stops the ticks and the proxy, and returns what the controller counted, to merge into the run's results.
+    func finish() -> Recorder? {
+        timer?.cancel()
+        queue.sync {}
+        targetQueue.sync {}
+        if let proxy, let driver {
+            queue.sync { collect(proxy, since: driver.sinceLoadNanos() ?? 0, now: driver.nowNanos()) }
+        }
+        proxy?.stop()
+        return recorder
+    }
+
+    /// Stops what this controller started (the proxy; the child target is the run's to stop).
+    func stop() {
+        timer?.cancel()
+        proxy?.stop()
+    }
+}

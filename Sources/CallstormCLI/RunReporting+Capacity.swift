@@ -1,0 +1,45 @@
+import Foundation
+import Metrics
+import Results
+import Scenario
+
+extension RunReporting {
+    /// The `capacity:` section of the scenario copy in the run directory, so a rebuilt report finds the knee too.
+    static func capacitySpec(run: URL) -> CapacitySpec? {
+        let path = scenarioURL(run).path
+        guard FileManager.default.fileExists(atPath: path),
+              case .success(let scenario) = ScenarioLoader.load(contentsOf: path, knownFlows: ValidateCommand.knownFlows)
+        else { return nil }
+        return scenario.capacity
+    }
+}
+
+/// Watches a `capacity:` ramp during the run from the workers' checkpoints (no lock on any worker) and ends the
+/// arrivals once a window breaks the limit, so an overloaded target's collapse does not fill the rest of the run.
+final class CapacityWatch: @unchecked Sendable {
+    private let queue = DispatchQueue(label: "callstorm.capacity")
+    private let timer: DispatchSourceTimer
+    /// Written on `queue`, read after `stop()`.
+    private var knee: CapacityResult?
+
+    init?(spec: CapacitySpec?, runDirectory: URL, onKnee: @escaping @Sendable () -> Void) {
+        guard let spec, spec.stopAtKnee else { return nil }
+        timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.setEventHandler { [unowned self] in
+            guard knee == nil, let recorder = try? RunResults.loadRecorder(run: runDirectory) else { return }
+            let result = CapacityAnalysis.analyze(recorder, spec: spec)
+            if result.broken != nil {
+                knee = result
+                onKnee()
+            }
+        }
+        timer.schedule(deadline: .now() + 2, repeating: 2)
+        timer.resume()
+    }
+
+    /// Stops watching; returns the analysis that ended the arrivals, if the knee was found during the run.
+    func stop() -> CapacityResult? {
+        timer.cancel()
+        return queue.sync { knee }
+    }
+}

@@ -1,0 +1,149 @@
+/// Where a run's races happened and where the checker's violations fall among them: per offset, per operation
+/// pair, and the planned call behind each violation (what `repro-<n>.yaml` re-runs).
+///
+/// Built from the history's optional invoke fields `call`, `race` and `offset`; a history without them yields no
+/// races and no calls, and the checker's verdict does not depend on them.
+public struct RaceSummary: Sendable, Codable, Equatable {
+    /// One `together` step as fired by one call.
+    public struct Race: Sendable, Codable, Equatable {
+        public var call: Int
+        /// `<flow>/<step>`.
+        public var name: String
+        public var offset: Int64
+        /// The kinds of its actions in the order they were invoked, e.g. `["merge", "end"]`.
+        public var kinds: [String]
+    }
+
+    public struct OffsetRow: Sendable, Codable, Equatable {
+        public var offset: Int64
+        public var races: Int
+        public var violations: Int
+        /// Races at this offset whose call broke at least one rule.
+        public var racesWithViolations: Int
+    }
+
+    public struct PairRow: Sendable, Codable, Equatable {
+        public var name: String
+        /// `merge vs end`.
+        public var label: String
+        public var races: Int
+        public var violations: Int
+        public var racesWithViolations: Int
+        public var violationsByRule: [String: Int]
+    }
+
+    /// Where one violation came from; nil fields when the history does not say.
+    public struct Origin: Sendable, Codable, Equatable {
+        public var call: Int?
+        public var race: String?
+        public var offset: Int64?
+
+        public init(call: Int?, race: String?, offset: Int64?) {
+            self.call = call
+            self.race = race
+            self.offset = offset
+        }
+    }
+
+    /// Races fired (each a set of conflicting operations from one barrier).
+    public var races: Int
+    public var byOffset: [OffsetRow]
+    public var byPair: [PairRow]
+    /// One per violation of the report, in its order.
+    public var origins: [Origin]
+
+    public init(events: [HistoryEvent], report: CheckReport) {
+        var callOfOp: [Int: Int] = [:]
+        var callOfConversation: [String: Int] = [:]
+        var raceOfOp: [Int: Int] = [:]
+        var raceIndex: [String: Int] = [:]  // "<call> <name>"
+        var races: [Race] = []
+        for event in events {
+            switch event.body {
+            case .invoke(let i):
+                guard let call = i.call else { continue }
+                callOfOp[i.op] = call
+                for c in i.touched where callOfConversation[c] == nil { callOfConversation[c] = call }
+                guard let name = i.race else { continue }
+                let key = "\(call) \(name)"
+                let index = raceIndex[key] ?? {
+                    races.append(Race(call: call, name: name, offset: i.offset ?? 0, kinds: []))
+                    raceIndex[key] = races.count - 1
+                    return races.count - 1
+                }()
+                races[index].kinds.append(i.kind.rawValue)
+                raceOfOp[i.op] = index
+            case .complete(let c):
+                guard let call = callOfOp[c.op] else { continue }
+                for id in [c.conversation, c.view?.id, c.split?.id].compactMap({ $0 })
+                where callOfConversation[id] == nil {
+                    callOfConversation[id] = call
+                }
+            default:
+                continue
+            }
+        }
+        var firstRaceOfCall: [Int: Int] = [:]
+        for (index, race) in races.enumerated() where firstRaceOfCall[race.call] == nil {
+            firstRaceOfCall[race.call] = index
+        }
+        var origins: [Origin] = []
+        var raceOfViolation: [Int?] = []
+        for v in report.violations {
+            let call = v.ops.lazy.compactMap { callOfOp[$0] }.first
+                ?? v.conversations.lazy.compactMap { callOfConversation[$0] }.first
+            let race = v.ops.lazy.compactMap { raceOfOp[$0] }.first ?? call.flatMap { firstRaceOfCall[$0] }
+            raceOfViolation.append(race)
+            origins.append(Origin(call: call, race: race.map { races[$0].name }, offset: race.map { races[$0].offset }))
+        }
+        self.races = races.count
+        self.origins = origins
+
+        var offsets: [Int64: OffsetRow] = [:]
+        var pairs: [String: PairRow] = [:]
+        var pairOrder: [String] = []
+        var labelled: Set<String> = []
+        for race in races {
+            offsets[race.offset, default: OffsetRow(offset: race.offset, races: 0, violations: 0,
+                                                    racesWithViolations: 0)].races += 1
+            if pairs[race.name] == nil {
+                pairOrder.append(race.name)
+                pairs[race.name] = PairRow(name: race.name, label: race.kinds.joined(separator: " vs "), races: 0,
+                                           violations: 0, racesWithViolations: 0, violationsByRule: [:])
+            }
+            pairs[race.name]!.races += 1
+            // At offsets ≥ 0 the actions fire in the step's order, so their kinds name the pair as written.
+            if race.offset >= 0, labelled.insert(race.name).inserted {
+                pairs[race.name]!.label = race.kinds.joined(separator: " vs ")
+            }
+        }
+        var broken: Set<Int> = []
+        for (v, race) in zip(report.violations, raceOfViolation) {
+            guard let race else { continue }
+            let r = races[race]
+            offsets[r.offset]!.violations += 1
+            pairs[r.name]!.violations += 1
+            pairs[r.name]!.violationsByRule[v.rule.rawValue, default: 0] += 1
+            if broken.insert(race).inserted {
+                offsets[r.offset]!.racesWithViolations += 1
+                pairs[r.name]!.racesWithViolations += 1
+            }
+        }
+        byOffset = offsets.values.sorted { $0.offset < $1.offset }
+        byPair = pairOrder.map { pairs[$0]! }
+    }
+
+    /// The violation of `rule` most likely to replay: the first one whose race offset broke a rule in the largest
+    /// share of its races (the darkest cell of the heat strip); for violations outside races, the first.
+    public func likeliestToReplay(_ rule: Rule, in report: CheckReport) -> Int? {
+        let share = Dictionary(uniqueKeysWithValues: byOffset.map {
+            ($0.offset, $0.races > 0 ? Double($0.racesWithViolations) / Double($0.races) : 0)
+        })
+        var best: (index: Int, share: Double)?
+        for (i, v) in report.violations.enumerated() where v.rule == rule && origins[i].call != nil {
+            let s = origins[i].offset.flatMap { share[$0] } ?? 1
+            if best == nil || s > best!.share { best = (i, s) }
+        }
+        return best?.index
+    }
+}

@@ -1,0 +1,146 @@
+/// The run's books: every action and every push accounted for exactly once. Computed from the recorder's
+/// counters, so a report rebuilt from checkpoints after a kill checks the same identities (the workers add
+/// what was in flight at each checkpoint to the snapshot they write).
+///
+/// - per action kind: started = fulfilled + failed + timed out + in flight at stop;
+/// - calls: started = completed + failed + missed (the VoIP push never came or came too late) + in flight at stop;
+/// - pushes at the gateway: sent = accepted + rejected (present when the gateway's counters are);
+/// - pushes in the driver: accepted + duplicated copies = delivered + dropped by fault + blocked by iOS +
+///   expired + undelivered at stop, and the gateway's accepted equals the driver's.
+///
+/// A book that does not balance means callstorm lost track of something: the run fails with exit 3.
+public struct Books: Sendable, Codable, Equatable {
+    public struct ActionLine: Sendable, Codable, Equatable {
+        public var kind: String
+        public var started: Int64
+        public var fulfilled: Int64
+        public var failed: Int64
+        public var timedOut: Int64
+        public var inFlightAtStop: Int64
+
+        public var accounted: Int64 { fulfilled + failed + timedOut + inFlightAtStop }
+        public var balanced: Bool { started == accounted }
+    }
+
+    public struct CallLine: Sendable, Codable, Equatable {
+        public var started: Int64
+        public var completed: Int64
+        public var failed: Int64
+        /// Calls nobody answered because the callee's VoIP push was lost or reported too late (nil in books
+        /// written before missed calls were counted apart).
+        public var missed: Int64?
+        public var inFlightAtStop: Int64
+
+        public var accounted: Int64 { completed + failed + (missed ?? 0) + inFlightAtStop }
+        public var balanced: Bool { started == accounted }
+    }
+
+    public struct PushLine: Sendable, Codable, Equatable {
+        /// Requests the gateway received, and what it answered; nil when its counters are missing (a killed run).
+        public var sent: Int64?
+        public var gatewayAccepted: Int64?
+        public var rejected: Int64?
+        /// Pushes the driver's devices were handed (the gateway accepted them), and their fates.
+        public var accepted: Int64
+        public var duplicated: Int64
+        public var delivered: Int64
+        public var droppedByFault: Int64
+        public var blocked: Int64
+        public var expired: Int64
+        public var undeliveredAtStop: Int64
+
+        public var fates: Int64 { delivered + droppedByFault + blocked + expired + undeliveredAtStop }
+    }
+
+    public var actions: [ActionLine]
+    public var calls: CallLine
+    public var pushes: PushLine
+    /// One sentence per book that does not balance, naming it and the difference.
+    public var problems: [String]
+
+    public var balanced: Bool { problems.isEmpty }
+
+    /// Counter names the books read (kept here so the driver and the reports agree on them).
+    public enum Counter {
+        public static let gatewaySent = "gateway.pushes.sent"
+        public static let gatewayAccepted = "gateway.pushes.accepted"
+        public static let gatewayRejected = "gateway.pushes.rejected"
+        public static let accepted = "pushes.accepted"
+        public static let duplicated = "pushes.duplicated"
+        public static let delivered = "pushes.delivered"
+        public static let droppedByFault = "pushes.dropped_by_fault"
+        public static let blocked = "pushes.blocked_after_missed_deadlines"
+        public static let expired = "pushes.expired_discarded"
+        public static let undelivered = "pushes.undelivered_at_stop"
+    }
+
+    public init(counters c: [String: Int64]) {
+        func n(_ name: String) -> Int64 { c[name] ?? 0 }
+        var kinds: [String] = []
+        for name in c.keys where name.hasPrefix("action.") && name.hasSuffix(".started") {
+            let parts = name.split(separator: ".")
+            if parts.count == 3 { kinds.append(String(parts[1])) }
+        }
+        actions = kinds.sorted().map { k in
+            ActionLine(kind: k, started: n("action.\(k).started"), fulfilled: n("action.\(k).fulfilled"),
+                       failed: n("action.\(k).failed"), timedOut: n("action.\(k).timed_out"),
+                       inFlightAtStop: n("action.\(k).in_flight_at_stop"))
+        }
+        calls = CallLine(started: n("calls.started"), completed: n("calls.completed"), failed: n("calls.failed"),
+                         missed: n("calls.missed"), inFlightAtStop: n("calls.in_flight_at_stop"))
+        pushes = PushLine(
+            sent: c[Counter.gatewaySent], gatewayAccepted: c[Counter.gatewayAccepted],
+            rejected: c[Counter.gatewayRejected], accepted: n(Counter.accepted), duplicated: n(Counter.duplicated),
+            delivered: n(Counter.delivered), droppedByFault: n(Counter.droppedByFault), blocked: n(Counter.blocked),
+            expired: n(Counter.expired), undeliveredAtStop: n(Counter.undelivered))
+
+        var problems: [String] = []
+        for line in actions where !line.balanced {
+            problems.append("action \(line.kind): started \(line.started) ≠ fulfilled \(line.fulfilled) + failed "
+                + "\(line.failed) + timed out \(line.timedOut) + in flight at stop \(line.inFlightAtStop) "
+                + "(= \(line.accounted); \(line.started - line.accounted) unaccounted)")
+        }
+        if !calls.balanced {
+            let sum = calls.accounted
+            problems.append("calls: started \(calls.started) ≠ completed \(calls.completed) + failed \(calls.failed) "
+                + "+ missed \(calls.missed ?? 0) + in flight at stop \(calls.inFlightAtStop) (= \(sum); "
+                + "\(calls.started - sum) unaccounted)")
+        }
+        let p = pushes
+        if let sent = p.sent, let accepted = p.gatewayAccepted, let rejected = p.rejected,
+           sent != accepted + rejected {
+            problems.append("pushes at the gateway: sent \(sent) ≠ accepted \(accepted) + rejected \(rejected) "
+                + "(\(sent - accepted - rejected) unaccounted)")
+        }
+        if let accepted = p.gatewayAccepted, accepted != p.accepted {
+            problems.append("pushes: the gateway accepted \(accepted) but the devices were handed \(p.accepted) "
+                + "(\(accepted - p.accepted) lost between gateway and devices)")
+        }
+        if p.accepted + p.duplicated != p.fates {
+            problems.append("pushes: accepted \(p.accepted) + duplicated copies \(p.duplicated) ≠ delivered "
+                + "\(p.delivered) + dropped by fault \(p.droppedByFault) + blocked \(p.blocked) + expired "
+                + "\(p.expired) + undelivered at stop \(p.undeliveredAtStop) (= \(p.fates); "
+                + "\(p.accepted + p.duplicated - p.fates) unaccounted)")
+        }
+        self.problems = problems
+    }
+
+    /// Lines for the terminal and the report, one per book.
+    public var lines: [String] {
+        var out = actions.map { a in
+            "action \(a.kind): started \(a.started) \(a.balanced ? "=" : "≠") fulfilled \(a.fulfilled) + failed \(a.failed) + timed out "
+                + "\(a.timedOut) + in flight at stop \(a.inFlightAtStop)"
+        }
+        out.append("calls: started \(calls.started) \(calls.balanced ? "=" : "≠") completed \(calls.completed) + failed \(calls.failed) + "
+            + "missed \(calls.missed ?? 0) + in flight at stop \(calls.inFlightAtStop)")
+        let p = pushes
+        if let sent = p.sent, let accepted = p.gatewayAccepted, let rejected = p.rejected {
+            out.append("pushes at the gateway: sent \(sent) \(sent == accepted + rejected ? "=" : "≠") accepted \(accepted) + rejected \(rejected)")
+        }
+        out.append("pushes to devices: accepted \(p.accepted) + duplicated \(p.duplicated) "
+            + "\(p.accepted + p.duplicated == p.fates ? "=" : "≠") delivered "
+            + "\(p.delivered) + dropped by fault \(p.droppedByFault) + blocked \(p.blocked) + expired \(p.expired) "
+            + "+ undelivered at stop \(p.undeliveredAtStop)")
+        return out
+    }
+}

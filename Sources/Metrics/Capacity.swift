@@ -1,0 +1,124 @@
+/// The `capacity:` section of a scenario: the latency limit whose breaking marks the knee of a ramp, judged over
+/// sliding windows of whole seconds, and whether the run stops once the knee is found.
+///
+/// Capacity planning asks "how many calls/s before deadlines slip?". A ramp answers it only if the answer is read
+/// per window (a whole-run p99 mixes the easy start with the overloaded end), and stopping at the knee keeps an
+/// overloaded target from drowning the report in its collapse.
+public struct CapacitySpec: Sendable, Equatable, Codable {
+    /// A latency statistic and its limit, e.g. `push_to_report.p99 < 100ms`.
+    public var limit: Threshold
+    /// Width of the sliding window in seconds.
+    public var windowSeconds: Int
+    /// End arrivals once a window breaks the limit (in-flight calls still drain).
+    public var stopAtKnee: Bool
+    /// Windows with fewer samples are not judged: at the foot of a ramp one slow first call would be the p99.
+    public var minimumSamples: Int
+
+    public init(limit: Threshold, windowSeconds: Int = 5, stopAtKnee: Bool = true, minimumSamples: Int = 20) {
+        self.limit = limit
+        self.windowSeconds = windowSeconds
+        self.stopAtKnee = stopAtKnee
+        self.minimumSamples = minimumSamples
+    }
+
+    /// The metric and statistic, or nil when the limit is not on a latency statistic.
+    public var latency: (metric: String, statistic: Threshold.Statistic)? {
+        guard case let .latency(metric, statistic) = limit.subject, statistic != .count else { return nil }
+        return (metric, statistic)
+    }
+}
+
+/// One window of a capacity analysis: the rate the harness delivered in it and the statistic measured in it.
+public struct CapacityWindow: Sendable, Equatable, Codable {
+    /// Last second of the window (report seconds, from the run's origin).
+    public var second: Int
+    /// Calls started per second, averaged over the window.
+    public var callsPerSecond: Double
+    /// The statistic in microseconds over all samples of the window.
+    public var valueMicros: Int64
+    public var samples: Int64
+    public var passed: Bool
+}
+
+/// What a ramp showed: every window, the knee (the highest delivered rate whose window kept the limit before the
+/// limit first broke), and where it broke.
+public struct CapacityResult: Sendable, Equatable, Codable {
+    public var spec: CapacitySpec
+    public var windows: [CapacityWindow]
+    /// Highest calls/s of a passing window before the first failing one; nil when no window passed first.
+    public var kneeCallsPerSecond: Double?
+    /// The first window that broke the limit, if any did.
+    public var broken: CapacityWindow?
+
+    /// One sentence for the report and the terminal.
+    public var summary: String {
+        let limit = spec.limit.text
+        guard let broken else {
+            let top = windows.filter(\.passed).map(\.callsPerSecond).max()
+            return top.map { "\(limit) held over every \(spec.windowSeconds) s window, up to "
+                + "\(Self.rateText($0)) calls/s: the knee was not reached" }
+                ?? "\(limit): no window had samples"
+        }
+        let measured = Threshold.millisText(Double(broken.valueMicros))
+        let at = "broke at second \(broken.second) (\(Self.rateText(broken.callsPerSecond)) calls/s, \(measured))"
+        guard let knee = kneeCallsPerSecond else { return "\(limit) \(at) before any window kept it" }
+        return "knee at \(Self.rateText(knee)) calls/s: \(limit) held up to there and \(at)"
+    }
+
+    static func rateText(_ rate: Double) -> String {
+        let tenths = (rate * 10).rounded()
+        return tenths.truncatingRemainder(dividingBy: 10) == 0 ? String(Int64(tenths / 10)) : String(tenths / 10)
+    }
+}
+
+public enum CapacityAnalysis {
+    /// Counter whose per-second series is the delivered rate.
+    public static let rateCounter = "calls.started"
+
+    /// Slides a window of `spec.windowSeconds` over the seconds in which calls started, one second at a time,
+    /// and judges the statistic over each window's samples. Windows with fewer than `minimumSamples` are skipped.
+    public static func analyze(_ recorder: Recorder, spec: CapacitySpec) -> CapacityResult {
+        var result = CapacityResult(spec: spec, windows: [], kneeCallsPerSecond: nil, broken: nil)
+        guard let (metric, statistic) = spec.latency else { return result }
+        let started = recorder.counterSeries(rateCounter)
+        guard let first = started.first?.second, let last = started.last?.second else { return result }
+        let perSecond = Dictionary(started.map { ($0.second, $0.value) }, uniquingKeysWith: +)
+        let intervals = recorder.intervals[metric] ?? [:]
+        let width = max(1, spec.windowSeconds)
+        var passedBefore: Double?
+        for end in (first + width - 1)...max(first + width - 1, last) {
+            let seconds = (end - width + 1)...end
+            var histogram: SparseHistogram?
+            for s in seconds {
+                guard let h = intervals[s], !h.isEmpty else { continue }
+                histogram = histogram.map { $0.adding(h) } ?? h
+            }
+            guard let histogram, histogram.totalCount >= Int64(spec.minimumSamples) else { continue }
+            let calls = seconds.reduce(Int64(0)) { $0 + (perSecond[$1] ?? 0) }
+            let value = statisticValue(histogram, statistic)
+            let window = CapacityWindow(second: end, callsPerSecond: Double(calls) / Double(width),
+                                        valueMicros: value, samples: histogram.totalCount,
+                                        passed: spec.limit.comparison.holds(Double(value), spec.limit.limit))
+            result.windows.append(window)
+            if result.broken == nil {
+                if window.passed {
+                    passedBefore = max(passedBefore ?? 0, window.callsPerSecond)
+                } else {
+                    result.broken = window
+                    result.kneeCallsPerSecond = passedBefore
+                }
+            }
+        }
+        return result
+    }
+
+    static func statisticValue(_ histogram: SparseHistogram, _ statistic: Threshold.Statistic) -> Int64 {
+        switch statistic {
+        case .percentile(let p): return histogram.value(atPercentile: p)
+        case .min: return histogram.min
+        case .max: return histogram.max
+        case .mean: return Int64(histogram.mean.rounded())
+        case .count: return histogram.totalCount
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Metrics
+import XCTest
+
+final class BooksTests: XCTestCase {
+    private let balanced: [String: Int64] = [
+        "action.join.started": 10, "action.join.fulfilled": 6, "action.join.failed": 1, "action.join.failed.http_500": 1,
+        "action.join.timed_out": 2, "action.join.in_flight_at_stop": 1,
+        "calls.started": 5, "calls.completed": 3, "calls.failed": 1, "calls.in_flight_at_stop": 1,
+        "gateway.pushes.sent": 12, "gateway.pushes.accepted": 9, "gateway.pushes.rejected": 3,
+        "pushes.accepted": 9, "pushes.duplicated": 1, "pushes.delivered": 5, "pushes.dropped_by_fault": 2,
+        "pushes.blocked_after_missed_deadlines": 1, "pushes.expired_discarded": 1, "pushes.undelivered_at_stop": 1,
+    ]
+
+    func testBalancedCountersHaveNoProblems() {
+        let books = Books(counters: balanced)
+        XCTAssertEqual(books.problems, [])
+        XCTAssertEqual(books.actions.map(\.kind), ["join"], "failed.<reason> counters are not a kind")
+        XCTAssertEqual(books.actions[0].accounted, 10)
+        XCTAssertEqual(books.pushes.sent, 12)
+    }
+
+    func testAnActionThatVanishedIsNamedWithTheDifference() {
+        var c = balanced
+        c["action.join.started"] = 11
+        let books = Books(counters: c)
+        XCTAssertEqual(books.problems.count, 1)
+        XCTAssertTrue(books.problems[0].hasPrefix("action join: started 11"), books.problems[0])
+        XCTAssertTrue(books.problems[0].contains("1 unaccounted"), books.problems[0])
+    }
+
+    func testPushesLostBetweenGatewayAndDevicesAreNamed() {
+        var c = balanced
+        c["gateway.pushes.accepted"] = 10
+        c["gateway.pushes.sent"] = 13
+        let books = Books(counters: c)
+        XCTAssertEqual(books.problems, ["pushes: the gateway accepted 10 but the devices were handed 9 "
+            + "(1 lost between gateway and devices)"])
+    }
+
+    func testAPushWithoutAFateAndAGatewayMiscountAreBothNamed() {
+        var c = balanced
+        c["pushes.delivered"] = 4
+        c["gateway.pushes.rejected"] = 2
+        let problems = Books(counters: c).problems
+        XCTAssertEqual(problems.count, 2, "\(problems)")
+        XCTAssertTrue(problems.contains { $0.hasPrefix("pushes at the gateway: sent 12") })
+        XCTAssertTrue(problems.contains { $0.hasPrefix("pushes: accepted 9 + duplicated copies 1") })
+    }
+
+    func testWithoutGatewayCountersOnlyTheDriverBooksAreChecked() {
+        var c = balanced
+        c["gateway.pushes.sent"] = nil
+        c["gateway.pushes.accepted"] = nil
+        c["gateway.pushes.rejected"] = nil
+        let books = Books(counters: c)
+        XCTAssertNil(books.pushes.sent)
+        XCTAssertEqual(books.problems, [])
+    }
+}
