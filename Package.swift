@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "Checker"),
 
         // MARK: - I/O modules
-        .target(name: "Transport", dependencies: ["CCurl"]),
+        .target(name: "Transport", dependencies: ["CCurl", "CLinux"]),
         .target(name: "Credentials", dependencies: ["CSSL"]),
         .target(name: "HTTPServer", dependencies: ["CLinux", "CSSL", "CLibnghttp2"]),
         .target(name: "PushGateway", dependencies: ["HTTPServer", "CallModel", "Credentials", "Metrics"]),
@@ -53,10 +53,11 @@ let package = Package(
             linkerSettings: [.linkedLibrary("jemalloc")]
         ),
         .executableTarget(name: "checker-bench", dependencies: ["Checker"], path: "Benchmarks/checker-bench"),
+        .executableTarget(name: "metrics-bench", dependencies: ["Metrics", "CLinux"], path: "Benchmarks/metrics-bench"),
 
         // MARK: - Tests, one target per module
         .testTarget(name: "CallModelTests", dependencies: ["CallModel"]),
-        .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "CLinux"]),
         .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "Metrics"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "HTTPServer", "Credentials"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Credentials"]),

@@ -2,19 +2,21 @@
 # Push gateway throughput: h2load (nghttp2-client) against `callstorm gateway` and, in the same run, against
 # nghttpd (nghttp2-server) answering the same request from a static file — the ceiling. Both servers get one
 # core (taskset -c 1), h2load the other (taskset -c 0). Prints the figures and writes them to
-# Benchmarks/results/gateway-<date>.md.
+# Benchmarks/results/gateway-<date>.md, or, with BENCH_JSON=FILE (as `make bench` calls it), to FILE as JSON.
 #
 # Knobs: BENCH_DURATION (seconds per run, default 10), BENCH_CONNECTIONS (100), BENCH_STREAMS (10 per
-# connection), BENCH_ROUNDS (3), CALLSTORM_BIN (default .build/release/callstorm, built when missing).
+# connection), BENCH_ROUNDS (3), CALLSTORM_BIN (default .build/release/callstorm, built when missing),
+# BENCH_GATEWAY_THREADS (the gateway's event-loop threads, default 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
-scripts/test-deps.sh
+scripts/bench-deps.sh >/dev/null
 BIN=${CALLSTORM_BIN:-.build/release/callstorm}
 [ -x "$BIN" ] || swift build -c release --product callstorm
 DURATION=${BENCH_DURATION:-10}
 CONNS=${BENCH_CONNECTIONS:-100}
 STREAMS=${BENCH_STREAMS:-10}
+GW_THREADS=${BENCH_GATEWAY_THREADS:-1}
 SERVER_CPU=1
 CLIENT_CPU=0
 [ "$(nproc)" -ge 2 ] || { SERVER_CPU=0; CLIENT_CPU=0; }
@@ -57,10 +59,10 @@ headers=(-H "authorization: bearer $jwt" -H "apns-push-type: voip" -H "apns-topi
 
 gw_tls=$(free_port); gw_h2c=$(free_port); ng_tls=$(free_port); ng_h2c=$(free_port)
 taskset -c $SERVER_CPU "$BIN" gateway --listen "127.0.0.1:$gw_tls" --tls --state-dir "$work/state" --quiet \
-    --keys "$key_id=$work/pub.pem" --team "$team" >"$work/gw-tls.log" 2>&1 & pids+=($!)
+    --threads "$GW_THREADS" --keys "$key_id=$work/pub.pem" --team "$team" >"$work/gw-tls.log" 2>&1 & pids+=($!)
 wait_port "$gw_tls"
 cert="$work/state/tls/server.pem"; key="$work/state/tls/server-key.pem"
-taskset -c $SERVER_CPU "$BIN" gateway --listen "127.0.0.1:$gw_h2c" --quiet --keys "$key_id=$work/pub.pem" \
+taskset -c $SERVER_CPU "$BIN" gateway --listen "127.0.0.1:$gw_h2c" --quiet --threads "$GW_THREADS" --keys "$key_id=$work/pub.pem" \
     --team "$team" >"$work/gw-h2c.log" 2>&1 & pids+=($!)
 taskset -c $SERVER_CPU nghttpd -n 1 -d "$work/htdocs" "$ng_tls" "$key" "$cert" >/dev/null 2>&1 & pids+=($!)
 taskset -c $SERVER_CPU nghttpd -n 1 --no-tls -d "$work/htdocs" "$ng_h2c" >/dev/null 2>&1 & pids+=($!)
@@ -106,6 +108,28 @@ gw_tls_rps=$(median ${samples[gw_tls]}); ng_tls_rps=$(median ${samples[ng_tls]})
 gw_h2c_rps=$(median ${samples[gw_h2c]}); ng_h2c_rps=$(median ${samples[ng_h2c]})
 gw_tls_ok=${samples[gw_tls_ok]}; gw_tls_total=${samples[gw_tls_total]}
 gw_h2c_ok=${samples[gw_h2c_ok]}; gw_h2c_total=${samples[gw_h2c_total]}
+
+h2load_cmd="taskset -c $CLIENT_CPU h2load -D $DURATION --warm-up-time=1 -c $CONNS -m $STREAMS -t 1 -d payload.json \
+-H 'authorization: bearer <ES256 JWT>' -H 'apns-push-type: voip' -H 'apns-topic: com.example.callstorm.voip' \
+-H 'apns-priority: 10' -H 'apns-expiration: 0' URL/3/device/<64-hex token>"
+if [ -n "${BENCH_JSON:-}" ]; then
+    list() { echo "$@" | tr -s ' ' '\n' | grep -v '^$' | paste -sd, -; }
+    cat > "$BENCH_JSON" <<JSON
+{"connections": $CONNS, "streams": $STREAMS, "duration_s": $DURATION, "rounds": $ROUNDS, "gateway_threads": $GW_THREADS,
+ "payload_bytes": $(wc -c < "$work/payload.json"),
+ "commands": {"client": "$(echo "$h2load_cmd" | tr -d '\\' | tr -s ' ' | sed 's/"/\\"/g')",
+   "gateway_tls": "taskset -c $SERVER_CPU callstorm gateway --listen 127.0.0.1:PORT --tls --quiet --threads $GW_THREADS --keys KEYID=pub.pem --team TEAM",
+   "gateway_h2c": "taskset -c $SERVER_CPU callstorm gateway --listen 127.0.0.1:PORT --quiet --threads $GW_THREADS --keys KEYID=pub.pem --team TEAM",
+   "nghttpd_tls": "taskset -c $SERVER_CPU nghttpd -n 1 -d htdocs PORT server-key.pem server.pem",
+   "nghttpd_h2c": "taskset -c $SERVER_CPU nghttpd -n 1 --no-tls -d htdocs PORT"},
+ "gw_tls": [$(list ${samples[gw_tls]})], "ng_tls": [$(list ${samples[ng_tls]})],
+ "gw_h2c": [$(list ${samples[gw_h2c]})], "ng_h2c": [$(list ${samples[ng_h2c]})],
+ "ratio_tls": [$(list ${samples[ratio_tls]})], "ratio_h2c": [$(list ${samples[ratio_h2c]})],
+ "gw_tls_2xx": $gw_tls_ok, "gw_tls_total": $gw_tls_total, "gw_h2c_2xx": $gw_h2c_ok, "gw_h2c_total": $gw_h2c_total}
+JSON
+    echo "written: $BENCH_JSON"
+    exit 0
+fi
 
 stamp=$(date -u +%Y-%m-%dT%H%M%SZ)
 report="Benchmarks/results/gateway-$stamp.md"

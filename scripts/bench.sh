@@ -1,105 +1,221 @@
 #!/usr/bin/env bash
-# `make bench`: runs the benchmark scenarios and writes Benchmarks/results/<date>.md and .json.
-# Figures are measured on this machine in this run; compare ratios, not absolute numbers, across machines.
+# `make bench`: the benchmark suite. Every figure is measured next to a peer in the same run, the two alternating
+# round by round, and reported as min / median / max over the rounds plus the median of the per-round ratios:
+# this machine is shared and noisy, so only same-run ratios mean anything. Writes Benchmarks/results/<date>.md and
+# .json (the README's table is generated from the latest: scripts/bench-table.sh).
+#
+# Sections (BENCH_ONLY="gateway raw-http ..." runs a subset): gateway (h2load: callstorm gateway vs nghttpd),
+# gateway-instructions (the same under callgrind: instructions per request, immune to machine load),
+# raw-http (callstorm raw-http vs wrk on one nginx), devices (50,000 idle devices vs a 4-device baseline),
+# metrics (recording cost vs plain adds), checker (1M-op history vs Python's json parsing of the same file),
+# scale (Scenarios/scale.yaml: timer accuracy, delivered rate), races (Scenarios/races/*.yaml against the correct
+# reference target: conflicting pairs and violations, RACE_SECONDS each), locust (calls per CPU-second vs Locust).
+# Knobs: BENCH_ROUNDS (3), BENCH_SECONDS (5, per load run), BENCH_CONNS ("1000 5000").
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=.build/release/callstorm
+export PATH=/opt/swift/usr/bin:$PATH
+scripts/bench-deps.sh
+bin=$PWD/.build/release/callstorm
+[ -x "$bin" ] || swift build -c release --product callstorm
+swift build -c release --product checker-bench >/dev/null
+swift build -c release --product metrics-bench >/dev/null
 out=Benchmarks/results
-work=Benchmarks/work
+work=$PWD/Benchmarks/work
+# BENCH_KEEP_WORK=1 keeps an earlier run's raw files, so a section run alone (BENCH_ONLY) joins them.
+[ -n "${BENCH_KEEP_WORK:-}" ] || rm -rf "$work"
 mkdir -p "$out" "$work"
 date=$(date -u +%Y-%m-%d)
+ROUNDS=${BENCH_ROUNDS:-3}
+SECONDS_PER_RUN=${BENCH_SECONDS:-5}
+CONNS=${BENCH_CONNS:-"1000 5000"}
+ONLY=${BENCH_ONLY:-"gateway gateway-instructions raw-http devices metrics checker scale races locust"}
+SERVER_CPU=1
+CLIENT_CPU=0
+[ "$(nproc)" -ge 2 ] || { SERVER_CPU=0; CLIENT_CPU=0; }
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+suite_start=$(date +%s)
+cat /proc/loadavg > "$work/loadavg-start"
 
-run() {  # run NAME SCENARIO: one callstorm run under GNU time, into $work/NAME
-    rm -rf "$work/$1"
-    # Exit 1 is failed thresholds (a busy machine): the figures are still measured and written below.
-    /usr/bin/time -v -o "$work/$1.time" "$bin" run "$2" --out "$work/$1" --quiet > "$work/$1.log" 2>&1 \
-        || [ $? -eq 1 ]
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
 }
-
-run baseline Benchmarks/baseline.yaml
-run scale Scenarios/scale.yaml
-
-# History checker speed: a synthetic correct history of 1,000,000 operations, read and checked (docs/CHECKER.md).
-swift build -c release --product checker-bench > "$work/checker-bench.build.log" 2>&1
-.build/release/checker-bench --out "$work/checker-bench.json" | tee "$work/checker-bench.log"
-
-# Race scenarios against the correct reference target, long enough for > 10,000 conflicting pairs in all; a run
-# with a violation exits 1, which the figures below report (so it must not stop the script).
-race_seconds=${RACE_SECONDS:-45}
-for scenario in Scenarios/races/*.yaml; do
-    name=race-$(basename "$scenario" .yaml)
-    rm -rf "$work/$name"
-    "$bin" run "$scenario" --out "$work/$name" --duration "${race_seconds}s" --quiet > "$work/$name.log" 2>&1 || true
-done
-
-python3 - "$work" "$out" "$date" <<'PY'
-import csv, json, os, platform, sys
-work, out, date = sys.argv[1:4]
-
-def peak_rss_kib(name):
-    for line in open(os.path.join(work, name + ".time")):
-        if "Maximum resident set size" in line:
-            return int(line.split(":")[1])
-    raise SystemExit("no RSS in " + name)
-
-def summary(name):
-    rows = {r["metric"]: r for r in csv.DictReader(open(os.path.join(work, name, "summary.csv")))}
-    counters = {r["counter"]: int(r["value"]) for r in csv.DictReader(open(os.path.join(work, name, "counters.csv")))}
-    return rows, counters
-
-rows, counters = summary("scale")
-devices, planned_rate, window = 10000, 500.0, 30.0
-lag = rows["scheduler_lag"]
-base_rss, scale_rss = peak_rss_kib("baseline"), peak_rss_kib("scale")
-figures = {
-    "date": date,
-    "machine": f"{platform.node()} {platform.system()} {platform.release()} {platform.machine()}, {os.cpu_count()} cores",
-    "scenario": "Scenarios/scale.yaml (10,000 devices, 500 calls/s for 30 s, embedded target)",
-    "calls_planned": counters.get("calls.planned", 0),
-    "calls_started": counters.get("calls.started", 0),
-    "calls_completed": counters.get("calls.completed", 0),
-    "planned_rate_per_s": planned_rate,
-    "delivered_rate_per_s": counters.get("calls.started", 0) / window,
-    "harness_errors": sum(v for k, v in counters.items() if k.startswith("errors.")),
-    "scheduler_lag_ms": {"p50": float(lag["p50"]), "p99": float(lag["p99"]), "max": float(lag["max"])},
-    "push_to_report_ms": {k: float(rows["push_to_report"][k]) for k in ("p50", "p99", "max")},
-    "peak_rss_mib": round(scale_rss / 1024, 1),
-    "baseline_rss_mib": round(base_rss / 1024, 1),
-    "rss_per_device_bytes": round((scale_rss - base_rss) * 1024 / devices),
+trap cleanup EXIT
+stop() {  # stop PID: one server this script started
+    kill "$1" 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
 }
-checker = json.load(open(os.path.join(work, "checker-bench.json")))
-figures["checker_bench"] = checker
-races = {}
-for name in sorted(os.listdir(work)):
-    path = os.path.join(work, name, "raw", "races.json")
-    if name.startswith("race-") and os.path.isfile(path):
-        r = json.load(open(path))
-        races[name[5:]] = {"races": r["races"], "violations": sum(x["violations"] for x in r["rules"]),
-                           "operations": r["operations"]}
-figures["races"] = races
-figures["races_total"] = sum(r["races"] for r in races.values())
-figures["races_violations"] = sum(r["violations"] for r in races.values())
-json.dump(figures, open(os.path.join(out, date + ".json"), "w"), indent=2, sort_keys=True)
-f = figures
-md = f"""# callstorm benchmarks, {date}
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_port() {
+    for _ in $(seq 1 200); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+        sleep 0.05
+    done
+    echo "nothing listens on port $1" >&2
+    return 1
+}
+wanted() { [[ " $ONLY " == *" $1 "* ]]; }
+# cpu_seconds FILE: user + system seconds from a GNU time -f '%U %S %M' file.
+cpu_seconds() { awk '{ print $1 + $2 }' "$1"; }
+peak_kib() { awk '{ print $3 }' "$1"; }
+section() { echo; echo "== $1 ($(( $(date +%s) - suite_start )) s into the suite)"; }
 
-Machine: {f['machine']}. Scenario: {f['scenario']}.
+# MARK: - push gateway vs nghttpd (issue 3)
+if wanted gateway; then
+    section "push gateway: h2load vs callstorm gateway and nghttpd"
+    BENCH_JSON="$work/gateway.json" BENCH_DURATION=$SECONDS_PER_RUN BENCH_ROUNDS=$ROUNDS CALLSTORM_BIN="$bin" \
+        scripts/bench-gateway.sh || echo '{"error": "bench-gateway.sh failed"}' > "$work/gateway.json"
+fi
 
-| figure | value |
-|---|---|
-| calls planned / started / completed | {f['calls_planned']} / {f['calls_started']} / {f['calls_completed']} |
-| calls/s planned vs delivered | {f['planned_rate_per_s']:.0f} vs {f['delivered_rate_per_s']:.1f} |
-| harness errors (errors.*) | {f['harness_errors']} |
-| scheduler lag p50 / p99 / max | {f['scheduler_lag_ms']['p50']:.3f} / {f['scheduler_lag_ms']['p99']:.3f} / {f['scheduler_lag_ms']['max']:.3f} ms |
-| push-to-report p50 / p99 / max | {f['push_to_report_ms']['p50']:.3f} / {f['push_to_report_ms']['p99']:.3f} / {f['push_to_report_ms']['max']:.3f} ms |
-| peak RSS (scale run) | {f['peak_rss_mib']} MiB |
-| peak RSS (4-device baseline) | {f['baseline_rss_mib']} MiB |
-| RSS per device (scale − baseline) / 10,000 | {f['rss_per_device_bytes']} bytes |
-| history checker, {checker['operations']:,} ops (read + check) | {checker['totalSeconds']} s ({checker['readSeconds']} + {checker['checkSeconds']}), {checker['opsPerSecond']:,} ops/s, {checker['violations']} violations |
-| race scenarios vs correct target: conflicting pairs / violations | {f['races_total']:,} / {f['races_violations']} |
-"""
-for name, r in races.items():
-    md += f"| &nbsp;&nbsp;{name}: races / violations / operations | {r['races']:,} / {r['violations']} / {r['operations']:,} |\n"
-open(os.path.join(out, date + ".md"), "w").write(md)
-print(md)
-PY
+# MARK: - push gateway vs nghttpd in instructions (callgrind): immune to a busy machine
+if wanted gateway-instructions; then
+    section "push gateway: instructions per request under callgrind vs nghttpd"
+    CALLSTORM_BIN="$bin" scripts/bench-gateway-callgrind.sh "$work/gateway-callgrind.json" \
+        || echo '{"error": "bench-gateway-callgrind.sh failed"}' > "$work/gateway-callgrind.json"
+fi
+
+# MARK: - raw driver throughput: callstorm raw-http vs wrk on one nginx
+if wanted raw-http; then
+    section "raw HTTP: callstorm raw-http vs wrk against nginx"
+    port=$(free_port)
+    mkdir -p "$work/nginx/logs"
+    # One nginx worker on the server core, the same for both clients: a 6-byte 200 from memory, keep-alive.
+    cat > "$work/nginx/nginx.conf" <<NGINX
+worker_processes 1;
+worker_rlimit_nofile 19000;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/logs/error.log warn;
+events { worker_connections 16384; multi_accept on; }
+http {
+    access_log off;
+    keepalive_requests 10000000;
+    keepalive_timeout 120s;
+    client_body_temp_path $work/nginx/body;
+    proxy_temp_path $work/nginx/proxy;
+    fastcgi_temp_path $work/nginx/fastcgi;
+    uwsgi_temp_path $work/nginx/uwsgi;
+    scgi_temp_path $work/nginx/scgi;
+    server {
+        listen 127.0.0.1:$port backlog=16384 reuseport;
+        location / { default_type text/plain; return 200 "hello\n"; }
+    }
+}
+NGINX
+    taskset -c $SERVER_CPU nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" -g 'daemon off;' \
+        >"$work/nginx/stdout.log" 2>&1 & nginx_pid=$!; pids+=($nginx_pid)
+    wait_port "$port"
+    url="http://127.0.0.1:$port/"
+    for c in $CONNS; do
+        for round in $(seq 1 "$ROUNDS"); do
+            f="$work/raw-$c-$round"
+            /usr/bin/time -f '%U %S %M' -o "$f-wrk.time" taskset -c $CLIENT_CPU \
+                wrk -t 1 -c "$c" -d "${SECONDS_PER_RUN}s" "$url" > "$f-wrk.txt" 2>&1 || true
+            /usr/bin/time -f '%U %S %M' -o "$f-cs.time" taskset -c $CLIENT_CPU \
+                "$bin" raw-http --url "$url" --devices "$c" --workers 1 --duration "${SECONDS_PER_RUN}s" \
+                > "$f-cs.json" 2> "$f-cs.err" || true
+            echo "connections $c round $round: wrk $(sed -n 's/^Requests\/sec: *//p' "$f-wrk.txt") req/s," \
+                 "callstorm $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["requests_per_second"])' \
+                 "$f-cs.json" 2>/dev/null || echo failed) req/s"
+        done
+    done
+    stop "$nginx_pid"
+fi
+
+# MARK: - devices: 50,000 idle vs the 4-device baseline
+if wanted devices; then
+    section "devices: 50,000 registered idle devices vs a 4-device baseline"
+    for round in $(seq 1 "$ROUNDS"); do
+        for name in baseline idle-50k; do
+            rm -rf "$work/$name-$round"
+            /usr/bin/time -f '%U %S %M' -o "$work/$name-$round.time" "$bin" run "Benchmarks/scenarios/$name.yaml" \
+                --out "$work/$name-$round" --quiet > "$work/$name-$round.log" 2>&1 || true
+            echo "$name round $round: peak RSS $(peak_kib "$work/$name-$round.time") KiB"
+        done
+    done
+fi
+
+# MARK: - recording overhead
+if wanted metrics; then
+    section "recording overhead: HdrHistogram / Recorder vs plain adds"
+    .build/release/metrics-bench --rounds "$ROUNDS" --out "$work/metrics.json"
+fi
+
+# MARK: - history checker vs parsing the same file in Python
+if wanted checker; then
+    section "history checker: 1,000,000 operations"
+    # Two rounds: each is ~10 s of checking on a quiet machine (three did not fit the 10-minute budget).
+    for round in $(seq 1 $(( ROUNDS < 2 ? ROUNDS : 2 ))); do
+        .build/release/checker-bench --out "$work/checker-$round.json" --keep "$work/history.jsonl" \
+            > "$work/checker-$round.txt"
+        # The peer parses the first 300,000 lines of the same file (its rate is lines/s, so a prefix suffices).
+        python3 -c '
+import itertools, json, sys, time
+t = time.perf_counter()
+n = 0
+for line in itertools.islice(open(sys.argv[1]), 300000):
+    json.loads(line); n += 1
+print(n, time.perf_counter() - t)' "$work/history.jsonl" > "$work/pyjson-$round.txt"
+        echo "round $round: $(tail -1 "$work/checker-$round.txt")"
+        echo "round $round: python json.loads of the first lines (lines, seconds): $(cat "$work/pyjson-$round.txt")"
+    done
+    rm -f "$work/history.jsonl"
+fi
+
+# MARK: - the scale run: timer accuracy and delivered rate
+if wanted scale; then
+    section "scale: Scenarios/scale.yaml (10,000 devices, 500 calls/s, 30 s)"
+    /usr/bin/time -f '%U %S %M' -o "$work/scale.time" "$bin" run Scenarios/scale.yaml --out "$work/scale" --quiet \
+        > "$work/scale.log" 2>&1 || true
+    tail -3 "$work/scale.log" || true
+fi
+
+# MARK: - race scenarios against the correct reference target
+if wanted races; then
+    section "races: Scenarios/races/*.yaml against the correct reference target"
+    # A run with a violation exits 1, which the figures report, so it must not stop the script. 20 s each keeps
+    # the suite inside 10 minutes; RACE_SECONDS=45 gives > 10,000 conflicting pairs in all.
+    race_seconds=${RACE_SECONDS:-20}
+    for scenario in Scenarios/races/*.yaml; do
+        name=race-$(basename "$scenario" .yaml)
+        rm -rf "$work/$name"
+        "$bin" run "$scenario" --out "$work/$name" --duration "${race_seconds}s" --quiet > "$work/$name.log" 2>&1 \
+            || true
+    done
+fi
+
+# MARK: - callstorm vs Locust, calls per client CPU-second, against a standalone target
+if wanted locust; then
+    if python3 -c "import locust" 2>/dev/null; then
+        section "callstorm vs Locust: register → start → join → end against callstorm target"
+        for round in $(seq 1 $(( ROUNDS < 2 ? ROUNDS : 2 ))); do
+            tport=$(free_port); gport=$(free_port)
+            taskset -c $SERVER_CPU "$bin" target --listen "127.0.0.1:$tport" --apns-url "http://127.0.0.1:$gport" \
+                > "$work/target-$round.log" 2>&1 & tpid=$!; pids+=($tpid)
+            wait_port "$tport"
+            # Locust: 50 users, as fast as the target answers, one process on the client core.
+            /usr/bin/time -f '%U %S %M' -o "$work/locust-$round.time" taskset -c $CLIENT_CPU \
+                locust -f Benchmarks/locustfile.py --headless -u 50 -r 50 -t "$((SECONDS_PER_RUN * 2))s" \
+                --host "http://127.0.0.1:$tport" --only-summary --calls-out "$work/locust-$round.json" \
+                > "$work/locust-$round.log" 2>&1 || true
+            # callstorm: the same sequence at a planned 400 calls/s for 15 s, pushes to its own gateway.
+            sed "s/127.0.0.1:0/127.0.0.1:$gport/" Benchmarks/scenarios/vs-locust.yaml > "$work/vs-locust.yaml"
+            rm -rf "$work/vs-locust-$round"
+            /usr/bin/time -f '%U %S %M' -o "$work/cs-locust-$round.time" taskset -c $CLIENT_CPU \
+                "$bin" run "$work/vs-locust.yaml" --target "http://127.0.0.1:$tport" --workers 1 \
+                --out "$work/vs-locust-$round" --quiet > "$work/cs-locust-$round.log" 2>&1 || true
+            stop "$tpid"
+            echo "round $round: locust $(cat "$work/locust-$round.json" 2>/dev/null) in" \
+                 "$(cpu_seconds "$work/locust-$round.time") CPU s; callstorm in" \
+                 "$(cpu_seconds "$work/cs-locust-$round.time") CPU s"
+        done
+    else
+        echo '{"skipped": "locust is not installed (pip install locust)"}' > "$work/locust-skipped.json"
+    fi
+fi
+
+section "writing results"
+cat /proc/loadavg > "$work/loadavg"
+python3 scripts/bench-results.py "$work" "$out" "$date" "$ROUNDS" "$SECONDS_PER_RUN" "$CONNS" \
+    "$(( $(date +%s) - suite_start ))"
+scripts/bench-table.sh

@@ -5,19 +5,22 @@ enum CheckerBench {
     static func run(arguments: [String]) {
         var conversations = 100_000
         var out: String?
+        var keep: String?
         var args = arguments[...]
         while let a = args.popFirst() {
             switch a {
             case "--conversations": conversations = args.popFirst().flatMap(Int.init) ?? conversations
             case "--out": out = args.popFirst()
+            case "--keep": keep = args.popFirst()
             default:
-                print("usage: checker-bench [--conversations N] [--out FILE]")
+                print("usage: checker-bench [--conversations N] [--out FILE] [--keep HISTORY_FILE]")
                 exit(2)
             }
         }
-        let url = FileManager.default.temporaryDirectory
+        // --keep leaves the history where a peer (make bench's Python json parse) can read the same bytes.
+        let url = keep.map { URL(fileURLWithPath: $0) } ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("checker-bench-\(ProcessInfo.processInfo.processIdentifier).jsonl")
-        defer { try? FileManager.default.removeItem(at: url) }
+        defer { if keep == nil { try? FileManager.default.removeItem(at: url) } }
 
         let clock = ContinuousClock()
         var bytes = 0

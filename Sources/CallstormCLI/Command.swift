@@ -27,6 +27,7 @@ public enum Command {
             case "compare": return try CompareCommand.execute(rest)
             case "gateway": return try GatewayCommand.execute(rest)
             case "merge": return try MergeCommand.execute(rest)
+            case "raw-http": return try RawHTTPCommand.execute(rest)
             case "help", "--help", "-h":
                 print(rest.first.flatMap(Help.forCommand) ?? Help.overview)
                 return .passed
@@ -62,6 +63,7 @@ enum Help {
           report RUN_DIR  rebuild every report file of a run from its raw results (also after a kill)
           compare A B     compare two runs' summaries; exit 1 on a latency regression
           merge DIR...    merge the run directories of shards into one report (--out DIR)
+          raw-http        the driver's plain HTTP GET loop against one URL (raw throughput, vs wrk)
           help COMMAND    flags of one command
 
         Exit codes: 0 passed, 1 thresholds failed, 2 invalid input or usage, 3 harness failure,
@@ -159,6 +161,7 @@ enum Help {
         case "report": return report
         case "compare": return compare
         case "merge": return MergeCommand.help
+        case "raw-http": return RawHTTPCommand.help
         default: return nil
         }
     }

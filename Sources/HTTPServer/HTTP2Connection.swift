@@ -38,6 +38,10 @@ final class HTTP2Connection: LoopConnection {
     private var session: OpaquePointer?
     private(set) var streams: [Int32: Stream] = [:]
     private var writeBuffer: [UInt8] = []
+    /// Scratch for `submit`, kept between responses so answering a stream allocates no header arrays.
+    private var headerStorage: [UInt8] = []
+    private var headerSpans: [(name: Range<Int>, value: Range<Int>)] = []
+    private var headerVectors: [nghttp2_nv] = []
     private var writeIndex = 0
     private var lastActivity: UInt64
     private var interest: UInt32 = CLINUX_EPOLLIN
@@ -165,24 +169,39 @@ final class HTTP2Connection: LoopConnection {
 
     fileprivate func beginHeaders(_ streamID: Int32) {
         guard streams[streamID] == nil else { return }
-        streams[streamID] = Stream()
+        let created = Stream()
+        created.headers.reserveCapacity(12)  // grown one by one, it reallocated four times per request
+        streams[streamID] = created
+        receiving = (streamID, created)
         loop.counters.streamOpened()
+    }
+
+    /// The stream whose HEADERS are being received: nghttp2 calls `header` once per field, and looking the
+    /// stream up in the table each time showed in the gateway's profile.
+    private var receiving: (id: Int32, stream: Stream)?
+
+    private func openStream(_ streamID: Int32) -> Stream? {
+        if let receiving, receiving.id == streamID { return receiving.stream }
+        return streams[streamID]
     }
 
     /// Returns false to reset the stream (header list too large).
     fileprivate func header(_ streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>)
         -> Bool {
-        guard let s = streams[streamID] else { return true }
+        guard let s = openStream(streamID) else { return true }
         s.headerBytes += name.count + value.count + 32
         if s.headerBytes > loop.limits.maxHeaderBytes { return false }
         let valueText = String(decoding: value, as: UTF8.self)
         if name.first == UInt8(ascii: ":") {
-            switch String(decoding: name, as: UTF8.self) {
-            case ":method": s.method = valueText
-            case ":path": s.path = valueText
-            case ":scheme": s.scheme = valueText
-            case ":authority": s.authority = valueText
-            default: break
+            // Matched on bytes: making a String of each pseudo-header name showed in the gateway's profile.
+            if bytesEqual(name, ":method") {
+                s.method = valueText
+            } else if bytesEqual(name, ":path") {
+                s.path = valueText
+            } else if bytesEqual(name, ":scheme") {
+                s.scheme = valueText
+            } else if bytesEqual(name, ":authority") {
+                s.authority = valueText
             }
         } else {
             s.headers.append(HTTPHeader(name: String(decoding: name, as: UTF8.self), value: valueText))
@@ -221,6 +240,7 @@ final class HTTP2Connection: LoopConnection {
     }
 
     fileprivate func streamClosed(_ streamID: Int32) {
+        if receiving?.id == streamID { receiving = nil }
         if streams.removeValue(forKey: streamID) != nil {
             loop.counters.streamsOpen.subtract(1, ordering: .relaxed)
         }
@@ -240,16 +260,40 @@ final class HTTP2Connection: LoopConnection {
         s.answered = true
         let status = (200...999).contains(response.status) ? response.status : 500
         // Names and values laid out in one buffer; nghttp2 copies them during submit.
+        // Taken out of self (not copied), so appending reuses their capacity instead of copying on write.
         var storage: [UInt8] = []
         var spans: [(name: Range<Int>, value: Range<Int>)] = []
+        swap(&storage, &headerStorage)
+        swap(&spans, &headerSpans)
+        storage.removeAll(keepingCapacity: true)
+        spans.removeAll(keepingCapacity: true)
         func add(_ name: String, _ value: String) {
             let nameStart = storage.count
             for byte in name.utf8 { storage.append(asciiLower(byte)) }
             let valueStart = storage.count
-            for byte in value.utf8 where byte != 0x0D && byte != 0x0A && byte != 0 { storage.append(byte) }
+            storage.append(contentsOf: value.utf8)
+            if storage[valueStart...].contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
+                // Rare: a handler put CR, LF or NUL in a value; drop them rather than let nghttp2 refuse it.
+                var kept = Array(storage[valueStart...])
+                kept.removeAll { $0 == 0x0D || $0 == 0x0A || $0 == 0 }
+                storage.removeSubrange(valueStart...)
+                storage.append(contentsOf: kept)
+            }
             spans.append((nameStart..<valueStart, valueStart..<storage.count))
         }
-        add(":status", String(status))
+        func addDecimal(_ name: String, _ number: Int) {
+            let nameStart = storage.count
+            storage.append(contentsOf: name.utf8)
+            let valueStart = storage.count
+            var n = max(0, number)
+            repeat {
+                storage.append(UInt8(ascii: "0") + UInt8(n % 10))
+                n /= 10
+            } while n > 0
+            storage[valueStart...].reverse()
+            spans.append((nameStart..<valueStart, valueStart..<storage.count))
+        }
+        addDecimal(":status", status)
         var hasServer = false
         for header in response.headers {
             if Self.connectionSpecific(header.name) { continue }
@@ -258,14 +302,18 @@ final class HTTP2Connection: LoopConnection {
             add(header.name, header.value)
         }
         if !hasServer { add("server", "callstorm") }
-        add("content-length", String(response.body.count))
+        addDecimal("content-length", response.body.count)
         s.responseBody = response.body
         s.responseOffset = 0
+        var nva: [nghttp2_nv] = []
+        swap(&nva, &headerVectors)
+        nva.removeAll(keepingCapacity: true)
         storage.withUnsafeMutableBufferPointer { raw in
-            var nva = spans.map { span in
-                nghttp2_nv(name: raw.baseAddress! + span.name.lowerBound, value: raw.baseAddress! + span.value.lowerBound,
-                           namelen: span.name.count, valuelen: span.value.count,
-                           flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+            for span in spans {
+                nva.append(nghttp2_nv(name: raw.baseAddress! + span.name.lowerBound,
+                                      value: raw.baseAddress! + span.value.lowerBound,
+                                      namelen: span.name.count, valuelen: span.value.count,
+                                      flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
             }
             if response.body.isEmpty {
                 _ = nghttp2_submit_response(session, streamID, &nva, nva.count, nil)
@@ -274,6 +322,9 @@ final class HTTP2Connection: LoopConnection {
                 _ = nghttp2_submit_response(session, streamID, &nva, nva.count, &provider)
             }
         }
+        headerStorage = storage
+        headerSpans = spans
+        headerVectors = nva
     }
 
     private static func connectionSpecific(_ name: String) -> Bool {
@@ -368,6 +419,13 @@ final class HTTP2Connection: LoopConnection {
             loop.closeConnection(self)
         }
     }
+}
+
+/// Whether `bytes` spell `text` exactly (memcmp; the generic elementsEqual was slow on the header path).
+@inline(__always)
+private func bytesEqual(_ bytes: UnsafeBufferPointer<UInt8>, _ text: StaticString) -> Bool {
+    bytes.count == text.utf8CodeUnitCount && (bytes.count == 0 || memcmp(bytes.baseAddress!, text.utf8Start,
+                                                                         bytes.count) == 0)
 }
 
 // MARK: - nghttp2 callbacks: capture nothing, find the connection through user data.

@@ -42,6 +42,8 @@ extension Array where Element == HTTPHeader {
 /// cheaper than `lowercased()`, which allocates.
 @inline(__always)
 func asciiCaseInsensitiveEquals(_ a: String, _ b: String) -> Bool {
+    // Lengths first (O(1) for native strings): most names a lookup passes differ in length.
+    guard a.utf8.count == b.utf8.count else { return false }
     var a = a
     var b = b
     return a.withUTF8 { pa in

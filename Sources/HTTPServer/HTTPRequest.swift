@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 /// The HTTP version a request arrived with.
 public enum HTTPVersion: String, Sendable {
     case http1_1 = "HTTP/1.1"
@@ -46,12 +49,18 @@ public struct HTTPRequest: Sendable {
         headers.allValues(named: name)
     }
 
-    /// The path without its query string.
+    /// The path without its query string. Searched as UTF-8 bytes: `String.firstIndex(of: Character)` walks
+    /// grapheme clusters and was 13 % of the push gateway's CPU under h2load.
     public var pathWithoutQuery: Substring {
-        if let mark = path.firstIndex(of: "?") {
-            return path[..<mark]
+        var path = path
+        let mark = path.withUTF8 { bytes -> Int? in
+            guard let base = bytes.baseAddress, let hit = memchr(base, Int32(UInt8(ascii: "?")), bytes.count) else {
+                return nil
+            }
+            return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
         }
-        return path[...]
+        guard let mark else { return path[...] }
+        return path[..<path.utf8.index(path.startIndex, offsetBy: mark)]
     }
 
     /// The body decoded as UTF-8 (invalid bytes become U+FFFD), for handlers that read JSON or text.

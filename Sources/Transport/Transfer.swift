@@ -3,7 +3,8 @@ import Foundation
 
 /// One request on its easy handle: the completion, the response bytes, the header list curl borrows.
 final class Transfer {
-    let easy: UnsafeMutableRawPointer?
+    /// Owned by the transfer until the client takes it back for reuse (`takeEasy`).
+    private(set) var easy: UnsafeMutableRawPointer?
     private var completion: HTTPClient.Completion?
     private var headerList: UnsafeMutablePointer<curl_slist>?
     var body: [UInt8] = []
@@ -11,8 +12,9 @@ final class Transfer {
     let limit: Int
     var overLimit = false
 
-    init(completion: @escaping HTTPClient.Completion, limit: Int) {
-        self.easy = curl_easy_init()
+    /// - Parameter easy: a fresh or reset easy handle, now owned by the transfer.
+    init(easy: UnsafeMutableRawPointer?, completion: @escaping HTTPClient.Completion, limit: Int) {
+        self.easy = easy
         self.completion = completion
         self.limit = limit
     }
@@ -75,6 +77,12 @@ final class Transfer {
         if body.isEmpty { ccurl_easy_setopt_long(easy, CURLOPT_POST, 1) }
     }
 
+    /// Gives the easy handle back (after curl is done with it); the transfer no longer cleans it up.
+    func takeEasy() -> UnsafeMutableRawPointer? {
+        defer { easy = nil }
+        return easy
+    }
+
     func finish(_ result: Result<ClientResponse, TransportError>) {
         guard let completion else { return }
         self.completion = nil
@@ -92,15 +100,25 @@ final class Transfer {
         return count
     }
 
+    /// One header line as curl hands it over. Parsed on bytes: Foundation's `trimmingCharacters` and
+    /// `lowercased` cost more than the rest of a small request together (they showed in the raw-http profile).
     fileprivate func header(_ pointer: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
-        let line = pointer.withMemoryRebound(to: UInt8.self, capacity: count) {
-            String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
-        }
-        if line.hasPrefix("HTTP/") {
-            headers.removeAll()  // a new response (after a redirect or 100 Continue) starts over
-        } else if let colon = line.firstIndex(of: ":") {
-            let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        pointer.withMemoryRebound(to: UInt8.self, capacity: count) { start in
+            let line = UnsafeBufferPointer(start: start, count: count)
+            if count >= 5, line[0] == 0x48, line[1] == 0x54, line[2] == 0x54, line[3] == 0x50, line[4] == 0x2F {
+                headers.removeAll()  // "HTTP/": a new response (after a redirect or 100 Continue) starts over
+                return
+            }
+            guard let colon = line.firstIndex(of: 0x3A) else { return }
+            var nameBytes = [UInt8](line[..<colon])
+            for i in nameBytes.indices where nameBytes[i] >= 0x41 && nameBytes[i] <= 0x5A { nameBytes[i] |= 0x20 }
+            var lower = colon + 1
+            var upper = count
+            func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A }
+            while lower < upper, isSpace(line[lower]) { lower += 1 }
+            while upper > lower, isSpace(line[upper - 1]) { upper -= 1 }
+            let name = String(decoding: nameBytes, as: UTF8.self)
+            let value = String(decoding: UnsafeBufferPointer(rebasing: line[lower..<upper]), as: UTF8.self)
             headers.append((name, value))
         }
         return count

@@ -207,9 +207,19 @@ func body(of response: [UInt8]) -> [UInt8] {
     return []
 }
 
-/// Open file descriptors of this process.
-func openDescriptorCount() -> Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+/// The descriptors a proxy can leak: sockets and epoll sets (by number). Other kinds (pipes and eventfds that
+/// Foundation or Dispatch open lazily on their own threads) are left out, so another component's housekeeping
+/// cannot make a leak check fail.
+func socketAndEpollDescriptors() -> Set<Int> {
+    let dir = "/proc/self/fd"
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+    var found = Set<Int>()
+    for name in names {
+        guard let fd = Int(name),
+              let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(dir)/\(name)") else { continue }
+        if target.hasPrefix("socket:") || target == "anon_inode:[eventpoll]" { found.insert(fd) }
+    }
+    return found
 }
 
 /// Waits up to `seconds` for `condition`, polling briefly.

@@ -39,4 +39,7 @@ int clinux_socket_error(int fd);
 int clinux_set_linger_reset(int fd);
 /// Monotonic clock in nanoseconds.
 uint64_t clinux_monotonic_ns(void);
+/// Bytes glibc's malloc has handed out and not freed (mallinfo2: uordblks + hblkhd). Meaningless in a process
+/// linked with jemalloc; for tests and benchmarks that measure memory growth.
+uint64_t clinux_glibc_heap_in_use(void);
 #endif

@@ -1,0 +1,269 @@
+/// A small JSON reader for the driver's hot path: every response of the reference target and every push payload
+/// is read into a `JSONLite.Value` tree. Foundation's JSONDecoder cost ~15 µs for one conversation on Linux and
+/// was the largest user-space share of a `callstorm run` profile (Benchmarks/results); this does the same in a
+/// few µs. Strict RFC 8259 syntax; nesting is capped so a hostile server cannot exhaust the stack.
+enum JSONLite {
+    indirect enum Value: Equatable {
+        case object([String: Value])
+        case array([Value])
+        case string(String)
+        case number(Double)
+        case bool(Bool)
+        case null
+
+        subscript(key: String) -> Value? {
+            if case .object(let fields) = self { return fields[key] }
+            return nil
+        }
+    }
+
+    /// The document's value, or nil when `bytes` is not one well-formed JSON value.
+    static func parse(_ bytes: [UInt8]) -> Value? {
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = Reader(bytes: buffer)
+            guard let value = reader.value(depth: 0) else { return nil }
+            reader.skipSpace()
+            return reader.index == buffer.count ? value : nil
+        }
+    }
+
+    private struct Reader {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
+        static let maxDepth = 64
+
+        mutating func skipSpace() {
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x09, 0x0A, 0x0D: index += 1
+                default: return
+                }
+            }
+        }
+
+        mutating func value(depth: Int) -> Value? {
+            guard depth < Self.maxDepth else { return nil }
+            skipSpace()
+            guard index < bytes.count else { return nil }
+            switch bytes[index] {
+            case UInt8(ascii: "{"): return object(depth: depth)
+            case UInt8(ascii: "["): return array(depth: depth)
+            case UInt8(ascii: "\""): return string().map(Value.string)
+            case UInt8(ascii: "t"): return literal("true", .bool(true))
+            case UInt8(ascii: "f"): return literal("false", .bool(false))
+            case UInt8(ascii: "n"): return literal("null", .null)
+            default: return number()
+            }
+        }
+
+        private mutating func literal(_ text: StaticString, _ value: Value) -> Value? {
+            let count = text.utf8CodeUnitCount
+            guard index + count <= bytes.count else { return nil }
+            for i in 0..<count where bytes[index + i] != text.utf8Start[i] { return nil }
+            index += count
+            return value
+        }
+
+        private mutating func object(depth: Int) -> Value? {
+            index += 1  // {
+            var fields: [String: Value] = [:]
+            skipSpace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(fields)
+            }
+            while true {
+                skipSpace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = string() else { return nil }
+                skipSpace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
+                index += 1
+                guard let value = value(depth: depth + 1) else { return nil }
+                fields[key] = value
+                skipSpace()
+                guard index < bytes.count else { return nil }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                } else if bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    return .object(fields)
+                } else {
+                    return nil
+                }
+            }
+        }
+
+        private mutating func array(depth: Int) -> Value? {
+            index += 1  // [
+            var items: [Value] = []
+            skipSpace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(items)
+            }
+            while true {
+                guard let item = value(depth: depth + 1) else { return nil }
+                items.append(item)
+                skipSpace()
+                guard index < bytes.count else { return nil }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                } else if bytes[index] == UInt8(ascii: "]") {
+                    index += 1
+                    return .array(items)
+                } else {
+                    return nil
+                }
+            }
+        }
+
+        /// A string starting at the opening quote; escapes decoded, surrogate pairs joined.
+        private mutating func string() -> String? {
+            index += 1  // opening quote
+            let start = index
+            // Fast path: no escapes.
+            while index < bytes.count {
+                let b = bytes[index]
+                if b == UInt8(ascii: "\"") {
+                    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                    index += 1
+                    return text
+                }
+                if b == UInt8(ascii: "\\") { break }
+                if b < 0x20 { return nil }
+                index += 1
+            }
+            var out = Array(bytes[start..<index])
+            while index < bytes.count {
+                let b = bytes[index]
+                index += 1
+                if b == UInt8(ascii: "\"") { return String(decoding: out, as: UTF8.self) }
+                if b < 0x20 { return nil }
+                guard b == UInt8(ascii: "\\") else {
+                    out.append(b)
+                    continue
+                }
+                guard index < bytes.count else { return nil }
+                let e = bytes[index]
+                index += 1
+                switch e {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
+                case UInt8(ascii: "b"): out.append(0x08)
+                case UInt8(ascii: "f"): out.append(0x0C)
+                case UInt8(ascii: "n"): out.append(0x0A)
+                case UInt8(ascii: "r"): out.append(0x0D)
+                case UInt8(ascii: "t"): out.append(0x09)
+                case UInt8(ascii: "u"):
+                    guard var scalar = hex4() else { return nil }
+                    if (0xD800..<0xDC00).contains(scalar) {
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                              bytes[index + 1] == UInt8(ascii: "u") else { return nil }
+                        index += 2
+                        guard let low = hex4(), (0xDC00..<0xE000).contains(low) else { return nil }
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    guard let unicode = Unicode.Scalar(scalar) else { return nil }
+                    out.append(contentsOf: Array(String(Character(unicode)).utf8))
+                default: return nil
+                }
+            }
+            return nil
+        }
+
+        private mutating func hex4() -> UInt32? {
+            guard index + 4 <= bytes.count else { return nil }
+            var v: UInt32 = 0
+            for _ in 0..<4 {
+                let b = bytes[index]
+                index += 1
+                let d: UInt32
+                switch b {
+                case 0x30...0x39: d = UInt32(b - 0x30)
+                case 0x41...0x46: d = UInt32(b - 0x41 + 10)
+                case 0x61...0x66: d = UInt32(b - 0x61 + 10)
+                default: return nil
+                }
+                v = v << 4 | d
+            }
+            return v
+        }
+
+        private mutating func number() -> Value? {
+            let start = index
+            if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+            func digits() -> Int {
+                let from = index
+                while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 { index += 1 }
+                return index - from
+            }
+            let intStart = index
+            guard digits() > 0 else { return nil }
+            if bytes[intStart] == 0x30 && index - intStart > 1 { return nil }  // no leading zeros
+            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+                index += 1
+                guard digits() > 0 else { return nil }
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+                index += 1
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                    index += 1
+                }
+                guard digits() > 0 else { return nil }
+            }
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            return Double(text).map(Value.number)
+        }
+    }
+}
+
+// MARK: - Typed reads with JSONDecoder's strictness: absent is nil, present with the wrong type fails.
+
+extension JSONLite.Value {
+    var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+
+    /// An integral number that fits in Int.
+    var intValue: Int? {
+        if case .number(let d) = self, d.rounded() == d, abs(d) < 9.0e15 { return Int(d) }
+        return nil
+    }
+
+    var boolValue: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
+
+    var arrayValue: [JSONLite.Value]? {
+        if case .array(let a) = self { return a }
+        return nil
+    }
+
+    var isNull: Bool { self == .null }
+}
+
+/// An optional field: `.absent` (missing or null, as JSONDecoder treats `Optional`), a value, or a type mismatch.
+enum JSONField<T> {
+    case absent
+    case value(T)
+    case mismatch
+
+    init(_ raw: JSONLite.Value?, _ read: (JSONLite.Value) -> T?) {
+        guard let raw, !raw.isNull else {
+            self = .absent
+            return
+        }
+        if let v = read(raw) { self = .value(v) } else { self = .mismatch }
+    }
+
+    var isMismatch: Bool {
+        if case .mismatch = self { return true }
+        return false
+    }
+
+    var value: T? {
+        if case .value(let v) = self { return v }
+        return nil
+    }
+}

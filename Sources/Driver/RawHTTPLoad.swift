@@ -1,0 +1,156 @@
+import Dispatch
+import Foundation
+import Metrics
+import Synchronization
+import Transport
+
+/// The `raw-http` mode: devices that each keep one plain HTTP/1.1 GET in flight against one URL, back to back,
+/// for a fixed time — a closed loop like wrk's, so the driver's own request rate can be compared with wrk's on the
+/// same server. It uses the driver's transport exactly as flows do (libcurl multi handles on worker queues); a
+/// worker spreads its devices over several multi handles because curl's cost per request grows with the
+/// connections in one handle (DESIGN.md §10).
+public enum RawHTTPLoad {
+    public struct Configuration: Sendable {
+        public var url: String
+        /// Devices, one request (and so one keep-alive connection) in flight each.
+        public var devices: Int
+        public var durationNanos: UInt64
+        public var workers: Int
+        /// Devices per libcurl multi handle.
+        public var devicesPerClient: Int = 200
+        public var timeoutMillis: Int = 10_000
+
+        public init(url: String, devices: Int, durationNanos: UInt64, workers: Int) {
+            self.url = url
+            self.devices = devices
+            self.durationNanos = durationNanos
+            self.workers = workers
+        }
+    }
+
+    public struct Result: Sendable {
+        /// Responses received with a 2xx status before the deadline.
+        public var succeeded: Int64
+        /// Responses with another status.
+        public var otherStatus: Int64
+        /// Requests that got no response, by `TransportError.kind`.
+        public var errors: [String: Int64]
+        /// From the first request to the deadline (requests still in flight then are not counted).
+        public var elapsedSeconds: Double
+        /// Response time in microseconds of every counted request.
+        public var latency: HdrHistogram
+
+        public var requestsPerSecond: Double { elapsedSeconds > 0 ? Double(succeeded) / elapsedSeconds : 0 }
+    }
+
+    /// Runs the loop and blocks until every device has stopped; devices stop sending at the deadline.
+    public static func run(_ configuration: Configuration) -> Result {
+        let workerCount = max(1, min(configuration.workers, configuration.devices))
+        let request = ClientRequest(method: "GET", url: configuration.url, timeoutMillis: configuration.timeoutMillis)
+        let clock = SystemClock()
+        let start = clock.nowNanos()
+        let deadline = start + configuration.durationNanos
+        let group = DispatchGroup()
+        var workers: [RawHTTPWorker] = []
+        for w in 0..<workerCount {
+            let devices = configuration.devices / workerCount + (w < configuration.devices % workerCount ? 1 : 0)
+            let worker = RawHTTPWorker(index: w, devices: devices, devicesPerClient: configuration.devicesPerClient,
+                                       request: request, deadline: deadline, clock: clock)
+            workers.append(worker)
+        }
+        for worker in workers {
+            group.enter()
+            worker.start { group.leave() }
+        }
+        group.wait()
+        var result = Result(succeeded: 0, otherStatus: 0, errors: [:],
+                            elapsedSeconds: Double(deadline - start) / 1e9, latency: HdrHistogram())
+        for worker in workers {
+            worker.queue.sync {
+                result.succeeded += worker.succeeded
+                result.otherStatus += worker.otherStatus
+                result.errors.merge(worker.errors, uniquingKeysWith: +)
+                result.latency.add(worker.latency)
+                worker.close()
+            }
+        }
+        return result
+    }
+}
+
+/// One worker queue of the raw-http loop. Everything is touched only on `queue`.
+final class RawHTTPWorker: @unchecked Sendable {
+    let queue: DispatchQueue
+    private var clients: [HTTPClient] = []
+    private let devices: Int
+    private let request: ClientRequest
+    private let deadline: UInt64
+    private let clock: SystemClock
+    private var running = 0
+    private var done: (() -> Void)?
+    var succeeded: Int64 = 0
+    var otherStatus: Int64 = 0
+    var errors: [String: Int64] = [:]
+    var latency = HdrHistogram()
+
+    init(index: Int, devices: Int, devicesPerClient: Int, request: ClientRequest, deadline: UInt64,
+         clock: SystemClock) {
+        self.queue = DispatchQueue(label: "callstorm.raw-http.\(index)", qos: .userInteractive)
+        self.devices = devices
+        self.request = request
+        self.deadline = deadline
+        self.clock = clock
+        let clientCount = max(1, (devices + devicesPerClient - 1) / max(1, devicesPerClient))
+        queue.sync {
+            for _ in 0..<clientCount {
+                var configuration = HTTPClient.Configuration()
+                configuration.maxConnections = devicesPerClient + 16
+                clients.append(HTTPClient(queue: queue, configuration: configuration))
+            }
+        }
+    }
+
+    func start(done: @escaping @Sendable () -> Void) {
+        queue.async { [self] in
+            self.done = done
+            running = devices
+            if devices == 0 { finish() }
+            for device in 0..<devices { send(device) }
+        }
+    }
+
+    private func send(_ device: Int) {
+        let sent = clock.nowNanos()
+        clients[device % clients.count].send(request) { [self] result in
+            let now = clock.nowNanos()
+            if now <= deadline {
+                switch result {
+                case .success(let response):
+                    if (200..<300).contains(response.status) {
+                        succeeded += 1
+                        latency.record(Int64((now - sent) / 1_000))
+                    } else {
+                        otherStatus += 1
+                    }
+                case .failure(let error):
+                    errors[error.kind, default: 0] += 1
+                }
+                send(device)
+            } else {
+                running -= 1
+                if running == 0 { finish() }
+            }
+        }
+    }
+
+    private func finish() {
+        let done = self.done
+        self.done = nil
+        done?()
+    }
+
+    func close() {
+        for client in clients { client.close() }
+        clients.removeAll()
+    }
+}

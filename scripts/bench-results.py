@@ -1,0 +1,412 @@
+#!/usr/bin/env python3
+"""Turns the raw files of one `make bench` run (Benchmarks/work) into Benchmarks/results/<date>.json and .md.
+
+Every figure is a subject measured next to a peer in the same run; the ratio is taken per round (subject ÷ the
+peer run beside it) and its median quoted, with min / median / max of both sides over the rounds."""
+import csv
+import glob
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+
+work, out, date, rounds, seconds_per_run, conns, suite_seconds = sys.argv[1:8]
+rounds, seconds_per_run, suite_seconds = int(rounds), int(seconds_per_run), int(suite_seconds)
+conns = [int(c) for c in conns.split()]
+BIN = "callstorm"
+
+
+def mmm(values):
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    return {"min": min(values), "median": statistics.median(values), "max": max(values), "n": len(values)}
+
+
+def read(path):
+    try:
+        return open(path).read()
+    except OSError:
+        return None
+
+
+def load_json(path):
+    try:
+        return json.load(open(path))
+    except (OSError, ValueError):
+        return None
+
+
+def gnu_time(path):
+    """(cpu seconds, peak RSS KiB) from a `/usr/bin/time -f '%U %S %M'` file; None when missing."""
+    text = read(path)
+    if not text:
+        return None, None
+    last = text.strip().splitlines()[-1].split()
+    try:
+        return float(last[0]) + float(last[1]), int(last[2])
+    except (IndexError, ValueError):
+        return None, None
+
+
+def ratios(a, b):
+    return [x / y if (x is not None and y) else None for x, y in zip(a, b)]
+
+
+def machine():
+    cpu = "unknown CPU"
+    for line in (read("/proc/cpuinfo") or "").splitlines():
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    distro = ""
+    for line in (read("/etc/os-release") or "").splitlines():
+        if line.startswith("PRETTY_NAME="):
+            distro = line.split("=", 1)[1].strip('"')
+    return f"{os.cpu_count()} cores ({cpu}), {distro}, Linux {platform.release()} {platform.machine()}"
+
+
+figures = []
+
+
+# Wall-clock figures (req/s, lag) are not judged when the machine was overloaded: both sides starve, and the
+# ratio then measures the scheduler. Instruction counts, memory and CPU-second figures still are.
+LOAD_END = (read(os.path.join(work, "loadavg")) or read("/proc/loadavg") or "0 0 0").split()[:3]
+LOAD_START = (read(os.path.join(work, "loadavg-start")) or "").split()[:3]
+LOAD1 = max(float(LOAD_END[0]), float(LOAD_START[0]) if LOAD_START else 0.0)
+OVERLOADED = LOAD1 > 1.5 * (os.cpu_count() or 1)
+TIMED = {"gateway_tls", "gateway_h2c", "raw_http_1000", "raw_http_5000", "timer_accuracy"}
+
+
+def figure(fid, title, subject, peer, ratio, goal=None, meets=None, note=None, extra=None):
+    if OVERLOADED and fid in TIMED and goal:
+        goal = f"{goal} (not judged: load average {LOAD1:g} on {os.cpu_count()} cores)"
+        meets = None
+    f = {"id": fid, "title": title, "subject": subject, "peer": peer, "ratio": mmm(ratio) if ratio else None,
+         "ratio_rounds": ratio}
+    if goal:
+        f["goal"] = goal
+        f["meets_goal"] = meets
+    if note:
+        f["note"] = note
+    if extra:
+        f.update(extra)
+    figures.append(f)
+
+
+# MARK: - gateway
+g = load_json(os.path.join(work, "gateway.json"))
+if g and "gw_tls" in g:
+    for transport, label in (("tls", "TLS (ALPN h2)"), ("h2c", "h2c")):
+        r = g[f"ratio_{transport}"]
+        med = statistics.median(r) if r else 0
+        figure(f"gateway_{transport}", f"push gateway req/s, {label}, one server core",
+               {"name": "callstorm gateway", "unit": "req/s", **mmm(g[f"gw_{transport}"]),
+                "command": g["commands"][f"gateway_{transport}"],
+                "ok": f"{g[f'gw_{transport}_2xx']} of {g[f'gw_{transport}_total']} 2xx"},
+               {"name": "nghttpd (static empty 200)", "unit": "req/s", **mmm(g[f"ng_{transport}"]),
+                "command": g["commands"][f"nghttpd_{transport}"]},
+               r, goal="≥ 0.50 of nghttpd", meets=med >= 0.5,
+               extra={"client_command": g["commands"]["client"]})
+
+# MARK: - gateway instructions (callgrind), the figure a busy machine cannot disturb
+cg = load_json(os.path.join(work, "gateway-callgrind.json"))
+if cg and cg.get("gateway_instructions") and cg.get("gateway_2xx") and cg.get("nghttpd_2xx"):
+    gw_per = cg["gateway_instructions"] / cg["gateway_2xx"]
+    ng_per = cg["nghttpd_instructions"] / cg["nghttpd_2xx"]
+    one = lambda v: {"min": v, "median": v, "max": v, "n": 1}
+    figure("gateway_instructions", "push gateway: instructions per request under callgrind (h2c)",
+           {"name": "callstorm gateway", "unit": "instructions/req", **one(gw_per),
+            "command": cg["gateway_command"]},
+           {"name": "nghttpd (static empty 200)", "unit": "instructions/req", **one(ng_per),
+            "command": cg["nghttpd_command"]},
+           [ng_per / gw_per], goal="≥ 0.50 (nghttpd's instructions ÷ ours, the req/s ratio on an idle core)",
+           meets=ng_per / gw_per >= 0.5, extra={"client_command": cg["client"]},
+           note="Deterministic: instruction counts do not change with the machine's load. Includes the ES256 "
+                "verification of each new connection's provider token (10 connections), which nghttpd skips.")
+
+# MARK: - raw-http vs wrk
+for c in conns:
+    cs_rps, wrk_rps, cs_cpu, wrk_cpu, errors = [], [], [], [], {}
+    for r in range(1, rounds + 1):
+        base = os.path.join(work, f"raw-{c}-{r}")
+        j = load_json(base + "-cs.json")
+        cs_rps.append(float(j["requests_per_second"]) if j else None)
+        if j:
+            for k, v in j.get("errors", {}).items():
+                errors[k] = errors.get(k, 0) + v
+        m = re.search(r"Requests/sec:\s*([0-9.]+)", read(base + "-wrk.txt") or "")
+        wrk_rps.append(float(m.group(1)) if m else None)
+        cpu_c, _ = gnu_time(base + "-cs.time")
+        cpu_w, _ = gnu_time(base + "-wrk.time")
+        # requests per client CPU-second: whole process, startup included
+        cs_cpu.append(cs_rps[-1] * seconds_per_run / cpu_c if cs_rps[-1] and cpu_c else None)
+        wrk_cpu.append(wrk_rps[-1] * seconds_per_run / cpu_w if wrk_rps[-1] and cpu_w else None)
+    if not any(cs_rps) and not any(wrk_rps):
+        continue
+    r = ratios(cs_rps, wrk_rps)
+    med = statistics.median([x for x in r if x is not None]) if any(x is not None for x in r) else 0
+    figure(f"raw_http_{c}", f"raw HTTP GET req/s, {c:,} connections, one client core",
+           {"name": "callstorm raw-http", "unit": "req/s", **(mmm(cs_rps) or {}),
+            "command": f"taskset -c 0 {BIN} raw-http --url http://127.0.0.1:PORT/ --devices {c} --workers 1 "
+                       f"--duration {seconds_per_run}s", "errors": errors},
+           {"name": "wrk 4.1", "unit": "req/s", **(mmm(wrk_rps) or {}),
+            "command": f"taskset -c 0 wrk -t 1 -c {c} -d {seconds_per_run}s http://127.0.0.1:PORT/"},
+           r, goal="≥ 0.75 of wrk" if c == 1000 else None, meets=(med >= 0.75) if c == 1000 else None,
+           note="Both against one nginx worker (taskset -c 1, `return 200 \"hello\\n\"`, keep-alive), same config.")
+    figure(f"raw_http_{c}_per_cpu", f"raw HTTP GET requests per client CPU-second, {c:,} connections",
+           {"name": "callstorm raw-http", "unit": "req/CPU-s", **(mmm(cs_cpu) or {}),
+            "command": f"/usr/bin/time -f '%U %S %M' taskset -c 0 {BIN} raw-http … (as above)"},
+           {"name": "wrk 4.1", "unit": "req/CPU-s", **(mmm(wrk_cpu) or {}),
+            "command": f"/usr/bin/time -f '%U %S %M' taskset -c 0 wrk … (as above)"}, ratios(cs_cpu, wrk_cpu),
+           note="CPU = user + system of the whole client process (GNU time), startup included.")
+
+# MARK: - devices
+idle_rss, base_rss, per_device, reg_seconds = [], [], [], []
+for r in range(1, rounds + 1):
+    _, idle = gnu_time(os.path.join(work, f"idle-50k-{r}.time"))
+    _, base = gnu_time(os.path.join(work, f"baseline-{r}.time"))
+    idle_rss.append(idle)
+    base_rss.append(base)
+    per_device.append((idle - base) * 1024 / 50000 if idle and base else None)
+    for notes in glob.glob(os.path.join(work, f"idle-50k-{r}", "**", "notes.json"), recursive=True):
+        m = re.search(r"registered in the first ([0-9.]+) s", read(notes) or "")
+        if m:
+            reg_seconds.append(float(m.group(1)))
+if any(per_device):
+    med = statistics.median([x for x in per_device if x is not None])
+    figure("devices_rss", "peak RSS per registered idle device (50,000 devices)",
+           {"name": "50,000 idle devices", "unit": "KiB peak RSS", **mmm(idle_rss),
+            "command": f"{BIN} run Benchmarks/scenarios/idle-50k.yaml --quiet"},
+           {"name": "4-device baseline (the fixed base)", "unit": "KiB peak RSS", **mmm(base_rss),
+            "command": f"{BIN} run Benchmarks/scenarios/baseline.yaml --quiet"},
+           None, goal="≤ 2 KB per device beyond the base", meets=med <= 2048,
+           extra={"bytes_per_device": mmm(per_device),
+                  "registration_seconds": mmm(reg_seconds),
+                  "registrations_per_second": mmm([50000 / s for s in reg_seconds if s])},
+           note="Per device = (peak RSS of the 50k run − the baseline's) / 50,000; it includes the embedded "
+                "target's record of each device (same process). Registration time counts from the run's start "
+                "(servers up, 50,000 POST /v1/devices) to the load's start.")
+
+# MARK: - metrics
+m = load_json(os.path.join(work, "metrics.json"))
+if m:
+    def mm(key):
+        return m[key]
+    figure("hdr_record", "ns per HdrHistogram.record",
+           {"name": "HdrHistogram.record", "unit": "ns/op", **mm("hdr_record_ns"),
+            "command": ".build/release/metrics-bench"},
+           {"name": "plain add into an [Int64] slot", "unit": "ns/op", **mm("array_add_ns")},
+           [mm("hdr_record_ns")["median"] / mm("array_add_ns")["median"]],
+           note="Ratio of medians (one process, loops alternate within each round).")
+    figure("recorder_record", "ns per Recorder.record (metric by name, total + per-second interval)",
+           {"name": "Recorder.record", "unit": "ns/op", **mm("recorder_record_ns"),
+            "command": ".build/release/metrics-bench"},
+           {"name": "HdrHistogram.record", "unit": "ns/op", **mm("hdr_record_ns")},
+           [mm("recorder_record_ns")["median"] / mm("hdr_record_ns")["median"]])
+    figure("recorder_count", "ns per Recorder.count (counter add with per-second series)",
+           {"name": "Recorder.count", "unit": "ns/op", **mm("recorder_count_ns"),
+            "command": ".build/release/metrics-bench"},
+           {"name": "[String: Int64] add by name", "unit": "ns/op", **mm("plain_counter_ns")},
+           [mm("recorder_count_ns")["median"] / max(mm("plain_counter_ns")["median"], 0.01)])
+    h = m["hour_20_metrics"]
+    figure("hour_memory", "heap of a simulated 1-hour run, 20 metrics",
+           {"name": f"{h['high_rate_samples']:,} samples (1,000/s)", "unit": "bytes",
+            "command": ".build/release/metrics-bench (virtual time, glibc heap in use after − before)",
+            "min": h["high_rate_heap_bytes"], "median": h["high_rate_heap_bytes"], "max": h["high_rate_heap_bytes"],
+            "n": 1},
+           {"name": f"{h['low_rate_samples']:,} samples (100/s)", "unit": "bytes",
+            "min": h["low_rate_heap_bytes"], "median": h["low_rate_heap_bytes"], "max": h["low_rate_heap_bytes"],
+            "n": 1},
+           [h["high_rate_heap_bytes"] / max(h["low_rate_heap_bytes"], 1)],
+           goal="constant, not growing with samples (≤ 1.5× for 10× the samples)",
+           meets=h["high_rate_heap_bytes"] <= 1.5 * h["low_rate_heap_bytes"],
+           extra={"bytes_per_sample": {"low_rate": h["low_rate_heap_bytes"] / h["low_rate_samples"],
+                                       "high_rate": h["high_rate_heap_bytes"] / h["high_rate_samples"]}},
+           note="No sample is kept: memory is one dense histogram per metric plus one sparse histogram per metric "
+                "per second, whose size is the number of distinct buckets hit that second (at most ~2,000 for "
+                "0.5–3.5 ms values at 3 digits). More samples per second fill more buckets until that bound, so "
+                "heap grows sub-linearly (bytes per sample fall ~4× for 10× the samples) but it does grow "
+                "below saturation.")
+
+# MARK: - checker
+ck, py = [], []
+for r in range(1, rounds + 1):
+    j = load_json(os.path.join(work, f"checker-{r}.json"))
+    t = read(os.path.join(work, f"pyjson-{r}.txt"))
+    if j:
+        ck.append(j["operations"] / j["totalSeconds"])
+        try:
+            lines, secs = t.split()
+            # Lines/s converted to operations/s of the same history (operations per line from the checker).
+            py.append(int(lines) / float(secs) * j["operations"] / j["lines"])
+        except (AttributeError, ValueError, ZeroDivisionError):
+            py.append(None)
+if ck:
+    figure("checker", "history checker, 1,000,000 operations: read + check, operations/s",
+           {"name": "callstorm checker (read + check)", "unit": "ops/s", **mmm(ck),
+            "command": ".build/release/checker-bench --keep history.jsonl"},
+           {"name": "Python json.loads of the same file's lines, nothing else", "unit": "ops/s",
+            **(mmm(py) or {}),
+            "command": "python3 -c 'for line in islice(open(f), 300000): json.loads(line)'"},
+           ratios(ck, py),
+           note="Operations/s of reading and checking vs merely parsing the same JSON lines in Python (its lines/s "
+                "times the history's operations per line); the checker does strictly more per line.")
+
+# MARK: - scale
+summary = os.path.join(work, "scale", "summary.csv")
+if os.path.exists(summary):
+    rows = {r["metric"]: r for r in csv.DictReader(open(summary))}
+    counters = {r["counter"]: int(r["value"]) for r in csv.DictReader(open(os.path.join(work, "scale",
+                                                                                       "counters.csv")))}
+    window = 30.0
+    actions = sum(int(r["count"]) for k, r in rows.items() if k.endswith(".fulfillment") and "count" in r)
+    lag = rows.get("scheduler_lag", {})
+    _, rss = gnu_time(os.path.join(work, "scale.time"))
+    p99 = float(lag.get("p99", "nan"))
+    mx = float(lag.get("max", "nan"))
+    figure("timer_accuracy", "scheduler lag (planned → actual start), 10,000 devices",
+           {"name": "scale run", "unit": "ms", "p50": float(lag.get("p50", "nan")), "p99": p99, "max": mx,
+            "command": f"{BIN} run Scenarios/scale.yaml --quiet"},
+           {"name": "the plan (0 lag)", "unit": "ms"}, None,
+           goal="p99 ≤ 1 ms, max ≤ 10 ms", meets=p99 <= 1 and mx <= 10,
+           extra={"actions_per_second": actions / window if actions else None,
+                  "calls_started": counters.get("calls.started", 0),
+                  "calls_completed": counters.get("calls.completed", 0),
+                  "delivered_rate_per_s": counters.get("calls.started", 0) / window,
+                  "planned_rate_per_s": 500.0,
+                  "harness_errors": sum(v for k, v in counters.items() if k.startswith("errors.")),
+                  "push_to_report_ms": {k: float(rows["push_to_report"][k]) for k in ("p50", "p99", "max")}
+                  if "push_to_report" in rows else None,
+                  "peak_rss_kib": rss},
+           note="One run (the scale scenario is 30 s + drain). Actions/s = action fulfillments ÷ 30 s.")
+
+# MARK: - races (no peer: the correct reference target must show no violation however many pairs conflict)
+races = {}
+for name in sorted(os.listdir(work)):
+    path = os.path.join(work, name, "raw", "races.json")
+    if name.startswith("race-") and os.path.isfile(path):
+        r = load_json(path) or {}
+        races[name[5:]] = {"races": r.get("races", 0), "operations": r.get("operations", 0),
+                           "violations": sum(x.get("violations", 0) for x in r.get("rules", []))}
+if races:
+    total = sum(r["races"] for r in races.values())
+    violations = sum(r["violations"] for r in races.values())
+    one = lambda v: {"min": v, "median": v, "max": v, "n": 1}
+    figure("races", "race scenarios vs the correct reference target: conflicting pairs",
+           {"name": f"{len(races)} scenarios (Scenarios/races)", "unit": "pairs", **one(total),
+            "command": f"{BIN} run Scenarios/races/NAME.yaml --duration RACE_SECONDS --quiet"},
+           {"name": "violations found (must be 0)", "unit": "violations", **one(violations)}, None,
+           goal="0 violations", meets=violations == 0, extra={"per_scenario": races})
+
+# MARK: - locust
+lc, cs = [], []
+for r in range(1, rounds + 1):
+    if not os.path.exists(os.path.join(work, f"locust-{r}.time")):
+        continue
+    lj = load_json(os.path.join(work, f"locust-{r}.json"))
+    lcpu, _ = gnu_time(os.path.join(work, f"locust-{r}.time"))
+    ccpu, _ = gnu_time(os.path.join(work, f"cs-locust-{r}.time"))
+    cc = os.path.join(work, f"vs-locust-{r}", "counters.csv")
+    completed = None
+    if os.path.exists(cc):
+        completed = {row["counter"]: int(row["value"]) for row in csv.DictReader(open(cc))}.get("calls.completed")
+    lc.append(lj["completed"] / lcpu if lj and lcpu else None)
+    cs.append(completed / ccpu if completed and ccpu else None)
+if any(lc) or any(cs):
+    r = ratios(cs, lc)
+    ok = [x for x in r if x is not None]
+    figure("vs_locust", "calls (register → start → join → end) completed per client CPU-second",
+           {"name": "callstorm run (flow start-join-end, 400 calls/s planned)", "unit": "calls/CPU-s",
+            **(mmm(cs) or {}),
+            "command": f"taskset -c 0 {BIN} run Benchmarks/scenarios/vs-locust.yaml --target http://127.0.0.1:PORT "
+                       "--workers 1 --quiet"},
+           {"name": "Locust FastHttpUser, 50 users", "unit": "calls/CPU-s", **(mmm(lc) or {}),
+            "command": "taskset -c 0 locust -f Benchmarks/locustfile.py --headless -u 50 -r 50 "
+                       f"-t {seconds_per_run * 2}s --host http://127.0.0.1:PORT"},
+           r, goal="≥ 10× Locust", meets=bool(ok) and statistics.median(ok) >= 10,
+           note="Both against a standalone `callstorm target` on the server core; callstorm also receives and "
+                "reports every VoIP push, which Locust's users do not.")
+elif os.path.exists(os.path.join(work, "locust-skipped.json")):
+    figures.append({"id": "vs_locust", "skipped": load_json(os.path.join(work, "locust-skipped.json"))["skipped"]})
+
+try:
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+except OSError:
+    commit = ""
+# When results are regenerated later (e.g. a section rerun with BENCH_KEEP_WORK), say which code measured what.
+commit = os.environ.get("BENCH_COMMIT", commit)
+result = {"date": date, "machine": machine(), "commit": commit, "rounds": rounds,
+          "seconds_per_load_run": seconds_per_run, "suite_seconds": suite_seconds,
+          "load_average_at_start": LOAD_START, "load_average_at_end": LOAD_END,
+          "noise": "Other builds shared this 2-core machine during the run; absolute figures are noisy, only the "
+                   "same-run ratios count.",
+          "figures": figures}
+json.dump(result, open(os.path.join(out, date + ".json"), "w"), indent=2, sort_keys=False)
+
+
+# MARK: - markdown
+def fmt(x):
+    if x is None:
+        return "–"
+    if isinstance(x, float) and abs(x) < 10:
+        return f"{x:.3g}" if abs(x) < 1 else f"{x:.2f}"
+    return f"{x:,.0f}"
+
+
+def side(s):
+    if s.get("median") is None:
+        return "–"
+    return f"{fmt(s['min'])} / **{fmt(s['median'])}** / {fmt(s['max'])} {s['unit']}"
+
+
+lines = [f"# callstorm benchmarks, {date}", "",
+         f"Machine: {result['machine']}. Commit {commit}. `make bench` took {suite_seconds} s; "
+         f"{rounds} alternating rounds per figure, {seconds_per_run} s per load run.", "",
+         "**Noise:** " + result["noise"] + f" Load average (1/5/15 min) at the start: {' '.join(LOAD_START) or '–'}, at the end: "
+         f"{' '.join(LOAD_END)}.",
+         "", "| figure | callstorm: min / median / max | peer: min / median / max | ratio, median (min–max) "
+         "| goal |", "|---|---|---|---|---|"]
+for f in figures:
+    if "skipped" in f:
+        lines.append(f"| {f['id']} | skipped: {f['skipped']} | | | |")
+        continue
+    ratio = f["ratio"]
+    rtext = f"**{fmt(ratio['median'])}** ({fmt(ratio['min'])}–{fmt(ratio['max'])})" if ratio else "–"
+    goal = ""
+    if f.get("goal"):
+        verdict = {True: "met", False: "**missed**", None: "–"}[f["meets_goal"]]
+        goal = f"{f['goal']}: {verdict}"
+    subj = f["subject"]
+    if f["id"] == "timer_accuracy":
+        s = f"p50 {fmt(subj['p50'])} / p99 {fmt(subj['p99'])} / max {fmt(subj['max'])} ms at " \
+            f"{fmt(f.get('actions_per_second'))} actions/s"
+        lines.append(f"| {f['title']} | {s} | planned start times | – | {goal} |")
+        continue
+    if f["id"] == "devices_rss":
+        b = f["bytes_per_device"]
+        rg = f.get("registration_seconds")
+        s = f"{fmt(b['min'])} / **{fmt(b['median'])}** / {fmt(b['max'])} bytes per device" + \
+            (f"; registered in {fmt(rg['median'])} s ({fmt(rg['min'])}–{fmt(rg['max'])})" if rg else "")
+        lines.append(f"| {f['title']} | {s} | {f['peer']['name']}: {side(f['peer'])} | – | {goal} |")
+        continue
+    lines.append(f"| {f['title']} | {side(subj)} | {f['peer']['name']}: {side(f['peer'])} | {rtext} | {goal} |")
+lines += ["", "## Commands and notes", ""]
+for f in figures:
+    if "skipped" in f:
+        continue
+    lines.append(f"- **{f['title']}** — callstorm: `{f['subject'].get('command', '')}`; peer: "
+                 f"{f['peer']['name']}" + (f" `{f['peer']['command']}`" if f['peer'].get('command') else "")
+                 + (f"; client: `{f['client_command']}`" if f.get("client_command") else "")
+                 + (f". {f['note']}" if f.get("note") else "")
+                 + (f" Per-round ratios: {', '.join(fmt(x) for x in f['ratio_rounds'])}."
+                    if f.get("ratio_rounds") and len(f["ratio_rounds"]) > 1 else ""))
+notes_file = os.path.join(out, date + ".notes.md")
+if os.path.exists(notes_file):
+    lines += ["", read(notes_file).strip()]
+md = "\n".join(lines) + "\n"
+open(os.path.join(out, date + ".md"), "w").write(md)
+print(md)

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Rewrites README.md's performance table (between the bench-table markers) from the latest
+# Benchmarks/results/<date>.json, so the README never shows figures typed by hand. `make bench` runs it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+latest=$(ls Benchmarks/results/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].json 2>/dev/null | sort | tail -1)
+[ -n "$latest" ] || { echo "no Benchmarks/results/<date>.json yet: run make bench" >&2; exit 1; }
+python3 - "$latest" README.md <<'PY'
+import json, sys
+path, readme = sys.argv[1:3]
+r = json.load(open(path))
+begin, end = "<!-- bench-table:begin -->", "<!-- bench-table:end -->"
+
+def fmt(x):
+    if x is None:
+        return "–"
+    if isinstance(x, float) and abs(x) < 10:
+        return f"{x:.3g}" if abs(x) < 1 else f"{x:.2f}"
+    return f"{x:,.0f}"
+
+rows = []
+for f in r["figures"]:
+    if "skipped" in f:
+        rows.append(f"| {f['id']} | skipped: {f['skipped']} | | |")
+        continue
+    goal = ""
+    if f.get("goal"):
+        verdict = {True: "met", False: "**missed**", None: "–"}[f["meets_goal"]]
+        goal = f"{f['goal']}: {verdict}"
+    s, p = f["subject"], f["peer"]
+    if f["id"] == "timer_accuracy":
+        value = (f"p50 {fmt(s['p50'])} / p99 {fmt(s['p99'])} / max {fmt(s['max'])} ms at "
+                 f"{fmt(f.get('actions_per_second'))} actions/s")
+        rows.append(f"| {f['title']} | {value} | – | {goal} |")
+        continue
+    if f["id"] == "devices_rss":
+        b, rg = f["bytes_per_device"], f.get("registration_seconds")
+        value = f"{fmt(b['median'])} bytes/device" + (f", registered in {fmt(rg['median'])} s" if rg else "")
+        rows.append(f"| {f['title']} | {value} (peer: {p['name']}) | – | {goal} |")
+        continue
+    ratio = f["ratio"]
+    value = f"{fmt(s.get('median'))} {s['unit']} vs {p['name']} {fmt(p.get('median'))} {p['unit']}"
+    rtext = f"{fmt(ratio['median'])} ({fmt(ratio['min'])}–{fmt(ratio['max'])})" if ratio else "–"
+    rows.append(f"| {f['title']} | {value} | {rtext} | {goal} |")
+table = "\n".join([
+    f"Latest: {r['date']}, {r['machine']} (commit {r['commit']}; {r['rounds']} alternating rounds, medians; "
+    f"`make bench` took {r['suite_seconds']} s). {r['noise']} Full figures, commands and min/max: "
+    f"`{path}` and its `.md`.",
+    "",
+    "| figure | callstorm vs peer (medians) | ratio, median (min–max) | goal |",
+    "|---|---|---|---|",
+    *rows,
+])
+text = open(readme).read()
+if begin not in text or end not in text:
+    sys.exit(f"README.md lacks the {begin} … {end} markers")
+head, rest = text.split(begin, 1)
+_, tail = rest.split(end, 1)
+open(readme, "w").write(head + begin + "\n" + table + "\n" + end + tail)
+print(f"README.md table rewritten from {path}")
+PY
