@@ -22,7 +22,7 @@ for s in ${SANITIZERS:-thread address}; do
     [ -n "${FILTER:-}" ] && args+=(--filter "$FILTER")
     skip=${SKIP-DistributedRunTests|RaceCheckerTests|TimeoutToxicTests|testCompleteRunMeasuresEveryCall}
     [ -n "$skip" ] && args+=(--skip "$skip")
-    if ! CALLSTORM_BIN=$PWD/$bin swift test "${args[@]}"; then
+    if ! CALLSTORM_BIN=$bin swift test "${args[@]}"; then
         echo "!! tests under the $s sanitizer failed" >&2
         status=1
     fi
