@@ -2,6 +2,9 @@
 # `make test-sanitize`: the test suite under ThreadSanitizer, then AddressSanitizer, each in its own scratch path
 # (.build/tsan, .build/asan) with the callstorm binary the CLI tests launch built the same way.
 # SANITIZERS picks which (default "thread address"); FILTER runs a subset (a swift test --filter pattern).
+# SKIP (a swift test --skip pattern) leaves out tests that need real-time throughput a sanitized build (5-15x
+# slower) does not reach on 2 cores: whole-plan call counts, shard-vs-process equality, race reproduction whose
+# views settle within 500 ms, and the proxy's timeout toxic; they pass in `make test`. SKIP= runs everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export SWIFT_BACKTRACE=enable=no
@@ -17,7 +20,9 @@ for s in ${SANITIZERS:-thread address}; do
     bin=$(swift build --scratch-path "$scratch" --sanitize="$s" --show-bin-path)/callstorm
     args=(--scratch-path "$scratch" --sanitize="$s" --disable-swift-testing)
     [ -n "${FILTER:-}" ] && args+=(--filter "$FILTER")
-    if ! CALLSTORM_BIN=$PWD/$bin swift test "${args[@]}"; then
+    skip=${SKIP-DistributedRunTests|RaceCheckerTests|TimeoutToxicTests|testCompleteRunMeasuresEveryCall}
+    [ -n "$skip" ] && args+=(--skip "$skip")
+    if ! CALLSTORM_BIN=$bin swift test "${args[@]}"; then
         echo "!! tests under the $s sanitizer failed" >&2
         status=1
     fi
