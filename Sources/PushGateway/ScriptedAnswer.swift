@@ -21,7 +21,7 @@ public struct ScriptedAnswer: Sendable, Equatable {
     /// The script in `payload`, or nil. Costs one byte search when there is none (the gateway's hot path).
     public init?(payload: [UInt8]) {
         guard payload.count >= Self.keyBytes.count else { return nil }
-        guard payload.firstRange(of: Self.keyBytes) != nil,
+        guard Self.contains(payload, Self.keyBytes),
               let json = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any],
               let script = json[Self.key] as? [String: Any] else { return nil }
         let status = (script["status"] as? NSNumber)?.intValue
@@ -36,6 +36,26 @@ public struct ScriptedAnswer: Sendable, Equatable {
             rejection = r
         }
         delayMillis = max(0, min(60_000, (script["delay_ms"] as? NSNumber)?.intValue ?? 0))
+    }
+
+    /// A plain byte search: the generic `firstRange(of:)` costs far more per push than the whole APNs validation.
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, haystack.count >= needle.count else { return false }
+        return haystack.withUnsafeBufferPointer { h in
+            needle.withUnsafeBufferPointer { n in
+                var i = 0
+                let last = h.count - n.count
+                while i <= last {
+                    if h[i] == first {
+                        var j = 1
+                        while j < n.count, h[i + j] == n[j] { j += 1 }
+                        if j == n.count { return true }
+                    }
+                    i += 1
+                }
+                return false
+            }
+        }
     }
 
     static let usualReason: [Int: APNsReason] = [
