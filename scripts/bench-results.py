@@ -76,9 +76,11 @@ figures = []
 # ratio then measures the scheduler. Instruction counts, memory and CPU-second figures still are.
 LOAD_END = (read(os.path.join(work, "loadavg")) or read("/proc/loadavg") or "0 0 0").split()[:3]
 LOAD_START = (read(os.path.join(work, "loadavg-start")) or "").split()[:3]
-LOAD1 = max(float(LOAD_END[0]), float(LOAD_START[0]) if LOAD_START else 0.0)
+# Judged on the load before the suite began: by its end the 1-minute average includes the suite's own two busy
+# cores (client and server pinned), so it would call every quiet run overloaded.
+LOAD1 = float(LOAD_START[0]) if LOAD_START else float(LOAD_END[0])
 OVERLOADED = LOAD1 > 1.5 * (os.cpu_count() or 1)
-TIMED = {"gateway_tls", "gateway_h2c", "raw_http_1000", "raw_http_5000", "timer_accuracy"}
+TIMED = {"gateway_tls", "gateway_h2c", "raw_http_1000", "raw_http_5000", "timer_accuracy", "capacity"}
 
 
 def figure(fid, title, subject, peer, ratio, goal=None, meets=None, note=None, extra=None):
@@ -302,6 +304,24 @@ if races:
            {"name": "violations found (must be 0)", "unit": "violations", **one(violations)}, None,
            goal="0 violations", meets=violations == 0, extra={"per_scenario": races})
 
+# MARK: - end-to-end capacity: the knee of Scenarios/capacity.yaml (embedded target + callstorm on this machine)
+cap_summary = load_json(os.path.join(work, "capacity", "summary.json"))
+if cap_summary and cap_summary.get("capacity"):
+    c = cap_summary["capacity"]
+    knee = c.get("kneeCallsPerSecond")
+    broken = c.get("broken")
+    one = lambda v: {"min": v, "median": v, "max": v, "n": 1}
+    limit = c["spec"]["limit"]
+    figure("capacity", f"end-to-end capacity: highest calls/s keeping {limit['key']} {limit['comparison']} "
+           f"{limit['limitText']} ({c['spec']['windowSeconds']} s windows, embedded target + callstorm)",
+           {"name": "knee (calls started/s, window mean)", "unit": "calls/s", **one(knee or 0),
+            "command": f"{BIN} run Scenarios/capacity.yaml --quiet"},
+           {"name": "first window over the limit", "unit": "calls/s",
+            **one(broken["callsPerSecond"] if broken else 0)}, None,
+           goal="a knee found and reported", meets=knee is not None,
+           note=(f"broke at second {broken['second']} with {broken['valueMicros'] / 1000:g} ms over "
+                 f"{broken['samples']} samples" if broken else "the limit held over the whole ramp"))
+
 # MARK: - locust
 lc, cs = [], []
 for r in range(1, rounds + 1):
@@ -342,8 +362,10 @@ commit = os.environ.get("BENCH_COMMIT", commit)
 result = {"date": date, "machine": machine(), "commit": commit, "rounds": rounds,
           "seconds_per_load_run": seconds_per_run, "suite_seconds": suite_seconds,
           "load_average_at_start": LOAD_START, "load_average_at_end": LOAD_END,
-          "noise": "Other builds shared this 2-core machine during the run; absolute figures are noisy, only the "
-                   "same-run ratios count.",
+          "noise": (f"Load average {LOAD1:g} before the run on {os.cpu_count()} cores: "
+                    + ("other work shared the machine, so timed figures are not judged; " if OVERLOADED
+                       else "the machine was otherwise idle; ")
+                    + "absolute figures vary between machines, only the same-run ratios count."),
           "figures": figures}
 json.dump(result, open(os.path.join(out, date + ".json"), "w"), indent=2, sort_keys=False)
 

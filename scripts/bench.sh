@@ -9,7 +9,8 @@
 # raw-http (callstorm raw-http vs wrk on one nginx), devices (50,000 idle devices vs a 4-device baseline),
 # metrics (recording cost vs plain adds), checker (1M-op history vs Python's json parsing of the same file),
 # scale (Scenarios/scale.yaml: timer accuracy, delivered rate), races (Scenarios/races/*.yaml against the correct
-# reference target: conflicting pairs and violations, RACE_SECONDS each), locust (calls per CPU-second vs Locust).
+# reference target: conflicting pairs and violations, RACE_SECONDS each), capacity (Scenarios/capacity.yaml: the
+# knee, the highest calls/s keeping push_to_report p99 < 100 ms), locust (calls per CPU-second vs Locust).
 # Knobs: BENCH_ROUNDS (3), BENCH_SECONDS (5, per load run), BENCH_CONNS ("1000 5000").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +29,7 @@ date=$(date -u +%Y-%m-%d)
 ROUNDS=${BENCH_ROUNDS:-3}
 SECONDS_PER_RUN=${BENCH_SECONDS:-5}
 CONNS=${BENCH_CONNS:-"1000 5000"}
-ONLY=${BENCH_ONLY:-"gateway gateway-instructions raw-http devices metrics checker scale races locust"}
+ONLY=${BENCH_ONLY:-"gateway gateway-instructions raw-http devices metrics checker scale races capacity locust"}
 SERVER_CPU=1
 CLIENT_CPU=0
 [ "$(nproc)" -ge 2 ] || { SERVER_CPU=0; CLIENT_CPU=0; }
@@ -182,6 +183,14 @@ if wanted races; then
         "$bin" run "$scenario" --out "$work/$name" --duration "${race_seconds}s" --quiet > "$work/$name.log" 2>&1 \
             || true
     done
+fi
+
+# MARK: - end-to-end capacity: Scenarios/capacity.yaml ramps the embedded target until push_to_report p99 breaks
+if wanted capacity; then
+    section "capacity: Scenarios/capacity.yaml (ramp until push_to_report p99 over 5 s breaks 100 ms)"
+    rm -rf "$work/capacity"
+    "$bin" run Scenarios/capacity.yaml --out "$work/capacity" > "$work/capacity.log" 2>&1 || true
+    grep -E "^capacity:" "$work/capacity.log" || tail -3 "$work/capacity.log" || true
 fi
 
 # MARK: - callstorm vs Locust, calls per client CPU-second, against a standalone target
