@@ -1,4 +1,5 @@
 import Foundation
+import Results
 
 extension MergeCommand {
     /// Joins the shards' `history.jsonl` into one history on the merged time axis, so `callstorm check` (and the
@@ -9,7 +10,7 @@ extension MergeCommand {
     /// shard index in their top byte (workers number theirs `worker << 48 | n`, so shards would otherwise collide).
     /// Lines are ordered by the new `t`, ties keeping shard order. Returns the number of lines written.
     static func concatenateHistories(_ parts: [Part], baseUnixSeconds: Int64, into out: URL) throws -> Int {
-        var lines: [(t: UInt64, seq: Int, line: String)] = []
+        var lines: [(t: UInt64, line: String)] = []
         for part in parts {
             let url = part.directory.appendingPathComponent("history.jsonl")
             guard let text = try? String(contentsOf: url, encoding: .utf8) else { continue }
@@ -18,18 +19,11 @@ extension MergeCommand {
             let shard = UInt64(part.record?.shardIndex ?? 0)
             for raw in text.split(separator: "\n", omittingEmptySubsequences: true) {
                 let (t, line) = rewrite(raw, shiftNanos: shiftNanos, opTag: shard << 56)
-                lines.append((t, lines.count, line))
+                lines.append((t, line))
             }
         }
         guard !lines.isEmpty else { return 0 }
-        lines.sort { $0.t != $1.t ? $0.t < $1.t : $0.seq < $1.seq }
-        var text = ""
-        text.reserveCapacity(lines.reduce(0) { $0 + $1.line.utf8.count + 1 })
-        for entry in lines {
-            text += entry.line
-            text += "\n"
-        }
-        try text.write(to: out.appendingPathComponent("history.jsonl"), atomically: true, encoding: .utf8)
+        try RunResults.writeHistory(lines, run: out)
         return lines.count
     }
 

@@ -82,19 +82,25 @@ public enum RunResults {
         let parts = ((try? FileManager.default.contentsOfDirectory(atPath: raw.path)) ?? [])
             .filter { $0.hasPrefix("history-w") && $0.hasSuffix(".jsonl") }.sorted()
         guard !parts.isEmpty else { return }
-        var lines: [(t: UInt64, seq: Int, line: Substring)] = []
+        var lines: [(t: UInt64, line: Substring)] = []
         for name in parts {
             guard let text = try? String(contentsOf: raw.appendingPathComponent(name), encoding: .utf8) else { continue }
             for line in text.split(separator: "\n") {
                 let digits = line.dropFirst(5).prefix { $0.isNumber }
-                lines.append((UInt64(digits) ?? 0, lines.count, line))
+                lines.append((UInt64(digits) ?? 0, line))
             }
         }
-        lines.sort { $0.t != $1.t ? $0.t < $1.t : $0.seq < $1.seq }
+        try writeHistory(lines, run: run)
+    }
+
+    /// Writes `<run>/history.jsonl` from lines and their `t`, ordered by `t`; ties keep the order given (a worker's,
+    /// or a shard's, own order). Shared by the end of a run and by `callstorm merge`.
+    public static func writeHistory<Line: StringProtocol>(_ lines: [(t: UInt64, line: Line)], run: URL) throws {
+        let order = lines.indices.sorted { lines[$0].t != lines[$1].t ? lines[$0].t < lines[$1].t : $0 < $1 }
         var out = ""
         out.reserveCapacity(lines.reduce(0) { $0 + $1.line.utf8.count + 1 })
-        for entry in lines {
-            out += entry.line
+        for index in order {
+            out += lines[index].line
             out += "\n"
         }
         try out.write(to: run.appendingPathComponent("history.jsonl"), atomically: true, encoding: .utf8)
