@@ -21,6 +21,9 @@ let package = Package(
         .target(name: "CLinux"),
         .target(name: "CSSL", dependencies: ["CLibssl"]),
 
+        // MARK: - A pthread Mutex, whose hand-overs ThreadSanitizer sees
+        .target(name: "Locking"),
+
         // MARK: - Value modules (no I/O)
         .target(name: "CallModel"),
         .target(name: "Metrics"),
@@ -30,18 +33,20 @@ let package = Package(
         // MARK: - I/O modules
         .target(name: "Transport", dependencies: ["CCurl", "CLinux"]),
         .target(name: "Credentials", dependencies: ["CSSL"]),
-        .target(name: "HTTPServer", dependencies: ["CLinux", "CSSL", "CLibnghttp2"]),
-        .target(name: "PushGateway", dependencies: ["HTTPServer", "CallModel", "Credentials", "Metrics"]),
-        .target(name: "ReferenceTarget", dependencies: ["HTTPServer", "Transport", "CallModel", "Credentials"]),
-        .target(name: "FaultProxy", dependencies: ["CLinux"], exclude: ["CREATING_TOXICS.md"]),
+        .target(name: "HTTPServer", dependencies: ["CLinux", "CSSL", "CLibnghttp2", "Locking"]),
+        .target(name: "PushGateway", dependencies: ["HTTPServer", "CallModel", "Credentials", "Metrics", "Locking"]),
+        .target(name: "ReferenceTarget", dependencies: [
+            "HTTPServer", "Transport", "CallModel", "Credentials", "Locking",
+        ]),
+        .target(name: "FaultProxy", dependencies: ["CLinux", "Locking"], exclude: ["CREATING_TOXICS.md"]),
         .target(name: "Driver", dependencies: [
-            "CallModel", "Metrics", "Scenario", "Transport", "PushGateway", "CLinux", "Results",
+            "CallModel", "Metrics", "Scenario", "Transport", "PushGateway", "CLinux", "Results", "Locking",
         ]),
         .target(name: "Reports", dependencies: ["Metrics", "CZlib"]),
         .target(name: "Results", dependencies: ["Metrics"]),
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
-            "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "FaultProxy",
+            "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "FaultProxy", "Locking",
         ]),
         // libFuzzer targets (`make fuzz`, built in debug with -sanitize=fuzzer -DFUZZING); built plainly it
         // replays the committed corpora. Uses @testable imports: debug configuration only.
@@ -60,9 +65,10 @@ let package = Package(
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "CLinux"]),
         .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "Metrics"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "HTTPServer", "Credentials"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Credentials"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Credentials", "Locking"]),
         .testTarget(
-            name: "PushGatewayTests", dependencies: ["PushGateway", "HTTPServer", "Transport", "Credentials"],
+            name: "PushGatewayTests",
+            dependencies: ["PushGateway", "HTTPServer", "Transport", "Credentials", "Locking"],
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "FaultProxyTests", dependencies: ["FaultProxy", "CLinux", "HTTPServer", "Transport"]),
@@ -72,7 +78,9 @@ let package = Package(
         .testTarget(name: "ResultsTests", dependencies: ["Results", "Metrics"]),
         .testTarget(name: "CallstormCLITests", dependencies: [
             "CallstormCLI", "Reports", "Metrics", "Results", "Scenario", "Checker", "HTTPServer", "PushGateway",
+            "Locking",
         ]),
         .testTarget(name: "CheckerTests", dependencies: ["Checker"]),
+        .testTarget(name: "LockingTests", dependencies: ["Locking"]),
     ]
 )

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import Locking
 import Transport
 
 /// Measures this machine's clock against a server's, NTP-free, from the HTTP `Date` header.

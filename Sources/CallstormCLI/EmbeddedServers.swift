@@ -4,7 +4,7 @@ import HTTPServer
 import PushGateway
 import ReferenceTarget
 import Scenario
-import Synchronization
+import Locking
 
 /// A sink set after the gateway starts: the gateway's port must be known before the target and the driver
 /// exist, and the driver is what owns the devices the pushes go to.

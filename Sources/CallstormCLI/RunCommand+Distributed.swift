@@ -4,7 +4,7 @@ import Foundation
 import HTTPServer
 import Reports
 import Scenario
-import Synchronization
+import Locking
 
 /// The flags of `run` that make it one part of a distributed run, and what they do around the driver:
 /// `--shard i/N`, `--start-at`, `--clock-reference`, `--metrics-listen`, `--metrics-linger`.

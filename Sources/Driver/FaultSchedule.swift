@@ -1,6 +1,6 @@
 import Foundation
 import Scenario
-import Synchronization
+import Locking
 
 /// The scenario's fault windows with every decision drawn from the seed: the same seed, device and push number
 /// give the same fault, run after run (unlike Toxiproxy, whose seed flag its current source ignores).

@@ -1,5 +1,5 @@
 import Metrics
-import Synchronization
+import Locking
 
 /// What a worker has measured so far, as plain values another thread may read: run-total counters and
 /// histograms (sparse, so a copy is small) and the conversations in progress. The metrics endpoint merges the

@@ -3,7 +3,8 @@ import Foundation
 import Metrics
 import PushGateway
 import Scenario
-import Synchronization
+import Locking
+import struct Synchronization.Atomic
 
 /// Runs a plan: registers every device, starts the open-model arrivals on all workers at one instant, waits for
 /// the arrivals to end and the calls in flight to drain (bounded by the scenario's drain time), and returns the

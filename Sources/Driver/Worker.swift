@@ -5,7 +5,8 @@ import Metrics
 import PushGateway
 import Results
 import Scenario
-import Synchronization
+import Locking
+import struct Synchronization.Atomic
 import Transport
 
 /// One worker: a serial DispatchQueue that owns a fixed slice of devices, their calls, one timer wheel, one HTTP

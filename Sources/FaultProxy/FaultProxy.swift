@@ -1,5 +1,6 @@
 import CLinux
-import Synchronization
+import Locking
+import struct Synchronization.Atomic
 #if canImport(Glibc)
 import Glibc
 #endif

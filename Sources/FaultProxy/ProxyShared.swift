@@ -1,4 +1,5 @@
-import Synchronization
+import Locking
+import struct Synchronization.Atomic
 
 /// What the public `FaultProxy` and its loop thread share: the toxic list (with a generation the loop polls
 /// cheaply), and the statistics and decision log the loop publishes.

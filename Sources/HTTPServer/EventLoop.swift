@@ -1,6 +1,7 @@
 import CLinux
 import CSSL
-import Synchronization
+import Locking
+import struct Synchronization.Atomic
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,7 +1,8 @@
 import CLinux
 import Foundation
 import HTTPServer
-import Synchronization
+import Locking
+import struct Synchronization.Atomic
 
 /// The push gateway: APNs's provider API (`POST /3/device/<token>`) answered exactly as APNs would, and FCM
 /// HTTP v1 (`POST /v1/projects/{p}/messages:send`) as a second ingress. Accepted pushes go to the sink.

@@ -1,5 +1,5 @@
 import Metrics
-import Synchronization
+import Locking
 
 /// The two ways pushes come into the gateway.
 public enum Ingress: String, Sendable, CaseIterable {

@@ -1,4 +1,5 @@
-import Synchronization
+import Locking
+import struct Synchronization.Atomic
 
 /// Provider-token state per connection, as APNs keeps it: the token in use, when it was first used, and its
 /// claims, so a token is verified once per connection rather than once per push, and a connection that

@@ -1,7 +1,8 @@
 import Credentials
 import Dispatch
 import Foundation
-import Synchronization
+import Locking
+import struct Synchronization.Atomic
 import Transport
 
 /// How the reference target's APNs client reaches and signs in to a push gateway: the CA to trust for an

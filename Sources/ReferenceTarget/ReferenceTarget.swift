@@ -2,7 +2,7 @@ import CallModel
 import Dispatch
 import Foundation
 import HTTPServer
-import Synchronization
+import Locking
 
 /// The embedded call server callstorm tests against by default (docs/PROTOCOL.md). Correct and atomic: every
 /// change to a conversation happens under one lock and bumps its version. Pushes go to the push gateway through

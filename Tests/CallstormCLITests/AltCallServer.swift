@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
 import HTTPServer
-import Synchronization
+import Locking
+import struct Synchronization.Atomic
 import Transport
 
 /// A small call server with an API shape of its own (not the reference protocol), for testing `target.api`.

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPServer
-import Synchronization
+import Locking
 
 /// Starts a server on 127.0.0.1 port 0 with a closure handler. The caller stops it in `defer`.
 func startServer(

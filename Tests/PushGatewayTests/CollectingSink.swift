@@ -1,5 +1,5 @@
 import PushGateway
-import Synchronization
+import Locking
 
 /// A sink that keeps every push it is given, for assertions.
 final class CollectingSink: PushSink {

@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 import HTTPServer
 import PushGateway
-import Synchronization
+import Locking
 import XCTest
 
 /// A push payload's `callstorm-answer` key scripts the gateway's answer to that one push.
