@@ -18,52 +18,42 @@ import Darwin
 /// the value (the value crosses threads only inside `withLock`, as `sending`), and not recursive: calling `withLock`
 /// from inside its own body deadlocks.
 public struct Mutex<Value: ~Copyable>: ~Copyable {
-    private let storage: Storage
+    // Both live on the heap: a pthread mutex must not move once initialised, and the value is reached through a
+    // pointer so that the only accesses TSan sees to it are the ones inside `withLock`. (An `inout` of a stored
+    // property of a generic class is reported by TSan at the object's address, where it collides with the
+    // unlocked metadata read of the next `withLock`: a false race.)
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let value: UnsafeMutablePointer<Value>
 
     /// Makes a mutex guarding `initialValue`.
     public init(_ initialValue: consuming sending Value) {
-        storage = Storage(initialValue)
+        value = .allocate(capacity: 1)
+        value.initialize(to: initialValue)
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        let status = pthread_mutex_init(mutex, nil)
+        precondition(status == 0, "pthread_mutex_init failed with error \(status)")
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+        value.deinitialize(count: 1)
+        value.deallocate()
     }
 
     /// Runs `body` with the lock held and exclusive access to the value; returns what `body` returns.
     public borrowing func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
-        storage.lock()
-        defer { storage.unlock() }
-        return try body(&storage.value)
-    }
-
-    /// Heap storage: a pthread mutex must not move once initialised, and the value lives beside it.
-    private final class Storage {
-        /// The mutex itself provides the exclusive access, and a nested `withLock` deadlocks before a second access
-        /// could begin, so the runtime's dynamic exclusivity check on every `withLock` would only cost time.
-        @exclusivity(unchecked) var value: Value
-        private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-
-        init(_ value: consuming Value) {
-            self.value = value
-            mutex = .allocate(capacity: 1)
-            mutex.initialize(to: pthread_mutex_t())
-            let status = pthread_mutex_init(mutex, nil)
-            precondition(status == 0, "pthread_mutex_init failed with error \(status)")
+        let locked = pthread_mutex_lock(mutex)
+        precondition(locked == 0, "pthread_mutex_lock failed with error \(locked)")
+        defer {
+            let unlocked = pthread_mutex_unlock(mutex)
+            precondition(unlocked == 0, "pthread_mutex_unlock failed with error \(unlocked)")
         }
-
-        deinit {
-            pthread_mutex_destroy(mutex)
-            mutex.deinitialize(count: 1)
-            mutex.deallocate()
-        }
-
-        func lock() {
-            let status = pthread_mutex_lock(mutex)
-            precondition(status == 0, "pthread_mutex_lock failed with error \(status)")
-        }
-
-        func unlock() {
-            let status = pthread_mutex_unlock(mutex)
-            precondition(status == 0, "pthread_mutex_unlock failed with error \(status)")
-        }
+        return try body(&value.pointee)
     }
 }
 
