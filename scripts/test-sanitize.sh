@@ -8,6 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export SWIFT_BACKTRACE=enable=no
+# The sanitizers bring their own malloc; Package.swift leaves jemalloc out of callstorm when this is set.
+export CALLSTORM_NO_JEMALLOC=1
 # halt_on_error: the first race or memory error fails its test process with the report in the log.
 # scripts/tsan-suppressions.txt lists the reports that are not races (each with its reason).
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan-suppressions.txt}
