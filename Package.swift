@@ -47,7 +47,7 @@ let package = Package(
             "CallModel", "Metrics", "Scenario", "Transport", "PushGateway", "CLinux", "Results", "Locking",
         ]),
         .target(name: "Reports", dependencies: ["Metrics", "CZlib"]),
-        .target(name: "Results", dependencies: ["Metrics"]),
+        .target(name: "Results", dependencies: ["Metrics", "Locking"]),
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
             "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "FaultProxy", "Locking",

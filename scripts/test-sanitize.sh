@@ -14,6 +14,14 @@ export CALLSTORM_NO_JEMALLOC=1
 # scripts/tsan-suppressions.txt lists the reports that are not races (each with its reason).
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan-suppressions.txt}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:halt_on_error=1}
+# Synchronization.Mutex's contended lock and unlock are invisible to TSan (it then reports the bodies as racing):
+# Mutex comes from our Locking module, whose pthread mutex TSan follows (Sources/Locking/Mutex.swift).
+stale=$(grep -rlx 'import Synchronization' Sources Tests | xargs -r grep -lE '\bMutex\b' |
+    xargs -r grep -Lx 'import Locking' || true)
+if [ -n "$stale" ]; then
+    echo "!! Synchronization.Mutex, which TSan cannot follow under contention; use 'import Locking' (and" \
+        "'import struct Synchronization.Atomic' for atomics) in:" $stale >&2
+fi
 status=0
 for s in ${SANITIZERS:-thread address}; do
     scratch=.build/${s:0:1}san
