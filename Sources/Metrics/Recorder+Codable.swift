@@ -50,16 +50,7 @@ extension Recorder: Codable {
     }
 
     public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(runStartNanos, forKey: .runStartNanos)
-        try container.encode(lowestDiscernibleValue, forKey: .lowestDiscernibleValue)
-        try container.encode(highestTrackableValue, forKey: .highestTrackableValue)
-        try container.encode(significantDigits, forKey: .significantDigits)
-        try container.encode(histograms, forKey: .histograms)
-        try container.encode(intervals, forKey: .intervals)
-        try container.encode(counters, forKey: .counters)
-        try container.encode(counterStates.mapValues(\.perSecond), forKey: .counterSeries)
-        try container.encode(gauges, forKey: .gauges)
+        try image.encode(to: encoder)
     }
 }
 
