@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import HTTPServer
 import Locking
+import struct Synchronization.Atomic
 
 /// The embedded call server callstorm tests against by default (docs/PROTOCOL.md). Correct and atomic: every
 /// change to a conversation happens under one lock and bumps its version. Pushes go to the push gateway through
