@@ -4,7 +4,9 @@
 # SANITIZERS picks which (default "thread address"); FILTER runs a subset (a swift test --filter pattern).
 # SKIP (a swift test --skip pattern) leaves out tests that need real-time throughput a sanitized build (5-15x
 # slower) does not reach on 2 cores: whole-plan call counts, shard-vs-process equality, race reproduction whose
-# views settle within 500 ms, and the proxy's timeout toxic; they pass in `make test`. SKIP= runs everything.
+# views settle within 500 ms, the proxy's timeout toxic, and the push-delay fault's 200 ms ± 20 ms on 480 calls in 6 s
+# (under TSan with the machine loaded: 288 of 480 calls started, delay off by 200 ms); they pass in `make test`.
+# SKIP= runs everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export SWIFT_BACKTRACE=enable=no
@@ -30,7 +32,8 @@ for s in ${SANITIZERS:-thread address}; do
     bin=$(swift build --scratch-path "$scratch" --sanitize="$s" --show-bin-path)/callstorm
     args=(--scratch-path "$scratch" --sanitize="$s" --disable-swift-testing)
     [ -n "${FILTER:-}" ] && args+=(--filter "$FILTER")
-    skip=${SKIP-DistributedRunTests|RaceCheckerTests|TimeoutToxicTests|testCompleteRunMeasuresEveryCall}
+    skip='DistributedRunTests|RaceCheckerTests|TimeoutToxicTests|testCompleteRunMeasuresEveryCall|testPushDelayAdds'
+    skip=${SKIP-$skip}
     [ -n "$skip" ] && args+=(--skip "$skip")
     if ! CALLSTORM_BIN=$bin swift test "${args[@]}"; then
         echo "!! tests under the $s sanitizer failed" >&2
