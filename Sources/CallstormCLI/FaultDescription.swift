@@ -13,6 +13,11 @@ enum FaultDescription {
             if p.drop > 0 { items.append("drop \(pct(p.drop))") }
             if p.duplicate > 0 { items.append("duplicate \(pct(p.duplicate))") }
             if p.errorRate > 0 { items.append("error \(p.errorStatus) at \(pct(p.errorRate))") }
+            if p.reorder > 0 {
+                items.append("reorder \(pct(p.reorder)) (held up to \(Quantity.format(nanos: p.reorderHoldNanos)))")
+            }
+            if let b = p.brownout { items.append("brownout (\(b.rawValue))") }
+            if p.goaway > 0 { items.append("goaway \(pct(p.goaway))") }
             parts.append("push: " + items.joined(separator: ", "))
         }
         if let d = w.device {

@@ -99,14 +99,16 @@ enum RunCommand {
                 let child = try TargetProcess(
                     arguments: servers.childTargetArguments(directory: runDirectory)
                         + ["--bundle-id", scenario.push.bundleID]
-                        + (scenario.targetBugs.isEmpty ? [] : ["--bug", scenario.targetBugs.joined(separator: ",")]),
+                        + (scenario.targetBugs.isEmpty ? [] : ["--bug", scenario.targetBugs.joined(separator: ",")])
+                        + ["--push-expiration", "\(scenario.push.expirationSeconds)"],
                     directory: runDirectory)
                 targetProcess = child
                 try child.start()
                 targetURL = child.url
             } else {
-                targetURL = try targetOverride ?? servers.startTarget(bundleID: scenario.push.bundleID,
-                                                                     bugs: scenario.targetBugs)
+                targetURL = try targetOverride ?? servers.startTarget(
+                    bundleID: scenario.push.bundleID, bugs: scenario.targetBugs,
+                    pushExpirationSeconds: scenario.push.expirationSeconds)
             }
             if FaultController.isNeeded(scenario) {
                 let controller = try FaultController(windows: scenario.faults, seed: scenario.seed,

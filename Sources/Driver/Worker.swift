@@ -55,6 +55,8 @@ final class Worker: @unchecked Sendable {
     let live = LiveSlot()
     /// Pushes waiting in the wheel for a delayed delivery (undelivered if the run stops first).
     var pendingDeliveries: Int64 = 0
+    /// Numbers the pushes reorder faults hold, so a release timer finds its own.
+    var nextHeldSerial: UInt64 = 0
     /// Book-keeping for pushes the sink handed over after `finish` sealed the recorder; the driver adds these
     /// counters to the merged recorder once the gateway has stopped.
     let lateCounts = Mutex<[String: Int64]>([:])
@@ -273,7 +275,9 @@ final class Worker: @unchecked Sendable {
         case .deliver(let push, let local):
             pendingDeliveries -= 1
             receive(push, local: local)
+            releaseAllHeld(local)
         case .report(let push, let local): process(push, local: local, delivered: now)
+        case .releaseHeld(let local, let serial): releaseHeld(local, serial: serial)
         case .later(let work): work()
         case .tick: tick(now: now)
         }
@@ -410,8 +414,10 @@ final class Worker: @unchecked Sendable {
         recorder.count(Books.Counter.droppedByFault, atNanos: now)
     }
 
-    /// A push the gateway accepted for a device of this worker, possibly delayed or duplicated by a fault.
-    func accepted(_ push: APNsPush, local: Int, delay: UInt64, copies: Int) {
+    /// A push the gateway accepted for a device of this worker, possibly delayed or duplicated by a fault, or
+    /// held back by a reorder fault (`hold` > 0: delivered right after the device's next push, or `hold` after
+    /// its delay when none comes).
+    func accepted(_ push: APNsPush, local: Int, delay: UInt64, copies: Int, hold: UInt64 = 0) {
         if finished {
             countLate(Books.Counter.accepted)
             if copies > 1 { countLate(Books.Counter.duplicated, by: Int64(copies - 1)) }
@@ -422,12 +428,19 @@ final class Worker: @unchecked Sendable {
         recorder.count(Books.Counter.accepted, atNanos: now)
         if copies > 1 { recorder.count(Books.Counter.duplicated, by: Int64(copies - 1), atNanos: now) }
         for _ in 0..<copies {
-            if delay > 0 {
+            if hold > 0 {
+                pendingDeliveries += 1
+                nextHeldSerial += 1
+                devices[local].held.append((nextHeldSerial, push))
+                schedule(.releaseHeld(local: local, serial: nextHeldSerial), at: now + delay + hold)
+                rearm()
+            } else if delay > 0 {
                 pendingDeliveries += 1
                 schedule(.deliver(push: push, local: local), at: now + delay)
                 rearm()
             } else {
                 receive(push, local: local)
+                releaseAllHeld(local)
             }
         }
     }

@@ -48,6 +48,8 @@ final class HTTP2Connection: LoopConnection {
     private var peerClosed = false
     /// nghttp2 refused the peer's bytes: flush its GOAWAY, then close.
     private var failed = false
+    /// A handler asked for a graceful GOAWAY (`HTTPResponse.goAway`).
+    private var sentGoAway = false
 
     init(fd: Int32, id: UInt64, loop: EventLoop, stream: ByteStream) {
         self.fd = fd
@@ -325,6 +327,20 @@ final class HTTP2Connection: LoopConnection {
         headerStorage = storage
         headerSpans = spans
         headerVectors = nva
+        if response.goAway { goAway() }
+    }
+
+    /// GOAWAY (NO_ERROR) once per connection: streams up to the last one handed to the handler are still
+    /// answered; nghttp2 ignores newer ones, which the client retries on a new connection. When no stream is
+    /// left open, `makeProgress` closes the socket (nghttp2 then wants neither to read nor to write).
+    private func goAway() {
+        guard let session, !sentGoAway else { return }
+        sentGoAway = true
+        let last = nghttp2_session_get_last_proc_stream_id(session)
+        if nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, NGHTTP2_NO_ERROR.rawValue, nil, 0)
+            == 0 {
+            loop.counters.goAwaysSent.add(1, ordering: .relaxed)
+        }
     }
 
     private static func connectionSpecific(_ name: String) -> Bool {
@@ -477,7 +493,8 @@ private let h2OnFrameSend: nghttp2_on_frame_send_callback = { _, frame, userData
     guard let frame else { return 0 }
     let type = UInt32(frame.pointee.hd.type)
     if (type == NGHTTP2_GOAWAY.rawValue && frame.pointee.goaway.error_code != NGHTTP2_NO_ERROR.rawValue)
-        || type == NGHTTP2_RST_STREAM.rawValue {
+        || (type == NGHTTP2_RST_STREAM.rawValue
+            && frame.pointee.rst_stream.error_code != NGHTTP2_REFUSED_STREAM.rawValue) {
         connection(userData).loop.counters.http2ProtocolErrors.add(1, ordering: .relaxed)
     }
     return 0

@@ -50,7 +50,11 @@ final class PushSender: @unchecked Sendable {
     let sent = Atomic<Int>(0)
     let failed = Atomic<Int>(0)
 
-    init(gatewayURL: String, bundleID: String) {
+    /// 0 sends `apns-expiration: 0`; otherwise pushes expire this many seconds after they are sent.
+    private let expirationSeconds: Int
+
+    init(gatewayURL: String, bundleID: String, expirationSeconds: Int = 0) {
+        self.expirationSeconds = expirationSeconds
         self.baseURL = PushClientSettings.normalized(gatewayURL)
         self.bundleID = bundleID
         let settings = PushClientSettings.lookUp(gatewayURL)
@@ -82,12 +86,13 @@ final class PushSender: @unchecked Sendable {
     func send(_ kind: Kind, token deviceToken: String, payload: String) {
         queue.async { [self] in
             let isVoIP = kind == .voip
+            let expiration = expirationSeconds > 0 ? Int(Date().timeIntervalSince1970) + expirationSeconds : 0
             let headers = [
                 "authorization: bearer \(providerToken())",
                 "apns-push-type: \(isVoIP ? "voip" : "background")",
                 "apns-topic: \(isVoIP ? bundleID + ".voip" : bundleID)",
                 "apns-priority: \(isVoIP ? 10 : 5)",
-                "apns-expiration: 0",
+                "apns-expiration: \(expiration)",
                 "content-type: application/json",
             ]
             let request = ClientRequest(method: "POST", url: "\(baseURL)/3/device/\(deviceToken)", headers: headers,

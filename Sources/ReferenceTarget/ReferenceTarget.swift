@@ -18,8 +18,11 @@ public final class ReferenceTarget: HTTPHandler {
         /// and restarted still knows its devices (like a server with a database); conversations, kept in
         /// memory, are lost. Nil keeps everything in memory.
         public var registrationsFile: String?
+        /// Pushes carry `apns-expiration` = now + this many seconds; 0 is "deliver now or never".
+        public var pushExpirationSeconds = 0
         public init(gatewayURL: String, bundleID: String = "com.example.callstorm", bugs: Set<Bug> = [],
-                    registrationsFile: String? = nil) {
+                    registrationsFile: String? = nil, pushExpirationSeconds: Int = 0) {
+            self.pushExpirationSeconds = pushExpirationSeconds
             self.gatewayURL = gatewayURL
             self.bundleID = bundleID
             self.bugs = bugs
@@ -59,7 +62,8 @@ public final class ReferenceTarget: HTTPHandler {
     private let registrationsFD: Int32
 
     public init(configuration: Configuration) {
-        pusher = PushSender(gatewayURL: configuration.gatewayURL, bundleID: configuration.bundleID)
+        pusher = PushSender(gatewayURL: configuration.gatewayURL, bundleID: configuration.bundleID,
+                            expirationSeconds: configuration.pushExpirationSeconds)
         bugs = configuration.bugs
         if let path = configuration.registrationsFile {
             if let text = try? String(contentsOfFile: path, encoding: .utf8) {

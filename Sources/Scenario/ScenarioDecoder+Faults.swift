@@ -61,8 +61,21 @@ extension ScenarioDecoder {
     }
 
     private mutating func pushFaults(_ node: YAMLNode) -> PushFaults? {
-        guard let f = fields(of: node, in: "'push' faults", known: FaultWindow.pushKinds) else { return nil }
+        guard let f = fields(of: node, in: "'push' faults", known: FaultWindow.pushKinds + FaultWindow.pushOptions)
+        else { return nil }
         var p = PushFaults()
+        if let n = f["reorder"], let v = fraction(n, "reorder") { p.reorder = v }
+        if let n = f["reorder_hold"], let hold = duration(n, "reorder_hold") {
+            if f["reorder"] == nil {
+                report(n.mark, "'reorder_hold' bounds how long 'reorder' holds a push back; add 'reorder'")
+            }
+            p.reorderHoldNanos = hold
+        }
+        if let n = f["brownout"],
+           let mode = word(n, "brownout", among: PushFaults.Brownout.allCases.map(\.rawValue)) {
+            p.brownout = PushFaults.Brownout(rawValue: mode)
+        }
+        if let n = f["goaway"], let v = fraction(n, "goaway") { p.goaway = v }
         if let n = f["delay"] { p.delay = distribution(n, "delay") }
         if let n = f["drop"], let v = fraction(n, "drop") { p.drop = v }
         if let n = f["duplicate"], let v = fraction(n, "duplicate") { p.duplicate = v }
