@@ -205,6 +205,12 @@ enum RunCommand {
         books[Books.Counter.gatewayAccepted, default: 0] += Int64(ingress.reduce(0) { $0 + $1.accepted })
         books[Books.Counter.gatewayRejected, default: 0] += Int64(ingress.reduce(0) { $0 + $1.rejectedTotal })
         for (name, n) in books { result.recorder.count(name, by: n, atNanos: origin) }
+        let gatewayStats = servers.gatewayServer.stats
+        if gatewayStats.goAwaysSent > 0 {
+            // GOAWAY faults: how often the gateway ended a connection, and the connections the client reopened.
+            result.recorder.count("gateway.goaways_sent", by: Int64(gatewayStats.goAwaysSent), atNanos: origin)
+            result.recorder.count("gateway.connections", by: Int64(gatewayStats.connectionsAccepted), atNanos: origin)
+        }
 
         facts.durationSeconds = Date().timeIntervalSince(startedAt)
         facts.interrupted = result.interrupted && abortedBy == nil

@@ -152,7 +152,7 @@ final class FaultRunTests: XCTestCase {
             faults:
               - { name: messy-apns, at: 0s, for: 2s, devices: 80%,
                   push: { delay: { uniform: [10ms, 80ms] }, drop: 5%, duplicate: 10%,
-                          error: { status: 503, rate: 5% } } }
+                          error: { status: 503, rate: 5% }, reorder: 10%, reorder_hold: 200ms, goaway: 3% } }
               - { name: slow-app, at: 500ms, for: 1s, device: { report_delay: { uniform: [0ms, 50ms] },
                   join_failure: 10% } }
             """
@@ -160,7 +160,7 @@ final class FaultRunTests: XCTestCase {
         let second = try faultRows(run(yaml, name: "second").runDirectory)
         XCTAssertGreaterThan(first.count, 40)
         for kind in ["push.delayed", "push.dropped", "push.duplicated", "push.error_503", "device.report_delayed",
-                     "device.join_failed"] {
+                     "device.join_failed", "push.reordered", "push.goaway"] {
             XCTAssertTrue(first.contains { $0.contains(",\(kind),") }, "no \(kind) in \(first.prefix(5))")
         }
         XCTAssertEqual(first, second, "the fault logs differ:\n\(Set(first).symmetricDifference(second).sorted())")
