@@ -122,6 +122,7 @@ enum RunCommand {
         }
         let workers = options.workers ?? scenario.workers ?? ProcessInfo.processInfo.activeProcessorCount
         var settings = DriverSettings(scenario: scenario, targetURL: targetURL, workers: workers)
+        settings.networkRoutes = faultController?.routes(for: targetURL) ?? [:]
         settings.runDirectory = runDirectory
         options.distributed.apply(to: &settings)
         let distributed = DistributedRun(options: options.distributed)

@@ -163,7 +163,8 @@ final class Worker: @unchecked Sendable {
             return
         }
         let timeout = Int(settings.actionTimeoutNanos / 1_000_000)
-        guard let (parts, missing) = api.request(op, vars: vars, baseURL: settings.targetURL, timeoutMillis: timeout)
+        let baseURL = local.flatMap { networkRoute($0) } ?? settings.targetURL
+        guard let (parts, missing) = api.request(op, vars: vars, baseURL: baseURL, timeoutMillis: timeout)
         else {
             completion(.failure(.other(code: -1, message: "target.api has no '\(op)' endpoint")), nil)
             return
@@ -182,6 +183,18 @@ final class Worker: @unchecked Sendable {
             if finished { return }
             completion(result, parts.endpoint)
         }
+    }
+
+    /// The proxy of an open network window that hits only some devices, when it hits this one (its share of
+    /// devices, drawn from the seed; its flows, by the device's current call); nil sends to the target as usual.
+    private func networkRoute(_ local: Int) -> String? {
+        guard !settings.networkRoutes.isEmpty, let since = sinceLoad() else { return nil }
+        let flow = devices[local].callID.flatMap { calls[$0]?.flow.name }
+        for (i, w) in faults.active(at: since, device: devices[local].identity.index) {
+            guard let url = settings.networkRoutes[i] else { continue }
+            if w.flows.isEmpty || flow.map({ w.flows.contains($0) }) == true { return url }
+        }
+        return nil
     }
 
     /// Starts the load at `loadStartNanos` (the plan's zero). `drained` runs on the queue once arrivals are over
