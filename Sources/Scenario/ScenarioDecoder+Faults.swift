@@ -115,9 +115,9 @@ extension ScenarioDecoder {
             case "netem":
                 // Asked for often enough to deserve its own answer rather than "unknown key".
                 report(value.mark, "'netem' (Linux network emulation in a namespace) is not offered: it needs the "
-                    + "kernel's sch_netem qdisc, which the kernel callstorm was built and tested on lacks ('tc qdisc "
-                    + "add ... netem' answers 'Specified qdisc kind is unknown'), so it could not be verified; use "
-                    + "the fault proxy's latency, jitter, bandwidth, reset, timeout or slicer instead")
+                    + "kernel's sch_netem qdisc, which was missing where callstorm is built and tested ('tc qdisc add "
+                    + "... netem' answered 'Specified qdisc kind is unknown'), and callstorm ships no fault path it "
+                    + "could not test; use the fault proxy's latency, jitter, bandwidth, reset, timeout or slicer")
                 return nil
             case "direction":
                 if let d = word(value, "direction", among: ["downstream", "upstream", "both"]) { faults.direction = d }

@@ -246,6 +246,52 @@ final class FaultRunTests: XCTestCase {
     }
 }
 
+extension FaultRunTests {
+    /// p50 of a step's latency, in ms.
+    private func p(_ outcome: RunCommand.Outcome, _ metric: String, _ percentile: Double) throws -> Double {
+        Double(try XCTUnwrap(outcome.result.recorder.histograms[metric], metric).value(atPercentile: percentile))
+            / 1000
+    }
+
+    func testNetworkWindowWithFlowsSlowsOnlyThoseFlowsRequests() throws {
+        let outcome = try run("""
+            name: slow-declines
+            devices: 200
+            \(Self.base)
+            mix: { incoming-1to1: 50, declined: 50 }
+            load:
+              - hold: { rate: 30/s, for: 3s }
+            faults:
+              - { name: slow-declines, at: 0s, for: 3s, flows: [declined], network: { latency: 150ms } }
+            """, name: "flows")
+        let c = outcome.result.recorder.counters
+        assertCallsAccounted(c)
+        XCTAssertGreaterThan(c["faults.network.latency.connections"] ?? 0, 20)
+        // The declined calls' requests went through the window's own proxy; the others reached the target.
+        XCTAssertGreaterThan(try p(outcome, "step.declined/dial", 50), 150)
+        XCTAssertLessThan(try p(outcome, "step.incoming-1to1/dial", 90), 100)
+        let rows = try faultRows(outcome.runDirectory).filter { $0.hasPrefix("slow-declines,network.latency,") }
+        XCTAssertGreaterThan(rows.count, 20)
+        XCTAssertTrue(rows.allSatisfy { $0.contains(",w0-conn-") }, "\(rows.prefix(3))")
+    }
+
+    func testNetworkWindowOnAShareOfDevicesSlowsAboutThatShare() throws {
+        let outcome = try run("""
+            name: half-slow
+            devices: 200
+            \(Self.base)
+            load:
+              - hold: { rate: 30/s, for: 3s }
+            faults:
+              - { name: half-slow, at: 0s, for: 3s, devices: 50%, network: { latency: 150ms } }
+            """, name: "share")
+        assertCallsAccounted(outcome.result.recorder.counters)
+        // Half the callers sit behind the slow proxy: the fast quarter and the slow quarter of dials differ.
+        XCTAssertLessThan(try p(outcome, "step.incoming-1to1/dial", 25), 100)
+        XCTAssertGreaterThan(try p(outcome, "step.incoming-1to1/dial", 75), 150)
+    }
+}
+
 /// Acceptance 4: the reference target as a child process, killed and restarted inside a window.
 final class TargetFaultRunTests: XCTestCase {
     private var dir: URL!

@@ -143,6 +143,13 @@ final class FaultSectionTests: XCTestCase {
         XCTAssertTrue(found[2].message.contains("is a probability from 0 to 1"), found[2].message)
     }
 
+    func testNetemIsRefusedWithTheReasonAndTheProxyToxicsToUseInstead() {
+        let found = errors(scenario("  - { at: 1s, for: 2s, network: { netem: { delay: 50ms } } }"))
+        XCTAssertEqual(found.map(\.mark), [Mark(line: 7, column: 42)], "\(found)")
+        XCTAssertTrue(found.first?.message.contains("sch_netem") == true, "\(found)")
+        XCTAssertTrue(found.first?.message.contains("latency, jitter") == true, "\(found)")
+    }
+
     func testPushExpirationIsWholeSeconds() throws {
         let ok = try load("""
             name: chaos
