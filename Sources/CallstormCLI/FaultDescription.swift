@@ -26,6 +26,7 @@ enum FaultDescription {
             if d.offline > 0 { items.append("offline \(pct(d.offline))") }
             if let j = d.joinDelay { items.append("join_delay \(j)") }
             if d.joinFailure > 0 { items.append("join_failure \(pct(d.joinFailure))") }
+            if d.clockSkewNanos > 0 { items.append("clock_skew ±\(Quantity.format(nanos: d.clockSkewNanos))") }
             parts.append("device: " + items.joined(separator: ", "))
         }
         if let n = w.network {

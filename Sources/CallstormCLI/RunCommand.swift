@@ -206,6 +206,18 @@ enum RunCommand {
         books[Books.Counter.gatewayAccepted, default: 0] += Int64(ingress.reduce(0) { $0 + $1.accepted })
         books[Books.Counter.gatewayRejected, default: 0] += Int64(ingress.reduce(0) { $0 + $1.rejectedTotal })
         for (name, n) in books { result.recorder.count(name, by: n, atNanos: origin) }
+        if scenario.faults.contains(where: { ($0.device?.clockSkewNanos ?? 0) > 0 }),
+           let samples = servers.target?.reportLatencyByDeviceClock {
+            // clock_skew faults: push-to-report as the embedded target measured it from device timestamps.
+            for ms in samples {
+                if ms < 0 {
+                    result.recorder.count("target.report_latency_device_clock.negative", atNanos: origin)
+                } else {
+                    result.recorder.record("target.report_latency_device_clock", micros: max(1, ms * 1000),
+                                           atNanos: origin)
+                }
+            }
+        }
         let gatewayStats = servers.gatewayServer.stats
         if gatewayStats.goAwaysSent > 0 {
             // GOAWAY faults: how often the gateway ended a connection, and the connections the client reopened.

@@ -11,6 +11,8 @@ struct Device {
     var callID: Int?
     /// When this device reported each incoming conversation (monotonic ns), for dial-to-ring.
     var reportedAt: [String: UInt64] = [:]
+    /// The target's send time (epoch ms, its clock) of each reported conversation's VoIP push, when it said.
+    var pushSentAt: [String: Int] = [:]
     var deadlineMisses = 0
     /// Acceptance instant of the newest push delivered so far, to count pushes that arrive after a later one.
     var lastDeliveredAccepted: UInt64 = 0

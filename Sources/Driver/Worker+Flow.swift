@@ -451,6 +451,8 @@ extension Worker {
         vars["conversation.id"] = uuid
         vars["reason"] = reason ?? ""
         vars["reason.json"] = reason.map { "\"\($0)\"" } ?? "null"
+        vars["device.reported_at"] = reportedAtMillis(local, uuid).map(String.init) ?? "null"
+        vars["push.sent_at"] = devices[local].pushSentAt[uuid].map(String.init) ?? "null"
         if let other { vars["with.id"] = other }
         if let memberRole, let m = run.roles[memberRole] {
             vars["member.id"] = devices[m].identity.id
@@ -660,6 +662,7 @@ extension Worker {
             devices[local].callID = nil
             devices[local].manager.forgetAll()
             devices[local].reportedAt.removeAll()
+            devices[local].pushSentAt.removeAll()
             idle.append(local)
         }
         liveActive.subtract(1, ordering: .relaxed)

@@ -162,6 +162,7 @@ extension Worker {
             uuid: uuid, caller: caller, capabilities: Capabilities(names: payload?.capabilities ?? []))
         if let view = payload?.conversation?.view { devices[local].manager.apply(view) }
         devices[local].reportedAt[uuid] = now
+        if let sent = payload?.sentAt { devices[local].pushSentAt[uuid] = sent }
         recorder.count("conversations.reported", atNanos: now)
         if refusal != nil { recorder.count("conversations.refused_over_limit", atNanos: now) }
         guard let id = devices[local].callID, calls[id] != nil else {

@@ -55,6 +55,10 @@ final class Worker: @unchecked Sendable {
     let live = LiveSlot()
     /// Pushes waiting in the wheel for a delayed delivery (undelivered if the run stops first).
     var pendingDeliveries: Int64 = 0
+    /// (window << 32 | device) of the clock skews already in the fault log.
+    var skewsLogged: Set<Int> = []
+    /// Whether any window skews device clocks (checked on every request).
+    lazy var hasClockSkew = faults.windows.contains { ($0.device?.clockSkewNanos ?? 0) > 0 }
     /// Numbers the pushes reorder faults hold, so a release timer finds its own.
     var nextHeldSerial: UInt64 = 0
     /// Book-keeping for pushes the sink handed over after `finish` sealed the recorder; the driver adds these
@@ -148,7 +152,7 @@ final class Worker: @unchecked Sendable {
         let identity = devices[local].identity
         return ["device.id": identity.id, "device.handle": identity.handle.value,
                 "device.name": identity.handle.displayName, "device.token": identity.apnsToken,
-                "device.handle.json": handleJSON(identity.handle)]
+                "device.handle.json": handleJSON(identity.handle), "device.time": String(deviceTimeMillis(local))]
     }
 
     /// Sends operation `op` of the target's API; `completion` gets the endpoint used (nil when the mapping lacks it).

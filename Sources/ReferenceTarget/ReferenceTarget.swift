@@ -50,6 +50,7 @@ public final class ReferenceTarget: HTTPHandler {
     }
 
     private let state = Mutex(State())
+    private let deviceClockSamples = Mutex<[Int64]>([])
     private let pusher: PushSender
     private let bugs: Set<Bug>
     /// Where the stale read–modify–write bugs do their slow work, off the server's loop thread.
@@ -351,9 +352,29 @@ public final class ReferenceTarget: HTTPHandler {
         case .failure(let refusal): return refusal.response
         case .success(let (json, notices)):
             for n in notices { pusher.send(.background, token: n.token, payload: n.payload) }
+            if action == "join" { recordReportLatency(request.body) }
             return .json(200, json)
         }
     }
+
+    /// What a join says about the VoIP push: when the device reported it, by the device's clock, and when the
+    /// target sent it (echoed from the push), by the target's.
+    private struct JoinTimes: Decodable {
+        let reportedAt: Int64?
+        let pushSentAt: Int64?
+    }
+
+    /// Push-to-report latency as a server that trusts device timestamps measures it: the device's report time
+    /// minus the target's send time. A skewed device clock (a `clock_skew` fault) moves it by the skew, even
+    /// below zero; `reportLatencyByDeviceClock` keeps the samples.
+    private func recordReportLatency(_ body: [UInt8]) {
+        guard let times = try? decoder.decode(JoinTimes.self, from: Data(body)),
+              let reported = times.reportedAt, let sent = times.pushSentAt else { return }
+        deviceClockSamples.withLock { if $0.count < 100_000 { $0.append(reported - sent) } }
+    }
+
+    /// Push-to-report latencies (ms) computed from the device's clock, one per join that carried its times.
+    public var reportLatencyByDeviceClock: [Int64] { deviceClockSamples.withLock { $0 } }
 
     /// A refusal decided under the lock, answered after it.
     private struct Refusal: Error {

@@ -44,7 +44,7 @@ public struct FaultWindow: Sendable, Equatable {
     public static let pushKinds = ["delay", "drop", "duplicate", "error", "reorder", "brownout", "goaway"]
     /// Keys of a `push:` section that qualify a fault rather than name one.
     public static let pushOptions = ["reorder_hold"]
-    public static let deviceKinds = ["report_delay", "offline", "join_delay", "join_failure"]
+    public static let deviceKinds = ["report_delay", "offline", "join_delay", "join_failure", "clock_skew"]
     public static let networkKinds = ["latency", "jitter", "bandwidth", "reset", "timeout", "slicer", "limit_data",
                                       "slow_close"]
     /// Keys of a `network:` section that qualify its toxics rather than name one.
@@ -93,6 +93,10 @@ public struct DeviceFaults: Sendable, Equatable {
     public var joinDelay: Distribution?
     /// Media setup fails: the join action fails after the server accepted it.
     public var joinFailure: Double = 0
+    /// Each device the window hits has its clock off by an amount drawn (from the seed, once per device)
+    /// uniformly within ± this: the device times it sends (`${device.time}`, the reference join's `reportedAt`)
+    /// are off by it.
+    public var clockSkewNanos: UInt64 = 0
 
     public init() {}
 }

@@ -100,6 +100,7 @@ extension ScenarioDecoder {
         if let n = f["offline"], let v = fraction(n, "offline") { d.offline = v }
         if let n = f["join_delay"] { d.joinDelay = distribution(n, "join_delay") }
         if let n = f["join_failure"], let v = fraction(n, "join_failure") { d.joinFailure = v }
+        if let n = f["clock_skew"], let skew = duration(n, "clock_skew") { d.clockSkewNanos = skew }
         return d
     }
 

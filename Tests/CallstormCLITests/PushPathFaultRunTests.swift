@@ -15,7 +15,7 @@ final class PushPathFaultRunTests: XCTestCase {
 
     override func tearDown() { try? FileManager.default.removeItem(at: dir) }
 
-    private func run(_ yaml: String, name: String = "run") throws -> RunCommand.Outcome {
+    fileprivate func run(_ yaml: String, name: String = "run") throws -> RunCommand.Outcome {
         let file = dir.appendingPathComponent("\(name).yaml").path
         try yaml.write(toFile: file, atomically: true, encoding: .utf8)
         var options = RunCommand.Options(file: file)
@@ -25,7 +25,7 @@ final class PushPathFaultRunTests: XCTestCase {
     }
 
     /// faults.csv rows (without the time column) of one kind.
-    private func faultRows(_ run: URL, kind: String) throws -> [String] {
+    fileprivate func faultRows(_ run: URL, kind: String) throws -> [String] {
         let text = try String(contentsOf: run.appendingPathComponent("faults.csv"), encoding: .utf8)
         return text.split(separator: "\n").dropFirst()
             .map { $0.split(separator: ",").dropFirst().joined(separator: ",") }
@@ -33,13 +33,13 @@ final class PushPathFaultRunTests: XCTestCase {
     }
 
     /// Calls and pushes are all accounted for: the books balance.
-    private func assertBooksBalance(_ c: [String: Int64], file: StaticString = #filePath, line: UInt = #line) {
+    fileprivate func assertBooksBalance(_ c: [String: Int64], file: StaticString = #filePath, line: UInt = #line) {
         let books = Books(counters: c)
         XCTAssertTrue(books.balanced, "\(books.problems)", file: file, line: line)
         XCTAssertEqual(c["calls.started"], c["calls.planned"], file: file, line: line)
     }
 
-    private static let base = """
+    fileprivate static let base = """
         seed: 7
         devices: 120
         push: { deadline: 2s }
@@ -186,5 +186,37 @@ final class PushPathFaultRunTests: XCTestCase {
         XCTAssertEqual(c["calls.missed"], voip)
         XCTAssertEqual(c["calls.missed_push"], voip)
         XCTAssertEqual((c["calls.completed"] ?? 0) + voip, c["calls.started"])
+    }
+}
+
+/// Device clock skew: the reference target measures push-to-report from the device's report time, as a server
+/// that trusts device timestamps does.
+extension PushPathFaultRunTests {
+    func testClockSkewMovesTheTargetsDeviceClockLatencyButNotTheDevicesOwn() throws {
+        let outcome = try run("""
+            name: skewed-clocks
+            \(Self.base)
+            load:
+              - hold: { rate: 30/s, for: 2s }
+            faults:
+              - { name: skew, at: 0s, for: 2s, devices: 50%, device: { clock_skew: 10s } }
+            """)
+        let recorder = outcome.result.recorder
+        let c = recorder.counters
+        assertBooksBalance(c)
+        let skewed = try XCTUnwrap(c["faults.device.clock_skewed"])
+        XCTAssertGreaterThan(skewed, 20)
+        XCTAssertEqual(try faultRows(outcome.runDirectory, kind: "device.clock_skewed").count, Int(skewed))
+        // The devices' own measure does not move: their clocks are monotonic, skew is in wall-clock time only.
+        let own = try XCTUnwrap(recorder.histograms["push_to_report"])
+        XCTAssertLessThan(own.value(atPercentile: 99), 500_000)
+        // The target's, from device timestamps: exact for the unskewed half, seconds off (or below zero) for the
+        // skewed half.
+        let negative = c["target.report_latency_device_clock.negative"] ?? 0
+        XCTAssertGreaterThan(negative, 5)
+        let target = try XCTUnwrap(recorder.histograms["target.report_latency_device_clock"])
+        XCTAssertEqual(target.totalCount + negative, c["calls.started"])
+        XCTAssertLessThan(target.value(atPercentile: 50), 500_000, "unskewed devices report within ms")
+        XCTAssertGreaterThan(target.value(atPercentile: 95), 2_000_000, "skewed ones seconds late")
     }
 }
