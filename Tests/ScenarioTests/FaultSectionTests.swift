@@ -143,6 +143,13 @@ final class FaultSectionTests: XCTestCase {
         XCTAssertTrue(found[2].message.contains("is a probability from 0 to 1"), found[2].message)
     }
 
+    func testClockSkewIsADurationAndNotAProbability() throws {
+        let s = try load(scenario("  - { at: 1s, for: 2s, device: { clock_skew: 30s } }")).get()
+        XCTAssertEqual(s.faults.first?.device?.clockSkewNanos, 30_000_000_000)
+        let found = errors(scenario("  - { at: 1s, for: 2s, device: { clock_skew: 5% } }"))
+        XCTAssertEqual(found.map(\.mark), [Mark(line: 7, column: 46)], "\(found)")
+    }
+
     func testNetemIsRefusedWithTheReasonAndTheProxyToxicsToUseInstead() {
         let found = errors(scenario("  - { at: 1s, for: 2s, network: { netem: { delay: 50ms } } }"))
         XCTAssertEqual(found.map(\.mark), [Mark(line: 7, column: 42)], "\(found)")
