@@ -48,8 +48,10 @@ final class HTTP2Connection: LoopConnection {
     private var peerClosed = false
     /// nghttp2 refused the peer's bytes: flush its GOAWAY, then close.
     private var failed = false
-    /// A handler asked for a graceful GOAWAY (`HTTPResponse.goAway`).
-    private var sentGoAway = false
+    /// A handler asked for a graceful GOAWAY (`HTTPResponse.goAway`): when the notice went out, and whether the
+    /// final GOAWAY has.
+    private var goAwayNoticeAt: UInt64?
+    private var sentFinalGoAway = false
 
     init(fd: Int32, id: UInt64, loop: EventLoop, stream: ByteStream) {
         self.fd = fd
@@ -330,18 +332,31 @@ final class HTTP2Connection: LoopConnection {
         if response.goAway { goAway() }
     }
 
-    /// GOAWAY (NO_ERROR) once per connection: streams up to the last one handed to the handler are still
-    /// answered; nghttp2 ignores newer ones, which the client retries on a new connection. When no stream is
-    /// left open, `makeProgress` closes the socket (nghttp2 then wants neither to read nor to write).
+    /// A graceful GOAWAY, once per connection, in nghttp2's two steps: first a shutdown notice (GOAWAY with the
+    /// largest stream id: the client opens no new stream here, and every stream it already sent is still
+    /// answered), then, once no stream is open and the notice has had time to cross, the final GOAWAY naming
+    /// the last stream handed to the handler. A one-step GOAWAY would refuse streams the client had in flight,
+    /// and a client that cannot re-send a request body (libcurl reading it through a callback) loses them.
     private func goAway() {
-        guard let session, !sentGoAway else { return }
-        sentGoAway = true
-        let last = nghttp2_session_get_last_proc_stream_id(session)
-        if nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, NGHTTP2_NO_ERROR.rawValue, nil, 0)
-            == 0 {
+        guard let session, goAwayNoticeAt == nil else { return }
+        if nghttp2_submit_shutdown_notice(session) == 0 {
+            goAwayNoticeAt = loop.now
             loop.counters.goAwaysSent.add(1, ordering: .relaxed)
         }
     }
+
+    /// Sends the final GOAWAY when its time has come; true if it did.
+    private func finishGoAwayIfDue() -> Bool {
+        guard let session, let noticed = goAwayNoticeAt, !sentFinalGoAway, streams.isEmpty,
+              loop.now &- noticed >= Self.goAwayGraceNanos else { return false }
+        sentFinalGoAway = true
+        let last = nghttp2_session_get_last_proc_stream_id(session)
+        _ = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, NGHTTP2_NO_ERROR.rawValue, nil, 0)
+        return true
+    }
+
+    /// Between the shutdown notice and the final GOAWAY: far more than a loopback or LAN round trip.
+    private static let goAwayGraceNanos: UInt64 = 200_000_000
 
     private static func connectionSpecific(_ name: String) -> Bool {
         switch name.utf8.count {
@@ -375,6 +390,7 @@ final class HTTP2Connection: LoopConnection {
 
     func makeProgress() {
         guard !isClosed, let session else { return }
+        _ = finishGoAwayIfDue()
         while writeBuffer.count - writeIndex < loop.limits.writeHighWaterBytes {
             var chunk: UnsafePointer<UInt8>?
             let count = nghttp2_session_mem_send(session, &chunk)
@@ -430,6 +446,10 @@ final class HTTP2Connection: LoopConnection {
     }
 
     func checkTimers() {
+        if finishGoAwayIfDue() {
+            makeProgress()
+            if isClosed { return }
+        }
         let now = loop.now
         if streams.isEmpty && now >= lastActivity && now &- lastActivity >= loop.limits.idleTimeoutNanoseconds {
             loop.closeConnection(self)
