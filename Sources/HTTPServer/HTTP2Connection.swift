@@ -335,8 +335,8 @@ final class HTTP2Connection: LoopConnection {
     /// A graceful GOAWAY, once per connection, in nghttp2's two steps: first a shutdown notice (GOAWAY with the
     /// largest stream id: the client opens no new stream here, and every stream it already sent is still
     /// answered), then, once no stream is open and the notice has had time to cross, the final GOAWAY naming
-    /// the last stream handed to the handler. A one-step GOAWAY would refuse streams the client had in flight,
-    /// and a client that cannot re-send a request body (libcurl reading it through a callback) loses them.
+    /// the last stream handed to the handler. A one-step GOAWAY refuses streams the client had in flight, and
+    /// libcurl (7.88 here) did not always re-send them: the same-seed run test once lost a call's push that way.
     private func goAway() {
         guard let session, goAwayNoticeAt == nil else { return }
         if nghttp2_submit_shutdown_notice(session) == 0 {

@@ -142,7 +142,7 @@ final class PushPathFaultRunTests: XCTestCase {
             load:
               - hold: { rate: 30/s, for: 3s }
             faults:
-              - { name: apns-goaway, at: 0s, for: 3s, push: { goaway: 5% } }
+              - { name: apns-goaway, at: 0s, for: 3s, push: { goaway: 10% } }
             """)
         let c = outcome.result.recorder.counters
         assertBooksBalance(c)
