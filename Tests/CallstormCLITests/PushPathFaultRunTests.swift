@@ -105,6 +105,10 @@ final class PushPathFaultRunTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(Double(point.second) + 1, loadStart + 1, "\(point)")
             XCTAssertLessThanOrEqual(Double(point.second), loadStart + 2, "\(point)")
         }
+        // The report's fault table says what the window was set to do and what it did.
+        let html = try String(contentsOf: outcome.runDirectory.appendingPathComponent("report.html"), encoding: .utf8)
+        XCTAssertTrue(html.contains("push: brownout (refuse)"))
+        XCTAssertTrue(html.contains("push.brownout_refused \(refused)"), "fault table counts the refusals")
     }
 
     func testBrownoutStallHoldsAnswersUntilTheWindowEndsThenAcceptsThem() throws {
