@@ -82,9 +82,7 @@ public final class RecorderCheckpointer {
         checkpoint(&remaining, second: Int.min / 2)
         flush()
         var whole = recorder
-        if let segments = try? RunResults.readSegments(segmentsURL, upTo: lastSegment) {
-            for segment in segments { whole.merge(segment) }
-        }
+        try? RunResults.readSegments(segmentsURL, upTo: lastSegment) { whole.merge($0) }
         return whole
     }
 

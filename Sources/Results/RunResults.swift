@@ -41,41 +41,41 @@ public enum RunResults {
             merged!.merge(snapshot.recorder)
             if series && snapshot.segments > 0 {
                 let segments = raw.appendingPathComponent(String(name.dropLast(".json".count)) + ".segments.jsonl")
-                for segment in try readSegments(segments, upTo: snapshot.segments) { merged!.merge(segment) }
+                try readSegments(segments, upTo: snapshot.segments) { merged!.merge($0) }
             }
         }
         return merged!
     }
 
-    /// Segments 1...`last` of a `.segments.jsonl` file, in order. Lines after `last` (written after the
-    /// snapshot that was read, or cut by a kill) are ignored; a missing or unreadable segment the snapshot
-    /// counts is an error, because the series would silently lose seconds.
-    public static func readSegments(_ url: URL, upTo last: Int) throws(LoadError) -> [Recorder] {
-        guard last > 0 else { return [] }
+    /// Hands segments 1...`last` of a `.segments.jsonl` file to `body`, in order, one at a time (a long run has
+    /// thousands; the caller merges each and lets it go). Lines after `last` (written after the snapshot that
+    /// was read, or cut by a kill) are ignored; a missing or unreadable segment the snapshot counts is an error,
+    /// because the series would silently lose seconds.
+    public static func readSegments(_ url: URL, upTo last: Int, _ body: (Recorder) -> Void) throws(LoadError) {
+        guard last > 0 else { return }
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw .unreadable(url.path, "missing; the snapshot counts \(last) segments")
         }
-        var result: [Recorder] = []
+        var read = 0
         let decoder = JSONDecoder()
         var start = data.startIndex
-        while result.count < last, start < data.endIndex, let newline = data[start...].firstIndex(of: 10) {
+        while read < last, start < data.endIndex, let newline = data[start...].firstIndex(of: 10) {
+            let line: SegmentLine
             do {
-                let line = try decoder.decode(SegmentLine.self, from: data[start..<newline])
-                guard line.segment == result.count + 1 else {
-                    throw LoadError.unreadable(url.path, "segment \(line.segment) where \(result.count + 1) was expected")
-                }
-                result.append(line.recorder)
-            } catch let error as LoadError {
-                throw error
+                line = try decoder.decode(SegmentLine.self, from: data[start..<newline])
             } catch {
-                throw .unreadable(url.path, "segment \(result.count + 1): \(error)")
+                throw .unreadable(url.path, "segment \(read + 1): \(error)")
             }
+            guard line.segment == read + 1 else {
+                throw .unreadable(url.path, "segment \(line.segment) where \(read + 1) was expected")
+            }
+            body(line.recorder)
+            read += 1
             start = data.index(after: newline)
         }
-        guard result.count == last else {
-            throw .unreadable(url.path, "holds \(result.count) whole segments; the snapshot counts \(last)")
+        guard read == last else {
+            throw .unreadable(url.path, "holds \(read) whole segments; the snapshot counts \(last)")
         }
-        return result
     }
 
     /// Replaces `url` with the recorder's JSON atomically (write to a temporary file, then rename), so a reader
