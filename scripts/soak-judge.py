@@ -16,29 +16,54 @@ p.add_argument("--fd-band", type=int, default=8, help="allowed max - min of fds 
 p.add_argument("--thread-band", type=int, default=4)
 a = p.parse_args()
 
-path = os.path.join(a.run, "raw", "recorder-harness.json")
+def pairs(flat):
+    # Swift's JSONEncoder writes a dictionary with Int keys as a flat array [second, value, second, value, ...].
+    if isinstance(flat, dict):
+        return [(int(k), float(v)) for k, v in flat.items()]
+    return [(int(flat[i]), float(flat[i + 1])) for i in range(0, len(flat) - 1, 2)]
+
+def load(stem):
+    """One recorder's snapshot plus the segments it counts (see RecorderCheckpointer): returns its recorder
+    dicts, the snapshot's first, so series can be gathered across them."""
+    raw = os.path.join(a.run, "raw")
+    snap = json.load(open(os.path.join(raw, stem + ".json")))
+    if "recorder" not in snap:
+        return [snap]
+    parts, count = [snap["recorder"]], snap.get("segments", 0)
+    seg_path = os.path.join(raw, stem + ".segments.jsonl")
+    if count and os.path.exists(seg_path):
+        for line in open(seg_path):
+            if not line.endswith("\n"):
+                break
+            seg = json.loads(line)
+            if seg["segment"] > count:
+                break
+            parts.append(seg["recorder"])
+    return parts
+
+def gather(parts, kind, name):
+    out = {}
+    for rec in parts:
+        for t, v in pairs(rec.get(kind, {}).get(name, [])):
+            out[t] = out.get(t, 0) + v if kind == "counterSeries" else v
+    return sorted(out.items())
+
 try:
-    rec = json.load(open(path))
+    harness = load("recorder-harness")
 except (OSError, ValueError) as e:
-    print(f"no harness samples in {path}: {e}", file=sys.stderr)
+    print(f"no harness samples in {a.run}/raw/recorder-harness.json: {e}", file=sys.stderr)
     sys.exit(2)
 
 def series(name):
-    g = rec.get("gauges", {}).get(name, [])
-    # Swift's JSONEncoder writes a dictionary with Int keys as a flat array [second, value, second, value, ...].
-    if isinstance(g, dict):
-        return sorted((int(k), float(v)) for k, v in g.items())
-    return sorted((int(g[i]), float(g[i + 1])) for i in range(0, len(g) - 1, 2))
+    return gather(harness, "gauges", name)
 
 def last_arrival_second(run):
     # The drain after the last arrival closes connections; only the steady load is judged.
     last = None
-    raw = os.path.join(run, "raw")
-    for name in os.listdir(raw):
+    for name in os.listdir(os.path.join(run, "raw")):
         if not (name.startswith("recorder-w") and name.endswith(".json")):
             continue
-        flat = json.load(open(os.path.join(raw, name))).get("counterSeries", {}).get("calls.started", [])
-        seconds = [int(flat[i]) for i in range(0, len(flat) - 1, 2)] if isinstance(flat, list) else list(map(int, flat))
+        seconds = [t for t, _ in gather(load(name[:-5]), "counterSeries", "calls.started")]
         if seconds:
             last = max(seconds + ([last] if last is not None else []))
     return last

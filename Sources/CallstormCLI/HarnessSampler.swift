@@ -13,14 +13,17 @@ final class HarnessSampler: @unchecked Sendable {
     private let queue = DispatchQueue(label: "callstorm.harness-sampler")
     private let timer: DispatchSourceTimer
     private var recorder: Recorder
-    private let snapshotURL: URL
+    /// Nil when the raw directory cannot be written; sampling then goes on in memory only.
+    private let files: RecorderCheckpointer?
     private var lastTicks: (cpu: Double, wall: UInt64)?
     private var samples = 0
 
     /// - Parameter runStartNanos: CLOCK_MONOTONIC at the driver's start, so seconds line up with the workers'.
     init(runDirectory: URL, runStartNanos: UInt64) {
         recorder = Recorder(runStartNanos: runStartNanos)
-        snapshotURL = WorkerJournal.rawDirectory(runDirectory).appendingPathComponent("recorder-harness.json")
+        let raw = WorkerJournal.rawDirectory(runDirectory)
+        try? FileManager.default.createDirectory(at: raw, withIntermediateDirectories: true)
+        files = try? RecorderCheckpointer(directory: raw, stem: "recorder-harness")
         timer = DispatchSource.makeTimerSource(queue: queue)
         timer.setEventHandler { [unowned self] in sample() }
         timer.schedule(deadline: .now() + 0.5, repeating: 1)
@@ -46,14 +49,15 @@ final class HarnessSampler: @unchecked Sendable {
             lastTicks = (cpu, now)
         }
         samples += 1
-        if samples % 2 == 0 { RunResults.writeSnapshot(recorder, to: snapshotURL) }
+        let second = recorder.second(atNanos: now)
+        if samples % 2 == 0 { files?.checkpoint(&recorder, second: second) }
     }
 
     /// Stops sampling and returns everything sampled (also written to the snapshot).
     func finish() -> Recorder {
         timer.cancel()
         return queue.sync {
-            RunResults.writeSnapshot(recorder, to: snapshotURL)
+            if let files { recorder = files.close(recorder) }
             return recorder
         }
     }
@@ -112,7 +116,9 @@ final class LiveThresholdWatch: @unchecked Sendable {
         guard !live.isEmpty else { return nil }
         timer = DispatchSource.makeTimerSource(queue: queue)
         timer.setEventHandler { [unowned self] in
-            guard failure == nil, let recorder = try? RunResults.loadRecorder(run: runDirectory) else { return }
+            guard failure == nil, let recorder = try? RunResults.loadRecorder(run: runDirectory, series: false) else {
+                return
+            }
             let histograms = recorder.histograms
             let counters = recorder.counters
             for threshold in live {

@@ -249,7 +249,7 @@ final class Worker: @unchecked Sendable {
             recorder.gauge("conversations.active", value: Double(calls.count), atNanos: now)
             recorder.seal()
             journal?.history("{\"t\":\(now &- runStart),\"type\":\"stop\"}")
-            journal?.close(recorder)
+            if let journal { recorder = journal.close(recorder) }
             live.publish(recorder, active: calls.count, final: true)
             return recorder
         }
@@ -305,7 +305,8 @@ final class Worker: @unchecked Sendable {
         if let p99 = recorder.histograms["push_to_report"]?.value(atPercentile: 99) {
             liveP99Micros.store(Int(p99), ordering: .relaxed)
         }
-        journal?.tick(second: recorder.second(atNanos: now)) { inFlightSnapshot(now: now) }
+        let second = recorder.second(atNanos: now)
+        journal?.tick(&recorder, second: second) { inFlightSnapshot($0, now: now) }
         live.publish(recorder, active: calls.count)
         if !finished { schedule(.tick, at: now + 1_000_000_000) }
     }
@@ -402,7 +403,7 @@ final class Worker: @unchecked Sendable {
 
     /// The recorder as a checkpoint should hold it: with everything in flight right now counted as in flight at
     /// stop, so a report rebuilt after a kill balances its books as of this instant.
-    private func inFlightSnapshot(now: UInt64) -> Recorder {
+    private func inFlightSnapshot(_ recorder: Recorder, now: UInt64) -> Recorder {
         var snapshot = recorder
         for call in calls.values {
             for action in call.actions where !action.isFinished {

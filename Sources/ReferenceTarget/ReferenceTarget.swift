@@ -18,15 +18,23 @@ public final class ReferenceTarget: HTTPHandler {
         /// and restarted still knows its devices (like a server with a database); conversations, kept in
         /// memory, are lost. Nil keeps everything in memory.
         public var registrationsFile: String?
+        /// Seconds an ended conversation stays readable (GET, and 409 `ended` for a late action) before the
+        /// target forgets it, so a long soak's memory holds recent calls, not every call ever made.
+        public var endedRetention: Double
+        /// Seconds after which a conversation nobody changed (its devices gone mid-call) is forgotten too.
+        public var idleLimit: Double
         /// Pushes carry `apns-expiration` = now + this many seconds; 0 is "deliver now or never".
         public var pushExpirationSeconds = 0
         public init(gatewayURL: String, bundleID: String = "com.example.callstorm", bugs: Set<Bug> = [],
-                    registrationsFile: String? = nil, pushExpirationSeconds: Int = 0) {
+                    registrationsFile: String? = nil, endedRetention: Double = 60, idleLimit: Double = 900,
+                    pushExpirationSeconds: Int = 0) {
             self.pushExpirationSeconds = pushExpirationSeconds
             self.gatewayURL = gatewayURL
             self.bundleID = bundleID
             self.bugs = bugs
             self.registrationsFile = registrationsFile
+            self.endedRetention = endedRetention
+            self.idleLimit = idleLimit
         }
     }
 
@@ -47,10 +55,17 @@ public final class ReferenceTarget: HTTPHandler {
         var devices: [String: RegisteredDevice] = [:]
         var deviceByHandle: [String: String] = [:]
         var conversations: [String: ServerConversation] = [:]
+        /// Per conversation, what the last sweep saw and since when it has not changed.
+        var unchanged: [String: (version: Int, ended: Bool, since: UInt64)] = [:]
+        var forgotten = 0
     }
 
     private let state = Mutex(State())
     private let deviceClockSamples = Mutex<[Int64]>([])
+    private let endedRetentionNanos: UInt64
+    private let idleLimitNanos: UInt64
+    /// When the next sweep is due (monotonic nanoseconds); requests before it pay one atomic load.
+    private let nextSweep = Atomic<UInt64>(0)
     private let pusher: PushSender
     private let bugs: Set<Bug>
     /// Where the stale read–modify–write bugs do their slow work, off the server's loop thread.
@@ -66,6 +81,8 @@ public final class ReferenceTarget: HTTPHandler {
         pusher = PushSender(gatewayURL: configuration.gatewayURL, bundleID: configuration.bundleID,
                             expirationSeconds: configuration.pushExpirationSeconds)
         bugs = configuration.bugs
+        endedRetentionNanos = UInt64(max(0, configuration.endedRetention) * 1e9)
+        idleLimitNanos = UInt64(max(0, configuration.idleLimit) * 1e9)
         if let path = configuration.registrationsFile {
             if let text = try? String(contentsOfFile: path, encoding: .utf8) {
                 let decoder = JSONDecoder()
@@ -109,7 +126,42 @@ public final class ReferenceTarget: HTTPHandler {
     public var pushesSent: Int { pusher.sent.load(ordering: .relaxed) }
     public var pushesFailed: Int { pusher.failed.load(ordering: .relaxed) }
 
+    /// Conversations forgotten so far (ended past the retention, or idle past the limit).
+    public var forgottenConversations: Int { state.withLock { $0.forgotten } }
+
+    /// Conversations held in memory.
+    public var heldConversations: Int { state.withLock { $0.conversations.count } }
+
+    /// Forgets conversations ended more than `endedRetention` ago or unchanged for `idleLimit`, at most once a
+    /// second. One pass over what is held (recent calls only, thanks to this), under the state lock.
+    func sweep(nowNanos now: UInt64) {
+        let due = nextSweep.load(ordering: .relaxed)
+        guard now >= due,
+              nextSweep.compareExchange(expected: due, desired: now + 1_000_000_000, ordering: .relaxed).exchanged
+        else { return }
+        state.withLock { s in
+            var forget: [String] = []
+            for (id, conversation) in s.conversations {
+                if let seen = s.unchanged[id], seen.version == conversation.version, seen.ended == conversation.ended {
+                    let limit = conversation.ended ? endedRetentionNanos : idleLimitNanos
+                    if now &- seen.since >= limit { forget.append(id) }
+                } else {
+                    s.unchanged[id] = (conversation.version, conversation.ended, now)
+                }
+            }
+            for id in forget {
+                s.conversations[id] = nil
+                s.unchanged[id] = nil
+            }
+            s.forgotten += forget.count
+            if s.unchanged.count > s.conversations.count {
+                s.unchanged = s.unchanged.filter { s.conversations[$0.key] != nil }
+            }
+        }
+    }
+
     public func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
+        sweep(nowNanos: DispatchTime.now().uptimeNanoseconds)
         if staleWrite(for: request.path) != nil {
             // The bug reads its copy as the request arrives, then works on it off the loop thread.
             let snapshot = state.withLock { $0 }

@@ -17,8 +17,12 @@ public enum RunResults {
     }
 
     /// The merged recorder of every snapshot in `<run>/raw/`: `recorder-w<i>.json` per worker and
-    /// `recorder-harness.json` for the harness's own gauges (RSS, CPU).
-    public static func loadRecorder(run: URL) throws(LoadError) -> Recorder {
+    /// `recorder-harness.json` for the harness's own gauges (RSS, CPU), each with the segments of its
+    /// `.segments.jsonl` that it counts (see `RecorderCheckpointer`).
+    ///
+    /// - Parameter series: false reads the snapshots only: totals are whole, per-second series hold just the
+    ///   last seconds. Live threshold checks use it, so their cost does not grow with the run.
+    public static func loadRecorder(run: URL, series: Bool = true) throws(LoadError) -> Recorder {
         let raw = WorkerJournal.rawDirectory(run)
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: raw.path)) ?? [])
             .filter { $0.hasPrefix("recorder-") && $0.hasSuffix(".json") }.sorted()
@@ -27,21 +31,62 @@ public enum RunResults {
         for name in files {
             let path = raw.appendingPathComponent(name).path
             guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path, "no data") }
+            let snapshot: SnapshotFile
             do {
-                let recorder = try JSONDecoder().decode(Recorder.self, from: data)
-                if merged == nil { merged = Recorder(runStartNanos: recorder.runStartNanos) }
-                merged!.merge(recorder)
+                snapshot = try JSONDecoder().decode(SnapshotFile.self, from: data)
             } catch {
                 throw .unreadable(path, "\(error)")
             }
+            if merged == nil { merged = Recorder(runStartNanos: snapshot.recorder.runStartNanos) }
+            merged!.merge(snapshot.recorder)
+            if series && snapshot.segments > 0 {
+                let segments = raw.appendingPathComponent(String(name.dropLast(".json".count)) + ".segments.jsonl")
+                try readSegments(segments, upTo: snapshot.segments) { merged!.merge($0) }
+            }
         }
         return merged!
+    }
+
+    /// Hands segments 1...`last` of a `.segments.jsonl` file to `body`, in order, one at a time (a long run has
+    /// thousands; the caller merges each and lets it go). Lines after `last` (written after the snapshot that
+    /// was read, or cut by a kill) are ignored; a missing or unreadable segment the snapshot counts is an error,
+    /// because the series would silently lose seconds.
+    public static func readSegments(_ url: URL, upTo last: Int, _ body: (Recorder) -> Void) throws(LoadError) {
+        guard last > 0 else { return }
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw .unreadable(url.path, "missing; the snapshot counts \(last) segments")
+        }
+        var read = 0
+        let decoder = JSONDecoder()
+        var start = data.startIndex
+        while read < last, start < data.endIndex, let newline = data[start...].firstIndex(of: 10) {
+            let line: SegmentLine
+            do {
+                line = try decoder.decode(SegmentLine.self, from: data[start..<newline])
+            } catch {
+                throw .unreadable(url.path, "segment \(read + 1): \(error)")
+            }
+            guard line.segment == read + 1 else {
+                throw .unreadable(url.path, "segment \(line.segment) where \(read + 1) was expected")
+            }
+            body(line.recorder)
+            read += 1
+            start = data.index(after: newline)
+        }
+        guard read == last else {
+            throw .unreadable(url.path, "holds \(read) whole segments; the snapshot counts \(last)")
+        }
     }
 
     /// Replaces `url` with the recorder's JSON atomically (write to a temporary file, then rename), so a reader
     /// or a kill at any instant sees either the previous snapshot or this one.
     public static func writeSnapshot(_ recorder: Recorder, to url: URL) {
         guard let data = try? JSONEncoder().encode(recorder) else { return }
+        replace(url, with: data)
+    }
+
+    /// Writes `data` to a temporary file beside `url` and renames it over `url`.
+    static func replace(_ url: URL, with data: Data) {
         let tmp = url.appendingPathExtension("tmp")
         if FileManager.default.createFile(atPath: tmp.path, contents: data) {
             _ = rename(tmp.path, url.path)
@@ -105,4 +150,30 @@ public enum RunResults {
         }
         try out.write(to: run.appendingPathComponent("history.jsonl"), atomically: true, encoding: .utf8)
     }
+}
+
+/// A snapshot as stored: `{"segments": n, "recorder": {...}}` from a `RecorderCheckpointer`, or a bare recorder
+/// (`writeSnapshot`, and runs written before segments existed), which has no segments.
+struct SnapshotFile: Decodable {
+    let segments: Int
+    let recorder: Recorder
+
+    private enum CodingKeys: String, CodingKey { case segments, recorder }
+
+    init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if container.contains(.recorder) {
+            segments = try container.decode(Int.self, forKey: .segments)
+            recorder = try container.decode(Recorder.self, forKey: .recorder)
+        } else {
+            segments = 0
+            recorder = try Recorder(from: decoder)
+        }
+    }
+}
+
+/// One line of a `.segments.jsonl` file.
+struct SegmentLine: Decodable {
+    let segment: Int
+    let recorder: Recorder
 }

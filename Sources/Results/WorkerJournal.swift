@@ -1,10 +1,9 @@
-import Dispatch
 import Foundation
 import Metrics
-import Synchronization
 
 /// What one worker streams into the run directory while it runs, so a crash or SIGKILL loses at most the last
-/// checkpoint interval: actions and pushes as CSV rows, and its recorder as an atomically replaced snapshot.
+/// checkpoint interval: actions and pushes as CSV rows, the operation history, and its recorder through a
+/// `RecorderCheckpointer` (seconds that are over leave memory as segments; totals in a small snapshot).
 ///
 /// Ownership rule: used only on its worker's queue.
 public final class WorkerJournal {
@@ -29,12 +28,7 @@ public final class WorkerJournal {
     private var actionCount = 0
     private var pushCount = 0
     private var lastCheckpointSecond = -1
-    private let snapshotURL: URL
-    /// Encodes and writes recorder snapshots off the worker's queue: the worker only hands over a copy-on-write
-    /// copy, so a long run's growing recorder never stalls its timers. Serial, so snapshots land in order.
-    private let writer: DispatchQueue
-    /// The newest snapshot not yet taken by the writer (shared with the writer's queue, hence the lock).
-    private let pending = SnapshotSlot()
+    private let recorderFiles: RecorderCheckpointer
 
     /// Raw results live under `<run>/raw/`; `callstorm report` rebuilds every report from them.
     public static func rawDirectory(_ run: URL) -> URL { run.appendingPathComponent("raw", isDirectory: true) }
@@ -47,8 +41,7 @@ public final class WorkerJournal {
         actions = try BufferedFile(raw.appendingPathComponent("actions-w\(worker).csv"), header: ActionRow.header)
         pushes = try BufferedFile(raw.appendingPathComponent("pushes-w\(worker).csv"), header: PushRow.header)
         history = try BufferedFile(raw.appendingPathComponent("history-w\(worker).jsonl"), header: nil)
-        snapshotURL = raw.appendingPathComponent("recorder-w\(worker).json")
-        writer = DispatchQueue(label: "callstorm.journal-writer-\(worker)", qos: .utility)
+        recorderFiles = try RecorderCheckpointer(directory: raw, stem: "recorder-w\(worker)")
     }
 
     public func action(_ row: ActionRow) {
@@ -65,61 +58,31 @@ public final class WorkerJournal {
     /// Never sampled: the checker needs all of it.
     public func history(_ line: String) { history.append(line) }
 
-    /// Called about once a second; every `checkpointSeconds` it flushes rows and replaces the recorder snapshot.
-    public func tick(_ recorder: Recorder, second: Int) {
+    /// Called about once a second with the current second; every `checkpointSeconds` it flushes the rows and
+    /// checkpoints the recorder, which gives up the seconds that are over (see `RecorderCheckpointer`).
+    /// `adjust` makes the snapshot's view, e.g. with what is in flight now counted as in flight at stop.
+    public func tick(_ recorder: inout Recorder, second: Int, adjust: (Recorder) -> Recorder = { $0 }) {
         guard second - lastCheckpointSecond >= configuration.checkpointSeconds else { return }
         lastCheckpointSecond = second
-        checkpoint(recorder)
+        checkpoint(&recorder, second: second, adjust: adjust)
     }
 
-    /// Like `tick(_:second:)`, but makes the snapshot only when a checkpoint is due (the worker adds what is in
-    /// flight to it, which costs a copy of the recorder).
-    public func tick(second: Int, snapshot: () -> Recorder) {
-        guard second - lastCheckpointSecond >= configuration.checkpointSeconds else { return }
-        lastCheckpointSecond = second
-        checkpoint(snapshot())
-    }
-
-    /// Flushes the rows now and queues the recorder snapshot (the end of the run, or a checkpoint).
-    ///
-    /// At most one snapshot waits for the writer: a newer one replaces it. Encoding grows with the run (a
-    /// 30-minute soak's recorder is ~10 MB of JSON), and queueing a copy per checkpoint behind a slow writer
-    /// grew RSS without bound (2.2 GB after 19 minutes, measured); now a slow disk or a busy CPU only stretches
-    /// the interval between snapshots.
-    public func checkpoint(_ recorder: Recorder) {
+    /// Flushes the rows (with fsync) and checkpoints the recorder now.
+    public func checkpoint(_ recorder: inout Recorder, second: Int, adjust: (Recorder) -> Recorder = { $0 }) {
         actions.flush(sync: true)
         pushes.flush(sync: true)
         history.flush(sync: true)
-        let url = snapshotURL
-        let pending = self.pending
-        let writerIdle = pending.slot.withLock { slot -> Bool in
-            defer { slot = recorder }
-            return slot == nil
-        }
-        guard writerIdle else { return }
-        writer.async {
-            if let latest = pending.slot.withLock({ slot -> Recorder? in
-                defer { slot = nil }
-                return slot
-            }) {
-                RunResults.writeSnapshot(latest, to: url)
-            }
-        }
+        recorderFiles.checkpoint(&recorder, second: second, adjust: adjust)
     }
 
-    /// Writes everything and returns once the last snapshot is on disk.
-    public func close(_ recorder: Recorder) {
-        checkpoint(recorder)
-        writer.sync {}
+    /// Writes everything, waits until it is on disk, and returns the worker's whole recorder (the segments
+    /// written during the run added back), for the end-of-run report.
+    public func close(_ recorder: Recorder) -> Recorder {
         actions.close()
         pushes.close()
         history.close()
+        return recorderFiles.close(recorder)
     }
-}
-
-/// One recorder handed from a worker to its journal's writer queue.
-final class SnapshotSlot: Sendable {
-    let slot = Mutex<Recorder?>(nil)
 }
 
 /// Appends lines through a 64 KiB buffer; `flush(sync:)` writes it out and optionally fsyncs.

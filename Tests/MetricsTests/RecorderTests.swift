@@ -104,3 +104,49 @@ final class RecorderTests: XCTestCase {
         XCTAssertEqual(decoded.intervalStats("push_to_report").map(\.count), [1, 1])
     }
 }
+
+final class RecorderSegmentTests: XCTestCase {
+    private func busyRecorder() -> Recorder {
+        var recorder = Recorder(runStartNanos: 1_000)
+        for second in 0..<30 {
+            let at = 1_000 + UInt64(second) * 1_000_000_000
+            for i in 0..<4 { recorder.record("push_to_report", micros: Int64(50 * second + i), atNanos: at) }
+            recorder.count("calls.started", by: 2, atNanos: at)
+            recorder.gauge("harness.rss_mib", value: Double(100 + second), atNanos: at)
+        }
+        return recorder
+    }
+
+    func testDetachedSeriesMergedBackGiveTheSameRecorder() {
+        let original = busyRecorder()
+        var kept = original
+        let segment = kept.detachSeries(before: 20)
+        XCTAssertEqual(kept.histograms, original.histograms, "totals stay")
+        XCTAssertEqual(kept.counters, original.counters)
+        XCTAssertEqual(kept.intervalStats("push_to_report").map(\.second), Array(20..<30))
+        XCTAssertEqual(segment.intervalStats("push_to_report").map(\.second), Array(0..<20))
+        XCTAssertEqual(segment.counters["calls.started"], 0, "a segment carries series, not totals")
+        XCTAssertEqual(segment.counterSeries("calls.started").count, 20)
+        XCTAssertEqual(segment.gaugeSeries("harness.rss_mib").last?.second, 19)
+        kept.merge(segment)
+        XCTAssertEqual(kept, original)
+    }
+
+    func testASampleLateForADetachedSecondIsAddedNotLost() {
+        var recorder = busyRecorder()
+        var reference = recorder
+        var segments = [recorder.detachSeries(before: 25)]
+        recorder.record("push_to_report", micros: 7, atNanos: 1_000 + 3 * 1_000_000_000)
+        reference.record("push_to_report", micros: 7, atNanos: 1_000 + 3 * 1_000_000_000)
+        segments.append(recorder.detachSeries(before: 25))
+        for segment in segments { recorder.merge(segment) }
+        XCTAssertEqual(recorder, reference)
+        XCTAssertEqual(recorder.intervalStats("push_to_report").first { $0.second == 3 }?.count, 5)
+    }
+
+    func testTheImageDecodesToTheSameRecorder() throws {
+        let recorder = busyRecorder()
+        let data = try JSONEncoder().encode(recorder.image)
+        XCTAssertEqual(try JSONDecoder().decode(Recorder.self, from: data), recorder)
+    }
+}

@@ -127,3 +127,53 @@ final class ReferenceTargetBugTests: XCTestCase {
         XCTAssertEqual(Set(ReferenceTarget.Bug.allCases.map(\.rawValue)), Set(Scenario.knownTargetBugs))
     }
 }
+
+/// A soak makes hundreds of thousands of calls: the target must keep recent ones, not all of them.
+final class ReferenceTargetRetentionTests: XCTestCase {
+    private func call(_ target: ReferenceTarget, _ method: String, _ path: String, _ body: String = "") -> Int {
+        target.route(HTTPRequest(method: method, path: path, headers: [], body: Array(body.utf8), connectionID: 1))
+            .status
+    }
+
+    private func startCall(_ target: ReferenceTarget) -> String {
+        let response = target.route(HTTPRequest(
+            method: "POST", path: "/v1/conversations", headers: [],
+            body: Array("{\"caller\":\"a\",\"handles\":[{\"kind\":\"phoneNumber\",\"value\":\"+2\",\"displayName\":\"b\"}]}".utf8),
+            connectionID: 1))
+        XCTAssertEqual(response.status, 201)
+        let json = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+        return json?["id"] as? String ?? ""
+    }
+
+    func testEndedConversationsAreForgottenAfterTheRetentionAndLiveOnesStay() {
+        let target = ReferenceTarget(configuration: .init(gatewayURL: "http://127.0.0.1:9", endedRetention: 5,
+                                                          idleLimit: 100))
+        defer { target.close() }
+        for (id, number) in [("a", "+1"), ("b", "+2")] {
+            let body = "{\"id\":\"\(id)\",\"handle\":{\"kind\":\"phoneNumber\",\"value\":\"\(number)\"," +
+                "\"displayName\":\"\(id)\"},\"apnsToken\":\"\(String(repeating: "a", count: 64))\"}"
+            XCTAssertEqual(call(target, "POST", "/v1/devices", body), 201)
+        }
+        let second: UInt64 = 1_000_000_000
+        let ended = startCall(target)
+        let live = startCall(target)
+        XCTAssertEqual(call(target, "POST", "/v1/conversations/\(ended)/end", "{\"device\":\"a\"}"), 200)
+        XCTAssertEqual(call(target, "POST", "/v1/conversations/\(live)/join", "{\"device\":\"b\"}"), 200)
+        target.sweep(nowNanos: 10 * second)
+        target.sweep(nowNanos: 14 * second)
+        XCTAssertEqual(call(target, "GET", "/v1/conversations/\(ended)"), 200, "kept within the retention")
+        XCTAssertEqual(call(target, "POST", "/v1/conversations/\(ended)/join", "{\"device\":\"b\"}"), 409)
+        target.sweep(nowNanos: 16 * second)
+        XCTAssertEqual(call(target, "GET", "/v1/conversations/\(ended)"), 404, "forgotten after 5 s ended")
+        XCTAssertEqual(call(target, "GET", "/v1/conversations/\(live)"), 200)
+        XCTAssertEqual(target.forgottenConversations, 1)
+        // The live call changes at 50 s (a hold), so its idle clock restarts there.
+        XCTAssertEqual(call(target, "POST", "/v1/conversations/\(live)/pause", "{\"device\":\"b\"}"), 200)
+        target.sweep(nowNanos: 50 * second)
+        target.sweep(nowNanos: 140 * second)
+        XCTAssertEqual(call(target, "GET", "/v1/conversations/\(live)"), 200, "changed 90 s ago: not idle yet")
+        target.sweep(nowNanos: 151 * second)
+        XCTAssertEqual(call(target, "GET", "/v1/conversations/\(live)"), 404, "idle past the limit")
+        XCTAssertEqual(target.heldConversations, 0)
+    }
+}

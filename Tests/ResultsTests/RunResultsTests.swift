@@ -48,7 +48,7 @@ final class RunResultsTests: XCTestCase {
         journal.action(ActionRow(id: 1, kind: "start", step: "flow/dial", device: "d1", conversation: "c1",
                                  plannedNanos: 0, startedNanos: 1_000, finishedNanos: 2_001_000, outcome: "fulfilled",
                                  reason: ""))
-        journal.tick(recorder, second: 5)
+        journal.tick(&recorder, second: 5)
         // The snapshot is written off the worker's queue; wait for it without sleeping on a guess.
         var loaded: Recorder?
         for _ in 0..<200 where loaded == nil {
@@ -60,7 +60,7 @@ final class RunResultsTests: XCTestCase {
                               encoding: .utf8)
         XCTAssertTrue(rows.contains("1,start,flow/dial,d1,c1,0.000000,0.000001,0.002001,fulfilled,,2.000\n"), rows)
         recorder.count("calls.started", atNanos: 0)
-        journal.close(recorder)
+        _ = journal.close(recorder)
         XCTAssertEqual(try RunResults.loadRecorder(run: run).counters["calls.started"], 2, "close waits for the write")
     }
 

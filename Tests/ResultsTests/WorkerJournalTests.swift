@@ -16,7 +16,7 @@ final class WorkerJournalTests: XCTestCase {
             journal.action(ActionRow(id: UInt64(worker), kind: "join", step: "f/answer", device: "dev-\(worker)",
                                      conversation: "c", plannedNanos: 1_000, startedNanos: 2_000,
                                      finishedNanos: 1_502_000, outcome: "fulfilled", reason: ""))
-            journal.close(recorder)
+            _ = journal.close(recorder)
             recorders.append(recorder)
         }
         let loaded = try RunResults.loadRecorder(run: run)
@@ -47,11 +47,13 @@ final class WorkerJournalTests: XCTestCase {
         for second in 0..<3000 { recorder.record("push_to_report", micros: 100, atNanos: UInt64(second) * 1_000_000_000) }
         for i in 1...200 {
             recorder.count("calls.started", atNanos: 0)
-            journal.checkpoint(recorder)
-            if i == 200 { journal.close(recorder) }
+            journal.checkpoint(&recorder, second: 3000)
+            if i == 200 { _ = journal.close(recorder) }
         }
         let loaded = try RunResults.loadRecorder(run: run)
         XCTAssertEqual(loaded.counters["calls.started"], 200)
         XCTAssertEqual(loaded.histograms["push_to_report"]?.totalCount, 3000)
+        XCTAssertEqual(loaded.intervals["push_to_report"]?.count, 3000, "every second comes back from the segments")
+        XCTAssertEqual(loaded.counterSeries("calls.started").first?.value, 200)
     }
 }

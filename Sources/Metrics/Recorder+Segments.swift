@@ -1,0 +1,62 @@
+// MARK: - Segments: keeping a long run's memory flat
+
+extension Recorder {
+    /// Moves every per-second reading of the seconds before `second` (sealed intervals, counter series, gauges)
+    /// out of this recorder into a new one, and returns it; totals stay here.
+    ///
+    /// A journal calls this at each checkpoint and writes the result once, so a worker's memory holds the run's
+    /// totals and its last seconds, not one interval histogram per metric per second of an hour-long soak.
+    /// The returned segment has empty totals: merging it back (`merge`) restores exactly the recorder before the
+    /// call. A sample that arrives later for a detached second lands in the next segment; merging adds them.
+    public mutating func detachSeries(before second: Int) -> Recorder {
+        var segment = Recorder(
+            runStartNanos: runStartNanos, lowestDiscernibleValue: lowestDiscernibleValue,
+            highestTrackableValue: highestTrackableValue, significantDigits: significantDigits)
+        for name in Array(metrics.keys) {
+            if let open = metrics[name]!.openSecond, open < second { metrics[name]!.seal() }
+            let old = metrics[name]!.sealed.filter { $0.key < second }
+            guard !old.isEmpty else { continue }
+            for key in old.keys { metrics[name]!.sealed[key] = nil }
+            var moved = newMetricState()
+            moved.sealed = old
+            segment.metrics[name] = moved
+        }
+        for name in Array(counterStates.keys) {
+            let old = counterStates[name]!.perSecond.filter { $0.key < second }
+            guard !old.isEmpty else { continue }
+            for key in old.keys { counterStates[name]!.perSecond[key] = nil }
+            segment.counterStates[name] = CounterState(total: 0, perSecond: old)
+        }
+        for name in Array(gauges.keys) {
+            let old = gauges[name]!.filter { $0.key < second }
+            guard !old.isEmpty else { continue }
+            for key in old.keys { gauges[name]![key] = nil }
+            segment.gauges[name] = old
+        }
+        return segment
+    }
+
+    /// Every reading in plain sparse values, made on the recording thread: the image shares no buffer the
+    /// recorder will write again, so another thread may encode it while recording goes on.
+    public var image: RecorderImage {
+        RecorderImage(
+            runStartNanos: runStartNanos, lowestDiscernibleValue: lowestDiscernibleValue,
+            highestTrackableValue: highestTrackableValue, significantDigits: significantDigits,
+            histograms: metrics.mapValues(\.total.sparse), intervals: intervals, counters: counters,
+            counterSeries: counterStates.mapValues(\.perSecond), gauges: gauges)
+    }
+}
+
+/// A recorder frozen into sparse values for writing: the JSON it encodes is the recorder's own format, so
+/// `Recorder(from:)` reads it back.
+public struct RecorderImage: Sendable, Encodable {
+    public let runStartNanos: UInt64
+    public let lowestDiscernibleValue: Int64
+    public let highestTrackableValue: Int64
+    public let significantDigits: Int
+    public let histograms: [String: SparseHistogram]
+    public let intervals: [String: [Int: SparseHistogram]]
+    public let counters: [String: Int64]
+    public let counterSeries: [String: [Int: Int64]]
+    public let gauges: [String: [Int: Double]]
+}

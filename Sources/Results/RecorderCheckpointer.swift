@@ -1,0 +1,141 @@
+import Dispatch
+import Foundation
+import Metrics
+import Synchronization
+
+/// Streams one recorder into the run directory so that its memory and its checkpoints stay small however long
+/// the run: seconds that are over are detached from the recorder and appended once, as a segment, to
+/// `<stem>.segments.jsonl`; the snapshot `<stem>.json` holds the totals and the last seconds only, and is
+/// replaced atomically. `RunResults.loadRecorder` adds the segments back.
+///
+/// Consistency after a kill at any instant: each segment line carries its number, and each snapshot the number
+/// of the last segment it complements. The writer appends (and fsyncs) a segment before it writes a snapshot
+/// that counts it, so a reader uses the segments up to the snapshot's number and ignores any later or cut one:
+/// no second is counted twice or lost.
+///
+/// Ownership rule: `checkpoint` and `close` are called from one thread (the owner's queue); encoding and
+/// writing happen on a private serial queue, from images that share no buffer with the live recorder.
+public final class RecorderCheckpointer {
+    public let snapshotURL: URL
+    public let segmentsURL: URL
+    /// Seconds kept in memory before the current one: a late sample for them still lands in the recorder.
+    private let keepSeconds: Int
+    private var lastSegment = 0
+    private let writer: DispatchQueue
+    private let pending = PendingCheckpoints()
+    private let segmentsFD: Int32
+
+    /// - Parameter stem: file name without extension inside `directory`, e.g. `recorder-w0`.
+    public init(directory: URL, stem: String, keepSeconds: Int = 2) throws {
+        snapshotURL = directory.appendingPathComponent("\(stem).json")
+        segmentsURL = directory.appendingPathComponent("\(stem).segments.jsonl")
+        self.keepSeconds = max(0, keepSeconds)
+        writer = DispatchQueue(label: "callstorm.checkpoint-\(stem)", qos: .utility)
+        segmentsFD = open(segmentsURL.path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+        guard segmentsFD >= 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: segmentsURL.path])
+        }
+    }
+
+    deinit { Glibc.close(segmentsFD) }
+
+    /// Detaches the seconds before `second - keepSeconds` into a segment and queues it with a snapshot of
+    /// what remains (`adjust` may add to the snapshot, e.g. what is in flight now, without touching `recorder`).
+    ///
+    /// Segments queue up (each is written once; none may be lost); of the snapshots only the newest waits, so a
+    /// slow disk stretches the interval between snapshots instead of growing memory.
+    public func checkpoint(_ recorder: inout Recorder, second: Int, adjust: (Recorder) -> Recorder = { $0 }) {
+        let segment = recorder.detachSeries(before: second - keepSeconds)
+        var segmentImage: (Int, RecorderImage)?
+        if !segment.isEmpty {
+            lastSegment += 1
+            segmentImage = (lastSegment, segment.image)
+        }
+        let snapshot = (lastSegment, adjust(recorder).image)
+        let scheduleWriter = pending.state.withLock { state -> Bool in
+            if let segmentImage { state.segments.append(segmentImage) }
+            state.snapshot = snapshot
+            defer { state.writerScheduled = true }
+            return !state.writerScheduled
+        }
+        guard scheduleWriter else { return }
+        writer.async { [pending, segmentsFD, snapshotURL] in
+            let (segments, snapshot) = pending.state.withLock { state in
+                defer {
+                    state.segments.removeAll()
+                    state.snapshot = nil
+                    state.writerScheduled = false
+                }
+                return (state.segments, state.snapshot)
+            }
+            Self.write(segments: segments, snapshot: snapshot, segmentsFD: segmentsFD, snapshotURL: snapshotURL)
+        }
+    }
+
+    /// Returns once everything queued so far is on disk.
+    public func flush() { writer.sync {} }
+
+    /// Writes the recorder as the final snapshot, waits until everything is on disk, and returns the whole
+    /// recorder: what is still in memory plus every segment written before.
+    public func close(_ recorder: Recorder) -> Recorder {
+        var remaining = recorder
+        checkpoint(&remaining, second: Int.min / 2)
+        flush()
+        var whole = recorder
+        try? RunResults.readSegments(segmentsURL, upTo: lastSegment) { whole.merge($0) }
+        return whole
+    }
+
+    private static func write(segments: [(Int, RecorderImage)], snapshot: (Int, RecorderImage)?,
+                              segmentsFD: Int32, snapshotURL: URL) {
+        let encoder = JSONEncoder()
+        if !segments.isEmpty {
+            var bytes = Data()
+            for (number, image) in segments {
+                guard let line = try? encoder.encode(StoredSegment(segment: number, recorder: image)) else { continue }
+                bytes.append(line)
+                bytes.append(10)
+            }
+            bytes.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let n = Glibc.write(segmentsFD, buffer.baseAddress! + offset, buffer.count - offset)
+                    if n <= 0 { break }
+                    offset += n
+                }
+            }
+            fsync(segmentsFD)
+        }
+        if let (number, image) = snapshot,
+           let data = try? encoder.encode(StoredSnapshot(segments: number, recorder: image)) {
+            RunResults.replace(snapshotURL, with: data)
+        }
+    }
+}
+
+/// What waits for the writer queue (shared with it, hence the lock).
+final class PendingCheckpoints: Sendable {
+    struct State {
+        var segments: [(Int, RecorderImage)] = []
+        var snapshot: (Int, RecorderImage)?
+        var writerScheduled = false
+    }
+    let state = Mutex(State())
+}
+
+/// One line of `<stem>.segments.jsonl`.
+struct StoredSegment: Encodable {
+    let segment: Int
+    let recorder: RecorderImage
+}
+
+/// The snapshot file: the recorder, and how many segments (numbers 1...segments) complete it.
+struct StoredSnapshot: Encodable {
+    let segments: Int
+    let recorder: RecorderImage
+}
+
+extension Recorder {
+    /// Whether it holds no reading at all (a segment with nothing in it is not written).
+    var isEmpty: Bool { metricNames.isEmpty && counterNames.isEmpty && gaugeNames.isEmpty }
+}
