@@ -188,10 +188,18 @@ final class FaultController: @unchecked Sendable {
                 targetPhases[i] = .down
                 let signal = t.signal == "TERM" ? SIGTERM : SIGKILL
                 let pid = target.pid ?? 0
-                let t = now &- driver.seriesStartNanos
+                // The history's mark comes once the child is reaped, plus a moment for what it sent before dying
+                // (a push in the gateway, an answer on the wire) to land, but never after the restart: the checker
+                // ends every conversation live at the mark. Stamped when decided, a push the target sent just
+                // before its death landed after the mark and revived its conversation (seen 1 run in 10).
+                let restartMono = now + (restartAt > since ? restartAt - since : 0)
+                let origin = driver.seriesStartNanos
                 targetQueue.async { [historyFile] in
                     target.kill(signal: signal)
-                    if let historyFile { Self.append("{\"t\":\(t),\"type\":\"target_killed\"}\n", to: historyFile) }
+                    let mark = min(driver.nowNanos() + 50_000_000, max(restartMono, now))
+                    if let historyFile {
+                        Self.append("{\"t\":\(mark &- origin),\"type\":\"target_killed\"}\n", to: historyFile)
+                    }
                 }
                 recorder?.count("faults.target.killed", atNanos: now)
                 driver.logFault(sinceLoadNanos: since, window: w.name, kind: "target.killed", subject: "pid-\(pid)")
