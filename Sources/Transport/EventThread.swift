@@ -135,11 +135,14 @@ public final class EventTimer: @unchecked Sendable {
     }
 
     /// Fires once at `deadlineNanos` on CLOCK_MONOTONIC (`clinux_monotonic_ns`), at once if that has passed.
+    /// Does nothing once closed (the fd number may belong to something else by then).
     public func arm(atMonotonicNanos deadlineNanos: UInt64) {
+        guard id != 0 else { return }
         _ = clinux_timerfd_arm(fd, max(1, deadlineNanos))
     }
 
     public func disarm() {
+        guard id != 0 else { return }
         _ = clinux_timerfd_arm(fd, 0)
     }
 

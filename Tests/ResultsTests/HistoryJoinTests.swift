@@ -13,7 +13,8 @@ final class HistoryJoinTests: XCTestCase {
     override func tearDown() { try? FileManager.default.removeItem(at: run) }
 
     private func write(_ text: String, worker: Int) throws {
-        try Data(text.utf8).write(to: WorkerJournal.rawDirectory(run).appendingPathComponent("history-w\(worker).jsonl"))
+        let url = WorkerJournal.rawDirectory(run).appendingPathComponent("history-w\(worker).jsonl")
+        try Data(text.utf8).write(to: url)
     }
 
     private func joined() throws -> String {
