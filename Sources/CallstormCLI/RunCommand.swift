@@ -270,7 +270,8 @@ enum RunCommand {
             }
             _ = FileManager.default.createFile(atPath: RunReporting.finishedURL(runDirectory).path, contents: Data())
             written = try RunReporting.write(run: runDirectory, facts: facts, recorder: result.recorder,
-                                             thresholds: scenario.slo, notes: notes, extraFailures: failures)
+                                             thresholds: scenario.slo, notes: notes, extraFailures: failures,
+                                             historyJoined: true)
         } catch {
             throw .harness("could not write the report to \(runDirectory.path): \(error)")
         }

@@ -576,8 +576,10 @@ extension Worker {
         calls[id]?.waiting = .verification(outstanding: uuids.count, attempt: attempt, mismatched: false)
         for uuid in uuids {
             let url = settings.targetURL + "/v1/conversations/\(uuid)"
-            client.send(ClientRequest(method: "GET", url: url, timeoutMillis: Int(settings.actionTimeoutNanos / 1_000_000))) {
-                [self] result in
+            var request = ClientRequest(method: "GET", url: url,
+                                        timeoutMillis: Int(settings.actionTimeoutNanos / 1_000_000))
+            request.collectsHeaders = false
+            client.send(request) { [self] result in
                 if finished { return }
                 let now = clock.nowNanos()
                 count(result, at: now)

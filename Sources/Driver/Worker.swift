@@ -1,4 +1,5 @@
 import CallModel
+import CLinux
 import Dispatch
 import Foundation
 import Metrics
@@ -17,7 +18,9 @@ final class Worker: @unchecked Sendable {
     let settings: DriverSettings
     let clock: Clock
     var client: HTTPClient!
-    private var timer: DispatchSourceTimer!
+    /// The thread that waits for this worker's sockets and its timer, and runs them on `queue`.
+    private var events: EventThread!
+    private var timer: EventTimer!
     private var armedWake: UInt64 = .max
     var recorder: Recorder
     var wheel: TimerWheel<TimerEvent>
@@ -92,11 +95,9 @@ final class Worker: @unchecked Sendable {
         queue.sync {
             var configuration = HTTPClient.Configuration()
             configuration.maxConnections = settings.connectionsPerWorker
-            client = HTTPClient(queue: queue, configuration: configuration)
-            timer = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
-            timer.setEventHandler { [unowned self] in self.wake() }
-            timer.schedule(deadline: .distantFuture)
-            timer.resume()
+            events = EventThread(queue: queue, name: "callstorm.worker.\(index)")
+            client = HTTPClient(queue: queue, configuration: configuration, events: events)
+            timer = EventTimer(on: events) { [unowned self] in self.wake() }
         }
     }
 
@@ -176,6 +177,7 @@ final class Worker: @unchecked Sendable {
         if !missing.isEmpty { recorder.count("api.missing_variable", atNanos: clock.nowNanos()) }
         var request = ClientRequest(method: parts.method, url: parts.url, headers: parts.headers,
                                     body: Array(parts.body.utf8), timeoutMillis: timeout)
+        request.collectsHeaders = false  // flows read status and body only
         if !faults.isEmpty, let since = sinceLoad() {
             // Inside a network window each request has a connection of its own, so the proxy's per-connection
             // draw is made for every request (see NetworkFaults.freshConnections).
@@ -241,11 +243,12 @@ final class Worker: @unchecked Sendable {
             }
             abandonArrivals(now: now)
             if pendingDeliveries > 0 { recorder.count(Books.Counter.undelivered, by: pendingDeliveries, atNanos: now) }
-            var events: [String: Int] = [:]
-            for device in devices { events.merge(device.manager.events, uniquingKeysWith: +) }
-            for (name, n) in events { recorder.count("events.\(name)", by: Int64(n), atNanos: now) }
-            timer.cancel()
+            var deviceEvents: [String: Int] = [:]
+            for device in devices { deviceEvents.merge(device.manager.events, uniquingKeysWith: +) }
+            for (name, n) in deviceEvents { recorder.count("events.\(name)", by: Int64(n), atNanos: now) }
+            timer.close()
             client.close()
+            events.stop()
             recorder.gauge("conversations.active", value: Double(calls.count), atNanos: now)
             recorder.seal()
             journal?.history("{\"t\":\(now &- runStart),\"type\":\"stop\"}")
@@ -268,14 +271,15 @@ final class Worker: @unchecked Sendable {
         rearm()
     }
 
-    /// Points the queue's one timer at the wheel's next occupied tick.
+    /// Points the worker's one timer (a timerfd: absolute deadline, no slack) at the wheel's next occupied tick.
+    /// The wheel runs on `clock`, which tests may move by hand, so the deadline is carried over as a delay.
     func rearm() {
         guard !finished, let next = wheel.nextWakeNanos() else { return }
         if next == armedWake { return }
         armedWake = next
         let now = clock.nowNanos()
         let delta = next > now ? next - now : 0
-        timer.schedule(deadline: .now() + .nanoseconds(Int(delta)), leeway: .microseconds(50))
+        timer.arm(atMonotonicNanos: clinux_monotonic_ns() + delta)
     }
 
     func schedule(_ event: TimerEvent, at nanos: UInt64) {

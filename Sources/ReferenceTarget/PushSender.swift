@@ -95,8 +95,9 @@ final class PushSender: @unchecked Sendable {
                 "apns-expiration: \(expiration)",
                 "content-type: application/json",
             ]
-            let request = ClientRequest(method: "POST", url: "\(baseURL)/3/device/\(deviceToken)", headers: headers,
+            var request = ClientRequest(method: "POST", url: "\(baseURL)/3/device/\(deviceToken)", headers: headers,
                                         body: Array(payload.utf8), timeoutMillis: 10_000)
+            request.collectsHeaders = false
             client.send(request) { [self] result in
                 if case .success(let response) = result, response.status == 200 {
                     sent.add(1, ordering: .relaxed)

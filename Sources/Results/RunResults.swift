@@ -121,34 +121,27 @@ public enum RunResults {
     }
 
     /// Joins the workers' `raw/history-w*.jsonl` into `<run>/history.jsonl`, ordered by time (each line starts
-    /// with `{"t":<ns>`; a worker's own lines are already in order, and ties keep worker order).
+    /// with `{"t":<ns>`; a worker's own lines are already in order, and ties keep worker order): a k-way merge over
+    /// the files' bytes (`HistoryJoin`).
     public static func joinHistory(run: URL) throws {
         let raw = WorkerJournal.rawDirectory(run)
         let parts = ((try? FileManager.default.contentsOfDirectory(atPath: raw.path)) ?? [])
             .filter { $0.hasPrefix("history-w") && $0.hasSuffix(".jsonl") }.sorted()
         guard !parts.isEmpty else { return }
-        var lines: [(t: UInt64, line: Substring)] = []
-        for name in parts {
-            guard let text = try? String(contentsOf: raw.appendingPathComponent(name), encoding: .utf8) else { continue }
-            for line in text.split(separator: "\n") {
-                let digits = line.dropFirst(5).prefix { $0.isNumber }
-                lines.append((UInt64(digits) ?? 0, line))
-            }
-        }
-        try writeHistory(lines, run: run)
+        let files = parts.compactMap { HistoryJoin.MappedFile(path: raw.appendingPathComponent($0).path) }
+        try HistoryJoin.merge(files, into: run.appendingPathComponent("history.jsonl"))
     }
 
     /// Writes `<run>/history.jsonl` from lines and their `t`, ordered by `t`; ties keep the order given (a worker's,
-    /// or a shard's, own order). Shared by the end of a run and by `callstorm merge`.
+    /// or a shard's, own order). Used by `callstorm merge`, whose lines are rewritten first.
     public static func writeHistory<Line: StringProtocol>(_ lines: [(t: UInt64, line: Line)], run: URL) throws {
-        let order = lines.indices.sorted { lines[$0].t != lines[$1].t ? lines[$0].t < lines[$1].t : $0 < $1 }
-        var out = ""
-        out.reserveCapacity(lines.reduce(0) { $0 + $1.line.utf8.count + 1 })
-        for index in order {
-            out += lines[index].line
-            out += "\n"
+        var order = Array(lines.indices)
+        if !zip(lines, lines.dropFirst()).allSatisfy({ $0.t <= $1.t }) {
+            order.sort { lines[$0].t != lines[$1].t ? lines[$0].t < lines[$1].t : $0 < $1 }
         }
-        try out.write(to: run.appendingPathComponent("history.jsonl"), atomically: true, encoding: .utf8)
+        let writer = try AtomicFileWriter(run.appendingPathComponent("history.jsonl"))
+        for index in order { try writer.appendLine(lines[index].line) }
+        try writer.commit()
     }
 }
 
