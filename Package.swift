@@ -62,7 +62,7 @@ let package = Package(
             linkerSettings: jemalloc ? [.linkedLibrary("jemalloc")] : []
         ),
         .executableTarget(name: "checker-bench", dependencies: ["Checker"], path: "Benchmarks/checker-bench"),
-        .executableTarget(name: "metrics-bench", dependencies: ["Metrics", "CLinux"], path: "Benchmarks/metrics-bench"),
+        .executableTarget(name: "metrics-bench", dependencies: ["Metrics", "Results", "CLinux"], path: "Benchmarks/metrics-bench"),
 
         // MARK: - Tests, one target per module
         .testTarget(name: "CallModelTests", dependencies: ["CallModel"]),

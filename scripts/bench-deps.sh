@@ -4,21 +4,8 @@
 # (callgrind instruction counts) and binutils (objcopy), and PyJWT
 # to sign the gateway bench's provider token.
 set -euo pipefail
+source "$(dirname "$0")/packages.sh"
 packages=(time wrk nginx-light nghttp2-client nghttp2-server valgrind binutils python3 python3-pip openssl)
-missing=()
-for p in "${packages[@]}"; do
-    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
-if [ ${#missing[@]} -gt 0 ]; then
-    echo "installing missing packages: ${missing[*]}"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
-fi
-pip_install() {
-    python3 -m pip install --quiet --disable-pip-version-check "$@" 2>/dev/null \
-        || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "$@"
-}
+ensure_packages "${packages[@]}"
 python3 -c "import jwt, cryptography" >/dev/null 2>&1 || { echo "installing PyJWT"; pip_install "pyjwt[crypto]"; }
 python3 -c "import locust" >/dev/null 2>&1 || { echo "installing Locust"; pip_install locust; } || true

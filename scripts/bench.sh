@@ -56,7 +56,8 @@ wait_port() {
     echo "nothing listens on port $1" >&2
     return 1
 }
-wanted() { [[ " $ONLY " == *" $1 "* ]]; }
+# wanted SECTION: whether it runs; if so, notes the load before it (a section rerun alone is judged on its own load).
+wanted() { [[ " $ONLY " == *" $1 "* ]] || return 1; cat /proc/loadavg > "$work/loadavg-$1"; }
 # cpu_seconds FILE: user + system seconds from a GNU time -f '%U %S %M' file.
 cpu_seconds() { awk '{ print $1 + $2 }' "$1"; }
 peak_kib() { awk '{ print $3 }' "$1"; }

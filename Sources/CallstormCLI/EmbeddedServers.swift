@@ -19,6 +19,17 @@ final class LateSink: PushSink {
         }
         return sink.accept(push)
     }
+
+    func answer(_ push: APNsPush) -> PushSinkAnswer {
+        guard let sink = inner.withLock({ $0 }) else {
+            return PushSinkAnswer(rejection: APNsRejection(.serviceUnavailable, detail: "no devices yet"))
+        }
+        return sink.answer(push)
+    }
+
+    func gatewayFault(token: Substring) -> GatewayFault? {
+        inner.withLock { $0 }?.gatewayFault(token: token)
+    }
 }
 
 /// The push gateway (always) and the embedded reference target (when the scenario uses it), on loopback.
@@ -93,11 +104,12 @@ final class EmbeddedServers {
     }
 
     /// Starts the reference target on a free loopback port; returns its base URL.
-    func startTarget(bundleID: String, bugs: [String] = []) throws -> String {
+    func startTarget(bundleID: String, bugs: [String] = [], pushExpirationSeconds: Int = 0) throws -> String {
         PushClientSettings.register(PushClientSettings(caFile: tls?.caCertificatePath, signer: targetSigner),
                                     forGatewayURL: gatewayURL)
         let target = ReferenceTarget(configuration: .init(
-            gatewayURL: gatewayURL, bundleID: bundleID, bugs: Set(bugs.compactMap(ReferenceTarget.Bug.init(rawValue:)))))
+            gatewayURL: gatewayURL, bundleID: bundleID, bugs: Set(bugs.compactMap(ReferenceTarget.Bug.init(rawValue:))),
+            pushExpirationSeconds: pushExpirationSeconds))
         var config = HTTPServerConfiguration()
         config.host = "127.0.0.1"
         config.port = 0

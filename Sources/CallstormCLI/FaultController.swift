@@ -16,7 +16,14 @@ final class FaultController: @unchecked Sendable {
     private enum TargetPhase { case pending, down, restarted }
 
     private let windows: [FaultWindow]
+    /// The proxy every device goes through, for network windows that hit every device.
     let proxy: FaultProxy?
+    /// A proxy of its own for each network window that hits only some devices (`flows`, `devices`): the driver
+    /// sends those devices' requests there while the window is open (`routes`).
+    private(set) var routed: [Int: FaultProxy] = [:]
+    private var routedStats: [Int: ProxyStats] = [:]
+    private var routedDecisionsSeen: [Int: Int] = [:]
+    private var routedOn: Set<Int> = []
     let target: TargetProcess?
     private let queue = DispatchQueue(label: "callstorm.faults")
     /// Kills and restarts block for a moment (waiting for the child); they must not hold up the toxic switches.
@@ -39,6 +46,9 @@ final class FaultController: @unchecked Sendable {
         scenario.faults.contains { $0.network != nil || $0.target != nil }
     }
 
+    /// Whether a network window hits only some devices, so it needs a proxy of its own.
+    static func isRouted(_ w: FaultWindow) -> Bool { w.network != nil && (!w.flows.isEmpty || w.devices < 1) }
+
     /// Starts the proxy in front of `upstreamURL` when a window has network faults.
     init(windows: [FaultWindow], seed: UInt64, upstreamURL: String, target: TargetProcess?) throws {
         self.windows = windows
@@ -53,14 +63,36 @@ final class FaultController: @unchecked Sendable {
         }
         let port = url.port ?? (url.scheme == "https" ? 443 : 80)
         let upstreamHost = host == "localhost" ? "127.0.0.1" : host
-        // Its own stream of the seed, so adding network faults does not move any other fault's draws.
-        let proxy = FaultProxy(upstreamHost: upstreamHost, upstreamPort: port, seed: seed ^ 0x4E45_5457_4F52_4B00)
-        do {
-            try proxy.start()
-        } catch {
-            throw CLIError.harness("the fault proxy could not start: \(error)")
+        func started(_ seed: UInt64) throws -> FaultProxy {
+            let proxy = FaultProxy(upstreamHost: upstreamHost, upstreamPort: port, seed: seed)
+            do {
+                try proxy.start()
+            } catch {
+                throw CLIError.harness("the fault proxy could not start: \(error)")
+            }
+            return proxy
         }
-        self.proxy = proxy
+        // Its own stream of the seed, so adding network faults does not move any other fault's draws.
+        let networkSeed = seed ^ 0x4E45_5457_4F52_4B00
+        proxy = windows.contains { $0.network != nil && !Self.isRouted($0) } ? try started(networkSeed) : nil
+        do {
+            for (i, w) in windows.enumerated() where Self.isRouted(w) {
+                routed[i] = try started(networkSeed ^ (UInt64(i + 1) &* 0x9E37_79B9_7F4A_7C15))
+            }
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    /// Window index → base URL of its own proxy, for `DriverSettings.networkRoutes`.
+    func routes(for targetURL: String) -> [Int: String] {
+        routed.compactMapValues { proxy in
+            guard var url = URLComponents(string: targetURL) else { return nil }
+            url.host = "127.0.0.1"
+            url.port = proxy.port
+            return url.string
+        }
     }
 
     /// The URL devices use: the proxy's when there is one, else `targetURL` itself.
@@ -92,6 +124,8 @@ final class FaultController: @unchecked Sendable {
         if let o = t["timeout"]?["ms"] { add("timeout", ["timeout": o]) }
         // A reset hits the whole connection: one direction is enough, and its share is its own value.
         if let r = t["reset"]?["toxicity"] { add("reset_peer", ["timeout": 0], toxicity: r, on: .downstream) }
+        // A ramp grows each toxic's share of connections from nothing to full over its length.
+        for i in specs.indices { specs[i].rampNanos = window.rampNanos }
         return specs
     }
 
@@ -109,8 +143,24 @@ final class FaultController: @unchecked Sendable {
     private func tick() {
         guard let driver, let since = driver.sinceLoadNanos() else { return }
         let now = driver.nowNanos()
+        for (i, routedProxy) in routed {
+            let open = windows[i].contains(since)
+            guard open != routedOn.contains(i) else { continue }
+            if open { routedOn.insert(i) } else { routedOn.remove(i) }
+            driver.logFault(sinceLoadNanos: since, window: windows[i].name, kind: open ? "network.on" : "network.off",
+                            subject: "proxy-w\(i)")
+            do {
+                try routedProxy.setToxics(open ? Self.toxics(of: windows[i], index: i) : [])
+            } catch {
+                FileHandle.standardError.write(Data("callstorm: fault proxy refused the toxics: \(error)\n".utf8))
+            }
+        }
+        ticks += 1
+        if !routed.isEmpty, ticks % 25 == 0 { collectRouted(since: since, now: now) }
         if let proxy {
-            let active = windows.indices.filter { windows[$0].network != nil && windows[$0].contains(since) }
+            let active = windows.indices.filter {
+                windows[$0].network != nil && !Self.isRouted(windows[$0]) && windows[$0].contains(since)
+            }
             if active != activeNetwork {
                 for i in Set(active).subtracting(activeNetwork).sorted() {
                     driver.logFault(sinceLoadNanos: since, window: windows[i].name, kind: "network.on",
@@ -128,7 +178,6 @@ final class FaultController: @unchecked Sendable {
                     FileHandle.standardError.write(Data("callstorm: fault proxy refused the toxics: \(error)\n".utf8))
                 }
             }
-            ticks += 1
             if ticks % 25 == 0 { collect(proxy, since: since, now: now) }
         }
         for (i, phase) in targetPhases {
@@ -139,10 +188,18 @@ final class FaultController: @unchecked Sendable {
                 targetPhases[i] = .down
                 let signal = t.signal == "TERM" ? SIGTERM : SIGKILL
                 let pid = target.pid ?? 0
-                let t = now &- driver.seriesStartNanos
+                // The history's mark comes once the child is reaped, plus a moment for what it sent before dying
+                // (a push in the gateway, an answer on the wire) to land, but never after the restart: the checker
+                // ends every conversation live at the mark. Stamped when decided, a push the target sent just
+                // before its death landed after the mark and revived its conversation (seen 1 run in 10).
+                let restartMono = now + (restartAt > since ? restartAt - since : 0)
+                let origin = driver.seriesStartNanos
                 targetQueue.async { [historyFile] in
                     target.kill(signal: signal)
-                    if let historyFile { Self.append("{\"t\":\(t),\"type\":\"target_killed\"}\n", to: historyFile) }
+                    let mark = min(driver.nowNanos() + 50_000_000, max(restartMono, now))
+                    if let historyFile {
+                        Self.append("{\"t\":\(mark &- origin),\"type\":\"target_killed\"}\n", to: historyFile)
+                    }
                 }
                 recorder?.count("faults.target.killed", atNanos: now)
                 driver.logFault(sinceLoadNanos: since, window: w.name, kind: "target.killed", subject: "pid-\(pid)")
@@ -204,15 +261,47 @@ final class FaultController: @unchecked Sendable {
         lastStats = stats
     }
 
+    /// The routed proxies' counters and decisions, like `collect`; their connections are `w<i>-conn-<n>`.
+    private func collectRouted(since: UInt64, now: UInt64) {
+        for (i, proxy) in routed {
+            let stats = proxy.stats
+            let last = routedStats[i] ?? ProxyStats()
+            func delta(_ name: String, _ new: Int, _ old: Int) {
+                if new > old { recorder?.count(name, by: Int64(new - old), atNanos: now) }
+            }
+            delta("network.connections", stats.connectionsAccepted, last.connectionsAccepted)
+            delta("network.upstream_connect_failures", stats.upstreamConnectFailures, last.upstreamConnectFailures)
+            delta("network.resets", stats.resets, last.resets)
+            delta("network.toxic_closes", stats.toxicCloses, last.toxicCloses)
+            for (name, t) in stats.toxics {
+                let kind = name.split(separator: ".", maxSplits: 1).last.map(String.init) ?? name
+                delta("faults.network.\(kind).connections", t.connectionsSelected,
+                      last.toxics[name]?.connectionsSelected ?? 0)
+            }
+            let decisions = proxy.decisionLog
+            for d in decisions.dropFirst(routedDecisionsSeen[i] ?? 0) where d.applied {
+                let kind = d.toxic.split(separator: ".", maxSplits: 1).last.map(String.init) ?? d.toxic
+                driver?.logFault(sinceLoadNanos: since, window: windows[i].name, kind: "network.\(kind)",
+                                 subject: "w\(i)-conn-\(d.connection)", seq: d.connection)
+            }
+            routedDecisionsSeen[i] = decisions.count
+            routedStats[i] = stats
+        }
+    }
+
     /// Stops the ticks and the proxy, and returns what the controller counted, to merge into the run's results.
     func finish() -> Recorder? {
         timer?.cancel()
         queue.sync {}
         targetQueue.sync {}
-        if let proxy, let driver {
-            queue.sync { collect(proxy, since: driver.sinceLoadNanos() ?? 0, now: driver.nowNanos()) }
+        if let driver {
+            queue.sync {
+                if let proxy { collect(proxy, since: driver.sinceLoadNanos() ?? 0, now: driver.nowNanos()) }
+                collectRouted(since: driver.sinceLoadNanos() ?? 0, now: driver.nowNanos())
+            }
         }
         proxy?.stop()
+        routed.values.forEach { $0.stop() }
         return recorder
     }
 
@@ -220,5 +309,6 @@ final class FaultController: @unchecked Sendable {
     func stop() {
         timer?.cancel()
         proxy?.stop()
+        routed.values.forEach { $0.stop() }
     }
 }

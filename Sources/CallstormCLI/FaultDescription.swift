@@ -13,6 +13,11 @@ enum FaultDescription {
             if p.drop > 0 { items.append("drop \(pct(p.drop))") }
             if p.duplicate > 0 { items.append("duplicate \(pct(p.duplicate))") }
             if p.errorRate > 0 { items.append("error \(p.errorStatus) at \(pct(p.errorRate))") }
+            if p.reorder > 0 {
+                items.append("reorder \(pct(p.reorder)) (held up to \(Quantity.format(nanos: p.reorderHoldNanos)))")
+            }
+            if let b = p.brownout { items.append("brownout (\(b.rawValue))") }
+            if p.goaway > 0 { items.append("goaway \(pct(p.goaway))") }
             parts.append("push: " + items.joined(separator: ", "))
         }
         if let d = w.device {
@@ -21,6 +26,7 @@ enum FaultDescription {
             if d.offline > 0 { items.append("offline \(pct(d.offline))") }
             if let j = d.joinDelay { items.append("join_delay \(j)") }
             if d.joinFailure > 0 { items.append("join_failure \(pct(d.joinFailure))") }
+            if d.clockSkewNanos > 0 { items.append("clock_skew ±\(Quantity.format(nanos: d.clockSkewNanos))") }
             parts.append("device: " + items.joined(separator: ", "))
         }
         if let n = w.network {

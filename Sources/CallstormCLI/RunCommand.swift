@@ -99,14 +99,16 @@ enum RunCommand {
                 let child = try TargetProcess(
                     arguments: servers.childTargetArguments(directory: runDirectory)
                         + ["--bundle-id", scenario.push.bundleID]
-                        + (scenario.targetBugs.isEmpty ? [] : ["--bug", scenario.targetBugs.joined(separator: ",")]),
+                        + (scenario.targetBugs.isEmpty ? [] : ["--bug", scenario.targetBugs.joined(separator: ",")])
+                        + ["--push-expiration", "\(scenario.push.expirationSeconds)"],
                     directory: runDirectory)
                 targetProcess = child
                 try child.start()
                 targetURL = child.url
             } else {
-                targetURL = try targetOverride ?? servers.startTarget(bundleID: scenario.push.bundleID,
-                                                                     bugs: scenario.targetBugs)
+                targetURL = try targetOverride ?? servers.startTarget(
+                    bundleID: scenario.push.bundleID, bugs: scenario.targetBugs,
+                    pushExpirationSeconds: scenario.push.expirationSeconds)
             }
             if FaultController.isNeeded(scenario) {
                 let controller = try FaultController(windows: scenario.faults, seed: scenario.seed,
@@ -120,6 +122,7 @@ enum RunCommand {
         }
         let workers = options.workers ?? scenario.workers ?? ProcessInfo.processInfo.activeProcessorCount
         var settings = DriverSettings(scenario: scenario, targetURL: targetURL, workers: workers)
+        settings.networkRoutes = faultController?.routes(for: targetURL) ?? [:]
         settings.runDirectory = runDirectory
         options.distributed.apply(to: &settings)
         let distributed = DistributedRun(options: options.distributed)
@@ -203,6 +206,24 @@ enum RunCommand {
         books[Books.Counter.gatewayAccepted, default: 0] += Int64(ingress.reduce(0) { $0 + $1.accepted })
         books[Books.Counter.gatewayRejected, default: 0] += Int64(ingress.reduce(0) { $0 + $1.rejectedTotal })
         for (name, n) in books { result.recorder.count(name, by: n, atNanos: origin) }
+        if scenario.faults.contains(where: { ($0.device?.clockSkewNanos ?? 0) > 0 }),
+           let samples = servers.target?.reportLatencyByDeviceClock {
+            // clock_skew faults: push-to-report as the embedded target measured it from device timestamps.
+            for ms in samples {
+                if ms < 0 {
+                    result.recorder.count("target.report_latency_device_clock.negative", atNanos: origin)
+                } else {
+                    result.recorder.record("target.report_latency_device_clock", micros: max(1, ms * 1000),
+                                           atNanos: origin)
+                }
+            }
+        }
+        let gatewayStats = servers.gatewayServer.stats
+        if gatewayStats.goAwaysSent > 0 {
+            // GOAWAY faults: how often the gateway ended a connection, and the connections the client reopened.
+            result.recorder.count("gateway.goaways_sent", by: Int64(gatewayStats.goAwaysSent), atNanos: origin)
+            result.recorder.count("gateway.connections", by: Int64(gatewayStats.connectionsAccepted), atNanos: origin)
+        }
 
         facts.durationSeconds = Date().timeIntervalSince(startedAt)
         facts.interrupted = result.interrupted && abortedBy == nil
@@ -249,7 +270,8 @@ enum RunCommand {
             }
             _ = FileManager.default.createFile(atPath: RunReporting.finishedURL(runDirectory).path, contents: Data())
             written = try RunReporting.write(run: runDirectory, facts: facts, recorder: result.recorder,
-                                             thresholds: scenario.slo, notes: notes, extraFailures: failures)
+                                             thresholds: scenario.slo, notes: notes, extraFailures: failures,
+                                             historyJoined: true)
         } catch {
             throw .harness("could not write the report to \(runDirectory.path): \(error)")
         }

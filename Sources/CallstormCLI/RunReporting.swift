@@ -59,12 +59,13 @@ enum RunReporting {
         var books: Books
     }
 
-    /// Writes every report file of `run` from the given measurements.
+    /// Writes every report file of `run` from the given measurements. `historyJoined`: the caller has just joined
+    /// `history.jsonl` (to check it), so it is not joined a second time.
     static func write(run: URL, facts: RunFacts, recorder: Recorder, thresholds: [Threshold], notes: [String],
-                      extraFailures: [String] = []) throws -> Written {
+                      extraFailures: [String] = [], historyJoined: Bool = false) throws -> Written {
         try RunResults.joinRows(run: run, prefix: "actions")
         try RunResults.joinRows(run: run, prefix: "pushes")
-        try RunResults.joinHistory(run: run)
+        if !historyJoined { try RunResults.joinHistory(run: run) }
         let steps = StepMetrics.load(actionsCSV: run.appendingPathComponent("actions.csv"),
                                      sampleEvery: facts.rowSampleEvery ?? 1)
         var result = RunResult(facts: facts, recorder: recorder, verdict: Verdict(passed: true), notes: notes,

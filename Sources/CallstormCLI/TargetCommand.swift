@@ -8,7 +8,8 @@ import ReferenceTarget
 enum TargetCommand {
     static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
         let parsed = try Arguments(args, valued: ["listen", "apns-url", "bundle-id", "threads", "bug", "allow-remote",
-                                                  "registrations", "apns-ca", "apns-key", "apns-team"],
+                                                  "registrations", "apns-ca", "apns-key", "apns-team",
+                                                  "push-expiration"],
                                    boolean: ["help", "exit-with-parent"])
         if parsed.has("help") {
             print(Help.target)
@@ -51,7 +52,8 @@ enum TargetCommand {
         }
         let target = ReferenceTarget(configuration: .init(
             gatewayURL: apns, bundleID: parsed.value("bundle-id") ?? "com.example.callstorm", bugs: bugs,
-            registrationsFile: parsed.value("registrations")))
+            registrationsFile: parsed.value("registrations"),
+            pushExpirationSeconds: Int(parsed.value("push-expiration") ?? "0") ?? 0))
         var config = HTTPServerConfiguration()
         config.host = host
         config.port = port

@@ -11,7 +11,13 @@ struct Device {
     var callID: Int?
     /// When this device reported each incoming conversation (monotonic ns), for dial-to-ring.
     var reportedAt: [String: UInt64] = [:]
+    /// The target's send time (epoch ms, its clock) of each reported conversation's VoIP push, when it said.
+    var pushSentAt: [String: Int] = [:]
     var deadlineMisses = 0
+    /// Acceptance instant of the newest push delivered so far, to count pushes that arrive after a later one.
+    var lastDeliveredAccepted: UInt64 = 0
+    /// Pushes a reorder fault holds back until the device's next push has been delivered.
+    var held: [(serial: UInt64, push: APNsPush)] = []
 }
 
 /// Where a flow run is paused, so the event that unblocks it can find it.
@@ -142,6 +148,8 @@ enum TimerEvent {
     /// A push reaches its device later (a push delay fault), or is processed later (a slow app).
     case deliver(push: APNsPush, local: Int)
     case report(push: APNsPush, local: Int)
+    /// A push a reorder fault held back is delivered now if no later push released it first.
+    case releaseHeld(local: Int, serial: UInt64)
     /// Deferred work of a fault (slow media setup); rare, so a closure is fine here.
     case later(() -> Void)
     /// Fire action `index` of the current `together` step.

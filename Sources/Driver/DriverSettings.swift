@@ -32,6 +32,9 @@ public struct DriverSettings: Sendable {
     public var voipBlockAfterMisses: Int
     /// The scenario's fault windows (times since the load starts).
     public var faults: [FaultWindow]
+    /// Network windows that hit only some devices (`flows`, `devices`): window index → base URL of the fault
+    /// proxy of that window alone. While the window is open, requests of the devices it hits go there.
+    public var networkRoutes: [Int: String] = [:]
     /// Which slice of the devices and arrivals this process runs (`--shard i/N`); `.whole` unsharded.
     public var shard: Shard = .whole
     /// Wall-clock instant the load starts at (`--start-at`), so shards' seconds line up; nil starts when ready.

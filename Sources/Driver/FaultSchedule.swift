@@ -117,6 +117,11 @@ final class DeviceCalls: Sendable {
         slots.withLock { $0[device] = Slot(call: call, role: role, flow: flow, plannedSinceLoad: plannedSinceLoad) }
     }
 
+    /// The device's call as it stands, without counting a push; nil when it is in none.
+    func current(_ device: Int) -> Slot? {
+        slots.withLock { $0[device].call >= 0 ? $0[device] : nil }
+    }
+
     /// The device's call, with the number of this push within it (1 for the first); nil when it is in none.
     func nextPush(_ device: Int) -> Slot? {
         slots.withLock { s -> Slot? in

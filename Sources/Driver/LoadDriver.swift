@@ -227,8 +227,12 @@ final class DevicePushSink: PushSink {
     /// Each device's call and push number in it, so a fault decision names one push of one planned call.
     let deviceCalls: DeviceCalls
 
+    /// Whether any window browns the gateway out (the gateway asks on every request; most runs have none).
+    let hasBrownout: Bool
+
     init(workers: [Worker], settings: DriverSettings, schedule: FaultSchedule, loadClock: LoadClock, clock: Clock,
          faultLog: FaultLog, deviceCalls: DeviceCalls) {
+        self.hasBrownout = schedule.windows.contains { $0.push?.brownout != nil }
         self.workers = workers
         self.settings = settings
         self.schedule = schedule
@@ -238,14 +242,45 @@ final class DevicePushSink: PushSink {
         self.deviceCalls = deviceCalls
     }
 
-    func accept(_ push: APNsPush) -> APNsRejection? {
+    func accept(_ push: APNsPush) -> APNsRejection? { answer(push).rejection }
+
+    /// A brown-out window is open now (by the clock, not by planned call: the gateway itself is down) and covers
+    /// the token's device and its call's flow: refuse the push at once, or stall it until the window ends.
+    func gatewayFault(token: Substring) -> GatewayFault? {
+        guard hasBrownout else { return nil }
+        let start = loadClock.start.load(ordering: .relaxed)
+        let now = clock.nowNanos()
+        guard start > 0, now > start,
+              let index = DeviceIdentity.index(ofToken: String(token), seed: settings.seed,
+                                               deviceCount: settings.devices),
+              let (w, _) = settings.owner(ofDevice: index) else { return nil }
+        let sinceLoad = now - start
+        let slot = deviceCalls.current(index)
+        let flow = slot.map { settings.flows[$0.flow].name }
+        for (_, window) in schedule.active(at: sinceLoad, device: index) {
+            guard let mode = window.push?.brownout else { continue }
+            if !window.flows.isEmpty, !(flow.map { window.flows.contains($0) } ?? false) { continue }
+            let kind = mode == .refuse ? "push.brownout_refused" : "push.brownout_stalled"
+            faultLog.add(.init(sinceLoadNanos: sinceLoad, window: window.name, kind: kind, device: index,
+                               seq: (slot?.pushes ?? 0) + 1, call: slot?.call ?? -1, role: slot?.role ?? -1))
+            let worker = workers[w]
+            worker.queue.async { worker.recorder.count("faults.\(kind)", atNanos: now) }
+            return mode == .refuse ? .refuse : .stall(forNanos: window.endNanos - sinceLoad)
+        }
+        return nil
+    }
+
+    func answer(_ push: APNsPush) -> PushSinkAnswer {
         guard let index = DeviceIdentity.index(ofToken: push.token, seed: settings.seed, deviceCount: settings.devices),
               let (w, local) = settings.owner(ofDevice: index) else {
-            return APNsRejection(.badDeviceToken, detail: "no simulated device of this shard has this token")
+            return PushSinkAnswer(rejection: APNsRejection(.badDeviceToken,
+                                                           detail: "no simulated device of this shard has this token"))
         }
         let worker = workers[w]
         var delay: UInt64 = 0
         var copies = 1
+        var hold: UInt64 = 0
+        var goAway = false
         let start = loadClock.start.load(ordering: .relaxed)
         let now = clock.nowNanos()
         // Pushes belong to the window their call was planned in, and every draw is keyed by (window, call, role,
@@ -266,20 +301,26 @@ final class DevicePushSink: PushSink {
                         worker.recorder.count("faults.\(kind).\(type)", atNanos: now)
                     }
                 }
+                if let p = w.push, p.goaway > 0, !goAway, schedule.draw(i, subject, seq, 7) < p.goaway * strength {
+                    // Decided first: the connection goes away after this push's answer, whatever it is.
+                    goAway = true
+                    note("push.goaway")
+                }
                 if let d = w.device, d.offline > 0, schedule.draw(i, index, 0, 0x0FF) < d.offline * strength {
                     note("device.offline_push_lost")
                     worker.queue.async { worker.acceptedButDropped() }
-                    return nil  // APNs accepted it; an offline phone never sees it
+                    // APNs accepted it; an offline phone never sees it
+                    return PushSinkAnswer(rejection: nil, goAway: goAway)
                 }
                 guard let p = w.push else { continue }
                 if p.errorRate > 0, schedule.draw(i, subject, seq, 1) < p.errorRate * strength {
                     note("push.error_\(p.errorStatus)")
-                    return Self.rejection(p.errorStatus)
+                    return PushSinkAnswer(rejection: Self.rejection(p.errorStatus), goAway: goAway)
                 }
                 if p.drop > 0, schedule.draw(i, subject, seq, 2) < p.drop * strength {
                     note("push.dropped")
                     worker.queue.async { worker.acceptedButDropped() }
-                    return nil
+                    return PushSinkAnswer(rejection: nil, goAway: goAway)
                 }
                 if let distribution = p.delay {
                     var rng = schedule.rng(i, subject, seq, 3)
@@ -290,11 +331,15 @@ final class DevicePushSink: PushSink {
                     copies = 2
                     note("push.duplicated")
                 }
+                if p.reorder > 0, schedule.draw(i, subject, seq, 6) < p.reorder * strength {
+                    hold = max(hold, p.reorderHoldNanos)
+                    note("push.reordered")
+                }
             }
         }
-        let (wait, count) = (delay, copies)
-        worker.queue.async { worker.accepted(push, local: local, delay: wait, copies: count) }
-        return nil
+        let (wait, count, held) = (delay, copies, hold)
+        worker.queue.async { worker.accepted(push, local: local, delay: wait, copies: count, hold: held) }
+        return PushSinkAnswer(rejection: nil, goAway: goAway)
     }
 
     static func rejection(_ status: Int) -> APNsRejection {

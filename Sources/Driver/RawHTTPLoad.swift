@@ -46,7 +46,8 @@ public enum RawHTTPLoad {
     /// Runs the loop and blocks until every device has stopped; devices stop sending at the deadline.
     public static func run(_ configuration: Configuration) -> Result {
         let workerCount = max(1, min(configuration.workers, configuration.devices))
-        let request = ClientRequest(method: "GET", url: configuration.url, timeoutMillis: configuration.timeoutMillis)
+        var request = ClientRequest(method: "GET", url: configuration.url, timeoutMillis: configuration.timeoutMillis)
+        request.collectsHeaders = false
         let clock = SystemClock()
         let start = clock.nowNanos()
         let deadline = start + configuration.durationNanos
@@ -81,6 +82,8 @@ public enum RawHTTPLoad {
 /// One worker queue of the raw-http loop. Everything is touched only on `queue`.
 final class RawHTTPWorker: @unchecked Sendable {
     let queue: DispatchQueue
+    /// One thread waits for every client's sockets and runs them on `queue`.
+    private var events: EventThread!
     private var clients: [HTTPClient] = []
     private let devices: Int
     private let request: ClientRequest
@@ -102,10 +105,11 @@ final class RawHTTPWorker: @unchecked Sendable {
         self.clock = clock
         let clientCount = max(1, (devices + devicesPerClient - 1) / max(1, devicesPerClient))
         queue.sync {
+            events = EventThread(queue: queue, name: "callstorm.raw-http.\(index)")
             for _ in 0..<clientCount {
                 var configuration = HTTPClient.Configuration()
                 configuration.maxConnections = devicesPerClient + 16
-                clients.append(HTTPClient(queue: queue, configuration: configuration))
+                clients.append(HTTPClient(queue: queue, configuration: configuration, events: events))
             }
         }
     }
@@ -152,5 +156,6 @@ final class RawHTTPWorker: @unchecked Sendable {
     func close() {
         for client in clients { client.close() }
         clients.removeAll()
+        events?.stop()
     }
 }

@@ -24,7 +24,10 @@ struct TargetAPI: Sendable {
                              "\"apnsToken\":\"${device.token}\"}", expect: 201),
             "start": post("/v1/conversations", "{\"caller\":\"${device.id}\",\"handles\":${to.handles}," +
                           "\"video\":${video},\"capabilities\":${capabilities}}", expect: 201),
-            "join": post("/v1/conversations/${conversation.id}/join", member),
+            // The device's report time (its clock) and the push's send time (the target's), for a server that
+            // measures push-to-report from device timestamps.
+            "join": post("/v1/conversations/${conversation.id}/join", "{\"device\":\"${device.id}\"," +
+                         "\"reportedAt\":${device.reported_at},\"pushSentAt\":${push.sent_at}}"),
             "decline": post("/v1/conversations/${conversation.id}/end",
                             "{\"device\":\"${device.id}\",\"reason\":\"declined\"}"),
             "end": post("/v1/conversations/${conversation.id}/end", "{\"device\":\"${device.id}\",\"reason\":${reason.json}}"),

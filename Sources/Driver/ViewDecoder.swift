@@ -42,6 +42,8 @@ enum ViewDecoder {
         let reason: String?
         let into: String?
         let conversation: ConversationJSON?
+        /// The target's clock (epoch ms) when it sent the push, when it says (the reference target does).
+        var sentAt: Int? = nil
     }
 
     // Read with JSONLite (the Decodable conformances above document the shapes and stay for tests and
@@ -131,6 +133,6 @@ extension ViewDecoder.PushJSON {
         }
         self.init(uuid: uuid.value, handle: handle.value, capabilities: capabilities.value, event: event.value,
                   device: device.value, version: version.value, ended: ended.value, reason: reason.value,
-                  into: into.value, conversation: conversation.value)
+                  into: into.value, conversation: conversation.value, sentAt: json["sentAt"]?.intValue)
     }
 }

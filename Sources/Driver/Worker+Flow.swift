@@ -451,6 +451,8 @@ extension Worker {
         vars["conversation.id"] = uuid
         vars["reason"] = reason ?? ""
         vars["reason.json"] = reason.map { "\"\($0)\"" } ?? "null"
+        vars["device.reported_at"] = reportedAtMillis(local, uuid).map(String.init) ?? "null"
+        vars["push.sent_at"] = devices[local].pushSentAt[uuid].map(String.init) ?? "null"
         if let other { vars["with.id"] = other }
         if let memberRole, let m = run.roles[memberRole] {
             vars["member.id"] = devices[m].identity.id
@@ -574,8 +576,10 @@ extension Worker {
         calls[id]?.waiting = .verification(outstanding: uuids.count, attempt: attempt, mismatched: false)
         for uuid in uuids {
             let url = settings.targetURL + "/v1/conversations/\(uuid)"
-            client.send(ClientRequest(method: "GET", url: url, timeoutMillis: Int(settings.actionTimeoutNanos / 1_000_000))) {
-                [self] result in
+            var request = ClientRequest(method: "GET", url: url,
+                                        timeoutMillis: Int(settings.actionTimeoutNanos / 1_000_000))
+            request.collectsHeaders = false
+            client.send(request) { [self] result in
                 if finished { return }
                 let now = clock.nowNanos()
                 count(result, at: now)
@@ -660,6 +664,7 @@ extension Worker {
             devices[local].callID = nil
             devices[local].manager.forgetAll()
             devices[local].reportedAt.removeAll()
+            devices[local].pushSentAt.removeAll()
             idle.append(local)
         }
         liveActive.subtract(1, ordering: .relaxed)

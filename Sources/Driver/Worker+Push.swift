@@ -26,6 +26,12 @@ extension Worker {
             return
         }
         recorder.count(Books.Counter.delivered, atNanos: now)
+        if push.acceptedNanos < devices[local].lastDeliveredAccepted {
+            // Overtaken by a push the gateway accepted later (a reorder fault, or delays that differ).
+            recorder.count("pushes.delivered_out_of_order", atNanos: now)
+        } else {
+            devices[local].lastDeliveredAccepted = push.acceptedNanos
+        }
         recorder.record("push_delivery", micros: Int64((now &- push.acceptedNanos) / 1000), atNanos: now)
         if let scope = faultScope(local, acceptedNanos: push.acceptedNanos) {
             recorder.record("\(scope).push_delivery", micros: Int64((now &- push.acceptedNanos) / 1000), atNanos: now)
@@ -48,6 +54,26 @@ extension Worker {
             }
         }
         process(push, local: local, delivered: now)
+    }
+
+    /// Delivers the pushes a reorder fault held for `local` once a later push has been delivered: they arrive
+    /// after it, in the order they were held.
+    func releaseAllHeld(_ local: Int) {
+        guard !finished, !devices[local].held.isEmpty else { return }
+        let held = devices[local].held
+        devices[local].held.removeAll()
+        for entry in held {
+            pendingDeliveries -= 1
+            receive(entry.push, local: local)
+        }
+    }
+
+    /// A held push whose bound ran out with no later push to overtake it.
+    func releaseHeld(_ local: Int, serial: UInt64) {
+        guard !finished, let i = devices[local].held.firstIndex(where: { $0.serial == serial }) else { return }
+        let push = devices[local].held.remove(at: i).push
+        pendingDeliveries -= 1
+        receive(push, local: local)
     }
 
     /// Which side of the fault windows a push falls on, by the rule injection uses (its call's planned time, else
@@ -136,6 +162,7 @@ extension Worker {
             uuid: uuid, caller: caller, capabilities: Capabilities(names: payload?.capabilities ?? []))
         if let view = payload?.conversation?.view { devices[local].manager.apply(view) }
         devices[local].reportedAt[uuid] = now
+        if let sent = payload?.sentAt { devices[local].pushSentAt[uuid] = sent }
         recorder.count("conversations.reported", atNanos: now)
         if refusal != nil { recorder.count("conversations.refused_over_limit", atNanos: now) }
         guard let id = devices[local].callID, calls[id] != nil else {

@@ -1,4 +1,5 @@
 import CallModel
+import CLinux
 import Dispatch
 import Foundation
 import Metrics
@@ -18,7 +19,9 @@ final class Worker: @unchecked Sendable {
     let settings: DriverSettings
     let clock: Clock
     var client: HTTPClient!
-    private var timer: DispatchSourceTimer!
+    /// The thread that waits for this worker's sockets and its timer, and runs them on `queue`.
+    private var events: EventThread!
+    private var timer: EventTimer!
     private var armedWake: UInt64 = .max
     var recorder: Recorder
     var wheel: TimerWheel<TimerEvent>
@@ -56,6 +59,12 @@ final class Worker: @unchecked Sendable {
     let live = LiveSlot()
     /// Pushes waiting in the wheel for a delayed delivery (undelivered if the run stops first).
     var pendingDeliveries: Int64 = 0
+    /// (window << 32 | device) of the clock skews already in the fault log.
+    var skewsLogged: Set<Int> = []
+    /// Whether any window skews device clocks (checked on every request).
+    lazy var hasClockSkew = faults.windows.contains { ($0.device?.clockSkewNanos ?? 0) > 0 }
+    /// Numbers the pushes reorder faults hold, so a release timer finds its own.
+    var nextHeldSerial: UInt64 = 0
     /// Book-keeping for pushes the sink handed over after `finish` sealed the recorder; the driver adds these
     /// counters to the merged recorder once the gateway has stopped.
     let lateCounts = Mutex<[String: Int64]>([:])
@@ -87,11 +96,9 @@ final class Worker: @unchecked Sendable {
         queue.sync {
             var configuration = HTTPClient.Configuration()
             configuration.maxConnections = settings.connectionsPerWorker
-            client = HTTPClient(queue: queue, configuration: configuration)
-            timer = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
-            timer.setEventHandler { [unowned self] in self.wake() }
-            timer.schedule(deadline: .distantFuture)
-            timer.resume()
+            events = EventThread(queue: queue, name: "callstorm.worker.\(index)")
+            client = HTTPClient(queue: queue, configuration: configuration, events: events)
+            timer = EventTimer(on: events) { [unowned self] in self.wake() }
         }
     }
 
@@ -147,7 +154,7 @@ final class Worker: @unchecked Sendable {
         let identity = devices[local].identity
         return ["device.id": identity.id, "device.handle": identity.handle.value,
                 "device.name": identity.handle.displayName, "device.token": identity.apnsToken,
-                "device.handle.json": handleJSON(identity.handle)]
+                "device.handle.json": handleJSON(identity.handle), "device.time": String(deviceTimeMillis(local))]
     }
 
     /// Sends operation `op` of the target's API; `completion` gets the endpoint used (nil when the mapping lacks it).
@@ -162,7 +169,8 @@ final class Worker: @unchecked Sendable {
             return
         }
         let timeout = Int(settings.actionTimeoutNanos / 1_000_000)
-        guard let (parts, missing) = api.request(op, vars: vars, baseURL: settings.targetURL, timeoutMillis: timeout)
+        let baseURL = local.flatMap { networkRoute($0) } ?? settings.targetURL
+        guard let (parts, missing) = api.request(op, vars: vars, baseURL: baseURL, timeoutMillis: timeout)
         else {
             completion(.failure(.other(code: -1, message: "target.api has no '\(op)' endpoint")), nil)
             return
@@ -170,6 +178,7 @@ final class Worker: @unchecked Sendable {
         if !missing.isEmpty { recorder.count("api.missing_variable", atNanos: clock.nowNanos()) }
         var request = ClientRequest(method: parts.method, url: parts.url, headers: parts.headers,
                                     body: Array(parts.body.utf8), timeoutMillis: timeout)
+        request.collectsHeaders = false  // flows read status and body only
         if !faults.isEmpty, let since = sinceLoad() {
             // Inside a network window each request has a connection of its own, so the proxy's per-connection
             // draw is made for every request (see NetworkFaults.freshConnections).
@@ -181,6 +190,18 @@ final class Worker: @unchecked Sendable {
             if finished { return }
             completion(result, parts.endpoint)
         }
+    }
+
+    /// The proxy of an open network window that hits only some devices, when it hits this one (its share of
+    /// devices, drawn from the seed; its flows, by the device's current call); nil sends to the target as usual.
+    private func networkRoute(_ local: Int) -> String? {
+        guard !settings.networkRoutes.isEmpty, let since = sinceLoad() else { return nil }
+        let flow = devices[local].callID.flatMap { calls[$0]?.flow.name }
+        for (i, w) in faults.active(at: since, device: devices[local].identity.index) {
+            guard let url = settings.networkRoutes[i] else { continue }
+            if w.flows.isEmpty || flow.map({ w.flows.contains($0) }) == true { return url }
+        }
+        return nil
     }
 
     /// Starts the load at `loadStartNanos` (the plan's zero). `drained` runs on the queue once arrivals are over
@@ -223,11 +244,12 @@ final class Worker: @unchecked Sendable {
             }
             abandonArrivals(now: now)
             if pendingDeliveries > 0 { recorder.count(Books.Counter.undelivered, by: pendingDeliveries, atNanos: now) }
-            var events: [String: Int] = [:]
-            for device in devices { events.merge(device.manager.events, uniquingKeysWith: +) }
-            for (name, n) in events { recorder.count("events.\(name)", by: Int64(n), atNanos: now) }
-            timer.cancel()
+            var deviceEvents: [String: Int] = [:]
+            for device in devices { deviceEvents.merge(device.manager.events, uniquingKeysWith: +) }
+            for (name, n) in deviceEvents { recorder.count("events.\(name)", by: Int64(n), atNanos: now) }
+            timer.close()
             client.close()
+            events.stop()
             recorder.gauge("conversations.active", value: Double(calls.count), atNanos: now)
             recorder.seal()
             journal?.history("{\"t\":\(now &- runStart),\"type\":\"stop\"}")
@@ -250,14 +272,15 @@ final class Worker: @unchecked Sendable {
         rearm()
     }
 
-    /// Points the queue's one timer at the wheel's next occupied tick.
+    /// Points the worker's one timer (a timerfd: absolute deadline, no slack) at the wheel's next occupied tick.
+    /// The wheel runs on `clock`, which tests may move by hand, so the deadline is carried over as a delay.
     func rearm() {
         guard !finished, let next = wheel.nextWakeNanos() else { return }
         if next == armedWake { return }
         armedWake = next
         let now = clock.nowNanos()
         let delta = next > now ? next - now : 0
-        timer.schedule(deadline: .now() + .nanoseconds(Int(delta)), leeway: .microseconds(50))
+        timer.arm(atMonotonicNanos: clinux_monotonic_ns() + delta)
     }
 
     func schedule(_ event: TimerEvent, at nanos: UInt64) {
@@ -274,7 +297,9 @@ final class Worker: @unchecked Sendable {
         case .deliver(let push, let local):
             pendingDeliveries -= 1
             receive(push, local: local)
+            releaseAllHeld(local)
         case .report(let push, let local): process(push, local: local, delivered: now)
+        case .releaseHeld(let local, let serial): releaseHeld(local, serial: serial)
         case .later(let work): work()
         case .tick: tick(now: now)
         }
@@ -412,8 +437,10 @@ final class Worker: @unchecked Sendable {
         recorder.count(Books.Counter.droppedByFault, atNanos: now)
     }
 
-    /// A push the gateway accepted for a device of this worker, possibly delayed or duplicated by a fault.
-    func accepted(_ push: APNsPush, local: Int, delay: UInt64, copies: Int) {
+    /// A push the gateway accepted for a device of this worker, possibly delayed or duplicated by a fault, or
+    /// held back by a reorder fault (`hold` > 0: delivered right after the device's next push, or `hold` after
+    /// its delay when none comes).
+    func accepted(_ push: APNsPush, local: Int, delay: UInt64, copies: Int, hold: UInt64 = 0) {
         if finished {
             countLate(Books.Counter.accepted)
             if copies > 1 { countLate(Books.Counter.duplicated, by: Int64(copies - 1)) }
@@ -424,12 +451,19 @@ final class Worker: @unchecked Sendable {
         recorder.count(Books.Counter.accepted, atNanos: now)
         if copies > 1 { recorder.count(Books.Counter.duplicated, by: Int64(copies - 1), atNanos: now) }
         for _ in 0..<copies {
-            if delay > 0 {
+            if hold > 0 {
+                pendingDeliveries += 1
+                nextHeldSerial += 1
+                devices[local].held.append((nextHeldSerial, push))
+                schedule(.releaseHeld(local: local, serial: nextHeldSerial), at: now + delay + hold)
+                rearm()
+            } else if delay > 0 {
                 pendingDeliveries += 1
                 schedule(.deliver(push: push, local: local), at: now + delay)
                 rearm()
             } else {
                 receive(push, local: local)
+                releaseAllHeld(local)
             }
         }
     }

@@ -5,8 +5,11 @@ struct BuiltToxic: Sendable {
     var spec: ToxicSpec
     var toxic: any Toxic
 
-    func makeStage(flow: ToxicDirection, connection: UInt64, seed: UInt64, now: UInt64) -> any PipelineStage {
-        let active = ToxicDecision.applies(
+    /// `decided`: the connection's decision for this toxic, when the loop made it (a ramped toxicity); nil
+    /// decides from the seed at the spec's toxicity.
+    func makeStage(flow: ToxicDirection, connection: UInt64, seed: UInt64, now: UInt64,
+                   decided: Bool? = nil) -> any PipelineStage {
+        let active = decided ?? ToxicDecision.applies(
             seed: seed, connection: connection, toxic: spec.name, toxicity: spec.toxicity)
         let random = SeededRandom(seed, connection, SeededRandom.stableHash(spec.name),
                                   flow == .upstream ? 0x75 : 0x64)
@@ -155,7 +158,7 @@ final class Pipeline {
 
     /// Replaces the chain with `toxics` (those covering this flow, in order). Stages whose spec is unchanged
     /// keep their state; removed ones hand what they hold to the next stage at once, in order.
-    func reconfigure(_ toxics: [BuiltToxic], seed: UInt64, now: UInt64) {
+    func reconfigure(_ toxics: [BuiltToxic], seed: UInt64, now: UInt64, decided: [String: Bool] = [:]) {
         let wanted = toxics.filter { $0.spec.direction.covers(flow) }
         let keep = Set(stages.indices.filter { i in wanted.contains { $0.spec == stages[i].spec } })
         for index in stages.indices where !keep.contains(index) {
@@ -166,7 +169,8 @@ final class Pipeline {
             if let old = stages.enumerated().first(where: { keep.contains($0.offset) && $0.element.spec == built.spec }) {
                 next.append(old.element)
             } else {
-                next.append(built.makeStage(flow: flow, connection: connection, seed: seed, now: now))
+                next.append(built.makeStage(flow: flow, connection: connection, seed: seed, now: now,
+                                            decided: decided[built.spec.name]))
             }
         }
         stages = next

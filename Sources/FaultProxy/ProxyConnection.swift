@@ -55,8 +55,8 @@ final class ProxyConnection {
     /// The epoll interest registered for each socket; 0 means not in the epoll set.
     var clientInterest: UInt32 = 0
     var upstreamInterest: UInt32 = 0
-    /// Toxic names whose toxicity decision has been logged for this connection.
-    var decided: Set<String> = []
+    /// Each toxic's decision for this connection (made and logged when it first met the toxic).
+    var decided: [String: Bool] = [:]
 
     init(id: UInt64, clientFD: Int32, upstreamFD: Int32) {
         self.id = id

@@ -36,6 +36,8 @@ final class ProxyLoop: @unchecked Sendable {
     private var timers = TimerHeap()
     private var toxics: [BuiltToxic] = []
     private var appliedGeneration = UInt64.max
+    /// When each toxic in the list was added, for ramped toxicities.
+    private var addedAt: [String: UInt64] = [:]
     private var stats = ProxyStats()
     private var statsDirty = true
     private var newDecisions: [ToxicDecisionRecord] = []
@@ -197,6 +199,9 @@ final class ProxyLoop: @unchecked Sendable {
     private func applyToxicsIfChanged() {
         guard shared.generation.load(ordering: .acquiring) != appliedGeneration else { return }
         (appliedGeneration, toxics) = shared.toxics()
+        var added: [String: UInt64] = [:]
+        for built in toxics { added[built.spec.name] = addedAt[built.spec.name] ?? now }
+        addedAt = added
         for connection in Array(connections.values) {
             configure(connection)
             if connections[connection.id] != nil { service(connection) }
@@ -205,10 +210,15 @@ final class ProxyLoop: @unchecked Sendable {
 
     /// Puts the current toxic list on a connection, logging each toxic's decision the first time it meets it.
     private func configure(_ connection: ProxyConnection) {
-        for built in toxics where !connection.decided.contains(built.spec.name) {
-            connection.decided.insert(built.spec.name)
+        for built in toxics where connection.decided[built.spec.name] == nil {
+            var toxicity = built.spec.toxicity
+            if built.spec.rampNanos > 0 {
+                let since = now &- (addedAt[built.spec.name] ?? now)
+                toxicity *= min(1, Double(since) / Double(built.spec.rampNanos))
+            }
             let applied = ToxicDecision.applies(
-                seed: seed, connection: connection.id, toxic: built.spec.name, toxicity: built.spec.toxicity)
+                seed: seed, connection: connection.id, toxic: built.spec.name, toxicity: toxicity)
+            connection.decided[built.spec.name] = applied
             newDecisions.append(ToxicDecisionRecord(connection: connection.id, toxic: built.spec.name, applied: applied))
             if applied {
                 stats.toxics[built.spec.name, default: ToxicStats()].connectionsSelected += 1
@@ -217,8 +227,8 @@ final class ProxyLoop: @unchecked Sendable {
             }
             statsDirty = true
         }
-        connection.up.pipeline.reconfigure(toxics, seed: seed, now: now)
-        connection.down.pipeline.reconfigure(toxics, seed: seed, now: now)
+        connection.up.pipeline.reconfigure(toxics, seed: seed, now: now, decided: connection.decided)
+        connection.down.pipeline.reconfigure(toxics, seed: seed, now: now, decided: connection.decided)
     }
 
     // MARK: - Moving bytes

@@ -23,6 +23,9 @@ public struct ToxicSpec: Sendable, Equatable {
     public var direction: ToxicDirection
     /// Probability in 0...1 that the toxic acts on a given connection; decided once per connection from the seed.
     public var toxicity: Double
+    /// Over this long after the toxic is added, its toxicity grows linearly from 0 to `toxicity`: a connection
+    /// is decided once, when it first meets the toxic, at the toxicity of that moment. 0 is full at once.
+    public var rampNanos: UInt64 = 0
     /// Kind-specific numbers; see `ToxicRegistry.attributes(of:)`. Missing ones take their defaults.
     public var attributes: [String: Double]
 

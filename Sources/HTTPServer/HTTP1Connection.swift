@@ -258,7 +258,9 @@ final class HTTP1Connection: LoopConnection {
         while pendingHead < pending.count, let response = pending[pendingHead].response {
             var framing = pending[pendingHead].framing
             let isRejection = pending[pendingHead].isRejection
-            if !framing.close && HTTP1ResponseEncoder.requestsClose(response) { framing.close = true }
+            if !framing.close && (response.goAway || HTTP1ResponseEncoder.requestsClose(response)) {
+                framing.close = true
+            }
             HTTP1ResponseEncoder.append(response, framing: framing, to: &writeBuffer)
             pending[pendingHead].response = nil
             pendingHead += 1

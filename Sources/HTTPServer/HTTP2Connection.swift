@@ -48,6 +48,10 @@ final class HTTP2Connection: LoopConnection {
     private var peerClosed = false
     /// nghttp2 refused the peer's bytes: flush its GOAWAY, then close.
     private var failed = false
+    /// A handler asked for a graceful GOAWAY (`HTTPResponse.goAway`): when the notice went out, and whether the
+    /// final GOAWAY has.
+    private var goAwayNoticeAt: UInt64?
+    private var sentFinalGoAway = false
 
     init(fd: Int32, id: UInt64, loop: EventLoop, stream: ByteStream) {
         self.fd = fd
@@ -325,7 +329,34 @@ final class HTTP2Connection: LoopConnection {
         headerStorage = storage
         headerSpans = spans
         headerVectors = nva
+        if response.goAway { goAway() }
     }
+
+    /// A graceful GOAWAY, once per connection, in nghttp2's two steps: first a shutdown notice (GOAWAY with the
+    /// largest stream id: the client opens no new stream here, and every stream it already sent is still
+    /// answered), then, once no stream is open and the notice has had time to cross, the final GOAWAY naming
+    /// the last stream handed to the handler. A one-step GOAWAY refuses streams the client had in flight, and
+    /// libcurl (7.88 here) did not always re-send them: the same-seed run test once lost a call's push that way.
+    private func goAway() {
+        guard let session, goAwayNoticeAt == nil else { return }
+        if nghttp2_submit_shutdown_notice(session) == 0 {
+            goAwayNoticeAt = loop.now
+            loop.counters.goAwaysSent.add(1, ordering: .relaxed)
+        }
+    }
+
+    /// Sends the final GOAWAY when its time has come; true if it did.
+    private func finishGoAwayIfDue() -> Bool {
+        guard let session, let noticed = goAwayNoticeAt, !sentFinalGoAway, streams.isEmpty,
+              loop.now &- noticed >= Self.goAwayGraceNanos else { return false }
+        sentFinalGoAway = true
+        let last = nghttp2_session_get_last_proc_stream_id(session)
+        _ = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, NGHTTP2_NO_ERROR.rawValue, nil, 0)
+        return true
+    }
+
+    /// Between the shutdown notice and the final GOAWAY: far more than a loopback or LAN round trip.
+    private static let goAwayGraceNanos: UInt64 = 200_000_000
 
     private static func connectionSpecific(_ name: String) -> Bool {
         switch name.utf8.count {
@@ -359,6 +390,7 @@ final class HTTP2Connection: LoopConnection {
 
     func makeProgress() {
         guard !isClosed, let session else { return }
+        _ = finishGoAwayIfDue()
         while writeBuffer.count - writeIndex < loop.limits.writeHighWaterBytes {
             var chunk: UnsafePointer<UInt8>?
             let count = nghttp2_session_mem_send(session, &chunk)
@@ -414,6 +446,10 @@ final class HTTP2Connection: LoopConnection {
     }
 
     func checkTimers() {
+        if finishGoAwayIfDue() {
+            makeProgress()
+            if isClosed { return }
+        }
         let now = loop.now
         if streams.isEmpty && now >= lastActivity && now &- lastActivity >= loop.limits.idleTimeoutNanoseconds {
             loop.closeConnection(self)
@@ -477,7 +513,8 @@ private let h2OnFrameSend: nghttp2_on_frame_send_callback = { _, frame, userData
     guard let frame else { return 0 }
     let type = UInt32(frame.pointee.hd.type)
     if (type == NGHTTP2_GOAWAY.rawValue && frame.pointee.goaway.error_code != NGHTTP2_NO_ERROR.rawValue)
-        || type == NGHTTP2_RST_STREAM.rawValue {
+        || (type == NGHTTP2_RST_STREAM.rawValue
+            && frame.pointee.rst_stream.error_code != NGHTTP2_REFUSED_STREAM.rawValue) {
         connection(userData).loop.counters.http2ProtocolErrors.add(1, ordering: .relaxed)
     }
     return 0

@@ -9,6 +9,10 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [HTTPHeader]
     public var body: [UInt8]
+    /// Ends the connection gracefully after this answer (a fault the push gateway injects): HTTP/2 sends a
+    /// GOAWAY shutdown notice, answers the streams the client already sent, then the final GOAWAY (NO_ERROR),
+    /// so the client must open a new connection for later requests; HTTP/1.1 closes after it.
+    public var goAway = false
 
     public init(status: Int, headers: [HTTPHeader] = [], body: [UInt8] = []) {
         self.status = status

@@ -21,6 +21,8 @@ public struct HTTPServerStats: Sendable, Equatable {
     public var maxStreamsOpen: Int = 0
     /// Peer protocol errors on HTTP/2: connections ended with GOAWAY(error) and streams reset.
     public var http2ProtocolErrors: Int = 0
+    /// Graceful GOAWAYs sent because a handler asked for them (`HTTPResponse.goAway`).
+    public var goAwaysSent: Int = 0
 
     public init(connectionsAccepted: Int = 0, connectionsOpen: Int = 0, requests: Int = 0, badRequests: Int = 0) {
         self.connectionsAccepted = connectionsAccepted
@@ -43,6 +45,7 @@ final class HTTPServerCounters: Sendable {
     let streamsOpen = Atomic<Int>(0)
     let maxStreamsOpen = Atomic<Int>(0)
     let http2ProtocolErrors = Atomic<Int>(0)
+    let goAwaysSent = Atomic<Int>(0)
 
     func streamOpened() {
         let now = streamsOpen.wrappingAdd(1, ordering: .relaxed).newValue
@@ -62,6 +65,7 @@ final class HTTPServerCounters: Sendable {
         stats.streamsOpen = streamsOpen.load(ordering: .relaxed)
         stats.maxStreamsOpen = maxStreamsOpen.load(ordering: .relaxed)
         stats.http2ProtocolErrors = http2ProtocolErrors.load(ordering: .relaxed)
+        stats.goAwaysSent = goAwaysSent.load(ordering: .relaxed)
         return stats
     }
 }

@@ -21,7 +21,9 @@ extension Recorder: Codable {
             runStartNanos: try container.decode(UInt64.self, forKey: .runStartNanos),
             lowestDiscernibleValue: lowest, highestTrackableValue: highest, significantDigits: digits
         )
-        let totals = try container.decode([String: HdrHistogram].self, forKey: .histograms)
+        // Decoded sparse: a segment's totals are empty, and a dense histogram per metric per segment would
+        // cost ~190 kB each when a long run's segments are read back.
+        let totals = try container.decode([String: SparseHistogram].self, forKey: .histograms)
         let intervals = try container.decode([String: [Int: SparseHistogram]].self, forKey: .intervals)
         for (name, total) in totals {
             guard total.layout == emptyTemplate.layout else {
@@ -30,7 +32,7 @@ extension Recorder: Codable {
                     debugDescription: "Recorder: histogram '\(name)' has a different configuration than the recorder")
             }
             var state = newMetricState()
-            state.total = total
+            if !total.isEmpty { state.total = HdrHistogram(total) }
             for (second, interval) in intervals[name] ?? [:] {
                 guard interval.layout == emptyTemplate.layout else {
                     throw DecodingError.dataCorruptedError(

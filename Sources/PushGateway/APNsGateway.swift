@@ -80,6 +80,25 @@ public final class APNsGateway: HTTPHandler {
     }
 
     public func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
+        let path = request.pathWithoutQuery
+        let fault = path.hasPrefix(Self.devicePath) ? sink.gatewayFault(token: path.dropFirst(Self.devicePath.count))
+            : nil
+        switch fault {
+        case nil:
+            handleUnfaulted(request, respond: respond)
+        case .refuse?:
+            respond(answer(request, refuse: true))
+        case .stall(let wait)?:
+            // A brown-out that stalls: the stream stays open, unanswered, until the window ends.
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(min(wait, 3_600_000_000_000)))) {
+                self.handleUnfaulted(request, respond: respond)
+            }
+        }
+    }
+
+    private static let devicePath = "/3/device/"
+
+    private func handleUnfaulted(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
         guard let script = ScriptedAnswer(payload: request.body), script.delayMillis > 0 else {
             return respond(answer(request))
         }
@@ -94,7 +113,8 @@ public final class APNsGateway: HTTPHandler {
     }
 
     /// The whole decision for one request; separate from `handle` so tests need no socket.
-    public func answer(_ request: HTTPRequest) -> HTTPResponse {
+    /// `refuse`: a brown-out answers 503 ServiceUnavailable before looking at the push.
+    public func answer(_ request: HTTPRequest, refuse: Bool = false) -> HTTPResponse {
         requests.add(1, ordering: .relaxed)
         if FCMIngress.matches(request.pathWithoutQuery) { return answerFCM(request) }
         let now = clinux_monotonic_ns()
@@ -111,6 +131,9 @@ public final class APNsGateway: HTTPHandler {
                            latencyNanos: clinux_monotonic_ns() &- received)
             log?("apns \(rejection) \(request.method) \(request.path) apns-id=\(apnsID)")
             return HTTPResponse.json(rejection.status, rejection.body, headers: responseHeaders)
+        }
+        if refuse {
+            return reject(APNsRejection(.serviceUnavailable, detail: "brown-out injected by a fault window"))
         }
         if let given, !APNsValidator.isValidAPNsID(given) {
             return reject(APNsRejection(.badMessageId, detail: given))
@@ -135,11 +158,18 @@ public final class APNsGateway: HTTPHandler {
                 return reject(APNsRejection(scripted, detail: "scripted by the payload's \(ScriptedAnswer.key)",
                                             timestampMillis: scripted.status == 410 ? epoch * 1000 : nil))
             }
-            if let rejection = sink.accept(push) { return reject(rejection) }
+            let decided = sink.answer(push)
+            if let rejection = decided.rejection {
+                var response = reject(rejection)
+                response.goAway = decided.goAway
+                return response
+            }
             metrics.record(.apns, rejectedReason: nil, bytes: request.body.count,
                            latencyNanos: clinux_monotonic_ns() &- received)
             log?("apns 200 \(push.pushType.rawValue) \(request.path) apns-id=\(apnsID)")
-            return HTTPResponse(status: 200, headers: responseHeaders, body: [])
+            var response = HTTPResponse(status: 200, headers: responseHeaders, body: [])
+            response.goAway = decided.goAway
+            return response
         }
     }
 

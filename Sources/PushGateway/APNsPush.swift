@@ -34,4 +34,38 @@ public struct APNsPush: Sendable {
 /// APNs does (an unknown device, an uninstalled app).
 public protocol PushSink: Sendable {
     func accept(_ push: APNsPush) -> APNsRejection?
+
+    /// `accept` with the connection-level faults a sink may inject on the push's answer (GOAWAY after it).
+    /// Default: `accept`, nothing more.
+    func answer(_ push: APNsPush) -> PushSinkAnswer
+
+    /// A gateway-wide fault for a push to `token` arriving now, decided before the request is even validated
+    /// (a brown-out: APNs refusing or stalling). Cheap when there is none: the gateway asks on every request.
+    /// Default: none.
+    func gatewayFault(token: Substring) -> GatewayFault?
+}
+
+/// What the sink decided about one accepted push.
+public struct PushSinkAnswer: Sendable {
+    public var rejection: APNsRejection?
+    /// After answering, end the connection with GOAWAY (the client reconnects).
+    public var goAway: Bool
+
+    public init(rejection: APNsRejection?, goAway: Bool = false) {
+        self.rejection = rejection
+        self.goAway = goAway
+    }
+}
+
+/// A brown-out of the gateway, for the push at hand.
+public enum GatewayFault: Sendable, Equatable {
+    /// Answer 503 ServiceUnavailable at once, without looking at the push.
+    case refuse
+    /// Take the stream but answer nothing for `forNanos` (until the window ends); then answer as usual.
+    case stall(forNanos: UInt64)
+}
+
+extension PushSink {
+    public func answer(_ push: APNsPush) -> PushSinkAnswer { PushSinkAnswer(rejection: accept(push)) }
+    public func gatewayFault(token: Substring) -> GatewayFault? { nil }
 }

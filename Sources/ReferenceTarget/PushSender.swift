@@ -51,7 +51,11 @@ final class PushSender: @unchecked Sendable {
     let sent = Atomic<Int>(0)
     let failed = Atomic<Int>(0)
 
-    init(gatewayURL: String, bundleID: String) {
+    /// 0 sends `apns-expiration: 0`; otherwise pushes expire this many seconds after they are sent.
+    private let expirationSeconds: Int
+
+    init(gatewayURL: String, bundleID: String, expirationSeconds: Int = 0) {
+        self.expirationSeconds = expirationSeconds
         self.baseURL = PushClientSettings.normalized(gatewayURL)
         self.bundleID = bundleID
         let settings = PushClientSettings.lookUp(gatewayURL)
@@ -83,16 +87,18 @@ final class PushSender: @unchecked Sendable {
     func send(_ kind: Kind, token deviceToken: String, payload: String) {
         queue.async { [self] in
             let isVoIP = kind == .voip
+            let expiration = expirationSeconds > 0 ? Int(Date().timeIntervalSince1970) + expirationSeconds : 0
             let headers = [
                 "authorization: bearer \(providerToken())",
                 "apns-push-type: \(isVoIP ? "voip" : "background")",
                 "apns-topic: \(isVoIP ? bundleID + ".voip" : bundleID)",
                 "apns-priority: \(isVoIP ? 10 : 5)",
-                "apns-expiration: 0",
+                "apns-expiration: \(expiration)",
                 "content-type: application/json",
             ]
-            let request = ClientRequest(method: "POST", url: "\(baseURL)/3/device/\(deviceToken)", headers: headers,
+            var request = ClientRequest(method: "POST", url: "\(baseURL)/3/device/\(deviceToken)", headers: headers,
                                         body: Array(payload.utf8), timeoutMillis: 10_000)
+            request.collectsHeaders = false
             client.send(request) { [self] result in
                 if case .success(let response) = result, response.status == 200 {
                     sent.add(1, ordering: .relaxed)

@@ -24,8 +24,12 @@ public final class ReferenceTarget: HTTPHandler {
         public var endedRetention: Double
         /// Seconds after which a conversation nobody changed (its devices gone mid-call) is forgotten too.
         public var idleLimit: Double
+        /// Pushes carry `apns-expiration` = now + this many seconds; 0 is "deliver now or never".
+        public var pushExpirationSeconds = 0
         public init(gatewayURL: String, bundleID: String = "com.example.callstorm", bugs: Set<Bug> = [],
-                    registrationsFile: String? = nil, endedRetention: Double = 60, idleLimit: Double = 900) {
+                    registrationsFile: String? = nil, endedRetention: Double = 60, idleLimit: Double = 900,
+                    pushExpirationSeconds: Int = 0) {
+            self.pushExpirationSeconds = pushExpirationSeconds
             self.gatewayURL = gatewayURL
             self.bundleID = bundleID
             self.bugs = bugs
@@ -58,6 +62,7 @@ public final class ReferenceTarget: HTTPHandler {
     }
 
     private let state = Mutex(State())
+    private let deviceClockSamples = Mutex<[Int64]>([])
     private let endedRetentionNanos: UInt64
     private let idleLimitNanos: UInt64
     /// When the next sweep is due (monotonic nanoseconds); requests before it pay one atomic load.
@@ -74,7 +79,8 @@ public final class ReferenceTarget: HTTPHandler {
     private let registrationsFD: Int32
 
     public init(configuration: Configuration) {
-        pusher = PushSender(gatewayURL: configuration.gatewayURL, bundleID: configuration.bundleID)
+        pusher = PushSender(gatewayURL: configuration.gatewayURL, bundleID: configuration.bundleID,
+                            expirationSeconds: configuration.pushExpirationSeconds)
         bugs = configuration.bugs
         endedRetentionNanos = UInt64(max(0, configuration.endedRetention) * 1e9)
         idleLimitNanos = UInt64(max(0, configuration.idleLimit) * 1e9)
@@ -399,9 +405,29 @@ public final class ReferenceTarget: HTTPHandler {
         case .failure(let refusal): return refusal.response
         case .success(let (json, notices)):
             for n in notices { pusher.send(.background, token: n.token, payload: n.payload) }
+            if action == "join" { recordReportLatency(request.body) }
             return .json(200, json)
         }
     }
+
+    /// What a join says about the VoIP push: when the device reported it, by the device's clock, and when the
+    /// target sent it (echoed from the push), by the target's.
+    private struct JoinTimes: Decodable {
+        let reportedAt: Int64?
+        let pushSentAt: Int64?
+    }
+
+    /// Push-to-report latency as a server that trusts device timestamps measures it: the device's report time
+    /// minus the target's send time. A skewed device clock (a `clock_skew` fault) moves it by the skew, even
+    /// below zero; `reportLatencyByDeviceClock` keeps the samples.
+    private func recordReportLatency(_ body: [UInt8]) {
+        guard let times = try? decoder.decode(JoinTimes.self, from: Data(body)),
+              let reported = times.reportedAt, let sent = times.pushSentAt else { return }
+        deviceClockSamples.withLock { if $0.count < 100_000 { $0.append(reported - sent) } }
+    }
+
+    /// Push-to-report latencies (ms) computed from the device's clock, one per join that carried its times.
+    public var reportLatencyByDeviceClock: [Int64] { deviceClockSamples.withLock { $0 } }
 
     /// A refusal decided under the lock, answered after it.
     private struct Refusal: Error {

@@ -41,41 +41,41 @@ public enum RunResults {
             merged!.merge(snapshot.recorder)
             if series && snapshot.segments > 0 {
                 let segments = raw.appendingPathComponent(String(name.dropLast(".json".count)) + ".segments.jsonl")
-                for segment in try readSegments(segments, upTo: snapshot.segments) { merged!.merge(segment) }
+                try readSegments(segments, upTo: snapshot.segments) { merged!.merge($0) }
             }
         }
         return merged!
     }
 
-    /// Segments 1...`last` of a `.segments.jsonl` file, in order. Lines after `last` (written after the
-    /// snapshot that was read, or cut by a kill) are ignored; a missing or unreadable segment the snapshot
-    /// counts is an error, because the series would silently lose seconds.
-    public static func readSegments(_ url: URL, upTo last: Int) throws(LoadError) -> [Recorder] {
-        guard last > 0 else { return [] }
+    /// Hands segments 1...`last` of a `.segments.jsonl` file to `body`, in order, one at a time (a long run has
+    /// thousands; the caller merges each and lets it go). Lines after `last` (written after the snapshot that
+    /// was read, or cut by a kill) are ignored; a missing or unreadable segment the snapshot counts is an error,
+    /// because the series would silently lose seconds.
+    public static func readSegments(_ url: URL, upTo last: Int, _ body: (Recorder) -> Void) throws(LoadError) {
+        guard last > 0 else { return }
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw .unreadable(url.path, "missing; the snapshot counts \(last) segments")
         }
-        var result: [Recorder] = []
+        var read = 0
         let decoder = JSONDecoder()
         var start = data.startIndex
-        while result.count < last, start < data.endIndex, let newline = data[start...].firstIndex(of: 10) {
+        while read < last, start < data.endIndex, let newline = data[start...].firstIndex(of: 10) {
+            let line: SegmentLine
             do {
-                let line = try decoder.decode(SegmentLine.self, from: data[start..<newline])
-                guard line.segment == result.count + 1 else {
-                    throw LoadError.unreadable(url.path, "segment \(line.segment) where \(result.count + 1) was expected")
-                }
-                result.append(line.recorder)
-            } catch let error as LoadError {
-                throw error
+                line = try decoder.decode(SegmentLine.self, from: data[start..<newline])
             } catch {
-                throw .unreadable(url.path, "segment \(result.count + 1): \(error)")
+                throw .unreadable(url.path, "segment \(read + 1): \(error)")
             }
+            guard line.segment == read + 1 else {
+                throw .unreadable(url.path, "segment \(line.segment) where \(read + 1) was expected")
+            }
+            body(line.recorder)
+            read += 1
             start = data.index(after: newline)
         }
-        guard result.count == last else {
-            throw .unreadable(url.path, "holds \(result.count) whole segments; the snapshot counts \(last)")
+        guard read == last else {
+            throw .unreadable(url.path, "holds \(read) whole segments; the snapshot counts \(last)")
         }
-        return result
     }
 
     /// Replaces `url` with the recorder's JSON atomically (write to a temporary file, then rename), so a reader
@@ -121,34 +121,27 @@ public enum RunResults {
     }
 
     /// Joins the workers' `raw/history-w*.jsonl` into `<run>/history.jsonl`, ordered by time (each line starts
-    /// with `{"t":<ns>`; a worker's own lines are already in order, and ties keep worker order).
+    /// with `{"t":<ns>`; a worker's own lines are already in order, and ties keep worker order): a k-way merge over
+    /// the files' bytes (`HistoryJoin`).
     public static func joinHistory(run: URL) throws {
         let raw = WorkerJournal.rawDirectory(run)
         let parts = ((try? FileManager.default.contentsOfDirectory(atPath: raw.path)) ?? [])
             .filter { $0.hasPrefix("history-w") && $0.hasSuffix(".jsonl") }.sorted()
         guard !parts.isEmpty else { return }
-        var lines: [(t: UInt64, line: Substring)] = []
-        for name in parts {
-            guard let text = try? String(contentsOf: raw.appendingPathComponent(name), encoding: .utf8) else { continue }
-            for line in text.split(separator: "\n") {
-                let digits = line.dropFirst(5).prefix { $0.isNumber }
-                lines.append((UInt64(digits) ?? 0, line))
-            }
-        }
-        try writeHistory(lines, run: run)
+        let files = parts.compactMap { HistoryJoin.MappedFile(path: raw.appendingPathComponent($0).path) }
+        try HistoryJoin.merge(files, into: run.appendingPathComponent("history.jsonl"))
     }
 
     /// Writes `<run>/history.jsonl` from lines and their `t`, ordered by `t`; ties keep the order given (a worker's,
-    /// or a shard's, own order). Shared by the end of a run and by `callstorm merge`.
+    /// or a shard's, own order). Used by `callstorm merge`, whose lines are rewritten first.
     public static func writeHistory<Line: StringProtocol>(_ lines: [(t: UInt64, line: Line)], run: URL) throws {
-        let order = lines.indices.sorted { lines[$0].t != lines[$1].t ? lines[$0].t < lines[$1].t : $0 < $1 }
-        var out = ""
-        out.reserveCapacity(lines.reduce(0) { $0 + $1.line.utf8.count + 1 })
-        for index in order {
-            out += lines[index].line
-            out += "\n"
+        var order = Array(lines.indices)
+        if !zip(lines, lines.dropFirst()).allSatisfy({ $0.t <= $1.t }) {
+            order.sort { lines[$0].t != lines[$1].t ? lines[$0].t < lines[$1].t : $0 < $1 }
         }
-        try out.write(to: run.appendingPathComponent("history.jsonl"), atomically: true, encoding: .utf8)
+        let writer = try AtomicFileWriter(run.appendingPathComponent("history.jsonl"))
+        for index in order { try writer.appendLine(lines[index].line) }
+        try writer.commit()
     }
 }
 

@@ -67,17 +67,20 @@ public final class WorkerJournal {
         checkpoint(&recorder, second: second, adjust: adjust)
     }
 
-    /// Flushes the rows (with fsync) and checkpoints the recorder now.
+    /// Writes the rows out and checkpoints the recorder now; the rows' fsync happens on the checkpoint writer's
+    /// queue, so a slow disk never stalls this worker's timers.
     public func checkpoint(_ recorder: inout Recorder, second: Int, adjust: (Recorder) -> Recorder = { $0 }) {
-        actions.flush(sync: true)
-        pushes.flush(sync: true)
-        history.flush(sync: true)
-        recorderFiles.checkpoint(&recorder, second: second, adjust: adjust)
+        actions.flush(sync: false)
+        pushes.flush(sync: false)
+        history.flush(sync: false)
+        recorderFiles.checkpoint(&recorder, second: second, syncing: [actions.fd, pushes.fd, history.fd],
+                                 adjust: adjust)
     }
 
     /// Writes everything, waits until it is on disk, and returns the worker's whole recorder (the segments
     /// written during the run added back), for the end-of-run report.
     public func close(_ recorder: Recorder) -> Recorder {
+        recorderFiles.flush()  // no fsync of a row file may still be queued once its descriptor closes
         actions.close()
         pushes.close()
         history.close()
@@ -87,7 +90,7 @@ public final class WorkerJournal {
 
 /// Appends lines through a 64 KiB buffer; `flush(sync:)` writes it out and optionally fsyncs.
 final class BufferedFile {
-    private let fd: Int32
+    let fd: Int32
     private var buffer: [UInt8] = []
 
     init(_ url: URL, header: String?) throws {

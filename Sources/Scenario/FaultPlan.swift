@@ -41,8 +41,10 @@ public struct FaultWindow: Sendable, Equatable {
     public func contains(_ nanos: UInt64) -> Bool { nanos >= atNanos && nanos < atNanos + forNanos }
 
     /// Fault kinds the `faults:` entries accept, per section (one file each in the driver's fault registry).
-    public static let pushKinds = ["delay", "drop", "duplicate", "error"]
-    public static let deviceKinds = ["report_delay", "offline", "join_delay", "join_failure"]
+    public static let pushKinds = ["delay", "drop", "duplicate", "error", "reorder", "brownout", "goaway"]
+    /// Keys of a `push:` section that qualify a fault rather than name one.
+    public static let pushOptions = ["reorder_hold"]
+    public static let deviceKinds = ["report_delay", "offline", "join_delay", "join_failure", "clock_skew"]
     public static let networkKinds = ["latency", "jitter", "bandwidth", "reset", "timeout", "slicer", "limit_data",
                                       "slow_close"]
     /// Keys of a `network:` section that qualify its toxics rather than name one.
@@ -62,6 +64,21 @@ public struct PushFaults: Sendable, Equatable {
     /// Answered with this APNs status (429, 500, 503, 410) instead of being accepted.
     public var errorStatus: Int = 503
     public var errorRate: Double = 0
+    /// Share of pushes held back and delivered right after the device's next push (overtaken by it), or after
+    /// `reorderHoldNanos` when no later push comes.
+    public var reorder: Double = 0
+    public var reorderHoldNanos: UInt64 = 1_000_000_000
+    /// For the whole window the gateway refuses every push (503 ServiceUnavailable) or stalls (takes the
+    /// stream and answers nothing until the window ends).
+    public var brownout: Brownout?
+    /// Share of pushes after whose answer the gateway sends HTTP/2 GOAWAY (NO_ERROR) on that connection: the
+    /// target's APNs client must open a new one.
+    public var goaway: Double = 0
+
+    public enum Brownout: String, Sendable, Equatable, CaseIterable {
+        case refuse
+        case stall
+    }
 
     public init() {}
 }
@@ -76,6 +93,10 @@ public struct DeviceFaults: Sendable, Equatable {
     public var joinDelay: Distribution?
     /// Media setup fails: the join action fails after the server accepted it.
     public var joinFailure: Double = 0
+    /// Each device the window hits has its clock off by an amount drawn (from the seed, once per device)
+    /// uniformly within ± this: the device times it sends (`${device.time}`, the reference join's `reportedAt`)
+    /// are off by it.
+    public var clockSkewNanos: UInt64 = 0
 
     public init() {}
 }

@@ -12,6 +12,9 @@ public struct PushSpec: Sendable, Equatable {
     /// After this many missed deadlines a device gets no more VoIP pushes, as iOS stops launching such an app.
     /// Apple publishes no number; 3 is the default.
     public var blockAfterMisses: Int = 3
+    /// `push.expiration`: the embedded reference target stamps its pushes `apns-expiration` = now + this many
+    /// seconds; 0 (the default) is APNs's "deliver now or never". A push delivered after it is discarded.
+    public var expirationSeconds: Int = 0
     /// Whether the gateway serves TLS (HTTP/2 with ALPN h2, or without ALPN), as APNs always does. The embedded
     /// target then sends its pushes over HTTP/2 and TLS, trusting callstorm's local CA. Default true.
     public var tls: Bool = true

@@ -117,7 +117,7 @@ extension ScenarioDecoder {
     mutating func push(_ node: YAMLNode) -> PushSpec? {
         guard let fields = fields(
             of: node, in: "'push'", known: ["listen", "deadline", "bundle_id", "tls", "auth", "unregistered",
-                                      "block_after_misses"]
+                                      "block_after_misses", "expiration"]
         ) else { return nil }
         var spec = PushSpec()
         let errorsBefore = errors.count
@@ -144,6 +144,14 @@ extension ScenarioDecoder {
         }
         if let node = fields["block_after_misses"], let n = integer(node, "block_after_misses", atLeast: 1) {
             spec.blockAfterMisses = n
+        }
+        if let node = fields["expiration"], let e = duration(node, "expiration", allowZero: true) {
+            // apns-expiration is in whole epoch seconds.
+            if e % 1_000_000_000 != 0 {
+                report(node.mark, "'expiration' is whole seconds (apns-expiration is an epoch second), got "
+                    + Quantity.format(nanos: e))
+            }
+            spec.expirationSeconds = Int(e / 1_000_000_000)
         }
         if let node = fields["auth"] {
             pushAuth(node, into: &spec)

@@ -10,6 +10,9 @@ public struct ClientRequest: Sendable {
     /// Open a new connection for this request and close it afterwards (a phone whose idle connection did not
     /// survive), instead of reusing a pooled one.
     public var freshConnection = false
+    /// Collect the response's headers into `ClientResponse.headers`. Off for callers that never read them (the
+    /// driver's flows, raw-http): parsing every header line into Strings showed in the raw-http profile.
+    public var collectsHeaders = true
 
     public init(method: String, url: String, headers: [String] = [], body: [UInt8] = [], timeoutMillis: Int = 10_000) {
         self.method = method

@@ -9,10 +9,11 @@ import Foundation
 /// worker's devices share one client with no locks. Connections are kept alive and reused by the multi handle's
 /// connection cache.
 ///
-/// curl's sockets sit in one epoll set per client, and one DispatchSource watches that epoll fd: an event drains
-/// every ready socket in a batch, and changing what a socket waits for is one epoll_ctl. (One read and one write
-/// DispatchSource per socket cost a wake-up of libdispatch's manager thread for every suspend, resume and
-/// re-arm; with 1,000 connections that was half the CPU of the raw-http loop, see Benchmarks/results.)
+/// curl's sockets sit directly in the epoll set of an `EventThread` (shared by every client on the queue, or the
+/// client's own), whose thread runs ready sockets on the queue in batches; changing what a socket waits for is
+/// one epoll_ctl, and curl's timeout is a timerfd on the same thread. (One read and one write DispatchSource per
+/// socket cost a wake-up of libdispatch's manager thread for every suspend, resume and re-arm; a read source on
+/// a per-client epoll fd fired ~670 times per real event; see EventThread.)
 public final class HTTPClient: @unchecked Sendable {
     public enum Version: Sendable {
         case http1
@@ -33,33 +34,42 @@ public final class HTTPClient: @unchecked Sendable {
     public let queue: DispatchQueue
     private let configuration: Configuration
     private let multi: UnsafeMutableRawPointer
-    private var timer: DispatchSourceTimer?
-    /// The epoll set of curl's sockets, and what each socket is registered for.
-    private let epollFD: Int32
-    private var epollSource: DispatchSourceRead?
+    private var timer: EventTimer?
+    /// The thread whose epoll set holds curl's sockets (registered under `handlerID`).
+    private let events: EventThread
+    private let ownsEvents: Bool
+    private var handlerID: UInt32 = 0
     /// Per socket: what the epoll set has it registered for, and what curl wants now. curl drops and re-adds
     /// interest in reading around every request on a keep-alive connection, so a socket it stops wanting stays
     /// registered until an event comes that curl did not ask for (then it is deleted): no epoll_ctl per request.
     private var sockets: [Int32: (registered: UInt32, wanted: UInt32)] = [:]
-    /// Easy handles of finished transfers, reset for the next request: curl_easy_init and cleanup per request
-    /// (a ~5 KB calloc plus init each) showed in the raw-http profile.
-    private var spareEasy: [UnsafeMutableRawPointer] = []
-    private var readyData = [UInt64](repeating: 0, count: 256)
-    private var readyEvents = [UInt32](repeating: 0, count: 256)
+    /// Easy handles of finished transfers, kept for the next request: curl_easy_init and cleanup per request
+    /// (a ~5 KB calloc plus init each) showed in the raw-http profile. Each remembers its configuration, so a
+    /// request of the same shape skips the reset and setopts.
+    private var spareEasy: [Transfer.Spare] = []
     private var inFlight: [UnsafeMutableRawPointer: Transfer] = [:]
     private var closed = false
     private var actionScheduled = false
-    /// When the timer fires next (uptime nanoseconds); `.max` when disarmed.
+    /// When the timer fires next (CLOCK_MONOTONIC nanoseconds); `.max` when disarmed.
     private var armedDeadline: UInt64 = .max
 
     public var inFlightCount: Int { inFlight.count }
 
-    public init(queue: DispatchQueue, configuration: Configuration = Configuration()) {
+    /// - Parameter events: the event thread of `queue` to share (its queue must be `queue`); nil starts one of the
+    ///   client's own, stopped by `close`. When `events` is given, call this on `queue`.
+    public init(queue: DispatchQueue, configuration: Configuration = Configuration(), events: EventThread? = nil) {
         CurlGlobal.ensureInitialized()
         self.queue = queue
         self.configuration = configuration
         self.multi = curl_multi_init()!
-        self.epollFD = clinux_epoll_create()
+        if let events {
+            precondition(events.queue === queue, "an HTTPClient shares only its own queue's EventThread")
+            self.events = events
+            ownsEvents = false
+        } else {
+            self.events = EventThread(queue: queue, name: "callstorm.http")
+            ownsEvents = true
+        }
         let me = Unmanaged.passUnretained(self).toOpaque()
         ccurl_multi_setopt_socket(multi, httpClientSocketCallback, me)
         ccurl_multi_setopt_timer(multi, httpClientTimerCallback, me)
@@ -67,17 +77,9 @@ public final class HTTPClient: @unchecked Sendable {
         if case .http2TLS = configuration.version {
             ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         }
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.setEventHandler { [unowned self] in self.timerFired() }
-        timer.schedule(deadline: .distantFuture)
-        timer.resume()
-        self.timer = timer
-        let source = DispatchSource.makeReadSource(fileDescriptor: epollFD, queue: queue)
-        source.setEventHandler { [unowned self] in self.drainReady() }
-        let epollFD = self.epollFD
-        source.setCancelHandler { Foundation.close(epollFD) }
-        source.resume()
-        epollSource = source
+        handlerID = self.events.register(ready: { [unowned self] fd, events in self.ready(fd, events) },
+                                         batchDone: { [unowned self] in self.collectDone() })
+        timer = EventTimer(on: self.events) { [unowned self] in self.timerFired() }
     }
 
     /// Close explicitly on `queue`; this is the fallback for a client dropped without it.
@@ -91,14 +93,15 @@ public final class HTTPClient: @unchecked Sendable {
             completion(.failure(.other(code: -1, message: "client closed")))
             return
         }
-        let transfer = Transfer(easy: spareEasy.popLast() ?? curl_easy_init(), completion: completion,
+        let spare = spareEasy.popLast()
+        let transfer = Transfer(easy: spare?.easy ?? curl_easy_init(), completion: completion,
                                 limit: configuration.maxResponseBytes)
         guard let easy = transfer.easy else {
             completion(.failure(.other(code: -1, message: "curl_easy_init failed")))
             return
         }
         transfer.configure(request, configuration: configuration,
-                           closeContext: Unmanaged.passUnretained(self).toOpaque())
+                           closeContext: Unmanaged.passUnretained(self).toOpaque(), spare: spare)
         inFlight[easy] = transfer
         let rc = curl_multi_add_handle(multi, easy)
         if rc != CURLM_OK {
@@ -117,14 +120,17 @@ public final class HTTPClient: @unchecked Sendable {
         }
         inFlight.removeAll()
         curl_multi_cleanup(multi)  // closes cached connections through the close-socket callback
-        timer?.cancel()
+        timer?.close()
         timer = nil
+        for fd in sockets.keys { events.remove(fd) }
         sockets.removeAll()
-        for easy in spareEasy { curl_easy_cleanup(easy) }
+        for spare in spareEasy {
+            curl_easy_cleanup(spare.easy)
+            if let list = spare.headerList { curl_slist_free_all(list) }
+        }
         spareEasy.removeAll()
-        epollSource?.setEventHandler(handler: nil)
-        epollSource?.cancel()  // closes the epoll fd
-        epollSource = nil
+        events.unregister(handlerID)
+        if ownsEvents { events.stop() }
     }
 
     // MARK: - Driving curl
@@ -147,9 +153,9 @@ public final class HTTPClient: @unchecked Sendable {
             var status = 0
             if code == CURLE_OK { ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) }
             let osErrno = code == CURLE_COULDNT_CONNECT ? Self.osErrno(easy) : 0
-            if spareEasy.count < configuration.maxConnections, let handle = transfer.takeEasy() {
-                curl_easy_reset(handle)
-                spareEasy.append(handle)
+            if spareEasy.count < configuration.maxConnections,
+               let spare = transfer.takeSpare(reusable: code == CURLE_OK) {
+                spareEasy.append(spare)
             }
             if code == CURLE_OK {
                 transfer.finish(.success(ClientResponse(status: status, body: transfer.body, headers: transfer.headers)))
@@ -190,34 +196,20 @@ public final class HTTPClient: @unchecked Sendable {
 
     // MARK: - curl callbacks (called on `queue`, from inside curl_multi_socket_action)
 
-    /// Hands every ready socket to curl, in batches of up to 256, until none is ready.
-    private func drainReady() {
+    /// One ready socket from the event thread, handed to curl; finished transfers are collected once per batch.
+    private func ready(_ fd: Int32, _ events: UInt32) {
         guard !closed else { return }
-        var running: Int32 = 0
-        for _ in 0..<16 {
-            let n = Int(clinux_epoll_wait(epollFD, &readyData, &readyEvents, Int32(readyData.count), 0))
-            guard n > 0 else { break }
-            for i in 0..<n {
-                let fd = curl_socket_t(truncatingIfNeeded: readyData[i])
-                guard let state = sockets[fd], state.wanted != 0 else {
-                    // curl stopped waiting on it: unregister now, and keep the event from curl.
-                    if sockets.removeValue(forKey: fd) != nil { _ = clinux_epoll_ctl(epollFD, 2, fd, 0, 0) }
-                    continue
-                }
-                let events = readyEvents[i]
-                var mask: Int32 = 0
-                if events & (CLINUX_EPOLLIN | CLINUX_EPOLLHUP) != 0 { mask |= CURL_CSELECT_IN }
-                if events & CLINUX_EPOLLOUT != 0 { mask |= CURL_CSELECT_OUT }
-                if events & CLINUX_EPOLLERR != 0 { mask |= CURL_CSELECT_ERR }
-                curl_multi_socket_action(multi, fd, mask, &running)
-                if closed { return }
-            }
-            collectDone()
-            if n < readyData.count { return }
+        guard let state = sockets[fd], state.wanted != 0 else {
+            // curl stopped waiting on it: unregister now, and keep the event from curl.
+            if sockets.removeValue(forKey: fd) != nil { self.events.remove(fd) }
+            return
         }
-        // Still more ready after 16 full batches: yield the queue to other work, then carry on (the source may
-        // not fire again for events that were already pending).
-        queue.async { [weak self] in self?.drainReady() }
+        var mask: Int32 = 0
+        if events & (CLINUX_EPOLLIN | CLINUX_EPOLLHUP) != 0 { mask |= CURL_CSELECT_IN }
+        if events & CLINUX_EPOLLOUT != 0 { mask |= CURL_CSELECT_OUT }
+        if events & CLINUX_EPOLLERR != 0 { mask |= CURL_CSELECT_ERR }
+        var running: Int32 = 0
+        curl_multi_socket_action(multi, fd, mask, &running)
     }
 
     fileprivate func watch(_ fd: curl_socket_t, what: Int32) {
@@ -229,16 +221,15 @@ public final class HTTPClient: @unchecked Sendable {
         if what & CURL_POLL_IN != 0 { events |= CLINUX_EPOLLIN }
         if what & CURL_POLL_OUT != 0 { events |= CLINUX_EPOLLOUT }
         if let old = sockets[fd]?.registered {
-            if old != events { _ = clinux_epoll_ctl(epollFD, 3, fd, events, UInt64(UInt32(bitPattern: fd))) }
+            if old != events { self.events.modify(fd, events: events, handler: handlerID) }
         } else {
-            _ = clinux_epoll_ctl(epollFD, 1, fd, events, UInt64(UInt32(bitPattern: fd)))
+            self.events.add(fd, events: events, handler: handlerID)
         }
         sockets[fd] = (events, events)
     }
 
-    /// curl moves its timeout around every request. Re-arming a DispatchSourceTimer wakes libdispatch's manager
-    /// thread, so a later deadline than the one armed is not re-armed: the timer fires early, curl finds nothing
-    /// due and asks again. Only an earlier deadline re-arms.
+    /// curl moves its timeout around every request. Only an earlier deadline than the one armed re-arms (one
+    /// timerfd_settime); a later one lets the timer fire early, curl finds nothing due and asks again.
     fileprivate func armTimer(_ timeoutMillis: Int) {
         if timeoutMillis < 0 {
             return  // curl needs no timeout: an armed one fires harmlessly
@@ -253,10 +244,10 @@ public final class HTTPClient: @unchecked Sendable {
                 }
             }
         } else {
-            let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeoutMillis) * 1_000_000
+            let deadline = clinux_monotonic_ns() + UInt64(timeoutMillis) * 1_000_000
             if deadline < armedDeadline {
                 armedDeadline = deadline
-                timer?.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline), leeway: .microseconds(200))
+                timer?.arm(atMonotonicNanos: deadline)
             }
         }
     }
@@ -267,7 +258,7 @@ public final class HTTPClient: @unchecked Sendable {
     }
 
     fileprivate func closeSocket(_ fd: curl_socket_t) {
-        if sockets.removeValue(forKey: fd) != nil { _ = clinux_epoll_ctl(epollFD, 2, fd, 0, 0) }
+        if sockets.removeValue(forKey: fd) != nil { events.remove(fd) }
         Foundation.close(fd)
     }
 }

@@ -3,10 +3,43 @@ import Foundation
 
 /// One request on its easy handle: the completion, the response bytes, the header list curl borrows.
 final class Transfer {
-    /// Owned by the transfer until the client takes it back for reuse (`takeEasy`).
+    /// Everything a request sets on its easy handle besides its body and the transfer's own pointers. A handle
+    /// configured for one shape is reused for the next request of the same shape without `curl_easy_reset` and a
+    /// dozen setopts (a raw-http device sends the same GET over and over).
+    struct Shape: Equatable {
+        var method: String
+        var url: String
+        var headers: [String]
+        var timeoutMillis: Int
+        var freshConnection: Bool
+        var collectsHeaders: Bool
+        /// Set body options stay on the handle, so a request without a body never reuses one with.
+        var hasBody: Bool
+
+        init(_ request: ClientRequest) {
+            method = request.method
+            url = request.url
+            headers = request.headers
+            timeoutMillis = request.timeoutMillis
+            freshConnection = request.freshConnection
+            collectsHeaders = request.collectsHeaders
+            hasBody = !request.body.isEmpty
+        }
+    }
+
+    /// An easy handle waiting for its next request, with the shape it is configured for (nil: reset it first) and
+    /// the header list that configuration points at.
+    struct Spare {
+        var easy: UnsafeMutableRawPointer
+        var shape: Shape?
+        var headerList: UnsafeMutablePointer<curl_slist>?
+    }
+
+    /// Owned by the transfer until the client takes it back for reuse (`takeSpare`).
     private(set) var easy: UnsafeMutableRawPointer?
     private var completion: HTTPClient.Completion?
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var shape: Shape?
     var body: [UInt8] = []
     var headers: [(name: String, value: String)] = []
     let limit: Int
@@ -24,9 +57,25 @@ final class Transfer {
         if let easy { curl_easy_cleanup(easy) }
     }
 
+    /// Configures the handle for `request`. `spare` is what the handle was configured for before (nil for a
+    /// fresh handle): the same shape needs only the body and this transfer's pointers; another shape is reset.
     func configure(_ request: ClientRequest, configuration: HTTPClient.Configuration,
-                   closeContext: UnsafeMutableRawPointer) {
+                   closeContext: UnsafeMutableRawPointer, spare: Spare?) {
         guard let easy else { return }
+        let shape = Shape(request)
+        self.shape = shape
+        if let spare, spare.shape == shape {
+            headerList = spare.headerList
+            let me = Unmanaged.passUnretained(self).toOpaque()
+            ccurl_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, me)
+            if shape.collectsHeaders { ccurl_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me) }
+            if request.method == "POST" || (request.method != "GET" && shape.hasBody) { setBody(easy, request.body) }
+            return
+        }
+        if let spare {
+            curl_easy_reset(easy)
+            if let list = spare.headerList { curl_slist_free_all(list) }
+        }
         request.url.withCString { _ = ccurl_easy_setopt_string(easy, CURLOPT_URL, $0) }
         ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
         ccurl_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1)
@@ -40,8 +89,10 @@ final class Transfer {
         let me = Unmanaged.passUnretained(self).toOpaque()
         ccurl_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, transferWriteCallback)
         ccurl_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, me)
-        ccurl_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, transferHeaderCallback)
-        ccurl_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me)
+        if request.collectsHeaders {
+            ccurl_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, transferHeaderCallback)
+            ccurl_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me)
+        }
         ccurl_easy_setopt_closesocket(easy, httpClientCloseSocketCallback, closeContext)
         switch configuration.version {
         case .http1:
@@ -77,10 +128,15 @@ final class Transfer {
         if body.isEmpty { ccurl_easy_setopt_long(easy, CURLOPT_POST, 1) }
     }
 
-    /// Gives the easy handle back (after curl is done with it); the transfer no longer cleans it up.
-    func takeEasy() -> UnsafeMutableRawPointer? {
-        defer { easy = nil }
-        return easy
+    /// Gives the easy handle back (after curl is done with it) with what it is configured for; the transfer no
+    /// longer cleans it up. `reusable` false (the transfer failed) has the next request reset it.
+    func takeSpare(reusable: Bool) -> Spare? {
+        guard let easy else { return nil }
+        defer {
+            self.easy = nil
+            headerList = nil
+        }
+        return Spare(easy: easy, shape: reusable ? shape : nil, headerList: headerList)
     }
 
     func finish(_ result: Result<ClientResponse, TransportError>) {

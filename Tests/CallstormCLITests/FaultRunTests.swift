@@ -1,6 +1,7 @@
 @testable import CallstormCLI
 import FaultProxy
 import Foundation
+import Scenario
 import XCTest
 
 /// Whole runs with fault windows (issue 5's acceptance): the real embedded target, push gateway, fault proxy
@@ -152,7 +153,7 @@ final class FaultRunTests: XCTestCase {
             faults:
               - { name: messy-apns, at: 0s, for: 2s, devices: 80%,
                   push: { delay: { uniform: [10ms, 80ms] }, drop: 5%, duplicate: 10%,
-                          error: { status: 503, rate: 5% } } }
+                          error: { status: 503, rate: 5% }, reorder: 10%, reorder_hold: 200ms, goaway: 3% } }
               - { name: slow-app, at: 500ms, for: 1s, device: { report_delay: { uniform: [0ms, 50ms] },
                   join_failure: 10% } }
             """
@@ -160,7 +161,7 @@ final class FaultRunTests: XCTestCase {
         let second = try faultRows(run(yaml, name: "second").runDirectory)
         XCTAssertGreaterThan(first.count, 40)
         for kind in ["push.delayed", "push.dropped", "push.duplicated", "push.error_503", "device.report_delayed",
-                     "device.join_failed"] {
+                     "device.join_failed", "push.reordered", "push.goaway"] {
             XCTAssertTrue(first.contains { $0.contains(",\(kind),") }, "no \(kind) in \(first.prefix(5))")
         }
         XCTAssertEqual(first, second, "the fault logs differ:\n\(Set(first).symmetricDifference(second).sorted())")
@@ -243,6 +244,64 @@ final class FaultRunTests: XCTestCase {
         XCTAssertGreaterThan(inside.count, 10)
         XCTAssertGreaterThan(median(inside), 100)
         XCTAssertLessThan(median(outside), 50)
+    }
+}
+
+extension FaultRunTests {
+    /// p50 of a step's latency, in ms.
+    private func p(_ outcome: RunCommand.Outcome, _ metric: String, _ percentile: Double) throws -> Double {
+        Double(try XCTUnwrap(outcome.result.recorder.histograms[metric], metric).value(atPercentile: percentile))
+            / 1000
+    }
+
+    func testNetworkWindowWithFlowsSlowsOnlyThoseFlowsRequests() throws {
+        let outcome = try run("""
+            name: slow-declines
+            devices: 200
+            \(Self.base)
+            mix: { incoming-1to1: 50, declined: 50 }
+            load:
+              - hold: { rate: 30/s, for: 3s }
+            faults:
+              - { name: slow-declines, at: 0s, for: 3s, flows: [declined], network: { latency: 150ms } }
+            """, name: "flows")
+        let c = outcome.result.recorder.counters
+        assertCallsAccounted(c)
+        XCTAssertGreaterThan(c["faults.network.latency.connections"] ?? 0, 20)
+        // The declined calls' requests went through the window's own proxy; the others reached the target.
+        XCTAssertGreaterThan(try p(outcome, "step.declined/dial", 50), 150)
+        XCTAssertLessThan(try p(outcome, "step.incoming-1to1/dial", 90), 100)
+        let rows = try faultRows(outcome.runDirectory).filter { $0.hasPrefix("slow-declines,network.latency,") }
+        XCTAssertGreaterThan(rows.count, 20)
+        XCTAssertTrue(rows.allSatisfy { $0.contains(",w0-conn-") }, "\(rows.prefix(3))")
+    }
+
+    func testNetworkRampReachesTheProxysToxics() throws {
+        var window = FaultWindow(name: "w", atNanos: 0, forNanos: 4_000_000_000,
+                                 network: NetworkFaults(toxics: ["reset": ["toxicity": 0.1], "latency": ["ms": 50]]))
+        window.rampNanos = 2_000_000_000
+        let specs = FaultController.toxics(of: window, index: 3)
+        XCTAssertEqual(Set(specs.map(\.name)), ["w3.latency", "w3.reset_peer"])
+        XCTAssertTrue(specs.allSatisfy { $0.rampNanos == 2_000_000_000 }, "\(specs)")
+        XCTAssertFalse(FaultController.isRouted(window))
+        window.flows = ["declined"]
+        XCTAssertTrue(FaultController.isRouted(window))
+    }
+
+    func testNetworkWindowOnAShareOfDevicesSlowsAboutThatShare() throws {
+        let outcome = try run("""
+            name: half-slow
+            devices: 200
+            \(Self.base)
+            load:
+              - hold: { rate: 30/s, for: 3s }
+            faults:
+              - { name: half-slow, at: 0s, for: 3s, devices: 50%, network: { latency: 150ms } }
+            """, name: "share")
+        assertCallsAccounted(outcome.result.recorder.counters)
+        // Half the callers sit behind the slow proxy: the fast quarter and the slow quarter of dials differ.
+        XCTAssertLessThan(try p(outcome, "step.incoming-1to1/dial", 25), 100)
+        XCTAssertGreaterThan(try p(outcome, "step.incoming-1to1/dial", 75), 150)
     }
 }
 

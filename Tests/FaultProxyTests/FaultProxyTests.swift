@@ -73,6 +73,26 @@ final class FaultProxyTests: XCTestCase {
         })
     }
 
+    func testRampedToxicityGrowsFromNothingToFullOverTheRamp() throws {
+        var spec = ToxicSpec("latency", toxicity: 1)
+        spec.rampNanos = 2_000_000_000
+        let harness = try ProxiedServer(seed: 3, toxics: [spec])
+        defer { harness.stop() }
+        var clients: [RawClient] = []
+        for _ in 0..<20 { clients.append(try RawClient(port: harness.proxy.port)) }
+        XCTAssertTrue(eventually { harness.proxy.decisionLog.count == 20 })
+        // Opened in the ramp's first moments: at a toxicity near 0, few connections were picked.
+        let early = harness.proxy.decisionLog.filter(\.applied).count
+        XCTAssertLessThanOrEqual(early, 6, "\(early) of 20 picked at the ramp's start")
+        Thread.sleep(forTimeInterval: 2.1)
+        for _ in 0..<20 { clients.append(try RawClient(port: harness.proxy.port)) }
+        XCTAssertTrue(eventually { harness.proxy.decisionLog.count == 40 })
+        // After the ramp the toxicity is 1: every new connection is picked; the early ones keep their decision.
+        let log = harness.proxy.decisionLog
+        XCTAssertEqual(log.dropFirst(20).filter(\.applied).count, 20)
+        XCTAssertEqual(log.prefix(20).filter(\.applied).count, early)
+    }
+
     // MARK: - Live changes
 
     func testSetToxicsReachesDataOnALiveConnection() throws {

@@ -96,6 +96,25 @@ final class HTTP2InteropTests: XCTestCase {
         XCTAssertEqual(run.stdout.components(separatedBy: "200").count - 1, 50)
         XCTAssertEqual(server.stats.tlsHandshakes, 1, "curl --parallel should multiplex over one connection")
     }
+
+    func testGoAwayAfterAnAnswerMakesTheClientOpenANewConnectionForTheNextRequest() throws {
+        let server = try startServer(tlsConfiguration()) { request, respond in
+            var response = HTTPResponse.text(200, "\(request.path)")
+            response.goAway = request.path != "/keep"
+            respond(response)
+        }
+        defer { server.stop() }
+        // One curl, four requests in a row: it would reuse its connection, but each GOAWAY ends it.
+        let urls = ["/a", "/b", "/c", "/keep"].map { "https://127.0.0.1:\(server.port)\($0)" }
+        let run = try ExternalTool.run("curl", ["-sS", "--http2", "--cacert", tls.caCertificatePath,
+                                                "-w", " %{http_code} %{num_connects}\n"] + urls)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines, ["/a 200 1", "/b 200 1", "/c 200 1", "/keep 200 1"], run.stdout)
+        XCTAssertEqual(server.stats.goAwaysSent, 3)
+        XCTAssertEqual(server.stats.tlsHandshakes, 4, "a new connection after each GOAWAY")
+        XCTAssertEqual(server.stats.http2ProtocolErrors, 0, "a graceful GOAWAY is no protocol error")
+    }
 }
 
 /// Flow control and stream limits, checked with nghttp (nghttp2-client) whose windows can be made tiny.

@@ -115,4 +115,66 @@ final class FaultSectionTests: XCTestCase {
         XCTAssertEqual(found.map(\.mark), [Mark(line: 7, column: 30), Mark(line: 7, column: 42)], "\(found)")
         XCTAssertEqual(found.last?.suggestion, "incoming-1to1")
     }
+
+    func testPushWindowReadsReorderBrownoutAndGoaway() throws {
+        let s = try load(scenario("""
+              - { at: 1s, for: 2s, push: { reorder: 10%, reorder_hold: 500ms, goaway: 2% } }
+              - { at: 4s, for: 1s, push: { brownout: stall } }
+            """)).get()
+        let first = try XCTUnwrap(s.faults.first?.push)
+        XCTAssertEqual(first.reorder, 0.1)
+        XCTAssertEqual(first.reorderHoldNanos, 500_000_000)
+        XCTAssertEqual(first.goaway, 0.02)
+        XCTAssertNil(first.brownout)
+        XCTAssertEqual(s.faults.last?.push?.brownout, .stall)
+    }
+
+    func testBadBrownoutModeReorderHoldAloneAndGoawayAboveOneAreErrorsAtTheirPositions() {
+        let found = errors(scenario("""
+              - { at: 1s, for: 2s, push: { brownout: stal } }
+              - { at: 1s, for: 2s, push: { reorder_hold: 2s } }
+              - { at: 1s, for: 2s, push: { goaway: 120% } }
+            """))
+        XCTAssertEqual(found.map(\.mark), [Mark(line: 7, column: 42), Mark(line: 8, column: 46),
+                                           Mark(line: 9, column: 40)], "\(found)")
+        XCTAssertEqual(found[0].suggestion, "stall")
+        XCTAssertTrue(found[0].message.contains("one of refuse, stall"), found[0].message)
+        XCTAssertTrue(found[1].message.contains("add 'reorder'"), found[1].message)
+        XCTAssertTrue(found[2].message.contains("is a probability from 0 to 1"), found[2].message)
+    }
+
+    func testClockSkewIsADurationAndNotAProbability() throws {
+        let s = try load(scenario("  - { at: 1s, for: 2s, device: { clock_skew: 30s } }")).get()
+        XCTAssertEqual(s.faults.first?.device?.clockSkewNanos, 30_000_000_000)
+        let found = errors(scenario("  - { at: 1s, for: 2s, device: { clock_skew: 5% } }"))
+        XCTAssertEqual(found.map(\.mark), [Mark(line: 7, column: 46)], "\(found)")
+    }
+
+    func testNetemIsRefusedWithTheReasonAndTheProxyToxicsToUseInstead() {
+        let found = errors(scenario("  - { at: 1s, for: 2s, network: { netem: { delay: 50ms } } }"))
+        XCTAssertEqual(found.map(\.mark), [Mark(line: 7, column: 42)], "\(found)")
+        XCTAssertTrue(found.first?.message.contains("sch_netem") == true, "\(found)")
+        XCTAssertTrue(found.first?.message.contains("latency, jitter") == true, "\(found)")
+    }
+
+    func testPushExpirationIsWholeSeconds() throws {
+        let ok = try load("""
+            name: chaos
+            devices: 10
+            load:
+              - hold: { rate: 5/s, for: 10s }
+            push: { expiration: 30s }
+            """).get()
+        XCTAssertEqual(ok.push.expirationSeconds, 30)
+        XCTAssertEqual(ScenarioLoader.parse("name: x\ndevices: 10\nload:\n  - hold: { rate: 5/s, for: 10s }\n"
+                                            + "push: { expiration: 1500ms }\n", file: "x.yaml").failureMarks,
+                       [Mark(line: 5, column: 21)])
+    }
+}
+
+private extension Result where Failure == ScenarioErrors {
+    var failureMarks: [Mark] {
+        if case .failure(let e) = self { return e.errors.map(\.mark) }
+        return []
+    }
 }

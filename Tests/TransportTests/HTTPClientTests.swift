@@ -14,6 +14,9 @@ final class HTTPClientTests: XCTestCase {
         server = HTTPServer(handler: HTTPClosureHandler { request, respond in
             switch request.path {
             case "/echo": respond(.json(200, String(decoding: request.body, as: UTF8.self)))
+            case "/shape":
+                let body = String(decoding: request.body, as: UTF8.self)
+                respond(.text(200, "\(request.method) x=\(request.header("x-test") ?? "-") body=\(body)"))
             case "/never": break  // holds the answer forever
             case "/later":
                 DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) { respond(.text(202, "late")) }
@@ -101,6 +104,35 @@ final class HTTPClientTests: XCTestCase {
         XCTAssertEqual(done.wait(timeout: .now() + 20), .success)
         XCTAssertEqual(statuses.filter { $0 == 200 }.count, total - total / 3)
         XCTAssertEqual(statuses.filter { $0 == 202 }.count, total / 3)
+    }
+
+    /// A spare easy handle keeps its configuration for the next request of the same shape; every other shape must
+    /// start from a reset handle, so nothing (method, header, body) leaks from one request into the next.
+    func testEasyHandlesReusedAcrossShapesSendOnlyTheirOwnMethodHeadersAndBody() throws {
+        func shape(_ method: String, _ headers: [String], _ body: String) throws -> String {
+            let request = ClientRequest(method: method, url: base + "/shape", headers: headers, body: Array(body.utf8))
+            return String(decoding: try send(request).get().body, as: UTF8.self)
+        }
+        XCTAssertEqual(try shape("POST", ["x-test: 1"], "a"), "POST x=1 body=a")
+        XCTAssertEqual(try shape("POST", ["x-test: 1"], "bb"), "POST x=1 body=bb")
+        XCTAssertEqual(try shape("GET", [], ""), "GET x=- body=")
+        XCTAssertEqual(try shape("GET", [], ""), "GET x=- body=")
+        XCTAssertEqual(try shape("PUT", ["x-test: 2"], "c"), "PUT x=2 body=c")
+        XCTAssertEqual(try shape("PUT", ["x-test: 2"], ""), "PUT x=2 body=")
+        XCTAssertEqual(try shape("POST", [], ""), "POST x=- body=")
+        XCTAssertEqual(try shape("POST", ["x-test: 1"], "d"), "POST x=1 body=d")
+        XCTAssertEqual(server.stats.connectionsAccepted, 1)
+    }
+
+    func testResponseHeadersAreCollectedOnlyWhenAskedFor() throws {
+        var request = ClientRequest(method: "GET", url: base + "/echo")
+        request.collectsHeaders = false
+        XCTAssertTrue(try send(request).get().headers.isEmpty)
+        XCTAssertTrue(try send(request).get().headers.isEmpty)
+        request.collectsHeaders = true
+        XCTAssertEqual(try send(request).get().header("server"), "callstorm")
+        request.collectsHeaders = false
+        XCTAssertTrue(try send(request).get().headers.isEmpty)
     }
 
     func testCloseFailsRequestsInFlight() {

@@ -37,6 +37,11 @@ int clinux_connect_tcp(const char *host, int port);
 int clinux_socket_error(int fd);
 /// SO_LINGER {1, 0}: the next close() sends RST instead of FIN and discards unsent data.
 int clinux_set_linger_reset(int fd);
+/// A non-blocking, close-on-exec CLOCK_MONOTONIC timerfd, or -1.
+int clinux_timerfd_create(void);
+/// Arms a timerfd to expire once at the absolute CLOCK_MONOTONIC instant `deadline_ns` (0 disarms). A timerfd's
+/// expiry gets no timer slack, unlike poll/epoll timeouts.
+int clinux_timerfd_arm(int fd, uint64_t deadline_ns);
 /// Monotonic clock in nanoseconds.
 uint64_t clinux_monotonic_ns(void);
 /// Bytes glibc's malloc has handed out and not freed (mallinfo2: uordblks + hblkhd). Meaningless in a process

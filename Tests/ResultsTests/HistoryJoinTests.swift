@@ -1,0 +1,115 @@
+import Foundation
+import XCTest
+@testable import Results
+
+final class HistoryJoinTests: XCTestCase {
+    private var run: URL!
+
+    override func setUpWithError() throws {
+        run = FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-history-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: WorkerJournal.rawDirectory(run), withIntermediateDirectories: true)
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: run) }
+
+    private func write(_ text: String, worker: Int) throws {
+        let url = WorkerJournal.rawDirectory(run).appendingPathComponent("history-w\(worker).jsonl")
+        try Data(text.utf8).write(to: url)
+    }
+
+    private func joined() throws -> String {
+        try String(contentsOf: run.appendingPathComponent("history.jsonl"), encoding: .utf8)
+    }
+
+    private func line(_ t: UInt64, _ tag: String) -> String { "{\"t\":\(t),\"tag\":\"\(tag)\"}" }
+
+    func testJoinInterleavesWorkersByTimeWithTiesInWorkerOrder() throws {
+        try write([line(1, "a"), line(3, "b"), line(3, "c"), line(5, "d")].joined(separator: "\n") + "\n", worker: 0)
+        try write([line(2, "e"), line(3, "f"), line(6, "g")].joined(separator: "\n") + "\n", worker: 1)
+        try RunResults.joinHistory(run: run)
+        let expected = [line(1, "a"), line(2, "e"), line(3, "b"), line(3, "c"), line(3, "f"), line(5, "d"),
+                        line(6, "g")]
+        XCTAssertEqual(try joined(), expected.joined(separator: "\n") + "\n")
+    }
+
+    func testJoinSortsAWorkerFileFoundOutOfOrderKeepingTiesInLineOrder() throws {
+        try write([line(5, "a"), line(1, "b"), line(5, "c"), line(1, "d")].joined(separator: "\n") + "\n", worker: 0)
+        try write(line(1, "e") + "\n", worker: 1)
+        try RunResults.joinHistory(run: run)
+        let expected = [line(1, "b"), line(1, "d"), line(1, "e"), line(5, "a"), line(5, "c")]
+        XCTAssertEqual(try joined(), expected.joined(separator: "\n") + "\n")
+    }
+
+    func testJoinKeepsALastLineCutByAKillAndDropsEmptyLines() throws {
+        try write(line(1, "a") + "\n\n" + line(4, "b") + "\n" + "{\"t\":9,\"ty", worker: 0)
+        try write("", worker: 1)
+        try write("\n" + line(2, "c") + "\n", worker: 2)
+        try RunResults.joinHistory(run: run)
+        XCTAssertEqual(try joined(), [line(1, "a"), line(2, "c"), line(4, "b"), "{\"t\":9,\"ty"]
+            .joined(separator: "\n") + "\n")
+    }
+
+    func testALineWithoutATimeSortsFirstAsTimeZero() throws {
+        try write(line(3, "a") + "\nnot json\n", worker: 0)
+        let overflow = "{\"t\":99999999999999999999999,\"tag\":\"overflow\"}"
+        try write(overflow + "\n", worker: 1)
+        try RunResults.joinHistory(run: run)
+        XCTAssertEqual(try joined(), ["not json", overflow, line(3, "a")]
+            .joined(separator: "\n") + "\n")
+    }
+
+    func testJoinEqualsAStableSortOfAllLinesForRandomWorkerFiles() throws {
+        var generator = SplitMix(seed: 42)
+        var all: [(t: UInt64, line: String)] = []
+        for worker in 0..<5 {
+            var t: UInt64 = 0
+            var lines: [String] = []
+            // Worker 3 writes out of order; the others in order, with many ties across workers.
+            for i in 0..<(200 + worker * 37) {
+                t = worker == 3 ? generator.next() % 50 : t + generator.next() % 3
+                let text = line(t, "w\(worker)-\(i)" + String(repeating: "x", count: Int(generator.next() % 40)))
+                lines.append(text)
+                all.append((t, text))
+            }
+            try write(lines.joined(separator: "\n") + "\n", worker: worker)
+        }
+        try RunResults.joinHistory(run: run)
+        let expected = all.indices.sorted { all[$0].t != all[$1].t ? all[$0].t < all[$1].t : $0 < $1 }
+            .map { all[$0].line }
+        XCTAssertEqual(try joined(), expected.joined(separator: "\n") + "\n")
+    }
+
+    func testJoinReplacesAnEarlierHistoryAndLeavesNoTemporaryFile() throws {
+        try Data("old\n".utf8).write(to: run.appendingPathComponent("history.jsonl"))
+        try write(line(1, "new") + "\n", worker: 0)
+        try RunResults.joinHistory(run: run)
+        XCTAssertEqual(try joined(), line(1, "new") + "\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: run.appendingPathComponent("history.jsonl.tmp").path))
+    }
+
+    func testWriteHistoryOrdersByTimeKeepingTiesInTheOrderGiven() throws {
+        let lines: [(t: UInt64, line: String)] = [(3, "c"), (1, "a"), (3, "d"), (1, "b"), (2, "x")]
+        try RunResults.writeHistory(lines, run: run)
+        XCTAssertEqual(try joined(), "a\nb\nx\nc\nd\n")
+    }
+
+    func testAHistoryLargerThanTheWriteBufferIsWrittenWhole() throws {
+        let lines = (0..<30_000).map { line(UInt64($0), String(repeating: "y", count: 60)) }
+        try write(lines.joined(separator: "\n") + "\n", worker: 0)
+        try RunResults.joinHistory(run: run)
+        XCTAssertEqual(try joined(), lines.joined(separator: "\n") + "\n")
+    }
+}
+
+/// A seeded generator, so the random files are the same every run.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

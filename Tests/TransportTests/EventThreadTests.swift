@@ -1,0 +1,146 @@
+import CLinux
+import Dispatch
+import Foundation
+import HTTPServer
+import Transport
+import XCTest
+
+/// The event thread that runs a queue's sockets and timers (no timed assertions: only order and counts).
+final class EventThreadTests: XCTestCase {
+    private let queue = DispatchQueue(label: "test.events")
+    private let key = DispatchSpecificKey<Int>()
+
+    override func setUp() { queue.setSpecific(key: key, value: 1) }
+
+    func testATimerFiresOnceOnTheQueueNotBeforeItsDeadline() {
+        let events = EventThread(queue: queue, name: "test.events")
+        let fired = expectation(description: "fired")
+        nonisolated(unsafe) var firedAt: UInt64 = 0
+        nonisolated(unsafe) var count = 0
+        nonisolated(unsafe) var onQueue = false
+        let deadline = clinux_monotonic_ns() + 20_000_000
+        nonisolated(unsafe) var timer: EventTimer!
+        queue.sync {
+            timer = EventTimer(on: events) {
+                firedAt = clinux_monotonic_ns()
+                onQueue = DispatchQueue.getSpecific(key: self.key) == 1
+                count += 1
+                fired.fulfill()
+            }
+            timer.arm(atMonotonicNanos: deadline)
+        }
+        wait(for: [fired], timeout: 10)
+        Thread.sleep(forTimeInterval: 0.05)  // a second expiry would show up by now; no timing is asserted
+        queue.sync {
+            XCTAssertEqual(count, 1)
+            XCTAssertTrue(onQueue)
+            XCTAssertGreaterThanOrEqual(firedAt, deadline)
+            timer.close()
+            events.stop()
+        }
+    }
+
+    func testADisarmedTimerNeverFiresAndAnEarlierArmReplacesALaterOne() {
+        let events = EventThread(queue: queue, name: "test.events")
+        let fired = expectation(description: "fired")
+        nonisolated(unsafe) var fires: [String] = []
+        nonisolated(unsafe) var a: EventTimer!
+        nonisolated(unsafe) var b: EventTimer!
+        queue.sync {
+            a = EventTimer(on: events) { fires.append("a") }
+            b = EventTimer(on: events) {
+                fires.append("b")
+                fired.fulfill()
+            }
+            a.arm(atMonotonicNanos: clinux_monotonic_ns() + 30_000_000)
+            a.disarm()
+            b.arm(atMonotonicNanos: clinux_monotonic_ns() + 3_600_000_000_000)
+            b.arm(atMonotonicNanos: clinux_monotonic_ns() + 40_000_000)
+        }
+        wait(for: [fired], timeout: 10)
+        Thread.sleep(forTimeInterval: 0.05)
+        queue.sync {
+            XCTAssertEqual(fires, ["b"])
+            a.close()
+            b.close()
+            events.stop()
+        }
+    }
+
+    func testAReadyFdReachesItsHandlerOnTheQueueAndBatchDoneFollows() {
+        let events = EventThread(queue: queue, name: "test.events")
+        let fd = clinux_eventfd()
+        let done = expectation(description: "batch done")
+        nonisolated(unsafe) var log: [String] = []
+        queue.sync {
+            let id = events.register(ready: { readyFD, mask in
+                XCTAssertEqual(DispatchQueue.getSpecific(key: self.key), 1)
+                XCTAssertEqual(readyFD, fd)
+                XCTAssertNotEqual(mask & CLINUX_EPOLLIN, 0)
+                _ = clinux_eventfd_drain(readyFD)  // level-triggered: consumed, so it is not reported again
+                log.append("ready")
+            }, batchDone: {
+                log.append("done")
+                done.fulfill()
+            })
+            events.add(fd, events: CLINUX_EPOLLIN, handler: id)
+        }
+        _ = clinux_eventfd_signal(fd)
+        wait(for: [done], timeout: 10)
+        Thread.sleep(forTimeInterval: 0.05)
+        queue.sync {
+            XCTAssertEqual(log, ["ready", "done"])
+            events.remove(fd)
+            events.stop()
+        }
+        close(fd)
+    }
+
+    func testStopFromTheQueueReturnsAndLaterEventsAreNotDelivered() {
+        let events = EventThread(queue: queue, name: "test.events")
+        let fd = clinux_eventfd()
+        nonisolated(unsafe) var delivered = 0
+        queue.sync {
+            let id = events.register(ready: { readyFD, _ in
+                _ = clinux_eventfd_drain(readyFD)
+                delivered += 1
+            })
+            events.add(fd, events: CLINUX_EPOLLIN, handler: id)
+            events.stop()  // must not wait for the thread, which may be about to call queue.sync
+            events.unregister(id)
+        }
+        _ = clinux_eventfd_signal(fd)
+        Thread.sleep(forTimeInterval: 0.05)
+        queue.sync { XCTAssertEqual(delivered, 0) }
+        close(fd)
+    }
+
+    func testClientsSharingOneEventThreadEachCompleteTheirRequests() throws {
+        let server = HTTPServer(handler: HTTPClosureHandler { request, respond in
+            respond(.text(200, request.path))
+        })
+        try server.start()
+        defer { server.stop() }
+        let events = EventThread(queue: queue, name: "test.events")
+        nonisolated(unsafe) var clients: [HTTPClient] = []
+        queue.sync { clients = (0..<3).map { _ in HTTPClient(queue: queue, events: events) } }
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var bodies: [String] = []
+        let total = 60
+        queue.async {
+            for i in 0..<total {
+                let request = ClientRequest(method: "GET", url: "http://127.0.0.1:\(server.port)/\(i)")
+                clients[i % clients.count].send(request) { result in
+                    bodies.append((try? result.get()).map { String(decoding: $0.body, as: UTF8.self) } ?? "failed")
+                    if bodies.count == total { done.signal() }
+                }
+            }
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 20), .success)
+        queue.sync {
+            XCTAssertEqual(Set(bodies), Set((0..<total).map { "/\($0)" }))
+            for client in clients { client.close() }
+            events.stop()
+        }
+    }
+}
