@@ -231,21 +231,26 @@ final class FaultController: @unchecked Sendable {
         try? handle.close()
     }
 
-    /// Proxy counters since the last look, as per-second counters; toxics that acted, as fault-log rows.
-    private func collect(_ proxy: FaultProxy, since: UInt64, now: UInt64) {
-        let stats = proxy.stats
+    /// What a proxy's counters grew by since `last`, added to the run's per-second counters.
+    private func countGrowth(from last: ProxyStats, to stats: ProxyStats, now: UInt64) {
         func delta(_ name: String, _ new: Int, _ old: Int) {
             if new > old { recorder?.count(name, by: Int64(new - old), atNanos: now) }
         }
-        delta("network.connections", stats.connectionsAccepted, lastStats.connectionsAccepted)
-        delta("network.upstream_connect_failures", stats.upstreamConnectFailures, lastStats.upstreamConnectFailures)
-        delta("network.resets", stats.resets, lastStats.resets)
-        delta("network.toxic_closes", stats.toxicCloses, lastStats.toxicCloses)
+        delta("network.connections", stats.connectionsAccepted, last.connectionsAccepted)
+        delta("network.upstream_connect_failures", stats.upstreamConnectFailures, last.upstreamConnectFailures)
+        delta("network.resets", stats.resets, last.resets)
+        delta("network.toxic_closes", stats.toxicCloses, last.toxicCloses)
         for (name, t) in stats.toxics {
             let kind = name.split(separator: ".", maxSplits: 1).last.map(String.init) ?? name
             delta("faults.network.\(kind).connections", t.connectionsSelected,
-                  lastStats.toxics[name]?.connectionsSelected ?? 0)
+                  last.toxics[name]?.connectionsSelected ?? 0)
         }
+    }
+
+    /// Proxy counters since the last look, as per-second counters; toxics that acted, as fault-log rows.
+    private func collect(_ proxy: FaultProxy, since: UInt64, now: UInt64) {
+        let stats = proxy.stats
+        countGrowth(from: lastStats, to: stats, now: now)
         if stats.toxics != lastStats.toxics || stats.connectionsAccepted != lastStats.connectionsAccepted {
             let decisions = proxy.decisionLog
             for d in decisions.dropFirst(decisionsSeen) where d.applied {
@@ -265,19 +270,7 @@ final class FaultController: @unchecked Sendable {
     private func collectRouted(since: UInt64, now: UInt64) {
         for (i, proxy) in routed {
             let stats = proxy.stats
-            let last = routedStats[i] ?? ProxyStats()
-            func delta(_ name: String, _ new: Int, _ old: Int) {
-                if new > old { recorder?.count(name, by: Int64(new - old), atNanos: now) }
-            }
-            delta("network.connections", stats.connectionsAccepted, last.connectionsAccepted)
-            delta("network.upstream_connect_failures", stats.upstreamConnectFailures, last.upstreamConnectFailures)
-            delta("network.resets", stats.resets, last.resets)
-            delta("network.toxic_closes", stats.toxicCloses, last.toxicCloses)
-            for (name, t) in stats.toxics {
-                let kind = name.split(separator: ".", maxSplits: 1).last.map(String.init) ?? name
-                delta("faults.network.\(kind).connections", t.connectionsSelected,
-                      last.toxics[name]?.connectionsSelected ?? 0)
-            }
+            countGrowth(from: routedStats[i] ?? ProxyStats(), to: stats, now: now)
             let decisions = proxy.decisionLog
             for d in decisions.dropFirst(routedDecisionsSeen[i] ?? 0) where d.applied {
                 let kind = d.toxic.split(separator: ".", maxSplits: 1).last.map(String.init) ?? d.toxic

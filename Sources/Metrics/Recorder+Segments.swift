@@ -36,6 +36,9 @@ extension Recorder {
         return segment
     }
 
+    /// Whether it holds no reading at all (a segment with nothing in it is not written).
+    public var isEmpty: Bool { metrics.isEmpty && counterStates.isEmpty && gauges.isEmpty }
+
     /// Every reading in plain sparse values, made on the recording thread: the image shares no buffer the
     /// recorder will write again, so another thread may encode it while recording goes on.
     public var image: RecorderImage {

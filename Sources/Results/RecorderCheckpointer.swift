@@ -55,7 +55,12 @@ public final class RecorderCheckpointer {
             lastSegment += 1
             segmentImage = (lastSegment, segment.image)
         }
-        let snapshot = (lastSegment, adjust(recorder).image)
+        enqueue(segment: segmentImage, snapshot: (lastSegment, adjust(recorder).image), syncing: syncing)
+    }
+
+    /// Hands a segment (if any) and a snapshot to the writer queue, starting it unless it is already due to run.
+    private func enqueue(segment segmentImage: (Int, RecorderImage)?, snapshot: (Int, RecorderImage),
+                         syncing: [Int32]) {
         let scheduleWriter = pending.state.withLock { state -> Bool in
             if let segmentImage { state.segments.append(segmentImage) }
             state.snapshot = snapshot
@@ -85,8 +90,7 @@ public final class RecorderCheckpointer {
     /// Writes the recorder as the final snapshot, waits until everything is on disk, and returns the whole
     /// recorder: what is still in memory plus every segment written before.
     public func close(_ recorder: Recorder) -> Recorder {
-        var remaining = recorder
-        checkpoint(&remaining, second: Int.min / 2)
+        enqueue(segment: nil, snapshot: (lastSegment, recorder.image), syncing: [])
         flush()
         var whole = recorder
         try? RunResults.readSegments(segmentsURL, upTo: lastSegment) { whole.merge($0) }
@@ -141,9 +145,4 @@ struct StoredSegment: Encodable {
 struct StoredSnapshot: Encodable {
     let segments: Int
     let recorder: RecorderImage
-}
-
-extension Recorder {
-    /// Whether it holds no reading at all (a segment with nothing in it is not written).
-    var isEmpty: Bool { metricNames.isEmpty && counterNames.isEmpty && gaugeNames.isEmpty }
 }
