@@ -29,28 +29,33 @@ let package = Package(
         .target(name: "Locking"),
 
         // MARK: - Value modules (no I/O)
+        // The one clock protocol (with a hand-moved test clock) and the one seeded generator.
+        .target(name: "Determinism", dependencies: ["CLinux"]),
         .target(name: "CallModel"),
         .target(name: "Metrics"),
-        .target(name: "Scenario", dependencies: ["CLibyaml", "Metrics"]),
+        .target(name: "Scenario", dependencies: ["CLibyaml", "Metrics", "Determinism"]),
         .target(name: "Checker"),
 
         // MARK: - I/O modules
         .target(name: "Transport", dependencies: ["CCurl", "CLinux"]),
         .target(name: "Credentials", dependencies: ["CSSL"]),
         .target(name: "HTTPServer", dependencies: ["CLinux", "CSSL", "CLibnghttp2", "Locking"]),
-        .target(name: "PushGateway", dependencies: ["HTTPServer", "CallModel", "Credentials", "Metrics", "Locking"]),
+        .target(name: "PushGateway", dependencies: [
+            "HTTPServer", "CallModel", "Credentials", "Metrics", "Locking", "Determinism",
+        ]),
         .target(name: "ReferenceTarget", dependencies: [
             "HTTPServer", "Transport", "CallModel", "Credentials", "Locking",
         ]),
-        .target(name: "FaultProxy", dependencies: ["CLinux", "Locking"], exclude: ["CREATING_TOXICS.md"]),
+        .target(name: "FaultProxy", dependencies: ["CLinux", "Locking", "Determinism"], exclude: ["CREATING_TOXICS.md"]),
         .target(name: "Driver", dependencies: [
-            "CallModel", "Metrics", "Scenario", "Transport", "PushGateway", "CLinux", "Results", "Locking",
+            "CallModel", "Metrics", "Scenario", "Transport", "PushGateway", "CLinux", "Results", "Locking", "Determinism",
         ]),
         .target(name: "Reports", dependencies: ["Metrics", "CZlib"]),
         .target(name: "Results", dependencies: ["Metrics", "Locking"]),
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
             "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "FaultProxy", "Locking",
+            "Determinism",
         ]),
         // libFuzzer targets (`make fuzz`, built in debug with -sanitize=fuzzer -DFUZZING); built plainly it
         // replays the committed corpora. Uses @testable imports: debug configuration only.
@@ -62,29 +67,33 @@ let package = Package(
             linkerSettings: jemalloc ? [.linkedLibrary("jemalloc")] : []
         ),
         .executableTarget(name: "checker-bench", dependencies: ["Checker"], path: "Benchmarks/checker-bench"),
-        .executableTarget(name: "metrics-bench", dependencies: ["Metrics", "Results", "CLinux"], path: "Benchmarks/metrics-bench"),
+        .executableTarget(name: "metrics-bench", dependencies: ["Metrics", "Results", "CLinux", "Determinism"],
+                          path: "Benchmarks/metrics-bench"),
 
         // MARK: - Tests, one target per module
         .testTarget(name: "CallModelTests", dependencies: ["CallModel"]),
-        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "CLinux"]),
-        .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "Metrics"]),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "CLinux", "Determinism"]),
+        .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "Metrics", "Determinism"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "HTTPServer", "Credentials"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Credentials", "Locking"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Credentials", "Locking", "Determinism"]),
         .testTarget(
             name: "PushGatewayTests",
-            dependencies: ["PushGateway", "HTTPServer", "Transport", "Credentials", "Locking"],
+            dependencies: ["PushGateway", "HTTPServer", "Transport", "Credentials", "Locking", "Determinism"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "FaultProxyTests", dependencies: ["FaultProxy", "CLinux", "HTTPServer", "Transport"]),
+        .testTarget(name: "FaultProxyTests", dependencies: [
+            "FaultProxy", "CLinux", "HTTPServer", "Transport", "Determinism",
+        ]),
         .testTarget(name: "ReferenceTargetTests", dependencies: ["ReferenceTarget", "PushGateway", "Transport", "Scenario"]),
         .testTarget(name: "DriverTests", dependencies: ["Driver", "Scenario", "Metrics"]),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Metrics"]),
-        .testTarget(name: "ResultsTests", dependencies: ["Results", "Metrics"]),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Metrics", "Determinism"]),
+        .testTarget(name: "ResultsTests", dependencies: ["Results", "Metrics", "Determinism"]),
         .testTarget(name: "CallstormCLITests", dependencies: [
             "CallstormCLI", "Reports", "Metrics", "Results", "Scenario", "Checker", "HTTPServer", "PushGateway",
             "Locking",
         ]),
         .testTarget(name: "CheckerTests", dependencies: ["Checker"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
+        .testTarget(name: "DeterminismTests", dependencies: ["Determinism"]),
     ]
 )

@@ -3,6 +3,7 @@ import Metrics
 import Results
 
 import CLinux
+import Determinism
 
 enum MetricsBench {
     static let samplesPerRound = 5_000_000
@@ -21,7 +22,7 @@ enum MetricsBench {
             }
         }
         // Latency-like values (1 µs … ~1 s, log-spread) precomputed so the loops time recording, not the RNG.
-        var rng = SplitMix(seed: 42)
+        var rng = SeededRandom(splitMix: 42)
         let values: [Int64] = (0..<4096).map { _ in Int64(exp(Double(rng.next() % 1_000_000) / 1e6 * 13.8)) }
 
         var samples: [String: [Double]] = [:]
@@ -143,7 +144,7 @@ enum MetricsBench {
         let before = heapInUse()
         var recorder = Recorder(runStartNanos: 0)
         let names = (0..<20).map { "metric.\($0)" }
-        var rng = SplitMix(seed: 7)
+        var rng = SeededRandom(splitMix: 7)
         var samples = 0
         for second in 0..<seconds {
             let base = UInt64(second) * 1_000_000_000
@@ -182,15 +183,3 @@ enum MetricsBench {
     static func fmt(_ x: Double) -> String { String(format: "%.2f", x) }
 }
 
-/// A small seeded generator (SplitMix64), so every run records the same values.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,3 +1,4 @@
+import Determinism
 import Dispatch
 import Driver
 import FaultProxy
@@ -77,7 +78,7 @@ final class FaultController: @unchecked Sendable {
         proxy = windows.contains { $0.network != nil && !Self.isRouted($0) } ? try started(networkSeed) : nil
         do {
             for (i, w) in windows.enumerated() where Self.isRouted(w) {
-                routed[i] = try started(networkSeed ^ (UInt64(i + 1) &* 0x9E37_79B9_7F4A_7C15))
+                routed[i] = try started(networkSeed ^ (UInt64(i + 1) &* SeededRandom.golden))
             }
         } catch {
             stop()

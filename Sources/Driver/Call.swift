@@ -1,4 +1,5 @@
 import CallModel
+import Determinism
 import PushGateway
 import Scenario
 

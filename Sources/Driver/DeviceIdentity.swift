@@ -1,4 +1,5 @@
 import CallModel
+import Determinism
 
 /// How a simulated device is named to the target: id, handle and APNs token, all derived from its index and the
 /// scenario seed, so the push gateway can route a token back to its device without a lookup table.
@@ -21,14 +22,8 @@ public struct DeviceIdentity: Sendable, Equatable {
     /// and a guessed token is refused).
     public static func token(index: Int, seed: UInt64) -> String {
         var out = hex16(UInt64(index))
-        var state = seed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15)
-        for _ in 0..<3 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            out += hex16(z ^ (z >> 31))
-        }
+        var random = SeededRandom(splitMix: seed ^ (UInt64(index) &* SeededRandom.golden))
+        for _ in 0..<3 { out += hex16(random.next()) }
         return out
     }
 

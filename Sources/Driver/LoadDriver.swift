@@ -1,3 +1,4 @@
+import Determinism
 import Dispatch
 import Foundation
 import Metrics
@@ -42,7 +43,7 @@ public final class LoadDriver: @unchecked Sendable {
     private let state = Mutex<(loadStart: UInt64, drained: Int, arrivalEndNote: String?)>((0, 0, nil))
 
     /// Throws when the run directory cannot be written.
-    public init(settings: DriverSettings, clock: Clock = SystemClock()) throws {
+    public init(settings: DriverSettings, clock: Clock = MonotonicClock()) throws {
         self.settings = settings
         self.clock = clock
         let origin = SeriesOrigin(clock: clock)

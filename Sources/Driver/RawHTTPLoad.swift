@@ -1,3 +1,4 @@
+import Determinism
 import Dispatch
 import Foundation
 import Metrics
@@ -48,7 +49,7 @@ public enum RawHTTPLoad {
         let workerCount = max(1, min(configuration.workers, configuration.devices))
         var request = ClientRequest(method: "GET", url: configuration.url, timeoutMillis: configuration.timeoutMillis)
         request.collectsHeaders = false
-        let clock = SystemClock()
+        let clock = MonotonicClock()
         let start = clock.nowNanos()
         let deadline = start + configuration.durationNanos
         let group = DispatchGroup()
@@ -88,7 +89,7 @@ final class RawHTTPWorker: @unchecked Sendable {
     private let devices: Int
     private let request: ClientRequest
     private let deadline: UInt64
-    private let clock: SystemClock
+    private let clock: MonotonicClock
     private var running = 0
     private var done: (() -> Void)?
     var succeeded: Int64 = 0
@@ -97,7 +98,7 @@ final class RawHTTPWorker: @unchecked Sendable {
     var latency = HdrHistogram()
 
     init(index: Int, devices: Int, devicesPerClient: Int, request: ClientRequest, deadline: UInt64,
-         clock: SystemClock) {
+         clock: MonotonicClock) {
         self.queue = DispatchQueue(label: "callstorm.raw-http.\(index)", qos: .userInteractive)
         self.devices = devices
         self.request = request

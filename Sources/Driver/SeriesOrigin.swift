@@ -1,3 +1,4 @@
+import Determinism
 import Foundation
 
 /// Where a run's time axis begins. On the system clock, second 0 is put on a whole Unix second, so every
@@ -9,7 +10,7 @@ struct SeriesOrigin {
 
     init(clock: Clock) {
         let mono = clock.nowNanos()
-        guard clock is SystemClock else {
+        guard clock is MonotonicClock else {
             monotonicNanos = mono
             unixSeconds = Int64(Date().timeIntervalSince1970)
             return

@@ -1,4 +1,5 @@
 import CLinux
+import Determinism
 import Locking
 import struct Synchronization.Atomic
 #if canImport(Glibc)
@@ -22,7 +23,7 @@ public final class FaultProxy: Sendable {
     public let upstreamHost: String
     public let upstreamPort: Int
     public let seed: UInt64
-    let clock: any ProxyClock
+    let clock: any Clock
     private let shared: ProxyShared
     private let lifecycle = Mutex(Lifecycle.idle)
     private let boundPort = Atomic<Int>(0)
@@ -41,7 +42,7 @@ public final class FaultProxy: Sendable {
     ///   - decisionLogLimit: how many per-connection toxicity decisions `decisionLog` keeps.
     public init(
         listenHost: String = "127.0.0.1", listenPort: Int = 0, upstreamHost: String = "127.0.0.1",
-        upstreamPort: Int, seed: UInt64, clock: any ProxyClock = SystemProxyClock(), decisionLogLimit: Int = 10_000
+        upstreamPort: Int, seed: UInt64, clock: any Clock = MonotonicClock(), decisionLogLimit: Int = 10_000
     ) {
         self.listenHost = listenHost
         self.listenPort = listenPort

@@ -1,3 +1,5 @@
+import Determinism
+
 // MARK: - Stages
 
 /// A checked toxic ready to be put on connections: its spec and the configured value.
@@ -11,7 +13,7 @@ struct BuiltToxic: Sendable {
                    decided: Bool? = nil) -> any PipelineStage {
         let active = decided ?? ToxicDecision.applies(
             seed: seed, connection: connection, toxic: spec.name, toxicity: spec.toxicity)
-        let random = SeededRandom(seed, connection, SeededRandom.stableHash(spec.name),
+        let random = SeededRandom(keys: seed, connection, SeededRandom.stableHash(spec.name),
                                   flow == .upstream ? 0x75 : 0x64)
         return Self.stage(toxic, spec: spec, active: active, flow: flow, connection: connection,
                           random: random, now: now)

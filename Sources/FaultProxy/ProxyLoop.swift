@@ -1,4 +1,5 @@
 import CLinux
+import Determinism
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -25,7 +26,7 @@ final class ProxyLoop: @unchecked Sendable {
     let upstreamHost: String
     let upstreamPort: Int
     let seed: UInt64
-    let clock: any ProxyClock
+    let clock: any Clock
     let shared: ProxyShared
     private let stopRequested = Atomic<Bool>(false)
 
@@ -48,7 +49,7 @@ final class ProxyLoop: @unchecked Sendable {
 
     // MARK: - Life cycle
 
-    init(listenFD: Int32, upstreamHost: String, upstreamPort: Int, seed: UInt64, clock: any ProxyClock,
+    init(listenFD: Int32, upstreamHost: String, upstreamPort: Int, seed: UInt64, clock: any Clock,
          shared: ProxyShared) throws(FaultProxyError) {
         let epollFD = clinux_epoll_create()
         guard epollFD >= 0 else { throw .systemCallFailed(call: "epoll_create1", errno: errno) }

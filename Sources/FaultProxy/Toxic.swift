@@ -1,3 +1,5 @@
+import Determinism
+
 /// What reaches a toxic on one direction of one connection.
 public enum ToxicEvent: Sendable, Equatable {
     /// The toxic begins on this connection: at accept, or when `setToxics` added it to a live connection.

@@ -1,3 +1,4 @@
+import Determinism
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -18,18 +19,11 @@ enum MessageID {
         return generator.next()
     }()
 
-    private static func mix(_ value: UInt64) -> UInt64 {
-        var z = value
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
     /// A random (version 4) UUID in lowercase canonical form, as APNs generates for a missing `apns-id`.
     static func random() -> String {
-        let n = counter.wrappingAdd(0x9E37_79B9_7F4A_7C15, ordering: .relaxed).newValue
-        var high = mix(n)
-        var low = mix(n ^ salt)
+        let n = counter.wrappingAdd(SeededRandom.golden, ordering: .relaxed).newValue
+        var high = SeededRandom.mix(n)
+        var low = SeededRandom.mix(n ^ salt)
         high = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
         low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
         return String(unsafeUninitializedCapacity: 36) { out in

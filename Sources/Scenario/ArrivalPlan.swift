@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Determinism
 
 /// The deterministic schedule of a run: every call's planned start time, flow and think times.
 ///

@@ -1,4 +1,5 @@
 import CLinux
+import Determinism
 import Dispatch
 @testable import FaultProxy
 import Glibc
@@ -137,7 +138,7 @@ final class FaultProxyTests: XCTestCase {
         XCTAssertTrue(eventually { proxy.stats.bytesUpstream > 0 })
         usleep(20_000)
         XCTAssertEqual(proxy.stats.bytesDownstream, 0, "held: ten virtual seconds have not passed")
-        clock.advance(millis: 10_000)
+        clock.advance(by: 10_000_000_000)
         try proxy.setToxics(toxics)  // the same list: state kept, and the loop wakes to see the new time
         XCTAssertEqual(body(of: client.readAll().bytes), Array("ok".utf8))
     }

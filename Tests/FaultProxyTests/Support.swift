@@ -232,11 +232,3 @@ func eventually(_ seconds: Double = 2, _ condition: () -> Bool) -> Bool {
     return condition()
 }
 
-/// A clock tests move by hand.
-final class ManualClock: ProxyClock, @unchecked Sendable {
-    private let lock = NSLock()
-    private var nanos: UInt64 = 1_000_000_000
-
-    func nowNanos() -> UInt64 { lock.withLock { nanos } }
-    func advance(millis: Double) { lock.withLock { nanos += UInt64(millis * 1e6) } }
-}

@@ -1,3 +1,4 @@
+import Determinism
 import Dispatch
 import Foundation
 import HTTPServer
@@ -563,7 +564,7 @@ final class HTTPServerTests: XCTestCase {
         defer { server.stop() }
 
         let seed: UInt64 = 0xC0FFEE
-        var random = SplitMix64(state: seed)
+        var random = SeededRandom(splitMix: seed)
         let prefixes = ["", "GET / HTTP/1.1\r\n", "POST / HTTP/1.1\r\nContent-Length: 3\r\n\r\n",
                         "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", "GET / HTTP/1.1\r\nExpect: 100-continue\r\n"]
         for round in 0..<150 {

@@ -32,19 +32,6 @@ func eventually(_ seconds: Double = 5, _ condition: () -> Bool) -> Bool {
     return condition()
 }
 
-/// A deterministic generator (SplitMix64) so a failing garbage test can be replayed from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A value shared between a handler and the test, behind a lock.
 final class Locked<Value: Sendable>: Sendable {
     private let mutex: Mutex<Value>

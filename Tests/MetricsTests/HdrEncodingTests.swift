@@ -1,10 +1,11 @@
+import Determinism
 import XCTest
 @testable import Metrics
 
 final class HdrEncodingTests: XCTestCase {
     func testV2EncodingRoundTripsEverySlotAndCount() throws {
         var histogram = HdrHistogram()
-        var generator = SeededGenerator(seed: 3)
+        var generator = SeededRandom(splitMix: 3)
         for _ in 0..<5_000 { histogram.record(Int64.random(in: 0...5_000_000, using: &generator)) }
         histogram.record(3_600_000_000)
         let decoded = try HdrEncoding.decode(histogram.encodedV2())

@@ -1,3 +1,4 @@
+import Determinism
 import Foundation
 import XCTest
 @testable import Metrics
@@ -44,16 +45,16 @@ final class HdrHistogramTests: XCTestCase {
     // MARK: - Percentiles
 
     func testPercentilesOfUniformSamplesStayWithinValueEquivalenceRange() {
-        var rng = SeededGenerator(seed: 1)
+        var rng = SeededRandom(splitMix: 1)
         let samples = (0..<20_000).map { _ in Int64.random(in: 1...5_000_000, using: &rng) }
         assertPercentilesMatch(samples, label: "uniform")
     }
 
     func testPercentilesOfLognormalSamplesStayWithinValueEquivalenceRange() {
-        var rng = SeededGenerator(seed: 2)
+        var rng = SeededRandom(splitMix: 2)
         let samples = (0..<20_000).map { _ -> Int64 in
             // Box–Muller normal, median 50 ms, sigma 1.2: a long latency tail.
-            let u1 = Swift.max(rng.unit(), 1e-12), u2 = rng.unit()
+            let u1 = Swift.max(rng.nextUnit(), 1e-12), u2 = rng.nextUnit()
             let normal = (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
             return Int64(50_000 * exp(1.2 * normal))
         }
@@ -61,15 +62,15 @@ final class HdrHistogramTests: XCTestCase {
     }
 
     func testPercentilesOfExponentialAndParetoSamplesStayWithinValueEquivalenceRange() {
-        var rng = SeededGenerator(seed: 3)
-        let exponential = (0..<10_000).map { _ in Int64(-log(Swift.max(rng.unit(), 1e-12)) * 200_000) }
+        var rng = SeededRandom(splitMix: 3)
+        let exponential = (0..<10_000).map { _ in Int64(-log(Swift.max(rng.nextUnit(), 1e-12)) * 200_000) }
         assertPercentilesMatch(exponential, label: "exponential")
-        let pareto = (0..<10_000).map { _ in Int64(1_000 / pow(Swift.max(rng.unit(), 1e-12), 1 / 1.5)) }
+        let pareto = (0..<10_000).map { _ in Int64(1_000 / pow(Swift.max(rng.nextUnit(), 1e-12), 1 / 1.5)) }
         assertPercentilesMatch(pareto, label: "pareto")
     }
 
     func testPercentilesOfSmallValuesAreExact() {
-        var rng = SeededGenerator(seed: 4)
+        var rng = SeededRandom(splitMix: 4)
         let samples = (0..<5_000).map { _ in Int64.random(in: 0...2_000, using: &rng) }
         var histogram = HdrHistogram()
         for sample in samples { histogram.record(sample) }
@@ -170,7 +171,7 @@ final class HdrHistogramTests: XCTestCase {
     // MARK: - Add, reset, sparse
 
     func testAddEqualsRecordingAllSamplesIntoOne() {
-        var rng = SeededGenerator(seed: 5)
+        var rng = SeededRandom(splitMix: 5)
         var all = HdrHistogram()
         var parts = [HdrHistogram](repeating: HdrHistogram(), count: 3)
         for index in 0..<9_000 {
@@ -189,7 +190,7 @@ final class HdrHistogramTests: XCTestCase {
     }
 
     func testSparseRoundTripPreservesEverything() throws {
-        var rng = SeededGenerator(seed: 6)
+        var rng = SeededRandom(splitMix: 6)
         var histogram = HdrHistogram(highestTrackableValue: 10_000_000)
         for _ in 0..<2_000 { histogram.record(Int64.random(in: 0...20_000_000, using: &rng)) }
         let sparse = histogram.sparse
@@ -231,7 +232,7 @@ final class HdrHistogramTests: XCTestCase {
     // MARK: - Percentile distribution
 
     func testPercentileDistributionIsMonotonicAndEndsAtMax() {
-        var rng = SeededGenerator(seed: 7)
+        var rng = SeededRandom(splitMix: 7)
         var histogram = HdrHistogram()
         for _ in 0..<10_000 { histogram.record(Int64.random(in: 100...1_000_000, using: &rng)) }
         let points = histogram.percentileDistribution(ticksPerHalfDistance: 5)

@@ -1,3 +1,4 @@
+import Determinism
 import Foundation
 import XCTest
 @testable import Metrics
@@ -64,7 +65,7 @@ final class RecorderTests: XCTestCase {
     }
 
     func testMergeOfTwoRecordersEqualsOneRecorderFedEverything() {
-        var rng = SeededGenerator(seed: 11)
+        var rng = SeededRandom(splitMix: 11)
         var all = Recorder(runStartNanos: start)
         var workers = [Recorder(runStartNanos: start), Recorder(runStartNanos: start)]
         let metrics = ["push_to_report", "join.fulfillment", "dial_to_ring"]

@@ -1,4 +1,5 @@
 import Credentials
+import Determinism
 import Foundation
 import HTTPServer
 import PushGateway
@@ -16,7 +17,7 @@ final class GatewayFuzzTests: XCTestCase {
 
     func testMalformedFramesHeadersAndPayloadsNeverCrashOrLeakConnections() throws {
         let seed = UInt64(ProcessInfo.processInfo.environment["CALLSTORM_FUZZ_SEED"] ?? "") ?? 0x5EED_CA11
-        var random = SplitMix(state: seed)
+        var random = SeededRandom(splitMix: seed)
         let dir = try ExternalTool.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let tls = try LocalCertificateAuthority.ensure(stateDirectory: dir).material
@@ -78,7 +79,7 @@ final class GatewayFuzzTests: XCTestCase {
     // MARK: - Generating conversations
 
     /// Bytes for one connection, and whether they end in a well-formed push that must get an answer.
-    private func conversation(_ random: inout SplitMix) -> ([UInt8], Bool) {
+    private func conversation(_ random: inout SeededRandom) -> ([UInt8], Bool) {
         var out: [UInt8] = []
         switch random.next() % 10 {
         case 0:
@@ -132,7 +133,7 @@ final class GatewayFuzzTests: XCTestCase {
          ("apns-topic", "com.example.app.voip")]
     }
 
-    private func mutate(_ headers: inout [(String, String)], _ random: inout SplitMix) {
+    private func mutate(_ headers: inout [(String, String)], _ random: inout SeededRandom) {
         let index = Int(random.next() % UInt64(headers.count))
         switch random.next() % 8 {
         case 0: headers.remove(at: index)
@@ -146,7 +147,7 @@ final class GatewayFuzzTests: XCTestCase {
         }
     }
 
-    private func randomBody(_ random: inout SplitMix) -> [UInt8] {
+    private func randomBody(_ random: inout SeededRandom) -> [UInt8] {
         switch random.next() % 4 {
         case 0: return []
         case 1: return Array(repeating: UInt8(ascii: "x"), count: 20_000)
@@ -155,7 +156,7 @@ final class GatewayFuzzTests: XCTestCase {
         }
     }
 
-    private func randomBytes(_ random: inout SplitMix, max: Int) -> [UInt8] {
+    private func randomBytes(_ random: inout SeededRandom, max: Int) -> [UInt8] {
         (0..<Int(random.next() % UInt64(max + 1))).map { _ in UInt8(truncatingIfNeeded: random.next()) }
     }
 
@@ -243,19 +244,6 @@ final class GatewayFuzzTests: XCTestCase {
             usleep(5_000)
         }
         return condition()
-    }
-}
-
-/// SplitMix64: a tiny seeded generator so a failing run replays.
-struct SplitMix {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -1,3 +1,4 @@
+import Determinism
 import Foundation
 import Metrics
 import XCTest
@@ -50,7 +51,7 @@ final class PercentileAgreementTests: XCTestCase {
     /// ceiling, so the sample count is a multiple of 100: then both read the same rank and must give the same p99.
     func testPythonHdrHistogramDecodesTheIntervalLogsToTheSameP99() throws {
         var recorder = Recorder(runStartNanos: ReportFixtures.start)
-        var rng = SplitMix(seed: 11)
+        var rng = SeededRandom(splitMix: 11)
         for index in 0..<20_000 {
             let micros = Int64(200 + rng.next() % 900_000) + (index % 97 == 0 ? 4_000_000 : 0)
             recorder.record("push_to_report", micros: micros,
@@ -105,15 +106,3 @@ final class PercentileAgreementTests: XCTestCase {
     }
 }
 
-/// A tiny seeded generator so the test data is the same on every run.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-}

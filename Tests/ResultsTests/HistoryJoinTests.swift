@@ -1,3 +1,4 @@
+import Determinism
 import Foundation
 import XCTest
 @testable import Results
@@ -59,7 +60,7 @@ final class HistoryJoinTests: XCTestCase {
     }
 
     func testJoinEqualsAStableSortOfAllLinesForRandomWorkerFiles() throws {
-        var generator = SplitMix(seed: 42)
+        var generator = SeededRandom(splitMix: 42)
         var all: [(t: UInt64, line: String)] = []
         for worker in 0..<5 {
             var t: UInt64 = 0
@@ -101,15 +102,3 @@ final class HistoryJoinTests: XCTestCase {
     }
 }
 
-/// A seeded generator, so the random files are the same every run.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

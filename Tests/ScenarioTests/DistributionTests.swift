@@ -1,3 +1,4 @@
+import Determinism
 import XCTest
 @testable import Scenario
 

@@ -1,5 +1,5 @@
+import Determinism
 import XCTest
-@testable import Scenario
 
 final class SeededRandomTests: XCTestCase {
     func testMatchesTheReferenceAlgorithm() {
@@ -36,5 +36,28 @@ final class SeededRandomTests: XCTestCase {
             XCTAssertTrue(closedOpen >= 0 && closedOpen < 1)
             XCTAssertTrue(openClosed > 0 && openClosed <= 1)
         }
+    }
+
+    func testSplitMixShapeIsSplitMix64FromTheGivenState() {
+        // The fault proxy, device tokens and the tests draw SplitMix64 itself; its sequences must not change.
+        var random = SeededRandom(splitMix: 0)
+        var state: UInt64 = 0
+        XCTAssertEqual(random.next(), 0xE220_A839_7B1D_CDAF)
+        _ = SeededRandom.splitmix64(&state)
+        XCTAssertEqual(random.next(), SeededRandom.splitmix64(&state))
+    }
+
+    func testKeyedShapeMixesEachKeyIntoTheStartingState() {
+        var state = SeededRandom.mix(SeededRandom.mix(0x243F_6A88_85A3_08D3 ^ 7) ^ 9)
+        var keyed = SeededRandom(keys: 7, 9)
+        XCTAssertEqual((0..<10).map { _ in keyed.next() }, (0..<10).map { _ in SeededRandom.splitmix64(&state) })
+        var swapped = SeededRandom(keys: 9, 7)
+        var again = SeededRandom(keys: 7, 9)
+        XCTAssertNotEqual(swapped.next(), again.next())
+    }
+
+    func testStableHashIsFNV1a() {
+        XCTAssertEqual(SeededRandom.stableHash(""), 0xCBF2_9CE4_8422_2325)
+        XCTAssertEqual(SeededRandom.stableHash("a"), 0xAF63_DC4C_8601_EC8C)
     }
 }
