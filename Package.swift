@@ -32,25 +32,28 @@ let package = Package(
         // The one clock protocol (with a hand-moved test clock) and the one seeded generator.
         .target(name: "Determinism", dependencies: ["CLinux"]),
         .target(name: "CallModel"),
+        // The one JSON string escaper and the one HTML/XML escaper.
+        .target(name: "TextEscaping"),
         .target(name: "Metrics"),
         .target(name: "Scenario", dependencies: ["CLibyaml", "Metrics", "Determinism"]),
-        .target(name: "Checker"),
+        .target(name: "Checker", dependencies: ["TextEscaping"]),
 
         // MARK: - I/O modules
         .target(name: "Transport", dependencies: ["CCurl", "CLinux"]),
         .target(name: "Credentials", dependencies: ["CSSL"]),
         .target(name: "HTTPServer", dependencies: ["CLinux", "CSSL", "CLibnghttp2", "Locking"]),
         .target(name: "PushGateway", dependencies: [
-            "HTTPServer", "CallModel", "Credentials", "Metrics", "Locking", "Determinism",
+            "HTTPServer", "CallModel", "Credentials", "Metrics", "Locking", "Determinism", "TextEscaping",
         ]),
         .target(name: "ReferenceTarget", dependencies: [
-            "HTTPServer", "Transport", "CallModel", "Credentials", "Locking",
+            "HTTPServer", "Transport", "CallModel", "Credentials", "Locking", "TextEscaping",
         ]),
         .target(name: "FaultProxy", dependencies: ["CLinux", "Locking", "Determinism"], exclude: ["CREATING_TOXICS.md"]),
         .target(name: "Driver", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "PushGateway", "CLinux", "Results", "Locking", "Determinism",
+            "TextEscaping",
         ]),
-        .target(name: "Reports", dependencies: ["Metrics", "CZlib"]),
+        .target(name: "Reports", dependencies: ["Metrics", "CZlib", "TextEscaping"]),
         .target(name: "Results", dependencies: ["Metrics", "Locking"]),
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
@@ -86,7 +89,7 @@ let package = Package(
         ]),
         .testTarget(name: "ReferenceTargetTests", dependencies: ["ReferenceTarget", "PushGateway", "Transport", "Scenario"]),
         .testTarget(name: "DriverTests", dependencies: ["Driver", "Scenario", "Metrics"]),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Metrics", "Determinism"]),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Metrics", "Determinism", "TextEscaping"]),
         .testTarget(name: "ResultsTests", dependencies: ["Results", "Metrics", "Determinism"]),
         .testTarget(name: "CallstormCLITests", dependencies: [
             "CallstormCLI", "Reports", "Metrics", "Results", "Scenario", "Checker", "HTTPServer", "PushGateway",
@@ -95,5 +98,6 @@ let package = Package(
         .testTarget(name: "CheckerTests", dependencies: ["Checker"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "DeterminismTests", dependencies: ["Determinism"]),
+        .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
     ]
 )

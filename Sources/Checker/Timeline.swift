@@ -1,3 +1,5 @@
+import TextEscaping
+
 /// Sequence diagrams of a violation for the report: one lane per device and one for the server.
 public enum Timeline {
     /// At most this many history lines are drawn; the violation's own events are always among them.
@@ -35,13 +37,14 @@ public enum Timeline {
         }
         var out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\"\(height)\" "
         out += "viewBox=\"0 0 \(width) \(height)\" font-family=\"monospace\" font-size=\"11\">"
-        out += "<title>\(escape(violation.rule.rawValue)): \(escape(violation.message))</title>"
+        out += "<title>\(violation.rule.rawValue.markupEscaped): \(violation.message.markupEscaped)</title>"
         out += "<defs><marker id=\"a\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"6\" "
         out += "markerHeight=\"6\" orient=\"auto-start-reverse\"><path d=\"M0,0L10,5L0,10z\" fill=\"context-stroke\"/>"
         out += "</marker></defs>"
-        out += "<text x=\"4\" y=\"14\" font-weight=\"bold\">\(escape(violation.rule.rawValue))</text>"
+        out += "<text x=\"4\" y=\"14\" font-weight=\"bold\">\(violation.rule.rawValue.markupEscaped)</text>"
         for (name, lx) in lanes.map({ ($0, x($0)) }) + [("server", serverX)] {
-            out += "<text x=\"\(lx)\" y=\"\(top - 14)\" text-anchor=\"middle\" font-weight=\"bold\">\(escape(name))</text>"
+            out += "<text x=\"\(lx)\" y=\"\(top - 14)\" text-anchor=\"middle\" font-weight=\"bold\">"
+            out += "\(name.markupEscaped)</text>"
             out += "<line x1=\"\(lx)\" y1=\"\(top - 8)\" x2=\"\(lx)\" y2=\"\(height - 10)\" stroke=\"#bbb\"/>"
         }
         for (row, i) in rows.enumerated() {
@@ -49,13 +52,13 @@ public enum Timeline {
             let y = top + row * rowHeight + rowHeight / 2
             let color = i == breaking ? "#d00" : (violation.events.contains(i) ? "#000" : "#777")
             let weight = i == breaking ? " font-weight=\"bold\"" : ""
-            out += "<text x=\"4\" y=\"\(y + 4)\" fill=\"\(color)\">\(escape(milliseconds(e.t)))</text>"
+            out += "<text x=\"4\" y=\"\(y + 4)\" fill=\"\(color)\">\(milliseconds(e.t).markupEscaped)</text>"
             func arrow(from x1: Int, to x2: Int, dashed: Bool, label: String) {
                 let dash = dashed ? " stroke-dasharray=\"4 3\"" : ""
                 out += "<line x1=\"\(x1)\" y1=\"\(y)\" x2=\"\(x2)\" y2=\"\(y)\" stroke=\"\(color)\"\(dash) "
                 out += "stroke-width=\"\(i == breaking ? 2 : 1)\" marker-end=\"url(#a)\"/>"
                 out += "<text x=\"\((x1 + x2) / 2)\" y=\"\(y - 4)\" text-anchor=\"middle\" fill=\"\(color)\"\(weight)>"
-                out += "\(escape(label))</text>"
+                out += "\(label.markupEscaped)</text>"
             }
             switch e.body {
             case .invoke(let inv):
@@ -77,7 +80,7 @@ public enum Timeline {
                     + (f.server.map { ", server \(describe($0))" } ?? "")
                 let dx = x(f.device)
                 out += "<circle cx=\"\(dx)\" cy=\"\(y)\" r=\"4\" fill=\"\(color)\"/>"
-                out += "<text x=\"\(dx + 8)\" y=\"\(y + 4)\" fill=\"\(color)\"\(weight)>\(escape(label))</text>"
+                out += "<text x=\"\(dx + 8)\" y=\"\(y + 4)\" fill=\"\(color)\"\(weight)>\(label.markupEscaped)</text>"
             case .stop, .targetKilled:
                 let what = e.body == .stop ? "stop" : "target killed"
                 out += "<line x1=\"\(left)\" y1=\"\(y)\" x2=\"\(serverX)\" y2=\"\(y)\" stroke=\"\(color)\" "
@@ -125,20 +128,5 @@ public enum Timeline {
         let us = t / 1_000
         let frac = us % 1_000
         return "\(us / 1_000).\(frac < 10 ? "00" : frac < 100 ? "0" : "")\(frac) ms"
-    }
-
-    static func escape(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for ch in s {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.append(ch)
-            }
-        }
-        return out
     }
 }

@@ -1,4 +1,5 @@
 import CallModel
+import TextEscaping
 
 /// Lines of `history.jsonl` (docs/CHECKER.md), built by appending text: no encoder on the hot path.
 enum HistoryText {
@@ -19,26 +20,9 @@ enum HistoryText {
         if let other { out += ",\"with\":\"\(other)\"" }
         if let member { out += ",\"member\":\"\(member)\"" }
         if let call { out += ",\"call\":\(call)" }
-        if let step { out += ",\"step\":\"\(escaped(step))\"" }
-        if let race { out += ",\"race\":\"\(escaped(race.name))\",\"offset\":\(race.offset)" }
+        if let step { out += ",\"step\":\"\(JSONText.escape(step))\"" }
+        if let race { out += ",\"race\":\"\(JSONText.escape(race.name))\",\"offset\":\(race.offset)" }
         return out + "}"
-    }
-
-    /// Flow and step names come from the scenario author: keep them valid JSON strings.
-    static func escaped(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) else {
-            return text
-        }
-        var out = ""
-        for ch in text.unicodeScalars {
-            switch ch {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case _ where ch.value < 0x20: out += String(format: "\\u%04x", ch.value)
-            default: out.unicodeScalars.append(ch)
-            }
-        }
-        return out
     }
 
     static func complete(t: UInt64, op: UInt64, outcome: String, reason: String?, conversation: String?,

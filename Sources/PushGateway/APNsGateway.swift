@@ -3,6 +3,7 @@ import Foundation
 import HTTPServer
 import Locking
 import struct Synchronization.Atomic
+import TextEscaping
 
 /// The push gateway: APNs's provider API (`POST /3/device/<token>`) answered exactly as APNs would, and FCM
 /// HTTP v1 (`POST /v1/projects/{p}/messages:send`) as a second ingress. Accepted pushes go to the sink.
@@ -208,7 +209,7 @@ public final class APNsGateway: HTTPHandler {
             let project = push.topic.dropFirst(4)
             let name = "projects/\(project)/messages/\(messageID)"
             log?("fcm 200 \(push.pushType.rawValue) \(request.path) name=\(name)")
-            return HTTPResponse.json(200, "{\"name\":\"\(jsonEscaped(name))\"}")
+            return HTTPResponse.json(200, "{\"name\":\"\(JSONText.escape(name))\"}")
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import TextEscaping
 
 /// An FCM HTTP v1 error: the status, FCM's canonical status name and error code, in FCM's body shape.
 public struct FCMRejection: Error, Sendable, Equatable, CustomStringConvertible {
@@ -61,7 +62,7 @@ public struct FCMRejection: Error, Sendable, Equatable, CustomStringConvertible 
     public var status: Int { code.status }
 
     public var body: String {
-        let text = jsonEscaped(message)
+        let text = JSONText.escape(message)
         var details = ""
         if code.isFCMCode {
             details = ",\"details\":[{\"@type\":\"type.googleapis.com/google.firebase.fcm.v1.FcmError\","
@@ -174,19 +175,4 @@ public struct FCMIngress: Sendable {
         guard parts.count <= 2, !parts[0].isEmpty else { return false }
         return parts.allSatisfy { $0.allSatisfy { $0.isASCII && $0.isNumber } } && (parts.count == 1 || !parts[1].isEmpty)
     }
-}
-
-func jsonEscaped(_ text: String) -> String {
-    var out = ""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case let s where s.value < 0x20: out += "\\u" + String(repeating: "0", count: 4 - String(s.value, radix: 16).count)
-            + String(s.value, radix: 16)
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out
 }

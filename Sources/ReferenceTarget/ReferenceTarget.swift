@@ -4,6 +4,7 @@ import Foundation
 import HTTPServer
 import Locking
 import struct Synchronization.Atomic
+import TextEscaping
 
 /// The embedded call server callstorm tests against by default (docs/PROTOCOL.md). Correct and atomic: every
 /// change to a conversation happens under one lock and bumps its version. Pushes go to the push gateway through

@@ -1,4 +1,5 @@
 import CallModel
+import TextEscaping
 
 /// A device as the reference target knows it after `POST /v1/devices`.
 struct RegisteredDevice: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import Metrics
+import TextEscaping
 
 /// `callstorm compare`: every latency statistic of two runs side by side, with the relative change and a
 /// regression verdict. Higher latency is worse; a statistic regresses when the current value exceeds the base by
@@ -122,14 +123,15 @@ public struct Comparison: Sendable {
         html += "</style>\n</head>\n<body>\n<main>\n"
         html += "<header class=\"verdict \(passed ? "pass" : "fail")\" id=\"verdict\">\n"
         html += "<h1><span class=\"badge\">\(passed ? "PASS" : "REGRESSION")</span> compare</h1>\n"
-        html += "<p>base <code>\(baseName.htmlEscaped)</code> → current <code>\(currentName.htmlEscaped)</code>: "
+        html += "<p>base <code>\(baseName.markupEscaped)</code> → current <code>\(currentName.markupEscaped)</code>: "
         html += passed ? "no regression.</p>\n" : "\(regressions.count) statistic(s) regressed.</p>\n"
         html += "</header>\n<section>\n<h2>Every metric</h2>\n<table class=\"numbers\">\n"
         html += "<thead><tr><th>metric</th><th>statistic</th><th>base</th><th>current</th><th>change</th>"
         html += "<th>allowed</th><th>verdict</th></tr></thead>\n<tbody>\n"
         for row in rows {
             let verdict = row.allowed == nil ? "shown only" : (row.regressed ? "REGRESSION" : "ok")
-            html += "<tr\(row.regressed ? " class=\"regressed\"" : "")><th scope=\"row\">\(row.metric.htmlEscaped)</th>"
+            html += "<tr\(row.regressed ? " class=\"regressed\"" : "")>"
+            html += "<th scope=\"row\">\(row.metric.markupEscaped)</th>"
             html += "<td>\(row.statistic)</td><td>\(Self.cell(row.base, statistic: row.statistic))</td>"
             html += "<td>\(Self.cell(row.current, statistic: row.statistic))</td><td>\(Self.percent(row.change))</td>"
             html += "<td>\(row.allowed.map { "+" + ReportFormat.fixed($0 * 100, decimals: 1) + "%" } ?? "")</td>"

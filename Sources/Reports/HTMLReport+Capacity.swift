@@ -1,4 +1,5 @@
 import Metrics
+import TextEscaping
 
 extension HTMLReport {
     /// The knee of a `capacity:` ramp: the sentence, the statistic per window against the delivered rate (the
@@ -7,7 +8,7 @@ extension HTMLReport {
         guard let capacity = result.capacity else { return "" }
         let label = capacity.spec.limit.key
         var html = "<section class=\"chart-section\" id=\"capacity\">\n<h2>Capacity</h2>\n"
-        html += "<p class=\"capacity-summary\">\(capacity.summary.htmlEscaped)</p>\n"
+        html += "<p class=\"capacity-summary\">\(capacity.summary.markupEscaped)</p>\n"
         let passed = capacity.windows.filter(\.passed)
         let failed = capacity.windows.filter { !$0.passed }
         func points(_ windows: [CapacityWindow]) -> [SVGLineChart.Point] {

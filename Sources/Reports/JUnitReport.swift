@@ -1,5 +1,6 @@
 import Foundation
 import Metrics
+import TextEscaping
 
 /// junit.xml in the shape CI systems read (Jenkins, GitLab, GitHub Actions reporters): one `<testsuites>` with
 /// one `<testsuite>`, one `<testcase>` per threshold, and a `<failure>` holding the measured value for each
@@ -16,66 +17,43 @@ enum JUnitReport {
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         xml += "<testsuites name=\"callstorm\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errors)\" "
         xml += "time=\"\(time)\">\n"
-        xml += "  <testsuite name=\"\(suite.xmlEscaped)\" tests=\"\(tests)\" failures=\"\(failures)\" "
+        xml += "  <testsuite name=\"\(suite.markupEscaped)\" tests=\"\(tests)\" failures=\"\(failures)\" "
         xml += "errors=\"\(errors)\" skipped=\"0\" time=\"\(time)\" "
-        xml += "timestamp=\"\(ReportFormat.iso8601UTC(facts.startedAt))\" hostname=\"\(facts.machine.xmlEscaped)\">\n"
+        xml += "timestamp=\"\(ReportFormat.iso8601UTC(facts.startedAt))\" "
+        xml += "hostname=\"\(facts.machine.markupEscaped)\">\n"
         xml += "    <properties>\n"
         let properties: [(String, String)] = [
             ("scenario", facts.scenario), ("seed", String(facts.seed)), ("version", facts.version),
             ("shard", facts.shard ?? ""), ("command", facts.commandLine),
         ]
         for (name, value) in properties {
-            xml += "      <property name=\"\(name.xmlEscaped)\" value=\"\(value.xmlEscaped)\"/>\n"
+            xml += "      <property name=\"\(name.markupEscaped)\" value=\"\(value.markupEscaped)\"/>\n"
         }
         xml += "    </properties>\n"
         for item in cases {
             let name = item.threshold.text
-            xml += "    <testcase classname=\"\(suite.xmlEscaped).slo\" name=\"\(name.xmlEscaped)\" time=\"0\""
+            xml += "    <testcase classname=\"\(suite.markupEscaped).slo\" name=\"\(name.markupEscaped)\" time=\"0\""
             if item.passed {
                 xml += "/>\n"
                 continue
             }
             let message = "measured \(item.measuredText), limit \(item.threshold.comparison.rawValue) "
                 + "\(item.threshold.limitText)"
-            xml += ">\n      <failure message=\"\(message.xmlEscaped)\" type=\"threshold\">"
+            xml += ">\n      <failure message=\"\(message.markupEscaped)\" type=\"threshold\">"
             var body = "\(item.threshold.key): measured \(item.measuredText), expected \(item.threshold.comparison.rawValue) "
                 + "\(item.threshold.limitText)"
             if !item.threshold.source.isEmpty { body += " (defined at \(item.threshold.source))" }
-            xml += body.xmlEscaped + "</failure>\n    </testcase>\n"
+            xml += body.markupEscaped + "</failure>\n    </testcase>\n"
         }
         if facts.interrupted {
-            xml += "    <testcase classname=\"\(suite.xmlEscaped).run\" name=\"run completed\" time=\"\(time)\">\n"
+            xml += "    <testcase classname=\"\(suite.markupEscaped).run\" name=\"run completed\" time=\"\(time)\">\n"
             xml += "      <error message=\"the run was interrupted; the report is partial\" type=\"interrupted\"/>\n"
             xml += "    </testcase>\n"
         }
         if !result.notes.isEmpty {
-            xml += "    <system-out>" + result.notes.joined(separator: "\n").xmlEscaped + "</system-out>\n"
+            xml += "    <system-out>" + result.notes.joined(separator: "\n").markupEscaped + "</system-out>\n"
         }
         xml += "  </testsuite>\n</testsuites>\n"
         return xml
-    }
-}
-
-extension String {
-    /// Text safe in XML 1.0 content and attributes: the five entities escaped, control characters XML forbids
-    /// dropped (a tab, LF and CR stay; in attributes they are written as character references).
-    var xmlEscaped: String {
-        var out = ""
-        for scalar in unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\n": out += "&#10;"
-            case "\r": out += "&#13;"
-            case "\t": out += "&#9;"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF { continue }
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
     }
 }

@@ -1,3 +1,5 @@
+import TextEscaping
+
 /// What the history checker found, for the Races section of report.html: the rules checked, violations by rule,
 /// violations per race offset (a heat strip) and per operation pair, and timelines of the first violations.
 ///
@@ -94,7 +96,7 @@ public struct RacesSection: Sendable, Codable, Equatable {
         html += "</tr></thead>\n<tbody>\n"
         for row in rules {
             html += "<tr\(row.violations > 0 ? " class=\"failed\"" : "")><th scope=\"row\"><code>"
-            html += "\(row.rule.htmlEscaped)</code></th><td>\(row.violations)</td></tr>\n"
+            html += "\(row.rule.markupEscaped)</code></th><td>\(row.violations)</td></tr>\n"
         }
         html += "</tbody>\n</table>\n"
         if !offsets.isEmpty {
@@ -108,18 +110,18 @@ public struct RacesSection: Sendable, Codable, Equatable {
             for p in pairs {
                 let rules = p.violationsByRule.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
                     .joined(separator: ", ")
-                html += "<tr><th scope=\"row\">\(p.name.htmlEscaped)</th><td>\(p.label.htmlEscaped)</td>"
+                html += "<tr><th scope=\"row\">\(p.name.markupEscaped)</th><td>\(p.label.markupEscaped)</td>"
                 html += "<td>\(p.races)</td><td>\(p.violations)</td><td>\(p.racesWithViolations)</td>"
-                html += "<td>\(rules.htmlEscaped)</td></tr>\n"
+                html += "<td>\(rules.markupEscaped)</td></tr>\n"
             }
             html += "</tbody>\n</table>\n"
         }
         if !timelines.isEmpty {
             html += "<h3>First violations</h3>\n"
             for t in timelines {
-                var caption = "\(t.number). <code>\(t.rule.htmlEscaped)</code>"
+                var caption = "\(t.number). <code>\(t.rule.markupEscaped)</code>"
                 if let o = t.offsetNanos { caption += " at offset \(Self.offsetText(o))" }
-                caption += ": \(t.message.htmlEscaped)"
+                caption += ": \(t.message.markupEscaped)"
                 if repros.contains(t.number) {
                     caption += " — replay: <code>callstorm replay repro-\(t.number).yaml --repeat 10</code>"
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import TextEscaping
 
 /// Number and text formatting shared by every output, so the CSV, JSON and HTML show identical figures.
 enum ReportFormat {
@@ -64,24 +65,5 @@ enum ReportFormat {
         let restText = (rest < 10 ? "0" : "") + fixed(rest, decimals: 1) + "s"
         if hours > 0 { return "\(hours)h \(minutes % 60)m \(restText)" }
         return "\(minutes)m \(restText)"
-    }
-}
-
-extension String {
-    /// Text safe inside HTML elements and quoted attributes.
-    var htmlEscaped: String {
-        var result = ""
-        result.reserveCapacity(utf8.count)
-        for character in unicodeScalars {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.unicodeScalars.append(character)
-            }
-        }
-        return result
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TextEscaping
 
 /// A line chart rendered as inline SVG, with no script and no external resource, so a report stays one
 /// self-contained file that prints and opens offline.
@@ -147,17 +148,17 @@ public struct SVGLineChart: Sendable {
     /// - Parameter id: written as `data-chart`, so tests and scripts can find a chart by name.
     public func svg(id: String? = nil) -> String {
         let all = drawableSeries
-        let idAttribute = id.map { " data-chart=\"\($0.htmlEscaped)\"" } ?? ""
+        let idAttribute = id.map { " data-chart=\"\($0.markupEscaped)\"" } ?? ""
         var out = "<svg class=\"chart\"\(idAttribute) viewBox=\"0 0 \(n(width)) \(n(height))\" role=\"img\" "
-        out += "aria-label=\"\(title.htmlEscaped)\" preserveAspectRatio=\"xMidYMid meet\">\n"
-        out += "<title>\(title.htmlEscaped)</title>\n"
-        out += "<text x=\"\(n(marginLeft))\" y=\"22\" class=\"chart-title\">\(title.htmlEscaped)</text>\n"
+        out += "aria-label=\"\(title.markupEscaped)\" preserveAspectRatio=\"xMidYMid meet\">\n"
+        out += "<title>\(title.markupEscaped)</title>\n"
+        out += "<text x=\"\(n(marginLeft))\" y=\"22\" class=\"chart-title\">\(title.markupEscaped)</text>\n"
 
         guard all.contains(where: { !$0.points.isEmpty }) else {
             out += "<rect x=\"\(n(marginLeft))\" y=\"\(n(marginTop))\" width=\"\(n(plotWidth))\" "
             out += "height=\"\(n(plotHeight))\" fill=\"none\" stroke=\"#dadce0\"/>\n"
             out += "<text x=\"\(n(marginLeft + plotWidth / 2))\" y=\"\(n(marginTop + plotHeight / 2))\" "
-            out += "text-anchor=\"middle\" class=\"chart-empty\">\(emptyMessage.htmlEscaped)</text>\n</svg>"
+            out += "text-anchor=\"middle\" class=\"chart-empty\">\(emptyMessage.markupEscaped)</text>\n</svg>"
             return out
         }
 
@@ -203,11 +204,11 @@ public struct SVGLineChart: Sendable {
             let left = Swift.max(mapX(Swift.min(range.fromX, range.toX)), marginLeft)
             let right = Swift.min(mapX(Swift.max(range.fromX, range.toX)), marginLeft + plotWidth)
             guard right > left else { continue }
-            out += "<g class=\"shade\"><title>\(range.label.htmlEscaped)</title>"
+            out += "<g class=\"shade\"><title>\(range.label.markupEscaped)</title>"
             out += "<rect x=\"\(n(left))\" y=\"\(n(marginTop))\" width=\"\(n(right - left))\" "
-            out += "height=\"\(n(plotHeight))\" fill=\"\(range.color.htmlEscaped)\" fill-opacity=\"0.18\"/>"
+            out += "height=\"\(n(plotHeight))\" fill=\"\(range.color.markupEscaped)\" fill-opacity=\"0.18\"/>"
             out += "<text x=\"\(n(left + 3))\" y=\"\(n(marginTop + plotHeight - 5))\" class=\"shade-label\">"
-            out += "\(range.label.htmlEscaped)</text></g>\n"
+            out += "\(range.label.markupEscaped)</text></g>\n"
         }
 
         // grid and axes
@@ -230,23 +231,23 @@ public struct SVGLineChart: Sendable {
         }
         for tick in xTicks {
             out += "<text x=\"\(n(mapX(tickValue(tick.value))))\" y=\"\(n(plotBottom + 16))\" text-anchor=\"middle\">"
-            out += "\(tick.label.htmlEscaped)</text>\n"
+            out += "\(tick.label.markupEscaped)</text>\n"
         }
         out += "<text x=\"\(n(marginLeft + plotWidth / 2))\" y=\"\(n(height - 8))\" text-anchor=\"middle\" "
-        out += "class=\"axis-label\">\(xLabel.htmlEscaped)</text>\n"
+        out += "class=\"axis-label\">\(xLabel.markupEscaped)</text>\n"
         let yLabelY = marginTop + plotHeight / 2
         out += "<text x=\"16\" y=\"\(n(yLabelY))\" text-anchor=\"middle\" class=\"axis-label\" "
-        out += "transform=\"rotate(-90 16 \(n(yLabelY)))\">\(yLabel.htmlEscaped)</text>\n"
+        out += "transform=\"rotate(-90 16 \(n(yLabelY)))\">\(yLabel.markupEscaped)</text>\n"
         out += "</g>\n"
 
         // reference line
         if let reference = referenceLine, reference.y.isFinite {
             let y = mapY(reference.y)
             out += "<g class=\"reference\"><line x1=\"\(n(marginLeft))\" x2=\"\(n(marginLeft + plotWidth))\" "
-            out += "y1=\"\(n(y))\" y2=\"\(n(y))\" stroke=\"\(reference.color.htmlEscaped)\" stroke-width=\"1.5\" "
+            out += "y1=\"\(n(y))\" y2=\"\(n(y))\" stroke=\"\(reference.color.markupEscaped)\" stroke-width=\"1.5\" "
             out += "stroke-dasharray=\"6 4\"/>"
             out += "<text x=\"\(n(marginLeft + plotWidth - 4))\" y=\"\(n(y - 5))\" text-anchor=\"end\" "
-            out += "fill=\"\(reference.color.htmlEscaped)\">\(reference.label.htmlEscaped)</text></g>\n"
+            out += "fill=\"\(reference.color.markupEscaped)\">\(reference.label.markupEscaped)</text></g>\n"
         }
 
         // series
@@ -255,14 +256,15 @@ public struct SVGLineChart: Sendable {
             let peak = item.points.max { $0.y < $1.y }!
             let hover = "\(item.name): peak \(NiceScale.plain(peak.y)) at \(NiceScale.plain(peak.x)), "
                 + "last \(NiceScale.plain(item.points.last!.y))"
-            out += "<g class=\"series\" data-hover=\"\(hover.htmlEscaped)\"><title>\(item.name.htmlEscaped)</title>\n"
+            out += "<g class=\"series\" data-hover=\"\(hover.markupEscaped)\">"
+            out += "<title>\(item.name.markupEscaped)</title>\n"
             for segment in segments(of: item) {
                 if segment.count == 1 {
                     out += "<circle cx=\"\(n(mapX(segment[0].x)))\" cy=\"\(n(mapY(segment[0].y)))\" r=\"2.5\" "
-                    out += "fill=\"\(item.color.htmlEscaped)\"/>\n"
+                    out += "fill=\"\(item.color.markupEscaped)\"/>\n"
                 } else {
                     let path = segment.map { "\(n(mapX($0.x))),\(n(mapY($0.y)))" }.joined(separator: " ")
-                    out += "<polyline fill=\"none\" stroke=\"\(item.color.htmlEscaped)\" stroke-width=\"1.8\" "
+                    out += "<polyline fill=\"none\" stroke=\"\(item.color.markupEscaped)\" stroke-width=\"1.8\" "
                     out += "stroke-linejoin=\"round\"\(dash) points=\"\(path)\"/>\n"
                 }
             }
@@ -300,8 +302,8 @@ public struct SVGLineChart: Sendable {
     private func legendEntry(_ item: Series, x: Double, y: Double) -> String {
         let dash = item.dashed ? " stroke-dasharray=\"4 3\"" : ""
         return "<line x1=\"\(n(x))\" x2=\"\(n(x + 18))\" y1=\"\(n(y))\" y2=\"\(n(y))\" "
-            + "stroke=\"\(item.color.htmlEscaped)\" stroke-width=\"2.5\"\(dash)/>"
-            + "<text x=\"\(n(x + 22))\" y=\"\(n(y + 4))\">\(item.name.htmlEscaped)</text>\n"
+            + "stroke=\"\(item.color.markupEscaped)\" stroke-width=\"2.5\"\(dash)/>"
+            + "<text x=\"\(n(x + 22))\" y=\"\(n(y + 4))\">\(item.name.markupEscaped)</text>\n"
     }
 
     /// Percentile tick positions are given already transformed; undo that so `mapX` can transform again.

@@ -3,6 +3,7 @@ import Foundation
 import Metrics
 import XCTest
 @testable import Reports
+import TextEscaping
 
 /// The same figure must read the same everywhere: summary.csv, report.html, summary.json, and the .hlog files
 /// as decoded by another HdrHistogram implementation (Python's `hdrh`).
@@ -31,8 +32,8 @@ final class PercentileAgreementTests: XCTestCase {
             XCTAssertEqual(String(json.count), column("count"), name)
             // The HTML row holds count, p50, p90, p99, p99.9, max in that order.
             let cells = ["count", "p50", "p90", "p99", "p99.9", "max"].map { "<td>\(column($0))</td>" }.joined()
-            XCTAssertTrue(html.contains("<tr data-metric=\"\(name.htmlEscaped)\"><th scope=\"row\">"
-                + "\(name.htmlEscaped)</th>\(cells)</tr>"), "HTML row of \(name)")
+            XCTAssertTrue(html.contains("<tr data-metric=\"\(name.markupEscaped)\"><th scope=\"row\">"
+                + "\(name.markupEscaped)</th>\(cells)</tr>"), "HTML row of \(name)")
         }
         XCTAssertNotNil(summary.metrics["join.fulfillment@incoming-1to1/answer"], "flow-step metrics are included")
     }
