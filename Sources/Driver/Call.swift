@@ -1,5 +1,5 @@
 import CallModel
-import PushGateway
+import PushModel
 import Scenario
 
 /// A simulated device: its identity, its app's conversation manager, and the call (flow run) it takes part in.

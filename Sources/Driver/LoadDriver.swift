@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Metrics
-import PushGateway
+import PushModel
 import Scenario
 import Locking
 import struct Synchronization.Atomic

@@ -1,7 +1,7 @@
 import CallModel
 import Foundation
 import Metrics
-import PushGateway
+import PushModel
 import Results
 import Scenario
 

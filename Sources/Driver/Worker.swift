@@ -3,7 +3,7 @@ import CLinux
 import Dispatch
 import Foundation
 import Metrics
-import PushGateway
+import PushModel
 import Results
 import Scenario
 import Locking
