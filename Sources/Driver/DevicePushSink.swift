@@ -1,6 +1,6 @@
 import Determinism
 import Foundation
-import PushGateway
+import PushModel
 import Scenario
 
 /// The push gateway's sink: finds the device from its token, applies the push-path faults of the active windows
