@@ -1,3 +1,4 @@
+import Chaos
 import Dispatch
 import Driver
 import Foundation

@@ -1,5 +1,7 @@
 import CallModel
+import Chaos
 import Foundation
+import Metrics
 import Results
 import Scenario
 import Transport
@@ -109,24 +111,15 @@ extension Worker {
         // The number of this action in its call: the same join of the same call draws the same, every run.
         let seq = UInt64(calls[key.call]?.actions.count ?? 0)
         let flow = calls[key.call]?.flow.name ?? ""
-        for (i, w) in faults.active(forCallPlannedAt: planned, device: device, flow: flow) {
-            guard let d = w.device else { continue }
-            let strength = w.intensity(at: planned)
-            if d.joinFailure > 0, faults.draw(i, key.subject, seq, 6) < d.joinFailure * strength {
-                recorder.count("faults.device.join_failed", atNanos: now)
-                faultLog.add(.init(sinceLoadNanos: since, window: w.name, kind: "device.join_failed", device: device,
-                                   seq: seq, call: key.call, role: key.role))
-                return .failure
-            }
-            if let distribution = d.joinDelay {
-                var rng = faults.rng(i, key.subject, seq, 7)
-                recorder.count("faults.device.join_delayed", atNanos: now)
-                faultLog.add(.init(sinceLoadNanos: since, window: w.name, kind: "device.join_delayed", device: device,
-                                   seq: seq, call: key.call, role: key.role))
-                return .delay(UInt64(Double(distribution.sample(using: &rng)) * strength))
-            }
+        guard let (decision, note) = faults.joinDecision(device: device, subject: key.subject, seq: seq,
+                                                         plannedSinceLoad: planned, flow: flow) else { return nil }
+        recorder.count(MetricName.fault(note.kind), atNanos: now)
+        faultLog.add(.init(sinceLoadNanos: since, window: note.window, kind: note.kind, device: device, seq: seq,
+                           call: key.call, role: key.role))
+        switch decision {
+        case .fail: return .failure
+        case .delay(let nanos): return .delay(nanos)
         }
-        return nil
     }
 
     // MARK: - Race mode

@@ -1,4 +1,5 @@
 import CallModel
+import Chaos
 import Foundation
 import Metrics
 import PushGateway
@@ -41,12 +42,10 @@ extension Worker {
            let key = faultSubject(local) {
             let device = devices[local].identity.index
             let flow = calls[key.call]?.flow.name ?? ""
-            for (i, w) in faults.active(forCallPlannedAt: planned, device: device, flow: flow) {
-                guard let distribution = w.device?.reportDelay else { continue }
-                var rng = faults.rng(i, key.subject, 0, 5)
-                let delay = UInt64(Double(distribution.sample(using: &rng)) * w.intensity(at: planned))
-                recorder.count("faults.device.report_delayed", atNanos: now)
-                faultLog.add(.init(sinceLoadNanos: since, window: w.name, kind: "device.report_delayed",
+            if let (delay, note) = faults.reportDelay(device: device, subject: key.subject, plannedSinceLoad: planned,
+                                                      flow: flow) {
+                recorder.count(MetricName.fault(note.kind), atNanos: now)
+                faultLog.add(.init(sinceLoadNanos: since, window: note.window, kind: note.kind,
                                    device: device, seq: 0, call: key.call, role: key.role))
                 schedule(.report(push: push, local: local), at: now + delay)
                 rearm()

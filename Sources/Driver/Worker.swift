@@ -1,5 +1,6 @@
 import CallModel
 import CLinux
+import Chaos
 import Dispatch
 import Foundation
 import Metrics
