@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "Driver", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "PushGateway", "CLinux", "Results", "Locking", "Chaos",
         ]),
-        .target(name: "Reports", dependencies: ["Metrics", "CZlib"]),
+        .target(name: "Reports", dependencies: ["Metrics", "Results", "CZlib"]),
         .target(name: "Results", dependencies: ["Metrics", "Locking"]),
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
@@ -82,7 +82,7 @@ let package = Package(
         .testTarget(name: "ReferenceTargetTests", dependencies: ["ReferenceTarget", "PushGateway", "Transport", "Scenario"]),
         .testTarget(name: "ChaosTests", dependencies: ["Chaos", "Scenario", "FaultProxy", "Metrics"]),
         .testTarget(name: "DriverTests", dependencies: ["Driver", "Scenario", "Metrics"]),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Metrics"]),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Metrics", "Results"]),
         .testTarget(name: "ResultsTests", dependencies: ["Results", "Metrics"]),
         .testTarget(name: "CallstormCLITests", dependencies: [
             "CallstormCLI", "Reports", "Metrics", "Results", "Scenario", "Checker", "HTTPServer", "PushGateway",

@@ -1,4 +1,5 @@
 import Foundation
+import Results
 
 /// The reference target run as a child process (`target: { embedded: true, process: true }`), so a fault window
 /// can kill it like a crash and start it again on the same port. Registrations survive in a file (as in a
@@ -37,7 +38,7 @@ final class TargetProcess: @unchecked Sendable {
         self.executable = executable
         self.directory = directory
         baseArguments = ["target", "--exit-with-parent",
-                         "--registrations", directory.appendingPathComponent("target-registrations.jsonl").path]
+                         "--registrations", RunBundle(directory).targetRegistrations.path]
             + arguments
     }
 

@@ -6,11 +6,12 @@ import Foundation
 ///
 /// ```
 /// <run>/                      report files (report.html, summary.*, …: `ReportWriter`), scenario.yaml,
-///                             actions.csv, pushes.csv, history.jsonl, faults.csv, checker.json, races.json,
+///                             actions.csv, pushes.csv, history.jsonl, faults.csv, checker.json,
 ///                             violation-<n>.svg, repro-<n>.yaml, shard.json, compare.html
 /// <run>/raw/                  what the run streams while it runs: actions-w<i>.csv, pushes-w<i>.csv,
 ///                             history-w<i>.jsonl, recorder-w<i>.json (+ .segments.jsonl), recorder-harness.json,
-///                             history-wfaults.jsonl, facts.json, notes.json, fault-windows.json, finished
+///                             history-wfaults.jsonl, facts.json, notes.json, races.json, fault-windows.json,
+///                             finished
 /// ```
 public struct RunBundle: Sendable, Equatable {
     /// The run directory itself.
@@ -52,10 +53,25 @@ public struct RunBundle: Sendable, Equatable {
     /// The run's facts (scenario, seed, machine, duration), saved before the first call and again at the end.
     public var facts: URL { rawFile("facts.json") }
     public var notes: URL { rawFile("notes.json") }
+    /// The history checker's race summary for the report (rebuilt reports read it back).
+    public var races: URL { rawFile("races.json") }
     /// The scenario's fault windows in report seconds, so a rebuilt report shades them too.
     public var faultWindows: URL { rawFile("fault-windows.json") }
     /// Present only when the run ended normally (not killed): then facts.json holds the final duration.
     public var finished: URL { rawFile("finished") }
+
+    // MARK: - Report files (`ReportWriter`; `callstorm report` rewrites them from raw/)
+
+    public static let reportHTMLFileName = "report.html"
+    public static let summaryCSVFileName = "summary.csv"
+    public static let countersCSVFileName = "counters.csv"
+    public static let timeseriesCSVFileName = "timeseries.csv"
+    public static let summaryJSONFileName = "summary.json"
+    public static let junitFileName = "junit.xml"
+    /// One HdrHistogram interval log per latency metric.
+    public static let hlogDirectoryName = "hlog"
+    public var reportHTML: URL { file(Self.reportHTMLFileName) }
+    public var summaryJSON: URL { file(Self.summaryJSONFileName) }
 
     // MARK: - Joined and derived files
 
@@ -66,7 +82,6 @@ public struct RunBundle: Sendable, Equatable {
     public static let scenarioFileName = "scenario.yaml"
     public var scenario: URL { file(Self.scenarioFileName) }
     public var checker: URL { file("checker.json") }
-    public var races: URL { file("races.json") }
     /// The n-th violation's timeline (1-based).
     public func violationTimeline(_ n: Int) -> URL { file("violation-\(n).svg") }
     /// The n-th violation's repro file (1-based).
