@@ -39,8 +39,12 @@ final class HarnessSampler: @unchecked Sendable {
     private func sample() {
         let now = Self.monotonicNanos()
         if let rss = Self.residentMiB() { recorder.gauge(MetricName.harnessRSSMiB, value: rss, atNanos: now) }
-        if let fds = Self.openFileDescriptors() { recorder.gauge(MetricName.harnessFDs, value: Double(fds), atNanos: now) }
-        if let threads = Self.threadCount() { recorder.gauge(MetricName.harnessThreads, value: Double(threads), atNanos: now) }
+        if let fds = Self.openFileDescriptors() {
+            recorder.gauge(MetricName.harnessFDs, value: Double(fds), atNanos: now)
+        }
+        if let threads = Self.threadCount() {
+            recorder.gauge(MetricName.harnessThreads, value: Double(threads), atNanos: now)
+        }
         if let cpu = Self.cpuSeconds() {
             if let last = lastTicks, now > last.wall {
                 let percent = (cpu - last.cpu) / (Double(now - last.wall) / 1e9) * 100

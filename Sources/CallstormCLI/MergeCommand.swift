@@ -143,7 +143,8 @@ enum MergeCommand {
             if thresholds.isEmpty {
                 let c = merged.counters
                 notes.append("No thresholds: \(c[MetricName.callsCompleted] ?? 0) calls completed, " +
-                    "\(c[MetricName.callsFailed] ?? 0) failed, \(c[MetricName.pushDeadlineMissed] ?? 0) push deadlines missed " +
+                    "\(c[MetricName.callsFailed] ?? 0) failed, " +
+                    "\(c[MetricName.pushDeadlineMissed] ?? 0) push deadlines missed " +
                     "(merged over \(parts.count) shards).")
             }
             written = try RunReporting.write(run: out, facts: facts, recorder: merged, thresholds: thresholds,

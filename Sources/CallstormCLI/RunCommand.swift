@@ -1,4 +1,3 @@
-import Chaos
 import Dispatch
 import Driver
 import Foundation
