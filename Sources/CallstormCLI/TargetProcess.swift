@@ -60,9 +60,8 @@ final class TargetProcess: @unchecked Sendable {
     /// Starts the child (on a free port the first time, on the same port after that) and returns once it
     /// answers, or throws after `timeout` seconds with the child stopped.
     func start(timeout: Double = 10) throws {
-        let logName = "target-\(starts + 1)"
-        let out = directory.appendingPathComponent("\(logName).out")
-        let err = directory.appendingPathComponent("\(logName).err")
+        let out = RunBundle(directory).targetOutput(start: starts + 1)
+        let err = RunBundle(directory).targetErrors(start: starts + 1)
         FileManager.default.createFile(atPath: out.path, contents: nil)
         FileManager.default.createFile(atPath: err.path, contents: nil)
         let child = Process()

@@ -7,7 +7,8 @@ import Foundation
 /// ```
 /// <run>/                      report files (report.html, summary.*, …: `ReportWriter`), scenario.yaml,
 ///                             actions.csv, pushes.csv, history.jsonl, faults.csv, checker.json,
-///                             violation-<n>.svg, repro-<n>.yaml, shard.json, compare.html
+///                             violation-<n>.svg, repro-<n>.yaml, shard.json, compare.html; a child target's
+///                             target-registrations.jsonl, target-apns-key.p8, target-<n>.out/.err
 /// <run>/raw/                  what the run streams while it runs: actions-w<i>.csv, pushes-w<i>.csv,
 ///                             history-w<i>.jsonl, recorder-w<i>.json (+ .segments.jsonl), recorder-harness.json,
 ///                             history-wfaults.jsonl, facts.json, notes.json, races.json, fault-windows.json,
@@ -92,6 +93,11 @@ public struct RunBundle: Sendable, Equatable {
     public var comparison: URL { file("compare.html") }
     /// A child-process target's device registrations (it keeps them across a kill, as a database would).
     public var targetRegistrations: URL { file("target-registrations.jsonl") }
+    /// The provider-token key a child-process target signs its pushes with (mode 0600).
+    public var targetAPNsKey: URL { file("target-apns-key.p8") }
+    /// The n-th start's (1-based) standard output and error of a child-process target.
+    public func targetOutput(start n: Int) -> URL { file("target-\(n).out") }
+    public func targetErrors(start n: Int) -> URL { file("target-\(n).err") }
 
     // MARK: - Faults
 

@@ -1,4 +1,5 @@
 import Chaos
+import FaultProxy
 import Scenario
 import XCTest
 
@@ -53,4 +54,13 @@ enum ChaosFixtures {
     }
 
     static let subject = FaultSchedule.subject(call: 5, role: 1)
+}
+
+enum NetworkFixtures {
+    /// The toxics window 2 with these `network:` settings puts on the proxy.
+    static func specs(_ toxics: [String: [String: Double]], direction: String = "downstream",
+                      probability: Double = 1) -> [ToxicSpec] {
+        let network = NetworkFaults(toxics: toxics, direction: direction, probability: probability)
+        return NetworkPlan.toxics(of: ChaosFixtures.window(network: network), index: 2)
+    }
 }

@@ -3,13 +3,12 @@ import FaultProxy
 import Scenario
 import XCTest
 
-/// The network faults: each becomes one of the proxy's toxics, in the registry's order, and every toxic kind
-/// they name is one the proxy knows.
-final class NetworkFaultTests: XCTestCase {
+/// The network plan: a window's network faults become the proxy's toxics in the registry's order, every toxic
+/// kind they name is one the proxy knows, and the proxy's findings come back as rows and counters.
+final class NetworkPlanTests: XCTestCase {
     private func specs(_ toxics: [String: [String: Double]], direction: String = "downstream",
                        probability: Double = 1) -> [ToxicSpec] {
-        let network = NetworkFaults(toxics: toxics, direction: direction, probability: probability)
-        return NetworkPlan.toxics(of: ChaosFixtures.window(network: network), index: 2)
+        NetworkFixtures.specs(toxics, direction: direction, probability: probability)
     }
 
     func testEveryScenarioKeyBecomesItsToxicWithTheProxysAttributeNames() {
@@ -31,10 +30,6 @@ final class NetworkFaultTests: XCTestCase {
         XCTAssertEqual(all[6].direction, .downstream)
         XCTAssertEqual(all[6].toxicity, 0.1)
         for spec in all { XCTAssertNoThrow(try ToxicRegistry.make(spec), spec.kind) }
-    }
-
-    func testJitterAloneStillMakesALatencyToxic() {
-        XCTAssertEqual(specs(["jitter": ["ms": 20]]).map(\.attributes), [["latency": 0, "jitter": 20]])
     }
 
     func testNetworkRampReachesTheProxysToxics() {
