@@ -52,16 +52,18 @@ let package = Package(
             "HTTPServer", "Transport", "CallModel", "Credentials", "Locking", "TextEscaping",
         ]),
         .target(name: "FaultProxy", dependencies: ["CLinux", "Locking", "Determinism"], exclude: ["CREATING_TOXICS.md"]),
+        // Every fault kind, one file each, by the scenario's names; FaultProxy stays the network engine.
+        .target(name: "Chaos", dependencies: ["Scenario", "Metrics", "Results", "Locking", "FaultProxy", "Determinism"]),
         .target(name: "Driver", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "PushModel", "CLinux", "Results", "Locking", "Determinism",
-            "TextEscaping",
+            "TextEscaping", "Chaos",
         ]),
-        .target(name: "Reports", dependencies: ["Metrics", "CZlib", "TextEscaping"]),
+        .target(name: "Reports", dependencies: ["Metrics", "Results", "CZlib", "TextEscaping"]),
         .target(name: "Results", dependencies: ["Metrics", "Locking"]),
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
             "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "FaultProxy", "Locking",
-            "Determinism",
+            "Determinism", "Chaos",
         ]),
         // libFuzzer targets (`make fuzz`, built in debug with -sanitize=fuzzer -DFUZZING); built plainly it
         // replays the committed corpora. Uses @testable imports: debug configuration only.
@@ -91,10 +93,11 @@ let package = Package(
             "FaultProxy", "CLinux", "HTTPServer", "Transport", "Determinism",
         ]),
         .testTarget(name: "ReferenceTargetTests", dependencies: ["ReferenceTarget", "PushGateway", "Transport", "Scenario"]),
+        .testTarget(name: "ChaosTests", dependencies: ["Chaos", "Scenario", "FaultProxy", "Metrics", "Determinism"]),
         .testTarget(name: "DriverTests", dependencies: [
             "Driver", "Scenario", "Metrics", "CallModel", "PushModel", "Determinism",
         ]),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Metrics", "Determinism", "TextEscaping"]),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Metrics", "Results", "Determinism", "TextEscaping"]),
         .testTarget(name: "ResultsTests", dependencies: ["Results", "Metrics", "Determinism"]),
         .testTarget(name: "CallstormCLITests", dependencies: [
             "CallstormCLI", "Reports", "Metrics", "Results", "Scenario", "Checker", "HTTPServer", "PushGateway",

@@ -3,6 +3,7 @@ import Foundation
 import HTTPServer
 import PushGateway
 import ReferenceTarget
+import Results
 import Scenario
 import Locking
 
@@ -126,7 +127,7 @@ final class EmbeddedServers {
         var args = ["--apns-url", gatewayURL]
         if let tls { args += ["--apns-ca", tls.caCertificatePath] }
         if let signer = targetSigner {
-            let keyFile = directory.appendingPathComponent("target-apns-key.p8").path
+            let keyFile = RunBundle(directory).targetAPNsKey.path
             FileManager.default.createFile(atPath: keyFile, contents: Data(signer.key.privateKeyPEM.utf8),
                                            attributes: [.posixPermissions: 0o600])
             args += ["--apns-key", "\(signer.keyID)=\(keyFile)", "--apns-team", signer.teamID]

@@ -7,15 +7,12 @@ import Scenario
 /// What `run` saves beside the raw results so `report` can rebuild every file later, and the one path both
 /// commands take to write the reports: join rows, rebuild flow-step metrics, evaluate thresholds, write.
 enum RunReporting {
-    static func factsURL(_ run: URL) -> URL { WorkerJournal.rawDirectory(run).appendingPathComponent("facts.json") }
-    static func notesURL(_ run: URL) -> URL { WorkerJournal.rawDirectory(run).appendingPathComponent("notes.json") }
-    /// The scenario's fault windows in report seconds, so a rebuilt report shades them too.
-    static func faultWindowsURL(_ run: URL) -> URL {
-        WorkerJournal.rawDirectory(run).appendingPathComponent("fault-windows.json")
-    }
-    /// Present only when the run ended normally (not killed): then facts.json holds the final duration.
-    static func finishedURL(_ run: URL) -> URL { WorkerJournal.rawDirectory(run).appendingPathComponent("finished") }
-    static func scenarioURL(_ run: URL) -> URL { run.appendingPathComponent("scenario.yaml") }
+    // Where each file lives is `RunBundle`'s; these name the ones this enum saves and loads.
+    static func factsURL(_ run: URL) -> URL { RunBundle(run).facts }
+    static func notesURL(_ run: URL) -> URL { RunBundle(run).notes }
+    static func faultWindowsURL(_ run: URL) -> URL { RunBundle(run).faultWindows }
+    static func finishedURL(_ run: URL) -> URL { RunBundle(run).finished }
+    static func scenarioURL(_ run: URL) -> URL { RunBundle(run).scenario }
 
     static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
@@ -63,10 +60,10 @@ enum RunReporting {
     /// `history.jsonl` (to check it), so it is not joined a second time.
     static func write(run: URL, facts: RunFacts, recorder: Recorder, thresholds: [Threshold], notes: [String],
                       extraFailures: [String] = [], historyJoined: Bool = false) throws -> Written {
-        try RunResults.joinRows(run: run, prefix: "actions")
-        try RunResults.joinRows(run: run, prefix: "pushes")
+        try RunResults.joinRows(run: run, .actions)
+        try RunResults.joinRows(run: run, .pushes)
         if !historyJoined { try RunResults.joinHistory(run: run) }
-        let steps = StepMetrics.load(actionsCSV: run.appendingPathComponent("actions.csv"),
+        let steps = StepMetrics.load(actionsCSV: RunBundle(run).rows(.actions),
                                      sampleEvery: facts.rowSampleEvery ?? 1)
         var result = RunResult(facts: facts, recorder: recorder, verdict: Verdict(passed: true), notes: notes,
                                steps: steps)
@@ -81,7 +78,7 @@ enum RunReporting {
             warnings.append("the harness delivered only \(Threshold.percentText(ratio)) of the planned arrivals "
                 + "(calls.started / planned); latencies describe a lighter load than planned")
         }
-        if let lag = histograms["scheduler_lag"], lag.value(atPercentile: 99) > harnessLagWarningMicros {
+        if let lag = histograms[MetricName.schedulerLag], lag.value(atPercentile: 99) > harnessLagWarningMicros {
             warnings.append("the harness itself lagged: scheduler_lag p99 "
                 + "\(Threshold.millisText(Double(lag.value(atPercentile: 99)))) (planned → actual); latencies may include harness "
                 + "delay — use fewer devices or more workers")

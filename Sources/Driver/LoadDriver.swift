@@ -1,3 +1,4 @@
+import Chaos
 import Determinism
 import Dispatch
 import Foundation

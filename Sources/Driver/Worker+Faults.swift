@@ -1,4 +1,6 @@
+import Chaos
 import Foundation
+import Metrics
 import PushModel
 import Scenario
 
@@ -47,24 +49,15 @@ extension Worker {
         // The number of this action in its call: the same join of the same call draws the same, every run.
         let seq = UInt64(calls[key.call]?.log.count ?? 0)
         let flow = calls[key.call]?.flow.name ?? ""
-        for (i, w) in faults.active(forCallPlannedAt: planned, device: device, flow: flow) {
-            guard let d = w.device else { continue }
-            let strength = w.intensity(at: planned)
-            if d.joinFailure > 0, faults.draw(i, key.subject, seq, 6) < d.joinFailure * strength {
-                recorder.count("faults.device.join_failed", atNanos: now)
-                faultLog.add(.init(sinceLoadNanos: since, window: w.name, kind: "device.join_failed", device: device,
-                                   seq: seq, call: key.call, role: key.role))
-                return .failure
-            }
-            if let distribution = d.joinDelay {
-                var rng = faults.rng(i, key.subject, seq, 7)
-                recorder.count("faults.device.join_delayed", atNanos: now)
-                faultLog.add(.init(sinceLoadNanos: since, window: w.name, kind: "device.join_delayed", device: device,
-                                   seq: seq, call: key.call, role: key.role))
-                return .delay(UInt64(Double(distribution.sample(using: &rng)) * strength))
-            }
+        guard let (decision, note) = faults.joinDecision(device: device, subject: key.subject, seq: seq,
+                                                         plannedSinceLoad: planned, flow: flow) else { return nil }
+        recorder.count(MetricName.fault(note.kind), atNanos: now)
+        faultLog.add(.init(sinceLoadNanos: since, window: note.window, kind: note.kind, device: device, seq: seq,
+                           call: key.call, role: key.role))
+        switch decision {
+        case .fail: return .failure
+        case .delay(let nanos): return .delay(nanos)
         }
-        return nil
     }
 
     /// A slow app (a device fault): the VoIP push is reported after a delay drawn from the seed. True when the
@@ -74,12 +67,10 @@ extension Worker {
            let key = faultSubject(local) {
             let device = devices[local].identity.index
             let flow = calls[key.call]?.flow.name ?? ""
-            for (i, w) in faults.active(forCallPlannedAt: planned, device: device, flow: flow) {
-                guard let distribution = w.device?.reportDelay else { continue }
-                var rng = faults.rng(i, key.subject, 0, 5)
-                let delay = UInt64(Double(distribution.sample(using: &rng)) * w.intensity(at: planned))
-                recorder.count("faults.device.report_delayed", atNanos: now)
-                faultLog.add(.init(sinceLoadNanos: since, window: w.name, kind: "device.report_delayed",
+            if let (delay, note) = faults.reportDelay(device: device, subject: key.subject, plannedSinceLoad: planned,
+                                                      flow: flow) {
+                recorder.count(MetricName.fault(note.kind), atNanos: now)
+                faultLog.add(.init(sinceLoadNanos: since, window: note.window, kind: note.kind,
                                    device: device, seq: 0, call: key.call, role: key.role))
                 schedule(.report(push: push, local: local), at: now + delay)
                 rearm()

@@ -1,5 +1,6 @@
 import CallModel
 import CLinux
+import Chaos
 import Determinism
 import Dispatch
 import Foundation

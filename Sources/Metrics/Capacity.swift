@@ -73,7 +73,7 @@ public struct CapacityResult: Sendable, Equatable, Codable {
 
 public enum CapacityAnalysis {
     /// Counter whose per-second series is the delivered rate.
-    public static let rateCounter = "calls.started"
+    public static let rateCounter = MetricName.callsStarted
 
     /// Slides a window of `spec.windowSeconds` over the seconds in which calls started, one second at a time,
     /// and judges the statistic over each window's samples. Windows with fewer than `minimumSamples` are skipped.

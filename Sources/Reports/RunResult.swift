@@ -40,7 +40,8 @@ public struct RunResult: Sendable {
         let recorded = recorder.histograms
         var all = recorded
         for (name, rebuilt) in steps.histograms where all[name] == nil {
-            if let at = name.range(of: ".fulfillment@"), let exact = recorded["step." + name[at.upperBound...]] {
+            if let at = name.range(of: MetricName.fulfillmentSuffix + "@"),
+               let exact = recorded[MetricName.step(String(name[at.upperBound...]))] {
                 all[name] = exact
             } else {
                 all[name] = rebuilt

@@ -2,9 +2,9 @@ import Foundation
 import Scenario
 
 /// Words for the report's fault table: what a window was set to do, and what the fault log says it did.
-enum FaultDescription {
+public enum FaultDescription {
     /// `push: delay 200ms, drop 10% · network: reset 1%` — the window's settings, one part per section.
-    static func describe(_ w: FaultWindow) -> String {
+    public static func describe(_ w: FaultWindow) -> String {
         func pct(_ v: Double) -> String { String(format: "%g%%", v * 100) }
         var parts: [String] = []
         if let p = w.push {
@@ -50,13 +50,13 @@ enum FaultDescription {
     }
 
     /// Rows of faults.csv counted per window and kind (`network.on`/`off` markers left out).
-    static func injectedByWindow(faultsCSV: String) -> [String: [String: Int]] {
+    public static func injectedByWindow(faultsCSV: String) -> [String: [String: Int]] {
         var out: [String: [String: Int]] = [:]
         for line in faultsCSV.split(separator: "\n").dropFirst() {
             let cols = line.split(separator: ",", omittingEmptySubsequences: false)
             guard cols.count > 2 else { continue }
             let kind = String(cols[2])
-            if kind == "network.on" || kind == "network.off" { continue }
+            if kind == NetworkPlan.switchedOn || kind == NetworkPlan.switchedOff { continue }
             out[String(cols[1]), default: [:]][kind, default: 0] += 1
         }
         return out
