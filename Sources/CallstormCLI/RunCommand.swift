@@ -122,6 +122,9 @@ enum RunCommand {
         }
         let workers = options.workers ?? scenario.workers ?? ProcessInfo.processInfo.activeProcessorCount
         var settings = DriverSettings(scenario: scenario, targetURL: targetURL, workers: workers)
+        if let stall = ProcessInfo.processInfo.environment["CALLSTORM_STALL_PER_CALL"] {
+            settings.stallPerCallNanos = (try? Quantity.duration(stall)) ?? 0
+        }
         settings.networkRoutes = faultController?.routes(for: targetURL) ?? [:]
         settings.runDirectory = runDirectory
         options.distributed.apply(to: &settings)
@@ -177,6 +180,18 @@ enum RunCommand {
         let capacityWatch = CapacityWatch(spec: scenario.capacity, runDirectory: runDirectory) {
             driver.endArrivals(note: "Arrivals ended at the capacity knee (capacity.stop); calls in flight drained.")
         }
+        let saturationWatch = SaturationWatch(limit: scenario.harness, runDirectory: runDirectory,
+                                              quiet: options.quiet) { saturation in
+            switch saturation.limit.action {
+            case .report: break
+            case .endArrivals:
+                driver.endArrivals(note: "Arrivals ended when callstorm saturated (harness.on_saturation: "
+                    + "end_arrivals) at second \(saturation.fromSecond); calls in flight drained.")
+            case .abort:
+                driver.requestStop()
+                driver.requestStop()
+            }
+        }
         let signals = SignalWatch { _ in driver.requestStop() }
         let progress = options.quiet ? nil : makeProgress(driver: driver, settings: settings)
         var result = driver.run()
@@ -184,6 +199,7 @@ enum RunCommand {
         signals.cancel()
         let abortedBy = watch?.stop()
         let knee = capacityWatch?.stop()
+        let saturatedLive = saturationWatch.stop()
         if !options.quiet, let broken = knee?.broken {
             FileHandle.standardError.write(Data(("callstorm: capacity limit broke at second \(broken.second); "
                 + "arrivals ended\n").utf8))
@@ -226,7 +242,8 @@ enum RunCommand {
         }
 
         facts.durationSeconds = Date().timeIntervalSince(startedAt)
-        facts.interrupted = result.interrupted && abortedBy == nil
+        let abortedBySaturation = saturatedLive.flatMap { $0.limit.action == .abort ? $0 : nil }
+        facts.interrupted = result.interrupted && abortedBy == nil && abortedBySaturation == nil
         var notes = result.notes + distributed.notes
         notes.append(String(format: "Devices registered in the first %.1f s; calls start after that.",
                             result.loadStartSecond))
@@ -235,6 +252,10 @@ enum RunCommand {
             failures.append("aborted by abort_on_fail threshold \(abortedBy.threshold.text): measured "
                 + "\(abortedBy.measuredText) at a live check; the results are partial")
             notes.append("The run was stopped early because \(abortedBy.threshold.key) failed during the run.")
+        }
+        if let abortedBySaturation {
+            failures.append("aborted: \(abortedBySaturation.summary) (harness.on_saturation: abort); the results "
+                + "are partial")
         }
         let written: RunReporting.Written
         do {
@@ -277,9 +298,11 @@ enum RunCommand {
         }
         if !options.quiet {
             for item in written.thresholds { FileHandle.standardError.write(Data((item.summary + "\n").utf8)) }
-            if let spec = scenario.capacity {
-                let line = "capacity: " + CapacityAnalysis.analyze(result.recorder, spec: spec).summary + "\n"
-                FileHandle.standardError.write(Data(line.utf8))
+            if let capacity = written.capacity {
+                FileHandle.standardError.write(Data(("capacity: " + capacity.summary + "\n").utf8))
+            }
+            if let harness = written.harness {
+                FileHandle.standardError.write(Data(("callstorm: " + harness.summary + "\n").utf8))
             }
             for line in written.books.lines { FileHandle.standardError.write(Data(("books: " + line + "\n").utf8)) }
         }
@@ -292,7 +315,7 @@ enum RunCommand {
             return Outcome(reportPath: written.files.html.path, runDirectory: runDirectory, exitCode: .harnessFailure,
                            result: result, verdict: written.verdict)
         }
-        let code: ExitCode = abortedBy != nil ? .thresholdsFailed
+        let code: ExitCode = abortedBySaturation != nil ? .harnessFailure : abortedBy != nil ? .thresholdsFailed
             : (facts.interrupted ? .interrupted : (written.verdict.passed ? .passed : .thresholdsFailed))
         return Outcome(reportPath: written.files.html.path, runDirectory: runDirectory, exitCode: code,
                        result: result, verdict: written.verdict)

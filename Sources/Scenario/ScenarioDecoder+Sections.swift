@@ -2,7 +2,7 @@
 extension ScenarioDecoder {
     static let topLevelKeys = [
         "name", "seed", "duration", "devices", "target", "push", "load", "arrivals", "mix", "behavior", "drain",
-        "action_timeout", "workers", "slo", "faults", "capacity",
+        "action_timeout", "workers", "slo", "faults", "capacity", "harness",
         "flows", "device",  // ScenarioDecoder+Flows.swift
         "replay",  // Replay.swift
     ]
@@ -43,10 +43,11 @@ extension ScenarioDecoder {
             self.faults($0, arrivalWindow: window, flows: (mix ?? Scenario.defaultMix).map(\.flow))
         } ?? []
         let capacity = top["capacity"].map { self.capacity($0) }
+        let harness = top["harness"].map { self.harness($0) }
 
         guard errors.count == errorsBefore, let name, let seed, let devices, let target, let push, let load,
               let arrivals, let mix, let behavior, let drain, let actionTimeout, workers != .some(nil), slo != nil,
-              let faults
+              let faults, harness != .some(nil)
         else { return nil }
         var scenario = Scenario(
             name: name, seed: seed, duration: duration, devices: devices, target: target, push: push, load: load,
@@ -55,6 +56,7 @@ extension ScenarioDecoder {
         )
         scenario.faults = faults
         scenario.capacity = capacity ?? nil
+        if let limit = harness ?? nil { scenario.harness = limit }
         return scenario
     }
 
