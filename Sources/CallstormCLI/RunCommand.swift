@@ -100,7 +100,8 @@ enum RunCommand {
                     arguments: servers.childTargetArguments(directory: runDirectory)
                         + ["--bundle-id", scenario.push.bundleID]
                         + (scenario.targetBugs.isEmpty ? [] : ["--bug", scenario.targetBugs.joined(separator: ",")])
-                        + ["--push-expiration", "\(scenario.push.expirationSeconds)"],
+                        + ["--push-expiration", "\(scenario.push.expirationSeconds)"]
+                        + ["--push-retries", "\(scenario.push.retries)"],
                     directory: runDirectory)
                 targetProcess = child
                 try child.start()
@@ -108,7 +109,7 @@ enum RunCommand {
             } else {
                 targetURL = try targetOverride ?? servers.startTarget(
                     bundleID: scenario.push.bundleID, bugs: scenario.targetBugs,
-                    pushExpirationSeconds: scenario.push.expirationSeconds)
+                    pushExpirationSeconds: scenario.push.expirationSeconds, pushRetries: scenario.push.retries)
             }
             if FaultController.isNeeded(scenario) {
                 let controller = try FaultController(windows: scenario.faults, seed: scenario.seed,
@@ -233,6 +234,11 @@ enum RunCommand {
                                            atNanos: origin)
                 }
             }
+        }
+        if let target = servers.target, target.pushesRetried > 0 {
+            // How the target recovered from push-path faults: attempts made again, and pushes that got through.
+            result.recorder.count("target.pushes.retried", by: Int64(target.pushesRetried), atNanos: origin)
+            result.recorder.count("target.pushes.recovered", by: Int64(target.pushesRecovered), atNanos: origin)
         }
         let gatewayStats = servers.gatewayServer.stats
         if gatewayStats.goAwaysSent > 0 {

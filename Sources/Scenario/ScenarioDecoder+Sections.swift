@@ -119,7 +119,7 @@ extension ScenarioDecoder {
     mutating func push(_ node: YAMLNode) -> PushSpec? {
         guard let fields = fields(
             of: node, in: "'push'", known: ["listen", "deadline", "bundle_id", "tls", "auth", "unregistered",
-                                      "block_after_misses", "expiration"]
+                                      "block_after_misses", "expiration", "retries"]
         ) else { return nil }
         var spec = PushSpec()
         let errorsBefore = errors.count
@@ -154,6 +154,9 @@ extension ScenarioDecoder {
                     + Quantity.format(nanos: e))
             }
             spec.expirationSeconds = Int(e / 1_000_000_000)
+        }
+        if let node = fields["retries"], let n = integer(node, "retries", atLeast: 0) {
+            spec.retries = n
         }
         if let node = fields["auth"] {
             pushAuth(node, into: &spec)
