@@ -248,6 +248,7 @@ enum RunCommand {
         }
 
         facts.durationSeconds = Date().timeIntervalSince(startedAt)
+        facts.loadStartSecond = result.loadStartSecond
         let abortedBySaturation = saturatedLive.flatMap { $0.limit.action == .abort ? $0 : nil }
         facts.interrupted = result.interrupted && abortedBy == nil && abortedBySaturation == nil
         var notes = result.notes + distributed.notes
@@ -266,22 +267,7 @@ enum RunCommand {
         let written: RunReporting.Written
         do {
             try RunReporting.save(facts, to: RunReporting.factsURL(runDirectory))
-            try RunResults.joinHistory(run: runDirectory)
-            if let check = try HistoryCheck.run(runDirectory) {
-                // Violations become counters, so `slo: { invariant_violations: "== 0" }` can gate on them.
-                let now = result.recorder.runStartNanos
-                result.recorder.count("invariant_violations", by: Int64(check.report.violations.count), atNanos: now)
-                for (rule, n) in check.report.countsByRule where n > 0 {
-                    result.recorder.count("invariant_violations.\(rule.rawValue)", by: Int64(n), atNanos: now)
-                }
-                notes += check.lines
-                if !check.report.violations.isEmpty {
-                    failures.append("history checker: \(check.report.violations.count) violations of the " +
-                                    "conversation rules (checker.json)")
-                }
-                if !options.quiet { check.lines.forEach { FileHandle.standardError.write(Data(($0 + "\n").utf8)) } }
-            }
-            try RunReporting.save(notes, to: RunReporting.notesURL(runDirectory))
+            // faults.csv first: the history check attributes findings to the faults on their paths.
             if !scenario.faults.isEmpty {
                 // Report seconds count from the run's origin; fault windows from the load's start.
                 let offset = result.loadStartSecond
@@ -295,6 +281,27 @@ enum RunCommand {
                 try RunReporting.save(windows, to: RunReporting.faultWindowsURL(runDirectory))
                 try csv.write(to: runDirectory.appendingPathComponent("faults.csv"), atomically: true, encoding: .utf8)
             }
+            try RunResults.joinHistory(run: runDirectory)
+            if let check = try HistoryCheck.run(runDirectory) {
+                // Violations become counters, so `slo: { invariant_violations: "== 0" }` can gate on them.
+                let now = result.recorder.runStartNanos
+                result.recorder.count("invariant_violations", by: Int64(check.report.violations.count), atNanos: now)
+                for (rule, n) in check.report.countsByRule where n > 0 {
+                    result.recorder.count("invariant_violations.\(rule.rawValue)", by: Int64(n), atNanos: now)
+                }
+                notes += check.lines
+                if let attributed = check.report.attributed, !attributed.isEmpty {
+                    result.recorder.count("invariant_violations.attributed_to_faults", by: Int64(attributed.count),
+                                          atNanos: now)
+                    notes.append(recoveryLine(result.recorder.counters))
+                }
+                if !check.report.violations.isEmpty {
+                    failures.append("history checker: \(check.report.violations.count) violations of the " +
+                                    "conversation rules (checker.json)")
+                }
+                if !options.quiet { check.lines.forEach { FileHandle.standardError.write(Data(($0 + "\n").utf8)) } }
+            }
+            try RunReporting.save(notes, to: RunReporting.notesURL(runDirectory))
             _ = FileManager.default.createFile(atPath: RunReporting.finishedURL(runDirectory).path, contents: Data())
             written = try RunReporting.write(run: runDirectory, facts: facts, recorder: result.recorder,
                                              thresholds: scenario.slo, notes: notes, extraFailures: failures,
@@ -325,6 +332,18 @@ enum RunCommand {
             : (facts.interrupted ? .interrupted : (written.verdict.passed ? .passed : .thresholdsFailed))
         return Outcome(reportPath: written.files.html.path, runDirectory: runDirectory, exitCode: code,
                        result: result, verdict: written.verdict)
+    }
+
+    /// How the server recovered from the push faults it met, from what callstorm can see of it.
+    static func recoveryLine(_ c: [String: Int64]) -> String {
+        let refused = c.filter { $0.key.hasPrefix("faults.push.error_") && $0.key.split(separator: ".").count == 3 }
+            .values.reduce(0, +) + (c["faults.push.brownout_refused"] ?? 0)
+        guard let retried = c["target.pushes.retried"] else {
+            return "  recovery: the push gateway refused \(refused) pushes by injected fault; whether the server retried "
+                + "them is not known to callstorm for a server it does not run (a retry is a new push to the gateway)"
+        }
+        return "  recovery: the push gateway refused \(refused) pushes by injected fault; the target retried "
+            + "\(retried) attempts and \(c["target.pushes.recovered"] ?? 0) pushes got through on a retry"
     }
 
     static func defaultRunDirectory(_ name: String, _ date: Date) -> String {
