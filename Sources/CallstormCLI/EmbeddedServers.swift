@@ -105,12 +105,13 @@ final class EmbeddedServers {
     }
 
     /// Starts the reference target on a free loopback port; returns its base URL.
-    func startTarget(bundleID: String, bugs: [String] = [], pushExpirationSeconds: Int = 0) throws -> String {
+    func startTarget(bundleID: String, bugs: [String] = [], pushExpirationSeconds: Int = 0,
+                     pushRetries: Int = PushSpec.defaultRetries) throws -> String {
         PushClientSettings.register(PushClientSettings(caFile: tls?.caCertificatePath, signer: targetSigner),
                                     forGatewayURL: gatewayURL)
         let target = ReferenceTarget(configuration: .init(
             gatewayURL: gatewayURL, bundleID: bundleID, bugs: Set(bugs.compactMap(ReferenceTarget.Bug.init(rawValue:))),
-            pushExpirationSeconds: pushExpirationSeconds))
+            pushExpirationSeconds: pushExpirationSeconds, pushRetries: pushRetries))
         var config = HTTPServerConfiguration()
         config.host = "127.0.0.1"
         config.port = 0

@@ -25,10 +25,23 @@ enum HistoryCheck {
         let url = bundle.history
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         let events = try HistoryReader.read(contentsOf: url)
-        let report = HistoryChecker.check(events)
+        var report = HistoryChecker.check(events)
+        let faults = injectedFaults(run: runDirectory)
+        if !faults.isEmpty {
+            // Findings an injected fault could have caused are reported apart, never against the server.
+            let (server, attributed) = FaultAttribution.split(report.violations, events: events, faults: faults)
+            report.violations = server
+            report.attributed = attributed
+        }
         let races = RaceSummary(events: events, report: report)
         var lines = ["history checker: \(report.operations) operations, \(report.indeterminate) indeterminate, " +
                      "\(races.races) races, \(report.violations.count) violations"]
+        if let attributed = report.attributed, !attributed.isEmpty {
+            lines[0] += " (and \(attributed.count) findings on paths injected faults touched, not counted)"
+            for group in FaultAttribution.byKind(attributed) {
+                lines.append("  after \(group.kind): \(group.findings) findings, \(group.devices) devices")
+            }
+        }
         for (rule, count) in report.countsByRule where count > 0 {
             lines.append("  \(rule.rawValue): \(count)")
         }

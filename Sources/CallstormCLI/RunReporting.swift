@@ -54,6 +54,10 @@ enum RunReporting {
         var verdict: Verdict
         var thresholds: [ThresholdResult]
         var books: Books
+        var capacity: CapacityResult?
+        var harness: HarnessSaturation?
+        /// The run did not finish its plan (a signal, a kill, a crash): its results are partial.
+        var interrupted = false
     }
 
     /// Writes every report file of `run` from the given measurements. `historyJoined`: the caller has just joined
@@ -68,17 +72,22 @@ enum RunReporting {
         var result = RunResult(facts: facts, recorder: recorder, verdict: Verdict(passed: true), notes: notes,
                                steps: steps)
         result.faultWindows = load([Reports.FaultWindow].self, from: faultWindowsURL(run)) ?? []
-        result.capacity = capacitySpec(run: run).map { CapacityAnalysis.analyze(recorder, spec: $0) }
+        let scenario = scenarioCopy(run: run)
+        result.harness = HarnessSaturationAnalysis.analyze(recorder, limit: scenario?.harness ?? HarnessLimit())
+        result.capacity = scenario?.capacity.map { CapacityAnalysis.analyze(recorder, spec: $0, harness: result.harness) }
         result.races = load(RacesSection.self, from: HistoryCheck.racesURL(run))
         let histograms = result.histograms
         let counters = recorder.counters
         result.thresholds = thresholds.map { $0.evaluate(histograms: histograms, counters: counters) }
         var warnings: [String] = []
+        // First: when callstorm could not keep up, every other figure after that second is about callstorm.
+        if let harness = result.harness { warnings.append(harness.summary) }
         if let ratio = result.ratios.deliveredRateRatio, ratio < 0.99 {
             warnings.append("the harness delivered only \(Threshold.percentText(ratio)) of the planned arrivals "
                 + "(calls.started / planned); latencies describe a lighter load than planned")
         }
-        if let lag = histograms[MetricName.schedulerLag], lag.value(atPercentile: 99) > harnessLagWarningMicros {
+        if result.harness == nil, let lag = histograms[MetricName.schedulerLag],
+           lag.value(atPercentile: 99) > harnessLagWarningMicros {
             warnings.append("the harness itself lagged: scheduler_lag p99 "
                 + "\(Threshold.millisText(Double(lag.value(atPercentile: 99)))) (planned → actual); latencies may include harness "
                 + "delay — use fewer devices or more workers")
@@ -89,6 +98,7 @@ enum RunReporting {
         for problem in books.problems { failures.append("accounting does not balance: \(problem)") }
         result.verdict = Verdict(thresholds: result.thresholds, warnings: warnings, extraFailures: failures)
         let files = try ReportWriter.write(result, to: run)
-        return Written(files: files, verdict: result.verdict, thresholds: result.thresholds, books: books)
+        return Written(files: files, verdict: result.verdict, thresholds: result.thresholds, books: books,
+                       capacity: result.capacity, harness: result.harness, interrupted: facts.interrupted)
     }
 }

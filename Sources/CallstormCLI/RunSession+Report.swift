@@ -33,6 +33,11 @@ extension RunSession {
                 }
             }
         }
+        if let target = servers.target, target.pushesRetried > 0 {
+            // How the target recovered from push-path faults: attempts made again, and pushes that got through.
+            result.recorder.count(MetricName.targetPushesRetried, by: Int64(target.pushesRetried), atNanos: origin)
+            result.recorder.count(MetricName.targetPushesRecovered, by: Int64(target.pushesRecovered), atNanos: origin)
+        }
         let gatewayStats = servers.gatewayServer.stats
         if gatewayStats.goAwaysSent > 0 {
             // GOAWAY faults: how often the gateway ended a connection, and the connections the client reopened.
@@ -57,13 +62,17 @@ extension RunSession {
                 + "\(abortedBy.measuredText) at a live check; the results are partial")
             notes.append("The run was stopped early because \(abortedBy.threshold.key) failed during the run.")
         }
+        if let saturation = driven.abortedBySaturation {
+            failures.append("aborted: \(saturation.summary) (harness.on_saturation: abort); the results are partial")
+        }
         let written: RunReporting.Written
         do {
             try RunReporting.save(driven.facts, to: bundle.facts)
+            // faults.csv first: the history check attributes findings to the faults on their paths.
+            try writeFaults(faultsCSV: driver.faultsCSV, loadStartSecond: result.loadStartSecond)
             try RunResults.joinHistory(run: bundle.directory)
             try checkHistory(&result, notes: &notes, failures: &failures)
             try RunReporting.save(notes, to: bundle.notes)
-            try writeFaults(faultsCSV: driver.faultsCSV, loadStartSecond: result.loadStartSecond)
             _ = FileManager.default.createFile(atPath: bundle.finished.path, contents: Data())
             written = try RunReporting.write(run: bundle.directory, facts: driven.facts, recorder: result.recorder,
                                              thresholds: scenario.slo, notes: notes, extraFailures: failures,
@@ -88,6 +97,10 @@ extension RunSession {
             result.recorder.count(MetricName.invariantViolations(rule.rawValue), by: Int64(n), atNanos: now)
         }
         notes += check.lines
+        if let attributed = check.report.attributed, !attributed.isEmpty {
+            result.recorder.count(MetricName.invariantViolationsAttributed, by: Int64(attributed.count), atNanos: now)
+            notes.append(Self.recoveryLine(result.recorder.counters))
+        }
         if !check.report.violations.isEmpty {
             failures.append("history checker: \(check.report.violations.count) violations of the " +
                             "conversation rules (checker.json)")
@@ -113,9 +126,8 @@ extension RunSession {
     private func summarize(_ written: RunReporting.Written, recorder: Recorder) {
         guard !options.quiet else { return }
         for item in written.thresholds { say(item.summary) }
-        if let spec = scenario.capacity {
-            say("capacity: " + CapacityAnalysis.analyze(recorder, spec: spec).summary)
-        }
+        if let capacity = written.capacity { say("capacity: " + capacity.summary) }
+        if let harness = written.harness { say("callstorm: " + harness.summary) }
         for line in written.books.lines { say("books: " + line) }
     }
 
@@ -129,6 +141,8 @@ extension RunSession {
                 FileHandle.standardError.write(Data("callstorm: accounting does not balance: \(problem)\n".utf8))
             }
             code = .harnessFailure
+        } else if driven.abortedBySaturation != nil {
+            code = .harnessFailure
         } else if driven.abortedBy != nil {
             code = .thresholdsFailed
         } else {
@@ -136,5 +150,17 @@ extension RunSession {
         }
         return RunCommand.Outcome(reportPath: written.files.html.path, runDirectory: bundle.directory,
                                   exitCode: code, result: result, verdict: written.verdict)
+    }
+
+    /// How the server recovered from the push faults it met, from what callstorm can see of it.
+    static func recoveryLine(_ c: [String: Int64]) -> String {
+        let refused = c.filter { $0.key.hasPrefix("faults.push.error_") && $0.key.split(separator: ".").count == 3 }
+            .values.reduce(0, +) + (c["faults.push.brownout_refused"] ?? 0)
+        guard let retried = c[MetricName.targetPushesRetried] else {
+            return "  recovery: the push gateway refused \(refused) pushes by injected fault; whether the server retried "
+                + "them is not known to callstorm for a server it does not run (a retry is a new push to the gateway)"
+        }
+        return "  recovery: the push gateway refused \(refused) pushes by injected fault; the target retried "
+            + "\(retried) attempts and \(c[MetricName.targetPushesRecovered] ?? 0) pushes got through on a retry"
     }
 }

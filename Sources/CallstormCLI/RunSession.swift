@@ -48,6 +48,8 @@ final class RunSession {
         var facts: RunFacts
         /// The live `abort_on_fail` threshold that stopped the run early, if one did.
         var abortedBy: ThresholdResult?
+        /// callstorm saturated and `harness.on_saturation: abort` stopped the run.
+        var abortedBySaturation: HarnessSaturation?
     }
 
     /// Loads the scenario and applies the command line to it; refuses a non-loopback target or push listener
@@ -101,6 +103,9 @@ final class RunSession {
         let (servers, targetURL) = try startServers()
         let workers = options.workers ?? scenario.workers ?? ProcessInfo.processInfo.activeProcessorCount
         var settings = DriverSettings(scenario: scenario, targetURL: targetURL, workers: workers)
+        if let stall = ProcessInfo.processInfo.environment["CALLSTORM_STALL_PER_CALL"] {
+            settings.stallPerCallNanos = (try? Quantity.duration(stall)) ?? 0
+        }
         settings.networkRoutes = faultController?.routes(for: targetURL) ?? [:]
         settings.runDirectory = bundle.directory
         options.distributed.apply(to: &settings)
@@ -139,7 +144,8 @@ final class RunSession {
                     arguments: servers.childTargetArguments(directory: bundle.directory)
                         + ["--bundle-id", scenario.push.bundleID]
                         + (scenario.targetBugs.isEmpty ? [] : ["--bug", scenario.targetBugs.joined(separator: ",")])
-                        + ["--push-expiration", "\(scenario.push.expirationSeconds)"],
+                        + ["--push-expiration", "\(scenario.push.expirationSeconds)"]
+                        + ["--push-retries", "\(scenario.push.retries)"],
                     directory: bundle.directory)
                 targetProcess = child
                 try child.start()
@@ -147,7 +153,7 @@ final class RunSession {
             } else {
                 targetURL = try targetOverride ?? servers.startTarget(
                     bundleID: scenario.push.bundleID, bugs: scenario.targetBugs,
-                    pushExpirationSeconds: scenario.push.expirationSeconds)
+                    pushExpirationSeconds: scenario.push.expirationSeconds, pushRetries: scenario.push.retries)
             }
             if FaultController.isNeeded(scenario) {
                 let controller = try FaultController(windows: scenario.faults, seed: scenario.seed,
@@ -177,12 +183,25 @@ final class RunSession {
         let capacityWatch = CapacityWatch(spec: scenario.capacity, runDirectory: bundle.directory) {
             driver.endArrivals(note: "Arrivals ended at the capacity knee (capacity.stop); calls in flight drained.")
         }
+        let saturationWatch = SaturationWatch(limit: scenario.harness, runDirectory: bundle.directory,
+                                              quiet: options.quiet) { saturation in
+            switch saturation.limit.action {
+            case .report: break
+            case .endArrivals:
+                driver.endArrivals(note: "Arrivals ended when callstorm saturated (harness.on_saturation: "
+                    + "end_arrivals) at second \(saturation.fromSecond); calls in flight drained.")
+            case .abort:
+                driver.requestStop()
+                driver.requestStop()
+            }
+        }
         let signals = SignalWatch { _ in driver.requestStop() }
         let progress = options.quiet ? nil : makeProgress(driver: driver, settings: s.settings)
         var result = driver.run()
         progress?.stop()
         signals.cancel()
         let abortedBy = watch?.stop()
+        let abortedBySaturation = saturationWatch.stop().flatMap { $0.limit.action == .abort ? $0 : nil }
         if let broken = capacityWatch?.stop()?.broken {
             say("callstorm: capacity limit broke at second \(broken.second); arrivals ended")
         }
@@ -195,8 +214,9 @@ final class RunSession {
         }
         result.recorder.merge(sampler.finish())
         facts.durationSeconds = Date().timeIntervalSince(startedAt)
-        facts.interrupted = result.interrupted && abortedBy == nil
-        return Driven(result: result, facts: facts, abortedBy: abortedBy)
+        facts.interrupted = result.interrupted && abortedBy == nil && abortedBySaturation == nil
+        facts.loadStartSecond = result.loadStartSecond
+        return Driven(result: result, facts: facts, abortedBy: abortedBy, abortedBySaturation: abortedBySaturation)
     }
 
     /// The run's facts and scenario copy, saved before the first call so `callstorm report` can rebuild the

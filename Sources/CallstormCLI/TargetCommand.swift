@@ -3,13 +3,14 @@ import Dispatch
 import Foundation
 import HTTPServer
 import ReferenceTarget
+import Scenario
 
 /// `callstorm target`: the reference call server on its own, until SIGINT or SIGTERM.
 enum TargetCommand {
     static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
         let parsed = try Arguments(args, valued: ["listen", "apns-url", "bundle-id", "threads", "bug", "allow-remote",
                                                   "registrations", "apns-ca", "apns-key", "apns-team",
-                                                  "push-expiration"],
+                                                  "push-expiration", "push-retries"],
                                    boolean: ["help", "exit-with-parent"])
         if parsed.has("help") {
             print(Help.target)
@@ -53,7 +54,8 @@ enum TargetCommand {
         let target = ReferenceTarget(configuration: .init(
             gatewayURL: apns, bundleID: parsed.value("bundle-id") ?? "com.example.callstorm", bugs: bugs,
             registrationsFile: parsed.value("registrations"),
-            pushExpirationSeconds: Int(parsed.value("push-expiration") ?? "0") ?? 0))
+            pushExpirationSeconds: Int(parsed.value("push-expiration") ?? "0") ?? 0,
+            pushRetries: Int(parsed.value("push-retries") ?? "") ?? PushSpec.defaultRetries))
         var config = HTTPServerConfiguration()
         config.host = host
         config.port = port

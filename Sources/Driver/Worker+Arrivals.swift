@@ -1,3 +1,4 @@
+import Foundation
 import Scenario
 
 /// The arrivals of the plan this worker owns, one at a time (open model: a call starts at its planned time
@@ -89,6 +90,7 @@ extension Worker {
         recorder.count("calls.started", atNanos: now)
         recorder.count("flow.\(flow.name).started", atNanos: now)
         apply(calls[arrival.index]!.begin(now: now, planned: planned, &context), call: arrival.index, now: now)
+        if settings.stallPerCallNanos > 0 { usleep(UInt32(min(settings.stallPerCallNanos / 1_000, 1_000_000))) }
     }
 
     /// The call's interpreter said it is over: its devices go back to idle.

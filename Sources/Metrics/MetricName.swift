@@ -111,6 +111,12 @@ public enum MetricName {
     /// The history checker's violations, and per rule: `invariant_violations.merge_lost_update`.
     public static let invariantViolations = "invariant_violations"
     public static func invariantViolations(_ rule: String) -> String { "invariant_violations.\(rule)" }
+    /// Checker findings set apart because an injected fault touched their path (not the server's violations).
+    public static let invariantViolationsAttributed = "invariant_violations.attributed_to_faults"
+    /// The reference target's APNs client: attempts made again after 429/500/503 or a lost connection, and
+    /// pushes accepted after such a retry.
+    public static let targetPushesRetried = "target.pushes.retried"
+    public static let targetPushesRecovered = "target.pushes.recovered"
     /// Push-to-report as the embedded target measured it from device timestamps (clock_skew faults).
     public static let targetReportLatencyDeviceClock = "target.report_latency_device_clock"
     public static let targetReportLatencyDeviceClockNegative = "target.report_latency_device_clock.negative"

@@ -18,8 +18,8 @@ struct HTMLReport {
         self.result = result
     }
 
-    private var recorder: Recorder { result.recorder }
-    private var facts: RunFacts { result.facts }
+    var recorder: Recorder { result.recorder }
+    var facts: RunFacts { result.facts }
 
     func render() -> String {
         var html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -136,88 +136,6 @@ struct HTMLReport {
         return html
     }
 
-    /// Each fault window: what it was set to do, what it injected, and each key metric inside it against the
-    /// seconds outside every window (whole seconds of the per-second series that overlap the window).
-    private func faultsSection() -> String {
-        let windows = result.faultWindows
-        guard !windows.isEmpty else { return "" }
-        var html = "<section id=\"faults\">\n<h2>Fault windows</h2>\n"
-        html += "<table class=\"faults\">\n<thead><tr><th>window</th><th>seconds</th><th>set to</th>"
-        html += "<th>injected</th><th>metric</th><th>inside</th><th>outside</th></tr></thead>\n<tbody>\n"
-        func overlaps(_ second: Int, _ w: FaultWindow) -> Bool {
-            Double(second) < w.toSecond && Double(second + 1) > w.fromSecond
-        }
-        let intervals = recorder.intervals
-        let latencyMetrics = [MetricName.pushToReport, MetricName.pushDelivery]
-            + ["start", "join", "end"].map(MetricName.fulfillment)
-        let shownLatencies = latencyMetrics.filter { intervals[$0] != nil }
-        let counterNames = recorder.counterNames
-        let errorNames = counterNames.filter { $0.hasPrefix(MetricName.errorsPrefix) }
-        for w in windows {
-            var rows: [(String, String, String)] = []
-            for metric in shownLatencies {
-                let seconds = intervals[metric] ?? [:]
-                func merged(_ parts: [SparseHistogram]) -> SparseHistogram? {
-                    guard var total = parts.first else { return nil }
-                    for part in parts.dropFirst() { total = total.adding(part) }
-                    return total
-                }
-                let inside = merged(seconds.filter { overlaps($0.key, w) }.map(\.value))
-                let outside = merged(seconds.filter { s in !windows.contains { overlaps(s.key, $0) } }.map(\.value))
-                func text(_ h: SparseHistogram?) -> String {
-                    guard let h, !h.isEmpty else { return "—" }
-                    return String(format: "p50 %.1f · p99 %.1f ms (%lld)", Double(h.value(atPercentile: 50)) / 1000,
-                                  Double(h.value(atPercentile: 99)) / 1000, h.totalCount)
-                }
-                rows.append((metric, text(inside), text(outside)))
-            }
-            func perSecond(_ names: [String]) -> (String, String) {
-                var inside: Int64 = 0, outside: Int64 = 0
-                var insideSeconds = Set<Int>(), outsideSeconds = Set<Int>()
-                for s in 0...max(0, lastSecond) {
-                    if overlaps(s, w) {
-                        insideSeconds.insert(s)
-                    } else if !windows.contains(where: { overlaps(s, $0) }) {
-                        outsideSeconds.insert(s)
-                    }
-                }
-                for name in names {
-                    for (second, value) in recorder.counterSeries(name) {
-                        if insideSeconds.contains(second) { inside += value } else if outsideSeconds.contains(second) {
-                            outside += value
-                        }
-                    }
-                }
-                func rate(_ n: Int64, _ seconds: Int) -> String {
-                    seconds == 0 ? "—" : String(format: "%.1f/s (%lld)", Double(n) / Double(seconds), n)
-                }
-                return (rate(inside, insideSeconds.count), rate(outside, outsideSeconds.count))
-            }
-            let counted = [MetricName.callsCompleted, MetricName.callsFailed, MetricName.callsMissed,
-                           MetricName.pushDeadlineMissed]
-            for (label, names) in [("errors", errorNames)] + counted.map({ ($0, [$0]) })
-                where names.contains(where: counterNames.contains) {
-                let (i, o) = perSecond(names)
-                rows.append((label, i, o))
-            }
-            let injected = (w.injected ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
-                .joined(separator: ", ")
-            let span = max(1, rows.count)
-            html += "<tr><th scope=\"row\" rowspan=\"\(span)\">\(w.label.markupEscaped)</th>"
-            html += "<td rowspan=\"\(span)\">" + String(format: "%.1f–%.1f", w.fromSecond, w.toSecond) + "</td>"
-            html += "<td rowspan=\"\(span)\">\((w.what ?? "").markupEscaped)</td>"
-            html += "<td rowspan=\"\(span)\">\(injected.isEmpty ? "—" : injected.markupEscaped)</td>"
-            if rows.isEmpty { html += "<td></td><td></td><td></td></tr>\n" }
-            for (n, row) in rows.enumerated() {
-                if n > 0 { html += "<tr>" }
-                html += "<td>\(row.0.markupEscaped)</td><td>\(row.1.markupEscaped)</td>"
-                html += "<td>\(row.2.markupEscaped)</td></tr>\n"
-            }
-        }
-        html += "</tbody>\n</table>\n</section>\n"
-        return html
-    }
-
     private func notesSection() -> String {
         var notes = result.notes
         for (name, histogram) in result.histograms.sorted(by: { $0.key < $1.key }) where histogram.overflowCount > 0 {
@@ -323,7 +241,7 @@ struct HTMLReport {
     }
 
     /// Last second with any data, so counter series can be filled with zeros up to it.
-    private var lastSecond: Int {
+    var lastSecond: Int {
         let metricSeconds = recorder.intervals.values.flatMap(\.keys)
         let counterSeconds = recorder.counterNames.compactMap { recorder.counterSeries($0).last?.second }
         return (metricSeconds + counterSeconds).max() ?? 0

@@ -16,6 +16,8 @@ public struct RunResult: Sendable {
     public var steps: StepMetrics
     /// The knee of a ramp, when the scenario has a `capacity:` section.
     public var capacity: CapacityResult?
+    /// Where callstorm itself stopped keeping up (`harness:` limit), if it did: the verdict leads with it.
+    public var harness: HarnessSaturation?
     /// The history checker's findings (report.html's Races section); nil when the run has no history.
     public var races: RacesSection?
 

@@ -15,6 +15,10 @@ public struct PushSpec: Sendable, Equatable {
     /// `push.expiration`: the embedded reference target stamps its pushes `apns-expiration` = now + this many
     /// seconds; 0 (the default) is APNs's "deliver now or never". A push delivered after it is discarded.
     public var expirationSeconds: Int = 0
+    /// `push.retries`: how many times the embedded reference target tries a push again after a 429, 500 or 503
+    /// answer or a lost connection, with backoff 100 ms × 2^n, as Apple asks providers to (0 never retries).
+    public var retries: Int = PushSpec.defaultRetries
+    public static let defaultRetries = 4
     /// Whether the gateway serves TLS (HTTP/2 with ALPN h2, or without ALPN), as APNs always does. The embedded
     /// target then sends its pushes over HTTP/2 and TLS, trusting callstorm's local CA. Default true.
     public var tls: Bool = true

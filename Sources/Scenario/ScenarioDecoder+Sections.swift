@@ -2,7 +2,7 @@
 extension ScenarioDecoder {
     static let topLevelKeys = [
         "name", "seed", "duration", "devices", "target", "push", "load", "arrivals", "mix", "behavior", "drain",
-        "action_timeout", "workers", "slo", "faults", "capacity",
+        "action_timeout", "workers", "slo", "faults", "capacity", "harness",
         "flows", "device",  // ScenarioDecoder+Flows.swift
         "replay",  // Replay.swift
     ]
@@ -43,10 +43,11 @@ extension ScenarioDecoder {
             self.faults($0, arrivalWindow: window, flows: (mix ?? Scenario.defaultMix).map(\.flow))
         } ?? []
         let capacity = top["capacity"].map { self.capacity($0) }
+        let harness = top["harness"].map { self.harness($0) }
 
         guard errors.count == errorsBefore, let name, let seed, let devices, let target, let push, let load,
               let arrivals, let mix, let behavior, let drain, let actionTimeout, workers != .some(nil), slo != nil,
-              let faults
+              let faults, harness != .some(nil)
         else { return nil }
         var scenario = Scenario(
             name: name, seed: seed, duration: duration, devices: devices, target: target, push: push, load: load,
@@ -55,6 +56,7 @@ extension ScenarioDecoder {
         )
         scenario.faults = faults
         scenario.capacity = capacity ?? nil
+        if let limit = harness ?? nil { scenario.harness = limit }
         return scenario
     }
 
@@ -117,7 +119,7 @@ extension ScenarioDecoder {
     mutating func push(_ node: YAMLNode) -> PushSpec? {
         guard let fields = fields(
             of: node, in: "'push'", known: ["listen", "deadline", "bundle_id", "tls", "auth", "unregistered",
-                                      "block_after_misses", "expiration"]
+                                      "block_after_misses", "expiration", "retries"]
         ) else { return nil }
         var spec = PushSpec()
         let errorsBefore = errors.count
@@ -152,6 +154,9 @@ extension ScenarioDecoder {
                     + Quantity.format(nanos: e))
             }
             spec.expirationSeconds = Int(e / 1_000_000_000)
+        }
+        if let node = fields["retries"], let n = integer(node, "retries", atLeast: 0) {
+            spec.retries = n
         }
         if let node = fields["auth"] {
             pushAuth(node, into: &spec)
