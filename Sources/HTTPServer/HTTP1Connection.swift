@@ -193,6 +193,8 @@ final class HTTP1Connection: LoopConnection {
         request.receivedNanos = loop.now
         request.version = .http1_1
         request.isTLS = stream.isTLS
+        request.clientCertificate = stream.clientCertificate
+        request.tunnelTarget = stream.tunnelTarget
         let sink = ResponseSink(loop: loop, fd: fd, connectionID: id, sequence: sequence)
         loop.handler.handle(request) { response in sink.send(response) }
     }

@@ -238,6 +238,8 @@ final class HTTP2Connection: LoopConnection {
         request.receivedNanos = loop.now
         request.version = .http2
         request.isTLS = stream.isTLS
+        request.clientCertificate = stream.clientCertificate
+        request.tunnelTarget = stream.tunnelTarget
         s.body = []
         let sink = ResponseSink(loop: loop, fd: fd, connectionID: id, sequence: UInt64(streamID))
         loop.handler.handle(request) { response in sink.send(response) }

@@ -32,13 +32,14 @@ public final class APNsGateway: HTTPHandler {
     private let validator: APNsValidator
     private let fcm: FCMIngress
     private let sink: PushSink
-    private let tokens: ProviderTokenTracker
+    let tokens: ProviderTokenTracker
+    let connections = GatewayConnections()
     private let unregistered: Mutex<[String: Int64]>
     private let metrics = GatewayMetrics()
     private let fcmSequence = Atomic<UInt64>(0)
     private let requests = Atomic<Int>(0)
     /// Called for every answer (for `callstorm gateway`'s log); nil in load runs.
-    private let log: (@Sendable (String) -> Void)?
+    let log: (@Sendable (String) -> Void)?
 
     public init(configuration: Configuration, sink: PushSink, log: (@Sendable (String) -> Void)? = nil) {
         self.validator = APNsValidator(configuration: configuration.validator)
@@ -110,6 +111,7 @@ public final class APNsGateway: HTTPHandler {
 
     public func connectionClosed(_ id: UInt64) {
         tokens.forget(id)
+        connections.forget(id)
     }
 
     /// The whole decision for one request; separate from `handle` so tests need no socket.
@@ -141,10 +143,18 @@ public final class APNsGateway: HTTPHandler {
         let headers = request.headers.map { (name: $0.name, value: $0.value) }
         let epoch = MessageID.epochSeconds()
         let connection = request.connectionID
+        let grant = request.clientCertificate.map {
+            CertificateGrant($0, host: request.tunnelTarget ?? request.header(":authority") ?? request.header("host")
+                ?? $0.serverName)
+        }
+        connections.note(connection) {
+            grant != nil ? .certificate : request.header("authorization") != nil ? .token : .none
+        }
         let result = validator.validate(
             method: request.method, path: request.path, headers: headers, body: request.body, apnsID: apnsID,
             nowNanos: received, nowEpochSeconds: epoch,
-            authorize: { [tokens] auth in tokens.authorize(auth, connection: connection, nowEpochSeconds: epoch) })
+            authorize: { [tokens] auth in tokens.authorize(auth, connection: connection, nowEpochSeconds: epoch) },
+            certificate: grant)
         switch result {
         case .failure(let rejection):
             return reject(rejection)
