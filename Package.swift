@@ -70,6 +70,7 @@ let package = Package(
         .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "Metrics"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "HTTPServer", "Credentials"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Credentials", "Locking"]),
+        .testTarget(name: "CredentialsTests", dependencies: ["Credentials"]),
         .testTarget(
             name: "PushGatewayTests",
             dependencies: ["PushGateway", "HTTPServer", "Transport", "Credentials", "Locking"],

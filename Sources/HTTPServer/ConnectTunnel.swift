@@ -46,7 +46,7 @@ enum ConnectHead {
         guard head.starts(with: method) else {
             return .refuse(status: 400, target: nil, reason: "not a CONNECT request")
         }
-        var parser = HTTP1RequestParser(maxHeaderBytes: maxBytes, maxBodyBytes: 0)
+        var parser = HTTP1RequestParser(maxHeaderBytes: maxBytes, maxBodyBytes: maxBytes)
         var index = 0
         let event = head.withUnsafeBufferPointer { bytes -> HTTP1RequestParser.Event in
             while true {
