@@ -68,8 +68,8 @@ taskset -c $SERVER_CPU "$BIN" gateway --listen "127.0.0.1:$gw_tls" --tls --state
     --threads "$GW_THREADS" --keys "$key_id=$work/pub.pem" --team "$team" >"$work/gw-tls.log" 2>&1 & pids+=($!)
 wait_port "$gw_tls"
 cert="$work/state/tls/server.pem"; key="$work/state/tls/server-key.pem"
-taskset -c $SERVER_CPU "$BIN" gateway --listen "127.0.0.1:$gw_h2c" --quiet --threads "$GW_THREADS" --keys "$key_id=$work/pub.pem" \
-    --team "$team" --state-dir "$work/state" >"$work/gw-h2c.log" 2>&1 & pids+=($!)
+taskset -c $SERVER_CPU "$BIN" gateway --listen "127.0.0.1:$gw_h2c" --quiet --threads "$GW_THREADS" \
+    --keys "$key_id=$work/pub.pem" --team "$team" --state-dir "$work/state" >"$work/gw-h2c.log" 2>&1 & pids+=($!)
 taskset -c $SERVER_CPU nghttpd -n 1 -d "$work/htdocs" "$ng_tls" "$key" "$cert" >/dev/null 2>&1 & pids+=($!)
 taskset -c $SERVER_CPU nghttpd -n 1 --no-tls -d "$work/htdocs" "$ng_h2c" >/dev/null 2>&1 & pids+=($!)
 taskset -c $SERVER_CPU nghttpd -n 1 -V -d "$work/htdocs" "$ng_cert" "$key" "$cert" >/dev/null 2>&1 & pids+=($!)

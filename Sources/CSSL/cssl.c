@@ -308,8 +308,7 @@ int cssl_make_ca(const char *cert_path, const char *key_path, const char *common
     return ok;
 }
 
-int cssl_make_server_cert(const char *ca_cert_path, const char *ca_key_path, const char *cert_path,
-                          const char *key_path, const char *common_name, const char *sans) {
+int cssl_load_ca(const char *ca_cert_path, const char *ca_key_path, X509 **ca_out, EVP_PKEY **key_out) {
     FILE *f = fopen(ca_cert_path, "r");
     X509 *ca = f ? PEM_read_X509(f, NULL, NULL, NULL) : NULL;
     if (f) fclose(f);
@@ -321,6 +320,16 @@ int cssl_make_server_cert(const char *ca_cert_path, const char *ca_key_path, con
         X509_free(ca); EVP_PKEY_free(ca_key);
         return 0;
     }
+    *ca_out = ca;
+    *key_out = ca_key;
+    return 1;
+}
+
+int cssl_make_server_cert(const char *ca_cert_path, const char *ca_key_path, const char *cert_path,
+                          const char *key_path, const char *common_name, const char *sans) {
+    X509 *ca = NULL;
+    EVP_PKEY *ca_key = NULL;
+    if (!cssl_load_ca(ca_cert_path, ca_key_path, &ca, &ca_key)) return 0;
     EVP_PKEY *key = EVP_EC_gen("P-256");
     X509 *cert = key ? cssl_new_cert(key, common_name, 825) : NULL;
     int ok = cert && X509_set_issuer_name(cert, X509_get_subject_name(ca))

@@ -106,17 +106,9 @@ static const unsigned char asn1_null[] = {0x05, 0x00};
 
 int cssl_make_push_client_cert(const char *ca_cert_path, const char *ca_key_path, const char *out_path,
                                const struct cssl_push_cert_spec *spec) {
-    FILE *f = fopen(ca_cert_path, "r");
-    X509 *ca = f ? PEM_read_X509(f, NULL, NULL, NULL) : NULL;
-    if (f) fclose(f);
-    f = fopen(ca_key_path, "r");
-    EVP_PKEY *ca_key = f ? PEM_read_PrivateKey(f, NULL, NULL, NULL) : NULL;
-    if (f) fclose(f);
-    if (!ca || !ca_key) {
-        cssl_note("cannot read the CA certificate or key");
-        X509_free(ca); EVP_PKEY_free(ca_key);
-        return 0;
-    }
+    X509 *ca = NULL;
+    EVP_PKEY *ca_key = NULL;
+    if (!cssl_load_ca(ca_cert_path, ca_key_path, &ca, &ca_key)) return 0;
     EVP_PKEY *key = EVP_EC_gen("P-256");
     X509 *cert = key ? cssl_new_cert(key, spec->common_name, 1) : NULL;
     int ok = cert && set_subject(cert, spec->uid, spec->common_name, spec->team)

@@ -10,4 +10,6 @@ int cssl_write_private(BIO *bio, void *key);
 int cssl_write_cert(BIO *bio, void *cert);
 int cssl_add_extension(X509 *cert, X509 *issuer, int nid, const char *value);
 X509 *cssl_new_cert(EVP_PKEY *key, const char *common_name, long days);
+/// Reads a CA certificate and its key (PEM); 1 and both set, or 0 with a message.
+int cssl_load_ca(const char *ca_cert_path, const char *ca_key_path, X509 **ca_out, EVP_PKEY **key_out);
 #endif

@@ -8,7 +8,8 @@ import ReferenceTarget
 enum TargetCommand {
     static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
         let parsed = try Arguments(args, valued: ["listen", "apns-url", "bundle-id", "threads", "bug", "allow-remote",
-                                                  "registrations", "apns-ca", "apns-key", "apns-team", "apns-proxy", "apns-cert",
+                                                  "registrations", "apns-ca", "apns-key", "apns-team",
+                                                  "apns-proxy", "apns-cert",
                                                   "push-expiration"],
                                    boolean: ["help", "exit-with-parent"])
         if parsed.has("help") {

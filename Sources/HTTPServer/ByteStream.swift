@@ -25,6 +25,13 @@ final class ByteStream {
     /// The `host:port` of the CONNECT this connection tunnels; nil when the client connected directly.
     var tunnelTarget: String?
 
+    /// Tells a request what its connection knows: TLS, the client's certificate, the CONNECT target.
+    func stamp(_ request: inout HTTPRequest) {
+        request.isTLS = tls != nil
+        request.clientCertificate = clientCertificate
+        request.tunnelTarget = tunnelTarget
+    }
+
     /// Puts TLS on a stream that began in the clear (a CONNECT tunnel, or TLS sniffed on a cleartext port).
     func startTLS(_ session: OpaquePointer) {
         precondition(tls == nil, "TLS started twice on one stream")

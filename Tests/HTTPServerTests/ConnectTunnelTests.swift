@@ -8,17 +8,13 @@ import XCTest
 /// other protocols are untouched.
 final class ConnectTunnelTests: XCTestCase {
     private let policy = ConnectPolicy(hosts: ["api.push.apple.com"], ports: [443, 2197])
-    private var dir = ""
-    private var material: TLSMaterial!
+    private var ca: TemporaryCA!
+    private var dir: String { ca.directory }
+    private var material: TLSMaterial { ca.material }
 
-    override func setUpWithError() throws {
-        dir = try ExternalTool.temporaryDirectory()
-        material = try LocalCertificateAuthority.ensure(stateDirectory: dir).material
-    }
+    override func setUpWithError() throws { ca = try TemporaryCA() }
 
-    override func tearDown() {
-        try? FileManager.default.removeItem(atPath: dir)
-    }
+    override func tearDown() { ca?.remove() }
 
     // MARK: - The head
 
@@ -162,8 +158,8 @@ final class ConnectTunnelTests: XCTestCase {
         XCTAssertEqual(try curlWithCertificate(server.port, nil).stdout, "GET /x via - cert -")
         let certificate = recorder.seen.value.first?.clientCertificate
         XCTAssertEqual(certificate?.commonName, "VoIP Services: com.example.phone")
-        XCTAssertEqual(certificate?.extensions[PushClientCertificate.topicsOID].flatMap(PushClientCertificate.parseTopics),
-                       ["com.example.phone", "com.example.phone.voip"])
+        let topics = certificate?.extensions[PushClientCertificate.topicsOID].flatMap(PushClientCertificate.parseTopics)
+        XCTAssertEqual(topics, ["com.example.phone", "com.example.phone.voip"])
         XCTAssertEqual(server.stats.clientCertificates, 1)
     }
 

@@ -18,7 +18,8 @@ final class CertificateAuthTests: XCTestCase {
         }
         if development { extensions[PushClientCertificate.developmentOID] = [0x05, 0x00] }
         if production { extensions[PushClientCertificate.productionOID] = [0x05, 0x00] }
-        return ClientCertificate(subjectUID: uid, commonName: uid.map { "VoIP Services: " + $0 }, extensions: extensions)
+        return ClientCertificate(subjectUID: uid, commonName: uid.map { "VoIP Services: " + $0 },
+                                 extensions: extensions)
     }
 
     private func push(_ certificate: ClientCertificate?, topic: String? = "com.example.phone.voip",

@@ -14,32 +14,23 @@ final class GatewayClientInteropTests: XCTestCase {
     static let keyID = "KEYID12345"
     static let team = "TEAM123456"
     private let deviceToken = String(repeating: "7c3d", count: 16)
-    private var dir = ""
-    private var tls: TLSMaterial!
-    private var keyPath = ""
-    private var certPath = ""
+    private var fixture: ProviderFixture!
+    private var tls: TLSMaterial { fixture.tls }
+    private var certPath: String { fixture.directory + "/voip.pem" }
     private var sink: CollectingSink!
     private var gateway: APNsGateway!
     private var server: HTTPServer!
 
     override func setUpWithError() throws {
-        dir = try ExternalTool.temporaryDirectory()
-        tls = try LocalCertificateAuthority.ensure(stateDirectory: dir).material
-        keyPath = dir + "/AuthKey_\(Self.keyID).p8"
-        try ES256Key.generate(privateKeyPath: keyPath, publicKeyPath: dir + "/public.pem")
-        certPath = dir + "/voip.pem"
-        try PushClientCertificate.issue(.init(bundleID: Self.bundle), stateDirectory: dir, to: certPath)
-        let verifyKey = try ES256Key(contentsOf: dir + "/public.pem")
+        fixture = try ProviderFixture(bundleID: Self.bundle, keyID: Self.keyID, teamID: Self.team)
+        try PushClientCertificate.issue(.init(bundleID: Self.bundle), stateDirectory: fixture.directory, to: certPath)
         sink = CollectingSink()
-        gateway = APNsGateway(
-            configuration: .init(validator: .init(bundleID: Self.bundle,
-                                                  keys: ProviderKeys(teamID: Self.team, keys: [Self.keyID: verifyKey]))),
-            sink: sink)
+        gateway = APNsGateway(configuration: fixture.configuration, sink: sink)
     }
 
     override func tearDown() {
         server?.stop()
-        try? FileManager.default.removeItem(atPath: dir)
+        fixture?.remove()
     }
 
     /// The gateway as `callstorm gateway` runs it: TLS (or cleartext with TLS inside tunnels), CONNECT to the
@@ -63,7 +54,8 @@ final class GatewayClientInteropTests: XCTestCase {
     private func runClient(_ client: String, port: Int) throws -> [[String: String]] {
         let run = try ExternalTool.run("python3", [
             Self.fixture, client, "--port", "\(port)", "--ca", tls.caCertificatePath, "--bundle", Self.bundle,
-            "--token", deviceToken, "--key", keyPath, "--key-id", Self.keyID, "--team", Self.team, "--cert", certPath,
+            "--token", deviceToken, "--key", fixture.keyPath, "--key-id", Self.keyID, "--team", Self.team,
+            "--cert", certPath,
         ], timeout: 90)
         if run.status == 3 {
             try Self.skipUnlessPackageIndexReachable(run.stderr)

@@ -3,16 +3,10 @@ import XCTest
 
 /// `push.auth: certificate` and `push.via: connect` (issue 17): read, described, and checked with positions.
 final class PushRouteSectionTests: XCTestCase {
-    private let base = """
-        name: routed
-        devices: 10
-        load:
-          - hold: { rate: 5/s, for: 10s }
-
-        """
-
+    /// A scenario whose fourth line is `push`.
     private func load(_ push: String) -> Result<Scenario, ScenarioErrors> {
-        ScenarioLoader.parse(base + push, file: "routed.yaml")
+        ScenarioLoader.parse("name: routed\ndevices: 10\nload: [{ hold: { rate: 5/s, for: 10s } }]\n" + push,
+                             file: "routed.yaml")
     }
 
     func testCertificateAuthAndTheCONNECTRouteAreReadInBothShapes() throws {
@@ -34,13 +28,13 @@ final class PushRouteSectionTests: XCTestCase {
             return XCTFail("expected errors")
         }
         let text = errors.description
-        XCTAssertTrue(text.contains("routed.yaml:5:15: error: 'auth' must be one of token, certificate"), text)
+        XCTAssertTrue(text.contains("routed.yaml:4:15: error: 'auth' must be one of token, certificate"), text)
         XCTAssertTrue(text.contains("did you mean 'certificate'?"), text)
-        XCTAssertTrue(text.contains("routed.yaml:5:32: error: 'via' must be one of direct, connect"), text)
+        XCTAssertTrue(text.contains("routed.yaml:4:32: error: 'via' must be one of direct, connect"), text)
         guard case .failure(let tlsErrors) = load("push: { auth: certificate, tls: false }\n") else {
             return XCTFail("certificate auth needs TLS")
         }
-        XCTAssertTrue(tlsErrors.description.contains("routed.yaml:5:15: error: 'auth: certificate' needs TLS"),
+        XCTAssertTrue(tlsErrors.description.contains("routed.yaml:4:15: error: 'auth: certificate' needs TLS"),
                       tlsErrors.description)
     }
 }
