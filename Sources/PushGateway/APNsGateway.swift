@@ -124,8 +124,9 @@ public final class APNsGateway: HTTPHandler {
         let given = request.header("apns-id")
         let apnsID = given ?? MessageID.random()
         var responseHeaders = [HTTPHeader(name: "apns-id", value: apnsID)]
-        if let authority = request.header("host") ?? request.header(":authority"),
-           authority.contains("sandbox") || authority.contains("development") {
+        // The host the client reached: a header, else the CONNECT target (HTTP/2 carries :authority apart).
+        let host = request.header("host") ?? request.header(":authority") ?? request.tunnelTarget
+        if let authority = host, authority.contains("sandbox") || authority.contains("development") {
             responseHeaders.append(HTTPHeader(name: "apns-unique-id", value: MessageID.random()))
         }
         func reject(_ rejection: APNsRejection) -> HTTPResponse {
@@ -143,10 +144,7 @@ public final class APNsGateway: HTTPHandler {
         let headers = request.headers.map { (name: $0.name, value: $0.value) }
         let epoch = MessageID.epochSeconds()
         let connection = request.connectionID
-        let grant = request.clientCertificate.map {
-            CertificateGrant($0, host: request.tunnelTarget ?? request.header(":authority") ?? request.header("host")
-                ?? $0.serverName)
-        }
+        let grant = request.clientCertificate.map { CertificateGrant($0, host: host ?? $0.serverName) }
         connections.note(connection) {
             grant != nil ? .certificate : request.header("authorization") != nil ? .token : .none
         }
