@@ -132,7 +132,7 @@ final class GatewayClientInteropTests: XCTestCase {
         let port = try startGateway()
         let results = try runClient("httpx", port: port)
         assertAccepted(results, "httpx")
-        XCTAssertEqual(results.first?["case"], "voip-HTTP/2")
+        XCTAssertEqual(results.first?["version"], "HTTP/2")
     }
 
     func testAnH2ClientOfferingNoALPNThroughACONNECTTunnel() throws {

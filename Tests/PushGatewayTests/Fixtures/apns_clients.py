@@ -1,11 +1,13 @@
-"""Sends VoIP pushes to callstorm's push gateway with published APNs clients, each left unchanged and pointed at
-the gateway the way its users redirect it: aioapns by its host and port constants (JWT and client certificate),
+"""Sends pushes to callstorm's push gateway with published APNs clients, each left unchanged and pointed at the
+gateway the way its users redirect it: aioapns by its host and port constants (JWT and client certificate),
 kalyke-apns and pyapns-client through HTTPS_PROXY (their hosts are written into their code), httpx with HTTP/2,
 and a bare h2 client that offers no ALPN, through a CONNECT tunnel it opens by hand.
 
 Usage: apns_clients.py CLIENT --port P --ca CA.pem --bundle ID --token HEX [--key K.p8 --key-id ID --team T]
-[--cert CLIENT.pem]. Prints one JSON line per push: {"client", "case", "status", "reason"}. Exit 3 when the
-client's package is not installed (the test then asks whether the package index is reachable).
+[--cert CLIENT.pem] [--serve]. Without --serve it sends one VoIP push (and, for aioapns-cert, one to a topic the
+certificate does not allow); with --serve it sends one push per JSON line on stdin ({"token", "voip", "payload"}),
+as a call server's push path would. Prints one JSON line per push: {"client", "case", "status", "reason",
+"version"}. Exit 3 when the client's package is not installed (the test then asks whether PyPI is reachable).
 """
 import argparse
 import asyncio
@@ -17,30 +19,27 @@ import sys
 import time
 import uuid
 
-VOIP = {"uuid": "", "handle": {"kind": "generic", "value": "alice", "displayName": "Alice"}}
+MODULES = {"aioapns-jwt": "aioapns", "aioapns-cert": "aioapns", "kalyke": "kalyke", "kalyke-cert": "kalyke",
+           "pyapns-client": "pyapns_client", "httpx": "httpx", "no-alpn": "h2"}
 
 
 def parse():
     p = argparse.ArgumentParser()
-    p.add_argument("client")
+    p.add_argument("client", choices=sorted(MODULES))
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--ca", required=True)
     p.add_argument("--bundle", required=True)
-    p.add_argument("--token", required=True)
+    p.add_argument("--token", default="")
     p.add_argument("--key")
     p.add_argument("--key-id")
     p.add_argument("--team")
     p.add_argument("--cert")
+    p.add_argument("--serve", action="store_true")
     return p.parse_args()
 
 
-def voip():
-    return dict(VOIP, uuid=str(uuid.uuid4()))
-
-
-def emit(client, case, status, reason=""):
-    print(json.dumps({"client": client, "case": case, "status": str(status), "reason": reason or ""}))
-    sys.stdout.flush()
+def voip_payload():
+    return {"uuid": str(uuid.uuid4()), "handle": {"kind": "generic", "value": "alice", "displayName": "Alice"}}
 
 
 def use_proxy(args):
@@ -51,64 +50,6 @@ def use_proxy(args):
     os.environ.pop("no_proxy", None)
 
 
-async def aioapns_push(args, certificate):
-    import aioapns.connection as connection
-    from aioapns import APNs, NotificationRequest, PushType
-    connection.APNsProductionClientProtocol.APNS_SERVER = "127.0.0.1"
-    connection.APNsTLSClientProtocol.APNS_PORT = args.port
-    context = ssl.create_default_context(cafile=args.ca)
-    if certificate:
-        apns = APNs(client_cert=args.cert, topic=args.bundle + ".voip", ssl_context=context,
-                    max_connection_attempts=1)
-    else:
-        with open(args.key) as f:
-            key = f.read()
-        apns = APNs(key=key, key_id=args.key_id, team_id=args.team, topic=args.bundle + ".voip",
-                    ssl_context=context, max_connection_attempts=1)
-    name = "aioapns-cert" if certificate else "aioapns-jwt"
-    for case, topic in (("voip", None), ("other-topic", "com.other.app.voip")):
-        if case == "other-topic" and not certificate:
-            continue
-        request = NotificationRequest(device_token=args.token, message=voip(), push_type=PushType.VOIP,
-                                      notification_id=str(uuid.uuid4()), apns_topic=topic)
-        result = await apns.send_notification(request)
-        emit(name, case, result.status, result.description)
-
-
-async def kalyke_push(args, certificate):
-    from kalyke import VoIPClient, VoIPApnsConfig
-    from kalyke.clients.voip_certificate import VoIPCertificateClient
-    use_proxy(args)
-    if certificate:
-        client = VoIPCertificateClient(use_sandbox=False, auth_key_filepath=args.cert)
-    else:
-        client = VoIPClient(use_sandbox=False, team_id=args.team, auth_key_id=args.key_id,
-                            auth_key_filepath=args.key)
-    name = "kalyke-cert" if certificate else "kalyke"
-    try:
-        await client.send_message(device_token=args.token, payload=voip(),
-                                  apns_config=VoIPApnsConfig(topic=args.bundle + ".voip"))
-        emit(name, "voip", 200)
-    except Exception as error:  # kalyke raises one exception class per APNs reason
-        emit(name, "voip", "error", type(error).__name__ + ": " + str(error))
-
-
-def pyapns_push(args):
-    from pyapns_client import APNSClient, IOSNotification, IOSPayload
-    use_proxy(args)
-    client = APNSClient(mode=APNSClient.MODE_PROD, root_cert_path=args.ca, auth_key_path=args.key,
-                        auth_key_id=args.key_id, team_id=args.team)
-    notification = IOSNotification(payload=IOSPayload(custom=voip()), topic=args.bundle + ".voip",
-                                   push_type="voip")
-    try:
-        client.push(notification=notification, device_token=args.token)
-        emit("pyapns-client", "voip", 200)
-    except Exception as error:
-        emit("pyapns-client", "voip", "error", type(error).__name__ + ": " + str(error))
-    finally:
-        client.close()
-
-
 def jwt_token(args, iat):
     import jwt
     with open(args.key) as f:
@@ -116,85 +57,213 @@ def jwt_token(args, iat):
     return jwt.encode({"iss": args.team, "iat": iat}, key, algorithm="ES256", headers={"kid": args.key_id})
 
 
-def httpx_push(args):
-    import httpx
-    context = ssl.create_default_context(cafile=args.ca)
-    with httpx.Client(http2=True, verify=context, trust_env=False) as client:
-        response = client.post(
-            "https://127.0.0.1:%d/3/device/%s" % (args.port, args.token), json=voip(),
-            headers={"authorization": "bearer " + jwt_token(args, int(time.time())), "apns-push-type": "voip",
-                     "apns-topic": args.bundle + ".voip", "apns-priority": "10"})
+class Client:
+    """One library, made once; `send` returns (status, reason, HTTP version)."""
+
+    def __init__(self, args):
+        self.args = args
+        self.loop = asyncio.new_event_loop()
+
+    def topic(self, voip, topic):
+        return topic or (self.args.bundle + ".voip" if voip else self.args.bundle)
+
+    def close(self):
+        self.loop.close()
+
+
+class Aioapns(Client):
+    def __init__(self, args, certificate):
+        super().__init__(args)
+        import aioapns.connection as connection
+        connection.APNsProductionClientProtocol.APNS_SERVER = "127.0.0.1"
+        connection.APNsTLSClientProtocol.APNS_PORT = args.port
+        self.apns = self.loop.run_until_complete(self.make(certificate))
+
+    async def make(self, certificate):
+        from aioapns import APNs
+        context = ssl.create_default_context(cafile=self.args.ca)
+        if certificate:
+            return APNs(client_cert=self.args.cert, topic=self.args.bundle + ".voip", ssl_context=context,
+                        max_connection_attempts=1)
+        with open(self.args.key) as f:
+            key = f.read()
+        return APNs(key=key, key_id=self.args.key_id, team_id=self.args.team, topic=self.args.bundle + ".voip",
+                    ssl_context=context, max_connection_attempts=1)
+
+    def send(self, token, payload, voip, topic=None):
+        from aioapns import NotificationRequest, PushType
+        request = NotificationRequest(device_token=token, message=payload, notification_id=str(uuid.uuid4()),
+                                      push_type=PushType.VOIP if voip else PushType.BACKGROUND,
+                                      apns_topic=self.topic(voip, topic), priority=10 if voip else 5)
+        result = self.loop.run_until_complete(self.apns.send_notification(request))
+        return result.status, result.description, "HTTP/2"
+
+
+class Kalyke(Client):
+    def __init__(self, args, certificate):
+        super().__init__(args)
+        use_proxy(args)
+        self.certificate = certificate
+
+    def send(self, token, payload, voip, topic=None):
+        from kalyke import ApnsClient, ApnsConfig, ApnsPushType, VoIPApnsConfig, VoIPClient
+        from kalyke.clients.voip_certificate import VoIPCertificateClient
+        a = self.args
+        if self.certificate:
+            client = VoIPCertificateClient(use_sandbox=False, auth_key_filepath=a.cert)
+        elif voip:
+            client = VoIPClient(use_sandbox=False, team_id=a.team, auth_key_id=a.key_id, auth_key_filepath=a.key)
+        else:
+            client = ApnsClient(use_sandbox=False, team_id=a.team, auth_key_id=a.key_id, auth_key_filepath=a.key)
+        config = VoIPApnsConfig(topic=self.topic(voip, topic)) if voip else \
+            ApnsConfig(topic=self.topic(voip, topic), push_type=ApnsPushType.BACKGROUND)
+        try:
+            self.loop.run_until_complete(client.send_message(device_token=token, payload=payload,
+                                                             apns_config=config))
+            return 200, "", "HTTP/2"
+        except Exception as error:  # kalyke raises one exception class per APNs reason
+            return "error", type(error).__name__ + ": " + str(error), ""
+
+
+class Pyapns(Client):
+    def __init__(self, args):
+        super().__init__(args)
+        from pyapns_client import APNSClient
+        use_proxy(args)
+        self.client = APNSClient(mode=APNSClient.MODE_PROD, root_cert_path=args.ca, auth_key_path=args.key,
+                                 auth_key_id=args.key_id, team_id=args.team)
+
+    def send(self, token, payload, voip, topic=None):
+        from pyapns_client import IOSNotification, IOSPayload
+        notification = IOSNotification(payload=IOSPayload(custom=payload, content_available=not voip),
+                                       topic=self.topic(voip, topic), push_type="voip" if voip else "background")
+        try:
+            self.client.push(notification=notification, device_token=token)
+            return 200, "", "HTTP/2"
+        except Exception as error:
+            return "error", type(error).__name__ + ": " + str(error), ""
+
+    def close(self):
+        self.client.close()
+        super().close()
+
+
+class Httpx(Client):
+    def __init__(self, args):
+        super().__init__(args)
+        import httpx
+        self.client = httpx.Client(http2=True, verify=ssl.create_default_context(cafile=args.ca), trust_env=False)
+        self.token = jwt_token(args, int(time.time()))
+
+    def send(self, token, payload, voip, topic=None):
+        response = self.client.post(
+            "https://127.0.0.1:%d/3/device/%s" % (self.args.port, token), json=payload,
+            headers={"authorization": "bearer " + self.token, "apns-push-type": "voip" if voip else "background",
+                     "apns-topic": self.topic(voip, topic), "apns-priority": "10" if voip else "5"})
         reason = response.json().get("reason", "") if response.content else ""
-        emit("httpx", "voip-" + response.http_version, response.status_code, reason)
+        return response.status_code, reason, response.http_version
+
+    def close(self):
+        self.client.close()
+        super().close()
 
 
-def no_alpn_push(args):
-    """A bare HTTP/2 client: CONNECT by hand, TLS without ALPN, the h2 state machine for one request."""
-    import h2.config
-    import h2.connection
-    import h2.events
-    sock = socket.create_connection(("127.0.0.1", args.port), timeout=10)
-    sock.sendall(b"CONNECT api.push.apple.com:443 HTTP/1.1\r\nHost: api.push.apple.com:443\r\n\r\n")
-    answer = b""
-    while b"\r\n\r\n" not in answer:
-        chunk = sock.recv(1024)
-        if not chunk:
-            break
-        answer += chunk
-    if not answer.startswith(b"HTTP/1.1 200"):
-        emit("no-alpn", "connect", "error", answer.decode(errors="replace"))
-        return
-    context = ssl.create_default_context(cafile=args.ca)  # no set_alpn_protocols: the client offers none
-    tls = context.wrap_socket(sock, server_hostname="api.push.apple.com")
-    conn = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=True))
-    conn.initiate_connection()
-    body = json.dumps(voip()).encode()
-    conn.send_headers(1, [(":method", "POST"), (":scheme", "https"), (":authority", "api.push.apple.com"),
-                          (":path", "/3/device/" + args.token),
-                          ("authorization", "bearer " + jwt_token(args, time.time())),
-                          ("apns-push-type", "voip"), ("apns-topic", args.bundle + ".voip"),
-                          ("content-length", str(len(body)))])
-    conn.send_data(1, body, end_stream=True)
-    tls.sendall(conn.data_to_send())
-    status, data, done = "", b"", False
-    while not done:
-        chunk = tls.recv(65536)
-        if not chunk:
-            break
-        for event in conn.receive_data(chunk):
-            if isinstance(event, h2.events.ResponseReceived):
-                status = dict(event.headers).get(b":status", b"").decode()
-            elif isinstance(event, h2.events.DataReceived):
-                data += event.data
-            elif isinstance(event, h2.events.StreamEnded):
-                done = True
-        tls.sendall(conn.data_to_send())
-    reason = json.loads(data).get("reason", "") if data else ""
-    emit("no-alpn", "voip", status, reason)
-    tls.close()
+class NoAlpn(Client):
+    """A bare HTTP/2 client: CONNECT by hand, TLS without ALPN, one h2 connection for every push."""
+
+    def __init__(self, args):
+        super().__init__(args)
+        import h2.config
+        import h2.connection
+        sock = socket.create_connection(("127.0.0.1", args.port), timeout=10)
+        sock.sendall(b"CONNECT api.push.apple.com:443 HTTP/1.1\r\nHost: api.push.apple.com:443\r\n\r\n")
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            chunk = sock.recv(1024)
+            if not chunk:
+                break
+            answer += chunk
+        if not answer.startswith(b"HTTP/1.1 200"):
+            raise RuntimeError("CONNECT refused: " + answer.decode(errors="replace"))
+        context = ssl.create_default_context(cafile=args.ca)  # no set_alpn_protocols: the client offers none
+        self.tls = context.wrap_socket(sock, server_hostname="api.push.apple.com")
+        self.conn = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=True))
+        self.conn.initiate_connection()
+        self.tls.sendall(self.conn.data_to_send())
+        self.token = jwt_token(self.args, time.time())
+
+    def send(self, token, payload, voip, topic=None):
+        import h2.events
+        stream = self.conn.get_next_available_stream_id()
+        body = json.dumps(payload).encode()
+        self.conn.send_headers(stream, [
+            (":method", "POST"), (":scheme", "https"), (":authority", "api.push.apple.com"),
+            (":path", "/3/device/" + token), ("authorization", "bearer " + self.token),
+            ("apns-push-type", "voip" if voip else "background"), ("apns-topic", self.topic(voip, topic)),
+            ("content-length", str(len(body)))])
+        self.conn.send_data(stream, body, end_stream=True)
+        self.tls.sendall(self.conn.data_to_send())
+        status, data, done = "", b"", False
+        while not done:
+            chunk = self.tls.recv(65536)
+            if not chunk:
+                break
+            for event in self.conn.receive_data(chunk):
+                if isinstance(event, h2.events.ResponseReceived) and event.stream_id == stream:
+                    status = dict(event.headers).get(b":status", b"").decode()
+                elif isinstance(event, h2.events.DataReceived) and event.stream_id == stream:
+                    data += event.data
+                    self.conn.acknowledge_received_data(event.flow_controlled_length, stream)
+                elif isinstance(event, h2.events.StreamEnded) and event.stream_id == stream:
+                    done = True
+            self.tls.sendall(self.conn.data_to_send())
+        return status, json.loads(data).get("reason", "") if data else "", "HTTP/2"
+
+    def close(self):
+        self.tls.close()
+        super().close()
+
+
+def make(args):
+    name = args.client
+    if name.startswith("aioapns"):
+        return Aioapns(args, name == "aioapns-cert")
+    if name.startswith("kalyke"):
+        return Kalyke(args, name == "kalyke-cert")
+    if name == "pyapns-client":
+        return Pyapns(args)
+    return Httpx(args) if name == "httpx" else NoAlpn(args)
+
+
+def emit(args, case, result):
+    status, reason, version = result
+    print(json.dumps({"client": args.client, "case": case, "status": str(status), "reason": reason or "",
+                      "version": version or ""}))
+    sys.stdout.flush()
 
 
 def main():
     args = parse()
-    modules = {"aioapns-jwt": "aioapns", "aioapns-cert": "aioapns", "kalyke": "kalyke", "kalyke-cert": "kalyke",
-               "pyapns-client": "pyapns_client", "httpx": "httpx", "no-alpn": "h2"}
     try:
-        __import__(modules[args.client])
+        __import__(MODULES[args.client])
         if args.client == "httpx":
             __import__("h2")
     except ImportError as error:
         print("missing python package: %s" % error, file=sys.stderr)
         sys.exit(3)
-    if args.client.startswith("aioapns"):
-        asyncio.run(aioapns_push(args, args.client == "aioapns-cert"))
-    elif args.client.startswith("kalyke"):
-        asyncio.run(kalyke_push(args, args.client == "kalyke-cert"))
-    elif args.client == "pyapns-client":
-        pyapns_push(args)
-    elif args.client == "httpx":
-        httpx_push(args)
-    else:
-        no_alpn_push(args)
+    client = make(args)
+    try:
+        if args.serve:
+            for line in sys.stdin:
+                if line.strip():
+                    push = json.loads(line)
+                    emit(args, "serve", client.send(push["token"], push["payload"], push["voip"]))
+        else:
+            emit(args, "voip", client.send(args.token, voip_payload(), True))
+            if args.client == "aioapns-cert":
+                emit(args, "other-topic", client.send(args.token, voip_payload(), True, "com.other.app.voip"))
+    finally:
+        client.close()
 
 
 main()
