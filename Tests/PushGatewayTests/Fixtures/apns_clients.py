@@ -173,8 +173,13 @@ class NoAlpn(Client):
 
     def __init__(self, args):
         super().__init__(args)
+        self.tls = None
+
+    def connect(self):
+        """Opened at the first push, so a serving client can start before the gateway listens."""
         import h2.config
         import h2.connection
+        args = self.args
         sock = socket.create_connection(("127.0.0.1", args.port), timeout=10)
         sock.sendall(b"CONNECT api.push.apple.com:443 HTTP/1.1\r\nHost: api.push.apple.com:443\r\n\r\n")
         answer = b""
@@ -194,6 +199,8 @@ class NoAlpn(Client):
 
     def send(self, token, payload, voip, topic=None):
         import h2.events
+        if self.tls is None:
+            self.connect()
         stream = self.conn.get_next_available_stream_id()
         body = json.dumps(payload).encode()
         self.conn.send_headers(stream, [
@@ -220,7 +227,8 @@ class NoAlpn(Client):
         return status, json.loads(data).get("reason", "") if data else "", "HTTP/2"
 
     def close(self):
-        self.tls.close()
+        if self.tls is not None:
+            self.tls.close()
         super().close()
 
 
