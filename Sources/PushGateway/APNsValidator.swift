@@ -60,17 +60,9 @@ public struct APNsValidator: Sendable {
         guard token.utf8.count >= 64, Self.allHex(token) else {
             return .failure(APNsRejection(.badDeviceToken, detail: "token must be 64 or more hex digits"))
         }
-        if let certificate {
-            // Certificate-based auth: the connection's certificate decides; an authorization header is ignored.
-            if let problem = certificate.problem { return .failure(problem) }
-        } else if configuration.requireProviderToken {
-            guard let auth = header("authorization") else {
-                return .failure(APNsRejection(.missingProviderToken, detail: "neither a client certificate nor "
-                    + "an authorization header"))
-            }
-            let problem = authorize.map { $0(auth) }
-                ?? ProviderToken.check(auth, nowEpochSeconds: nowEpochSeconds, keys: configuration.keys)
-            if let problem { return .failure(problem) }
+        if let problem = authenticate(header("authorization"), certificate: certificate,
+                                      nowEpochSeconds: nowEpochSeconds, authorize: authorize) {
+            return .failure(problem)
         }
         guard let topic = header("apns-topic") ?? certificate?.defaultTopic, !topic.isEmpty else {
             return .failure(APNsRejection(.missingTopic))
@@ -120,6 +112,20 @@ public struct APNsValidator: Sendable {
         return .success(APNsPush(token: token, apnsID: apnsID, pushType: pushType, topic: topic, priority: priority,
                                  expiration: expiration, collapseID: collapseID, payload: body,
                                  acceptedNanos: nowNanos))
+    }
+
+    /// Certificate-based auth (the connection's certificate decides; an authorization header is ignored) or
+    /// token-based auth; nil when the push may go on to the topic checks.
+    private func authenticate(_ authorization: String?, certificate: CertificateGrant?, nowEpochSeconds: Int64,
+                              authorize: ((String) -> APNsRejection?)?) -> APNsRejection? {
+        if let certificate { return certificate.problem }
+        guard configuration.requireProviderToken else { return nil }
+        guard let authorization else {
+            return APNsRejection(.missingProviderToken, detail: "neither a client certificate nor an authorization "
+                + "header")
+        }
+        return authorize.map { $0(authorization) }
+            ?? ProviderToken.check(authorization, nowEpochSeconds: nowEpochSeconds, keys: configuration.keys)
     }
 
     private func checkTopic(_ topic: String, pushType: APNsPush.PushType) -> APNsRejection? {
