@@ -54,7 +54,8 @@ let package = Package(
         ]),
         // libFuzzer targets (`make fuzz`, built in debug with -sanitize=fuzzer -DFUZZING); built plainly it
         // replays the committed corpora. Uses @testable imports: debug configuration only.
-        .executableTarget(name: "CallstormFuzz", dependencies: ["Scenario", "HTTPServer", "PushGateway", "Driver"],
+        .executableTarget(name: "CallstormFuzz",
+                          dependencies: ["Scenario", "HTTPServer", "PushGateway", "Driver", "Credentials"],
                           path: "Fuzz/Sources/CallstormFuzz"),
         .executableTarget(
             name: "callstorm",

@@ -53,6 +53,13 @@ write("http2", "http1-push", b"\x01" + ("POST /3/device/%s HTTP/1.1\r\nHost: x\r
 write("http2", "fcm", b"\x01" + ("POST /v1/projects/p/messages:send HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\n"
       "Content-Length: 60\r\n\r\n").encode() + b'{"message":{"token":"t","data":{"uuid":"c-1"}}}' + b" " * 12)
 
+# CONNECT on the gateway's cleartext port ('C' is odd: sent as is): a tunnel whose TLS never comes, a refusal, and
+# a head with a bad header line.
+write("http2", "connect-tunnel", "CONNECT api.push.apple.com:443 HTTP/1.1\r\nHost: api.push.apple.com:443\r\n\r\n"
+      "\x16\x03\x01\x00\x05hello")
+write("http2", "connect-forbidden", "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n\r\n")
+write("http2", "connect-bad-header", "CONNECT api.push.apple.com:2197 HTTP/1.1\r\nHost\r\n\r\nGET / HTTP/1.1\r\n\r\n")
+
 # Target responses and push payloads in the reference protocol.
 conversation = {"id": "c-1", "version": 3, "state": "joined", "ended": False,
                 "members": [{"device": "d1", "state": "joined", "handle": {"kind": "phoneNumber", "value": "+1",

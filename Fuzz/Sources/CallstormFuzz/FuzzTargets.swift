@@ -1,3 +1,4 @@
+import Credentials
 @testable import Driver
 import Foundation
 @testable import HTTPServer
@@ -19,6 +20,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case http1
     /// A real h2c/HTTP/1.1 server on loopback with the push gateway behind it: bytes go down a fresh connection
     /// (after the HTTP/2 preface when the first byte is even), so HTTP2Connection, HPACK and the gateway see them.
+    /// The server answers CONNECT to the APNs hosts as the gateway does, so input that begins `CONNECT ` goes
+    /// through the socket-level CONNECT reader (peeked heads, split heads, refusals, the tunnel's TLS start).
     case http2
     /// Target responses: the reference protocol's conversation, split and push JSON, and `capture` JSON paths.
     case json
@@ -141,6 +144,13 @@ private final class Loopback: @unchecked Sendable {
     private init() {
         var configuration = HTTPServerConfiguration()
         configuration.maxBodyBytes = 16 * 1024
+        // A CA kept across fuzzing runs in one temporary directory: the TLS served inside CONNECT tunnels.
+        if let material = try? LocalCertificateAuthority.ensure(
+            stateDirectory: NSTemporaryDirectory() + "callstorm-fuzz-state").material {
+            configuration.connect = APNsGateway.connectPolicy(tunnelTLS: TLSFiles(
+                certificatePath: material.certificatePath, keyPath: material.keyPath,
+                clientCAPath: material.caCertificatePath))
+        }
         let gateway = APNsGateway(configuration: .init(validator: .init(bundleID: "com.example.callstorm")),
                                   sink: AcceptAll())
         server = HTTPServer(configuration: configuration, handler: gateway)
