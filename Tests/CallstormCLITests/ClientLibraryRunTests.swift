@@ -9,9 +9,8 @@ import XCTest
 /// HTTPS_PROXY, httpx with HTTP/2, an h2 client offering no ALPN through CONNECT), reaches the devices of a
 /// `callstorm run`: every push is accepted and the calls complete.
 final class ClientLibraryRunTests: XCTestCase {
-    private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    private static let fixture = root.appendingPathComponent("Tests/PushGatewayTests/Fixtures/apns_clients.py").path
+    private static let fixture = CustomAPIExample.root
+        .appendingPathComponent("Tests/PushGatewayTests/Fixtures/apns_clients.py").path
 
     /// One `apns_clients.py CLIENT --serve` process: a push per JSON line on its stdin, a result line each.
     private final class LibraryPusher: @unchecked Sendable {
@@ -57,13 +56,6 @@ final class ClientLibraryRunTests: XCTestCase {
         }
     }
 
-    private func freePort() throws -> Int {
-        let probe = HTTPServer(handler: HTTPClosureHandler { _, respond in respond(.empty(204)) })
-        try probe.start()
-        defer { probe.stop() }
-        return probe.port
-    }
-
     /// Skips (saying why) when the client's package is missing and PyPI cannot be reached to install it; a
     /// missing package with PyPI reachable is a failure: scripts/test-deps.sh (make test) installs it.
     private func requirePackage(_ module: String, in dir: URL) throws {
@@ -99,7 +91,7 @@ final class ClientLibraryRunTests: XCTestCase {
                                         in: dir, logs: dir, name: "openssl", seconds: 30)
         XCTAssertEqual(made.status, 0, made.err)
 
-        let gatewayPort = try freePort()
+        let gatewayPort = try CustomAPIExample.freePort()
         let pusher = try LibraryPusher(client, arguments: [
             "--port", "\(gatewayPort)", "--ca", dir.path + "/state/tls/ca.pem", "--bundle", bundle, "--key", key,
             "--key-id", "LIBRARYKEY", "--team", "LIBRARYTEA", "--cert", dir.path + "/voip-\(bundle).pem",
@@ -113,21 +105,15 @@ final class ClientLibraryRunTests: XCTestCase {
             server.stop()
             alt.close()
         }
-        let example = try String(contentsOf: Self.root.appendingPathComponent("Scenarios/examples/custom-api.yaml"),
-                                 encoding: .utf8)
-            .replacingOccurrences(of: #"push: { listen: "127.0.0.1:2197", deadline: 2s, tls: false }"#,
-                                  with: #"push: { listen: "127.0.0.1:\#(gatewayPort)", deadline: 5s, tls: true }"#)
-            .replacingOccurrences(of: "hold: { rate: 5/s, for: 4s }", with: "hold: { rate: 2/s, for: 2s }")
-            .replacingOccurrences(of: "mix: { incoming-1to1: 50, hold-resume: 50 }",
-                                  with: "mix: { incoming-1to1: 100 }")
-        XCTAssertTrue(example.contains("\(gatewayPort)") && example.contains("2/s"), "the example changed shape")
-        let file = dir.appendingPathComponent("custom-api.yaml")
-        try example.write(to: file, atomically: true, encoding: .utf8)
-        var options = RunCommand.Options(file: file.path)
-        options.targetURL = "http://127.0.0.1:\(server.port)"
-        options.out = dir.appendingPathComponent("run").path
-        options.quiet = true
-        let outcome = try RunCommand.perform(options)
+        let outcome = try CustomAPIExample.run(serverPort: server.port, gatewayPort: gatewayPort, in: dir) { text in
+            // TLS like APNs (every library needs it), a longer deadline for Python, fewer calls, one flow.
+            let edited = text.replacingOccurrences(of: "deadline: 2s, tls: false", with: "deadline: 5s, tls: true")
+                .replacingOccurrences(of: "hold: { rate: 5/s, for: 4s }", with: "hold: { rate: 2/s, for: 2s }")
+                .replacingOccurrences(of: "mix: { incoming-1to1: 50, hold-resume: 50 }",
+                                      with: "mix: { incoming-1to1: 100 }")
+            XCTAssertTrue(edited.contains("tls: true") && edited.contains("2/s"), "the example changed shape")
+            return edited
+        }
         let finished = pusher.finish()
         let c = outcome.result.recorder.counters
         XCTAssertGreaterThan(finished.sent, 0, client)
@@ -139,27 +125,10 @@ final class ClientLibraryRunTests: XCTestCase {
         XCTAssertEqual(c["gateway.pushes.rejected"] ?? 0, 0, "\(client): \(c)")
     }
 
-    func testAioapnsWithATokenReachesTheRunsDevices() throws {
-        try runWithLibrary("aioapns-jwt", module: "aioapns")
-    }
-
-    func testAioapnsWithAClientCertificateReachesTheRunsDevices() throws {
-        try runWithLibrary("aioapns-cert", module: "aioapns")
-    }
-
-    func testKalykeThroughHTTPSProxyReachesTheRunsDevices() throws {
-        try runWithLibrary("kalyke", module: "kalyke")
-    }
-
-    func testPyapnsClientThroughHTTPSProxyReachesTheRunsDevices() throws {
-        try runWithLibrary("pyapns-client", module: "pyapns_client")
-    }
-
-    func testHttpxOverHTTP2ReachesTheRunsDevices() throws {
-        try runWithLibrary("httpx", module: "httpx, h2")
-    }
-
-    func testAnH2ClientWithoutALPNThroughCONNECTReachesTheRunsDevices() throws {
-        try runWithLibrary("no-alpn", module: "h2")
-    }
+    func testAioapnsWithATokenReachesDevices() throws { try runWithLibrary("aioapns-jwt", module: "aioapns") }
+    func testAioapnsWithACertificateReachesDevices() throws { try runWithLibrary("aioapns-cert", module: "aioapns") }
+    func testKalykeThroughHTTPSProxyReachesDevices() throws { try runWithLibrary("kalyke", module: "kalyke") }
+    func testPyapnsViaHTTPSProxyReachesDevices() throws { try runWithLibrary("pyapns-client", module: "pyapns_client") }
+    func testHttpxOverHTTP2ReachesDevices() throws { try runWithLibrary("httpx", module: "httpx, h2") }
+    func testH2WithoutALPNViaCONNECTReachesDevices() throws { try runWithLibrary("no-alpn", module: "h2") }
 }
