@@ -67,7 +67,8 @@ let package = Package(
         ]),
         // libFuzzer targets (`make fuzz`, built in debug with -sanitize=fuzzer -DFUZZING); built plainly it
         // replays the committed corpora. Uses @testable imports: debug configuration only.
-        .executableTarget(name: "CallstormFuzz", dependencies: ["Scenario", "HTTPServer", "PushGateway", "Driver"],
+        .executableTarget(name: "CallstormFuzz",
+                          dependencies: ["Scenario", "HTTPServer", "PushGateway", "Driver", "Credentials"],
                           path: "Fuzz/Sources/CallstormFuzz"),
         .executableTarget(
             name: "callstorm",
@@ -84,6 +85,7 @@ let package = Package(
         .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "Metrics", "Determinism"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "HTTPServer", "Credentials"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Credentials", "Locking", "Determinism"]),
+        .testTarget(name: "CredentialsTests", dependencies: ["Credentials"]),
         .testTarget(
             name: "PushGatewayTests",
             dependencies: ["PushGateway", "HTTPServer", "Transport", "Credentials", "Locking", "Determinism"],

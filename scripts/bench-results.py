@@ -80,12 +80,14 @@ LOAD_START = (read(os.path.join(work, "loadavg-start")) or "").split()[:3]
 # cores (client and server pinned), so it would call every quiet run overloaded.
 LOAD1 = float(LOAD_START[0]) if LOAD_START else float(LOAD_END[0])
 OVERLOADED = LOAD1 > 1.5 * (os.cpu_count() or 1)
-TIMED = {"gateway_tls", "gateway_h2c", "raw_http_1000", "raw_http_5000", "timer_accuracy", "capacity"}
+TIMED = {"gateway_tls", "gateway_h2c", "gateway_cert", "gateway_connect", "raw_http_1000", "raw_http_5000",
+         "timer_accuracy", "capacity"}
 
 
 # The section each timed figure comes from: a section rerun alone (BENCH_ONLY, BENCH_KEEP_WORK) is judged on the
 # load before it (loadavg-<section>, written by bench.sh), not on the load before the rerun's other sections.
-SECTION = {"gateway_tls": "gateway", "gateway_h2c": "gateway", "raw_http_1000": "raw-http",
+SECTION = {"gateway_tls": "gateway", "gateway_h2c": "gateway", "gateway_cert": "gateway", "gateway_connect": "gateway",
+           "raw_http_1000": "raw-http",
            "raw_http_5000": "raw-http", "timer_accuracy": "scale", "capacity": "capacity"}
 SECTION_LOAD = {}
 for name in set(SECTION.values()) | {"locust"}:
@@ -125,6 +127,22 @@ if g and "gw_tls" in g:
                 "command": g["commands"][f"nghttpd_{transport}"]},
                r, goal="≥ 0.50 of nghttpd", meets=med >= 0.5,
                extra={"client_command": g["commands"]["client"]})
+
+    # Issue 17: certificate auth, and certificate auth through the CONNECT port; curl is the client (h2load has
+    # neither client certificates nor proxies), nghttpd -V the peer (reached directly: it cannot CONNECT).
+    for transport, label, peer in (("cert", "TLS with a client certificate (curl)", "nghttpd -V"),
+                                   ("connect", "CONNECT tunnel + client certificate (curl --proxy)",
+                                    "nghttpd -V, direct (it cannot CONNECT)")):
+        r = g.get(f"ratio_{transport}") or []
+        if not r:
+            continue
+        figure(f"gateway_{transport}", f"push gateway req/s, {label}, one server core",
+               {"name": "callstorm gateway", "unit": "req/s", **mmm(g[f"gw_{transport}"]),
+                "command": g["commands"][f"gateway_{transport}"],
+                "ok": f"{g[f'gw_{transport}_2xx']} of {g[f'gw_{transport}_total']} 2xx"},
+               {"name": peer, "unit": "req/s", **mmm(g["ng_cert" if transport == "cert" else "ng_direct"]),
+                "command": g["commands"]["nghttpd_cert"]},
+               r, note="client: " + g["commands"]["curl"])
 
 # MARK: - gateway instructions (callgrind), the figure a busy machine cannot disturb
 cg = load_json(os.path.join(work, "gateway-callgrind.json"))

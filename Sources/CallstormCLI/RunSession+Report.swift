@@ -21,6 +21,7 @@ extension RunSession {
         books[Books.Counter.gatewayAccepted, default: 0] += Int64(ingress.reduce(0) { $0 + $1.accepted })
         books[Books.Counter.gatewayRejected, default: 0] += Int64(ingress.reduce(0) { $0 + $1.rejectedTotal })
         for (name, n) in books { result.recorder.count(name, by: n, atNanos: origin) }
+        servers.recordConnectionCounters(into: &result.recorder, atNanos: origin)
         if FaultSchedule(windows: scenario.faults, seed: scenario.seed).hasClockSkew,
            let samples = servers.target?.reportLatencyByDeviceClock {
             // clock_skew faults: push-to-report as the embedded target measured it from device timestamps.

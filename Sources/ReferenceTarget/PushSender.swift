@@ -13,10 +13,19 @@ public struct PushClientSettings: Sendable {
     /// Signs the provider tokens; nil makes a key for this client alone (a gateway without configured keys
     /// accepts any well-formed token).
     public var signer: ProviderTokenSigner?
+    /// `http://host:port` of the proxy the gateway URL is reached through (HTTP CONNECT), as an APNs client
+    /// behind `HTTPS_PROXY` does; nil connects directly.
+    public var proxy: String?
+    /// A PEM file with a push client certificate and its key: certificate-based provider auth (mutual TLS), and
+    /// no provider tokens are sent. Nil uses token auth.
+    public var clientCertificatePath: String?
 
-    public init(caFile: String? = nil, signer: ProviderTokenSigner? = nil) {
+    public init(caFile: String? = nil, signer: ProviderTokenSigner? = nil, proxy: String? = nil,
+                clientCertificatePath: String? = nil) {
         self.caFile = caFile
         self.signer = signer
+        self.proxy = proxy
+        self.clientCertificatePath = clientCertificatePath
     }
 
     private static let registry = Mutex<[String: PushClientSettings]>([:])
@@ -46,6 +55,8 @@ final class PushSender: @unchecked Sendable {
     private let baseURL: String
     private let bundleID: String
     private let signer: ProviderTokenSigner?
+    /// Certificate auth: the handshake authenticates, and requests carry no `authorization`.
+    private let usesCertificate: Bool
     private var token = ""
     private var tokenIssued: Int64 = 0
     let sent = Atomic<Int>(0)
@@ -66,6 +77,7 @@ final class PushSender: @unchecked Sendable {
         self.baseURL = PushClientSettings.normalized(gatewayURL)
         self.bundleID = bundleID
         let settings = PushClientSettings.lookUp(gatewayURL)
+        usesCertificate = settings.clientCertificatePath != nil
         if let signer = settings.signer {
             self.signer = signer
         } else if let key = try? ES256Key.generate() {
@@ -78,6 +90,8 @@ final class PushSender: @unchecked Sendable {
             configuration.version = .http2TLS(caFile: settings.caFile)
             // Streams multiplex on one connection; a small cache is enough.
             configuration.maxConnections = 4
+            configuration.proxy = settings.proxy
+            configuration.clientCertificatePath = settings.clientCertificatePath
         }
         queue.sync { self.client = HTTPClient(queue: self.queue, configuration: configuration) }
     }
@@ -101,8 +115,8 @@ final class PushSender: @unchecked Sendable {
     private func attempt(_ kind: Kind, token deviceToken: String, payload: [UInt8], apnsID: String?, number: Int) {
         let isVoIP = kind == .voip
         let expiration = expirationSeconds > 0 ? Int(Date().timeIntervalSince1970) + expirationSeconds : 0
-        var headers = [
-            "authorization: bearer \(providerToken())",
+        var headers = usesCertificate ? [] : ["authorization: bearer \(providerToken())"]
+        headers += [
             "apns-push-type: \(isVoIP ? "voip" : "background")",
             "apns-topic: \(isVoIP ? bundleID + ".voip" : bundleID)",
             "apns-priority: \(isVoIP ? 10 : 5)",

@@ -29,6 +29,12 @@ public struct PushSpec: Sendable, Equatable {
     public var authTeamID: String?
     /// `push.unregistered`: device tokens the gateway answers with 410 Unregistered (and a timestamp).
     public var unregisteredTokens: [String] = []
+    /// `push.auth: certificate` (or `{ kind: certificate }`): the embedded target authenticates with a VoIP
+    /// Services-like client certificate (mutual TLS) instead of provider tokens. Default `.token`.
+    public var authKind: PushAuthKind = .token
+    /// `push.via: connect`: the embedded target reaches the gateway as an APNs client behind a proxy does, by
+    /// HTTP CONNECT to api.push.apple.com:443 on the gateway's port. Default `.direct`.
+    public var route: PushRoute = .direct
 
     public init(
         listenHost: String = "127.0.0.1",
@@ -41,4 +47,20 @@ public struct PushSpec: Sendable, Equatable {
         self.deadlineNanos = deadlineNanos
         self.bundleID = bundleID
     }
+}
+
+/// How the embedded target's APNs client authenticates to the gateway.
+public enum PushAuthKind: String, Sendable, Equatable, CaseIterable {
+    /// ES256 JWT provider tokens.
+    case token
+    /// A client certificate in the TLS handshake.
+    case certificate
+}
+
+/// How the embedded target's APNs client reaches the gateway.
+public enum PushRoute: String, Sendable, Equatable, CaseIterable {
+    /// Straight to the gateway's address.
+    case direct
+    /// Through an HTTP CONNECT tunnel opened on the gateway's port, to the APNs host name.
+    case connect
 }

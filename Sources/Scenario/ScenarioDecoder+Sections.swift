@@ -119,7 +119,7 @@ extension ScenarioDecoder {
     mutating func push(_ node: YAMLNode) -> PushSpec? {
         guard let fields = fields(
             of: node, in: "'push'", known: ["listen", "deadline", "bundle_id", "tls", "auth", "unregistered",
-                                      "block_after_misses", "expiration", "retries"]
+                                      "block_after_misses", "expiration", "retries", "via"]
         ) else { return nil }
         var spec = PushSpec()
         let errorsBefore = errors.count
@@ -161,6 +161,13 @@ extension ScenarioDecoder {
         if let node = fields["auth"] {
             pushAuth(node, into: &spec)
         }
+        if let node = fields["via"] {
+            pushRoute(node, into: &spec)
+        }
+        if spec.authKind == .certificate && !spec.tls && spec.route == .direct, let node = fields["auth"] {
+            report(node.mark, "'auth: certificate' needs TLS: set 'tls: true' or 'via: connect' (a CONNECT tunnel "
+                + "is always TLS)")
+        }
         if let node = fields["unregistered"] {
             if case .sequence(let items, _) = node {
                 for item in items {
@@ -181,7 +188,12 @@ extension ScenarioDecoder {
 
     /// `push.auth: { keys: {KEYID: path/to.pem}, team: TEAMID }`.
     mutating func pushAuth(_ node: YAMLNode, into spec: inout PushSpec) {
-        guard let fields = fields(of: node, in: "'push.auth'", known: ["keys", "team"]) else { return }
+        if case .scalar = node {
+            pushAuthKind(node, into: &spec)
+            return
+        }
+        guard let fields = fields(of: node, in: "'push.auth'", known: ["keys", "team", "kind"]) else { return }
+        if let node = fields["kind"] { pushAuthKind(node, into: &spec) }
         if let node = fields["team"], let team = self.string(node, "team") {
             if team.utf8.count == 10 {
                 spec.authTeamID = team

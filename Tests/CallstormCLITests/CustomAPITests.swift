@@ -6,18 +6,8 @@ import XCTest
 
 /// The shipped `target.api` example drives a server with another API shape through incoming-1to1 and hold-resume.
 final class CustomAPITests: XCTestCase {
-    private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
-    private func freePort() throws -> Int {
-        let probe = HTTPServer(handler: HTTPClosureHandler { _, respond in respond(.empty(204)) })
-        try probe.start()
-        defer { probe.stop() }
-        return probe.port
-    }
-
     func testExampleMappingDrivesAnotherServerThroughTwoFlows() throws {
-        let gatewayPort = try freePort()
+        let gatewayPort = try CustomAPIExample.freePort()
         let alt = AltCallServer(gatewayURL: "http://127.0.0.1:\(gatewayPort)")
         let server = HTTPServer(handler: alt)
         try server.start()
@@ -28,17 +18,7 @@ final class CustomAPITests: XCTestCase {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("custom-api-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let example = try String(contentsOf: Self.root.appendingPathComponent("Scenarios/examples/custom-api.yaml"),
-                                 encoding: .utf8)
-            .replacingOccurrences(of: "127.0.0.1:2197", with: "127.0.0.1:\(gatewayPort)")
-        let file = dir.appendingPathComponent("custom-api.yaml")
-        try example.write(to: file, atomically: true, encoding: .utf8)
-
-        var options = RunCommand.Options(file: file.path)
-        options.targetURL = "http://127.0.0.1:\(server.port)"
-        options.out = dir.appendingPathComponent("run").path
-        options.quiet = true
-        let outcome = try RunCommand.perform(options)
+        let outcome = try CustomAPIExample.run(serverPort: server.port, gatewayPort: gatewayPort, in: dir)
         let c = outcome.result.recorder.counters
         XCTAssertEqual(c["devices.registered"], 40)
         XCTAssertGreaterThan(c["flow.incoming-1to1.completed"] ?? 0, 0, "\(c)")

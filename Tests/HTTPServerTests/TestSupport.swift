@@ -1,3 +1,4 @@
+import Credentials
 import Foundation
 import HTTPServer
 import Locking
@@ -45,4 +46,19 @@ final class Locked<Value: Sendable>: Sendable {
     }
 
     var value: Value { mutex.withLock { $0 } }
+}
+
+/// callstorm's local CA in a fresh temporary directory; `remove()` in `tearDown`.
+struct TemporaryCA {
+    let directory: String
+    let material: TLSMaterial
+
+    init() throws {
+        directory = try ExternalTool.temporaryDirectory()
+        material = try LocalCertificateAuthority.ensure(stateDirectory: directory).material
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
 }
