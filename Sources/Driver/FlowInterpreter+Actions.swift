@@ -53,18 +53,17 @@ extension FlowInterpreter {
 
     /// A member action on a named conversation: the manager's check first (fails at once when refused), then the
     /// target's endpoint. Returns false: the flow resumes from the answer.
-    mutating func member(_ m: MemberAction, _ op: ActionOp, _ name: String, reason: String? = nil,
-                         other: String? = nil, memberRole: String? = nil, into: String? = nil, now: UInt64,
-                         _ ctx: inout FlowContext) -> Bool {
-        guard let uuid = known.conversations[name] else {
+    mutating func member(_ m: MemberAction, now: UInt64, _ ctx: inout FlowContext) -> Bool {
+        guard let uuid = known.conversations[m.name] else {
             if m.inRace { raceDone(now: now, &ctx); return false }
-            return failMissing(name, now, &ctx)
+            return failMissing(m.name, now, &ctx)
         }
-        let kind = op.kind
+        let kind = m.op.kind
+        let other = m.other
         let local = m.by
         // Cleanup and race actions may lose: their failures are counted, not fatal to the flow.
         let tolerant = m.inRace || status.cleaningUp
-        let memberLocal = memberRole.flatMap { roles[$0] }
+        let memberLocal = m.memberRole.flatMap { roles[$0] }
         let before = waiting
         let slot = newAction(kind, by: local, step: m.step.name, conversation: uuid, planned: m.planned, now: now,
                              &ctx, with: other, member: memberLocal.map { ctx.devices[$0].identity.id },
@@ -73,10 +72,8 @@ extension FlowInterpreter {
         // In a race the device fires whatever its view says (the other side's push may be in flight): the point is
         // to put conflicting requests before the server. Capabilities still apply.
         let refusal = ctx.devices[local].manager.check(kind, conversation: uuid, with: other)
-        var racing = false
-        if m.inRace {
-            if case .missingCapability? = refusal { racing = false } else { racing = true }
-        }
+        let racing: Bool
+        if case .missingCapability? = refusal { racing = false } else { racing = m.inRace }
         if let refusal, !racing {
             finishAction(slot, .failed(reason: refusal.reason), now: now, ctx.devices)
             if m.inRace {
@@ -89,9 +86,9 @@ extension FlowInterpreter {
             return false
         }
         ctx.devices[local].manager.begin(kind, conversation: uuid)
-        emit(.send(ActionRequest(call: arrival.index, slot: slot, op: op, device: local, conversation: uuid,
-                                 reason: reason, with: other, member: memberLocal, into: into, inRace: m.inRace,
-                                 tolerant: tolerant)))
+        emit(.send(ActionRequest(call: arrival.index, slot: slot, op: m.op, device: local, conversation: uuid,
+                                 reason: m.reason, with: other, member: memberLocal, into: m.into,
+                                 inRace: m.inRace, tolerant: tolerant)))
         return false
     }
 

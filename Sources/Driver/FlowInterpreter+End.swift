@@ -164,9 +164,11 @@ extension FlowInterpreter {
         case .paused: state = "held"
         case .leaving, .left: state = "left"
         }
+        func ids(_ handles: [Handle]?) -> [String] {
+            (handles ?? []).map { DeviceIdentity.id(forHandleValue: $0.value) }
+        }
         return FinalView(device: manager.localDevice, conversation: uuid, server: server, state: state,
-                         members: (c?.members ?? []).map { DeviceIdentity.id(forHandleValue: $0.value) },
-                         activeMembers: (c?.activeRemoteMembers ?? []).map { DeviceIdentity.id(forHandleValue: $0.value) })
+                         members: ids(c?.members), activeMembers: ids(c?.activeRemoteMembers))
     }
 
     private mutating func countChecked(_ devices: DeviceModel) {

@@ -32,7 +32,8 @@ final class BuiltinFlowInterpreterTests: XCTestCase {
             if case .awaitPush = $0.kind { return true } else { return false }
         }.count
         XCTAssertEqual(h.records["dial_to_ring"]?.count, rings, file: file, line: line)
-        XCTAssertEqual(h.invoked.count, h.finished.count, "every action got exactly one outcome", file: file, line: line)
+        XCTAssertEqual(h.invoked.count, h.finished.count, "every action got exactly one outcome",
+                       file: file, line: line)
     }
 
     func testIncomingOneToOneHappyPath() { assertHappyPath("incoming-1to1") }
@@ -144,7 +145,8 @@ final class BuiltinFlowInterpreterTests: XCTestCase {
             XCTAssertEqual(h.count("devices.terminated_for_missed_deadline"), 1, name)
             XCTAssertEqual(h.count("calls.app_terminated"), 1, name)
             XCTAssertEqual(h.count("calls.missed"), 1, name)
-            XCTAssertEqual(h.call.status.failure, "the app was terminated: it reported the VoIP push after the deadline")
+            XCTAssertEqual(h.call.status.failure,
+                           "the app was terminated: it reported the VoIP push after the deadline", name)
         }
     }
 

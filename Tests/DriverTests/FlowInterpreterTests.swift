@@ -83,7 +83,8 @@ final class FlowInterpreterTests: XCTestCase {
         h.run()
         XCTAssertTrue(h.completed)
         XCTAssertTrue(h.outcomes.contains("hold=failed"))
-        XCTAssertEqual(h.finished.first { $0.step == "hold" }?.action.outcome, .failed(reason: "missing_capability:pausing"))
+        XCTAssertEqual(h.finished.first { $0.step == "hold" }?.action.outcome,
+                       .failed(reason: "missing_capability:pausing"))
         XCTAssertFalse(h.sent.contains { $0.request.op == .pause })
     }
 
