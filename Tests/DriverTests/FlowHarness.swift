@@ -33,17 +33,31 @@ final class FlowHarness {
     /// Background pushes with these events are lost.
     var lostEvents: Set<String> = []
 
-    private(set) var counts: [String: Int64] = [:]
-    private(set) var records: [String: [Int64]] = [:]
-    private(set) var invoked: [ActionRecord] = []
-    private(set) var finished: [ActionRecord] = []
-    /// Every request sent, with the instant it was sent.
-    private(set) var sent: [(request: ActionRequest, at: UInt64)] = []
     private(set) var outstanding: [ActionRequest] = []
-    private(set) var viewFetches: [String] = []
-    private(set) var finals: [FinalView] = []
-    private(set) var notes: [String] = []
-    private(set) var completed = false
+    /// Every effect the call returned, by kind.
+    private(set) var seen = Seen()
+
+    struct Seen {
+        var counts: [String: Int64] = [:]
+        var records: [String: [Int64]] = [:]
+        var invoked: [ActionRecord] = []
+        var finished: [ActionRecord] = []
+        /// Every request sent, with the instant it was sent.
+        var sent: [(request: ActionRequest, at: UInt64)] = []
+        var viewFetches: [String] = []
+        var finals: [FinalView] = []
+        var notes: [String] = []
+        var completed = false
+    }
+
+    var counts: [String: Int64] { seen.counts }
+    var records: [String: [Int64]] { seen.records }
+    var invoked: [ActionRecord] { seen.invoked }
+    var finished: [ActionRecord] { seen.finished }
+    var sent: [(request: ActionRequest, at: UInt64)] { seen.sent }
+    var finals: [FinalView] { seen.finals }
+    var notes: [String] { seen.notes }
+    var completed: Bool { seen.completed }
 
     init(flow: Flow, config: FlowConfig? = nil,
          device: ConversationManager.Configuration = .init(), callerHangsUp: Bool = true) {
@@ -80,17 +94,17 @@ final class FlowHarness {
         for effect in effects {
             switch effect {
             case .send(let request):
-                sent.append((request, now))
+                seen.sent.append((request, now))
                 outstanding.append(request)
             case .arm(let timer, let at): wheel.schedule(timer, at: at)
-            case .count(let name, let n): counts[name, default: 0] += n
-            case .record(let name, let micros): records[name, default: []].append(micros)
-            case .invoked(let record): invoked.append(record)
-            case .finished(let record): finished.append(record)
-            case .fetchViews(let uuids): viewFetches += uuids
-            case .finalView(let view): finals.append(view)
-            case .note(let line, _): notes.append(line)
-            case .completed: completed = true
+            case .count(let name, let n): seen.counts[name, default: 0] += n
+            case .record(let name, let micros): seen.records[name, default: []].append(micros)
+            case .invoked(let record): seen.invoked.append(record)
+            case .finished(let record): seen.finished.append(record)
+            case .fetchViews(let uuids): seen.viewFetches += uuids
+            case .finalView(let view): seen.finals.append(view)
+            case .note(let line, _): seen.notes.append(line)
+            case .completed: seen.completed = true
             }
         }
     }
@@ -101,8 +115,8 @@ final class FlowHarness {
         for _ in 0..<maxSteps where !completed {
             if !outstanding.isEmpty {
                 answerNext()
-            } else if let views, !viewFetches.isEmpty {
-                let uuid = viewFetches.removeFirst()
+            } else if let views, !seen.viewFetches.isEmpty {
+                let uuid = seen.viewFetches.removeFirst()
                 apply(call.viewFetched(uuid, views(uuid), now: now, &context))
             } else if !fireNextTimer() {
                 return
