@@ -27,7 +27,7 @@ extension FlowInterpreter {
                         video: Bool, planned: UInt64, now: UInt64, _ ctx: inout FlowContext) {
         let slot = newAction(.start, by: local, step: step.name, conversation: "", planned: planned, now: now, &ctx)
         if let refusal = ctx.devices[local].manager.check(.start, conversation: nil) {
-            finishAction(slot, .failed(reason: refusal.reason), now: now, ctx.devices)
+            finishAction(slot, .failed(reason: refusal.reason), now: now)
             fail(refusal.description, now: now, &ctx)
             return
         }
@@ -39,7 +39,7 @@ extension FlowInterpreter {
     private mutating func startAnswered(_ request: ActionRequest, _ answer: ActionAnswer, now: UInt64,
                                         _ ctx: inout FlowContext) {
         let uuid = answer.outcome == .fulfilled ? answer.conversation : nil
-        finishAction(request.slot, answer.outcome, now: now, ctx.devices, conversation: uuid, view: answer.view)
+        finishAction(request.slot, answer.outcome, now: now, conversation: uuid, view: answer.view)
         known.saw(answer.view)
         guard let uuid else { return fail("start failed: \(answer.outcome.label)", now: now, &ctx) }
         known.conversations[request.name] = uuid
@@ -75,7 +75,7 @@ extension FlowInterpreter {
         let racing: Bool
         if case .missingCapability? = refusal { racing = false } else { racing = m.inRace }
         if let refusal, !racing {
-            finishAction(slot, .failed(reason: refusal.reason), now: now, ctx.devices)
+            finishAction(slot, .failed(reason: refusal.reason), now: now)
             if m.inRace {
                 raceDone(now: now, &ctx)
             } else if tolerant {
@@ -96,7 +96,7 @@ extension FlowInterpreter {
                                          _ ctx: inout FlowContext) {
         let (kind, local, uuid) = (request.kind, request.device, request.conversation)
         let outcome = answer.outcome
-        finishAction(request.slot, outcome, now: now, ctx.devices, view: answer.view, split: answer.split)
+        finishAction(request.slot, outcome, now: now, view: answer.view, split: answer.split)
         known.saw(answer.view)
         known.saw(answer.split)
         if outcome == .fulfilled {
@@ -125,7 +125,7 @@ extension FlowInterpreter {
     /// Slow media setup (a device fault): the join is fulfilled later, so its fulfillment time grows.
     mutating func answeredLate(_ request: ActionRequest, _ answer: ActionAnswer, now: UInt64,
                                _ ctx: inout FlowContext) {
-        finishAction(request.slot, .fulfilled, now: now, ctx.devices, view: answer.view, split: answer.split)
+        finishAction(request.slot, .fulfilled, now: now, view: answer.view, split: answer.split)
         known.saw(answer.view)
         ctx.devices[request.device].manager.fulfilled(request.kind, conversation: request.conversation,
                                                       other: request.with)
@@ -152,7 +152,7 @@ extension FlowInterpreter {
     }
 
     /// Sets an action's outcome once; the worker records it under its kind and its flow step.
-    mutating func finishAction(_ slot: Int, _ outcome: ActionOutcome, now: UInt64, _ devices: DeviceModel,
+    mutating func finishAction(_ slot: Int, _ outcome: ActionOutcome, now: UInt64,
                                conversation: String? = nil, view: ConversationView? = nil,
                                split: ConversationView? = nil) {
         guard slot < log.count, log.actions[slot].finish(outcome, at: now) else { return }

@@ -65,7 +65,7 @@ extension FlowInterpreter {
     mutating func terminateApp(_ local: Int, now: UInt64, _ ctx: inout FlowContext) -> [FlowEffect] {
         count("devices.terminated_for_missed_deadline")
         for (slot, action) in log.actions.enumerated() where !action.isFinished && log.actors[slot] == local {
-            finishAction(slot, .failed(reason: "app_terminated"), now: now, ctx.devices)
+            finishAction(slot, .failed(reason: "app_terminated"), now: now)
         }
         count("calls.app_terminated")
         status.missed = true
