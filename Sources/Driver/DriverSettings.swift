@@ -3,6 +3,9 @@ import Foundation
 import Scenario
 
 /// Everything a worker needs from the scenario, resolved once: a value shared read-only by all workers.
+///
+/// More than 15 stored properties on purpose: it is the flat list of knobs the CLI sets one by one (flags,
+/// shards, replay, fault routes) and the driver reads; grouping them would only add a level to every reader.
 public struct DriverSettings: Sendable {
     public var plan: ArrivalPlan
     public var seed: UInt64

@@ -36,8 +36,9 @@ enum FlowTimer {
     case fire(index: Int, token: UInt64)
     /// Compare views again after in-flight pushes had time to land.
     case verify(attempt: Int)
-    /// A join's answer held back by a slow media setup (a device fault): the join is fulfilled now.
-    case lateAnswer(ActionRequest, ActionAnswer)
+    /// A join's answer held back by a slow media setup (a device fault): the join is fulfilled now. Rare, so
+    /// boxed: the wheel's entries stay small.
+    indirect case lateAnswer(ActionRequest, ActionAnswer)
 }
 
 /// The target API operation of an action (the `target.api` mapping's names).

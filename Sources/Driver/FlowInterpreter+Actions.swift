@@ -27,7 +27,7 @@ extension FlowInterpreter {
                         video: Bool, planned: UInt64, now: UInt64, _ ctx: inout FlowContext) {
         let slot = newAction(.start, by: local, step: step.name, conversation: "", planned: planned, now: now, &ctx)
         if let refusal = ctx.devices[local].manager.check(.start, conversation: nil) {
-            finishAction(slot, .failed(reason: refusal.reason), now: now, ctx.devices)
+            finishAction(slot, .failed(reason: refusal.reason), now: now)
             fail(refusal.description, now: now, &ctx)
             return
         }
@@ -39,7 +39,7 @@ extension FlowInterpreter {
     private mutating func startAnswered(_ request: ActionRequest, _ answer: ActionAnswer, now: UInt64,
                                         _ ctx: inout FlowContext) {
         let uuid = answer.outcome == .fulfilled ? answer.conversation : nil
-        finishAction(request.slot, answer.outcome, now: now, ctx.devices, conversation: uuid, view: answer.view)
+        finishAction(request.slot, answer.outcome, now: now, conversation: uuid, view: answer.view)
         known.saw(answer.view)
         guard let uuid else { return fail("start failed: \(answer.outcome.label)", now: now, &ctx) }
         known.conversations[request.name] = uuid
@@ -53,18 +53,17 @@ extension FlowInterpreter {
 
     /// A member action on a named conversation: the manager's check first (fails at once when refused), then the
     /// target's endpoint. Returns false: the flow resumes from the answer.
-    mutating func member(_ m: MemberAction, _ op: ActionOp, _ name: String, reason: String? = nil,
-                         other: String? = nil, memberRole: String? = nil, into: String? = nil, now: UInt64,
-                         _ ctx: inout FlowContext) -> Bool {
-        guard let uuid = known.conversations[name] else {
+    mutating func member(_ m: MemberAction, now: UInt64, _ ctx: inout FlowContext) -> Bool {
+        guard let uuid = known.conversations[m.name] else {
             if m.inRace { raceDone(now: now, &ctx); return false }
-            return failMissing(name, now, &ctx)
+            return failMissing(m.name, now, &ctx)
         }
-        let kind = op.kind
+        let kind = m.op.kind
+        let other = m.other
         let local = m.by
         // Cleanup and race actions may lose: their failures are counted, not fatal to the flow.
         let tolerant = m.inRace || status.cleaningUp
-        let memberLocal = memberRole.flatMap { roles[$0] }
+        let memberLocal = m.memberRole.flatMap { roles[$0] }
         let before = waiting
         let slot = newAction(kind, by: local, step: m.step.name, conversation: uuid, planned: m.planned, now: now,
                              &ctx, with: other, member: memberLocal.map { ctx.devices[$0].identity.id },
@@ -73,12 +72,10 @@ extension FlowInterpreter {
         // In a race the device fires whatever its view says (the other side's push may be in flight): the point is
         // to put conflicting requests before the server. Capabilities still apply.
         let refusal = ctx.devices[local].manager.check(kind, conversation: uuid, with: other)
-        var racing = false
-        if m.inRace {
-            if case .missingCapability? = refusal { racing = false } else { racing = true }
-        }
+        let racing: Bool
+        if case .missingCapability? = refusal { racing = false } else { racing = m.inRace }
         if let refusal, !racing {
-            finishAction(slot, .failed(reason: refusal.reason), now: now, ctx.devices)
+            finishAction(slot, .failed(reason: refusal.reason), now: now)
             if m.inRace {
                 raceDone(now: now, &ctx)
             } else if tolerant {
@@ -89,9 +86,9 @@ extension FlowInterpreter {
             return false
         }
         ctx.devices[local].manager.begin(kind, conversation: uuid)
-        emit(.send(ActionRequest(call: arrival.index, slot: slot, op: op, device: local, conversation: uuid,
-                                 reason: reason, with: other, member: memberLocal, into: into, inRace: m.inRace,
-                                 tolerant: tolerant)))
+        emit(.send(ActionRequest(call: arrival.index, slot: slot, op: m.op, device: local, conversation: uuid,
+                                 reason: m.reason, with: other, member: memberLocal, into: m.into,
+                                 inRace: m.inRace, tolerant: tolerant)))
         return false
     }
 
@@ -99,7 +96,7 @@ extension FlowInterpreter {
                                          _ ctx: inout FlowContext) {
         let (kind, local, uuid) = (request.kind, request.device, request.conversation)
         let outcome = answer.outcome
-        finishAction(request.slot, outcome, now: now, ctx.devices, view: answer.view, split: answer.split)
+        finishAction(request.slot, outcome, now: now, view: answer.view, split: answer.split)
         known.saw(answer.view)
         known.saw(answer.split)
         if outcome == .fulfilled {
@@ -128,7 +125,7 @@ extension FlowInterpreter {
     /// Slow media setup (a device fault): the join is fulfilled later, so its fulfillment time grows.
     mutating func answeredLate(_ request: ActionRequest, _ answer: ActionAnswer, now: UInt64,
                                _ ctx: inout FlowContext) {
-        finishAction(request.slot, .fulfilled, now: now, ctx.devices, view: answer.view, split: answer.split)
+        finishAction(request.slot, .fulfilled, now: now, view: answer.view, split: answer.split)
         known.saw(answer.view)
         ctx.devices[request.device].manager.fulfilled(request.kind, conversation: request.conversation,
                                                       other: request.with)
@@ -155,7 +152,7 @@ extension FlowInterpreter {
     }
 
     /// Sets an action's outcome once; the worker records it under its kind and its flow step.
-    mutating func finishAction(_ slot: Int, _ outcome: ActionOutcome, now: UInt64, _ devices: DeviceModel,
+    mutating func finishAction(_ slot: Int, _ outcome: ActionOutcome, now: UInt64,
                                conversation: String? = nil, view: ConversationView? = nil,
                                split: ConversationView? = nil) {
         guard slot < log.count, log.actions[slot].finish(outcome, at: now) else { return }

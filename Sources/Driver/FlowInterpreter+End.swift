@@ -65,7 +65,7 @@ extension FlowInterpreter {
     mutating func terminateApp(_ local: Int, now: UInt64, _ ctx: inout FlowContext) -> [FlowEffect] {
         count("devices.terminated_for_missed_deadline")
         for (slot, action) in log.actions.enumerated() where !action.isFinished && log.actors[slot] == local {
-            finishAction(slot, .failed(reason: "app_terminated"), now: now, ctx.devices)
+            finishAction(slot, .failed(reason: "app_terminated"), now: now)
         }
         count("calls.app_terminated")
         status.missed = true
@@ -164,9 +164,11 @@ extension FlowInterpreter {
         case .paused: state = "held"
         case .leaving, .left: state = "left"
         }
+        func ids(_ handles: [Handle]?) -> [String] {
+            (handles ?? []).map { DeviceIdentity.id(forHandleValue: $0.value) }
+        }
         return FinalView(device: manager.localDevice, conversation: uuid, server: server, state: state,
-                         members: (c?.members ?? []).map { DeviceIdentity.id(forHandleValue: $0.value) },
-                         activeMembers: (c?.activeRemoteMembers ?? []).map { DeviceIdentity.id(forHandleValue: $0.value) })
+                         members: ids(c?.members), activeMembers: ids(c?.activeRemoteMembers))
     }
 
     private mutating func countChecked(_ devices: DeviceModel) {

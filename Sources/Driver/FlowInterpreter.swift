@@ -191,25 +191,24 @@ struct FlowInterpreter {
     /// from the answer (or has failed).
     mutating func memberStep(_ step: FlowStep, by local: Int, planned: UInt64, now: UInt64, inRace: Bool,
                              _ ctx: inout FlowContext) -> Bool {
-        let m = MemberAction(step: step, by: local, planned: planned, inRace: inRace)
+        var m = MemberAction(step: step, by: local, planned: planned, inRace: inRace)
         switch step.kind {
-        case .join(let name): return member(m, .join, name, now: now, &ctx)
-        case .decline(let name): return member(m, .decline, name, reason: "declined", now: now, &ctx)
-        case .end(let name, let reason): return member(m, .end, name, reason: reason, now: now, &ctx)
-        case .pause(let name): return member(m, .pause, name, now: now, &ctx)
-        case .resume(let name): return member(m, .resume, name, now: now, &ctx)
+        case .join(let name): m.set(.join, name)
+        case .decline(let name): m.set(.decline, name, reason: "declined")
+        case .end(let name, let reason): m.set(.end, name, reason: reason)
+        case .pause(let name): m.set(.pause, name)
+        case .resume(let name): m.set(.resume, name)
         case .merge(let name, let with):
-            guard let other = known.conversations[with] else {
-                if inRace { return member(m, .merge, name, now: now, &ctx) }
-                return failMissing(with, now, &ctx)
-            }
-            return member(m, .merge, name, other: other, now: now, &ctx)
+            // In a race the merge is fired even before `with` exists (and fails at the device).
+            if !inRace, known.conversations[with] == nil { return failMissing(with, now, &ctx) }
+            m.set(.merge, name, other: known.conversations[with])
         case .unmerge(let name, let memberRole, let into):
             if !inRace, roles[memberRole] == nil { return failMissing(memberRole, now, &ctx) }
-            return member(m, .unmerge, name, memberRole: memberRole, into: into, now: now, &ctx)
+            m.set(.unmerge, name, memberRole: memberRole, into: into)
         default:
             return true
         }
+        return member(m, now: now, &ctx)
     }
 
     func device(for role: String?) -> Int? {
@@ -283,12 +282,35 @@ struct FlowInterpreter {
     }
 }
 
-/// The parts of a member action step that every kind shares.
+/// A member action step as one value: who does what to which of the flow's conversations.
 struct MemberAction {
     let step: FlowStep
+    /// The device (worker-local index).
     let by: Int
     let planned: UInt64
     let inRace: Bool
+    var op = ActionOp.join
+    /// The flow's name of the conversation acted on.
+    var name = ""
+    var reason: String?
+    /// Merge: the conversation merged in.
+    var other: String?
+    /// Unmerge: the role moved out, and the flow's name of the conversation it moves into.
+    var memberRole: String?
+    var into: String?
+
+    init(step: FlowStep, by: Int, planned: UInt64, inRace: Bool) {
+        self.step = step
+        self.by = by
+        self.planned = planned
+        self.inRace = inRace
+    }
+
+    mutating func set(_ op: ActionOp, _ name: String, reason: String? = nil, other: String? = nil,
+                      memberRole: String? = nil, into: String? = nil) {
+        (self.op, self.name, self.reason, self.other, self.memberRole, self.into) =
+            (op, name, reason, other, memberRole, into)
+    }
 }
 
 extension FlowStep.Kind {
