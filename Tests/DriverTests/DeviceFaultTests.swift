@@ -1,3 +1,4 @@
+import Determinism
 import CallModel
 @testable import Driver
 import PushModel
