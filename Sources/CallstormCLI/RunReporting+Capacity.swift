@@ -57,7 +57,11 @@ final class SaturationWatch: @unchecked Sendable {
     /// Written on `queue`, read after `stop()`.
     private var found: HarnessSaturation?
 
-    init(limit: HarnessLimit, runDirectory: URL, quiet: Bool, onSaturation: @escaping @Sendable (HarnessSaturation) -> Void) {
+    /// Nil when the scenario only reports saturation (the default): the report judges it from the full series
+    /// at the end, and no run pays for reading its checkpoints every two seconds.
+    init?(limit: HarnessLimit, runDirectory: URL, quiet: Bool,
+          onSaturation: @escaping @Sendable (HarnessSaturation) -> Void) {
+        guard limit.action != .report else { return nil }
         timer = DispatchSource.makeTimerSource(queue: queue)
         timer.setEventHandler { [unowned self] in
             guard found == nil, let recorder = try? RunResults.loadRecorder(run: runDirectory),

@@ -186,7 +186,7 @@ final class RunSession {
         let saturationWatch = SaturationWatch(limit: scenario.harness, runDirectory: bundle.directory,
                                               quiet: options.quiet) { saturation in
             switch saturation.limit.action {
-            case .report: break
+            case .report: break  // never watched live (SaturationWatch.init)
             case .endArrivals:
                 driver.endArrivals(note: "Arrivals ended when callstorm saturated (harness.on_saturation: "
                     + "end_arrivals) at second \(saturation.fromSecond); calls in flight drained.")
@@ -201,7 +201,7 @@ final class RunSession {
         progress?.stop()
         signals.cancel()
         let abortedBy = watch?.stop()
-        let abortedBySaturation = saturationWatch.stop().flatMap { $0.limit.action == .abort ? $0 : nil }
+        let abortedBySaturation = saturationWatch?.stop().flatMap { $0.limit.action == .abort ? $0 : nil }
         if let broken = capacityWatch?.stop()?.broken {
             say("callstorm: capacity limit broke at second \(broken.second); arrivals ended")
         }
