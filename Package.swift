@@ -74,28 +74,37 @@ let package = Package(
                           path: "Benchmarks/metrics-bench"),
 
         // MARK: - Tests, one target per module
+        // What many test targets need (child processes, loopback sockets, `eventually`, temporary directories):
+        // a library only test targets depend on, so no product links it.
+        .target(name: "TestSupport", dependencies: ["CLinux"]),
         .testTarget(name: "CallModelTests", dependencies: ["CallModel"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "CLinux", "Determinism"]),
-        .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "Metrics", "Determinism"]),
-        .testTarget(name: "TransportTests", dependencies: ["Transport", "HTTPServer", "Credentials"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Credentials", "Locking", "Determinism"]),
+        .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "Metrics", "Determinism", "TestSupport"]),
+        .testTarget(name: "TransportTests", dependencies: ["Transport", "HTTPServer", "Credentials", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: [
+            "HTTPServer", "Credentials", "Locking", "Determinism", "TestSupport",
+        ]),
         .testTarget(
             name: "PushGatewayTests",
-            dependencies: ["PushGateway", "HTTPServer", "Transport", "Credentials", "Locking", "Determinism"],
+            dependencies: [
+                "PushGateway", "HTTPServer", "Transport", "Credentials", "Locking", "Determinism", "TestSupport",
+            ],
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "FaultProxyTests", dependencies: [
-            "FaultProxy", "CLinux", "HTTPServer", "Transport", "Determinism",
+            "FaultProxy", "CLinux", "HTTPServer", "Transport", "Determinism", "TestSupport",
         ]),
         .testTarget(name: "ReferenceTargetTests", dependencies: ["ReferenceTarget", "PushGateway", "Transport", "Scenario"]),
         .testTarget(name: "DriverTests", dependencies: ["Driver", "Scenario", "Metrics"]),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Metrics", "Determinism", "TextEscaping"]),
-        .testTarget(name: "ResultsTests", dependencies: ["Results", "Metrics", "Determinism"]),
+        .testTarget(name: "ReportsTests", dependencies: [
+            "Reports", "Metrics", "Determinism", "TextEscaping", "TestSupport",
+        ]),
+        .testTarget(name: "ResultsTests", dependencies: ["Results", "Metrics", "Determinism", "TestSupport"]),
         .testTarget(name: "CallstormCLITests", dependencies: [
             "CallstormCLI", "Reports", "Metrics", "Results", "Scenario", "Checker", "HTTPServer", "PushGateway",
-            "Locking",
+            "Locking", "TestSupport",
         ]),
-        .testTarget(name: "CheckerTests", dependencies: ["Checker"]),
+        .testTarget(name: "CheckerTests", dependencies: ["Checker", "TestSupport"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "DeterminismTests", dependencies: ["Determinism"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),

@@ -1,14 +1,14 @@
 @testable import CallstormCLI
 import Foundation
 import Reports
+import TestSupport
 import XCTest
 
 /// A `capacity:` ramp stops its arrivals once a window breaks the limit, and the report names the knee.
 final class CapacityRunTests: XCTestCase {
     func testARampStopsAtTheKneeAndTheReportShowsIt() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-capacity-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let dir = try TemporaryDirectory.make("capacity")
+        defer { TemporaryDirectory.remove(dir) }
         // No push is reported within 1 µs, so the first judged window breaks the limit.
         let yaml = """
             name: knee

@@ -1,6 +1,7 @@
 @testable import CallstormCLI
 import Foundation
 import Metrics
+import TestSupport
 import XCTest
 
 /// Push-path faults that act on the gateway's connections and on delivery order (issue 5): whole runs with the
@@ -9,11 +10,10 @@ final class PushPathFaultRunTests: XCTestCase {
     private var dir: URL!
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-pushfaults-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        dir = try TemporaryDirectory.make("pushfaults")
     }
 
-    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+    override func tearDown() { TemporaryDirectory.remove(dir) }
 
     fileprivate func run(_ yaml: String, name: String = "run") throws -> RunCommand.Outcome {
         let file = dir.appendingPathComponent("\(name).yaml").path

@@ -1,6 +1,7 @@
 @testable import CallstormCLI
 import Checker
 import Foundation
+import TestSupport
 import XCTest
 
 /// Race scenarios against the correct reference target find nothing; against each deliberate bug the history
@@ -19,13 +20,12 @@ final class RaceCheckerTests: XCTestCase {
     private var directories: [URL] = []
 
     override func tearDown() {
-        for dir in directories { try? FileManager.default.removeItem(at: dir) }
+        for dir in directories { TemporaryDirectory.remove(dir) }
         directories = []
     }
 
     private func run(_ scenario: String, bug: String?, milliseconds: UInt64 = 3000) throws -> Found {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("race-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try TemporaryDirectory.make("race")
         directories.append(dir)
         var yaml = try String(contentsOf: Self.root.appendingPathComponent(scenario), encoding: .utf8)
         if let bug {

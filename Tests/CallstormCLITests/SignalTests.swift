@@ -2,6 +2,7 @@
 import Foundation
 import Metrics
 import Reports
+import TestSupport
 import XCTest
 
 /// SIGINT and SIGTERM through the release binary: arrivals stop, calls in flight get the drain time, the full
@@ -10,11 +11,10 @@ final class SignalTests: XCTestCase {
     private var dir: URL!
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-sig-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        dir = try TemporaryDirectory.make("sig")
     }
 
-    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+    override func tearDown() { TemporaryDirectory.remove(dir) }
 
     /// Long talk times, so a stop always catches calls mid-conversation; the drain is long enough to matter.
     private static let scenario = """
@@ -97,8 +97,8 @@ final class SignalTests: XCTestCase {
 /// A run directory whose books do not balance makes `callstorm report` exit 3 and name the book.
 final class UnbalancedBooksTests: XCTestCase {
     func testReportOfUnbalancedResultsExits3() throws {
-        let run = FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-books-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: run) }
+        let run = TemporaryDirectory.path("books")
+        defer { TemporaryDirectory.remove(run) }
         try FileManager.default.createDirectory(at: run.appendingPathComponent("raw"), withIntermediateDirectories: true)
         var recorder = Recorder(runStartNanos: 1_000_000_000)
         recorder.count("action.join.started", by: 5, atNanos: 1_000_000_000)

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import Checker
+import TestSupport
 
 final class HistoryReaderTests: XCTestCase {
     func testReadsEveryLineTypeOfTheFormat() throws {
@@ -63,9 +64,9 @@ final class HistoryReaderTests: XCTestCase {
 
     func testReadingAFileEqualsParsingItsLines() throws {
         let h = HistoryCheckerTests.seedStory()
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("history-\(UUID().uuidString).jsonl")
+        let url = TemporaryDirectory.path("history", suffix: ".jsonl")
         try h.text.write(to: url, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: url) }
+        defer { TemporaryDirectory.remove(url) }
         XCTAssertEqual(try HistoryReader.read(contentsOf: url), try h.events())
     }
 

@@ -17,21 +17,6 @@ let echoHandler: @Sendable (HTTPRequest, @escaping @Sendable (HTTPResponse) -> V
     respond(.text(200, "\(request.method) \(request.path) \(request.bodyString)"))
 }
 
-/// Open file descriptors of this process.
-func openDescriptorCount() -> Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
-}
-
-/// Polls `condition` for up to `seconds`; for state that settles on another thread.
-func eventually(_ seconds: Double = 5, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(5_000)
-    }
-    return condition()
-}
-
 /// A value shared between a handler and the test, behind a lock.
 final class Locked<Value: Sendable>: Sendable {
     private let mutex: Mutex<Value>
