@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "TextEscaping"),
         .target(name: "Metrics"),
         .target(name: "Scenario", dependencies: ["CLibyaml", "Metrics", "Determinism"]),
-        .target(name: "Checker", dependencies: ["TextEscaping"]),
+        .target(name: "Checker", dependencies: ["CallModel", "TextEscaping"]),
 
         // MARK: - I/O modules
         .target(name: "Transport", dependencies: ["CCurl", "CLinux"]),
@@ -53,7 +53,7 @@ let package = Package(
             "CallModel", "Metrics", "Scenario", "Transport", "PushGateway", "CLinux", "Results", "Locking", "Determinism",
             "TextEscaping",
         ]),
-        .target(name: "Reports", dependencies: ["Metrics", "CZlib", "TextEscaping"]),
+        .target(name: "Reports", dependencies: ["Metrics", "CZlib", "TextEscaping", "Checker"]),
         .target(name: "Results", dependencies: ["Metrics", "Locking"]),
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
@@ -97,14 +97,14 @@ let package = Package(
         .testTarget(name: "ReferenceTargetTests", dependencies: ["ReferenceTarget", "PushGateway", "Transport", "Scenario"]),
         .testTarget(name: "DriverTests", dependencies: ["Driver", "Scenario", "Metrics"]),
         .testTarget(name: "ReportsTests", dependencies: [
-            "Reports", "Metrics", "Determinism", "TextEscaping", "TestSupport",
+            "Reports", "Metrics", "Determinism", "TextEscaping", "TestSupport", "Checker",
         ]),
         .testTarget(name: "ResultsTests", dependencies: ["Results", "Metrics", "Determinism", "TestSupport"]),
         .testTarget(name: "CallstormCLITests", dependencies: [
             "CallstormCLI", "Reports", "Metrics", "Results", "Scenario", "Checker", "HTTPServer", "PushGateway",
             "Locking", "TestSupport",
         ]),
-        .testTarget(name: "CheckerTests", dependencies: ["Checker", "TestSupport"]),
+        .testTarget(name: "CheckerTests", dependencies: ["Checker", "CallModel", "TestSupport"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "DeterminismTests", dependencies: ["Determinism"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),

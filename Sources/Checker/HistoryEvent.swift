@@ -1,3 +1,5 @@
+import CallModel
+
 /// One line of `history.jsonl`: what the driver observed, when, in the order it observed it.
 ///
 /// `t` is nanoseconds since the run's origin on one monotonic clock; `line` is the 1-based line number in the file
@@ -143,48 +145,6 @@ public struct Final: Sendable, Equatable {
         self.server = server
         self.local = local
     }
-}
-
-/// How one member stands in a conversation.
-public enum MemberState: String, Sendable {
-    case ringing, joined, held, left
-
-    /// Connected (held members stay connected).
-    public var isActive: Bool { self == .joined || self == .held }
-}
-
-/// The server's view of a conversation at one version.
-public struct ConversationView: Sendable, Equatable {
-    public struct Member: Sendable, Equatable {
-        public var device: String
-        public var state: MemberState
-
-        public init(_ device: String, _ state: MemberState) {
-            self.device = device
-            self.state = state
-        }
-    }
-
-    public var id: String
-    public var version: Int
-    public var ended: Bool
-    public var members: [Member]
-
-    public init(id: String, version: Int, ended: Bool = false, members: [Member]) {
-        self.id = id
-        self.version = version
-        self.ended = ended
-        self.members = members
-    }
-
-    /// A device that is not listed is `left`.
-    public func state(of device: String) -> MemberState {
-        for m in members where m.device == device { return m.state }
-        return .left
-    }
-
-    /// Members still in it (ringing or connected).
-    public var present: [String] { members.filter { $0.state != .left }.map(\.device) }
 }
 
 /// A device's own view of a conversation; `members` and `active` exclude the device itself.

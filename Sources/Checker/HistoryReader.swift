@@ -1,3 +1,4 @@
+import CallModel
 import Foundation
 
 /// Why a history could not be read; the description names the line and says what is wrong.
@@ -398,14 +399,14 @@ struct JSONScanner {
                         }
                     }
                     guard let device, let state else { throw s.error("a member needs \"device\" and \"state\"") }
-                    members.append(.init(device, state))
+                    members.append(.init(device: device, state: state))
                 }
             default: try s.skipValue()
             }
         }
         guard let id else { throw error("a view without \"id\"") }
         guard let version else { throw error("a view without \"version\"") }
-        return ConversationView(id: id, version: version, ended: ended, members: members)
+        return ConversationView(uuid: id, version: version, ended: ended, members: members)
     }
 
     mutating func memberState() throws -> MemberState {

@@ -63,8 +63,8 @@ final class RaceCheckerTests: XCTestCase {
             let races = found.check.races
             XCTAssertGreaterThanOrEqual(races.races, 40, name)
             XCTAssertEqual(races.byPair.count, 1, name)
-            XCTAssertEqual(races.byOffset.map(\.offset), Array(stride(from: -5_000_000, through: 5_000_000,
-                                                                      by: 1_000_000)), name)
+            XCTAssertEqual(races.byOffset.map(\.offsetNanos), Array(stride(from: -5_000_000, through: 5_000_000,
+                                                                           by: 1_000_000)), name)
             XCTAssertEqual(Int64(races.races), found.counters.filter { $0.key.hasPrefix("race.") }.values.reduce(0, +))
             XCTAssertFalse(FileManager.default.fileExists(atPath: found.runDirectory.appendingPathComponent(
                 "repro-1.yaml").path))
