@@ -25,6 +25,9 @@ let package = Package(
         .target(name: "CLinux"),
         .target(name: "CSSL", dependencies: ["CLibssl"]),
 
+        // MARK: - The epoll set, wake-up eventfd and event buffers every event loop is built on
+        .target(name: "EventPolling", dependencies: ["CLinux"]),
+
         // MARK: - A pthread Mutex, whose hand-overs ThreadSanitizer sees
         .target(name: "Locking"),
 
@@ -39,16 +42,16 @@ let package = Package(
         .target(name: "Checker", dependencies: ["CallModel", "TextEscaping"]),
 
         // MARK: - I/O modules
-        .target(name: "Transport", dependencies: ["CCurl", "CLinux"]),
+        .target(name: "Transport", dependencies: ["CCurl", "CLinux", "EventPolling"]),
         .target(name: "Credentials", dependencies: ["CSSL"]),
-        .target(name: "HTTPServer", dependencies: ["CLinux", "CSSL", "CLibnghttp2", "Locking"]),
+        .target(name: "HTTPServer", dependencies: ["CLinux", "CSSL", "CLibnghttp2", "Locking", "EventPolling"]),
         .target(name: "PushGateway", dependencies: [
             "HTTPServer", "CallModel", "Credentials", "Metrics", "Locking", "Determinism", "TextEscaping",
         ]),
         .target(name: "ReferenceTarget", dependencies: [
             "HTTPServer", "Transport", "CallModel", "Credentials", "Locking", "TextEscaping",
         ]),
-        .target(name: "FaultProxy", dependencies: ["CLinux", "Locking", "Determinism"], exclude: ["CREATING_TOXICS.md"]),
+        .target(name: "FaultProxy", dependencies: ["CLinux", "Locking", "Determinism", "EventPolling"], exclude: ["CREATING_TOXICS.md"]),
         .target(name: "Driver", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "PushGateway", "CLinux", "Results", "Locking", "Determinism",
             "TextEscaping",
