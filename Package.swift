@@ -51,10 +51,11 @@ let package = Package(
         .target(name: "ReferenceTarget", dependencies: [
             "HTTPServer", "Transport", "CallModel", "Credentials", "Locking", "TextEscaping",
         ]),
-        .target(name: "FaultProxy", dependencies: ["CLinux", "Locking", "Determinism", "EventPolling"], exclude: ["CREATING_TOXICS.md"]),
+        .target(name: "FaultProxy", dependencies: ["CLinux", "Locking", "Determinism", "EventPolling"],
+                exclude: ["CREATING_TOXICS.md"]),
         .target(name: "Driver", dependencies: [
-            "CallModel", "Metrics", "Scenario", "Transport", "PushGateway", "CLinux", "Results", "Locking", "Determinism",
-            "TextEscaping",
+            "CallModel", "Metrics", "Scenario", "Transport", "PushGateway", "CLinux", "Results", "Locking",
+            "Determinism", "TextEscaping",
         ]),
         .target(name: "Reports", dependencies: ["Metrics", "CZlib", "TextEscaping", "Checker"]),
         .target(name: "Results", dependencies: ["Metrics", "Locking"]),

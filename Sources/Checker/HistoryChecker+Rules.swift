@@ -137,10 +137,9 @@ extension CheckState {
         guard let a = inv.conversation, let m = inv.member else { return }
         var problems: [String] = []
         if let split = c.split {
-            if split.memberState(of: m) != .joined { problems.append("\(m) is \(split.memberState(of: m).rawValue) in \(split.id)") }
-            if split.memberState(of: inv.device) != .held {
-                problems.append("\(inv.device) is \(split.memberState(of: inv.device).rawValue) in \(split.id), not held")
-            }
+            let moved = split.memberState(of: m), stays = split.memberState(of: inv.device)
+            if moved != .joined { problems.append("\(m) is \(moved.rawValue) in \(split.id)") }
+            if stays != .held { problems.append("\(inv.device) is \(stays.rawValue) in \(split.id), not held") }
         } else {
             problems.append("the response has no split conversation")
         }

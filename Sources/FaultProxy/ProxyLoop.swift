@@ -8,6 +8,10 @@ import Glibc
 
 /// The proxy's event-loop thread: the listening socket, every connection, the timer heap for toxic delays.
 ///
+/// The epoll set, wake-up eventfd and event buffers are `EpollSet`, as in the HTTP server's and the transport's
+/// loops; the run loop is the proxy's own (a timer heap on the injected `Clock`, toxic lists applied between
+/// waits), see `EpollSet` for why.
+///
 /// Ownership rule (why `@unchecked Sendable` is sound): `stopRequested`, `shared` and the immutable fields are
 /// safe from any thread; everything under "Loop thread only" is touched only inside `run()`, and the file
 /// descriptors it opened are closed by `run()` itself before it returns.

@@ -10,6 +10,9 @@ import Glibc
 /// One event-loop thread of an `HTTPServer`: an epoll set, the connections it accepted, and a mailbox
 /// through which handlers on other threads hand back responses.
 ///
+/// The epoll set, wake-up eventfd and event buffers are `EpollSet`, as in the proxy's and the transport's loops;
+/// the run loop is this server's own (mailbox, idle sweeps, accept pauses), see `EpollSet` for why.
+///
 /// Ownership rule (why `@unchecked Sendable` is sound): the fields under "Shared" are safe from any thread
 /// (immutable, `Atomic`, or behind `mailbox`'s lock). Everything under "Loop thread only" — the connection
 /// table, the local delivery queue, the scratch buffers — is touched only by the thread running `run()`;

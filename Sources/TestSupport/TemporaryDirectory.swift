@@ -14,7 +14,8 @@ public enum TemporaryDirectory {
     /// A fresh path that does not exist yet, for a file (`suffix` ".yaml") or a directory the code under test
     /// creates itself.
     public static func path(_ label: String, suffix: String = "") -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-\(label)-\(UUID().uuidString)\(suffix)")
+        let name = "callstorm-\(label)-\(UUID().uuidString)\(suffix)"
+        return FileManager.default.temporaryDirectory.appendingPathComponent(name)
     }
 
     /// Removes `url` and everything below it; a path that is already gone is fine.

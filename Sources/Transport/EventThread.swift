@@ -13,6 +13,9 @@ import Foundation
 /// set, timers are timerfds in the same set (absolute deadlines, no timer slack), and one batch of at most
 /// `batchSize` events is one block on the queue, so a due timer never waits behind a long run of responses.
 ///
+/// The epoll set and its eventfd (here the stop signal) are `EpollSet`, as in the HTTP server's and the proxy's
+/// loops; the batching onto `queue` is this thread's own, see `EpollSet` for why.
+///
 /// Ownership rule: `register`/`unregister` and the handlers run on `queue`; `add`/`modify`/`remove` are epoll_ctl
 /// calls, safe from any thread; `stop` may be called from anywhere, and the thread closes its fds when it exits.
 public final class EventThread: @unchecked Sendable {

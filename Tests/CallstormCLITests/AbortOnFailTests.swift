@@ -23,12 +23,7 @@ final class AbortOnFailTests: XCTestCase {
               push_to_report.max: { threshold: "< 1us", abort_on_fail: true }
               calls.failed: "== 0"
             """
-        let file = dir.appendingPathComponent("abort.yaml")
-        try yaml.write(to: file, atomically: true, encoding: .utf8)
-        var options = RunCommand.Options(file: file.path)
-        options.out = dir.appendingPathComponent("run").path
-        options.quiet = true
-        let outcome = try RunCommand.perform(options)
+        let outcome = try runScenario(yaml, in: dir, file: "abort")
         XCTAssertEqual(outcome.exitCode, .thresholdsFailed)
         XCTAssertFalse(outcome.verdict.passed)
         XCTAssertTrue(outcome.verdict.reasons.contains { $0.contains("aborted by abort_on_fail") },

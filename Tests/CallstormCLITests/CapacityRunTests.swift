@@ -25,12 +25,7 @@ final class CapacityRunTests: XCTestCase {
               window: 1s
               min_samples: 5
             """
-        let file = dir.appendingPathComponent("knee.yaml")
-        try yaml.write(to: file, atomically: true, encoding: .utf8)
-        var options = RunCommand.Options(file: file.path)
-        options.out = dir.appendingPathComponent("run").path
-        options.quiet = true
-        let outcome = try RunCommand.perform(options)
+        let outcome = try runScenario(yaml, in: dir, file: "knee")
         XCTAssertEqual(outcome.exitCode, .passed, "stopping at the knee is the plan, not a failure")
         let summary = try ReportSummary.decode(from: Data(contentsOf: outcome.runDirectory
             .appendingPathComponent("summary.json")))

@@ -31,14 +31,9 @@ final class CustomAPITests: XCTestCase {
         let example = try String(contentsOf: Self.root.appendingPathComponent("Scenarios/examples/custom-api.yaml"),
                                  encoding: .utf8)
             .replacingOccurrences(of: "127.0.0.1:2197", with: "127.0.0.1:\(gatewayPort)")
-        let file = dir.appendingPathComponent("custom-api.yaml")
-        try example.write(to: file, atomically: true, encoding: .utf8)
-
-        var options = RunCommand.Options(file: file.path)
-        options.targetURL = "http://127.0.0.1:\(server.port)"
-        options.out = dir.appendingPathComponent("run").path
-        options.quiet = true
-        let outcome = try RunCommand.perform(options)
+        let outcome = try runScenario(example, in: dir, file: "custom-api") {
+            $0.targetURL = "http://127.0.0.1:\(server.port)"
+        }
         let c = outcome.result.recorder.counters
         XCTAssertEqual(c["devices.registered"], 40)
         XCTAssertGreaterThan(c["flow.incoming-1to1.completed"] ?? 0, 0, "\(c)")

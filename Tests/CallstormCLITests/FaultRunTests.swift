@@ -17,12 +17,7 @@ final class FaultRunTests: XCTestCase {
     override func tearDown() { TemporaryDirectory.remove(dir) }
 
     private func run(_ yaml: String, name: String = "run") throws -> RunCommand.Outcome {
-        let file = dir.appendingPathComponent("\(name).yaml").path
-        try yaml.write(toFile: file, atomically: true, encoding: .utf8)
-        var options = RunCommand.Options(file: file)
-        options.out = dir.appendingPathComponent(name).path
-        options.quiet = true
-        return try RunCommand.perform(options)
+        try runScenario(yaml, in: dir, file: name, out: name)
     }
 
     /// summary.csv as metric → column → value.

@@ -32,13 +32,7 @@ final class RaceCheckerTests: XCTestCase {
             yaml = yaml.replacingOccurrences(of: "target: { embedded: true }",
                                              with: "target: { embedded: true, bugs: [\(bug)] }")
         }
-        let file = dir.appendingPathComponent("race.yaml")
-        try yaml.write(to: file, atomically: true, encoding: .utf8)
-        var options = RunCommand.Options(file: file.path)
-        options.out = dir.appendingPathComponent("run").path
-        options.quiet = true
-        options.durationNanos = milliseconds * 1_000_000
-        let outcome = try RunCommand.perform(options)
+        let outcome = try runScenario(yaml, in: dir, file: "race") { $0.durationNanos = milliseconds * 1_000_000 }
         // Checked again exactly as `callstorm check` does, which writes the repro files.
         guard let check = try HistoryCheck.run(outcome.runDirectory) else {
             XCTFail("no history.jsonl")

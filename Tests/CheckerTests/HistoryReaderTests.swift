@@ -22,8 +22,9 @@ final class HistoryReaderTests: XCTestCase {
                                                                                conversation: "A", with: "B"))))
         XCTAssertEqual(events[1].line, 2)
         XCTAssertEqual(events[2].line, 4, "blank lines are skipped but still counted")
-        let view = ConversationView(uuid: "A", version: 3,
-                                    members: [.init(device: "dev-1", state: .joined), .init(device: "dev-2", state: .held)])
+        let view = ConversationView(uuid: "A", version: 3, members: [
+            .init(device: "dev-1", state: .joined), .init(device: "dev-2", state: .held),
+        ])
         XCTAssertEqual(events[2].body, .complete(Complete(op: 17, outcome: .ok, conversation: "A", view: view)))
         XCTAssertEqual(events[3].body, .complete(Complete(op: 18, outcome: .fail, reason: "conflict \"409\"!")))
         guard case .push(let p) = events[4].body, case .final(let f) = events[5].body else {
