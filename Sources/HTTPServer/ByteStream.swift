@@ -44,6 +44,28 @@ final class ByteStream {
         return -1
     }
 
+    /// How sending a buffer's unsent bytes ended.
+    enum Drain { case empty, blocked, failed }
+
+    /// Sends `buffer[index...]`, advancing `index`, until all of it is sent, the socket would block, or a write
+    /// fails (the connection must close then). Both protocols flush their write buffers through this.
+    func drain(_ buffer: [UInt8], from index: inout Int) -> Drain {
+        while index < buffer.count {
+            let offset = index
+            let sent = buffer.withUnsafeBytes { write($0.baseAddress! + offset, $0.count - offset) }
+            if sent > 0 {
+                index += sent
+            } else if sent < 0 && errno == EINTR {
+                continue
+            } else if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                return .blocked
+            } else {
+                return .failed
+            }
+        }
+        return .empty
+    }
+
     /// Sends TLS close_notify when possible, frees the TLS session and closes the socket. Once only.
     func close() {
         if let tls {

@@ -287,24 +287,16 @@ final class HTTP1Connection: LoopConnection {
 
     /// Sends as much of the write buffer as the socket takes; EPOLLOUT interest covers the rest.
     private func writeOut() {
-        while writeIndex < writeBuffer.count {
-            let sent = writeBuffer.withUnsafeBytes { bytes in
-                stream.write(bytes.baseAddress! + writeIndex, bytes.count - writeIndex)
-            }
-            if sent > 0 {
-                writeIndex += sent
-                lastActivity = loop.now
-            } else if sent < 0 && errno == EINTR {
-                continue
-            } else if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                return
-            } else {
-                loop.closeConnection(self)
-                return
-            }
+        let before = writeIndex
+        let outcome = stream.drain(writeBuffer, from: &writeIndex)
+        if writeIndex > before { lastActivity = loop.now }
+        switch outcome {
+        case .blocked: return
+        case .failed: loop.closeConnection(self)
+        case .empty:
+            writeBuffer.removeAll(keepingCapacity: writeBuffer.capacity <= 16 * 1024)
+            writeIndex = 0
         }
-        writeBuffer.removeAll(keepingCapacity: writeBuffer.capacity <= 16 * 1024)
-        writeIndex = 0
     }
 
     // MARK: - Interest and closing
