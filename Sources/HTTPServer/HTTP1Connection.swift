@@ -287,16 +287,9 @@ final class HTTP1Connection: LoopConnection {
 
     /// Sends as much of the write buffer as the socket takes; EPOLLOUT interest covers the rest.
     private func writeOut() {
-        let before = writeIndex
-        let outcome = stream.drain(writeBuffer, from: &writeIndex)
-        if writeIndex > before { lastActivity = loop.now }
-        switch outcome {
-        case .blocked: return
-        case .failed: loop.closeConnection(self)
-        case .empty:
-            writeBuffer.removeAll(keepingCapacity: writeBuffer.capacity <= 16 * 1024)
-            writeIndex = 0
-        }
+        let flush = stream.flush(&writeBuffer, from: &writeIndex, keepingCapacityUpTo: 16 * 1024)
+        if flush.progressed { lastActivity = loop.now }
+        if flush.failed { loop.closeConnection(self) }
     }
 
     // MARK: - Interest and closing

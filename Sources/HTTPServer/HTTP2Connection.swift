@@ -416,16 +416,9 @@ final class HTTP2Connection: LoopConnection {
 
     /// Sends as much of the write buffer as the socket takes; EPOLLOUT interest covers the rest.
     private func writeOut() {
-        let before = writeIndex
-        let outcome = stream.drain(writeBuffer, from: &writeIndex)
-        if writeIndex > before { lastActivity = loop.now }
-        switch outcome {
-        case .blocked: return
-        case .failed: loop.closeConnection(self)
-        case .empty:
-            writeBuffer.removeAll(keepingCapacity: writeBuffer.capacity <= 64 * 1024)
-            writeIndex = 0
-        }
+        let flush = stream.flush(&writeBuffer, from: &writeIndex, keepingCapacityUpTo: 64 * 1024)
+        if flush.progressed { lastActivity = loop.now }
+        if flush.failed { loop.closeConnection(self) }
     }
 
     private func updateInterest() {
