@@ -40,8 +40,7 @@ final class SignalTests: XCTestCase {
         let child = try ChildProcess.start(binary, ["run", file.path, "--out", run.path, "--quiet"], in: dir,
                                            logs: dir, name: name)
         let snapshot = run.appendingPathComponent("raw/recorder-w0.json").path
-        let deadline = Date().addingTimeInterval(30)
-        while !FileManager.default.fileExists(atPath: snapshot), Date() < deadline { usleep(100_000) }
+        _ = eventually(30) { FileManager.default.fileExists(atPath: snapshot) }
         Thread.sleep(forTimeInterval: 2.5)
         XCTAssertTrue(child.process.isRunning, "the run must still be going when the signal comes")
         return (child, run)
