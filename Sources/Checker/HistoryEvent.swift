@@ -31,11 +31,6 @@ public struct HistoryEvent: Sendable, Equatable {
     }
 }
 
-/// The actions a device performs on a conversation (LiveCommunicationKit's vocabulary).
-public enum OperationKind: String, Sendable, CaseIterable {
-    case start, join, end, pause, resume, merge, unmerge
-}
-
 public enum Outcome: String, Sendable {
     /// Fulfilled: the server answered with success.
     case ok
@@ -48,7 +43,7 @@ public enum Outcome: String, Sendable {
 public struct Invoke: Sendable, Equatable {
     public var op: Int
     public var device: String
-    public var kind: OperationKind
+    public var kind: ActionKind
     /// Absent for `start`: the conversation is unknown until the response.
     public var conversation: String?
     /// merge: the other conversation, whose members move into `conversation`.
@@ -63,7 +58,7 @@ public struct Invoke: Sendable, Equatable {
     public var race: String?
     public var offset: Int64?
 
-    public init(op: Int, device: String, kind: OperationKind, conversation: String? = nil,
+    public init(op: Int, device: String, kind: ActionKind, conversation: String? = nil,
                 with: String? = nil, member: String? = nil, call: Int? = nil, step: String? = nil,
                 race: String? = nil, offset: Int64? = nil) {
         self.op = op

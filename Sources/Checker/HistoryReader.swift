@@ -117,7 +117,7 @@ struct LineFields {
         switch type {
         case "invoke":
             let kindText = try need(kind, "kind")
-            guard let k = OperationKind(rawValue: kindText) else {
+            guard let k = ActionKind(rawValue: kindText) else {
                 throw s.error("unknown kind \"\(kindText)\" (start, join, end, pause, resume, merge, unmerge)")
             }
             if k != .start, conversation == nil { throw s.error("\(kindText) invoke without \"conversation\"") }
