@@ -37,6 +37,9 @@ let package = Package(
         .target(name: "CallModel"),
         // The one JSON string escaper and the one HTML/XML escaper.
         .target(name: "TextEscaping"),
+        // The push values the gateway hands on and the sink contract it calls, without the gateway's I/O, so the
+        // driver (which implements the sink) does not depend on the gateway.
+        .target(name: "PushModel"),
         .target(name: "Metrics"),
         .target(name: "Scenario", dependencies: ["CLibyaml", "Metrics", "Determinism"]),
         .target(name: "Checker", dependencies: ["CallModel", "TextEscaping"]),
@@ -46,27 +49,33 @@ let package = Package(
         .target(name: "Credentials", dependencies: ["CSSL"]),
         .target(name: "HTTPServer", dependencies: ["CLinux", "CSSL", "CLibnghttp2", "Locking", "EventPolling"]),
         .target(name: "PushGateway", dependencies: [
-            "HTTPServer", "CallModel", "Credentials", "Metrics", "Locking", "Determinism", "TextEscaping",
+            "PushModel", "HTTPServer", "CallModel", "Credentials", "Metrics", "Locking", "Determinism",
+            "TextEscaping",
         ]),
         .target(name: "ReferenceTarget", dependencies: [
             "HTTPServer", "Transport", "CallModel", "Credentials", "Locking", "TextEscaping",
         ]),
         .target(name: "FaultProxy", dependencies: ["CLinux", "Locking", "Determinism", "EventPolling"],
                 exclude: ["CREATING_TOXICS.md"]),
-        .target(name: "Driver", dependencies: [
-            "CallModel", "Metrics", "Scenario", "Transport", "PushGateway", "CLinux", "Results", "Locking",
-            "Determinism", "TextEscaping",
+        // Every fault kind, one file each, by the scenario's names; FaultProxy stays the network engine.
+        .target(name: "Chaos", dependencies: [
+            "Scenario", "Metrics", "Results", "Locking", "FaultProxy", "Determinism",
         ]),
-        .target(name: "Reports", dependencies: ["Metrics", "CZlib", "TextEscaping", "Checker"]),
+        .target(name: "Driver", dependencies: [
+            "CallModel", "Metrics", "Scenario", "Transport", "PushModel", "CLinux", "Results", "Locking",
+            "Determinism", "TextEscaping", "Chaos",
+        ]),
+        .target(name: "Reports", dependencies: ["Metrics", "Results", "CZlib", "TextEscaping", "Checker"]),
         .target(name: "Results", dependencies: ["Metrics", "Locking"]),
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
             "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "FaultProxy", "Locking",
-            "Determinism",
+            "Determinism", "Chaos",
         ]),
         // libFuzzer targets (`make fuzz`, built in debug with -sanitize=fuzzer -DFUZZING); built plainly it
         // replays the committed corpora. Uses @testable imports: debug configuration only.
-        .executableTarget(name: "CallstormFuzz", dependencies: ["Scenario", "HTTPServer", "PushGateway", "Driver"],
+        .executableTarget(name: "CallstormFuzz",
+                          dependencies: ["Scenario", "HTTPServer", "PushGateway", "Driver", "Credentials"],
                           path: "Fuzz/Sources/CallstormFuzz"),
         .executableTarget(
             name: "callstorm",
@@ -88,6 +97,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: [
             "HTTPServer", "Credentials", "Locking", "Determinism", "TestSupport",
         ]),
+        .testTarget(name: "CredentialsTests", dependencies: ["Credentials", "TestSupport"]),
         .testTarget(
             name: "PushGatewayTests",
             dependencies: [
@@ -99,9 +109,12 @@ let package = Package(
             "FaultProxy", "CLinux", "HTTPServer", "Transport", "Determinism", "TestSupport",
         ]),
         .testTarget(name: "ReferenceTargetTests", dependencies: ["ReferenceTarget", "PushGateway", "Transport", "Scenario"]),
-        .testTarget(name: "DriverTests", dependencies: ["Driver", "Scenario", "Metrics"]),
+        .testTarget(name: "ChaosTests", dependencies: ["Chaos", "Scenario", "FaultProxy", "Metrics", "Determinism"]),
+        .testTarget(name: "DriverTests", dependencies: [
+            "Driver", "Scenario", "Metrics", "CallModel", "PushModel", "Determinism",
+        ]),
         .testTarget(name: "ReportsTests", dependencies: [
-            "Reports", "Metrics", "Determinism", "TextEscaping", "TestSupport", "Checker",
+            "Reports", "Metrics", "Results", "Determinism", "TextEscaping", "TestSupport", "Checker",
         ]),
         .testTarget(name: "ResultsTests", dependencies: ["Results", "Metrics", "Determinism", "TestSupport"]),
         .testTarget(name: "CallstormCLITests", dependencies: [

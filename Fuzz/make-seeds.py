@@ -18,6 +18,13 @@ write("http1", "chunked", "POST /3/device/%s HTTP/1.1\r\nHost: x\r\nTransfer-Enc
       "5;ext=1\r\nhello\r\n0\r\nTrailer: t\r\n\r\n" % token)
 write("http1", "expect", "POST /x HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\nabc")
 write("http1", "pipelined", "GET /a HTTP/1.0\r\n\r\nGET /b HTTP/1.1\r\nConnection: close\r\n\r\n")
+# CONNECT heads (the http1 target also runs the CONNECT reader): allowed, forbidden, malformed line and headers.
+write("http1", "connect", "CONNECT api.push.apple.com:443 HTTP/1.1\r\nHost: api.push.apple.com:443\r\n"
+      "Proxy-Connection: Keep-Alive\r\n\r\n\x16\x03\x01")
+write("http1", "connect-forbidden", "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")
+write("http1", "connect-v6", "CONNECT [::1]:2197 HTTP/1.1\nHost: [::1]:2197\n\n")
+write("http1", "connect-no-port", "CONNECT api.sandbox.push.apple.com HTTP/1.1\r\n\r\n")
+write("http1", "connect-bad-header", "CONNECT api.push.apple.com:2197 HTTP/1.1\r\nHost a\r\n folded\r\n\r\n")
 
 # HTTP/2 frames after the preface (the fuzz target adds it when the first byte is even; byte 0 is dropped).
 def frame(kind, flags, stream, payload):
@@ -45,6 +52,13 @@ write("http2", "http1-push", b"\x01" + ("POST /3/device/%s HTTP/1.1\r\nHost: x\r
       "apns-topic: com.example.callstorm.voip\r\nContent-Length: %d\r\n\r\n" % (token, len(payload))).encode() + payload)
 write("http2", "fcm", b"\x01" + ("POST /v1/projects/p/messages:send HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\n"
       "Content-Length: 60\r\n\r\n").encode() + b'{"message":{"token":"t","data":{"uuid":"c-1"}}}' + b" " * 12)
+
+# CONNECT on the gateway's cleartext port ('C' is odd: sent as is): a tunnel whose TLS never comes, a refusal, and
+# a head with a bad header line.
+write("http2", "connect-tunnel", "CONNECT api.push.apple.com:443 HTTP/1.1\r\nHost: api.push.apple.com:443\r\n\r\n"
+      "\x16\x03\x01\x00\x05hello")
+write("http2", "connect-forbidden", "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n\r\n")
+write("http2", "connect-bad-header", "CONNECT api.push.apple.com:2197 HTTP/1.1\r\nHost\r\n\r\nGET / HTTP/1.1\r\n\r\n")
 
 # Target responses and push payloads in the reference protocol.
 conversation = {"id": "c-1", "version": 3, "state": "joined", "ended": False,

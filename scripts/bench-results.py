@@ -80,12 +80,14 @@ LOAD_START = (read(os.path.join(work, "loadavg-start")) or "").split()[:3]
 # cores (client and server pinned), so it would call every quiet run overloaded.
 LOAD1 = float(LOAD_START[0]) if LOAD_START else float(LOAD_END[0])
 OVERLOADED = LOAD1 > 1.5 * (os.cpu_count() or 1)
-TIMED = {"gateway_tls", "gateway_h2c", "raw_http_1000", "raw_http_5000", "timer_accuracy", "capacity"}
+TIMED = {"gateway_tls", "gateway_h2c", "gateway_cert", "gateway_connect", "raw_http_1000", "raw_http_5000",
+         "timer_accuracy", "capacity"}
 
 
 # The section each timed figure comes from: a section rerun alone (BENCH_ONLY, BENCH_KEEP_WORK) is judged on the
 # load before it (loadavg-<section>, written by bench.sh), not on the load before the rerun's other sections.
-SECTION = {"gateway_tls": "gateway", "gateway_h2c": "gateway", "raw_http_1000": "raw-http",
+SECTION = {"gateway_tls": "gateway", "gateway_h2c": "gateway", "gateway_cert": "gateway", "gateway_connect": "gateway",
+           "raw_http_1000": "raw-http",
            "raw_http_5000": "raw-http", "timer_accuracy": "scale", "capacity": "capacity"}
 SECTION_LOAD = {}
 for name in set(SECTION.values()) | {"locust"}:
@@ -125,6 +127,22 @@ if g and "gw_tls" in g:
                 "command": g["commands"][f"nghttpd_{transport}"]},
                r, goal="≥ 0.50 of nghttpd", meets=med >= 0.5,
                extra={"client_command": g["commands"]["client"]})
+
+    # Issue 17: certificate auth, and certificate auth through the CONNECT port; curl is the client (h2load has
+    # neither client certificates nor proxies), nghttpd -V the peer (reached directly: it cannot CONNECT).
+    for transport, label, peer in (("cert", "TLS with a client certificate (curl)", "nghttpd -V"),
+                                   ("connect", "CONNECT tunnel + client certificate (curl --proxy)",
+                                    "nghttpd -V, direct (it cannot CONNECT)")):
+        r = g.get(f"ratio_{transport}") or []
+        if not r:
+            continue
+        figure(f"gateway_{transport}", f"push gateway req/s, {label}, one server core",
+               {"name": "callstorm gateway", "unit": "req/s", **mmm(g[f"gw_{transport}"]),
+                "command": g["commands"][f"gateway_{transport}"],
+                "ok": f"{g[f'gw_{transport}_2xx']} of {g[f'gw_{transport}_total']} 2xx"},
+               {"name": peer, "unit": "req/s", **mmm(g["ng_cert" if transport == "cert" else "ng_direct"]),
+                "command": g["commands"]["nghttpd_cert"]},
+               r, note="client: " + g["commands"]["curl"])
 
 # MARK: - gateway instructions (callgrind), the figure a busy machine cannot disturb
 cg = load_json(os.path.join(work, "gateway-callgrind.json"))
@@ -323,17 +341,38 @@ if cap_summary and cap_summary.get("capacity"):
     c = cap_summary["capacity"]
     knee = c.get("kneeCallsPerSecond")
     broken = c.get("broken")
+    harness = c.get("harness")
+    windows = c.get("windows") or []
     one = lambda v: {"min": v, "median": v, "max": v, "n": 1}
     limit = c["spec"]["limit"]
+    # The row reports the target's knee, or callstorm's own bound when callstorm saturated first, or the highest
+    # rate that held when neither was reached; never a 0 that reads as "no capacity".
+    if broken:
+        subject_name, value = "knee (calls started/s, window mean)", knee
+        note = f"broke at second {broken['second']} with {broken['valueMicros'] / 1000:g} ms over {broken['samples']} samples"
+    elif harness:
+        subject_name = "harness-bound: callstorm saturated first (calls started/s)"
+        value = harness.get("lastGoodCallsPerSecond") or harness["deliveredCallsPerSecond"]
+        note = (f"callstorm's own scheduler lag p99 reached {harness['lagMicros'] / 1000:g} ms from second "
+                f"{harness['fromSecond']} (planned {harness['plannedCallsPerSecond']:g} calls/s): the target's knee is above")
+    else:
+        subject_name = "limit held up to (calls started/s): knee not reached"
+        value = max([w["callsPerSecond"] for w in windows if w.get("passed")] or [None])
+        note = "the limit held over the whole ramp and callstorm kept up"
+    if broken:
+        peer = {"name": "first window over the limit", "unit": "calls/s", **one(broken["callsPerSecond"])}
+    elif harness:
+        peer = {"name": "planned where callstorm saturated", "unit": "calls/s", **one(harness["plannedCallsPerSecond"])}
+    else:
+        peer = {"name": "highest window of the ramp", "unit": "calls/s",
+                **one(max([w["callsPerSecond"] for w in windows] or [0]))}
     figure("capacity", f"end-to-end capacity: highest calls/s keeping {limit['key']} {limit['comparison']} "
            f"{limit['limitText']} ({c['spec']['windowSeconds']} s windows, embedded target + callstorm)",
-           {"name": "knee (calls started/s, window mean)", "unit": "calls/s", **one(knee or 0),
+           {"name": subject_name, "unit": "calls/s", **one(value),
             "command": f"{BIN} run Scenarios/capacity.yaml --quiet"},
-           {"name": "first window over the limit", "unit": "calls/s",
-            **one(broken["callsPerSecond"] if broken else 0)}, None,
-           goal="a knee found and reported", meets=knee is not None,
-           note=(f"broke at second {broken['second']} with {broken['valueMicros'] / 1000:g} ms over "
-                 f"{broken['samples']} samples" if broken else "the limit held over the whole ramp"))
+           peer, None,
+           goal="a knee found, or the harness bound reported", meets=bool(broken or harness) and value is not None,
+           note=note)
 
 # MARK: - locust
 lc, cs = [], []

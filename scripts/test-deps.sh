@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What the test suite needs beyond the build, installed only when missing (quick once installed):
 # headless Chromium (report screenshot test), nghttp2's h2load and nghttpd (interop tests, gateway bench),
-# curl and openssl (interop tests), and from PyPI: hdrhistogram (reads our .hlog files), aioapns and h2
-# (an APNs client that offers no ALPN). Called by `make test` and `make bench`.
+# curl and openssl (interop tests), and from PyPI: hdrhistogram (reads our .hlog files), and the published APNs
+# clients the gateway is tried with unchanged: aioapns (no ALPN), kalyke-apns and pyapns-client (through
+# HTTPS_PROXY), httpx with HTTP/2, h2. Called by `make test` and `make bench`.
 set -euo pipefail
 source "$(dirname "$0")/packages.sh"
 packages=(chromium nghttp2-client nghttp2-server python3 python3-pip curl openssl)
@@ -11,7 +12,8 @@ if ! python3 -c "import hdrh" >/dev/null 2>&1; then
     echo "installing the Python hdrhistogram package (.hlog decoding test)"
     pip_install hdrhistogram
 fi
-if ! python3 -c "import aioapns, h2" >/dev/null 2>&1; then
-    echo "installing python packages: aioapns h2"
-    pip_install aioapns h2
+if ! python3 -c "import aioapns, h2, kalyke, pyapns_client, httpx" >/dev/null 2>&1; then
+    echo "installing python packages: aioapns h2 kalyke-apns pyapns-client httpx[http2]"
+    # Best effort: without the package index the interop tests skip and say so.
+    pip_install aioapns h2 kalyke-apns pyapns-client 'httpx[http2]' || echo "could not install them from PyPI"
 fi

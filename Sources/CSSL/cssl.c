@@ -1,4 +1,5 @@
 #include "cssl.h"
+#include "cssl_internal.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,9 +14,10 @@
 #include <openssl/rand.h>
 #include <openssl/x509v3.h>
 
-static _Thread_local char last_message[256];
+_Thread_local char cssl_last_message[256];
+#define last_message cssl_last_message
 
-static void note(const char *what) {
+void cssl_note(const char *what) {
     unsigned long code = ERR_get_error();
     if (code) {
         char detail[200];
@@ -57,19 +59,19 @@ static int select_alpn(SSL *ssl, const unsigned char **out, unsigned char *outle
 
 SSL_CTX *cssl_server_ctx_new(const char *cert_chain_path, const char *key_path) {
     SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
-    if (!ctx) { note("SSL_CTX_new"); return NULL; }
+    if (!ctx) { cssl_note("SSL_CTX_new"); return NULL; }
     SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
     SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_COMPRESSION);
     // Not SSL_MODE_RELEASE_BUFFERS: freeing and reallocating record buffers between bursts costs more than the
     // memory it saves at the connection counts a push gateway sees.
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     if (SSL_CTX_use_certificate_chain_file(ctx, cert_chain_path) != 1) {
-        note("cannot load the certificate chain");
+        cssl_note("cannot load the certificate chain");
         SSL_CTX_free(ctx);
         return NULL;
     }
     if (SSL_CTX_use_PrivateKey_file(ctx, key_path, SSL_FILETYPE_PEM) != 1 || SSL_CTX_check_private_key(ctx) != 1) {
-        note("cannot load the private key, or it does not match the certificate");
+        cssl_note("cannot load the private key, or it does not match the certificate");
         SSL_CTX_free(ctx);
         return NULL;
     }
@@ -82,8 +84,8 @@ void cssl_ctx_free(SSL_CTX *ctx) { SSL_CTX_free(ctx); }
 
 SSL *cssl_new(SSL_CTX *ctx, int fd) {
     SSL *ssl = SSL_new(ctx);
-    if (!ssl) { note("SSL_new"); return NULL; }
-    if (SSL_set_fd(ssl, fd) != 1) { note("SSL_set_fd"); SSL_free(ssl); return NULL; }
+    if (!ssl) { cssl_note("SSL_new"); return NULL; }
+    if (SSL_set_fd(ssl, fd) != 1) { cssl_note("SSL_set_fd"); SSL_free(ssl); return NULL; }
     SSL_set_accept_state(ssl);
     return ssl;
 }
@@ -94,7 +96,7 @@ static int classify(SSL *ssl, int rc, const char *what) {
     int e = SSL_get_error(ssl, rc);
     if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) return -1;
     if (e == SSL_ERROR_ZERO_RETURN) return 0;
-    note(what);
+    cssl_note(what);
     return -2;
 }
 
@@ -137,7 +139,7 @@ void cssl_shutdown(SSL *ssl) {
 
 EVP_PKEY *cssl_pkey_load_pem(const char *pem, size_t len) {
     BIO *bio = BIO_new_mem_buf(pem, (int)len);
-    if (!bio) { note("BIO_new_mem_buf"); return NULL; }
+    if (!bio) { cssl_note("BIO_new_mem_buf"); return NULL; }
     EVP_PKEY *key = PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL);
     if (!key) {
         ERR_clear_error();
@@ -145,7 +147,7 @@ EVP_PKEY *cssl_pkey_load_pem(const char *pem, size_t len) {
         key = PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
     }
     BIO_free(bio);
-    if (!key) { note("not a PEM private or public key"); return NULL; }
+    if (!key) { cssl_note("not a PEM private or public key"); return NULL; }
     if (EVP_PKEY_get_base_id(key) != EVP_PKEY_EC || EVP_PKEY_get_bits(key) != 256) {
         snprintf(last_message, sizeof last_message, "the key is not an EC P-256 key (ES256 needs one)");
         EVP_PKEY_free(key);
@@ -164,36 +166,36 @@ int cssl_pkey_is_private(EVP_PKEY *key) {
     return has;
 }
 
-static int write_pem_file(const char *path, int private_mode, int (*writer)(BIO *, void *), void *object) {
+int cssl_write_pem_file(const char *path, int private_mode, int (*writer)(BIO *, void *), void *object) {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, private_mode ? 0600 : 0644);
     if (fd < 0) { snprintf(last_message, sizeof last_message, "cannot write %s: %s", path, strerror(errno)); return 0; }
     FILE *file = fdopen(fd, "w");
     if (!file) { close(fd); snprintf(last_message, sizeof last_message, "fdopen %s", path); return 0; }
     BIO *bio = BIO_new_fp(file, BIO_CLOSE);
     int ok = bio && writer(bio, object);
-    if (!ok) note(path);
+    if (!ok) cssl_note(path);
     if (bio) BIO_free(bio); else fclose(file);
     return ok;
 }
 
-static int write_private(BIO *bio, void *key) {
+int cssl_write_private(BIO *bio, void *key) {
     return PEM_write_bio_PKCS8PrivateKey(bio, (EVP_PKEY *)key, NULL, NULL, 0, NULL, NULL);
 }
 static int write_public(BIO *bio, void *key) { return PEM_write_bio_PUBKEY(bio, (EVP_PKEY *)key); }
-static int write_cert(BIO *bio, void *cert) { return PEM_write_bio_X509(bio, (X509 *)cert); }
+int cssl_write_cert(BIO *bio, void *cert) { return PEM_write_bio_X509(bio, (X509 *)cert); }
 
 int cssl_es256_generate(const char *private_path, const char *public_path) {
     EVP_PKEY *key = EVP_EC_gen("P-256");
-    if (!key) { note("EVP_EC_gen"); return 0; }
-    int ok = write_pem_file(private_path, 1, write_private, key)
-             && (!public_path || write_pem_file(public_path, 0, write_public, key));
+    if (!key) { cssl_note("EVP_EC_gen"); return 0; }
+    int ok = cssl_write_pem_file(private_path, 1, cssl_write_private, key)
+             && (!public_path || cssl_write_pem_file(public_path, 0, write_public, key));
     EVP_PKEY_free(key);
     return ok;
 }
 
 EVP_PKEY *cssl_es256_new_key(void) {
     EVP_PKEY *key = EVP_EC_gen("P-256");
-    if (!key) note("EVP_EC_gen");
+    if (!key) cssl_note("EVP_EC_gen");
     return key;
 }
 
@@ -225,10 +227,10 @@ int cssl_es256_sign(EVP_PKEY *key, const uint8_t *data, size_t len, uint8_t out[
     int ok = md && EVP_DigestSignInit(md, NULL, EVP_sha256(), NULL, key) == 1
              && EVP_DigestSign(md, der, &der_len, data, len) == 1;
     EVP_MD_CTX_free(md);
-    if (!ok) { note("ES256 signing"); return 0; }
+    if (!ok) { cssl_note("ES256 signing"); return 0; }
     const unsigned char *p = der;
     ECDSA_SIG *sig = d2i_ECDSA_SIG(NULL, &p, (long)der_len);
-    if (!sig) { note("ES256 signature decoding"); return 0; }
+    if (!sig) { cssl_note("ES256 signature decoding"); return 0; }
     const BIGNUM *r = NULL, *s = NULL;
     ECDSA_SIG_get0(sig, &r, &s);
     ok = BN_bn2binpad(r, out, 32) == 32 && BN_bn2binpad(s, out + 32, 32) == 32;
@@ -259,18 +261,18 @@ int cssl_es256_verify(EVP_PKEY *key, const uint8_t *data, size_t len, const uint
 
 // MARK: - Certificates
 
-static int add_extension(X509 *cert, X509 *issuer, int nid, const char *value) {
+int cssl_add_extension(X509 *cert, X509 *issuer, int nid, const char *value) {
     X509V3_CTX v3;
     X509V3_set_ctx_nodb(&v3);
     X509V3_set_ctx(&v3, issuer, cert, NULL, NULL, 0);
     X509_EXTENSION *ext = X509V3_EXT_conf_nid(NULL, &v3, nid, value);
-    if (!ext) { note(value); return 0; }
+    if (!ext) { cssl_note(value); return 0; }
     int ok = X509_add_ext(cert, ext, -1);
     X509_EXTENSION_free(ext);
     return ok;
 }
 
-static X509 *new_cert(EVP_PKEY *key, const char *common_name, long days) {
+X509 *cssl_new_cert(EVP_PKEY *key, const char *common_name, long days) {
     X509 *cert = X509_new();
     if (!cert) return NULL;
     X509_set_version(cert, 2);
@@ -291,23 +293,22 @@ static X509 *new_cert(EVP_PKEY *key, const char *common_name, long days) {
 
 int cssl_make_ca(const char *cert_path, const char *key_path, const char *common_name) {
     EVP_PKEY *key = EVP_EC_gen("P-256");
-    if (!key) { note("EVP_EC_gen"); return 0; }
-    X509 *cert = new_cert(key, common_name, 3650);
+    if (!key) { cssl_note("EVP_EC_gen"); return 0; }
+    X509 *cert = cssl_new_cert(key, common_name, 3650);
     int ok = cert && X509_set_issuer_name(cert, X509_get_subject_name(cert))
-             && add_extension(cert, cert, NID_basic_constraints, "critical,CA:TRUE")
-             && add_extension(cert, cert, NID_key_usage, "critical,keyCertSign,cRLSign")
-             && add_extension(cert, cert, NID_subject_key_identifier, "hash")
+             && cssl_add_extension(cert, cert, NID_basic_constraints, "critical,CA:TRUE")
+             && cssl_add_extension(cert, cert, NID_key_usage, "critical,keyCertSign,cRLSign")
+             && cssl_add_extension(cert, cert, NID_subject_key_identifier, "hash")
              && X509_sign(cert, key, EVP_sha256()) > 0
-             && write_pem_file(key_path, 1, write_private, key)
-             && write_pem_file(cert_path, 0, write_cert, cert);
-    if (!ok && !last_message[0]) note("creating the CA certificate");
+             && cssl_write_pem_file(key_path, 1, cssl_write_private, key)
+             && cssl_write_pem_file(cert_path, 0, cssl_write_cert, cert);
+    if (!ok && !last_message[0]) cssl_note("creating the CA certificate");
     X509_free(cert);
     EVP_PKEY_free(key);
     return ok;
 }
 
-int cssl_make_server_cert(const char *ca_cert_path, const char *ca_key_path, const char *cert_path,
-                          const char *key_path, const char *common_name, const char *sans) {
+int cssl_load_ca(const char *ca_cert_path, const char *ca_key_path, X509 **ca_out, EVP_PKEY **key_out) {
     FILE *f = fopen(ca_cert_path, "r");
     X509 *ca = f ? PEM_read_X509(f, NULL, NULL, NULL) : NULL;
     if (f) fclose(f);
@@ -315,23 +316,33 @@ int cssl_make_server_cert(const char *ca_cert_path, const char *ca_key_path, con
     EVP_PKEY *ca_key = f ? PEM_read_PrivateKey(f, NULL, NULL, NULL) : NULL;
     if (f) fclose(f);
     if (!ca || !ca_key) {
-        note("cannot read the CA certificate or key");
+        cssl_note("cannot read the CA certificate or key");
         X509_free(ca); EVP_PKEY_free(ca_key);
         return 0;
     }
+    *ca_out = ca;
+    *key_out = ca_key;
+    return 1;
+}
+
+int cssl_make_server_cert(const char *ca_cert_path, const char *ca_key_path, const char *cert_path,
+                          const char *key_path, const char *common_name, const char *sans) {
+    X509 *ca = NULL;
+    EVP_PKEY *ca_key = NULL;
+    if (!cssl_load_ca(ca_cert_path, ca_key_path, &ca, &ca_key)) return 0;
     EVP_PKEY *key = EVP_EC_gen("P-256");
-    X509 *cert = key ? new_cert(key, common_name, 825) : NULL;
+    X509 *cert = key ? cssl_new_cert(key, common_name, 825) : NULL;
     int ok = cert && X509_set_issuer_name(cert, X509_get_subject_name(ca))
-             && add_extension(cert, ca, NID_basic_constraints, "critical,CA:FALSE")
-             && add_extension(cert, ca, NID_key_usage, "critical,digitalSignature,keyEncipherment")
-             && add_extension(cert, ca, NID_ext_key_usage, "serverAuth")
-             && add_extension(cert, ca, NID_subject_alt_name, sans)
-             && add_extension(cert, ca, NID_subject_key_identifier, "hash")
-             && add_extension(cert, ca, NID_authority_key_identifier, "keyid:always")
+             && cssl_add_extension(cert, ca, NID_basic_constraints, "critical,CA:FALSE")
+             && cssl_add_extension(cert, ca, NID_key_usage, "critical,digitalSignature,keyEncipherment")
+             && cssl_add_extension(cert, ca, NID_ext_key_usage, "serverAuth")
+             && cssl_add_extension(cert, ca, NID_subject_alt_name, sans)
+             && cssl_add_extension(cert, ca, NID_subject_key_identifier, "hash")
+             && cssl_add_extension(cert, ca, NID_authority_key_identifier, "keyid:always")
              && X509_sign(cert, ca_key, EVP_sha256()) > 0
-             && write_pem_file(key_path, 1, write_private, key)
-             && write_pem_file(cert_path, 0, write_cert, cert);
-    if (!ok && !last_message[0]) note("creating the server certificate");
+             && cssl_write_pem_file(key_path, 1, cssl_write_private, key)
+             && cssl_write_pem_file(cert_path, 0, cssl_write_cert, cert);
+    if (!ok && !last_message[0]) cssl_note("creating the server certificate");
     X509_free(cert);
     EVP_PKEY_free(key);
     X509_free(ca);

@@ -26,6 +26,7 @@ public enum Command {
             case "report": return try ReportCommand.execute(rest)
             case "compare": return try CompareCommand.execute(rest)
             case "gateway": return try GatewayCommand.execute(rest)
+            case "cert": return try CertCommand.execute(rest)
             case "merge": return try MergeCommand.execute(rest)
             case "raw-http": return try RawHTTPCommand.execute(rest)
             case "help", "--help", "-h":
@@ -58,6 +59,7 @@ enum Help {
           validate FILE   check a scenario; print every problem with file:line:column
           target          run the embedded reference call server on its own
           gateway         run the push gateway (APNs + FCM) on its own and log every push
+          cert voip       issue a VoIP Services-like client certificate (certificate auth) from the local CA
           check RUN_DIR   check a run's operation history against the conversation rules
           replay FILE     re-run a violation's repro-<n>.yaml (--repeat K); say how often it comes back
           report RUN_DIR  rebuild every report file of a run from its raw results (also after a kill)
@@ -108,6 +110,8 @@ enum Help {
           --registrations FILE  keep registered devices in FILE and read them back at start (survives a crash)
           --apns-ca FILE        CA bundle to trust for an https gateway
           --apns-key KEYID=FILE ES256 key (.p8) to sign provider tokens with; --apns-team TEAMID names the team
+          --apns-proxy URL      reach the gateway through this HTTP proxy (CONNECT), as behind HTTPS_PROXY
+          --apns-cert FILE      certificate auth: a PEM client certificate and key (`callstorm cert voip`)
           --exit-with-parent    exit when the process that started this one is gone (callstorm's child target)
         """
 
@@ -139,6 +143,8 @@ enum Help {
                           CA, created on first use in the state directory and printed so clients can trust it
           --state-dir     where the local CA lives (default $CALLSTORM_STATE_DIR or ~/.local/state/callstorm)
           --cert, --key   serve TLS with your own PEM certificate and key instead
+          --client-ca     trust client certificates (certificate auth) from this PEM CA; default: the local CA
+                          when the gateway uses it (issue one with `callstorm cert voip`)
           --bundle-id     the app's bundle id; VoIP topics must be <bundle-id>.voip (default com.example.callstorm)
           --keys          KEYID=key.pem[,…]: verify provider-token ES256 signatures with these keys
           --team          the team id tokens must name in iss
@@ -147,7 +153,10 @@ enum Help {
           --threads N     event-loop threads (default 1)
           --quiet         no line per push
           --allow-remote HOST  permit a --listen address outside loopback (e.g. 0.0.0.0)
-        Without --tls the port speaks HTTP/2 with prior knowledge (h2c) and HTTP/1.1.
+        Without --tls the port speaks HTTP/2 with prior knowledge (h2c) and HTTP/1.1, and TLS as well.
+        Either way it answers HTTP CONNECT to api.push.apple.com, api.sandbox.push.apple.com and
+        api.development.push.apple.com on 443 or 2197 and serves the tunnel itself, so
+        HTTPS_PROXY=http://HOST:PORT plus trusting the CA is all an APNs client needs (docs/GATEWAY.md).
         """
 
     static func forCommand(_ name: String) -> String? {
@@ -161,6 +170,7 @@ enum Help {
         case "report": return report
         case "compare": return compare
         case "merge": return MergeCommand.help
+        case "cert": return CertCommand.help
         case "raw-http": return RawHTTPCommand.help
         default: return nil
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Reports
+import Results
 
 /// `callstorm compare BASE CURRENT`: reads two summary.json files (or run directories holding them), prints
 /// the comparison, writes compare.html, and exits 1 when any judged statistic regressed.
@@ -25,7 +26,7 @@ enum CompareCommand {
                                     currentName: parsed.positional[1], defaultAllowed: defaultAllowed,
                                     allowed: allowed, minimumDeltaMillis: minimumDelta)
         let out = parsed.value("out").map { URL(fileURLWithPath: $0) }
-            ?? current.directory.appendingPathComponent("compare.html")
+            ?? RunBundle(current.directory).comparison
         do {
             try Data(comparison.html().utf8).write(to: out, options: .atomic)
         } catch {

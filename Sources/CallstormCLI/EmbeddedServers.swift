@@ -3,8 +3,10 @@ import Foundation
 import HTTPServer
 import PushGateway
 import ReferenceTarget
+import Results
 import Scenario
 import Locking
+import Metrics
 
 /// A sink set after the gateway starts: the gateway's port must be known before the target and the driver
 /// exist, and the driver is what owns the devices the pushes go to.
@@ -43,6 +45,11 @@ final class EmbeddedServers {
     let gatewayServer: HTTPServer
     /// The TLS files in use; nil when the gateway speaks cleartext.
     let tls: TLSMaterial?
+    /// The local CA's files whenever the gateway serves TLS at all: on its listener, or inside CONNECT tunnels.
+    private let material: TLSMaterial?
+    /// How the embedded target reaches and authenticates to the gateway (`push.via`, `push.auth`).
+    private let route: PushRoute
+    private let clientCertificatePath: String?
     /// What the embedded target signs its provider tokens with (a key the gateway verifies against).
     private let targetSigner: ProviderTokenSigner?
     private(set) var target: ReferenceTarget?
@@ -81,12 +88,24 @@ final class EmbeddedServers {
         var config = HTTPServerConfiguration()
         config.host = push.listenHost
         config.port = push.listenPort
-        if push.tls {
-            let material = try LocalCertificateAuthority.ensure(stateDirectory: stateDirectory).material
-            config.tls = TLSFiles(certificatePath: material.certificatePath, keyPath: material.keyPath)
-            tls = material
+        route = push.route
+        let needsTLS = push.tls || push.route == .connect || push.authKind == .certificate
+        material = needsTLS ? try LocalCertificateAuthority.ensure(stateDirectory: stateDirectory).material : nil
+        if let material {
+            // Client certificates are asked for (not required) from the local CA: certificate auth.
+            let files = TLSFiles(certificatePath: material.certificatePath, keyPath: material.keyPath,
+                                 clientCAPath: material.caCertificatePath)
+            if push.tls { config.tls = files }
+            config.connect = APNsGateway.connectPolicy(tunnelTLS: push.tls ? nil : files)
+        }
+        tls = push.tls ? material : nil
+        if push.authKind == .certificate {
+            let path = stateDirectory + "/tls/embedded-target-voip-\(push.bundleID).pem"
+            try PushClientCertificate.issue(PushClientCertificate.Request(bundleID: push.bundleID),
+                                            stateDirectory: stateDirectory, to: path)
+            clientCertificatePath = path
         } else {
-            tls = nil
+            clientCertificatePath = nil
         }
         gatewayServer = HTTPServer(configuration: config, handler: gateway)
         try gatewayServer.start()
@@ -103,13 +122,27 @@ final class EmbeddedServers {
         "\(tls == nil ? "http" : "https")://\(urlHost(gatewayServer.configuration.host)):\(gatewayServer.port)"
     }
 
+    /// The URL the embedded target's APNs client uses: the gateway's own, or Apple's host name when it goes
+    /// through a CONNECT tunnel (`proxyURL`) as a client behind `HTTPS_PROXY` does.
+    var targetGatewayURL: String {
+        route == .connect ? "https://api.push.apple.com" : gatewayURL
+    }
+
+    /// The gateway's port as an HTTP proxy, when the target goes through CONNECT.
+    var proxyURL: String? {
+        route == .connect ? "http://\(urlHost(gatewayServer.configuration.host)):\(gatewayServer.port)" : nil
+    }
+
     /// Starts the reference target on a free loopback port; returns its base URL.
-    func startTarget(bundleID: String, bugs: [String] = [], pushExpirationSeconds: Int = 0) throws -> String {
-        PushClientSettings.register(PushClientSettings(caFile: tls?.caCertificatePath, signer: targetSigner),
+    func startTarget(bundleID: String, bugs: [String] = [], pushExpirationSeconds: Int = 0,
+                     pushRetries: Int = PushSpec.defaultRetries) throws -> String {
+        let gatewayURL = targetGatewayURL
+        PushClientSettings.register(PushClientSettings(caFile: material?.caCertificatePath, signer: targetSigner,
+                                                       proxy: proxyURL, clientCertificatePath: clientCertificatePath),
                                     forGatewayURL: gatewayURL)
         let target = ReferenceTarget(configuration: .init(
             gatewayURL: gatewayURL, bundleID: bundleID, bugs: Set(bugs.compactMap(ReferenceTarget.Bug.init(rawValue:))),
-            pushExpirationSeconds: pushExpirationSeconds))
+            pushExpirationSeconds: pushExpirationSeconds, pushRetries: pushRetries))
         var config = HTTPServerConfiguration()
         config.host = "127.0.0.1"
         config.port = 0
@@ -121,17 +154,28 @@ final class EmbeddedServers {
     }
 
     /// The arguments a `callstorm target` child needs to push to this gateway as the embedded target would:
-    /// the CA to trust and the provider-token key, written (mode 0600) into `directory`.
+    /// the CA to trust, the proxy and client certificate when the scenario uses them, and the provider-token
+    /// key, written (mode 0600) into `directory`.
     func childTargetArguments(directory: URL) throws -> [String] {
-        var args = ["--apns-url", gatewayURL]
-        if let tls { args += ["--apns-ca", tls.caCertificatePath] }
+        var args = ["--apns-url", targetGatewayURL]
+        if let material { args += ["--apns-ca", material.caCertificatePath] }
+        if let proxyURL { args += ["--apns-proxy", proxyURL] }
+        if let clientCertificatePath { args += ["--apns-cert", clientCertificatePath] }
         if let signer = targetSigner {
-            let keyFile = directory.appendingPathComponent("target-apns-key.p8").path
+            let keyFile = RunBundle(directory).targetAPNsKey.path
             FileManager.default.createFile(atPath: keyFile, contents: Data(signer.key.privateKeyPEM.utf8),
                                            attributes: [.posixPermissions: 0o600])
             args += ["--apns-key", "\(signer.keyID)=\(keyFile)", "--apns-team", signer.teamID]
         }
         return args
+    }
+
+    /// The gateway's connection counters (`gateway.connections.certificate`, `gateway.connect.tunnels`,
+    /// `gateway.jwt.iat_string`, …) into the run's recorder; zeros are left out.
+    func recordConnectionCounters(into recorder: inout Recorder, atNanos origin: UInt64) {
+        for (name, value) in gateway.connectionCounters where value > 0 {
+            recorder.count(name, by: Int64(value), atNanos: origin)
+        }
     }
 
     /// Stops servers in dependency order: the target (and its push client) first, then the gateway.

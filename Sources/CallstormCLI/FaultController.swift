@@ -1,4 +1,4 @@
-import Determinism
+import Chaos
 import Dispatch
 import Driver
 import FaultProxy
@@ -12,10 +12,10 @@ import Scenario
 ///
 /// The proxy's per-connection decisions come from the scenario seed, the connection number and the toxic's
 /// name; each toxic that acted on a connection is a row of `faults.csv` (`network.<kind>`, `conn-<n>`).
+/// What to do and when comes from Chaos (`NetworkPlan`, `TargetSchedule`); this is the wiring to the proxies,
+/// the child target, the driver's fault log and a recorder.
 /// Thread safety: `start`, `stop` and `finish` from the run's thread; the ticks run on a private queue.
 final class FaultController: @unchecked Sendable {
-    private enum TargetPhase { case pending, down, restarted }
-
     private let windows: [FaultWindow]
     /// The proxy every device goes through, for network windows that hit every device.
     let proxy: FaultProxy?
@@ -34,7 +34,7 @@ final class FaultController: @unchecked Sendable {
     // Owned by `queue` while the ticks run.
     private var recorder: Recorder?
     private var activeNetwork: [Int] = []
-    private var targetPhases: [Int: TargetPhase] = [:]
+    private var targetSchedule: TargetSchedule
     private var lastStats = ProxyStats()
     private var decisionsSeen = 0
     private var ticks = 0
@@ -47,14 +47,11 @@ final class FaultController: @unchecked Sendable {
         scenario.faults.contains { $0.network != nil || $0.target != nil }
     }
 
-    /// Whether a network window hits only some devices, so it needs a proxy of its own.
-    static func isRouted(_ w: FaultWindow) -> Bool { w.network != nil && (!w.flows.isEmpty || w.devices < 1) }
-
     /// Starts the proxy in front of `upstreamURL` when a window has network faults.
     init(windows: [FaultWindow], seed: UInt64, upstreamURL: String, target: TargetProcess?) throws {
         self.windows = windows
         self.target = target
-        for (i, w) in windows.enumerated() where w.target != nil { targetPhases[i] = .pending }
+        self.targetSchedule = TargetSchedule(windows: windows)
         guard windows.contains(where: { $0.network != nil }) else {
             proxy = nil
             return
@@ -73,12 +70,11 @@ final class FaultController: @unchecked Sendable {
             }
             return proxy
         }
-        // Its own stream of the seed, so adding network faults does not move any other fault's draws.
-        let networkSeed = seed ^ 0x4E45_5457_4F52_4B00
-        proxy = windows.contains { $0.network != nil && !Self.isRouted($0) } ? try started(networkSeed) : nil
+        proxy = windows.contains { $0.network != nil && !NetworkPlan.isRouted($0) }
+            ? try started(DrawStream.networkSeed(seed)) : nil
         do {
-            for (i, w) in windows.enumerated() where Self.isRouted(w) {
-                routed[i] = try started(networkSeed ^ (UInt64(i + 1) &* SeededRandom.golden))
+            for (i, w) in windows.enumerated() where NetworkPlan.isRouted(w) {
+                routed[i] = try started(DrawStream.routedNetworkSeed(seed, window: i))
             }
         } catch {
             stop()
@@ -104,32 +100,6 @@ final class FaultController: @unchecked Sendable {
         return url.string ?? targetURL
     }
 
-    /// The toxics one window puts on the proxy, named `w<index>.<kind>` so overlapping windows keep theirs.
-    static func toxics(of window: FaultWindow, index: Int) -> [ToxicSpec] {
-        guard let network = window.network else { return [] }
-        let direction = ToxicDirection(rawValue: network.direction) ?? .downstream
-        let p = network.probability
-        var specs: [ToxicSpec] = []
-        func add(_ kind: String, _ attributes: [String: Double], toxicity: Double? = nil, on: ToxicDirection? = nil) {
-            specs.append(ToxicSpec(name: "w\(index).\(kind)", kind: kind, direction: on ?? direction,
-                                   toxicity: toxicity ?? p, attributes: attributes))
-        }
-        let t = network.toxics
-        if t["latency"] != nil || t["jitter"] != nil {
-            add("latency", ["latency": t["latency"]?["ms"] ?? 0, "jitter": t["jitter"]?["ms"] ?? 0])
-        }
-        if let b = t["bandwidth"]?["rate_kbps"] { add("bandwidth", ["rate": b]) }
-        if let s = t["slicer"]?["bytes"] { add("slicer", ["average_size": s]) }
-        if let l = t["limit_data"]?["bytes"] { add("limit_data", ["bytes": l]) }
-        if let c = t["slow_close"]?["ms"] { add("slow_close", ["delay": c]) }
-        if let o = t["timeout"]?["ms"] { add("timeout", ["timeout": o]) }
-        // A reset hits the whole connection: one direction is enough, and its share is its own value.
-        if let r = t["reset"]?["toxicity"] { add("reset_peer", ["timeout": 0], toxicity: r, on: .downstream) }
-        // A ramp grows each toxic's share of connections from nothing to full over its length.
-        for i in specs.indices { specs[i].rampNanos = window.rampNanos }
-        return specs
-    }
-
     /// Starts ticking; windows open and close on the driver's load clock (nothing happens during registration).
     func start(driver: LoadDriver) {
         self.driver = driver
@@ -148,10 +118,10 @@ final class FaultController: @unchecked Sendable {
             let open = windows[i].contains(since)
             guard open != routedOn.contains(i) else { continue }
             if open { routedOn.insert(i) } else { routedOn.remove(i) }
-            driver.logFault(sinceLoadNanos: since, window: windows[i].name, kind: open ? "network.on" : "network.off",
-                            subject: "proxy-w\(i)")
+            let kind = open ? NetworkPlan.switchedOn : NetworkPlan.switchedOff
+            driver.logFault(sinceLoadNanos: since, window: windows[i].name, kind: kind, subject: "proxy-w\(i)")
             do {
-                try routedProxy.setToxics(open ? Self.toxics(of: windows[i], index: i) : [])
+                try routedProxy.setToxics(open ? NetworkPlan.toxics(of: windows[i], index: i) : [])
             } catch {
                 FileHandle.standardError.write(Data("callstorm: fault proxy refused the toxics: \(error)\n".utf8))
             }
@@ -159,21 +129,19 @@ final class FaultController: @unchecked Sendable {
         ticks += 1
         if !routed.isEmpty, ticks % 25 == 0 { collectRouted(since: since, now: now) }
         if let proxy {
-            let active = windows.indices.filter {
-                windows[$0].network != nil && !Self.isRouted(windows[$0]) && windows[$0].contains(since)
-            }
+            let active = NetworkPlan.openShared(windows, at: since)
             if active != activeNetwork {
                 for i in Set(active).subtracting(activeNetwork).sorted() {
-                    driver.logFault(sinceLoadNanos: since, window: windows[i].name, kind: "network.on",
+                    driver.logFault(sinceLoadNanos: since, window: windows[i].name, kind: NetworkPlan.switchedOn,
                                     subject: "proxy")
                 }
                 for i in Set(activeNetwork).subtracting(active).sorted() {
-                    driver.logFault(sinceLoadNanos: since, window: windows[i].name, kind: "network.off",
+                    driver.logFault(sinceLoadNanos: since, window: windows[i].name, kind: NetworkPlan.switchedOff,
                                     subject: "proxy")
                 }
                 activeNetwork = active
                 do {
-                    try proxy.setToxics(active.flatMap { Self.toxics(of: windows[$0], index: $0) })
+                    try proxy.setToxics(active.flatMap { NetworkPlan.toxics(of: windows[$0], index: $0) })
                 } catch {
                     // Validation let every value through the registry's ranges; say so if one slipped by.
                     FileHandle.standardError.write(Data("callstorm: fault proxy refused the toxics: \(error)\n".utf8))
@@ -181,43 +149,55 @@ final class FaultController: @unchecked Sendable {
             }
             if ticks % 25 == 0 { collect(proxy, since: since, now: now) }
         }
-        for (i, phase) in targetPhases {
-            let w = windows[i]
-            guard let t = w.target, let target else { continue }
-            let restartAt = w.atNanos + (t.restartAfterNanos ?? w.forNanos)
-            if phase == .pending, since >= w.atNanos {
-                targetPhases[i] = .down
-                let signal = t.signal == "TERM" ? SIGTERM : SIGKILL
-                let pid = target.pid ?? 0
-                // The history's mark comes once the child is reaped, plus a moment for what it sent before dying
-                // (a push in the gateway, an answer on the wire) to land, but never after the restart: the checker
-                // ends every conversation live at the mark. Stamped when decided, a push the target sent just
-                // before its death landed after the mark and revived its conversation (seen 1 run in 10).
-                let restartMono = now + (restartAt > since ? restartAt - since : 0)
-                let origin = driver.seriesStartNanos
-                targetQueue.async { [historyFile] in
-                    target.kill(signal: signal)
-                    let mark = min(driver.nowNanos() + 50_000_000, max(restartMono, now))
-                    if let historyFile {
-                        Self.append("{\"t\":\(mark &- origin),\"type\":\"target_killed\"}\n", to: historyFile)
-                    }
+        if let target {
+            for step in targetSchedule.due(at: since) {
+                switch step {
+                case .kill(let i): kill(target, window: i, since: since, now: now, driver: driver)
+                case .restart(let i): restart(target, window: i, since: since, driver: driver)
                 }
-                recorder?.count("faults.target.killed", atNanos: now)
-                driver.logFault(sinceLoadNanos: since, window: w.name, kind: "target.killed", subject: "pid-\(pid)")
-            } else if phase == .down, since >= restartAt {
-                targetPhases[i] = .restarted
-                targetQueue.async { [self] in
-                    do {
-                        try target.start()
-                        let at = driver.sinceLoadNanos() ?? since
-                        driver.logFault(sinceLoadNanos: at, window: w.name, kind: "target.restarted",
-                                        subject: "pid-\(target.pid ?? 0)")
-                        queue.async { self.recorder?.count("faults.target.restarted", atNanos: driver.nowNanos()) }
-                    } catch {
-                        queue.async { self.recorder?.count("faults.target.restart_failed", atNanos: driver.nowNanos()) }
-                        FileHandle.standardError.write(Data("callstorm: \(error)\n".utf8))
-                    }
+            }
+        }
+    }
+
+    /// Kills the child target for window `i`'s fault, and marks the kill in the run's history.
+    private func kill(_ target: TargetProcess, window i: Int, since: UInt64, now: UInt64, driver: LoadDriver) {
+        guard let fault = targetSchedule.faults[i] else { return }
+        let pid = target.pid ?? 0
+        // The history's mark comes once the child is reaped, plus a moment for what it sent before dying (a push
+        // in the gateway, an answer on the wire) to land, but never after the restart: the checker ends every
+        // conversation live at the mark. Stamped when decided, a push the target sent just before its death
+        // landed after the mark and revived its conversation (seen 1 run in 10).
+        let restartMono = now + (fault.restartAtNanos > since ? fault.restartAtNanos - since : 0)
+        let origin = driver.seriesStartNanos
+        targetQueue.async { [historyFile] in
+            target.kill(signal: fault.signal)
+            let mark = min(driver.nowNanos() + 50_000_000, max(restartMono, now))
+            if let historyFile {
+                Self.append("{\"t\":\(mark &- origin),\"type\":\"target_killed\"}\n", to: historyFile)
+            }
+        }
+        recorder?.count(MetricName.fault(TargetKillFault.killed), atNanos: now)
+        driver.logFault(sinceLoadNanos: since, window: windows[i].name, kind: TargetKillFault.killed,
+                        subject: "pid-\(pid)")
+    }
+
+    /// Starts the child target again after window `i`'s kill.
+    private func restart(_ target: TargetProcess, window i: Int, since: UInt64, driver: LoadDriver) {
+        let name = windows[i].name
+        targetQueue.async { [self] in
+            do {
+                try target.start()
+                let at = driver.sinceLoadNanos() ?? since
+                driver.logFault(sinceLoadNanos: at, window: name, kind: TargetKillFault.restarted,
+                                subject: "pid-\(target.pid ?? 0)")
+                queue.async {
+                    self.recorder?.count(MetricName.fault(TargetKillFault.restarted), atNanos: driver.nowNanos())
                 }
+            } catch {
+                queue.async {
+                    self.recorder?.count(MetricName.fault(TargetKillFault.restartFailed), atNanos: driver.nowNanos())
+                }
+                FileHandle.standardError.write(Data("callstorm: \(error)\n".utf8))
             }
         }
     }
@@ -234,17 +214,8 @@ final class FaultController: @unchecked Sendable {
 
     /// What a proxy's counters grew by since `last`, added to the run's per-second counters.
     private func countGrowth(from last: ProxyStats, to stats: ProxyStats, now: UInt64) {
-        func delta(_ name: String, _ new: Int, _ old: Int) {
-            if new > old { recorder?.count(name, by: Int64(new - old), atNanos: now) }
-        }
-        delta("network.connections", stats.connectionsAccepted, last.connectionsAccepted)
-        delta("network.upstream_connect_failures", stats.upstreamConnectFailures, last.upstreamConnectFailures)
-        delta("network.resets", stats.resets, last.resets)
-        delta("network.toxic_closes", stats.toxicCloses, last.toxicCloses)
-        for (name, t) in stats.toxics {
-            let kind = name.split(separator: ".", maxSplits: 1).last.map(String.init) ?? name
-            delta("faults.network.\(kind).connections", t.connectionsSelected,
-                  last.toxics[name]?.connectionsSelected ?? 0)
+        for (name, by) in NetworkPlan.counterGrowth(from: last, to: stats) {
+            recorder?.count(name, by: by, atNanos: now)
         }
     }
 
@@ -255,11 +226,9 @@ final class FaultController: @unchecked Sendable {
         if stats.toxics != lastStats.toxics || stats.connectionsAccepted != lastStats.connectionsAccepted {
             let decisions = proxy.decisionLog
             for d in decisions.dropFirst(decisionsSeen) where d.applied {
-                let parts = d.toxic.split(separator: ".", maxSplits: 1)
-                let index = parts.first.flatMap { Int($0.dropFirst()) } ?? 0
-                let kind = parts.count > 1 ? String(parts[1]) : d.toxic
+                let (index, kind) = NetworkPlan.parse(toxicName: d.toxic)
                 let window = windows.indices.contains(index) ? windows[index].name : ""
-                driver?.logFault(sinceLoadNanos: since, window: window, kind: "network.\(kind)",
+                driver?.logFault(sinceLoadNanos: since, window: window, kind: NetworkPlan.faultKind(toxicKind: kind),
                                  subject: "conn-\(d.connection)", seq: d.connection)
             }
             decisionsSeen = decisions.count
@@ -274,8 +243,8 @@ final class FaultController: @unchecked Sendable {
             countGrowth(from: routedStats[i] ?? ProxyStats(), to: stats, now: now)
             let decisions = proxy.decisionLog
             for d in decisions.dropFirst(routedDecisionsSeen[i] ?? 0) where d.applied {
-                let kind = d.toxic.split(separator: ".", maxSplits: 1).last.map(String.init) ?? d.toxic
-                driver?.logFault(sinceLoadNanos: since, window: windows[i].name, kind: "network.\(kind)",
+                let kind = NetworkPlan.faultKind(toxicKind: NetworkPlan.parse(toxicName: d.toxic).kind)
+                driver?.logFault(sinceLoadNanos: since, window: windows[i].name, kind: kind,
                                  subject: "w\(i)-conn-\(d.connection)", seq: d.connection)
             }
             routedDecisionsSeen[i] = decisions.count

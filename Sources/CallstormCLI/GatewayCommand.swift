@@ -15,7 +15,7 @@ enum GatewayCommand {
     static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
         let parsed = try Arguments(
             args, valued: ["allow-remote", "listen", "state-dir", "cert", "key", "bundle-id", "keys", "team", "threads",
-                           "fcm-project", "unregistered"],
+                           "fcm-project", "unregistered", "client-ca"],
             boolean: ["tls", "help", "quiet"])
         if parsed.has("help") {
             print(Help.gateway)
@@ -34,22 +34,14 @@ enum GatewayCommand {
         config.host = host
         config.port = port
         config.threads = max(1, Int(parsed.value("threads") ?? "1") ?? 1)
-        var caPath: String?
+        let (files, caPath) = try tlsFiles(parsed)
         if useTLS {
-            if let cert = parsed.value("cert"), let key = parsed.value("key") {
-                config.tls = TLSFiles(certificatePath: cert, keyPath: key)
-            } else {
-                let dir = parsed.value("state-dir") ?? LocalCertificateAuthority.defaultStateDirectory
-                do {
-                    let (material, created) = try LocalCertificateAuthority.ensure(stateDirectory: dir)
-                    config.tls = TLSFiles(certificatePath: material.certificatePath, keyPath: material.keyPath)
-                    caPath = material.caCertificatePath
-                    if created { FileHandle.standardError.write(Data("created a local CA in \(dir)/tls\n".utf8)) }
-                } catch {
-                    throw .harness(error.description)
-                }
-            }
+            config.tls = files
+        } else {
+            // The cleartext port still serves TLS inside CONNECT tunnels (and TLS sniffed on the port).
+            config.connect = APNsGateway.connectPolicy(tunnelTLS: files)
         }
+        if config.connect == nil { config.connect = APNsGateway.connectPolicy() }
         var keys: [String: ES256Key] = [:]
         for entry in (parsed.value("keys") ?? "").split(separator: ",") {
             let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
@@ -79,6 +71,10 @@ enum GatewayCommand {
         var banner = "callstorm gateway listening on \(scheme)://\(urlHost(host)):\(server.port)"
         banner += useTLS ? " (HTTP/2 over TLS, ALPN h2 or none; HTTP/1.1)" : " (h2c prior knowledge; HTTP/1.1)"
         if let caPath { banner += "\ntrust this CA in your APNs client: \(caPath)" }
+        banner += "\nHTTP CONNECT to the APNs hosts is served here: HTTPS_PROXY=http://\(urlHost(host)):\(server.port)"
+        if let clientCA = files.clientCAPath {
+            banner += "\nclient certificates (certificate auth) trusted from \(clientCA)"
+        }
         banner += keys.isEmpty ? "\nprovider tokens: any well-formed ES256 JWT" :
             "\nprovider tokens: ES256 signatures verified for keys \(keys.keys.sorted().joined(separator: ", "))"
         FileHandle.standardOutput.write(Data((banner + "\n").utf8))
@@ -89,6 +85,24 @@ enum GatewayCommand {
         server.stop()
         FileHandle.standardOutput.write(Data(summary(gateway, server.stats).utf8))
         return .passed
+    }
+
+    /// The TLS files the gateway serves (its own listener's or its tunnels'): `--cert`/`--key`, or the local
+    /// CA's; client certificates are asked for from `--client-ca`, else from the local CA when it is in use.
+    private static func tlsFiles(_ parsed: Arguments) throws(CLIError) -> (TLSFiles, caPath: String?) {
+        if let cert = parsed.value("cert"), let key = parsed.value("key") {
+            return (TLSFiles(certificatePath: cert, keyPath: key, clientCAPath: parsed.value("client-ca")), nil)
+        }
+        let dir = parsed.value("state-dir") ?? LocalCertificateAuthority.defaultStateDirectory
+        do {
+            let (material, created) = try LocalCertificateAuthority.ensure(stateDirectory: dir)
+            if created { FileHandle.standardError.write(Data("created a local CA in \(dir)/tls\n".utf8)) }
+            let files = TLSFiles(certificatePath: material.certificatePath, keyPath: material.keyPath,
+                                 clientCAPath: parsed.value("client-ca") ?? material.caCertificatePath)
+            return (files, material.caCertificatePath)
+        } catch {
+            throw .harness(error.description)
+        }
     }
 
     static func summary(_ gateway: APNsGateway, _ stats: HTTPServerStats) -> String {
@@ -103,6 +117,13 @@ enum GatewayCommand {
         lines.append("connections \(stats.connectionsAccepted), TLS handshakes \(stats.tlsHandshakes), HTTP/2 "
             + "connections \(stats.http2Connections), most concurrent streams \(stats.maxStreamsOpen), HTTP/2 "
             + "protocol errors \(stats.http2ProtocolErrors)")
+        let counters = Dictionary(gateway.connectionCounters.map { ($0.name, $0.value) }, uniquingKeysWith: +)
+        func n(_ name: String) -> Int { counters["gateway." + name] ?? 0 }
+        lines.append("connections by auth: certificate \(n("connections.certificate")), token "
+            + "\(n("connections.token")), none \(n("connections.none")); CONNECT tunnels \(n("connect.tunnels")), "
+            + "refused \(n("connect.refused")), malformed \(n("connect.malformed")); client certificates refused: "
+            + "expired \(n("tls.client_cert_expired")), untrusted \(n("tls.client_cert_untrusted")); iat as a "
+            + "string \(n("jwt.iat_string")), as a float \(n("jwt.iat_float"))")
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -21,9 +21,9 @@ final class HarnessSampler: @unchecked Sendable {
     /// - Parameter runStartNanos: CLOCK_MONOTONIC at the driver's start, so seconds line up with the workers'.
     init(runDirectory: URL, runStartNanos: UInt64) {
         recorder = Recorder(runStartNanos: runStartNanos)
-        let raw = WorkerJournal.rawDirectory(runDirectory)
+        let raw = RunBundle(runDirectory).raw
         try? FileManager.default.createDirectory(at: raw, withIntermediateDirectories: true)
-        files = try? RecorderCheckpointer(directory: raw, stem: "recorder-harness")
+        files = try? RecorderCheckpointer(directory: raw, stem: RunBundle.harnessRecorderStem)
         timer = DispatchSource.makeTimerSource(queue: queue)
         timer.setEventHandler { [unowned self] in sample() }
         timer.schedule(deadline: .now() + 0.5, repeating: 1)
@@ -38,13 +38,17 @@ final class HarnessSampler: @unchecked Sendable {
 
     private func sample() {
         let now = Self.monotonicNanos()
-        if let rss = Self.residentMiB() { recorder.gauge("harness.rss_mib", value: rss, atNanos: now) }
-        if let fds = Self.openFileDescriptors() { recorder.gauge("harness.fds", value: Double(fds), atNanos: now) }
-        if let threads = Self.threadCount() { recorder.gauge("harness.threads", value: Double(threads), atNanos: now) }
+        if let rss = Self.residentMiB() { recorder.gauge(MetricName.harnessRSSMiB, value: rss, atNanos: now) }
+        if let fds = Self.openFileDescriptors() {
+            recorder.gauge(MetricName.harnessFDs, value: Double(fds), atNanos: now)
+        }
+        if let threads = Self.threadCount() {
+            recorder.gauge(MetricName.harnessThreads, value: Double(threads), atNanos: now)
+        }
         if let cpu = Self.cpuSeconds() {
             if let last = lastTicks, now > last.wall {
                 let percent = (cpu - last.cpu) / (Double(now - last.wall) / 1e9) * 100
-                recorder.gauge("harness.cpu_percent", value: (percent * 10).rounded() / 10, atNanos: now)
+                recorder.gauge(MetricName.harnessCPUPercent, value: (percent * 10).rounded() / 10, atNanos: now)
             }
             lastTicks = (cpu, now)
         }

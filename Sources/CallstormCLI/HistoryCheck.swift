@@ -1,6 +1,7 @@
 import Checker
 import Foundation
 import Reports
+import Results
 import Scenario
 
 /// Runs the history checker on a run directory's `history.jsonl` and writes `checker.json`, for the first
@@ -15,19 +16,32 @@ enum HistoryCheck {
         var repros: [Int: URL] = [:]
     }
 
-    static func racesURL(_ run: URL) -> URL { RunReporting.factsURL(run).deletingLastPathComponent()
-        .appendingPathComponent("races.json") }
+    static func racesURL(_ run: URL) -> URL { RunBundle(run).races }
 
     static let timelines = 10
 
     static func run(_ runDirectory: URL, writeFiles: Bool = true) throws -> Outcome? {
-        let url = runDirectory.appendingPathComponent("history.jsonl")
+        let bundle = RunBundle(runDirectory)
+        let url = bundle.history
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         let events = try HistoryReader.read(contentsOf: url)
-        let report = HistoryChecker.check(events)
+        var report = HistoryChecker.check(events)
+        let faults = injectedFaults(run: runDirectory)
+        if !faults.isEmpty {
+            // Findings an injected fault could have caused are reported apart, never against the server.
+            let (server, attributed) = FaultAttribution.split(report.violations, events: events, faults: faults)
+            report.violations = server
+            report.attributed = attributed
+        }
         let races = RaceSummary(events: events, report: report)
         var lines = ["history checker: \(report.operations) operations, \(report.indeterminate) indeterminate, " +
                      "\(races.races) races, \(report.violations.count) violations"]
+        if let attributed = report.attributed, !attributed.isEmpty {
+            lines[0] += " (and \(attributed.count) findings on paths injected faults touched, not counted)"
+            for group in FaultAttribution.byKind(attributed) {
+                lines.append("  after \(group.kind): \(group.findings) findings, \(group.devices) devices")
+            }
+        }
         for (rule, count) in report.countsByRule where count > 0 {
             lines.append("  \(rule.rawValue): \(count)")
         }
@@ -39,12 +53,11 @@ enum HistoryCheck {
         guard writeFiles else { return outcome }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(report).write(to: runDirectory.appendingPathComponent("checker.json"))
+        try encoder.encode(report).write(to: bundle.checker)
         var figures: [RacesSection.TimelineFigure] = []
         for (n, v) in report.violations.prefix(timelines).enumerated() {
             let svg = Timeline.svg(for: v, in: events)
-            try svg.write(to: runDirectory.appendingPathComponent("violation-\(n + 1).svg"), atomically: true,
-                          encoding: .utf8)
+            try svg.write(to: bundle.violationTimeline(n + 1), atomically: true, encoding: .utf8)
             figures.append(.init(number: n + 1, rule: v.rule.rawValue, message: v.message,
                                  offsetNanos: races.origins[n].offset, svg: svg))
         }
@@ -72,7 +85,7 @@ enum HistoryCheck {
     private static func writeRepros(_ run: URL, report: CheckReport, races: RaceSummary) throws -> [Int: URL] {
         let fm = FileManager.default
         for old in (try? fm.contentsOfDirectory(atPath: run.path)) ?? []
-        where old.hasPrefix("repro-") && old.hasSuffix(".yaml") {
+        where RunBundle.isRepro(old) {
             try? fm.removeItem(at: run.appendingPathComponent(old))
         }
         guard !report.violations.isEmpty,
@@ -85,7 +98,7 @@ enum HistoryCheck {
             guard var repro = ReproFile.text(scenarioText: text, scenario: scenario, seed: seed, violation: v,
                                              number: n + 1, origin: races.origins[n], runDirectory: run)
             else { continue }
-            let file = run.appendingPathComponent("repro-\(n + 1).yaml")
+            let file = RunBundle(run).repro(n + 1)
             if case .failure(let errors) = ScenarioLoader.parse(repro, file: file.path) {
                 // E.g. a fault window beyond the repro's one-second load: say so in the file rather than lose it.
                 repro = "# warning: this repro does not load as written; edit it first:\n"
@@ -110,7 +123,7 @@ enum CheckCommand {
         let run = URL(fileURLWithPath: parsed.positional[0])
         do {
             guard let outcome = try HistoryCheck.run(run) else {
-                throw CLIError.usage("\(run.path) has no history.jsonl")
+                throw CLIError.usage("\(run.path) has no \(RunBundle.historyFileName)")
             }
             outcome.lines.forEach { print($0) }
             return outcome.report.violations.isEmpty ? .passed : .thresholdsFailed

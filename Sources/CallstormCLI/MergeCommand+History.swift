@@ -12,7 +12,7 @@ extension MergeCommand {
     static func concatenateHistories(_ parts: [Part], baseUnixSeconds: Int64, into out: URL) throws -> Int {
         var lines: [(t: UInt64, line: String)] = []
         for part in parts {
-            let url = part.directory.appendingPathComponent("history.jsonl")
+            let url = RunBundle(part.directory).history
             guard let text = try? String(contentsOf: url, encoding: .utf8) else { continue }
             let shiftNanos = UInt64(max(0, (part.record?.originUnixSeconds ?? baseUnixSeconds) - baseUnixSeconds))
                 * 1_000_000_000

@@ -1,3 +1,4 @@
+import Determinism
 import Foundation
 import Metrics
 import Reports
@@ -123,15 +124,16 @@ enum MergeCommand {
         let written: RunReporting.Written
         do {
             try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-            try concatenateRows(parts.map(\.directory), name: "actions.csv", into: out)
-            try concatenateRows(parts.map(\.directory), name: "pushes.csv", into: out)
+            for rows in RunBundle.Rows.allCases {
+                try concatenateRows(parts.map(\.directory), name: rows.fileName, into: out)
+            }
             // The shards' histories on one axis, checked as one: each shard's own violations are already in the
             // merged counters; this writes checker.json and timelines for the union.
             if try concatenateHistories(parts, baseUnixSeconds: base, into: out) > 0,
                let check = try HistoryCheck.run(out) {
                 notes += check.lines
             }
-            let scenario = parts[0].directory.appendingPathComponent("scenario.yaml")
+            let scenario = RunBundle(parts[0].directory).scenario
             let target = RunReporting.scenarioURL(out)
             if FileManager.default.fileExists(atPath: scenario.path), !FileManager.default.fileExists(atPath: target.path) {
                 try FileManager.default.copyItem(at: scenario, to: target)
@@ -141,8 +143,9 @@ enum MergeCommand {
             let thresholds = RunReporting.thresholds(run: out, notes: &notes) + extra
             if thresholds.isEmpty {
                 let c = merged.counters
-                notes.append("No thresholds: \(c["calls.completed"] ?? 0) calls completed, " +
-                    "\(c["calls.failed"] ?? 0) failed, \(c["push.deadline_missed"] ?? 0) push deadlines missed " +
+                notes.append("No thresholds: \(c[MetricName.callsCompleted] ?? 0) calls completed, " +
+                    "\(c[MetricName.callsFailed] ?? 0) failed, " +
+                    "\(c[MetricName.pushDeadlineMissed] ?? 0) push deadlines missed " +
                     "(merged over \(parts.count) shards).")
             }
             written = try RunReporting.write(run: out, facts: facts, recorder: merged, thresholds: thresholds,

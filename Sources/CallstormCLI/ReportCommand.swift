@@ -25,6 +25,14 @@ enum ReportCommand {
             }
             return .harnessFailure
         }
+        return exitCode(written)
+    }
+
+    /// As the run itself would have exited: 1 when a threshold failed (on what was measured), 130 when every
+    /// threshold held but the run never finished (killed or crashed: the results are partial), else 0.
+    static func exitCode(_ written: RunReporting.Written) -> ExitCode {
+        if written.thresholds.contains(where: { !$0.passed }) { return .thresholdsFailed }
+        if written.interrupted { return .interrupted }
         return written.verdict.passed ? .passed : .thresholdsFailed
     }
 

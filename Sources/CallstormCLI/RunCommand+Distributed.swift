@@ -1,3 +1,4 @@
+import Determinism
 import Dispatch
 import Driver
 import Foundation

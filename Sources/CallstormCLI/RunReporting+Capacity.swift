@@ -1,17 +1,21 @@
+import Dispatch
 import Foundation
 import Metrics
 import Results
 import Scenario
 
 extension RunReporting {
-    /// The `capacity:` section of the scenario copy in the run directory, so a rebuilt report finds the knee too.
-    static func capacitySpec(run: URL) -> CapacitySpec? {
+    /// The scenario copy in the run directory, so a rebuilt report judges the knee and the harness as the run did.
+    static func scenarioCopy(run: URL) -> Scenario? {
         let path = scenarioURL(run).path
         guard FileManager.default.fileExists(atPath: path),
               case .success(let scenario) = ScenarioLoader.load(contentsOf: path, knownFlows: ValidateCommand.knownFlows)
         else { return nil }
-        return scenario.capacity
+        return scenario
     }
+
+    /// The `capacity:` section of the scenario copy.
+    static func capacitySpec(run: URL) -> CapacitySpec? { scenarioCopy(run: run)?.capacity }
 }
 
 /// Watches a `capacity:` ramp during the run from the workers' checkpoints (no lock on any worker) and ends the
@@ -41,5 +45,34 @@ final class CapacityWatch: @unchecked Sendable {
     func stop() -> CapacityResult? {
         timer.cancel()
         return queue.sync { knee }
+    }
+}
+
+/// Judges callstorm's own scheduler lag during the run from the workers' checkpoints (no lock on any worker). The
+/// first time a window passes the `harness:` limit it says so on the terminal, and with `on_saturation:
+/// end_arrivals` or `abort` it ends the arrivals or the run: figures after that point measure callstorm.
+final class SaturationWatch: @unchecked Sendable {
+    private let queue = DispatchQueue(label: "callstorm.saturation")
+    private let timer: DispatchSourceTimer
+    /// Written on `queue`, read after `stop()`.
+    private var found: HarnessSaturation?
+
+    init(limit: HarnessLimit, runDirectory: URL, quiet: Bool, onSaturation: @escaping @Sendable (HarnessSaturation) -> Void) {
+        timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.setEventHandler { [unowned self] in
+            guard found == nil, let recorder = try? RunResults.loadRecorder(run: runDirectory),
+                  let saturation = HarnessSaturationAnalysis.analyze(recorder, limit: limit) else { return }
+            found = saturation
+            if !quiet { FileHandle.standardError.write(Data("callstorm: \(saturation.summary)\n".utf8)) }
+            onSaturation(saturation)
+        }
+        timer.schedule(deadline: .now() + 2, repeating: 2)
+        timer.resume()
+    }
+
+    /// Stops watching; returns the saturation seen during the run, if any.
+    func stop() -> HarnessSaturation? {
+        timer.cancel()
+        return queue.sync { found }
     }
 }

@@ -7,15 +7,12 @@ import Scenario
 /// What `run` saves beside the raw results so `report` can rebuild every file later, and the one path both
 /// commands take to write the reports: join rows, rebuild flow-step metrics, evaluate thresholds, write.
 enum RunReporting {
-    static func factsURL(_ run: URL) -> URL { WorkerJournal.rawDirectory(run).appendingPathComponent("facts.json") }
-    static func notesURL(_ run: URL) -> URL { WorkerJournal.rawDirectory(run).appendingPathComponent("notes.json") }
-    /// The scenario's fault windows in report seconds, so a rebuilt report shades them too.
-    static func faultWindowsURL(_ run: URL) -> URL {
-        WorkerJournal.rawDirectory(run).appendingPathComponent("fault-windows.json")
-    }
-    /// Present only when the run ended normally (not killed): then facts.json holds the final duration.
-    static func finishedURL(_ run: URL) -> URL { WorkerJournal.rawDirectory(run).appendingPathComponent("finished") }
-    static func scenarioURL(_ run: URL) -> URL { run.appendingPathComponent("scenario.yaml") }
+    // Where each file lives is `RunBundle`'s; these name the ones this enum saves and loads.
+    static func factsURL(_ run: URL) -> URL { RunBundle(run).facts }
+    static func notesURL(_ run: URL) -> URL { RunBundle(run).notes }
+    static func faultWindowsURL(_ run: URL) -> URL { RunBundle(run).faultWindows }
+    static func finishedURL(_ run: URL) -> URL { RunBundle(run).finished }
+    static func scenarioURL(_ run: URL) -> URL { RunBundle(run).scenario }
 
     static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
@@ -57,31 +54,40 @@ enum RunReporting {
         var verdict: Verdict
         var thresholds: [ThresholdResult]
         var books: Books
+        var capacity: CapacityResult?
+        var harness: HarnessSaturation?
+        /// The run did not finish its plan (a signal, a kill, a crash): its results are partial.
+        var interrupted = false
     }
 
     /// Writes every report file of `run` from the given measurements. `historyJoined`: the caller has just joined
     /// `history.jsonl` (to check it), so it is not joined a second time.
     static func write(run: URL, facts: RunFacts, recorder: Recorder, thresholds: [Threshold], notes: [String],
                       extraFailures: [String] = [], historyJoined: Bool = false) throws -> Written {
-        try RunResults.joinRows(run: run, prefix: "actions")
-        try RunResults.joinRows(run: run, prefix: "pushes")
+        try RunResults.joinRows(run: run, .actions)
+        try RunResults.joinRows(run: run, .pushes)
         if !historyJoined { try RunResults.joinHistory(run: run) }
-        let steps = StepMetrics.load(actionsCSV: run.appendingPathComponent("actions.csv"),
+        let steps = StepMetrics.load(actionsCSV: RunBundle(run).rows(.actions),
                                      sampleEvery: facts.rowSampleEvery ?? 1)
         var result = RunResult(facts: facts, recorder: recorder, verdict: Verdict(passed: true), notes: notes,
                                steps: steps)
         result.faultWindows = load([Reports.FaultWindow].self, from: faultWindowsURL(run)) ?? []
-        result.capacity = capacitySpec(run: run).map { CapacityAnalysis.analyze(recorder, spec: $0) }
+        let scenario = scenarioCopy(run: run)
+        result.harness = HarnessSaturationAnalysis.analyze(recorder, limit: scenario?.harness ?? HarnessLimit())
+        result.capacity = scenario?.capacity.map { CapacityAnalysis.analyze(recorder, spec: $0, harness: result.harness) }
         result.races = load(RacesSection.self, from: HistoryCheck.racesURL(run))
         let histograms = result.histograms
         let counters = recorder.counters
         result.thresholds = thresholds.map { $0.evaluate(histograms: histograms, counters: counters) }
         var warnings: [String] = []
+        // First: when callstorm could not keep up, every other figure after that second is about callstorm.
+        if let harness = result.harness { warnings.append(harness.summary) }
         if let ratio = result.ratios.deliveredRateRatio, ratio < 0.99 {
             warnings.append("the harness delivered only \(Threshold.percentText(ratio)) of the planned arrivals "
                 + "(calls.started / planned); latencies describe a lighter load than planned")
         }
-        if let lag = histograms["scheduler_lag"], lag.value(atPercentile: 99) > harnessLagWarningMicros {
+        if result.harness == nil, let lag = histograms[MetricName.schedulerLag],
+           lag.value(atPercentile: 99) > harnessLagWarningMicros {
             warnings.append("the harness itself lagged: scheduler_lag p99 "
                 + "\(Threshold.millisText(Double(lag.value(atPercentile: 99)))) (planned → actual); latencies may include harness "
                 + "delay — use fewer devices or more workers")
@@ -92,6 +98,7 @@ enum RunReporting {
         for problem in books.problems { failures.append("accounting does not balance: \(problem)") }
         result.verdict = Verdict(thresholds: result.thresholds, warnings: warnings, extraFailures: failures)
         let files = try ReportWriter.write(result, to: run)
-        return Written(files: files, verdict: result.verdict, thresholds: result.thresholds, books: books)
+        return Written(files: files, verdict: result.verdict, thresholds: result.thresholds, books: books,
+                       capacity: result.capacity, harness: result.harness, interrupted: facts.interrupted)
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
 import Reports
+import Results
 
 /// `shard.json` in a run directory: what `callstorm merge` needs beyond the raw recorders to put shards on one
 /// time axis and to check that they are the parts of one run.
 struct ShardRecord: Codable, Equatable {
-    static let fileName = "shard.json"
+    static let fileName = RunBundle.shardRecordFileName
     static let currentSchema = "callstorm.shard/1"
 
     var schema = Self.currentSchema

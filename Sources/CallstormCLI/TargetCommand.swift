@@ -3,13 +3,15 @@ import Dispatch
 import Foundation
 import HTTPServer
 import ReferenceTarget
+import Scenario
 
 /// `callstorm target`: the reference call server on its own, until SIGINT or SIGTERM.
 enum TargetCommand {
     static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
         let parsed = try Arguments(args, valued: ["listen", "apns-url", "bundle-id", "threads", "bug", "allow-remote",
                                                   "registrations", "apns-ca", "apns-key", "apns-team",
-                                                  "push-expiration"],
+                                                  "apns-proxy", "apns-cert",
+                                                  "push-expiration", "push-retries"],
                                    boolean: ["help", "exit-with-parent"])
         if parsed.has("help") {
             print(Help.target)
@@ -22,8 +24,10 @@ enum TargetCommand {
         let apns = parsed.value("apns-url") ?? "http://127.0.0.1:2197"
         let allowed = try Loopback.allowedHosts(parsed.value("allow-remote"))
         try Loopback.require(host, role: "listen address", allowed: allowed)
-        guard let apnsHost = Loopback.host(ofURL: apns) else { throw .usage("--apns-url '\(apns)' has no host") }
-        try Loopback.require(apnsHost, role: "push gateway (--apns-url)", allowed: allowed)
+        // Behind a proxy the pushes go to the proxy's host (the URL then names Apple's host, never dialled).
+        let dialled = parsed.value("apns-proxy") ?? apns
+        guard let apnsHost = Loopback.host(ofURL: dialled) else { throw .usage("--apns-url '\(dialled)' has no host") }
+        try Loopback.require(apnsHost, role: "push gateway (--apns-url or --apns-proxy)", allowed: allowed)
         let threads = Int(parsed.value("threads") ?? "1") ?? 1
         var bugs: Set<ReferenceTarget.Bug> = []
         for name in (parsed.value("bug") ?? "").split(separator: ",") {
@@ -46,14 +50,18 @@ enum TargetCommand {
                 throw .usage("--apns-key: \(error)")
             }
         }
-        if signer != nil || parsed.value("apns-ca") != nil {
-            PushClientSettings.register(PushClientSettings(caFile: parsed.value("apns-ca"), signer: signer),
+        if signer != nil || parsed.value("apns-ca") != nil || parsed.value("apns-proxy") != nil
+            || parsed.value("apns-cert") != nil {
+            PushClientSettings.register(PushClientSettings(caFile: parsed.value("apns-ca"), signer: signer,
+                                                           proxy: parsed.value("apns-proxy"),
+                                                           clientCertificatePath: parsed.value("apns-cert")),
                                         forGatewayURL: apns)
         }
         let target = ReferenceTarget(configuration: .init(
             gatewayURL: apns, bundleID: parsed.value("bundle-id") ?? "com.example.callstorm", bugs: bugs,
             registrationsFile: parsed.value("registrations"),
-            pushExpirationSeconds: Int(parsed.value("push-expiration") ?? "0") ?? 0))
+            pushExpirationSeconds: Int(parsed.value("push-expiration") ?? "0") ?? 0,
+            pushRetries: Int(parsed.value("push-retries") ?? "") ?? PushSpec.defaultRetries))
         var config = HTTPServerConfiguration()
         config.host = host
         config.port = port

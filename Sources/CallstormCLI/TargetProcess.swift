@@ -1,4 +1,5 @@
 import Foundation
+import Results
 
 /// The reference target run as a child process (`target: { embedded: true, process: true }`), so a fault window
 /// can kill it like a crash and start it again on the same port. Registrations survive in a file (as in a
@@ -37,7 +38,7 @@ final class TargetProcess: @unchecked Sendable {
         self.executable = executable
         self.directory = directory
         baseArguments = ["target", "--exit-with-parent",
-                         "--registrations", directory.appendingPathComponent("target-registrations.jsonl").path]
+                         "--registrations", RunBundle(directory).targetRegistrations.path]
             + arguments
     }
 
@@ -59,9 +60,8 @@ final class TargetProcess: @unchecked Sendable {
     /// Starts the child (on a free port the first time, on the same port after that) and returns once it
     /// answers, or throws after `timeout` seconds with the child stopped.
     func start(timeout: Double = 10) throws {
-        let logName = "target-\(starts + 1)"
-        let out = directory.appendingPathComponent("\(logName).out")
-        let err = directory.appendingPathComponent("\(logName).err")
+        let out = RunBundle(directory).targetOutput(start: starts + 1)
+        let err = RunBundle(directory).targetErrors(start: starts + 1)
         FileManager.default.createFile(atPath: out.path, contents: nil)
         FileManager.default.createFile(atPath: err.path, contents: nil)
         let child = Process()

@@ -1,6 +1,7 @@
 import Dispatch
 import Driver
 import Foundation
+import Metrics
 
 /// Something that shows the run's progress until stopped.
 protocol ProgressDisplay {
@@ -39,8 +40,8 @@ final class TerminalProgress: ProgressDisplay, @unchecked Sendable {
             let t = UInt64(max(0, p.elapsedSeconds) * 1e9)
             let planned = settings.plan.plannedCount(from: t > 1_000_000_000 ? t - 1_000_000_000 : 0, to: t)
                 * share / max(1e-9, min(1, p.elapsedSeconds))
-            let errors = live.counters.filter { $0.key.hasPrefix("errors.") }.values.reduce(0, +)
-            let failed = live.counters["calls.failed"] ?? 0
+            let errors = live.counters.filter { $0.key.hasPrefix(MetricName.errorsPrefix) }.values.reduce(0, +)
+            let failed = live.counters[MetricName.callsFailed] ?? 0
             func p99(_ metric: String) -> String {
                 guard let h = live.histograms[metric], !h.isEmpty else { return "–" }
                 return String(format: "%.1f ms", Double(h.value(atPercentile: 99)) / 1000)
@@ -54,7 +55,7 @@ final class TerminalProgress: ProgressDisplay, @unchecked Sendable {
                        fraction * 100) + (p.elapsedSeconds > totalSeconds ? "  draining" : ""),
                 String(format: "calls/s planned %7.1f  delivered %7.1f   active %6d   done %7d", planned, delivered,
                        p.activeConversations, p.callsCompleted),
-                "p99 push→report \(p99("push_to_report"))   join \(p99("join.fulfillment"))   " +
+                "p99 push→report \(p99(MetricName.pushToReport))   join \(p99(MetricName.fulfillment("join")))   " +
                     "errors \(errors)   failed calls \(failed)",
             ]
             var out = drawn ? "\u{1B}[\(lines.count)A" : ""

@@ -46,6 +46,9 @@ public struct CheckReport: Sendable, Codable, Equatable {
     public var violations: [Violation]
     /// Ops that completed with `info`, or never completed: both outcomes were accepted for them.
     public var indeterminate: Int
+    /// Findings whose path an injected fault touched (`FaultAttribution`): reported apart from `violations`,
+    /// which hold only what no injected fault could have caused. Nil when the run injected no fault.
+    public var attributed: [AttributedViolation]?
 
     public init(operations: Int, rulesChecked: [Rule], violations: [Violation], indeterminate: Int) {
         self.operations = operations

@@ -36,6 +36,11 @@ public enum LocalCertificateAuthority {
         return NSHomeDirectory() + "/.local/state/callstorm"
     }
 
+    /// Where the CA's private key lives (mode 0600) in a state directory.
+    public static func caKeyPath(stateDirectory: String) -> String {
+        stateDirectory + "/tls/ca-key.pem"
+    }
+
     /// The CA and server certificate under `stateDirectory/tls`, created when missing. `created` says whether
     /// this call made them (so the caller can print where the CA is).
     public static func ensure(stateDirectory: String) throws(CredentialsError) -> (material: TLSMaterial, created: Bool) {
@@ -48,7 +53,7 @@ public enum LocalCertificateAuthority {
         }
         let material = TLSMaterial(caCertificatePath: dir + "/ca.pem", certificatePath: dir + "/server.pem",
                                    keyPath: dir + "/server-key.pem")
-        let caKey = dir + "/ca-key.pem"
+        let caKey = caKeyPath(stateDirectory: stateDirectory)
         let fm = FileManager.default
         var created = false
         if !fm.fileExists(atPath: material.caCertificatePath) || !fm.fileExists(atPath: caKey) {

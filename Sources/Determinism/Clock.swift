@@ -31,6 +31,11 @@ public final class ManualClock: Clock {
         nanos.wrappingAdd(delta, ordering: .acquiringAndReleasing)
     }
 
+    /// Moves to `instant`, never backwards (a wheel's next deadline may already be behind a test's clock).
+    public func advance(to instant: UInt64) {
+        if instant > nowNanos() { nanos.store(instant, ordering: .releasing) }
+    }
+
     /// Sets time to `value` nanoseconds; a test that moves time backwards is testing a broken clock on purpose.
     public func set(_ value: UInt64) {
         nanos.store(value, ordering: .releasing)

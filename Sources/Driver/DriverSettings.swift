@@ -3,6 +3,9 @@ import Foundation
 import Scenario
 
 /// Everything a worker needs from the scenario, resolved once: a value shared read-only by all workers.
+///
+/// More than 15 stored properties on purpose: it is the flat list of knobs the CLI sets one by one (flags,
+/// shards, replay, fault routes) and the driver reads; grouping them would only add a level to every reader.
 public struct DriverSettings: Sendable {
     public var plan: ArrivalPlan
     public var seed: UInt64
@@ -35,6 +38,9 @@ public struct DriverSettings: Sendable {
     /// Network windows that hit only some devices (`flows`, `devices`): window index → base URL of the fault
     /// proxy of that window alone. While the window is open, requests of the devices it hits go there.
     public var networkRoutes: [Int: String] = [:]
+    /// A test knob (environment `CALLSTORM_STALL_PER_CALL`, e.g. `20ms`): the worker blocks this long after each
+    /// call it starts, so a test can make callstorm itself the bottleneck on any machine. 0 in every real run.
+    public var stallPerCallNanos: UInt64 = 0
     /// Which slice of the devices and arrivals this process runs (`--shard i/N`); `.whole` unsharded.
     public var shard: Shard = .whole
     /// Wall-clock instant the load starts at (`--start-at`), so shards' seconds line up; nil starts when ready.

@@ -62,7 +62,7 @@ extension LoadDriver {
     public var liveSnapshot: LiveSnapshot {
         var merged = LiveSnapshot()
         merged.final = true
-        for worker in workersForSnapshot { merged.merge(worker.live.read()) }
+        for worker in workersForSnapshot { merged.merge(worker.live.slot.read()) }
         return merged
     }
 }

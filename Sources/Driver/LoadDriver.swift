@@ -1,8 +1,9 @@
+import Chaos
 import Determinism
 import Dispatch
 import Foundation
 import Metrics
-import PushGateway
+import PushModel
 import Scenario
 import Locking
 import struct Synchronization.Atomic
@@ -119,7 +120,7 @@ public final class LoadDriver: @unchecked Sendable {
         var all: [String: Int64] = [:]
         for worker in workers {
             worker.queue.sync {}
-            all.merge(worker.lateCounts.withLock { $0 }, uniquingKeysWith: +)
+            all.merge(worker.books.lateCounts.withLock { $0 }, uniquingKeysWith: +)
         }
         return all
     }
@@ -129,10 +130,10 @@ public final class LoadDriver: @unchecked Sendable {
         let now = clock.nowNanos()
         return Progress(
             elapsedSeconds: loadStart == 0 || now < loadStart ? 0 : Double(now - loadStart) / 1e9,
-            callsStarted: workers.reduce(0) { $0 + $1.liveStarted.load(ordering: .relaxed) },
-            activeConversations: workers.reduce(0) { $0 + $1.liveActive.load(ordering: .relaxed) },
-            callsCompleted: workers.reduce(0) { $0 + $1.liveCompleted.load(ordering: .relaxed) },
-            pushToReportP99Micros: workers.map { $0.liveP99Micros.load(ordering: .relaxed) }.max() ?? 0)
+            callsStarted: workers.reduce(0) { $0 + $1.live.started.load(ordering: .relaxed) },
+            activeConversations: workers.reduce(0) { $0 + $1.live.active.load(ordering: .relaxed) },
+            callsCompleted: workers.reduce(0) { $0 + $1.live.completed.load(ordering: .relaxed) },
+            pushToReportP99Micros: workers.map { $0.live.p99Micros.load(ordering: .relaxed) }.max() ?? 0)
     }
 
     /// Runs to the end; blocks the calling thread (never call it on a worker queue).
@@ -196,7 +197,7 @@ public final class LoadDriver: @unchecked Sendable {
         var merged = Recorder(runStartNanos: runStart)
         for worker in workers {
             merged.merge(worker.finish())
-            notes += worker.queue.sync { worker.notes }
+            notes += worker.queue.sync { worker.books.notes }
         }
         let registered = Int(merged.counters["devices.registered"] ?? 0)
         let owned = settings.shard.deviceCount(of: settings.devices)

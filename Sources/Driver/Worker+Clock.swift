@@ -1,3 +1,4 @@
+import Chaos
 import Foundation
 
 /// Device clocks: a device reads the wall clock plus the offset of a `clock_skew` window that hits it, and every

@@ -20,6 +20,23 @@ final class ByteStream {
     }
 
     var isTLS: Bool { tls != nil }
+    /// The client's certificate once a TLS handshake with one finished; nil otherwise.
+    var clientCertificate: ClientCertificate?
+    /// The `host:port` of the CONNECT this connection tunnels; nil when the client connected directly.
+    var tunnelTarget: String?
+
+    /// Tells a request what its connection knows: TLS, the client's certificate, the CONNECT target.
+    func stamp(_ request: inout HTTPRequest) {
+        request.isTLS = tls != nil
+        request.clientCertificate = clientCertificate
+        request.tunnelTarget = tunnelTarget
+    }
+
+    /// Puts TLS on a stream that began in the clear (a CONNECT tunnel, or TLS sniffed on a cleartext port).
+    func startTLS(_ session: OpaquePointer) {
+        precondition(tls == nil, "TLS started twice on one stream")
+        tls = session
+    }
 
     func read(_ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
         guard let tls else { return Glibc.read(fd, buffer, count) }

@@ -4,16 +4,30 @@ import CSSL
 import Glibc
 #endif
 
-/// A connection whose protocol is not known yet: it finishes the TLS handshake (when the server has TLS), then
-/// picks HTTP/2 or HTTP/1.1 and hands the socket, with whatever bytes it read, to that protocol's connection.
+/// A connection whose protocol is not known yet: it finds out what the client speaks, finishes a TLS handshake
+/// when there is one, then hands the socket, with whatever bytes it read, to HTTP/2 or HTTP/1.1.
 ///
-/// The rule, in order: ALPN `h2` → HTTP/2; ALPN `http/1.1` → HTTP/1.1; otherwise (h2c, or TLS without ALPN, as
-/// aioapns connects) the first bytes decide: the HTTP/2 connection preface → HTTP/2, anything else → HTTP/1.1.
+/// First (only when the server answers CONNECT, or has TLS on a cleartext port) the first bytes are peeked at,
+/// not read: a TLS record (0x16) starts TLS, `CONNECT ` reads the proxy head (see `ConnectHead`) and, once
+/// answered 200, starts TLS inside the tunnel; anything else goes on as before (TLS on a TLS listener, the
+/// cleartext sniff otherwise). Peeking leaves a ClientHello in the socket for OpenSSL to read.
+/// After TLS: ALPN `h2` → HTTP/2; ALPN `http/1.1` → HTTP/1.1; otherwise (h2c, or TLS without ALPN, as aioapns
+/// connects) the first bytes decide: the HTTP/2 connection preface → HTTP/2, anything else → HTTP/1.1.
 /// Thread rule: loop thread only, like every `LoopConnection`.
 final class ConnectionStart: LoopConnection {
     static let preface: [UInt8] = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
     /// A client that has not finished its handshake and first bytes by then is dropped.
     static let startTimeoutNanoseconds: UInt64 = 10_000_000_000
+
+    private enum Phase {
+        /// Peeking at the first bytes.
+        case first
+        /// Reading a CONNECT head.
+        case connectHead
+        case handshaking
+        /// Reading until the HTTP/2 preface or its absence decides.
+        case preface
+    }
 
     let fd: Int32
     let id: UInt64
@@ -21,18 +35,30 @@ final class ConnectionStart: LoopConnection {
     unowned let loop: EventLoop
     var isClosed = false
     var isDirty = false
-    private var handshaking: Bool
+    private var phase: Phase
     private var sniffed: [UInt8] = []
     private let started: UInt64
-    private var interest: UInt32 = CLINUX_EPOLLIN
 
-    init(fd: Int32, id: UInt64, loop: EventLoop, tls: OpaquePointer?) {
+    init(fd: Int32, id: UInt64, loop: EventLoop) {
         self.fd = fd
         self.id = id
         self.loop = loop
-        self.stream = ByteStream(fd: fd, tls: tls)
-        self.handshaking = tls != nil
+        self.stream = ByteStream(fd: fd)
         self.started = loop.now
+        let limits = loop.limits
+        if limits.connect != nil || (loop.tls != nil && !limits.listenerIsTLS) {
+            phase = .first
+        } else if limits.listenerIsTLS {
+            if let tls = loop.tls, let session = cssl_new(tls.context, fd) {
+                stream.startTLS(session)
+                phase = .handshaking
+            } else {
+                // `classify` tries again and closes the connection when it cannot.
+                phase = .first
+            }
+        } else {
+            phase = .preface
+        }
     }
 
     func handleEvents(_ events: UInt32) {
@@ -40,27 +66,182 @@ final class ConnectionStart: LoopConnection {
             loop.closeConnection(self)
             return
         }
-        if handshaking {
-            guard let tls = stream.tls else { return }
-            switch cssl_handshake(tls) {
-            case 1:
-                handshaking = false
-                loop.counters.tlsHandshakes.add(1, ordering: .relaxed)
-                var name = [CChar](repeating: 0, count: 32)
-                let length = cssl_alpn_selected(tls, &name, Int32(name.count))
-                let alpn = String(decoding: name.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                if alpn == "h2" { become(http2: true); return }
-                if alpn == "http/1.1" { become(http2: false); return }
-            case 0:
+        switch phase {
+        case .first: classify()
+        case .connectHead: readConnectHead()
+        case .handshaking: handshake()
+        case .preface: sniff()
+        }
+    }
+
+    // MARK: - First bytes
+
+    private func classify() {
+        var peek = [UInt8](repeating: 0, count: ConnectHead.method.count)
+        let count = recv(fd, &peek, peek.count, Int32(MSG_PEEK))
+        guard count > 0 else {
+            if count < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) { return }
+            loop.closeConnection(self)
+            return
+        }
+        let first = peek[0..<count]
+        if first[0] == 0x16 && loop.tls != nil {
+            beginTLS()
+        } else if loop.limits.connect != nil && ConnectHead.method.starts(with: first) {
+            phase = .connectHead
+            readConnectHead()
+        } else if loop.limits.listenerIsTLS {
+            // Not TLS and not CONNECT: the handshake fails and is counted, as on any TLS port.
+            beginTLS()
+        } else {
+            phase = .preface
+            sniff()
+        }
+    }
+
+    private func beginTLS() {
+        guard let tls = loop.tls, let session = cssl_new(tls.context, fd) else {
+            loop.closeConnection(self)
+            return
+        }
+        stream.startTLS(session)
+        phase = .handshaking
+        handshake()
+    }
+
+    // MARK: - CONNECT
+
+    /// Reads the CONNECT head up to its blank line and not a byte further: bytes are peeked, and only those up
+    /// to the head's end are taken, so a ClientHello sent early stays for OpenSSL. Bytes without the end are
+    /// taken at once (they belong to the head), so level-triggered epoll never spins on them.
+    private func readConnectHead() {
+        let scratch = loop.readScratch
+        while true {
+            let room = ConnectHead.maxBytes - sniffed.count
+            if room <= 0 {
+                refuse(431, target: nil, reason: "the CONNECT head is larger than \(ConnectHead.maxBytes) bytes")
                 return
-            default:
-                loop.counters.tlsHandshakeFailures.add(1, ordering: .relaxed)
+            }
+            let peeked = recv(fd, scratch.baseAddress, min(room, scratch.count), Int32(MSG_PEEK))
+            if peeked == 0 {
+                loop.closeConnection(self)
+                return
+            } else if peeked < 0 {
+                if errno == EINTR { continue }
+                if errno != EAGAIN && errno != EWOULDBLOCK { loop.closeConnection(self) }
+                return
+            }
+            let tail = Array(sniffed.suffix(3))
+            let window = tail + UnsafeRawBufferPointer(start: scratch.baseAddress, count: peeked)
+            let end = window.withUnsafeBufferPointer { ConnectHead.headEnd($0) }
+            let take = end.map { max(0, $0 - tail.count) } ?? peeked
+            let got = take == 0 ? 0 : recv(fd, scratch.baseAddress, take, 0)
+            guard got == take else {
                 loop.closeConnection(self)
                 return
             }
+            sniffed.append(contentsOf: UnsafeRawBufferPointer(start: scratch.baseAddress, count: got))
+            if !sniffed.prefix(ConnectHead.method.count).elementsEqual(
+                ConnectHead.method.prefix(min(sniffed.count, ConnectHead.method.count))) {
+                notConnect()
+                return
+            }
+            if end != nil {
+                decideConnect()
+                return
+            }
         }
-        sniff()
     }
+
+    /// The first bytes looked like `CONNECT ` but are some other request.
+    private func notConnect() {
+        if loop.limits.listenerIsTLS {
+            loop.counters.tlsHandshakeFailures.add(1, ordering: .relaxed)
+            loop.closeConnection(self)
+        } else {
+            // It does not start with the HTTP/2 preface ('P'), so it is HTTP/1.1.
+            become(http2: false)
+        }
+    }
+
+    private func decideConnect() {
+        guard let policy = loop.limits.connect else { return }
+        let head = sniffed
+        sniffed = []
+        switch ConnectHead.decide(head, policy: policy) {
+        case .tunnel(let target):
+            guard writeAll(ConnectHead.established) else {
+                loop.closeConnection(self)
+                return
+            }
+            loop.counters.tunnelsOpened.add(1, ordering: .relaxed)
+            loop.handler.connectionEvent(.tunnelOpened(target: target))
+            stream.tunnelTarget = target
+            beginTLS()
+        case .refuse(let status, let target, let reason):
+            refuse(status, target: target, reason: reason)
+        }
+    }
+
+    private func refuse(_ status: Int, target: String?, reason: String) {
+        _ = writeAll(ConnectHead.refusal(status, reason: reason))
+        loop.counters.tunnelsRefused.add(1, ordering: .relaxed)
+        loop.handler.connectionEvent(.tunnelRefused(status: status, target: target, reason: reason))
+        loop.closeConnection(self)
+    }
+
+    /// Sends a proxy answer in one go: a few dozen bytes on a socket that has sent nothing yet.
+    private func writeAll(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes {
+                send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if sent > 0 {
+                offset += sent
+            } else if sent < 0 && errno == EINTR {
+                continue
+            } else {
+                return false
+            }
+        }
+        return true
+    }
+
+    // MARK: - TLS
+
+    private func handshake() {
+        guard let tls = stream.tls else { return }
+        switch cssl_handshake(tls) {
+        case 1:
+            loop.counters.tlsHandshakes.add(1, ordering: .relaxed)
+            if let certificate = ClientCertificate(session: tls) {
+                stream.clientCertificate = certificate
+                loop.counters.clientCertificates.add(1, ordering: .relaxed)
+            }
+            var name = [CChar](repeating: 0, count: 32)
+            let length = cssl_alpn_selected(tls, &name, Int32(name.count))
+            let alpn = String(decoding: name.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if alpn == "h2" { become(http2: true); return }
+            if alpn == "http/1.1" { become(http2: false); return }
+            phase = .preface
+            sniff()
+        case 0:
+            return
+        default:
+            loop.counters.tlsHandshakeFailures.add(1, ordering: .relaxed)
+            let verified = cssl_verify_result(tls)
+            if verified != 0 {
+                loop.counters.clientCertificatesRefused.add(1, ordering: .relaxed)
+                let detail = String(cString: cssl_verify_error_string(verified))
+                loop.handler.connectionEvent(.clientCertificateRefused(
+                    expired: cssl_verify_is_expired(verified) == 1, detail: detail))
+            }
+            loop.closeConnection(self)
+        }
+    }
+
+    // MARK: - HTTP/2 preface
 
     /// Reads until the first bytes decide the protocol.
     private func sniff() {

@@ -50,8 +50,9 @@ final class EventLoop: @unchecked Sendable {
     let limits: Limits
     private let listenFD: Int32
     private let connectionIDs: ConnectionIDSource
-    /// The server's TLS context; nil when it speaks cleartext.
-    private let tls: TLSContext?
+    /// The server's TLS context: the listener's, or the one served inside CONNECT tunnels on a cleartext
+    /// listener; nil when it speaks cleartext only.
+    let tls: TLSContext?
     private let mailbox = Mutex(Mailbox())
     private let stopRequested = Atomic<Bool>(false)
     /// The running thread's `pthread_t`, 0 when not running (cleared before the thread exits, so a later
@@ -70,6 +71,10 @@ final class EventLoop: @unchecked Sendable {
         var maxPipelinedRequests = 64
         /// Unsent response bytes on one connection before the loop stops reading it.
         var writeHighWaterBytes = 1 << 20
+        /// Whether the listener itself speaks TLS (else `tls`, when set, serves CONNECT tunnels only).
+        var listenerIsTLS = false
+        /// CONNECT targets served as tunnels; nil passes CONNECT to the handler.
+        var connect: ConnectPolicy?
     }
 
     // MARK: - Loop thread only
@@ -265,14 +270,8 @@ final class EventLoop: @unchecked Sendable {
             }
             let id = connectionIDs.next()
             let connection: LoopConnection
-            if let tls {
-                guard let session = cssl_new(tls.context, fd) else {
-                    close(fd)
-                    continue
-                }
-                connection = ConnectionStart(fd: fd, id: id, loop: self, tls: session)
-            } else if limits.http2 {
-                connection = ConnectionStart(fd: fd, id: id, loop: self, tls: nil)
+            if tls != nil || limits.http2 || limits.connect != nil {
+                connection = ConnectionStart(fd: fd, id: id, loop: self)
             } else {
                 connection = HTTP1Connection(fd: fd, id: id, loop: self, stream: ByteStream(fd: fd))
             }

@@ -192,7 +192,7 @@ final class HTTP1Connection: LoopConnection {
             method: parsed.method, path: parsed.target, headers: parsed.headers, body: parsed.body, connectionID: id)
         request.receivedNanos = loop.now
         request.version = .http1_1
-        request.isTLS = stream.isTLS
+        stream.stamp(&request)
         let sink = ResponseSink(loop: loop, fd: fd, connectionID: id, sequence: sequence)
         loop.handler.handle(request) { response in sink.send(response) }
     }

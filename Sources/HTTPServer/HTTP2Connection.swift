@@ -237,7 +237,7 @@ final class HTTP2Connection: LoopConnection {
         var request = HTTPRequest(method: s.method, path: s.path, headers: s.headers, body: s.body, connectionID: id)
         request.receivedNanos = loop.now
         request.version = .http2
-        request.isTLS = stream.isTLS
+        stream.stamp(&request)
         s.body = []
         let sink = ResponseSink(loop: loop, fd: fd, connectionID: id, sequence: UInt64(streamID))
         loop.handler.handle(request) { response in sink.send(response) }

@@ -30,6 +30,10 @@ public struct HTTPRequest: Sendable {
     public var version: HTTPVersion = .http1_1
     /// Whether the connection is under TLS.
     public var isTLS = false
+    /// The certificate the client authenticated with in the TLS handshake (mutual TLS); nil without one.
+    public var clientCertificate: ClientCertificate?
+    /// The `host:port` of the HTTP CONNECT whose tunnel carries this request; nil for a direct connection.
+    public var tunnelTarget: String?
 
     public init(method: String, path: String, headers: [HTTPHeader] = [], body: [UInt8] = [], connectionID: UInt64 = 0) {
         self.method = method

@@ -82,10 +82,12 @@ public final class HTTPServer: Sendable {
             maxBodyBytes: config.maxBodyBytes,
             idleTimeoutNanoseconds: UInt64(config.idleTimeoutSeconds * 1_000_000_000),
             http2: config.http2,
-            maxConcurrentStreams: config.maxConcurrentStreams
+            maxConcurrentStreams: config.maxConcurrentStreams,
+            listenerIsTLS: config.tls != nil,
+            connect: config.connect
         )
         var tls: TLSContext?
-        if let files = config.tls {
+        if let files = config.tls ?? config.connect?.tunnelTLS {
             do throws(HTTPServerError) {
                 tls = try TLSContext(files)
             } catch {

@@ -21,6 +21,9 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     public var http2 = true
     /// SETTINGS_MAX_CONCURRENT_STREAMS advertised on HTTP/2 connections.
     public var maxConcurrentStreams = 1000
+    /// Answer HTTP CONNECT to these targets by serving the tunnel itself (see `ConnectPolicy`); nil passes a
+    /// CONNECT to the handler like any request.
+    public var connect: ConnectPolicy? = nil
 
     public init(
         host: String = "127.0.0.1",
@@ -52,6 +55,9 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
         if backlog < 1 { problems.append("backlog \(backlog) must be at least 1") }
         if !(1...100_000).contains(maxConcurrentStreams) {
             problems.append("maxConcurrentStreams \(maxConcurrentStreams) is outside 1...100000")
+        }
+        if let connect, tls == nil && connect.tunnelTLS == nil {
+            problems.append("connect needs TLS to serve inside tunnels: set tls or connect.tunnelTLS")
         }
         return problems
     }

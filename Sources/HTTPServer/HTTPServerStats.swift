@@ -23,6 +23,13 @@ public struct HTTPServerStats: Sendable, Equatable {
     public var http2ProtocolErrors: Int = 0
     /// Graceful GOAWAYs sent because a handler asked for them (`HTTPResponse.goAway`).
     public var goAwaysSent: Int = 0
+    /// CONNECT tunnels opened, and CONNECTs refused (target not allowed, or a malformed head).
+    public var tunnelsOpened: Int = 0
+    public var tunnelsRefused: Int = 0
+    /// Handshakes that ended because the client's certificate did not verify (expired, or another CA).
+    public var clientCertificatesRefused: Int = 0
+    /// Handshakes in which the client authenticated with a certificate that verified.
+    public var clientCertificates: Int = 0
 
     public init(connectionsAccepted: Int = 0, connectionsOpen: Int = 0, requests: Int = 0, badRequests: Int = 0) {
         self.connectionsAccepted = connectionsAccepted
@@ -46,6 +53,10 @@ final class HTTPServerCounters: Sendable {
     let maxStreamsOpen = Atomic<Int>(0)
     let http2ProtocolErrors = Atomic<Int>(0)
     let goAwaysSent = Atomic<Int>(0)
+    let tunnelsOpened = Atomic<Int>(0)
+    let tunnelsRefused = Atomic<Int>(0)
+    let clientCertificatesRefused = Atomic<Int>(0)
+    let clientCertificates = Atomic<Int>(0)
 
     func streamOpened() {
         let now = streamsOpen.wrappingAdd(1, ordering: .relaxed).newValue
@@ -66,6 +77,10 @@ final class HTTPServerCounters: Sendable {
         stats.maxStreamsOpen = maxStreamsOpen.load(ordering: .relaxed)
         stats.http2ProtocolErrors = http2ProtocolErrors.load(ordering: .relaxed)
         stats.goAwaysSent = goAwaysSent.load(ordering: .relaxed)
+        stats.tunnelsOpened = tunnelsOpened.load(ordering: .relaxed)
+        stats.tunnelsRefused = tunnelsRefused.load(ordering: .relaxed)
+        stats.clientCertificatesRefused = clientCertificatesRefused.load(ordering: .relaxed)
+        stats.clientCertificates = clientCertificates.load(ordering: .relaxed)
         return stats
     }
 }

@@ -6,10 +6,13 @@ public struct TLSFiles: Sendable, Equatable {
     public var certificatePath: String
     /// PEM private key of the leaf.
     public var keyPath: String
+    /// PEM CA whose client certificates are asked for (mutual TLS: asked, not required); nil asks for none.
+    public var clientCAPath: String?
 
-    public init(certificatePath: String, keyPath: String) {
+    public init(certificatePath: String, keyPath: String, clientCAPath: String? = nil) {
         self.certificatePath = certificatePath
         self.keyPath = keyPath
+        self.clientCAPath = clientCAPath
     }
 }
 
@@ -20,13 +23,21 @@ final class TLSContext: @unchecked Sendable {
 
     init(_ files: TLSFiles) throws(HTTPServerError) {
         guard let made = cssl_server_ctx_new(files.certificatePath, files.keyPath) else {
-            var buffer = [UInt8](repeating: 0, count: 256)
-            buffer.withUnsafeMutableBufferPointer { raw in
-                raw.withMemoryRebound(to: CChar.self) { cssl_last_error($0.baseAddress, $0.count) }
-            }
-            throw .tlsSetupFailed(String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self))
+            throw .tlsSetupFailed(Self.lastError())
+        }
+        if let ca = files.clientCAPath, cssl_ctx_request_client_cert(made, ca) != 1 {
+            cssl_ctx_free(made)
+            throw .tlsSetupFailed("client CA \(ca): " + Self.lastError())
         }
         context = made
+    }
+
+    private static func lastError() -> String {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        buffer.withUnsafeMutableBufferPointer { raw in
+            raw.withMemoryRebound(to: CChar.self) { cssl_last_error($0.baseAddress, $0.count) }
+        }
+        return String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self)
     }
 
     deinit {

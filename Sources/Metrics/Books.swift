@@ -61,33 +61,37 @@ public struct Books: Sendable, Codable, Equatable {
     public var balanced: Bool { problems.isEmpty }
 
     /// Counter names the books read (kept here so the driver and the reports agree on them).
+    /// The push counters the books read (names from `MetricName`).
     public enum Counter {
-        public static let gatewaySent = "gateway.pushes.sent"
-        public static let gatewayAccepted = "gateway.pushes.accepted"
-        public static let gatewayRejected = "gateway.pushes.rejected"
-        public static let accepted = "pushes.accepted"
-        public static let duplicated = "pushes.duplicated"
-        public static let delivered = "pushes.delivered"
-        public static let droppedByFault = "pushes.dropped_by_fault"
-        public static let blocked = "pushes.blocked_after_missed_deadlines"
-        public static let expired = "pushes.expired_discarded"
-        public static let undelivered = "pushes.undelivered_at_stop"
+        public static let gatewaySent = MetricName.gatewayPushesSent
+        public static let gatewayAccepted = MetricName.gatewayPushesAccepted
+        public static let gatewayRejected = MetricName.gatewayPushesRejected
+        public static let accepted = MetricName.pushesAccepted
+        public static let duplicated = MetricName.pushesDuplicated
+        public static let delivered = MetricName.pushesDelivered
+        public static let droppedByFault = MetricName.pushesDroppedByFault
+        public static let blocked = MetricName.pushesBlocked
+        public static let expired = MetricName.pushesExpired
+        public static let undelivered = MetricName.pushesUndeliveredAtStop
     }
 
     public init(counters c: [String: Int64]) {
         func n(_ name: String) -> Int64 { c[name] ?? 0 }
         var kinds: [String] = []
-        for name in c.keys where name.hasPrefix("action.") && name.hasSuffix(".started") {
+        let started = "." + MetricName.ActionCounter.started.rawValue
+        for name in c.keys where name.hasPrefix(MetricName.actionPrefix) && name.hasSuffix(started) {
             let parts = name.split(separator: ".")
             if parts.count == 3 { kinds.append(String(parts[1])) }
         }
         actions = kinds.sorted().map { k in
-            ActionLine(kind: k, started: n("action.\(k).started"), fulfilled: n("action.\(k).fulfilled"),
-                       failed: n("action.\(k).failed"), timedOut: n("action.\(k).timed_out"),
-                       inFlightAtStop: n("action.\(k).in_flight_at_stop"))
+            ActionLine(kind: k, started: n(MetricName.action(k, .started)),
+                       fulfilled: n(MetricName.action(k, .fulfilled)), failed: n(MetricName.action(k, .failed)),
+                       timedOut: n(MetricName.action(k, .timedOut)),
+                       inFlightAtStop: n(MetricName.action(k, .inFlightAtStop)))
         }
-        calls = CallLine(started: n("calls.started"), completed: n("calls.completed"), failed: n("calls.failed"),
-                         missed: n("calls.missed"), inFlightAtStop: n("calls.in_flight_at_stop"))
+        calls = CallLine(started: n(MetricName.callsStarted), completed: n(MetricName.callsCompleted),
+                         failed: n(MetricName.callsFailed), missed: n(MetricName.callsMissed),
+                         inFlightAtStop: n(MetricName.callsInFlightAtStop))
         pushes = PushLine(
             sent: c[Counter.gatewaySent], gatewayAccepted: c[Counter.gatewayAccepted],
             rejected: c[Counter.gatewayRejected], accepted: n(Counter.accepted), duplicated: n(Counter.duplicated),

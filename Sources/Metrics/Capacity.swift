@@ -38,6 +38,8 @@ public struct CapacityWindow: Sendable, Equatable, Codable {
     public var valueMicros: Int64
     public var samples: Int64
     public var passed: Bool
+    /// The window reaches into seconds where callstorm itself was saturated: not judged, shaded in the report.
+    public var harnessBound: Bool = false
 }
 
 /// What a ramp showed: every window, the knee (the highest delivered rate whose window kept the limit before the
@@ -47,12 +49,22 @@ public struct CapacityResult: Sendable, Equatable, Codable {
     public var windows: [CapacityWindow]
     /// Highest calls/s of a passing window before the first failing one; nil when no window passed first.
     public var kneeCallsPerSecond: Double?
-    /// The first window that broke the limit, if any did.
+    /// The first window that broke the limit, if any did (never one the harness was saturated in).
     public var broken: CapacityWindow?
+    /// Where callstorm stopped keeping up, when it did: windows from there on measure callstorm, not the target,
+    /// so neither a knee nor "not reached" is claimed above it.
+    public var harness: HarnessSaturation?
 
     /// One sentence for the report and the terminal.
     public var summary: String {
         let limit = spec.limit.text
+        if broken == nil, let harness {
+            let top = windows.filter { $0.passed && !$0.harnessBound }.map(\.callsPerSecond).max()
+            let held = top.map { "\(limit) held up to \(Self.rateText($0)) calls/s, then " } ?? ""
+            return "harness-bound at \(Self.rateText(harness.boundCallsPerSecond)) calls/s from second "
+                + "\(harness.fromSecond): \(held)callstorm's own scheduler lag passed its limit, so the target's "
+                + "knee was not measured; run callstorm on more cores or shards (--shard) to go higher"
+        }
         guard let broken else {
             let top = windows.filter(\.passed).map(\.callsPerSecond).max()
             return top.map { "\(limit) held over every \(spec.windowSeconds) s window, up to "
@@ -73,12 +85,16 @@ public struct CapacityResult: Sendable, Equatable, Codable {
 
 public enum CapacityAnalysis {
     /// Counter whose per-second series is the delivered rate.
-    public static let rateCounter = "calls.started"
+    public static let rateCounter = MetricName.callsStarted
 
     /// Slides a window of `spec.windowSeconds` over the seconds in which calls started, one second at a time,
     /// and judges the statistic over each window's samples. Windows with fewer than `minimumSamples` are skipped.
-    public static func analyze(_ recorder: Recorder, spec: CapacitySpec) -> CapacityResult {
-        var result = CapacityResult(spec: spec, windows: [], kneeCallsPerSecond: nil, broken: nil)
+    ///
+    /// With `harness`, windows that reach the second callstorm saturated are marked harness-bound and not judged:
+    /// the knee is looked for below that point only, and "not reached" becomes "harness-bound".
+    public static func analyze(_ recorder: Recorder, spec: CapacitySpec,
+                               harness: HarnessSaturation? = nil) -> CapacityResult {
+        var result = CapacityResult(spec: spec, windows: [], kneeCallsPerSecond: nil, broken: nil, harness: harness)
         guard let (metric, statistic) = spec.latency else { return result }
         let started = recorder.counterSeries(rateCounter)
         guard let first = started.first?.second, let last = started.last?.second else { return result }
@@ -96,10 +112,12 @@ public enum CapacityAnalysis {
             guard let histogram, histogram.totalCount >= Int64(spec.minimumSamples) else { continue }
             let calls = seconds.reduce(Int64(0)) { $0 + (perSecond[$1] ?? 0) }
             let value = statisticValue(histogram, statistic)
-            let window = CapacityWindow(second: end, callsPerSecond: Double(calls) / Double(width),
+            var window = CapacityWindow(second: end, callsPerSecond: Double(calls) / Double(width),
                                         valueMicros: value, samples: histogram.totalCount,
                                         passed: spec.limit.comparison.holds(Double(value), spec.limit.limit))
+            window.harnessBound = harness.map { end >= $0.fromSecond } ?? false
             result.windows.append(window)
+            if window.harnessBound { continue }
             if result.broken == nil {
                 if window.passed {
                     passedBefore = max(passedBefore ?? 0, window.callsPerSecond)

@@ -39,15 +39,17 @@ public struct RunRatios: Sendable, Equatable, Codable {
         func ratio(_ numerator: Int64, _ denominator: Int64) -> Double? {
             denominator > 0 ? Double(numerator) / Double(denominator) : nil
         }
-        deadlineMissRate = ratio(c("push.deadline_missed"), c("pushes.received.voip"))
-        let errors = counters.filter { $0.key.hasPrefix("errors.") }.values.reduce(0, +)
-        var requests = c("requests.sent")
+        deadlineMissRate = ratio(c(MetricName.pushDeadlineMissed), c(MetricName.pushesReceived("voip")))
+        let errors = counters.filter { $0.key.hasPrefix(MetricName.errorsPrefix) }.values.reduce(0, +)
+        var requests = c(MetricName.requestsSent)
         if requests == 0 {
-            requests = counters.filter { $0.key.hasPrefix("action.") && $0.key.hasSuffix(".started") }
-                .values.reduce(0, +) + c("devices.registered") + c("devices.register_failed")
+            let started = "." + MetricName.ActionCounter.started.rawValue
+            requests = counters.filter { $0.key.hasPrefix(MetricName.actionPrefix) && $0.key.hasSuffix(started) }
+                .values.reduce(0, +) + c(MetricName.devicesRegistered) + c(MetricName.devicesRegisterFailed)
         }
         errorsRate = ratio(errors, requests)
-        deliveredRateRatio = ratio(c("calls.started"), c("calls.planned") + c("calls.not_started_at_stop"))
+        deliveredRateRatio = ratio(c(MetricName.callsStarted),
+                                   c(MetricName.callsPlanned) + c(MetricName.callsNotStartedAtStop))
     }
 
     public func value(_ ratio: Threshold.Ratio) -> Double? {

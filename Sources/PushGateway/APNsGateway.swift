@@ -33,13 +33,14 @@ public final class APNsGateway: HTTPHandler {
     private let validator: APNsValidator
     private let fcm: FCMIngress
     private let sink: PushSink
-    private let tokens: ProviderTokenTracker
+    let tokens: ProviderTokenTracker
+    let connections = GatewayConnections()
     private let unregistered: Mutex<[String: Int64]>
     private let metrics = GatewayMetrics()
     private let fcmSequence = Atomic<UInt64>(0)
     private let requests = Atomic<Int>(0)
     /// Called for every answer (for `callstorm gateway`'s log); nil in load runs.
-    private let log: (@Sendable (String) -> Void)?
+    let log: (@Sendable (String) -> Void)?
 
     public init(configuration: Configuration, sink: PushSink, log: (@Sendable (String) -> Void)? = nil) {
         self.validator = APNsValidator(configuration: configuration.validator)
@@ -111,6 +112,7 @@ public final class APNsGateway: HTTPHandler {
 
     public func connectionClosed(_ id: UInt64) {
         tokens.forget(id)
+        connections.forget(id)
     }
 
     /// The whole decision for one request; separate from `handle` so tests need no socket.
@@ -123,8 +125,9 @@ public final class APNsGateway: HTTPHandler {
         let given = request.header("apns-id")
         let apnsID = given ?? MessageID.random()
         var responseHeaders = [HTTPHeader(name: "apns-id", value: apnsID)]
-        if let authority = request.header("host") ?? request.header(":authority"),
-           authority.contains("sandbox") || authority.contains("development") {
+        // The host the client reached: a header, else the CONNECT target (HTTP/2 carries :authority apart).
+        let host = request.header("host") ?? request.header(":authority") ?? request.tunnelTarget
+        if let authority = host, authority.contains("sandbox") || authority.contains("development") {
             responseHeaders.append(HTTPHeader(name: "apns-unique-id", value: MessageID.random()))
         }
         func reject(_ rejection: APNsRejection) -> HTTPResponse {
@@ -142,10 +145,15 @@ public final class APNsGateway: HTTPHandler {
         let headers = request.headers.map { (name: $0.name, value: $0.value) }
         let epoch = MessageID.epochSeconds()
         let connection = request.connectionID
+        let grant = request.clientCertificate.map { CertificateGrant($0, host: host ?? $0.serverName) }
+        connections.note(connection) {
+            grant != nil ? .certificate : request.header("authorization") != nil ? .token : .none
+        }
         let result = validator.validate(
             method: request.method, path: request.path, headers: headers, body: request.body, apnsID: apnsID,
             nowNanos: received, nowEpochSeconds: epoch,
-            authorize: { [tokens] auth in tokens.authorize(auth, connection: connection, nowEpochSeconds: epoch) })
+            authorize: { [tokens] auth in tokens.authorize(auth, connection: connection, nowEpochSeconds: epoch) },
+            certificate: grant)
         switch result {
         case .failure(let rejection):
             return reject(rejection)

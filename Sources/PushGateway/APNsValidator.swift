@@ -39,7 +39,8 @@ public struct APNsValidator: Sendable {
     /// the token is checked on its own against `configuration.keys`.
     public func validate(method: String, path: String, headers: [(name: String, value: String)], body: [UInt8],
                          apnsID: String, nowNanos: UInt64, nowEpochSeconds: Int64,
-                         authorize: ((String) -> APNsRejection?)? = nil) -> Result<APNsPush, APNsRejection> {
+                         authorize: ((String) -> APNsRejection?)? = nil,
+                         certificate: CertificateGrant? = nil) -> Result<APNsPush, APNsRejection> {
         // One pass over the headers finds the seven APNs reads and their duplicates (it was seven passes for
         // duplicates plus one per read, a visible share of the gateway's cost per push).
         var known = [String?](repeating: nil, count: Self.singleHeaders.count)
@@ -59,13 +60,17 @@ public struct APNsValidator: Sendable {
         guard token.utf8.count >= 64, Self.allHex(token) else {
             return .failure(APNsRejection(.badDeviceToken, detail: "token must be 64 or more hex digits"))
         }
-        if configuration.requireProviderToken {
-            guard let auth = header("authorization") else { return .failure(APNsRejection(.missingProviderToken)) }
-            let problem = authorize.map { $0(auth) }
-                ?? ProviderToken.check(auth, nowEpochSeconds: nowEpochSeconds, keys: configuration.keys)
-            if let problem { return .failure(problem) }
+        if let problem = authenticate(header("authorization"), certificate: certificate,
+                                      nowEpochSeconds: nowEpochSeconds, authorize: authorize) {
+            return .failure(problem)
         }
-        guard let topic = header("apns-topic"), !topic.isEmpty else { return .failure(APNsRejection(.missingTopic)) }
+        guard let topic = header("apns-topic") ?? certificate?.defaultTopic, !topic.isEmpty else {
+            return .failure(APNsRejection(.missingTopic))
+        }
+        if let certificate, !certificate.topics.contains(topic) {
+            return .failure(APNsRejection(.topicDisallowed, detail: "the client certificate allows "
+                + certificate.topics.joined(separator: ", ") + ", not \(topic)"))
+        }
         let pushType: APNsPush.PushType
         if let raw = header("apns-push-type") {
             // VoIP first: the enum's rawValue init compares against every case in turn.
@@ -107,6 +112,20 @@ public struct APNsValidator: Sendable {
         return .success(APNsPush(token: token, apnsID: apnsID, pushType: pushType, topic: topic, priority: priority,
                                  expiration: expiration, collapseID: collapseID, payload: body,
                                  acceptedNanos: nowNanos))
+    }
+
+    /// Certificate-based auth (the connection's certificate decides; an authorization header is ignored) or
+    /// token-based auth; nil when the push may go on to the topic checks.
+    private func authenticate(_ authorization: String?, certificate: CertificateGrant?, nowEpochSeconds: Int64,
+                              authorize: ((String) -> APNsRejection?)?) -> APNsRejection? {
+        if let certificate { return certificate.problem }
+        guard configuration.requireProviderToken else { return nil }
+        guard let authorization else {
+            return APNsRejection(.missingProviderToken, detail: "neither a client certificate nor an authorization "
+                + "header")
+        }
+        return authorize.map { $0(authorization) }
+            ?? ProviderToken.check(authorization, nowEpochSeconds: nowEpochSeconds, keys: configuration.keys)
     }
 
     private func checkTopic(_ topic: String, pushType: APNsPush.PushType) -> APNsRejection? {

@@ -19,6 +19,16 @@ public struct VerifiedProviderToken: Sendable, Equatable {
     public var keyID: String
     public var teamID: String
     public var issuedAt: Int64
+    /// How the token wrote `iat`: APNs accepts each form, and the gateway counts the non-integer ones.
+    public var issuedAtForm: IssuedAtForm = .integer
+}
+
+/// The JSON forms of a provider token's `iat` that APNs accepts: a number (kalyke-apns and most clients), a
+/// float (pyapns-client's `time.time()`), a decimal string (kalyke-apns 1.5's `str(int(...))`).
+public enum IssuedAtForm: String, Sendable {
+    case integer
+    case float
+    case string
 }
 
 /// The JWT provider token APNs requires with token-based auth: `bearer <header>.<claims>.<signature>`,
@@ -41,7 +51,8 @@ public enum ProviderToken {
     /// Parses and checks `authorization`; the verified claims or the rejection APNs would send.
     public static func verify(_ authorization: String, nowEpochSeconds: Int64,
                               keys: ProviderKeys? = nil) -> Result<VerifiedProviderToken, APNsRejection> {
-        guard authorization.hasPrefix("bearer ") || authorization.hasPrefix("Bearer ") else {
+        // The scheme is case-insensitive (RFC 9110), as APNs treats it.
+        guard authorization.utf8.count > 7, authorization.prefix(7).lowercased() == "bearer " else {
             return .failure(APNsRejection(.invalidProviderToken, detail: "authorization must be 'bearer <JWT>'"))
         }
         let jwt = authorization.dropFirst(7)
@@ -59,14 +70,7 @@ public enum ProviderToken {
         guard let iss = claims["iss"] as? String, iss.utf8.count == 10 else {
             return .failure(APNsRejection(.invalidProviderToken, detail: "iss must be a 10-character team id"))
         }
-        let iat: Int64
-        if claims["iat"] is Bool {
-            return .failure(APNsRejection(.invalidProviderToken, detail: "iat is not a number"))
-        } else if let whole = claims["iat"] as? Int {
-            iat = Int64(whole)
-        } else if let real = claims["iat"] as? Double, real.isFinite, abs(real) < 1e15 {
-            iat = Int64(real)
-        } else {
+        guard let (iat, form) = issuedAt(claims["iat"]) else {
             return .failure(APNsRejection(.invalidProviderToken, detail: "iat is missing or not a number"))
         }
         if let keys {
@@ -89,7 +93,21 @@ public enum ProviderToken {
         if iat - nowEpochSeconds > maxAgeSeconds {
             return .failure(APNsRejection(.invalidProviderToken, detail: "iat is in the future"))
         }
-        return .success(VerifiedProviderToken(keyID: kid, teamID: iss, issuedAt: iat))
+        return .success(VerifiedProviderToken(keyID: kid, teamID: iss, issuedAt: iat, issuedAtForm: form))
+    }
+
+    /// `iat` in whole epoch seconds and the form it came in; nil when it is none APNs accepts (missing, a
+    /// boolean, a string that is not a decimal number, a number out of range).
+    static func issuedAt(_ value: Any?) -> (Int64, IssuedAtForm)? {
+        func whole(_ real: Double) -> Int64? { real.isFinite && abs(real) < 1e15 ? Int64(real) : nil }
+        if value is Bool { return nil }
+        if let number = value as? Int { return (Int64(number), .integer) }
+        if let real = value as? Double { return whole(real).map { ($0, .float) } }
+        guard let text = value as? String, !text.isEmpty, text.utf8.count <= 32,
+              text.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") })
+        else { return nil }
+        if let number = Int64(text) { return (number, .string) }
+        return Double(text).flatMap(whole).map { ($0, .string) }
     }
 
     static func decodeJSON(_ part: Substring) -> [String: Any]? {

@@ -23,6 +23,9 @@ final class ProviderTokenTracker: Sendable {
     private let keys: ProviderKeys?
     let tokensVerified = Atomic<Int>(0)
     let tokenUpdates = Atomic<Int>(0)
+    /// Verified tokens whose `iat` was a decimal string, and a float (APNs accepts both; counted so a user sees).
+    let iatStrings = Atomic<Int>(0)
+    let iatFloats = Atomic<Int>(0)
 
     init(keys: ProviderKeys?) {
         self.keys = keys
@@ -47,6 +50,11 @@ final class ProviderTokenTracker: Sendable {
         case .success(let verified): claims = verified
         }
         tokensVerified.add(1, ordering: .relaxed)
+        switch claims.issuedAtForm {
+        case .integer: break
+        case .string: iatStrings.add(1, ordering: .relaxed)
+        case .float: iatFloats.add(1, ordering: .relaxed)
+        }
         return shard.table.withLock { table -> APNsRejection? in
             if let current = table[connection], current.token != authorization {
                 let age = nowEpochSeconds - current.since

@@ -27,10 +27,13 @@ public final class ReferenceTarget: HTTPHandler {
         public var idleLimit: Double
         /// Pushes carry `apns-expiration` = now + this many seconds; 0 is "deliver now or never".
         public var pushExpirationSeconds = 0
+        /// Times a push answered 429/500/503, or lost in transport, is tried again with backoff (0: never).
+        public var pushRetries = 0
         public init(gatewayURL: String, bundleID: String = "com.example.callstorm", bugs: Set<Bug> = [],
                     registrationsFile: String? = nil, endedRetention: Double = 60, idleLimit: Double = 900,
-                    pushExpirationSeconds: Int = 0) {
+                    pushExpirationSeconds: Int = 0, pushRetries: Int = 0) {
             self.pushExpirationSeconds = pushExpirationSeconds
+            self.pushRetries = pushRetries
             self.gatewayURL = gatewayURL
             self.bundleID = bundleID
             self.bugs = bugs
@@ -81,7 +84,8 @@ public final class ReferenceTarget: HTTPHandler {
 
     public init(configuration: Configuration) {
         pusher = PushSender(gatewayURL: configuration.gatewayURL, bundleID: configuration.bundleID,
-                            expirationSeconds: configuration.pushExpirationSeconds)
+                            expirationSeconds: configuration.pushExpirationSeconds,
+                            retries: configuration.pushRetries)
         bugs = configuration.bugs
         endedRetentionNanos = UInt64(max(0, configuration.endedRetention) * 1e9)
         idleLimitNanos = UInt64(max(0, configuration.idleLimit) * 1e9)
@@ -127,6 +131,9 @@ public final class ReferenceTarget: HTTPHandler {
 
     public var pushesSent: Int { pusher.sent.load(ordering: .relaxed) }
     public var pushesFailed: Int { pusher.failed.load(ordering: .relaxed) }
+    /// Push attempts made again after a retryable failure, and pushes accepted after such a retry.
+    public var pushesRetried: Int { pusher.retried.load(ordering: .relaxed) }
+    public var pushesRecovered: Int { pusher.recovered.load(ordering: .relaxed) }
 
     /// Conversations forgotten so far (ended past the retention, or idle past the limit).
     public var forgottenConversations: Int { state.withLock { $0.forgotten } }

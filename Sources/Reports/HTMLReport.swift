@@ -8,9 +8,9 @@ import TextEscaping
 ///
 /// To add a section, write a method returning its HTML and call it from `render()`.
 struct HTMLReport {
-    static let pushMetric = "push_to_report"
-    static let startedCounter = "calls.started"
-    static let completedCounter = "calls.completed"
+    static let pushMetric = MetricName.pushToReport
+    static let startedCounter = MetricName.callsStarted
+    static let completedCounter = MetricName.callsCompleted
 
     let result: RunResult
 
@@ -18,8 +18,8 @@ struct HTMLReport {
         self.result = result
     }
 
-    private var recorder: Recorder { result.recorder }
-    private var facts: RunFacts { result.facts }
+    var recorder: Recorder { result.recorder }
+    var facts: RunFacts { result.facts }
 
     func render() -> String {
         var html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -136,87 +136,6 @@ struct HTMLReport {
         return html
     }
 
-    /// Each fault window: what it was set to do, what it injected, and each key metric inside it against the
-    /// seconds outside every window (whole seconds of the per-second series that overlap the window).
-    private func faultsSection() -> String {
-        let windows = result.faultWindows
-        guard !windows.isEmpty else { return "" }
-        var html = "<section id=\"faults\">\n<h2>Fault windows</h2>\n"
-        html += "<table class=\"faults\">\n<thead><tr><th>window</th><th>seconds</th><th>set to</th>"
-        html += "<th>injected</th><th>metric</th><th>inside</th><th>outside</th></tr></thead>\n<tbody>\n"
-        func overlaps(_ second: Int, _ w: FaultWindow) -> Bool {
-            Double(second) < w.toSecond && Double(second + 1) > w.fromSecond
-        }
-        let intervals = recorder.intervals
-        let latencyMetrics = ["push_to_report", "push_delivery", "start.fulfillment", "join.fulfillment",
-                              "end.fulfillment"].filter { intervals[$0] != nil }
-        let counterNames = recorder.counterNames
-        let errorNames = counterNames.filter { $0.hasPrefix("errors.") }
-        for w in windows {
-            var rows: [(String, String, String)] = []
-            for metric in latencyMetrics {
-                let seconds = intervals[metric] ?? [:]
-                func merged(_ parts: [SparseHistogram]) -> SparseHistogram? {
-                    guard var total = parts.first else { return nil }
-                    for part in parts.dropFirst() { total = total.adding(part) }
-                    return total
-                }
-                let inside = merged(seconds.filter { overlaps($0.key, w) }.map(\.value))
-                let outside = merged(seconds.filter { s in !windows.contains { overlaps(s.key, $0) } }.map(\.value))
-                func text(_ h: SparseHistogram?) -> String {
-                    guard let h, !h.isEmpty else { return "—" }
-                    return String(format: "p50 %.1f · p99 %.1f ms (%lld)", Double(h.value(atPercentile: 50)) / 1000,
-                                  Double(h.value(atPercentile: 99)) / 1000, h.totalCount)
-                }
-                rows.append((metric, text(inside), text(outside)))
-            }
-            func perSecond(_ names: [String]) -> (String, String) {
-                var inside: Int64 = 0, outside: Int64 = 0
-                var insideSeconds = Set<Int>(), outsideSeconds = Set<Int>()
-                for s in 0...max(0, lastSecond) {
-                    if overlaps(s, w) {
-                        insideSeconds.insert(s)
-                    } else if !windows.contains(where: { overlaps(s, $0) }) {
-                        outsideSeconds.insert(s)
-                    }
-                }
-                for name in names {
-                    for (second, value) in recorder.counterSeries(name) {
-                        if insideSeconds.contains(second) { inside += value } else if outsideSeconds.contains(second) {
-                            outside += value
-                        }
-                    }
-                }
-                func rate(_ n: Int64, _ seconds: Int) -> String {
-                    seconds == 0 ? "—" : String(format: "%.1f/s (%lld)", Double(n) / Double(seconds), n)
-                }
-                return (rate(inside, insideSeconds.count), rate(outside, outsideSeconds.count))
-            }
-            for (label, names) in [("errors", errorNames), ("calls.completed", ["calls.completed"]),
-                                   ("calls.failed", ["calls.failed"]), ("calls.missed", ["calls.missed"]),
-                                   ("push.deadline_missed", ["push.deadline_missed"])]
-                where names.contains(where: counterNames.contains) {
-                let (i, o) = perSecond(names)
-                rows.append((label, i, o))
-            }
-            let injected = (w.injected ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
-                .joined(separator: ", ")
-            let span = max(1, rows.count)
-            html += "<tr><th scope=\"row\" rowspan=\"\(span)\">\(w.label.markupEscaped)</th>"
-            html += "<td rowspan=\"\(span)\">" + String(format: "%.1f–%.1f", w.fromSecond, w.toSecond) + "</td>"
-            html += "<td rowspan=\"\(span)\">\((w.what ?? "").markupEscaped)</td>"
-            html += "<td rowspan=\"\(span)\">\(injected.isEmpty ? "—" : injected.markupEscaped)</td>"
-            if rows.isEmpty { html += "<td></td><td></td><td></td></tr>\n" }
-            for (n, row) in rows.enumerated() {
-                if n > 0 { html += "<tr>" }
-                html += "<td>\(row.0.markupEscaped)</td><td>\(row.1.markupEscaped)</td>"
-                html += "<td>\(row.2.markupEscaped)</td></tr>\n"
-            }
-        }
-        html += "</tbody>\n</table>\n</section>\n"
-        return html
-    }
-
     private func notesSection() -> String {
         var notes = result.notes
         for (name, histogram) in result.histograms.sorted(by: { $0.key < $1.key }) where histogram.overflowCount > 0 {
@@ -237,7 +156,7 @@ struct HTMLReport {
     /// Latency metrics grouped by what they describe, each group one tab (all shown when printing).
     private func percentileSection() -> String {
         let all = result.histograms
-        func isStep(_ name: String) -> Bool { name.contains("@") || name.hasPrefix("step.") }
+        func isStep(_ name: String) -> Bool { name.contains("@") || name.hasPrefix(MetricName.stepPrefix) }
         let steps = all.filter { isStep($0.key) }
         let actions = all.filter { !isStep($0.key) && Self.actionKind(of: $0.key) != nil }
         let others = all.filter { !isStep($0.key) && Self.actionKind(of: $0.key) == nil }
@@ -283,7 +202,7 @@ struct HTMLReport {
     /// `join` for `join.fulfillment` and `join.fulfillment_from_planned`; nil for other metrics.
     static func actionKind(of metric: String) -> String? {
         let base = metric.split(separator: "@").first.map(String.init) ?? metric
-        for suffix in [".fulfillment", ".fulfillment_from_planned"] where base.hasSuffix(suffix) {
+        for suffix in [MetricName.fulfillmentSuffix, MetricName.fromPlannedSuffix] where base.hasSuffix(suffix) {
             return String(base.dropLast(suffix.count))
         }
         return nil
@@ -292,9 +211,10 @@ struct HTMLReport {
     /// Action kinds discovered from the metric names and counters, so new kinds appear without code changes.
     private var actionKinds: [String] {
         var kinds = Set(recorder.metricNames.compactMap { name -> String? in
-            name.hasSuffix(".fulfillment") ? String(name.dropLast(".fulfillment".count)) : nil
+            name.hasSuffix(MetricName.fulfillmentSuffix)
+                ? String(name.dropLast(MetricName.fulfillmentSuffix.count)) : nil
         })
-        for name in recorder.counterNames where name.hasPrefix("action.") {
+        for name in recorder.counterNames where name.hasPrefix(MetricName.actionPrefix) {
             let parts = name.split(separator: ".")
             if parts.count >= 3 { kinds.insert(String(parts[1])) }
         }
@@ -321,7 +241,7 @@ struct HTMLReport {
     }
 
     /// Last second with any data, so counter series can be filled with zeros up to it.
-    private var lastSecond: Int {
+    var lastSecond: Int {
         let metricSeconds = recorder.intervals.values.flatMap(\.keys)
         let counterSeconds = recorder.counterNames.compactMap { recorder.counterSeries($0).last?.second }
         return (metricSeconds + counterSeconds).max() ?? 0
@@ -364,7 +284,7 @@ struct HTMLReport {
     private func actionTimelineChart() -> String {
         let series = actionKinds.enumerated().map { index, kind in
             SVGLineChart.Series(name: "\(kind) p99", color: Self.palette[index % Self.palette.count],
-                                points: latencyPoints(recorder.intervalStats("\(kind).fulfillment"), \.p99),
+                                points: latencyPoints(recorder.intervalStats(MetricName.fulfillment(kind)), \.p99),
                                 maximumGap: 1)
         }
         return timeChart("action fulfillment p99 per second, by kind", yLabel: "ms", series: series,
@@ -372,35 +292,35 @@ struct HTMLReport {
     }
 
     private func callsTimelineChart() -> String {
-        let ended = recorder.counterSeries(Self.completedCounter) + recorder.counterSeries("calls.failed")
-            + recorder.counterSeries("calls.missed")
+        let ended = recorder.counterSeries(Self.completedCounter) + recorder.counterSeries(MetricName.callsFailed)
+            + recorder.counterSeries(MetricName.callsMissed)
         return timeChart("calls per second", yLabel: "calls/s", series: [
-            .init(name: "planned", color: "#5f6368", points: filled(recorder.counterSeries("calls.planned")),
+            .init(name: "planned", color: "#5f6368", points: filled(recorder.counterSeries(MetricName.callsPlanned)),
                   dashed: true),
             .init(name: "started", color: "#1a73e8", points: filled(recorder.counterSeries(Self.startedCounter))),
             .init(name: "ended", color: "#1e8e3e", points: filled(ended.sorted { $0.second < $1.second })),
             .init(name: "dropped (no idle device)", color: "#d93025",
-                  points: filled(recorder.counterSeries("calls.dropped.no_idle_device"))),
+                  points: filled(recorder.counterSeries(MetricName.callsDroppedNoIdleDevice))),
         ], id: "calls-timeline")
     }
 
     private func populationChart() -> String {
         var cumulative: Int64 = 0
-        let registered = filled(recorder.counterSeries("devices.registered")).map { point -> SVGLineChart.Point in
+        let registered = filled(recorder.counterSeries(MetricName.devicesRegistered)).map { point -> SVGLineChart.Point in
             cumulative += Int64(point.y)
             return .init(x: point.x, y: Double(cumulative))
         }
-        let active = recorder.gaugeSeries("conversations.active").map { SVGLineChart.Point(x: Double($0.second), y: $0.value) }
+        let active = recorder.gaugeSeries(MetricName.conversationsActive).map { SVGLineChart.Point(x: Double($0.second), y: $0.value) }
         return timeChart("active conversations and registered devices", yLabel: "count", series: [
-            .init(name: "conversations.active", color: "#1a73e8", points: active),
-            .init(name: "devices.registered", color: "#1e8e3e", points: registered),
+            .init(name: MetricName.conversationsActive, color: "#1a73e8", points: active),
+            .init(name: MetricName.devicesRegistered, color: "#1e8e3e", points: registered),
         ], id: "population")
     }
 
     private func errorsChart() -> String {
-        let names = recorder.counterNames.filter { $0.hasPrefix("errors.") }
+        let names = recorder.counterNames.filter { $0.hasPrefix(MetricName.errorsPrefix) }
         let series = names.enumerated().map { index, name in
-            SVGLineChart.Series(name: String(name.dropFirst("errors.".count)),
+            SVGLineChart.Series(name: String(name.dropFirst(MetricName.errorsPrefix.count)),
                                 color: Self.palette[index % Self.palette.count],
                                 points: filled(recorder.counterSeries(name)))
         }
@@ -410,13 +330,13 @@ struct HTMLReport {
 
     private func deadlineMissChart() -> String {
         timeChart("push deadline misses per second", yLabel: "misses/s", series: [
-            .init(name: "push.deadline_missed", color: "#d93025",
-                  points: filled(recorder.counterSeries("push.deadline_missed"))),
+            .init(name: MetricName.pushDeadlineMissed, color: "#d93025",
+                  points: filled(recorder.counterSeries(MetricName.pushDeadlineMissed))),
         ], id: "deadline-misses", empty: "no deadline misses")
     }
 
     private func schedulerLagChart() -> String {
-        let stats = recorder.intervalStats("scheduler_lag")
+        let stats = recorder.intervalStats(MetricName.schedulerLag)
         return timeChart("scheduler lag per second (planned → actual)", yLabel: "ms", series: [
             .init(name: "p50", color: "#1a73e8", points: latencyPoints(stats, \.p50), maximumGap: 1),
             .init(name: "p99", color: "#d93025", points: latencyPoints(stats, \.p99), maximumGap: 1),
@@ -429,8 +349,8 @@ struct HTMLReport {
             recorder.gaugeSeries(name).map { .init(x: Double($0.second), y: $0.value) }
         }
         return timeChart("harness RSS (MiB) and CPU (% of one core)", yLabel: "MiB / %", series: [
-            .init(name: "rss MiB", color: "#9334e6", points: gauge("harness.rss_mib")),
-            .init(name: "cpu %", color: "#12b5cb", points: gauge("harness.cpu_percent")),
+            .init(name: "rss MiB", color: "#9334e6", points: gauge(MetricName.harnessRSSMiB)),
+            .init(name: "cpu %", color: "#12b5cb", points: gauge(MetricName.harnessCPUPercent)),
         ], id: "harness-rss", empty: "no harness samples")
     }
 
@@ -440,14 +360,14 @@ struct HTMLReport {
             recorder.gaugeSeries(name).map { .init(x: Double($0.second), y: $0.value) }
         }
         return timeChart("harness open file descriptors and threads", yLabel: "count", series: [
-            .init(name: "fds", color: "#e8710a", points: gauge("harness.fds")),
-            .init(name: "threads", color: "#1e8e3e", points: gauge("harness.threads")),
+            .init(name: "fds", color: "#e8710a", points: gauge(MetricName.harnessFDs)),
+            .init(name: "threads", color: "#1e8e3e", points: gauge(MetricName.harnessThreads)),
         ], id: "harness-fds", empty: "no harness samples")
     }
 
     private func distributionChart() -> String {
-        var names = [Self.pushMetric, "push_delivery", "dial_to_ring"]
-        names += actionKinds.map { "\($0).fulfillment" }
+        var names = [Self.pushMetric, MetricName.pushDelivery, MetricName.dialToRing]
+        names += actionKinds.map(MetricName.fulfillment)
         let histograms = recorder.histograms
         let series = names.filter { histograms[$0].map { !$0.isEmpty } ?? false }.enumerated().map { index, name in
             SVGLineChart.Series(name: name, color: Self.palette[index % Self.palette.count],
@@ -474,7 +394,7 @@ struct HTMLReport {
         let counters = recorder.counters
         let bars = actionKinds.map { kind in
             SVGBarChart.Bar(label: kind, segments: Self.outcomeColors.map { outcome, color in
-                .init(name: outcome, value: Double(counters["action.\(kind).\(outcome)"] ?? 0), color: color)
+                .init(name: outcome, value: Double(counters["\(MetricName.actionPrefix)\(kind).\(outcome)"] ?? 0), color: color)
             })
         }
         var html = "<section class=\"chart-section\" id=\"outcomes\">\n<h2>Outcomes per action kind</h2>\n"
@@ -483,8 +403,9 @@ struct HTMLReport {
         html += Self.outcomeColors.map { "<th>\($0.0)</th>" }.joined() + "</tr></thead>\n<tbody>\n"
         for kind in actionKinds {
             html += "<tr><th scope=\"row\">\(kind.markupEscaped)</th>"
-            html += "<td>\(counters["action.\(kind).started"] ?? 0)</td>"
-            html += Self.outcomeColors.map { "<td>\(counters["action.\(kind).\($0.0)"] ?? 0)</td>" }.joined()
+            html += "<td>\(counters[MetricName.action(kind, .started)] ?? 0)</td>"
+            html += Self.outcomeColors.map { "<td>\(counters["\(MetricName.actionPrefix)\(kind).\($0.0)"] ?? 0)</td>" }
+                .joined()
             html += "</tr>\n"
         }
         for (step, outcomes) in result.steps.outcomes.sorted(by: { $0.key < $1.key }) {

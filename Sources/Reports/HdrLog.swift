@@ -1,6 +1,7 @@
 import CZlib
 import Foundation
 import Metrics
+import Results
 
 /// HdrHistogram interval logs (`.hlog`, log format version 1.3): one line per second of a latency metric, each
 /// holding that second's histogram as base64 of the compressed V2 encoding, so HistogramLogProcessor, HdrPlot or
@@ -9,7 +10,7 @@ import Metrics
 /// Values are microseconds; the `Interval_Max` column is in milliseconds. Timestamps are seconds relative to
 /// `BaseTime`, the run's wall-clock start.
 public enum HdrLog {
-    public static let directoryName = "hlog"
+    public static let directoryName = RunBundle.hlogDirectoryName
 
     /// The compressed form: cookie 0x1c849304, length of the zlib stream, then the zlib stream of the V2 encoding.
     public static func compressed(_ encoding: [UInt8]) -> [UInt8] {

@@ -4,13 +4,14 @@ import TextEscaping
 
 /// junit.xml in the shape CI systems read (Jenkins, GitLab, GitHub Actions reporters): one `<testsuites>` with
 /// one `<testsuite>`, one `<testcase>` per threshold, and a `<failure>` holding the measured value for each
-/// threshold that failed. An interrupted run adds an `<error>` testcase, so CI never reads it as a clean pass.
+/// threshold that failed. An interrupted run adds an `<error>` testcase, so CI never reads it as a clean pass, and
+/// so does a run in which callstorm saturated: its figures after that point could not judge the target.
 enum JUnitReport {
     static func render(_ result: RunResult) -> String {
         let facts = result.facts
         let cases = result.thresholds
         let failures = cases.filter { !$0.passed }.count
-        let errors = facts.interrupted ? 1 : 0
+        let errors = (facts.interrupted ? 1 : 0) + (result.harness == nil ? 0 : 1)
         let tests = cases.count + errors
         let time = ReportFormat.fixed(facts.durationSeconds, decimals: 3)
         let suite = "callstorm.\(facts.scenario)"
@@ -48,6 +49,11 @@ enum JUnitReport {
         if facts.interrupted {
             xml += "    <testcase classname=\"\(suite.markupEscaped).run\" name=\"run completed\" time=\"\(time)\">\n"
             xml += "      <error message=\"the run was interrupted; the report is partial\" type=\"interrupted\"/>\n"
+            xml += "    </testcase>\n"
+        }
+        if let harness = result.harness {
+            xml += "    <testcase classname=\"\(suite.markupEscaped).harness\" name=\"callstorm kept up\" time=\"0\">\n"
+            xml += "      <error message=\"\(harness.summary.markupEscaped)\" type=\"harness-saturated\"/>\n"
             xml += "    </testcase>\n"
         }
         if !result.notes.isEmpty {

@@ -55,6 +55,8 @@ public struct ReportSummary: Sendable, Codable, Equatable {
     public var rowSampleEvery: Int?
     /// The knee analysis of a `capacity:` scenario (windows, knee calls/s, the first window that broke).
     public var capacity: CapacityResult?
+    /// Where callstorm saturated (its own scheduler lag passed the `harness:` limit); absent when it kept up.
+    public var harness: HarnessSaturation?
     /// Every action and push accounted for (`Books`); absent in files from before the books existed.
     public var books: Books?
 
@@ -77,6 +79,7 @@ public struct ReportSummary: Sendable, Codable, Equatable {
         self.gauges = gauges
         rowSampleEvery = result.steps.sampleEvery
         capacity = result.capacity
+        harness = result.harness
         books = result.books
     }
 

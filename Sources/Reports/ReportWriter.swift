@@ -1,5 +1,6 @@
 import Foundation
 import Metrics
+import Results
 
 /// Writes a run's results bundle: report.html, summary.csv, counters.csv, timeseries.csv, summary.json,
 /// junit.xml and one HdrHistogram interval log per latency metric under hlog/.
@@ -7,12 +8,13 @@ import Metrics
 /// Every file is written whole and atomically, so an interrupted run leaves either the old file or the new one;
 /// an empty recorder still produces every file, with headers and "no samples" charts.
 public enum ReportWriter {
-    public static let htmlFileName = "report.html"
-    public static let summaryCSVFileName = "summary.csv"
-    public static let countersCSVFileName = "counters.csv"
-    public static let timeseriesCSVFileName = "timeseries.csv"
-    public static let summaryJSONFileName = "summary.json"
-    public static let junitFileName = "junit.xml"
+    // The names are the run directory's layout, which `RunBundle` owns.
+    public static let htmlFileName = RunBundle.reportHTMLFileName
+    public static let summaryCSVFileName = RunBundle.summaryCSVFileName
+    public static let countersCSVFileName = RunBundle.countersCSVFileName
+    public static let timeseriesCSVFileName = RunBundle.timeseriesCSVFileName
+    public static let summaryJSONFileName = RunBundle.summaryJSONFileName
+    public static let junitFileName = RunBundle.junitFileName
 
     /// Writes all files into `directory`, creating it (and its parents) if needed.
     @discardableResult

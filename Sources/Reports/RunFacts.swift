@@ -26,6 +26,8 @@ public struct RunFacts: Sendable, Codable, Equatable {
     public var interrupted: Bool
     /// actions.csv and pushes.csv keep one row in this many (1 = every row); nil in files from older versions.
     public var rowSampleEvery: Int?
+    /// Seconds from the run's origin to the load's start (fault times count from there); nil in older files.
+    public var loadStartSecond: Double?
 
     public init(
         scenario: String, scenarioFile: String, seed: UInt64, version: String, startedAt: Date,

@@ -16,6 +16,8 @@ public struct RunResult: Sendable {
     public var steps: StepMetrics
     /// The knee of a ramp, when the scenario has a `capacity:` section.
     public var capacity: CapacityResult?
+    /// Where callstorm itself stopped keeping up (`harness:` limit), if it did: the verdict leads with it.
+    public var harness: HarnessSaturation?
     /// The history checker's findings (report.html's Races section); nil when the run has no history.
     public var races: RacesSection?
 
@@ -40,7 +42,8 @@ public struct RunResult: Sendable {
         let recorded = recorder.histograms
         var all = recorded
         for (name, rebuilt) in steps.histograms where all[name] == nil {
-            if let at = name.range(of: ".fulfillment@"), let exact = recorded["step." + name[at.upperBound...]] {
+            if let at = name.range(of: MetricName.fulfillmentSuffix + "@"),
+               let exact = recorded[MetricName.step(String(name[at.upperBound...]))] {
                 all[name] = exact
             } else {
                 all[name] = rebuilt

@@ -1,5 +1,6 @@
 import Foundation
 import Metrics
+import Results
 
 /// Percentiles and outcomes per flow step, rebuilt from actions.csv: for every row, its latency goes into
 /// `<kind>.fulfillment@<step>` and its latency from the planned start into `<kind>.fulfillment_from_planned@<step>`.
@@ -36,8 +37,8 @@ public struct StepMetrics: Sendable, Equatable {
     public mutating func add(kind: String, step: String, outcome: String, latencyMicros: Int64,
                              fromPlannedMicros: Int64) {
         rows += 1
-        histograms["\(kind).fulfillment@\(step)", default: HdrHistogram()].record(latencyMicros)
-        histograms["\(kind).fulfillment_from_planned@\(step)", default: HdrHistogram()].record(fromPlannedMicros)
+        histograms[MetricName.fulfillment(kind, step: step), default: HdrHistogram()].record(latencyMicros)
+        histograms[MetricName.fulfillmentFromPlanned(kind, step: step), default: HdrHistogram()].record(fromPlannedMicros)
         outcomes["\(kind)@\(step)", default: [:]][outcome, default: 0] += 1
     }
 }
@@ -78,10 +79,10 @@ private struct CSVLoader {
         guard let headerLine = lines.first else { return }
         let header = String(decoding: UnsafeBufferPointer(rebasing: buffer[headerLine]), as: UTF8.self)
             .split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        func column(_ name: String) -> Int? { header.firstIndex(of: name) }
-        guard let kind = column("kind"), let step = column("step"), let outcome = column("outcome"),
-              let planned = column("planned_s"), let started = column("started_s"),
-              let finished = column("finished_s") else { return }
+        func column(_ name: RunBundle.ActionColumn) -> Int? { header.firstIndex(of: name.rawValue) }
+        guard let kind = column(.kind), let step = column(.step), let outcome = column(.outcome),
+              let planned = column(.planned), let started = column(.started),
+              let finished = column(.finished) else { return }
         for line in lines.dropFirst() {
             guard split(line, expecting: header.count),
                   let plannedMicros = micros(planned), let startedMicros = micros(started),
@@ -94,9 +95,10 @@ private struct CSVLoader {
         }
         for entry in entries {
             metrics.rows += Int(entry.rows)
-            metrics.histograms["\(entry.kind).fulfillment@\(entry.step)", default: HdrHistogram()].add(entry.latency)
-            metrics.histograms["\(entry.kind).fulfillment_from_planned@\(entry.step)", default: HdrHistogram()]
-                .add(entry.fromPlanned)
+            let fulfillment = MetricName.fulfillment(entry.kind, step: entry.step)
+            let fromPlanned = MetricName.fulfillmentFromPlanned(entry.kind, step: entry.step)
+            metrics.histograms[fulfillment, default: HdrHistogram()].add(entry.latency)
+            metrics.histograms[fromPlanned, default: HdrHistogram()].add(entry.fromPlanned)
             metrics.outcomes["\(entry.kind)@\(entry.step)", default: [:]][entry.outcome, default: 0] += entry.rows
         }
     }

@@ -26,7 +26,7 @@ public struct ActionRow: Sendable, Equatable {
         self.reason = reason
     }
 
-    public static let header = "id,kind,step,device,conversation,planned_s,started_s,finished_s,outcome,reason,latency_ms"
+    public static let header = RunBundle.Rows.actions.header
 
     var csv: String {
         "\(id),\(kind),\(step),\(device),\(conversation),\(seconds(plannedNanos)),\(seconds(startedNanos))," +
@@ -56,7 +56,7 @@ public struct PushRow: Sendable, Equatable {
         self.deadlineMissed = deadlineMissed
     }
 
-    public static let header = "apns_id,device,type,accepted_s,delivered_s,reported_s,push_to_report_ms,deadline_missed"
+    public static let header = RunBundle.Rows.pushes.header
 
     var csv: String {
         let reported = reportedNanos.map(seconds) ?? ""

@@ -27,8 +27,8 @@ public final class RecorderCheckpointer {
 
     /// - Parameter stem: file name without extension inside `directory`, e.g. `recorder-w0`.
     public init(directory: URL, stem: String, keepSeconds: Int = 2) throws {
-        snapshotURL = directory.appendingPathComponent("\(stem).json")
-        segmentsURL = directory.appendingPathComponent("\(stem).segments.jsonl")
+        snapshotURL = directory.appendingPathComponent(RunBundle.snapshotName(stem: stem))
+        segmentsURL = directory.appendingPathComponent(RunBundle.segmentsName(stem: stem))
         self.keepSeconds = max(0, keepSeconds)
         writer = DispatchQueue(label: "callstorm.checkpoint-\(stem)", qos: .utility)
         segmentsFD = open(segmentsURL.path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)

@@ -23,9 +23,9 @@ public enum RunResults {
     /// - Parameter series: false reads the snapshots only: totals are whole, per-second series hold just the
     ///   last seconds. Live threshold checks use it, so their cost does not grow with the run.
     public static func loadRecorder(run: URL, series: Bool = true) throws(LoadError) -> Recorder {
-        let raw = WorkerJournal.rawDirectory(run)
+        let raw = RunBundle(run).raw
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: raw.path)) ?? [])
-            .filter { $0.hasPrefix("recorder-") && $0.hasSuffix(".json") }.sorted()
+            .filter { RunBundle.recorderStem(ofSnapshot: $0) != nil }.sorted()
         guard !files.isEmpty else { throw .noResults(run.path) }
         var merged: Recorder?
         for name in files {
@@ -40,7 +40,8 @@ public enum RunResults {
             if merged == nil { merged = Recorder(runStartNanos: snapshot.recorder.runStartNanos) }
             merged!.merge(snapshot.recorder)
             if series && snapshot.segments > 0 {
-                let segments = raw.appendingPathComponent(String(name.dropLast(".json".count)) + ".segments.jsonl")
+                let stem = RunBundle.recorderStem(ofSnapshot: name) ?? name
+                let segments = raw.appendingPathComponent(RunBundle.segmentsName(stem: stem))
                 try readSegments(segments, upTo: snapshot.segments) { merged!.merge($0) }
             }
         }
@@ -93,12 +94,13 @@ public enum RunResults {
         }
     }
 
-    /// Joins `raw/<prefix>-w*.csv` into `<run>/<prefix>.csv` (one header). A last line without its newline (the
+    /// Joins `raw/<rows>-w*.csv` into `<run>/<rows>.csv` (one header). A last line without its newline (the
     /// process was killed mid-write) is dropped, so every row of the result is whole.
-    public static func joinRows(run: URL, prefix: String) throws {
-        let raw = WorkerJournal.rawDirectory(run)
+    public static func joinRows(run: URL, _ rows: RunBundle.Rows) throws {
+        let bundle = RunBundle(run)
+        let raw = bundle.raw
         let parts = ((try? FileManager.default.contentsOfDirectory(atPath: raw.path)) ?? [])
-            .filter { $0.hasPrefix("\(prefix)-w") && $0.hasSuffix(".csv") }.sorted()
+            .filter { RunBundle.isWorkerRows($0, rows) }.sorted()
         guard !parts.isEmpty else { return }
         var out = Data()
         var wroteHeader = false
@@ -117,19 +119,19 @@ public enum RunResults {
                 out.append(data[data.index(after: newline)...])
             }
         }
-        try out.write(to: run.appendingPathComponent("\(prefix).csv"))
+        try out.write(to: bundle.rows(rows))
     }
 
     /// Joins the workers' `raw/history-w*.jsonl` into `<run>/history.jsonl`, ordered by time (each line starts
     /// with `{"t":<ns>`; a worker's own lines are already in order, and ties keep worker order): a k-way merge over
     /// the files' bytes (`HistoryJoin`).
     public static func joinHistory(run: URL) throws {
-        let raw = WorkerJournal.rawDirectory(run)
-        let parts = ((try? FileManager.default.contentsOfDirectory(atPath: raw.path)) ?? [])
-            .filter { $0.hasPrefix("history-w") && $0.hasSuffix(".jsonl") }.sorted()
+        let bundle = RunBundle(run)
+        let parts = ((try? FileManager.default.contentsOfDirectory(atPath: bundle.raw.path)) ?? [])
+            .filter(RunBundle.isHistoryPart).sorted()
         guard !parts.isEmpty else { return }
-        let files = parts.compactMap { HistoryJoin.MappedFile(path: raw.appendingPathComponent($0).path) }
-        try HistoryJoin.merge(files, into: run.appendingPathComponent("history.jsonl"))
+        let files = parts.compactMap { HistoryJoin.MappedFile(path: bundle.raw.appendingPathComponent($0).path) }
+        try HistoryJoin.merge(files, into: bundle.history)
     }
 
     /// Writes `<run>/history.jsonl` from lines and their `t`, ordered by `t`; ties keep the order given (a worker's,
@@ -139,7 +141,7 @@ public enum RunResults {
         if !zip(lines, lines.dropFirst()).allSatisfy({ $0.t <= $1.t }) {
             order.sort { lines[$0].t != lines[$1].t ? lines[$0].t < lines[$1].t : $0 < $1 }
         }
-        let writer = try AtomicFileWriter(run.appendingPathComponent("history.jsonl"))
+        let writer = try AtomicFileWriter(RunBundle(run).history)
         for index in order { try writer.appendLine(lines[index].line) }
         try writer.commit()
     }

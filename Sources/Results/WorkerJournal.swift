@@ -30,18 +30,18 @@ public final class WorkerJournal {
     private var lastCheckpointSecond = -1
     private let recorderFiles: RecorderCheckpointer
 
-    /// Raw results live under `<run>/raw/`; `callstorm report` rebuilds every report from them.
-    public static func rawDirectory(_ run: URL) -> URL { run.appendingPathComponent("raw", isDirectory: true) }
+    /// Raw results live under `<run>/raw/` (`RunBundle.raw`); `callstorm report` rebuilds every report from them.
+    public static func rawDirectory(_ run: URL) -> URL { RunBundle(run).raw }
 
     public init(configuration: Configuration, worker: Int) throws {
         self.worker = worker
         self.configuration = configuration
-        let raw = Self.rawDirectory(configuration.directory)
-        try FileManager.default.createDirectory(at: raw, withIntermediateDirectories: true)
-        actions = try BufferedFile(raw.appendingPathComponent("actions-w\(worker).csv"), header: ActionRow.header)
-        pushes = try BufferedFile(raw.appendingPathComponent("pushes-w\(worker).csv"), header: PushRow.header)
-        history = try BufferedFile(raw.appendingPathComponent("history-w\(worker).jsonl"), header: nil)
-        recorderFiles = try RecorderCheckpointer(directory: raw, stem: "recorder-w\(worker)")
+        let bundle = RunBundle(configuration.directory)
+        try FileManager.default.createDirectory(at: bundle.raw, withIntermediateDirectories: true)
+        actions = try BufferedFile(bundle.workerRows(.actions, worker: worker), header: ActionRow.header)
+        pushes = try BufferedFile(bundle.workerRows(.pushes, worker: worker), header: PushRow.header)
+        history = try BufferedFile(bundle.workerHistory(worker), header: nil)
+        recorderFiles = try RecorderCheckpointer(directory: bundle.raw, stem: RunBundle.workerRecorderStem(worker))
     }
 
     public func action(_ row: ActionRow) {

@@ -40,7 +40,8 @@ public struct FaultWindow: Sendable, Equatable {
 
     public func contains(_ nanos: UInt64) -> Bool { nanos >= atNanos && nanos < atNanos + forNanos }
 
-    /// Fault kinds the `faults:` entries accept, per section (one file each in the driver's fault registry).
+    /// Fault kinds the `faults:` entries accept, per section (each one file in the Chaos module, registered by
+    /// this name in its `FaultRegistry`; docs/ADDING-A-FAULT.md).
     public static let pushKinds = ["delay", "drop", "duplicate", "error", "reorder", "brownout", "goaway"]
     /// Keys of a `push:` section that qualify a fault rather than name one.
     public static let pushOptions = ["reorder_hold"]

@@ -15,6 +15,10 @@ public struct PushSpec: Sendable, Equatable {
     /// `push.expiration`: the embedded reference target stamps its pushes `apns-expiration` = now + this many
     /// seconds; 0 (the default) is APNs's "deliver now or never". A push delivered after it is discarded.
     public var expirationSeconds: Int = 0
+    /// `push.retries`: how many times the embedded reference target tries a push again after a 429, 500 or 503
+    /// answer or a lost connection, with backoff 100 ms × 2^n, as Apple asks providers to (0 never retries).
+    public var retries: Int = PushSpec.defaultRetries
+    public static let defaultRetries = 4
     /// Whether the gateway serves TLS (HTTP/2 with ALPN h2, or without ALPN), as APNs always does. The embedded
     /// target then sends its pushes over HTTP/2 and TLS, trusting callstorm's local CA. Default true.
     public var tls: Bool = true
@@ -25,6 +29,12 @@ public struct PushSpec: Sendable, Equatable {
     public var authTeamID: String?
     /// `push.unregistered`: device tokens the gateway answers with 410 Unregistered (and a timestamp).
     public var unregisteredTokens: [String] = []
+    /// `push.auth: certificate` (or `{ kind: certificate }`): the embedded target authenticates with a VoIP
+    /// Services-like client certificate (mutual TLS) instead of provider tokens. Default `.token`.
+    public var authKind: PushAuthKind = .token
+    /// `push.via: connect`: the embedded target reaches the gateway as an APNs client behind a proxy does, by
+    /// HTTP CONNECT to api.push.apple.com:443 on the gateway's port. Default `.direct`.
+    public var route: PushRoute = .direct
 
     public init(
         listenHost: String = "127.0.0.1",
@@ -37,4 +47,20 @@ public struct PushSpec: Sendable, Equatable {
         self.deadlineNanos = deadlineNanos
         self.bundleID = bundleID
     }
+}
+
+/// How the embedded target's APNs client authenticates to the gateway.
+public enum PushAuthKind: String, Sendable, Equatable, CaseIterable {
+    /// ES256 JWT provider tokens.
+    case token
+    /// A client certificate in the TLS handshake.
+    case certificate
+}
+
+/// How the embedded target's APNs client reaches the gateway.
+public enum PushRoute: String, Sendable, Equatable, CaseIterable {
+    /// Straight to the gateway's address.
+    case direct
+    /// Through an HTTP CONNECT tunnel opened on the gateway's port, to the APNs host name.
+    case connect
 }

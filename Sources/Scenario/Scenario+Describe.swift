@@ -39,7 +39,9 @@ extension Scenario {
         lines.append("  behavior: answer after \(behavior.answerAfter), talk \(behavior.talk), "
             + "hangup \(behavior.hangup.rawValue)")
         lines.append("  push: \(push.listenHost):\(push.listenPort), deadline \(d(push.deadlineNanos)), "
-            + "bundle \(push.bundleID)")
+            + "bundle \(push.bundleID)"
+            + (push.authKind == .certificate ? ", certificate auth" : "")
+            + (push.route == .connect ? ", via CONNECT" : ""))
         let workerText = workers.map(String.init) ?? "one per core"
         lines.append("  drain \(d(drainNanos)), action timeout \(d(actionTimeoutNanos)), workers \(workerText)")
         if slo.isEmpty {

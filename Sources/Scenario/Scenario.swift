@@ -36,6 +36,8 @@ public struct Scenario: Sendable, Equatable {
     public var faults: [FaultWindow] = []
     /// Where a ramp's knee is judged, and whether the run stops there (`capacity:`).
     public var capacity: CapacitySpec?
+    /// How callstorm judges its own lag, and what it does once it cannot keep up (`harness:`).
+    public var harness = HarnessLimit()
     /// `target.bugs`: deliberate bugs to switch on in the embedded reference target (race-checker tests).
     public var targetBugs: [String] = []
     /// `target.process`: the reference target runs as a child process (`callstorm target`), which `target`

@@ -2,7 +2,7 @@
 extension ScenarioDecoder {
     static let topLevelKeys = [
         "name", "seed", "duration", "devices", "target", "push", "load", "arrivals", "mix", "behavior", "drain",
-        "action_timeout", "workers", "slo", "faults", "capacity",
+        "action_timeout", "workers", "slo", "faults", "capacity", "harness",
         "flows", "device",  // ScenarioDecoder+Flows.swift
         "replay",  // Replay.swift
     ]
@@ -43,10 +43,11 @@ extension ScenarioDecoder {
             self.faults($0, arrivalWindow: window, flows: (mix ?? Scenario.defaultMix).map(\.flow))
         } ?? []
         let capacity = top["capacity"].map { self.capacity($0) }
+        let harness = top["harness"].map { self.harness($0) }
 
         guard errors.count == errorsBefore, let name, let seed, let devices, let target, let push, let load,
               let arrivals, let mix, let behavior, let drain, let actionTimeout, workers != .some(nil), slo != nil,
-              let faults
+              let faults, harness != .some(nil)
         else { return nil }
         var scenario = Scenario(
             name: name, seed: seed, duration: duration, devices: devices, target: target, push: push, load: load,
@@ -55,6 +56,7 @@ extension ScenarioDecoder {
         )
         scenario.faults = faults
         scenario.capacity = capacity ?? nil
+        if let limit = harness ?? nil { scenario.harness = limit }
         return scenario
     }
 
@@ -117,7 +119,7 @@ extension ScenarioDecoder {
     mutating func push(_ node: YAMLNode) -> PushSpec? {
         guard let fields = fields(
             of: node, in: "'push'", known: ["listen", "deadline", "bundle_id", "tls", "auth", "unregistered",
-                                      "block_after_misses", "expiration"]
+                                      "block_after_misses", "expiration", "retries", "via"]
         ) else { return nil }
         var spec = PushSpec()
         let errorsBefore = errors.count
@@ -153,8 +155,18 @@ extension ScenarioDecoder {
             }
             spec.expirationSeconds = Int(e / 1_000_000_000)
         }
+        if let node = fields["retries"], let n = integer(node, "retries", atLeast: 0) {
+            spec.retries = n
+        }
         if let node = fields["auth"] {
             pushAuth(node, into: &spec)
+        }
+        if let node = fields["via"] {
+            pushRoute(node, into: &spec)
+        }
+        if spec.authKind == .certificate && !spec.tls && spec.route == .direct, let node = fields["auth"] {
+            report(node.mark, "'auth: certificate' needs TLS: set 'tls: true' or 'via: connect' (a CONNECT tunnel "
+                + "is always TLS)")
         }
         if let node = fields["unregistered"] {
             if case .sequence(let items, _) = node {
@@ -176,7 +188,12 @@ extension ScenarioDecoder {
 
     /// `push.auth: { keys: {KEYID: path/to.pem}, team: TEAMID }`.
     mutating func pushAuth(_ node: YAMLNode, into spec: inout PushSpec) {
-        guard let fields = fields(of: node, in: "'push.auth'", known: ["keys", "team"]) else { return }
+        if case .scalar = node {
+            pushAuthKind(node, into: &spec)
+            return
+        }
+        guard let fields = fields(of: node, in: "'push.auth'", known: ["keys", "team", "kind"]) else { return }
+        if let node = fields["kind"] { pushAuthKind(node, into: &spec) }
         if let node = fields["team"], let team = self.string(node, "team") {
             if team.utf8.count == 10 {
                 spec.authTeamID = team

@@ -26,6 +26,11 @@ public final class HTTPClient: @unchecked Sendable {
         public var maxConnections: Int = 256
         public var maxResponseBytes: Int = 4 << 20
         public var connectTimeoutMillis: Int = 5_000
+        /// `http://host:port` of an HTTP proxy: https URLs are reached through a CONNECT tunnel (as APNs clients
+        /// behind `HTTPS_PROXY` do). Nil connects directly.
+        public var proxy: String?
+        /// One PEM file holding a client certificate and its key, presented in TLS handshakes (mutual TLS).
+        public var clientCertificatePath: String?
         public init() {}
     }
 

@@ -102,6 +102,16 @@ final class Transfer {
             ccurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
             if let caFile { caFile.withCString { _ = ccurl_easy_setopt_string(easy, CURLOPT_CAINFO, $0) } }
         }
+        if let proxy = configuration.proxy {
+            proxy.withCString { _ = ccurl_easy_setopt_string(easy, CURLOPT_PROXY, $0) }
+        }
+        if let certificate = configuration.clientCertificatePath {
+            // The certificate and its key in one PEM, as APNs users keep a converted .p12.
+            certificate.withCString {
+                _ = ccurl_easy_setopt_string(easy, CURLOPT_SSLCERT, $0)
+                _ = ccurl_easy_setopt_string(easy, CURLOPT_SSLKEY, $0)
+            }
+        }
         // curl would otherwise wait up to a second for `100 Continue` on bodies over 1 KiB.
         var list = curl_slist_append(nil, "Expect:")
         for header in request.headers { list = curl_slist_append(list, header) }

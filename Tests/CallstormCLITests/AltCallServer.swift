@@ -18,9 +18,12 @@ final class AltCallServer: HTTPHandler, @unchecked Sendable {
     private let queue = DispatchQueue(label: "alt.push")
     private var client: HTTPClient!
     let pushesFailed = Atomic<Int>(0)
+    /// Sends the pushes instead of the built-in client when set (an APNs client library under test).
+    private let pusher: (@Sendable (_ token: String, _ voip: Bool, _ payload: String) -> Void)?
 
-    init(gatewayURL: String) {
+    init(gatewayURL: String, pusher: (@Sendable (_ token: String, _ voip: Bool, _ payload: String) -> Void)? = nil) {
         gateway = gatewayURL
+        self.pusher = pusher
         queue.sync { client = HTTPClient(queue: queue) }
     }
 
@@ -91,6 +94,7 @@ final class AltCallServer: HTTPHandler, @unchecked Sendable {
     }
 
     private func push(_ token: String, voip: Bool, _ payload: String) {
+        if let pusher { return pusher(token, voip, payload) }
         let header = providerToken
         queue.async { [self] in
             let request = ClientRequest(method: "POST", url: "\(gateway)/3/device/\(token)", headers: [

@@ -7,18 +7,8 @@ import XCTest
 
 /// The shipped `target.api` example drives a server with another API shape through incoming-1to1 and hold-resume.
 final class CustomAPITests: XCTestCase {
-    private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
-    private func freePort() throws -> Int {
-        let probe = HTTPServer(handler: HTTPClosureHandler { _, respond in respond(.empty(204)) })
-        try probe.start()
-        defer { probe.stop() }
-        return probe.port
-    }
-
     func testExampleMappingDrivesAnotherServerThroughTwoFlows() throws {
-        let gatewayPort = try freePort()
+        let gatewayPort = try CustomAPIExample.freePort()
         let alt = AltCallServer(gatewayURL: "http://127.0.0.1:\(gatewayPort)")
         let server = HTTPServer(handler: alt)
         try server.start()
@@ -28,12 +18,7 @@ final class CustomAPITests: XCTestCase {
         }
         let dir = try TemporaryDirectory.make("custom-api")
         defer { TemporaryDirectory.remove(dir) }
-        let example = try String(contentsOf: Self.root.appendingPathComponent("Scenarios/examples/custom-api.yaml"),
-                                 encoding: .utf8)
-            .replacingOccurrences(of: "127.0.0.1:2197", with: "127.0.0.1:\(gatewayPort)")
-        let outcome = try runScenario(example, in: dir, file: "custom-api") {
-            $0.targetURL = "http://127.0.0.1:\(server.port)"
-        }
+        let outcome = try CustomAPIExample.run(serverPort: server.port, gatewayPort: gatewayPort, in: dir)
         let c = outcome.result.recorder.counters
         XCTAssertEqual(c["devices.registered"], 40)
         XCTAssertGreaterThan(c["flow.incoming-1to1.completed"] ?? 0, 0, "\(c)")

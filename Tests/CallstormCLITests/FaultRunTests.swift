@@ -271,18 +271,6 @@ extension FaultRunTests {
         XCTAssertTrue(rows.allSatisfy { $0.contains(",w0-conn-") }, "\(rows.prefix(3))")
     }
 
-    func testNetworkRampReachesTheProxysToxics() throws {
-        var window = FaultWindow(name: "w", atNanos: 0, forNanos: 4_000_000_000,
-                                 network: NetworkFaults(toxics: ["reset": ["toxicity": 0.1], "latency": ["ms": 50]]))
-        window.rampNanos = 2_000_000_000
-        let specs = FaultController.toxics(of: window, index: 3)
-        XCTAssertEqual(Set(specs.map(\.name)), ["w3.latency", "w3.reset_peer"])
-        XCTAssertTrue(specs.allSatisfy { $0.rampNanos == 2_000_000_000 }, "\(specs)")
-        XCTAssertFalse(FaultController.isRouted(window))
-        window.flows = ["declined"]
-        XCTAssertTrue(FaultController.isRouted(window))
-    }
-
     func testNetworkWindowOnAShareOfDevicesSlowsAboutThatShare() throws {
         let outcome = try run("""
             name: half-slow

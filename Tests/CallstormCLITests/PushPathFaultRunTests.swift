@@ -75,9 +75,10 @@ final class PushPathFaultRunTests: XCTestCase {
     // MARK: - Brown-out
 
     func testBrownoutRefusesEveryPushWith503ForTheWindowAndThoseCallsAreMissed() throws {
+        // A target that never retries (push.retries: 0), so every refused push is a missed call.
         let outcome = try run("""
             name: brownout-refuse
-            \(Self.base)
+            \(Self.base.replacingOccurrences(of: "deadline: 2s", with: "deadline: 2s, retries: 0"))
             load:
               - hold: { rate: 30/s, for: 3s }
             faults:
@@ -104,6 +105,28 @@ final class PushPathFaultRunTests: XCTestCase {
         let html = try String(contentsOf: outcome.runDirectory.appendingPathComponent("report.html"), encoding: .utf8)
         XCTAssertTrue(html.contains("push: brownout (refuse)"))
         XCTAssertTrue(html.contains("push.brownout_refused \(refused)"), "fault table counts the refusals")
+    }
+
+    func testATargetThatRetries503WithBackoffRecoversFromABrownoutAndNoCallIsMissed() throws {
+        // The default reference target retries 429/500/503 with backoff 100 ms × 2^n, 4 times (1.5 s in all):
+        // a 500 ms outage costs rings a little later, not calls.
+        let outcome = try run("""
+            name: brownout-retried
+            \(Self.base)
+            load:
+              - hold: { rate: 30/s, for: 3s }
+            faults:
+              - { name: apns-down, at: 1s, for: 500ms, push: { brownout: refuse } }
+            """)
+        let c = outcome.result.recorder.counters
+        assertBooksBalance(c)
+        let refused = try XCTUnwrap(c["faults.push.brownout_refused"])
+        XCTAssertGreaterThan(refused, 10)
+        let retried = try XCTUnwrap(c["target.pushes.retried"])
+        XCTAssertGreaterThanOrEqual(retried, refused, "every refusal was tried again")
+        XCTAssertGreaterThan(c["target.pushes.recovered"] ?? 0, 10)
+        XCTAssertEqual(c["calls.missed"] ?? 0, 0, "every refused push got through on a retry")
+        XCTAssertEqual(c["pushes.received.voip"], c["calls.started"])
     }
 
     func testBrownoutStallHoldsAnswersUntilTheWindowEndsThenAcceptsThem() throws {

@@ -1,6 +1,8 @@
+import Credentials
 import Foundation
 import HTTPServer
 import Locking
+import TestSupport
 
 /// Starts a server on 127.0.0.1 port 0 with a closure handler. The caller stops it in `defer`.
 func startServer(
@@ -30,4 +32,19 @@ final class Locked<Value: Sendable>: Sendable {
     }
 
     var value: Value { mutex.withLock { $0 } }
+}
+
+/// callstorm's local CA in a fresh temporary directory; `remove()` in `tearDown`.
+struct TemporaryCA {
+    let directory: String
+    let material: TLSMaterial
+
+    init() throws {
+        directory = try TemporaryDirectory.make("ca").path
+        material = try LocalCertificateAuthority.ensure(stateDirectory: directory).material
+    }
+
+    func remove() {
+        TemporaryDirectory.remove(URL(fileURLWithPath: directory))
+    }
 }

@@ -22,7 +22,7 @@ final class RunResultsTests: XCTestCase {
         try write("h1,h2\na,1\nb,2\n", "actions-w0.csv")
         try write("h1,h2\nc,3\nd,", "actions-w1.csv")
         try write("h1,h", "actions-w2.csv")
-        try RunResults.joinRows(run: run, prefix: "actions")
+        try RunResults.joinRows(run: run, .actions)
         let joined = try String(contentsOf: run.appendingPathComponent("actions.csv"), encoding: .utf8)
         XCTAssertEqual(joined, "h1,h2\na,1\nb,2\nc,3\n")
     }

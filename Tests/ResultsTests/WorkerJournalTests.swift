@@ -23,7 +23,7 @@ final class WorkerJournalTests: XCTestCase {
         let loaded = try RunResults.loadRecorder(run: run)
         XCTAssertEqual(loaded.counters["calls.started"], 20)
         XCTAssertEqual(loaded.histograms["push_to_report"]?.totalCount, 20)
-        try RunResults.joinRows(run: run, prefix: "actions")
+        try RunResults.joinRows(run: run, .actions)
         let lines = try String(contentsOf: run.appendingPathComponent("actions.csv"), encoding: .utf8)
             .split(separator: "\n")
         XCTAssertEqual(lines.count, 3)

@@ -1,3 +1,4 @@
+import Credentials
 @testable import Driver
 import Foundation
 @testable import HTTPServer
@@ -14,10 +15,13 @@ import Glibc
 enum FuzzTarget: String, CaseIterable, Sendable {
     /// Scenario YAML: libyaml, the decoder, every section's validation.
     case scenario
-    /// The HTTP/1.1 request parser, fed in two pieces split where the first byte says.
+    /// The HTTP/1.1 request parser, fed in two pieces split where the first byte says, and the CONNECT head
+    /// reader (head end, request line, authority, the APNs target policy) on the whole input.
     case http1
     /// A real h2c/HTTP/1.1 server on loopback with the push gateway behind it: bytes go down a fresh connection
     /// (after the HTTP/2 preface when the first byte is even), so HTTP2Connection, HPACK and the gateway see them.
+    /// The server answers CONNECT to the APNs hosts as the gateway does, so input that begins `CONNECT ` goes
+    /// through the socket-level CONNECT reader (peeked heads, split heads, refusals, the tunnel's TLS start).
     case http2
     /// Target responses: the reference protocol's conversation, split and push JSON, and `capture` JSON paths.
     case json
@@ -45,7 +49,22 @@ private func fuzzScenario(_ bytes: [UInt8]) {
     }
 }
 
+private let connectPolicy = APNsGateway.connectPolicy()
+
+private func fuzzConnect(_ bytes: [UInt8]) {
+    let end = bytes.withUnsafeBufferPointer { ConnectHead.headEnd($0) }
+    precondition(end.map { $0 <= bytes.count } ?? true, "a head end past the input")
+    switch ConnectHead.decide(Array(bytes[..<(end ?? bytes.count)]), policy: connectPolicy) {
+    case .tunnel(let target):
+        precondition(ConnectHead.authority(target) != nil, "a tunnel to a target that is not host:port")
+    case .refuse(let status, _, let reason):
+        precondition([400, 403, 413, 431, 501, 505].contains(status), "unexpected status \(status): \(reason)")
+        _ = ConnectHead.refusal(status, reason: reason)
+    }
+}
+
 private func fuzzHTTP1(_ bytes: [UInt8]) {
+    fuzzConnect(bytes)
     var parser = HTTP1RequestParser(maxHeaderBytes: 8192, maxBodyBytes: 64 * 1024)
     let split = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
     var buffer: [UInt8] = []
@@ -125,6 +144,13 @@ private final class Loopback: @unchecked Sendable {
     private init() {
         var configuration = HTTPServerConfiguration()
         configuration.maxBodyBytes = 16 * 1024
+        // A CA kept across fuzzing runs in one temporary directory: the TLS served inside CONNECT tunnels.
+        if let material = try? LocalCertificateAuthority.ensure(
+            stateDirectory: NSTemporaryDirectory() + "callstorm-fuzz-state").material {
+            configuration.connect = APNsGateway.connectPolicy(tunnelTLS: TLSFiles(
+                certificatePath: material.certificatePath, keyPath: material.keyPath,
+                clientCAPath: material.caCertificatePath))
+        }
         let gateway = APNsGateway(configuration: .init(validator: .init(bundleID: "com.example.callstorm")),
                                   sink: AcceptAll())
         server = HTTPServer(configuration: configuration, handler: gateway)

@@ -58,6 +58,47 @@ int cssl_make_ca(const char *cert_path, const char *key_path, const char *common
 int cssl_make_server_cert(const char *ca_cert_path, const char *ca_key_path, const char *cert_path,
                           const char *key_path, const char *common_name, const char *sans);
 
+// MARK: - Client certificates (mutual TLS)
+
+/// Makes the server ask every client for a certificate signed by the CA in `ca_path` (PEM). Asked, not required:
+/// a client without one goes on; one whose certificate does not verify is refused with the matching TLS alert.
+int cssl_ctx_request_client_cert(SSL_CTX *ctx, const char *ca_path);
+/// X509_V_OK (0) or why the peer's certificate failed verification (X509_V_ERR_*).
+long cssl_verify_result(SSL *ssl);
+/// OpenSSL's text for a verification result ("certificate has expired", "unable to get local issuer certificate").
+const char *cssl_verify_error_string(long result);
+/// 1 when a verification result means the certificate is outside its validity period.
+int cssl_verify_is_expired(long result);
+/// The SNI host name the client asked for, into out; its length, 0 when none.
+int cssl_servername(SSL *ssl, char *out, int cap);
+/// 1 when the peer presented a certificate (which then verified: one that did not ends the handshake).
+int cssl_peer_has_cert(SSL *ssl);
+/// The first subject entry `field` ("UID", "CN", "OU") of the peer's certificate as UTF-8; its length, 0 absent.
+int cssl_peer_subject_entry(SSL *ssl, const char *field, char *out, int cap);
+/// The peer certificate's extension number `index`: its dotted OID into oid_out and its value (extnValue octets)
+/// into value_out; the value's length, -1 past the last extension, -2 when a buffer is too small.
+int cssl_peer_extension_at(SSL *ssl, int index, char *oid_out, int oid_cap, unsigned char *value_out,
+                           int value_cap);
+
+/// What a push client certificate says, shaped like Apple's: subject UID = bundle id, CN "VoIP Services: <bundle>",
+/// OU = team id, Apple's environment extensions and its topics extension (DER, built by the caller).
+struct cssl_push_cert_spec {
+    const char *uid;
+    const char *common_name;
+    const char *team;
+    const unsigned char *topics_der;
+    size_t topics_len;
+    int development;
+    int production;
+    /// Validity relative to now, in seconds (negative for the past: an expired certificate for tests).
+    long not_before_offset_seconds;
+    long not_after_offset_seconds;
+};
+/// Creates a P-256 client certificate (clientAuth) signed by the CA and writes it and its key into one PEM
+/// file (mode 0600), as users convert Apple's .p12.
+int cssl_make_push_client_cert(const char *ca_cert_path, const char *ca_key_path, const char *out_path,
+                               const struct cssl_push_cert_spec *spec);
+
 /// The most recent failure on this thread as text (OpenSSL's error queue, drained).
 void cssl_last_error(char *out, size_t cap);
 #endif

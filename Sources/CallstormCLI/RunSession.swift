@@ -1,0 +1,239 @@
+import Determinism
+import Chaos
+import Dispatch
+import Driver
+import Foundation
+import Metrics
+import PushGateway
+import Reports
+import Results
+import Scenario
+
+/// One `callstorm run`, in four phases: **start** (embedded servers, a child target, the fault proxy, the
+/// driver), **drive** (the load, with its watches and progress line), **account** (what the servers counted,
+/// once they have stopped) and **report** (the history check, the report files, the exit code).
+///
+/// Whatever `start` brought up is stopped by `teardown`, which `run` defers: every way out, an error in any
+/// phase included, stops the same things once. The success path calls it early too, after driving, because the
+/// gateway's books are final only once the servers have stopped (`teardown` is idempotent).
+final class RunSession {
+    // Read by the report phase (RunSession+Report.swift).
+    let options: RunCommand.Options
+    let scenario: Scenario
+    /// The user's target (`--target` or `target: { url: }`); nil runs the embedded one.
+    private let targetOverride: String?
+    private let startedAt = Date()
+    let bundle: RunBundle
+    private var servers: EmbeddedServers?
+    private var targetProcess: TargetProcess?
+    private var faultController: FaultController?
+    private var tornDown = false
+
+    /// What `start` made, for the later phases.
+    private struct Started {
+        var servers: EmbeddedServers
+        var targetURL: String
+        var settings: DriverSettings
+        var driver: LoadDriver
+        var distributed: DistributedRun
+        /// As asked for (the facts say so), before the settings clamp it.
+        var workers: Int
+        /// Taken before the driver is made, as the harness sampler's origin.
+        var runStartNanos: UInt64
+    }
+
+    /// What `drive` brought back.
+    struct Driven {
+        var result: LoadDriver.Result
+        var facts: RunFacts
+        /// The live `abort_on_fail` threshold that stopped the run early, if one did.
+        var abortedBy: ThresholdResult?
+        /// callstorm saturated and `harness.on_saturation: abort` stopped the run.
+        var abortedBySaturation: HarnessSaturation?
+    }
+
+    /// Loads the scenario and applies the command line to it; refuses a non-loopback target or push listener
+    /// before any socket is opened (a refused run sends nothing).
+    init(_ options: RunCommand.Options) throws(CLIError) {
+        var scenario = try ValidateCommand.loadScenario(options.file)
+        if let seed = options.seed { scenario.seed = seed }
+        if let d = options.durationNanos { scenario.duration = d }
+        let targetOverride = options.targetURL ?? {
+            if case .url(let url) = scenario.target { return url }
+            return nil
+        }()
+        if let url = targetOverride {
+            guard let host = Loopback.host(ofURL: url) else { throw .usage("target URL '\(url)' has no host") }
+            try Loopback.require(host, role: "target", allowed: options.allowRemote)
+        }
+        try Loopback.require(scenario.push.listenHost, role: "push listener", allowed: options.allowRemote)
+        self.options = options
+        self.scenario = scenario
+        self.targetOverride = targetOverride
+        self.bundle = RunBundle(URL(fileURLWithPath: options.out
+            ?? RunCommand.defaultRunDirectory(scenario.name, startedAt)))
+    }
+
+    /// The whole run.
+    func run() throws(CLIError) -> RunCommand.Outcome {
+        defer { teardown() }
+        let started = try start()
+        var driven = drive(started)
+        account(&driven.result, servers: started.servers, driver: started.driver)
+        return try report(driven, distributed: started.distributed, driver: started.driver)
+    }
+
+    /// Stops what `start` brought up (the metrics endpoint is the distributed run's: it lingers after the report).
+    private func teardown() {
+        guard !tornDown else { return }
+        tornDown = true
+        faultController?.stop()
+        targetProcess?.stop()
+        servers?.stop()
+    }
+
+    /// A line on stderr, unless `--quiet`.
+    func say(_ line: String) {
+        if !options.quiet { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+    }
+
+    // MARK: - Start
+
+    private func start() throws(CLIError) -> Started {
+        let (servers, targetURL) = try startServers()
+        let workers = options.workers ?? scenario.workers ?? ProcessInfo.processInfo.activeProcessorCount
+        var settings = DriverSettings(scenario: scenario, targetURL: targetURL, workers: workers)
+        if let stall = ProcessInfo.processInfo.environment["CALLSTORM_STALL_PER_CALL"] {
+            settings.stallPerCallNanos = (try? Quantity.duration(stall)) ?? 0
+        }
+        settings.networkRoutes = faultController?.routes(for: targetURL) ?? [:]
+        settings.runDirectory = bundle.directory
+        options.distributed.apply(to: &settings)
+        let distributed = DistributedRun(options: options.distributed)
+        distributed.probeClock(targetURL: targetURL, embeddedTarget: targetOverride == nil)
+        let driver: LoadDriver
+        let runStartNanos = HarnessSampler.monotonicNanos()
+        do {
+            driver = try LoadDriver(settings: settings)
+        } catch {
+            throw .harness("cannot write results into \(bundle.directory.path): \(error)")
+        }
+        servers.sink.set(driver.pushSink)
+        try distributed.startEndpoint(driver: driver, labels: .init(
+            scenario: scenario.name, seed: scenario.seed, shard: options.distributed.shard.description))
+        faultController?.historyFile = bundle.faultsHistory
+        faultController?.start(driver: driver)
+        say("callstorm: \(scenario.name), seed \(scenario.seed), \(scenario.devices) devices, \(workers) workers, "
+            + "target \(targetURL), gateway \(servers.gatewayURL)")
+        return Started(servers: servers, targetURL: targetURL, settings: settings, driver: driver,
+                       distributed: distributed, workers: workers, runStartNanos: runStartNanos)
+    }
+
+    /// The embedded servers, the target (embedded, a child process or the user's) and the fault proxy in front
+    /// of it; returns the URL devices send to.
+    private func startServers() throws(CLIError) -> (EmbeddedServers, String) {
+        do {
+            let scenarioDirectory = URL(fileURLWithPath: options.file).deletingLastPathComponent().path
+            let servers = try EmbeddedServers(push: scenario.push, scenarioDirectory: scenarioDirectory,
+                                              embeddedTarget: targetOverride == nil)
+            self.servers = servers
+            var targetURL: String
+            if scenario.targetProcess, targetOverride == nil {
+                try FileManager.default.createDirectory(at: bundle.directory, withIntermediateDirectories: true)
+                let child = try TargetProcess(
+                    arguments: servers.childTargetArguments(directory: bundle.directory)
+                        + ["--bundle-id", scenario.push.bundleID]
+                        + (scenario.targetBugs.isEmpty ? [] : ["--bug", scenario.targetBugs.joined(separator: ",")])
+                        + ["--push-expiration", "\(scenario.push.expirationSeconds)"]
+                        + ["--push-retries", "\(scenario.push.retries)"],
+                    directory: bundle.directory)
+                targetProcess = child
+                try child.start()
+                targetURL = child.url
+            } else {
+                targetURL = try targetOverride ?? servers.startTarget(
+                    bundleID: scenario.push.bundleID, bugs: scenario.targetBugs,
+                    pushExpirationSeconds: scenario.push.expirationSeconds, pushRetries: scenario.push.retries)
+            }
+            if FaultController.isNeeded(scenario) {
+                let controller = try FaultController(windows: scenario.faults, seed: scenario.seed,
+                                                     upstreamURL: targetURL, target: targetProcess)
+                faultController = controller
+                targetURL = controller.deviceURL(for: targetURL)
+            }
+            return (servers, targetURL)
+        } catch {
+            throw .harness("could not start the embedded servers: \(error)")
+        }
+    }
+
+    // MARK: - Drive
+
+    /// Runs the load until it drains or is stopped (Ctrl-C, a live threshold, the capacity knee), then stops
+    /// the fault controller and merges what it and the harness sampler counted.
+    private func drive(_ s: Started) -> Driven {
+        let driver = s.driver
+        var facts = saveFacts(s)
+        let sampler = HarnessSampler(runDirectory: bundle.directory, runStartNanos: s.runStartNanos)
+        let watch = LiveThresholdWatch(thresholds: scenario.slo, runDirectory: bundle.directory) {
+            // Twice: end arrivals and the drain at once, as a second Ctrl-C would.
+            driver.requestStop()
+            driver.requestStop()
+        }
+        let capacityWatch = CapacityWatch(spec: scenario.capacity, runDirectory: bundle.directory) {
+            driver.endArrivals(note: "Arrivals ended at the capacity knee (capacity.stop); calls in flight drained.")
+        }
+        let saturationWatch = SaturationWatch(limit: scenario.harness, runDirectory: bundle.directory,
+                                              quiet: options.quiet) { saturation in
+            switch saturation.limit.action {
+            case .report: break
+            case .endArrivals:
+                driver.endArrivals(note: "Arrivals ended when callstorm saturated (harness.on_saturation: "
+                    + "end_arrivals) at second \(saturation.fromSecond); calls in flight drained.")
+            case .abort:
+                driver.requestStop()
+                driver.requestStop()
+            }
+        }
+        let signals = SignalWatch { _ in driver.requestStop() }
+        let progress = options.quiet ? nil : makeProgress(driver: driver, settings: s.settings)
+        var result = driver.run()
+        progress?.stop()
+        signals.cancel()
+        let abortedBy = watch?.stop()
+        let abortedBySaturation = saturationWatch.stop().flatMap { $0.limit.action == .abort ? $0 : nil }
+        if let broken = capacityWatch?.stop()?.broken {
+            say("callstorm: capacity limit broke at second \(broken.second); arrivals ended")
+        }
+        if let counted = faultController?.finish() { result.recorder.merge(counted) }
+        teardown()
+        if !options.quiet {
+            FileHandle.standardError.write(Data(("gateway " + GatewayCommand.summary(s.servers.gateway,
+                                                                                     s.servers.gatewayServer.stats)
+                .replacingOccurrences(of: "\n", with: "\ngateway ")).dropLast(8).utf8))
+        }
+        result.recorder.merge(sampler.finish())
+        facts.durationSeconds = Date().timeIntervalSince(startedAt)
+        facts.interrupted = result.interrupted && abortedBy == nil && abortedBySaturation == nil
+        facts.loadStartSecond = result.loadStartSecond
+        return Driven(result: result, facts: facts, abortedBy: abortedBy, abortedBySaturation: abortedBySaturation)
+    }
+
+    /// The run's facts and scenario copy, saved before the first call so `callstorm report` can rebuild the
+    /// report if this process is killed.
+    private func saveFacts(_ s: Started) -> RunFacts {
+        var facts = RunFacts(
+            scenario: scenario.name, scenarioFile: options.file, seed: scenario.seed, version: Command.version,
+            startedAt: startedAt, durationSeconds: 0, machine: Machine.describe(),
+            workers: s.workers, devices: scenario.devices,
+            target: targetOverride ?? "embedded (\(s.targetURL))",
+            pushDeadlineMicros: Int64(scenario.push.deadlineNanos / 1000),
+            shard: options.distributed.shard.isWhole ? nil : options.distributed.shard.description,
+            commandLine: CommandLine.arguments.joined(separator: " "), interrupted: false)
+        facts.rowSampleEvery = s.settings.rowSampleEvery
+        try? FileManager.default.removeItem(at: bundle.scenario)
+        try? FileManager.default.copyItem(at: URL(fileURLWithPath: options.file), to: bundle.scenario)
+        try? RunReporting.save(facts, to: bundle.facts)
+        return facts
+    }
+}

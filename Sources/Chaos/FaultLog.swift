@@ -1,0 +1,54 @@
+import Foundation
+import Locking
+import Results
+
+/// Every fault injected, for `faults.csv`: what, where, to which device and its push number. Shared by the push
+/// sink's threads and the workers, so it takes a lock (faults are rare next to requests).
+public final class FaultLog: Sendable {
+    public struct Entry: Sendable {
+        public let sinceLoadNanos: UInt64
+        public let window: String
+        public let kind: String
+        public let device: Int
+        public let seq: UInt64
+        /// What was hit when it is not a device (`conn-3`, `target`).
+        public var subject: String?
+        /// The planned call (arrival index) and role whose push or action it hit, -1 when none.
+        public var call: Int
+        public var role: Int
+
+        public init(sinceLoadNanos: UInt64, window: String, kind: String, device: Int, seq: UInt64,
+                    subject: String? = nil, call: Int = -1, role: Int = -1) {
+            self.sinceLoadNanos = sinceLoadNanos
+            self.window = window
+            self.kind = kind
+            self.device = device
+            self.seq = seq
+            self.subject = subject
+            self.call = call
+            self.role = role
+        }
+    }
+
+    private let entries = Mutex<[Entry]>([])
+
+    public init() {}
+
+    public func add(_ entry: Entry) { entries.withLock { $0.append(entry) } }
+
+    public var all: [Entry] { entries.withLock { $0 } }
+
+    public static let header = RunBundle.faultsHeader
+
+    public func csv() -> String {
+        var out = Self.header + "\n"
+        let sorted = all.sorted {
+            ($0.sinceLoadNanos, $0.call, $0.role, $0.seq) < ($1.sinceLoadNanos, $1.call, $1.role, $1.seq)
+        }
+        for e in sorted {
+            out += String(format: "%.6f", Double(e.sinceLoadNanos) / 1e9)
+                + ",\(e.window),\(e.kind),\(e.subject ?? "dev-\(e.device)"),\(e.call),\(e.role),\(e.seq)\n"
+        }
+        return out
+    }
+}

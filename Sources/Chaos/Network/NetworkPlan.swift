@@ -1,0 +1,58 @@
+import FaultProxy
+import Metrics
+import Scenario
+
+/// What the network windows put on the fault proxy, and how the proxy's findings become fault rows and
+/// counters. The CLI's fault controller owns the proxies and the clock; this is its arithmetic.
+public enum NetworkPlan {
+    /// Whether a network window hits only some devices (`flows`, `devices`), so it needs a proxy of its own.
+    public static func isRouted(_ window: FaultWindow) -> Bool {
+        window.network != nil && (!window.flows.isEmpty || window.devices < 1)
+    }
+
+    /// The toxics one window puts on the proxy, in the registry's order.
+    public static func toxics(of window: FaultWindow, index: Int) -> [ToxicSpec] {
+        FaultRegistry.networkFaults(of: window).map { $0.spec(window: window, index: index) }
+    }
+
+    /// The windows on the shared proxy (every device's) open at `sinceLoad`.
+    public static func openShared(_ windows: [FaultWindow], at sinceLoad: UInt64) -> [Int] {
+        windows.indices.filter {
+            windows[$0].network != nil && !isRouted(windows[$0]) && windows[$0].contains(sinceLoad)
+        }
+    }
+
+    /// The `faults.csv` kinds of a window's toxics going on and off the proxy (markers, not faults).
+    public static let switchedOn = "network.on"
+    public static let switchedOff = "network.off"
+
+    /// A toxic's name on the proxy: `w3.latency`.
+    public static func toxicName(window: Int, kind: String) -> String { "w\(window).\(kind)" }
+
+    /// The window index and toxic kind of a toxic's name (index 0 when the name has none).
+    public static func parse(toxicName: String) -> (window: Int, kind: String) {
+        let parts = toxicName.split(separator: ".", maxSplits: 1)
+        let index = parts.first.flatMap { Int($0.dropFirst()) } ?? 0
+        return (index, parts.count > 1 ? String(parts[1]) : toxicName)
+    }
+
+    /// The `faults.csv` kind of a toxic that acted on a connection: `network.latency`.
+    public static func faultKind(toxicKind: String) -> String { "network.\(toxicKind)" }
+
+    /// What a proxy's counters grew by from `last` to `stats`, as (counter, increase), for the run's counters.
+    public static func counterGrowth(from last: ProxyStats, to stats: ProxyStats) -> [(name: String, by: Int64)] {
+        var out: [(String, Int64)] = []
+        func delta(_ name: String, _ new: Int, _ old: Int) {
+            if new > old { out.append((name, Int64(new - old))) }
+        }
+        delta(MetricName.networkConnections, stats.connectionsAccepted, last.connectionsAccepted)
+        delta(MetricName.networkUpstreamConnectFailures, stats.upstreamConnectFailures, last.upstreamConnectFailures)
+        delta(MetricName.networkResets, stats.resets, last.resets)
+        delta(MetricName.networkToxicCloses, stats.toxicCloses, last.toxicCloses)
+        for (name, t) in stats.toxics {
+            delta(MetricName.networkToxicConnections(parse(toxicName: name).kind), t.connectionsSelected,
+                  last.toxics[name]?.connectionsSelected ?? 0)
+        }
+        return out
+    }
+}

@@ -1,0 +1,195 @@
+import CallModel
+import PushModel
+import Scenario
+
+/// A simulated device: its identity, its app's conversation manager, and the call (flow run) it takes part in.
+/// Devices are state machines on a worker queue, not threads.
+struct Device {
+    let identity: DeviceIdentity
+    var manager: ConversationManager
+    var registered = false
+    var callID: Int?
+    /// When this device reported each incoming conversation (monotonic ns), for dial-to-ring.
+    var reportedAt: [String: UInt64] = [:]
+    /// The target's send time (epoch ms, its clock) of each reported conversation's VoIP push, when it said.
+    var pushSentAt: [String: Int] = [:]
+    var deadlineMisses = 0
+    /// Acceptance instant of the newest push delivered so far, to count pushes that arrive after a later one.
+    var lastDeliveredAccepted: UInt64 = 0
+    /// Pushes a reorder fault holds back until the device's next push has been delivered.
+    var held: [(serial: UInt64, push: APNsPush)] = []
+}
+
+/// A worker's devices: each one's conversation manager and what it observed (pushes reported, views applied),
+/// and the idle ones in the order calls take them. A value: tests drive it without a worker.
+struct DeviceModel {
+    private(set) var devices: [Device]
+    private var idle: [Int] = []
+    private var idleHead = 0
+    /// Numbers the pushes reorder faults hold, so a release timer finds its own.
+    private var nextHeldSerial: UInt64 = 0
+
+    init(identities: [DeviceIdentity], configuration: ConversationManager.Configuration) {
+        devices = identities.map { identity in
+            Device(identity: identity, manager: ConversationManager(
+                configuration: configuration, localDevice: identity.id, localMember: identity.handle))
+        }
+    }
+
+    var count: Int { devices.count }
+    var idleCount: Int { idle.count - idleHead }
+
+    subscript(local: Int) -> Device {
+        get { devices[local] }
+        _modify { yield &devices[local] }
+    }
+
+    // MARK: - Idle devices
+
+    mutating func registered(_ local: Int) {
+        devices[local].registered = true
+        idle.append(local)
+    }
+
+    /// Calls take idle devices in index order, not in the order registrations finished, so the same seed puts
+    /// the same calls on the same devices.
+    mutating func sortIdle() { idle.sort() }
+
+    /// The longest-idle device (a FIFO, so load spreads over every device). Call only when one is idle.
+    mutating func takeIdle() -> Int {
+        let local = idle[idleHead]
+        idleHead += 1
+        if idleHead > 4096, idleHead * 2 > idle.count {
+            idle.removeFirst(idleHead)
+            idleHead = 0
+        }
+        return local
+    }
+
+    /// The device's call is over: it forgets the call's conversations and waits for the next one.
+    mutating func release(_ local: Int) {
+        devices[local].callID = nil
+        devices[local].manager.forgetAll()
+        devices[local].reportedAt.removeAll()
+        devices[local].pushSentAt.removeAll()
+        idle.append(local)
+    }
+
+    // MARK: - Pushes a reorder fault holds
+
+    mutating func hold(_ push: APNsPush, for local: Int) -> UInt64 {
+        nextHeldSerial += 1
+        devices[local].held.append((nextHeldSerial, push))
+        return nextHeldSerial
+    }
+
+    mutating func takeAllHeld(_ local: Int) -> [APNsPush] {
+        let held = devices[local].held.map(\.push)
+        devices[local].held.removeAll()
+        return held
+    }
+
+    mutating func takeHeld(_ local: Int, serial: UInt64) -> APNsPush? {
+        guard let i = devices[local].held.firstIndex(where: { $0.serial == serial }) else { return nil }
+        return devices[local].held.remove(at: i).push
+    }
+
+    // MARK: - Observations
+
+    /// Notes a delivered push; false when a push the gateway accepted later was delivered first.
+    mutating func delivered(acceptedNanos: UInt64, to local: Int) -> Bool {
+        if acceptedNanos < devices[local].lastDeliveredAccepted { return false }
+        devices[local].lastDeliveredAccepted = acceptedNanos
+        return true
+    }
+
+    /// A VoIP push reported after the deadline. Returns true when this miss is the one after which the device
+    /// gets no more VoIP pushes.
+    mutating func missedDeadline(_ local: Int, blockAfter: Int) -> Bool {
+        devices[local].deadlineMisses += 1
+        return devices[local].deadlineMisses == blockAfter
+    }
+
+    /// The app reports an incoming conversation from a VoIP push (PushKit's rule: always). Returns the refusal
+    /// when it is over the device's limits.
+    mutating func reportIncoming(_ local: Int, payload: ViewDecoder.PushJSON, uuid: String, now: UInt64)
+        -> ConversationManager.Refusal? {
+        var caller: Handle?
+        if let h = payload.handle, let value = h.value {
+            caller = Handle(kind: Handle.Kind(rawValue: h.kind ?? "") ?? .generic, value: value,
+                            displayName: h.displayName ?? value)
+        }
+        let refusal = devices[local].manager.reportIncoming(
+            uuid: uuid, caller: caller, capabilities: Capabilities(names: payload.capabilities ?? []))
+        if let view = payload.conversation?.view { devices[local].manager.apply(view) }
+        devices[local].reportedAt[uuid] = now
+        if let sent = payload.sentAt { devices[local].pushSentAt[uuid] = sent }
+        return refusal
+    }
+
+    /// What a background push did to a device.
+    enum BackgroundOutcome: Equatable {
+        case badPayload
+        /// The merge of a conversation the device had not heard of yet (the push that moved it is in flight).
+        case mergedBeforeKnown
+        /// About a conversation the device does not have, or the device is in no call.
+        case stale
+        /// Applied; `outOfOrder` when its view was older than the device's.
+        case applied(outOfOrder: Bool)
+    }
+
+    /// A background push carries the server's view of a conversation after someone else's action.
+    mutating func observeBackground(_ payload: ViewDecoder.PushJSON?, on local: Int, inCall: Bool)
+        -> BackgroundOutcome {
+        guard let payload, let uuid = payload.uuid, let event = payload.event else { return .badPayload }
+        if event == "merged", inCall, devices[local].manager.conversations[uuid] == nil {
+            // The merge of a conversation this device has not heard of yet: an earlier push (the one that moved
+            // it there) is still in flight. It is gone for good; the device is connected in `into`.
+            devices[local].manager.markMergedAway(uuid)
+            let mine = payload.conversation?.view.state(of: devices[local].identity.id)
+            if let view = payload.conversation?.view, mine == "joined" || mine == "held",
+               devices[local].manager.conversations[view.uuid] == nil,
+               !devices[local].manager.mergedAway.contains(view.uuid) {
+                devices[local].manager.adopt(view)
+            }
+            return .mergedBeforeKnown
+        }
+        guard inCall, devices[local].manager.conversations[uuid] != nil else { return .stale }
+        var outOfOrder = false
+        let view = payload.conversation?.view
+        switch event {
+        case "merged":
+            // Someone merged our conversation into `into`: this one ended, and we are connected in the other.
+            devices[local].manager.remoteEnded(uuid, reason: .joinedElsewhere)
+            devices[local].manager.markMergedAway(uuid)
+            // A view of a conversation already merged away is an older push arriving late: it stays ended.
+            if let view, !devices[local].manager.mergedAway.contains(view.uuid) { adoptOrApply(view, on: local) }
+        case "split":
+            // We were unmerged out of `uuid` into a conversation of our own with the one who did it.
+            devices[local].manager.remoteEnded(uuid, reason: .joinedElsewhere)
+            if let view { adoptOrApply(view, on: local) }
+        default:
+            if let view, !devices[local].manager.apply(view) { outOfOrder = true }
+            if event == "joined" && view == nil { devices[local].manager.connected(uuid) }
+            if event == "ended" || view?.ended == true {
+                devices[local].manager.remoteEnded(
+                    uuid, reason: payload.reason == "unanswered" ? .unanswered : .remoteEnded)
+            }
+        }
+        return .applied(outOfOrder: outOfOrder)
+    }
+
+    private mutating func adoptOrApply(_ view: ConversationView, on local: Int) {
+        if devices[local].manager.conversations[view.uuid] == nil {
+            devices[local].manager.adopt(view)
+        } else {
+            devices[local].manager.apply(view)
+        }
+    }
+}
+
+/// What a flow step reads and changes outside its own call: the worker's devices and its action numbering.
+struct FlowContext {
+    var devices: DeviceModel
+    var actionIDs: ActionIDs
+}

@@ -1,0 +1,176 @@
+import CallModel
+import Scenario
+
+/// What a `FlowInterpreter` asks its worker to do. The interpreter never touches a socket, a timer, the recorder
+/// or the journal: it returns these, and the worker applies them in order (so the history keeps the order in
+/// which the interpreter decided things).
+enum FlowEffect {
+    /// Send this action to the target; its answer comes back through `FlowInterpreter.answered`.
+    case send(ActionRequest)
+    /// Arm a timer for this call; the worker's wheel hands it back through `FlowInterpreter.timerFired`.
+    case arm(FlowTimer, at: UInt64)
+    case count(String, by: Int64)
+    case record(String, micros: Int64)
+    /// An action was created (the `invoke` history line, `action.<kind>.started`).
+    case invoked(ActionRecord)
+    /// An action got its one outcome (counters, histograms, the `complete` history line, actions.csv).
+    case finished(ActionRecord)
+    /// Fetch the target's view of these conversations; each answer comes back through `viewFetched`.
+    case fetchViews([String])
+    /// The `final` history line for one device and conversation.
+    case finalView(FinalView)
+    /// A line for the run's notes, kept while the worker has fewer than `limit`.
+    case note(String, limit: Int)
+    /// The call is over: the worker frees its devices and forgets it.
+    case completed
+}
+
+/// Timers a flow arms. The worker's wheel holds them with the call's number; a token that no longer matches
+/// the run's makes a timer stale (the run moved on).
+enum FlowTimer {
+    /// A wait step ends.
+    case resume(token: UInt64)
+    /// A wait for a push, an end or a connection gives up.
+    case waitTimeout(token: UInt64)
+    /// Fire action `index` of the current `together` step.
+    case fire(index: Int, token: UInt64)
+    /// Compare views again after in-flight pushes had time to land.
+    case verify(attempt: Int)
+    /// A join's answer held back by a slow media setup (a device fault): the join is fulfilled now. Rare, so
+    /// boxed: the wheel's entries stay small.
+    indirect case lateAnswer(ActionRequest, ActionAnswer)
+}
+
+/// The target API operation of an action (the `target.api` mapping's names).
+enum ActionOp: String, Sendable {
+    case start, join, decline, end, pause, resume, merge, unmerge
+
+    /// The LiveCommunicationKit action it performs (a decline is an End while ringing).
+    var kind: ActionKind {
+        switch self {
+        case .start: return .start
+        case .join: return .join
+        case .decline, .end: return .end
+        case .pause: return .pause
+        case .resume: return .resume
+        case .merge: return .merge
+        case .unmerge: return .unmerge
+        }
+    }
+}
+
+/// One action a flow asks one device to perform at the target, as a value: the worker turns it into an HTTP
+/// request and hands it back with the answer, so the interpreter needs to remember nothing about it.
+struct ActionRequest {
+    let call: Int
+    /// The action's position in its call's log.
+    let slot: Int
+    let op: ActionOp
+    /// The device (worker-local index) that performs it.
+    let device: Int
+    /// The conversation acted on (empty for a start, which creates one).
+    var conversation = ""
+    /// The flow's name of the conversation a start creates.
+    var name = ""
+    /// The end reason told to the others.
+    var reason: String?
+    /// Merge: the conversation merged in.
+    var with: String?
+    /// Unmerge: the member's device (worker-local index) and the flow's name of the conversation it splits into.
+    var member: Int?
+    var into: String?
+    /// Start: the callees' devices (worker-local indexes), and whether it is a video call.
+    var to: [Int] = []
+    var video = false
+    /// Fired by a `together` step: it may lose, and its outcome counts toward the race, not the flow.
+    var inRace = false
+    /// A failure does not fail the flow (race and cleanup actions).
+    var tolerant = false
+
+    var kind: ActionKind { op.kind }
+}
+
+/// The target's answer to an action, as read by the worker: the outcome and what the response carried.
+struct ActionAnswer {
+    var outcome: ActionOutcome
+    /// Values captured by the `target.api` mapping.
+    var captures: [String: String] = [:]
+    /// Reference protocol: the conversation's view after the action, and the split-off one after an unmerge.
+    var view: ConversationView?
+    var split: ConversationView?
+    /// Start: the conversation created. Unmerge: the conversation split off.
+    var conversation: String?
+}
+
+/// An action as the books and the history need it.
+struct ActionRecord {
+    var action: Action
+    /// The device that performed it (worker-local index).
+    var device: Int
+    /// The flow step's name, and the flow's.
+    var step: String
+    var flow: String
+    var call: Int
+    var with: String?
+    /// The member device's id (unmerge).
+    var member: String?
+    /// The race it was fired in (`<flow>/<step>`) and the race's offset.
+    var race: (name: String, offset: Int64)?
+    /// The conversation a start created (the action itself had none yet).
+    var conversation: String?
+    var view: ConversationView?
+    var split: ConversationView?
+}
+
+/// One device's final view of one conversation next to the server's.
+struct FinalView {
+    var device: String
+    var conversation: String
+    var server: ConversationView
+    /// `ringing`, `joined`, `held` or `left`.
+    var state: String
+    var members: [String]
+    var activeMembers: [String]
+}
+
+/// The settings a flow reads, resolved once per worker.
+struct FlowConfig: Sendable {
+    var actionTimeoutNanos: UInt64
+    /// `replay.offset`: every `together` step fires at this offset instead of its own.
+    var replayOffsetNanos: Int64?
+    var behavior: Behavior
+    /// After each call, compare every device's view with the target's.
+    var verifyViews: Bool
+
+    init(actionTimeoutNanos: UInt64, replayOffsetNanos: Int64? = nil, behavior: Behavior, verifyViews: Bool) {
+        self.actionTimeoutNanos = actionTimeoutNanos
+        self.replayOffsetNanos = replayOffsetNanos
+        self.behavior = behavior
+        self.verifyViews = verifyViews
+    }
+
+    init(_ settings: DriverSettings) {
+        self.init(actionTimeoutNanos: settings.actionTimeoutNanos, replayOffsetNanos: settings.replayOffsetNanos,
+                  behavior: settings.behavior, verifyViews: settings.verifyViews)
+    }
+
+    /// Pushes on loopback land within milliseconds; half a second is generous without slowing runs down.
+    static let settleNanos: UInt64 = 500_000_000
+    /// A disagreement is checked again after 0.5 s before it counts (and `final` is written); while the device has
+    /// not yet seen the server's version, after 1, 2 and 4 s more (7.5 s in all).
+    static let lastVerifyAttempt = 1
+    static let lastVerifyAttemptWhenBehind = 4
+}
+
+/// Action numbers: the worker's index in the top 16 bits, a counter below, so ids are unique across workers.
+struct ActionIDs {
+    let worker: Int
+    private var next: UInt64 = 0
+
+    init(worker: Int) { self.worker = worker }
+
+    mutating func make() -> UInt64 {
+        next += 1
+        return UInt64(worker) << 48 | next
+    }
+}

@@ -1,0 +1,130 @@
+import CallModel
+import Determinism
+import Scenario
+
+/// Where a flow run is paused, so the event that unblocks it can find it.
+enum Waiting: Equatable {
+    case none
+    case action
+    case timer
+    case push(device: Int, conversation: String)
+    case end(device: Int, conversation: String)
+    /// An outgoing conversation must be connected (a callee answered) before its caller acts on it.
+    case connected(device: Int, conversation: String)
+    case verification(outstanding: Int, attempt: Int, mismatched: Bool)
+    /// A `together` step: this many of its actions are still out.
+    case race(outstanding: Int)
+}
+
+/// A position in a flow's steps; repeat frames run `remaining` more times.
+struct Frame {
+    var steps: [FlowStep]
+    var index: Int
+    var remaining: Int
+}
+
+/// Where one call is in its flow's steps, and the call's own random stream for branches and waits.
+struct FlowScript {
+    var frames: [Frame]
+    var rng: SeededRandom
+    var usedAnswerAfter = false
+    var usedTalk = false
+
+    init(flow: Flow, arrival: Arrival, seed: UInt64) {
+        frames = [Frame(steps: flow.steps, index: 0, remaining: 1)]
+        // A stream of its own per arrival, apart from the plan's draws, so branches and waits replay exactly.
+        rng = SeededRandom(seed: seed, stream: UInt64(arrival.index) | 1 << 40)
+    }
+
+    /// Makes the step just taken run again when the flow resumes.
+    mutating func retryLastStep() {
+        if !frames.isEmpty { frames[frames.count - 1].index -= 1 }
+    }
+
+    /// Skips the step that was retried (its wait gave up).
+    mutating func skipStep() {
+        if !frames.isEmpty { frames[frames.count - 1].index += 1 }
+    }
+
+    /// The next step to run, entering branches and repeats; nil at the end of the flow.
+    mutating func nextStep() -> FlowStep? {
+        while var top = frames.last {
+            if top.index >= top.steps.count {
+                frames.removeLast()
+                if top.remaining > 1 {
+                    top.remaining -= 1
+                    top.index = 0
+                    frames.append(top)
+                }
+                continue
+            }
+            let step = top.steps[top.index]
+            frames[frames.count - 1].index += 1
+            switch step.kind {
+            case .branch(let branches):
+                var draw = rng.nextUnit()
+                for branch in branches {
+                    if draw < branch.probability {
+                        frames.append(Frame(steps: branch.steps, index: 0, remaining: 1))
+                        break
+                    }
+                    draw -= branch.probability
+                }
+            case .repeatSteps(let count, let steps):
+                if count > 0 { frames.append(Frame(steps: steps, index: 0, remaining: count)) }
+            default:
+                return step
+            }
+        }
+        return nil
+    }
+}
+
+/// How a call is going: failed (and why), missed, or ending its live conversations.
+struct CallStatus {
+    var failed = false
+    /// The callee's VoIP push never arrived: the call was missed (unanswered), an outcome of its own.
+    var missed = false
+    var failure: String?
+    /// After the flow's own steps (and its verification), live conversations are ended by `cleanup` steps.
+    var cleaningUp = false
+}
+
+/// The `together` step in progress.
+struct RaceState {
+    /// The step's actions, fired by the wheel.
+    var steps: [FlowStep] = []
+    var name = ""
+    /// The offset it fires at (nanoseconds), written into the history.
+    var offset: Int64 = 0
+    /// Actions still to be scheduled once the early ones fire.
+    var late: [Int] = []
+}
+
+/// What a call learned from the target: its named conversations, when each start was sent, captured values and
+/// the newest view of each conversation.
+struct CallKnowledge {
+    /// Flow name → conversation id.
+    var conversations: [String: String] = [:]
+    var startIssued: [String: UInt64] = [:]
+    /// Values captured from the target's responses (`target.api` captures), usable in later templates.
+    var captures: [String: String] = [:]
+    /// The newest server view of each conversation any of this call's responses carried (cleanup skips what the
+    /// server already ended).
+    var lastViews: [String: ConversationView] = [:]
+
+    mutating func saw(_ view: ConversationView?) {
+        guard let view else { return }
+        if let known = lastViews[view.uuid], known.version > view.version { return }
+        lastViews[view.uuid] = view
+    }
+}
+
+/// The actions a call took, with the device and step of each (parallel arrays: one entry per action).
+struct ActionLog {
+    var actions: [Action] = []
+    var actors: [Int] = []
+    var steps: [String] = []
+
+    var count: Int { actions.count }
+}

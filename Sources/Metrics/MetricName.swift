@@ -1,0 +1,126 @@
+/// The names of the run's counters and histograms, in one place: a name written in two modules (a producer and
+/// the report that reads it) is spelled once here, so renaming one cannot silently break the other.
+/// Names are stable: they are the keys of counters.csv, summary.json, thresholds (`slo:`) and the metrics
+/// endpoint, so a change here is a change users see.
+public enum MetricName {
+    // MARK: - Latencies (histograms, µs)
+
+    /// Push accepted by the gateway → the device reported the incoming conversation.
+    public static let pushToReport = "push_to_report"
+    public static let pushDelivery = "push_delivery"
+    /// Caller's start → callee ringing.
+    public static let dialToRing = "dial_to_ring"
+    /// Planned → actual instant of each timer the harness fired: its own lag.
+    public static let schedulerLag = "scheduler_lag"
+    /// An action kind's fulfillment time: `join.fulfillment`.
+    public static func fulfillment(_ kind: String) -> String { "\(kind)\(fulfillmentSuffix)" }
+    /// The same from the action's planned start: `join.fulfillment_from_planned`.
+    public static func fulfillmentFromPlanned(_ kind: String) -> String { "\(kind)\(fromPlannedSuffix)" }
+    /// Per flow step: `join.fulfillment@incoming-1to1/answer`.
+    public static func fulfillment(_ kind: String, step: String) -> String { "\(fulfillment(kind))@\(step)" }
+    public static func fulfillmentFromPlanned(_ kind: String, step: String) -> String {
+        "\(fulfillmentFromPlanned(kind))@\(step)"
+    }
+    public static let fulfillmentSuffix = ".fulfillment"
+    public static let fromPlannedSuffix = ".fulfillment_from_planned"
+    /// A flow step the driver recorded itself: `step.incoming-1to1/answer`.
+    public static func step(_ flowStep: String) -> String { "\(stepPrefix)\(flowStep)" }
+    public static let stepPrefix = "step."
+
+    // MARK: - Calls, devices, conversations
+
+    public static let callsPlanned = "calls.planned"
+    public static let callsStarted = "calls.started"
+    public static let callsCompleted = "calls.completed"
+    public static let callsFailed = "calls.failed"
+    /// The callee's VoIP push never came, or came too late: the call was never shown.
+    public static let callsMissed = "calls.missed"
+    public static let callsInFlightAtStop = "calls.in_flight_at_stop"
+    public static let callsNotStartedAtStop = "calls.not_started_at_stop"
+    public static let callsDroppedNoIdleDevice = "calls.dropped.no_idle_device"
+    public static let devicesRegistered = "devices.registered"
+    public static let devicesRegisterFailed = "devices.register_failed"
+    /// Gauge.
+    public static let conversationsActive = "conversations.active"
+    public static let requestsSent = "requests.sent"
+
+    // MARK: - Actions
+
+    /// An action kind's outcome counter: `action.join.fulfilled`.
+    public static func action(_ kind: String, _ outcome: ActionCounter) -> String {
+        "\(actionPrefix)\(kind).\(outcome.rawValue)"
+    }
+    public static let actionPrefix = "action."
+
+    /// The counters every action kind has; started = the other four (the books).
+    public enum ActionCounter: String, Sendable, CaseIterable {
+        case started
+        case fulfilled
+        case failed
+        case timedOut = "timed_out"
+        case inFlightAtStop = "in_flight_at_stop"
+    }
+
+    // MARK: - Pushes
+
+    public static let pushDeadlineMissed = "push.deadline_missed"
+    /// Pushes a device received, by type: `pushes.received.voip`.
+    public static func pushesReceived(_ pushType: String) -> String { "pushes.received.\(pushType)" }
+    public static let gatewayPushesSent = "gateway.pushes.sent"
+    public static let gatewayPushesAccepted = "gateway.pushes.accepted"
+    public static let gatewayPushesRejected = "gateway.pushes.rejected"
+    public static let pushesAccepted = "pushes.accepted"
+    public static let pushesDuplicated = "pushes.duplicated"
+    public static let pushesDelivered = "pushes.delivered"
+    public static let pushesDroppedByFault = "pushes.dropped_by_fault"
+    public static let pushesBlocked = "pushes.blocked_after_missed_deadlines"
+    public static let pushesExpired = "pushes.expired_discarded"
+    public static let pushesUndeliveredAtStop = "pushes.undelivered_at_stop"
+
+    // MARK: - Errors (transport errors by kind: `errors.reset`, `errors.timeout`)
+
+    public static let errorsPrefix = "errors."
+
+    // MARK: - The harness itself (gauges)
+
+    public static let harnessRSSMiB = "harness.rss_mib"
+    public static let harnessCPUPercent = "harness.cpu_percent"
+    public static let harnessFDs = "harness.fds"
+    public static let harnessThreads = "harness.threads"
+
+    // MARK: - Faults
+
+    /// A fault that acted: `faults.push.dropped`, `faults.device.join_failed`, `faults.target.killed`.
+    public static func fault(_ kind: String) -> String { "faults.\(kind)" }
+    /// A push fault split by the push's type: `faults.push.delayed.voip`.
+    public static func fault(_ kind: String, pushType: String) -> String { "faults.\(kind).\(pushType)" }
+    /// Connections a network toxic acted on: `faults.network.latency.connections`.
+    public static func networkToxicConnections(_ toxicKind: String) -> String {
+        "faults.network.\(toxicKind).connections"
+    }
+
+    // MARK: - The fault proxy
+
+    public static let networkConnections = "network.connections"
+    public static let networkUpstreamConnectFailures = "network.upstream_connect_failures"
+    public static let networkResets = "network.resets"
+    public static let networkToxicCloses = "network.toxic_closes"
+
+    // MARK: - Set after the run
+
+    /// The history checker's violations, and per rule: `invariant_violations.merge_lost_update`.
+    public static let invariantViolations = "invariant_violations"
+    public static func invariantViolations(_ rule: String) -> String { "invariant_violations.\(rule)" }
+    /// Checker findings set apart because an injected fault touched their path (not the server's violations).
+    public static let invariantViolationsAttributed = "invariant_violations.attributed_to_faults"
+    /// The reference target's APNs client: attempts made again after 429/500/503 or a lost connection, and
+    /// pushes accepted after such a retry.
+    public static let targetPushesRetried = "target.pushes.retried"
+    public static let targetPushesRecovered = "target.pushes.recovered"
+    /// Push-to-report as the embedded target measured it from device timestamps (clock_skew faults).
+    public static let targetReportLatencyDeviceClock = "target.report_latency_device_clock"
+    public static let targetReportLatencyDeviceClockNegative = "target.report_latency_device_clock.negative"
+    /// GOAWAYs the gateway sent, and the connections it accepted (counted when any GOAWAY was sent).
+    public static let gatewayGoAwaysSent = "gateway.goaways_sent"
+    public static let gatewayConnections = "gateway.connections"
+}

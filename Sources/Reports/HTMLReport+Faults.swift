@@ -1,0 +1,75 @@
+import Foundation
+import Metrics
+import TextEscaping
+
+extension HTMLReport {
+    /// The fault table: one compact row per window, each metric family inside the window against the fault-free
+    /// baseline. Latencies compare the calls a window hit (`fault.<window>.*`, by the call's planned time, the
+    /// rule injection uses) with the calls no window hit (`no_fault.*`); counters compare the window's seconds with
+    /// the seconds no window touched, a window's effects counted for one push deadline after it closes. So another
+    /// window's faults never sit in the baseline. Each window links to its shading on the timelines.
+    func faultsSection() -> String {
+        let windows = result.faultWindows
+        guard !windows.isEmpty else { return "" }
+        var html = "<section id=\"faults\">\n<h2>Fault windows</h2>\n"
+        html += "<p class=\"faults-note\">Each cell: inside the window → fault-free baseline. Latencies are p99 over "
+            + "the calls the window hit against the calls no window hit; rates are per second over the window's "
+            + "seconds against the seconds no window touched.</p>\n"
+        html += "<table class=\"faults\">\n<thead><tr><th>window</th><th>seconds</th><th>set to</th><th>injected</th>"
+        let latencies = ["push_to_report", "push_delivery"]
+        let rates: [(String, [String])] = [
+            ("errors/s", recorder.counterNames.filter { $0.hasPrefix("errors.") }),
+            ("calls missed/s", ["calls.missed"]), ("calls failed/s", ["calls.failed"]),
+            ("deadline misses/s", ["push.deadline_missed"]),
+        ]
+        for name in latencies { html += "<th>\(name) p99</th>" }
+        for (label, _) in rates { html += "<th>\(label.markupEscaped)</th>" }
+        html += "</tr></thead>\n<tbody>\n"
+        let baseline = baselineSeconds(windows)
+        for w in windows {
+            let injected = (w.injected ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+                .joined(separator: ", ")
+            html += "<tr id=\"fault-\(w.label.markupEscaped)\"><th scope=\"row\">"
+            html += "<a href=\"#push-timeline\" title=\"shaded on the timelines\">\(w.label.markupEscaped)</a></th>"
+            html += "<td>" + String(format: "%.1f–%.1f", w.fromSecond, w.toSecond) + "</td>"
+            html += "<td>\((w.what ?? "").markupEscaped)</td>"
+            html += "<td>\(injected.isEmpty ? "—" : injected.markupEscaped)</td>"
+            for name in latencies {
+                let inside = p99Text(recorder.histograms["fault.\(w.label).\(name)"])
+                let base = p99Text(recorder.histograms["no_fault.\(name)"])
+                html += "<td>\(inside) → \(base)</td>"
+            }
+            let own = Set((0...max(0, lastSecond)).filter { overlaps($0, w) })
+            for (_, names) in rates {
+                html += "<td>\(rateText(names, own)) → \(rateText(names, baseline))</td>"
+            }
+            html += "</tr>\n"
+        }
+        html += "</tbody>\n</table>\n</section>\n"
+        return html
+    }
+
+    private func overlaps(_ second: Int, _ w: FaultWindow, lingerSeconds: Double = 0) -> Bool {
+        Double(second) < w.toSecond + lingerSeconds && Double(second + 1) > w.fromSecond
+    }
+
+    /// Seconds no window touched: outside every window and the push deadline after it.
+    private func baselineSeconds(_ windows: [FaultWindow]) -> Set<Int> {
+        let linger = Double(facts.pushDeadlineMicros) / 1e6
+        return Set((0...max(0, lastSecond)).filter { s in !windows.contains { overlaps(s, $0, lingerSeconds: linger) } })
+    }
+
+    private func p99Text(_ histogram: HdrHistogram?) -> String {
+        guard let histogram, !histogram.isEmpty else { return "—" }
+        return ReportFormat.shortMillis(histogram.value(atPercentile: 99)) + " ms"
+    }
+
+    private func rateText(_ names: [String], _ seconds: Set<Int>) -> String {
+        guard !seconds.isEmpty else { return "—" }
+        var total: Int64 = 0
+        for name in names {
+            for (second, value) in recorder.counterSeries(name) where seconds.contains(second) { total += value }
+        }
+        return String(format: "%.1f", Double(total) / Double(seconds.count))
+    }
+}

@@ -1,0 +1,26 @@
+import Chaos
+import Scenario
+import XCTest
+
+final class FaultDescriptionTests: XCTestCase {
+    func testAWindowIsDescribedSectionBySection() {
+        var w = ChaosFixtures.window(push: ChaosFixtures.push { $0.drop = 0.1; $0.brownout = .stall },
+                                     device: ChaosFixtures.device { $0.offline = 0.05 },
+                                     target: TargetFaults(restartAfterNanos: 2_000_000_000))
+        w.devices = 0.5
+        XCTAssertEqual(FaultDescription.describe(w), "push: drop 10%, brownout (stall) · device: offline 5% · "
+            + "target: kill (SIGKILL), restart after 2s · on 50% of devices")
+    }
+
+    func testInjectedFaultsAreCountedPerWindowWithoutTheProxyMarkers() {
+        let csv = """
+            t_s,window,kind,subject,call,role,seq
+            0.1,a,push.dropped,dev-1,1,0,1
+            0.2,a,push.dropped,dev-2,2,0,1
+            0.3,b,network.on,proxy,-1,-1,0
+            0.4,b,network.latency,conn-1,-1,-1,1
+            """
+        XCTAssertEqual(FaultDescription.injectedByWindow(faultsCSV: csv),
+                       ["a": ["push.dropped": 2], "b": ["network.latency": 1]])
+    }
+}

@@ -1,0 +1,19 @@
+import Chaos
+import FaultProxy
+import Scenario
+import XCTest
+
+final class TimeoutFaultTests: XCTestCase {
+    func testItBecomesOnetimeoutToxicOnTheWindowsShareOfConnections() throws {
+        let specs = NetworkFixtures.specs(["timeout": ["ms": 2000]], direction: "both", probability: 0.3)
+        XCTAssertEqual(specs.map(\.kind), ["timeout"])
+        XCTAssertEqual(specs.first?.attributes, ["timeout": 2000])
+        XCTAssertEqual(specs.first?.toxicity, 0.3)
+        XCTAssertEqual(specs.first?.direction, .both)
+        XCTAssertNoThrow(try ToxicRegistry.make(try XCTUnwrap(specs.first)))
+    }
+
+    func testAWindowWithoutItMakesNone() {
+        XCTAssertNil(TimeoutFault(window: ChaosFixtures.window(network: NetworkFaults(toxics: ["other": [:]]))))
+    }
+}

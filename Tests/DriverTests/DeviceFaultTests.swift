@@ -1,0 +1,106 @@
+import Determinism
+import CallModel
+@testable import Driver
+import PushModel
+import Scenario
+import XCTest
+
+/// The device faults a worker decides (media setup, report delay, offline, clock skew), on a worker whose clock
+/// is moved by hand. No request is sent: a call is put on two devices directly and the decisions are asked for.
+final class DeviceFaultTests: XCTestCase {
+    private let ms: UInt64 = 1_000_000
+
+    private struct Rig {
+        let worker: Worker
+        let clock: ManualClock
+    }
+
+    /// A worker of four devices with `faults`, its load started 500 ms ago, and call 0 (planned at 100 ms) on
+    /// devices 0 (caller) and 1 (callee).
+    private func rig(_ faults: String) throws -> Rig {
+        let yaml = """
+            name: device-faults
+            seed: 5
+            devices: 4
+            mix: { incoming-1to1: 100 }
+            load:
+              - hold: { rate: 1/s, for: 20s }
+            faults:
+            \(faults)
+            """
+        let scenario = try ScenarioLoader.parse(yaml, file: "device-faults.yaml").get()
+        let settings = DriverSettings(scenario: scenario, targetURL: "http://127.0.0.1:9", workers: 1)
+        let clock = ManualClock()
+        let worker = try Worker(index: 0, settings: settings, clock: clock, deviceIndexes: [0, 1, 2, 3],
+                                runStartNanos: clock.nowNanos())
+        worker.queue.sync {
+            worker.arrivals.loadStart = clock.nowNanos()
+            clock.advance(by: 500 * ms)
+            let arrival = Arrival(index: 0, plannedNanos: 100 * ms, flow: 0, answerAfterNanos: 0, talkNanos: 0,
+                                  callerHangsUp: true)
+            worker.devices[0].callID = 0
+            worker.devices[1].callID = 0
+            worker.calls[0] = FlowInterpreter(arrival: arrival, flow: settings.flows[0],
+                                              roles: ["caller": 0, "callee": 1], seed: settings.seed,
+                                              config: worker.config, now: clock.nowNanos())
+        }
+        addTeardownBlock { _ = worker.finish() }
+        return Rig(worker: worker, clock: clock)
+    }
+
+    private func counter(_ rig: Rig, _ name: String) -> Int64 {
+        rig.worker.queue.sync { rig.worker.recorder.counters[name] ?? 0 }
+    }
+
+    func testAJoinFailureWindowFailsTheJoinAndLogsTheFault() throws {
+        let r = try rig("  - { name: bad-media, at: 0s, for: 10s, device: { join_failure: 100% } }")
+        let fault = r.worker.queue.sync { r.worker.mediaFault(1, now: r.clock.nowNanos()) }
+        guard case .failure? = fault else { return XCTFail("expected a failure, got \(String(describing: fault))") }
+        XCTAssertEqual(counter(r, "faults.device.join_failed"), 1)
+        XCTAssertTrue(r.worker.faultLog.csv().contains("bad-media,device.join_failed,"), r.worker.faultLog.csv())
+    }
+
+    func testAJoinDelayWindowDelaysTheJoinByItsDistribution() throws {
+        let r = try rig("  - { name: slow-media, at: 0s, for: 10s, device: { join_delay: 300ms } }")
+        let fault = r.worker.queue.sync { r.worker.mediaFault(1, now: r.clock.nowNanos()) }
+        guard case .delay(let nanos)? = fault else { return XCTFail("expected a delay, got \(String(describing: fault))") }
+        XCTAssertEqual(nanos, 300 * ms)
+        XCTAssertEqual(counter(r, "faults.device.join_delayed"), 1)
+    }
+
+    func testAWindowAfterTheCallsPlannedTimeLeavesItsJoinAlone() throws {
+        let r = try rig("  - { name: later, at: 5s, for: 10s, device: { join_failure: 100% } }")
+        XCTAssertNil(r.worker.queue.sync { r.worker.mediaFault(1, now: r.clock.nowNanos()) })
+        XCTAssertNil(r.worker.queue.sync { r.worker.mediaFault(3, now: r.clock.nowNanos()) }, "in no call")
+    }
+
+    func testAReportDelayPutsTheVoIPPushOnTheWheel() throws {
+        let r = try rig("  - { name: frozen-app, at: 0s, for: 10s, device: { report_delay: 1s } }")
+        let push = APNsPush(token: "t", apnsID: "id", pushType: .voip, topic: "app.voip", priority: 10,
+                            expiration: nil, collapseID: nil, payload: [], acceptedNanos: r.clock.nowNanos())
+        let (delayed, wake) = r.worker.queue.sync {
+            let before = r.worker.wheel.count
+            let delayed = r.worker.delaysReport(push, local: 1, now: r.clock.nowNanos())
+            XCTAssertEqual(r.worker.wheel.count, before + 1)
+            return (delayed, r.worker.wheel.nextWakeNanos())
+        }
+        XCTAssertTrue(delayed)
+        XCTAssertEqual(wake, r.clock.nowNanos() + 1_000 * ms)
+        XCTAssertEqual(counter(r, "faults.device.report_delayed"), 1)
+    }
+
+    func testAnOfflineDeviceIsOfflineForItsCallsRequests() throws {
+        let r = try rig("  - { name: tunnel, at: 0s, for: 10s, device: { offline: 100% } }")
+        XCTAssertTrue(r.worker.queue.sync { r.worker.isOffline(1) })
+        let none = try rig("  - { name: tunnel, at: 5s, for: 10s, device: { offline: 100% } }")
+        XCTAssertFalse(none.worker.queue.sync { none.worker.isOffline(1) })
+    }
+
+    func testAClockSkewIsDrawnOncePerDeviceWithinItsBoundAndLoggedOnce() throws {
+        let r = try rig("  - { name: skew, at: 0s, for: 10s, device: { clock_skew: 30s } }")
+        let offsets = r.worker.queue.sync { (0..<3).map { _ in r.worker.clockOffsetMillis(1) } }
+        XCTAssertEqual(Set(offsets).count, 1, "the same offset every time: \(offsets)")
+        XCTAssertLessThanOrEqual(abs(offsets[0]), 30_000)
+        XCTAssertEqual(counter(r, "faults.device.clock_skewed"), 1)
+    }
+}

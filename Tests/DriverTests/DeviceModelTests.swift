@@ -1,0 +1,93 @@
+import CallModel
+@testable import Driver
+import PushModel
+import XCTest
+
+/// The device model on its own: idle devices in order, pushes a reorder fault holds, deliveries out of order,
+/// missed deadlines, and what background pushes do to a device's conversations.
+final class DeviceModelTests: XCTestCase {
+    private func model(_ n: Int = 3) -> DeviceModel {
+        var m = DeviceModel(identities: (0..<n).map { DeviceIdentity(index: $0, seed: 1) }, configuration: .init())
+        for local in (0..<n).reversed() { m.registered(local) }
+        m.sortIdle()
+        return m
+    }
+
+    private func push(_ serial: UInt64) -> APNsPush {
+        APNsPush(token: "t", apnsID: "push-\(serial)", pushType: .background, topic: "app", priority: 5,
+                 expiration: nil, collapseID: nil, payload: [], acceptedNanos: serial)
+    }
+
+    private func payload(_ json: String) -> ViewDecoder.PushJSON? { ViewDecoder.push(Array(json.utf8)) }
+
+    func testCallsTakeIdleDevicesInIndexOrderAndReleasedOnesGoLast() {
+        var m = model()
+        XCTAssertEqual([m.takeIdle(), m.takeIdle()], [0, 1])
+        m.release(0)
+        XCTAssertEqual([m.takeIdle(), m.takeIdle()], [2, 0])
+        XCTAssertEqual(m.idleCount, 0)
+    }
+
+    func testHeldPushesAreReleasedInTheOrderTheyWereHeldOrOneByOneBySerial() {
+        var m = model()
+        let first = m.hold(push(1), for: 0)
+        _ = m.hold(push(2), for: 0)
+        XCTAssertEqual(m.takeHeld(0, serial: first)?.apnsID, "push-1")
+        XCTAssertNil(m.takeHeld(0, serial: first), "released once")
+        _ = m.hold(push(3), for: 0)
+        XCTAssertEqual(m.takeAllHeld(0).map(\.apnsID), ["push-2", "push-3"])
+        XCTAssertTrue(m[0].held.isEmpty)
+    }
+
+    func testAPushAcceptedBeforeOneAlreadyDeliveredIsOutOfOrder() {
+        var m = model()
+        XCTAssertTrue(m.delivered(acceptedNanos: 10, to: 0))
+        XCTAssertFalse(m.delivered(acceptedNanos: 5, to: 0))
+        XCTAssertTrue(m.delivered(acceptedNanos: 10, to: 0))
+        XCTAssertTrue(m.delivered(acceptedNanos: 1, to: 1), "each device keeps its own order")
+    }
+
+    func testTheMissThatReachesTheLimitBlocksVoIPPushes() {
+        var m = model()
+        XCTAssertFalse(m.missedDeadline(0, blockAfter: 2))
+        XCTAssertTrue(m.missedDeadline(0, blockAfter: 2))
+        XCTAssertFalse(m.missedDeadline(0, blockAfter: 2), "told once")
+        XCTAssertEqual(m[0].deadlineMisses, 3)
+    }
+
+    func testAReportedVoIPPushRingsWithTheCallersHandleAndRemembersWhen() throws {
+        var m = model()
+        let caller = handleJSON(m[1].identity.handle)
+        let voip = try XCTUnwrap(payload("{\"uuid\":\"c1\",\"handle\":\(caller),\"sentAt\":1234}"))
+        XCTAssertNil(m.reportIncoming(0, payload: voip, uuid: "c1", now: 77))
+        XCTAssertEqual(m[0].manager.conversations["c1"]?.state, .idle)
+        XCTAssertEqual(m[0].manager.conversations["c1"]?.members, [m[1].identity.handle])
+        XCTAssertEqual(m[0].reportedAt["c1"], 77)
+        XCTAssertEqual(m[0].pushSentAt["c1"], 1234)
+    }
+
+    func testBackgroundPushesAreStaleBadOrApplied() throws {
+        var m = model()
+        XCTAssertEqual(m.observeBackground(payload("{\"event\":\"ended\"}"), on: 0, inCall: true), .badPayload)
+        let ended = payload("{\"uuid\":\"c1\",\"event\":\"ended\"}")
+        XCTAssertEqual(m.observeBackground(ended, on: 0, inCall: true), .stale, "unknown conversation")
+        m[0].manager.reportOutgoing(uuid: "c1", members: [m[1].identity.handle], video: false)
+        XCTAssertEqual(m.observeBackground(ended, on: 0, inCall: false), .stale, "in no call")
+        let joined = payload("{\"uuid\":\"c1\",\"event\":\"joined\"}")
+        XCTAssertEqual(m.observeBackground(joined, on: 0, inCall: true), .applied(outOfOrder: false))
+        XCTAssertEqual(m[0].manager.conversations["c1"]?.state, .joined)
+        XCTAssertEqual(m.observeBackground(ended, on: 0, inCall: true), .applied(outOfOrder: false))
+        XCTAssertEqual(m[0].manager.conversations["c1"]?.state, .left)
+    }
+
+    func testTheMergeOfAConversationNotYetKnownMovesTheDeviceIntoTheOtherOne() throws {
+        var m = model()
+        let me = m[0].identity
+        let view = "{\"id\":\"group\",\"version\":3,\"ended\":false,\"members\":[" +
+            "{\"device\":\"\(me.id)\",\"state\":\"joined\",\"handle\":\(handleJSON(me.handle))}]}"
+        let merged = payload("{\"uuid\":\"side\",\"event\":\"merged\",\"into\":\"group\",\"conversation\":\(view)}")
+        XCTAssertEqual(m.observeBackground(merged, on: 0, inCall: true), .mergedBeforeKnown)
+        XCTAssertTrue(m[0].manager.mergedAway.contains("side"))
+        XCTAssertEqual(m[0].manager.conversations["group"]?.state, .joined)
+    }
+}
