@@ -15,6 +15,8 @@ import Scenario
 /// What to do and when comes from Chaos (`NetworkPlan`, `TargetSchedule`); this is the wiring to the proxies,
 /// the child target, the driver's fault log and a recorder.
 /// Thread safety: `start`, `stop` and `finish` from the run's thread; the ticks run on a private queue.
+/// More than 15 stored properties: the live state of every proxy and of the child target, each touched only by the
+/// tick on `queue`; the decisions themselves live in Chaos.
 final class FaultController: @unchecked Sendable {
     private let windows: [FaultWindow]
     /// The proxy every device goes through, for network windows that hit every device.

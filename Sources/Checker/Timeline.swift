@@ -11,23 +11,7 @@ public enum Timeline {
     public static func svg(for violation: Violation, in events: [HistoryEvent]) -> String {
         let rows = selectRows(violation, events)
         let breaking = violation.breakingEvent
-        var deviceOf: [Int: String] = [:]
-        let last = violation.events.last.map { min($0, events.count - 1) } ?? -1
-        if last >= 0 {
-            for e in events[0...last] { if case .invoke(let inv) = e.body { deviceOf[inv.op] = inv.device } }
-        }
-        var lanes: [String] = []
-        func lane(_ d: String) { if !lanes.contains(d) { lanes.append(d) } }
-        violation.devices.forEach(lane)
-        for i in rows {
-            switch events[i].body {
-            case .invoke(let inv): lane(inv.device)
-            case .complete(let c): if let d = deviceOf[c.op] { lane(d) }
-            case .push(let p): lane(p.device)
-            case .final(let f): lane(f.device)
-            case .stop, .targetKilled: break
-            }
-        }
+        let (lanes, deviceOf) = lanes(violation, events, rows: rows)
         let laneWidth = 150, left = 90, top = 56, rowHeight = 30
         let serverX = left + lanes.count * laneWidth + laneWidth / 2
         let width = serverX + laneWidth / 2 + 20
@@ -89,6 +73,30 @@ public enum Timeline {
             }
         }
         return out + "</svg>"
+    }
+
+    /// One lane per device, the violation's own first, in order of appearance; and each op's device, so a
+    /// completion is drawn back to the device that invoked it.
+    private static func lanes(_ violation: Violation, _ events: [HistoryEvent], rows: [Int])
+        -> (lanes: [String], deviceOf: [Int: String]) {
+        var deviceOf: [Int: String] = [:]
+        let last = violation.events.last.map { min($0, events.count - 1) } ?? -1
+        if last >= 0 {
+            for e in events[0...last] { if case .invoke(let inv) = e.body { deviceOf[inv.op] = inv.device } }
+        }
+        var lanes: [String] = []
+        func lane(_ d: String) { if !lanes.contains(d) { lanes.append(d) } }
+        violation.devices.forEach(lane)
+        for i in rows {
+            switch events[i].body {
+            case .invoke(let inv): lane(inv.device)
+            case .complete(let c): if let d = deviceOf[c.op] { lane(d) }
+            case .push(let p): lane(p.device)
+            case .final(let f): lane(f.device)
+            case .stop, .targetKilled: break
+            }
+        }
+        return (lanes, deviceOf)
     }
 
     /// The violation's events, and the lines between its first and last that name its conversations or ops.

@@ -2,6 +2,7 @@ import Foundation
 
 /// What was run, where and how: printed at the top of every report so a result can be reproduced (the seed and
 /// command line) and judged (machine, workers, whether the run was cut short).
+/// One stored property per fact summary.json records (a file format others read: flat, so more than 15 on purpose).
 public struct RunFacts: Sendable, Codable, Equatable {
     public var scenario: String
     public var scenarioFile: String
