@@ -25,6 +25,9 @@ let package = Package(
         .target(name: "CLinux"),
         .target(name: "CSSL", dependencies: ["CLibssl"]),
 
+        // MARK: - The epoll set, wake-up eventfd and event buffers every event loop is built on
+        .target(name: "EventPolling", dependencies: ["CLinux"]),
+
         // MARK: - A pthread Mutex, whose hand-overs ThreadSanitizer sees
         .target(name: "Locking"),
 
@@ -39,26 +42,30 @@ let package = Package(
         .target(name: "PushModel"),
         .target(name: "Metrics"),
         .target(name: "Scenario", dependencies: ["CLibyaml", "Metrics", "Determinism"]),
-        .target(name: "Checker", dependencies: ["TextEscaping"]),
+        .target(name: "Checker", dependencies: ["CallModel", "TextEscaping"]),
 
         // MARK: - I/O modules
-        .target(name: "Transport", dependencies: ["CCurl", "CLinux"]),
+        .target(name: "Transport", dependencies: ["CCurl", "CLinux", "EventPolling"]),
         .target(name: "Credentials", dependencies: ["CSSL"]),
-        .target(name: "HTTPServer", dependencies: ["CLinux", "CSSL", "CLibnghttp2", "Locking"]),
+        .target(name: "HTTPServer", dependencies: ["CLinux", "CSSL", "CLibnghttp2", "Locking", "EventPolling"]),
         .target(name: "PushGateway", dependencies: [
-            "PushModel", "HTTPServer", "CallModel", "Credentials", "Metrics", "Locking", "Determinism", "TextEscaping",
+            "PushModel", "HTTPServer", "CallModel", "Credentials", "Metrics", "Locking", "Determinism",
+            "TextEscaping",
         ]),
         .target(name: "ReferenceTarget", dependencies: [
             "HTTPServer", "Transport", "CallModel", "Credentials", "Locking", "TextEscaping",
         ]),
-        .target(name: "FaultProxy", dependencies: ["CLinux", "Locking", "Determinism"], exclude: ["CREATING_TOXICS.md"]),
+        .target(name: "FaultProxy", dependencies: ["CLinux", "Locking", "Determinism", "EventPolling"],
+                exclude: ["CREATING_TOXICS.md"]),
         // Every fault kind, one file each, by the scenario's names; FaultProxy stays the network engine.
-        .target(name: "Chaos", dependencies: ["Scenario", "Metrics", "Results", "Locking", "FaultProxy", "Determinism"]),
-        .target(name: "Driver", dependencies: [
-            "CallModel", "Metrics", "Scenario", "Transport", "PushModel", "CLinux", "Results", "Locking", "Determinism",
-            "TextEscaping", "Chaos",
+        .target(name: "Chaos", dependencies: [
+            "Scenario", "Metrics", "Results", "Locking", "FaultProxy", "Determinism",
         ]),
-        .target(name: "Reports", dependencies: ["Metrics", "Results", "CZlib", "TextEscaping"]),
+        .target(name: "Driver", dependencies: [
+            "CallModel", "Metrics", "Scenario", "Transport", "PushModel", "CLinux", "Results", "Locking",
+            "Determinism", "TextEscaping", "Chaos",
+        ]),
+        .target(name: "Reports", dependencies: ["Metrics", "Results", "CZlib", "TextEscaping", "Checker"]),
         .target(name: "Results", dependencies: ["Metrics", "Locking"]),
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
@@ -80,32 +87,41 @@ let package = Package(
                           path: "Benchmarks/metrics-bench"),
 
         // MARK: - Tests, one target per module
+        // What many test targets need (child processes, loopback sockets, `eventually`, temporary directories):
+        // a library only test targets depend on, so no product links it.
+        .target(name: "TestSupport", dependencies: ["CLinux"]),
         .testTarget(name: "CallModelTests", dependencies: ["CallModel"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "CLinux", "Determinism"]),
-        .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "Metrics", "Determinism"]),
-        .testTarget(name: "TransportTests", dependencies: ["Transport", "HTTPServer", "Credentials"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Credentials", "Locking", "Determinism"]),
-        .testTarget(name: "CredentialsTests", dependencies: ["Credentials"]),
+        .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "Metrics", "Determinism", "TestSupport"]),
+        .testTarget(name: "TransportTests", dependencies: ["Transport", "HTTPServer", "Credentials", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: [
+            "HTTPServer", "Credentials", "Locking", "Determinism", "TestSupport",
+        ]),
+        .testTarget(name: "CredentialsTests", dependencies: ["Credentials", "TestSupport"]),
         .testTarget(
             name: "PushGatewayTests",
-            dependencies: ["PushGateway", "HTTPServer", "Transport", "Credentials", "Locking", "Determinism"],
+            dependencies: [
+                "PushGateway", "HTTPServer", "Transport", "Credentials", "Locking", "Determinism", "TestSupport",
+            ],
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "FaultProxyTests", dependencies: [
-            "FaultProxy", "CLinux", "HTTPServer", "Transport", "Determinism",
+            "FaultProxy", "CLinux", "HTTPServer", "Transport", "Determinism", "TestSupport",
         ]),
         .testTarget(name: "ReferenceTargetTests", dependencies: ["ReferenceTarget", "PushGateway", "Transport", "Scenario"]),
         .testTarget(name: "ChaosTests", dependencies: ["Chaos", "Scenario", "FaultProxy", "Metrics", "Determinism"]),
         .testTarget(name: "DriverTests", dependencies: [
             "Driver", "Scenario", "Metrics", "CallModel", "PushModel", "Determinism",
         ]),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Metrics", "Results", "Determinism", "TextEscaping"]),
-        .testTarget(name: "ResultsTests", dependencies: ["Results", "Metrics", "Determinism"]),
+        .testTarget(name: "ReportsTests", dependencies: [
+            "Reports", "Metrics", "Results", "Determinism", "TextEscaping", "TestSupport", "Checker",
+        ]),
+        .testTarget(name: "ResultsTests", dependencies: ["Results", "Metrics", "Determinism", "TestSupport"]),
         .testTarget(name: "CallstormCLITests", dependencies: [
             "CallstormCLI", "Reports", "Metrics", "Results", "Scenario", "Checker", "HTTPServer", "PushGateway",
-            "Locking",
+            "Locking", "TestSupport",
         ]),
-        .testTarget(name: "CheckerTests", dependencies: ["Checker"]),
+        .testTarget(name: "CheckerTests", dependencies: ["Checker", "CallModel", "TestSupport"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "DeterminismTests", dependencies: ["Determinism"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),

@@ -1,20 +1,30 @@
 /// What the server says about a conversation at one version: every member and how they stand.
-/// Devices fold these into their own view; the checker compares the two.
-public struct ConversationView: Sendable, Equatable {
+/// Devices fold these into their own view; the history checker reads the same views back from history.jsonl and
+/// compares them with what devices saw.
+public struct ConversationView: Sendable, Equatable, Identifiable {
     public struct Member: Sendable, Equatable {
         public var device: String
-        public var handle: Handle
-        /// `ringing`, `joined`, `held` or `left`.
+        /// Nil where the source names no handle: history.jsonl records devices and their states only.
+        public var handle: Handle?
+        /// `ringing`, `joined`, `held` or `left` (`MemberState`'s words), kept as the server's text so that a
+        /// mapped foreign server's view round-trips unchanged.
         public var state: String
 
-        public init(device: String, handle: Handle, state: String) {
+        public init(device: String, handle: Handle?, state: String) {
             self.device = device
             self.handle = handle
             self.state = state
         }
 
+        public init(device: String, handle: Handle? = nil, state: MemberState) {
+            self.init(device: device, handle: handle, state: state.rawValue)
+        }
+
+        /// The state as a `MemberState`; nil for a word that is not one.
+        public var memberState: MemberState? { MemberState(rawValue: state) }
+
         /// Connected to the conversation (held members stay connected).
-        public var isActive: Bool { state == "joined" || state == "held" }
+        public var isActive: Bool { memberState?.isActive ?? false }
     }
 
     public var uuid: String
@@ -22,21 +32,33 @@ public struct ConversationView: Sendable, Equatable {
     public var ended: Bool
     public var members: [Member]
 
-    public init(uuid: String, version: Int, ended: Bool, members: [Member]) {
+    public init(uuid: String, version: Int, ended: Bool = false, members: [Member]) {
         self.uuid = uuid
         self.version = version
         self.ended = ended
         self.members = members
     }
 
+    /// The conversation's id on the server (its UUID).
+    public var id: String { uuid }
+
     /// The handles other than `device` still in the conversation (ringing or connected).
     public func remoteMembers(excluding device: String) -> [Handle] {
-        members.filter { $0.device != device && $0.state != "left" }.map(\.handle)
+        members.filter { $0.device != device && $0.state != "left" }.compactMap(\.handle)
     }
 
     public func activeRemoteMembers(excluding device: String) -> [Handle] {
-        members.filter { $0.device != device && $0.isActive }.map(\.handle)
+        members.filter { $0.device != device && $0.isActive }.compactMap(\.handle)
     }
 
     public func state(of device: String) -> String? { members.first { $0.device == device }?.state }
+
+    /// How `device` stands; a device that is not listed is `left`.
+    public func memberState(of device: String) -> MemberState {
+        for m in members where m.device == device { return m.memberState ?? .left }
+        return .left
+    }
+
+    /// Devices still in it (ringing or connected).
+    public var present: [String] { members.filter { $0.state != "left" }.map(\.device) }
 }

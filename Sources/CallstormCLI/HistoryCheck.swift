@@ -75,11 +75,7 @@ enum HistoryCheck {
             operations: report.operations, indeterminate: report.indeterminate,
             rules: report.countsByRule.map { .init(rule: $0.rule.rawValue, violations: $0.count) },
             races: races.races,
-            offsets: races.byOffset.map { .init(offsetNanos: $0.offset, races: $0.races, violations: $0.violations,
-                                                racesWithViolations: $0.racesWithViolations) },
-            pairs: races.byPair.map { .init(name: $0.name, label: $0.label, races: $0.races,
-                                            violations: $0.violations, racesWithViolations: $0.racesWithViolations,
-                                            violationsByRule: $0.violationsByRule) },
+            offsets: races.byOffset, pairs: races.byPair,
             timelines: figures, repros: outcome.repros.keys.sorted())
         try RunReporting.save(section, to: racesURL(runDirectory))
         return outcome

@@ -1,3 +1,5 @@
+import CallModel
+
 // The rules, one section each; `CheckState` calls them as events arrive.
 
 extension CheckState {
@@ -135,15 +137,14 @@ extension CheckState {
         guard let a = inv.conversation, let m = inv.member else { return }
         var problems: [String] = []
         if let split = c.split {
-            if split.state(of: m) != .joined { problems.append("\(m) is \(split.state(of: m).rawValue) in \(split.id)") }
-            if split.state(of: inv.device) != .held {
-                problems.append("\(inv.device) is \(split.state(of: inv.device).rawValue) in \(split.id), not held")
-            }
+            let moved = split.memberState(of: m), stays = split.memberState(of: inv.device)
+            if moved != .joined { problems.append("\(m) is \(moved.rawValue) in \(split.id)") }
+            if stays != .held { problems.append("\(inv.device) is \(stays.rawValue) in \(split.id), not held") }
         } else {
             problems.append("the response has no split conversation")
         }
-        if let view = c.view, view.id == a, view.state(of: m) != .left {
-            problems.append("\(m) is still \(view.state(of: m).rawValue) in \(a) v\(view.version)")
+        if let view = c.view, view.id == a, view.memberState(of: m) != .left {
+            problems.append("\(m) is still \(view.memberState(of: m).rawValue) in \(a) v\(view.version)")
         }
         guard !problems.isEmpty else { return }
         report(.unmergeRestores, conversations: [a] + [c.split?.id].compactMap { $0 }, ops: [inv.op],
@@ -175,14 +176,14 @@ extension CheckState {
     /// The device's state equals the server's for it; unless that is `left` (or the conversation ended), its
     /// members (not left) and active members (joined or held), both excluding itself, equal the server's too.
     mutating func checkFinal(_ f: Final, _ server: ConversationView, at i: Int) {
-        let serverState: MemberState = server.ended ? .left : server.state(of: f.device)
+        let serverState: MemberState = server.ended ? .left : server.memberState(of: f.device)
         var problems: [String] = []
         if f.local.state != serverState {
             problems.append("state: device \(f.local.state.rawValue), server \(serverState.rawValue)")
         } else if serverState != .left {
             let others = server.members.filter { $0.device != f.device }
-            let members = Set(others.filter { $0.state != .left }.map(\.device))
-            let active = Set(others.filter { $0.state.isActive }.map(\.device))
+            let members = Set(others.filter { $0.memberState != .left }.map(\.device))
+            let active = Set(others.filter(\.isActive).map(\.device))
             if Set(f.local.members) != members {
                 problems.append("members: device [\(f.local.members.sorted().joined(separator: ","))], "
                                 + "server [\(members.sorted().joined(separator: ","))]")

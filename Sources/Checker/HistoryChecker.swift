@@ -1,3 +1,5 @@
+import CallModel
+
 /// Checks a history against the rules of conversation semantics (see docs/CHECKER.md).
 ///
 /// One pass over the events in history order, keeping per operation and per conversation only what the rules need,
@@ -87,7 +89,7 @@ struct EndedKnowledge {
     var op: Int?
 }
 
-struct ConversationState {
+struct ConversationRecord {
     var id: String
     /// The highest-version view seen from any source.
     var latest: Seen?
@@ -120,7 +122,7 @@ struct CheckState {
     var ops: OpTable
     var merges: [Int: MergeSnapshot] = [:]
     var index: [String: Int] = [:]
-    var conversations: [ConversationState] = []
+    var conversations: [ConversationRecord] = []
     /// device → conversations (indices) in whose latest live view it is `joined`.
     var joinedIn: [String: [Int]] = [:]
     var violations: [Violation] = []
@@ -138,7 +140,7 @@ struct CheckState {
     mutating func conversation(_ id: String) -> Int {
         if let i = index[id] { return i }
         let i = conversations.count
-        conversations.append(ConversationState(id: id))
+        conversations.append(ConversationRecord(id: id))
         index[id] = i
         return i
     }
@@ -310,7 +312,7 @@ struct CheckState {
         }
         conversations[ci].joined = []
         guard conversations[ci].live, let latest = conversations[ci].latest else { return }
-        for m in latest.view.members where m.state == .joined {
+        for m in latest.view.members where m.memberState == .joined {
             conversations[ci].joined.append(m.device)
             joinedIn[m.device, default: []].append(ci)
         }

@@ -1,3 +1,5 @@
+import CallModel
+
 /// One line of `history.jsonl`: what the driver observed, when, in the order it observed it.
 ///
 /// `t` is nanoseconds since the run's origin on one monotonic clock; `line` is the 1-based line number in the file
@@ -29,11 +31,6 @@ public struct HistoryEvent: Sendable, Equatable {
     }
 }
 
-/// The actions a device performs on a conversation (LiveCommunicationKit's vocabulary).
-public enum OperationKind: String, Sendable, CaseIterable {
-    case start, join, end, pause, resume, merge, unmerge
-}
-
 public enum Outcome: String, Sendable {
     /// Fulfilled: the server answered with success.
     case ok
@@ -46,7 +43,7 @@ public enum Outcome: String, Sendable {
 public struct Invoke: Sendable, Equatable {
     public var op: Int
     public var device: String
-    public var kind: OperationKind
+    public var kind: ActionKind
     /// Absent for `start`: the conversation is unknown until the response.
     public var conversation: String?
     /// merge: the other conversation, whose members move into `conversation`.
@@ -61,7 +58,7 @@ public struct Invoke: Sendable, Equatable {
     public var race: String?
     public var offset: Int64?
 
-    public init(op: Int, device: String, kind: OperationKind, conversation: String? = nil,
+    public init(op: Int, device: String, kind: ActionKind, conversation: String? = nil,
                 with: String? = nil, member: String? = nil, call: Int? = nil, step: String? = nil,
                 race: String? = nil, offset: Int64? = nil) {
         self.op = op
@@ -143,48 +140,6 @@ public struct Final: Sendable, Equatable {
         self.server = server
         self.local = local
     }
-}
-
-/// How one member stands in a conversation.
-public enum MemberState: String, Sendable {
-    case ringing, joined, held, left
-
-    /// Connected (held members stay connected).
-    public var isActive: Bool { self == .joined || self == .held }
-}
-
-/// The server's view of a conversation at one version.
-public struct ConversationView: Sendable, Equatable {
-    public struct Member: Sendable, Equatable {
-        public var device: String
-        public var state: MemberState
-
-        public init(_ device: String, _ state: MemberState) {
-            self.device = device
-            self.state = state
-        }
-    }
-
-    public var id: String
-    public var version: Int
-    public var ended: Bool
-    public var members: [Member]
-
-    public init(id: String, version: Int, ended: Bool = false, members: [Member]) {
-        self.id = id
-        self.version = version
-        self.ended = ended
-        self.members = members
-    }
-
-    /// A device that is not listed is `left`.
-    public func state(of device: String) -> MemberState {
-        for m in members where m.device == device { return m.state }
-        return .left
-    }
-
-    /// Members still in it (ringing or connected).
-    public var present: [String] { members.filter { $0.state != .left }.map(\.device) }
 }
 
 /// A device's own view of a conversation; `members` and `active` exclude the device itself.

@@ -1,3 +1,4 @@
+import CallModel
 import Foundation
 
 /// Why a history could not be read; the description names the line and says what is wrong.
@@ -118,7 +119,7 @@ struct LineFields {
         switch type {
         case "invoke":
             let kindText = try need(kind, "kind")
-            guard let k = OperationKind(rawValue: kindText) else {
+            guard let k = ActionKind(rawValue: kindText) else {
                 throw s.error("unknown kind \"\(kindText)\" (start, join, end, pause, resume, merge, unmerge)")
             }
             if k != .start, conversation == nil { throw s.error("\(kindText) invoke without \"conversation\"") }
@@ -400,14 +401,14 @@ struct JSONScanner {
                         }
                     }
                     guard let device, let state else { throw s.error("a member needs \"device\" and \"state\"") }
-                    members.append(.init(device, state))
+                    members.append(.init(device: device, state: state))
                 }
             default: try s.skipValue()
             }
         }
         guard let id else { throw error("a view without \"id\"") }
         guard let version else { throw error("a view without \"version\"") }
-        return ConversationView(id: id, version: version, ended: ended, members: members)
+        return ConversationView(uuid: id, version: version, ended: ended, members: members)
     }
 
     mutating func memberState() throws -> MemberState {

@@ -14,22 +14,42 @@ public struct RaceSummary: Sendable, Codable, Equatable {
         public var kinds: [String]
     }
 
+    /// Races and violations at one race offset: a cell of the report's heat strip, saved in raw/races.json.
     public struct OffsetRow: Sendable, Codable, Equatable {
-        public var offset: Int64
+        public var offsetNanos: Int64
         public var races: Int
         public var violations: Int
         /// Races at this offset whose call broke at least one rule.
         public var racesWithViolations: Int
+
+        public init(offsetNanos: Int64, races: Int, violations: Int, racesWithViolations: Int) {
+            self.offsetNanos = offsetNanos
+            self.races = races
+            self.violations = violations
+            self.racesWithViolations = racesWithViolations
+        }
     }
 
+    /// Races and violations of one `together` step: a row of the report's pairs table, saved in raw/races.json.
     public struct PairRow: Sendable, Codable, Equatable {
+        /// `<flow>/<step>` of the `together` step.
         public var name: String
-        /// `merge vs end`.
+        /// The operations raced, e.g. `merge vs end`.
         public var label: String
         public var races: Int
         public var violations: Int
         public var racesWithViolations: Int
         public var violationsByRule: [String: Int]
+
+        public init(name: String, label: String, races: Int, violations: Int, racesWithViolations: Int,
+                    violationsByRule: [String: Int]) {
+            self.name = name
+            self.label = label
+            self.races = races
+            self.violations = violations
+            self.racesWithViolations = racesWithViolations
+            self.violationsByRule = violationsByRule
+        }
     }
 
     /// Where one violation came from; nil fields when the history does not say.
@@ -104,7 +124,7 @@ public struct RaceSummary: Sendable, Codable, Equatable {
         var pairOrder: [String] = []
         var labelled: Set<String> = []
         for race in races {
-            offsets[race.offset, default: OffsetRow(offset: race.offset, races: 0, violations: 0,
+            offsets[race.offset, default: OffsetRow(offsetNanos: race.offset, races: 0, violations: 0,
                                                     racesWithViolations: 0)].races += 1
             if pairs[race.name] == nil {
                 pairOrder.append(race.name)
@@ -129,7 +149,7 @@ public struct RaceSummary: Sendable, Codable, Equatable {
                 pairs[r.name]!.racesWithViolations += 1
             }
         }
-        byOffset = offsets.values.sorted { $0.offset < $1.offset }
+        byOffset = offsets.values.sorted { $0.offsetNanos < $1.offsetNanos }
         byPair = pairOrder.map { pairs[$0]! }
     }
 
@@ -137,7 +157,7 @@ public struct RaceSummary: Sendable, Codable, Equatable {
     /// share of its races (the darkest cell of the heat strip); for violations outside races, the first.
     public func likeliestToReplay(_ rule: Rule, in report: CheckReport) -> Int? {
         let share = Dictionary(uniqueKeysWithValues: byOffset.map {
-            ($0.offset, $0.races > 0 ? Double($0.racesWithViolations) / Double($0.races) : 0)
+            ($0.offsetNanos, $0.races > 0 ? Double($0.racesWithViolations) / Double($0.races) : 0)
         })
         var best: (index: Int, share: Double)?
         for (i, v) in report.violations.enumerated() where v.rule == rule && origins[i].call != nil {

@@ -1,3 +1,4 @@
+import CallModel
 import TextEscaping
 
 /// Sequence diagrams of a violation for the report: one lane per device and one for the server.
@@ -128,7 +129,7 @@ public enum Timeline {
     }
 
     static func describe(_ v: ConversationView) -> String {
-        let members = v.members.map { "\($0.device):\($0.state.rawValue)" }.joined(separator: " ")
+        let members = v.members.map { "\($0.device):\($0.state)" }.joined(separator: " ")
         return "\(v.id) v\(v.version)\(v.ended ? " ended" : "") [\(members)]"
     }
 

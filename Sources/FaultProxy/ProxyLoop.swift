@@ -1,5 +1,6 @@
 import CLinux
 import Determinism
+import EventPolling
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -7,12 +8,15 @@ import Glibc
 
 /// The proxy's event-loop thread: the listening socket, every connection, the timer heap for toxic delays.
 ///
+/// The epoll set, wake-up eventfd and event buffers are `EpollSet`, as in the HTTP server's and the transport's
+/// loops; the run loop is the proxy's own (a timer heap on the injected `Clock`, toxic lists applied between
+/// waits), see `EpollSet` for why.
+///
 /// Ownership rule (why `@unchecked Sendable` is sound): `stopRequested`, `shared` and the immutable fields are
 /// safe from any thread; everything under "Loop thread only" is touched only inside `run()`, and the file
 /// descriptors it opened are closed by `run()` itself before it returns.
 final class ProxyLoop: @unchecked Sendable {
     private static let listenTag = UInt64.max
-    private static let wakeTag = UInt64.max - 1
     private static let maxEvents = 256
     private static let readChunk = 64 * 1024
     /// Bytes held for one direction (in toxics and unwritten) before the proxy stops reading its sender.
@@ -20,8 +24,8 @@ final class ProxyLoop: @unchecked Sendable {
     /// Longest epoll wait, so a hand-moved test clock is noticed without a wake-up.
     private static let maxWaitMillis: Int32 = 250
 
-    let epollFD: Int32
-    let eventFD: Int32
+    /// The epoll set and its wake-up eventfd, shared in shape with the other event loops (`EpollSet`).
+    let poller: EpollSet
     let listenFD: Int32
     let upstreamHost: String
     let upstreamPort: Int
@@ -44,30 +48,21 @@ final class ProxyLoop: @unchecked Sendable {
     private var newDecisions: [ToxicDecisionRecord] = []
     private var now: UInt64 = 0
     private let scratch: UnsafeMutableRawBufferPointer
-    private let eventData: UnsafeMutablePointer<UInt64>
-    private let eventFlags: UnsafeMutablePointer<UInt32>
 
     // MARK: - Life cycle
 
     init(listenFD: Int32, upstreamHost: String, upstreamPort: Int, seed: UInt64, clock: any Clock,
          shared: ProxyShared) throws(FaultProxyError) {
-        let epollFD = clinux_epoll_create()
-        guard epollFD >= 0 else { throw .systemCallFailed(call: "epoll_create1", errno: errno) }
-        let eventFD = clinux_eventfd()
-        guard eventFD >= 0 else {
-            let code = errno
-            close(epollFD)
-            throw .systemCallFailed(call: "eventfd", errno: code)
+        do {
+            poller = try EpollSet(capacity: Self.maxEvents)
+        } catch {
+            throw .systemCallFailed(call: error.call, errno: error.errno)
         }
-        guard clinux_epoll_ctl(epollFD, 1, listenFD, CLINUX_EPOLLIN, Self.listenTag) == 0,
-              clinux_epoll_ctl(epollFD, 1, eventFD, CLINUX_EPOLLIN, Self.wakeTag) == 0 else {
+        guard poller.add(listenFD, events: CLINUX_EPOLLIN, tag: Self.listenTag) else {
             let code = errno
-            close(eventFD)
-            close(epollFD)
+            poller.close()
             throw .systemCallFailed(call: "epoll_ctl", errno: code)
         }
-        self.epollFD = epollFD
-        self.eventFD = eventFD
         self.listenFD = listenFD
         self.upstreamHost = upstreamHost
         self.upstreamPort = upstreamPort
@@ -75,29 +70,24 @@ final class ProxyLoop: @unchecked Sendable {
         self.clock = clock
         self.shared = shared
         scratch = .allocate(byteCount: Self.readChunk, alignment: 16)
-        eventData = .allocate(capacity: Self.maxEvents)
-        eventFlags = .allocate(capacity: Self.maxEvents)
     }
 
     deinit {
         scratch.deallocate()
-        eventData.deallocate()
-        eventFlags.deallocate()
     }
 
     /// Asks `run()` to finish; safe from any thread.
     func requestStop() {
         stopRequested.store(true, ordering: .releasing)
-        _ = clinux_eventfd_signal(eventFD)
+        poller.wake()
     }
 
     /// Makes the loop take a turn soon (to apply a new toxic list); safe from any thread.
-    func requestWake() { _ = clinux_eventfd_signal(eventFD) }
+    func requestWake() { poller.wake() }
 
     /// Closes what `init` opened when the thread never ran.
     func discardUnstarted() {
-        close(eventFD)
-        close(epollFD)
+        poller.close()
     }
 
     /// The loop. Returns after closing every connection socket, the epoll set and the eventfd.
@@ -105,18 +95,17 @@ final class ProxyLoop: @unchecked Sendable {
         while !stopRequested.load(ordering: .acquiring) {
             now = clock.nowNanos()
             applyToxicsIfChanged()
-            let count = clinux_epoll_wait(epollFD, eventData, eventFlags, Int32(Self.maxEvents), waitMillis())
+            let count = poller.wait(timeoutMillis: waitMillis())
             now = clock.nowNanos()
             if count > 0 {
-                for i in 0..<Int(count) { handle(tag: eventData[i], events: eventFlags[i]) }
+                for i in 0..<count { handle(tag: poller.tags[i], events: poller.events[i]) }
             }
             fireTimers()
             publishIfDirty()
         }
         for connection in Array(connections.values) { closeConnection(connection) }
         publishIfDirty()
-        close(eventFD)
-        close(epollFD)
+        poller.close()
     }
 
     // MARK: - Events
@@ -124,7 +113,7 @@ final class ProxyLoop: @unchecked Sendable {
     private func handle(tag: UInt64, events: UInt32) {
         switch tag {
         case Self.listenTag: acceptAll()
-        case Self.wakeTag: _ = clinux_eventfd_drain(eventFD)
+        case EpollSet.wakeTag: poller.drainWake()
         default:
             guard let connection = connections[tag >> 1] else { return }
             let isUpstream = tag & 1 == 1
@@ -324,7 +313,7 @@ final class ProxyLoop: @unchecked Sendable {
     private func setInterest(_ fd: Int32, from old: UInt32, to new: UInt32, tag: UInt64) -> UInt32 {
         guard old != new else { return old }
         let op: Int32 = new == 0 ? 2 : (old == 0 ? 1 : 3)
-        _ = clinux_epoll_ctl(epollFD, op, fd, new, tag)
+        _ = clinux_epoll_ctl(poller.fd, op, fd, new, tag)
         return new
     }
 

@@ -61,6 +61,35 @@ final class ByteStream {
         return -1
     }
 
+    /// What a flush did: whether any byte went out, and whether a write failed (the connection must close).
+    struct Flush {
+        var progressed = false
+        var failed = false
+    }
+
+    /// Sends `buffer[index...]`, advancing `index`, until the socket would block, a write fails, or all of it is
+    /// sent; then empties `buffer` (keeping its capacity when at most `keep` bytes) and resets `index`. Both
+    /// protocols flush their write buffers through this; EPOLLOUT interest covers what stays unsent.
+    func flush(_ buffer: inout [UInt8], from index: inout Int, keepingCapacityUpTo keep: Int) -> Flush {
+        var result = Flush()
+        while index < buffer.count {
+            let offset = index
+            let sent = buffer.withUnsafeBytes { write($0.baseAddress! + offset, $0.count - offset) }
+            if sent > 0 {
+                index += sent
+                result.progressed = true
+            } else if sent < 0 && errno == EINTR {
+                continue
+            } else {
+                result.failed = !(sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+                return result
+            }
+        }
+        buffer.removeAll(keepingCapacity: buffer.capacity <= keep)
+        index = 0
+        return result
+    }
+
     /// Sends TLS close_notify when possible, frees the TLS session and closes the socket. Once only.
     func close() {
         if let tls {

@@ -1,5 +1,6 @@
 import CLinux
 import CSSL
+import EventPolling
 import Locking
 import struct Synchronization.Atomic
 #if canImport(Glibc)
@@ -8,6 +9,9 @@ import Glibc
 
 /// One event-loop thread of an `HTTPServer`: an epoll set, the connections it accepted, and a mailbox
 /// through which handlers on other threads hand back responses.
+///
+/// The epoll set, wake-up eventfd and event buffers are `EpollSet`, as in the proxy's and the transport's loops;
+/// the run loop is this server's own (mailbox, idle sweeps, accept pauses), see `EpollSet` for why.
 ///
 /// Ownership rule (why `@unchecked Sendable` is sound): the fields under "Shared" are safe from any thread
 /// (immutable, `Atomic`, or behind `mailbox`'s lock). Everything under "Loop thread only" — the connection
@@ -28,20 +32,22 @@ final class EventLoop: @unchecked Sendable {
         var closed = false
     }
 
-    /// epoll user data for the listening socket and the wake-up eventfd; connections use their fd.
+    /// epoll user data for the listening socket (the wake-up eventfd has `EpollSet.wakeTag`); connections use
+    /// their fd.
     private static let listenTag = UInt64.max
-    private static let wakeTag = UInt64.max - 1
     private static let maxEvents = 256
     static let readChunkBytes = 64 * 1024
 
     // MARK: - Shared
 
     let index: Int
-    let epollFD: Int32
+    /// The epoll set and its wake-up eventfd, shared in shape with the other event loops (`EpollSet`).
+    private let poller: EpollSet
+    /// Connections change their interest with `epoll_ctl` on this set.
+    var epollFD: Int32 { poller.fd }
     let handler: any HTTPHandler
     let counters: HTTPServerCounters
     let limits: Limits
-    private let eventFD: Int32
     private let listenFD: Int32
     private let connectionIDs: ConnectionIDSource
     /// The server's TLS context: the listener's, or the one served inside CONNECT tunnels on a cleartext
@@ -82,8 +88,6 @@ final class EventLoop: @unchecked Sendable {
     private(set) var now: UInt64 = 0
     /// Where reads land before being parsed in place.
     let readScratch: UnsafeMutableRawBufferPointer
-    private let eventData: UnsafeMutablePointer<UInt64>
-    private let eventFlags: UnsafeMutablePointer<UInt32>
     private var acceptPausedUntil: UInt64?
 
     // MARK: - Life cycle
@@ -94,24 +98,17 @@ final class EventLoop: @unchecked Sendable {
         index: Int, listenFD: Int32, handler: any HTTPHandler, counters: HTTPServerCounters,
         connectionIDs: ConnectionIDSource, limits: Limits, tls: TLSContext? = nil
     ) throws(HTTPServerError) {
-        let epollFD = clinux_epoll_create()
-        guard epollFD >= 0 else { throw .systemCallFailed(call: "epoll_create1", errno: errno) }
-        let eventFD = clinux_eventfd()
-        guard eventFD >= 0 else {
-            let code = errno
-            close(epollFD)
-            throw .systemCallFailed(call: "eventfd", errno: code)
+        do {
+            poller = try EpollSet(capacity: Self.maxEvents)
+        } catch {
+            throw .systemCallFailed(call: error.call, errno: error.errno)
         }
-        if clinux_epoll_ctl(epollFD, 1, eventFD, CLINUX_EPOLLIN, Self.wakeTag) != 0
-            || clinux_epoll_ctl(epollFD, 1, listenFD, CLINUX_EPOLLIN | CLINUX_EPOLLEXCLUSIVE, Self.listenTag) != 0 {
+        guard poller.add(listenFD, events: CLINUX_EPOLLIN | CLINUX_EPOLLEXCLUSIVE, tag: Self.listenTag) else {
             let code = errno
-            close(eventFD)
-            close(epollFD)
+            poller.close()
             throw .systemCallFailed(call: "epoll_ctl", errno: code)
         }
         self.index = index
-        self.epollFD = epollFD
-        self.eventFD = eventFD
         self.listenFD = listenFD
         self.handler = handler
         self.counters = counters
@@ -119,14 +116,10 @@ final class EventLoop: @unchecked Sendable {
         self.limits = limits
         self.tls = tls
         self.readScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readChunkBytes, alignment: 16)
-        self.eventData = UnsafeMutablePointer<UInt64>.allocate(capacity: Self.maxEvents)
-        self.eventFlags = UnsafeMutablePointer<UInt32>.allocate(capacity: Self.maxEvents)
     }
 
     deinit {
         readScratch.deallocate()
-        eventData.deallocate()
-        eventFlags.deallocate()
     }
 
     /// Closes the epoll set and eventfd of a loop whose thread never started.
@@ -139,7 +132,7 @@ final class EventLoop: @unchecked Sendable {
     func requestStop() {
         stopRequested.store(true, ordering: .releasing)
         mailbox.withLock { box in
-            if !box.closed { _ = clinux_eventfd_signal(eventFD) }
+            if !box.closed { poller.wake() }
         }
     }
 
@@ -157,7 +150,7 @@ final class EventLoop: @unchecked Sendable {
             guard !box.closed else { return }
             box.deliveries.append(delivery)
             // Only the first delivery since the loop last emptied the mailbox needs to wake it.
-            if box.deliveries.count == 1 { _ = clinux_eventfd_signal(eventFD) }
+            if box.deliveries.count == 1 { poller.wake() }
         }
     }
 
@@ -176,26 +169,26 @@ final class EventLoop: @unchecked Sendable {
                 waitNanoseconds = min(waitNanoseconds, resume > now ? resume - now : 0)
             }
             let timeoutMilliseconds = Int32((waitNanoseconds + 999_999) / 1_000_000)
-            let count = clinux_epoll_wait(epollFD, eventData, eventFlags, Int32(Self.maxEvents), timeoutMilliseconds)
+            let count = poller.wait(timeoutMillis: timeoutMilliseconds)
             now = clinux_monotonic_ns()
             var woken = false
             if count > 0 {
-                for i in 0..<Int(count) {
-                    let tag = eventData[i]
+                for i in 0..<count {
+                    let tag = poller.tags[i]
                     if tag == Self.listenTag {
                         acceptConnections()
-                    } else if tag == Self.wakeTag {
+                    } else if tag == EpollSet.wakeTag {
                         woken = true
                     } else {
                         let fd = Int(tag)
                         if fd < connections.count, let connection = connections[fd] {
-                            connection.handleEvents(eventFlags[i])
+                            connection.handleEvents(poller.events[i])
                         }
                     }
                 }
             }
             if woken {
-                _ = clinux_eventfd_drain(eventFD)
+                poller.drainWake()
                 let batch = mailbox.withLock { box -> [Delivery] in
                     var taken: [Delivery] = []
                     swap(&taken, &box.deliveries)
@@ -210,7 +203,7 @@ final class EventLoop: @unchecked Sendable {
             }
             if let resume = acceptPausedUntil, now >= resume {
                 acceptPausedUntil = nil
-                _ = clinux_epoll_ctl(epollFD, 1, listenFD, CLINUX_EPOLLIN | CLINUX_EPOLLEXCLUSIVE, Self.listenTag)
+                poller.add(listenFD, events: CLINUX_EPOLLIN | CLINUX_EPOLLEXCLUSIVE, tag: Self.listenTag)
             }
         }
         shutDown()
@@ -262,7 +255,7 @@ final class EventLoop: @unchecked Sendable {
                 case EMFILE, ENFILE, ENOBUFS, ENOMEM:
                     // Out of descriptors: the backlog would keep the listener readable and spin the loop.
                     // Stop listening for a moment instead.
-                    _ = clinux_epoll_ctl(epollFD, 2, listenFD, 0, 0)
+                    poller.remove(listenFD)
                     acceptPausedUntil = now &+ 100_000_000
                     return
                 default:
@@ -271,7 +264,7 @@ final class EventLoop: @unchecked Sendable {
             }
             accepted += 1
             _ = clinux_set_nodelay(fd)
-            guard clinux_epoll_ctl(epollFD, 1, fd, CLINUX_EPOLLIN, UInt64(fd)) == 0 else {
+            guard poller.add(fd, events: CLINUX_EPOLLIN, tag: UInt64(fd)) else {
                 close(fd)
                 continue
             }
@@ -342,13 +335,13 @@ final class EventLoop: @unchecked Sendable {
         threadID.store(0, ordering: .releasing)
     }
 
+    /// The eventfd is closed under the mailbox lock, so a late `deliver` never signals a reused descriptor.
     private func closeWakeAndEpoll() {
-        close(epollFD)
         mailbox.withLock { box in
             guard !box.closed else { return }
             box.closed = true
             box.deliveries.removeAll()
-            close(eventFD)
+            poller.close()
         }
     }
 }

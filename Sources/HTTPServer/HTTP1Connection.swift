@@ -287,24 +287,9 @@ final class HTTP1Connection: LoopConnection {
 
     /// Sends as much of the write buffer as the socket takes; EPOLLOUT interest covers the rest.
     private func writeOut() {
-        while writeIndex < writeBuffer.count {
-            let sent = writeBuffer.withUnsafeBytes { bytes in
-                stream.write(bytes.baseAddress! + writeIndex, bytes.count - writeIndex)
-            }
-            if sent > 0 {
-                writeIndex += sent
-                lastActivity = loop.now
-            } else if sent < 0 && errno == EINTR {
-                continue
-            } else if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                return
-            } else {
-                loop.closeConnection(self)
-                return
-            }
-        }
-        writeBuffer.removeAll(keepingCapacity: writeBuffer.capacity <= 16 * 1024)
-        writeIndex = 0
+        let flush = stream.flush(&writeBuffer, from: &writeIndex, keepingCapacityUpTo: 16 * 1024)
+        if flush.progressed { lastActivity = loop.now }
+        if flush.failed { loop.closeConnection(self) }
     }
 
     // MARK: - Interest and closing

@@ -414,25 +414,11 @@ final class HTTP2Connection: LoopConnection {
         updateInterest()
     }
 
+    /// Sends as much of the write buffer as the socket takes; EPOLLOUT interest covers the rest.
     private func writeOut() {
-        while writeIndex < writeBuffer.count {
-            let sent = writeBuffer.withUnsafeBytes { bytes in
-                stream.write(bytes.baseAddress! + writeIndex, bytes.count - writeIndex)
-            }
-            if sent > 0 {
-                writeIndex += sent
-                lastActivity = loop.now
-            } else if sent < 0 && errno == EINTR {
-                continue
-            } else if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                return
-            } else {
-                loop.closeConnection(self)
-                return
-            }
-        }
-        writeBuffer.removeAll(keepingCapacity: writeBuffer.capacity <= 64 * 1024)
-        writeIndex = 0
+        let flush = stream.flush(&writeBuffer, from: &writeIndex, keepingCapacityUpTo: 64 * 1024)
+        if flush.progressed { lastActivity = loop.now }
+        if flush.failed { loop.closeConnection(self) }
     }
 
     private func updateInterest() {

@@ -8,16 +8,6 @@ struct RegisteredDevice: Sendable {
     let apnsToken: String
 }
 
-/// A member's standing in one conversation on the server.
-enum MemberState: String, Sendable, Equatable {
-    case ringing
-    case joined
-    case held
-    case left
-
-    var isActive: Bool { self == .joined || self == .held }
-}
-
 struct ServerMember: Sendable, Equatable {
     let device: String
     let handle: Handle

@@ -1,3 +1,4 @@
+import Checker
 import TextEscaping
 
 /// What the history checker found, for the Races section of report.html: the rules checked, violations by rule,
@@ -11,39 +12,6 @@ public struct RacesSection: Sendable, Codable, Equatable {
         public init(rule: String, violations: Int) {
             self.rule = rule
             self.violations = violations
-        }
-    }
-
-    public struct OffsetCell: Sendable, Codable, Equatable {
-        public var offsetNanos: Int64
-        public var races: Int
-        public var violations: Int
-        public var racesWithViolations: Int
-        public init(offsetNanos: Int64, races: Int, violations: Int, racesWithViolations: Int) {
-            self.offsetNanos = offsetNanos
-            self.races = races
-            self.violations = violations
-            self.racesWithViolations = racesWithViolations
-        }
-    }
-
-    public struct PairRow: Sendable, Codable, Equatable {
-        /// `<flow>/<step>` of the `together` step.
-        public var name: String
-        /// The operations raced, e.g. `merge vs end`.
-        public var label: String
-        public var races: Int
-        public var violations: Int
-        public var racesWithViolations: Int
-        public var violationsByRule: [String: Int]
-        public init(name: String, label: String, races: Int, violations: Int, racesWithViolations: Int,
-                    violationsByRule: [String: Int]) {
-            self.name = name
-            self.label = label
-            self.races = races
-            self.violations = violations
-            self.racesWithViolations = racesWithViolations
-            self.violationsByRule = violationsByRule
         }
     }
 
@@ -67,14 +35,15 @@ public struct RacesSection: Sendable, Codable, Equatable {
     public var indeterminate: Int
     public var rules: [RuleRow]
     public var races: Int
-    public var offsets: [OffsetCell]
-    public var pairs: [PairRow]
+    /// The checker's own rows (`RaceSummary`), so the report shows exactly what the checker counted.
+    public var offsets: [RaceSummary.OffsetRow]
+    public var pairs: [RaceSummary.PairRow]
     public var timelines: [TimelineFigure]
     /// Repro files written, by violation number.
     public var repros: [Int]
 
-    public init(operations: Int, indeterminate: Int, rules: [RuleRow], races: Int, offsets: [OffsetCell],
-                pairs: [PairRow], timelines: [TimelineFigure], repros: [Int] = []) {
+    public init(operations: Int, indeterminate: Int, rules: [RuleRow], races: Int, offsets: [RaceSummary.OffsetRow],
+                pairs: [RaceSummary.PairRow], timelines: [TimelineFigure], repros: [Int] = []) {
         self.operations = operations
         self.indeterminate = indeterminate
         self.rules = rules

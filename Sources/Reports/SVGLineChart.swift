@@ -211,28 +211,26 @@ public struct SVGLineChart: Sendable {
             out += "\(range.label.markupEscaped)</text></g>\n"
         }
 
-        // grid and axes
-        out += "<g class=\"grid\" stroke=\"#e8eaed\" stroke-width=\"1\">\n"
+        // grid and axes: each tick gives a grid line and a label, gathered apart because the frame sits between
+        var grid = "<g class=\"grid\" stroke=\"#e8eaed\" stroke-width=\"1\">\n"
+        var labels = "<g class=\"axis\">\n"
         for tick in yScale.ticks {
-            out += "<line x1=\"\(n(marginLeft))\" x2=\"\(n(marginLeft + plotWidth))\" "
-            out += "y1=\"\(n(mapY(tick)))\" y2=\"\(n(mapY(tick)))\"/>\n"
+            let y = mapY(tick)
+            grid += "<line x1=\"\(n(marginLeft))\" x2=\"\(n(marginLeft + plotWidth))\" "
+            grid += "y1=\"\(n(y))\" y2=\"\(n(y))\"/>\n"
+            labels += "<text x=\"\(n(marginLeft - 6))\" y=\"\(n(y + 4))\" text-anchor=\"end\">"
+            labels += "\(yScale.label(tick))</text>\n"
         }
         for tick in xTicks {
-            out += "<line x1=\"\(n(mapX(tickValue(tick.value))))\" x2=\"\(n(mapX(tickValue(tick.value))))\" "
-            out += "y1=\"\(n(marginTop))\" y2=\"\(n(plotBottom))\"/>\n"
+            let x = n(mapX(tickValue(tick.value)))
+            grid += "<line x1=\"\(x)\" x2=\"\(x)\" y1=\"\(n(marginTop))\" y2=\"\(n(plotBottom))\"/>\n"
+            labels += "<text x=\"\(x)\" y=\"\(n(plotBottom + 16))\" text-anchor=\"middle\">"
+            labels += "\(tick.label.markupEscaped)</text>\n"
         }
-        out += "</g>\n"
+        out += grid + "</g>\n"
         out += "<rect x=\"\(n(marginLeft))\" y=\"\(n(marginTop))\" width=\"\(n(plotWidth))\" "
         out += "height=\"\(n(plotHeight))\" fill=\"none\" stroke=\"#9aa0a6\"/>\n"
-        out += "<g class=\"axis\">\n"
-        for tick in yScale.ticks {
-            out += "<text x=\"\(n(marginLeft - 6))\" y=\"\(n(mapY(tick) + 4))\" text-anchor=\"end\">"
-            out += "\(yScale.label(tick))</text>\n"
-        }
-        for tick in xTicks {
-            out += "<text x=\"\(n(mapX(tickValue(tick.value))))\" y=\"\(n(plotBottom + 16))\" text-anchor=\"middle\">"
-            out += "\(tick.label.markupEscaped)</text>\n"
-        }
+        out += labels
         out += "<text x=\"\(n(marginLeft + plotWidth / 2))\" y=\"\(n(height - 8))\" text-anchor=\"middle\" "
         out += "class=\"axis-label\">\(xLabel.markupEscaped)</text>\n"
         let yLabelY = marginTop + plotHeight / 2

@@ -1,5 +1,6 @@
 import CLinux
 import Dispatch
+import EventPolling
 import Foundation
 
 /// One thread that waits on one epoll set and runs whatever became ready on a serial queue, by `queue.sync` from
@@ -11,6 +12,9 @@ import Foundation
 /// DispatchSourceTimer fires through the same manager thread. Here sockets sit directly in this thread's epoll
 /// set, timers are timerfds in the same set (absolute deadlines, no timer slack), and one batch of at most
 /// `batchSize` events is one block on the queue, so a due timer never waits behind a long run of responses.
+///
+/// The epoll set and its eventfd (here the stop signal) are `EpollSet`, as in the HTTP server's and the proxy's
+/// loops; the batching onto `queue` is this thread's own, see `EpollSet` for why.
 ///
 /// Ownership rule: `register`/`unregister` and the handlers run on `queue`; `add`/`modify`/`remove` are epoll_ctl
 /// calls, safe from any thread; `stop` may be called from anywhere, and the thread closes its fds when it exits.
@@ -24,22 +28,24 @@ public final class EventThread: @unchecked Sendable {
     }
 
     public let queue: DispatchQueue
-    private let epollFD: Int32
-    private let stopFD: Int32
+    /// The epoll set; its wake-up eventfd is the stop signal.
+    private let poller: EpollSet
     private let batchSize: Int
     /// Touched on `queue` only.
     private var handlers: [UInt32: Entry] = [:]
     private var nextID: UInt32 = 1
-    private static let stopToken = UInt64.max
 
     /// - Parameter batchSize: events handled per block on the queue (at most 256); small enough that one block
     ///   stays well under a millisecond, so timers keep their accuracy under a burst of responses.
     public init(queue: DispatchQueue, name: String, batchSize: Int = 32) {
         self.queue = queue
         self.batchSize = max(1, min(256, batchSize))
-        epollFD = clinux_epoll_create()
-        stopFD = clinux_eventfd()
-        _ = clinux_epoll_ctl(epollFD, 1, stopFD, CLINUX_EPOLLIN, Self.stopToken)
+        do {
+            poller = try EpollSet(capacity: self.batchSize)
+        } catch {
+            // Out of descriptors before the first call: no driver worker can run without its event thread.
+            fatalError("\(name): \(error.call) failed with errno \(error.errno); raise the open-file limit")
+        }
         let thread = Thread { [self] in run() }
         thread.name = name
         thread.start()
@@ -62,21 +68,21 @@ public final class EventThread: @unchecked Sendable {
 
     @discardableResult
     public func add(_ fd: Int32, events: UInt32, handler: UInt32) -> Bool {
-        clinux_epoll_ctl(epollFD, 1, fd, events, Self.token(handler, fd)) == 0
+        poller.add(fd, events: events, tag: Self.token(handler, fd))
     }
 
     @discardableResult
     public func modify(_ fd: Int32, events: UInt32, handler: UInt32) -> Bool {
-        clinux_epoll_ctl(epollFD, 3, fd, events, Self.token(handler, fd)) == 0
+        poller.modify(fd, events: events, tag: Self.token(handler, fd))
     }
 
     public func remove(_ fd: Int32) {
-        _ = clinux_epoll_ctl(epollFD, 2, fd, 0, 0)
+        poller.remove(fd)
     }
 
     /// Ends the thread after its current batch; it closes the epoll set then. Never waits, so it is safe on `queue`.
     public func stop() {
-        _ = clinux_eventfd_signal(stopFD)
+        poller.wake()
     }
 
     private static func token(_ handler: UInt32, _ fd: Int32) -> UInt64 {
@@ -84,19 +90,19 @@ public final class EventThread: @unchecked Sendable {
     }
 
     private func run() {
-        var datas = [UInt64](repeating: 0, count: batchSize)
-        var events = [UInt32](repeating: 0, count: batchSize)
+        let datas = poller.tags
+        let events = poller.events
         var touched: [UInt32] = []
         var stopping = false
         while !stopping {
-            let n = Int(clinux_epoll_wait(epollFD, &datas, &events, Int32(batchSize), -1))
+            let n = poller.wait(timeoutMillis: -1)
             if n < 0 { break }
             queue.sync {
                 touched.removeAll(keepingCapacity: true)
                 for pass in 0..<2 {
                     for i in 0..<n {
                         let data = datas[i]
-                        if data == Self.stopToken {
+                        if data == EpollSet.wakeTag {
                             stopping = true
                             continue
                         }
@@ -109,8 +115,7 @@ public final class EventThread: @unchecked Sendable {
                 for id in touched { handlers[id]?.batchDone?() }
             }
         }
-        close(epollFD)
-        close(stopFD)
+        poller.close()
     }
 }
 

@@ -2,6 +2,7 @@
 import Driver
 import Foundation
 import Scenario
+import TestSupport
 import XCTest
 
 /// Acceptance for the lifecycle: every shipped flow scenario (Scenarios/<flow>.yaml) runs against the embedded
@@ -11,8 +12,8 @@ final class BuiltinFlowRunTests: XCTestCase {
         .deletingLastPathComponent()
 
     private func runShipped(_ flow: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flow-\(flow)-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let dir = TemporaryDirectory.path("flow-\(flow)")
+        defer { TemporaryDirectory.remove(dir) }
         var options = RunCommand.Options(file: Self.root.appendingPathComponent("Scenarios/\(flow).yaml").path)
         options.out = dir.path
         options.quiet = true

@@ -1,14 +1,14 @@
 @testable import CallstormCLI
 import Foundation
 import Reports
+import TestSupport
 import XCTest
 
 /// A `capacity:` ramp stops its arrivals once a window breaks the limit, and the report names the knee.
 final class CapacityRunTests: XCTestCase {
     func testARampStopsAtTheKneeAndTheReportShowsIt() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-capacity-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let dir = try TemporaryDirectory.make("capacity")
+        defer { TemporaryDirectory.remove(dir) }
         // No push is reported within 1 µs, so the first judged window breaks the limit.
         let yaml = """
             name: knee
@@ -25,12 +25,7 @@ final class CapacityRunTests: XCTestCase {
               window: 1s
               min_samples: 5
             """
-        let file = dir.appendingPathComponent("knee.yaml")
-        try yaml.write(to: file, atomically: true, encoding: .utf8)
-        var options = RunCommand.Options(file: file.path)
-        options.out = dir.appendingPathComponent("run").path
-        options.quiet = true
-        let outcome = try RunCommand.perform(options)
+        let outcome = try runScenario(yaml, in: dir, file: "knee")
         XCTAssertEqual(outcome.exitCode, .passed, "stopping at the knee is the plan, not a failure")
         let summary = try ReportSummary.decode(from: Data(contentsOf: outcome.runDirectory
             .appendingPathComponent("summary.json")))

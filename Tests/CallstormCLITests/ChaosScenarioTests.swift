@@ -2,6 +2,7 @@
 import Checker
 import Foundation
 import Reports
+import TestSupport
 import XCTest
 
 /// Every example under Scenarios/chaos/ runs against the correct reference target: its faults show in faults.csv
@@ -12,11 +13,10 @@ final class ChaosScenarioTests: XCTestCase {
     private var dir: URL!
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-chaos-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        dir = try TemporaryDirectory.make("chaos")
     }
 
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+    override func tearDownWithError() throws { TemporaryDirectory.remove(dir) }
 
     private func run(_ file: String, name: String) throws -> (RunCommand.Outcome, ReportSummary, [String]) {
         var options = RunCommand.Options(file: file)

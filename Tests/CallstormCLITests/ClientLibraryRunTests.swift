@@ -2,6 +2,7 @@
 import Foundation
 import HTTPServer
 import Locking
+import TestSupport
 import XCTest
 
 /// Issue 17, acceptance 1 end to end: a call server whose pushes go out through a published APNs client library,
@@ -72,9 +73,8 @@ final class ClientLibraryRunTests: XCTestCase {
     }
 
     private func runWithLibrary(_ client: String, module: String) throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("libs-\(client)-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let dir = try TemporaryDirectory.make("libs-\(client)")
+        defer { TemporaryDirectory.remove(dir) }
         try requirePackage(module, in: dir)
         // The run's gateway takes its CA from the state directory; the library trusts the same CA.
         let previous = ProcessInfo.processInfo.environment["CALLSTORM_STATE_DIR"]

@@ -23,12 +23,8 @@ enum CustomAPIExample {
         let example = try String(contentsOf: root.appendingPathComponent("Scenarios/examples/custom-api.yaml"),
                                  encoding: .utf8)
             .replacingOccurrences(of: "127.0.0.1:2197", with: "127.0.0.1:\(gatewayPort)")
-        let file = dir.appendingPathComponent("custom-api.yaml")
-        try edit(example).write(to: file, atomically: true, encoding: .utf8)
-        var options = RunCommand.Options(file: file.path)
-        options.targetURL = "http://127.0.0.1:\(serverPort)"
-        options.out = dir.appendingPathComponent("run").path
-        options.quiet = true
-        return try RunCommand.perform(options)
+        return try runScenario(edit(example), in: dir, file: "custom-api") {
+            $0.targetURL = "http://127.0.0.1:\(serverPort)"
+        }
     }
 }

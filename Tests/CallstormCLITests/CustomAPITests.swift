@@ -2,6 +2,7 @@
 import Foundation
 import HTTPServer
 import Scenario
+import TestSupport
 import XCTest
 
 /// The shipped `target.api` example drives a server with another API shape through incoming-1to1 and hold-resume.
@@ -15,9 +16,8 @@ final class CustomAPITests: XCTestCase {
             server.stop()
             alt.close()
         }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("custom-api-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let dir = try TemporaryDirectory.make("custom-api")
+        defer { TemporaryDirectory.remove(dir) }
         let outcome = try CustomAPIExample.run(serverPort: server.port, gatewayPort: gatewayPort, in: dir)
         let c = outcome.result.recorder.counters
         XCTAssertEqual(c["devices.registered"], 40)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Acceptance 3 of issue 9: deploy/kubernetes/ passes an offline schema check (kubernetes-validate from PyPI,
@@ -37,9 +38,9 @@ final class DeployManifestTests: XCTestCase {
                              encoding: .utf8)
         let broken = job.replacingOccurrences(of: "completionMode: Indexed", with: "completionMode: Indexed\n  completion: 4")
             .replacingOccurrences(of: "parallelism: 4", with: "parallelism: four")
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID().uuidString).yaml")
+        let path = TemporaryDirectory.path("broken", suffix: ".yaml")
         try broken.write(to: path, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: path) }
+        defer { TemporaryDirectory.remove(path) }
         XCTAssertNotEqual(try validate([path.path]).status, 0)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Acceptance 1 and 2 of issue 9: the same scenario as one process and as four shard processes on this machine,
@@ -7,11 +8,10 @@ final class DistributedRunTests: XCTestCase {
     private var dir: URL!
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-shards-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        dir = try TemporaryDirectory.make("shards")
     }
 
-    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+    override func tearDown() { TemporaryDirectory.remove(dir) }
 
     /// Plenty of devices (no call can be dropped for want of an idle device, in any shard) and every flow kind.
     static let scenario = """

@@ -3,6 +3,7 @@ import Driver
 import Foundation
 import Metrics
 import Scenario
+import TestSupport
 import XCTest
 
 /// Whole runs: the real embedded target, the real push gateway and real libcurl devices on loopback.
@@ -10,11 +11,10 @@ final class EndToEndTests: XCTestCase {
     private var dir: URL!
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        dir = try TemporaryDirectory.make("e2e")
     }
 
-    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+    override func tearDown() { TemporaryDirectory.remove(dir) }
 
     private func scenarioFile(_ yaml: String) throws -> String {
         let path = dir.appendingPathComponent("s.yaml").path

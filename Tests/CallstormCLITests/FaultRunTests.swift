@@ -2,6 +2,7 @@
 import FaultProxy
 import Foundation
 import Scenario
+import TestSupport
 import XCTest
 
 /// Whole runs with fault windows (issue 5's acceptance): the real embedded target, push gateway, fault proxy
@@ -10,19 +11,13 @@ final class FaultRunTests: XCTestCase {
     private var dir: URL!
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-faults-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        dir = try TemporaryDirectory.make("faults")
     }
 
-    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+    override func tearDown() { TemporaryDirectory.remove(dir) }
 
     private func run(_ yaml: String, name: String = "run") throws -> RunCommand.Outcome {
-        let file = dir.appendingPathComponent("\(name).yaml").path
-        try yaml.write(toFile: file, atomically: true, encoding: .utf8)
-        var options = RunCommand.Options(file: file)
-        options.out = dir.appendingPathComponent(name).path
-        options.quiet = true
-        return try RunCommand.perform(options)
+        try runScenario(yaml, in: dir, file: name, out: name)
     }
 
     /// summary.csv as metric → column → value.
@@ -301,11 +296,10 @@ final class TargetFaultRunTests: XCTestCase {
         guard ChildProcess.callstormBinary != nil else {
             throw XCTSkip("CALLSTORM_BIN is not set (make test sets it to the release binary)")
         }
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-kill-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        dir = try TemporaryDirectory.make("kill")
     }
 
-    override func tearDown() { if let dir { try? FileManager.default.removeItem(at: dir) } }
+    override func tearDown() { if let dir { TemporaryDirectory.remove(dir) } }
 
     func testKilledAndRestartedTargetLeavesACompleteReportWithTheOutageOnItsCharts() throws {
         let file = dir.appendingPathComponent("kill.yaml").path

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The fuzz corpora (Fuzz/corpus/<target>/) and every crasher libFuzzer ever found (Fuzz/crashers/<target>-*)
@@ -19,9 +20,8 @@ final class FuzzCorpusTests: XCTestCase {
         let binary = try XCTUnwrap(replayer, "swift build --product CallstormFuzz first")
         let crashers = (try? FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent(
             "Fuzz/crashers").path)) ?? []
-        let logs = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-replay-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: logs) }
+        let logs = try TemporaryDirectory.make("fuzz-replay")
+        defer { TemporaryDirectory.remove(logs) }
         for target in ["scenario", "http1", "http2", "json", "push"] {
             let corpus = Self.root.appendingPathComponent("Fuzz/corpus/\(target)").path
             let inputs = try FileManager.default.contentsOfDirectory(atPath: corpus)

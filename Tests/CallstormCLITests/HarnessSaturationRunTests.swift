@@ -1,6 +1,7 @@
 @testable import CallstormCLI
 import Foundation
 import Reports
+import TestSupport
 import XCTest
 
 /// A ramp that outruns callstorm itself reports the harness bound (at what calls/s, from which second), never a
@@ -8,9 +9,8 @@ import XCTest
 /// how fast this machine is.
 final class HarnessSaturationRunTests: XCTestCase {
     func testARampThatOutrunsTheHarnessReportsTheHarnessBoundNotAKnee() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-sat-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let dir = try TemporaryDirectory.make("sat")
+        defer { TemporaryDirectory.remove(dir) }
         // 60 ms of blocking per call on one worker: it can start at most ~16 calls/s, the ramp asks for 40.
         setenv("CALLSTORM_STALL_PER_CALL", "60ms", 1)
         defer { unsetenv("CALLSTORM_STALL_PER_CALL") }
@@ -31,12 +31,7 @@ final class HarnessSaturationRunTests: XCTestCase {
               min_samples: 5
             harness: { lag_limit: 10ms, window: 2s, min_samples: 5, on_saturation: end_arrivals }
             """
-        let file = dir.appendingPathComponent("outrun.yaml")
-        try yaml.write(to: file, atomically: true, encoding: .utf8)
-        var options = RunCommand.Options(file: file.path)
-        options.out = dir.appendingPathComponent("run").path
-        options.quiet = true
-        let outcome = try RunCommand.perform(options)
+        let outcome = try runScenario(yaml, in: dir, file: "outrun")
         XCTAssertEqual(outcome.exitCode, .passed, "saturation is reported; only on_saturation: abort fails the run")
         let summary = try ReportSummary.decode(from: Data(contentsOf: outcome.runDirectory
             .appendingPathComponent("summary.json")))

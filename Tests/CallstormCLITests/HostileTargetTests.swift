@@ -1,6 +1,7 @@
 import Foundation
 import Metrics
 import Reports
+import TestSupport
 import XCTest
 
 /// A run against a target that refuses, resets, stalls, dribbles, speaks garbage, malformed JSON, 5xx and huge
@@ -9,11 +10,10 @@ final class HostileTargetTests: XCTestCase {
     private var dir: URL!
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-hostile-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        dir = try TemporaryDirectory.make("hostile")
     }
 
-    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+    override func tearDown() { TemporaryDirectory.remove(dir) }
 
     func testRunAgainstAHostileTargetAccountsForEveryActionAndCountsEveryErrorKind() throws {
         let binary = try XCTUnwrap(ChildProcess.callstormBinary, "make test exports CALLSTORM_BIN")

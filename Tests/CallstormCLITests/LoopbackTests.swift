@@ -1,5 +1,6 @@
 @testable import CallstormCLI
 import Foundation
+import TestSupport
 import XCTest
 
 final class LoopbackTests: XCTestCase {
@@ -48,9 +49,8 @@ final class LoopbackTests: XCTestCase {
     /// Acceptance 5 of issue 10: a scenario aimed at 10.1.2.3 or example.com exits 2 naming `--allow-remote`,
     /// and fails before anything is started (no run directory, so no gateway, target or device ever ran).
     func testScenarioWithARemoteTargetExits2BeforeSendingAnything() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-remote-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let dir = try TemporaryDirectory.make("remote")
+        defer { TemporaryDirectory.remove(dir) }
         let cases: [(target: String, push: String, args: [String], host: String, role: String)] = [
             ("http://10.1.2.3:8080", "127.0.0.1:0", [], "10.1.2.3", "target"),
             ("https://example.com", "127.0.0.1:0", [], "example.com", "target"),
@@ -90,8 +90,8 @@ final class LoopbackTests: XCTestCase {
 
     /// Runs a command in-process with stderr sent to a file, and returns its exit code and what it wrote there.
     static func runCapturingStderr(_ args: [String]) throws -> (ExitCode, String) {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("stderr-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: url) }
+        let url = TemporaryDirectory.path("stderr")
+        defer { TemporaryDirectory.remove(url) }
         FileManager.default.createFile(atPath: url.path, contents: nil)
         let file = try FileHandle(forWritingTo: url)
         let saved = dup(2)

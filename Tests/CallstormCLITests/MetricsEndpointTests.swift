@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Acceptance 4 of issue 9: `curl` of `--metrics-listen` during a run returns exposition that prometheus-client's
@@ -7,11 +8,10 @@ final class MetricsEndpointTests: XCTestCase {
     private var dir: URL!
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-metrics-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        dir = try TemporaryDirectory.make("metrics")
     }
 
-    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+    override func tearDown() { TemporaryDirectory.remove(dir) }
 
     struct Sample {
         var name: String

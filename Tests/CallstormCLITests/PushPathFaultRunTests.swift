@@ -1,6 +1,7 @@
 @testable import CallstormCLI
 import Foundation
 import Metrics
+import TestSupport
 import XCTest
 
 /// Push-path faults that act on the gateway's connections and on delivery order (issue 5): whole runs with the
@@ -9,19 +10,13 @@ final class PushPathFaultRunTests: XCTestCase {
     private var dir: URL!
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-pushfaults-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        dir = try TemporaryDirectory.make("pushfaults")
     }
 
-    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+    override func tearDown() { TemporaryDirectory.remove(dir) }
 
     fileprivate func run(_ yaml: String, name: String = "run") throws -> RunCommand.Outcome {
-        let file = dir.appendingPathComponent("\(name).yaml").path
-        try yaml.write(toFile: file, atomically: true, encoding: .utf8)
-        var options = RunCommand.Options(file: file)
-        options.out = dir.appendingPathComponent(name).path
-        options.quiet = true
-        return try RunCommand.perform(options)
+        try runScenario(yaml, in: dir, file: name, out: name)
     }
 
     /// faults.csv rows (without the time column) of one kind.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Issue 17, acceptance 2: a run whose embedded target pushes through the gateway's CONNECT port with
@@ -34,9 +35,8 @@ final class PushRouteRunTests: XCTestCase {
     }
 
     func testCertificateAuthThroughTheCONNECTPortCompletesLikeTheDefaultRun() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-route-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let dir = try TemporaryDirectory.make("route")
+        defer { TemporaryDirectory.remove(dir) }
         let plain = try run("default", push: "", in: dir)
         let routed = try run("connect", push: ", auth: certificate, via: connect", in: dir)
         for summary in [plain, routed] {

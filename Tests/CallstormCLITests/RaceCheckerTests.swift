@@ -1,6 +1,7 @@
 @testable import CallstormCLI
 import Checker
 import Foundation
+import TestSupport
 import XCTest
 
 /// Race scenarios against the correct reference target find nothing; against each deliberate bug the history
@@ -19,26 +20,19 @@ final class RaceCheckerTests: XCTestCase {
     private var directories: [URL] = []
 
     override func tearDown() {
-        for dir in directories { try? FileManager.default.removeItem(at: dir) }
+        for dir in directories { TemporaryDirectory.remove(dir) }
         directories = []
     }
 
     private func run(_ scenario: String, bug: String?, milliseconds: UInt64 = 3000) throws -> Found {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("race-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try TemporaryDirectory.make("race")
         directories.append(dir)
         var yaml = try String(contentsOf: Self.root.appendingPathComponent(scenario), encoding: .utf8)
         if let bug {
             yaml = yaml.replacingOccurrences(of: "target: { embedded: true }",
                                              with: "target: { embedded: true, bugs: [\(bug)] }")
         }
-        let file = dir.appendingPathComponent("race.yaml")
-        try yaml.write(to: file, atomically: true, encoding: .utf8)
-        var options = RunCommand.Options(file: file.path)
-        options.out = dir.appendingPathComponent("run").path
-        options.quiet = true
-        options.durationNanos = milliseconds * 1_000_000
-        let outcome = try RunCommand.perform(options)
+        let outcome = try runScenario(yaml, in: dir, file: "race") { $0.durationNanos = milliseconds * 1_000_000 }
         // Checked again exactly as `callstorm check` does, which writes the repro files.
         guard let check = try HistoryCheck.run(outcome.runDirectory) else {
             XCTFail("no history.jsonl")
@@ -63,8 +57,8 @@ final class RaceCheckerTests: XCTestCase {
             let races = found.check.races
             XCTAssertGreaterThanOrEqual(races.races, 40, name)
             XCTAssertEqual(races.byPair.count, 1, name)
-            XCTAssertEqual(races.byOffset.map(\.offset), Array(stride(from: -5_000_000, through: 5_000_000,
-                                                                      by: 1_000_000)), name)
+            XCTAssertEqual(races.byOffset.map(\.offsetNanos), Array(stride(from: -5_000_000, through: 5_000_000,
+                                                                           by: 1_000_000)), name)
             XCTAssertEqual(Int64(races.races), found.counters.filter { $0.key.hasPrefix("race.") }.values.reduce(0, +))
             XCTAssertFalse(FileManager.default.fileExists(atPath: found.runDirectory.appendingPathComponent(
                 "repro-1.yaml").path))

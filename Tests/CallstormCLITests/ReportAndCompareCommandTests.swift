@@ -2,6 +2,7 @@
 import Foundation
 import Metrics
 import Reports
+import TestSupport
 import XCTest
 
 /// `callstorm report` after a SIGKILL, and `callstorm compare` exit codes, through the release binary.
@@ -9,11 +10,10 @@ final class ReportAndCompareCommandTests: XCTestCase {
     private var dir: URL!
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        dir = try TemporaryDirectory.make("cli")
     }
 
-    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+    override func tearDown() { TemporaryDirectory.remove(dir) }
 
     private var binary: String? {
         ProcessInfo.processInfo.environment["CALLSTORM_BIN"]

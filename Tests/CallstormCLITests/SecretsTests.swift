@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// No secret reaches a report or a log: a run whose gateway verifies ES256 provider tokens signed with a key
@@ -6,9 +7,8 @@ import XCTest
 final class SecretsTests: XCTestCase {
     func testProviderKeyAndTokensAreNeverWrittenToReportsOrLogs() throws {
         let binary = try XCTUnwrap(ChildProcess.callstormBinary, "make test exports CALLSTORM_BIN")
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-secrets-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let dir = try TemporaryDirectory.make("secrets")
+        defer { TemporaryDirectory.remove(dir) }
         let key = dir.appendingPathComponent("AuthKey.p8")
         let made = try ChildProcess.run("/usr/bin/openssl", ["genpkey", "-algorithm", "EC", "-pkeyopt",
                                                              "ec_paramgen_curve:P-256", "-out", key.path],

@@ -2,6 +2,7 @@
 import Foundation
 import Metrics
 import Reports
+import TestSupport
 import XCTest
 
 /// SIGINT and SIGTERM through the release binary: arrivals stop, calls in flight get the drain time, the full
@@ -10,11 +11,10 @@ final class SignalTests: XCTestCase {
     private var dir: URL!
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-sig-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        dir = try TemporaryDirectory.make("sig")
     }
 
-    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+    override func tearDown() { TemporaryDirectory.remove(dir) }
 
     /// Long talk times, so a stop always catches calls mid-conversation; the drain is long enough to matter.
     private static let scenario = """
@@ -40,8 +40,7 @@ final class SignalTests: XCTestCase {
         let child = try ChildProcess.start(binary, ["run", file.path, "--out", run.path, "--quiet"], in: dir,
                                            logs: dir, name: name)
         let snapshot = run.appendingPathComponent("raw/recorder-w0.json").path
-        let deadline = Date().addingTimeInterval(30)
-        while !FileManager.default.fileExists(atPath: snapshot), Date() < deadline { usleep(100_000) }
+        _ = eventually(30) { FileManager.default.fileExists(atPath: snapshot) }
         Thread.sleep(forTimeInterval: 2.5)
         XCTAssertTrue(child.process.isRunning, "the run must still be going when the signal comes")
         return (child, run)
@@ -97,8 +96,8 @@ final class SignalTests: XCTestCase {
 /// A run directory whose books do not balance makes `callstorm report` exit 3 and name the book.
 final class UnbalancedBooksTests: XCTestCase {
     func testReportOfUnbalancedResultsExits3() throws {
-        let run = FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-books-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: run) }
+        let run = TemporaryDirectory.path("books")
+        defer { TemporaryDirectory.remove(run) }
         try FileManager.default.createDirectory(at: run.appendingPathComponent("raw"), withIntermediateDirectories: true)
         var recorder = Recorder(runStartNanos: 1_000_000_000)
         recorder.count("action.join.started", by: 5, atNanos: 1_000_000_000)

@@ -1,6 +1,8 @@
+import CallModel
 import Foundation
 import XCTest
 @testable import Checker
+import TestSupport
 
 final class HistoryReaderTests: XCTestCase {
     func testReadsEveryLineTypeOfTheFormat() throws {
@@ -20,7 +22,9 @@ final class HistoryReaderTests: XCTestCase {
                                                                                conversation: "A", with: "B"))))
         XCTAssertEqual(events[1].line, 2)
         XCTAssertEqual(events[2].line, 4, "blank lines are skipped but still counted")
-        let view = ConversationView(id: "A", version: 3, members: [.init("dev-1", .joined), .init("dev-2", .held)])
+        let view = ConversationView(uuid: "A", version: 3, members: [
+            .init(device: "dev-1", state: .joined), .init(device: "dev-2", state: .held),
+        ])
         XCTAssertEqual(events[2].body, .complete(Complete(op: 17, outcome: .ok, conversation: "A", view: view)))
         XCTAssertEqual(events[3].body, .complete(Complete(op: 18, outcome: .fail, reason: "conflict \"409\"!")))
         guard case .push(let p) = events[4].body, case .final(let f) = events[5].body else {
@@ -63,9 +67,9 @@ final class HistoryReaderTests: XCTestCase {
 
     func testReadingAFileEqualsParsingItsLines() throws {
         let h = HistoryCheckerTests.seedStory()
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("history-\(UUID().uuidString).jsonl")
+        let url = TemporaryDirectory.path("history", suffix: ".jsonl")
         try h.text.write(to: url, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: url) }
+        defer { TemporaryDirectory.remove(url) }
         XCTAssertEqual(try HistoryReader.read(contentsOf: url), try h.events())
     }
 

@@ -67,8 +67,8 @@ final class RaceSummaryTests: XCTestCase {
         let (events, report, _) = try story()
         let summary = RaceSummary(events: events, report: report)
         XCTAssertEqual(summary.byOffset, [
-            .init(offset: -1_000_000, races: 1, violations: 0, racesWithViolations: 0),
-            .init(offset: 1_000_000, races: 1, violations: 1, racesWithViolations: 1),
+            .init(offsetNanos: -1_000_000, races: 1, violations: 0, racesWithViolations: 0),
+            .init(offsetNanos: 1_000_000, races: 1, violations: 1, racesWithViolations: 1),
         ])
         // Named in step order, from a race at an offset ≥ 0 (at -1 ms the end was invoked first).
         XCTAssertEqual(summary.byPair, [.init(name: "f/clash", label: "merge vs end", races: 2, violations: 1,

@@ -1,5 +1,6 @@
 import Credentials
 import Foundation
+import TestSupport
 import XCTest
 
 /// The push client certificate `callstorm cert voip` issues: Apple's topics extension round-trips, and the file
@@ -17,7 +18,7 @@ final class PushClientCertificateTests: XCTestCase {
     }
 
     func testIssuedFileHoldsACertificateAndKeyThatVerifyAgainstTheLocalCA() throws {
-        let dir = NSTemporaryDirectory() + "callstorm-cred-" + UUID().uuidString
+        let dir = TemporaryDirectory.path("cred").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/voip.pem"
         try PushClientCertificate.issue(.init(bundleID: "com.example.phone", environment: .development),

@@ -31,7 +31,7 @@ final class ViewDecoderTests: XCTestCase {
         for text in documents {
             XCTAssertEqual(ViewDecoder.conversation(Array(text.utf8)), decoderConversation(text), text)
         }
-        XCTAssertEqual(ViewDecoder.conversation(Array(documents[0].utf8))?.members.first?.handle.displayName,
+        XCTAssertEqual(ViewDecoder.conversation(Array(documents[0].utf8))?.members.first?.handle?.displayName,
                        "A \"B\" é😀")
     }
 

@@ -17,6 +17,7 @@ final class BandwidthToxicTests: XCTestCase {
         var size = 0
         let seconds = elapsed { size = (try? fetch(harness.proxyURL + "/size/300000").get().body.count) ?? -1 }
         XCTAssertEqual(size, 300_000)
-        XCTAssertEqual(seconds, 0.3, accuracy: 0.15, "300 KB at 1000 KB/s")
+        // 300 KB at 1000 KB/s: never faster than the rate allows (exact release times: the virtual test above).
+        XCTAssertGreaterThanOrEqual(seconds, 0.15, "300 KB at 1000 KB/s")
     }
 }

@@ -4,6 +4,7 @@ import Dispatch
 @testable import FaultProxy
 import Glibc
 import HTTPServer
+import TestSupport
 import Transport
 import XCTest
 
@@ -24,7 +25,7 @@ final class FaultProxyTests: XCTestCase {
     private func answeredCount(_ harness: ProxiedServer, connections count: Int) throws -> Int {
         var answered = 0
         for _ in 0..<count {
-            let client = try RawClient(port: harness.proxy.port)
+            let client = try LoopbackSocket(port: harness.proxy.port, receiveTimeoutMillis: 3_000)
             client.get("/")
             if !client.readAll().bytes.isEmpty { answered += 1 }
         }
@@ -55,7 +56,7 @@ final class FaultProxyTests: XCTestCase {
     private func decisions(seed: UInt64, connections: Int) throws -> [Bool] {
         let harness = try ProxiedServer(seed: seed, toxics: [ToxicSpec("latency", toxicity: 0.5)])
         defer { harness.stop() }
-        for _ in 0..<connections { _ = try RawClient(port: harness.proxy.port) }
+        for _ in 0..<connections { _ = try LoopbackSocket(port: harness.proxy.port, receiveTimeoutMillis: 3_000) }
         XCTAssertTrue(eventually { harness.proxy.decisionLog.count == connections })
         let log = harness.proxy.decisionLog
         XCTAssertEqual(log.map(\.connection), (1...UInt64(connections)).map { $0 })
@@ -79,14 +80,14 @@ final class FaultProxyTests: XCTestCase {
         spec.rampNanos = 2_000_000_000
         let harness = try ProxiedServer(seed: 3, toxics: [spec])
         defer { harness.stop() }
-        var clients: [RawClient] = []
-        for _ in 0..<20 { clients.append(try RawClient(port: harness.proxy.port)) }
+        var clients: [LoopbackSocket] = []
+        for _ in 0..<20 { clients.append(try LoopbackSocket(port: harness.proxy.port, receiveTimeoutMillis: 3_000)) }
         XCTAssertTrue(eventually { harness.proxy.decisionLog.count == 20 })
         // Opened in the ramp's first moments: at a toxicity near 0, few connections were picked.
         let early = harness.proxy.decisionLog.filter(\.applied).count
         XCTAssertLessThanOrEqual(early, 6, "\(early) of 20 picked at the ramp's start")
         Thread.sleep(forTimeInterval: 2.1)
-        for _ in 0..<20 { clients.append(try RawClient(port: harness.proxy.port)) }
+        for _ in 0..<20 { clients.append(try LoopbackSocket(port: harness.proxy.port, receiveTimeoutMillis: 3_000)) }
         XCTAssertTrue(eventually { harness.proxy.decisionLog.count == 40 })
         // After the ramp the toxicity is 1: every new connection is picked; the early ones keep their decision.
         let log = harness.proxy.decisionLog
@@ -133,7 +134,7 @@ final class FaultProxyTests: XCTestCase {
         try proxy.setToxics(toxics)
         try proxy.start()
         defer { proxy.stop() }
-        let client = try RawClient(port: proxy.port)
+        let client = try LoopbackSocket(port: proxy.port, receiveTimeoutMillis: 3_000)
         client.get("/")
         XCTAssertTrue(eventually { proxy.stats.bytesUpstream > 0 })
         usleep(20_000)
@@ -152,7 +153,7 @@ final class FaultProxyTests: XCTestCase {
         let proxy = FaultProxy(upstreamPort: deadPort, seed: 1)
         try proxy.start()
         defer { proxy.stop() }
-        let client = try RawClient(port: proxy.port)
+        let client = try LoopbackSocket(port: proxy.port, receiveTimeoutMillis: 3_000)
         client.get("/")
         XCTAssertTrue(client.readAll().bytes.isEmpty)
         XCTAssertTrue(eventually { proxy.stats.upstreamConnectFailures == 1 })
@@ -168,9 +169,9 @@ final class FaultProxyTests: XCTestCase {
         try proxy.setToxics([ToxicSpec("latency", direction: .upstream, ["latency": 1_000])])
         try proxy.start()
         let port = proxy.port
-        var clients: [RawClient] = []
+        var clients: [LoopbackSocket] = []
         for _ in 0..<5 {
-            let client = try RawClient(port: port)
+            let client = try LoopbackSocket(port: port, receiveTimeoutMillis: 3_000)
             client.get("/")
             clients.append(client)
         }

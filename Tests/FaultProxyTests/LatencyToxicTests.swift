@@ -26,11 +26,9 @@ final class LatencyToxicTests: XCTestCase {
     func testLatencyAddsAtLeastTheDelayToAnHTTPRequest() throws {
         let harness = try ProxiedServer(toxics: [ToxicSpec("latency", direction: .both, ["latency": 60])])
         defer { harness.stop() }
-        _ = fetch(harness.directURL + "/")  // warm libcurl up
-        let direct = elapsed { XCTAssertEqual(try? fetch(harness.directURL + "/").get().status, 200) }
         let proxied = elapsed { XCTAssertEqual(try? fetch(harness.proxyURL + "/").get().status, 200) }
-        // One chunk each way: at least 2 × 60 ms more, with generous room above for a loaded machine.
-        XCTAssertGreaterThanOrEqual(proxied - direct, 0.115, "direct \(direct), proxied \(proxied)")
-        XCTAssertLessThan(proxied - direct, 0.6, "direct \(direct), proxied \(proxied)")
+        // One chunk each way: at least 2 × 60 ms, a floor the proxy's monotonic timers guarantee however loaded
+        // the machine is; exact release times are pinned in virtual time above.
+        XCTAssertGreaterThanOrEqual(proxied, 0.115, "proxied \(proxied)")
     }
 }

@@ -1,4 +1,5 @@
 @testable import FaultProxy
+import TestSupport
 import XCTest
 
 final class LimitDataToxicTests: XCTestCase {
@@ -14,7 +15,7 @@ final class LimitDataToxicTests: XCTestCase {
     func testResponseIsCutAtTheLimit() throws {
         let harness = try ProxiedServer(toxics: [ToxicSpec("limit_data", ["bytes": 50])])
         defer { harness.stop() }
-        let client = try RawClient(port: harness.proxy.port)
+        let client = try LoopbackSocket(port: harness.proxy.port, receiveTimeoutMillis: 3_000)
         client.get("/size/1000")
         let result = client.readAll()
         XCTAssertEqual(result.bytes.count, 50)

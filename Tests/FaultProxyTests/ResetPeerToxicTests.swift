@@ -1,5 +1,6 @@
 import Glibc
 @testable import FaultProxy
+import TestSupport
 import XCTest
 
 final class ResetPeerToxicTests: XCTestCase {
@@ -15,7 +16,7 @@ final class ResetPeerToxicTests: XCTestCase {
     func testRawClientSeesConnectionReset() throws {
         let harness = try ProxiedServer(toxics: [ToxicSpec("reset_peer", ["timeout": 20])])
         defer { harness.stop() }
-        let client = try RawClient(port: harness.proxy.port)
+        let client = try LoopbackSocket(port: harness.proxy.port, receiveTimeoutMillis: 3_000)
         XCTAssertEqual(client.get("/hold"), 0)
         let result = client.readAll()  // blocked in recv when the RST arrives
         XCTAssertEqual(result.errno, ECONNRESET)
@@ -27,7 +28,7 @@ final class ResetPeerToxicTests: XCTestCase {
     func testZeroTimeoutResetsAtOnce() throws {
         let harness = try ProxiedServer(toxics: [ToxicSpec("reset_peer", ["timeout": 0])])
         defer { harness.stop() }
-        let client = try RawClient(port: harness.proxy.port)
+        let client = try LoopbackSocket(port: harness.proxy.port, receiveTimeoutMillis: 3_000)
         // The kernel reports a reset once, to whichever call comes first: the send or the read.
         let sendError = client.get("/")
         let result = client.readAll()

@@ -1,4 +1,5 @@
 @testable import FaultProxy
+import TestSupport
 import XCTest
 
 final class SlicerToxicTests: XCTestCase {
@@ -20,7 +21,7 @@ final class SlicerToxicTests: XCTestCase {
     func testRawClientGetsManySmallReads() throws {
         let harness = try ProxiedServer(toxics: [ToxicSpec("slicer", ["average_size": 64, "delay": 1_000])])
         defer { harness.stop() }
-        let client = try RawClient(port: harness.proxy.port)
+        let client = try LoopbackSocket(port: harness.proxy.port, receiveTimeoutMillis: 3_000)
         client.get("/size/2000")
         let result = client.readAll()
         XCTAssertEqual(body(of: result.bytes).count, 2000)

@@ -1,4 +1,5 @@
 @testable import FaultProxy
+import TestSupport
 import XCTest
 
 final class SlowCloseToxicTests: XCTestCase {
@@ -14,13 +15,12 @@ final class SlowCloseToxicTests: XCTestCase {
     func testClientSeesTheCloseLate() throws {
         let harness = try ProxiedServer(toxics: [ToxicSpec("slow_close", ["delay": 150])])
         defer { harness.stop() }
-        let client = try RawClient(port: harness.proxy.port)
+        let client = try LoopbackSocket(port: harness.proxy.port, receiveTimeoutMillis: 3_000)
         client.get("/")
         var result: (bytes: [UInt8], reads: Int, errno: Int32) = ([], 0, 0)
         let seconds = elapsed { result = client.readAll() }
         XCTAssertEqual(body(of: result.bytes), Array("ok".utf8))
         XCTAssertEqual(result.errno, 0, "a clean EOF")
-        XCTAssertGreaterThanOrEqual(seconds, 0.14)
-        XCTAssertLessThan(seconds, 1.0)
+        XCTAssertGreaterThanOrEqual(seconds, 0.14, "the close is held back (exact times: the virtual test)")
     }
 }

@@ -3,6 +3,7 @@ import Dispatch
 @testable import FaultProxy
 import Foundation
 import HTTPServer
+import TestSupport
 import Transport
 import XCTest
 #if canImport(Glibc)
@@ -141,59 +142,11 @@ func elapsed(_ body: () -> Void) -> Double {
 
 // MARK: - Raw sockets
 
-/// A blocking TCP client, for counting reads and seeing resets exactly as the kernel reports them.
-final class RawClient {
-    let fd: Int32
-
-    init(port: Int, receiveTimeoutMillis: Int = 3_000) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard rc == 0 else {
-            let code = errno
-            close(fd)
-            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
-        }
-        var timeout = timeval(tv_sec: receiveTimeoutMillis / 1000, tv_usec: (receiveTimeoutMillis % 1000) * 1000)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    }
-
-    deinit { close(fd) }
-
-    /// Sends all of `text`; returns 0, or the errno of a failed send (a reset may surface here first).
+extension LoopbackSocket {
+    /// Sends a GET for `path` that asks the server to close; returns 0 or the errno of the failed send.
     @discardableResult
-    func send(_ text: String) -> Int32 {
-        let bytes = Array(text.utf8)
-        let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        return n < 0 ? errno : 0
-    }
-
-    @discardableResult
-    func get(_ path: String) -> Int32 { send("GET \(path) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n") }
-
-    func shutdownWrite() { shutdown(fd, Int32(SHUT_WR)) }
-
-    /// Reads until EOF, an error or the receive timeout.
-    func readAll() -> (bytes: [UInt8], reads: Int, errno: Int32) {
-        var bytes: [UInt8] = []
-        var reads = 0
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n > 0 {
-                reads += 1
-                bytes += buffer[0..<n]
-            } else {
-                return (bytes, reads, n == 0 ? 0 : errno)
-            }
-        }
+    func get(_ path: String) -> Int32 {
+        sendReportingErrno("GET \(path) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
     }
 }
 
@@ -221,14 +174,3 @@ func socketAndEpollDescriptors() -> Set<Int> {
     }
     return found
 }
-
-/// Waits up to `seconds` for `condition`, polling briefly.
-func eventually(_ seconds: Double = 2, _ condition: () -> Bool) -> Bool {
-    let deadline = clinux_monotonic_ns() + UInt64(seconds * 1e9)
-    while clinux_monotonic_ns() < deadline {
-        if condition() { return true }
-        usleep(2_000)
-    }
-    return condition()
-}
-

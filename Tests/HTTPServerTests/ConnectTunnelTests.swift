@@ -1,6 +1,7 @@
 import Credentials
 import Foundation
 @testable import HTTPServer
+import TestSupport
 import XCTest
 
 /// HTTP CONNECT answered by the server itself (ConnectHead, ConnectionStart) and client certificates in the TLS

@@ -1,6 +1,7 @@
 import Credentials
 import Foundation
 import HTTPServer
+import TestSupport
 import XCTest
 
 /// HTTP/2 against a client no one here wrote: the curl binary, over h2c with prior knowledge and over TLS with
@@ -10,7 +11,7 @@ final class HTTP2InteropTests: XCTestCase {
     private var tls: TLSMaterial!
 
     override func setUpWithError() throws {
-        stateDir = try ExternalTool.temporaryDirectory()
+        stateDir = try TemporaryDirectory.make("interop").path
         tls = try LocalCertificateAuthority.ensure(stateDirectory: stateDir).material
     }
 

@@ -2,6 +2,7 @@ import Determinism
 import Dispatch
 import Foundation
 import HTTPServer
+import TestSupport
 import XCTest
 
 final class HTTPServerTests: XCTestCase {
@@ -346,11 +347,9 @@ final class HTTPServerTests: XCTestCase {
         defer { server.stop() }
 
         let client = try TestClient(port: server.port)
-        let started = Date()
         let response = try client.request("GET", "/x")
         XCTAssertEqual(response.status, 202)
         XCTAssertEqual(response.bodyString, "late /x")
-        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.15)
         XCTAssertEqual(try client.request("GET", "/y").bodyString, "late /y")
     }
 

@@ -1,23 +1,20 @@
 import Foundation
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A small blocking HTTP/1.1 client over a POSIX socket, so the server tests depend on nothing but the
-/// kernel. Every read has a timeout, so a server bug fails a test instead of hanging it.
+/// A small blocking HTTP/1.1 client on TestSupport's `LoopbackSocket`, so the server tests depend on nothing but
+/// the kernel. Every read has a timeout, so a server bug fails a test instead of hanging it.
 /// `@unchecked Sendable`: an instance may be handed to another thread, but only one thread uses it at a time.
 final class TestClient: @unchecked Sendable {
     enum Failure: Error, CustomStringConvertible {
-        case connect(Int32)
-        case send(Int32)
         case timedOut
         case closedByPeer
         case malformed(String)
 
         var description: String {
             switch self {
-            case .connect(let code): return "connect failed: errno \(code)"
-            case .send(let code): return "send failed: errno \(code)"
             case .timedOut: return "timed out waiting for the server"
             case .closedByPeer: return "the server closed the connection"
             case .malformed(let why): return "malformed response: \(why)"
@@ -37,88 +34,35 @@ final class TestClient: @unchecked Sendable {
         var bodyString: String { String(decoding: body, as: UTF8.self) }
     }
 
-    let fd: Int32
+    private let socket: LoopbackSocket
     private var buffer: [UInt8] = []
-    private var isClosed = false
 
     init(port: Int, timeoutSeconds: Double = 5) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure.connect(errno) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard rc == 0 else {
-            let code = errno
-            Glibc.close(fd)
-            throw Failure.connect(code)
-        }
-        var timeout = timeval(tv_sec: Int(timeoutSeconds), tv_usec: Int((timeoutSeconds.truncatingRemainder(dividingBy: 1)) * 1_000_000))
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var one: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        self.fd = fd
+        let millis = Int(timeoutSeconds * 1000)
+        socket = try LoopbackSocket(port: port, receiveTimeoutMillis: millis, sendTimeoutMillis: millis, noDelay: true)
     }
 
-    deinit {
-        close()
-    }
-
-    func close() {
-        if !isClosed {
-            isClosed = true
-            Glibc.close(fd)
-        }
-    }
+    func close() { socket.close() }
 
     /// Closes with RST instead of FIN (SO_LINGER 0), so the server sees an error at once.
-    func reset() {
-        var option = linger(l_onoff: 1, l_linger: 0)
-        setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
-        close()
-    }
+    func reset() { socket.reset() }
 
     /// Half-closes: the server sees EOF, the client can still read.
-    func shutdownWrite() {
-        shutdown(fd, Int32(SHUT_WR))
-    }
+    func shutdownWrite() { socket.shutdownWrite() }
 
-    func send(_ text: String) throws {
-        try send(Array(text.utf8))
-    }
+    func send(_ text: String) throws { try socket.send(text) }
 
-    func send(_ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes.withUnsafeBytes {
-                Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-            }
-            if sent < 0 {
-                if errno == EINTR { continue }
-                throw Failure.send(errno)
-            }
-            offset += sent
-        }
-    }
+    func send(_ bytes: [UInt8]) throws { try socket.send(bytes) }
 
     /// Reads more bytes into the buffer; false on EOF or reset.
     private func fill() throws -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count > 0 {
-                buffer.append(contentsOf: chunk[0..<count])
-                return true
-            }
-            if count == 0 { return false }
-            if errno == EINTR { continue }
-            if errno == EAGAIN || errno == EWOULDBLOCK { throw Failure.timedOut }
+        switch socket.receive() {
+        case .data(let chunk):
+            buffer.append(contentsOf: chunk)
+            return true
+        case .end: return false
+        case .failed(let code):
+            if code == EAGAIN || code == EWOULDBLOCK { throw Failure.timedOut }
             return false
         }
     }

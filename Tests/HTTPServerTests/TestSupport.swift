@@ -2,6 +2,7 @@ import Credentials
 import Foundation
 import HTTPServer
 import Locking
+import TestSupport
 
 /// Starts a server on 127.0.0.1 port 0 with a closure handler. The caller stops it in `defer`.
 func startServer(
@@ -16,21 +17,6 @@ func startServer(
 /// Answers with the method, path and body it received, so tests can see what the handler saw.
 let echoHandler: @Sendable (HTTPRequest, @escaping @Sendable (HTTPResponse) -> Void) -> Void = { request, respond in
     respond(.text(200, "\(request.method) \(request.path) \(request.bodyString)"))
-}
-
-/// Open file descriptors of this process.
-func openDescriptorCount() -> Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
-}
-
-/// Polls `condition` for up to `seconds`; for state that settles on another thread.
-func eventually(_ seconds: Double = 5, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(5_000)
-    }
-    return condition()
 }
 
 /// A value shared between a handler and the test, behind a lock.
@@ -54,11 +40,11 @@ struct TemporaryCA {
     let material: TLSMaterial
 
     init() throws {
-        directory = try ExternalTool.temporaryDirectory()
+        directory = try TemporaryDirectory.make("ca").path
         material = try LocalCertificateAuthority.ensure(stateDirectory: directory).material
     }
 
     func remove() {
-        try? FileManager.default.removeItem(atPath: directory)
+        TemporaryDirectory.remove(URL(fileURLWithPath: directory))
     }
 }

@@ -2,6 +2,7 @@ import Credentials
 import Foundation
 import HTTPServer
 import PushGateway
+import TestSupport
 import XCTest
 
 /// Published APNs clients, unchanged, against the gateway the way their users redirect them (issue 17): aioapns

@@ -3,6 +3,7 @@ import Determinism
 import Foundation
 import HTTPServer
 import PushGateway
+import TestSupport
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -18,7 +19,7 @@ final class GatewayFuzzTests: XCTestCase {
     func testMalformedFramesHeadersAndPayloadsNeverCrashOrLeakConnections() throws {
         let seed = UInt64(ProcessInfo.processInfo.environment["CALLSTORM_FUZZ_SEED"] ?? "") ?? 0x5EED_CA11
         var random = SeededRandom(splitMix: seed)
-        let dir = try ExternalTool.temporaryDirectory()
+        let dir = try TemporaryDirectory.make("gateway-fuzz").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let tls = try LocalCertificateAuthority.ensure(stateDirectory: dir).material
         let gateway = APNsGateway(configuration: .init(validator: .init(bundleID: "com.example.app")),
@@ -33,16 +34,16 @@ final class GatewayFuzzTests: XCTestCase {
             plain.stop()
             secure.stop()
         }
-        let descriptorsBefore = openDescriptors()
+        let descriptorsBefore = openDescriptorCount()
         var answered = 0
         var wellFormed = 0
         for round in 0..<240 {
             let useTLS = round % 12 == 11
             let port = useTLS ? secure.port : plain.port
-            guard let socket = RawSocket(port: port) else { return XCTFail("cannot connect (seed \(seed))") }
+            guard let socket = try? LoopbackSocket(port: port) else { return XCTFail("cannot connect (seed \(seed))") }
             let (bytes, expectsAnswer) = useTLS ? (randomBytes(&random, max: 600), false) : conversation(&random)
             if expectsAnswer { wellFormed += 1 }
-            socket.send(bytes)
+            try? socket.send(bytes)
             let reply = socket.read(timeoutMillis: expectsAnswer ? 1000 : 15, until: expectsAnswer ? {
                 Self.hasHeadersFrame($0, stream: 1)
             } : nil)
@@ -64,8 +65,8 @@ final class GatewayFuzzTests: XCTestCase {
                       "connections left open: \(plain.stats.connectionsOpen) + \(secure.stats.connectionsOpen) "
                         + "(seed \(seed))")
         XCTAssertTrue(eventually { plain.stats.streamsOpen == 0 }, "streams left open: \(plain.stats.streamsOpen)")
-        XCTAssertTrue(eventually { self.openDescriptors() <= descriptorsBefore },
-                      "descriptors: \(descriptorsBefore) before, \(openDescriptors()) after")
+        XCTAssertTrue(eventually { openDescriptorCount() <= descriptorsBefore },
+                      "descriptors: \(descriptorsBefore) before, \(openDescriptorCount()) after")
         XCTAssertGreaterThan(plain.stats.http2ProtocolErrors, 0, "the generator should break the protocol")
         let run = try ExternalTool.run("curl", ["-sS", "--http2-prior-knowledge", "-o", "/dev/null", "-w", "%{http_code}",
                                                 "-H", "authorization: bearer \(try validJWT())",
@@ -231,76 +232,5 @@ final class GatewayFuzzTests: XCTestCase {
         let token = signer.token(issuedAt: Int64(Date().timeIntervalSince1970))!
         cachedJWT = token
         return token
-    }
-
-    private func openDescriptors() -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
-    }
-
-    private func eventually(_ seconds: Double = 5, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(5_000)
-        }
-        return condition()
-    }
-}
-
-/// A blocking loopback TCP client for sending arbitrary bytes.
-final class RawSocket {
-    private let fd: Int32
-
-    init?(port: Int) {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard rc == 0 else {
-            Glibc.close(fd)
-            return nil
-        }
-    }
-
-    /// Sends everything it can; the server may close midway, which is fine.
-    func send(_ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset,
-                                                        Int32(MSG_NOSIGNAL)) }
-            if n <= 0 { return }
-            offset += n
-        }
-    }
-
-    /// Reads until EOF, `until` holds, or `timeoutMillis` pass without data.
-    func read(timeoutMillis: Int, until: (([UInt8]) -> Bool)? = nil) -> [UInt8] {
-        var timeout = timeval(tv_sec: timeoutMillis / 1000, tv_usec: Int((timeoutMillis % 1000) * 1000))
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var all: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16_384)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { return all }
-            all += buffer[0..<n]
-            if let until, until(all) { return all }
-        }
-    }
-
-    /// Makes `close()` send RST instead of FIN.
-    func resetOnClose() {
-        var option = linger(l_onoff: 1, l_linger: 0)
-        setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
-    }
-
-    func close() {
-        Glibc.close(fd)
     }
 }

@@ -2,6 +2,7 @@ import Credentials
 import Foundation
 import HTTPServer
 import PushGateway
+import TestSupport
 import XCTest
 
 /// The gateway against APNs clients no one here wrote: the curl binary (TLS with ALPN h2, and h2c with prior
@@ -19,7 +20,7 @@ final class GatewayInteropTests: XCTestCase {
     private var server: HTTPServer!
 
     override func setUpWithError() throws {
-        dir = try ExternalTool.temporaryDirectory()
+        dir = try TemporaryDirectory.make("interop").path
         tls = try LocalCertificateAuthority.ensure(stateDirectory: dir).material
         keyPath = dir + "/AuthKey_\(Self.keyID).p8"
         try ES256Key.generate(privateKeyPath: keyPath, publicKeyPath: dir + "/public.pem")

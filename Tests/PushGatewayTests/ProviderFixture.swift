@@ -1,6 +1,7 @@
 import Credentials
 import Foundation
 import PushGateway
+import TestSupport
 
 /// What a gateway interop test stands on: a temporary state directory with the local CA, an ES256 provider key
 /// on disk (`AuthKey_<kid>.p8`) and its public half, and a gateway configuration that verifies tokens with it.
@@ -11,7 +12,7 @@ struct ProviderFixture {
     let configuration: APNsGateway.Configuration
 
     init(bundleID: String, keyID: String, teamID: String) throws {
-        directory = try ExternalTool.temporaryDirectory()
+        directory = try TemporaryDirectory.make("provider").path
         tls = try LocalCertificateAuthority.ensure(stateDirectory: directory).material
         keyPath = directory + "/AuthKey_\(keyID).p8"
         try ES256Key.generate(privateKeyPath: keyPath, publicKeyPath: directory + "/public.pem")
@@ -20,6 +21,6 @@ struct ProviderFixture {
     }
 
     func remove() {
-        try? FileManager.default.removeItem(atPath: directory)
+        TemporaryDirectory.remove(URL(fileURLWithPath: directory))
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Metrics
 import XCTest
 @testable import Reports
+import TestSupport
 
 final class ComparisonTests: XCTestCase {
     private func summary(p99Factor: Double = 1, p50Factor: Double = 1) -> ReportSummary {
@@ -68,7 +69,7 @@ final class StepMetricsTests: XCTestCase {
     }
 
     func testActionsCSVRowsCutByAKillOrMalformedAreSkipped() throws {
-        let url = ReportFixtures.temporaryDirectory("steps").appendingPathExtension("csv")
+        let url = TemporaryDirectory.path("steps").appendingPathExtension("csv")
         defer { try? FileManager.default.removeItem(at: url) }
         let text = """
             id,kind,step,device,conversation,planned_s,started_s,finished_s,outcome,reason,latency_ms

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import Reports
+import TestSupport
 
 /// Renders report.html in headless Chromium: the page must run without script errors, show the verdict, the
 /// tables and every chart, and produce a screenshot (docs/report.png is one of these).
@@ -8,7 +9,7 @@ final class HTMLScreenshotTests: XCTestCase {
     private var directory: URL!
 
     override func setUpWithError() throws {
-        directory = ReportFixtures.temporaryDirectory("screenshot")
+        directory = TemporaryDirectory.path("screenshot")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import Metrics
 import XCTest
 @testable import Reports
+import TestSupport
 import TextEscaping
 
 /// The same figure must read the same everywhere: summary.csv, report.html, summary.json, and the .hlog files
@@ -10,7 +11,7 @@ import TextEscaping
 final class PercentileAgreementTests: XCTestCase {
     private var directory: URL!
 
-    override func setUpWithError() throws { directory = ReportFixtures.temporaryDirectory("agreement") }
+    override func setUpWithError() throws { directory = TemporaryDirectory.path("agreement") }
     override func tearDown() { try? FileManager.default.removeItem(at: directory) }
 
     func testPercentilesAgreeExactlyAcrossSummaryCSVHTMLAndJSON() throws {

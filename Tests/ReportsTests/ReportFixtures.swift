@@ -69,8 +69,4 @@ enum ReportFixtures {
         result.verdict = Verdict(thresholds: result.thresholds)
         return result
     }
-
-    static func temporaryDirectory(_ name: String) -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-\(name)-\(UUID().uuidString)")
-    }
 }

@@ -2,19 +2,18 @@ import Foundation
 import Metrics
 import XCTest
 @testable import Reports
+import TestSupport
 
 final class ReportWriterTests: XCTestCase {
     private var directory: URL!
     private let start: UInt64 = 1_000_000_000_000
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("callstorm-report-tests-\(UUID().uuidString)")
-            .appendingPathComponent("nested")
+        directory = TemporaryDirectory.path("report-tests").appendingPathComponent("nested")
     }
 
     override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory.deletingLastPathComponent())
+        TemporaryDirectory.remove(directory.deletingLastPathComponent())
     }
 
     // MARK: - Fixtures

@@ -2,11 +2,12 @@ import Foundation
 import Metrics
 import XCTest
 @testable import Reports
+import TestSupport
 
 /// actions.csv read on bytes must give exactly what adding the same rows one by one gives.
 final class StepMetricsLoadTests: XCTestCase {
     private func load(_ text: String) throws -> StepMetrics {
-        let url = ReportFixtures.temporaryDirectory("steps-load").appendingPathExtension("csv")
+        let url = TemporaryDirectory.path("steps-load").appendingPathExtension("csv")
         defer { try? FileManager.default.removeItem(at: url) }
         try Data(text.utf8).write(to: url)
         return StepMetrics.load(actionsCSV: url)

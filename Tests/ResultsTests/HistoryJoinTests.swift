@@ -2,16 +2,17 @@ import Determinism
 import Foundation
 import XCTest
 @testable import Results
+import TestSupport
 
 final class HistoryJoinTests: XCTestCase {
     private var run: URL!
 
     override func setUpWithError() throws {
-        run = FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-history-\(UUID().uuidString)")
+        run = TemporaryDirectory.path("history")
         try FileManager.default.createDirectory(at: WorkerJournal.rawDirectory(run), withIntermediateDirectories: true)
     }
 
-    override func tearDown() { try? FileManager.default.removeItem(at: run) }
+    override func tearDown() { TemporaryDirectory.remove(run) }
 
     private func write(_ text: String, worker: Int) throws {
         let url = WorkerJournal.rawDirectory(run).appendingPathComponent("history-w\(worker).jsonl")

@@ -2,17 +2,18 @@ import Foundation
 import Metrics
 import XCTest
 @testable import Results
+import TestSupport
 
 final class RecorderCheckpointerTests: XCTestCase {
     private var run: URL!
     private var raw: URL { WorkerJournal.rawDirectory(run) }
 
     override func setUpWithError() throws {
-        run = FileManager.default.temporaryDirectory.appendingPathComponent("checkpointer-\(UUID().uuidString)")
+        run = TemporaryDirectory.path("checkpointer")
         try FileManager.default.createDirectory(at: raw, withIntermediateDirectories: true)
     }
 
-    override func tearDown() { try? FileManager.default.removeItem(at: run) }
+    override func tearDown() { TemporaryDirectory.remove(run) }
 
     /// One second of a busy worker: two latency metrics, a counter and a gauge.
     private func recordSecond(_ second: Int, into recorder: inout Recorder) {

@@ -2,16 +2,17 @@ import Foundation
 import Metrics
 import XCTest
 @testable import Results
+import TestSupport
 
 final class RunResultsTests: XCTestCase {
     private var run: URL!
 
     override func setUpWithError() throws {
-        run = FileManager.default.temporaryDirectory.appendingPathComponent("callstorm-results-\(UUID().uuidString)")
+        run = TemporaryDirectory.path("results")
         try FileManager.default.createDirectory(at: WorkerJournal.rawDirectory(run), withIntermediateDirectories: true)
     }
 
-    override func tearDown() { try? FileManager.default.removeItem(at: run) }
+    override func tearDown() { TemporaryDirectory.remove(run) }
 
     private func write(_ text: String, _ name: String) throws {
         try Data(text.utf8).write(to: WorkerJournal.rawDirectory(run).appendingPathComponent(name))

@@ -1,12 +1,13 @@
 import Foundation
 import Metrics
 import Results
+import TestSupport
 import XCTest
 
 final class WorkerJournalTests: XCTestCase {
     func testCheckpointedRecordersAndRowsComeBackFromTheRunDirectory() throws {
-        let run = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: run) }
+        let run = TemporaryDirectory.path("journal")
+        defer { TemporaryDirectory.remove(run) }
         var recorders: [Recorder] = []
         for worker in 0..<2 {
             let journal = try WorkerJournal(configuration: .init(directory: run), worker: worker)
@@ -31,7 +32,7 @@ final class WorkerJournalTests: XCTestCase {
     }
 
     func testEmptyRunDirectoryIsAClearError() {
-        let run = FileManager.default.temporaryDirectory.appendingPathComponent("none-\(UUID().uuidString)")
+        let run = TemporaryDirectory.path("none")
         XCTAssertThrowsError(try RunResults.loadRecorder(run: run)) { error in
             XCTAssertTrue("\(error)".contains("no raw results"))
         }
@@ -40,8 +41,8 @@ final class WorkerJournalTests: XCTestCase {
     /// A burst of checkpoints faster than the writer keeps at most one waiting (the newest), and the snapshot on
     /// disk after close is the last recorder, never an older one that was queued behind it.
     func testCheckpointBurstLeavesTheNewestSnapshotOnDisk() throws {
-        let run = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: run) }
+        let run = TemporaryDirectory.path("journal")
+        defer { TemporaryDirectory.remove(run) }
         let journal = try WorkerJournal(configuration: .init(directory: run), worker: 0)
         var recorder = Recorder(runStartNanos: 0)
         for second in 0..<3000 { recorder.record("push_to_report", micros: 100, atNanos: UInt64(second) * 1_000_000_000) }

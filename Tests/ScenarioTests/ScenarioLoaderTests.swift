@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import Scenario
+import TestSupport
 
 final class ScenarioLoaderTests: XCTestCase {
     private func load(_ yaml: String, knownFlows: Set<String> = ["incoming-1to1"]) -> Result<Scenario, ScenarioErrors> {
@@ -325,7 +326,7 @@ final class ScenarioLoaderTests: XCTestCase {
     }
 
     func testLoadsAFileFromDisk() throws {
-        let path = NSTemporaryDirectory() + "callstorm-scenario-\(getpid()).yaml"
+        let path = TemporaryDirectory.path("scenario", suffix: ".yaml").path
         try minimal.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let scenario = try ScenarioLoader.load(contentsOf: path).get()

@@ -2,6 +2,7 @@ import Credentials
 import Dispatch
 import Foundation
 import HTTPServer
+import TestSupport
 import Transport
 import XCTest
 
@@ -19,7 +20,7 @@ final class HTTP2ClientTests: XCTestCase {
     }
 
     private func run(count: Int, answerAfterMillis: Int) throws {
-        let dir = NSTemporaryDirectory() + "callstorm-h2client-" + UUID().uuidString
+        let dir = TemporaryDirectory.path("h2client").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let tls = try LocalCertificateAuthority.ensure(stateDirectory: dir).material
         var config = HTTPServerConfiguration()
