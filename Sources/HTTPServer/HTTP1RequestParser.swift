@@ -46,6 +46,8 @@ enum HTTP1ParseError: Error, Equatable {
 /// unconsumed for the next call. Strict where ambiguity would allow request smuggling (both
 /// `Content-Length` and `Transfer-Encoding`, conflicting lengths, obsolete line folding), lenient about bare
 /// LF line ends. Not thread-safe: one parser per connection, used on its loop thread.
+/// More than 15 stored properties on purpose: the partial state of one request head and body between reads, each
+/// read on the hot path of every request.
 struct HTTP1RequestParser {
     enum Event {
         /// Every available byte was consumed or an incomplete line remains; call again with more input.

@@ -161,8 +161,22 @@ public struct SVGLineChart: Sendable {
             out += "text-anchor=\"middle\" class=\"chart-empty\">\(emptyMessage.markupEscaped)</text>\n</svg>"
             return out
         }
+        let frame = self.frame(all)
+        out += shades(frame) + gridAndAxes(frame) + reference(frame) + lines(all, frame)
+        legend(all, into: &out)
+        return out
+    }
 
-        // x domain and mapping
+    /// Where the plot's values land: the x and y domains, their ticks, and the mappings into the viewBox.
+    private struct Frame {
+        var xTicks: [(value: Double, label: String)]
+        var yScale: NiceScale
+        var mapX: (Double) -> Double
+        var mapY: (Double) -> Double
+        var plotBottom: Double
+    }
+
+    private func frame(_ all: [Series]) -> Frame {
         let nines = percentileNines(all)
         let xTicks: [(value: Double, label: String)]
         let xMin: Double
@@ -182,27 +196,30 @@ public struct SVGLineChart: Sendable {
             xMax = scale.upper
             xTicks = scale.ticks.map { ($0, scale.label($0)) }
         }
-        func mapX(_ x: Double) -> Double {
-            let position = isPercentileAxis ? Swift.min(Self.percentileTransform(x), xMax) : x
-            return marginLeft + (position - xMin) / (xMax - xMin) * plotWidth
+        let (percentile, left, width) = (isPercentileAxis, marginLeft, plotWidth)
+        let mapX = { (x: Double) -> Double in
+            let position = percentile ? Swift.min(Self.percentileTransform(x), xMax) : x
+            return left + (position - xMin) / (xMax - xMin) * width
         }
-
-        // y domain and mapping
         var ys = all.flatMap(\.points).map(\.y)
         if let reference = referenceLine, reference.y.isFinite { ys.append(reference.y) }
         // A little headroom so a line at its maximum does not merge with the frame.
         let yLow = ys.min() ?? 0
         let yHigh = ys.max() ?? 1
         let yScale = NiceScale(minimum: yLow, maximum: yHigh + (yHigh - Swift.min(yLow, 0)) * 0.04, includeZero: true)
-        func mapY(_ y: Double) -> Double {
-            marginTop + plotHeight - (y - yScale.lower) / (yScale.upper - yScale.lower) * plotHeight
+        let (top, height) = (marginTop, plotHeight)
+        let mapY = { (y: Double) -> Double in
+            top + height - (y - yScale.lower) / (yScale.upper - yScale.lower) * height
         }
-        let plotBottom = marginTop + plotHeight
+        return Frame(xTicks: xTicks, yScale: yScale, mapX: mapX, mapY: mapY, plotBottom: marginTop + plotHeight)
+    }
 
-        // shaded ranges behind everything
+    /// Shaded ranges, behind everything.
+    private func shades(_ f: Frame) -> String {
+        var out = ""
         for range in shadedRanges where range.fromX.isFinite && range.toX.isFinite {
-            let left = Swift.max(mapX(Swift.min(range.fromX, range.toX)), marginLeft)
-            let right = Swift.min(mapX(Swift.max(range.fromX, range.toX)), marginLeft + plotWidth)
+            let left = Swift.max(f.mapX(Swift.min(range.fromX, range.toX)), marginLeft)
+            let right = Swift.min(f.mapX(Swift.max(range.fromX, range.toX)), marginLeft + plotWidth)
             guard right > left else { continue }
             out += "<g class=\"shade\"><title>\(range.label.markupEscaped)</title>"
             out += "<rect x=\"\(n(left))\" y=\"\(n(marginTop))\" width=\"\(n(right - left))\" "
@@ -210,24 +227,27 @@ public struct SVGLineChart: Sendable {
             out += "<text x=\"\(n(left + 3))\" y=\"\(n(marginTop + plotHeight - 5))\" class=\"shade-label\">"
             out += "\(range.label.markupEscaped)</text></g>\n"
         }
+        return out
+    }
 
-        // grid and axes: each tick gives a grid line and a label, gathered apart because the frame sits between
+    /// Grid and axes: each tick gives a grid line and a label, gathered apart because the frame sits between.
+    private func gridAndAxes(_ f: Frame) -> String {
         var grid = "<g class=\"grid\" stroke=\"#e8eaed\" stroke-width=\"1\">\n"
         var labels = "<g class=\"axis\">\n"
-        for tick in yScale.ticks {
-            let y = mapY(tick)
+        for tick in f.yScale.ticks {
+            let y = f.mapY(tick)
             grid += "<line x1=\"\(n(marginLeft))\" x2=\"\(n(marginLeft + plotWidth))\" "
             grid += "y1=\"\(n(y))\" y2=\"\(n(y))\"/>\n"
             labels += "<text x=\"\(n(marginLeft - 6))\" y=\"\(n(y + 4))\" text-anchor=\"end\">"
-            labels += "\(yScale.label(tick))</text>\n"
+            labels += "\(f.yScale.label(tick))</text>\n"
         }
-        for tick in xTicks {
-            let x = n(mapX(tickValue(tick.value)))
-            grid += "<line x1=\"\(x)\" x2=\"\(x)\" y1=\"\(n(marginTop))\" y2=\"\(n(plotBottom))\"/>\n"
-            labels += "<text x=\"\(x)\" y=\"\(n(plotBottom + 16))\" text-anchor=\"middle\">"
+        for tick in f.xTicks {
+            let x = n(f.mapX(tickValue(tick.value)))
+            grid += "<line x1=\"\(x)\" x2=\"\(x)\" y1=\"\(n(marginTop))\" y2=\"\(n(f.plotBottom))\"/>\n"
+            labels += "<text x=\"\(x)\" y=\"\(n(f.plotBottom + 16))\" text-anchor=\"middle\">"
             labels += "\(tick.label.markupEscaped)</text>\n"
         }
-        out += grid + "</g>\n"
+        var out = grid + "</g>\n"
         out += "<rect x=\"\(n(marginLeft))\" y=\"\(n(marginTop))\" width=\"\(n(plotWidth))\" "
         out += "height=\"\(n(plotHeight))\" fill=\"none\" stroke=\"#9aa0a6\"/>\n"
         out += labels
@@ -236,19 +256,22 @@ public struct SVGLineChart: Sendable {
         let yLabelY = marginTop + plotHeight / 2
         out += "<text x=\"16\" y=\"\(n(yLabelY))\" text-anchor=\"middle\" class=\"axis-label\" "
         out += "transform=\"rotate(-90 16 \(n(yLabelY)))\">\(yLabel.markupEscaped)</text>\n"
-        out += "</g>\n"
+        return out + "</g>\n"
+    }
 
-        // reference line
-        if let reference = referenceLine, reference.y.isFinite {
-            let y = mapY(reference.y)
-            out += "<g class=\"reference\"><line x1=\"\(n(marginLeft))\" x2=\"\(n(marginLeft + plotWidth))\" "
-            out += "y1=\"\(n(y))\" y2=\"\(n(y))\" stroke=\"\(reference.color.markupEscaped)\" stroke-width=\"1.5\" "
-            out += "stroke-dasharray=\"6 4\"/>"
-            out += "<text x=\"\(n(marginLeft + plotWidth - 4))\" y=\"\(n(y - 5))\" text-anchor=\"end\" "
-            out += "fill=\"\(reference.color.markupEscaped)\">\(reference.label.markupEscaped)</text></g>\n"
-        }
+    private func reference(_ f: Frame) -> String {
+        guard let reference = referenceLine, reference.y.isFinite else { return "" }
+        let y = f.mapY(reference.y)
+        var out = "<g class=\"reference\"><line x1=\"\(n(marginLeft))\" x2=\"\(n(marginLeft + plotWidth))\" "
+        out += "y1=\"\(n(y))\" y2=\"\(n(y))\" stroke=\"\(reference.color.markupEscaped)\" stroke-width=\"1.5\" "
+        out += "stroke-dasharray=\"6 4\"/>"
+        out += "<text x=\"\(n(marginLeft + plotWidth - 4))\" y=\"\(n(y - 5))\" text-anchor=\"end\" "
+        out += "fill=\"\(reference.color.markupEscaped)\">\(reference.label.markupEscaped)</text></g>\n"
+        return out
+    }
 
-        // series
+    private func lines(_ all: [Series], _ f: Frame) -> String {
+        var out = ""
         for item in all where !item.points.isEmpty {
             let dash = item.dashed ? " stroke-dasharray=\"4 3\"" : ""
             let peak = item.points.max { $0.y < $1.y }!
@@ -258,18 +281,22 @@ public struct SVGLineChart: Sendable {
             out += "<title>\(item.name.markupEscaped)</title>\n"
             for segment in segments(of: item) {
                 if segment.count == 1 {
-                    out += "<circle cx=\"\(n(mapX(segment[0].x)))\" cy=\"\(n(mapY(segment[0].y)))\" r=\"2.5\" "
+                    out += "<circle cx=\"\(n(f.mapX(segment[0].x)))\" cy=\"\(n(f.mapY(segment[0].y)))\" r=\"2.5\" "
                     out += "fill=\"\(item.color.markupEscaped)\"/>\n"
                 } else {
-                    let path = segment.map { "\(n(mapX($0.x))),\(n(mapY($0.y)))" }.joined(separator: " ")
+                    let path = segment.map { "\(n(f.mapX($0.x))),\(n(f.mapY($0.y)))" }.joined(separator: " ")
                     out += "<polyline fill=\"none\" stroke=\"\(item.color.markupEscaped)\" stroke-width=\"1.8\" "
                     out += "stroke-linejoin=\"round\"\(dash) points=\"\(path)\"/>\n"
                 }
             }
             out += "</g>\n"
         }
+        return out
+    }
 
-        // Legend top right above the plot; when it would run into the title, in rows below the chart instead.
+    /// Legend top right above the plot; when it would run into the title, in rows below the chart instead (the
+    /// viewBox grows to hold them). Closes the `<svg>`.
+    private func legend(_ all: [Series], into out: inout String) {
         let widths = all.map { Double($0.name.count) * 6.6 + 30 }
         let titleEnd = marginLeft + Double(title.count) * 8.4 + 16
         var legend = ""
@@ -294,7 +321,6 @@ public struct SVGLineChart: Sendable {
                                            with: "viewBox=\"0 0 \(n(width)) \(n(y + 12))\"")
         }
         out += "<g class=\"legend\">\n\(legend)</g>\n</svg>"
-        return out
     }
 
     private func legendEntry(_ item: Series, x: Double, y: Double) -> String {
