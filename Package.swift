@@ -40,16 +40,18 @@ let package = Package(
         .target(name: "Metrics"),
         .target(name: "Scenario", dependencies: ["CLibyaml", "Metrics", "Determinism"]),
         .target(name: "Checker", dependencies: ["TextEscaping"]),
+        // RFC 6455 without I/O: frame codec, incremental parser, handshake, the client state machine.
+        .target(name: "WebSocket", dependencies: ["Determinism"]),
 
         // MARK: - I/O modules
         .target(name: "Transport", dependencies: ["CCurl", "CLinux"]),
         .target(name: "Credentials", dependencies: ["CSSL"]),
-        .target(name: "HTTPServer", dependencies: ["CLinux", "CSSL", "CLibnghttp2", "Locking"]),
+        .target(name: "HTTPServer", dependencies: ["CLinux", "CSSL", "CLibnghttp2", "Locking", "WebSocket"]),
         .target(name: "PushGateway", dependencies: [
             "PushModel", "HTTPServer", "CallModel", "Credentials", "Metrics", "Locking", "Determinism", "TextEscaping",
         ]),
         .target(name: "ReferenceTarget", dependencies: [
-            "HTTPServer", "Transport", "CallModel", "Credentials", "Locking", "TextEscaping",
+            "HTTPServer", "Transport", "CallModel", "Credentials", "Locking", "TextEscaping", "WebSocket",
         ]),
         .target(name: "FaultProxy", dependencies: ["CLinux", "Locking", "Determinism"], exclude: ["CREATING_TOXICS.md"]),
         // Every fault kind, one file each, by the scenario's names; FaultProxy stays the network engine.
@@ -107,5 +109,6 @@ let package = Package(
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "DeterminismTests", dependencies: ["Determinism"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
+        .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Determinism"]),
     ]
 )
