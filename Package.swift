@@ -24,6 +24,8 @@ let package = Package(
         .target(name: "CCurl", dependencies: ["CLibcurl"]),
         .target(name: "CLinux"),
         .target(name: "CSSL", dependencies: ["CLibssl"]),
+        // TLS client sessions (wss), apart from CSSL's server side.
+        .target(name: "CSSLClient", dependencies: ["CLibssl"]),
 
         // MARK: - A pthread Mutex, whose hand-overs ThreadSanitizer sees
         .target(name: "Locking"),
@@ -46,6 +48,10 @@ let package = Package(
         // MARK: - I/O modules
         .target(name: "Transport", dependencies: ["CCurl", "CLinux"]),
         .target(name: "Credentials", dependencies: ["CSSL"]),
+        // Client WebSockets (ws, wss) on the transport's per-worker event threads.
+        .target(name: "WebSocketClient", dependencies: [
+            "WebSocket", "CLinux", "CSSL", "CSSLClient", "Transport", "Determinism",
+        ]),
         .target(name: "HTTPServer", dependencies: ["CLinux", "CSSL", "CLibnghttp2", "Locking", "WebSocket"]),
         .target(name: "PushGateway", dependencies: [
             "PushModel", "HTTPServer", "CallModel", "Credentials", "Metrics", "Locking", "Determinism", "TextEscaping",
@@ -110,5 +116,9 @@ let package = Package(
         .testTarget(name: "DeterminismTests", dependencies: ["Determinism"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Determinism"]),
+        .testTarget(name: "WebSocketClientTests", dependencies: [
+            "WebSocketClient", "WebSocket", "Transport", "HTTPServer", "ReferenceTarget", "Credentials", "Determinism",
+            "Locking", "CLinux",
+        ]),
     ]
 )

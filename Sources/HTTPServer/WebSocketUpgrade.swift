@@ -94,8 +94,9 @@ public enum WebSocketUpgrade {
         guard let key = request.header("sec-websocket-key"), key.utf8.count == 24 else {
             return refuse(400, "missing or malformed Sec-WebSocket-Key")
         }
-        var all = [HTTPHeader(name: "upgrade", value: "websocket"), HTTPHeader(name: "connection", value: "Upgrade"),
-                   HTTPHeader(name: "sec-websocket-accept", value: Handshake.accept(forKey: key))]
+        // Canonical capitalisation: names are case-insensitive, but some hand-written clients compare them as sent.
+        var all = [HTTPHeader(name: "Upgrade", value: "websocket"), HTTPHeader(name: "Connection", value: "Upgrade"),
+                   HTTPHeader(name: "Sec-WebSocket-Accept", value: Handshake.accept(forKey: key))]
         all.append(contentsOf: headers)
         var response = HTTPResponse(status: 101, headers: all)
         response.webSocket = WebSocketHandOver(session: session, request: request)

@@ -14,6 +14,10 @@ public enum CloseCause: Equatable, Sendable {
     case transport
     /// This end dropped the socket without a closing handshake (an abrupt close on purpose).
     case aborted
+    /// The TCP connection could not be made (the errno), or did not finish in time (ETIMEDOUT).
+    case connectFailed(Int32)
+    /// The TLS handshake failed (certificate not trusted, name mismatch, protocol).
+    case tlsFailed
 
     /// A stable counter key: `local`, `remote`, `protocol.<kind>`, `handshake.<kind>`, `lost`, `aborted`.
     public var kind: String {
@@ -24,6 +28,8 @@ public enum CloseCause: Equatable, Sendable {
         case .handshakeFailed(let error): return "handshake." + error.kind
         case .transport: return "lost"
         case .aborted: return "aborted"
+        case .connectFailed: return "connect"
+        case .tlsFailed: return "tls"
         }
     }
 }
