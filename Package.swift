@@ -75,7 +75,9 @@ let package = Package(
         ]),
         // libFuzzer targets (`make fuzz`, built in debug with -sanitize=fuzzer -DFUZZING); built plainly it
         // replays the committed corpora. Uses @testable imports: debug configuration only.
-        .executableTarget(name: "CallstormFuzz", dependencies: ["Scenario", "HTTPServer", "PushGateway", "Driver"],
+        .executableTarget(name: "CallstormFuzz", dependencies: [
+                              "Scenario", "HTTPServer", "PushGateway", "Driver", "WebSocket", "Determinism",
+                          ],
                           path: "Fuzz/Sources/CallstormFuzz"),
         .executableTarget(
             name: "callstorm",
@@ -83,6 +85,9 @@ let package = Package(
             linkerSettings: jemalloc ? [.linkedLibrary("jemalloc")] : []
         ),
         .executableTarget(name: "checker-bench", dependencies: ["Checker"], path: "Benchmarks/checker-bench"),
+        .executableTarget(name: "ws-bench", dependencies: [
+            "WebSocketClient", "WebSocket", "HTTPServer", "Transport", "CLinux", "Determinism",
+        ], path: "Benchmarks/ws-bench", exclude: ["lws_client.c"]),
         .executableTarget(name: "metrics-bench", dependencies: ["Metrics", "Results", "CLinux", "Determinism"],
                           path: "Benchmarks/metrics-bench"),
 

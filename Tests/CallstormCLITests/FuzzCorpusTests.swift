@@ -22,7 +22,7 @@ final class FuzzCorpusTests: XCTestCase {
         let logs = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-replay-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: logs) }
-        for target in ["scenario", "http1", "http2", "json", "push"] {
+        for target in ["scenario", "http1", "http2", "json", "push", "websocket"] {
             let corpus = Self.root.appendingPathComponent("Fuzz/corpus/\(target)").path
             let inputs = try FileManager.default.contentsOfDirectory(atPath: corpus)
             XCTAssertGreaterThanOrEqual(inputs.count, 4, "\(target) has a committed corpus")
