@@ -39,3 +39,5 @@ SSL *cssl_client_new(SSL_CTX *ctx, int fd, const char *host) {
     }
     return ssl;
 }
+
+int cssl_client_release_buffers(SSL *ssl) { return SSL_free_buffers(ssl); }

@@ -165,7 +165,9 @@ public final class WebSocketClientPool: @unchecked Sendable {
     var byFDCount: Int { byFD.count }
     var scratchBase: UnsafeMutableRawPointer { scratch.baseAddress! }
     var scratchCount: Int { scratch.count }
-    var socketsInOrder: [ClientSocket] { sockets.values.sorted { $0.id < $1.id } }
+    func forEachSocket(_ body: (ClientSocket) -> Void) {
+        for socket in sockets.values { body(socket) }
+    }
 
     func socket(at fd: Int32) -> ClientSocket? { byFD[Int(fd)] }
 
