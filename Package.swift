@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "Credentials", dependencies: ["CSSL"]),
         // Client WebSockets (ws, wss) on the transport's per-worker event threads.
         .target(name: "WebSocketClient", dependencies: [
-            "WebSocket", "CLinux", "CSSL", "CSSLClient", "Transport", "Determinism",
+            "WebSocket", "CLinux", "CSSL", "CSSLClient", "Transport", "Determinism", "HTTPServer",
         ]),
         .target(name: "HTTPServer", dependencies: ["CLinux", "CSSL", "CLibnghttp2", "Locking", "WebSocket"]),
         .target(name: "PushGateway", dependencies: [

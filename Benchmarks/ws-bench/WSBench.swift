@@ -19,7 +19,8 @@ enum WSBench {
         case "server": try serve(args)
         case "client": try client(args)
         default:
-            FileHandle.standardError.write(Data("usage: ws-bench server [CERT KEY] | client URL COUNT [CAFILE] [ECHOES]\n".utf8))
+            let usage = "usage: ws-bench server [CERT KEY] | client URL COUNT [CAFILE] [ECHOES]\n"
+            FileHandle.standardError.write(Data(usage.utf8))
             exit(2)
         }
     }
@@ -104,14 +105,16 @@ enum WSBench {
         _ = trimHeap(0)
         let after = rss(), heapAfter = clinux_glibc_heap_in_use()
         print("sockets \(opened) open, \(closed) failed in \(String(format: "%.2f", seconds)) s")
-        print("rss before \(before / 1024) KB, after \(after / 1024) KB, per socket \((after - before) / max(1, opened)) B; "
+        let perSocket = (after - before) / max(1, opened)
+        print("rss before \(before / 1024) KB, after \(after / 1024) KB, per socket \(perSocket) B; "
               + "malloc in use per socket \((Int(heapAfter) - Int(heapBefore)) / max(1, opened)) B")
         if echoes > 0 {
             let cpu0 = cpuSeconds(), t0 = clinux_monotonic_ns()
             thread.queue.sync { _ = pool.send(first, text: "ping 0") }
             done.wait()
             let cpu = cpuSeconds() - cpu0, wall = Double(clinux_monotonic_ns() - t0) / 1e9
-            print("echo \(echoes) round trips: \(String(format: "%.1f", cpu / Double(echoes) * 1e6)) µs client CPU each, "
+            let each = String(format: "%.1f", cpu / Double(echoes) * 1e6)
+            print("echo \(echoes) round trips: \(each) µs client CPU each, "
                   + "\(String(format: "%.0f", Double(echoes) / wall)) per s")
         }
         thread.queue.sync { pool.shutDown() }

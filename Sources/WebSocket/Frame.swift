@@ -28,7 +28,7 @@ public enum FrameEncoder {
             buffer.append(UInt8(count & 0xFF))
         } else {
             buffer.append(maskBit | 127)
-            for shift in stride(from: 56, through: 0, by: -8) { buffer.append(UInt8((UInt64(count) >> UInt64(shift)) & 0xFF)) }
+            appendBigEndian(UInt64(count), to: &buffer)
         }
         guard let maskKey else {
             buffer.append(contentsOf: payload)
@@ -70,4 +70,9 @@ public enum FrameEncoder {
         }
         return out
     }
+}
+
+/// Appends the 8 bytes of `value`, most significant first (network order, as lengths and keys go on the wire).
+func appendBigEndian(_ value: UInt64, to buffer: inout [UInt8]) {
+    for shift in stride(from: 56, through: 0, by: -8) { buffer.append(UInt8((value >> UInt64(shift)) & 0xFF)) }
 }

@@ -37,7 +37,7 @@ public struct FrameParser: Sendable {
     public mutating func next() throws(FrameError) -> Frame? {
         let available = buffer.count - index
         guard available >= 2 else { return nil }
-        let header = try buffer.withUnsafeBufferPointer { all throws(FrameError) -> (Int, Int, UInt32?, Bool, Opcode)? in
+        let header = try buffer.withUnsafeBufferPointer { all throws(FrameError) -> Header? in
             try Self.header(UnsafeBufferPointer(rebasing: all[index...]), role: role, maxFrameBytes: maxFrameBytes)
         }
         guard let (headerLength, payloadLength, mask, fin, opcode) = header else { return nil }
@@ -62,10 +62,13 @@ public struct FrameParser: Sendable {
         return Frame(fin: fin, opcode: opcode, payload: payload)
     }
 
+    /// (header bytes, payload bytes, mask key, FIN, opcode).
+    private typealias Header = (Int, Int, UInt32?, Bool, Opcode)
+
     /// Decodes and checks a frame header: (header bytes, payload bytes, mask key, FIN, opcode), or nil when the
     /// header is not complete yet.
     private static func header(_ bytes: UnsafeBufferPointer<UInt8>, role: Role, maxFrameBytes: Int)
-        throws(FrameError) -> (Int, Int, UInt32?, Bool, Opcode)? {
+        throws(FrameError) -> Header? {
         let b0 = bytes[0], b1 = bytes[1]
         let fin = b0 & 0x80 != 0
         let rsv = (b0 >> 4) & 0x7

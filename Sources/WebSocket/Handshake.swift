@@ -64,7 +64,8 @@ public enum Handshake {
     public static func newKey(_ random: inout SeededRandom) -> String {
         let a = random.next(), b = random.next()
         var bytes: [UInt8] = []
-        for value in [a, b] { for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8((value >> UInt64(shift)) & 0xFF)) } }
+        appendBigEndian(a, to: &bytes)
+        appendBigEndian(b, to: &bytes)
         return Data(bytes).base64EncodedString()
     }
 

@@ -47,7 +47,7 @@ extension WebSocketClientPool {
 
     private func readIn(_ socket: ClientSocket) {
         for _ in 0..<4 {
-            let count = socket.read(scratchBase, scratchCount)
+            let count = socket.stream.read(scratchBase, scratchCount)
             if count > 0 {
                 let events = socket.connection.receive(UnsafeRawBufferPointer(start: scratchBase, count: count))
                 deliver(socket, events)
@@ -70,7 +70,7 @@ extension WebSocketClientPool {
     func flush(_ socket: ClientSocket) {
         guard socket.phase == .ready else { return }
         while socket.connection.pendingBytes > 0 {
-            let sent = socket.connection.withPendingBytes { socket.write($0.baseAddress!, $0.count) }
+            let sent = socket.connection.withPendingBytes { socket.stream.write($0.baseAddress!, $0.count) }
             if sent > 0 {
                 socket.connection.didWrite(sent)
             } else if sent < 0 && errno == EINTR {

@@ -2,6 +2,7 @@ import CLinux
 import CSSL
 import CSSLClient
 import Determinism
+import HTTPServer
 import Transport
 import WebSocket
 #if canImport(Glibc)
@@ -90,11 +91,10 @@ public final class WebSocketClientPool: @unchecked Sendable {
         }
         let id = nextID
         nextID += 1
-        let socket = ClientSocket(id: id, fd: fd, connection: connection, interest: CLINUX_EPOLLOUT,
-                                  deadline: clinux_monotonic_ns() &+ limits.openTimeoutNanos)
-        socket.tls = tlsSession
+        let socket = ClientSocket(id: id, stream: ByteStream(fd: fd, tls: tlsSession), connection: connection,
+                                  interest: CLINUX_EPOLLOUT, deadline: clinux_monotonic_ns() &+ limits.openTimeoutNanos)
         guard thread.add(fd, events: CLINUX_EPOLLOUT, handler: handlerID) else {
-            socket.closeDescriptor()
+            socket.stream.close()
             return .failure(.connectFailed(host: host, port: url.port, errno: errno))
         }
         sockets[id] = socket
@@ -195,7 +195,7 @@ public final class WebSocketClientPool: @unchecked Sendable {
         sockets[socket.id] = nil
         if Int(socket.fd) < byFD.count, byFD[Int(socket.fd)] === socket { byFD[Int(socket.fd)] = nil }
         thread.remove(socket.fd)
-        socket.closeDescriptor()
+        socket.stream.close()
         tally.count(final)
         onEvent(socket.id, .closed(final))
     }

@@ -82,7 +82,9 @@ final class BadServerFrameTests: XCTestCase {
         address.sin_port = in_port_t(UInt16(server.port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         let head = "GET /unmasked HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
@@ -94,7 +96,8 @@ final class BadServerFrameTests: XCTestCase {
             guard n > 0 else { break }
             got.append(contentsOf: buffer[0..<n])
         }
-        XCTAssertTrue(String(decoding: got, as: UTF8.self).contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo="))
+        let answerHead = String(decoding: got, as: UTF8.self)
+        XCTAssertTrue(answerHead.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo="), answerHead)
         _ = [UInt8]([0x81, 0x01, 0x41]).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
         let headEnd = (0..<(got.count - 3)).first { Array(got[$0..<($0 + 4)]) == [13, 10, 13, 10] }! + 4
         got = Array(got[headEnd...])

@@ -25,8 +25,9 @@ final class ReferenceChannelTests: XCTestCase {
     }
 
     private func startCall(_ port: Int, from caller: String, to number: String) -> String {
+        let handle = "{\"kind\":\"phoneNumber\",\"value\":\"\(number)\",\"displayName\":\"x\"}"
         let (status, json) = httpRequest(port: port, "POST", "/v1/conversations",
-            "{\"caller\":\"\(caller)\",\"handles\":[{\"kind\":\"phoneNumber\",\"value\":\"\(number)\",\"displayName\":\"x\"}]}")
+                                         "{\"caller\":\"\(caller)\",\"handles\":[\(handle)]}")
         XCTAssertEqual(status, 201)
         return json["id"] as? String ?? ""
     }

@@ -41,7 +41,8 @@ final class ClientConnectionTests: XCTestCase {
 
     func testServerCloseIsEchoedAndReportedAsRemote() throws {
         var (client, reader) = try opened()
-        let events = client.receive(FrameEncoder.frame(.close, FrameEncoder.closePayload(.goingAway, reason: "restart")))
+        let close = FrameEncoder.closePayload(.goingAway, reason: "restart")
+        let events = client.receive(FrameEncoder.frame(.close, close))
         XCTAssertEqual(events, [.closed(CloseReport(cause: .remote, code: .goingAway, reason: "restart"))])
         XCTAssertEqual(try sent(&client, &reader), [.close(.goingAway, "")])
         XCTAssertTrue(client.isFinished)
@@ -124,6 +125,8 @@ final class ClientConnectionTests: XCTestCase {
         try client.send(text: "never sent")
         XCTAssertEqual(client.abort()?.cause, .aborted)
         XCTAssertEqual(client.pendingBytes, 0)
-        XCTAssertThrowsError(try client.ping([])) { XCTAssertEqual($0 as? ClientConnection.SendError, .notOpen(.closed)) }
+        XCTAssertThrowsError(try client.ping([])) {
+            XCTAssertEqual($0 as? ClientConnection.SendError, .notOpen(.closed))
+        }
     }
 }

@@ -47,22 +47,23 @@ final class MessageAssemblerTests: XCTestCase {
     }
 
     func testReassembledMessageOverTheLimitIs1009() {
-        XCTAssertThrowsError(try messages([Frame(fin: false, opcode: .binary, payload: [UInt8](repeating: 0, count: 60)),
-                                           Frame(opcode: .continuation, payload: [UInt8](repeating: 0, count: 60))],
-                                          max: 100)) {
+        let sixty = [UInt8](repeating: 0, count: 60)
+        XCTAssertThrowsError(try messages([Frame(fin: false, opcode: .binary, payload: sixty),
+                                           Frame(opcode: .continuation, payload: sixty)], max: 100)) {
             XCTAssertEqual(($0 as? FrameError)?.closeCode, .messageTooBig)
         }
     }
 
     func testClosePayloadRules() throws {
         XCTAssertEqual(try messages([Frame(opcode: .close, payload: [])]), [.close(nil, "")])
-        XCTAssertEqual(try messages([Frame(opcode: .close, payload: FrameEncoder.closePayload(.goingAway, reason: "bye"))]),
-                       [.close(.goingAway, "bye")])
+        let bye = FrameEncoder.closePayload(.goingAway, reason: "bye")
+        XCTAssertEqual(try messages([Frame(opcode: .close, payload: bye)]), [.close(.goingAway, "bye")])
         XCTAssertThrowsError(try messages([Frame(opcode: .close, payload: [3])])) {
             XCTAssertEqual($0 as? FrameError, .invalidClosePayload)
         }
         for code: UInt16 in [999, 1004, 1005, 1006, 1015, 2000, 5000] {
-            XCTAssertThrowsError(try messages([Frame(opcode: .close, payload: [UInt8(code >> 8), UInt8(code & 0xFF)])])) {
+            let payload = [UInt8(code >> 8), UInt8(code & 0xFF)]
+            XCTAssertThrowsError(try messages([Frame(opcode: .close, payload: payload)])) {
                 XCTAssertEqual($0 as? FrameError, .invalidCloseCode(code))
             }
         }

@@ -191,7 +191,9 @@ private func fuzzWebSocket(_ bytes: [UInt8]) {
     guard role == .client else { return }
     // The same bytes after a 101: what the client state machine answers must parse as masked frames.
     let url = WebSocketURL(secure: false, host: "127.0.0.1", port: 1, resource: "/")
-    guard var client = try? ClientConnection(url: url, random: SeededRandom(seed: 1), maxMessageBytes: 4096) else { return }
+    guard var client = try? ClientConnection(url: url, random: SeededRandom(seed: 1), maxMessageBytes: 4096) else {
+        return
+    }
     let request = String(decoding: client.outbound, as: UTF8.self)
     let key = request.split(separator: "\r\n").first { $0.hasPrefix("Sec-WebSocket-Key: ") }?.dropFirst(19) ?? ""
     client.didWrite(client.pendingBytes)
