@@ -204,6 +204,17 @@ final class EventChannel: WebSocketSession {
         return out + "\"conversation\":\(event.view),\"sentAt\":\(sentAt)}"
     }
 
+    /// Ends every open socket at once (a server-side reconnect storm): a closing handshake with `code`, or with
+    /// `code` nil an abrupt drop with no close frame. Returns how many sockets it ended.
+    @discardableResult
+    func dropAll(_ code: CloseCode?, reason: String) -> Int {
+        let peers = registry.withLock { r in r.peers.values.flatMap { $0 } }
+        for peer in peers {
+            if let code { peer.close(code, reason: reason) } else { peer.abort() }
+        }
+        return peers.count
+    }
+
     /// Sockets open now, and how the closed ones ended.
     var openSockets: Int { registry.withLock { $0.deviceByConnection.count } }
     var tally: CloseTally { registry.withLock { $0.tally } }

@@ -15,4 +15,12 @@ extension ReferenceTarget {
     public var socketActionsAnswered: Int { events.actionsAnswered.load(ordering: .relaxed) }
     /// How closed event sockets ended, by cause and code.
     public var eventSocketCloses: CloseTally { events.tally }
+
+    /// Ends every event socket at once, as a server restart or a deliberate reconnect storm does: with `code`
+    /// (e.g. 1001 going away) through a closing handshake, or abruptly (no close frame) when `code` is nil.
+    /// Returns how many it ended.
+    @discardableResult
+    public func dropEventSockets(_ code: CloseCode?, reason: String = "") -> Int {
+        events.dropAll(code, reason: reason)
+    }
 }

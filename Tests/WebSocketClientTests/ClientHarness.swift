@@ -32,6 +32,7 @@ final class ClientHarness: @unchecked Sendable {
         return try thread.queue.sync { try pool.open(parsed, headers: headers, random: SeededRandom(seed: seed)).get() }
     }
 
+    @discardableResult
     func onQueue<R>(_ body: (WebSocketClientPool) -> R) -> R { thread.queue.sync { body(pool) } }
 
     func events(_ id: UInt64) -> [ClientConnection.Event] {
