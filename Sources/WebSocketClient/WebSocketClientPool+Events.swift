@@ -16,6 +16,9 @@ extension WebSocketClientPool {
             guard error == 0 else {
                 return finish(socket, CloseReport(cause: .connectFailed(error), code: .abnormal, reason: ""))
             }
+            // A stale event of an earlier socket with this fd number (closed and reused within one batch, as a
+            // reconnect from `onEvent` does) must not pass for "connected": ask the kernel.
+            guard Self.isConnected(fd) else { return }
             if socket.tls != nil {
                 socket.phase = .tlsHandshake
                 stepTLS(socket)
@@ -127,6 +130,14 @@ extension WebSocketClientPool {
             }
         }
         rearmSweep(now)
+    }
+
+    private static func isConnected(_ fd: Int32) -> Bool {
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        return withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) == 0 }
+        }
     }
 
     private func lastTLSError() -> String {
