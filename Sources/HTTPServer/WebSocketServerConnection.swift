@@ -125,6 +125,11 @@ final class WebSocketServerConnection: LoopConnection {
         switch kind {
         case .frames:
             guard !sentClose else { return false }
+            // A client that stopped reading would make the server hold every event for it: drop it instead.
+            guard writeBuffer.count - writeIndex <= 4 * loop.limits.writeHighWaterBytes else {
+                finish(CloseReport(cause: .aborted, code: .abnormal, reason: "client stopped reading"))
+                return false
+            }
             writeBuffer.append(contentsOf: response.body)
         case .close:
             guard !sentClose else { return false }

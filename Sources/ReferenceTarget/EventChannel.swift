@@ -178,6 +178,8 @@ final class EventChannel: WebSocketSession {
                 default: ids.insert(event.uuid)
                 }
                 r.memberships[event.device] = ids.isEmpty ? nil : ids
+                // An empty view only updates memberships (an actor that had no socket when it acted).
+                guard !event.view.isEmpty else { continue }
                 for peer in r.peers[event.device] ?? [] { out.append((peer, event)) }
             }
             return out
@@ -188,11 +190,17 @@ final class EventChannel: WebSocketSession {
 
     /// An action's events: the other members' (as their pushes tell it) plus the actor's own, the conversation
     /// as it stands after the action.
+    /// The actor's view is looked up (a second pass under the state lock) only when the actor has a socket open;
+    /// otherwise only its memberships are kept, so the HTTP path of a run without sockets pays almost nothing.
     func publishAction(_ others: [Event], actor: String, conversation id: String, action: String) {
         var all = others
-        if let (view, ended) = current?.lookUp(id) {
+        let actorListens = registry.withLock { $0.peers[actor] != nil }
+        if actorListens, let (view, ended) = current?.lookUp(id) {
             let event = ended ? "ended" : (action == "join" ? "joined" : "updated")
             all.append(Event(device: actor, event: event, uuid: id, into: nil, view: view))
+        } else {
+            let kept = action == "end" ? "ended" : "updated"
+            all.append(Event(device: actor, event: kept, uuid: id, into: nil, view: ""))
         }
         publish(all)
     }
