@@ -75,37 +75,20 @@ final class BadServerFrameTests: XCTestCase {
         try server.start()
         defer { server.stop() }
         // A raw client: a valid Upgrade, then an unmasked text frame.
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = connectLoopback(server.port)
+        XCTAssertGreaterThanOrEqual(fd, 0)
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(server.port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
         let head = "GET /unmasked HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        _ = Array(head.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        sendAll(fd, Array(head.utf8))
         var got: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while !String(decoding: got, as: UTF8.self).contains("\r\n\r\n") {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            guard n > 0 else { break }
-            got.append(contentsOf: buffer[0..<n])
-        }
+        receive(fd, into: &got) { String(decoding: $0, as: UTF8.self).contains("\r\n\r\n") }
         let answerHead = String(decoding: got, as: UTF8.self)
         XCTAssertTrue(answerHead.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo="), answerHead)
-        _ = [UInt8]([0x81, 0x01, 0x41]).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        sendAll(fd, [0x81, 0x01, 0x41])
         let headEnd = (0..<(got.count - 3)).first { Array(got[$0..<($0 + 4)]) == [13, 10, 13, 10] }! + 4
         got = Array(got[headEnd...])
-        while got.count < 4 {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            guard n > 0 else { break }
-            got.append(contentsOf: buffer[0..<n])
-        }
+        receive(fd, into: &got) { $0.count >= 4 }
         XCTAssertEqual(Array(got.prefix(4)), [0x88, 0x02 + UInt8("unmasked_client_frame".utf8.count), 0x03, 0xEA])
         let deadline = Date().addingTimeInterval(10)
         while session.serverReports.withLock({ $0["/unmasked"] }) == nil && Date() < deadline { usleep(2_000) }

@@ -71,10 +71,9 @@ final class ClientHarness: @unchecked Sendable {
     }
 }
 
-/// One blocking HTTP/1.1 request with `Connection: close`: enough to drive the target's HTTP API in a test.
-func httpRequest(port: Int, _ method: String, _ path: String, _ body: String = "") -> (Int, [String: Any]) {
+/// A blocking TCP connection to `127.0.0.1:port`, or -1. The caller closes it.
+func connectLoopback(_ port: Int) -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -84,18 +83,40 @@ func httpRequest(port: Int, _ method: String, _ path: String, _ body: String = "
             connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
         }
     }
-    guard connected == 0 else { return (0, [:]) }
-    let text = "\(method) \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
-        + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
-    _ = Array(text.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-    var all: [UInt8] = []
+    guard connected == 0 else { close(fd); return -1 }
+    return fd
+}
+
+func sendAll(_ fd: Int32, _ bytes: [UInt8]) {
+    _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+}
+
+/// Reads until `enough` says so or the peer closes.
+func receive(_ fd: Int32, into all: inout [UInt8], until enough: ([UInt8]) -> Bool = { _ in false }) {
     var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
+    while !enough(all) {
         let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         if n <= 0 { break }
         all.append(contentsOf: buffer[0..<n])
     }
-    let response = String(decoding: all, as: UTF8.self)
+}
+
+/// Sends `text` on a fresh connection and reads until the server closes it.
+func exchange(port: Int, _ text: String) -> String {
+    let fd = connectLoopback(port)
+    guard fd >= 0 else { return "" }
+    defer { close(fd) }
+    sendAll(fd, Array(text.utf8))
+    var all: [UInt8] = []
+    receive(fd, into: &all)
+    return String(decoding: all, as: UTF8.self)
+}
+
+/// One blocking HTTP/1.1 request with `Connection: close`: enough to drive the target's HTTP API in a test.
+func httpRequest(port: Int, _ method: String, _ path: String, _ body: String = "") -> (Int, [String: Any]) {
+    let text = "\(method) \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
+        + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+    let response = exchange(port: port, text)
     let status = Int(response.split(separator: " ").dropFirst().first ?? "") ?? 0
     let bodyText = response.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
     let json = (try? JSONSerialization.jsonObject(with: Data(bodyText.utf8))) as? [String: Any] ?? [:]

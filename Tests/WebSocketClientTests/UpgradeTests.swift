@@ -17,34 +17,10 @@ final class UpgradeTests: XCTestCase {
         return (target, server)
     }
 
-    /// Sends `text` on a fresh connection and reads until the server closes it.
-    private func exchange(_ port: Int, _ text: String) -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        _ = Array(text.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-        var all: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { break }
-            all.append(contentsOf: buffer[0..<n])
-        }
-        return String(decoding: all, as: UTF8.self)
-    }
-
     func testAnUpgradeToSomethingElseIsAnsweredAsHTTPAndPipelinedRequestsBehindItToo() throws {
         let (target, server) = try serve()
         defer { server.stop(); target.close() }
-        let answer = exchange(server.port, "GET /v1/health HTTP/1.1\r\nHost: x\r\nUpgrade: h2c\r\n"
+        let answer = exchange(port: server.port, "GET /v1/health HTTP/1.1\r\nHost: x\r\nUpgrade: h2c\r\n"
             + "Connection: Upgrade, HTTP2-Settings\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n"
             + "GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         XCTAssertEqual(answer.components(separatedBy: "HTTP/1.1 200").count - 1, 2, answer)
@@ -53,11 +29,11 @@ final class UpgradeTests: XCTestCase {
     func testWrongVersionIs426AndAPostIs405() throws {
         let (target, server) = try serve()
         defer { server.stop(); target.close() }
-        let old = exchange(server.port, "GET /v1/events?device=d HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+        let old = exchange(port: server.port, "GET /v1/events?device=d HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
             + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 8\r\n\r\n")
         XCTAssertTrue(old.hasPrefix("HTTP/1.1 426"), old)
         XCTAssertTrue(old.lowercased().contains("sec-websocket-version: 13"), old)
-        let post = exchange(server.port, "POST /v1/events HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+        let post = exchange(port: server.port, "POST /v1/events HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
             + "Content-Length: 0\r\n\r\n")
         XCTAssertTrue(post.hasPrefix("HTTP/1.1 405"), post)
     }
