@@ -94,8 +94,8 @@ final class WebSocketServerConnection: LoopConnection {
                 message = try reader.next()
             } catch {
                 queueClose(error.closeCode, reason: error.kind)
-                closeAfterWrite = CloseReport(cause: .protocolError(error), code: error.closeCode,
-                                              reason: error.description)
+                endAfterWrite(CloseReport(cause: .protocolError(error), code: error.closeCode,
+                                          reason: error.description))
                 return
             }
             guard let message else { return }
@@ -106,10 +106,17 @@ final class WebSocketServerConnection: LoopConnection {
             case .close(let code, let reason):
                 let initiatedHere = sentClose
                 if !sentClose { queueClose(code, reason: "") }
-                closeAfterWrite = CloseReport(cause: initiatedHere ? .local : .remote, code: code ?? .noStatus,
-                                              reason: reason)
+                endAfterWrite(CloseReport(cause: initiatedHere ? .local : .remote, code: code ?? .noStatus,
+                                          reason: reason))
             }
         }
+    }
+
+    /// Closes once the last bytes (a close frame) are written, or at the linger deadline if the client does not
+    /// take them.
+    private func endAfterWrite(_ report: CloseReport) {
+        closeAfterWrite = report
+        closeDeadline = closeDeadline ?? loop.now &+ loop.limits.lingerNanoseconds
     }
 
     private func queueClose(_ code: CloseCode?, reason: String) {
@@ -181,7 +188,8 @@ final class WebSocketServerConnection: LoopConnection {
 
     func checkTimers() {
         if let deadline = closeDeadline, loop.now >= deadline {
-            finish(CloseReport(cause: .local, code: .abnormal, reason: "no close frame from the client in time"))
+            finish(closeAfterWrite
+                   ?? CloseReport(cause: .local, code: .abnormal, reason: "no close frame from the client in time"))
         }
     }
 
