@@ -35,8 +35,8 @@ bench-gateway: build test-deps
 soak: build
 	scripts/soak.sh
 
-# libFuzzer (with ASan) on the scenario parser, HTTP/1.1 parser, HTTP/2 server, JSON responses and push
-# payloads, FUZZ_SECONDS (default 60) each; corpora in Fuzz/corpus/. Not part of `make test`.
+# libFuzzer (with ASan) on the scenario parser, HTTP/1.1 parser, HTTP/2 server, JSON responses, push payloads
+# and WebSocket frames, FUZZ_SECONDS (default 60) each; corpora in Fuzz/corpus/. Not part of `make test`.
 fuzz: deps
 	scripts/fuzz.sh
 

@@ -24,6 +24,8 @@ let package = Package(
         .target(name: "CCurl", dependencies: ["CLibcurl"]),
         .target(name: "CLinux"),
         .target(name: "CSSL", dependencies: ["CLibssl"]),
+        // TLS client sessions (wss), apart from CSSL's server side.
+        .target(name: "CSSLClient", dependencies: ["CLibssl"]),
 
         // MARK: - The epoll set, wake-up eventfd and event buffers every event loop is built on
         .target(name: "EventPolling", dependencies: ["CLinux"]),
@@ -43,17 +45,25 @@ let package = Package(
         .target(name: "Metrics"),
         .target(name: "Scenario", dependencies: ["CLibyaml", "Metrics", "Determinism"]),
         .target(name: "Checker", dependencies: ["CallModel", "TextEscaping"]),
+        // RFC 6455 without I/O: frame codec, incremental parser, handshake, the client state machine.
+        .target(name: "WebSocket", dependencies: ["Determinism"]),
 
         // MARK: - I/O modules
         .target(name: "Transport", dependencies: ["CCurl", "CLinux", "EventPolling"]),
         .target(name: "Credentials", dependencies: ["CSSL"]),
-        .target(name: "HTTPServer", dependencies: ["CLinux", "CSSL", "CLibnghttp2", "Locking", "EventPolling"]),
+        // Client WebSockets (ws, wss) on the transport's per-worker event threads.
+        .target(name: "WebSocketClient", dependencies: [
+            "WebSocket", "CLinux", "CSSL", "CSSLClient", "Transport", "Determinism", "HTTPServer",
+        ]),
+        .target(name: "HTTPServer", dependencies: [
+            "CLinux", "CSSL", "CLibnghttp2", "Locking", "EventPolling", "WebSocket",
+        ]),
         .target(name: "PushGateway", dependencies: [
             "PushModel", "HTTPServer", "CallModel", "Credentials", "Metrics", "Locking", "Determinism",
             "TextEscaping",
         ]),
         .target(name: "ReferenceTarget", dependencies: [
-            "HTTPServer", "Transport", "CallModel", "Credentials", "Locking", "TextEscaping",
+            "HTTPServer", "Transport", "CallModel", "Credentials", "Locking", "TextEscaping", "WebSocket",
         ]),
         .target(name: "FaultProxy", dependencies: ["CLinux", "Locking", "Determinism", "EventPolling"],
                 exclude: ["CREATING_TOXICS.md"]),
@@ -74,8 +84,10 @@ let package = Package(
         ]),
         // libFuzzer targets (`make fuzz`, built in debug with -sanitize=fuzzer -DFUZZING); built plainly it
         // replays the committed corpora. Uses @testable imports: debug configuration only.
-        .executableTarget(name: "CallstormFuzz",
-                          dependencies: ["Scenario", "HTTPServer", "PushGateway", "Driver", "Credentials"],
+        .executableTarget(name: "CallstormFuzz", dependencies: [
+                              "Scenario", "HTTPServer", "PushGateway", "Driver", "Credentials", "WebSocket",
+                              "Determinism",
+                          ],
                           path: "Fuzz/Sources/CallstormFuzz"),
         .executableTarget(
             name: "callstorm",
@@ -83,6 +95,9 @@ let package = Package(
             linkerSettings: jemalloc ? [.linkedLibrary("jemalloc")] : []
         ),
         .executableTarget(name: "checker-bench", dependencies: ["Checker"], path: "Benchmarks/checker-bench"),
+        .executableTarget(name: "ws-bench", dependencies: [
+            "WebSocketClient", "WebSocket", "HTTPServer", "Transport", "CLinux", "Determinism",
+        ], path: "Benchmarks/ws-bench", exclude: ["lws_client.c"]),
         .executableTarget(name: "metrics-bench", dependencies: ["Metrics", "Results", "CLinux", "Determinism"],
                           path: "Benchmarks/metrics-bench"),
 
@@ -125,5 +140,10 @@ let package = Package(
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "DeterminismTests", dependencies: ["Determinism"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
+        .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Determinism"]),
+        .testTarget(name: "WebSocketClientTests", dependencies: [
+            "WebSocketClient", "WebSocket", "Transport", "HTTPServer", "ReferenceTarget", "Credentials", "Determinism",
+            "Locking", "CLinux",
+        ]),
     ]
 )

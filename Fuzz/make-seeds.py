@@ -79,3 +79,27 @@ write("push", "background", b"background|com.example.callstorm|5|1800000000|c1\n
 write("push", "fcm", b"|\n" + json.dumps({"message": {"token": "t", "data": {"uuid": "c-1", "event": "incoming"},
                                                       "android": {"priority": "HIGH", "ttl": "30s"}}}).encode())
 write("push", "bad-id", b"voip|com.example.callstorm.voip|10|0||NOT-A-UUID\n{}")
+
+# WebSocket frames: byte 0 is the role (bit 0: 0 client receives server frames, 1 server receives client frames)
+# and the chunk size (the other bits); frames follow.
+def ws_frame(opcode, payload, fin=True, mask=None):
+    head = bytes([(0x80 if fin else 0) | opcode])
+    n = len(payload)
+    bit = 0x80 if mask else 0
+    if n < 126: head += bytes([bit | n])
+    elif n < 65536: head += bytes([bit | 126]) + struct.pack(">H", n)
+    else: head += bytes([bit | 127]) + struct.pack(">Q", n)
+    if mask:
+        head += mask
+        payload = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    return head + payload
+
+write("websocket", "text", b"\x0e" + ws_frame(1, "héllo".encode()))
+write("websocket", "fragments-ping", b"\x06" + ws_frame(1, b"Hel", fin=False) + ws_frame(9, b"p") +
+      ws_frame(0, b"lo"))
+write("websocket", "masked-client", b"\x03" + ws_frame(2, bytes(range(200)), mask=b"\x01\x02\x03\x04") +
+      ws_frame(8, struct.pack(">H", 1000) + b"bye", mask=b"\x09\x08\x07\x06"))
+write("websocket", "close-ping-pong", b"\xfe" + ws_frame(9, b"") + ws_frame(10, b"x" * 125) +
+      ws_frame(8, struct.pack(">H", 1001)))
+write("websocket", "bad-utf8", b"\x02" + ws_frame(1, b"\xc3\x28"))
+write("websocket", "oversize-64bit", b"\x00" + bytes([0x82, 127, 0, 0, 0, 0, 0, 1, 0, 0]))

@@ -3,7 +3,8 @@
 # headless Chromium (report screenshot test), nghttp2's h2load and nghttpd (interop tests, gateway bench),
 # curl and openssl (interop tests), and from PyPI: hdrhistogram (reads our .hlog files), and the published APNs
 # clients the gateway is tried with unchanged: aioapns (no ALPN), kalyke-apns and pyapns-client (through
-# HTTPS_PROXY), httpx with HTTP/2, h2. Called by `make test` and `make bench`.
+# HTTPS_PROXY), httpx with HTTP/2, h2; websockets (a WebSocket peer we did not write). Called by `make test` and
+# `make bench`.
 set -euo pipefail
 source "$(dirname "$0")/packages.sh"
 packages=(chromium nghttp2-client nghttp2-server python3 python3-pip curl openssl)
@@ -16,4 +17,8 @@ if ! python3 -c "import aioapns, h2, kalyke, pyapns_client, httpx" >/dev/null 2>
     echo "installing python packages: aioapns h2 kalyke-apns pyapns-client httpx[http2]"
     # Best effort: without the package index the interop tests skip and say so.
     pip_install aioapns h2 kalyke-apns pyapns-client 'httpx[http2]' || echo "could not install them from PyPI"
+fi
+if ! python3 -c "import websockets" >/dev/null 2>&1; then
+    echo "installing the Python websockets package (WebSocket interop peer)"
+    pip_install websockets
 fi

@@ -5,21 +5,22 @@ import Glibc
 
 /// A connection's socket, in the clear or under TLS, with one read/write interface for both protocols.
 ///
-/// Thread rule: owned by one connection on its event-loop thread. Results follow `read(2)`/`send(2)`: a count,
+/// Thread rule: owned by one connection on its event-loop thread. Public for the WebSocket client, whose sockets
+/// read and write the same two ways. Results follow `read(2)`/`send(2)`: a count,
 /// 0 for end of stream (reads only), or -1 with `errno` set (`EAGAIN` when the call would block; TLS's "wants
 /// the other direction" is reported as `EAGAIN` too, since the loop keeps read interest on and write interest
 /// whenever bytes are waiting).
-final class ByteStream {
-    let fd: Int32
+public final class ByteStream {
+    public let fd: Int32
     /// The TLS session, nil in the clear. Freed by `close()`.
-    private(set) var tls: OpaquePointer?
+    public private(set) var tls: OpaquePointer?
 
-    init(fd: Int32, tls: OpaquePointer? = nil) {
+    public init(fd: Int32, tls: OpaquePointer? = nil) {
         self.fd = fd
         self.tls = tls
     }
 
-    var isTLS: Bool { tls != nil }
+    public var isTLS: Bool { tls != nil }
     /// The client's certificate once a TLS handshake with one finished; nil otherwise.
     var clientCertificate: ClientCertificate?
     /// The `host:port` of the CONNECT this connection tunnels; nil when the client connected directly.
@@ -38,7 +39,7 @@ final class ByteStream {
         tls = session
     }
 
-    func read(_ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    public func read(_ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
         guard let tls else { return Glibc.read(fd, buffer, count) }
         let n = cssl_read(tls, buffer, Int32(min(count, Int(Int32.max))))
         switch n {
@@ -53,7 +54,7 @@ final class ByteStream {
         }
     }
 
-    func write(_ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    public func write(_ buffer: UnsafeRawPointer, _ count: Int) -> Int {
         guard let tls else { return send(fd, buffer, count, Int32(MSG_NOSIGNAL)) }
         let n = cssl_write(tls, buffer, Int32(min(count, 1 << 30)))
         if n > 0 { return Int(n) }
@@ -91,7 +92,7 @@ final class ByteStream {
     }
 
     /// Sends TLS close_notify when possible, frees the TLS session and closes the socket. Once only.
-    func close() {
+    public func close() {
         if let tls {
             cssl_shutdown(tls)
             cssl_free(tls)

@@ -52,6 +52,9 @@ final class HTTP1Connection: LoopConnection {
     private var lingerDeadline: UInt64?
     private var lingerDiscarded = 0
     private var peerClosed = false
+    /// The last request asked to switch to WebSocket: parsing waits for its answer, since the bytes after it
+    /// may be frames. A 101 hands the socket over; any other answer resumes HTTP.
+    private var awaitingUpgrade = false
     private var interest: UInt32 = CLINUX_EPOLLIN
     private var lastActivity: UInt64
 
@@ -162,7 +165,7 @@ final class HTTP1Connection: LoopConnection {
         // New bytes after a head that expected `100 Continue` can only be its body: the client stopped
         // waiting, so the interim response is no longer useful.
         if continueWanted && input.count > 0 { continueWanted = false }
-        while !stopParsing && unanswered < loop.limits.maxPipelinedRequests {
+        while !stopParsing && !awaitingUpgrade && unanswered < loop.limits.maxPipelinedRequests {
             switch parser.next(input, &index) {
             case .needMore:
                 return index
@@ -190,6 +193,7 @@ final class HTTP1Connection: LoopConnection {
             close: !parsed.keepAlive, echoKeepAlive: parsed.echoKeepAlive, omitBody: parsed.isHead)
         pending.append(Pending(response: nil, framing: framing, isRejection: false))
         if !parsed.keepAlive { stopParsing = true }
+        if parsed.headers.firstValue(named: "upgrade") != nil { awaitingUpgrade = true }
         var request = HTTPRequest(
             method: parsed.method, path: parsed.target, headers: parsed.headers, body: parsed.body, connectionID: id)
         request.receivedNanos = loop.now
@@ -225,7 +229,10 @@ final class HTTP1Connection: LoopConnection {
     /// pause, decides whether to close, and updates the epoll interest to match.
     func makeProgress() {
         while !isClosed {
-            serialiseReadyAnswers()
+            if let handOver = serialiseReadyAnswers() {
+                switchToWebSocket(handOver)
+                return
+            }
             if continueWanted && unanswered == 0 && !closeAfterWrite {
                 continueWanted = false
                 writeBuffer.append(contentsOf: HTTP1ResponseEncoder.continueResponse)
@@ -256,8 +263,15 @@ final class HTTP1Connection: LoopConnection {
         if !isClosed { updateInterest() }
     }
 
-    private func serialiseReadyAnswers() {
+    /// Writes ready answers into the write buffer; returns the hand-over when one was a WebSocket's 101.
+    private func serialiseReadyAnswers() -> WebSocketHandOver? {
         while pendingHead < pending.count, let response = pending[pendingHead].response {
+            if let handOver = response.webSocket, awaitingUpgrade, pendingHead + 1 == pending.count {
+                WebSocketUpgrade.appendHead(response, to: &writeBuffer)
+                pending.removeAll()
+                pendingHead = 0
+                return handOver
+            }
             var framing = pending[pendingHead].framing
             let isRejection = pending[pendingHead].isRejection
             if !framing.close && (response.goAway || HTTP1ResponseEncoder.requestsClose(response)) {
@@ -281,10 +295,22 @@ final class HTTP1Connection: LoopConnection {
         if pendingHead == pending.count {
             pending.removeAll(keepingCapacity: true)
             pendingHead = 0
+            awaitingUpgrade = false
         } else if pendingHead >= 32 {
             pending.removeFirst(pendingHead)
             pendingHead = 0
         }
+        return nil
+    }
+
+    /// Gives the socket, the unsent 101 head and any bytes read after the request to a WebSocket connection.
+    private func switchToWebSocket(_ handOver: WebSocketHandOver) {
+        let unsent = Array(writeBuffer[writeIndex...])
+        let unread = Array(readBuffer[readIndex...])
+        let next = WebSocketServerConnection(fd: fd, id: id, loop: loop, stream: stream, handOver: handOver,
+                                             unsent: unsent)
+        loop.replace(self, with: next)
+        next.start(initial: unread)
     }
 
     /// Sends as much of the write buffer as the socket takes; EPOLLOUT interest covers the rest.
@@ -297,7 +323,7 @@ final class HTTP1Connection: LoopConnection {
     // MARK: - Interest and closing
 
     private var wantsToParse: Bool {
-        !stopParsing && unanswered < loop.limits.maxPipelinedRequests
+        !stopParsing && !awaitingUpgrade && unanswered < loop.limits.maxPipelinedRequests
             && writeBuffer.count - writeIndex < loop.limits.writeHighWaterBytes
     }
 

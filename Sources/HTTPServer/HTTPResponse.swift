@@ -13,6 +13,9 @@ public struct HTTPResponse: Sendable {
     /// GOAWAY shutdown notice, answers the streams the client already sent, then the final GOAWAY (NO_ERROR),
     /// so the client must open a new connection for later requests; HTTP/1.1 closes after it.
     public var goAway = false
+    /// Set by `WebSocketUpgrade.accept` on a 101 answer: the HTTP/1.1 connection switches to WebSocket frames
+    /// served by this session once the answer is queued.
+    public var webSocket: WebSocketHandOver?
 
     public init(status: Int, headers: [HTTPHeader] = [], body: [UInt8] = []) {
         self.status = status

@@ -5,6 +5,7 @@ import HTTPServer
 import Locking
 import struct Synchronization.Atomic
 import TextEscaping
+import WebSocket
 
 /// The embedded call server callstorm tests against by default (docs/PROTOCOL.md). Correct and atomic: every
 /// change to a conversation happens under one lock and bumps its version. Pushes go to the push gateway through
@@ -81,6 +82,8 @@ public final class ReferenceTarget: HTTPHandler {
 
     /// Append-only descriptor of `registrationsFile`, or -1.
     private let registrationsFD: Int32
+    /// The WebSocket event channel (`GET /v1/events?device=`); ReferenceTarget+Events.swift.
+    let events = EventChannel()
 
     public init(configuration: Configuration) {
         pusher = PushSender(gatewayURL: configuration.gatewayURL, bundleID: configuration.bundleID,
@@ -106,6 +109,10 @@ public final class ReferenceTarget: HTTPHandler {
         } else {
             registrationsFD = -1
         }
+        events.attach(EventChannel.Hooks(
+            perform: { [unowned self] request, respond in handle(request, respond: respond) },
+            lookUp: { [unowned self] id in state.withLock { s in s.conversations[id].map { ($0.json(), $0.ended) } } },
+            isRegistered: { [unowned self] id in state.withLock { $0.devices[id] != nil } }))
     }
 
     /// Stops the push client. Call once, after the HTTP server stopped.
@@ -171,6 +178,9 @@ public final class ReferenceTarget: HTTPHandler {
 
     public func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
         sweep(nowNanos: DispatchTime.now().uptimeNanoseconds)
+        if request.pathWithoutQuery == "/v1/events" {
+            return respond(request.method == "GET" ? events.upgrade(request) : error(405, "the events channel is GET"))
+        }
         if staleWrite(for: request.path) != nil {
             // The bug reads its copy as the request arrives, then works on it off the loop thread.
             let snapshot = state.withLock { $0 }
@@ -249,7 +259,11 @@ public final class ReferenceTarget: HTTPHandler {
             let payload = "{\"uuid\":\(JSONText.quote(id)),\"handle\":\(handleJSON(callerHandle))," +
                 "\"capabilities\":\(caps),\"sentAt\":\(sentAt),\"conversation\":\(conversation.json())}"
             for callee in callees { pusher.send(.voip, token: callee.apnsToken, payload: payload) }
-            return .json(201, conversation.json())
+            let view = conversation.json()
+            events.publish(conversation.members.map {
+                EventChannel.Event(device: $0.device, event: "updated", uuid: id, into: nil, view: view)
+            })
+            return .json(201, view)
         }
     }
 
@@ -264,17 +278,21 @@ public final class ReferenceTarget: HTTPHandler {
     private struct Notice {
         let token: String
         let payload: String
+        /// The same change as the event channel tells it.
+        let event: EventChannel.Event
     }
 
-    private func notice(_ token: String?, uuid: String, event: String, by device: String,
+    private func notice(_ token: String?, to recipient: String, uuid: String, event: String, by device: String,
                         about conversation: ServerConversation, reason: String? = nil, into: String? = nil) -> Notice? {
         guard let token else { return nil }
         var payload = "{\"aps\":{\"content-available\":1},\"uuid\":\(JSONText.quote(uuid)),\"event\":\"\(event)\"," +
             "\"device\":\(JSONText.quote(device)),\"version\":\(conversation.version),\"ended\":\(conversation.ended),"
         if let reason { payload += "\"reason\":\(JSONText.quote(reason))," }
         if let into { payload += "\"into\":\(JSONText.quote(into))," }
-        payload += "\"conversation\":" + conversation.json() + "}"
-        return Notice(token: token, payload: payload)
+        let view = conversation.json()
+        payload += "\"conversation\":" + view + "}"
+        return Notice(token: token, payload: payload,
+                      event: EventChannel.Event(device: recipient, event: event, uuid: uuid, into: into, view: view))
     }
 
     private func mutate(_ s: inout State, _ id: String, _ body: MemberBody, _ action: String)
@@ -296,8 +314,9 @@ public final class ReferenceTarget: HTTPHandler {
             let mine = conversation.members[index].state
             var notices: [Notice] = []
             var extra = ""
-            func tokens(of members: [ServerMember], except device: String) -> [String] {
-                members.filter { $0.device != device && $0.state != .left }.compactMap { s.devices[$0.device]?.apnsToken }
+            func tokens(of members: [ServerMember], except device: String) -> [(device: String, token: String)] {
+                members.filter { $0.device != device && $0.state != .left }
+                    .compactMap { m in s.devices[m.device].map { (m.device, $0.apnsToken) } }
             }
             switch action {
             case "join":
@@ -338,13 +357,15 @@ public final class ReferenceTarget: HTTPHandler {
                 s.conversations[otherID] = other
                 conversation.version += 1
                 s.conversations[id] = conversation
-                for token in tokens(of: otherBefore, except: body.device) {
-                    notices.append(notice(token, uuid: otherID, event: "merged", by: body.device, about: conversation,
+                for (member, token) in tokens(of: otherBefore, except: body.device) {
+                    notices.append(notice(token, to: member, uuid: otherID, event: "merged", by: body.device,
+                                          about: conversation,
                                           into: id)!)
                 }
                 let moved = Set(moving.map(\.device))
-                for token in tokens(of: before.filter { !moved.contains($0.device) }, except: body.device) {
-                    notices.append(notice(token, uuid: id, event: "updated", by: body.device, about: conversation)!)
+                for (member, token) in tokens(of: before.filter { !moved.contains($0.device) }, except: body.device) {
+                    notices.append(notice(token, to: member, uuid: id, event: "updated", by: body.device,
+                                          about: conversation)!)
                 }
                 return .success((conversation.json(), notices))
             case "unmerge":
@@ -367,10 +388,12 @@ public final class ReferenceTarget: HTTPHandler {
                 split.capabilities = conversation.capabilities
                 s.conversations[split.id] = split
                 s.conversations[id] = conversation
-                notices += [notice(s.devices[moved.device]?.apnsToken, uuid: id, event: "split", by: body.device,
+                notices += [notice(s.devices[moved.device]?.apnsToken, to: moved.device, uuid: id, event: "split",
+                                   by: body.device,
                                    about: split, into: split.id)].compactMap { $0 }
-                for token in tokens(of: conversation.members, except: body.device) {
-                    notices.append(notice(token, uuid: id, event: "updated", by: body.device, about: conversation)!)
+                for (member, token) in tokens(of: conversation.members, except: body.device) {
+                    notices.append(notice(token, to: member, uuid: id, event: "updated", by: body.device,
+                                          about: conversation)!)
                 }
                 extra = ",\"split\":" + split.json()
                 return .success((conversation.json(extra: extra), notices))
@@ -385,7 +408,8 @@ public final class ReferenceTarget: HTTPHandler {
             let reason = conversation.ended ? conversation.endedReason : nil
             // Tell every other member who was still in the conversation before this change.
             for member in before where member.device != body.device && member.state != .left {
-                if let n = notice(s.devices[member.device]?.apnsToken, uuid: id, event: event, by: body.device,
+                if let n = notice(s.devices[member.device]?.apnsToken, to: member.device, uuid: id, event: event,
+                                  by: body.device,
                                   about: conversation, reason: reason) { notices.append(n) }
             }
             return .success((conversation.json(), notices))
@@ -413,6 +437,7 @@ public final class ReferenceTarget: HTTPHandler {
         case .failure(let refusal): return refusal.response
         case .success(let (json, notices)):
             for n in notices { pusher.send(.background, token: n.token, payload: n.payload) }
+            events.publishAction(notices.map(\.event), actor: body.device, conversation: id, action: action)
             if action == "join" { recordReportLatency(request.body) }
             return .json(200, json)
         }

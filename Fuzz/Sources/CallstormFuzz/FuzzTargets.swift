@@ -2,7 +2,9 @@ import Credentials
 @testable import Driver
 import Foundation
 @testable import HTTPServer
+import Determinism
 import PushGateway
+import WebSocket
 @testable import Scenario
 #if canImport(Glibc)
 import Glibc
@@ -27,6 +29,9 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case json
     /// Push requests at the gateway: APNs validation of headers and payload from the input, and FCM v1 bodies.
     case push
+    /// WebSocket frames (RFC 6455): the frame parser and message assembler for both roles, fed in chunks, and
+    /// the client state machine after a valid handshake.
+    case websocket
 
     func run(_ input: UnsafeBufferPointer<UInt8>) {
         let bytes = Array(input)
@@ -36,6 +41,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .http2: Loopback.shared.send(bytes)
         case .json: fuzzJSON(bytes)
         case .push: fuzzPush(bytes)
+        case .websocket: fuzzWebSocket(bytes)
         }
     }
 }
@@ -185,4 +191,42 @@ private final class Loopback: @unchecked Sendable {
         var scratch = [UInt8](repeating: 0, count: 16 * 1024)
         while scratch.withUnsafeMutableBytes({ recv(fd, $0.baseAddress, $0.count, 0) }) > 0 {}
     }
+}
+
+/// Byte 0: bit 0 picks the role the bytes are received by, the rest the chunk size; the frames follow.
+private func fuzzWebSocket(_ bytes: [UInt8]) {
+    guard let first = bytes.first else { return }
+    let body = Array(bytes.dropFirst())
+    let role: Role = first & 1 == 0 ? .client : .server
+    let chunk = max(1, Int(first >> 1))
+    var reader = MessageReader(role: role, maxMessageBytes: 4096)
+    var start = 0
+    reading: while start < body.count {
+        reader.append(Array(body[start..<min(body.count, start + chunk)]))
+        start += chunk
+        while true {
+            do {
+                guard let message = try reader.next() else { break }
+                if case .text(let text) = message { precondition(text.utf8.count <= 4096) }
+            } catch {
+                _ = (error.closeCode, error.kind, error.description)
+                break reading
+            }
+        }
+    }
+    guard role == .client else { return }
+    // The same bytes after a 101: what the client state machine answers must parse as masked frames.
+    let url = WebSocketURL(secure: false, host: "127.0.0.1", port: 1, resource: "/")
+    guard var client = try? ClientConnection(url: url, random: SeededRandom(seed: 1), maxMessageBytes: 4096) else {
+        return
+    }
+    let request = String(decoding: client.outbound, as: UTF8.self)
+    let key = request.split(separator: "\r\n").first { $0.hasPrefix("Sec-WebSocket-Key: ") }?.dropFirst(19) ?? ""
+    client.didWrite(client.pendingBytes)
+    let head = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        + "Sec-WebSocket-Accept: \(Handshake.accept(forKey: String(key)))\r\n\r\n"
+    _ = client.receive(Array(head.utf8) + body)
+    var echo = MessageReader(role: .server, maxMessageBytes: 4096)
+    echo.append(client.outbound)
+    while let message = try? echo.next() { _ = message }
 }

@@ -1,0 +1,20 @@
+#ifndef CSSL_CLIENT_H
+#define CSSL_CLIENT_H
+// TLS client sessions (wss): a context that verifies the server against a CA file (or the system store) and
+// sessions bound to a non-blocking socket. Read, write, handshake and shutdown are cssl.h's, which work for
+// either side. A target of its own so the server-side shim and this one change independently.
+#include <openssl/ssl.h>
+
+/// A TLS 1.2+ client context verifying peers against `ca_file` (PEM; NULL: the system's default store), with
+/// SSL_MODE_RELEASE_BUFFERS so an idle session holds no record buffers (the memory floor of an idle wss
+/// socket). NULL on failure (cssl_last_error says why).
+SSL_CTX *cssl_client_ctx_new(const char *ca_file);
+/// A client session on a connected (or connecting) non-blocking socket, sending SNI for `host` unless it is
+/// an IP literal and checking the certificate names `host` (DNS name or IP address). No ALPN: WebSocket
+/// upgrades speak HTTP/1.1.
+SSL *cssl_client_new(SSL_CTX *ctx, int fd, const char *host);
+/// Frees the session's record buffers when nothing is pending in them (1 freed, 0 kept): for sockets gone idle.
+/// Measured (docs/WEBSOCKET.md): with SSL_MODE_RELEASE_BUFFERS alone an idle TLS 1.3 client session kept ~36 KB
+/// (its read buffer stayed); after this, ~19 KB, the rest being OpenSSL's session, cipher and certificate state.
+int cssl_client_release_buffers(SSL *ssl);
+#endif
