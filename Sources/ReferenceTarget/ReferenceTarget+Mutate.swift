@@ -1,0 +1,168 @@
+import Foundation
+import HTTPServer
+import TextEscaping
+
+/// The reference target's conversation changes, made under its one lock: a member action (`mutate`), merge and
+/// unmerge, and the pushes each change owes the other members.
+extension ReferenceTarget {
+    /// One push to send once the lock is released: who, which conversation it speaks of, what happened.
+    struct Notice {
+        let token: String
+        let payload: String
+        /// The same change as the event channel tells it.
+        let event: EventChannel.Event
+    }
+
+    func notice(_ token: String?, to recipient: String, uuid: String, event: String, by device: String,
+                        about conversation: ServerConversation, reason: String? = nil, into: String? = nil) -> Notice? {
+        guard let token else { return nil }
+        var payload = "{\"aps\":{\"content-available\":1},\"uuid\":\(JSONText.quote(uuid)),\"event\":\"\(event)\"," +
+            "\"device\":\(JSONText.quote(device)),\"version\":\(conversation.version),\"ended\":\(conversation.ended),"
+        if let reason { payload += "\"reason\":\(JSONText.quote(reason))," }
+        if let into { payload += "\"into\":\(JSONText.quote(into))," }
+        let view = conversation.json()
+        payload += "\"conversation\":" + view + "}"
+        return Notice(token: token, payload: payload,
+                      event: EventChannel.Event(device: recipient, event: event, uuid: uuid, into: into, view: view))
+    }
+
+    func mutate(_ s: inout State, _ id: String, _ body: MemberBody, _ action: String)
+        -> Result<(String, [Notice]), Refusal> {
+            guard var conversation = s.conversations[id] else { return .failure(refusal(404, "unknown conversation \(id)")) }
+            let ignoresEnded = action == "merge" && bugs.contains(.mergeIgnoresEnded)
+            if conversation.ended && !ignoresEnded {
+                return .failure(refusal(409, "conversation \(id) has ended", code: "ended"))
+            }
+            if conversation.ended {
+                // The bug: the ended conversation comes back to life with the requester in it.
+                conversation.ended = false
+                conversation.endedReason = nil
+            }
+            guard let index = conversation.index(of: body.device) else {
+                return .failure(refusal(403, "device \(body.device) is not a member of \(id)"))
+            }
+            let before = conversation.members
+            let mine = conversation.members[index].state
+            var notices: [Notice] = []
+            switch action {
+            case "join":
+                guard mine == .ringing else { return .failure(refusal(409, "member is \(mine.rawValue)", code: "state")) }
+                conversation.members[index].state = .joined
+            case "end":
+                guard mine != .left else { return .failure(refusal(409, "member already left", code: "state")) }
+                conversation.members[index].state = .left
+                // A conversation lives while two members are in it (joined, held or still ringing).
+                if conversation.present < 2 { conversation.finish(body.reason ?? "remoteEnded") }
+            case "pause":
+                guard mine == .joined else { return .failure(refusal(409, "member is \(mine.rawValue)", code: "state")) }
+                conversation.members[index].state = .held
+            case "resume":
+                guard mine == .held else { return .failure(refusal(409, "member is \(mine.rawValue)", code: "state")) }
+                conversation.members[index].state = .joined
+            case "merge":
+                return merge(&s, &conversation, id, body, at: index, ignoresEnded: ignoresEnded)
+            case "unmerge":
+                return unmerge(&s, &conversation, id, body, at: index)
+            default:
+                return .failure(refusal(404, "no such conversation action: \(action)"))
+            }
+            if !(bugs.contains(.versionNotBumped) && (action == "pause" || action == "resume")) {
+                conversation.version += 1
+            }
+            s.conversations[id] = conversation
+            let event = conversation.ended ? "ended" : (action == "join" ? "joined" : "updated")
+            let reason = conversation.ended ? conversation.endedReason : nil
+            // Tell every other member who was still in the conversation before this change.
+            for member in before where member.device != body.device && member.state != .left {
+                if let n = notice(s.devices[member.device]?.apnsToken, to: member.device, uuid: id, event: event,
+                                  by: body.device,
+                                  about: conversation, reason: reason) { notices.append(n) }
+            }
+            return .success((conversation.json(), notices))
+            }
+
+    /// `merge`: the other conversation's members move into this one, which the device joins; the other ends.
+    private func merge(_ s: inout State, _ conversation: inout ServerConversation, _ id: String, _ body: MemberBody,
+                       at index: Int, ignoresEnded: Bool) -> Result<(String, [Notice]), Refusal> {
+        let mine = conversation.members[index].state
+        let before = conversation.members
+        var notices: [Notice] = []
+        guard let otherID = body.with, otherID != id, var other = s.conversations[otherID] else {
+            return .failure(refusal(400, "merge needs \"with\": another conversation's id"))
+        }
+        if other.ended && !ignoresEnded {
+            return .failure(refusal(409, "conversation \(otherID) has ended", code: "ended"))
+        }
+        guard ignoresEnded || mine.isActive, let otherIndex = other.index(of: body.device),
+              ignoresEnded || other.members[otherIndex].state.isActive
+        else { return .failure(refusal(409, "merging needs the device connected to both", code: "state")) }
+        let moving = other.members.filter { $0.device != body.device && $0.state != .left }
+        if conversation.present + moving.count > maxMembers {
+            return .failure(refusal(409, "a conversation holds at most \(maxMembers) members", code: "limit"))
+        }
+        for member in moving where conversation.index(of: member.device) == nil {
+            conversation.members.append(member)
+        }
+        conversation.members[index].state = .joined
+        let otherBefore = other.members
+        other.finish("merged")
+        other.version += 1
+        s.conversations[otherID] = other
+        conversation.version += 1
+        s.conversations[id] = conversation
+        for (member, token) in tokens(s, of: otherBefore, except: body.device) {
+            notices.append(notice(token, to: member, uuid: otherID, event: "merged", by: body.device,
+                                  about: conversation,
+                                  into: id)!)
+        }
+        let moved = Set(moving.map(\.device))
+        for (member, token) in tokens(s, of: before.filter { !moved.contains($0.device) }, except: body.device) {
+            notices.append(notice(token, to: member, uuid: id, event: "updated", by: body.device,
+                                  about: conversation)!)
+        }
+        return .success((conversation.json(), notices))
+    }
+
+    /// `unmerge`: a member leaves for a conversation of its own with the device, which holds it.
+    private func unmerge(_ s: inout State, _ conversation: inout ServerConversation, _ id: String, _ body: MemberBody,
+                         at index: Int) -> Result<(String, [Notice]), Refusal> {
+        let mine = conversation.members[index].state
+        var notices: [Notice] = []
+        var extra = ""
+        guard let memberID = body.member, memberID != body.device,
+              let memberIndex = conversation.index(of: memberID),
+              conversation.members[memberIndex].state.isActive, mine.isActive else {
+            return .failure(refusal(409, "unmerge needs \"member\": another connected member", code: "state"))
+        }
+        let moved = conversation.members[memberIndex]
+        conversation.members[memberIndex].state = .left
+        if conversation.present < 2 { conversation.finish("remoteEnded") }
+        conversation.version += 1
+        // The member goes back to a conversation of their own with the device, which holds it.
+        let me = conversation.members[index]
+        var split = ServerConversation(
+            id: UUID().uuidString.lowercased(),
+            members: [ServerMember(device: me.device, handle: me.handle, state: .held),
+                      ServerMember(device: moved.device, handle: moved.handle, state: .joined)],
+            video: conversation.video)
+        split.capabilities = conversation.capabilities
+        s.conversations[split.id] = split
+        s.conversations[id] = conversation
+        notices += [notice(s.devices[moved.device]?.apnsToken, to: moved.device, uuid: id, event: "split",
+                           by: body.device,
+                           about: split, into: split.id)].compactMap { $0 }
+        for (member, token) in tokens(s, of: conversation.members, except: body.device) {
+            notices.append(notice(token, to: member, uuid: id, event: "updated", by: body.device,
+                                  about: conversation)!)
+        }
+        extra = ",\"split\":" + split.json()
+        return .success((conversation.json(extra: extra), notices))
+    }
+
+    /// The devices (and their push tokens) still in `members`, but `device`.
+    private func tokens(_ s: State, of members: [ServerMember], except device: String)
+        -> [(device: String, token: String)] {
+        members.filter { $0.device != device && $0.state != .left }
+            .compactMap { m in s.devices[m.device].map { (m.device, $0.apnsToken) } }
+    }
+}
