@@ -65,7 +65,7 @@ public struct DriverSettings: Sendable {
         self.replayOffsetNanos = scenario.replay?.offsetNanos
         self.voipBlockAfterMisses = scenario.push.blockAfterMisses
         // Only the reference protocol returns full conversation views to compare against.
-        self.verifyViews = scenario.api == nil
+        self.verifyViews = scenario.api.map { $0.view != nil && $0.endpoints["get"] != nil } ?? true
         self.flows = scenario.mix.map { entry in
             guard let flow = scenario.flow(named: entry.flow) else {
                 preconditionFailure("scenario validation lets no undefined flow through: \(entry.flow)")

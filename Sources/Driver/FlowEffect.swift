@@ -100,6 +100,10 @@ struct ActionAnswer {
     var split: ConversationView?
     /// Start: the conversation created. Unmerge: the conversation split off.
     var conversation: String?
+    /// The HTTP status of an answer that failed with one (an end answered 404 or 409 may mean "already gone").
+    var status: Int?
+    /// An end or decline answered with a status the mapping marks as "already ended" (`target.api.already_ended`).
+    var alreadyEnded = false
 }
 
 /// An action as the books and the history need it.

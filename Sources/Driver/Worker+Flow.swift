@@ -60,6 +60,7 @@ extension Worker {
         let handles = request.to.map { devices[$0].identity.handle }
         var vars = deviceVars(local).merging(run.known.captures) { a, _ in a }
         vars["to.handles"] = "[" + handles.map(handleJSON).joined(separator: ",") + "]"
+        vars["to.ids"] = "[" + request.to.map { "\"\(devices[$0].identity.id)\"" }.joined(separator: ",") + "]"
         if let first = request.to.first {
             vars["to.id"] = devices[first].identity.id
             vars["to.handle"] = devices[first].identity.handle.value
@@ -86,32 +87,30 @@ extension Worker {
         return vars
     }
 
-    /// The answer as the flow needs it: outcome, captures and, from the reference protocol, the views. An
-    /// expected status whose body lacks what the action must return (a start's conversation, an unmerge's split,
-    /// the reference protocol's view) is a `bad_response`.
+    /// The answer as the flow needs it: outcome, captures and the views the mapping reads from it. An expected
+    /// status whose body lacks what the action must return (a start's conversation, an unmerge's split, a view
+    /// the mapping says every response carries) is a `bad_response`.
     func readAnswer(_ request: ActionRequest, _ result: Result<ClientResponse, TransportError>,
                     _ endpoint: APIMapping.Endpoint?) -> ActionAnswer {
         var answer = ActionAnswer(outcome: outcome(of: result, endpoint))
+        if answer.outcome != .fulfilled, case .success(let response) = result, response.status > 0 {
+            answer.status = response.status
+            answer.alreadyEnded = request.kind == .end && api.mapping.alreadyEnded.contains(response.status)
+        }
         guard answer.outcome == .fulfilled, case .success(let response) = result, let endpoint else { return answer }
         answer.captures = TargetAPI.captures(endpoint, from: response.body)
+        let reader = api.reader
+        if reader.mapping != nil {
+            answer.view = reader.response(response.body)
+            if answer.view == nil, reader.mapping?.required == true { answer.outcome = .failed(reason: "bad_response") }
+        }
         if request.op == .start {
-            if api.isReference {
-                answer.view = ViewDecoder.conversation(response.body)
-                answer.conversation = answer.view?.uuid
-            } else {
-                answer.conversation = answer.captures["conversation.id"]
-            }
+            answer.conversation = answer.captures["conversation.id"] ?? answer.view?.uuid
             if answer.conversation == nil { answer.outcome = .failed(reason: "bad_response") }
             return answer
         }
-        if api.isReference {
-            answer.view = ViewDecoder.conversation(response.body)
-            answer.split = ViewDecoder.split(response.body)
-            answer.conversation = answer.split?.uuid
-            if answer.view == nil { answer.outcome = .failed(reason: "bad_response") }
-        } else {
-            answer.conversation = answer.captures["split.id"]
-        }
+        answer.split = reader.split(response.body)
+        answer.conversation = answer.captures["split.id"] ?? answer.split?.uuid
         if request.kind == .unmerge && answer.conversation == nil { answer.outcome = .failed(reason: "bad_response") }
         return answer
     }
@@ -126,21 +125,16 @@ extension Worker {
         }
     }
 
-    /// The target's view of each conversation, for the call's end-of-flow comparison.
+    /// The target's view of each conversation (its mapped `get`), for the call's end-of-flow comparison.
     private func fetchViews(_ uuids: [String], call id: Int) {
         for uuid in uuids {
-            let url = settings.targetURL + "/v1/conversations/\(uuid)"
-            var request = ClientRequest(method: "GET", url: url,
-                                        timeoutMillis: Int(settings.actionTimeoutNanos / 1_000_000))
-            request.collectsHeaders = false
-            io.client.send(request) { [self] result in
-                if finished { return }
+            send("get", ["conversation.id": uuid]) { [self] result, endpoint in
                 let now = clock.nowNanos()
-                count(result, at: now)
+                count(result, endpoint: endpoint, badBody: false, at: now)
                 guard calls[id] != nil else { return }
                 var view: ConversationView?
-                if case .success(let response) = result, response.status == 200 {
-                    view = ViewDecoder.conversation(response.body)
+                if case .success(let response) = result, endpoint?.accepts(response.status) == true {
+                    view = api.reader.response(response.body)
                 }
                 apply(calls[id]!.viewFetched(uuid, view, now: now, &context), call: id, now: now)
             }

@@ -18,7 +18,7 @@ final class DeviceModelTests: XCTestCase {
                  expiration: nil, collapseID: nil, payload: [], acceptedNanos: serial)
     }
 
-    private func payload(_ json: String) -> ViewDecoder.PushJSON? { ViewDecoder.push(Array(json.utf8)) }
+    private func payload(_ json: String) -> PushPayload? { ViewReader.reference.push(Array(json.utf8)) }
 
     func testCallsTakeIdleDevicesInIndexOrderAndReleasedOnesGoLast() {
         var m = model()

@@ -157,7 +157,7 @@ final class FlowHarness {
 
     /// A push reaching a device, as the worker hands it over.
     func deliver(_ push: FakeTarget.Push) {
-        guard !completed, let payload = ViewDecoder.push(Array(push.json.utf8)) else { return }
+        guard !completed, let payload = ViewReader.reference.push(Array(push.json.utf8)) else { return }
         if push.voip {
             guard case let uuid? = payload.uuid, voip != .never,
                   context.devices[push.device].manager.conversations[uuid] == nil else { return }
@@ -291,6 +291,6 @@ struct FakeTarget {
     }
 
     func view(_ uuid: String, _ devices: DeviceModel) -> ConversationView? {
-        ViewDecoder.conversation(Array(viewJSON(uuid, devices).utf8))
+        ViewReader.reference.response(Array(viewJSON(uuid, devices).utf8))
     }
 }
