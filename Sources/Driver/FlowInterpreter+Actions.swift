@@ -73,8 +73,9 @@ extension FlowInterpreter {
         // to put conflicting requests before the server. Capabilities still apply.
         let refusal = ctx.devices[local].manager.check(kind, conversation: uuid, with: other)
         if kind == .end, !m.inRace, case .conversationEnded(_)? = refusal {
-            // The device knows its conversation ended: it sends no end, and the action is fulfilled as LCK does.
-            finishAction(slot, .fulfilled, now: now)
+            // The device knows its conversation ended: it sends no end (LCK fulfils it; the history says why
+            // nothing was sent).
+            finishAction(slot, .failed(reason: Self.alreadyEnded), now: now)
             count("action.end.already_ended")
             advance(now: now, planned: now, &ctx)
             return false
@@ -102,9 +103,11 @@ extension FlowInterpreter {
     private mutating func memberAnswered(_ request: ActionRequest, _ answer: ActionAnswer, now: UInt64,
                                          _ ctx: inout FlowContext) {
         let (kind, local, uuid) = (request.kind, request.device, request.conversation)
-        if endedAlready(request, answer, ctx.devices) {
-            // Ending what already ended is no error (LCK fulfils it as remoteEnded when the conversation is gone).
-            finishAction(request.slot, .fulfilled, now: now)
+        if answer.alreadyEnded {
+            // Ending what already ended is no error: the device takes it as remoteEnded, as LCK does when the
+            // conversation is gone. The history keeps the server's word (it refused), so the checker never reads
+            // it as an action fulfilled on an ended conversation.
+            finishAction(request.slot, .failed(reason: Self.alreadyEnded), now: now)
             count("action.end.already_ended")
             ctx.devices[local].manager.remoteEnded(uuid, reason: .remoteEnded)
             if request.inRace { raceDone(now: now, &ctx) } else { advance(now: now, planned: now, &ctx) }
@@ -140,7 +143,7 @@ extension FlowInterpreter {
     /// An end or decline the server refused because the conversation had already ended: a status the mapping
     /// marks so, or a 404 or 409 for a conversation this device has seen end (a view said so, or a merge moved
     /// it away). Other 4xx stay errors.
-    private func endedAlready(_ request: ActionRequest, _ answer: ActionAnswer, _ devices: DeviceModel) -> Bool {
+    func endedAlready(_ request: ActionRequest, _ answer: ActionAnswer, _ devices: DeviceModel) -> Bool {
         guard request.kind == .end, answer.outcome != .fulfilled, answer.outcome != .timedOut else { return false }
         if answer.alreadyEnded { return true }
         guard answer.status == 404 || answer.status == 409 else { return false }
@@ -158,6 +161,9 @@ extension FlowInterpreter {
         if let view = answer.view { ctx.devices[request.device].manager.apply(view) }
         advance(now: now, planned: now, &ctx)
     }
+
+    /// The outcome reason of an end of a conversation that had already ended.
+    static let alreadyEnded = "already_ended"
 
     // MARK: - The action log
 

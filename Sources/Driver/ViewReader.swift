@@ -91,9 +91,11 @@ struct ViewReader: Sendable {
     }
 
     private func member(_ raw: JSONLite.Value, _ mapping: ViewMapping) -> ConversationView.Member? {
-        guard let device = at("member.id", raw)?.stringValue, let status = at("member.status", raw)?.stringValue
+        guard let rawID = at("member.id", raw)?.stringValue, let status = at("member.status", raw)?.stringValue
         else { return nil }
-        var handle = Handle(kind: .generic, value: device, displayName: device)
+        // A server may name members by device id or by phone number: either way the member is our device.
+        let device = DeviceIdentity.id(forHandleValue: rawID)
+        var handle = DeviceIdentity.handle(forID: device) ?? Handle(kind: .generic, value: rawID, displayName: rawID)
         if paths.view["member.handle"] != nil {
             guard let h = at("member.handle", raw).flatMap(Self.handle) else { return nil }
             handle = h

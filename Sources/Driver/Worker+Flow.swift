@@ -19,6 +19,7 @@ extension Worker {
             case .record(let name, let micros): recorder.record(name, micros: micros, atNanos: now)
             case .invoked(let record): invoked(record, now: now)
             case .finished(let record): finished(record, now: now)
+            case .poll(let local, let uuid): poll(uuid, for: local, call: id)
             case .fetchViews(let uuids): fetchViews(uuids, call: id)
             case .finalView(let view): writeFinal(view, now: now)
             case .note(let line, let limit): books.note(line, limit: limit)
@@ -37,7 +38,11 @@ extension Worker {
         send(request.op.rawValue, vars, device: request.device) { [self] result, endpoint in
             let now = clock.nowNanos()
             var answer = readAnswer(request, result, endpoint)
-            count(result, endpoint: endpoint, badBody: answer.outcome == .failed(reason: "bad_response"), at: now)
+            if let run = calls[id], run.endedAlready(request, answer, devices) {
+                answer.alreadyEnded = true  // not an error: the conversation had ended
+            } else {
+                count(result, endpoint: endpoint, badBody: answer.outcome == .failed(reason: "bad_response"), at: now)
+            }
             calls[id]?.captured(answer.captures)
             if request.kind == .join, answer.outcome == .fulfilled, let fault = mediaFault(request.device, now: now) {
                 switch fault {
@@ -122,6 +127,25 @@ extension Worker {
         case .success(let response): return .failed(reason: "http_\(response.status)")
         case .failure(.timeout): return .timedOut
         case .failure(let error): return .failed(reason: error.kind)
+        }
+    }
+
+    /// A device polls the target's view of a conversation its flow waits on (the mapped `get`, counted like any
+    /// request; `observe.polls` and, for first-contact diagnostics, `observe.polls_not_found`).
+    private func poll(_ uuid: String, for local: Int, call id: Int) {
+        var vars = deviceVars(local)
+        vars["conversation.id"] = uuid
+        send("get", vars, device: local) { [self] result, endpoint in
+            let now = clock.nowNanos()
+            count(result, endpoint: endpoint, badBody: false, at: now)
+            recorder.count("observe.polls", atNanos: now)
+            var view: ConversationView?
+            if case .success(let response) = result {
+                if response.status == 404 { recorder.count("observe.polls_not_found", atNanos: now) }
+                if endpoint?.accepts(response.status) == true { view = api.reader.response(response.body) }
+            }
+            guard calls[id] != nil else { return }
+            apply(calls[id]!.observed(view, on: local, now: now, &context), call: id, now: now)
         }
     }
 

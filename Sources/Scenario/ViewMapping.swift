@@ -21,7 +21,8 @@ public struct ViewMapping: Sendable, Equatable {
     /// Paths inside one member object.
     public var memberID: String
     public var memberStatus: String
-    /// A handle object (`{kind, value, displayName}`) or a plain string; without it a member's handle is its id.
+    /// A handle object (`{kind, value, displayName}`) or a plain string; without it, the handle of the device the
+    /// member id names (a device id or one of callstorm's phone numbers).
     public var memberHandle: String?
     /// LCK state (`idle`, `joined`, `paused`, `left`) → the server's words for conversations and for members.
     /// Words not listed pass through unchanged.

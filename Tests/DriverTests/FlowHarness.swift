@@ -46,6 +46,9 @@ final class FlowHarness {
         /// Every request sent, with the instant it was sent.
         var sent: [(request: ActionRequest, at: UInt64)] = []
         var viewFetches: [String] = []
+        /// Polls asked for and not yet answered (the harness answers them from the fake target's views).
+        var polls: [(device: Int, conversation: String)] = []
+        var pollCount = 0
         var finals: [FinalView] = []
         var notes: [String] = []
         var completed = false
@@ -56,6 +59,7 @@ final class FlowHarness {
     var invoked: [ActionRecord] { seen.invoked }
     var finished: [ActionRecord] { seen.finished }
     var sent: [(request: ActionRequest, at: UInt64)] { seen.sent }
+    var pollCount: Int { seen.pollCount }
     var finals: [FinalView] { seen.finals }
     var notes: [String] { seen.notes }
     var completed: Bool { seen.completed }
@@ -102,6 +106,9 @@ final class FlowHarness {
             case .record(let name, let micros): seen.records[name, default: []].append(micros)
             case .invoked(let record): seen.invoked.append(record)
             case .finished(let record): seen.finished.append(record)
+            case .poll(let local, let uuid):
+                seen.polls.append((local, uuid))
+                seen.pollCount += 1
             case .fetchViews(let uuids): seen.viewFetches += uuids
             case .finalView(let view): seen.finals.append(view)
             case .note(let line, _): seen.notes.append(line)
@@ -116,6 +123,10 @@ final class FlowHarness {
         for _ in 0..<maxSteps where !completed {
             if !outstanding.isEmpty {
                 answerNext()
+            } else if !seen.polls.isEmpty {
+                let poll = seen.polls.removeFirst()
+                let view = target.view(poll.conversation, context.devices)
+                apply(call.observed(view, on: poll.device, now: now, &context))
             } else if let views, !seen.viewFetches.isEmpty {
                 let uuid = seen.viewFetches.removeFirst()
                 apply(call.viewFetched(uuid, views(uuid), now: now, &context))

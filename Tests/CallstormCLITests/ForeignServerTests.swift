@@ -1,0 +1,55 @@
+@testable import CallstormCLI
+import Foundation
+import HTTPServer
+import XCTest
+
+/// A server callstorm did not write (ForeignCallServer: its own words, a version named `rev`, no event pushes,
+/// merge finishing the other call, split creating one, hold by a flag), driven through every built-in flow its
+/// API supports, observed only by polling, with the shipped Scenarios/examples/foreign-server.yaml.
+final class ForeignServerTests: XCTestCase {
+    static func run(_ server: ForeignCallServer, port: Int, gatewayPort: Int, in dir: URL,
+                    edit: (String) -> String = { $0 }) throws -> RunCommand.Outcome {
+        let example = try String(
+            contentsOf: CustomAPIExample.root.appendingPathComponent("Scenarios/examples/foreign-server.yaml"),
+            encoding: .utf8).replacingOccurrences(of: "127.0.0.1:2197", with: "127.0.0.1:\(gatewayPort)")
+        let file = dir.appendingPathComponent("foreign-server.yaml")
+        try edit(example).write(to: file, atomically: true, encoding: .utf8)
+        var options = RunCommand.Options(file: file.path)
+        options.targetURL = "http://127.0.0.1:\(port)"
+        options.out = dir.appendingPathComponent("run").path
+        options.quiet = true
+        return try RunCommand.perform(options)
+    }
+
+    func testEveryBuiltinFlowItsAPISupportsCompletesObservingOnlyByPolling() throws {
+        let gatewayPort = try CustomAPIExample.freePort()
+        let foreign = ForeignCallServer(gatewayURL: "http://127.0.0.1:\(gatewayPort)")
+        let server = HTTPServer(handler: foreign)
+        try server.start()
+        defer {
+            server.stop()
+            foreign.close()
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("foreign-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let outcome = try Self.run(foreign, port: server.port, gatewayPort: gatewayPort, in: dir)
+        let c = outcome.result.recorder.counters
+        let started = c["calls.started"] ?? 0
+        let completed = c["calls.completed"] ?? 0
+        XCTAssertGreaterThan(started, 200, "\(c)")
+        XCTAssertGreaterThanOrEqual(Double(completed), 0.99 * Double(started), "\(c) \(outcome.result.notes)")
+        let errors = c.filter { $0.key.hasPrefix("errors.") }.values.reduce(0, +)
+        XCTAssertLessThan(Double(errors), 0.01 * Double(c["requests.sent"] ?? 0), "\(c)")
+        for flow in ["incoming-1to1", "outgoing-1to1", "declined", "hold-resume", "group-call", "merge-unmerge",
+                     "group-merge"] {
+            XCTAssertGreaterThan(c["flow.\(flow).completed"] ?? 0, 0, "\(flow): \(c)")
+        }
+        XCTAssertGreaterThan(c["observe.polls"] ?? 0, 0)
+        XCTAssertGreaterThan(foreign.gets.load(ordering: .relaxed), 0)
+        XCTAssertEqual(c["views.mismatched"] ?? 0, 0, "\(outcome.result.notes)")
+        XCTAssertEqual(foreign.pushesFailed.load(ordering: .relaxed), 0)
+        let check = try XCTUnwrap(HistoryCheck.run(outcome.runDirectory))
+        XCTAssertEqual(check.report.violations, [], "\(check.report.violations.prefix(3))")
+    }
+}
