@@ -78,6 +78,7 @@ final class ForeignCallServer: HTTPHandler, @unchecked Sendable {
     private let gateway: String
     private let providerToken = ProviderTokenText.make()
     private let queue = DispatchQueue(label: "foreign.push")
+    private let slowQueue = DispatchQueue(label: "foreign.racy", attributes: .concurrent)
     private var client: HTTPClient!
     private let created = Atomic<Int>(0)
     let pushesFailed = Atomic<Int>(0)
@@ -92,14 +93,20 @@ final class ForeignCallServer: HTTPHandler, @unchecked Sendable {
     func close() { queue.sync { client.close() } }
 
     func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
-        respond(route(request))
+        let racy = (bugs.contains(.mergeLostUpdate) && request.path.hasSuffix("/merge"))
+            || (bugs.contains(.splitLosesAnswer) && request.path.hasSuffix("/split"))
+        guard racy else { return respond(route(request)) }
+        // The racy handlers read their copy as the request arrives, then work on it off the loop thread, so
+        // requests landing meanwhile are served (and then overwritten).
+        let copy = state.withLock { $0.calls }
+        slowQueue.async { respond(self.route(request, copy: copy)) }
     }
 
     private func body(_ bytes: [UInt8]) -> [String: Any] {
         (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] ?? [:]
     }
 
-    private func route(_ r: HTTPRequest) -> HTTPResponse {
+    private func route(_ r: HTTPRequest, copy: [String: Call]? = nil) -> HTTPResponse {
         let parts = r.pathWithoutQuery.split(separator: "/").map(String.init)
         let b = body(r.body)
         switch (r.method, parts.count) {
@@ -116,8 +123,8 @@ final class ForeignCallServer: HTTPHandler, @unchecked Sendable {
         case ("POST", 3) where parts[0] == "calls":
             guard let user = b["user"] as? String else { return .text(422, "user required") }
             switch parts[2] {
-            case "merge": return merge(parts[1], user, other: b["other"] as? String ?? "")
-            case "split": return split(parts[1], user, participant: b["participant"] as? String ?? "")
+            case "merge": return merge(parts[1], user, other: b["other"] as? String ?? "", copy: copy)
+            case "split": return split(parts[1], user, participant: b["participant"] as? String ?? "", copy: copy)
             default: return change(parts[1], user, parts[2])
             }
         case ("PATCH", 4) where parts[0] == "calls" && parts[2] == "participants":
@@ -165,13 +172,11 @@ final class ForeignCallServer: HTTPHandler, @unchecked Sendable {
         }
     }
 
-    private func merge(_ id: String, _ user: String, other otherID: String) -> HTTPResponse {
-        if bugs.contains(.mergeLostUpdate) {
+    private func merge(_ id: String, _ user: String, other otherID: String, copy: [String: Call]?) -> HTTPResponse {
+        if let copy {
             // The bug: copy both rosters, yield, write back whatever was computed from the copies.
-            guard let snapshot = state.withLock({ s in s.calls[id].flatMap { a in s.calls[otherID].map { (a, $0) } } })
-            else { return .text(404, "no such call") }
+            guard var a = copy[id], var b = copy[otherID] else { return .text(404, "no such call") }
             usleep(2_000)
-            var (a, b) = snapshot
             if let refusal = Self.merging(&a, &b, user, acceptsFinished: bugs.contains(.mergeAcceptsFinished)) {
                 return refusal
             }
@@ -210,12 +215,10 @@ final class ForeignCallServer: HTTPHandler, @unchecked Sendable {
         return nil
     }
 
-    private func split(_ id: String, _ user: String, participant: String) -> HTTPResponse {
-        var snapshot: Call?
-        if bugs.contains(.splitLosesAnswer) {
-            snapshot = state.withLock { $0.calls[id] }
-            usleep(2_000)
-        }
+    private func split(_ id: String, _ user: String, participant: String, copy: [String: Call]?) -> HTTPResponse {
+        // The bug: the roster comes from a copy read before a pause; an answer landing meanwhile is lost.
+        let snapshot = copy?[id]
+        if snapshot != nil { usleep(2_000) }
         return state.withLock { s in
             guard var call = snapshot ?? s.calls[id] else { return .text(404, "no such call") }
             if call.finished { return .text(410, "call finished") }

@@ -1,0 +1,116 @@
+import Checker
+@testable import CallstormCLI
+import Foundation
+import HTTPServer
+import XCTest
+
+/// Race scenarios (`together:` with offset sweeps) against the foreign server through its mapping: its correct
+/// mode shows no violation, and each of its deliberate races is found by the rule one expects.
+final class ForeignRaceTests: XCTestCase {
+    /// Ryan merges his call with Andre and his held call with Adam while Adam hangs up.
+    static let mergeVsEnd = """
+        load: [ { hold: { rate: 40/s, for: 4s } } ]
+        behavior: { answer_after: 20ms, talk: 50ms }
+        drain: 20s
+        action_timeout: 5s
+        mix: { merge-vs-end: 100 }
+        flows:
+          merge-vs-end:
+            roles: [ryan, adam, andre]
+            steps:
+              - { name: dial-adam, role: ryan, do: start, to: [adam], conversation: first }
+              - { name: ring-adam, role: adam, do: await_push, conversation: first }
+              - { name: answer-adam, role: adam, do: join, conversation: first }
+              - { name: hold-adam, role: ryan, do: pause, conversation: first }
+              - { name: dial-andre, role: ryan, do: start, to: [andre], conversation: second }
+              - { name: ring-andre, role: andre, do: await_push, conversation: second }
+              - { name: answer-andre, role: andre, do: join, conversation: second }
+              - { wait: talk }
+              - name: clash
+                offset: { sweep: [-5ms, 5ms, 1ms] }
+                together:
+                  - { name: merge, role: ryan, do: merge, conversation: second, with: first }
+                  - { name: adam-hangs-up, role: adam, do: end, conversation: first }
+              - { wait: 200ms }
+
+        """
+
+    /// Ryan splits Andre out of the merged group while David answers it.
+    static let unmergeVsJoin = """
+        load: [ { hold: { rate: 40/s, for: 4s } } ]
+        behavior: { answer_after: 20ms, talk: 50ms }
+        drain: 20s
+        action_timeout: 5s
+        mix: { unmerge-vs-join: 100 }
+        flows:
+          unmerge-vs-join:
+            roles: [ryan, adam, david, andre]
+            steps:
+              - { name: dial-group, role: ryan, do: start, to: [adam, david], conversation: group }
+              - { name: ring-adam, role: adam, do: await_push, conversation: group }
+              - { name: ring-david, role: david, do: await_push, conversation: group }
+              - { name: answer-adam, role: adam, do: join, conversation: group }
+              - { name: hold-group, role: ryan, do: pause, conversation: group }
+              - { name: dial-andre, role: ryan, do: start, to: [andre], conversation: side }
+              - { name: ring-andre, role: andre, do: await_push, conversation: side }
+              - { name: answer-andre, role: andre, do: join, conversation: side }
+              - { name: merge, role: ryan, do: merge, conversation: group, with: side }
+              - { wait: talk }
+              - name: clash
+                offset: { sweep: [-5ms, 5ms, 1ms] }
+                together:
+                  - { name: unmerge, role: ryan, do: unmerge, conversation: group, member: andre, into: split }
+                  - { name: david-answers, role: david, do: join, conversation: group }
+              - { wait: 200ms }
+
+        """
+
+    struct Found {
+        var report: CheckReport
+        var races: Int
+    }
+
+    private func race(_ flows: String, bugs: Set<ForeignCallServer.Bug>) throws -> Found {
+        let gatewayPort = try CustomAPIExample.freePort()
+        let foreign = ForeignCallServer(gatewayURL: "http://127.0.0.1:\(gatewayPort)", bugs: bugs)
+        let server = HTTPServer(handler: foreign)
+        try server.start()
+        defer {
+            server.stop()
+            foreign.close()
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("foreign-race-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let outcome = try ForeignServerTests.run(foreign, port: server.port, gatewayPort: gatewayPort, in: dir) {
+            String($0[..<$0.range(of: "\nload:")!.lowerBound]) + "\n" + flows
+        }
+        let check = try XCTUnwrap(HistoryCheck.run(outcome.runDirectory))
+        return Found(report: check.report, races: check.races.races)
+    }
+
+    func testCorrectModeShowsNoViolation() throws {
+        for flows in [Self.mergeVsEnd, Self.unmergeVsJoin] {
+            let found = try race(flows, bugs: [])
+            XCTAssertEqual(found.report.violations, [], "\(found.report.violations.prefix(3))")
+            XCTAssertGreaterThanOrEqual(found.races, 100)
+        }
+    }
+
+    func testMergeLostUpdateIsFoundByMergeUnion() throws {
+        let found = try race(Self.mergeVsEnd, bugs: [.mergeLostUpdate])
+        XCTAssertTrue(found.report.violations.contains { $0.rule == .mergeUnion }, "\(found.report.countsByRule)")
+    }
+
+    func testMergeAcceptingAFinishedCallIsFoundByEndedStaysEnded() throws {
+        let found = try race(Self.mergeVsEnd, bugs: [.mergeAcceptsFinished])
+        XCTAssertTrue(found.report.violations.contains { $0.rule == .endedStaysEnded },
+                      "\(found.report.countsByRule)")
+    }
+
+    func testSplitLosingAnAnswerIsFoundByFinalViews() throws {
+        let found = try race(Self.unmergeVsJoin, bugs: [.splitLosesAnswer])
+        XCTAssertTrue(found.report.violations.contains { $0.rule == .finalViewsAgree },
+                      "\(found.report.countsByRule)")
+    }
+}
