@@ -1,7 +1,6 @@
 /// `target.api`: the operation mapping for a team's own call server.
 extension ScenarioDecoder {
     mutating func api(_ node: YAMLNode) -> APIMapping? {
-        let errorsBefore = errors.count
         guard let fields = fields(of: node, in: "'target.api'",
                                   known: APIMapping.operations + ["push", "view", "already_ended"],
                                   required: ["register", "start", "end"]) else { return nil }
@@ -19,7 +18,8 @@ extension ScenarioDecoder {
             if case .sequence(let list, _) = node { items = list } else { items = [node] }
             mapping.alreadyEnded = items.compactMap { integer($0, "already_ended", atLeast: 100) }
         }
-        return errors.count == errorsBefore ? mapping : nil
+        // Kept even when it has mistakes, so flow steps it does not map are reported in the same pass.
+        return mapping
     }
 
     /// Every `${name}` must be built in or captured by some endpoint of the mapping.

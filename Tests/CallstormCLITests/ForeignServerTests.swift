@@ -56,4 +56,44 @@ final class ForeignServerTests: XCTestCase {
         let check = try XCTUnwrap(HistoryCheck.run(outcome.runDirectory))
         XCTAssertEqual(check.report.violations, [], "\(check.report.violations.prefix(3))")
     }
+
+    func testValidateLocatesFivePlantedMappingMistakesAndExitsTwo() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("planted-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("p.yaml")
+        try MappingMistakes.planted.write(to: file, atomically: true, encoding: .utf8)
+        let pipe = Pipe()
+        let saved = dup(2)
+        dup2(pipe.fileHandleForWriting.fileDescriptor, 2)
+        let code = Command.run(["validate", file.path])
+        dup2(saved, 2)
+        close(saved)
+        pipe.fileHandleForWriting.closeFile()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(code.rawValue, 2)
+        XCTAssertEqual(text.components(separatedBy: "p.yaml:").count - 1, 5, text)
+    }
+}
+
+/// The same five mistakes as Tests/ScenarioTests/MappingValidationTests (which pins each one's location).
+enum MappingMistakes {
+    static let planted = """
+        name: planted
+        devices: 10
+        target:
+          url: "http://127.0.0.1:9000"
+          api:
+            register: { method: PUT, path: "/users/${device.idd}" }
+            start: { method: POST, path: /calls, capture: { conversation.id: "call.id" } }
+            join: { method: POST, path: "/calls/${conversation.id}/answer" }
+            end: { method: POST, path: "/calls/${conversation.id}/leave" }
+            resume: { method: POST, path: "/calls/${conversation.id}/resume" }
+            push: { conversation: "$..callId" }
+            view:
+              members: "$.participants"
+              member: { id: "$.user", status: "$.st" }
+        load: [ { hold: { rate: 1/s, for: 1s } } ]
+        mix: { hold-resume: 100 }
+        """
 }
