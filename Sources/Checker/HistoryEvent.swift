@@ -166,9 +166,12 @@ public struct ConversationView: Sendable, Equatable {
     }
 
     public var id: String
+    /// 0 for a server whose views carry no version (`versioned` false).
     public var version: Int
     public var ended: Bool
     public var members: [Member]
+    /// False when the history's view had no version: rules that order views by version cannot use it.
+    public var versioned = true
 
     public init(id: String, version: Int, ended: Bool = false, members: [Member]) {
         self.id = id

@@ -1,4 +1,5 @@
 @testable import CallstormCLI
+import Checker
 import Foundation
 import HTTPServer
 import XCTest
@@ -55,6 +56,34 @@ final class ForeignServerTests: XCTestCase {
         XCTAssertEqual(foreign.pushesFailed.load(ordering: .relaxed), 0)
         let check = try XCTUnwrap(HistoryCheck.run(outcome.runDirectory))
         XCTAssertEqual(check.report.violations, [], "\(check.report.violations.prefix(3))")
+    }
+
+    func testWithoutAVersionTheCheckerSaysWhichRulesCouldNotRun() throws {
+        let gatewayPort = try CustomAPIExample.freePort()
+        let foreign = ForeignCallServer(gatewayURL: "http://127.0.0.1:\(gatewayPort)")
+        let server = HTTPServer(handler: foreign)
+        try server.start()
+        defer {
+            server.stop()
+            foreign.close()
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("foreign-nov-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let outcome = try Self.run(foreign, port: server.port, gatewayPort: gatewayPort, in: dir) {
+            $0.replacingOccurrences(of: "      version: \"$.rev\"\n", with: "")
+                .replacingOccurrences(of: "rate: 40/s, for: 6s", with: "rate: 20/s, for: 2s")
+        }
+        let c = outcome.result.recorder.counters
+        XCTAssertEqual(c["calls.completed"], c["calls.started"], "\(c)")
+        let check = try XCTUnwrap(HistoryCheck.run(outcome.runDirectory))
+        XCTAssertEqual(check.report.violations, [], "\(check.report.violations.prefix(3))")
+        XCTAssertFalse(check.report.rulesChecked.contains(.versionsIncrease))
+        XCTAssertEqual(check.report.rulesChecked.count, Rule.allCases.count - 1)
+        XCTAssertNotNil(check.report.rulesSkipped?[Rule.versionsIncrease.rawValue])
+        XCTAssertTrue(check.lines.contains { $0.contains("not checked: versions-only-increase") }, "\(check.lines)")
+        let json = try String(contentsOf: outcome.runDirectory.appendingPathComponent("checker.json"), encoding: .utf8)
+        XCTAssertTrue(json.contains("rulesSkipped"), json)
     }
 
     func testValidateLocatesFivePlantedMappingMistakesAndExitsTwo() throws {
