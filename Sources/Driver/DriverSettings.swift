@@ -45,6 +45,8 @@ public struct DriverSettings: Sendable {
     public var shard: Shard = .whole
     /// Wall-clock instant the load starts at (`--start-at`), so shards' seconds line up; nil starts when ready.
     public var startAt: Date?
+    /// `--trace N`: the first N calls' requests, responses and pushes go to this trace.jsonl; nil traces none.
+    public var trace: TraceWriter?
     /// `observe.poll`: how often a waiting device polls the mapped `get`; nil never.
     public var pollNanos: UInt64?
     /// `replay.offset`: every `together` step fires at this offset instead of its own (nanoseconds).

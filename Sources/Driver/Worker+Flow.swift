@@ -35,7 +35,7 @@ extension Worker {
         let id = request.call
         guard let run = calls[id] else { return }
         let vars = request.op == .start ? startVars(request, run) : memberVars(request, run)
-        send(request.op.rawValue, vars, device: request.device) { [self] result, endpoint in
+        send(request.op.rawValue, vars, device: request.device, call: id) { [self] result, endpoint in
             let now = clock.nowNanos()
             var answer = readAnswer(request, result, endpoint)
             if let run = calls[id], run.endedAlready(request, answer, devices) {
@@ -104,6 +104,11 @@ extension Worker {
         }
         guard answer.outcome == .fulfilled, case .success(let response) = result, let endpoint else { return answer }
         answer.captures = TargetAPI.captures(endpoint, from: response.body)
+        for name in endpoint.captures.keys {
+            // Per capture, so a path that never matches is named (first-contact diagnostics).
+            let matched = answer.captures[name] != nil
+            recorder.count("api.capture.\(name).\(matched ? "matched" : "missed")", atNanos: clock.nowNanos())
+        }
         let reader = api.reader
         if reader.mapping != nil {
             answer.view = reader.response(response.body)
@@ -135,7 +140,7 @@ extension Worker {
     private func poll(_ uuid: String, for local: Int, call id: Int) {
         var vars = deviceVars(local)
         vars["conversation.id"] = uuid
-        send("get", vars, device: local) { [self] result, endpoint in
+        send("get", vars, device: local, call: id) { [self] result, endpoint in
             let now = clock.nowNanos()
             count(result, endpoint: endpoint, badBody: false, at: now)
             recorder.count("observe.polls", atNanos: now)
@@ -152,7 +157,7 @@ extension Worker {
     /// The target's view of each conversation (its mapped `get`), for the call's end-of-flow comparison.
     private func fetchViews(_ uuids: [String], call id: Int) {
         for uuid in uuids {
-            send("get", ["conversation.id": uuid]) { [self] result, endpoint in
+            send("get", ["conversation.id": uuid], call: id) { [self] result, endpoint in
                 let now = clock.nowNanos()
                 count(result, endpoint: endpoint, badBody: false, at: now)
                 guard calls[id] != nil else { return }
@@ -176,9 +181,9 @@ extension Worker {
     }
 
     /// Sends operation `op` of the target's API; `completion` gets the endpoint used (nil when the mapping lacks it).
-    func send(_ op: String, _ vars: [String: String], device local: Int? = nil,
+    func send(_ op: String, _ vars: [String: String], device local: Int? = nil, call: Int? = nil,
               completion: @escaping (Result<ClientResponse, TransportError>, APIMapping.Endpoint?) -> Void) {
-        nonisolated(unsafe) let completion = completion  // runs on this worker's queue, like everything here
+        nonisolated(unsafe) var completion = completion  // runs on this worker's queue, like everything here
         if let local, isOffline(local) {
             // An offline phone reaches nobody (a device fault): the request fails like a dead network.
             recorder.count("faults.device.offline_request", atNanos: clock.nowNanos())
@@ -197,6 +202,21 @@ extension Worker {
                                     body: Array(parts.body.utf8), timeoutMillis: timeout)
         request.collectsHeaders = false  // flows read status and body only
         request.freshConnection = needsFreshConnection()
+        if let trace = settings.trace, let call, trace.traces(call) {
+            let device = local.map { devices[$0].identity.id } ?? ""
+            let inner = completion
+            completion = { [self] result, endpoint in
+                var (status, body, error): (Int, [UInt8], String?) = (0, [], nil)
+                switch result {
+                case .success(let response): (status, body) = (response.status, response.body)
+                case .failure(let failure): error = failure.kind
+                }
+                trace.exchange(call: call, device: device, op: op, method: parts.method, url: parts.url,
+                               body: parts.body, status: status, response: body, error: error,
+                               t: clock.nowNanos() &- books.runStart)
+                inner(result, endpoint)
+            }
+        }
         io.client.send(request) { [self] result in
             if finished { return }
             completion(result, parts.endpoint)

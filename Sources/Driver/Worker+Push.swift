@@ -112,6 +112,10 @@ extension Worker {
         let now = clock.nowNanos()
         guard !finished else { return }
         let payload = api.reader.push(push.payload)
+        if let trace = settings.trace, let call = devices[local].callID, trace.traces(call) {
+            trace.push(call: call, device: devices[local].identity.id, pushType: push.pushType.rawValue,
+                       payload: push.payload, t: now &- books.runStart)
+        }
         // In the history the push comes before anything the device does because of it.
         let runStart = books.runStart
         if let journal = books.journal, let uuid = payload?.uuid {

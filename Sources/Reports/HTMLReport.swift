@@ -71,6 +71,11 @@ struct HTMLReport {
                 + "\(Threshold.percentText(ratio)) of the planned arrivals: latencies describe a lighter "
                 + "load than the scenario asked for.</p>\n"
         }
+        // First-contact diagnoses (a run against a new server that went nowhere) lead, with their fix.
+        for note in result.notes where note.hasPrefix(RunResult.diagnosisPrefix) {
+            let text = String(note.dropFirst(RunResult.diagnosisPrefix.count))
+            html += "<p class=\"diagnosis\">\(text.markupEscaped)</p>\n"
+        }
         let failed = result.thresholds.filter { !$0.passed }
         if !result.thresholds.isEmpty {
             html += "<p>\(result.thresholds.count - failed.count) of \(result.thresholds.count) thresholds passed.</p>\n"

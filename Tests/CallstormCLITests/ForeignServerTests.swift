@@ -8,7 +8,7 @@ import XCTest
 /// merge finishing the other call, split creating one, hold by a flag), driven through every built-in flow its
 /// API supports, observed only by polling, with the shipped Scenarios/examples/foreign-server.yaml.
 final class ForeignServerTests: XCTestCase {
-    static func run(_ server: ForeignCallServer, port: Int, gatewayPort: Int, in dir: URL,
+    static func run(_ server: ForeignCallServer, port: Int, gatewayPort: Int, in dir: URL, trace: Int = 0,
                     edit: (String) -> String = { $0 }) throws -> RunCommand.Outcome {
         let example = try String(
             contentsOf: CustomAPIExample.root.appendingPathComponent("Scenarios/examples/foreign-server.yaml"),
@@ -19,7 +19,72 @@ final class ForeignServerTests: XCTestCase {
         options.targetURL = "http://127.0.0.1:\(port)"
         options.out = dir.appendingPathComponent("run").path
         options.quiet = true
+        options.traceCalls = trace
         return try RunCommand.perform(options)
+    }
+
+    /// A short run against a fresh server whose pushes go to `pushTo` (the run's gateway unless given).
+    private func shortRun(trace: Int = 0, pushTo: String? = nil, edit: @escaping (String) -> String = { $0 })
+        throws -> RunCommand.Outcome {
+        let gatewayPort = try CustomAPIExample.freePort()
+        let foreign = ForeignCallServer(gatewayURL: pushTo ?? "http://127.0.0.1:\(gatewayPort)")
+        let server = HTTPServer(handler: foreign)
+        try server.start()
+        defer {
+            server.stop()
+            foreign.close()
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("foreign-short-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        directories.append(dir)
+        return try Self.run(foreign, port: server.port, gatewayPort: gatewayPort, in: dir, trace: trace) {
+            edit($0.replacingOccurrences(of: "rate: 40/s, for: 6s", with: "rate: 10/s, for: 1s")
+                .replacingOccurrences(of: "action_timeout: 5s", with: "action_timeout: 2s")
+                .replacingOccurrences(of: "drain: 20s", with: "drain: 6s"))
+        }
+    }
+
+    private var directories: [URL] = []
+
+    override func tearDown() {
+        for dir in directories { try? FileManager.default.removeItem(at: dir) }
+        directories = []
+    }
+
+    func testTraceHoldsTheFirstCallsExchangesAndPushes() throws {
+        let outcome = try shortRun(trace: 2)
+        let text = try String(contentsOf: outcome.runDirectory.appendingPathComponent("trace.jsonl"), encoding: .utf8)
+        let lines = text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        XCTAssertFalse(lines.isEmpty)
+        XCTAssertTrue(lines.allSatisfy { ($0["call"] as? Int ?? 99) < 2 }, text)
+        XCTAssertTrue(lines.contains { $0["op"] as? String == "start" && ($0["response"] as? String)?
+            .contains("callId") == true }, text)
+        XCTAssertTrue(lines.contains { $0["type"] as? String == "push" && $0["push_type"] as? String == "voip" }, text)
+        XCTAssertTrue(lines.contains { $0["op"] as? String == "get" }, text)
+    }
+
+    func testFirstContactNamesAGatewayNoPushReached() throws {
+        let closed = try CustomAPIExample.freePort()
+        let outcome = try shortRun(pushTo: "http://127.0.0.1:\(closed)")
+        let diagnosis = outcome.result.notes.first ?? ""
+        XCTAssertTrue(diagnosis.hasPrefix("first contact: no push reached the gateway at http://127.0.0.1:"),
+                      "\(outcome.result.notes)")
+        XCTAssertTrue(diagnosis.contains("docs/YOUR-SERVER.md"), diagnosis)
+        let html = try String(contentsOfFile: outcome.reportPath, encoding: .utf8)
+        XCTAssertTrue(html.contains("<p class=\"diagnosis\">no push reached the gateway"), "banner")
+    }
+
+    func testFirstContactNamesPollsAnswered404AndACaptureThatNeverMatched() throws {
+        let outcome = try shortRun {
+            $0.replacingOccurrences(of: "path: \"/calls/${conversation.id}\", expect: 200",
+                                    with: "path: \"/callz/${conversation.id}\", expect: 200")
+                .replacingOccurrences(of: "expect: 201 }", with: "expect: 201, capture: { call.number: \"$.call.no\" } }")
+        }
+        let notes = outcome.result.notes.filter { $0.hasPrefix("first contact: ") }
+        XCTAssertTrue(notes.contains { $0.contains("every poll") && $0.contains("404") }, "\(outcome.result.notes)")
+        XCTAssertTrue(notes.contains { $0.contains("capture 'call.number' never matched") }, "\(notes)")
     }
 
     func testEveryBuiltinFlowItsAPISupportsCompletesObservingOnlyByPolling() throws {
