@@ -151,6 +151,27 @@ final class ForeignServerTests: XCTestCase {
         XCTAssertTrue(json.contains("rulesSkipped"), json)
     }
 
+    func testTheGuidesExampleValidatesAndTheGuideNamesIt() throws {
+        let example = CustomAPIExample.root.appendingPathComponent("Scenarios/examples/foreign-server.yaml").path
+        let saved = dup(1)
+        let null = open("/dev/null", O_WRONLY)
+        dup2(null, 1)
+        let code = Command.run(["validate", example])
+        dup2(saved, 1)
+        close(saved)
+        close(null)
+        XCTAssertEqual(code, .passed)
+        let guide = try String(contentsOf: CustomAPIExample.root.appendingPathComponent("docs/YOUR-SERVER.md"),
+                               encoding: .utf8)
+        XCTAssertTrue(guide.contains("callstorm validate Scenarios/examples/foreign-server.yaml"))
+        let yaml = try String(contentsOfFile: example, encoding: .utf8)
+        // Every mapping line the guide shows is in the example the tests run.
+        for line in ["already_ended: [410]", "observe: { poll: 250ms }", "response: \"$.call\"", "split: \"$.newCall\"",
+                     "member_states: { idle: [invited], joined: [connected], paused: [onhold], left: [gone] }"] {
+            XCTAssertTrue(guide.contains(line) && yaml.contains(line), line)
+        }
+    }
+
     func testValidateLocatesFivePlantedMappingMistakesAndExitsTwo() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("planted-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
