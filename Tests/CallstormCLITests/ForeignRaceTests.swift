@@ -7,12 +7,17 @@ import XCTest
 /// Race scenarios (`together:` with offset sweeps) against the foreign server through its mapping: its correct
 /// mode shows no violation, and each of its deliberate races is found by the rule one expects.
 final class ForeignRaceTests: XCTestCase {
-    /// Ryan merges his call with Andre and his held call with Adam while Adam hangs up.
-    static let mergeVsEnd = """
+    /// What every race run here shares: 160 races in 4 s.
+    static let header = """
         load: [ { hold: { rate: 40/s, for: 4s } } ]
         behavior: { answer_after: 20ms, talk: 50ms }
         drain: 20s
         action_timeout: 5s
+
+        """
+
+    /// Ryan merges his call with Andre and his held call with Adam while Adam hangs up.
+    static let mergeVsEnd = header + """
         mix: { merge-vs-end: 100 }
         flows:
           merge-vs-end:
@@ -36,11 +41,7 @@ final class ForeignRaceTests: XCTestCase {
         """
 
     /// Ryan splits Andre out of the merged group while David answers it.
-    static let unmergeVsJoin = """
-        load: [ { hold: { rate: 40/s, for: 4s } } ]
-        behavior: { answer_after: 20ms, talk: 50ms }
-        drain: 20s
-        action_timeout: 5s
+    static let unmergeVsJoin = header + """
         mix: { unmerge-vs-join: 100 }
         flows:
           unmerge-vs-join:
@@ -73,17 +74,13 @@ final class ForeignRaceTests: XCTestCase {
     private func race(_ flows: String, bugs: Set<ForeignCallServer.Bug>) throws -> Found {
         let gatewayPort = try CustomAPIExample.freePort()
         let foreign = ForeignCallServer(gatewayURL: "http://127.0.0.1:\(gatewayPort)", bugs: bugs)
-        let server = HTTPServer(handler: foreign)
-        try server.start()
-        defer {
-            server.stop()
-            foreign.close()
-        }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("foreign-race-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let outcome = try ForeignServerTests.run(foreign, port: server.port, gatewayPort: gatewayPort, in: dir) {
-            String($0[..<$0.range(of: "\nload:")!.lowerBound]) + "\n" + flows
+        let outcome = try ForeignServerTests.serving(foreign) { port in
+            try ForeignServerTests.run(foreign, port: port, gatewayPort: gatewayPort, in: dir) {
+                String($0[..<$0.range(of: "\nload:")!.lowerBound]) + "\n" + flows
+            }
         }
         let check = try XCTUnwrap(HistoryCheck.run(outcome.runDirectory))
         return Found(report: check.report, races: check.races.races)

@@ -23,21 +23,39 @@ final class ForeignServerTests: XCTestCase {
         return try RunCommand.perform(options)
     }
 
-    /// A short run against a fresh server whose pushes go to `pushTo` (the run's gateway unless given).
-    private func shortRun(trace: Int = 0, pushTo: String? = nil, edit: @escaping (String) -> String = { $0 })
-        throws -> RunCommand.Outcome {
+    /// A run of the example, rewritten by `edit`, against a fresh server whose pushes go to `pushTo` (the run's
+    /// gateway unless given); `probe` reads the server before it stops. Every push the server sent must have been
+    /// accepted unless it was sent elsewhere.
+    private func foreignRun(trace: Int = 0, pushTo: String? = nil, probe: (ForeignCallServer) -> Void = { _ in },
+                            edit: @escaping (String) -> String) throws -> RunCommand.Outcome {
         let gatewayPort = try CustomAPIExample.freePort()
         let foreign = ForeignCallServer(gatewayURL: pushTo ?? "http://127.0.0.1:\(gatewayPort)")
-        let server = HTTPServer(handler: foreign)
-        try server.start()
-        defer {
-            server.stop()
-            foreign.close()
-        }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("foreign-short-\(UUID().uuidString)")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("foreign-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         directories.append(dir)
-        return try Self.run(foreign, port: server.port, gatewayPort: gatewayPort, in: dir, trace: trace) {
+        let outcome = try Self.serving(foreign) { port in
+            try Self.run(foreign, port: port, gatewayPort: gatewayPort, in: dir, trace: trace, edit: edit)
+        }
+        probe(foreign)
+        if pushTo == nil { XCTAssertEqual(foreign.pushesFailed.load(ordering: .relaxed), 0) }
+        return outcome
+    }
+
+    /// Serves `server` on a loopback port for the length of `body`, then stops it.
+    static func serving<T>(_ server: ForeignCallServer, _ body: (_ port: Int) throws -> T) throws -> T {
+        let http = HTTPServer(handler: server)
+        try http.start()
+        defer {
+            http.stop()
+            server.close()
+        }
+        return try body(http.port)
+    }
+
+    /// The example shortened to a few seconds.
+    private func shortRun(trace: Int = 0, pushTo: String? = nil, edit: @escaping (String) -> String = { $0 })
+        throws -> RunCommand.Outcome {
+        try foreignRun(trace: trace, pushTo: pushTo) {
             edit($0.replacingOccurrences(of: "rate: 40/s, for: 6s", with: "rate: 10/s, for: 1s")
                 .replacingOccurrences(of: "action_timeout: 5s", with: "action_timeout: 2s")
                 .replacingOccurrences(of: "drain: 20s", with: "drain: 6s"))
@@ -88,18 +106,8 @@ final class ForeignServerTests: XCTestCase {
     }
 
     func testEveryBuiltinFlowItsAPISupportsCompletesObservingOnlyByPolling() throws {
-        let gatewayPort = try CustomAPIExample.freePort()
-        let foreign = ForeignCallServer(gatewayURL: "http://127.0.0.1:\(gatewayPort)")
-        let server = HTTPServer(handler: foreign)
-        try server.start()
-        defer {
-            server.stop()
-            foreign.close()
-        }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("foreign-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let outcome = try Self.run(foreign, port: server.port, gatewayPort: gatewayPort, in: dir)
+        var gets = 0
+        let outcome = try foreignRun(probe: { gets = $0.gets.load(ordering: .relaxed) }) { $0 }
         let c = outcome.result.recorder.counters
         let started = c["calls.started"] ?? 0
         let completed = c["calls.completed"] ?? 0
@@ -116,26 +124,14 @@ final class ForeignServerTests: XCTestCase {
             XCTAssertGreaterThan(c["flow.\(flow).completed"] ?? 0, 0, "\(flow): \(c)")
         }
         XCTAssertGreaterThan(c["observe.polls"] ?? 0, 0)
-        XCTAssertGreaterThan(foreign.gets.load(ordering: .relaxed), 0)
+        XCTAssertGreaterThan(gets, 0)
         XCTAssertEqual(c["views.mismatched"] ?? 0, 0, "\(outcome.result.notes)")
-        XCTAssertEqual(foreign.pushesFailed.load(ordering: .relaxed), 0)
         let check = try XCTUnwrap(HistoryCheck.run(outcome.runDirectory))
         XCTAssertEqual(check.report.violations, [], "\(check.report.violations.prefix(3))")
     }
 
     func testWithoutAVersionTheCheckerSaysWhichRulesCouldNotRun() throws {
-        let gatewayPort = try CustomAPIExample.freePort()
-        let foreign = ForeignCallServer(gatewayURL: "http://127.0.0.1:\(gatewayPort)")
-        let server = HTTPServer(handler: foreign)
-        try server.start()
-        defer {
-            server.stop()
-            foreign.close()
-        }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("foreign-nov-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let outcome = try Self.run(foreign, port: server.port, gatewayPort: gatewayPort, in: dir) {
+        let outcome = try foreignRun {
             $0.replacingOccurrences(of: "      version: \"$.rev\"\n", with: "")
                 .replacingOccurrences(of: "rate: 40/s, for: 6s", with: "rate: 20/s, for: 2s")
         }
@@ -188,10 +184,18 @@ final class ForeignServerTests: XCTestCase {
         let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertEqual(code.rawValue, 2)
         XCTAssertEqual(text.components(separatedBy: "p.yaml:").count - 1, 5, text)
+        XCTAssertTrue(text.contains("p.yaml:6:36: error: unknown variable '${device.idd}'"), text)
+        XCTAssertTrue(text.contains("did you mean 'device.id'?"), text)
+        XCTAssertTrue(text.contains("p.yaml:7:70: error: 'conversation.id' must be a JSON path"), text)
+        XCTAssertTrue(text.contains("p.yaml:11:27: error: 'conversation' must be a JSON path"), text)
+        XCTAssertTrue(text.contains("p.yaml:13:7: error: 'target.api.view' is missing the required key 'id'"), text)
+        XCTAssertTrue(text.contains("p.yaml:4:3: error: flow 'hold-resume' step 'hold' needs 'target.api.pause'"),
+                      text)
     }
 }
 
-/// The same five mistakes as Tests/ScenarioTests/MappingValidationTests (which pins each one's location).
+/// Five planted mistakes: an unknown variable, a JSON path that cannot parse (a capture and a push field), a view
+/// mapping without an id path, and a flow step whose operation is not mapped (hold-resume's pause).
 enum MappingMistakes {
     static let planted = """
         name: planted
