@@ -8,6 +8,9 @@ enum FakeAnswer {
     case fulfil
     case fail(String)
     case timeout
+    /// Refused with an HTTP status; `alreadyEnded` when the mapping marks it so (`target.api.already_ended`).
+    /// `performed`: the target did it anyway (its pushes go out), as when an earlier request already had.
+    case refuse(status: Int, alreadyEnded: Bool, performed: Bool = false)
 }
 
 /// How a callee's VoIP push reaches it.
@@ -160,6 +163,11 @@ final class FlowHarness {
         case .fulfil: (reply, pushes) = target.perform(request, context.devices)
         case .fail(let reason): reply = ActionAnswer(outcome: .failed(reason: reason))
         case .timeout: reply = ActionAnswer(outcome: .timedOut)
+        case .refuse(let status, let alreadyEnded, let performed):
+            if performed { pushes = target.perform(request, context.devices).1 }
+            reply = ActionAnswer(outcome: .failed(reason: "http_\(status)"), status: status, alreadyEnded: alreadyEnded)
+            // As the worker does: a 404 or 409 for a conversation the device has seen end is "already ended".
+            if call.endedAlready(request, reply, context.devices) { reply.alreadyEnded = true }
         }
         call.captured(reply.captures)
         apply(call.answered(request, reply, now: now, &context))

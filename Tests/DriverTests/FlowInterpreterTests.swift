@@ -225,3 +225,35 @@ final class PollingObservationTests: XCTestCase {
         XCTAssertEqual(pollTimes(), pollTimes())
     }
 }
+
+/// Ending what already ended is no error; other refusals of an end stay errors.
+final class AlreadyEndedTests: XCTestCase {
+    private func hangupAnswered(_ refusal: FakeAnswer) -> FlowHarness {
+        let harness = FlowHarness(builtin: "outgoing-1to1")
+        harness.answer = { $0.kind == .end ? refusal : .fulfil }
+        harness.begin()
+        harness.run()
+        return harness
+    }
+
+    func testAnEndAnsweredWithTheMappedAlreadyEndedStatusIsNoFailure() {
+        let harness = hangupAnswered(.refuse(status: 410, alreadyEnded: true, performed: true))
+        XCTAssertTrue(harness.completed)
+        XCTAssertEqual(harness.count("calls.completed"), 1, "\(harness.counts) \(harness.notes)")
+        XCTAssertEqual(harness.count("action.end.already_ended"), 1)
+        XCTAssertTrue(harness.outcomes.contains("hangup=failed"), "\(harness.outcomes)")  // the server refused it
+        let caller = harness.context.devices[harness.local("caller")].manager
+        XCTAssertTrue(caller.conversations.values.allSatisfy { $0.state == .left })
+    }
+
+    func testAnotherRefusalOfAnEndStaysAnError() {
+        let harness = hangupAnswered(.refuse(status: 403, alreadyEnded: false))
+        XCTAssertEqual(harness.count("calls.failed"), 1, "\(harness.counts)")
+        XCTAssertEqual(harness.count("action.end.already_ended"), 0)
+    }
+
+    func testA409ForAConversationNotSeenEndedStaysAnError() {
+        let harness = hangupAnswered(.refuse(status: 409, alreadyEnded: false))
+        XCTAssertEqual(harness.count("calls.failed"), 1, "\(harness.counts)")
+    }
+}
