@@ -69,21 +69,34 @@ final class ForeignRaceTests: XCTestCase {
     struct Found {
         var report: CheckReport
         var races: Int
+        /// Replays (of 10) of the repro of `replaying` that broke it again.
+        var reproduced = 0
     }
 
-    private func race(_ flows: String, bugs: Set<ForeignCallServer.Bug>) throws -> Found {
+    /// Runs the race scenario against a fresh server; with `replaying`, then replays that rule's likeliest
+    /// repro file 10 times against the same server, as `callstorm replay` does.
+    private func race(_ flows: String, bugs: Set<ForeignCallServer.Bug>, replaying rule: Rule? = nil) throws
+        -> Found {
         let gatewayPort = try CustomAPIExample.freePort()
         let foreign = ForeignCallServer(gatewayURL: "http://127.0.0.1:\(gatewayPort)", bugs: bugs)
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("foreign-race-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let outcome = try ForeignServerTests.serving(foreign) { port in
-            try ForeignServerTests.run(foreign, port: port, gatewayPort: gatewayPort, in: dir) {
+        return try ForeignServerTests.serving(foreign) { port in
+            let outcome = try ForeignServerTests.run(foreign, port: port, gatewayPort: gatewayPort, in: dir) {
                 String($0[..<$0.range(of: "\nload:")!.lowerBound]) + "\n" + flows
             }
+            let check = try XCTUnwrap(HistoryCheck.run(outcome.runDirectory))
+            var found = Found(report: check.report, races: check.races.races)
+            guard let rule else { return found }
+            guard let index = check.races.likeliestToReplay(rule, in: check.report),
+                  let file = check.repros[index + 1] else {
+                XCTFail("no repro for \(rule.rawValue): \(check.repros.keys.sorted())")
+                return found
+            }
+            found.reproduced = try ReplayCommand.replay(file.path, repeat: 10, out: nil).reproduced
+            return found
         }
-        let check = try XCTUnwrap(HistoryCheck.run(outcome.runDirectory))
-        return Found(report: check.report, races: check.races.races)
     }
 
     func testCorrectModeShowsNoViolation() throws {
@@ -95,19 +108,22 @@ final class ForeignRaceTests: XCTestCase {
     }
 
     func testMergeLostUpdateIsFoundByMergeUnion() throws {
-        let found = try race(Self.mergeVsEnd, bugs: [.mergeLostUpdate])
+        let found = try race(Self.mergeVsEnd, bugs: [.mergeLostUpdate], replaying: .mergeUnion)
         XCTAssertTrue(found.report.violations.contains { $0.rule == .mergeUnion }, "\(found.report.countsByRule)")
+        XCTAssertGreaterThanOrEqual(found.reproduced, 9)
     }
 
     func testMergeAcceptingAFinishedCallIsFoundByEndedStaysEnded() throws {
-        let found = try race(Self.mergeVsEnd, bugs: [.mergeAcceptsFinished])
+        let found = try race(Self.mergeVsEnd, bugs: [.mergeAcceptsFinished], replaying: .endedStaysEnded)
         XCTAssertTrue(found.report.violations.contains { $0.rule == .endedStaysEnded },
                       "\(found.report.countsByRule)")
+        XCTAssertGreaterThanOrEqual(found.reproduced, 9)
     }
 
     func testSplitLosingAnAnswerIsFoundByFinalViews() throws {
-        let found = try race(Self.unmergeVsJoin, bugs: [.splitLosesAnswer])
+        let found = try race(Self.unmergeVsJoin, bugs: [.splitLosesAnswer], replaying: .finalViewsAgree)
         XCTAssertTrue(found.report.violations.contains { $0.rule == .finalViewsAgree },
                       "\(found.report.countsByRule)")
+        XCTAssertGreaterThanOrEqual(found.reproduced, 9)
     }
 }

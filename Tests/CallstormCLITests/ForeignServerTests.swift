@@ -13,6 +13,7 @@ final class ForeignServerTests: XCTestCase {
         let example = try String(
             contentsOf: CustomAPIExample.root.appendingPathComponent("Scenarios/examples/foreign-server.yaml"),
             encoding: .utf8).replacingOccurrences(of: "127.0.0.1:2197", with: "127.0.0.1:\(gatewayPort)")
+            .replacingOccurrences(of: "127.0.0.1:9000", with: "127.0.0.1:\(port)")  // repro files name the server
         let file = dir.appendingPathComponent("foreign-server.yaml")
         try edit(example).write(to: file, atomically: true, encoding: .utf8)
         var options = RunCommand.Options(file: file.path)
