@@ -23,6 +23,8 @@ public struct RunResult: Sendable {
     public var harness: HarnessSaturation?
     /// The history checker's findings (report.html's Races section); nil when the run has no history.
     public var races: RacesSection?
+    /// trace.jsonl's lines (`run --trace N`), for report.html's Trace section; nil when the run traced nothing.
+    public var trace: [String]?
 
     public init(
         facts: RunFacts, recorder: Recorder, verdict: Verdict, notes: [String] = [], faultWindows: [FaultWindow] = [],

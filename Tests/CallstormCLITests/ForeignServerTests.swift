@@ -82,6 +82,9 @@ final class ForeignServerTests: XCTestCase {
             .contains("callId") == true }, text)
         XCTAssertTrue(lines.contains { $0["type"] as? String == "push" && $0["push_type"] as? String == "voip" }, text)
         XCTAssertTrue(lines.contains { $0["op"] as? String == "get" }, text)
+        let html = try String(contentsOfFile: outcome.reportPath, encoding: .utf8)
+        XCTAssertTrue(html.contains("<section id=\"trace\">") && html.contains("&quot;op&quot;:&quot;start&quot;"),
+                      "report.html shows the trace")
     }
 
     func testFirstContactNamesAGatewayNoPushReached() throws {
