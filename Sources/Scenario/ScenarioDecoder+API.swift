@@ -22,6 +22,21 @@ extension ScenarioDecoder {
         return mapping
     }
 
+    /// Every action the mix's flows perform needs an endpoint on the team's server.
+    mutating func checkMappedOperations(_ root: YAMLNode, _ flows: [Flow]) {
+        guard let api else { return }
+        let mark = Self.topLevelValue(root, "target")?.mark ?? Mark(line: 1, column: 1)
+        for flow in flows {
+            for step in flow.allSteps {
+                guard let op = Self.operation(of: step.kind) else { continue }
+                let satisfied = api.endpoints[op] != nil || (op == "decline" && api.endpoints["end"] != nil)
+                if !satisfied {
+                    report(mark, "flow '\(flow.name)' step '\(step.name)' needs 'target.api.\(op)'")
+                }
+            }
+        }
+    }
+
     /// Every `${name}` must be built in or captured by some endpoint of the mapping.
     private mutating func checkKnownVariables(_ used: [(mark: Mark, name: String)], captured: Set<String>) {
         let known = Set(Self.templateVariables).union(captured)

@@ -84,21 +84,6 @@ extension ScenarioDecoder {
         return errors.count == errorsBefore ? scenario : nil
     }
 
-    /// Every action the mix's flows perform needs an endpoint on the team's server.
-    private mutating func checkMappedOperations(_ root: YAMLNode, _ flows: [Flow]) {
-        guard let api else { return }
-        let mark = Self.topLevelValue(root, "target")?.mark ?? Mark(line: 1, column: 1)
-        for flow in flows {
-            for step in flow.allSteps {
-                guard let op = Self.operation(of: step.kind) else { continue }
-                let satisfied = api.endpoints[op] != nil || (op == "decline" && api.endpoints["end"] != nil)
-                if !satisfied {
-                    report(mark, "flow '\(flow.name)' step '\(step.name)' needs 'target.api.\(op)'")
-                }
-            }
-        }
-    }
-
     static func operation(of kind: FlowStep.Kind) -> String? {
         switch kind {
         case .start: return "start"
