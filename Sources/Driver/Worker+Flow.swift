@@ -157,7 +157,7 @@ extension Worker {
     /// The target's view of each conversation (its mapped `get`), for the call's end-of-flow comparison.
     private func fetchViews(_ uuids: [String], call id: Int) {
         for uuid in uuids {
-            send("get", ["conversation.id": uuid], call: id) { [self] result, endpoint in
+            send("get", ["conversation.id": uuid], call: id, verification: true) { [self] result, endpoint in
                 let now = clock.nowNanos()
                 count(result, endpoint: endpoint, badBody: false, at: now)
                 guard calls[id] != nil else { return }
@@ -181,7 +181,10 @@ extension Worker {
     }
 
     /// Sends operation `op` of the target's API; `completion` gets the endpoint used (nil when the mapping lacks it).
+    /// A `verification` request is the harness's own (the final-view fetch), not a device's: it keeps pooled
+    /// connections even inside a network fault window.
     func send(_ op: String, _ vars: [String: String], device local: Int? = nil, call: Int? = nil,
+              verification: Bool = false,
               completion: @escaping (Result<ClientResponse, TransportError>, APIMapping.Endpoint?) -> Void) {
         nonisolated(unsafe) var completion = completion  // runs on this worker's queue, like everything here
         if let local, isOffline(local) {
@@ -201,7 +204,7 @@ extension Worker {
         var request = ClientRequest(method: parts.method, url: parts.url, headers: parts.headers,
                                     body: Array(parts.body.utf8), timeoutMillis: timeout)
         request.collectsHeaders = false  // flows read status and body only
-        request.freshConnection = needsFreshConnection()
+        request.freshConnection = !verification && needsFreshConnection()
         if let trace = settings.trace, let call, trace.traces(call) {
             let device = local.map { devices[$0].identity.id } ?? ""
             let inner = completion

@@ -1,3 +1,4 @@
+import Credentials
 import Dispatch
 import Foundation
 import HTTPServer
@@ -10,6 +11,8 @@ import Transport
 /// counter named `rev`, a VoIP push when a call is created and no push after it (devices must poll
 /// `GET /calls/{id}`), hold by a flag, merge that finishes the other call, split that creates a new one, and
 /// `410 Gone` for anything done to a finished call. Its switchable races (`Bug`) are the kind a real server has.
+/// Its APNs client is an ordinary one: HTTP/2 over TLS to an `https` gateway, trusting the given CA, with ES256
+/// provider tokens signed by the given key.
 ///
 ///     PUT   /users/{id}                       {"phone","voipToken"}        → 204
 ///     POST  /calls                            {"caller","callees":[ids]}   → 201 {"call": view}
@@ -76,7 +79,7 @@ final class ForeignCallServer: HTTPHandler, @unchecked Sendable {
     private let state = Mutex(State())
     private let bugs: Set<Bug>
     private let gateway: String
-    private let providerToken = ProviderTokenText.make()
+    private let providerToken: String
     private let queue = DispatchQueue(label: "foreign.push")
     private let slowQueue = DispatchQueue(label: "foreign.racy", attributes: .concurrent)
     private var client: HTTPClient!
@@ -84,10 +87,19 @@ final class ForeignCallServer: HTTPHandler, @unchecked Sendable {
     let pushesFailed = Atomic<Int>(0)
     let gets = Atomic<Int>(0)
 
-    init(gatewayURL: String, bugs: Set<Bug> = []) {
+    /// `caFile` and `signer` for an `https` gateway that verifies tokens; without them a cleartext gateway that
+    /// accepts any well-formed token.
+    init(gatewayURL: String, bugs: Set<Bug> = [], caFile: String? = nil, signer: ProviderTokenSigner? = nil) {
         gateway = gatewayURL
         self.bugs = bugs
-        queue.sync { client = HTTPClient(queue: queue) }
+        // Made once: APNs answers TooManyProviderTokenUpdates to a connection whose token changes too often.
+        providerToken = signer?.token(issuedAt: Int64(Date().timeIntervalSince1970)) ?? ProviderTokenText.make()
+        var configuration = HTTPClient.Configuration()
+        if gatewayURL.hasPrefix("https://") {
+            configuration.version = .http2TLS(caFile: caFile)
+            configuration.maxConnections = 4
+        }
+        queue.sync { client = HTTPClient(queue: queue, configuration: configuration) }
     }
 
     func close() { queue.sync { client.close() } }

@@ -78,10 +78,10 @@ final class ForeignRaceTests: XCTestCase {
     private func race(_ flows: String, bugs: Set<ForeignCallServer.Bug>, replaying rule: Rule? = nil) throws
         -> Found {
         let gatewayPort = try CustomAPIExample.freePort()
-        let foreign = ForeignCallServer(gatewayURL: "http://127.0.0.1:\(gatewayPort)", bugs: bugs)
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("foreign-race-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
+        let foreign = try ForeignServerTests.secured(gatewayPort: gatewayPort, in: dir, bugs: bugs)
         return try ForeignServerTests.serving(foreign) { port in
             let outcome = try ForeignServerTests.run(foreign, port: port, gatewayPort: gatewayPort, in: dir) {
                 String($0[..<$0.range(of: "\nload:")!.lowerBound]) + "\n" + flows

@@ -1,5 +1,6 @@
 @testable import CallstormCLI
 import Checker
+import Credentials
 import Foundation
 import HTTPServer
 import XCTest
@@ -15,7 +16,12 @@ final class ForeignServerTests: XCTestCase {
             encoding: .utf8).replacingOccurrences(of: "127.0.0.1:2197", with: "127.0.0.1:\(gatewayPort)")
             .replacingOccurrences(of: "127.0.0.1:9000", with: "127.0.0.1:\(port)")  // repro files name the server
         let file = dir.appendingPathComponent("foreign-server.yaml")
-        try edit(example).write(to: file, atomically: true, encoding: .utf8)
+        // The gateway serves TLS and verifies the server's provider tokens with its key (see `secured`).
+        let secured = example.replacingOccurrences(
+            of: "deadline: 2s, tls: false }",
+            with: "deadline: 2s, auth: { keys: { \(keyID): \"\(dir.appendingPathComponent("key.pem").path)\" }, "
+                + "team: \(teamID) } }")
+        try edit(secured).write(to: file, atomically: true, encoding: .utf8)
         var options = RunCommand.Options(file: file.path)
         options.targetURL = "http://127.0.0.1:\(port)"
         options.out = dir.appendingPathComponent("run").path
@@ -27,19 +33,36 @@ final class ForeignServerTests: XCTestCase {
     /// A run of the example, rewritten by `edit`, against a fresh server whose pushes go to `pushTo` (the run's
     /// gateway unless given); `probe` reads the server before it stops. Every push the server sent must have been
     /// accepted unless it was sent elsewhere.
-    private func foreignRun(trace: Int = 0, pushTo: String? = nil, probe: (ForeignCallServer) -> Void = { _ in },
+    private func foreignRun(trace: Int = 0, pushTo: String? = nil, pushesRefused: Bool = false,
+                            probe: (ForeignCallServer) -> Void = { _ in },
                             edit: @escaping (String) -> String) throws -> RunCommand.Outcome {
         let gatewayPort = try CustomAPIExample.freePort()
-        let foreign = ForeignCallServer(gatewayURL: pushTo ?? "http://127.0.0.1:\(gatewayPort)")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("foreign-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         directories.append(dir)
+        let foreign = try Self.secured(gatewayPort: gatewayPort, in: dir, pushTo: pushTo)
         let outcome = try Self.serving(foreign) { port in
             try Self.run(foreign, port: port, gatewayPort: gatewayPort, in: dir, trace: trace, edit: edit)
         }
         probe(foreign)
-        if pushTo == nil { XCTAssertEqual(foreign.pushesFailed.load(ordering: .relaxed), 0) }
+        if pushTo == nil, !pushesRefused { XCTAssertEqual(foreign.pushesFailed.load(ordering: .relaxed), 0) }
         return outcome
+    }
+
+    static let keyID = "FOREIGNK01"
+    static let teamID = "FOREIGNTM1"
+
+    /// The server for a run in `dir`, with an ordinary APNs client: HTTP/2 over TLS to the gateway on
+    /// `gatewayPort`, trusting callstorm's CA, signing ES256 tokens with a key it writes to `dir` for the gateway
+    /// to verify (or sending to `pushTo` instead).
+    static func secured(gatewayPort: Int, in dir: URL, bugs: Set<ForeignCallServer.Bug> = [], pushTo: String? = nil)
+        throws -> ForeignCallServer {
+        let key = try ES256Key.generate()
+        try key.privateKeyPEM.write(to: dir.appendingPathComponent("key.pem"), atomically: true, encoding: .utf8)
+        let ca = try LocalCertificateAuthority.ensure(stateDirectory: LocalCertificateAuthority.defaultStateDirectory)
+        return ForeignCallServer(gatewayURL: pushTo ?? "https://127.0.0.1:\(gatewayPort)", bugs: bugs,
+                                 caFile: ca.material.caCertificatePath,
+                                 signer: ProviderTokenSigner(keyID: keyID, teamID: teamID, key: key))
     }
 
     /// Serves `server` on a loopback port for the length of `body`, then stops it.
@@ -54,9 +77,9 @@ final class ForeignServerTests: XCTestCase {
     }
 
     /// The example shortened to a few seconds.
-    private func shortRun(trace: Int = 0, pushTo: String? = nil, edit: @escaping (String) -> String = { $0 })
-        throws -> RunCommand.Outcome {
-        try foreignRun(trace: trace, pushTo: pushTo) {
+    private func shortRun(trace: Int = 0, pushTo: String? = nil, pushesRefused: Bool = false,
+                          edit: @escaping (String) -> String = { $0 }) throws -> RunCommand.Outcome {
+        try foreignRun(trace: trace, pushTo: pushTo, pushesRefused: pushesRefused) {
             edit($0.replacingOccurrences(of: "rate: 40/s, for: 6s", with: "rate: 10/s, for: 1s")
                 .replacingOccurrences(of: "action_timeout: 5s", with: "action_timeout: 2s")
                 .replacingOccurrences(of: "drain: 20s", with: "drain: 6s"))
@@ -91,11 +114,21 @@ final class ForeignServerTests: XCTestCase {
         let closed = try CustomAPIExample.freePort()
         let outcome = try shortRun(pushTo: "http://127.0.0.1:\(closed)")
         let diagnosis = outcome.result.notes.first ?? ""
-        XCTAssertTrue(diagnosis.hasPrefix("first contact: no push reached the gateway at http://127.0.0.1:"),
+        XCTAssertTrue(diagnosis.hasPrefix("first contact: no push reached the gateway at https://127.0.0.1:"),
                       "\(outcome.result.notes)")
+        XCTAssertTrue(diagnosis.contains("and trust /") && diagnosis.contains("ca.pem, or set HTTPS_PROXY"), diagnosis)
         XCTAssertTrue(diagnosis.contains("docs/YOUR-SERVER.md"), diagnosis)
         let html = try String(contentsOfFile: outcome.reportPath, encoding: .utf8)
         XCTAssertTrue(html.contains("<p class=\"diagnosis\">no push reached the gateway"), "banner")
+    }
+
+    func testFirstContactNamesTheOneReasonEveryPushWasRejectedFor() throws {
+        let outcome = try shortRun(pushesRefused: true) {
+            $0.replacingOccurrences(of: "deadline: 2s, auth:", with: "deadline: 2s, bundle_id: com.other.app, auth:")
+        }
+        let notes = outcome.result.notes.filter { $0.hasPrefix("first contact: every push") }
+        XCTAssertEqual(notes.count, 1, "\(outcome.result.notes)")
+        XCTAssertTrue(notes.first?.contains("apns-topic") == true, "\(notes)")
     }
 
     func testFirstContactNamesPollsAnswered404AndACaptureThatNeverMatched() throws {
