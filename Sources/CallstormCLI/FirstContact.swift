@@ -30,7 +30,8 @@ enum FirstContact {
                 + "\(trust), or set HTTPS_PROXY to it (docs/YOUR-SERVER.md)")
         }
         let rejectedTotal = f.rejected.values.reduce(0, +)
-        if rejectedTotal > 0, rejectedTotal == Int(received), f.rejected.count == 1, let reason = f.rejected.keys.first {
+        if rejectedTotal > 0, rejectedTotal == Int(received), f.rejected.count == 1,
+           let reason = f.rejected.keys.first {
             out.append("every push (\(rejectedTotal)) was rejected with \(reason): \(advice(for: reason))")
         }
         for (name, missed) in c where name.hasPrefix("api.capture.") && name.hasSuffix(".missed") && missed > 0 {

@@ -3,7 +3,8 @@
 ///
 /// Templates substitute `${name}` variables: `device.id`, `device.handle`, `device.name`, `device.token`,
 /// `to.id`, `to.handle`, `to.handles` (a JSON array of handle objects), `to.ids` (a JSON array of callee ids),
-/// `conversation.id`, `with.id`, `member.id`, `member.handle`, `reason`, `video`, and every value captured from an earlier response.
+/// `conversation.id`, `with.id`, `member.id`, `member.handle`, `reason`, `video`, and every value captured from an
+/// earlier response.
 public struct APIMapping: Sendable, Equatable {
     public struct Endpoint: Sendable, Equatable {
         public var method: String
@@ -62,7 +63,8 @@ public struct APIMapping: Sendable, Equatable {
         public static let reference: PushFields = {
             var fields = PushFields()
             (fields.view, fields.capabilities, fields.handle) = ("$.conversation", "$.capabilities", "$.handle")
-            (fields.reason, fields.into, fields.version, fields.sentAt) = ("$.reason", "$.into", "$.version", "$.sentAt")
+            (fields.reason, fields.into) = ("$.reason", "$.into")
+            (fields.version, fields.sentAt) = ("$.version", "$.sentAt")
             return fields
         }()
 
@@ -77,7 +79,8 @@ public struct APIMapping: Sendable, Equatable {
         }
     }
 
-    /// Operation name (`register`, `start`, `join`, `decline`, `end`, `pause`, `resume`, `merge`, `unmerge`) → endpoint.
+    /// Operation name (`register`, `start`, `join`, `decline`, `end`, `pause`, `resume`, `merge`, `unmerge`,
+    /// `get`) → endpoint.
     /// `get` reads one conversation back (polling and the final-view check).
     public var endpoints: [String: Endpoint]
     public var push: PushFields
@@ -86,8 +89,8 @@ public struct APIMapping: Sendable, Equatable {
     /// Statuses of an `end` or `decline` that mean "this conversation had already ended".
     public var alreadyEnded: [Int]
 
-    public static let operations = ["register", "start", "join", "decline", "end", "pause", "resume", "merge", "unmerge",
-                                    "get"]
+    public static let operations = ["register", "start", "join", "decline", "end", "pause", "resume", "merge",
+                                    "unmerge", "get"]
 
     public init(endpoints: [String: Endpoint], push: PushFields = PushFields(), view: ViewMapping? = nil,
                 alreadyEnded: [Int] = []) {
