@@ -31,6 +31,11 @@ public struct ConversationView: Sendable, Equatable, Identifiable {
     public var version: Int
     public var ended: Bool
     public var members: [Member]
+    /// Why it ended, in the server's words, when its views say.
+    public var endedReason: String?
+    /// False when the server's views carry no version (a mapping without one): `version` is then always 0, and
+    /// the checker's version rules cannot run.
+    public var hasVersion = true
 
     public init(uuid: String, version: Int, ended: Bool = false, members: [Member]) {
         self.uuid = uuid

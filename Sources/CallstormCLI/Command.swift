@@ -82,6 +82,7 @@ enum Help {
           --seed N               override the scenario seed
           --duration D           override the arrival window (e.g. 30s, 2m)
           --workers N            worker queues (default: number of cores)
+          --trace N              write the first N calls' requests, responses and pushes to trace.jsonl
           --quiet                no progress line
           --shard i/N            run shard i (0-based) of N: devices d%N==i, arrivals k%N==i (docs/DISTRIBUTED.md)
           --start-at TIME        start the load at this ISO 8601 UTC instant (after registration), so shards line up

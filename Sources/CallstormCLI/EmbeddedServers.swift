@@ -118,6 +118,9 @@ final class EmbeddedServers {
         try self.init(push: push)
     }
 
+    /// The CA a client must trust to reach the gateway over TLS; nil when it serves cleartext.
+    var caPath: String? { material?.caCertificatePath }
+
     var gatewayURL: String {
         "\(tls == nil ? "http" : "https")://\(urlHost(gatewayServer.configuration.host)):\(gatewayServer.port)"
     }

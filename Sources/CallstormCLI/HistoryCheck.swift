@@ -45,6 +45,9 @@ enum HistoryCheck {
         for (rule, count) in report.countsByRule where count > 0 {
             lines.append("  \(rule.rawValue): \(count)")
         }
+        for (rule, why) in (report.rulesSkipped ?? [:]).sorted(by: { $0.key < $1.key }) {
+            lines.append("  not checked: \(rule): \(why)")
+        }
         for v in report.violations.prefix(5) {
             lines.append("  \(v.rule.rawValue): \(v.message) (conversations \(v.conversations.joined(separator: ", "))" +
                          "; ops \(v.ops.map(String.init).joined(separator: ", ")))")
@@ -71,12 +74,13 @@ enum HistoryCheck {
                 outcome.lines.append("    \(rule.rawValue): callstorm replay \(file.path) --repeat 10")
             }
         }
-        let section = RacesSection(
+        var section = RacesSection(
             operations: report.operations, indeterminate: report.indeterminate,
             rules: report.countsByRule.map { .init(rule: $0.rule.rawValue, violations: $0.count) },
             races: races.races,
             offsets: races.byOffset, pairs: races.byPair,
             timelines: figures, repros: outcome.repros.keys.sorted())
+        section.skipped = report.rulesSkipped
         try RunReporting.save(section, to: racesURL(runDirectory))
         return outcome
     }

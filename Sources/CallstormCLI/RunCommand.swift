@@ -19,12 +19,14 @@ enum RunCommand {
         var durationNanos: UInt64?
         var workers: Int?
         var quiet = false
+        /// `--trace N`: trace.jsonl holds the first N calls' requests, responses and pushes.
+        var traceCalls = 0
         var distributed = DistributedOptions()
     }
 
     static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
         let valued = DistributedOptions.valuedFlags.union(["out", "target", "seed", "duration", "workers",
-                                                           "allow-remote"])
+                                                           "allow-remote", "trace"])
         let parsed = try Arguments(args, valued: valued,
                                    boolean: ["help", "quiet"])
         if parsed.has("help") {
@@ -54,6 +56,10 @@ enum RunCommand {
         if let w = parsed.value("workers") {
             guard let n = Int(w), n >= 1, n <= 256 else { throw .usage("--workers must be 1…256, got '\(w)'") }
             options.workers = n
+        }
+        if let t = parsed.value("trace") {
+            guard let n = Int(t), n >= 1, n <= 100_000 else { throw .usage("--trace must be 1…100000, got '\(t)'") }
+            options.traceCalls = n
         }
         let outcome = try perform(options)
         print("report: \(outcome.reportPath)")

@@ -76,6 +76,9 @@ enum RunReporting {
         result.harness = HarnessSaturationAnalysis.analyze(recorder, limit: scenario?.harness ?? HarnessLimit())
         result.capacity = scenario?.capacity.map { CapacityAnalysis.analyze(recorder, spec: $0, harness: result.harness) }
         result.races = load(RacesSection.self, from: HistoryCheck.racesURL(run))
+        if let text = try? String(contentsOf: run.appendingPathComponent("trace.jsonl"), encoding: .utf8) {
+            result.trace = text.split(separator: "\n").map(String.init)
+        }
         let histograms = result.histograms
         let counters = recorder.counters
         result.thresholds = thresholds.map { $0.evaluate(histograms: histograms, counters: counters) }

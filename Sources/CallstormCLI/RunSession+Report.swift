@@ -22,6 +22,15 @@ extension RunSession {
         books[Books.Counter.gatewayRejected, default: 0] += Int64(ingress.reduce(0) { $0 + $1.rejectedTotal })
         for (name, n) in books { result.recorder.count(name, by: n, atNanos: origin) }
         servers.recordConnectionCounters(into: &result.recorder, atNanos: origin)
+        var ownServer = false
+        if case .url = scenario.target { ownServer = true }
+        var rejected: [String: Int] = [:]
+        for stats in ingress { rejected.merge(stats.rejected, uniquingKeysWith: +) }
+        let diagnoses = FirstContact.diagnose(FirstContact.Facts(
+            counters: result.recorder.counters, gatewayURL: servers.gatewayURL, caPath: servers.caPath,
+            rejected: rejected, ownServer: ownServer))
+        result.notes.insert(contentsOf: diagnoses, at: 0)
+        diagnoses.forEach(say)
         if FaultSchedule(windows: scenario.faults, seed: scenario.seed).hasClockSkew,
            let samples = servers.target?.reportLatencyByDeviceClock {
             // clock_skew faults: push-to-report as the embedded target measured it from device timestamps.

@@ -108,6 +108,14 @@ final class RunSession {
         }
         settings.networkRoutes = faultController?.routes(for: targetURL) ?? [:]
         settings.runDirectory = bundle.directory
+        if options.traceCalls > 0 {
+            do {
+                settings.trace = try TraceWriter(calls: options.traceCalls,
+                                                 url: bundle.directory.appendingPathComponent("trace.jsonl"))
+            } catch {
+                throw .harness("cannot write trace.jsonl into \(bundle.directory.path): \(error)")
+            }
+        }
         options.distributed.apply(to: &settings)
         let distributed = DistributedRun(options: options.distributed)
         distributed.probeClock(targetURL: targetURL, embeddedTarget: targetOverride == nil)

@@ -107,7 +107,7 @@ extension CheckState {
     mutating func checkReappears(_ ci: Int, _ seen: Seen, _ after: UInt64?, at i: Int) {
         guard let ended = conversations[ci].endedView, !conversations[ci].reported.contains(.endedStaysEnded)
         else { return }
-        let byVersion = seen.view.version >= ended.view.version
+        let byVersion = seen.view.hasVersion && seen.view.version >= ended.view.version
         let byTime = after.map { $0 > ended.t } ?? false
         guard byVersion || byTime else { return }
         conversations[ci].reported.insert(.endedStaysEnded)
@@ -157,6 +157,10 @@ extension CheckState {
 
     /// An ok response on X must carry a higher version than every ok response on X completed before it was invoked.
     mutating func checkVersion(_ view: ConversationView, _ rec: OpRecord, at i: Int, t: UInt64) {
+        guard view.hasVersion else {
+            versionless = true
+            return
+        }
         let ci = conversation(view.id)
         if view.id == rec.invoke.conversation, let prior = rec.priorOk, view.version <= prior.version {
             report(.versionsIncrease, conversations: [view.id], ops: [prior.op, rec.invoke.op],

@@ -126,6 +126,8 @@ struct CheckState {
     /// device → conversations (indices) in whose latest live view it is `joined`.
     var joinedIn: [String: [Int]] = [:]
     var violations: [Violation] = []
+    /// Some view had no version: `versions-only-increase` cannot run, and views are ordered by time instead.
+    var versionless = false
     var reportedPairs: Set<String> = []
     /// Fulfilled merges (their complete and its index), checked for the union in `finish`.
     var pendingUnions: [(Complete, Int)] = []
@@ -171,8 +173,14 @@ struct CheckState {
         let sorted = violations.enumerated().sorted {
             ($0.element.events.last ?? 0, $0.offset) < ($1.element.events.last ?? 0, $1.offset)
         }.map(\.element)
-        return CheckReport(operations: operations, rulesChecked: Rule.allCases, violations: sorted,
-                           indeterminate: neverCompleted + infos)
+        var report = CheckReport(operations: operations, rulesChecked: Rule.allCases, violations: sorted,
+                                 indeterminate: neverCompleted + infos)
+        if versionless {
+            report.rulesChecked.removeAll { $0 == .versionsIncrease }
+            report.rulesSkipped = [Rule.versionsIncrease.rawValue:
+                "the server's views carry no version (map one with target.api.view.version to run it)"]
+        }
+        return report
     }
 
     mutating func invoke(_ inv: Invoke, at i: Int, t: UInt64) {
@@ -269,6 +277,7 @@ struct CheckState {
 
     /// Folds a view into the conversation's state, checking what a view alone can break. Returns its index.
     mutating func apply(_ view: ConversationView, at i: Int, t: UInt64, source: ViewSource) -> Int {
+        if !view.hasVersion { versionless = true }
         let ci = conversation(view.id)
         let seen: Seen
         if case .response(let op, _) = source { seen = Seen(view: view, index: i, t: t, op: op) } else {
@@ -293,7 +302,8 @@ struct CheckState {
                 conversations[ci].endedKnown = EndedKnowledge(t: t, index: i, op: seen.op)
             }
         }
-        if conversations[ci].latest.map({ view.version > $0.view.version }) ?? true {
+        // Without versions the newest view is the last one read.
+        if conversations[ci].latest.map({ view.version > $0.view.version || !view.hasVersion }) ?? true {
             conversations[ci].latest = seen
             reindex(ci)
         }

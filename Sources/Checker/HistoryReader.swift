@@ -407,8 +407,10 @@ struct JSONScanner {
             }
         }
         guard let id else { throw error("a view without \"id\"") }
-        guard let version else { throw error("a view without \"version\"") }
-        return ConversationView(uuid: id, version: version, ended: ended, members: members)
+        // A server whose views carry no version (a mapping without one) writes none.
+        var view = ConversationView(uuid: id, version: version ?? 0, ended: ended, members: members)
+        view.hasVersion = version != nil
+        return view
     }
 
     mutating func memberState() throws -> MemberState {

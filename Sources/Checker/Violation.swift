@@ -43,6 +43,8 @@ public struct CheckReport: Sendable, Codable, Equatable {
     /// Invokes in the history.
     public var operations: Int
     public var rulesChecked: [Rule]
+    /// Rules that could not run on this history (rule name → why); nil when every rule ran.
+    public var rulesSkipped: [String: String]?
     public var violations: [Violation]
     /// Ops that completed with `info`, or never completed: both outcomes were accepted for them.
     public var indeterminate: Int

@@ -12,9 +12,7 @@ public struct DeviceIdentity: Sendable, Equatable {
     public init(index: Int, seed: UInt64) {
         self.index = index
         self.id = "dev-\(index)"
-        let digits = String(index)
-        let number = "+1555" + String(repeating: "0", count: max(0, 7 - digits.count)) + digits
-        self.handle = Handle(kind: .phoneNumber, value: number, displayName: "Device \(index)")
+        self.handle = Self.handle(index: index)
         self.apnsToken = Self.token(index: index, seed: seed)
     }
 
@@ -53,6 +51,18 @@ public struct DeviceIdentity: Sendable, Equatable {
     private static func hex16(_ v: UInt64) -> String {
         let s = String(v, radix: 16)
         return String(repeating: "0", count: 16 - s.count) + s
+    }
+
+    public static func handle(index: Int) -> Handle {
+        let digits = String(index)
+        let number = "+1555" + String(repeating: "0", count: max(0, 7 - digits.count)) + digits
+        return Handle(kind: .phoneNumber, value: number, displayName: "Device \(index)")
+    }
+
+    /// The handle of one of our device ids (`dev-N`), for views that name members by id only.
+    public static func handle(forID id: String) -> Handle? {
+        guard id.hasPrefix("dev-"), let index = Int(id.dropFirst(4)), index >= 0 else { return nil }
+        return handle(index: index)
     }
 
     /// The device id behind one of our handle values (`+1555…`), for histories that name devices.

@@ -112,16 +112,15 @@ struct DeviceModel {
 
     /// The app reports an incoming conversation from a VoIP push (PushKit's rule: always). Returns the refusal
     /// when it is over the device's limits.
-    mutating func reportIncoming(_ local: Int, payload: ViewDecoder.PushJSON, uuid: String, now: UInt64)
+    /// The conversation's capabilities are the push's when it names them, else the device's own (an LCK app
+    /// sets them in its `Conversation.Update`): never an empty set by accident.
+    mutating func reportIncoming(_ local: Int, payload: PushPayload, uuid: String, now: UInt64)
         -> ConversationManager.Refusal? {
-        var caller: Handle?
-        if let h = payload.handle, let value = h.value {
-            caller = Handle(kind: Handle.Kind(rawValue: h.kind ?? "") ?? .generic, value: value,
-                            displayName: h.displayName ?? value)
-        }
+        let capabilities = payload.capabilities.map(Capabilities.init(names:))
+            ?? devices[local].manager.configuration.supportedCapabilities
         let refusal = devices[local].manager.reportIncoming(
-            uuid: uuid, caller: caller, capabilities: Capabilities(names: payload.capabilities ?? []))
-        if let view = payload.conversation?.view { devices[local].manager.apply(view) }
+            uuid: uuid, caller: payload.caller, capabilities: capabilities)
+        if let view = payload.view { devices[local].manager.apply(view) }
         devices[local].reportedAt[uuid] = now
         if let sent = payload.sentAt { devices[local].pushSentAt[uuid] = sent }
         return refusal
@@ -139,15 +138,15 @@ struct DeviceModel {
     }
 
     /// A background push carries the server's view of a conversation after someone else's action.
-    mutating func observeBackground(_ payload: ViewDecoder.PushJSON?, on local: Int, inCall: Bool)
+    mutating func observeBackground(_ payload: PushPayload?, on local: Int, inCall: Bool)
         -> BackgroundOutcome {
         guard let payload, let uuid = payload.uuid, let event = payload.event else { return .badPayload }
         if event == "merged", inCall, devices[local].manager.conversations[uuid] == nil {
             // The merge of a conversation this device has not heard of yet: an earlier push (the one that moved
             // it there) is still in flight. It is gone for good; the device is connected in `into`.
             devices[local].manager.markMergedAway(uuid)
-            let mine = payload.conversation?.view.state(of: devices[local].identity.id)
-            if let view = payload.conversation?.view, mine == "joined" || mine == "held",
+            let mine = payload.view?.state(of: devices[local].identity.id)
+            if let view = payload.view, mine == "joined" || mine == "held",
                devices[local].manager.conversations[view.uuid] == nil,
                !devices[local].manager.mergedAway.contains(view.uuid) {
                 devices[local].manager.adopt(view)
@@ -156,7 +155,7 @@ struct DeviceModel {
         }
         guard inCall, devices[local].manager.conversations[uuid] != nil else { return .stale }
         var outOfOrder = false
-        let view = payload.conversation?.view
+        let view = payload.view
         switch event {
         case "merged":
             // Someone merged our conversation into `into`: this one ended, and we are connected in the other.

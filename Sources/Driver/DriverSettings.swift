@@ -45,6 +45,10 @@ public struct DriverSettings: Sendable {
     public var shard: Shard = .whole
     /// Wall-clock instant the load starts at (`--start-at`), so shards' seconds line up; nil starts when ready.
     public var startAt: Date?
+    /// `--trace N`: the first N calls' requests, responses and pushes go to this trace.jsonl; nil traces none.
+    public var trace: TraceWriter?
+    /// `observe.poll`: how often a waiting device polls the mapped `get`; nil never.
+    public var pollNanos: UInt64?
     /// `replay.offset`: every `together` step fires at this offset instead of its own (nanoseconds).
     public var replayOffsetNanos: Int64?
 
@@ -63,9 +67,10 @@ public struct DriverSettings: Sendable {
         self.api = scenario.api
         self.faults = scenario.faults
         self.replayOffsetNanos = scenario.replay?.offsetNanos
+        self.pollNanos = scenario.observe.pollNanos
         self.voipBlockAfterMisses = scenario.push.blockAfterMisses
-        // Only the reference protocol returns full conversation views to compare against.
-        self.verifyViews = scenario.api == nil
+        // Views can be compared when the mapping reads them and can fetch one back.
+        self.verifyViews = scenario.api.map { $0.view != nil && $0.endpoints["get"] != nil } ?? true
         self.flows = scenario.mix.map { entry in
             guard let flow = scenario.flow(named: entry.flow) else {
                 preconditionFailure("scenario validation lets no undefined flow through: \(entry.flow)")

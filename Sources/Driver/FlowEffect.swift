@@ -15,6 +15,9 @@ enum FlowEffect {
     case invoked(ActionRecord)
     /// An action got its one outcome (counters, histograms, the `complete` history line, actions.csv).
     case finished(ActionRecord)
+    /// Poll the target's view of one conversation for one device (the mapped `get`); the answer comes back
+    /// through `observed`.
+    case poll(device: Int, conversation: String)
     /// Fetch the target's view of these conversations; each answer comes back through `viewFetched`.
     case fetchViews([String])
     /// The `final` history line for one device and conversation.
@@ -34,6 +37,8 @@ enum FlowTimer {
     case waitTimeout(token: UInt64)
     /// Fire action `index` of the current `together` step.
     case fire(index: Int, token: UInt64)
+    /// Poll for what the flow waits on (`observe.poll`).
+    case poll(token: UInt64)
     /// Compare views again after in-flight pushes had time to land.
     case verify(attempt: Int)
     /// A join's answer held back by a slow media setup (a device fault): the join is fulfilled now. Rare, so
@@ -100,6 +105,10 @@ struct ActionAnswer {
     var split: ConversationView?
     /// Start: the conversation created. Unmerge: the conversation split off.
     var conversation: String?
+    /// The HTTP status of an answer that failed with one (an end answered 404 or 409 may mean "already gone").
+    var status: Int?
+    /// An end or decline answered with a status the mapping marks as "already ended" (`target.api.already_ended`).
+    var alreadyEnded = false
 }
 
 /// An action as the books and the history need it.
@@ -141,17 +150,21 @@ struct FlowConfig: Sendable {
     var behavior: Behavior
     /// After each call, compare every device's view with the target's.
     var verifyViews: Bool
+    /// `observe.poll`: devices poll while waiting on what they cannot otherwise see; nil never.
+    var pollNanos: UInt64?
 
-    init(actionTimeoutNanos: UInt64, replayOffsetNanos: Int64? = nil, behavior: Behavior, verifyViews: Bool) {
+    init(actionTimeoutNanos: UInt64, replayOffsetNanos: Int64? = nil, behavior: Behavior, verifyViews: Bool,
+         pollNanos: UInt64? = nil) {
         self.actionTimeoutNanos = actionTimeoutNanos
         self.replayOffsetNanos = replayOffsetNanos
         self.behavior = behavior
         self.verifyViews = verifyViews
+        self.pollNanos = pollNanos
     }
 
     init(_ settings: DriverSettings) {
         self.init(actionTimeoutNanos: settings.actionTimeoutNanos, replayOffsetNanos: settings.replayOffsetNanos,
-                  behavior: settings.behavior, verifyViews: settings.verifyViews)
+                  behavior: settings.behavior, verifyViews: settings.verifyViews, pollNanos: settings.pollNanos)
     }
 
     /// Pushes on loopback land within milliseconds; half a second is generous without slowing runs down.

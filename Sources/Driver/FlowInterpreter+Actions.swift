@@ -72,6 +72,14 @@ extension FlowInterpreter {
         // In a race the device fires whatever its view says (the other side's push may be in flight): the point is
         // to put conflicting requests before the server. Capabilities still apply.
         let refusal = ctx.devices[local].manager.check(kind, conversation: uuid, with: other)
+        if kind == .end, !m.inRace, case .conversationEnded(_)? = refusal {
+            // The device knows its conversation ended: it sends no end (LCK fulfils it; the history says why
+            // nothing was sent).
+            finishAction(slot, .failed(reason: Self.alreadyEnded), now: now)
+            count("action.end.already_ended")
+            advance(now: now, planned: now, &ctx)
+            return false
+        }
         let racing: Bool
         if case .missingCapability? = refusal { racing = false } else { racing = m.inRace }
         if let refusal, !racing {
@@ -95,6 +103,16 @@ extension FlowInterpreter {
     private mutating func memberAnswered(_ request: ActionRequest, _ answer: ActionAnswer, now: UInt64,
                                          _ ctx: inout FlowContext) {
         let (kind, local, uuid) = (request.kind, request.device, request.conversation)
+        if answer.alreadyEnded {
+            // Ending what already ended is no error: the device takes it as remoteEnded, as LCK does when the
+            // conversation is gone. The history keeps the server's word (it refused), so the checker never reads
+            // it as an action fulfilled on an ended conversation.
+            finishAction(request.slot, .failed(reason: Self.alreadyEnded), now: now)
+            count("action.end.already_ended")
+            ctx.devices[local].manager.remoteEnded(uuid, reason: .remoteEnded)
+            if request.inRace { raceDone(now: now, &ctx) } else { advance(now: now, planned: now, &ctx) }
+            return
+        }
         let outcome = answer.outcome
         finishAction(request.slot, outcome, now: now, view: answer.view, split: answer.split)
         known.saw(answer.view)
@@ -122,6 +140,17 @@ extension FlowInterpreter {
         }
     }
 
+    /// An end or decline the server refused because the conversation had already ended: a status the mapping
+    /// marks so, or a 404 or 409 for a conversation this device has seen end (a view said so, or a merge moved
+    /// it away). Other 4xx stay errors.
+    func endedAlready(_ request: ActionRequest, _ answer: ActionAnswer, _ devices: DeviceModel) -> Bool {
+        guard request.kind == .end, answer.outcome != .fulfilled, answer.outcome != .timedOut else { return false }
+        if answer.alreadyEnded { return true }
+        guard answer.status == 404 || answer.status == 409 else { return false }
+        let uuid = request.conversation
+        return known.lastViews[uuid]?.ended == true || devices[request.device].manager.mergedAway.contains(uuid)
+    }
+
     /// Slow media setup (a device fault): the join is fulfilled later, so its fulfillment time grows.
     mutating func answeredLate(_ request: ActionRequest, _ answer: ActionAnswer, now: UInt64,
                                _ ctx: inout FlowContext) {
@@ -132,6 +161,9 @@ extension FlowInterpreter {
         if let view = answer.view { ctx.devices[request.device].manager.apply(view) }
         advance(now: now, planned: now, &ctx)
     }
+
+    /// The outcome reason of an end of a conversation that had already ended.
+    static let alreadyEnded = "already_ended"
 
     // MARK: - The action log
 

@@ -118,6 +118,7 @@ extension FlowInterpreter {
     mutating func viewFetched(_ uuid: String, _ view: ConversationView?, now: UInt64,
                               _ ctx: inout FlowContext) -> [FlowEffect] {
         guard case .verification(let left, let attempt, var mismatched) = waiting else { return take() }
+        if let view, attempt == 0 { finalPoll(view, &ctx) }
         if let view {
             for local in devices() where ctx.devices[local].manager.conversations[uuid] != nil {
                 let manager = ctx.devices[local].manager

@@ -62,6 +62,8 @@ struct FlowInterpreter {
             verify(now: now, attempt: attempt, &ctx)
         case .lateAnswer(let request, let answer):
             answeredLate(request, answer, now: now, &ctx)
+        case .poll(let token):
+            pollDue(token: token, now: now)
         }
         return take()
     }
@@ -245,6 +247,7 @@ struct FlowInterpreter {
     private mutating func waitFor(_ waiting: Waiting, now: UInt64) -> Bool {
         self.waiting = waiting
         emit(.arm(.waitTimeout(token: waitToken), at: now + config.actionTimeoutNanos))
+        if case .push = waiting {} else { armPoll(now: now) }
         return false
     }
 

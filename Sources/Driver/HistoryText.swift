@@ -4,7 +4,10 @@ import TextEscaping
 /// Lines of `history.jsonl` (docs/CHECKER.md), built by appending text: no encoder on the hot path.
 enum HistoryText {
     static func view(_ v: ConversationView) -> String {
-        var out = "{\"id\":\"\(v.uuid)\",\"version\":\(v.version),\"ended\":\(v.ended),\"members\":["
+        // A server whose views carry no version gets none written: the checker then skips the rules needing it.
+        var out = "{\"id\":\"\(v.uuid)\","
+        if v.hasVersion { out += "\"version\":\(v.version)," }
+        out += "\"ended\":\(v.ended),\"members\":["
         for (i, m) in v.members.enumerated() {
             if i > 0 { out += "," }
             out += "{\"device\":\"\(m.device)\",\"state\":\"\(m.state)\"}"

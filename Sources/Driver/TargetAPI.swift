@@ -5,13 +5,16 @@ import Scenario
 /// (`target.api`), and both go through the same code.
 struct TargetAPI: Sendable {
     let mapping: APIMapping
-    /// Reference responses and pushes carry the conversation's full view, which devices fold in and verify.
-    let isReference: Bool
+    /// Reads views and pushes with the mapping's paths and words.
+    let reader: ViewReader
 
     init(_ mapping: APIMapping?) {
         self.mapping = mapping ?? Self.referenceMapping
-        self.isReference = mapping == nil
+        self.reader = ViewReader(view: self.mapping.view, push: self.mapping.push)
     }
+
+    /// Whether the final-view check can run: the server's views are mapped and can be read back.
+    var readsViews: Bool { mapping.view != nil && mapping.endpoints["get"] != nil }
 
     static let referenceMapping: APIMapping = {
         let member = "{\"device\":\"${device.id}\"}"
@@ -37,7 +40,8 @@ struct TargetAPI: Sendable {
                           "{\"device\":\"${device.id}\",\"with\":\"${with.id}\"}"),
             "unmerge": post("/v1/conversations/${conversation.id}/unmerge",
                             "{\"device\":\"${device.id}\",\"member\":\"${member.id}\"}"),
-        ])
+            "get": APIMapping.Endpoint(method: "GET", path: "/v1/conversations/${conversation.id}", expect: [200]),
+        ], push: .reference, view: .reference)
     }()
 
     /// The request for `op` with `${…}` filled in from `vars`; nil when the mapping has no such operation.

@@ -19,6 +19,7 @@ extension Worker {
             case .record(let name, let micros): recorder.record(name, micros: micros, atNanos: now)
             case .invoked(let record): invoked(record, now: now)
             case .finished(let record): finished(record, now: now)
+            case .poll(let local, let uuid): poll(uuid, for: local, call: id)
             case .fetchViews(let uuids): fetchViews(uuids, call: id)
             case .finalView(let view): writeFinal(view, now: now)
             case .note(let line, let limit): books.note(line, limit: limit)
@@ -34,10 +35,14 @@ extension Worker {
         let id = request.call
         guard let run = calls[id] else { return }
         let vars = request.op == .start ? startVars(request, run) : memberVars(request, run)
-        send(request.op.rawValue, vars, device: request.device) { [self] result, endpoint in
+        send(request.op.rawValue, vars, device: request.device, call: id) { [self] result, endpoint in
             let now = clock.nowNanos()
             var answer = readAnswer(request, result, endpoint)
-            count(result, endpoint: endpoint, badBody: answer.outcome == .failed(reason: "bad_response"), at: now)
+            if let run = calls[id], run.endedAlready(request, answer, devices) {
+                answer.alreadyEnded = true  // not an error: the conversation had ended
+            } else {
+                count(result, endpoint: endpoint, badBody: answer.outcome == .failed(reason: "bad_response"), at: now)
+            }
             calls[id]?.captured(answer.captures)
             if request.kind == .join, answer.outcome == .fulfilled, let fault = mediaFault(request.device, now: now) {
                 switch fault {
@@ -60,6 +65,7 @@ extension Worker {
         let handles = request.to.map { devices[$0].identity.handle }
         var vars = deviceVars(local).merging(run.known.captures) { a, _ in a }
         vars["to.handles"] = "[" + handles.map(handleJSON).joined(separator: ",") + "]"
+        vars["to.ids"] = "[" + request.to.map { "\"\(devices[$0].identity.id)\"" }.joined(separator: ",") + "]"
         if let first = request.to.first {
             vars["to.id"] = devices[first].identity.id
             vars["to.handle"] = devices[first].identity.handle.value
@@ -86,32 +92,35 @@ extension Worker {
         return vars
     }
 
-    /// The answer as the flow needs it: outcome, captures and, from the reference protocol, the views. An
-    /// expected status whose body lacks what the action must return (a start's conversation, an unmerge's split,
-    /// the reference protocol's view) is a `bad_response`.
+    /// The answer as the flow needs it: outcome, captures and the views the mapping reads from it. An expected
+    /// status whose body lacks what the action must return (a start's conversation, an unmerge's split, a view
+    /// the mapping says every response carries) is a `bad_response`.
     func readAnswer(_ request: ActionRequest, _ result: Result<ClientResponse, TransportError>,
                     _ endpoint: APIMapping.Endpoint?) -> ActionAnswer {
         var answer = ActionAnswer(outcome: outcome(of: result, endpoint))
+        if answer.outcome != .fulfilled, case .success(let response) = result, response.status > 0 {
+            answer.status = response.status
+            answer.alreadyEnded = request.kind == .end && api.mapping.alreadyEnded.contains(response.status)
+        }
         guard answer.outcome == .fulfilled, case .success(let response) = result, let endpoint else { return answer }
         answer.captures = TargetAPI.captures(endpoint, from: response.body)
+        for name in endpoint.captures.keys {
+            // Per capture, so a path that never matches is named (first-contact diagnostics).
+            let matched = answer.captures[name] != nil
+            recorder.count("api.capture.\(name).\(matched ? "matched" : "missed")", atNanos: clock.nowNanos())
+        }
+        let reader = api.reader
+        if reader.mapping != nil {
+            answer.view = reader.response(response.body)
+            if answer.view == nil, reader.mapping?.required == true { answer.outcome = .failed(reason: "bad_response") }
+        }
         if request.op == .start {
-            if api.isReference {
-                answer.view = ViewDecoder.conversation(response.body)
-                answer.conversation = answer.view?.uuid
-            } else {
-                answer.conversation = answer.captures["conversation.id"]
-            }
+            answer.conversation = answer.captures["conversation.id"] ?? answer.view?.uuid
             if answer.conversation == nil { answer.outcome = .failed(reason: "bad_response") }
             return answer
         }
-        if api.isReference {
-            answer.view = ViewDecoder.conversation(response.body)
-            answer.split = ViewDecoder.split(response.body)
-            answer.conversation = answer.split?.uuid
-            if answer.view == nil { answer.outcome = .failed(reason: "bad_response") }
-        } else {
-            answer.conversation = answer.captures["split.id"]
-        }
+        answer.split = reader.split(response.body)
+        answer.conversation = answer.captures["split.id"] ?? answer.split?.uuid
         if request.kind == .unmerge && answer.conversation == nil { answer.outcome = .failed(reason: "bad_response") }
         return answer
     }
@@ -126,21 +135,35 @@ extension Worker {
         }
     }
 
-    /// The target's view of each conversation, for the call's end-of-flow comparison.
+    /// A device polls the target's view of a conversation its flow waits on (the mapped `get`, counted like any
+    /// request; `observe.polls` and, for first-contact diagnostics, `observe.polls_not_found`).
+    private func poll(_ uuid: String, for local: Int, call id: Int) {
+        var vars = deviceVars(local)
+        vars["conversation.id"] = uuid
+        send("get", vars, device: local, call: id) { [self] result, endpoint in
+            let now = clock.nowNanos()
+            count(result, endpoint: endpoint, badBody: false, at: now)
+            recorder.count("observe.polls", atNanos: now)
+            var view: ConversationView?
+            if case .success(let response) = result {
+                if response.status == 404 { recorder.count("observe.polls_not_found", atNanos: now) }
+                if endpoint?.accepts(response.status) == true { view = api.reader.response(response.body) }
+            }
+            guard calls[id] != nil else { return }
+            apply(calls[id]!.observed(view, on: local, now: now, &context), call: id, now: now)
+        }
+    }
+
+    /// The target's view of each conversation (its mapped `get`), for the call's end-of-flow comparison.
     private func fetchViews(_ uuids: [String], call id: Int) {
         for uuid in uuids {
-            let url = settings.targetURL + "/v1/conversations/\(uuid)"
-            var request = ClientRequest(method: "GET", url: url,
-                                        timeoutMillis: Int(settings.actionTimeoutNanos / 1_000_000))
-            request.collectsHeaders = false
-            io.client.send(request) { [self] result in
-                if finished { return }
+            send("get", ["conversation.id": uuid], call: id, verification: true) { [self] result, endpoint in
                 let now = clock.nowNanos()
-                count(result, at: now)
+                count(result, endpoint: endpoint, badBody: false, at: now)
                 guard calls[id] != nil else { return }
                 var view: ConversationView?
-                if case .success(let response) = result, response.status == 200 {
-                    view = ViewDecoder.conversation(response.body)
+                if case .success(let response) = result, endpoint?.accepts(response.status) == true {
+                    view = api.reader.response(response.body)
                 }
                 apply(calls[id]!.viewFetched(uuid, view, now: now, &context), call: id, now: now)
             }
@@ -158,9 +181,12 @@ extension Worker {
     }
 
     /// Sends operation `op` of the target's API; `completion` gets the endpoint used (nil when the mapping lacks it).
-    func send(_ op: String, _ vars: [String: String], device local: Int? = nil,
+    /// A `verification` request is the harness's own (the final-view fetch), not a device's: it keeps pooled
+    /// connections even inside a network fault window.
+    func send(_ op: String, _ vars: [String: String], device local: Int? = nil, call: Int? = nil,
+              verification: Bool = false,
               completion: @escaping (Result<ClientResponse, TransportError>, APIMapping.Endpoint?) -> Void) {
-        nonisolated(unsafe) let completion = completion  // runs on this worker's queue, like everything here
+        nonisolated(unsafe) var completion = completion  // runs on this worker's queue, like everything here
         if let local, isOffline(local) {
             // An offline phone reaches nobody (a device fault): the request fails like a dead network.
             recorder.count("faults.device.offline_request", atNanos: clock.nowNanos())
@@ -178,7 +204,22 @@ extension Worker {
         var request = ClientRequest(method: parts.method, url: parts.url, headers: parts.headers,
                                     body: Array(parts.body.utf8), timeoutMillis: timeout)
         request.collectsHeaders = false  // flows read status and body only
-        request.freshConnection = needsFreshConnection()
+        request.freshConnection = !verification && needsFreshConnection()
+        if let trace = settings.trace, let call, trace.traces(call) {
+            let device = local.map { devices[$0].identity.id } ?? ""
+            let inner = completion
+            completion = { [self] result, endpoint in
+                var (status, body, error): (Int, [UInt8], String?) = (0, [], nil)
+                switch result {
+                case .success(let response): (status, body) = (response.status, response.body)
+                case .failure(let failure): error = failure.kind
+                }
+                trace.exchange(call: call, device: device, op: op, method: parts.method, url: parts.url,
+                               body: parts.body, status: status, response: body, error: error,
+                               t: clock.nowNanos() &- books.runStart)
+                inner(result, endpoint)
+            }
+        }
         io.client.send(request) { [self] result in
             if finished { return }
             completion(result, parts.endpoint)

@@ -111,14 +111,18 @@ extension Worker {
     func process(_ push: APNsPush, local: Int, delivered: UInt64) {
         let now = clock.nowNanos()
         guard !finished else { return }
-        let payload = api.isReference ? ViewDecoder.push(push.payload) : mappedPayload(push.payload)
+        let payload = api.reader.push(push.payload)
+        if let trace = settings.trace, let call = devices[local].callID, trace.traces(call) {
+            trace.push(call: call, device: devices[local].identity.id, pushType: push.pushType.rawValue,
+                       payload: push.payload, t: now &- books.runStart)
+        }
         // In the history the push comes before anything the device does because of it.
         let runStart = books.runStart
         if let journal = books.journal, let uuid = payload?.uuid {
             journal.history(HistoryText.push(
                 t: now &- runStart, device: devices[local].identity.id,
                 event: push.pushType == .voip ? "voip" : (payload?.event ?? "unknown"), conversation: uuid,
-                into: payload?.into, view: payload?.conversation?.view))
+                into: payload?.into, view: payload?.view))
         }
         var reported: UInt64?
         if push.pushType == .voip {
@@ -136,18 +140,7 @@ extension Worker {
         }
     }
 
-    /// A push from a server with its own payload shape, read through `target.api.push`.
-    private func mappedPayload(_ bytes: [UInt8]) -> ViewDecoder.PushJSON? {
-        guard let json = try? JSONSerialization.jsonObject(with: Data(bytes)) else { return nil }
-        let fields = api.mapping.push
-        let uuid = JSONPath(fields.conversation)?.string(in: json)
-        var event = JSONPath(fields.event)?.string(in: json)
-        if let e = event { event = fields.ended.contains(e) ? "ended" : (fields.joined.contains(e) ? "joined" : e) }
-        return ViewDecoder.PushJSON(uuid: uuid, handle: nil, capabilities: nil, event: event, device: nil,
-                                    version: nil, ended: nil, reason: nil, into: nil, conversation: nil)
-    }
-
-    private func receiveVoIP(_ push: APNsPush, payload: ViewDecoder.PushJSON?, local: Int, now: UInt64) {
+    private func receiveVoIP(_ push: APNsPush, payload: PushPayload?, local: Int, now: UInt64) {
         let latency = now &- push.acceptedNanos
         recorder.record("push_to_report", micros: Int64(latency / 1000), atNanos: now)
         if let scope = faultScope(local, acceptedNanos: push.acceptedNanos) {
@@ -185,7 +178,7 @@ extension Worker {
         apply(calls[id]!.pushReported(device: local, conversation: uuid, now: now, &context), call: id, now: now)
     }
 
-    private func receiveBackground(_ payload: ViewDecoder.PushJSON?, local: Int, now: UInt64) {
+    private func receiveBackground(_ payload: PushPayload?, local: Int, now: UInt64) {
         let id = devices[local].callID
         switch devices.observeBackground(payload, on: local, inCall: id.map { calls[$0] != nil } ?? false) {
         case .badPayload: recorder.count("pushes.bad_payload", atNanos: now)

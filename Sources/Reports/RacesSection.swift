@@ -41,6 +41,9 @@ public struct RacesSection: Sendable, Codable, Equatable {
     public var timelines: [TimelineFigure]
     /// Repro files written, by violation number.
     public var repros: [Int]
+    /// Rules the checker could not run on this history (rule → why), e.g. version rules on a server whose views
+    /// carry no version.
+    public var skipped: [String: String]?
 
     public init(operations: Int, indeterminate: Int, rules: [RuleRow], races: Int, offsets: [RaceSummary.OffsetRow],
                 pairs: [RaceSummary.PairRow], timelines: [TimelineFigure], repros: [Int] = []) {
@@ -68,6 +71,10 @@ public struct RacesSection: Sendable, Codable, Equatable {
             html += "\(row.rule.markupEscaped)</code></th><td>\(row.violations)</td></tr>\n"
         }
         html += "</tbody>\n</table>\n"
+        for (rule, why) in (skipped ?? [:]).sorted(by: { $0.key < $1.key }) {
+            html += "<p class=\"skipped-rule\">Not checked: <code>\(rule.markupEscaped)</code>: "
+            html += "\(why.markupEscaped).</p>\n"
+        }
         if !offsets.isEmpty {
             html += "<h3>Violations per offset</h3>\n" + heatStrip()
         }

@@ -8,6 +8,9 @@ public struct RunResult: Sendable {
     public var verdict: Verdict
     /// Things the reader must know, e.g. "harness lag exceeded 50 ms; latencies may be inflated".
     public var notes: [String]
+    /// Notes that start so are first-contact diagnoses (a run against a new server that went nowhere, with the
+    /// fix): the report's banner leads with them.
+    public static let diagnosisPrefix = "first contact: "
     /// Fault windows to shade on the time-series charts.
     public var faultWindows: [FaultWindow]
     /// Each threshold of the scenario with what was measured; empty when the scenario sets none.
@@ -20,6 +23,8 @@ public struct RunResult: Sendable {
     public var harness: HarnessSaturation?
     /// The history checker's findings (report.html's Races section); nil when the run has no history.
     public var races: RacesSection?
+    /// trace.jsonl's lines (`run --trace N`), for report.html's Trace section; nil when the run traced nothing.
+    public var trace: [String]?
 
     public init(
         facts: RunFacts, recorder: Recorder, verdict: Verdict, notes: [String] = [], faultWindows: [FaultWindow] = [],

@@ -53,6 +53,8 @@ public struct Scenario: Sendable, Equatable {
     public var api: APIMapping?
     /// The simulated app's conversation-manager configuration (`device:`).
     public var device = DeviceProfile()
+    /// `observe:`: how devices learn what they cannot see in responses and pushes (polling).
+    public var observe = Observation()
     /// `replay:`: run only this planned call (a repro of a violation); nil runs the whole plan.
     public var replay: Replay?
     /// The file the scenario came from, for reports and error messages.

@@ -1,25 +1,53 @@
 /// `target.api`: the operation mapping for a team's own call server.
 extension ScenarioDecoder {
     mutating func api(_ node: YAMLNode) -> APIMapping? {
-        let errorsBefore = errors.count
-        guard let fields = fields(of: node, in: "'target.api'", known: APIMapping.operations + ["push"],
+        guard let fields = fields(of: node, in: "'target.api'",
+                                  known: APIMapping.operations + ["push", "view", "already_ended"],
                                   required: ["register", "start", "end"]) else { return nil }
         var endpoints: [String: APIMapping.Endpoint] = [:]
+        var used: [(mark: Mark, name: String)] = []
         for op in APIMapping.operations {
-            if let value = fields[op], let endpoint = endpoint(value, op) { endpoints[op] = endpoint }
+            if let value = fields[op], let endpoint = endpoint(value, op, &used) { endpoints[op] = endpoint }
         }
-        var push = APIMapping.PushFields()
-        if let node = fields["push"],
-           let p = self.fields(of: node, in: "'target.api.push'", known: ["conversation", "event", "joined", "ended"]) {
-            if let n = p["conversation"], let path = jsonPath(n, "conversation") { push.conversation = path }
-            if let n = p["event"], let path = jsonPath(n, "event") { push.event = path }
-            if let n = p["joined"], let list = stringList(n, "joined") { push.joined = list }
-            if let n = p["ended"], let list = stringList(n, "ended") { push.ended = list }
+        checkKnownVariables(used, captured: Set(endpoints.values.flatMap(\.captures.keys)))
+        var mapping = APIMapping(endpoints: endpoints)
+        if let node = fields["push"], let push = pushFields(node) { mapping.push = push }
+        if let node = fields["view"] { mapping.view = viewMapping(node) }
+        if let node = fields["already_ended"] {
+            let items: [YAMLNode]
+            if case .sequence(let list, _) = node { items = list } else { items = [node] }
+            mapping.alreadyEnded = items.compactMap { integer($0, "already_ended", atLeast: 100) }
         }
-        return errors.count == errorsBefore ? APIMapping(endpoints: endpoints, push: push) : nil
+        // Kept even when it has mistakes, so flow steps it does not map are reported in the same pass.
+        return mapping
     }
 
-    private mutating func endpoint(_ node: YAMLNode, _ op: String) -> APIMapping.Endpoint? {
+    /// Every action the mix's flows perform needs an endpoint on the team's server.
+    mutating func checkMappedOperations(_ root: YAMLNode, _ flows: [Flow]) {
+        guard let api else { return }
+        let mark = Self.topLevelValue(root, "target")?.mark ?? Mark(line: 1, column: 1)
+        for flow in flows {
+            for step in flow.allSteps {
+                guard let op = Self.operation(of: step.kind) else { continue }
+                let satisfied = api.endpoints[op] != nil || (op == "decline" && api.endpoints["end"] != nil)
+                if !satisfied {
+                    report(mark, "flow '\(flow.name)' step '\(step.name)' needs 'target.api.\(op)'")
+                }
+            }
+        }
+    }
+
+    /// Every `${name}` must be built in or captured by some endpoint of the mapping.
+    private mutating func checkKnownVariables(_ used: [(mark: Mark, name: String)], captured: Set<String>) {
+        let known = Set(Self.templateVariables).union(captured)
+        for (mark, name) in used where !known.contains(name) {
+            report(mark, "unknown variable '${\(name)}': neither built in nor captured by any endpoint",
+                   suggestion: Suggestion.closest(to: name, among: Array(known)))
+        }
+    }
+
+    private mutating func endpoint(_ node: YAMLNode, _ op: String, _ used: inout [(mark: Mark, name: String)])
+        -> APIMapping.Endpoint? {
         let context = "'target.api.\(op)'"
         guard let f = fields(of: node, in: context, known: ["method", "path", "headers", "body", "expect", "capture"],
                              required: ["method", "path"]) else { return nil }
@@ -31,7 +59,7 @@ extension ScenarioDecoder {
                    suggestion: Suggestion.closest(to: method.uppercased(), among: methods))
         }
         if !path.hasPrefix("/") { report(pathNode.mark, "'path' must start with '/', got '\(path)'") }
-        checkVariables(pathNode, path)
+        checkVariables(pathNode, path, &used)
         var endpoint = APIMapping.Endpoint(method: method, path: path)
         if let n = f["headers"] {
             if case .mapping(let pairs, _) = n {
@@ -40,7 +68,7 @@ extension ScenarioDecoder {
                         report(pair.key.mark, "headers are 'Name: value' pairs")
                         continue
                     }
-                    checkVariables(pair.value, value)
+                    checkVariables(pair.value, value, &used)
                     endpoint.headers.append("\(name): \(value)")
                 }
             } else {
@@ -48,7 +76,7 @@ extension ScenarioDecoder {
             }
         }
         if let n = f["body"], let body = string(n, "body") {
-            checkVariables(n, body)
+            checkVariables(n, body, &used)
             endpoint.body = body
         }
         if let n = f["expect"] {
@@ -74,7 +102,7 @@ extension ScenarioDecoder {
         return endpoint
     }
 
-    private mutating func jsonPath(_ node: YAMLNode, _ what: String) -> String? {
+    mutating func jsonPath(_ node: YAMLNode, _ what: String) -> String? {
         guard let text = string(node, what) else { return nil }
         guard JSONPath(text) != nil else {
             report(node.mark, "'\(what)' must be a JSON path like \"$.call.id\" or \"$.items[0].id\", got '\(text)'")
@@ -83,7 +111,7 @@ extension ScenarioDecoder {
         return text
     }
 
-    private mutating func stringList(_ node: YAMLNode, _ what: String) -> [String]? {
+    mutating func stringList(_ node: YAMLNode, _ what: String) -> [String]? {
         if let single = node.scalarText { return [single] }
         guard case .sequence(let items, _) = node else {
             report(node.mark, "expected '\(what)' as a list of strings")
@@ -93,12 +121,14 @@ extension ScenarioDecoder {
     }
 
     static let templateVariables = [
-        "device.id", "device.handle", "device.name", "device.token", "to.id", "to.handle", "to.handles",
-        "conversation.id", "with.id", "member.id", "member.handle", "reason", "video",
+        "device.id", "device.handle", "device.name", "device.token", "device.handle.json", "device.time",
+        "device.reported_at", "to.id", "to.handle", "to.handles", "to.ids", "conversation.id", "with.id",
+        "member.id", "member.handle", "reason", "reason.json", "video", "capabilities", "push.sent_at",
     ]
 
     /// Reports `${…}` names that are neither built in nor plausibly captured (captures are dotted or plain words).
-    private mutating func checkVariables(_ node: YAMLNode, _ text: String) {
+    private mutating func checkVariables(_ node: YAMLNode, _ text: String,
+                                         _ used: inout [(mark: Mark, name: String)]) {
         var rest = Substring(text)
         while let dollar = rest.firstIndex(of: "$") {
             let after = rest.index(after: dollar)
@@ -115,6 +145,8 @@ extension ScenarioDecoder {
             if name.isEmpty || name.contains(where: { !($0.isLetter || $0.isNumber || $0 == "." || $0 == "_") }) {
                 report(node.mark, "'${\(name)}' is not a variable name",
                        suggestion: Suggestion.closest(to: name, among: Self.templateVariables))
+            } else {
+                used.append((node.mark, name))
             }
             rest = rest[rest.index(after: close)...]
         }

@@ -52,7 +52,15 @@ extension ScenarioDecoder {
         let device = Self.topLevelValue(root, "device").map { self.device($0) } ?? DeviceProfile()
         let known = definitions.names + BuiltinFlows.names.filter { !definitions.names.contains($0) }
         guard var scenario = scenario(root, knownFlows: Set(known)), errors.count == errorsBefore, let device
-        else { return nil }
+        else {
+            // Mapping mistakes are reported with everything else, so one validation lists them all.
+            let mixed = Self.topLevelValue(root, "mix").flatMap { node -> [String]? in
+                guard case .mapping(let pairs, _) = node else { return nil }
+                return pairs.compactMap(\.key.scalarText)
+            } ?? Scenario.defaultMix.map(\.flow)
+            checkMappedOperations(root, mixed.compactMap { definitions.flows[$0] ?? BuiltinFlows.flow(named: $0) })
+            return nil
+        }
         for entry in scenario.mix {
             guard let flow = definitions.flows[entry.flow] ?? BuiltinFlows.flow(named: entry.flow) else { continue }
             if flow.roles.count > scenario.devices {
@@ -70,17 +78,7 @@ extension ScenarioDecoder {
             scenario.replay = replay
         }
         if let api {
-            // Every action the mix's flows perform needs an endpoint on the team's server.
-            let mark = Self.topLevelValue(root, "target")?.mark ?? Mark(line: 1, column: 1)
-            for flow in scenario.flows.values.sorted(by: { $0.name < $1.name }) {
-                for step in flow.allSteps {
-                    guard let op = Self.operation(of: step.kind) else { continue }
-                    let satisfied = api.endpoints[op] != nil || (op == "decline" && api.endpoints["end"] != nil)
-                    if !satisfied {
-                        report(mark, "flow '\(flow.name)' step '\(step.name)' needs 'target.api.\(op)'")
-                    }
-                }
-            }
+            checkMappedOperations(root, scenario.flows.values.sorted(by: { $0.name < $1.name }))
             scenario.api = api
         }
         return errors.count == errorsBefore ? scenario : nil

@@ -1,6 +1,7 @@
 import CallModel
 @testable import Driver
 import PushModel
+import Scenario
 import XCTest
 
 /// The device model on its own: idle devices in order, pushes a reorder fault holds, deliveries out of order,
@@ -18,7 +19,7 @@ final class DeviceModelTests: XCTestCase {
                  expiration: nil, collapseID: nil, payload: [], acceptedNanos: serial)
     }
 
-    private func payload(_ json: String) -> ViewDecoder.PushJSON? { ViewDecoder.push(Array(json.utf8)) }
+    private func payload(_ json: String) -> PushPayload? { ViewReader.reference.push(Array(json.utf8)) }
 
     func testCallsTakeIdleDevicesInIndexOrderAndReleasedOnesGoLast() {
         var m = model()
@@ -89,5 +90,34 @@ final class DeviceModelTests: XCTestCase {
         XCTAssertEqual(m.observeBackground(merged, on: 0, inCall: true), .mergedBeforeKnown)
         XCTAssertTrue(m[0].manager.mergedAway.contains("side"))
         XCTAssertEqual(m[0].manager.conversations["group"]?.state, .joined)
+    }
+}
+
+/// A conversation reported from a push that names no capabilities has the device's own, never an empty set.
+final class ReportedCapabilitiesTests: XCTestCase {
+    private let configuration = ConversationManager.Configuration(
+        supportedCapabilities: Capabilities(names: ["pausing", "merging"]))
+
+    private func reported(_ json: String, reader: ViewReader = .reference) -> Capabilities? {
+        var m = DeviceModel(identities: [DeviceIdentity(index: 0, seed: 1)], configuration: configuration)
+        m.registered(0)
+        guard let payload = reader.push(Array(json.utf8)) else { return nil }
+        _ = m.reportIncoming(0, payload: payload, uuid: "c1", now: 1)
+        return m[0].manager.conversations["c1"]?.capabilities
+    }
+
+    func testAPushWithoutCapabilitiesGetsTheDevicesOwn() {
+        var push = APIMapping.PushFields(conversation: "$.callId")
+        push.view = nil
+        XCTAssertEqual(reported(#"{"callId":"c1"}"#, reader: ViewReader(view: nil, push: push)),
+                       configuration.supportedCapabilities)
+        XCTAssertEqual(reported(#"{"uuid":"c1"}"#), configuration.supportedCapabilities)
+    }
+
+    func testAPushMappingPathOverridesThem() {
+        var push = APIMapping.PushFields(conversation: "$.callId")
+        push.capabilities = "$.can"
+        XCTAssertEqual(reported(#"{"callId":"c1","can":["pausing"]}"#, reader: ViewReader(view: nil, push: push)),
+                       Capabilities(names: ["pausing"]))
     }
 }

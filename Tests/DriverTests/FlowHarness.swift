@@ -8,6 +8,9 @@ enum FakeAnswer {
     case fulfil
     case fail(String)
     case timeout
+    /// Refused with an HTTP status; `alreadyEnded` when the mapping marks it so (`target.api.already_ended`).
+    /// `performed`: the target did it anyway (its pushes go out), as when an earlier request already had.
+    case refuse(status: Int, alreadyEnded: Bool, performed: Bool = false)
 }
 
 /// How a callee's VoIP push reaches it.
@@ -46,6 +49,9 @@ final class FlowHarness {
         /// Every request sent, with the instant it was sent.
         var sent: [(request: ActionRequest, at: UInt64)] = []
         var viewFetches: [String] = []
+        /// Polls asked for and not yet answered (the harness answers them from the fake target's views).
+        var polls: [(device: Int, conversation: String)] = []
+        var pollCount = 0
         var finals: [FinalView] = []
         var notes: [String] = []
         var completed = false
@@ -56,6 +62,7 @@ final class FlowHarness {
     var invoked: [ActionRecord] { seen.invoked }
     var finished: [ActionRecord] { seen.finished }
     var sent: [(request: ActionRequest, at: UInt64)] { seen.sent }
+    var pollCount: Int { seen.pollCount }
     var finals: [FinalView] { seen.finals }
     var notes: [String] { seen.notes }
     var completed: Bool { seen.completed }
@@ -102,6 +109,9 @@ final class FlowHarness {
             case .record(let name, let micros): seen.records[name, default: []].append(micros)
             case .invoked(let record): seen.invoked.append(record)
             case .finished(let record): seen.finished.append(record)
+            case .poll(let local, let uuid):
+                seen.polls.append((local, uuid))
+                seen.pollCount += 1
             case .fetchViews(let uuids): seen.viewFetches += uuids
             case .finalView(let view): seen.finals.append(view)
             case .note(let line, _): seen.notes.append(line)
@@ -116,6 +126,10 @@ final class FlowHarness {
         for _ in 0..<maxSteps where !completed {
             if !outstanding.isEmpty {
                 answerNext()
+            } else if !seen.polls.isEmpty {
+                let poll = seen.polls.removeFirst()
+                let view = target.view(poll.conversation, context.devices)
+                apply(call.observed(view, on: poll.device, now: now, &context))
             } else if let views, !seen.viewFetches.isEmpty {
                 let uuid = seen.viewFetches.removeFirst()
                 apply(call.viewFetched(uuid, views(uuid), now: now, &context))
@@ -149,6 +163,11 @@ final class FlowHarness {
         case .fulfil: (reply, pushes) = target.perform(request, context.devices)
         case .fail(let reason): reply = ActionAnswer(outcome: .failed(reason: reason))
         case .timeout: reply = ActionAnswer(outcome: .timedOut)
+        case .refuse(let status, let alreadyEnded, let performed):
+            if performed { pushes = target.perform(request, context.devices).1 }
+            reply = ActionAnswer(outcome: .failed(reason: "http_\(status)"), status: status, alreadyEnded: alreadyEnded)
+            // As the worker does: a 404 or 409 for a conversation the device has seen end is "already ended".
+            if call.endedAlready(request, reply, context.devices) { reply.alreadyEnded = true }
         }
         call.captured(reply.captures)
         apply(call.answered(request, reply, now: now, &context))
@@ -157,7 +176,7 @@ final class FlowHarness {
 
     /// A push reaching a device, as the worker hands it over.
     func deliver(_ push: FakeTarget.Push) {
-        guard !completed, let payload = ViewDecoder.push(Array(push.json.utf8)) else { return }
+        guard !completed, let payload = ViewReader.reference.push(Array(push.json.utf8)) else { return }
         if push.voip {
             guard case let uuid? = payload.uuid, voip != .never,
                   context.devices[push.device].manager.conversations[uuid] == nil else { return }
@@ -291,6 +310,6 @@ struct FakeTarget {
     }
 
     func view(_ uuid: String, _ devices: DeviceModel) -> ConversationView? {
-        ViewDecoder.conversation(Array(viewJSON(uuid, devices).utf8))
+        ViewReader.reference.response(Array(viewJSON(uuid, devices).utf8))
     }
 }

@@ -185,3 +185,75 @@ final class FlowInterpreterTests: XCTestCase {
         XCTAssertEqual(h.count("views.unverifiable"), 1)
     }
 }
+
+/// Observation by polling: a server that sends no event pushes after the VoIP push is still followed.
+final class PollingObservationTests: XCTestCase {
+    private func silentServer(poll: UInt64?) -> FlowHarness {
+        let config = FlowConfig(actionTimeoutNanos: 5_000_000_000, behavior: Behavior(), verifyViews: false,
+                                pollNanos: poll)
+        let harness = FlowHarness(builtin: "outgoing-1to1", config: config)
+        harness.lostEvents = ["joined", "ended", "updated"]
+        return harness
+    }
+
+    func testWithoutPollingTheCallerNeverSeesTheAnswer() {
+        let harness = silentServer(poll: nil)
+        harness.begin()
+        harness.run()
+        XCTAssertEqual(harness.pollCount, 0)
+        XCTAssertTrue(harness.completed)
+        XCTAssertEqual(harness.count("calls.failed"), 1, "\(harness.counts)")
+    }
+
+    func testPollingSeesTheAnswerAndTheRemoteEnd() {
+        let harness = silentServer(poll: 250_000_000)
+        harness.begin()
+        harness.run()
+        XCTAssertTrue(harness.completed)
+        XCTAssertEqual(harness.count("calls.completed"), 1, "\(harness.counts) \(harness.notes) \(harness.outcomes)")
+        XCTAssertGreaterThan(harness.pollCount, 0)
+        XCTAssertEqual(harness.count("flow.connect_not_observed"), 0)
+    }
+
+    func testPollsAreJitteredButRepeatWithTheSeed() {
+        func pollTimes() -> [UInt64] {
+            let harness = silentServer(poll: 250_000_000)
+            harness.begin()
+            harness.run()
+            return harness.invoked.map(\.action.startedNanos)
+        }
+        XCTAssertEqual(pollTimes(), pollTimes())
+    }
+}
+
+/// Ending what already ended is no error; other refusals of an end stay errors.
+final class AlreadyEndedTests: XCTestCase {
+    private func hangupAnswered(_ refusal: FakeAnswer) -> FlowHarness {
+        let harness = FlowHarness(builtin: "outgoing-1to1")
+        harness.answer = { $0.kind == .end ? refusal : .fulfil }
+        harness.begin()
+        harness.run()
+        return harness
+    }
+
+    func testAnEndAnsweredWithTheMappedAlreadyEndedStatusIsNoFailure() {
+        let harness = hangupAnswered(.refuse(status: 410, alreadyEnded: true, performed: true))
+        XCTAssertTrue(harness.completed)
+        XCTAssertEqual(harness.count("calls.completed"), 1, "\(harness.counts) \(harness.notes)")
+        XCTAssertEqual(harness.count("action.end.already_ended"), 1)
+        XCTAssertTrue(harness.outcomes.contains("hangup=failed"), "\(harness.outcomes)")  // the server refused it
+        let caller = harness.context.devices[harness.local("caller")].manager
+        XCTAssertTrue(caller.conversations.values.allSatisfy { $0.state == .left })
+    }
+
+    func testAnotherRefusalOfAnEndStaysAnError() {
+        let harness = hangupAnswered(.refuse(status: 403, alreadyEnded: false))
+        XCTAssertEqual(harness.count("calls.failed"), 1, "\(harness.counts)")
+        XCTAssertEqual(harness.count("action.end.already_ended"), 0)
+    }
+
+    func testA409ForAConversationNotSeenEndedStaysAnError() {
+        let harness = hangupAnswered(.refuse(status: 409, alreadyEnded: false))
+        XCTAssertEqual(harness.count("calls.failed"), 1, "\(harness.counts)")
+    }
+}

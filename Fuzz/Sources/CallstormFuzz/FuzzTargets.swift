@@ -98,10 +98,22 @@ private let captureEndpoint = APIMapping.Endpoint(method: "POST", path: "/", cap
     "conversation.id": "$.call.callId", "member": "$.members[1].id", "deep": "$.a.b[0].c[2]", "root": "$",
 ])
 
+/// A mapping of another shape (nested paths, words mapped, no version), read by the same code.
+private let foreignReader: ViewReader = {
+    var push = APIMapping.PushFields(conversation: "$.call.id", event: "$.type")
+    push.view = "$.call"
+    let view = ViewMapping(id: "$.id", state: "$.phase", version: "$.rev", members: "$.people", memberID: "$.who",
+                           memberStatus: "$.st", states: ["idle": ["invited"], "left": ["over"]], response: "$.call",
+                           split: "$.child")
+    return ViewReader(view: view, push: push)
+}()
+
 private func fuzzJSON(_ bytes: [UInt8]) {
-    _ = ViewDecoder.conversation(bytes)
-    _ = ViewDecoder.split(bytes)
-    _ = ViewDecoder.push(bytes)
+    _ = ViewReader.reference.response(bytes)
+    _ = ViewReader.reference.split(bytes)
+    _ = ViewReader.reference.push(bytes)
+    _ = foreignReader.response(bytes)
+    _ = foreignReader.push(bytes)
     _ = TargetAPI.captures(captureEndpoint, from: bytes)
 }
 
@@ -136,7 +148,7 @@ private func fuzzPush(_ bytes: [UInt8]) {
                                         HTTPHeader(name: "content-type", value: "application/json")],
                               body: body)
     _ = fcm.validate(request, messageID: "0:1%1", nowNanos: 1)
-    _ = ViewDecoder.push(body)
+    _ = ViewReader.reference.push(body)
 }
 
 /// One server for the whole fuzzing process; each input goes down a new connection.

@@ -1,0 +1,115 @@
+import CallModel
+import Scenario
+
+/// A push's payload as a device needs it: what happened, to which conversation, and the conversation's view.
+struct PushPayload {
+    var uuid: String?
+    var caller: Handle?
+    /// Nil when the push does not say: the device's own capabilities apply.
+    var capabilities: [String]?
+    /// `joined` and `ended` when the mapping's words say so, else the server's word.
+    var event: String?
+    var version: Int?
+    var reason: String?
+    var into: String?
+    var view: ConversationView?
+    /// The target's clock (epoch ms) when it sent the push, when it says (the reference target does).
+    var sentAt: Int?
+}
+
+/// Reads conversation views and push payloads out of any JSON a server sends, with the `target.api` mapping's
+/// paths and words. The reference protocol is read by this same code with its built-in mapping.
+///
+/// Reads are strict as JSONDecoder's were for the reference shapes: a mapped field present with the wrong type
+/// fails the whole document (a `bad_response` or `pushes.bad_payload`), an absent optional one does not.
+struct ViewReader: Sendable {
+    let mapping: ViewMapping?
+    let push: APIMapping.PushFields
+    private let paths: Paths
+
+    /// The mapping's JSON paths, parsed once (the decoder already refused paths that do not parse).
+    private struct Paths: Sendable {
+        var view: [String: JSONPath] = [:]
+        var push: [String: JSONPath] = [:]
+    }
+
+    init(view mapping: ViewMapping?, push: APIMapping.PushFields) {
+        self.mapping = mapping
+        self.push = push
+        var paths = Paths()
+        for (field, text) in mapping?.paths ?? [] { paths.view[field] = JSONPath(text) }
+        for (field, text) in push.paths { paths.push[field] = JSONPath(text) }
+        self.paths = paths
+    }
+
+    static let reference = ViewReader(view: .reference, push: .reference)
+
+    func pushPath(_ field: String) -> JSONPath? { paths.push[field] }
+
+    private func at(_ field: String, _ json: JSONLite.Value) -> JSONLite.Value? {
+        paths.view[field].flatMap { $0.value(in: json) }
+    }
+
+    // MARK: - Views
+
+    /// A whole document that is one view (what `get` returns, at the mapping's response path).
+    func response(_ bytes: [UInt8]) -> ConversationView? {
+        guard let root = JSONLite.parse(bytes) else { return nil }
+        return at("response", root).flatMap(view(in:))
+    }
+
+    /// The view of the conversation an unmerge split off, when the mapping says where responses carry it.
+    func split(_ bytes: [UInt8]) -> ConversationView? {
+        guard let root = JSONLite.parse(bytes), case .object = root, let raw = at("split", root) else { return nil }
+        return JSONField(raw, view(in:)).value
+    }
+
+    /// The view held by one JSON object, or nil when it is not one.
+    func view(in json: JSONLite.Value) -> ConversationView? {
+        guard let mapping, case .object = json, let id = at("id", json)?.stringValue,
+              let rawMembers = at("members", json)?.arrayValue else { return nil }
+        var version = 0
+        if paths.view["version"] != nil {
+            guard let v = at("version", json)?.intValue else { return nil }
+            version = v
+        }
+        let ended = JSONField(at("ended", json)) { $0.boolValue }
+        let state = JSONField(at("state", json)) { $0.stringValue }
+        let reason = JSONField(at("ended_reason", json)) { $0.stringValue }
+        if ended.isMismatch || state.isMismatch || reason.isMismatch { return nil }
+        var members: [ConversationView.Member] = []
+        members.reserveCapacity(rawMembers.count)
+        for raw in rawMembers {
+            guard let member = member(raw, mapping) else { return nil }
+            members.append(member)
+        }
+        let hasEnded = ended.value ?? (state.value.map(mapping.stateWord) == "left")
+        var view = ConversationView(uuid: id, version: version, ended: hasEnded, members: members)
+        view.endedReason = reason.value
+        view.hasVersion = paths.view["version"] != nil
+        return view
+    }
+
+    private func member(_ raw: JSONLite.Value, _ mapping: ViewMapping) -> ConversationView.Member? {
+        guard let rawID = at("member.id", raw)?.stringValue, let status = at("member.status", raw)?.stringValue
+        else { return nil }
+        // A server may name members by device id or by phone number: either way the member is our device.
+        let device = DeviceIdentity.id(forHandleValue: rawID)
+        var handle = DeviceIdentity.handle(forID: device) ?? Handle(kind: .generic, value: rawID, displayName: rawID)
+        if paths.view["member.handle"] != nil {
+            guard let h = at("member.handle", raw).flatMap(Self.handle) else { return nil }
+            handle = h
+        }
+        return ConversationView.Member(device: device, handle: handle, state: mapping.memberWord(status))
+    }
+
+    /// A handle object (every field required) or a plain string.
+    static func handle(_ json: JSONLite.Value) -> Handle? {
+        if let value = json.stringValue { return Handle(kind: .generic, value: value, displayName: value) }
+        guard let kind = json["kind"]?.stringValue.flatMap(Handle.Kind.init(rawValue:)),
+              let value = json["value"]?.stringValue, let displayName = json["displayName"]?.stringValue else {
+            return nil
+        }
+        return Handle(kind: kind, value: value, displayName: displayName)
+    }
+}
