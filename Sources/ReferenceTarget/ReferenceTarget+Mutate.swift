@@ -26,60 +26,63 @@ extension ReferenceTarget {
                       event: EventChannel.Event(device: recipient, event: event, uuid: uuid, into: into, view: view))
     }
 
+    /// One member action under the lock: the change, its version bump and the pushes it owes the others.
     func mutate(_ s: inout State, _ id: String, _ body: MemberBody, _ action: String)
         -> Result<(String, [Notice]), Refusal> {
-            guard var conversation = s.conversations[id] else { return .failure(refusal(404, "unknown conversation \(id)")) }
-            let ignoresEnded = action == "merge" && bugs.contains(.mergeIgnoresEnded)
-            if conversation.ended && !ignoresEnded {
-                return .failure(refusal(409, "conversation \(id) has ended", code: "ended"))
-            }
-            if conversation.ended {
-                // The bug: the ended conversation comes back to life with the requester in it.
-                conversation.ended = false
-                conversation.endedReason = nil
-            }
-            guard let index = conversation.index(of: body.device) else {
-                return .failure(refusal(403, "device \(body.device) is not a member of \(id)"))
-            }
-            let before = conversation.members
-            let mine = conversation.members[index].state
-            var notices: [Notice] = []
-            switch action {
-            case "join":
-                guard mine == .ringing else { return .failure(refusal(409, "member is \(mine.rawValue)", code: "state")) }
-                conversation.members[index].state = .joined
-            case "end":
-                guard mine != .left else { return .failure(refusal(409, "member already left", code: "state")) }
-                conversation.members[index].state = .left
-                // A conversation lives while two members are in it (joined, held or still ringing).
-                if conversation.present < 2 { conversation.finish(body.reason ?? "remoteEnded") }
-            case "pause":
-                guard mine == .joined else { return .failure(refusal(409, "member is \(mine.rawValue)", code: "state")) }
-                conversation.members[index].state = .held
-            case "resume":
-                guard mine == .held else { return .failure(refusal(409, "member is \(mine.rawValue)", code: "state")) }
-                conversation.members[index].state = .joined
-            case "merge":
-                return merge(&s, &conversation, id, body, at: index, ignoresEnded: ignoresEnded)
-            case "unmerge":
-                return unmerge(&s, &conversation, id, body, at: index)
-            default:
-                return .failure(refusal(404, "no such conversation action: \(action)"))
-            }
-            if !(bugs.contains(.versionNotBumped) && (action == "pause" || action == "resume")) {
-                conversation.version += 1
-            }
-            s.conversations[id] = conversation
-            let event = conversation.ended ? "ended" : (action == "join" ? "joined" : "updated")
-            let reason = conversation.ended ? conversation.endedReason : nil
-            // Tell every other member who was still in the conversation before this change.
-            for member in before where member.device != body.device && member.state != .left {
-                if let n = notice(s.devices[member.device]?.apnsToken, to: member.device, uuid: id, event: event,
-                                  by: body.device,
-                                  about: conversation, reason: reason) { notices.append(n) }
-            }
-            return .success((conversation.json(), notices))
-            }
+        guard var conversation = s.conversations[id] else {
+            return .failure(refusal(404, "unknown conversation \(id)"))
+        }
+        let ignoresEnded = action == "merge" && bugs.contains(.mergeIgnoresEnded)
+        if conversation.ended && !ignoresEnded {
+            return .failure(refusal(409, "conversation \(id) has ended", code: "ended"))
+        }
+        if conversation.ended {
+            // The bug: the ended conversation comes back to life with the requester in it.
+            conversation.ended = false
+            conversation.endedReason = nil
+        }
+        guard let index = conversation.index(of: body.device) else {
+            return .failure(refusal(403, "device \(body.device) is not a member of \(id)"))
+        }
+        let before = conversation.members
+        let mine = conversation.members[index].state
+        var notices: [Notice] = []
+        switch action {
+        case "join":
+            guard mine == .ringing else { return .failure(refusal(409, "member is \(mine.rawValue)", code: "state")) }
+            conversation.members[index].state = .joined
+        case "end":
+            guard mine != .left else { return .failure(refusal(409, "member already left", code: "state")) }
+            conversation.members[index].state = .left
+            // A conversation lives while two members are in it (joined, held or still ringing).
+            if conversation.present < 2 { conversation.finish(body.reason ?? "remoteEnded") }
+        case "pause":
+            guard mine == .joined else { return .failure(refusal(409, "member is \(mine.rawValue)", code: "state")) }
+            conversation.members[index].state = .held
+        case "resume":
+            guard mine == .held else { return .failure(refusal(409, "member is \(mine.rawValue)", code: "state")) }
+            conversation.members[index].state = .joined
+        case "merge":
+            return merge(&s, &conversation, id, body, at: index, ignoresEnded: ignoresEnded)
+        case "unmerge":
+            return unmerge(&s, &conversation, id, body, at: index)
+        default:
+            return .failure(refusal(404, "no such conversation action: \(action)"))
+        }
+        if !(bugs.contains(.versionNotBumped) && (action == "pause" || action == "resume")) {
+            conversation.version += 1
+        }
+        s.conversations[id] = conversation
+        let event = conversation.ended ? "ended" : (action == "join" ? "joined" : "updated")
+        let reason = conversation.ended ? conversation.endedReason : nil
+        // Tell every other member who was still in the conversation before this change.
+        for member in before where member.device != body.device && member.state != .left {
+            if let n = notice(s.devices[member.device]?.apnsToken, to: member.device, uuid: id, event: event,
+                              by: body.device,
+                              about: conversation, reason: reason) { notices.append(n) }
+        }
+        return .success((conversation.json(), notices))
+    }
 
     /// `merge`: the other conversation's members move into this one, which the device joins; the other ends.
     private func merge(_ s: inout State, _ conversation: inout ServerConversation, _ id: String, _ body: MemberBody,
