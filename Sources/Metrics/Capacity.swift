@@ -104,11 +104,7 @@ public enum CapacityAnalysis {
         var passedBefore: Double?
         for end in (first + width - 1)...max(first + width - 1, last) {
             let seconds = (end - width + 1)...end
-            var histogram: SparseHistogram?
-            for s in seconds {
-                guard let h = intervals[s], !h.isEmpty else { continue }
-                histogram = histogram.map { $0.adding(h) } ?? h
-            }
+            let histogram = CapacityAnalysis.merged(intervals, over: seconds)
             guard let histogram, histogram.totalCount >= Int64(spec.minimumSamples) else { continue }
             let calls = seconds.reduce(Int64(0)) { $0 + (perSecond[$1] ?? 0) }
             let value = statisticValue(histogram, statistic)
@@ -128,6 +124,17 @@ public enum CapacityAnalysis {
             }
         }
         return result
+    }
+
+    /// The per-second histograms of `seconds` added into one (seconds without samples skipped); nil when none had
+    /// any. One sliding window of the capacity search and of the harness's own judgement.
+    static func merged(_ intervals: [Int: SparseHistogram], over seconds: ClosedRange<Int>) -> SparseHistogram? {
+        var histogram: SparseHistogram?
+        for s in seconds {
+            guard let h = intervals[s], !h.isEmpty else { continue }
+            histogram = histogram.map { $0.adding(h) } ?? h
+        }
+        return histogram
     }
 
     static func statisticValue(_ histogram: SparseHistogram, _ statistic: Threshold.Statistic) -> Int64 {

@@ -87,11 +87,7 @@ public enum HarnessSaturationAnalysis {
         var lastGood: Double?
         for end in (first + width - 1)...max(first + width - 1, last) {
             let seconds = (end - width + 1)...end
-            var histogram: SparseHistogram?
-            for s in seconds {
-                guard let h = intervals[s], !h.isEmpty else { continue }
-                histogram = histogram.map { $0.adding(h) } ?? h
-            }
+            let histogram = CapacityAnalysis.merged(intervals, over: seconds)
             guard let histogram, histogram.totalCount >= Int64(limit.minimumSamples) else { continue }
             let delivered = rate(started, seconds)
             let lag = histogram.value(atPercentile: limit.percentile)
