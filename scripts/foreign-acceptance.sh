@@ -8,7 +8,7 @@
 #      10, and `callstorm replay` of one repro reproducing it; correct mode 0 violations over ≥ 2,000 pairs.
 # Writes $OUT/results.md (a Markdown table) and keeps every run directory under $OUT.
 # Usage: scripts/foreign-acceptance.sh [OUT]   (SKIP_BUILD=1 to use the binaries already built; SECTIONS picks
-# some of "flows races correct", the default all three)
+# some of "flows races correct", the default all three; FLOWS and RACE_RUNS narrow a quick check)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
@@ -16,7 +16,7 @@ OUT=${1:-Reports/foreign-acceptance-$(date -u +%Y%m%dT%H%M%SZ)}
 BIN=${CALLSTORM_BIN:-$PWD/.build/release/callstorm}
 TESTS=$PWD/.build/debug/callstormPackageTests.xctest
 EXAMPLE=Scenarios/examples/foreign-server.yaml
-FLOWS="incoming-1to1 outgoing-1to1 declined hold-resume group-call merge-unmerge group-merge"
+FLOWS=${FLOWS:-incoming-1to1 outgoing-1to1 declined hold-resume group-call merge-unmerge group-merge}
 RACE_RUNS=${RACE_RUNS:-10}
 SECTIONS=" ${SECTIONS:-flows races correct} "
 mkdir -p "$OUT"
