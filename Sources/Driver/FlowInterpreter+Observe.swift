@@ -16,8 +16,8 @@ extension FlowInterpreter {
         return deviceChanged(local, now: now, &ctx)
     }
 
-    /// While the flow waits on something only a poll can show (connected, a remote end), it polls after a
-    /// jittered interval (±50 %, the call's seeded stream, so a seed repeats its polls).
+    /// While the flow waits on something only a poll can show (connected, a remote end, a member's arrival), it
+    /// polls after a jittered interval (±50 %, the call's seeded stream, so a seed repeats its polls).
     mutating func armPoll(now: UInt64) {
         guard let poll = config.pollNanos else { return }
         let jitter = 0.5 + script.rng.nextUnit()
@@ -28,7 +28,7 @@ extension FlowInterpreter {
     mutating func pollDue(token: UInt64, now: UInt64) {
         guard token == waitToken else { return }
         switch waiting {
-        case .end(let local, let uuid), .connected(let local, let uuid):
+        case .end(let local, let uuid), .connected(let local, let uuid), .member(let local, let uuid, _):
             emit(.poll(device: local, conversation: uuid))
             armPoll(now: now)
         default:

@@ -86,6 +86,8 @@ struct FlowInterpreter {
             advance(now: now, planned: now, &ctx)
         case .connected(let d, let c) where d == local && manager.conversations[c]?.state != .joining:
             advance(now: now, planned: now, &ctx)
+        case .member(let d, let c, let m) where d == local && !Self.mustWait(for: m, in: c, by: d, ctx.devices):
+            advance(now: now, planned: now, &ctx)
         default:
             break
         }
@@ -150,7 +152,22 @@ struct FlowInterpreter {
                 return waitFor(.connected(device: local, conversation: uuid), now: now)
             }
         }
+        if case .unmerge(let name, let role, _) = step.kind, let uuid = known.conversations[name],
+           let member = roles[role], Self.mustWait(for: member, in: uuid, by: local, ctx.devices) {
+            // A member is split off only once this device sees it connected (an app offers no other).
+            script.retryLastStep()
+            return waitFor(.member(device: local, conversation: uuid, member: member), now: now)
+        }
         return perform(step, by: local, now: now, planned: planned, &ctx)
+    }
+
+    /// Whether `local` must wait before acting on `member` in `uuid`: its conversation is live but does not show
+    /// the member connected yet. A conversation that is over needs no wait (the action is refused as ended).
+    static func mustWait(for member: Int, in uuid: String, by local: Int, _ devices: DeviceModel) -> Bool {
+        guard member != local, let c = devices[local].manager.conversations[uuid],
+              c.state == .joined || c.state == .paused else { return false }
+        let handle = devices[member].identity.handle.value
+        return !c.activeRemoteMembers.contains { $0.value == handle }
     }
 
     /// A cleanup end of a conversation someone else's cleanup (or the server) already ended for this device.
@@ -267,6 +284,10 @@ struct FlowInterpreter {
             count("flow.connect_not_observed")
             script.skipStep()  // skip the step that waited
             fail("the callee's answer never reached the caller", now: now, &ctx)
+        case .member:
+            count("flow.member_not_observed")
+            script.skipStep()
+            fail("the member's arrival never reached this device", now: now, &ctx)
         default: break
         }
     }

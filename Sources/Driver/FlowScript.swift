@@ -11,6 +11,9 @@ enum Waiting: Equatable {
     case end(device: Int, conversation: String)
     /// An outgoing conversation must be connected (a callee answered) before its caller acts on it.
     case connected(device: Int, conversation: String)
+    /// A device must see a member in a conversation, connected, before it acts on that member (unmerges it): the
+    /// join or merge that brought the member in may have reached the server without this device being told.
+    case member(device: Int, conversation: String, member: Int)
     case verification(outstanding: Int, attempt: Int, mismatched: Bool)
     /// A `together` step: this many of its actions are still out.
     case race(outstanding: Int)

@@ -69,14 +69,17 @@ final class ForeignRaceTests: XCTestCase {
     struct Found {
         var report: CheckReport
         var races: Int
+        /// Planned races that never started (no idle devices).
+        var dropped: Int64
         /// Replays (of 10) of the repro of `replaying` that broke it again.
         var reproduced = 0
     }
 
-    /// Runs the race scenario against a fresh server; with `replaying`, then replays that rule's likeliest
-    /// repro file 10 times against the same server, as `callstorm replay` does.
-    private func race(_ flows: String, bugs: Set<ForeignCallServer.Bug>, replaying rule: Rule? = nil) throws
-        -> Found {
+    /// Runs the race scenario against a fresh server (with `devices` instead of the example's 1,200); with
+    /// `replaying`, then replays that rule's likeliest repro file 10 times against the same server, as
+    /// `callstorm replay` does.
+    private func race(_ flows: String, bugs: Set<ForeignCallServer.Bug>, devices: Int? = nil,
+                      replaying rule: Rule? = nil) throws -> Found {
         let gatewayPort = try CustomAPIExample.freePort()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("foreign-race-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -84,10 +87,13 @@ final class ForeignRaceTests: XCTestCase {
         let foreign = try ForeignServerTests.secured(gatewayPort: gatewayPort, in: dir, bugs: bugs)
         return try ForeignServerTests.serving(foreign) { port in
             let outcome = try ForeignServerTests.run(foreign, port: port, gatewayPort: gatewayPort, in: dir) {
-                String($0[..<$0.range(of: "\nload:")!.lowerBound]) + "\n" + flows
+                let head = String($0[..<$0.range(of: "\nload:")!.lowerBound])
+                let sized = devices.map { head.replacingOccurrences(of: "devices: 1200", with: "devices: \($0)") }
+                return (sized ?? head) + "\n" + flows
             }
             let check = try XCTUnwrap(HistoryCheck.run(outcome.runDirectory))
-            var found = Found(report: check.report, races: check.races.races)
+            var found = Found(report: check.report, races: check.races.races,
+                              dropped: outcome.result.recorder.counters["calls.dropped.no_idle_device"] ?? 0)
             guard let rule else { return found }
             guard let index = check.races.likeliestToReplay(rule, in: check.report),
                   let file = check.repros[index + 1] else {
@@ -102,9 +108,11 @@ final class ForeignRaceTests: XCTestCase {
     func testCorrectModeShowsNoViolationOverTwoThousandConflictingPairs() throws {
         var pairs = 0
         for flows in [Self.mergeVsEnd, Self.unmergeVsJoin] {
-            // 100 races a second for 10 s each: over 2,000 conflicting pairs in all.
+            // 100 races a second for 10 s each: over 2,000 conflicting pairs in all. A race call holds up to 4
+            // devices for ~3 s (polls, verification), so 1,200 devices would turn arrivals away.
             let found = try race(flows.replacingOccurrences(of: "rate: 40/s, for: 4s", with: "rate: 100/s, for: 10s"),
-                                 bugs: [])
+                                 bugs: [], devices: 3000)
+            XCTAssertEqual(found.dropped, 0, "every planned race ran")
             XCTAssertEqual(found.report.violations, [], "\(found.report.violations.prefix(3))")
             pairs += found.races
         }

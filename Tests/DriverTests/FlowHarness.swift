@@ -52,6 +52,8 @@ final class FlowHarness {
         /// Polls asked for and not yet answered (the harness answers them from the fake target's views).
         var polls: [(device: Int, conversation: String)] = []
         var pollCount = 0
+        /// Every poll asked for, with the instant it was asked.
+        var polled: [(device: Int, conversation: String, at: UInt64)] = []
         var finals: [FinalView] = []
         var notes: [String] = []
         var completed = false
@@ -63,6 +65,7 @@ final class FlowHarness {
     var finished: [ActionRecord] { seen.finished }
     var sent: [(request: ActionRequest, at: UInt64)] { seen.sent }
     var pollCount: Int { seen.pollCount }
+    var polled: [(device: Int, conversation: String, at: UInt64)] { seen.polled }
     var finals: [FinalView] { seen.finals }
     var notes: [String] { seen.notes }
     var completed: Bool { seen.completed }
@@ -112,6 +115,7 @@ final class FlowHarness {
             case .poll(let local, let uuid):
                 seen.polls.append((local, uuid))
                 seen.pollCount += 1
+                seen.polled.append((local, uuid, now))
             case .fetchViews(let uuids): seen.viewFetches += uuids
             case .finalView(let view): seen.finals.append(view)
             case .note(let line, _): seen.notes.append(line)
@@ -222,6 +226,9 @@ struct FakeTarget {
     }
 
     var conversations: [String: Conversation] = [:]
+    /// A merge is answered with the merged conversation's view, as the reference target does; false for a server
+    /// whose answer says only that it merged (the device then learns the new members some other way).
+    var mergeAnswerHasView = true
     private var created = 0
 
     mutating func perform(_ r: ActionRequest, _ devices: DeviceModel) -> (ActionAnswer, [Push]) {
@@ -254,6 +261,7 @@ struct FakeTarget {
             }
             second.ended = true
             conversations[other] = second
+            if mergeAnswerHasView { answer.view = view(r.conversation, devices) }
         case .unmerge:
             guard let m = r.member else { break }
             conversations[r.conversation]?.set(m, "left")

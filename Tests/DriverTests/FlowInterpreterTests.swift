@@ -257,3 +257,59 @@ final class AlreadyEndedTests: XCTestCase {
         XCTAssertEqual(harness.count("calls.failed"), 1, "\(harness.counts)")
     }
 }
+
+/// A member change the device is not told of: a server that answers a merge without the merged view and sends no
+/// event pushes. The merging device splits a member off only once it sees that member, so it polls for it.
+final class MemberChangePollingTests: XCTestCase {
+    /// `joinsPushed`: answers still reach callers by push (only the merge goes untold).
+    private func silentMerge(poll: UInt64?, joinsPushed: Bool = false) -> FlowHarness {
+        let config = FlowConfig(actionTimeoutNanos: 5_000_000_000, behavior: Behavior(), verifyViews: false,
+                                pollNanos: poll)
+        let harness = FlowHarness(builtin: "merge-unmerge", config: config)
+        harness.lostEvents = Set(["ended", "updated", "merged", "split"]).union(joinsPushed ? [] : ["joined"])
+        harness.target.mergeAnswerHasView = false
+        harness.begin()
+        harness.run()
+        return harness
+    }
+
+    private func sentAt(_ harness: FlowHarness, _ op: ActionOp) -> UInt64? {
+        harness.sent.first { $0.request.op == op }?.at
+    }
+
+    func testAnUnmergeWaitsForAPollThatShowsTheMergedMember() throws {
+        let harness = silentMerge(poll: 250_000_000)
+        XCTAssertEqual(harness.count("calls.completed"), 1, "\(harness.counts) \(harness.notes) \(harness.outcomes)")
+        XCTAssertEqual(harness.count("flow.member_not_observed"), 0)
+        let merged = try XCTUnwrap(sentAt(harness, .merge))
+        let unmerged = try XCTUnwrap(sentAt(harness, .unmerge))
+        let a = harness.local("a")
+        let first = try XCTUnwrap(harness.sent.first { $0.request.op == .merge }?.request.conversation)
+        // The flow waits 1 s after the merge, then polls the merged conversation until it shows c.
+        let polls = harness.polled.filter { $0.device == a && $0.conversation == first && $0.at > merged }
+        XCTAssertFalse(polls.isEmpty, "\(harness.polled)")
+        XCTAssertTrue(polls.allSatisfy { $0.at >= merged + 1_000_000_000 && $0.at <= unmerged }, "\(polls)")
+        XCTAssertGreaterThan(unmerged, merged + 1_000_000_000, "the unmerge waited for the poll")
+    }
+
+    func testWithoutPollingAMemberNeverSeenIsNotSplitOffAndTheCallFails() {
+        let harness = silentMerge(poll: nil, joinsPushed: true)
+        XCTAssertEqual(harness.pollCount, 0)
+        XCTAssertEqual(harness.count("flow.member_not_observed"), 1, "\(harness.counts)")
+        XCTAssertEqual(harness.count("calls.failed"), 1, "\(harness.counts)")
+        XCTAssertNil(sentAt(harness, .unmerge), "no unmerge of a member the device cannot see")
+    }
+
+    func testAMemberTheMergeAnswerShowedNeedsNoPoll() throws {
+        let config = FlowConfig(actionTimeoutNanos: 5_000_000_000, behavior: Behavior(), verifyViews: false,
+                                pollNanos: 250_000_000)
+        let harness = FlowHarness(builtin: "merge-unmerge", config: config)
+        harness.begin()
+        harness.run()
+        XCTAssertEqual(harness.count("calls.completed"), 1, "\(harness.counts) \(harness.notes)")
+        let merged = try XCTUnwrap(sentAt(harness, .merge))
+        let unmerged = try XCTUnwrap(sentAt(harness, .unmerge))
+        XCTAssertEqual(unmerged, merged + 1_000_000_000, "the unmerge follows the 1 s wait at once")
+        XCTAssertTrue(harness.polled.allSatisfy { $0.at <= merged || $0.at > unmerged }, "\(harness.polled)")
+    }
+}
