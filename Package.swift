@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "WebSocket", dependencies: ["Determinism"]),
 
         // MARK: - I/O modules
-        .target(name: "Transport", dependencies: ["CCurl", "CLinux", "EventPolling"]),
+        .target(name: "Transport", dependencies: ["CCurl", "CLinux", "EventPolling", "Locking"]),
         .target(name: "Credentials", dependencies: ["CSSL"]),
         // Client WebSockets (ws, wss) on the transport's per-worker event threads.
         .target(name: "WebSocketClient", dependencies: [

@@ -91,11 +91,11 @@ final class DevicePushSink: PushSink {
             return PushSinkAnswer(rejection: Self.rejection(status), goAway: decision.goAway)
         case .drop:
             // APNs accepted it; it never reaches the phone (dropped, or the phone is offline).
-            worker.queue.async { worker.acceptedButDropped() }
+            worker.post { worker.acceptedButDropped() }
             return PushSinkAnswer(rejection: nil, goAway: decision.goAway)
         case .deliver:
             let (wait, count, held) = (decision.delayNanos, decision.copies, decision.holdNanos)
-            worker.queue.async { worker.accepted(push, local: local, delay: wait, copies: count, hold: held) }
+            worker.post { worker.accepted(push, local: local, delay: wait, copies: count, hold: held) }
             return PushSinkAnswer(rejection: nil, goAway: decision.goAway)
         }
     }

@@ -58,25 +58,30 @@ struct TargetAPI: Sendable {
                                    endpoint: endpoint), missing)
     }
 
+    /// Fills `${name}` from `vars`, byte by byte (names are ASCII): this runs for every header, path and body of
+    /// every request, and the Character-wise scan it replaces was ~2 % of the vs-locust client's CPU.
+    /// A `$` not opening a closed `${…}` is copied as it is.
     static func render(_ template: String, _ vars: [String: String], _ missing: inout [String]) -> String {
-        var out = ""
-        out.reserveCapacity(template.utf8.count + 32)
-        var rest = Substring(template)
-        while let dollar = rest.firstIndex(of: "$") {
-            let after = rest.index(after: dollar)
-            guard after < rest.endIndex, rest[after] == "{",
-                  let close = rest[after...].firstIndex(of: "}") else {
-                out += rest[...dollar]
-                rest = rest[after...]
-                continue
+        var template = template
+        return template.withUTF8 { bytes -> String in
+            guard bytes.contains(UInt8(ascii: "$")) else { return String(decoding: bytes, as: UTF8.self) }
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count + 64)
+            var i = 0
+            while i < bytes.count {
+                let byte = bytes[i]
+                guard byte == UInt8(ascii: "$"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "{"),
+                      let close = bytes[(i + 2)...].firstIndex(of: UInt8(ascii: "}")) else {
+                    out.append(byte)
+                    i += 1
+                    continue
+                }
+                let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[(i + 2)..<close]), as: UTF8.self)
+                if let value = vars[name] { out.append(contentsOf: value.utf8) } else { missing.append(name) }
+                i = close + 1
             }
-            out += rest[..<dollar]
-            let name = String(rest[rest.index(after: after)..<close])
-            if let value = vars[name] { out += value } else { missing.append(name) }
-            rest = rest[rest.index(after: close)...]
+            return String(decoding: out, as: UTF8.self)
         }
-        out += rest
-        return out
     }
 
     /// Values the endpoint's `capture` paths find in a response body.

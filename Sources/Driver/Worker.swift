@@ -37,6 +37,10 @@ final class Worker: @unchecked Sendable {
     let api: TargetAPI
     let config: FlowConfig
 
+    /// Runs `work` on the queue, on the worker's own event thread: for hand-overs from other threads (the push
+    /// gateway's), which `queue.async` would pay for with a pool thread's wake-up each.
+    func post(_ work: @escaping () -> Void) { io.events.post(work) }
+
     var index: Int { arrivals.worker }
     var loadStart: UInt64 { arrivals.loadStart }
     var devices: DeviceModel {

@@ -99,12 +99,11 @@ public final class RecorderCheckpointer {
 
     private static func write(segments: [(Int, RecorderImage)], snapshot: (Int, RecorderImage)?,
                               segmentsFD: Int32, snapshotURL: URL) {
-        let encoder = JSONEncoder()
         if !segments.isEmpty {
-            var bytes = Data()
+            var bytes: [UInt8] = []
             for (number, image) in segments {
-                guard let line = try? encoder.encode(StoredSegment(segment: number, recorder: image)) else { continue }
-                bytes.append(line)
+                guard let line = encoded("segment", number, image) else { continue }
+                bytes.append(contentsOf: line)
                 bytes.append(10)
             }
             bytes.withUnsafeBytes { buffer in
@@ -117,10 +116,20 @@ public final class RecorderCheckpointer {
             }
             fsync(segmentsFD)
         }
-        if let (number, image) = snapshot,
-           let data = try? encoder.encode(StoredSnapshot(segments: number, recorder: image)) {
-            RunResults.replace(snapshotURL, with: data)
+        if let (number, image) = snapshot, let bytes = encoded("segments", number, image) {
+            RunResults.replace(snapshotURL, with: Data(bytes))
         }
+    }
+
+    /// `{"<key>": number, "recorder": image}`, written by hand (`RecorderImage.appendJSON`); nil for an image
+    /// JSON cannot carry (a non-finite gauge, which `Recorder.gauge` already refuses), as `JSONEncoder` threw.
+    static func encoded(_ key: StaticString, _ number: Int, _ image: RecorderImage) -> [UInt8]? {
+        var bytes: [UInt8] = Array("{\"".utf8)
+        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: "\":\(number),\"recorder\":".utf8)
+        guard image.appendJSON(to: &bytes) else { return nil }
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
     }
 }
 
@@ -133,16 +142,4 @@ final class PendingCheckpoints: Sendable {
         var writerScheduled = false
     }
     let state = Mutex(State())
-}
-
-/// One line of `<stem>.segments.jsonl`.
-struct StoredSegment: Encodable {
-    let segment: Int
-    let recorder: RecorderImage
-}
-
-/// The snapshot file: the recorder, and how many segments (numbers 1...segments) complete it.
-struct StoredSnapshot: Encodable {
-    let segments: Int
-    let recorder: RecorderImage
 }

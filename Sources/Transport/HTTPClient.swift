@@ -239,10 +239,11 @@ public final class HTTPClient: @unchecked Sendable {
         if timeoutMillis < 0 {
             return  // curl needs no timeout: an armed one fires harmlessly
         } else if timeoutMillis == 0 {
-            // curl forbids re-entering socket_action from its callback: run it right after.
+            // curl forbids re-entering socket_action from its callback: run it right after, on this thread
+            // (a post, not a queue.async: no pool thread woken per request).
             if !actionScheduled {
                 actionScheduled = true
-                queue.async { [weak self] in
+                events.post { [weak self] in
                     guard let self else { return }
                     self.actionScheduled = false
                     self.socketAction(CURL_SOCKET_TIMEOUT, 0)

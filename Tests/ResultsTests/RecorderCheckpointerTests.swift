@@ -100,4 +100,26 @@ final class RecorderCheckpointerTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("recorder-w0.segments.jsonl"), "\(error)")
         }
     }
+    /// The hand-written checkpoint JSON reads back as the same recorder `JSONEncoder`'s does, names that need
+    /// escaping and awkward doubles included.
+    func testHandWrittenCheckpointJSONReadsBackAsJSONEncodersDoes() throws {
+        var recorder = Recorder(runStartNanos: 123)
+        for second in 0..<4 { recordSecond(second, into: &recorder) }
+        recorder.record("we\"ird\\name\u{1}é", micros: 77, atNanos: 2_100_000_000)
+        recorder.count("c\"q", by: 9, atNanos: 1_000_000_000)
+        for (i, value) in [0.1, 1e-7, 1e20, -0.0, 97.125, 5].enumerated() {
+            recorder.gauge("g", value: value, atNanos: UInt64(i) * 1_000_000_000)
+        }
+        _ = recorder.detachSeries(before: 2)  // totals without some seconds, as a snapshot has them
+        let image = recorder.image
+        let bytes = try XCTUnwrap(RecorderCheckpointer.encoded("segments", 4, image))
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        XCTAssertEqual(object["segments"] as? Int, 4)
+        let recorderJSON = try JSONSerialization.data(withJSONObject: try XCTUnwrap(object["recorder"]))
+        let mine = try JSONDecoder().decode(Recorder.self, from: recorderJSON)
+        let theirs = try JSONDecoder().decode(Recorder.self, from: JSONEncoder().encode(image))
+        XCTAssertEqual(mine, theirs)
+        XCTAssertEqual(mine, recorder)
+
+    }
 }

@@ -143,4 +143,44 @@ final class EventThreadTests: XCTestCase {
             events.stop()
         }
     }
+    func testPostedWorkRunsOnTheQueueInOrderFromAnyThreadAndMorePostedWhileRunningRunsToo() {
+        let events = EventThread(queue: queue, name: "test.events")
+        let done = expectation(description: "all ran")
+        let total = 2_000  // more than one batch's share, so the rest must carry over to the next batch
+        nonisolated(unsafe) var seen: [Int] = []
+        nonisolated(unsafe) var offQueue = 0
+        let key = key
+        DispatchQueue.global().async {
+            for i in 0..<total {
+                events.post {
+                    if DispatchQueue.getSpecific(key: key) != 1 { offQueue += 1 }
+                    seen.append(i)
+                    if i == total - 1 {
+                        events.post { done.fulfill() }  // posted from the queue itself, while draining
+                    }
+                }
+            }
+        }
+        wait(for: [done], timeout: 30)
+        queue.sync {
+            XCTAssertEqual(seen, Array(0..<total))
+            XCTAssertEqual(offQueue, 0)
+            events.stop()
+        }
+    }
+
+    func testWorkPostedAfterStopStillRunsOnTheQueue() {
+        let events = EventThread(queue: queue, name: "test.events")
+        queue.sync { events.stop() }
+        // The thread may still be ending: either way the work runs, once, on the queue.
+        let ran = expectation(description: "ran")
+        nonisolated(unsafe) var onQueue = false
+        let key = key
+        events.post {
+            onQueue = DispatchQueue.getSpecific(key: key) == 1
+            ran.fulfill()
+        }
+        wait(for: [ran], timeout: 10)
+        XCTAssertTrue(onQueue)
+    }
 }

@@ -1,0 +1,95 @@
+// MARK: - The checkpoint's JSON, written by hand
+
+/// The same JSON `JSONEncoder` makes of a `RecorderImage` (same keys, read back by `Recorder(from:)`), written
+/// straight into bytes. Every worker writes one snapshot a second and a segment with it; through `JSONEncoder`
+/// that was ~6 % of the vs-locust client's CPU (its boxing of every integer of every sparse histogram).
+extension RecorderImage {
+    /// Appends the image as one JSON object; false (and `out` unchanged) when a gauge holds a value JSON cannot
+    /// carry (infinity, NaN), for which the caller keeps `JSONEncoder`'s behaviour.
+    public func appendJSON(to out: inout [UInt8]) -> Bool {
+        for series in gauges.values where series.values.contains(where: { !$0.isFinite }) { return false }
+        var w = JSONBytes(out: out)
+        w.raw("{\"runStartNanos\":"); w.int(runStartNanos)
+        w.raw(",\"lowestDiscernibleValue\":"); w.int(lowestDiscernibleValue)
+        w.raw(",\"highestTrackableValue\":"); w.int(highestTrackableValue)
+        w.raw(",\"significantDigits\":"); w.int(significantDigits)
+        w.raw(",\"histograms\":"); w.object(histograms) { w, h in w.histogram(h) }
+        w.raw(",\"intervals\":")
+        w.object(intervals) { w, seconds in w.object(seconds) { w, h in w.histogram(h) } }
+        w.raw(",\"counters\":"); w.object(counters) { w, v in w.int(v) }
+        w.raw(",\"counterSeries\":"); w.object(counterSeries) { w, s in w.object(s) { w, v in w.int(v) } }
+        w.raw(",\"gauges\":"); w.object(gauges) { w, s in w.object(s) { w, v in w.raw(v.description) } }
+        w.raw("}")
+        out = w.out
+        return true
+    }
+}
+
+/// A byte buffer with the few JSON shapes a recorder image needs.
+struct JSONBytes {
+    var out: [UInt8]
+
+    mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { out.append(contentsOf: $0) }
+    }
+
+    mutating func raw(_ text: String) { out.append(contentsOf: text.utf8) }
+
+    mutating func int<T: BinaryInteger>(_ value: T) { out.append(contentsOf: String(value).utf8) }
+
+    mutating func string(_ value: String) {
+        out.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                out.append(UInt8(ascii: "\\"))
+                out.append(byte)
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: Array("\\u00".utf8))
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 15)])
+            default:
+                out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// A dictionary as a JSON object; integer keys become strings, as `JSONEncoder` writes them.
+    mutating func object<Key, Value>(_ dictionary: [Key: Value], _ value: (inout JSONBytes, Value) -> Void) {
+        out.append(UInt8(ascii: "{"))
+        var first = true
+        for (key, element) in dictionary {
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            string("\(key)")
+            out.append(UInt8(ascii: ":"))
+            value(&self, element)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    mutating func array<T: BinaryInteger>(_ values: [T]) {
+        out.append(UInt8(ascii: "["))
+        for (i, v) in values.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            int(v)
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+
+    /// `SparseHistogram.encode(to:)`'s keys.
+    mutating func histogram(_ h: SparseHistogram) {
+        raw("{\"lowestDiscernibleValue\":"); int(h.layout.lowestDiscernibleValue)
+        raw(",\"highestTrackableValue\":"); int(h.layout.highestTrackableValue)
+        raw(",\"significantDigits\":"); int(h.layout.significantDigits)
+        raw(",\"indices\":"); array(h.indices)
+        raw(",\"counts\":"); array(h.counts)
+        raw(",\"totalCount\":"); int(h.totalCount)
+        raw(",\"overflowCount\":"); int(h.overflowCount)
+        raw(",\"min\":"); int(h.min)
+        raw(",\"max\":"); int(h.max)
+        out.append(UInt8(ascii: "}"))
+    }
+}
