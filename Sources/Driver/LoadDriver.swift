@@ -119,6 +119,7 @@ public final class LoadDriver: @unchecked Sendable {
     public func lateCounters() -> [String: Int64] {
         var all: [String: Int64] = [:]
         for worker in workers {
+            worker.io.events.waitUntilStopped()  // what the sink posted runs on the event thread, then it ends
             worker.queue.sync {}
             all.merge(worker.books.lateCounts.withLock { $0 }, uniquingKeysWith: +)
         }

@@ -42,6 +42,8 @@ public final class EventThread: @unchecked Sendable {
     private var handlers: [UInt32: Entry] = [:]
     private var nextID: UInt32 = 1
     private let mailbox = Mutex(Mailbox())
+    /// Left when the run loop has ended and run the last posted work.
+    private let exited = DispatchGroup()
 
     /// Posted work, and whether the thread will look at it without another eventfd write: it is awake (in a
     /// batch) or a write is already on its way.
@@ -68,7 +70,11 @@ public final class EventThread: @unchecked Sendable {
             // Out of descriptors before the first call: no driver worker can run without its event thread.
             fatalError("\(name): \(error.call) failed with errno \(error.errno); raise the open-file limit")
         }
-        let thread = Thread { [self] in run() }
+        exited.enter()
+        let thread = Thread { [self] in
+            run()
+            exited.leave()
+        }
         thread.name = name
         thread.start()
     }
@@ -120,6 +126,13 @@ public final class EventThread: @unchecked Sendable {
         case true?: poller.wake()
         case false?: break
         }
+    }
+
+    /// Waits until the thread, after `stop`, has run everything posted before and ended: a barrier for work
+    /// posted from other threads, which `queue.sync {}` alone is not (that work may still sit in the mailbox).
+    /// Never call it on `queue`: the last posted work runs there.
+    public func waitUntilStopped() {
+        exited.wait()
     }
 
     /// Ends the thread after its current batch; it closes the epoll set then. Never waits, so it is safe on `queue`.
