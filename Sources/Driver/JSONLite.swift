@@ -67,6 +67,7 @@ enum JSONLite {
         private mutating func object(depth: Int) -> Value? {
             index += 1  // {
             var fields: [String: Value] = [:]
+            fields.reserveCapacity(8)  // a view or a push has a handful of keys: no rehash while they go in
             skipSpace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
                 index += 1
@@ -197,8 +198,18 @@ enum JSONLite {
                 return index - from
             }
             let intStart = index
-            guard digits() > 0 else { return nil }
-            if bytes[intStart] == 0x30 && index - intStart > 1 { return nil }  // no leading zeros
+            let intDigits = digits()
+            guard intDigits > 0 else { return nil }
+            if bytes[intStart] == 0x30 && intDigits > 1 { return nil }  // no leading zeros
+            // Integers (versions, epoch milliseconds, statuses) up to 15 digits are exact in a Double: no String
+            // and no strtod for them.
+            if intDigits <= 15, index == bytes.count || (bytes[index] != UInt8(ascii: ".") &&
+                                                        bytes[index] != UInt8(ascii: "e") &&
+                                                        bytes[index] != UInt8(ascii: "E")) {
+                var v: Int64 = 0
+                for i in intStart..<index { v = v * 10 + Int64(bytes[i] - 0x30) }
+                return .number(intStart > start ? -Double(v) : Double(v))
+            }
             if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
                 index += 1
                 guard digits() > 0 else { return nil }
