@@ -93,4 +93,13 @@ final class SocketRunTests: XCTestCase {
         let html = try String(contentsOf: outcome.runDirectory.appendingPathComponent("report.html"), encoding: .utf8)
         XCTAssertFalse(html.contains("<section id=\"sockets\">"))
     }
+
+    func testTheShippedExampleRunsEveryBuiltInFlowWithOnPushSockets() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let scenario = try ScenarioLoader.load(contentsOf: root.appendingPathComponent("Scenarios/websocket.yaml").path)
+            .get()
+        XCTAssertEqual(scenario.device.socket, .onPush)
+        XCTAssertEqual(Set(scenario.mix.map(\.flow)), Set(BuiltinFlows.names))
+    }
 }
