@@ -34,16 +34,22 @@ private final class HostileSession: WebSocketSession {
 }
 
 final class BadServerFrameTests: XCTestCase {
-    func testEachBadFrameClosesOnlyItsSocketWithTheRightCodeAndIsCounted() throws {
+    /// The hostile server, a client pool, and one open socket on `/good` (which echoes).
+    private func serveWithAGoodSocket() throws -> (HostileSession, HTTPServer, ClientHarness, UInt64) {
         let session = HostileSession()
         let server = HTTPServer(handler: HTTPClosureHandler { request, respond in
             respond(WebSocketUpgrade.accept(request, session: session))
         })
         try server.start()
         let client = ClientHarness()
-        defer { client.shutDown(); server.stop() }
         let good = try client.open("ws://127.0.0.1:\(server.port)/good")
         client.waitOpen(good)
+        return (session, server, client, good)
+    }
+
+    func testEachBadFrameClosesOnlyItsSocketWithTheRightCodeAndIsCounted() throws {
+        let (session, server, client, good) = try serveWithAGoodSocket()
+        defer { client.shutDown(); server.stop() }
         let cases: [(String, String, CloseCode)] = [
             ("/bad-opcode", "bad_opcode", .protocolError), ("/masked", "masked_server_frame", .protocolError),
             ("/oversize", "oversize", .messageTooBig), ("/utf8", "invalid_utf8", .invalidPayload),
@@ -72,15 +78,8 @@ final class BadServerFrameTests: XCTestCase {
     }
 
     func testAPausedSocketReadsNothingUntilItResumes() throws {
-        let session = HostileSession()
-        let server = HTTPServer(handler: HTTPClosureHandler { request, respond in
-            respond(WebSocketUpgrade.accept(request, session: session))
-        })
-        try server.start()
-        let client = ClientHarness()
+        let (session, server, client, good) = try serveWithAGoodSocket()
         defer { client.shutDown(); server.stop() }
-        let good = try client.open("ws://127.0.0.1:\(server.port)/good")
-        client.waitOpen(good)
         client.onQueue { $0.setReading(good, paused: true) }
         XCTAssertTrue(client.onQueue { $0.send(good, text: "stalled") }, "a paused socket still writes")
         XCTAssertTrue(client.wait { session.echoed.withLock { $0 } == ["stalled"] })
