@@ -90,6 +90,16 @@ final class SocketRunTests: XCTestCase {
         }
     }
 
+    func testForegroundDevicesConnectWhenTheUserActsAndTheirActionsWaitForTheSocket() throws {
+        try run("foreground", mix: "hold-resume: 100") { _, c in
+            XCTAssertNil(c[MetricName.pushToSocket], "the push alone opens no socket: \(c)")
+            XCTAssertGreaterThan(c["socket.actions.queued"] ?? 0, 0, "an answer waits for the socket it opened: \(c)")
+            XCTAssertGreaterThan(c["socket.actions.pause"] ?? 0, 0, "\(c)")
+            XCTAssertGreaterThan(c[MetricName.socketClosedDevice] ?? 0, 0, "closed after the linger: \(c)")
+            XCTAssertTrue(Books(counters: c).balanced, "\(Books(counters: c).problems)")
+        }
+    }
+
     func testWithoutSocketsNothingSocketIsCounted() throws {
         try run("none") { outcome, c in
             XCTAssertTrue(c.keys.filter { $0.hasPrefix("socket.") || $0.hasPrefix("push_to_s") }.isEmpty, "\(c)")
