@@ -45,7 +45,7 @@ final class ForeignServerTests: XCTestCase {
             try Self.run(foreign, port: port, gatewayPort: gatewayPort, in: dir, trace: trace, edit: edit)
         }
         probe(foreign)
-        if pushTo == nil, !pushesRefused { XCTAssertEqual(foreign.pushesFailed.load(ordering: .relaxed), 0) }
+        if pushTo == nil, !pushesRefused { XCTAssertEqual(foreign.pushesFailed, 0) }
         return outcome
     }
 
