@@ -3,7 +3,7 @@ extension ScenarioDecoder {
     mutating func api(_ node: YAMLNode) -> APIMapping? {
         guard let fields = fields(of: node, in: "'target.api'",
                                   known: APIMapping.operations + ["push", "view", "already_ended", "socket"],
-                                  required: ["register", "start", "end"]) else { return nil }
+                                  required: ["register", "start"]) else { return nil }
         var endpoints: [String: APIMapping.Endpoint] = [:]
         var used: [(mark: Mark, name: String)] = []
         for op in APIMapping.operations {
@@ -16,6 +16,9 @@ extension ScenarioDecoder {
             var socketUsed: [(mark: Mark, name: String)] = []
             mapping.socket = socket(node, &socketUsed)
             checkKnownVariables(socketUsed, captured: captured.union(["request.id"]))
+        }
+        if mapping.endpoints["end"] == nil, mapping.socket?.actions["end"] == nil, fields["end"] == nil {
+            report(fields.mark, "'target.api' is missing the required key 'end' (or 'target.api.socket.actions.end')")
         }
         if let node = fields["push"], let push = pushFields(node) { mapping.push = push }
         if let node = fields["view"] { mapping.view = viewMapping(node) }
@@ -35,7 +38,9 @@ extension ScenarioDecoder {
         for flow in flows {
             for step in flow.allSteps {
                 guard let op = Self.operation(of: step.kind) else { continue }
-                let satisfied = api.endpoints[op] != nil || (op == "decline" && api.endpoints["end"] != nil)
+                // An operation mapped only over the socket is mapped (its `expect` is then any success).
+                let mapped = { (op: String) in api.endpoints[op] != nil || api.socket?.actions[op] != nil }
+                let satisfied = mapped(op) || (op == "decline" && mapped("end"))
                 if !satisfied {
                     report(mark, "flow '\(flow.name)' step '\(step.name)' needs 'target.api.\(op)'")
                 }

@@ -23,6 +23,8 @@ final class DialectCallServer: HTTPHandler, WebSocketSession, @unchecked Sendabl
     private let pusher: TestPushSender
     let socketsOpened = Atomic<Int>(0)
     let messagesReceived = Atomic<Int>(0)
+    /// Requests for routes it does not have (a device sending a member action over HTTP would land here).
+    let unknownRoutes = Atomic<Int>(0)
 
     /// `caFile` and `signer` for an `https` gateway that verifies tokens, as `TestPushSender` takes them.
     init(gatewayURL: String, caFile: String? = nil, signer: ProviderTokenSigner? = nil) {
@@ -37,7 +39,11 @@ final class DialectCallServer: HTTPHandler, WebSocketSession, @unchecked Sendabl
     // MARK: - HTTP
 
     func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
-        respond(route(request))
+        let response = route(request)
+        if response.status == 404, response.body == Array("unknown route".utf8) {
+            unknownRoutes.add(1, ordering: .relaxed)
+        }
+        respond(response)
     }
 
     private func route(_ r: HTTPRequest) -> HTTPResponse {

@@ -90,7 +90,9 @@ struct DialectCalls {
     mutating func act(_ action: String, by who: String, on id: String) -> Result<Change, Refusal> {
         guard var call = calls[id] else { return .failure(Refusal(code: "unknown", text: "no call \(id)")) }
         if call.over { return .failure(.over(id)) }
-        guard let i = call.index(who) else { return .failure(Refusal(code: "forbidden", text: "\(who) is not a party")) }
+        guard let i = call.index(who) else {
+            return .failure(Refusal(code: "forbidden", text: "\(who) is not a party"))
+        }
         let notify = call.parties.filter(\.present).map(\.who)
         let status = call.parties[i].status
         var event = "call.state"

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Locking
+import struct Synchronization.Atomic
 import TextEscaping
 import WebSocket
 
@@ -40,6 +41,8 @@ final class DialectSwitchboard: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Actions that came over sockets and were answered (accepted or refused).
+    let actionsAnswered = Atomic<Int>(0)
     /// The server's wall clock in epoch ms, for `ts` (a test may fix it).
     private let now: @Sendable () -> Int
 
@@ -105,6 +108,7 @@ final class DialectSwitchboard: Sendable {
             return peer.send(text: Self.refusal(ref: ref, DialectCalls.Refusal(
                 code: "bad", text: "an action needs \"do\" (\(known)) and \"callId\"")))
         }
+        actionsAnswered.add(1, ordering: .relaxed)
         switch act(action, by: user, on: id) {
         case .success(let call): peer.send(text: "{\"ref\":\(ref),\"ok\":true,\"call\":\(call.json)}")
         case .failure(let refusal): peer.send(text: Self.refusal(ref: ref, refusal))
@@ -141,7 +145,8 @@ final class DialectSwitchboard: Sendable {
     }
 
     static func refusal(ref: String, _ refusal: DialectCalls.Refusal) -> String {
-        "{\"ref\":\(ref),\"ok\":false,\"error\":{\"code\":\"\(refusal.code)\",\"text\":\(JSONText.quote(refusal.text))}}"
+        let error = "{\"code\":\"\(refusal.code)\",\"text\":\(JSONText.quote(refusal.text))}"
+        return "{\"ref\":\(ref),\"ok\":false,\"error\":\(error)}"
     }
 
     /// A JSON value written back as it came (the `ref` echo): a string stays a string, a number a number.

@@ -72,8 +72,8 @@ final class DialectSwitchboardTests: XCTestCase {
 
     func testAWrongKeyOrUnknownUserClosesWith4003() {
         let board = board()
-        for (id, auth) in [(UInt64(1), "{\"user\":\"u1\",\"key\":\"nope\"}"), (2, "{\"user\":\"u9\",\"key\":\"key-u9\"}"),
-                           (3, "{\"user\":\"u1\"}")] {
+        let auths = ["{\"user\":\"u1\",\"key\":\"nope\"}", "{\"user\":\"u9\",\"key\":\"key-u9\"}", "{\"user\":\"u1\"}"]
+        for (id, auth) in zip(UInt64(1)..., auths) {
             let peer = RecordingPeer(id)
             board.opened(peer)
             board.received("{\"auth\":\(auth)}", from: peer)

@@ -56,7 +56,7 @@ enum ProviderTokenText {
                 .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
         }
         let now = Int(Date().timeIntervalSince1970)
-        return b64("{\"alg\":\"ES256\",\"kid\":\"ALTSERVER1\"}") + "." + b64("{\"iss\":\"ALTTEAM123\",\"iat\":\(now)}") +
-            ".c2lnbmF0dXJl"
+        return b64("{\"alg\":\"ES256\",\"kid\":\"ALTSERVER1\"}") + "."
+            + b64("{\"iss\":\"ALTTEAM123\",\"iat\":\(now)}") + ".c2lnbmF0dXJl"
     }
 }
