@@ -2,8 +2,8 @@
 extension ScenarioDecoder {
     static let socketKeys = ["url", "headers", "hello", "events", "actions", "reply"]
     static let socketReplyKeys = ["id", "status", "body", "ok", "error", "already_ended"]
-    static let socketEventKeys = ["conversation", "event", "joined", "ended", "view", "capabilities", "handle",
-                                  "reason", "into", "version", "sent_at", "ignore"]
+    static let socketEventKeys = ["conversation", "event", "joined", "ended", "merged", "split", "view",
+                                  "capabilities", "handle", "reason", "into", "version", "sent_at", "ignore"]
 
     /// `socket`, `socket_reconnect` and `socket_linger` of the `device:` section.
     mutating func deviceSocket(_ fields: Fields, into profile: inout DeviceProfile) {

@@ -51,22 +51,31 @@ struct DialectCalls {
         let text: String
 
         static func over(_ id: String) -> Refusal { Refusal(code: "over", text: "call \(id) is over") }
+        static func unknown(_ id: String) -> Refusal { Refusal(code: "unknown", text: "no call \(id)") }
     }
 
-    /// What an action did: the call after it, the event word the parties are told, and whom to tell (every
-    /// party present before it, the actor included).
+    /// One event an action causes: its word, the call it is about (`callId` on the wire), the view it carries
+    /// (another call's for `call.merged` and `call.split`: the one the party is in now), and whom to tell.
+    struct Note: Equatable {
+        let event: String
+        let subject: String
+        let call: Call
+        let to: [String]
+    }
+
+    /// What an action did: the call after it, the call a split made, and the events it causes.
     struct Change: Equatable {
         let call: Call
-        let event: String
-        let notify: [String]
+        var newCall: Call?
+        let notes: [Note]
     }
 
-    static let actions: Set<String> = ["answer", "reject", "leave", "hold", "unhold"]
+    static let actions: Set<String> = ["answer", "reject", "leave", "hold", "unhold", "merge", "split"]
 
     /// User id → the secret it registered (its APNs token, which the socket's auth message must repeat).
     private(set) var secrets: [String: String] = [:]
-    private(set) var calls: [String: Call] = [:]
-    private var created = 0
+    var calls: [String: Call] = [:]
+    var created = 0
 
     mutating func register(_ user: String, secret: String) { secrets[user] = secret }
 
@@ -86,9 +95,16 @@ struct DialectCalls {
             .sorted { $0.callId < $1.callId }
     }
 
-    /// One party's action under the server's rules.
-    mutating func act(_ action: String, by who: String, on id: String) -> Result<Change, Refusal> {
-        guard var call = calls[id] else { return .failure(Refusal(code: "unknown", text: "no call \(id)")) }
+    /// One party's action under the server's rules; `other` is the call merged in (`merge`) or the party split
+    /// off (`split`).
+    mutating func act(_ action: String, by who: String, on id: String, other: String = "")
+        -> Result<Change, Refusal> {
+        switch action {
+        case "merge": return merge(id, with: other, by: who)
+        case "split": return split(id, party: other, by: who)
+        default: break
+        }
+        guard var call = calls[id] else { return .failure(.unknown(id)) }
         if call.over { return .failure(.over(id)) }
         guard let i = call.index(who) else {
             return .failure(Refusal(code: "forbidden", text: "\(who) is not a party"))
@@ -111,6 +127,6 @@ struct DialectCalls {
         if call.over { event = "call.over" }
         call.rev += 1
         calls[id] = call
-        return .success(Change(call: call, event: event, notify: notify))
+        return .success(Change(call: call, notes: [Note(event: event, subject: id, call: call, to: notify)]))
     }
 }

@@ -56,7 +56,8 @@ final class DialectSocketRunTests: XCTestCase {
         XCTAssertGreaterThan(started, 50, "\(c)", file: file, line: line)
         XCTAssertGreaterThanOrEqual(Double(c["calls.completed"] ?? 0), 0.99 * Double(started),
                                     "\(c) \(outcome.result.notes)", file: file, line: line)
-        for flow in ["incoming-1to1", "outgoing-1to1", "declined", "hold-resume", "group-call"] {
+        for flow in ["incoming-1to1", "outgoing-1to1", "declined", "hold-resume", "group-call", "merge-unmerge",
+                     "group-merge"] {
             XCTAssertGreaterThan(c["flow.\(flow).completed"] ?? 0, 0, "\(flow): \(c)", file: file, line: line)
         }
         XCTAssertEqual(c["observe.polls"] ?? 0, 0, "no device polls: the socket tells them", file: file, line: line)

@@ -22,8 +22,11 @@ extension WebSocketPeer: DialectPeer {}
 ///     device → server   {"auth":{"user","key"}}                     first; key = the APNs token it registered
 ///     server → device   {"type":"session.ready","user","ts"}        then a call.state for each call it is in
 ///     device → server   {"ref","do":"answer|reject|leave|hold|unhold","callId"}
-///     server → device   {"ref","ok":true,"call":{view}}  or  {"ref","ok":false,"error":{"code","text"}}
-///     server → device   {"type":"call.ring|call.answered|call.state|call.over","call":{view},"ts"}
+///                       {"ref","do":"merge","callId","other"}  {"ref","do":"split","callId","party"}
+///     server → device   {"ref","ok":true,"call":{view}[,"newCall":{view}]}  or
+///                       {"ref","ok":false,"error":{"code","text"}}
+///     server → device   {"type":"call.ring|call.answered|call.state|call.over","callId","call":{view},"ts"}
+///                       {"type":"call.merged|call.split","callId","into","call":{the call now in},"ts"}
 ///
 /// Close codes: 4001 for anything but auth first, 4003 for a user or key it does not know, 1003 for binary.
 /// Thread rules: every method may be called from any thread; state is under one lock, and events are queued to
@@ -62,19 +65,21 @@ final class DialectSwitchboard: Sendable {
     func dial(from caller: String, to callees: [String]) -> DialectCalls.Call {
         state.withLock { s in
             let call = s.calls.dial(from: caller, to: callees)
-            tell(call.parties.map(\.who), event("call.ring", call), in: s)
+            tell(call.parties.map(\.who), event(DialectCalls.Note(event: "call.ring", subject: call.callId,
+                                                                    call: call, to: [])), in: s)
             return call
         }
     }
 
     func call(_ id: String) -> DialectCalls.Call? { state.withLock { $0.calls.calls[id] } }
 
-    /// One party's action: the event goes to every party present before it (the actor too).
-    func act(_ action: String, by who: String, on id: String) -> Result<DialectCalls.Call, DialectCalls.Refusal> {
+    /// One party's action; the events it causes are queued to their sockets before the lock is released.
+    func act(_ action: String, by who: String, on id: String, other: String = "")
+        -> Result<DialectCalls.Change, DialectCalls.Refusal> {
         state.withLock { s in
-            s.calls.act(action, by: who, on: id).map { change in
-                tell(change.notify, event(change.event, change.call), in: s)
-                return change.call
+            s.calls.act(action, by: who, on: id, other: other).map { change in
+                for note in change.notes { tell(note.to, event(note), in: s) }
+                return change
             }
         }
     }
@@ -109,8 +114,11 @@ final class DialectSwitchboard: Sendable {
                 code: "bad", text: "an action needs \"do\" (\(known)) and \"callId\"")))
         }
         actionsAnswered.add(1, ordering: .relaxed)
-        switch act(action, by: user, on: id) {
-        case .success(let call): peer.send(text: "{\"ref\":\(ref),\"ok\":true,\"call\":\(call.json)}")
+        let other = object["other"] as? String ?? object["party"] as? String ?? ""
+        switch act(action, by: user, on: id, other: other) {
+        case .success(let change):
+            let split = change.newCall.map { ",\"newCall\":\($0.json)" } ?? ""
+            peer.send(text: "{\"ref\":\(ref),\"ok\":true,\"call\":\(change.call.json)\(split)}")
         case .failure(let refusal): peer.send(text: Self.refusal(ref: ref, refusal))
         }
     }
@@ -127,7 +135,9 @@ final class DialectSwitchboard: Sendable {
             s.sockets[peer.id]?.user = user
             s.byUser[user, default: []].insert(peer.id)
             peer.send(text: "{\"type\":\"session.ready\",\"user\":\(JSONText.quote(user)),\"ts\":\(now())}")
-            for call in s.calls.live(for: user) { peer.send(text: event("call.state", call)) }
+            for call in s.calls.live(for: user) {
+                peer.send(text: event(DialectCalls.Note(event: "call.state", subject: call.callId, call: call, to: [])))
+            }
             return true
         }
         if !accepted { peer.close(CloseCode(4003), reason: "unknown user or key") }
@@ -140,8 +150,11 @@ final class DialectSwitchboard: Sendable {
         }
     }
 
-    private func event(_ type: String, _ call: DialectCalls.Call) -> String {
-        "{\"type\":\"\(type)\",\"call\":\(call.json),\"ts\":\(now())}"
+    /// An event on the wire: `into` only when the view is another call than the one it is about.
+    private func event(_ note: DialectCalls.Note) -> String {
+        let into = note.call.callId == note.subject ? "" : ",\"into\":\"\(note.call.callId)\""
+        return "{\"type\":\"\(note.event)\",\"callId\":\"\(note.subject)\"\(into),\"call\":\(note.call.json),"
+            + "\"ts\":\(now())}"
     }
 
     static func refusal(ref: String, _ refusal: DialectCalls.Refusal) -> String {

@@ -45,16 +45,16 @@ final class DialectSwitchboardTests: XCTestCase {
         var calls = DialectCalls()
         let call = calls.dial(from: "a", to: ["b", "c"])
         XCTAssertEqual(call.phase, "ringing")
-        XCTAssertEqual(try calls.act("answer", by: "b", on: call.callId).get().event, "call.answered")
+        XCTAssertEqual(try calls.act("answer", by: "b", on: call.callId).get().notes.first?.event, "call.answered")
         XCTAssertEqual(calls.calls[call.callId]?.phase, "live")
         XCTAssertEqual(try calls.act("hold", by: "a", on: call.callId).get().call.phase, "onhold")
         XCTAssertEqual(calls.act("hold", by: "c", on: call.callId), .failure(
             DialectCalls.Refusal(code: "conflict", text: "cannot hold while alerting")))
         XCTAssertEqual(try calls.act("reject", by: "c", on: call.callId).get().call.phase, "onhold")
         let over = try? calls.act("leave", by: "b", on: call.callId).get()
-        XCTAssertEqual(over?.event, "call.over")
+        XCTAssertEqual(over?.notes.first?.event, "call.over")
         XCTAssertEqual(over?.call.cause, "hangup")
-        XCTAssertEqual(over?.notify, ["a", "b"], "the parties present before the change, the actor too")
+        XCTAssertEqual(over?.notes.first?.to, ["a", "b"], "the parties present before the change, the actor too")
         XCTAssertEqual(over?.call.rev, 5)
         XCTAssertEqual(calls.act("leave", by: "a", on: call.callId), .failure(.over(call.callId)))
     }
@@ -130,6 +130,37 @@ final class DialectSwitchboardTests: XCTestCase {
         XCTAssertEqual(replies.map { $0["ok"] as? Bool }, [false, true, false, false, false])
         XCTAssertEqual(replies.map { ($0["error"] as? [String: Any])?["code"] as? String },
                        ["conflict", nil, "over", "bad", "unknown"])
+    }
+
+    func testAMergeEndsTheOtherCallAndItsPartiesHearCallMergedIntoTheCallTheyAreInNow() throws {
+        let board = board(users: ["a", "b", "c"])
+        let (a, b, c) = (signedIn(board, "a", id: 1), signedIn(board, "b", id: 2), signedIn(board, "c", id: 3))
+        let first = board.dial(from: "a", to: ["b"])
+        let second = board.dial(from: "a", to: ["c"])
+        board.received("{\"ref\":1,\"do\":\"answer\",\"callId\":\"\(first.callId)\"}", from: b)
+        board.received("{\"ref\":2,\"do\":\"answer\",\"callId\":\"\(second.callId)\"}", from: c)
+        board.received("{\"ref\":3,\"do\":\"merge\",\"callId\":\"\(first.callId)\",\"other\":\"\(second.callId)\"}",
+                       from: a)
+        let reply = try XCTUnwrap(a.sent.last { $0["ref"] as? Int == 3 })
+        XCTAssertEqual(reply["ok"] as? Bool, true, "\(reply)")
+        let merged = try XCTUnwrap(c.sent.last)
+        XCTAssertEqual(merged["type"] as? String, "call.merged")
+        XCTAssertEqual(merged["callId"] as? String, second.callId)
+        XCTAssertEqual(merged["into"] as? String, first.callId)
+        XCTAssertEqual((merged["call"] as? [String: Any])?["callId"] as? String, first.callId)
+        XCTAssertEqual(b.sent.last?["type"] as? String, "call.state")
+        XCTAssertNil(b.sent.last?["into"], "an event about the call it carries has no into")
+        XCTAssertEqual(board.call(second.callId)?.cause, "merged")
+        XCTAssertEqual(board.call(first.callId)?.parties.map(\.who), ["a", "b", "c"])
+
+        board.received("{\"ref\":4,\"do\":\"split\",\"callId\":\"\(first.callId)\",\"party\":\"c\"}", from: a)
+        let split = try XCTUnwrap(a.sent.last { $0["ref"] as? Int == 4 })
+        let fresh = try XCTUnwrap((split["newCall"] as? [String: Any])?["callId"] as? String)
+        XCTAssertEqual(c.sent.last?["type"] as? String, "call.split")
+        XCTAssertEqual(c.sent.last?["callId"] as? String, first.callId)
+        XCTAssertEqual(c.sent.last?["into"] as? String, fresh)
+        XCTAssertEqual(board.call(fresh)?.parties.map(\.status), ["held", "talking"])
+        XCTAssertEqual(board.call(first.callId)?.phase, "live", "a and b are still together")
     }
 
     func testOverRealSocketsTheUpgradeNeedsItsHeaderAndAnAuthenticatedSocketHearsTheRing() throws {
