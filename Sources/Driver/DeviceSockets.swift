@@ -26,8 +26,8 @@ final class DeviceSockets {
     /// Reads server→device messages with `events` (like pushes) and the scenario's view mapping.
     let reader: ViewReader
     let replyID: JSONPath?
-    let replyStatus: JSONPath?
-    let replyBody: JSONPath?
+    /// Reads a reply's status (or ok flag) and body as an HTTP answer.
+    let reply: SocketReplyReader
     let eventName: JSONPath?
     /// Pool socket id ↔ the device (worker-local index) it belongs to.
     var device: [UInt64: Int] = [:]
@@ -48,8 +48,7 @@ final class DeviceSockets {
         self.mapping = mapping
         self.reader = ViewReader(view: view, push: mapping.events)
         replyID = JSONPath(mapping.reply.id)
-        replyStatus = mapping.reply.status.flatMap(JSONPath.init)
-        replyBody = mapping.reply.body.flatMap(JSONPath.init)
+        reply = SocketReplyReader(mapping.reply)
         eventName = JSONPath(mapping.events.event)
     }
 

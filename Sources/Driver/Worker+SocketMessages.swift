@@ -42,15 +42,11 @@ extension Worker {
         value.stringValue ?? value.intValue.map(String.init)
     }
 
-    /// The reply to an action: its status (200 when the mapping names none) and body, handed to the action's
-    /// completion exactly like an HTTP response.
+    /// The reply to an action: its status (or ok flag; 200 when the mapping names neither) and body, handed to
+    /// the action's completion exactly like an HTTP response.
     private func socketReply(_ id: String, _ root: JSONLite.Value, _ bytes: [UInt8]) {
         guard let sockets, let outgoing = sockets.outgoing.removeValue(forKey: id) else { return }
-        var status = 200
-        if let path = sockets.replyStatus { status = path.value(in: root)?.intValue ?? 0 }
-        var body = bytes
-        if let path = sockets.replyBody { body = path.value(in: root).map { Array($0.text.utf8) } ?? [] }
-        outgoing.completion(.success(ClientResponse(status: status, body: body)), outgoing.endpoint)
+        outgoing.completion(.success(sockets.reply.response(root, bytes)), outgoing.endpoint)
     }
 
     /// Sends `op` over the device's socket when the mapping puts it there: at once when the socket is open,
