@@ -64,6 +64,13 @@ final class DialectSocketRunTests: XCTestCase {
         XCTAssertGreaterThan(Int64(server.actions), 2 * started, "member actions went over the socket",
                              file: file, line: line)
         XCTAssertEqual(server.unknown, 0, "no member action was sent over HTTP", file: file, line: line)
+        XCTAssertEqual(c.filter { $0.key.hasPrefix("errors.") }, [:], file: file, line: line)
+        let opened = c["socket.opened"] ?? 0
+        XCTAssertGreaterThan(opened, 0, "\(c)", file: file, line: line)
+        XCTAssertEqual(opened, (c["socket.closed.device"] ?? 0) + (c["socket.closed.server"] ?? 0)
+                       + (c["socket.lost"] ?? 0) + (c["socket.open_at_stop"] ?? 0), "the socket books balance",
+                       file: file, line: line)
+        XCTAssertGreaterThan(c["socket.events.ignored"] ?? 0, 0, "session.ready after each auth", file: file, line: line)
         XCTAssertEqual(c["views.mismatched"] ?? 0, 0, "\(outcome.result.notes)", file: file, line: line)
         let check = try XCTUnwrap(HistoryCheck.run(outcome.runDirectory), file: file, line: line)
         XCTAssertEqual(check.report.violations, [], "\(check.report.violations.prefix(3))", file: file, line: line)
@@ -75,6 +82,14 @@ final class DialectSocketRunTests: XCTestCase {
             server = ($0.board.actionsAnswered.load(ordering: .relaxed), $0.unknownRoutes.load(ordering: .relaxed))
         })
         try assertEveryFlowCompletes(outcome, server)
+        // Only woken apps open sockets: the callees of each call, and callers when they act.
+        let c = outcome.result.recorder.counters
+        XCTAssertLessThan(c["socket.opened"] ?? 0, c["devices.registered"] ?? 0, "\(c)")
+        XCTAssertGreaterThan(c["socket.actions.queued"] ?? 0, 0, "a caller's first action waits for its socket")
+        for metric in ["push_to_socket", "push_to_state"] {
+            let histogram = try XCTUnwrap(outcome.result.recorder.histograms[metric], metric)
+            XCTAssertGreaterThan(histogram.totalCount, 0, metric)
+        }
     }
 
     func testAppsHoldingTheirSocketFromRegistrationCompleteTheSameFlows() throws {
@@ -83,6 +98,8 @@ final class DialectSocketRunTests: XCTestCase {
             server = ($0.board.actionsAnswered.load(ordering: .relaxed), $0.unknownRoutes.load(ordering: .relaxed))
         }, edit: { $0.replacingOccurrences(of: "device: { socket: on_push }", with: "device: { socket: always }") })
         try assertEveryFlowCompletes(outcome, server)
+        let c = outcome.result.recorder.counters
+        XCTAssertEqual(c["socket.opened"], c["devices.registered"], "every app holds its socket from registration")
     }
 
     func testTheExampleValidates() throws {
