@@ -15,7 +15,7 @@ extension DialectCalls {
         let before = call.parties.filter(\.present).map(\.who)
         let moved = other.parties.filter { $0.who != who && $0.present && call.index($0.who) == nil }
         call.parties.append(contentsOf: moved)
-        call.parties[mine].status = "talking"
+        call.parties[mine].status = .talking
         call.rev += 1
         other.end("merged")
         other.rev += 1
@@ -35,12 +35,12 @@ extension DialectCalls {
               party != who, call.parties[moved].connected else {
             return .failure(Refusal(code: "conflict", text: "a split needs another connected party"))
         }
-        call.parties[moved].status = "dropped"
+        call.parties[moved].status = .dropped
         if call.parties.filter(\.present).count < 2 { call.end("hangup") }
         call.rev += 1
         created += 1
-        let fresh = Call(callId: "sw-\(created)-split", parties: [Party(who: who, status: "held"),
-                                                                   Party(who: party, status: "talking")])
+        let fresh = Call(callId: "sw-\(created)-split", parties: [Party(who: who, status: .held),
+                                                                   Party(who: party, status: .talking)])
         (calls[id], calls[fresh.callId]) = (call, fresh)
         let left = call.parties.filter { $0.present || $0.who == who }.map(\.who)
         return .success(Change(call: call, newCall: fresh, notes: [

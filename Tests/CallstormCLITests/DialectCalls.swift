@@ -8,37 +8,46 @@ import Foundation
 /// lives while two parties are in it (talking, held or still alerting); `rev` counts its changes and `cause`
 /// says why it is over (`declined`, `hangup`).
 struct DialectCalls {
+    /// A party's status, in the server's words on the wire.
+    enum Status: String {
+        case alerting, talking, held, dropped
+
+        var isIn: Bool { self != .dropped }
+        var isConnected: Bool { self == .talking || self == .held }
+    }
+
     struct Party: Equatable {
         let who: String
-        var status: String
-        var present: Bool { status != "dropped" }
-        var connected: Bool { status == "talking" || status == "held" }
+        var status: Status
+        var present: Bool { status.isIn }
+        var connected: Bool { status.isConnected }
     }
 
     struct Call: Equatable {
         let callId: String
         var parties: [Party]
         var rev = 1
-        var over = false
+        /// Why it is over; nil while it is not.
         var cause: String?
+
+        var over: Bool { cause != nil }
 
         var phase: String {
             if over { return "over" }
             let connected = parties.filter(\.connected)
             if connected.count < 2 { return "ringing" }
-            return connected.contains { $0.status == "held" } ? "onhold" : "live"
+            return connected.contains { $0.status == .held } ? "onhold" : "live"
         }
 
         func index(_ who: String) -> Int? { parties.firstIndex { $0.who == who } }
 
         mutating func end(_ why: String) {
-            over = true
-            cause = cause ?? why
-            for i in parties.indices { parties[i].status = "dropped" }
+            if cause == nil { cause = why }
+            for i in parties.indices { parties[i].status = .dropped }
         }
 
         var json: String {
-            let parties = self.parties.map { "{\"who\":\"\($0.who)\",\"status\":\"\($0.status)\"}" }
+            let parties = self.parties.map { "{\"who\":\"\($0.who)\",\"status\":\"\($0.status.rawValue)\"}" }
                 .joined(separator: ",")
             let cause = self.cause.map { ",\"cause\":\"\($0)\"" } ?? ""
             return "{\"callId\":\"\(callId)\",\"phase\":\"\(phase)\",\"rev\":\(rev)\(cause),\"parties\":[\(parties)]}"
@@ -83,8 +92,8 @@ struct DialectCalls {
     mutating func dial(from caller: String, to callees: [String]) -> Call {
         created += 1
         let id = "sw-\(created)-\(UUID().uuidString.prefix(8).lowercased())"
-        let call = Call(callId: id, parties: [Party(who: caller, status: "talking")]
-                        + callees.map { Party(who: $0, status: "alerting") })
+        let call = Call(callId: id, parties: [Party(who: caller, status: .talking)]
+                        + callees.map { Party(who: $0, status: .alerting) })
         calls[id] = call
         return call
     }
@@ -113,16 +122,16 @@ struct DialectCalls {
         let status = call.parties[i].status
         var event = "call.state"
         switch action {
-        case "answer" where status == "alerting":
-            call.parties[i].status = "talking"
+        case "answer" where status == .alerting:
+            call.parties[i].status = .talking
             event = "call.answered"
-        case "reject" where status == "alerting", "leave" where status != "dropped":
-            call.parties[i].status = "dropped"
+        case "reject" where status == .alerting, "leave" where status != .dropped:
+            call.parties[i].status = .dropped
             if call.parties.filter(\.present).count < 2 { call.end(action == "reject" ? "declined" : "hangup") }
-        case "hold" where status == "talking": call.parties[i].status = "held"
-        case "unhold" where status == "held": call.parties[i].status = "talking"
+        case "hold" where status == .talking: call.parties[i].status = .held
+        case "unhold" where status == .held: call.parties[i].status = .talking
         default:
-            return .failure(Refusal(code: "conflict", text: "cannot \(action) while \(status)"))
+            return .failure(Refusal(code: "conflict", text: "cannot \(action) while \(status.rawValue)"))
         }
         if call.over { event = "call.over" }
         call.rev += 1

@@ -30,20 +30,16 @@ final class DialectSocketRunTests: XCTestCase {
         directories.append(dir)
         let (caFile, signer) = try ForeignServerTests.pushCredentials(in: dir)
         let server = DialectCallServer(gatewayURL: "https://127.0.0.1:\(gatewayPort)", caFile: caFile, signer: signer)
-        let http = HTTPServer(handler: server)
-        try http.start()
-        defer {
-            http.stop()
-            server.close()
-        }
         let key = dir.appendingPathComponent("key.pem").path
         let auth = "deadline: 2s, auth: { keys: { \(ForeignServerTests.keyID): \"\(key)\" }, "
             + "team: \(ForeignServerTests.teamID) } }"
         let yaml = try String(contentsOf: Self.example, encoding: .utf8)
             .replacingOccurrences(of: "127.0.0.1:2197", with: "127.0.0.1:\(gatewayPort)")
-            .replacingOccurrences(of: "127.0.0.1:9000", with: "127.0.0.1:\(http.port)")
             .replacingOccurrences(of: "deadline: 2s, tls: false }", with: auth)
-        let outcome = try runScenario(edit(yaml), in: dir, file: "socket-dialect")
+        let outcome = try serving(server) { port in
+            try runScenario(edit(yaml.replacingOccurrences(of: "127.0.0.1:9000", with: "127.0.0.1:\(port)")),
+                            in: dir, file: "socket-dialect")
+        }
         probe(server)
         XCTAssertEqual(server.pushesFailed, 0, "every VoIP push the server sent was accepted by the gateway")
         return outcome

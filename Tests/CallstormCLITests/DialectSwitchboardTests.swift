@@ -159,24 +159,22 @@ final class DialectSwitchboardTests: XCTestCase {
         XCTAssertEqual(c.sent.last?["type"] as? String, "call.split")
         XCTAssertEqual(c.sent.last?["callId"] as? String, first.callId)
         XCTAssertEqual(c.sent.last?["into"] as? String, fresh)
-        XCTAssertEqual(board.call(fresh)?.parties.map(\.status), ["held", "talking"])
+        XCTAssertEqual(board.call(fresh)?.parties.map(\.status), [.held, .talking])
         XCTAssertEqual(board.call(first.callId)?.phase, "live", "a and b are still together")
     }
 
     func testOverRealSocketsTheUpgradeNeedsItsHeaderAndAnAuthenticatedSocketHearsTheRing() throws {
         let server = DialectCallServer(gatewayURL: "http://127.0.0.1:1")
-        let http = HTTPServer(handler: server)
-        try http.start()
-        defer {
-            http.stop()
-            server.close()
-        }
+        try serving(server) { port in try exchange(server, port: port) }
+    }
+
+    private func exchange(_ server: DialectCallServer, port: Int) throws {
         server.board.register("u1", secret: "key-u1")
         server.board.register("u2", secret: "key-u2")
-        let refused = try RealClient(port: http.port, headers: [])
+        let refused = try RealClient(port: port, headers: [])
         XCTAssertTrue(refused.head.hasPrefix("HTTP/1.1 400"), refused.head)
 
-        var client = try RealClient(port: http.port, headers: [("x-app-version", "7")])
+        var client = try RealClient(port: port, headers: [("x-app-version", "7")])
         XCTAssertTrue(client.head.hasPrefix("HTTP/1.1 101"), client.head)
         try client.send("{\"auth\":{\"user\":\"u2\",\"key\":\"key-u2\"}}")
         XCTAssertEqual(client.next()?["type"] as? String, "session.ready")

@@ -73,13 +73,7 @@ final class ForeignServerTests: XCTestCase {
 
     /// Serves `server` on a loopback port for the length of `body`, then stops it.
     static func serving<T>(_ server: ForeignCallServer, _ body: (_ port: Int) throws -> T) throws -> T {
-        let http = HTTPServer(handler: server)
-        try http.start()
-        defer {
-            http.stop()
-            server.close()
-        }
-        return try body(http.port)
+        try CallstormCLITests.serving(server, body)
     }
 
     /// The example shortened to a few seconds.
