@@ -22,7 +22,6 @@ final class DialectCallServer: HTTPHandler, WebSocketSession, @unchecked Sendabl
     let board: DialectSwitchboard
     private let pusher: TestPushSender
     let socketsOpened = Atomic<Int>(0)
-    let messagesReceived = Atomic<Int>(0)
     /// Requests for routes it does not have (a device sending a member action over HTTP would land here).
     let unknownRoutes = Atomic<Int>(0)
 
@@ -90,7 +89,6 @@ final class DialectCallServer: HTTPHandler, WebSocketSession, @unchecked Sendabl
     }
 
     func received(_ message: Message, from peer: WebSocketPeer) {
-        messagesReceived.add(1, ordering: .relaxed)
         guard case .text(let text) = message else {
             return peer.close(.unsupportedData, reason: "text only")
         }

@@ -98,6 +98,14 @@ final class DialectSocketRunTests: XCTestCase {
         XCTAssertEqual(c["socket.opened"], c["devices.registered"], "every app holds its socket from registration")
     }
 
+    func testAppsThatOpenTheirSocketOnlyWhenTheUserActsCompleteTheSameFlows() throws {
+        var server = (actions: 0, unknown: 0)
+        let outcome = try dialectRun(probe: {
+            server = ($0.board.actionsAnswered.load(ordering: .relaxed), $0.unknownRoutes.load(ordering: .relaxed))
+        }, edit: { $0.replacingOccurrences(of: "device: { socket: on_push }", with: "device: { socket: foreground }") })
+        try assertEveryFlowCompletes(outcome, server)
+    }
+
     func testTheExampleValidates() throws {
         let saved = dup(1)
         let null = open("/dev/null", O_WRONLY)
