@@ -81,7 +81,6 @@ final class DialectSocketRunTests: XCTestCase {
         // Only woken apps open sockets: the callees of each call, and callers when they act.
         let c = outcome.result.recorder.counters
         XCTAssertLessThan(c["socket.opened"] ?? 0, c["devices.registered"] ?? 0, "\(c)")
-        XCTAssertGreaterThan(c["socket.actions.queued"] ?? 0, 0, "a caller's first action waits for its socket")
         for metric in ["push_to_socket", "push_to_state"] {
             let histogram = try XCTUnwrap(outcome.result.recorder.histograms[metric], metric)
             XCTAssertGreaterThan(histogram.totalCount, 0, metric)
