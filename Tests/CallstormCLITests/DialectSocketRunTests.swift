@@ -72,12 +72,18 @@ final class DialectSocketRunTests: XCTestCase {
         XCTAssertEqual(check.report.violations, [], "\(check.report.violations.prefix(3))", file: file, line: line)
     }
 
-    func testAppsWokenByPushCompleteEveryFlowItsAPISupportsWithActionsOverTheSocket() throws {
+    /// A run of the example with `device.socket: mode`, checked by `assertEveryFlowCompletes`.
+    private func runWithSockets(_ mode: String) throws -> RunCommand.Outcome {
         var server = (actions: 0, unknown: 0)
         let outcome = try dialectRun(probe: {
             server = ($0.board.actionsAnswered.load(ordering: .relaxed), $0.unknownRoutes.load(ordering: .relaxed))
-        })
+        }, edit: { $0.replacingOccurrences(of: "device: { socket: on_push }", with: "device: { socket: \(mode) }") })
         try assertEveryFlowCompletes(outcome, server)
+        return outcome
+    }
+
+    func testAppsWokenByPushCompleteEveryFlowItsAPISupportsWithActionsOverTheSocket() throws {
+        let outcome = try runWithSockets("on_push")
         // Only woken apps open sockets: the callees of each call, and callers when they act.
         let c = outcome.result.recorder.counters
         XCTAssertLessThan(c["socket.opened"] ?? 0, c["devices.registered"] ?? 0, "\(c)")
@@ -88,21 +94,12 @@ final class DialectSocketRunTests: XCTestCase {
     }
 
     func testAppsHoldingTheirSocketFromRegistrationCompleteTheSameFlows() throws {
-        var server = (actions: 0, unknown: 0)
-        let outcome = try dialectRun(probe: {
-            server = ($0.board.actionsAnswered.load(ordering: .relaxed), $0.unknownRoutes.load(ordering: .relaxed))
-        }, edit: { $0.replacingOccurrences(of: "device: { socket: on_push }", with: "device: { socket: always }") })
-        try assertEveryFlowCompletes(outcome, server)
-        let c = outcome.result.recorder.counters
+        let c = try runWithSockets("always").result.recorder.counters
         XCTAssertEqual(c["socket.opened"], c["devices.registered"], "every app holds its socket from registration")
     }
 
     func testAppsThatOpenTheirSocketOnlyWhenTheUserActsCompleteTheSameFlows() throws {
-        var server = (actions: 0, unknown: 0)
-        let outcome = try dialectRun(probe: {
-            server = ($0.board.actionsAnswered.load(ordering: .relaxed), $0.unknownRoutes.load(ordering: .relaxed))
-        }, edit: { $0.replacingOccurrences(of: "device: { socket: on_push }", with: "device: { socket: foreground }") })
-        try assertEveryFlowCompletes(outcome, server)
+        _ = try runWithSockets("foreground")
     }
 
     func testTheExampleValidates() throws {
