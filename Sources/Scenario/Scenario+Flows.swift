@@ -14,8 +14,9 @@ extension Scenario {
             + "video \(device.supportsVideo ? "on" : "off")"]
         if device.socket != .none {
             let r = device.socketReconnect
-            lines.append("  device socket: \(device.socket.rawValue); linger \(device.socketLingerNanos / 1_000_000) ms; "
-                + "reconnect \(r.baseNanos / 1_000_000) ms ×2 up to \(r.maxNanos / 1_000_000) ms, jitter \(r.jitter)")
+            lines.append("  device socket: \(device.socket.rawValue); "
+                + "linger \(device.socketLingerNanos / 1_000_000) ms; reconnect \(r.baseNanos / 1_000_000) ms ×2 "
+                + "up to \(r.maxNanos / 1_000_000) ms, jitter \(r.jitter)")
         }
         for entry in mix {
             guard let flow = flow(named: entry.flow) else {

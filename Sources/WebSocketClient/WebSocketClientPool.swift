@@ -154,6 +154,15 @@ public final class WebSocketClientPool: @unchecked Sendable {
         flush(socket)
     }
 
+    /// Stops reading the socket (`paused: true`) or starts again: a stalled app, whose server sees its writes
+    /// pile up. Pings, closes and messages wait in the kernel; only an error or hang-up is still read.
+    public func setReading(_ id: UInt64, paused: Bool) {
+        guard let socket = sockets[id], socket.paused != paused else { return }
+        socket.paused = paused
+        guard socket.phase == .ready else { return }
+        setInterest(socket, socket.readInterest | (socket.interest & CLINUX_EPOLLOUT))
+    }
+
     /// Drops the socket with no close frame (an abrupt close; the server sees a lost connection).
     public func abort(_ id: UInt64) {
         guard let socket = sockets[id] else { return }
