@@ -3,7 +3,8 @@ extension ScenarioDecoder {
     mutating func api(_ node: YAMLNode) -> APIMapping? {
         guard let fields = fields(of: node, in: "'target.api'",
                                   known: APIMapping.operations + ["push", "view", "already_ended", "socket"],
-                                  required: ["register", "start"]) else { return nil }
+                                  required: Self.socketActionsEnd(node) ? ["register", "start"]
+                                      : ["register", "start", "end"]) else { return nil }
         var endpoints: [String: APIMapping.Endpoint] = [:]
         var used: [(mark: Mark, name: String)] = []
         for op in APIMapping.operations {
@@ -16,9 +17,6 @@ extension ScenarioDecoder {
             var socketUsed: [(mark: Mark, name: String)] = []
             mapping.socket = socket(node, &socketUsed)
             checkKnownVariables(socketUsed, captured: captured.union(["request.id"]))
-        }
-        if mapping.endpoints["end"] == nil, mapping.socket?.actions["end"] == nil, fields["end"] == nil {
-            report(fields.mark, "'target.api' is missing the required key 'end' (or 'target.api.socket.actions.end')")
         }
         if let node = fields["push"], let push = pushFields(node) { mapping.push = push }
         if let node = fields["view"] { mapping.view = viewMapping(node) }
@@ -46,6 +44,14 @@ extension ScenarioDecoder {
                 }
             }
         }
+    }
+
+    /// Whether `target.api` maps `end` over the socket (`socket.actions.end`), so no HTTP `end` is required.
+    static func socketActionsEnd(_ api: YAMLNode) -> Bool {
+        guard let socket = topLevelValue(api, "socket"), let actions = topLevelValue(socket, "actions") else {
+            return false
+        }
+        return topLevelValue(actions, "end") != nil
     }
 
     /// Every `${name}` must be built in or captured by some endpoint of the mapping.
