@@ -25,9 +25,10 @@ final class DialectCallServer: HTTPHandler, WebSocketSession, @unchecked Sendabl
     /// Requests for routes it does not have (a device sending a member action over HTTP would land here).
     let unknownRoutes = Atomic<Int>(0)
 
-    /// `caFile` and `signer` for an `https` gateway that verifies tokens, as `TestPushSender` takes them.
-    init(gatewayURL: String, caFile: String? = nil, signer: ProviderTokenSigner? = nil) {
-        board = DialectSwitchboard()
+    /// `caFile` and `signer` for an `https` gateway that verifies tokens, as `TestPushSender` takes them;
+    /// `silentEnds` as `DialectSwitchboard` takes it.
+    init(gatewayURL: String, caFile: String? = nil, signer: ProviderTokenSigner? = nil, silentEnds: Bool = false) {
+        board = DialectSwitchboard(silentEnds: silentEnds)
         pusher = TestPushSender(gatewayURL: gatewayURL, caFile: caFile, signer: signer, label: "dialect.push")
     }
 

@@ -22,14 +22,15 @@ final class DialectSocketRunTests: XCTestCase {
 
     /// A run of the example, rewritten by `edit`, against a fresh server whose APNs client speaks HTTP/2 over TLS
     /// to the run's gateway with verified ES256 tokens; `probe` reads the server before it stops.
-    private func dialectRun(probe: (DialectCallServer) -> Void = { _ in },
+    private func dialectRun(silentEnds: Bool = false, probe: (DialectCallServer) -> Void = { _ in },
                             edit: (String) -> String = { $0 }) throws -> RunCommand.Outcome {
         let gatewayPort = try CustomAPIExample.freePort()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dialect-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         directories.append(dir)
         let (caFile, signer) = try ForeignServerTests.pushCredentials(in: dir)
-        let server = DialectCallServer(gatewayURL: "https://127.0.0.1:\(gatewayPort)", caFile: caFile, signer: signer)
+        let server = DialectCallServer(gatewayURL: "https://127.0.0.1:\(gatewayPort)", caFile: caFile, signer: signer,
+                                       silentEnds: silentEnds)
         let key = dir.appendingPathComponent("key.pem").path
         let auth = "deadline: 2s, auth: { keys: { \(ForeignServerTests.keyID): \"\(key)\" }, "
             + "team: \(ForeignServerTests.teamID) } }"
@@ -66,7 +67,8 @@ final class DialectSocketRunTests: XCTestCase {
         XCTAssertEqual(opened, (c["socket.closed.device"] ?? 0) + (c["socket.closed.server"] ?? 0)
                        + (c["socket.lost"] ?? 0) + (c["socket.open_at_stop"] ?? 0), "the socket books balance",
                        file: file, line: line)
-        XCTAssertGreaterThan(c["socket.events.ignored"] ?? 0, 0, "session.ready after each auth", file: file, line: line)
+        XCTAssertGreaterThan(c["socket.events.ignored"] ?? 0, 0, "session.ready after each auth",
+                             file: file, line: line)
         XCTAssertEqual(c["views.mismatched"] ?? 0, 0, "\(outcome.result.notes)", file: file, line: line)
         let check = try XCTUnwrap(HistoryCheck.run(outcome.runDirectory), file: file, line: line)
         XCTAssertEqual(check.report.violations, [], "\(check.report.violations.prefix(3))", file: file, line: line)
@@ -77,7 +79,9 @@ final class DialectSocketRunTests: XCTestCase {
         var server = (actions: 0, unknown: 0)
         let outcome = try dialectRun(probe: {
             server = ($0.board.actionsAnswered.load(ordering: .relaxed), $0.unknownRoutes.load(ordering: .relaxed))
-        }, edit: { $0.replacingOccurrences(of: "device: { socket: on_push }", with: "device: { socket: \(mode) }") })
+        }, edit: {
+            $0.replacingOccurrences(of: "device: { socket: on_push }", with: "device: { socket: \(mode) }")
+        })
         try assertEveryFlowCompletes(outcome, server)
         return outcome
     }
@@ -100,6 +104,40 @@ final class DialectSocketRunTests: XCTestCase {
 
     func testAppsThatOpenTheirSocketOnlyWhenTheUserActsCompleteTheSameFlows() throws {
         _ = try runWithSockets("foreground")
+    }
+
+    /// Both parties hang up one after the other on a server that tells nobody a call is over: the second end is
+    /// refused (`ok: false`, code `over`), and that refusal is an end of a call that had already ended, not an error
+    /// (here both rules say so: `reply.already_ended: [over]`, and a 409 for a call whose end the call has seen in
+    /// the first end's reply; SocketReplyReaderTests pins the first alone).
+    func testAnEndRefusedAsOverIsAnAlreadyEndedCallNotAnError() throws {
+        let flow = """
+            mix: { both-hang-up: 100 }
+            flows:
+              both-hang-up:
+                roles: [caller, callee]
+                steps:
+                  - { name: dial, role: caller, do: start, to: [callee] }
+                  - { name: ring, role: callee, do: await_push }
+                  - { name: answer, role: callee, do: join }
+                  - { name: callee-hangs-up, role: callee, do: end }
+                  - { name: caller-hangs-up, role: caller, do: end }
+            """
+        var refused = 0
+        let outcome = try dialectRun(silentEnds: true, probe: {
+            refused = $0.board.refusedAsOver.load(ordering: .relaxed)
+        }, edit: { yaml in
+            yaml.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("mix:") }
+                .joined(separator: "\n") + flow + "\n"
+        })
+        let c = outcome.result.recorder.counters
+        let started = c["calls.started"] ?? 0
+        XCTAssertGreaterThan(started, 50, "\(c)")
+        XCTAssertEqual(c["calls.completed"], started, "\(c) \(outcome.result.notes)")
+        XCTAssertEqual(Int64(refused), started, "every caller's end was refused as over")
+        XCTAssertEqual(c.filter { $0.key.hasPrefix("errors.") }, [:])
+        let check = try XCTUnwrap(HistoryCheck.run(outcome.runDirectory))
+        XCTAssertEqual(check.report.violations, [], "\(check.report.violations.prefix(3))")
     }
 
     func testTheExampleValidates() throws {

@@ -44,12 +44,18 @@ final class DialectSwitchboard: Sendable {
     }
 
     private let state = Mutex(State())
-    /// Actions that came over sockets and were answered (accepted or refused).
+    /// Actions that came over sockets and were answered (accepted or refused), and those refused as `over`.
     let actionsAnswered = Atomic<Int>(0)
+    let refusedAsOver = Atomic<Int>(0)
     /// The server's wall clock in epoch ms, for `ts` (a test may fix it).
     private let now: @Sendable () -> Int
+    /// Tells nobody that a call is over (no `call.over` event): a party learns it only when its own action on
+    /// the call is refused with `over`.
+    private let silentEnds: Bool
 
-    init(now: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970 * 1000) }) {
+    init(silentEnds: Bool = false,
+         now: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970 * 1000) }) {
+        self.silentEnds = silentEnds
         self.now = now
     }
 
@@ -78,7 +84,9 @@ final class DialectSwitchboard: Sendable {
         -> Result<DialectCalls.Change, DialectCalls.Refusal> {
         state.withLock { s in
             s.calls.act(action, by: who, on: id, other: other).map { change in
-                for note in change.notes { tell(note.to, event(note), in: s) }
+                for note in change.notes where !(silentEnds && note.event == "call.over") {
+                    tell(note.to, event(note), in: s)
+                }
                 return change
             }
         }
@@ -119,7 +127,9 @@ final class DialectSwitchboard: Sendable {
         case .success(let change):
             let split = change.newCall.map { ",\"newCall\":\($0.json)" } ?? ""
             peer.send(text: "{\"ref\":\(ref),\"ok\":true,\"call\":\(change.call.json)\(split)}")
-        case .failure(let refusal): peer.send(text: Self.refusal(ref: ref, refusal))
+        case .failure(let refusal):
+            if refusal.code == "over" { refusedAsOver.add(1, ordering: .relaxed) }
+            peer.send(text: Self.refusal(ref: ref, refusal))
         }
     }
 
