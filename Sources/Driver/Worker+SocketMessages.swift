@@ -12,6 +12,10 @@ extension Worker {
     func socketMessage(_ bytes: [UInt8], from local: Int, now: UInt64) {
         guard let sockets else { return }
         recorder.count("socket.messages", atNanos: now)
+        if let trace = settings.trace, let call = devices[local].callID, trace.traces(call) {
+            trace.push(call: call, device: devices[local].identity.id, pushType: "socket", payload: bytes,
+                       t: now &- books.runStart)
+        }
         let payload: PushPayload?
         switch sockets.messages.classify(bytes, awaiting: { sockets.outgoing[$0] != nil }) {
         case .unreadable:
@@ -32,6 +36,12 @@ extension Worker {
             recorder.record(MetricName.socketEventDelivery, micros: Int64(max(0, nowMillis - sent)) * 1000,
                             atNanos: now)
         }
+        if let journal = books.journal, let uuid = payload?.uuid {
+            // Like a push: some past state of the server, which the history checker weighs as such.
+            journal.history(HistoryText.push(t: now &- books.runStart, device: devices[local].identity.id,
+                                             event: payload?.event ?? "unknown", conversation: uuid,
+                                             into: payload?.into, view: payload?.view))
+        }
         if let uuid = payload?.uuid {
             sockets.lifecycle.heard(local, about: uuid, now: now)
             if let into = payload?.into, into != uuid { sockets.lifecycle.heard(local, about: into, now: now) }
@@ -42,7 +52,7 @@ extension Worker {
     /// Sends `op` over the device's socket when the mapping puts it there: at once when the socket is open,
     /// else after it opens (the app opens it for the user's action). The reply comes back through `completion`
     /// as an HTTP answer would; no reply within `action_timeout` is a timeout. False when `op` goes over HTTP.
-    func sendOverSocket(_ op: String, _ vars: [String: String], device local: Int,
+    func sendOverSocket(_ op: String, _ vars: [String: String], device local: Int, call: Int? = nil,
                         completion: @escaping (Result<ClientResponse, TransportError>, APIMapping.Endpoint?) -> Void)
         -> Bool {
         guard let sockets, let template = sockets.mapping.actions[op] else { return false }
@@ -55,6 +65,8 @@ extension Worker {
         if !missing.isEmpty { recorder.count("api.missing_variable", atNanos: now) }
         let endpoint = api.mapping.endpoints[op] ?? (op == "decline" ? api.mapping.endpoints["end"] : nil)
             ?? APIMapping.Endpoint(method: "WS", path: "")
+        let completion = traced(completion, call: call, device: local, op: op, method: "WS",
+                                url: sockets.mapping.url, body: text)
         sockets.outgoing[id] = DeviceSockets.Outgoing(device: local, text: text, endpoint: endpoint,
                                                       completion: completion)
         schedule(.socketReply(id), at: now + settings.actionTimeoutNanos)
