@@ -28,4 +28,14 @@ final class PushWordTests: XCTestCase {
             XCTAssertEqual(reader.push(Array("{\"event\":\"\(word)\",\"uuid\":\"c1\"}".utf8))?.event, word)
         }
     }
+
+    func testAServersOwnWordIsAnUpdatedPushInTheHistory() {
+        let line = HistoryText.push(t: 1, device: "dev-1", event: "call.state", conversation: "c1", into: nil,
+                                    view: nil)
+        XCTAssertTrue(line.contains("\"event\":\"updated\""), line)
+        for word in HistoryText.pushEvents {
+            XCTAssertTrue(HistoryText.push(t: 1, device: "d", event: word, conversation: "c", into: nil, view: nil)
+                .contains("\"event\":\"\(word)\""), word)
+        }
+    }
 }
