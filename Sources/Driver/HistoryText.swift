@@ -38,8 +38,13 @@ enum HistoryText {
         return out + "}"
     }
 
+    /// The history's push events (the checker's `PushEvent`): a server's own words the mapping did not turn into
+    /// one of them (`call.state`, or none at all) are written as `updated`, a view of the conversation observed.
+    static let pushEvents: Set<String> = ["joined", "updated", "ended", "merged", "split", "voip"]
+
     static func push(t: UInt64, device: String, event: String, conversation: String, into: String?,
                      view: ConversationView?) -> String {
+        let event = pushEvents.contains(event) ? event : "updated"
         var out = "{\"t\":\(t),\"type\":\"push\",\"device\":\"\(device)\",\"event\":\"\(event)\"," +
             "\"conversation\":\"\(conversation)\""
         if let into { out += ",\"into\":\"\(into)\"" }

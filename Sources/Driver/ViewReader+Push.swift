@@ -28,10 +28,19 @@ extension ViewReader {
             return nil
         }
         var word = event.value
-        if let raw = word { word = push.ended.contains(raw) ? "ended" : (push.joined.contains(raw) ? "joined" : raw) }
+        if let raw = word { word = Self.word(raw, push) }
         return PushPayload(uuid: uuid.value, caller: caller.value ?? nil, capabilities: capabilities.value,
                            event: word, version: version.value, reason: reason.value, into: into.value,
                            view: view.value, sentAt: pushPath("sent_at")?.value(in: root)?.intValue)
+    }
+
+    /// The driver's word for a server's event word: `ended`, `joined`, `merged`, `split`, or the word itself.
+    private static func word(_ raw: String, _ push: APIMapping.PushFields) -> String {
+        if push.ended.contains(raw) { return "ended" }
+        if push.joined.contains(raw) { return "joined" }
+        if push.merged.contains(raw) { return "merged" }
+        if push.split.contains(raw) { return "split" }
+        return raw
     }
 
     /// A caller's handle in a push: a string, or an object whose fields are each optional (nil inside when it

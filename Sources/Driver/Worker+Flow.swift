@@ -101,7 +101,8 @@ extension Worker {
         var answer = ActionAnswer(outcome: outcome(of: result, endpoint))
         if answer.outcome != .fulfilled, case .success(let response) = result, response.status > 0 {
             answer.status = response.status
-            answer.alreadyEnded = request.kind == .end && api.mapping.alreadyEnded.contains(response.status)
+            answer.alreadyEnded = request.kind == .end && (api.mapping.alreadyEnded.contains(response.status)
+                || response.header(SocketReplyReader.alreadyEndedHeader) != nil)
         }
         guard answer.outcome == .fulfilled, case .success(let response) = result, let endpoint else { return answer }
         answer.captures = TargetAPI.captures(endpoint, from: response.body)

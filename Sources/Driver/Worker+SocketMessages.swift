@@ -24,9 +24,9 @@ extension Worker {
         case .ignored:
             recorder.count("socket.events.ignored", atNanos: now)
             return
-        case .reply(let id, let status, let body):
+        case .reply(let id, let response):
             guard let outgoing = sockets.outgoing.removeValue(forKey: id) else { return }
-            outgoing.completion(.success(ClientResponse(status: status, body: body)), outgoing.endpoint)
+            outgoing.completion(.success(response), outgoing.endpoint)
             return
         case .event(let read):
             payload = read

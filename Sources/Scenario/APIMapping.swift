@@ -39,6 +39,10 @@ public struct APIMapping: Sendable, Equatable {
         /// Event values meaning "a remote member answered" and "the conversation ended".
         public var joined: [String]
         public var ended: [String]
+        /// Event values meaning "your conversation was merged into `into`" and "you were split off into `into`"
+        /// (the reference protocol's `merged` and `split`; a server may have its own words).
+        public var merged: [String] = ["merged"]
+        public var split: [String] = ["split"]
         /// The conversation's view (read with `target.api.view`), the capabilities the conversation has (without
         /// them, the device's own: an LCK app sets them in its `Conversation.Update`), the caller's handle, the
         /// end reason, the conversation a merge or split moved the device into, a version, and the server's send

@@ -3,7 +3,8 @@ extension ScenarioDecoder {
     mutating func api(_ node: YAMLNode) -> APIMapping? {
         guard let fields = fields(of: node, in: "'target.api'",
                                   known: APIMapping.operations + ["push", "view", "already_ended", "socket"],
-                                  required: ["register", "start", "end"]) else { return nil }
+                                  required: Self.socketActionsEnd(node) ? ["register", "start"]
+                                      : ["register", "start", "end"]) else { return nil }
         var endpoints: [String: APIMapping.Endpoint] = [:]
         var used: [(mark: Mark, name: String)] = []
         for op in APIMapping.operations {
@@ -35,12 +36,22 @@ extension ScenarioDecoder {
         for flow in flows {
             for step in flow.allSteps {
                 guard let op = Self.operation(of: step.kind) else { continue }
-                let satisfied = api.endpoints[op] != nil || (op == "decline" && api.endpoints["end"] != nil)
+                // An operation mapped only over the socket is mapped (its `expect` is then any success).
+                let mapped = { (op: String) in api.endpoints[op] != nil || api.socket?.actions[op] != nil }
+                let satisfied = mapped(op) || (op == "decline" && mapped("end"))
                 if !satisfied {
                     report(mark, "flow '\(flow.name)' step '\(step.name)' needs 'target.api.\(op)'")
                 }
             }
         }
+    }
+
+    /// Whether `target.api` maps `end` over the socket (`socket.actions.end`), so no HTTP `end` is required.
+    static func socketActionsEnd(_ api: YAMLNode) -> Bool {
+        guard let socket = topLevelValue(api, "socket"), let actions = topLevelValue(socket, "actions") else {
+            return false
+        }
+        return topLevelValue(actions, "end") != nil
     }
 
     /// Every `${name}` must be built in or captured by some endpoint of the mapping.

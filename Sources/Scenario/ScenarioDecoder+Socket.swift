@@ -1,8 +1,9 @@
 /// `device.socket*` and `target.api.socket`: the app's signaling WebSocket and how the server's one is mapped.
 extension ScenarioDecoder {
     static let socketKeys = ["url", "headers", "hello", "events", "actions", "reply"]
-    static let socketEventKeys = ["conversation", "event", "joined", "ended", "view", "capabilities", "handle",
-                                  "reason", "into", "version", "sent_at", "ignore"]
+    static let socketReplyKeys = ["id", "status", "body", "ok", "error", "already_ended"]
+    static let socketEventKeys = ["conversation", "event", "joined", "ended", "merged", "split", "view",
+                                  "capabilities", "handle", "reason", "into", "version", "sent_at", "ignore"]
 
     /// `socket`, `socket_reconnect` and `socket_linger` of the `device:` section.
     mutating func deviceSocket(_ fields: Fields, into profile: inout DeviceProfile) {
@@ -69,11 +70,17 @@ extension ScenarioDecoder {
                 socket.actions[op] = text
             }
         }
-        if let n = f["reply"], let r = fields(of: n, in: "'target.api.socket.reply'", known: ["id", "status", "body"],
+        if let n = f["reply"], let r = fields(of: n, in: "'target.api.socket.reply'", known: Self.socketReplyKeys,
                                                required: ["id"]) {
             if let idNode = r["id"], let path = jsonPath(idNode, "id") { socket.reply.id = path }
             socket.reply.status = r["status"].flatMap { jsonPath($0, "status") }
             socket.reply.body = r["body"].flatMap { jsonPath($0, "body") }
+            socket.reply.ok = r["ok"].flatMap { jsonPath($0, "ok") }
+            socket.reply.error = r["error"].flatMap { jsonPath($0, "error") }
+            socket.reply.alreadyEnded = r["already_ended"].flatMap { stringList($0, "already_ended") } ?? []
+            if socket.reply.ok != nil, let statusNode = r["status"] {
+                report(statusNode.mark, "'reply' maps both 'ok' and 'status': a reply is judged by one of them")
+            }
         } else if f["actions"] != nil && f["reply"] == nil {
             report(f.mark, "\(context) maps 'actions' but not 'reply': say where the server echoes the request id, "
                 + "like 'reply: { id: \"$.id\", status: \"$.status\", body: \"$.body\" }'")

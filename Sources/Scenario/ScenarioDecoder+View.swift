@@ -40,14 +40,16 @@ extension ScenarioDecoder {
     }
 
     mutating func pushFields(_ node: YAMLNode, context: String = "'target.api.push'") -> APIMapping.PushFields? {
-        let known = ["conversation", "event", "joined", "ended", "view", "capabilities", "handle", "reason", "into",
-                     "version", "sent_at"]
+        let known = ["conversation", "event", "joined", "ended", "merged", "split", "view", "capabilities", "handle",
+                     "reason", "into", "version", "sent_at"]
         guard let p = fields(of: node, in: context, known: known) else { return nil }
         var push = APIMapping.PushFields()
         if let n = p["conversation"], let path = jsonPath(n, "conversation") { push.conversation = path }
         if let n = p["event"], let path = jsonPath(n, "event") { push.event = path }
         if let n = p["joined"], let list = stringList(n, "joined") { push.joined = list }
         if let n = p["ended"], let list = stringList(n, "ended") { push.ended = list }
+        if let n = p["merged"], let list = stringList(n, "merged") { push.merged = list }
+        if let n = p["split"], let list = stringList(n, "split") { push.split = list }
         push.view = p["view"].flatMap { jsonPath($0, "view") }
         push.capabilities = p["capabilities"].flatMap { jsonPath($0, "capabilities") }
         push.handle = p["handle"].flatMap { jsonPath($0, "handle") }

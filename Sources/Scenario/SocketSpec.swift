@@ -62,11 +62,23 @@ extension APIMapping {
             public var status: String?
             /// JSON path of the part read like an HTTP response body (views, captures); nil: the whole message.
             public var body: String?
+            /// JSON path of a boolean success flag, for servers that answer `{"ok": true|false}` instead of a
+            /// status: true is judged as status 200, false as 400 (and `status` is not read).
+            public var ok: String?
+            /// JSON path of a failure's word (`{"ok": false, "error": {"code": "over"}}`).
+            public var error: String?
+            /// Failure words meaning "this conversation had already ended": an end or decline answered so is
+            /// remoteEnded, as an HTTP status in `target.api.already_ended` is.
+            public var alreadyEnded: [String]
 
-            public init(id: String = "$.id", status: String? = nil, body: String? = nil) {
+            public init(id: String = "$.id", status: String? = nil, body: String? = nil, ok: String? = nil,
+                        error: String? = nil, alreadyEnded: [String] = []) {
                 self.id = id
                 self.status = status
                 self.body = body
+                self.ok = ok
+                self.error = error
+                self.alreadyEnded = alreadyEnded
             }
         }
 

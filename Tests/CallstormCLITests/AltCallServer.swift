@@ -12,22 +12,17 @@ final class AltCallServer: HTTPHandler, @unchecked Sendable {
     private struct Call { let from: String; let to: String; var state: String }
 
     private let state = Mutex<(users: [String: User], byNumber: [String: String], calls: [String: Call])>(([:], [:], [:]))
-    private let gateway: String
-    /// Made once: APNs answers TooManyProviderTokenUpdates to a connection whose token changes faster than 20 min.
-    private let providerToken = ProviderTokenText.make()
-    private let queue = DispatchQueue(label: "alt.push")
-    private var client: HTTPClient!
-    let pushesFailed = Atomic<Int>(0)
+    private let sender: TestPushSender
+    var pushesFailed: Int { sender.failed.load(ordering: .relaxed) }
     /// Sends the pushes instead of the built-in client when set (an APNs client library under test).
     private let pusher: (@Sendable (_ token: String, _ voip: Bool, _ payload: String) -> Void)?
 
     init(gatewayURL: String, pusher: (@Sendable (_ token: String, _ voip: Bool, _ payload: String) -> Void)? = nil) {
-        gateway = gatewayURL
         self.pusher = pusher
-        queue.sync { client = HTTPClient(queue: queue) }
+        sender = TestPushSender(gatewayURL: gatewayURL, label: "alt.push")
     }
 
-    func close() { queue.sync { client.close() } }
+    func close() { sender.close() }
 
     func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
         respond(route(request))
@@ -95,28 +90,6 @@ final class AltCallServer: HTTPHandler, @unchecked Sendable {
 
     private func push(_ token: String, voip: Bool, _ payload: String) {
         if let pusher { return pusher(token, voip, payload) }
-        let header = providerToken
-        queue.async { [self] in
-            let request = ClientRequest(method: "POST", url: "\(gateway)/3/device/\(token)", headers: [
-                "authorization: bearer \(header)", "apns-push-type: \(voip ? "voip" : "background")",
-                "apns-topic: com.example.callstorm\(voip ? ".voip" : "")", "apns-priority: \(voip ? 10 : 5)",
-            ], body: Array(payload.utf8))
-            client.send(request) { [self] result in
-                if (try? result.get().status) != 200 { pushesFailed.add(1, ordering: .relaxed) }
-            }
-        }
-    }
-}
-
-/// A well-formed ES256 provider token (the gateway checks shape and age unless keys are configured).
-enum ProviderTokenText {
-    static func make() -> String {
-        func b64(_ s: String) -> String {
-            Data(s.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
-                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        }
-        let now = Int(Date().timeIntervalSince1970)
-        return b64("{\"alg\":\"ES256\",\"kid\":\"ALTSERVER1\"}") + "." + b64("{\"iss\":\"ALTTEAM123\",\"iat\":\(now)}") +
-            ".c2lnbmF0dXJl"
+        sender.send(token, voip: voip, payload)
     }
 }

@@ -78,31 +78,20 @@ final class ForeignCallServer: HTTPHandler, @unchecked Sendable {
 
     private let state = Mutex(State())
     private let bugs: Set<Bug>
-    private let gateway: String
-    private let providerToken: String
-    private let queue = DispatchQueue(label: "foreign.push")
+    private let pusher: TestPushSender
     private let slowQueue = DispatchQueue(label: "foreign.racy", attributes: .concurrent)
-    private var client: HTTPClient!
     private let created = Atomic<Int>(0)
-    let pushesFailed = Atomic<Int>(0)
+    var pushesFailed: Int { pusher.failed.load(ordering: .relaxed) }
     let gets = Atomic<Int>(0)
 
     /// `caFile` and `signer` for an `https` gateway that verifies tokens; without them a cleartext gateway that
     /// accepts any well-formed token.
     init(gatewayURL: String, bugs: Set<Bug> = [], caFile: String? = nil, signer: ProviderTokenSigner? = nil) {
-        gateway = gatewayURL
         self.bugs = bugs
-        // Made once: APNs answers TooManyProviderTokenUpdates to a connection whose token changes too often.
-        providerToken = signer?.token(issuedAt: Int64(Date().timeIntervalSince1970)) ?? ProviderTokenText.make()
-        var configuration = HTTPClient.Configuration()
-        if gatewayURL.hasPrefix("https://") {
-            configuration.version = .http2TLS(caFile: caFile)
-            configuration.maxConnections = 4
-        }
-        queue.sync { client = HTTPClient(queue: queue, configuration: configuration) }
+        pusher = TestPushSender(gatewayURL: gatewayURL, caFile: caFile, signer: signer, label: "foreign.push")
     }
 
-    func close() { queue.sync { client.close() } }
+    func close() { pusher.close() }
 
     func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
         let racy = (bugs.contains(.mergeLostUpdate) && request.path.hasSuffix("/merge"))
@@ -158,7 +147,7 @@ final class ForeignCallServer: HTTPHandler, @unchecked Sendable {
             s.calls[id] = call
             return callees.compactMap { s.tokens[$0] }
         }
-        for token in tokens { push(token, "{\"callId\":\"\(id)\",\"from\":\"\(caller)\"}") }
+        for token in tokens { pusher.send(token, "{\"callId\":\"\(id)\",\"from\":\"\(caller)\"}") }
         return .json(201, "{\"call\":\(call.json)}")
     }
 
@@ -246,19 +235,6 @@ final class ForeignCallServer: HTTPHandler, @unchecked Sendable {
             s.calls[id] = call
             s.calls[fresh.id] = fresh
             return .json(200, "{\"call\":\(call.json),\"newCall\":\(fresh.json)}")
-        }
-    }
-
-    private func push(_ token: String, _ payload: String) {
-        let header = providerToken
-        queue.async { [self] in
-            let request = ClientRequest(method: "POST", url: "\(gateway)/3/device/\(token)", headers: [
-                "authorization: bearer \(header)", "apns-push-type: voip", "apns-topic: com.example.callstorm.voip",
-                "apns-priority: 10",
-            ], body: Array(payload.utf8))
-            client.send(request) { [self] result in
-                if (try? result.get().status) != 200 { pushesFailed.add(1, ordering: .relaxed) }
-            }
         }
     }
 }

@@ -45,7 +45,7 @@ final class ForeignServerTests: XCTestCase {
             try Self.run(foreign, port: port, gatewayPort: gatewayPort, in: dir, trace: trace, edit: edit)
         }
         probe(foreign)
-        if pushTo == nil, !pushesRefused { XCTAssertEqual(foreign.pushesFailed.load(ordering: .relaxed), 0) }
+        if pushTo == nil, !pushesRefused { XCTAssertEqual(foreign.pushesFailed, 0) }
         return outcome
     }
 
@@ -57,23 +57,23 @@ final class ForeignServerTests: XCTestCase {
     /// to verify (or sending to `pushTo` instead).
     static func secured(gatewayPort: Int, in dir: URL, bugs: Set<ForeignCallServer.Bug> = [], pushTo: String? = nil)
         throws -> ForeignCallServer {
+        let (caFile, signer) = try pushCredentials(in: dir)
+        return ForeignCallServer(gatewayURL: pushTo ?? "https://127.0.0.1:\(gatewayPort)", bugs: bugs,
+                                 caFile: caFile, signer: signer)
+    }
+
+    /// What a test server's APNs client needs for callstorm's TLS gateway: the CA to trust, and a signer whose
+    /// key it writes to `dir/key.pem` for the gateway to verify (`push.auth.keys`, with `keyID` and `teamID`).
+    static func pushCredentials(in dir: URL) throws -> (caFile: String, signer: ProviderTokenSigner) {
         let key = try ES256Key.generate()
         try key.privateKeyPEM.write(to: dir.appendingPathComponent("key.pem"), atomically: true, encoding: .utf8)
         let ca = try LocalCertificateAuthority.ensure(stateDirectory: LocalCertificateAuthority.defaultStateDirectory)
-        return ForeignCallServer(gatewayURL: pushTo ?? "https://127.0.0.1:\(gatewayPort)", bugs: bugs,
-                                 caFile: ca.material.caCertificatePath,
-                                 signer: ProviderTokenSigner(keyID: keyID, teamID: teamID, key: key))
+        return (ca.material.caCertificatePath, ProviderTokenSigner(keyID: keyID, teamID: teamID, key: key))
     }
 
     /// Serves `server` on a loopback port for the length of `body`, then stops it.
     static func serving<T>(_ server: ForeignCallServer, _ body: (_ port: Int) throws -> T) throws -> T {
-        let http = HTTPServer(handler: server)
-        try http.start()
-        defer {
-            http.stop()
-            server.close()
-        }
-        return try body(http.port)
+        try CallstormCLITests.serving(server, body)
     }
 
     /// The example shortened to a few seconds.

@@ -18,10 +18,11 @@ final class SocketMessageReaderTests: XCTestCase {
 
     func testAReplyToAnActionInFlightCarriesItsStatusAndTheBodyTheHTTPReaderReads() throws {
         let message = "{\"id\":\"w0-7\",\"status\":200,\"body\":\(conversation)}"
-        guard case .reply(let id, let status, let body) = reference.classify(Array(message.utf8),
-                                                                             awaiting: { $0 == "w0-7" }) else {
+        guard case .reply(let id, let response) = reference.classify(Array(message.utf8),
+                                                                     awaiting: { $0 == "w0-7" }) else {
             return XCTFail("a reply")
         }
+        let (status, body) = (response.status, response.body)
         XCTAssertEqual(id, "w0-7")
         XCTAssertEqual(status, 200)
         let view = try XCTUnwrap(TargetAPI(nil).reader.response(body), String(decoding: body, as: UTF8.self))
@@ -32,10 +33,11 @@ final class SocketMessageReaderTests: XCTestCase {
 
     func testAnIdNobodyWaitsForIsAnEventAndANumericIdMatchesItsText() {
         let numeric = SocketMessageReader(APIMapping.Socket(url: "/ws", reply: .init(id: "$.rid")), view: nil)
-        guard case .reply(let id, let status, _) = numeric.classify(Array("{\"rid\":17}".utf8),
-                                                                    awaiting: { $0 == "17" }) else {
+        guard case .reply(let id, let response) = numeric.classify(Array("{\"rid\":17}".utf8),
+                                                                   awaiting: { $0 == "17" }) else {
             return XCTFail("a number echoed for the id")
         }
+        let status = response.status
         XCTAssertEqual(id, "17")
         XCTAssertEqual(status, 200, "no status mapped: every reply is a 200")
         guard case .event = reference.classify(Array("{\"id\":\"w0-9\",\"status\":200}".utf8), awaiting: { _ in false })
