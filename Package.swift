@@ -143,7 +143,7 @@ let package = Package(
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Determinism"]),
         .testTarget(name: "WebSocketClientTests", dependencies: [
             "WebSocketClient", "WebSocket", "Transport", "HTTPServer", "ReferenceTarget", "Credentials", "Determinism",
-            "Locking", "CLinux",
+            "Locking", "CLinux", "TestSupport",
         ]),
     ]
 )

@@ -13,6 +13,8 @@ import statistics
 import subprocess
 import sys
 
+from bench_results_sockets import socket_figures
+
 work, out, date, rounds, seconds_per_run, conns, suite_seconds = sys.argv[1:8]
 rounds, seconds_per_run, suite_seconds = int(rounds), int(seconds_per_run), int(suite_seconds)
 conns = [int(c) for c in conns.split()]
@@ -404,6 +406,9 @@ if any(lc) or any(cs):
                 "reports every VoIP push, which Locust's users do not.")
 elif os.path.exists(os.path.join(work, "locust-skipped.json")):
     figures.append({"id": "vs_locust", "skipped": load_json(os.path.join(work, "locust-skipped.json"))["skipped"]})
+
+# MARK: - idle wss sockets and a reconnect storm (scripts/bench-sockets.sh), vs Python websockets
+socket_figures(work, figure)
 
 try:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()

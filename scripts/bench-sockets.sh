@@ -86,6 +86,8 @@ for (( s = 0; s < shards; s++ )); do wait_for "$out/hold-$s.log" "^ready" 600; d
 echo "opened in $(( $(now_ms) - start_ms )) ms (all shards, RSS settled)"
 sleep 2
 cat /proc/loadavg > "$out/loadavg-storm"
+for (( s = 0; s < shards; s++ )); do admin "https://127.0.0.1:${ports[$s]}/admin/event-sockets" \
+    > "$out/server-before-$s.json"; done
 echo "$(now_ms)" > "$out/storm-start-ms"
 drops=()
 for (( s = 0; s < shards; s++ )); do
@@ -107,7 +109,7 @@ while :; do
     sleep 0.25
 done
 for (( s = 0; s < shards; s++ )); do admin "https://127.0.0.1:${ports[$s]}/admin/event-sockets" \
-    > "$out/server-$s.json"; done
+    > "$out/server-after-$s.json"; done
 # The clients count a socket back when their side of the handshake is done, which may trail the server's count.
 for (( s = 0; s < shards; s++ )); do wait_for "$out/hold-$s.log" "^back" 30 || true; done
 touch "$out/stop"
@@ -131,4 +133,9 @@ fi
 cat /proc/loadavg > "$out/loadavg-after"
 kill "$sampler" 2>/dev/null || true
 wait "$sampler" 2>/dev/null || true
+cat > "$out/settings.json" <<JSON
+{"sockets": $N, "peer_sockets": $PEER_N, "shards": $shards, "fd_limit": $(ulimit -n), "window": $WINDOW,
+ "backoff_ms": ${WS_BACKOFF_MS:-500}, "backoff_cap_ms": ${WS_BACKOFF_CAP_MS:-15000},
+ "seconds": $(( ($(now_ms) - start_ms) / 1000 ))}
+JSON
 echo "sockets: done in $(( ($(now_ms) - start_ms) / 1000 )) s"

@@ -1,0 +1,149 @@
+"""The socket section's figures (scripts/bench-sockets.sh's files in WORK/sockets), for bench-results.py.
+
+Rows are judged only on a quiet machine: the 1-minute load average before the section below 1, and during it the
+load the rest of the machine added (runnable tasks in /proc/stat less the bench's own threads, sampled every 0.5 s
+by bench-load-sampler.py) averaging below 1. Otherwise every socket row says "not judged" with both figures."""
+import glob
+import json
+import math
+import os
+import statistics
+
+
+def _load(path):
+    try:
+        return json.load(open(path))
+    except (OSError, ValueError):
+        return None
+
+
+def _mmm(values):
+    values = [v for v in values if v is not None]
+    if not values:
+        return {}
+    return {"min": min(values), "median": statistics.median(values), "max": max(values), "n": len(values)}
+
+
+def load_judgement(d):
+    """(judged, text): the load before the section and the others' load during it."""
+    try:
+        before = float(open(os.path.join(d, "loadavg-before")).read().split()[0])
+    except (OSError, ValueError, IndexError):
+        before = None
+    others = []
+    for line in open(os.path.join(d, "load-samples")) if os.path.exists(os.path.join(d, "load-samples")) else []:
+        parts = line.split()
+        if len(parts) == 4:
+            others.append(max(0, int(parts[2]) - int(parts[3])))
+    during = statistics.mean(others) if others else None
+    judged = before is not None and before < 1 and during is not None and during < 1
+    text = (f"load average {before:g} before; other work's runnable tasks during, the bench's own aside: "
+            f"mean {during:.2f}, max {max(others)} over {len(others)} samples"
+            if before is not None and during is not None else "load not recorded")
+    return judged, text
+
+
+def storm(d, n):
+    """Seconds from the drop until ≥ 99 % and 100 % were back (clients' view), and the servers' accept rates."""
+    start = int(open(os.path.join(d, "storm-start-ms")).read())
+    reopened = []
+    for path in sorted(glob.glob(os.path.join(d, "hold-*.json"))):
+        reopened += (_load(path) or {}).get("reopened_ms", [])
+    reopened.sort()
+    need = math.ceil(0.99 * n)
+    t99 = (reopened[need - 1] - start) / 1000 if len(reopened) >= need else None
+    t100 = (reopened[-1] - start) / 1000 if len(reopened) >= n else None
+    before = sum((_load(p) or {}).get("accepted", 0) for p in glob.glob(os.path.join(d, "server-before-*.json")))
+    samples = []
+    for line in open(os.path.join(d, "server-samples")) if os.path.exists(os.path.join(d, "server-samples")) else []:
+        t, _, accepted = (int(x) for x in line.split())
+        samples.append((t, accepted))
+    mean = peak = None
+    if samples:
+        mean = (samples[-1][1] - before) / max((samples[-1][0] - start) / 1000, 0.001)
+        rates, j = [], 0
+        for i in range(len(samples)):
+            while j < i and samples[i][0] - samples[j][0] > 1000:
+                j += 1
+            if j > 0 and samples[i][0] - samples[j - 1][0] >= 1000:
+                rates.append((samples[i][1] - samples[j - 1][1]) / ((samples[i][0] - samples[j - 1][0]) / 1000))
+        peak = max(rates) if rates else mean
+    return {"seconds_to_99": t99, "seconds_to_all": t100, "reopened": len(reopened),
+            "accept_rate_mean": mean, "accept_rate_peak": peak, "accepted_in_storm": samples[-1][1] - before
+            if samples else None}
+
+
+def socket_figures(work, figure):
+    d = os.path.join(work, "sockets")
+    settings = _load(os.path.join(d, "settings.json"))
+    holds = [_load(p) for p in sorted(glob.glob(os.path.join(d, "hold-*.json")))]
+    holds = [h for h in holds if h]
+    if not settings or not holds:
+        return
+    n, peer_n, shards = settings["sockets"], settings["peer_sockets"], settings["shards"]
+    peers = [p for p in (_load(x) for x in sorted(glob.glob(os.path.join(d, "peer-*.json")))) if p and "sockets" in p]
+    judged, load_text = load_judgement(d)
+    verdict = (lambda ok: ok) if judged else (lambda ok: None)
+    suffix = "" if judged else f" (not judged: {load_text})"
+    opened = sum(h["sockets"] for h in holds)
+    per_socket = [(h["rss_open_bytes"] - h["rss_base_bytes"]) / h["sockets"] for h in holds]
+    ours_rss = sum(h["rss_open_bytes"] - h["rss_base_bytes"] for h in holds) / opened
+    heap = sum(h["heap_open_bytes"] - h["heap_base_bytes"] for h in holds) / opened
+    peer_open = sum(p["sockets"] for p in peers)
+    peer_rss = sum(p["rss_open_bytes"] - p["rss_base_bytes"] for p in peers) / peer_open if peer_open else None
+    shards_text = f"{shards} target + client pair{'s' if shards > 1 else ''} (file-descriptor limit " \
+                  f"{settings['fd_limit']:,} per process)"
+    command = (f"callstorm target --tls --admin --registrations FILE (taskset -c 1); ws-bench hold --prefix "
+               f"wss://127.0.0.1:PORT/v1/events?device=d --count N --ca CA --window {settings['window']} "
+               f"(taskset -c 0); scripts/bench-sockets.sh, WS_SOCKETS={n}")
+    peer_command = f"python3 Benchmarks/ws_peer.py (taskset -c 0, window {settings['window']}, ping_interval=None)"
+    peer_name = (f"Python websockets {peers[0]['websockets']} (asyncio, Python {peers[0]['python']}), "
+                 f"{peer_open:,} sockets") if peers else "Python websockets (not run)"
+    common = {"sockets": n, "peer_sockets": peer_n, "shards": shards, "judged": judged, "load": load_text}
+    figure("ws_idle_rss", f"client RSS per idle wss socket beyond the base ({opened:,} sockets, TLS 1.3)",
+           {"name": "WebSocketClientPool (ws-bench hold)", "unit": "bytes/socket", **_mmm(per_socket),
+            "command": command},
+           {"name": peer_name, "unit": "bytes/socket", **_mmm([peer_rss]), "command": peer_command},
+           [ours_rss / peer_rss] if peer_rss else None,
+           goal="≤ 8 KB per socket including TLS (OpenSSL 3.0 keeps ~19 KB per idle session)" + suffix,
+           meets=verdict(ours_rss <= 8192),
+           extra={**common, "bytes_per_socket": ours_rss, "malloc_in_use_per_socket": heap,
+                  "peer_bytes_per_socket": peer_rss},
+           note=f"Sockets over {shards_text}. RSS after all are open, past the pool's 1 s sweep (idle TLS sessions "
+                "release their record buffers) and malloc_trim, minus RSS before the first open; the peer the same "
+                "(gc.collect and malloc_trim). Min/median/max are over the shards. " + load_text + ".")
+    ours_rate = [h["sockets"] / h["open_seconds"] for h in holds if h["open_seconds"]]
+    peer_rate = [p["sockets"] / p["open_seconds"] for p in peers if p.get("open_seconds")]
+    open_seconds = max(h["open_seconds"] for h in holds)
+    figure("ws_open", f"opening {n:,} idle wss sockets: sockets opened per second (all open in "
+                      f"{open_seconds:.1f} s)",
+           {"name": "WebSocketClientPool", "unit": "opens/s", **_mmm([opened / open_seconds]), "command": command},
+           {"name": peer_name, "unit": "opens/s",
+            **_mmm([peer_open / max(p["open_seconds"] for p in peers)] if peers else []), "command": peer_command},
+           [(opened / open_seconds) / (peer_open / max(p["open_seconds"] for p in peers))] if peers else None,
+           goal=None, extra={**common, "open_seconds": open_seconds, "per_shard_opens_per_second": ours_rate,
+                             "peer_per_shard_opens_per_second": peer_rate},
+           note=f"All shards open at once, at most {settings['window']} handshakes in flight per client; the "
+                "targets share one core, the clients the other. " + load_text + ".")
+    ours_cpu = sum(h["open_cpu_seconds"] for h in holds) / opened * 1000
+    peer_cpu = sum(p["open_cpu_seconds"] for p in peers) / peer_open * 1000 if peer_open else None
+    figure("ws_open_cpu", "client CPU-seconds per 1,000 wss opens (TCP + TLS 1.3 + Upgrade)",
+           {"name": "WebSocketClientPool", "unit": "CPU-s/1,000 opens", **_mmm([ours_cpu]), "command": command},
+           {"name": peer_name, "unit": "CPU-s/1,000 opens", **_mmm([peer_cpu]), "command": peer_command},
+           [ours_cpu / peer_cpu] if peer_cpu else None, extra=common,
+           note="User + system CPU of the client process over the opening (getrusage; Python: process_time). "
+                + load_text + ".")
+    s = storm(d, opened)
+    figure("ws_storm", f"reconnect storm: the targets drop all {opened:,} sockets at once; seconds until ≥ 99 % "
+                       "are back",
+           {"name": "WebSocketClientPool, full-jitter backoff", "unit": "s", **_mmm([s["seconds_to_99"]]),
+            "command": command + "; curl -X POST https://127.0.0.1:PORT/admin/drop-event-sockets"},
+           {"name": "the targets' accept rate (mean over the storm)", "unit": "sockets/s",
+            **_mmm([s["accept_rate_mean"]])}, None,
+           goal="measured (no goal)" + suffix if not judged else None,
+           extra={**common, **s, "backoff_ms": settings["backoff_ms"], "backoff_cap_ms": settings["backoff_cap_ms"]},
+           note=f"Dropped abruptly (no close frame). Each socket reconnects after a delay uniform in "
+                f"[0, min({settings['backoff_cap_ms']} ms, {settings['backoff_ms']} ms · 2^k)) before attempt k "
+                "(seeded per device); ≥ 99 % counted by the clients' completed handshakes from the moment the drops "
+                "were ordered; the accept rate from GET /admin/event-sockets every 250 ms (peak over 1 s: "
+                f"{(s['accept_rate_peak'] or 0):,.0f}/s). " + load_text + ".")
