@@ -13,6 +13,7 @@
 #
 # usage: scripts/bench-sockets.sh WORKDIR  (env: CALLSTORM_BIN, WS_BENCH_BIN, WS_SOCKETS, WS_PEER_SOCKETS,
 # WS_WINDOW (handshakes in flight while opening, 500), WS_BACKOFF_MS (500), WS_BACKOFF_CAP_MS (15000),
+# WS_PER_PROCESS (sockets per shard, default the descriptor limit less 500),
 # SERVER_CPU, CLIENT_CPU). Writes WORKDIR/sockets/*; bench-results.py reads them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +29,7 @@ SERVER_CPU=${SERVER_CPU:-1}
 CLIENT_CPU=${CLIENT_CPU:-0}
 rm -rf "$out" && mkdir -p "$out"
 ulimit -n "$(ulimit -Hn)"
-per=$(( $(ulimit -n) - 500 ))
+per=${WS_PER_PROCESS:-$(( $(ulimit -n) - 500 ))}
 shards=$(( (N + per - 1) / per ))
 echo "sockets: $N wss sockets over $shards shard(s) (descriptor limit $(ulimit -n) per process), peer $PEER_N"
 
