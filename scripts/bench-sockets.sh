@@ -41,11 +41,17 @@ cleanup() {
 trap cleanup EXIT
 track() { pids+=("$1"); echo "$1" >> "$out/pids"; }
 now_ms() { date +%s%3N; }
-# wait_for FILE PATTERN SECONDS: until FILE has a line matching PATTERN.
+# wait_for FILE PATTERN SECONDS [PID]: until FILE has a line matching PATTERN; fails early if PID has exited.
 wait_for() {
     local deadline=$(( $(date +%s) + $3 ))
     until grep -q "$2" "$1" 2>/dev/null; do
         [ "$(date +%s)" -lt "$deadline" ] || { echo "no '$2' in $1 within $3 s" >&2; return 1; }
+        if [ -n "${4:-}" ] && ! kill -0 "$4" 2>/dev/null; then
+            local status=0
+            wait "$4" || status=$?
+            echo "process $4 exited with status $status before '$2' appeared in $1" >&2
+            return 1
+        fi
         sleep 0.1
     done
 }
@@ -69,21 +75,23 @@ for i in range(first, first + count):
           f"\"apnsToken\":\"{i:064x}\"}}")' "$first" "$count" > "$out/registrations-$s.jsonl"
     taskset -c "$SERVER_CPU" "$bin" target --listen 127.0.0.1:0 --tls --state-dir "$out/state" --admin \
         --registrations "$out/registrations-$s.jsonl" > "$out/target-$s.log" 2>&1 & track $!
-    wait_for "$out/target-$s.log" "listening on https://" 60
+    wait_for "$out/target-$s.log" "listening on https://" 60 "${pids[-1]}"
     ports+=("$(sed -n 's/.*listening on https:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$out/target-$s.log")")
 done
 ca=$out/state/tls/ca.pem
 admin() { curl -sS --max-time 10 --cacert "$ca" "$@"; }
 
 # MARK: - ours: open, hold, storm
+holds=()
 start_ms=$(now_ms)
 for (( s = 0; s < shards; s++ )); do
     taskset -c "$CLIENT_CPU" "$wsb" hold --prefix "wss://127.0.0.1:${ports[$s]}/v1/events?device=d" \
         --first "$(shard_first "$s" "$N")" --count "$(shard_count "$s" "$N")" --ca "$ca" --window "$WINDOW" \
         --backoff-ms "${WS_BACKOFF_MS:-500}" --backoff-cap-ms "${WS_BACKOFF_CAP_MS:-15000}" --seed $(( s + 1 )) \
         --stop-file "$out/stop" --out "$out/hold-$s.json" > "$out/hold-$s.log" 2>&1 & track $!
+    holds+=($!)
 done
-for (( s = 0; s < shards; s++ )); do wait_for "$out/hold-$s.log" "^ready" 600; done
+for (( s = 0; s < shards; s++ )); do wait_for "$out/hold-$s.log" "^ready" 600 "${holds[$s]}"; done
 echo "opened in $(( $(now_ms) - start_ms )) ms (all shards, RSS settled)"
 sleep 2
 cat /proc/loadavg > "$out/loadavg-storm"
