@@ -4,7 +4,7 @@
 # (the WebSocketClientPool alone, in its own process, so its memory is measured without the server's); then a
 # reconnect storm: every target drops every socket at once (POST /admin/drop-event-sockets) and the clients
 # reconnect with seeded, jittered exponential backoff. Then the peer, a Python `websockets` client pool
-# (Benchmarks/ws_peer.py), opens WS_PEER_SOCKETS (default N, at most 10,000: see PEER_N) of the same sockets.
+# (Benchmarks/ws_peer.py), opens WS_PEER_SOCKETS (default N, at most 5,000: see PEER_N) of the same sockets.
 #
 # Descriptors: no process here may hold more than the hard RLIMIT_NOFILE (20,000 on the bench machine, a container
 # without CAP_SYS_RESOURCE, so it cannot be raised), and a target needs one per socket as a client does. So the
@@ -22,8 +22,8 @@ bin=${CALLSTORM_BIN:-$PWD/.build/release/callstorm}
 wsb=${WS_BENCH_BIN:-$PWD/.build/release/ws-bench}
 N=${WS_SOCKETS:-50000}
 # The peer keeps ~320 KB per socket (asyncio's TLS transport allocates a 256 KiB read buffer per connection) and
-# spends ~2.6 ms of CPU per open: 50,000 would take 16 GB and minutes, so it opens at most 10,000 unless told.
-PEER_N=${WS_PEER_SOCKETS:-$(( N < 10000 ? N : 10000 ))}
+# spends ~2.6 ms of CPU per open: 50,000 would take 16 GB and minutes, so it opens at most 5,000 unless told.
+PEER_N=${WS_PEER_SOCKETS:-$(( N < 5000 ? N : 5000 ))}
 WINDOW=${WS_WINDOW:-500}
 SERVER_CPU=${SERVER_CPU:-1}
 CLIENT_CPU=${CLIENT_CPU:-0}
@@ -103,8 +103,8 @@ for (( s = 0; s < shards; s++ )); do
     admin -X POST "https://127.0.0.1:${ports[$s]}/admin/drop-event-sockets" > "$out/drop-$s.json" & drops+=($!)
 done
 for pid in "${drops[@]}"; do wait "$pid" || true; done
-# The server side, every 250 ms: sockets open and accepted so far, until all are back or 90 s have passed.
-deadline=$(( $(date +%s) + 90 ))
+# The server side, every 250 ms: sockets open and accepted so far, until all are back or 120 s have passed.
+deadline=$(( $(date +%s) + 120 ))
 while :; do
     t=$(now_ms); open=0; accepted=0
     for (( s = 0; s < shards; s++ )); do
@@ -114,7 +114,7 @@ while :; do
     done
     echo "$t $open $accepted" >> "$out/server-samples"
     [ "$open" -ge "$N" ] && break
-    [ "$(date +%s)" -lt "$deadline" ] || { echo "storm: only $open of $N back after 90 s"; break; }
+    [ "$(date +%s)" -lt "$deadline" ] || { echo "storm: only $open of $N back after 120 s"; break; }
     sleep 0.25
 done
 for (( s = 0; s < shards; s++ )); do admin "https://127.0.0.1:${ports[$s]}/admin/event-sockets" \

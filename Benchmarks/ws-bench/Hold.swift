@@ -21,7 +21,7 @@ final class HoldBench: @unchecked Sendable {
         var first = 0
         var count = 1000
         var caFile: String?
-        /// Handshakes in flight while opening the first time (the storm's reconnects are not windowed).
+        /// Handshakes in flight at once, opening and reconnecting alike (`waiting` says why).
         var window = 500
         /// Backoff before attempt k (k = 0 after a drop): uniform in [0, min(cap, base · 2^k)) ("full jitter").
         var backoffBaseNanos: UInt64 = 500_000_000
@@ -52,7 +52,12 @@ final class HoldBench: @unchecked Sendable {
     private var failures: [UInt8]
     private var generation: [UInt16]
     private var open: [Bool]
-    private var openCount = 0, inFlight = 0, nextToOpen = 0
+    private var openCount = 0, inFlight = 0
+    /// Devices whose (re)connect is due but waits for a handshake slot: one process plays thousands of phones, so
+    /// at most `window` handshakes run at once, first come first served. Unbounded, its one core would share
+    /// itself among all of a storm's handshakes and finish none within the open timeout.
+    private var waiting: [Int] = []
+    private var waitingHead = 0
     private var holding = false, stopping = false
     private var started: UInt64 = 0
     private var cpuAtStart = 0.0
@@ -84,6 +89,7 @@ final class HoldBench: @unchecked Sendable {
         thread.queue.sync {
             started = clinux_monotonic_ns()
             cpuAtStart = WSBench.cpuSeconds()
+            waiting = Array(0..<options.count)
             openMore()
         }
         allOpen.wait()
@@ -113,9 +119,13 @@ final class HoldBench: @unchecked Sendable {
     // MARK: - On the queue
 
     private func openMore() {
-        while inFlight < options.window && nextToOpen < options.count {
-            connect(nextToOpen)
-            nextToOpen += 1
+        while inFlight < options.window && waitingHead < waiting.count {
+            connect(waiting[waitingHead])
+            waitingHead += 1
+        }
+        if waitingHead == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            waitingHead = 0
         }
     }
 
@@ -147,10 +157,8 @@ final class HoldBench: @unchecked Sendable {
                 // All back after a storm: the script waits for this line before it stops the clients.
                 if openCount == options.count { FileHandle.standardOutput.write(Data("back \(openCount)\n".utf8)) }
             }
-            if !holding {
-                openMore()
-                if openCount == options.count { allOpened() }
-            }
+            openMore()
+            if !holding && openCount == options.count { allOpened() }
         case .closed:
             device[id] = nil
             if open[index] {
@@ -161,10 +169,8 @@ final class HoldBench: @unchecked Sendable {
                 if figures.firstDropMillis == nil { figures.firstDropMillis = Self.wallMillis() }
             } else {
                 inFlight -= 1
-                if !holding {
-                    figures.openRetries += 1
-                    openMore()
-                }
+                if !holding { figures.openRetries += 1 }
+                openMore()
             }
             retry(index)
         default:
@@ -194,7 +200,8 @@ final class HoldBench: @unchecked Sendable {
     private func fire() {
         var due: [Int] = []
         wheel.advance(to: clinux_monotonic_ns(), into: &due)
-        for index in due { connect(index) }
+        waiting.append(contentsOf: due)
+        openMore()
         if let next = wheel.nextWakeNanos() { timer?.arm(atMonotonicNanos: next) }
     }
 
