@@ -103,6 +103,8 @@ for (( s = 0; s < shards; s++ )); do
     admin -X POST "https://127.0.0.1:${ports[$s]}/admin/drop-event-sockets" > "$out/drop-$s.json" & drops+=($!)
 done
 for pid in "${drops[@]}"; do wait "$pid" || true; done
+# The drop is answered once the target's loop has ended every socket: how long closing them all took.
+echo "$(now_ms)" > "$out/drops-answered-ms"
 # The server side, every 250 ms: sockets open and accepted so far, until all are back or 120 s have passed.
 deadline=$(( $(date +%s) + 120 ))
 while :; do

@@ -68,7 +68,11 @@ def storm(d, n):
             if j > 0 and samples[i][0] - samples[j - 1][0] >= 1000:
                 rates.append((samples[i][1] - samples[j - 1][1]) / ((samples[i][0] - samples[j - 1][0]) / 1000))
         peak = max(rates) if rates else mean
-    return {"seconds_to_99": t99, "seconds_to_all": t100, "reopened": len(reopened),
+    try:
+        answered = (int(open(os.path.join(d, "drops-answered-ms")).read()) - start) / 1000
+    except (OSError, ValueError):
+        answered = None
+    return {"seconds_to_99": t99, "drop_answered_after_seconds": answered, "seconds_to_all": t100, "reopened": len(reopened),
             "accept_rate_mean": mean, "accept_rate_peak": peak, "accepted_in_storm": samples[-1][1] - before
             if samples else None}
 
@@ -146,4 +150,6 @@ def socket_figures(work, figure):
                 f"[0, min({settings['backoff_cap_ms']} ms, {settings['backoff_ms']} ms · 2^k)) before attempt k "
                 "(seeded per device); ≥ 99 % counted by the clients' completed handshakes from the moment the drops "
                 "were ordered; the accept rate from GET /admin/event-sockets every 250 ms (peak over 1 s: "
-                f"{(s['accept_rate_peak'] or 0):,.0f}/s). " + load_text + ".")
+                f"{(s['accept_rate_peak'] or 0):,.0f}/s). The drop requests were answered after "
+                f"{(s['drop_answered_after_seconds'] or 0):.1f} s. At most {settings['window']} handshakes in "
+                "flight per client, reconnects included (one process plays thousands of phones). " + load_text + ".")
