@@ -4,24 +4,9 @@ Rows are judged only on a quiet machine: the 1-minute load average before the se
 load the rest of the machine added (runnable tasks in /proc/stat less the bench's own threads, sampled every 0.5 s
 by bench-load-sampler.py) averaging below 1. Otherwise every socket row says "not judged" with both figures."""
 import glob
-import json
 import math
 import os
 import statistics
-
-
-def _load(path):
-    try:
-        return json.load(open(path))
-    except (OSError, ValueError):
-        return None
-
-
-def _mmm(values):
-    values = [v for v in values if v is not None]
-    if not values:
-        return {}
-    return {"min": min(values), "median": statistics.median(values), "max": max(values), "n": len(values)}
 
 
 def load_judgement(d):
@@ -43,17 +28,17 @@ def load_judgement(d):
     return judged, text
 
 
-def storm(d, n):
+def storm(d, n, load):
     """Seconds from the drop until ≥ 99 % and 100 % were back (clients' view), and the servers' accept rates."""
     start = int(open(os.path.join(d, "storm-start-ms")).read())
     reopened = []
     for path in sorted(glob.glob(os.path.join(d, "hold-*.json"))):
-        reopened += (_load(path) or {}).get("reopened_ms", [])
+        reopened += (load(path) or {}).get("reopened_ms", [])
     reopened.sort()
     need = math.ceil(0.99 * n)
     t99 = (reopened[need - 1] - start) / 1000 if len(reopened) >= need else None
     t100 = (reopened[-1] - start) / 1000 if len(reopened) >= n else None
-    before = sum((_load(p) or {}).get("accepted", 0) for p in glob.glob(os.path.join(d, "server-before-*.json")))
+    before = sum((load(p) or {}).get("accepted", 0) for p in glob.glob(os.path.join(d, "server-before-*.json")))
     samples = []
     for line in open(os.path.join(d, "server-samples")) if os.path.exists(os.path.join(d, "server-samples")) else []:
         t, _, accepted = (int(x) for x in line.split())
@@ -72,20 +57,28 @@ def storm(d, n):
         answered = (int(open(os.path.join(d, "drops-answered-ms")).read()) - start) / 1000
     except (OSError, ValueError):
         answered = None
-    return {"seconds_to_99": t99, "drop_answered_after_seconds": answered, "seconds_to_all": t100, "reopened": len(reopened),
+    return {"seconds_to_99": t99, "drop_answered_after_seconds": answered, "seconds_to_all": t100,
+            "reopened": len(reopened),
             "accept_rate_mean": mean, "accept_rate_peak": peak, "accepted_in_storm": samples[-1][1] - before
             if samples else None}
 
 
-def socket_figures(work, figure):
+def socket_figures(work, figure, load_json, mmm):
+    """Adds the section's rows through bench-results.py's `figure`, reading files with its `load_json` and
+    summarising with its `mmm` (min / median / max, {} when there is nothing)."""
+    load = load_json
+
+    def summary(values):
+        return mmm(values) or {}
+
     d = os.path.join(work, "sockets")
-    settings = _load(os.path.join(d, "settings.json"))
-    holds = [_load(p) for p in sorted(glob.glob(os.path.join(d, "hold-*.json")))]
+    settings = load(os.path.join(d, "settings.json"))
+    holds = [load(p) for p in sorted(glob.glob(os.path.join(d, "hold-*.json")))]
     holds = [h for h in holds if h]
     if not settings or not holds:
         return
     n, peer_n, shards = settings["sockets"], settings["peer_sockets"], settings["shards"]
-    peers = [p for p in (_load(x) for x in sorted(glob.glob(os.path.join(d, "peer-*.json")))) if p and "sockets" in p]
+    peers = [p for p in (load(x) for x in sorted(glob.glob(os.path.join(d, "peer-*.json")))) if p and "sockets" in p]
     judged, load_text = load_judgement(d)
     verdict = (lambda ok: ok) if judged else (lambda ok: None)
     suffix = "" if judged else f" (not judged: {load_text})"
@@ -105,9 +98,9 @@ def socket_figures(work, figure):
                  f"{peer_open:,} sockets") if peers else "Python websockets (not run)"
     common = {"sockets": n, "peer_sockets": peer_n, "shards": shards, "judged": judged, "load": load_text}
     figure("ws_idle_rss", f"client RSS per idle wss socket beyond the base ({opened:,} sockets, TLS 1.3)",
-           {"name": "WebSocketClientPool (ws-bench hold)", "unit": "bytes/socket", **_mmm(per_socket),
+           {"name": "WebSocketClientPool (ws-bench hold)", "unit": "bytes/socket", **summary(per_socket),
             "command": command},
-           {"name": peer_name, "unit": "bytes/socket", **_mmm([peer_rss]), "command": peer_command},
+           {"name": peer_name, "unit": "bytes/socket", **summary([peer_rss]), "command": peer_command},
            [ours_rss / peer_rss] if peer_rss else None,
            goal="≤ 8 KB per socket including TLS (OpenSSL 3.0 keeps ~19 KB per idle session)" + suffix,
            meets=verdict(ours_rss <= 8192),
@@ -121,9 +114,9 @@ def socket_figures(work, figure):
     open_seconds = max(h["open_seconds"] for h in holds)
     figure("ws_open", f"opening {n:,} idle wss sockets: sockets opened per second (all open in "
                       f"{open_seconds:.1f} s)",
-           {"name": "WebSocketClientPool", "unit": "opens/s", **_mmm([opened / open_seconds]), "command": command},
+           {"name": "WebSocketClientPool", "unit": "opens/s", **summary([opened / open_seconds]), "command": command},
            {"name": peer_name, "unit": "opens/s",
-            **_mmm([peer_open / max(p["open_seconds"] for p in peers)] if peers else []), "command": peer_command},
+            **summary([peer_open / max(p["open_seconds"] for p in peers)] if peers else []), "command": peer_command},
            [(opened / open_seconds) / (peer_open / max(p["open_seconds"] for p in peers))] if peers else None,
            goal=None, extra={**common, "open_seconds": open_seconds, "per_shard_opens_per_second": ours_rate,
                              "peer_per_shard_opens_per_second": peer_rate},
@@ -132,18 +125,18 @@ def socket_figures(work, figure):
     ours_cpu = sum(h["open_cpu_seconds"] for h in holds) / opened * 1000
     peer_cpu = sum(p["open_cpu_seconds"] for p in peers) / peer_open * 1000 if peer_open else None
     figure("ws_open_cpu", "client CPU-seconds per 1,000 wss opens (TCP + TLS 1.3 + Upgrade)",
-           {"name": "WebSocketClientPool", "unit": "CPU-s/1,000 opens", **_mmm([ours_cpu]), "command": command},
-           {"name": peer_name, "unit": "CPU-s/1,000 opens", **_mmm([peer_cpu]), "command": peer_command},
+           {"name": "WebSocketClientPool", "unit": "CPU-s/1,000 opens", **summary([ours_cpu]), "command": command},
+           {"name": peer_name, "unit": "CPU-s/1,000 opens", **summary([peer_cpu]), "command": peer_command},
            [ours_cpu / peer_cpu] if peer_cpu else None, extra=common,
            note="User + system CPU of the client process over the opening (getrusage; Python: process_time). "
                 + load_text + ".")
-    s = storm(d, opened)
+    s = storm(d, opened, load)
     figure("ws_storm", f"reconnect storm: the targets drop all {opened:,} sockets at once; seconds until ≥ 99 % "
                        "are back",
-           {"name": "WebSocketClientPool, full-jitter backoff", "unit": "s", **_mmm([s["seconds_to_99"]]),
+           {"name": "WebSocketClientPool, full-jitter backoff", "unit": "s", **summary([s["seconds_to_99"]]),
             "command": command + "; curl -X POST https://127.0.0.1:PORT/admin/drop-event-sockets"},
            {"name": "the targets' accept rate (mean over the storm)", "unit": "sockets/s",
-            **_mmm([s["accept_rate_mean"]])}, None,
+            **summary([s["accept_rate_mean"]])}, None,
            goal="measured (no goal)" + suffix if not judged else None,
            extra={**common, **s, "backoff_ms": settings["backoff_ms"], "backoff_cap_ms": settings["backoff_cap_ms"]},
            note=f"Dropped abruptly (no close frame). Each socket reconnects after a delay uniform in "
