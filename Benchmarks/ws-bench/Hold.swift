@@ -84,9 +84,10 @@ final class HoldBench: @unchecked Sendable {
             timer = EventTimer(on: thread) { [unowned self] in fire() }
         }
         _ = trimHeap(0)
-        figures.rssBase = WSBench.rss()
-        figures.heapBase = Int(clinux_glibc_heap_in_use())
+        let rssBase = WSBench.rss(), heapBase = Int(clinux_glibc_heap_in_use())
         thread.queue.sync {
+            figures.rssBase = rssBase
+            figures.heapBase = heapBase
             started = clinux_monotonic_ns()
             cpuAtStart = WSBench.cpuSeconds()
             waiting = Array(0..<options.count)
@@ -96,8 +97,11 @@ final class HoldBench: @unchecked Sendable {
         // Idle: past the pool's once-a-second sweep (TLS buffers released), the handshakes' garbage trimmed.
         usleep(1_500_000)
         _ = trimHeap(0)
-        figures.rssOpen = WSBench.rss()
-        figures.heapOpen = Int(clinux_glibc_heap_in_use())
+        let rssOpen = WSBench.rss(), heapOpen = Int(clinux_glibc_heap_in_use())
+        thread.queue.sync {
+            figures.rssOpen = rssOpen
+            figures.heapOpen = heapOpen
+        }
         FileHandle.standardOutput.write(Data("ready \(options.count)\n".utf8))
         if let stopFile = options.stopFile {
             while !FileManager.default.fileExists(atPath: stopFile) { usleep(100_000) }
