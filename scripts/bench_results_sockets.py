@@ -1,16 +1,18 @@
 """The socket section's figures (scripts/bench-sockets.sh's files in WORK/sockets), for bench-results.py.
 
-Rows are judged only on a quiet machine: the 1-minute load average before the section below 1, and during it the
-load the rest of the machine added (runnable tasks in /proc/stat less the bench's own threads, sampled every 0.5 s
-by bench-load-sampler.py) averaging below 1. Otherwise every socket row says "not judged" with both figures."""
+Rows are judged only on a quiet machine: the 1-minute load average before the section below 1, and during the
+phase a row measures (opening, the storm, the peer's opening) the load the rest of the machine added (runnable
+tasks in /proc/stat less the bench's own threads, sampled every 0.5 s by bench-load-sampler.py) averaging below 1;
+a row comparing two phases needs both. Otherwise the row says "not judged" with the figures."""
 import glob
 import math
 import os
 import statistics
 
 
-def load_judgement(d):
-    """(judged, text): the load before the section and the others' load during it."""
+def load_judgement(d, phase, lo=None, hi=None):
+    """(judged, text) for the samples of one phase (epoch ms in [lo, hi)): the load before the section and the
+    others' load during the phase."""
     try:
         before = float(open(os.path.join(d, "loadavg-before")).read().split()[0])
     except (OSError, ValueError, IndexError):
@@ -18,14 +20,24 @@ def load_judgement(d):
     others = []
     for line in open(os.path.join(d, "load-samples")) if os.path.exists(os.path.join(d, "load-samples")) else []:
         parts = line.split()
-        if len(parts) == 4:
+        if len(parts) == 4 and (lo is None or int(parts[0]) >= lo) and (hi is None or int(parts[0]) < hi):
             others.append(max(0, int(parts[2]) - int(parts[3])))
-    during = statistics.mean(others) if others else None
-    judged = before is not None and before < 1 and during is not None and during < 1
-    text = (f"load average {before:g} before; other work's runnable tasks during, the bench's own aside: "
-            f"mean {during:.2f}, max {max(others)} over {len(others)} samples"
-            if before is not None and during is not None else "load not recorded")
-    return judged, text
+    if before is None or not others:
+        return False, f"{phase}: load not recorded"
+    during = statistics.mean(others)
+    return before < 1 and during < 1, (f"{phase}: load average {before:g} before the section; other work's runnable "
+                                       f"tasks during it, the bench's own aside: mean {during:.2f}, max {max(others)} "
+                                       f"over {len(others)} samples")
+
+
+def phases(d):
+    """Judgements of the three phases: opening (until the drop), the storm (until the clients were stopped), the
+    peer (after)."""
+    storm_ms = int(open(os.path.join(d, "storm-start-ms")).read())
+    stop = os.path.join(d, "stop")
+    stop_ms = int(os.path.getmtime(stop) * 1000) if os.path.exists(stop) else None
+    return (load_judgement(d, "opening", hi=storm_ms), load_judgement(d, "storm", storm_ms, stop_ms),
+            load_judgement(d, "peer", lo=stop_ms))
 
 
 def storm(d, n, load):
@@ -79,9 +91,11 @@ def socket_figures(work, figure, load_json, mmm):
         return
     n, peer_n, shards = settings["sockets"], settings["peer_sockets"], settings["shards"]
     peers = [p for p in (load(x) for x in sorted(glob.glob(os.path.join(d, "peer-*.json")))) if p and "sockets" in p]
-    judged, load_text = load_judgement(d)
-    verdict = (lambda ok: ok) if judged else (lambda ok: None)
-    suffix = "" if judged else f" (not judged: {load_text})"
+    (open_ok, open_text), (storm_ok, storm_text), (peer_ok, peer_text) = phases(d)
+    load_text = f"{open_text}; {storm_text}; {peer_text}"
+
+    def suffix(ok, text):
+        return "" if ok else f" (not judged: {text})"
     opened = sum(h["sockets"] for h in holds)
     per_socket = [(h["rss_open_bytes"] - h["rss_base_bytes"]) / h["sockets"] for h in holds]
     ours_rss = sum(h["rss_open_bytes"] - h["rss_base_bytes"] for h in holds) / opened
@@ -96,14 +110,15 @@ def socket_figures(work, figure, load_json, mmm):
     peer_command = f"python3 Benchmarks/ws_peer.py (taskset -c 0, window {settings['window']}, ping_interval=None)"
     peer_name = (f"Python websockets {peers[0]['websockets']} (asyncio, Python {peers[0]['python']}), "
                  f"{peer_open:,} sockets") if peers else "Python websockets (not run)"
-    common = {"sockets": n, "peer_sockets": peer_n, "shards": shards, "judged": judged, "load": load_text}
+    common = {"sockets": n, "peer_sockets": peer_n, "shards": shards, "load": load_text,
+              "judged": {"opening": open_ok, "storm": storm_ok, "peer": peer_ok}}
     figure("ws_idle_rss", f"client RSS per idle wss socket beyond the base ({opened:,} sockets, TLS 1.3)",
            {"name": "WebSocketClientPool (ws-bench hold)", "unit": "bytes/socket", **summary(per_socket),
             "command": command},
            {"name": peer_name, "unit": "bytes/socket", **summary([peer_rss]), "command": peer_command},
            [ours_rss / peer_rss] if peer_rss else None,
-           goal="≤ 8 KB per socket including TLS (OpenSSL 3.0 keeps ~19 KB per idle session)" + suffix,
-           meets=verdict(ours_rss <= 8192),
+           goal="≤ 8 KB per socket including TLS (OpenSSL 3.0 keeps ~19 KB per idle session)"
+                + suffix(open_ok, open_text), meets=(ours_rss <= 8192) if open_ok else None,
            extra={**common, "bytes_per_socket": ours_rss, "malloc_in_use_per_socket": heap,
                   "peer_bytes_per_socket": peer_rss},
            note=f"Sockets over {shards_text}. RSS after all are open, past the pool's 1 s sweep (idle TLS sessions "
@@ -118,7 +133,8 @@ def socket_figures(work, figure, load_json, mmm):
            {"name": peer_name, "unit": "opens/s",
             **summary([peer_open / max(p["open_seconds"] for p in peers)] if peers else []), "command": peer_command},
            [(opened / open_seconds) / (peer_open / max(p["open_seconds"] for p in peers))] if peers else None,
-           goal=None, extra={**common, "open_seconds": open_seconds, "per_shard_opens_per_second": ours_rate,
+           goal=None if open_ok and peer_ok else "measured (no goal)" + suffix(False, f"{open_text}; {peer_text}"),
+           extra={**common, "open_seconds": open_seconds, "per_shard_opens_per_second": ours_rate,
                              "peer_per_shard_opens_per_second": peer_rate},
            note=f"All shards open at once, at most {settings['window']} handshakes in flight per client; the "
                 "targets share one core, the clients the other. " + load_text + ".")
@@ -128,6 +144,7 @@ def socket_figures(work, figure, load_json, mmm):
            {"name": "WebSocketClientPool", "unit": "CPU-s/1,000 opens", **summary([ours_cpu]), "command": command},
            {"name": peer_name, "unit": "CPU-s/1,000 opens", **summary([peer_cpu]), "command": peer_command},
            [ours_cpu / peer_cpu] if peer_cpu else None, extra=common,
+           goal=None if open_ok and peer_ok else "measured (no goal)" + suffix(False, f"{open_text}; {peer_text}"),
            note="User + system CPU of the client process over the opening (getrusage; Python: process_time). "
                 + load_text + ".")
     s = storm(d, opened, load)
@@ -137,7 +154,7 @@ def socket_figures(work, figure, load_json, mmm):
             "command": command + "; curl -X POST https://127.0.0.1:PORT/admin/drop-event-sockets"},
            {"name": "the targets' accept rate (mean over the storm)", "unit": "sockets/s",
             **summary([s["accept_rate_mean"]])}, None,
-           goal="measured (no goal)" + suffix if not judged else None,
+           goal=None if storm_ok else "measured (no goal)" + suffix(False, storm_text),
            extra={**common, **s, "backoff_ms": settings["backoff_ms"], "backoff_cap_ms": settings["backoff_cap_ms"]},
            note=f"Dropped abruptly (no close frame). Each socket reconnects after a delay uniform in "
                 f"[0, min({settings['backoff_cap_ms']} ms, {settings['backoff_ms']} ms · 2^k)) before attempt k "
