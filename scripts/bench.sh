@@ -12,7 +12,7 @@
 # reference target: conflicting pairs and violations, RACE_SECONDS each), capacity (Scenarios/capacity.yaml: the
 # knee, the highest calls/s keeping push_to_report p99 < 100 ms), locust (calls per CPU-second vs Locust),
 # sockets (WS_SOCKETS idle wss sockets to standalone targets, a reconnect storm, vs Python websockets:
-# scripts/bench-sockets.sh, ~2 minutes at the default 50,000; WS_SOCKETS=2000 for a quick run).
+# scripts/bench-sockets.sh, ~4 minutes at the default 50,000 on this machine; WS_SOCKETS=2000 for a quick run).
 # Knobs: BENCH_ROUNDS (3), BENCH_SECONDS (5, per load run), BENCH_CONNS ("1000 5000").
 set -euo pipefail
 cd "$(dirname "$0")/.."
