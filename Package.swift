@@ -80,7 +80,7 @@ let package = Package(
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
             "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "FaultProxy", "Locking",
-            "Determinism", "Chaos",
+            "Determinism", "Chaos", "WebSocket",
         ]),
         // libFuzzer targets (`make fuzz`, built in debug with -sanitize=fuzzer -DFUZZING); built plainly it
         // replays the committed corpora. Uses @testable imports: debug configuration only.
@@ -96,7 +96,7 @@ let package = Package(
         ),
         .executableTarget(name: "checker-bench", dependencies: ["Checker"], path: "Benchmarks/checker-bench"),
         .executableTarget(name: "ws-bench", dependencies: [
-            "WebSocketClient", "WebSocket", "HTTPServer", "Transport", "CLinux", "Determinism",
+            "WebSocketClient", "WebSocket", "HTTPServer", "Transport", "CLinux", "Determinism", "Driver",
         ], path: "Benchmarks/ws-bench", exclude: ["lws_client.c"]),
         .executableTarget(name: "metrics-bench", dependencies: ["Metrics", "Results", "CLinux", "Determinism"],
                           path: "Benchmarks/metrics-bench"),
@@ -144,7 +144,7 @@ let package = Package(
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Determinism"]),
         .testTarget(name: "WebSocketClientTests", dependencies: [
             "WebSocketClient", "WebSocket", "Transport", "HTTPServer", "ReferenceTarget", "Credentials", "Determinism",
-            "Locking", "CLinux",
+            "Locking", "CLinux", "TestSupport",
         ]),
     ]
 )

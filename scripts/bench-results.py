@@ -13,6 +13,9 @@ import statistics
 import subprocess
 import sys
 
+from bench_results_carry import carry_over
+from bench_results_sockets import socket_figures
+
 work, out, date, rounds, seconds_per_run, conns, suite_seconds = sys.argv[1:8]
 rounds, seconds_per_run, suite_seconds = int(rounds), int(seconds_per_run), int(suite_seconds)
 conns = [int(c) for c in conns.split()]
@@ -405,6 +408,9 @@ if any(lc) or any(cs):
 elif os.path.exists(os.path.join(work, "locust-skipped.json")):
     figures.append({"id": "vs_locust", "skipped": load_json(os.path.join(work, "locust-skipped.json"))["skipped"]})
 
+# MARK: - idle wss sockets and a reconnect storm (scripts/bench-sockets.sh), vs Python websockets
+socket_figures(work, figure, load_json, mmm)
+
 try:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
 except OSError:
@@ -421,6 +427,9 @@ result = {"date": date, "machine": machine(), "commit": commit, "rounds": rounds
                     + ("" if len(set(SECTION_LOAD.values()) | {LOAD1}) == 1 else " Load average before each section: "
                        + ", ".join(f"{k} {v:g}" for k, v in sorted(SECTION_LOAD.items())) + ".")),
           "figures": figures}
+if carry_over(result, figures, os.path.join(out, date + ".json"), load_json):
+    suite_seconds, rounds, seconds_per_run = result["suite_seconds"], result["rounds"], result["seconds_per_load_run"]
+    LOAD_START, LOAD_END = result["load_average_at_start"], result["load_average_at_end"]
 json.dump(result, open(os.path.join(out, date + ".json"), "w"), indent=2, sort_keys=False)
 
 

@@ -38,6 +38,12 @@ for f in r["figures"]:
         value = f"{fmt(b['median'])} bytes/device" + (f", registered in {fmt(rg['median'])} s" if rg else "")
         rows.append(f"| {f['title']} | {value} (peer: {p['name']}) | – | {goal} |")
         continue
+    if f["id"] == "ws_storm":
+        t99, t100 = f.get("seconds_to_99"), f.get("seconds_to_all")
+        value = (f"{fmt(t99)} s to 99 % back, {fmt(t100)} s to all; the targets accepted "
+                 f"{fmt(f.get('accept_rate_mean'))}/s (peak {fmt(f.get('accept_rate_peak'))}/s)")
+        rows.append(f"| {f['title']} | {value} | – | {goal} |")
+        continue
     ratio = f["ratio"]
     value = f"{fmt(s.get('median'))} {s['unit']} vs {p['name']} {fmt(p.get('median'))} {p['unit']}"
     rtext = f"{fmt(ratio['median'])} ({fmt(ratio['min'])}–{fmt(ratio['max'])})" if ratio else "–"

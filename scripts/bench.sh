@@ -10,7 +10,9 @@
 # metrics (recording cost vs plain adds), checker (1M-op history vs Python's json parsing of the same file),
 # scale (Scenarios/scale.yaml: timer accuracy, delivered rate), races (Scenarios/races/*.yaml against the correct
 # reference target: conflicting pairs and violations, RACE_SECONDS each), capacity (Scenarios/capacity.yaml: the
-# knee, the highest calls/s keeping push_to_report p99 < 100 ms), locust (calls per CPU-second vs Locust).
+# knee, the highest calls/s keeping push_to_report p99 < 100 ms), locust (calls per CPU-second vs Locust),
+# sockets (WS_SOCKETS idle wss sockets to standalone targets, a reconnect storm, vs Python websockets:
+# scripts/bench-sockets.sh, ~4 minutes at the default 50,000 on this machine; WS_SOCKETS=2000 for a quick run).
 # Knobs: BENCH_ROUNDS (3), BENCH_SECONDS (5, per load run), BENCH_CONNS ("1000 5000").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +22,7 @@ bin=$PWD/.build/release/callstorm
 [ -x "$bin" ] || swift build -c release --product callstorm
 swift build -c release --product checker-bench >/dev/null
 swift build -c release --product metrics-bench >/dev/null
+swift build -c release --product ws-bench >/dev/null
 out=Benchmarks/results
 work=$PWD/Benchmarks/work
 # BENCH_KEEP_WORK=1 keeps an earlier run's raw files, so a section run alone (BENCH_ONLY) joins them.
@@ -29,7 +32,7 @@ date=$(date -u +%Y-%m-%d)
 ROUNDS=${BENCH_ROUNDS:-3}
 SECONDS_PER_RUN=${BENCH_SECONDS:-5}
 CONNS=${BENCH_CONNS:-"1000 5000"}
-ONLY=${BENCH_ONLY:-"gateway gateway-instructions raw-http devices metrics checker scale races capacity locust"}
+ONLY=${BENCH_ONLY:-"gateway gateway-instructions raw-http devices metrics checker scale races capacity locust sockets"}
 SERVER_CPU=1
 CLIENT_CPU=0
 [ "$(nproc)" -ge 2 ] || { SERVER_CPU=0; CLIENT_CPU=0; }
@@ -222,6 +225,13 @@ if wanted locust; then
     else
         echo '{"skipped": "locust is not installed (pip install locust)"}' > "$work/locust-skipped.json"
     fi
+fi
+
+# MARK: - idle wss sockets to standalone targets, a reconnect storm, vs a Python websockets pool (issue 21)
+if wanted sockets; then
+    section "sockets: ${WS_SOCKETS:-50000} idle wss sockets to callstorm target --tls, a reconnect storm, vs Python"
+    CALLSTORM_BIN="$bin" WS_BENCH_BIN="$PWD/.build/release/ws-bench" SERVER_CPU=$SERVER_CPU CLIENT_CPU=$CLIENT_CPU \
+        scripts/bench-sockets.sh "$work" || echo "bench-sockets.sh failed (see $work/sockets)"
 fi
 
 section "writing results"

@@ -11,6 +11,7 @@ import WebSocketClient
 /// `ws-bench client URL COUNT [CAFILE] [ECHOES]`: opens COUNT idle sockets, prints the client's RSS growth per
 /// socket, then runs ECHOES round trips on one socket and prints the client's CPU per round trip. The server
 /// runs in its own process, so the client's memory is measured alone (docs/WEBSOCKET.md has the figures).
+/// `ws-bench hold …`: idle sockets to `callstorm target --tls` held through a reconnect storm (Hold.swift).
 @main
 enum WSBench {
     static func main() throws {
@@ -18,8 +19,13 @@ enum WSBench {
         switch args.first {
         case "server": try serve(args)
         case "client": try client(args)
+        case "hold":
+            do { try HoldBench.main(Array(args.dropFirst())) } catch let error as HoldBenchError {
+                FileHandle.standardError.write(Data("\(error)\n".utf8))
+                exit(2)
+            }
         default:
-            let usage = "usage: ws-bench server [CERT KEY] | client URL COUNT [CAFILE] [ECHOES]\n"
+            let usage = "usage: ws-bench server [CERT KEY] | client URL COUNT [CAFILE] [ECHOES] | hold (--help)\n"
             FileHandle.standardError.write(Data(usage.utf8))
             exit(2)
         }

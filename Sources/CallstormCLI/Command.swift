@@ -100,7 +100,7 @@ enum Help {
         """
 
     static let target = """
-        Usage: callstorm target [--listen HOST:PORT] [--apns-url URL] [--bundle-id ID] [--threads N] [options]
+        Usage: callstorm target [--listen HOST:PORT] [--apns-url URL] [--bundle-id ID] [--threads N] [--tls] [options]
 
         Runs the embedded reference call server (docs/PROTOCOL.md) until SIGINT or SIGTERM.
           --listen     address to serve on (default 127.0.0.1:8080)
@@ -114,6 +114,12 @@ enum Help {
           --apns-proxy URL      reach the gateway through this HTTP proxy (CONNECT), as behind HTTPS_PROXY
           --apns-cert FILE      certificate auth: a PEM client certificate and key (`callstorm cert voip`)
           --exit-with-parent    exit when the process that started this one is gone (callstorm's child target)
+          --tls                 serve https and wss (the event channel) on the same port, with the local CA's
+                                certificate from --state-dir (created on first use; the banner names the CA file
+                                clients verify against), or with --cert FILE --key FILE
+          --admin               also serve POST /admin/drop-event-sockets[?code=N] (every event socket dropped at
+                                once: a reconnect storm) and GET /admin/event-sockets (counts); for benchmarks and
+                                chaos scripts, off by default (docs/PROTOCOL.md, "Admin endpoints")
         """
 
     static let check = """

@@ -26,15 +26,14 @@ enum GatewayCommand {
             throw .usage("--listen must be HOST:PORT, got '\(listen)'")
         }
         try Loopback.require(host, role: "listen address", allowed: Loopback.allowedHosts(parsed.value("allow-remote")))
-        if (parsed.value("cert") == nil) != (parsed.value("key") == nil) {
-            throw .usage("--cert and --key go together")
-        }
         let useTLS = parsed.has("tls") || parsed.value("cert") != nil
         var config = HTTPServerConfiguration()
         config.host = host
         config.port = port
         config.threads = max(1, Int(parsed.value("threads") ?? "1") ?? 1)
-        let (files, caPath) = try tlsFiles(parsed)
+        // The gateway's own listener or its tunnels; client certificates (certificate auth) are asked for from
+        // --client-ca, else from the local CA when it is in use.
+        let (files, caPath) = try TLSArguments.files(parsed, clientCA: parsed.value("client-ca"), askLocalCA: true)
         if useTLS {
             config.tls = files
         } else {
@@ -85,24 +84,6 @@ enum GatewayCommand {
         server.stop()
         FileHandle.standardOutput.write(Data(summary(gateway, server.stats).utf8))
         return .passed
-    }
-
-    /// The TLS files the gateway serves (its own listener's or its tunnels'): `--cert`/`--key`, or the local
-    /// CA's; client certificates are asked for from `--client-ca`, else from the local CA when it is in use.
-    private static func tlsFiles(_ parsed: Arguments) throws(CLIError) -> (TLSFiles, caPath: String?) {
-        if let cert = parsed.value("cert"), let key = parsed.value("key") {
-            return (TLSFiles(certificatePath: cert, keyPath: key, clientCAPath: parsed.value("client-ca")), nil)
-        }
-        let dir = parsed.value("state-dir") ?? LocalCertificateAuthority.defaultStateDirectory
-        do {
-            let (material, created) = try LocalCertificateAuthority.ensure(stateDirectory: dir)
-            if created { FileHandle.standardError.write(Data("created a local CA in \(dir)/tls\n".utf8)) }
-            let files = TLSFiles(certificatePath: material.certificatePath, keyPath: material.keyPath,
-                                 clientCAPath: parsed.value("client-ca") ?? material.caCertificatePath)
-            return (files, material.caCertificatePath)
-        } catch {
-            throw .harness(error.description)
-        }
     }
 
     static func summary(_ gateway: APNsGateway, _ stats: HTTPServerStats) -> String {

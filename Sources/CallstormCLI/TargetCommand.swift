@@ -11,8 +11,8 @@ enum TargetCommand {
         let parsed = try Arguments(args, valued: ["listen", "apns-url", "bundle-id", "threads", "bug", "allow-remote",
                                                   "registrations", "apns-ca", "apns-key", "apns-team",
                                                   "apns-proxy", "apns-cert",
-                                                  "push-expiration", "push-retries"],
-                                   boolean: ["help", "exit-with-parent"])
+                                                  "push-expiration", "push-retries", "cert", "key", "state-dir"],
+                                   boolean: ["help", "exit-with-parent", "tls", "admin"])
         if parsed.has("help") {
             print(Help.target)
             return .passed
@@ -62,14 +62,17 @@ enum TargetCommand {
             registrationsFile: parsed.value("registrations"),
             pushExpirationSeconds: Int(parsed.value("push-expiration") ?? "0") ?? 0,
             pushRetries: Int(parsed.value("push-retries") ?? "") ?? PushSpec.defaultRetries))
-        var config = HTTPServerConfiguration()
-        config.host = host
-        config.port = port
-        config.threads = max(1, threads)
-        let server = HTTPServer(configuration: config, handler: target)
+        let (config, caPath) = try serverConfiguration(parsed, host: host, port: port, threads: threads)
+        let handler: any HTTPHandler = parsed.has("admin") ? TargetAdmin(target: target) : target
+        let server = HTTPServer(configuration: config, handler: handler)
         do { try server.start() } catch { throw .harness("\(error)") }
         // Unbuffered, so a script waiting for this line sees it at once.
-        let banner = "callstorm target listening on http://\(urlHost(host)):\(server.port), pushes to \(apns)\n"
+        let scheme = config.tls == nil ? "http" : "https"
+        var banner = "callstorm target listening on \(scheme)://\(urlHost(host)):\(server.port), pushes to \(apns)\n"
+        if let caPath { banner += "trust this CA for https and wss: \(caPath)\n" }
+        if parsed.has("admin") {
+            banner += "admin endpoints on: POST /admin/drop-event-sockets, GET /admin/event-sockets\n"
+        }
         FileHandle.standardOutput.write(Data(banner.utf8))
         let done = DispatchSemaphore(value: 0)
         let signals = SignalWatch { _ in done.signal() }
@@ -80,6 +83,25 @@ enum TargetCommand {
         server.stop()
         target.close()
         return .passed
+    }
+}
+
+extension TargetCommand {
+    /// The listener: address and threads, and TLS (`--tls`, or `--cert`/`--key`) for https and wss on the same
+    /// port, with the local CA's certificate when no pair is given. Returns the CA file clients should trust.
+    static func serverConfiguration(_ parsed: Arguments, host: String, port: Int, threads: Int) throws(CLIError)
+        -> (HTTPServerConfiguration, caPath: String?) {
+        var config = HTTPServerConfiguration()
+        config.host = host
+        config.port = port
+        config.threads = max(1, threads)
+        var caPath: String?
+        if parsed.has("tls") || parsed.value("cert") != nil || parsed.value("key") != nil {
+            let chosen = try TLSArguments.files(parsed, clientCA: nil, askLocalCA: false)
+            config.tls = chosen.files
+            caPath = chosen.caPath
+        }
+        return (config, caPath)
     }
 }
 

@@ -50,6 +50,10 @@ public final class WebSocketClientPool: @unchecked Sendable {
         self.tls = tls
         self.limits = limits
         self.onEvent = onEvent
+        // OpenSSL writes with write(2), which raises SIGPIPE once the server has reset the connection (a reconnect
+        // storm does exactly that) and would end the process silently; HTTPServer.start does the same, so a
+        // process with a pool and no server (ws-bench hold) needs it here.
+        signal(SIGPIPE, SIG_IGN)
         handlerID = thread.register(ready: { [unowned self] fd, events in handle(fd, events) })
         sweepTimer = EventTimer(on: thread) { [unowned self] in sweep() }
         sweepTimer?.arm(atMonotonicNanos: clinux_monotonic_ns() + 1_000_000_000)

@@ -1,0 +1,17 @@
+"""BENCH_CARRY_OVER=1, for bench-results.py: a section run alone (BENCH_ONLY) whose other sections' raw files are
+gone keeps the same day's figures it did not measure, in their order, with the header (suite length, noise note,
+load averages, rounds) of the full run they came from; this run's rows replace theirs or are appended."""
+import os
+
+HEADER = ("suite_seconds", "noise", "load_average_at_start", "load_average_at_end", "rounds", "seconds_per_load_run")
+
+
+def carry_over(result, figures, path, load_json):
+    """Merges the results file at `path` into `result` and `figures` (in place); whether there was one."""
+    earlier = load_json(path) if os.environ.get("BENCH_CARRY_OVER") else None
+    if not earlier:
+        return False
+    mine = {f["id"]: f for f in figures}
+    figures[:] = [mine.pop(f["id"], f) for f in earlier["figures"]] + list(mine.values())
+    result.update({k: earlier[k] for k in HEADER if k in earlier})
+    return True
