@@ -165,7 +165,8 @@ final class RunSession {
             }
             if FaultController.isNeeded(scenario) {
                 let controller = try FaultController(windows: scenario.faults, seed: scenario.seed,
-                                                     upstreamURL: targetURL, target: targetProcess)
+                                                     upstreamURL: targetURL, target: targetProcess,
+                                                     dropEventSockets: servers.socketStormHook)
                 faultController = controller
                 targetURL = controller.deviceURL(for: targetURL)
             }

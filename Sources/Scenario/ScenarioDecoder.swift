@@ -9,6 +9,8 @@ struct ScenarioDecoder {
     var targetBugs: [String] = []
     /// `target.process`: run the reference target as a child process (so target faults can kill it).
     var targetProcess = false
+    /// `target.url`: a server callstorm did not start (no hooks into it, such as dropping its sockets).
+    var targetIsURL = false
 
     init(file: String) {
         self.file = file

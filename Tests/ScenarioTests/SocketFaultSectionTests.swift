@@ -1,0 +1,102 @@
+import XCTest
+@testable import Scenario
+
+/// Socket faults in a window: `device: { socket_drop, socket_stall }` and `target: { socket_storm }`, and every
+/// mistake at its file:line:column.
+final class SocketFaultSectionTests: XCTestCase {
+    private func load(_ yaml: String) -> Result<Scenario, ScenarioErrors> {
+        ScenarioLoader.parse(yaml, file: "sockets.yaml", knownFlows: ["incoming-1to1"])
+    }
+
+    private func errors(_ yaml: String) -> [ScenarioError] {
+        switch load(yaml) {
+        case .success(let scenario):
+            XCTFail("expected errors, got \(scenario.faults)")
+            return []
+        case .failure(let errors):
+            return errors.errors
+        }
+    }
+
+    /// A 10 s run against `target`; `faults` from line 7 on.
+    private func scenario(_ faults: String, target: String = "target: { embedded: true }") -> String {
+        """
+        name: sockets
+        devices: 10
+        load:
+          - hold: { rate: 5/s, for: 10s }
+        \(target)
+        faults:
+        \(faults)
+        """
+    }
+
+    func testSocketDropReadsAShareOrAShareWithACloseCode() throws {
+        let s = try load(scenario("""
+              - { at: 1s, for: 2s, device: { socket_drop: 20% } }
+              - { at: 3s, for: 2s, device: { socket_drop: { probability: 0.5, code: 1001 } } }
+            """)).get()
+        XCTAssertEqual(s.faults.map(\.device?.socketDrop), [SocketDropFaults(probability: 0.2),
+                                                            SocketDropFaults(probability: 0.5, code: 1001)])
+    }
+
+    func testSocketStallReadsADurationOrADistributionWithAShare() throws {
+        let s = try load(scenario("""
+              - { at: 1s, for: 2s, device: { socket_stall: 3s } }
+              - { at: 3s, for: 2s, device: { socket_stall: { for: { uniform: [1s, 2s] }, probability: 10% } } }
+            """)).get()
+        XCTAssertEqual(s.faults[0].device?.socketStall, SocketStallFaults(duration: .constant(3_000_000_000)))
+        XCTAssertEqual(s.faults[1].device?.socketStall,
+                       SocketStallFaults(probability: 0.1, duration: .uniform(1_000_000_000, 2_000_000_000)))
+    }
+
+    func testACloseCodeThatCannotBeSentIsAnErrorAtItsPosition() {
+        let found = errors(scenario("  - { at: 1s, for: 2s, device: { socket_drop: { probability: 1, code: 1006 } } }"))
+        XCTAssertEqual(found.map(\.mark), [Mark(line: 7, column: 71)], "\(found)")
+        XCTAssertTrue(found[0].message.contains("cannot be sent in a close frame"), found[0].message)
+    }
+
+    func testSocketStallWithoutForAndAMisspeltKeyAreErrors() {
+        let found = errors(scenario("""
+              - { at: 1s, for: 2s, device: { socket_stall: { probability: 10% } } }
+              - { at: 3s, for: 2s, device: { socket_dorp: 10% } }
+            """))
+        XCTAssertEqual(found.count, 2, "\(found)")
+        XCTAssertTrue(found[0].message.contains("'for'"), found[0].message)
+        XCTAssertEqual(found[1].mark, Mark(line: 8, column: 34))
+        XCTAssertEqual(found[1].suggestion, "socket_drop")
+    }
+
+    func testSocketStormOnTheEmbeddedTargetIsAStormWithoutAKill() throws {
+        let s = try load(scenario("""
+              - { at: 1s, for: 2s, target: { socket_storm: true } }
+              - { at: 4s, for: 2s, target: { socket_storm: { code: 1001 } } }
+            """)).get()
+        XCTAssertEqual(s.faults.map(\.target), [TargetFaults(kill: false, socketStorm: SocketStormFaults()),
+                                                TargetFaults(kill: false, socketStorm: SocketStormFaults(code: 1001))])
+    }
+
+    func testSocketStormAgainstAURLTargetIsAnErrorAtTheStorm() {
+        let found = errors(scenario("  - { at: 1s, for: 2s, target: { socket_storm: true } }",
+                                    target: "target: { url: \"http://127.0.0.1:9\" }"))
+        XCTAssertEqual(found.map(\.mark), [Mark(line: 7, column: 48)], "\(found)")
+        XCTAssertTrue(found[0].message.contains("socket_drop: 100%"), found[0].message)
+    }
+
+    func testSocketStormAgainstAChildProcessTargetIsAnError() {
+        let found = errors(scenario("  - { at: 1s, for: 2s, target: { socket_storm: { code: 1001 } } }",
+                                    target: "target: { embedded: true, process: true }"))
+        XCTAssertEqual(found.count, 1, "\(found)")
+        XCTAssertTrue(found[0].message.contains("process: true"), found[0].message)
+    }
+
+    func testATargetSectionNeedsKillOrAStormAndRestartNeedsAKill() {
+        let found = errors(scenario("""
+              - { at: 1s, for: 2s, target: { } }
+              - { at: 3s, for: 2s, target: { socket_storm: true, restart_after: 1s } }
+            """))
+        XCTAssertEqual(found.count, 2, "\(found)")
+        XCTAssertTrue(found[0].message.contains("'kill: true' or 'socket_storm'"), found[0].message)
+        XCTAssertEqual(found[1].mark, Mark(line: 8, column: 68))
+    }
+}
