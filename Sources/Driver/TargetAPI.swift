@@ -41,7 +41,31 @@ struct TargetAPI: Sendable {
             "unmerge": post("/v1/conversations/${conversation.id}/unmerge",
                             "{\"device\":\"${device.id}\",\"member\":\"${member.id}\"}"),
             "get": APIMapping.Endpoint(method: "GET", path: "/v1/conversations/${conversation.id}", expect: [200]),
-        ], push: .reference, view: .reference)
+        ], push: .reference, view: .reference, socket: referenceSocket)
+    }()
+
+    /// The reference target's event channel (docs/PROTOCOL.md "Event channel"): events read like its pushes,
+    /// every member action over the socket with the request id echoed, replies `{id, status, body}`.
+    static let referenceSocket: APIMapping.Socket = {
+        func action(_ op: String, _ extra: String = "") -> String {
+            "{\"id\":\"${request.id}\",\"op\":\"\(op)\",\"conversation\":\"${conversation.id}\"," +
+                "\"device\":\"${device.id}\"\(extra)}"
+        }
+        var events = APIMapping.PushFields.reference
+        events.capabilities = nil
+        events.handle = nil
+        events.version = nil
+        return APIMapping.Socket(
+            url: "/v1/events?device=${device.id}", events: events,
+            actions: [
+                "join": action("join", ",\"reportedAt\":${device.reported_at},\"pushSentAt\":${push.sent_at}"),
+                "decline": action("end", ",\"reason\":\"declined\""),
+                "end": action("end", ",\"reason\":${reason.json}"),
+                "pause": action("pause"), "resume": action("resume"),
+                "merge": action("merge", ",\"with\":\"${with.id}\""),
+                "unmerge": action("unmerge", ",\"member\":\"${member.id}\""),
+            ],
+            reply: APIMapping.Socket.Reply(id: "$.id", status: "$.status", body: "$.body"))
     }()
 
     /// The request for `op` with `${…}` filled in from `vars`; nil when the mapping has no such operation.

@@ -88,15 +88,18 @@ public struct APIMapping: Sendable, Equatable {
     public var view: ViewMapping?
     /// Statuses of an `end` or `decline` that mean "this conversation had already ended".
     public var alreadyEnded: [Int]
+    /// The server's signaling WebSocket; nil when it has none (devices with `socket:` other than none need one).
+    public var socket: Socket?
 
     public static let operations = ["register", "start", "join", "decline", "end", "pause", "resume", "merge",
                                     "unmerge", "get"]
 
     public init(endpoints: [String: Endpoint], push: PushFields = PushFields(), view: ViewMapping? = nil,
-                alreadyEnded: [Int] = []) {
+                alreadyEnded: [Int] = [], socket: Socket? = nil) {
         self.endpoints = endpoints
         self.push = push
         self.view = view
         self.alreadyEnded = alreadyEnded
+        self.socket = socket
     }
 }

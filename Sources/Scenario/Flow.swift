@@ -108,6 +108,11 @@ public struct DeviceProfile: Sendable, Equatable {
     public var maximumConversationGroups: Int
     public var maximumConversationsPerConversationGroup: Int
     public var supportsVideo: Bool
+    /// `socket`, `socket_reconnect`, `socket_linger`: the app's signaling socket (none by default).
+    public var socket: SocketMode = .none
+    public var socketReconnect = SocketReconnect()
+    /// How long after its last live conversation ended an `on_push`/`foreground` app closes its socket.
+    public var socketLingerNanos: UInt64 = 0
 
     public init(capabilities: [String] = ["pausing", "merging", "unmerging"], maximumConversationGroups: Int = 2,
                 maximumConversationsPerConversationGroup: Int = 5, supportsVideo: Bool = false) {

@@ -2,15 +2,21 @@
 extension ScenarioDecoder {
     mutating func api(_ node: YAMLNode) -> APIMapping? {
         guard let fields = fields(of: node, in: "'target.api'",
-                                  known: APIMapping.operations + ["push", "view", "already_ended"],
+                                  known: APIMapping.operations + ["push", "view", "already_ended", "socket"],
                                   required: ["register", "start", "end"]) else { return nil }
         var endpoints: [String: APIMapping.Endpoint] = [:]
         var used: [(mark: Mark, name: String)] = []
         for op in APIMapping.operations {
             if let value = fields[op], let endpoint = endpoint(value, op, &used) { endpoints[op] = endpoint }
         }
-        checkKnownVariables(used, captured: Set(endpoints.values.flatMap(\.captures.keys)))
+        let captured = Set(endpoints.values.flatMap(\.captures.keys))
+        checkKnownVariables(used, captured: captured)
         var mapping = APIMapping(endpoints: endpoints)
+        if let node = fields["socket"] {
+            var socketUsed: [(mark: Mark, name: String)] = []
+            mapping.socket = socket(node, &socketUsed)
+            checkKnownVariables(socketUsed, captured: captured.union(["request.id"]))
+        }
         if let node = fields["push"], let push = pushFields(node) { mapping.push = push }
         if let node = fields["view"] { mapping.view = viewMapping(node) }
         if let node = fields["already_ended"] {
@@ -127,7 +133,7 @@ extension ScenarioDecoder {
     ]
 
     /// Reports `${…}` names that are neither built in nor plausibly captured (captures are dotted or plain words).
-    private mutating func checkVariables(_ node: YAMLNode, _ text: String,
+    mutating func checkVariables(_ node: YAMLNode, _ text: String,
                                          _ used: inout [(mark: Mark, name: String)]) {
         var rest = Substring(text)
         while let dollar = rest.firstIndex(of: "$") {

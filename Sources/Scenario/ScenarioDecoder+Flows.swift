@@ -18,7 +18,8 @@ extension ScenarioDecoder {
     static let behaviorReferences = ["answer_after", "talk"]
     /// LiveCommunicationKit's reasons a conversation ends for the others.
     static let endReasons = ["failed", "remoteEnded", "unanswered", "joinedElsewhere", "declinedElsewhere"]
-    static let deviceKeys = ["capabilities", "max_conversation_groups", "max_conversations_per_group", "video"]
+    static let deviceKeys = ["capabilities", "max_conversation_groups", "max_conversations_per_group", "video",
+                             "socket", "socket_reconnect", "socket_linger"]
     static let capabilityNames = ["pausing", "merging", "unmerging", "video", "playingTones"]
     /// How a step writes `Flow.hangupRole`.
     static let hangupWord = "hangup"
@@ -81,6 +82,7 @@ extension ScenarioDecoder {
             checkMappedOperations(root, scenario.flows.values.sorted(by: { $0.name < $1.name }))
             scenario.api = api
         }
+        checkSocketMapped(root, scenario)
         return errors.count == errorsBefore ? scenario : nil
     }
 

@@ -450,6 +450,7 @@ extension ScenarioDecoder {
             profile.maximumConversationsPerConversationGroup = value
         }
         if let node = fields["video"], let value = bool(node, "video") { profile.supportsVideo = value }
+        deviceSocket(fields, into: &profile)
         return errors.count == errorsBefore ? profile : nil
     }
 }

@@ -39,10 +39,10 @@ extension ScenarioDecoder {
         return words
     }
 
-    mutating func pushFields(_ node: YAMLNode) -> APIMapping.PushFields? {
+    mutating func pushFields(_ node: YAMLNode, context: String = "'target.api.push'") -> APIMapping.PushFields? {
         let known = ["conversation", "event", "joined", "ended", "view", "capabilities", "handle", "reason", "into",
                      "version", "sent_at"]
-        guard let p = fields(of: node, in: "'target.api.push'", known: known) else { return nil }
+        guard let p = fields(of: node, in: context, known: known) else { return nil }
         var push = APIMapping.PushFields()
         if let n = p["conversation"], let path = jsonPath(n, "conversation") { push.conversation = path }
         if let n = p["event"], let path = jsonPath(n, "event") { push.event = path }
