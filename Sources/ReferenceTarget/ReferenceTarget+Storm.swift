@@ -7,6 +7,6 @@ extension ReferenceTarget {
     /// Returns how many sockets it ended.
     @discardableResult
     public func stormEventSockets(closeCode: UInt16?) -> Int {
-        dropEventSockets(closeCode.map(CloseCode.init), reason: closeCode == nil ? "" : "socket_storm")
+        dropEventSockets(closeCode.map { CloseCode($0) }, reason: closeCode == nil ? "" : "socket_storm")
     }
 }

@@ -2,6 +2,7 @@
 extension ScenarioDecoder {
     /// `socket_drop: 20%`, or `{ probability: 20%, code: 1001 }`.
     mutating func socketDrop(_ node: YAMLNode) -> SocketDropFaults? {
+        socketFaultMarks.append((node.mark, "socket_drop"))
         if node.scalarText != nil { return fraction(node, "socket_drop").map { SocketDropFaults(probability: $0) } }
         guard let f = fields(of: node, in: "'socket_drop'", known: ["probability", "code"],
                              required: ["probability"]) else { return nil }
@@ -13,6 +14,7 @@ extension ScenarioDecoder {
 
     /// `socket_stall: 3s` (every device of the window), or `{ for: <distribution>, probability: 20% }`.
     mutating func socketStall(_ node: YAMLNode) -> SocketStallFaults? {
+        socketFaultMarks.append((node.mark, "socket_stall"))
         if node.scalarText != nil {
             return duration(node, "socket_stall").map { SocketStallFaults(duration: .constant($0)) }
         }
@@ -28,6 +30,7 @@ extension ScenarioDecoder {
     /// `socket_storm: true` (abrupt), or `{ code: 1001 }`. Only the embedded target, in callstorm's own process,
     /// can be told to drop its sockets; `kind` says why another target cannot.
     mutating func socketStorm(_ node: YAMLNode) -> SocketStormFaults? {
+        socketFaultMarks.append((node.mark, "socket_storm"))
         let errorsBefore = errors.count
         var storm = SocketStormFaults()
         if node.scalarText != nil {
@@ -47,6 +50,15 @@ extension ScenarioDecoder {
                 + "'kill' windows need it: put the storm in a scenario of its own)")
         }
         return errors.count == errorsBefore ? storm : nil
+    }
+
+    /// Socket faults need devices that hold a socket: each one written is an error, at its position, otherwise.
+    mutating func checkSocketFaults(_ scenario: Scenario) {
+        guard scenario.device.socket == .none else { return }
+        for (mark, name) in socketFaultMarks {
+            report(mark, "'\(name)' acts on the devices' signaling sockets, and these devices hold none; set "
+                + "'device: { socket: always }' (or on_push, foreground)")
+        }
     }
 
     /// A close code a close frame may carry.

@@ -18,14 +18,16 @@ final class SocketFaultSectionTests: XCTestCase {
         }
     }
 
-    /// A 10 s run against `target`; `faults` from line 7 on.
-    private func scenario(_ faults: String, target: String = "target: { embedded: true }") -> String {
+    /// A 10 s run against `target`, devices holding sockets as `socket` says; `faults` from line 8 on.
+    private func scenario(_ faults: String, target: String = "target: { embedded: true }",
+                          socket: String = "always") -> String {
         """
         name: sockets
         devices: 10
         load:
           - hold: { rate: 5/s, for: 10s }
         \(target)
+        device: { socket: \(socket) }
         faults:
         \(faults)
         """
@@ -52,7 +54,7 @@ final class SocketFaultSectionTests: XCTestCase {
 
     func testACloseCodeThatCannotBeSentIsAnErrorAtItsPosition() {
         let found = errors(scenario("  - { at: 1s, for: 2s, device: { socket_drop: { probability: 1, code: 1006 } } }"))
-        XCTAssertEqual(found.map(\.mark), [Mark(line: 7, column: 71)], "\(found)")
+        XCTAssertEqual(found.map(\.mark), [Mark(line: 8, column: 71)], "\(found)")
         XCTAssertTrue(found[0].message.contains("cannot be sent in a close frame"), found[0].message)
     }
 
@@ -63,7 +65,7 @@ final class SocketFaultSectionTests: XCTestCase {
             """))
         XCTAssertEqual(found.count, 2, "\(found)")
         XCTAssertTrue(found[0].message.contains("'for'"), found[0].message)
-        XCTAssertEqual(found[1].mark, Mark(line: 8, column: 34))
+        XCTAssertEqual(found[1].mark, Mark(line: 9, column: 34))
         XCTAssertEqual(found[1].suggestion, "socket_drop")
     }
 
@@ -79,7 +81,7 @@ final class SocketFaultSectionTests: XCTestCase {
     func testSocketStormAgainstAURLTargetIsAnErrorAtTheStorm() {
         let found = errors(scenario("  - { at: 1s, for: 2s, target: { socket_storm: true } }",
                                     target: "target: { url: \"http://127.0.0.1:9\" }"))
-        XCTAssertEqual(found.map(\.mark), [Mark(line: 7, column: 48)], "\(found)")
+        XCTAssertEqual(found.map(\.mark), [Mark(line: 8, column: 48)], "\(found)")
         XCTAssertTrue(found[0].message.contains("socket_drop: 100%"), found[0].message)
     }
 
@@ -90,6 +92,16 @@ final class SocketFaultSectionTests: XCTestCase {
         XCTAssertTrue(found[0].message.contains("process: true"), found[0].message)
     }
 
+    func testSocketFaultsNeedDevicesThatHoldASocket() {
+        let found = errors(scenario("""
+              - { at: 1s, for: 2s, device: { socket_drop: 5%, socket_stall: 1s } }
+              - { at: 3s, for: 2s, target: { socket_storm: true } }
+            """, socket: "none"))
+        XCTAssertEqual(found.map(\.mark), [Mark(line: 8, column: 47), Mark(line: 8, column: 65),
+                                           Mark(line: 9, column: 48)], "\(found)")
+        XCTAssertTrue(found[0].message.contains("socket: always"), found[0].message)
+    }
+
     func testATargetSectionNeedsKillOrAStormAndRestartNeedsAKill() {
         let found = errors(scenario("""
               - { at: 1s, for: 2s, target: { } }
@@ -97,6 +109,6 @@ final class SocketFaultSectionTests: XCTestCase {
             """))
         XCTAssertEqual(found.count, 2, "\(found)")
         XCTAssertTrue(found[0].message.contains("'kill: true' or 'socket_storm'"), found[0].message)
-        XCTAssertEqual(found[1].mark, Mark(line: 8, column: 68))
+        XCTAssertEqual(found[1].mark, Mark(line: 9, column: 69))
     }
 }
