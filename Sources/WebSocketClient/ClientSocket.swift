@@ -26,6 +26,8 @@ final class ClientSocket {
     var deadline: UInt64
     /// How the state machine ended the connection, reported once the last bytes are written.
     var finalReport: CloseReport?
+    /// Reading is paused (a stall fault): the kernel keeps what the server sends until it resumes.
+    var paused = false
 
     init(id: UInt64, stream: ByteStream, connection: ClientConnection, interest: UInt32, deadline: UInt64) {
         self.id = id

@@ -30,7 +30,11 @@ extension WebSocketClientPool {
             stepTLS(socket)
         case .ready:
             if events & CLINUX_EPOLLOUT != 0 { flush(socket) }
-            if isLive(socket) && events & (CLINUX_EPOLLIN | CLINUX_EPOLLERR | CLINUX_EPOLLHUP) != 0 { readIn(socket) }
+            // A paused socket reads only once the connection broke (an error or hang-up is reported whatever
+            // the interest, and would be reported again and again).
+            let readable = socket.paused ? CLINUX_EPOLLERR | CLINUX_EPOLLHUP
+                : CLINUX_EPOLLIN | CLINUX_EPOLLERR | CLINUX_EPOLLHUP
+            if isLive(socket) && events & readable != 0 { readIn(socket) }
         }
     }
 

@@ -160,6 +160,24 @@ public final class WebSocketClientPool: @unchecked Sendable {
         if let report = socket.connection.abort() { finish(socket, report) }
     }
 
+    /// Stops reading an open socket, as an app whose thread is stuck: the server's frames stay in the kernel's
+    /// buffers (and, once those fill, in the server's) until `resumeReading`. Writes still go out. False when the
+    /// socket is unknown or not open.
+    @discardableResult
+    public func pauseReading(_ id: UInt64) -> Bool {
+        guard let socket = sockets[id], socket.phase == .ready, socket.connection.state == .open else { return false }
+        socket.paused = true
+        setInterest(socket, socket.interest)
+        return true
+    }
+
+    /// Reads again after `pauseReading`, starting with what queued meanwhile.
+    public func resumeReading(_ id: UInt64) {
+        guard let socket = sockets[id], socket.paused else { return }
+        socket.paused = false
+        setInterest(socket, socket.interest | CLINUX_EPOLLIN)
+    }
+
     // MARK: - Bookkeeping (queue only)
 
     var byFDCount: Int { byFD.count }
@@ -174,7 +192,8 @@ public final class WebSocketClientPool: @unchecked Sendable {
     /// Whether the socket is still the pool's (not finished by an earlier step of the same event).
     func isLive(_ socket: ClientSocket) -> Bool { sockets[socket.id] === socket }
 
-    func setInterest(_ socket: ClientSocket, _ wanted: UInt32) {
+    func setInterest(_ socket: ClientSocket, _ asked: UInt32) {
+        let wanted = socket.paused ? asked & ~CLINUX_EPOLLIN : asked
         guard wanted != socket.interest else { return }
         socket.interest = wanted
         thread.modify(socket.fd, events: wanted, handler: handlerID)
