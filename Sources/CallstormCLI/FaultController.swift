@@ -195,10 +195,11 @@ final class FaultController: @unchecked Sendable {
     /// (`socket.storm_dropped`, which the books set apart as callstorm's doing).
     private func storm(window i: Int, since: UInt64, now: UInt64, driver: LoadDriver) {
         guard let fault = stormSchedule.storms[i], let dropEventSockets else { return }
+        // Logged first: a worker attributes a socket that ends after this mark, and began before it, to the storm.
+        driver.logFault(sinceLoadNanos: since, window: windows[i].name, kind: fault.kind, subject: "target")
         let ended = dropEventSockets(fault.code)
         recorder?.count(MetricName.fault(fault.kind), atNanos: now)
         recorder?.count(SocketStormFault.socketsCounter, by: Int64(ended), atNanos: now)
-        driver.logFault(sinceLoadNanos: since, window: windows[i].name, kind: fault.kind, subject: "target")
     }
 
     /// Starts the child target again after window `i`'s kill.
