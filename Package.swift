@@ -73,7 +73,7 @@ let package = Package(
         ]),
         .target(name: "Driver", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "PushModel", "CLinux", "Results", "Locking",
-            "Determinism", "TextEscaping", "Chaos",
+            "Determinism", "TextEscaping", "Chaos", "WebSocket", "WebSocketClient",
         ]),
         .target(name: "Reports", dependencies: ["Metrics", "Results", "CZlib", "TextEscaping", "Checker"]),
         .target(name: "Results", dependencies: ["Metrics", "Locking"]),

@@ -51,6 +51,18 @@ public struct DriverSettings: Sendable {
     public var pollNanos: UInt64?
     /// `replay.offset`: every `together` step fires at this offset instead of its own (nanoseconds).
     public var replayOffsetNanos: Int64?
+    /// `device.socket*`: whether and when devices hold a signaling socket.
+    public var socket = SocketSettings()
+
+    /// The device socket's settings, from the scenario's `device:` section.
+    public struct SocketSettings: Sendable {
+        public var mode = SocketMode.none
+        public var reconnect = SocketReconnect()
+        public var lingerNanos: UInt64 = 0
+        /// CA file (PEM) trusted by wss sockets; nil trusts the system store.
+        public var caFile: String?
+        public init() {}
+    }
 
     public init(scenario: Scenario, targetURL: String, workers: Int) {
         self.plan = ArrivalPlan(scenario: scenario)
@@ -78,6 +90,9 @@ public struct DriverSettings: Sendable {
             return flow
         }
         let profile = scenario.device
+        socket.mode = profile.socket
+        socket.reconnect = profile.socketReconnect
+        socket.lingerNanos = profile.socketLingerNanos
         self.deviceConfiguration = ConversationManager.Configuration(
             supportedCapabilities: Capabilities(names: profile.capabilities),
             maximumConversationGroups: profile.maximumConversationGroups,

@@ -96,7 +96,10 @@ extension Worker {
     /// The call's interpreter said it is over: its devices go back to idle.
     func complete(_ id: Int) {
         guard let run = calls.removeValue(forKey: id) else { return }
-        for local in run.devices() { devices.release(local) }
+        for local in run.devices() {
+            devices.release(local)
+            socketIdle(local)
+        }
         live.active.subtract(1, ordering: .relaxed)
         live.completed.add(1, ordering: .relaxed)
         checkDrained()

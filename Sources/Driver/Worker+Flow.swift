@@ -35,6 +35,7 @@ extension Worker {
         let id = request.call
         guard let run = calls[id] else { return }
         let vars = request.op == .start ? startVars(request, run) : memberVars(request, run)
+        socketUserActs(request.device)
         send(request.op.rawValue, vars, device: request.device, call: id) { [self] result, endpoint in
             let now = clock.nowNanos()
             var answer = readAnswer(request, result, endpoint)
@@ -193,6 +194,7 @@ extension Worker {
             queue.async { completion(.failure(.connect("device offline (fault window)")), nil) }
             return
         }
+        if let local, !verification, sendOverSocket(op, vars, device: local, completion: completion) { return }
         let timeout = Int(settings.actionTimeoutNanos / 1_000_000)
         let baseURL = local.flatMap { networkRoute($0) } ?? settings.targetURL
         guard let (parts, missing) = api.request(op, vars: vars, baseURL: baseURL, timeoutMillis: timeout)

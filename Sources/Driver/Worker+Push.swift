@@ -171,6 +171,7 @@ extension Worker {
         let refusal = devices.reportIncoming(local, payload: payload, uuid: uuid, now: now)
         recorder.count("conversations.reported", atNanos: now)
         if refusal != nil { recorder.count("conversations.refused_over_limit", atNanos: now) }
+        socketPushReported(local, conversation: uuid, acceptedNanos: push.acceptedNanos)
         guard let id = devices[local].callID, calls[id] != nil else {
             recorder.count("pushes.unexpected", atNanos: now)
             return
@@ -178,14 +179,16 @@ extension Worker {
         apply(calls[id]!.pushReported(device: local, conversation: uuid, now: now, &context), call: id, now: now)
     }
 
-    private func receiveBackground(_ payload: PushPayload?, local: Int, now: UInt64) {
+    /// A background push, or a message on the device's socket (`counters`: `socket.events`), folded into the
+    /// device's view: the observation seam.
+    func receiveBackground(_ payload: PushPayload?, local: Int, now: UInt64, counters: String = "pushes") {
         let id = devices[local].callID
         switch devices.observeBackground(payload, on: local, inCall: id.map { calls[$0] != nil } ?? false) {
-        case .badPayload: recorder.count("pushes.bad_payload", atNanos: now)
-        case .mergedBeforeKnown: recorder.count("pushes.merged_before_known", atNanos: now)
-        case .stale: recorder.count("pushes.stale", atNanos: now)
+        case .badPayload: recorder.count("\(counters).bad_payload", atNanos: now)
+        case .mergedBeforeKnown: recorder.count("\(counters).merged_before_known", atNanos: now)
+        case .stale: recorder.count("\(counters).stale", atNanos: now)
         case .applied(let outOfOrder):
-            if outOfOrder { recorder.count("pushes.out_of_order", atNanos: now) }
+            if outOfOrder { recorder.count("\(counters).out_of_order", atNanos: now) }
             guard let id, calls[id] != nil else { return }
             apply(calls[id]!.deviceChanged(local, now: now, &context), call: id, now: now)
         }

@@ -36,6 +36,8 @@ final class Worker: @unchecked Sendable {
     var faultState: DeviceFaultState
     let api: TargetAPI
     let config: FlowConfig
+    /// Device sockets (`device.socket`); nil when devices hold none.
+    var sockets: DeviceSockets?
 
     var index: Int { arrivals.worker }
     var loadStart: UInt64 { arrivals.loadStart }
@@ -69,6 +71,7 @@ final class Worker: @unchecked Sendable {
         queue.sync {
             io = WorkerIO(queue: queue, name: "callstorm.worker.\(index)",
                           maxConnections: settings.connectionsPerWorker) { [unowned self] in self.wake() }
+            sockets = makeSockets(deviceIndexes: deviceIndexes)
         }
     }
 
@@ -108,6 +111,7 @@ final class Worker: @unchecked Sendable {
             if case .success(let response) = result, endpoint?.accepts(response.status) == true {
                 devices.registered(local)
                 recorder.count("devices.registered", atNanos: now)
+                socketRegistered(local)
             } else {
                 recorder.count("devices.register_failed", atNanos: now)
                 count(result, endpoint: endpoint, at: now)
@@ -159,6 +163,7 @@ final class Worker: @unchecked Sendable {
             var deviceEvents: [String: Int] = [:]
             for device in devices.devices { deviceEvents.merge(device.manager.events, uniquingKeysWith: +) }
             for (name, n) in deviceEvents { recorder.count("events.\(name)", by: Int64(n), atNanos: now) }
+            stopSockets()
             io.close()
             recorder.gauge("conversations.active", value: Double(calls.count), atNanos: now)
             recorder.seal()
@@ -208,6 +213,8 @@ final class Worker: @unchecked Sendable {
         case .report(let push, let local): process(push, local: local, delivered: now)
         case .releaseHeld(let local, let serial): releaseHeld(local, serial: serial)
         case .tick: tick(now: now)
+        case .socket(let timer): socketTimerFired(timer, now: now)
+        case .socketReply(let id): socketReplyTimedOut(id)
         }
     }
 
@@ -264,6 +271,10 @@ enum TimerEvent {
     /// A push a reorder fault held back is delivered now if no later push released it first.
     case releaseHeld(local: Int, serial: UInt64)
     case tick
+    /// A device socket's linger or reconnect timer.
+    case socket(SocketTimer)
+    /// An action sent over a socket got no reply within `action_timeout` (its request id).
+    case socketReply(String)
 }
 
 /// The worker's I/O: the thread that waits for its sockets and its timer and runs them on the worker's queue,

@@ -106,6 +106,32 @@ public enum MetricName {
     public static let networkResets = "network.resets"
     public static let networkToxicCloses = "network.toxic_closes"
 
+    // MARK: - Device sockets (`device.socket`)
+
+    /// Open started → 101 received.
+    public static let socketConnect = "socket.connect"
+    /// VoIP push accepted by the gateway → the socket it woke the app for is open.
+    public static let pushToSocket = "push_to_socket"
+    /// VoIP push accepted → the first message on the socket about that conversation.
+    public static let pushToState = "push_to_state"
+    /// The server's send time of a socket message (`sent_at`, its clock) → received.
+    public static let socketEventDelivery = "socket.event_delivery"
+    /// The socket books: opened = closed by the device + closed by the server + lost + open at stop.
+    public static let socketOpened = "socket.opened"
+    public static let socketClosedDevice = "socket.closed.device"
+    public static let socketClosedServer = "socket.closed.server"
+    public static let socketLost = "socket.lost"
+    public static let socketOpenAtStop = "socket.open_at_stop"
+    public static let socketReconnects = "socket.reconnects"
+    /// Opens that never reached the 101 (connect, TLS, handshake refused).
+    public static let socketConnectFailed = "socket.connect_failed"
+    /// How each opened socket ended, by close code: `socket.close.1000`.
+    public static func socketClose(_ code: Int) -> String { "socket.close.\(code)" }
+    /// Frames from the server that broke RFC 6455, by kind: `socket.protocol.bad_opcode`.
+    public static func socketProtocol(_ kind: String) -> String { "socket.protocol.\(kind)" }
+    /// The latency histograms the report's socket section shows, in order.
+    public static let socketLatencies = [pushToSocket, pushToState, socketConnect, socketEventDelivery]
+
     // MARK: - Set after the run
 
     /// The history checker's violations, and per rule: `invariant_violations.merge_lost_update`.

@@ -1,0 +1,103 @@
+import CallModel
+import Foundation
+import Metrics
+import Scenario
+import Transport
+
+/// What arrives on a device's socket (events into the observation seam, replies to its actions) and the actions
+/// it sends there. Runs on the worker's queue.
+extension Worker {
+    /// A server→device text message: a reply when it echoes the id of an action in flight, else an event read
+    /// like a background push.
+    func socketMessage(_ bytes: [UInt8], from local: Int, now: UInt64) {
+        guard let sockets else { return }
+        recorder.count("socket.messages", atNanos: now)
+        guard let root = JSONLite.parse(bytes) else {
+            recorder.count("socket.events.bad_payload", atNanos: now)
+            return
+        }
+        if let id = sockets.replyID?.value(in: root).flatMap(Self.idText), sockets.outgoing[id] != nil {
+            socketReply(id, root, bytes)
+            return
+        }
+        if let name = sockets.eventName?.value(in: root)?.stringValue, sockets.mapping.ignore.contains(name) {
+            recorder.count("socket.events.ignored", atNanos: now)
+            return
+        }
+        let payload = sockets.reader.push(bytes)
+        if let sent = payload?.sentAt {
+            let nowMillis = Int(Date().timeIntervalSince1970 * 1000)
+            recorder.record(MetricName.socketEventDelivery, micros: Int64(max(0, nowMillis - sent)) * 1000,
+                            atNanos: now)
+        }
+        if let uuid = payload?.uuid {
+            sockets.lifecycle.heard(local, about: uuid, now: now)
+            if let into = payload?.into, into != uuid { sockets.lifecycle.heard(local, about: into, now: now) }
+        }
+        receiveBackground(payload, local: local, now: now, counters: "socket.events")
+    }
+
+    /// An echoed id as text: a string, or a number the server sent back as one.
+    private static func idText(_ value: JSONLite.Value) -> String? {
+        value.stringValue ?? value.intValue.map(String.init)
+    }
+
+    /// The reply to an action: its status (200 when the mapping names none) and body, handed to the action's
+    /// completion exactly like an HTTP response.
+    private func socketReply(_ id: String, _ root: JSONLite.Value, _ bytes: [UInt8]) {
+        guard let sockets, let outgoing = sockets.outgoing.removeValue(forKey: id) else { return }
+        var status = 200
+        if let path = sockets.replyStatus { status = path.value(in: root)?.intValue ?? 0 }
+        var body = bytes
+        if let path = sockets.replyBody { body = path.value(in: root).map { Array($0.text.utf8) } ?? [] }
+        outgoing.completion(.success(ClientResponse(status: status, body: body)), outgoing.endpoint)
+    }
+
+    /// Sends `op` over the device's socket when the mapping puts it there: at once when the socket is open,
+    /// else after it opens (the app opens it for the user's action). The reply comes back through `completion`
+    /// as an HTTP answer would; no reply within `action_timeout` is a timeout. False when `op` goes over HTTP.
+    func sendOverSocket(_ op: String, _ vars: [String: String], device local: Int,
+                        completion: @escaping (Result<ClientResponse, TransportError>, APIMapping.Endpoint?) -> Void)
+        -> Bool {
+        guard let sockets, let template = sockets.mapping.actions[op] else { return false }
+        let now = clock.nowNanos()
+        let id = sockets.newRequestID(worker: index)
+        var vars = vars
+        vars["request.id"] = id
+        var missing: [String] = []
+        let text = TargetAPI.render(template, vars, &missing)
+        if !missing.isEmpty { recorder.count("api.missing_variable", atNanos: now) }
+        let endpoint = api.mapping.endpoints[op] ?? (op == "decline" ? api.mapping.endpoints["end"] : nil)
+            ?? APIMapping.Endpoint(method: "WS", path: "")
+        sockets.outgoing[id] = DeviceSockets.Outgoing(device: local, text: text, endpoint: endpoint,
+                                                      completion: completion)
+        schedule(.socketReply(id), at: now + settings.actionTimeoutNanos)
+        rearm()
+        recorder.count("socket.actions.\(op)", atNanos: now)
+        if sockets.lifecycle[local].phase == .open, let socket = sockets.socket[local] {
+            sockets.pool.send(socket, text: text)
+        } else {
+            recorder.count("socket.actions.queued", atNanos: now)
+            sockets.queued[local, default: []].append(id)
+            socketUserActs(local)
+        }
+        return true
+    }
+
+    /// No reply within `action_timeout`: the action timed out (queued or sent).
+    func socketReplyTimedOut(_ id: String) {
+        guard let sockets, let outgoing = sockets.outgoing.removeValue(forKey: id) else { return }
+        sockets.queued[outgoing.device]?.removeAll { $0 == id }
+        outgoing.completion(.failure(.timeout), outgoing.endpoint)
+    }
+
+    /// The run stops: sockets still open are counted as open at stop, then the pool is shut down (its last
+    /// `.closed` events are not counted again).
+    func stopSockets() {
+        guard let sockets else { return }
+        sockets.lifecycle.stop()
+        applySocketEffects()
+        sockets.stopping = true
+        sockets.pool.shutDown()
+    }
+}
