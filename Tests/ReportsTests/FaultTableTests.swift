@@ -49,7 +49,7 @@ final class FaultTableTests: XCTestCase {
         let html = HTMLReport(result).render()
         let table = String(html[html.range(of: "<section id=\"faults\">")!.lowerBound...].prefix(3_000))
         XCTAssertTrue(table.contains("<th>sockets lost/s</th><th>of them injected/s</th>"), table)
-        XCTAssertTrue(table.contains("<td>12.0 → 0.1</td><td>10.0 → 0.0</td>"), table)
+        XCTAssertTrue(table.contains("<td>12.0 → 0.2</td><td>10.0 → 0.0</td>"), table)
         XCTAssertFalse(HTMLReport(ReportFixtures.result()).render().contains("sockets lost/s"), "no sockets, no column")
     }
 }
