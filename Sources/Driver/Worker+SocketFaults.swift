@@ -63,11 +63,14 @@ extension Worker {
         }
     }
 
-    /// Acts when the device's socket is open now (and, for a window with `flows`, the device is in a call of one
-    /// of them): only then is the fault a row of faults.csv.
+    /// Acts when the device's socket is open now (and, for a window with `flows` or a fault with `roles`, the
+    /// device is in such a call, in such a role): only then is the fault a row of faults.csv, with that call.
     private func applySocketFault(_ event: SocketFaultEvent, local: Int, now: UInt64) {
+        let part = faultSubject(local)
+        let role = part.flatMap { calls[$0.call]?.flow.roles[$0.role] }
         guard !finished, let sockets, let id = sockets.socket[local], socketPhase(local) == .open,
-              faults.applies(event, flow: devices[local].callID.flatMap { calls[$0]?.flow.name }) else { return }
+              faults.applies(event, flow: devices[local].callID.flatMap { calls[$0]?.flow.name }, role: role)
+        else { return }
         switch event.action {
         case .drop:
             break

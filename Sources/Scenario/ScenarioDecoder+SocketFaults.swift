@@ -1,29 +1,31 @@
 /// Socket faults in a window's `device:` and `target:` sections (docs/WEBSOCKET.md, "Faults").
 extension ScenarioDecoder {
-    /// `socket_drop: 20%`, or `{ probability: 20%, code: 1001 }`.
+    /// `socket_drop: 20%`, or `{ probability: 20%, code: 1001, roles: [callee] }`.
     mutating func socketDrop(_ node: YAMLNode) -> SocketDropFaults? {
         socketFaultMarks.append((node.mark, "socket_drop"))
         if node.scalarText != nil { return fraction(node, "socket_drop").map { SocketDropFaults(probability: $0) } }
-        guard let f = fields(of: node, in: "'socket_drop'", known: ["probability", "code"],
+        guard let f = fields(of: node, in: "'socket_drop'", known: ["probability", "code", "roles"],
                              required: ["probability"]) else { return nil }
         let errorsBefore = errors.count
         var drop = SocketDropFaults(probability: f["probability"].flatMap { fraction($0, "probability") } ?? 0)
         if let n = f["code"] { drop.code = closeCode(n, "code") }
+        if let n = f["roles"] { drop.roles = socketFaultRoles(n) }
         return errors.count == errorsBefore ? drop : nil
     }
 
-    /// `socket_stall: 3s` (every device of the window), or `{ for: <distribution>, probability: 20% }`.
+    /// `socket_stall: 3s` (every device of the window), or `{ for: <distribution>, probability: 20%, roles: […] }`.
     mutating func socketStall(_ node: YAMLNode) -> SocketStallFaults? {
         socketFaultMarks.append((node.mark, "socket_stall"))
         if node.scalarText != nil {
             return duration(node, "socket_stall").map { SocketStallFaults(duration: .constant($0)) }
         }
-        guard let f = fields(of: node, in: "'socket_stall'", known: ["for", "probability"], required: ["for"])
-        else { return nil }
+        guard let f = fields(of: node, in: "'socket_stall'", known: ["for", "probability", "roles"],
+                             required: ["for"]) else { return nil }
         let errorsBefore = errors.count
         let length = f["for"].flatMap { distribution($0, "for") }
         var stall = SocketStallFaults(duration: length ?? .constant(0))
         if let n = f["probability"], let p = fraction(n, "probability") { stall.probability = p }
+        if let n = f["roles"] { stall.roles = socketFaultRoles(n) }
         return errors.count == errorsBefore && length != nil ? stall : nil
     }
 
@@ -52,12 +54,33 @@ extension ScenarioDecoder {
         return errors.count == errorsBefore ? storm : nil
     }
 
+    /// `roles: [callee]` or `roles: callee`; each name is checked against the flows' roles once they are known.
+    private mutating func socketFaultRoles(_ node: YAMLNode) -> [String] {
+        let items: [YAMLNode]
+        if case .sequence(let list, _) = node { items = list } else { items = [node] }
+        return items.compactMap { item in
+            guard let name = string(item, "roles") else { return nil }
+            socketFaultRoleMarks.append((item.mark, name))
+            return name
+        }
+    }
+
     /// Socket faults need devices that hold a socket: each one written is an error, at its position, otherwise.
+    /// A role they name must be a role of a flow in the mix.
     mutating func checkSocketFaults(_ scenario: Scenario) {
-        guard scenario.device.socket == .none else { return }
-        for (mark, name) in socketFaultMarks {
-            report(mark, "'\(name)' acts on the devices' signaling sockets, and these devices hold none; set "
-                + "'device: { socket: always }' (or on_push, foreground)")
+        if scenario.device.socket == .none {
+            for (mark, name) in socketFaultMarks {
+                report(mark, "'\(name)' acts on the devices' signaling sockets, and these devices hold none; set "
+                    + "'device: { socket: always }' (or on_push, foreground)")
+            }
+        }
+        var known: [String] = []
+        for flow in scenario.flows.values.sorted(by: { $0.name < $1.name }) {
+            for role in flow.roles where !known.contains(role) { known.append(role) }
+        }
+        for (mark, role) in socketFaultRoleMarks where !known.contains(role) {
+            report(mark, "role '\(role)' is in no flow of the mix (roles: \(known.joined(separator: ", ")))",
+                   suggestion: Suggestion.closest(to: role, among: known))
         }
     }
 

@@ -13,6 +13,8 @@ struct ScenarioDecoder {
     var targetIsURL = false
     /// Where socket faults were written, for the check that the devices hold sockets (`checkSocketFaults`).
     var socketFaultMarks: [(mark: Mark, name: String)] = []
+    /// The roles socket faults name, checked against the flows' roles at the end.
+    var socketFaultRoleMarks: [(mark: Mark, name: String)] = []
 
     init(file: String) {
         self.file = file

@@ -8,10 +8,13 @@ public struct SocketDropFaults: Sendable, Equatable {
     public var probability: Double
     /// The close code sent, or nil for an abrupt end.
     public var code: UInt16?
+    /// Only devices in a call in one of these roles at the drop's instant; empty: any device.
+    public var roles: [String] = []
 
-    public init(probability: Double, code: UInt16? = nil) {
+    public init(probability: Double, code: UInt16? = nil, roles: [String] = []) {
         self.probability = probability
         self.code = code
+        self.roles = roles
     }
 }
 
@@ -23,10 +26,13 @@ public struct SocketStallFaults: Sendable, Equatable {
     public var probability: Double
     /// How long the device reads nothing (sampled once per device).
     public var duration: Distribution
+    /// Only devices in a call in one of these roles at the stall's instant; empty: any device.
+    public var roles: [String] = []
 
-    public init(probability: Double = 1, duration: Distribution) {
+    public init(probability: Double = 1, duration: Distribution, roles: [String] = []) {
         self.probability = probability
         self.duration = duration
+        self.roles = roles
     }
 }
 

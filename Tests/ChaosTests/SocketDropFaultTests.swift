@@ -64,9 +64,22 @@ final class SocketDropFaultTests: XCTestCase {
         w.flows = ["group-merge"]
         let schedule = FaultSchedule(windows: [w], seed: 1)
         let event = try XCTUnwrap(schedule.socketFaults(device: 0).first)
-        XCTAssertTrue(schedule.applies(event, flow: "group-merge"))
-        XCTAssertFalse(schedule.applies(event, flow: "incoming-1to1"))
-        XCTAssertFalse(schedule.applies(event, flow: nil), "a device in no call")
+        XCTAssertTrue(schedule.applies(event, flow: "group-merge", role: "host"))
+        XCTAssertFalse(schedule.applies(event, flow: "incoming-1to1", role: "callee"))
+        XCTAssertFalse(schedule.applies(event, flow: nil, role: nil), "a device in no call")
+    }
+
+    func testRolesNarrowADropToDevicesPlayingThemAtItsInstant() throws {
+        let schedule = FaultSchedule(windows: [window(SocketDropFaults(probability: 1, roles: ["callee"]))], seed: 1)
+        let event = try XCTUnwrap(schedule.socketFaults(device: 0).first)
+        XCTAssertEqual(event.roles, ["callee"])
+        XCTAssertTrue(schedule.applies(event, flow: "incoming-1to1", role: "callee"))
+        XCTAssertFalse(schedule.applies(event, flow: "incoming-1to1", role: "caller"))
+        XCTAssertFalse(schedule.applies(event, flow: nil, role: nil))
+        let any = try XCTUnwrap(FaultSchedule(windows: [window(SocketDropFaults(probability: 1))], seed: 1)
+            .socketFaults(device: 0).first)
+        XCTAssertTrue(schedule.applies(any, flow: nil, role: nil), "no roles, no flows: any device")
+        XCTAssertEqual(any.atNanos, event.atNanos, "roles narrow where it acts, not what is drawn")
     }
 
     func testAWindowWithoutItPlansNoSocketFault() {

@@ -29,7 +29,8 @@ final class SocketStormFaultTests: XCTestCase {
         var device = DeviceFaults()
         device.socketDrop = SocketDropFaults(probability: 0.2, code: 1001)
         device.socketStall = SocketStallFaults(probability: 0.5, duration: .constant(2_000_000_000))
-        let w = ChaosFixtures.window(device: device, target: TargetFaults(kill: false, socketStorm: SocketStormFaults()))
+        let w = ChaosFixtures.window(device: device,
+                                     target: TargetFaults(kill: false, socketStorm: SocketStormFaults()))
         XCTAssertEqual(FaultDescription.describe(w), "device: socket_drop 20% (close 1001), socket_stall 2s on 50% · "
             + "target: socket_storm (abrupt)")
     }

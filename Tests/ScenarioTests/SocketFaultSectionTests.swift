@@ -42,6 +42,19 @@ final class SocketFaultSectionTests: XCTestCase {
                                                             SocketDropFaults(probability: 0.5, code: 1001)])
     }
 
+    func testSocketFaultsNarrowToRolesOfTheMixedFlows() throws {
+        let s = try load(scenario("""
+              - { at: 1s, for: 2s, device: { socket_drop: { probability: 1, roles: [callee] } } }
+              - { at: 3s, for: 2s, device: { socket_stall: { for: 1s, roles: caller } } }
+            """)).get()
+        XCTAssertEqual(s.faults[0].device?.socketDrop?.roles, ["callee"])
+        XCTAssertEqual(s.faults[1].device?.socketStall?.roles, ["caller"])
+        let found = errors(scenario(
+            "  - { at: 1s, for: 2s, device: { socket_drop: { probability: 1, roles: [calee] } } }"))
+        XCTAssertEqual(found.map(\.mark), [Mark(line: 8, column: 73)], "\(found)")
+        XCTAssertEqual(found.first?.suggestion, "callee")
+    }
+
     func testSocketStallReadsADurationOrADistributionWithAShare() throws {
         let s = try load(scenario("""
               - { at: 1s, for: 2s, device: { socket_stall: 3s } }

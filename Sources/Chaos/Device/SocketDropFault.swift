@@ -9,6 +9,7 @@ public struct SocketDropFault: SocketFault {
     public static let stream = DrawStream("device.socket_drop")
     public let probability: Double
     public let code: UInt16?
+    public let roles: [String]
 
     /// The `faults.csv` kind of an abrupt drop; a drop with a code is `device.socket_closed_<code>`.
     public static let dropped = "device.socket_dropped"
@@ -17,12 +18,13 @@ public struct SocketDropFault: SocketFault {
         guard let drop = window.device?.socketDrop, drop.probability > 0 else { return nil }
         probability = drop.probability
         code = drop.code
+        roles = drop.roles
     }
 
     public func decide(_ draws: FaultDraws, at instant: UInt64) -> SocketFaultEvent? {
         guard draws.hitsDevice(probability, Self.stream) else { return nil }
         let kind = code.map { "device.socket_closed_\($0)" } ?? Self.dropped
         return SocketFaultEvent(atNanos: instant, window: draws.window, action: .drop(code: code),
-                                note: draws.note(kind))
+                                note: draws.note(kind), roles: roles)
     }
 }

@@ -15,12 +15,15 @@ public struct SocketFaultEvent: Sendable, Equatable {
     public let window: Int
     public let action: SocketFaultAction
     public let note: FaultNote
+    /// The roles a device must play in its call at the instant; empty: any device.
+    public let roles: [String]
 
-    public init(atNanos: UInt64, window: Int, action: SocketFaultAction, note: FaultNote) {
+    public init(atNanos: UInt64, window: Int, action: SocketFaultAction, note: FaultNote, roles: [String] = []) {
         self.atNanos = atNanos
         self.window = window
         self.action = action
         self.note = note
+        self.roles = roles
     }
 }
 
@@ -55,10 +58,11 @@ extension FaultSchedule {
         return out.sorted { ($0.atNanos, $0.window) < ($1.atNanos, $1.window) }
     }
 
-    /// Whether `event` applies to a device whose current call is of `flow` (nil: in no call). A window with
-    /// `flows` hits only devices in a call of those flows at the fault's instant.
-    public func applies(_ event: SocketFaultEvent, flow: String?) -> Bool {
+    /// Whether `event` applies to a device whose current call is of `flow`, where it plays `role` (both nil: in
+    /// no call). A window with `flows`, or a fault with `roles`, hits only devices in such a call at its instant.
+    public func applies(_ event: SocketFaultEvent, flow: String?, role: String?) -> Bool {
         let flows = windows[event.window].flows
-        return flows.isEmpty || flow.map { flows.contains($0) } == true
+        guard flows.isEmpty || flow.map({ flows.contains($0) }) == true else { return false }
+        return event.roles.isEmpty || role.map { event.roles.contains($0) } == true
     }
 }

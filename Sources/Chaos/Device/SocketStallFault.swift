@@ -9,6 +9,7 @@ public struct SocketStallFault: SocketFault {
     public static let stream = DrawStream("device.socket_stall")
     public let probability: Double
     public let duration: Distribution
+    public let roles: [String]
 
     public static let stalled = "device.socket_stalled"
 
@@ -16,6 +17,7 @@ public struct SocketStallFault: SocketFault {
         guard let stall = window.device?.socketStall, stall.probability > 0 else { return nil }
         probability = stall.probability
         duration = stall.duration
+        roles = stall.roles
     }
 
     public func decide(_ draws: FaultDraws, at instant: UInt64) -> SocketFaultEvent? {
@@ -24,6 +26,6 @@ public struct SocketStallFault: SocketFault {
         let nanos = draws.sample(duration, Self.stream, seq: 2)
         guard nanos > 0 else { return nil }
         return SocketFaultEvent(atNanos: instant, window: draws.window, action: .stall(nanos: nanos),
-                                note: draws.note(Self.stalled))
+                                note: draws.note(Self.stalled), roles: roles)
     }
 }
