@@ -23,12 +23,8 @@ final class DeviceSockets {
     let pool: WebSocketClientPool
     var lifecycle: SocketLifecycle
     let mapping: APIMapping.Socket
-    /// Reads server→device messages with `events` (like pushes) and the scenario's view mapping.
-    let reader: ViewReader
-    let replyID: JSONPath?
-    let replyStatus: JSONPath?
-    let replyBody: JSONPath?
-    let eventName: JSONPath?
+    /// Reads server→device messages: replies and events.
+    let messages: SocketMessageReader
     /// Pool socket id ↔ the device (worker-local index) it belongs to.
     var device: [UInt64: Int] = [:]
     var socket: [Int: UInt64] = [:]
@@ -46,11 +42,7 @@ final class DeviceSockets {
         self.pool = pool
         self.lifecycle = lifecycle
         self.mapping = mapping
-        self.reader = ViewReader(view: view, push: mapping.events)
-        replyID = JSONPath(mapping.reply.id)
-        replyStatus = mapping.reply.status.flatMap(JSONPath.init)
-        replyBody = mapping.reply.body.flatMap(JSONPath.init)
-        eventName = JSONPath(mapping.events.event)
+        self.messages = SocketMessageReader(mapping, view: view)
     }
 
     /// A fresh request id for `${request.id}`: unique per worker, so the `w` prefix keeps workers apart.

@@ -5,7 +5,13 @@ extension ViewReader {
     /// A push's payload through the mapping's push fields; nil when it is not JSON or a mapped field has the
     /// wrong type.
     func push(_ bytes: [UInt8]) -> PushPayload? {
-        guard let root = JSONLite.parse(bytes), case .object = root else { return nil }
+        guard let root = JSONLite.parse(bytes) else { return nil }
+        return push(root: root)
+    }
+
+    /// The same for a document already parsed (a socket message, read once for its reply id and its event).
+    func push(root: JSONLite.Value) -> PushPayload? {
+        guard case .object = root else { return nil }
         func field<T>(_ name: String, _ read: (JSONLite.Value) -> T?) -> JSONField<T> {
             JSONField(pushPath(name)?.value(in: root), read)
         }

@@ -12,19 +12,21 @@ extension Worker {
     func socketMessage(_ bytes: [UInt8], from local: Int, now: UInt64) {
         guard let sockets else { return }
         recorder.count("socket.messages", atNanos: now)
-        guard let root = JSONLite.parse(bytes) else {
+        let payload: PushPayload?
+        switch sockets.messages.classify(bytes, awaiting: { sockets.outgoing[$0] != nil }) {
+        case .unreadable:
             recorder.count("socket.events.bad_payload", atNanos: now)
             return
-        }
-        if let id = sockets.replyID?.value(in: root).flatMap(Self.idText), sockets.outgoing[id] != nil {
-            socketReply(id, root, bytes)
-            return
-        }
-        if let name = sockets.eventName?.value(in: root)?.stringValue, sockets.mapping.ignore.contains(name) {
+        case .ignored:
             recorder.count("socket.events.ignored", atNanos: now)
             return
+        case .reply(let id, let status, let body):
+            guard let outgoing = sockets.outgoing.removeValue(forKey: id) else { return }
+            outgoing.completion(.success(ClientResponse(status: status, body: body)), outgoing.endpoint)
+            return
+        case .event(let read):
+            payload = read
         }
-        let payload = sockets.reader.push(bytes)
         if let sent = payload?.sentAt {
             let nowMillis = Int(Date().timeIntervalSince1970 * 1000)
             recorder.record(MetricName.socketEventDelivery, micros: Int64(max(0, nowMillis - sent)) * 1000,
@@ -35,22 +37,6 @@ extension Worker {
             if let into = payload?.into, into != uuid { sockets.lifecycle.heard(local, about: into, now: now) }
         }
         receiveBackground(payload, local: local, now: now, counters: "socket.events")
-    }
-
-    /// An echoed id as text: a string, or a number the server sent back as one.
-    private static func idText(_ value: JSONLite.Value) -> String? {
-        value.stringValue ?? value.intValue.map(String.init)
-    }
-
-    /// The reply to an action: its status (200 when the mapping names none) and body, handed to the action's
-    /// completion exactly like an HTTP response.
-    private func socketReply(_ id: String, _ root: JSONLite.Value, _ bytes: [UInt8]) {
-        guard let sockets, let outgoing = sockets.outgoing.removeValue(forKey: id) else { return }
-        var status = 200
-        if let path = sockets.replyStatus { status = path.value(in: root)?.intValue ?? 0 }
-        var body = bytes
-        if let path = sockets.replyBody { body = path.value(in: root).map { Array($0.text.utf8) } ?? [] }
-        outgoing.completion(.success(ClientResponse(status: status, body: body)), outgoing.endpoint)
     }
 
     /// Sends `op` over the device's socket when the mapping puts it there: at once when the socket is open,

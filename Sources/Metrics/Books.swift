@@ -52,9 +52,23 @@ public struct Books: Sendable, Codable, Equatable {
         public var fates: Int64 { delivered + droppedByFault + blocked + expired + undeliveredAtStop }
     }
 
+    /// Device sockets (`device.socket`): every socket that opened ended one way or was open at the stop.
+    public struct SocketLine: Sendable, Codable, Equatable {
+        public var opened: Int64
+        public var closedByDevice: Int64
+        public var closedByServer: Int64
+        public var lost: Int64
+        public var openAtStop: Int64
+
+        public var accounted: Int64 { closedByDevice + closedByServer + lost + openAtStop }
+        public var balanced: Bool { opened == accounted }
+    }
+
     public var actions: [ActionLine]
     public var calls: CallLine
     public var pushes: PushLine
+    /// Nil when no device held a socket (the run's counters have no `socket.opened`).
+    public var sockets: SocketLine?
     /// One sentence per book that does not balance, naming it and the difference.
     public var problems: [String]
 
@@ -98,7 +112,18 @@ public struct Books: Sendable, Codable, Equatable {
             delivered: n(Counter.delivered), droppedByFault: n(Counter.droppedByFault), blocked: n(Counter.blocked),
             expired: n(Counter.expired), undeliveredAtStop: n(Counter.undelivered))
 
+        if c[MetricName.socketOpened] != nil {
+            sockets = SocketLine(opened: n(MetricName.socketOpened), closedByDevice: n(MetricName.socketClosedDevice),
+                                 closedByServer: n(MetricName.socketClosedServer), lost: n(MetricName.socketLost),
+                                 openAtStop: n(MetricName.socketOpenAtStop))
+        }
+
         var problems: [String] = []
+        if let s = sockets, !s.balanced {
+            problems.append("sockets: opened \(s.opened) ≠ closed by device \(s.closedByDevice) + closed by server "
+                + "\(s.closedByServer) + lost \(s.lost) + open at stop \(s.openAtStop) (= \(s.accounted); "
+                + "\(s.opened - s.accounted) unaccounted)")
+        }
         for line in actions where !line.balanced {
             problems.append("action \(line.kind): started \(line.started) ≠ fulfilled \(line.fulfilled) + failed "
                 + "\(line.failed) + timed out \(line.timedOut) + in flight at stop \(line.inFlightAtStop) "
@@ -145,6 +170,10 @@ public struct Books: Sendable, Codable, Equatable {
             + "\(p.accepted + p.duplicated == p.fates ? "=" : "≠") delivered "
             + "\(p.delivered) + dropped by fault \(p.droppedByFault) + blocked \(p.blocked) + expired \(p.expired) "
             + "+ undelivered at stop \(p.undeliveredAtStop)")
+        if let s = sockets {
+            out.append("sockets: opened \(s.opened) \(s.balanced ? "=" : "≠") closed by device \(s.closedByDevice) + "
+                + "closed by server \(s.closedByServer) + lost \(s.lost) + open at stop \(s.openAtStop)")
+        }
         return out
     }
 }

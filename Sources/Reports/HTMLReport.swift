@@ -45,6 +45,7 @@ struct HTMLReport {
         html += chartSection("Harness: memory and CPU", "harness-rss", harnessChart())
         html += chartSection("Harness: file descriptors and threads", "harness-fds", harnessResourcesChart())
         html += chartSection("Latency distribution", "distribution", distributionChart())
+        html += socketsSection()
         html += outcomeSection()
         html += booksSection()
         html += result.races?.html() ?? ""
@@ -188,7 +189,7 @@ struct HTMLReport {
         return html
     }
 
-    private func percentileTable(_ metrics: [String: HdrHistogram]) -> String {
+    func percentileTable(_ metrics: [String: HdrHistogram]) -> String {
         guard !metrics.isEmpty else { return "<p class=\"empty\">no samples</p>\n" }
         var html = "<table class=\"numbers percentiles\">\n<thead><tr><th>metric</th><th>count</th><th>p50</th>"
         html += "<th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr></thead>\n<tbody>\n"

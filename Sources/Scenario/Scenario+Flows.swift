@@ -12,6 +12,12 @@ extension Scenario {
         var lines = ["  device: capabilities \(capabilities); at most \(device.maximumConversationGroups) "
             + "conversation groups of \(device.maximumConversationsPerConversationGroup); "
             + "video \(device.supportsVideo ? "on" : "off")"]
+        if device.socket != .none {
+            let r = device.socketReconnect
+            lines.append("  device socket: \(device.socket.rawValue); "
+                + "linger \(device.socketLingerNanos / 1_000_000) ms; reconnect \(r.baseNanos / 1_000_000) ms ×2 "
+                + "up to \(r.maxNanos / 1_000_000) ms, jitter \(r.jitter)")
+        }
         for entry in mix {
             guard let flow = flow(named: entry.flow) else {
                 lines.append("  flow \(entry.flow): not defined")

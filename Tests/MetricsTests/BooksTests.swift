@@ -67,4 +67,21 @@ final class BooksTests: XCTestCase {
         XCTAssertNil(books.pushes.sent)
         XCTAssertEqual(books.problems, [])
     }
+
+    func testSocketBooksAppearOnlyWithSocketsAndNameTheDifference() {
+        XCTAssertNil(Books(counters: balanced).sockets, "a run without sockets has no socket book")
+        XCTAssertFalse(Books(counters: balanced).lines.contains { $0.hasPrefix("sockets") })
+        var c = balanced
+        c["socket.opened"] = 10
+        c["socket.closed.device"] = 5
+        c["socket.closed.server"] = 1
+        c["socket.lost"] = 2
+        c["socket.open_at_stop"] = 2
+        XCTAssertEqual(Books(counters: c).problems, [])
+        XCTAssertTrue(Books(counters: c).lines.contains(
+            "sockets: opened 10 = closed by device 5 + closed by server 1 + lost 2 + open at stop 2"))
+        c["socket.lost"] = 1
+        XCTAssertEqual(Books(counters: c).problems, ["sockets: opened 10 ≠ closed by device 5 + closed by server 1 "
+            + "+ lost 1 + open at stop 2 (= 9; 1 unaccounted)"])
+    }
 }

@@ -29,6 +29,9 @@ final class SocketSectionTests: XCTestCase {
         XCTAssertEqual(device.socketLingerNanos, 2_000_000_000)
         XCTAssertEqual(device.socketReconnect, SocketReconnect(baseNanos: 100_000_000, maxNanos: 3_000_000_000,
                                                                jitter: 0.25))
+        let text = try load("device: { socket: on_push, socket_linger: 2s }\n").get().describe()
+        XCTAssertTrue(text.contains("device socket: on_push; linger 2000 ms; reconnect 200 ms ×2 up to 5000 ms"), text)
+        XCTAssertFalse(try load("").get().describe().contains("device socket"))
     }
 
     func testTheSocketMappingIsReadLikeAPushWithIgnoreActionsAndReply() throws {

@@ -1,0 +1,105 @@
+@testable import CallstormCLI
+import Foundation
+import Metrics
+import Scenario
+import TestSupport
+import XCTest
+
+/// Issue 21, acceptance 1: devices that sleep without a socket until a VoIP push wakes them (`socket: on_push`)
+/// complete ≥ 99 % of the calls of every built-in flow against the embedded target, their actions going over the
+/// event channel, and the report shows push_to_socket and push_to_state with percentiles and charts.
+final class SocketRunTests: XCTestCase {
+    private func yaml(_ mode: String, mix: String, rate: Int, seconds: Int) -> String {
+        """
+        name: sockets-\(mode)
+        seed: 21
+        devices: 160
+        target: { embedded: true }
+        push: { listen: "127.0.0.1:0", deadline: 2s }
+        device: { socket: \(mode), socket_linger: 200ms }
+        load: [ { hold: { rate: \(rate)/s, for: \(seconds)s } } ]
+        mix: { \(mix) }
+        behavior:
+          answer_after: { uniform: [100ms, 300ms] }
+          talk: { uniform: [200ms, 600ms] }
+          hangup: random
+        drain: 20s
+        action_timeout: 5s
+
+        """
+    }
+
+    func testOnPushDevicesCompleteEveryBuiltInFlowAndTheReportShowsPushToSocketAndPushToState() throws {
+        let dir = try TemporaryDirectory.make("socket-on-push")
+        defer { TemporaryDirectory.remove(dir) }
+        let mix = BuiltinFlows.names.map { "\($0): 10" }.joined(separator: ", ")
+        let outcome = try runScenario(yaml("on_push", mix: mix, rate: 24, seconds: 3), in: dir)
+        let c = outcome.result.recorder.counters
+        XCTAssertTrue(outcome.result.drainedCleanly, "\(outcome.result.notes)")
+        for flow in BuiltinFlows.names {
+            let started = c["flow.\(flow).started"] ?? 0
+            XCTAssertGreaterThan(started, 0, "the mix ran no \(flow) call: \(c)")
+            let completed = c["flow.\(flow).completed"] ?? 0
+            XCTAssertGreaterThanOrEqual(Double(completed), 0.99 * Double(started), "\(flow): \(c)")
+        }
+        // The actions went over the sockets, and the socket books balance.
+        XCTAssertGreaterThan(c["socket.actions.join"] ?? 0, 0, "\(c)")
+        XCTAssertGreaterThan(c["socket.actions.merge"] ?? 0, 0, "\(c)")
+        XCTAssertGreaterThan(c[MetricName.socketOpened] ?? 0, 0, "\(c)")
+        let books = Books(counters: c)
+        XCTAssertNotNil(books.sockets)
+        XCTAssertTrue(books.balanced, "\(books.problems)")
+        XCTAssertNil(c[MetricName.socketLost], "nothing broke the sockets: \(c)")
+        let histograms = outcome.result.recorder.histograms
+        for metric in [MetricName.pushToSocket, MetricName.pushToState, MetricName.socketConnect,
+                       MetricName.socketEventDelivery] {
+            XCTAssertGreaterThan(histograms[metric]?.totalCount ?? 0, 0, "no \(metric) samples")
+        }
+        let html = try String(contentsOf: outcome.runDirectory.appendingPathComponent("report.html"), encoding: .utf8)
+        XCTAssertTrue(html.contains("<section id=\"sockets\">"))
+        XCTAssertTrue(html.contains("data-metric=\"push_to_socket\""))
+        XCTAssertTrue(html.contains("data-metric=\"push_to_state\""))
+        XCTAssertTrue(html.contains("data-chart=\"push-to-socket\""), "the push_to_socket chart")
+        XCTAssertTrue(html.contains("data-chart=\"push-to-state\""), "the push_to_state chart")
+        XCTAssertFalse(html.contains("no push_to_socket samples"))
+        XCTAssertFalse(html.contains("no push_to_state samples"))
+        let summary = try String(contentsOf: outcome.runDirectory.appendingPathComponent("summary.csv"),
+                                 encoding: .utf8)
+        XCTAssertTrue(summary.contains("\npush_to_socket,"), summary)
+        XCTAssertTrue(summary.contains("\npush_to_state,"), summary)
+    }
+
+    func testAlwaysDevicesHoldTheirSocketsFromRegistrationToTheStop() throws {
+        let dir = try TemporaryDirectory.make("socket-always")
+        defer { TemporaryDirectory.remove(dir) }
+        let outcome = try runScenario(yaml("always", mix: "incoming-1to1: 100", rate: 10, seconds: 1), in: dir)
+        let c = outcome.result.recorder.counters
+        XCTAssertEqual(c["calls.completed"], c["calls.started"], "\(c)")
+        XCTAssertEqual(c[MetricName.socketOpened], 160, "one socket per device, from registration: \(c)")
+        XCTAssertEqual(c[MetricName.socketOpenAtStop], 160, "always: kept to the end: \(c)")
+        XCTAssertNil(c[MetricName.pushToSocket], "no push opened a socket: \(c)")
+        XCTAssertGreaterThan(outcome.result.recorder.histograms[MetricName.pushToState]?.totalCount ?? 0, 0)
+        XCTAssertTrue(Books(counters: outcome.result.recorder.counters).balanced, "\(Books(counters: outcome.result.recorder.counters).problems)")
+    }
+
+    func testWithoutSocketsNothingSocketIsCounted() throws {
+        let dir = try TemporaryDirectory.make("socket-none")
+        defer { TemporaryDirectory.remove(dir) }
+        let outcome = try runScenario(yaml("none", mix: "incoming-1to1: 100", rate: 10, seconds: 1), in: dir)
+        let c = outcome.result.recorder.counters
+        XCTAssertEqual(c["calls.completed"], c["calls.started"], "\(c)")
+        XCTAssertTrue(c.keys.filter { $0.hasPrefix("socket.") || $0.hasPrefix("push_to_s") }.isEmpty, "\(c)")
+        XCTAssertNil(Books(counters: outcome.result.recorder.counters).sockets)
+        let html = try String(contentsOf: outcome.runDirectory.appendingPathComponent("report.html"), encoding: .utf8)
+        XCTAssertFalse(html.contains("<section id=\"sockets\">"))
+    }
+
+    func testTheShippedExampleRunsEveryBuiltInFlowWithOnPushSockets() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let scenario = try ScenarioLoader.load(contentsOf: root.appendingPathComponent("Scenarios/websocket.yaml").path)
+            .get()
+        XCTAssertEqual(scenario.device.socket, .onPush)
+        XCTAssertEqual(Set(scenario.mix.map(\.flow)), Set(BuiltinFlows.names))
+    }
+}
