@@ -15,18 +15,12 @@ final class SocketFaultHookTests: XCTestCase {
         return (target, server)
     }
 
-    private func register(_ port: Int, _ id: String, _ number: String) {
-        let body = "{\"id\":\"\(id)\",\"handle\":{\"kind\":\"phoneNumber\",\"value\":\"\(number)\","
-            + "\"displayName\":\"\(id)\"},\"apnsToken\":\"\(String(repeating: "a", count: 64))\"}"
-        XCTAssertEqual(httpRequest(port: port, "POST", "/v1/devices", body).0, 201)
-    }
-
     func testAStalledSocketReadsNothingUntilItResumesThenGetsWhatQueued() throws {
         let (target, server) = try serve()
         let client = ClientHarness()
         defer { client.shutDown(); server.stop(); target.close() }
-        register(server.port, "alice", "+1")
-        register(server.port, "bob", "+2")
+        registerDevice(server.port, "alice", "+1")
+        registerDevice(server.port, "bob", "+2")
         let bob = try client.open("ws://127.0.0.1:\(server.port)/v1/events?device=bob")
         client.waitOpen(bob)
         XCTAssertTrue(client.onQueue { $0.pauseReading(bob) })
@@ -52,8 +46,8 @@ final class SocketFaultHookTests: XCTestCase {
         let (target, server) = try serve()
         let client = ClientHarness()
         defer { client.shutDown(); server.stop(); target.close() }
-        register(server.port, "alice", "+1")
-        register(server.port, "bob", "+2")
+        registerDevice(server.port, "alice", "+1")
+        registerDevice(server.port, "bob", "+2")
         let url = "ws://127.0.0.1:\(server.port)/v1/events?device="
         let first = [try client.open(url + "alice"), try client.open(url + "bob", seed: 2)]
         first.forEach { client.waitOpen($0) }

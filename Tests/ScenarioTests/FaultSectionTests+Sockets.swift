@@ -3,24 +3,10 @@ import XCTest
 
 /// Socket faults in a window: `device: { socket_drop, socket_stall }` and `target: { socket_storm }`, and every
 /// mistake at its file:line:column.
-final class SocketFaultSectionTests: XCTestCase {
-    private func load(_ yaml: String) -> Result<Scenario, ScenarioErrors> {
-        ScenarioLoader.parse(yaml, file: "sockets.yaml", knownFlows: ["incoming-1to1"])
-    }
-
-    private func errors(_ yaml: String) -> [ScenarioError] {
-        switch load(yaml) {
-        case .success(let scenario):
-            XCTFail("expected errors, got \(scenario.faults)")
-            return []
-        case .failure(let errors):
-            return errors.errors
-        }
-    }
-
+extension FaultSectionTests {
     /// A 10 s run against `target`, devices holding sockets as `socket` says; `faults` from line 8 on.
-    private func scenario(_ faults: String, target: String = "target: { embedded: true }",
-                          socket: String = "always") -> String {
+    private func socketScenario(_ faults: String, target: String = "target: { embedded: true }",
+                                socket: String = "always") -> String {
         """
         name: sockets
         devices: 10
@@ -34,7 +20,7 @@ final class SocketFaultSectionTests: XCTestCase {
     }
 
     func testSocketDropReadsAShareOrAShareWithACloseCode() throws {
-        let s = try load(scenario("""
+        let s = try load(socketScenario("""
               - { at: 1s, for: 2s, device: { socket_drop: 20% } }
               - { at: 3s, for: 2s, device: { socket_drop: { probability: 0.5, code: 1001 } } }
             """)).get()
@@ -43,20 +29,20 @@ final class SocketFaultSectionTests: XCTestCase {
     }
 
     func testSocketFaultsNarrowToRolesOfTheMixedFlows() throws {
-        let s = try load(scenario("""
+        let s = try load(socketScenario("""
               - { at: 1s, for: 2s, device: { socket_drop: { probability: 1, roles: [callee] } } }
               - { at: 3s, for: 2s, device: { socket_stall: { for: 1s, roles: caller } } }
             """)).get()
         XCTAssertEqual(s.faults[0].device?.socketDrop?.roles, ["callee"])
         XCTAssertEqual(s.faults[1].device?.socketStall?.roles, ["caller"])
-        let found = errors(scenario(
+        let found = errors(socketScenario(
             "  - { at: 1s, for: 2s, device: { socket_drop: { probability: 1, roles: [calee] } } }"))
         XCTAssertEqual(found.map(\.mark), [Mark(line: 8, column: 73)], "\(found)")
         XCTAssertEqual(found.first?.suggestion, "callee")
     }
 
     func testSocketStallReadsADurationOrADistributionWithAShare() throws {
-        let s = try load(scenario("""
+        let s = try load(socketScenario("""
               - { at: 1s, for: 2s, device: { socket_stall: 3s } }
               - { at: 3s, for: 2s, device: { socket_stall: { for: { uniform: [1s, 2s] }, probability: 10% } } }
             """)).get()
@@ -66,13 +52,14 @@ final class SocketFaultSectionTests: XCTestCase {
     }
 
     func testACloseCodeThatCannotBeSentIsAnErrorAtItsPosition() {
-        let found = errors(scenario("  - { at: 1s, for: 2s, device: { socket_drop: { probability: 1, code: 1006 } } }"))
+        let found = errors(socketScenario(
+            "  - { at: 1s, for: 2s, device: { socket_drop: { probability: 1, code: 1006 } } }"))
         XCTAssertEqual(found.map(\.mark), [Mark(line: 8, column: 71)], "\(found)")
         XCTAssertTrue(found[0].message.contains("cannot be sent in a close frame"), found[0].message)
     }
 
     func testSocketStallWithoutForAndAMisspeltKeyAreErrors() {
-        let found = errors(scenario("""
+        let found = errors(socketScenario("""
               - { at: 1s, for: 2s, device: { socket_stall: { probability: 10% } } }
               - { at: 3s, for: 2s, device: { socket_dorp: 10% } }
             """))
@@ -83,7 +70,7 @@ final class SocketFaultSectionTests: XCTestCase {
     }
 
     func testSocketStormOnTheEmbeddedTargetIsAStormWithoutAKill() throws {
-        let s = try load(scenario("""
+        let s = try load(socketScenario("""
               - { at: 1s, for: 2s, target: { socket_storm: true } }
               - { at: 4s, for: 2s, target: { socket_storm: { code: 1001 } } }
             """)).get()
@@ -92,21 +79,21 @@ final class SocketFaultSectionTests: XCTestCase {
     }
 
     func testSocketStormAgainstAURLTargetIsAnErrorAtTheStorm() {
-        let found = errors(scenario("  - { at: 1s, for: 2s, target: { socket_storm: true } }",
+        let found = errors(socketScenario("  - { at: 1s, for: 2s, target: { socket_storm: true } }",
                                     target: "target: { url: \"http://127.0.0.1:9\" }"))
         XCTAssertEqual(found.map(\.mark), [Mark(line: 8, column: 48)], "\(found)")
         XCTAssertTrue(found[0].message.contains("socket_drop: 100%"), found[0].message)
     }
 
     func testSocketStormAgainstAChildProcessTargetIsAnError() {
-        let found = errors(scenario("  - { at: 1s, for: 2s, target: { socket_storm: { code: 1001 } } }",
+        let found = errors(socketScenario("  - { at: 1s, for: 2s, target: { socket_storm: { code: 1001 } } }",
                                     target: "target: { embedded: true, process: true }"))
         XCTAssertEqual(found.count, 1, "\(found)")
         XCTAssertTrue(found[0].message.contains("process: true"), found[0].message)
     }
 
     func testSocketFaultsNeedDevicesThatHoldASocket() {
-        let found = errors(scenario("""
+        let found = errors(socketScenario("""
               - { at: 1s, for: 2s, device: { socket_drop: 5%, socket_stall: 1s } }
               - { at: 3s, for: 2s, target: { socket_storm: true } }
             """, socket: "none"))
@@ -116,7 +103,7 @@ final class SocketFaultSectionTests: XCTestCase {
     }
 
     func testATargetSectionNeedsKillOrAStormAndRestartNeedsAKill() {
-        let found = errors(scenario("""
+        let found = errors(socketScenario("""
               - { at: 1s, for: 2s, target: { } }
               - { at: 3s, for: 2s, target: { socket_storm: true, restart_after: 1s } }
             """))
