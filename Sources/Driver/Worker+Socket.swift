@@ -80,6 +80,15 @@ extension Worker {
         return true
     }
 
+    /// Stops (`paused: true`) or resumes reading `local`'s socket: a stalled app (a `socket_stall` fault arms the
+    /// resume on the wheel). False when the device has no socket.
+    @discardableResult
+    func stallSocket(_ local: Int, paused: Bool) -> Bool {
+        guard let sockets, let id = sockets.socket[local] else { return false }
+        sockets.pool.setReading(id, paused: paused)
+        return true
+    }
+
     /// The phase of `local`'s socket (closed when the run has no sockets).
     func socketPhase(_ local: Int) -> SocketLifecycle.Phase { sockets?.lifecycle[local].phase ?? .closed }
 

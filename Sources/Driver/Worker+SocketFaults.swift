@@ -59,7 +59,7 @@ extension Worker {
             }
         case .resume(let id):
             guard socketPlan.stalled.remove(id) != nil else { return }
-            sockets?.pool.resumeReading(id)
+            sockets?.pool.setReading(id, paused: false)
         }
     }
 
@@ -75,7 +75,8 @@ extension Worker {
         case .drop:
             break
         case .stall(let nanos):
-            guard !socketPlan.stalled.contains(id), sockets.pool.pauseReading(id) else { return }
+            guard !socketPlan.stalled.contains(id) else { return }
+            sockets.pool.setReading(id, paused: true)
             socketPlan.stalled.insert(id)
             schedule(.socketFault(.resume(socket: id)), at: now + nanos)
         }

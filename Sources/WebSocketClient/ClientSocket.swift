@@ -1,3 +1,4 @@
+import CLinux
 import HTTPServer
 import WebSocket
 
@@ -26,8 +27,11 @@ final class ClientSocket {
     var deadline: UInt64
     /// How the state machine ended the connection, reported once the last bytes are written.
     var finalReport: CloseReport?
-    /// Reading is paused (a stall fault): the kernel keeps what the server sends until it resumes.
+    /// The owner stopped reading (a stalled app, a fault): no EPOLLIN until it resumes.
     var paused = false
+
+    /// EPOLLIN unless reading is paused.
+    var readInterest: UInt32 { paused ? 0 : CLINUX_EPOLLIN }
 
     init(id: UInt64, stream: ByteStream, connection: ClientConnection, interest: UInt32, deadline: UInt64) {
         self.id = id

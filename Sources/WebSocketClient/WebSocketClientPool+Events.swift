@@ -30,11 +30,9 @@ extension WebSocketClientPool {
             stepTLS(socket)
         case .ready:
             if events & CLINUX_EPOLLOUT != 0 { flush(socket) }
-            // A paused socket reads only once the connection broke (an error or hang-up is reported whatever
-            // the interest, and would be reported again and again).
-            let readable = socket.paused ? CLINUX_EPOLLERR | CLINUX_EPOLLHUP
-                : CLINUX_EPOLLIN | CLINUX_EPOLLERR | CLINUX_EPOLLHUP
-            if isLive(socket) && events & readable != 0 { readIn(socket) }
+            // A paused socket still reads on an error or hang-up (level-triggered epoll reports them anyway).
+            let wanted = (socket.paused ? 0 : CLINUX_EPOLLIN) | CLINUX_EPOLLERR | CLINUX_EPOLLHUP
+            if isLive(socket) && events & wanted != 0 { readIn(socket) }
         }
     }
 
@@ -83,7 +81,7 @@ extension WebSocketClientPool {
             } else if sent < 0 && errno == EINTR {
                 continue
             } else if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                setInterest(socket, CLINUX_EPOLLIN | CLINUX_EPOLLOUT)
+                setInterest(socket, socket.readInterest | CLINUX_EPOLLOUT)
                 return
             } else {
                 if let event = socket.connection.transportClosed() { deliver(socket, [event]) }
@@ -96,7 +94,7 @@ extension WebSocketClientPool {
             return
         }
         if socket.connection.state == .open && socket.deadline != 0 { socket.deadline = 0 }
-        setInterest(socket, CLINUX_EPOLLIN)
+        setInterest(socket, socket.readInterest)
     }
 
     private func deliver(_ socket: ClientSocket, _ events: [ClientConnection.Event]) {

@@ -154,28 +154,19 @@ public final class WebSocketClientPool: @unchecked Sendable {
         flush(socket)
     }
 
+    /// Stops reading the socket (`paused: true`) or starts again: a stalled app, whose server sees its writes
+    /// pile up. Pings, closes and messages wait in the kernel; only an error or hang-up is still read.
+    public func setReading(_ id: UInt64, paused: Bool) {
+        guard let socket = sockets[id], socket.paused != paused else { return }
+        socket.paused = paused
+        guard socket.phase == .ready else { return }
+        setInterest(socket, socket.readInterest | (socket.interest & CLINUX_EPOLLOUT))
+    }
+
     /// Drops the socket with no close frame (an abrupt close; the server sees a lost connection).
     public func abort(_ id: UInt64) {
         guard let socket = sockets[id] else { return }
         if let report = socket.connection.abort() { finish(socket, report) }
-    }
-
-    /// Stops reading an open socket, as an app whose thread is stuck: the server's frames stay in the kernel's
-    /// buffers (and, once those fill, in the server's) until `resumeReading`. Writes still go out. False when the
-    /// socket is unknown or not open.
-    @discardableResult
-    public func pauseReading(_ id: UInt64) -> Bool {
-        guard let socket = sockets[id], socket.phase == .ready, socket.connection.state == .open else { return false }
-        socket.paused = true
-        setInterest(socket, socket.interest)
-        return true
-    }
-
-    /// Reads again after `pauseReading`, starting with what queued meanwhile.
-    public func resumeReading(_ id: UInt64) {
-        guard let socket = sockets[id], socket.paused else { return }
-        socket.paused = false
-        setInterest(socket, socket.interest | CLINUX_EPOLLIN)
     }
 
     // MARK: - Bookkeeping (queue only)
@@ -192,8 +183,7 @@ public final class WebSocketClientPool: @unchecked Sendable {
     /// Whether the socket is still the pool's (not finished by an earlier step of the same event).
     func isLive(_ socket: ClientSocket) -> Bool { sockets[socket.id] === socket }
 
-    func setInterest(_ socket: ClientSocket, _ asked: UInt32) {
-        let wanted = socket.paused ? asked & ~CLINUX_EPOLLIN : asked
+    func setInterest(_ socket: ClientSocket, _ wanted: UInt32) {
         guard wanted != socket.interest else { return }
         socket.interest = wanted
         thread.modify(socket.fd, events: wanted, handler: handlerID)

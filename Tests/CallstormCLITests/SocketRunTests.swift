@@ -29,12 +29,23 @@ final class SocketRunTests: XCTestCase {
         """
     }
 
-    func testOnPushDevicesCompleteEveryBuiltInFlowAndTheReportShowsPushToSocketAndPushToState() throws {
-        let dir = try TemporaryDirectory.make("socket-on-push")
+    /// One run of `mode`, with the counters every test reads; the run directory is removed after `check`.
+    private func run(_ mode: String, mix: String = "incoming-1to1: 100", rate: Int = 10, seconds: Int = 1,
+                     check: (RunCommand.Outcome, [String: Int64]) throws -> Void) throws {
+        let dir = try TemporaryDirectory.make("socket-\(mode)")
         defer { TemporaryDirectory.remove(dir) }
-        let mix = BuiltinFlows.names.map { "\($0): 10" }.joined(separator: ", ")
-        let outcome = try runScenario(yaml("on_push", mix: mix, rate: 24, seconds: 3), in: dir)
+        let outcome = try runScenario(yaml(mode, mix: mix, rate: rate, seconds: seconds), in: dir)
         let c = outcome.result.recorder.counters
+        XCTAssertEqual(c["calls.completed"], c["calls.started"], "\(c)")
+        try check(outcome, c)
+    }
+
+    func testOnPushDevicesCompleteEveryBuiltInFlowAndTheReportShowsPushToSocketAndPushToState() throws {
+        let mix = BuiltinFlows.names.map { "\($0): 10" }.joined(separator: ", ")
+        try run("on_push", mix: mix, rate: 24, seconds: 3) { outcome, c in try checkOnPush(outcome, c) }
+    }
+
+    private func checkOnPush(_ outcome: RunCommand.Outcome, _ c: [String: Int64]) throws {
         XCTAssertTrue(outcome.result.drainedCleanly, "\(outcome.result.notes)")
         for flow in BuiltinFlows.names {
             let started = c["flow.\(flow).started"] ?? 0
@@ -70,28 +81,33 @@ final class SocketRunTests: XCTestCase {
     }
 
     func testAlwaysDevicesHoldTheirSocketsFromRegistrationToTheStop() throws {
-        let dir = try TemporaryDirectory.make("socket-always")
-        defer { TemporaryDirectory.remove(dir) }
-        let outcome = try runScenario(yaml("always", mix: "incoming-1to1: 100", rate: 10, seconds: 1), in: dir)
-        let c = outcome.result.recorder.counters
-        XCTAssertEqual(c["calls.completed"], c["calls.started"], "\(c)")
-        XCTAssertEqual(c[MetricName.socketOpened], 160, "one socket per device, from registration: \(c)")
-        XCTAssertEqual(c[MetricName.socketOpenAtStop], 160, "always: kept to the end: \(c)")
-        XCTAssertNil(c[MetricName.pushToSocket], "no push opened a socket: \(c)")
-        XCTAssertGreaterThan(outcome.result.recorder.histograms[MetricName.pushToState]?.totalCount ?? 0, 0)
-        XCTAssertTrue(Books(counters: outcome.result.recorder.counters).balanced, "\(Books(counters: outcome.result.recorder.counters).problems)")
+        try run("always") { outcome, c in
+            XCTAssertEqual(c[MetricName.socketOpened], 160, "one socket per device, from registration: \(c)")
+            XCTAssertEqual(c[MetricName.socketOpenAtStop], 160, "always: kept to the end: \(c)")
+            XCTAssertNil(c[MetricName.pushToSocket], "no push opened a socket: \(c)")
+            XCTAssertGreaterThan(outcome.result.recorder.histograms[MetricName.pushToState]?.totalCount ?? 0, 0)
+            XCTAssertTrue(Books(counters: c).balanced, "\(Books(counters: c).problems)")
+        }
+    }
+
+    func testForegroundDevicesConnectWhenTheUserActsAndTheirActionsWaitForTheSocket() throws {
+        try run("foreground", mix: "hold-resume: 100") { _, c in
+            XCTAssertNil(c[MetricName.pushToSocket], "the push alone opens no socket: \(c)")
+            XCTAssertGreaterThan(c["socket.actions.queued"] ?? 0, 0, "an answer waits for the socket it opened: \(c)")
+            XCTAssertGreaterThan(c["socket.actions.pause"] ?? 0, 0, "\(c)")
+            XCTAssertGreaterThan(c[MetricName.socketClosedDevice] ?? 0, 0, "closed after the linger: \(c)")
+            XCTAssertTrue(Books(counters: c).balanced, "\(Books(counters: c).problems)")
+        }
     }
 
     func testWithoutSocketsNothingSocketIsCounted() throws {
-        let dir = try TemporaryDirectory.make("socket-none")
-        defer { TemporaryDirectory.remove(dir) }
-        let outcome = try runScenario(yaml("none", mix: "incoming-1to1: 100", rate: 10, seconds: 1), in: dir)
-        let c = outcome.result.recorder.counters
-        XCTAssertEqual(c["calls.completed"], c["calls.started"], "\(c)")
-        XCTAssertTrue(c.keys.filter { $0.hasPrefix("socket.") || $0.hasPrefix("push_to_s") }.isEmpty, "\(c)")
-        XCTAssertNil(Books(counters: outcome.result.recorder.counters).sockets)
-        let html = try String(contentsOf: outcome.runDirectory.appendingPathComponent("report.html"), encoding: .utf8)
-        XCTAssertFalse(html.contains("<section id=\"sockets\">"))
+        try run("none") { outcome, c in
+            XCTAssertTrue(c.keys.filter { $0.hasPrefix("socket.") || $0.hasPrefix("push_to_s") }.isEmpty, "\(c)")
+            XCTAssertNil(Books(counters: c).sockets)
+            let html = try String(contentsOf: outcome.runDirectory.appendingPathComponent("report.html"),
+                                  encoding: .utf8)
+            XCTAssertFalse(html.contains("<section id=\"sockets\">"))
+        }
     }
 
     func testTheShippedExampleRunsEveryBuiltInFlowWithOnPushSockets() throws {

@@ -8,6 +8,7 @@ import XCTest
 /// A server that breaks RFC 6455 on purpose, by path: on open it sends the bad bytes; `/good` echoes.
 private final class HostileSession: WebSocketSession {
     let serverReports = Mutex<[String: CloseReport]>([:])
+    let echoed = Mutex<[String]>([])
 
     func opened(_ peer: WebSocketPeer) {
         let path = peer.request.path
@@ -21,7 +22,10 @@ private final class HostileSession: WebSocketSession {
     }
 
     func received(_ message: Message, from peer: WebSocketPeer) {
-        if case .text(let text) = message { peer.send(text: "echo:" + text) }
+        if case .text(let text) = message {
+            peer.send(text: "echo:" + text)
+            echoed.withLock { $0.append(text) }
+        }
     }
 
     func closed(_ peer: WebSocketPeer, _ report: CloseReport) {
@@ -30,16 +34,22 @@ private final class HostileSession: WebSocketSession {
 }
 
 final class BadServerFrameTests: XCTestCase {
-    func testEachBadFrameClosesOnlyItsSocketWithTheRightCodeAndIsCounted() throws {
+    /// The hostile server, a client pool, and one open socket on `/good` (which echoes).
+    private func serveWithAGoodSocket() throws -> (HostileSession, HTTPServer, ClientHarness, UInt64) {
         let session = HostileSession()
         let server = HTTPServer(handler: HTTPClosureHandler { request, respond in
             respond(WebSocketUpgrade.accept(request, session: session))
         })
         try server.start()
         let client = ClientHarness()
-        defer { client.shutDown(); server.stop() }
         let good = try client.open("ws://127.0.0.1:\(server.port)/good")
         client.waitOpen(good)
+        return (session, server, client, good)
+    }
+
+    func testEachBadFrameClosesOnlyItsSocketWithTheRightCodeAndIsCounted() throws {
+        let (session, server, client, good) = try serveWithAGoodSocket()
+        defer { client.shutDown(); server.stop() }
         let cases: [(String, String, CloseCode)] = [
             ("/bad-opcode", "bad_opcode", .protocolError), ("/masked", "masked_server_frame", .protocolError),
             ("/oversize", "oversize", .messageTooBig), ("/utf8", "invalid_utf8", .invalidPayload),
@@ -65,6 +75,19 @@ final class BadServerFrameTests: XCTestCase {
         XCTAssertEqual(tally.closed["protocol.oversize.1009"], 1)
         XCTAssertEqual(tally.closed["protocol.invalid_utf8.1007"], 1)
         XCTAssertEqual(tally.opened - tally.totalClosed, 1, "sockets opened = closed + open")
+    }
+
+    func testAPausedSocketReadsNothingUntilItResumes() throws {
+        let (session, server, client, good) = try serveWithAGoodSocket()
+        defer { client.shutDown(); server.stop() }
+        client.onQueue { $0.setReading(good, paused: true) }
+        XCTAssertTrue(client.onQueue { $0.send(good, text: "stalled") }, "a paused socket still writes")
+        XCTAssertTrue(client.wait { session.echoed.withLock { $0 } == ["stalled"] })
+        // The echo went out before this check, into the client's kernel buffer, which a paused socket leaves alone.
+        XCTAssertTrue(client.onQueue { _ in client.texts(good).isEmpty })
+        client.onQueue { $0.setReading(good, paused: false) }
+        XCTAssertTrue(client.wait { client.texts(good) == ["echo:stalled"] })
+        XCTAssertNil(client.report(good))
     }
 
     func testClientFramesMustBeMaskedAtTheServer() throws {
