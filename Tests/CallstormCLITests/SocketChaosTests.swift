@@ -90,4 +90,12 @@ final class SocketChaosTests: XCTestCase {
         XCTAssertEqual(run.counter("socket.closed.server.injected"), 120)
         assertBooksBalanceAndBlameNothingOnTheTarget(run)
     }
+
+    func testAStormAgainstAnotherTargetIsRefusedWithExitCode2BeforeAnythingRuns() {
+        // The scenario's own url target is refused at validation (FaultSectionTests); --target is refused here.
+        let code = Command.run(["run", Self.example.path, "--target", "http://127.0.0.1:9", "--quiet",
+                                "--out", dir.appendingPathComponent("refused").path])
+        XCTAssertEqual(code, .invalidInput)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("refused").path))
+    }
 }
