@@ -194,7 +194,9 @@ extension Worker {
             queue.async { completion(.failure(.connect("device offline (fault window)")), nil) }
             return
         }
-        if let local, !verification, sendOverSocket(op, vars, device: local, completion: completion) { return }
+        if let local, !verification, sendOverSocket(op, vars, device: local, call: call, completion: completion) {
+            return
+        }
         let timeout = Int(settings.actionTimeoutNanos / 1_000_000)
         let baseURL = local.flatMap { networkRoute($0) } ?? settings.targetURL
         guard let (parts, missing) = api.request(op, vars: vars, baseURL: baseURL, timeoutMillis: timeout)
@@ -207,24 +209,32 @@ extension Worker {
                                     body: Array(parts.body.utf8), timeoutMillis: timeout)
         request.collectsHeaders = false  // flows read status and body only
         request.freshConnection = !verification && needsFreshConnection()
-        if let trace = settings.trace, let call, trace.traces(call) {
-            let device = local.map { devices[$0].identity.id } ?? ""
-            let inner = completion
-            completion = { [self] result, endpoint in
-                var (status, body, error): (Int, [UInt8], String?) = (0, [], nil)
-                switch result {
-                case .success(let response): (status, body) = (response.status, response.body)
-                case .failure(let failure): error = failure.kind
-                }
-                trace.exchange(call: call, device: device, op: op, method: parts.method, url: parts.url,
-                               body: parts.body, status: status, response: body, error: error,
-                               t: clock.nowNanos() &- books.runStart)
-                inner(result, endpoint)
-            }
-        }
+        completion = traced(completion, call: call, device: local, op: op, method: parts.method, url: parts.url,
+                            body: parts.body)
         io.client.send(request) { [self] result in
             if finished { return }
             completion(result, parts.endpoint)
+        }
+    }
+}
+
+extension Worker {
+    /// `completion`, writing the exchange to trace.jsonl first when `--trace` covers `call` (HTTP requests and
+    /// socket actions alike: a socket action's method is `WS`).
+    func traced(_ completion: @escaping (Result<ClientResponse, TransportError>, APIMapping.Endpoint?) -> Void,
+                call: Int?, device local: Int?, op: String, method: String, url: String, body: String)
+        -> (Result<ClientResponse, TransportError>, APIMapping.Endpoint?) -> Void {
+        guard let trace = settings.trace, let call, trace.traces(call) else { return completion }
+        let device = local.map { devices[$0].identity.id } ?? ""
+        return { [self] result, endpoint in
+            var (status, response, error): (Int, [UInt8], String?) = (0, [], nil)
+            switch result {
+            case .success(let answer): (status, response) = (answer.status, answer.body)
+            case .failure(let failure): error = failure.kind
+            }
+            trace.exchange(call: call, device: device, op: op, method: method, url: url, body: body, status: status,
+                           response: response, error: error, t: clock.nowNanos() &- books.runStart)
+            completion(result, endpoint)
         }
     }
 }

@@ -12,6 +12,10 @@ extension Worker {
     func socketMessage(_ bytes: [UInt8], from local: Int, now: UInt64) {
         guard let sockets else { return }
         recorder.count("socket.messages", atNanos: now)
+        if let trace = settings.trace, let call = devices[local].callID, trace.traces(call) {
+            trace.push(call: call, device: devices[local].identity.id, pushType: "socket", payload: bytes,
+                       t: now &- books.runStart)
+        }
         let payload: PushPayload?
         switch sockets.messages.classify(bytes, awaiting: { sockets.outgoing[$0] != nil }) {
         case .unreadable:
@@ -42,7 +46,7 @@ extension Worker {
     /// Sends `op` over the device's socket when the mapping puts it there: at once when the socket is open,
     /// else after it opens (the app opens it for the user's action). The reply comes back through `completion`
     /// as an HTTP answer would; no reply within `action_timeout` is a timeout. False when `op` goes over HTTP.
-    func sendOverSocket(_ op: String, _ vars: [String: String], device local: Int,
+    func sendOverSocket(_ op: String, _ vars: [String: String], device local: Int, call: Int? = nil,
                         completion: @escaping (Result<ClientResponse, TransportError>, APIMapping.Endpoint?) -> Void)
         -> Bool {
         guard let sockets, let template = sockets.mapping.actions[op] else { return false }
@@ -55,6 +59,8 @@ extension Worker {
         if !missing.isEmpty { recorder.count("api.missing_variable", atNanos: now) }
         let endpoint = api.mapping.endpoints[op] ?? (op == "decline" ? api.mapping.endpoints["end"] : nil)
             ?? APIMapping.Endpoint(method: "WS", path: "")
+        let completion = traced(completion, call: call, device: local, op: op, method: "WS",
+                                url: sockets.mapping.url, body: text)
         sockets.outgoing[id] = DeviceSockets.Outgoing(device: local, text: text, endpoint: endpoint,
                                                       completion: completion)
         schedule(.socketReply(id), at: now + settings.actionTimeoutNanos)

@@ -31,10 +31,12 @@ final class SocketRunTests: XCTestCase {
 
     /// One run of `mode`, with the counters every test reads; the run directory is removed after `check`.
     private func run(_ mode: String, mix: String = "incoming-1to1: 100", rate: Int = 10, seconds: Int = 1,
-                     check: (RunCommand.Outcome, [String: Int64]) throws -> Void) throws {
+                     traceCalls: Int = 0, check: (RunCommand.Outcome, [String: Int64]) throws -> Void) throws {
         let dir = try TemporaryDirectory.make("socket-\(mode)")
         defer { TemporaryDirectory.remove(dir) }
-        let outcome = try runScenario(yaml(mode, mix: mix, rate: rate, seconds: seconds), in: dir)
+        let outcome = try runScenario(yaml(mode, mix: mix, rate: rate, seconds: seconds), in: dir) {
+            $0.traceCalls = traceCalls
+        }
         let c = outcome.result.recorder.counters
         XCTAssertEqual(c["calls.completed"], c["calls.started"], "\(c)")
         try check(outcome, c)
@@ -91,7 +93,11 @@ final class SocketRunTests: XCTestCase {
     }
 
     func testForegroundDevicesConnectWhenTheUserActsAndTheirActionsWaitForTheSocket() throws {
-        try run("foreground", mix: "hold-resume: 100") { _, c in
+        try run("foreground", mix: "hold-resume: 100", traceCalls: 2) { outcome, c in
+            let trace = try String(contentsOf: outcome.runDirectory.appendingPathComponent("trace.jsonl"),
+                                   encoding: .utf8)
+            XCTAssertTrue(trace.contains("\"method\":\"WS\""), "socket actions are traced: \(trace)")
+            XCTAssertTrue(trace.contains("\"push_type\":\"socket\""), "socket messages are traced: \(trace)")
             XCTAssertNil(c[MetricName.pushToSocket], "the push alone opens no socket: \(c)")
             XCTAssertGreaterThan(c["socket.actions.queued"] ?? 0, 0, "an answer waits for the socket it opened: \(c)")
             XCTAssertGreaterThan(c["socket.actions.pause"] ?? 0, 0, "\(c)")
