@@ -171,6 +171,9 @@ struct SocketLifecycle {
         }
     }
 
+    /// Sockets open now (or closing): what a checkpoint counts as open at stop, so its books balance.
+    var openCount: Int { links.reduce(0) { $0 + ($1.phase == .open || $1.phase == .closing ? 1 : 0) } }
+
     /// The run stops: sockets still open are counted so the books balance.
     mutating func stop() {
         for i in links.indices where links[i].phase == .open || links[i].phase == .closing {

@@ -36,6 +36,12 @@ extension Worker {
             recorder.record(MetricName.socketEventDelivery, micros: Int64(max(0, nowMillis - sent)) * 1000,
                             atNanos: now)
         }
+        if let journal = books.journal, let uuid = payload?.uuid {
+            // Like a push: some past state of the server, which the history checker weighs as such.
+            journal.history(HistoryText.push(t: now &- books.runStart, device: devices[local].identity.id,
+                                             event: payload?.event ?? "unknown", conversation: uuid,
+                                             into: payload?.into, view: payload?.view))
+        }
         if let uuid = payload?.uuid {
             sockets.lifecycle.heard(local, about: uuid, now: now)
             if let into = payload?.into, into != uuid { sockets.lifecycle.heard(local, about: into, now: now) }

@@ -244,6 +244,9 @@ final class Worker: @unchecked Sendable {
         if books.pendingDeliveries > 0 {
             snapshot.count(Books.Counter.undelivered, by: books.pendingDeliveries, atNanos: now)
         }
+        if let open = sockets?.lifecycle.openCount, open > 0 {
+            snapshot.count(MetricName.socketOpenAtStop, by: Int64(open), atNanos: now)
+        }
         return snapshot
     }
 

@@ -63,6 +63,7 @@ final class SocketRunTests: XCTestCase {
         XCTAssertNotNil(books.sockets)
         XCTAssertTrue(books.balanced, "\(books.problems)")
         XCTAssertNil(c[MetricName.socketLost], "nothing broke the sockets: \(c)")
+        XCTAssertEqual(c[MetricName.invariantViolations], 0, "socket events are history too, and consistent: \(c)")
         let histograms = outcome.result.recorder.histograms
         for metric in [MetricName.pushToSocket, MetricName.pushToState, MetricName.socketConnect,
                        MetricName.socketEventDelivery] {
