@@ -208,7 +208,12 @@ extension Worker {
         let sent = sockets.outgoing.filter { $0.value.device == local && !waiting.contains($0.key) }
         for request in sent.keys.sorted() {
             guard let outgoing = sockets.outgoing.removeValue(forKey: request) else { continue }
-            outgoing.completion(.failure(.reset("socket closed before the reply")), outgoing.endpoint)
+            // Later on the queue: a close can come from inside the send that is still handing this action over.
+            nonisolated(unsafe) let completion = outgoing.completion
+            let endpoint = outgoing.endpoint
+            queue.async { [self] in
+                if !finished { completion(.failure(.reset("socket closed before the reply")), endpoint) }
+            }
         }
     }
 }
