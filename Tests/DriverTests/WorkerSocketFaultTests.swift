@@ -43,56 +43,33 @@ final class WorkerSocketFaultTests: XCTestCase {
         return try ScenarioLoader.parse(yaml, file: "worker-socket-faults.yaml").get()
     }
 
-    private func eventually(_ worker: Worker, _ what: String, _ condition: @escaping () -> Bool) {
-        for _ in 0..<1000 {
-            if worker.queue.sync(execute: condition) { return }
-            usleep(10_000)
-        }
-        XCTFail("never: \(what)")
-    }
-
-    private func advance(_ clock: ManualClock, _ worker: Worker, by nanos: UInt64) {
-        clock.advance(by: nanos)
-        worker.queue.sync { worker.rearm() }
-    }
-
     func testADropIsALossCallstormCausedAndAStallPausesReadingForItsTime() throws {
-        let http = HTTPServer(handler: HTTPClosureHandler { [server = Server()] request, respond in
-            respond(WebSocketUpgrade.accept(request, session: server))
-        })
-        try http.start()
-        defer { http.stop() }
-        let settings = DriverSettings(scenario: try scenario(port: http.port),
-                                      targetURL: "http://127.0.0.1:\(http.port)", workers: 1)
-        let clock = ManualClock()
-        let worker = try Worker(index: 0, settings: settings, clock: clock, deviceIndexes: [0, 1],
-                                runStartNanos: clock.nowNanos())
-        var finished = false
-        defer { if !finished { _ = worker.finish() } }
+        let harness = try SocketWorkerHarness(session: Server(), scenario: scenario(port:))
+        defer { harness.stop() }
+        let (worker, clock) = (harness.worker, harness.clock)
         // Only device 0 holds a socket: device 1's planned faults find none open and leave no row.
         worker.queue.sync { worker.socketRegistered(0) }
-        eventually(worker, "open") { worker.socketPhase(0) == .open }
+        harness.eventually("open") { worker.socketPhase(0) == .open }
         worker.queue.sync {
             worker.arrivals.loadStart = clock.nowNanos()
             worker.planSocketFaults()
         }
         XCTAssertEqual(worker.queue.sync { worker.faultState.socketPlan.pending.count }, 4, "2 devices, 2 windows")
 
-        advance(clock, worker, by: 2_000 * ms)
-        eventually(worker, "the drop") { worker.socketPhase(0) != .open }
-        advance(clock, worker, by: 150 * ms)
-        eventually(worker, "the reconnect after the backoff") { worker.socketPhase(0) == .open }
+        harness.advance(by: 2_000 * ms)
+        harness.eventually("the drop") { worker.socketPhase(0) != .open }
+        harness.advance(by: 150 * ms)
+        harness.eventually("the reconnect after the backoff") { worker.socketPhase(0) == .open }
 
-        advance(clock, worker, by: 2_000 * ms)
-        eventually(worker, "the stall") { worker.faultState.socketPlan.stalled.count == 1 }
+        harness.advance(by: 2_000 * ms)
+        harness.eventually("the stall") { worker.faultState.socketPlan.stalled.count == 1 }
         XCTAssertEqual(worker.queue.sync { worker.socketPhase(0) }, .open, "a stall ends no socket")
-        advance(clock, worker, by: 600 * ms)
-        eventually(worker, "reading again") { worker.faultState.socketPlan.stalled.isEmpty }
+        harness.advance(by: 600 * ms)
+        harness.eventually("reading again") { worker.faultState.socketPlan.stalled.isEmpty }
 
         let rows = worker.faultLog.all.map { "\($0.window),\($0.kind),dev-\($0.device)" }
         XCTAssertEqual(rows, ["drops,device.socket_dropped,dev-0", "stalls,device.socket_stalled,dev-0"])
-        finished = true
-        let c = worker.finish().counters
+        let c = harness.finish()
         XCTAssertEqual(c[MetricName.socketLost], 1, "\(c)")
         XCTAssertEqual(c[MetricName.socketLostInjected], 1, "\(c)")
         XCTAssertEqual(c[MetricName.socketReconnects], 1, "\(c)")
