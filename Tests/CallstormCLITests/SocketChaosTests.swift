@@ -50,10 +50,12 @@ final class SocketChaosTests: XCTestCase {
         XCTAssertEqual(run.counter("socket.lost"), run.counter("socket.lost.injected"), file: file, line: line)
         XCTAssertEqual(run.counter("socket.closed.server"), run.counter("socket.closed.server.injected"),
                        file: file, line: line)
+        XCTAssertEqual(run.counter("socket.open_at_stop"), 120, "every device came back after every fault",
+                       file: file, line: line)
         XCTAssertEqual(run.counter("invariant_violations"), 0, "\(run.summary.notes)", file: file, line: line)
         XCTAssertEqual(run.outcome.exitCode, .passed, "\(run.summary.verdict.reasons)", file: file, line: line)
-        // An action in flight when its socket is dropped can fail (seen: a join sent at the instant of a storm):
-        // that is the fault's doing, and the checker sets any finding on its path apart.
+        // An action in flight when its socket is dropped can fail (`reset`): that is the fault's doing, and the
+        // checker sets any finding on its path apart.
         XCTAssertGreaterThanOrEqual(run.counter("calls.completed") * 100, run.counter("calls.started") * 95,
                                     file: file, line: line)
     }
