@@ -37,6 +37,9 @@ final class FaultController: @unchecked Sendable {
     private var recorder: Recorder?
     private var activeNetwork: [Int] = []
     private var targetSchedule: TargetSchedule
+    /// `socket_storm` windows, carried out through the in-process embedded target's hook.
+    private var stormSchedule: SocketStormSchedule
+    private let dropEventSockets: (@Sendable (UInt16?) -> Int)?
     private var lastStats = ProxyStats()
     private var decisionsSeen = 0
     private var ticks = 0
@@ -49,11 +52,15 @@ final class FaultController: @unchecked Sendable {
         scenario.faults.contains { $0.network != nil || $0.target != nil }
     }
 
-    /// Starts the proxy in front of `upstreamURL` when a window has network faults.
-    init(windows: [FaultWindow], seed: UInt64, upstreamURL: String, target: TargetProcess?) throws {
+    /// Starts the proxy in front of `upstreamURL` when a window has network faults. `dropEventSockets` is the
+    /// embedded target's storm hook (validation refuses a storm on any other target).
+    init(windows: [FaultWindow], seed: UInt64, upstreamURL: String, target: TargetProcess?,
+         dropEventSockets: (@Sendable (UInt16?) -> Int)? = nil) throws {
         self.windows = windows
         self.target = target
         self.targetSchedule = TargetSchedule(windows: windows)
+        self.stormSchedule = SocketStormSchedule(windows: windows)
+        self.dropEventSockets = dropEventSockets
         guard windows.contains(where: { $0.network != nil }) else {
             proxy = nil
             return
@@ -151,6 +158,7 @@ final class FaultController: @unchecked Sendable {
             }
             if ticks % 25 == 0 { collect(proxy, since: since, now: now) }
         }
+        for i in stormSchedule.due(at: since) { storm(window: i, since: since, now: now, driver: driver) }
         if let target {
             for step in targetSchedule.due(at: since) {
                 switch step {
@@ -181,6 +189,17 @@ final class FaultController: @unchecked Sendable {
         recorder?.count(MetricName.fault(TargetKillFault.killed), atNanos: now)
         driver.logFault(sinceLoadNanos: since, window: windows[i].name, kind: TargetKillFault.killed,
                         subject: "pid-\(pid)")
+    }
+
+    /// Has the embedded target end every event socket for window `i`'s storm; counts the sockets it ended
+    /// (`socket.storm_dropped`, which the books set apart as callstorm's doing).
+    private func storm(window i: Int, since: UInt64, now: UInt64, driver: LoadDriver) {
+        guard let fault = stormSchedule.storms[i], let dropEventSockets else { return }
+        // Logged first: a worker attributes a socket that ends after this mark, and began before it, to the storm.
+        driver.logFault(sinceLoadNanos: since, window: windows[i].name, kind: fault.kind, subject: "target")
+        let ended = dropEventSockets(fault.code)
+        recorder?.count(MetricName.fault(fault.kind), atNanos: now)
+        recorder?.count(SocketStormFault.socketsCounter, by: Int64(ended), atNanos: now)
     }
 
     /// Starts the child target again after window `i`'s kill.

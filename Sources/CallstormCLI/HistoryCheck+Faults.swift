@@ -1,3 +1,4 @@
+import Chaos
 import Checker
 import Foundation
 import Reports
@@ -34,8 +35,10 @@ extension HistoryCheck {
         }
     }
 
-    /// Push and device rows hit one device's call; network windows span from `network.on` to `network.off` and
-    /// carry the toxics their connections met; a target kill spans until its restart.
+    /// Push and device rows hit one device's call (socket drops and stalls: the device, around their instant);
+    /// network windows span from `network.on` to `network.off` and carry the toxics their connections met; a
+    /// target kill spans until its restart; a socket storm touches every device's view for the attribution's
+    /// lookback after it (reconnects and resyncs).
     static func injectedFaults(_ rows: [FaultRow], runEndNanos: UInt64) -> [InjectedFault] {
         let margin = serverFaultMarginNanos
         var out: [InjectedFault] = []
@@ -60,6 +63,11 @@ extension HistoryCheck {
                     toxics[row.window, default: []].insert(row.kind)
                     out.append(InjectedFault(kind: row.kind, window: row.window, family: .network,
                                              fromNanos: row.nanos &- min(row.nanos, margin), toNanos: row.nanos + margin))
+                } else if row.kind.hasPrefix(SocketStormFault.storm) {
+                    // Every device's socket at once: their views may lag until they reconnect and resync.
+                    out.append(InjectedFault(kind: row.kind, window: row.window, family: .network,
+                                             fromNanos: row.nanos &- min(row.nanos, margin),
+                                             toNanos: row.nanos + FaultAttribution.lookbackNanos))
                 } else if row.subject.hasPrefix("dev-") {
                     out.append(InjectedFault(kind: row.kind, window: row.window, family: .device, device: row.subject,
                                              call: row.call, fromNanos: row.nanos, toNanos: row.nanos))

@@ -65,6 +65,10 @@ final class RunSession {
         if let url = targetOverride {
             guard let host = Loopback.host(ofURL: url) else { throw .usage("target URL '\(url)' has no host") }
             try Loopback.require(host, role: "target", allowed: options.allowRemote)
+            if let storm = scenario.faults.first(where: { $0.target?.socketStorm != nil }) {
+                throw .usage("fault window '\(storm.name)' has a socket_storm, which only the embedded target can "
+                    + "carry out; --target \(url) is a server callstorm cannot tell to drop its sockets")
+            }
         }
         try Loopback.require(scenario.push.listenHost, role: "push listener", allowed: options.allowRemote)
         self.options = options
@@ -165,7 +169,8 @@ final class RunSession {
             }
             if FaultController.isNeeded(scenario) {
                 let controller = try FaultController(windows: scenario.faults, seed: scenario.seed,
-                                                     upstreamURL: targetURL, target: targetProcess)
+                                                     upstreamURL: targetURL, target: targetProcess,
+                                                     dropEventSockets: servers.socketStormHook)
                 faultController = controller
                 targetURL = controller.deviceURL(for: targetURL)
             }

@@ -27,6 +27,14 @@ public enum FaultDescription {
             if let j = d.joinDelay { items.append("join_delay \(j)") }
             if d.joinFailure > 0 { items.append("join_failure \(pct(d.joinFailure))") }
             if d.clockSkewNanos > 0 { items.append("clock_skew ±\(Quantity.format(nanos: d.clockSkewNanos))") }
+            if let drop = d.socketDrop {
+                let how = drop.code.map { " (close \($0))" } ?? " (abrupt)"
+                items.append("socket_drop \(pct(drop.probability))" + how)
+            }
+            if let stall = d.socketStall {
+                let share = stall.probability < 1 ? " on \(pct(stall.probability))" : ""
+                items.append("socket_stall \(stall.duration)" + share)
+            }
             parts.append("device: " + items.joined(separator: ", "))
         }
         if let n = w.network {
@@ -40,7 +48,10 @@ public enum FaultDescription {
             if n.probability < 1 { text += " on \(pct(n.probability)) of connections" }
             parts.append(text)
         }
-        if let t = w.target {
+        if let storm = w.target?.socketStorm {
+            parts.append("target: socket_storm" + (storm.code.map { " (close \($0))" } ?? " (abrupt)"))
+        }
+        if let t = w.target, t.kill {
             let restart = t.restartAfterNanos.map { "restart after \(Quantity.format(nanos: $0))" }
                 ?? "restart at the window's end"
             parts.append("target: kill (SIG\(t.signal)), \(restart)")

@@ -31,10 +31,19 @@ public final class FaultLog: Sendable {
     }
 
     private let entries = Mutex<[Entry]>([])
+    /// When socket storms ran (since the load started), for the workers that attribute the sockets they ended.
+    private let storms = Mutex<[UInt64]>([])
 
     public init() {}
 
-    public func add(_ entry: Entry) { entries.withLock { $0.append(entry) } }
+    public func add(_ entry: Entry) {
+        if entry.kind.hasPrefix(SocketStormFault.storm) { storms.withLock { $0.append(entry.sinceLoadNanos) } }
+        entries.withLock { $0.append(entry) }
+    }
+
+    /// Instants of the socket storms so far, since the load started. The fault controller logs a storm before it
+    /// drops the sockets, so a worker that sees a socket end finds the storm that ended it here.
+    public var stormInstants: [UInt64] { storms.withLock { $0 } }
 
     public var all: [Entry] { entries.withLock { $0 } }
 

@@ -11,6 +11,8 @@ public enum FaultRegistry {
         PushDuplicateFault.self, PushReorderFault.self,
     ]
     public static let joinPath: [any JoinFault.Type] = [JoinFailureFault.self, JoinDelayFault.self]
+    /// Socket faults, in the order a device's plan lists two at the same instant.
+    public static let socketPath: [any SocketFault.Type] = [SocketDropFault.self, SocketStallFault.self]
     /// Network toxics in the order they sit on the proxy.
     public static let network: [any NetworkFault.Type] = [
         LatencyFault.self, BandwidthFault.self, SlicerFault.self, LimitDataFault.self, SlowCloseFault.self,
@@ -22,7 +24,8 @@ public enum FaultRegistry {
         PushGoAwayFault.self, PushErrorFault.self, PushDropFault.self, PushDelayFault.self, PushDuplicateFault.self,
         PushReorderFault.self, PushBrownoutFault.self,
         OfflineFault.self, ReportDelayFault.self, JoinFailureFault.self, JoinDelayFault.self, ClockSkewFault.self,
-    ] + network.map { $0 as any Fault.Type } + [TargetKillFault.self]
+        SocketDropFault.self, SocketStallFault.self,
+    ] + network.map { $0 as any Fault.Type } + [TargetKillFault.self, SocketStormFault.self]
 
     /// The kind a family's scenario key names; nil when none is registered.
     public static func kind(_ name: String, in family: FaultFamily) -> (any Fault.Type)? {

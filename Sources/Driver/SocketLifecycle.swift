@@ -83,7 +83,10 @@ struct SocketLifecycle {
     /// conversation's state (push_to_state).
     mutating func pushReported(_ local: Int, conversation: String, acceptedNanos: UInt64, now: UInt64) {
         guard mode != .none else { return }
-        links[local].token &+= 1  // a live conversation again: a pending linger is moot
+        // A live conversation again: a pending linger is moot. A closed socket has no linger pending, only maybe a
+        // reconnect, which must stand (an `always` app whose socket a storm dropped just before a push came
+        // would otherwise never reconnect).
+        if links[local].phase != .closed { links[local].token &+= 1 }
         links[local].awaitingState[conversation] = acceptedNanos
         if mode == .onPush, links[local].phase == .closed {
             links[local].causedBy = acceptedNanos

@@ -15,6 +15,8 @@ struct DeviceFaultState {
     let hasClockSkew: Bool
     /// (window << 32 | device) of the clock skews already in the fault log.
     var skewsLogged: Set<Int> = []
+    /// The socket faults of the worker's devices (`Worker+SocketFaults`).
+    var socketPlan = SocketFaultPlan()
 
     init(schedule: FaultSchedule, log: FaultLog, deviceCalls: DeviceCalls) {
         self.schedule = schedule

@@ -183,6 +183,7 @@ extension Worker {
         case .closed(let report):
             sockets.device[id] = nil
             if sockets.socket[local] == id { sockets.socket[local] = nil }
+            attributeSocketEnd(id, report, local: local, now: now)
             socketClosed(local, report, now: now)
         }
         applySocketEffects()

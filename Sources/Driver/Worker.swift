@@ -131,6 +131,7 @@ final class Worker: @unchecked Sendable {
             arrivals.loadStart = loadStartNanos
             arrivals.onDrained = drained
             scheduleNextArrival()
+            planSocketFaults()
             wheel.schedule(.tick, at: loadStart + 1_000_000_000)
             rearm()
         }
@@ -219,6 +220,7 @@ final class Worker: @unchecked Sendable {
         case .tick: tick(now: now)
         case .socket(let timer): socketTimerFired(timer, now: now)
         case .socketReply(let id): socketReplyTimedOut(id)
+        case .socketFault(let timer): socketFaultFired(timer, now: now)
         }
     }
 
@@ -282,6 +284,8 @@ enum TimerEvent {
     case socket(SocketTimer)
     /// An action sent over a socket got no reply within `action_timeout` (its request id).
     case socketReply(String)
+    /// A socket fault is due, or a stalled socket reads again (`Worker+SocketFaults`).
+    case socketFault(SocketFaultTimer)
 }
 
 /// The worker's I/O: the thread that waits for its sockets and its timer and runs them on the worker's queue,

@@ -59,6 +59,9 @@ public struct Books: Sendable, Codable, Equatable {
         public var closedByServer: Int64
         public var lost: Int64
         public var openAtStop: Int64
+        /// Of the lost and server-closed sockets, those callstorm's own faults ended (`socket_drop`,
+        /// `socket_storm`): the target's doing is the rest. Nil in summaries written before socket faults.
+        public var endedByFaults: Int64?
 
         public var accounted: Int64 { closedByDevice + closedByServer + lost + openAtStop }
         public var balanced: Bool { opened == accounted }
@@ -115,7 +118,9 @@ public struct Books: Sendable, Codable, Equatable {
         if c[MetricName.socketOpened] != nil {
             sockets = SocketLine(opened: n(MetricName.socketOpened), closedByDevice: n(MetricName.socketClosedDevice),
                                  closedByServer: n(MetricName.socketClosedServer), lost: n(MetricName.socketLost),
-                                 openAtStop: n(MetricName.socketOpenAtStop))
+                                 openAtStop: n(MetricName.socketOpenAtStop),
+                                 endedByFaults: n(MetricName.socketLostInjected)
+                                     + n(MetricName.socketClosedServerInjected))
         }
 
         var problems: [String] = []
@@ -172,7 +177,9 @@ public struct Books: Sendable, Codable, Equatable {
             + "+ undelivered at stop \(p.undeliveredAtStop)")
         if let s = sockets {
             out.append("sockets: opened \(s.opened) \(s.balanced ? "=" : "≠") closed by device \(s.closedByDevice) + "
-                + "closed by server \(s.closedByServer) + lost \(s.lost) + open at stop \(s.openAtStop)")
+                + "closed by server \(s.closedByServer) + lost \(s.lost) + open at stop \(s.openAtStop)"
+                + ((s.endedByFaults ?? 0) > 0 ? " (\(s.endedByFaults ?? 0) of the closed and lost were ended by "
+                    + "injected faults)" : ""))
         }
         return out
     }

@@ -17,11 +17,15 @@ extension HTMLReport {
             + "seconds against the seconds no window touched.</p>\n"
         html += "<table class=\"faults\">\n<thead><tr><th>window</th><th>seconds</th><th>set to</th><th>injected</th>"
         let latencies = ["push_to_report", "push_delivery"]
-        let rates: [(String, [String])] = [
+        var rates: [(String, [String])] = [
             ("errors/s", recorder.counterNames.filter { $0.hasPrefix("errors.") }),
             ("calls missed/s", ["calls.missed"]), ("calls failed/s", ["calls.failed"]),
             ("deadline misses/s", ["push.deadline_missed"]),
         ]
+        // Devices that hold sockets: lost sockets, and of them those callstorm's own faults ended.
+        if recorder.counterNames.contains("socket.opened") {
+            rates += [("sockets lost/s", ["socket.lost"]), ("of them injected/s", ["socket.lost.injected"])]
+        }
         for name in latencies { html += "<th>\(name) p99</th>" }
         for (label, _) in rates { html += "<th>\(label.markupEscaped)</th>" }
         html += "</tr></thead>\n<tbody>\n"

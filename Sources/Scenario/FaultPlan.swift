@@ -45,12 +45,13 @@ public struct FaultWindow: Sendable, Equatable {
     public static let pushKinds = ["delay", "drop", "duplicate", "error", "reorder", "brownout", "goaway"]
     /// Keys of a `push:` section that qualify a fault rather than name one.
     public static let pushOptions = ["reorder_hold"]
-    public static let deviceKinds = ["report_delay", "offline", "join_delay", "join_failure", "clock_skew"]
+    public static let deviceKinds = ["report_delay", "offline", "join_delay", "join_failure", "clock_skew",
+                                     "socket_drop", "socket_stall"]
     public static let networkKinds = ["latency", "jitter", "bandwidth", "reset", "timeout", "slicer", "limit_data",
                                       "slow_close"]
     /// Keys of a `network:` section that qualify its toxics rather than name one.
     public static let networkOptions = ["direction", "probability", "connections"]
-    public static let targetKinds = ["kill"]
+    public static let targetKinds = ["kill", "socket_storm"]
     public static let targetOptions = ["restart_after", "signal"]
 }
 
@@ -98,6 +99,10 @@ public struct DeviceFaults: Sendable, Equatable {
     /// uniformly within ± this: the device times it sends (`${device.time}`, the reference join's `reportedAt`)
     /// are off by it.
     public var clockSkewNanos: UInt64 = 0
+    /// The device's signaling socket ends (abruptly, or with a close code).
+    public var socketDrop: SocketDropFaults?
+    /// The device reads nothing from its signaling socket for a while.
+    public var socketStall: SocketStallFaults?
 
     public init() {}
 }
@@ -126,7 +131,8 @@ public struct NetworkFaults: Sendable, Equatable {
 }
 
 /// Faults of the target itself: callstorm kills the reference target it runs as a child process
-/// (`target: { embedded: true, process: true }`) when the window opens and starts it again later.
+/// (`target: { embedded: true, process: true }`) when the window opens and starts it again later, or has the
+/// in-process reference target drop every event socket at once (`socket_storm`).
 public struct TargetFaults: Sendable, Equatable {
     /// Kill the target when the window opens.
     public var kill: Bool = true
@@ -134,10 +140,14 @@ public struct TargetFaults: Sendable, Equatable {
     public var restartAfterNanos: UInt64?
     /// `KILL` (a crash: nothing is flushed, connections die with RST or FIN) or `TERM` (an orderly stop).
     public var signal: String = "KILL"
+    /// Drop every event socket when the window opens (a window with only this sets `kill` false).
+    public var socketStorm: SocketStormFaults?
 
-    public init(kill: Bool = true, restartAfterNanos: UInt64? = nil, signal: String = "KILL") {
+    public init(kill: Bool = true, restartAfterNanos: UInt64? = nil, signal: String = "KILL",
+                socketStorm: SocketStormFaults? = nil) {
         self.kill = kill
         self.restartAfterNanos = restartAfterNanos
         self.signal = signal
+        self.socketStorm = socketStorm
     }
 }

@@ -101,6 +101,8 @@ extension ScenarioDecoder {
         if let n = f["join_delay"] { d.joinDelay = distribution(n, "join_delay") }
         if let n = f["join_failure"], let v = fraction(n, "join_failure") { d.joinFailure = v }
         if let n = f["clock_skew"], let skew = duration(n, "clock_skew") { d.clockSkewNanos = skew }
+        if let n = f["socket_drop"] { d.socketDrop = socketDrop(n) }
+        if let n = f["socket_stall"] { d.socketStall = socketStall(n) }
         return d
     }
 
@@ -154,12 +156,24 @@ extension ScenarioDecoder {
 
     private mutating func targetFaults(_ node: YAMLNode, window: UInt64) -> TargetFaults? {
         guard let f = fields(of: node, in: "'target' faults",
-                             known: FaultWindow.targetKinds + FaultWindow.targetOptions, required: ["kill"])
-        else { return nil }
+                             known: FaultWindow.targetKinds + FaultWindow.targetOptions) else { return nil }
         var t = TargetFaults()
-        if let n = f["kill"], let kill = bool(n, "kill") {
+        if let n = f["socket_storm"] {
+            t.socketStorm = socketStorm(n)
+            t.kill = false
+        }
+        guard let killNode = f["kill"] else {
+            if f["socket_storm"] == nil {
+                report(f.mark, "a 'target' section needs 'kill: true' or 'socket_storm'")
+            }
+            for key in FaultWindow.targetOptions {
+                if let n = f[key] { report(n.mark, "'\(key)' applies to 'kill'; add 'kill: true' or remove it") }
+            }
+            return t
+        }
+        if let kill = bool(killNode, "kill") {
             t.kill = kill
-            if !kill { report(n.mark, "'kill: false' does nothing; leave the 'target' section out instead") }
+            if !kill { report(killNode.mark, "'kill: false' does nothing; leave it out instead") }
         }
         if let n = f["restart_after"], let after = duration(n, "restart_after") {
             if after > window {

@@ -83,6 +83,7 @@ extension ScenarioDecoder {
             scenario.api = api
         }
         checkSocketMapped(root, scenario)
+        checkSocketFaults(scenario)
         return errors.count == errorsBefore ? scenario : nil
     }
 

@@ -108,7 +108,9 @@ extension ScenarioDecoder {
         case (true, nil): return .embedded
         case (true, .some):
             report(fields.mark, "'target' takes either 'embedded: true' or 'url', not both")
-        case (_, .some(let url)): return .url(url)
+        case (_, .some(let url)):
+            targetIsURL = true
+            return .url(url)
         case (false, nil):
             report(fields.mark, "'target' with 'embedded: false' needs a 'url' for the server to drive")
         case (nil, nil):

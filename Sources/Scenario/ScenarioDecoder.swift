@@ -9,6 +9,12 @@ struct ScenarioDecoder {
     var targetBugs: [String] = []
     /// `target.process`: run the reference target as a child process (so target faults can kill it).
     var targetProcess = false
+    /// `target.url`: a server callstorm did not start (no hooks into it, such as dropping its sockets).
+    var targetIsURL = false
+    /// Where socket faults were written, for the check that the devices hold sockets (`checkSocketFaults`).
+    var socketFaultMarks: [(mark: Mark, name: String)] = []
+    /// The roles socket faults name, checked against the flows' roles at the end.
+    var socketFaultRoleMarks: [(mark: Mark, name: String)] = []
 
     init(file: String) {
         self.file = file

@@ -59,32 +59,14 @@ final class WorkerSocketTests: XCTestCase {
         return try ScenarioLoader.parse(yaml, file: "worker-sockets.yaml").get()
     }
 
-    /// Waits (bounded) for a condition checked on the worker's queue.
-    private func eventually(_ worker: Worker, _ what: String, _ condition: @escaping () -> Bool) {
-        for _ in 0..<1000 {
-            if worker.queue.sync(execute: condition) { return }
-            usleep(10_000)
-        }
-        XCTFail("never: \(what)")
-    }
-
     func testHelloRepliesReconnectQueueTimeoutAndBooks() throws {
         let server = Server()
-        let http = HTTPServer(handler: HTTPClosureHandler { request, respond in
-            respond(WebSocketUpgrade.accept(request, session: server))
-        })
-        try http.start()
-        defer { http.stop() }
-        let settings = DriverSettings(scenario: try scenario(port: http.port),
-                                      targetURL: "http://127.0.0.1:\(http.port)", workers: 1)
-        let clock = ManualClock()
-        let worker = try Worker(index: 0, settings: settings, clock: clock, deviceIndexes: [0, 1],
-                                runStartNanos: clock.nowNanos())
-        var finished = false
-        defer { if !finished { _ = worker.finish() } }
+        let harness = try SocketWorkerHarness(session: server, scenario: scenario(port:))
+        defer { harness.stop() }
+        let worker = harness.worker
         worker.queue.sync { worker.socketRegistered(0) }
-        eventually(worker, "open") { worker.socketPhase(0) == .open }
-        eventually(worker, "hello") { server.texts.withLock { $0 } == ["{\"hello\":\"dev-0\"}"] }
+        harness.eventually("open") { worker.socketPhase(0) == .open }
+        harness.eventually("hello") { server.texts.withLock { $0 } == ["{\"hello\":\"dev-0\"}"] }
 
         let answers = Mutex<[String]>([])
         let record: @Sendable (Result<ClientResponse, TransportError>, APIMapping.Endpoint?) -> Void = { result, e in
@@ -96,27 +78,24 @@ final class WorkerSocketTests: XCTestCase {
             }
         }
         worker.queue.sync { XCTAssertTrue(worker.sendOverSocket("pause", [:], device: 0, completion: record)) }
-        eventually(worker, "the reply") { answers.withLock { $0 } == ["202 true {\"ok\":true}"] }
+        harness.eventually("the reply") { answers.withLock { $0 } == ["202 true {\"ok\":true}"] }
         worker.queue.sync { XCTAssertFalse(worker.sendOverSocket("join", [:], device: 0, completion: record)) }
 
         // A drop the device did not decide: lost, then the backoff (100 ms, no jitter) brings it back.
         worker.queue.sync { XCTAssertTrue(worker.dropSocket(0)) }
         XCTAssertEqual(worker.queue.sync { worker.socketPhase(0) }, .closed)
         worker.queue.sync { _ = worker.sendOverSocket("pause", [:], device: 0, completion: record) }
-        clock.advance(by: 150 * ms)
-        worker.queue.sync { worker.rearm() }
-        eventually(worker, "the queued action's reply") { answers.withLock { $0.count } == 2 }
+        harness.advance(by: 150 * ms)
+        harness.eventually("the queued action's reply") { answers.withLock { $0.count } == 2 }
         XCTAssertEqual(answers.withLock { $0.last }, "202 true {\"ok\":true}")
 
         // No reply within action_timeout.
         worker.queue.sync { _ = worker.sendOverSocket("end", [:], device: 0, completion: record) }
-        clock.advance(by: 2_100 * ms)
-        worker.queue.sync { worker.rearm() }
-        eventually(worker, "the timeout") { answers.withLock { $0.count } == 3 }
+        harness.advance(by: 2_100 * ms)
+        harness.eventually("the timeout") { answers.withLock { $0.count } == 3 }
         XCTAssertEqual(answers.withLock { $0.last }, "timeout")
 
-        finished = true
-        let c = worker.finish().counters
+        let c = harness.finish()
         XCTAssertEqual(c[MetricName.socketOpened], 2, "\(c)")
         XCTAssertEqual(c[MetricName.socketLost], 1, "\(c)")
         XCTAssertEqual(c[MetricName.socketReconnects], 1, "\(c)")

@@ -33,4 +33,23 @@ final class FaultTableTests: XCTestCase {
         XCTAssertTrue(table.contains("<td>30.0 → "), table)
         XCTAssertTrue(table.contains("href=\"#push-timeline\""), "each window links to its shading")
     }
+
+    func testARunWithSocketsComparesLostSocketsAndTheInjectedOnes() {
+        let origin: UInt64 = 1_000_000_000_000
+        var recorder = Recorder(runStartNanos: origin)
+        func at(_ second: Double) -> UInt64 { origin + UInt64(second * 1e9) }
+        recorder.count("socket.opened", by: 100, atNanos: at(0.5))
+        recorder.count("socket.lost", by: 12, atNanos: at(2.5))
+        recorder.count("socket.lost.injected", by: 10, atNanos: at(2.5))
+        recorder.count("socket.lost", by: 1, atNanos: at(8.5))
+        recorder.seal()
+        var result = ReportFixtures.result()
+        result.recorder = recorder
+        result.faultWindows = [FaultWindow(fromSecond: 2, toSecond: 3, label: "drops", what: "device: socket_drop")]
+        let html = HTMLReport(result).render()
+        let table = String(html[html.range(of: "<section id=\"faults\">")!.lowerBound...].prefix(3_000))
+        XCTAssertTrue(table.contains("<th>sockets lost/s</th><th>of them injected/s</th>"), table)
+        XCTAssertTrue(table.contains("<td>12.0 → 0.2</td><td>10.0 → 0.0</td>"), table)
+        XCTAssertFalse(HTMLReport(ReportFixtures.result()).render().contains("sockets lost/s"), "no sockets, no column")
+    }
 }

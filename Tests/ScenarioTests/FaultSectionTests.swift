@@ -3,11 +3,11 @@ import XCTest
 
 /// The `faults:` section: what each window reads into, and every mistake reported at its file:line:column.
 final class FaultSectionTests: XCTestCase {
-    private func load(_ yaml: String) -> Result<Scenario, ScenarioErrors> {
+    func load(_ yaml: String) -> Result<Scenario, ScenarioErrors> {
         ScenarioLoader.parse(yaml, file: "chaos.yaml", knownFlows: ["incoming-1to1"])
     }
 
-    private func errors(_ yaml: String) -> [ScenarioError] {
+    func errors(_ yaml: String) -> [ScenarioError] {
         switch load(yaml) {
         case .success(let scenario):
             XCTFail("expected errors, got \(scenario.faults)")

@@ -122,3 +122,10 @@ func httpRequest(port: Int, _ method: String, _ path: String, _ body: String = "
     let json = (try? JSONSerialization.jsonObject(with: Data(bodyText.utf8))) as? [String: Any] ?? [:]
     return (status, json)
 }
+
+/// Registers device `id` with the handle `number` on the reference target at `port`.
+func registerDevice(_ port: Int, _ id: String, _ number: String, file: StaticString = #filePath, line: UInt = #line) {
+    let body = "{\"id\":\"\(id)\",\"handle\":{\"kind\":\"phoneNumber\",\"value\":\"\(number)\","
+        + "\"displayName\":\"\(id)\"},\"apnsToken\":\"\(String(repeating: "a", count: 64))\"}"
+    XCTAssertEqual(httpRequest(port: port, "POST", "/v1/devices", body).0, 201, file: file, line: line)
+}

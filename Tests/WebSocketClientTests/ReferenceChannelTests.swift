@@ -18,12 +18,6 @@ final class ReferenceChannelTests: XCTestCase {
         return (target, server)
     }
 
-    private func register(_ port: Int, _ id: String, _ number: String) {
-        let body = "{\"id\":\"\(id)\",\"handle\":{\"kind\":\"phoneNumber\",\"value\":\"\(number)\","
-            + "\"displayName\":\"\(id)\"},\"apnsToken\":\"\(String(repeating: "a", count: 64))\"}"
-        XCTAssertEqual(httpRequest(port: port, "POST", "/v1/devices", body).0, 201)
-    }
-
     private func startCall(_ port: Int, from caller: String, to number: String) -> String {
         let handle = "{\"kind\":\"phoneNumber\",\"value\":\"\(number)\",\"displayName\":\"x\"}"
         let (status, json) = httpRequest(port: port, "POST", "/v1/conversations",
@@ -37,8 +31,8 @@ final class ReferenceChannelTests: XCTestCase {
         let client = ClientHarness()
         defer { client.shutDown(); server.stop(); target.close() }
         let port = server.port
-        register(port, "alice", "+1")
-        register(port, "bob", "+2")
+        registerDevice(port, "alice", "+1")
+        registerDevice(port, "bob", "+2")
         let bob = try client.open("ws://127.0.0.1:\(port)/v1/events?device=bob", headers: [("X-App", "t")])
         let alice = try client.open("ws://127.0.0.1:\(port)/v1/events?device=alice", seed: 2)
         client.waitOpen(bob)

@@ -3,7 +3,7 @@ import Scenario
 
 /// `target: { kill: true, restart_after: 5s, signal: KILL }`: callstorm kills the target it runs as a child
 /// process when the window opens and starts it again `restart_after` later (at the window's end without one).
-/// Every target window kills: there is nothing to draw.
+/// Every target window with `kill` kills: there is nothing to draw.
 public struct TargetKillFault: Fault {
     public static let names = ["kill"]
     public static let family = FaultFamily.target
@@ -20,7 +20,7 @@ public struct TargetKillFault: Fault {
     public static let restartFailed = "target.restart_failed"
 
     public init?(window: FaultWindow) {
-        guard let target = window.target else { return nil }
+        guard let target = window.target, target.kill else { return nil }
         killAtNanos = window.atNanos
         restartAtNanos = window.atNanos + (target.restartAfterNanos ?? window.forNanos)
         signal = target.signal == "TERM" ? SIGTERM : SIGKILL

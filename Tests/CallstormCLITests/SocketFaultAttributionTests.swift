@@ -1,0 +1,46 @@
+@testable import CallstormCLI
+import Checker
+import XCTest
+
+/// Socket faults in faults.csv become injected faults on the checker's path: a drop or a stall touches its
+/// device's views around its instant, a storm every device's views for the lookback after it, and none of them
+/// ever excuses what the server answered.
+final class SocketFaultAttributionTests: XCTestCase {
+    private func rows(_ lines: [String]) -> [HistoryCheck.FaultRow] {
+        lines.compactMap { HistoryCheck.FaultRow(Substring($0), offset: 1_000_000_000) }
+    }
+
+    private func violation(_ rule: Rule, devices: [String], at seconds: Double) -> Violation {
+        let nanos = UInt64(seconds * 1e9)
+        return Violation(rule: rule, conversations: ["c1"], ops: [], devices: devices, message: "m",
+                         window: nanos...nanos + 1_000_000_000, events: [])
+    }
+
+    func testADroppedOrStalledSocketIsADeviceFaultOnItsDevice() {
+        let faults = HistoryCheck.injectedFaults(rows([
+            "2.000000,drops,device.socket_dropped,dev-4,-1,-1,0",
+            "3.000000,stalls,device.socket_stalled,dev-5,-1,-1,0",
+        ]), runEndNanos: 20_000_000_000)
+        XCTAssertEqual(faults.map(\.family), [.device, .device])
+        XCTAssertEqual(faults.map(\.device), ["dev-4", "dev-5"])
+        XCTAssertEqual(faults.map(\.call), [nil, nil], "a socket belongs to no one call")
+        let view = violation(.finalViewsAgree, devices: ["dev-4"], at: 5)
+        let other = violation(.finalViewsAgree, devices: ["dev-9"], at: 5)
+        let (server, attributed) = FaultAttribution.split([view, other], events: [], faults: faults)
+        XCTAssertEqual(server, [other])
+        XCTAssertEqual(attributed.map(\.faults), [["device.socket_dropped"]])
+    }
+
+    func testAStormTouchesEveryDevicesViewsAfterItButNeverTheServersAnswers() {
+        let faults = HistoryCheck.injectedFaults(rows(["2.000000,storm,target.socket_storm_1001,target,-1,-1,0"]),
+                                                 runEndNanos: 60_000_000_000)
+        XCTAssertEqual(faults.count, 1)
+        XCTAssertEqual(faults.first?.family, .network)
+        let soon = violation(.finalViewsAgree, devices: ["dev-1"], at: 10)
+        let before = violation(.finalViewsAgree, devices: ["dev-2"], at: 0.5)
+        let lost = violation(.mergeUnion, devices: ["dev-3"], at: 10)
+        let (server, attributed) = FaultAttribution.split([soon, before, lost], events: [], faults: faults)
+        XCTAssertEqual(server, [before, lost])
+        XCTAssertEqual(attributed.map(\.faults), [["target.socket_storm_1001"]])
+    }
+}
