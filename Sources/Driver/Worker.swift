@@ -36,7 +36,9 @@ final class Worker: @unchecked Sendable {
     var faultState: DeviceFaultState
     let api: TargetAPI
     let config: FlowConfig
-    /// Device sockets (`device.socket`); nil when devices hold none.
+    /// Device sockets (`device.socket`); nil when devices hold none. The sixteenth stored property, over the
+    /// house limit of 15 on purpose: it is not I/O alone (it holds each device's socket lifecycle and the actions
+    /// awaiting replies, which `WorkerIO` does not own) and exists only in runs with sockets.
     var sockets: DeviceSockets?
 
     /// Runs `work` on the queue, on the worker's own event thread: for hand-overs from other threads (the push
