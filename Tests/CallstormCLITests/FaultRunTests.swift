@@ -310,7 +310,7 @@ final class TargetFaultRunTests: XCTestCase {
             target: { embedded: true, process: true }
             push: { deadline: 2s }
             load:
-              - hold: { rate: 20/s, for: 5s }
+              - hold: { rate: 20/s, for: 7s }
             behavior:
               answer_after: { uniform: [50ms, 150ms] }
               talk: { constant: 300ms }
@@ -353,6 +353,8 @@ final class TargetFaultRunTests: XCTestCase {
         XCTAssertGreaterThan(c["errors.refused"] ?? 0, 0)
         XCTAssertTrue(refused.allSatisfy { Double($0.second) >= windowFrom.rounded(.down) - 1
                 && Double($0.second) <= windowTo + 1 }, "\(refused) outside [\(windowFrom), \(windowTo)]")
+        // Load runs 4 s past the window's end (~80 calls planned after it), so that a target slow to boot again on
+        // a loaded machine still leaves well over 10 (a 5 s load left exactly 10 once, at load average ~4).
         let completedAfter = recorder.counterSeries("calls.completed").filter { Double($0.second) > windowTo + 1 }
         XCTAssertGreaterThan(completedAfter.reduce(0) { $0 + $1.value }, 10)
 
