@@ -42,7 +42,7 @@ let package = Package(
         // The push values the gateway hands on and the sink contract it calls, without the gateway's I/O, so the
         // driver (which implements the sink) does not depend on the gateway.
         .target(name: "PushModel"),
-        .target(name: "Metrics"),
+        .target(name: "Metrics", dependencies: ["TextEscaping"]),
         .target(name: "Scenario", dependencies: ["CLibyaml", "Metrics", "Determinism"]),
         .target(name: "Checker", dependencies: ["CallModel", "TextEscaping"]),
         // RFC 6455 without I/O: frame codec, incremental parser, handshake, the client state machine.

@@ -1,3 +1,5 @@
+import TextEscaping
+
 // MARK: - The checkpoint's JSON, written by hand
 
 /// The same JSON `JSONEncoder` makes of a `RecorderImage` (same keys, read back by `Recorder(from:)`), written
@@ -37,24 +39,8 @@ struct JSONBytes {
 
     mutating func int<T: BinaryInteger>(_ value: T) { out.append(contentsOf: String(value).utf8) }
 
-    mutating func string(_ value: String) {
-        out.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                out.append(UInt8(ascii: "\\"))
-                out.append(byte)
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: Array("\\u00".utf8))
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 15)])
-            default:
-                out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-    }
+    /// Through the project's one JSON escaper.
+    mutating func string(_ value: String) { raw(JSONText.quote(value)) }
 
     /// A dictionary as a JSON object; integer keys become strings, as `JSONEncoder` writes them.
     mutating func object<Key, Value>(_ dictionary: [Key: Value], _ value: (inout JSONBytes, Value) -> Void) {
