@@ -13,7 +13,7 @@ extension JSONLite.Value {
             return d.isFinite ? String(d) : "null"
         case .array(let items): return "[" + items.map(\.text).joined(separator: ",") + "]"
         case .object(let fields):
-            return "{" + fields.keys.sorted().map { JSONText.quote($0) + ":" + fields[$0]!.text }
+            return "{" + fields.sortedKeys.map { JSONText.quote($0) + ":" + fields[$0]!.text }
                 .joined(separator: ",") + "}"
         }
     }

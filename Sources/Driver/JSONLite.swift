@@ -3,8 +3,10 @@
 /// was the largest user-space share of a `callstorm run` profile (Benchmarks/results); this does the same in a
 /// few µs. Strict RFC 8259 syntax; nesting is capped so a hostile server cannot exhaust the stack.
 enum JSONLite {
-    indirect enum Value: Equatable {
-        case object([String: Value])
+    /// Not `indirect`: objects and arrays already hold their children in heap storage, so boxing every value
+    /// (strings and numbers included) would only add an allocation per value.
+    enum Value: Equatable {
+        case object(Fields)
         case array([Value])
         case string(String)
         case number(Double)
@@ -14,6 +16,31 @@ enum JSONLite {
         subscript(key: String) -> Value? {
             if case .object(let fields) = self { return fields[key] }
             return nil
+        }
+    }
+
+    /// An object's members in document order. A view or a push has a handful of keys, read by a few paths: a
+    /// linear search over short (mostly inline) strings costs less than hashing every key into a dictionary.
+    struct Fields: Equatable {
+        var members: [(key: String, value: Value)] = []
+
+        /// The value of the last member named `key`, as a dictionary built in document order would keep.
+        subscript(key: String) -> Value? {
+            var i = members.count
+            while i > 0 {
+                i -= 1
+                if members[i].key == key { return members[i].value }
+            }
+            return nil
+        }
+
+        /// Each key once (its last value), sorted.
+        var sortedKeys: [String] { Set(members.map(\.key)).sorted() }
+
+        /// Equal when they map the same keys to the same values (member order and repeated keys aside).
+        static func == (a: Fields, b: Fields) -> Bool {
+            let keys = a.sortedKeys
+            return keys == b.sortedKeys && keys.allSatisfy { a[$0] == b[$0] }
         }
     }
 
@@ -66,8 +93,8 @@ enum JSONLite {
 
         private mutating func object(depth: Int) -> Value? {
             index += 1  // {
-            var fields: [String: Value] = [:]
-            fields.reserveCapacity(8)  // a view or a push has a handful of keys: no rehash while they go in
+            var fields = Fields()
+            fields.members.reserveCapacity(8)  // a view or a push has a handful of keys: no regrowth
             skipSpace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
                 index += 1
@@ -80,7 +107,7 @@ enum JSONLite {
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
                 index += 1
                 guard let value = value(depth: depth + 1) else { return nil }
-                fields[key] = value
+                fields.members.append((key, value))
                 skipSpace()
                 guard index < bytes.count else { return nil }
                 if bytes[index] == UInt8(ascii: ",") {
@@ -251,7 +278,10 @@ extension JSONLite.Value {
         return nil
     }
 
-    var isNull: Bool { self == .null }
+    var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
 }
 
 /// An optional field: `.absent` (missing or null, as JSONDecoder treats `Optional`), a value, or a type mismatch.

@@ -12,17 +12,17 @@ extension ViewReader {
     /// The same for a document already parsed (a socket message, read once for its reply id and its event).
     func push(root: JSONLite.Value) -> PushPayload? {
         guard case .object = root else { return nil }
-        func field<T>(_ name: String, _ read: (JSONLite.Value) -> T?) -> JSONField<T> {
+        func field<T>(_ name: PushField, _ read: (JSONLite.Value) -> T?) -> JSONField<T> {
             JSONField(pushPath(name)?.value(in: root), read)
         }
-        let uuid = field("conversation") { $0.stringValue }
-        let event = field("event") { $0.stringValue }
-        let caller = field("handle", Self.pushHandle)
-        let capabilities = field("capabilities", Self.strings)
-        let version = field("version") { $0.intValue }
-        let reason = field("reason") { $0.stringValue }
-        let into = field("into") { $0.stringValue }
-        let view = field("view") { self.view(in: $0) }
+        let uuid = field(.conversation) { $0.stringValue }
+        let event = field(.event) { $0.stringValue }
+        let caller = field(.handle, Self.pushHandle)
+        let capabilities = field(.capabilities, Self.strings)
+        let version = field(.version) { $0.intValue }
+        let reason = field(.reason) { $0.stringValue }
+        let into = field(.into) { $0.stringValue }
+        let view = field(.view) { self.view(in: $0) }
         if uuid.isMismatch || event.isMismatch || caller.isMismatch || capabilities.isMismatch
             || version.isMismatch || reason.isMismatch || into.isMismatch || view.isMismatch {
             return nil
@@ -31,7 +31,7 @@ extension ViewReader {
         if let raw = word { word = Self.word(raw, push) }
         return PushPayload(uuid: uuid.value, caller: caller.value ?? nil, capabilities: capabilities.value,
                            event: word, version: version.value, reason: reason.value, into: into.value,
-                           view: view.value, sentAt: pushPath("sent_at")?.value(in: root)?.intValue)
+                           view: view.value, sentAt: pushPath(.sentAt)?.value(in: root)?.intValue)
     }
 
     /// The driver's word for a server's event word: `ended`, `joined`, `merged`, `split`, or the word itself.

@@ -27,27 +27,68 @@ struct ViewReader: Sendable {
     let push: APIMapping.PushFields
     private let paths: Paths
 
-    /// The mapping's JSON paths, parsed once (the decoder already refused paths that do not parse).
+    /// The mapping's JSON paths, parsed once (the decoder already refused paths that do not parse) and kept in
+    /// slots by field, so a read costs no lookup by name.
     private struct Paths: Sendable {
-        var view: [String: JSONPath] = [:]
-        var push: [String: JSONPath] = [:]
+        var view = [JSONPath?](repeating: nil, count: ViewField.allCases.count)
+        var push = [JSONPath?](repeating: nil, count: PushField.allCases.count)
+    }
+
+    /// The view mapping's fields; `name` as `ViewMapping.paths` names them, the raw value a slot.
+    enum ViewField: Int, CaseIterable {
+        case id, members, state, version, ended, response, split, endedReason, memberID, memberStatus, memberHandle
+
+        var name: String {
+            switch self {
+            case .id: "id"
+            case .members: "members"
+            case .state: "state"
+            case .version: "version"
+            case .ended: "ended"
+            case .response: "response"
+            case .split: "split"
+            case .endedReason: "ended_reason"
+            case .memberID: "member.id"
+            case .memberStatus: "member.status"
+            case .memberHandle: "member.handle"
+            }
+        }
+    }
+
+    /// The push mapping's fields; `name` as `APIMapping.PushFields.paths` names them, the raw value a slot.
+    enum PushField: Int, CaseIterable {
+        case conversation, event, view, capabilities, handle, reason, into, version, sentAt
+
+        var name: String { self == .sentAt ? "sent_at" : "\(self)" }
     }
 
     init(view mapping: ViewMapping?, push: APIMapping.PushFields) {
         self.mapping = mapping
         self.push = push
         var paths = Paths()
-        for (field, text) in mapping?.paths ?? [] { paths.view[field] = JSONPath(text) }
-        for (field, text) in push.paths { paths.push[field] = JSONPath(text) }
+        for (field, text) in mapping?.paths ?? [] {
+            guard let slot = ViewField.allCases.first(where: { $0.name == field }) else {
+                preconditionFailure("ViewMapping.paths names a field the reader has no slot for: \(field)")
+            }
+            paths.view[slot.rawValue] = JSONPath(text)
+        }
+        for (field, text) in push.paths {
+            guard let slot = PushField.allCases.first(where: { $0.name == field }) else {
+                preconditionFailure("PushFields.paths names a field the reader has no slot for: \(field)")
+            }
+            paths.push[slot.rawValue] = JSONPath(text)
+        }
         self.paths = paths
     }
 
     static let reference = ViewReader(view: .reference, push: .reference)
 
-    func pushPath(_ field: String) -> JSONPath? { paths.push[field] }
+    func pushPath(_ field: PushField) -> JSONPath? { paths.push[field.rawValue] }
 
-    private func at(_ field: String, _ json: JSONLite.Value) -> JSONLite.Value? {
-        paths.view[field].flatMap { $0.value(in: json) }
+    private func has(_ field: ViewField) -> Bool { paths.view[field.rawValue] != nil }
+
+    private func at(_ field: ViewField, _ json: JSONLite.Value) -> JSONLite.Value? {
+        paths.view[field.rawValue].flatMap { $0.value(in: json) }
     }
 
     // MARK: - Views
@@ -55,27 +96,27 @@ struct ViewReader: Sendable {
     /// A whole document that is one view (what `get` returns, at the mapping's response path).
     func response(_ bytes: [UInt8]) -> ConversationView? {
         guard let root = JSONLite.parse(bytes) else { return nil }
-        return at("response", root).flatMap(view(in:))
+        return at(.response, root).flatMap(view(in:))
     }
 
     /// The view of the conversation an unmerge split off, when the mapping says where responses carry it.
     func split(_ bytes: [UInt8]) -> ConversationView? {
-        guard let root = JSONLite.parse(bytes), case .object = root, let raw = at("split", root) else { return nil }
+        guard let root = JSONLite.parse(bytes), case .object = root, let raw = at(.split, root) else { return nil }
         return JSONField(raw, view(in:)).value
     }
 
     /// The view held by one JSON object, or nil when it is not one.
     func view(in json: JSONLite.Value) -> ConversationView? {
-        guard let mapping, case .object = json, let id = at("id", json)?.stringValue,
-              let rawMembers = at("members", json)?.arrayValue else { return nil }
+        guard let mapping, case .object = json, let id = at(.id, json)?.stringValue,
+              let rawMembers = at(.members, json)?.arrayValue else { return nil }
         var version = 0
-        if paths.view["version"] != nil {
-            guard let v = at("version", json)?.intValue else { return nil }
+        if has(.version) {
+            guard let v = at(.version, json)?.intValue else { return nil }
             version = v
         }
-        let ended = JSONField(at("ended", json)) { $0.boolValue }
-        let state = JSONField(at("state", json)) { $0.stringValue }
-        let reason = JSONField(at("ended_reason", json)) { $0.stringValue }
+        let ended = JSONField(at(.ended, json)) { $0.boolValue }
+        let state = JSONField(at(.state, json)) { $0.stringValue }
+        let reason = JSONField(at(.endedReason, json)) { $0.stringValue }
         if ended.isMismatch || state.isMismatch || reason.isMismatch { return nil }
         var members: [ConversationView.Member] = []
         members.reserveCapacity(rawMembers.count)
@@ -86,18 +127,18 @@ struct ViewReader: Sendable {
         let hasEnded = ended.value ?? (state.value.map(mapping.stateWord) == "left")
         var view = ConversationView(uuid: id, version: version, ended: hasEnded, members: members)
         view.endedReason = reason.value
-        view.hasVersion = paths.view["version"] != nil
+        view.hasVersion = has(.version)
         return view
     }
 
     private func member(_ raw: JSONLite.Value, _ mapping: ViewMapping) -> ConversationView.Member? {
-        guard let rawID = at("member.id", raw)?.stringValue, let status = at("member.status", raw)?.stringValue
+        guard let rawID = at(.memberID, raw)?.stringValue, let status = at(.memberStatus, raw)?.stringValue
         else { return nil }
         // A server may name members by device id or by phone number: either way the member is our device.
         let device = DeviceIdentity.id(forHandleValue: rawID)
         var handle = DeviceIdentity.handle(forID: device) ?? Handle(kind: .generic, value: rawID, displayName: rawID)
-        if paths.view["member.handle"] != nil {
-            guard let h = at("member.handle", raw).flatMap(Self.handle) else { return nil }
+        if has(.memberHandle) {
+            guard let h = at(.memberHandle, raw).flatMap(Self.handle) else { return nil }
             handle = h
         }
         return ConversationView.Member(device: device, handle: handle, state: mapping.memberWord(status))
