@@ -376,7 +376,7 @@ if cap_summary and cap_summary.get("capacity"):
                        f"{'–' if lag_up_to is None else f'{lag_up_to:g} ms'}")
 
 # MARK: - callstorm vs Locust and an aiohttp loop (scripts/bench-peers.sh)
-peer_figures(work, figure, figures, load_json, mmm, gnu_time, seconds_per_run * 2)
+peer_figures(work, figure, figures, load_json, mmm, seconds_per_run * 2)
 
 # MARK: - idle wss sockets and a reconnect storm (scripts/bench-sockets.sh), vs Python websockets
 socket_figures(work, figure, load_json, mmm)

@@ -26,9 +26,10 @@ def section_of(fid):
     return next((section for prefix, section in SECTIONS if fid.startswith(prefix)), None)
 
 
-def _numbers(path):
+def _numbers(path, fields=None):
+    """The lines of a file of numbers (their first `fields`); [] when missing or malformed."""
     try:
-        return [[float(x) for x in line.split()] for line in open(path) if line.strip()]
+        return [[float(x) for x in line.split()[:fields]] for line in open(path) if line.strip()]
     except (OSError, ValueError):
         return []
 
@@ -49,8 +50,8 @@ class LoadRule:
 
     def _judge(self, section):
         span = [x[0] for x in _numbers(os.path.join(self.work, f"span-{section}"))]
-        raw = _numbers(os.path.join(self.work, f"loadavg-{section}"))
-        raw_text = f"load average {raw[0][0]:g} at its start" if raw else "no load average at its start"
+        raw = _numbers(os.path.join(self.work, f"loadavg-{section}"), fields=1)
+        raw_text = f"load average {raw[0][0]:g}" if raw else "load average not noted"
         if len(span) < 2:
             return False, f"{section}: load not recorded ({raw_text})"
         begin, end = span[0], span[-1]
@@ -68,8 +69,8 @@ class LoadRule:
         if not during:
             return False, f"{section}: load during it not recorded ({raw_text})"
         mean = statistics.mean(during)
-        text = (f"{section}: other work's load average {before:.2f} at its start ({raw_text}, the suite's own "
-                f"included); other work's runnable tasks during it mean {mean:.2f}, max {max(during):g} over "
+        text = (f"{section}: other work's load average {before:.2f} at its start ({raw_text} with the suite's "
+                f"own); other work's runnable tasks during it mean {mean:.2f}, max {max(during):g} over "
                 f"{len(during)} samples")
         return before < 1 and mean < 1, text
 

@@ -19,12 +19,19 @@ BIN = "callstorm"
 HELD_COMPLETED, HELD_LAG_MS = 0.99, 10.0
 
 
-def _gnu_cpu(path):
+def _gnu(path):
+    """(CPU seconds, wall seconds) from a `/usr/bin/time -f '%U %S %M %e'` file; Nones when missing."""
     try:
-        user, system = open(path).read().strip().splitlines()[-1].split()[:2]
-        return float(user) + float(system)
+        fields = open(path).read().strip().splitlines()[-1].split()
+        return float(fields[0]) + float(fields[1]), (float(fields[3]) if len(fields) > 3 else None)
     except (OSError, ValueError, IndexError):
-        return None
+        return None, None
+
+
+def busy(work, name):
+    """How busy the run kept the client core: CPU ÷ wall seconds of the whole process, in %."""
+    cpu, wall = _gnu(os.path.join(work, name + ".time"))
+    return round(100 * cpu / wall) if cpu and wall else None
 
 
 def callstorm_run(work, name, seconds):
@@ -40,9 +47,9 @@ def callstorm_run(work, name, seconds):
     completed = counters.get("calls.completed", 0)
     lag = summary.get("scheduler_lag", {}).get("p99")
     lag = float(lag) if lag else None
-    cpu = _gnu_cpu(os.path.join(work, name + ".time"))
+    cpu, _ = _gnu(os.path.join(work, name + ".time"))
     return {"name": name, "planned_rate": rate, "planned": planned, "completed": completed, "lag_p99_ms": lag,
-            "cpu_seconds": cpu, "delivered_per_s": completed / seconds,
+            "cpu_seconds": cpu, "delivered_per_s": completed / seconds, "busy_percent": busy(work, name),
             "per_cpu_s": completed / cpu if cpu else None,
             "held": completed >= HELD_COMPLETED * planned and lag is not None and lag <= HELD_LAG_MS}
 
@@ -70,14 +77,27 @@ def maximum(work, r, seconds, same):
     return best, tried
 
 
-def peer(work, name, gnu_time):
-    """(calls per CPU-second, delivered calls/s, the JSON) of a peer run; Nones when it is missing."""
-    j, seconds = _load(os.path.join(work, name + ".json")), None
-    cpu, _ = gnu_time(os.path.join(work, name + ".time"))
+def peer(work, name, seconds):
+    """A peer run's calls per CPU-second, delivered calls/s (completed ÷ its loop's seconds, else ÷ `seconds`), core
+    busy % and JSON; None when it is missing."""
+    j = _load(os.path.join(work, name + ".json"))
+    cpu, _ = _gnu(os.path.join(work, name + ".time"))
     if not j or not cpu or "completed" not in j:
-        return None, None, j
-    seconds = j.get("loop_seconds") or j.get("seconds")
-    return j["completed"] / cpu, (j["completed"] / seconds if seconds else None), j
+        return None
+    return {"per_cpu_s": j["completed"] / cpu, "delivered_per_s": j["completed"] / (j.get("loop_seconds") or seconds),
+            "busy_percent": busy(work, name), "completed": j["completed"], "failed": j.get("failed"),
+            "client": j.get("client")}
+
+
+def rounds_of(work, seconds):
+    """Per round: (round, Locust, callstorm at Locust's rate, callstorm's maximum, the ladder tried, aiohttp)."""
+    rounds = sorted(int(m.group(1)) for m in (re.match(r"locust-(\d+)\.time$", f) for f in os.listdir(work)) if m)
+    out = []
+    for r in rounds:
+        same = callstorm_run(work, f"cs-same-{r}", seconds)
+        best, tried = maximum(work, r, seconds, same)
+        out.append((r, peer(work, f"locust-{r}", seconds), same, best, tried, peer(work, f"aiohttp-{r}", seconds)))
+    return out
 
 
 def _load(path):
@@ -96,90 +116,89 @@ def _median(values):
     return statistics.median(values) if values else None
 
 
-def _ladder_text(rounds_tried):
-    parts = []
-    for r, tried in rounds_tried:
-        steps = ", ".join(f"{x['planned_rate']:,}/s {'held' if x['held'] else 'not held'} "
-                          f"({x['completed']:,}/{x['planned']:,}, lag p99 {_ms(x['lag_p99_ms'])})" for x in tried)
-        parts.append(f"round {r}: {steps or 'no run'}")
-    return "; ".join(parts)
+COMMON = ("Calls = register → start → join → end sequences completed; CPU = user + system of the whole client "
+          "process (GNU time, startup and registration included), on the client core (taskset -c 0); each run "
+          "against a fresh standalone `callstorm target` on the server core (taskset -c 1). callstorm also receives "
+          "every VoIP and background push through its gateway, answers and checks them, journals the run and writes "
+          "every report, which the peers do not (while they run, the target's pushes go to a closed port).")
 
 
-def peer_figures(work, figure, figures, load_json, mmm, gnu_time, seconds):
-    rounds = sorted(int(m.group(1)) for m in (re.match(r"locust-(\d+)\.time$", f) for f in os.listdir(work)) if m)
-    if not rounds:
+def _side(name, unit, runs, mmm, key="per_cpu_s", **more):
+    values = [x[key] if x else None for x in runs]
+    rates = [x["delivered_per_s"] if x else None for x in runs]
+    median = _median(rates)
+    return {"name": f"{name} ({'–' if median is None else f'{median:,.0f}'} calls/s delivered)", "unit": unit,
+            **(mmm(values) or {}), "delivered_per_s": mmm(rates),
+            "busy_percent": [x["busy_percent"] if x else None for x in runs], **more}
+
+
+def _ratios(a, b):
+    return [x["per_cpu_s"] / y["per_cpu_s"] if x and y and x["per_cpu_s"] and y["per_cpu_s"] else None
+            for x, y in zip(a, b)]
+
+
+def _busy(label, runs):
+    return f"{label}'s client core busy (CPU ÷ wall): " + ", ".join(
+        f"{x['busy_percent']} %" if x and x["busy_percent"] is not None else "–" for x in runs)
+
+
+def peer_figures(work, figure, figures, load_json, mmm, seconds):
+    """Adds the section's rows through bench-results.py's `figure` (skips to `figures`)."""
+    rows = rounds_of(work, seconds)
+    if not rows:
         skipped = load_json(os.path.join(work, "locust-skipped.json"))
         if skipped:
             figures.append({"id": "vs_locust", "skipped": skipped["skipped"]})
         return
-    lc, lc_rate, same, best, tried_all, py, py_rate, py_client = [], [], [], [], [], [], [], None
-    for r in rounds:
-        lcpu, lrate, _ = peer(work, f"locust-{r}", gnu_time)
-        lc.append(lcpu)
-        lr = _load(os.path.join(work, f"locust-{r}.json"))
-        lc_rate.append(lr["completed"] / seconds if lr and "completed" in lr else None)
-        s = callstorm_run(work, f"cs-same-{r}", seconds)
-        same.append(s)
-        b, tried = maximum(work, r, seconds, s)
-        best.append(b)
-        tried_all.append((r, tried))
-        pcpu, prate, pj = peer(work, f"aiohttp-{r}", gnu_time)
-        py.append(pcpu)
-        py_rate.append(prate)
-        py_client = (pj or {}).get("client", py_client)
-    one = lambda runs, key: [x[key] if x else None for x in runs]
-    rate_text = lambda values: f"{_median(values):,.0f}" if _median(values) is not None else "–"
-    locust_side = {"name": f"Locust FastHttpUser, 50 users, flat out ({rate_text(lc_rate)} calls/s delivered)",
-                   "unit": "calls/CPU-s", **(mmm(lc) or {}), "delivered_per_s": mmm(lc_rate),
-                   "command": "taskset -c 0 locust -f Benchmarks/locustfile.py --headless -u 50 -r 50 "
-                              f"-t {seconds}s --host http://127.0.0.1:PORT --calls-out locust-R.json"}
-    common = ("Calls = register → start → join → end sequences completed; CPU = user + system of the whole "
-              "client process (GNU time, startup and registration included), on the client core (taskset -c 0); each "
-              "run against a fresh standalone `callstorm target` on the server core (taskset -c 1). callstorm "
-              "also receives every VoIP and background push through its gateway, answers and checks them, "
-              "journals the run and writes every report, which the peers do not (while they run, the target's "
-              "pushes go to a closed port).")
-    scenario = (f"{BIN} run vs-locust.yaml (Benchmarks/scenarios/vs-locust.yaml, rate: RATE/s) --target "
-                f"http://127.0.0.1:PORT --workers 1 --duration {seconds}s --quiet")
-    same_ratios = [_ratio(a, b) for a, b in zip(one(same, "per_cpu_s"), lc)]
+    rounds, locust, same, best, tried, py = (list(column) for column in zip(*rows))
+    locust_side = _side("Locust FastHttpUser, 50 users, as fast as the target answers", "calls/CPU-s", locust, mmm,
+                        command="taskset -c 0 locust -f Benchmarks/locustfile.py --headless -u 50 -r 50 "
+                                f"-t {seconds}s --host http://127.0.0.1:PORT --only-summary --calls-out OUT")
+    run = (f"taskset -c 0 {BIN} run vs-locust.yaml --target http://127.0.0.1:PORT --workers 1 --duration {seconds}s "
+           "--quiet (Benchmarks/scenarios/vs-locust.yaml with `rate: RATE/s`")
     figure("vs_locust", "calls per client CPU-second at the same delivered rate: callstorm at Locust's rate",
-           {"name": f"callstorm, planned at Locust's delivered rate ({rate_text(one(same, 'delivered_per_s'))} "
-                    "calls/s delivered)", "unit": "calls/CPU-s", **(mmm(one(same, "per_cpu_s")) or {}),
-            "delivered_per_s": mmm(one(same, "delivered_per_s")),
-            "command": f"taskset -c 0 {scenario} (RATE = Locust's completed calls ÷ {seconds} s, this round)"},
-           locust_side, same_ratios,
-           goal="≥ 4× Locust (issue 20)", meets=median_at_least(same_ratios, 4),
-           extra={"runs": same},
-           note=common + " Each round: Locust first, then callstorm planned at the rate Locust delivered in it. "
-                + "; ".join(f"round {r}: {verdict(s)}" for r, s in zip(rounds, same)) + ".")
-    max_ratios = [_ratio(a, b) for a, b in zip(one(best, "per_cpu_s"), lc)]
+           _side("callstorm, planned at the rate Locust delivered", "calls/CPU-s", same, mmm,
+                 command=run + f"; RATE = Locust's completed calls ÷ {seconds} s in the same round)"),
+           locust_side, _ratios(same, locust), goal="≥ 4× Locust (issue 20)",
+           meets=median_at_least(_ratios(same, locust), 4), extra={"runs": same},
+           note=COMMON + " Each round: Locust, then callstorm planned at the rate Locust delivered. "
+                + "; ".join(f"round {r}: {verdict(x)}" for r, x in zip(rounds, same)) + ". "
+                + _busy("Locust", locust) + "; " + _busy("callstorm", same) + ".")
+    ladder = "; ".join(f"round {r}: " + (", ".join(
+        f"{x['planned_rate']:,}/s {'held' if x['held'] else 'not held'} ({x['completed']:,} of {x['planned']:,}, "
+        f"lag p99 {_ms(x['lag_p99_ms'])}, {x['per_cpu_s'] or 0:,.0f} calls/CPU-s)" for x in t) or "no run")
+        + (f" → maximum {b['planned_rate']:,}/s ({b['name']})" if b else " → none held")
+        for r, t, b in zip(rounds, tried, best))
+    maximum_side = _side("callstorm at its maximum", "calls/CPU-s", best, mmm,
+                         planned_rates=[b["planned_rate"] if b else None for b in best],
+                         command=run + "; RATE: the ladder in the note)")
     figure("vs_locust_max", "calls per client CPU-second, each at its own maximum: callstorm vs Locust",
-           {"name": f"callstorm at its maximum ({rate_text(one(best, 'delivered_per_s'))} calls/s delivered)",
-            "unit": "calls/CPU-s", **(mmm(one(best, "per_cpu_s")) or {}),
-            "delivered_per_s": mmm(one(best, "delivered_per_s")), "planned_rates": one(best, "planned_rate"),
-            "command": f"taskset -c 0 {scenario} (RATE: the ladder in the note)"},
-           locust_side, max_ratios, goal="≥ 4× Locust (issue 20)", meets=median_at_least(max_ratios, 4),
-           extra={"ladder": {str(r): t for r, t in tried_all}},
-           note=common + " callstorm is an open-model tool: it runs at the rate planned, so its maximum is the "
+           maximum_side, locust_side, _ratios(best, locust), goal="≥ 4× Locust (issue 20)",
+           meets=median_at_least(_ratios(best, locust), 4),
+           extra={"ladder": {str(r): t for r, t in zip(rounds, tried)}},
+           note=COMMON + " callstorm is an open-model tool: it runs at the rate planned, so its maximum is the "
                 "highest planned rate at which a run still held (completed ≥ 99 % of its planned calls, scheduler "
                 f"lag p99 ≤ 10 ms), found each round by a ladder of {seconds} s runs: BENCH_MAX_RATE (2,000/s), then "
-                "× 1.5 while a run held, at most three runs (the maximum may be higher when all three held); once "
-                "÷ 1.5 when the first did not. Ladder: " + _ladder_text(tried_all) + ".")
-    if not any(py) and os.path.exists(os.path.join(work, "aiohttp-skipped.json")):
-        skipped = load_json(os.path.join(work, "aiohttp-skipped.json"))["skipped"]
-        figures.append({"id": "vs_aiohttp", "skipped": skipped})
+                "× 1.5 while a run held, at most three runs (the maximum may be higher when all three held), or "
+                "once ÷ 1.5 when the first did not; the run at Locust's rate counts too. Locust runs 50 users as "
+                "fast as the target answers, its maximum on one core only when its core is busy near 100 %. "
+                + ladder + ". " + _busy("Locust", locust) + ".")
+    if not any(py):
+        skipped = load_json(os.path.join(work, "aiohttp-skipped.json"))
+        if skipped:
+            figures.append({"id": "vs_aiohttp", "skipped": skipped["skipped"]})
         return
+    client = next((x["client"] for x in py if x and x.get("client")), "aiohttp")
     figure("vs_aiohttp", "calls per client CPU-second, each at its own maximum: callstorm vs an aiohttp loop",
-           {"name": f"callstorm at its maximum ({rate_text(one(best, 'delivered_per_s'))} calls/s delivered)",
-            "unit": "calls/CPU-s", **(mmm(one(best, "per_cpu_s")) or {}),
-            "command": "as in the row before"},
-           {"name": f"Python asyncio + aiohttp, 50 users, flat out ({rate_text(py_rate)} calls/s delivered)",
-            "unit": "calls/CPU-s", **(mmm(py) or {}), "delivered_per_s": mmm(py_rate), "client": py_client,
-            "command": f"taskset -c 0 python3 Benchmarks/aiohttp_peer.py http://127.0.0.1:PORT 50 {seconds} OUT"},
-           [_ratio(a, b) for a, b in zip(one(best, "per_cpu_s"), py)],
-           note=common + f" The second peer ({py_client or 'aiohttp'}): 50 coroutines sharing one keep-alive pool of "
-                "at most 50 connections, each registering its caller and callee, then looping start → join → end "
-                f"for {seconds} s, the same flow as Benchmarks/locustfile.py; it ran last in each round.")
+           {**maximum_side, "command": "as in the row before"},
+           _side("Python asyncio + aiohttp loop, 50 users, as fast as the target answers", "calls/CPU-s", py, mmm,
+                 client=client, command="taskset -c 0 python3 Benchmarks/aiohttp_peer.py http://127.0.0.1:PORT 50 "
+                                        f"{seconds} OUT"),
+           _ratios(best, py),
+           note=COMMON + f" The second peer ({client}): 50 coroutines sharing one keep-alive pool of at most 50 "
+                "connections, each registering its caller and callee, then looping start → join → end for "
+                f"{seconds} s, the flow of Benchmarks/locustfile.py; it runs last in each round. Ratio: callstorm's "
+                "maximum-rate figure ÷ the loop's, per round. " + _busy("aiohttp", py) + ".")
 
 
 def median_at_least(values, bar):
