@@ -137,9 +137,13 @@ def _ratios(a, b):
             for x, y in zip(a, b)]
 
 
-def _busy(label, runs):
-    return f"{label}'s client core busy (CPU ÷ wall): " + ", ".join(
+def _busy(label, runs, closed=True):
+    """How busy each round kept the client core; a closed-loop peer below 90 % was paced by the target."""
+    text = f"{label}'s client core busy (CPU ÷ wall, per round): " + ", ".join(
         f"{x['busy_percent']} %" if x and x["busy_percent"] is not None else "–" for x in runs)
+    if closed and any(x and x["busy_percent"] is not None and x["busy_percent"] < 90 for x in runs):
+        text += f" (below 90 %: the target's answers, not {label}'s core, set its pace)"
+    return text
 
 
 def peer_figures(work, figure, figures, load_json, mmm, seconds):
@@ -163,7 +167,7 @@ def peer_figures(work, figure, figures, load_json, mmm, seconds):
            meets=median_at_least(_ratios(same, locust), 4), extra={"runs": same},
            note=COMMON + " Each round: Locust, then callstorm planned at the rate Locust delivered. "
                 + "; ".join(f"round {r}: {verdict(x)}" for r, x in zip(rounds, same)) + ". "
-                + _busy("Locust", locust) + "; " + _busy("callstorm", same) + ".")
+                + _busy("Locust", locust) + "; " + _busy("callstorm", same, closed=False) + ".")
     ladder = "; ".join(f"round {r}: " + (", ".join(
         f"{x['planned_rate']:,}/s {'held' if x['held'] else 'not held'} ({x['completed']:,} of {x['planned']:,}, "
         f"lag p99 {_ms(x['lag_p99_ms'])}, {x['per_cpu_s'] or 0:,.0f} calls/CPU-s)" for x in t) or "no run")
