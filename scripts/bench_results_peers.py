@@ -77,10 +77,10 @@ def maximum(work, r, seconds, same):
     return best, tried
 
 
-def peer(work, name, seconds):
+def peer(work, name, seconds, load_json):
     """A peer run's calls per CPU-second, delivered calls/s (completed ÷ its loop's seconds, else ÷ `seconds`), core
     busy % and JSON; None when it is missing."""
-    j = _load(os.path.join(work, name + ".json"))
+    j = load_json(os.path.join(work, name + ".json"))
     cpu, _ = _gnu(os.path.join(work, name + ".time"))
     if not j or not cpu or "completed" not in j:
         return None
@@ -89,26 +89,16 @@ def peer(work, name, seconds):
             "client": j.get("client")}
 
 
-def rounds_of(work, seconds):
+def rounds_of(work, seconds, load_json):
     """Per round: (round, Locust, callstorm at Locust's rate, callstorm's maximum, the ladder tried, aiohttp)."""
     rounds = sorted(int(m.group(1)) for m in (re.match(r"locust-(\d+)\.time$", f) for f in os.listdir(work)) if m)
     out = []
     for r in rounds:
         same = callstorm_run(work, f"cs-same-{r}", seconds)
         best, tried = maximum(work, r, seconds, same)
-        out.append((r, peer(work, f"locust-{r}", seconds), same, best, tried, peer(work, f"aiohttp-{r}", seconds)))
+        out.append((r, peer(work, f"locust-{r}", seconds, load_json), same, best, tried,
+                    peer(work, f"aiohttp-{r}", seconds, load_json)))
     return out
-
-
-def _load(path):
-    try:
-        return json.load(open(path))
-    except (OSError, ValueError):
-        return None
-
-
-def _ratio(a, b):
-    return a / b if a is not None and b else None
 
 
 def _median(values):
@@ -148,7 +138,7 @@ def _busy(label, runs, closed=True):
 
 def peer_figures(work, figure, figures, load_json, mmm, seconds):
     """Adds the section's rows through bench-results.py's `figure` (skips to `figures`)."""
-    rows = rounds_of(work, seconds)
+    rows = rounds_of(work, seconds, load_json)
     if not rows:
         skipped = load_json(os.path.join(work, "locust-skipped.json"))
         if skipped:
