@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What `make bench` needs beyond the build, installed only when missing: the peers it measures callstorm against
-# (wrk, nginx, h2load and nghttpd from Debian; Locust and websockets from PyPI), curl for the socket section's
+# (wrk, nginx, h2load and nghttpd from Debian; Locust, aiohttp and websockets from PyPI), curl for the socket section's
 # admin calls, GNU time for peak RSS and CPU seconds, valgrind (callgrind instruction counts) and binutils
 # (objcopy), and PyJWT to sign the gateway bench's provider token.
 set -euo pipefail
@@ -9,5 +9,7 @@ packages=(time wrk nginx-light nghttp2-client nghttp2-server valgrind binutils p
 ensure_packages "${packages[@]}"
 python3 -c "import jwt, cryptography" >/dev/null 2>&1 || { echo "installing PyJWT"; pip_install "pyjwt[crypto]"; }
 python3 -c "import locust" >/dev/null 2>&1 || { echo "installing Locust"; pip_install locust; } || true
+# The Locust section's second peer: an asyncio loop over aiohttp (Benchmarks/aiohttp_peer.py).
+python3 -c "import aiohttp" >/dev/null 2>&1 || { echo "installing aiohttp"; pip_install aiohttp; } || true
 # The socket section's peer: a Python websockets client pool (Benchmarks/ws_peer.py).
 python3 -c "import websockets" >/dev/null 2>&1 || { echo "installing websockets"; pip_install websockets; } || true

@@ -10,29 +10,44 @@
 # metrics (recording cost vs plain adds), checker (1M-op history vs Python's json parsing of the same file),
 # scale (Scenarios/scale.yaml: timer accuracy, delivered rate), races (Scenarios/races/*.yaml against the correct
 # reference target: conflicting pairs and violations, RACE_SECONDS each), capacity (Scenarios/capacity.yaml: the
-# knee, the highest calls/s keeping push_to_report p99 < 100 ms), locust (calls per CPU-second vs Locust),
+# knee, the highest calls/s keeping push_to_report p99 < 100 ms), locust (calls per client CPU-second vs Locust
+# and an asyncio aiohttp loop, callstorm at Locust's delivered rate and at its own maximum: scripts/bench-peers.sh),
 # sockets (WS_SOCKETS idle wss sockets to standalone targets, a reconnect storm, vs Python websockets:
 # scripts/bench-sockets.sh, ~4 minutes at the default 50,000 on this machine; WS_SOCKETS=2000 for a quick run).
 # Knobs: BENCH_ROUNDS (3), BENCH_SECONDS (5, per load run), BENCH_CONNS ("1000 5000").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
-scripts/bench-deps.sh
-bin=$PWD/.build/release/callstorm
-[ -x "$bin" ] || swift build -c release --product callstorm
-swift build -c release --product checker-bench >/dev/null
-swift build -c release --product metrics-bench >/dev/null
-swift build -c release --product ws-bench >/dev/null
 out=Benchmarks/results
 work=$PWD/Benchmarks/work
 # BENCH_KEEP_WORK=1 keeps an earlier run's raw files, so a section run alone (BENCH_ONLY) joins them.
 [ -n "${BENCH_KEEP_WORK:-}" ] || rm -rf "$work"
 mkdir -p "$out" "$work"
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+# The load rule (a figure is judged only if the machine was quiet before and during it): every 0.5 s the runnable
+# tasks of the machine and how many are this suite's own (its process tree, builds included), in load-samples;
+# each section's span (epoch ms) in span-<section>; the suite's start and load in suite-starts. Read by
+# scripts/bench_results_load.py.
+echo "$(date +%s%3N) $(cut -d' ' -f1 /proc/loadavg)" >> "$work/suite-starts"
+python3 scripts/bench-load-sampler.py --tree $$ "$work/load-samples" & pids+=($!)
+scripts/bench-deps.sh
+# CALLSTORM_BIN measures another build of the CLI (e.g. a copy, while the tree is being rebuilt).
+bin=${CALLSTORM_BIN:-$PWD/.build/release/callstorm}
+[ -x "$bin" ] || swift build -c release --product callstorm
 date=$(date -u +%Y-%m-%d)
 ROUNDS=${BENCH_ROUNDS:-3}
 SECONDS_PER_RUN=${BENCH_SECONDS:-5}
 CONNS=${BENCH_CONNS:-"1000 5000"}
 ONLY=${BENCH_ONLY:-"gateway gateway-instructions raw-http devices metrics checker scale races capacity locust sockets"}
+# The helper benchmarks are built only for the sections that run them.
+for pair in checker:checker-bench metrics:metrics-bench sockets:ws-bench; do
+    [[ " $ONLY " != *" ${pair%%:*} "* ]] || swift build -c release --product "${pair#*:}" >/dev/null
+done
 SERVER_CPU=1
 CLIENT_CPU=0
 [ "$(nproc)" -ge 2 ] || { SERVER_CPU=0; CLIENT_CPU=0; }
@@ -40,12 +55,6 @@ ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 suite_start=$(date +%s)
 cat /proc/loadavg > "$work/loadavg-start"
 
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-}
-trap cleanup EXIT
 stop() {  # stop PID: one server this script started
     kill "$1" 2>/dev/null || true
     wait "$1" 2>/dev/null || true
@@ -59,8 +68,17 @@ wait_port() {
     echo "nothing listens on port $1" >&2
     return 1
 }
-# wanted SECTION: whether it runs; if so, notes the load before it (a section rerun alone is judged on its own load).
-wanted() { [[ " $ONLY " == *" $1 "* ]] || return 1; cat /proc/loadavg > "$work/loadavg-$1"; }
+# wanted SECTION: whether it runs; if so, notes the load before it (a section rerun alone is judged on its own load)
+# and opens its span, closing the previous section's.
+open_span=""
+close_span() { [ -z "$open_span" ] || echo "$(date +%s%3N)" >> "$work/span-$open_span"; open_span=""; }
+wanted() {
+    [[ " $ONLY " == *" $1 "* ]] || return 1
+    close_span
+    cat /proc/loadavg > "$work/loadavg-$1"
+    echo "$(date +%s%3N)" > "$work/span-$1"
+    open_span=$1
+}
 # cpu_seconds FILE: user + system seconds from a GNU time -f '%U %S %M' file.
 cpu_seconds() { awk '{ print $1 + $2 }' "$1"; }
 peak_kib() { awk '{ print $3 }' "$1"; }
@@ -197,30 +215,13 @@ if wanted capacity; then
     grep -E "^capacity:" "$work/capacity.log" || tail -3 "$work/capacity.log" || true
 fi
 
-# MARK: - callstorm vs Locust, calls per client CPU-second, against a standalone target
+# MARK: - callstorm vs Locust and an aiohttp loop, calls per client CPU-second, against a standalone target
 if wanted locust; then
     if python3 -c "import locust" 2>/dev/null; then
-        section "callstorm vs Locust: register → start → join → end against callstorm target"
+        section "callstorm vs Locust and aiohttp: register → start → join → end against callstorm target"
+        source scripts/bench-peers.sh
         for round in $(seq 1 $(( ROUNDS < 2 ? ROUNDS : 2 ))); do
-            tport=$(free_port); gport=$(free_port)
-            taskset -c $SERVER_CPU "$bin" target --listen "127.0.0.1:$tport" --apns-url "http://127.0.0.1:$gport" \
-                > "$work/target-$round.log" 2>&1 & tpid=$!; pids+=($tpid)
-            wait_port "$tport"
-            # Locust: 50 users, as fast as the target answers, one process on the client core.
-            /usr/bin/time -f '%U %S %M' -o "$work/locust-$round.time" taskset -c $CLIENT_CPU \
-                locust -f Benchmarks/locustfile.py --headless -u 50 -r 50 -t "$((SECONDS_PER_RUN * 2))s" \
-                --host "http://127.0.0.1:$tport" --only-summary --calls-out "$work/locust-$round.json" \
-                > "$work/locust-$round.log" 2>&1 || true
-            # callstorm: the same sequence at a planned 400 calls/s for 15 s, pushes to its own gateway.
-            sed "s/127.0.0.1:0/127.0.0.1:$gport/" Benchmarks/scenarios/vs-locust.yaml > "$work/vs-locust.yaml"
-            rm -rf "$work/vs-locust-$round"
-            /usr/bin/time -f '%U %S %M' -o "$work/cs-locust-$round.time" taskset -c $CLIENT_CPU \
-                "$bin" run "$work/vs-locust.yaml" --target "http://127.0.0.1:$tport" --workers 1 \
-                --out "$work/vs-locust-$round" --quiet > "$work/cs-locust-$round.log" 2>&1 || true
-            stop "$tpid"
-            echo "round $round: locust $(cat "$work/locust-$round.json" 2>/dev/null) in" \
-                 "$(cpu_seconds "$work/locust-$round.time") CPU s; callstorm in" \
-                 "$(cpu_seconds "$work/cs-locust-$round.time") CPU s"
+            peers_round "$round"
         done
     else
         echo '{"skipped": "locust is not installed (pip install locust)"}' > "$work/locust-skipped.json"
@@ -234,6 +235,7 @@ if wanted sockets; then
         scripts/bench-sockets.sh "$work" || echo "bench-sockets.sh failed (see $work/sockets)"
 fi
 
+close_span
 section "writing results"
 cat /proc/loadavg > "$work/loadavg"
 python3 scripts/bench-results.py "$work" "$out" "$date" "$ROUNDS" "$SECONDS_PER_RUN" "$CONNS" \
