@@ -99,10 +99,16 @@ struct ViewReader: Sendable {
         return at(.response, root).flatMap(view(in:))
     }
 
-    /// The view of the conversation an unmerge split off, when the mapping says where responses carry it.
-    func split(_ bytes: [UInt8]) -> ConversationView? {
-        guard let root = JSONLite.parse(bytes), case .object = root, let raw = at(.split, root) else { return nil }
-        return JSONField(raw, view(in:)).value
+    /// An action's answer read once: the view it carries (when `view`) and the view of a conversation it split
+    /// off (when `split` and the mapping says where answers carry one).
+    func answer(_ bytes: [UInt8], view wantView: Bool, split wantSplit: Bool)
+        -> (view: ConversationView?, split: ConversationView?) {
+        let wantView = wantView && mapping != nil
+        let wantSplit = wantSplit && has(.split)
+        guard wantView || wantSplit, let root = JSONLite.parse(bytes) else { return (nil, nil) }
+        let view = wantView ? at(.response, root).flatMap(view(in:)) : nil
+        guard wantSplit, case .object = root, let raw = at(.split, root) else { return (view, nil) }
+        return (view, JSONField(raw, self.view(in:)).value)
     }
 
     /// The view held by one JSON object, or nil when it is not one.

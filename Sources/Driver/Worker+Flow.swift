@@ -112,8 +112,10 @@ extension Worker {
             recorder.count("api.capture.\(name).\(matched ? "matched" : "missed")", atNanos: clock.nowNanos())
         }
         let reader = api.reader
+        // One parse of the body for both views.
+        let views = reader.answer(response.body, view: true, split: request.op != .start)
         if reader.mapping != nil {
-            answer.view = reader.response(response.body)
+            answer.view = views.view
             if answer.view == nil, reader.mapping?.required == true { answer.outcome = .failed(reason: "bad_response") }
         }
         if request.op == .start {
@@ -121,7 +123,7 @@ extension Worker {
             if answer.conversation == nil { answer.outcome = .failed(reason: "bad_response") }
             return answer
         }
-        answer.split = reader.split(response.body)
+        answer.split = views.split
         answer.conversation = answer.captures["split.id"] ?? answer.split?.uuid
         if request.kind == .unmerge && answer.conversation == nil { answer.outcome = .failed(reason: "bad_response") }
         return answer

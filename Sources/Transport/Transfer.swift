@@ -25,6 +25,13 @@ final class Transfer {
             collectsHeaders = request.collectsHeaders
             hasBody = !request.body.isEmpty
         }
+
+        /// Equal in everything but the URL and the header lines, which a handle can take anew without a reset (a
+        /// call's requests differ mostly in the conversation id in their path).
+        func sameOptions(as other: Shape) -> Bool {
+            method == other.method && timeoutMillis == other.timeoutMillis && freshConnection == other.freshConnection
+                && collectsHeaders == other.collectsHeaders && hasBody == other.hasBody
+        }
     }
 
     /// An easy handle waiting for its next request, with the shape it is configured for (nil: reset it first) and
@@ -64,8 +71,18 @@ final class Transfer {
         guard let easy else { return }
         let shape = Shape(request)
         self.shape = shape
-        if let spare, spare.shape == shape {
-            headerList = spare.headerList
+        if let spare, let previous = spare.shape, previous.sameOptions(as: shape) {
+            if previous.url != shape.url {
+                request.url.withCString { _ = ccurl_easy_setopt_string(easy, CURLOPT_URL, $0) }
+            }
+            if previous.headers != shape.headers {
+                let list = Self.headerList(request.headers)
+                ccurl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list))
+                if let old = spare.headerList { curl_slist_free_all(old) }
+                headerList = list
+            } else {
+                headerList = spare.headerList
+            }
             let me = Unmanaged.passUnretained(self).toOpaque()
             ccurl_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, me)
             if shape.collectsHeaders { ccurl_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me) }
@@ -112,9 +129,7 @@ final class Transfer {
                 _ = ccurl_easy_setopt_string(easy, CURLOPT_SSLKEY, $0)
             }
         }
-        // curl would otherwise wait up to a second for `100 Continue` on bodies over 1 KiB.
-        var list = curl_slist_append(nil, "Expect:")
-        for header in request.headers { list = curl_slist_append(list, header) }
+        let list = Self.headerList(request.headers)
         headerList = list
         ccurl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list))
         switch request.method {
@@ -126,6 +141,14 @@ final class Transfer {
             request.method.withCString { _ = ccurl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, $0) }
             if !request.body.isEmpty { setBody(easy, request.body) }
         }
+    }
+
+    /// The request's header lines as curl takes them, with an empty `Expect:` first: curl would otherwise wait up
+    /// to a second for `100 Continue` on bodies over 1 KiB.
+    private static func headerList(_ headers: [String]) -> UnsafeMutablePointer<curl_slist>? {
+        var list = curl_slist_append(nil, "Expect:")
+        for header in headers { list = curl_slist_append(list, header) }
+        return list
     }
 
     private func setBody(_ easy: UnsafeMutableRawPointer, _ body: [UInt8]) {

@@ -17,6 +17,9 @@ final class HTTPClientTests: XCTestCase {
             case "/shape":
                 let body = String(decoding: request.body, as: UTF8.self)
                 respond(.text(200, "\(request.method) x=\(request.header("x-test") ?? "-") body=\(body)"))
+            case let path where path.hasPrefix("/where/"):
+                let body = String(decoding: request.body, as: UTF8.self)
+                respond(.text(200, "\(request.method) \(path) x=\(request.header("x-test") ?? "-") body=\(body)"))
             case "/never": break  // holds the answer forever
             case "/later":
                 DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) { respond(.text(202, "late")) }
@@ -121,6 +124,22 @@ final class HTTPClientTests: XCTestCase {
         XCTAssertEqual(try shape("PUT", ["x-test: 2"], ""), "PUT x=2 body=")
         XCTAssertEqual(try shape("POST", [], ""), "POST x=- body=")
         XCTAssertEqual(try shape("POST", ["x-test: 1"], "d"), "POST x=1 body=d")
+        XCTAssertEqual(server.stats.connectionsAccepted, 1)
+    }
+
+    /// A handle configured for one URL and header set takes the next request's URL and headers without a reset:
+    /// each request reaches its own path with only its own headers.
+    func testReusedHandleTakesEachRequestsOwnURLAndHeaders() throws {
+        func send(_ method: String, _ path: String, _ headers: [String], _ body: String) throws -> String {
+            let request = ClientRequest(method: method, url: base + path, headers: headers, body: Array(body.utf8))
+            return String(decoding: try self.send(request).get().body, as: UTF8.self)
+        }
+        XCTAssertEqual(try send("POST", "/where/a", ["x-test: 1"], "a"), "POST /where/a x=1 body=a")
+        XCTAssertEqual(try send("POST", "/where/b", ["x-test: 2"], "b"), "POST /where/b x=2 body=b")
+        XCTAssertEqual(try send("POST", "/where/b", [], "c"), "POST /where/b x=- body=c")
+        XCTAssertEqual(try send("POST", "/where/c", ["x-test: 3"], "d"), "POST /where/c x=3 body=d")
+        XCTAssertEqual(try send("GET", "/where/d", [], ""), "GET /where/d x=- body=")
+        XCTAssertEqual(try send("GET", "/where/e", ["x-test: 4"], ""), "GET /where/e x=4 body=")
         XCTAssertEqual(server.stats.connectionsAccepted, 1)
     }
 

@@ -110,10 +110,11 @@ private let foreignReader: ViewReader = {
 
 private func fuzzJSON(_ bytes: [UInt8]) {
     _ = ViewReader.reference.response(bytes)
-    _ = ViewReader.reference.split(bytes)
+    _ = ViewReader.reference.answer(bytes, view: true, split: true)
     _ = ViewReader.reference.push(bytes)
     _ = foreignReader.response(bytes)
     _ = foreignReader.push(bytes)
+    _ = foreignReader.answer(bytes, view: false, split: true)
     _ = TargetAPI.captures(captureEndpoint, from: bytes)
 }
 
