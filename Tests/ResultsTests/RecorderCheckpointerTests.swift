@@ -101,12 +101,14 @@ final class RecorderCheckpointerTests: XCTestCase {
         }
     }
     /// The hand-written checkpoint JSON reads back as the same recorder `JSONEncoder`'s does, names that need
-    /// escaping and awkward doubles included.
+    /// escaping, awkward doubles and negative and 19-digit integers included.
     func testHandWrittenCheckpointJSONReadsBackAsJSONEncodersDoes() throws {
         var recorder = Recorder(runStartNanos: 123)
         for second in 0..<4 { recordSecond(second, into: &recorder) }
         recorder.record("we\"ird\\name\u{1}é", micros: 77, atNanos: 2_100_000_000)
         recorder.count("c\"q", by: 9, atNanos: 1_000_000_000)
+        recorder.count("signed", by: -1_234_567, atNanos: 3_000_000_000)
+        recorder.count("wide", by: Int64.max - 7, atNanos: 3_000_000_000)
         for (i, value) in [0.1, 1e-7, 1e20, -0.0, 97.125, 5].enumerated() {
             recorder.gauge("g", value: value, atNanos: UInt64(i) * 1_000_000_000)
         }
