@@ -1,41 +1,46 @@
 import CallModel
 import TextEscaping
 
-/// Lines of `history.jsonl` (docs/CHECKER.md), built by appending text: no encoder on the hot path.
+/// Lines of `history.jsonl` (docs/CHECKER.md), appended as bytes to the journal's buffer: no encoder and no
+/// String per line on the hot path. Every text that may come from a server (conversation and member ids, its
+/// words) is escaped, so a foreign server's id holding a quote or a backslash cannot break a line.
 enum HistoryText {
-    static func view(_ v: ConversationView) -> String {
+    static func view(_ v: ConversationView, into o: inout [UInt8]) {
+        o.raw("{\"id\":"); o.quoted(v.uuid)
         // A server whose views carry no version gets none written: the checker then skips the rules needing it.
-        var out = "{\"id\":\"\(v.uuid)\","
-        if v.hasVersion { out += "\"version\":\(v.version)," }
-        out += "\"ended\":\(v.ended),\"members\":["
+        if v.hasVersion { o.raw(",\"version\":"); o.int(Int64(v.version)) }
+        o.raw(",\"ended\":"); o.raw(v.ended ? "true" : "false")
+        o.raw(",\"members\":[")
         for (i, m) in v.members.enumerated() {
-            if i > 0 { out += "," }
-            out += "{\"device\":\"\(m.device)\",\"state\":\"\(m.state)\"}"
+            o.raw(i > 0 ? ",{\"device\":" : "{\"device\":"); o.quoted(m.device)
+            o.raw(",\"state\":"); o.quoted(m.state); o.raw("}")
         }
-        return out + "]}"
+        o.raw("]}")
     }
 
     static func invoke(t: UInt64, op: UInt64, device: String, kind: ActionKind, conversation: String?,
                        with other: String?, member: String?, call: Int? = nil, step: String? = nil,
-                       race: (name: String, offset: Int64)? = nil) -> String {
-        var out = "{\"t\":\(t),\"type\":\"invoke\",\"op\":\(op),\"device\":\"\(device)\",\"kind\":\"\(kind.rawValue)\""
-        if let conversation, !conversation.isEmpty { out += ",\"conversation\":\"\(conversation)\"" }
-        if let other { out += ",\"with\":\"\(other)\"" }
-        if let member { out += ",\"member\":\"\(member)\"" }
-        if let call { out += ",\"call\":\(call)" }
-        if let step { out += ",\"step\":\"\(JSONText.escape(step))\"" }
-        if let race { out += ",\"race\":\"\(JSONText.escape(race.name))\",\"offset\":\(race.offset)" }
-        return out + "}"
+                       race: (name: String, offset: Int64)? = nil, into o: inout [UInt8]) {
+        o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"invoke\",\"op\":"); o.int(op)
+        o.raw(",\"device\":"); o.quoted(device); o.raw(",\"kind\":"); o.quoted(kind.rawValue)
+        if let conversation, !conversation.isEmpty { o.raw(",\"conversation\":"); o.quoted(conversation) }
+        if let other { o.raw(",\"with\":"); o.quoted(other) }
+        if let member { o.raw(",\"member\":"); o.quoted(member) }
+        if let call { o.raw(",\"call\":"); o.int(Int64(call)) }
+        if let step { o.raw(",\"step\":"); o.quoted(step) }
+        if let race { o.raw(",\"race\":"); o.quoted(race.name); o.raw(",\"offset\":"); o.int(race.offset) }
+        o.raw("}")
     }
 
     static func complete(t: UInt64, op: UInt64, outcome: String, reason: String?, conversation: String?,
-                         view: ConversationView?, split: ConversationView?) -> String {
-        var out = "{\"t\":\(t),\"type\":\"complete\",\"op\":\(op),\"outcome\":\"\(outcome)\""
-        if let reason { out += ",\"reason\":\"\(reason)\"" }
-        if let conversation, !conversation.isEmpty { out += ",\"conversation\":\"\(conversation)\"" }
-        if let view { out += ",\"view\":" + Self.view(view) }
-        if let split { out += ",\"split\":" + Self.view(split) }
-        return out + "}"
+                         view: ConversationView?, split: ConversationView?, into o: inout [UInt8]) {
+        o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"complete\",\"op\":"); o.int(op)
+        o.raw(",\"outcome\":"); o.quoted(outcome)
+        if let reason { o.raw(",\"reason\":"); o.quoted(reason) }
+        if let conversation, !conversation.isEmpty { o.raw(",\"conversation\":"); o.quoted(conversation) }
+        if let view { o.raw(",\"view\":"); Self.view(view, into: &o) }
+        if let split { o.raw(",\"split\":"); Self.view(split, into: &o) }
+        o.raw("}")
     }
 
     /// The history's push events (the checker's `PushEvent`): a server's own words the mapping did not turn into
@@ -43,20 +48,43 @@ enum HistoryText {
     static let pushEvents: Set<String> = ["joined", "updated", "ended", "merged", "split", "voip"]
 
     static func push(t: UInt64, device: String, event: String, conversation: String, into: String?,
-                     view: ConversationView?) -> String {
-        let event = pushEvents.contains(event) ? event : "updated"
-        var out = "{\"t\":\(t),\"type\":\"push\",\"device\":\"\(device)\",\"event\":\"\(event)\"," +
-            "\"conversation\":\"\(conversation)\""
-        if let into { out += ",\"into\":\"\(into)\"" }
-        if let view { out += ",\"view\":" + Self.view(view) }
-        return out + "}"
+                     view: ConversationView?, into o: inout [UInt8]) {
+        o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"push\",\"device\":"); o.quoted(device)
+        o.raw(",\"event\":"); o.quoted(pushEvents.contains(event) ? event : "updated")
+        o.raw(",\"conversation\":"); o.quoted(conversation)
+        if let into { o.raw(",\"into\":"); o.quoted(into) }
+        if let view { o.raw(",\"view\":"); Self.view(view, into: &o) }
+        o.raw("}")
     }
 
     static func final(t: UInt64, device: String, conversation: String, server: ConversationView,
-                      local: (state: String, members: [String], active: [String])) -> String {
-        func list(_ xs: [String]) -> String { "[" + xs.map { "\"\($0)\"" }.joined(separator: ",") + "]" }
-        return "{\"t\":\(t),\"type\":\"final\",\"device\":\"\(device)\",\"conversation\":\"\(conversation)\"," +
-            "\"server\":\(view(server)),\"local\":{\"state\":\"\(local.state)\",\"members\":\(list(local.members))," +
-            "\"active\":\(list(local.active))}}"
+                      local: (state: String, members: [String], active: [String]), into o: inout [UInt8]) {
+        func list(_ xs: [String]) {
+            o.raw("[")
+            for (i, x) in xs.enumerated() {
+                if i > 0 { o.raw(",") }
+                o.quoted(x)
+            }
+            o.raw("]")
+        }
+        o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"final\",\"device\":"); o.quoted(device)
+        o.raw(",\"conversation\":"); o.quoted(conversation)
+        o.raw(",\"server\":"); view(server, into: &o)
+        o.raw(",\"local\":{\"state\":"); o.quoted(local.state)
+        o.raw(",\"members\":"); list(local.members)
+        o.raw(",\"active\":"); list(local.active)
+        o.raw("}}")
     }
+
+    /// The run's end for this worker: operations without a completion stay open.
+    static func stop(t: UInt64, into o: inout [UInt8]) {
+        o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"stop\"}")
+    }
+}
+
+private extension Array where Element == UInt8 {
+    mutating func raw(_ text: StaticString) { text.withUTF8Buffer { append(contentsOf: $0) } }
+    mutating func quoted(_ text: String) { JSONText.appendQuoted(text, to: &self) }
+    mutating func int(_ value: Int64) { JSONText.appendInteger(value, to: &self) }
+    mutating func int(_ value: UInt64) { JSONText.appendInteger(value, to: &self) }
 }

@@ -8,11 +8,12 @@ extension Worker {
         let action = record.action
         recorder.count("action.\(action.kind.rawValue).started", atNanos: now)
         guard let journal = books.journal else { return }
-        journal.history(HistoryText.invoke(t: now &- books.runStart, op: action.id,
-                                           device: devices[record.device].identity.id, kind: action.kind,
-                                           conversation: action.conversationUUID, with: record.with,
-                                           member: record.member, call: record.call, step: record.step,
-                                           race: record.race))
+        let t = now &- books.runStart, device = devices[record.device].identity.id
+        journal.history {
+            HistoryText.invoke(t: t, op: action.id, device: device, kind: action.kind,
+                               conversation: action.conversationUUID, with: record.with, member: record.member,
+                               call: record.call, step: record.step, race: record.race, into: &$0)
+        }
     }
 
     /// Records an action's one outcome under its kind and its flow step.
@@ -22,9 +23,12 @@ extension Worker {
         var reason: String?
         if case .failed(let r)? = action.outcome { reason = r }
         if let journal = books.journal {
-            journal.history(HistoryText.complete(
-                t: now &- runStart, op: action.id, outcome: Self.historyOutcome(action.outcome!), reason: reason,
-                conversation: record.conversation ?? action.conversationUUID, view: record.view, split: record.split))
+            journal.history {
+                HistoryText.complete(
+                    t: now &- runStart, op: action.id, outcome: Self.historyOutcome(action.outcome!), reason: reason,
+                    conversation: record.conversation ?? action.conversationUUID, view: record.view,
+                    split: record.split, into: &$0)
+            }
         }
         let kind = action.kind.rawValue
         let label = action.outcome!.label
@@ -44,9 +48,11 @@ extension Worker {
     }
 
     func writeFinal(_ final: FinalView, now: UInt64) {
-        books.journal?.history(HistoryText.final(
-            t: now &- books.runStart, device: final.device, conversation: final.conversation, server: final.server,
-            local: (final.state, final.members, final.activeMembers)))
+        let t = now &- books.runStart
+        books.journal?.history {
+            HistoryText.final(t: t, device: final.device, conversation: final.conversation, server: final.server,
+                              local: (final.state, final.members, final.activeMembers), into: &$0)
+        }
     }
 
     /// ok, fail (certainly without effect: refused locally or a 4xx), or info (indeterminate: it may have

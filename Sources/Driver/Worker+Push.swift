@@ -119,10 +119,12 @@ extension Worker {
         // In the history the push comes before anything the device does because of it.
         let runStart = books.runStart
         if let journal = books.journal, let uuid = payload?.uuid {
-            journal.history(HistoryText.push(
-                t: now &- runStart, device: devices[local].identity.id,
-                event: push.pushType == .voip ? "voip" : (payload?.event ?? "unknown"), conversation: uuid,
-                into: payload?.into, view: payload?.view))
+            let device = devices[local].identity.id
+            let event = push.pushType == .voip ? "voip" : (payload?.event ?? "unknown")
+            journal.history {
+                HistoryText.push(t: now &- runStart, device: device, event: event, conversation: uuid,
+                                 into: payload?.into, view: payload?.view, into: &$0)
+            }
         }
         var reported: UInt64?
         if push.pushType == .voip {

@@ -38,9 +38,11 @@ extension Worker {
         }
         if let journal = books.journal, let uuid = payload?.uuid {
             // Like a push: some past state of the server, which the history checker weighs as such.
-            journal.history(HistoryText.push(t: now &- books.runStart, device: devices[local].identity.id,
-                                             event: payload?.event ?? "unknown", conversation: uuid,
-                                             into: payload?.into, view: payload?.view))
+            let t = now &- books.runStart, device = devices[local].identity.id
+            journal.history {
+                HistoryText.push(t: t, device: device, event: payload?.event ?? "unknown", conversation: uuid,
+                                 into: payload?.into, view: payload?.view, into: &$0)
+            }
         }
         if let uuid = payload?.uuid {
             sockets.lifecycle.heard(local, about: uuid, now: now)

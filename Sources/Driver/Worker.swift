@@ -174,7 +174,8 @@ final class Worker: @unchecked Sendable {
             io.close()
             recorder.gauge("conversations.active", value: Double(calls.count), atNanos: now)
             recorder.seal()
-            books.journal?.history("{\"t\":\(now &- books.runStart),\"type\":\"stop\"}")
+            let t = now &- books.runStart
+            books.journal?.history { HistoryText.stop(t: t, into: &$0) }
             if let journal = books.journal { recorder = journal.close(recorder) }
             live.slot.publish(recorder, active: calls.count, final: true)
             return recorder

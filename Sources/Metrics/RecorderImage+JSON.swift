@@ -41,22 +41,11 @@ struct JSONBytes {
     /// `String(value)` per integer was most of its cost.
     mutating func int<T: BinaryInteger>(_ value: T) {
         guard let v = Int64(exactly: value) else { return out.append(contentsOf: String(value).utf8) }
-        if v < 0 { out.append(UInt8(ascii: "-")) }
-        var rest = v.magnitude
-        var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for UInt64.max's 20 digits
-        withUnsafeMutableBytes(of: &scratch) { digits in
-            var i = digits.count
-            repeat {
-                i -= 1
-                digits[i] = UInt8(truncatingIfNeeded: rest % 10) &+ UInt8(ascii: "0")
-                rest /= 10
-            } while rest > 0
-            out.append(contentsOf: UnsafeMutableRawBufferPointer(rebasing: digits[i...]))
-        }
+        JSONText.appendInteger(v, to: &out)
     }
 
     /// Through the project's one JSON escaper.
-    mutating func string(_ value: String) { raw(JSONText.quote(value)) }
+    mutating func string(_ value: String) { JSONText.appendQuoted(value, to: &out) }
 
     /// A dictionary as a JSON object; integer keys become strings, as `JSONEncoder` writes them.
     mutating func object<Key, Value>(_ dictionary: [Key: Value], _ value: (inout JSONBytes, Value) -> Void) {

@@ -56,7 +56,8 @@ public final class WorkerJournal {
 
     /// One line of the operation history (docs/CHECKER.md): every invocation, completion, push and final view.
     /// Never sampled: the checker needs all of it.
-    public func history(_ line: String) { history.append(line) }
+    /// `write` appends the line's bytes (without the newline) straight into the file's buffer.
+    public func history(_ write: (inout [UInt8]) -> Void) { history.appendLine(write) }
 
     /// Called about once a second with the current second; every `checkpointSeconds` it flushes the rows and
     /// checkpoints the recorder, which gives up the seconds that are over (see `RecorderCheckpointer`).
@@ -103,7 +104,11 @@ final class BufferedFile {
     }
 
     func append(_ line: String) {
-        buffer.append(contentsOf: line.utf8)
+        appendLine { $0.append(contentsOf: line.utf8) }
+    }
+
+    func appendLine(_ write: (inout [UInt8]) -> Void) {
+        write(&buffer)
         buffer.append(10)
         if buffer.count >= 1 << 16 { flush(sync: false) }
     }

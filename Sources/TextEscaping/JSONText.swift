@@ -11,7 +11,7 @@ public enum JSONText {
     /// LF, CR and tab by their short forms, other control characters as `\u00XX`. Text needing none (nearly
     /// all of it: ids, tokens, names) is returned as is without copying.
     public static func escape(_ value: String) -> String {
-        guard value.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) else {
+        guard value.utf8.contains(where: needsEscape) else {
             return value
         }
         var out = ""

@@ -1,0 +1,43 @@
+/// JSON text appended straight to a byte buffer, for lines written on hot paths (the history's, a checkpoint's):
+/// no String per line and none per integer. Strings go through `JSONText.escape`'s rules.
+extension JSONText {
+    /// Appends `value` quoted, escaped as `escape` does; text needing no escape is copied as it is.
+    public static func appendQuoted(_ value: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        let plain = value.utf8.withContiguousStorageIfAvailable { bytes in
+            guard !bytes.contains(where: needsEscape) else { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if plain != true {
+            let text = value.utf8.contains(where: needsEscape) ? escape(value) : value
+            out.append(contentsOf: text.utf8)
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends the decimal digits of `value` (with a `-` when negative).
+    public static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        appendInteger(value.magnitude, to: &out)
+    }
+
+    public static func appendInteger(_ value: UInt64, to out: inout [UInt8]) {
+        var rest = value
+        var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for UInt64.max's 20 digits
+        withUnsafeMutableBytes(of: &scratch) { digits in
+            var i = digits.count
+            repeat {
+                i -= 1
+                digits[i] = UInt8(truncatingIfNeeded: rest % 10) &+ UInt8(ascii: "0")
+                rest /= 10
+            } while rest > 0
+            out.append(contentsOf: UnsafeMutableRawBufferPointer(rebasing: digits[i...]))
+        }
+    }
+
+    @inline(__always)
+    static func needsEscape(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20
+    }
+}
