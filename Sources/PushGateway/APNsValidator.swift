@@ -49,13 +49,15 @@ public struct APNsValidator: Sendable {
             if known[slot] != nil { return .failure(APNsRejection(.duplicateHeaders, detail: name)) }
             known[slot] = value
         }
-        func header(_ name: String) -> String? { Self.singleHeaderSlot(name).flatMap { known[$0] } }
-        let prefix = "/3/device/"
+        let found = known  // captured as a constant: a captured var is boxed and access-checked on every read
+        func header(_ name: String) -> String? { Self.singleHeaderSlot(name).flatMap { found[$0] } }
         // On UTF-8 bytes: String.hasPrefix and dropFirst work in Characters (grapheme breaking), a visible
         // share of a push's cost; the path is ASCII when valid, and a non-ASCII one fails the hex check below.
-        guard path.utf8.starts(with: prefix.utf8) else { return .failure(APNsRejection(.badPath, detail: path)) }
+        guard ByteSearch.hasPrefix(path[...], "/3/device/") else {
+            return .failure(APNsRejection(.badPath, detail: path))
+        }
         guard method == "POST" else { return .failure(APNsRejection(.methodNotAllowed, detail: method)) }
-        let token = String(Substring(path.utf8.dropFirst(prefix.utf8.count)))
+        let token = String(path[path.utf8.index(path.startIndex, offsetBy: 10)...])
         if token.isEmpty { return .failure(APNsRejection(.missingDeviceToken)) }
         guard token.utf8.count >= 64, Self.allHex(token) else {
             return .failure(APNsRejection(.badDeviceToken, detail: "token must be 64 or more hex digits"))
