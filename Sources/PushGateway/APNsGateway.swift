@@ -124,11 +124,12 @@ public final class APNsGateway: HTTPHandler {
         if FCMIngress.matches(request.pathWithoutQuery) { return answerFCM(request) }
         let now = clinux_monotonic_ns()
         let received = request.receivedNanos == 0 ? now : request.receivedNanos
-        let given = request.header("apns-id")
+        let found = Self.addressing(request.headers)
+        let given = found.apnsID
         let apnsID = given ?? MessageID.random()
         var responseHeaders = [HTTPHeader(name: "apns-id", value: apnsID)]
         // The host the client reached: a header, else the CONNECT target (HTTP/2 carries :authority apart).
-        let host = request.header("host") ?? request.header(":authority") ?? request.tunnelTarget
+        let host = found.host ?? found.authority ?? request.tunnelTarget
         if let authority = host,
            ByteSearch.contains(authority, "sandbox") || ByteSearch.contains(authority, "development") {
             responseHeaders.append(HTTPHeader(name: "apns-unique-id", value: MessageID.random()))
@@ -145,7 +146,6 @@ public final class APNsGateway: HTTPHandler {
         if let given, !APNsValidator.isValidAPNsID(given) {
             return reject(APNsRejection(.badMessageId, detail: given))
         }
-        let headers = request.headers.map { (name: $0.name, value: $0.value) }
         let epoch = MessageID.epochSeconds()
         let connection = request.connectionID
         let grant = request.clientCertificate.map { CertificateGrant($0, host: host ?? $0.serverName) }
@@ -153,7 +153,8 @@ public final class APNsGateway: HTTPHandler {
             grant != nil ? .certificate : request.header("authorization") != nil ? .token : .none
         }
         let result = validator.validate(
-            method: request.method, path: request.path, headers: headers, body: request.body, apnsID: apnsID,
+            method: request.method, path: request.path, requestHeaders: request.headers, body: request.body,
+            apnsID: apnsID,
             nowNanos: received, nowEpochSeconds: epoch,
             authorize: { [tokens] auth in tokens.authorize(auth, connection: connection, nowEpochSeconds: epoch) },
             certificate: grant)
@@ -183,6 +184,25 @@ public final class APNsGateway: HTTPHandler {
             response.goAway = decided.goAway
             return response
         }
+    }
+
+    /// The first `apns-id`, `host` and `:authority` (names in any case), as `request.header` finds them, in one
+    /// pass: three lookups cost about a thousand instructions per push.
+    private static func addressing(_ headers: [HTTPHeader]) -> (apnsID: String?, host: String?, authority: String?) {
+        var found: (apnsID: String?, host: String?, authority: String?) = (nil, nil, nil)
+        for header in headers {
+            switch header.name.utf8.count {
+            case 7 where found.apnsID == nil && ByteSearch.equalsIgnoringCase(header.name, "apns-id"):
+                found.apnsID = header.value
+            case 4 where found.host == nil && ByteSearch.equalsIgnoringCase(header.name, "host"):
+                found.host = header.value
+            case 10 where found.authority == nil && ByteSearch.equalsIgnoringCase(header.name, ":authority"):
+                found.authority = header.value
+            default:
+                break
+            }
+        }
+        return found
     }
 
     private func answerFCM(_ request: HTTPRequest) -> HTTPResponse {

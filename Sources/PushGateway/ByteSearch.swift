@@ -41,4 +41,18 @@ enum ByteSearch {
         }
         return false
     }
+
+    /// Whether `text` equals the lowercase ASCII `lower`, ignoring ASCII case (header names).
+    static func equalsIgnoringCase(_ text: String, _ lower: StaticString) -> Bool {
+        guard text.utf8.count == lower.utf8CodeUnitCount else { return false }
+        var text = text
+        return text.withUTF8 { bytes in
+            for i in 0..<bytes.count {
+                let byte = bytes[i]
+                let folded = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                if folded != lower.utf8Start[i] { return false }
+            }
+            return true
+        }
+    }
 }
