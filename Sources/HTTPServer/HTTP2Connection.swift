@@ -191,8 +191,9 @@ final class HTTP2Connection: LoopConnection {
         counters.streamOpened()
     }
 
-    /// The stream whose HEADERS are being received: nghttp2 calls `header` once per field, and looking the
-    /// stream up in the table each time showed in the gateway's profile.
+    /// The stream whose HEADERS were received last: nghttp2 calls `header` once per field, then `data` and
+    /// `requestComplete` for the same stream, and looking the stream up in the table each time showed in the
+    /// gateway's profile (a hash per lookup).
     private var receiving: (id: Int32, stream: Stream)?
 
     private func openStream(_ streamID: Int32) -> Stream? {
@@ -227,7 +228,7 @@ final class HTTP2Connection: LoopConnection {
     }
 
     fileprivate func data(_ streamID: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let s = streams[streamID], !s.bodyTooLarge else { return }
+        guard let s = openStream(streamID), !s.bodyTooLarge else { return }
         if s.body.count + bytes.count > limits.maxBodyBytes {
             s.bodyTooLarge = true
             s.body = []
@@ -238,12 +239,12 @@ final class HTTP2Connection: LoopConnection {
 
     /// The request on `streamID` is complete: hand it to the handler.
     fileprivate func requestComplete(_ streamID: Int32) {
-        guard let s = streams[streamID], !s.dispatched else { return }
+        guard let s = openStream(streamID), !s.dispatched else { return }
         s.dispatched = true
         counters.requests.add(1, ordering: .relaxed)
         if s.bodyTooLarge {
             counters.badRequests.add(1, ordering: .relaxed)
-            submit(streamID, HTTP1ResponseEncoder.errorResponse(413))
+            submit(streamID, s, HTTP1ResponseEncoder.errorResponse(413))
             return
         }
         if s.authority.isEmpty, let host = s.headers.firstValue(named: "host") { s.authority = host }
@@ -267,13 +268,13 @@ final class HTTP2Connection: LoopConnection {
         guard sequence <= UInt64(Int32.max) else { return false }
         let streamID = Int32(sequence)
         guard let s = streams[streamID], s.dispatched, !s.answered else { return false }
-        submit(streamID, response)
+        submit(streamID, s, response)
         return true
     }
 
     /// Queues a response on a stream; nghttp2 frames it as flow control allows (and copies the header block).
-    private func submit(_ streamID: Int32, _ response: HTTPResponse) {
-        guard let session, let s = streams[streamID] else { return }
+    private func submit(_ streamID: Int32, _ s: Stream, _ response: HTTPResponse) {
+        guard let session else { return }
         s.answered = true
         let status = (200...999).contains(response.status) ? response.status : 500
         s.responseBody = response.body

@@ -103,8 +103,9 @@ public final class APNsGateway: HTTPHandler {
     private static let devicePathBytes = 10  // "/3/device/"
 
     private func handleUnfaulted(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
-        guard let script = ScriptedAnswer(payload: request.body), script.delayMillis > 0 else {
-            return respond(answer(request))
+        let script = ScriptedAnswer(payload: request.body)
+        guard let script, script.delayMillis > 0 else {
+            return respond(answer(request, refuse: false, script: .some(script)))
         }
         // A scripted delay: answered later from another queue, never blocking the loop.
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(script.delayMillis)) {
@@ -120,6 +121,12 @@ public final class APNsGateway: HTTPHandler {
     /// The whole decision for one request; separate from `handle` so tests need no socket.
     /// `refuse`: a brown-out answers 503 ServiceUnavailable before looking at the push.
     public func answer(_ request: HTTPRequest, refuse: Bool = false) -> HTTPResponse {
+        answer(request, refuse: refuse, script: nil)
+    }
+
+    /// `script`: the body's scripted answer when the caller already looked for it (`.some(nil)`: it has none),
+    /// so the body is searched once per push, not twice; nil looks here.
+    private func answer(_ request: HTTPRequest, refuse: Bool, script: ScriptedAnswer??) -> HTTPResponse {
         requests.add(1, ordering: .relaxed)
         if FCMIngress.matches(request.pathWithoutQuery) { return answerFCM(request) }
         let now = clinux_monotonic_ns()
@@ -167,7 +174,7 @@ public final class APNsGateway: HTTPHandler {
                 return reject(APNsRejection(.unregistered, detail: "the scenario marks this token unregistered",
                                             timestampMillis: gone))
             }
-            if let scripted = ScriptedAnswer(payload: push.payload)?.rejection {
+            if let scripted = (script ?? ScriptedAnswer(payload: push.payload))?.rejection {
                 return reject(APNsRejection(scripted, detail: "scripted by the payload's \(ScriptedAnswer.key)",
                                             timestampMillis: scripted.status == 410 ? epoch * 1000 : nil))
             }

@@ -36,7 +36,11 @@ enum ByteSearch {
         while from <= last {
             guard let hit = memchr(base + from + anchor, Int32(needle[anchor]), last - from + 1) else { return false }
             let offset = base.distance(to: hit.assumingMemoryBound(to: UInt8.self)) - anchor
-            if memcmp(base + offset, needle.baseAddress!, needle.count) == 0 { return true }
+            // The first and last bytes decide most candidates without a call.
+            if base[offset] == needle[0] && base[offset + needle.count - 1] == needle[needle.count - 1]
+                && memcmp(base + offset, needle.baseAddress!, needle.count) == 0 {
+                return true
+            }
             from = offset + 1
         }
         return false

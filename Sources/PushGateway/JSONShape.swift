@@ -122,11 +122,15 @@ enum JSONShape {
         /// backslash) in a tight loop: most of a push payload is such bytes, and the general loop's switch was
         /// most of the check's cost.
         mutating func skipPlain() {
-            while index < bytes.count {
-                let b = bytes[index]
-                guard b >= 0x20 && b < 0x80 && b != UInt8(ascii: "\"") && b != UInt8(ascii: "\\") else { return }
-                index += 1
+            guard let base = bytes.baseAddress else { return }
+            var i = index
+            let end = bytes.count
+            while i < end {
+                let b = base[i]
+                if b < 0x20 || b >= 0x80 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") { break }
+                i &+= 1
             }
+            index = i
         }
 
         /// Checks the continuation bytes after a non-ASCII lead byte (already consumed).
