@@ -66,4 +66,21 @@ final class GatewayHotPathTests: XCTestCase {
         XCTAssertEqual(ProviderToken.ageProblem(token(t - 3610), nowEpochSeconds: t)?.reason, .expiredProviderToken)
         XCTAssertEqual(ProviderToken.ageProblem(token(t + 3610), nowEpochSeconds: t)?.reason, .invalidProviderToken)
     }
+
+    func testJSONShapeDecidesEveryByteOfAStringAtEveryOffset() {
+        let cases: [([UInt8], Bool)] = [
+            (Array("\\n".utf8), true), (Array("é".utf8), true), (Array("\\u00e9".utf8), true), ([0x01], false),
+            ([0x1F], false), ([0xFF], false), ([0x22], false), (Array("\\x".utf8), false), ([0x7F], true),
+        ]
+        for length in 0...20 {
+            for position in 0...length {
+                for (token, valid) in cases {
+                    var content = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    content.insert(contentsOf: token, at: position)
+                    let body = Array(#"{"k":""#.utf8) + content + Array(#"","n":1}"#.utf8)
+                    XCTAssertEqual(JSONShape.isObject(body), valid, "\(token) at \(position) of \(length)")
+                }
+            }
+        }
+    }
 }
