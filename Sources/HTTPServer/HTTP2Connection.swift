@@ -11,9 +11,11 @@ import Glibc
 /// Thread rule: loop thread only. nghttp2 calls back into this object (found through `user_data`) only from
 /// inside `mem_recv`/`mem_send`, which run on the loop thread. Handlers answer through `ResponseSink` with the
 /// stream id as the sequence; an answer for a stream that was reset meanwhile is dropped.
-/// Over 500 lines and more than 15 stored properties on purpose: nghttp2's callbacks (C function pointers that
-/// capture nothing) must all reach this one object through `user_data`; and: a connection's state is read on every event of the loop's hot path,
-/// and grouping it into sub-objects would add a pointer hop (and ARC traffic) per event for no gain in meaning.
+/// More than 15 stored properties on purpose: nghttp2's callbacks (C function pointers that capture nothing) must
+/// all reach this one object through `user_data`, and a connection's state is read on every event of the loop's
+/// hot path; grouping it into sub-objects would add a pointer hop (and ARC traffic) per event for no gain in
+/// meaning. The response block layout and the reused field Strings are their own types (`HTTP2ResponseFields`,
+/// `HTTP2FieldStrings`), each a stored property here.
 final class HTTP2Connection: LoopConnection {
     /// A request stream being received, then waiting for its answer, then sending it.
     final class Stream {

@@ -9,8 +9,15 @@ import CLibnghttp2
 /// testing every handler header name through Strings, was a visible share of the gateway's cost per push.
 struct HTTP2ResponseFields {
     private var storage: [UInt8] = []
-    private var spans: [(name: Range<Int>, value: Range<Int>)] = []
+    private var spans: [Span] = []
     private var vectors: [nghttp2_nv] = []
+
+    private typealias Span = (name: Range<Int>, value: Range<Int>, flags: UInt8)
+
+    /// Response fields whose value is new in every response (APNs message ids), sent without HPACK indexing:
+    /// indexed, each pushed a never-reused entry through the dynamic table, and nghttp2's encoder searched that
+    /// table of ids on every field (about a hundred memcmp calls a push under callgrind, 3,000 instructions).
+    private static let unindexed: [StaticString] = ["apns-id", "apns-unique-id"]
 
     /// `:status` (0..<7), `server` (7..<13), `callstorm` (13..<22) and `content-length` (22..<36).
     private static let fixed = Array(":statusservercallstormcontent-length".utf8)
@@ -20,7 +27,7 @@ struct HTTP2ResponseFields {
                                  _ use: (UnsafeMutablePointer<nghttp2_nv>, Int) -> R) -> R {
         // Taken out of self (not copied), so appending reuses their capacity instead of copying on write.
         var storage: [UInt8] = []
-        var spans: [(name: Range<Int>, value: Range<Int>)] = []
+        var spans: [Span] = []
         var vectors: [nghttp2_nv] = []
         swap(&storage, &self.storage)
         swap(&spans, &self.spans)
@@ -38,29 +45,29 @@ struct HTTP2ResponseFields {
         storage.append(UInt8(ascii: "0") + UInt8(status / 100 % 10))
         storage.append(UInt8(ascii: "0") + UInt8(status / 10 % 10))
         storage.append(UInt8(ascii: "0") + UInt8(status % 10))
-        spans.append((0..<7, statusStart..<storage.count))
+        let none = UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
+        spans.append((0..<7, statusStart..<storage.count, none))
         var hasServer = false
         for header in response.headers {
             if let span = Self.append(header, to: &storage, hasServer: &hasServer) { spans.append(span) }
         }
-        if !hasServer { spans.append((7..<13, 13..<22)) }
+        if !hasServer { spans.append((7..<13, 13..<22, none)) }
         let lengthStart = storage.count
         Self.appendDecimal(response.body.count, to: &storage)
-        spans.append((22..<36, lengthStart..<storage.count))
+        spans.append((22..<36, lengthStart..<storage.count, none))
         return storage.withUnsafeMutableBufferPointer { raw in
             for span in spans {
                 vectors.append(nghttp2_nv(name: raw.baseAddress! + span.name.lowerBound,
                                           value: raw.baseAddress! + span.value.lowerBound,
                                           namelen: span.name.count, valuelen: span.value.count,
-                                          flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+                                          flags: span.flags))
             }
             return vectors.withUnsafeMutableBufferPointer { use($0.baseAddress!, $0.count) }
         }
     }
 
     /// Appends one handler header; nil when it is not sent (connection-specific, pseudo-header, empty name).
-    private static func append(_ header: HTTPHeader, to storage: inout [UInt8], hasServer: inout Bool)
-        -> (name: Range<Int>, value: Range<Int>)? {
+    private static func append(_ header: HTTPHeader, to storage: inout [UInt8], hasServer: inout Bool) -> Span? {
         var name = header.name
         var value = header.value
         let nameStart = storage.count
@@ -75,6 +82,12 @@ struct HTTP2ResponseFields {
             return true
         }
         guard kept else { return nil }
+        let nameEnd = storage.count
+        let flags = storage.withUnsafeBufferPointer { all in
+            let name = UnsafeBufferPointer(rebasing: all[nameStart..<nameEnd])
+            return unindexed.contains { equalsIgnoringCase(name, $0) }
+                ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
+        }
         let valueStart = storage.count
         value.withUTF8 { bytes in
             if bytes.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
@@ -84,7 +97,7 @@ struct HTTP2ResponseFields {
                 storage.append(contentsOf: bytes)
             }
         }
-        return (nameStart..<valueStart, valueStart..<storage.count)
+        return (nameStart..<valueStart, valueStart..<storage.count, flags)
     }
 
     private static func appendDecimal(_ number: Int, to storage: inout [UInt8]) {

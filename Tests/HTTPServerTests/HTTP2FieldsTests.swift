@@ -53,4 +53,17 @@ final class HTTP2FieldsTests: XCTestCase {
         let response = HTTPResponse(status: 503, headers: [HTTPHeader("Server", "apns")])
         XCTAssertEqual(fields(response, status: 503), [":status: 503", "server: apns", "content-length: 0"])
     }
+
+    func testMessageIDsAreSentWithoutIndexingAndOtherFieldsIndexed() {
+        let response = HTTPResponse(status: 200, headers: [
+            HTTPHeader("apns-id", "a"), HTTPHeader("APNs-Unique-ID", "b"), HTTPHeader("content-type", "application/json"),
+        ])
+        var layout = HTTP2ResponseFields()
+        let flags = layout.withVectors(status: 200, response: response) { nva, count in
+            (0..<count).map { nva[$0].flags }
+        }
+        let noIndex = UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
+        let none = UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
+        XCTAssertEqual(flags, [none, noIndex, noIndex, none, none, none])
+    }
 }
