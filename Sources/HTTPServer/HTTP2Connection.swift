@@ -11,9 +11,11 @@ import Glibc
 /// Thread rule: loop thread only. nghttp2 calls back into this object (found through `user_data`) only from
 /// inside `mem_recv`/`mem_send`, which run on the loop thread. Handlers answer through `ResponseSink` with the
 /// stream id as the sequence; an answer for a stream that was reset meanwhile is dropped.
-/// Over 500 lines and more than 15 stored properties on purpose: nghttp2's callbacks (C function pointers that
-/// capture nothing) must all reach this one object through `user_data`; and: a connection's state is read on every event of the loop's hot path,
-/// and grouping it into sub-objects would add a pointer hop (and ARC traffic) per event for no gain in meaning.
+/// More than 15 stored properties on purpose: nghttp2's callbacks (C function pointers that capture nothing) must
+/// all reach this one object through `user_data`, and a connection's state is read on every event of the loop's
+/// hot path; grouping it into sub-objects would add a pointer hop (and ARC traffic) per event for no gain in
+/// meaning. The response block layout and the reused field Strings are their own types (`HTTP2ResponseFields`,
+/// `HTTP2FieldStrings`), each a stored property here.
 final class HTTP2Connection: LoopConnection {
     /// A request stream being received, then waiting for its answer, then sending it.
     final class Stream {
@@ -23,6 +25,8 @@ final class HTTP2Connection: LoopConnection {
         var authority = ""
         var headers: [HTTPHeader] = []
         var headerBytes = 0
+        /// Header fields received so far (pseudo-headers included): the field's slot in `fieldStrings`.
+        var fields = 0
         var body: [UInt8] = []
         var bodyTooLarge = false
         var dispatched = false
@@ -35,6 +39,10 @@ final class HTTP2Connection: LoopConnection {
     let id: UInt64
     let stream: ByteStream
     unowned let loop: EventLoop
+    /// The loop's limits and counters, held here: reached through the unowned `loop` on every header field,
+    /// each read cost a strong retain and a release.
+    private let limits: EventLoop.Limits
+    let counters: HTTPServerCounters
     var isClosed = false
     var isDirty = false
 
@@ -42,9 +50,9 @@ final class HTTP2Connection: LoopConnection {
     private(set) var streams: [Int32: Stream] = [:]
     private var writeBuffer: [UInt8] = []
     /// Scratch for `submit`, kept between responses so answering a stream allocates no header arrays.
-    private var headerStorage: [UInt8] = []
-    private var headerSpans: [(name: Range<Int>, value: Range<Int>)] = []
-    private var headerVectors: [nghttp2_nv] = []
+    private var responseFields = HTTP2ResponseFields()
+    /// The last request's field Strings, reused when the next request repeats them byte for byte.
+    private let fieldStrings = HTTP2FieldStrings()
     private var writeIndex = 0
     private var lastActivity: UInt64
     private var interest: UInt32 = CLINUX_EPOLLIN
@@ -61,12 +69,14 @@ final class HTTP2Connection: LoopConnection {
         self.id = id
         self.stream = stream
         self.loop = loop
+        self.limits = loop.limits
+        self.counters = loop.counters
         self.lastActivity = loop.now
     }
 
     deinit {
         if let session { nghttp2_session_del(session) }
-        loop.counters.streamsOpen.subtract(streams.count, ordering: .relaxed)
+        counters.streamsOpen.subtract(streams.count, ordering: .relaxed)
     }
 
     /// Creates the session, queues the server's SETTINGS, and feeds the bytes `ConnectionStart` read.
@@ -99,11 +109,11 @@ final class HTTP2Connection: LoopConnection {
         session = created
         var settings = [
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
-                                   value: UInt32(loop.limits.maxConcurrentStreams)),
+                                   value: UInt32(limits.maxConcurrentStreams)),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue),
                                    value: 1 << 20),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
-                                   value: UInt32(loop.limits.maxHeaderBytes)),
+                                   value: UInt32(limits.maxHeaderBytes)),
         ]
         nghttp2_submit_settings(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
         nghttp2_session_set_local_window_size(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, 16 << 20)
@@ -134,7 +144,7 @@ final class HTTP2Connection: LoopConnection {
     }
 
     private var wantsToRead: Bool {
-        !failed && !peerClosed && writeBuffer.count - writeIndex < loop.limits.writeHighWaterBytes
+        !failed && !peerClosed && writeBuffer.count - writeIndex < limits.writeHighWaterBytes
     }
 
     private func readIn() {
@@ -168,7 +178,7 @@ final class HTTP2Connection: LoopConnection {
         if used < 0 {
             // Malformed input: nghttp2 has queued GOAWAY where it could; send it, then close.
             failed = true
-            loop.counters.http2ProtocolErrors.add(1, ordering: .relaxed)
+            counters.http2ProtocolErrors.add(1, ordering: .relaxed)
         }
     }
 
@@ -180,11 +190,12 @@ final class HTTP2Connection: LoopConnection {
         created.headers.reserveCapacity(12)  // grown one by one, it reallocated four times per request
         streams[streamID] = created
         receiving = (streamID, created)
-        loop.counters.streamOpened()
+        counters.streamOpened()
     }
 
-    /// The stream whose HEADERS are being received: nghttp2 calls `header` once per field, and looking the
-    /// stream up in the table each time showed in the gateway's profile.
+    /// The stream whose HEADERS were received last: nghttp2 calls `header` once per field, then `data` and
+    /// `requestComplete` for the same stream, and looking the stream up in the table each time showed in the
+    /// gateway's profile (a hash per lookup).
     private var receiving: (id: Int32, stream: Stream)?
 
     private func openStream(_ streamID: Int32) -> Stream? {
@@ -197,8 +208,10 @@ final class HTTP2Connection: LoopConnection {
         -> Bool {
         guard let s = openStream(streamID) else { return true }
         s.headerBytes += name.count + value.count + 32
-        if s.headerBytes > loop.limits.maxHeaderBytes { return false }
-        let valueText = String(decoding: value, as: UTF8.self)
+        if s.headerBytes > limits.maxHeaderBytes { return false }
+        let slot = 2 * s.fields
+        s.fields += 1
+        let valueText = fieldStrings.string(value, slot: slot + 1)
         if name.first == UInt8(ascii: ":") {
             // Matched on bytes: making a String of each pseudo-header name showed in the gateway's profile.
             if bytesEqual(name, ":method") {
@@ -211,14 +224,14 @@ final class HTTP2Connection: LoopConnection {
                 s.authority = valueText
             }
         } else {
-            s.headers.append(HTTPHeader(name: String(decoding: name, as: UTF8.self), value: valueText))
+            s.headers.append(HTTPHeader(name: fieldStrings.string(name, slot: slot), value: valueText))
         }
         return true
     }
 
     fileprivate func data(_ streamID: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let s = streams[streamID], !s.bodyTooLarge else { return }
-        if s.body.count + bytes.count > loop.limits.maxBodyBytes {
+        guard let s = openStream(streamID), !s.bodyTooLarge else { return }
+        if s.body.count + bytes.count > limits.maxBodyBytes {
             s.bodyTooLarge = true
             s.body = []
         } else {
@@ -228,12 +241,12 @@ final class HTTP2Connection: LoopConnection {
 
     /// The request on `streamID` is complete: hand it to the handler.
     fileprivate func requestComplete(_ streamID: Int32) {
-        guard let s = streams[streamID], !s.dispatched else { return }
+        guard let s = openStream(streamID), !s.dispatched else { return }
         s.dispatched = true
-        loop.counters.requests.add(1, ordering: .relaxed)
+        counters.requests.add(1, ordering: .relaxed)
         if s.bodyTooLarge {
-            loop.counters.badRequests.add(1, ordering: .relaxed)
-            submit(streamID, HTTP1ResponseEncoder.errorResponse(413))
+            counters.badRequests.add(1, ordering: .relaxed)
+            submit(streamID, s, HTTP1ResponseEncoder.errorResponse(413))
             return
         }
         if s.authority.isEmpty, let host = s.headers.firstValue(named: "host") { s.authority = host }
@@ -249,7 +262,7 @@ final class HTTP2Connection: LoopConnection {
     fileprivate func streamClosed(_ streamID: Int32) {
         if receiving?.id == streamID { receiving = nil }
         if streams.removeValue(forKey: streamID) != nil {
-            loop.counters.streamsOpen.subtract(1, ordering: .relaxed)
+            counters.streamsOpen.subtract(1, ordering: .relaxed)
         }
     }
 
@@ -257,81 +270,25 @@ final class HTTP2Connection: LoopConnection {
         guard sequence <= UInt64(Int32.max) else { return false }
         let streamID = Int32(sequence)
         guard let s = streams[streamID], s.dispatched, !s.answered else { return false }
-        submit(streamID, response)
+        submit(streamID, s, response)
         return true
     }
 
-    /// Queues a response on a stream; nghttp2 frames it as flow control allows.
-    private func submit(_ streamID: Int32, _ response: HTTPResponse) {
-        guard let session, let s = streams[streamID] else { return }
+    /// Queues a response on a stream; nghttp2 frames it as flow control allows (and copies the header block).
+    private func submit(_ streamID: Int32, _ s: Stream, _ response: HTTPResponse) {
+        guard let session else { return }
         s.answered = true
         let status = (200...999).contains(response.status) ? response.status : 500
-        // Names and values laid out in one buffer; nghttp2 copies them during submit.
-        // Taken out of self (not copied), so appending reuses their capacity instead of copying on write.
-        var storage: [UInt8] = []
-        var spans: [(name: Range<Int>, value: Range<Int>)] = []
-        swap(&storage, &headerStorage)
-        swap(&spans, &headerSpans)
-        storage.removeAll(keepingCapacity: true)
-        spans.removeAll(keepingCapacity: true)
-        func add(_ name: String, _ value: String) {
-            let nameStart = storage.count
-            for byte in name.utf8 { storage.append(asciiLower(byte)) }
-            let valueStart = storage.count
-            storage.append(contentsOf: value.utf8)
-            if storage[valueStart...].contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
-                // Rare: a handler put CR, LF or NUL in a value; drop them rather than let nghttp2 refuse it.
-                var kept = Array(storage[valueStart...])
-                kept.removeAll { $0 == 0x0D || $0 == 0x0A || $0 == 0 }
-                storage.removeSubrange(valueStart...)
-                storage.append(contentsOf: kept)
-            }
-            spans.append((nameStart..<valueStart, valueStart..<storage.count))
-        }
-        func addDecimal(_ name: String, _ number: Int) {
-            let nameStart = storage.count
-            storage.append(contentsOf: name.utf8)
-            let valueStart = storage.count
-            var n = max(0, number)
-            repeat {
-                storage.append(UInt8(ascii: "0") + UInt8(n % 10))
-                n /= 10
-            } while n > 0
-            storage[valueStart...].reverse()
-            spans.append((nameStart..<valueStart, valueStart..<storage.count))
-        }
-        addDecimal(":status", status)
-        var hasServer = false
-        for header in response.headers {
-            if Self.connectionSpecific(header.name) { continue }
-            if asciiCaseInsensitiveEquals(header.name, "server") { hasServer = true }
-            if header.name.isEmpty || header.name.utf8.first == UInt8(ascii: ":") { continue }
-            add(header.name, header.value)
-        }
-        if !hasServer { add("server", "callstorm") }
-        addDecimal("content-length", response.body.count)
         s.responseBody = response.body
         s.responseOffset = 0
-        var nva: [nghttp2_nv] = []
-        swap(&nva, &headerVectors)
-        nva.removeAll(keepingCapacity: true)
-        storage.withUnsafeMutableBufferPointer { raw in
-            for span in spans {
-                nva.append(nghttp2_nv(name: raw.baseAddress! + span.name.lowerBound,
-                                      value: raw.baseAddress! + span.value.lowerBound,
-                                      namelen: span.name.count, valuelen: span.value.count,
-                                      flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
-            }
+        responseFields.withVectors(status: status, response: response) { nva, count in
             if response.body.isEmpty {
-                _ = nghttp2_submit_response(session, streamID, &nva, nva.count, nil)
+                _ = nghttp2_submit_response(session, streamID, nva, count, nil)
             } else {
                 var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: h2ReadBody)
-                _ = nghttp2_submit_response(session, streamID, &nva, nva.count, &provider)
+                _ = nghttp2_submit_response(session, streamID, nva, count, &provider)
             }
         }
-        headerStorage = storage
-        headerSpans = spans
-        headerVectors = nva
         if response.goAway { goAway() }
     }
 
@@ -344,7 +301,7 @@ final class HTTP2Connection: LoopConnection {
         guard let session, goAwayNoticeAt == nil else { return }
         if nghttp2_submit_shutdown_notice(session) == 0 {
             goAwayNoticeAt = loop.now
-            loop.counters.goAwaysSent.add(1, ordering: .relaxed)
+            counters.goAwaysSent.add(1, ordering: .relaxed)
         }
     }
 
@@ -360,18 +317,6 @@ final class HTTP2Connection: LoopConnection {
 
     /// Between the shutdown notice and the final GOAWAY: far more than a loopback or LAN round trip.
     private static let goAwayGraceNanos: UInt64 = 200_000_000
-
-    private static func connectionSpecific(_ name: String) -> Bool {
-        switch name.utf8.count {
-        case 7, 10, 14, 16, 17: break
-        default: return false
-        }
-        for banned in ["content-length", "transfer-encoding", "connection", "keep-alive", "proxy-connection",
-                       "upgrade"] where asciiCaseInsensitiveEquals(name, banned) {
-            return true
-        }
-        return false
-    }
 
     /// nghttp2 asks for up to `length` body bytes of `streamID`'s response.
     fileprivate func readBody(_ streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int,
@@ -394,7 +339,7 @@ final class HTTP2Connection: LoopConnection {
     func makeProgress() {
         guard !isClosed, let session else { return }
         _ = finishGoAwayIfDue()
-        while writeBuffer.count - writeIndex < loop.limits.writeHighWaterBytes {
+        while writeBuffer.count - writeIndex < limits.writeHighWaterBytes {
             var chunk: UnsafePointer<UInt8>?
             let count = nghttp2_session_mem_send(session, &chunk)
             if count < 0 {
@@ -440,7 +385,7 @@ final class HTTP2Connection: LoopConnection {
             if isClosed { return }
         }
         let now = loop.now
-        if streams.isEmpty && now >= lastActivity && now &- lastActivity >= loop.limits.idleTimeoutNanoseconds {
+        if streams.isEmpty && now >= lastActivity && now &- lastActivity >= limits.idleTimeoutNanoseconds {
             loop.closeConnection(self)
         }
     }
@@ -504,7 +449,7 @@ private let h2OnFrameSend: nghttp2_on_frame_send_callback = { _, frame, userData
     if (type == NGHTTP2_GOAWAY.rawValue && frame.pointee.goaway.error_code != NGHTTP2_NO_ERROR.rawValue)
         || (type == NGHTTP2_RST_STREAM.rawValue
             && frame.pointee.rst_stream.error_code != NGHTTP2_REFUSED_STREAM.rawValue) {
-        connection(userData).loop.counters.http2ProtocolErrors.add(1, ordering: .relaxed)
+        connection(userData).counters.http2ProtocolErrors.add(1, ordering: .relaxed)
     }
     return 0
 }

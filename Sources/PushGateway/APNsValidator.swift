@@ -1,3 +1,5 @@
+import HTTPServer
+
 /// The request rules of the APNs provider API, applied in the order APNs reports them.
 public struct APNsValidator: Sendable {
     public struct Configuration: Sendable {
@@ -45,17 +47,46 @@ public struct APNsValidator: Sendable {
         // duplicates plus one per read, a visible share of the gateway's cost per push).
         var known = [String?](repeating: nil, count: Self.singleHeaders.count)
         for (name, value) in headers {
-            guard let slot = Self.singleHeaderSlot(name) else { continue }
-            if known[slot] != nil { return .failure(APNsRejection(.duplicateHeaders, detail: name)) }
-            known[slot] = value
+            if let problem = Self.note(name, value, in: &known) { return .failure(problem) }
         }
+        return validate(method: method, path: path, known: known, body: body, apnsID: apnsID, nowNanos: nowNanos,
+                        nowEpochSeconds: nowEpochSeconds, authorize: authorize, certificate: certificate)
+    }
+
+    /// `validate` on a request's own header list, as the gateway has it: mapping it to name/value pairs first
+    /// was an array and sixteen retains per push.
+    func validate(method: String, path: String, requestHeaders: [HTTPHeader], body: [UInt8],
+                  apnsID: String, nowNanos: UInt64, nowEpochSeconds: Int64,
+                  authorize: ((String) -> APNsRejection?)? = nil,
+                  certificate: CertificateGrant? = nil) -> Result<APNsPush, APNsRejection> {
+        var known = [String?](repeating: nil, count: Self.singleHeaders.count)
+        for header in requestHeaders {
+            if let problem = Self.note(header.name, header.value, in: &known) { return .failure(problem) }
+        }
+        return validate(method: method, path: path, known: known, body: body, apnsID: apnsID, nowNanos: nowNanos,
+                        nowEpochSeconds: nowEpochSeconds, authorize: authorize, certificate: certificate)
+    }
+
+    /// Files one header under its `singleHeaders` slot; the rejection when that slot already holds a value.
+    private static func note(_ name: String, _ value: String, in known: inout [String?]) -> APNsRejection? {
+        guard let slot = singleHeaderSlot(name) else { return nil }
+        if known[slot] != nil { return APNsRejection(.duplicateHeaders, detail: name) }
+        known[slot] = value
+        return nil
+    }
+
+    /// The checks after the header pass; `known` holds the `singleHeaders` values by slot.
+    private func validate(method: String, path: String, known: [String?], body: [UInt8], apnsID: String,
+                          nowNanos: UInt64, nowEpochSeconds: Int64, authorize: ((String) -> APNsRejection?)?,
+                          certificate: CertificateGrant?) -> Result<APNsPush, APNsRejection> {
         func header(_ name: String) -> String? { Self.singleHeaderSlot(name).flatMap { known[$0] } }
-        let prefix = "/3/device/"
         // On UTF-8 bytes: String.hasPrefix and dropFirst work in Characters (grapheme breaking), a visible
         // share of a push's cost; the path is ASCII when valid, and a non-ASCII one fails the hex check below.
-        guard path.utf8.starts(with: prefix.utf8) else { return .failure(APNsRejection(.badPath, detail: path)) }
+        guard ByteSearch.hasPrefix(path[...], "/3/device/") else {
+            return .failure(APNsRejection(.badPath, detail: path))
+        }
         guard method == "POST" else { return .failure(APNsRejection(.methodNotAllowed, detail: method)) }
-        let token = String(Substring(path.utf8.dropFirst(prefix.utf8.count)))
+        let token = String(path[path.utf8.index(path.startIndex, offsetBy: 10)...])
         if token.isEmpty { return .failure(APNsRejection(.missingDeviceToken)) }
         guard token.utf8.count >= 64, Self.allHex(token) else {
             return .failure(APNsRejection(.badDeviceToken, detail: "token must be 64 or more hex digits"))

@@ -86,7 +86,9 @@ enum JSONShape {
 
         mutating func string() -> Bool {
             index += 1
-            while let b = peek {
+            while true {
+                skipPlain()
+                guard let b = peek else { return false }
                 index += 1
                 switch b {
                 case UInt8(ascii: "\""):
@@ -114,7 +116,21 @@ enum JSONShape {
                     continue
                 }
             }
-            return false
+        }
+
+        /// Moves past the bytes of a string that need no decision (printable ASCII other than the quote and the
+        /// backslash) in a tight loop: most of a push payload is such bytes, and the general loop's switch was
+        /// most of the check's cost.
+        mutating func skipPlain() {
+            guard let base = bytes.baseAddress else { return }
+            var i = index
+            let end = bytes.count
+            while i < end {
+                let b = base[i]
+                if b < 0x20 || b >= 0x80 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") { break }
+                i &+= 1
+            }
+            index = i
         }
 
         /// Checks the continuation bytes after a non-ASCII lead byte (already consumed).

@@ -87,13 +87,22 @@ public enum ProviderToken {
                     + "under key \(kid)"))
             }
         }
+        let verified = VerifiedProviderToken(keyID: kid, teamID: iss, issuedAt: iat, issuedAtForm: form)
+        if let problem = ageProblem(verified, nowEpochSeconds: nowEpochSeconds) { return .failure(problem) }
+        return .success(verified)
+    }
+
+    /// The checks of `verify` that depend on the time: a token whose signature verified once may be too old (or
+    /// too far ahead) later.
+    static func ageProblem(_ token: VerifiedProviderToken, nowEpochSeconds: Int64) -> APNsRejection? {
+        let iat = token.issuedAt
         if nowEpochSeconds - iat > maxAgeSeconds {
-            return .failure(APNsRejection(.expiredProviderToken, detail: "iat is \(nowEpochSeconds - iat) s old"))
+            return APNsRejection(.expiredProviderToken, detail: "iat is \(nowEpochSeconds - iat) s old")
         }
         if iat - nowEpochSeconds > maxAgeSeconds {
-            return .failure(APNsRejection(.invalidProviderToken, detail: "iat is in the future"))
+            return APNsRejection(.invalidProviderToken, detail: "iat is in the future")
         }
-        return .success(VerifiedProviderToken(keyID: kid, teamID: iss, issuedAt: iat, issuedAtForm: form))
+        return nil
     }
 
     /// `iat` in whole epoch seconds and the form it came in; nil when it is none APNs accepts (missing, a
