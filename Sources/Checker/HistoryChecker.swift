@@ -316,16 +316,25 @@ struct CheckState {
     }
 
     /// Keeps `joinedIn` equal to the devices joined in each live conversation's latest view.
+    ///
+    /// Most views (a push after the response that carried the same state) leave the joined devices as they were;
+    /// then the update below would only move `ci` to the end of each device's list, so when it is already there the
+    /// dictionary is left alone: the lists come out exactly as the full update makes them, at a lookup per device.
     mutating func reindex(_ ci: Int) {
+        var now: [String] = []
+        if conversations[ci].live, let latest = conversations[ci].latest {
+            // `state == "joined"` is `memberState == .joined` (both compare canonically) without parsing the word.
+            for m in latest.view.members where m.state == MemberState.joined.rawValue {
+                if now.isEmpty { now.reserveCapacity(latest.view.members.count) }
+                now.append(m.device)
+            }
+        }
+        if now == conversations[ci].joined, now.allSatisfy({ joinedIn[$0]?.last == ci }) { return }
         for d in conversations[ci].joined {
             joinedIn[d]?.removeAll { $0 == ci }
         }
-        conversations[ci].joined = []
-        guard conversations[ci].live, let latest = conversations[ci].latest else { return }
-        for m in latest.view.members where m.memberState == .joined {
-            conversations[ci].joined.append(m.device)
-            joinedIn[m.device, default: []].append(ci)
-        }
+        conversations[ci].joined = now
+        for d in now { joinedIn[d, default: []].append(ci) }
     }
 
     // MARK: - Reporting
