@@ -128,7 +128,9 @@ struct LineFields {
     func event(line: Int, scanner s: JSONScanner) throws -> HistoryEvent {
         guard let typeName = type else { throw s.error("missing \"type\"") }
         guard let t else { throw s.error("missing \"t\"") }
-        let type = try typeName.value(s) { "unknown type \"\($0)\" (invoke, complete, push, final, stop, target_killed)" }
+        let type = try typeName.value(s) {
+            "unknown type \"\($0)\" (invoke, complete, push, final, stop, target_killed)"
+        }
         func need<T>(_ value: T?, _ key: String) throws -> T {
             guard let value else { throw s.error("\(type.rawValue) line without \"\(key)\"") }
             return value
@@ -154,7 +156,8 @@ struct LineFields {
             body = .push(Push(device: try need(device, "device"), event: e, conversation: conversation, into: into,
                               view: view))
         case .final:
-            body = .final(Final(device: try need(device, "device"), conversation: try need(conversation, "conversation"),
+            body = .final(Final(device: try need(device, "device"),
+                                conversation: try need(conversation, "conversation"),
                                 server: server, local: try need(local, "local")))
         case .stop:
             body = .stop

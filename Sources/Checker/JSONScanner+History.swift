@@ -76,7 +76,9 @@ extension JSONScanner {
     }
 
     mutating func memberState() throws -> MemberState {
-        try name(HistoryNames.memberStates).value(self) { "unknown member state \"\($0)\" (ringing, joined, held, left)" }
+        try name(HistoryNames.memberStates).value(self) {
+            "unknown member state \"\($0)\" (ringing, joined, held, left)"
+        }
     }
 
     mutating func localView() throws -> LocalView {
