@@ -89,7 +89,8 @@ final class HistoryReaderBytesTests: XCTestCase {
         }
         for key in HistoryKey.allCases {
             XCTAssertEqual(bytes(key.rawValue) { HistoryKey(bytes: $0) }, key)
-            for miss in [key.rawValue + "s", String(key.rawValue.dropLast()) + "_", key.rawValue.uppercased(), ""] {
+            let misses = [key.rawValue + "s", String(key.rawValue.dropLast()) + "_", key.rawValue.uppercased(), ""]
+            for miss in misses where HistoryKey(rawValue: miss) == nil {
                 XCTAssertNil(bytes(miss) { HistoryKey(bytes: $0) }, miss)
             }
         }
