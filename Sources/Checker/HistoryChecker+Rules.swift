@@ -31,7 +31,7 @@ extension CheckState {
     /// completed, was fulfilled: no order of the two explains both (end first: M is gone before the merge; merge
     /// first: B is over and the end must fail). A lost update looks exactly like this.
     mutating func checkRevived(_ view: ConversationView, merge rec: OpRecord, at i: Int) {
-        guard let b = rec.invoke.with, let bi = index[b] else { return }
+        guard let b = rec.invoke.with, let bi = lookup(b) else { return }
         let done = rec.completeT ?? UInt64.max
         let present = Set(view.present)
         for opID in conversations[bi].ops where opID != rec.invoke.op {
@@ -120,7 +120,7 @@ extension CheckState {
     /// An op fulfilled on a conversation that was known to be over before the op was invoked.
     mutating func checkNotEndedBefore(_ rec: OpRecord, at i: Int) {
         for id in rec.invoke.touched {
-            guard let ci = index[id], let known = conversations[ci].endedKnown, known.t < rec.invokeT else { continue }
+            guard let ci = lookup(id), let known = conversations[ci].endedKnown, known.t < rec.invokeT else { continue }
             let how = known.op.map { "op \($0)" } ?? "line \(line(known.index))"
             report(.endedStaysEnded, conversations: [id], ops: [known.op, rec.invoke.op].compactMap { $0 },
                    devices: [rec.invoke.device],

@@ -51,24 +51,39 @@ struct MergeSnapshot {
 }
 
 /// Op records in invoke order, found by op id: a dense array keeps a million of them cheap to fill and scan.
+///
+/// The driver numbers ops 0, 1, 2, …, so ids that stay near the count of records are found by position in `dense`
+/// (no hashing); any other id (a foreign or hand-written history) goes to `slots`. An id is in one of the two.
 struct OpTable {
     private var records: [OpRecord] = []
     private var slots: [Int: Int32] = [:]
+    /// Record index + 1 by op id; 0 for none.
+    private var dense: [Int32] = []
 
     init(capacity: Int) {
         records.reserveCapacity(capacity)
-        slots.reserveCapacity(capacity)
     }
 
     subscript(op: Int) -> OpRecord? {
-        get { slots[op].map { records[Int($0)] } }
+        get { slot(op).map { records[Int($0)] } }
         set {
             guard let newValue else { return }
-            if let k = slots[op] { records[Int(k)] = newValue } else {
-                slots[op] = Int32(records.count)
-                records.append(newValue)
+            if let k = slot(op) { records[Int(k)] = newValue; return }
+            let k = Int32(records.count)
+            records.append(newValue)
+            // Dense while the id is within a few times the records held (bounded memory for any history).
+            if op >= 0, op < 4 * records.count + 1_024 {
+                if op >= dense.count { dense += repeatElement(0, count: max(op + 1 - dense.count, dense.count)) }
+                dense[op] = k + 1
+            } else {
+                slots[op] = k
             }
         }
+    }
+
+    private func slot(_ op: Int) -> Int32? {
+        if op >= 0, op < dense.count, dense[op] > 0 { return dense[op] - 1 }
+        return slots[op]
     }
 
     var neverCompleted: Int { records.reduce(0) { $0 + ($1.outcome == nil ? 1 : 0) } }
@@ -133,6 +148,9 @@ struct CheckState {
     var pendingUnions: [(Complete, Int)] = []
     var operations = 0
     var infos = 0
+    /// The conversation looked up last: one event names the same one several times (its op's, its view's), and a
+    /// comparison with the last id costs less than hashing it again.
+    var lastLookup: (id: String, index: Int)?
 
     init(events: [HistoryEvent]) {
         self.events = events
@@ -140,10 +158,19 @@ struct CheckState {
     }
 
     mutating func conversation(_ id: String) -> Int {
-        if let i = index[id] { return i }
+        if let i = lookup(id) { return i }
         let i = conversations.count
         conversations.append(ConversationRecord(id: id))
         index[id] = i
+        lastLookup = (id, i)
+        return i
+    }
+
+    /// `index[id]`, through the one-entry cache.
+    mutating func lookup(_ id: String) -> Int? {
+        if let last = lastLookup, last.id == id { return last.index }
+        guard let i = index[id] else { return nil }
+        lastLookup = (id, i)
         return i
     }
 
@@ -197,7 +224,7 @@ struct CheckState {
             conversations[c].open += 1
             conversations[c].ops.append(inv.op)
         }
-        if let id = inv.conversation, let c = index[id] {
+        if let id = inv.conversation, let c = lookup(id) {
             if let ok = conversations[c].lastOk, ok.t < t { rec.priorOk = ok }
             if inv.kind == .merge {
                 merges[inv.op] = MergeSnapshot(before: conversations[c].latest,
@@ -316,16 +343,25 @@ struct CheckState {
     }
 
     /// Keeps `joinedIn` equal to the devices joined in each live conversation's latest view.
+    ///
+    /// Most views (a push after the response that carried the same state) leave the joined devices as they were;
+    /// then the update below would only move `ci` to the end of each device's list, so when it is already there the
+    /// dictionary is left alone: the lists come out exactly as the full update makes them, at a lookup per device.
     mutating func reindex(_ ci: Int) {
+        var now: [String] = []
+        if conversations[ci].live, let latest = conversations[ci].latest {
+            // `state == "joined"` is `memberState == .joined` (both compare canonically) without parsing the word.
+            for m in latest.view.members where m.state == MemberState.joined.rawValue {
+                if now.isEmpty { now.reserveCapacity(latest.view.members.count) }
+                now.append(m.device)
+            }
+        }
+        if now == conversations[ci].joined, now.allSatisfy({ joinedIn[$0]?.last == ci }) { return }
         for d in conversations[ci].joined {
             joinedIn[d]?.removeAll { $0 == ci }
         }
-        conversations[ci].joined = []
-        guard conversations[ci].live, let latest = conversations[ci].latest else { return }
-        for m in latest.view.members where m.memberState == .joined {
-            conversations[ci].joined.append(m.device)
-            joinedIn[m.device, default: []].append(ci)
-        }
+        conversations[ci].joined = now
+        for d in now { joinedIn[d, default: []].append(ci) }
     }
 
     // MARK: - Reporting

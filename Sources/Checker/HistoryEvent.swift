@@ -31,7 +31,7 @@ public struct HistoryEvent: Sendable, Equatable {
     }
 }
 
-public enum Outcome: String, Sendable {
+public enum Outcome: String, Sendable, CaseIterable {
     /// Fulfilled: the server answered with success.
     case ok
     /// Failed: the server refused; it did not take effect.
@@ -105,7 +105,7 @@ public struct Complete: Sendable, Equatable {
     }
 }
 
-public enum PushEvent: String, Sendable {
+public enum PushEvent: String, Sendable, CaseIterable {
     case joined, updated, ended, merged, split, voip
 }
 

@@ -78,12 +78,17 @@ public struct RaceSummary: Sendable, Codable, Equatable {
         var raceOfOp: [Int: Int] = [:]
         var raceIndex: [String: Int] = [:]  // "<call> <name>"
         var races: [Race] = []
+        // The call of each op and conversation only places violations: a clean run skips those maps, which were
+        // most of this pass's cost at the end of a run.
+        let placing = !report.violations.isEmpty
         for event in events {
             switch event.body {
             case .invoke(let i):
                 guard let call = i.call else { continue }
-                callOfOp[i.op] = call
-                for c in i.touched where callOfConversation[c] == nil { callOfConversation[c] = call }
+                if placing {
+                    callOfOp[i.op] = call
+                    for c in i.touched where callOfConversation[c] == nil { callOfConversation[c] = call }
+                }
                 guard let name = i.race else { continue }
                 let key = "\(call) \(name)"
                 let index = raceIndex[key] ?? {
@@ -92,9 +97,9 @@ public struct RaceSummary: Sendable, Codable, Equatable {
                     return races.count - 1
                 }()
                 races[index].kinds.append(i.kind.rawValue)
-                raceOfOp[i.op] = index
+                if placing { raceOfOp[i.op] = index }
             case .complete(let c):
-                guard let call = callOfOp[c.op] else { continue }
+                guard placing, let call = callOfOp[c.op] else { continue }
                 for id in [c.conversation, c.view?.id, c.split?.id].compactMap({ $0 })
                 where callOfConversation[id] == nil {
                     callOfConversation[id] = call
