@@ -55,15 +55,17 @@ public final class EventThread: @unchecked Sendable {
         var stopped = false
     }
 
-    /// Most posted blocks run in one batch, so timers due meanwhile wait at most that long; the rest runs in the
-    /// next batch, right after the timers.
-    private static let postsPerBatch = 256
+    /// Posted blocks run per batch: timers due meanwhile wait at most that long; the rest runs in the next batch,
+    /// right after the timers.
+    private let postsPerBatch: Int
 
     /// - Parameter batchSize: events handled per block on the queue (at most 256); small enough that one block
     ///   stays well under a millisecond, so timers keep their accuracy under a burst of responses.
-    public init(queue: DispatchQueue, name: String, batchSize: Int = 32) {
+    /// - Parameter postsPerBatch: posted blocks run per batch before due timers get their turn.
+    public init(queue: DispatchQueue, name: String, batchSize: Int = 32, postsPerBatch: Int = 256) {
         self.queue = queue
         self.batchSize = max(1, min(256, batchSize))
+        self.postsPerBatch = max(1, postsPerBatch)
         do {
             poller = try EpollSet(capacity: self.batchSize)
         } catch {
@@ -190,7 +192,7 @@ public final class EventThread: @unchecked Sendable {
         var batch: [QueueOwned] = []
         while true {
             let (more, stop, left) = mailbox.withLock { box -> (Bool, Bool, Bool) in
-                if box.work.isEmpty || ran >= Self.postsPerBatch {
+                if box.work.isEmpty || ran >= postsPerBatch {
                     box.awake = !box.work.isEmpty
                     return (false, box.stopping, box.awake)
                 }
