@@ -379,7 +379,7 @@ if cap_summary and cap_summary.get("capacity"):
 peer_figures(work, figure, figures, load_json, mmm, seconds_per_run * 2)
 
 # MARK: - idle wss sockets and a reconnect storm (scripts/bench-sockets.sh), vs Python websockets
-socket_figures(work, figure, load_json, mmm)
+socket_figures(work, figure, load_json, mmm, other_before=RULE.other_before("sockets"))
 
 NOT_JUDGED = sorted({RULE.judge(s)[1].split(":")[0] for s in RULE.verdicts if not RULE.judge(s)[0]})
 try:

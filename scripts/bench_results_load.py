@@ -52,20 +52,11 @@ class LoadRule:
         span = [x[0] for x in _numbers(os.path.join(self.work, f"span-{section}"))]
         raw = _numbers(os.path.join(self.work, f"loadavg-{section}"), fields=1)
         raw_text = f"load average {raw[0][0]:g}" if raw else "load average not noted"
-        if len(span) < 2:
+        before = self.other_before(section)
+        if len(span) < 2 or before is None:
             return False, f"{section}: load not recorded ({raw_text})"
         begin, end = span[0], span[-1]
-        starts = [s for s in self.starts if s[0] <= begin]
-        if not starts:
-            return False, f"{section}: load not recorded ({raw_text})"
-        suite_ms, before = starts[-1]
-        during = []
-        for ms, _, running, ours in self.samples:
-            others = max(0.0, running - ours)
-            if suite_ms <= ms < begin:
-                before = before * DECAY + others * (1 - DECAY)
-            elif begin <= ms < end:
-                during.append(others)
+        during = [max(0.0, running - ours) for ms, _, running, ours in self.samples if begin <= ms < end]
         if not during:
             return False, f"{section}: load during it not recorded ({raw_text})"
         mean = statistics.mean(during)
@@ -73,6 +64,19 @@ class LoadRule:
                 f"own); other work's runnable tasks during it mean {mean:.2f}, max {max(during):g} over "
                 f"{len(during)} samples")
         return before < 1 and mean < 1, text
+
+    def other_before(self, section):
+        """Other work's replayed load average at the section's start (the suite's own tasks taken out), or None
+        when the samples do not cover it: for sections that judge their phases themselves."""
+        span = [x[0] for x in _numbers(os.path.join(self.work, f"span-{section}"))]
+        starts = [s for s in self.starts if span and s[0] <= span[0]]
+        if not span or not starts:
+            return None
+        suite_ms, before = starts[-1]
+        for ms, _, running, ours in self.samples:
+            if suite_ms <= ms < span[0]:
+                before = before * DECAY + max(0.0, running - ours) * (1 - DECAY)
+        return before
 
     def apply(self, fid, goal, meets):
         """(goal, meets, load text) for figure `fid`: the goal marked "not judged" unless its section was quiet."""

@@ -10,13 +10,15 @@ import os
 import statistics
 
 
-def load_judgement(d, phase, lo=None, hi=None):
+def load_judgement(d, phase, lo=None, hi=None, other_before=None):
     """(judged, text) for the samples of one phase (epoch ms in [lo, hi)): the load before the section and the
-    others' load during the phase."""
+    others' load during the phase. `other_before`, when the suite's load rule could replay it, is the load average
+    of other work alone at the section's start: the raw one also counts the suite's own earlier sections."""
     try:
-        before = float(open(os.path.join(d, "loadavg-before")).read().split()[0])
+        raw = float(open(os.path.join(d, "loadavg-before")).read().split()[0])
     except (OSError, ValueError, IndexError):
-        before = None
+        raw = None
+    before = other_before if other_before is not None else raw
     others = []
     for line in open(os.path.join(d, "load-samples")) if os.path.exists(os.path.join(d, "load-samples")) else []:
         parts = line.split()
@@ -25,19 +27,23 @@ def load_judgement(d, phase, lo=None, hi=None):
     if before is None or not others:
         return False, f"{phase}: load not recorded"
     during = statistics.mean(others)
-    return before < 1 and during < 1, (f"{phase}: load average {before:g} before the section; other work's runnable "
+    before_text = (f"other work's load average {before:.2f} before the section (load average {raw:g} with the "
+                   f"suite's own)" if other_before is not None and raw is not None
+                   else f"load average {before:g} before the section")
+    return before < 1 and during < 1, (f"{phase}: {before_text}; other work's runnable "
                                        f"tasks during it, the bench's own aside: mean {during:.2f}, max {max(others)} "
                                        f"over {len(others)} samples")
 
 
-def phases(d):
+def phases(d, other_before=None):
     """Judgements of the three phases: opening (until the drop), the storm (until the clients were stopped), the
     peer (after)."""
     storm_ms = int(open(os.path.join(d, "storm-start-ms")).read())
     stop = os.path.join(d, "stop")
     stop_ms = int(os.path.getmtime(stop) * 1000) if os.path.exists(stop) else None
-    return (load_judgement(d, "opening", hi=storm_ms), load_judgement(d, "storm", storm_ms, stop_ms),
-            load_judgement(d, "peer", lo=stop_ms))
+    return (load_judgement(d, "opening", hi=storm_ms, other_before=other_before),
+            load_judgement(d, "storm", storm_ms, stop_ms, other_before=other_before),
+            load_judgement(d, "peer", lo=stop_ms, other_before=other_before))
 
 
 def storm(d, n, load):
@@ -75,9 +81,10 @@ def storm(d, n, load):
             if samples else None}
 
 
-def socket_figures(work, figure, load_json, mmm):
+def socket_figures(work, figure, load_json, mmm, other_before=None):
     """Adds the section's rows through bench-results.py's `figure`, reading files with its `load_json` and
-    summarising with its `mmm` (min / median / max, {} when there is nothing)."""
+    summarising with its `mmm` (min / median / max, {} when there is nothing); `other_before` as in
+    `load_judgement`."""
     load = load_json
 
     def summary(values):
@@ -91,7 +98,7 @@ def socket_figures(work, figure, load_json, mmm):
         return
     n, peer_n, shards = settings["sockets"], settings["peer_sockets"], settings["shards"]
     peers = [p for p in (load(x) for x in sorted(glob.glob(os.path.join(d, "peer-*.json")))) if p and "sockets" in p]
-    (open_ok, open_text), (storm_ok, storm_text), (peer_ok, peer_text) = phases(d)
+    (open_ok, open_text), (storm_ok, storm_text), (peer_ok, peer_text) = phases(d, other_before)
     load_text = f"{open_text}; {storm_text}; {peer_text}"
 
     def suffix(ok, text):
