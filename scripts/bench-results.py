@@ -382,10 +382,14 @@ peer_figures(work, figure, figures, load_json, mmm, seconds_per_run * 2)
 socket_figures(work, figure, load_json, mmm, other_before=RULE.other_before("sockets"))
 
 NOT_JUDGED = sorted({RULE.judge(s)[1].split(":")[0] for s in RULE.verdicts if not RULE.judge(s)[0]})
-try:
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-except OSError:
-    commit = ""
+# The commit the suite measured, noted by bench.sh at its start (HEAD may have moved since).
+commit = (read(os.path.join(work, "commit")) or "").strip()
+if not commit:
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True).stdout.strip()
+    except OSError:
+        commit = ""
 # When results are regenerated later (e.g. a section rerun with BENCH_KEEP_WORK), say which code measured what.
 commit = os.environ.get("BENCH_COMMIT", commit)
 result = {"date": date, "machine": machine(), "commit": commit, "rounds": rounds,

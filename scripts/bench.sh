@@ -54,6 +54,7 @@ CLIENT_CPU=0
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 suite_start=$(date +%s)
 cat /proc/loadavg > "$work/loadavg-start"
+git rev-parse --short HEAD > "$work/commit" 2>/dev/null || true
 
 stop() {  # stop PID: one server this script started
     kill "$1" 2>/dev/null || true
