@@ -1,3 +1,5 @@
+import TextEscaping
+
 /// A cursor over one history line's bytes; every error carries the line and column.
 ///
 /// Strings are handed out as bytes (a slice of the line, or the decoded bytes when the string has escapes), so keys
@@ -119,11 +121,6 @@ struct JSONScanner {
                 let e = bytes[pos]
                 pos += 1
                 switch e {
-                case UInt8(ascii: "n"): out.append(0x0A)
-                case UInt8(ascii: "t"): out.append(0x09)
-                case UInt8(ascii: "r"): out.append(0x0D)
-                case UInt8(ascii: "b"): out.append(0x08)
-                case UInt8(ascii: "f"): out.append(0x0C)
                 case UInt8(ascii: "u"):
                     guard pos + 4 <= bytes.count,
                           let code = UInt32(String(decoding: UnsafeBufferPointer(rebasing: bytes[pos..<pos + 4]),
@@ -133,7 +130,7 @@ struct JSONScanner {
                     // Surrogate halves are replaced rather than paired: ids and reasons are ASCII in practice.
                     let scalar = Unicode.Scalar(code) ?? "\u{FFFD}"
                     out.append(contentsOf: Array(String(Character(scalar)).utf8))
-                default: out.append(e)
+                default: out.append(JSONText.unescaped(e) ?? e)
                 }
             default:
                 out.append(b)

@@ -1,3 +1,5 @@
+import TextEscaping
+
 /// A small JSON reader for the driver's hot path: every response of the reference target and every push payload
 /// is read into a `JSONLite.Value` tree. Foundation's JSONDecoder cost ~15 µs for one conversation on Linux and
 /// was the largest user-space share of a `callstorm run` profile (Benchmarks/results); this does the same in a
@@ -175,12 +177,6 @@ enum JSONLite {
                 let e = bytes[index]
                 index += 1
                 switch e {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
-                case UInt8(ascii: "b"): out.append(0x08)
-                case UInt8(ascii: "f"): out.append(0x0C)
-                case UInt8(ascii: "n"): out.append(0x0A)
-                case UInt8(ascii: "r"): out.append(0x0D)
-                case UInt8(ascii: "t"): out.append(0x09)
                 case UInt8(ascii: "u"):
                     guard var scalar = hex4() else { return nil }
                     if (0xD800..<0xDC00).contains(scalar) {
@@ -192,7 +188,9 @@ enum JSONLite {
                     }
                     guard let unicode = Unicode.Scalar(scalar) else { return nil }
                     out.append(contentsOf: Array(String(Character(unicode)).utf8))
-                default: return nil
+                default:
+                    guard let byte = JSONText.unescaped(e) else { return nil }
+                    out.append(byte)
                 }
             }
             return nil

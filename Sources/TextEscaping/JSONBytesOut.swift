@@ -1,5 +1,6 @@
 /// JSON text appended straight to a byte buffer, for lines written on hot paths (the history's, a checkpoint's):
-/// no String per line and none per integer. Strings go through `JSONText.escape`'s rules.
+/// no String per line and none per integer. Strings go through `JSONText.escape`'s rules; `unescaped` is the same
+/// table read the other way, for the readers.
 extension JSONText {
     /// Appends `value` quoted, escaped as `escape` does; text needing no escape is copied as it is.
     public static func appendQuoted(_ value: String, to out: inout [UInt8]) {
@@ -33,6 +34,20 @@ extension JSONText {
                 rest /= 10
             } while rest > 0
             out.append(contentsOf: UnsafeMutableRawBufferPointer(rebasing: digits[i...]))
+        }
+    }
+
+    /// The byte a one-letter JSON escape stands for (`n` → LF, `"` → `"`, …: `b f n r t " \ /`); nil for any
+    /// other letter (`u` takes four hex digits, which the reader decodes itself).
+    public static func unescaped(_ letter: UInt8) -> UInt8? {
+        switch letter {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): return letter
+        case UInt8(ascii: "b"): return 0x08
+        case UInt8(ascii: "f"): return 0x0C
+        case UInt8(ascii: "n"): return 0x0A
+        case UInt8(ascii: "r"): return 0x0D
+        case UInt8(ascii: "t"): return 0x09
+        default: return nil
         }
     }
 

@@ -1,24 +1,25 @@
 import Determinism
-import Testing
+import XCTest
 
-struct ManualClockTests {
-    @Test func startsAtOneSecondAndMovesOnlyWhenAdvanced() {
+/// XCTest, not Swift Testing: `make test` runs XCTest only (`--disable-swift-testing`).
+final class ManualClockTests: XCTestCase {
+    func testStartsAtOneSecondAndMovesOnlyWhenAdvanced() {
         let clock = ManualClock()
-        #expect(clock.nowNanos() == 1_000_000_000)
-        #expect(clock.nowNanos() == 1_000_000_000)
+        XCTAssertEqual(clock.nowNanos(), 1_000_000_000)
+        XCTAssertEqual(clock.nowNanos(), 1_000_000_000)
         clock.advance(by: 250)
-        #expect(clock.nowNanos() == 1_000_000_250)
+        XCTAssertEqual(clock.nowNanos(), 1_000_000_250)
     }
 
-    @Test func setPutsTheClockAtTheGivenInstant() {
+    func testSetPutsTheClockAtTheGivenInstant() {
         let clock = ManualClock(startNanos: 5)
         clock.set(42)
-        #expect(clock.nowNanos() == 42)
+        XCTAssertEqual(clock.nowNanos(), 42)
     }
 
-    @Test func monotonicClockNeverGoesBack() {
+    func testMonotonicClockNeverGoesBack() {
         let clock = MonotonicClock()
         let first = clock.nowNanos()
-        #expect(clock.nowNanos() >= first)
+        XCTAssertGreaterThanOrEqual(clock.nowNanos(), first)
     }
 }
