@@ -76,7 +76,7 @@ let package = Package(
             "Determinism", "TextEscaping", "Chaos", "WebSocket", "WebSocketClient",
         ]),
         .target(name: "Reports", dependencies: ["Metrics", "Results", "CZlib", "TextEscaping", "Checker"]),
-        .target(name: "Results", dependencies: ["Metrics", "Locking"]),
+        .target(name: "Results", dependencies: ["Metrics", "Locking", "TextEscaping"]),
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
             "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "FaultProxy", "Locking",

@@ -1,4 +1,5 @@
 import Foundation
+import TextEscaping
 
 /// A CSV document with RFC 4180 quoting: fields holding a comma, a double quote, CR or LF are quoted and their
 /// quotes doubled. Lines end in LF rather than RFC 4180's CRLF because the files are read by Unix tools and
@@ -16,11 +17,7 @@ struct CSVTable {
         rows.append(row)
     }
 
-    static func escape(_ field: String) -> String {
-        let needsQuotes = field.unicodeScalars.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }
-        guard needsQuotes else { return field }
-        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
+    static func escape(_ field: String) -> String { CSVText.field(field) }
 
     func rendered() -> String {
         var text = header.map(Self.escape).joined(separator: ",") + "\n"

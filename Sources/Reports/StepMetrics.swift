@@ -103,20 +103,36 @@ private struct CSVLoader {
         }
     }
 
-    /// The fields of `line` into `fieldStarts`/`fieldEnds`; false unless there are exactly `expecting`.
+    /// The fields of `line` into `fieldStarts`/`fieldEnds`; false unless there are exactly `expecting`. A field in
+    /// quotes (RFC 4180, as the journal writes text holding a comma or a quote) spans the bytes between them.
     private mutating func split(_ line: Range<Int>, expecting: Int) -> Bool {
         fieldStarts.removeAll(keepingCapacity: true)
         fieldEnds.removeAll(keepingCapacity: true)
-        var start = line.lowerBound
-        for i in line where buffer[i] == 0x2C {
-            fieldStarts.append(start)
-            fieldEnds.append(i)
-            start = i + 1
-            if fieldStarts.count >= expecting { return false }
+        let comma = UInt8(ascii: ","), quote = UInt8(ascii: "\"")
+        var i = line.lowerBound
+        while fieldStarts.count < expecting {
+            var end = i
+            if i < line.upperBound, buffer[i] == quote {
+                end = i + 1
+                while end < line.upperBound {
+                    guard buffer[end] == quote else { end += 1; continue }
+                    guard end + 1 < line.upperBound, buffer[end + 1] == quote else { break }
+                    end += 2  // a doubled quote stands for one
+                }
+                guard end < line.upperBound else { return false }  // no closing quote
+                fieldStarts.append(i + 1)
+                fieldEnds.append(end)
+                end += 1
+                guard end == line.upperBound || buffer[end] == comma else { return false }
+            } else {
+                while end < line.upperBound, buffer[end] != comma { end += 1 }
+                fieldStarts.append(i)
+                fieldEnds.append(end)
+            }
+            if end == line.upperBound { return fieldStarts.count == expecting }
+            i = end + 1
         }
-        fieldStarts.append(start)
-        fieldEnds.append(line.upperBound)
-        return fieldStarts.count == expecting
+        return false
     }
 
     /// Field `column` as "12.345678" seconds → 12345678 µs, by integer arithmetic so no value is rounded; nil

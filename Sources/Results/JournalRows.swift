@@ -1,3 +1,5 @@
+import TextEscaping
+
 /// One finished action, as a row of actions.csv. Times are nanoseconds since the run's origin.
 public struct ActionRow: Sendable, Equatable {
     public var id: UInt64
@@ -28,9 +30,21 @@ public struct ActionRow: Sendable, Equatable {
 
     public static let header = RunBundle.Rows.actions.header
 
+    /// The row appended to `out` as bytes (no String per row); text fields quoted as RFC 4180 says when they hold
+    /// a comma, a quote or a line break (a foreign server's conversation id may).
+    func appendCSV(to out: inout [UInt8]) {
+        JSONText.appendInteger(id, to: &out)
+        for text in [kind, step, device, conversation] { out.append(comma); appendCSVField(text, to: &out) }
+        for nanos in [plannedNanos, startedNanos, finishedNanos] { out.append(comma); appendSeconds(nanos, to: &out) }
+        out.append(comma); appendCSVField(outcome, to: &out)
+        out.append(comma); appendCSVField(reason, to: &out)
+        out.append(comma); appendMillis(finishedNanos &- startedNanos, to: &out)
+    }
+
     var csv: String {
-        "\(id),\(kind),\(step),\(device),\(conversation),\(seconds(plannedNanos)),\(seconds(startedNanos))," +
-            "\(seconds(finishedNanos)),\(outcome),\(reason),\(millis(finishedNanos &- startedNanos))"
+        var out: [UInt8] = []
+        appendCSV(to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 }
 
@@ -58,23 +72,53 @@ public struct PushRow: Sendable, Equatable {
 
     public static let header = RunBundle.Rows.pushes.header
 
+    /// The row appended to `out` as bytes, text fields quoted where RFC 4180 needs it.
+    func appendCSV(to out: inout [UInt8]) {
+        appendCSVField(apnsID, to: &out)
+        out.append(comma); appendCSVField(device, to: &out)
+        out.append(comma); appendCSVField(pushType, to: &out)
+        out.append(comma); appendSeconds(acceptedNanos, to: &out)
+        out.append(comma); appendSeconds(deliveredNanos, to: &out)
+        out.append(comma); if let reportedNanos { appendSeconds(reportedNanos, to: &out) }
+        out.append(comma); if let reportedNanos { appendMillis(reportedNanos &- acceptedNanos, to: &out) }
+        out.append(comma); out.append(contentsOf: (deadlineMissed ? "true" : "false").utf8)
+    }
+
     var csv: String {
-        let reported = reportedNanos.map(seconds) ?? ""
-        let latency = reportedNanos.map { millis($0 &- acceptedNanos) } ?? ""
-        return "\(apnsID),\(device),\(pushType),\(seconds(acceptedNanos)),\(seconds(deliveredNanos)),\(reported)," +
-            "\(latency),\(deadlineMissed)"
+        var out: [UInt8] = []
+        appendCSV(to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 }
 
-/// Seconds with microsecond precision, without Foundation's formatter on the hot path.
-func seconds(_ nanos: UInt64) -> String {
-    let micros = nanos / 1000
-    let frac = String(micros % 1_000_000)
-    return "\(micros / 1_000_000)." + String(repeating: "0", count: 6 - frac.count) + frac
+private let comma = UInt8(ascii: ",")
+
+private func appendCSVField(_ text: String, to out: inout [UInt8]) { CSVText.appendField(text, to: &out) }
+
+/// Seconds with microsecond precision ("12.000345").
+func appendSeconds(_ nanos: UInt64, to out: inout [UInt8]) {
+    appendFixed(nanos / 1000, decimals: 6, to: &out)
 }
 
-func millis(_ nanos: UInt64) -> String {
-    let micros = nanos / 1000
-    let frac = String(micros % 1000)
-    return "\(micros / 1000)." + String(repeating: "0", count: 3 - frac.count) + frac
+/// Milliseconds with microsecond precision ("3.071").
+func appendMillis(_ nanos: UInt64, to out: inout [UInt8]) {
+    appendFixed(nanos / 1000, decimals: 3, to: &out)
 }
+
+/// `micros` ÷ 10^decimals, written with exactly `decimals` digits after the point.
+private func appendFixed(_ micros: UInt64, decimals: Int, to out: inout [UInt8]) {
+    var scale: UInt64 = 1
+    for _ in 0..<decimals { scale *= 10 }
+    JSONText.appendInteger(micros / scale, to: &out)
+    out.append(UInt8(ascii: "."))
+    var fraction = micros % scale
+    var digits = [UInt8](repeating: UInt8(ascii: "0"), count: decimals)
+    var i = decimals
+    while i > 0 {
+        i -= 1
+        digits[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: fraction % 10)
+        fraction /= 10
+    }
+    out.append(contentsOf: digits)
+}
+

@@ -46,12 +46,12 @@ public final class WorkerJournal {
 
     public func action(_ row: ActionRow) {
         actionCount += 1
-        if actionCount % configuration.sampleEvery == 0 { actions.append(row.csv) }
+        if actionCount % configuration.sampleEvery == 0 { actions.appendLine(row.appendCSV) }
     }
 
     public func push(_ row: PushRow) {
         pushCount += 1
-        if pushCount % configuration.sampleEvery == 0 { pushes.append(row.csv) }
+        if pushCount % configuration.sampleEvery == 0 { pushes.appendLine(row.appendCSV) }
     }
 
     /// One line of the operation history (docs/CHECKER.md): every invocation, completion, push and final view.

@@ -56,6 +56,22 @@ final class StepMetricsLoadTests: XCTestCase {
         XCTAssertEqual(steps.histograms["join.fulfillment_from_planned@f/a"]?.max, 2_500_000)
     }
 
+    /// A field in quotes (a foreign server's id with a comma or a quote, as the journal writes it) is one field;
+    /// an unterminated quote or text after the closing quote skips the row.
+    func testQuotedFieldsAreOneFieldEach() throws {
+        let steps = try load(header + #"""
+            1,join,f/a,d,"c,1 ""q""",1.5,1.5,2,fulfilled,,0
+            2,join,"f/a",d,"",1.5,1.5,2.5,fulfilled,"a, reason",0
+            3,join,f/a,d,"unterminated,1.5,1.5,2,fulfilled,,0
+            4,join,f/a,d,"c"x,1.5,1.5,2,fulfilled,,0
+            5,join,f/a,d,c,1.5,1.5,2,fulfilled,,"0"
+
+            """#)
+        XCTAssertEqual(steps.rows, 3)
+        XCTAssertEqual(steps.outcomes["join@f/a"], ["fulfilled": 3])
+        XCTAssertEqual(steps.histograms["join.fulfillment@f/a"]?.max, 1_000_000)
+    }
+
     func testAFileWithoutAWholeLineOrKnownColumnsGivesNothing() throws {
         XCTAssertEqual(try load("id,kind,step").rows, 0)
         XCTAssertEqual(try load("a,b\n1,2\n").rows, 0)
