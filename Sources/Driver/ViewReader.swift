@@ -99,11 +99,10 @@ struct ViewReader: Sendable {
         return at(.response, root).flatMap(view(in:))
     }
 
-    /// An action's answer read once: the view it carries (when `view`) and the view of a conversation it split
-    /// off (when `split` and the mapping says where answers carry one).
-    func answer(_ bytes: [UInt8], view wantView: Bool, split wantSplit: Bool)
-        -> (view: ConversationView?, split: ConversationView?) {
-        let wantView = wantView && mapping != nil
+    /// An action's answer read once: the view it carries and the view of a conversation it split off (when
+    /// `split` and the mapping says where answers carry one).
+    func answer(_ bytes: [UInt8], split wantSplit: Bool) -> (view: ConversationView?, split: ConversationView?) {
+        let wantView = mapping != nil
         let wantSplit = wantSplit && has(.split)
         guard wantView || wantSplit, let root = JSONLite.parse(bytes) else { return (nil, nil) }
         let view = wantView ? at(.response, root).flatMap(view(in:)) : nil

@@ -113,7 +113,7 @@ extension Worker {
         }
         let reader = api.reader
         // One parse of the body for both views.
-        let views = reader.answer(response.body, view: true, split: request.op != .start)
+        let views = reader.answer(response.body, split: request.op != .start)
         if reader.mapping != nil {
             answer.view = views.view
             if answer.view == nil, reader.mapping?.required == true { answer.outcome = .failed(reason: "bad_response") }

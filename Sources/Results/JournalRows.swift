@@ -41,11 +41,6 @@ public struct ActionRow: Sendable, Equatable {
         out.append(comma); appendMillis(finishedNanos &- startedNanos, to: &out)
     }
 
-    var csv: String {
-        var out: [UInt8] = []
-        appendCSV(to: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
 }
 
 /// One push a device received, as a row of pushes.csv.
@@ -84,11 +79,6 @@ public struct PushRow: Sendable, Equatable {
         out.append(comma); out.append(contentsOf: (deadlineMissed ? "true" : "false").utf8)
     }
 
-    var csv: String {
-        var out: [UInt8] = []
-        appendCSV(to: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
 }
 
 private let comma = UInt8(ascii: ",")

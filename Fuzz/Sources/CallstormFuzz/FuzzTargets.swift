@@ -110,11 +110,11 @@ private let foreignReader: ViewReader = {
 
 private func fuzzJSON(_ bytes: [UInt8]) {
     _ = ViewReader.reference.response(bytes)
-    _ = ViewReader.reference.answer(bytes, view: true, split: true)
+    _ = ViewReader.reference.answer(bytes, split: true)
     _ = ViewReader.reference.push(bytes)
     _ = foreignReader.response(bytes)
     _ = foreignReader.push(bytes)
-    _ = foreignReader.answer(bytes, view: false, split: true)
+    _ = foreignReader.answer(bytes, split: true)
     _ = TargetAPI.captures(captureEndpoint, from: bytes)
 }
 
