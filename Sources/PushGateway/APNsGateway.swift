@@ -197,14 +197,15 @@ public final class APNsGateway: HTTPHandler {
     /// pass: three lookups cost about a thousand instructions per push.
     private static func addressing(_ headers: [HTTPHeader]) -> (apnsID: String?, host: String?, authority: String?) {
         var found: (apnsID: String?, host: String?, authority: String?) = (nil, nil, nil)
-        for header in headers {
-            switch header.name.utf8.count {
-            case 7 where found.apnsID == nil && ByteSearch.equalsIgnoringCase(header.name, "apns-id"):
-                found.apnsID = header.value
-            case 4 where found.host == nil && ByteSearch.equalsIgnoringCase(header.name, "host"):
-                found.host = header.value
-            case 10 where found.authority == nil && ByteSearch.equalsIgnoringCase(header.name, ":authority"):
-                found.authority = header.value
+        // By index, not `for header in`: a copied element retains and releases both of its Strings.
+        for i in headers.indices {
+            switch headers[i].name.utf8.count {
+            case 7 where found.apnsID == nil && ByteSearch.equalsIgnoringCase(headers[i].name, "apns-id"):
+                found.apnsID = headers[i].value
+            case 4 where found.host == nil && ByteSearch.equalsIgnoringCase(headers[i].name, "host"):
+                found.host = headers[i].value
+            case 10 where found.authority == nil && ByteSearch.equalsIgnoringCase(headers[i].name, ":authority"):
+                found.authority = headers[i].value
             default:
                 break
             }

@@ -83,4 +83,13 @@ final class GatewayHotPathTests: XCTestCase {
             }
         }
     }
+
+    func testHexDigitsAreExactlyZeroToNineAndAToFInEitherCase() {
+        let hex = Set("0123456789abcdefABCDEF".utf8)
+        for b in UInt8.min...UInt8.max {
+            XCTAssertEqual(APNsValidator.isHex(b), hex.contains(b), "byte \(b)")
+        }
+        XCTAssertTrue(APNsValidator.allHex(String(repeating: "0aF9", count: 16)))
+        XCTAssertFalse(APNsValidator.allHex(String(repeating: "0aF9", count: 15) + "0aG9"))
+    }
 }
