@@ -23,6 +23,8 @@ for f in r["figures"]:
     if "skipped" in f:
         rows.append(f"| {f['id']} | skipped: {f['skipped']} | | |")
         continue
+    if f.get("measured_alone_at"):  # a section rerun alone (BENCH_ONLY + BENCH_CARRY_OVER) says its own commit
+        f["title"] += f" (measured alone at commit {f['measured_alone_at']})"
     goal = ""
     if f.get("goal"):
         verdict = {True: "met", False: "**missed**", None: "–"}[f["meets_goal"]]
@@ -31,6 +33,10 @@ for f in r["figures"]:
     if f["id"] == "timer_accuracy":
         value = (f"p50 {fmt(s['p50'])} / p99 {fmt(s['p99'])} / max {fmt(s['max'])} ms at "
                  f"{fmt(f.get('actions_per_second'))} actions/s")
+        if "max" in p:  # the hiccup probe beside the run (bench-hiccup-probe.py)
+            value += (f"; the machine's own hiccups ({p['priority']} priority probe): "
+                      + (f"max {fmt(p['max'])} ms, {fmt(p['max_near_lag_worst_second'])} ms near the lag's worst "
+                         f"second" if p["late_wakeups"] else "none over 1 ms"))
         rows.append(f"| {f['title']} | {value} | – | {goal} |")
         continue
     if f["id"] == "devices_rss":

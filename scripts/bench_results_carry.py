@@ -1,9 +1,10 @@
 """BENCH_CARRY_OVER=1, for bench-results.py: a section run alone (BENCH_ONLY) whose other sections' raw files are
 gone keeps the same day's figures it did not measure, in their order, with the header (suite length, noise note,
-load averages, rounds) of the full run they came from; this run's rows replace theirs or are appended."""
+load averages, rounds, commit) of the full run they came from; this run's rows replace theirs or are appended, each
+marked with the commit it was measured at alone."""
 import os
 
-HEADER = ("suite_seconds", "noise", "load_average_at_start", "load_average_at_end", "rounds", "seconds_per_load_run")
+HEADER = ("commit", "suite_seconds", "noise", "load_average_at_start", "load_average_at_end", "rounds", "seconds_per_load_run")
 
 
 def carry_over(result, figures, path, load_json):
@@ -12,6 +13,8 @@ def carry_over(result, figures, path, load_json):
     if not earlier:
         return False
     mine = {f["id"]: f for f in figures}
+    for f in mine.values():
+        f["measured_alone_at"] = result.get("commit")
     figures[:] = [mine.pop(f["id"], f) for f in earlier["figures"]] + list(mine.values())
     result.update({k: earlier[k] for k in HEADER if k in earlier})
     return True
