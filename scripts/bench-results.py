@@ -281,26 +281,32 @@ if ck:
                 "times the history's operations per line); the checker does strictly more per line.")
 
 # MARK: - scale
-def machine_hiccups(run, launched_file, probe_file):
-    """What the hiccup probe saw while the load ran: its priority, its latest wake-up, and its latest within a
-    second of the second where callstorm's lag was worst (None without the probe's files)."""
+def machine_hiccups(run, probe_file, stall_ms=2):
+    """What the hiccup probe saw, on the run's own time axis (series second N is Unix second originUnixSeconds + N,
+    shard.json): its priority, its late wake-ups while the load ran, and the seconds in which the machine itself
+    stalled: a real-time probe woke `stall_ms` or more late, which no other process can cause (None without the
+    probe's file)."""
     try:
-        launched = int(read(launched_file).split()[0]) / 1000
-        facts = load_json(os.path.join(run, "summary.json"))["facts"]
+        shard = load_json(os.path.join(run, "shard.json"))
+        origin, load_start = shard["originUnixSeconds"], shard["loadStartSecond"]
         lines = read(probe_file).splitlines()
-    except (AttributeError, TypeError, KeyError, IndexError, ValueError, OSError):
+    except (AttributeError, TypeError, KeyError):
         return None
-    start = launched + (facts.get("loadStartSecond") or 0)
     priority = next((l.split()[2] for l in lines if l.startswith("# priority")), "unknown")
-    late = [(int(t) / 1000 - start, float(ms)) for t, ms in (l.split() for l in lines if not l.startswith("#"))]
-    late = [(at, ms) for at, ms in late if 0 <= at < 30]
-    seconds = [r for r in csv.DictReader(open(os.path.join(run, "timeseries.csv")))
-               if r["metric"] == "scheduler_lag" and r["max"]]
-    worst = max(seconds, key=lambda r: float(r["max"]))["second"] if seconds else None
-    near = [ms for at, ms in late if worst is not None and abs(at - (int(worst) + 0.5)) <= 1.5]
-    return {"priority": priority, "max": max((ms for _, ms in late), default=0.0), "late_wakeups": len(late),
-            "lag_worst_second": int(worst) if worst is not None else None,
-            "max_near_lag_worst_second": max(near, default=0.0)}
+    late = [(int(t) / 1000 - origin, float(ms)) for t, ms in (l.split() for l in lines if not l.startswith("#"))]
+    late = [(at, ms) for at, ms in late if load_start <= at < load_start + 30]
+    stalled = sorted({int(at) for at, ms in late if ms >= stall_ms}) if priority == "fifo" else []
+    return {"priority": priority, "late_wakeups": len(late), "max": max((ms for _, ms in late), default=0.0),
+            "stall_ms": stall_ms, "stalled_seconds": stalled}
+
+
+def lag_outside(run, seconds):
+    """callstorm's worst lag in the seconds not listed, and its worst second (from timeseries.csv)."""
+    rows = [r for r in csv.DictReader(open(os.path.join(run, "timeseries.csv")))
+            if r["metric"] == "scheduler_lag" and r["max"]]
+    worst = max(rows, key=lambda r: float(r["max"]), default=None)
+    rest = [float(r["max"]) for r in rows if int(r["second"]) not in seconds]
+    return max(rest, default=float("nan")), int(worst["second"]) if worst else None
 
 
 summary = os.path.join(work, "scale", "summary.csv")
@@ -314,8 +320,13 @@ if os.path.exists(summary):
     _, rss = gnu_time(os.path.join(work, "scale.time"))
     p99 = float(lag.get("p99", "nan"))
     mx = float(lag.get("max", "nan"))
-    hiccups = machine_hiccups(os.path.join(work, "scale"), os.path.join(work, "scale.launched"),
-                              os.path.join(work, "scale.hiccups"))
+    hiccups = machine_hiccups(os.path.join(work, "scale"), os.path.join(work, "scale.hiccups"))
+    # Shown beside the max, not subtracted from it: a real-time probe is delayed by the hypervisor, but also by
+    # kernel work on anyone's behalf (this kernel does not preempt itself), callstorm's included.
+    stalled = hiccups["stalled_seconds"] if hiccups else []
+    mx_outside, worst_second = lag_outside(os.path.join(work, "scale"), set(stalled))
+    if hiccups:
+        hiccups.update({"lag_worst_second": worst_second, "lag_max_outside_stalled_ms": mx_outside})
     figure("timer_accuracy", "scheduler lag (planned → actual start), 10,000 devices",
            {"name": "scale run", "unit": "ms", "p50": float(lag.get("p50", "nan")), "p99": p99, "max": mx,
             "command": f"{BIN} run Scenarios/scale.yaml --quiet"},
@@ -331,7 +342,11 @@ if os.path.exists(summary):
                   "push_to_report_ms": {k: float(rows["push_to_report"][k]) for k in ("p50", "p99", "max")}
                   if "push_to_report" in rows else None,
                   "peak_rss_kib": rss},
-           note="One run (the scale scenario is 30 s + drain). Actions/s = action fulfillments ÷ 30 s.")
+           note="One run (the scale scenario is 30 s + drain). Actions/s = action fulfillments ÷ 30 s. The probe "
+                "sleeps 1 ms in a loop at real-time priority (SCHED_FIFO) where allowed, so no other process's threads "
+                "can delay it: a wake-up 2 ms or more late is the machine stalling, the hypervisor or kernel work "
+                "(which may be done for callstorm). The seconds it names and callstorm's max outside them are "
+                "shown for attribution; the goal is judged on the max as measured.")
 
 # MARK: - races (no peer: the correct reference target must show no violation however many pairs conflict)
 races = {}
@@ -438,9 +453,12 @@ def hiccup_text(h):
     """The hiccup probe's figures beside the lag (machine_hiccups)."""
     if not h["late_wakeups"]:
         return "no wake-up over 1 ms late while the load ran"
-    return (f"{h['late_wakeups']} wake-ups over 1 ms late while the load ran, the latest {fmt(h['max'])} ms; "
-            f"{fmt(h['max_near_lag_worst_second'])} ms within a second of the lag's worst (second "
-            f"{h['lag_worst_second']})")
+    text = f"{h['late_wakeups']} wake-ups over 1 ms late while the load ran, the latest {fmt(h['max'])} ms"
+    if not h["stalled_seconds"]:
+        return text + "; no second with a stall of 2 ms or more"
+    return (text + f"; stalls ≥ {fmt(h['stall_ms'])} ms in second(s) "
+            f"{', '.join(str(x) for x in h['stalled_seconds'])} (the lag's worst: second {h['lag_worst_second']}); "
+            f"callstorm's max outside them: {fmt(h['lag_max_outside_stalled_ms'])} ms")
 
 
 def fmt(x):

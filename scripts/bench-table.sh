@@ -34,9 +34,10 @@ for f in r["figures"]:
         value = (f"p50 {fmt(s['p50'])} / p99 {fmt(s['p99'])} / max {fmt(s['max'])} ms at "
                  f"{fmt(f.get('actions_per_second'))} actions/s")
         if "max" in p:  # the hiccup probe beside the run (bench-hiccup-probe.py)
-            value += (f"; the machine's own hiccups ({p['priority']} priority probe): "
-                      + (f"max {fmt(p['max'])} ms, {fmt(p['max_near_lag_worst_second'])} ms near the lag's worst "
-                         f"second" if p["late_wakeups"] else "none over 1 ms"))
+            value += (f"; the machine's own hiccups ({p['priority']} priority probe): max {fmt(p['max'])} ms"
+                      + (f", stalls ≥ {fmt(p['stall_ms'])} ms in second(s) "
+                         f"{', '.join(str(x) for x in p['stalled_seconds'])}, callstorm's max outside them "
+                         f"{fmt(p['lag_max_outside_stalled_ms'])} ms" if p["stalled_seconds"] else ""))
         rows.append(f"| {f['title']} | {value} | – | {goal} |")
         continue
     if f["id"] == "devices_rss":

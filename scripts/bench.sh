@@ -191,7 +191,6 @@ if wanted scale; then
     section "scale: Scenarios/scale.yaml (10,000 devices, 500 calls/s, 30 s)"
     # The machine's own hiccups beside the run, so a stall in the lag can be set beside what the machine did.
     python3 scripts/bench-hiccup-probe.py "$work/scale.hiccups" & probe=$!
-    date +%s%3N > "$work/scale.launched"
     /usr/bin/time -f '%U %S %M' -o "$work/scale.time" "$bin" run Scenarios/scale.yaml --out "$work/scale" --quiet \
         > "$work/scale.log" 2>&1 || true
     stop "$probe"
