@@ -283,9 +283,9 @@ if ck:
 # MARK: - scale
 def machine_hiccups(run, probe_file, stall_ms=2):
     """What the hiccup probe saw, on the run's own time axis (series second N is Unix second originUnixSeconds + N,
-    shard.json): its priority, its late wake-ups while the load ran, and the seconds in which the machine itself
-    stalled: a real-time probe woke `stall_ms` or more late, which no other process can cause (None without the
-    probe's file)."""
+    shard.json): its priority, its late wake-ups while the load ran, and the seconds in which the machine stalled:
+    the probe at real-time priority woke `stall_ms` or more late, which no other process's threads can cause, only
+    the hypervisor or kernel work, callstorm's own included (None without the probe's file)."""
     try:
         shard = load_json(os.path.join(run, "shard.json"))
         origin, load_start = shard["originUnixSeconds"], shard["loadStartSecond"]
@@ -453,7 +453,7 @@ def hiccup_text(h):
     """The hiccup probe's figures beside the lag (machine_hiccups)."""
     if not h["late_wakeups"]:
         return "no wake-up over 1 ms late while the load ran"
-    text = f"{h['late_wakeups']} wake-ups over 1 ms late while the load ran, the latest {fmt(h['max'])} ms"
+    text = f"{h['late_wakeups']} wake-ups over 1 ms late while the load ran, the worst {fmt(h['max'])} ms late"
     if not h["stalled_seconds"]:
         return text + "; no second with a stall of 2 ms or more"
     return (text + f"; stalls ≥ {fmt(h['stall_ms'])} ms in second(s) "
