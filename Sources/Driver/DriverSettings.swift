@@ -13,6 +13,9 @@ public struct DriverSettings: Sendable {
     public var workers: Int
     /// Base URL of the target, without a trailing slash.
     public var targetURL: String
+    /// `target.ca`: the PEM file of CA certificates the devices' https requests and wss sockets verify the
+    /// target against; nil trusts the system store.
+    public var targetCAFile: String?
     public var deadlineNanos: UInt64
     public var actionTimeoutNanos: UInt64
     public var drainNanos: UInt64
@@ -59,8 +62,6 @@ public struct DriverSettings: Sendable {
         public var mode = SocketMode.none
         public var reconnect = SocketReconnect()
         public var lingerNanos: UInt64 = 0
-        /// CA file (PEM) trusted by wss sockets; nil trusts the system store.
-        public var caFile: String?
         public init() {}
     }
 
@@ -80,6 +81,7 @@ public struct DriverSettings: Sendable {
         self.faults = scenario.faults
         self.replayOffsetNanos = scenario.replay?.offsetNanos
         self.pollNanos = scenario.observe.pollNanos
+        self.targetCAFile = scenario.targetCA
         self.voipBlockAfterMisses = scenario.push.blockAfterMisses
         // Views can be compared when the mapping reads them and can fetch one back.
         self.verifyViews = scenario.api.map { $0.view != nil && $0.endpoints["get"] != nil } ?? true

@@ -16,7 +16,7 @@ extension Worker {
         guard settings.socket.mode != .none, let mapping = api.mapping.socket else { return nil }
         let secure = mapping.url.hasPrefix("wss://") || (mapping.url.hasPrefix("/")
             && settings.targetURL.hasPrefix("https://"))
-        let tls = secure ? try? ClientTLS(caFile: settings.socket.caFile) : nil
+        let tls = secure ? try? ClientTLS(caFile: settings.targetCAFile) : nil
         var limits = WebSocketClientPool.Limits()
         limits.openTimeoutNanos = settings.actionTimeoutNanos
         let pool = WebSocketClientPool(thread: io.events, tls: tls, limits: limits) { [unowned self] id, event in

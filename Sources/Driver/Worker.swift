@@ -76,7 +76,9 @@ final class Worker: @unchecked Sendable {
             actionIDs: ActionIDs(worker: index))
         queue.sync {
             io = WorkerIO(queue: queue, name: "callstorm.worker.\(index)",
-                          maxConnections: settings.connectionsPerWorker) { [unowned self] in self.wake() }
+                          maxConnections: settings.connectionsPerWorker, caFile: settings.targetCAFile) {
+                [unowned self] in self.wake()
+            }
             sockets = makeSockets(deviceIndexes: deviceIndexes)
         }
     }
@@ -300,9 +302,10 @@ final class WorkerIO {
     /// The deadline the timer is armed for (`.max`: none), so rearming for the same tick costs nothing.
     var armedWake: UInt64 = .max
 
-    init(queue: DispatchQueue, name: String, maxConnections: Int, wake: @escaping () -> Void) {
+    init(queue: DispatchQueue, name: String, maxConnections: Int, caFile: String?, wake: @escaping () -> Void) {
         var configuration = HTTPClient.Configuration()
         configuration.maxConnections = maxConnections
+        configuration.caFile = caFile
         // Small batches: a due timer waits behind at most 8 socket events or 16 posted pushes (each up to ~30 µs
         // of work), not 32 and 256. Scenarios/scale.yaml side by side, 4 rounds each: lag max 3.3–4.8 ms against
         // 4.8–38 ms, p99 0.24–0.43 against 0.32–0.55 ms, CPU no different (issue 20).

@@ -9,7 +9,7 @@ extension Scenario {
         let targetText: String
         switch target {
         case .embedded: targetText = "embedded reference server"
-        case .url(let url): targetText = url
+        case .url(let url): targetText = url + (targetCA.map { " (trusting the CA in \($0))" } ?? "")
         }
         lines.append("  seed \(seed), \(devices) devices, target \(targetText)")
         let stages = load.map { stage -> String in

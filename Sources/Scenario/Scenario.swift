@@ -46,6 +46,9 @@ public struct Scenario: Sendable, Equatable {
     /// `target.process`: the reference target runs as a child process (`callstorm target`), which `target`
     /// fault windows kill and restart.
     public var targetProcess = false
+    /// `target.ca`: the PEM file (resolved against the scenario file's directory) of the CA that signed a `url`
+    /// target's certificate, trusted by the devices' https requests and wss sockets instead of the system store.
+    public var targetCA: String?
     /// The names `target.bugs` accepts (the reference target's `Bug` cases; a test keeps them equal).
     public static let knownTargetBugs = ["merge-lost-update", "merge-ignores-ended", "unmerge-drops-join",
                                          "version-not-bumped"]

@@ -74,6 +74,7 @@ extension ScenarioDecoder {
         scenario.device = device
         scenario.targetBugs = targetBugs
         scenario.targetProcess = targetProcess
+        scenario.targetCA = targetCA
         if let node = Self.topLevelValue(root, "replay") {
             guard let replay = self.replay(node) else { return nil }
             scenario.replay = replay

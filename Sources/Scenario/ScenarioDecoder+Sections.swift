@@ -67,7 +67,8 @@ extension ScenarioDecoder {
 
     mutating func target(_ node: YAMLNode) -> TargetSpec? {
         let errorsBefore = errors.count
-        guard let fields = fields(of: node, in: "'target'", known: ["embedded", "url", "api", "bugs", "process"])
+        guard let fields = fields(of: node, in: "'target'",
+                                  known: ["embedded", "url", "api", "bugs", "process", "ca"])
         else { return nil }
         if let node = fields["process"], let process = bool(node, "process") {
             if fields["url"] != nil, process {
@@ -90,6 +91,14 @@ extension ScenarioDecoder {
                 }
             }
             if fields["url"] != nil { report(bugsNode.mark, "'bugs' applies to the embedded target only") }
+        }
+        if let caNode = fields["ca"] {
+            if fields["url"] == nil {
+                report(caNode.mark, "'ca' is the certificate authority of your own server's https; "
+                    + "it needs a 'url' beside it")
+            } else {
+                targetCA = caFile(caNode)
+            }
         }
         if let apiNode = fields["api"] {
             if fields["url"] == nil {

@@ -11,6 +11,8 @@ struct ScenarioDecoder {
     var targetProcess = false
     /// `target.url`: a server callstorm did not start (no hooks into it, such as dropping its sockets).
     var targetIsURL = false
+    /// `target.ca`, resolved and checked readable.
+    var targetCA: String?
     /// Where socket faults were written, for the check that the devices hold sockets (`checkSocketFaults`).
     var socketFaultMarks: [(mark: Mark, name: String)] = []
     /// The roles socket faults name, checked against the flows' roles at the end.

@@ -31,6 +31,9 @@ public final class HTTPClient: @unchecked Sendable {
         public var proxy: String?
         /// One PEM file holding a client certificate and its key, presented in TLS handshakes (mutual TLS).
         public var clientCertificatePath: String?
+        /// PEM file of the CA certificates https URLs are verified against instead of the system store: a call
+        /// server whose certificate its own CA signed (scenario `target.ca`).
+        public var caFile: String?
         public init() {}
     }
 
