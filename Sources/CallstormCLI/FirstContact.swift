@@ -22,6 +22,13 @@ enum FirstContact {
     static func diagnose(_ f: Facts) -> [String] {
         var out: [String] = []
         let c = f.counters
+        // With no device registered nothing else ran, so every error counted is a registration's.
+        if (c["devices.registered"] ?? 0) == 0,
+           let (name, count) = c.filter({ $0.key.hasPrefix("errors.") && $0.value > 0 })
+               .max(by: { ($0.value, $1.key) < ($1.value, $0.key) }) {
+            out.append("no device registered with the target (\(name) \(count)): "
+                + registrationAdvice(for: String(name.dropFirst("errors.".count))))
+        }
         let calls = c["calls.started"] ?? 0
         let received = c["gateway.pushes.sent"] ?? 0
         if calls > 0, received == 0, f.ownServer {
@@ -47,6 +54,21 @@ enum FirstContact {
                 + "conversation id it names is the one your server returns (see trace.jsonl with --trace)")
         }
         return out.sorted().map { prefix + $0 }
+    }
+
+    private static func registrationAdvice(for kind: String) -> String {
+        switch kind {
+        case "tls":
+            return "its certificate was not trusted; name the CA that signed it with target: { ca: FILE } "
+                + "(docs/YOUR-SERVER.md), or check that target.url's scheme is the one the server speaks"
+        case "refused", "connect":
+            return "nothing accepted the connection; check target.url's host and port, and that the server is up"
+        case "timeout":
+            return "it did not answer within action_timeout; check target.url and the server's health"
+        default:
+            return "check target.api.register against your server (callstorm run --trace 5 writes the exchange "
+                + "to trace.jsonl)"
+        }
     }
 
     private static func advice(for reason: String) -> String {

@@ -56,5 +56,9 @@ final class TargetCARunTests: XCTestCase {
         let untrusted = try SummaryFile(dir.appendingPathComponent("untrusted/summary.json"))
         XCTAssertEqual(untrusted.counters["errors.tls"], 20, "every registration refused in the handshake")
         XCTAssertNil(untrusted.counters["calls.completed"])
+        let summary = try String(contentsOf: dir.appendingPathComponent("untrusted/summary.json"), encoding: .utf8)
+        XCTAssertTrue(summary.contains("first contact: no device registered with the target (errors.tls 20): "
+                                       + "its certificate was not trusted; name the CA that signed it with "
+                                       + "target: { ca: FILE }"), summary)
     }
 }
