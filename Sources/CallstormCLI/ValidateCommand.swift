@@ -1,4 +1,5 @@
 import Scenario
+import WebSocketClient
 
 enum ValidateCommand {
     static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
@@ -18,7 +19,15 @@ enum ValidateCommand {
     /// Loads and validates a scenario; every problem becomes one line of the error.
     static func loadScenario(_ file: String) throws(CLIError) -> Scenario {
         switch ScenarioLoader.load(contentsOf: file, knownFlows: knownFlows) {
-        case .success(let scenario): return scenario
+        case .success(let scenario):
+            // The scenario module only checks that `target.ca` is readable; OpenSSL says whether it holds a CA,
+            // so a key or a DER file is refused here rather than every handshake failing as "not trusted".
+            if let ca = scenario.targetCA {
+                do { _ = try ClientTLS(caFile: ca) } catch {
+                    throw .invalidScenario("\(file): error: target.ca: \(error)")
+                }
+            }
+            return scenario
         case .failure(let errors): throw .invalidScenario(errors.description)
         }
     }

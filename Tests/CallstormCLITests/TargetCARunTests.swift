@@ -22,6 +22,22 @@ final class TargetCARunTests: XCTestCase {
         """
     }
 
+    func testACAFileOpenSSLCannotLoadIsRefusedBeforeTheRun() throws {
+        let binary = try XCTUnwrap(ChildProcess.callstormBinary, "make test exports CALLSTORM_BIN")
+        let dir = try TemporaryDirectory.make("target-ca-bad")
+        defer { TemporaryDirectory.remove(dir) }
+        try "not a certificate\n".write(to: dir.appendingPathComponent("key.pem"), atomically: true, encoding: .utf8)
+        try scenario(port: 8443, gatewayPort: 2197, ca: "key.pem")
+            .write(to: dir.appendingPathComponent("bad.yaml"), atomically: true, encoding: .utf8)
+        for command in ["validate", "run"] {
+            let result = try ChildProcess.run(binary, [command, "bad.yaml"], in: dir, logs: dir, name: command,
+                                              seconds: 60)
+            XCTAssertEqual(result.status, 2, "\(command): \(result.out) \(result.err)")
+            XCTAssertTrue(result.err.contains("bad.yaml: error: target.ca: TLS client setup failed: cannot load CA "
+                                              + "file key.pem"), "\(command): \(result.err)")
+        }
+    }
+
     func testDevicesTrustTheTargetsOwnCAForHTTPSAndWssOnlyWhenTheScenarioNamesIt() throws {
         let binary = try XCTUnwrap(ChildProcess.callstormBinary, "make test exports CALLSTORM_BIN")
         let dir = try TemporaryDirectory.make("target-ca")
