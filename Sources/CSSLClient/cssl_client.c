@@ -1,5 +1,6 @@
 #include "cssl_client.h"
 #include <arpa/inet.h>
+#include <stdio.h>
 #include <string.h>
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
@@ -10,9 +11,20 @@ static int is_ip_literal(const char *host) {
     return inet_pton(AF_INET, host, buf) == 1 || inet_pton(AF_INET6, host, buf) == 1;
 }
 
-SSL_CTX *cssl_client_ctx_new(const char *ca_file) {
+/* The reason for a failure: OpenSSL's last error, or `fallback` when it queued none. */
+static void note_failure(char *why, size_t cap, const char *fallback) {
+    unsigned long code = ERR_get_error();
+    if (code) {
+        ERR_error_string_n(code, why, cap);
+    } else {
+        snprintf(why, cap, "%s", fallback);
+    }
+    ERR_clear_error();
+}
+
+SSL_CTX *cssl_client_ctx_new(const char *ca_file, char *why, size_t cap) {
     SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
-    if (!ctx) { return NULL; }
+    if (!ctx) { note_failure(why, cap, "SSL_CTX_new failed"); return NULL; }
     SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
     SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION);
     // RELEASE_BUFFERS: tens of thousands of idle sockets is the point of a signaling-socket load test, and each
@@ -21,7 +33,12 @@ SSL_CTX *cssl_client_ctx_new(const char *ca_file) {
                               | SSL_MODE_RELEASE_BUFFERS);
     SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
     int ok = ca_file ? SSL_CTX_load_verify_locations(ctx, ca_file, NULL) : SSL_CTX_set_default_verify_paths(ctx);
-    if (ok != 1) { SSL_CTX_free(ctx); return NULL; }
+    if (ok != 1) {
+        note_failure(why, cap, ca_file ? "no CA certificate could be read from it (a PEM file of certificates)"
+                                       : "the system's CA store could not be loaded");
+        SSL_CTX_free(ctx);
+        return NULL;
+    }
     return ctx;
 }
 

@@ -8,9 +8,8 @@ public final class ClientTLS: @unchecked Sendable {
 
     /// Trusts the CA certificates in `caFile` (PEM), or the system store when nil.
     public init(caFile: String?) throws(WebSocketClientError) {
-        guard let made = cssl_client_ctx_new(caFile) else {
-            var buffer = [CChar](repeating: 0, count: 256)
-            cssl_last_error(&buffer, buffer.count)
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard let made = cssl_client_ctx_new(caFile, &buffer, buffer.count) else {
             throw .tlsSetupFailed("cannot load CA file \(caFile ?? "(system)"): "
                                   + String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) },
                                            as: UTF8.self))

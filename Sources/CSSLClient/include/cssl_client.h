@@ -7,8 +7,8 @@
 
 /// A TLS 1.2+ client context verifying peers against `ca_file` (PEM; NULL: the system's default store), with
 /// SSL_MODE_RELEASE_BUFFERS so an idle session holds no record buffers (the memory floor of an idle wss
-/// socket). NULL on failure (cssl_last_error says why).
-SSL_CTX *cssl_client_ctx_new(const char *ca_file);
+/// socket). NULL on failure, with the reason in `why` (`cap` bytes, NUL-terminated).
+SSL_CTX *cssl_client_ctx_new(const char *ca_file, char *why, size_t cap);
 /// A client session on a connected (or connecting) non-blocking socket, sending SNI for `host` unless it is
 /// an IP literal and checking the certificate names `host` (DNS name or IP address). No ALPN: WebSocket
 /// upgrades speak HTTP/1.1.
