@@ -87,7 +87,8 @@ final class PushSender: @unchecked Sendable {
         }
         var configuration = HTTPClient.Configuration()
         if gatewayURL.hasPrefix("https://") {
-            configuration.version = .http2TLS(caFile: settings.caFile)
+            configuration.version = .http2TLS
+            configuration.caFile = settings.caFile
             // Streams multiplex on one connection; a small cache is enough.
             configuration.maxConnections = 4
             configuration.proxy = settings.proxy

@@ -18,7 +18,7 @@ public final class HTTPClient: @unchecked Sendable {
     public enum Version: Sendable {
         case http1
         /// HTTP/2 over TLS with ALPN, multiplexed on few connections (Debian's curl cannot reuse h2c).
-        case http2TLS(caFile: String?)
+        case http2TLS
     }
 
     public struct Configuration: Sendable {
@@ -32,7 +32,7 @@ public final class HTTPClient: @unchecked Sendable {
         /// One PEM file holding a client certificate and its key, presented in TLS handshakes (mutual TLS).
         public var clientCertificatePath: String?
         /// PEM file of the CA certificates https URLs are verified against instead of the system store: a call
-        /// server whose certificate its own CA signed (scenario `target.ca`).
+        /// server whose certificate its own CA signed (scenario `target.ca`), or callstorm's gateway CA.
         public var caFile: String?
         public init() {}
     }

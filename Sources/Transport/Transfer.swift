@@ -111,16 +111,16 @@ final class Transfer {
             ccurl_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me)
         }
         ccurl_easy_setopt_closesocket(easy, httpClientCloseSocketCallback, closeContext)
-        var caFile = configuration.caFile
         switch configuration.version {
         case .http1:
             ccurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
-        case .http2TLS(let pushCA):
+        case .http2TLS:
             ccurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
             ccurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
-            caFile = pushCA ?? caFile
         }
-        if let caFile { caFile.withCString { _ = ccurl_easy_setopt_string(easy, CURLOPT_CAINFO, $0) } }
+        if let caFile = configuration.caFile {
+            caFile.withCString { _ = ccurl_easy_setopt_string(easy, CURLOPT_CAINFO, $0) }
+        }
         if let proxy = configuration.proxy {
             proxy.withCString { _ = ccurl_easy_setopt_string(easy, CURLOPT_PROXY, $0) }
         }

@@ -25,7 +25,8 @@ final class TestPushSender: @unchecked Sendable {
         providerToken = signer?.token(issuedAt: Int64(Date().timeIntervalSince1970)) ?? ProviderTokenText.make()
         var configuration = HTTPClient.Configuration()
         if gatewayURL.hasPrefix("https://") {
-            configuration.version = .http2TLS(caFile: caFile)
+            configuration.version = .http2TLS
+            configuration.caFile = caFile
             configuration.maxConnections = 4
         }
         queue.sync { client = HTTPClient(queue: queue, configuration: configuration) }

@@ -37,7 +37,8 @@ final class HTTP2ClientTests: XCTestCase {
 
         let queue = DispatchQueue(label: "test.h2client")
         var clientConfig = HTTPClient.Configuration()
-        clientConfig.version = .http2TLS(caFile: tls.caCertificatePath)
+        clientConfig.version = .http2TLS
+        clientConfig.caFile = tls.caCertificatePath
         nonisolated(unsafe) var client: HTTPClient!
         queue.sync { client = HTTPClient(queue: queue, configuration: clientConfig) }
         defer { queue.sync { client.close(); sendNext = nil } }
