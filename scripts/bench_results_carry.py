@@ -3,14 +3,21 @@ gone keeps the same day's figures it did not measure, in their order, with the h
 load averages, rounds, commit) of the full run they came from; this run's rows replace theirs or are appended, each
 marked with the commit it was measured at alone."""
 import os
+import sys
 
-HEADER = ("commit", "suite_seconds", "noise", "load_average_at_start", "load_average_at_end", "rounds", "seconds_per_load_run")
+HEADER = ("commit", "suite_seconds", "noise", "load_average_at_start", "load_average_at_end", "rounds",
+          "seconds_per_load_run")
 
 
 def carry_over(result, figures, path, load_json):
     """Merges the results file at `path` into `result` and `figures` (in place); whether there was one."""
     earlier = load_json(path) if os.environ.get("BENCH_CARRY_OVER") else None
     if not earlier:
+        return False
+    if earlier.get("machine") != result["machine"]:
+        # Rows from another machine beside this one's would read as one run; only same-machine figures carry.
+        print(f"BENCH_CARRY_OVER: {path} was measured on {earlier.get('machine')}, not this machine "
+              f"({result['machine']}); nothing carried over", file=sys.stderr)
         return False
     mine = {f["id"]: f for f in figures}
     for f in mine.values():
