@@ -177,7 +177,7 @@ final class EmbeddedServers {
     /// `gateway.jwt.iat_string`, …) into the run's recorder; zeros are left out.
     func recordConnectionCounters(into recorder: inout Recorder, atNanos origin: UInt64) {
         for (name, value) in gateway.connectionCounters where value > 0 {
-            recorder.count(name, by: Int64(value), atNanos: origin)
+            recorder.count(Metric(named: name), by: Int64(value), atNanos: origin)
         }
     }
 

@@ -186,7 +186,7 @@ final class FaultController: @unchecked Sendable {
                 Self.append("{\"t\":\(mark &- origin),\"type\":\"target_killed\"}\n", to: historyFile)
             }
         }
-        recorder?.count(MetricName.fault(TargetKillFault.killed), atNanos: now)
+        recorder?.count(Metric.fault(TargetKillFault.killed), atNanos: now)
         driver.logFault(sinceLoadNanos: since, window: windows[i].name, kind: TargetKillFault.killed,
                         subject: "pid-\(pid)")
     }
@@ -198,8 +198,8 @@ final class FaultController: @unchecked Sendable {
         // Logged first: a worker attributes a socket that ends after this mark, and began before it, to the storm.
         driver.logFault(sinceLoadNanos: since, window: windows[i].name, kind: fault.kind, subject: "target")
         let ended = dropEventSockets(fault.code)
-        recorder?.count(MetricName.fault(fault.kind), atNanos: now)
-        recorder?.count(SocketStormFault.socketsCounter, by: Int64(ended), atNanos: now)
+        recorder?.count(Metric.fault(fault.kind), atNanos: now)
+        recorder?.count(Metric(named: SocketStormFault.socketsCounter), by: Int64(ended), atNanos: now)
     }
 
     /// Starts the child target again after window `i`'s kill.
@@ -212,11 +212,11 @@ final class FaultController: @unchecked Sendable {
                 driver.logFault(sinceLoadNanos: at, window: name, kind: TargetKillFault.restarted,
                                 subject: "pid-\(target.pid ?? 0)")
                 queue.async {
-                    self.recorder?.count(MetricName.fault(TargetKillFault.restarted), atNanos: driver.nowNanos())
+                    self.recorder?.count(Metric.fault(TargetKillFault.restarted), atNanos: driver.nowNanos())
                 }
             } catch {
                 queue.async {
-                    self.recorder?.count(MetricName.fault(TargetKillFault.restartFailed), atNanos: driver.nowNanos())
+                    self.recorder?.count(Metric.fault(TargetKillFault.restartFailed), atNanos: driver.nowNanos())
                 }
                 FileHandle.standardError.write(Data("callstorm: \(error)\n".utf8))
             }
@@ -236,7 +236,7 @@ final class FaultController: @unchecked Sendable {
     /// What a proxy's counters grew by since `last`, added to the run's per-second counters.
     private func countGrowth(from last: ProxyStats, to stats: ProxyStats, now: UInt64) {
         for (name, by) in NetworkPlan.counterGrowth(from: last, to: stats) {
-            recorder?.count(name, by: by, atNanos: now)
+            recorder?.count(Metric(named: name), by: by, atNanos: now)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 import Scenario
 
 /// The arrivals of the plan this worker owns, one at a time (open model: a call starts at its planned time
@@ -58,21 +59,21 @@ extension Worker {
     /// so planned vs delivered stays honest after a stop.
     func abandonArrivals(now: UInt64) {
         let abandoned = arrivals.abandon(settings)
-        if abandoned > 0 { recorder.count("calls.not_started_at_stop", by: abandoned, atNanos: now) }
+        if abandoned > 0 { recorder.count(.callsNotStartedAtStop, by: abandoned, atNanos: now) }
     }
 
     func arrive(_ arrival: Arrival, now: UInt64) {
         guard arrivals.pending else { return }  // abandoned by a stop
         arrivals.pending = false
         let planned = loadStart + arrival.plannedNanos
-        recorder.record("scheduler_lag", micros: Int64((now &- planned) / 1000), atNanos: now)
-        recorder.count("calls.planned", atNanos: planned)
+        recorder.record(.schedulerLag, micros: Int64((now &- planned) / 1000), atNanos: now)
+        recorder.count(.callsPlanned, atNanos: planned)
         // Only after this call is in `calls`: finding the plan exhausted checks whether the worker drained.
         defer { scheduleNextArrival() }
         let flow = settings.flows[arrival.flow]
         guard devices.idleCount >= flow.roles.count else {
             // Not enough free devices: the plan asked for more concurrent calls than the scenario has devices.
-            recorder.count("calls.dropped.no_idle_device", atNanos: now)
+            recorder.count(.callsDroppedNoIdleDevice, atNanos: now)
             return
         }
         var roles: [String: Int] = [:]
@@ -87,8 +88,8 @@ extension Worker {
                                                config: config, now: now)
         live.started.add(1, ordering: .relaxed)
         live.active.add(1, ordering: .relaxed)
-        recorder.count("calls.started", atNanos: now)
-        recorder.count("flow.\(flow.name).started", atNanos: now)
+        recorder.count(.callsStarted, atNanos: now)
+        recorder.count(.flow(flow.name, "started"), atNanos: now)
         apply(calls[arrival.index]!.begin(now: now, planned: planned, &context), call: arrival.index, now: now)
         if settings.stallPerCallNanos > 0 { usleep(UInt32(min(settings.stallPerCallNanos / 1_000, 1_000_000))) }
     }

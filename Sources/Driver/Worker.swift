@@ -115,13 +115,13 @@ final class Worker: @unchecked Sendable {
         let started = clock.nowNanos()
         send("register", deviceVars(local)) { [self] result, endpoint in
             let now = clock.nowNanos()
-            recorder.record("register", micros: Int64((now - started) / 1000), atNanos: now)
+            recorder.record(.register, micros: Int64((now - started) / 1000), atNanos: now)
             if case .success(let response) = result, endpoint?.accepts(response.status) == true {
                 devices.registered(local)
-                recorder.count("devices.registered", atNanos: now)
+                recorder.count(.devicesRegistered, atNanos: now)
                 socketRegistered(local)
             } else {
-                recorder.count("devices.register_failed", atNanos: now)
+                recorder.count(.devicesRegisterFailed, atNanos: now)
                 count(result, endpoint: endpoint, at: now)
             }
             then()
@@ -157,24 +157,24 @@ final class Worker: @unchecked Sendable {
             let now = clock.nowNanos()
             for call in calls.values {
                 for action in call.actionsInFlight {
-                    recorder.count("action.\(action.kind.rawValue).in_flight_at_stop", atNanos: now)
+                    recorder.count(.action(action.kind.rawValue, .inFlightAtStop), atNanos: now)
                 }
-                recorder.count("calls.in_flight_at_stop", atNanos: now)
-                recorder.count("flow.\(call.flow.name).in_flight_at_stop", atNanos: now)
+                recorder.count(.callsInFlightAtStop, atNanos: now)
+                recorder.count(.flow(call.flow.name, "in_flight_at_stop"), atNanos: now)
                 let step = call.log.steps.last ?? "(none)"
                 books.note("\(call.flow.name) call \(call.arrival.index) was still in flight at stop, " +
                            "waiting for \(call.waiting) after step \(step)", limit: 10)
             }
             abandonArrivals(now: now)
             if books.pendingDeliveries > 0 {
-                recorder.count(Books.Counter.undelivered, by: books.pendingDeliveries, atNanos: now)
+                recorder.count(.pushesUndeliveredAtStop, by: books.pendingDeliveries, atNanos: now)
             }
             var deviceEvents: [String: Int] = [:]
             for device in devices.devices { deviceEvents.merge(device.manager.events, uniquingKeysWith: +) }
-            for (name, n) in deviceEvents { recorder.count("events.\(name)", by: Int64(n), atNanos: now) }
+            for (name, n) in deviceEvents { recorder.count(.deviceEvent(name), by: Int64(n), atNanos: now) }
             stopSockets()
             io.close()
-            recorder.gauge("conversations.active", value: Double(calls.count), atNanos: now)
+            recorder.gauge(MetricName.conversationsActive, value: Double(calls.count), atNanos: now)
             recorder.seal()
             let t = now &- books.runStart
             books.journal?.history { HistoryText.stop(t: t, into: &$0) }
@@ -230,8 +230,8 @@ final class Worker: @unchecked Sendable {
     }
 
     private func tick(now: UInt64) {
-        recorder.gauge("conversations.active", value: Double(calls.count), atNanos: now)
-        if let p99 = recorder.histograms["push_to_report"]?.value(atPercentile: 99) {
+        recorder.gauge(MetricName.conversationsActive, value: Double(calls.count), atNanos: now)
+        if let p99 = recorder.histograms[MetricName.pushToReport]?.value(atPercentile: 99) {
             live.p99Micros.store(Int(p99), ordering: .relaxed)
         }
         let second = recorder.second(atNanos: now)
@@ -246,15 +246,15 @@ final class Worker: @unchecked Sendable {
         var snapshot = recorder
         for call in calls.values {
             for action in call.actionsInFlight {
-                snapshot.count("action.\(action.kind.rawValue).in_flight_at_stop", atNanos: now)
+                snapshot.count(.action(action.kind.rawValue, .inFlightAtStop), atNanos: now)
             }
         }
-        if !calls.isEmpty { snapshot.count("calls.in_flight_at_stop", by: Int64(calls.count), atNanos: now) }
+        if !calls.isEmpty { snapshot.count(.callsInFlightAtStop, by: Int64(calls.count), atNanos: now) }
         if books.pendingDeliveries > 0 {
-            snapshot.count(Books.Counter.undelivered, by: books.pendingDeliveries, atNanos: now)
+            snapshot.count(.pushesUndeliveredAtStop, by: books.pendingDeliveries, atNanos: now)
         }
         if let open = sockets?.lifecycle.openCount, open > 0 {
-            snapshot.count(MetricName.socketOpenAtStop, by: Int64(open), atNanos: now)
+            snapshot.count(.socketOpenAtStop, by: Int64(open), atNanos: now)
         }
         return snapshot
     }
@@ -265,11 +265,11 @@ final class Worker: @unchecked Sendable {
     func count(_ result: Result<ClientResponse, TransportError>, endpoint: APIMapping.Endpoint? = nil,
                badBody: Bool = false, at now: UInt64) {
         switch result {
-        case .success(let response) where response.status == 0: recorder.count("errors.bad_response", atNanos: now)
+        case .success(let response) where response.status == 0: recorder.count(.badResponse, atNanos: now)
         case .success(let response) where endpoint?.accepts(response.status) ?? (200..<300).contains(response.status):
-            if badBody { recorder.count("errors.bad_response", atNanos: now) }
-        case .success(let response): recorder.count("errors.http_\(response.status)", atNanos: now)
-        case .failure(let error): recorder.count("errors.\(error.kind)", atNanos: now)
+            if badBody { recorder.count(.badResponse, atNanos: now) }
+        case .success(let response): recorder.count(.httpStatus(response.status), atNanos: now)
+        case .failure(let error): recorder.count(.error(error.kind), atNanos: now)
         }
     }
 }
@@ -344,8 +344,8 @@ final class WorkerBooks {
     }
 
     /// Adds to the counters kept for after `finish` (called on the queue).
-    func countLate(_ name: String, by n: Int64 = 1) {
-        lateCounts.withLock { $0[name, default: 0] += n }
+    func countLate(_ metric: Metric, by n: Int64 = 1) {
+        lateCounts.withLock { $0[metric.name, default: 0] += n }
     }
 }
 
