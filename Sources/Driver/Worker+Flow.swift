@@ -195,7 +195,7 @@ extension Worker {
         if let local, isOffline(local) {
             // An offline phone reaches nobody (a device fault): the request fails like a dead network.
             recorder.count(.fault("device.offline_request"), atNanos: clock.nowNanos())
-            queue.async { completion(.failure(.connect("device offline (fault window)")), nil) }
+            loop.execute { completion(.failure(.connect("device offline (fault window)")), nil) }
             return
         }
         if let local, !verification, sendOverSocket(op, vars, device: local, call: call, completion: completion) {
@@ -215,7 +215,7 @@ extension Worker {
         request.freshConnection = !verification && needsFreshConnection()
         completion = traced(completion, call: call, device: local, op: op, method: parts.method, url: parts.url,
                             body: parts.body)
-        io.client.send(request) { [self] result in
+        loop.client.send(request) { [self] result in
             if finished { return }
             completion(result, parts.endpoint)
         }

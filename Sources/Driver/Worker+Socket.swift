@@ -19,9 +19,9 @@ extension Worker {
         let tls = secure ? try? ClientTLS(caFile: settings.targetCAFile) : nil
         var limits = WebSocketClientPool.Limits()
         limits.openTimeoutNanos = settings.actionTimeoutNanos
-        let pool = WebSocketClientPool(thread: io.events, tls: tls, limits: limits) { [unowned self] id, event in
+        guard let pool = loop.makeSocketPool(tls: tls, limits: limits, onEvent: { [unowned self] id, event in
             socketEvent(id, event)
-        }
+        }) else { return nil }
         let lifecycle = SocketLifecycle(mode: settings.socket.mode, reconnect: settings.socket.reconnect,
                                         lingerNanos: settings.socket.lingerNanos, seed: settings.seed,
                                         devices: deviceIndexes)
@@ -105,7 +105,7 @@ extension Worker {
                 switch effect {
                 case .open(let local): openSocket(local, now: now)
                 case .close(let local):
-                    if let id = sockets.socket[local] { sockets.pool.close(id, .normal) }
+                    if let id = sockets.socket[local] { sockets.pool.close(id, .normal, reason: "") }
                 case .ready(let local): socketReady(local)
                 case .arm(let timer, let at):
                     schedule(.socket(timer), at: at)
@@ -211,7 +211,7 @@ extension Worker {
             // Later on the queue: a close can come from inside the send that is still handing this action over.
             nonisolated(unsafe) let completion = outgoing.completion
             let endpoint = outgoing.endpoint
-            queue.async { [self] in
+            loop.execute { [self] in
                 if !finished { completion(.failure(.reset("socket closed before the reply")), endpoint) }
             }
         }
