@@ -4,6 +4,7 @@ import Driver
 import FaultProxy
 import Foundation
 import Metrics
+import RunFormats
 import Scenario
 
 /// Runs the fault windows that act outside the driver, on the load's clock: the network toxics of a TCP fault
@@ -183,7 +184,10 @@ final class FaultController: @unchecked Sendable {
             target.kill(signal: fault.signal)
             let mark = min(driver.nowNanos() + 50_000_000, max(restartMono, now))
             if let historyFile {
-                Self.append("{\"t\":\(mark &- origin),\"type\":\"target_killed\"}\n", to: historyFile)
+                var line: [UInt8] = []
+                HistoryText.targetKilled(t: mark &- origin, into: &line)
+                line.append(10)
+                Self.append(line, to: historyFile)
             }
         }
         recorder?.count(MetricName.fault(TargetKillFault.killed), atNanos: now)
@@ -223,13 +227,13 @@ final class FaultController: @unchecked Sendable {
         }
     }
 
-    private static func append(_ line: String, to file: URL) {
+    private static func append(_ line: [UInt8], to file: URL) {
         if !FileManager.default.fileExists(atPath: file.path) {
             FileManager.default.createFile(atPath: file.path, contents: nil)
         }
         guard let handle = try? FileHandle(forWritingTo: file) else { return }
         _ = try? handle.seekToEnd()
-        try? handle.write(contentsOf: Data(line.utf8))
+        try? handle.write(contentsOf: Data(line))
         try? handle.close()
     }
 

@@ -7,6 +7,7 @@ import Foundation
 import Metrics
 import PushModel
 import Results
+import RunFormats
 import Scenario
 import Locking
 import struct Synchronization.Atomic
