@@ -133,7 +133,7 @@ let package = Package(
         ]),
         .testTarget(name: "ReferenceTargetTests", dependencies: ["ReferenceTarget", "PushGateway", "Transport", "Scenario"]),
         .testTarget(name: "ChaosTests", dependencies: [
-            "Chaos", "Scenario", "FaultProxy", "Metrics", "Determinism", "RunFormats",
+            "Chaos", "Scenario", "FaultProxy", "Metrics", "Determinism", "RunFormats", "Locking", "TestSupport",
         ]),
         .testTarget(name: "DriverTests", dependencies: [
             "Driver", "Scenario", "Metrics", "CallModel", "PushModel", "Determinism", "HTTPServer", "WebSocket",
