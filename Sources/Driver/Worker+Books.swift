@@ -1,6 +1,7 @@
 import CallModel
 import Metrics
 import Results
+import RunFormats
 
 /// An action's figures and lines: counters and histograms by kind and by flow step, the history's `invoke` and
 /// `complete` lines, and its actions.csv row.

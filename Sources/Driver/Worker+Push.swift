@@ -3,6 +3,7 @@ import Foundation
 import Metrics
 import PushModel
 import Results
+import RunFormats
 import Scenario
 
 /// Pushes reaching a device: VoIP pushes are reported at once (PushKit's rule) and measured; background pushes

@@ -1,6 +1,7 @@
 import CallModel
 import Foundation
 import Metrics
+import RunFormats
 import Scenario
 import Transport
 

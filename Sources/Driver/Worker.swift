@@ -6,6 +6,7 @@ import Foundation
 import Metrics
 import PushModel
 import Results
+import RunFormats
 import Scenario
 import Transport
 

@@ -1,5 +1,6 @@
 import Foundation
 import Metrics
+import RunFormats
 import XCTest
 @testable import Results
 import TestSupport

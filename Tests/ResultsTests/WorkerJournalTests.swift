@@ -2,6 +2,7 @@ import Foundation
 import Metrics
 import Results
 import TestSupport
+import RunFormats
 import XCTest
 
 final class WorkerJournalTests: XCTestCase {

@@ -1,5 +1,5 @@
 import CallModel
-@testable import Driver
+import RunFormats
 import Foundation
 import XCTest
 

@@ -1,11 +1,12 @@
 import CallModel
 import TextEscaping
 
-/// Lines of `history.jsonl` (docs/CHECKER.md), appended as bytes to the journal's buffer: no encoder and no
+/// The one writer of `history.jsonl`'s lines (docs/CHECKER.md; the checker's `HistoryReader` reads them), appended as bytes to the journal's buffer: no encoder and no
 /// String per line on the hot path. Every text that may come from a server (conversation and member ids, its
 /// words) is escaped, so a foreign server's id holding a quote or a backslash cannot break a line.
-enum HistoryText {
-    static func view(_ v: ConversationView, into o: inout [UInt8]) {
+public enum HistoryText {
+    /// A conversation as the server showed it (`view`, `split`, a final line's `server`).
+    public static func view(_ v: ConversationView, into o: inout [UInt8]) {
         o.raw("{\"id\":"); o.quoted(v.uuid)
         // A server whose views carry no version gets none written: the checker then skips the rules needing it.
         if v.hasVersion { o.raw(",\"version\":"); o.int(Int64(v.version)) }
@@ -18,8 +19,9 @@ enum HistoryText {
         o.raw("]}")
     }
 
-    static func invoke(t: UInt64, op: UInt64, device: String, kind: ActionKind, conversation: String?,
-                       with other: String?, member: String?, call: Int? = nil, step: String? = nil,
+    /// An operation sent: its number `op` pairs it with its `complete` line.
+    public static func invoke(t: UInt64, op: UInt64, device: String, kind: ActionKind, conversation: String?,
+                              with other: String?, member: String?, call: Int? = nil, step: String? = nil,
                        race: (name: String, offset: Int64)? = nil, into o: inout [UInt8]) {
         o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"invoke\",\"op\":"); o.int(op)
         o.raw(",\"device\":"); o.quoted(device); o.raw(",\"kind\":"); o.quoted(kind.rawValue)
@@ -32,8 +34,9 @@ enum HistoryText {
         o.raw("}")
     }
 
-    static func complete(t: UInt64, op: UInt64, outcome: String, reason: String?, conversation: String?,
-                         view: ConversationView?, split: ConversationView?, into o: inout [UInt8]) {
+    /// Operation `op`'s outcome (`ok`, `fail`, `info`) and what the answer showed.
+    public static func complete(t: UInt64, op: UInt64, outcome: String, reason: String?, conversation: String?,
+                                view: ConversationView?, split: ConversationView?, into o: inout [UInt8]) {
         o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"complete\",\"op\":"); o.int(op)
         o.raw(",\"outcome\":"); o.quoted(outcome)
         if let reason { o.raw(",\"reason\":"); o.quoted(reason) }
@@ -45,20 +48,21 @@ enum HistoryText {
 
     /// The history's push events (the checker's `PushEvent`): a server's own words the mapping did not turn into
     /// one of them (`call.state`, or none at all) are written as `updated`, a view of the conversation observed.
-    static let pushEvents: Set<String> = ["joined", "updated", "ended", "merged", "split", "voip"]
+    public static let pushEvents: Set<String> = Set(HistoryPushEvent.allCases.map(\.rawValue))
 
-    static func push(t: UInt64, device: String, event: String, conversation: String, into: String?,
-                     view: ConversationView?, into o: inout [UInt8]) {
+    public static func push(t: UInt64, device: String, event: String, conversation: String, into: String?,
+                            view: ConversationView?, into o: inout [UInt8]) {
         o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"push\",\"device\":"); o.quoted(device)
-        o.raw(",\"event\":"); o.quoted(pushEvents.contains(event) ? event : "updated")
+        o.raw(",\"event\":"); o.quoted(pushEvents.contains(event) ? event : HistoryPushEvent.updated.rawValue)
         o.raw(",\"conversation\":"); o.quoted(conversation)
         if let into { o.raw(",\"into\":"); o.quoted(into) }
         if let view { o.raw(",\"view\":"); Self.view(view, into: &o) }
         o.raw("}")
     }
 
-    static func final(t: UInt64, device: String, conversation: String, server: ConversationView,
-                      local: (state: String, members: [String], active: [String]), into o: inout [UInt8]) {
+    /// After a call: the server's view of a conversation beside one device's own.
+    public static func final(t: UInt64, device: String, conversation: String, server: ConversationView,
+                             local: (state: String, members: [String], active: [String]), into o: inout [UInt8]) {
         func list(_ xs: [String]) {
             o.raw("[")
             for (i, x) in xs.enumerated() {
@@ -76,8 +80,13 @@ enum HistoryText {
         o.raw("}}")
     }
 
+    /// callstorm killed the target (a `target` fault): the checker ends every conversation live at this mark.
+    public static func targetKilled(t: UInt64, into o: inout [UInt8]) {
+        o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":"); o.quoted(HistoryLineType.targetKilled.rawValue); o.raw("}")
+    }
+
     /// The run's end for this worker: operations without a completion stay open.
-    static func stop(t: UInt64, into o: inout [UInt8]) {
+    public static func stop(t: UInt64, into o: inout [UInt8]) {
         o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"stop\"}")
     }
 }

@@ -1,4 +1,4 @@
-@testable import Results
+import RunFormats
 import XCTest
 
 /// actions.csv and pushes.csv rows as users' scripts and the report read them: the same text as ever for plain
@@ -30,5 +30,38 @@ final class JournalRowsTests: XCTestCase {
                                reason: "http_409")
         XCTAssertEqual(text(action.appendCSV),
                        #"1,end,f/hangup,dev-1,"call,7 ""x""",0.000000,0.000000,0.000000,failed,http_409,0.000"#)
+    }
+}
+
+/// actions.csv and pushes.csv read back as they were written, hostile text included.
+final class JournalRowsRoundTripTests: XCTestCase {
+    private func csv(_ header: String, _ rows: [(inout [UInt8]) -> Void]) -> String {
+        var out = Array((header + "\n").utf8)
+        for row in rows {
+            row(&out)
+            out.append(10)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    func testActionRowsWithHostileIdsAndHandlesComeBack() {
+        let rows = ["plain", "call,7 \"x\"", "two\nlines", "Ünïcode ☎", "\""].enumerated().map { i, text in
+            ActionRow(id: UInt64(i), kind: "join", step: "flow,\(i)/answer", device: "dev-\(text)",
+                      conversation: text, plannedNanos: 1_000_000, startedNanos: 2_000_000 + UInt64(i) * 1000,
+                      finishedNanos: 9_999_999_000, outcome: "failed", reason: "http_409: \(text)")
+        }
+        let text = csv(ActionRow.header, rows.map { $0.appendCSV })
+        XCTAssertEqual(ActionRow.rows(fromCSV: text), rows, text)
+    }
+
+    func testPushRowsWithHostileApnsIdsComeBackReportedOrNot() {
+        let rows = [
+            PushRow(apnsID: "a,\"b\"", device: "dev-1\n2", pushType: "voip", acceptedNanos: 1_000,
+                    deliveredNanos: 2_000, reportedNanos: 3_000, deadlineMissed: false),
+            PushRow(apnsID: "ß-✓", device: "dev-2", pushType: "background", acceptedNanos: 0, deliveredNanos: 0,
+                    reportedNanos: nil, deadlineMissed: true),
+        ]
+        let text = csv(PushRow.header, rows.map { $0.appendCSV })
+        XCTAssertEqual(PushRow.rows(fromCSV: text), rows, text)
     }
 }
