@@ -49,7 +49,7 @@ let package = Package(
         // driver (which implements the sink) does not depend on the gateway.
         .target(name: "PushModel"),
         .target(name: "Metrics", dependencies: ["TextEscaping"]),
-        .target(name: "Scenario", dependencies: ["CLibyaml", "Metrics", "Determinism"]),
+        .target(name: "Scenario", dependencies: ["CLibyaml", "Metrics", "Determinism", "CallModel"]),
         .target(name: "Checker", dependencies: ["CallModel", "TextEscaping"]),
         // RFC 6455 without I/O: frame codec, incremental parser, handshake, the client state machine.
         .target(name: "WebSocket", dependencies: ["Determinism"]),
@@ -141,7 +141,7 @@ let package = Package(
         .testTarget(name: "ResultsTests", dependencies: ["Results", "Metrics", "Determinism", "TestSupport"]),
         .testTarget(name: "CallstormCLITests", dependencies: [
             "CallstormCLI", "Reports", "Metrics", "Results", "Scenario", "Checker", "HTTPServer", "PushGateway",
-            "Locking", "TestSupport",
+            "Locking", "TestSupport", "CallModel", "ReferenceTarget",
         ]),
         .testTarget(name: "CheckerTests", dependencies: ["Checker", "CallModel", "TestSupport"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),

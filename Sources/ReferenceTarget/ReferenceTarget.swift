@@ -30,6 +30,8 @@ public final class ReferenceTarget: HTTPHandler {
         public var pushExpirationSeconds = 0
         /// Times a push answered 429/500/503, or lost in transport, is tried again with backoff (0: never).
         public var pushRetries = 0
+        /// Where the device that unmerges stands afterwards; the reference target's own is `.holdSplit`.
+        public var unmergePolicy: ServerPolicy.Unmerge = .holdSplit
         public init(gatewayURL: String, bundleID: String = "com.example.callstorm", bugs: Set<Bug> = [],
                     registrationsFile: String? = nil, endedRetention: Double = 60, idleLimit: Double = 900,
                     pushExpirationSeconds: Int = 0, pushRetries: Int = 0) {
@@ -74,6 +76,7 @@ public final class ReferenceTarget: HTTPHandler {
     private let nextSweep = Atomic<UInt64>(0)
     private let pusher: PushSender
     let bugs: Set<Bug>
+    let unmergePolicy: ServerPolicy.Unmerge
     /// Where the stale read–modify–write bugs do their slow work, off the server's loop thread.
     private let slowQueue = DispatchQueue(label: "callstorm.target.buggy", attributes: .concurrent)
     private let decoder = JSONDecoder()
@@ -90,6 +93,7 @@ public final class ReferenceTarget: HTTPHandler {
                             expirationSeconds: configuration.pushExpirationSeconds,
                             retries: configuration.pushRetries)
         bugs = configuration.bugs
+        unmergePolicy = configuration.unmergePolicy
         endedRetentionNanos = UInt64(max(0, configuration.endedRetention) * 1e9)
         idleLimitNanos = UInt64(max(0, configuration.idleLimit) * 1e9)
         if let path = configuration.registrationsFile {
