@@ -5,12 +5,13 @@ import CallModel
 extension CheckState {
     // MARK: - merge-yields-union
 
-    /// A fulfilled merge of A with B: A's response has every member present in A or B as last known before the
-    /// invoke, unless an end or unmerge of that member on A or B may have taken effect meanwhile. Run after the
-    /// whole history, so a concurrent end that later failed excuses nobody.
+    /// A fulfilled merge of A with B: the response's view (of whichever conversation the server kept) has every
+    /// member present in A or B as last known before the invoke, unless an end or unmerge of that member on A or B
+    /// may have taken effect meanwhile. Run after the whole history, so a concurrent end that later failed excuses
+    /// nobody.
     mutating func checkUnion(_ c: Complete, _ rec: OpRecord, at i: Int) {
         let inv = rec.invoke
-        guard let a = inv.conversation, let b = inv.with, let view = c.view, view.id == a else { return }
+        guard let a = inv.conversation, let b = inv.with, let view = c.view else { return }
         let snapshot = merges[inv.op] ?? MergeSnapshot()
         var expected: [String] = []
         for s in [snapshot.before, snapshot.beforeWith].compactMap({ $0 }) { expected += s.view.present }
@@ -23,7 +24,7 @@ extension CheckState {
         let shown = [snapshot.before?.index, snapshot.beforeWith?.index].compactMap { $0 }
         report(.mergeUnion, conversations: [a, b], ops: [inv.op], devices: [inv.device] + missing,
                "merge op \(inv.op) of \(a) with \(b) by \(inv.device) lost \(missing.joined(separator: ", ")): "
-               + "present before the merge, not in \(a) v\(view.version) after it",
+               + "present before the merge, not in \(view.id) v\(view.version) after it",
                events: shown + [rec.invokeIndex, i])
     }
 
@@ -31,14 +32,17 @@ extension CheckState {
     /// completed, was fulfilled: no order of the two explains both (end first: M is gone before the merge; merge
     /// first: B is over and the end must fail). A lost update looks exactly like this.
     mutating func checkRevived(_ view: ConversationView, merge rec: OpRecord, at i: Int) {
-        guard let b = rec.invoke.with, let bi = lookup(b) else { return }
+        // B is the conversation merged away: the one of the pair the response is not a view of.
+        guard let named = rec.invoke.with else { return }
+        let b = view.id == named ? (rec.invoke.conversation ?? named) : named
+        guard let bi = lookup(b) else { return }
         let done = rec.completeT ?? UInt64.max
         let present = Set(view.present)
         for opID in conversations[bi].ops where opID != rec.invoke.op {
             guard let r = ops[opID], r.outcome == .ok, r.invoke.kind == .end, r.invokeT < done,
                   present.contains(r.invoke.device), r.invoke.device != rec.invoke.device,
                   let endDone = r.completeIndex else { continue }
-            let a = rec.invoke.conversation ?? "?"
+            let a = view.id
             report(.mergeUnion, conversations: [a, b], ops: [rec.invoke.op, opID], devices: [r.invoke.device],
                    "merge op \(rec.invoke.op) brought \(r.invoke.device) into \(a) v\(view.version), but "
                    + "\(r.invoke.device)'s end of \(b) (op \(opID)) was fulfilled alongside it: no order of the two "
@@ -72,7 +76,8 @@ extension CheckState {
               !conversations[ci].reported.contains(.mergeUnion) else { return }
         conversations[ci].reported.insert(.mergeUnion)
         let id = conversations[ci].id
-        let into = ops[merged.op]?.invoke.conversation ?? "?"
+        let pair = [ops[merged.op]?.invoke.conversation, ops[merged.op]?.invoke.with].compactMap { $0 }
+        let into = pair.first { $0 != id } ?? "?"
         report(.mergeUnion, conversations: [into, id], ops: [merged.op] + [seen.op].compactMap { $0 },
                devices: [ops[merged.op]?.invoke.device].compactMap { $0 },
                "\(id) was merged into \(into) by op \(merged.op) but v\(seen.view.version) of \(id) at line "

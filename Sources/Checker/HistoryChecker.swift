@@ -301,11 +301,16 @@ struct CheckState {
         let inv = rec.invoke
         checkNotEndedBefore(rec, at: i)
         if inv.kind == .merge, let w = inv.with, w != inv.conversation {
-            let wc = conversation(w)
-            if conversations[wc].mergedAway == nil {
-                conversations[wc].mergedAway = (inv.op, rec.invokeIndex, i, t)
+            // Which conversation goes on is the server's choice (the reference keeps the one the merge names, LCK's
+            // sample code merges into `conversationUUIDToMergeWith`): the response's view names the survivor.
+            let survivor = c.view?.id ?? inv.conversation
+            for away in [inv.conversation, w].compactMap({ $0 }) where away != survivor {
+                let wc = conversation(away)
+                if conversations[wc].mergedAway == nil {
+                    conversations[wc].mergedAway = (inv.op, rec.invokeIndex, i, t)
+                }
+                markEnded(wc, EndedKnowledge(t: t, index: i, op: inv.op))
             }
-            markEnded(wc, EndedKnowledge(t: t, index: i, op: inv.op))
         }
         // Judged at the end, once every concurrent op's outcome is known.
         if inv.kind == .merge { pendingUnions.append((c, i)) }

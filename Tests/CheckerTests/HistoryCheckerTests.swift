@@ -196,6 +196,23 @@ final class HistoryCheckerTests: XCTestCase {
         assertOnly(.mergeUnion, in: try check(h), ops: [merge])
     }
 
+    /// Which conversation survives a merge is the server's choice: the response's view names it.
+    func testMergeThatKeepsTheOtherConversationIsJudgedOnTheSurvivor() throws {
+        var h = ryanInTwoCalls()
+        h.call("ryan", "merge", "B", with: "A", view: view("A", 4, "ryan:joined bob:joined adam:joined"))
+        h.final("bob", "B", server: view("B", 3, "ryan:left bob:left", ended: true), state: "left")
+        assertPasses(try check(h))
+        var lost = ryanInTwoCalls()
+        let merge = lost.call("ryan", "merge", "B", with: "A", view: view("A", 4, "ryan:joined adam:joined"))
+        let violations = assertOnly(.mergeUnion, in: try check(lost), ops: [merge])
+        XCTAssertTrue(violations[0].message.contains("lost bob"), violations[0].message)
+        var revived = ryanInTwoCalls()
+        let again = revived.call("ryan", "merge", "B", with: "A",
+                                 view: view("A", 4, "ryan:joined bob:joined adam:joined"))
+        revived.final("bob", "B", server: view("B", 3, "ryan:left bob:joined"), state: "joined")
+        assertOnly(.mergeUnion, in: try check(revived), ops: [again])
+    }
+
     func testMemberWhoHungUpDuringTheMergeMayBeMissing() throws {
         var h = ryanInTwoCalls()
         let merge = h.invoke("ryan", "merge", "B", with: "A")
