@@ -49,7 +49,7 @@ let package = Package(
         // driver (which implements the sink) does not depend on the gateway.
         .target(name: "PushModel"),
         .target(name: "Metrics", dependencies: ["TextEscaping"]),
-        .target(name: "Scenario", dependencies: ["CLibyaml", "Metrics", "Determinism"]),
+        .target(name: "Scenario", dependencies: ["CLibyaml", "Metrics", "Determinism", "CallModel"]),
         // The run files' formats, written and read in one place: history lines, faults.csv, actions.csv, pushes.csv.
         .target(name: "RunFormats", dependencies: ["CallModel", "TextEscaping"]),
         .target(name: "Checker", dependencies: ["CallModel", "TextEscaping", "RunFormats"]),
@@ -145,7 +145,7 @@ let package = Package(
         .testTarget(name: "ResultsTests", dependencies: ["Results", "Metrics", "Determinism", "TestSupport", "RunFormats"]),
         .testTarget(name: "CallstormCLITests", dependencies: [
             "CallstormCLI", "Reports", "Metrics", "Results", "Scenario", "Checker", "HTTPServer", "PushGateway",
-            "Locking", "TestSupport", "RunFormats",
+            "Locking", "TestSupport", "RunFormats", "CallModel", "ReferenceTarget",
         ]),
         .testTarget(name: "CheckerTests", dependencies: ["Checker", "CallModel", "TestSupport", "RunFormats"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),

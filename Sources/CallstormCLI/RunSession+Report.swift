@@ -156,7 +156,7 @@ extension RunSession {
         } else if driven.abortedBy != nil {
             code = .thresholdsFailed
         } else {
-            code = driven.facts.interrupted ? .interrupted : (written.verdict.passed ? .passed : .thresholdsFailed)
+            code = .of(written.verdict, interrupted: driven.facts.interrupted)
         }
         return RunCommand.Outcome(reportPath: written.files.html.path, runDirectory: bundle.directory,
                                   exitCode: code, result: result, verdict: written.verdict)

@@ -168,7 +168,7 @@ struct FlowInterpreter {
         guard member != local, let c = devices[local].manager.conversations[uuid],
               c.state == .joined || c.state == .paused else { return false }
         let handle = devices[member].identity.handle.value
-        return !c.activeRemoteMembers.contains { $0.value == handle }
+        return !c.connectedRemoteMembers.contains { $0.value == handle }
     }
 
     /// A cleanup end of a conversation someone else's cleanup (or the server) already ended for this device.

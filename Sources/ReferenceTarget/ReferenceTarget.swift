@@ -33,6 +33,8 @@ public final class ReferenceTarget: HTTPHandler {
         /// Takes every push in place of the APNs client (`voip`, device token, payload): for a target run in the
         /// same process as the devices it serves, with no gateway between them (Driver's embedded-loop tests).
         public var pushHook: (@Sendable (_ voip: Bool, _ token: String, _ payload: String) -> Void)?
+        /// Where the device that unmerges stands afterwards; the reference target's own is `.holdSplit`.
+        public var unmergePolicy: ServerPolicy.Unmerge = .holdSplit
         public init(gatewayURL: String, bundleID: String = "com.example.callstorm", bugs: Set<Bug> = [],
                     registrationsFile: String? = nil, endedRetention: Double = 60, idleLimit: Double = 900,
                     pushExpirationSeconds: Int = 0, pushRetries: Int = 0) {
@@ -78,6 +80,7 @@ public final class ReferenceTarget: HTTPHandler {
     private let pusher: PushSender
     private let pushHook: (@Sendable (_ voip: Bool, _ token: String, _ payload: String) -> Void)?
     let bugs: Set<Bug>
+    let unmergePolicy: ServerPolicy.Unmerge
     /// Where the stale read–modify–write bugs do their slow work, off the server's loop thread.
     private let slowQueue = DispatchQueue(label: "callstorm.target.buggy", attributes: .concurrent)
     private let decoder = JSONDecoder()
@@ -95,6 +98,7 @@ public final class ReferenceTarget: HTTPHandler {
                             retries: configuration.pushRetries)
         bugs = configuration.bugs
         pushHook = configuration.pushHook
+        unmergePolicy = configuration.unmergePolicy
         endedRetentionNanos = UInt64(max(0, configuration.endedRetention) * 1e9)
         idleLimitNanos = UInt64(max(0, configuration.idleLimit) * 1e9)
         if let path = configuration.registrationsFile {
