@@ -53,6 +53,8 @@ let package = Package(
         .target(name: "Checker", dependencies: ["CallModel", "TextEscaping"]),
         // RFC 6455 without I/O: frame codec, incremental parser, handshake, the client state machine.
         .target(name: "WebSocket", dependencies: ["Determinism"]),
+        // RFC 3261 without I/O: message model, parsers, serializer, digest auth, SDP, transactions, dialogs.
+        .target(name: "SIP", dependencies: ["Determinism"]),
 
         // MARK: - I/O modules
         .target(name: "Transport", dependencies: ["CCurl", "CLinux", "EventPolling", "Locking"]),
@@ -104,6 +106,8 @@ let package = Package(
         .executableTarget(name: "ws-bench", dependencies: [
             "WebSocketClient", "WebSocket", "HTTPServer", "Transport", "CLinux", "Determinism", "Driver",
         ], path: "Benchmarks/ws-bench", exclude: ["lws_client.c"]),
+        .executableTarget(name: "sip-bench", dependencies: ["SIP", "CLinux"], path: "Benchmarks/sip-bench",
+                          exclude: ["osip_parse.c"]),
         .executableTarget(name: "metrics-bench", dependencies: ["Metrics", "Results", "CLinux", "Determinism"],
                           path: "Benchmarks/metrics-bench"),
 
@@ -148,6 +152,7 @@ let package = Package(
         .testTarget(name: "DeterminismTests", dependencies: ["Determinism"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Determinism"]),
+        .testTarget(name: "SIPTests", dependencies: ["SIP", "Determinism"]),
         .testTarget(name: "WebSocketClientTests", dependencies: [
             "WebSocketClient", "WebSocket", "Transport", "HTTPServer", "ReferenceTarget", "Credentials", "Determinism",
             "Locking", "CLinux", "TestSupport",
