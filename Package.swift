@@ -63,6 +63,8 @@ let package = Package(
         .target(name: "WebSocketClient", dependencies: [
             "WebSocket", "CLinux", "CSSL", "CSSLClient", "Transport", "Determinism", "HTTPServer",
         ]),
+        // SIP user agents (UDP and TCP) on the transport's event threads: the third device signaling kind.
+        .target(name: "SIPClient", dependencies: ["SIP", "Determinism", "Transport", "CLinux"]),
         .target(name: "HTTPServer", dependencies: [
             "CLinux", "CSSL", "CLibnghttp2", "Locking", "EventPolling", "WebSocket",
         ], swiftSettings: releaseUnchecked),
@@ -94,7 +96,7 @@ let package = Package(
         // replays the committed corpora. Uses @testable imports: debug configuration only.
         .executableTarget(name: "CallstormFuzz", dependencies: [
                               "Scenario", "HTTPServer", "PushGateway", "Driver", "Credentials", "WebSocket",
-                              "Determinism",
+                              "Determinism", "SIP",
                           ],
                           path: "Fuzz/Sources/CallstormFuzz"),
         .executableTarget(
@@ -153,6 +155,9 @@ let package = Package(
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Determinism"]),
         .testTarget(name: "SIPTests", dependencies: ["SIP", "Determinism"]),
+        .testTarget(name: "SIPClientTests", dependencies: [
+            "SIPClient", "SIP", "Determinism", "Transport", "CLinux", "TestSupport",
+        ]),
         .testTarget(name: "WebSocketClientTests", dependencies: [
             "WebSocketClient", "WebSocket", "Transport", "HTTPServer", "ReferenceTarget", "Credentials", "Determinism",
             "Locking", "CLinux", "TestSupport",
