@@ -156,7 +156,7 @@ let package = Package(
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Determinism"]),
         .testTarget(name: "SIPTests", dependencies: ["SIP", "Determinism"]),
         .testTarget(name: "SIPClientTests", dependencies: [
-            "SIPClient", "SIP", "Determinism", "Transport", "CLinux", "TestSupport",
+            "SIPClient", "SIP", "Determinism", "Transport", "CLinux", "TestSupport", "Locking",
         ]),
         .testTarget(name: "WebSocketClientTests", dependencies: [
             "WebSocketClient", "WebSocket", "Transport", "HTTPServer", "ReferenceTarget", "Credentials", "Determinism",

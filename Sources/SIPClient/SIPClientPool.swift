@@ -53,7 +53,8 @@ public final class SIPClientPool: @unchecked Sendable {
 
     deinit { scratch.deallocate() }
 
-    /// Opens an agent's socket and returns its id; the agent does nothing until told (`perform`).
+    /// Opens an agent's socket and returns its id; the agent does nothing until told (`perform`). Give every agent
+    /// its own `seed` (the Driver derives one per device): Call-IDs, tags and branches come from it.
     public func add(account: SIPAccount, transport: SIPTransportKind, seed: UInt64) -> Result<Int, SIPClientError> {
         let fd: Int32
         switch transport {

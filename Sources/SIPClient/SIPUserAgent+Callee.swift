@@ -25,6 +25,7 @@ extension SIPUserAgent {
     public func ring(_ callID: String, now: UInt64) -> Bool {
         guard var call = calls[callID], call.role == .callee, call.phase == .inviting else { return false }
         var response = call.invite.response(180, toTag: call.localTag)
+        copyRecordRoute(call.invite, into: &response)
         response.addHeader(.contact, "<\(contactURI)>")
         call.phase = .ringing
         calls[callID] = call
@@ -38,6 +39,7 @@ extension SIPUserAgent {
         guard var call = calls[callID], call.role == .callee, call.phase == .inviting || call.phase == .ringing
         else { return false }
         var response = call.invite.response(200, toTag: call.localTag)
+        copyRecordRoute(call.invite, into: &response)
         response.addHeader(.contact, "<\(contactURI)>")
         response.addHeader(.contentType, "application/sdp")
         response.body = call.localSDP.body
@@ -46,6 +48,12 @@ extension SIPUserAgent {
         calls[callID] = call
         respond(response, source: call.source, now: now)
         return true
+    }
+
+    /// A dialog-creating response carries the request's Record-Route (§12.1.1), so the caller routes its ACK, BYE
+    /// and re-INVITEs through the same proxies.
+    private func copyRecordRoute(_ request: SIPMessage, into response: inout SIPMessage) {
+        for value in request.headers(.recordRoute) { response.addHeader(.recordRoute, value) }
     }
 
     /// Declines an incoming call: 486 Busy Here or 603 Decline.
