@@ -93,6 +93,9 @@ final class PoolHarness: @unchecked Sendable {
 
     func localPort(_ agent: Int) -> Int? { queue.sync { pool.localPort(agent) } }
 
+    /// Closes one agent's socket (a suspended app).
+    func close(_ agent: Int) { queue.sync { pool.close(agent) } }
+
     func close() {
         queue.sync { pool.closeAll() }
         thread.stop()
