@@ -39,9 +39,9 @@ extension SIPUserAgent {
         request.addHeader(.contact, "<\(contactURI)>")
         request.addHeader(.expires, String(account.expires))
         if let (challenge, proxy) = challenge {
-            nonceCount += 1
+            ids.nonceCount += 1
             let value = DigestCredentials(username: account.user, password: account.password)
-                .authorization(for: challenge, method: .register, uri: uri, nonceCount: nonceCount, cnonce: token())
+                .authorization(for: challenge, method: .register, uri: uri, nonceCount: ids.nonceCount, cnonce: token())
             request.addHeader(proxy ? .proxyAuthorization : .authorization, value)
         }
         registration.answeredChallenge = challenge != nil

@@ -31,7 +31,7 @@ extension SIPUserAgent {
     @discardableResult
     public func invite(_ target: String, now: UInt64) -> String {
         let callID = token() + "@" + localHost
-        let sdp = SDPSession(address: localHost, port: 40_000 + Int(random.next() % 10_000) * 2)
+        let sdp = SDPSession(address: localHost, port: 40_000 + Int(ids.random.next() % 10_000) * 2)
         var request = SIPMessage.request(.invite, uri: target, body: sdp.body)
         let tag = token()
         request.addHeader(.via, via(branch: newBranch()))
@@ -133,9 +133,9 @@ extension SIPUserAgent {
 
     private func authorized(_ invite: SIPMessage, challenge: DigestChallenge, proxy: Bool) -> SIPMessage {
         var request = invite
-        nonceCount += 1
+        ids.nonceCount += 1
         let value = DigestCredentials(username: account.user, password: account.password)
-            .authorization(for: challenge, method: .invite, uri: invite.requestURI ?? "", nonceCount: nonceCount,
+            .authorization(for: challenge, method: .invite, uri: invite.requestURI ?? "", nonceCount: ids.nonceCount,
                            cnonce: token())
         request.addHeader(proxy ? .proxyAuthorization : .authorization, value)
         request.setHeader(.via, via(branch: newBranch()))

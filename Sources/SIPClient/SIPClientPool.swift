@@ -18,9 +18,8 @@ public final class SIPClientPool: @unchecked Sendable {
 
     private let thread: EventThread
     private let clock: any Clock
-    private let proxy: sockaddr_in
-    private let proxyHost: String
-    private let proxyPort: Int
+    /// The outbound proxy (Kamailio): where requests go and TCP agents connect.
+    private let proxy: (address: sockaddr_in, host: String, port: Int)
     private let onEvent: EventHandler
     private var handlerID: UInt32 = 0
     private var agents: [Int: SIPUserAgent] = [:]
@@ -30,7 +29,7 @@ public final class SIPClientPool: @unchecked Sendable {
     private var sources: [Int: sockaddr_in] = [:]
     private var nextAgent = 1
     private var ticker: EventTimer?
-    private let tickNanos: UInt64 = 10_000_000
+    private static let tickNanos: UInt64 = 10_000_000
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
     /// Agents' books of the agents already closed, so `counters` keeps them.
     private var closedCounters = SIPCounters()
@@ -42,9 +41,7 @@ public final class SIPClientPool: @unchecked Sendable {
         guard let proxy = SIPSocket.ipv4(proxyHost, port: proxyPort) else { throw .badProxyAddress(proxyHost) }
         self.thread = thread
         self.clock = clock
-        self.proxy = proxy
-        self.proxyHost = proxyHost
-        self.proxyPort = proxyPort
+        self.proxy = (proxy, proxyHost, proxyPort)
         self.onEvent = onEvent
         signal(SIGPIPE, SIG_IGN)
         handlerID = thread.register(ready: { [unowned self] fd, events in handle(fd, events) })
@@ -64,7 +61,7 @@ public final class SIPClientPool: @unchecked Sendable {
             case .failure(let error): return .failure(error)
             }
         case .tcp:
-            fd = clinux_connect_tcp(proxyHost, Int32(proxyPort))
+            fd = clinux_connect_tcp(proxy.host, Int32(proxy.port))
             guard fd >= 0 else { return .failure(.socket(call: "connect", errno: -fd)) }
             _ = clinux_set_nodelay(fd)
         }
@@ -77,7 +74,7 @@ public final class SIPClientPool: @unchecked Sendable {
         sockets[id] = socket
         byFD[fd] = socket
         thread.add(fd, events: CLINUX_EPOLLIN, handler: handlerID)
-        if agents.count == 1 { ticker?.arm(atMonotonicNanos: clinux_monotonic_ns() + tickNanos) }
+        if agents.count == 1 { ticker?.arm(atMonotonicNanos: clinux_monotonic_ns() + Self.tickNanos) }
         return .success(id)
     }
 
@@ -125,8 +122,8 @@ public final class SIPClientPool: @unchecked Sendable {
             case .udp:
                 let address: sockaddr_in
                 switch destination {
-                case .proxy: address = proxy
-                case .source(let handle): address = sources[handle] ?? proxy
+                case .proxy: address = proxy.address
+                case .source(let handle): address = sources[handle] ?? proxy.address
                 }
                 if !socket.sendDatagram(bytes, to: address) { sendErrors += 1 }
             case .tcp:
@@ -197,7 +194,7 @@ public final class SIPClientPool: @unchecked Sendable {
         byFD[socket.fd] = nil
         thread.remove(socket.fd)
         Glibc.close(socket.fd)
-        let fd = clinux_connect_tcp(proxyHost, Int32(proxyPort))
+        let fd = clinux_connect_tcp(proxy.host, Int32(proxy.port))
         guard fd >= 0 else {
             sockets[socket.agent] = nil
             return
@@ -216,6 +213,6 @@ public final class SIPClientPool: @unchecked Sendable {
             agent.advance(to: now)
             flush(id)
         }
-        if !agents.isEmpty { ticker?.arm(atMonotonicNanos: clinux_monotonic_ns() + tickNanos) }
+        if !agents.isEmpty { ticker?.arm(atMonotonicNanos: clinux_monotonic_ns() + Self.tickNanos) }
     }
 }

@@ -9,7 +9,7 @@ extension SIPUserAgent {
         }
         let tag = token()
         let offer = SDPSession(parsing: request.body)
-        let port = 40_000 + Int(random.next() % 10_000) * 2
+        let port = 40_000 + Int(ids.random.next() % 10_000) * 2
         let sdp = offer.flatMap { SDPSession.answer(to: $0, address: localHost, port: port) }
             ?? SDPSession(address: localHost, port: port)
         let call = SIPCall(role: .callee, phase: .inviting, invite: request, localTag: tag, localSDP: sdp,

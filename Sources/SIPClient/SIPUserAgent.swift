@@ -24,7 +24,8 @@ public final class SIPUserAgent {
     public internal(set) var counters = SIPCounters()
 
     let timers: SIPTimerValues
-    var random: SeededRandom
+    /// Call-IDs, tags, branches and cnonces come from here; the digest nonce count rises per answer.
+    var ids: Identifiers
     var outbox: [(bytes: [UInt8], to: Destination)] = []
     var events: [SIPEvent] = []
     /// Client transactions by top Via branch and CSeq method (a CANCEL shares its INVITE's branch).
@@ -34,8 +35,6 @@ public final class SIPUserAgent {
     var serverSources: [String: Int] = [:]
     var calls: [String: SIPCall] = [:]
     var registration = Registration()
-    var nonceCount: UInt32 = 0
-    private var nextID: UInt64 = 0
 
     public init(account: SIPAccount, transport: SIPTransportKind, localHost: String = "127.0.0.1", localPort: Int,
                 seed: UInt64) {
@@ -44,7 +43,7 @@ public final class SIPUserAgent {
         self.localHost = localHost
         self.localPort = localPort
         timers = transport.timers
-        random = SeededRandom(seed: seed)
+        ids = Identifiers(random: SeededRandom(seed: seed))
     }
 
     /// Set once a TCP connection's local port is known.
@@ -74,8 +73,8 @@ public final class SIPUserAgent {
     // MARK: - Identifiers
 
     func token() -> String {
-        nextID += 1
-        return String(random.next() & 0xFFFF_FFFF_FFFF, radix: 36) + String(nextID, radix: 36)
+        ids.next += 1
+        return String(ids.random.next() & 0xFFFF_FFFF_FFFF, radix: 36) + String(ids.next, radix: 36)
     }
 
     func newBranch() -> String { "z9hG4bK" + token() }
@@ -177,4 +176,11 @@ public final class SIPUserAgent {
             }
         }
     }
+}
+
+/// The seeded source of an agent's identifiers and its digest nonce count.
+struct Identifiers {
+    var random: SeededRandom
+    var next: UInt64 = 0
+    var nonceCount: UInt32 = 0
 }
