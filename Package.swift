@@ -55,6 +55,8 @@ let package = Package(
         .target(name: "Checker", dependencies: ["CallModel", "TextEscaping", "RunFormats"]),
         // RFC 6455 without I/O: frame codec, incremental parser, handshake, the client state machine.
         .target(name: "WebSocket", dependencies: ["Determinism"]),
+        // RFC 3261 without I/O: message model, parsers, serializer, digest auth, SDP, transactions, dialogs.
+        .target(name: "SIP", dependencies: ["Determinism"]),
 
         // MARK: - I/O modules
         .target(name: "Transport", dependencies: ["CCurl", "CLinux", "EventPolling", "Locking"]),
@@ -63,6 +65,8 @@ let package = Package(
         .target(name: "WebSocketClient", dependencies: [
             "WebSocket", "CLinux", "CSSL", "CSSLClient", "Transport", "Determinism", "HTTPServer",
         ]),
+        // SIP user agents (UDP and TCP) on the transport's event threads: the third device signaling kind.
+        .target(name: "SIPClient", dependencies: ["SIP", "Determinism", "Transport", "CLinux"]),
         .target(name: "HTTPServer", dependencies: [
             "CLinux", "CSSL", "CLibnghttp2", "Locking", "EventPolling", "WebSocket",
         ], swiftSettings: releaseUnchecked),
@@ -94,7 +98,7 @@ let package = Package(
         // replays the committed corpora. Uses @testable imports: debug configuration only.
         .executableTarget(name: "CallstormFuzz", dependencies: [
                               "Scenario", "HTTPServer", "PushGateway", "Driver", "Credentials", "WebSocket",
-                              "Determinism",
+                              "Determinism", "SIP",
                           ],
                           path: "Fuzz/Sources/CallstormFuzz"),
         .executableTarget(
@@ -106,6 +110,8 @@ let package = Package(
         .executableTarget(name: "ws-bench", dependencies: [
             "WebSocketClient", "WebSocket", "HTTPServer", "Transport", "CLinux", "Determinism", "Driver",
         ], path: "Benchmarks/ws-bench", exclude: ["lws_client.c"]),
+        .executableTarget(name: "sip-bench", dependencies: ["SIP", "CLinux"], path: "Benchmarks/sip-bench",
+                          exclude: ["osip_parse.c"]),
         .executableTarget(name: "metrics-bench", dependencies: ["Metrics", "Results", "CLinux", "Determinism"],
                           path: "Benchmarks/metrics-bench"),
 
@@ -153,6 +159,10 @@ let package = Package(
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
         .testTarget(name: "RunFormatsTests", dependencies: ["RunFormats", "CallModel"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Determinism"]),
+        .testTarget(name: "SIPTests", dependencies: ["SIP", "Determinism"]),
+        .testTarget(name: "SIPClientTests", dependencies: [
+            "SIPClient", "SIP", "Determinism", "Transport", "CLinux", "TestSupport", "Locking",
+        ]),
         .testTarget(name: "WebSocketClientTests", dependencies: [
             "WebSocketClient", "WebSocket", "Transport", "HTTPServer", "ReferenceTarget", "Credentials", "Determinism",
             "Locking", "CLinux", "TestSupport",
