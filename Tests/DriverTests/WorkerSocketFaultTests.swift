@@ -48,26 +48,26 @@ final class WorkerSocketFaultTests: XCTestCase {
         defer { harness.stop() }
         let (worker, clock) = (harness.worker, harness.clock)
         // Only device 0 holds a socket: device 1's planned faults find none open and leave no row.
-        worker.loop.sync { worker.socketRegistered(0) }
-        harness.eventually("open") { worker.socketPhase(0) == .open }
+        worker.loop.sync { worker.sockets!.registered(0) }
+        harness.eventually("open") { worker.sockets!.phase(0) == .open }
         worker.loop.sync {
-            worker.arrivals.loadStart = clock.nowNanos()
-            worker.planSocketFaults()
+            worker.faults.loadStart = clock.nowNanos()
+            worker.sockets!.planFaults(loadStart: clock.nowNanos())
         }
-        XCTAssertEqual(worker.loop.sync { worker.faultState.socketPlan.pending.count }, 4, "2 devices, 2 windows")
+        XCTAssertEqual(worker.loop.sync { worker.sockets!.plan.pending.count }, 4, "2 devices, 2 windows")
 
         harness.advance(by: 2_000 * ms)
-        harness.eventually("the drop") { worker.socketPhase(0) != .open }
+        harness.eventually("the drop") { worker.sockets!.phase(0) != .open }
         harness.advance(by: 150 * ms)
-        harness.eventually("the reconnect after the backoff") { worker.socketPhase(0) == .open }
+        harness.eventually("the reconnect after the backoff") { worker.sockets!.phase(0) == .open }
 
         harness.advance(by: 2_000 * ms)
-        harness.eventually("the stall") { worker.faultState.socketPlan.stalled.count == 1 }
-        XCTAssertEqual(worker.loop.sync { worker.socketPhase(0) }, .open, "a stall ends no socket")
+        harness.eventually("the stall") { worker.sockets!.plan.stalled.count == 1 }
+        XCTAssertEqual(worker.loop.sync { worker.sockets!.phase(0) }, .open, "a stall ends no socket")
         harness.advance(by: 600 * ms)
-        harness.eventually("reading again") { worker.faultState.socketPlan.stalled.isEmpty }
+        harness.eventually("reading again") { worker.sockets!.plan.stalled.isEmpty }
 
-        let rows = worker.faultLog.all.map { "\($0.window),\($0.kind),dev-\($0.device)" }
+        let rows = worker.faults.log.all.map { "\($0.window),\($0.kind),dev-\($0.device)" }
         XCTAssertEqual(rows, ["drops,device.socket_dropped,dev-0", "stalls,device.socket_stalled,dev-0"])
         let c = harness.finish()
         XCTAssertEqual(c[MetricName.socketLost], 1, "\(c)")

@@ -64,8 +64,8 @@ final class WorkerSocketTests: XCTestCase {
         let harness = try SocketWorkerHarness(session: server, scenario: scenario(port:))
         defer { harness.stop() }
         let worker = harness.worker
-        worker.loop.sync { worker.socketRegistered(0) }
-        harness.eventually("open") { worker.socketPhase(0) == .open }
+        worker.loop.sync { worker.sockets!.registered(0) }
+        harness.eventually("open") { worker.sockets!.phase(0) == .open }
         harness.eventually("hello") { server.texts.withLock { $0 } == ["{\"hello\":\"dev-0\"}"] }
 
         let answers = Mutex<[String]>([])
@@ -77,20 +77,20 @@ final class WorkerSocketTests: XCTestCase {
             case .failure(let error): answers.withLock { $0.append(error.kind) }
             }
         }
-        worker.loop.sync { XCTAssertTrue(worker.sendOverSocket("pause", [:], device: 0, completion: record)) }
+        worker.loop.sync { XCTAssertTrue(worker.sockets!.send("pause", [:], device: 0, completion: record)) }
         harness.eventually("the reply") { answers.withLock { $0 } == ["202 true {\"ok\":true}"] }
-        worker.loop.sync { XCTAssertFalse(worker.sendOverSocket("join", [:], device: 0, completion: record)) }
+        worker.loop.sync { XCTAssertFalse(worker.sockets!.send("join", [:], device: 0, completion: record)) }
 
         // A drop the device did not decide: lost, then the backoff (100 ms, no jitter) brings it back.
-        worker.loop.sync { XCTAssertTrue(worker.dropSocket(0)) }
-        XCTAssertEqual(worker.loop.sync { worker.socketPhase(0) }, .closed)
-        worker.loop.sync { _ = worker.sendOverSocket("pause", [:], device: 0, completion: record) }
+        worker.loop.sync { XCTAssertTrue(worker.sockets!.drop(0)) }
+        XCTAssertEqual(worker.loop.sync { worker.sockets!.phase(0) }, .closed)
+        worker.loop.sync { _ = worker.sockets!.send("pause", [:], device: 0, completion: record) }
         harness.advance(by: 150 * ms)
         harness.eventually("the queued action's reply") { answers.withLock { $0.count } == 2 }
         XCTAssertEqual(answers.withLock { $0.last }, "202 true {\"ok\":true}")
 
         // No reply within action_timeout.
-        worker.loop.sync { _ = worker.sendOverSocket("end", [:], device: 0, completion: record) }
+        worker.loop.sync { _ = worker.sockets!.send("end", [:], device: 0, completion: record) }
         harness.advance(by: 2_100 * ms)
         harness.eventually("the timeout") { answers.withLock { $0.count } == 3 }
         XCTAssertEqual(answers.withLock { $0.last }, "timeout")
