@@ -104,17 +104,33 @@ final class EmbeddedWorkerTests: XCTestCase {
         return try ScenarioLoader.parse(yaml, file: "embedded.yaml").get()
     }
 
+    /// The happy path of every built-in flow, end to end: each call completes, every action it starts is
+    /// fulfilled, every callee rings once per `await_push` step, the books balance, and nothing is left in flight.
     func testTheRealWorkerRunsEveryBuiltInFlowToCompletionOnTheEmbeddedLoop() throws {
+        XCTAssertEqual(Set(BuiltinFlows.names), [
+            "incoming-1to1", "outgoing-1to1", "declined", "unanswered", "caller-cancels", "hold-resume",
+            "group-call", "group-merge", "merge-unmerge",
+        ], "a new built-in flow is run here too")
         for flow in BuiltinFlows.names {
             let rig = try Rig(try scenario(flow: flow, calls: 3))
             let recorder = rig.run(limit: 600 * second)
             let c = recorder.counters
+            let all = "\(flow): \(c.sorted { $0.key < $1.key })"
             XCTAssertEqual(c[MetricName.devicesRegistered], 12, flow)
-            XCTAssertEqual(c[MetricName.callsStarted], 3, "\(flow): \(c)")
-            XCTAssertEqual(c["flow.\(flow).completed"], 3, "\(flow): \(c.sorted { $0.key < $1.key })")
+            XCTAssertEqual(c[MetricName.callsStarted], 3, all)
+            XCTAssertEqual(c["flow.\(flow).completed"], 3, all)
+            XCTAssertEqual(c[MetricName.callsCompleted], 3, all)
             XCTAssertNil(c[MetricName.callsInFlightAtStop], flow)
             XCTAssertEqual(c.filter { $0.key.hasPrefix(MetricName.errorsPrefix) }, [:], flow)
-            XCTAssertTrue(Books(counters: c).balanced, "\(flow): \(Books(counters: c).problems)")
+            let books = Books(counters: c)
+            XCTAssertTrue(books.balanced, "\(flow): \(books.problems)")
+            XCTAssertFalse(books.actions.isEmpty, flow)
+            for action in books.actions { XCTAssertEqual(action.fulfilled, action.started, "\(flow) \(action.kind)") }
+            let rings = BuiltinFlows.flow(named: flow)!.steps.filter {
+                if case .awaitPush = $0.kind { return true } else { return false }
+            }.count
+            XCTAssertEqual(recorder.histograms[MetricName.dialToRing]?.totalCount ?? 0, Int64(3 * rings), flow)
+            XCTAssertEqual(recorder.histograms["call.duration"]?.totalCount, 3, flow)
             XCTAssertTrue(rig.loop.closed, flow)
         }
     }
