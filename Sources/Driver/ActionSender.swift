@@ -70,7 +70,8 @@ final class ActionSender {
                 count(result, endpoint: endpoint, badBody: answer.outcome == .failed(reason: "bad_response"), at: now)
             }
             table.calls[id]?.captured(answer.captures)
-            if request.kind == .join, answer.outcome == .fulfilled, let fault = faults.mediaFault(request.device, now: now) {
+            if request.kind == .join, answer.outcome == .fulfilled,
+               let fault = faults.mediaFault(request.device, now: now) {
                 switch fault {
                 case .failure:
                     answer.outcome = .failed(reason: "media_setup_failed")

@@ -65,7 +65,8 @@ final class DeviceSockets {
 
     /// The sockets of a worker, or nil when `device.socket` is `none` or the loop has no pool. Call on the loop.
     static func make(worker: Int, settings: DriverSettings, deviceIndexes: [Int], loop: DriverLoop, table: CallTable,
-                     books: RunBooks, faults: DeviceFaults, sender: ActionSender, intake: PushIntake) -> DeviceSockets? {
+                     books: RunBooks, faults: DeviceFaults, sender: ActionSender,
+                     intake: PushIntake) -> DeviceSockets? {
         guard settings.socket.mode != .none, let mapping = sender.api.mapping.socket else { return nil }
         let lifecycle = SocketLifecycle(mode: settings.socket.mode, reconnect: settings.socket.reconnect,
                                         lingerNanos: settings.socket.lingerNanos, seed: settings.seed,
@@ -187,7 +188,8 @@ final class DeviceSockets {
         let result: Result<UInt64, WebSocketClientError>
         do {
             let url = try WebSocketURL(parsing: text)
-            result = pool.open(url, headers: headers, random: SeededRandom(seed: settings.seed ^ 0x5753, stream: stream))
+            let random = SeededRandom(seed: settings.seed ^ 0x5753, stream: stream)
+            result = pool.open(url, headers: headers, random: random)
         } catch {
             result = .failure(.handshake(error))
         }

@@ -136,7 +136,9 @@ final class Worker: @unchecked Sendable {
                            "waiting for \(call.waiting) after step \(step)", limit: 10)
             }
             abandonArrivals(now: now)
-            if books.pendingDeliveries > 0 { books.count(.pushesUndeliveredAtStop, by: books.pendingDeliveries, at: now) }
+            if books.pendingDeliveries > 0 {
+                books.count(.pushesUndeliveredAtStop, by: books.pendingDeliveries, at: now)
+            }
             var deviceEvents: [String: Int] = [:]
             for device in table.devices.devices { deviceEvents.merge(device.manager.events, uniquingKeysWith: +) }
             for (name, n) in deviceEvents { books.count(.deviceEvent(name), by: Int64(n), at: now) }

@@ -79,6 +79,8 @@ final class EmbeddedLoop: DriverLoop, @unchecked Sendable {
 private final class MemoryClient: RequestSender {
     unowned let loop: EmbeddedLoop
     init(loop: EmbeddedLoop) { self.loop = loop }
-    func send(_ request: ClientRequest, completion: @escaping HTTPClient.Completion) { loop.answer(request, completion) }
+    func send(_ request: ClientRequest, completion: @escaping HTTPClient.Completion) {
+        loop.answer(request, completion)
+    }
     func close() {}
 }

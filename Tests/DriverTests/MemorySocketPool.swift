@@ -19,7 +19,8 @@ final class MemorySocketPool: SocketPool {
     private var held: [UInt64: [String]] = [:]
     private var nextID: UInt64 = 1
 
-    init(loop: EmbeddedLoop, onEvent: @escaping WebSocketClientPool.EventHandler, server: @escaping (String) -> String?) {
+    init(loop: EmbeddedLoop, onEvent: @escaping WebSocketClientPool.EventHandler,
+         server: @escaping (String) -> String?) {
         self.loop = loop
         self.onEvent = onEvent
         self.server = server
