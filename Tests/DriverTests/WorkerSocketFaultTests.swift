@@ -38,7 +38,7 @@ final class WorkerSocketFaultTests: XCTestCase {
     }
 
     func testADropIsALossCallstormCausedAndAStallPausesReadingForItsTime() throws {
-        let harness = try SocketWorkerRig(scenario: scenario())
+        let harness = try WorkerRig(scenario: scenario())
         defer { harness.stop() }
         let (worker, clock) = (harness.worker, harness.clock)
         // Only device 0 holds a socket: device 1's planned faults find none open and leave no row.

@@ -50,7 +50,7 @@ final class WorkerSocketTests: XCTestCase {
     }
 
     func testHelloRepliesReconnectQueueTimeoutAndBooks() throws {
-        let harness = try SocketWorkerRig(server: Self.server, scenario: scenario())
+        let harness = try WorkerRig(server: Self.server, scenario: scenario())
         defer { harness.stop() }
         let worker = harness.worker
         worker.loop.sync { worker.sockets!.registered(0) }

@@ -4,9 +4,9 @@ import Scenario
 import XCTest
 
 /// A real worker with devices 0 and 1 on an `EmbeddedLoop` under the manual clock, its device sockets in memory
-/// (`MemorySocketPool`) answered by `server`: for tests of the worker's device sockets. No socket, no thread, no
+/// (`MemorySocketPool`) answered by `server`: for tests of the worker and its parts. No socket, no thread, no
 /// sleep: a wait is the loop running what is pending, a delay is the clock moved by hand.
-final class SocketWorkerRig {
+final class WorkerRig {
     let clock = ManualClock()
     let loop: EmbeddedLoop
     let worker: Worker
