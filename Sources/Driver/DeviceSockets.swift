@@ -13,10 +13,14 @@ import WebSocketClient
 /// socket faults. Exists only when `device.socket` is not `none`, so a run without sockets creates no pool and
 /// counts nothing.
 ///
-/// Signaling of another kind (SIP user agents, issue 26) is a sibling of this type, not a branch in it: the
-/// worker holds it beside this one, the lifecycle's events (`registered`, `pushReported`, `userActs`, `idle`)
-/// reach it the same way, what it hears goes into `PushIntake`, and actions the mapping routes to it go through
-/// `ActionSender.send` as socket actions do.
+/// Signaling of another kind (SIP user agents, issue 26) is a sibling of this type, not a branch in it: a type on
+/// the same loop that owns its own state (its transactions, its registrations) and is reached through the same four
+/// doors: the app's moments (`registered`, `pushReported`, `userActs`, `idle`, called by `ActionSender`,
+/// `PushIntake` and the worker as they are here), actions the mapping routes to it (`ActionSender.send` asks it
+/// before HTTP, as it asks `send` here), what it hears (into `PushIntake.reportIncoming` for a call to ring and
+/// `PushIntake.observe` for a change), and its timers (a `TimerEvent` case of its own). So that the worker does not
+/// grow a property per kind, the second kind turns the worker's `sockets` slot into a list of such channels behind
+/// one small protocol holding those four doors; with one kind, a protocol would be a seam without a second side.
 ///
 /// Thread rule: touched only on the worker's loop (the pool's events come there too).
 final class DeviceSockets {
