@@ -20,20 +20,7 @@ final class BuiltinFlowInterpreterTests: XCTestCase {
 
     // MARK: - Failure branches, in every built-in flow
 
-    func testAFailedStartFailsTheCallWithNothingToCleanUp() {
-        for name in BuiltinFlows.names {
-            let h = FlowHarness(builtin: name)
-            h.answer = { $0.op == .start ? .fail("http_503") : .fulfil }
-            h.begin()
-            h.run()
-            XCTAssertTrue(h.completed, name)
-            XCTAssertEqual(h.outcomes.first, "\(h.finished.first!.step)=failed", name)
-            XCTAssertEqual(h.count("calls.failed"), 1, name)
-            XCTAssertEqual(h.count("flow.\(name).failed_calls"), 1, name)
-            XCTAssertEqual(h.call.status.failure, "start failed: failed", name)
-            XCTAssertEqual(h.sent.count, 1, "\(name): nothing is left alive, so nothing is ended")
-        }
-    }
+    // A failed start, in every built-in flow: EmbeddedWorkerTests, on the real worker.
 
     func testAFailedMemberActionFailsTheFlowAndCleanupEndsWhatIsAlive() {
         for name in BuiltinFlows.names {
