@@ -5,12 +5,12 @@ import RunFormats
 
 /// An action's figures and lines: counters and histograms by kind and by flow step, the history's `invoke` and
 /// `complete` lines, and its actions.csv row.
-extension Worker {
-    func invoked(_ record: ActionRecord, now: UInt64) {
+extension RunBooks {
+    func invoked(_ record: ActionRecord, device: String, now: UInt64) {
         let action = record.action
         recorder.count(.action(action.kind.rawValue, .started), atNanos: now)
-        guard let journal = books.journal else { return }
-        let t = now &- books.runStart, device = devices[record.device].identity.id
+        guard let journal else { return }
+        let t = now &- runStart
         journal.history {
             HistoryText.invoke(t: t, op: action.id, device: device, kind: action.kind,
                                conversation: action.conversationUUID, with: record.with, member: record.member,
@@ -19,12 +19,11 @@ extension Worker {
     }
 
     /// Records an action's one outcome under its kind and its flow step.
-    func finished(_ record: ActionRecord, now: UInt64) {
+    func finished(_ record: ActionRecord, device: String, now: UInt64) {
         let action = record.action
-        let runStart = books.runStart
         var reason: String?
         if case .failed(let r)? = action.outcome { reason = r }
-        if let journal = books.journal {
+        if let journal {
             journal.history {
                 HistoryText.complete(
                     t: now &- runStart, op: action.id, outcome: Self.historyOutcome(action.outcome!), reason: reason,
@@ -42,16 +41,16 @@ extension Worker {
                         atNanos: now)
         recorder.record(.step(step), micros: micros, atNanos: now)
         if let reason { recorder.count(.actionFailed(kind, reason: reason), atNanos: now) }
-        books.journal?.action(ActionRow(
-            id: action.id, kind: kind, step: step, device: devices[record.device].identity.id,
+        journal?.action(ActionRow(
+            id: action.id, kind: kind, step: step, device: device,
             conversation: action.conversationUUID, plannedNanos: action.plannedNanos &- runStart,
             startedNanos: action.startedNanos &- runStart, finishedNanos: now &- runStart, outcome: label,
             reason: reason ?? ""))
     }
 
     func writeFinal(_ final: FinalView, now: UInt64) {
-        let t = now &- books.runStart
-        books.journal?.history {
+        let t = now &- runStart
+        journal?.history {
             HistoryText.final(t: t, device: final.device, conversation: final.conversation, server: final.server,
                               local: (final.state, final.members, final.activeMembers), into: &$0)
         }
