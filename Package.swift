@@ -50,9 +50,13 @@ let package = Package(
         .target(name: "PushModel"),
         .target(name: "Metrics", dependencies: ["TextEscaping"]),
         .target(name: "Scenario", dependencies: ["CLibyaml", "Metrics", "Determinism"]),
+        // Reads scenario files for Scenario, which has no I/O.
+        .target(name: "ScenarioLoading", dependencies: ["Scenario"]),
         // The run files' formats, written and read in one place: history lines, faults.csv, actions.csv, pushes.csv.
         .target(name: "RunFormats", dependencies: ["CallModel", "TextEscaping"]),
         .target(name: "Checker", dependencies: ["CallModel", "TextEscaping", "RunFormats"]),
+        // Reads history.jsonl from disk for the checker, which has no I/O.
+        .target(name: "HistoryLoading", dependencies: ["Checker"]),
         // RFC 6455 without I/O: frame codec, incremental parser, handshake, the client state machine.
         .target(name: "WebSocket", dependencies: ["Determinism"]),
 
@@ -88,7 +92,7 @@ let package = Package(
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
             "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "FaultProxy", "Locking",
-            "Determinism", "Chaos", "WebSocket", "RunFormats",
+            "Determinism", "Chaos", "WebSocket", "RunFormats", "HistoryLoading", "ScenarioLoading",
         ]),
         // libFuzzer targets (`make fuzz`, built in debug with -sanitize=fuzzer -DFUZZING); built plainly it
         // replays the committed corpora. Uses @testable imports: debug configuration only.
@@ -102,7 +106,7 @@ let package = Package(
             dependencies: ["CallstormCLI"] + (jemalloc ? ["CJemalloc"] : []),
             linkerSettings: jemalloc ? [.linkedLibrary("jemalloc")] : []
         ),
-        .executableTarget(name: "checker-bench", dependencies: ["Checker"], path: "Benchmarks/checker-bench"),
+        .executableTarget(name: "checker-bench", dependencies: ["Checker", "HistoryLoading"], path: "Benchmarks/checker-bench"),
         .executableTarget(name: "ws-bench", dependencies: [
             "WebSocketClient", "WebSocket", "HTTPServer", "Transport", "CLinux", "Determinism", "Driver",
         ], path: "Benchmarks/ws-bench", exclude: ["lws_client.c"]),
@@ -115,7 +119,9 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CLinux"]),
         .testTarget(name: "CallModelTests", dependencies: ["CallModel"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "CLinux", "Determinism"]),
-        .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "Metrics", "Determinism", "TestSupport"]),
+        .testTarget(name: "ScenarioTests", dependencies: [
+            "Scenario", "ScenarioLoading", "Metrics", "Determinism", "TestSupport",
+        ]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "HTTPServer", "Credentials", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: [
             "HTTPServer", "Credentials", "Locking", "Determinism", "TestSupport",
@@ -145,9 +151,11 @@ let package = Package(
         .testTarget(name: "ResultsTests", dependencies: ["Results", "Metrics", "Determinism", "TestSupport", "RunFormats"]),
         .testTarget(name: "CallstormCLITests", dependencies: [
             "CallstormCLI", "Reports", "Metrics", "Results", "Scenario", "Checker", "HTTPServer", "PushGateway",
-            "Locking", "TestSupport", "RunFormats",
+            "Locking", "TestSupport", "RunFormats", "ScenarioLoading",
         ]),
-        .testTarget(name: "CheckerTests", dependencies: ["Checker", "CallModel", "TestSupport", "RunFormats"]),
+        .testTarget(name: "CheckerTests", dependencies: [
+            "Checker", "CallModel", "TestSupport", "RunFormats", "HistoryLoading",
+        ]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "DeterminismTests", dependencies: ["Determinism"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),

@@ -1,4 +1,5 @@
 import Scenario
+import ScenarioLoading
 import WebSocketClient
 
 enum ValidateCommand {
