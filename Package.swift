@@ -49,26 +49,28 @@ let package = Package(
         // driver (which implements the sink) does not depend on the gateway.
         .target(name: "PushModel"),
         .target(name: "Metrics", dependencies: ["TextEscaping"]),
+        // Reads no file (ScenarioLoading does); validation only checks that a `target.ca` path is readable.
         .target(name: "Scenario", dependencies: ["CLibyaml", "Metrics", "Determinism"]),
-        // Reads scenario files for Scenario, which has no I/O.
-        .target(name: "ScenarioLoading", dependencies: ["Scenario"]),
         // The run files' formats, written and read in one place: history lines, faults.csv, actions.csv, pushes.csv.
         .target(name: "RunFormats", dependencies: ["CallModel", "TextEscaping"]),
         .target(name: "Checker", dependencies: ["CallModel", "TextEscaping", "RunFormats"]),
-        // Reads history.jsonl from disk for the checker, which has no I/O.
-        .target(name: "HistoryLoading", dependencies: ["Checker"]),
         // RFC 6455 without I/O: frame codec, incremental parser, handshake, the client state machine.
         .target(name: "WebSocket", dependencies: ["Determinism"]),
 
         // MARK: - I/O modules
+        // The files the value modules read, beside them: scenario files for Scenario, history.jsonl for Checker.
+        .target(name: "ScenarioLoading", dependencies: ["Scenario"]),
+        .target(name: "HistoryLoading", dependencies: ["Checker"]),
+        // A socket read and written in the clear or under TLS, shared by the HTTP server and the WebSocket client.
+        .target(name: "StreamIO", dependencies: ["CSSL"]),
         .target(name: "Transport", dependencies: ["CCurl", "CLinux", "EventPolling", "Locking"]),
         .target(name: "Credentials", dependencies: ["CSSL"]),
         // Client WebSockets (ws, wss) on the transport's per-worker event threads.
         .target(name: "WebSocketClient", dependencies: [
-            "WebSocket", "CLinux", "CSSL", "CSSLClient", "Transport", "Determinism", "HTTPServer",
+            "WebSocket", "CLinux", "CSSL", "CSSLClient", "Transport", "Determinism", "StreamIO",
         ]),
         .target(name: "HTTPServer", dependencies: [
-            "CLinux", "CSSL", "CLibnghttp2", "Locking", "EventPolling", "WebSocket",
+            "CLinux", "CSSL", "CLibnghttp2", "Locking", "EventPolling", "WebSocket", "StreamIO",
         ], swiftSettings: releaseUnchecked),
         .target(name: "PushGateway", dependencies: [
             "PushModel", "HTTPServer", "CallModel", "Credentials", "Metrics", "Locking", "Determinism",
@@ -79,7 +81,8 @@ let package = Package(
         ]),
         .target(name: "FaultProxy", dependencies: ["CLinux", "Locking", "Determinism", "EventPolling"],
                 exclude: ["CREATING_TOXICS.md"]),
-        // Every fault kind, one file each, by the scenario's names; FaultProxy stays the network engine.
+        // Every fault kind, one file each, by the scenario's names, and the FaultController that runs the network and
+        // target windows on the run's clock; FaultProxy stays the network engine.
         .target(name: "Chaos", dependencies: [
             "Scenario", "Metrics", "RunFormats", "Locking", "FaultProxy", "Determinism",
         ]),
@@ -106,7 +109,8 @@ let package = Package(
             dependencies: ["CallstormCLI"] + (jemalloc ? ["CJemalloc"] : []),
             linkerSettings: jemalloc ? [.linkedLibrary("jemalloc")] : []
         ),
-        .executableTarget(name: "checker-bench", dependencies: ["Checker", "HistoryLoading"], path: "Benchmarks/checker-bench"),
+        .executableTarget(name: "checker-bench", dependencies: ["Checker", "HistoryLoading"],
+                          path: "Benchmarks/checker-bench"),
         .executableTarget(name: "ws-bench", dependencies: [
             "WebSocketClient", "WebSocket", "HTTPServer", "Transport", "CLinux", "Determinism", "Driver",
         ], path: "Benchmarks/ws-bench", exclude: ["lws_client.c"]),
@@ -148,7 +152,9 @@ let package = Package(
         .testTarget(name: "ReportsTests", dependencies: [
             "Reports", "Metrics", "Results", "Determinism", "TextEscaping", "TestSupport", "Checker",
         ]),
-        .testTarget(name: "ResultsTests", dependencies: ["Results", "Metrics", "Determinism", "TestSupport", "RunFormats"]),
+        .testTarget(name: "ResultsTests", dependencies: [
+            "Results", "Metrics", "Determinism", "TestSupport", "RunFormats",
+        ]),
         .testTarget(name: "CallstormCLITests", dependencies: [
             "CallstormCLI", "Reports", "Metrics", "Results", "Scenario", "Checker", "HTTPServer", "PushGateway",
             "Locking", "TestSupport", "RunFormats", "ScenarioLoading",
