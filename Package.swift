@@ -50,12 +50,14 @@ let package = Package(
         .target(name: "PushModel"),
         .target(name: "Metrics", dependencies: ["TextEscaping"]),
         // Reads no file (ScenarioLoading does); validation only checks that a `target.ca` path is readable.
-        .target(name: "Scenario", dependencies: ["CLibyaml", "Metrics", "Determinism"]),
+        .target(name: "Scenario", dependencies: ["CLibyaml", "Metrics", "Determinism", "CallModel"]),
         // The run files' formats, written and read in one place: history lines, faults.csv, actions.csv, pushes.csv.
         .target(name: "RunFormats", dependencies: ["CallModel", "TextEscaping"]),
         .target(name: "Checker", dependencies: ["CallModel", "TextEscaping", "RunFormats"]),
         // RFC 6455 without I/O: frame codec, incremental parser, handshake, the client state machine.
         .target(name: "WebSocket", dependencies: ["Determinism"]),
+        // RFC 3261 without I/O: message model, parsers, serializer, digest auth, SDP, transactions, dialogs.
+        .target(name: "SIP", dependencies: ["Determinism"]),
 
         // MARK: - I/O modules
         // The files the value modules read, beside them: scenario files for Scenario, history.jsonl for Checker.
@@ -69,6 +71,8 @@ let package = Package(
         .target(name: "WebSocketClient", dependencies: [
             "WebSocket", "CLinux", "CSSL", "CSSLClient", "Transport", "Determinism", "StreamIO",
         ]),
+        // SIP user agents (UDP and TCP) on the transport's event threads: the third device signaling kind.
+        .target(name: "SIPClient", dependencies: ["SIP", "Determinism", "Transport", "CLinux"]),
         .target(name: "HTTPServer", dependencies: [
             "CLinux", "CSSL", "CLibnghttp2", "Locking", "EventPolling", "WebSocket", "StreamIO",
         ], swiftSettings: releaseUnchecked),
@@ -101,7 +105,7 @@ let package = Package(
         // replays the committed corpora. Uses @testable imports: debug configuration only.
         .executableTarget(name: "CallstormFuzz", dependencies: [
                               "Scenario", "HTTPServer", "PushGateway", "Driver", "Credentials", "WebSocket",
-                              "Determinism",
+                              "Determinism", "SIP",
                           ],
                           path: "Fuzz/Sources/CallstormFuzz"),
         .executableTarget(
@@ -114,6 +118,8 @@ let package = Package(
         .executableTarget(name: "ws-bench", dependencies: [
             "WebSocketClient", "WebSocket", "HTTPServer", "Transport", "CLinux", "Determinism", "Driver",
         ], path: "Benchmarks/ws-bench", exclude: ["lws_client.c"]),
+        .executableTarget(name: "sip-bench", dependencies: ["SIP", "CLinux"], path: "Benchmarks/sip-bench",
+                          exclude: ["osip_parse.c"]),
         .executableTarget(name: "metrics-bench", dependencies: ["Metrics", "Results", "CLinux", "Determinism"],
                           path: "Benchmarks/metrics-bench"),
 
@@ -147,7 +153,7 @@ let package = Package(
         ]),
         .testTarget(name: "DriverTests", dependencies: [
             "Driver", "Scenario", "Metrics", "CallModel", "PushModel", "Determinism", "HTTPServer", "WebSocket",
-            "Transport", "Locking", "RunFormats",
+            "Transport", "Locking", "ReferenceTarget", "WebSocketClient", "RunFormats",
         ]),
         .testTarget(name: "ReportsTests", dependencies: [
             "Reports", "Metrics", "Results", "Determinism", "TextEscaping", "TestSupport", "Checker",
@@ -157,7 +163,7 @@ let package = Package(
         ]),
         .testTarget(name: "CallstormCLITests", dependencies: [
             "CallstormCLI", "Reports", "Metrics", "Results", "Scenario", "Checker", "HTTPServer", "PushGateway",
-            "Locking", "TestSupport", "RunFormats", "ScenarioLoading",
+            "Locking", "TestSupport", "RunFormats", "CallModel", "ReferenceTarget", "ScenarioLoading", "HistoryLoading",
         ]),
         .testTarget(name: "CheckerTests", dependencies: [
             "Checker", "CallModel", "TestSupport", "RunFormats", "HistoryLoading",
@@ -167,6 +173,10 @@ let package = Package(
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
         .testTarget(name: "RunFormatsTests", dependencies: ["RunFormats", "CallModel"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Determinism"]),
+        .testTarget(name: "SIPTests", dependencies: ["SIP", "Determinism"]),
+        .testTarget(name: "SIPClientTests", dependencies: [
+            "SIPClient", "SIP", "Determinism", "Transport", "CLinux", "TestSupport", "Locking",
+        ]),
         .testTarget(name: "WebSocketClientTests", dependencies: [
             "WebSocketClient", "WebSocket", "Transport", "HTTPServer", "ReferenceTarget", "Credentials", "Determinism",
             "Locking", "CLinux", "TestSupport",

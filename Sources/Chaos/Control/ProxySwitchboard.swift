@@ -123,7 +123,7 @@ final class ProxySwitchboard {
 
     private func count(from last: ProxyStats, to stats: ProxyStats, now: UInt64, into recorder: inout Recorder) {
         for (name, by) in NetworkPlan.counterGrowth(from: last, to: stats) {
-            recorder.count(name, by: by, atNanos: now)
+            recorder.count(Metric(named: name), by: by, atNanos: now)
         }
     }
 

@@ -30,14 +30,14 @@ final class TargetControl: @unchecked Sendable {
 
     /// Carries out what is due at `since`. `count` adds to the controller's counters (on its queue).
     func perform(since: UInt64, now: UInt64, run: FaultRunContext, recorder: inout Recorder,
-                 count: @escaping @Sendable (String) -> Void) {
+                 count: @escaping @Sendable (Metric) -> Void) {
         for i in storms.due(at: since) { storm(window: i, since: since, now: now, run: run, recorder: &recorder) }
         guard let target else { return }
         for step in targets.due(at: since) {
             switch step {
             case .kill(let i):
                 kill(target, window: i, since: since, now: now, run: run)
-                recorder.count(MetricName.fault(TargetKillFault.killed), atNanos: now)
+                recorder.count(Metric.fault(TargetKillFault.killed), atNanos: now)
             case .restart(let i):
                 restart(target, window: i, since: since, run: run, count: count)
             }
@@ -54,8 +54,8 @@ final class TargetControl: @unchecked Sendable {
         // Logged first: a worker attributes a socket that ends after this mark, and began before it, to the storm.
         run.logFault(sinceLoadNanos: since, window: windows[i].name, kind: fault.kind, subject: "target", seq: 0)
         let ended = dropEventSockets(fault.code)
-        recorder.count(MetricName.fault(fault.kind), atNanos: now)
-        recorder.count(SocketStormFault.socketsCounter, by: Int64(ended), atNanos: now)
+        recorder.count(Metric.fault(fault.kind), atNanos: now)
+        recorder.count(Metric(named: SocketStormFault.socketsCounter), by: Int64(ended), atNanos: now)
     }
 
     /// Kills the child target for window `i`'s fault, and marks the kill in the run's history.
@@ -79,16 +79,16 @@ final class TargetControl: @unchecked Sendable {
 
     /// Starts the child target again after window `i`'s kill.
     private func restart(_ target: ControlledTarget, window i: Int, since: UInt64, run: FaultRunContext,
-                         count: @escaping @Sendable (String) -> Void) {
+                         count: @escaping @Sendable (Metric) -> Void) {
         let name = windows[i].name
         queue.async {
             do {
                 try target.restart()
                 run.logFault(sinceLoadNanos: run.sinceLoadNanos() ?? since, window: name,
                              kind: TargetKillFault.restarted, subject: "pid-\(target.pid ?? 0)", seq: 0)
-                count(MetricName.fault(TargetKillFault.restarted))
+                count(Metric.fault(TargetKillFault.restarted))
             } catch {
-                count(MetricName.fault(TargetKillFault.restartFailed))
+                count(Metric.fault(TargetKillFault.restartFailed))
                 FileHandle.standardError.write(Data("callstorm: \(error)\n".utf8))
             }
         }
