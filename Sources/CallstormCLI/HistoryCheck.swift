@@ -1,5 +1,6 @@
 import CallModel
 import Checker
+import HistoryLoading
 import Foundation
 import Reports
 import Results

@@ -2,6 +2,7 @@
 import Foundation
 import Metrics
 import Scenario
+import ScenarioLoading
 import TestSupport
 import XCTest
 

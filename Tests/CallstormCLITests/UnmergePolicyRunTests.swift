@@ -2,6 +2,7 @@
 import CallModel
 import Checker
 import Foundation
+import HistoryLoading
 import HTTPServer
 import ReferenceTarget
 import Results
