@@ -18,6 +18,7 @@ extension SIPUserAgent {
         respond(request.response(100), to: request, source: source, now: now)
         events.append(.incoming(call: callID, from: request.from?.uri ?? ""))
         if autoRing { ring(callID, now: now) }
+        if autoAnswer { answer(callID, now: now) }
     }
 
     /// Sends 180 Ringing for an incoming call.
