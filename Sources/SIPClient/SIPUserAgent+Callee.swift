@@ -3,7 +3,7 @@ import SIP
 extension SIPUserAgent {
     func incomingInvite(_ request: SIPMessage, source: Int, key: String, now: UInt64) {
         guard let callID = request.callID else { return }
-        if request.to?.tag != nil {
+        if request.toTag != nil {
             reinvite(request, source: source, now: now)
             return
         }
@@ -99,7 +99,7 @@ extension SIPUserAgent {
 
     func incomingBye(_ request: SIPMessage, source: Int, now: UInt64) {
         guard let callID = request.callID, var call = calls[callID], var dialog = call.dialog,
-              request.to?.tag == dialog.localTag else {
+              request.toTag == dialog.localTag else {
             counters.stray["BYE", default: 0] += 1
             respond(request.response(481), to: request, source: source, now: now)
             return
@@ -116,7 +116,7 @@ extension SIPUserAgent {
 
     private func reinvite(_ request: SIPMessage, source: Int, now: UInt64) {
         guard let callID = request.callID, var call = calls[callID], var dialog = call.dialog,
-              request.to?.tag == dialog.localTag else {
+              request.toTag == dialog.localTag else {
             counters.stray["INVITE", default: 0] += 1
             respond(request.response(481), to: request, source: source, now: now)
             return
