@@ -6,7 +6,8 @@ public struct SIPParameters: Sendable, Equatable {
     public init(_ items: [(name: String, value: String?)] = []) { self.items = items }
 
     public static func == (a: SIPParameters, b: SIPParameters) -> Bool {
-        a.items.count == b.items.count && zip(a.items, b.items).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+        a.items.count == b.items.count
+            && zip(a.items, b.items).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
 
     /// Parses `;a=b;c` (the leading semicolon optional).
@@ -91,13 +92,19 @@ public struct SIPVia: Sendable, Equatable {
     private static func parts(_ value: String) -> (transport: String, sentBy: Substring, parameters: Substring)? {
         let first = SIPHeaderValues.first(value)
         let protocolEnd = first.utf8.firstIndex { $0 == 32 || $0 == 9 } ?? first.endIndex
-        let proto = first[..<protocolEnd].utf8Split(0x2F)
-        guard proto.count == 3, asciiCaseEqual(proto[0], "SIP"), proto[1] == "2.0" else { return nil }
+        // `SIP/2.0/<transport>`, SIP in any case, no further slash; byte by byte (this runs for every message).
+        let proto = first[..<protocolEnd]
+        let matches = zip(proto.utf8, "SIP/2.0/".utf8).allSatisfy { a, b in
+            a == b || (b >= 0x41 && b <= 0x5A && a | 0x20 == b | 0x20)
+        }
+        guard proto.utf8.count >= 8, matches else { return nil }
+        let transport = proto[proto.utf8.index(proto.startIndex, offsetBy: 8)...]
+        guard !transport.utf8.contains(0x2F) else { return nil }
         let rest = first[protocolEnd...].trimmingSpaces
         let semicolon = rest.utf8.firstIndex(of: 0x3B) ?? rest.endIndex
         let sentBy = rest[..<semicolon].trimmingSpaces
         guard !sentBy.isEmpty else { return nil }
-        return (String(proto[2]), sentBy, rest[semicolon...])
+        return (String(transport), sentBy, rest[semicolon...])
     }
 
     public var branch: String? { parameters["branch"] }

@@ -42,14 +42,18 @@ final class KamailioCallTests: XCTestCase {
 
         // The callee declines: 603 reaches the caller.
         harness.perform(alice) { call = $0.invite("sip:bob@\(domain)", now: $1) }
-        XCTAssertTrue(eventually(10) { harness.events(bob).contains(.incoming(call: call, from: "sip:alice@\(domain)")) })
+        XCTAssertTrue(eventually(10) {
+            harness.events(bob).contains(.incoming(call: call, from: "sip:alice@\(domain)"))
+        })
         harness.perform(bob) { _ = $0.decline(call, status: 603, now: $1) }
         XCTAssertTrue(eventually(10) { harness.events(alice).contains(.failed(call: call, status: 603)) },
                       "\(harness.events(alice))")
 
         // Hold and resume by re-INVITE along the recorded route, then BYE.
         harness.perform(alice) { call = $0.invite("sip:bob@\(domain)", now: $1) }
-        XCTAssertTrue(eventually(10) { harness.events(bob).contains(.incoming(call: call, from: "sip:alice@\(domain)")) })
+        XCTAssertTrue(eventually(10) {
+            harness.events(bob).contains(.incoming(call: call, from: "sip:alice@\(domain)"))
+        })
         harness.perform(bob) { _ = $0.answer(call, now: $1) }
         XCTAssertTrue(eventually(10) { harness.events(alice).contains(.answered(call: call)) })
         harness.perform(alice) { _ = $0.setHold(call, held: true, now: $1) }
