@@ -118,7 +118,7 @@ let package = Package(
         .executableTarget(name: "ws-bench", dependencies: [
             "WebSocketClient", "WebSocket", "HTTPServer", "Transport", "CLinux", "Determinism", "Driver",
         ], path: "Benchmarks/ws-bench", exclude: ["lws_client.c"]),
-        .executableTarget(name: "sip-bench", dependencies: ["SIP", "CLinux"], path: "Benchmarks/sip-bench",
+        .executableTarget(name: "sip-bench", dependencies: ["SIP", "SIPClient", "CLinux"], path: "Benchmarks/sip-bench",
                           exclude: ["osip_parse.c"]),
         .executableTarget(name: "metrics-bench", dependencies: ["Metrics", "Results", "CLinux", "Determinism"],
                           path: "Benchmarks/metrics-bench"),

@@ -3,7 +3,7 @@ import SIP
 extension SIPUserAgent {
     func incomingInvite(_ request: SIPMessage, source: Int, key: String, now: UInt64) {
         guard let callID = request.callID else { return }
-        if request.to?.tag != nil {
+        if request.toTag != nil {
             reinvite(request, source: source, now: now)
             return
         }
@@ -18,6 +18,7 @@ extension SIPUserAgent {
         respond(request.response(100), to: request, source: source, now: now)
         events.append(.incoming(call: callID, from: request.from?.uri ?? ""))
         if autoRing { ring(callID, now: now) }
+        if autoAnswer { answer(callID, now: now) }
     }
 
     /// Sends 180 Ringing for an incoming call.
@@ -98,7 +99,7 @@ extension SIPUserAgent {
 
     func incomingBye(_ request: SIPMessage, source: Int, now: UInt64) {
         guard let callID = request.callID, var call = calls[callID], var dialog = call.dialog,
-              request.to?.tag == dialog.localTag else {
+              request.toTag == dialog.localTag else {
             counters.stray["BYE", default: 0] += 1
             respond(request.response(481), to: request, source: source, now: now)
             return
@@ -115,7 +116,7 @@ extension SIPUserAgent {
 
     private func reinvite(_ request: SIPMessage, source: Int, now: UInt64) {
         guard let callID = request.callID, var call = calls[callID], var dialog = call.dialog,
-              request.to?.tag == dialog.localTag else {
+              request.toTag == dialog.localTag else {
             counters.stray["INVITE", default: 0] += 1
             respond(request.response(481), to: request, source: source, now: now)
             return
