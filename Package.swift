@@ -41,7 +41,7 @@ let package = Package(
 
         // MARK: - Value modules (no I/O)
         // The one clock protocol (with a hand-moved test clock) and the one seeded generator.
-        .target(name: "Determinism", dependencies: ["CLinux"]),
+        .target(name: "Determinism", dependencies: ["CLinux", "Locking"]),
         .target(name: "CallModel"),
         // The one JSON string escaper and the one HTML/XML escaper.
         .target(name: "TextEscaping"),
@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "WebSocket", dependencies: ["Determinism"]),
 
         // MARK: - I/O modules
-        .target(name: "Transport", dependencies: ["CCurl", "CLinux", "EventPolling", "Locking"]),
+        .target(name: "Transport", dependencies: ["CCurl", "CLinux", "EventPolling", "Locking", "Determinism"]),
         .target(name: "Credentials", dependencies: ["CSSL"]),
         // Client WebSockets (ws, wss) on the transport's per-worker event threads.
         .target(name: "WebSocketClient", dependencies: [
