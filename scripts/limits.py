@@ -7,7 +7,9 @@ Fails, naming file:line, on
   - a struct, class or actor with over 15 stored instance properties,
   - a metric name written as a string literal at a `count(`/`record(` call in Sources/Driver (the catalog,
     `MetricName`, is the one place names are spelled),
-unless the place carries a comment saying why:
+  - a fixed sleep over 100 ms in a test (Tests/, Sources/TestSupport): `usleep`, `sleep`, `Thread.sleep` or
+    `asyncAfter` with a literal delay (tests wait for events or move the manual clock),
+unless the place carries a comment saying why (for a sleep: why the real clock is the point):
 
     // limits: <reason>
 
@@ -40,6 +42,16 @@ MARKER = re.compile(r"//\s*limits:\s*\S"
 METRIC_LITERAL = re.compile(r'\b(count|record)\("[a-z_]+\.[a-z_.]+"')
 STRING_START = re.compile(r'(#*)("""|")')
 METRIC_DIRECTORY = os.path.join("Sources", "Driver")
+SLEEP_LIMIT_SECONDS = 0.1
+NUMBER = r"(\d[\d_]*(?:\.\d+)?)"
+SLEEPS = [  # (pattern, seconds per unit of the captured number)
+    (re.compile(r"\busleep\(\s*" + NUMBER + r"\s*\)"), 1e-6),
+    (re.compile(r"(?<![\w.])sleep\(\s*" + NUMBER + r"\s*\)"), 1.0),
+    (re.compile(r"Thread\.sleep\(forTimeInterval:\s*" + NUMBER + r"\s*\)"), 1.0),
+    (re.compile(r"asyncAfter\(deadline:\s*\.now\(\)\s*\+\s*" + NUMBER + r"\s*\)"), 1.0),
+    (re.compile(r"asyncAfter\(deadline:\s*\.now\(\)\s*\+\s*\.milliseconds\(\s*" + NUMBER + r"\s*\)"), 1e-3),
+    (re.compile(r"asyncAfter\(deadline:\s*\.now\(\)\s*\+\s*\.seconds\(\s*" + NUMBER + r"\s*\)"), 1.0),
+]
 
 MODIFIERS = (r"(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|fileprivate|internal|package|open|final|static|class|"
              r"override|mutating|nonmutating|convenience|required|dynamic|nonisolated|lazy|weak|unowned|indirect|"
@@ -197,7 +209,18 @@ class SwiftFile:
         return None
 
 
-def check_file(path, text, metric_literals=False):
+def fixed_sleeps(f, index):
+    """(seconds, text) of every literal sleep over the limit on line `index`, in code."""
+    found = []
+    for pattern, scale in SLEEPS:
+        for hit in pattern.finditer(f.code[index]):
+            seconds = float(hit.group(1).replace("_", "")) * scale
+            if seconds > SLEEP_LIMIT_SECONDS:
+                found.append((seconds, hit.group(0)))
+    return found
+
+
+def check_file(path, text, metric_literals=False, sleeps=False):
     """Every unmarked limit broken in one file, as (line, message), line 1-based."""
     f = SwiftFile(path, text)
     problems = []
@@ -217,6 +240,10 @@ def check_file(path, text, metric_literals=False):
             if count > STORED_PROPERTIES and not f.marked(index):
                 problems.append((index + 1, f"{m.group(1)} {m.group(2)} has {count} stored properties "
                                             f"(limit {STORED_PROPERTIES})"))
+        if sleeps and not f.marked(index):
+            for seconds, call in fixed_sleeps(f, index):
+                problems.append((index + 1, f"test sleeps {seconds:g} s ({call}); wait for an event or move the "
+                                            "manual clock"))
         if metric_literals:
             raw = f.lines[index]
             for hit in METRIC_LITERAL.finditer(raw):
@@ -274,12 +301,16 @@ def load_pending(root):
     return pending
 
 
-KINDS = ("file", "function", "type", "metric")
+KINDS = ("file", "function", "type", "metric", "sleep")
 
 
 def kind_of(message):
-    return message.split(" ")[0] if message.split(" ")[0] in KINDS else \
-        ("type" if " stored properties" in message else "metric")
+    first = message.split(" ")[0]
+    if first in KINDS:
+        return first
+    if first == "test":
+        return "sleep"
+    return "type" if " stored properties" in message else "metric"
 
 
 def check_tree(root, notes=None):
@@ -297,7 +328,8 @@ def check_tree(root, notes=None):
                 with open(path, encoding="utf-8") as handle:
                     text = handle.read()
                 metric = relative.startswith(METRIC_DIRECTORY + os.sep)
-                for line, message in check_file(relative, text, metric_literals=metric):
+                test = top == "Tests" or relative.startswith(os.path.join("Sources", "TestSupport") + os.sep)
+                for line, message in check_file(relative, text, metric_literals=metric, sleeps=test):
                     key = (relative, kind_of(message))
                     if key in pending:
                         used.add(key)
@@ -402,6 +434,21 @@ class LimitsTests(unittest.TestCase):
         self.assertEqual(check_file("f.swift", text, metric_literals=True), [])
 
 
+class SleepTests(unittest.TestCase):
+    def test_literal_sleeps_over_100_ms_are_named_and_shorter_or_computed_ones_pass(self):
+        text = ("func t() {\n    usleep(200_000)\n    usleep(100_000)\n    sleep(1)\n"
+                "    Thread.sleep(forTimeInterval: 2.5)\n    Thread.sleep(forTimeInterval: 0.05)\n"
+                "    q.asyncAfter(deadline: .now() + 1.5) {}\n    q.asyncAfter(deadline: .now() + .milliseconds(250)) {}\n"
+                "    q.asyncAfter(deadline: .now() + .milliseconds(50)) {}\n    usleep(UInt32(ms * 1000))\n"
+                "    // usleep(9_000_000)\n}\n")
+        self.assertEqual([p[0] for p in check_file("t.swift", text, sleeps=True)], [2, 4, 5, 7, 8])
+        self.assertEqual(check_file("t.swift", text), [])
+
+    def test_a_sleep_that_says_why_the_real_clock_is_the_point_passes(self):
+        text = "func t() {\n    // limits: a scraper's cadence against a real run\n    usleep(500_000)\n}\n"
+        self.assertEqual(check_file("t.swift", text, sleeps=True), [])
+
+
 class PendingTests(unittest.TestCase):
     def test_a_pending_entry_excuses_its_kind_in_its_file_only(self):
         import tempfile
@@ -426,6 +473,7 @@ def main(argv):
     if argv[1:2] == ["--self-test"]:
         loader = unittest.defaultTestLoader
         suite = unittest.TestSuite([loader.loadTestsFromTestCase(LimitsTests),
+                                    loader.loadTestsFromTestCase(SleepTests),
                                     loader.loadTestsFromTestCase(PendingTests)])
         result = unittest.TextTestRunner(verbosity=1).run(suite)
         return 0 if result.wasSuccessful() else 1
