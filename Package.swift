@@ -146,6 +146,8 @@ let package = Package(
         .testTarget(name: "CheckerTests", dependencies: ["Checker", "CallModel", "TestSupport"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "DeterminismTests", dependencies: ["Determinism"]),
+        .testTarget(name: "PushModelTests", dependencies: ["PushModel"]),
+        .testTarget(name: "EventPollingTests", dependencies: ["EventPolling", "CLinux"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Determinism"]),
         .testTarget(name: "WebSocketClientTests", dependencies: [
