@@ -172,7 +172,7 @@ enum MergeCommand {
         } catch {
             throw .cannotWrite(what: "the merged report", directory: out.path, cause: error)
         }
-        let code: ExitCode = written.verdict.passed ? .passed : (facts.interrupted ? .interrupted : .thresholdsFailed)
+        let code: ExitCode = written.verdict.passed ? .passed : .of(written.verdict, interrupted: facts.interrupted)
         return Outcome(exitCode: code, files: written.files, verdict: written.verdict, thresholds: written.thresholds)
     }
 

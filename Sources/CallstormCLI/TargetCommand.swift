@@ -1,3 +1,4 @@
+import CallModel
 import Credentials
 import Dispatch
 import Foundation
@@ -11,7 +12,8 @@ enum TargetCommand {
         let parsed = try Arguments(args, valued: ["listen", "apns-url", "bundle-id", "threads", "bug", "allow-remote",
                                                   "registrations", "apns-ca", "apns-key", "apns-team",
                                                   "apns-proxy", "apns-cert",
-                                                  "push-expiration", "push-retries", "cert", "key", "state-dir"],
+                                                  "push-expiration", "push-retries", "cert", "key", "state-dir",
+                                                  "unmerge-policy"],
                                    boolean: ["help", "exit-with-parent", "tls", "admin"])
         if parsed.has("help") {
             print(Help.target)
@@ -29,41 +31,7 @@ enum TargetCommand {
         }
         try Loopback.require(apnsHost, role: "push gateway (--apns-url or --apns-proxy)", allowed: allowed)
         let threads = try parsed.integer("threads", default: 1, in: 1...256)
-        var bugs: Set<ReferenceTarget.Bug> = []
-        for name in (parsed.value("bug") ?? "").split(separator: ",") {
-            guard let bug = ReferenceTarget.Bug(rawValue: String(name)) else {
-                throw .badValue(flag: "bug", value: String(name), expected: "bug names among " +
-                                ReferenceTarget.Bug.allCases.map(\.rawValue).joined(separator: ", "))
-            }
-            bugs.insert(bug)
-        }
-        _ = try parsed.readableFile("apns-ca")
-        _ = try parsed.readableFile("apns-cert")
-        var signer: ProviderTokenSigner?
-        if let keyArg = parsed.value("apns-key") {
-            let parts = keyArg.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, parts[0].count == 10 else {
-                throw .badValue(flag: "apns-key", value: keyArg, expected: "KEYID=FILE with a 10-character key id")
-            }
-            do {
-                signer = ProviderTokenSigner(keyID: parts[0], teamID: parsed.value("apns-team") ?? "CALLSTORMT",
-                                             key: try ES256Key(contentsOf: parts[1]))
-            } catch {
-                throw .badValue(flag: "apns-key", value: keyArg, expected: "a readable ES256 key file (\(error))")
-            }
-        }
-        if signer != nil || parsed.value("apns-ca") != nil || parsed.value("apns-proxy") != nil
-            || parsed.value("apns-cert") != nil {
-            PushClientSettings.register(PushClientSettings(caFile: parsed.value("apns-ca"), signer: signer,
-                                                           proxy: parsed.value("apns-proxy"),
-                                                           clientCertificatePath: parsed.value("apns-cert")),
-                                        forGatewayURL: apns)
-        }
-        let target = ReferenceTarget(configuration: .init(
-            gatewayURL: apns, bundleID: parsed.value("bundle-id") ?? "com.example.callstorm", bugs: bugs,
-            registrationsFile: parsed.value("registrations"),
-            pushExpirationSeconds: try parsed.integer("push-expiration", default: 0, in: 0...Int(Int32.max)),
-            pushRetries: try parsed.integer("push-retries", default: PushSpec.defaultRetries, in: 0...100)))
+        let target = try referenceTarget(parsed, apns: apns)
         let (config, caPath) = try serverConfiguration(parsed, host: host, port: port, threads: threads)
         let handler: any HTTPHandler = parsed.has("admin") ? TargetAdmin(target: target) : target
         let server = HTTPServer(configuration: config, handler: handler)
@@ -85,6 +53,51 @@ enum TargetCommand {
         server.stop()
         target.close()
         return .passed
+    }
+}
+
+extension TargetCommand {
+    /// The reference target the flags describe: its bugs, unmerge policy and push settings (the gateway's CA,
+    /// provider key, proxy and client certificate, registered for the gateway URL its pushes go to).
+    static func referenceTarget(_ parsed: Arguments, apns: String) throws(CLIError) -> ReferenceTarget {
+        var bugs: Set<ReferenceTarget.Bug> = []
+        for name in (parsed.value("bug") ?? "").split(separator: ",") {
+            guard let bug = ReferenceTarget.Bug(rawValue: String(name)) else {
+                throw .badValue(flag: "bug", value: String(name), expected: "bug names among " +
+                                ReferenceTarget.Bug.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            bugs.insert(bug)
+        }
+        _ = try parsed.readableFile("apns-ca")
+        _ = try parsed.readableFile("apns-cert")
+        let unmergePolicy = try parsed.choice("unmerge-policy", default: ServerPolicy.Unmerge.holdSplit)
+        var signer: ProviderTokenSigner?
+        if let keyArg = parsed.value("apns-key") {
+            let parts = keyArg.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, parts[0].count == 10 else {
+                throw .badValue(flag: "apns-key", value: keyArg, expected: "KEYID=FILE with a 10-character key id")
+            }
+            do {
+                signer = ProviderTokenSigner(keyID: parts[0], teamID: parsed.value("apns-team") ?? "CALLSTORMT",
+                                             key: try ES256Key(contentsOf: parts[1]))
+            } catch {
+                throw .badValue(flag: "apns-key", value: keyArg, expected: "a readable ES256 key file (\(error))")
+            }
+        }
+        if signer != nil || parsed.value("apns-ca") != nil || parsed.value("apns-proxy") != nil
+            || parsed.value("apns-cert") != nil {
+            PushClientSettings.register(PushClientSettings(caFile: parsed.value("apns-ca"), signer: signer,
+                                                           proxy: parsed.value("apns-proxy"),
+                                                           clientCertificatePath: parsed.value("apns-cert")),
+                                        forGatewayURL: apns)
+        }
+        var configuration = ReferenceTarget.Configuration(
+            gatewayURL: apns, bundleID: parsed.value("bundle-id") ?? "com.example.callstorm", bugs: bugs,
+            registrationsFile: parsed.value("registrations"),
+            pushExpirationSeconds: try parsed.integer("push-expiration", default: 0, in: 0...Int(Int32.max)),
+            pushRetries: try parsed.integer("push-retries", default: PushSpec.defaultRetries, in: 0...100))
+        configuration.unmergePolicy = unmergePolicy
+        return ReferenceTarget(configuration: configuration)
     }
 }
 

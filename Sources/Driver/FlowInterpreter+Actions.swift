@@ -1,4 +1,5 @@
 import CallModel
+import Metrics
 import Scenario
 
 /// Actions: the device's conversation manager decides first (a refused action fails at once), then the target;
@@ -76,7 +77,7 @@ extension FlowInterpreter {
             // The device knows its conversation ended: it sends no end (LCK fulfils it; the history says why
             // nothing was sent).
             finishAction(slot, .failed(reason: Self.alreadyEnded), now: now)
-            count("action.end.already_ended")
+            count(.action("end", label: "already_ended"))
             advance(now: now, planned: now, &ctx)
             return false
         }
@@ -108,7 +109,7 @@ extension FlowInterpreter {
             // conversation is gone. The history keeps the server's word (it refused), so the checker never reads
             // it as an action fulfilled on an ended conversation.
             finishAction(request.slot, .failed(reason: Self.alreadyEnded), now: now)
-            count("action.end.already_ended")
+            count(.action("end", label: "already_ended"))
             ctx.devices[local].manager.remoteEnded(uuid, reason: .remoteEnded)
             if request.inRace { raceDone(now: now, &ctx) } else { advance(now: now, planned: now, &ctx) }
             return

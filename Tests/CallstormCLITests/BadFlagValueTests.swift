@@ -53,6 +53,7 @@ final class BadFlagValueTests: XCTestCase {
         c("apns-url", "--apns-url", "abc"),
         c("apns-proxy", "--apns-proxy", "abc"),
         c("bug", "--bug", "nope"),
+        c("unmerge-policy", "--unmerge-policy", "sometimes"),
         c("push-expiration", "--push-expiration", "soon"),
         c("push-expiration", "--push-expiration", "-5"),
         c("push-retries", "--push-retries", "x"),
