@@ -325,7 +325,7 @@ def check_tree(root, notes=None):
                     continue
                 path = os.path.join(directory, name)
                 relative = os.path.relpath(path, root)
-                with open(path, encoding="utf-8") as handle:
+                with open(path, encoding="utf-8", errors="replace") as handle:
                     text = handle.read()
                 metric = relative.startswith(METRIC_DIRECTORY + os.sep)
                 test = top == "Tests" or relative.startswith(os.path.join("Sources", "TestSupport") + os.sep)
