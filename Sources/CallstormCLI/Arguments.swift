@@ -5,13 +5,15 @@ import Scenario
 ///
 /// Values are read through the typed accessors below, which refuse a value they cannot use with
 /// `CLIError.badValue` naming the flag (exit 2), never falling back to a default: a `--threads abc` that ran with
-/// one thread hid the mistake. A valued flag given an empty value is refused the same way.
+/// one thread hid the mistake. A valued flag given an empty value is refused the same way, unless it is a list
+/// that may be empty (`emptyAllowed`, e.g. merge's `--threshold "$THRESHOLDS"` in a manifest with none).
 struct Arguments {
     private(set) var positional: [String] = []
     private var values: [String: String] = [:]
     private var flags: Set<String> = []
 
-    init(_ args: [String], valued: Set<String>, boolean: Set<String>) throws(CLIError) {
+    init(_ args: [String], valued: Set<String>, boolean: Set<String>, emptyAllowed: Set<String> = [])
+        throws(CLIError) {
         var i = 0
         while i < args.count {
             let arg = args[i]
@@ -30,7 +32,7 @@ struct Arguments {
                         guard i < args.count else { throw .missingValue(flag: name) }
                         values[name] = args[i]
                     }
-                    if values[name]?.isEmpty == true {
+                    if values[name]?.isEmpty == true, !emptyAllowed.contains(name) {
                         throw .badValue(flag: name, value: "", expected: "a value")
                     }
                 } else if boolean.contains(name), inline == nil {

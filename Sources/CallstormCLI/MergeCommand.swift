@@ -56,7 +56,8 @@ enum MergeCommand {
     }
 
     static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
-        let parsed = try Arguments(args, valued: ["out", "threshold"], boolean: ["help", "quiet"])
+        let parsed = try Arguments(args, valued: ["out", "threshold"], boolean: ["help", "quiet"],
+                                   emptyAllowed: ["threshold"])
         if parsed.has("help") {
             print(help)
             return .passed

@@ -139,6 +139,9 @@ final class BadFlagValueTests: XCTestCase {
         XCTAssertThrowsError(try Arguments(["--n"], valued: ["n"], boolean: [])) { error in
             guard case .missingValue("n") = error as? CLIError else { return XCTFail("\(error)") }
         }
+        XCTAssertThrowsError(try Arguments(["--n="], valued: ["n"], boolean: []))
+        // A list flag that may be empty (merge's --threshold from a manifest's variable) keeps "" as "none".
+        XCTAssertEqual(try Arguments(["--n", ""], valued: ["n"], boolean: [], emptyAllowed: ["n"]).value("n"), "")
     }
 
     private func expectUsageErrors(_ cases: [Case], file: StaticString = #filePath, line: UInt = #line) throws {
