@@ -41,7 +41,7 @@ let package = Package(
 
         // MARK: - Value modules (no I/O)
         // The one clock protocol (with a hand-moved test clock) and the one seeded generator.
-        .target(name: "Determinism", dependencies: ["CLinux"]),
+        .target(name: "Determinism", dependencies: ["CLinux", "Locking"]),
         .target(name: "CallModel"),
         // The one JSON string escaper and the one HTML/XML escaper.
         .target(name: "TextEscaping"),
@@ -65,7 +65,7 @@ let package = Package(
         .target(name: "HistoryLoading", dependencies: ["Checker"]),
         // A socket read and written in the clear or under TLS, shared by the HTTP server and the WebSocket client.
         .target(name: "StreamIO", dependencies: ["CSSL"]),
-        .target(name: "Transport", dependencies: ["CCurl", "CLinux", "EventPolling", "Locking"]),
+        .target(name: "Transport", dependencies: ["CCurl", "CLinux", "EventPolling", "Locking", "Determinism"]),
         .target(name: "Credentials", dependencies: ["CSSL"]),
         // Client WebSockets (ws, wss) on the transport's per-worker event threads.
         .target(name: "WebSocketClient", dependencies: [
@@ -170,6 +170,8 @@ let package = Package(
         ]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "DeterminismTests", dependencies: ["Determinism"]),
+        .testTarget(name: "PushModelTests", dependencies: ["PushModel"]),
+        .testTarget(name: "EventPollingTests", dependencies: ["EventPolling", "CLinux"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
         .testTarget(name: "RunFormatsTests", dependencies: ["RunFormats", "CallModel"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Determinism"]),

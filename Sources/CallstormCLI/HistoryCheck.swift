@@ -146,7 +146,7 @@ enum CheckCommand {
         } catch let error as CLIError {
             throw error
         } catch {
-            throw .invalidScenario("cannot check \(run.path): \(error)")
+            throw .cannotRead(what: "the history to check", path: run.path, cause: error)
         }
     }
 }

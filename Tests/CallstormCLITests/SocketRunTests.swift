@@ -118,7 +118,7 @@ final class SocketRunTests: XCTestCase {
         }
     }
 
-    func testTheShippedExampleRunsEveryBuiltInFlowWithOnPushSockets() throws {
+    func testTheShippedWebSocketExampleParsesWithOnPushSocketsAndMixesEveryBuiltInFlow() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let scenario = try ScenarioLoader.load(contentsOf: root.appendingPathComponent("Scenarios/websocket.yaml").path)

@@ -1,14 +1,35 @@
-import Driver
-import Metrics
-
-/// Renders a live snapshot as Prometheus text exposition (format 0.0.4). Pure, so it is tested without a
-/// server. Names keep the report's vocabulary in labels (`counter="calls.started"`, `metric="join.fulfillment"`)
+/// Renders a run's live figures as Prometheus text exposition (format 0.0.4). Pure, so it is tested without a
+/// server; it lives with the figures it renders (the recorder's counters and histograms), and the CLI only serves
+/// the text. Names keep the report's vocabulary in labels (`counter="calls.started"`, `metric="join.fulfillment"`)
 /// so a dashboard panel and the final report name the same thing the same way.
-struct PrometheusExposition {
-    struct RunLabels {
-        var scenario: String
-        var seed: UInt64
-        var shard: String
+public struct PrometheusExposition: Sendable {
+    public struct RunLabels: Sendable {
+        public var scenario: String
+        public var seed: UInt64
+        public var shard: String
+
+        public init(scenario: String, seed: UInt64, shard: String) {
+            self.scenario = scenario
+            self.seed = seed
+            self.shard = shard
+        }
+    }
+
+    /// What one scrape shows: every worker's counters and histograms added, and the calls in progress.
+    public struct Figures: Sendable {
+        public var counters: [String: Int64]
+        public var histograms: [String: SparseHistogram]
+        public var activeConversations: Int
+        /// Whether every worker finished, so these are the final values.
+        public var final: Bool
+
+        public init(counters: [String: Int64], histograms: [String: SparseHistogram], activeConversations: Int,
+                    final: Bool) {
+            self.counters = counters
+            self.histograms = histograms
+            self.activeConversations = activeConversations
+            self.final = final
+        }
     }
 
     /// Upper bounds of the latency histogram buckets, in microseconds (1 ms … 30 s).
@@ -18,9 +39,13 @@ struct PrometheusExposition {
     ]
     static let quantiles: [Double] = [0.5, 0.9, 0.99, 0.999]
 
-    var labels: RunLabels
+    public var labels: RunLabels
 
-    func render(_ snapshot: LiveSnapshot, elapsedSeconds: Double) -> String {
+    public init(labels: RunLabels) {
+        self.labels = labels
+    }
+
+    public func render(_ snapshot: Figures, elapsedSeconds: Double) -> String {
         var out = ""
         let run = "scenario=\"\(Self.escape(labels.scenario))\",seed=\"\(labels.seed)\",shard=\"\(labels.shard)\""
 
@@ -72,7 +97,7 @@ struct PrometheusExposition {
 
     /// Microseconds as exact decimal seconds (`1500` → `0.0015`), so a scrape agrees digit for digit with the
     /// report's milliseconds.
-    static func seconds(_ micros: Int64) -> String {
+    public static func seconds(_ micros: Int64) -> String {
         let sign = micros < 0 ? "-" : ""
         let m = micros.magnitude
         let whole = m / 1_000_000
