@@ -113,7 +113,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CLinux"]),
         .testTarget(name: "CallModelTests", dependencies: ["CallModel"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "CLinux", "Determinism"]),
-        .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "Metrics", "Determinism", "TestSupport"]),
+        .testTarget(name: "ScenarioTests",
+                    dependencies: ["Scenario", "Metrics", "Determinism", "TestSupport", "CallModel"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "HTTPServer", "Credentials", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: [
             "HTTPServer", "Credentials", "Locking", "Determinism", "TestSupport",
