@@ -55,4 +55,11 @@ final class PolicySectionTests: XCTestCase {
         XCTAssertEqual(errors.errors.map(\.mark), [Mark(line: 6, column: 37)])
         XCTAssertEqual(errors.errors.first?.suggestion, "unmerge")
     }
+
+    func testValidateSaysWhichPolicyTheCheckerHoldsTheServerTo() throws {
+        XCTAssertTrue(try load("{ embedded: true }").get().describe()
+            .contains("server policy: unmerge hold-split"))
+        XCTAssertTrue(try load("{ url: \"http://127.0.0.1:9000\" }").get().describe()
+            .contains("server policy: none declared (unmerge-follows-policy will not be checked)"))
+    }
 }
