@@ -130,7 +130,8 @@ let package = Package(
         .testTarget(name: "FaultProxyTests", dependencies: [
             "FaultProxy", "CLinux", "HTTPServer", "Transport", "Determinism", "TestSupport",
         ]),
-        .testTarget(name: "ReferenceTargetTests", dependencies: ["ReferenceTarget", "PushGateway", "Transport", "Scenario"]),
+        .testTarget(name: "ReferenceTargetTests",
+                    dependencies: ["ReferenceTarget", "PushGateway", "Transport", "Scenario", "CallModel"]),
         .testTarget(name: "ChaosTests", dependencies: ["Chaos", "Scenario", "FaultProxy", "Metrics", "Determinism"]),
         .testTarget(name: "DriverTests", dependencies: [
             "Driver", "Scenario", "Metrics", "CallModel", "PushModel", "Determinism", "HTTPServer", "WebSocket",
