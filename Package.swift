@@ -130,7 +130,7 @@ let package = Package(
         .testTarget(name: "CallModelTests", dependencies: ["CallModel"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "CLinux", "Determinism"]),
         .testTarget(name: "ScenarioTests", dependencies: [
-            "Scenario", "ScenarioLoading", "Metrics", "Determinism", "TestSupport",
+            "Scenario", "ScenarioLoading", "Metrics", "Determinism", "TestSupport", "CallModel",
         ]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "HTTPServer", "Credentials", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: [
@@ -147,7 +147,8 @@ let package = Package(
         .testTarget(name: "FaultProxyTests", dependencies: [
             "FaultProxy", "CLinux", "HTTPServer", "Transport", "Determinism", "TestSupport",
         ]),
-        .testTarget(name: "ReferenceTargetTests", dependencies: ["ReferenceTarget", "PushGateway", "Transport", "Scenario"]),
+        .testTarget(name: "ReferenceTargetTests",
+                    dependencies: ["ReferenceTarget", "PushGateway", "Transport", "Scenario", "CallModel"]),
         .testTarget(name: "ChaosTests", dependencies: [
             "Chaos", "Scenario", "FaultProxy", "Metrics", "Determinism", "RunFormats", "Locking", "TestSupport",
         ]),
