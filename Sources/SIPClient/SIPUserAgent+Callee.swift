@@ -46,6 +46,7 @@ extension SIPUserAgent {
         response.body = call.localSDP.body
         call.dialog = SIPDialog(uas: call.invite, localTag: call.localTag, state: .confirmed)
         call.phase = .confirmed
+        call.awaitingAck = Self.key(call.invite.branch, .invite)
         calls[callID] = call
         respond(response, source: call.source, now: now)
         return true
@@ -67,20 +68,23 @@ extension SIPUserAgent {
         return true
     }
 
-    func ackArrived(_ ack: SIPMessage) {
-        guard let callID = ack.callID, var call = calls[callID], call.role == .callee else { return }
-        if call.phase == .confirmed, call.dialog != nil, call.cancelled == false {
-            // The ACK for the 2xx: stops the 2xx retransmission (RFC 6026 Accepted) and confirms the call once.
-            let key = Self.key(call.invite.branch, .invite)
-            if var t = servers[key], t.state == .accepted {
-                let effects = t.receive(ack, now: 0)
-                servers[key] = t
-                call.cancelled = false
-                calls[callID] = call
-                for effect in effects where effect == .terminated { servers[key] = nil; serverSources[key] = nil }
-                events.append(.answered(call: callID))
+    /// The ACK for a 2xx this end sent (the INVITE's or a re-INVITE's): stops that 2xx's retransmission (RFC 6026
+    /// Accepted) and, the first time, confirms the callee's call. Repeated ACKs do nothing.
+    func ackArrived(_ ack: SIPMessage, now: UInt64) {
+        guard let callID = ack.callID, var call = calls[callID], let key = call.awaitingAck else { return }
+        let first = !call.acked && call.role == .callee
+        call.awaitingAck = nil
+        call.acked = true
+        calls[callID] = call
+        if var t = servers[key], t.state == .accepted {
+            let effects = t.receive(ack, now: now)
+            servers[key] = t
+            for effect in effects where effect == .terminated {
+                servers[key] = nil
+                serverSources[key] = nil
             }
         }
+        if first { events.append(.answered(call: callID)) }
     }
 
     func incomingCancel(_ request: SIPMessage, source: Int, now: UInt64) {
@@ -136,6 +140,7 @@ extension SIPUserAgent {
         answer.version = call.localSDP.version + 1
         call.localSDP = answer
         call.dialog = dialog
+        call.awaitingAck = Self.key(request.branch, .invite)
         calls[callID] = call
         var response = request.response(200)
         response.addHeader(.contact, "<\(contactURI)>")

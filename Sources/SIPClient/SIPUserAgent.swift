@@ -127,7 +127,7 @@ public final class SIPUserAgent {
                      retransmission: again)
             case .deliver(let message):
                 if message.isRequest {
-                    ackArrived(message)
+                    ackArrived(message, now: now)
                 } else {
                     responseArrived(message, now: now)
                 }

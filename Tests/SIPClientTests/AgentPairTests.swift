@@ -127,6 +127,11 @@ final class AgentPairTests: XCTestCase {
         pump()
         XCTAssertEqual(events["alice"]?.last, .hold(call: call, held: false))
         XCTAssertEqual(events["bob"]?.last, .hold(call: call, held: false))
+        advance(40_000_000_000)
+        XCTAssertEqual(alice.callCount + bob.callCount, 2, "each re-INVITE's 200 was ACKed: no Timer L ends the call")
+        XCTAssertEqual(alice.counters.retransmissionsSent, [:])
+        XCTAssertEqual(bob.counters.retransmissionsSent, [:])
+        XCTAssertEqual(alice.counters.timeouts, [:])
     }
 
     func testMalformedRequestIsAnswered400AndGarbageIsDroppedBothCounted() throws {
