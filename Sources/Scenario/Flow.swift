@@ -113,6 +113,8 @@ public struct DeviceProfile: Sendable, Equatable {
     public var socketReconnect = SocketReconnect()
     /// How long after its last live conversation ended an `on_push`/`foreground` app closes its socket.
     public var socketLingerNanos: UInt64 = 0
+    /// `signaling: sip` (with `sleep`, `transport`): the devices are SIP user agents; nil for HTTP devices.
+    public var sip: SIPDeviceSpec?
 
     public init(capabilities: [String] = ["pausing", "merging", "unmerging"], maximumConversationGroups: Int = 2,
                 maximumConversationsPerConversationGroup: Int = 5, supportsVideo: Bool = false) {

@@ -53,6 +53,8 @@ public struct Scenario: Sendable, Equatable {
     /// `target.policy`: the server's declared choices where LiveCommunicationKit leaves it free; nil when the
     /// scenario declares none. See `serverPolicy(embedded:)`.
     public var targetPolicy: ServerPolicy?
+    /// `target.sip`: the SIP server SIP devices (`device.signaling: sip`) register at.
+    public var sip: SIPTargetSpec?
     /// The names `target.bugs` accepts (the reference target's `Bug` cases; a test keeps them equal).
     public static let knownTargetBugs = ["merge-lost-update", "merge-ignores-ended", "unmerge-drops-join",
                                          "version-not-bumped"]

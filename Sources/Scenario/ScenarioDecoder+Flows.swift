@@ -19,7 +19,7 @@ extension ScenarioDecoder {
     /// LiveCommunicationKit's reasons a conversation ends for the others.
     static let endReasons = ["failed", "remoteEnded", "unanswered", "joinedElsewhere", "declinedElsewhere"]
     static let deviceKeys = ["capabilities", "max_conversation_groups", "max_conversations_per_group", "video",
-                             "socket", "socket_reconnect", "socket_linger"]
+                             "socket", "socket_reconnect", "socket_linger"] + sipDeviceKeys
     static let capabilityNames = ["pausing", "merging", "unmerging", "video", "playingTones"]
     /// How a step writes `Flow.hangupRole`.
     static let hangupWord = "hangup"
@@ -76,6 +76,7 @@ extension ScenarioDecoder {
         scenario.targetProcess = targetProcess
         scenario.targetCA = targetCA
         scenario.targetPolicy = targetPolicy
+        scenario.sip = sip
         if let node = Self.topLevelValue(root, "replay") {
             guard let replay = self.replay(node) else { return nil }
             scenario.replay = replay
@@ -86,6 +87,7 @@ extension ScenarioDecoder {
         }
         checkSocketMapped(root, scenario)
         checkSocketFaults(scenario)
+        checkSIP(root, scenario)
         return errors.count == errorsBefore ? scenario : nil
     }
 

@@ -68,7 +68,7 @@ extension ScenarioDecoder {
     mutating func target(_ node: YAMLNode) -> TargetSpec? {
         let errorsBefore = errors.count
         guard let fields = fields(of: node, in: "'target'",
-                                  known: ["embedded", "url", "api", "bugs", "process", "ca", "policy"])
+                                  known: ["embedded", "url", "api", "bugs", "process", "ca", "policy", "sip"])
         else { return nil }
         if let node = fields["process"], let process = bool(node, "process") {
             if fields["url"] != nil, process {
@@ -107,6 +107,11 @@ extension ScenarioDecoder {
             } else {
                 api = api(apiNode)
             }
+        }
+        if let node = fields["sip"] {
+            sip = sipTarget(node)
+            // SIP devices talk to the SIP server only; the reference target runs beside it unused.
+            if fields["embedded"] == nil, fields["url"] == nil { return errors.count == errorsBefore ? .embedded : nil }
         }
         let embedded = fields["embedded"].flatMap { self.bool($0, "embedded") }
         let url = fields["url"].flatMap { self.string($0, "url") }

@@ -15,6 +15,8 @@ struct ScenarioDecoder {
     var targetIsURL = false
     /// `target.ca`, resolved and checked readable.
     var targetCA: String?
+    /// `target.sip`, when SIP devices drive a SIP server.
+    var sip: SIPTargetSpec?
     /// `target.policy`, when the scenario declares one.
     var targetPolicy: ServerPolicy?
     /// Where socket faults were written, for the check that the devices hold sockets (`checkSocketFaults`).

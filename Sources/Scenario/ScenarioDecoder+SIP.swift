@@ -1,0 +1,99 @@
+/// `device.signaling`, `device.sleep`, `device.transport` and `target.sip`: SIP devices and the SIP server they
+/// register at (docs/SIP.md).
+extension ScenarioDecoder {
+    static let sipDeviceKeys = ["signaling", "sleep", "transport"]
+    static let sipTargetKeys = ["registrar", "domain", "password", "expires"]
+    static let signalingWords = ["http", "sip"]
+
+    /// The SIP keys of the `device:` section.
+    mutating func deviceSIP(_ fields: Fields, into profile: inout DeviceProfile) {
+        var spec = SIPDeviceSpec()
+        var sip = false
+        if let node = fields["signaling"], let word = word(node, "signaling", among: Self.signalingWords) {
+            sip = word == "sip"
+        }
+        if let node = fields["sleep"], let value = bool(node, "sleep") { spec.sleep = value }
+        if let node = fields["transport"],
+           let word = word(node, "transport", among: SIPDeviceSpec.Transport.allCases.map(\.rawValue)) {
+            spec.transport = SIPDeviceSpec.Transport(rawValue: word) ?? .udp
+        }
+        for key in ["sleep", "transport"] where !sip && fields[key] != nil {
+            report(fields[key]!.mark, "'device.\(key)' applies to SIP devices; add 'signaling: sip' beside it")
+        }
+        if sip { profile.sip = spec }
+    }
+
+    /// `target.sip`.
+    mutating func sipTarget(_ node: YAMLNode) -> SIPTargetSpec? {
+        guard let f = fields(of: node, in: "'target.sip'", known: Self.sipTargetKeys, required: ["registrar"]),
+              let registrarNode = f["registrar"], let registrar = string(registrarNode, "registrar") else { return nil }
+        let parts = registrar.split(separator: ":")
+        guard parts.count == 2, let port = Int(parts[1]), (1...65_535).contains(port),
+              parts[0].split(separator: ".").count == 4 else {
+            report(registrarNode.mark, "'registrar' is the SIP server's IPv4 'host:port', "
+                + "like \"127.0.0.1:5060\"; got '\(registrar)'")
+            return nil
+        }
+        var spec = SIPTargetSpec(host: String(parts[0]), port: port)
+        if let n = f["domain"], let domain = string(n, "domain") { spec.domain = domain }
+        if let n = f["password"], let password = string(n, "password") { spec.password = password }
+        if let n = f["expires"], let expires = integer(n, "expires", atLeast: 60) { spec.expires = expires }
+        return spec
+    }
+
+    /// SIP devices need `target.sip` and the other way round; their flows may not merge or unmerge (a proxy is
+    /// no conference focus): each such step is reported where it is written, or at the mix entry of a built-in
+    /// flow that has one.
+    mutating func checkSIP(_ root: YAMLNode, _ scenario: Scenario) {
+        let device = Self.topLevelValue(root, "device")
+        let target = Self.topLevelValue(root, "target")
+        if scenario.device.sip != nil, scenario.sip == nil {
+            let mark = device.flatMap { Self.topLevelValue($0, "signaling") }?.mark ?? Mark(line: 1, column: 1)
+            report(mark, "'signaling: sip' needs 'target.sip' (the registrar the devices register at, "
+                + "like 'target: { sip: { registrar: \"127.0.0.1:5060\" } }')")
+        }
+        if scenario.sip != nil, scenario.device.sip == nil {
+            let mark = target.flatMap { Self.topLevelValue($0, "sip") }?.mark ?? Mark(line: 1, column: 1)
+            report(mark, "'target.sip' is driven by SIP devices; add 'device: { signaling: sip }'")
+        }
+        guard scenario.device.sip != nil else { return }
+        var written = Set<String>()
+        if let flows = Self.topLevelValue(root, "flows"), case .mapping(let pairs, _) = flows {
+            for pair in pairs {
+                if let name = pair.key.scalarText { written.insert(name) }
+                reportUnsupportedSIPSteps(pair.value)
+            }
+        }
+        let mix = Self.topLevelValue(root, "mix")
+        for entry in scenario.mix where !written.contains(entry.flow) {
+            guard let flow = scenario.flows[entry.flow] else { continue }
+            let steps = flow.allSteps.filter { Self.operation(of: $0.kind).map(SIPTargetSpec.unsupportedSteps.contains)
+                ?? false }
+            guard let step = steps.first, let op = Self.operation(of: step.kind) else { continue }
+            var mark = mix?.mark ?? Mark(line: 1, column: 1)
+            if case .mapping(let pairs, _)? = mix, let pair = pairs.first(where: { $0.key.scalarText == entry.flow }) {
+                mark = pair.key.mark
+            }
+            report(mark, "flow '\(flow.name)' step '\(step.name)' does '\(op)', which SIP devices cannot do "
+                + "(merging and unmerging need a conference focus); use a flow without it")
+        }
+    }
+
+    /// Every `do: merge` / `do: unmerge` under `node` (a flow definition, its branches and repeats included).
+    private mutating func reportUnsupportedSIPSteps(_ node: YAMLNode) {
+        switch node {
+        case .mapping(let pairs, _):
+            for pair in pairs {
+                if pair.key.scalarText == "do", let op = pair.value.scalarText,
+                   SIPTargetSpec.unsupportedSteps.contains(op) {
+                    report(pair.value.mark, "'do: \(op)' cannot run on SIP devices (merging and unmerging need a "
+                        + "conference focus, which a SIP proxy is not)")
+                } else {
+                    reportUnsupportedSIPSteps(pair.value)
+                }
+            }
+        case .sequence(let items, _): items.forEach { reportUnsupportedSIPSteps($0) }
+        case .scalar: break
+        }
+    }
+}
