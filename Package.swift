@@ -92,7 +92,7 @@ let package = Package(
         ]),
         .target(name: "Driver", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "PushModel", "CLinux", "Results", "Locking",
-            "Determinism", "TextEscaping", "Chaos", "WebSocket", "WebSocketClient", "RunFormats",
+            "Determinism", "TextEscaping", "Chaos", "WebSocket", "WebSocketClient", "RunFormats", "SIP", "SIPClient",
         ]),
         .target(name: "Reports", dependencies: ["Metrics", "Results", "CZlib", "TextEscaping", "Checker"]),
         .target(name: "Results", dependencies: ["Metrics", "Locking", "TextEscaping", "RunFormats"]),

@@ -21,6 +21,9 @@ final class ActionSender {
     private let faults: DeviceFaults
     /// The device sockets, when devices hold any (set once, after both are made).
     weak var sockets: DeviceSockets?
+    /// The SIP devices' signaling (`device.signaling: sip`), owned here so the worker does not grow a slot for
+    /// it; when set, registrations and actions go over SIP instead of HTTP.
+    var sip: SIPSignaling?
 
     typealias Completion = (Result<ClientResponse, TransportError>, APIMapping.Endpoint?) -> Void
 
@@ -38,6 +41,7 @@ final class ActionSender {
 
     /// Registers device `local` with the target; `then` runs once the answer is in.
     func register(_ local: Int, then: @escaping () -> Void) {
+        if let sip { return sip.register(local, then: then) }
         let started = clock.nowNanos()
         send("register", deviceVars(local)) { [self] result, endpoint in
             let now = clock.nowNanos()
@@ -59,6 +63,7 @@ final class ActionSender {
     func perform(_ request: ActionRequest) {
         let id = request.call
         guard let run = table.calls[id] else { return }
+        if let sip { return sip.perform(request) }
         let vars = request.op == .start ? startVars(request, run) : memberVars(request, run)
         sockets?.userActs(request.device)
         send(request.op.rawValue, vars, device: request.device, call: id) { [self] result, endpoint in

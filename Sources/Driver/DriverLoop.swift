@@ -3,6 +3,7 @@ import Dispatch
 import Transport
 import WebSocket
 import WebSocketClient
+import SIPClient
 
 /// The loop one worker runs on: where its work runs, its one timer, the HTTP client that sends the target its
 /// requests, and the pool its device sockets live in. The real one (`ThreadLoop`) is an epoll thread serving a
@@ -28,6 +29,9 @@ protocol DriverLoop: AnyObject, Sendable {
     /// A device socket pool on this loop, or nil when the loop has none (then devices hold no sockets).
     func makeSocketPool(tls: ClientTLS?, limits: WebSocketClientPool.Limits,
                         onEvent: @escaping WebSocketClientPool.EventHandler) -> SocketPool?
+    /// SIP user agents on this loop (`SIPSignaling`), or nil when the loop has no event thread.
+    func makeSIPPool(proxyHost: String, proxyPort: Int, onEvent: @escaping SIPClientPool.EventHandler)
+        -> SIPClientPool?
     /// Stops the timer, the client and the loop (on the loop).
     func close()
     /// Returns once the loop ran everything handed to it and stopped (not from the loop).

@@ -78,7 +78,7 @@ public struct DriverSettings: Sendable {
     public var replayOffsetNanos: Int64? { scenario.replay?.offsetNanos }
     /// After each call, compare every device's view of its conversations with the target's (`GET`): when the
     /// mapping reads views and can fetch one back.
-    public var verifyViews: Bool { scenario.api.map { $0.view != nil && $0.endpoints["get"] != nil } ?? true }
+    public var verifyViews: Bool { scenario.device.sip == nil && scenario.api.map { $0.view != nil && $0.endpoints["get"] != nil } ?? true }
     /// `device.socket*`: whether and when devices hold a signaling socket.
     public var socket: SocketSettings {
         SocketSettings(mode: scenario.device.socket, reconnect: scenario.device.socketReconnect,

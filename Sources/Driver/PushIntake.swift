@@ -26,6 +26,8 @@ final class PushIntake {
     private let clock: Clock
     /// The device sockets, when devices hold any: a reported push may open one (set once, after both are made).
     weak var sockets: DeviceSockets?
+    /// SIP devices, when the devices speak SIP: a reported VoIP push wakes a sleeping one.
+    weak var sip: SIPSignaling?
 
     init(settings: DriverSettings, reader: ViewReader, table: CallTable, books: RunBooks, faults: DeviceFaults,
          clock: Clock) {
@@ -206,6 +208,7 @@ final class PushIntake {
         books.count(.conversationsReported, at: now)
         if refusal != nil { books.count(.conversationsRefusedOverLimit, at: now) }
         sockets?.pushReported(local, conversation: uuid, acceptedNanos: acceptedNanos)
+        sip?.pushReported(local, conversation: uuid, acceptedNanos: acceptedNanos)
         guard let id = table.devices[local].callID, table.calls[id] != nil else {
             books.count(.pushesUnexpected, at: now)
             return

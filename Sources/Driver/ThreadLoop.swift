@@ -3,6 +3,7 @@ import Determinism
 import Dispatch
 import Transport
 import WebSocketClient
+import SIPClient
 
 /// The real `DriverLoop`: a serial DispatchQueue served by one epoll thread (`EventThread`) that waits for the
 /// worker's sockets and its timer (a timerfd: absolute deadline, no slack), and the libcurl client on it.
@@ -54,6 +55,11 @@ final class ThreadLoop: DriverLoop, @unchecked Sendable {
         armedWake = nanos
         let now = clock.nowNanos()
         timer.arm(atMonotonicNanos: clinux_monotonic_ns() + (nanos > now ? nanos - now : 0))
+    }
+
+    func makeSIPPool(proxyHost: String, proxyPort: Int, onEvent: @escaping SIPClientPool.EventHandler)
+        -> SIPClientPool? {
+        try? SIPClientPool(thread: events, proxyHost: proxyHost, proxyPort: proxyPort, clock: clock, onEvent: onEvent)
     }
 
     func makeSocketPool(tls: ClientTLS?, limits: WebSocketClientPool.Limits,

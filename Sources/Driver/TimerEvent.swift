@@ -18,4 +18,6 @@ enum TimerEvent {
     case socketReply(String)
     /// A socket fault is due, or a stalled socket reads again (`Worker+SocketFaults`).
     case socketFault(SocketFaultTimer)
+    /// An action sent over SIP got no answer within `action_timeout` (its leg key and action slot).
+    case sipAction(key: String, slot: Int)
 }

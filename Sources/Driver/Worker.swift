@@ -56,6 +56,8 @@ final class Worker: @unchecked Sendable {
         }
         loop.onWake { [unowned self] in wake() }
         loop.sync {
+            sender.sip = SIPSignaling.make(settings: settings, loop: loop, table: table, books: books, intake: intake)
+            intake.sip = sender.sip
             sockets = DeviceSockets.make(worker: index, settings: settings, deviceIndexes: deviceIndexes, loop: loop,
                                          table: table, books: books, faults: faults, sender: sender, intake: intake)
         }
@@ -144,6 +146,7 @@ final class Worker: @unchecked Sendable {
             for device in table.devices.devices { deviceEvents.merge(device.manager.events, uniquingKeysWith: +) }
             for (name, n) in deviceEvents { books.count(.deviceEvent(name), by: Int64(n), at: now) }
             sockets?.stop()
+            sender.sip?.stop()
             loop.close()
             books.recorder.gauge(MetricName.conversationsActive, value: Double(table.calls.count), atNanos: now)
             books.recorder.seal()
@@ -182,6 +185,7 @@ final class Worker: @unchecked Sendable {
         case .socket(let timer): sockets?.timerFired(timer, now: now)
         case .socketReply(let id): sockets?.replyTimedOut(id)
         case .socketFault(let timer): sockets?.faultFired(timer, now: now)
+        case .sipAction(let key, let slot): sender.sip?.actionTimedOut(key: key, slot: slot)
         }
     }
 

@@ -127,6 +127,7 @@ extension Metric {
     public enum ObservationChannel: String, Sendable {
         case pushes
         case socketEvents = "socket.events"
+        case sip
     }
 }
 

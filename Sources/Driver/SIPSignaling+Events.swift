@@ -1,0 +1,100 @@
+import CallModel
+import Metrics
+import SIPClient
+
+/// What the agents hear, turned into answers to the actions waiting on it and observations for the flows.
+extension SIPSignaling {
+    func event(_ agent: Int, _ event: SIPEvent) {
+        guard let local = agents.device[agent] else { return }
+        let now = self.now
+        switch event {
+        case .registered: registered(local, ok: true)
+        case .registrationFailed(let status): registered(local, ok: false, status: status)
+        case .incoming(let callID, _): incoming(local, callID: callID, agent: agent, now: now)
+        case .progress(let callID, let status):
+            let key = Self.legKey(local, callID)
+            guard let leg = legs[key], leg.caller else { return }
+            if status == 180, !leg.rang {
+                legs[key]?.rang = true
+                books.record(.postDialDelay, micros: Int64((now &- leg.inviteSent) / 1000), at: now)
+            }
+            fulfil(key, [.start], conversation: callID)
+        case .answered(let callID): answered(local, callID: callID, now: now)
+        case .hold(let callID, let held):
+            fulfil(Self.legKey(local, callID), held ? [.pause] : [.resume])
+        case .ended(let callID, let reason): ended(local, callID: callID, reason: reason, now: now)
+        case .failed(let callID, let status): failed(local, callID: callID, status: status, now: now)
+        }
+    }
+
+    /// An INVITE reached the device: reported to the system like a VoIP push (unless the push that woke the
+    /// device already reported it), and the device's call hears of it.
+    private func incoming(_ local: Int, callID: String, agent: Int, now: UInt64) {
+        let key = Self.legKey(local, callID)
+        guard let id = table.devices[local].callID, table.calls[id] != nil else {
+            // No call of ours expects this device to ring (a stray or late INVITE): busy.
+            books.count(.pushesUnexpected, at: now)
+            pool.perform(agent) { $0.decline(callID, status: 486, now: $1) }
+            return
+        }
+        legs[key] = Leg(call: id, caller: false)
+        if wokeFor(local, callID: callID, now: now) {
+            releaseHeld(key)
+            return
+        }
+        intake.reportIncoming(local, payload: PushPayload(uuid: callID), uuid: callID, acceptedNanos: now, now: now)
+    }
+
+    private func answered(_ local: Int, callID: String, now: UInt64) {
+        let key = Self.legKey(local, callID)
+        guard let leg = legs[key] else { return }
+        legs[key]?.confirmed = true
+        if leg.caller {
+            books.record(.setupTime, micros: Int64((now &- leg.inviteSent) / 1000), at: now)
+            fulfil(key, [.start], conversation: callID)
+            intake.observe(PushPayload(uuid: callID, event: "joined"), local: local, now: now, channel: .sip)
+        } else {
+            if leg.answerSent > 0 {
+                books.record(.answerToAck, micros: Int64((now &- leg.answerSent) / 1000), at: now)
+            }
+            fulfil(key, [.join])
+        }
+    }
+
+    private func ended(_ local: Int, callID: String, reason: SIPEndReason, now: UInt64) {
+        let key = Self.legKey(local, callID)
+        guard let leg = legs.removeValue(forKey: key) else { return }
+        switch reason {
+        case .localBye: fulfil(key, [.end])
+        case .declined: fulfil(key, [.decline, .end])
+        case .cancelled where leg.caller: fulfil(key, [.end])
+        case .cancelled, .remoteBye, .timedOut:
+            // The other side ended it (or the dialog died): this device sees the conversation end.
+            observeEnd(local, callID: callID, reason: reason == .cancelled ? "unanswered" : nil, now: now)
+        }
+        if let p = pending.removeValue(forKey: key) {
+            var answer = ActionAnswer(outcome: .failed(reason: FlowInterpreter.alreadyEnded))
+            answer.alreadyEnded = p.request.kind == .end
+            tell(p.request, answer)
+        }
+        afterCall(local)
+    }
+
+    private func failed(_ local: Int, callID: String, status: Int, now: UInt64) {
+        let key = Self.legKey(local, callID)
+        guard let leg = legs[key] else { return }
+        if let p = pending[key], [ActionOp.start, .pause, .resume].contains(p.request.op) || !leg.confirmed {
+            fail(key, status: status)
+        }
+        guard !leg.confirmed else { return }
+        // The INVITE failed (declined, busy, unreachable): the call is over for the caller.
+        legs[key] = nil
+        observeEnd(local, callID: callID, reason: status == 408 || status == 480 ? "unanswered" : nil, now: now)
+        afterCall(local)
+    }
+
+    func observeEnd(_ local: Int, callID: String, reason: String?, now: UInt64) {
+        intake.observe(PushPayload(uuid: callID, event: "ended", reason: reason), local: local, now: now,
+                       channel: .sip)
+    }
+}

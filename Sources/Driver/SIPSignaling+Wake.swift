@@ -1,0 +1,99 @@
+import CallModel
+import Metrics
+import SIPClient
+
+/// The push wake-up path of sleeping SIP devices (`sleep: true`, RFC 8599). A sleeping device registered its push
+/// binding (Contact with `pn-provider`, `pn-prid`, `pn-param`) once, then closed its socket: it keeps no
+/// registration refreshed and listens to nothing, so the binding lapses at its expiry unless a wake renews it.
+/// The SIP server parks an INVITE for it and sends a VoIP push through callstorm's gateway; the device reports
+/// the conversation as any VoIP push is reported (`PushIntake`: deadline, termination and blocking rules), opens
+/// a new socket, REGISTERs (the wake REGISTER the server delivers the INVITE on), and gets the INVITE. An answer
+/// the user gives before the INVITE arrives is held until it does (`answer_before_invite`). When its last call
+/// ends, the device sleeps again.
+struct WakeState {
+    var bundleID = "com.example.callstorm"
+    /// This worker's callers' INVITEs, by Call-ID (for `invite_to_push`).
+    var inviteSent: [String: UInt64] = [:]
+    /// Devices woken by a push: the Call-ID they woke for, when the push was reported, and when their wake
+    /// REGISTER was answered.
+    var wokeFor: [Int: String] = [:]
+    var reportedAt: [Int: UInt64] = [:]
+    var registeredAt: [Int: UInt64] = [:]
+    /// Actions the user took before the INVITE came, by leg key.
+    var held: [String: ActionRequest] = [:]
+}
+
+extension SIPSignaling {
+    /// A push for `uuid` (the parked INVITE's Call-ID) was reported by `local`: wake and REGISTER.
+    func pushReported(_ local: Int, conversation uuid: String, acceptedNanos: UInt64) {
+        guard spec.sleep, legs[Self.legKey(local, uuid)] == nil else { return }
+        let now = self.now
+        if let sent = wake.inviteSent[uuid], acceptedNanos >= sent {
+            books.record(.inviteToPush, micros: Int64((acceptedNanos - sent) / 1000), at: now)
+        }
+        wake.wokeFor[local] = uuid
+        wake.reportedAt[local] = now
+        guard agents.agent[local] == nil else {
+            wake.reportedAt[local] = nil  // awake already (in another call): the INVITE comes without a REGISTER
+            return
+        }
+        guard let agent = openAgent(local) else { return }
+        agents.registering[local] = Registering(started: now, initial: false, then: nil)
+        pool.perform(agent) { $0.register(now: $1) }
+    }
+
+    /// A REGISTER was answered 200: the wake REGISTER's figure.
+    func wokeRegistered(_ local: Int, now: UInt64) {
+        guard let reported = wake.reportedAt.removeValue(forKey: local) else { return }
+        books.record(.pushToRegister, micros: Int64((now &- reported) / 1000), at: now)
+        wake.registeredAt[local] = now
+    }
+
+    /// Whether the INVITE `callID` is the one a push already reported on `local` (then it is not reported again).
+    func wokeFor(_ local: Int, callID: String, now: UInt64) -> Bool {
+        if let registered = wake.registeredAt.removeValue(forKey: local) {
+            books.record(.registerToInvite, micros: Int64((now &- registered) / 1000), at: now)
+        }
+        return wake.wokeFor[local] == callID
+    }
+
+    /// A join, decline or end for a conversation whose push woke the device but whose INVITE has not come:
+    /// held until it does (its action timeout still runs).
+    func holdUntilInvite(_ request: ActionRequest) -> Bool {
+        let local = request.device
+        guard spec.sleep, wake.wokeFor[local] == request.conversation,
+              [ActionOp.join, .decline, .end].contains(request.op) else { return false }
+        let key = Self.legKey(local, request.conversation)
+        if request.kind == .join { books.count(.answerBeforeInvite, at: now) }
+        wake.held[key] = request
+        pending[key] = Pending(request: request, started: now)
+        table.schedule(.sipAction(key: key, slot: request.slot), now + settings.actionTimeoutNanos)
+        return true
+    }
+
+    /// The INVITE came: the held action goes out now.
+    func releaseHeld(_ key: String) {
+        guard let request = wake.held.removeValue(forKey: key), pending[key]?.request.slot == request.slot else {
+            return
+        }
+        pending[key] = nil
+        perform(request)
+    }
+
+    /// A device with no call left goes back to sleep (sleeping devices only).
+    func afterCall(_ local: Int) {
+        guard spec.sleep, !legs.keys.contains(where: { $0.hasPrefix("\(local) ") }) else { return }
+        wake.wokeFor[local] = nil
+        loop.execute { [self] in
+            if !legs.keys.contains(where: { $0.hasPrefix("\(local) ") }), wake.wokeFor[local] == nil { sleep(local) }
+        }
+    }
+
+    /// Closes the device's socket: nothing reaches it until a push wakes it.
+    func sleep(_ local: Int) {
+        guard let agent = agents.agent.removeValue(forKey: local) else { return }
+        agents.device[agent] = nil
+        agents.registering[local] = nil
+        pool.close(agent)
+    }
+}

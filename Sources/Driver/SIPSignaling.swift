@@ -1,0 +1,275 @@
+import CallModel
+import Determinism
+import Metrics
+import Scenario
+import SIP
+import SIPClient
+
+/// A worker's SIP devices (`device.signaling: sip`): the third signaling part beside `ActionSender` (HTTP) and
+/// `DeviceSockets` (WebSocket). One `SIPUserAgent` per awake device in a `SIPClientPool` on the worker's event
+/// thread, registered at `target.sip`'s registrar. The flow's requests go out over SIP (`start` INVITE, `join`
+/// 200 OK, `decline` 603, `end` BYE or CANCEL while ringing, `pause`/`resume` re-INVITE) and are answered to the
+/// call when SIP says they took effect; what the agents hear becomes the same observations pushes bring
+/// (`PushIntake.reportIncoming` for an incoming INVITE, `PushIntake.observe` for an answer or an end).
+///
+/// The conversation a call creates is named by its SIP Call-ID (the same at both ends of one proxy).
+/// Sleeping devices (`sleep: true`) are woken by a VoIP push: `SIPSignaling+Wake`.
+///
+/// Ownership rule: touched only on the worker's loop (the pool's events run there too).
+final class SIPSignaling {
+    /// One device's part in one SIP call ("leg"), keyed by `legKey`.
+    struct Leg {
+        let call: Int
+        let caller: Bool
+        var inviteSent: UInt64 = 0
+        var answerSent: UInt64 = 0
+        var confirmed = false
+        /// 180 seen (the post-dial delay is measured once).
+        var rang = false
+    }
+
+    /// An action sent over SIP, waiting for the event that fulfils it.
+    struct Pending {
+        let request: ActionRequest
+        let started: UInt64
+    }
+
+    var pool: SIPClientPool!
+    let target: SIPTargetSpec
+    let spec: SIPDeviceSpec
+    let table: CallTable
+    let books: RunBooks
+    unowned let intake: PushIntake
+    let loop: DriverLoop
+    let settings: DriverSettings
+    /// Agents by device (worker-local index) and back; the registrations under way and the legs and actions.
+    var agents = AgentLinks()
+    var legs: [String: Leg] = [:]
+    var pending: [String: Pending] = [:]
+    /// The wake-up path's state per sleeping device (`SIPSignaling+Wake`).
+    var wake = WakeState()
+
+    /// The SIP part of a worker, or nil when its devices speak HTTP. Call on the loop.
+    static func make(settings: DriverSettings, loop: DriverLoop, table: CallTable, books: RunBooks,
+                     intake: PushIntake) -> SIPSignaling? {
+        guard let spec = settings.scenario.device.sip, let target = settings.scenario.sip else { return nil }
+        let signaling = SIPSignaling(target: target, spec: spec, table: table, books: books, intake: intake,
+                                     loop: loop, settings: settings)
+        guard let pool = loop.makeSIPPool(proxyHost: target.host, proxyPort: target.port, onEvent: {
+            [unowned signaling] agent, event in signaling.event(agent, event)
+        }) else {
+            books.note("SIP devices need the worker's event thread; this loop has none", limit: 1)
+            return nil
+        }
+        signaling.pool = pool
+        return signaling
+    }
+
+    private init(target: SIPTargetSpec, spec: SIPDeviceSpec, table: CallTable, books: RunBooks, intake: PushIntake,
+                 loop: DriverLoop, settings: DriverSettings) {
+        self.settings = settings
+        wake.bundleID = settings.scenario.push.bundleID
+        self.target = target
+        self.spec = spec
+        self.table = table
+        self.books = books
+        self.intake = intake
+        self.loop = loop
+    }
+
+    var now: UInt64 { loop.clock.nowNanos() }
+
+    static func legKey(_ local: Int, _ callID: String) -> String { "\(local) \(callID)" }
+
+    func uri(of local: Int) -> String { "sip:\(table.devices[local].identity.id)@\(target.domain)" }
+
+    // MARK: - Registration
+
+    /// Registers device `local` (opening its agent); `then` runs once the registrar answered. A sleeping device
+    /// registers its push binding and goes to sleep (`SIPSignaling+Wake`).
+    func register(_ local: Int, then: @escaping () -> Void) {
+        guard let agent = openAgent(local) else {
+            books.count(.devicesRegisterFailed, at: now)
+            return then()
+        }
+        agents.registering[local] = Registering(started: now, initial: true, then: then)
+        pool.perform(agent) { $0.register(now: $1) }
+    }
+
+    /// A registration the device asked for was answered (`ok`) or refused; refreshes the agent does by itself
+    /// are not followed.
+    func registered(_ local: Int, ok: Bool, status: Int = 200) {
+        guard let entry = agents.registering.removeValue(forKey: local) else { return }
+        let now = self.now
+        books.record(.register, micros: Int64((now &- entry.started) / 1000), at: now)
+        books.count(.sipRegistration(ok ? "registered" : "failed_\(status)"), at: now)
+        if entry.initial {
+            if ok { table.devices.registered(local) }
+            books.count(ok ? .devicesRegistered : .devicesRegisterFailed, at: now)
+        }
+        if ok { wokeRegistered(local, now: now) }
+        entry.then?()
+        if entry.initial, spec.sleep { sleep(local) }
+    }
+
+    func openAgent(_ local: Int) -> Int? {
+        if let agent = agents.agent[local] { return agent }
+        let identity = table.devices[local].identity
+        let push = spec.sleep ? PushContactParameters.apnsVoIP(token: identity.apnsToken, team: "TEAMID",
+                                                                bundle: wake.bundleID) : nil
+        let account = SIPAccount(user: identity.id, domain: target.domain, password: target.password, push: push,
+                                 expires: target.expires)
+        agents.opened += 1
+        // Seeded per device and per opening, so a run's Call-IDs, tags and branches repeat with its seed.
+        let seed = settings.seed ^ (UInt64(identity.index) &* SeededRandom.golden) ^ (agents.opened << 40)
+        switch pool.add(account: account, transport: spec.transport == .tcp ? .tcp : .udp, seed: seed) {
+        case .success(let agent):
+            pool.agent(agent)?.autoRing = true
+            agents.agent[local] = agent
+            agents.device[agent] = local
+            return agent
+        case .failure(let error):
+            books.note("SIP device \(identity.id) could not open its socket: \(error)", limit: 5)
+            return nil
+        }
+    }
+
+    // MARK: - Actions
+
+    /// Carries one flow action out over SIP; its answer reaches the call when SIP says it took effect.
+    func perform(_ request: ActionRequest) {
+        let local = request.device
+        if request.op == .start {
+            guard let callee = request.to.first else { return answer(request, .failed(reason: "no_callee")) }
+            startCall(request, to: uri(of: callee))
+            return
+        }
+        let key = Self.legKey(local, request.conversation)
+        guard let leg = legs[key], let agent = agents.agent[local] else {
+            if holdUntilInvite(request) { return }
+            var answer = ActionAnswer(outcome: .failed(reason: FlowInterpreter.alreadyEnded))
+            answer.alreadyEnded = request.kind == .end
+            return tell(request, answer)
+        }
+        pending[key] = Pending(request: request, started: now)
+        table.schedule(.sipAction(key: key, slot: request.slot), now + settings.actionTimeoutNanos)
+        let callID = request.conversation
+        var sent = false
+        pool.perform(agent) { agent, now in
+            switch request.op {
+            case .join: sent = agent.answer(callID, now: now)
+            case .decline: sent = agent.decline(callID, status: 603, now: now)
+            case .pause, .resume: sent = agent.setHold(callID, held: request.op == .pause, now: now)
+            case .end where leg.confirmed: sent = agent.bye(callID, now: now)
+            case .end where leg.caller: sent = agent.cancel(callID, now: now)
+            case .end: sent = agent.decline(callID, status: 603, now: now)
+            default: sent = false
+            }
+        }
+        if request.kind == .join, sent { legs[key]?.answerSent = now }
+        if !sent, pending[key] != nil {
+            pending[key] = nil
+            var answer = ActionAnswer(outcome: .failed(reason: "sip_\(request.op.rawValue)_refused"))
+            answer.alreadyEnded = request.kind == .end && legs[key] == nil
+            tell(request, answer)
+        }
+    }
+
+    func startCall(_ request: ActionRequest, to uri: String) {
+        guard let agent = agents.agent[request.device] else {
+            // A sleeping device the user dials from wakes first: REGISTER, then INVITE.
+            guard spec.sleep, agents.registering[request.device] == nil, let agent = openAgent(request.device) else {
+                return answer(request, .failed(reason: "sip_not_registered"))
+            }
+            agents.registering[request.device] = Registering(started: now, initial: false) { [self] in
+                startCall(request, to: uri)
+            }
+            pool.perform(agent) { $0.register(now: $1) }
+            return
+        }
+        var callID = ""
+        let started = now
+        pool.agent(agent).map { callID = $0.invite(uri, now: started) }
+        let key = Self.legKey(request.device, callID)
+        legs[key] = Leg(call: request.call, caller: true, inviteSent: started)
+        wake.inviteSent[callID] = started
+        pending[key] = Pending(request: request, started: started)
+        table.schedule(.sipAction(key: key, slot: request.slot), started + settings.actionTimeoutNanos)
+        pool.perform(agent) { _, _ in }
+    }
+
+    /// An action's time ran out with no SIP event taking it to an end.
+    func actionTimedOut(key: String, slot: Int) {
+        guard let p = pending[key], p.request.slot == slot else { return }
+        pending[key] = nil
+        tell(p.request, ActionAnswer(outcome: .timedOut))
+    }
+
+    func answer(_ request: ActionRequest, _ outcome: ActionOutcome, conversation: String? = nil) {
+        var answer = ActionAnswer(outcome: outcome)
+        answer.conversation = conversation
+        tell(request, answer)
+    }
+
+    func tell(_ request: ActionRequest, _ answer: ActionAnswer) {
+        let now = self.now
+        table.tell(request.call, now: now) { $0.answered(request, answer, now: now, &$1) }
+    }
+
+    /// Completes the action waiting on `key` when it is one of `ops`.
+    func fulfil(_ key: String, _ ops: Set<ActionOp>, conversation: String? = nil) {
+        guard let p = pending[key], ops.contains(p.request.op) else { return }
+        pending[key] = nil
+        answer(p.request, .fulfilled, conversation: conversation)
+    }
+
+    func fail(_ key: String, status: Int) {
+        guard let p = pending[key] else { return }
+        pending[key] = nil
+        answer(p.request, .failed(reason: "sip_\(status)"))
+    }
+
+    // MARK: - End of run
+
+    /// Folds every agent's books into the recorder and closes the pool.
+    func stop() {
+        let now = self.now
+        let counters = pool.counters
+        func fold<K>(_ book: String, _ values: [K: Int]) {
+            for (key, n) in values { books.count(.sip(book, "\(key)"), by: Int64(n), at: now) }
+        }
+        fold("requests_sent", counters.requestsSent)
+        fold("requests_received", counters.requestsReceived)
+        fold("responses_sent", counters.responsesSent)
+        fold("responses_received", counters.responsesReceived)
+        fold("retransmissions_sent", counters.retransmissionsSent)
+        fold("retransmissions_received", counters.retransmissionsReceived)
+        fold("malformed", counters.malformed)
+        fold("timeouts", counters.timeouts)
+        fold("stray", counters.stray)
+        pool.closeAll()
+    }
+}
+
+/// Which agent is whose, and the registrations under way.
+struct AgentLinks {
+    var agent: [Int: Int] = [:]
+    var device: [Int: Int] = [:]
+    var registering: [Int: Registering] = [:]
+    /// Agents opened so far: part of each agent's seed.
+    var opened: UInt64 = 0
+}
+
+/// A REGISTER under way: when it left, whether it is the device's first (the run's registration phase), and what
+/// runs once it is answered.
+struct Registering {
+    let started: UInt64
+    let initial: Bool
+    let then: (() -> Void)?
+}
+
+extension DriverLoop {
+    /// Loops without an event thread (the tests' embedded loop) have no SIP agents.
+    func makeSIPPool(proxyHost: String, proxyPort: Int, onEvent: @escaping SIPClientPool.EventHandler)
+        -> SIPClientPool? { nil }
+}

@@ -1,0 +1,37 @@
+/// SIP devices' figures (docs/SIP.md): the wake-up path's latencies, the call setup seen from the caller, and
+/// the user agents' books of requests, responses, retransmissions, timeouts and malformed input.
+extension MetricName {
+    /// Caller's INVITE sent → the VoIP push accepted at callstorm's gateway (only when the caller is one of ours).
+    public static let inviteToPush = "invite_to_push"
+    /// The push reported → the wake REGISTER answered 200.
+    public static let pushToRegister = "push_to_register"
+    /// The wake REGISTER answered → the INVITE it was woken for received.
+    public static let registerToInvite = "register_to_invite"
+    /// Post-dial delay: the caller's INVITE sent → 180 Ringing back.
+    public static let postDialDelay = "sip.post_dial_delay"
+    /// The callee's 200 OK sent → its ACK received.
+    public static let answerToAck = "sip.answer_to_ack"
+    /// The whole setup: the caller's INVITE sent → 200 OK received (and ACK sent).
+    public static let setupTime = "sip.setup"
+    /// The user answered before the INVITE reached the woken device: the answer waited for it.
+    public static let answerBeforeInvite = "answer_before_invite"
+    public static let sipLatencies = [inviteToPush, pushToRegister, registerToInvite, postDialDelay, answerToAck,
+                                      setupTime]
+}
+
+extension Metric {
+    public static let inviteToPush = Metric(named: MetricName.inviteToPush)
+    public static let pushToRegister = Metric(named: MetricName.pushToRegister)
+    public static let registerToInvite = Metric(named: MetricName.registerToInvite)
+    public static let postDialDelay = Metric(named: MetricName.postDialDelay)
+    public static let answerToAck = Metric(named: MetricName.answerToAck)
+    public static let setupTime = Metric(named: MetricName.setupTime)
+    public static let answerBeforeInvite = Metric(named: MetricName.answerBeforeInvite)
+
+    /// A SIP user agent's count: `book` is one of `requests_sent`, `requests_received`, `responses_sent`,
+    /// `responses_received`, `retransmissions_sent`, `retransmissions_received`, `malformed`, `timeouts`, `stray`;
+    /// `key` the method, status code, malformed kind or timer letter.
+    public static func sip(_ book: String, _ key: String) -> Metric { Metric(named: "sip.\(book).\(key)") }
+    /// A SIP device's registration event: `registered`, `register_failed`, `unregistered`.
+    public static func sipRegistration(_ event: String) -> Metric { Metric(named: "sip.registration.\(event)") }
+}
