@@ -1,0 +1,49 @@
+@testable import CallstormCLI
+import Foundation
+import Metrics
+import TestSupport
+import XCTest
+
+/// Issue 26: the examples in Scenarios/sip/ run against a real Kamailio (started as a user process on a free
+/// port, stopped by PID): ≥ 99 % of calls complete, the books balance, and the SIP figures are in the report.
+final class SIPRunTests: XCTestCase {
+    private static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Scenarios/sip")
+
+    /// The example `name`, pointed at `kamailio` (and its push gateway at `pushPort` when given).
+    private func example(_ name: String, kamailio: KamailioProcess, pushPort: Int? = nil) throws -> String {
+        var text = try String(contentsOf: Self.examples.appendingPathComponent("\(name).yaml"), encoding: .utf8)
+        text = text.replacingOccurrences(of: "127.0.0.1:5060", with: "127.0.0.1:\(kamailio.port)")
+        if let pushPort { text = text.replacingOccurrences(of: "127.0.0.1:2197", with: "127.0.0.1:\(pushPort)") }
+        return text
+    }
+
+    private func run(_ name: String, kamailio: KamailioProcess, pushPort: Int? = nil,
+                     check: (RunCommand.Outcome, [String: Int64]) throws -> Void) throws {
+        let dir = try TemporaryDirectory.make("sip-\(name)")
+        defer { TemporaryDirectory.remove(dir) }
+        let outcome = try runScenario(try example(name, kamailio: kamailio, pushPort: pushPort), in: dir)
+        let c = outcome.result.recorder.counters
+        let started = c["calls.started"] ?? 0
+        XCTAssertGreaterThan(started, 0, "\(c)")
+        XCTAssertGreaterThanOrEqual(Double(c["calls.completed"] ?? 0), 0.99 * Double(started),
+                                    "\(c) \(outcome.result.notes) \(kamailio.log.suffix(2000))")
+        let books = Books(counters: c)
+        XCTAssertTrue(books.balanced, "\(books.problems)")
+        XCTAssertGreaterThan(c["sip.requests_sent.INVITE"] ?? 0, 0, "\(c)")
+        try check(outcome, c)
+    }
+
+    func testOutgoingCallsBetweenRegisteredDevicesCompleteThroughKamailio() throws {
+        let kamailio = try KamailioProcess()
+        defer { kamailio.stop() }
+        try run("outgoing", kamailio: kamailio) { outcome, c in
+            let histograms = outcome.result.recorder.histograms
+            for metric in [MetricName.postDialDelay, MetricName.setupTime, MetricName.answerToAck] {
+                XCTAssertGreaterThan(histograms[metric]?.totalCount ?? 0, 0, "no \(metric) samples: \(c)")
+            }
+            XCTAssertGreaterThan(c["sip.responses_received.180"] ?? 0, 0, "\(c)")
+            XCTAssertGreaterThan(c["sip.requests_sent.BYE"] ?? 0, 0, "\(c)")
+        }
+    }
+}
