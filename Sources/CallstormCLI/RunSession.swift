@@ -148,8 +148,9 @@ final class RunSession {
     private func startServers() throws(CLIError) -> (EmbeddedServers, String) {
         do {
             let scenarioDirectory = URL(fileURLWithPath: options.file).deletingLastPathComponent().path
+            // SIP devices' pushes come from the SIP server, which signs its own tokens (or none is checked).
             let servers = try EmbeddedServers(push: scenario.push, scenarioDirectory: scenarioDirectory,
-                                              embeddedTarget: targetOverride == nil)
+                                              embeddedTarget: targetOverride == nil && scenario.sip == nil)
             self.servers = servers
             var targetURL: String
             if scenario.targetProcess, targetOverride == nil {

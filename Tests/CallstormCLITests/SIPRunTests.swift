@@ -1,4 +1,5 @@
 @testable import CallstormCLI
+import Credentials
 import Foundation
 import Metrics
 import TestSupport
@@ -44,6 +45,38 @@ final class SIPRunTests: XCTestCase {
             }
             XCTAssertGreaterThan(c["sip.responses_received.180"] ?? 0, 0, "\(c)")
             XCTAssertGreaterThan(c["sip.requests_sent.BYE"] ?? 0, 0, "\(c)")
+        }
+    }
+
+    /// Kamailio with the push route, pushing to callstorm's gateway on `pushPort` with a fresh provider token.
+    private func pushingKamailio(pushPort: Int) throws -> KamailioProcess {
+        let signer = ProviderTokenSigner(keyID: "KEY1234567", teamID: "TEAM123456", key: try ES256Key.generate())
+        let jwt = try XCTUnwrap(signer.token(issuedAt: Int64(Date().timeIntervalSince1970)))
+        return try KamailioProcess(defines: ["WITH_PUSH", "PUSH_URL=\"http://127.0.0.1:\(pushPort)\"",
+                                            "PUSH_JWT=\"\(jwt)\""])
+    }
+
+    func testSleepingDevicesWokenByAPushReportRegisterAndTakeTheCall() throws {
+        let pushPort = try XCTUnwrap(KamailioProcess.freePort())
+        let kamailio = try pushingKamailio(pushPort: pushPort)
+        defer { kamailio.stop() }
+        try run("incoming-wake", kamailio: kamailio, pushPort: pushPort) { outcome, c in
+            let histograms = outcome.result.recorder.histograms
+            for metric in [MetricName.pushToReport, MetricName.inviteToPush, MetricName.pushToRegister,
+                           MetricName.registerToInvite, MetricName.postDialDelay, MetricName.setupTime] {
+                XCTAssertGreaterThan(histograms[metric]?.totalCount ?? 0, 0, "no \(metric) samples: \(c)")
+            }
+            XCTAssertEqual(c[MetricName.pushDeadlineMissed] ?? 0, 0, "\(c)")
+            XCTAssertGreaterThan(c["sip.requests_received.INVITE"] ?? 0, 0, "\(c)")
+            let dir = outcome.runDirectory
+            let csv = try String(contentsOf: dir.appendingPathComponent("summary.csv"), encoding: .utf8)
+            let json = try String(contentsOf: dir.appendingPathComponent("summary.json"), encoding: .utf8)
+            let html = try String(contentsOf: dir.appendingPathComponent("report.html"), encoding: .utf8)
+            for name in [MetricName.inviteToPush, MetricName.pushToRegister, MetricName.registerToInvite] {
+                XCTAssertTrue(csv.contains(name), "summary.csv lacks \(name)")
+                XCTAssertTrue(json.contains(name), "summary.json lacks \(name)")
+                XCTAssertTrue(html.contains(name), "report.html lacks \(name)")
+            }
         }
     }
 }
