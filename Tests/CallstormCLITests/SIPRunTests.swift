@@ -79,4 +79,33 @@ final class SIPRunTests: XCTestCase {
             }
         }
     }
+
+    func testDeclinedCallsEndAtTheCallerWith603() throws {
+        let kamailio = try KamailioProcess()
+        defer { kamailio.stop() }
+        try run("declined", kamailio: kamailio) { _, c in
+            XCTAssertGreaterThan(c["sip.responses_sent.603"] ?? 0, 0, "\(c)")
+            XCTAssertGreaterThan(c["sip.responses_received.603"] ?? 0, 0, "\(c)")
+        }
+    }
+
+    func testCallerCancelsWhileTheCalleeRings() throws {
+        let kamailio = try KamailioProcess()
+        defer { kamailio.stop() }
+        try run("caller-cancels", kamailio: kamailio) { _, c in
+            XCTAssertGreaterThan(c["sip.requests_sent.CANCEL"] ?? 0, 0, "\(c)")
+            XCTAssertGreaterThan(c["sip.responses_received.487"] ?? 0, 0, "\(c)")
+        }
+    }
+
+    func testHoldAndResumeGoOutAsReINVITEs() throws {
+        let kamailio = try KamailioProcess()
+        defer { kamailio.stop() }
+        try run("hold-resume", kamailio: kamailio) { _, c in
+            // The first INVITE of each call and the hold and resume re-INVITEs.
+            XCTAssertGreaterThanOrEqual(c["sip.requests_sent.INVITE"] ?? 0, 3 * (c["calls.started"] ?? 0), "\(c)")
+            XCTAssertGreaterThan(c["action.pause.fulfilled"] ?? 0, 0, "\(c)")
+            XCTAssertGreaterThan(c["action.resume.fulfilled"] ?? 0, 0, "\(c)")
+        }
+    }
 }
