@@ -18,6 +18,11 @@ struct Device {
     var lastDeliveredAccepted: UInt64 = 0
     /// Pushes a reorder fault holds back until the device's next push has been delivered.
     var held: [(serial: UInt64, push: APNsPush)] = []
+    /// Conversations of the device's earlier calls, newest last (at most `DeviceModel.recentsKept`).
+    var recents: [RecentConversation] = []
+    /// VoIP pushes a push-path fault delayed, held or duplicated (apns-id → copies still to come), so a copy
+    /// without a new call is not blamed on the server.
+    var faultedPushes: [String: Int] = [:]
 }
 
 /// A worker's devices: each one's conversation manager and what it observed (pushes reported, views applied),
@@ -69,10 +74,27 @@ struct DeviceModel {
     /// The device's call is over: it forgets the call's conversations and waits for the next one.
     mutating func release(_ local: Int) {
         devices[local].callID = nil
+        remember(local)
         devices[local].manager.forgetAll()
         devices[local].reportedAt.removeAll()
         devices[local].pushSentAt.removeAll()
         idle.append(local)
+    }
+
+    /// How many conversations of earlier calls a device remembers (Recents).
+    static let recentsKept = 16
+
+    /// The device's conversations go to its Recents, as LiveCommunicationKit lists them after they end.
+    private mutating func remember(_ local: Int) {
+        let manager = devices[local].manager
+        for (uuid, conversation) in manager.conversations.sorted(by: { $0.key < $1.key }) {
+            devices[local].recents.append(RecentConversation(uuid: uuid, remote: conversation.members.first))
+        }
+        for uuid in manager.mergedAway.sorted() where manager.conversations[uuid] == nil {
+            devices[local].recents.append(RecentConversation(uuid: uuid, remote: nil))
+        }
+        let excess = devices[local].recents.count - Self.recentsKept
+        if excess > 0 { devices[local].recents.removeFirst(excess) }
     }
 
     // MARK: - Pushes a reorder fault holds

@@ -36,6 +36,8 @@ public struct DriverSettings: Sendable {
     /// After this many missed push deadlines a device gets no more VoIP pushes (Apple publishes no number;
     /// `push.block_after_misses` sets it).
     public var voipBlockAfterMisses: Int
+    /// `device.on_voip_without_call`: what the app does with a VoIP push it must report that has no new call.
+    public var voipWithoutCall = VoIPWithoutCall.reportAndEnd
     /// The scenario's fault windows (times since the load starts).
     public var faults: [FaultWindow]
     /// Network windows that hit only some devices (`flows`, `devices`): window index → base URL of the fault
@@ -95,6 +97,7 @@ public struct DriverSettings: Sendable {
         socket.mode = profile.socket
         socket.reconnect = profile.socketReconnect
         socket.lingerNanos = profile.socketLingerNanos
+        voipWithoutCall = profile.onVoIPWithoutCall
         self.deviceConfiguration = ConversationManager.Configuration(
             supportedCapabilities: Capabilities(names: profile.capabilities),
             maximumConversationGroups: profile.maximumConversationGroups,

@@ -33,6 +33,9 @@ extension Worker {
         let now = clock.nowNanos()
         recorder.count(Books.Counter.accepted, atNanos: now)
         if copies > 1 { recorder.count(Books.Counter.duplicated, by: Int64(copies - 1), atNanos: now) }
+        if push.pushType == .voip, delay > 0 || copies > 1 || hold > 0 {
+            devices.markFaulted(push.apnsID, copies: copies, on: local)
+        }
         for _ in 0..<copies {
             if hold > 0 {
                 books.pendingDeliveries += 1
@@ -144,6 +147,10 @@ extension Worker {
 
     private func receiveVoIP(_ push: APNsPush, payload: PushPayload?, local: Int, now: UInt64) {
         let latency = now &- push.acceptedNanos
+        let judged = devices.judgeVoIP(payload, apnsID: push.apnsID, on: local, ageNanos: latency,
+                                       foreground: sockets?.lifecycle.isForeground(local) ?? false,
+                                       judge: VoIPPushJudge(longDelayNanos: settings.deadlineNanos))
+        guard case .newCall(let uuid) = judged else { return answerWithoutCall(judged, local: local, now: now) }
         recorder.record("push_to_report", micros: Int64(latency / 1000), atNanos: now)
         if let scope = faultScope(local, acceptedNanos: push.acceptedNanos) {
             recorder.record("\(scope).push_to_report", micros: Int64(latency / 1000), atNanos: now)
@@ -157,14 +164,7 @@ extension Worker {
                 recorder.count("devices.voip_blocked", atNanos: now)
             }
         }
-        guard let payload, let uuid = payload.uuid else {
-            recorder.count("pushes.bad_payload", atNanos: now)
-            return
-        }
-        if devices[local].manager.conversations[uuid] != nil {
-            recorder.count("pushes.duplicate_voip", atNanos: now)
-            return
-        }
+        guard let payload else { return }
         if missed, let id = devices[local].callID, calls[id]?.waitsForPush(uuid, on: local) == true {
             apply(calls[id]!.terminateApp(local, now: now, &context), call: id, now: now)
             return
@@ -179,6 +179,15 @@ extension Worker {
             return
         }
         apply(calls[id]!.pushReported(device: local, conversation: uuid, now: now, &context), call: id, now: now)
+    }
+
+    /// A VoIP push without a new call: the app ignores it, reports and ends, or is terminated (`VoIPPushJudge`).
+    private func answerWithoutCall(_ judged: VoIPPushJudge.Outcome, local: Int, now: UInt64) {
+        let answer = devices.answerWithoutCall(judged, on: local, policy: settings.voipWithoutCall,
+                                               blockAfter: settings.voipBlockAfterMisses)
+        for name in answer.counters { recorder.count(name, atNanos: now) }
+        guard answer.terminated, let id = devices[local].callID, calls[id] != nil else { return }
+        apply(calls[id]!.terminateApp(local, now: now, withoutCall: true, &context), call: id, now: now)
     }
 
     /// A background push, or a message on the device's socket (`counters`: `socket.events`), folded into the

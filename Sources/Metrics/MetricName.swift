@@ -77,6 +77,29 @@ public enum MetricName {
     public static let pushesExpired = "pushes.expired_discarded"
     public static let pushesUndeliveredAtStop = "pushes.undelivered_at_stop"
 
+    // MARK: - VoIP pushes that carry no new call (PushKit's rule; docs/LCK.md)
+
+    /// VoIP pushes the app had to report (`mustReport`) that carried no new call: a server defect. The total,
+    /// the numerator of `voip_without_call_rate`.
+    public static let pushesVoIPWithoutCall = "pushes.voip_without_call"
+    /// The same by cause: `pushes.voip_without_call.ended_conversation`.
+    public static func pushesVoIPWithoutCall(_ cause: String) -> String { "\(pushesVoIPWithoutCall).\(cause)" }
+    /// Why a VoIP push carried no new call, in the order the report lists them.
+    public static let voipWithoutCallCauses = ["unparseable", "no_conversation", "known_conversation",
+                                               "ended_conversation"]
+    /// VoIP pushes without a new call the app did not have to report (iOS 26.4's `mustReport` false: the device
+    /// was in a call or in the foreground, the push was long delayed), or that a push-path fault made (a
+    /// duplicate, a delay): not counted against the server. `pushes.voip_not_required.in_call`.
+    public static func pushesVoIPNotRequired(_ why: String) -> String { "pushes.voip_not_required.\(why)" }
+    public static let voipNotRequiredReasons = ["in_call", "foreground", "delayed", "fault"]
+    /// `device.on_voip_without_call: report_and_end`: the app reported a conversation and ended it at once (a
+    /// flash of incoming-call UI on the phone).
+    public static let pushesVoIPReportedAndEnded = "pushes.voip_reported_and_ended"
+    /// `device.on_voip_without_call: terminate`: the system terminated the app for not reporting.
+    public static let devicesTerminatedVoIPWithoutCall = "devices.terminated_for_voip_without_call"
+    /// Devices iOS stopped launching for VoIP pushes (`push.block_after_misses` reached).
+    public static let devicesVoIPBlocked = "devices.voip_blocked"
+
     // MARK: - Errors (transport errors by kind: `errors.reset`, `errors.timeout`)
 
     public static let errorsPrefix = "errors."

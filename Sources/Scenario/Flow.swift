@@ -113,6 +113,8 @@ public struct DeviceProfile: Sendable, Equatable {
     public var socketReconnect = SocketReconnect()
     /// How long after its last live conversation ended an `on_push`/`foreground` app closes its socket.
     public var socketLingerNanos: UInt64 = 0
+    /// `on_voip_without_call`: what the app does with a VoIP push it must report that carries no new call.
+    public var onVoIPWithoutCall = VoIPWithoutCall.reportAndEnd
 
     public init(capabilities: [String] = ["pausing", "merging", "unmerging"], maximumConversationGroups: Int = 2,
                 maximumConversationsPerConversationGroup: Int = 5, supportsVideo: Bool = false) {

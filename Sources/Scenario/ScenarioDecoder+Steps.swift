@@ -451,6 +451,7 @@ extension ScenarioDecoder {
         }
         if let node = fields["video"], let value = bool(node, "video") { profile.supportsVideo = value }
         deviceSocket(fields, into: &profile)
+        deviceApp(fields, into: &profile)
         return errors.count == errorsBefore ? profile : nil
     }
 }

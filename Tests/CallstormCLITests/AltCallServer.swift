@@ -8,6 +8,15 @@ import Transport
 /// A small call server with an API shape of its own (not the reference protocol), for testing `target.api`.
 /// It keeps calls in memory and sends its own push payloads to callstorm's gateway.
 final class AltCallServer: HTTPHandler, @unchecked Sendable {
+    /// What a server may do that breaks PushKit's rule (docs/LCK.md), switched on one by one.
+    enum Defect: Sendable {
+        /// A call that ends while it still rings is cancelled to the callee with a VoIP push (`"type":
+        /// "cancelled"`) instead of a background push: no new call, the callee's app must report or die.
+        case cancelByVoIP
+        /// When a call ends, the callee gets its VoIP push again (a retry queue that forgot the call is over).
+        case resendVoIPAfterEnd
+    }
+
     private struct User { let number: String; let token: String }
     private struct Call { let from: String; let to: String; var state: String }
 
@@ -17,8 +26,12 @@ final class AltCallServer: HTTPHandler, @unchecked Sendable {
     /// Sends the pushes instead of the built-in client when set (an APNs client library under test).
     private let pusher: (@Sendable (_ token: String, _ voip: Bool, _ payload: String) -> Void)?
 
-    init(gatewayURL: String, pusher: (@Sendable (_ token: String, _ voip: Bool, _ payload: String) -> Void)? = nil) {
+    private let defects: Set<Defect>
+
+    init(gatewayURL: String, defects: Set<Defect> = [],
+         pusher: (@Sendable (_ token: String, _ voip: Bool, _ payload: String) -> Void)? = nil) {
         self.pusher = pusher
+        self.defects = defects
         sender = TestPushSender(gatewayURL: gatewayURL, label: "alt.push")
     }
 
@@ -74,14 +87,27 @@ final class AltCallServer: HTTPHandler, @unchecked Sendable {
             return .json(200, "{\"ok\":true}")
         case ("DELETE", 3) where parts[1] == "calls":
             let user = query.hasPrefix("user=") ? String(query.dropFirst(5)) : ""
-            let other: User? = state.withLock { s in
-                guard var call = s.calls[parts[2]], call.state != "ended" else { return nil }
+            let ended: (other: User, callee: User?, ringing: Bool)? = state.withLock { s in
+                guard var call = s.calls[parts[2]], call.state != "ended",
+                      let other = s.users[user == call.from ? call.to : call.from] else { return nil }
+                let ringing = call.state == "ringing"
                 call.state = "ended"
                 s.calls[parts[2]] = call
-                return s.users[user == call.from ? call.to : call.from]
+                return (other, s.users[call.to], ringing)
             }
-            guard let other else { return .text(409, "call over") }
-            push(other.token, voip: false, "{\"callId\":\"\(parts[2])\",\"type\":\"hangup\"}")
+            guard let ended else { return .text(409, "call over") }
+            let id = parts[2]
+            if ended.ringing, defects.contains(.cancelByVoIP) {
+                push(ended.other.token, voip: true, "{\"callId\":\"\(id)\",\"type\":\"cancelled\"}")
+            } else {
+                push(ended.other.token, voip: false, "{\"callId\":\"\(id)\",\"type\":\"hangup\"}")
+            }
+            if defects.contains(.resendVoIPAfterEnd), let callee = ended.callee {
+                // A moment later, as a retry queue would: the callee has seen the end by then.
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(300)) { [self] in
+                    push(callee.token, voip: true, "{\"callId\":\"\(id)\",\"from\":{\"number\":\"again\"}}")
+                }
+            }
             return .json(200, "{\"ok\":true}")
         default:
             return .text(404, "unknown")

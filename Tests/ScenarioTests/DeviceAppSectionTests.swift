@@ -1,0 +1,39 @@
+import Metrics
+import XCTest
+@testable import Scenario
+
+/// The `device:` keys of docs/LCK.md (`on_voip_without_call`, …) and their thresholds: read, defaulted, and
+/// every mistake reported with its position and a suggestion.
+final class DeviceAppSectionTests: XCTestCase {
+    private func load(_ rest: String) -> Result<Scenario, ScenarioErrors> {
+        ScenarioLoader.parse("name: lck\ndevices: 10\nload: [{ hold: { rate: 5/s, for: 10s } }]\n" + rest,
+                             file: "lck.yaml")
+    }
+
+    func testOnVoIPWithoutCallDefaultsToReportAndEndAndTerminateIsRead() throws {
+        XCTAssertEqual(try load("").get().device.onVoIPWithoutCall, .reportAndEnd)
+        XCTAssertEqual(try load("device: { on_voip_without_call: terminate }\n").get().device.onVoIPWithoutCall,
+                       .terminate)
+    }
+
+    func testAMisspeltChoiceOrKeyIsReportedWithASuggestion() {
+        guard case .failure(let errors) = load("device: { on_voip_without_call: terminated, on_voip_without_cal: x }\n")
+        else { return XCTFail("expected errors") }
+        let text = errors.description
+        XCTAssertTrue(text.contains("lck.yaml:4:33: error: 'on_voip_without_call' must be one of report_and_end, "
+            + "terminate, got 'terminated'"), text)
+        XCTAssertTrue(text.contains("did you mean 'terminate'?"), text)
+        XCTAssertTrue(text.contains("unknown key 'on_voip_without_cal'"), text)
+        XCTAssertTrue(text.contains("did you mean 'on_voip_without_call'?"), text)
+    }
+
+    func testVoIPWithoutCallRateIsAThresholdOverVoIPPushesReceived() throws {
+        let slo = try load("slo: { voip_without_call_rate: \"< 1%\" }\n").get().slo
+        XCTAssertEqual(slo.first?.subject, .ratio(.voipWithoutCallRate))
+        let ratios = RunRatios(counters: [MetricName.pushesVoIPWithoutCall: 3, "pushes.received.voip": 200])
+        XCTAssertEqual(ratios.voipWithoutCallRate, 0.015)
+        XCTAssertNil(RunRatios(counters: [:]).voipWithoutCallRate)
+        XCTAssertFalse(slo[0].evaluate(histograms: [:], counters: [MetricName.pushesVoIPWithoutCall: 3,
+                                                                    "pushes.received.voip": 200]).passed)
+    }
+}
