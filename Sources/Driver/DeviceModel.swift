@@ -191,6 +191,9 @@ struct DeviceModel {
             if let view { adoptOrApply(view, on: local) }
         default:
             if let view, !devices[local].manager.apply(view) { outOfOrder = true }
+            if let names = payload.capabilities {
+                devices[local].manager.updateCapabilities(uuid, Capabilities(names: names))
+            }
             if event == "joined" && view == nil { devices[local].manager.connected(uuid) }
             if event == "ended" || view?.ended == true {
                 devices[local].manager.remoteEnded(

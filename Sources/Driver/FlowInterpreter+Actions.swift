@@ -1,4 +1,5 @@
 import CallModel
+import Metrics
 import Scenario
 
 /// Actions: the device's conversation manager decides first (a refused action fails at once), then the target;
@@ -84,6 +85,10 @@ extension FlowInterpreter {
         if case .missingCapability? = refusal { racing = false } else { racing = m.inRace }
         if let refusal, !racing {
             finishAction(slot, .failed(reason: refusal.reason), now: now)
+            if case .missingCapability(_, let needed) = refusal {
+                count(MetricName.missingCapability(needed.names.joined(separator: "+"),
+                                                   step: "\(flow.name)/\(m.step.name)"))
+            }
             if m.inRace {
                 raceDone(now: now, &ctx)
             } else if tolerant {

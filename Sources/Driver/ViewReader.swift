@@ -36,7 +36,8 @@ struct ViewReader: Sendable {
 
     /// The view mapping's fields; `name` as `ViewMapping.paths` names them, the raw value a slot.
     enum ViewField: Int, CaseIterable {
-        case id, members, state, version, ended, response, split, endedReason, memberID, memberStatus, memberHandle
+        case id, members, state, version, ended, response, split, endedReason, memberID, memberStatus, memberHandle,
+             capabilities
 
         var name: String {
             switch self {
@@ -51,6 +52,7 @@ struct ViewReader: Sendable {
             case .memberID: "member.id"
             case .memberStatus: "member.status"
             case .memberHandle: "member.handle"
+            case .capabilities: "capabilities"
             }
         }
     }
@@ -122,7 +124,8 @@ struct ViewReader: Sendable {
         let ended = JSONField(at(.ended, json)) { $0.boolValue }
         let state = JSONField(at(.state, json)) { $0.stringValue }
         let reason = JSONField(at(.endedReason, json)) { $0.stringValue }
-        if ended.isMismatch || state.isMismatch || reason.isMismatch { return nil }
+        let capabilities = JSONField(at(.capabilities, json), Self.strings)
+        if ended.isMismatch || state.isMismatch || reason.isMismatch || capabilities.isMismatch { return nil }
         var members: [ConversationView.Member] = []
         members.reserveCapacity(rawMembers.count)
         for raw in rawMembers {
@@ -133,6 +136,9 @@ struct ViewReader: Sendable {
         var view = ConversationView(uuid: id, version: version, ended: hasEnded, members: members)
         view.endedReason = reason.value
         view.hasVersion = has(.version)
+        view.capabilities = capabilities.value.map {
+            Capabilities(names: CapabilityWords.lck($0, mapping.capabilityWords))
+        }
         return view
     }
 

@@ -100,6 +100,19 @@ public enum MetricName {
     /// Devices iOS stopped launching for VoIP pushes (`push.block_after_misses` reached).
     public static let devicesVoIPBlocked = "devices.voip_blocked"
 
+    // MARK: - Capability changes (docs/LCK.md)
+
+    /// A conversation lost or gained a capability through the server's update (LCK conversation events, added
+    /// at the end of the run): `events.capabilities.lost.merging`.
+    public static func capabilityLost(_ name: String) -> String { "events.capabilities.lost.\(name)" }
+    public static func capabilityGained(_ name: String) -> String { "events.capabilities.gained.\(name)" }
+    /// A step whose action needed a capability its conversation did not have:
+    /// `missing_capability.merging@group-merge/merge`.
+    public static func missingCapability(_ name: String, step: String) -> String {
+        "\(missingCapabilityPrefix)\(name)@\(step)"
+    }
+    public static let missingCapabilityPrefix = "missing_capability."
+
     // MARK: - Errors (transport errors by kind: `errors.reset`, `errors.timeout`)
 
     public static let errorsPrefix = "errors."

@@ -7,7 +7,26 @@ public enum DeviceFindings {
     public static func lines(counters: [String: Int64]) -> [String] {
         var lines: [String] = []
         if let line = voipWithoutCall(counters) { lines.append(line) }
+        if let line = capabilities(counters) { lines.append(line) }
         return lines
+    }
+
+    /// `capabilities withdrawn mid-call: pausing 12; steps refused for a missing capability: pausing@hold-resume/hold 12`.
+    static func capabilities(_ counters: [String: Int64]) -> String? {
+        let lost = counters.filter { $0.key.hasPrefix(MetricName.capabilityLost("")) && $0.value > 0 }
+            .sorted { $0.key < $1.key }
+            .map { "\($0.key.dropFirst(MetricName.capabilityLost("").count)) \($0.value)" }
+        let steps = counters.filter { $0.key.hasPrefix(MetricName.missingCapabilityPrefix) && $0.value > 0 }
+            .sorted { $0.key < $1.key }
+            .map { "\($0.key.dropFirst(MetricName.missingCapabilityPrefix.count)) \($0.value)" }
+        guard !lost.isEmpty || !steps.isEmpty else { return nil }
+        var parts: [String] = []
+        if !lost.isEmpty { parts.append("capabilities withdrawn mid-call: " + lost.joined(separator: ", ")) }
+        if !steps.isEmpty {
+            parts.append("steps refused for a missing capability (as LiveCommunicationKit fails the action): "
+                + steps.joined(separator: ", "))
+        }
+        return parts.joined(separator: "; ") + " (docs/LCK.md)"
     }
 
     /// `server defect: 12 VoIP pushes carried no new call (ended_conversation 8, known_conversation 4) …`.

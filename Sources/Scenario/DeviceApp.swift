@@ -9,3 +9,16 @@ public enum VoIPWithoutCall: String, Sendable, Equatable, CaseIterable {
     /// `push.block_after_misses` like a missed deadline.
     case terminate
 }
+
+/// A server's words for LiveCommunicationKit's capabilities (`capability_words` of `target.api.view` and
+/// `target.api.push`, as `states` maps state words): LCK name → the server's words. Words not listed pass through
+/// unchanged, so a server that already says `merging` needs no map.
+public enum CapabilityWords {
+    /// LiveCommunicationKit's capability names, as scenarios and the reference protocol write them.
+    public static let names = ["pausing", "merging", "unmerging", "video", "playingTones"]
+
+    /// The LCK names of a server's capability words.
+    public static func lck(_ raw: [String], _ words: [String: [String]]) -> [String] {
+        raw.map { word in words.first { $0.value.contains(word) }?.key ?? word }
+    }
+}

@@ -34,8 +34,11 @@ public struct ViewMapping: Sendable, Equatable {
     public var split: String?
     /// Every action's response must carry a view (a response without one is a `bad_response`).
     public var required: Bool
+    /// A list of the conversation's capabilities in the server's words, and those words (`CapabilityWords`).
+    public var capabilities: String?
+    public var capabilityWords: [String: [String]] = [:]
 
-    // 15 stored properties: one per field of a view mapping, all plain paths and word lists.
+    // 17 stored properties: one per field of a view mapping, all plain paths and word lists.
     public init(id: String = "$.id", state: String? = "$.state", version: String? = nil, ended: String? = nil,
                 endedReason: String? = nil, members: String = "$.members", memberID: String = "$.id",
                 memberStatus: String = "$.status", memberHandle: String? = nil, states: [String: [String]] = [:],
@@ -89,7 +92,8 @@ public struct ViewMapping: Sendable, Equatable {
         var out: [(String, String)] = [("id", id), ("members", members), ("member.id", memberID),
                                        ("member.status", memberStatus), ("response", response)]
         for (field, path) in [("state", state), ("version", version), ("ended", ended),
-                              ("ended_reason", endedReason), ("member.handle", memberHandle), ("split", split)] {
+                              ("ended_reason", endedReason), ("member.handle", memberHandle), ("split", split),
+                              ("capabilities", capabilities)] {
             if let path { out.append((field, path)) }
         }
         return out

@@ -15,6 +15,9 @@ final class AltCallServer: HTTPHandler, @unchecked Sendable {
         case cancelByVoIP
         /// When a call ends, the callee gets its VoIP push again (a retry queue that forgot the call is over).
         case resendVoIPAfterEnd
+        /// Not a defect, a change a device must follow: the push that tells the caller the callee answered says
+        /// the call can no longer be held (`"caps"` without `hold`).
+        case withdrawHoldOnAnswer
     }
 
     private struct User { let number: String; let token: String }
@@ -81,7 +84,8 @@ final class AltCallServer: HTTPHandler, @unchecked Sendable {
             }
             if parts[3] == "accept" {
                 guard let other else { return .text(409, "call over") }
-                push(other.token, voip: false, "{\"callId\":\"\(id)\",\"type\":\"accepted\"}")
+                let caps = defects.contains(.withdrawHoldOnAnswer) ? "[\"merge\",\"split\"]" : "[\"hold\",\"merge\",\"split\"]"
+                push(other.token, voip: false, "{\"callId\":\"\(id)\",\"type\":\"accepted\",\"caps\":\(caps)}")
             }
             _ = user
             return .json(200, "{\"ok\":true}")

@@ -27,6 +27,41 @@ final class DeviceAppSectionTests: XCTestCase {
         XCTAssertTrue(text.contains("did you mean 'on_voip_without_call'?"), text)
     }
 
+    private let api = """
+        target:
+          url: "http://127.0.0.1:9000"
+          api:
+            register: { method: POST, path: /devices }
+            start: { method: POST, path: /calls, capture: { conversation.id: "$.id" } }
+            end: { method: POST, path: "/calls/${conversation.id}/end" }
+            join: { method: POST, path: "/calls/${conversation.id}/join" }
+
+        """
+
+    func testCapabilitiesAndTheirWordsAreReadFromViewsAndPushes() throws {
+        let mapping = try XCTUnwrap(load(api + """
+                view: { id: "$.id", members: "$.people", member: { id: "$.u", status: "$.s" }, capabilities: "$.can",
+                        capability_words: { merging: [merge, join_calls] } }
+                push: { conversation: "$.id", capabilities: "$.caps", capability_words: { pausing: [hold] } }
+
+            """).get().api)
+        XCTAssertEqual(mapping.view?.capabilities, "$.can")
+        XCTAssertEqual(mapping.view?.capabilityWords, ["merging": ["merge", "join_calls"]])
+        XCTAssertEqual(mapping.push.capabilityWords, ["pausing": ["hold"]])
+        XCTAssertEqual(CapabilityWords.lck(["join_calls", "video"], ["merging": ["merge", "join_calls"]]),
+                       ["merging", "video"])
+    }
+
+    func testACapabilityWordMapNamesLCKCapabilitiesOnly() {
+        guard case .failure(let errors) = load(api + """
+                push: { conversation: "$.id", capability_words: { pauses: [hold] } }
+
+            """) else { return XCTFail("expected errors") }
+        let text = errors.description
+        XCTAssertTrue(text.contains("lck.yaml:11:55: error: unknown key 'pauses' in 'target.api.push.capability_words'; "
+            + "expected one of: pausing, merging, unmerging, video, playingTones"), text)
+    }
+
     func testVoIPWithoutCallRateIsAThresholdOverVoIPPushesReceived() throws {
         let slo = try load("slo: { voip_without_call_rate: \"< 1%\" }\n").get().slo
         XCTAssertEqual(slo.first?.subject, .ratio(.voipWithoutCallRate))
