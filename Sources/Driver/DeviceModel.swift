@@ -13,6 +13,8 @@ struct Device {
     var reportedAt: [String: UInt64] = [:]
     /// The target's send time (epoch ms, its clock) of each reported conversation's VoIP push, when it said.
     var pushSentAt: [String: Int] = [:]
+    /// The caller handle each reported conversation's VoIP push named (absent: it named none).
+    var pushCaller: [String: Handle] = [:]
     var deadlineMisses = 0
     /// Acceptance instant of the newest push delivered so far, to count pushes that arrive after a later one.
     var lastDeliveredAccepted: UInt64 = 0
@@ -33,6 +35,9 @@ struct DeviceModel {
     private var idleHead = 0
     /// Numbers the pushes reorder faults hold, so a release timer finds its own.
     private var nextHeldSerial: UInt64 = 0
+    /// The caller handle value VoIP pushes named for each caller (worker-local index): a call's devices are
+    /// all on one worker, so every push from a caller is compared here.
+    var callerHandleSeen: [Int: String] = [:]
 
     init(identities: [DeviceIdentity], configuration: ConversationManager.Configuration) {
         devices = identities.map { identity in
@@ -78,6 +83,7 @@ struct DeviceModel {
         devices[local].manager.forgetAll()
         devices[local].reportedAt.removeAll()
         devices[local].pushSentAt.removeAll()
+        devices[local].pushCaller.removeAll()
         idle.append(local)
     }
 
@@ -145,6 +151,7 @@ struct DeviceModel {
         if let view = payload.view { devices[local].manager.apply(view) }
         devices[local].reportedAt[uuid] = now
         if let sent = payload.sentAt { devices[local].pushSentAt[uuid] = sent }
+        if let caller = payload.caller { devices[local].pushCaller[uuid] = caller }
         return refusal
     }
 

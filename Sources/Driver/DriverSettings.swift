@@ -38,6 +38,8 @@ public struct DriverSettings: Sendable {
     public var voipBlockAfterMisses: Int
     /// `device.on_voip_without_call`: what the app does with a VoIP push it must report that has no new call.
     public var voipWithoutCall = VoIPWithoutCall.reportAndEnd
+    /// `device.handles`, `device.supported_handles`: each device's handle and the kinds the app declares.
+    public var handles = HandleBook(seed: 0, mix: HandleMix())
     /// The scenario's fault windows (times since the load starts).
     public var faults: [FaultWindow]
     /// Network windows that hit only some devices (`flows`, `devices`): window index → base URL of the fault
@@ -98,6 +100,7 @@ public struct DriverSettings: Sendable {
         socket.reconnect = profile.socketReconnect
         socket.lingerNanos = profile.socketLingerNanos
         voipWithoutCall = profile.onVoIPWithoutCall
+        handles = HandleBook(seed: scenario.seed, mix: profile.handles)
         self.deviceConfiguration = ConversationManager.Configuration(
             supportedCapabilities: Capabilities(names: profile.capabilities),
             maximumConversationGroups: profile.maximumConversationGroups,

@@ -152,6 +152,8 @@ struct FlowConfig: Sendable {
     var verifyViews: Bool
     /// `observe.poll`: devices poll while waiting on what they cannot otherwise see; nil never.
     var pollNanos: UInt64?
+    /// Checks the caller handle of each VoIP push; nil when the mapping reads no handle from pushes.
+    var callerHandles: CallerHandleCheck?
 
     init(actionTimeoutNanos: UInt64, replayOffsetNanos: Int64? = nil, behavior: Behavior, verifyViews: Bool,
          pollNanos: UInt64? = nil) {
@@ -165,6 +167,9 @@ struct FlowConfig: Sendable {
     init(_ settings: DriverSettings) {
         self.init(actionTimeoutNanos: settings.actionTimeoutNanos, replayOffsetNanos: settings.replayOffsetNanos,
                   behavior: settings.behavior, verifyViews: settings.verifyViews, pollNanos: settings.pollNanos)
+        if (settings.api ?? TargetAPI.referenceMapping).push.handle != nil {
+            callerHandles = CallerHandleCheck(handles: settings.handles)
+        }
     }
 
     /// Pushes on loopback land within milliseconds; half a second is generous without slowing runs down.

@@ -33,6 +33,7 @@ extension FlowInterpreter {
             return
         }
         known.startIssued[name] = now
+        known.starters[name] = local
         emit(.send(ActionRequest(call: arrival.index, slot: slot, op: .start, device: local, name: name,
                                  to: callees.compactMap { roles[$0] }, video: video)))
     }

@@ -72,6 +72,7 @@ struct FlowInterpreter {
     mutating func pushReported(device local: Int, conversation uuid: String, now: UInt64,
                                _ ctx: inout FlowContext) -> [FlowEffect] {
         if waiting == .push(device: local, conversation: uuid) {
+            checkCallerHandle(device: local, conversation: uuid, &ctx)
             pushArrived(device: local, uuid: uuid, now: now, ctx.devices)
             advance(now: now, planned: now, &ctx)
         }
@@ -191,6 +192,7 @@ struct FlowInterpreter {
         case .awaitPush(let name):
             guard let uuid = known.conversations[name] else { return failMissing(name, now, &ctx) }
             if ctx.devices[local].manager.conversations[uuid] != nil {
+                checkCallerHandle(device: local, conversation: uuid, &ctx)
                 pushArrived(device: local, uuid: uuid, now: now, ctx.devices)
                 return true
             }

@@ -26,6 +26,8 @@ struct ViewReader: Sendable {
     let mapping: ViewMapping?
     let push: APIMapping.PushFields
     private let paths: Paths
+    /// Each device's handle (`device.handles`); nil: every device has its phone number.
+    let handles: HandleBook?
 
     /// The mapping's JSON paths, parsed once (the decoder already refused paths that do not parse) and kept in
     /// slots by field, so a read costs no lookup by name.
@@ -64,9 +66,10 @@ struct ViewReader: Sendable {
         var name: String { self == .sentAt ? "sent_at" : "\(self)" }
     }
 
-    init(view mapping: ViewMapping?, push: APIMapping.PushFields) {
+    init(view mapping: ViewMapping?, push: APIMapping.PushFields, handles: HandleBook? = nil) {
         self.mapping = mapping
         self.push = push
+        self.handles = handles
         var paths = Paths()
         for (field, text) in mapping?.paths ?? [] {
             guard let slot = ViewField.allCases.first(where: { $0.name == field }) else {
@@ -147,7 +150,8 @@ struct ViewReader: Sendable {
         else { return nil }
         // A server may name members by device id or by phone number: either way the member is our device.
         let device = DeviceIdentity.id(forHandleValue: rawID)
-        var handle = DeviceIdentity.handle(forID: device) ?? Handle(kind: .generic, value: rawID, displayName: rawID)
+        var handle = (handles.map { $0.handle(forID: device) } ?? DeviceIdentity.handle(forID: device))
+            ?? Handle(kind: .generic, value: rawID, displayName: rawID)
         if has(.memberHandle) {
             guard let h = at(.memberHandle, raw).flatMap(Self.handle) else { return nil }
             handle = h

@@ -62,7 +62,7 @@ final class Worker: @unchecked Sendable {
         self.books = WorkerBooks(journal: try settings.runDirectory.map {
             try WorkerJournal(configuration: .init(directory: $0, sampleEvery: settings.rowSampleEvery), worker: index)
         }, runStart: runStartNanos)
-        self.api = TargetAPI(settings.api)
+        self.api = TargetAPI(settings.api, handles: settings.handles)
         self.settings = settings
         self.config = FlowConfig(settings)
         self.clock = clock
@@ -71,7 +71,8 @@ final class Worker: @unchecked Sendable {
         self.wheel = TimerWheel(startNanos: clock.nowNanos())
         self.arrivals = ArrivalFeed(worker: index, plan: settings.plan)
         self.context = FlowContext(
-            devices: DeviceModel(identities: deviceIndexes.map { DeviceIdentity(index: $0, seed: settings.seed) },
+            devices: DeviceModel(identities: deviceIndexes.map {
+                                     DeviceIdentity(index: $0, seed: settings.seed, handles: settings.handles) },
                                  configuration: settings.deviceConfiguration),
             actionIDs: ActionIDs(worker: index))
         queue.sync {

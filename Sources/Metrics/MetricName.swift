@@ -113,6 +113,15 @@ public enum MetricName {
     }
     public static let missingCapabilityPrefix = "missing_capability."
 
+    // MARK: - Caller handles (docs/LCK.md)
+
+    /// VoIP pushes whose caller handle was missing, of a kind the app does not declare, not the caller's
+    /// registered handle, or unlike an earlier push's for the same caller: `handles.caller_unstable`.
+    public static func callerHandle(_ defect: String) -> String { "handles.caller_\(defect)" }
+    public static let callerHandleDefects = ["missing", "unsupported_kind", "not_registered", "unstable"]
+    /// VoIP pushes whose caller handle was checked (the mapping reads a handle from pushes).
+    public static let callerHandlesChecked = "handles.caller_checked"
+
     // MARK: - Errors (transport errors by kind: `errors.reset`, `errors.timeout`)
 
     public static let errorsPrefix = "errors."

@@ -8,7 +8,20 @@ public enum DeviceFindings {
         var lines: [String] = []
         if let line = voipWithoutCall(counters) { lines.append(line) }
         if let line = capabilities(counters) { lines.append(line) }
+        if let line = callerHandles(counters) { lines.append(line) }
         return lines
+    }
+
+    /// `server defect: the caller handle of 12 of 40 VoIP pushes was missing 12 …`.
+    static func callerHandles(_ counters: [String: Int64]) -> String? {
+        let found = MetricName.callerHandleDefects.compactMap { defect -> String? in
+            let n = counters[MetricName.callerHandle(defect)] ?? 0
+            return n > 0 ? "\(defect) \(n)" : nil
+        }
+        guard !found.isEmpty else { return nil }
+        let checked = counters[MetricName.callerHandlesChecked] ?? 0
+        return "server defect: caller handle in VoIP pushes (\(checked) checked): " + found.joined(separator: ", ")
+            + "; the app shows and redials this handle from Recents (docs/LCK.md)"
     }
 
     /// `capabilities withdrawn mid-call: pausing 12; steps refused for a missing capability: pausing@hold-resume/hold 12`.

@@ -22,3 +22,30 @@ public enum CapabilityWords {
         raw.map { word in words.first { $0.value.contains(word) }?.key ?? word }
     }
 }
+
+/// `device.handles` and `device.supported_handles`: the kinds of handle devices register with (LiveCommunicationKit's
+/// phone number, email address, generic string) and the kinds the app declares (`supportedHandleTypes`).
+public struct HandleMix: Sendable, Equatable {
+    /// The scenario's words for `Handle.Kind`, in order.
+    public static let kinds = ["phone", "email", "generic"]
+
+    /// Share of devices of each kind (`kinds` order), summing to 1.
+    public var shares: [Double]
+    /// The kinds the app supports (`kinds` words); a caller handle of another kind is a defect.
+    public var supported: [String]
+
+    public init(shares: [Double] = [1, 0, 0], supported: [String] = HandleMix.kinds) {
+        self.shares = shares
+        self.supported = supported
+    }
+
+    /// The kind (an index into `kinds`) of the device whose seeded draw in [0, 1) is `u`.
+    public func kind(draw u: Double) -> Int {
+        var cumulative = 0.0
+        for (i, share) in shares.enumerated() {
+            cumulative += share
+            if u < cumulative { return i }
+        }
+        return shares.lastIndex { $0 > 0 } ?? 0
+    }
+}

@@ -115,6 +115,8 @@ public struct DeviceProfile: Sendable, Equatable {
     public var socketLingerNanos: UInt64 = 0
     /// `on_voip_without_call`: what the app does with a VoIP push it must report that carries no new call.
     public var onVoIPWithoutCall = VoIPWithoutCall.reportAndEnd
+    /// `handles`, `supported_handles`: the devices' handle kinds and the kinds the app declares.
+    public var handles = HandleMix()
 
     public init(capabilities: [String] = ["pausing", "merging", "unmerging"], maximumConversationGroups: Int = 2,
                 maximumConversationsPerConversationGroup: Int = 5, supportsVideo: Bool = false) {

@@ -19,7 +19,8 @@ extension ScenarioDecoder {
     /// LiveCommunicationKit's reasons a conversation ends for the others.
     static let endReasons = ["failed", "remoteEnded", "unanswered", "joinedElsewhere", "declinedElsewhere"]
     static let deviceKeys = ["capabilities", "max_conversation_groups", "max_conversations_per_group", "video",
-                             "socket", "socket_reconnect", "socket_linger", "on_voip_without_call"]
+                             "socket", "socket_reconnect", "socket_linger", "on_voip_without_call",
+                             "handles", "supported_handles"]
     static let capabilityNames = ["pausing", "merging", "unmerging", "video", "playingTones"]
     /// How a step writes `Flow.hangupRole`.
     static let hangupWord = "hangup"

@@ -18,6 +18,13 @@ final class AltCallServer: HTTPHandler, @unchecked Sendable {
         /// Not a defect, a change a device must follow: the push that tells the caller the callee answered says
         /// the call can no longer be held (`"caps"` without `hold`).
         case withdrawHoldOnAnswer
+        /// The VoIP push names no caller.
+        case callerHandleMissing
+        /// The caller's handle is sent as a generic string (an app that declares phone numbers only cannot use it).
+        case callerHandleGeneric
+        /// Every other VoIP push writes the caller's number as `tel:+1555…`: not the registered handle, and not
+        /// the same from push to push.
+        case callerHandleUnstable
     }
 
     private struct User { let number: String; let token: String }
@@ -65,13 +72,14 @@ final class AltCallServer: HTTPHandler, @unchecked Sendable {
         case ("POST", 2) where parts[1] == "calls":
             guard let from = body["from"] as? String, let to = body["to"] as? String else { return .text(422, "from/to") }
             let id = "call-" + UUID().uuidString.prefix(8).lowercased()
-            let callee: User? = state.withLock { s in
-                guard let calleeID = s.byNumber[to] else { return nil }
+            let found: (callee: User, caller: String)? = state.withLock { s in
+                guard let calleeID = s.byNumber[to], let callee = s.users[calleeID] else { return nil }
                 s.calls[id] = Call(from: from, to: calleeID, state: "ringing")
-                return s.users[calleeID]
+                return (callee, s.users[from]?.number ?? "")
             }
-            guard let callee else { return .text(404, "no such number") }
-            push(callee.token, voip: true, "{\"callId\":\"\(id)\",\"from\":{\"number\":\"\(to)\"}}")
+            guard let found else { return .text(404, "no such number") }
+            push(found.callee.token, voip: true,
+                 "{\"callId\":\"\(id)\",\"from\":{\"number\":\"\(to)\"}\(callerField(found.caller))}")
             return .json(200, "{\"call\":{\"callId\":\"\(id)\",\"status\":\"ringing\"}}")
         case ("POST", 4) where parts[1] == "calls":
             let id = parts[2]
@@ -116,6 +124,21 @@ final class AltCallServer: HTTPHandler, @unchecked Sendable {
         default:
             return .text(404, "unknown")
         }
+    }
+
+    /// VoIP pushes sent per caller number, for `callerHandleUnstable`.
+    private let callsBy = Mutex<[String: Int]>([:])
+
+    /// `,"caller":{…}` as the defects switched on make it (nothing when it is missing).
+    private func callerField(_ number: String) -> String {
+        if defects.contains(.callerHandleMissing) { return "" }
+        let odd = callsBy.withLock { counts -> Bool in
+            counts[number, default: 0] += 1
+            return counts[number]! % 2 == 0
+        }
+        let value = defects.contains(.callerHandleUnstable) && odd ? "tel:\(number)" : number
+        let kind = defects.contains(.callerHandleGeneric) ? "generic" : "phoneNumber"
+        return ",\"caller\":{\"kind\":\"\(kind)\",\"value\":\"\(value)\",\"displayName\":\"\(value)\"}"
     }
 
     private func push(_ token: String, voip: Bool, _ payload: String) {

@@ -62,6 +62,28 @@ final class DeviceAppSectionTests: XCTestCase {
             + "expected one of: pausing, merging, unmerging, video, playingTones"), text)
     }
 
+    func testHandleSharesAndSupportedKindsAreRead() throws {
+        let device = try load("device: { handles: { phone: 70%, email: 20%, generic: 10% }, "
+            + "supported_handles: [phone, email] }\n").get().device
+        XCTAssertEqual(device.handles.shares, [0.7, 0.2, 0.1])
+        XCTAssertEqual(device.handles.supported, ["phone", "email"])
+        XCTAssertEqual(try load("").get().device.handles, HandleMix())
+    }
+
+    func testHandleMistakesAreReportedWithPositions() {
+        guard case .failure(let errors) = load("device: { handles: { phone: 70%, mail: 20% }, "
+            + "supported_handles: [phone, emial] }\n") else { return XCTFail("expected errors") }
+        let text = errors.description
+        XCTAssertTrue(text.contains("unknown key 'mail' in 'device.handles'"), text)
+        XCTAssertTrue(text.contains("'supported_handles' must be one of phone, email, generic, got 'emial'"), text)
+        XCTAssertTrue(text.contains("did you mean 'email'?"), text)
+        guard case .failure(let sum) = load("device: { handles: { phone: 70%, email: 20% } }\n") else {
+            return XCTFail("shares must add up")
+        }
+        XCTAssertTrue(sum.description.contains("lck.yaml:4:20: error: 'device.handles' shares must add up to 100%, "
+            + "got 90%"), sum.description)
+    }
+
     func testVoIPWithoutCallRateIsAThresholdOverVoIPPushesReceived() throws {
         let slo = try load("slo: { voip_without_call_rate: \"< 1%\" }\n").get().slo
         XCTAssertEqual(slo.first?.subject, .ratio(.voipWithoutCallRate))
