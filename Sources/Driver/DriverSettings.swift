@@ -40,6 +40,8 @@ public struct DriverSettings: Sendable {
     public var voipWithoutCall = VoIPWithoutCall.reportAndEnd
     /// `device.handles`, `device.supported_handles`: each device's handle and the kinds the app declares.
     public var handles = HandleBook(seed: 0, mix: HandleMix())
+    /// `device.includes_in_recents`.
+    public var includesInRecents = true
     /// The scenario's fault windows (times since the load starts).
     public var faults: [FaultWindow]
     /// Network windows that hit only some devices (`flows`, `devices`): window index → base URL of the fault
@@ -101,6 +103,7 @@ public struct DriverSettings: Sendable {
         socket.lingerNanos = profile.socketLingerNanos
         voipWithoutCall = profile.onVoIPWithoutCall
         handles = HandleBook(seed: scenario.seed, mix: profile.handles)
+        includesInRecents = profile.includesInRecents
         self.deviceConfiguration = ConversationManager.Configuration(
             supportedCapabilities: Capabilities(names: profile.capabilities),
             maximumConversationGroups: profile.maximumConversationGroups,

@@ -154,6 +154,8 @@ struct FlowConfig: Sendable {
     var pollNanos: UInt64?
     /// Checks the caller handle of each VoIP push; nil when the mapping reads no handle from pushes.
     var callerHandles: CallerHandleCheck?
+    /// `device.includes_in_recents`: false refuses every `redial` step (nothing to redial from).
+    var includesInRecents = true
 
     init(actionTimeoutNanos: UInt64, replayOffsetNanos: Int64? = nil, behavior: Behavior, verifyViews: Bool,
          pollNanos: UInt64? = nil) {
@@ -167,6 +169,7 @@ struct FlowConfig: Sendable {
     init(_ settings: DriverSettings) {
         self.init(actionTimeoutNanos: settings.actionTimeoutNanos, replayOffsetNanos: settings.replayOffsetNanos,
                   behavior: settings.behavior, verifyViews: settings.verifyViews, pollNanos: settings.pollNanos)
+        includesInRecents = settings.includesInRecents
         if (settings.api ?? TargetAPI.referenceMapping).push.handle != nil {
             callerHandles = CallerHandleCheck(handles: settings.handles)
         }

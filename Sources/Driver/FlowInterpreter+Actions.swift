@@ -34,6 +34,7 @@ extension FlowInterpreter {
         }
         known.startIssued[name] = now
         known.starters[name] = local
+        known.callees[name] = callees.compactMap { roles[$0] }
         emit(.send(ActionRequest(call: arrival.index, slot: slot, op: .start, device: local, name: name,
                                  to: callees.compactMap { roles[$0] }, video: video)))
     }

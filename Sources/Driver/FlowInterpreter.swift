@@ -189,6 +189,9 @@ struct FlowInterpreter {
         case .start(let to, let name, let video):
             start(step, by: local, to: to, conversation: name, video: video, planned: planned, now: now, &ctx)
             return false
+        case .redial(let name):
+            redial(step, by: local, conversation: name, planned: planned, now: now, &ctx)
+            return false
         case .awaitPush(let name):
             guard let uuid = known.conversations[name] else { return failMissing(name, now, &ctx) }
             if ctx.devices[local].manager.conversations[uuid] != nil {

@@ -122,6 +122,12 @@ public enum MetricName {
     /// VoIP pushes whose caller handle was checked (the mapping reads a handle from pushes).
     public static let callerHandlesChecked = "handles.caller_checked"
 
+    // MARK: - Redial from Recents
+
+    /// `redial` steps that started a call, and those refused: `redials.refused.not_in_recents`.
+    public static let redialsStarted = "redials.started"
+    public static func redialRefused(_ reason: String) -> String { "redials.refused.\(reason)" }
+
     // MARK: - Errors (transport errors by kind: `errors.reset`, `errors.timeout`)
 
     public static let errorsPrefix = "errors."

@@ -7,6 +7,9 @@ extension ScenarioDecoder {
             profile.onVoIPWithoutCall = VoIPWithoutCall(rawValue: word) ?? .reportAndEnd
         }
         if let node = fields["handles"], let shares = handleShares(node) { profile.handles.shares = shares }
+        if let node = fields["includes_in_recents"], let value = bool(node, "includes_in_recents") {
+            profile.includesInRecents = value
+        }
         if let node = fields["supported_handles"] {
             guard case .sequence(let items, _) = node, !items.isEmpty else {
                 return report(node.mark, "expected 'supported_handles' to be a list like [phone, email], "

@@ -10,7 +10,8 @@ final class BuiltinFlowInterpreterTests: XCTestCase {
     private func actionSteps(_ name: String) -> [String] {
         BuiltinFlows.flow(named: name)!.steps.compactMap { step in
             switch step.kind {
-            case .start, .join, .decline, .end, .pause, .resume, .merge, .unmerge: return "\(step.name)=fulfilled"
+            case .start, .join, .decline, .end, .pause, .resume, .merge, .unmerge, .redial:
+                return "\(step.name)=fulfilled"
             default: return nil
             }
         }
@@ -45,11 +46,12 @@ final class BuiltinFlowInterpreterTests: XCTestCase {
     func testGroupCallHappyPath() { assertHappyPath("group-call") }
     func testGroupMergeHappyPath() { assertHappyPath("group-merge") }
     func testMergeUnmergeHappyPath() { assertHappyPath("merge-unmerge") }
+    func testRedialAfterDropHappyPath() { assertHappyPath("redial-after-drop") }
 
     func testTheHappyPathCoversEveryBuiltinFlow() {
         XCTAssertEqual(Set(BuiltinFlows.names), [
             "incoming-1to1", "outgoing-1to1", "declined", "unanswered", "caller-cancels", "hold-resume",
-            "group-call", "group-merge", "merge-unmerge",
+            "group-call", "group-merge", "merge-unmerge", "redial-after-drop",
         ], "a new built-in flow needs its happy-path test above")
     }
 
