@@ -36,7 +36,7 @@ soak: build
 	scripts/soak.sh
 
 # libFuzzer (with ASan) on the scenario parser, HTTP/1.1 parser, HTTP/2 server, JSON responses, push payloads
-# and WebSocket frames, FUZZ_SECONDS (default 60) each; corpora in Fuzz/corpus/. Not part of `make test`.
+# WebSocket frames and SIP messages, FUZZ_SECONDS (default 60) each; corpora in Fuzz/corpus/. Not part of `make test`.
 fuzz: deps
 	scripts/fuzz.sh
 

@@ -49,10 +49,14 @@ let package = Package(
         // driver (which implements the sink) does not depend on the gateway.
         .target(name: "PushModel"),
         .target(name: "Metrics", dependencies: ["TextEscaping"]),
-        .target(name: "Scenario", dependencies: ["CLibyaml", "Metrics", "Determinism"]),
-        .target(name: "Checker", dependencies: ["CallModel", "TextEscaping"]),
+        .target(name: "Scenario", dependencies: ["CLibyaml", "Metrics", "Determinism", "CallModel"]),
+        // The run files' formats, written and read in one place: history lines, faults.csv, actions.csv, pushes.csv.
+        .target(name: "RunFormats", dependencies: ["CallModel", "TextEscaping"]),
+        .target(name: "Checker", dependencies: ["CallModel", "TextEscaping", "RunFormats"]),
         // RFC 6455 without I/O: frame codec, incremental parser, handshake, the client state machine.
         .target(name: "WebSocket", dependencies: ["Determinism"]),
+        // RFC 3261 without I/O: message model, parsers, serializer, digest auth, SDP, transactions, dialogs.
+        .target(name: "SIP", dependencies: ["Determinism"]),
 
         // MARK: - I/O modules
         .target(name: "Transport", dependencies: ["CCurl", "CLinux", "EventPolling", "Locking"]),
@@ -61,6 +65,8 @@ let package = Package(
         .target(name: "WebSocketClient", dependencies: [
             "WebSocket", "CLinux", "CSSL", "CSSLClient", "Transport", "Determinism", "HTTPServer",
         ]),
+        // SIP user agents (UDP and TCP) on the transport's event threads: the third device signaling kind.
+        .target(name: "SIPClient", dependencies: ["SIP", "Determinism", "Transport", "CLinux"]),
         .target(name: "HTTPServer", dependencies: [
             "CLinux", "CSSL", "CLibnghttp2", "Locking", "EventPolling", "WebSocket",
         ], swiftSettings: releaseUnchecked),
@@ -75,24 +81,24 @@ let package = Package(
                 exclude: ["CREATING_TOXICS.md"]),
         // Every fault kind, one file each, by the scenario's names; FaultProxy stays the network engine.
         .target(name: "Chaos", dependencies: [
-            "Scenario", "Metrics", "Results", "Locking", "FaultProxy", "Determinism",
+            "Scenario", "Metrics", "RunFormats", "Locking", "FaultProxy", "Determinism",
         ]),
         .target(name: "Driver", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "PushModel", "CLinux", "Results", "Locking",
-            "Determinism", "TextEscaping", "Chaos", "WebSocket", "WebSocketClient",
+            "Determinism", "TextEscaping", "Chaos", "WebSocket", "WebSocketClient", "RunFormats",
         ]),
         .target(name: "Reports", dependencies: ["Metrics", "Results", "CZlib", "TextEscaping", "Checker"]),
-        .target(name: "Results", dependencies: ["Metrics", "Locking", "TextEscaping"]),
+        .target(name: "Results", dependencies: ["Metrics", "Locking", "TextEscaping", "RunFormats"]),
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
             "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "FaultProxy", "Locking",
-            "Determinism", "Chaos", "WebSocket",
+            "Determinism", "Chaos", "WebSocket", "RunFormats",
         ]),
         // libFuzzer targets (`make fuzz`, built in debug with -sanitize=fuzzer -DFUZZING); built plainly it
         // replays the committed corpora. Uses @testable imports: debug configuration only.
         .executableTarget(name: "CallstormFuzz", dependencies: [
                               "Scenario", "HTTPServer", "PushGateway", "Driver", "Credentials", "WebSocket",
-                              "Determinism",
+                              "Determinism", "SIP",
                           ],
                           path: "Fuzz/Sources/CallstormFuzz"),
         .executableTarget(
@@ -104,6 +110,8 @@ let package = Package(
         .executableTarget(name: "ws-bench", dependencies: [
             "WebSocketClient", "WebSocket", "HTTPServer", "Transport", "CLinux", "Determinism", "Driver",
         ], path: "Benchmarks/ws-bench", exclude: ["lws_client.c"]),
+        .executableTarget(name: "sip-bench", dependencies: ["SIP", "CLinux"], path: "Benchmarks/sip-bench",
+                          exclude: ["osip_parse.c"]),
         .executableTarget(name: "metrics-bench", dependencies: ["Metrics", "Results", "CLinux", "Determinism"],
                           path: "Benchmarks/metrics-bench"),
 
@@ -130,24 +138,31 @@ let package = Package(
             "FaultProxy", "CLinux", "HTTPServer", "Transport", "Determinism", "TestSupport",
         ]),
         .testTarget(name: "ReferenceTargetTests", dependencies: ["ReferenceTarget", "PushGateway", "Transport", "Scenario"]),
-        .testTarget(name: "ChaosTests", dependencies: ["Chaos", "Scenario", "FaultProxy", "Metrics", "Determinism"]),
+        .testTarget(name: "ChaosTests", dependencies: [
+            "Chaos", "Scenario", "FaultProxy", "Metrics", "Determinism", "RunFormats", "Locking", "TestSupport",
+        ]),
         .testTarget(name: "DriverTests", dependencies: [
             "Driver", "Scenario", "Metrics", "CallModel", "PushModel", "Determinism", "HTTPServer", "WebSocket",
-            "Transport", "Locking",
+            "Transport", "Locking", "ReferenceTarget", "WebSocketClient", "RunFormats",
         ]),
         .testTarget(name: "ReportsTests", dependencies: [
             "Reports", "Metrics", "Results", "Determinism", "TextEscaping", "TestSupport", "Checker",
         ]),
-        .testTarget(name: "ResultsTests", dependencies: ["Results", "Metrics", "Determinism", "TestSupport"]),
+        .testTarget(name: "ResultsTests", dependencies: ["Results", "Metrics", "Determinism", "TestSupport", "RunFormats"]),
         .testTarget(name: "CallstormCLITests", dependencies: [
             "CallstormCLI", "Reports", "Metrics", "Results", "Scenario", "Checker", "HTTPServer", "PushGateway",
-            "Locking", "TestSupport",
+            "Locking", "TestSupport", "RunFormats", "CallModel", "ReferenceTarget",
         ]),
-        .testTarget(name: "CheckerTests", dependencies: ["Checker", "CallModel", "TestSupport"]),
+        .testTarget(name: "CheckerTests", dependencies: ["Checker", "CallModel", "TestSupport", "RunFormats"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "DeterminismTests", dependencies: ["Determinism"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
+        .testTarget(name: "RunFormatsTests", dependencies: ["RunFormats", "CallModel"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Determinism"]),
+        .testTarget(name: "SIPTests", dependencies: ["SIP", "Determinism"]),
+        .testTarget(name: "SIPClientTests", dependencies: [
+            "SIPClient", "SIP", "Determinism", "Transport", "CLinux", "TestSupport", "Locking",
+        ]),
         .testTarget(name: "WebSocketClientTests", dependencies: [
             "WebSocketClient", "WebSocket", "Transport", "HTTPServer", "ReferenceTarget", "Credentials", "Determinism",
             "Locking", "CLinux", "TestSupport",

@@ -103,3 +103,24 @@ write("websocket", "close-ping-pong", b"\xfe" + ws_frame(9, b"") + ws_frame(10, 
       ws_frame(8, struct.pack(">H", 1001)))
 write("websocket", "bad-utf8", b"\x02" + ws_frame(1, b"\xc3\x28"))
 write("websocket", "oversize-64bit", b"\x00" + bytes([0x82, 127, 0, 0, 0, 0, 0, 1, 0, 0]))
+
+# SIP messages. Byte 0: even = one UDP datagram, odd = a TCP stream read in chunks of (byte 0 >> 1) bytes.
+sip_invite = ("INVITE sip:bob@127.0.0.1:5070 SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:5060;branch=z9hG4bK1, "
+              "SIP/2.0/UDP 127.0.0.1:5080;branch=z9hG4bKa;rport\r\nRecord-Route: <sip:127.0.0.1;lr>\r\n"
+              "Max-Forwards: 69\r\nf: \"Al\" <sip:a@127.0.0.1>;tag=1\r\nt: <sip:b@127.0.0.1>\r\ni: c1\r\n"
+              "CSeq: 1 INVITE\r\nm: <sip:a@127.0.0.1:5080>\r\nc: application/sdp\r\nl: 63\r\n\r\n"
+              "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\nc=IN IP4 127.0.0.1\r\nm=audio 4000 RTP/AVP 0\r\na=sendonly\r\n")
+write("sip", "invite-udp", "\x00" + sip_invite)
+write("sip", "invite-tcp-chunks", "\x0f" + "\r\n\r\n" + sip_invite + sip_invite)
+write("sip", "register-pn", "\x00REGISTER sip:127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/UDP h:5070;branch=z9hG4bK2\r\n"
+      "From: <sip:d@h>;tag=x\r\nTo: <sip:d@h>\r\nCall-ID: r1\r\nCSeq: 2 REGISTER\r\n"
+      "Contact: <sip:d@h:5070;pn-provider=apns;pn-prid=%s;pn-param=T.b.voip>;expires=600\r\n"
+      "Authorization: Digest username=\"d\", realm=\"r\", nonce=\"n\", uri=\"sip:h\", response=\"x\"\r\n"
+      "Content-Length: 0\r\n\r\n" % token)
+write("sip", "challenge", "\x00SIP/2.0 401 Unauthorized\r\nVia: SIP/2.0/UDP h;branch=z9hG4bK2\r\nFrom: <sip:d@h>;tag=x\r\n"
+      "To: <sip:d@h>;tag=s\r\nCall-ID: r1\r\nCSeq: 2 REGISTER\r\n"
+      "WWW-Authenticate: Digest realm=\"callstorm\", nonce=\"abc\", qop=\"auth,auth-int\", opaque=\"o\"\r\n"
+      "Content-Length: 0\r\n\r\n")
+write("sip", "bad-lines", "\x00INVITE sip:a@b SIP/2.0\r\nno colon\r\n folded\r\nContent-Length: x\r\n\r\n")
+write("sip", "tcp-no-length", "\x03OPTIONS sip:a@b SIP/2.0\r\nVia: SIP/2.0/TCP h;branch=z9hG4bK3\r\n\r\n")
+write("sip", "truncated-body", "\x00SIP/2.0 200 OK\r\nContent-Length: 99\r\n\r\nshort")

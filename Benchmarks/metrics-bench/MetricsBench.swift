@@ -94,7 +94,7 @@ enum MetricsBench {
 
     static func timeRecorderRecord(_ values: [Int64]) -> Double {
         var recorder = Recorder(runStartNanos: 0)
-        let names = (0..<20).map { "metric.\($0)" }
+        let names = (0..<20).map { Metric(named: "metric.\($0)") }
         // A worker's clock advances; here 20 M samples span 20 s of run time.
         let ns = measure {
             for i in 0..<samplesPerRound {
@@ -118,7 +118,7 @@ enum MetricsBench {
 
     static func timeRecorderCount() -> Double {
         var recorder = Recorder(runStartNanos: 0)
-        let names = (0..<20).map { "counter.\($0)" }
+        let names = (0..<20).map { Metric(named: "counter.\($0)") }
         let ns = measure {
             for i in 0..<samplesPerRound {
                 recorder.count(names[i % 20], atNanos: UInt64(i) &* 1_000)
@@ -143,7 +143,7 @@ enum MetricsBench {
         }
         let before = heapInUse()
         var recorder = Recorder(runStartNanos: 0)
-        let names = (0..<20).map { "metric.\($0)" }
+        let names = (0..<20).map { Metric(named: "metric.\($0)") }
         var rng = SeededRandom(splitMix: 7)
         var samples = 0
         for second in 0..<seconds {

@@ -4,8 +4,16 @@ public struct Conversation: Sendable, Equatable {
     public private(set) var state: ConversationState
     public var localMember: Handle?
     public var members: [Handle]
-    /// Members currently connected (members may still be ringing or may have left).
-    public var activeRemoteMembers: [Handle]
+    /// Remote members with media flowing (joined, not held), as LiveCommunicationKit's `activeRemoteMembers`;
+    /// none while this device holds the conversation, since no media flow to a held conversation.
+    public var activeRemoteMembers: [Handle] {
+        get { state == .paused ? [] : joinedRemoteMembers }
+        set { joinedRemoteMembers = newValue }
+    }
+    /// Remote members the server shows joined, whatever this device's own state.
+    private var joinedRemoteMembers: [Handle] = []
+    /// Remote members that answered and are still in it (joined or held): whom an unmerge can split off.
+    public var connectedRemoteMembers: [Handle] = []
     public var capabilities: Capabilities
     public private(set) var endedReason: EndedReason?
     /// The highest server version seen, so stale updates can be told apart.
@@ -16,7 +24,6 @@ public struct Conversation: Sendable, Equatable {
         self.uuid = uuid
         self.state = state
         self.members = members
-        self.activeRemoteMembers = []
         self.capabilities = capabilities
         self.version = version
     }

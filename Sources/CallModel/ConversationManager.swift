@@ -244,11 +244,16 @@ public struct ConversationManager: Sendable {
         if view.version < c.version { return false }
         c.version = view.version
         c.members = view.remoteMembers(excluding: localDevice)
-        c.activeRemoteMembers = view.activeRemoteMembers(excluding: localDevice)
-        if c.state == .joining, view.activeRemoteMembers(excluding: localDevice).count > 0,
-           view.state(of: localDevice) == "joined" {
+        c.activeRemoteMembers = view.members.filter { $0.device != localDevice && $0.isActive }.compactMap(\.handle)
+        c.connectedRemoteMembers = view.connectedRemoteMembers(excluding: localDevice)
+        let mine = view.memberState(of: localDevice)
+        if c.state == .joining, !c.connectedRemoteMembers.isEmpty, mine == .joined {
             try? c.move(to: .joined)  // connected: a remote member answered our start
         }
+        // The server holds or resumes this device's side (an unmerge that holds the group, say): the app reports
+        // the conversation paused or joined. Only from versioned views, which cannot arrive stale unnoticed.
+        if view.hasVersion, c.state == .joined, mine == .held { try? c.move(to: .paused) }
+        if view.hasVersion, c.state == .paused, mine == .joined { try? c.move(to: .joined) }
         if view.ended || view.state(of: localDevice) == "left" { c.end(.remoteEnded) }
         event("updated")
         store(c)

@@ -23,8 +23,11 @@ public struct ConversationView: Sendable, Equatable, Identifiable {
         /// The state as a `MemberState`; nil for a word that is not one.
         public var memberState: MemberState? { MemberState(rawValue: state) }
 
-        /// Connected to the conversation (held members stay connected).
+        /// Media flowing (joined, not held): an active remote member in LiveCommunicationKit's sense.
         public var isActive: Bool { memberState?.isActive ?? false }
+
+        /// Joined or held: answered and still in it.
+        public var isConnected: Bool { memberState?.isConnected ?? false }
     }
 
     public var uuid: String
@@ -55,8 +58,16 @@ public struct ConversationView: Sendable, Equatable, Identifiable {
         members.filter { $0.device != device && $0.state != "left" }.compactMap(\.handle)
     }
 
+    /// The handles whose media reach `device`: the others joined (not held), and none while `device` itself holds
+    /// the conversation (its own held conversation has no active remote members).
     public func activeRemoteMembers(excluding device: String) -> [Handle] {
-        members.filter { $0.device != device && $0.isActive }.compactMap(\.handle)
+        if memberState(of: device) == .held { return [] }
+        return members.filter { $0.device != device && $0.isActive }.compactMap(\.handle)
+    }
+
+    /// The handles other than `device` that answered and are still in it (joined or held).
+    public func connectedRemoteMembers(excluding device: String) -> [Handle] {
+        members.filter { $0.device != device && $0.isConnected }.compactMap(\.handle)
     }
 
     public func state(of device: String) -> String? { members.first { $0.device == device }?.state }

@@ -4,6 +4,11 @@
 public enum MemberState: String, Sendable, Hashable, Codable, CaseIterable {
     case ringing, joined, held, left
 
-    /// Connected to the conversation (held members stay connected).
-    public var isActive: Bool { self == .joined || self == .held }
+    /// Media flowing: LiveCommunicationKit's `activeRemoteMembers` are "only those with media actively flowing"
+    /// (the seed session), so a held member is a member but not an active one.
+    public var isActive: Bool { self == .joined }
+
+    /// Answered and not gone: joined or held. What merge and unmerge need of a member, and what keeps a
+    /// conversation connected.
+    public var isConnected: Bool { self == .joined || self == .held }
 }

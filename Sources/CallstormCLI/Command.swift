@@ -108,6 +108,9 @@ enum Help {
           --allow-remote HOST  permit a non-loopback listen address or push gateway host
           --bug NAMES  switch on deliberate bugs, comma-separated: merge-lost-update, merge-ignores-ended,
                        unmerge-drops-join, version-not-bumped (to prove the history checker finds them)
+          --unmerge-policy P  where the device that unmerges stands afterwards: hold-split (default: active in
+                       the group, holding the split-off call), hold-group (active with the split member, holding
+                       the group) or leave-group (docs/CHECKER.md, policies)
           --registrations FILE  keep registered devices in FILE and read them back at start (survives a crash)
           --apns-ca FILE        CA bundle to trust for an https gateway
           --apns-key KEYID=FILE ES256 key (.p8) to sign provider tokens with; --apns-team TEAMID names the team

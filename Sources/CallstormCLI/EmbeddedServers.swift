@@ -1,3 +1,4 @@
+import CallModel
 import Credentials
 import Foundation
 import HTTPServer
@@ -138,14 +139,17 @@ final class EmbeddedServers {
 
     /// Starts the reference target on a free loopback port; returns its base URL.
     func startTarget(bundleID: String, bugs: [String] = [], pushExpirationSeconds: Int = 0,
-                     pushRetries: Int = PushSpec.defaultRetries) throws -> String {
+                     pushRetries: Int = PushSpec.defaultRetries,
+                     unmergePolicy: ServerPolicy.Unmerge = .holdSplit) throws -> String {
         let gatewayURL = targetGatewayURL
         PushClientSettings.register(PushClientSettings(caFile: material?.caCertificatePath, signer: targetSigner,
                                                        proxy: proxyURL, clientCertificatePath: clientCertificatePath),
                                     forGatewayURL: gatewayURL)
-        let target = ReferenceTarget(configuration: .init(
+        var configuration = ReferenceTarget.Configuration(
             gatewayURL: gatewayURL, bundleID: bundleID, bugs: Set(bugs.compactMap(ReferenceTarget.Bug.init(rawValue:))),
-            pushExpirationSeconds: pushExpirationSeconds, pushRetries: pushRetries))
+            pushExpirationSeconds: pushExpirationSeconds, pushRetries: pushRetries)
+        configuration.unmergePolicy = unmergePolicy
+        let target = ReferenceTarget(configuration: configuration)
         var config = HTTPServerConfiguration()
         config.host = "127.0.0.1"
         config.port = 0
@@ -177,7 +181,7 @@ final class EmbeddedServers {
     /// `gateway.jwt.iat_string`, …) into the run's recorder; zeros are left out.
     func recordConnectionCounters(into recorder: inout Recorder, atNanos origin: UInt64) {
         for (name, value) in gateway.connectionCounters where value > 0 {
-            recorder.count(name, by: Int64(value), atNanos: origin)
+            recorder.count(Metric(named: name), by: Int64(value), atNanos: origin)
         }
     }
 

@@ -1,10 +1,22 @@
+import Reports
+
 /// callstorm's documented exit codes (README "Exit codes").
 public enum ExitCode: Int32, Sendable {
     case passed = 0
     case thresholdsFailed = 1
     case invalidInput = 2
     case harnessFailure = 3
+    /// The run did nothing: no device registered, no call started, or none of those started completed.
+    case nothingDone = 4
     case interrupted = 130
+
+    /// The code of a finished run's verdict (after the harness's own failures): an interrupted run is 130,
+    /// one that did nothing 4, a failed threshold 1.
+    static func of(_ verdict: Verdict, interrupted: Bool) -> ExitCode {
+        if interrupted { return .interrupted }
+        if verdict.nothingDone != nil { return .nothingDone }
+        return verdict.passed ? .passed : .thresholdsFailed
+    }
 }
 
 /// Everything that stops a command before or instead of a run, with the text a user needs to act on it.

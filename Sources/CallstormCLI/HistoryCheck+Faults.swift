@@ -2,6 +2,8 @@ import Chaos
 import Checker
 import Foundation
 import Reports
+import Results
+import RunFormats
 
 /// The injected faults of a run, read back from its `faults.csv`, for the history checker's attribution.
 extension HistoryCheck {
@@ -9,37 +11,19 @@ extension HistoryCheck {
     static let serverFaultMarginNanos: UInt64 = 1_000_000_000
 
     static func injectedFaults(run: URL) -> [InjectedFault] {
-        guard let text = try? String(contentsOf: run.appendingPathComponent("faults.csv"), encoding: .utf8),
+        guard let text = try? String(contentsOf: RunBundle(run).faults, encoding: .utf8),
               let facts = RunReporting.load(RunFacts.self, from: RunReporting.factsURL(run)) else { return [] }
         let offset = UInt64(max(0, facts.loadStartSecond ?? 0) * 1e9)
-        let rows = text.split(separator: "\n").dropFirst().compactMap { FaultRow($0, offset: offset) }
-        return injectedFaults(rows, runEndNanos: offset + UInt64(max(0, facts.durationSeconds) * 1e9))
-    }
-
-    /// One row of faults.csv (`t_s,window,kind,subject,call,role,seq`), its time on the history's clock.
-    struct FaultRow {
-        var nanos: UInt64
-        var window: String
-        var kind: String
-        var subject: String
-        var call: Int?
-
-        init?(_ line: Substring, offset: UInt64) {
-            let fields = line.split(separator: ",", omittingEmptySubsequences: false)
-            guard fields.count >= 5, let seconds = Double(fields[0]) else { return nil }
-            nanos = offset + UInt64(max(0, seconds) * 1e9)
-            window = String(fields[1])
-            kind = String(fields[2])
-            subject = String(fields[3])
-            call = Int(fields[4]).flatMap { $0 >= 0 ? $0 : nil }
-        }
+        return injectedFaults(FaultRow.rows(fromCSV: text), offsetNanos: offset,
+                              runEndNanos: offset + UInt64(max(0, facts.durationSeconds) * 1e9))
     }
 
     /// Push and device rows hit one device's call (socket drops and stalls: the device, around their instant);
     /// network windows span from `network.on` to `network.off` and carry the toxics their connections met; a
     /// target kill spans until its restart; a socket storm touches every device's view for the attribution's
     /// lookback after it (reconnects and resyncs).
-    static func injectedFaults(_ rows: [FaultRow], runEndNanos: UInt64) -> [InjectedFault] {
+    /// `offsetNanos` puts faults.csv's times (since the load began) on the history's clock (since the run's origin).
+    static func injectedFaults(_ rows: [FaultRow], offsetNanos: UInt64, runEndNanos: UInt64) -> [InjectedFault] {
         let margin = serverFaultMarginNanos
         var out: [InjectedFault] = []
         var opened: [String: UInt64] = [:]
@@ -47,39 +31,41 @@ extension HistoryCheck {
         var toxics: [String: Set<String>] = [:]
         var spans: [(window: String, from: UInt64, to: UInt64, kind: String?)] = []
         for row in rows {
+            let nanos = offsetNanos + row.sinceLoadNanos
             switch row.kind {
-            case "network.on": opened[row.window] = row.nanos
-            case "network.off":
+            case NetworkPlan.switchedOn: opened[row.window] = nanos
+            case NetworkPlan.switchedOff:
                 if let from = opened.removeValue(forKey: row.window) {
-                    spans.append((row.window, from, row.nanos, nil))
+                    spans.append((row.window, from, nanos, nil))
                 }
-            case "target.killed": killed[row.window] = row.nanos
-            case "target.restarted":
+            case TargetKillFault.killed: killed[row.window] = nanos
+            case TargetKillFault.restarted:
                 if let from = killed.removeValue(forKey: row.window) {
-                    spans.append((row.window, from, row.nanos, "target.killed"))
+                    spans.append((row.window, from, nanos, TargetKillFault.killed))
                 }
             default:
-                if row.kind.hasPrefix("network.") {
+                if row.kind.hasPrefix(NetworkPlan.kindPrefix) {
                     toxics[row.window, default: []].insert(row.kind)
                     out.append(InjectedFault(kind: row.kind, window: row.window, family: .network,
-                                             fromNanos: row.nanos &- min(row.nanos, margin), toNanos: row.nanos + margin))
+                                             fromNanos: nanos &- min(nanos, margin), toNanos: nanos + margin))
                 } else if row.kind.hasPrefix(SocketStormFault.storm) {
                     // Every device's socket at once: their views may lag until they reconnect and resync.
                     out.append(InjectedFault(kind: row.kind, window: row.window, family: .network,
-                                             fromNanos: row.nanos &- min(row.nanos, margin),
-                                             toNanos: row.nanos + FaultAttribution.lookbackNanos))
-                } else if row.subject.hasPrefix("dev-") {
+                                             fromNanos: nanos &- min(nanos, margin),
+                                             toNanos: nanos + FaultAttribution.lookbackNanos))
+                } else if row.subject.hasPrefix(FaultRow.deviceSubjectPrefix) {
                     out.append(InjectedFault(kind: row.kind, window: row.window, family: .device, device: row.subject,
-                                             call: row.call, fromNanos: row.nanos, toNanos: row.nanos))
+                                             call: row.plannedCall, fromNanos: nanos, toNanos: nanos))
                 }
             }
         }
         for (window, from) in opened { spans.append((window, from, runEndNanos, nil)) }
-        for (window, from) in killed { spans.append((window, from, runEndNanos, "target.killed")) }
+        for (window, from) in killed { spans.append((window, from, runEndNanos, TargetKillFault.killed)) }
         for span in spans {
-            let kinds = span.kind.map { [$0] } ?? (toxics[span.window].map { $0.sorted() } ?? ["network.window"])
+            let kinds = span.kind.map { [$0] } ?? (toxics[span.window].map { $0.sorted() } ?? [NetworkPlan.windowKind])
             for kind in kinds {
-                out.append(InjectedFault(kind: kind, window: span.window, family: kind == "target.killed" ? .target : .network,
+                let family: InjectedFault.Family = kind == TargetKillFault.killed ? .target : .network
+                out.append(InjectedFault(kind: kind, window: span.window, family: family,
                                          fromNanos: span.from &- min(span.from, margin), toNanos: span.to + margin))
             }
         }

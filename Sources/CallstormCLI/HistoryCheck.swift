@@ -1,3 +1,4 @@
+import CallModel
 import Checker
 import Foundation
 import Reports
@@ -25,7 +26,7 @@ enum HistoryCheck {
         let url = bundle.history
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         let events = try HistoryReader.read(contentsOf: url)
-        var report = HistoryChecker.check(events)
+        var report = HistoryChecker.check(events, policy: declaredPolicy(runDirectory))
         let faults = injectedFaults(run: runDirectory)
         if !faults.isEmpty {
             // Findings an injected fault could have caused are reported apart, never against the server.
@@ -83,6 +84,16 @@ enum HistoryCheck {
         section.skipped = report.rulesSkipped
         try RunReporting.save(section, to: racesURL(runDirectory))
         return outcome
+    }
+
+    /// The server policy the run's scenario copy declares (the reference target's when it ran embedded);
+    /// undeclared when the copy cannot be read.
+    static func declaredPolicy(_ run: URL) -> ServerPolicy {
+        guard let text = try? String(contentsOf: RunReporting.scenarioURL(run), encoding: .utf8),
+              case .success(let scenario) = ScenarioLoader.parse(text, file: RunReporting.scenarioURL(run).path)
+        else { return .undeclared }
+        let target = RunReporting.load(RunFacts.self, from: RunReporting.factsURL(run))?.target
+        return scenario.serverPolicy(embedded: target.map { $0.hasPrefix("embedded") } ?? (scenario.target == .embedded))
     }
 
     /// One repro file per violation whose planned call the history names, from the run's scenario copy.

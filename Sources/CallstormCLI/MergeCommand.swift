@@ -153,7 +153,7 @@ enum MergeCommand {
         } catch {
             throw .harness("could not write the merged report to \(out.path): \(error)")
         }
-        let code: ExitCode = written.verdict.passed ? .passed : (facts.interrupted ? .interrupted : .thresholdsFailed)
+        let code: ExitCode = written.verdict.passed ? .passed : .of(written.verdict, interrupted: facts.interrupted)
         return Outcome(exitCode: code, files: written.files, verdict: written.verdict, thresholds: written.thresholds)
     }
 

@@ -29,11 +29,11 @@ enum ReportCommand {
     }
 
     /// As the run itself would have exited: 1 when a threshold failed (on what was measured), 130 when every
-    /// threshold held but the run never finished (killed or crashed: the results are partial), else 0.
+    /// threshold held but the run never finished (killed or crashed: the results are partial), 4 when it did
+    /// nothing (no device registered, no call started or none completed), else 0.
     static func exitCode(_ written: RunReporting.Written) -> ExitCode {
         if written.thresholds.contains(where: { !$0.passed }) { return .thresholdsFailed }
-        if written.interrupted { return .interrupted }
-        return written.verdict.passed ? .passed : .thresholdsFailed
+        return .of(written.verdict, interrupted: written.interrupted)
     }
 
     static func rebuild(run: URL) throws(CLIError) -> RunReporting.Written {

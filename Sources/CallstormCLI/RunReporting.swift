@@ -100,7 +100,9 @@ enum RunReporting {
         if facts.interrupted { failures.append("interrupted before the plan finished; the results are partial") }
         let books = result.books
         for problem in books.problems { failures.append("accounting does not balance: \(problem)") }
-        result.verdict = Verdict(thresholds: result.thresholds, warnings: warnings, extraFailures: failures)
+        let nothingDone = Verdict.nothingDone(counters: counters, devices: facts.devices, isShard: facts.shard != nil)
+        result.verdict = Verdict(thresholds: result.thresholds, warnings: warnings, extraFailures: failures,
+                                 nothingDone: nothingDone)
         let files = try ReportWriter.write(result, to: run)
         return Written(files: files, verdict: result.verdict, thresholds: result.thresholds, books: books,
                        capacity: result.capacity, harness: result.harness, interrupted: facts.interrupted)

@@ -20,7 +20,7 @@ extension RunSession {
         books[Books.Counter.gatewaySent, default: 0] += Int64(servers.gateway.requestsReceived)
         books[Books.Counter.gatewayAccepted, default: 0] += Int64(ingress.reduce(0) { $0 + $1.accepted })
         books[Books.Counter.gatewayRejected, default: 0] += Int64(ingress.reduce(0) { $0 + $1.rejectedTotal })
-        for (name, n) in books { result.recorder.count(name, by: n, atNanos: origin) }
+        for (name, n) in books { result.recorder.count(Metric(named: name), by: n, atNanos: origin) }
         servers.recordConnectionCounters(into: &result.recorder, atNanos: origin)
         var ownServer = false
         if case .url = scenario.target { ownServer = true }
@@ -36,23 +36,23 @@ extension RunSession {
             // clock_skew faults: push-to-report as the embedded target measured it from device timestamps.
             for ms in samples {
                 if ms < 0 {
-                    result.recorder.count(MetricName.targetReportLatencyDeviceClockNegative, atNanos: origin)
+                    result.recorder.count(Metric.targetReportLatencyDeviceClockNegative, atNanos: origin)
                 } else {
-                    result.recorder.record(MetricName.targetReportLatencyDeviceClock, micros: max(1, ms * 1000),
+                    result.recorder.record(Metric.targetReportLatencyDeviceClock, micros: max(1, ms * 1000),
                                            atNanos: origin)
                 }
             }
         }
         if let target = servers.target, target.pushesRetried > 0 {
             // How the target recovered from push-path faults: attempts made again, and pushes that got through.
-            result.recorder.count(MetricName.targetPushesRetried, by: Int64(target.pushesRetried), atNanos: origin)
-            result.recorder.count(MetricName.targetPushesRecovered, by: Int64(target.pushesRecovered), atNanos: origin)
+            result.recorder.count(Metric.targetPushesRetried, by: Int64(target.pushesRetried), atNanos: origin)
+            result.recorder.count(Metric.targetPushesRecovered, by: Int64(target.pushesRecovered), atNanos: origin)
         }
         let gatewayStats = servers.gatewayServer.stats
         if gatewayStats.goAwaysSent > 0 {
             // GOAWAY faults: how often the gateway ended a connection, and the connections the client reopened.
-            result.recorder.count(MetricName.gatewayGoAwaysSent, by: Int64(gatewayStats.goAwaysSent), atNanos: origin)
-            result.recorder.count(MetricName.gatewayConnections, by: Int64(gatewayStats.connectionsAccepted),
+            result.recorder.count(Metric.gatewayGoAwaysSent, by: Int64(gatewayStats.goAwaysSent), atNanos: origin)
+            result.recorder.count(Metric.gatewayConnections, by: Int64(gatewayStats.connectionsAccepted),
                                   atNanos: origin)
         }
     }
@@ -102,13 +102,13 @@ extension RunSession {
                               failures: inout [String]) throws {
         guard let check = try HistoryCheck.run(bundle.directory) else { return }
         let now = result.recorder.runStartNanos
-        result.recorder.count(MetricName.invariantViolations, by: Int64(check.report.violations.count), atNanos: now)
+        result.recorder.count(Metric.invariantViolations, by: Int64(check.report.violations.count), atNanos: now)
         for (rule, n) in check.report.countsByRule where n > 0 {
-            result.recorder.count(MetricName.invariantViolations(rule.rawValue), by: Int64(n), atNanos: now)
+            result.recorder.count(Metric.invariantViolations(rule.rawValue), by: Int64(n), atNanos: now)
         }
         notes += check.lines
         if let attributed = check.report.attributed, !attributed.isEmpty {
-            result.recorder.count(MetricName.invariantViolationsAttributed, by: Int64(attributed.count), atNanos: now)
+            result.recorder.count(Metric.invariantViolationsAttributed, by: Int64(attributed.count), atNanos: now)
             notes.append(Self.recoveryLine(result.recorder.counters))
         }
         if !check.report.violations.isEmpty {
@@ -156,7 +156,7 @@ extension RunSession {
         } else if driven.abortedBy != nil {
             code = .thresholdsFailed
         } else {
-            code = driven.facts.interrupted ? .interrupted : (written.verdict.passed ? .passed : .thresholdsFailed)
+            code = .of(written.verdict, interrupted: driven.facts.interrupted)
         }
         return RunCommand.Outcome(reportPath: written.files.html.path, runDirectory: bundle.directory,
                                   exitCode: code, result: result, verdict: written.verdict)

@@ -157,7 +157,8 @@ final class RunSession {
                         + ["--bundle-id", scenario.push.bundleID]
                         + (scenario.targetBugs.isEmpty ? [] : ["--bug", scenario.targetBugs.joined(separator: ",")])
                         + ["--push-expiration", "\(scenario.push.expirationSeconds)"]
-                        + ["--push-retries", "\(scenario.push.retries)"],
+                        + ["--push-retries", "\(scenario.push.retries)"]
+                        + ["--unmerge-policy", scenario.embeddedUnmergePolicy.rawValue],
                     directory: bundle.directory)
                 targetProcess = child
                 try child.start()
@@ -165,7 +166,8 @@ final class RunSession {
             } else {
                 targetURL = try targetOverride ?? servers.startTarget(
                     bundleID: scenario.push.bundleID, bugs: scenario.targetBugs,
-                    pushExpirationSeconds: scenario.push.expirationSeconds, pushRetries: scenario.push.retries)
+                    pushExpirationSeconds: scenario.push.expirationSeconds, pushRetries: scenario.push.retries,
+                    unmergePolicy: scenario.embeddedUnmergePolicy)
             }
             if FaultController.isNeeded(scenario) {
                 let controller = try FaultController(windows: scenario.faults, seed: scenario.seed,

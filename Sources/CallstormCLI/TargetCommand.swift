@@ -1,3 +1,4 @@
+import CallModel
 import Credentials
 import Dispatch
 import Foundation
@@ -11,7 +12,8 @@ enum TargetCommand {
         let parsed = try Arguments(args, valued: ["listen", "apns-url", "bundle-id", "threads", "bug", "allow-remote",
                                                   "registrations", "apns-ca", "apns-key", "apns-team",
                                                   "apns-proxy", "apns-cert",
-                                                  "push-expiration", "push-retries", "cert", "key", "state-dir"],
+                                                  "push-expiration", "push-retries", "cert", "key", "state-dir",
+                                                  "unmerge-policy"],
                                    boolean: ["help", "exit-with-parent", "tls", "admin"])
         if parsed.has("help") {
             print(Help.target)
@@ -37,6 +39,11 @@ enum TargetCommand {
             }
             bugs.insert(bug)
         }
+        let unmergeWord = parsed.value("unmerge-policy") ?? ServerPolicy.Unmerge.holdSplit.rawValue
+        guard let unmergePolicy = ServerPolicy.Unmerge(rawValue: unmergeWord) else {
+            throw .usage("unknown --unmerge-policy '\(unmergeWord)'; known: "
+                         + ServerPolicy.Unmerge.allCases.map(\.rawValue).joined(separator: ", "))
+        }
         var signer: ProviderTokenSigner?
         if let keyArg = parsed.value("apns-key") {
             let parts = keyArg.split(separator: "=", maxSplits: 1).map(String.init)
@@ -57,11 +64,13 @@ enum TargetCommand {
                                                            clientCertificatePath: parsed.value("apns-cert")),
                                         forGatewayURL: apns)
         }
-        let target = ReferenceTarget(configuration: .init(
+        var configuration = ReferenceTarget.Configuration(
             gatewayURL: apns, bundleID: parsed.value("bundle-id") ?? "com.example.callstorm", bugs: bugs,
             registrationsFile: parsed.value("registrations"),
             pushExpirationSeconds: Int(parsed.value("push-expiration") ?? "0") ?? 0,
-            pushRetries: Int(parsed.value("push-retries") ?? "") ?? PushSpec.defaultRetries))
+            pushRetries: Int(parsed.value("push-retries") ?? "") ?? PushSpec.defaultRetries)
+        configuration.unmergePolicy = unmergePolicy
+        let target = ReferenceTarget(configuration: configuration)
         let (config, caPath) = try serverConfiguration(parsed, host: host, port: port, threads: threads)
         let handler: any HTTPHandler = parsed.has("admin") ? TargetAdmin(target: target) : target
         let server = HTTPServer(configuration: config, handler: handler)

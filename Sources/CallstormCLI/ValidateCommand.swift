@@ -1,3 +1,4 @@
+import Foundation
 import Scenario
 import WebSocketClient
 
@@ -13,7 +14,18 @@ enum ValidateCommand {
         }
         let scenario = try loadScenario(file)
         print(scenario.describe())
+        if let warning = sloWarning(scenario, file: file) {
+            FileHandle.standardError.write(Data((warning + "\n").utf8))
+        }
         return .passed
+    }
+
+    /// A scenario without thresholds passes any run that did something, however bad: worth a warning.
+    static func sloWarning(_ scenario: Scenario, file: String) -> String? {
+        guard scenario.slo.isEmpty else { return nil }
+        return "\(file): warning: no 'slo:' section: a run passes (exit 0) whatever its latencies and failures, "
+            + "failing only when it did nothing (exit 4); add thresholds, e.g. "
+            + "slo: { push_to_report.p99: \"< 1s\", invariant_violations: \"== 0\" }"
     }
 
     /// Loads and validates a scenario; every problem becomes one line of the error.

@@ -1,4 +1,5 @@
 import Foundation
+import RunFormats
 import Scenario
 
 /// Words for the report's fault table: what a window was set to do, and what the fault log says it did.
@@ -63,12 +64,9 @@ public enum FaultDescription {
     /// Rows of faults.csv counted per window and kind (`network.on`/`off` markers left out).
     public static func injectedByWindow(faultsCSV: String) -> [String: [String: Int]] {
         var out: [String: [String: Int]] = [:]
-        for line in faultsCSV.split(separator: "\n").dropFirst() {
-            let cols = line.split(separator: ",", omittingEmptySubsequences: false)
-            guard cols.count > 2 else { continue }
-            let kind = String(cols[2])
-            if kind == NetworkPlan.switchedOn || kind == NetworkPlan.switchedOff { continue }
-            out[String(cols[1]), default: [:]][kind, default: 0] += 1
+        for row in FaultRow.rows(fromCSV: faultsCSV) {
+            if row.kind == NetworkPlan.switchedOn || row.kind == NetworkPlan.switchedOff { continue }
+            out[row.window, default: [:]][row.kind, default: 0] += 1
         }
         return out
     }

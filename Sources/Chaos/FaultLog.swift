@@ -1,6 +1,6 @@
 import Foundation
 import Locking
-import Results
+import RunFormats
 
 /// Every fault injected, for `faults.csv`: what, where, to which device and its push number. Shared by the push
 /// sink's threads and the workers, so it takes a lock (faults are rare next to requests).
@@ -28,6 +28,12 @@ public final class FaultLog: Sendable {
             self.call = call
             self.role = role
         }
+
+        /// The entry as faults.csv writes it: a device is its subject (`dev-4`) unless another is given.
+        public var row: FaultRow {
+            FaultRow(sinceLoadNanos: sinceLoadNanos, window: window, kind: kind, subject: subject ?? FaultRow.deviceSubject(device),
+                     call: call, role: role, seq: seq)
+        }
     }
 
     private let entries = Mutex<[Entry]>([])
@@ -47,17 +53,13 @@ public final class FaultLog: Sendable {
 
     public var all: [Entry] { entries.withLock { $0 } }
 
-    public static let header = RunBundle.faultsHeader
+    public static let header = FaultRow.header
 
+    /// faults.csv: every entry as a `FaultRow`, by time, then call, role and number.
     public func csv() -> String {
-        var out = Self.header + "\n"
         let sorted = all.sorted {
             ($0.sinceLoadNanos, $0.call, $0.role, $0.seq) < ($1.sinceLoadNanos, $1.call, $1.role, $1.seq)
         }
-        for e in sorted {
-            out += String(format: "%.6f", Double(e.sinceLoadNanos) / 1e9)
-                + ",\(e.window),\(e.kind),\(e.subject ?? "dev-\(e.device)"),\(e.call),\(e.role),\(e.seq)\n"
-        }
-        return out
+        return FaultRow.csv(sorted.map(\.row))
     }
 }

@@ -5,12 +5,13 @@ import CallModel
 extension CheckState {
     // MARK: - merge-yields-union
 
-    /// A fulfilled merge of A with B: A's response has every member present in A or B as last known before the
-    /// invoke, unless an end or unmerge of that member on A or B may have taken effect meanwhile. Run after the
-    /// whole history, so a concurrent end that later failed excuses nobody.
+    /// A fulfilled merge of A with B: the response's view (of whichever conversation the server kept) has every
+    /// member present in A or B as last known before the invoke, unless an end or unmerge of that member on A or B
+    /// may have taken effect meanwhile. Run after the whole history, so a concurrent end that later failed excuses
+    /// nobody.
     mutating func checkUnion(_ c: Complete, _ rec: OpRecord, at i: Int) {
         let inv = rec.invoke
-        guard let a = inv.conversation, let b = inv.with, let view = c.view, view.id == a else { return }
+        guard let a = inv.conversation, let b = inv.with, let view = c.view else { return }
         let snapshot = merges[inv.op] ?? MergeSnapshot()
         var expected: [String] = []
         for s in [snapshot.before, snapshot.beforeWith].compactMap({ $0 }) { expected += s.view.present }
@@ -23,7 +24,7 @@ extension CheckState {
         let shown = [snapshot.before?.index, snapshot.beforeWith?.index].compactMap { $0 }
         report(.mergeUnion, conversations: [a, b], ops: [inv.op], devices: [inv.device] + missing,
                "merge op \(inv.op) of \(a) with \(b) by \(inv.device) lost \(missing.joined(separator: ", ")): "
-               + "present before the merge, not in \(a) v\(view.version) after it",
+               + "present before the merge, not in \(view.id) v\(view.version) after it",
                events: shown + [rec.invokeIndex, i])
     }
 
@@ -31,14 +32,17 @@ extension CheckState {
     /// completed, was fulfilled: no order of the two explains both (end first: M is gone before the merge; merge
     /// first: B is over and the end must fail). A lost update looks exactly like this.
     mutating func checkRevived(_ view: ConversationView, merge rec: OpRecord, at i: Int) {
-        guard let b = rec.invoke.with, let bi = lookup(b) else { return }
+        // B is the conversation merged away: the one of the pair the response is not a view of.
+        guard let named = rec.invoke.with else { return }
+        let b = view.id == named ? (rec.invoke.conversation ?? named) : named
+        guard let bi = lookup(b) else { return }
         let done = rec.completeT ?? UInt64.max
         let present = Set(view.present)
         for opID in conversations[bi].ops where opID != rec.invoke.op {
             guard let r = ops[opID], r.outcome == .ok, r.invoke.kind == .end, r.invokeT < done,
                   present.contains(r.invoke.device), r.invoke.device != rec.invoke.device,
                   let endDone = r.completeIndex else { continue }
-            let a = rec.invoke.conversation ?? "?"
+            let a = view.id
             report(.mergeUnion, conversations: [a, b], ops: [rec.invoke.op, opID], devices: [r.invoke.device],
                    "merge op \(rec.invoke.op) brought \(r.invoke.device) into \(a) v\(view.version), but "
                    + "\(r.invoke.device)'s end of \(b) (op \(opID)) was fulfilled alongside it: no order of the two "
@@ -72,7 +76,8 @@ extension CheckState {
               !conversations[ci].reported.contains(.mergeUnion) else { return }
         conversations[ci].reported.insert(.mergeUnion)
         let id = conversations[ci].id
-        let into = ops[merged.op]?.invoke.conversation ?? "?"
+        let pair = [ops[merged.op]?.invoke.conversation, ops[merged.op]?.invoke.with].compactMap { $0 }
+        let into = pair.first { $0 != id } ?? "?"
         report(.mergeUnion, conversations: [into, id], ops: [merged.op] + [seen.op].compactMap { $0 },
                devices: [ops[merged.op]?.invoke.device].compactMap { $0 },
                "\(id) was merged into \(into) by op \(merged.op) but v\(seen.view.version) of \(id) at line "
@@ -130,27 +135,69 @@ extension CheckState {
         }
     }
 
-    // MARK: - unmerge-restores-member
+    // MARK: - unmerge-restores-member and unmerge-follows-policy
 
+    /// An ok unmerge of M from A by R: the invariant (any server) is that R and M share the split-off conversation
+    /// and A no longer lists M; where R stands (held where, or gone from A) is the server's declared policy.
     mutating func checkUnmerge(_ c: Complete, _ rec: OpRecord, at i: Int) {
         let inv = rec.invoke
         guard let a = inv.conversation, let m = inv.member else { return }
-        var problems: [String] = []
-        if let split = c.split {
-            let moved = split.memberState(of: m), stays = split.memberState(of: inv.device)
-            if moved != .joined { problems.append("\(m) is \(moved.rawValue) in \(split.id)") }
-            if stays != .held { problems.append("\(inv.device) is \(stays.rawValue) in \(split.id), not held") }
-        } else {
-            problems.append("the response has no split conversation")
+        guard let split = c.split else {
+            unmergesWithoutSplit.append((c, i))  // judged in `finish`, once it is known whether any answer has one
+            return
         }
-        if let view = c.view, view.id == a, view.memberState(of: m) != .left {
-            problems.append("\(m) is still \(view.memberState(of: m).rawValue) in \(a) v\(view.version)")
+        unmergesWithSplit += 1
+        var problems: [String] = []
+        for who in [m, inv.device] where split.memberState(of: who) == .left {
+            problems.append("\(who) is not in the split conversation \(split.id)")
+        }
+        if split.id == a { problems.append("the split conversation is \(a) itself") }
+        if split.ended { problems.append("the split conversation \(split.id) is ended") }
+        let group = c.view.flatMap { $0.id == a ? $0 : nil }
+        if let group, group.memberState(of: m) != .left {
+            problems.append("\(m) is still \(group.memberState(of: m).rawValue) in \(a) v\(group.version)")
+        }
+        if !problems.isEmpty {
+            report(.unmergeRestores, conversations: [a, split.id], ops: [inv.op], devices: [inv.device, m],
+                   "unmerge op \(inv.op) of \(m) from \(a) by \(inv.device): " + problems.joined(separator: "; "),
+                   events: [rec.invokeIndex, i])
+        }
+        checkUnmergePolicy(rec, split: split, group: group, at: i)
+    }
+
+    /// An ok unmerge whose response has no split view, on a server whose other unmerge answers do have one.
+    mutating func reportMissingSplit(_ c: Complete, _ rec: OpRecord, at i: Int) {
+        let inv = rec.invoke
+        report(.unmergeRestores, conversations: [inv.conversation].compactMap { $0 }, ops: [inv.op],
+               devices: [inv.device] + [inv.member].compactMap { $0 },
+               "unmerge op \(inv.op) of \(inv.member ?? "?") from \(inv.conversation ?? "?") by \(inv.device): "
+               + "the response has no split conversation", events: [rec.invokeIndex, i])
+    }
+
+    /// The declared `ServerPolicy.Unmerge`: M joined in the split, and R held there (`hold-split`), or joined there
+    /// and held in A (`hold-group`) or gone from A (`leave-group`). A that ended with the unmerge has no R to judge.
+    mutating func checkUnmergePolicy(_ rec: OpRecord, split: ConversationView, group: ConversationView?, at i: Int) {
+        guard let policy = policy.unmerge else { return }
+        let inv = rec.invoke
+        guard let m = inv.member, let a = inv.conversation else { return }
+        var problems: [String] = []
+        let moved = split.memberState(of: m), inSplit = split.memberState(of: inv.device)
+        if moved != .joined, moved != .left { problems.append("\(m) is \(moved.rawValue) in \(split.id)") }
+        let wantInSplit: MemberState = policy == .holdSplit ? .held : .joined
+        if inSplit != wantInSplit, inSplit != .left {
+            problems.append("\(inv.device) is \(inSplit.rawValue) in \(split.id), not \(wantInSplit.rawValue)")
+        }
+        if let group, !group.ended, policy != .holdSplit {
+            let want: MemberState = policy == .holdGroup ? .held : .left
+            let inGroup = group.memberState(of: inv.device)
+            if inGroup != want {
+                problems.append("\(inv.device) is \(inGroup.rawValue) in \(a) v\(group.version), not \(want.rawValue)")
+            }
         }
         guard !problems.isEmpty else { return }
-        report(.unmergeRestores, conversations: [a] + [c.split?.id].compactMap { $0 }, ops: [inv.op],
-               devices: [inv.device, m],
-               "unmerge op \(inv.op) of \(m) from \(a) by \(inv.device): " + problems.joined(separator: "; "),
-               events: [rec.invokeIndex, i])
+        report(.unmergePolicy, conversations: [a, split.id], ops: [inv.op], devices: [inv.device, m],
+               "unmerge op \(inv.op) of \(m) from \(a) by \(inv.device) breaks the declared policy "
+               + "'\(policy.rawValue)': " + problems.joined(separator: "; "), events: [rec.invokeIndex, i])
     }
 
     // MARK: - versions-only-increase
@@ -178,7 +225,8 @@ extension CheckState {
     // MARK: - final-views-agree-with-server
 
     /// The device's state equals the server's for it; unless that is `left` (or the conversation ended), its
-    /// members (not left) and active members (joined or held), both excluding itself, equal the server's too.
+    /// members (not left) and active members (joined, not held; none while the device itself is held), both
+    /// excluding itself, equal the server's too.
     mutating func checkFinal(_ f: Final, _ server: ConversationView, at i: Int) {
         let serverState: MemberState = server.ended ? .left : server.memberState(of: f.device)
         var problems: [String] = []
@@ -187,7 +235,7 @@ extension CheckState {
         } else if serverState != .left {
             let others = server.members.filter { $0.device != f.device }
             let members = Set(others.filter { $0.memberState != .left }.map(\.device))
-            let active = Set(others.filter(\.isActive).map(\.device))
+            let active = serverState == .held ? [] : Set(others.filter(\.isActive).map(\.device))
             if Set(f.local.members) != members {
                 problems.append("members: device [\(f.local.members.sorted().joined(separator: ","))], "
                                 + "server [\(members.sorted().joined(separator: ","))]")

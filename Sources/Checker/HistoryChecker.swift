@@ -6,8 +6,10 @@ import CallModel
 /// so a history of a million operations checks in seconds. Indeterminate operations (`info`, or never completed)
 /// are allowed either outcome: any rule whose verdict would depend on whether one took effect excuses it.
 public enum HistoryChecker {
-    public static func check(_ events: [HistoryEvent]) -> CheckReport {
-        var state = CheckState(events: events)
+    /// `policy` is what the scenario declares of the server's choices (the embedded reference target's are built
+    /// in); a policy rule with nothing declared is skipped and listed in `rulesSkipped`.
+    public static func check(_ events: [HistoryEvent], policy: ServerPolicy = .undeclared) -> CheckReport {
+        var state = CheckState(events: events, policy: policy)
         for i in events.indices { state.step(i) }
         return state.finish()
     }
@@ -134,6 +136,7 @@ struct ConversationRecord {
 
 struct CheckState {
     let events: [HistoryEvent]
+    let policy: ServerPolicy
     var ops: OpTable
     var merges: [Int: MergeSnapshot] = [:]
     var index: [String: Int] = [:]
@@ -152,8 +155,14 @@ struct CheckState {
     /// comparison with the last id costs less than hashing it again.
     var lastLookup: (id: String, index: Int)?
 
-    init(events: [HistoryEvent]) {
+    /// Fulfilled unmerges whose response carried no split view, and how many did carry one: a server whose
+    /// answers never carry one cannot be judged by `unmerge-restores-member`, one that sometimes omits it can.
+    var unmergesWithoutSplit: [(Complete, Int)] = []
+    var unmergesWithSplit = 0
+
+    init(events: [HistoryEvent], policy: ServerPolicy) {
         self.events = events
+        self.policy = policy
         ops = OpTable(capacity: events.count / 3)
     }
 
@@ -196,18 +205,41 @@ struct CheckState {
         for (c, i) in pendingUnions {
             if let rec = ops[c.op] { checkUnion(c, rec, at: i) }
         }
+        let skipped = skippedRules()
+        if skipped[.unmergeRestores] == nil {
+            for (c, i) in unmergesWithoutSplit {
+                if let rec = ops[c.op] { reportMissingSplit(c, rec, at: i) }
+            }
+        }
         let neverCompleted = ops.neverCompleted
         let sorted = violations.enumerated().sorted {
             ($0.element.events.last ?? 0, $0.offset) < ($1.element.events.last ?? 0, $1.offset)
         }.map(\.element)
-        var report = CheckReport(operations: operations, rulesChecked: Rule.allCases, violations: sorted,
-                                 indeterminate: neverCompleted + infos)
-        if versionless {
-            report.rulesChecked.removeAll { $0 == .versionsIncrease }
-            report.rulesSkipped = [Rule.versionsIncrease.rawValue:
-                "the server's views carry no version (map one with target.api.view.version to run it)"]
+        var report = CheckReport(operations: operations, rulesChecked: Rule.allCases.filter { skipped[$0] == nil },
+                                 violations: sorted, indeterminate: neverCompleted + infos)
+        if !skipped.isEmpty {
+            report.rulesSkipped = Dictionary(uniqueKeysWithValues: skipped.map { ($0.key.rawValue, $0.value) })
         }
         return report
+    }
+
+    /// The rules this history cannot be judged by, and why: what the server's views do not carry, or a policy
+    /// the scenario did not declare.
+    func skippedRules() -> [Rule: String] {
+        var skipped: [Rule: String] = [:]
+        if versionless {
+            skipped[.versionsIncrease] =
+                "the server's views carry no version (map one with target.api.view.version to run it)"
+        }
+        if policy.unmerge == nil {
+            skipped[.unmergePolicy] = "no unmerge policy declared (target.policy.unmerge: "
+                + ServerPolicy.Unmerge.allCases.map(\.rawValue).joined(separator: " | ") + ")"
+        }
+        if !unmergesWithoutSplit.isEmpty, unmergesWithSplit == 0 {
+            skipped[.unmergeRestores] = "the server's unmerge answers carry no split conversation "
+                + "(map one with target.api.view.split to run it)"
+        }
+        return skipped
     }
 
     mutating func invoke(_ inv: Invoke, at i: Int, t: UInt64) {
@@ -269,11 +301,16 @@ struct CheckState {
         let inv = rec.invoke
         checkNotEndedBefore(rec, at: i)
         if inv.kind == .merge, let w = inv.with, w != inv.conversation {
-            let wc = conversation(w)
-            if conversations[wc].mergedAway == nil {
-                conversations[wc].mergedAway = (inv.op, rec.invokeIndex, i, t)
+            // Which conversation goes on is the server's choice (the reference keeps the one the merge names, LCK's
+            // sample code merges into `conversationUUIDToMergeWith`): the response's view names the survivor.
+            let survivor = c.view?.id ?? inv.conversation
+            for away in [inv.conversation, w].compactMap({ $0 }) where away != survivor {
+                let wc = conversation(away)
+                if conversations[wc].mergedAway == nil {
+                    conversations[wc].mergedAway = (inv.op, rec.invokeIndex, i, t)
+                }
+                markEnded(wc, EndedKnowledge(t: t, index: i, op: inv.op))
             }
-            markEnded(wc, EndedKnowledge(t: t, index: i, op: inv.op))
         }
         // Judged at the end, once every concurrent op's outcome is known.
         if inv.kind == .merge { pendingUnions.append((c, i)) }

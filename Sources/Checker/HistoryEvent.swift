@@ -1,4 +1,5 @@
 import CallModel
+import RunFormats
 
 /// One line of `history.jsonl`: what the driver observed, when, in the order it observed it.
 ///
@@ -105,9 +106,8 @@ public struct Complete: Sendable, Equatable {
     }
 }
 
-public enum PushEvent: String, Sendable, CaseIterable {
-    case joined, updated, ended, merged, split, voip
-}
+/// A push line's `event`: the words RunFormats' `HistoryText` writes.
+public typealias PushEvent = HistoryPushEvent
 
 public struct Push: Sendable, Equatable {
     public var device: String

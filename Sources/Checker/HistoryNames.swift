@@ -1,5 +1,6 @@
 import CallModel
 import Foundation
+import RunFormats
 
 /// The fixed words of the history format (keys, line types, enum values), matched against a line's bytes without
 /// building a `String` for them: a million-operation history has tens of millions of keys, and a `String` per key
@@ -147,11 +148,8 @@ extension HistoryKey {
     }
 }
 
-/// A line's `type`.
-enum LineType: String, CaseIterable, Sendable {
-    case invoke, complete, push, final, stop
-    case targetKilled = "target_killed"
-}
+/// A line's `type`: the words RunFormats' `HistoryText` writes.
+typealias LineType = HistoryLineType
 
 /// The tables, built once.
 enum HistoryNames {

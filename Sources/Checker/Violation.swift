@@ -1,12 +1,21 @@
-/// The invariants the checker holds a history to. Raw values are the stable names reports and tests use.
+/// The rules the checker holds a history to. Raw values are the stable names reports and tests use.
 public enum Rule: String, Sendable, CaseIterable, Codable {
     case oneOutcome = "every-action-has-one-outcome"
     case mergeUnion = "merge-yields-union"
     case singleActive = "no-device-active-in-two-unheld-conversations"
     case endedStaysEnded = "ended-conversation-never-reappears"
     case unmergeRestores = "unmerge-restores-member"
+    case unmergePolicy = "unmerge-follows-policy"
     case versionsIncrease = "versions-only-increase"
     case finalViewsAgree = "final-views-agree-with-server"
+
+    /// What a rule judges: what LiveCommunicationKit and the conversation model require of any server, or a
+    /// choice a server may make, held to only when the scenario declares it (`ServerPolicy`).
+    public enum Kind: String, Sendable {
+        case invariant, policy
+    }
+
+    public var kind: Kind { self == .unmergePolicy ? .policy : .invariant }
 }
 
 /// One broken rule, with what a person needs to find it in the history.

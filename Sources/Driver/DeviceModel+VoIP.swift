@@ -8,7 +8,7 @@ extension DeviceModel {
     /// What the app did with a VoIP push that carried no new call.
     struct VoIPAnswer: Equatable {
         /// Counters to add, in order.
-        var counters: [String] = []
+        var counters: [Metric] = []
         /// The system terminated the app (its call, if any, fails as `app_terminated`).
         var terminated = false
     }
@@ -42,15 +42,15 @@ extension DeviceModel {
         guard case .withoutCall = outcome else { return answer }
         switch policy {
         case .reportAndEnd:
-            answer.counters.append(MetricName.pushesVoIPReportedAndEnded)
+            answer.counters.append(.pushesVoIPReportedAndEnded)
         case .terminate:
             answer.terminated = true
             // The system ends a terminated app's conversations (a ringing one disappears from the screen).
             for (uuid, c) in self[local].manager.conversations where c.state != .left {
                 self[local].manager.remoteEnded(uuid, reason: .failed)
             }
-            answer.counters.append(MetricName.devicesTerminatedVoIPWithoutCall)
-            if missedDeadline(local, blockAfter: blockAfter) { answer.counters.append(MetricName.devicesVoIPBlocked) }
+            answer.counters.append(.devicesTerminatedVoIPWithoutCall)
+            if missedDeadline(local, blockAfter: blockAfter) { answer.counters.append(.devicesVoIPBlocked) }
         }
         return answer
     }

@@ -52,7 +52,7 @@ final class DevicePushSink: PushSink {
         faultLog.add(.init(sinceLoadNanos: sinceLoad, window: note.window, kind: note.kind, device: index,
                            seq: (slot?.pushes ?? 0) + 1, call: slot?.call ?? -1, role: slot?.role ?? -1))
         let worker = workers[w]
-        worker.queue.async { worker.recorder.count(MetricName.fault(note.kind), atNanos: now) }
+        worker.loop.execute { worker.recorder.count(.fault(note.kind), atNanos: now) }
         switch answer {
         case .refuse: return .refuse
         case .stall(let nanos): return .stall(forNanos: nanos)
@@ -80,9 +80,9 @@ final class DevicePushSink: PushSink {
             for note in decision.notes {
                 faultLog.add(.init(sinceLoadNanos: now - start, window: note.window, kind: note.kind, device: index,
                                    seq: slot.pushes, call: slot.call, role: slot.role))
-                worker.queue.async {
-                    worker.recorder.count(MetricName.fault(note.kind), atNanos: now)
-                    worker.recorder.count(MetricName.fault(note.kind, pushType: type), atNanos: now)
+                worker.loop.execute {
+                    worker.recorder.count(.fault(note.kind), atNanos: now)
+                    worker.recorder.count(.fault(note.kind, pushType: type), atNanos: now)
                 }
             }
         }

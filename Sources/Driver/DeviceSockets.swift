@@ -20,7 +20,7 @@ final class DeviceSockets {
         let completion: (Result<ClientResponse, TransportError>, APIMapping.Endpoint?) -> Void
     }
 
-    let pool: WebSocketClientPool
+    let pool: SocketPool
     var lifecycle: SocketLifecycle
     let mapping: APIMapping.Socket
     /// Reads server→device messages: replies and events.
@@ -38,7 +38,7 @@ final class DeviceSockets {
     /// Sockets opened so far: part of each socket's seeded stream (its handshake key and masks).
     var opens: UInt64 = 0
 
-    init(pool: WebSocketClientPool, lifecycle: SocketLifecycle, mapping: APIMapping.Socket, view: ViewMapping?) {
+    init(pool: SocketPool, lifecycle: SocketLifecycle, mapping: APIMapping.Socket, view: ViewMapping?) {
         self.pool = pool
         self.lifecycle = lifecycle
         self.mapping = mapping

@@ -1,4 +1,5 @@
 import CallModel
+import Metrics
 import Scenario
 
 /// What a `FlowInterpreter` asks its worker to do. The interpreter never touches a socket, a timer, the recorder
@@ -9,8 +10,8 @@ enum FlowEffect {
     case send(ActionRequest)
     /// Arm a timer for this call; the worker's wheel hands it back through `FlowInterpreter.timerFired`.
     case arm(FlowTimer, at: UInt64)
-    case count(String, by: Int64)
-    case record(String, micros: Int64)
+    case count(Metric, by: Int64)
+    case record(Metric, micros: Int64)
     /// An action was created (the `invoke` history line, `action.<kind>.started`).
     case invoked(ActionRecord)
     /// An action got its one outcome (counters, histograms, the `complete` history line, actions.csv).

@@ -79,7 +79,7 @@ extension FlowInterpreter {
             // The device knows its conversation ended: it sends no end (LCK fulfils it; the history says why
             // nothing was sent).
             finishAction(slot, .failed(reason: Self.alreadyEnded), now: now)
-            count("action.end.already_ended")
+            count(.action("end", label: "already_ended"))
             advance(now: now, planned: now, &ctx)
             return false
         }
@@ -88,7 +88,7 @@ extension FlowInterpreter {
         if let refusal, !racing {
             finishAction(slot, .failed(reason: refusal.reason), now: now)
             if case .missingCapability(_, let needed) = refusal {
-                count(MetricName.missingCapability(needed.names.joined(separator: "+"),
+                count(.missingCapability(needed.names.joined(separator: "+"),
                                                    step: "\(flow.name)/\(m.step.name)"))
             }
             if m.inRace {
@@ -115,7 +115,7 @@ extension FlowInterpreter {
             // conversation is gone. The history keeps the server's word (it refused), so the checker never reads
             // it as an action fulfilled on an ended conversation.
             finishAction(request.slot, .failed(reason: Self.alreadyEnded), now: now)
-            count("action.end.already_ended")
+            count(.action("end", label: "already_ended"))
             ctx.devices[local].manager.remoteEnded(uuid, reason: .remoteEnded)
             if request.inRace { raceDone(now: now, &ctx) } else { advance(now: now, planned: now, &ctx) }
             return

@@ -1,4 +1,5 @@
 import CallModel
+import Metrics
 import Scenario
 
 // MARK: - Race mode
@@ -15,7 +16,7 @@ extension FlowInterpreter {
         waiting = .race(outstanding: steps.count)
         let early = steps.indices.filter { ($0 == 0) == (offset >= 0) || offset == 0 }
         race.late = steps.indices.filter { !early.contains($0) }
-        count("race.\(flow.name)/\(name).runs")
+        count(.raceRuns("\(flow.name)/\(name)"))
         let barrier = now + 1_000_000
         for index in early {
             emit(.arm(.fire(index: index, token: waitToken), at: barrier))
@@ -39,7 +40,7 @@ extension FlowInterpreter {
         case .join, .decline, .end, .pause, .resume, .merge, .unmerge:
             _ = memberStep(step, by: local, planned: now, now: now, inRace: true, &ctx)
         default:
-            count("race.unsupported_step")
+            count(.raceUnsupportedStep)
             raceDone(now: now, &ctx)
         }
     }
@@ -66,17 +67,17 @@ extension FlowInterpreter {
     /// terminate`; the worker counts that termination itself).
     mutating func terminateApp(_ local: Int, now: UInt64, withoutCall: Bool = false,
                                _ ctx: inout FlowContext) -> [FlowEffect] {
-        if !withoutCall { count("devices.terminated_for_missed_deadline") }
+        if !withoutCall { count(.devicesTerminatedForMissedDeadline) }
         if withoutCall, actionOut {
             // Another device's action is still at the target: the flow goes on, and finds this device's
             // conversations ended by the termination.
-            count("calls.app_terminated")
+            count(.callsAppTerminated)
             return take()
         }
         for (slot, action) in log.actions.enumerated() where !action.isFinished && log.actors[slot] == local {
             finishAction(slot, .failed(reason: "app_terminated"), now: now)
         }
-        count("calls.app_terminated")
+        count(.callsAppTerminated)
         status.missed = true
         fail(withoutCall ? "the app was terminated: a VoIP push carried no new call and it reported none"
              : "the app was terminated: it reported the VoIP push after the deadline", now: now, &ctx)
@@ -98,7 +99,7 @@ extension FlowInterpreter {
         status.failed = true
         status.failure = why
         script.frames = []  // the rest of the script is skipped; verification and cleanup follow
-        count("flow.\(flow.name).failed")
+        count(.flow(flow.name, "failed"))
         advance(now: now, planned: now, &ctx)
     }
 
@@ -150,13 +151,13 @@ extension FlowInterpreter {
                 guard let problem else { continue }
                 if !last { mismatched = true }
                 if last {
-                    count("views.mismatched")
+                    count(.viewsMismatched)
                     emit(.note("view mismatch in \(flow.name): \(manager.localDevice) on \(uuid): \(problem)",
                                limit: 20))
                 }
             }
         } else {
-            count("views.unverifiable")
+            count(.viewsUnverifiable)
         }
         guard left <= 1 else {
             waiting = .verification(outstanding: left - 1, attempt: attempt, mismatched: mismatched)
@@ -194,16 +195,16 @@ extension FlowInterpreter {
         let views = self.devices().reduce(0) { sum, local in
             sum + Set(known.conversations.values).filter { devices[local].manager.conversations[$0] != nil }.count
         }
-        count("views.checked", by: Int64(views))
+        count(.viewsChecked, by: Int64(views))
     }
 
     /// The call is over: its outcome is counted and the worker frees its devices.
     mutating func complete(now: UInt64) {
         let outcome = status.missed ? "missed" : (status.failed ? "failed" : "completed")
-        count("calls.\(outcome)")
-        count("flow.\(flow.name).\(status.missed ? "missed" : (status.failed ? "failed_calls" : "completed"))")
+        count(.calls(outcome))
+        count(.flow(flow.name, status.missed ? "missed" : (status.failed ? "failed_calls" : "completed")))
         if !status.failed {
-            emit(.record("call.duration", micros: Int64((now - startedNanos) / 1000)))
+            emit(.record(.callDuration, micros: Int64((now - startedNanos) / 1000)))
         }
         emit(.completed)
     }

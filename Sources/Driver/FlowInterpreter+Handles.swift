@@ -9,9 +9,9 @@ extension FlowInterpreter {
               let caller = known.starters[name], caller != local else { return }
         let pushed = ctx.devices[local].pushCaller[uuid]
         let registered = ctx.devices[caller].identity.handle
-        count(MetricName.callerHandlesChecked)
+        count(.callerHandlesChecked)
         for defect in check.defects(pushed, registered: registered, previous: ctx.devices.callerHandleSeen[caller]) {
-            count(MetricName.callerHandle(defect.rawValue))
+            count(.callerHandle(defect.rawValue))
         }
         if let pushed, !pushed.value.isEmpty, ctx.devices.callerHandleSeen[caller] == nil {
             ctx.devices.callerHandleSeen[caller] = pushed.value

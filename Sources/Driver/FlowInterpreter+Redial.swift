@@ -22,11 +22,11 @@ extension FlowInterpreter {
             let slot = newAction(.start, by: local, step: step.name, conversation: "", planned: planned, now: now,
                                  &ctx)
             finishAction(slot, .failed(reason: "redial:\(reason)"), now: now)
-            count(MetricName.redialRefused(reason))
+            count(.redialRefused(reason))
             fail("redial refused: \(reason)", now: now, &ctx)
             return
         }
-        count(MetricName.redialsStarted)
+        count(.redialsStarted)
         start(step, by: local, to: [callee], conversation: name, video: false, planned: planned, now: now, &ctx)
     }
 

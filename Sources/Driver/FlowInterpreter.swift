@@ -1,4 +1,5 @@
 import CallModel
+import Metrics
 import Scenario
 
 /// One call running its flow, as a value state machine: each entry point takes what happened (the call began,
@@ -109,7 +110,7 @@ struct FlowInterpreter {
     }
 
     mutating func emit(_ effect: FlowEffect) { out.append(effect) }
-    mutating func count(_ name: String, by n: Int64 = 1) { out.append(.count(name, by: n)) }
+    mutating func count(_ name: Metric, by n: Int64 = 1) { out.append(.count(name, by: n)) }
 
     /// Runs steps until one suspends or the flow ends. `planned` is the instant the resumed step was due.
     mutating func advance(now: UInt64, planned: UInt64, _ ctx: inout FlowContext) {
@@ -168,7 +169,7 @@ struct FlowInterpreter {
         guard member != local, let c = devices[local].manager.conversations[uuid],
               c.state == .joined || c.state == .paused else { return false }
         let handle = devices[member].identity.handle.value
-        return !c.activeRemoteMembers.contains { $0.value == handle }
+        return !c.connectedRemoteMembers.contains { $0.value == handle }
     }
 
     /// A cleanup end of a conversation someone else's cleanup (or the server) already ended for this device.
@@ -278,19 +279,19 @@ struct FlowInterpreter {
         case .push:
             // A lost VoIP push: nobody rang, so the call is missed (unanswered) — its own outcome, `calls.missed`,
             // neither failed nor lost; its conversation is ended with reason `unanswered`.
-            count("flow.push_not_received")
-            count("calls.missed_push")
+            count(.flowWait("push_not_received"))
+            count(.callsMissedPush)
             status.missed = true
             fail("VoIP push never arrived", now: now, &ctx)
         case .end:
-            count("flow.end_not_observed")
+            count(.flowWait("end_not_observed"))
             fail("the end of the conversation never reached this device", now: now, &ctx)
         case .connected:
-            count("flow.connect_not_observed")
+            count(.flowWait("connect_not_observed"))
             script.skipStep()  // skip the step that waited
             fail("the callee's answer never reached the caller", now: now, &ctx)
         case .member:
-            count("flow.member_not_observed")
+            count(.flowWait("member_not_observed"))
             script.skipStep()
             fail("the member's arrival never reached this device", now: now, &ctx)
         default: break
@@ -306,7 +307,7 @@ struct FlowInterpreter {
     private mutating func pushArrived(device local: Int, uuid: String, now: UInt64, _ devices: DeviceModel) {
         let name = known.conversations.first { $0.value == uuid }?.key
         if let name, let issued = known.startIssued[name], let reported = devices[local].reportedAt[uuid] {
-            emit(.record("dial_to_ring", micros: Int64((reported &- issued) / 1000)))
+            emit(.record(.dialToRing, micros: Int64((reported &- issued) / 1000)))
         }
     }
 }

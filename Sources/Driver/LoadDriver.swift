@@ -119,8 +119,8 @@ public final class LoadDriver: @unchecked Sendable {
     public func lateCounters() -> [String: Int64] {
         var all: [String: Int64] = [:]
         for worker in workers {
-            worker.io.events.waitUntilStopped()  // what the sink posted runs on the event thread, then it ends
-            worker.queue.sync {}
+            worker.loop.waitUntilStopped()  // what the sink posted runs on the event thread, then it ends
+            worker.loop.sync {}
             all.merge(worker.books.lateCounts.withLock { $0 }, uniquingKeysWith: +)
         }
         return all
@@ -198,7 +198,7 @@ public final class LoadDriver: @unchecked Sendable {
         var merged = Recorder(runStartNanos: runStart)
         for worker in workers {
             merged.merge(worker.finish())
-            notes += worker.queue.sync { worker.books.notes }
+            notes += worker.loop.sync { worker.books.notes }
         }
         let registered = Int(merged.counters["devices.registered"] ?? 0)
         let owned = settings.shard.deviceCount(of: settings.devices)

@@ -12,8 +12,8 @@ enum SocketEffect: Equatable {
     /// The socket is open: send the hello and the actions queued while it was not.
     case ready(device: Int)
     case arm(SocketTimer, at: UInt64)
-    case count(String, by: Int64)
-    case record(String, micros: Int64)
+    case count(Metric, by: Int64)
+    case record(Metric, micros: Int64)
 }
 
 /// A timer the lifecycle armed; stale ones (the token moved on) do nothing.
@@ -123,10 +123,10 @@ struct SocketLifecycle {
         guard links[local].phase == .connecting else { return }
         links[local].phase = .open
         links[local].attempt = 0
-        count(MetricName.socketOpened)
-        effects.append(.record(MetricName.socketConnect, micros: micros(now &- links[local].openStarted)))
+        count(.socketOpened)
+        effects.append(.record(.socketConnect, micros: micros(now &- links[local].openStarted)))
         if let pushed = links[local].causedBy {
-            effects.append(.record(MetricName.pushToSocket, micros: micros(now &- pushed)))
+            effects.append(.record(.pushToSocket, micros: micros(now &- pushed)))
         }
         links[local].causedBy = nil
         effects.append(.ready(device: local))
@@ -135,7 +135,7 @@ struct SocketLifecycle {
     /// A message about `conversation` arrived on the device's socket.
     mutating func heard(_ local: Int, about conversation: String, now: UInt64) {
         guard let pushed = links[local].awaitingState.removeValue(forKey: conversation) else { return }
-        effects.append(.record(MetricName.pushToState, micros: micros(now &- pushed)))
+        effects.append(.record(.pushToState, micros: micros(now &- pushed)))
     }
 
     /// The socket ended. `wasOpen`: it had opened (else the open failed: `socket.connect_failed`). `lost`: ended
@@ -147,13 +147,13 @@ struct SocketLifecycle {
         guard link.phase != .closed else { return }
         let byDevice = link.closingByDevice && !byServer
         if link.phase == .open || link.phase == .closing {
-            count(byDevice ? MetricName.socketClosedDevice
-                  : (byServer && !lost ? MetricName.socketClosedServer : MetricName.socketLost))
-            count(MetricName.socketClose(code))
+            count(byDevice ? .socketClosedDevice
+                  : (byServer && !lost ? .socketClosedServer : .socketLost))
+            count(.socketClose(code))
         } else {
-            count(link.closingByDevice ? "socket.connect_abandoned" : MetricName.socketConnectFailed)
+            count(link.closingByDevice ? .socketConnectAbandoned : .socketConnectFailed)
         }
-        if let protocolKind { count(MetricName.socketProtocol(protocolKind)) }
+        if let protocolKind { count(.socketProtocol(protocolKind)) }
         links[local].phase = .closed
         links[local].closingByDevice = false
         links[local].causedBy = nil
@@ -183,7 +183,7 @@ struct SocketLifecycle {
     /// The run stops: sockets still open are counted so the books balance.
     mutating func stop() {
         for i in links.indices where links[i].phase == .open || links[i].phase == .closing {
-            count(MetricName.socketOpenAtStop)
+            count(.socketOpenAtStop)
             links[i].phase = .closed
         }
     }
@@ -197,7 +197,7 @@ struct SocketLifecycle {
 
     private mutating func open(_ local: Int, now: UInt64) {
         if links[local].reconnecting {
-            count(MetricName.socketReconnects)
+            count(.socketReconnects)
             links[local].reconnecting = false
         }
         links[local].phase = .connecting
@@ -211,7 +211,7 @@ struct SocketLifecycle {
         effects.append(.close(device: local))
     }
 
-    private mutating func count(_ name: String) { effects.append(.count(name, by: 1)) }
+    private mutating func count(_ name: Metric) { effects.append(.count(name, by: 1)) }
 
     private func micros(_ nanos: UInt64) -> Int64 { Int64(nanos / 1000) }
 }

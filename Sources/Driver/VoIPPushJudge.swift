@@ -93,12 +93,11 @@ struct VoIPPushJudge: Sendable {
     }
 
     /// The counters an outcome adds (none for a new call).
-    static func counters(_ outcome: Outcome) -> [String] {
+    static func counters(_ outcome: Outcome) -> [Metric] {
         switch outcome {
         case .newCall: return []
-        case .notRequired(_, let why): return [MetricName.pushesVoIPNotRequired(why.rawValue)]
-        case .withoutCall(let cause):
-            return [MetricName.pushesVoIPWithoutCall, MetricName.pushesVoIPWithoutCall(cause.rawValue)]
+        case .notRequired(_, let why): return [.pushesVoIPNotRequired(why.rawValue)]
+        case .withoutCall(let cause): return [.pushesVoIPWithoutCall, .pushesVoIPWithoutCall(cause.rawValue)]
         }
     }
 }

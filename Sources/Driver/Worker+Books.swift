@@ -1,12 +1,14 @@
 import CallModel
+import Metrics
 import Results
+import RunFormats
 
 /// An action's figures and lines: counters and histograms by kind and by flow step, the history's `invoke` and
 /// `complete` lines, and its actions.csv row.
 extension Worker {
     func invoked(_ record: ActionRecord, now: UInt64) {
         let action = record.action
-        recorder.count("action.\(action.kind.rawValue).started", atNanos: now)
+        recorder.count(.action(action.kind.rawValue, .started), atNanos: now)
         guard let journal = books.journal else { return }
         let t = now &- books.runStart, device = devices[record.device].identity.id
         journal.history {
@@ -33,13 +35,13 @@ extension Worker {
         let kind = action.kind.rawValue
         let label = action.outcome!.label
         let step = "\(record.flow)/\(record.step)"
-        recorder.count("action.\(kind).\(label)", atNanos: now)
+        recorder.count(.action(kind, label: label), atNanos: now)
         let micros = Int64((now - action.startedNanos) / 1000)
-        recorder.record("\(kind).fulfillment", micros: micros, atNanos: now)
-        recorder.record("\(kind).fulfillment_from_planned", micros: Int64((now &- action.plannedNanos) / 1000),
+        recorder.record(.fulfillment(kind), micros: micros, atNanos: now)
+        recorder.record(.fulfillmentFromPlanned(kind), micros: Int64((now &- action.plannedNanos) / 1000),
                         atNanos: now)
-        recorder.record("step.\(step)", micros: micros, atNanos: now)
-        if let reason { recorder.count("action.\(kind).failed.\(reason)", atNanos: now) }
+        recorder.record(.step(step), micros: micros, atNanos: now)
+        if let reason { recorder.count(.actionFailed(kind, reason: reason), atNanos: now) }
         books.journal?.action(ActionRow(
             id: action.id, kind: kind, step: step, device: devices[record.device].identity.id,
             conversation: action.conversationUUID, plannedNanos: action.plannedNanos &- runStart,

@@ -1,5 +1,6 @@
 import Chaos
 import Foundation
+import Metrics
 
 /// Device clocks: a device reads the wall clock plus the offset of a `clock_skew` window that hits it, and every
 /// time it sends the target (`${device.time}`, the reference join's `reportedAt`) carries that offset.
@@ -16,7 +17,7 @@ extension Worker {
                   w.flows.isEmpty || flow.map({ w.flows.contains($0) }) == true else { continue }
             let offset = Int64(((faults.draw(i, device, 0, 0xC10C) * 2 - 1) * Double(skew) / 1e6).rounded())
             if skewsLogged.insert(i << 32 | device).inserted {
-                recorder.count("faults.device.clock_skewed", atNanos: clock.nowNanos())
+                recorder.count(.fault("device.clock_skewed"), atNanos: clock.nowNanos())
                 faultLog.add(.init(sinceLoadNanos: sinceLoad() ?? since, window: w.name, kind: "device.clock_skewed",
                                    device: device, seq: 0,
                                    subject: "dev-\(device)(\(offset >= 0 ? "+" : "")\(offset)ms)"))

@@ -53,7 +53,7 @@ extension Worker {
         let flow = calls[key.call]?.flow.name ?? ""
         guard let (decision, note) = faults.joinDecision(device: device, subject: key.subject, seq: seq,
                                                          plannedSinceLoad: planned, flow: flow) else { return nil }
-        recorder.count(MetricName.fault(note.kind), atNanos: now)
+        recorder.count(.fault(note.kind), atNanos: now)
         faultLog.add(.init(sinceLoadNanos: since, window: note.window, kind: note.kind, device: device, seq: seq,
                            call: key.call, role: key.role))
         switch decision {
@@ -71,7 +71,7 @@ extension Worker {
             let flow = calls[key.call]?.flow.name ?? ""
             if let (delay, note) = faults.reportDelay(device: device, subject: key.subject, plannedSinceLoad: planned,
                                                       flow: flow) {
-                recorder.count(MetricName.fault(note.kind), atNanos: now)
+                recorder.count(.fault(note.kind), atNanos: now)
                 faultLog.add(.init(sinceLoadNanos: since, window: note.window, kind: note.kind,
                                    device: device, seq: 0, call: key.call, role: key.role))
                 schedule(.report(push: push, local: local), at: now + delay)

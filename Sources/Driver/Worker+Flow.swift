@@ -1,5 +1,6 @@
 import CallModel
 import Foundation
+import Metrics
 import Results
 import Scenario
 import Transport
@@ -109,7 +110,7 @@ extension Worker {
         for name in endpoint.captures.keys {
             // Per capture, so a path that never matches is named (first-contact diagnostics).
             let matched = answer.captures[name] != nil
-            recorder.count("api.capture.\(name).\(matched ? "matched" : "missed")", atNanos: clock.nowNanos())
+            recorder.count(.apiCapture(name, matched: matched), atNanos: clock.nowNanos())
         }
         let reader = api.reader
         // One parse of the body for both views.
@@ -147,10 +148,10 @@ extension Worker {
         send("get", vars, device: local, call: id) { [self] result, endpoint in
             let now = clock.nowNanos()
             count(result, endpoint: endpoint, badBody: false, at: now)
-            recorder.count("observe.polls", atNanos: now)
+            recorder.count(.observePolls, atNanos: now)
             var view: ConversationView?
             if case .success(let response) = result {
-                if response.status == 404 { recorder.count("observe.polls_not_found", atNanos: now) }
+                if response.status == 404 { recorder.count(.observePollsNotFound, atNanos: now) }
                 if endpoint?.accepts(response.status) == true { view = api.reader.response(response.body) }
             }
             guard calls[id] != nil else { return }
@@ -193,8 +194,8 @@ extension Worker {
         nonisolated(unsafe) var completion = completion  // runs on this worker's queue, like everything here
         if let local, isOffline(local) {
             // An offline phone reaches nobody (a device fault): the request fails like a dead network.
-            recorder.count("faults.device.offline_request", atNanos: clock.nowNanos())
-            queue.async { completion(.failure(.connect("device offline (fault window)")), nil) }
+            recorder.count(.fault("device.offline_request"), atNanos: clock.nowNanos())
+            loop.execute { completion(.failure(.connect("device offline (fault window)")), nil) }
             return
         }
         if let local, !verification, sendOverSocket(op, vars, device: local, call: call, completion: completion) {
@@ -207,14 +208,14 @@ extension Worker {
             completion(.failure(.other(code: -1, message: "target.api has no '\(op)' endpoint")), nil)
             return
         }
-        if !missing.isEmpty { recorder.count("api.missing_variable", atNanos: clock.nowNanos()) }
+        if !missing.isEmpty { recorder.count(.apiMissingVariable, atNanos: clock.nowNanos()) }
         var request = ClientRequest(method: parts.method, url: parts.url, headers: parts.headers,
                                     body: Array(parts.body.utf8), timeoutMillis: timeout)
         request.collectsHeaders = false  // flows read status and body only
         request.freshConnection = !verification && needsFreshConnection()
         completion = traced(completion, call: call, device: local, op: op, method: parts.method, url: parts.url,
                             body: parts.body)
-        io.client.send(request) { [self] result in
+        loop.client.send(request) { [self] result in
             if finished { return }
             completion(result, parts.endpoint)
         }

@@ -3,6 +3,7 @@ import Foundation
 import Metrics
 import PushModel
 import Results
+import RunFormats
 import Scenario
 
 /// Pushes reaching a device: VoIP pushes are reported at once (PushKit's rule) and measured; background pushes
@@ -11,13 +12,13 @@ extension Worker {
     /// A push the gateway accepted but a fault dropped before the device (offline phone, APNs drop).
     func acceptedButDropped() {
         if finished {
-            books.countLate(Books.Counter.accepted)
-            books.countLate(Books.Counter.droppedByFault)
+            books.countLate(.pushesAccepted)
+            books.countLate(.pushesDroppedByFault)
             return
         }
         let now = clock.nowNanos()
-        recorder.count(Books.Counter.accepted, atNanos: now)
-        recorder.count(Books.Counter.droppedByFault, atNanos: now)
+        recorder.count(.pushesAccepted, atNanos: now)
+        recorder.count(.pushesDroppedByFault, atNanos: now)
     }
 
     /// A push the gateway accepted for a device of this worker, possibly delayed or duplicated by a fault, or
@@ -25,14 +26,14 @@ extension Worker {
     /// its delay when none comes).
     func accepted(_ push: APNsPush, local: Int, delay: UInt64, copies: Int, hold: UInt64 = 0) {
         if finished {
-            books.countLate(Books.Counter.accepted)
-            if copies > 1 { books.countLate(Books.Counter.duplicated, by: Int64(copies - 1)) }
-            books.countLate(Books.Counter.undelivered, by: Int64(copies))
+            books.countLate(.pushesAccepted)
+            if copies > 1 { books.countLate(.pushesDuplicated, by: Int64(copies - 1)) }
+            books.countLate(.pushesUndeliveredAtStop, by: Int64(copies))
             return
         }
         let now = clock.nowNanos()
-        recorder.count(Books.Counter.accepted, atNanos: now)
-        if copies > 1 { recorder.count(Books.Counter.duplicated, by: Int64(copies - 1), atNanos: now) }
+        recorder.count(.pushesAccepted, atNanos: now)
+        if copies > 1 { recorder.count(.pushesDuplicated, by: Int64(copies - 1), atNanos: now) }
         if push.pushType == .voip, delay > 0 || copies > 1 || hold > 0 {
             devices.markFaulted(push.apnsID, copies: copies, on: local)
         }
@@ -57,29 +58,29 @@ extension Worker {
     func receive(_ push: APNsPush, local: Int) {
         let now = clock.nowNanos()
         guard !finished else {
-            books.countLate(Books.Counter.undelivered)
+            books.countLate(.pushesUndeliveredAtStop)
             return
         }
         if let expiration = push.expiration, expiration > 0, Int64(Date().timeIntervalSince1970) > expiration {
             // Delivered after its apns-expiration (a delay fault): APNs would have discarded it.
-            recorder.count("pushes.expired_discarded", atNanos: now)
+            recorder.count(.pushesExpired, atNanos: now)
             return
         }
         if push.pushType == .voip, devices[local].deadlineMisses >= settings.voipBlockAfterMisses {
             // iOS stops launching an app for VoIP pushes after it repeatedly failed to report them.
-            recorder.count("pushes.blocked_after_missed_deadlines", atNanos: now)
+            recorder.count(.pushesBlocked, atNanos: now)
             return
         }
-        recorder.count(Books.Counter.delivered, atNanos: now)
+        recorder.count(.pushesDelivered, atNanos: now)
         if !devices.delivered(acceptedNanos: push.acceptedNanos, to: local) {
             // Overtaken by a push the gateway accepted later (a reorder fault, or delays that differ).
-            recorder.count("pushes.delivered_out_of_order", atNanos: now)
+            recorder.count(.pushesDeliveredOutOfOrder, atNanos: now)
         }
-        recorder.record("push_delivery", micros: Int64((now &- push.acceptedNanos) / 1000), atNanos: now)
+        recorder.record(.pushDelivery, micros: Int64((now &- push.acceptedNanos) / 1000), atNanos: now)
         if let scope = faultScope(local, acceptedNanos: push.acceptedNanos) {
-            recorder.record("\(scope).push_delivery", micros: Int64((now &- push.acceptedNanos) / 1000), atNanos: now)
+            recorder.record(.scoped(scope, .pushDelivery), micros: Int64((now &- push.acceptedNanos) / 1000), atNanos: now)
         }
-        recorder.count("pushes.received.\(push.pushType.rawValue)", atNanos: now)
+        recorder.count(.pushesReceived(push.pushType.rawValue), atNanos: now)
         if push.pushType == .voip, delaysReport(push, local: local, now: now) { return }
         process(push, local: local, delivered: now)
     }
@@ -151,17 +152,17 @@ extension Worker {
                                        foreground: sockets?.lifecycle.isForeground(local) ?? false,
                                        judge: VoIPPushJudge(longDelayNanos: settings.deadlineNanos))
         guard case .newCall(let uuid) = judged else { return answerWithoutCall(judged, local: local, now: now) }
-        recorder.record("push_to_report", micros: Int64(latency / 1000), atNanos: now)
+        recorder.record(.pushToReport, micros: Int64(latency / 1000), atNanos: now)
         if let scope = faultScope(local, acceptedNanos: push.acceptedNanos) {
-            recorder.record("\(scope).push_to_report", micros: Int64(latency / 1000), atNanos: now)
+            recorder.record(.scoped(scope, .pushToReport), micros: Int64(latency / 1000), atNanos: now)
         }
         let missed = latency > settings.deadlineNanos
         if missed {
             // iOS terminates an app that did not report in time; after repeated misses it stops launching it
             // for VoIP pushes (`voipBlockAfterMisses`).
-            recorder.count("push.deadline_missed", atNanos: now)
+            recorder.count(.pushDeadlineMissed, atNanos: now)
             if devices.missedDeadline(local, blockAfter: settings.voipBlockAfterMisses) {
-                recorder.count("devices.voip_blocked", atNanos: now)
+                recorder.count(.devicesVoIPBlocked, atNanos: now)
             }
         }
         guard let payload else { return }
@@ -169,13 +170,13 @@ extension Worker {
             apply(calls[id]!.terminateApp(local, now: now, &context), call: id, now: now)
             return
         }
-        if missed { recorder.count("devices.terminated_for_missed_deadline", atNanos: now) }
+        if missed { recorder.count(.devicesTerminatedForMissedDeadline, atNanos: now) }
         let refusal = devices.reportIncoming(local, payload: payload, uuid: uuid, now: now)
-        recorder.count("conversations.reported", atNanos: now)
-        if refusal != nil { recorder.count("conversations.refused_over_limit", atNanos: now) }
+        recorder.count(.conversationsReported, atNanos: now)
+        if refusal != nil { recorder.count(.conversationsRefusedOverLimit, atNanos: now) }
         socketPushReported(local, conversation: uuid, acceptedNanos: push.acceptedNanos)
         guard let id = devices[local].callID, calls[id] != nil else {
-            recorder.count("pushes.unexpected", atNanos: now)
+            recorder.count(.pushesUnexpected, atNanos: now)
             return
         }
         apply(calls[id]!.pushReported(device: local, conversation: uuid, now: now, &context), call: id, now: now)
@@ -192,14 +193,14 @@ extension Worker {
 
     /// A background push, or a message on the device's socket (`counters`: `socket.events`), folded into the
     /// device's view: the observation seam.
-    func receiveBackground(_ payload: PushPayload?, local: Int, now: UInt64, counters: String = "pushes") {
+    func receiveBackground(_ payload: PushPayload?, local: Int, now: UInt64, counters: Metric.ObservationChannel = .pushes) {
         let id = devices[local].callID
         switch devices.observeBackground(payload, on: local, inCall: id.map { calls[$0] != nil } ?? false) {
-        case .badPayload: recorder.count("\(counters).bad_payload", atNanos: now)
-        case .mergedBeforeKnown: recorder.count("\(counters).merged_before_known", atNanos: now)
-        case .stale: recorder.count("\(counters).stale", atNanos: now)
+        case .badPayload: recorder.count(.observed(counters, "bad_payload"), atNanos: now)
+        case .mergedBeforeKnown: recorder.count(.observed(counters, "merged_before_known"), atNanos: now)
+        case .stale: recorder.count(.observed(counters, "stale"), atNanos: now)
         case .applied(let outOfOrder):
-            if outOfOrder { recorder.count("\(counters).out_of_order", atNanos: now) }
+            if outOfOrder { recorder.count(.observed(counters, "out_of_order"), atNanos: now) }
             guard let id, calls[id] != nil else { return }
             apply(calls[id]!.deviceChanged(local, now: now, &context), call: id, now: now)
         }

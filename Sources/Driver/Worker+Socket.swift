@@ -19,9 +19,9 @@ extension Worker {
         let tls = secure ? try? ClientTLS(caFile: settings.targetCAFile) : nil
         var limits = WebSocketClientPool.Limits()
         limits.openTimeoutNanos = settings.actionTimeoutNanos
-        let pool = WebSocketClientPool(thread: io.events, tls: tls, limits: limits) { [unowned self] id, event in
+        guard let pool = loop.makeSocketPool(tls: tls, limits: limits, onEvent: { [unowned self] id, event in
             socketEvent(id, event)
-        }
+        }) else { return nil }
         let lifecycle = SocketLifecycle(mode: settings.socket.mode, reconnect: settings.socket.reconnect,
                                         lingerNanos: settings.socket.lingerNanos, seed: settings.seed,
                                         devices: deviceIndexes)
@@ -105,7 +105,7 @@ extension Worker {
                 switch effect {
                 case .open(let local): openSocket(local, now: now)
                 case .close(let local):
-                    if let id = sockets.socket[local] { sockets.pool.close(id, .normal) }
+                    if let id = sockets.socket[local] { sockets.pool.close(id, .normal, reason: "") }
                 case .ready(let local): socketReady(local)
                 case .arm(let timer, let at):
                     schedule(.socket(timer), at: at)
@@ -131,7 +131,7 @@ extension Worker {
             headers.append((String(rendered[..<colon]),
                             rendered[rendered.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
         }
-        if !missing.isEmpty { recorder.count("api.missing_variable", atNanos: now) }
+        if !missing.isEmpty { recorder.count(.apiMissingVariable, atNanos: now) }
         sockets.opens += 1
         let stream = UInt64(devices[local].identity.index) << 24 ^ sockets.opens
         let result: Result<UInt64, WebSocketClientError>
@@ -147,7 +147,7 @@ extension Worker {
             sockets.device[id] = local
             sockets.socket[local] = id
         case .failure(let error):
-            recorder.count("socket.open_refused", atNanos: now)
+            recorder.count(.socketOpenRefused, atNanos: now)
             books.note("socket of \(devices[local].identity.id) could not open: \(error)", limit: 10)
             sockets.lifecycle.openFailed(local, live: isLive(local), now: now)
         }
@@ -177,7 +177,7 @@ extension Worker {
         case .message(.text(let text)):
             socketMessage(Array(text.utf8), from: local, now: now)
         case .message:
-            recorder.count("socket.messages.binary", atNanos: now)
+            recorder.count(.socketMessagesBinary, atNanos: now)
         case .pong:
             break
         case .closed(let report):
@@ -199,7 +199,7 @@ extension Worker {
         case .aborted, .transport, .handshakeFailed, .connectFailed, .tlsFailed: break
         }
         if sockets.lifecycle[local].phase == .connecting {
-            recorder.count("socket.connect_failed.\(report.cause.kind)", atNanos: now)
+            recorder.count(.socketConnectFailed(report.cause.kind), atNanos: now)
         }
         sockets.lifecycle.closed(local, byServer: byServer, lost: lost, code: Int(report.code.rawValue),
                                  protocolKind: kind, live: isLive(local), now: now)
@@ -211,7 +211,7 @@ extension Worker {
             // Later on the queue: a close can come from inside the send that is still handing this action over.
             nonisolated(unsafe) let completion = outgoing.completion
             let endpoint = outgoing.endpoint
-            queue.async { [self] in
+            loop.execute { [self] in
                 if !finished { completion(.failure(.reset("socket closed before the reply")), endpoint) }
             }
         }

@@ -80,7 +80,7 @@ extension Worker {
             socketPlan.stalled.insert(id)
             schedule(.socketFault(.resume(socket: id)), at: now + nanos)
         }
-        recorder.count(MetricName.fault(event.note.kind), atNanos: now)
+        recorder.count(.fault(event.note.kind), atNanos: now)
         faultLog.add(.init(sinceLoadNanos: sinceLoad() ?? event.atNanos, window: event.note.window,
                            kind: event.note.kind, device: devices[local].identity.index, seq: 0))
         if case .drop(let code) = event.action {
@@ -98,15 +98,15 @@ extension Worker {
         let dropped = socketPlan.dropping.remove(id) != nil
         guard socketPhase(local) == .open || socketPhase(local) == .closing else { return }
         if dropped {
-            recorder.count(MetricName.socketLostInjected, atNanos: now)
+            recorder.count(.socketLostInjected, atNanos: now)
             return
         }
         guard socketPlan.storms, let sockets else { return }
         let began = sockets.lifecycle[local].openStarted
         guard faultLog.stormInstants.contains(where: { loadStart + $0 >= began }) else { return }
         switch report.cause {
-        case .transport: recorder.count(MetricName.socketLostInjected, atNanos: now)
-        case .remote: recorder.count(MetricName.socketClosedServerInjected, atNanos: now)
+        case .transport: recorder.count(.socketLostInjected, atNanos: now)
+        case .remote: recorder.count(.socketClosedServerInjected, atNanos: now)
         default: break
         }
     }

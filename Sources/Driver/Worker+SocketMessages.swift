@@ -1,6 +1,7 @@
 import CallModel
 import Foundation
 import Metrics
+import RunFormats
 import Scenario
 import Transport
 
@@ -11,7 +12,7 @@ extension Worker {
     /// like a background push.
     func socketMessage(_ bytes: [UInt8], from local: Int, now: UInt64) {
         guard let sockets else { return }
-        recorder.count("socket.messages", atNanos: now)
+        recorder.count(.socketMessages, atNanos: now)
         if let trace = settings.trace, let call = devices[local].callID, trace.traces(call) {
             trace.push(call: call, device: devices[local].identity.id, pushType: "socket", payload: bytes,
                        t: now &- books.runStart)
@@ -19,10 +20,10 @@ extension Worker {
         let payload: PushPayload?
         switch sockets.messages.classify(bytes, awaiting: { sockets.outgoing[$0] != nil }) {
         case .unreadable:
-            recorder.count("socket.events.bad_payload", atNanos: now)
+            recorder.count(.observed(.socketEvents, "bad_payload"), atNanos: now)
             return
         case .ignored:
-            recorder.count("socket.events.ignored", atNanos: now)
+            recorder.count(.socketEventsIgnored, atNanos: now)
             return
         case .reply(let id, let response):
             guard let outgoing = sockets.outgoing.removeValue(forKey: id) else { return }
@@ -33,7 +34,7 @@ extension Worker {
         }
         if let sent = payload?.sentAt {
             let nowMillis = Int(Date().timeIntervalSince1970 * 1000)
-            recorder.record(MetricName.socketEventDelivery, micros: Int64(max(0, nowMillis - sent)) * 1000,
+            recorder.record(.socketEventDelivery, micros: Int64(max(0, nowMillis - sent)) * 1000,
                             atNanos: now)
         }
         if let journal = books.journal, let uuid = payload?.uuid {
@@ -48,7 +49,7 @@ extension Worker {
             sockets.lifecycle.heard(local, about: uuid, now: now)
             if let into = payload?.into, into != uuid { sockets.lifecycle.heard(local, about: into, now: now) }
         }
-        receiveBackground(payload, local: local, now: now, counters: "socket.events")
+        receiveBackground(payload, local: local, now: now, counters: .socketEvents)
     }
 
     /// Sends `op` over the device's socket when the mapping puts it there: at once when the socket is open,
@@ -64,7 +65,7 @@ extension Worker {
         vars["request.id"] = id
         var missing: [String] = []
         let text = TargetAPI.render(template, vars, &missing)
-        if !missing.isEmpty { recorder.count("api.missing_variable", atNanos: now) }
+        if !missing.isEmpty { recorder.count(.apiMissingVariable, atNanos: now) }
         let endpoint = api.mapping.endpoints[op] ?? (op == "decline" ? api.mapping.endpoints["end"] : nil)
             ?? APIMapping.Endpoint(method: "WS", path: "")
         let completion = traced(completion, call: call, device: local, op: op, method: "WS",
@@ -73,11 +74,11 @@ extension Worker {
                                                       completion: completion)
         schedule(.socketReply(id), at: now + settings.actionTimeoutNanos)
         rearm()
-        recorder.count("socket.actions.\(op)", atNanos: now)
+        recorder.count(.socketActions(op), atNanos: now)
         if sockets.lifecycle[local].phase == .open, let socket = sockets.socket[local] {
             sockets.pool.send(socket, text: text)
         } else {
-            recorder.count("socket.actions.queued", atNanos: now)
+            recorder.count(.socketActionsQueued, atNanos: now)
             sockets.queued[local, default: []].append(id)
             socketUserActs(local)
         }

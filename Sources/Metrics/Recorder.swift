@@ -83,17 +83,17 @@ public struct Recorder: Sendable {
     // MARK: - Recording (worker hot path)
 
     /// Records a latency sample into the metric's run total and into the interval of the second `atNanos` falls in.
-    public mutating func record(_ metric: String, micros: Int64, atNanos: UInt64) {
+    public mutating func record(_ metric: Metric, micros: Int64, atNanos: UInt64) {
         let second = second(atNanos: atNanos)
         let template = emptyTemplate
-        metrics[metric, default: MetricState(total: template, open: template, openSecond: nil)]
+        metrics[metric.name, default: MetricState(total: template, open: template, openSecond: nil)]
             .recordSample(micros, second: second)
     }
 
     /// Adds `delta` to a counter's total and to its series at the second `atNanos` falls in.
-    public mutating func count(_ counter: String, by delta: Int64 = 1, atNanos: UInt64) {
+    public mutating func count(_ counter: Metric, by delta: Int64 = 1, atNanos: UInt64) {
         let second = second(atNanos: atNanos)
-        counterStates[counter, default: CounterState()].add(delta, second: second)
+        counterStates[counter.name, default: CounterState()].add(delta, second: second)
     }
 
     /// Sets a gauge for the second `atNanos` falls in; the last value within a second wins. Non-finite values are

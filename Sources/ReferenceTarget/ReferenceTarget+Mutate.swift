@@ -96,8 +96,8 @@ extension ReferenceTarget {
         if other.ended && !ignoresEnded {
             return .failure(refusal(409, "conversation \(otherID) has ended", code: "ended"))
         }
-        guard ignoresEnded || mine.isActive, let otherIndex = other.index(of: body.device),
-              ignoresEnded || other.members[otherIndex].state.isActive
+        guard ignoresEnded || mine.isConnected, let otherIndex = other.index(of: body.device),
+              ignoresEnded || other.members[otherIndex].state.isConnected
         else { return .failure(refusal(409, "merging needs the device connected to both", code: "state")) }
         let moving = other.members.filter { $0.device != body.device && $0.state != .left }
         if conversation.present + moving.count > maxMembers {
@@ -126,7 +126,8 @@ extension ReferenceTarget {
         return .success((conversation.json(), notices))
     }
 
-    /// `unmerge`: a member leaves for a conversation of its own with the device, which holds it.
+    /// `unmerge`: a member leaves for a conversation of its own with the device; which side the device holds (or
+    /// whether it leaves the group) is `unmergePolicy`.
     private func unmerge(_ s: inout State, _ conversation: inout ServerConversation, _ id: String, _ body: MemberBody,
                          at index: Int) -> Result<(String, [Notice]), Refusal> {
         let mine = conversation.members[index].state
@@ -134,18 +135,25 @@ extension ReferenceTarget {
         var extra = ""
         guard let memberID = body.member, memberID != body.device,
               let memberIndex = conversation.index(of: memberID),
-              conversation.members[memberIndex].state.isActive, mine.isActive else {
+              conversation.members[memberIndex].state.isConnected, mine.isConnected else {
             return .failure(refusal(409, "unmerge needs \"member\": another connected member", code: "state"))
         }
         let moved = conversation.members[memberIndex]
+        let me = conversation.members[index]
         conversation.members[memberIndex].state = .left
+        // Where the device stands afterwards is this server's policy (ServerPolicy.Unmerge).
+        switch unmergePolicy {
+        case .holdSplit: break
+        case .holdGroup: conversation.members[index].state = .held
+        case .leaveGroup: conversation.members[index].state = .left
+        }
         if conversation.present < 2 { conversation.finish("remoteEnded") }
         conversation.version += 1
-        // The member goes back to a conversation of their own with the device, which holds it.
-        let me = conversation.members[index]
+        // The member goes back to a conversation of their own with the device.
         var split = ServerConversation(
             id: UUID().uuidString.lowercased(),
-            members: [ServerMember(device: me.device, handle: me.handle, state: .held),
+            members: [ServerMember(device: me.device, handle: me.handle,
+                                   state: unmergePolicy == .holdSplit ? .held : .joined),
                       ServerMember(device: moved.device, handle: moved.handle, state: .joined)],
             video: conversation.video)
         split.capabilities = conversation.capabilities

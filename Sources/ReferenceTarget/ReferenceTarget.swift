@@ -30,6 +30,11 @@ public final class ReferenceTarget: HTTPHandler {
         public var pushExpirationSeconds = 0
         /// Times a push answered 429/500/503, or lost in transport, is tried again with backoff (0: never).
         public var pushRetries = 0
+        /// Takes every push in place of the APNs client (`voip`, device token, payload): for a target run in the
+        /// same process as the devices it serves, with no gateway between them (Driver's embedded-loop tests).
+        public var pushHook: (@Sendable (_ voip: Bool, _ token: String, _ payload: String) -> Void)?
+        /// Where the device that unmerges stands afterwards; the reference target's own is `.holdSplit`.
+        public var unmergePolicy: ServerPolicy.Unmerge = .holdSplit
         public init(gatewayURL: String, bundleID: String = "com.example.callstorm", bugs: Set<Bug> = [],
                     registrationsFile: String? = nil, endedRetention: Double = 60, idleLimit: Double = 900,
                     pushExpirationSeconds: Int = 0, pushRetries: Int = 0) {
@@ -73,7 +78,9 @@ public final class ReferenceTarget: HTTPHandler {
     /// When the next sweep is due (monotonic nanoseconds); requests before it pay one atomic load.
     private let nextSweep = Atomic<UInt64>(0)
     private let pusher: PushSender
+    private let pushHook: (@Sendable (_ voip: Bool, _ token: String, _ payload: String) -> Void)?
     let bugs: Set<Bug>
+    let unmergePolicy: ServerPolicy.Unmerge
     /// Where the stale read–modify–write bugs do their slow work, off the server's loop thread.
     private let slowQueue = DispatchQueue(label: "callstorm.target.buggy", attributes: .concurrent)
     private let decoder = JSONDecoder()
@@ -90,6 +97,8 @@ public final class ReferenceTarget: HTTPHandler {
                             expirationSeconds: configuration.pushExpirationSeconds,
                             retries: configuration.pushRetries)
         bugs = configuration.bugs
+        pushHook = configuration.pushHook
+        unmergePolicy = configuration.unmergePolicy
         endedRetentionNanos = UInt64(max(0, configuration.endedRetention) * 1e9)
         idleLimitNanos = UInt64(max(0, configuration.idleLimit) * 1e9)
         if let path = configuration.registrationsFile {
@@ -119,6 +128,10 @@ public final class ReferenceTarget: HTTPHandler {
     public func close() {
         pusher.close()
         if registrationsFD >= 0 { Glibc.close(registrationsFD) }
+    }
+
+    private func push(_ kind: PushSender.Kind, token: String, payload: String) {
+        if let pushHook { pushHook(kind == .voip, token, payload) } else { pusher.send(kind, token: token, payload: payload) }
     }
 
     /// Appends one registration to `registrationsFile`: one write(2) per line with O_APPEND, so whole lines
@@ -258,7 +271,7 @@ public final class ReferenceTarget: HTTPHandler {
                 .map(JSONText.quote).joined(separator: ",") + "]"
             let payload = "{\"uuid\":\(JSONText.quote(id)),\"handle\":\(handleJSON(callerHandle))," +
                 "\"capabilities\":\(caps),\"sentAt\":\(sentAt),\"conversation\":\(conversation.json())}"
-            for callee in callees { pusher.send(.voip, token: callee.apnsToken, payload: payload) }
+            for callee in callees { push(.voip, token: callee.apnsToken, payload: payload) }
             let view = conversation.json()
             events.publish(conversation.members.map {
                 EventChannel.Event(device: $0.device, event: "updated", uuid: id, into: nil, view: view)
@@ -295,7 +308,7 @@ public final class ReferenceTarget: HTTPHandler {
         switch outcome {
         case .failure(let refusal): return refusal.response
         case .success(let (json, notices)):
-            for n in notices { pusher.send(.background, token: n.token, payload: n.payload) }
+            for n in notices { push(.background, token: n.token, payload: n.payload) }
             events.publishAction(notices.map(\.event), actor: body.device, conversation: id, action: action)
             if action == "join" { recordReportLatency(request.body) }
             return .json(200, json)

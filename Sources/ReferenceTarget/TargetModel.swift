@@ -29,7 +29,7 @@ struct ServerConversation: Sendable, Equatable {
     var state: String {
         if ended { return "left" }
         // Joined once two members are connected; until then the callees ring.
-        return members.filter { $0.state.isActive }.count >= 2 ? "joined" : "idle"
+        return members.filter { $0.state.isConnected }.count >= 2 ? "joined" : "idle"
     }
 
     func index(of device: String) -> Int? { members.firstIndex { $0.device == device } }
@@ -55,6 +55,7 @@ struct ServerConversation: Sendable, Equatable {
             out += "{\"device\":\(JSONText.quote(m.device)),\"state\":\"\(m.state.rawValue)\",\"handle\":"
             out += handleJSON(m.handle) + "}"
         }
+        // Media flowing: joined, not held (LiveCommunicationKit's activeRemoteMembers).
         out += "],\"activeMembers\":["
         out += members.filter { $0.state.isActive }.map { JSONText.quote($0.device) }.joined(separator: ",")
         out += "]" + extra + "}"

@@ -4,6 +4,10 @@ import Metrics
 public struct Verdict: Sendable, Codable, Equatable {
     public var passed: Bool
     public var reasons: [String]
+    /// Why the run did nothing worth judging (no device registered, no call started, or none of those started
+    /// completed), or nil. Such a run fails whatever its thresholds say, with its own exit code, so nightly CI
+    /// never stays green against a server nobody reached.
+    public var nothingDone: String?
 
     public init(passed: Bool, reasons: [String] = []) {
         self.passed = passed
@@ -13,12 +17,33 @@ public struct Verdict: Sendable, Codable, Equatable {
     /// The verdict of a run: it passes when every threshold holds and nothing else failed it. A run that was
     /// interrupted or under-delivered its planned rate says so in `reasons`, failing only through thresholds
     /// (or `extraFailures`), so a scenario decides what CI must reject.
-    public init(thresholds: [ThresholdResult], warnings: [String] = [], extraFailures: [String] = []) {
+    public init(thresholds: [ThresholdResult], warnings: [String] = [], extraFailures: [String] = [],
+                nothingDone: String? = nil) {
         let failed = thresholds.filter { !$0.passed }
-        passed = failed.isEmpty && extraFailures.isEmpty
-        reasons = extraFailures + failed.map(\.summary) + warnings
+        passed = failed.isEmpty && extraFailures.isEmpty && nothingDone == nil
+        reasons = [nothingDone].compactMap { $0 } + extraFailures + failed.map(\.summary) + warnings
+        self.nothingDone = nothingDone
         if thresholds.isEmpty, extraFailures.isEmpty {
             reasons.append("no thresholds set (add an 'slo:' section to the scenario to gate on results)")
         }
+    }
+
+    /// Why a run with these counters did nothing, or nil: no device registered, no call started (when any was
+    /// planned, or always for a whole run: a shard may be planned none), or none of the calls started completed.
+    public static func nothingDone(counters c: [String: Int64], devices: Int, isShard: Bool) -> String? {
+        let registered = c[MetricName.devicesRegistered] ?? 0
+        let planned = c[MetricName.callsPlanned] ?? 0
+        let started = c[MetricName.callsStarted] ?? 0
+        let completed = c[MetricName.callsCompleted] ?? 0
+        if devices > 0, registered == 0 {
+            return "the run did nothing: no device registered with the target"
+        }
+        if started == 0, !isShard || planned > 0 {
+            return "the run did nothing: no call was started"
+        }
+        if started > 0, completed == 0 {
+            return "the run did nothing: none of the \(started) calls started completed"
+        }
+        return nil
     }
 }

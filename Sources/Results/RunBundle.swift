@@ -1,4 +1,5 @@
 import Foundation
+import RunFormats
 
 /// The layout of a run directory: every path, file name and CSV header a run writes and `report`, `merge`,
 /// `compare`, `replay` and the tests read. Producers and readers both go through it, so a file cannot move for
@@ -101,9 +102,9 @@ public struct RunBundle: Sendable, Equatable {
 
     // MARK: - Faults
 
-    /// Every fault injected, one row each (`FaultLog`).
+    /// Every fault injected, one row each (`FaultRow`, written by Chaos's `FaultLog`).
     public static let faultsFileName = "faults.csv"
-    public static let faultsHeader = "t_s,window,kind,subject,call,role,seq"
+    public static let faultsHeader = FaultRow.header
     public var faults: URL { file(Self.faultsFileName) }
 
     // MARK: - Row files
@@ -117,24 +118,13 @@ public struct RunBundle: Sendable, Equatable {
 
         public var header: String {
             switch self {
-            case .actions: return ActionColumn.allCases.map(\.rawValue).joined(separator: ",")
-            case .pushes: return PushColumn.allCases.map(\.rawValue).joined(separator: ",")
+            case .actions: return ActionRow.header
+            case .pushes: return PushRow.header
             }
         }
     }
 
-    /// The columns of actions.csv, in order; readers find them by these names.
-    public enum ActionColumn: String, Sendable, CaseIterable {
-        case id, kind, step, device, conversation
-        case planned = "planned_s", started = "started_s", finished = "finished_s"
-        case outcome, reason
-        case latency = "latency_ms"
-    }
-
-    /// The columns of pushes.csv, in order.
-    public enum PushColumn: String, Sendable, CaseIterable {
-        case apnsID = "apns_id", device, type
-        case accepted = "accepted_s", delivered = "delivered_s", reported = "reported_s"
-        case pushToReport = "push_to_report_ms", deadlineMissed = "deadline_missed"
-    }
+    /// The columns of actions.csv and pushes.csv, in order (their format lives in RunFormats).
+    public typealias ActionColumn = ActionRow.Column
+    public typealias PushColumn = PushRow.Column
 }

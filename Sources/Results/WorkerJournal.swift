@@ -1,5 +1,6 @@
 import Foundation
 import Metrics
+import RunFormats
 
 /// What one worker streams into the run directory while it runs, so a crash or SIGKILL loses at most the last
 /// checkpoint interval: actions and pushes as CSV rows, the operation history, and its recorder through a

@@ -1,3 +1,4 @@
+import CallModel
 import Metrics
 
 /// A validated load test: what to run against, how many calls when, and how simulated people behave.
@@ -49,6 +50,9 @@ public struct Scenario: Sendable, Equatable {
     /// `target.ca`: the PEM file (resolved against the scenario file's directory) of the CA that signed a `url`
     /// target's certificate, trusted by the devices' https requests and wss sockets instead of the system store.
     public var targetCA: String?
+    /// `target.policy`: the server's declared choices where LiveCommunicationKit leaves it free; nil when the
+    /// scenario declares none. See `serverPolicy(embedded:)`.
+    public var targetPolicy: ServerPolicy?
     /// The names `target.bugs` accepts (the reference target's `Bug` cases; a test keeps them equal).
     public static let knownTargetBugs = ["merge-lost-update", "merge-ignores-ended", "unmerge-drops-join",
                                          "version-not-bumped"]
@@ -110,4 +114,16 @@ public struct Scenario: Sendable, Equatable {
             return overflow ? .max : total
         }
     }
+}
+
+extension Scenario {
+    /// The policy the checker holds the server to: what the scenario declares, else, for the embedded reference
+    /// target (whose choices callstorm knows), the reference's; else nothing (policy rules are skipped).
+    public func serverPolicy(embedded: Bool) -> ServerPolicy {
+        if let targetPolicy { return targetPolicy }
+        return embedded ? .reference : .undeclared
+    }
+
+    /// The unmerge behaviour the embedded reference target runs with.
+    public var embeddedUnmergePolicy: ServerPolicy.Unmerge { targetPolicy?.unmerge ?? .holdSplit }
 }

@@ -77,6 +77,7 @@ extension ScenarioDecoder {
         scenario.targetBugs = targetBugs
         scenario.targetProcess = targetProcess
         scenario.targetCA = targetCA
+        scenario.targetPolicy = targetPolicy
         if let node = Self.topLevelValue(root, "replay") {
             guard let replay = self.replay(node) else { return nil }
             scenario.replay = replay

@@ -1,3 +1,5 @@
+import CallModel
+
 /// Walks a parsed YAML tree and turns it into scenario values, recording every problem instead of stopping at
 /// the first. Each helper returns nil after recording why, so callers simply skip what could not be read.
 struct ScenarioDecoder {
@@ -13,6 +15,8 @@ struct ScenarioDecoder {
     var targetIsURL = false
     /// `target.ca`, resolved and checked readable.
     var targetCA: String?
+    /// `target.policy`, when the scenario declares one.
+    var targetPolicy: ServerPolicy?
     /// Where socket faults were written, for the check that the devices hold sockets (`checkSocketFaults`).
     var socketFaultMarks: [(mark: Mark, name: String)] = []
     /// The roles socket faults name, checked against the flows' roles at the end.

@@ -52,9 +52,9 @@ final class DistributedUnitTests: XCTestCase {
         XCTAssertEqual(errors.count, 2, "\(errors)")
         var a = Recorder(runStartNanos: 0)
         var b = Recorder(runStartNanos: 0)
-        a.record("join.fulfillment", micros: 100_000, atNanos: 1)
-        b.record("join.fulfillment", micros: 900_000, atNanos: 1)
-        b.count("calls.failed", atNanos: 1)
+        a.record(Metric(named: "join.fulfillment"), micros: 100_000, atNanos: 1)
+        b.record(Metric(named: "join.fulfillment"), micros: 900_000, atNanos: 1)
+        b.count(Metric(named: "calls.failed"), atNanos: 1)
         func evaluate(_ r: Recorder) -> [Bool] {
             ok.map { $0.evaluate(histograms: r.histograms, counters: r.counters).passed }
         }

@@ -8,10 +8,10 @@ enum ReportFixturesCLI {
         var recorder = Recorder(runStartNanos: 1_000_000_000)
         for index in 0..<1_000 {
             let at = 1_000_000_000 + UInt64(index) * 5_000_000
-            recorder.record("push_to_report", micros: Int64(2_000 + index * 37), atNanos: at)
-            recorder.record("join.fulfillment", micros: Int64(10_000 + index * 11), atNanos: at)
+            recorder.record(Metric(named: "push_to_report"), micros: Int64(2_000 + index * 37), atNanos: at)
+            recorder.record(Metric(named: "join.fulfillment"), micros: Int64(10_000 + index * 11), atNanos: at)
         }
-        recorder.count("calls.started", by: 100, atNanos: 1_000_000_000)
+        recorder.count(Metric(named: "calls.started"), by: 100, atNanos: 1_000_000_000)
         let facts = RunFacts(scenario: "cli", scenarioFile: "cli.yaml", seed: 1, version: "0.1.0",
                              startedAt: Date(timeIntervalSince1970: 1_796_000_000), durationSeconds: 5,
                              machine: "test", workers: 1, devices: 10, target: "embedded",

@@ -100,8 +100,8 @@ final class UnbalancedBooksTests: XCTestCase {
         defer { TemporaryDirectory.remove(run) }
         try FileManager.default.createDirectory(at: run.appendingPathComponent("raw"), withIntermediateDirectories: true)
         var recorder = Recorder(runStartNanos: 1_000_000_000)
-        recorder.count("action.join.started", by: 5, atNanos: 1_000_000_000)
-        recorder.count("action.join.fulfilled", by: 4, atNanos: 1_000_000_000)
+        recorder.count(Metric(named: "action.join.started"), by: 5, atNanos: 1_000_000_000)
+        recorder.count(Metric(named: "action.join.fulfilled"), by: 4, atNanos: 1_000_000_000)
         try JSONEncoder().encode(recorder).write(to: run.appendingPathComponent("raw/recorder-w0.json"))
         let written = try ReportCommand.rebuild(run: run)
         XCTAssertFalse(written.books.balanced)

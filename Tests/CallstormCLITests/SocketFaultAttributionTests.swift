@@ -1,13 +1,15 @@
 @testable import CallstormCLI
 import Checker
+import RunFormats
 import XCTest
 
 /// Socket faults in faults.csv become injected faults on the checker's path: a drop or a stall touches its
 /// device's views around its instant, a storm every device's views for the lookback after it, and none of them
 /// ever excuses what the server answered.
 final class SocketFaultAttributionTests: XCTestCase {
-    private func rows(_ lines: [String]) -> [HistoryCheck.FaultRow] {
-        lines.compactMap { HistoryCheck.FaultRow(Substring($0), offset: 1_000_000_000) }
+    private func faults(_ lines: [String], runEndNanos: UInt64) -> [InjectedFault] {
+        let rows = FaultRow.rows(fromCSV: ([FaultRow.header] + lines).map { $0 + "\n" }.joined())
+        return HistoryCheck.injectedFaults(rows, offsetNanos: 1_000_000_000, runEndNanos: runEndNanos)
     }
 
     private func violation(_ rule: Rule, devices: [String], at seconds: Double) -> Violation {
@@ -17,10 +19,10 @@ final class SocketFaultAttributionTests: XCTestCase {
     }
 
     func testADroppedOrStalledSocketIsADeviceFaultOnItsDevice() {
-        let faults = HistoryCheck.injectedFaults(rows([
+        let faults = faults([
             "2.000000,drops,device.socket_dropped,dev-4,-1,-1,0",
             "3.000000,stalls,device.socket_stalled,dev-5,-1,-1,0",
-        ]), runEndNanos: 20_000_000_000)
+        ], runEndNanos: 20_000_000_000)
         XCTAssertEqual(faults.map(\.family), [.device, .device])
         XCTAssertEqual(faults.map(\.device), ["dev-4", "dev-5"])
         XCTAssertEqual(faults.map(\.call), [nil, nil], "a socket belongs to no one call")
@@ -32,8 +34,7 @@ final class SocketFaultAttributionTests: XCTestCase {
     }
 
     func testAStormTouchesEveryDevicesViewsAfterItButNeverTheServersAnswers() {
-        let faults = HistoryCheck.injectedFaults(rows(["2.000000,storm,target.socket_storm_1001,target,-1,-1,0"]),
-                                                 runEndNanos: 60_000_000_000)
+        let faults = faults(["2.000000,storm,target.socket_storm_1001,target,-1,-1,0"], runEndNanos: 60_000_000_000)
         XCTAssertEqual(faults.count, 1)
         XCTAssertEqual(faults.first?.family, .network)
         let soon = violation(.finalViewsAgree, devices: ["dev-1"], at: 10)

@@ -13,14 +13,16 @@ final class FaultDescriptionTests: XCTestCase {
     }
 
     func testInjectedFaultsAreCountedPerWindowWithoutTheProxyMarkers() {
-        let csv = """
+        let csv = #"""
             t_s,window,kind,subject,call,role,seq
             0.1,a,push.dropped,dev-1,1,0,1
             0.2,a,push.dropped,dev-2,2,0,1
             0.3,b,network.on,proxy,-1,-1,0
             0.4,b,network.latency,conn-1,-1,-1,1
-            """
+            0.5,"c, ""quoted""",push.dropped,dev-3,3,0,1
+
+            """#
         XCTAssertEqual(FaultDescription.injectedByWindow(faultsCSV: csv),
-                       ["a": ["push.dropped": 2], "b": ["network.latency": 1]])
+                       ["a": ["push.dropped": 2], "b": ["network.latency": 1], "c, \"quoted\"": ["push.dropped": 1]])
     }
 }

@@ -1,3 +1,4 @@
+import CallModel
 import Foundation
 import XCTest
 @testable import Checker
@@ -5,8 +6,10 @@ import XCTest
 final class HistoryCheckerTests: XCTestCase {
     // MARK: - Helpers
 
-    private func check(_ h: HistoryBuilder, file: StaticString = #filePath, line: UInt = #line) throws -> CheckReport {
-        let report = HistoryChecker.check(try h.events())
+    /// Checked as a run against the reference target is: its policy declared, so every rule runs.
+    private func check(_ h: HistoryBuilder, policy: ServerPolicy = .reference,
+                       file: StaticString = #filePath, line: UInt = #line) throws -> CheckReport {
+        let report = HistoryChecker.check(try h.events(), policy: policy)
         XCTAssertEqual(report.rulesChecked, Rule.allCases, file: file, line: line)
         return report
     }
@@ -101,11 +104,29 @@ final class HistoryCheckerTests: XCTestCase {
 
     func testFinalViewsThatAgreeWhileTheCallGoesOnPass() throws {
         var h = ryanInTwoCalls()
+        // Active means media flowing: Ryan's held call has no active remote members, and Ryan, held, is a member
+        // of Adam's call but not an active one (the seed: "only active on the one with Andre").
         h.final("ryan", "A", server: view("A", 3, "ryan:held adam:joined"), state: "held", members: ["adam"],
-                active: ["adam"])
+                active: [])
+        h.final("adam", "A", server: view("A", 3, "ryan:held adam:joined"), state: "joined", members: ["ryan"],
+                active: [])
+        assertPasses(try check(h))
+    }
+
+    func testHeldMemberCountedActiveIsAViolation() throws {
+        var h = ryanInTwoCalls()
         h.final("adam", "A", server: view("A", 3, "ryan:held adam:joined"), state: "joined", members: ["ryan"],
                 active: ["ryan"])
-        assertPasses(try check(h))
+        let violations = assertOnly(.finalViewsAgree, in: try check(h))
+        XCTAssertTrue(violations[0].message.contains("active: device [ryan], server []"), violations[0].message)
+    }
+
+    func testActiveMembersSeenFromOwnHeldConversationIsAViolation() throws {
+        var h = ryanInTwoCalls()
+        h.final("ryan", "A", server: view("A", 3, "ryan:held adam:joined"), state: "held", members: ["adam"],
+                active: ["adam"])
+        let violations = assertOnly(.finalViewsAgree, in: try check(h))
+        XCTAssertEqual(violations[0].devices, ["ryan"])
     }
 
     // MARK: - every-action-has-one-outcome
@@ -173,6 +194,23 @@ final class HistoryCheckerTests: XCTestCase {
         let merge = h.call("ryan", "merge", "B", with: "A", view: view("B", 3, "ryan:joined bob:joined adam:joined"))
         h.final("adam", "A", server: view("A", 4, "ryan:left adam:joined"), state: "joined")
         assertOnly(.mergeUnion, in: try check(h), ops: [merge])
+    }
+
+    /// Which conversation survives a merge is the server's choice: the response's view names it.
+    func testMergeThatKeepsTheOtherConversationIsJudgedOnTheSurvivor() throws {
+        var h = ryanInTwoCalls()
+        h.call("ryan", "merge", "B", with: "A", view: view("A", 4, "ryan:joined bob:joined adam:joined"))
+        h.final("bob", "B", server: view("B", 3, "ryan:left bob:left", ended: true), state: "left")
+        assertPasses(try check(h))
+        var lost = ryanInTwoCalls()
+        let merge = lost.call("ryan", "merge", "B", with: "A", view: view("A", 4, "ryan:joined adam:joined"))
+        let violations = assertOnly(.mergeUnion, in: try check(lost), ops: [merge])
+        XCTAssertTrue(violations[0].message.contains("lost bob"), violations[0].message)
+        var revived = ryanInTwoCalls()
+        let again = revived.call("ryan", "merge", "B", with: "A",
+                                 view: view("A", 4, "ryan:joined bob:joined adam:joined"))
+        revived.final("bob", "B", server: view("B", 3, "ryan:left bob:joined"), state: "joined")
+        assertOnly(.mergeUnion, in: try check(revived), ops: [again])
     }
 
     func testMemberWhoHungUpDuringTheMergeMayBeMissing() throws {
@@ -262,12 +300,86 @@ final class HistoryCheckerTests: XCTestCase {
         XCTAssertEqual(violations[0].conversations, ["G", "S"])
     }
 
-    func testUnmergeWithoutSplitConversationIsAViolation() throws {
+    func testUnmergeWithoutSplitConversationIsAViolationWhereOthersHaveOne() throws {
+        var h = HistoryBuilder()
+        h.call("ryan", "start", view: view("G", 1, "ryan:joined adam:joined andre:joined bob:joined"))
+        h.call("ryan", "unmerge", "G", member: "andre", view: view("G", 2, "ryan:joined adam:joined andre:left bob:joined"),
+               split: view("S", 1, "ryan:held andre:joined"))
+        let unmerge = h.call("ryan", "unmerge", "G", member: "bob",
+                             view: view("G", 3, "ryan:joined adam:joined andre:left bob:left"))
+        assertOnly(.unmergeRestores, in: try check(h), ops: [unmerge])
+    }
+
+    func testServerWhoseUnmergeAnswersNeverCarryASplitSkipsTheRule() throws {
         var h = HistoryBuilder()
         h.call("ryan", "start", view: view("G", 1, "ryan:joined adam:joined andre:joined"))
+        h.call("ryan", "unmerge", "G", member: "andre", view: view("G", 2, "ryan:joined adam:joined andre:left"))
+        let report = HistoryChecker.check(try h.events(), policy: .reference)
+        assertPasses(report)
+        XCTAssertFalse(report.rulesChecked.contains(.unmergeRestores))
+        XCTAssertNotNil(report.rulesSkipped?[Rule.unmergeRestores.rawValue])
+    }
+
+    func testUnmergeThatLeavesTheMemberInTheGroupIsAViolationUnderAnyPolicy() throws {
+        for policy in ServerPolicy.Unmerge.allCases {
+            var h = HistoryBuilder()
+            h.call("ryan", "start", view: view("G", 1, "ryan:joined adam:joined andre:joined"))
+            let unmerge = h.call("ryan", "unmerge", "G", member: "andre",
+                                 view: view("G", 2, "ryan:joined adam:joined andre:joined"),
+                                 split: view("S", 1, "ryan:joined andre:joined"))
+            let found = try check(h, policy: ServerPolicy(unmerge: policy)).violations.filter {
+                $0.rule == .unmergeRestores
+            }
+            XCTAssertEqual(found.map(\.ops), [[unmerge]], policy.rawValue)
+        }
+    }
+
+    // MARK: - unmerge-follows-policy
+
+    /// The seed's story: Ryan and Andre go back to their own conversation, active together, and Ryan holds the
+    /// group, where Adam and David carry on.
+    private func unmergeHoldingTheGroup() -> (HistoryBuilder, Int) {
+        var h = HistoryBuilder()
+        h.call("ryan", "start", view: view("G", 1, "ryan:joined adam:joined david:joined andre:joined"))
         let unmerge = h.call("ryan", "unmerge", "G", member: "andre",
-                             view: view("G", 2, "ryan:joined adam:joined andre:left"))
-        assertOnly(.unmergeRestores, in: try check(h), ops: [unmerge])
+                             view: view("G", 2, "ryan:held adam:joined david:joined andre:left"),
+                             split: view("S", 1, "ryan:joined andre:joined"))
+        h.final("adam", "G", server: view("G", 2, "ryan:held adam:joined david:joined andre:left"), state: "joined",
+                members: ["ryan", "david"], active: ["david"])
+        h.final("ryan", "G", server: view("G", 2, "ryan:held adam:joined david:joined andre:left"), state: "held",
+                members: ["adam", "david"], active: [])
+        h.final("ryan", "S", server: view("S", 1, "ryan:joined andre:joined"), state: "joined",
+                members: ["andre"], active: ["andre"])
+        return (h, unmerge)
+    }
+
+    func testUnmergeThatHoldsTheGroupPassesWhenThatIsTheDeclaredPolicy() throws {
+        let (h, _) = unmergeHoldingTheGroup()
+        assertPasses(try check(h, policy: ServerPolicy(unmerge: .holdGroup)))
+    }
+
+    func testUnmergeThatHoldsTheGroupBreaksOnlyTheReferencePolicy() throws {
+        let (h, unmerge) = unmergeHoldingTheGroup()
+        let violations = assertOnly(.unmergePolicy, in: try check(h, policy: .reference), ops: [unmerge])
+        XCTAssertTrue(violations[0].message.contains("'hold-split'"), violations[0].message)
+    }
+
+    func testPolicyRuleWithoutADeclaredPolicyIsSkippedAndSaysSo() throws {
+        let (h, _) = unmergeHoldingTheGroup()
+        let report = HistoryChecker.check(try h.events(), policy: .undeclared)
+        assertPasses(report)
+        XCTAssertEqual(report.rulesChecked, Rule.allCases.filter { $0 != .unmergePolicy })
+        XCTAssertTrue(report.rulesSkipped?[Rule.unmergePolicy.rawValue]?.contains("target.policy.unmerge") ?? false,
+                      "\(String(describing: report.rulesSkipped))")
+        XCTAssertEqual(Rule.unmergePolicy.kind, .policy)
+        XCTAssertEqual(Rule.allCases.filter { $0.kind == .policy }, [.unmergePolicy])
+    }
+
+    func testSplitterThatStaysJoinedInTheGroupBreaksTheLeaveGroupPolicy() throws {
+        let (h, unmerge) = unmergeHoldingTheGroup()
+        let violations = assertOnly(.unmergePolicy, in: try check(h, policy: ServerPolicy(unmerge: .leaveGroup)),
+                                    ops: [unmerge])
+        XCTAssertTrue(violations[0].message.contains("ryan is held in G v2, not left"), violations[0].message)
     }
 
     // MARK: - versions-only-increase
@@ -349,7 +461,7 @@ final class HistoryCheckerTests: XCTestCase {
                 h.final("adam", "A", server: view("A", 4, "ryan:left adam:left", ended: true), state: "left")
             } else {
                 h.final("adam", "A", server: view("A", 3, "ryan:held adam:joined"), state: "joined",
-                        members: ["ryan"], active: ["ryan"])
+                        members: ["ryan"], active: [])
                 h.final("bob", "B", server: view("B", 2, "ryan:joined bob:joined"), state: "joined",
                         members: ["ryan"], active: ["ryan"])
             }

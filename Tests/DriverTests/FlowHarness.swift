@@ -108,8 +108,8 @@ final class FlowHarness {
                 seen.sent.append((request, now))
                 outstanding.append(request)
             case .arm(let timer, let at): wheel.schedule(timer, at: at)
-            case .count(let name, let n): seen.counts[name, default: 0] += n
-            case .record(let name, let micros): seen.records[name, default: []].append(micros)
+            case .count(let name, let n): seen.counts[name.name, default: 0] += n
+            case .record(let name, let micros): seen.records[name.name, default: []].append(micros)
             case .invoked(let record): seen.invoked.append(record)
             case .finished(let record): seen.finished.append(record)
             case .poll(let local, let uuid):

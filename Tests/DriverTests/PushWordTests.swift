@@ -1,5 +1,6 @@
 import XCTest
 @testable import Driver
+import RunFormats
 import Scenario
 
 /// A server's own event words (`target.api.push` / `socket.events`: joined, ended, merged, split) become the

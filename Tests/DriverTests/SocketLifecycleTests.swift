@@ -15,13 +15,13 @@ final class SocketLifecycleTests: XCTestCase {
 
     private func counters(_ effects: [SocketEffect]) -> [String: Int64] {
         var out: [String: Int64] = [:]
-        for case .count(let name, let n) in effects { out[name, default: 0] += n }
+        for case .count(let name, let n) in effects { out[name.name, default: 0] += n }
         return out
     }
 
     private func records(_ effects: [SocketEffect]) -> [String: Int64] {
         var out: [String: Int64] = [:]
-        for case .record(let name, let micros) in effects { out[name] = micros }
+        for case .record(let name, let micros) in effects { out[name.name] = micros }
         return out
     }
 
@@ -38,7 +38,7 @@ final class SocketLifecycleTests: XCTestCase {
         XCTAssertTrue(effects.contains(.ready(device: 0)))
         m.heard(0, about: "c1", now: 1012 * ms)
         m.heard(0, about: "c1", now: 1013 * ms)
-        XCTAssertEqual(m.take(), [.record(MetricName.pushToState, micros: 12_000)], "only the first message counts")
+        XCTAssertEqual(m.take(), [.record(.pushToState, micros: 12_000)], "only the first message counts")
         m.idle(0, now: 2000 * ms)
         let linger = SocketTimer.linger(device: 0, token: m[0].token)
         XCTAssertEqual(m.take(), [.arm(linger, at: 2500 * ms)])

@@ -41,7 +41,7 @@ final class SocketWorkerHarness {
     func eventually(_ what: String, file: StaticString = #filePath, line: UInt = #line,
                     _ condition: @escaping () -> Bool) {
         for _ in 0..<1000 {
-            if worker.queue.sync(execute: condition) { return }
+            if worker.loop.sync(condition) { return }
             usleep(10_000)
         }
         XCTFail("never: \(what)", file: file, line: line)
@@ -50,6 +50,6 @@ final class SocketWorkerHarness {
     /// Moves the manual clock and lets the worker's wheel fire what came due.
     func advance(by nanos: UInt64) {
         clock.advance(by: nanos)
-        worker.queue.sync { worker.rearm() }
+        worker.loop.sync { worker.rearm() }
     }
 }

@@ -92,8 +92,9 @@ final class VoIPPushJudgeTests: XCTestCase {
     func testReportAndEndFlashesTheCallAndKeepsTheAppAlive() {
         var m = model()
         let answer = m.answerWithoutCall(.withoutCall(.endedConversation), on: 0, policy: .reportAndEnd, blockAfter: 1)
-        XCTAssertEqual(answer.counters, [MetricName.pushesVoIPWithoutCall, "pushes.voip_without_call.ended_conversation",
-                                         MetricName.pushesVoIPReportedAndEnded])
+        XCTAssertEqual(answer.counters.map(\.name), [MetricName.pushesVoIPWithoutCall,
+                                                      "pushes.voip_without_call.ended_conversation",
+                                                      MetricName.pushesVoIPReportedAndEnded])
         XCTAssertFalse(answer.terminated)
         XCTAssertEqual(m[0].deadlineMisses, 0)
     }
@@ -102,10 +103,10 @@ final class VoIPPushJudgeTests: XCTestCase {
         var m = model()
         let first = m.answerWithoutCall(.withoutCall(.noConversation), on: 0, policy: .terminate, blockAfter: 2)
         XCTAssertTrue(first.terminated)
-        XCTAssertFalse(first.counters.contains(MetricName.devicesVoIPBlocked))
-        XCTAssertTrue(first.counters.contains(MetricName.devicesTerminatedVoIPWithoutCall))
+        XCTAssertFalse(first.counters.contains(.devicesVoIPBlocked))
+        XCTAssertTrue(first.counters.contains(.devicesTerminatedVoIPWithoutCall))
         let second = m.answerWithoutCall(.withoutCall(.noConversation), on: 0, policy: .terminate, blockAfter: 2)
-        XCTAssertTrue(second.counters.contains(MetricName.devicesVoIPBlocked))
+        XCTAssertTrue(second.counters.contains(.devicesVoIPBlocked))
         XCTAssertEqual(m[0].deadlineMisses, 2)
     }
 
@@ -113,7 +114,7 @@ final class VoIPPushJudgeTests: XCTestCase {
         var m = model()
         let answer = m.answerWithoutCall(.notRequired(.knownConversation, because: .inCall), on: 0,
                                          policy: .terminate, blockAfter: 1)
-        XCTAssertEqual(answer, .init(counters: ["pushes.voip_not_required.in_call"], terminated: false))
+        XCTAssertEqual(answer, .init(counters: [Metric(named: "pushes.voip_not_required.in_call")], terminated: false))
         XCTAssertEqual(m[0].deadlineMisses, 0)
     }
 

@@ -48,13 +48,13 @@ final class WorkerSocketFaultTests: XCTestCase {
         defer { harness.stop() }
         let (worker, clock) = (harness.worker, harness.clock)
         // Only device 0 holds a socket: device 1's planned faults find none open and leave no row.
-        worker.queue.sync { worker.socketRegistered(0) }
+        worker.loop.sync { worker.socketRegistered(0) }
         harness.eventually("open") { worker.socketPhase(0) == .open }
-        worker.queue.sync {
+        worker.loop.sync {
             worker.arrivals.loadStart = clock.nowNanos()
             worker.planSocketFaults()
         }
-        XCTAssertEqual(worker.queue.sync { worker.faultState.socketPlan.pending.count }, 4, "2 devices, 2 windows")
+        XCTAssertEqual(worker.loop.sync { worker.faultState.socketPlan.pending.count }, 4, "2 devices, 2 windows")
 
         harness.advance(by: 2_000 * ms)
         harness.eventually("the drop") { worker.socketPhase(0) != .open }
@@ -63,7 +63,7 @@ final class WorkerSocketFaultTests: XCTestCase {
 
         harness.advance(by: 2_000 * ms)
         harness.eventually("the stall") { worker.faultState.socketPlan.stalled.count == 1 }
-        XCTAssertEqual(worker.queue.sync { worker.socketPhase(0) }, .open, "a stall ends no socket")
+        XCTAssertEqual(worker.loop.sync { worker.socketPhase(0) }, .open, "a stall ends no socket")
         harness.advance(by: 600 * ms)
         harness.eventually("reading again") { worker.faultState.socketPlan.stalled.isEmpty }
 

@@ -64,7 +64,7 @@ final class WorkerSocketTests: XCTestCase {
         let harness = try SocketWorkerHarness(session: server, scenario: scenario(port:))
         defer { harness.stop() }
         let worker = harness.worker
-        worker.queue.sync { worker.socketRegistered(0) }
+        worker.loop.sync { worker.socketRegistered(0) }
         harness.eventually("open") { worker.socketPhase(0) == .open }
         harness.eventually("hello") { server.texts.withLock { $0 } == ["{\"hello\":\"dev-0\"}"] }
 
@@ -77,20 +77,20 @@ final class WorkerSocketTests: XCTestCase {
             case .failure(let error): answers.withLock { $0.append(error.kind) }
             }
         }
-        worker.queue.sync { XCTAssertTrue(worker.sendOverSocket("pause", [:], device: 0, completion: record)) }
+        worker.loop.sync { XCTAssertTrue(worker.sendOverSocket("pause", [:], device: 0, completion: record)) }
         harness.eventually("the reply") { answers.withLock { $0 } == ["202 true {\"ok\":true}"] }
-        worker.queue.sync { XCTAssertFalse(worker.sendOverSocket("join", [:], device: 0, completion: record)) }
+        worker.loop.sync { XCTAssertFalse(worker.sendOverSocket("join", [:], device: 0, completion: record)) }
 
         // A drop the device did not decide: lost, then the backoff (100 ms, no jitter) brings it back.
-        worker.queue.sync { XCTAssertTrue(worker.dropSocket(0)) }
-        XCTAssertEqual(worker.queue.sync { worker.socketPhase(0) }, .closed)
-        worker.queue.sync { _ = worker.sendOverSocket("pause", [:], device: 0, completion: record) }
+        worker.loop.sync { XCTAssertTrue(worker.dropSocket(0)) }
+        XCTAssertEqual(worker.loop.sync { worker.socketPhase(0) }, .closed)
+        worker.loop.sync { _ = worker.sendOverSocket("pause", [:], device: 0, completion: record) }
         harness.advance(by: 150 * ms)
         harness.eventually("the queued action's reply") { answers.withLock { $0.count } == 2 }
         XCTAssertEqual(answers.withLock { $0.last }, "202 true {\"ok\":true}")
 
         // No reply within action_timeout.
-        worker.queue.sync { _ = worker.sendOverSocket("end", [:], device: 0, completion: record) }
+        worker.loop.sync { _ = worker.sendOverSocket("end", [:], device: 0, completion: record) }
         harness.advance(by: 2_100 * ms)
         harness.eventually("the timeout") { answers.withLock { $0.count } == 3 }
         XCTAssertEqual(answers.withLock { $0.last }, "timeout")

@@ -11,8 +11,8 @@ final class CapacityAnalysisTests: XCTestCase {
             let n = rate(s)
             for i in 0..<n {
                 let at = start + UInt64(s) * 1_000_000_000 + UInt64(i) * (1_000_000_000 / UInt64(max(n, 1)))
-                recorder.count("calls.started", atNanos: at)
-                recorder.record("push_to_report", micros: latency(s), atNanos: at)
+                recorder.count(Metric(named: "calls.started"), atNanos: at)
+                recorder.record(Metric(named: "push_to_report"), micros: latency(s), atNanos: at)
             }
         }
         recorder.seal()

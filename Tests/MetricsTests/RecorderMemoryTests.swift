@@ -25,14 +25,14 @@ final class RecorderMemoryTests: XCTestCase {
         // per second) stays out of the comparison, so any growth left comes from the number of samples.
         func record(_ range: Range<Int>) {
             for i in range {
-                recorder.record("push_to_report", micros: values[i & 4095], atNanos: UInt64(i / 16))
+                recorder.record(Metric(named: "push_to_report"), micros: values[i & 4095], atNanos: UInt64(i / 16))
             }
         }
         record(0..<1_000_000)
-        recorder.count("calls.completed", by: 1, atNanos: 0)
+        recorder.count(Metric(named: "calls.completed"), by: 1, atNanos: 0)
         let afterFirstMillion = heapInUse()
         record(1_000_000..<10_000_000)
-        for _ in 0..<1_000 { recorder.count("calls.completed", by: 9_000, atNanos: 1) }
+        for _ in 0..<1_000 { recorder.count(Metric(named: "calls.completed"), by: 9_000, atNanos: 1) }
         let afterTenMillion = heapInUse()
 
         XCTAssertEqual(recorder.histograms["push_to_report"]?.totalCount, 10_000_000)
@@ -47,7 +47,7 @@ final class RecorderMemoryTests: XCTestCase {
     /// reads thousands of them, and ~190 kB each made `callstorm report` of a 10-minute soak take 1.6 GB.
     func testDecodingASegmentWithEmptyTotalsAllocatesNoDenseHistograms() throws {
         var recorder = Recorder(runStartNanos: 0)
-        for m in 0..<30 { recorder.record("metric.\(m)", micros: Int64(100 + m), atNanos: 0) }
+        for m in 0..<30 { recorder.record(Metric(named: "metric.\(m)"), micros: Int64(100 + m), atNanos: 0) }
         recorder.seal()
         let segment = recorder.detachSeries(before: 1)
         let data = try JSONEncoder().encode(segment.image)

@@ -9,10 +9,10 @@ final class RecorderTests: XCTestCase {
 
     func testSamplesAreSealedIntoTheSecondTheyFellIn() {
         var recorder = Recorder(runStartNanos: start)
-        recorder.record("push_to_report", micros: 1_000, atNanos: at(0.1))
-        recorder.record("push_to_report", micros: 3_000, atNanos: at(0.9))
-        recorder.record("push_to_report", micros: 50_000, atNanos: at(2.5))
-        recorder.record("push_to_report", micros: 7, atNanos: start - 1_000)  // before start: second 0
+        recorder.record(Metric(named: "push_to_report"), micros: 1_000, atNanos: at(0.1))
+        recorder.record(Metric(named: "push_to_report"), micros: 3_000, atNanos: at(0.9))
+        recorder.record(Metric(named: "push_to_report"), micros: 50_000, atNanos: at(2.5))
+        recorder.record(Metric(named: "push_to_report"), micros: 7, atNanos: start - 1_000)  // before start: second 0
         XCTAssertEqual(recorder.intervalStats("push_to_report").map(\.second), [0, 2])
         recorder.seal()
         let stats = recorder.intervalStats("push_to_report")
@@ -28,9 +28,9 @@ final class RecorderTests: XCTestCase {
 
     func testLateSampleForAnEarlierSecondIsFoldedIntoThatSecond() {
         var recorder = Recorder(runStartNanos: start)
-        recorder.record("m", micros: 10, atNanos: at(1.2))
-        recorder.record("m", micros: 20, atNanos: at(2.2))
-        recorder.record("m", micros: 30, atNanos: at(1.9))
+        recorder.record(Metric(named: "m"), micros: 10, atNanos: at(1.2))
+        recorder.record(Metric(named: "m"), micros: 20, atNanos: at(2.2))
+        recorder.record(Metric(named: "m"), micros: 30, atNanos: at(1.9))
         recorder.seal()
         XCTAssertEqual(recorder.intervalStats("m").map(\.count), [2, 1])
         XCTAssertEqual(recorder.intervalStats("m")[0].max, 30)
@@ -38,10 +38,10 @@ final class RecorderTests: XCTestCase {
 
     func testCountersKeepTotalsAndPerSecondSeries() {
         var recorder = Recorder(runStartNanos: start)
-        recorder.count("calls.started", atNanos: at(0.5))
-        recorder.count("calls.started", by: 4, atNanos: at(0.7))
-        recorder.count("calls.started", atNanos: at(3.0))
-        recorder.count("errors.timeout", by: 2, atNanos: at(1.0))
+        recorder.count(Metric(named: "calls.started"), atNanos: at(0.5))
+        recorder.count(Metric(named: "calls.started"), by: 4, atNanos: at(0.7))
+        recorder.count(Metric(named: "calls.started"), atNanos: at(3.0))
+        recorder.count(Metric(named: "errors.timeout"), by: 2, atNanos: at(1.0))
         XCTAssertEqual(recorder.counters, ["calls.started": 6, "errors.timeout": 2])
         let series = recorder.counterSeries("calls.started")
         XCTAssertEqual(series.map(\.second), [0, 3])
@@ -76,11 +76,11 @@ final class RecorderTests: XCTestCase {
             let now = clock[worker]
             let metric = metrics[Int.random(in: 0..<metrics.count, using: &rng)]
             let micros = Int64.random(in: 0...5_000_000, using: &rng)
-            all.record(metric, micros: micros, atNanos: now)
-            workers[worker].record(metric, micros: micros, atNanos: now)
+            all.record(Metric(named: metric), micros: micros, atNanos: now)
+            workers[worker].record(Metric(named: metric), micros: micros, atNanos: now)
             if index % 7 == 0 {
-                all.count("calls.started", atNanos: now)
-                workers[worker].count("calls.started", atNanos: now)
+                all.count(Metric(named: "calls.started"), atNanos: now)
+                workers[worker].count(Metric(named: "calls.started"), atNanos: now)
             }
         }
         var merged = workers[0]
@@ -95,9 +95,9 @@ final class RecorderTests: XCTestCase {
 
     func testCodableRoundTripPreservesReadings() throws {
         var recorder = Recorder(runStartNanos: start)
-        recorder.record("push_to_report", micros: 1_234, atNanos: at(0.2))
-        recorder.record("push_to_report", micros: 9_999, atNanos: at(1.2))
-        recorder.count("calls.completed", by: 3, atNanos: at(1.5))
+        recorder.record(Metric(named: "push_to_report"), micros: 1_234, atNanos: at(0.2))
+        recorder.record(Metric(named: "push_to_report"), micros: 9_999, atNanos: at(1.2))
+        recorder.count(Metric(named: "calls.completed"), by: 3, atNanos: at(1.5))
         recorder.gauge("rss_bytes", value: 1.5e8, atNanos: at(1.5))
         let data = try JSONEncoder().encode(recorder)
         let decoded = try JSONDecoder().decode(Recorder.self, from: data)
@@ -111,8 +111,8 @@ final class RecorderSegmentTests: XCTestCase {
         var recorder = Recorder(runStartNanos: 1_000)
         for second in 0..<30 {
             let at = 1_000 + UInt64(second) * 1_000_000_000
-            for i in 0..<4 { recorder.record("push_to_report", micros: Int64(50 * second + i), atNanos: at) }
-            recorder.count("calls.started", by: 2, atNanos: at)
+            for i in 0..<4 { recorder.record(Metric(named: "push_to_report"), micros: Int64(50 * second + i), atNanos: at) }
+            recorder.count(Metric(named: "calls.started"), by: 2, atNanos: at)
             recorder.gauge("harness.rss_mib", value: Double(100 + second), atNanos: at)
         }
         return recorder
@@ -137,8 +137,8 @@ final class RecorderSegmentTests: XCTestCase {
         var recorder = busyRecorder()
         var reference = recorder
         var segments = [recorder.detachSeries(before: 25)]
-        recorder.record("push_to_report", micros: 7, atNanos: 1_000 + 3 * 1_000_000_000)
-        reference.record("push_to_report", micros: 7, atNanos: 1_000 + 3 * 1_000_000_000)
+        recorder.record(Metric(named: "push_to_report"), micros: 7, atNanos: 1_000 + 3 * 1_000_000_000)
+        reference.record(Metric(named: "push_to_report"), micros: 7, atNanos: 1_000 + 3 * 1_000_000_000)
         segments.append(recorder.detachSeries(before: 25))
         for segment in segments { recorder.merge(segment) }
         XCTAssertEqual(recorder, reference)

@@ -4,15 +4,15 @@ import XCTest
 final class ThresholdTests: XCTestCase {
     private func recorder() -> Recorder {
         var recorder = Recorder(runStartNanos: 0)
-        for value in 1...1_000 { recorder.record("push_to_report", micros: Int64(value * 1_000), atNanos: 0) }
-        recorder.count("pushes.received.voip", by: 1_000, atNanos: 0)
-        recorder.count("push.deadline_missed", by: 4, atNanos: 0)
-        recorder.count("action.start.started", by: 90, atNanos: 0)
-        recorder.count("devices.registered", by: 10, atNanos: 0)
-        recorder.count("errors.timeout", by: 2, atNanos: 0)
-        recorder.count("calls.planned", by: 95, atNanos: 0)
-        recorder.count("calls.not_started_at_stop", by: 5, atNanos: 0)
-        recorder.count("calls.started", by: 90, atNanos: 0)
+        for value in 1...1_000 { recorder.record(Metric(named: "push_to_report"), micros: Int64(value * 1_000), atNanos: 0) }
+        recorder.count(Metric(named: "pushes.received.voip"), by: 1_000, atNanos: 0)
+        recorder.count(Metric(named: "push.deadline_missed"), by: 4, atNanos: 0)
+        recorder.count(Metric(named: "action.start.started"), by: 90, atNanos: 0)
+        recorder.count(Metric(named: "devices.registered"), by: 10, atNanos: 0)
+        recorder.count(Metric(named: "errors.timeout"), by: 2, atNanos: 0)
+        recorder.count(Metric(named: "calls.planned"), by: 95, atNanos: 0)
+        recorder.count(Metric(named: "calls.not_started_at_stop"), by: 5, atNanos: 0)
+        recorder.count(Metric(named: "calls.started"), by: 90, atNanos: 0)
         return recorder
     }
 

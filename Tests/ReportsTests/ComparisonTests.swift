@@ -58,7 +58,7 @@ final class ComparisonTests: XCTestCase {
 final class StepMetricsTests: XCTestCase {
     func testRecordedStepHistogramWinsOverTheOneRebuiltFromActionsCSV() {
         var recorder = Recorder(runStartNanos: 0)
-        for value in 1...10 { recorder.record("step.incoming-1to1/answer", micros: Int64(value * 100), atNanos: 0) }
+        for value in 1...10 { recorder.record(Metric(named: "step.incoming-1to1/answer"), micros: Int64(value * 100), atNanos: 0) }
         var steps = StepMetrics()
         steps.add(kind: "join", step: "incoming-1to1/answer", outcome: "fulfilled", latencyMicros: 100,
                   fromPlannedMicros: 150)

@@ -10,13 +10,13 @@ final class FaultTableTests: XCTestCase {
         var recorder = Recorder(runStartNanos: origin)
         func at(_ second: Double) -> UInt64 { origin + UInt64(second * 1e9) }
         for i in 0..<50 {
-            recorder.record("no_fault.push_to_report", micros: 2_000, atNanos: at(Double(i) * 0.2))
-            recorder.record("fault.slow.push_to_report", micros: 400_000, atNanos: at(2.5))
+            recorder.record(Metric(named: "no_fault.push_to_report"), micros: 2_000, atNanos: at(Double(i) * 0.2))
+            recorder.record(Metric(named: "fault.slow.push_to_report"), micros: 400_000, atNanos: at(2.5))
             // The late-report window's effect lasts past its end: it must not leak into the baseline.
-            recorder.record("fault.late.push_to_report", micros: 3_001_000, atNanos: at(6.5))
+            recorder.record(Metric(named: "fault.late.push_to_report"), micros: 3_001_000, atNanos: at(6.5))
         }
-        for s in [1, 8, 9] { recorder.count("errors.reset", by: 2, atNanos: at(Double(s) + 0.5)) }
-        recorder.count("errors.reset", by: 30, atNanos: at(2.5))
+        for s in [1, 8, 9] { recorder.count(Metric(named: "errors.reset"), by: 2, atNanos: at(Double(s) + 0.5)) }
+        recorder.count(Metric(named: "errors.reset"), by: 30, atNanos: at(2.5))
         recorder.seal()
         var result = ReportFixtures.result()
         result.recorder = recorder
@@ -38,10 +38,10 @@ final class FaultTableTests: XCTestCase {
         let origin: UInt64 = 1_000_000_000_000
         var recorder = Recorder(runStartNanos: origin)
         func at(_ second: Double) -> UInt64 { origin + UInt64(second * 1e9) }
-        recorder.count("socket.opened", by: 100, atNanos: at(0.5))
-        recorder.count("socket.lost", by: 12, atNanos: at(2.5))
-        recorder.count("socket.lost.injected", by: 10, atNanos: at(2.5))
-        recorder.count("socket.lost", by: 1, atNanos: at(8.5))
+        recorder.count(Metric(named: "socket.opened"), by: 100, atNanos: at(0.5))
+        recorder.count(Metric(named: "socket.lost"), by: 12, atNanos: at(2.5))
+        recorder.count(Metric(named: "socket.lost.injected"), by: 10, atNanos: at(2.5))
+        recorder.count(Metric(named: "socket.lost"), by: 1, atNanos: at(8.5))
         recorder.seal()
         var result = ReportFixtures.result()
         result.recorder = recorder

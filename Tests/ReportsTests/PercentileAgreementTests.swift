@@ -56,7 +56,7 @@ final class PercentileAgreementTests: XCTestCase {
         var rng = SeededRandom(splitMix: 11)
         for index in 0..<20_000 {
             let micros = Int64(200 + rng.next() % 900_000) + (index % 97 == 0 ? 4_000_000 : 0)
-            recorder.record("push_to_report", micros: micros,
+            recorder.record(Metric(named: "push_to_report"), micros: micros,
                             atNanos: ReportFixtures.start + UInt64(index) * 400_000)
         }
         let result = RunResult(facts: ReportFixtures.facts(), recorder: recorder, verdict: Verdict(passed: true))

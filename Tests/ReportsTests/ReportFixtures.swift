@@ -21,25 +21,25 @@ enum ReportFixtures {
         for second in 0..<3 {
             for index in 0..<100 {
                 let micros = Int64(1_000 * (index + 1)) + Int64(second) * 50_000
-                recorder.record("push_to_report", micros: micros, atNanos: at(Double(second) + Double(index) / 200))
-                recorder.count("pushes.received.voip", atNanos: at(Double(second)))
+                recorder.record(Metric(named: "push_to_report"), micros: micros, atNanos: at(Double(second) + Double(index) / 200))
+                recorder.count(Metric(named: "pushes.received.voip"), atNanos: at(Double(second)))
             }
             for kind in ["start", "join", "end", "merge"] {
-                recorder.record("\(kind).fulfillment", micros: Int64(20_000 + second * 1_000), atNanos: at(Double(second)))
-                recorder.count("action.\(kind).started", by: 2, atNanos: at(Double(second)))
-                recorder.count("action.\(kind).fulfilled", atNanos: at(Double(second)))
-                recorder.count("action.\(kind).failed", atNanos: at(Double(second)))
+                recorder.record(Metric(named: "\(kind).fulfillment"), micros: Int64(20_000 + second * 1_000), atNanos: at(Double(second)))
+                recorder.count(Metric(named: "action.\(kind).started"), by: 2, atNanos: at(Double(second)))
+                recorder.count(Metric(named: "action.\(kind).fulfilled"), atNanos: at(Double(second)))
+                recorder.count(Metric(named: "action.\(kind).failed"), atNanos: at(Double(second)))
             }
-            recorder.record("scheduler_lag", micros: 300, atNanos: at(Double(second)))
-            recorder.count("calls.planned", by: 10, atNanos: at(Double(second)))
-            recorder.count("calls.started", by: 10, atNanos: at(Double(second)))
-            recorder.count("calls.completed", by: 9, atNanos: at(Double(second) + 0.5))
-            recorder.count("errors.timeout", atNanos: at(Double(second)))
+            recorder.record(Metric(named: "scheduler_lag"), micros: 300, atNanos: at(Double(second)))
+            recorder.count(Metric(named: "calls.planned"), by: 10, atNanos: at(Double(second)))
+            recorder.count(Metric(named: "calls.started"), by: 10, atNanos: at(Double(second)))
+            recorder.count(Metric(named: "calls.completed"), by: 9, atNanos: at(Double(second) + 0.5))
+            recorder.count(Metric(named: "errors.timeout"), atNanos: at(Double(second)))
             recorder.gauge("conversations.active", value: Double(5 + second), atNanos: at(Double(second)))
             recorder.gauge("harness.rss_mib", value: 40, atNanos: at(Double(second)))
         }
-        recorder.count("push.deadline_missed", by: 3, atNanos: at(2))
-        recorder.count("devices.registered", by: 100, atNanos: at(0))
+        recorder.count(Metric(named: "push.deadline_missed"), by: 3, atNanos: at(2))
+        recorder.count(Metric(named: "devices.registered"), by: 100, atNanos: at(0))
         return recorder
     }
 

@@ -34,13 +34,13 @@ final class ReportWriterTests: XCTestCase {
         for second in 0..<3 {
             for index in 0..<100 {
                 let micros = Int64(1_000 * (index + 1)) + Int64(second) * 500_000
-                recorder.record("push_to_report", micros: micros, atNanos: at(Double(second) + Double(index) / 200))
+                recorder.record(Metric(named: "push_to_report"), micros: micros, atNanos: at(Double(second) + Double(index) / 200))
             }
-            recorder.count("calls.started", by: 10, atNanos: at(Double(second)))
-            recorder.count("calls.completed", by: Int64(second * 4), atNanos: at(Double(second) + 0.5))
+            recorder.count(Metric(named: "calls.started"), by: 10, atNanos: at(Double(second)))
+            recorder.count(Metric(named: "calls.completed"), by: Int64(second * 4), atNanos: at(Double(second) + 0.5))
         }
-        recorder.record("dial_to_ring", micros: 1_234, atNanos: at(1.1))
-        recorder.record("odd, \"name\"", micros: 7, atNanos: at(1.1))
+        recorder.record(Metric(named: "dial_to_ring"), micros: 1_234, atNanos: at(1.1))
+        recorder.record(Metric(named: "odd, \"name\""), micros: 7, atNanos: at(1.1))
         recorder.gauge("active_conversations", value: 12, atNanos: at(2.2))
         recorder.seal()
         return recorder

@@ -19,10 +19,10 @@ final class RecorderCheckpointerTests: XCTestCase {
     private func recordSecond(_ second: Int, into recorder: inout Recorder) {
         let at = UInt64(second) * 1_000_000_000 + 500_000_000
         for i in 0..<5 {
-            recorder.record("push_to_report", micros: Int64(100 + second * 7 + i), atNanos: at)
-            recorder.record("action.join", micros: Int64(2_000 + i * second), atNanos: at)
+            recorder.record(Metric(named: "push_to_report"), micros: Int64(100 + second * 7 + i), atNanos: at)
+            recorder.record(Metric(named: "action.join"), micros: Int64(2_000 + i * second), atNanos: at)
         }
-        recorder.count("calls.started", by: 3, atNanos: at)
+        recorder.count(Metric(named: "calls.started"), by: 3, atNanos: at)
         recorder.gauge("conversations.active", value: Double(second % 17), atNanos: at)
     }
 
@@ -105,10 +105,10 @@ final class RecorderCheckpointerTests: XCTestCase {
     func testHandWrittenCheckpointJSONReadsBackAsJSONEncodersDoes() throws {
         var recorder = Recorder(runStartNanos: 123)
         for second in 0..<4 { recordSecond(second, into: &recorder) }
-        recorder.record("we\"ird\\name\u{1}é", micros: 77, atNanos: 2_100_000_000)
-        recorder.count("c\"q", by: 9, atNanos: 1_000_000_000)
-        recorder.count("signed", by: -1_234_567, atNanos: 3_000_000_000)
-        recorder.count("wide", by: Int64.max - 7, atNanos: 3_000_000_000)
+        recorder.record(Metric(named: "we\"ird\\name\u{1}é"), micros: 77, atNanos: 2_100_000_000)
+        recorder.count(Metric(named: "c\"q"), by: 9, atNanos: 1_000_000_000)
+        recorder.count(Metric(named: "signed"), by: -1_234_567, atNanos: 3_000_000_000)
+        recorder.count(Metric(named: "wide"), by: Int64.max - 7, atNanos: 3_000_000_000)
         for (i, value) in [0.1, 1e-7, 1e20, -0.0, 97.125, 5].enumerated() {
             recorder.gauge("g", value: value, atNanos: UInt64(i) * 1_000_000_000)
         }

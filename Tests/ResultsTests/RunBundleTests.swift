@@ -1,5 +1,6 @@
 import Foundation
 import Results
+import RunFormats
 import XCTest
 
 /// The run directory's layout is a contract with users (scripts read actions.csv, CI archives report.html) and

@@ -1,5 +1,6 @@
 import Foundation
 import Metrics
+import RunFormats
 import XCTest
 @testable import Results
 import TestSupport
@@ -29,8 +30,8 @@ final class RunResultsTests: XCTestCase {
 
     func testLoadMergesWorkerAndHarnessSnapshots() throws {
         var worker = Recorder(runStartNanos: 0)
-        worker.record("push_to_report", micros: 100, atNanos: 1)
-        worker.count("calls.started", by: 3, atNanos: 1)
+        worker.record(Metric(named: "push_to_report"), micros: 100, atNanos: 1)
+        worker.count(Metric(named: "calls.started"), by: 3, atNanos: 1)
         var harness = Recorder(runStartNanos: 0)
         harness.gauge("harness.rss_mib", value: 42, atNanos: 1)
         RunResults.writeSnapshot(worker, to: WorkerJournal.rawDirectory(run).appendingPathComponent("recorder-w0.json"))
@@ -45,7 +46,7 @@ final class RunResultsTests: XCTestCase {
     func testWorkerJournalCheckpointIsReadableWhileTheRunGoesOn() throws {
         let journal = try WorkerJournal(configuration: .init(directory: run), worker: 0)
         var recorder = Recorder(runStartNanos: 0)
-        recorder.count("calls.started", atNanos: 0)
+        recorder.count(Metric(named: "calls.started"), atNanos: 0)
         journal.action(ActionRow(id: 1, kind: "start", step: "flow/dial", device: "d1", conversation: "c1",
                                  plannedNanos: 0, startedNanos: 1_000, finishedNanos: 2_001_000, outcome: "fulfilled",
                                  reason: ""))
@@ -60,7 +61,7 @@ final class RunResultsTests: XCTestCase {
         let rows = try String(contentsOf: WorkerJournal.rawDirectory(run).appendingPathComponent("actions-w0.csv"),
                               encoding: .utf8)
         XCTAssertTrue(rows.contains("1,start,flow/dial,d1,c1,0.000000,0.000001,0.002001,fulfilled,,2.000\n"), rows)
-        recorder.count("calls.started", atNanos: 0)
+        recorder.count(Metric(named: "calls.started"), atNanos: 0)
         _ = journal.close(recorder)
         XCTAssertEqual(try RunResults.loadRecorder(run: run).counters["calls.started"], 2, "close waits for the write")
     }

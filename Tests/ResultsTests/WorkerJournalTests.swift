@@ -2,6 +2,7 @@ import Foundation
 import Metrics
 import Results
 import TestSupport
+import RunFormats
 import XCTest
 
 final class WorkerJournalTests: XCTestCase {
@@ -12,8 +13,8 @@ final class WorkerJournalTests: XCTestCase {
         for worker in 0..<2 {
             let journal = try WorkerJournal(configuration: .init(directory: run), worker: worker)
             var recorder = Recorder(runStartNanos: 0)
-            for i in 0..<10 { recorder.record("push_to_report", micros: Int64(100 * (i + 1)), atNanos: UInt64(i) * 1_000_000_000) }
-            recorder.count("calls.started", by: 10, atNanos: 0)
+            for i in 0..<10 { recorder.record(Metric(named: "push_to_report"), micros: Int64(100 * (i + 1)), atNanos: UInt64(i) * 1_000_000_000) }
+            recorder.count(Metric(named: "calls.started"), by: 10, atNanos: 0)
             journal.action(ActionRow(id: UInt64(worker), kind: "join", step: "f/answer", device: "dev-\(worker)",
                                      conversation: "c", plannedNanos: 1_000, startedNanos: 2_000,
                                      finishedNanos: 1_502_000, outcome: "fulfilled", reason: ""))
@@ -45,9 +46,9 @@ final class WorkerJournalTests: XCTestCase {
         defer { TemporaryDirectory.remove(run) }
         let journal = try WorkerJournal(configuration: .init(directory: run), worker: 0)
         var recorder = Recorder(runStartNanos: 0)
-        for second in 0..<3000 { recorder.record("push_to_report", micros: 100, atNanos: UInt64(second) * 1_000_000_000) }
+        for second in 0..<3000 { recorder.record(Metric(named: "push_to_report"), micros: 100, atNanos: UInt64(second) * 1_000_000_000) }
         for i in 1...200 {
-            recorder.count("calls.started", atNanos: 0)
+            recorder.count(Metric(named: "calls.started"), atNanos: 0)
             journal.checkpoint(&recorder, second: 3000)
             if i == 200 { _ = journal.close(recorder) }
         }

@@ -32,6 +32,9 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     /// WebSocket frames (RFC 6455): the frame parser and message assembler for both roles, fed in chunks, and
     /// the client state machine after a valid handshake.
     case websocket
+    /// SIP messages (RFC 3261) as UDP datagrams or a TCP stream in chunks, then every helper a UA reads them with
+    /// (SIPFuzz.swift).
+    case sip
 
     func run(_ input: UnsafeBufferPointer<UInt8>) {
         let bytes = Array(input)
@@ -42,6 +45,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .json: fuzzJSON(bytes)
         case .push: fuzzPush(bytes)
         case .websocket: fuzzWebSocket(bytes)
+        case .sip: fuzzSIP(bytes)
         }
     }
 }

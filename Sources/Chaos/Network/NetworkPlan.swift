@@ -23,8 +23,12 @@ public enum NetworkPlan {
     }
 
     /// The `faults.csv` kinds of a window's toxics going on and off the proxy (markers, not faults).
-    public static let switchedOn = "network.on"
-    public static let switchedOff = "network.off"
+    public static let switchedOn = kindPrefix + "on"
+    public static let switchedOff = kindPrefix + "off"
+    /// Every network kind starts so (`network.latency`, `network.on`).
+    public static let kindPrefix = "network."
+    /// The kind the history checker gives a network window none of whose toxics acted.
+    public static let windowKind = kindPrefix + "window"
 
     /// A toxic's name on the proxy: `w3.latency`.
     public static func toxicName(window: Int, kind: String) -> String { "w\(window).\(kind)" }
@@ -37,7 +41,7 @@ public enum NetworkPlan {
     }
 
     /// The `faults.csv` kind of a toxic that acted on a connection: `network.latency`.
-    public static func faultKind(toxicKind: String) -> String { "network.\(toxicKind)" }
+    public static func faultKind(toxicKind: String) -> String { kindPrefix + toxicKind }
 
     /// What a proxy's counters grew by from `last` to `stats`, as (counter, increase), for the run's counters.
     public static func counterGrowth(from last: ProxyStats, to stats: ProxyStats) -> [(name: String, by: Int64)] {

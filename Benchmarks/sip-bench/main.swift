@@ -1,0 +1,26 @@
+import CLinux
+import SIP
+
+// `sip-bench N`: parses each sample message N times (for instructions per message under callgrind, run twice with
+// different N and take the difference), then keeps 10,000 parsed INVITEs alive and prints the heap they hold.
+let count = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 10_000
+let samples = Samples.all.map { Array($0.utf8) }
+var checksum = 0
+for bytes in samples {
+    for _ in 0..<count {
+        let message = bytes.withUnsafeBufferPointer { try? SIPParser.parse(datagram: $0) }
+        // Touch what a UA reads of every message, as the osip side does.
+        checksum &+= message?.headers.count ?? 0
+        checksum &+= message?.callID?.utf8.count ?? 0
+        checksum &+= message?.branch?.utf8.count ?? 0
+    }
+}
+let before = clinux_glibc_heap_in_use()
+var kept: [SIPMessage] = []
+kept.reserveCapacity(10_000)
+for _ in 0..<10_000 {
+    if let m = try? SIPParser.parse(datagram: samples[0]) { kept.append(m) }
+}
+let after = clinux_glibc_heap_in_use()
+print("parsed \(count) x \(samples.count) messages, checksum \(checksum)")
+print("heap per parsed INVITE: \((after - before) / 10_000) bytes")

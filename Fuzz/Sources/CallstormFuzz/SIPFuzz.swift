@@ -1,0 +1,63 @@
+import SIP
+
+/// The `sip` target. Byte 0: bit 0 picks datagram (UDP) or stream (TCP) reading, the other bits the stream's
+/// chunk size; the message bytes follow. Every message that parses is validated, read through each header
+/// helper a user agent uses, serialized and parsed back (which must succeed with the same start line), answered
+/// through a server transaction when it is a request, and its body read as SDP.
+func fuzzSIP(_ bytes: [UInt8]) {
+    guard let first = bytes.first else { return }
+    let body = Array(bytes.dropFirst())
+    if first & 1 == 0 {
+        do {
+            let message = try body.withUnsafeBufferPointer { p throws(SIPParseError) in
+                try SIPParser.parse(datagram: p)
+            }
+            exercise(message, reliable: false)
+        } catch {
+            _ = (error.kind, error.description, error.losesFraming)
+        }
+        return
+    }
+    let chunk = max(1, Int(first >> 1))
+    var parser = SIPStreamParser(maxHeadBytes: 4096, maxBodyBytes: 4096)
+    var start = 0
+    reading: while start < body.count {
+        parser.append(Array(body[start..<min(body.count, start + chunk)]))
+        start += chunk
+        while true {
+            do {
+                guard let message = try parser.next() else { break }
+                precondition(message.body.count <= 4096, "a body past the limit")
+                exercise(message, reliable: true)
+            } catch {
+                precondition(parser.isBroken != nil, "a stream error that left the stream usable")
+                break reading
+            }
+        }
+    }
+}
+
+private func exercise(_ message: SIPMessage, reliable: Bool) {
+    _ = (message.via, message.from, message.to, message.contacts, message.cseq, message.callID)
+    for name in [SIPHeaderName.wwwAuthenticate, .proxyAuthenticate] {
+        if let value = message.header(name), let challenge = DigestChallenge(value) {
+            _ = DigestCredentials(username: "u", password: "p").authorization(
+                for: challenge, method: .register, uri: "sip:x", nonceCount: 1, cnonce: "c")
+        }
+    }
+    if let contact = message.contact { _ = PushContactParameters(uri: contact.uri) }
+    _ = SDPSession(parsing: message.body).map { SDPSession.answer(to: $0, address: "127.0.0.1", port: 4000)?.body }
+    let again: SIPMessage
+    do {
+        again = try SIPParser.parse(datagram: message.serialized())
+    } catch {
+        preconditionFailure("a parsed message that does not parse back after serializing: \(error)")
+    }
+    precondition(again.startLine == message.startLine, "the start line changed in a round trip")
+    guard (try? SIPParser.validate(message)) != nil, message.isRequest else { return }
+    var transaction = ServerTransaction(request: message, timers: SIPTimerValues(reliable: reliable))
+    _ = transaction.respond(message.response(400, toTag: "t"), now: 1)
+    _ = transaction.receive(message, now: 2)
+    _ = transaction.advance(to: 100_000_000_000)
+    if let dialog = SIPDialog(uas: message, localTag: "t") { _ = dialog.ack(cseq: 1).serialized() }
+}

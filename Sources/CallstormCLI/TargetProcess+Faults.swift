@@ -1,0 +1,7 @@
+import Chaos
+
+/// The child target, as the fault controller (Chaos's `FaultController`, which the run session starts and
+/// finishes) kills and restarts it.
+extension TargetProcess: ControlledTarget {
+    func restart() throws { try start() }
+}

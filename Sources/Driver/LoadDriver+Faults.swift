@@ -1,0 +1,4 @@
+import Chaos
+
+/// The fault controller (Chaos) acts on the load's clock and logs into this run's faults.csv.
+extension LoadDriver: FaultRunContext {}

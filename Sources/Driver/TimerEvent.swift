@@ -1,0 +1,21 @@
+import PushModel
+import Scenario
+
+/// What the worker's timer wheel holds: small values, no closures, so a scheduled step allocates nothing.
+enum TimerEvent {
+    case arrival(Arrival)
+    /// A timer one call's interpreter armed.
+    case flow(call: Int, FlowTimer)
+    /// A push reaches its device later (a push delay fault), or is processed later (a slow app).
+    case deliver(push: APNsPush, local: Int)
+    case report(push: APNsPush, local: Int)
+    /// A push a reorder fault held back is delivered now if no later push released it first.
+    case releaseHeld(local: Int, serial: UInt64)
+    case tick
+    /// A device socket's linger or reconnect timer.
+    case socket(SocketTimer)
+    /// An action sent over a socket got no reply within `action_timeout` (its request id).
+    case socketReply(String)
+    /// A socket fault is due, or a stalled socket reads again (`Worker+SocketFaults`).
+    case socketFault(SocketFaultTimer)
+}

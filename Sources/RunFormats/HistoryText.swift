@@ -1,0 +1,99 @@
+import CallModel
+import TextEscaping
+
+/// The one writer of `history.jsonl`'s lines (docs/CHECKER.md; the checker's `HistoryReader` reads them), appended as bytes to the journal's buffer: no encoder and no
+/// String per line on the hot path. Every text that may come from a server (conversation and member ids, its
+/// words) is escaped, so a foreign server's id holding a quote or a backslash cannot break a line.
+public enum HistoryText {
+    /// A conversation as the server showed it (`view`, `split`, a final line's `server`).
+    public static func view(_ v: ConversationView, into o: inout [UInt8]) {
+        o.raw("{\"id\":"); o.quoted(v.uuid)
+        // A server whose views carry no version gets none written: the checker then skips the rules needing it.
+        if v.hasVersion { o.raw(",\"version\":"); o.int(Int64(v.version)) }
+        o.raw(",\"ended\":"); o.raw(v.ended ? "true" : "false")
+        o.raw(",\"members\":[")
+        for (i, m) in v.members.enumerated() {
+            o.raw(i > 0 ? ",{\"device\":" : "{\"device\":"); o.quoted(m.device)
+            o.raw(",\"state\":"); o.quoted(m.state); o.raw("}")
+        }
+        o.raw("]}")
+    }
+
+    /// An operation sent: its number `op` pairs it with its `complete` line.
+    public static func invoke(t: UInt64, op: UInt64, device: String, kind: ActionKind, conversation: String?,
+                              with other: String?, member: String?, call: Int? = nil, step: String? = nil,
+                       race: (name: String, offset: Int64)? = nil, into o: inout [UInt8]) {
+        o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"invoke\",\"op\":"); o.int(op)
+        o.raw(",\"device\":"); o.quoted(device); o.raw(",\"kind\":"); o.quoted(kind.rawValue)
+        if let conversation, !conversation.isEmpty { o.raw(",\"conversation\":"); o.quoted(conversation) }
+        if let other { o.raw(",\"with\":"); o.quoted(other) }
+        if let member { o.raw(",\"member\":"); o.quoted(member) }
+        if let call { o.raw(",\"call\":"); o.int(Int64(call)) }
+        if let step { o.raw(",\"step\":"); o.quoted(step) }
+        if let race { o.raw(",\"race\":"); o.quoted(race.name); o.raw(",\"offset\":"); o.int(race.offset) }
+        o.raw("}")
+    }
+
+    /// Operation `op`'s outcome (`ok`, `fail`, `info`) and what the answer showed.
+    public static func complete(t: UInt64, op: UInt64, outcome: String, reason: String?, conversation: String?,
+                                view: ConversationView?, split: ConversationView?, into o: inout [UInt8]) {
+        o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"complete\",\"op\":"); o.int(op)
+        o.raw(",\"outcome\":"); o.quoted(outcome)
+        if let reason { o.raw(",\"reason\":"); o.quoted(reason) }
+        if let conversation, !conversation.isEmpty { o.raw(",\"conversation\":"); o.quoted(conversation) }
+        if let view { o.raw(",\"view\":"); Self.view(view, into: &o) }
+        if let split { o.raw(",\"split\":"); Self.view(split, into: &o) }
+        o.raw("}")
+    }
+
+    /// The history's push events (the checker's `PushEvent`): a server's own words the mapping did not turn into
+    /// one of them (`call.state`, or none at all) are written as `updated`, a view of the conversation observed.
+    public static let pushEvents: Set<String> = Set(HistoryPushEvent.allCases.map(\.rawValue))
+
+    public static func push(t: UInt64, device: String, event: String, conversation: String, into: String?,
+                            view: ConversationView?, into o: inout [UInt8]) {
+        o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"push\",\"device\":"); o.quoted(device)
+        o.raw(",\"event\":"); o.quoted(pushEvents.contains(event) ? event : HistoryPushEvent.updated.rawValue)
+        o.raw(",\"conversation\":"); o.quoted(conversation)
+        if let into { o.raw(",\"into\":"); o.quoted(into) }
+        if let view { o.raw(",\"view\":"); Self.view(view, into: &o) }
+        o.raw("}")
+    }
+
+    /// After a call: the server's view of a conversation beside one device's own.
+    public static func final(t: UInt64, device: String, conversation: String, server: ConversationView,
+                             local: (state: String, members: [String], active: [String]), into o: inout [UInt8]) {
+        func list(_ xs: [String]) {
+            o.raw("[")
+            for (i, x) in xs.enumerated() {
+                if i > 0 { o.raw(",") }
+                o.quoted(x)
+            }
+            o.raw("]")
+        }
+        o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"final\",\"device\":"); o.quoted(device)
+        o.raw(",\"conversation\":"); o.quoted(conversation)
+        o.raw(",\"server\":"); view(server, into: &o)
+        o.raw(",\"local\":{\"state\":"); o.quoted(local.state)
+        o.raw(",\"members\":"); list(local.members)
+        o.raw(",\"active\":"); list(local.active)
+        o.raw("}}")
+    }
+
+    /// callstorm killed the target (a `target` fault): the checker ends every conversation live at this mark.
+    public static func targetKilled(t: UInt64, into o: inout [UInt8]) {
+        o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":"); o.quoted(HistoryLineType.targetKilled.rawValue); o.raw("}")
+    }
+
+    /// The run's end for this worker: operations without a completion stay open.
+    public static func stop(t: UInt64, into o: inout [UInt8]) {
+        o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"stop\"}")
+    }
+}
+
+private extension Array where Element == UInt8 {
+    mutating func raw(_ text: StaticString) { text.withUTF8Buffer { append(contentsOf: $0) } }
+    mutating func quoted(_ text: String) { JSONText.appendQuoted(text, to: &self) }
+    mutating func int(_ value: Int64) { JSONText.appendInteger(value, to: &self) }
+    mutating func int(_ value: UInt64) { JSONText.appendInteger(value, to: &self) }
+}

@@ -1,0 +1,224 @@
+/// `name=value;flag` parameters as they follow a URI or header value; names compare case-insensitively and keep
+/// their order for serialisation.
+public struct SIPParameters: Sendable, Equatable {
+    public var items: [(name: String, value: String?)]
+
+    public init(_ items: [(name: String, value: String?)] = []) { self.items = items }
+
+    public static func == (a: SIPParameters, b: SIPParameters) -> Bool {
+        a.items.count == b.items.count && zip(a.items, b.items).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    /// Parses `;a=b;c` (the leading semicolon optional).
+    public init(parsing text: Substring) {
+        items = []
+        for part in text.utf8Split(0x3B) {
+            let piece = part.trimmingSpaces
+            guard !piece.isEmpty else { continue }
+            if let eq = piece.utf8.firstIndex(of: 0x3D) {
+                items.append((String(piece[..<eq].trimmingSpaces),
+                              String(piece[piece.utf8.index(after: eq)...].trimmingSpaces)))
+            } else {
+                items.append((String(piece), nil))
+            }
+        }
+    }
+
+    public subscript(name: String) -> String? {
+        get { items.first { asciiCaseEqual($0.name, name) }?.value ?? nil }
+        set {
+            if let i = items.firstIndex(where: { asciiCaseEqual($0.name, name) }) {
+                items[i].value = newValue
+            } else {
+                items.append((name, newValue))
+            }
+        }
+    }
+
+    public func has(_ name: String) -> Bool { items.contains { asciiCaseEqual($0.name, name) } }
+
+    /// `;a=b;c`, empty when there are none.
+    public var text: String {
+        items.map { ";" + $0.name + ($0.value.map { "=" + $0 } ?? "") }.joined()
+    }
+}
+
+/// A `Via` value (§20.42): `SIP/2.0/UDP host:port;branch=z9hG4bK…;rport`.
+public struct SIPVia: Sendable, Equatable {
+    public var transport: String
+    public var sentBy: String
+    public var parameters: SIPParameters
+
+    public init(transport: String, sentBy: String, branch: String, rport: Bool = true) {
+        self.transport = transport
+        self.sentBy = sentBy
+        parameters = SIPParameters([("branch", branch)])
+        if rport { parameters.items.append(("rport", nil)) }
+    }
+
+    /// The first Via of a comma-joined value; nil when it is not `SIP/2.0/<transport> <sent-by>`.
+    public init?(_ value: String) {
+        let first = SIPHeaderValues.first(value)
+        let protocolEnd = first.utf8.firstIndex { $0 == 32 || $0 == 9 } ?? first.endIndex
+        let proto = first[..<protocolEnd].utf8Split(0x2F)
+        guard proto.count == 3, asciiCaseEqual(proto[0], "SIP"), proto[1] == "2.0" else { return nil }
+        let rest = first[protocolEnd...].trimmingSpaces
+        let semicolon = rest.utf8.firstIndex(of: 0x3B) ?? rest.endIndex
+        let sentBy = String(rest[..<semicolon].trimmingSpaces)
+        guard !sentBy.isEmpty else { return nil }
+        transport = String(proto[2]).uppercased()
+        self.sentBy = sentBy
+        parameters = SIPParameters(parsing: rest[semicolon...])
+    }
+
+    public var branch: String? { parameters["branch"] }
+
+    public var text: String { "SIP/2.0/\(transport) \(sentBy)\(parameters.text)" }
+}
+
+/// A name-addr or addr-spec with header parameters: the value of From, To, Contact, Route (§20.10, §25.1).
+public struct SIPAddress: Sendable, Equatable {
+    public var displayName: String?
+    /// The URI with its own parameters, without angle brackets.
+    public var uri: String
+    /// Header parameters after the URI (`tag`, `expires`, …).
+    public var parameters: SIPParameters
+
+    public init(uri: String, displayName: String? = nil, parameters: SIPParameters = SIPParameters()) {
+        self.uri = uri
+        self.displayName = displayName
+        self.parameters = parameters
+    }
+
+    /// Parses the first address of a (possibly comma-joined) value.
+    public init?(_ value: String) {
+        let text = SIPHeaderValues.first(value).trimmingSpaces
+        if let open = text.utf8.firstIndex(of: 0x3C) {
+            guard let close = text[open...].utf8.firstIndex(of: 0x3E) else { return nil }
+            let name = text[..<open].trimmingSpaces
+            displayName = name.isEmpty ? nil : String(name.trimmingQuotes)
+            uri = String(text[text.utf8.index(after: open)..<close])
+            parameters = SIPParameters(parsing: text[text.utf8.index(after: close)...])
+        } else {
+            // addr-spec: parameters after the URI belong to the header (§20.10).
+            let semicolon = text.utf8.firstIndex(of: 0x3B) ?? text.endIndex
+            uri = String(text[..<semicolon])
+            parameters = SIPParameters(parsing: text[semicolon...])
+            displayName = nil
+        }
+        guard uri.utf8.contains(0x3A) else { return nil }
+    }
+
+    public var tag: String? {
+        get { parameters["tag"] }
+        set { parameters["tag"] = newValue }
+    }
+
+    public var text: String {
+        let name = displayName.map { "\"\($0)\" " } ?? ""
+        return "\(name)<\(uri)>\(parameters.text)"
+    }
+}
+
+/// `CSeq: 314159 INVITE` (§20.16).
+public struct SIPCSeq: Sendable, Equatable {
+    public var number: UInt32
+    public var method: SIPMethod
+
+    public init(_ number: UInt32, _ method: SIPMethod) {
+        self.number = number
+        self.method = method
+    }
+
+    public init?(_ value: String) {
+        let parts = value[...].trimmingSpaces.utf8Split(0x20).filter { !$0.isEmpty }
+        guard parts.count == 2, parts[0].utf8.count <= 10, let number = UInt32(parts[0]),
+              parts[1].utf8.allSatisfy(SIPParser.isTokenByte) else { return nil }
+        self.number = number
+        method = SIPMethod(String(parts[1]))
+    }
+
+    public var text: String { "\(number) \(method.rawValue)" }
+}
+
+public enum SIPHeaderValues {
+    /// Splits a comma-joined header value at commas outside quotes and angle brackets (§7.3.1).
+    public static func split(_ value: String) -> [Substring] {
+        var parts: [Substring] = []
+        var rest = value[...]
+        while true {
+            let end = firstComma(rest)
+            parts.append(rest[..<end])
+            guard end < rest.endIndex else { return parts }
+            rest = rest[rest.utf8.index(after: end)...]
+        }
+    }
+
+    /// The value up to its first top-level comma: what `split(value).first` is, without the array.
+    public static func first(_ value: String) -> Substring {
+        let all = value[...]
+        return all[..<firstComma(all)]
+    }
+
+    private static func firstComma(_ text: Substring) -> String.Index {
+        var quoted = false, angle = false
+        var i = text.utf8.startIndex
+        while i < text.utf8.endIndex {
+            switch text.utf8[i] {
+            case 0x22: quoted.toggle()
+            case 0x3C where !quoted: angle = true
+            case 0x3E where !quoted: angle = false
+            case 0x2C where !quoted && !angle: return i
+            default: break
+            }
+            i = text.utf8.index(after: i)
+        }
+        return text.endIndex
+    }
+}
+
+/// ASCII case-insensitive equality, for tokens (header and parameter names, methods).
+func asciiCaseEqual<A: StringProtocol, B: StringProtocol>(_ a: A, _ b: B) -> Bool {
+    guard a.utf8.count == b.utf8.count else { return false }
+    return a.utf8.elementsEqual(b.utf8) { x, y in
+        x == y || ((x | 0x20) == (y | 0x20) && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A)
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: Substring {
+        var lo = utf8.startIndex, hi = utf8.endIndex
+        while lo < hi, utf8[lo] == 32 || utf8[lo] == 9 { lo = utf8.index(after: lo) }
+        while hi > lo, utf8[utf8.index(before: hi)] == 32 || utf8[utf8.index(before: hi)] == 9 {
+            hi = utf8.index(before: hi)
+        }
+        return self[lo..<hi]
+    }
+
+    var trimmingQuotes: Substring {
+        var s = self
+        if s.utf8.first == 0x22 { s = s[s.utf8.index(after: s.startIndex)...] }
+        if s.utf8.last == 0x22 { s = s[..<s.utf8.index(before: s.endIndex)] }
+        return s
+    }
+
+    /// Pieces between `separator` bytes (empty pieces kept).
+    func utf8Split(_ separator: UInt8) -> [Substring] {
+        var parts: [Substring] = []
+        var start = utf8.startIndex
+        var i = start
+        while i < utf8.endIndex {
+            if utf8[i] == separator {
+                parts.append(self[start..<i])
+                start = utf8.index(after: i)
+            }
+            i = utf8.index(after: i)
+        }
+        parts.append(self[start...])
+        return parts
+    }
+}
+
+extension String {
+    var trimmingSpacesString: String { String(self[...].trimmingSpaces) }
+}

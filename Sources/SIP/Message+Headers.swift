@@ -1,0 +1,66 @@
+extension SIPMessage {
+    public var callID: String? { header(.callID) }
+    public var cseq: SIPCSeq? { header(.cseq).flatMap(SIPCSeq.init) }
+    /// The top Via.
+    public var via: SIPVia? { header(.via).flatMap(SIPVia.init) }
+    public var branch: String? { via?.branch }
+    public var from: SIPAddress? { header(.from).flatMap(SIPAddress.init) }
+    public var to: SIPAddress? { header(.to).flatMap(SIPAddress.init) }
+    public var contact: SIPAddress? { header(.contact).flatMap(SIPAddress.init) }
+
+    /// Every Contact address, comma-joined lines split.
+    public var contacts: [SIPAddress] {
+        headers(.contact).flatMap { SIPHeaderValues.split($0).compactMap { SIPAddress(String($0)) } }
+    }
+
+    /// A response to this request as §8.2.6 builds it: Via lines, From, To (with `toTag` added when it has none),
+    /// Call-ID and CSeq copied.
+    public func response(_ status: Int, _ reason: String? = nil, toTag: String? = nil) -> SIPMessage {
+        var out = SIPMessage.response(status, reason)
+        for header in headers where SIPHeaderName.via.matches(header.name) { out.addHeader(.via, header.value) }
+        if let from = header(.from) { out.addHeader(.from, from) }
+        if let to = header(.to) {
+            if let toTag, var address = SIPAddress(to), address.tag == nil {
+                address.tag = toTag
+                out.addHeader(.to, address.text)
+            } else {
+                out.addHeader(.to, to)
+            }
+        }
+        if let callID { out.addHeader(.callID, callID) }
+        if let cseq = header(.cseq) { out.addHeader(.cseq, cseq) }
+        return out
+    }
+}
+
+/// RFC 8599 §4 Contact URI parameters of a UA that may be suspended and woken by a push.
+public struct PushContactParameters: Sendable, Equatable {
+    /// `apns` for Apple's service (`fcm` for Firebase).
+    public var provider: String
+    /// The device token (hex for APNs).
+    public var prid: String
+    /// `<TeamID>.<bundle>.voip` for a VoIP push topic.
+    public var param: String
+
+    public init(provider: String = "apns", prid: String, param: String) {
+        self.provider = provider
+        self.prid = prid
+        self.param = param
+    }
+
+    /// `pn-param` for an APNs VoIP push: team id, bundle id, and the `voip` service.
+    public static func apnsVoIP(token: String, team: String, bundle: String) -> PushContactParameters {
+        PushContactParameters(prid: token, param: "\(team).\(bundle).voip")
+    }
+
+    /// Reads them from a Contact URI; nil when any of the three is absent.
+    public init?(uri: String) {
+        let params = SIPParameters(parsing: uri[(uri.firstIndex(of: ";") ?? uri.endIndex)...])
+        guard let provider = params["pn-provider"], let prid = params["pn-prid"], let param = params["pn-param"]
+        else { return nil }
+        self.init(provider: provider, prid: prid, param: param)
+    }
+
+    /// `;pn-provider=apns;pn-prid=…;pn-param=…`, appended to the Contact URI inside its angle brackets.
+    public var uriParameters: String { ";pn-provider=\(provider);pn-prid=\(prid);pn-param=\(param)" }
+}

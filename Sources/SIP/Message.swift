@@ -1,0 +1,193 @@
+/// One SIP message (RFC 3261 §7): a request or a response, its headers in wire order, and its body.
+///
+/// Headers keep the names and values as received (values trimmed, folded lines joined), so a proxy's own headers
+/// (Record-Route, a second Via) survive a round trip; lookups go through `SIPHeaderName`, which knows the compact
+/// forms (`v`, `f`, `t`, `i`, …). Values are parsed on demand by the helpers in `Message+Headers.swift`.
+public struct SIPMessage: Sendable, Equatable {
+    public enum StartLine: Sendable, Equatable {
+        case request(method: SIPMethod, uri: String)
+        case response(status: Int, reason: String)
+    }
+
+    public var startLine: StartLine
+    public var headers: [SIPHeader]
+    public var body: [UInt8]
+
+    public init(startLine: StartLine, headers: [SIPHeader] = [], body: [UInt8] = []) {
+        self.startLine = startLine
+        self.headers = headers
+        self.body = body
+    }
+
+    public static func request(_ method: SIPMethod, uri: String, headers: [SIPHeader] = [],
+                               body: [UInt8] = []) -> SIPMessage {
+        SIPMessage(startLine: .request(method: method, uri: uri), headers: headers, body: body)
+    }
+
+    public static func response(_ status: Int, _ reason: String? = nil, headers: [SIPHeader] = [],
+                                body: [UInt8] = []) -> SIPMessage {
+        SIPMessage(startLine: .response(status: status, reason: reason ?? SIPStatus.reason(status)),
+                   headers: headers, body: body)
+    }
+
+    public var isRequest: Bool {
+        if case .request = startLine { return true }
+        return false
+    }
+
+    /// The request's method, nil for a response.
+    public var method: SIPMethod? {
+        if case .request(let method, _) = startLine { return method }
+        return nil
+    }
+
+    public var requestURI: String? {
+        if case .request(_, let uri) = startLine { return uri }
+        return nil
+    }
+
+    /// The response's status code, nil for a request.
+    public var status: Int? {
+        if case .response(let status, _) = startLine { return status }
+        return nil
+    }
+
+    // MARK: - Header access
+
+    /// The first value of the header `name` (compact forms match), nil when absent.
+    public func header(_ name: SIPHeaderName) -> String? {
+        headers.first { name.matches($0.name) }?.value
+    }
+
+    /// Every value of `name`, in order, one per header line (comma-joined lines are not split here).
+    public func headers(_ name: SIPHeaderName) -> [String] {
+        headers.compactMap { name.matches($0.name) ? $0.value : nil }
+    }
+
+    /// Replaces every `name` header with one line holding `value` (in the first one's place, or appended).
+    public mutating func setHeader(_ name: SIPHeaderName, _ value: String) {
+        if let first = headers.firstIndex(where: { name.matches($0.name) }) {
+            headers[first].value = value
+            headers[first].name = name.canonical
+            var i = headers.count - 1
+            while i > first {
+                if name.matches(headers[i].name) { headers.remove(at: i) }
+                i -= 1
+            }
+        } else {
+            headers.append(SIPHeader(name.canonical, value))
+        }
+    }
+
+    public mutating func removeHeaders(_ name: SIPHeaderName) {
+        headers.removeAll { name.matches($0.name) }
+    }
+
+    public mutating func addHeader(_ name: SIPHeaderName, _ value: String) {
+        headers.append(SIPHeader(name.canonical, value))
+    }
+}
+
+/// One header line as received or to be sent.
+public struct SIPHeader: Sendable, Equatable {
+    public var name: String
+    public var value: String
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A request method; a struct rather than an enum because extension methods (MESSAGE, PUBLISH, …) are legal.
+public struct SIPMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ raw: String) { rawValue = raw }
+    public var description: String { rawValue }
+
+    public static let invite = SIPMethod("INVITE")
+    public static let ack = SIPMethod("ACK")
+    public static let bye = SIPMethod("BYE")
+    public static let cancel = SIPMethod("CANCEL")
+    public static let register = SIPMethod("REGISTER")
+    public static let options = SIPMethod("OPTIONS")
+}
+
+/// A header name with its compact form (RFC 3261 §7.3.3), matched case-insensitively.
+public struct SIPHeaderName: Sendable, Hashable {
+    public let canonical: String
+    let lower: String
+    let compact: String?
+
+    public init(_ canonical: String, compact: String? = nil) {
+        self.canonical = canonical
+        lower = canonical.lowercased()
+        self.compact = compact
+    }
+
+    /// Whether a received header name means this header (ASCII case folding only: names are tokens).
+    public func matches(_ name: String) -> Bool {
+        let utf8 = name.utf8
+        if let compact, utf8.count == 1 {
+            return utf8.first.map { $0 | 0x20 } == compact.utf8.first
+        }
+        guard utf8.count == lower.utf8.count else { return false }
+        return utf8.elementsEqual(lower.utf8) { a, b in a == b || (a >= 0x41 && a <= 0x5A && a | 0x20 == b) }
+    }
+
+    public static let via = SIPHeaderName("Via", compact: "v")
+    public static let from = SIPHeaderName("From", compact: "f")
+    public static let to = SIPHeaderName("To", compact: "t")
+    public static let callID = SIPHeaderName("Call-ID", compact: "i")
+    public static let cseq = SIPHeaderName("CSeq")
+    public static let contact = SIPHeaderName("Contact", compact: "m")
+    public static let contentLength = SIPHeaderName("Content-Length", compact: "l")
+    public static let contentType = SIPHeaderName("Content-Type", compact: "c")
+    public static let maxForwards = SIPHeaderName("Max-Forwards")
+    public static let expires = SIPHeaderName("Expires")
+    public static let route = SIPHeaderName("Route")
+    public static let recordRoute = SIPHeaderName("Record-Route")
+    public static let wwwAuthenticate = SIPHeaderName("WWW-Authenticate")
+    public static let proxyAuthenticate = SIPHeaderName("Proxy-Authenticate")
+    public static let authorization = SIPHeaderName("Authorization")
+    public static let proxyAuthorization = SIPHeaderName("Proxy-Authorization")
+    public static let userAgent = SIPHeaderName("User-Agent")
+    public static let supported = SIPHeaderName("Supported", compact: "k")
+    public static let allow = SIPHeaderName("Allow")
+}
+
+/// Reason phrases for the codes a user agent sends.
+public enum SIPStatus {
+    public static func reason(_ status: Int) -> String {
+        switch status {
+        case 100: return "Trying"
+        case 180: return "Ringing"
+        case 183: return "Session Progress"
+        case 200: return "OK"
+        case 400: return "Bad Request"
+        case 401: return "Unauthorized"
+        case 403: return "Forbidden"
+        case 404: return "Not Found"
+        case 407: return "Proxy Authentication Required"
+        case 408: return "Request Timeout"
+        case 480: return "Temporarily Unavailable"
+        case 481: return "Call/Transaction Does Not Exist"
+        case 486: return "Busy Here"
+        case 487: return "Request Terminated"
+        case 488: return "Not Acceptable Here"
+        case 491: return "Request Pending"
+        case 500: return "Server Internal Error"
+        case 503: return "Service Unavailable"
+        case 603: return "Decline"
+        default:
+            switch status / 100 {
+            case 1: return "Progress"
+            case 2: return "OK"
+            case 3: return "Redirect"
+            case 4: return "Client Error"
+            case 5: return "Server Error"
+            default: return "Global Failure"
+            }
+        }
+    }
+}

@@ -1,0 +1,162 @@
+/// Reads SIP messages from bytes: `parse(datagram:)` for UDP, where one datagram is one message, and
+/// `SIPStreamParser` for TCP, where Content-Length frames the stream (§18.3).
+public enum SIPParser {
+    /// The most bytes a head (start line and headers) may take before its blank line.
+    public static let defaultMaxHeadBytes = 16 * 1024
+    public static let defaultMaxBodyBytes = 64 * 1024
+
+    /// One datagram as one message. A missing Content-Length means the body runs to the datagram's end; a longer
+    /// one is an error; extra bytes past it are dropped (§18.3). The message comes back unvalidated: call
+    /// `validate` before acting on it.
+    public static func parse(datagram bytes: UnsafeBufferPointer<UInt8>,
+                             maxBodyBytes: Int = defaultMaxBodyBytes) throws(SIPParseError) -> SIPMessage {
+        var start = 0
+        while start + 1 < bytes.count, bytes[start] == 13, bytes[start + 1] == 10 { start += 2 }
+        guard let end = headEnd(bytes, from: start) else { throw .truncatedHead }
+        var message = try parseHead(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+        let bodyStart = end + 4
+        let available = bytes.count - bodyStart
+        let length = try contentLength(message) ?? available
+        guard length <= maxBodyBytes else { throw .bodyTooLarge(limit: maxBodyBytes) }
+        guard length <= available else { throw .truncatedBody }
+        message.body = Array(bytes[bodyStart..<(bodyStart + length)])
+        return message
+    }
+
+    public static func parse(datagram bytes: [UInt8]) throws(SIPParseError) -> SIPMessage {
+        try bytes.withUnsafeBufferPointer { p throws(SIPParseError) in try parse(datagram: p) }
+    }
+
+    /// The offset of the CRLFCRLF that ends the head, searching from `from`.
+    static func headEnd(_ bytes: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        var i = from
+        while i + 3 < bytes.count {
+            if bytes[i + 3] != 10 {
+                i += bytes[i + 3] == 13 ? 1 : 4
+                continue
+            }
+            if bytes[i] == 13, bytes[i + 1] == 10, bytes[i + 2] == 13 { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    /// The Content-Length value, nil when absent; several lines must agree.
+    static func contentLength(_ message: SIPMessage) throws(SIPParseError) -> Int? {
+        var found: Int?
+        for header in message.headers where SIPHeaderName.contentLength.matches(header.name) {
+            guard let value = decimal(header.value), found == nil || found == value else { throw .badContentLength }
+            found = value
+        }
+        return found
+    }
+
+    static func decimal(_ text: String) -> Int? {
+        let utf8 = text.utf8
+        guard !utf8.isEmpty, utf8.count <= 9 else { return nil }
+        var value = 0
+        for byte in utf8 {
+            guard byte >= 48, byte <= 57 else { return nil }
+            value = value * 10 + Int(byte - 48)
+        }
+        return value
+    }
+
+    /// The checks §8.1.1 and §8.2.2 make of every message: Via, From, To, Call-ID and CSeq present, CSeq well
+    /// formed and (for a request) naming the request's method.
+    public static func validate(_ message: SIPMessage) throws(SIPParseError) {
+        for name in [SIPHeaderName.via, .from, .to, .callID, .cseq] where message.header(name) == nil {
+            throw .missingHeader(name.canonical)
+        }
+        guard let cseq = message.cseq else { throw .badCSeq }
+        if let method = message.method, method != cseq.method, method != .ack || cseq.method != .invite {
+            throw .badCSeq
+        }
+    }
+
+    // MARK: - Head
+
+    /// Parses the head (start line, CRLF-separated header lines, folded lines joined); `bytes` ends before the
+    /// blank line.
+    static func parseHead(_ bytes: UnsafeBufferPointer<UInt8>) throws(SIPParseError) -> SIPMessage {
+        var lineStart = 0
+        var startLine: SIPMessage.StartLine?
+        var headers: [SIPHeader] = []
+        headers.reserveCapacity(12)
+        while lineStart <= bytes.count {
+            var lineEnd = lineStart
+            while lineEnd + 1 < bytes.count, !(bytes[lineEnd] == 13 && bytes[lineEnd + 1] == 10) { lineEnd += 1 }
+            if lineEnd + 1 >= bytes.count { lineEnd = bytes.count }
+            let line = UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd])
+            if startLine == nil {
+                startLine = try parseStartLine(line)
+            } else if let first = line.first, first == 32 || first == 9 {
+                guard !headers.isEmpty else { throw .badHeaderLine }
+                let more = trimmed(line)
+                headers[headers.count - 1].value += " " + more
+            } else {
+                headers.append(try parseHeaderLine(line))
+            }
+            lineStart = lineEnd + 2
+        }
+        guard let startLine else { throw .badStartLine }
+        return SIPMessage(startLine: startLine, headers: headers)
+    }
+
+    static func parseStartLine(_ line: UnsafeBufferPointer<UInt8>) throws(SIPParseError) -> SIPMessage.StartLine {
+        guard let firstSpace = line.firstIndex(of: 32) else { throw .badStartLine }
+        let first = UnsafeBufferPointer(rebasing: line[..<firstSpace])
+        if isVersion(first) {
+            let rest = line[(firstSpace + 1)...]
+            let codeEnd = rest.firstIndex(of: 32) ?? line.count
+            let code = line[(firstSpace + 1)..<codeEnd]
+            guard code.count == 3, code.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { throw .badStatusCode }
+            let status = code.reduce(0) { $0 * 10 + Int($1 - 48) }
+            guard status >= 100, status <= 699 else { throw .badStatusCode }
+            let reason = codeEnd < line.count ? text(UnsafeBufferPointer(rebasing: line[(codeEnd + 1)...])) : ""
+            return .response(status: status, reason: reason)
+        }
+        guard !first.isEmpty, first.allSatisfy(isTokenByte) else { throw .badStartLine }
+        guard let lastSpace = line.lastIndex(of: 32), lastSpace > firstSpace + 1 else { throw .badStartLine }
+        let version = UnsafeBufferPointer(rebasing: line[(lastSpace + 1)...])
+        guard version.count >= 4, version.prefix(4).elementsEqual("SIP/".utf8) else { throw .badStartLine }
+        guard isVersion(version) else { throw .unsupportedVersion }
+        let uri = line[(firstSpace + 1)..<lastSpace]
+        guard !uri.contains(32), uri.contains(58) else { throw .badStartLine }
+        return .request(method: SIPMethod(text(first)), uri: text(UnsafeBufferPointer(rebasing: uri)))
+    }
+
+    static func parseHeaderLine(_ line: UnsafeBufferPointer<UInt8>) throws(SIPParseError) -> SIPHeader {
+        guard let colon = line.firstIndex(of: 58) else { throw .badHeaderLine }
+        var nameEnd = colon
+        while nameEnd > 0, line[nameEnd - 1] == 32 || line[nameEnd - 1] == 9 { nameEnd -= 1 }
+        let name = UnsafeBufferPointer(rebasing: line[..<nameEnd])
+        guard !name.isEmpty, name.allSatisfy(isTokenByte) else { throw .badHeaderLine }
+        return SIPHeader(text(name), trimmed(UnsafeBufferPointer(rebasing: line[(colon + 1)...])))
+    }
+
+    private static func isVersion(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.count == 7 && bytes.elementsEqual("SIP/2.0".utf8)
+    }
+
+    /// RFC 3261 §25.1 token characters.
+    static func isTokenByte(_ b: UInt8) -> Bool {
+        switch b {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
+        case 0x2D, 0x2E, 0x21, 0x25, 0x2A, 0x5F, 0x2B, 0x60, 0x27, 0x7E: return true
+        default: return false
+        }
+    }
+
+    private static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        var lo = 0, hi = bytes.count
+        while lo < hi, bytes[lo] == 32 || bytes[lo] == 9 { lo += 1 }
+        while hi > lo, bytes[hi - 1] == 32 || bytes[hi - 1] == 9 { hi -= 1 }
+        return text(UnsafeBufferPointer(rebasing: bytes[lo..<hi]))
+    }
+
+    private static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,60 @@
+import SIP
+
+/// Who a user agent is at its registrar: the address of record, the digest credential, and the RFC 8599 push
+/// parameters it registers when it may be suspended.
+public struct SIPAccount: Sendable, Equatable {
+    public var user: String
+    /// The registrar's domain (the host part of the address of record and the REGISTER Request-URI).
+    public var domain: String
+    public var password: String
+    /// Put in the Contact URI when set: a device that sleeps until a VoIP push wakes it.
+    public var push: PushContactParameters?
+    /// The registration lifetime asked for, seconds.
+    public var expires: Int
+
+    public init(user: String, domain: String, password: String, push: PushContactParameters? = nil,
+                expires: Int = 600) {
+        self.user = user
+        self.domain = domain
+        self.password = password
+        self.push = push
+        self.expires = expires
+    }
+
+    public var addressOfRecord: String { "sip:\(user)@\(domain)" }
+}
+
+/// UDP or TCP, as the Via and Contact name it.
+public enum SIPTransportKind: String, Sendable {
+    case udp = "UDP"
+    case tcp = "TCP"
+
+    var timers: SIPTimerValues { SIPTimerValues(reliable: self == .tcp) }
+}
+
+/// What a user agent tells its owner, in the order it happened.
+public enum SIPEvent: Sendable, Equatable {
+    case registered(expires: Int)
+    case registrationFailed(status: Int)
+    /// A new INVITE for this agent; it has answered 100 (and 180 when `autoRing`).
+    case incoming(call: String, from: String)
+    /// A provisional response to this agent's INVITE (180 is the ringing the post-dial delay ends at).
+    case progress(call: String, status: Int)
+    /// The caller got 200 and sent ACK; the callee got the ACK.
+    case answered(call: String)
+    /// A re-INVITE took effect: `held` true after sendonly, false after sendrecv.
+    case hold(call: String, held: Bool)
+    case ended(call: String, reason: SIPEndReason)
+    /// A final failure response to this agent's INVITE (or re-INVITE), or a transaction timeout (408).
+    case failed(call: String, status: Int)
+}
+
+public enum SIPEndReason: Sendable, Equatable {
+    case localBye, remoteBye
+    /// The caller's CANCEL took effect (487 at the caller; the callee saw CANCEL).
+    case cancelled
+    /// This agent declined (486 or 603).
+    case declined(Int)
+    /// No ACK came for the 200 (Timer L), or the BYE timed out.
+    case timedOut
+}

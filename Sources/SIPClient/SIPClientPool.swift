@@ -1,0 +1,218 @@
+import CLinux
+import Determinism
+import SIP
+import Transport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SIP user agents on one `EventThread` (the Driver's per-worker epoll thread, beside its HTTP transfers and
+/// WebSockets): the third device signaling kind. Each agent has its own socket (UDP on an ephemeral loopback port,
+/// or one TCP connection to the proxy), so the proxy sees one contact per device as it would see phones.
+///
+/// Timers: one `EventTimer` ticks every `tickNanos` while agents exist and advances the agents whose deadline has
+/// come (a scan; a timer wheel replaces it when the Driver owns the agents).
+/// Thread rule: every method, and `onEvent`, runs on `thread.queue`; create the pool there too.
+public final class SIPClientPool: @unchecked Sendable {
+    public typealias EventHandler = (_ agent: Int, _ event: SIPEvent) -> Void
+
+    private let thread: EventThread
+    private let clock: any Clock
+    /// The outbound proxy (Kamailio): where requests go and TCP agents connect.
+    private let proxy: (address: sockaddr_in, host: String, port: Int)
+    private let onEvent: EventHandler
+    private var handlerID: UInt32 = 0
+    private var agents: [Int: SIPUserAgent] = [:]
+    private var sockets: [Int: SIPSocket] = [:]
+    private var byFD: [Int32: SIPSocket] = [:]
+    /// UDP senders other than the proxy, by the handle agents answer them with.
+    private var sources: [Int: sockaddr_in] = [:]
+    private var nextAgent = 1
+    private var ticker: EventTimer?
+    private static let tickNanos: UInt64 = 10_000_000
+    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
+    /// Agents' books of the agents already closed, so `counters` keeps them.
+    private var closedCounters = SIPCounters()
+    /// Datagrams or stream writes the kernel refused.
+    public private(set) var sendErrors = 0
+
+    public init(thread: EventThread, proxyHost: String, proxyPort: Int, clock: any Clock = MonotonicClock(),
+                onEvent: @escaping EventHandler) throws(SIPClientError) {
+        guard let proxy = SIPSocket.ipv4(proxyHost, port: proxyPort) else { throw .badProxyAddress(proxyHost) }
+        self.thread = thread
+        self.clock = clock
+        self.proxy = (proxy, proxyHost, proxyPort)
+        self.onEvent = onEvent
+        signal(SIGPIPE, SIG_IGN)
+        handlerID = thread.register(ready: { [unowned self] fd, events in handle(fd, events) })
+        ticker = EventTimer(on: thread) { [unowned self] in tick() }
+    }
+
+    deinit { scratch.deallocate() }
+
+    /// Opens an agent's socket and returns its id; the agent does nothing until told (`perform`). Give every agent
+    /// its own `seed` (the Driver derives one per device): Call-IDs, tags and branches come from it.
+    public func add(account: SIPAccount, transport: SIPTransportKind, seed: UInt64) -> Result<Int, SIPClientError> {
+        let fd: Int32
+        switch transport {
+        case .udp:
+            switch SIPSocket.udp(host: "127.0.0.1") {
+            case .success(let opened): fd = opened
+            case .failure(let error): return .failure(error)
+            }
+        case .tcp:
+            fd = clinux_connect_tcp(proxy.host, Int32(proxy.port))
+            guard fd >= 0 else { return .failure(.socket(call: "connect", errno: -fd)) }
+            _ = clinux_set_nodelay(fd)
+        }
+        let id = nextAgent
+        nextAgent += 1
+        let agent = SIPUserAgent(account: account, transport: transport, localPort: Int(clinux_local_port(fd)),
+                                 seed: seed)
+        let socket = SIPSocket(fd: fd, agent: id, transport: transport)
+        agents[id] = agent
+        sockets[id] = socket
+        byFD[fd] = socket
+        thread.add(fd, events: CLINUX_EPOLLIN, handler: handlerID)
+        if agents.count == 1 { ticker?.arm(atMonotonicNanos: clinux_monotonic_ns() + Self.tickNanos) }
+        return .success(id)
+    }
+
+    public func agent(_ id: Int) -> SIPUserAgent? { agents[id] }
+
+    /// Runs `command` on agent `id` with the current time (register, invite, answer, …), then sends what it
+    /// queued and reports its events.
+    public func perform(_ id: Int, _ command: (SIPUserAgent, UInt64) -> Void) {
+        guard let agent = agents[id] else { return }
+        command(agent, clock.nowNanos())
+        flush(id)
+    }
+
+    /// Every agent's books, closed agents included.
+    public var counters: SIPCounters {
+        var total = closedCounters
+        for agent in agents.values { agent.counters.merge(into: &total) }
+        return total
+    }
+
+    /// The UDP or TCP port agent `id` listens on (what its Contact names).
+    public func localPort(_ id: Int) -> Int? { agents[id]?.localPort }
+
+    public func close(_ id: Int) {
+        guard let socket = sockets.removeValue(forKey: id), let agent = agents.removeValue(forKey: id) else { return }
+        agent.counters.merge(into: &closedCounters)
+        byFD[socket.fd] = nil
+        thread.remove(socket.fd)
+        Glibc.close(socket.fd)
+    }
+
+    public func closeAll() {
+        for id in Array(agents.keys) { close(id) }
+        ticker?.close()
+        ticker = nil
+        thread.unregister(handlerID)
+    }
+
+    // MARK: - Event thread
+
+    private func flush(_ id: Int) {
+        guard let agent = agents[id], let socket = sockets[id] else { return }
+        for (bytes, destination) in agent.takeOutbox() {
+            switch socket.transport {
+            case .udp:
+                let address: sockaddr_in
+                switch destination {
+                case .proxy: address = proxy.address
+                case .source(let handle): address = sources[handle] ?? proxy.address
+                }
+                if !socket.sendDatagram(bytes, to: address) { sendErrors += 1 }
+            case .tcp:
+                if socket.write(bytes), !socket.wantsWrite {
+                    socket.wantsWrite = true
+                    thread.modify(socket.fd, events: CLINUX_EPOLLIN | CLINUX_EPOLLOUT, handler: handlerID)
+                }
+            }
+        }
+        for event in agent.takeEvents() { onEvent(id, event) }
+    }
+
+    private func handle(_ fd: Int32, _ events: UInt32) {
+        guard let socket = byFD[fd], let agent = agents[socket.agent] else { return }
+        if events & CLINUX_EPOLLOUT != 0, !socket.flush() {
+            socket.wantsWrite = false
+            thread.modify(fd, events: CLINUX_EPOLLIN, handler: handlerID)
+        }
+        guard events & (CLINUX_EPOLLIN | CLINUX_EPOLLERR | CLINUX_EPOLLHUP) != 0 else { return }
+        switch socket.transport {
+        case .udp: readDatagrams(socket, agent)
+        case .tcp: readStream(socket, agent)
+        }
+        flush(socket.agent)
+    }
+
+    private func readDatagrams(_ socket: SIPSocket, _ agent: SIPUserAgent) {
+        for _ in 0..<64 {
+            var from = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let n = withUnsafeMutablePointer(to: &from) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    recvfrom(socket.fd, scratch.baseAddress, scratch.count, 0, $0, &length)
+                }
+            }
+            guard n >= 0 else { return }
+            let handle = Int(from.sin_addr.s_addr) << 16 | Int(from.sin_port)
+            if sources[handle] == nil { sources[handle] = from }
+            agent.receive(datagram: Array(UnsafeRawBufferPointer(rebasing: scratch[..<n])), source: handle,
+                          now: clock.nowNanos())
+        }
+    }
+
+    private func readStream(_ socket: SIPSocket, _ agent: SIPUserAgent) {
+        while true {
+            let n = recv(socket.fd, scratch.baseAddress, scratch.count, 0)
+            if n > 0 {
+                socket.parser.append(UnsafeRawBufferPointer(rebasing: scratch[..<n]))
+                do {
+                    while let message = try socket.parser.next() {
+                        agent.receive(message, source: 0, now: clock.nowNanos())
+                    }
+                } catch {
+                    agent.streamFailed(error)
+                    reconnect(socket, agent)
+                    return
+                }
+                continue
+            }
+            if n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) { reconnect(socket, agent) }
+            return
+        }
+    }
+
+    /// A stream that broke framing or closed: a new connection to the proxy for the same agent (its next REGISTER
+    /// refresh binds the new contact port, as a phone does after a network change).
+    private func reconnect(_ socket: SIPSocket, _ agent: SIPUserAgent) {
+        byFD[socket.fd] = nil
+        thread.remove(socket.fd)
+        Glibc.close(socket.fd)
+        let fd = clinux_connect_tcp(proxy.host, Int32(proxy.port))
+        guard fd >= 0 else {
+            sockets[socket.agent] = nil
+            return
+        }
+        let fresh = SIPSocket(fd: fd, agent: socket.agent, transport: .tcp)
+        sockets[socket.agent] = fresh
+        byFD[fd] = fresh
+        agent.setLocalPort(Int(clinux_local_port(fd)))
+        thread.add(fd, events: CLINUX_EPOLLIN, handler: handlerID)
+    }
+
+    private func tick() {
+        let now = clock.nowNanos()
+        for (id, agent) in agents {
+            guard let due = agent.nextDeadline, due <= now else { continue }
+            agent.advance(to: now)
+            flush(id)
+        }
+        if !agents.isEmpty { ticker?.arm(atMonotonicNanos: clinux_monotonic_ns() + Self.tickNanos) }
+    }
+}

@@ -1,0 +1,34 @@
+/// A user agent's books: what it sent and received by method and status code, retransmissions by what was
+/// repeated, malformed input by `SIPParseError.kind`, and transaction timeouts by timer letter. Keys are stable
+/// strings so the Driver's recorder can fold them into its counters as they are.
+public struct SIPCounters: Sendable, Equatable {
+    public var requestsSent: [String: Int] = [:]
+    public var requestsReceived: [String: Int] = [:]
+    public var responsesSent: [Int: Int] = [:]
+    public var responsesReceived: [Int: Int] = [:]
+    /// Repeats this end sent (Timer A/E/G, an ACK re-sent for a repeated final response), by method or status.
+    public var retransmissionsSent: [String: Int] = [:]
+    /// Repeats absorbed by a transaction (a request or response seen again), by method or status.
+    public var retransmissionsReceived: [String: Int] = [:]
+    /// Input that was not a SIP message (or broke §8.1.1), by kind; each is also dropped or answered 400.
+    public var malformed: [String: Int] = [:]
+    /// Transactions that ran out (Timer B, F, H, L), by timer.
+    public var timeouts: [String: Int] = [:]
+    /// Responses with no transaction and requests for no dialog (481), by method or status.
+    public var stray: [String: Int] = [:]
+
+    public init() {}
+
+    /// Every count summed into `into`, for merging a pool's agents.
+    public func merge(into total: inout SIPCounters) {
+        total.requestsSent.merge(requestsSent, uniquingKeysWith: +)
+        total.requestsReceived.merge(requestsReceived, uniquingKeysWith: +)
+        total.responsesSent.merge(responsesSent, uniquingKeysWith: +)
+        total.responsesReceived.merge(responsesReceived, uniquingKeysWith: +)
+        total.retransmissionsSent.merge(retransmissionsSent, uniquingKeysWith: +)
+        total.retransmissionsReceived.merge(retransmissionsReceived, uniquingKeysWith: +)
+        total.malformed.merge(malformed, uniquingKeysWith: +)
+        total.timeouts.merge(timeouts, uniquingKeysWith: +)
+        total.stray.merge(stray, uniquingKeysWith: +)
+    }
+}

@@ -1,0 +1,87 @@
+import CLinux
+import SIP
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One agent's socket: a UDP socket bound to an ephemeral loopback port, or a TCP connection to the proxy with its
+/// stream parser and unsent bytes. Owned by `SIPClientPool` on its event thread.
+final class SIPSocket {
+    let fd: Int32
+    let agent: Int
+    let transport: SIPTransportKind
+    var parser = SIPStreamParser()
+    /// TCP bytes the kernel has not taken yet (a connect in progress, a full send buffer).
+    var pending: [UInt8] = []
+    var wantsWrite = false
+
+    init(fd: Int32, agent: Int, transport: SIPTransportKind) {
+        self.fd = fd
+        self.agent = agent
+        self.transport = transport
+    }
+
+    /// A non-blocking UDP socket bound to `host`:0.
+    static func udp(host: String) -> Result<Int32, SIPClientError> {
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+                            | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return .failure(.socket(call: "socket", errno: errno)) }
+        guard var address = ipv4(host, port: 0) else {
+            close(fd)
+            return .failure(.badProxyAddress(host))
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else {
+            let code = errno
+            close(fd)
+            return .failure(.socket(call: "bind", errno: code))
+        }
+        return .success(fd)
+    }
+
+    static func ipv4(_ host: String, port: Int) -> sockaddr_in? {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(truncatingIfNeeded: port).bigEndian
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { return nil }
+        return address
+    }
+
+    /// Sends one datagram to `address`; false when the kernel refused it (counted by the pool as a send error).
+    func sendDatagram(_ bytes: [UInt8], to address: sockaddr_in) -> Bool {
+        var target = address
+        let sent = bytes.withUnsafeBytes { raw in
+            withUnsafePointer(to: &target) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL), $0,
+                           socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
+        return sent == bytes.count
+    }
+
+    /// Queues stream bytes and writes what the kernel takes; returns whether bytes are left (wait for EPOLLOUT).
+    func write(_ bytes: [UInt8]) -> Bool {
+        pending.append(contentsOf: bytes)
+        return flush()
+    }
+
+    /// Writes queued bytes; returns whether some are left.
+    func flush() -> Bool {
+        while !pending.isEmpty {
+            let n = pending.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n > 0 {
+                pending.removeFirst(n)
+            } else {
+                break
+            }
+        }
+        if pending.isEmpty { pending = [] }
+        return !pending.isEmpty
+    }
+}

@@ -1,0 +1,146 @@
+import SIP
+
+extension SIPUserAgent {
+    func incomingInvite(_ request: SIPMessage, source: Int, key: String, now: UInt64) {
+        guard let callID = request.callID else { return }
+        if request.to?.tag != nil {
+            reinvite(request, source: source, now: now)
+            return
+        }
+        let tag = token()
+        let offer = SDPSession(parsing: request.body)
+        let port = 40_000 + Int(ids.random.next() % 10_000) * 2
+        let sdp = offer.flatMap { SDPSession.answer(to: $0, address: localHost, port: port) }
+            ?? SDPSession(address: localHost, port: port)
+        let call = SIPCall(role: .callee, phase: .inviting, invite: request, localTag: tag, localSDP: sdp,
+                           source: source)
+        calls[callID] = call
+        respond(request.response(100), to: request, source: source, now: now)
+        events.append(.incoming(call: callID, from: request.from?.uri ?? ""))
+        if autoRing { ring(callID, now: now) }
+    }
+
+    /// Sends 180 Ringing for an incoming call.
+    @discardableResult
+    public func ring(_ callID: String, now: UInt64) -> Bool {
+        guard var call = calls[callID], call.role == .callee, call.phase == .inviting else { return false }
+        var response = call.invite.response(180, toTag: call.localTag)
+        copyRecordRoute(call.invite, into: &response)
+        response.addHeader(.contact, "<\(contactURI)>")
+        call.phase = .ringing
+        calls[callID] = call
+        respond(response, source: call.source, now: now)
+        return true
+    }
+
+    /// Answers an incoming call with 200 and the SDP answer; `.answered` follows its ACK.
+    @discardableResult
+    public func answer(_ callID: String, now: UInt64) -> Bool {
+        guard var call = calls[callID], call.role == .callee, call.phase == .inviting || call.phase == .ringing
+        else { return false }
+        var response = call.invite.response(200, toTag: call.localTag)
+        copyRecordRoute(call.invite, into: &response)
+        response.addHeader(.contact, "<\(contactURI)>")
+        response.addHeader(.contentType, "application/sdp")
+        response.body = call.localSDP.body
+        call.dialog = SIPDialog(uas: call.invite, localTag: call.localTag, state: .confirmed)
+        call.phase = .confirmed
+        calls[callID] = call
+        respond(response, source: call.source, now: now)
+        return true
+    }
+
+    /// A dialog-creating response carries the request's Record-Route (§12.1.1), so the caller routes its ACK, BYE
+    /// and re-INVITEs through the same proxies.
+    private func copyRecordRoute(_ request: SIPMessage, into response: inout SIPMessage) {
+        for value in request.headers(.recordRoute) { response.addHeader(.recordRoute, value) }
+    }
+
+    /// Declines an incoming call: 486 Busy Here or 603 Decline.
+    @discardableResult
+    public func decline(_ callID: String, status: Int = 603, now: UInt64) -> Bool {
+        guard let call = calls[callID], call.role == .callee, call.phase == .inviting || call.phase == .ringing
+        else { return false }
+        respond(call.invite.response(status, toTag: call.localTag), source: call.source, now: now)
+        endCall(callID, .declined(status))
+        return true
+    }
+
+    func ackArrived(_ ack: SIPMessage) {
+        guard let callID = ack.callID, var call = calls[callID], call.role == .callee else { return }
+        if call.phase == .confirmed, call.dialog != nil, call.cancelled == false {
+            // The ACK for the 2xx: stops the 2xx retransmission (RFC 6026 Accepted) and confirms the call once.
+            let key = Self.key(call.invite.branch, .invite)
+            if var t = servers[key], t.state == .accepted {
+                let effects = t.receive(ack, now: 0)
+                servers[key] = t
+                call.cancelled = false
+                calls[callID] = call
+                for effect in effects where effect == .terminated { servers[key] = nil; serverSources[key] = nil }
+                events.append(.answered(call: callID))
+            }
+        }
+    }
+
+    func incomingCancel(_ request: SIPMessage, source: Int, now: UInt64) {
+        let inviteKey = Self.key(request.branch, .invite)
+        guard let callID = request.callID, let call = calls[callID], call.role == .callee,
+              servers[inviteKey] != nil else {
+            counters.stray["CANCEL", default: 0] += 1
+            respond(request.response(481), to: request, source: source, now: now)
+            return
+        }
+        respond(request.response(200), to: request, source: source, now: now)
+        guard call.phase == .inviting || call.phase == .ringing else { return }
+        respond(call.invite.response(487, toTag: call.localTag), source: call.source, now: now)
+        endCall(callID, .cancelled)
+    }
+
+    func incomingBye(_ request: SIPMessage, source: Int, now: UInt64) {
+        guard let callID = request.callID, var call = calls[callID], var dialog = call.dialog,
+              request.to?.tag == dialog.localTag else {
+            counters.stray["BYE", default: 0] += 1
+            respond(request.response(481), to: request, source: source, now: now)
+            return
+        }
+        guard dialog.acceptRemote(request) else {
+            respond(request.response(500), to: request, source: source, now: now)
+            return
+        }
+        call.dialog = dialog
+        calls[callID] = call
+        respond(request.response(200), to: request, source: source, now: now)
+        endCall(callID, .remoteBye)
+    }
+
+    private func reinvite(_ request: SIPMessage, source: Int, now: UInt64) {
+        guard let callID = request.callID, var call = calls[callID], var dialog = call.dialog,
+              request.to?.tag == dialog.localTag else {
+            counters.stray["INVITE", default: 0] += 1
+            respond(request.response(481), to: request, source: source, now: now)
+            return
+        }
+        guard dialog.acceptRemote(request) else {
+            respond(request.response(500), to: request, source: source, now: now)
+            return
+        }
+        dialog.refreshTarget(from: request)
+        guard let offer = SDPSession(parsing: request.body),
+              var answer = SDPSession.answer(to: offer, address: localHost, port: call.localSDP.port) else {
+            call.dialog = dialog
+            calls[callID] = call
+            respond(request.response(488), to: request, source: source, now: now)
+            return
+        }
+        answer.version = call.localSDP.version + 1
+        call.localSDP = answer
+        call.dialog = dialog
+        calls[callID] = call
+        var response = request.response(200)
+        response.addHeader(.contact, "<\(contactURI)>")
+        response.addHeader(.contentType, "application/sdp")
+        response.body = answer.body
+        respond(response, to: request, source: source, now: now)
+        events.append(.hold(call: callID, held: offer.direction == .sendonly || offer.direction == .inactive))
+    }
+}

@@ -1,0 +1,76 @@
+import Determinism
+@testable import Driver
+import Transport
+import WebSocket
+import WebSocketClient
+
+/// A `DriverLoop` run by the test itself, like swift-nio's EmbeddedEventLoop: work handed to it waits until the
+/// test runs it, its one timer fires when the test moves the `ManualClock` to the armed deadline, and its client
+/// answers every request from `target` in memory (the answer arrives as later work, as a real client's would).
+/// No threads, no sockets, no sleeps: a run is as deterministic as the code under test.
+final class EmbeddedLoop: DriverLoop, @unchecked Sendable {
+    let manual: ManualClock
+    private var pending: [() -> Void] = []
+    private var deadline: UInt64?
+    private var wake: () -> Void = {}
+    private(set) var closed = false
+    private(set) var requests: [ClientRequest] = []
+    private lazy var memoryClient = MemoryClient(loop: self)
+    /// Answers each request the worker sends; set before the worker sends any.
+    var target: (ClientRequest) -> ClientResponse = { _ in ClientResponse(status: 404, body: []) }
+
+    init(clock: ManualClock) { manual = clock }
+
+    var clock: Clock { manual }
+    var client: RequestSender { memoryClient }
+
+    func execute(_ work: @escaping () -> Void) { pending.append(work) }
+    func post(_ work: @escaping () -> Void) { pending.append(work) }
+    func sync<T>(_ work: () throws -> T) rethrows -> T { try work() }
+    func arm(wakeAt nanos: UInt64) { deadline = nanos }
+    func onWake(_ wake: @escaping () -> Void) { self.wake = wake }
+    func makeSocketPool(tls: ClientTLS?, limits: WebSocketClientPool.Limits,
+                        onEvent: @escaping WebSocketClientPool.EventHandler) -> SocketPool? { nil }
+    func close() { closed = true }
+    func waitUntilStopped() { runPending() }
+
+    /// Runs the work handed to the loop, and the work that work hands it, until none is left.
+    func runPending() {
+        var ran = 0
+        while !pending.isEmpty {
+            let work = pending.removeFirst()
+            work()
+            ran += 1
+            precondition(ran < 10_000_000, "the loop never went idle")
+        }
+    }
+
+    /// Runs pending work, then moves the clock to the timer's deadline and fires it, again and again, until
+    /// `done` holds or no timer is armed before `limit`. Returns `done()`.
+    @discardableResult
+    func run(until limit: UInt64, _ done: () -> Bool) -> Bool {
+        for _ in 0..<10_000_000 {
+            runPending()
+            if done() { return true }
+            guard let due = deadline, due <= limit else { return done() }
+            deadline = nil
+            if due > manual.nowNanos() { manual.advance(to: due) }
+            wake()
+        }
+        return done()
+    }
+
+    fileprivate func answer(_ request: ClientRequest, _ completion: @escaping HTTPClient.Completion) {
+        requests.append(request)
+        let response = target(request)
+        pending.append { completion(.success(response)) }
+    }
+}
+
+/// The embedded loop's client: the target answers in memory.
+private final class MemoryClient: RequestSender {
+    unowned let loop: EmbeddedLoop
+    init(loop: EmbeddedLoop) { self.loop = loop }
+    func send(_ request: ClientRequest, completion: @escaping HTTPClient.Completion) { loop.answer(request, completion) }
+    func close() {}
+}

@@ -1,0 +1,131 @@
+import Chaos
+import Determinism
+@testable import Driver
+import HTTPServer
+import Metrics
+import PushModel
+import ReferenceTarget
+import Scenario
+import Transport
+import XCTest
+
+/// The real `Worker` on an embedded loop under the manual clock, against the reference target run in memory:
+/// its requests answered by `ReferenceTarget.handle`, its pushes handed to the real push intake
+/// (`DevicePushSink`) the moment the target sends them. No sockets, no threads, no sleeps.
+final class EmbeddedWorkerTests: XCTestCase {
+    private let second: UInt64 = 1_000_000_000
+
+    /// One worker, its push sink and the in-memory target for `scenario`.
+    private final class Rig {
+        let clock = ManualClock()
+        let loop: EmbeddedLoop
+        let worker: Worker
+        let sink: DevicePushSink
+        let target: ReferenceTarget
+        let loadClock = LoadClock()
+
+        init(_ scenario: Scenario) throws {
+            loop = EmbeddedLoop(clock: clock)
+            let settings = DriverSettings(scenario: scenario, targetURL: "http://target.embedded", workers: 1)
+            let faultLog = FaultLog()
+            let deviceCalls = DeviceCalls(devices: settings.devices)
+            worker = try Worker(index: 0, settings: settings, loop: loop,
+                                deviceIndexes: settings.deviceIndexes(worker: 0), runStartNanos: clock.nowNanos(),
+                                faultLog: faultLog, deviceCalls: deviceCalls)
+            let sink = DevicePushSink(workers: [worker], settings: settings,
+                                      schedule: FaultSchedule(windows: settings.faults, seed: settings.seed),
+                                      loadClock: loadClock, clock: clock, faultLog: faultLog, deviceCalls: deviceCalls)
+            self.sink = sink
+            let clock = clock
+            let pushes = PushCounter()
+            var configuration = ReferenceTarget.Configuration(gatewayURL: "http://127.0.0.1:9")
+            configuration.pushHook = { voip, token, payload in
+                let push = APNsPush(token: token, apnsID: "push-\(pushes.next())", pushType: voip ? .voip : .background,
+                                    topic: "com.example.callstorm", priority: voip ? 10 : 5, expiration: 0,
+                                    collapseID: nil, payload: Array(payload.utf8), acceptedNanos: clock.nowNanos())
+                _ = sink.accept(push)
+            }
+            target = ReferenceTarget(configuration: configuration)
+            let target = target
+            loop.target = { request in
+                let path = String(request.url.dropFirst("http://target.embedded".count))
+                let headers = request.headers.compactMap { line -> HTTPHeader? in
+                    guard let colon = line.firstIndex(of: ":") else { return nil }
+                    return HTTPHeader(name: String(line[..<colon]),
+                                      value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+                }
+                let box = Box<HTTPResponse?>(nil)
+                target.handle(HTTPRequest(method: request.method, path: path, headers: headers, body: request.body)) {
+                    box.value = $0
+                }
+                guard let answer = box.value else { return ClientResponse(status: 0, body: []) }
+                return ClientResponse(status: answer.status, body: answer.body,
+                                      headers: answer.headers.map { ($0.name, $0.value) })
+            }
+        }
+
+        /// Registers every device, runs the load to its end and the calls to completion, and ends the worker.
+        func run(limit: UInt64) -> Recorder {
+            let registered = Box(false)
+            worker.registerAll(concurrency: 4) { registered.value = true }
+            loop.runPending()
+            XCTAssertTrue(registered.value)
+            let start = clock.nowNanos()
+            loadClock.start.store(start, ordering: .relaxed)
+            let drained = Box(false)
+            worker.start(loadStartNanos: start) { drained.value = true }
+            XCTAssertTrue(loop.run(until: start + limit) { drained.value }, "the calls drained")
+            defer { target.close() }
+            return worker.finish()
+        }
+    }
+
+    /// A value the loop's work sets and the test reads, all on the test's thread.
+    private final class Box<T>: @unchecked Sendable {
+        var value: T
+        init(_ value: T) { self.value = value }
+    }
+
+    private final class PushCounter: @unchecked Sendable {
+        private var n = 0
+        func next() -> Int { n += 1; return n }
+    }
+
+    private func scenario(flow: String, calls: Int) throws -> Scenario {
+        let yaml = """
+            name: embedded-\(flow)
+            seed: 11
+            devices: 12
+            mix: { \(flow): 100 }
+            load:
+              - hold: { rate: 1/s, for: \(calls)s }
+            behavior: { answer_after: { constant: 300ms }, talk: { constant: 2s } }
+            """
+        return try ScenarioLoader.parse(yaml, file: "embedded.yaml").get()
+    }
+
+    func testTheRealWorkerRunsEveryBuiltInFlowToCompletionOnTheEmbeddedLoop() throws {
+        for flow in BuiltinFlows.names {
+            let rig = try Rig(try scenario(flow: flow, calls: 3))
+            let recorder = rig.run(limit: 600 * second)
+            let c = recorder.counters
+            XCTAssertEqual(c[MetricName.devicesRegistered], 12, flow)
+            XCTAssertEqual(c[MetricName.callsStarted], 3, "\(flow): \(c)")
+            XCTAssertEqual(c["flow.\(flow).completed"], 3, "\(flow): \(c.sorted { $0.key < $1.key })")
+            XCTAssertNil(c[MetricName.callsInFlightAtStop], flow)
+            XCTAssertEqual(c.filter { $0.key.hasPrefix(MetricName.errorsPrefix) }, [:], flow)
+            XCTAssertTrue(Books(counters: c).balanced, "\(flow): \(Books(counters: c).problems)")
+            XCTAssertTrue(rig.loop.closed, flow)
+        }
+    }
+
+    func testPushesReachDevicesThroughTheRealIntakeWithNoLatencyUnderTheManualClock() throws {
+        let rig = try Rig(try scenario(flow: "incoming-1to1", calls: 2))
+        let recorder = rig.run(limit: 600 * second)
+        let c = recorder.counters
+        XCTAssertEqual(c[MetricName.pushesAccepted], c[MetricName.pushesDelivered], "\(c)")
+        XCTAssertEqual(c[MetricName.pushesReceived("voip")], 2, "\(c)")
+        XCTAssertEqual(recorder.histograms[MetricName.pushToReport]?.totalCount, 2)
+        XCTAssertEqual(recorder.histograms[MetricName.pushToReport]?.max, 0, "the clock moved only on timers")
+    }
+}

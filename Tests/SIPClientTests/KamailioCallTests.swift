@@ -1,0 +1,109 @@
+import Dispatch
+import Foundation
+import Locking
+import SIP
+import SIPClient
+import TestSupport
+import Transport
+import XCTest
+
+/// Our agents against a real Kamailio (deploy/kamailio/kamailio.cfg) started as a user process: registration
+/// with its digest challenge, and a whole call through it, over UDP and over TCP.
+final class KamailioCallTests: XCTestCase {
+    func testTwoAgentsRegisterAndCompleteACallThroughKamailioOverUDP() throws {
+        try callThroughKamailio(.udp)
+    }
+
+    func testTwoAgentsRegisterAndCompleteACallThroughKamailioOverTCP() throws {
+        try callThroughKamailio(.tcp)
+    }
+
+    private func callThroughKamailio(_ transport: SIPTransportKind) throws {
+        let kamailio = try KamailioProcess()
+        defer { kamailio.stop() }
+        let harness = try PoolHarness(proxyPort: kamailio.port)
+        defer { harness.close() }
+        let domain = "127.0.0.1:\(kamailio.port)"
+        let push = PushContactParameters.apnsVoIP(token: String(repeating: "ab", count: 32), team: "ABCD123456",
+                                                  bundle: "com.example.app")
+        let alice = try harness.add(SIPAccount(user: "alice", domain: domain, password: "callstorm"), transport,
+                                    seed: 1)
+        let bob = try harness.add(SIPAccount(user: "bob", domain: domain, password: "callstorm", push: push),
+                                  transport, seed: 2)
+        harness.perform(alice) { $0.register(now: $1) }
+        harness.perform(bob) { $0.register(now: $1) }
+        XCTAssertTrue(eventually(10) {
+            harness.events(alice).contains(.registered(expires: 600))
+                && harness.events(bob).contains(.registered(expires: 600))
+        }, "\(harness.events(alice)) \(harness.events(bob))\n\(kamailio.log.suffix(2000))")
+
+        var call = ""
+        harness.perform(alice) { call = $0.invite("sip:bob@\(domain)", now: $1) }
+        XCTAssertTrue(eventually(10) { harness.events(alice).contains(.progress(call: call, status: 180)) },
+                      "\(harness.events(alice)) \(harness.events(bob))")
+        XCTAssertTrue(harness.events(bob).contains(.incoming(call: call, from: "sip:alice@\(domain)")))
+        harness.perform(bob) { _ = $0.answer(call, now: $1) }
+        XCTAssertTrue(eventually(10) {
+            harness.events(alice).contains(.answered(call: call)) && harness.events(bob).contains(.answered(call: call))
+        }, "\(harness.events(alice)) \(harness.events(bob))")
+        harness.perform(alice) { _ = $0.bye(call, now: $1) }
+        XCTAssertTrue(eventually(10) {
+            harness.events(alice).contains(.ended(call: call, reason: .localBye))
+                && harness.events(bob).contains(.ended(call: call, reason: .remoteBye))
+        }, "\(harness.events(alice)) \(harness.events(bob))")
+        let counters = harness.counters()
+        XCTAssertEqual(counters.responsesReceived[401], 2, "each REGISTER was challenged once")
+        XCTAssertEqual(counters.malformed, [:])
+        XCTAssertEqual(counters.requestsReceived["INVITE"], 1)
+        XCTAssertEqual(counters.requestsReceived["BYE"], 1)
+    }
+}
+
+/// A pool on its own event thread, with the events each agent reported, for tests that drive it from the test
+/// thread.
+final class PoolHarness: @unchecked Sendable {
+    let queue = DispatchQueue(label: "sip.test")
+    let thread: EventThread
+    private(set) var pool: SIPClientPool!
+    private let log = EventLog()
+
+    init(proxyPort: Int) throws {
+        thread = EventThread(queue: queue, name: "sip.test.events")
+        let log = self.log
+        pool = try queue.sync {
+            try SIPClientPool(thread: thread, proxyHost: "127.0.0.1", proxyPort: proxyPort) { agent, event in
+                log.events.withLock { $0[agent, default: []].append(event) }
+            }
+        }
+    }
+
+    /// Agents need distinct seeds: equal seeds give equal Call-IDs and branches, which Kamailio's tmx takes for
+    /// retransmissions of one request and drops.
+    func add(_ account: SIPAccount, _ transport: SIPTransportKind, seed: UInt64) throws -> Int {
+        try queue.sync { try pool.add(account: account, transport: transport, seed: seed).get() }
+    }
+
+    func perform(_ agent: Int, _ command: (SIPUserAgent, UInt64) -> Void) {
+        queue.sync { pool.perform(agent, command) }
+    }
+
+    func events(_ agent: Int) -> [SIPEvent] { log.events.withLock { $0[agent] ?? [] } }
+
+    func counters() -> SIPCounters { queue.sync { pool.counters } }
+
+    func localPort(_ agent: Int) -> Int? { queue.sync { pool.localPort(agent) } }
+
+    /// Closes one agent's socket (a suspended app).
+    func close(_ agent: Int) { queue.sync { pool.close(agent) } }
+
+    func close() {
+        queue.sync { pool.closeAll() }
+        thread.stop()
+        thread.waitUntilStopped()
+    }
+}
+
+/// Events by agent, appended on the event thread and read by the test thread.
+final class EventLog: Sendable {
+    let events = Mutex<[Int: [SIPEvent]]>([:])
+}

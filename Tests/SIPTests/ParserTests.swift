@@ -1,0 +1,109 @@
+import SIP
+import XCTest
+
+final class ParserTests: XCTestCase {
+    static let invite = "INVITE sip:bob@127.0.0.1:5070 SIP/2.0\r\n"
+        + "Via: SIP/2.0/UDP 127.0.0.1:5060;branch=z9hG4bKproxy, SIP/2.0/UDP 127.0.0.1:5080;branch=z9hG4bKa\r\n"
+        + "Max-Forwards: 69\r\nf: \"Alice\" <sip:alice@127.0.0.1>;tag=9fx\r\nTo: <sip:bob@127.0.0.1>\r\n"
+        + "i: call-1@127.0.0.1\r\nCSeq: 7 INVITE\r\nContact: <sip:alice@127.0.0.1:5080>\r\n"
+        + "Subject: folded\r\n  line\r\nContent-Type: application/sdp\r\nContent-Length: 4\r\n\r\nv=0\r\n"
+
+    func testDatagramRequestExposesHeadersThroughCompactAndFullNames() throws {
+        let message = try SIPParser.parse(datagram: Array(Self.invite.utf8))
+        XCTAssertEqual(message.method, .invite)
+        XCTAssertEqual(message.requestURI, "sip:bob@127.0.0.1:5070")
+        XCTAssertEqual(message.callID, "call-1@127.0.0.1")
+        XCTAssertEqual(message.from?.tag, "9fx")
+        XCTAssertEqual(message.from?.displayName, "Alice")
+        XCTAssertEqual(message.branch, "z9hG4bKproxy")
+        XCTAssertEqual(message.cseq, SIPCSeq(7, .invite))
+        XCTAssertEqual(message.header(SIPHeaderName("Subject")), "folded line")
+        XCTAssertEqual(message.body, Array("v=0\r".utf8), "Content-Length frames the body; the rest is dropped")
+        XCTAssertNoThrow(try SIPParser.validate(message))
+    }
+
+    func testSerializedMessageParsesBackToTheSameMessage() throws {
+        let message = try SIPParser.parse(datagram: Array(Self.invite.utf8))
+        let again = try SIPParser.parse(datagram: message.serialized())
+        XCTAssertEqual(again.startLine, message.startLine)
+        XCTAssertEqual(again.body, message.body)
+        XCTAssertEqual(again.headers.filter { $0.name != "Content-Length" }.count,
+                       message.headers.filter { $0.name != "Content-Length" }.count)
+    }
+
+    func testStreamParserFramesMessagesArrivingByteByByteAndSkipsKeepAlives() throws {
+        var parser = SIPStreamParser()
+        let bytes = Array(("\r\n\r\n" + Self.invite.replacingOccurrences(of: "v=0\r\n", with: "v=0\r")
+            + Self.invite.replacingOccurrences(of: "v=0\r\n", with: "v=0\r")).utf8)
+        var messages: [SIPMessage] = []
+        for byte in bytes {
+            parser.append([byte])
+            while let message = try parser.next() { messages.append(message) }
+        }
+        XCTAssertEqual(messages.count, 2)
+        XCTAssertEqual(messages.last?.body, Array("v=0\r".utf8))
+        XCTAssertEqual(parser.bufferedBytes, 0)
+    }
+
+    func testStreamMessageWithoutContentLengthBreaksTheStream() {
+        var parser = SIPStreamParser()
+        parser.append(Array("OPTIONS sip:a@b SIP/2.0\r\nVia: SIP/2.0/TCP h;branch=z9hG4bK1\r\n\r\n".utf8))
+        XCTAssertThrowsError(try parser.next()) { XCTAssertEqual($0 as? SIPParseError, .missingContentLength) }
+        XCTAssertNotNil(parser.isBroken)
+    }
+
+    func testOversizeHeadIsRefusedBeforeItsEnd() {
+        var parser = SIPStreamParser(maxHeadBytes: 100)
+        parser.append(Array(("OPTIONS sip:a@b SIP/2.0\r\nX: " + String(repeating: "a", count: 200)).utf8))
+        XCTAssertThrowsError(try parser.next()) { XCTAssertEqual($0 as? SIPParseError, .headTooLarge(limit: 100)) }
+    }
+
+    func testEachMalformationHasItsKind() {
+        let cases: [(String, String)] = [
+            ("INVITE sip:a@b SIP/2.0\r\nVia: x\r\n", "truncated_head"),
+            ("HELLO\r\n\r\n", "bad_start_line"),
+            ("INVITE sip:a@b SIP/3.0\r\n\r\n", "bad_version"),
+            ("SIP/2.0 99 Odd\r\n\r\n", "bad_status"),
+            ("INVITE sip:a@b SIP/2.0\r\nno colon here\r\n\r\n", "bad_header"),
+            ("INVITE sip:a@b SIP/2.0\r\nContent-Length: x\r\n\r\n", "bad_content_length"),
+            ("INVITE sip:a@b SIP/2.0\r\nContent-Length: 10\r\n\r\nabc", "truncated_body"),
+        ]
+        for (text, kind) in cases {
+            XCTAssertThrowsError(try SIPParser.parse(datagram: Array(text.utf8)), text) {
+                XCTAssertEqual(($0 as? SIPParseError)?.kind, kind, text)
+            }
+        }
+    }
+
+    func testValidationNamesTheMissingHeaderAndAMismatchedCSeq() throws {
+        let noCallID = try SIPParser.parse(datagram: Array(Self.invite.replacingOccurrences(
+            of: "i: call-1@127.0.0.1\r\n", with: "").utf8))
+        XCTAssertThrowsError(try SIPParser.validate(noCallID)) {
+            XCTAssertEqual($0 as? SIPParseError, .missingHeader("Call-ID"))
+        }
+        let wrong = try SIPParser.parse(datagram: Array(Self.invite.replacingOccurrences(
+            of: "7 INVITE", with: "7 BYE").utf8))
+        XCTAssertThrowsError(try SIPParser.validate(wrong)) { XCTAssertEqual($0 as? SIPParseError, .badCSeq) }
+    }
+
+    func testResponseToARequestCopiesViasAndAddsTheToTag() throws {
+        let request = try SIPParser.parse(datagram: Array(Self.invite.utf8))
+        let response = request.response(180, toTag: "xyz")
+        XCTAssertEqual(response.status, 180)
+        XCTAssertEqual(response.headers(.via).count, 1, "the comma-joined Via line is copied as it came")
+        XCTAssertEqual(response.to?.tag, "xyz")
+        XCTAssertEqual(response.cseq, SIPCSeq(7, .invite))
+        XCTAssertNoThrow(try SIPParser.validate(SIPParser.parse(datagram: response.serialized())))
+    }
+
+    func testContactCarriesRFC8599PushParametersInsideItsURI() throws {
+        let push = PushContactParameters.apnsVoIP(token: "00fc13ad", team: "ABCD123456", bundle: "com.example.app")
+        let contact = SIPAddress(uri: "sip:dev1@127.0.0.1:5070" + push.uriParameters,
+                                 parameters: SIPParameters([("expires", "600")]))
+        XCTAssertEqual(contact.text, "<sip:dev1@127.0.0.1:5070;pn-provider=apns;pn-prid=00fc13ad;"
+            + "pn-param=ABCD123456.com.example.app.voip>;expires=600")
+        let parsed = try XCTUnwrap(SIPAddress(contact.text))
+        XCTAssertEqual(PushContactParameters(uri: parsed.uri), push)
+        XCTAssertEqual(parsed.parameters["expires"], "600")
+    }
+}
