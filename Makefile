@@ -4,7 +4,7 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 BIN := .build/release/callstorm
 
-.PHONY: deps test-deps build run test bench bench-gateway soak fuzz test-sanitize clean
+.PHONY: deps test-deps build run test limits bench bench-gateway soak fuzz test-sanitize clean
 
 deps:
 	@scripts/deps.sh
@@ -19,10 +19,18 @@ build: deps
 run: build
 	$(BIN) run Scenarios/smoke.yaml
 
+# The house limits (file, function and type sizes, metric names from the catalog) first: they fail in seconds.
 test: test-deps
+	python3 scripts/limits.py --self-test
+	python3 scripts/limits.py
 	@scripts/test-deps-distributed.sh
 	$(SWIFT) build -c release --product callstorm
 	CALLSTORM_BIN=$(CURDIR)/$(BIN) $(SWIFT) test --disable-swift-testing
+
+# The house limits alone (make test runs them too).
+limits:
+	python3 scripts/limits.py --self-test
+	python3 scripts/limits.py
 
 bench: build
 	scripts/bench.sh

@@ -41,7 +41,7 @@ let package = Package(
 
         // MARK: - Value modules (no I/O)
         // The one clock protocol (with a hand-moved test clock) and the one seeded generator.
-        .target(name: "Determinism", dependencies: ["CLinux"]),
+        .target(name: "Determinism", dependencies: ["CLinux", "Locking"]),
         .target(name: "CallModel"),
         // The one JSON string escaper and the one HTML/XML escaper.
         .target(name: "TextEscaping"),
@@ -49,6 +49,7 @@ let package = Package(
         // driver (which implements the sink) does not depend on the gateway.
         .target(name: "PushModel"),
         .target(name: "Metrics", dependencies: ["TextEscaping"]),
+        // Reads no file (ScenarioLoading does); validation only checks that a `target.ca` path is readable.
         .target(name: "Scenario", dependencies: ["CLibyaml", "Metrics", "Determinism", "CallModel"]),
         // The run files' formats, written and read in one place: history lines, faults.csv, actions.csv, pushes.csv.
         .target(name: "RunFormats", dependencies: ["CallModel", "TextEscaping"]),
@@ -59,16 +60,21 @@ let package = Package(
         .target(name: "SIP", dependencies: ["Determinism"]),
 
         // MARK: - I/O modules
-        .target(name: "Transport", dependencies: ["CCurl", "CLinux", "EventPolling", "Locking"]),
+        // The files the value modules read, beside them: scenario files for Scenario, history.jsonl for Checker.
+        .target(name: "ScenarioLoading", dependencies: ["Scenario"]),
+        .target(name: "HistoryLoading", dependencies: ["Checker"]),
+        // A socket read and written in the clear or under TLS, shared by the HTTP server and the WebSocket client.
+        .target(name: "StreamIO", dependencies: ["CSSL"]),
+        .target(name: "Transport", dependencies: ["CCurl", "CLinux", "EventPolling", "Locking", "Determinism"]),
         .target(name: "Credentials", dependencies: ["CSSL"]),
         // Client WebSockets (ws, wss) on the transport's per-worker event threads.
         .target(name: "WebSocketClient", dependencies: [
-            "WebSocket", "CLinux", "CSSL", "CSSLClient", "Transport", "Determinism", "HTTPServer",
+            "WebSocket", "CLinux", "CSSL", "CSSLClient", "Transport", "Determinism", "StreamIO",
         ]),
         // SIP user agents (UDP and TCP) on the transport's event threads: the third device signaling kind.
         .target(name: "SIPClient", dependencies: ["SIP", "Determinism", "Transport", "CLinux"]),
         .target(name: "HTTPServer", dependencies: [
-            "CLinux", "CSSL", "CLibnghttp2", "Locking", "EventPolling", "WebSocket",
+            "CLinux", "CSSL", "CLibnghttp2", "Locking", "EventPolling", "WebSocket", "StreamIO",
         ], swiftSettings: releaseUnchecked),
         .target(name: "PushGateway", dependencies: [
             "PushModel", "HTTPServer", "CallModel", "Credentials", "Metrics", "Locking", "Determinism",
@@ -79,7 +85,8 @@ let package = Package(
         ]),
         .target(name: "FaultProxy", dependencies: ["CLinux", "Locking", "Determinism", "EventPolling"],
                 exclude: ["CREATING_TOXICS.md"]),
-        // Every fault kind, one file each, by the scenario's names; FaultProxy stays the network engine.
+        // Every fault kind, one file each, by the scenario's names, and the FaultController that runs the network and
+        // target windows on the run's clock; FaultProxy stays the network engine.
         .target(name: "Chaos", dependencies: [
             "Scenario", "Metrics", "RunFormats", "Locking", "FaultProxy", "Determinism",
         ]),
@@ -92,7 +99,7 @@ let package = Package(
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
             "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "FaultProxy", "Locking",
-            "Determinism", "Chaos", "WebSocket", "RunFormats",
+            "Determinism", "Chaos", "WebSocket", "RunFormats", "HistoryLoading", "ScenarioLoading",
         ]),
         // libFuzzer targets (`make fuzz`, built in debug with -sanitize=fuzzer -DFUZZING); built plainly it
         // replays the committed corpora. Uses @testable imports: debug configuration only.
@@ -106,11 +113,12 @@ let package = Package(
             dependencies: ["CallstormCLI"] + (jemalloc ? ["CJemalloc"] : []),
             linkerSettings: jemalloc ? [.linkedLibrary("jemalloc")] : []
         ),
-        .executableTarget(name: "checker-bench", dependencies: ["Checker"], path: "Benchmarks/checker-bench"),
+        .executableTarget(name: "checker-bench", dependencies: ["Checker", "HistoryLoading"],
+                          path: "Benchmarks/checker-bench"),
         .executableTarget(name: "ws-bench", dependencies: [
             "WebSocketClient", "WebSocket", "HTTPServer", "Transport", "CLinux", "Determinism", "Driver",
         ], path: "Benchmarks/ws-bench", exclude: ["lws_client.c"]),
-        .executableTarget(name: "sip-bench", dependencies: ["SIP", "CLinux"], path: "Benchmarks/sip-bench",
+        .executableTarget(name: "sip-bench", dependencies: ["SIP", "SIPClient", "CLinux"], path: "Benchmarks/sip-bench",
                           exclude: ["osip_parse.c"]),
         .executableTarget(name: "metrics-bench", dependencies: ["Metrics", "Results", "CLinux", "Determinism"],
                           path: "Benchmarks/metrics-bench"),
@@ -121,7 +129,9 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CLinux"]),
         .testTarget(name: "CallModelTests", dependencies: ["CallModel"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "CLinux", "Determinism"]),
-        .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "Metrics", "Determinism", "TestSupport"]),
+        .testTarget(name: "ScenarioTests", dependencies: [
+            "Scenario", "ScenarioLoading", "Metrics", "Determinism", "TestSupport", "CallModel",
+        ]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "HTTPServer", "Credentials", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: [
             "HTTPServer", "Credentials", "Locking", "Determinism", "TestSupport",
@@ -137,7 +147,8 @@ let package = Package(
         .testTarget(name: "FaultProxyTests", dependencies: [
             "FaultProxy", "CLinux", "HTTPServer", "Transport", "Determinism", "TestSupport",
         ]),
-        .testTarget(name: "ReferenceTargetTests", dependencies: ["ReferenceTarget", "PushGateway", "Transport", "Scenario"]),
+        .testTarget(name: "ReferenceTargetTests",
+                    dependencies: ["ReferenceTarget", "PushGateway", "Transport", "Scenario", "CallModel"]),
         .testTarget(name: "ChaosTests", dependencies: [
             "Chaos", "Scenario", "FaultProxy", "Metrics", "Determinism", "RunFormats", "Locking", "TestSupport",
         ]),
@@ -148,14 +159,20 @@ let package = Package(
         .testTarget(name: "ReportsTests", dependencies: [
             "Reports", "Metrics", "Results", "Determinism", "TextEscaping", "TestSupport", "Checker",
         ]),
-        .testTarget(name: "ResultsTests", dependencies: ["Results", "Metrics", "Determinism", "TestSupport", "RunFormats"]),
+        .testTarget(name: "ResultsTests", dependencies: [
+            "Results", "Metrics", "Determinism", "TestSupport", "RunFormats",
+        ]),
         .testTarget(name: "CallstormCLITests", dependencies: [
             "CallstormCLI", "Reports", "Metrics", "Results", "Scenario", "Checker", "HTTPServer", "PushGateway",
-            "Locking", "TestSupport", "RunFormats", "CallModel", "ReferenceTarget",
+            "Locking", "TestSupport", "RunFormats", "CallModel", "ReferenceTarget", "ScenarioLoading", "HistoryLoading",
         ]),
-        .testTarget(name: "CheckerTests", dependencies: ["Checker", "CallModel", "TestSupport", "RunFormats"]),
+        .testTarget(name: "CheckerTests", dependencies: [
+            "Checker", "CallModel", "TestSupport", "RunFormats", "HistoryLoading",
+        ]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "DeterminismTests", dependencies: ["Determinism"]),
+        .testTarget(name: "PushModelTests", dependencies: ["PushModel"]),
+        .testTarget(name: "EventPollingTests", dependencies: ["EventPolling", "CLinux"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
         .testTarget(name: "RunFormatsTests", dependencies: ["RunFormats", "CallModel"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Determinism"]),

@@ -1,4 +1,5 @@
 import Checker
+import HistoryLoading
 import Foundation
 
 enum CheckerBench {

@@ -52,8 +52,11 @@ enum Samples {
     To: <sip:dev1@127.0.0.1>\r
     Call-ID: 1j9FpLxk3uxtm8tn@127.0.0.1\r
     CSeq: 2 REGISTER\r
-    Contact: <sip:dev1@127.0.0.1:5070;pn-provider=apns;pn-prid=00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0;pn-param=ABCD123456.com.example.app.voip>;expires=600\r
-    Authorization: Digest username="dev1", realm="callstorm", nonce="Z2a1bWbVpc0y2EC7ZPcZYCn5D8dX0E6g", uri="sip:127.0.0.1", response="e2a7e1f0c1b6f8b9e3a41d4c11fa1e1d", algorithm=MD5\r
+    Contact: <sip:dev1@127.0.0.1:5070;pn-provider=apns;\
+    pn-prid=00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0;\
+    pn-param=ABCD123456.com.example.app.voip>;expires=600\r
+    Authorization: Digest username="dev1", realm="callstorm", nonce="Z2a1bWbVpc0y2EC7ZPcZYCn5D8dX0E6g", \
+    uri="sip:127.0.0.1", response="e2a7e1f0c1b6f8b9e3a41d4c11fa1e1d", algorithm=MD5\r
     Expires: 600\r
     Content-Length: 0\r
     \r

@@ -1,8 +1,16 @@
 import CLinux
+#if canImport(Glibc)
+import Glibc
+#endif
 import SIP
 
 // `sip-bench N`: parses each sample message N times (for instructions per message under callgrind, run twice with
 // different N and take the difference), then keeps 10,000 parsed INVITEs alive and prints the heap they hold.
+// `sip-bench calls N`: N whole calls between two user agents in memory (Calls.swift).
+if CommandLine.arguments.dropFirst().first == "calls" {
+    CallsBench.run(Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 1_000)
+    exit(0)
+}
 let count = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 10_000
 let samples = Samples.all.map { Array($0.utf8) }
 var checksum = 0

@@ -70,6 +70,9 @@ public struct ConversationManager: Sendable {
     /// LiveCommunicationKit's conversation events this manager reported, by name: `startedConnecting`,
     /// `connected`, `updated`, `ended.<reason>`. Cumulative; the driver adds them to the run's counters.
     public private(set) var events: [String: Int] = [:]
+    /// Views of conversations this device did not have yet that list it connected: the newest of each, applied
+    /// once a merge or split moves the device there (`adopt`). Cleared when the device goes back to idle.
+    private var unknownViews: [String: ConversationView] = [:]
 
     private mutating func event(_ name: String) { events[name, default: 0] += 1 }
 
@@ -234,6 +237,16 @@ public struct ConversationManager: Sendable {
         conversations[view.uuid] = conversation
         groupSizes[view.uuid] = 1
         apply(view)
+        if let newer = unknownViews.removeValue(forKey: view.uuid), newer.version > view.version { apply(newer) }
+    }
+
+    /// A view of a conversation this device does not have (yet): kept when it lists the device connected and is
+    /// newer than any kept before, for `adopt`.
+    public mutating func noteUnknown(_ view: ConversationView) {
+        let listed = view.members.contains { $0.device == localDevice }
+        guard conversations[view.uuid] == nil, listed, view.memberState(of: localDevice).isConnected || view.ended,
+              unknownViews[view.uuid].map({ view.version > $0.version }) ?? true else { return }
+        unknownViews[view.uuid] = view
     }
 
     /// Folds in the server's view if it is not older than what the device already saw (`updated` event).
@@ -298,6 +311,7 @@ public struct ConversationManager: Sendable {
         conversations.removeAll()
         groupSizes.removeAll()
         mergedAway.removeAll()
+        unknownViews.removeAll()
     }
 
     /// Where this device's view of a conversation disagrees with the server's, or nil when they agree.

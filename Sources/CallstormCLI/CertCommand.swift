@@ -36,22 +36,19 @@ enum CertCommand {
         }
         guard let bundle = parsed.value("bundle-id"), !bundle.isEmpty,
               !bundle.contains(where: { $0 == " " || $0 == "/" }) else {
-            throw .usage("--bundle-id is required: the app's bundle id, like com.example.phone")
+            throw .badValue(flag: "bundle-id", value: parsed.value("bundle-id") ?? "",
+                            expected: "the app's bundle id, like com.example.phone (required)")
         }
-        let environmentText = parsed.value("environment") ?? "both"
-        guard let environment = PushCertificateEnvironment(rawValue: environmentText) else {
-            throw .usage("--environment is development, production or both; got '\(environmentText)'")
-        }
+        let environment = try parsed.choice("environment", default: PushCertificateEnvironment.both)
         let team = parsed.value("team") ?? "CALLSTORMT"
-        guard let days = Int(parsed.value("days") ?? "365"), days >= 1 else {
-            throw .usage("--days must be a whole number of days, at least 1")
-        }
+        let days = try parsed.integer("days", default: 365, in: 1...36_500)
         let stateDir = parsed.value("state-dir") ?? LocalCertificateAuthority.defaultStateDirectory
         let outDir = parsed.value("out") ?? FileManager.default.currentDirectoryPath
         do {
             try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
         } catch {
-            throw .usage("cannot create --out \(outDir): \(error.localizedDescription)")
+            throw .badValue(flag: "out", value: outDir, expected: "a directory callstorm can create "
+                            + "(\(error.localizedDescription))")
         }
         let path = outDir + "/voip-\(bundle).pem"
         let request = PushClientCertificate.Request(bundleID: bundle, teamID: team, environment: environment,

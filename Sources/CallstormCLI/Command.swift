@@ -116,6 +116,9 @@ enum Help {
           --apns-key KEYID=FILE ES256 key (.p8) to sign provider tokens with; --apns-team TEAMID names the team
           --apns-proxy URL      reach the gateway through this HTTP proxy (CONNECT), as behind HTTPS_PROXY
           --apns-cert FILE      certificate auth: a PEM client certificate and key (`callstorm cert voip`)
+          --threads N           event-loop threads, 1…256 (default 1)
+          --push-expiration S   stamp pushes apns-expiration = now + S seconds (default 0: deliver once, now)
+          --push-retries N      tries again after a 429, 500, 503 or a lost connection, 0…100 (default 4)
           --exit-with-parent    exit when the process that started this one is gone (callstorm's child target)
           --tls                 serve https and wss (the event channel) on the same port, with the local CA's
                                 certificate from --state-dir (created on first use; the banner names the CA file

@@ -16,7 +16,7 @@ enum CompareCommand {
         var minimumDelta = 0.0
         if let text = parsed.value("min-delta") {
             guard let micros = Self.durationMillis(text) else {
-                throw .usage("--min-delta needs a duration like 1ms, got '\(text)'")
+                throw .badValue(flag: "min-delta", value: text, expected: "a duration like 1ms")
             }
             minimumDelta = micros
         }
@@ -30,7 +30,7 @@ enum CompareCommand {
         do {
             try Data(comparison.html().utf8).write(to: out, options: .atomic)
         } catch {
-            throw .harness("cannot write \(out.path): \(error.localizedDescription)")
+            throw .cannotWrite(what: out.lastPathComponent, directory: out.deletingLastPathComponent().path, cause: error)
         }
         if !parsed.has("quiet") { print(comparison.text(), terminator: "") }
         print("compare: \(out.path)")
@@ -44,7 +44,8 @@ enum CompareCommand {
         for part in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
             let pieces = part.split(separator: "=", maxSplits: 1).map(String.init)
             guard let value = fraction(pieces.last!) else {
-                throw .usage("--max-regression needs percentages like 10% or push_to_report.p99=5%, got '\(part)'")
+                throw .badValue(flag: "max-regression", value: part,
+                                expected: "percentages like 10% or push_to_report.p99=5%")
             }
             if pieces.count == 2 { perMetric[pieces[0]] = value } else { global = value }
         }

@@ -21,19 +21,17 @@ enum GatewayCommand {
             print(Help.gateway)
             return .passed
         }
-        let listen = parsed.value("listen") ?? "127.0.0.1:2197"
-        guard let (host, port) = Loopback.hostPort(listen) else {
-            throw .usage("--listen must be HOST:PORT, got '\(listen)'")
-        }
+        let (host, port) = try parsed.hostPort("listen", default: "127.0.0.1:2197")
         try Loopback.require(host, role: "listen address", allowed: Loopback.allowedHosts(parsed.value("allow-remote")))
         let useTLS = parsed.has("tls") || parsed.value("cert") != nil
         var config = HTTPServerConfiguration()
         config.host = host
         config.port = port
-        config.threads = max(1, Int(parsed.value("threads") ?? "1") ?? 1)
+        config.threads = try parsed.integer("threads", default: 1, in: 1...256)
         // The gateway's own listener or its tunnels; client certificates (certificate auth) are asked for from
         // --client-ca, else from the local CA when it is in use.
-        let (files, caPath) = try TLSArguments.files(parsed, clientCA: parsed.value("client-ca"), askLocalCA: true)
+        let (files, caPath) = try TLSArguments.files(parsed, clientCA: try parsed.readableFile("client-ca"),
+                                                 askLocalCA: true)
         if useTLS {
             config.tls = files
         } else {
@@ -45,9 +43,14 @@ enum GatewayCommand {
         for entry in (parsed.value("keys") ?? "").split(separator: ",") {
             let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, parts[0].utf8.count == 10 else {
-                throw .usage("--keys takes KEYID=path.pem[,KEYID=path.pem], with 10-character key ids")
+                throw .badValue(flag: "keys", value: String(entry),
+                                expected: "KEYID=path.pem[,KEYID=path.pem], with 10-character key ids")
             }
-            do { keys[parts[0]] = try ES256Key(contentsOf: parts[1]) } catch { throw .usage(error.description) }
+            do {
+                keys[parts[0]] = try ES256Key(contentsOf: parts[1])
+            } catch {
+                throw .badValue(flag: "keys", value: String(entry), expected: "a readable ES256 key (\(error))")
+            }
         }
         let team = parsed.value("team")
         let nowMillis = Int64(Date().timeIntervalSince1970 * 1000)
@@ -65,7 +68,7 @@ enum GatewayCommand {
         let log = quiet ? nil : printLine
         let gateway = APNsGateway(configuration: gatewayConfiguration, sink: AcceptAllSink(), log: log)
         let server = HTTPServer(configuration: config, handler: gateway)
-        do { try server.start() } catch { throw .harness("\(error)") }
+        do { try server.start() } catch { throw .cannotStart(what: "the gateway on \(host):\(port)", cause: error) }
         let scheme = useTLS ? "https" : "http"
         var banner = "callstorm gateway listening on \(scheme)://\(urlHost(host)):\(server.port)"
         banner += useTLS ? " (HTTP/2 over TLS, ALPN h2 or none; HTTP/1.1)" : " (h2c prior knowledge; HTTP/1.1)"

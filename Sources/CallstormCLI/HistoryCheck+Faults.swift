@@ -53,8 +53,8 @@ extension HistoryCheck {
                     out.append(InjectedFault(kind: row.kind, window: row.window, family: .network,
                                              fromNanos: nanos &- min(nanos, margin),
                                              toNanos: nanos + FaultAttribution.lookbackNanos))
-                } else if row.subject.hasPrefix(FaultRow.deviceSubjectPrefix) {
-                    out.append(InjectedFault(kind: row.kind, window: row.window, family: .device, device: row.subject,
+                } else if let device = row.device {
+                    out.append(InjectedFault(kind: row.kind, window: row.window, family: .device, device: device,
                                              call: row.plannedCall, fromNanos: nanos, toNanos: nanos))
                 }
             }

@@ -1,5 +1,6 @@
 import CallModel
 import Checker
+import HistoryLoading
 import Foundation
 import Reports
 import Results
@@ -93,7 +94,8 @@ enum HistoryCheck {
               case .success(let scenario) = ScenarioLoader.parse(text, file: RunReporting.scenarioURL(run).path)
         else { return .undeclared }
         let target = RunReporting.load(RunFacts.self, from: RunReporting.factsURL(run))?.target
-        return scenario.serverPolicy(embedded: target.map { $0.hasPrefix("embedded") } ?? (scenario.target == .embedded))
+        let embedded = target.map { $0.hasPrefix("embedded") } ?? (scenario.target == .embedded)
+        return scenario.serverPolicy(embedded: embedded)
     }
 
     /// One repro file per violation whose planned call the history names, from the run's scenario copy.
@@ -145,7 +147,7 @@ enum CheckCommand {
         } catch let error as CLIError {
             throw error
         } catch {
-            throw .invalidScenario("cannot check \(run.path): \(error)")
+            throw .cannotRead(what: "the history to check", path: run.path, cause: error)
         }
     }
 }

@@ -18,8 +18,8 @@ enum Loopback {
                 .lowercased()
         }
         if hosts.isEmpty || hosts.contains(where: { $0.isEmpty || $0.hasPrefix("-") }) {
-            throw .usage("--allow-remote needs the host it allows, e.g. --allow-remote 10.1.2.3 "
-                + "(comma-separated for more than one), got '\(flag)'")
+            throw .badValue(flag: "allow-remote", value: flag,
+                            expected: "the host it allows, e.g. 10.1.2.3 (comma-separated for more than one)")
         }
         return Set(hosts)
     }

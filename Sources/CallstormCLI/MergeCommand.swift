@@ -56,7 +56,8 @@ enum MergeCommand {
     }
 
     static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
-        let parsed = try Arguments(args, valued: ["out", "threshold"], boolean: ["help", "quiet"])
+        let parsed = try Arguments(args, valued: ["out", "threshold"], boolean: ["help", "quiet"],
+                                   emptyAllowed: ["threshold"])
         if parsed.has("help") {
             print(help)
             return .passed
@@ -64,7 +65,10 @@ enum MergeCommand {
         guard !parsed.positional.isEmpty else { throw .usage("merge needs at least one run directory") }
         guard let out = parsed.value("out") else { throw .usage("merge needs --out DIR") }
         let (thresholds, errors) = parseThresholds(parsed.value("threshold") ?? "")
-        guard errors.isEmpty else { throw .usage("--threshold: " + errors.joined(separator: "; ")) }
+        guard errors.isEmpty else {
+            throw .badValue(flag: "threshold", value: parsed.value("threshold") ?? "",
+                            expected: "KEY OP LIMIT; ... (\(errors.joined(separator: "; ")))")
+        }
         let outcome = try perform(parsed.positional.map { URL(fileURLWithPath: $0) },
                                   out: URL(fileURLWithPath: out), thresholds: thresholds)
         if !parsed.has("quiet") {
@@ -77,34 +81,44 @@ enum MergeCommand {
         return outcome.exitCode
     }
 
-    /// The whole merge; separate from flag parsing so tests can drive it.
+    /// The whole merge, in phases like a run's (`RunSession`): load the parts, check they are one run, combine
+    /// their recorders on one time axis, then report. Separate from flag parsing so tests can drive it.
     static func perform(_ directories: [URL], out: URL,
                         thresholds extra: [Threshold]) throws(CLIError) -> Outcome {
+        let parts = try load(directories)
+        var notes = try check(parts)
+        let merged = try combine(parts)
+        notes += timingNotes(parts)
+        return try report(parts, merged: merged, out: out, thresholds: extra, notes: notes)
+    }
+
+    /// Each directory's recorder and shard.json (absent for a run that was not a shard).
+    static func load(_ directories: [URL]) throws(CLIError) -> [Part] {
         var parts: [Part] = []
         for dir in directories {
             let recorder: Recorder
             do {
                 recorder = try RunResults.loadRecorder(run: dir)
             } catch {
-                throw .usage("\(error)")
+                throw .cannotRead(what: "the results", path: dir.path, cause: error)
             }
-            let record: ShardRecord?
-            if FileManager.default.fileExists(atPath: dir.appendingPathComponent(ShardRecord.fileName).path) {
+            let recordURL = dir.appendingPathComponent(ShardRecord.fileName)
+            var record: ShardRecord?
+            if FileManager.default.fileExists(atPath: recordURL.path) {
                 do {
                     record = try ShardRecord.read(run: dir)
                 } catch {
-                    throw .usage("cannot read \(dir.appendingPathComponent(ShardRecord.fileName).path): \(error)")
+                    throw .cannotRead(what: ShardRecord.fileName, path: recordURL.path, cause: error)
                 }
-            } else {
-                record = nil
             }
             parts.append(Part(directory: dir, record: record, recorder: recorder))
         }
-        var notes = try check(parts)
+        return parts
+    }
 
-        // One time axis: the earliest shard's second 0; the others move by whole seconds.
-        let origins = parts.compactMap { $0.record?.originUnixSeconds }
-        let base = origins.min() ?? 0
+    /// One recorder on one time axis: the earliest shard's second 0; the others move by whole seconds.
+    static func combine(_ parts: [Part]) throws(CLIError) -> Recorder {
+        let base = baseUnixSeconds(parts)
         var merged = Recorder(runStartNanos: parts[0].recorder.runStartNanos,
                               lowestDiscernibleValue: parts[0].recorder.lowestDiscernibleValue,
                               highestTrackableValue: parts[0].recorder.highestTrackableValue,
@@ -118,8 +132,18 @@ enum MergeCommand {
             }
             merged.merge(part.recorder.shifted(bySeconds: shift))
         }
-        notes += timingNotes(parts)
+        return merged
+    }
 
+    static func baseUnixSeconds(_ parts: [Part]) -> Int64 {
+        parts.compactMap { $0.record?.originUnixSeconds }.min() ?? 0
+    }
+
+    /// Rows and histories concatenated, the union checked, thresholds judged on the merged recorder, every report
+    /// file written into `out`.
+    static func report(_ parts: [Part], merged: Recorder, out: URL, thresholds extra: [Threshold],
+                       notes: [String]) throws(CLIError) -> Outcome {
+        var notes = notes
         let facts = mergedFacts(parts)
         let written: RunReporting.Written
         do {
@@ -129,15 +153,11 @@ enum MergeCommand {
             }
             // The shards' histories on one axis, checked as one: each shard's own violations are already in the
             // merged counters; this writes checker.json and timelines for the union.
-            if try concatenateHistories(parts, baseUnixSeconds: base, into: out) > 0,
+            if try concatenateHistories(parts, baseUnixSeconds: baseUnixSeconds(parts), into: out) > 0,
                let check = try HistoryCheck.run(out) {
                 notes += check.lines
             }
-            let scenario = RunBundle(parts[0].directory).scenario
-            let target = RunReporting.scenarioURL(out)
-            if FileManager.default.fileExists(atPath: scenario.path), !FileManager.default.fileExists(atPath: target.path) {
-                try FileManager.default.copyItem(at: scenario, to: target)
-            }
+            try copyScenario(from: parts[0].directory, to: out)
             // The scenario's slo and the flag's thresholds, on the merged data only: a limit that only the union
             // of the shards breaks fails here.
             let thresholds = RunReporting.thresholds(run: out, notes: &notes) + extra
@@ -151,10 +171,19 @@ enum MergeCommand {
             written = try RunReporting.write(run: out, facts: facts, recorder: merged, thresholds: thresholds,
                                              notes: notes)
         } catch {
-            throw .harness("could not write the merged report to \(out.path): \(error)")
+            throw .cannotWrite(what: "the merged report", directory: out.path, cause: error)
         }
         let code: ExitCode = written.verdict.passed ? .passed : .of(written.verdict, interrupted: facts.interrupted)
         return Outcome(exitCode: code, files: written.files, verdict: written.verdict, thresholds: written.thresholds)
+    }
+
+    /// The first shard's scenario copy, so the merged directory's slo is the run's.
+    static func copyScenario(from part: URL, to out: URL) throws {
+        let scenario = RunBundle(part).scenario
+        let target = RunReporting.scenarioURL(out)
+        if FileManager.default.fileExists(atPath: scenario.path), !FileManager.default.fileExists(atPath: target.path) {
+            try FileManager.default.copyItem(at: scenario, to: target)
+        }
     }
 
     /// Refuses parts that cannot be one run (another scenario, seed or shard count, a shard given twice) and

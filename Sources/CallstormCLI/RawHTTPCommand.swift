@@ -26,22 +26,17 @@ enum RawHTTPCommand {
         }
         guard let url = parsed.value("url") else { throw .usage("raw-http needs --url URL") }
         guard let host = Loopback.host(ofURL: url), url.hasPrefix("http://") else {
-            throw .usage("--url must be an http:// URL, got '\(url)'")
+            throw .badValue(flag: "url", value: url, expected: "an http:// URL")
         }
         if !Loopback.isLoopback(host) && !parsed.has("allow-remote") {
             throw .usage("--url \(url) is not on this machine; pass --allow-remote to load it anyway")
         }
-        func positive(_ name: String, _ fallback: Int) throws(CLIError) -> Int {
-            guard let text = parsed.value(name) else { return fallback }
-            guard let n = Int(text), n > 0 else { throw .usage("--\(name) must be a positive integer, got '\(text)'") }
-            return n
-        }
-        let devices = try positive("devices", 1000)
-        let workers = try positive("workers", ProcessInfo.processInfo.activeProcessorCount)
-        let perClient = try positive("per-client", 200)
+        let devices = try parsed.integer("devices", default: 1000, in: 1...1_000_000)
+        let workers = try parsed.integer("workers", default: ProcessInfo.processInfo.activeProcessorCount, in: 1...256)
+        let perClient = try parsed.integer("per-client", default: 200, in: 1...100_000)
         let durationText = parsed.value("duration") ?? "10s"
         guard let seconds = parseSeconds(durationText), seconds > 0 else {
-            throw .usage("--duration must look like 10s or 1m, got '\(durationText)'")
+            throw .badValue(flag: "duration", value: durationText, expected: "a duration like 10s or 1m")
         }
         var configuration = RawHTTPLoad.Configuration(url: url, devices: devices,
                                                       durationNanos: UInt64(seconds * 1e9), workers: workers)

@@ -24,13 +24,7 @@ enum ReplayCommand {
         guard parsed.positional.count == 1, let file = parsed.positional.first else {
             throw .usage("replay takes exactly one repro file")
         }
-        var repeatCount = 1
-        if let r = parsed.value("repeat") {
-            guard let n = Int(r), n >= 1, n <= maximumRepeat else {
-                throw .usage("--repeat must be 1…\(maximumRepeat), got '\(r)'")
-            }
-            repeatCount = n
-        }
+        let repeatCount = try parsed.integer("repeat", default: 1, in: 1...maximumRepeat)
         let tally = try replay(file, repeat: repeatCount, out: parsed.value("out"), quiet: parsed.has("quiet"))
         tally.lines.forEach { print($0) }
         return tally.reproduced > 0 ? .thresholdsFailed : .passed

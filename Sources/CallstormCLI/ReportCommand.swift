@@ -41,7 +41,7 @@ enum ReportCommand {
         do {
             recorder = try RunResults.loadRecorder(run: run)
         } catch {
-            throw .invalidScenario("cannot rebuild the report: \(error.description)")
+            throw .cannotRead(what: "the raw results to rebuild the report from", path: run.path, cause: error)
         }
         let finished = FileManager.default.fileExists(atPath: RunReporting.finishedURL(run).path)
         var notes = RunReporting.load([String].self, from: RunReporting.notesURL(run)) ?? []
@@ -64,7 +64,7 @@ enum ReportCommand {
             return try RunReporting.write(run: run, facts: facts, recorder: recorder, thresholds: thresholds,
                                           notes: notes + thresholdNotes)
         } catch {
-            throw .harness("could not write the report into \(run.path): \(error)")
+            throw .cannotWrite(what: "the report", directory: run.path, cause: error)
         }
     }
 }

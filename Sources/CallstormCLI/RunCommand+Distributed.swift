@@ -6,6 +6,8 @@ import HTTPServer
 import Reports
 import Scenario
 import Locking
+import Transport
+import Metrics
 
 /// The flags of `run` that make it one part of a distributed run, and what they do around the driver:
 /// `--shard i/N`, `--start-at`, `--clock-reference`, `--metrics-listen`, `--metrics-linger`.
@@ -27,31 +29,22 @@ struct DistributedOptions {
         var o = DistributedOptions()
         if let s = parsed.value("shard") {
             guard let shard = Shard(parsing: s) else {
-                throw .usage("--shard must be i/N with 0 <= i < N (e.g. 0/4), got '\(s)'")
+                throw .badValue(flag: "shard", value: s, expected: "i/N with 0 <= i < N (e.g. 0/4)")
             }
             o.shard = shard
         }
         if let s = parsed.value("start-at") {
             guard let date = parseInstant(s) else {
-                throw .usage("--start-at must be an ISO 8601 UTC time like 2026-12-02T10:00:00Z, got '\(s)'")
+                throw .badValue(flag: "start-at", value: s, expected: "an ISO 8601 UTC time like 2026-12-02T10:00:00Z")
             }
             o.startAt = date
         }
         o.clockReference = parsed.value("clock-reference")
-        if let s = parsed.value("metrics-listen") {
-            guard let colon = s.lastIndex(of: ":"), let port = Int(s[s.index(after: colon)...]), (0...65535).contains(port)
-            else { throw .usage("--metrics-listen must be HOST:PORT (e.g. 127.0.0.1:9464), got '\(s)'") }
-            var host = String(s[..<colon])
-            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if parsed.value("metrics-listen") != nil {
+            let (host, port) = try parsed.hostPort("metrics-listen", default: "")
             o.metricsListen = (host.isEmpty ? "0.0.0.0" : host, port)
         }
-        if let s = parsed.value("metrics-linger") {
-            do {
-                o.metricsLingerNanos = try Quantity.duration(s)
-            } catch {
-                throw .usage("--metrics-linger: \(error.message)")
-            }
-        }
+        o.metricsLingerNanos = try parsed.duration("metrics-linger") ?? 0
         return o
     }
 
@@ -93,8 +86,10 @@ final class DistributedRun {
     func probeClock(targetURL: String, embeddedTarget: Bool) {
         guard options.isDistributed else { return }
         let reference = options.clockReference ?? targetURL
-        if let offset = ClockProbe.measure(baseURL: reference) {
-            clockOffset = offset
+        if let estimate = DateHeaderProbe.measure(baseURL: reference), let offset = estimate.offsetSeconds,
+           let uncertainty = estimate.uncertaintySeconds {
+            clockOffset = ClockOffset(method: "HTTP Date header of \(reference) (\(estimate.samples) samples)",
+                                      offsetSeconds: offset, uncertaintySeconds: uncertainty)
         } else if embeddedTarget, options.clockReference == nil {
             clockNote = "Clock offset not measured: the embedded target sends no Date header " +
                 "(pass --clock-reference URL of any HTTP server all shards can reach)."
@@ -119,7 +114,10 @@ final class DistributedRun {
             }
             var snapshot = driver.liveSnapshot
             if let counters = finalCounters.value.withLock({ $0 }) { snapshot.counters = counters }
-            let body = exposition.render(snapshot, elapsedSeconds: driver.progress.elapsedSeconds)
+            let figures = PrometheusExposition.Figures(
+                counters: snapshot.counters, histograms: snapshot.histograms,
+                activeConversations: snapshot.activeConversations, final: snapshot.final)
+            let body = exposition.render(figures, elapsedSeconds: driver.progress.elapsedSeconds)
             respond(HTTPResponse(status: 200, headers: [
                 HTTPHeader(name: "content-type", value: "text/plain; version=0.0.4; charset=utf-8"),
             ], body: Array(body.utf8)))
@@ -127,7 +125,7 @@ final class DistributedRun {
         do {
             try server.start()
         } catch {
-            throw .harness("cannot serve metrics on \(listen.host):\(listen.port): \(error)")
+            throw .cannotStart(what: "the metrics endpoint on \(listen.host):\(listen.port)", cause: error)
         }
         endpoint = server
         FileHandle.standardError.write(Data(
@@ -154,7 +152,7 @@ final class DistributedRun {
         do {
             try record.write(to: runDirectory)
         } catch {
-            throw .harness("could not write \(ShardRecord.fileName) into \(runDirectory.path): \(error)")
+            throw .cannotWrite(what: ShardRecord.fileName, directory: runDirectory.path, cause: error)
         }
         finalCounters.value.withLock { $0 = result.recorder.counters }
         if let endpoint, options.metricsLingerNanos > 0 {

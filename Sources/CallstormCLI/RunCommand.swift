@@ -39,28 +39,23 @@ enum RunCommand {
         var options = Options(file: file)
         options.out = parsed.value("out")
         options.targetURL = parsed.value("target")
+        for flag in ["target", "clock-reference"] {
+            if let url = parsed.value(flag), Loopback.host(ofURL: url) == nil {
+                throw .badValue(flag: flag, value: url, expected: "a URL with a host, like http://127.0.0.1:8080")
+            }
+        }
         options.allowRemote = try Loopback.allowedHosts(parsed.value("allow-remote"))
         options.quiet = parsed.has("quiet")
         options.distributed = try DistributedOptions.parse(parsed)
         if let s = parsed.value("seed") {
-            guard let seed = UInt64(s) else { throw .usage("--seed must be a non-negative integer, got '\(s)'") }
+            guard let seed = UInt64(s) else {
+                throw .badValue(flag: "seed", value: s, expected: "a whole number from 0 to \(UInt64.max)")
+            }
             options.seed = seed
         }
-        if let d = parsed.value("duration") {
-            do {
-                options.durationNanos = try Quantity.duration(d)
-            } catch {
-                throw .usage("--duration: \(error.message)")
-            }
-        }
-        if let w = parsed.value("workers") {
-            guard let n = Int(w), n >= 1, n <= 256 else { throw .usage("--workers must be 1…256, got '\(w)'") }
-            options.workers = n
-        }
-        if let t = parsed.value("trace") {
-            guard let n = Int(t), n >= 1, n <= 100_000 else { throw .usage("--trace must be 1…100000, got '\(t)'") }
-            options.traceCalls = n
-        }
+        options.durationNanos = try parsed.duration("duration", allowZero: false)
+        options.workers = try parsed.integer("workers", in: 1...256)
+        options.traceCalls = try parsed.integer("trace", default: 0, in: 1...100_000)
         let outcome = try perform(options)
         print("report: \(outcome.reportPath)")
         return outcome.exitCode

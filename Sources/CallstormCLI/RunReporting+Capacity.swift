@@ -3,6 +3,7 @@ import Foundation
 import Metrics
 import Results
 import Scenario
+import ScenarioLoading
 
 extension RunReporting {
     /// The scenario copy in the run directory, so a rebuilt report judges the knee and the harness as the run did.

@@ -3,6 +3,7 @@ import Metrics
 import Reports
 import Results
 import Scenario
+import ScenarioLoading
 
 /// What `run` saves beside the raw results so `report` can rebuild every file later, and the one path both
 /// commands take to write the reports: join rows, rebuild flow-step metrics, evaluate thresholds, write.

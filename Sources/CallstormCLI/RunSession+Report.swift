@@ -88,7 +88,7 @@ extension RunSession {
                                              thresholds: scenario.slo, notes: notes, extraFailures: failures,
                                              historyJoined: true)
         } catch {
-            throw .harness("could not write the report to \(bundle.directory.path): \(error)")
+            throw .cannotWrite(what: "the report", directory: bundle.directory.path, cause: error)
         }
         summarize(written, recorder: result.recorder)
         try distributed.finish(scenario: scenario, result: result, facts: driven.facts,

@@ -63,7 +63,9 @@ final class RunSession {
             return nil
         }()
         if let url = targetOverride {
-            guard let host = Loopback.host(ofURL: url) else { throw .usage("target URL '\(url)' has no host") }
+            guard let host = Loopback.host(ofURL: url) else {
+                throw .badValue(flag: "target", value: url, expected: "a URL with a host, like http://127.0.0.1:8080")
+            }
             try Loopback.require(host, role: "target", allowed: options.allowRemote)
             if let storm = scenario.faults.first(where: { $0.target?.socketStorm != nil }) {
                 throw .usage("fault window '\(storm.name)' has a socket_storm, which only the embedded target can "
@@ -117,7 +119,7 @@ final class RunSession {
                 settings.trace = try TraceWriter(calls: options.traceCalls,
                                                  url: bundle.directory.appendingPathComponent("trace.jsonl"))
             } catch {
-                throw .harness("cannot write trace.jsonl into \(bundle.directory.path): \(error)")
+                throw .cannotWrite(what: "trace.jsonl", directory: bundle.directory.path, cause: error)
             }
         }
         options.distributed.apply(to: &settings)
@@ -128,7 +130,7 @@ final class RunSession {
         do {
             driver = try LoadDriver(settings: settings)
         } catch {
-            throw .harness("cannot write results into \(bundle.directory.path): \(error)")
+            throw .cannotWrite(what: "results", directory: bundle.directory.path, cause: error)
         }
         servers.sink.set(driver.pushSink)
         try distributed.startEndpoint(driver: driver, labels: .init(
@@ -178,7 +180,7 @@ final class RunSession {
             }
             return (servers, targetURL)
         } catch {
-            throw .harness("could not start the embedded servers: \(error)")
+            throw .cannotStart(what: "the embedded servers", cause: error)
         }
     }
 

@@ -12,9 +12,10 @@ enum TLSArguments {
     static func files(_ parsed: Arguments, clientCA: String?, askLocalCA: Bool) throws(CLIError)
         -> (files: TLSFiles, caPath: String?) {
         if (parsed.value("cert") == nil) != (parsed.value("key") == nil) {
-            throw .usage("--cert and --key go together")
+            let missing = parsed.value("cert") == nil ? "cert" : "key"
+            throw .usage("--cert and --key go together: --\(missing) is missing")
         }
-        if let cert = parsed.value("cert"), let key = parsed.value("key") {
+        if let cert = try parsed.readableFile("cert"), let key = try parsed.readableFile("key") {
             return (TLSFiles(certificatePath: cert, keyPath: key, clientCAPath: clientCA), nil)
         }
         let dir = parsed.value("state-dir") ?? LocalCertificateAuthority.defaultStateDirectory

@@ -19,62 +19,23 @@ enum TargetCommand {
             print(Help.target)
             return .passed
         }
-        let listen = parsed.value("listen") ?? "127.0.0.1:8080"
-        guard let (host, port) = Loopback.hostPort(listen) else {
-            throw .usage("--listen must be HOST:PORT, got '\(listen)'")
-        }
+        let (host, port) = try parsed.hostPort("listen", default: "127.0.0.1:8080")
         let apns = parsed.value("apns-url") ?? "http://127.0.0.1:2197"
         let allowed = try Loopback.allowedHosts(parsed.value("allow-remote"))
         try Loopback.require(host, role: "listen address", allowed: allowed)
         // Behind a proxy the pushes go to the proxy's host (the URL then names Apple's host, never dialled).
         let dialled = parsed.value("apns-proxy") ?? apns
-        guard let apnsHost = Loopback.host(ofURL: dialled) else { throw .usage("--apns-url '\(dialled)' has no host") }
+        guard let apnsHost = Loopback.host(ofURL: dialled) else {
+            throw .badValue(flag: parsed.value("apns-proxy") == nil ? "apns-url" : "apns-proxy", value: dialled,
+                            expected: "a URL with a host, like http://127.0.0.1:2197")
+        }
         try Loopback.require(apnsHost, role: "push gateway (--apns-url or --apns-proxy)", allowed: allowed)
-        let threads = Int(parsed.value("threads") ?? "1") ?? 1
-        var bugs: Set<ReferenceTarget.Bug> = []
-        for name in (parsed.value("bug") ?? "").split(separator: ",") {
-            guard let bug = ReferenceTarget.Bug(rawValue: String(name)) else {
-                throw .usage("unknown --bug '\(name)'; known: " +
-                             ReferenceTarget.Bug.allCases.map(\.rawValue).joined(separator: ", "))
-            }
-            bugs.insert(bug)
-        }
-        let unmergeWord = parsed.value("unmerge-policy") ?? ServerPolicy.Unmerge.holdSplit.rawValue
-        guard let unmergePolicy = ServerPolicy.Unmerge(rawValue: unmergeWord) else {
-            throw .usage("unknown --unmerge-policy '\(unmergeWord)'; known: "
-                         + ServerPolicy.Unmerge.allCases.map(\.rawValue).joined(separator: ", "))
-        }
-        var signer: ProviderTokenSigner?
-        if let keyArg = parsed.value("apns-key") {
-            let parts = keyArg.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, parts[0].count == 10 else {
-                throw .usage("--apns-key must be KEYID=FILE with a 10-character key id, got '\(keyArg)'")
-            }
-            do {
-                signer = ProviderTokenSigner(keyID: parts[0], teamID: parsed.value("apns-team") ?? "CALLSTORMT",
-                                             key: try ES256Key(contentsOf: parts[1]))
-            } catch {
-                throw .usage("--apns-key: \(error)")
-            }
-        }
-        if signer != nil || parsed.value("apns-ca") != nil || parsed.value("apns-proxy") != nil
-            || parsed.value("apns-cert") != nil {
-            PushClientSettings.register(PushClientSettings(caFile: parsed.value("apns-ca"), signer: signer,
-                                                           proxy: parsed.value("apns-proxy"),
-                                                           clientCertificatePath: parsed.value("apns-cert")),
-                                        forGatewayURL: apns)
-        }
-        var configuration = ReferenceTarget.Configuration(
-            gatewayURL: apns, bundleID: parsed.value("bundle-id") ?? "com.example.callstorm", bugs: bugs,
-            registrationsFile: parsed.value("registrations"),
-            pushExpirationSeconds: Int(parsed.value("push-expiration") ?? "0") ?? 0,
-            pushRetries: Int(parsed.value("push-retries") ?? "") ?? PushSpec.defaultRetries)
-        configuration.unmergePolicy = unmergePolicy
-        let target = ReferenceTarget(configuration: configuration)
+        let threads = try parsed.integer("threads", default: 1, in: 1...256)
+        let target = try referenceTarget(parsed, apns: apns)
         let (config, caPath) = try serverConfiguration(parsed, host: host, port: port, threads: threads)
         let handler: any HTTPHandler = parsed.has("admin") ? TargetAdmin(target: target) : target
         let server = HTTPServer(configuration: config, handler: handler)
-        do { try server.start() } catch { throw .harness("\(error)") }
+        do { try server.start() } catch { throw .cannotStart(what: "the target on \(host):\(port)", cause: error) }
         // Unbuffered, so a script waiting for this line sees it at once.
         let scheme = config.tls == nil ? "http" : "https"
         var banner = "callstorm target listening on \(scheme)://\(urlHost(host)):\(server.port), pushes to \(apns)\n"
@@ -92,6 +53,51 @@ enum TargetCommand {
         server.stop()
         target.close()
         return .passed
+    }
+}
+
+extension TargetCommand {
+    /// The reference target the flags describe: its bugs, unmerge policy and push settings (the gateway's CA,
+    /// provider key, proxy and client certificate, registered for the gateway URL its pushes go to).
+    static func referenceTarget(_ parsed: Arguments, apns: String) throws(CLIError) -> ReferenceTarget {
+        var bugs: Set<ReferenceTarget.Bug> = []
+        for name in (parsed.value("bug") ?? "").split(separator: ",") {
+            guard let bug = ReferenceTarget.Bug(rawValue: String(name)) else {
+                throw .badValue(flag: "bug", value: String(name), expected: "bug names among " +
+                                ReferenceTarget.Bug.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            bugs.insert(bug)
+        }
+        _ = try parsed.readableFile("apns-ca")
+        _ = try parsed.readableFile("apns-cert")
+        let unmergePolicy = try parsed.choice("unmerge-policy", default: ServerPolicy.Unmerge.holdSplit)
+        var signer: ProviderTokenSigner?
+        if let keyArg = parsed.value("apns-key") {
+            let parts = keyArg.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, parts[0].count == 10 else {
+                throw .badValue(flag: "apns-key", value: keyArg, expected: "KEYID=FILE with a 10-character key id")
+            }
+            do {
+                signer = ProviderTokenSigner(keyID: parts[0], teamID: parsed.value("apns-team") ?? "CALLSTORMT",
+                                             key: try ES256Key(contentsOf: parts[1]))
+            } catch {
+                throw .badValue(flag: "apns-key", value: keyArg, expected: "a readable ES256 key file (\(error))")
+            }
+        }
+        if signer != nil || parsed.value("apns-ca") != nil || parsed.value("apns-proxy") != nil
+            || parsed.value("apns-cert") != nil {
+            PushClientSettings.register(PushClientSettings(caFile: parsed.value("apns-ca"), signer: signer,
+                                                           proxy: parsed.value("apns-proxy"),
+                                                           clientCertificatePath: parsed.value("apns-cert")),
+                                        forGatewayURL: apns)
+        }
+        var configuration = ReferenceTarget.Configuration(
+            gatewayURL: apns, bundleID: parsed.value("bundle-id") ?? "com.example.callstorm", bugs: bugs,
+            registrationsFile: parsed.value("registrations"),
+            pushExpirationSeconds: try parsed.integer("push-expiration", default: 0, in: 0...Int(Int32.max)),
+            pushRetries: try parsed.integer("push-retries", default: PushSpec.defaultRetries, in: 0...100))
+        configuration.unmergePolicy = unmergePolicy
+        return ReferenceTarget(configuration: configuration)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Scenario
+import ScenarioLoading
 import WebSocketClient
 
 enum ValidateCommand {

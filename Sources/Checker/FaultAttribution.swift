@@ -53,7 +53,8 @@ public struct AttributedViolation: Sendable, Equatable, Codable {
 /// is the one it hit, and it hit that device's call (or, when the history names no call, came before the finding
 /// broke, within `lookbackNanos`). A network fault touches a view finding whose time window overlaps it. A target
 /// kill touches any finding whose time window overlaps it. Rules about what the server answered (merge union,
-/// ended stays ended, unmerge restores, versions increase) are excused by a target kill alone.
+/// ended stays ended, unmerge restores, unmerge follows policy, versions increase) are excused by a target kill
+/// alone.
 public enum FaultAttribution {
     public static let viewRules: Set<Rule> = [.finalViewsAgree, .singleActive, .oneOutcome]
     public static let lookbackNanos: UInt64 = 30_000_000_000

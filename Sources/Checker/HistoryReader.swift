@@ -17,40 +17,12 @@ public enum HistoryError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// Decodes `history.jsonl`: one JSON object per line, blank lines ignored.
+/// Decodes `history.jsonl`'s bytes: one JSON object per line, blank lines ignored. No I/O: `HistoryLoading` reads
+/// the file.
 ///
 /// A hand-written scanner for the fixed shape of history lines: unknown keys are skipped (servers may put more in a
 /// view, such as `capabilities` or `activeMembers`), unknown values of known enums are errors.
 public enum HistoryReader {
-    public static func read(contentsOf url: URL) throws -> [HistoryEvent] {
-        if let events = try readMapped(path: url.path) { return events }
-        let data: Data
-        do {
-            data = try Data(contentsOf: url, options: .alwaysMapped)
-        } catch {
-            throw HistoryError.unreadable(path: url.path, message: "\(error.localizedDescription)")
-        }
-        return try data.withUnsafeBytes { raw in
-            try parse(buffer: UnsafeBufferPointer(start: raw.bindMemory(to: UInt8.self).baseAddress, count: raw.count))
-        }
-    }
-
-    /// Maps the file and parses it in place: Foundation's `Data` on Linux reads a large file into fresh memory, which
-    /// cost a tenth of reading a history. Nil when the file cannot be mapped (missing, empty, not a regular file), so
-    /// that `Data` reports the error in its own words as before.
-    static func readMapped(path: String) throws -> [HistoryEvent]? {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0 else { return nil }
-        let size = Int(info.st_size)
-        guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else { return nil }
-        defer { munmap(base, size) }
-        _ = madvise(base, size, MADV_SEQUENTIAL)
-        return try parse(buffer: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: size))
-    }
-
     public static func parse(lines: some Sequence<Substring>) throws -> [HistoryEvent] {
         var events: [HistoryEvent] = []
         var number = 0
@@ -62,8 +34,8 @@ public enum HistoryReader {
         return events
     }
 
-    /// Parses a whole file's bytes, splitting at newlines.
-    static func parse(buffer: UnsafeBufferPointer<UInt8>) throws -> [HistoryEvent] {
+    /// Parses a whole file's bytes, splitting at newlines (`HistoryLoading` maps a file and hands them here).
+    public static func parse(buffer: UnsafeBufferPointer<UInt8>) throws -> [HistoryEvent] {
         var events: [HistoryEvent] = []
         events.reserveCapacity(buffer.count / 160)
         guard let base = buffer.baseAddress else { return events }

@@ -72,6 +72,8 @@ public struct RaceSummary: Sendable, Codable, Equatable {
     /// One per violation of the report, in its order.
     public var origins: [Origin]
 
+    // limits: three passes (index the history, place each violation, tabulate offsets and pairs) that share the
+    // race list and the op maps; split, each part would take and return all of them.
     public init(events: [HistoryEvent], report: CheckReport) {
         var callOfOp: [Int: Int] = [:]
         var callOfConversation: [String: Int] = [:]

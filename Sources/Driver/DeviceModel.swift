@@ -182,7 +182,12 @@ struct DeviceModel {
             }
             return .mergedBeforeKnown
         }
-        guard inCall, devices[local].manager.conversations[uuid] != nil else { return .stale }
+        guard inCall, devices[local].manager.conversations[uuid] != nil else {
+            // Maybe a conversation a merge moves this device into, told before the push that moves it (pushes
+            // reorder in flight): kept, so the later, older view it adopts does not hide this change.
+            if inCall, let view = payload.view, view.uuid == uuid { devices[local].manager.noteUnknown(view) }
+            return .stale
+        }
         var outOfOrder = false
         let view = payload.view
         switch event {

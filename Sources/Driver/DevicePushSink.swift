@@ -52,7 +52,7 @@ final class DevicePushSink: PushSink {
         faultLog.add(.init(sinceLoadNanos: sinceLoad, window: note.window, kind: note.kind, device: index,
                            seq: (slot?.pushes ?? 0) + 1, call: slot?.call ?? -1, role: slot?.role ?? -1))
         let worker = workers[w]
-        worker.loop.execute { worker.recorder.count(.fault(note.kind), atNanos: now) }
+        worker.loop.execute { worker.books.count(.fault(note.kind), at: now) }
         switch answer {
         case .refuse: return .refuse
         case .stall(let nanos): return .stall(forNanos: nanos)
@@ -81,8 +81,8 @@ final class DevicePushSink: PushSink {
                 faultLog.add(.init(sinceLoadNanos: now - start, window: note.window, kind: note.kind, device: index,
                                    seq: slot.pushes, call: slot.call, role: slot.role))
                 worker.loop.execute {
-                    worker.recorder.count(.fault(note.kind), atNanos: now)
-                    worker.recorder.count(.fault(note.kind, pushType: type), atNanos: now)
+                    worker.books.count(.fault(note.kind), at: now)
+                    worker.books.count(.fault(note.kind, pushType: type), at: now)
                 }
             }
         }
@@ -91,11 +91,11 @@ final class DevicePushSink: PushSink {
             return PushSinkAnswer(rejection: Self.rejection(status), goAway: decision.goAway)
         case .drop:
             // APNs accepted it; it never reaches the phone (dropped, or the phone is offline).
-            worker.post { worker.acceptedButDropped() }
+            worker.post { worker.intake.acceptedButDropped() }
             return PushSinkAnswer(rejection: nil, goAway: decision.goAway)
         case .deliver:
             let (wait, count, held) = (decision.delayNanos, decision.copies, decision.holdNanos)
-            worker.post { worker.accepted(push, local: local, delay: wait, copies: count, hold: held) }
+            worker.post { worker.intake.accepted(push, local: local, delay: wait, copies: count, hold: held) }
             return PushSinkAnswer(rejection: nil, goAway: decision.goAway)
         }
     }

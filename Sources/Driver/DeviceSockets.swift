@@ -1,14 +1,28 @@
+import CallModel
 import Determinism
+import Foundation
+import Metrics
 import Scenario
 import Transport
 import WebSocket
 import WebSocketClient
 
-/// A worker's device sockets: the pool on the worker's `EventThread` (one per worker), the lifecycle deciding
-/// when each device's socket opens and closes, and the actions sent over sockets waiting for their replies.
-/// Exists only when `device.socket` is not `none`, so a run without sockets creates no pool and counts nothing.
+/// A worker's device sockets (`device.socket`): the pool on the worker's loop, the lifecycle deciding when each
+/// device's socket opens and closes, server messages fed into the observation seam (`PushIntake.observe`, the
+/// path background pushes take), actions sent over sockets with their replies judged like HTTP answers, and the
+/// socket faults. Exists only when `device.socket` is not `none`, so a run without sockets creates no pool and
+/// counts nothing.
 ///
-/// Thread rule: touched only on the worker's queue (the pool's events come there too).
+/// Signaling of another kind (SIP user agents, issue 26) is a sibling of this type, not a branch in it: a type on
+/// the same loop that owns its own state (its transactions, its registrations) and is reached through the same four
+/// doors: the app's moments (`registered`, `pushReported`, `userActs`, `idle`, called by `ActionSender`,
+/// `PushIntake` and the worker as they are here), actions the mapping routes to it (`ActionSender.send` asks it
+/// before HTTP, as it asks `send` here), what it hears (into `PushIntake.reportIncoming` for a call to ring and
+/// `PushIntake.observe` for a change), and its timers (a `TimerEvent` case of its own). So that the worker does not
+/// grow a property per kind, the second kind turns the worker's `sockets` slot into a list of such channels behind
+/// one small protocol holding those four doors; with one kind, a protocol would be a seam without a second side.
+///
+/// Thread rule: touched only on the worker's loop (the pool's events come there too).
 final class DeviceSockets {
     /// An action on its way over a socket: queued until the socket opens, then waiting for its reply.
     struct Outgoing {
@@ -17,38 +31,194 @@ final class DeviceSockets {
         /// The operation's HTTP endpoint when the mapping has one (its `expect` and `capture` apply), else a
         /// stand-in that expects 2xx.
         let endpoint: APIMapping.Endpoint
-        let completion: (Result<ClientResponse, TransportError>, APIMapping.Endpoint?) -> Void
+        let completion: ActionSender.Completion
     }
 
-    let pool: SocketPool
+    /// Which socket is whose, and the actions on their way.
+    struct Links {
+        /// Pool socket id ↔ the device (worker-local index) it belongs to.
+        var device: [UInt64: Int] = [:]
+        var socket: [Int: UInt64] = [:]
+        /// Actions waiting for their device's socket to open, by device, in order.
+        var queued: [Int: [String]] = [:]
+        /// Every socket action not answered yet, by request id (queued ones included).
+        var outgoing: [String: Outgoing] = [:]
+        var nextRequest: UInt64 = 0
+        /// Sockets opened so far: part of each socket's seeded stream (its handshake key and masks).
+        var opens: UInt64 = 0
+        /// Set at the end of the run: the pool's last `.closed` events are the shutdown's, already in the books.
+        var stopping = false
+    }
+
+    private(set) var pool: SocketPool!
     var lifecycle: SocketLifecycle
     let mapping: APIMapping.Socket
     /// Reads server→device messages: replies and events.
     let messages: SocketMessageReader
-    /// Pool socket id ↔ the device (worker-local index) it belongs to.
-    var device: [UInt64: Int] = [:]
-    var socket: [Int: UInt64] = [:]
-    /// Actions waiting for their device's socket to open, by device, in order.
-    var queued: [Int: [String]] = [:]
-    /// Every socket action not answered yet, by request id (queued ones included).
-    var outgoing: [String: Outgoing] = [:]
-    var nextRequest: UInt64 = 0
-    /// Set at the end of the run: the pool's last `.closed` events are the shutdown's, already in the books.
-    var stopping = false
-    /// Sockets opened so far: part of each socket's seeded stream (its handshake key and masks).
-    var opens: UInt64 = 0
+    var links = Links()
+    /// The socket faults of the worker's devices (`DeviceSockets+Faults`).
+    var plan = SocketFaultPlan()
+    let settings: DriverSettings
+    let table: CallTable
+    let books: RunBooks
+    let faults: DeviceFaults
+    unowned let sender: ActionSender
+    unowned let intake: PushIntake
+    unowned let loop: DriverLoop
+    let worker: Int
 
-    init(pool: SocketPool, lifecycle: SocketLifecycle, mapping: APIMapping.Socket, view: ViewMapping?) {
-        self.pool = pool
+    /// The sockets of a worker, or nil when `device.socket` is `none` or the loop has no pool. Call on the loop.
+    static func make(worker: Int, settings: DriverSettings, deviceIndexes: [Int], loop: DriverLoop, table: CallTable,
+                     books: RunBooks, faults: DeviceFaults, sender: ActionSender,
+                     intake: PushIntake) -> DeviceSockets? {
+        guard settings.socket.mode != .none, let mapping = sender.api.mapping.socket else { return nil }
+        let lifecycle = SocketLifecycle(mode: settings.socket.mode, reconnect: settings.socket.reconnect,
+                                        lingerNanos: settings.socket.lingerNanos, seed: settings.seed,
+                                        devices: deviceIndexes)
+        let sockets = DeviceSockets(lifecycle: lifecycle, mapping: mapping, view: sender.api.mapping.view,
+                                    settings: settings, table: table, books: books, faults: faults, sender: sender,
+                                    intake: intake, loop: loop, worker: worker)
+        let secure = mapping.url.hasPrefix("wss://") || (mapping.url.hasPrefix("/")
+            && settings.targetURL.hasPrefix("https://"))
+        let tls = secure ? try? ClientTLS(caFile: settings.targetCAFile) : nil
+        var limits = WebSocketClientPool.Limits()
+        limits.openTimeoutNanos = settings.actionTimeoutNanos
+        guard let pool = loop.makeSocketPool(tls: tls, limits: limits, onEvent: { [unowned sockets] id, event in
+            sockets.event(id, event)
+        }) else { return nil }
+        sockets.pool = pool
+        sender.sockets = sockets
+        intake.sockets = sockets
+        return sockets
+    }
+
+    private init(lifecycle: SocketLifecycle, mapping: APIMapping.Socket, view: ViewMapping?, settings: DriverSettings,
+                 table: CallTable, books: RunBooks, faults: DeviceFaults, sender: ActionSender, intake: PushIntake,
+                 loop: DriverLoop, worker: Int) {
         self.lifecycle = lifecycle
         self.mapping = mapping
         self.messages = SocketMessageReader(mapping, view: view)
+        self.settings = settings
+        self.table = table
+        self.books = books
+        self.faults = faults
+        self.sender = sender
+        self.intake = intake
+        self.loop = loop
+        self.worker = worker
     }
 
-    /// A fresh request id for `${request.id}`: unique per worker, so the `w` prefix keeps workers apart.
-    func newRequestID(worker: Int) -> String {
-        nextRequest += 1
-        return "w\(worker)-\(nextRequest)"
+    var now: UInt64 { loop.clock.nowNanos() }
+
+    /// The phase of `local`'s socket.
+    func phase(_ local: Int) -> SocketLifecycle.Phase { lifecycle[local].phase }
+
+    // MARK: - What the app does
+
+    func registered(_ local: Int) {
+        lifecycle.registered(local, now: now)
+        applyEffects()
+    }
+
+    func pushReported(_ local: Int, conversation: String, acceptedNanos: UInt64) {
+        lifecycle.pushReported(local, conversation: conversation, acceptedNanos: acceptedNanos, now: now)
+        applyEffects()
+    }
+
+    func userActs(_ local: Int) {
+        lifecycle.userActs(local, now: now)
+        applyEffects()
+    }
+
+    func idle(_ local: Int) {
+        lifecycle.idle(local, now: now)
+        applyEffects()
+    }
+
+    func timerFired(_ timer: SocketTimer, now: UInt64) {
+        let local: Int
+        switch timer {
+        case .linger(let device, _), .reconnect(let device, _): local = device
+        }
+        lifecycle.fired(timer, live: table.isLive(local), now: now)
+        applyEffects()
+    }
+
+    /// Ends `local`'s socket as a fault would: abruptly (no close frame) or with `code`. Either way the device
+    /// did not decide it: it counts as lost and the device reconnects (always, or while it has a live
+    /// conversation) after its seeded backoff. False when the device has no socket.
+    @discardableResult
+    func drop(_ local: Int, code: CloseCode? = nil) -> Bool {
+        guard let id = links.socket[local] else { return false }
+        if let code { pool.close(id, code, reason: "fault") } else { pool.abort(id) }
+        return true
+    }
+
+    // MARK: - Effects
+
+    func applyEffects() {
+        while true {
+            let effects = lifecycle.take()
+            if effects.isEmpty { break }
+            let now = now
+            for effect in effects {
+                switch effect {
+                case .open(let local): open(local, now: now)
+                case .close(let local):
+                    if let id = links.socket[local] { pool.close(id, .normal, reason: "") }
+                case .ready(let local): ready(local)
+                case .arm(let timer, let at): table.schedule(.socket(timer), at)
+                case .count(let name, let n): books.count(name, by: n, at: now)
+                case .record(let name, let micros): books.record(name, micros: micros, at: now)
+                }
+            }
+        }
+    }
+
+    private func open(_ local: Int, now: UInt64) {
+        var missing: [String] = []
+        let vars = sender.deviceVars(local)
+        let text = Self.socketURL(TargetAPI.render(mapping.url, vars, &missing), base: settings.targetURL)
+        var headers: [(name: String, value: String)] = []
+        for line in mapping.headers {
+            let rendered = TargetAPI.render(line, vars, &missing)
+            guard let colon = rendered.firstIndex(of: ":") else { continue }
+            headers.append((String(rendered[..<colon]),
+                            rendered[rendered.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        }
+        if !missing.isEmpty { books.count(.apiMissingVariable, at: now) }
+        links.opens += 1
+        let stream = UInt64(table.devices[local].identity.index) << 24 ^ links.opens
+        let result: Result<UInt64, WebSocketClientError>
+        do {
+            let url = try WebSocketURL(parsing: text)
+            let random = SeededRandom(seed: settings.seed ^ 0x5753, stream: stream)
+            result = pool.open(url, headers: headers, random: random)
+        } catch {
+            result = .failure(.handshake(error))
+        }
+        switch result {
+        case .success(let id):
+            links.device[id] = local
+            links.socket[local] = id
+        case .failure(let error):
+            books.count(.socketOpenRefused, at: now)
+            books.note("socket of \(table.devices[local].identity.id) could not open: \(error)", limit: 10)
+            lifecycle.openFailed(local, live: table.isLive(local), now: now)
+        }
+    }
+
+    /// The socket is open: the hello, then every action queued while it was not.
+    private func ready(_ local: Int) {
+        guard let id = links.socket[local] else { return }
+        if let hello = mapping.hello {
+            var missing: [String] = []
+            pool.send(id, text: TargetAPI.render(hello, sender.deviceVars(local), &missing))
+        }
+        for request in links.queued.removeValue(forKey: local) ?? [] {
+            guard let outgoing = links.outgoing[request] else { continue }
+            pool.send(id, text: outgoing.text)
+        }
     }
 
     /// The ws:// or wss:// URL for a rendered `url` template: a path joins the target's base URL.

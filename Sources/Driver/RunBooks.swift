@@ -32,7 +32,9 @@ final class RunBooks {
     }
 
     func count(_ metric: Metric, by n: Int64 = 1, at now: UInt64) { recorder.count(metric, by: n, atNanos: now) }
-    func record(_ metric: Metric, micros: Int64, at now: UInt64) { recorder.record(metric, micros: micros, atNanos: now) }
+    func record(_ metric: Metric, micros: Int64, at now: UInt64) {
+        recorder.record(metric, micros: micros, atNanos: now)
+    }
 
     /// Adds to the counters kept for after `finish` (called on the loop).
     func countLate(_ metric: Metric, by n: Int64 = 1) {

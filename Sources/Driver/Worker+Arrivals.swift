@@ -2,11 +2,13 @@ import Foundation
 import Metrics
 import Scenario
 
+/// Arrivals: each planned call starts at its planned time on idle devices (open model), and its devices go back
+/// to idle when it completes.
 extension Worker {
     func scheduleNextArrival() {
         guard !arrivals.done else { return }
         if let arrival = arrivals.next(settings) {
-            schedule(.arrival(arrival), at: loadStart + arrival.plannedNanos)
+            wheel.schedule(.arrival(arrival), at: arrivals.loadStart + arrival.plannedNanos)
             return
         }
         checkDrained()
@@ -16,47 +18,47 @@ extension Worker {
     /// so planned vs delivered stays honest after a stop.
     func abandonArrivals(now: UInt64) {
         let abandoned = arrivals.abandon(settings)
-        if abandoned > 0 { recorder.count(.callsNotStartedAtStop, by: abandoned, atNanos: now) }
+        if abandoned > 0 { books.count(.callsNotStartedAtStop, by: abandoned, at: now) }
     }
 
     func arrive(_ arrival: Arrival, now: UInt64) {
         guard arrivals.pending else { return }  // abandoned by a stop
         arrivals.pending = false
-        let planned = loadStart + arrival.plannedNanos
-        recorder.record(.schedulerLag, micros: Int64((now &- planned) / 1000), atNanos: now)
-        recorder.count(.callsPlanned, atNanos: planned)
+        let planned = arrivals.loadStart + arrival.plannedNanos
+        books.record(.schedulerLag, micros: Int64((now &- planned) / 1000), at: now)
+        books.count(.callsPlanned, at: planned)
         // Only after this call is in `calls`: finding the plan exhausted checks whether the worker drained.
         defer { scheduleNextArrival() }
         let flow = settings.flows[arrival.flow]
-        guard devices.idleCount >= flow.roles.count else {
+        guard table.devices.idleCount >= flow.roles.count else {
             // Not enough free devices: the plan asked for more concurrent calls than the scenario has devices.
-            recorder.count(.callsDroppedNoIdleDevice, atNanos: now)
+            books.count(.callsDroppedNoIdleDevice, at: now)
             return
         }
         var roles: [String: Int] = [:]
         for (r, role) in flow.roles.enumerated() {
-            let local = devices.takeIdle()
+            let local = table.devices.takeIdle()
             roles[role] = local
-            devices[local].callID = arrival.index
-            faultState.deviceCalls.assign(devices[local].identity.index, call: arrival.index, role: r,
-                                          flow: arrival.flow, plannedSinceLoad: arrival.plannedNanos)
+            table.devices[local].callID = arrival.index
+            faults.deviceCalls.assign(table.devices[local].identity.index, call: arrival.index, role: r,
+                                      flow: arrival.flow, plannedSinceLoad: arrival.plannedNanos)
         }
-        calls[arrival.index] = FlowInterpreter(arrival: arrival, flow: flow, roles: roles, seed: settings.seed,
-                                               config: arrivals.config, now: now)
+        table.calls[arrival.index] = FlowInterpreter(arrival: arrival, flow: flow, roles: roles, seed: settings.seed,
+                                                     config: arrivals.config, now: now)
         live.started.add(1, ordering: .relaxed)
         live.active.add(1, ordering: .relaxed)
-        recorder.count(.callsStarted, atNanos: now)
-        recorder.count(.flow(flow.name, "started"), atNanos: now)
-        apply(calls[arrival.index]!.begin(now: now, planned: planned, &context), call: arrival.index, now: now)
+        books.count(.callsStarted, at: now)
+        books.count(.flow(flow.name, "started"), at: now)
+        table.tell(arrival.index, now: now) { $0.begin(now: now, planned: planned, &$1) }
         if settings.stallPerCallNanos > 0 { usleep(UInt32(min(settings.stallPerCallNanos / 1_000, 1_000_000))) }
     }
 
     /// The call's interpreter said it is over: its devices go back to idle.
     func complete(_ id: Int) {
-        guard let run = calls.removeValue(forKey: id) else { return }
+        guard let run = table.calls.removeValue(forKey: id) else { return }
         for local in run.devices() {
-            devices.release(local)
-            socketIdle(local)
+            table.devices.release(local)
+            sockets?.idle(local)
         }
         live.active.subtract(1, ordering: .relaxed)
         live.completed.add(1, ordering: .relaxed)
@@ -64,7 +66,7 @@ extension Worker {
     }
 
     func checkDrained() {
-        if arrivals.done, calls.isEmpty, let done = arrivals.onDrained {
+        if arrivals.done, table.calls.isEmpty, let done = arrivals.onDrained {
             arrivals.onDrained = nil
             done()
         }

@@ -23,7 +23,7 @@ final class ProxyLoop: @unchecked Sendable {
     private static let readChunk = 64 * 1024
     /// Bytes held for one direction (in toxics and unwritten) before the proxy stops reading its sender.
     static let highWater = 1 << 20
-    /// Longest epoll wait, so a hand-moved test clock is noticed without a wake-up.
+    /// Longest epoll wait: a safety net only, as a hand-moved test clock wakes the loop itself (`wakeOnMove`).
     private static let maxWaitMillis: Int32 = 250
 
     /// The epoll set and its wake-up eventfd, shared in shape with the other event loops (`EpollSet`).
@@ -94,6 +94,8 @@ final class ProxyLoop: @unchecked Sendable {
 
     /// The loop. Returns after closing every connection socket, the epoll set and the eventfd.
     func run() {
+        // A hand-moved clock wakes the loop when it moves, so due delays fire without a test nudging the proxy.
+        let waker = clock.wakeOnMove { [poller] in poller.wake() }
         while !stopRequested.load(ordering: .acquiring) {
             now = clock.nowNanos()
             applyToxicsIfChanged()
@@ -105,6 +107,7 @@ final class ProxyLoop: @unchecked Sendable {
             fireTimers()
             publishIfDirty()
         }
+        if let waker { clock.stopWaking(waker) }  // before the eventfd it writes to closes
         for connection in Array(connections.values) { closeConnection(connection) }
         publishIfDirty()
         poller.close()

@@ -131,7 +131,11 @@ public final class ReferenceTarget: HTTPHandler {
     }
 
     private func push(_ kind: PushSender.Kind, token: String, payload: String) {
-        if let pushHook { pushHook(kind == .voip, token, payload) } else { pusher.send(kind, token: token, payload: payload) }
+        if let pushHook {
+            pushHook(kind == .voip, token, payload)
+        } else {
+            pusher.send(kind, token: token, payload: payload)
+        }
     }
 
     /// Appends one registration to `registrationsFile`: one write(2) per line with O_APPEND, so whole lines

@@ -59,20 +59,25 @@ public struct RacesSection: Sendable, Codable, Equatable {
 
     public var violations: Int { rules.reduce(0) { $0 + $1.violations } }
 
+    /// `invariant` or `policy` (docs/CHECKER.md), for a rule name the checker knows; `rule` otherwise.
+    static func kind(of rule: String) -> String { Rule(rawValue: rule)?.kind.rawValue ?? "rule" }
+
     /// The section's HTML.
     func html() -> String {
         var html = "<section id=\"races\">\n<h2>Races</h2>\n"
         html += "<p>History checker: \(operations) operations (\(indeterminate) indeterminate), \(races) races fired, "
         html += "<strong>\(violations) violation\(violations == 1 ? "" : "s")</strong>.</p>\n"
-        html += "<table class=\"numbers\" id=\"races-rules\">\n<thead><tr><th>rule checked</th><th>violations</th>"
-        html += "</tr></thead>\n<tbody>\n"
+        html += "<table class=\"numbers\" id=\"races-rules\">\n<thead><tr><th>rule checked</th><th>kind</th>"
+        html += "<th>violations</th></tr></thead>\n<tbody>\n"
         for row in rules {
             html += "<tr\(row.violations > 0 ? " class=\"failed\"" : "")><th scope=\"row\"><code>"
-            html += "\(row.rule.markupEscaped)</code></th><td>\(row.violations)</td></tr>\n"
+            html += "\(row.rule.markupEscaped)</code></th><td>\(Self.kind(of: row.rule))</td>"
+            html += "<td>\(row.violations)</td></tr>\n"
         }
         html += "</tbody>\n</table>\n"
         for (rule, why) in (skipped ?? [:]).sorted(by: { $0.key < $1.key }) {
-            html += "<p class=\"skipped-rule\">Not checked: <code>\(rule.markupEscaped)</code>: "
+            html += "<p class=\"skipped-rule\">Not checked (\(Self.kind(of: rule))): "
+            html += "<code>\(rule.markupEscaped)</code>: "
             html += "\(why.markupEscaped).</p>\n"
         }
         if !offsets.isEmpty {

@@ -36,6 +36,13 @@ public struct FaultRow: Sendable, Equatable {
     public static func deviceSubject(_ device: Int) -> String { deviceSubjectPrefix + String(device) }
     public static let deviceSubjectPrefix = "dev-"
 
+    /// The device the fault hit (`dev-7`), nil when its subject is not a device. A note after the id is not part of
+    /// it: a clock skew's subject is `dev-7(+120ms)`.
+    public var device: String? {
+        guard subject.hasPrefix(Self.deviceSubjectPrefix) else { return nil }
+        return String(subject.prefix { $0 != "(" })
+    }
+
     /// The planned call the fault hit, nil when it hit none.
     public var plannedCall: Int? { call >= 0 ? call : nil }
 

@@ -1,9 +1,10 @@
 import CallModel
 import TextEscaping
 
-/// The one writer of `history.jsonl`'s lines (docs/CHECKER.md; the checker's `HistoryReader` reads them), appended as bytes to the journal's buffer: no encoder and no
-/// String per line on the hot path. Every text that may come from a server (conversation and member ids, its
-/// words) is escaped, so a foreign server's id holding a quote or a backslash cannot break a line.
+/// The one writer of `history.jsonl`'s lines (docs/CHECKER.md; the checker's `HistoryReader` reads them), appended
+/// as bytes to the journal's buffer: no encoder and no String per line on the hot path. Every text that may come from
+/// a server (conversation and member ids, its words) is escaped, so a foreign server's id holding a quote or a
+/// backslash cannot break a line.
 public enum HistoryText {
     /// A conversation as the server showed it (`view`, `split`, a final line's `server`).
     public static func view(_ v: ConversationView, into o: inout [UInt8]) {

@@ -38,8 +38,7 @@ public struct SIPDialog: Sendable, Equatable {
         localAddress = from
         remoteAddress = to
         remoteTarget = contact.uri
-        routeSet = response.headers(.recordRoute).flatMap { SIPHeaderValues.split($0).map { String($0.trimmingSpaces) } }
-            .reversed()
+        routeSet = Self.routes(response).reversed()
         localSeq = invite.cseq?.number ?? 1
         remoteSeq = nil
     }
@@ -56,9 +55,14 @@ public struct SIPDialog: Sendable, Equatable {
         localAddress = to
         remoteAddress = from
         remoteTarget = contact.uri
-        routeSet = invite.headers(.recordRoute).flatMap { SIPHeaderValues.split($0).map { String($0.trimmingSpaces) } }
+        routeSet = Self.routes(invite)
         localSeq = 0
         remoteSeq = invite.cseq?.number
+    }
+
+    /// Every Record-Route entry of `message`, in order, comma-joined lines split.
+    private static func routes(_ message: SIPMessage) -> [String] {
+        message.headers(.recordRoute).flatMap { SIPHeaderValues.split($0).map { String($0.trimmingSpaces) } }
     }
 
     /// A new in-dialog request (BYE, re-INVITE, …) with the next local CSeq; the caller adds Via and Contact.

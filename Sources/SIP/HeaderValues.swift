@@ -6,7 +6,8 @@ public struct SIPParameters: Sendable, Equatable {
     public init(_ items: [(name: String, value: String?)] = []) { self.items = items }
 
     public static func == (a: SIPParameters, b: SIPParameters) -> Bool {
-        a.items.count == b.items.count && zip(a.items, b.items).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+        a.items.count == b.items.count
+            && zip(a.items, b.items).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
 
     /// Parses `;a=b;c` (the leading semicolon optional).
@@ -22,6 +23,25 @@ public struct SIPParameters: Sendable, Equatable {
                 items.append((String(piece), nil))
             }
         }
+    }
+
+    /// `SIPParameters(parsing: text)[name]` without building the list: the first parameter named `name`, nil for
+    /// a flag or when absent.
+    public static func lookup(_ name: String, in text: Substring) -> String? {
+        var start = text.utf8.startIndex
+        while start <= text.utf8.endIndex {
+            let end = text[start...].utf8.firstIndex(of: 0x3B) ?? text.endIndex
+            let piece = text[start..<end].trimmingSpaces
+            if !piece.isEmpty {
+                let eq = piece.utf8.firstIndex(of: 0x3D) ?? piece.endIndex
+                if asciiCaseEqual(eq == piece.endIndex ? piece : piece[..<eq].trimmingSpaces, name) {
+                    return eq == piece.endIndex ? nil : String(piece[piece.utf8.index(after: eq)...].trimmingSpaces)
+                }
+            }
+            guard end < text.endIndex else { return nil }
+            start = text.utf8.index(after: end)
+        }
+        return nil
     }
 
     public subscript(name: String) -> String? {
@@ -58,17 +78,33 @@ public struct SIPVia: Sendable, Equatable {
 
     /// The first Via of a comma-joined value; nil when it is not `SIP/2.0/<transport> <sent-by>`.
     public init?(_ value: String) {
+        guard let (transport, sentBy, parameters) = Self.parts(value) else { return nil }
+        self.transport = transport.uppercased()
+        self.sentBy = String(sentBy)
+        self.parameters = SIPParameters(parsing: parameters)
+    }
+
+    /// The branch of the first Via in `value`, as `SIPVia(value)?.branch` reads it, without building the value.
+    public static func branch(in value: String) -> String? {
+        parts(value).flatMap { SIPParameters.lookup("branch", in: $0.parameters) }
+    }
+
+    private static func parts(_ value: String) -> (transport: String, sentBy: Substring, parameters: Substring)? {
         let first = SIPHeaderValues.first(value)
         let protocolEnd = first.utf8.firstIndex { $0 == 32 || $0 == 9 } ?? first.endIndex
-        let proto = first[..<protocolEnd].utf8Split(0x2F)
-        guard proto.count == 3, asciiCaseEqual(proto[0], "SIP"), proto[1] == "2.0" else { return nil }
+        // `SIP/2.0/<transport>`, SIP in any case, no further slash; byte by byte (this runs for every message).
+        let proto = first[..<protocolEnd]
+        let matches = zip(proto.utf8, "SIP/2.0/".utf8).allSatisfy { a, b in
+            a == b || (b >= 0x41 && b <= 0x5A && a | 0x20 == b | 0x20)
+        }
+        guard proto.utf8.count >= 8, matches else { return nil }
+        let transport = proto[proto.utf8.index(proto.startIndex, offsetBy: 8)...]
+        guard !transport.utf8.contains(0x2F) else { return nil }
         let rest = first[protocolEnd...].trimmingSpaces
         let semicolon = rest.utf8.firstIndex(of: 0x3B) ?? rest.endIndex
-        let sentBy = String(rest[..<semicolon].trimmingSpaces)
+        let sentBy = rest[..<semicolon].trimmingSpaces
         guard !sentBy.isEmpty else { return nil }
-        transport = String(proto[2]).uppercased()
-        self.sentBy = sentBy
-        parameters = SIPParameters(parsing: rest[semicolon...])
+        return (String(transport), sentBy, rest[semicolon...])
     }
 
     public var branch: String? { parameters["branch"] }
@@ -92,21 +128,31 @@ public struct SIPAddress: Sendable, Equatable {
 
     /// Parses the first address of a (possibly comma-joined) value.
     public init?(_ value: String) {
+        guard let (name, uri, parameters) = Self.parts(value) else { return nil }
+        displayName = name.map { String($0.trimmingQuotes) }
+        self.uri = String(uri)
+        self.parameters = SIPParameters(parsing: parameters)
+    }
+
+    /// The tag of the first address in `value`, as `SIPAddress(value)?.tag` reads it, without building the value.
+    public static func tag(in value: String) -> String? {
+        parts(value).flatMap { SIPParameters.lookup("tag", in: $0.parameters) }
+    }
+
+    private static func parts(_ value: String) -> (name: Substring?, uri: Substring, parameters: Substring)? {
         let text = SIPHeaderValues.first(value).trimmingSpaces
+        let result: (Substring?, Substring, Substring)
         if let open = text.utf8.firstIndex(of: 0x3C) {
             guard let close = text[open...].utf8.firstIndex(of: 0x3E) else { return nil }
             let name = text[..<open].trimmingSpaces
-            displayName = name.isEmpty ? nil : String(name.trimmingQuotes)
-            uri = String(text[text.utf8.index(after: open)..<close])
-            parameters = SIPParameters(parsing: text[text.utf8.index(after: close)...])
+            result = (name.isEmpty ? nil : name, text[text.utf8.index(after: open)..<close],
+                      text[text.utf8.index(after: close)...])
         } else {
             // addr-spec: parameters after the URI belong to the header (§20.10).
             let semicolon = text.utf8.firstIndex(of: 0x3B) ?? text.endIndex
-            uri = String(text[..<semicolon])
-            parameters = SIPParameters(parsing: text[semicolon...])
-            displayName = nil
+            result = (nil, text[..<semicolon], text[semicolon...])
         }
-        guard uri.utf8.contains(0x3A) else { return nil }
+        return result.1.utf8.contains(0x3A) ? result : nil
     }
 
     public var tag: String? {

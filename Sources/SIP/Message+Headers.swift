@@ -3,7 +3,10 @@ extension SIPMessage {
     public var cseq: SIPCSeq? { header(.cseq).flatMap(SIPCSeq.init) }
     /// The top Via.
     public var via: SIPVia? { header(.via).flatMap(SIPVia.init) }
-    public var branch: String? { via?.branch }
+    /// The top Via's branch, read without building the Via (every received message needs it).
+    public var branch: String? { header(.via).flatMap(SIPVia.branch(in:)) }
+    /// The To tag, read without building the address (in-dialog checks run on every request).
+    public var toTag: String? { header(.to).flatMap(SIPAddress.tag(in:)) }
     public var from: SIPAddress? { header(.from).flatMap(SIPAddress.init) }
     public var to: SIPAddress? { header(.to).flatMap(SIPAddress.init) }
     public var contact: SIPAddress? { header(.contact).flatMap(SIPAddress.init) }

@@ -8,7 +8,8 @@ public enum SIPClientError: Error, Equatable, Sendable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .socket(let call, let errno):
-            return "SIP socket: \(call) failed with errno \(errno); raise the open-file limit or check the proxy address"
+            return "SIP socket: \(call) failed with errno \(errno); raise the open-file limit or check the proxy "
+                + "address"
         case .badProxyAddress(let host):
             return "SIP proxy address '\(host)' is not an IPv4 literal; resolve it before the run"
         }

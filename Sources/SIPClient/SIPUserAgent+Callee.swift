@@ -3,7 +3,7 @@ import SIP
 extension SIPUserAgent {
     func incomingInvite(_ request: SIPMessage, source: Int, key: String, now: UInt64) {
         guard let callID = request.callID else { return }
-        if request.to?.tag != nil {
+        if request.toTag != nil {
             reinvite(request, source: source, now: now)
             return
         }
@@ -18,6 +18,7 @@ extension SIPUserAgent {
         respond(request.response(100), to: request, source: source, now: now)
         events.append(.incoming(call: callID, from: request.from?.uri ?? ""))
         if autoRing { ring(callID, now: now) }
+        if autoAnswer { answer(callID, now: now) }
     }
 
     /// Sends 180 Ringing for an incoming call.
@@ -45,6 +46,7 @@ extension SIPUserAgent {
         response.body = call.localSDP.body
         call.dialog = SIPDialog(uas: call.invite, localTag: call.localTag, state: .confirmed)
         call.phase = .confirmed
+        call.awaitingAck = Self.key(call.invite.branch, .invite)
         calls[callID] = call
         respond(response, source: call.source, now: now)
         return true
@@ -66,20 +68,23 @@ extension SIPUserAgent {
         return true
     }
 
-    func ackArrived(_ ack: SIPMessage) {
-        guard let callID = ack.callID, var call = calls[callID], call.role == .callee else { return }
-        if call.phase == .confirmed, call.dialog != nil, call.cancelled == false {
-            // The ACK for the 2xx: stops the 2xx retransmission (RFC 6026 Accepted) and confirms the call once.
-            let key = Self.key(call.invite.branch, .invite)
-            if var t = servers[key], t.state == .accepted {
-                let effects = t.receive(ack, now: 0)
-                servers[key] = t
-                call.cancelled = false
-                calls[callID] = call
-                for effect in effects where effect == .terminated { servers[key] = nil; serverSources[key] = nil }
-                events.append(.answered(call: callID))
+    /// The ACK for a 2xx this end sent (the INVITE's or a re-INVITE's): stops that 2xx's retransmission (RFC 6026
+    /// Accepted) and, the first time, confirms the callee's call. Repeated ACKs do nothing.
+    func ackArrived(_ ack: SIPMessage, now: UInt64) {
+        guard let callID = ack.callID, var call = calls[callID], let key = call.awaitingAck else { return }
+        let first = !call.acked && call.role == .callee
+        call.awaitingAck = nil
+        call.acked = true
+        calls[callID] = call
+        if var t = servers[key], t.state == .accepted {
+            let effects = t.receive(ack, now: now)
+            servers[key] = t
+            for effect in effects where effect == .terminated {
+                servers[key] = nil
+                serverSources[key] = nil
             }
         }
+        if first { events.append(.answered(call: callID)) }
     }
 
     func incomingCancel(_ request: SIPMessage, source: Int, now: UInt64) {
@@ -98,7 +103,7 @@ extension SIPUserAgent {
 
     func incomingBye(_ request: SIPMessage, source: Int, now: UInt64) {
         guard let callID = request.callID, var call = calls[callID], var dialog = call.dialog,
-              request.to?.tag == dialog.localTag else {
+              request.toTag == dialog.localTag else {
             counters.stray["BYE", default: 0] += 1
             respond(request.response(481), to: request, source: source, now: now)
             return
@@ -115,7 +120,7 @@ extension SIPUserAgent {
 
     private func reinvite(_ request: SIPMessage, source: Int, now: UInt64) {
         guard let callID = request.callID, var call = calls[callID], var dialog = call.dialog,
-              request.to?.tag == dialog.localTag else {
+              request.toTag == dialog.localTag else {
             counters.stray["INVITE", default: 0] += 1
             respond(request.response(481), to: request, source: source, now: now)
             return
@@ -135,6 +140,7 @@ extension SIPUserAgent {
         answer.version = call.localSDP.version + 1
         call.localSDP = answer
         call.dialog = dialog
+        call.awaitingAck = Self.key(request.branch, .invite)
         calls[callID] = call
         var response = request.response(200)
         response.addHeader(.contact, "<\(contactURI)>")

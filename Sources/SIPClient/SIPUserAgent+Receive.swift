@@ -70,7 +70,7 @@ extension SIPUserAgent {
         }
         switch method {
         case .ack:
-            ackArrived(request)
+            ackArrived(request, now: now)
         case .invite:
             incomingInvite(request, source: source, key: key, now: now)
         case .cancel:

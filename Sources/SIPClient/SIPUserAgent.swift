@@ -19,8 +19,10 @@ public final class SIPUserAgent {
     /// This agent's own address as Via and Contact name it (host:port).
     public let localHost: String
     public private(set) var localPort: Int
-    /// Send 180 at once for every new INVITE (a device whose UI rings at once).
+    /// How the agent meets a new INVITE by itself: 180 at once (a device whose UI rings at once), and 200 right
+    /// after (a device that answers every call, as SIPp's UAS does).
     public var autoRing = true
+    public var autoAnswer = false
     public internal(set) var counters = SIPCounters()
 
     let timers: SIPTimerValues
@@ -125,7 +127,7 @@ public final class SIPUserAgent {
                      retransmission: again)
             case .deliver(let message):
                 if message.isRequest {
-                    ackArrived(message)
+                    ackArrived(message, now: now)
                 } else {
                     responseArrived(message, now: now)
                 }

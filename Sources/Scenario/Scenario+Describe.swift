@@ -1,3 +1,4 @@
+import CallModel
 extension Scenario {
     /// A short human summary for `callstorm validate`: enough to confirm the file says what the author meant
     /// (the planned number of calls is often the surprise) without running anything.
@@ -12,6 +13,11 @@ extension Scenario {
         case .url(let url): targetText = url + (targetCA.map { " (trusting the CA in \($0))" } ?? "")
         }
         lines.append("  seed \(seed), \(devices) devices, target \(targetText)")
+        if let unmerge = serverPolicy(embedded: target == .embedded).unmerge {
+            lines.append("  server policy: unmerge \(unmerge.rawValue) (held to by unmerge-follows-policy)")
+        } else {
+            lines.append("  server policy: none declared (unmerge-follows-policy will not be checked)")
+        }
         let stages = load.map { stage -> String in
             switch stage {
             case .hold(let rate, let nanos): return "hold \(r(rate)) for \(d(nanos))"

@@ -37,8 +37,7 @@ public struct ChildProcess {
     public func wait(seconds: Double) -> Int32? {
         if Self.exits(process, within: seconds, pollMicros: 50_000) { return process.terminationStatus }
         kill(process.processIdentifier, SIGTERM)
-        usleep(2_000_000)
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if !Self.exits(process, within: 2, pollMicros: 10_000) { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         return nil
     }

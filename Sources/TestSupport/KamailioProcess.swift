@@ -8,10 +8,15 @@ import Glibc
 /// configuration shipped in deploy/kamailio/, on a free loopback port for both UDP and TCP, small memory pools,
 /// its runtime files in a temporary directory; ready once it answers an OPTIONS; stopped by its PID (SIGTERM,
 /// which makes its main process end its children, then SIGKILL to each by PID if it overran).
+///
+/// Started with posix_spawn, not Foundation's `Process`: Kamailio closes the descriptors it inherits, which
+/// Foundation's monitor takes for an exit and then blocks in waitpid on it, so no other child of the test
+/// process (SIPp) would ever be seen to end.
 public final class KamailioProcess {
     public let port: Int
-    public let child: ChildProcess
+    public let pid: pid_t
     public let directory: URL
+    private var stopped = false
 
     public enum Failure: Error, CustomStringConvertible {
         case notInstalled
@@ -52,9 +57,9 @@ public final class KamailioProcess {
         var args = ["-f", Self.configuration.path, "-DD", "-E", "-L", modules, "-Y", directory.path,
                     "-l", "udp:127.0.0.1:\(port)", "-l", "tcp:127.0.0.1:\(port)", "-m", "32", "-M", "8"]
         for define in defines { args += ["-A", define] }
-        child = try ChildProcess.start(binary, args, in: directory, logs: directory, name: "kamailio")
+        pid = try Self.spawn(binary, args, log: directory.appendingPathComponent("kamailio.log").path)
         guard Self.answersOptions(port: port, within: 20) else {
-            let log = child.errorText
+            let log = self.log
             stop()
             throw Failure.notReady(String(log.suffix(3000)))
         }
@@ -62,22 +67,52 @@ public final class KamailioProcess {
 
     /// SIGTERM to the main process (it stops its children); SIGKILL to it and to each child by PID after 5 s.
     public func stop() {
-        let pid = child.process.processIdentifier
-        guard child.process.isRunning else { return }
+        guard !stopped else { return }
+        stopped = true
         let children = Self.children(of: pid)
         kill(pid, SIGTERM)
-        if !ChildProcess.exits(child.process, within: 5, pollMicros: 20_000) {
+        if !Self.reaped(pid, within: 5) {
             kill(pid, SIGKILL)
             for orphan in children { kill(orphan, SIGKILL) }
-            child.process.waitUntilExit()
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
         }
         TemporaryDirectory.remove(directory)
     }
 
     deinit { stop() }
 
-    /// Kamailio's log (stderr with -E).
-    public var log: String { child.errorText }
+    /// Kamailio's log (stdout and stderr, -E).
+    public var log: String {
+        (try? String(contentsOf: directory.appendingPathComponent("kamailio.log"), encoding: .utf8)) ?? ""
+    }
+
+    /// Starts `path args` with stdout and stderr appended to `log`, stdin from /dev/null.
+    static func spawn(_ path: String, _ args: [String], log: String) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ([path] + args).map { strdup($0) } + [nil]
+        defer { for arg in argv { free(arg) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        guard rc == 0 else { throw Failure.notReady("posix_spawn failed with error \(rc)") }
+        return pid
+    }
+
+    /// Whether `pid` exited (and was reaped) within `seconds`.
+    static func reaped(_ pid: pid_t, within seconds: Double) -> Bool {
+        let deadline = clinux_monotonic_ns() + UInt64(seconds * 1e9)
+        var status: Int32 = 0
+        while clinux_monotonic_ns() < deadline {
+            if waitpid(pid, &status, WNOHANG) == pid { return true }
+            usleep(20_000)
+        }
+        return false
+    }
 
     // MARK: -
 
@@ -92,7 +127,7 @@ public final class KamailioProcess {
     }
 
     /// A port free for TCP and UDP on 127.0.0.1 at this moment.
-    static func freePort() -> Int? {
+    public static func freePort() -> Int? {
         for _ in 0..<20 {
             let tcp = clinux_listen_tcp("127.0.0.1", 0, 1)
             guard tcp >= 0 else { continue }

@@ -1,5 +1,5 @@
 import CLinux
-import HTTPServer
+import StreamIO
 import WebSocket
 
 /// One client socket of a `WebSocketClientPool`: its descriptor, its TLS session, where it is in opening, and
@@ -16,7 +16,7 @@ final class ClientSocket {
 
     let id: UInt64
     /// The socket, cleartext or TLS, read and written as the HTTP server's connections do.
-    let stream: ByteStream
+    let stream: SocketStream
     var fd: Int32 { stream.fd }
     var tls: OpaquePointer? { stream.tls }
     var phase: Phase = .tcpConnecting
@@ -33,7 +33,7 @@ final class ClientSocket {
     /// EPOLLIN unless reading is paused.
     var readInterest: UInt32 { paused ? 0 : CLINUX_EPOLLIN }
 
-    init(id: UInt64, stream: ByteStream, connection: ClientConnection, interest: UInt32, deadline: UInt64) {
+    init(id: UInt64, stream: SocketStream, connection: ClientConnection, interest: UInt32, deadline: UInt64) {
         self.id = id
         self.stream = stream
         self.connection = connection

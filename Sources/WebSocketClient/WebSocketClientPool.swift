@@ -2,7 +2,7 @@ import CLinux
 import CSSL
 import CSSLClient
 import Determinism
-import HTTPServer
+import StreamIO
 import Transport
 import WebSocket
 #if canImport(Glibc)
@@ -95,7 +95,7 @@ public final class WebSocketClientPool: @unchecked Sendable {
         }
         let id = nextID
         nextID += 1
-        let socket = ClientSocket(id: id, stream: ByteStream(fd: fd, tls: tlsSession), connection: connection,
+        let socket = ClientSocket(id: id, stream: SocketStream(fd: fd, tls: tlsSession), connection: connection,
                                   interest: CLINUX_EPOLLOUT, deadline: clinux_monotonic_ns() &+ limits.openTimeoutNanos)
         guard thread.add(fd, events: CLINUX_EPOLLOUT, handler: handlerID) else {
             socket.stream.close()

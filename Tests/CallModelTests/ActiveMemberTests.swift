@@ -63,4 +63,20 @@ final class ActiveMemberTests: XCTestCase {
         m.apply(view(4, me: "joined", ryan: "joined"))
         XCTAssertEqual(m.conversations["g"]?.state, .joined)
     }
+
+    /// Pushes reorder: a member's hold in the group a merge moves this device into can arrive before the push of
+    /// the merge itself, whose view is older. The device ends up with the newer one.
+    func testAViewOfAConversationNotYetAdoptedIsAppliedWhenItIs() {
+        var m = manager()
+        m.noteUnknown(view(4, me: "joined", ryan: "held"))
+        m.noteUnknown(view(2, me: "joined", ryan: "joined"))  // older: ignored
+        XCTAssertNil(m.conversations["g"])
+        m.adopt(view(3, me: "joined", ryan: "joined"))
+        XCTAssertEqual(m.conversations["g"]?.version, 4)
+        XCTAssertEqual(m.conversations["g"]?.activeRemoteMembers, [david])
+        var other = manager()
+        other.noteUnknown(ConversationView(uuid: "g", version: 9, members: [.init(device: "ryan", state: .joined)]))
+        other.adopt(view(3, me: "joined", ryan: "joined"))
+        XCTAssertEqual(other.conversations["g"]?.version, 3, "a view that does not list the device is not kept")
+    }
 }

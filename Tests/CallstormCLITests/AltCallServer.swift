@@ -116,6 +116,7 @@ final class AltCallServer: HTTPHandler, @unchecked Sendable {
             }
             if defects.contains(.resendVoIPAfterEnd), let callee = ended.callee {
                 // A moment later, as a retry queue would: the callee has seen the end by then.
+                // limits: a server's own resend timer, on the real clock the run under test also runs on
                 DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(300)) { [self] in
                     push(callee.token, voip: true, "{\"callId\":\"\(id)\",\"from\":{\"number\":\"again\"}}")
                 }

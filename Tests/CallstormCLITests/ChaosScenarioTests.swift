@@ -2,6 +2,7 @@
 import Checker
 import Foundation
 import Reports
+import RunFormats
 import TestSupport
 import XCTest
 
@@ -25,8 +26,8 @@ final class ChaosScenarioTests: XCTestCase {
         let outcome = try RunCommand.perform(options)
         let summary = try ReportSummary.decode(from: Data(contentsOf: outcome.runDirectory
             .appendingPathComponent("summary.json")))
-        let kinds = try String(contentsOf: outcome.runDirectory.appendingPathComponent("faults.csv"), encoding: .utf8)
-            .split(separator: "\n").dropFirst().map { String($0.split(separator: ",")[2]) }
+        let kinds = FaultRow.rows(fromCSV: try String(contentsOf: outcome.runDirectory
+            .appendingPathComponent("faults.csv"), encoding: .utf8)).map(\.kind)
         return (outcome, summary, kinds)
     }
 

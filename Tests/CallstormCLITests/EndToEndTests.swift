@@ -105,7 +105,11 @@ final class EndToEndTests: XCTestCase {
         let url = try servers.startTarget(bundleID: scenario.push.bundleID)
         let driver = try LoadDriver(settings: DriverSettings(scenario: scenario, targetURL: url, workers: 2))
         servers.sink.set(driver.pushSink)
-        DispatchQueue.global().asyncAfter(deadline: .now() + 1.5) { driver.requestStop() }
+        // Stop once calls are under way (every one talks 30 s, so all of them are in flight), not after a guess.
+        DispatchQueue.global().async {
+            _ = eventually(60) { driver.progress.callsStarted >= 8 }
+            driver.requestStop()
+        }
         let result = driver.run()
         XCTAssertTrue(result.interrupted)
         XCTAssertFalse(result.drainedCleanly)

@@ -2,6 +2,7 @@
 import FaultProxy
 import Foundation
 import Scenario
+import RunFormats
 import TestSupport
 import XCTest
 
@@ -37,8 +38,8 @@ final class FaultRunTests: XCTestCase {
     /// faults.csv rows without the time column (which moves with timing); sorted.
     private func faultRows(_ run: URL) throws -> [String] {
         let text = try String(contentsOf: run.appendingPathComponent("faults.csv"), encoding: .utf8)
-        return text.split(separator: "\n").dropFirst()
-            .map { $0.split(separator: ",").dropFirst().joined(separator: ",") }.sorted()
+        return FaultRow.rows(fromCSV: text)
+            .map { "\($0.window),\($0.kind),\($0.subject),\($0.call),\($0.role),\($0.seq)" }.sorted()
     }
 
     /// Every call started is accounted for once: completed, failed, missed or in flight at stop.
@@ -364,11 +365,11 @@ final class TargetFaultRunTests: XCTestCase {
         XCTAssertTrue(html.contains("refused"))
 
         // faults.csv names both child PIDs; neither is left running.
-        let rows = try String(contentsOf: run.appendingPathComponent("faults.csv"), encoding: .utf8)
-            .split(separator: "\n").filter { $0.contains(",target.") }
+        let rows = FaultRow.rows(fromCSV: try String(contentsOf: run.appendingPathComponent("faults.csv"),
+                                                     encoding: .utf8)).filter { $0.kind.hasPrefix("target.") }
         XCTAssertEqual(rows.count, 2, "\(rows)")
         for row in rows {
-            let subject = row.split(separator: ",")[3]
+            let subject = row.subject
             let pid = try XCTUnwrap(Int32(subject.dropFirst("pid-".count)))
             XCTAssertEqual(kill(pid, 0), -1, "target pid \(pid) still runs")
         }

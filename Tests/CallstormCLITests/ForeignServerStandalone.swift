@@ -31,6 +31,8 @@ final class ForeignServerStandalone: XCTestCase {
         try ForeignServerTests.serving(server) { port in
             try "\(port)\n".write(to: dir.appendingPathComponent("port"), atomically: true, encoding: .utf8)
             for _ in 0..<seconds {
+                // limits: a standalone server for scripts, serving for `seconds` of real time and writing its
+                // stats once a second; nothing is asserted on its timing.
                 sleep(1)
                 let stats = "gets \(server.gets.load(ordering: .relaxed))\n"
                     + "pushes_failed \(server.pushesFailed)\n"

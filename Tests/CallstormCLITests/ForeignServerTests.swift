@@ -177,8 +177,10 @@ final class ForeignServerTests: XCTestCase {
         let check = try XCTUnwrap(HistoryCheck.run(outcome.runDirectory))
         XCTAssertEqual(check.report.violations, [], "\(check.report.violations.prefix(3))")
         XCTAssertFalse(check.report.rulesChecked.contains(.versionsIncrease))
-        XCTAssertEqual(check.report.rulesChecked.count, Rule.allCases.count - 1)
+        // Nor is the unmerge policy declared: its rule is skipped too.
+        XCTAssertEqual(check.report.rulesChecked.count, Rule.allCases.count - 2)
         XCTAssertNotNil(check.report.rulesSkipped?[Rule.versionsIncrease.rawValue])
+        XCTAssertNotNil(check.report.rulesSkipped?[Rule.unmergePolicy.rawValue])
         XCTAssertTrue(check.lines.contains { $0.contains("not checked: versions-only-increase") }, "\(check.lines)")
         let json = try String(contentsOf: outcome.runDirectory.appendingPathComponent("checker.json"), encoding: .utf8)
         XCTAssertTrue(json.contains("rulesSkipped"), json)

@@ -171,6 +171,7 @@ final class HostileServer: @unchecked Sendable {
             send(fd, "HTTP/1.1 200 OK\r\n")
             for _ in 0..<60 {
                 guard send(fd, "X") else { break }
+                // limits: a slow loris is slow in real time: the client's own timeout must cut it off.
                 usleep(300_000)
                 if lock.withLock({ stopped }) { break }
             }

@@ -87,6 +87,7 @@ final class MetricsEndpointTests: XCTestCase {
                     during.append(counters(samples))
                 }
             }
+            // limits: a scraper's cadence against a real run (each scrape runs curl and a Python parser).
             usleep(500_000)
         }
         XCTAssertGreaterThanOrEqual(during.count, 3, "scrapes during the run")

@@ -1,6 +1,7 @@
 @testable import CallstormCLI
 import Foundation
 import Metrics
+import RunFormats
 import TestSupport
 import XCTest
 
@@ -22,9 +23,8 @@ final class PushPathFaultRunTests: XCTestCase {
     /// faults.csv rows (without the time column) of one kind.
     fileprivate func faultRows(_ run: URL, kind: String) throws -> [String] {
         let text = try String(contentsOf: run.appendingPathComponent("faults.csv"), encoding: .utf8)
-        return text.split(separator: "\n").dropFirst()
-            .map { $0.split(separator: ",").dropFirst().joined(separator: ",") }
-            .filter { $0.split(separator: ",").dropFirst().first.map(String.init) == kind }
+        return FaultRow.rows(fromCSV: text).filter { $0.kind == kind }
+            .map { "\($0.window),\($0.kind),\($0.subject),\($0.call),\($0.role),\($0.seq)" }
     }
 
     /// Calls and pushes are all accounted for: the books balance.

@@ -47,8 +47,8 @@ final class ReportAndCompareCommandTests: XCTestCase {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // Long enough for registration, calls and at least two checkpoints (every 2 s).
-        Thread.sleep(forTimeInterval: 6)
+        // Registration done, calls and pushes measured, and on disk in checkpoints: what the rebuilt report shows.
+        XCTAssertTrue(RunCheckpoints.waitFor(run, callsStarted: 25, callsCompleted: 3, pushReports: 12), "the run measured too little")
         XCTAssertTrue(process.isRunning, "the run must still be going when it is killed")
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()

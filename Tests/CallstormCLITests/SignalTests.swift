@@ -31,7 +31,8 @@ final class SignalTests: XCTestCase {
         action_timeout: 3s
         """
 
-    /// Starts a run and waits until it has measured something (its first checkpoint is on disk).
+    /// Starts a run and waits until its checkpoints show calls under way and pushes reported (more than the books
+    /// assertions below ask for), so the signal always catches calls mid-conversation.
     private func startRun(_ name: String) throws -> (ChildProcess, URL) {
         let binary = try XCTUnwrap(ChildProcess.callstormBinary, "make test exports CALLSTORM_BIN")
         let file = dir.appendingPathComponent("\(name).yaml")
@@ -39,9 +40,7 @@ final class SignalTests: XCTestCase {
         let run = dir.appendingPathComponent(name)
         let child = try ChildProcess.start(binary, ["run", file.path, "--out", run.path, "--quiet"], in: dir,
                                            logs: dir, name: name)
-        let snapshot = run.appendingPathComponent("raw/recorder-w0.json").path
-        _ = eventually(30) { FileManager.default.fileExists(atPath: snapshot) }
-        Thread.sleep(forTimeInterval: 2.5)
+        XCTAssertTrue(RunCheckpoints.waitFor(run, callsStarted: 25, callsCompleted: 3, pushReports: 22), "the run measured too little")
         XCTAssertTrue(child.process.isRunning, "the run must still be going when the signal comes")
         return (child, run)
     }

@@ -22,10 +22,11 @@ final class SocketFaultAttributionTests: XCTestCase {
         let faults = faults([
             "2.000000,drops,device.socket_dropped,dev-4,-1,-1,0",
             "3.000000,stalls,device.socket_stalled,dev-5,-1,-1,0",
+            "4.000000,skews,device.clock_skewed,dev-6(-80ms),-1,-1,0",
         ], runEndNanos: 20_000_000_000)
-        XCTAssertEqual(faults.map(\.family), [.device, .device])
-        XCTAssertEqual(faults.map(\.device), ["dev-4", "dev-5"])
-        XCTAssertEqual(faults.map(\.call), [nil, nil], "a socket belongs to no one call")
+        XCTAssertEqual(faults.map(\.family), [.device, .device, .device])
+        XCTAssertEqual(faults.map(\.device), ["dev-4", "dev-5", "dev-6"], "a skew's note is not part of the device")
+        XCTAssertEqual(faults.map(\.call), [nil, nil, nil], "a socket belongs to no one call")
         let view = violation(.finalViewsAgree, devices: ["dev-4"], at: 5)
         let other = violation(.finalViewsAgree, devices: ["dev-9"], at: 5)
         let (server, attributed) = FaultAttribution.split([view, other], events: [], faults: faults)

@@ -2,6 +2,7 @@
 import Foundation
 import Metrics
 import Scenario
+import ScenarioLoading
 import TestSupport
 import XCTest
 
@@ -117,7 +118,7 @@ final class SocketRunTests: XCTestCase {
         }
     }
 
-    func testTheShippedExampleRunsEveryBuiltInFlowWithOnPushSockets() throws {
+    func testTheShippedWebSocketExampleParsesWithOnPushSocketsAndMixesEveryBuiltInFlow() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let scenario = try ScenarioLoader.load(contentsOf: root.appendingPathComponent("Scenarios/websocket.yaml").path)

@@ -2,6 +2,7 @@
 import CallModel
 import Checker
 import Foundation
+import HistoryLoading
 import HTTPServer
 import ReferenceTarget
 import Results
@@ -120,7 +121,8 @@ final class UnmergePolicyRunTests: XCTestCase {
         let outcome = try serving(target) { port in
             let yaml = try String(contentsOf: Self.root.appendingPathComponent("Scenarios/merge-unmerge.yaml"),
                                   encoding: .utf8)
-                .replacingOccurrences(of: "target: { embedded: true }", with: "target: { url: \"http://127.0.0.1:\(port)\" }")
+                .replacingOccurrences(of: "target: { embedded: true }",
+                                      with: "target: { url: \"http://127.0.0.1:\(port)\" }")
                 .replacingOccurrences(of: "listen: \"127.0.0.1:0\", deadline: 2s }",
                                       with: "listen: \"127.0.0.1:\(gatewayPort)\", deadline: 2s, tls: false }")
             return try runScenario(yaml, in: dir) { $0.durationNanos = 3_000_000_000 }

@@ -303,7 +303,8 @@ final class HistoryCheckerTests: XCTestCase {
     func testUnmergeWithoutSplitConversationIsAViolationWhereOthersHaveOne() throws {
         var h = HistoryBuilder()
         h.call("ryan", "start", view: view("G", 1, "ryan:joined adam:joined andre:joined bob:joined"))
-        h.call("ryan", "unmerge", "G", member: "andre", view: view("G", 2, "ryan:joined adam:joined andre:left bob:joined"),
+        h.call("ryan", "unmerge", "G", member: "andre",
+               view: view("G", 2, "ryan:joined adam:joined andre:left bob:joined"),
                split: view("S", 1, "ryan:held andre:joined"))
         let unmerge = h.call("ryan", "unmerge", "G", member: "bob",
                              view: view("G", 3, "ryan:joined adam:joined andre:left bob:left"))

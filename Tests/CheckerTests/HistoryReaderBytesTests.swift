@@ -2,6 +2,7 @@ import CallModel
 import Foundation
 import XCTest
 @testable import Checker
+import HistoryLoading
 import TestSupport
 
 /// The reader matches keys and enum words as bytes and maps the file (issue 20): these pin that it reads every line

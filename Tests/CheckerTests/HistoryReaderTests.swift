@@ -2,6 +2,7 @@ import CallModel
 import Foundation
 import XCTest
 @testable import Checker
+import HistoryLoading
 import TestSupport
 
 final class HistoryReaderTests: XCTestCase {

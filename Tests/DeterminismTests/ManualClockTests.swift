@@ -1,4 +1,5 @@
 import Determinism
+import Synchronization
 import XCTest
 
 /// XCTest, not Swift Testing: `make test` runs XCTest only (`--disable-swift-testing`).
@@ -21,5 +22,23 @@ final class ManualClockTests: XCTestCase {
         let clock = MonotonicClock()
         let first = clock.nowNanos()
         XCTAssertGreaterThanOrEqual(clock.nowNanos(), first)
+    }
+
+    func testEveryMoveWakesTheRegisteredLoopsUntilTheyStop() {
+        let clock = ManualClock()
+        let wakes = Atomic<Int>(0)
+        let token = clock.wakeOnMove { wakes.add(1, ordering: .relaxed) }
+        XCTAssertNotNil(token)
+        clock.advance(by: 1)
+        clock.advance(to: 5_000_000_000)
+        clock.set(7)
+        XCTAssertEqual(wakes.load(ordering: .relaxed), 3)
+        clock.stopWaking(token!)
+        clock.advance(by: 1)
+        XCTAssertEqual(wakes.load(ordering: .relaxed), 3)
+    }
+
+    func testTheRealClockKeepsNoWaker() {
+        XCTAssertNil(MonotonicClock().wakeOnMove {})
     }
 }

@@ -2,58 +2,11 @@
 import Scenario
 import XCTest
 
-/// Every built-in flow, driven through its `FlowInterpreter` against a fake target under a manual clock: the
-/// happy path and each way it can fail (an action failing or timing out, the VoIP push missing or reported
+/// Every built-in flow, driven through its `FlowInterpreter` against a fake target under a manual clock: each way
+/// it can fail (an action failing or timing out, the VoIP push missing or reported
 /// after the deadline, the remote end never observed).
 final class BuiltinFlowInterpreterTests: XCTestCase {
-    /// The action steps of a flow in order, each with the outcome expected on the happy path.
-    private func actionSteps(_ name: String) -> [String] {
-        BuiltinFlows.flow(named: name)!.steps.compactMap { step in
-            switch step.kind {
-            case .start, .join, .decline, .end, .pause, .resume, .merge, .unmerge, .redial:
-                return "\(step.name)=fulfilled"
-            default: return nil
-            }
-        }
-    }
-
-    private func assertHappyPath(_ name: String, file: StaticString = #filePath, line: UInt = #line) {
-        let h = FlowHarness(builtin: name)
-        h.begin()
-        h.run()
-        XCTAssertTrue(h.completed, "\(name) did not complete", file: file, line: line)
-        XCTAssertEqual(h.outcomes, actionSteps(name), file: file, line: line)
-        XCTAssertEqual(h.count("calls.completed"), 1, file: file, line: line)
-        XCTAssertEqual(h.count("flow.\(name).completed"), 1, file: file, line: line)
-        XCTAssertEqual(h.count("flow.\(name).failed"), 0, file: file, line: line)
-        XCTAssertEqual(h.records["call.duration"]?.count, 1, file: file, line: line)
-        XCTAssertFalse(h.call.status.failed, file: file, line: line)
-        // Every callee rang: one dial-to-ring figure per await_push step.
-        let rings = BuiltinFlows.flow(named: name)!.steps.filter {
-            if case .awaitPush = $0.kind { return true } else { return false }
-        }.count
-        XCTAssertEqual(h.records["dial_to_ring"]?.count, rings, file: file, line: line)
-        XCTAssertEqual(h.invoked.count, h.finished.count, "every action got exactly one outcome",
-                       file: file, line: line)
-    }
-
-    func testIncomingOneToOneHappyPath() { assertHappyPath("incoming-1to1") }
-    func testOutgoingOneToOneHappyPath() { assertHappyPath("outgoing-1to1") }
-    func testDeclinedHappyPath() { assertHappyPath("declined") }
-    func testUnansweredHappyPath() { assertHappyPath("unanswered") }
-    func testCallerCancelsHappyPath() { assertHappyPath("caller-cancels") }
-    func testHoldResumeHappyPath() { assertHappyPath("hold-resume") }
-    func testGroupCallHappyPath() { assertHappyPath("group-call") }
-    func testGroupMergeHappyPath() { assertHappyPath("group-merge") }
-    func testMergeUnmergeHappyPath() { assertHappyPath("merge-unmerge") }
-    func testRedialAfterDropHappyPath() { assertHappyPath("redial-after-drop") }
-
-    func testTheHappyPathCoversEveryBuiltinFlow() {
-        XCTAssertEqual(Set(BuiltinFlows.names), [
-            "incoming-1to1", "outgoing-1to1", "declined", "unanswered", "caller-cancels", "hold-resume",
-            "group-call", "group-merge", "merge-unmerge", "redial-after-drop",
-        ], "a new built-in flow needs its happy-path test above")
-    }
+    // The happy path of every built-in flow runs on the real worker: EmbeddedWorkerTests.
 
     func testWaitsTakeTheArrivalsPlannedAnswerAfterThenTalk() {
         let h = FlowHarness(builtin: "incoming-1to1")
@@ -67,20 +20,7 @@ final class BuiltinFlowInterpreterTests: XCTestCase {
 
     // MARK: - Failure branches, in every built-in flow
 
-    func testAFailedStartFailsTheCallWithNothingToCleanUp() {
-        for name in BuiltinFlows.names {
-            let h = FlowHarness(builtin: name)
-            h.answer = { $0.op == .start ? .fail("http_503") : .fulfil }
-            h.begin()
-            h.run()
-            XCTAssertTrue(h.completed, name)
-            XCTAssertEqual(h.outcomes.first, "\(h.finished.first!.step)=failed", name)
-            XCTAssertEqual(h.count("calls.failed"), 1, name)
-            XCTAssertEqual(h.count("flow.\(name).failed_calls"), 1, name)
-            XCTAssertEqual(h.call.status.failure, "start failed: failed", name)
-            XCTAssertEqual(h.sent.count, 1, "\(name): nothing is left alive, so nothing is ended")
-        }
-    }
+    // A failed start, in every built-in flow: EmbeddedWorkerTests, on the real worker.
 
     func testAFailedMemberActionFailsTheFlowAndCleanupEndsWhatIsAlive() {
         for name in BuiltinFlows.names {

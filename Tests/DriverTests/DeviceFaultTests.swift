@@ -35,12 +35,13 @@ final class DeviceFaultTests: XCTestCase {
                                 runStartNanos: clock.nowNanos())
         worker.loop.sync {
             worker.arrivals.loadStart = clock.nowNanos()
+            worker.faults.loadStart = clock.nowNanos()
             clock.advance(by: 500 * ms)
             let arrival = Arrival(index: 0, plannedNanos: 100 * ms, flow: 0, answerAfterNanos: 0, talkNanos: 0,
                                   callerHangsUp: true)
-            worker.devices[0].callID = 0
-            worker.devices[1].callID = 0
-            worker.calls[0] = FlowInterpreter(arrival: arrival, flow: settings.flows[0],
+            worker.table.devices[0].callID = 0
+            worker.table.devices[1].callID = 0
+            worker.table.calls[0] = FlowInterpreter(arrival: arrival, flow: settings.flows[0],
                                               roles: ["caller": 0, "callee": 1], seed: settings.seed,
                                               config: worker.arrivals.config, now: clock.nowNanos())
         }
@@ -49,20 +50,20 @@ final class DeviceFaultTests: XCTestCase {
     }
 
     private func counter(_ rig: Rig, _ name: String) -> Int64 {
-        rig.worker.loop.sync { rig.worker.recorder.counters[name] ?? 0 }
+        rig.worker.loop.sync { rig.worker.books.recorder.counters[name] ?? 0 }
     }
 
     func testAJoinFailureWindowFailsTheJoinAndLogsTheFault() throws {
         let r = try rig("  - { name: bad-media, at: 0s, for: 10s, device: { join_failure: 100% } }")
-        let fault = r.worker.loop.sync { r.worker.mediaFault(1, now: r.clock.nowNanos()) }
+        let fault = r.worker.loop.sync { r.worker.faults.mediaFault(1, now: r.clock.nowNanos()) }
         guard case .failure? = fault else { return XCTFail("expected a failure, got \(String(describing: fault))") }
         XCTAssertEqual(counter(r, "faults.device.join_failed"), 1)
-        XCTAssertTrue(r.worker.faultLog.csv().contains("bad-media,device.join_failed,"), r.worker.faultLog.csv())
+        XCTAssertTrue(r.worker.faults.log.csv().contains("bad-media,device.join_failed,"), r.worker.faults.log.csv())
     }
 
     func testAJoinDelayWindowDelaysTheJoinByItsDistribution() throws {
         let r = try rig("  - { name: slow-media, at: 0s, for: 10s, device: { join_delay: 300ms } }")
-        let fault = r.worker.loop.sync { r.worker.mediaFault(1, now: r.clock.nowNanos()) }
+        let fault = r.worker.loop.sync { r.worker.faults.mediaFault(1, now: r.clock.nowNanos()) }
         guard case .delay(let nanos)? = fault else { return XCTFail("expected a delay, got \(String(describing: fault))") }
         XCTAssertEqual(nanos, 300 * ms)
         XCTAssertEqual(counter(r, "faults.device.join_delayed"), 1)
@@ -70,35 +71,29 @@ final class DeviceFaultTests: XCTestCase {
 
     func testAWindowAfterTheCallsPlannedTimeLeavesItsJoinAlone() throws {
         let r = try rig("  - { name: later, at: 5s, for: 10s, device: { join_failure: 100% } }")
-        XCTAssertNil(r.worker.loop.sync { r.worker.mediaFault(1, now: r.clock.nowNanos()) })
-        XCTAssertNil(r.worker.loop.sync { r.worker.mediaFault(3, now: r.clock.nowNanos()) }, "in no call")
+        XCTAssertNil(r.worker.loop.sync { r.worker.faults.mediaFault(1, now: r.clock.nowNanos()) })
+        XCTAssertNil(r.worker.loop.sync { r.worker.faults.mediaFault(3, now: r.clock.nowNanos()) }, "in no call")
     }
 
-    func testAReportDelayPutsTheVoIPPushOnTheWheel() throws {
+    func testAReportDelayPutsOffTheVoIPPushesReportByItsDelay() throws {
         let r = try rig("  - { name: frozen-app, at: 0s, for: 10s, device: { report_delay: 1s } }")
         let push = APNsPush(token: "t", apnsID: "id", pushType: .voip, topic: "app.voip", priority: 10,
                             expiration: nil, collapseID: nil, payload: [], acceptedNanos: r.clock.nowNanos())
-        let (delayed, wake) = r.worker.loop.sync {
-            let before = r.worker.wheel.count
-            let delayed = r.worker.delaysReport(push, local: 1, now: r.clock.nowNanos())
-            XCTAssertEqual(r.worker.wheel.count, before + 1)
-            return (delayed, r.worker.wheel.nextWakeNanos())
-        }
-        XCTAssertTrue(delayed)
-        XCTAssertEqual(wake, r.clock.nowNanos() + 1_000 * ms)
+        let delay = r.worker.loop.sync { r.worker.faults.reportDelay(push, local: 1, now: r.clock.nowNanos()) }
+        XCTAssertEqual(delay, 1_000 * ms)
         XCTAssertEqual(counter(r, "faults.device.report_delayed"), 1)
     }
 
     func testAnOfflineDeviceIsOfflineForItsCallsRequests() throws {
         let r = try rig("  - { name: tunnel, at: 0s, for: 10s, device: { offline: 100% } }")
-        XCTAssertTrue(r.worker.loop.sync { r.worker.isOffline(1) })
+        XCTAssertTrue(r.worker.loop.sync { r.worker.faults.isOffline(1) })
         let none = try rig("  - { name: tunnel, at: 5s, for: 10s, device: { offline: 100% } }")
-        XCTAssertFalse(none.worker.loop.sync { none.worker.isOffline(1) })
+        XCTAssertFalse(none.worker.loop.sync { none.worker.faults.isOffline(1) })
     }
 
     func testAClockSkewIsDrawnOncePerDeviceWithinItsBoundAndLoggedOnce() throws {
         let r = try rig("  - { name: skew, at: 0s, for: 10s, device: { clock_skew: 30s } }")
-        let offsets = r.worker.loop.sync { (0..<3).map { _ in r.worker.clockOffsetMillis(1) } }
+        let offsets = r.worker.loop.sync { (0..<3).map { _ in r.worker.faults.clockOffsetMillis(1) } }
         XCTAssertEqual(Set(offsets).count, 1, "the same offset every time: \(offsets)")
         XCTAssertLessThanOrEqual(abs(offsets[0]), 30_000)
         XCTAssertEqual(counter(r, "faults.device.clock_skewed"), 1)

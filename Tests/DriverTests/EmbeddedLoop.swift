@@ -18,6 +18,10 @@ final class EmbeddedLoop: DriverLoop, @unchecked Sendable {
     private lazy var memoryClient = MemoryClient(loop: self)
     /// Answers each request the worker sends; set before the worker sends any.
     var target: (ClientRequest) -> ClientResponse = { _ in ClientResponse(status: 404, body: []) }
+    /// The socket server: what it answers to a device's text. Set before the worker is made for a pool
+    /// (`sockets`); nil makes none, as for a loop without sockets.
+    var socketServer: ((String) -> String?)?
+    private(set) var sockets: MemorySocketPool?
 
     init(clock: ManualClock) { manual = clock }
 
@@ -30,7 +34,11 @@ final class EmbeddedLoop: DriverLoop, @unchecked Sendable {
     func arm(wakeAt nanos: UInt64) { deadline = nanos }
     func onWake(_ wake: @escaping () -> Void) { self.wake = wake }
     func makeSocketPool(tls: ClientTLS?, limits: WebSocketClientPool.Limits,
-                        onEvent: @escaping WebSocketClientPool.EventHandler) -> SocketPool? { nil }
+                        onEvent: @escaping WebSocketClientPool.EventHandler) -> SocketPool? {
+        guard let socketServer else { return nil }
+        sockets = MemorySocketPool(loop: self, onEvent: onEvent, server: socketServer)
+        return sockets
+    }
     func close() { closed = true }
     func waitUntilStopped() { runPending() }
 
@@ -71,6 +79,8 @@ final class EmbeddedLoop: DriverLoop, @unchecked Sendable {
 private final class MemoryClient: RequestSender {
     unowned let loop: EmbeddedLoop
     init(loop: EmbeddedLoop) { self.loop = loop }
-    func send(_ request: ClientRequest, completion: @escaping HTTPClient.Completion) { loop.answer(request, completion) }
+    func send(_ request: ClientRequest, completion: @escaping HTTPClient.Completion) {
+        loop.answer(request, completion)
+    }
     func close() {}
 }

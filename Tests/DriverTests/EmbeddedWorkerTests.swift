@@ -24,7 +24,8 @@ final class EmbeddedWorkerTests: XCTestCase {
         let target: ReferenceTarget
         let loadClock = LoadClock()
 
-        init(_ scenario: Scenario) throws {
+        /// `refuse`: the status the target answers a request with instead of handling it (nil: it handles it).
+        init(_ scenario: Scenario, refuse: @escaping (ClientRequest) -> Int? = { _ in nil }) throws {
             loop = EmbeddedLoop(clock: clock)
             let settings = DriverSettings(scenario: scenario, targetURL: "http://target.embedded", workers: 1)
             let faultLog = FaultLog()
@@ -48,6 +49,7 @@ final class EmbeddedWorkerTests: XCTestCase {
             target = ReferenceTarget(configuration: configuration)
             let target = target
             loop.target = { request in
+                if let status = refuse(request) { return ClientResponse(status: status, body: []) }
                 let path = String(request.url.dropFirst("http://target.embedded".count))
                 let headers = request.headers.compactMap { line -> HTTPHeader? in
                     guard let colon = line.firstIndex(of: ":") else { return nil }
@@ -104,18 +106,54 @@ final class EmbeddedWorkerTests: XCTestCase {
         return try ScenarioLoader.parse(yaml, file: "embedded.yaml").get()
     }
 
+    /// The happy path of every built-in flow, end to end: each call completes, every action it starts is
+    /// fulfilled, every callee rings once per `await_push` step, the books balance, and nothing is left in flight.
     func testTheRealWorkerRunsEveryBuiltInFlowToCompletionOnTheEmbeddedLoop() throws {
+        XCTAssertEqual(Set(BuiltinFlows.names), [
+            "incoming-1to1", "outgoing-1to1", "declined", "unanswered", "caller-cancels", "hold-resume",
+            "group-call", "group-merge", "merge-unmerge", "redial-after-drop",
+        ], "a new built-in flow is run here too")
         for flow in BuiltinFlows.names {
             let rig = try Rig(try scenario(flow: flow, calls: 3))
             let recorder = rig.run(limit: 600 * second)
             let c = recorder.counters
+            let all = "\(flow): \(c.sorted { $0.key < $1.key })"
             XCTAssertEqual(c[MetricName.devicesRegistered], 12, flow)
-            XCTAssertEqual(c[MetricName.callsStarted], 3, "\(flow): \(c)")
-            XCTAssertEqual(c["flow.\(flow).completed"], 3, "\(flow): \(c.sorted { $0.key < $1.key })")
+            XCTAssertEqual(c[MetricName.callsStarted], 3, all)
+            XCTAssertEqual(c["flow.\(flow).completed"], 3, all)
+            XCTAssertEqual(c[MetricName.callsCompleted], 3, all)
             XCTAssertNil(c[MetricName.callsInFlightAtStop], flow)
             XCTAssertEqual(c.filter { $0.key.hasPrefix(MetricName.errorsPrefix) }, [:], flow)
-            XCTAssertTrue(Books(counters: c).balanced, "\(flow): \(Books(counters: c).problems)")
+            let books = Books(counters: c)
+            XCTAssertTrue(books.balanced, "\(flow): \(books.problems)")
+            XCTAssertFalse(books.actions.isEmpty, flow)
+            for action in books.actions { XCTAssertEqual(action.fulfilled, action.started, "\(flow) \(action.kind)") }
+            let rings = BuiltinFlows.flow(named: flow)!.steps.filter {
+                if case .awaitPush = $0.kind { return true } else { return false }
+            }.count
+            XCTAssertEqual(recorder.histograms[MetricName.dialToRing]?.totalCount ?? 0, Int64(3 * rings), flow)
+            XCTAssertEqual(recorder.histograms["call.duration"]?.totalCount, 3, flow)
             XCTAssertTrue(rig.loop.closed, flow)
+        }
+    }
+
+    /// A start the target refuses fails each built-in call at once: nothing is left alive, so nothing is ended,
+    /// and the refusal is counted by its status.
+    func testAStartTheTargetRefusesFailsEveryBuiltInCallWithNothingToCleanUp() throws {
+        for flow in BuiltinFlows.names {
+            let rig = try Rig(try scenario(flow: flow, calls: 3)) { request in
+                request.method == "POST" && request.url.hasSuffix("/v1/conversations") ? 503 : nil
+            }
+            let c = rig.run(limit: 600 * second).counters
+            let all = "\(flow): \(c.sorted { $0.key < $1.key })"
+            XCTAssertEqual(c[MetricName.callsFailed], 3, all)
+            XCTAssertEqual(c["flow.\(flow).failed_calls"], 3, all)
+            XCTAssertEqual(c["action.start.failed"], 3, all)
+            XCTAssertEqual(c["errors.http_503"], 3, all)
+            XCTAssertEqual(c.filter { $0.key.hasPrefix(MetricName.actionPrefix) && $0.key != "action.start.failed" &&
+                                      $0.key != "action.start.started" && $0.key != "action.start.failed.http_503" },
+                           [:], "\(flow): nothing else was sent")
+            XCTAssertEqual(rig.loop.requests.count, 12 + 3, "\(flow): the registrations and the three starts")
         }
     }
 

@@ -8,24 +8,18 @@ import Scenario
 import WebSocket
 import XCTest
 
-/// Socket faults on a worker whose wheel runs on a manual clock, against a loopback WebSocket server: a drop at its
+/// Socket faults on a worker whose wheel runs on a manual clock, against in-memory sockets: a drop at its
 /// planned instant ends the socket as a loss callstorm caused and the device reconnects after its backoff; a stall
 /// pauses reading for its time; both are rows of the fault log; the books balance.
 final class WorkerSocketFaultTests: XCTestCase {
     private let ms: UInt64 = 1_000_000
 
-    private final class Server: WebSocketSession, @unchecked Sendable {
-        func opened(_ peer: WebSocketPeer) {}
-        func received(_ message: Message, from peer: WebSocketPeer) {}
-        func closed(_ peer: WebSocketPeer, _ report: CloseReport) {}
-    }
-
-    private func scenario(port: Int) throws -> Scenario {
+    private func scenario() throws -> Scenario {
         let yaml = """
             name: worker-socket-faults
             devices: 2
             target:
-              url: "http://127.0.0.1:\(port)"
+              url: "http://127.0.0.1:9"
               api:
                 register: { method: POST, path: /r }
                 start: { method: POST, path: /s }
@@ -44,30 +38,29 @@ final class WorkerSocketFaultTests: XCTestCase {
     }
 
     func testADropIsALossCallstormCausedAndAStallPausesReadingForItsTime() throws {
-        let harness = try SocketWorkerHarness(session: Server(), scenario: scenario(port:))
+        let harness = try WorkerRig(scenario: scenario())
         defer { harness.stop() }
         let (worker, clock) = (harness.worker, harness.clock)
         // Only device 0 holds a socket: device 1's planned faults find none open and leave no row.
-        worker.loop.sync { worker.socketRegistered(0) }
-        harness.eventually("open") { worker.socketPhase(0) == .open }
+        worker.loop.sync { worker.sockets!.registered(0) }
+        harness.expect("open") { worker.sockets!.phase(0) == .open }
         worker.loop.sync {
-            worker.arrivals.loadStart = clock.nowNanos()
-            worker.planSocketFaults()
+            worker.faults.loadStart = clock.nowNanos()
+            worker.sockets!.planFaults(loadStart: clock.nowNanos())
         }
-        XCTAssertEqual(worker.loop.sync { worker.faultState.socketPlan.pending.count }, 4, "2 devices, 2 windows")
+        XCTAssertEqual(worker.loop.sync { worker.sockets!.plan.pending.count }, 4, "2 devices, 2 windows")
 
-        harness.advance(by: 2_000 * ms)
-        harness.eventually("the drop") { worker.socketPhase(0) != .open }
+        // The drop comes at its drawn instant in the window (1–2 s), the stall in its own (3–4 s).
+        harness.advance(until: "the drop", within: 2_000 * ms) { worker.sockets!.phase(0) != .open }
         harness.advance(by: 150 * ms)
-        harness.eventually("the reconnect after the backoff") { worker.socketPhase(0) == .open }
+        harness.expect("the reconnect after the backoff") { worker.sockets!.phase(0) == .open }
 
-        harness.advance(by: 2_000 * ms)
-        harness.eventually("the stall") { worker.faultState.socketPlan.stalled.count == 1 }
-        XCTAssertEqual(worker.loop.sync { worker.socketPhase(0) }, .open, "a stall ends no socket")
+        harness.advance(until: "the stall", within: 3_000 * ms) { worker.sockets!.plan.stalled.count == 1 }
+        XCTAssertEqual(worker.loop.sync { worker.sockets!.phase(0) }, .open, "a stall ends no socket")
         harness.advance(by: 600 * ms)
-        harness.eventually("reading again") { worker.faultState.socketPlan.stalled.isEmpty }
+        harness.expect("reading again") { worker.sockets!.plan.stalled.isEmpty }
 
-        let rows = worker.faultLog.all.map { "\($0.window),\($0.kind),dev-\($0.device)" }
+        let rows = worker.faults.log.all.map { "\($0.window),\($0.kind),dev-\($0.device)" }
         XCTAssertEqual(rows, ["drops,device.socket_dropped,dev-0", "stalls,device.socket_stalled,dev-0"])
         let c = harness.finish()
         XCTAssertEqual(c[MetricName.socketLost], 1, "\(c)")

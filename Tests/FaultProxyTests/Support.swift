@@ -1,4 +1,5 @@
 import CLinux
+import Determinism
 import Dispatch
 @testable import FaultProxy
 import Foundation
@@ -74,7 +75,8 @@ final class ProxiedServer: Sendable {
     let server: HTTPServer
     let proxy: FaultProxy
 
-    init(seed: UInt64 = 42, toxics: [ToxicSpec] = []) throws {
+    /// `clock`: the proxy's time (toxic delays, ramps); a `ManualClock` makes them move only when the test moves it.
+    init(seed: UInt64 = 42, toxics: [ToxicSpec] = [], clock: any Clock = MonotonicClock()) throws {
         server = HTTPServer(handler: HTTPClosureHandler { request, respond in
             let parts = request.pathWithoutQuery.split(separator: "/")
             switch parts.first {
@@ -89,7 +91,7 @@ final class ProxiedServer: Sendable {
             }
         })
         try server.start()
-        proxy = FaultProxy(upstreamPort: server.port, seed: seed)
+        proxy = FaultProxy(upstreamPort: server.port, seed: seed, clock: clock)
         do {
             try proxy.setToxics(toxics)
             try proxy.start()

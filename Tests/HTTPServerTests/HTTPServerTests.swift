@@ -338,7 +338,7 @@ final class HTTPServerTests: XCTestCase {
     func testHandlerRespondingLaterFromAnotherQueue() throws {
         let queue = DispatchQueue(label: "slow-gateway")
         let server = try startServer { request, respond in
-            queue.asyncAfter(deadline: .now() + 0.2) {
+            queue.asyncAfter(deadline: .now() + 0.05) {
                 respond(.text(202, "late \(request.path)"))
                 // A second answer must be ignored.
                 respond(.text(500, "again"))

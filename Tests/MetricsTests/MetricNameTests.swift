@@ -26,4 +26,32 @@ final class MetricNameTests: XCTestCase {
         XCTAssertTrue(books.calls.balanced)
         XCTAssertEqual(Books.Counter.delivered, MetricName.pushesDelivered)
     }
+
+    /// The typed names the recorder takes spell exactly the strings readers key on, so typing them changed no row
+    /// of counters.csv or summary.json.
+    func testTypedNamesSpellTheStringsReadersKnow() {
+        XCTAssertEqual(Metric.callsStarted.name, MetricName.callsStarted)
+        XCTAssertEqual(Metric.pushesUndeliveredAtStop.name, Books.Counter.undelivered)
+        XCTAssertEqual(Metric.action("join", .inFlightAtStop).name, "action.join.in_flight_at_stop")
+        XCTAssertEqual(Metric.action("end", label: "already_ended").name, "action.end.already_ended")
+        XCTAssertEqual(Metric.actionFailed("join", reason: "http_503").name, "action.join.failed.http_503")
+        XCTAssertEqual(Metric.httpStatus(503).name, "errors.http_503")
+        XCTAssertEqual(Metric.badResponse.name, "errors.bad_response")
+        XCTAssertEqual(Metric.observed(.socketEvents, "stale").name, "socket.events.stale")
+        XCTAssertEqual(Metric.observed(.pushes, "out_of_order").name, "pushes.out_of_order")
+        XCTAssertEqual(Metric.scoped("fault.slow", .pushToReport).name, "fault.slow.push_to_report")
+        XCTAssertEqual(Metric.flow("group-merge", "failed_calls").name, "flow.group-merge.failed_calls")
+        XCTAssertEqual(Metric.raceRuns("race/clash").name, "race.race/clash.runs")
+        XCTAssertEqual(Metric.socketConnectFailed("tls").name, "socket.connect_failed.tls")
+        XCTAssertEqual(Metric.socketActionsQueued.name, "socket.actions.queued")
+        XCTAssertEqual(Metric.apiCapture("conversation.id", matched: false).name, "api.capture.conversation.id.missed")
+    }
+
+    func testARecorderCountsUnderTheTypedNamesString() {
+        var recorder = Recorder(runStartNanos: 0)
+        recorder.count(.callsStarted, by: 2, atNanos: 1)
+        recorder.record(.pushToReport, micros: 7, atNanos: 1)
+        XCTAssertEqual(recorder.counters[MetricName.callsStarted], 2)
+        XCTAssertEqual(recorder.histograms[MetricName.pushToReport]?.totalCount, 1)
+    }
 }

@@ -25,8 +25,8 @@ final class RacesSectionTests: XCTestCase {
         XCTAssertTrue(html.contains("<h2>Races</h2>"))
         XCTAssertTrue(html.contains("30 races fired, <strong>3 violations</strong>"), html)
         XCTAssertTrue(html.contains("<tr class=\"failed\"><th scope=\"row\"><code>merge-yields-union</code></th>"
-            + "<td>3</td>"), html)
-        XCTAssertTrue(html.contains("<code>versions-only-increase</code></th><td>0</td>"), html)
+            + "<td>invariant</td><td>3</td>"), html)
+        XCTAssertTrue(html.contains("<code>versions-only-increase</code></th><td>invariant</td><td>0</td>"), html)
         // One heat-strip cell per offset; the cell without violations stays white.
         XCTAssertEqual(html.components(separatedBy: "<rect ").count - 1, 3)
         XCTAssertTrue(html.contains("fill=\"#ffffff\" stroke=\"#bbb\"><title>offset -1 ms: 10 races, 0 with a violation"))
@@ -47,5 +47,13 @@ final class RacesSectionTests: XCTestCase {
     func testSectionRoundTripsThroughJSON() throws {
         let data = try JSONEncoder().encode(section())
         XCTAssertEqual(try JSONDecoder().decode(RacesSection.self, from: data), section())
+    }
+
+    func testSkippedPolicyRuleSaysItIsAPolicyAndWhy() {
+        var races = section()
+        races.skipped = ["unmerge-follows-policy": "no unmerge policy declared (target.policy.unmerge: …)"]
+        let html = races.html()
+        XCTAssertTrue(html.contains("Not checked (policy): <code>unmerge-follows-policy</code>: no unmerge policy "
+            + "declared (target.policy.unmerge: …)."), html)
     }
 }

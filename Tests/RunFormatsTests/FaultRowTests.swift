@@ -30,6 +30,16 @@ final class FaultRowTests: XCTestCase {
         XCTAssertEqual(rows.map(\.plannedCall), [nil] + (0..<rows.count - 1).map { $0 })
     }
 
+    func testTheDeviceOfARowIsItsSubjectWithoutTheNoteAfterIt() {
+        func row(_ subject: String) -> FaultRow {
+            FaultRow(sinceLoadNanos: 0, window: "w", kind: "k", subject: subject)
+        }
+        XCTAssertEqual(row("dev-4").device, "dev-4")
+        XCTAssertEqual(row("dev-7(+120ms)").device, "dev-7", "a clock skew's subject")
+        XCTAssertNil(row("conn-3").device)
+        XCTAssertNil(row("pid-42").device)
+    }
+
     func testACutLastRowIsLeftOutAndTheRestRead() {
         let rows = [FaultRow(sinceLoadNanos: 1_000, window: "a,b", kind: "device.offline", subject: "dev-1")]
         let whole = FaultRow.csv(rows)

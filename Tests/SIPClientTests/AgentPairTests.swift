@@ -127,6 +127,11 @@ final class AgentPairTests: XCTestCase {
         pump()
         XCTAssertEqual(events["alice"]?.last, .hold(call: call, held: false))
         XCTAssertEqual(events["bob"]?.last, .hold(call: call, held: false))
+        advance(40_000_000_000)
+        XCTAssertEqual(alice.callCount + bob.callCount, 2, "each re-INVITE's 200 was ACKed: no Timer L ends the call")
+        XCTAssertEqual(alice.counters.retransmissionsSent, [:])
+        XCTAssertEqual(bob.counters.retransmissionsSent, [:])
+        XCTAssertEqual(alice.counters.timeouts, [:])
     }
 
     func testMalformedRequestIsAnswered400AndGarbageIsDroppedBothCounted() throws {
@@ -159,7 +164,8 @@ final class AgentPairTests: XCTestCase {
             .isEmpty)
         clock.advance(by: 1_000_000_000)
         alice.advance(to: clock.nowNanos())
-        let refresh = try alice.takeOutbox().map { try SIPParser.parse(datagram: $0.bytes) }.first { $0.method == .register }
+        let refresh = try alice.takeOutbox().map { try SIPParser.parse(datagram: $0.bytes) }
+            .first { $0.method == .register }
         XCTAssertEqual(refresh?.cseq?.number, 3, "same Call-ID, CSeq raised")
     }
 }
@@ -179,7 +185,8 @@ struct FakeRegistrar {
         }
         let fields = Dictionary(uniqueKeysWithValues: authorization.dropFirst(7).split(separator: ",").map {
             let pair = $0.split(separator: "=", maxSplits: 1)
-            return (pair[0].trimmingCharacters(in: .whitespaces), pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\" ")))
+            return (pair[0].trimmingCharacters(in: .whitespaces),
+                    pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\" ")))
         })
         let expected = DigestCredentials(username: fields["username"] ?? "", password: password).response(
             to: DigestChallenge(realm: "test", nonce: "n1", qop: "auth"), method: "REGISTER", uri: fields["uri"] ?? "",

@@ -18,6 +18,59 @@ final class KamailioCallTests: XCTestCase {
         try callThroughKamailio(.tcp)
     }
 
+    func testCancelDeclineAndHoldResumeWorkThroughKamailio() throws {
+        let kamailio = try KamailioProcess()
+        defer { kamailio.stop() }
+        let harness = try PoolHarness(proxyPort: kamailio.port)
+        defer { harness.close() }
+        let domain = "127.0.0.1:\(kamailio.port)"
+        let alice = try harness.add(SIPAccount(user: "alice", domain: domain, password: "callstorm"), .udp, seed: 21)
+        let bob = try harness.add(SIPAccount(user: "bob", domain: domain, password: "callstorm"), .udp, seed: 22)
+        harness.perform(alice) { $0.register(now: $1) }
+        harness.perform(bob) { $0.register(now: $1) }
+        XCTAssertTrue(eventually(10) { harness.events(bob).contains(.registered(expires: 600)) })
+
+        // The caller cancels while it rings: Kamailio forwards the CANCEL, the callee answers 487.
+        var call = ""
+        harness.perform(alice) { call = $0.invite("sip:bob@\(domain)", now: $1) }
+        XCTAssertTrue(eventually(10) { harness.events(alice).contains(.progress(call: call, status: 180)) })
+        harness.perform(alice) { _ = $0.cancel(call, now: $1) }
+        XCTAssertTrue(eventually(10) {
+            harness.events(alice).contains(.ended(call: call, reason: .cancelled))
+                && harness.events(bob).contains(.ended(call: call, reason: .cancelled))
+        }, "\(harness.events(alice)) \(harness.events(bob))")
+
+        // The callee declines: 603 reaches the caller.
+        harness.perform(alice) { call = $0.invite("sip:bob@\(domain)", now: $1) }
+        XCTAssertTrue(eventually(10) {
+            harness.events(bob).contains(.incoming(call: call, from: "sip:alice@\(domain)"))
+        })
+        harness.perform(bob) { _ = $0.decline(call, status: 603, now: $1) }
+        XCTAssertTrue(eventually(10) { harness.events(alice).contains(.failed(call: call, status: 603)) },
+                      "\(harness.events(alice))")
+
+        // Hold and resume by re-INVITE along the recorded route, then BYE.
+        harness.perform(alice) { call = $0.invite("sip:bob@\(domain)", now: $1) }
+        XCTAssertTrue(eventually(10) {
+            harness.events(bob).contains(.incoming(call: call, from: "sip:alice@\(domain)"))
+        })
+        harness.perform(bob) { _ = $0.answer(call, now: $1) }
+        XCTAssertTrue(eventually(10) { harness.events(alice).contains(.answered(call: call)) })
+        harness.perform(alice) { _ = $0.setHold(call, held: true, now: $1) }
+        XCTAssertTrue(eventually(10) {
+            harness.events(alice).contains(.hold(call: call, held: true))
+                && harness.events(bob).contains(.hold(call: call, held: true))
+        }, "\(harness.events(alice)) \(harness.events(bob))")
+        harness.perform(alice) { _ = $0.setHold(call, held: false, now: $1) }
+        XCTAssertTrue(eventually(10) { harness.events(bob).contains(.hold(call: call, held: false)) })
+        harness.perform(bob) { _ = $0.bye(call, now: $1) }
+        XCTAssertTrue(eventually(10) { harness.events(alice).contains(.ended(call: call, reason: .remoteBye)) })
+        let counters = harness.counters()
+        XCTAssertEqual(counters.responsesReceived[487], 1)
+        XCTAssertEqual(counters.responsesReceived[603], 1)
+        XCTAssertEqual(counters.requestsReceived["CANCEL"], 1)
+    }
+
     private func callThroughKamailio(_ transport: SIPTransportKind) throws {
         let kamailio = try KamailioProcess()
         defer { kamailio.stop() }

@@ -48,7 +48,9 @@ final class MalformedInputTests: XCTestCase {
         XCTAssertTrue(eventually(10) { harness.events(bob).contains(.registered(expires: 600)) })
         var call = ""
         harness.perform(alice) { call = $0.invite("sip:bob@\(domain)", now: $1) }
-        XCTAssertTrue(eventually(10) { harness.events(bob).contains(.incoming(call: call, from: "sip:alice@\(domain)")) })
+        XCTAssertTrue(eventually(10) {
+            harness.events(bob).contains(.incoming(call: call, from: "sip:alice@\(domain)"))
+        })
         harness.perform(bob) { _ = $0.answer(call, now: $1) }
         XCTAssertTrue(eventually(10) { harness.events(alice).contains(.answered(call: call)) })
     }

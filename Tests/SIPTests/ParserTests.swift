@@ -22,6 +22,18 @@ final class ParserTests: XCTestCase {
         XCTAssertNoThrow(try SIPParser.validate(message))
     }
 
+    func testParameterLookupAgreesWithTheFullParseAndIgnoresURIParameters() throws {
+        let message = try SIPParser.parse(datagram: Array(Self.invite.utf8))
+        XCTAssertEqual(message.branch, message.via?.branch)
+        XCTAssertNil(message.toTag)
+        let to = "\"B\" <sip:b@h;tag=uri-param>;x=1;tag=abc"
+        XCTAssertEqual(SIPAddress.tag(in: to), "abc")
+        XCTAssertEqual(SIPAddress.tag(in: to), SIPAddress(to)?.tag)
+        XCTAssertNil(SIPParameters.lookup("rport", in: ";branch=z9hG4bK1;rport"), "a flag")
+        XCTAssertEqual(SIPVia.branch(in: "SIP/2.0/UDP h;branch=z9hG4bK1;rport"), "z9hG4bK1")
+        XCTAssertNil(SIPVia.branch(in: "SIP/2.0/UDP;branch=x"), "no sent-by: no Via, no branch")
+    }
+
     func testSerializedMessageParsesBackToTheSameMessage() throws {
         let message = try SIPParser.parse(datagram: Array(Self.invite.utf8))
         let again = try SIPParser.parse(datagram: message.serialized())

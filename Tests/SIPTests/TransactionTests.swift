@@ -33,7 +33,11 @@ final class TransactionTests: XCTestCase {
         while t.state != .terminated, let next = t.nextDeadline {
             clock.advance(to: next)
             for effect in t.advance(to: clock.nowNanos()) {
-                if case .send = effect { retransmissions += 1; gaps.append((clock.nowNanos() - last) / ms); last = clock.nowNanos() }
+                if case .send = effect {
+                    retransmissions += 1
+                    gaps.append((clock.nowNanos() - last) / ms)
+                    last = clock.nowNanos()
+                }
                 if case .timedOut(let timer) = effect { timedOut = timer }
             }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import Scenario
+import ScenarioLoading
 
 final class BuiltinFlowsTests: XCTestCase {
     private static let packageRoot = URL(fileURLWithPath: #filePath)

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import Scenario
+import ScenarioLoading
 import TestSupport
 
 final class ScenarioLoaderTests: XCTestCase {

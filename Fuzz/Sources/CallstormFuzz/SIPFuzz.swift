@@ -39,6 +39,8 @@ func fuzzSIP(_ bytes: [UInt8]) {
 
 private func exercise(_ message: SIPMessage, reliable: Bool) {
     _ = (message.via, message.from, message.to, message.contacts, message.cseq, message.callID)
+    if let via = message.via { precondition(message.branch == via.branch, "the branch lookup and the Via disagree") }
+    if let to = message.to { precondition(message.toTag == to.tag, "the To tag lookup and the address disagree") }
     for name in [SIPHeaderName.wwwAuthenticate, .proxyAuthenticate] {
         if let value = message.header(name), let challenge = DigestChallenge(value) {
             _ = DigestCredentials(username: "u", password: "p").authorization(

@@ -1,0 +1,241 @@
+import CallModel
+import Determinism
+import Foundation
+import Metrics
+import Results
+import Scenario
+import Transport
+
+/// Sends a worker's requests to the target: each action a call asks for (`perform`), polls and final-view
+/// fetches, and registrations; renders them from the API mapping, reads the answers as the flow needs them, and
+/// hands them to the call. Requests go over HTTP (`RequestSender`, injected with the loop) or, when the mapping
+/// puts an operation there, over the device's socket (`DeviceSockets.send`).
+///
+/// Ownership rule: touched only on the worker's loop; completions run there too.
+final class ActionSender {
+    let api: TargetAPI
+    private let settings: DriverSettings
+    private let loop: DriverLoop
+    private let table: CallTable
+    private let books: RunBooks
+    private let faults: DeviceFaults
+    /// The device sockets, when devices hold any (set once, after both are made).
+    weak var sockets: DeviceSockets?
+
+    typealias Completion = (Result<ClientResponse, TransportError>, APIMapping.Endpoint?) -> Void
+
+    init(api: TargetAPI, settings: DriverSettings, loop: DriverLoop, table: CallTable, books: RunBooks,
+         faults: DeviceFaults) {
+        self.api = api
+        self.settings = settings
+        self.loop = loop
+        self.table = table
+        self.books = books
+        self.faults = faults
+    }
+
+    private var clock: Clock { loop.clock }
+
+    /// Registers device `local` with the target; `then` runs once the answer is in.
+    func register(_ local: Int, then: @escaping () -> Void) {
+        let started = clock.nowNanos()
+        send("register", deviceVars(local)) { [self] result, endpoint in
+            let now = clock.nowNanos()
+            books.record(.register, micros: Int64((now - started) / 1000), at: now)
+            if case .success(let response) = result, endpoint?.accepts(response.status) == true {
+                table.devices.registered(local)
+                books.count(.devicesRegistered, at: now)
+                sockets?.registered(local)
+            } else {
+                books.count(.devicesRegisterFailed, at: now)
+                count(result, endpoint: endpoint, at: now)
+            }
+            then()
+        }
+    }
+
+    /// Sends one action to the target and hands its answer to the call (or, when a slow media setup fault holds
+    /// a join back, to the wheel first).
+    func perform(_ request: ActionRequest) {
+        let id = request.call
+        guard let run = table.calls[id] else { return }
+        let vars = request.op == .start ? startVars(request, run) : memberVars(request, run)
+        sockets?.userActs(request.device)
+        send(request.op.rawValue, vars, device: request.device, call: id) { [self] result, endpoint in
+            let now = clock.nowNanos()
+            var answer = readAnswer(request, result, endpoint)
+            if let run = table.calls[id], run.endedAlready(request, answer, table.devices) {
+                answer.alreadyEnded = true  // not an error: the conversation had ended
+            } else {
+                count(result, endpoint: endpoint, badBody: answer.outcome == .failed(reason: "bad_response"), at: now)
+            }
+            table.calls[id]?.captured(answer.captures)
+            if request.kind == .join, answer.outcome == .fulfilled,
+               let fault = faults.mediaFault(request.device, now: now) {
+                switch fault {
+                case .failure:
+                    answer.outcome = .failed(reason: "media_setup_failed")
+                case .delay(let nanos):
+                    // Slow media setup: the join is fulfilled later (its fulfillment time grows).
+                    table.schedule(.flow(call: id, .lateAnswer(request, answer)), now + nanos)
+                    return
+                }
+            }
+            table.tell(id, now: now) { $0.answered(request, answer, now: now, &$1) }
+        }
+    }
+
+    private func startVars(_ request: ActionRequest, _ run: FlowInterpreter) -> [String: String] {
+        let local = request.device
+        let devices = table.devices
+        let handles = request.to.map { devices[$0].identity.handle }
+        var vars = deviceVars(local).merging(run.known.captures) { a, _ in a }
+        vars["to.handles"] = "[" + handles.map(handleJSON).joined(separator: ",") + "]"
+        vars["to.ids"] = "[" + request.to.map { "\"\(devices[$0].identity.id)\"" }.joined(separator: ",") + "]"
+        if let first = request.to.first {
+            vars["to.id"] = devices[first].identity.id
+            vars["to.handle"] = devices[first].identity.handle.value
+        }
+        vars["video"] = String(request.video)
+        vars["capabilities"] = "[" + devices[local].manager.configuration.supportedCapabilities.names
+            .map { "\"\($0)\"" }.joined(separator: ",") + "]"
+        return vars
+    }
+
+    private func memberVars(_ request: ActionRequest, _ run: FlowInterpreter) -> [String: String] {
+        let (local, uuid, reason) = (request.device, request.conversation, request.reason)
+        var vars = deviceVars(local).merging(run.known.captures) { a, _ in a }
+        vars["conversation.id"] = uuid
+        vars["reason"] = reason ?? ""
+        vars["reason.json"] = reason.map { "\"\($0)\"" } ?? "null"
+        vars["device.reported_at"] = faults.reportedAtMillis(local, uuid).map(String.init) ?? "null"
+        vars["push.sent_at"] = table.devices[local].pushSentAt[uuid].map(String.init) ?? "null"
+        if let other = request.with { vars["with.id"] = other }
+        if let m = request.member {
+            vars["member.id"] = table.devices[m].identity.id
+            vars["member.handle"] = table.devices[m].identity.handle.value
+        }
+        return vars
+    }
+
+    /// A device polls the target's view of a conversation its flow waits on (the mapped `get`, counted like any
+    /// request; `observe.polls` and, for first-contact diagnostics, `observe.polls_not_found`).
+    func poll(_ uuid: String, for local: Int, call id: Int) {
+        var vars = deviceVars(local)
+        vars["conversation.id"] = uuid
+        send("get", vars, device: local, call: id) { [self] result, endpoint in
+            let now = clock.nowNanos()
+            count(result, endpoint: endpoint, badBody: false, at: now)
+            books.count(.observePolls, at: now)
+            var view: ConversationView?
+            if case .success(let response) = result {
+                if response.status == 404 { books.count(.observePollsNotFound, at: now) }
+                if endpoint?.accepts(response.status) == true { view = api.reader.response(response.body) }
+            }
+            table.tell(id, now: now) { $0.observed(view, on: local, now: now, &$1) }
+        }
+    }
+
+    /// The target's view of each conversation (its mapped `get`), for the call's end-of-flow comparison.
+    func fetchViews(_ uuids: [String], call id: Int) {
+        for uuid in uuids {
+            send("get", ["conversation.id": uuid], call: id, verification: true) { [self] result, endpoint in
+                let now = clock.nowNanos()
+                count(result, endpoint: endpoint, badBody: false, at: now)
+                guard table.calls[id] != nil else { return }
+                var view: ConversationView?
+                if case .success(let response) = result, endpoint?.accepts(response.status) == true {
+                    view = api.reader.response(response.body)
+                }
+                table.tell(id, now: now) { $0.viewFetched(uuid, view, now: now, &$1) }
+            }
+        }
+    }
+
+    /// Counts transport errors by kind, answers the endpoint does not expect by status (a 200 where the API
+    /// promises 201 too), and expected answers whose body could not be read (`badBody`) as bad responses, so
+    /// failures are never silent.
+    func count(_ result: Result<ClientResponse, TransportError>, endpoint: APIMapping.Endpoint? = nil,
+               badBody: Bool = false, at now: UInt64) {
+        switch result {
+        case .success(let response) where response.status == 0: books.count(.badResponse, at: now)
+        case .success(let response) where endpoint?.accepts(response.status) ?? (200..<300).contains(response.status):
+            if badBody { books.count(.badResponse, at: now) }
+        case .success(let response): books.count(.httpStatus(response.status), at: now)
+        case .failure(let error): books.count(.error(error.kind), at: now)
+        }
+    }
+
+    func countCapture(_ name: String, matched: Bool) {
+        books.count(.apiCapture(name, matched: matched), at: clock.nowNanos())
+    }
+
+    // MARK: - Requests
+
+    /// The template variables every request of a device has.
+    func deviceVars(_ local: Int) -> [String: String] {
+        let identity = table.devices[local].identity
+        return ["device.id": identity.id, "device.handle": identity.handle.value,
+                "device.name": identity.handle.displayName, "device.token": identity.apnsToken,
+                "device.handle.json": handleJSON(identity.handle),
+                "device.time": String(faults.deviceTimeMillis(local))]
+    }
+
+    /// Sends operation `op` of the target's API; `completion` gets the endpoint used (nil when the mapping lacks it).
+    /// A `verification` request is the harness's own (the final-view fetch), not a device's: it keeps pooled
+    /// connections even inside a network fault window.
+    func send(_ op: String, _ vars: [String: String], device local: Int? = nil, call: Int? = nil,
+              verification: Bool = false, completion: @escaping Completion) {
+        nonisolated(unsafe) var completion = completion  // runs on this worker's loop, like everything here
+        if let local, faults.isOffline(local) {
+            // An offline phone reaches nobody (a device fault): the request fails like a dead network.
+            books.count(.fault("device.offline_request"), at: clock.nowNanos())
+            loop.execute { completion(.failure(.connect("device offline (fault window)")), nil) }
+            return
+        }
+        if let local, !verification, let sockets,
+           sockets.send(op, vars, device: local, call: call, completion: completion) {
+            return
+        }
+        let timeout = Int(settings.actionTimeoutNanos / 1_000_000)
+        let baseURL = local.flatMap { faults.networkRoute($0, routes: settings.networkRoutes) } ?? settings.targetURL
+        guard let (parts, missing) = api.request(op, vars: vars, baseURL: baseURL, timeoutMillis: timeout)
+        else {
+            completion(.failure(.other(code: -1, message: "target.api has no '\(op)' endpoint")), nil)
+            return
+        }
+        if !missing.isEmpty { books.count(.apiMissingVariable, at: clock.nowNanos()) }
+        var request = ClientRequest(method: parts.method, url: parts.url, headers: parts.headers,
+                                    body: Array(parts.body.utf8), timeoutMillis: timeout)
+        request.collectsHeaders = false  // flows read status and body only
+        request.freshConnection = !verification && faults.needsFreshConnection()
+        completion = traced(completion, call: call, device: local, op: op, method: parts.method, url: parts.url,
+                            body: parts.body)
+        loop.client.send(request) { [self] result in
+            if books.sealed { return }
+            completion(result, parts.endpoint)
+        }
+    }
+
+    /// `completion`, writing the exchange to trace.jsonl first when `--trace` covers `call` (HTTP requests and
+    /// socket actions alike: a socket action's method is `WS`).
+    func traced(_ completion: @escaping Completion, call: Int?, device local: Int?, op: String, method: String,
+                url: String, body: String) -> Completion {
+        guard let trace = settings.trace, let call, trace.traces(call) else { return completion }
+        let device = local.map { table.devices[$0].identity.id } ?? ""
+        return { [self] result, endpoint in
+            var (status, response, error): (Int, [UInt8], String?) = (0, [], nil)
+            switch result {
+            case .success(let answer): (status, response) = (answer.status, answer.body)
+            case .failure(let failure): error = failure.kind
+            }
+            trace.exchange(call: call, device: device, op: op, method: method, url: url, body: body, status: status,
+                           response: response, error: error, t: clock.nowNanos() &- books.runStart)
+            completion(result, endpoint)
+        }
+    }
+}
+
+func handleJSON(_ h: Handle) -> String {
+    "{\"kind\":\"\(h.kind.rawValue)\",\"value\":\"\(h.value)\",\"displayName\":\"\(h.displayName)\"}"
+}

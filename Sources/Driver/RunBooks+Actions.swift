@@ -1,0 +1,73 @@
+import CallModel
+import Metrics
+import Results
+import RunFormats
+
+/// An action's figures and lines: counters and histograms by kind and by flow step, the history's `invoke` and
+/// `complete` lines, and its actions.csv row.
+extension RunBooks {
+    func invoked(_ record: ActionRecord, device: String, now: UInt64) {
+        let action = record.action
+        recorder.count(.action(action.kind.rawValue, .started), atNanos: now)
+        guard let journal else { return }
+        let t = now &- runStart
+        journal.history {
+            HistoryText.invoke(t: t, op: action.id, device: device, kind: action.kind,
+                               conversation: action.conversationUUID, with: record.with, member: record.member,
+                               call: record.call, step: record.step, race: record.race, into: &$0)
+        }
+    }
+
+    /// Records an action's one outcome under its kind and its flow step.
+    func finished(_ record: ActionRecord, device: String, now: UInt64) {
+        let action = record.action
+        var reason: String?
+        if case .failed(let r)? = action.outcome { reason = r }
+        if let journal {
+            journal.history {
+                HistoryText.complete(
+                    t: now &- runStart, op: action.id, outcome: Self.historyOutcome(action.outcome!), reason: reason,
+                    conversation: record.conversation ?? action.conversationUUID, view: record.view,
+                    split: record.split, into: &$0)
+            }
+        }
+        let kind = action.kind.rawValue
+        let label = action.outcome!.label
+        let step = "\(record.flow)/\(record.step)"
+        recorder.count(.action(kind, label: label), atNanos: now)
+        let micros = Int64((now - action.startedNanos) / 1000)
+        recorder.record(.fulfillment(kind), micros: micros, atNanos: now)
+        recorder.record(.fulfillmentFromPlanned(kind), micros: Int64((now &- action.plannedNanos) / 1000),
+                        atNanos: now)
+        recorder.record(.step(step), micros: micros, atNanos: now)
+        if let reason { recorder.count(.actionFailed(kind, reason: reason), atNanos: now) }
+        journal?.action(ActionRow(
+            id: action.id, kind: kind, step: step, device: device,
+            conversation: action.conversationUUID, plannedNanos: action.plannedNanos &- runStart,
+            startedNanos: action.startedNanos &- runStart, finishedNanos: now &- runStart, outcome: label,
+            reason: reason ?? ""))
+    }
+
+    func writeFinal(_ final: FinalView, now: UInt64) {
+        let t = now &- runStart
+        journal?.history {
+            HistoryText.final(t: t, device: final.device, conversation: final.conversation, server: final.server,
+                              local: (final.state, final.members, final.activeMembers), into: &$0)
+        }
+    }
+
+    /// ok, fail (certainly without effect: refused locally or a 4xx), or info (indeterminate: it may have
+    /// taken effect — a timeout, a reset, a 5xx, an unreadable success).
+    static func historyOutcome(_ outcome: ActionOutcome) -> String {
+        switch outcome {
+        case .fulfilled: return "ok"
+        case .timedOut: return "info"
+        case .failed(let reason):
+            let certain = reason.hasPrefix("http_4") || reason.hasPrefix("missing_capability") ||
+                reason.hasPrefix("limit:") || reason.hasPrefix("illegal_state") || reason == "unknown_conversation" ||
+                reason == "conversation_ended" || reason == "merge_with_itself" || reason == "connect" ||
+                reason == "refused"
+            return certain ? "fail" : "info"
+        }
+    }
+}
