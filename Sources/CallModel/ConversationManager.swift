@@ -270,7 +270,22 @@ public struct ConversationManager: Sendable {
         if view.ended || view.state(of: localDevice) == "left" { c.end(.remoteEnded) }
         event("updated")
         store(c)
+        if let capabilities = view.capabilities { updateCapabilities(view.uuid, capabilities) }
         return true
+    }
+
+    /// The server changed what a conversation can do (a `Conversation.Update` with new capabilities): the app
+    /// keeps what it supports of them. Each capability lost or gained is an event
+    /// (`capabilities.lost.<name>`, `capabilities.gained.<name>`); an action that needs a lost one fails as
+    /// `missing_capability:<name>`.
+    public mutating func updateCapabilities(_ uuid: String, _ capabilities: Capabilities) {
+        guard var c = conversations[uuid], c.state != .left else { return }
+        let next = capabilities.intersection(effectiveSupported)
+        guard next != c.capabilities else { return }
+        for name in c.capabilities.subtracting(next).names { event("capabilities.lost.\(name)") }
+        for name in next.subtracting(c.capabilities).names { event("capabilities.gained.\(name)") }
+        c.capabilities = next
+        conversations[uuid] = c
     }
 
     /// The conversation ended on the server (ended event).

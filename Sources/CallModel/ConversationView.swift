@@ -39,6 +39,9 @@ public struct ConversationView: Sendable, Equatable, Identifiable {
     /// False when the server's views carry no version (a mapping without one): `version` is then always 0, and
     /// the checker's version rules cannot run.
     public var hasVersion = true
+    /// What the server says the conversation can do now (`target.api.view.capabilities`); nil when its views
+    /// do not say. A device applies it as a `Conversation.Update`.
+    public var capabilities: Capabilities?
 
     public init(uuid: String, version: Int, ended: Bool = false, members: [Member]) {
         self.uuid = uuid

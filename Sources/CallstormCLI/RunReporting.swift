@@ -96,6 +96,7 @@ enum RunReporting {
                 + "\(Threshold.millisText(Double(lag.value(atPercentile: 99)))) (planned → actual); latencies may include harness "
                 + "delay — use fewer devices or more workers")
         }
+        warnings += DeviceFindings.lines(counters: counters)
         var failures = extraFailures
         if facts.interrupted { failures.append("interrupted before the plan finished; the results are partial") }
         let books = result.books

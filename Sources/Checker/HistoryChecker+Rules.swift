@@ -143,10 +143,10 @@ extension CheckState {
         let inv = rec.invoke
         guard let a = inv.conversation, let m = inv.member else { return }
         guard let split = c.split else {
-            unmergesWithoutSplit.append((c, i))  // judged in `finish`, once it is known whether any answer has one
+            unmerges.withoutSplit.append((c, i))  // judged in `finish`, once it is known whether any answer has one
             return
         }
-        unmergesWithSplit += 1
+        unmerges.withSplit += 1
         var problems: [String] = []
         for who in [m, inv.device] where split.memberState(of: who) == .left {
             problems.append("\(who) is not in the split conversation \(split.id)")

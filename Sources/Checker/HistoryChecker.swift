@@ -157,8 +157,12 @@ struct CheckState {
 
     /// Fulfilled unmerges whose response carried no split view, and how many did carry one: a server whose
     /// answers never carry one cannot be judged by `unmerge-restores-member`, one that sometimes omits it can.
-    var unmergesWithoutSplit: [(Complete, Int)] = []
-    var unmergesWithSplit = 0
+    var unmerges = UnmergeSplits()
+
+    struct UnmergeSplits {
+        var withoutSplit: [(Complete, Int)] = []
+        var withSplit = 0
+    }
 
     init(events: [HistoryEvent], policy: ServerPolicy) {
         self.events = events
@@ -207,7 +211,7 @@ struct CheckState {
         }
         let skipped = skippedRules()
         if skipped[.unmergeRestores] == nil {
-            for (c, i) in unmergesWithoutSplit {
+            for (c, i) in unmerges.withoutSplit {
                 if let rec = ops[c.op] { reportMissingSplit(c, rec, at: i) }
             }
         }
@@ -235,7 +239,7 @@ struct CheckState {
             skipped[.unmergePolicy] = "no unmerge policy declared (target.policy.unmerge: "
                 + ServerPolicy.Unmerge.allCases.map(\.rawValue).joined(separator: " | ") + ")"
         }
-        if !unmergesWithoutSplit.isEmpty, unmergesWithSplit == 0 {
+        if !unmerges.withoutSplit.isEmpty, unmerges.withSplit == 0 {
             skipped[.unmergeRestores] = "the server's unmerge answers carry no split conversation "
                 + "(map one with target.api.view.split to run it)"
         }

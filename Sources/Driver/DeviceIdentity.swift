@@ -1,5 +1,6 @@
 import CallModel
 import Determinism
+import Scenario
 
 /// How a simulated device is named to the target: id, handle and APNs token, all derived from its index and the
 /// scenario seed, so the push gateway can route a token back to its device without a lookup table.
@@ -9,10 +10,10 @@ public struct DeviceIdentity: Sendable, Equatable {
     public let handle: Handle
     public let apnsToken: String
 
-    public init(index: Int, seed: UInt64) {
+    public init(index: Int, seed: UInt64, handles: HandleBook? = nil) {
         self.index = index
         self.id = "dev-\(index)"
-        self.handle = Self.handle(index: index)
+        self.handle = handles?.handle(index: index) ?? Self.handle(index: index)
         self.apnsToken = Self.token(index: index, seed: seed)
     }
 
@@ -65,9 +66,60 @@ public struct DeviceIdentity: Sendable, Equatable {
         return handle(index: index)
     }
 
-    /// The device id behind one of our handle values (`+1555…`), for histories that name devices.
+    /// The handle of device `index` of a kind (an index into `HandleMix.kinds`): a phone number, an email address
+    /// or a generic string, each naming the index so a server's member list maps back to the device.
+    public static func handle(index: Int, kind: Int) -> Handle {
+        switch kind {
+        case 1:
+            return Handle(kind: .emailAddress, value: "dev-\(index)@callstorm.example", displayName: "Device \(index)")
+        case 2: return Handle(kind: .generic, value: "callstorm-dev-\(index)", displayName: "Device \(index)")
+        default: return handle(index: index)
+        }
+    }
+
+    /// The device id behind one of our handle values (`+1555…`, `dev-N@callstorm.example`, `callstorm-dev-N`), for
+    /// histories and views that name devices by handle.
     public static func id(forHandleValue value: String) -> String {
-        guard value.hasPrefix("+1555"), let index = Int(value.dropFirst(5)) else { return value }
-        return "dev-\(index)"
+        if value.hasPrefix("+1555"), let index = Int(value.dropFirst(5)) { return "dev-\(index)" }
+        if value.hasSuffix("@callstorm.example"), value.hasPrefix("dev-"),
+           let index = Int(value.dropFirst(4).dropLast(18)) { return "dev-\(index)" }
+        if value.hasPrefix("callstorm-dev-"), let index = Int(value.dropFirst(14)) { return "dev-\(index)" }
+        return value
+    }
+}
+
+/// Which handle each device has (`device.handles`), drawn from the seed by device index, so every worker, shard
+/// and view reader gives a device the same handle without a table.
+public struct HandleBook: Sendable, Equatable {
+    public let seed: UInt64
+    public let mix: HandleMix
+
+    public init(seed: UInt64, mix: HandleMix) {
+        self.seed = seed
+        self.mix = mix
+    }
+
+    /// The kind (an index into `HandleMix.kinds`) of device `index`.
+    public func kind(index: Int) -> Int {
+        if mix.shares[0] >= 1 { return 0 }
+        var random = SeededRandom(splitMix: seed ^ 0x68616e646c65 ^ (UInt64(index) &* SeededRandom.golden))
+        return mix.kind(draw: Double(random.next() >> 11) / Double(1 << 53))
+    }
+
+    public func handle(index: Int) -> Handle { DeviceIdentity.handle(index: index, kind: kind(index: index)) }
+
+    /// The handle of one of our device ids (`dev-N`), for views that name members by id only.
+    public func handle(forID id: String) -> Handle? {
+        guard id.hasPrefix("dev-"), let index = Int(id.dropFirst(4)), index >= 0 else { return nil }
+        return handle(index: index)
+    }
+
+    /// Whether the app declares handles of this kind (`device.supported_handles`).
+    public func supports(_ kind: Handle.Kind) -> Bool {
+        switch kind {
+        case .phoneNumber: return mix.supported.contains("phone")
+        case .emailAddress: return mix.supported.contains("email")
+        case .generic: return mix.supported.contains("generic")
+        }
     }
 }

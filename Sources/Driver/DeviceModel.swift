@@ -13,11 +13,18 @@ struct Device {
     var reportedAt: [String: UInt64] = [:]
     /// The target's send time (epoch ms, its clock) of each reported conversation's VoIP push, when it said.
     var pushSentAt: [String: Int] = [:]
+    /// The caller handle each reported conversation's VoIP push named (absent: it named none).
+    var pushCaller: [String: Handle] = [:]
     var deadlineMisses = 0
     /// Acceptance instant of the newest push delivered so far, to count pushes that arrive after a later one.
     var lastDeliveredAccepted: UInt64 = 0
     /// Pushes a reorder fault holds back until the device's next push has been delivered.
     var held: [(serial: UInt64, push: APNsPush)] = []
+    /// Conversations of the device's earlier calls, newest last (at most `DeviceModel.recentsKept`).
+    var recents: [RecentConversation] = []
+    /// VoIP pushes a push-path fault delayed, held or duplicated (apns-id → copies still to come), so a copy
+    /// without a new call is not blamed on the server.
+    var faultedPushes: [String: Int] = [:]
 }
 
 /// A worker's devices: each one's conversation manager and what it observed (pushes reported, views applied),
@@ -28,6 +35,9 @@ struct DeviceModel {
     private var idleHead = 0
     /// Numbers the pushes reorder faults hold, so a release timer finds its own.
     private var nextHeldSerial: UInt64 = 0
+    /// The caller handle value VoIP pushes named for each caller (worker-local index): a call's devices are
+    /// all on one worker, so every push from a caller is compared here.
+    var callerHandleSeen: [Int: String] = [:]
 
     init(identities: [DeviceIdentity], configuration: ConversationManager.Configuration) {
         devices = identities.map { identity in
@@ -69,10 +79,28 @@ struct DeviceModel {
     /// The device's call is over: it forgets the call's conversations and waits for the next one.
     mutating func release(_ local: Int) {
         devices[local].callID = nil
+        remember(local)
         devices[local].manager.forgetAll()
         devices[local].reportedAt.removeAll()
         devices[local].pushSentAt.removeAll()
+        devices[local].pushCaller.removeAll()
         idle.append(local)
+    }
+
+    /// How many conversations of earlier calls a device remembers (Recents).
+    static let recentsKept = 16
+
+    /// The device's conversations go to its Recents, as LiveCommunicationKit lists them after they end.
+    private mutating func remember(_ local: Int) {
+        let manager = devices[local].manager
+        for (uuid, conversation) in manager.conversations.sorted(by: { $0.key < $1.key }) {
+            devices[local].recents.append(RecentConversation(uuid: uuid, remote: conversation.members.first))
+        }
+        for uuid in manager.mergedAway.sorted() where manager.conversations[uuid] == nil {
+            devices[local].recents.append(RecentConversation(uuid: uuid, remote: nil))
+        }
+        let excess = devices[local].recents.count - Self.recentsKept
+        if excess > 0 { devices[local].recents.removeFirst(excess) }
     }
 
     // MARK: - Pushes a reorder fault holds
@@ -123,6 +151,7 @@ struct DeviceModel {
         if let view = payload.view { devices[local].manager.apply(view) }
         devices[local].reportedAt[uuid] = now
         if let sent = payload.sentAt { devices[local].pushSentAt[uuid] = sent }
+        if let caller = payload.caller { devices[local].pushCaller[uuid] = caller }
         return refusal
     }
 
@@ -174,6 +203,9 @@ struct DeviceModel {
             if let view { adoptOrApply(view, on: local) }
         default:
             if let view, !devices[local].manager.apply(view) { outOfOrder = true }
+            if let names = payload.capabilities {
+                devices[local].manager.updateCapabilities(uuid, Capabilities(names: names))
+            }
             if event == "joined" && view == nil { devices[local].manager.connected(uuid) }
             if event == "ended" || view?.ended == true {
                 devices[local].manager.remoteEnded(

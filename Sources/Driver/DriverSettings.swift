@@ -67,6 +67,12 @@ public struct DriverSettings: Sendable {
     /// `target.ca`: the PEM file of CA certificates the devices' https requests and wss sockets verify the
     /// target against; nil trusts the system store.
     public var targetCAFile: String? { scenario.targetCA }
+    /// `device.on_voip_without_call`: what the app does with a VoIP push it must report that has no new call.
+    public var voipWithoutCall: VoIPWithoutCall { scenario.device.onVoIPWithoutCall }
+    /// `device.handles`, `device.supported_handles`: each device's handle and the kinds the app declares.
+    public var handles: HandleBook { HandleBook(seed: scenario.seed, mix: scenario.device.handles) }
+    /// `device.includes_in_recents`.
+    public var includesInRecents: Bool { scenario.device.includesInRecents }
     /// After this many missed push deadlines a device gets no more VoIP pushes (Apple publishes no number;
     /// `push.block_after_misses` sets it).
     public var voipBlockAfterMisses: Int { scenario.push.blockAfterMisses }

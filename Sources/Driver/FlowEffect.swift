@@ -153,6 +153,10 @@ struct FlowConfig: Sendable {
     var verifyViews: Bool
     /// `observe.poll`: devices poll while waiting on what they cannot otherwise see; nil never.
     var pollNanos: UInt64?
+    /// Checks the caller handle of each VoIP push; nil when the mapping reads no handle from pushes.
+    var callerHandles: CallerHandleCheck?
+    /// `device.includes_in_recents`: false refuses every `redial` step (nothing to redial from).
+    var includesInRecents = true
 
     init(actionTimeoutNanos: UInt64, replayOffsetNanos: Int64? = nil, behavior: Behavior, verifyViews: Bool,
          pollNanos: UInt64? = nil) {
@@ -166,6 +170,10 @@ struct FlowConfig: Sendable {
     init(_ settings: DriverSettings) {
         self.init(actionTimeoutNanos: settings.actionTimeoutNanos, replayOffsetNanos: settings.replayOffsetNanos,
                   behavior: settings.behavior, verifyViews: settings.verifyViews, pollNanos: settings.pollNanos)
+        includesInRecents = settings.includesInRecents
+        if (settings.api ?? TargetAPI.referenceMapping).push.handle != nil {
+            callerHandles = CallerHandleCheck(handles: settings.handles)
+        }
     }
 
     /// Pushes on loopback land within milliseconds; half a second is generous without slowing runs down.

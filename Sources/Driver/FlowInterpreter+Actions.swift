@@ -33,6 +33,8 @@ extension FlowInterpreter {
             return
         }
         known.startIssued[name] = now
+        known.starters[name] = local
+        known.callees[name] = callees.compactMap { roles[$0] }
         emit(.send(ActionRequest(call: arrival.index, slot: slot, op: .start, device: local, name: name,
                                  to: callees.compactMap { roles[$0] }, video: video)))
     }
@@ -85,6 +87,10 @@ extension FlowInterpreter {
         if case .missingCapability? = refusal { racing = false } else { racing = m.inRace }
         if let refusal, !racing {
             finishAction(slot, .failed(reason: refusal.reason), now: now)
+            if case .missingCapability(_, let needed) = refusal {
+                count(.missingCapability(needed.names.joined(separator: "+"),
+                                                   step: "\(flow.name)/\(m.step.name)"))
+            }
             if m.inRace {
                 raceDone(now: now, &ctx)
             } else if tolerant {

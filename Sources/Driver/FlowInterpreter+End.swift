@@ -63,15 +63,33 @@ extension FlowInterpreter {
     /// as unanswered), and every action the app had in flight fails (`app_terminated`). Applied while the call
     /// waits for this push (the callee is only ringing); a late push in a call that already moved on is counted
     /// as a termination and reported, since the flow's other devices act on that conversation.
-    mutating func terminateApp(_ local: Int, now: UInt64, _ ctx: inout FlowContext) -> [FlowEffect] {
-        count(.devicesTerminatedForMissedDeadline)
+    /// `withoutCall`: terminated instead for a VoIP push that carried no new call (`device.on_voip_without_call:
+    /// terminate`; the worker counts that termination itself).
+    mutating func terminateApp(_ local: Int, now: UInt64, withoutCall: Bool = false,
+                               _ ctx: inout FlowContext) -> [FlowEffect] {
+        if !withoutCall { count(.devicesTerminatedForMissedDeadline) }
+        if withoutCall, actionOut {
+            // Another device's action is still at the target: the flow goes on, and finds this device's
+            // conversations ended by the termination.
+            count(.callsAppTerminated)
+            return take()
+        }
         for (slot, action) in log.actions.enumerated() where !action.isFinished && log.actors[slot] == local {
             finishAction(slot, .failed(reason: "app_terminated"), now: now)
         }
         count(.callsAppTerminated)
         status.missed = true
-        fail("the app was terminated: it reported the VoIP push after the deadline", now: now, &ctx)
+        fail(withoutCall ? "the app was terminated: a VoIP push carried no new call and it reported none"
+             : "the app was terminated: it reported the VoIP push after the deadline", now: now, &ctx)
         return take()
+    }
+
+    /// Whether the flow waits for something it sent (an action, a race, views): it cannot stop before that returns.
+    private var actionOut: Bool {
+        switch waiting {
+        case .action, .race, .verification: return true
+        default: return false
+        }
     }
 
     /// The flow cannot go on: every conversation it still has alive is ended by one of its devices (steps named

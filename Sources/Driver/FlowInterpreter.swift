@@ -73,6 +73,7 @@ struct FlowInterpreter {
     mutating func pushReported(device local: Int, conversation uuid: String, now: UInt64,
                                _ ctx: inout FlowContext) -> [FlowEffect] {
         if waiting == .push(device: local, conversation: uuid) {
+            checkCallerHandle(device: local, conversation: uuid, &ctx)
             pushArrived(device: local, uuid: uuid, now: now, ctx.devices)
             advance(now: now, planned: now, &ctx)
         }
@@ -189,9 +190,13 @@ struct FlowInterpreter {
         case .start(let to, let name, let video):
             start(step, by: local, to: to, conversation: name, video: video, planned: planned, now: now, &ctx)
             return false
+        case .redial(let name):
+            redial(step, by: local, conversation: name, planned: planned, now: now, &ctx)
+            return false
         case .awaitPush(let name):
             guard let uuid = known.conversations[name] else { return failMissing(name, now, &ctx) }
             if ctx.devices[local].manager.conversations[uuid] != nil {
+                checkCallerHandle(device: local, conversation: uuid, &ctx)
                 pushArrived(device: local, uuid: uuid, now: now, ctx.devices)
                 return true
             }

@@ -110,6 +110,10 @@ struct CallKnowledge {
     /// Flow name → conversation id.
     var conversations: [String: String] = [:]
     var startIssued: [String: UInt64] = [:]
+    /// Flow name → the device (worker-local) that started it: the caller a VoIP push must name.
+    var starters: [String: Int] = [:]
+    /// Flow name → the devices a start called (what the caller's Recents shows after the call ends).
+    var callees: [String: [Int]] = [:]
     /// Values captured from the target's responses (`target.api` captures), usable in later templates.
     var captures: [String: String] = [:]
     /// The newest server view of each conversation any of this call's responses carried (cleanup skips what the

@@ -64,6 +64,9 @@ final class PushIntake {
         let now = clock.nowNanos()
         books.count(.pushesAccepted, at: now)
         if copies > 1 { books.count(.pushesDuplicated, by: Int64(copies - 1), at: now) }
+        if push.pushType == .voip, delay > 0 || copies > 1 || hold > 0 {
+            table.devices.markFaulted(push.apnsID, copies: copies, on: local)
+        }
         for _ in 0..<copies {
             if hold > 0 {
                 books.pendingDeliveries += 1
@@ -173,6 +176,10 @@ final class PushIntake {
 
     private func receiveVoIP(_ push: APNsPush, payload: PushPayload?, local: Int, now: UInt64) {
         let latency = now &- push.acceptedNanos
+        let judged = table.devices.judgeVoIP(payload, apnsID: push.apnsID, on: local, ageNanos: latency,
+                                             foreground: sockets?.lifecycle.isForeground(local) ?? false,
+                                             judge: VoIPPushJudge(longDelayNanos: settings.deadlineNanos))
+        guard case .newCall(let uuid) = judged else { return answerWithoutCall(judged, local: local, now: now) }
         books.record(.pushToReport, micros: Int64(latency / 1000), at: now)
         if let scope = faults.scope(local, acceptedNanos: push.acceptedNanos) {
             books.record(.scoped(scope, .pushToReport), micros: Int64(latency / 1000), at: now)
@@ -186,20 +193,22 @@ final class PushIntake {
                 books.count(.devicesVoIPBlocked, at: now)
             }
         }
-        guard let payload, let uuid = payload.uuid else {
-            books.count(.observed(.pushes, "bad_payload"), at: now)
-            return
-        }
-        if table.devices[local].manager.conversations[uuid] != nil {
-            books.count(.pushesDuplicateVoIP, at: now)
-            return
-        }
+        guard let payload else { return }
         if missed, let id = table.devices[local].callID, table.calls[id]?.waitsForPush(uuid, on: local) == true {
             table.tell(id, now: now) { $0.terminateApp(local, now: now, &$1) }
             return
         }
         if missed { books.count(.devicesTerminatedForMissedDeadline, at: now) }
         reportIncoming(local, payload: payload, uuid: uuid, acceptedNanos: push.acceptedNanos, now: now)
+    }
+
+    /// A VoIP push without a new call: the app ignores it, reports and ends, or is terminated (`VoIPPushJudge`).
+    private func answerWithoutCall(_ judged: VoIPPushJudge.Outcome, local: Int, now: UInt64) {
+        let answer = table.devices.answerWithoutCall(judged, on: local, policy: settings.voipWithoutCall,
+                                                     blockAfter: settings.voipBlockAfterMisses)
+        for metric in answer.counters { books.count(metric, at: now) }
+        guard answer.terminated, let id = table.devices[local].callID, table.calls[id] != nil else { return }
+        table.tell(id, now: now) { $0.terminateApp(local, now: now, withoutCall: true, &$1) }
     }
 
     /// The device reports an incoming conversation to the system and its call hears of it.

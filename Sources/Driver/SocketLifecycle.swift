@@ -72,6 +72,9 @@ struct SocketLifecycle {
 
     subscript(local: Int) -> Link { links[local] }
 
+    /// Whether the app has its UI up: a `foreground` app's socket is open only while the user uses it.
+    func isForeground(_ local: Int) -> Bool { mode == .foreground && links[local].phase == .open }
+
     // MARK: - What the app does
 
     /// Registration done: an `always` app connects now.

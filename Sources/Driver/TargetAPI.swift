@@ -8,9 +8,9 @@ struct TargetAPI: Sendable {
     /// Reads views and pushes with the mapping's paths and words.
     let reader: ViewReader
 
-    init(_ mapping: APIMapping?) {
+    init(_ mapping: APIMapping?, handles: HandleBook? = nil) {
         self.mapping = mapping ?? Self.referenceMapping
-        self.reader = ViewReader(view: self.mapping.view, push: self.mapping.push)
+        self.reader = ViewReader(view: self.mapping.view, push: self.mapping.push, handles: handles)
     }
 
     /// Whether the final-view check can run: the server's views are mapped and can be read back.

@@ -29,7 +29,8 @@ extension ViewReader {
         }
         var word = event.value
         if let raw = word { word = Self.word(raw, push) }
-        return PushPayload(uuid: uuid.value, caller: caller.value ?? nil, capabilities: capabilities.value,
+        return PushPayload(uuid: uuid.value, caller: caller.value ?? nil,
+                           capabilities: capabilities.value.map { CapabilityWords.lck($0, push.capabilityWords) },
                            event: word, version: version.value, reason: reason.value, into: into.value,
                            view: view.value, sentAt: pushPath(.sentAt)?.value(in: root)?.intValue)
     }
@@ -57,7 +58,7 @@ extension ViewReader {
                             displayName: name.value ?? text))
     }
 
-    private static func strings(_ raw: JSONLite.Value) -> [String]? {
+    static func strings(_ raw: JSONLite.Value) -> [String]? {
         guard let items = raw.arrayValue else { return nil }
         var strings: [String] = []
         strings.reserveCapacity(items.count)

@@ -26,6 +26,8 @@ struct ViewReader: Sendable {
     let mapping: ViewMapping?
     let push: APIMapping.PushFields
     private let paths: Paths
+    /// Each device's handle (`device.handles`); nil: every device has its phone number.
+    let handles: HandleBook?
 
     /// The mapping's JSON paths, parsed once (the decoder already refused paths that do not parse) and kept in
     /// slots by field, so a read costs no lookup by name.
@@ -36,7 +38,8 @@ struct ViewReader: Sendable {
 
     /// The view mapping's fields; `name` as `ViewMapping.paths` names them, the raw value a slot.
     enum ViewField: Int, CaseIterable {
-        case id, members, state, version, ended, response, split, endedReason, memberID, memberStatus, memberHandle
+        case id, members, state, version, ended, response, split, endedReason, memberID, memberStatus, memberHandle,
+             capabilities
 
         var name: String {
             switch self {
@@ -51,6 +54,7 @@ struct ViewReader: Sendable {
             case .memberID: "member.id"
             case .memberStatus: "member.status"
             case .memberHandle: "member.handle"
+            case .capabilities: "capabilities"
             }
         }
     }
@@ -62,9 +66,10 @@ struct ViewReader: Sendable {
         var name: String { self == .sentAt ? "sent_at" : "\(self)" }
     }
 
-    init(view mapping: ViewMapping?, push: APIMapping.PushFields) {
+    init(view mapping: ViewMapping?, push: APIMapping.PushFields, handles: HandleBook? = nil) {
         self.mapping = mapping
         self.push = push
+        self.handles = handles
         var paths = Paths()
         for (field, text) in mapping?.paths ?? [] {
             guard let slot = ViewField.allCases.first(where: { $0.name == field }) else {
@@ -122,7 +127,8 @@ struct ViewReader: Sendable {
         let ended = JSONField(at(.ended, json)) { $0.boolValue }
         let state = JSONField(at(.state, json)) { $0.stringValue }
         let reason = JSONField(at(.endedReason, json)) { $0.stringValue }
-        if ended.isMismatch || state.isMismatch || reason.isMismatch { return nil }
+        let capabilities = JSONField(at(.capabilities, json), Self.strings)
+        if ended.isMismatch || state.isMismatch || reason.isMismatch || capabilities.isMismatch { return nil }
         var members: [ConversationView.Member] = []
         members.reserveCapacity(rawMembers.count)
         for raw in rawMembers {
@@ -133,6 +139,9 @@ struct ViewReader: Sendable {
         var view = ConversationView(uuid: id, version: version, ended: hasEnded, members: members)
         view.endedReason = reason.value
         view.hasVersion = has(.version)
+        view.capabilities = capabilities.value.map {
+            Capabilities(names: CapabilityWords.lck($0, mapping.capabilityWords))
+        }
         return view
     }
 
@@ -141,7 +150,8 @@ struct ViewReader: Sendable {
         else { return nil }
         // A server may name members by device id or by phone number: either way the member is our device.
         let device = DeviceIdentity.id(forHandleValue: rawID)
-        var handle = DeviceIdentity.handle(forID: device) ?? Handle(kind: .generic, value: rawID, displayName: rawID)
+        var handle = (handles.map { $0.handle(forID: device) } ?? DeviceIdentity.handle(forID: device))
+            ?? Handle(kind: .generic, value: rawID, displayName: rawID)
         if has(.memberHandle) {
             guard let h = at(.memberHandle, raw).flatMap(Self.handle) else { return nil }
             handle = h

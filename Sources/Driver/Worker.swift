@@ -36,13 +36,14 @@ final class Worker: @unchecked Sendable {
             try WorkerJournal(configuration: .init(directory: $0, sampleEvery: settings.rowSampleEvery), worker: index)
         }, runStart: runStartNanos)
         let table = CallTable(FlowContext(
-            devices: DeviceModel(identities: deviceIndexes.map { DeviceIdentity(index: $0, seed: settings.seed) },
+            devices: DeviceModel(identities: deviceIndexes.map {
+                                     DeviceIdentity(index: $0, seed: settings.seed, handles: settings.handles) },
                                  configuration: settings.deviceConfiguration),
             actionIDs: ActionIDs(worker: index)))
         let faults = DeviceFaults(schedule: FaultSchedule(windows: settings.faults, seed: settings.seed),
                                   log: faultLog, deviceCalls: deviceCalls ?? DeviceCalls(devices: settings.devices),
                                   table: table, books: books, clock: loop.clock)
-        let api = TargetAPI(settings.api)
+        let api = TargetAPI(settings.api, handles: settings.handles)
         (self.loop, self.settings, self.table, self.books, self.faults) = (loop, settings, table, books, faults)
         sender = ActionSender(api: api, settings: settings, loop: loop, table: table, books: books, faults: faults)
         intake = PushIntake(settings: settings, reader: api.reader, table: table, books: books, faults: faults,

@@ -115,7 +115,6 @@ extension Metric {
     public static let pushesExpired = Metric(named: MetricName.pushesExpired)
     public static let pushesUndeliveredAtStop = Metric(named: MetricName.pushesUndeliveredAtStop)
     public static let pushesDeliveredOutOfOrder = Metric(named: "pushes.delivered_out_of_order")
-    public static let pushesDuplicateVoIP = Metric(named: "pushes.duplicate_voip")
     public static let pushesUnexpected = Metric(named: "pushes.unexpected")
     /// What became of a background push or a socket event folded into a device's view, by the channel it came
     /// on (`pushes`, `socket.events`): `pushes.stale`, `socket.events.out_of_order`, `pushes.bad_payload`.

@@ -77,6 +77,57 @@ public enum MetricName {
     public static let pushesExpired = "pushes.expired_discarded"
     public static let pushesUndeliveredAtStop = "pushes.undelivered_at_stop"
 
+    // MARK: - VoIP pushes that carry no new call (PushKit's rule; docs/LCK.md)
+
+    /// VoIP pushes the app had to report (`mustReport`) that carried no new call: a server defect. The total,
+    /// the numerator of `voip_without_call_rate`.
+    public static let pushesVoIPWithoutCall = "pushes.voip_without_call"
+    /// The same by cause: `pushes.voip_without_call.ended_conversation`.
+    public static func pushesVoIPWithoutCall(_ cause: String) -> String { "\(pushesVoIPWithoutCall).\(cause)" }
+    /// Why a VoIP push carried no new call, in the order the report lists them.
+    public static let voipWithoutCallCauses = ["unparseable", "no_conversation", "known_conversation",
+                                               "ended_conversation"]
+    /// VoIP pushes without a new call the app did not have to report (iOS 26.4's `mustReport` false: the device
+    /// was in a call or in the foreground, the push was long delayed), or that a push-path fault made (a
+    /// duplicate, a delay): not counted against the server. `pushes.voip_not_required.in_call`.
+    public static func pushesVoIPNotRequired(_ why: String) -> String { "pushes.voip_not_required.\(why)" }
+    public static let voipNotRequiredReasons = ["in_call", "foreground", "delayed", "fault"]
+    /// `device.on_voip_without_call: report_and_end`: the app reported a conversation and ended it at once (a
+    /// flash of incoming-call UI on the phone).
+    public static let pushesVoIPReportedAndEnded = "pushes.voip_reported_and_ended"
+    /// `device.on_voip_without_call: terminate`: the system terminated the app for not reporting.
+    public static let devicesTerminatedVoIPWithoutCall = "devices.terminated_for_voip_without_call"
+    /// Devices iOS stopped launching for VoIP pushes (`push.block_after_misses` reached).
+    public static let devicesVoIPBlocked = "devices.voip_blocked"
+
+    // MARK: - Capability changes (docs/LCK.md)
+
+    /// A conversation lost or gained a capability through the server's update (LCK conversation events, added
+    /// at the end of the run): `events.capabilities.lost.merging`.
+    public static func capabilityLost(_ name: String) -> String { "events.capabilities.lost.\(name)" }
+    public static func capabilityGained(_ name: String) -> String { "events.capabilities.gained.\(name)" }
+    /// A step whose action needed a capability its conversation did not have:
+    /// `missing_capability.merging@group-merge/merge`.
+    public static func missingCapability(_ name: String, step: String) -> String {
+        "\(missingCapabilityPrefix)\(name)@\(step)"
+    }
+    public static let missingCapabilityPrefix = "missing_capability."
+
+    // MARK: - Caller handles (docs/LCK.md)
+
+    /// VoIP pushes whose caller handle was missing, of a kind the app does not declare, not the caller's
+    /// registered handle, or unlike an earlier push's for the same caller: `handles.caller_unstable`.
+    public static func callerHandle(_ defect: String) -> String { "handles.caller_\(defect)" }
+    public static let callerHandleDefects = ["missing", "unsupported_kind", "not_registered", "unstable"]
+    /// VoIP pushes whose caller handle was checked (the mapping reads a handle from pushes).
+    public static let callerHandlesChecked = "handles.caller_checked"
+
+    // MARK: - Redial from Recents
+
+    /// `redial` steps that started a call, and those refused: `redials.refused.not_in_recents`.
+    public static let redialsStarted = "redials.started"
+    public static func redialRefused(_ reason: String) -> String { "redials.refused.\(reason)" }
+
     // MARK: - Errors (transport errors by kind: `errors.reset`, `errors.timeout`)
 
     public static let errorsPrefix = "errors."

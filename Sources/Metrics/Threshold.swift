@@ -5,7 +5,7 @@
 /// Keys take three shapes:
 /// - `<metric>[@<flow>/<step>].<statistic>`: a latency statistic (`p50`, `p95`, `p99`, `p99.9`, `min`, `max`,
 ///   `mean`, `count`) of a histogram; the limit is a duration (`800ms`), or a number for `count`.
-/// - `deadline_miss_rate`, `errors.rate`, `delivered_rate_ratio`: derived ratios; the limit is `0.5%` or `0.005`.
+/// - `deadline_miss_rate`, `errors.rate`, `delivered_rate_ratio`, `voip_without_call_rate`: derived ratios; the limit is `0.5%` or `0.005`.
 /// - any other name: a counter's total (`calls.failed: "== 0"`); a counter never incremented is 0.
 public struct Threshold: Sendable, Equatable {
     public enum Comparison: String, Sendable, Codable, CaseIterable {
@@ -45,6 +45,7 @@ public struct Threshold: Sendable, Equatable {
         case deadlineMissRate = "deadline_miss_rate"
         case errorsRate = "errors.rate"
         case deliveredRateRatio = "delivered_rate_ratio"
+        case voipWithoutCallRate = "voip_without_call_rate"
     }
 
     public enum Subject: Sendable, Equatable {

@@ -29,10 +29,14 @@ public struct ThresholdResult: Sendable, Equatable, Codable {
 ///   counts them, otherwise every action started plus every registration attempt.
 /// - `delivered_rate_ratio`: `calls.started` / (`calls.planned` + `calls.not_started_at_stop`): below 1 the
 ///   harness (or the device pool) did not deliver the planned open-model arrival rate.
+/// - `voip_without_call_rate`: `pushes.voip_without_call` / `pushes.received.voip`: VoIP pushes the app had to
+///   report that carried no new call (a server defect; docs/LCK.md).
 public struct RunRatios: Sendable, Equatable, Codable {
     public var deadlineMissRate: Double?
     public var errorsRate: Double?
     public var deliveredRateRatio: Double?
+    /// Absent in summaries from before it existed.
+    public var voipWithoutCallRate: Double?
 
     public init(counters: [String: Int64]) {
         func c(_ name: String) -> Int64 { counters[name] ?? 0 }
@@ -50,6 +54,7 @@ public struct RunRatios: Sendable, Equatable, Codable {
         errorsRate = ratio(errors, requests)
         deliveredRateRatio = ratio(c(MetricName.callsStarted),
                                    c(MetricName.callsPlanned) + c(MetricName.callsNotStartedAtStop))
+        voipWithoutCallRate = ratio(c(MetricName.pushesVoIPWithoutCall), c(MetricName.pushesReceived("voip")))
     }
 
     public func value(_ ratio: Threshold.Ratio) -> Double? {
@@ -57,6 +62,7 @@ public struct RunRatios: Sendable, Equatable, Codable {
         case .deadlineMissRate: return deadlineMissRate
         case .errorsRate: return errorsRate
         case .deliveredRateRatio: return deliveredRateRatio
+        case .voipWithoutCallRate: return voipWithoutCallRate
         }
     }
 }

@@ -65,7 +65,7 @@ public struct Comparison: Sendable {
         // Ratios are shown for context; gate on them with thresholds, whose limits are absolute.
         let ratios: [(String, (RunRatios) -> Double?)] = [
             ("deadline_miss_rate", \.deadlineMissRate), ("errors.rate", \.errorsRate),
-            ("delivered_rate_ratio", \.deliveredRateRatio),
+            ("delivered_rate_ratio", \.deliveredRateRatio), ("voip_without_call_rate", \.voipWithoutCallRate),
         ]
         for (name, value) in ratios {
             let baseValue = base.ratios.flatMap(value)

@@ -278,7 +278,8 @@ struct HTMLReport {
         let ratios = result.ratios
         html += "<p class=\"ratios\">deadline_miss_rate \(ratios.deadlineMissRate.map(Threshold.percentText) ?? "—")"
         html += " · errors.rate \(ratios.errorsRate.map(Threshold.percentText) ?? "—")"
-        html += " · delivered_rate_ratio \(ratios.deliveredRateRatio.map(Threshold.percentText) ?? "—")</p>\n"
+        html += " · delivered_rate_ratio \(ratios.deliveredRateRatio.map(Threshold.percentText) ?? "—")"
+        html += " · voip_without_call_rate \(ratios.voipWithoutCallRate.map(Threshold.percentText) ?? "—")</p>\n"
         html += "<table class=\"numbers\">\n<thead><tr><th>counter</th><th>value</th></tr></thead>\n<tbody>\n"
         for (name, value) in counters {
             html += "<tr><th scope=\"row\">\(name.markupEscaped)</th><td>\(value)</td></tr>\n"

@@ -161,7 +161,11 @@ public final class SIPClientPool: @unchecked Sendable {
             }
             guard n >= 0 else { return }
             let handle = Int(from.sin_addr.s_addr) << 16 | Int(from.sin_port)
-            if sources[handle] == nil { sources[handle] = from }
+            if sources[handle] == nil {
+                // Bounded: a flood from many ports must not grow it; a forgotten sender's answer goes to the proxy.
+                if sources.count >= 4096 { sources.removeAll(keepingCapacity: true) }
+                sources[handle] = from
+            }
             agent.receive(datagram: Array(UnsafeRawBufferPointer(rebasing: scratch[..<n])), source: handle,
                           now: clock.nowNanos())
         }

@@ -1,5 +1,5 @@
-/// A user agent's books: what it sent and received by method and status code, retransmissions by what was
-/// repeated, malformed input by `SIPParseError.kind`, and transaction timeouts by timer letter. Keys are stable
+/// A user agent's books: what it sent and received by method and status code (each message once; repeats are
+/// counted apart as retransmissions, by what was repeated), malformed input by `SIPParseError.kind`, and transaction timeouts by timer letter. Keys are stable
 /// strings so the Driver's recorder can fold them into its counters as they are.
 public struct SIPCounters: Sendable, Equatable {
     public var requestsSent: [String: Int] = [:]

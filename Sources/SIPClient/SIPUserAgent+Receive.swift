@@ -31,18 +31,23 @@ extension SIPUserAgent {
             return
         }
         if message.isRequest {
-            counters.requestsReceived[message.method?.rawValue ?? "?", default: 0] += 1
             requestArrived(message, source: source, now: now)
         } else {
-            counters.responsesReceived[message.status ?? 0, default: 0] += 1
             let key = Self.key(message.branch, message.cseq?.method)
             guard var t = clients[key] else {
                 strayResponse(message)
                 return
             }
+            // A 2xx again in Accepted is the peer's retransmission (its ACK is re-sent), as is a response that
+            // a finished transaction absorbs: the books count it apart from the responses themselves.
+            let repeated = t.state == .accepted && (message.status ?? 0) / 100 == 2
             let effects = t.receive(message, now: now)
             clients[key] = t
-            if effects.isEmpty { counters.retransmissionsReceived[Self.label(message), default: 0] += 1 }
+            if effects.isEmpty || repeated {
+                counters.retransmissionsReceived[Self.label(message), default: 0] += 1
+            } else {
+                counters.responsesReceived[message.status ?? 0, default: 0] += 1
+            }
             apply(effects, source: nil, key: key, now: now)
         }
     }
@@ -62,12 +67,17 @@ extension SIPUserAgent {
         let method = request.method ?? .options
         let key = Self.key(request.branch, method == .ack ? .invite : method)
         if var t = servers[key] {
-            if method != .ack { counters.retransmissionsReceived[method.rawValue, default: 0] += 1 }
+            if method == .ack {
+                counters.requestsReceived[method.rawValue, default: 0] += 1
+            } else {
+                counters.retransmissionsReceived[method.rawValue, default: 0] += 1
+            }
             let effects = t.receive(request, now: now)
             servers[key] = t
             apply(effects, source: source, key: key, now: now)
             return
         }
+        counters.requestsReceived[method.rawValue, default: 0] += 1
         switch method {
         case .ack:
             ackArrived(request, now: now)

@@ -7,6 +7,8 @@ import SIP
 ///
 /// Requests go to the outbound proxy (the registrar, Kamailio); responses go back where their request came from.
 /// Thread rule: one owner thread (the pool's event thread) calls everything.
+// limits: 16 stored properties: an RFC 3261 agent's transaction maps (client, server, and where each server
+// transaction answers) sit beside its calls and registration so a message finds its transaction in one lookup.
 public final class SIPUserAgent {
     /// Where a message goes: the outbound proxy, or back to the sender of the request it answers.
     public enum Destination: Sendable, Equatable {

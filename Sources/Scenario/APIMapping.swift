@@ -54,6 +54,8 @@ public struct APIMapping: Sendable, Equatable {
         public var into: String?
         public var version: String?
         public var sentAt: String?
+        /// `capability_words`: LCK capability name → the server's words for it (see `CapabilityWords`).
+        public var capabilityWords: [String: [String]] = [:]
 
         public init(conversation: String = "$.uuid", event: String = "$.event", joined: [String] = ["joined"],
                     ended: [String] = ["ended"]) {

@@ -31,6 +31,7 @@ public enum BuiltinFlows {
         ("group-call", groupCall),
         ("group-merge", groupMerge),
         ("merge-unmerge", mergeUnmerge),
+        ("redial-after-drop", redialAfterDrop),
     ]
 
     /// The text is part of the program, so a problem in it is a bug in callstorm, not in the user's scenario.
@@ -110,6 +111,29 @@ public enum BuiltinFlows {
         """
 
     /// An answered call that the caller puts on hold for a second and resumes.
+    /// A call that drops (the callee's side fails it), and the caller redials from Recents after a moment: the
+    /// second call goes to the handle the first one had.
+    static let redialAfterDrop = """
+        roles: [caller, callee]
+        steps:
+          - { name: dial, role: caller, do: start, to: [callee] }
+          - { name: ring, role: callee, do: await_push }
+          - { wait: answer_after }
+          - { name: answer, role: callee, do: join }
+          - { wait: talk }
+          - { name: drop, role: callee, do: end, reason: failed }
+          - { name: caller-sees-drop, role: caller, do: await_end }
+          - { wait: { uniform: [200ms, 1s] } }
+          - { name: redial, role: caller, do: redial, conversation: again }
+          - { name: ring-again, role: callee, do: await_push, conversation: again }
+          - { wait: answer_after }
+          - { name: answer-again, role: callee, do: join, conversation: again }
+          - { wait: talk }
+          - { name: hangup, role: hangup, do: end, conversation: again }
+          - { name: caller-sees-end, role: caller, do: await_end, conversation: again }
+          - { name: callee-sees-end, role: callee, do: await_end, conversation: again }
+        """
+
     static let holdResume = """
         roles: [caller, callee]
         steps:

@@ -40,6 +40,7 @@ extension FlowStep.Kind {
         case .merge: return "merge"
         case .unmerge: return "unmerge"
         case .awaitEnd: return "await_end"
+        case .redial: return "redial"
         case .wait, .waitBehavior: return "wait"
         case .branch: return "branch"
         case .repeatSteps: return "repeat"
@@ -65,7 +66,8 @@ extension FlowStep: CustomStringConvertible {
         case .start(let to, let conversation, let video):
             what = "start \(conversation) -> \(to.joined(separator: ", "))" + (video ? " (video)" : "")
         case .awaitPush(let conversation), .join(let conversation), .decline(let conversation),
-             .pause(let conversation), .resume(let conversation), .awaitEnd(let conversation):
+             .pause(let conversation), .resume(let conversation), .awaitEnd(let conversation),
+             .redial(let conversation):
             what = "\(kind.word) \(conversation)"
         case .end(let conversation, let reason):
             what = "end \(conversation)" + (reason.map { " (\($0))" } ?? "")

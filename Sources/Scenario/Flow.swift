@@ -52,6 +52,8 @@ public struct FlowStep: Sendable, Equatable {
         case unmerge(conversation: String, member: String, into: String)
         /// Waits until the role's device sees the conversation end (by anyone).
         case awaitEnd(conversation: String)
+        /// A start from Recents: calls the handle of the role's last ended conversation, as `conversation`.
+        case redial(conversation: String)
         /// Think time from a distribution.
         case wait(Distribution)
         /// Think time from the scenario's `behavior` (`answer_after` or `talk`); the first use in a call takes the
@@ -113,6 +115,12 @@ public struct DeviceProfile: Sendable, Equatable {
     public var socketReconnect = SocketReconnect()
     /// How long after its last live conversation ended an `on_push`/`foreground` app closes its socket.
     public var socketLingerNanos: UInt64 = 0
+    /// `on_voip_without_call`: what the app does with a VoIP push it must report that carries no new call.
+    public var onVoIPWithoutCall = VoIPWithoutCall.reportAndEnd
+    /// `includes_in_recents`: the app's conversations show in Recents (false: a `redial` step is refused).
+    public var includesInRecents = true
+    /// `handles`, `supported_handles`: the devices' handle kinds and the kinds the app declares.
+    public var handles = HandleMix()
     /// `signaling: sip` (with `sleep`, `transport`): the devices are SIP user agents; nil for HTTP devices.
     public var sip: SIPDeviceSpec?
 

@@ -13,13 +13,15 @@ extension ScenarioDecoder {
     static let stepForms = ["do", "wait", "branch", "repeat", "together"]
     static let stepActions = [
         "start", "await_push", "join", "decline", "end", "pause", "resume", "merge", "unmerge", "await_end",
+        "redial",
     ]
     /// The `behavior` entries a `wait:` may name instead of giving a distribution.
     static let behaviorReferences = ["answer_after", "talk"]
     /// LiveCommunicationKit's reasons a conversation ends for the others.
     static let endReasons = ["failed", "remoteEnded", "unanswered", "joinedElsewhere", "declinedElsewhere"]
     static let deviceKeys = ["capabilities", "max_conversation_groups", "max_conversations_per_group", "video",
-                             "socket", "socket_reconnect", "socket_linger"] + sipDeviceKeys
+                             "socket", "socket_reconnect", "socket_linger", "on_voip_without_call",
+                             "handles", "supported_handles", "includes_in_recents"] + sipDeviceKeys
     static let capabilityNames = ["pausing", "merging", "unmerging", "video", "playingTones"]
     /// How a step writes `Flow.hangupRole`.
     static let hangupWord = "hangup"
@@ -93,7 +95,7 @@ extension ScenarioDecoder {
 
     static func operation(of kind: FlowStep.Kind) -> String? {
         switch kind {
-        case .start: return "start"
+        case .start, .redial: return "start"
         case .join: return "join"
         case .decline: return "decline"
         case .end: return "end"

@@ -167,6 +167,12 @@ extension ScenarioDecoder {
             guard let conversation, let video, let to else { return nil }
             return .start(to: to, conversation: conversation, video: video)
         }
+        if action == "redial" {
+            // Creates its conversation like a start; whom it calls comes from the device's Recents at run time.
+            let conversation = conversationName(fields["conversation"], key: "conversation")
+            if let conversation { scope.created.insert(conversation) }
+            return conversation.map { .redial(conversation: $0) }
+        }
         let conversation = existingConversation(fields["conversation"], key: "conversation", at: doMark,
                                                 scope: scope)
         switch action {
@@ -451,6 +457,7 @@ extension ScenarioDecoder {
         }
         if let node = fields["video"], let value = bool(node, "video") { profile.supportsVideo = value }
         deviceSocket(fields, into: &profile)
+        deviceApp(fields, into: &profile)
         deviceSIP(fields, into: &profile)
         return errors.count == errorsBefore ? profile : nil
     }

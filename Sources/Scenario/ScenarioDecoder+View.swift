@@ -3,7 +3,7 @@ extension ScenarioDecoder {
     mutating func viewMapping(_ node: YAMLNode) -> ViewMapping? {
         let context = "'target.api.view'"
         let known = ["id", "state", "version", "ended", "ended_reason", "members", "member", "states",
-                     "member_states", "response", "split", "required"]
+                     "member_states", "response", "split", "required", "capabilities", "capability_words"]
         guard let f = fields(of: node, in: context, known: known, required: ["id", "members", "member"]),
               let id = f["id"].flatMap({ jsonPath($0, "id") }),
               let members = f["members"].flatMap({ jsonPath($0, "members") }),
@@ -26,6 +26,8 @@ extension ScenarioDecoder {
             view.memberStates = states
         }
         if let n = f["member_states"], let states = stateWords(n, "member_states") { view.memberStates = states }
+        view.capabilities = f["capabilities"].flatMap { jsonPath($0, "capabilities") }
+        if let n = f["capability_words"], let words = capabilityWords(n, "view") { view.capabilityWords = words }
         return view
     }
 
@@ -39,9 +41,20 @@ extension ScenarioDecoder {
         return words
     }
 
+    /// `{ pausing: [hold], merging: [merge] }`: LCK capability name → the server's words.
+    private mutating func capabilityWords(_ node: YAMLNode, _ what: String) -> [String: [String]]? {
+        guard let f = fields(of: node, in: "'target.api.\(what).capability_words'", known: CapabilityWords.names)
+        else { return nil }
+        var words: [String: [String]] = [:]
+        for name in CapabilityWords.names {
+            if let n = f[name], let list = stringList(n, name) { words[name] = list }
+        }
+        return words
+    }
+
     mutating func pushFields(_ node: YAMLNode, context: String = "'target.api.push'") -> APIMapping.PushFields? {
         let known = ["conversation", "event", "joined", "ended", "merged", "split", "view", "capabilities", "handle",
-                     "reason", "into", "version", "sent_at"]
+                     "reason", "into", "version", "sent_at", "capability_words"]
         guard let p = fields(of: node, in: context, known: known) else { return nil }
         var push = APIMapping.PushFields()
         if let n = p["conversation"], let path = jsonPath(n, "conversation") { push.conversation = path }
@@ -52,6 +65,7 @@ extension ScenarioDecoder {
         if let n = p["split"], let list = stringList(n, "split") { push.split = list }
         push.view = p["view"].flatMap { jsonPath($0, "view") }
         push.capabilities = p["capabilities"].flatMap { jsonPath($0, "capabilities") }
+        if let n = p["capability_words"], let words = capabilityWords(n, "push") { push.capabilityWords = words }
         push.handle = p["handle"].flatMap { jsonPath($0, "handle") }
         push.reason = p["reason"].flatMap { jsonPath($0, "reason") }
         push.into = p["into"].flatMap { jsonPath($0, "into") }

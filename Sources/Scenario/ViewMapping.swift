@@ -4,6 +4,7 @@
 /// every member with a status, and why it ended. The reference protocol is one such mapping
 /// (`ViewMapping.reference`); a team's server is another, read by the same code, so the driver, the final-view
 /// check and the history checker see the same `ConversationView` whichever server they drive.
+// limits: 16 stored properties, one per field of a view mapping (plain paths and word lists, as YAML names them)
 public struct ViewMapping: Sendable, Equatable {
     /// The four LiveCommunicationKit states a conversation or a member can be in, in the words views use for
     /// members (`ringing` is LCK's idle, `held` its paused).
@@ -34,8 +35,11 @@ public struct ViewMapping: Sendable, Equatable {
     public var split: String?
     /// Every action's response must carry a view (a response without one is a `bad_response`).
     public var required: Bool
+    /// A list of the conversation's capabilities in the server's words, and those words (`CapabilityWords`).
+    public var capabilities: String?
+    public var capabilityWords: [String: [String]] = [:]
 
-    // 15 stored properties: one per field of a view mapping, all plain paths and word lists.
+    // 16 stored properties: one per field of a view mapping, all plain paths and word lists.
     public init(id: String = "$.id", state: String? = "$.state", version: String? = nil, ended: String? = nil,
                 endedReason: String? = nil, members: String = "$.members", memberID: String = "$.id",
                 memberStatus: String = "$.status", memberHandle: String? = nil, states: [String: [String]] = [:],
@@ -89,7 +93,8 @@ public struct ViewMapping: Sendable, Equatable {
         var out: [(String, String)] = [("id", id), ("members", members), ("member.id", memberID),
                                        ("member.status", memberStatus), ("response", response)]
         for (field, path) in [("state", state), ("version", version), ("ended", ended),
-                              ("ended_reason", endedReason), ("member.handle", memberHandle), ("split", split)] {
+                              ("ended_reason", endedReason), ("member.handle", memberHandle), ("split", split),
+                              ("capabilities", capabilities)] {
             if let path { out.append((field, path)) }
         }
         return out

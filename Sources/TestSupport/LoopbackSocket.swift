@@ -1,3 +1,4 @@
+import CLinux
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,7 +37,7 @@ public final class LoopbackSocket: @unchecked Sendable {
     /// full window; `noDelay` turns Nagle off, so small requests leave at once.
     public init(port: Int, receiveTimeoutMillis: Int = 5_000, sendTimeoutMillis: Int? = nil,
                 noDelay: Bool = false) throws {
-        let fd = socket(AF_INET, Int32(Glibc.SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure.connect(errno) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

@@ -48,4 +48,5 @@ final class BuiltinFlowRunTests: XCTestCase {
     func testGroupCall() throws { try runShipped("group-call") }
     func testGroupMerge() throws { try runShipped("group-merge") }
     func testMergeUnmerge() throws { try runShipped("merge-unmerge") }
+    func testRedialAfterDrop() throws { try runShipped("redial-after-drop") }
 }

@@ -179,7 +179,7 @@ final class PushPathFaultRunTests: XCTestCase {
         XCTAssertEqual(c["gateway.pushes.rejected"] ?? 0, 0)
         XCTAssertEqual(c["calls.missed"] ?? 0, 0)
         XCTAssertEqual(c["pushes.received.voip"], c["calls.started"])
-        XCTAssertEqual(c["pushes.duplicate_voip"] ?? 0, 0)
+        XCTAssertEqual(c["pushes.voip_without_call"] ?? 0, 0)
     }
 
     // MARK: - Delivery after expiry

@@ -111,7 +111,7 @@ final class EmbeddedWorkerTests: XCTestCase {
     func testTheRealWorkerRunsEveryBuiltInFlowToCompletionOnTheEmbeddedLoop() throws {
         XCTAssertEqual(Set(BuiltinFlows.names), [
             "incoming-1to1", "outgoing-1to1", "declined", "unanswered", "caller-cancels", "hold-resume",
-            "group-call", "group-merge", "merge-unmerge",
+            "group-call", "group-merge", "merge-unmerge", "redial-after-drop",
         ], "a new built-in flow is run here too")
         for flow in BuiltinFlows.names {
             let rig = try Rig(try scenario(flow: flow, calls: 3))

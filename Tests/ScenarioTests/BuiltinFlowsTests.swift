@@ -17,11 +17,11 @@ final class BuiltinFlowsTests: XCTestCase {
             "declined": ["caller", "callee"], "unanswered": ["caller", "callee"],
             "caller-cancels": ["caller", "callee"], "hold-resume": ["caller", "callee"],
             "group-call": ["host", "guest1", "guest2"], "group-merge": ["ryan", "adam", "david", "andre"],
-            "merge-unmerge": ["a", "b", "c"],
+            "merge-unmerge": ["a", "b", "c"], "redial-after-drop": ["caller", "callee"],
         ]
         XCTAssertEqual(BuiltinFlows.names, [
             "incoming-1to1", "outgoing-1to1", "declined", "unanswered", "caller-cancels", "hold-resume",
-            "group-call", "group-merge", "merge-unmerge",
+            "group-call", "group-merge", "merge-unmerge", "redial-after-drop",
         ])
         for name in BuiltinFlows.names {
             let flow = BuiltinFlows.flow(named: name)

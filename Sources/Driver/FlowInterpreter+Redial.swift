@@ -1,0 +1,48 @@
+import CallModel
+import Metrics
+import Scenario
+
+/// Redial from Recents: a start to the handle of the device's last ended conversation (the session: "the value
+/// … is what your app gets back when someone redials from Recents").
+extension FlowInterpreter {
+    mutating func redial(_ step: FlowStep, by local: Int, conversation name: String, planned: UInt64, now: UInt64,
+                         _ ctx: inout FlowContext) {
+        let refusal: String?
+        var callee: String?
+        if !config.includesInRecents {
+            refusal = "not_in_recents"  // includesConversationInRecents: false lists nothing to redial
+        } else if let handle = lastEndedRemote(of: local, ctx.devices) {
+            callee = roles.first { ctx.devices[$0.value].identity.handle.value == handle.value }?.key
+            refusal = callee == nil ? "not_in_this_call" : nil
+        } else {
+            refusal = "no_recent_conversation"
+        }
+        guard let callee, refusal == nil else {
+            let reason = refusal ?? "no_recent_conversation"
+            let slot = newAction(.start, by: local, step: step.name, conversation: "", planned: planned, now: now,
+                                 &ctx)
+            finishAction(slot, .failed(reason: "redial:\(reason)"), now: now)
+            count(.redialRefused(reason))
+            fail("redial refused: \(reason)", now: now, &ctx)
+            return
+        }
+        count(.redialsStarted)
+        start(step, by: local, to: [callee], conversation: name, video: false, planned: planned, now: now, &ctx)
+    }
+
+    /// The other side's handle in the device's last ended conversation: this call's newest one that ended on the
+    /// device (by start time; the other side is whoever started it, or the first it called), else the newest of
+    /// its Recents. A view of an ended call lists nobody, so the call's own record names the other side.
+    func lastEndedRemote(of local: Int, _ devices: DeviceModel) -> Handle? {
+        let manager = devices[local].manager
+        let ended = known.conversations.filter { manager.conversations[$0.value]?.state == .left }
+        if let newest = ended.max(by: { (known.startIssued[$0.key] ?? 0) < (known.startIssued[$1.key] ?? 0) }) {
+            if let starter = known.starters[newest.key],
+               let other = starter == local ? known.callees[newest.key]?.first : starter {
+                return devices[other].identity.handle
+            }
+            if let remote = manager.conversations[newest.value]?.members.first { return remote }
+        }
+        return devices[local].recents.last { $0.remote != nil }?.remote
+    }
+}
