@@ -10,7 +10,8 @@ extension SIPSignaling {
         switch event {
         case .registered: registered(local, ok: true)
         case .registrationFailed(let status): registered(local, ok: false, status: status)
-        case .incoming(let callID, _): incoming(local, callID: callID, agent: agent, now: now)
+        case .incoming(let callID, let from):
+            incoming(local, callID: callID, caller: callerHandle(from), agent: agent, now: now)
         case .progress(let callID, let status):
             let key = Self.legKey(local, callID)
             guard let leg = legs[key], leg.caller else { return }
@@ -29,7 +30,7 @@ extension SIPSignaling {
 
     /// An INVITE reached the device: reported to the system like a VoIP push (unless the push that woke the
     /// device already reported it), and the device's call hears of it.
-    private func incoming(_ local: Int, callID: String, agent: Int, now: UInt64) {
+    private func incoming(_ local: Int, callID: String, caller: Handle?, agent: Int, now: UInt64) {
         let key = Self.legKey(local, callID)
         guard let id = table.devices[local].callID, table.calls[id] != nil else {
             // No call of ours expects this device to ring (a stray or late INVITE): busy.
@@ -42,7 +43,8 @@ extension SIPSignaling {
             releaseHeld(key)
             return
         }
-        intake.reportIncoming(local, payload: PushPayload(uuid: callID), uuid: callID, acceptedNanos: now, now: now)
+        intake.reportIncoming(local, payload: PushPayload(uuid: callID, caller: caller), uuid: callID,
+                              acceptedNanos: now, now: now)
     }
 
     private func answered(_ local: Int, callID: String, now: UInt64) {
@@ -91,6 +93,15 @@ extension SIPSignaling {
         legs[key] = nil
         observeEnd(local, callID: callID, reason: status == 408 || status == 480 ? "unanswered" : nil, now: now)
         afterCall(local)
+    }
+
+    /// The handle of the device a From URI names (`sip:dev-<index>@…`, one of this run's devices), as the
+    /// system shows the caller; nil for a caller callstorm does not simulate.
+    func callerHandle(_ from: String) -> Handle? {
+        guard let start = from.range(of: "sip:dev-")?.upperBound,
+              let end = from[start...].firstIndex(where: { !$0.isNumber }),
+              let index = Int(from[start..<end]), index < settings.devices else { return nil }
+        return DeviceIdentity(index: index, seed: settings.seed, handles: settings.handles).handle
     }
 
     func observeEnd(_ local: Int, callID: String, reason: String?, now: UInt64) {

@@ -19,11 +19,13 @@ final class SIPRunTests: XCTestCase {
         return text
     }
 
-    private func run(_ name: String, kamailio: KamailioProcess, pushPort: Int? = nil,
+    private func run(_ name: String, kamailio: KamailioProcess, pushPort: Int? = nil, tcp: Bool = false,
                      check: (RunCommand.Outcome, [String: Int64]) throws -> Void) throws {
         let dir = try TemporaryDirectory.make("sip-\(name)")
         defer { TemporaryDirectory.remove(dir) }
-        let outcome = try runScenario(try example(name, kamailio: kamailio, pushPort: pushPort), in: dir)
+        var text = try example(name, kamailio: kamailio, pushPort: pushPort)
+        if tcp { text = text.replacingOccurrences(of: "transport: udp", with: "transport: tcp") }
+        let outcome = try runScenario(text, in: dir)
         let c = outcome.result.recorder.counters
         let started = c["calls.started"] ?? 0
         XCTAssertGreaterThan(started, 0, "\(c)")
@@ -106,6 +108,15 @@ final class SIPRunTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(c["sip.requests_sent.INVITE"] ?? 0, 3 * (c["calls.started"] ?? 0), "\(c)")
             XCTAssertGreaterThan(c["action.pause.fulfilled"] ?? 0, 0, "\(c)")
             XCTAssertGreaterThan(c["action.resume.fulfilled"] ?? 0, 0, "\(c)")
+        }
+    }
+
+    func testOutgoingCallsOverTCPComplete() throws {
+        let kamailio = try KamailioProcess()
+        defer { kamailio.stop() }
+        try run("outgoing", kamailio: kamailio, tcp: true) { _, c in
+            XCTAssertGreaterThan(c["sip.responses_received.180"] ?? 0, 0, "\(c)")
+            XCTAssertNil(c["sip.retransmissions_sent.INVITE"], "no retransmission over a reliable transport: \(c)")
         }
     }
 }
