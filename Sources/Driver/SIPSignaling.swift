@@ -125,6 +125,7 @@ final class SIPSignaling {
         switch pool.add(account: account, transport: spec.transport == .tcp ? .tcp : .udp, seed: seed) {
         case .success(let agent):
             pool.agent(agent)?.autoRing = true
+            pool.agent(agent)?.reportsTrying = true
             agents.agent[local] = agent
             agents.device[agent] = local
             return agent

@@ -112,7 +112,7 @@ extension SIPUserAgent {
         let callID = call.invite.callID ?? ""
         switch status {
         case 100:
-            break
+            if reportsTrying, call.phase == .inviting { events.append(.progress(call: callID, status: 100)) }
         case 101...199:
             call.phase = .ringing
             if call.dialog == nil { call.dialog = SIPDialog(uac: call.invite, response: response) }

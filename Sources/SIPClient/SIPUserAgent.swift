@@ -7,7 +7,7 @@ import SIP
 ///
 /// Requests go to the outbound proxy (the registrar, Kamailio); responses go back where their request came from.
 /// Thread rule: one owner thread (the pool's event thread) calls everything.
-// limits: 16 stored properties: an RFC 3261 agent's transaction maps (client, server, and where each server
+// limits: 17 stored properties: an RFC 3261 agent's transaction maps (client, server, and where each server
 // transaction answers) sit beside its calls and registration so a message finds its transaction in one lookup.
 public final class SIPUserAgent {
     /// Where a message goes: the outbound proxy, or back to the sender of the request it answers.
@@ -25,6 +25,9 @@ public final class SIPUserAgent {
     /// after (a device that answers every call, as SIPp's UAS does).
     public var autoRing = true
     public var autoAnswer = false
+    /// Report a 100 Trying to this agent's INVITE as `.progress(call:, status: 100)` (the Driver fulfils a
+    /// `start` on it: the proxy took the call, as an HTTP server's answer says). Off: 100 is not an event.
+    public var reportsTrying = false
     public internal(set) var counters = SIPCounters()
 
     let timers: SIPTimerValues

@@ -20,11 +20,12 @@ final class SIPRunTests: XCTestCase {
     }
 
     private func run(_ name: String, kamailio: KamailioProcess, pushPort: Int? = nil, tcp: Bool = false,
-                     check: (RunCommand.Outcome, [String: Int64]) throws -> Void) throws {
+                     edit: (String) -> String = { $0 }, check: (RunCommand.Outcome, [String: Int64]) throws -> Void) throws {
         let dir = try TemporaryDirectory.make("sip-\(name)")
         defer { TemporaryDirectory.remove(dir) }
         var text = try example(name, kamailio: kamailio, pushPort: pushPort)
         if tcp { text = text.replacingOccurrences(of: "transport: udp", with: "transport: tcp") }
+        text = edit(text)
         let outcome = try runScenario(text, in: dir)
         let c = outcome.result.recorder.counters
         let started = c["calls.started"] ?? 0
@@ -117,6 +118,21 @@ final class SIPRunTests: XCTestCase {
         try run("outgoing", kamailio: kamailio, tcp: true) { _, c in
             XCTAssertGreaterThan(c["sip.responses_received.180"] ?? 0, 0, "\(c)")
             XCTAssertNil(c["sip.retransmissions_sent.INVITE"], "no retransmission over a reliable transport: \(c)")
+        }
+    }
+
+    func testAnAnswerGivenBeforeTheInviteArrivesWaitsForItAndIsCounted() throws {
+        let pushPort = try XCTUnwrap(KamailioProcess.freePort())
+        let kamailio = try pushingKamailio(pushPort: pushPort)
+        defer { kamailio.stop() }
+        // The user answers the moment the push is reported, before the wake REGISTER has even left.
+        let atOnce = { (text: String) in
+            text.replacingOccurrences(of: "answer_after: { uniform: [0ms, 100ms] }",
+                                      with: "answer_after: { constant: 0ms }")
+        }
+        try run("incoming-wake", kamailio: kamailio, pushPort: pushPort, edit: atOnce) { _, c in
+            XCTAssertEqual(c[MetricName.answerBeforeInvite], c["action.join.started"], "every answer waited: \(c)")
+            XCTAssertEqual(c["action.join.fulfilled"], c["action.join.started"], "\(c)")
         }
     }
 }
