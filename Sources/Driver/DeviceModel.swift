@@ -76,6 +76,12 @@ struct DeviceModel {
         return local
     }
 
+    /// Takes `local` out of the idle pool (a redial after a drop keeps the dropped call's devices for itself).
+    mutating func reserve(_ local: Int) {
+        guard let i = idle[idleHead...].lastIndex(of: local) else { return }
+        idle.remove(at: i)
+    }
+
     /// The device's call is over: it forgets the call's conversations and waits for the next one.
     mutating func release(_ local: Int) {
         devices[local].callID = nil

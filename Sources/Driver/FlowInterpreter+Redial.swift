@@ -30,6 +30,10 @@ extension FlowInterpreter {
         start(step, by: local, to: [callee], conversation: name, video: false, planned: planned, now: now, &ctx)
     }
 
+    /// The call dropped: it failed once a conversation of it existed (not missed: a missed call never rang), as
+    /// when the target is killed mid-call. Its caller may redial (`behavior.redial_after_drop`).
+    var dropped: Bool { status.failed && !status.missed && !known.conversations.isEmpty }
+
     /// The other side's handle in the device's last ended conversation: this call's newest one that ended on the
     /// device (by start time; the other side is whoever started it, or the first it called), else the newest of
     /// its Recents. A view of an ended call lists nobody, so the call's own record names the other side.

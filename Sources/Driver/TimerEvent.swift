@@ -4,6 +4,8 @@ import Scenario
 /// What the worker's timer wheel holds: small values, no closures, so a scheduled step allocates nothing.
 enum TimerEvent {
     case arrival(Arrival)
+    /// A caller redials a dropped call (`behavior.redial_after_drop`).
+    case redial(RedialDue)
     /// A timer one call's interpreter armed.
     case flow(call: Int, FlowTimer)
     /// A push reaches its device later (a push delay fault), or is processed later (a slow app).

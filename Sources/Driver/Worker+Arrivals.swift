@@ -62,11 +62,12 @@ extension Worker {
         }
         live.active.subtract(1, ordering: .relaxed)
         live.completed.add(1, ordering: .relaxed)
+        planRedial(after: run, now: clock.nowNanos())
         checkDrained()
     }
 
     func checkDrained() {
-        if arrivals.done, table.calls.isEmpty, let done = arrivals.onDrained {
+        if arrivals.done, arrivals.redialsPending == 0, table.calls.isEmpty, let done = arrivals.onDrained {
             arrivals.onDrained = nil
             done()
         }
