@@ -21,3 +21,11 @@ enum TimerEvent {
     /// A socket fault is due, or a stalled socket reads again (`Worker+SocketFaults`).
     case socketFault(SocketFaultTimer)
 }
+
+/// A redial due after a drop (`behavior.redial_after_drop`): the dropped call's caller and callee, kept out of
+/// the idle pool until the redial starts, and the arrival the redial call runs as.
+struct RedialDue {
+    let arrival: Arrival
+    let caller: Int
+    let callee: Int
+}

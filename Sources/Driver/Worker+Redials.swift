@@ -2,14 +2,6 @@ import Determinism
 import Metrics
 import Scenario
 
-/// A redial due after a drop (`behavior.redial_after_drop`): the dropped call's caller and callee, kept out of
-/// the idle pool until the redial starts, and the arrival the redial call runs as.
-struct RedialDue {
-    let arrival: Arrival
-    let caller: Int
-    let callee: Int
-}
-
 /// Redial storms: when a call drops (it failed once its conversation existed: the target killed mid-call, a
 /// conversation ended as failed), a seeded `share` of callers redial the callee from Recents after a seeded
 /// `delay`, as a new call of the same two devices running the built-in `redial-from-recents` flow. A redial
