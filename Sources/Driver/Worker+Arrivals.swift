@@ -57,7 +57,7 @@ extension Worker {
     func complete(_ id: Int) {
         guard let run = table.calls.removeValue(forKey: id) else { return }
         for local in run.devices() {
-            table.devices.release(local)
+            table.devices.release(local, remote: run.callRemote(of: local, table.devices))
             sockets?.idle(local)
         }
         live.active.subtract(1, ordering: .relaxed)
