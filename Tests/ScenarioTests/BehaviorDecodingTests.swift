@@ -11,9 +11,11 @@ final class BehaviorDecodingTests: XCTestCase {
 
     func testRedialAfterDropIsReadWithItsDefaultShareAndItsMistakesReported() throws {
         XCTAssertNil(try load("").get().behavior.redialAfterDrop)
-        let storm = try XCTUnwrap(try load(
-            "behavior: { redial_after_drop: { delay: { uniform: [1s, 2s] }, share: 80% } }\n").get()
-            .behavior.redialAfterDrop)
+        let scenario = try load("behavior: { redial_after_drop: { delay: { uniform: [1s, 2s] }, share: 80% } }\n")
+            .get()
+        let storm = try XCTUnwrap(scenario.behavior.redialAfterDrop)
+        XCTAssertTrue(scenario.describe().contains("after a drop 80% of callers redial after uniform(1s..2s)"),
+                      scenario.describe())
         XCTAssertEqual(storm.delay, .uniform(1_000_000_000, 2_000_000_000))
         XCTAssertEqual(storm.share, 0.8, accuracy: 1e-12)
         XCTAssertEqual(try load("behavior: { redial_after_drop: { delay: 2s } }\n").get().behavior.redialAfterDrop,
