@@ -9,7 +9,9 @@ extension HTMLReport {
         guard let storm = StormFigures(result) else { return "" }
         var html = "<section class=\"chart-section\" id=\"redial-storm\">\n<h2>Redial storm</h2>\n"
         html += "<p class=\"storm-summary\">\(Self.stormSentence(storm).markupEscaped)</p>\n"
-        let redials = storm.redialsPerSecond.enumerated().map { SVGLineChart.Point(x: Double($0.offset), y: Double($0.element)) }
+        let redials = storm.redialsPerSecond.enumerated().map {
+            SVGLineChart.Point(x: Double($0.offset), y: Double($0.element))
+        }
         let rates = storm.errorRatePerSecond.enumerated().compactMap { s, rate in
             rate.map { SVGLineChart.Point(x: Double(s), y: $0 * 100) }
         }
@@ -34,7 +36,7 @@ extension HTMLReport {
         }
         if let baseline = storm.baselineErrorRate {
             text += " Baseline error rate " + String(format: "%.1f%%", baseline * 100) + "; "
-            text += storm.recoverySeconds.map { "back to it " + String(format: "%.1f", $0) + " s after the kill ended." }
+            text += storm.recoverySeconds.map { "back to it \(String(format: "%.1f", $0)) s after the kill ended." }
                 ?? "not back to it by the end of the run."
         } else if storm.killFromSecond != nil {
             text += " No call ended before the kill, so there is no baseline error rate."

@@ -80,8 +80,8 @@ public struct StormFigures: Sendable, Codable, Equatable {
         }
         var rows: [[String]] = []
         if let f = startFulfillment {
-            rows.append(["storm.start.fulfillment", String(f.count)] + [f.min, f.p50, f.p90, f.p99, f.p999, f.max, f.mean]
-                .map { String(format: "%.3f", $0) } + ["ms"])
+            let figures = [f.min, f.p50, f.p90, f.p99, f.p999, f.max, f.mean].map { String(format: "%.3f", $0) }
+            rows.append(["storm.start.fulfillment", String(f.count)] + figures + ["ms"])
         }
         rows.append(scalar("storm.redials", count: redialsPerSecond.count, String(redials), "calls"))
         rows.append(scalar("storm.redials_per_second.peak", count: redialsPerSecond.count,

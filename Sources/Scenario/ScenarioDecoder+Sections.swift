@@ -318,7 +318,8 @@ extension ScenarioDecoder {
 
     mutating func behavior(_ node: YAMLNode) -> Behavior? {
         guard let fields = fields(
-            of: node, in: "'behavior'", known: ["answer_after", "talk", "hangup", "redial_after_drop"], unsupported: ["decline"]
+            of: node, in: "'behavior'", known: ["answer_after", "talk", "hangup", "redial_after_drop"],
+            unsupported: ["decline"]
         ) else { return nil }
         var behavior = Behavior()
         let errorsBefore = errors.count
