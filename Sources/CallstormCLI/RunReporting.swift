@@ -6,7 +6,7 @@ import Scenario
 import ScenarioLoading
 
 /// What `run` saves beside the raw results so `report` can rebuild every file later, and the one path both
-/// commands take to write the reports: join rows, rebuild flow-step metrics, evaluate thresholds, write.
+/// commands take to write the reports: join rows, evaluate thresholds, write.
 enum RunReporting {
     // Where each file lives is `RunBundle`'s; these name the ones this enum saves and loads.
     static func factsURL(_ run: URL) -> URL { RunBundle(run).facts }
@@ -68,10 +68,7 @@ enum RunReporting {
         try RunResults.joinRows(run: run, .actions)
         try RunResults.joinRows(run: run, .pushes)
         if !historyJoined { try RunResults.joinHistory(run: run) }
-        let steps = StepMetrics.load(actionsCSV: RunBundle(run).rows(.actions),
-                                     sampleEvery: facts.rowSampleEvery ?? 1)
-        var result = RunResult(facts: facts, recorder: recorder, verdict: Verdict(passed: true), notes: notes,
-                               steps: steps)
+        var result = RunResult(facts: facts, recorder: recorder, verdict: Verdict(passed: true), notes: notes)
         result.faultWindows = load([Reports.FaultWindow].self, from: faultWindowsURL(run)) ?? []
         let scenario = scenarioCopy(run: run)
         result.harness = HarnessSaturationAnalysis.analyze(recorder, limit: scenario?.harness ?? HarnessLimit())

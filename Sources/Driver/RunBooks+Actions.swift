@@ -36,10 +36,13 @@ extension RunBooks {
         let step = "\(record.flow)/\(record.step)"
         recorder.count(.action(kind, label: label), atNanos: now)
         let micros = Int64((now - action.startedNanos) / 1000)
+        let fromPlanned = Int64((now &- action.plannedNanos) / 1000)
         recorder.record(.fulfillment(kind), micros: micros, atNanos: now)
-        recorder.record(.fulfillmentFromPlanned(kind), micros: Int64((now &- action.plannedNanos) / 1000),
-                        atNanos: now)
-        recorder.record(.step(step), micros: micros, atNanos: now)
+        recorder.record(.fulfillmentFromPlanned(kind), micros: fromPlanned, atNanos: now)
+        // The per-step figures come from here only (every action, whatever actions.csv samples).
+        recorder.record(.fulfillment(kind, step: step), micros: micros, atNanos: now)
+        recorder.record(.fulfillmentFromPlanned(kind, step: step), micros: fromPlanned, atNanos: now)
+        recorder.count(.stepOutcome(kind, step: step, label: label), atNanos: now)
         if let reason { recorder.count(.actionFailed(kind, reason: reason), atNanos: now) }
         journal?.action(ActionRow(
             id: action.id, kind: kind, step: step, device: device,

@@ -31,7 +31,13 @@ extension Metric {
     public static func fulfillmentFromPlanned(_ kind: String) -> Metric {
         Metric(named: MetricName.fulfillmentFromPlanned(kind))
     }
-    public static func step(_ flowStep: String) -> Metric { Metric(named: MetricName.step(flowStep)) }
+    /// Per flow step: `join.fulfillment@incoming-1to1/answer`, and the same from the action's planned start.
+    public static func fulfillment(_ kind: String, step: String) -> Metric {
+        Metric(named: MetricName.fulfillment(kind, step: step))
+    }
+    public static func fulfillmentFromPlanned(_ kind: String, step: String) -> Metric {
+        Metric(named: MetricName.fulfillmentFromPlanned(kind, step: step))
+    }
     /// A push latency on one side of the fault windows: `fault.<window>.push_to_report`, `no_fault.push_delivery`.
     public static func scoped(_ scope: String, _ metric: Metric) -> Metric { Metric(named: "\(scope).\(metric.name)") }
     public static let socketConnect = Metric(named: MetricName.socketConnect)
@@ -83,6 +89,10 @@ extension Metric {
     /// `action.join.failed.http_503`, `action.end.already_ended`.
     public static func action(_ kind: String, label: String) -> Metric {
         Metric(named: "\(MetricName.actionPrefix)\(kind).\(label)")
+    }
+    /// A flow step's action outcome: `step_outcome.join@incoming-1to1/answer.fulfilled`.
+    public static func stepOutcome(_ kind: String, step: String, label: String) -> Metric {
+        Metric(named: MetricName.stepOutcome(kind, step: step, label: label))
     }
     public static func actionFailed(_ kind: String, reason: String) -> Metric {
         action(kind, label: "\(MetricName.ActionCounter.failed.rawValue).\(reason)")

@@ -23,9 +23,25 @@ public enum MetricName {
     }
     public static let fulfillmentSuffix = ".fulfillment"
     public static let fromPlannedSuffix = ".fulfillment_from_planned"
-    /// A flow step the driver recorded itself: `step.incoming-1to1/answer`.
-    public static func step(_ flowStep: String) -> String { "\(stepPrefix)\(flowStep)" }
-    public static let stepPrefix = "step."
+    /// A flow step's action outcomes, counted by the driver as each action finishes (not under `action.`, whose
+    /// counters the books add up per kind): `step_outcome.join@incoming-1to1/answer.fulfilled`.
+    public static func stepOutcome(_ kind: String, step: String, label: String) -> String {
+        "\(stepOutcomePrefix)\(kind)@\(step).\(label)"
+    }
+    public static let stepOutcomePrefix = "step_outcome."
+    /// The outcome labels a step's counters end in, as actions.csv's `outcome` column spells them.
+    public static let stepOutcomeLabels = [ActionCounter.fulfilled, .failed, .timedOut].map(\.rawValue)
+
+    /// Per flow step (`join@incoming-1to1/answer`), its outcome counts by label, read back from `counters`.
+    public static func stepOutcomes(in counters: [String: Int64]) -> [String: [String: Int64]] {
+        var outcomes: [String: [String: Int64]] = [:]
+        for (name, value) in counters where name.hasPrefix(stepOutcomePrefix) {
+            let rest = name.dropFirst(stepOutcomePrefix.count)
+            guard let label = stepOutcomeLabels.first(where: { rest.hasSuffix(".\($0)") }) else { continue }
+            outcomes[String(rest.dropLast(label.count + 1)), default: [:]][label, default: 0] += value
+        }
+        return outcomes
+    }
 
     // MARK: - Calls, devices, conversations
 

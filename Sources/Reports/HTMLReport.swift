@@ -147,9 +147,9 @@ struct HTMLReport {
             notes.append("\(name): \(histogram.overflowCount) samples exceeded the trackable range "
                 + "(\(ReportFormat.millis(histogram.highestTrackableValue)) ms) and are counted at that value.")
         }
-        if result.steps.sampleEvery > 1 {
-            notes.append("actions.csv keeps one action in \(result.steps.sampleEvery); per flow step figures count "
-                + "the kept rows. Per kind figures and every other histogram are exact.")
+        if let every = result.facts.rowSampleEvery, every > 1 {
+            notes.append("actions.csv and pushes.csv keep one row in \(every); every figure of this report, per "
+                + "flow step included, counts all of them.")
         }
         guard !notes.isEmpty else { return "" }
         var html = "<section id=\"notes\">\n<h2>Notes</h2>\n<ul class=\"notes\">\n"
@@ -161,7 +161,7 @@ struct HTMLReport {
     /// Latency metrics grouped by what they describe, each group one tab (all shown when printing).
     private func percentileSection() -> String {
         let all = result.histograms
-        func isStep(_ name: String) -> Bool { name.contains("@") || name.hasPrefix(MetricName.stepPrefix) }
+        func isStep(_ name: String) -> Bool { name.contains("@") }
         let steps = all.filter { isStep($0.key) }
         let actions = all.filter { !isStep($0.key) && Self.actionKind(of: $0.key) != nil }
         let others = all.filter { !isStep($0.key) && Self.actionKind(of: $0.key) == nil }
@@ -250,7 +250,7 @@ struct HTMLReport {
                 .joined()
             html += "</tr>\n"
         }
-        for (step, outcomes) in result.steps.outcomes.sorted(by: { $0.key < $1.key }) {
+        for (step, outcomes) in result.stepOutcomes.sorted(by: { $0.key < $1.key }) {
             let total = outcomes.values.reduce(0, +)
             html += "<tr class=\"step\"><th scope=\"row\">\(step.markupEscaped)</th><td>\(total)</td>"
             html += Self.outcomeColors.map { "<td>\(outcomes[$0.0] ?? 0)</td>" }.joined() + "</tr>\n"

@@ -51,7 +51,7 @@ public struct ReportSummary: Sendable, Codable, Equatable {
     /// deadline_miss_rate, errors.rate and delivered_rate_ratio as fractions; a ratio with no data is absent.
     public var ratios: RunRatios?
     public var gauges: [String: GaugeSummary]?
-    /// actions.csv and pushes.csv keep one row in this many; flow-step metrics count the kept rows.
+    /// actions.csv and pushes.csv keep one row in this many (every metric and counter counts all of them).
     public var rowSampleEvery: Int?
     /// The knee analysis of a `capacity:` scenario (windows, knee calls/s, the first window that broke).
     public var capacity: CapacityResult?
@@ -79,7 +79,7 @@ public struct ReportSummary: Sendable, Codable, Equatable {
                                         seconds: series.count)
         }
         self.gauges = gauges
-        rowSampleEvery = result.steps.sampleEvery
+        rowSampleEvery = result.facts.rowSampleEvery ?? 1
         capacity = result.capacity
         harness = result.harness
         books = result.books

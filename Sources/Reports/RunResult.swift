@@ -15,8 +15,6 @@ public struct RunResult: Sendable {
     public var faultWindows: [FaultWindow]
     /// Each threshold of the scenario with what was measured; empty when the scenario sets none.
     public var thresholds: [ThresholdResult]
-    /// Per flow step figures rebuilt from actions.csv (see `StepMetrics`); empty when there is none.
-    public var steps: StepMetrics
     /// The knee of a ramp, when the scenario has a `capacity:` section.
     public var capacity: CapacityResult?
     /// Where callstorm itself stopped keeping up (`harness:` limit), if it did: the verdict leads with it.
@@ -28,7 +26,7 @@ public struct RunResult: Sendable {
 
     public init(
         facts: RunFacts, recorder: Recorder, verdict: Verdict, notes: [String] = [], faultWindows: [FaultWindow] = [],
-        thresholds: [ThresholdResult] = [], steps: StepMetrics = StepMetrics()
+        thresholds: [ThresholdResult] = []
     ) {
         self.facts = facts
         self.recorder = recorder
@@ -36,26 +34,15 @@ public struct RunResult: Sendable {
         self.notes = notes
         self.faultWindows = faultWindows
         self.thresholds = thresholds
-        self.steps = steps
     }
 
-    /// Every run-total histogram the report shows: the recorder's, plus the flow-step histograms. Where the
-    /// driver recorded a step itself — `<kind>.fulfillment@<flow>/<step>`, or `step.<flow>/<step>` (the
-    /// fulfillment of that step's action) — the recorded, unsampled histogram wins over the one rebuilt from
-    /// actions.csv.
-    public var histograms: [String: HdrHistogram] {
-        let recorded = recorder.histograms
-        var all = recorded
-        for (name, rebuilt) in steps.histograms where all[name] == nil {
-            if let at = name.range(of: MetricName.fulfillmentSuffix + "@"),
-               let exact = recorded[MetricName.step(String(name[at.upperBound...]))] {
-                all[name] = exact
-            } else {
-                all[name] = rebuilt
-            }
-        }
-        return all
-    }
+    /// Every run-total histogram the report shows, the flow-step ones (`join.fulfillment@incoming-1to1/answer`)
+    /// included: all recorded by the driver, so exact whatever actions.csv samples.
+    public var histograms: [String: HdrHistogram] { recorder.histograms }
+
+    /// Per flow step (`join@incoming-1to1/answer`), its actions' outcomes by label, from the recorder's
+    /// `step_outcome.` counters.
+    public var stepOutcomes: [String: [String: Int64]] { MetricName.stepOutcomes(in: recorder.counters) }
 
     public var ratios: RunRatios { RunRatios(counters: recorder.counters) }
 

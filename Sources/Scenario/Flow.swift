@@ -19,7 +19,7 @@ public struct Flow: Sendable, Equatable {
     public static let hangupRole = "$hangup"
 }
 
-/// One step of a flow. Steps that perform an action record `<kind>.fulfillment` and `step.<flow>/<name>`.
+/// One step of a flow. Steps that perform an action record `<kind>.fulfillment` and `<kind>.fulfillment@<flow>/<name>`.
 public struct FlowStep: Sendable, Equatable {
     /// Unique within the flow; names its per-step metrics.
     public var name: String

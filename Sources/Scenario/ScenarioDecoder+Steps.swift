@@ -417,7 +417,8 @@ extension ScenarioDecoder {
         }
     }
 
-    /// Names that end up in metric keys (`step.<flow>/<name>`) and CSV columns: ASCII letters, digits, `-`, `_`.
+    /// Names that end up in metric keys (`<kind>.fulfillment@<flow>/<name>`) and CSV columns: ASCII letters,
+    /// digits, `-`, `_`.
     static func isIdentifier(_ text: String) -> Bool {
         !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
             scalar.isASCII && (("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)

@@ -34,7 +34,7 @@ final class BuiltinFlowRunTests: XCTestCase {
         for step in BuiltinFlows.flow(named: flow)!.allSteps where step.kind.isAction {
             if case .awaitPush = step.kind { continue }
             if case .awaitEnd = step.kind { continue }
-            XCTAssertTrue(csv.contains("\nstep.\(flow)/\(step.name),"), "no summary.csv row for step \(step.name)",
+            XCTAssertTrue(csv.contains(".fulfillment@\(flow)/\(step.name),"), "no summary.csv row for step \(step.name)",
                           file: file, line: line)
         }
     }

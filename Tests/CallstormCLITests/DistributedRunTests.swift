@@ -33,7 +33,7 @@ final class DistributedRunTests: XCTestCase {
     /// Counters that count calls, actions and their outcomes, devices and flows; timing-dependent ones (a
     /// push racing its HTTP response: pushes.out_of_order, pushes.stale) are left out.
     static func isPlanCounter(_ name: String) -> Bool {
-        ["calls.", "action.", "flow.", "devices."].contains { name.hasPrefix($0) }
+        ["calls.", "action.", "step_outcome.", "flow.", "devices."].contains { name.hasPrefix($0) }
     }
 
     private func binary() throws -> String {
@@ -63,6 +63,22 @@ final class DistributedRunTests: XCTestCase {
         return (0..<count).map { dir.appendingPathComponent("shard-\($0)") }
     }
 
+    /// The shards' actions.csv latencies in µs, under `<kind>.fulfillment` and `<kind>.fulfillment@<flow>/<step>`.
+    private func fulfillmentSamples(_ shards: [URL]) throws -> [String: [Int64]] {
+        var samples: [String: [Int64]] = [:]
+        for shard in shards {
+            let text = try String(contentsOf: shard.appendingPathComponent("actions.csv"), encoding: .utf8)
+            for row in text.split(separator: "\n").dropFirst() {
+                let cols = row.split(separator: ",", omittingEmptySubsequences: false)
+                guard cols.count == 11, let ms = Double(cols[10]) else { continue }
+                let micros = Int64((ms * 1000).rounded())
+                samples["\(cols[1]).fulfillment", default: []].append(micros)
+                samples["\(cols[1]).fulfillment@\(cols[2])", default: []].append(micros)
+            }
+        }
+        return samples
+    }
+
     func testFourShardProcessesMergeToTheCountsOfOneProcessAndExactPercentiles() throws {
         let bin = try binary()
         let file = dir.appendingPathComponent("s.yaml")
@@ -90,17 +106,9 @@ final class DistributedRunTests: XCTestCase {
         // Every device registered exactly once, over the four shards.
         XCTAssertEqual(union.counters["devices.registered"], 600)
 
-        // Merged percentiles equal the percentiles of the union of the four processes' raw samples
-        // (actions.csv rows, microsecond latencies) to HdrHistogram's 3 significant digits.
-        var samples: [String: [Int64]] = [:]
-        for shard in shards {
-            let text = try String(contentsOf: shard.appendingPathComponent("actions.csv"), encoding: .utf8)
-            for row in text.split(separator: "\n").dropFirst() {
-                let cols = row.split(separator: ",", omittingEmptySubsequences: false)
-                guard cols.count == 11, let ms = Double(cols[10]) else { continue }
-                samples["\(cols[1]).fulfillment", default: []].append(Int64((ms * 1000).rounded()))
-            }
-        }
+        // Merged percentiles, per kind and per flow step, equal the percentiles of the union of the four
+        // processes' raw samples (actions.csv rows, microsecond latencies) to HdrHistogram's 3 significant digits.
+        let samples = try fulfillmentSamples(shards)
         XCTAssertFalse(samples.isEmpty)
         for (metric, values) in samples {
             let sorted = values.sorted()

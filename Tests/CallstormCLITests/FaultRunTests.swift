@@ -265,8 +265,8 @@ extension FaultRunTests {
         assertCallsAccounted(c)
         XCTAssertGreaterThan(c["faults.network.latency.connections"] ?? 0, 20)
         // The declined calls' requests went through the window's own proxy; the others reached the target.
-        XCTAssertGreaterThan(try p(outcome, "step.declined/dial", 50), 150)
-        XCTAssertLessThan(try p(outcome, "step.incoming-1to1/dial", 90), 100)
+        XCTAssertGreaterThan(try p(outcome, "start.fulfillment@declined/dial", 50), 150)
+        XCTAssertLessThan(try p(outcome, "start.fulfillment@incoming-1to1/dial", 90), 100)
         let rows = try faultRows(outcome.runDirectory).filter { $0.hasPrefix("slow-declines,network.latency,") }
         XCTAssertGreaterThan(rows.count, 20)
         XCTAssertTrue(rows.allSatisfy { $0.contains(",w0-conn-") }, "\(rows.prefix(3))")
@@ -284,8 +284,8 @@ extension FaultRunTests {
             """, name: "share")
         assertCallsAccounted(outcome.result.recorder.counters)
         // Half the callers sit behind the slow proxy: the fast quarter and the slow quarter of dials differ.
-        XCTAssertLessThan(try p(outcome, "step.incoming-1to1/dial", 25), 100)
-        XCTAssertGreaterThan(try p(outcome, "step.incoming-1to1/dial", 75), 150)
+        XCTAssertLessThan(try p(outcome, "start.fulfillment@incoming-1to1/dial", 25), 100)
+        XCTAssertGreaterThan(try p(outcome, "start.fulfillment@incoming-1to1/dial", 75), 150)
     }
 }
 

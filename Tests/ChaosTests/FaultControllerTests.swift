@@ -7,8 +7,8 @@ import Scenario
 import TestSupport
 import XCTest
 
-/// The fault controller under a manual clock: windows open and close as the test moves the load's clock and ticks,
-/// with no timer and no sleep.
+/// The fault controller under a manual clock: windows open and close as the test moves the load's clock (each move
+/// ticks the controller), with no timer and no sleep.
 final class FaultControllerTests: XCTestCase {
     /// A run whose load began at `loadStart` on a manual clock, logging into a real `FaultLog`.
     final class Run: FaultRunContext, @unchecked Sendable {
@@ -55,7 +55,7 @@ final class FaultControllerTests: XCTestCase {
         let controller = try FaultController(windows: windows, seed: 7, upstreamURL: "http://127.0.0.1:9",
                                              target: target, dropEventSockets: storm)
         let run = Run()
-        controller.attach(run)
+        controller.attach(run, tickingOn: run.clock)
         return (controller, run)
     }
 
@@ -65,7 +65,6 @@ final class FaultControllerTests: XCTestCase {
                                                          target: TargetFaults())], target: target)
         controller.tick()
         run.clock.advance(by: 60_000_000_000)
-        controller.tick()
         XCTAssertEqual(run.rows, [])
         XCTAssertEqual(target.calls.withLock { $0 }, [])
         XCTAssertEqual(controller.finish()?.counters ?? [:], [:])
@@ -81,11 +80,9 @@ final class FaultControllerTests: XCTestCase {
         controller.historyFile = history
         run.loadStart = run.clock.nowNanos()
         run.move(toSinceLoad: 1_999_000_000)
-        controller.tick()
         XCTAssertEqual(target.calls.withLock { $0 }, [])
         run.move(toSinceLoad: 2_000_000_000)
-        controller.tick()
-        controller.tick()
+        controller.tick()  // a second tick at the same instant
         XCTAssertEqual(target.calls.withLock { $0 }, ["kill \(SIGKILL)"], "killed once")
         XCTAssertEqual(run.rows, ["\(name)|target.killed|pid-42"])
         let mark = try String(contentsOf: history, encoding: .utf8)
@@ -93,7 +90,6 @@ final class FaultControllerTests: XCTestCase {
         let t = run.loadStart + 2_000_000_000 + 50_000_000 - run.seriesStartNanos
         XCTAssertEqual(mark, "{\"t\":\(t),\"type\":\"target_killed\"}\n")
         run.move(toSinceLoad: 3_000_000_000)
-        controller.tick()
         XCTAssertEqual(target.calls.withLock { $0 }, ["kill \(SIGKILL)", "restart"])
         XCTAssertEqual(run.rows.last, "\(name)|target.restarted|pid-42")
         let counters = controller.finish()?.counters ?? [:]
@@ -111,7 +107,6 @@ final class FaultControllerTests: XCTestCase {
         run.loadStart = run.clock.nowNanos()
         controller.tick()
         run.move(toSinceLoad: 1_000_000_000)
-        controller.tick()
         let counters = controller.finish()?.counters ?? [:]
         XCTAssertEqual(counters["faults.target.restart_failed"], 1)
         XCTAssertNil(counters["faults.target.restarted"])
@@ -126,7 +121,6 @@ final class FaultControllerTests: XCTestCase {
         run.loadStart = run.clock.nowNanos()
         for step in 0..<4 {
             run.move(toSinceLoad: UInt64(step) * 600_000_000)
-            controller.tick()
         }
         XCTAssertEqual(codes.withLock { $0 }, [1012])
         XCTAssertEqual(run.rows, ["storm|target.socket_storm_1012|target"])
@@ -147,7 +141,6 @@ final class FaultControllerTests: XCTestCase {
         run.loadStart = run.clock.nowNanos()
         for sinceLoad: UInt64 in [500_000_000, 1_000_000_000, 1_500_000_000, 2_000_000_000, 2_500_000_000] {
             run.move(toSinceLoad: sinceLoad)
-            controller.tick()
         }
         XCTAssertEqual(run.rows, ["slow, \"net\"|network.on|proxy", "slow, \"net\"|network.off|proxy"])
         XCTAssertEqual(run.log.all.map(\.sinceLoadNanos), [1_000_000_000, 2_000_000_000])

@@ -128,12 +128,33 @@ final class EmbeddedWorkerTests: XCTestCase {
             XCTAssertTrue(books.balanced, "\(flow): \(books.problems)")
             XCTAssertFalse(books.actions.isEmpty, flow)
             for action in books.actions { XCTAssertEqual(action.fulfilled, action.started, "\(flow) \(action.kind)") }
+            assertStepFigures(recorder, match: books, flow)
             let rings = BuiltinFlows.flow(named: flow)!.steps.filter {
                 if case .awaitPush = $0.kind { return true } else { return false }
             }.count
             XCTAssertEqual(recorder.histograms[MetricName.dialToRing]?.totalCount ?? 0, Int64(3 * rings), flow)
             XCTAssertEqual(recorder.histograms["call.duration"]?.totalCount, 3, flow)
             XCTAssertTrue(rig.loop.closed, flow)
+        }
+    }
+
+    /// Each action's finish is recorded under its flow step too: per kind, the steps' outcome counters add up to
+    /// the books' fulfilled, and each step's two histograms hold one sample per outcome counted.
+    private func assertStepFigures(_ recorder: Recorder, match books: Books, _ flow: String,
+                                   file: StaticString = #filePath, line: UInt = #line) {
+        let outcomes = MetricName.stepOutcomes(in: recorder.counters)
+        for action in books.actions {
+            let steps = outcomes.filter { $0.key.hasPrefix("\(action.kind)@\(flow)/") }
+            XCTAssertEqual(steps.values.map { $0["fulfilled"] ?? 0 }.reduce(0, +), action.fulfilled,
+                           "\(flow) \(action.kind): \(outcomes)", file: file, line: line)
+        }
+        for (kindAtStep, labels) in outcomes {
+            let parts = kindAtStep.split(separator: "@", maxSplits: 1).map(String.init)
+            let total = labels.values.reduce(0, +)
+            XCTAssertEqual(recorder.histograms[MetricName.fulfillment(parts[0], step: parts[1])]?.totalCount, total,
+                           kindAtStep, file: file, line: line)
+            XCTAssertEqual(recorder.histograms[MetricName.fulfillmentFromPlanned(parts[0], step: parts[1])]?
+                .totalCount, total, kindAtStep, file: file, line: line)
         }
     }
 
@@ -150,6 +171,8 @@ final class EmbeddedWorkerTests: XCTestCase {
             XCTAssertEqual(c["flow.\(flow).failed_calls"], 3, all)
             XCTAssertEqual(c["action.start.failed"], 3, all)
             XCTAssertEqual(c["errors.http_503"], 3, all)
+            XCTAssertEqual(MetricName.stepOutcomes(in: c).filter { $0.key.hasPrefix("start@\(flow)/") }
+                .map { $0.value["failed"] ?? 0 }.reduce(0, +), 3, "\(flow): the failures under the dialling step")
             XCTAssertEqual(c.filter { $0.key.hasPrefix(MetricName.actionPrefix) && $0.key != "action.start.failed" &&
                                       $0.key != "action.start.started" && $0.key != "action.start.failed.http_503" },
                            [:], "\(flow): nothing else was sent")

@@ -9,7 +9,8 @@ final class MetricNameTests: XCTestCase {
         XCTAssertEqual(MetricName.fulfillmentFromPlanned("join"), "join.fulfillment_from_planned")
         XCTAssertEqual(MetricName.fulfillment("join", step: "incoming-1to1/answer"),
                        "join.fulfillment@incoming-1to1/answer")
-        XCTAssertEqual(MetricName.step("incoming-1to1/answer"), "step.incoming-1to1/answer")
+        XCTAssertEqual(MetricName.stepOutcome("join", step: "incoming-1to1/answer", label: "timed_out"),
+                       "step_outcome.join@incoming-1to1/answer.timed_out")
         XCTAssertEqual(MetricName.action("merge", .timedOut), "action.merge.timed_out")
         XCTAssertEqual(MetricName.pushesReceived("voip"), "pushes.received.voip")
         XCTAssertEqual(MetricName.fault("push.dropped"), "faults.push.dropped")
@@ -42,9 +43,29 @@ final class MetricNameTests: XCTestCase {
         XCTAssertEqual(Metric.scoped("fault.slow", .pushToReport).name, "fault.slow.push_to_report")
         XCTAssertEqual(Metric.flow("group-merge", "failed_calls").name, "flow.group-merge.failed_calls")
         XCTAssertEqual(Metric.raceRuns("race/clash").name, "race.race/clash.runs")
+        XCTAssertEqual(Metric.fulfillmentFromPlanned("join", step: "f/answer").name,
+                       "join.fulfillment_from_planned@f/answer")
+        XCTAssertEqual(Metric.stepOutcome("join", step: "f/answer", label: "failed").name,
+                       "step_outcome.join@f/answer.failed")
         XCTAssertEqual(Metric.socketConnectFailed("tls").name, "socket.connect_failed.tls")
         XCTAssertEqual(Metric.socketActionsQueued.name, "socket.actions.queued")
         XCTAssertEqual(Metric.apiCapture("conversation.id", matched: false).name, "api.capture.conversation.id.missed")
+    }
+
+    /// The report's per-step outcome table reads back what the driver counted, even for a step whose name holds
+    /// a dot or an outcome's word; `action.` counters are the books' and stay out of it.
+    func testStepOutcomesAreReadBackFromTheirCounters() {
+        let counters: [String: Int64] = [
+            MetricName.stepOutcome("join", step: "f/answer", label: "fulfilled"): 4,
+            MetricName.stepOutcome("join", step: "f/answer", label: "timed_out"): 1,
+            MetricName.stepOutcome("end", step: "f/v1.failed", label: "failed"): 2,
+            MetricName.action("join", .fulfilled): 9,
+            "step_outcome.join@f/answer.unknown": 3,
+        ]
+        XCTAssertEqual(MetricName.stepOutcomes(in: counters), [
+            "join@f/answer": ["fulfilled": 4, "timed_out": 1],
+            "end@f/v1.failed": ["failed": 2],
+        ])
     }
 
     func testARecorderCountsUnderTheTypedNamesString() {

@@ -55,33 +55,27 @@ final class ComparisonTests: XCTestCase {
     }
 }
 
-final class StepMetricsTests: XCTestCase {
-    func testRecordedStepHistogramWinsOverTheOneRebuiltFromActionsCSV() {
-        var recorder = Recorder(runStartNanos: 0)
-        for value in 1...10 { recorder.record(Metric(named: "step.incoming-1to1/answer"), micros: Int64(value * 100), atNanos: 0) }
-        var steps = StepMetrics()
-        steps.add(kind: "join", step: "incoming-1to1/answer", outcome: "fulfilled", latencyMicros: 100,
-                  fromPlannedMicros: 150)
-        let result = RunResult(facts: ReportFixtures.facts(), recorder: recorder, verdict: Verdict(passed: true),
-                               steps: steps)
-        XCTAssertEqual(result.histograms["join.fulfillment@incoming-1to1/answer"]?.totalCount, 10)
-        XCTAssertEqual(result.histograms["join.fulfillment_from_planned@incoming-1to1/answer"]?.totalCount, 1)
+/// Per flow step figures have one source, the recorder: the report shows what the driver recorded.
+final class StepFiguresTests: XCTestCase {
+    func testTheReportShowsTheRecordedStepHistogramsAndOutcomes() {
+        var recorder = Recorder(runStartNanos: ReportFixtures.start)
+        ReportFixtures.recordSteps(into: &recorder)
+        var facts = ReportFixtures.facts()
+        facts.rowSampleEvery = 10
+        let result = RunResult(facts: facts, recorder: recorder, verdict: Verdict(passed: true))
+        XCTAssertEqual(result.histograms["join.fulfillment@incoming-1to1/answer"]?.totalCount, 50)
+        XCTAssertEqual(result.histograms["join.fulfillment_from_planned@incoming-1to1/answer"]?.min, 11_000)
+        XCTAssertEqual(result.stepOutcomes, ["join@incoming-1to1/answer": ["fulfilled": 45, "failed": 5]])
+        let html = HTMLReport(result).render()
+        XCTAssertTrue(html.contains(#"<tr class="step"><th scope="row">join@incoming-1to1/answer</th><td>50</td>"#))
+        XCTAssertTrue(html.contains("keep one row in 10"), "the sampling note comes from the facts")
+        XCTAssertEqual(ReportSummary(result).rowSampleEvery, 10)
     }
 
-    func testActionsCSVRowsCutByAKillOrMalformedAreSkipped() throws {
-        let url = TemporaryDirectory.path("steps").appendingPathExtension("csv")
-        defer { try? FileManager.default.removeItem(at: url) }
-        let text = """
-            id,kind,step,device,conversation,planned_s,started_s,finished_s,outcome,reason,latency_ms
-            1,join,f/answer,d1,c1,1.000000,1.000100,1.002100,fulfilled,,2.000
-            2,join,f/answer,d1,c1,garbage,1.000100,1.002100,fulfilled,,2.000
-            3,end,f/hangup,d1,c1,2.000000,2.000000,2.000
-            """
-        try Data(text.utf8).write(to: url)
-        let steps = StepMetrics.load(actionsCSV: url)
-        XCTAssertEqual(steps.rows, 1)
-        XCTAssertEqual(steps.histograms["join.fulfillment@f/answer"]?.max, 2_000)
-        XCTAssertEqual(steps.histograms["join.fulfillment_from_planned@f/answer"]?.max, 2_100)
-        XCTAssertEqual(steps.outcomes["join@f/answer"], ["fulfilled": 1])
+    func testAStepThresholdIsJudgedOnTheRecordedHistogram() throws {
+        let threshold = try Threshold.parse(key: "join.fulfillment@incoming-1to1/answer.max", expression: "< 14ms")
+        let result = ReportFixtures.result(thresholds: [threshold])
+        XCTAssertEqual(result.thresholds.first?.measured, 14_900)
+        XCTAssertEqual(result.thresholds.first?.passed, false)
     }
 }

@@ -40,16 +40,21 @@ enum ReportFixtures {
         }
         recorder.count(Metric(named: "push.deadline_missed"), by: 3, atNanos: at(2))
         recorder.count(Metric(named: "devices.registered"), by: 100, atNanos: at(0))
+        recordSteps(into: &recorder)
         return recorder
     }
 
-    static func steps() -> StepMetrics {
-        var steps = StepMetrics()
+    /// One flow step's actions as the driver records them when each finishes: one in ten failed.
+    static func recordSteps(into recorder: inout Recorder) {
+        let step = "incoming-1to1/answer"
         for index in 0..<50 {
-            steps.add(kind: "join", step: "incoming-1to1/answer", outcome: index % 10 == 0 ? "failed" : "fulfilled",
-                      latencyMicros: Int64(10_000 + index * 100), fromPlannedMicros: Int64(11_000 + index * 100))
+            let at = start + UInt64(index) * 20_000_000
+            recorder.record(.fulfillment("join", step: step), micros: Int64(10_000 + index * 100), atNanos: at)
+            recorder.record(.fulfillmentFromPlanned("join", step: step), micros: Int64(11_000 + index * 100),
+                            atNanos: at)
+            recorder.count(.stepOutcome("join", step: step, label: index % 10 == 0 ? "failed" : "fulfilled"),
+                           atNanos: at)
         }
-        return steps
     }
 
     static func thresholds() -> [Threshold] {
@@ -63,7 +68,7 @@ enum ReportFixtures {
     /// The result as the CLI builds it: thresholds evaluated, verdict from them.
     static func result(interrupted: Bool = false, thresholds: [Threshold] = thresholds()) -> RunResult {
         var result = RunResult(facts: facts(interrupted: interrupted), recorder: recorder(),
-                               verdict: Verdict(passed: true), notes: ["fixture note"], steps: steps())
+                               verdict: Verdict(passed: true), notes: ["fixture note"])
         let histograms = result.histograms
         result.thresholds = thresholds.map { $0.evaluate(histograms: histograms, counters: result.recorder.counters) }
         result.verdict = Verdict(thresholds: result.thresholds)

@@ -1,3 +1,4 @@
+import Determinism
 import Dispatch
 import Foundation
 import Metrics
@@ -6,10 +7,10 @@ import Scenario
 /// Runs the fault windows that act outside the driver, on the load's clock: the network toxics of TCP fault
 /// proxies between the devices and the target (`ProxySwitchboard`), and kills, restarts and socket storms of the
 /// target (`TargetControl`). Every instant comes from the run (`FaultRunContext`, which reads the run's one
-/// `Clock`), so a test drives it with a `ManualClock` and `tick()`, without sleeping.
+/// `Clock`), so a test drives it with a `ManualClock`, without sleeping: every move of that clock ticks it.
 ///
 /// Thread safety: `start`, `stop` and `finish` from the run's thread; ticks on a private queue, from a repeating
-/// timer (`start`) or a test's `tick()`.
+/// timer (`start`), a move of the clock `attach` was given, or a test's `tick()`.
 public final class FaultController: @unchecked Sendable {
     private let proxies: ProxySwitchboard
     private let targets: TargetControl
@@ -19,6 +20,8 @@ public final class FaultController: @unchecked Sendable {
     private var run: FaultRunContext?
     private var recorder: Recorder?
     private var ticks = 0
+    /// The hand-moved clock that ticks this controller (`attach`), and its waker's token.
+    private var waking: (clock: Clock, token: Int)?
 
     /// How often the timer ticks: windows open and close within this of their instant.
     public static let tickNanos: UInt64 = 2_000_000
@@ -73,12 +76,20 @@ public final class FaultController: @unchecked Sendable {
         self.timer = timer
     }
 
-    /// Begins acting on `run` without a timer: the caller ticks (tests, under a manual clock).
-    public func attach(_ run: FaultRunContext) {
+    /// Begins acting on `run` without a timer: each move of `clock` (a `ManualClock` a test moves) ticks the
+    /// controller at once, and the caller may `tick()` too (the clock a run reads flows and wakes nothing).
+    public func attach(_ run: FaultRunContext, tickingOn clock: Clock? = nil) {
         queue.sync {
             self.run = run
             recorder = Recorder(runStartNanos: run.seriesStartNanos)
         }
+        if let clock, let token = clock.wakeOnMove({ [weak self] in self?.tick() }) { waking = (clock, token) }
+    }
+
+    private func stopTicking() {
+        timer?.cancel()
+        if let waking { waking.clock.stopWaking(waking.token) }
+        waking = nil
     }
 
     /// One tick now, on the controller's queue, then waits for the kills and restarts it began.
@@ -104,7 +115,7 @@ public final class FaultController: @unchecked Sendable {
 
     /// Stops the ticks and the proxies, and returns what the controller counted, to merge into the run's results.
     public func finish() -> Recorder? {
-        timer?.cancel()
+        stopTicking()
         queue.sync {}
         targets.settle()
         return queue.sync {
@@ -118,7 +129,7 @@ public final class FaultController: @unchecked Sendable {
 
     /// Stops what this controller started (the proxies; the child target is the run's to stop).
     public func stop() {
-        timer?.cancel()
+        stopTicking()
         proxies.stop()
     }
 }
