@@ -14,6 +14,10 @@ struct ArrivalFeed {
     var loadStart: UInt64 = 0
     /// Runs once arrivals are over and no call is left.
     var onDrained: (@Sendable () -> Void)?
+    /// Redials after drops scheduled and not yet started (the worker is not drained while any is due), and
+    /// how many were ever scheduled (numbers their call ids).
+    var redialsPending = 0
+    var redialsPlanned = 0
     /// What every call of this worker is started with.
     let config: FlowConfig
 

@@ -76,10 +76,18 @@ struct DeviceModel {
         return local
     }
 
-    /// The device's call is over: it forgets the call's conversations and waits for the next one.
-    mutating func release(_ local: Int) {
+    /// Takes `local` out of the idle pool (a redial after a drop keeps the dropped call's devices for itself).
+    mutating func reserve(_ local: Int) {
+        guard let i = idle[idleHead...].lastIndex(of: local) else { return }
+        idle.remove(at: i)
+    }
+
+    /// The device's call is over: it forgets the call's conversations and waits for the next one. `remote`: the
+    /// other side as the call itself knew it, listed in Recents for a conversation whose view names nobody (a
+    /// view of an ended call lists no member, yet Recents shows whom it was with).
+    mutating func release(_ local: Int, remote: Handle? = nil) {
         devices[local].callID = nil
-        remember(local)
+        remember(local, remote: remote)
         devices[local].manager.forgetAll()
         devices[local].reportedAt.removeAll()
         devices[local].pushSentAt.removeAll()
@@ -91,10 +99,10 @@ struct DeviceModel {
     static let recentsKept = 16
 
     /// The device's conversations go to its Recents, as LiveCommunicationKit lists them after they end.
-    private mutating func remember(_ local: Int) {
+    private mutating func remember(_ local: Int, remote: Handle?) {
         let manager = devices[local].manager
         for (uuid, conversation) in manager.conversations.sorted(by: { $0.key < $1.key }) {
-            devices[local].recents.append(RecentConversation(uuid: uuid, remote: conversation.members.first))
+            devices[local].recents.append(RecentConversation(uuid: uuid, remote: conversation.members.first ?? remote))
         }
         for uuid in manager.mergedAway.sorted() where manager.conversations[uuid] == nil {
             devices[local].recents.append(RecentConversation(uuid: uuid, remote: nil))

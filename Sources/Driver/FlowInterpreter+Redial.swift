@@ -30,19 +30,30 @@ extension FlowInterpreter {
         start(step, by: local, to: [callee], conversation: name, video: false, planned: planned, now: now, &ctx)
     }
 
+    /// The call dropped: it failed once a conversation of it existed (not missed: a missed call never rang), as
+    /// when the target is killed mid-call. Its caller may redial (`behavior.redial_after_drop`).
+    var dropped: Bool { status.failed && !status.missed && !known.conversations.isEmpty }
+
     /// The other side's handle in the device's last ended conversation: this call's newest one that ended on the
-    /// device (by start time; the other side is whoever started it, or the first it called), else the newest of
-    /// its Recents. A view of an ended call lists nobody, so the call's own record names the other side.
+    /// device (`callRemote`), else the newest of its Recents.
     func lastEndedRemote(of local: Int, _ devices: DeviceModel) -> Handle? {
         let manager = devices[local].manager
         let ended = known.conversations.filter { manager.conversations[$0.value]?.state == .left }
-        if let newest = ended.max(by: { (known.startIssued[$0.key] ?? 0) < (known.startIssued[$1.key] ?? 0) }) {
-            if let starter = known.starters[newest.key],
-               let other = starter == local ? known.callees[newest.key]?.first : starter {
-                return devices[other].identity.handle
-            }
-            if let remote = manager.conversations[newest.value]?.members.first { return remote }
+        return callRemote(of: local, devices, among: ended) ?? devices[local].recents.last { $0.remote != nil }?.remote
+    }
+
+    /// The other side of `local` in this call's newest conversation (by start time) among `among` (default: all
+    /// of the call's): whoever started it, or the first it called; else the first member the device lists. A view
+    /// of an ended call lists nobody, so the call's own record names the other side.
+    func callRemote(of local: Int, _ devices: DeviceModel, among: [String: String]? = nil) -> Handle? {
+        let manager = devices[local].manager
+        let candidates = among ?? known.conversations
+        guard let newest = candidates.max(by: { (known.startIssued[$0.key] ?? 0) < (known.startIssued[$1.key] ?? 0) })
+        else { return nil }
+        if let starter = known.starters[newest.key],
+           let other = starter == local ? known.callees[newest.key]?.first : starter {
+            return devices[other].identity.handle
         }
-        return devices[local].recents.last { $0.remote != nil }?.remote
+        return manager.conversations[newest.value]?.members.first
     }
 }

@@ -4,6 +4,8 @@ import Scenario
 /// What the worker's timer wheel holds: small values, no closures, so a scheduled step allocates nothing.
 enum TimerEvent {
     case arrival(Arrival)
+    /// A caller redials a dropped call (`behavior.redial_after_drop`).
+    case redial(RedialDue)
     /// A timer one call's interpreter armed.
     case flow(call: Int, FlowTimer)
     /// A push reaches its device later (a push delay fault), or is processed later (a slow app).
@@ -20,4 +22,12 @@ enum TimerEvent {
     case socketFault(SocketFaultTimer)
     /// An action sent over SIP got no answer within `action_timeout` (its leg key and action slot).
     case sipAction(key: String, slot: Int)
+}
+
+/// A redial due after a drop (`behavior.redial_after_drop`): the dropped call's caller and callee, kept out of
+/// the idle pool until the redial starts, and the arrival the redial call runs as.
+struct RedialDue {
+    let arrival: Arrival
+    let caller: Int
+    let callee: Int
 }

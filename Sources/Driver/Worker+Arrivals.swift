@@ -57,16 +57,17 @@ extension Worker {
     func complete(_ id: Int) {
         guard let run = table.calls.removeValue(forKey: id) else { return }
         for local in run.devices() {
-            table.devices.release(local)
+            table.devices.release(local, remote: run.callRemote(of: local, table.devices))
             sockets?.idle(local)
         }
         live.active.subtract(1, ordering: .relaxed)
         live.completed.add(1, ordering: .relaxed)
+        planRedial(after: run, now: clock.nowNanos())
         checkDrained()
     }
 
     func checkDrained() {
-        if arrivals.done, table.calls.isEmpty, let done = arrivals.onDrained {
+        if arrivals.done, arrivals.redialsPending == 0, table.calls.isEmpty, let done = arrivals.onDrained {
             arrivals.onDrained = nil
             done()
         }

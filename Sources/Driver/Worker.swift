@@ -178,6 +178,7 @@ final class Worker: @unchecked Sendable {
     private func handle(_ event: TimerEvent, now: UInt64) {
         switch event {
         case .arrival(let arrival): arrive(arrival, now: now)
+        case .redial(let due): startRedial(due, now: now)
         case .flow(let id, let timer): table.tell(id, now: now) { $0.timerFired(timer, now: now, &$1) }
         case .deliver(let push, let local): intake.deliver(push, local: local)
         case .report(let push, let local): intake.process(push, local: local, delivered: now)

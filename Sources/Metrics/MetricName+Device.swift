@@ -17,4 +17,7 @@ extension Metric {
     public static let callerHandlesChecked = Metric(named: MetricName.callerHandlesChecked)
     public static let redialsStarted = Metric(named: MetricName.redialsStarted)
     public static func redialRefused(_ reason: String) -> Metric { Metric(named: MetricName.redialRefused(reason)) }
+    public static let redialsAfterDrop = Metric(named: MetricName.redialsAfterDrop)
+    public static let redialsAfterDropPlanned = Metric(named: MetricName.redialsAfterDropPlanned)
+    public static let redialsAfterDropSkipped = Metric(named: MetricName.redialsAfterDropSkipped)
 }

@@ -143,6 +143,11 @@ public enum MetricName {
     /// `redial` steps that started a call, and those refused: `redials.refused.not_in_recents`.
     public static let redialsStarted = "redials.started"
     public static func redialRefused(_ reason: String) -> String { "redials.refused.\(reason)" }
+    /// `behavior.redial_after_drop`: redial calls started after a drop (per second: the storm's redials/s), those
+    /// scheduled, and drops whose caller did not redial (outside `share`).
+    public static let redialsAfterDrop = "redials.after_drop"
+    public static let redialsAfterDropPlanned = "redials.after_drop.planned"
+    public static let redialsAfterDropSkipped = "redials.after_drop.skipped"
 
     // MARK: - Errors (transport errors by kind: `errors.reset`, `errors.timeout`)
 

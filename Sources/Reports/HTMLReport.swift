@@ -35,6 +35,7 @@ struct HTMLReport {
         html += faultsSection()
         html += percentileSection()
         html += capacitySection()
+        html += stormSection()
         html += chartSection("Push to report over time", "push-timeline", pushTimelineChart())
         html += chartSection("Action fulfillment over time", "action-timeline", actionTimelineChart())
         html += chartSection("Calls per second: planned vs delivered", "calls-timeline", callsTimelineChart())

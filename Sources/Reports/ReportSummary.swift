@@ -59,6 +59,8 @@ public struct ReportSummary: Sendable, Codable, Equatable {
     public var harness: HarnessSaturation?
     /// Every action and push accounted for (`Books`); absent in files from before the books existed.
     public var books: Books?
+    /// The redial storm's figures (`behavior.redial_after_drop`); absent when the run redialled nothing.
+    public var storm: StormFigures?
 
     public init(_ result: RunResult) {
         schema = Self.currentSchema
@@ -81,6 +83,7 @@ public struct ReportSummary: Sendable, Codable, Equatable {
         capacity = result.capacity
         harness = result.harness
         books = result.books
+        storm = StormFigures(result)
     }
 
     /// Sorted keys and ISO 8601 dates, so two summaries of the same run are byte-identical and diff cleanly.

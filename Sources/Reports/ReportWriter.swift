@@ -43,7 +43,7 @@ public enum ReportWriter {
             try save(Data(text.utf8), to: files.hlogDirectory.appendingPathComponent(HdrLog.fileName(metric: metric)))
         }
         try save(Data(JUnitReport.render(result).utf8), to: files.junit)
-        try save(Data(summaryCSV(result.histograms).utf8), to: files.summaryCSV)
+        try save(Data(summaryCSV(result.histograms, storm: StormFigures(result)).utf8), to: files.summaryCSV)
         try save(Data(countersCSV(result.recorder).utf8), to: files.countersCSV)
         try save(Data(timeseriesCSV(result.recorder).utf8), to: files.timeseriesCSV)
         try save(try ReportSummary(result).encoded(), to: files.summaryJSON)
@@ -65,8 +65,9 @@ public enum ReportWriter {
     static let countersHeader = ["counter", "value"]
     static let timeseriesHeader = ["second", "metric", "count", "p50", "p90", "p99", "max", "value"]
 
-    /// One row per latency metric (flow-step metrics included), sorted by name, in milliseconds.
-    static func summaryCSV(_ histograms: [String: HdrHistogram]) -> String {
+    /// One row per latency metric (flow-step metrics included), sorted by name, in milliseconds; then a redial
+    /// storm's rows (`StormFigures.csvRows`).
+    static func summaryCSV(_ histograms: [String: HdrHistogram], storm: StormFigures? = nil) -> String {
         var table = CSVTable(header: summaryHeader)
         for (name, histogram) in histograms.sorted(by: { $0.key < $1.key }) {
             table.append([
@@ -82,6 +83,7 @@ public enum ReportWriter {
                 "ms",
             ])
         }
+        for row in storm?.csvRows() ?? [] { table.append(row) }
         return table.rendered()
     }
 

@@ -11,6 +11,8 @@ public struct Behavior: Sendable, Equatable {
     public var talk: Distribution
     /// Who hangs up.
     public var hangup: Hangup
+    /// `redial_after_drop`: callers of calls an outage dropped redial from Recents (a redial storm); nil: nobody.
+    public var redialAfterDrop: RedialAfterDrop?
 
     public init(
         answerAfter: Distribution = .constant(1_000_000_000),
@@ -20,5 +22,19 @@ public struct Behavior: Sendable, Equatable {
         self.answerAfter = answerAfter
         self.talk = talk
         self.hangup = hangup
+    }
+}
+
+/// `behavior.redial_after_drop: { delay: <distribution>, share: 80% }`: after a call drops (it failed once its
+/// conversation existed, as when the target is killed mid-call), `share` of its callers redial the callee from
+/// Recents after a seeded `delay`, as a new call of the same two devices (the built-in flow `redial-from-recents`).
+public struct RedialAfterDrop: Sendable, Equatable {
+    public var delay: Distribution
+    /// The fraction of dropped calls whose caller redials, 0...1.
+    public var share: Double
+
+    public init(delay: Distribution, share: Double = 1) {
+        self.delay = delay
+        self.share = share
     }
 }

@@ -34,6 +34,22 @@ public enum BuiltinFlows {
         ("redial-after-drop", redialAfterDrop),
     ]
 
+    /// The call `behavior.redial_after_drop` starts after a drop: the caller redials from Recents (the dropped
+    /// call's other side), then ring, answer, talk and hang up as in incoming-1to1. Not a mix entry of its own:
+    /// the worker starts it on the dropped call's two devices (`Worker+Redials`).
+    public static let redialFromRecents = parse(name: "redial-from-recents", yaml: """
+        roles: [caller, callee]
+        steps:
+          - { name: redial, role: caller, do: redial }
+          - { name: ring, role: callee, do: await_push }
+          - { wait: answer_after }
+          - { name: answer, role: callee, do: join }
+          - { wait: talk }
+          - { name: hangup, role: hangup, do: end }
+          - { name: caller-sees-end, role: caller, do: await_end }
+          - { name: callee-sees-end, role: callee, do: await_end }
+        """)
+
     /// The text is part of the program, so a problem in it is a bug in callstorm, not in the user's scenario.
     static func parse(name: String, yaml: String) -> Flow {
         let file = "<built-in flow \(name)>"
@@ -110,7 +126,6 @@ public enum BuiltinFlows {
           - { name: callee-sees-end, role: callee, do: await_end }
         """
 
-    /// An answered call that the caller puts on hold for a second and resumes.
     /// A call that drops (the callee's side fails it), and the caller redials from Recents after a moment: the
     /// second call goes to the handle the first one had.
     static let redialAfterDrop = """
@@ -134,6 +149,7 @@ public enum BuiltinFlows {
           - { name: callee-sees-end, role: callee, do: await_end, conversation: again }
         """
 
+    /// An answered call that the caller puts on hold for a second and resumes.
     static let holdResume = """
         roles: [caller, callee]
         steps:

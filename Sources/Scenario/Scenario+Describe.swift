@@ -43,7 +43,10 @@ extension Scenario {
         lines.append("  mix: \(shares.joined(separator: ", "))")
         lines.append(contentsOf: describeFlows())
         lines.append("  behavior: answer after \(behavior.answerAfter), talk \(behavior.talk), "
-            + "hangup \(behavior.hangup.rawValue)")
+            + "hangup \(behavior.hangup.rawValue)"
+            + (behavior.redialAfterDrop.map {
+                "; after a drop \(Quantity.decimal($0.share * 100))% of callers redial after \($0.delay)"
+            } ?? ""))
         lines.append("  push: \(push.listenHost):\(push.listenPort), deadline \(d(push.deadlineNanos)), "
             + "bundle \(push.bundleID)"
             + (push.authKind == .certificate ? ", certificate auth" : "")

@@ -323,7 +323,8 @@ extension ScenarioDecoder {
 
     mutating func behavior(_ node: YAMLNode) -> Behavior? {
         guard let fields = fields(
-            of: node, in: "'behavior'", known: ["answer_after", "talk", "hangup"], unsupported: ["decline"]
+            of: node, in: "'behavior'", known: ["answer_after", "talk", "hangup", "redial_after_drop"],
+            unsupported: ["decline"]
         ) else { return nil }
         var behavior = Behavior()
         let errorsBefore = errors.count
@@ -336,7 +337,26 @@ extension ScenarioDecoder {
            let hangup = Behavior.Hangup(rawValue: word) {
             behavior.hangup = hangup
         }
+        if let node = fields["redial_after_drop"] { behavior.redialAfterDrop = redialAfterDrop(node) }
         return errors.count == errorsBefore ? behavior : nil
+    }
+
+    /// `redial_after_drop: { delay: <distribution>, share: 80% }` (share defaults to 100%).
+    mutating func redialAfterDrop(_ node: YAMLNode) -> RedialAfterDrop? {
+        guard let fields = fields(of: node, in: "'behavior.redial_after_drop'", known: ["delay", "share"]) else {
+            return nil
+        }
+        guard let delayNode = fields["delay"] else {
+            report(node.mark, "'behavior.redial_after_drop' needs a 'delay' (a duration or a distribution)")
+            return nil
+        }
+        guard let delay = distribution(delayNode, "redial_after_drop.delay") else { return nil }
+        var redial = RedialAfterDrop(delay: delay)
+        if let share = fields["share"] {
+            guard let value = fraction(share, "redial_after_drop.share") else { return nil }
+            redial.share = value
+        }
+        return redial
     }
 
     static let distributionKinds = ["constant", "uniform", "normal", "exponential", "lognormal", "pareto"]

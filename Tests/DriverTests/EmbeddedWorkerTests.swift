@@ -180,6 +180,44 @@ final class EmbeddedWorkerTests: XCTestCase {
         }
     }
 
+    /// `behavior.redial_after_drop`: the first two answers are refused, so those calls drop with a conversation;
+    /// each caller redials its callee from Recents a second later, as a new call of the same two devices that
+    /// rings the callee and completes. The redials count as planned and started calls, and the books balance.
+    func testADroppedCallsCallerRedialsTheSameCalleeAfterTheDelay() throws {
+        var yaml = """
+            name: storm
+            seed: 11
+            devices: 12
+            mix: { incoming-1to1: 100 }
+            load:
+              - hold: { rate: 1/s, for: 3s }
+            behavior:
+              answer_after: { constant: 300ms }
+              talk: { constant: 2s }
+              redial_after_drop: { delay: 1s, share: 100% }
+            """
+        yaml += "\n"
+        let refused = Box(0)
+        let rig = try Rig(try ScenarioLoader.parse(yaml, file: "storm.yaml").get()) { request in
+            guard request.url.hasSuffix("/join"), refused.value < 2 else { return nil }
+            refused.value += 1
+            return 503
+        }
+        let c = rig.run(limit: 600 * second).counters
+        let all = "\(c.sorted { $0.key < $1.key })"
+        XCTAssertEqual(c[MetricName.redialsAfterDropPlanned], 2, all)
+        XCTAssertEqual(c[MetricName.redialsAfterDrop], 2, all)
+        XCTAssertEqual(c[MetricName.redialsStarted], 2, all)
+        XCTAssertEqual(c["flow.redial-from-recents.completed"], 2, all)
+        XCTAssertEqual(c[MetricName.callsPlanned], 5, all)
+        XCTAssertEqual(c[MetricName.callsStarted], 5, all)
+        XCTAssertEqual(c[MetricName.callsFailed], 2, all)
+        XCTAssertEqual(c[MetricName.callsCompleted], 3, all)
+        XCTAssertEqual(rig.worker.table.devices.idleCount, 12, "every device went back to idle")
+        let books = Books(counters: c)
+        XCTAssertTrue(books.balanced, "\(books.problems)")
+    }
+
     func testPushesReachDevicesThroughTheRealIntakeWithNoLatencyUnderTheManualClock() throws {
         let rig = try Rig(try scenario(flow: "incoming-1to1", calls: 2))
         let recorder = rig.run(limit: 600 * second)
