@@ -36,9 +36,15 @@ extension Worker {
             return
         }
         var roles: [String: Int] = [:]
+        for role in flow.roles { roles[role] = table.devices.takeIdle() }
+        launch(arrival, flow: flow, roles: roles, planned: planned, now: now)
+        if settings.stallPerCallNanos > 0 { usleep(UInt32(min(settings.stallPerCallNanos / 1_000, 1_000_000))) }
+    }
+
+    /// Puts a call on the devices its roles name and begins it: planned arrivals and redials alike.
+    func launch(_ arrival: Arrival, flow: Flow, roles: [String: Int], planned: UInt64, now: UInt64) {
         for (r, role) in flow.roles.enumerated() {
-            let local = table.devices.takeIdle()
-            roles[role] = local
+            guard let local = roles[role] else { continue }
             table.devices[local].callID = arrival.index
             faults.deviceCalls.assign(table.devices[local].identity.index, call: arrival.index, role: r,
                                       flow: arrival.flow, plannedSinceLoad: arrival.plannedNanos)
@@ -50,7 +56,6 @@ extension Worker {
         books.count(.callsStarted, at: now)
         books.count(.flow(flow.name, "started"), at: now)
         table.tell(arrival.index, now: now) { $0.begin(now: now, planned: planned, &$1) }
-        if settings.stallPerCallNanos > 0 { usleep(UInt32(min(settings.stallPerCallNanos / 1_000, 1_000_000))) }
     }
 
     /// The call's interpreter said it is over: its devices go back to idle.

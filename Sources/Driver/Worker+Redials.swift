@@ -43,21 +43,8 @@ extension Worker {
         let arrival = due.arrival
         let flow = BuiltinFlows.redialFromRecents
         let roles = ["caller": due.caller, "callee": due.callee]
-        for (r, role) in flow.roles.enumerated() {
-            guard let local = roles[role] else { continue }
-            table.devices[local].callID = arrival.index
-            faults.deviceCalls.assign(table.devices[local].identity.index, call: arrival.index, role: r,
-                                      flow: arrival.flow, plannedSinceLoad: arrival.plannedNanos)
-        }
-        table.calls[arrival.index] = FlowInterpreter(arrival: arrival, flow: flow, roles: roles, seed: settings.seed,
-                                                     config: arrivals.config, now: now)
-        live.started.add(1, ordering: .relaxed)
-        live.active.add(1, ordering: .relaxed)
         books.count(.callsPlanned, at: now)
-        books.count(.callsStarted, at: now)
         books.count(.redialsAfterDrop, at: now)
-        books.count(.flow(flow.name, "started"), at: now)
-        let planned = arrivals.loadStart + arrival.plannedNanos
-        table.tell(arrival.index, now: now) { $0.begin(now: now, planned: planned, &$1) }
+        launch(arrival, flow: flow, roles: roles, planned: arrivals.loadStart + arrival.plannedNanos, now: now)
     }
 }
