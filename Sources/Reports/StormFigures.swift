@@ -67,7 +67,7 @@ public struct StormFigures: Sendable, Codable, Equatable {
         let intervals = recorder.intervals[MetricName.fulfillment("start")] ?? [:]
         let storm = intervals.filter { $0.key >= stormStart && $0.key < stormEnd }.values
         if let first = storm.first {
-            startFulfillment = ReportSummary.MetricSummary(storm.dropFirst().reduce(first) { $0.adding($1) })
+            startFulfillment = ReportSummary.MetricSummary(HdrHistogram(storm.dropFirst().reduce(first) { $0.adding($1) }))
         }
     }
 
@@ -106,20 +106,5 @@ public struct StormFigures: Sendable, Codable, Equatable {
 
     static func padded(_ values: [Int64], to count: Int) -> [Int64] {
         values + [Int64](repeating: 0, count: max(0, count - values.count))
-    }
-}
-
-extension ReportSummary.MetricSummary {
-    /// The same figures from a merged stretch of per-second intervals.
-    init(_ histogram: SparseHistogram) {
-        count = histogram.totalCount
-        min = ReportFormat.jsonMillis(histogram.min)
-        p50 = ReportFormat.jsonMillis(histogram.value(atPercentile: 50))
-        p90 = ReportFormat.jsonMillis(histogram.value(atPercentile: 90))
-        p99 = ReportFormat.jsonMillis(histogram.value(atPercentile: 99))
-        p999 = ReportFormat.jsonMillis(histogram.value(atPercentile: 99.9))
-        max = ReportFormat.jsonMillis(histogram.max)
-        mean = ReportFormat.jsonMillis(ReportFormat.roundedMicros(histogram.mean))
-        unit = "ms"
     }
 }
