@@ -49,9 +49,14 @@ cs_total() {
     collected "$d/cs-$1.cg"
 }
 
-completed() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['counters'].get('calls.completed'))" "$1"; }
+completed() {
+    python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['counters'].get('calls.completed'))" "$1"
+}
 s1=$(sipp_total "$n1"); s2=$(sipp_total "$n2")
-successful() { python3 -c "import csv,sys; print(list(csv.DictReader(open(sys.argv[1]), delimiter=';'))[-1]['SuccessfulCall(C)'])" "$1"; }
+successful() {
+    python3 -c "import csv, sys
+print(list(csv.DictReader(open(sys.argv[1]), delimiter=';'))[-1]['SuccessfulCall(C)'])" "$1"
+}
 echo "SIPp UAC + UAS: $s1 instructions for $n1 calls (successful $(successful "$d/uac-$n1.csv")), $s2 for $n2" \
      "(successful $(successful "$d/uac-$n2.csv")): $(( (s2 - s1) / (n2 - n1) )) per call"
 c1=$(cs_total "$n1"); c2=$(cs_total "$n2")

@@ -16,7 +16,7 @@
 # scripts/bench-sockets.sh, ~4 minutes at the default 50,000 on this machine; WS_SOCKETS=2000 for a quick run),
 # sip (callstorm's SIP devices vs SIPp, a UAC and a UAS, on the same call with a hold through one Kamailio: calls per
 # client CPU-second and the highest rate each holds, then callstorm's push wake-up path at its held rate:
-# scripts/bench-sip.sh, SIP_RATES ("100 200 400 800") for SIP_SECONDS (2 × BENCH_SECONDS) each, ~3 minutes).
+# scripts/bench-sip.sh, SIP_RATES ("100 200 400 800 1600") for SIP_SECONDS (2 × BENCH_SECONDS) each, ~3 minutes).
 # Knobs: BENCH_ROUNDS (3), BENCH_SECONDS (5, per load run), BENCH_CONNS ("1000 5000").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -245,8 +245,9 @@ fi
 # MARK: - SIP: callstorm's SIP devices vs SIPp through one Kamailio, and the push wake-up path (issue 26)
 if wanted sip; then
     section "sip: callstorm SIP devices vs SIPp (UAC + UAS) through one Kamailio, then the push wake-up path"
-    CALLSTORM_BIN="$bin" SERVER_CPU=$SERVER_CPU CLIENT_CPU=$CLIENT_CPU SIP_SECONDS=${SIP_SECONDS:-$(( SECONDS_PER_RUN * 2 ))} \
-        scripts/bench-sip.sh "$work" || echo "bench-sip.sh failed (see $work/sip)"
+    CALLSTORM_BIN="$bin" SERVER_CPU=$SERVER_CPU CLIENT_CPU=$CLIENT_CPU \
+        SIP_SECONDS=${SIP_SECONDS:-$(( SECONDS_PER_RUN * 2 ))} scripts/bench-sip.sh "$work" \
+        || echo "bench-sip.sh failed (see $work/sip)"
 fi
 
 close_span

@@ -206,7 +206,7 @@ def sip_figures(work, figure):
            {"name": "SIPp 3.6.1 UAC + UAS", "unit": "calls/s", **_one(sipp_held), "command": sipp_cmd},
            [cs_held / sipp_held] if cs_held and sipp_held else None,
            note=common + f"Rungs {', '.join(f'{r:,}' for r, *_ in rows)} calls/s, {seconds} s each (SIP_RATES, "
-                "SIP_SECONDS); the ladder stops after a rung neither held, so a side that held the top rung may "
+                "SIP_SECONDS); a side runs no rung above one it did not hold, and one that held the top rung may "
                 "hold more. Held: see scripts/bench_results_sip.py (≥ 99 % of planned calls completed, ≤ 1 % "
                 "failed, call starts late p99 ≤ 10 ms by SIPp's -trace_rtt stamps or callstorm's scheduler lag).")
     wake = wake_run(outdir, seconds)
@@ -248,11 +248,14 @@ def report(work, results, date):
     lines = [f"# callstorm SIP bench, {date}", "", f"**Load:** {load}. " + ("Judged." if judged else
              "Not judged: the machine was not quiet (scripts/bench_results_load.py's rule)."), "",
              "| figure | callstorm | peer | ratio | goal |", "|---|---|---|---|---|"]
+    def fmt(x):
+        return "–" if x is None else f"{x:.3g}" if abs(x) < 10 else f"{x:,.0f}"
+
     for f in figures:
         s, p = f["subject"], f["peer"]
         verdict = {True: "met", False: "**missed**", None: "–"}[f.get("meets_goal")]
-        lines.append(f"| {f['title']} | {s.get('median', '–')} {s['unit']} | {p['name']}: {p.get('median', '–')} "
-                     f"{p['unit']} | {f['ratio'][0] if f['ratio'] else '–'} | "
+        lines.append(f"| {f['title']} | {fmt(s.get('median'))} {s['unit']} | {p['name']}: {fmt(p.get('median'))} "
+                     f"{p['unit']} | {fmt(f['ratio'][0]) if f['ratio'] else '–'} | "
                      f"{(f.get('goal') or '') + (': ' + verdict if f.get('goal') else '')} |")
     lines += ["", "## Notes", ""] + [f"- **{f['title']}**: {f['note']}" for f in figures]
     open(os.path.join(results, f"sip-{date}.md"), "w").write("\n".join(lines) + "\n")
