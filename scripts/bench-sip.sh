@@ -35,8 +35,11 @@ done
 [ -x "$bin" ] || { echo "bench-sip: no callstorm binary at $bin (swift build -c release)" >&2; exit 1; }
 
 pids=()
+# On every way out: each process this script started, and the program each GNU time wrapper runs, by PID.
 cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do
+        kill $(cat "/proc/$pid/task/$pid/children" 2>/dev/null) "$pid" 2>/dev/null || true
+    done
     for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
 }
 trap cleanup EXIT
