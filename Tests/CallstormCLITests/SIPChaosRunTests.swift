@@ -57,6 +57,8 @@ final class SIPChaosRunTests: XCTestCase {
         XCTAssertGreaterThan(retransmitted, 0, "\(c.filter { $0.key.hasPrefix("sip.") })")
         // The duplicated push was reported once; its copy is excused by the fault, not a server defect.
         XCTAssertGreaterThan(c[MetricName.pushesVoIPNotRequired("fault")] ?? 0, 0, context)
+        XCTAssertEqual(c["conversations.reported"], (c["pushes.accepted"] ?? 0) - (c["pushes.dropped_by_fault"] ?? 0),
+                       "one report per push delivered, copies not reported again: \(context)")
         XCTAssertNil(c[MetricName.pushesVoIPWithoutCall], context)
         XCTAssertEqual(c[MetricName.pushDeadlineMissed] ?? 0, 0, context)
         // The calls of the fault-free last second all completed: with 25 calls, at least those 5.
