@@ -18,7 +18,9 @@ extension MetricName {
 
 extension Metric {
     public static let callsAttributedToFaults = Metric(named: MetricName.callsAttributedToFaults)
-    public static func callsAttributed(to kind: String) -> Metric { Metric(named: MetricName.callsAttributed(to: kind)) }
+    public static func callsAttributed(to kind: String) -> Metric {
+        Metric(named: MetricName.callsAttributed(to: kind))
+    }
     public static let callsFailedWithoutFault = Metric(named: MetricName.callsFailedWithoutFault)
     public static func sipMessageFault(_ kind: String, sending: Bool, label: String) -> Metric {
         Metric(named: MetricName.sipMessageFault(kind, sending: sending, label: label))

@@ -35,10 +35,13 @@ public final class SIPClientPool: @unchecked Sendable {
     private var closedCounters = SIPCounters()
     /// Datagrams or stream writes the kernel refused.
     public private(set) var sendErrors = 0
-    /// Decides the fate of every UDP datagram before it is sent or read (a run's chaos); nil passes all.
-    public var datagramFilter: SIPDatagramFilter?
-    /// Datagrams the filter held back, with when they are due (sent, or read, on the tick after).
+    /// The datagram filter and the datagrams it held back (sent, or read, on the tick after they are due).
     private var held = HeldDatagrams()
+    /// Decides the fate of every UDP datagram before it is sent or read (a run's chaos); nil passes all.
+    public var datagramFilter: SIPDatagramFilter? {
+        get { held.filter }
+        set { held.filter = newValue }
+    }
 
     public init(thread: EventThread, proxyHost: String, proxyPort: Int, clock: any Clock = MonotonicClock(),
                 onEvent: @escaping EventHandler) throws(SIPClientError) {
@@ -129,7 +132,7 @@ public final class SIPClientPool: @unchecked Sendable {
                 case .proxy: address = proxy.address
                 case .source(let handle): address = sources[handle] ?? proxy.address
                 }
-                switch datagramFilter?(id, true, SIPStartLine.label(bytes)) ?? .pass {
+                switch held.filter?(id, true, SIPStartLine.label(bytes)) ?? .pass {
                 case .pass: if !socket.sendDatagram(bytes, to: address) { sendErrors += 1 }
                 case .drop: continue
                 case .delay(let nanos): held.sends.append((clock.nowNanos() + nanos, id, bytes, address))
@@ -175,7 +178,7 @@ public final class SIPClientPool: @unchecked Sendable {
                 sources[handle] = from
             }
             let datagram = Array(UnsafeRawBufferPointer(rebasing: scratch[..<n]))
-            switch datagramFilter?(socket.agent, false, SIPStartLine.label(datagram)) ?? .pass {
+            switch held.filter?(socket.agent, false, SIPStartLine.label(datagram)) ?? .pass {
             case .pass: agent.receive(datagram: datagram, source: handle, now: clock.nowNanos())
             case .drop: continue
             case .delay(let nanos): held.reads.append((clock.nowNanos() + nanos, socket.agent, datagram, handle))
@@ -248,8 +251,9 @@ public final class SIPClientPool: @unchecked Sendable {
     }
 }
 
-/// UDP datagrams a filter delayed, waiting on the pool's tick.
+/// The pool's datagram filter, and the UDP datagrams it delayed, waiting on the pool's tick.
 struct HeldDatagrams {
+    var filter: SIPDatagramFilter?
     var sends: [(due: UInt64, agent: Int, bytes: [UInt8], address: sockaddr_in)] = []
     var reads: [(due: UInt64, agent: Int, bytes: [UInt8], source: Int)] = []
 

@@ -14,7 +14,9 @@ final class SIPDelayFaultTests: XCTestCase {
         for seq in UInt64(1)...50 {
             let hit = schedule.sipMessageDecision(SIPDatagram(label: "BYE", sending: true), device: 3, seq: seq,
                                                   sinceLoad: 5, flow: nil)
-            guard case .delay(let nanos)? = hit?.action else { return XCTFail("seq \(seq): \(String(describing: hit))") }
+            guard case .delay(let nanos)? = hit?.action else {
+                return XCTFail("seq \(seq): \(String(describing: hit))")
+            }
             XCTAssertTrue((100_000_000...900_000_000).contains(nanos))
             XCTAssertEqual(hit?.note, FaultNote(window: "slow", kind: SIPDelayFault.delayed))
             samples.insert(nanos)

@@ -107,7 +107,9 @@ final class UDPProbe {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let n = buffer.withUnsafeMutableBytes { raw in
             withUnsafeMutablePointer(to: &from) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(fd, raw.baseAddress, raw.count, 0, $0, &length) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    recvfrom(fd, raw.baseAddress, raw.count, 0, $0, &length)
+                }
             }
         }
         return n > 0 ? (Array(buffer[..<n]), Int(UInt16(bigEndian: from.sin_port))) : nil
