@@ -79,7 +79,7 @@ PY
 )
 mkdir -p "$out/kamailio"
 kamailio_args=(-f deploy/kamailio/kamailio.cfg -DD -E -L "$modules" -Y "$out/kamailio" -l "udp:127.0.0.1:$kport"
-               -l "tcp:127.0.0.1:$kport" -m 128 -M 8 -A WITH_PUSH -A "PUSH_URL=\"http://127.0.0.1:$gport\""
+               -l "tcp:127.0.0.1:$kport" -m 256 -M 8 -A WITH_PUSH -A "PUSH_URL=\"http://127.0.0.1:$gport\""
                -A "PUSH_JWT=\"$jwt\"")
 echo "taskset -c $SERVER_CPU kamailio ${kamailio_args[*]/$jwt/<jwt>}" > "$out/kamailio.cmd"
 taskset -c "$SERVER_CPU" /usr/sbin/kamailio "${kamailio_args[@]}" > "$out/kamailio.log" 2>&1 & kpid=$!; pids+=("$kpid")
