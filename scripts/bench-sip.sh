@@ -26,6 +26,8 @@ SERVER_CPU=${SERVER_CPU:-1}
 CLIENT_CPU=${CLIENT_CPU:-0}
 [ "$(nproc)" -ge 2 ] || { SERVER_CPU=0; CLIENT_CPU=0; }
 results=${SIP_RESULTS-Benchmarks/results}
+# callstorm holds one UDP socket per device (3 per call/s of rate).
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 rm -rf "$out" && mkdir -p "$out"
 echo "$T" > "$out/seconds"
 for tool in sipp /usr/sbin/kamailio /usr/bin/time; do
