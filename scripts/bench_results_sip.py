@@ -228,6 +228,28 @@ def sip_figures(work, figure):
                     "delivers it on the callee's wake REGISTER.")
 
 
+def instruction_figure(work, figure):
+    """The load-independent row (scripts/bench-sip-instructions.sh's JSON): instructions per call, both sides."""
+    try:
+        j = json.load(open(os.path.join(work, "sip-instructions.json")))
+        sipp, cs = j["sipp"]["per_call"], j["callstorm"]["per_call"]
+    except (OSError, ValueError, KeyError):
+        return
+    if not sipp or not cs:
+        return
+    figure("sip_instructions", "SIP: instructions per call under callgrind (the hold call, both ends, client only)",
+           {"name": "callstorm SIP devices", "unit": "instructions/call", **_one(cs), "calls": j["callstorm"]["calls"],
+            "command": "scripts/bench-sip-instructions.sh (callstorm run sip-hold.yaml under valgrind --tool=callgrind)"},
+           {"name": "SIPp 3.6.1 UAC + UAS", "unit": "instructions/call", **_one(sipp), "calls": j["sipp"]["calls"],
+            "command": "scripts/bench-sip-instructions.sh (sipp -sf uac-hold.xml and uas-hold.xml under callgrind)"},
+           [sipp / cs],
+           note=f"Deterministic: instruction counts do not change with the machine's load. {j['rate']} calls/s, runs of "
+                f"{j['planned'][0]} and {j['planned'][1]} calls per side through one native Kamailio; per call = the "
+                "difference of the instruction totals over the difference of the calls completed (start-up, "
+                "registration and the report cancel out). Ratio: SIPp's instructions ÷ callstorm's, the calls per "
+                "CPU-second ratio in user space (both sides pay the same kernel cost per datagram).")
+
+
 def report(work, results, date):
     """Writes RESULTS/sip-DATE.json and .md from WORK/sip alone (bench-sip.sh run by itself or by bench.sh), judged
     by the section's own load samples."""
@@ -243,6 +265,7 @@ def report(work, results, date):
         figures.append(f)
 
     sip_figures(work, figure)
+    instruction_figure(work, figure)
     json.dump({"date": date, "load": load, "judged": judged, "figures": figures},
               open(os.path.join(results, f"sip-{date}.json"), "w"), indent=2)
     lines = [f"# callstorm SIP bench, {date}", "", f"**Load:** {load}. " + ("Judged." if judged else
