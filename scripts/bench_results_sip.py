@@ -268,7 +268,14 @@ def report(work, results, date):
     instruction_figure(work, figure)
     json.dump({"date": date, "load": load, "judged": judged, "figures": figures},
               open(os.path.join(results, f"sip-{date}.json"), "w"), indent=2)
-    lines = [f"# callstorm SIP bench, {date}", "", f"**Load:** {load}. " + ("Judged." if judged else
+    try:
+        seconds = int(open(os.path.join(outdir, "seconds")).read())
+        rungs = ", ".join(f"{r:,}" for r, *_ in ladder(outdir, seconds))
+    except (OSError, ValueError):
+        seconds, rungs = None, "none"
+    lines = [f"# callstorm SIP bench, {date}", "", f"**Run:** rungs {rungs} calls/s, {seconds} s each "
+             "(scripts/bench-sip.sh; docs/SIP.md, \"Head to head with SIPp\").", "",
+             f"**Load:** {load}. " + ("Judged." if judged else
              "Not judged: the machine was not quiet (scripts/bench_results_load.py's rule)."), "",
              "| figure | callstorm | peer | ratio | goal |", "|---|---|---|---|---|"]
     def fmt(x):
