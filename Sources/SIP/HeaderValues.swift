@@ -78,33 +78,41 @@ public struct SIPVia: Sendable, Equatable {
 
     /// The first Via of a comma-joined value; nil when it is not `SIP/2.0/<transport> <sent-by>`.
     public init?(_ value: String) {
-        guard let (transport, sentBy, parameters) = Self.parts(value) else { return nil }
-        self.transport = transport.uppercased()
-        self.sentBy = String(sentBy)
-        self.parameters = SIPParameters(parsing: parameters)
+        guard let parts = ValueBytes.with(value, { b in Self.parts(b).map { p in
+            (ValueBytes.string(b, p.transport.0, p.transport.1), ValueBytes.string(b, p.sentBy.0, p.sentBy.1),
+             ValueBytes.string(b, p.parameters.0, p.parameters.1))
+        } }) else { return nil }
+        transport = parts.0.uppercased()
+        sentBy = parts.1
+        parameters = SIPParameters(parsing: parts.2[...])
     }
 
     /// The branch of the first Via in `value`, as `SIPVia(value)?.branch` reads it, without building the value.
     public static func branch(in value: String) -> String? {
-        parts(value).flatMap { SIPParameters.lookup("branch", in: $0.parameters) }
+        ValueBytes.with(value) { b in
+            parts(b).flatMap { ValueBytes.lookup("branch", b, $0.parameters.0, $0.parameters.1) }
+        }
     }
 
-    private static func parts(_ value: String) -> (transport: String, sentBy: Substring, parameters: Substring)? {
-        let first = SIPHeaderValues.first(value)
-        let protocolEnd = first.utf8.firstIndex { $0 == 32 || $0 == 9 } ?? first.endIndex
-        // `SIP/2.0/<transport>`, SIP in any case, no further slash; byte by byte (this runs for every message).
-        let proto = first[..<protocolEnd]
-        let matches = zip(proto.utf8, "SIP/2.0/".utf8).allSatisfy { a, b in
-            a == b || (b >= 0x41 && b <= 0x5A && a | 0x20 == b | 0x20)
+    /// Byte ranges of the first Via's transport, sent-by and parameters (from its first `;`).
+    private static func parts(_ b: ValueBytes.Bytes)
+        -> (transport: (Int, Int), sentBy: (Int, Int), parameters: (Int, Int))? {
+        let end = ValueBytes.firstComma(b, 0, b.count)
+        var protocolEnd = 0
+        while protocolEnd < end, b[protocolEnd] != 32, b[protocolEnd] != 9 { protocolEnd += 1 }
+        // `SIP/2.0/<transport>`, SIP in any case, no further slash.
+        guard protocolEnd >= 8 else { return nil }
+        let prefix: StaticString = "SIP/2.0/"
+        for k in 0..<8 {
+            let a = b[k], p = prefix.utf8Start[k]
+            guard a == p || (p >= 0x41 && p <= 0x5A && a | 0x20 == p | 0x20) else { return nil }
         }
-        guard proto.utf8.count >= 8, matches else { return nil }
-        let transport = proto[proto.utf8.index(proto.startIndex, offsetBy: 8)...]
-        guard !transport.utf8.contains(0x2F) else { return nil }
-        let rest = first[protocolEnd...].trimmingSpaces
-        let semicolon = rest.utf8.firstIndex(of: 0x3B) ?? rest.endIndex
-        let sentBy = rest[..<semicolon].trimmingSpaces
-        guard !sentBy.isEmpty else { return nil }
-        return (String(transport), sentBy, rest[semicolon...])
+        guard ValueBytes.find(0x2F, b, 8, protocolEnd) == protocolEnd else { return nil }
+        let (restLo, restHi) = ValueBytes.trim(b, protocolEnd, end)
+        let semicolon = ValueBytes.find(0x3B, b, restLo, restHi)
+        let sentBy = ValueBytes.trim(b, restLo, semicolon)
+        guard sentBy.0 < sentBy.1 else { return nil }
+        return ((8, protocolEnd), sentBy, (semicolon, restHi))
     }
 
     public var branch: String? { parameters["branch"] }
@@ -128,31 +136,42 @@ public struct SIPAddress: Sendable, Equatable {
 
     /// Parses the first address of a (possibly comma-joined) value.
     public init?(_ value: String) {
-        guard let (name, uri, parameters) = Self.parts(value) else { return nil }
-        displayName = name.map { String($0.trimmingQuotes) }
-        self.uri = String(uri)
-        self.parameters = SIPParameters(parsing: parameters)
+        guard let parts = ValueBytes.with(value, { b in Self.parts(b).map { p in
+            (p.name.map { n in ValueBytes.string(b, n.0, n.1) }, ValueBytes.string(b, p.uri.0, p.uri.1),
+             ValueBytes.string(b, p.parameters.0, p.parameters.1))
+        } }) else { return nil }
+        displayName = parts.0
+        uri = parts.1
+        parameters = SIPParameters(parsing: parts.2[...])
     }
 
     /// The tag of the first address in `value`, as `SIPAddress(value)?.tag` reads it, without building the value.
     public static func tag(in value: String) -> String? {
-        parts(value).flatMap { SIPParameters.lookup("tag", in: $0.parameters) }
+        ValueBytes.with(value) { b in
+            parts(b).flatMap { ValueBytes.lookup("tag", b, $0.parameters.0, $0.parameters.1) }
+        }
     }
 
-    private static func parts(_ value: String) -> (name: Substring?, uri: Substring, parameters: Substring)? {
-        let text = SIPHeaderValues.first(value).trimmingSpaces
-        let result: (Substring?, Substring, Substring)
-        if let open = text.utf8.firstIndex(of: 0x3C) {
-            guard let close = text[open...].utf8.firstIndex(of: 0x3E) else { return nil }
-            let name = text[..<open].trimmingSpaces
-            result = (name.isEmpty ? nil : name, text[text.utf8.index(after: open)..<close],
-                      text[text.utf8.index(after: close)...])
+    /// Byte ranges of the first address's display name (quotes trimmed; nil when empty), URI and parameters.
+    private static func parts(_ b: ValueBytes.Bytes)
+        -> (name: (Int, Int)?, uri: (Int, Int), parameters: (Int, Int))? {
+        let (lo, hi) = ValueBytes.trim(b, 0, ValueBytes.firstComma(b, 0, b.count))
+        let result: (name: (Int, Int)?, uri: (Int, Int), parameters: (Int, Int))
+        let open = ValueBytes.find(0x3C, b, lo, hi)
+        if open < hi {
+            let close = ValueBytes.find(0x3E, b, open, hi)
+            guard close < hi else { return nil }
+            var (nlo, nhi) = ValueBytes.trim(b, lo, open)
+            let named = nlo < nhi
+            if nlo < nhi, b[nlo] == 0x22 { nlo += 1 }
+            if nhi > nlo, b[nhi - 1] == 0x22 { nhi -= 1 }
+            result = (named ? (nlo, nhi) : nil, (open + 1, close), (close + 1, hi))
         } else {
             // addr-spec: parameters after the URI belong to the header (§20.10).
-            let semicolon = text.utf8.firstIndex(of: 0x3B) ?? text.endIndex
-            result = (nil, text[..<semicolon], text[semicolon...])
+            let semicolon = ValueBytes.find(0x3B, b, lo, hi)
+            result = (nil, (lo, semicolon), (semicolon, hi))
         }
-        return result.1.utf8.contains(0x3A) ? result : nil
+        return ValueBytes.find(0x3A, b, result.uri.0, result.uri.1) < result.uri.1 ? result : nil
     }
 
     public var tag: String? {
@@ -177,11 +196,22 @@ public struct SIPCSeq: Sendable, Equatable {
     }
 
     public init?(_ value: String) {
-        let parts = value[...].trimmingSpaces.utf8Split(0x20).filter { !$0.isEmpty }
-        guard parts.count == 2, parts[0].utf8.count <= 10, let number = UInt32(parts[0]),
-              parts[1].utf8.allSatisfy(SIPParser.isTokenByte) else { return nil }
+        // Two pieces between spaces (tabs only trimmed at the ends): a number of at most 10 digits, a token.
+        guard let parts = ValueBytes.with(value, { b -> (String, String)? in
+            let (lo, hi) = ValueBytes.trim(b, 0, b.count)
+            var pieces: [(Int, Int)] = []
+            var start = lo
+            while start <= hi, pieces.count <= 2 {
+                let end = ValueBytes.find(0x20, b, start, hi)
+                if end > start { pieces.append((start, end)) }
+                start = end + 1
+            }
+            guard pieces.count == 2, pieces[0].1 - pieces[0].0 <= 10,
+                  (pieces[1].0..<pieces[1].1).allSatisfy({ SIPParser.isTokenByte(b[$0]) }) else { return nil }
+            return (ValueBytes.string(b, pieces[0].0, pieces[0].1), ValueBytes.string(b, pieces[1].0, pieces[1].1))
+        }), let number = UInt32(parts.0) else { return nil }
         self.number = number
-        method = SIPMethod(String(parts[1]))
+        method = SIPMethod(parts.1)
     }
 
     public var text: String { "\(number) \(method.rawValue)" }
@@ -202,8 +232,8 @@ public enum SIPHeaderValues {
 
     /// The value up to its first top-level comma: what `split(value).first` is, without the array.
     public static func first(_ value: String) -> Substring {
-        let all = value[...]
-        return all[..<firstComma(all)]
+        let end = ValueBytes.with(value) { ValueBytes.firstComma($0, 0, $0.count) }
+        return value[..<value.utf8.index(value.utf8.startIndex, offsetBy: end)]
     }
 
     private static func firstComma(_ text: Substring) -> String.Index {

@@ -118,21 +118,34 @@ public struct SIPHeaderName: Sendable, Hashable {
     public let canonical: String
     let lower: String
     let compact: String?
+    /// `lower` and `compact` as bytes: every header lookup compares each received name against them.
+    private let lowerBytes: [UInt8]
+    private let compactByte: UInt8?
 
     public init(_ canonical: String, compact: String? = nil) {
         self.canonical = canonical
         lower = canonical.lowercased()
         self.compact = compact
+        lowerBytes = Array(lower.utf8)
+        compactByte = compact?.utf8.first
     }
 
     /// Whether a received header name means this header (ASCII case folding only: names are tokens).
     public func matches(_ name: String) -> Bool {
-        let utf8 = name.utf8
-        if let compact, utf8.count == 1 {
-            return utf8.first.map { $0 | 0x20 } == compact.utf8.first
+        let count = name.utf8.count
+        if let compactByte, count == 1 {
+            return name.utf8.first.map { $0 | 0x20 } == compactByte
         }
-        guard utf8.count == lower.utf8.count else { return false }
-        return utf8.elementsEqual(lower.utf8) { a, b in a == b || (a >= 0x41 && a <= 0x5A && a | 0x20 == b) }
+        guard count == lowerBytes.count else { return false }
+        return lowerBytes.withUnsafeBufferPointer { lower in
+            ValueBytes.with(name) { b in
+                for k in 0..<count {
+                    let a = b[k], l = lower[k]
+                    if a != l, !(a >= 0x41 && a <= 0x5A && a | 0x20 == l) { return false }
+                }
+                return true
+            }
+        }
     }
 
     public static let via = SIPHeaderName("Via", compact: "v")

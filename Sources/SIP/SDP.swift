@@ -43,6 +43,63 @@ public struct SDPSession: Sendable, Equatable {
 
     /// Reads the first audio stream; nil when there is none (or no connection address).
     public init?(parsing body: [UInt8]) {
+        // ASCII bodies (every real one) are read over their bytes; others keep the Character-based reading,
+        // whose prefix tests see combining marks.
+        guard let parsed = body.allSatisfy({ $0 < 0x80 }) ? Self.asciiParts(body) : Self.textParts(body),
+              let address = parsed.address, let port = parsed.port else { return nil }
+        self.init(address: address, port: port, formats: parsed.formats, direction: parsed.direction,
+                  version: parsed.version)
+    }
+
+    private typealias Parts = (address: String?, port: Int?, formats: [Int], direction: Direction, version: UInt64)
+
+    /// What `textParts` reads, over the bytes (each Substring step there costs tens of instructions).
+    private static func asciiParts(_ body: [UInt8]) -> Parts? {
+        var parts: Parts = (nil, nil, [], .sendrecv, 0)
+        var inAudio = false
+        body.withUnsafeBufferPointer { b in
+            func fields(_ lo: Int, _ hi: Int) -> [(Int, Int)] {
+                var out: [(Int, Int)] = []
+                var start = lo
+                while true {
+                    let end = ValueBytes.find(0x20, b, start, hi)
+                    out.append((start, end))
+                    guard end < hi else { return out }
+                    start = end + 1
+                }
+            }
+            func text(_ f: (Int, Int)) -> String { ValueBytes.string(b, f.0, f.1) }
+            var start = 0
+            while start <= b.count {
+                let newline = ValueBytes.find(0x0A, b, start, b.count)
+                defer { start = newline + 1 }
+                let end = newline > start && b[newline - 1] == 13 ? newline - 1 : newline
+                guard end - start >= 2, b[start + 1] == 0x3D else { continue }
+                switch b[start] {
+                case 0x6F:  // o=
+                    let f = fields(start + 2, end)
+                    if f.count >= 3 { parts.version = UInt64(text(f[2])) ?? 0 }
+                case 0x63:  // c=
+                    if parts.address == nil || inAudio { parts.address = text(fields(start, end).last!) }
+                case 0x6D:  // m=
+                    guard parts.port == nil else { inAudio = false; continue }
+                    let f = fields(start + 2, end)
+                    inAudio = text(f[0]) == "audio" && f.count >= 4
+                    if inAudio {
+                        parts.port = Int(text(f[1]))
+                        parts.formats = f.dropFirst(3).compactMap { Int(text($0)) }
+                    }
+                case 0x61 where inAudio:  // a=
+                    if let found = Direction(rawValue: text((start + 2, end))) { parts.direction = found }
+                default:
+                    break
+                }
+            }
+        }
+        return parts
+    }
+
+    private static func textParts(_ body: [UInt8]) -> Parts? {
         var address: String?
         var port: Int?
         var formats: [Int] = []
@@ -70,8 +127,7 @@ public struct SDPSession: Sendable, Equatable {
                 direction = found
             }
         }
-        guard let address, let port else { return nil }
-        self.init(address: address, port: port, formats: formats, direction: direction, version: version)
+        return (address, port, formats, direction, version)
     }
 
     /// The body, CRLF line ends.

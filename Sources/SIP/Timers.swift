@@ -45,7 +45,11 @@ struct PendingTimers: Sendable, Equatable {
     mutating func cancel(_ timer: SIPTimer) { items.removeAll { $0.0 == timer } }
     mutating func cancelAll() { items.removeAll() }
 
-    var next: UInt64? { items.map(\.1).min() }
+    var next: UInt64? {
+        var next: UInt64?
+        for item in items where next.map({ item.1 < $0 }) ?? true { next = item.1 }
+        return next
+    }
 
     /// Removes and returns the earliest timer due at `now`.
     mutating func popDue(_ now: UInt64) -> SIPTimer? {

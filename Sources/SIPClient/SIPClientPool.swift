@@ -11,7 +11,7 @@ import Glibc
 /// or one TCP connection to the proxy), so the proxy sees one contact per device as it would see phones.
 ///
 /// Timers: one `EventTimer` ticks every `tickNanos` while agents exist and advances the agents whose deadline has
-/// come (a scan; a timer wheel replaces it when the Driver owns the agents).
+/// come, found in a heap of deadlines noted each time an agent was touched (`AgentDeadlines`).
 /// Thread rule: every method, and `onEvent`, runs on `thread.queue`; create the pool there too.
 public final class SIPClientPool: @unchecked Sendable {
     public typealias EventHandler = (_ agent: Int, _ event: SIPEvent) -> Void
@@ -29,6 +29,7 @@ public final class SIPClientPool: @unchecked Sendable {
     private var sources: [Int: sockaddr_in] = [:]
     private var nextAgent = 1
     private var ticker: EventTimer?
+    private var deadlines = AgentDeadlines()
     private static let tickNanos: UInt64 = 10_000_000
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
     /// Agents' books of the agents already closed, so `counters` keeps them.
@@ -108,6 +109,7 @@ public final class SIPClientPool: @unchecked Sendable {
     public func close(_ id: Int) {
         guard let socket = sockets.removeValue(forKey: id), let agent = agents.removeValue(forKey: id) else { return }
         agent.counters.merge(into: &closedCounters)
+        deadlines.remove(id)
         byFD[socket.fd] = nil
         thread.remove(socket.fd)
         Glibc.close(socket.fd)
@@ -123,7 +125,9 @@ public final class SIPClientPool: @unchecked Sendable {
     // MARK: - Event thread
 
     private func flush(_ id: Int) {
-        guard let agent = agents[id], let socket = sockets[id] else { return }
+        guard let agent = agents[id] else { return }
+        deadlines.note(id, agent.nextDeadline)
+        guard let socket = sockets[id] else { return }
         for (bytes, destination) in agent.takeOutbox() {
             switch socket.transport {
             case .udp:
@@ -228,8 +232,12 @@ public final class SIPClientPool: @unchecked Sendable {
     private func tick() {
         let now = clock.nowNanos()
         if !held.isEmpty { releaseHeld(now: now) }
-        for (id, agent) in agents {
-            guard let due = agent.nextDeadline, due <= now else { continue }
+        for id in deadlines.popDue(now) {
+            guard let agent = agents[id] else { continue }
+            guard let due = agent.nextDeadline, due <= now else {
+                deadlines.note(id, agent.nextDeadline)
+                continue
+            }
             agent.advance(to: now)
             flush(id)
         }

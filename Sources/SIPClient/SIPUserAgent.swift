@@ -101,8 +101,9 @@ public final class SIPUserAgent {
     /// Starts a client transaction for `request` (its top Via names the branch).
     func startClient(_ request: SIPMessage, now: UInt64) {
         let (transaction, effects) = ClientTransaction.start(request, timers: timers, now: now)
-        clients[Self.key(request.branch, request.cseq?.method)] = transaction
-        apply(effects, source: nil, key: Self.key(request.branch, request.cseq?.method))
+        let key = Self.key(request.branch, request.cseq?.method)
+        clients[key] = transaction
+        apply(effects, source: nil, key: key)
     }
 
     func send(_ message: SIPMessage, to destination: Destination, retransmission: Bool = false) {

@@ -34,6 +34,30 @@ final class ParserTests: XCTestCase {
         XCTAssertNil(SIPVia.branch(in: "SIP/2.0/UDP;branch=x"), "no sent-by: no Via, no branch")
     }
 
+    /// The byte-level readers (branch, tag, CSeq, the first of a comma-joined value) on values that trip them.
+    func testHeaderValueReadersHandleQuotesCommasTabsAndCase() {
+        let via = "sip/2.0/tcp  h:5060 ; Branch = z9hG4bKa ;rport, SIP/2.0/UDP p;branch=z9hG4bKb"
+        XCTAssertEqual(SIPVia.branch(in: via), "z9hG4bKa")
+        XCTAssertEqual(SIPVia(via)?.transport, "TCP")
+        XCTAssertEqual(SIPVia(via)?.sentBy, "h:5060")
+        XCTAssertNil(SIPVia.branch(in: "SIP/2.0/UDP/X h;branch=z9hG4bK1"), "a slash in the transport")
+        XCTAssertNil(SIPVia.branch(in: "SIP/2.1/UDP h;branch=z9hG4bK1"))
+        let from = "\"Doe, \\\"J\\\"\" <sip:j@h;tag=u>;tag=t1, <sip:k@h>;tag=t2"
+        XCTAssertEqual(SIPAddress.tag(in: from), "t1")
+        XCTAssertEqual(SIPAddress(from)?.uri, "sip:j@h;tag=u")
+        XCTAssertEqual(SIPAddress("sip:a@h;tag=x")?.tag, "x", "addr-spec: the parameters are the header's")
+        XCTAssertNil(SIPAddress("<noscheme>"), "a URI without a colon")
+        XCTAssertEqual(SIPCSeq(" 12   INVITE\t"), SIPCSeq(12, .invite))
+        XCTAssertNil(SIPCSeq("12\tINVITE"), "only spaces separate")
+        XCTAssertNil(SIPCSeq("12345678901 BYE"), "more than ten digits")
+        XCTAssertNil(SIPCSeq("1 BYE x"))
+        XCTAssertEqual(SIPHeaderValues.first("<sip:a,b@h>, <sip:c@h>"), "<sip:a,b@h>")
+        XCTAssertTrue(SIPHeaderName.callID.matches("CALL-id"))
+        XCTAssertTrue(SIPHeaderName.callID.matches("I"))
+        XCTAssertFalse(SIPHeaderName.cseq.matches("C"), "no compact form")
+        XCTAssertFalse(SIPHeaderName.via.matches("Vià"))
+    }
+
     func testSerializedMessageParsesBackToTheSameMessage() throws {
         let message = try SIPParser.parse(datagram: Array(Self.invite.utf8))
         let again = try SIPParser.parse(datagram: message.serialized())

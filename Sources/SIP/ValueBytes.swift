@@ -1,0 +1,85 @@
+/// Byte-level scanning of header values over their UTF-8 storage. Every received message has its top Via branch,
+/// CSeq and tags read, several times; on `Substring.UTF8View` each byte step costs tens of instructions (index
+/// checks), which made one branch lookup ~15,000 instructions (docs/SIP.md, "What a call costs"). Offsets here
+/// are byte offsets; every cut falls on an ASCII byte, so the pieces are whole scalars.
+enum ValueBytes {
+    typealias Bytes = UnsafeBufferPointer<UInt8>
+
+    /// Runs `body` over `value`'s UTF-8 bytes (native strings without a copy).
+    static func with<R>(_ value: String, _ body: (Bytes) -> R) -> R {
+        var value = value
+        return value.withUTF8(body)
+    }
+
+    /// The first comma in `lo..<hi` outside quotes and angle brackets (§7.3.1), or `hi`.
+    static func firstComma(_ b: Bytes, _ lo: Int, _ hi: Int) -> Int {
+        var quoted = false, angle = false
+        var i = lo
+        while i < hi {
+            switch b[i] {
+            case 0x22: quoted.toggle()
+            case 0x3C where !quoted: angle = true
+            case 0x3E where !quoted: angle = false
+            case 0x2C where !quoted && !angle: return i
+            default: break
+            }
+            i += 1
+        }
+        return hi
+    }
+
+    /// `lo..<hi` without leading and trailing spaces and tabs.
+    static func trim(_ b: Bytes, _ lo: Int, _ hi: Int) -> (Int, Int) {
+        var lo = lo, hi = hi
+        while lo < hi, b[lo] == 32 || b[lo] == 9 { lo += 1 }
+        while hi > lo, b[hi - 1] == 32 || b[hi - 1] == 9 { hi -= 1 }
+        return (lo, hi)
+    }
+
+    /// The first `byte` in `lo..<hi`, or `hi`.
+    static func find(_ byte: UInt8, _ b: Bytes, _ lo: Int, _ hi: Int) -> Int {
+        var i = lo
+        while i < hi, b[i] != byte { i += 1 }
+        return i
+    }
+
+    static func string(_ b: Bytes, _ lo: Int, _ hi: Int) -> String {
+        String(decoding: Bytes(rebasing: b[lo..<hi]), as: UTF8.self)
+    }
+
+    /// ASCII case-insensitive equality of `lo..<hi` with `name` (a token), as `asciiCaseEqual` compares.
+    static func equals(_ b: Bytes, _ lo: Int, _ hi: Int, _ name: Bytes) -> Bool {
+        guard hi - lo == name.count else { return false }
+        for k in 0..<name.count {
+            let x = b[lo + k], y = name[k]
+            if x != y, !((x | 0x20) == (y | 0x20) && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A) { return false }
+        }
+        return true
+    }
+
+    /// `SIPParameters.lookup(name, in:)` over `lo..<hi`: the first parameter named `name`; nil for a flag or
+    /// when absent.
+    static func lookup(_ name: Bytes, _ b: Bytes, _ lo: Int, _ hi: Int) -> String? {
+        var start = lo
+        while start <= hi {
+            let end = find(0x3B, b, start, hi)
+            let (plo, phi) = trim(b, start, end)
+            if plo < phi {
+                let eq = find(0x3D, b, plo, phi)
+                let (nlo, nhi) = eq == phi ? (plo, phi) : trim(b, plo, eq)
+                if equals(b, nlo, nhi, name) {
+                    guard eq < phi else { return nil }
+                    let (vlo, vhi) = trim(b, eq + 1, phi)
+                    return string(b, vlo, vhi)
+                }
+            }
+            guard end < hi else { return nil }
+            start = end + 1
+        }
+        return nil
+    }
+
+    static func lookup(_ name: StaticString, _ b: Bytes, _ lo: Int, _ hi: Int) -> String? {
+        lookup(Bytes(start: name.utf8Start, count: name.utf8CodeUnitCount), b, lo, hi)
+    }
+}
