@@ -149,6 +149,11 @@ public struct Recorder: Sendable {
         metrics.mapValues(\.total)
     }
 
+    /// Run-total histograms as windows (`HdrWindow`): for another thread, sharing no buffer the recorder writes.
+    public var histogramWindows: [String: HdrWindow] {
+        metrics.mapValues(\.total.window)
+    }
+
     /// Counter totals.
     public var counters: [String: Int64] {
         counterStates.mapValues(\.total)
