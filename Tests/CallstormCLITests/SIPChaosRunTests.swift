@@ -37,7 +37,8 @@ final class SIPChaosRunTests: XCTestCase {
         XCTAssertEqual(c["calls.started"], c["calls.planned"], context)
 
         // Each fault acted.
-        for kind in ["push.dropped", "sip.late_wake", "sip.register_lost", "sip.message_lost", "push.duplicated"] {
+        for kind in ["push.dropped", "sip.late_wake", "sip.register_lost", "sip.message_lost", "sip.message_delayed",
+                     "push.duplicated"] {
             XCTAssertGreaterThan(c[MetricName.fault(kind)] ?? 0, 0, "no \(kind): \(context)")
         }
         // Every call that did not complete is put down to a fault logged against it, none to Kamailio.
