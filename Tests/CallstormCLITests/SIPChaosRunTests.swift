@@ -32,6 +32,7 @@ final class SIPChaosRunTests: XCTestCase {
         let outcome = try runScenario(text, in: dir)
         let c = outcome.result.recorder.counters
         let context = "\(c.filter { $0.key.hasPrefix("calls") || $0.key.hasPrefix("faults") })"
+        XCTAssertEqual(outcome.exitCode, .passed, "\(outcome.verdict.reasons)")
         let books = Books(counters: c)
         XCTAssertTrue(books.balanced, "\(books.problems)")
         XCTAssertEqual(c["calls.started"], c["calls.planned"], context)
