@@ -129,7 +129,7 @@ extension RunSession {
                                 what: FaultDescription.describe($0), injected: injected[$0.name] ?? [:])
         }
         try RunReporting.save(windows, to: bundle.faultWindows)
-        try csv.write(to: bundle.faults, atomically: true, encoding: .utf8)
+        try RunResults.replaceFile(bundle.faults, with: Data(csv.utf8))
     }
 
     /// The thresholds, the capacity knee and the books, on stderr.
