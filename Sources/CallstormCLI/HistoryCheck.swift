@@ -58,7 +58,7 @@ enum HistoryCheck {
         guard writeFiles else { return outcome }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(report).write(to: bundle.checker)
+        try RunResults.replaceFile(bundle.checker, with: encoder.encode(report))
         var figures: [RacesSection.TimelineFigure] = []
         for (n, v) in report.violations.prefix(timelines).enumerated() {
             let svg = Timeline.svg(for: v, in: events)

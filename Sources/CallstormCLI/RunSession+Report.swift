@@ -83,7 +83,7 @@ extension RunSession {
             try RunResults.joinHistory(run: bundle.directory)
             try checkHistory(&result, notes: &notes, failures: &failures)
             try RunReporting.save(notes, to: bundle.notes)
-            _ = FileManager.default.createFile(atPath: bundle.finished.path, contents: Data())
+            try RunResults.replaceFile(bundle.finished, with: Data())
             written = try RunReporting.write(run: bundle.directory, facts: driven.facts, recorder: result.recorder,
                                              thresholds: scenario.slo, notes: notes, extraFailures: failures,
                                              historyJoined: true)

@@ -146,7 +146,7 @@ public enum RunResults {
                 out.append(data[data.index(after: newline)...])
             }
         }
-        try out.write(to: bundle.rows(rows))
+        try replaceFile(bundle.rows(rows), with: out)
     }
 
     /// Joins the workers' `raw/history-w*.jsonl` into `<run>/history.jsonl`, ordered by time (each line starts
