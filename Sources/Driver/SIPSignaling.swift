@@ -1,6 +1,7 @@
 import CallModel
 import Determinism
 import Metrics
+import RunFormats
 import Scenario
 import SIP
 import SIPClient
@@ -26,6 +27,10 @@ final class SIPSignaling {
         var confirmed = false
         /// 180 seen (the post-dial delay is measured once).
         var rang = false
+        /// The dialog state last written to the history (`SIPSignaling+History`); nil before the first.
+        var dialogState: HistoryDialogState?
+        /// This device's re-INVITE in flight asks for hold (true) or resume (false).
+        var holdAsked: Bool?
     }
 
     /// An action sent over SIP, waiting for the event that fulfils it.
@@ -126,6 +131,7 @@ final class SIPSignaling {
         case .success(let agent):
             pool.agent(agent)?.autoRing = true
             pool.agent(agent)?.reportsTrying = true
+            pool.agent(agent).map { tapMessages($0, local: local) }
             agents.agent[local] = agent
             agents.device[agent] = local
             return agent
@@ -167,7 +173,11 @@ final class SIPSignaling {
             default: sent = false
             }
         }
-        if request.kind == .join, sent { legs[key]?.answerSent = now }
+        if request.kind == .join, sent {
+            legs[key]?.answerSent = now
+            dialog(local, request.conversation, .confirmed)  // a UAS's dialog is confirmed by its 2xx (§12.1.1)
+        }
+        if sent, request.op == .pause || request.op == .resume { legs[key]?.holdAsked = request.op == .pause }
         if !sent, pending[key] != nil {
             pending[key] = nil
             var answer = ActionAnswer(outcome: .failed(reason: "sip_\(request.op.rawValue)_refused"))
