@@ -76,6 +76,7 @@ extension SIPSignaling {
         let key = Self.legKey(local, callID)
         guard let leg = legs.removeValue(forKey: key) else { return }
         dialogEnded(local, callID, leg: leg, reason: Self.endReason(reason))
+        if leg.caller { wake.inviteSent[callID] = nil }
         switch reason {
         case .localBye: fulfil(key, [.end])
         case .declined: fulfil(key, [.decline, .end])
@@ -102,6 +103,7 @@ extension SIPSignaling {
         // The INVITE failed (declined, busy, unreachable): the call is over for the caller.
         legs[key] = nil
         dialogEnded(local, callID, leg: leg, reason: "failed_\(status)")
+        if leg.caller { wake.inviteSent[callID] = nil }
         observeEnd(local, callID: callID, reason: status == 408 || status == 480 ? "unanswered" : nil, now: now)
         afterCall(local)
     }

@@ -203,7 +203,9 @@ final class SIPSignaling {
         pool.agent(agent).map { callID = $0.invite(uri, now: started) }
         let key = Self.legKey(request.device, callID)
         legs[key] = Leg(call: request.call, caller: true, inviteSent: started)
-        wake.inviteSent[callID] = started
+        // A call's devices share its worker, so the callee's push (invite_to_push) is reported beside this; kept
+        // only while the caller's leg lives (SIPSignaling+Events drops it), so the table holds the live calls.
+        if spec.sleep { wake.inviteSent[callID] = started }
         pending[key] = Pending(request: request, started: started)
         table.schedule(.sipAction(key: key, slot: request.slot), started + settings.actionTimeoutNanos)
         pool.perform(agent) { _, _ in }
