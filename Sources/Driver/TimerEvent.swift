@@ -22,6 +22,8 @@ enum TimerEvent {
     case socketFault(SocketFaultTimer)
     /// An action sent over SIP got no answer within `action_timeout` (its leg key and action slot).
     case sipAction(key: String, slot: Int)
+    /// A sleeping SIP device's wake REGISTER, put off by a late-wake fault (`SIPSignaling+Faults`).
+    case sipWake(local: Int)
 }
 
 /// A redial due after a drop (`behavior.redial_after_drop`): the dropped call's caller and callee, kept out of

@@ -90,6 +90,7 @@ extension ScenarioDecoder {
         checkSocketMapped(root, scenario)
         checkSocketFaults(scenario)
         checkSIP(root, scenario)
+        checkSIPFaults(root, scenario)
         return errors.count == errorsBefore ? scenario : nil
     }
 
