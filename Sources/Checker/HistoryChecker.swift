@@ -134,6 +134,8 @@ struct ConversationRecord {
     var unsettled: Bool { open > 0 || uncertainSince != nil }
 }
 
+// limits: 16 stored properties: the SIP dialogs (`sip`) sit beside the conversations' state because rules 3, 4 and 8
+// judge both, with the same op table, ended marks and reporting.
 struct CheckState {
     let events: [HistoryEvent]
     let policy: ServerPolicy

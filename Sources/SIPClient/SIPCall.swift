@@ -86,6 +86,11 @@ extension SIPUserAgent {
         }
         guard let callID = response.callID, var call = calls[callID] else { return }
         switch method {
+        case .invite where call.role == .caller && (call.phase == .confirmed || call.phase == .ending)
+            && status / 100 == 2 && response.cseq?.number == call.invite.cseq?.number:
+            // The callee sent its 200 again (Timer G): the first ACK was lost, and each 2xx is ACKed (§13.2.2.4).
+            if let dialog = call.dialog { sendACK(dialog, cseq: response.cseq?.number ?? 1, retransmission: true) }
+            return
         case .invite where call.phase == .confirmed || call.phase == .ending:
             reinviteResponse(response, status: status, call: &call)
         case .invite:

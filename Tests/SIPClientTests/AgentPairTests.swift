@@ -92,6 +92,20 @@ final class AgentPairTests: XCTestCase {
         XCTAssertEqual(bob.counters.retransmissionsSent, ["200": 1], "no 2xx retransmission after the ACK")
     }
 
+    func testALostAckIsSentAgainForTheRetransmitted200AndTheCallStaysUp() {
+        let call = alice.invite("sip:bob@127.0.0.1:5072", now: clock.nowNanos())
+        pump()
+        drop = { $0.method == .ack }
+        bob.answer(call, now: clock.nowNanos())
+        pump()
+        XCTAssertNotEqual(events["bob"]?.last, .answered(call: call), "the ACK was lost")
+        advance(500_000_000)  // Timer G: the 200 again, which the caller must ACK again (§13.2.2.4)
+        XCTAssertEqual(events["bob"]?.last, .answered(call: call))
+        XCTAssertEqual(alice.counters.retransmissionsSent["ACK"], 1)
+        advance(40_000_000_000)
+        XCTAssertEqual(alice.callCount + bob.callCount, 2, "no Timer L ends the callee's call")
+    }
+
     func testCancelWhileRingingEndsBothEndsAsCancelled() {
         let call = alice.invite("sip:bob@127.0.0.1:5072", now: clock.nowNanos())
         pump()
