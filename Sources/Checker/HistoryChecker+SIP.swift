@@ -92,40 +92,32 @@ extension CheckState {
     }
 
     /// After the whole history: for each Call-ID both of whose user agents wrote lines, a dialog one end confirmed
-    /// was confirmed by the other too (`dialog-confirmed-at-both-ends`), and their last states agree: both
-    /// terminated, both still in the dialog, or both early (`final-views-agree-with-server`), unless an action on
-    /// the call was still under way when the history ended.
+    /// was confirmed by the other too (`dialog-confirmed-at-both-ends`), and no end is left in the dialog while the
+    /// other terminated it (`final-views-agree-with-server`), unless an action on the call was still under way when
+    /// the history ended. An end still early is not judged: its INVITE transaction is in flight (a final response is
+    /// owed, and a timer ends it within 32 s, or the proxy's), where a confirmed dialog has nothing that ends it.
     mutating func finishDialogs() {
         for id in sip.order {
             guard let call = sip.calls[id], call.parties.count >= 2 else { continue }
             checkConfirmedAtBothEnds(id, call)
             let inFlight = lookup(id).map { conversations[$0].open > 0 } ?? false
-            guard !inFlight else { continue }
-            let phases = Set(call.parties.map { Self.phase($0.state) })
-            guard phases.count > 1 else { continue }
+            let inDialog = call.parties.contains { $0.state == .confirmed || $0.state == .held }
+            guard !inFlight, inDialog, call.parties.contains(where: { $0.state == .terminated }) else { continue }
             let states = call.parties.map { "\($0.device) \($0.state.rawValue) (line \(line($0.index)))" }
             report(.finalViewsAgree, conversations: [id], ops: [], devices: call.parties.map(\.device),
-                   "the two ends of SIP call \(id) disagree at the end: " + states.joined(separator: ", "),
-                   events: call.parties.map(\.index))
+                   "the two ends of SIP call \(id) disagree at the end: " + states.joined(separator: ", ")
+                   + "; a dialog one end ended must end at the other (BYE)", events: call.parties.map(\.index))
         }
     }
 
     private mutating func checkConfirmedAtBothEnds(_ id: String, _ call: SIPDialogs.Call) {
         guard let confirmed = call.parties.first(where: { $0.confirmedIndex != nil }),
-              let never = call.parties.first(where: { $0.confirmedIndex == nil }) else { return }
+              let never = call.parties.first(where: { $0.confirmedIndex == nil && $0.state == .terminated })
+        else { return }  // an end still early may yet get its 200: only one that ended without it is judged
         report(.dialogConfirmedAtBothEnds, conversations: [id], ops: [], devices: [confirmed.device, never.device],
                "\(confirmed.device) confirmed dialog \(id) (line \(line(confirmed.confirmedIndex!))) but "
-               + "\(never.device) never did: it went \(never.state.rawValue) (\(never.reason ?? "no reason"), line "
+               + "\(never.device) never did: it ended (\(never.reason ?? "no reason"), line "
                + "\(line(never.index))); a 2xx creates the dialog at both ends (RFC 3261 §12.1, §9.1)",
                events: [confirmed.confirmedIndex!, never.index])
-    }
-
-    /// Held counts as in the dialog: the hold is each end's own.
-    private static func phase(_ state: DialogState) -> Int {
-        switch state {
-        case .early: return 0
-        case .confirmed, .held: return 1
-        case .terminated: return 2
-        }
     }
 }

@@ -134,6 +134,29 @@ final class SIPHistoryCheckerTests: XCTestCase {
         XCTAssertEqual(report.violations, [], describe(report))
     }
 
+    func testAnEndStillEarlyWhenTheHistoryEndsIsNotJudged() throws {
+        var h = HistoryBuilder()
+        // The callee took the CANCEL and answered 487; the caller's final response was still owed at stop (a proxy
+        // waiting on another branch), and the callee's 200 of a second call was still on its way.
+        let start = h.invoke("alice", "start")
+        h.dialog("bob", "c1", "early")
+        h.complete(start)
+        h.dialog("alice", "c1", "early")
+        let cancel = h.invoke("alice", "end", "c1")
+        h.dialog("bob", "c1", "terminated", reason: "cancelled")
+        h.complete(cancel, "info")
+        let start2 = h.invoke("carol", "start")
+        h.dialog("dave", "c2", "early")
+        h.complete(start2)
+        h.dialog("carol", "c2", "early")
+        let join = h.invoke("dave", "join", "c2")
+        h.dialog("dave", "c2", "confirmed")
+        h.complete(join, "info")
+        h.stop()
+        let report = try check(h)
+        XCTAssertEqual(report.violations, [], describe(report))
+    }
+
     func testBothOutcomesOfCancelRacingTheAnswerPass() throws {
         var h = HistoryBuilder()
         // The CANCEL wins: 487 at the caller, the callee's answer comes too late.
