@@ -101,5 +101,12 @@ final class HistoryRoundTripTests: XCTestCase {
             guard case .push(let push) = events.first?.body else { return XCTFail(event) }
             XCTAssertEqual(push.event.rawValue, event)
         }
+        for state in HistoryDialogState.allCases {
+            let events = try HistoryReader.parse(lines: lines([
+                { HistoryText.dialog(t: 1, device: "d", conversation: "c", state: state, reason: nil, call: nil,
+                                     into: &$0) },
+            ]))
+            XCTAssertEqual(events.first?.body, .dialog(DialogLine(device: "d", conversation: "c", state: state)))
+        }
     }
 }
