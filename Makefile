@@ -40,7 +40,8 @@ bench: build
 
 # The SIP section alone: callstorm's SIP devices vs SIPp through one Kamailio, then the push wake-up path (SIP_RATES,
 # SIP_SECONDS); figures to stdout and Benchmarks/results/sip-<date>.md.
-bench-sip: build test-deps
+bench-sip: build
+	scripts/bench-deps.sh
 	CALLSTORM_BIN=$(CURDIR)/$(BIN) scripts/bench-sip.sh Benchmarks/work
 
 # Push gateway throughput against nghttpd with h2load; figures to stdout and Benchmarks/results/gateway-*.md.

@@ -3,8 +3,8 @@
 # side only, for the call of `make bench`'s SIP section (scripts/bench-sip.sh): SIPp's UAC and UAS
 # (deploy/sipp/uac-hold.xml, uas-hold.xml) and callstorm (Benchmarks/scenarios/sip-hold.yaml, both ends), each
 # through one native Kamailio. Each side runs twice, N1 and N2 calls at RATE calls/s (default 20/s, 40 and 120
-# calls), with the same devices, and the difference of the instruction totals is divided by N2 − N1: start-up,
-# registration and the report cancel out, what is left is the cost of one call. Instruction counts do not change
+# calls), with the same devices, and the difference of the instruction totals is divided by the difference of the
+# calls completed: start-up, registration and the report cancel out, what is left is the cost of one call. Instruction counts do not change
 # with the machine's load, so this compares the two on a busy machine where timed runs cannot. Timeouts and drains
 # are long so valgrind's slowness changes no outcome. Prints one line per side; KEEP=1 keeps the files.
 set -u
@@ -49,11 +49,33 @@ cs_total() {
     collected "$d/cs-$1.cg"
 }
 
-completed() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['counters'].get('calls.completed'))" "$1"; }
+completed() {
+    python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['counters'].get('calls.completed', 0))" "$1" \
+        2>/dev/null || echo 0
+}
+successful() {
+    python3 -c "import csv, sys
+print(list(csv.DictReader(open(sys.argv[1]), delimiter=';'))[-1]['SuccessfulCall(C)'])" "$1" 2>/dev/null || echo 0
+}
+# Per call: the difference of the totals over the difference of the calls that completed (valgrind's slowness can
+# cost a run a few calls; the planned counts are N1 and N2).
+per_call() { python3 -c "import sys; a, b, x, y = map(int, sys.argv[1:]); print((b - a) // (y - x) if y > x else 0)" "$@"; }
 s1=$(sipp_total "$n1"); s2=$(sipp_total "$n2")
-successful() { python3 -c "import csv,sys; print(list(csv.DictReader(open(sys.argv[1]), delimiter=';'))[-1]['SuccessfulCall(C)'])" "$1"; }
-echo "SIPp UAC + UAS: $s1 instructions for $n1 calls (successful $(successful "$d/uac-$n1.csv")), $s2 for $n2" \
-     "(successful $(successful "$d/uac-$n2.csv")): $(( (s2 - s1) / (n2 - n1) )) per call"
+k1=$(successful "$d/uac-$n1.csv"); k2=$(successful "$d/uac-$n2.csv")
+sipp_per=$(per_call "${s1:-0}" "${s2:-0}" "$k1" "$k2")
+echo "SIPp UAC + UAS: $s1 instructions for $k1 calls, $s2 for $k2 (of $n1 and $n2 planned): $sipp_per per call"
 c1=$(cs_total "$n1"); c2=$(cs_total "$n2")
-echo "callstorm: $c1 instructions for $n1 calls (completed $(completed "$d/cs-$n1/summary.json")), $c2 for $n2" \
-     "(completed $(completed "$d/cs-$n2/summary.json")): $(( (c2 - c1) / (n2 - n1) )) per call"
+m1=$(completed "$d/cs-$n1/summary.json"); m2=$(completed "$d/cs-$n2/summary.json")
+cs_per=$(per_call "${c1:-0}" "${c2:-0}" "$m1" "$m2")
+echo "callstorm: $c1 instructions for $m1 calls, $c2 for $m2 (of $n1 and $n2 planned): $cs_per per call"
+# SIP_INSTRUCTIONS_JSON=FILE: the figures for bench-results.py (bench.sh's sip-instructions section).
+if [ -n "${SIP_INSTRUCTIONS_JSON:-}" ]; then
+    python3 - "$SIP_INSTRUCTIONS_JSON" "$rate" "$n1" "$n2" "$s1" "$s2" "$k1" "$k2" "$sipp_per" "$c1" "$c2" "$m1" "$m2" \
+        "$cs_per" <<'PY'
+import json, sys
+out, *v = sys.argv[1:]
+rate, n1, n2, s1, s2, k1, k2, sp, c1, c2, m1, m2, cp = (int(x or 0) for x in v)
+json.dump({"rate": rate, "planned": [n1, n2], "sipp": {"instructions": [s1, s2], "calls": [k1, k2], "per_call": sp},
+           "callstorm": {"instructions": [c1, c2], "calls": [m1, m2], "per_call": cp}}, open(out, "w"), indent=2)
+PY
+fi

@@ -206,7 +206,7 @@ def sip_figures(work, figure):
            {"name": "SIPp 3.6.1 UAC + UAS", "unit": "calls/s", **_one(sipp_held), "command": sipp_cmd},
            [cs_held / sipp_held] if cs_held and sipp_held else None,
            note=common + f"Rungs {', '.join(f'{r:,}' for r, *_ in rows)} calls/s, {seconds} s each (SIP_RATES, "
-                "SIP_SECONDS); the ladder stops after a rung neither held, so a side that held the top rung may "
+                "SIP_SECONDS); a side runs no rung above one it did not hold, and one that held the top rung may "
                 "hold more. Held: see scripts/bench_results_sip.py (≥ 99 % of planned calls completed, ≤ 1 % "
                 "failed, call starts late p99 ≤ 10 ms by SIPp's -trace_rtt stamps or callstorm's scheduler lag).")
     wake = wake_run(outdir, seconds)
@@ -228,6 +228,28 @@ def sip_figures(work, figure):
                     "delivers it on the callee's wake REGISTER.")
 
 
+def instruction_figure(work, figure):
+    """The load-independent row (scripts/bench-sip-instructions.sh's JSON): instructions per call, both sides."""
+    try:
+        j = json.load(open(os.path.join(work, "sip-instructions.json")))
+        sipp, cs = j["sipp"]["per_call"], j["callstorm"]["per_call"]
+    except (OSError, ValueError, KeyError):
+        return
+    if not sipp or not cs:
+        return
+    figure("sip_instructions", "SIP: instructions per call under callgrind (the hold call, both ends, client only)",
+           {"name": "callstorm SIP devices", "unit": "instructions/call", **_one(cs), "calls": j["callstorm"]["calls"],
+            "command": "scripts/bench-sip-instructions.sh (callstorm run sip-hold.yaml under valgrind --tool=callgrind)"},
+           {"name": "SIPp 3.6.1 UAC + UAS", "unit": "instructions/call", **_one(sipp), "calls": j["sipp"]["calls"],
+            "command": "scripts/bench-sip-instructions.sh (sipp -sf uac-hold.xml and uas-hold.xml under callgrind)"},
+           [sipp / cs],
+           note=f"Deterministic: instruction counts do not change with the machine's load. {j['rate']} calls/s, runs of "
+                f"{j['planned'][0]} and {j['planned'][1]} calls per side through one native Kamailio; per call = the "
+                "difference of the instruction totals over the difference of the calls completed (start-up, "
+                "registration and the report cancel out). Ratio: SIPp's instructions ÷ callstorm's, the calls per "
+                "CPU-second ratio in user space (both sides pay the same kernel cost per datagram).")
+
+
 def report(work, results, date):
     """Writes RESULTS/sip-DATE.json and .md from WORK/sip alone (bench-sip.sh run by itself or by bench.sh), judged
     by the section's own load samples."""
@@ -243,16 +265,27 @@ def report(work, results, date):
         figures.append(f)
 
     sip_figures(work, figure)
+    instruction_figure(work, figure)
     json.dump({"date": date, "load": load, "judged": judged, "figures": figures},
               open(os.path.join(results, f"sip-{date}.json"), "w"), indent=2)
-    lines = [f"# callstorm SIP bench, {date}", "", f"**Load:** {load}. " + ("Judged." if judged else
+    try:
+        seconds = int(open(os.path.join(outdir, "seconds")).read())
+        rungs = ", ".join(f"{r:,}" for r, *_ in ladder(outdir, seconds))
+    except (OSError, ValueError):
+        seconds, rungs = None, "none"
+    lines = [f"# callstorm SIP bench, {date}", "", f"**Run:** rungs {rungs} calls/s, {seconds} s each "
+             "(scripts/bench-sip.sh; docs/SIP.md, \"Head to head with SIPp\").", "",
+             f"**Load:** {load}. " + ("Judged." if judged else
              "Not judged: the machine was not quiet (scripts/bench_results_load.py's rule)."), "",
              "| figure | callstorm | peer | ratio | goal |", "|---|---|---|---|---|"]
+    def fmt(x):
+        return "–" if x is None else f"{x:.3g}" if abs(x) < 10 else f"{x:,.0f}"
+
     for f in figures:
         s, p = f["subject"], f["peer"]
         verdict = {True: "met", False: "**missed**", None: "–"}[f.get("meets_goal")]
-        lines.append(f"| {f['title']} | {s.get('median', '–')} {s['unit']} | {p['name']}: {p.get('median', '–')} "
-                     f"{p['unit']} | {f['ratio'][0] if f['ratio'] else '–'} | "
+        lines.append(f"| {f['title']} | {fmt(s.get('median'))} {s['unit']} | {p['name']}: {fmt(p.get('median'))} "
+                     f"{p['unit']} | {fmt(f['ratio'][0]) if f['ratio'] else '–'} | "
                      f"{(f.get('goal') or '') + (': ' + verdict if f.get('goal') else '')} |")
     lines += ["", "## Notes", ""] + [f"- **{f['title']}**: {f['note']}" for f in figures]
     open(os.path.join(results, f"sip-{date}.md"), "w").write("\n".join(lines) + "\n")

@@ -44,6 +44,16 @@ public struct SIPTargetSpec: Sendable, Equatable {
         self.kamailio = kamailio
     }
 
+    /// For `callstorm validate`: the registrar, or the Kamailio the run starts and its push route.
+    public func summary(devicesSleep: Bool) -> String {
+        guard let kamailio else { return "\(host):\(port) (domain \(domain))" }
+        let push = kamailio.pushes(devicesSleep: devicesSleep)
+            ? "push route on" + (kamailio.pushTimeoutNanos.map { ", push timeout \($0 / 1_000_000) ms" } ?? "")
+            : "push route off"
+        let configuration = kamailio.configuration ?? "the shipped deploy/kamailio/kamailio.cfg"
+        return "a Kamailio the run starts on a free port (\(push); \(configuration))"
+    }
+
     /// The flow steps SIP carries (`start` is INVITE, `join` 200 OK, `decline` 486/603, `end` BYE or CANCEL,
     /// `pause`/`resume` re-INVITE); merge and unmerge need a conference focus, which a SIP proxy is not.
     public static let unsupportedSteps: Set<String> = ["merge", "unmerge"]

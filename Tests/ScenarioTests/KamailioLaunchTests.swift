@@ -33,6 +33,9 @@ final class KamailioLaunchTests: XCTestCase {
         XCTAssertEqual(sip.password, "secret")
         XCTAssertFalse(try XCTUnwrap(sip.kamailio).pushes(devicesSleep: false))
         XCTAssertTrue(try XCTUnwrap(sip.kamailio).pushes(devicesSleep: true))
+        let text = try load("{ sip: { kamailio: true } }", device: "{ signaling: sip, sleep: true }").get().describe()
+        XCTAssertTrue(text.contains("SIP devices register at a Kamailio the run starts on a free port (push route on"),
+                      text)
     }
 
     func testPushTimeoutAndAConfigBesideTheScenarioAreRead() throws {
