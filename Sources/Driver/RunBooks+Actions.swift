@@ -61,13 +61,6 @@ extension RunBooks {
 
     /// ok, fail (certainly without effect: refused locally or a 4xx), or info (indeterminate: it may have
     /// taken effect — a timeout, a reset, a 5xx, an unreadable success).
-    /// A SIP final failure (4xx but 408, which a timer may make up, 6xx) or a request the agent refused to send:
-    /// certainly without effect.
-    static func sipCertain(_ reason: String) -> Bool {
-        (reason.hasPrefix("sip_4") && reason != "sip_408") || reason.hasPrefix("sip_6")
-            || (reason.hasPrefix("sip_") && reason.hasSuffix("_refused"))
-    }
-
     static func historyOutcome(_ outcome: ActionOutcome) -> String {
         switch outcome {
         case .fulfilled: return "ok"
@@ -79,5 +72,12 @@ extension RunBooks {
                 reason == "refused" || sipCertain(reason)
             return certain ? "fail" : "info"
         }
+    }
+
+    /// A SIP final failure (4xx but 408, which a timer may make up, 6xx) or a request the agent refused to send:
+    /// certainly without effect.
+    static func sipCertain(_ reason: String) -> Bool {
+        (reason.hasPrefix("sip_4") && reason != "sip_408") || reason.hasPrefix("sip_6")
+            || (reason.hasPrefix("sip_") && reason.hasSuffix("_refused"))
     }
 }
