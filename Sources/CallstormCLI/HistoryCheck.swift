@@ -44,6 +44,11 @@ enum HistoryCheck {
                 lines.append("  after \(group.kind): \(group.findings) findings, \(group.devices) devices")
             }
         }
+        for pair in races.byPair {
+            // Which legal order won how often (a race counts once, by the outcomes of all its actions).
+            let outcomes = (pair.outcomes ?? [:]).sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+            for (outcome, n) in outcomes { lines.append("  race \(pair.name): \(outcome): \(n)") }
+        }
         for (rule, count) in report.countsByRule where count > 0 {
             lines.append("  \(rule.rawValue): \(count)")
         }

@@ -134,6 +134,8 @@ struct ConversationRecord {
     var unsettled: Bool { open > 0 || uncertainSince != nil }
 }
 
+// limits: 16 stored properties: the SIP dialogs (`sip`) sit beside the conversations' state because rules 3, 4 and 8
+// judge both, with the same op table, ended marks and reporting.
 struct CheckState {
     let events: [HistoryEvent]
     let policy: ServerPolicy
@@ -158,6 +160,8 @@ struct CheckState {
     /// Fulfilled unmerges whose response carried no split view, and how many did carry one: a server whose
     /// answers never carry one cannot be judged by `unmerge-restores-member`, one that sometimes omits it can.
     var unmerges = UnmergeSplits()
+    /// SIP calls' dialogs at each device (`HistoryChecker+SIP`).
+    var sip = SIPDialogs()
 
     struct UnmergeSplits {
         var withoutSplit: [(Complete, Int)] = []
@@ -196,7 +200,8 @@ struct CheckState {
         case .complete(let c): complete(c, at: i, t: e.t)
         case .push(let p): push(p, at: i, t: e.t)
         case .final(let f): final(f, at: i, t: e.t)
-        case .stop: break
+        case .stop, .sip: break
+        case .dialog(let d): dialog(d, at: i, t: e.t)
         case .targetKilled:
             // The server's memory went with it: what was live is over, though no view will ever say so.
             for ci in conversations.indices where conversations[ci].live {
@@ -206,6 +211,7 @@ struct CheckState {
     }
 
     mutating func finish() -> CheckReport {
+        finishDialogs()
         for (c, i) in pendingUnions {
             if let rec = ops[c.op] { checkUnion(c, rec, at: i) }
         }

@@ -35,6 +35,10 @@ final class SIPRunTests: XCTestCase {
         let books = Books(counters: c)
         XCTAssertTrue(books.balanced, "\(books.problems)")
         XCTAssertGreaterThan(c["sip.requests_sent.INVITE"] ?? 0, 0, "\(c)")
+        // The history checker judges the SIP calls (their dialogs at both ends) like any other: nothing broken.
+        let history = try XCTUnwrap(HistoryCheck.run(outcome.runDirectory, writeFiles: false))
+        XCTAssertGreaterThan(history.report.operations, 0)
+        XCTAssertEqual(history.report.violations, [], "\(history.report.violations.prefix(3))")
         try check(outcome, c)
     }
 
