@@ -8,11 +8,14 @@ public struct Flow: Sendable, Equatable {
     /// Role names, in order; the first two are the caller and callee sides for `behavior.hangup`.
     public var roles: [String]
     public var steps: [FlowStep]
+    /// Roles played by parties callstorm does not simulate (`outside:`), by role name; empty for most flows.
+    public var outside: [String: OutsideParty]
 
-    public init(name: String, roles: [String], steps: [FlowStep]) {
+    public init(name: String, roles: [String], steps: [FlowStep], outside: [String: OutsideParty] = [:]) {
         self.name = name
         self.roles = roles
         self.steps = steps
+        self.outside = outside
     }
 
     /// The role name that stands for "the side `behavior.hangup` picks for this call".

@@ -108,7 +108,10 @@ extension ScenarioDecoder {
     mutating func role(_ node: YAMLNode, scope: FlowScope, roles: [String]?, allowHangup: Bool) -> String? {
         guard let text = string(node, "role") else { return nil }
         if text == Self.hangupWord {
-            if allowHangup { return Flow.hangupRole }
+            if allowHangup {
+                checkOutsidePerformer(Flow.hangupRole, at: node, scope: scope)
+                return Flow.hangupRole
+            }
             report(node.mark, "'hangup' (the side behavior.hangup picks) can only perform a step; "
                 + "name a declared role here")
             return nil
@@ -120,6 +123,8 @@ extension ScenarioDecoder {
                 + roles.joined(separator: ", "), suggestion: Suggestion.closest(to: text, among: candidates))
             return nil
         }
+        // A performer (the only place `hangup` is allowed) must be one of the devices.
+        if allowHangup { checkOutsidePerformer(text, at: node, scope: scope) }
         return text
     }
 
@@ -202,7 +207,10 @@ extension ScenarioDecoder {
             var member: String?
             if let node = fields["member"] {
                 member = self.role(node, scope: scope, roles: roles, allowHangup: false)
-                if let member, member == role {
+                if let member, scope.outside.contains(member) {
+                    report(node.mark, "'member' names '\(member)', an outside party; callstorm can only move its "
+                        + "own devices between conversations")
+                } else if let member, member == role {
                     report(node.mark, "'member' must be another role than the one doing the unmerge ('\(member)')")
                 }
             } else {
@@ -238,6 +246,7 @@ extension ScenarioDecoder {
         let errorsBefore = errors.count
         for item in items {
             guard let callee = role(item, scope: scope, roles: roles, allowHangup: false) else { continue }
+            checkOutsideCallee(callee, at: item, count: items.count, scope: scope)
             if callee == performer {
                 report(item.mark, "'to' names '\(callee)', the role doing the start; a role cannot call itself")
             } else if result.contains(callee) {
