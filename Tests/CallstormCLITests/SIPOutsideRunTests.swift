@@ -75,8 +75,15 @@ final class SIPOutsideRunTests: XCTestCase {
             XCTAssertEqual(summary.metrics[metric]?["count"].map { Int($0) }, calls, "\(metric): \(summary.metrics)")
         }
         XCTAssertNil(summary.metrics[MetricName.inviteToPush], "the caller's INVITE is SIPp's, not observed")
-        // SIPp's statistics file: its own count of successful calls.
+        // SIPp's statistics file (`;`-separated, a header line, then one line per dump): its own counts.
         let stats = try String(contentsOf: dir.appendingPathComponent("sipp.csv"), encoding: .utf8)
-        XCTAssertTrue(stats.contains("SuccessfulCall"), stats)
+        let lines = stats.split(separator: "\n").map { $0.split(separator: ";", omittingEmptySubsequences: false) }
+        func stat(_ column: String) -> Int? {
+            guard let header = lines.first, let last = lines.last, let i = header.firstIndex(of: Substring(column)),
+                  i < last.count else { return nil }
+            return Int(last[i])
+        }
+        XCTAssertEqual(stat("SuccessfulCall(C)"), calls, stats)
+        XCTAssertEqual(stat("FailedCall(C)"), 0, stats)
     }
 }
