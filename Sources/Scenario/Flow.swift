@@ -55,6 +55,9 @@ public struct FlowStep: Sendable, Equatable {
         case unmerge(conversation: String, member: String, into: String)
         /// Waits until the role's device sees the conversation end (by anyone).
         case awaitEnd(conversation: String)
+        /// Waits until the role's device sees the conversation connected: the other side answered (or it ended
+        /// first). For a caller whose callee is an outside party, or any caller that acts only once answered.
+        case awaitAnswer(conversation: String)
         /// A start from Recents: calls the handle of the role's last ended conversation, as `conversation`.
         case redial(conversation: String)
         /// Think time from a distribution.

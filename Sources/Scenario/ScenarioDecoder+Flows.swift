@@ -14,7 +14,7 @@ extension ScenarioDecoder {
     static let stepForms = ["do", "wait", "branch", "repeat", "together"]
     static let stepActions = [
         "start", "await_push", "join", "decline", "end", "pause", "resume", "merge", "unmerge", "await_end",
-        "redial",
+        "await_answer", "redial",
     ]
     /// The `behavior` entries a `wait:` may name instead of giving a distribution.
     static let behaviorReferences = ["answer_after", "talk"]

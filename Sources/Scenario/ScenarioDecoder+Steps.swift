@@ -187,6 +187,7 @@ extension ScenarioDecoder {
         case "pause": return conversation.map { .pause(conversation: $0) }
         case "resume": return conversation.map { .resume(conversation: $0) }
         case "await_end": return conversation.map { .awaitEnd(conversation: $0) }
+        case "await_answer": return conversation.map { .awaitAnswer(conversation: $0) }
         case "end":
             let reason = fields["reason"].map { self.word($0, "reason", among: Self.endReasons) }
             guard let conversation, reason != .some(nil) else { return nil }
@@ -334,7 +335,8 @@ extension ScenarioDecoder {
         guard let node = fields["together"] else { return nil }
         guard let steps = self.steps(node, in: "a together step", scope: &scope, roles: roles) else { return nil }
         if steps.count < 2 { report(node.mark, "'together' needs at least two actions to race") }
-        for step in steps where !step.kind.isAction || step.kind.word == "await_push" || step.kind.word == "await_end" {
+        let waits = ["await_push", "await_end", "await_answer"]
+        for step in steps where !step.kind.isAction || waits.contains(step.kind.word) {
             report(node.mark, "'together' takes device actions only (join, end, pause, resume, merge, unmerge, "
                 + "start, decline), got '\(step.kind.word)' in step '\(step.name)'")
         }

@@ -43,6 +43,7 @@ final class SIPOutsideCalleeRunTests: XCTestCase {
         XCTAssertEqual(c[MetricName.callsCompleted], Int64(calls), "\(c) \(run.result.notes)")
         XCTAssertNil(c[MetricName.callsStartedByOutside], "callstorm placed these calls: \(c)")
         XCTAssertEqual(c["sip.requests_sent.BYE"], Int64(calls), "\(c)")
+        XCTAssertNil(c["sip.requests_sent.CANCEL"], "await_answer held every hang-up until the 200: \(c)")
         XCTAssertEqual(c["sip.responses_received.200"].map { $0 >= Int64(2 * calls) }, true, "\(c)")
         XCTAssertTrue(Books(counters: c).balanced, "\(Books(counters: c).problems)")
         let histograms = run.result.recorder.histograms

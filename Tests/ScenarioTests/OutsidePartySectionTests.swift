@@ -63,12 +63,15 @@ final class OutsidePartySectionTests: XCTestCase {
                 outside: { echo: { uri: "sip:echo@127.0.0.1:5070" } }
                 steps:
                   - { name: dial, role: caller, do: start, to: [echo] }
+                  - { name: answered, role: caller, do: await_answer }
                   - { wait: talk }
                   - { name: hangup, role: caller, do: end }
             """, mix: "{ call-echo: 100 }", head: "load: [{ hold: { rate: 1/s, for: 2s } }]").get()
         let flow = try XCTUnwrap(scenario.flows["call-echo"])
         XCTAssertEqual(flow.outside["echo"]?.uri, "sip:echo@127.0.0.1:5070")
         XCTAssertFalse(flow.startsOutside)
+        XCTAssertEqual(flow.steps[1].kind, .awaitAnswer(conversation: "main"))
+        XCTAssertEqual(flow.steps[1].description, "answered: caller await_answer main")
         XCTAssertEqual(Array(ArrivalPlan(scenario: scenario)).count, 2)
     }
 
