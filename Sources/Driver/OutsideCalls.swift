@@ -7,6 +7,15 @@ import Scenario
 /// (`duration` after the load's start; a device registered earlier than the others takes calls already). Its flow is drawn by the mix's weights among the outside-started flows, and its
 /// behaviour samples from a seeded stream by its number on this worker, so a run's choices repeat for the same
 /// order of arrivals. A value owned by the worker's loop.
+/// The call ids outside calls get (`OutsideCalls.callID`), for readers of a run's files (repro files: callstorm did
+/// not place such a call, so it cannot be replayed).
+public enum OutsideCallIDs {
+    static let bit = 1 << 42
+
+    /// Whether `call` (a history's or actions.csv's call id) was an outside party's.
+    public static func contains(_ call: Int) -> Bool { call & bit != 0 }
+}
+
 struct OutsideCalls {
     let worker: Int
     /// The outside-started flows: their index in `DriverSettings.flows` and their mix weight.
@@ -36,7 +45,7 @@ struct OutsideCalls {
     func isOpen(_ now: UInt64) -> Bool { expected && (closesAt == 0 || now < closesAt) }
 
     /// Call ids of outside calls: bit 42 (above planned arrivals and redials), then the worker, then a counter.
-    static func callID(worker: Int, serial: Int) -> Int { 1 << 42 | worker << 24 | serial }
+    static func callID(worker: Int, serial: Int) -> Int { OutsideCallIDs.bit | worker << 24 | serial }
 
     /// The arrival an outside call runs as: a flow drawn by weight and the behaviour samples, from the call's own
     /// seeded stream. The caller sets `plannedNanos` (the arrival instant: latencies from planned equal those from
