@@ -134,8 +134,8 @@ struct ConversationRecord {
     var unsettled: Bool { open > 0 || uncertainSince != nil }
 }
 
-// limits: 16 stored properties: the SIP dialogs (`sip`) sit beside the conversations' state because rules 3, 4 and 8
-// judge both, with the same op table, ended marks and reporting.
+// limits: 17 stored properties: the checker's whole state over one history, each read by its rules in one pass; the
+// SIP dialogs (`sip`) sit beside the conversations' state because rules 3, 4 and 8 judge both.
 struct CheckState {
     let events: [HistoryEvent]
     let policy: ServerPolicy
@@ -145,6 +145,9 @@ struct CheckState {
     var conversations: [ConversationRecord] = []
     /// device → conversations (indices) in whose latest live view it is `joined`.
     var joinedIn: [String: [Int]] = [:]
+    /// Devices that invoked an op: callstorm's own. A member that never acts is an outside party (a PSTN gateway,
+    /// SIPp, a server-side caller), whose calls are observed, not held to a device's rules.
+    var actors: Set<String> = []
     var violations: [Violation] = []
     /// Some view had no version: `versions-only-increase` cannot run, and views are ordered by time instead.
     var versionless = false
@@ -254,6 +257,7 @@ struct CheckState {
 
     mutating func invoke(_ inv: Invoke, at i: Int, t: UInt64) {
         operations += 1
+        actors.insert(inv.device)
         if let first = ops[inv.op] {
             report(.oneOutcome, conversations: inv.touched, ops: [inv.op], devices: [inv.device],
                    "op \(inv.op) was invoked twice (lines \(events[first.invokeIndex].line) and \(events[i].line)); "

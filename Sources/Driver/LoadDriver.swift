@@ -68,6 +68,10 @@ public final class LoadDriver: @unchecked Sendable {
 
     var workersForSnapshot: [Worker] { workers }
 
+    /// Called once, on the thread running `run()`, when registration is over and the load starts, with the number
+    /// of devices registered (the CLI tells the user that outside parties may call now). Set before `run()`.
+    public var onLoadStart: (@Sendable (_ registered: Int) -> Void)?
+
     /// Routes gateway pushes to the worker that owns the token's device.
     public var pushSink: PushSink { sink }
     private let sink: DevicePushSink
@@ -156,6 +160,11 @@ public final class LoadDriver: @unchecked Sendable {
         if interruptedEarly {
             notes.append("Stopped by a signal during device registration; no calls were started.")
         } else {
+            if let onLoadStart {
+                onLoadStart(workers.reduce(0) { sum, worker in
+                    sum + worker.loop.sync { Int(worker.books.recorder.counters[MetricName.devicesRegistered] ?? 0) }
+                })
+            }
             for worker in workers {
                 worker.start(loadStartNanos: loadStart) { [self] in
                     state.withLock { $0.drained += 1 }

@@ -39,6 +39,7 @@ extension SIPSignaling {
     /// device already reported it), and the device's call hears of it.
     private func incoming(_ local: Int, callID: String, caller: Handle?, agent: Int, now: UInt64) {
         let key = Self.legKey(local, callID)
+        if table.devices[local].callID == nil { _ = table.takeOutside(local, callID, now) }
         guard let id = table.devices[local].callID, table.calls[id] != nil else {
             // No call of ours expects this device to ring (a stray or late INVITE): busy.
             books.count(.pushesUnexpected, at: now)

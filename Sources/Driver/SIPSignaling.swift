@@ -153,6 +153,7 @@ final class SIPSignaling {
     func perform(_ request: ActionRequest) {
         let local = request.device
         if request.op == .start {
+            if let outside = request.uri { return startCall(request, to: outside) }
             guard let callee = request.to.first else { return answer(request, .failed(reason: "no_callee")) }
             startCall(request, to: uri(of: callee))
             return
