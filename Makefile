@@ -4,7 +4,7 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 BIN := .build/release/callstorm
 
-.PHONY: deps test-deps build run test limits bench bench-gateway soak fuzz test-sanitize clean
+.PHONY: deps test-deps build run test limits bench bench-sip bench-gateway soak fuzz test-sanitize clean
 
 deps:
 	@scripts/deps.sh
@@ -32,8 +32,17 @@ limits:
 	python3 scripts/limits.py --self-test
 	python3 scripts/limits.py
 
+# The benchmark suite (scripts/bench.sh): every figure beside a peer, to Benchmarks/results/<date>.md and the README's
+# table; BENCH_ONLY="sip" (or gateway, raw-http, devices, metrics, checker, scale, races, capacity, locust, sockets)
+# runs a subset.
 bench: build
 	scripts/bench.sh
+
+# The SIP section alone: callstorm's SIP devices vs SIPp through one Kamailio, then the push wake-up path (SIP_RATES,
+# SIP_SECONDS); figures to stdout and Benchmarks/results/sip-<date>.md.
+bench-sip: build
+	scripts/bench-deps.sh
+	CALLSTORM_BIN=$(CURDIR)/$(BIN) scripts/bench-sip.sh Benchmarks/work
 
 # Push gateway throughput against nghttpd with h2load; figures to stdout and Benchmarks/results/gateway-*.md.
 bench-gateway: build test-deps

@@ -73,6 +73,8 @@ let package = Package(
         ]),
         // SIP user agents (UDP and TCP) on the transport's event threads: the third device signaling kind.
         .target(name: "SIPClient", dependencies: ["SIP", "Determinism", "Transport", "CLinux"]),
+        // Kamailio started as a user process on a free port, stopped by PID: for `target.sip.kamailio` and tests.
+        .target(name: "Kamailio", dependencies: ["CLinux"]),
         .target(name: "HTTPServer", dependencies: [
             "CLinux", "CSSL", "CLibnghttp2", "Locking", "EventPolling", "WebSocket", "StreamIO",
         ], swiftSettings: releaseUnchecked),
@@ -99,7 +101,7 @@ let package = Package(
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
             "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "FaultProxy", "Locking",
-            "Determinism", "Chaos", "WebSocket", "RunFormats", "HistoryLoading", "ScenarioLoading",
+            "Determinism", "Chaos", "WebSocket", "RunFormats", "HistoryLoading", "ScenarioLoading", "Kamailio",
         ]),
         // libFuzzer targets (`make fuzz`, built in debug with -sanitize=fuzzer -DFUZZING); built plainly it
         // replays the committed corpora. Uses @testable imports: debug configuration only.
@@ -126,7 +128,7 @@ let package = Package(
         // MARK: - Tests, one target per module
         // What many test targets need (child processes, loopback sockets, `eventually`, temporary directories):
         // a library only test targets depend on, so no product links it.
-        .target(name: "TestSupport", dependencies: ["CLinux"]),
+        .target(name: "TestSupport", dependencies: ["CLinux", "Kamailio"]),
         .testTarget(name: "CallModelTests", dependencies: ["CallModel"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "CLinux", "Determinism"]),
         .testTarget(name: "ScenarioTests", dependencies: [
@@ -177,6 +179,7 @@ let package = Package(
         .testTarget(name: "RunFormatsTests", dependencies: ["RunFormats", "CallModel"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Determinism"]),
         .testTarget(name: "SIPTests", dependencies: ["SIP", "Determinism"]),
+        .testTarget(name: "KamailioTests", dependencies: ["Kamailio", "TestSupport"]),
         .testTarget(name: "SIPClientTests", dependencies: [
             "SIPClient", "SIP", "Determinism", "Transport", "CLinux", "TestSupport", "Locking",
         ]),

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # What `make bench` needs beyond the build, installed only when missing: the peers it measures callstorm against
-# (wrk, nginx, h2load and nghttpd from Debian; Locust, aiohttp and websockets from PyPI), curl for the socket section's
-# admin calls, GNU time for peak RSS and CPU seconds, valgrind (callgrind instruction counts) and binutils
-# (objcopy), and PyJWT to sign the gateway bench's provider token.
+# (wrk, nginx, h2load and nghttpd from Debian; SIPp and the Kamailio the SIP section drives; Locust, aiohttp and
+# websockets from PyPI), curl for the socket section's admin calls, GNU time for peak RSS and CPU seconds, valgrind
+# (callgrind instruction counts) and binutils (objcopy), and PyJWT to sign the gateway and SIP benches' provider
+# tokens.
 set -euo pipefail
 source "$(dirname "$0")/packages.sh"
-packages=(time wrk nginx-light nghttp2-client nghttp2-server valgrind binutils python3 python3-pip openssl curl)
+packages=(time wrk nginx-light nghttp2-client nghttp2-server valgrind binutils python3 python3-pip openssl curl
+          sip-tester kamailio kamailio-utils-modules)
 ensure_packages "${packages[@]}"
 python3 -c "import jwt, cryptography" >/dev/null 2>&1 || { echo "installing PyJWT"; pip_install "pyjwt[crypto]"; }
 python3 -c "import locust" >/dev/null 2>&1 || { echo "installing Locust"; pip_install locust; } || true

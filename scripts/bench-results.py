@@ -16,6 +16,7 @@ import sys
 from bench_results_carry import carry_over
 from bench_results_load import LoadRule
 from bench_results_peers import median_at_least, peer_figures
+from bench_results_sip import instruction_figure, sip_figures
 from bench_results_sockets import socket_figures
 
 work, out, date, rounds, seconds_per_run, conns, suite_seconds = sys.argv[1:8]
@@ -420,6 +421,10 @@ peer_figures(work, figure, figures, load_json, mmm, seconds_per_run * 2)
 
 # MARK: - idle wss sockets and a reconnect storm (scripts/bench-sockets.sh), vs Python websockets
 socket_figures(work, figure, load_json, mmm, other_before=RULE.other_before("sockets"))
+
+# MARK: - SIP: callstorm's SIP devices vs SIPp through one Kamailio, and the push wake-up path (scripts/bench-sip.sh)
+sip_figures(work, figure)
+instruction_figure(work, figure)
 
 NOT_JUDGED = sorted({RULE.judge(s)[1].split(":")[0] for s in RULE.verdicts if not RULE.judge(s)[0]})
 # The commit the suite measured, noted by bench.sh at its start (HEAD may have moved since).

@@ -55,6 +55,11 @@ for f in r["figures"]:
     value = f"{fmt(s.get('median'))} {s['unit']} vs {p['name']} {fmt(p.get('median'))} {p['unit']}"
     rtext = f"{fmt(ratio['median'])} ({fmt(ratio['min'])}–{fmt(ratio['max'])})" if ratio else "–"
     rows.append(f"| {f['title']} | {value} | {rtext} | {goal} |")
+if not any(f["id"].startswith("sip_") for f in r["figures"]):
+    # Issue 26's rows until a results file has them (`make bench`'s sip section; scripts/bench-sip.sh).
+    rows.append("| SIP: calls per client CPU-second and held call rate, callstorm's SIP devices vs SIPp (UAC + UAS) "
+                "through one Kamailio; the push wake-up path at the held rate | not yet measured on a quiet machine "
+                "| – | ≥ 1× SIPp per client CPU-second (issue 26) |")
 table = "\n".join([
     f"Latest: {r['date']}, {r['machine']} (commit {r['commit']}; {r['rounds']} alternating rounds, medians; "
     f"`make bench` took {r['suite_seconds']} s). {r['noise']} Full figures, commands and min/max: "

@@ -13,7 +13,12 @@
 # knee, the highest calls/s keeping push_to_report p99 < 100 ms), locust (calls per client CPU-second vs Locust
 # and an asyncio aiohttp loop, callstorm at Locust's delivered rate and at its own maximum: scripts/bench-peers.sh),
 # sockets (WS_SOCKETS idle wss sockets to standalone targets, a reconnect storm, vs Python websockets:
-# scripts/bench-sockets.sh, ~4 minutes at the default 50,000 on this machine; WS_SOCKETS=2000 for a quick run).
+# scripts/bench-sockets.sh, ~4 minutes at the default 50,000 on this machine; WS_SOCKETS=2000 for a quick run),
+# sip (callstorm's SIP devices vs SIPp, a UAC and a UAS, on the same call with a hold through one Kamailio: calls per
+# client CPU-second and the highest rate each holds, then callstorm's push wake-up path at its held rate:
+# scripts/bench-sip.sh, SIP_RATES ("100 200 400 800 1600") for SIP_SECONDS (2 × BENCH_SECONDS) each, ~3 minutes),
+# sip-instructions (the same call's instructions per call under callgrind, SIPp's UAC + UAS vs callstorm: immune to
+# machine load; scripts/bench-sip-instructions.sh, about a minute).
 # Knobs: BENCH_ROUNDS (3), BENCH_SECONDS (5, per load run), BENCH_CONNS ("1000 5000").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,7 +48,7 @@ date=$(date -u +%Y-%m-%d)
 ROUNDS=${BENCH_ROUNDS:-3}
 SECONDS_PER_RUN=${BENCH_SECONDS:-5}
 CONNS=${BENCH_CONNS:-"1000 5000"}
-ONLY=${BENCH_ONLY:-"gateway gateway-instructions raw-http devices metrics checker scale races capacity locust sockets"}
+ONLY=${BENCH_ONLY:-"gateway gateway-instructions raw-http devices metrics checker scale races capacity locust sockets sip sip-instructions"}
 # The helper benchmarks are built only for the sections that run them.
 for pair in checker:checker-bench metrics:metrics-bench sockets:ws-bench; do
     [[ " $ONLY " != *" ${pair%%:*} "* ]] || swift build -c release --product "${pair#*:}" >/dev/null
@@ -237,6 +242,21 @@ if wanted sockets; then
     section "sockets: ${WS_SOCKETS:-50000} idle wss sockets to callstorm target --tls, a reconnect storm, vs Python"
     CALLSTORM_BIN="$bin" WS_BENCH_BIN="$PWD/.build/release/ws-bench" SERVER_CPU=$SERVER_CPU CLIENT_CPU=$CLIENT_CPU \
         scripts/bench-sockets.sh "$work" || echo "bench-sockets.sh failed (see $work/sockets)"
+fi
+
+# MARK: - SIP: callstorm's SIP devices vs SIPp through one Kamailio, and the push wake-up path (issue 26)
+if wanted sip; then
+    section "sip: callstorm SIP devices vs SIPp (UAC + UAS) through one Kamailio, then the push wake-up path"
+    CALLSTORM_BIN="$bin" SERVER_CPU=$SERVER_CPU CLIENT_CPU=$CLIENT_CPU \
+        SIP_SECONDS=${SIP_SECONDS:-$(( SECONDS_PER_RUN * 2 ))} scripts/bench-sip.sh "$work" \
+        || echo "bench-sip.sh failed (see $work/sip)"
+fi
+
+# MARK: - the same SIP call in instructions (callgrind): immune to a busy machine
+if wanted sip-instructions; then
+    section "sip: instructions per call under callgrind, callstorm vs SIPp (UAC + UAS)"
+    CALLSTORM_BIN="$bin" SIP_INSTRUCTIONS_JSON="$work/sip-instructions.json" scripts/bench-sip-instructions.sh \
+        || echo '{"error": "bench-sip-instructions.sh failed"}' > "$work/sip-instructions.json"
 fi
 
 close_span

@@ -18,7 +18,8 @@ DECAY = math.exp(-0.5 / 60)  # the kernel's 1-minute average, per 0.5 s sample
 SECTIONS = [("gateway_instructions", "gateway-instructions"), ("gateway_", "gateway"), ("raw_http_", "raw-http"),
             ("devices_", "devices"), ("hdr_", "metrics"), ("recorder_", "metrics"), ("hour_", "metrics"),
             ("checker", "checker"), ("timer_accuracy", "scale"), ("races", "races"), ("capacity", "capacity"),
-            ("vs_", "locust"), ("ws_", "sockets")]
+            ("vs_", "locust"), ("ws_", "sockets"),
+            ("sip_instructions", "sip-instructions"), ("sip_", "sip")]
 SELF_JUDGED = {"sockets"}
 
 

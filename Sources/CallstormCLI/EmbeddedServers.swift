@@ -177,6 +177,16 @@ final class EmbeddedServers {
         return args
     }
 
+    /// A provider token for a pusher the run starts beside the gateway (Kamailio's push route): signed with the
+    /// scenario's key when `push.auth.keys` names one that can sign (the gateway then verifies it), else with a
+    /// fresh key, which a gateway holding no key accepts as any well-formed ES256 token. Valid for an hour.
+    func providerToken(teamID: String?) throws -> String? {
+        let signer = try targetSigner ?? ProviderTokenSigner(keyID: Self.embeddedKeyID,
+                                                             teamID: teamID ?? Self.embeddedTeamID,
+                                                             key: ES256Key.generate())
+        return signer.token(issuedAt: Int64(Date().timeIntervalSince1970))
+    }
+
     /// The gateway's connection counters (`gateway.connections.certificate`, `gateway.connect.tunnels`,
     /// `gateway.jwt.iat_string`, …) into the run's recorder; zeros are left out.
     func recordConnectionCounters(into recorder: inout Recorder, atNanos origin: UInt64) {

@@ -3,14 +3,15 @@ import Chaos
 import Dispatch
 import Driver
 import Foundation
+import Kamailio
 import Metrics
 import PushGateway
 import Reports
 import Results
 import Scenario
 
-/// One `callstorm run`, in four phases: **start** (embedded servers, a child target, the fault proxy, the
-/// driver), **drive** (the load, with its watches and progress line), **account** (what the servers counted,
+/// One `callstorm run`, in four phases: **start** (embedded servers, a child target, a Kamailio, the fault proxy,
+/// the driver), **drive** (the load, with its watches and progress line), **account** (what the servers counted,
 /// once they have stopped) and **report** (the history check, the report files, the exit code).
 ///
 /// Whatever `start` brought up is stopped by `teardown`, which `run` defers: every way out, an error in any
@@ -19,13 +20,16 @@ import Scenario
 final class RunSession {
     // Read by the report phase (RunSession+Report.swift).
     let options: RunCommand.Options
-    let scenario: Scenario
+    /// As loaded, and then pointed at the Kamailio the run started, if it starts one.
+    var scenario: Scenario
     /// The user's target (`--target` or `target: { url: }`); nil runs the embedded one.
     private let targetOverride: String?
     private let startedAt = Date()
     let bundle: RunBundle
     private var servers: EmbeddedServers?
     private var targetProcess: TargetProcess?
+    /// `target.sip.kamailio`'s server (RunSession+Kamailio.swift).
+    var kamailio: KamailioServer?
     private var faultController: FaultController?
     private var tornDown = false
 
@@ -93,6 +97,7 @@ final class RunSession {
     private func teardown() {
         guard !tornDown else { return }
         tornDown = true
+        kamailio?.stop()
         faultController?.stop()
         targetProcess?.stop()
         servers?.stop()
@@ -107,6 +112,7 @@ final class RunSession {
 
     private func start() throws(CLIError) -> Started {
         let (servers, targetURL) = try startServers()
+        try startKamailio(servers: servers)
         let workers = options.workers ?? scenario.workers ?? ProcessInfo.processInfo.activeProcessorCount
         var settings = DriverSettings(scenario: scenario, targetURL: targetURL, workers: workers)
         if let stall = ProcessInfo.processInfo.environment["CALLSTORM_STALL_PER_CALL"] {

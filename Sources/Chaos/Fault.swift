@@ -10,6 +10,8 @@ public enum FaultFamily: String, Sendable, CaseIterable {
     case network
     /// The target process itself.
     case target
+    /// SIP devices' signaling: datagrams at their sockets, and their push wake-up path.
+    case sip
 }
 
 /// One kind of fault, in Toxiproxy's shape: one small type per kind, made from a window's settings, with its

@@ -57,8 +57,24 @@ public enum FaultDescription {
                 ?? "restart at the window's end"
             parts.append("target: kill (SIG\(t.signal)), \(restart)")
         }
+        if let s = w.sip { parts.append("sip: " + describe(s)) }
         if w.devices < 1 { parts.append("on \(pct(w.devices)) of devices") }
         return parts.joined(separator: " · ")
+    }
+
+    /// `loss 10% (receive: INVITE, 200), late_wake 50% after 4s`.
+    static func describe(_ s: SIPFaults) -> String {
+        func pct(_ v: Double) -> String { String(format: "%g%%", v * 100) }
+        var items: [String] = []
+        if s.loss > 0 { items.append("loss \(pct(s.loss))") }
+        if let d = s.delay { items.append("delay \(d)") }
+        if !items.isEmpty, s.direction != .both || !s.messages.isEmpty {
+            let which = s.messages.isEmpty ? "" : ": " + s.messages.joined(separator: ", ")
+            items[items.count - 1] += " (\(s.direction.rawValue)\(which))"
+        }
+        if let late = s.lateWake { items.append("late_wake \(pct(late.probability)) after \(late.after)") }
+        if s.lostRegister > 0 { items.append("lost_register \(pct(s.lostRegister))") }
+        return items.joined(separator: ", ")
     }
 
     /// Rows of faults.csv counted per window and kind (`network.on`/`off` markers left out).

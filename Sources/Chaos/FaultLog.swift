@@ -37,6 +37,8 @@ public final class FaultLog: Sendable {
     }
 
     private let entries = Mutex<[Entry]>([])
+    /// The kinds of the faults logged against each planned call, for attributing the calls that did not complete.
+    private let byCall = Mutex<[Int: Set<String>]>([:])
     /// When socket storms ran (since the load started), for the workers that attribute the sockets they ended.
     private let storms = Mutex<[UInt64]>([])
 
@@ -45,7 +47,11 @@ public final class FaultLog: Sendable {
     public func add(_ entry: Entry) {
         if entry.kind.hasPrefix(SocketStormFault.storm) { storms.withLock { $0.append(entry.sinceLoadNanos) } }
         entries.withLock { $0.append(entry) }
+        if entry.call >= 0 { byCall.withLock { _ = $0[entry.call, default: []].insert(entry.kind) } }
     }
+
+    /// The kinds of the faults logged against planned call `call` so far, sorted: what its path met.
+    public func kinds(ofCall call: Int) -> [String] { byCall.withLock { $0[call].map { $0.sorted() } ?? [] } }
 
     /// Instants of the socket storms so far, since the load started. The fault controller logs a storm before it
     /// drops the sockets, so a worker that sees a socket end finds the storm that ended it here.

@@ -13,6 +13,10 @@ public enum FaultRegistry {
     public static let joinPath: [any JoinFault.Type] = [JoinFailureFault.self, JoinDelayFault.self]
     /// Socket faults, in the order a device's plan lists two at the same instant.
     public static let socketPath: [any SocketFault.Type] = [SocketDropFault.self, SocketStallFault.self]
+    /// SIP message faults, in deciding order: a loss seals the datagram's fate, a delay does not.
+    public static let sipMessagePath: [any SIPMessageFault.Type] = [SIPLossFault.self, SIPDelayFault.self]
+    /// SIP wake-up faults, in deciding order: a lost REGISTER first (a late one would be lost too).
+    public static let sipWakePath: [any SIPWakeFault.Type] = [LostRegisterFault.self, LateWakeFault.self]
     /// Network toxics in the order they sit on the proxy.
     public static let network: [any NetworkFault.Type] = [
         LatencyFault.self, BandwidthFault.self, SlicerFault.self, LimitDataFault.self, SlowCloseFault.self,
@@ -26,6 +30,7 @@ public enum FaultRegistry {
         OfflineFault.self, ReportDelayFault.self, JoinFailureFault.self, JoinDelayFault.self, ClockSkewFault.self,
         SocketDropFault.self, SocketStallFault.self,
     ] + network.map { $0 as any Fault.Type } + [TargetKillFault.self, SocketStormFault.self]
+        + sipMessagePath.map { $0 as any Fault.Type } + sipWakePath.map { $0 as any Fault.Type }
 
     /// The kind a family's scenario key names; nil when none is registered.
     public static func kind(_ name: String, in family: FaultFamily) -> (any Fault.Type)? {

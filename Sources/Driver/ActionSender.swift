@@ -80,6 +80,10 @@ final class ActionSender {
                 switch fault {
                 case .failure:
                     answer.outcome = .failed(reason: "media_setup_failed")
+                    // The target took the join; the device never learns of it (its view stays behind for good).
+                    if let version = answer.view?.version {
+                        table.devices.lost(request.conversation, version: version, on: request.device)
+                    }
                 case .delay(let nanos):
                     // Slow media setup: the join is fulfilled later (its fulfillment time grows).
                     table.schedule(.flow(call: id, .lateAnswer(request, answer)), now + nanos)

@@ -22,7 +22,7 @@ final class DeviceFaults {
     /// (window << 32 | device) of the clock skews already in the fault log.
     private var skewsLogged: Set<Int> = []
     private let table: CallTable
-    private let books: RunBooks
+    let books: RunBooks
     private let clock: Clock
 
     init(schedule: FaultSchedule, log: FaultLog, deviceCalls: DeviceCalls, table: CallTable, books: RunBooks,

@@ -25,6 +25,11 @@ struct Device {
     /// VoIP pushes a push-path fault delayed, held or duplicated (apns-id → copies still to come), so a copy
     /// without a new call is not blamed on the server.
     var faultedPushes: [String: Int] = [:]
+    /// Updates of this call's conversations that an injected fault kept from the device for good, the newest
+    /// version lost of each: a push dropped after APNs accepted it (the server never sends it again), a join's
+    /// answer a media-setup fault threw away. The view check does not wait for a push to bring a version already
+    /// lost: none is coming. Emptied when the call releases the device.
+    var lostVersions: [String: Int] = [:]
 }
 
 /// A worker's devices: each one's conversation manager and what it observed (pushes reported, views applied),
@@ -92,7 +97,13 @@ struct DeviceModel {
         devices[local].reportedAt.removeAll()
         devices[local].pushSentAt.removeAll()
         devices[local].pushCaller.removeAll()
+        devices[local].lostVersions.removeAll()
         idle.append(local)
+    }
+
+    /// An injected fault kept `version` of conversation `uuid` from `local` for good (`Device.lostVersions`).
+    mutating func lost(_ uuid: String, version: Int, on local: Int) {
+        devices[local].lostVersions[uuid] = max(version, devices[local].lostVersions[uuid] ?? version)
     }
 
     /// How many conversations of earlier calls a device remembers (Recents).

@@ -91,7 +91,7 @@ final class DevicePushSink: PushSink {
             return PushSinkAnswer(rejection: Self.rejection(status), goAway: decision.goAway)
         case .drop:
             // APNs accepted it; it never reaches the phone (dropped, or the phone is offline).
-            worker.post { worker.intake.acceptedButDropped() }
+            worker.post { worker.intake.acceptedButDropped(push, local: local) }
             return PushSinkAnswer(rejection: nil, goAway: decision.goAway)
         case .deliver:
             let (wait, count, held) = (decision.delayNanos, decision.copies, decision.holdNanos)

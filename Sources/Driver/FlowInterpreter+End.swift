@@ -143,9 +143,11 @@ extension FlowInterpreter {
                 let manager = ctx.devices[local].manager
                 let problem = manager.disagreement(with: view)
                 // Behind: the server changed the conversation after the last view this device saw, so a push
-                // about it is still on its way (a busy machine delays them); wait for it longer.
+                // about it is still on its way (a busy machine delays them); wait for it longer, unless a fault
+                // already lost that version on its way to this device (nothing else will bring it).
                 let seen = manager.conversations[uuid]?.version ?? 0
-                let behind = problem != nil && seen < view.version
+                let lost = ctx.devices[local].lostVersions[uuid].map { $0 >= view.version } ?? false
+                let behind = problem != nil && seen < view.version && !lost
                 let last = attempt >= (behind ? FlowConfig.lastVerifyAttemptWhenBehind : FlowConfig.lastVerifyAttempt)
                 if problem == nil || last { emit(.finalView(finalView(manager, uuid: uuid, server: view))) }
                 guard let problem else { continue }

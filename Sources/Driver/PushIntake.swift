@@ -39,8 +39,10 @@ final class PushIntake {
         self.clock = clock
     }
 
-    /// A push the gateway accepted but a fault dropped before the device (offline phone, APNs drop).
-    func acceptedButDropped() {
+    /// A push the gateway accepted but a fault dropped before the device (offline phone, APNs drop). The server
+    /// was told it was delivered, so it never sends that update again: the device notes it as lost, and the view
+    /// check at the end of its call does not wait for it (`Device.lostVersions`).
+    func acceptedButDropped(_ push: APNsPush, local: Int) {
         if books.sealed {
             books.countLate(.pushesAccepted)
             books.countLate(.pushesDroppedByFault)
@@ -49,6 +51,10 @@ final class PushIntake {
         let now = clock.nowNanos()
         books.count(.pushesAccepted, at: now)
         books.count(.pushesDroppedByFault, at: now)
+        if let payload = reader.push(push.payload), let uuid = payload.uuid,
+           let version = payload.view.map(\.version) ?? payload.version {
+            table.devices.lost(uuid, version: version, on: local)
+        }
     }
 
     /// A push the gateway accepted for a device of this worker, possibly delayed or duplicated by a fault, or

@@ -37,6 +37,8 @@ extension SIPSignaling {
             wake.reportedAt[local] = nil  // awake already (in another call): the INVITE comes without a REGISTER
             return
         }
+        // A late wake puts the REGISTER off; a lost one goes out and vanishes (`SIPSignaling+Faults`).
+        if !faults.isEmpty, wakeFault(local) { return }
         guard let agent = openAgent(local) else { return }
         agents.registering[local] = Registering(started: now, initial: false, then: nil)
         pool.perform(agent) { $0.register(now: $1) }
@@ -94,6 +96,7 @@ extension SIPSignaling {
         guard let agent = agents.agent.removeValue(forKey: local) else { return }
         agents.device[agent] = nil
         agents.registering[local] = nil
+        chaos.registerLost.remove(local)
         pool.close(agent)
     }
 }

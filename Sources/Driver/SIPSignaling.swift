@@ -1,4 +1,5 @@
 import CallModel
+import Chaos
 import Determinism
 import Metrics
 import Scenario
@@ -48,13 +49,16 @@ final class SIPSignaling {
     var pending: [String: Pending] = [:]
     /// The wake-up path's state per sleeping device (`SIPSignaling+Wake`).
     var wake = WakeState()
+    /// The run's faults, and what the SIP ones hold per device (`SIPSignaling+Faults`).
+    let faults: DeviceFaults
+    var chaos = SIPChaos()
 
     /// The SIP part of a worker, or nil when its devices speak HTTP. Call on the loop.
     static func make(settings: DriverSettings, loop: DriverLoop, table: CallTable, books: RunBooks,
-                     intake: PushIntake) -> SIPSignaling? {
+                     intake: PushIntake, faults: DeviceFaults) -> SIPSignaling? {
         guard let spec = settings.scenario.device.sip, let target = settings.scenario.sip else { return nil }
         let signaling = SIPSignaling(target: target, spec: spec, table: table, books: books, intake: intake,
-                                     loop: loop, settings: settings)
+                                     loop: loop, settings: settings, faults: faults)
         guard let pool = loop.makeSIPPool(proxyHost: target.host, proxyPort: target.port, onEvent: {
             [unowned signaling] agent, event in signaling.event(agent, event)
         }) else {
@@ -62,12 +66,14 @@ final class SIPSignaling {
             return nil
         }
         signaling.pool = pool
+        signaling.installFaults()
         return signaling
     }
 
     private init(target: SIPTargetSpec, spec: SIPDeviceSpec, table: CallTable, books: RunBooks, intake: PushIntake,
-                 loop: DriverLoop, settings: DriverSettings) {
+                 loop: DriverLoop, settings: DriverSettings, faults: DeviceFaults) {
         self.settings = settings
+        self.faults = faults
         wake.bundleID = settings.scenario.push.bundleID
         self.target = target
         self.spec = spec

@@ -65,9 +65,11 @@ extension Worker {
     /// The call's interpreter said it is over: its devices go back to idle.
     func complete(_ id: Int) {
         guard let run = table.calls.removeValue(forKey: id) else { return }
+        faults.attribute(call: id, failed: run.status.failed, now: clock.nowNanos())
         for local in run.devices() {
             table.devices.release(local, remote: run.callRemote(of: local, table.devices))
             sockets?.idle(local)
+            sender.sip?.afterCall(local)
         }
         live.active.subtract(1, ordering: .relaxed)
         live.completed.add(1, ordering: .relaxed)

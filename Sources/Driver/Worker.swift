@@ -61,7 +61,8 @@ final class Worker: @unchecked Sendable {
         }
         loop.onWake { [unowned self] in wake() }
         loop.sync {
-            sender.sip = SIPSignaling.make(settings: settings, loop: loop, table: table, books: books, intake: intake)
+            sender.sip = SIPSignaling.make(settings: settings, loop: loop, table: table, books: books, intake: intake,
+                                           faults: faults)
             intake.sip = sender.sip
             sockets = DeviceSockets.make(worker: index, settings: settings, deviceIndexes: deviceIndexes, loop: loop,
                                          table: table, books: books, faults: faults, sender: sender, intake: intake)
@@ -201,6 +202,7 @@ final class Worker: @unchecked Sendable {
         case .socketFault(let timer): sockets?.faultFired(timer, now: now)
         case .sipAction(let key, let slot): sender.sip?.actionTimedOut(key: key, slot: slot)
         case .outsideWindowClosed: outsideWindowClosed()
+        case .sipWake(let local): sender.sip?.wakeDue(local)
         }
     }
 

@@ -9,7 +9,23 @@ public enum DeviceFindings {
         if let line = voipWithoutCall(counters) { lines.append(line) }
         if let line = capabilities(counters) { lines.append(line) }
         if let line = callerHandles(counters) { lines.append(line) }
+        if let line = faultAttributedCalls(counters) { lines.append(line) }
         return lines
+    }
+
+    /// `calls not completed: 9 attributed to injected faults (push.dropped 3, sip.late_wake 3); 0 with no fault
+    /// on their path (the target's)`: present in runs with fault windows where a call failed or was missed.
+    static func faultAttributedCalls(_ counters: [String: Int64]) -> String? {
+        let attributed = counters[MetricName.callsAttributedToFaults] ?? 0
+        let server = counters[MetricName.callsFailedWithoutFault] ?? 0
+        guard attributed + server > 0 else { return nil }
+        let prefix = MetricName.callsAttributed(to: "")
+        let kinds = counters.filter { $0.key.hasPrefix(prefix) && $0.value > 0 }
+            .sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+            .map { "\($0.key.dropFirst(prefix.count)) \($0.value)" }
+        var line = "calls not completed: \(attributed) attributed to injected faults"
+        if !kinds.isEmpty { line += " (" + kinds.joined(separator: ", ") + ")" }
+        return line + "; \(server) with no injected fault on their path (the target's)"
     }
 
     /// `server defect: the caller handle of 12 of 40 VoIP pushes was missing 12 …`.

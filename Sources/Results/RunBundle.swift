@@ -96,6 +96,8 @@ public struct RunBundle: Sendable, Equatable {
     public var targetRegistrations: URL { file("target-registrations.jsonl") }
     /// The provider-token key a child-process target signs its pushes with (mode 0600).
     public var targetAPNsKey: URL { file("target-apns-key.p8") }
+    /// The log (stdout and stderr) of the Kamailio the run started (`target.sip.kamailio`).
+    public var kamailioLog: URL { file("kamailio.log") }
     /// The n-th start's (1-based) standard output and error of a child-process target.
     public func targetOutput(start n: Int) -> URL { file("target-\(n).out") }
     public func targetErrors(start n: Int) -> URL { file("target-\(n).err") }

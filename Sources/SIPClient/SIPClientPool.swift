@@ -35,6 +35,13 @@ public final class SIPClientPool: @unchecked Sendable {
     private var closedCounters = SIPCounters()
     /// Datagrams or stream writes the kernel refused.
     public private(set) var sendErrors = 0
+    /// The datagram filter and the datagrams it held back (sent, or read, on the tick after they are due).
+    private var held = HeldDatagrams()
+    /// Decides the fate of every UDP datagram before it is sent or read (a run's chaos); nil passes all.
+    public var datagramFilter: SIPDatagramFilter? {
+        get { held.filter }
+        set { held.filter = newValue }
+    }
 
     public init(thread: EventThread, proxyHost: String, proxyPort: Int, clock: any Clock = MonotonicClock(),
                 onEvent: @escaping EventHandler) throws(SIPClientError) {
@@ -125,7 +132,11 @@ public final class SIPClientPool: @unchecked Sendable {
                 case .proxy: address = proxy.address
                 case .source(let handle): address = sources[handle] ?? proxy.address
                 }
-                if !socket.sendDatagram(bytes, to: address) { sendErrors += 1 }
+                switch held.filter?(id, true, SIPStartLine.label(bytes)) ?? .pass {
+                case .pass: if !socket.sendDatagram(bytes, to: address) { sendErrors += 1 }
+                case .drop: continue
+                case .delay(let nanos): held.sends.append((clock.nowNanos() + nanos, id, bytes, address))
+                }
             case .tcp:
                 if socket.write(bytes), !socket.wantsWrite {
                     socket.wantsWrite = true
@@ -166,8 +177,12 @@ public final class SIPClientPool: @unchecked Sendable {
                 if sources.count >= 4096 { sources.removeAll(keepingCapacity: true) }
                 sources[handle] = from
             }
-            agent.receive(datagram: Array(UnsafeRawBufferPointer(rebasing: scratch[..<n])), source: handle,
-                          now: clock.nowNanos())
+            let datagram = Array(UnsafeRawBufferPointer(rebasing: scratch[..<n]))
+            switch held.filter?(socket.agent, false, SIPStartLine.label(datagram)) ?? .pass {
+            case .pass: agent.receive(datagram: datagram, source: handle, now: clock.nowNanos())
+            case .drop: continue
+            case .delay(let nanos): held.reads.append((clock.nowNanos() + nanos, socket.agent, datagram, handle))
+            }
         }
     }
 
@@ -212,11 +227,45 @@ public final class SIPClientPool: @unchecked Sendable {
 
     private func tick() {
         let now = clock.nowNanos()
+        if !held.isEmpty { releaseHeld(now: now) }
         for (id, agent) in agents {
             guard let due = agent.nextDeadline, due <= now else { continue }
             agent.advance(to: now)
             flush(id)
         }
         if !agents.isEmpty { ticker?.arm(atMonotonicNanos: clinux_monotonic_ns() + Self.tickNanos) }
+    }
+
+    /// Sends and reads the held datagrams that are due, in the order they were held; those of a closed agent go.
+    private func releaseHeld(now: UInt64) {
+        let (sends, reads) = held.takeDue(now)
+        for item in sends {
+            guard let socket = sockets[item.agent] else { continue }
+            if !socket.sendDatagram(item.bytes, to: item.address) { sendErrors += 1 }
+        }
+        for item in reads {
+            guard let agent = agents[item.agent] else { continue }
+            agent.receive(datagram: item.bytes, source: item.source, now: now)
+            flush(item.agent)
+        }
+    }
+}
+
+/// The pool's datagram filter, and the UDP datagrams it delayed, waiting on the pool's tick.
+struct HeldDatagrams {
+    var filter: SIPDatagramFilter?
+    var sends: [(due: UInt64, agent: Int, bytes: [UInt8], address: sockaddr_in)] = []
+    var reads: [(due: UInt64, agent: Int, bytes: [UInt8], source: Int)] = []
+
+    var isEmpty: Bool { sends.isEmpty && reads.isEmpty }
+
+    mutating func takeDue(_ now: UInt64)
+        -> ([(due: UInt64, agent: Int, bytes: [UInt8], address: sockaddr_in)],
+            [(due: UInt64, agent: Int, bytes: [UInt8], source: Int)]) {
+        let dueSends = sends.filter { $0.due <= now }
+        let dueReads = reads.filter { $0.due <= now }
+        sends.removeAll { $0.due <= now }
+        reads.removeAll { $0.due <= now }
+        return (dueSends, dueReads)
     }
 }

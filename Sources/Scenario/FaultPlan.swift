@@ -15,9 +15,12 @@ public struct FaultWindow: Sendable, Equatable {
     public var device: DeviceFaults?
     public var network: NetworkFaults?
     public var target: TargetFaults?
+    /// Faults on SIP devices' signaling (`SIPFaults`).
+    public var sip: SIPFaults?
 
     public init(name: String, atNanos: UInt64, forNanos: UInt64, devices: Double = 1, push: PushFaults? = nil,
-                device: DeviceFaults? = nil, network: NetworkFaults? = nil, target: TargetFaults? = nil) {
+                device: DeviceFaults? = nil, network: NetworkFaults? = nil, target: TargetFaults? = nil,
+                sip: SIPFaults? = nil) {
         self.name = name
         self.atNanos = atNanos
         self.forNanos = forNanos
@@ -26,6 +29,7 @@ public struct FaultWindow: Sendable, Equatable {
         self.device = device
         self.network = network
         self.target = target
+        self.sip = sip
     }
 
     /// Strength at `sinceLoad` (0…1): 1 without a ramp.
@@ -53,6 +57,9 @@ public struct FaultWindow: Sendable, Equatable {
     public static let networkOptions = ["direction", "probability", "connections"]
     public static let targetKinds = ["kill", "socket_storm"]
     public static let targetOptions = ["restart_after", "signal"]
+    public static let sipKinds = ["loss", "delay", "late_wake", "lost_register"]
+    /// Keys of a `sip:` section that qualify `loss` and `delay` rather than name a fault.
+    public static let sipOptions = ["direction", "messages"]
 }
 
 /// Faults on the way from the gateway to the device (APNs itself misbehaving).

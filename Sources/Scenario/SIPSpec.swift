@@ -30,16 +30,54 @@ public struct SIPTargetSpec: Sendable, Equatable {
     public var password: String
     /// The registration lifetime devices ask for, seconds.
     public var expires: Int
+    /// `kamailio:`: callstorm starts the SIP server itself for the run (on a free loopback port, which becomes
+    /// `host:port`) and stops it at the end; nil when `registrar` names a server already running.
+    public var kamailio: KamailioLaunchSpec?
 
-    public init(host: String, port: Int, domain: String? = nil, password: String = "callstorm", expires: Int = 600) {
+    public init(host: String, port: Int, domain: String? = nil, password: String = "callstorm", expires: Int = 600,
+                kamailio: KamailioLaunchSpec? = nil) {
         self.host = host
         self.port = port
         self.domain = domain ?? host
         self.password = password
         self.expires = expires
+        self.kamailio = kamailio
+    }
+
+    /// For `callstorm validate`: the registrar, or the Kamailio the run starts and its push route.
+    public func summary(devicesSleep: Bool) -> String {
+        guard let kamailio else { return "\(host):\(port) (domain \(domain))" }
+        let push = kamailio.pushes(devicesSleep: devicesSleep)
+            ? "push route on" + (kamailio.pushTimeoutNanos.map { ", push timeout \($0 / 1_000_000) ms" } ?? "")
+            : "push route off"
+        let configuration = kamailio.configuration ?? "the shipped deploy/kamailio/kamailio.cfg"
+        return "a Kamailio the run starts on a free port (\(push); \(configuration))"
     }
 
     /// The flow steps SIP carries (`start` is INVITE, `join` 200 OK, `decline` 486/603, `end` BYE or CANCEL,
     /// `pause`/`resume` re-INVITE); merge and unmerge need a conference focus, which a SIP proxy is not.
     public static let unsupportedSteps: Set<String> = ["merge", "unmerge"]
+}
+
+/// `target.sip.kamailio`: the Kamailio `callstorm run` starts for the run and stops by PID at its end
+/// (docs/SIP.md, "Kamailio started by the run").
+public struct KamailioLaunchSpec: Sendable, Equatable {
+    /// The push wake-up route (`WITH_PUSH`, pushes to the run's gateway with a fresh provider token); nil turns it
+    /// on exactly when the devices sleep.
+    public var push: Bool?
+    /// How long a parked INVITE waits for the woken device's answer (`PUSH_TIMEOUT`); nil keeps the
+    /// configuration's own (10 s in the shipped one).
+    public var pushTimeoutNanos: UInt64?
+    /// The configuration file, resolved against the scenario's directory; nil is the shipped
+    /// deploy/kamailio/kamailio.cfg (found under the current directory, else in callstorm's checkout).
+    public var configuration: String?
+
+    public init(push: Bool? = nil, pushTimeoutNanos: UInt64? = nil, configuration: String? = nil) {
+        self.push = push
+        self.pushTimeoutNanos = pushTimeoutNanos
+        self.configuration = configuration
+    }
+
+    /// Whether the push route is on for devices that do (`sleeping`) or do not sleep.
+    public func pushes(devicesSleep sleeping: Bool) -> Bool { push ?? sleeping }
 }

@@ -13,6 +13,7 @@ extension Scenario {
         case .url(let url): targetText = url + (targetCA.map { " (trusting the CA in \($0))" } ?? "")
         }
         lines.append("  seed \(seed), \(devices) devices, target \(targetText)")
+        if let sip { lines.append("  SIP devices register at \(sip.summary(devicesSleep: device.sip?.sleep ?? false))") }
         if let unmerge = serverPolicy(embedded: target == .embedded).unmerge {
             lines.append("  server policy: unmerge \(unmerge.rawValue) (held to by unmerge-follows-policy)")
         } else {

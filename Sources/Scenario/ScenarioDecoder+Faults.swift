@@ -18,7 +18,7 @@ extension ScenarioDecoder {
                                  flows: [String]) -> FaultWindow? {
         guard let f = fields(of: node, in: "a fault window",
                              known: ["name", "at", "for", "devices", "ramp", "flows", "push", "device", "network",
-                                     "target"],
+                                     "target", "sip"],
                              required: ["at", "for"]) else { return nil }
         let errorsBefore = errors.count
         let at = f["at"].flatMap { duration($0, "at", allowZero: true) }
@@ -54,8 +54,9 @@ extension ScenarioDecoder {
         if let n = f["device"] { window.device = deviceFaults(n) }
         if let n = f["network"] { window.network = networkFaults(n) }
         if let n = f["target"] { window.target = targetFaults(n, window: length ?? 1) }
-        if f["push"] == nil, f["device"] == nil, f["network"] == nil, f["target"] == nil {
-            report(f.mark, "a fault window needs at least one of 'push', 'device', 'network' or 'target'")
+        if let n = f["sip"] { window.sip = sipFaults(n) }
+        if f["push"] == nil, f["device"] == nil, f["network"] == nil, f["target"] == nil, f["sip"] == nil {
+            report(f.mark, "a fault window needs at least one of 'push', 'device', 'network', 'target' or 'sip'")
         }
         return errors.count == errorsBefore ? window : nil
     }

@@ -102,6 +102,7 @@ extension ScenarioDecoder {
         checkSocketFaults(scenario)
         checkSIP(root, scenario)
         checkOutsideCallees(root, scenario)
+        checkSIPFaults(root, scenario)
         return errors.count == errorsBefore ? scenario : nil
     }
 

@@ -2,7 +2,7 @@
 /// register at (docs/SIP.md).
 extension ScenarioDecoder {
     static let sipDeviceKeys = ["signaling", "sleep", "transport"]
-    static let sipTargetKeys = ["registrar", "domain", "password", "expires"]
+    static let sipTargetKeys = ["registrar", "domain", "password", "expires", "kamailio"]
     static let signalingWords = ["http", "sip"]
 
     /// The SIP keys of the `device:` section.
@@ -25,8 +25,13 @@ extension ScenarioDecoder {
 
     /// `target.sip`.
     mutating func sipTarget(_ node: YAMLNode) -> SIPTargetSpec? {
-        guard let f = fields(of: node, in: "'target.sip'", known: Self.sipTargetKeys, required: ["registrar"]),
-              let registrarNode = f["registrar"], let registrar = string(registrarNode, "registrar") else { return nil }
+        guard let f = fields(of: node, in: "'target.sip'", known: Self.sipTargetKeys) else { return nil }
+        guard let registrarNode = f["registrar"] else { return launchedKamailio(f) }
+        if let kamailioNode = f["kamailio"], !Self.isFalse(kamailioNode) {
+            report(kamailioNode.mark, "'kamailio' starts a SIP server for the run, 'registrar' names one already "
+                + "running: keep one of them")
+        }
+        guard let registrar = string(registrarNode, "registrar") else { return nil }
         let parts = registrar.split(separator: ":")
         guard parts.count == 2, let port = Int(parts[1]), (1...65_535).contains(port),
               parts[0].split(separator: ".").count == 4 else {
@@ -45,6 +50,7 @@ extension ScenarioDecoder {
     /// no conference focus): each such step is reported where it is written, or at the mix entry of a built-in
     /// flow that has one.
     mutating func checkSIP(_ root: YAMLNode, _ scenario: Scenario) {
+        checkKamailio(root, scenario)
         let device = Self.topLevelValue(root, "device")
         let target = Self.topLevelValue(root, "target")
         if scenario.device.sip != nil, scenario.sip == nil {

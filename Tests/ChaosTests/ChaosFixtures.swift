@@ -11,9 +11,15 @@ enum ChaosFixtures {
 
     /// A 10 s window from 0 on every device.
     static func window(push: PushFaults? = nil, device: DeviceFaults? = nil, network: NetworkFaults? = nil,
-                       target: TargetFaults? = nil, name: String = "w") -> FaultWindow {
+                       target: TargetFaults? = nil, sip: SIPFaults? = nil, name: String = "w") -> FaultWindow {
         FaultWindow(name: name, atNanos: 0, forNanos: 10_000_000_000, push: push, device: device, network: network,
-                    target: target)
+                    target: target, sip: sip)
+    }
+
+    static func sip(_ edit: (inout SIPFaults) -> Void) -> SIPFaults {
+        var faults = SIPFaults()
+        edit(&faults)
+        return faults
     }
 
     static func push(_ edit: (inout PushFaults) -> Void) -> PushFaults {

@@ -12,6 +12,19 @@ final class FaultDescriptionTests: XCTestCase {
             + "target: kill (SIGKILL), restart after 2s · on 50% of devices")
     }
 
+    func testASIPSectionSaysWhatItLosesWhichWayAndTheWakeFaults() {
+        let sip = ChaosFixtures.sip {
+            $0.loss = 0.1
+            $0.direction = .receive
+            $0.messages = ["INVITE", "200"]
+            $0.lateWake = LateWakeFaults(probability: 0.5, after: .constant(12_000_000_000))
+            $0.lostRegister = 0.2
+        }
+        let described = FaultDescription.describe(ChaosFixtures.window(sip: sip))
+        XCTAssertTrue(described.hasPrefix("sip: loss 10% (receive: INVITE, 200), late_wake 50% after "), described)
+        XCTAssertTrue(described.hasSuffix(", lost_register 20%"), described)
+    }
+
     func testInjectedFaultsAreCountedPerWindowWithoutTheProxyMarkers() {
         let csv = #"""
             t_s,window,kind,subject,call,role,seq

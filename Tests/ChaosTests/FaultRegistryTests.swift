@@ -10,6 +10,7 @@ final class FaultRegistryTests: XCTestCase {
         XCTAssertEqual(FaultRegistry.names(of: .device), Set(FaultWindow.deviceKinds))
         XCTAssertEqual(FaultRegistry.names(of: .network), Set(FaultWindow.networkKinds))
         XCTAssertEqual(FaultRegistry.names(of: .target), Set(FaultWindow.targetKinds))
+        XCTAssertEqual(FaultRegistry.names(of: .sip), Set(FaultWindow.sipKinds))
         for family in FaultFamily.allCases {
             for name in FaultRegistry.names(of: family) {
                 XCTAssertNotNil(FaultRegistry.kind(name, in: family), "\(family).\(name)")

@@ -98,4 +98,20 @@ final class DeviceFaultTests: XCTestCase {
         XCTAssertLessThanOrEqual(abs(offsets[0]), 30_000)
         XCTAssertEqual(counter(r, "faults.device.clock_skewed"), 1)
     }
+
+    func testACallThatFailsIsAttributedToTheFaultLoggedAgainstItAndOneNoFaultTouchedStaysTheTargets() throws {
+        let r = try rig("  - { name: bad-media, at: 0s, for: 10s, device: { join_failure: 100% } }")
+        r.worker.loop.sync {
+            _ = r.worker.faults.mediaFault(1, now: r.clock.nowNanos())
+            r.worker.table.calls[0]?.status.failed = true
+            r.worker.complete(0)
+            // A failed call no fault was logged against: the target's, chaos run or not.
+            r.worker.faults.attribute(call: 1, failed: true, now: r.clock.nowNanos())
+            // A call that completed is not attributed at all.
+            r.worker.faults.attribute(call: 2, failed: false, now: r.clock.nowNanos())
+        }
+        XCTAssertEqual(counter(r, "calls.attributed_to_faults"), 1)
+        XCTAssertEqual(counter(r, "calls.attributed_to_faults.device.join_failed"), 1)
+        XCTAssertEqual(counter(r, "calls.failed_without_fault"), 1)
+    }
 }

@@ -48,6 +48,18 @@ final class DeviceModelTests: XCTestCase {
         XCTAssertTrue(m.delivered(acceptedNanos: 1, to: 1), "each device keeps its own order")
     }
 
+    func testALostVersionKeepsTheNewestPerConversationUntilTheCallReleasesTheDevice() {
+        var m = model()
+        let local = m.takeIdle()
+        m.lost("conv-1", version: 4, on: local)
+        m.lost("conv-1", version: 2, on: local)
+        m.lost("conv-2", version: 1, on: local)
+        XCTAssertEqual(m[local].lostVersions, ["conv-1": 4, "conv-2": 1])
+        XCTAssertTrue(m[1].lostVersions.isEmpty, "each device keeps its own")
+        m.release(local)
+        XCTAssertTrue(m[local].lostVersions.isEmpty)
+    }
+
     func testTheMissThatReachesTheLimitBlocksVoIPPushes() {
         var m = model()
         XCTAssertFalse(m.missedDeadline(0, blockAfter: 2))

@@ -177,6 +177,39 @@ final class FlowInterpreterTests: XCTestCase {
         XCTAssertEqual(h.count("views.checked"), 2, "checked, and found different")
     }
 
+    func testADeviceBehindIsWaitedForUnlessAFaultLostTheVersionItLacks() {
+        for lost in [false, true] {
+            let h = FlowHarness(builtin: "incoming-1to1", config: verifying())
+            h.begin()
+            var fetches = 0
+            var firstFetch: UInt64 = 0
+            h.run(views: { uuid in
+                fetches += 1
+                if fetches == 1 { firstFetch = h.now }
+                var view = h.target.view(uuid, h.context.devices)!
+                // A change neither device has seen: still joined on the server, one version on.
+                view.ended = false
+                view.version += 1
+                view.members = view.members.map { var m = $0; m.state = "joined"; return m }
+                if lost, fetches == 1 {
+                    for role in ["caller", "callee"] {
+                        h.context.devices.lost(uuid, version: view.version, on: h.local(role))
+                    }
+                }
+                return view
+            })
+            XCTAssertTrue(h.completed)
+            XCTAssertEqual(h.count("views.mismatched"), 2)
+            if lost {
+                XCTAssertEqual(fetches, 2, "checked again once after settling: the push it lacks is not coming")
+                XCTAssertEqual(h.now - firstFetch, FlowConfig.settleNanos)
+            } else {
+                XCTAssertEqual(fetches, 5, "waited for the push on its way: 0.5, 1, 2 and 4 s more")
+                XCTAssertEqual(h.now - firstFetch, FlowConfig.settleNanos * 15)
+            }
+        }
+    }
+
     func testAnUnreadableViewIsCountedAsUnverifiable() {
         let h = FlowHarness(builtin: "incoming-1to1", config: verifying())
         h.begin()

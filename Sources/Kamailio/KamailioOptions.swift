@@ -1,0 +1,70 @@
+import Foundation
+
+/// How to start one Kamailio: its configuration, the `-A` defines that select its routes, where its log goes and
+/// its memory pools. A value, so the command line it makes is tested without starting anything.
+public struct KamailioOptions: Sendable, Equatable {
+    /// The configuration file: deploy/kamailio/kamailio.cfg, or one the scenario names.
+    public var configuration: URL
+    /// `-A` pre-processor defines (`WITH_PUSH`, `PUSH_URL="http://…"`, `SIP_PASSWORD="…"`).
+    public var defines: [String]
+    /// Where its stdout and stderr go; nil keeps `kamailio.log` in its runtime directory, removed at `stop`.
+    public var logFile: URL?
+    /// Starts it in a process group of its own, so a Ctrl-C at the terminal reaches only callstorm, which drains
+    /// its calls through the server and then stops it, instead of the server dying first (the CLI's choice). Off
+    /// for tests: a test process killed from outside then takes its Kamailio with it.
+    public var ownProcessGroup: Bool
+    /// `-m` (shared memory, MB): transactions and registrations live there.
+    public var sharedMemoryMB: Int
+    /// `-M` (private memory per process, MB).
+    public var privateMemoryMB: Int
+    /// How long to wait for its first answer to an OPTIONS.
+    public var readySeconds: Double
+
+    public init(configuration: URL = KamailioOptions.checkoutConfiguration, defines: [String] = [],
+                logFile: URL? = nil, ownProcessGroup: Bool = false, sharedMemoryMB: Int = 32,
+                privateMemoryMB: Int = 8, readySeconds: Double = 20) {
+        self.configuration = configuration
+        self.defines = defines
+        self.logFile = logFile
+        self.ownProcessGroup = ownProcessGroup
+        self.sharedMemoryMB = sharedMemoryMB
+        self.privateMemoryMB = privateMemoryMB
+        self.readySeconds = readySeconds
+    }
+
+    /// The shipped configuration's path inside a checkout.
+    public static let shippedPath = "deploy/kamailio/kamailio.cfg"
+
+    /// deploy/kamailio/kamailio.cfg in the checkout this module was built from (tests and `swift run`).
+    public static var checkoutConfiguration: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(shippedPath)
+    }
+
+    /// The shipped configuration for a run: under `directory` (a checkout, where `callstorm run` is started), else
+    /// in the checkout the binary was built from; nil when neither has it.
+    public static func shippedConfiguration(under directory: String) -> URL? {
+        let local = URL(fileURLWithPath: directory).appendingPathComponent(shippedPath)
+        return [local, checkoutConfiguration].first { FileManager.default.isReadableFile(atPath: $0.path) }
+    }
+
+    /// The defines of the push wake-up route (docs/SIP.md): pushes POSTed to `url` (the run's gateway, cleartext)
+    /// with `authorization: bearer <token>`; a parked INVITE waits `timeoutMillis` (the configuration's default,
+    /// 10,000, when nil).
+    public static func pushDefines(url: String, token: String?, timeoutMillis: Int? = nil) -> [String] {
+        var defines = ["WITH_PUSH", "PUSH_URL=\"\(url)\""]
+        if let token { defines.append("PUSH_JWT=\"\(token)\"") }
+        if let timeoutMillis { defines.append("PUSH_TIMEOUT=\(timeoutMillis)") }
+        return defines
+    }
+
+    /// Kamailio's command line: in the foreground (`-DD`), logging to stderr (`-E`), listening on `port` over UDP
+    /// and TCP on loopback.
+    public func arguments(modules: String, runDirectory: String, port: Int) -> [String] {
+        var args = ["-f", configuration.path, "-DD", "-E", "-L", modules, "-Y", runDirectory,
+                    "-l", "udp:127.0.0.1:\(port)", "-l", "tcp:127.0.0.1:\(port)",
+                    "-m", "\(sharedMemoryMB)", "-M", "\(privateMemoryMB)"]
+        for define in defines { args += ["-A", define] }
+        return args
+    }
+}

@@ -1,0 +1,65 @@
+import CLinux
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Finding a port Kamailio can take, and knowing when it answers.
+extension KamailioServer {
+    /// A port free for TCP and UDP on 127.0.0.1 at this moment.
+    public static func freePort() -> Int? {
+        for _ in 0..<20 {
+            let tcp = clinux_listen_tcp("127.0.0.1", 0, 1)
+            guard tcp >= 0 else { continue }
+            let port = Int(clinux_local_port(tcp))
+            let udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = UInt16(port).bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(udp, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            close(udp)
+            close(tcp)
+            if bound == 0 { return port }
+        }
+        return nil
+    }
+
+    /// Sends OPTIONS sip:127.0.0.1:<port> over UDP every 200 ms until a 200 comes back; gives up early once
+    /// `running` says the process is gone (a configuration error ends Kamailio at once).
+    static func answersOptions(port: Int, within seconds: Double, running: () -> Bool = { true }) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var server = sockaddr_in()
+        server.sin_family = sa_family_t(AF_INET)
+        server.sin_port = UInt16(port).bigEndian
+        server.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let deadline = clinux_monotonic_ns() + UInt64(seconds * 1e9)
+        var attempt = 0
+        while clinux_monotonic_ns() < deadline, running() {
+            attempt += 1
+            let probe = "OPTIONS sip:127.0.0.1:\(port) SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:9;branch=z9hG4bKready"
+                + "\(attempt);rport\r\nMax-Forwards: 70\r\nFrom: <sip:probe@127.0.0.1>;tag=p\r\n"
+                + "To: <sip:127.0.0.1:\(port)>\r\nCall-ID: ready-\(attempt)\r\nCSeq: 1 OPTIONS\r\n"
+                + "Content-Length: 0\r\n\r\n"
+            _ = Array(probe.utf8).withUnsafeBytes { bytes in
+                withUnsafePointer(to: &server) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        sendto(fd, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
+                }
+            }
+            var buffer = [UInt8](repeating: 0, count: 2048)
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 12, String(decoding: buffer[..<n], as: UTF8.self).hasPrefix("SIP/2.0 200") { return true }
+            if n < 0 { usleep(50_000) }
+        }
+        return false
+    }
+}

@@ -1,0 +1,44 @@
+/// What the pool does with one UDP datagram an agent sends or reads: the seam through which a run's chaos acts
+/// on SIP signaling. SIPClient knows nothing of faults: the owner of the pool (the Driver) installs a filter and
+/// decides; the pool only drops or holds back what it is told to.
+public enum SIPDatagramFate: Sendable, Equatable {
+    case pass
+    /// Never sent, or never read.
+    case drop
+    /// Sent, or read, this much later (on the pool's 10 ms tick).
+    case delay(nanos: UInt64)
+}
+
+/// Called on the pool's thread for every UDP datagram before it is sent (`sending`) or parsed: `agent` is the
+/// agent's id, `label` the message's method or status code (`SIPStartLine.label`). TCP streams are never filtered
+/// (a lost segment is the kernel's to retransmit).
+public typealias SIPDatagramFilter = (_ agent: Int, _ sending: Bool, _ label: String) -> SIPDatagramFate
+
+/// The start line of a SIP message, read without parsing the message.
+public enum SIPStartLine {
+    /// The method of a request (`INVITE`) or the status code of a response (`200`); `?` when the bytes start with
+    /// neither (a keep-alive, garbage: the filter still decides on it).
+    public static func label<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
+        let space = UInt8(ascii: " ")
+        var first: [UInt8] = []
+        var second: [UInt8] = []
+        var field = 0
+        for byte in bytes.prefix(64) {
+            if byte == space {
+                field += 1
+                if field == 2 { break }
+                continue
+            }
+            if byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\n") { break }
+            if field == 0 { first.append(byte) } else { second.append(byte) }
+        }
+        let head = String(decoding: first, as: UTF8.self)
+        if head.hasPrefix("SIP/") {
+            let code = String(decoding: second, as: UTF8.self)
+            return code.count == 3 && code.allSatisfy(\.isNumber) ? code : "?"
+        }
+        guard field >= 1, !head.isEmpty, head.utf8.allSatisfy({ $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
+        else { return "?" }
+        return head
+    }
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# usage: scripts/bench-sip-instructions.sh [RATE] [N1] [N2] — instructions per SIP call under callgrind, the client
+# side only, for the call of `make bench`'s SIP section (scripts/bench-sip.sh): SIPp's UAC and UAS
+# (deploy/sipp/uac-hold.xml, uas-hold.xml) and callstorm (Benchmarks/scenarios/sip-hold.yaml, both ends), each
+# through one native Kamailio. Each side runs twice, N1 and N2 calls at RATE calls/s (default 20/s, 40 and 120
+# calls), with the same devices, and the difference of the instruction totals is divided by the difference of the
+# calls completed: start-up, registration and the report cancel out, what is left is the cost of one call. Instruction counts do not change
+# with the machine's load, so this compares the two on a busy machine where timed runs cannot. Timeouts and drains
+# are long so valgrind's slowness changes no outcome. Prints one line per side; KEEP=1 keeps the files.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+rate=${1:-20}; n1=${2:-40}; n2=${3:-120}
+bin=${CALLSTORM_BIN:-$root/.build/release/callstorm}
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+d=$(mktemp -d)
+modules=$(dirname "$(ls /usr/lib/*/kamailio/modules/tm.so /usr/lib/kamailio/modules/tm.so 2>/dev/null | head -1)")
+kport=$(free_port)
+mkdir -p "$d/kamailio"
+/usr/sbin/kamailio -f "$root/deploy/kamailio/kamailio.cfg" -DD -E -L "$modules" -Y "$d/kamailio" \
+    -l "udp:127.0.0.1:$kport" -l "tcp:127.0.0.1:$kport" -m 64 -M 8 > "$d/kamailio.log" 2>&1 & kpid=$!
+trap 'kill $kpid 2>/dev/null; wait $kpid 2>/dev/null; [ -n "${KEEP:-}" ] && echo "$d" || rm -rf "$d"' EXIT
+sleep 1
+collected() { grep -o "Collected : [0-9]*" "$1" | awk '{print $3}'; }
+cg() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@"; }
+
+# sipp_total N: instructions of the UAC and UAS together for N calls.
+sipp_total() {
+    local uport cport upid
+    uport=$(free_port); cport=$(free_port)
+    sipp -sf "$root/deploy/sipp/uas-hold-register.xml" -s sipp-uas "127.0.0.1:$kport" -i 127.0.0.1 -p "$uport" \
+        -au sipp-uas -ap callstorm -m 1 -timeout 10s -nostdin > "$d/reg.out" 2>&1
+    (cd "$d" && cg sipp -sf "$root/deploy/sipp/uas-hold.xml" -i 127.0.0.1 -p "$uport" -m "$1" -timeout 300s \
+        -nostdin > "uas-$1.out" 2> "uas-$1.cg") & upid=$!
+    sleep 3
+    (cd "$d" && cg sipp -sf "$root/deploy/sipp/uac-hold.xml" -s sipp-uas "127.0.0.1:$kport" -i 127.0.0.1 -trace_stat \
+        -stf "uac-$1.csv" -p "$cport" -m "$1" -r "$rate" -timeout 300s -nostdin > "uac-$1.out" 2> "uac-$1.cg")
+    wait "$upid"
+    echo $(( $(collected "$d/uac-$1.cg") + $(collected "$d/uas-$1.cg") ))
+}
+
+# cs_total N: callstorm's instructions for N calls (devices fixed, so registration is the same in both runs).
+cs_total() {
+    local secs=$(( $1 / rate ))
+    sed -e "s/127.0.0.1:5060/127.0.0.1:$kport/" -e "s|rate: [0-9]*/s, for: [0-9]*s|rate: $rate/s, for: ${secs}s|" \
+        -e "s/^devices: [0-9]*/devices: $(( rate * 3 > 60 ? rate * 3 : 60 ))/" -e "s/^drain: 10s/drain: 60s/" \
+        -e "s/action_timeout: 5s/action_timeout: 60s/" "$root/Benchmarks/scenarios/sip-hold.yaml" > "$d/cs-$1.yaml"
+    objcopy --strip-debug "$bin" "$d/cs"
+    cg "$d/cs" run "$d/cs-$1.yaml" --workers 1 --out "$d/cs-$1" --quiet > "$d/cs-$1.log" 2> "$d/cs-$1.cg"
+    collected "$d/cs-$1.cg"
+}
+
+completed() {
+    python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['counters'].get('calls.completed', 0))" "$1" \
+        2>/dev/null || echo 0
+}
+successful() {
+    python3 -c "import csv, sys
+print(list(csv.DictReader(open(sys.argv[1]), delimiter=';'))[-1]['SuccessfulCall(C)'])" "$1" 2>/dev/null || echo 0
+}
+# Per call: the difference of the totals over the difference of the calls that completed (valgrind's slowness can
+# cost a run a few calls; the planned counts are N1 and N2).
+per_call() { python3 -c "import sys; a, b, x, y = map(int, sys.argv[1:]); print((b - a) // (y - x) if y > x else 0)" "$@"; }
+s1=$(sipp_total "$n1"); s2=$(sipp_total "$n2")
+k1=$(successful "$d/uac-$n1.csv"); k2=$(successful "$d/uac-$n2.csv")
+sipp_per=$(per_call "${s1:-0}" "${s2:-0}" "$k1" "$k2")
+echo "SIPp UAC + UAS: $s1 instructions for $k1 calls, $s2 for $k2 (of $n1 and $n2 planned): $sipp_per per call"
+c1=$(cs_total "$n1"); c2=$(cs_total "$n2")
+m1=$(completed "$d/cs-$n1/summary.json"); m2=$(completed "$d/cs-$n2/summary.json")
+cs_per=$(per_call "${c1:-0}" "${c2:-0}" "$m1" "$m2")
+echo "callstorm: $c1 instructions for $m1 calls, $c2 for $m2 (of $n1 and $n2 planned): $cs_per per call"
+# SIP_INSTRUCTIONS_JSON=FILE: the figures for bench-results.py (bench.sh's sip-instructions section).
+if [ -n "${SIP_INSTRUCTIONS_JSON:-}" ]; then
+    python3 - "$SIP_INSTRUCTIONS_JSON" "$rate" "$n1" "$n2" "$s1" "$s2" "$k1" "$k2" "$sipp_per" "$c1" "$c2" "$m1" "$m2" \
+        "$cs_per" <<'PY'
+import json, sys
+out, *v = sys.argv[1:]
+rate, n1, n2, s1, s2, k1, k2, sp, c1, c2, m1, m2, cp = (int(x or 0) for x in v)
+json.dump({"rate": rate, "planned": [n1, n2], "sipp": {"instructions": [s1, s2], "calls": [k1, k2], "per_call": sp},
+           "callstorm": {"instructions": [c1, c2], "calls": [m1, m2], "per_call": cp}}, open(out, "w"), indent=2)
+PY
+fi
