@@ -149,10 +149,6 @@ final class Worker: @unchecked Sendable {
                            "waiting for \(call.waiting) after step \(step)", limit: 10)
             }
             abandonArrivals(now: now)
-            if outside.expected, outside.drawn == 0 {
-                books.note("No outside party placed a call to the \(table.devices.count) devices of worker "
-                           + "\(arrivals.worker) while they waited.", limit: 10)
-            }
             if books.pendingDeliveries > 0 {
                 books.count(.pushesUndeliveredAtStop, by: books.pendingDeliveries, at: now)
             }
