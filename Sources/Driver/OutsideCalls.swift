@@ -1,12 +1,6 @@
 import Determinism
 import Scenario
 
-/// Calls placed by parties callstorm does not simulate (flows whose first role is `outside`): SIPp as a UAC, a
-/// PSTN gateway, a server starting calls itself. Nothing plans them; one becomes a call of ours when it reaches an
-/// idle, registered device of this worker (a VoIP push it reports, or a SIP INVITE) before the run's window closes
-/// (`duration` after the load's start; a device registered earlier than the others takes calls already). Its flow is drawn by the mix's weights among the outside-started flows, and its
-/// behaviour samples from a seeded stream by its number on this worker, so a run's choices repeat for the same
-/// order of arrivals. A value owned by the worker's loop.
 /// The call ids outside calls get (`OutsideCalls.callID`), for readers of a run's files (repro files: callstorm did
 /// not place such a call, so it cannot be replayed).
 public enum OutsideCallIDs {
@@ -16,14 +10,21 @@ public enum OutsideCallIDs {
     public static func contains(_ call: Int) -> Bool { call & bit != 0 }
 }
 
+/// Calls placed by parties callstorm does not simulate (flows whose first role is `outside`): SIPp as a UAC, a
+/// PSTN gateway, a server starting calls itself. Nothing plans them; one becomes a call of ours when it reaches an
+/// idle, registered device of this worker (a VoIP push it reports, or a SIP INVITE) before the run's window closes
+/// (`duration` after the load's start; a device registered before the others takes calls already). Its flow is
+/// drawn by the mix's weights among the outside-started flows, and its behaviour samples from a seeded stream by its
+/// number on this worker, so a run's choices repeat for the same order of arrivals. A value owned by the worker's
+/// loop.
 struct OutsideCalls {
     let worker: Int
     /// The outside-started flows: their index in `DriverSettings.flows` and their mix weight.
     let flows: [(index: Int, weight: Double)]
     /// When the window for calls closes (monotonic ns); 0 until the load starts.
     private(set) var closesAt: UInt64 = 0
-    /// Calls taken so far (numbers their ids and their random streams).
-    private(set) var taken = 0
+    /// Calls drawn so far, taken or refused for want of idle devices (numbers their ids and random streams).
+    private(set) var drawn = 0
 
     init(worker: Int, settings: DriverSettings) {
         self.worker = worker
@@ -51,8 +52,8 @@ struct OutsideCalls {
     /// seeded stream. The caller sets `plannedNanos` (the arrival instant: latencies from planned equal those from
     /// actual).
     mutating func arrival(seed: UInt64, behavior: Behavior) -> Arrival {
-        let serial = taken
-        taken += 1
+        let serial = drawn
+        drawn += 1
         let id = Self.callID(worker: worker, serial: serial)
         var random = SeededRandom(seed: seed, stream: UInt64(id))
         let total = flows.reduce(0) { $0 + $1.weight }
