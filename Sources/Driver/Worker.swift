@@ -149,10 +149,6 @@ final class Worker: @unchecked Sendable {
                            "waiting for \(call.waiting) after step \(step)", limit: 10)
             }
             abandonArrivals(now: now)
-            if outside.expected, outside.taken == 0 {
-                books.note("No outside party placed a call to the \(table.devices.count) devices of worker "
-                           + "\(arrivals.worker) while they waited.", limit: 10)
-            }
             if books.pendingDeliveries > 0 {
                 books.count(.pushesUndeliveredAtStop, by: books.pendingDeliveries, at: now)
             }
@@ -201,8 +197,8 @@ final class Worker: @unchecked Sendable {
         case .socketReply(let id): sockets?.replyTimedOut(id)
         case .socketFault(let timer): sockets?.faultFired(timer, now: now)
         case .sipAction(let key, let slot): sender.sip?.actionTimedOut(key: key, slot: slot)
-        case .sipWake(let local): sender.sip?.wakeDue(local)
         case .outsideWindowClosed: outsideWindowClosed()
+        case .sipWake(let local): sender.sip?.wakeDue(local)
         }
     }
 

@@ -101,8 +101,8 @@ extension ScenarioDecoder {
         checkSocketMapped(root, scenario)
         checkSocketFaults(scenario)
         checkSIP(root, scenario)
-        checkSIPFaults(root, scenario)
         checkOutsideCallees(root, scenario)
+        checkSIPFaults(root, scenario)
         return errors.count == errorsBefore ? scenario : nil
     }
 
