@@ -44,6 +44,11 @@ enum HistoryCheck {
                 lines.append("  after \(group.kind): \(group.findings) findings, \(group.devices) devices")
             }
         }
+        for pair in races.byPair {
+            // Which legal order won how often (a race counts once, by the outcomes of all its actions).
+            let outcomes = (pair.outcomes ?? [:]).sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+            for (outcome, n) in outcomes { lines.append("  race \(pair.name): \(outcome): \(n)") }
+        }
         for (rule, count) in report.countsByRule where count > 0 {
             lines.append("  \(rule.rawValue): \(count)")
         }
@@ -58,11 +63,11 @@ enum HistoryCheck {
         guard writeFiles else { return outcome }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(report).write(to: bundle.checker)
+        try RunResults.replaceFile(bundle.checker, with: encoder.encode(report))
         var figures: [RacesSection.TimelineFigure] = []
         for (n, v) in report.violations.prefix(timelines).enumerated() {
             let svg = Timeline.svg(for: v, in: events)
-            try svg.write(to: bundle.violationTimeline(n + 1), atomically: true, encoding: .utf8)
+            try RunResults.replaceFile(bundle.violationTimeline(n + 1), with: Data(svg.utf8))
             figures.append(.init(number: n + 1, rule: v.rule.rawValue, message: v.message,
                                  offsetNanos: races.origins[n].offset, svg: svg))
         }
@@ -121,7 +126,7 @@ enum HistoryCheck {
                 repro = "# warning: this repro does not load as written; edit it first:\n"
                     + errors.description.split(separator: "\n").map { "#   \($0)\n" }.joined() + repro
             }
-            try repro.write(to: file, atomically: true, encoding: .utf8)
+            try RunResults.replaceFile(file, with: Data(repro.utf8))
             written[n + 1] = file
         }
         return written

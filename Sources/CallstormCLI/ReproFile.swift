@@ -1,4 +1,5 @@
 import Checker
+import Driver
 import Foundation
 import Reports
 import Scenario
@@ -16,10 +17,11 @@ enum ReproFile {
     /// Top-level keys the repro rewrites; everything else is copied.
     static let replacedKeys: Set<String> = ["name", "seed", "devices", "workers", "load", "duration", "replay"]
 
-    /// The repro text for one violation, or nil when the history does not say which call it came from.
+    /// The repro text for one violation, or nil when the history does not say which call it came from, or that call
+    /// was an outside party's (callstorm did not place it, so it cannot place it again).
     static func text(scenarioText: String, scenario: Scenario, seed: UInt64, violation: Violation, number: Int,
                      origin: RaceSummary.Origin, runDirectory: URL) -> String? {
-        guard let call = origin.call else { return nil }
+        guard let call = origin.call, !OutsideCallIDs.contains(call) else { return nil }
         let devices = max(2, scenario.flows.values.map(\.roles.count).max() ?? 2)
         var out = "# repro-\(number).yaml — violation \(number) of \(runDirectory.path) (checker.json), rule "
             + "\(violation.rule.rawValue):\n#   \(violation.message)\n"

@@ -24,7 +24,7 @@ enum RunReporting {
 
     static func save<T: Encodable>(_ value: T, to url: URL) throws {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try encoder().encode(value).write(to: url, options: .atomic)
+        try RunResults.replaceFile(url, with: encoder().encode(value))
     }
 
     static func load<T: Decodable>(_ type: T.Type, from url: URL) -> T? {

@@ -83,7 +83,7 @@ extension RunSession {
             try RunResults.joinHistory(run: bundle.directory)
             try checkHistory(&result, notes: &notes, failures: &failures)
             try RunReporting.save(notes, to: bundle.notes)
-            _ = FileManager.default.createFile(atPath: bundle.finished.path, contents: Data())
+            try RunResults.replaceFile(bundle.finished, with: Data())
             written = try RunReporting.write(run: bundle.directory, facts: driven.facts, recorder: result.recorder,
                                              thresholds: scenario.slo, notes: notes, extraFailures: failures,
                                              historyJoined: true)
@@ -129,7 +129,7 @@ extension RunSession {
                                 what: FaultDescription.describe($0), injected: injected[$0.name] ?? [:])
         }
         try RunReporting.save(windows, to: bundle.faultWindows)
-        try csv.write(to: bundle.faults, atomically: true, encoding: .utf8)
+        try RunResults.replaceFile(bundle.faults, with: Data(csv.utf8))
     }
 
     /// The thresholds, the capacity knee and the books, on stderr.

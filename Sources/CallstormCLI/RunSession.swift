@@ -221,6 +221,15 @@ final class RunSession {
         }
         let signals = SignalWatch { _ in driver.requestStop() }
         let progress = options.quiet ? nil : makeProgress(driver: driver, settings: s.settings)
+        if scenario.expectsOutsideCalls {
+            let window = Quantity.format(nanos: s.settings.plan.totalNanos)
+            let quiet = options.quiet
+            driver.onLoadStart = { registered in
+                guard !quiet else { return }
+                FileHandle.standardError.write(Data(("callstorm: \(registered) devices registered; waiting for "
+                    + "calls from outside parties for \(window)\n").utf8))
+            }
+        }
         var result = driver.run()
         progress?.stop()
         signals.cancel()

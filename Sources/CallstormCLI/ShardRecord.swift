@@ -31,7 +31,7 @@ struct ShardRecord: Codable, Equatable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        try encoder.encode(self).write(to: run.appendingPathComponent(Self.fileName), options: .atomic)
+        try RunResults.replaceFile(run.appendingPathComponent(Self.fileName), with: encoder.encode(self))
     }
 
     static func read(run: URL) throws -> ShardRecord {

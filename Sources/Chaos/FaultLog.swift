@@ -37,8 +37,8 @@ public final class FaultLog: Sendable {
     }
 
     private let entries = Mutex<[Entry]>([])
-    /// The kinds of the faults logged against each planned call, for attributing the calls that did not complete.
-    private let byCall = Mutex<[Int: Set<String>]>([:])
+    /// The same entries indexed for attributing the calls that did not complete (`CallAttribution`).
+    private let index = Mutex(FaultIndex())
     /// When socket storms ran (since the load started), for the workers that attribute the sockets they ended.
     private let storms = Mutex<[UInt64]>([])
 
@@ -47,11 +47,13 @@ public final class FaultLog: Sendable {
     public func add(_ entry: Entry) {
         if entry.kind.hasPrefix(SocketStormFault.storm) { storms.withLock { $0.append(entry.sinceLoadNanos) } }
         entries.withLock { $0.append(entry) }
-        if entry.call >= 0 { byCall.withLock { _ = $0[entry.call, default: []].insert(entry.kind) } }
+        index.withLock { $0.add(entry) }
     }
 
-    /// The kinds of the faults logged against planned call `call` so far, sorted: what its path met.
-    public func kinds(ofCall call: Int) -> [String] { byCall.withLock { $0[call].map { $0.sorted() } ?? [] } }
+    /// The kinds of the faults on planned call `call`'s path so far (`FaultIndex.kinds`), sorted.
+    public func kinds(ofCall call: Int, devices: [Int], fromNanos: UInt64, toNanos: UInt64) -> [String] {
+        index.withLock { $0.kinds(call: call, devices: devices, from: fromNanos, to: toNanos) }
+    }
 
     /// Instants of the socket storms so far, since the load started. The fault controller logs a storm before it
     /// drops the sockets, so a worker that sees a socket end finds the storm that ended it here.

@@ -121,6 +121,10 @@ public enum FaultAttribution {
                 if let call = invoke.call { path.calls.insert(call) }
             case .push(let push): path.devices.insert(push.device)
             case .final(let final): path.devices.insert(final.device)
+            case .sip(let message): path.devices.insert(message.device)
+            case .dialog(let dialog):
+                path.devices.insert(dialog.device)
+                if let call = dialog.call { path.calls.insert(call) }
             default: break
             }
         }

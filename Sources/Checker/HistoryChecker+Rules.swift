@@ -87,10 +87,11 @@ extension CheckState {
     // MARK: - no-device-active-in-two-unheld-conversations
 
     /// Every device joined in conversation `ci`'s latest view must not be joined in another live conversation,
-    /// unless an op on either may still change it (open or indeterminate).
+    /// unless an op on either may still change it (open or indeterminate). Only callstorm's devices (`actors`):
+    /// an outside party, such as a gateway, may be in many calls at once.
     mutating func checkSingleActive(_ ci: Int, at i: Int) {
         guard conversations[ci].live, !conversations[ci].unsettled, let here = conversations[ci].latest else { return }
-        for d in conversations[ci].joined {
+        for d in conversations[ci].joined where actors.contains(d) {
             guard let others = joinedIn[d], others.count > 1 else { continue }
             for cj in others where cj != ci && !conversations[cj].unsettled {
                 guard let there = conversations[cj].latest else { continue }

@@ -134,6 +134,8 @@ struct ConversationRecord {
     var unsettled: Bool { open > 0 || uncertainSince != nil }
 }
 
+// limits: 17 stored properties: the checker's whole state over one history, each read by its rules in one pass; the
+// SIP dialogs (`sip`) sit beside the conversations' state because rules 3, 4 and 8 judge both.
 struct CheckState {
     let events: [HistoryEvent]
     let policy: ServerPolicy
@@ -143,6 +145,9 @@ struct CheckState {
     var conversations: [ConversationRecord] = []
     /// device → conversations (indices) in whose latest live view it is `joined`.
     var joinedIn: [String: [Int]] = [:]
+    /// Devices that invoked an op: callstorm's own. A member that never acts is an outside party (a PSTN gateway,
+    /// SIPp, a server-side caller), whose calls are observed, not held to a device's rules.
+    var actors: Set<String> = []
     var violations: [Violation] = []
     /// Some view had no version: `versions-only-increase` cannot run, and views are ordered by time instead.
     var versionless = false
@@ -158,6 +163,8 @@ struct CheckState {
     /// Fulfilled unmerges whose response carried no split view, and how many did carry one: a server whose
     /// answers never carry one cannot be judged by `unmerge-restores-member`, one that sometimes omits it can.
     var unmerges = UnmergeSplits()
+    /// SIP calls' dialogs at each device (`HistoryChecker+SIP`).
+    var sip = SIPDialogs()
 
     struct UnmergeSplits {
         var withoutSplit: [(Complete, Int)] = []
@@ -196,7 +203,8 @@ struct CheckState {
         case .complete(let c): complete(c, at: i, t: e.t)
         case .push(let p): push(p, at: i, t: e.t)
         case .final(let f): final(f, at: i, t: e.t)
-        case .stop: break
+        case .stop, .sip: break
+        case .dialog(let d): dialog(d, at: i, t: e.t)
         case .targetKilled:
             // The server's memory went with it: what was live is over, though no view will ever say so.
             for ci in conversations.indices where conversations[ci].live {
@@ -206,6 +214,7 @@ struct CheckState {
     }
 
     mutating func finish() -> CheckReport {
+        finishDialogs()
         for (c, i) in pendingUnions {
             if let rec = ops[c.op] { checkUnion(c, rec, at: i) }
         }
@@ -248,6 +257,7 @@ struct CheckState {
 
     mutating func invoke(_ inv: Invoke, at i: Int, t: UInt64) {
         operations += 1
+        actors.insert(inv.device)
         if let first = ops[inv.op] {
             report(.oneOutcome, conversations: inv.touched, ops: [inv.op], devices: [inv.device],
                    "op \(inv.op) was invoked twice (lines \(events[first.invokeIndex].line) and \(events[i].line)); "

@@ -29,6 +29,10 @@ public struct HistoryEvent: Sendable, Equatable {
         case stop
         /// callstorm killed the target (a `target` fault): every conversation it held is gone with it.
         case targetKilled
+        /// A SIP message a device sent or received in a call (sampled; for timelines, not for verdicts).
+        case sip(SIPLine)
+        /// A device's SIP dialog changed state: what the SIP rules judge (`HistoryChecker+SIP`).
+        case dialog(DialogLine)
     }
 }
 
@@ -152,5 +156,42 @@ public struct LocalView: Sendable, Equatable {
         self.state = state
         self.members = members
         self.active = active
+    }
+}
+
+/// A SIP message in a call: `message` is a method (`INVITE`, `ACK`, `BYE`, `CANCEL`), `re-INVITE`, or a response's
+/// `<status> <METHOD>` (`200 INVITE`, `487 INVITE`); `conversation` is the Call-ID.
+public struct SIPLine: Sendable, Equatable {
+    public var device: String
+    public var conversation: String
+    public var sent: Bool
+    public var message: String
+
+    public init(device: String, conversation: String, sent: Bool, message: String) {
+        self.device = device
+        self.conversation = conversation
+        self.sent = sent
+        self.message = message
+    }
+}
+
+/// The words of a dialog line's `state`.
+public typealias DialogState = HistoryDialogState
+
+/// One device's SIP dialog for Call-ID `conversation` entered `state` (a terminated one with its `reason`).
+public struct DialogLine: Sendable, Equatable {
+    public var device: String
+    public var conversation: String
+    public var state: DialogState
+    public var reason: String?
+    /// The planned call (arrival index), to trace a finding; optional.
+    public var call: Int?
+
+    public init(device: String, conversation: String, state: DialogState, reason: String? = nil, call: Int? = nil) {
+        self.device = device
+        self.conversation = conversation
+        self.state = state
+        self.reason = reason
+        self.call = call
     }
 }

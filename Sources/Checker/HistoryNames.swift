@@ -101,7 +101,7 @@ enum Named<Value> {
 /// Every key the reader looks at, in any of the format's objects; other keys are skipped.
 enum HistoryKey: String, CaseIterable, Sendable {
     case t, type, op, device, kind, conversation, with, member, outcome, reason, event, into, view, split, server
-    case local, call, step, race, offset, id, version, ended, members, state, active
+    case local, call, step, race, offset, id, version, ended, members, state, active, sent, message
 }
 
 extension HistoryKey {
@@ -123,7 +123,7 @@ extension HistoryKey {
         case (4, UInt8(ascii: "i")): key = equals("into") ? .into : nil
         case (4, UInt8(ascii: "v")): key = equals("view") ? .view : nil
         case (4, UInt8(ascii: "c")): key = equals("call") ? .call : nil
-        case (4, UInt8(ascii: "s")): key = equals("step") ? .step : nil
+        case (4, UInt8(ascii: "s")): key = equals("step") ? .step : equals("sent") ? .sent : nil
         case (4, UInt8(ascii: "r")): key = equals("race") ? .race : nil
         case (5, UInt8(ascii: "e")): key = equals("event") ? .event : equals("ended") ? .ended : nil
         case (5, UInt8(ascii: "s")): key = equals("split") ? .split : equals("state") ? .state : nil
@@ -136,7 +136,7 @@ extension HistoryKey {
         case (6, UInt8(ascii: "a")): key = equals("active") ? .active : nil
         case (7, UInt8(ascii: "o")): key = equals("outcome") ? .outcome : nil
         case (7, UInt8(ascii: "v")): key = equals("version") ? .version : nil
-        case (7, UInt8(ascii: "m")): key = equals("members") ? .members : nil
+        case (7, UInt8(ascii: "m")): key = equals("members") ? .members : equals("message") ? .message : nil
         case (12, UInt8(ascii: "c")): key = equals("conversation") ? .conversation : nil
         default: key = nil
         }
@@ -158,4 +158,5 @@ enum HistoryNames {
     static let outcomes = ByteNames(Outcome.allCases)
     static let pushEvents = ByteNames(PushEvent.allCases)
     static let memberStates = ByteNames(MemberState.allCases)
+    static let dialogStates = ByteNames(DialogState.allCases)
 }

@@ -96,12 +96,16 @@ struct LineFields {
     var step: String?
     var race: String?
     var offset: Int?
+    /// SIP lines: a message's direction and words, a dialog's state.
+    var sent: Bool?
+    var message: String?
+    var state: Named<DialogState>?
 
     func event(line: Int, scanner s: JSONScanner) throws -> HistoryEvent {
         guard let typeName = type else { throw s.error("missing \"type\"") }
         guard let t else { throw s.error("missing \"t\"") }
         let type = try typeName.value(s) {
-            "unknown type \"\($0)\" (invoke, complete, push, final, stop, target_killed)"
+            "unknown type \"\($0)\" (invoke, complete, push, final, stop, target_killed, sip, dialog)"
         }
         func need<T>(_ value: T?, _ key: String) throws -> T {
             guard let value else { throw s.error("\(type.rawValue) line without \"\(key)\"") }
@@ -135,6 +139,17 @@ struct LineFields {
             body = .stop
         case .targetKilled:
             body = .targetKilled
+        case .sip:
+            body = .sip(SIPLine(device: try need(device, "device"),
+                                conversation: try need(conversation, "conversation"), sent: try need(sent, "sent"),
+                                message: try need(message, "message")))
+        case .dialog:
+            let state = try need(self.state, "state").value(s) {
+                "unknown dialog state \"\($0)\" (early, confirmed, held, terminated)"
+            }
+            body = .dialog(DialogLine(device: try need(device, "device"),
+                                      conversation: try need(conversation, "conversation"), state: state,
+                                      reason: reason, call: call))
         }
         return HistoryEvent(t: t, line: line, body)
     }

@@ -32,6 +32,9 @@ extension JSONScanner {
             case .step: f.step = try s.optionalString()
             case .race: f.race = try s.optionalString()
             case .offset: f.offset = try s.integer()
+            case .sent: f.sent = try s.bool()
+            case .message: f.message = try s.string()
+            case .state: f.state = try s.name(HistoryNames.dialogStates)
             default: try s.skipValue()
             }
         }

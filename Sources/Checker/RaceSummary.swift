@@ -12,6 +12,8 @@ public struct RaceSummary: Sendable, Codable, Equatable {
         public var offset: Int64
         /// The kinds of its actions in the order they were invoked, e.g. `["merge", "end"]`.
         public var kinds: [String]
+        /// Each action's outcome by step (`ok`, `fail sip_481`, `open` until it completes).
+        public var outcomes: [String: String] = [:]
     }
 
     /// Races and violations at one race offset: a cell of the report's heat strip, saved in raw/races.json.
@@ -40,15 +42,20 @@ public struct RaceSummary: Sendable, Codable, Equatable {
         public var violations: Int
         public var racesWithViolations: Int
         public var violationsByRule: [String: Int]
+        /// How its races came out, counted: each outcome names every action's step (sorted by name) and outcome,
+        /// `open` when it never completed (`callee-answers fail already_ended · caller-cancels ok`), so the count
+        /// shows which legal order won how often; nil in a summary written before outcomes were counted.
+        public var outcomes: [String: Int]?
 
         public init(name: String, label: String, races: Int, violations: Int, racesWithViolations: Int,
-                    violationsByRule: [String: Int]) {
+                    violationsByRule: [String: Int], outcomes: [String: Int]? = nil) {
             self.name = name
             self.label = label
             self.races = races
             self.violations = violations
             self.racesWithViolations = racesWithViolations
             self.violationsByRule = violationsByRule
+            self.outcomes = outcomes
         }
     }
 
@@ -78,6 +85,7 @@ public struct RaceSummary: Sendable, Codable, Equatable {
         var callOfOp: [Int: Int] = [:]
         var callOfConversation: [String: Int] = [:]
         var raceOfOp: [Int: Int] = [:]
+        var stepOfOp: [Int: String] = [:]
         var raceIndex: [String: Int] = [:]  // "<call> <name>"
         var races: [Race] = []
         // The call of each op and conversation only places violations: a clean run skips those maps, which were
@@ -99,12 +107,21 @@ public struct RaceSummary: Sendable, Codable, Equatable {
                     return races.count - 1
                 }()
                 races[index].kinds.append(i.kind.rawValue)
-                if placing { raceOfOp[i.op] = index }
+                raceOfOp[i.op] = index
+                stepOfOp[i.op] = i.step ?? i.kind.rawValue
+                races[index].outcomes[i.step ?? i.kind.rawValue] = "open"
             case .complete(let c):
+                if let race = raceOfOp[c.op], let step = stepOfOp[c.op] {
+                    races[race].outcomes[step] = c.outcome.rawValue + (c.reason.map { " " + $0 } ?? "")
+                }
                 guard placing, let call = callOfOp[c.op] else { continue }
                 for id in [c.conversation, c.view?.id, c.split?.id].compactMap({ $0 })
                 where callOfConversation[id] == nil {
                     callOfConversation[id] = call
+                }
+            case .dialog(let d):
+                if placing, let call = d.call, callOfConversation[d.conversation] == nil {
+                    callOfConversation[d.conversation] = call
                 }
             default:
                 continue
@@ -136,9 +153,13 @@ public struct RaceSummary: Sendable, Codable, Equatable {
             if pairs[race.name] == nil {
                 pairOrder.append(race.name)
                 pairs[race.name] = PairRow(name: race.name, label: race.kinds.joined(separator: " vs "), races: 0,
-                                           violations: 0, racesWithViolations: 0, violationsByRule: [:])
+                                           violations: 0, racesWithViolations: 0, violationsByRule: [:],
+                                           outcomes: [:])
             }
             pairs[race.name]!.races += 1
+            let outcome = race.outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+                .joined(separator: " · ")
+            pairs[race.name]!.outcomes![outcome, default: 0] += 1
             // At offsets ≥ 0 the actions fire in the step's order, so their kinds name the pair as written.
             if race.offset >= 0, labelled.insert(race.name).inserted {
                 pairs[race.name]!.label = race.kinds.joined(separator: " vs ")

@@ -66,6 +66,18 @@ public enum Timeline {
                 let dx = x(f.device)
                 out += "<circle cx=\"\(dx)\" cy=\"\(y)\" r=\"4\" fill=\"\(color)\"/>"
                 out += "<text x=\"\(dx + 8)\" y=\"\(y + 4)\" fill=\"\(color)\"\(weight)>\(label.markupEscaped)</text>"
+            case .sip(let m):
+                let label = "\(m.message) \(m.conversation)"
+                if m.sent {
+                    arrow(from: x(m.device), to: serverX, dashed: true, label: label)
+                } else {
+                    arrow(from: serverX, to: x(m.device), dashed: true, label: label)
+                }
+            case .dialog(let d):
+                let label = "dialog \(d.conversation): \(d.state.rawValue)" + (d.reason.map { " (\($0))" } ?? "")
+                let dx = x(d.device)
+                out += "<rect x=\"\(dx - 4)\" y=\"\(y - 4)\" width=\"8\" height=\"8\" fill=\"\(color)\"/>"
+                out += "<text x=\"\(dx + 8)\" y=\"\(y + 4)\" fill=\"\(color)\"\(weight)>\(label.markupEscaped)</text>"
             case .stop, .targetKilled:
                 let what = e.body == .stop ? "stop" : "target killed"
                 out += "<line x1=\"\(left)\" y1=\"\(y)\" x2=\"\(serverX)\" y2=\"\(y)\" stroke=\"\(color)\" "
@@ -93,6 +105,8 @@ public enum Timeline {
             case .complete(let c): if let d = deviceOf[c.op] { lane(d) }
             case .push(let p): lane(p.device)
             case .final(let f): lane(f.device)
+            case .sip(let m): lane(m.device)
+            case .dialog(let d): lane(d.device)
             case .stop, .targetKilled: break
             }
         }
@@ -116,6 +130,10 @@ public enum Timeline {
                 hit = [p.conversation, p.into, p.view?.id].contains { $0.map(convs.contains) ?? false }
             case .final(let f):
                 hit = convs.contains(f.conversation)
+            case .sip(let m):
+                hit = convs.contains(m.conversation)
+            case .dialog(let d):
+                hit = convs.contains(d.conversation)
             case .stop:
                 hit = false
             case .targetKilled:

@@ -8,6 +8,8 @@ public enum Rule: String, Sendable, CaseIterable, Codable {
     case unmergePolicy = "unmerge-follows-policy"
     case versionsIncrease = "versions-only-increase"
     case finalViewsAgree = "final-views-agree-with-server"
+    /// SIP: a dialog one user agent confirmed (a 2xx to the INVITE sent or received) is confirmed at the other.
+    case dialogConfirmedAtBothEnds = "dialog-confirmed-at-both-ends"
 
     /// What a rule judges: what LiveCommunicationKit and the conversation model require of any server, or a
     /// choice a server may make, held to only when the scenario declares it (`ServerPolicy`).

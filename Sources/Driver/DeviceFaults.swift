@@ -21,7 +21,7 @@ final class DeviceFaults {
     private let hasClockSkew: Bool
     /// (window << 32 | device) of the clock skews already in the fault log.
     private var skewsLogged: Set<Int> = []
-    private let table: CallTable
+    let table: CallTable
     let books: RunBooks
     private let clock: Clock
 

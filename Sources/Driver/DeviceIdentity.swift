@@ -77,13 +77,16 @@ public struct DeviceIdentity: Sendable, Equatable {
         }
     }
 
-    /// The device id behind one of our handle values (`+1555…`, `dev-N@callstorm.example`, `callstorm-dev-N`), for
+    /// The device id behind one of our handle values (`+1555…`, `dev-N@callstorm.example`, `callstorm-dev-N`,
+    /// `sip:dev-N@<domain>`), for
     /// histories and views that name devices by handle.
     public static func id(forHandleValue value: String) -> String {
         if value.hasPrefix("+1555"), let index = Int(value.dropFirst(5)) { return "dev-\(index)" }
         if value.hasSuffix("@callstorm.example"), value.hasPrefix("dev-"),
            let index = Int(value.dropFirst(4).dropLast(18)) { return "dev-\(index)" }
         if value.hasPrefix("callstorm-dev-"), let index = Int(value.dropFirst(14)) { return "dev-\(index)" }
+        if value.hasPrefix("sip:dev-"), let at = value.firstIndex(of: "@"),
+           let index = Int(value[value.index(value.startIndex, offsetBy: 8)..<at]) { return "dev-\(index)" }
         return value
     }
 }
@@ -93,10 +96,14 @@ public struct DeviceIdentity: Sendable, Equatable {
 public struct HandleBook: Sendable, Equatable {
     public let seed: UInt64
     public let mix: HandleMix
+    /// SIP devices' domain: a SIP device's handle is its address of record (`sip:dev-N@<domain>`, generic), what
+    /// its calls' From names and what a SIP server can put in a push; nil for HTTP and WebSocket devices.
+    public let sipDomain: String?
 
-    public init(seed: UInt64, mix: HandleMix) {
+    public init(seed: UInt64, mix: HandleMix, sipDomain: String? = nil) {
         self.seed = seed
         self.mix = mix
+        self.sipDomain = sipDomain
     }
 
     /// The kind (an index into `HandleMix.kinds`) of device `index`.
@@ -106,7 +113,10 @@ public struct HandleBook: Sendable, Equatable {
         return mix.kind(draw: Double(random.next() >> 11) / Double(1 << 53))
     }
 
-    public func handle(index: Int) -> Handle { DeviceIdentity.handle(index: index, kind: kind(index: index)) }
+    public func handle(index: Int) -> Handle {
+        if let sipDomain { return Handle(kind: .generic, value: "sip:dev-\(index)@\(sipDomain)", displayName: "Device \(index)") }
+        return DeviceIdentity.handle(index: index, kind: kind(index: index))
+    }
 
     /// The handle of one of our device ids (`dev-N`), for views that name members by id only.
     public func handle(forID id: String) -> Handle? {

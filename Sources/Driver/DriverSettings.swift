@@ -70,7 +70,10 @@ public struct DriverSettings: Sendable {
     /// `device.on_voip_without_call`: what the app does with a VoIP push it must report that has no new call.
     public var voipWithoutCall: VoIPWithoutCall { scenario.device.onVoIPWithoutCall }
     /// `device.handles`, `device.supported_handles`: each device's handle and the kinds the app declares.
-    public var handles: HandleBook { HandleBook(seed: scenario.seed, mix: scenario.device.handles) }
+    public var handles: HandleBook {
+        HandleBook(seed: scenario.seed, mix: scenario.device.handles,
+                   sipDomain: scenario.device.sip == nil ? nil : scenario.sip?.domain)
+    }
     /// `device.includes_in_recents`.
     public var includesInRecents: Bool { scenario.device.includesInRecents }
     /// After this many missed push deadlines a device gets no more VoIP pushes (Apple publishes no number;

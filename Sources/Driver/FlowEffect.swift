@@ -92,6 +92,8 @@ struct ActionRequest {
     var inRace = false
     /// A failure does not fail the flow (race and cleanup actions).
     var tolerant = false
+    /// Start: the SIP URI of an outside callee (`OutsideParty.uri`), called instead of a device.
+    var uri: String?
 
     var kind: ActionKind { op.kind }
 }

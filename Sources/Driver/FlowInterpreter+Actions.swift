@@ -35,8 +35,11 @@ extension FlowInterpreter {
         known.startIssued[name] = now
         known.starters[name] = local
         known.callees[name] = callees.compactMap { roles[$0] }
-        emit(.send(ActionRequest(call: arrival.index, slot: slot, op: .start, device: local, name: name,
-                                 to: callees.compactMap { roles[$0] }, video: video)))
+        var request = ActionRequest(call: arrival.index, slot: slot, op: .start, device: local, name: name,
+                                    to: callees.compactMap { roles[$0] }, video: video)
+        let outside = flow.outside
+        request.uri = callees.compactMap { outside[$0]?.uri }.first
+        emit(.send(request))
     }
 
     private mutating func startAnswered(_ request: ActionRequest, _ answer: ActionAnswer, now: UInt64,

@@ -205,6 +205,11 @@ struct FlowInterpreter {
             guard let uuid = known.conversations[name] else { return failMissing(name, now, &ctx) }
             if ctx.devices[local].manager.conversations[uuid]?.state ?? .left == .left { return true }
             return waitFor(.end(device: local, conversation: uuid), now: now)
+        case .awaitAnswer(let name):
+            guard let uuid = known.conversations[name] else { return failMissing(name, now, &ctx) }
+            // Connected, or over before anyone answered (the next steps find it ended).
+            if ctx.devices[local].manager.conversations[uuid]?.state ?? .left != .joining { return true }
+            return waitFor(.connected(device: local, conversation: uuid), now: now)
         case .wait, .waitBehavior, .branch, .repeatSteps, .together:
             return true
         default:

@@ -68,6 +68,10 @@ public final class LoadDriver: @unchecked Sendable {
 
     var workersForSnapshot: [Worker] { workers }
 
+    /// Called once, on the thread running `run()`, when registration is over and the load starts, with the number
+    /// of devices registered (the CLI tells the user that outside parties may call now). Set before `run()`.
+    public var onLoadStart: (@Sendable (_ registered: Int) -> Void)?
+
     /// Routes gateway pushes to the worker that owns the token's device.
     public var pushSink: PushSink { sink }
     private let sink: DevicePushSink
@@ -156,6 +160,7 @@ public final class LoadDriver: @unchecked Sendable {
         if interruptedEarly {
             notes.append("Stopped by a signal during device registration; no calls were started.")
         } else {
+            announceLoadStart()
             for worker in workers {
                 worker.start(loadStartNanos: loadStart) { [self] in
                     state.withLock { $0.drained += 1 }
@@ -200,6 +205,7 @@ public final class LoadDriver: @unchecked Sendable {
             merged.merge(worker.finish())
             notes += worker.loop.sync { worker.books.notes }
         }
+        if let note = noOutsideCallNote(merged) { notes.append(note) }
         let registered = Int(merged.counters["devices.registered"] ?? 0)
         let owned = settings.shard.deviceCount(of: settings.devices)
         if registered < owned {
@@ -209,6 +215,25 @@ public final class LoadDriver: @unchecked Sendable {
                       loadStartSecond: Double(loadStart &- runStart) / 1e9,
                       interrupted: stopRequests.load(ordering: .relaxed) > 0,
                       drainedCleanly: drainedCleanly, notes: notes, originUnixSeconds: originUnixSeconds)
+    }
+}
+
+extension LoadDriver {
+    /// Tells `onLoadStart` how many devices registered (read on each worker's loop).
+    fileprivate func announceLoadStart() {
+        guard let onLoadStart else { return }
+        onLoadStart(workersForSnapshot.reduce(0) { sum, worker in
+            sum + worker.loop.sync { Int(worker.books.recorder.counters[MetricName.devicesRegistered] ?? 0) }
+        })
+    }
+
+    /// The run's note when its devices waited for outside parties' calls and took none.
+    fileprivate func noOutsideCallNote(_ merged: Recorder) -> String? {
+        guard settings.scenario.expectsOutsideCalls, merged.counters[MetricName.callsStartedByOutside] == nil else {
+            return nil
+        }
+        return "No outside party placed a call the devices took while they waited for one (flows started by "
+            + "outside parties: " + settings.flows.filter(\.startsOutside).map(\.name).joined(separator: ", ") + ")."
     }
 }
 

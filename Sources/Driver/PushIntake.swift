@@ -224,6 +224,7 @@ final class PushIntake {
         if refusal != nil { books.count(.conversationsRefusedOverLimit, at: now) }
         sockets?.pushReported(local, conversation: uuid, acceptedNanos: acceptedNanos)
         sip?.pushReported(local, conversation: uuid, acceptedNanos: acceptedNanos)
+        if table.devices[local].callID == nil { _ = table.takeOutside(local, uuid, now) }
         guard let id = table.devices[local].callID, table.calls[id] != nil else {
             books.count(.pushesUnexpected, at: now)
             return

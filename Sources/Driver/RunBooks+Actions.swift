@@ -69,8 +69,15 @@ extension RunBooks {
             let certain = reason.hasPrefix("http_4") || reason.hasPrefix("missing_capability") ||
                 reason.hasPrefix("limit:") || reason.hasPrefix("illegal_state") || reason == "unknown_conversation" ||
                 reason == "conversation_ended" || reason == "merge_with_itself" || reason == "connect" ||
-                reason == "refused"
+                reason == "refused" || sipCertain(reason)
             return certain ? "fail" : "info"
         }
+    }
+
+    /// A SIP final failure (4xx but 408, which a timer may make up, 6xx) or a request the agent refused to send:
+    /// certainly without effect.
+    static func sipCertain(_ reason: String) -> Bool {
+        (reason.hasPrefix("sip_4") && reason != "sip_408") || reason.hasPrefix("sip_6")
+            || (reason.hasPrefix("sip_") && reason.hasSuffix("_refused"))
     }
 }

@@ -15,6 +15,7 @@ extension SIPSignaling {
         case .progress(let callID, let status):
             let key = Self.legKey(local, callID)
             guard let leg = legs[key], leg.caller else { return }
+            if status > 100 { dialog(local, callID, .early) }
             if status == 180, !leg.rang {
                 legs[key]?.rang = true
                 books.record(.postDialDelay, micros: Int64((now &- leg.inviteSent) / 1000), at: now)
@@ -22,7 +23,13 @@ extension SIPSignaling {
             fulfil(key, [.start], conversation: callID)
         case .answered(let callID): answered(local, callID: callID, now: now)
         case .hold(let callID, let held):
-            fulfil(Self.legKey(local, callID), held ? [.pause] : [.resume])
+            let key = Self.legKey(local, callID)
+            // This device's own re-INVITE was answered (a hold the other side asked for leaves its state alone).
+            if let asked = legs[key]?.holdAsked, asked == held {
+                legs[key]?.holdAsked = nil
+                dialog(local, callID, held ? .held : .confirmed)
+            }
+            fulfil(key, held ? [.pause] : [.resume])
         case .ended(let callID, let reason): ended(local, callID: callID, reason: reason, now: now)
         case .failed(let callID, let status): failed(local, callID: callID, status: status, now: now)
         }
@@ -32,6 +39,7 @@ extension SIPSignaling {
     /// device already reported it), and the device's call hears of it.
     private func incoming(_ local: Int, callID: String, caller: Handle?, agent: Int, now: UInt64) {
         let key = Self.legKey(local, callID)
+        if table.devices[local].callID == nil { _ = table.takeOutside(local, callID, now) }
         guard let id = table.devices[local].callID, table.calls[id] != nil else {
             // No call of ours expects this device to ring (a stray or late INVITE): busy.
             books.count(.pushesUnexpected, at: now)
@@ -39,6 +47,7 @@ extension SIPSignaling {
             return
         }
         legs[key] = Leg(call: id, caller: false)
+        dialog(local, callID, .early)  // it rang at once (autoRing): 180 with its To tag
         if wokeFor(local, callID: callID, now: now) {
             releaseHeld(key)
             return
@@ -51,6 +60,7 @@ extension SIPSignaling {
         let key = Self.legKey(local, callID)
         guard let leg = legs[key] else { return }
         legs[key]?.confirmed = true
+        dialog(local, callID, .confirmed)
         if leg.caller {
             books.record(.setupTime, micros: Int64((now &- leg.inviteSent) / 1000), at: now)
             fulfil(key, [.start], conversation: callID)
@@ -66,6 +76,8 @@ extension SIPSignaling {
     private func ended(_ local: Int, callID: String, reason: SIPEndReason, now: UInt64) {
         let key = Self.legKey(local, callID)
         guard let leg = legs.removeValue(forKey: key) else { return }
+        dialogEnded(local, callID, leg: leg, reason: Self.endReason(reason))
+        if leg.caller { wake.inviteSent[callID] = nil }
         switch reason {
         case .localBye: fulfil(key, [.end])
         case .declined: fulfil(key, [.decline, .end])
@@ -91,6 +103,8 @@ extension SIPSignaling {
         guard !leg.confirmed else { return }
         // The INVITE failed (declined, busy, unreachable): the call is over for the caller.
         legs[key] = nil
+        dialogEnded(local, callID, leg: leg, reason: "failed_\(status)")
+        if leg.caller { wake.inviteSent[callID] = nil }
         observeEnd(local, callID: callID, reason: status == 408 || status == 480 ? "unanswered" : nil, now: now)
         afterCall(local)
     }

@@ -97,6 +97,8 @@ extension SIPSignaling {
         agents.device[agent] = nil
         agents.registering[local] = nil
         chaos.registerLost.remove(local)
+        // Actions held for an INVITE that never came (a lost or late wake): their timeouts have answered them.
+        if !wake.held.isEmpty { wake.held = wake.held.filter { $0.value.device != local } }
         pool.close(agent)
     }
 }

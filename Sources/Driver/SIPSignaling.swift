@@ -2,6 +2,7 @@ import CallModel
 import Chaos
 import Determinism
 import Metrics
+import RunFormats
 import Scenario
 import SIP
 import SIPClient
@@ -27,6 +28,10 @@ final class SIPSignaling {
         var confirmed = false
         /// 180 seen (the post-dial delay is measured once).
         var rang = false
+        /// The dialog state last written to the history (`SIPSignaling+History`); nil before the first.
+        var dialogState: HistoryDialogState?
+        /// This device's re-INVITE in flight asks for hold (true) or resume (false).
+        var holdAsked: Bool?
     }
 
     /// An action sent over SIP, waiting for the event that fulfils it.
@@ -132,6 +137,7 @@ final class SIPSignaling {
         case .success(let agent):
             pool.agent(agent)?.autoRing = true
             pool.agent(agent)?.reportsTrying = true
+            pool.agent(agent).map { tapMessages($0, local: local) }
             agents.agent[local] = agent
             agents.device[agent] = local
             return agent
@@ -147,6 +153,7 @@ final class SIPSignaling {
     func perform(_ request: ActionRequest) {
         let local = request.device
         if request.op == .start {
+            if let outside = request.uri { return startCall(request, to: outside) }
             guard let callee = request.to.first else { return answer(request, .failed(reason: "no_callee")) }
             startCall(request, to: uri(of: callee))
             return
@@ -173,7 +180,11 @@ final class SIPSignaling {
             default: sent = false
             }
         }
-        if request.kind == .join, sent { legs[key]?.answerSent = now }
+        if request.kind == .join, sent {
+            legs[key]?.answerSent = now
+            dialog(local, request.conversation, .confirmed)  // a UAS's dialog is confirmed by its 2xx (§12.1.1)
+        }
+        if sent, request.op == .pause || request.op == .resume { legs[key]?.holdAsked = request.op == .pause }
         if !sent, pending[key] != nil {
             pending[key] = nil
             var answer = ActionAnswer(outcome: .failed(reason: "sip_\(request.op.rawValue)_refused"))
@@ -199,7 +210,9 @@ final class SIPSignaling {
         pool.agent(agent).map { callID = $0.invite(uri, now: started) }
         let key = Self.legKey(request.device, callID)
         legs[key] = Leg(call: request.call, caller: true, inviteSent: started)
-        wake.inviteSent[callID] = started
+        // A call's devices share its worker, so the callee's push (invite_to_push) is reported beside this; kept
+        // only while the caller's leg lives (SIPSignaling+Events drops it), so the table holds the live calls.
+        if spec.sleep { wake.inviteSent[callID] = started }
         pending[key] = Pending(request: request, started: started)
         table.schedule(.sipAction(key: key, slot: request.slot), started + settings.actionTimeoutNanos)
         pool.perform(agent) { _, _ in }

@@ -22,6 +22,8 @@ enum TimerEvent {
     case socketFault(SocketFaultTimer)
     /// An action sent over SIP got no answer within `action_timeout` (its leg key and action slot).
     case sipAction(key: String, slot: Int)
+    /// The window in which outside parties' calls are taken is over (`OutsideCalls`).
+    case outsideWindowClosed
     /// A sleeping SIP device's wake REGISTER, put off by a late-wake fault (`SIPSignaling+Faults`).
     case sipWake(local: Int)
 }

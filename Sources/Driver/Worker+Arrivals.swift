@@ -30,27 +30,31 @@ extension Worker {
         // Only after this call is in `calls`: finding the plan exhausted checks whether the worker drained.
         defer { scheduleNextArrival() }
         let flow = settings.flows[arrival.flow]
-        guard table.devices.idleCount >= flow.roles.count else {
+        guard table.devices.idleCount >= flow.deviceRoles.count else {
             // Not enough free devices: the plan asked for more concurrent calls than the scenario has devices.
             books.count(.callsDroppedNoIdleDevice, at: now)
             return
         }
         var roles: [String: Int] = [:]
-        for role in flow.roles { roles[role] = table.devices.takeIdle() }
+        for role in flow.deviceRoles { roles[role] = table.devices.takeIdle() }
         launch(arrival, flow: flow, roles: roles, planned: planned, now: now)
         if settings.stallPerCallNanos > 0 { usleep(UInt32(min(settings.stallPerCallNanos / 1_000, 1_000_000))) }
     }
 
-    /// Puts a call on the devices its roles name and begins it: planned arrivals and redials alike.
-    func launch(_ arrival: Arrival, flow: Flow, roles: [String: Int], planned: UInt64, now: UInt64) {
+    /// Puts a call on the devices its roles name and begins it: planned arrivals, redials and outside calls alike
+    /// (`outsideConversation`: the id of the outside party's call, bound to the flow's `main`).
+    func launch(_ arrival: Arrival, flow: Flow, roles: [String: Int], planned: UInt64, now: UInt64,
+                outsideConversation: String? = nil) {
         for (r, role) in flow.roles.enumerated() {
             guard let local = roles[role] else { continue }
             table.devices[local].callID = arrival.index
             faults.deviceCalls.assign(table.devices[local].identity.index, call: arrival.index, role: r,
                                       flow: arrival.flow, plannedSinceLoad: arrival.plannedNanos)
         }
-        table.calls[arrival.index] = FlowInterpreter(arrival: arrival, flow: flow, roles: roles, seed: settings.seed,
-                                                     config: arrivals.config, now: now)
+        var call = FlowInterpreter(arrival: arrival, flow: flow, roles: roles, seed: settings.seed,
+                                   config: arrivals.config, now: now)
+        if let outsideConversation { call.known.conversations[Flow.outsideConversation] = outsideConversation }
+        table.calls[arrival.index] = call
         live.started.add(1, ordering: .relaxed)
         live.active.add(1, ordering: .relaxed)
         books.count(.callsStarted, at: now)
@@ -61,7 +65,8 @@ extension Worker {
     /// The call's interpreter said it is over: its devices go back to idle.
     func complete(_ id: Int) {
         guard let run = table.calls.removeValue(forKey: id) else { return }
-        faults.attribute(call: id, failed: run.status.failed, now: clock.nowNanos())
+        faults.attribute(call: id, devices: run.devices(), plannedSinceLoad: run.arrival.plannedNanos,
+                         failed: run.status.failed, now: clock.nowNanos())
         for local in run.devices() {
             table.devices.release(local, remote: run.callRemote(of: local, table.devices))
             sockets?.idle(local)
@@ -74,7 +79,8 @@ extension Worker {
     }
 
     func checkDrained() {
-        if arrivals.done, arrivals.redialsPending == 0, table.calls.isEmpty, let done = arrivals.onDrained {
+        if arrivals.done, arrivals.redialsPending == 0, table.calls.isEmpty,
+           !outside.isOpen(clock.nowNanos()), let done = arrivals.onDrained {
             arrivals.onDrained = nil
             done()
         }

@@ -20,6 +20,8 @@ final class Worker: @unchecked Sendable {
     var wheel: TimerWheel<TimerEvent>
     let table: CallTable
     var arrivals: ArrivalFeed
+    /// Calls outside parties place on this worker's devices (`OutsideCalls`).
+    var outside: OutsideCalls
     /// The recorder, journal, notes and pushes owed: what every part of the worker writes down.
     let books: RunBooks
     let faults: DeviceFaults
@@ -50,7 +52,9 @@ final class Worker: @unchecked Sendable {
                             clock: loop.clock)
         wheel = TimerWheel(startNanos: loop.clock.nowNanos())
         arrivals = ArrivalFeed(worker: index, plan: settings.plan, config: FlowConfig(settings))
+        outside = OutsideCalls(worker: index, settings: settings)
         table.apply = { [unowned self] effects, id, now in apply(effects, call: id, now: now) }
+        table.takeOutside = { [unowned self] local, uuid, now in takeOutsideCall(local, uuid: uuid, now: now) }
         table.schedule = { [unowned self] event, at in
             wheel.schedule(event, at: at)
             rearm()
@@ -113,6 +117,10 @@ final class Worker: @unchecked Sendable {
             arrivals.loadStart = loadStartNanos
             faults.loadStart = loadStartNanos
             arrivals.onDrained = drained
+            if outside.expected {
+                outside.open(loadStart: loadStartNanos, lengthNanos: settings.plan.totalNanos)
+                wheel.schedule(.outsideWindowClosed, at: outside.closesAt)
+            }
             scheduleNextArrival()
             sockets?.planFaults(loadStart: loadStartNanos)
             wheel.schedule(.tick, at: loadStartNanos + 1_000_000_000)
@@ -189,6 +197,7 @@ final class Worker: @unchecked Sendable {
         case .socketReply(let id): sockets?.replyTimedOut(id)
         case .socketFault(let timer): sockets?.faultFired(timer, now: now)
         case .sipAction(let key, let slot): sender.sip?.actionTimedOut(key: key, slot: slot)
+        case .outsideWindowClosed: outsideWindowClosed()
         case .sipWake(let local): sender.sip?.wakeDue(local)
         }
     }

@@ -30,6 +30,9 @@ public struct Books: Sendable, Codable, Equatable {
         /// written before missed calls were counted apart).
         public var missed: Int64?
         public var inFlightAtStop: Int64
+        /// Of the started calls, those an outside party placed (`calls.started_by_outside`; nil when none did,
+        /// and in books written before outside parties).
+        public var startedByOutside: Int64?
 
         public var accounted: Int64 { completed + failed + (missed ?? 0) + inFlightAtStop }
         public var balanced: Bool { started == accounted }
@@ -108,7 +111,8 @@ public struct Books: Sendable, Codable, Equatable {
         }
         calls = CallLine(started: n(MetricName.callsStarted), completed: n(MetricName.callsCompleted),
                          failed: n(MetricName.callsFailed), missed: n(MetricName.callsMissed),
-                         inFlightAtStop: n(MetricName.callsInFlightAtStop))
+                         inFlightAtStop: n(MetricName.callsInFlightAtStop),
+                         startedByOutside: c[MetricName.callsStartedByOutside])
         pushes = PushLine(
             sent: c[Counter.gatewaySent], gatewayAccepted: c[Counter.gatewayAccepted],
             rejected: c[Counter.gatewayRejected], accepted: n(Counter.accepted), duplicated: n(Counter.duplicated),
@@ -166,7 +170,8 @@ public struct Books: Sendable, Codable, Equatable {
                 + "\(a.timedOut) + in flight at stop \(a.inFlightAtStop)"
         }
         out.append("calls: started \(calls.started) \(calls.balanced ? "=" : "≠") completed \(calls.completed) + failed \(calls.failed) + "
-            + "missed \(calls.missed ?? 0) + in flight at stop \(calls.inFlightAtStop)")
+            + "missed \(calls.missed ?? 0) + in flight at stop \(calls.inFlightAtStop)"
+            + (calls.startedByOutside.map { " (\($0) of the started placed by outside parties)" } ?? ""))
         let p = pushes
         if let sent = p.sent, let accepted = p.gatewayAccepted, let rejected = p.rejected {
             out.append("pushes at the gateway: sent \(sent) \(sent == accepted + rejected ? "=" : "≠") accepted \(accepted) + rejected \(rejected)")

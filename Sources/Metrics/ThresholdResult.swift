@@ -27,8 +27,9 @@ public struct ThresholdResult: Sendable, Equatable, Codable {
 /// - `deadline_miss_rate`: `push.deadline_missed` / `pushes.received.voip`.
 /// - `errors.rate`: every `errors.*` counter / requests sent, where requests are `requests.sent` when the driver
 ///   counts them, otherwise every action started plus every registration attempt.
-/// - `delivered_rate_ratio`: `calls.started` / (`calls.planned` + `calls.not_started_at_stop`): below 1 the
-///   harness (or the device pool) did not deliver the planned open-model arrival rate.
+/// - `delivered_rate_ratio`: (`calls.started` − `calls.started_by_outside`) / (`calls.planned` +
+///   `calls.not_started_at_stop`): below 1 the harness (or the device pool) did not deliver the planned
+///   open-model arrival rate.
 /// - `voip_without_call_rate`: `pushes.voip_without_call` / `pushes.received.voip`: VoIP pushes the app had to
 ///   report that carried no new call (a server defect; docs/LCK.md).
 public struct RunRatios: Sendable, Equatable, Codable {
@@ -52,7 +53,8 @@ public struct RunRatios: Sendable, Equatable, Codable {
                 .values.reduce(0, +) + c(MetricName.devicesRegistered) + c(MetricName.devicesRegisterFailed)
         }
         errorsRate = ratio(errors, requests)
-        deliveredRateRatio = ratio(c(MetricName.callsStarted),
+        // Calls outside parties started were never planned: they are not part of the delivered rate.
+        deliveredRateRatio = ratio(c(MetricName.callsStarted) - c(MetricName.callsStartedByOutside),
                                    c(MetricName.callsPlanned) + c(MetricName.callsNotStartedAtStop))
         voipWithoutCallRate = ratio(c(MetricName.pushesVoIPWithoutCall), c(MetricName.pushesReceived("voip")))
     }

@@ -78,7 +78,12 @@ extension HTMLReport {
     func callsTimelineChart() -> String {
         let ended = recorder.counterSeries(Self.completedCounter) + recorder.counterSeries(MetricName.callsFailed)
             + recorder.counterSeries(MetricName.callsMissed)
-        return timeChart("calls per second", yLabel: "calls/s", series: [
+        // Calls outside parties placed (never planned), shown only when there were any.
+        let outside = recorder.counterSeries(MetricName.callsStartedByOutside)
+        let outsideSeries: [SVGLineChart.Series] = outside.isEmpty ? [] : [
+            .init(name: "started by outside parties", color: "#9334e6", points: filled(outside)),
+        ]
+        return timeChart("calls per second", yLabel: "calls/s", series: outsideSeries + [
             .init(name: "planned", color: "#5f6368", points: filled(recorder.counterSeries(MetricName.callsPlanned)),
                   dashed: true),
             .init(name: "started", color: "#1a73e8", points: filled(recorder.counterSeries(Self.startedCounter))),

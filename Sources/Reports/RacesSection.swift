@@ -86,14 +86,17 @@ public struct RacesSection: Sendable, Codable, Equatable {
         if !pairs.isEmpty {
             html += "<h3>Violations per operation pair</h3>\n"
             html += "<table class=\"numbers\" id=\"races-pairs\">\n<thead><tr><th>race</th><th>operations</th>"
-            html += "<th>races</th><th>violations</th><th>races with a violation</th><th>by rule</th></tr></thead>\n"
+            html += "<th>races</th><th>violations</th><th>races with a violation</th><th>by rule</th>"
+            html += "<th>outcomes</th></tr></thead>\n"
             html += "<tbody>\n"
             for p in pairs {
                 let rules = p.violationsByRule.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
                     .joined(separator: ", ")
                 html += "<tr><th scope=\"row\">\(p.name.markupEscaped)</th><td>\(p.label.markupEscaped)</td>"
                 html += "<td>\(p.races)</td><td>\(p.violations)</td><td>\(p.racesWithViolations)</td>"
-                html += "<td>\(rules.markupEscaped)</td></tr>\n"
+                let outcomes = (p.outcomes ?? [:]).sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+                    .map { "\($0.key): \($0.value)" }.joined(separator: "; ")
+                html += "<td>\(rules.markupEscaped)</td><td>\(outcomes.markupEscaped)</td></tr>\n"
             }
             html += "</tbody>\n</table>\n"
         }

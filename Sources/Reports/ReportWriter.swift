@@ -5,8 +5,8 @@ import Results
 /// Writes a run's results bundle: report.html, summary.csv, counters.csv, timeseries.csv, summary.json,
 /// junit.xml and one HdrHistogram interval log per latency metric under hlog/.
 ///
-/// Every file is written whole and atomically, so an interrupted run leaves either the old file or the new one;
-/// an empty recorder still produces every file, with headers and "no samples" charts.
+/// Every file is written whole and atomically (`RunResults.replaceFile`), so an interrupted run leaves either the
+/// old file or the new one; an empty recorder still produces every file, with headers and "no samples" charts.
 public enum ReportWriter {
     // The names are the run directory's layout, which `RunBundle` owns.
     public static let htmlFileName = RunBundle.reportHTMLFileName
@@ -53,7 +53,7 @@ public enum ReportWriter {
 
     private static func save(_ data: Data, to url: URL) throws {
         do {
-            try data.write(to: url, options: .atomic)
+            try RunResults.replaceFile(url, with: data)
         } catch {
             throw ReportError.cannotWriteFile(path: url.path, reason: error.localizedDescription)
         }

@@ -98,3 +98,29 @@ private extension Array where Element == UInt8 {
     mutating func int(_ value: Int64) { JSONText.appendInteger(value, to: &self) }
     mutating func int(_ value: UInt64) { JSONText.appendInteger(value, to: &self) }
 }
+
+// MARK: - SIP
+
+extension HistoryText {
+    /// A SIP message of a call (`message`: a method, `re-INVITE`, or `<status> <METHOD>`), sent or received by
+    /// `device`'s user agent; `conversation` is its Call-ID. Retransmissions are not written.
+    public static func sip(t: UInt64, device: String, conversation: String, sent: Bool, message: String,
+                           into o: inout [UInt8]) {
+        o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"sip\",\"device\":"); o.quoted(device)
+        o.raw(",\"conversation\":"); o.quoted(conversation)
+        o.raw(sent ? ",\"sent\":true,\"message\":" : ",\"sent\":false,\"message\":"); o.quoted(message)
+        o.raw("}")
+    }
+
+    /// `device`'s dialog for Call-ID `conversation` is now `state`; a terminated one says why (`reason`: `bye`,
+    /// `remote_bye`, `cancelled`, `declined_603`, `failed_486`, `timed_out`, …). `call` is the planned call.
+    public static func dialog(t: UInt64, device: String, conversation: String, state: HistoryDialogState,
+                              reason: String?, call: Int?, into o: inout [UInt8]) {
+        o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"dialog\",\"device\":"); o.quoted(device)
+        o.raw(",\"conversation\":"); o.quoted(conversation)
+        o.raw(",\"state\":"); o.quoted(state.rawValue)
+        if let reason { o.raw(",\"reason\":"); o.quoted(reason) }
+        if let call { o.raw(",\"call\":"); o.int(Int64(call)) }
+        o.raw("}")
+    }
+}

@@ -54,7 +54,8 @@ extension SIPUserAgent {
     }
 
     /// Cancels an unanswered outgoing call (§9.1); false when it is not ringing or already answered. The call
-    /// ends with `.cancelled` when the 487 comes (or `.answered` if a 200 crossed the CANCEL).
+    /// ends with `.cancelled` when the 487 comes; if a 200 crossed the CANCEL, it is `.answered`, ACKed and ended
+    /// by a BYE (`.ended(.localBye)`).
     @discardableResult
     public func cancel(_ callID: String, now: UInt64) -> Bool {
         guard var call = calls[callID], call.role == .caller, call.phase == .inviting || call.phase == .ringing,
@@ -85,6 +86,11 @@ extension SIPUserAgent {
         }
         guard let callID = response.callID, var call = calls[callID] else { return }
         switch method {
+        case .invite where call.role == .caller && (call.phase == .confirmed || call.phase == .ending)
+            && status / 100 == 2 && response.cseq?.number == call.invite.cseq?.number:
+            // The callee sent its 200 again (Timer G): the first ACK was lost, and each 2xx is ACKed (§13.2.2.4).
+            if let dialog = call.dialog { sendACK(dialog, cseq: response.cseq?.number ?? 1, retransmission: true) }
+            return
         case .invite where call.phase == .confirmed || call.phase == .ending:
             reinviteResponse(response, status: status, call: &call)
         case .invite:
@@ -106,6 +112,11 @@ extension SIPUserAgent {
             break
         }
         if calls[callID] != nil { calls[callID] = call }
+        if method == .invite, status / 100 == 2, call.cancelled, call.phase == .confirmed {
+            // A 200 crossed this agent's CANCEL: the call is answered after all, and the user wanted it over, so it
+            // is ACKed (above) and ended with a BYE (§9.1, §15); `.ended(.localBye)` follows.
+            bye(callID, now: now)
+        }
     }
 
     private func inviteResponse(_ response: SIPMessage, status: Int, call: inout SIPCall) {

@@ -129,6 +129,14 @@ extension SIPUserAgent {
             respond(request.response(500), to: request, source: source, now: now)
             return
         }
+        call.dialog = dialog
+        calls[callID] = call
+        if call.phase == .ending || call.pendingHold != nil {
+            // This end sent a BYE (its session is over, §15: 481) or has a re-INVITE of its own out (glare, §14.2:
+            // 491); the other end's transaction layer ACKs either.
+            respond(request.response(call.phase == .ending ? 481 : 491), to: request, source: source, now: now)
+            return
+        }
         dialog.refreshTarget(from: request)
         guard let offer = SDPSession(parsing: request.body),
               var answer = SDPSession.answer(to: offer, address: localHost, port: call.localSDP.port) else {

@@ -47,6 +47,7 @@ extension SIPUserAgent {
                 counters.retransmissionsReceived[Self.label(message), default: 0] += 1
             } else {
                 counters.responsesReceived[message.status ?? 0, default: 0] += 1
+                note(message, sent: false)
             }
             apply(effects, source: nil, key: key, now: now)
         }
@@ -69,6 +70,7 @@ extension SIPUserAgent {
         if var t = servers[key] {
             if method == .ack {
                 counters.requestsReceived[method.rawValue, default: 0] += 1
+                note(request, sent: false)
             } else {
                 counters.retransmissionsReceived[method.rawValue, default: 0] += 1
             }
@@ -78,6 +80,7 @@ extension SIPUserAgent {
             return
         }
         counters.requestsReceived[method.rawValue, default: 0] += 1
+        note(request, sent: false)
         switch method {
         case .ack:
             ackArrived(request, now: now)

@@ -7,8 +7,9 @@ import SIP
 ///
 /// Requests go to the outbound proxy (the registrar, Kamailio); responses go back where their request came from.
 /// Thread rule: one owner thread (the pool's event thread) calls everything.
-// limits: 17 stored properties: an RFC 3261 agent's transaction maps (client, server, and where each server
-// transaction answers) sit beside its calls and registration so a message finds its transaction in one lookup.
+// limits: 18 stored properties: an RFC 3261 agent's transaction maps (client, server, and where each server
+// transaction answers) sit beside its calls and registration so a message finds its transaction in one lookup;
+// `onMessage` is the history's tap on the wire.
 public final class SIPUserAgent {
     /// Where a message goes: the outbound proxy, or back to the sender of the request it answers.
     public enum Destination: Sendable, Equatable {
@@ -29,6 +30,10 @@ public final class SIPUserAgent {
     /// `start` on it: the proxy took the call, as an HTTP server's answer says). Off: 100 is not an event.
     public var reportsTrying = false
     public internal(set) var counters = SIPCounters()
+    /// Told of each message of a call this agent sends or receives, once (no retransmission, no REGISTER or
+    /// OPTIONS): its Call-ID, whether it was sent, and its words (`SIPUserAgent.historyLabel`). The Driver writes
+    /// them into the run's history; nil notes nothing.
+    public var onMessage: ((_ callID: String, _ sent: Bool, _ message: String) -> Void)?
 
     let timers: SIPTimerValues
     /// Call-IDs, tags, branches and cnonces come from here; the digest nonce count rises per answer.
@@ -113,7 +118,26 @@ public final class SIPUserAgent {
             counters.responsesSent[status, default: 0] += retransmission ? 0 : 1
         }
         if retransmission { counters.retransmissionsSent[Self.label(message), default: 0] += 1 }
+        if !retransmission { note(message, sent: true) }
         outbox.append((message.serialized(), destination))
+    }
+
+    /// Tells `onMessage` of a call's message.
+    func note(_ message: SIPMessage, sent: Bool) {
+        guard let onMessage, let callID = message.callID, let label = Self.historyLabel(message) else { return }
+        onMessage(callID, sent, label)
+    }
+
+    /// A call's message as the history names it: the method (`re-INVITE` for an INVITE inside a dialog) or
+    /// `<status> <METHOD>`; nil for REGISTER and OPTIONS, which belong to no call.
+    public static func historyLabel(_ message: SIPMessage) -> String? {
+        if let method = message.method {
+            if method == .register || method == .options { return nil }
+            return method == .invite && message.toTag != nil ? "re-INVITE" : method.rawValue
+        }
+        guard let status = message.status, let method = message.cseq?.method, method != .register,
+              method != .options else { return nil }
+        return "\(status) \(method.rawValue)"
     }
 
     static func key(_ branch: String?, _ method: SIPMethod?) -> String {

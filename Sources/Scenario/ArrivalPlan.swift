@@ -26,7 +26,10 @@ public struct ArrivalPlan: Sequence, Sendable {
     public init(scenario: Scenario) {
         self.scenario = scenario
         self.profile = RateProfile(stages: scenario.load, totalNanos: scenario.totalNanos)
-        self.weights = scenario.mix.map { $0.weight.isFinite && $0.weight > 0 ? $0.weight : 0 }
+        // Flows an outside party starts are never planned: their calls arrive (`OutsideParty`).
+        self.weights = scenario.mix.map {
+            $0.weight.isFinite && $0.weight > 0 && scenario.flow(named: $0.flow)?.startsOutside != true ? $0.weight : 0
+        }
     }
 
     /// Length of the arrival window in nanoseconds: `duration` when set, otherwise the stages' total.

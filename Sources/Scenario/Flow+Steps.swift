@@ -40,6 +40,7 @@ extension FlowStep.Kind {
         case .merge: return "merge"
         case .unmerge: return "unmerge"
         case .awaitEnd: return "await_end"
+        case .awaitAnswer: return "await_answer"
         case .redial: return "redial"
         case .wait, .waitBehavior: return "wait"
         case .branch: return "branch"
@@ -67,6 +68,7 @@ extension FlowStep: CustomStringConvertible {
             what = "start \(conversation) -> \(to.joined(separator: ", "))" + (video ? " (video)" : "")
         case .awaitPush(let conversation), .join(let conversation), .decline(let conversation),
              .pause(let conversation), .resume(let conversation), .awaitEnd(let conversation),
+             .awaitAnswer(let conversation),
              .redial(let conversation):
             what = "\(kind.word) \(conversation)"
         case .end(let conversation, let reason):

@@ -8,11 +8,14 @@ public struct Flow: Sendable, Equatable {
     /// Role names, in order; the first two are the caller and callee sides for `behavior.hangup`.
     public var roles: [String]
     public var steps: [FlowStep]
+    /// Roles played by parties callstorm does not simulate (`outside:`), by role name; empty for most flows.
+    public var outside: [String: OutsideParty]
 
-    public init(name: String, roles: [String], steps: [FlowStep]) {
+    public init(name: String, roles: [String], steps: [FlowStep], outside: [String: OutsideParty] = [:]) {
         self.name = name
         self.roles = roles
         self.steps = steps
+        self.outside = outside
     }
 
     /// The role name that stands for "the side `behavior.hangup` picks for this call".
@@ -52,6 +55,9 @@ public struct FlowStep: Sendable, Equatable {
         case unmerge(conversation: String, member: String, into: String)
         /// Waits until the role's device sees the conversation end (by anyone).
         case awaitEnd(conversation: String)
+        /// Waits until the role's device sees the conversation connected: the other side answered (or it ended
+        /// first). For a caller whose callee is an outside party, or any caller that acts only once answered.
+        case awaitAnswer(conversation: String)
         /// A start from Recents: calls the handle of the role's last ended conversation, as `conversation`.
         case redial(conversation: String)
         /// Think time from a distribution.

@@ -25,10 +25,17 @@ extension Scenario {
             case .ramp(let from, let to, let nanos): return "ramp \(r(from)) -> \(r(to)) over \(d(nanos))"
             }
         }
-        lines.append("  load: \(stages.joined(separator: ", "))")
         let stagesTotal = load.reduce(UInt64(0)) { $0 &+ $1.nanos }
         var window = "  arrivals: \(arrivals.rawValue) over \(d(plan.totalNanos))"
-        if let duration, duration < stagesTotal {
+        if onlyOutsideCalls {
+            lines.append("  load: none; every flow is started by an outside party")
+            window = "  outside calls: taken for \(d(plan.totalNanos)) from the load's start"
+        } else {
+            lines.append("  load: \(stages.joined(separator: ", "))")
+        }
+        if onlyOutsideCalls {
+            // No stages to cut or extend.
+        } else if let duration, duration < stagesTotal {
             window += " (duration cuts the stages at \(d(duration)))"
         } else if let duration, duration > stagesTotal {
             window += " (the last rate holds for \(d(duration - stagesTotal)) after the stages)"

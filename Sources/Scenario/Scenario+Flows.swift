@@ -25,7 +25,12 @@ extension Scenario {
             }
             let builtin = BuiltinFlows.flow(named: entry.flow)
             let origin = builtin != nil && (flows[entry.flow] ?? builtin) == builtin ? "built in" : "from the file"
-            lines.append("  flow \(flow.name) (\(origin)), roles \(flow.roles.joined(separator: ", ")):")
+            let outside = flow.roles.filter { flow.outside[$0] != nil }.map { role in
+                "\(role) (outside\(flow.outside[role]?.uri.map { ", \($0)" } ?? ""))"
+            }
+            let roles = flow.roles.map { role in outside.first { $0.hasPrefix(role + " (") } ?? role }
+            lines.append("  flow \(flow.name) (\(origin)), roles \(roles.joined(separator: ", "))"
+                + (flow.startsOutside ? "; started by the outside party, not planned" : "") + ":")
             appendSteps(flow.steps, indent: "    ", to: &lines)
         }
         return lines

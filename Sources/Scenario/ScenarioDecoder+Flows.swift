@@ -4,7 +4,8 @@
 /// A flow is checked as a whole before it is accepted: roles, step keys, every name a step refers to, and the
 /// order in which conversations come to exist (walking the steps as written; see `FlowScope`).
 extension ScenarioDecoder {
-    static let flowKeys = ["roles", "steps"]
+    static let flowKeys = ["roles", "steps", "outside"]
+    static let flowRequiredKeys = ["roles", "steps"]
     static let stepKeys = [
         "name", "role", "do", "to", "conversation", "video", "reason", "with", "member", "into", "wait", "branch",
         "repeat", "steps", "together", "offset",
@@ -13,7 +14,7 @@ extension ScenarioDecoder {
     static let stepForms = ["do", "wait", "branch", "repeat", "together"]
     static let stepActions = [
         "start", "await_push", "join", "decline", "end", "pause", "resume", "merge", "unmerge", "await_end",
-        "redial",
+        "await_answer", "redial",
     ]
     /// The `behavior` entries a `wait:` may name instead of giving a distribution.
     static let behaviorReferences = ["answer_after", "talk"]
@@ -33,6 +34,9 @@ extension ScenarioDecoder {
     struct FlowDefinitions {
         var names: [String] = []
         var flows: [String: Flow] = [:]
+        /// Flows whose first role is written as outside, valid or not (so a mistake elsewhere in such a flow
+        /// does not also report a missing 'load').
+        var startOutside: Set<String> = []
     }
 
     /// What one flow's checks need while walking its steps.
@@ -44,6 +48,10 @@ extension ScenarioDecoder {
         var names: [String: Mark] = [:]
         /// Conversations some earlier step created. After a branch, those created in any of its branches count.
         var created: Set<String> = []
+        /// Roles played by outside parties (`outside:`).
+        var outsideParties: [String: OutsideParty] = [:]
+
+        var outside: Set<String> { Set(outsideParties.keys) }
     }
 
     // MARK: - The document
@@ -54,21 +62,24 @@ extension ScenarioDecoder {
         let definitions = Self.topLevelValue(root, "flows").map { self.flowDefinitions($0) } ?? FlowDefinitions()
         let device = Self.topLevelValue(root, "device").map { self.device($0) } ?? DeviceProfile()
         let known = definitions.names + BuiltinFlows.names.filter { !definitions.names.contains($0) }
-        guard var scenario = scenario(root, knownFlows: Set(known)), errors.count == errorsBefore, let device
+        let mixed = Self.topLevelValue(root, "mix").flatMap { node -> [String]? in
+            guard case .mapping(let pairs, _) = node else { return nil }
+            return pairs.compactMap(\.key.scalarText)
+        } ?? Scenario.defaultMix.map(\.flow)
+        let mixedFlows = mixed.compactMap { definitions.flows[$0] ?? BuiltinFlows.flow(named: $0) }
+        let onlyOutside = !mixed.isEmpty && mixed.allSatisfy(definitions.startOutside.contains)
+        guard var scenario = scenario(root, knownFlows: Set(known), onlyOutside: onlyOutside),
+              errors.count == errorsBefore, let device
         else {
             // Mapping mistakes are reported with everything else, so one validation lists them all.
-            let mixed = Self.topLevelValue(root, "mix").flatMap { node -> [String]? in
-                guard case .mapping(let pairs, _) = node else { return nil }
-                return pairs.compactMap(\.key.scalarText)
-            } ?? Scenario.defaultMix.map(\.flow)
-            checkMappedOperations(root, mixed.compactMap { definitions.flows[$0] ?? BuiltinFlows.flow(named: $0) })
+            checkMappedOperations(root, mixedFlows)
             return nil
         }
         for entry in scenario.mix {
             guard let flow = definitions.flows[entry.flow] ?? BuiltinFlows.flow(named: entry.flow) else { continue }
-            if flow.roles.count > scenario.devices {
+            if flow.deviceRoles.count > scenario.devices {
                 let mark = Self.topLevelValue(root, "devices")?.mark ?? Mark(line: 1, column: 1)
-                report(mark, "flow '\(flow.name)' needs \(flow.roles.count) devices (one per role), "
+                report(mark, "flow '\(flow.name)' needs \(flow.deviceRoles.count) devices (one per role), "
                     + "but 'devices' is \(scenario.devices)")
             }
             scenario.flows[entry.flow] = flow
@@ -90,6 +101,7 @@ extension ScenarioDecoder {
         checkSocketMapped(root, scenario)
         checkSocketFaults(scenario)
         checkSIP(root, scenario)
+        checkOutsideCallees(root, scenario)
         checkSIPFaults(root, scenario)
         return errors.count == errorsBefore ? scenario : nil
     }
@@ -131,6 +143,7 @@ extension ScenarioDecoder {
                 continue
             }
             definitions.names.append(name)
+            if Self.startsOutside(pair.value) { definitions.startOutside.insert(name) }
             guard Self.isIdentifier(name) else {
                 report(pair.key.mark, "flow name '\(name)' may only use letters, digits, '-' and '_'")
                 continue
@@ -143,16 +156,20 @@ extension ScenarioDecoder {
     /// One flow, named `name`, from its `{ roles, steps }` mapping. Also used for the built-in flows' text.
     mutating func flow(named name: String, _ node: YAMLNode) -> Flow? {
         let errorsBefore = errors.count
-        guard let fields = fields(of: node, in: "flow '\(name)'", known: Self.flowKeys, required: Self.flowKeys)
+        guard let fields = fields(of: node, in: "flow '\(name)'", known: Self.flowKeys,
+                                  required: Self.flowRequiredKeys)
         else { return nil }
         let roles = fields["roles"].flatMap { self.roles($0, flow: name) }
-        var scope = FlowScope(flow: name, roles: roles ?? [])
+        let outside = fields["outside"].map { self.outside($0, flow: name, roles: roles) } ?? [:]
+        var scope = FlowScope(flow: name, roles: roles ?? [], outsideParties: outside)
+        // An outside caller's call is the conversation the flow begins with.
+        if let first = roles?.first, outside[first] != nil { scope.created.insert(Flow.outsideConversation) }
         // Without readable roles every role reference would be reported as undefined: check the rest only.
         let steps = fields["steps"].flatMap { self.steps($0, in: "flow '\(name)'", scope: &scope, roles: roles) }
         guard errors.count == errorsBefore, let roles, var steps else { return nil }
         var taken = Set(scope.names.keys)
         Self.nameUnnamedSteps(&steps, taken: &taken)
-        return Flow(name: name, roles: roles, steps: steps)
+        return Flow(name: name, roles: roles, steps: steps, outside: outside)
     }
 
     /// The declared roles, in order. Problems are reported; the names are returned anyway unless unreadable.

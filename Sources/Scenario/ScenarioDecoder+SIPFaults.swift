@@ -1,5 +1,6 @@
 /// A fault window's `sip:` section (docs/SIP.md, "Chaos"), and the checks that need the whole scenario: SIP faults
-/// act on SIP devices only, message loss and delay on UDP only, the wake-up faults on sleeping devices only.
+/// act on SIP devices only, message loss and delay (and a lost REGISTER) on UDP only, the wake-up faults on
+/// sleeping devices only.
 extension ScenarioDecoder {
     /// `sip: { loss: 10%, delay: <distribution>, direction: both, messages: [INVITE, 200], late_wake: {…},
     /// lost_register: 20% }`.
@@ -77,6 +78,10 @@ extension ScenarioDecoder {
                     report(pair.key.mark, "'sip.\(key)' acts on UDP datagrams, which SIP's timers retransmit; over "
                         + "TCP the kernel retransmits and no message is lost. Use 'device.transport: udp', or a "
                         + "'network' window for TCP")
+                }
+                if key == "lost_register", device.transport == .tcp {
+                    report(pair.key.mark, "'sip.lost_register' drops the wake REGISTER's UDP datagrams; over TCP "
+                        + "the kernel delivers or the connection fails. Use 'device.transport: udp', or 'late_wake'")
                 }
                 if ["late_wake", "lost_register"].contains(key), !device.sleep {
                     report(pair.key.mark, "'sip.\(key)' acts on the push wake-up path of sleeping devices; add "

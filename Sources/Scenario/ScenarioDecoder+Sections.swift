@@ -11,12 +11,23 @@ extension ScenarioDecoder {
     static let unsupportedTopLevelKeys: Set<String> = ["api", "race"]
 
     /// Decodes the whole document; nil when anything was wrong (see `errors`).
-    mutating func scenario(_ root: YAMLNode, knownFlows: Set<String>) -> Scenario? {
+    /// `onlyOutside`: every flow of the mix is started by an outside party, so `load` plans nothing and
+    /// `duration` (how long the devices wait for calls) replaces it.
+    mutating func scenario(_ root: YAMLNode, knownFlows: Set<String>, onlyOutside: Bool = false) -> Scenario? {
         guard let top = fields(
-            of: root, in: "the scenario", known: Self.topLevelKeys, required: ["name", "devices", "load"],
+            of: root, in: "the scenario", known: Self.topLevelKeys,
+            required: onlyOutside ? ["name", "devices"] : ["name", "devices", "load"],
             unsupported: Self.unsupportedTopLevelKeys
         ) else { return nil }
         let errorsBefore = errors.count
+        if onlyOutside, let node = top["load"] {
+            report(node.mark, "every flow of the mix is started by an outside party, so 'load' has no call to "
+                + "plan; remove it ('duration' is how long the devices wait for outside calls)")
+        }
+        if onlyOutside, top["duration"] == nil {
+            report(top.mark, "every flow of the mix is started by an outside party: set 'duration', how long the "
+                + "devices wait for outside calls (there is no 'load' to plan)")
+        }
 
         let name = top["name"].flatMap { self.string($0, "name") }
         if let node = top["name"], let name, name.trimmingSpaces.isEmpty {
@@ -27,7 +38,7 @@ extension ScenarioDecoder {
         let devices = top["devices"].flatMap { self.integer($0, "devices", atLeast: 2) }
         let target = top["target"].map { self.target($0) } ?? .embedded
         let push = top["push"].map { self.push($0) } ?? PushSpec()
-        let load = top["load"].flatMap { self.load($0) }
+        let load = onlyOutside ? [] : top["load"].flatMap { self.load($0) }
         let arrivals = top["arrivals"].map {
             self.word($0, "arrivals", among: ArrivalProcess.allCases.map(\.rawValue)).flatMap(ArrivalProcess.init)
         } ?? .uniform

@@ -108,7 +108,10 @@ extension ScenarioDecoder {
     mutating func role(_ node: YAMLNode, scope: FlowScope, roles: [String]?, allowHangup: Bool) -> String? {
         guard let text = string(node, "role") else { return nil }
         if text == Self.hangupWord {
-            if allowHangup { return Flow.hangupRole }
+            if allowHangup {
+                checkOutsidePerformer(Flow.hangupRole, at: node, scope: scope)
+                return Flow.hangupRole
+            }
             report(node.mark, "'hangup' (the side behavior.hangup picks) can only perform a step; "
                 + "name a declared role here")
             return nil
@@ -120,6 +123,8 @@ extension ScenarioDecoder {
                 + roles.joined(separator: ", "), suggestion: Suggestion.closest(to: text, among: candidates))
             return nil
         }
+        // A performer (the only place `hangup` is allowed) must be one of the devices.
+        if allowHangup { checkOutsidePerformer(text, at: node, scope: scope) }
         return text
     }
 
@@ -182,6 +187,7 @@ extension ScenarioDecoder {
         case "pause": return conversation.map { .pause(conversation: $0) }
         case "resume": return conversation.map { .resume(conversation: $0) }
         case "await_end": return conversation.map { .awaitEnd(conversation: $0) }
+        case "await_answer": return conversation.map { .awaitAnswer(conversation: $0) }
         case "end":
             let reason = fields["reason"].map { self.word($0, "reason", among: Self.endReasons) }
             guard let conversation, reason != .some(nil) else { return nil }
@@ -202,7 +208,10 @@ extension ScenarioDecoder {
             var member: String?
             if let node = fields["member"] {
                 member = self.role(node, scope: scope, roles: roles, allowHangup: false)
-                if let member, member == role {
+                if let member, scope.outside.contains(member) {
+                    report(node.mark, "'member' names '\(member)', an outside party; callstorm can only move its "
+                        + "own devices between conversations")
+                } else if let member, member == role {
                     report(node.mark, "'member' must be another role than the one doing the unmerge ('\(member)')")
                 }
             } else {
@@ -238,6 +247,7 @@ extension ScenarioDecoder {
         let errorsBefore = errors.count
         for item in items {
             guard let callee = role(item, scope: scope, roles: roles, allowHangup: false) else { continue }
+            checkOutsideCallee(callee, at: item, count: items.count, scope: scope)
             if callee == performer {
                 report(item.mark, "'to' names '\(callee)', the role doing the start; a role cannot call itself")
             } else if result.contains(callee) {
@@ -325,7 +335,8 @@ extension ScenarioDecoder {
         guard let node = fields["together"] else { return nil }
         guard let steps = self.steps(node, in: "a together step", scope: &scope, roles: roles) else { return nil }
         if steps.count < 2 { report(node.mark, "'together' needs at least two actions to race") }
-        for step in steps where !step.kind.isAction || step.kind.word == "await_push" || step.kind.word == "await_end" {
+        let waits = ["await_push", "await_end", "await_answer"]
+        for step in steps where !step.kind.isAction || waits.contains(step.kind.word) {
             report(node.mark, "'together' takes device actions only (join, end, pause, resume, merge, unmerge, "
                 + "start, decline), got '\(step.kind.word)' in step '\(step.name)'")
         }

@@ -26,6 +26,7 @@ final class CapabilityChangeRunTests: XCTestCase {
                         + "capability_words: { pausing: [hold], merging: [merge], unmerging: [split] } }")
                     .replacingOccurrences(of: "action_timeout: 5s", with: "action_timeout: 2s")
                     .replacingOccurrences(of: "drain: 15s", with: "drain: 8s")
+                    .replacingOccurrences(of: "hold: { rate: 5/s, for: 4s }", with: "hold: { rate: 5/s, for: 2s }")
             }
         }
     }

@@ -37,6 +37,8 @@ final class DialectSocketRunTests: XCTestCase {
         let yaml = try String(contentsOf: Self.example, encoding: .utf8)
             .replacingOccurrences(of: "127.0.0.1:2197", with: "127.0.0.1:\(gatewayPort)")
             .replacingOccurrences(of: "deadline: 2s, tls: false }", with: auth)
+            // Sixty calls (3 s of the example's 20/s) give every flow of its mix several.
+            .replacingOccurrences(of: "hold: { rate: 20/s, for: 4s }", with: "hold: { rate: 20/s, for: 3s }")
         let outcome = try serving(server) { port in
             try runScenario(edit(yaml.replacingOccurrences(of: "127.0.0.1:9000", with: "127.0.0.1:\(port)")),
                             in: dir, file: "socket-dialect")

@@ -43,7 +43,23 @@ final class DistributedRunTests: XCTestCase {
         return bin
     }
 
-    private func runShards(_ bin: String, count: Int) throws -> [URL] {
+    /// Four shard processes of the scenario, run once for every test of the class (each asks its own question of
+    /// the same shards) into a directory `tearDown()` of the class removes.
+    private static let sharedDirectory = TemporaryDirectory.path("shards-shared")
+    private static let fourShards = SharedResult<[URL]> {
+        guard let bin = ChildProcess.callstormBinary else {
+            throw XCTSkip("CALLSTORM_BIN is not set (make test sets it to the release binary)")
+        }
+        try FileManager.default.createDirectory(at: sharedDirectory, withIntermediateDirectories: true)
+        return try runShards(bin, count: 4, in: sharedDirectory)
+    }
+
+    override class func tearDown() {
+        TemporaryDirectory.remove(sharedDirectory)
+        super.tearDown()
+    }
+
+    private static func runShards(_ bin: String, count: Int, in dir: URL) throws -> [URL] {
         let file = dir.appendingPathComponent("s.yaml")
         try Self.scenario.write(to: file, atomically: true, encoding: .utf8)
         let f = ISO8601DateFormatter()
@@ -86,7 +102,7 @@ final class DistributedRunTests: XCTestCase {
         let one = try ChildProcess.run(bin, ["run", file.path, "--out", dir.appendingPathComponent("one").path,
                                              "--quiet", "--workers", "2"], in: dir, logs: dir, name: "one")
         XCTAssertEqual(one.status, 0, one.err)
-        let shards = try runShards(bin, count: 4)
+        let shards = try Self.fourShards.value()
         let merged = try ChildProcess.run(bin, ["merge"] + shards.map(\.path) + [
             "--out", dir.appendingPathComponent("merged").path,
         ], in: dir, logs: dir, name: "merge")
@@ -154,7 +170,7 @@ final class DistributedRunTests: XCTestCase {
 
     func testThresholdOnlyTheUnionBreaksFailsTheMergeAndNoShardAlone() throws {
         let bin = try binary()
-        let shards = try runShards(bin, count: 4)
+        let shards = try Self.fourShards.value()
         var completed: [Int64] = []
         for shard in shards {
             completed.append(try SummaryFile(shard.appendingPathComponent("summary.json")).counters["calls.completed"] ?? 0)
@@ -181,12 +197,13 @@ final class DistributedRunTests: XCTestCase {
 
     func testMergeRefusesAShardGivenTwice() throws {
         let bin = try binary()
-        let shards = try runShards(bin, count: 2)
+        let shards = try Self.fourShards.value()
         let twice = try ChildProcess.run(bin, ["merge", shards[0].path, shards[0].path, shards[1].path,
                                                "--out", dir.appendingPathComponent("m").path],
                                          in: dir, logs: dir, name: "twice")
         XCTAssertEqual(twice.status, 2)
-        XCTAssertTrue(twice.err.contains("shard 0/2 is given 2 times"), twice.err)
+        XCTAssertTrue(twice.err.contains("shard 0/4 is given 2 times"), twice.err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("m").path))
     }
 }
 

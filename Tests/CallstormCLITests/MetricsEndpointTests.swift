@@ -62,7 +62,7 @@ final class MetricsEndpointTests: XCTestCase {
         try DistributedRunTests.scenario.write(to: file, atomically: true, encoding: .utf8)
         let run = dir.appendingPathComponent("run")
         let child = try ChildProcess.start(bin, [
-            "run", file.path, "--out", run.path, "--metrics-listen", "127.0.0.1:0", "--metrics-linger", "8s",
+            "run", file.path, "--out", run.path, "--metrics-listen", "127.0.0.1:0", "--metrics-linger", "4s",
             "--quiet", "--shard", "0/1",
         ], in: dir, logs: dir, name: "run")
         defer { child.stop() }

@@ -68,4 +68,14 @@ final class ReproFileTests: XCTestCase {
                                     number: 1, origin: .init(call: nil, race: nil, offset: nil),
                                     runDirectory: URL(fileURLWithPath: "/r")))
     }
+
+    /// An outside party placed the call (docs/SIP.md, "Outside parties"): callstorm cannot place it again.
+    func testViolationOnAnOutsidePartysCallGetsNoRepro() throws {
+        let scenario = try ScenarioLoader.parse(original, file: "race.yaml").get()
+        let violation = Violation(rule: .endedStaysEnded, conversations: ["c"], ops: [4], devices: ["dev-1"],
+                                  message: "came back", window: 1...2, events: [0])
+        XCTAssertNil(ReproFile.text(scenarioText: original, scenario: scenario, seed: 1, violation: violation,
+                                    number: 1, origin: .init(call: 1 << 42 | 3, race: nil, offset: nil),
+                                    runDirectory: URL(fileURLWithPath: "/r")))
+    }
 }

@@ -35,6 +35,10 @@ final class SIPRunTests: XCTestCase {
         let books = Books(counters: c)
         XCTAssertTrue(books.balanced, "\(books.problems)")
         XCTAssertGreaterThan(c["sip.requests_sent.INVITE"] ?? 0, 0, "\(c)")
+        // The history checker judges the SIP calls (their dialogs at both ends) like any other: nothing broken.
+        let history = try XCTUnwrap(HistoryCheck.run(outcome.runDirectory, writeFiles: false))
+        XCTAssertGreaterThan(history.report.operations, 0)
+        XCTAssertEqual(history.report.violations, [], "\(history.report.violations.prefix(3))")
         try check(outcome, c)
     }
 
@@ -70,6 +74,10 @@ final class SIPRunTests: XCTestCase {
                 XCTAssertGreaterThan(histograms[metric]?.totalCount ?? 0, 0, "no \(metric) samples: \(c)")
             }
             XCTAssertEqual(c[MetricName.pushDeadlineMissed] ?? 0, 0, "\(c)")
+            // Kamailio's push names the caller by its address of record, the SIP device's handle: no defect.
+            XCTAssertGreaterThan(c[MetricName.callerHandlesChecked] ?? 0, 0, "\(c)")
+            XCTAssertTrue(c.keys.filter { $0.hasPrefix("handles.caller_") && $0 != MetricName.callerHandlesChecked }
+                .isEmpty, "\(c.filter { $0.key.hasPrefix("handles.") })")
             XCTAssertGreaterThan(c["sip.requests_received.INVITE"] ?? 0, 0, "\(c)")
             let dir = outcome.runDirectory
             let csv = try String(contentsOf: dir.appendingPathComponent("summary.csv"), encoding: .utf8)

@@ -81,9 +81,19 @@ final class SocketChaosTests: XCTestCase {
     }
 
     func testAStormWithACloseCodeIsClosedByTheServerAndCountedAsInjected() throws {
-        let text = try String(contentsOf: Self.example, encoding: .utf8)
-            .replacingOccurrences(of: "target: { socket_storm: true }",
-                                  with: "target: { socket_storm: { code: 1012 } }")
+        // The example's storm alone, early in a 3 s load: the other windows are the first test's to show.
+        let example = try String(contentsOf: Self.example, encoding: .utf8)
+        let head = try XCTUnwrap(example.range(of: "\nfaults:\n")).lowerBound
+        let shortLoad = "hold: { rate: 10/s, for: 3s }"
+        let text = example[..<head].replacingOccurrences(of: "hold: { rate: 10/s, for: 8s }", with: shortLoad) + """
+
+            faults:
+              - { name: storm, at: 1500ms, for: 500ms, target: { socket_storm: { code: 1012 } } }
+            slo:
+              invariant_violations: "== 0"
+
+            """
+        XCTAssertTrue(text.contains(shortLoad), "the example's load changed: \(example[..<head])")
         let file = dir.appendingPathComponent("storm-1012.yaml")
         try text.write(to: file, atomically: true, encoding: .utf8)
         let run = try run(file, name: "storm-1012")

@@ -41,7 +41,7 @@ final class UnmergePolicyRunTests: XCTestCase {
         target: \(target)
         push: { listen: "127.0.0.1:0", deadline: 2s }
         load:
-          - hold: { rate: 12/s, for: 3s }
+          - hold: { rate: 12/s, for: 2s }
         mix: { \(BuiltinFlows.names.map { "\($0): 1" }.joined(separator: ", ")) }
         behavior:
           answer_after: 50ms
@@ -119,13 +119,12 @@ final class UnmergePolicyRunTests: XCTestCase {
         configuration.unmergePolicy = .holdGroup
         let target = ReferenceTarget(configuration: configuration)
         let outcome = try serving(target) { port in
-            let yaml = try String(contentsOf: Self.root.appendingPathComponent("Scenarios/merge-unmerge.yaml"),
-                                  encoding: .utf8)
+            let yaml = try BuiltinFlowRunTests.quickened("merge-unmerge")
                 .replacingOccurrences(of: "target: { embedded: true }",
                                       with: "target: { url: \"http://127.0.0.1:\(port)\" }")
                 .replacingOccurrences(of: "listen: \"127.0.0.1:0\", deadline: 2s }",
                                       with: "listen: \"127.0.0.1:\(gatewayPort)\", deadline: 2s, tls: false }")
-            return try runScenario(yaml, in: dir) { $0.durationNanos = 3_000_000_000 }
+            return try runScenario(yaml, in: dir)
         }
         assertEveryActionFulfilled(outcome)
         let check = try XCTUnwrap(try HistoryCheck.run(outcome.runDirectory, writeFiles: false))

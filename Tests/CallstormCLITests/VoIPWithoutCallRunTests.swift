@@ -26,6 +26,8 @@ final class VoIPWithoutCallRunTests: XCTestCase {
                     .replacingOccurrences(of: "action_timeout: 5s", with: "action_timeout: 2s")
                     .replacingOccurrences(of: "drain: 15s", with: "drain: 8s")
                     .replacingOccurrences(of: "deadline: 2s,", with: "deadline: 2s, block_after_misses: 1,")
+                    // The example's twenty calls in half its time.
+                    .replacingOccurrences(of: "hold: { rate: 5/s, for: 4s }", with: "hold: { rate: 10/s, for: 2s }")
             }
         }
     }

@@ -2,22 +2,60 @@ import Chaos
 import XCTest
 
 final class CallAttributionTests: XCTestCase {
-    func testACallIsPutDownToTheFaultsLoggedAgainstItAndNoOther() {
-        let log = FaultLog()
-        log.add(.init(sinceLoadNanos: 1, window: "w", kind: "sip.late_wake", device: 3, seq: 0, call: 7, role: 1))
-        log.add(.init(sinceLoadNanos: 2, window: "w", kind: "sip.message_lost", device: 3, seq: 4, call: 7, role: 1))
-        log.add(.init(sinceLoadNanos: 3, window: "w", kind: "sip.message_lost", device: 3, seq: 5, call: 7, role: 1))
-        log.add(.init(sinceLoadNanos: 4, window: "w", kind: "push.dropped", device: 5, seq: 1, call: 8, role: 1))
-        XCTAssertEqual(CallAttribution.of(call: 7, in: log), .faults(["sip.late_wake", "sip.message_lost"]))
-        XCTAssertEqual(CallAttribution.of(call: 8, in: log), .faults(["push.dropped"]))
+    private let s: UInt64 = 1_000_000_000
+
+    /// Call `call` on devices 3 and 5, from 10 s to 20 s since the load started.
+    private func attribution(_ log: FaultLog, call: Int = 7) -> CallAttribution {
+        CallAttribution.of(call: call, devices: [3, 5], fromNanos: 10 * s, toNanos: 20 * s, in: log)
     }
 
-    func testAFailedCallNoFaultNamedStaysTheTargetsEvenInAChaosRun() {
+    private func row(_ t: UInt64, _ kind: String, window: String = "w", device: Int = -1, call: Int = -1)
+        -> FaultLog.Entry {
+        FaultLog.Entry(sinceLoadNanos: t, window: window, kind: kind, device: device, seq: 0, call: call, role: 0)
+    }
+
+    func testACallIsPutDownToTheFaultsLoggedAgainstItWhenEverTheyCame() {
         let log = FaultLog()
-        // Faults elsewhere in the run, and faults on no call (a socket drop between calls), excuse nothing.
-        log.add(.init(sinceLoadNanos: 1, window: "w", kind: "push.dropped", device: 5, seq: 1, call: 8, role: 1))
-        log.add(.init(sinceLoadNanos: 2, window: "w", kind: "device.socket_dropped", device: 9, seq: 0))
-        XCTAssertEqual(CallAttribution.of(call: 9, in: log), .target)
-        XCTAssertEqual(CallAttribution.of(call: -1, in: log), .target)
+        log.add(row(1 * s, "sip.late_wake", device: 3, call: 7))
+        log.add(row(12 * s, "sip.message_lost", device: 3, call: 7))
+        log.add(row(13 * s, "sip.message_lost", device: 5, call: 7))
+        log.add(row(14 * s, "push.dropped", device: 5, call: 8))
+        XCTAssertEqual(attribution(log), .faults(["sip.late_wake", "sip.message_lost"]))
+        XCTAssertEqual(attribution(log, call: 8), .faults(["push.dropped"]))
+    }
+
+    func testAFaultOnOneOfItsDevicesAndOnNoCallCountsWhileTheCallRan() {
+        let log = FaultLog()
+        log.add(row(9 * s, "device.socket_dropped", device: 3))  // before the call
+        log.add(row(15 * s, "device.socket_stalled", device: 5))  // during it
+        log.add(row(16 * s, "device.socket_dropped", device: 4))  // another device
+        XCTAssertEqual(attribution(log), .faults(["device.socket_stalled"]))
+    }
+
+    func testANetworkWindowOrATargetKillOverlappingTheCallCountsAndOneBeforeItDoesNot() {
+        let net = FaultLog()
+        net.add(row(2 * s, "network.on", window: "early"))
+        net.add(row(5 * s, "network.off", window: "early"))
+        XCTAssertEqual(attribution(net), .target, "closed before the call began")
+        net.add(row(18 * s, "network.on", window: "late"))
+        XCTAssertEqual(attribution(net), .faults(["network.window"]), "open when the call ended")
+
+        let kill = FaultLog()
+        kill.add(row(4 * s, "target.killed", window: "k"))
+        XCTAssertEqual(attribution(kill), .faults(["target.killed"]), "never restarted")
+        let restarted = FaultLog()
+        restarted.add(row(4 * s, "target.killed", window: "k"))
+        restarted.add(row(6 * s, "target.restarted", window: "k"))
+        restarted.add(row(7 * s, "target.socket_storm", window: "storm"))
+        XCTAssertEqual(attribution(restarted), .faults(["target.socket_storm"]), "the storm's reconnects ran into it")
+    }
+
+    func testAFailedCallNoFaultTouchedStaysTheTargetsEvenInAChaosRun() {
+        let log = FaultLog()
+        log.add(row(12 * s, "push.dropped", device: 5, call: 8))
+        log.add(row(12 * s, "device.socket_dropped", device: 9))
+        XCTAssertEqual(attribution(log), .target)
+        XCTAssertEqual(CallAttribution.of(call: 7, devices: [3], fromNanos: 0, toNanos: 1, in: log,
+                                          extra: ["device.offline"]), .faults(["device.offline"]))
     }
 }

@@ -60,6 +60,22 @@ struct HistoryBuilder {
                      + "\"active\":\(list(active))}}")
     }
 
+    /// A SIP dialog line: `device`'s dialog for Call-ID `conversation` is now `state`.
+    mutating func dialog(_ device: String, _ conversation: String, _ state: String, reason: String? = nil,
+                         call: Int? = nil) {
+        var s = "{\"t\":\(tick()),\"type\":\"dialog\",\"device\":\"\(device)\",\"conversation\":\"\(conversation)\","
+        s += "\"state\":\"\(state)\""
+        if let reason { s += ",\"reason\":\"\(reason)\"" }
+        if let call { s += ",\"call\":\(call)" }
+        lines.append(s + "}")
+    }
+
+    /// A SIP message line.
+    mutating func sip(_ device: String, _ conversation: String, sent: Bool, _ message: String) {
+        lines.append("{\"t\":\(tick()),\"type\":\"sip\",\"device\":\"\(device)\",\"conversation\":"
+                     + "\"\(conversation)\",\"sent\":\(sent),\"message\":\"\(message)\"}")
+    }
+
     mutating func stop() { lines.append("{\"t\":\(tick()),\"type\":\"stop\"}") }
 
     var text: String { lines.joined(separator: "\n") + "\n" }

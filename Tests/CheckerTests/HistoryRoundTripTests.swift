@@ -54,6 +54,33 @@ final class HistoryRoundTripTests: XCTestCase {
         }
     }
 
+    func testSIPLinesComeBackWithHostileIds() throws {
+        for (n, id) in Self.hostile.enumerated() {
+            let device = "dev-\(id)"
+            let written = lines([
+                { HistoryText.sip(t: 1, device: device, conversation: id, sent: n % 2 == 0, message: "200 INVITE",
+                                  into: &$0) },
+                { HistoryText.dialog(t: 2, device: device, conversation: id, state: .terminated, reason: id, call: n,
+                                     into: &$0) },
+                { HistoryText.dialog(t: 3, device: device, conversation: id, state: .held, reason: nil, call: nil,
+                                     into: &$0) },
+            ])
+            let events = try HistoryReader.parse(lines: written)
+            XCTAssertEqual(events.map(\.body), [
+                .sip(SIPLine(device: device, conversation: id, sent: n % 2 == 0, message: "200 INVITE")),
+                .dialog(DialogLine(device: device, conversation: id, state: .terminated, reason: id, call: n)),
+                .dialog(DialogLine(device: device, conversation: id, state: .held)),
+            ], id)
+        }
+    }
+
+    func testADialogLineWithAnUnknownStateIsAnErrorAtItsLine() {
+        let text = "{\"t\":1,\"type\":\"dialog\",\"device\":\"d\",\"conversation\":\"c\",\"state\":\"ringing\"}"
+        XCTAssertThrowsError(try HistoryReader.parse(lines: [Substring(text)])) { error in
+            XCTAssertTrue("\(error)".contains("unknown dialog state \"ringing\""), "\(error)")
+        }
+    }
+
     func testAViewWithoutAVersionComesBackWithoutOne() throws {
         var view = ConversationView(uuid: "c,1", version: 0, members: [.init(device: "d\"1", handle: nil, state: "left")])
         view.hasVersion = false
@@ -73,6 +100,13 @@ final class HistoryRoundTripTests: XCTestCase {
             ]))
             guard case .push(let push) = events.first?.body else { return XCTFail(event) }
             XCTAssertEqual(push.event.rawValue, event)
+        }
+        for state in HistoryDialogState.allCases {
+            let events = try HistoryReader.parse(lines: lines([
+                { HistoryText.dialog(t: 1, device: "d", conversation: "c", state: state, reason: nil, call: nil,
+                                     into: &$0) },
+            ]))
+            XCTAssertEqual(events.first?.body, .dialog(DialogLine(device: "d", conversation: "c", state: state)))
         }
     }
 }

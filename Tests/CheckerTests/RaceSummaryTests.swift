@@ -72,7 +72,9 @@ final class RaceSummaryTests: XCTestCase {
         ])
         // Named in step order, from a race at an offset ≥ 0 (at -1 ms the end was invoked first).
         XCTAssertEqual(summary.byPair, [.init(name: "f/clash", label: "merge vs end", races: 2, violations: 1,
-                                              racesWithViolations: 1, violationsByRule: ["merge-yields-union": 1])])
+                                              racesWithViolations: 1, violationsByRule: ["merge-yields-union": 1],
+                                              outcomes: ["adam-ends ok · merge ok": 1,
+                                                         "adam-ends ok · merge fail http_409": 1])])
     }
 
     func testHistoryWithoutCallFieldsHasNoRaces() throws {

@@ -19,6 +19,23 @@ final class TimelineTests: XCTestCase {
         XCTAssertFalse(svg.contains("<script"))
     }
 
+    func testASIPFindingIsDrawnWithItsMessagesAndDialogStates() throws {
+        var h = HistoryBuilder()
+        h.sip("alice", "c1", sent: true, "INVITE")
+        h.sip("bob", "c1", sent: false, "INVITE")
+        h.dialog("bob", "c1", "confirmed")
+        h.dialog("alice", "c1", "confirmed")
+        h.sip("alice", "c1", sent: true, "BYE")
+        h.dialog("alice", "c1", "terminated", reason: "bye")
+        let events = try h.events()
+        let violation = try XCTUnwrap(HistoryChecker.check(events).violations.first)
+        XCTAssertEqual(violation.rule, .finalViewsAgree)
+        let svg = Timeline.svg(for: violation, in: events)
+        for text in [">alice<", ">bob<", "BYE c1", "dialog c1: terminated (bye)", "dialog c1: confirmed"] {
+            XCTAssertTrue(svg.contains(text), "\(text): \(svg)")
+        }
+    }
+
     func testTimelineEscapesText() {
         let v = Violation(rule: .finalViewsAgree, conversations: ["A<&>"], ops: [], devices: ["d\"1"],
                           message: "a < b", window: 0...0, events: [0])

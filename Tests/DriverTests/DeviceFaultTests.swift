@@ -106,12 +106,24 @@ final class DeviceFaultTests: XCTestCase {
             r.worker.table.calls[0]?.status.failed = true
             r.worker.complete(0)
             // A failed call no fault was logged against: the target's, chaos run or not.
-            r.worker.faults.attribute(call: 1, failed: true, now: r.clock.nowNanos())
+            r.worker.faults.attribute(call: 1, devices: [2, 3], plannedSinceLoad: 0, failed: true,
+                                      now: r.clock.nowNanos())
             // A call that completed is not attributed at all.
-            r.worker.faults.attribute(call: 2, failed: false, now: r.clock.nowNanos())
+            r.worker.faults.attribute(call: 2, devices: [2, 3], plannedSinceLoad: 0, failed: false,
+                                      now: r.clock.nowNanos())
         }
         XCTAssertEqual(counter(r, "calls.attributed_to_faults"), 1)
         XCTAssertEqual(counter(r, "calls.attributed_to_faults.device.join_failed"), 1)
         XCTAssertEqual(counter(r, "calls.failed_without_fault"), 1)
+    }
+
+    func testAFailedCallOnAnOfflinePhoneIsPutDownToTheOfflineFault() throws {
+        let r = try rig("  - { name: no-signal, at: 0s, for: 10s, device: { offline: 100% } }")
+        r.worker.loop.sync {
+            r.worker.faults.attribute(call: 0, devices: [0, 1], plannedSinceLoad: 100 * ms, failed: true,
+                                      now: r.clock.nowNanos())
+        }
+        XCTAssertEqual(counter(r, "calls.attributed_to_faults.device.offline"), 1)
+        XCTAssertEqual(counter(r, "calls.failed_without_fault"), 0)
     }
 }

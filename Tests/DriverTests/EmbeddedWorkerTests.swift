@@ -16,7 +16,7 @@ final class EmbeddedWorkerTests: XCTestCase {
     private let second: UInt64 = 1_000_000_000
 
     /// One worker, its push sink and the in-memory target for `scenario`.
-    private final class Rig {
+    final class Rig {
         let clock = ManualClock()
         let loop: EmbeddedLoop
         let worker: Worker
@@ -83,7 +83,7 @@ final class EmbeddedWorkerTests: XCTestCase {
     }
 
     /// A value the loop's work sets and the test reads, all on the test's thread.
-    private final class Box<T>: @unchecked Sendable {
+    final class Box<T>: @unchecked Sendable {
         var value: T
         init(_ value: T) { self.value = value }
     }

@@ -19,6 +19,17 @@ final class RunResultsTests: XCTestCase {
         try Data(text.utf8).write(to: WorkerJournal.rawDirectory(run).appendingPathComponent(name))
     }
 
+    func testReplaceFileSwapsInTheWholeNewContentAndLeavesNoTemporaryFile() throws {
+        let url = run.appendingPathComponent("report.html")
+        try RunResults.replaceFile(url, with: Data("old".utf8))
+        try RunResults.replaceFile(url, with: Data(String(repeating: "new ", count: 50_000).utf8))
+        XCTAssertEqual(try String(contentsOf: url, encoding: .utf8), String(repeating: "new ", count: 50_000))
+        try RunResults.replaceFile(url, with: Data())
+        XCTAssertEqual(try Data(contentsOf: url), Data())
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: run.path).sorted(), ["raw", "report.html"])
+        XCTAssertThrowsError(try RunResults.replaceFile(run.appendingPathComponent("missing/x.csv"), with: Data()))
+    }
+
     func testJoinKeepsOneHeaderAndDropsALineCutByAKill() throws {
         try write("h1,h2\na,1\nb,2\n", "actions-w0.csv")
         try write("h1,h2\nc,3\nd,", "actions-w1.csv")

@@ -92,6 +92,20 @@ final class AgentPairTests: XCTestCase {
         XCTAssertEqual(bob.counters.retransmissionsSent, ["200": 1], "no 2xx retransmission after the ACK")
     }
 
+    func testALostAckIsSentAgainForTheRetransmitted200AndTheCallStaysUp() {
+        let call = alice.invite("sip:bob@127.0.0.1:5072", now: clock.nowNanos())
+        pump()
+        drop = { $0.method == .ack }
+        bob.answer(call, now: clock.nowNanos())
+        pump()
+        XCTAssertNotEqual(events["bob"]?.last, .answered(call: call), "the ACK was lost")
+        advance(500_000_000)  // Timer G: the 200 again, which the caller must ACK again (§13.2.2.4)
+        XCTAssertEqual(events["bob"]?.last, .answered(call: call))
+        XCTAssertEqual(alice.counters.retransmissionsSent["ACK"], 1)
+        advance(40_000_000_000)
+        XCTAssertEqual(alice.callCount + bob.callCount, 2, "no Timer L ends the callee's call")
+    }
+
     func testCancelWhileRingingEndsBothEndsAsCancelled() {
         let call = alice.invite("sip:bob@127.0.0.1:5072", now: clock.nowNanos())
         pump()
@@ -132,6 +146,61 @@ final class AgentPairTests: XCTestCase {
         XCTAssertEqual(alice.counters.retransmissionsSent, [:])
         XCTAssertEqual(bob.counters.retransmissionsSent, [:])
         XCTAssertEqual(alice.counters.timeouts, [:])
+    }
+
+    func testAnOkThatCrossesTheCancelIsAckedAndTheCallEndedByBye() {
+        let call = alice.invite("sip:bob@127.0.0.1:5072", now: clock.nowNanos())
+        pump()
+        XCTAssertTrue(alice.cancel(call, now: clock.nowNanos()))
+        XCTAssertTrue(bob.answer(call, now: clock.nowNanos()))  // both leave before either arrives
+        pump()
+        XCTAssertEqual(bob.counters.responsesSent[487], nil, "a CANCEL does nothing to an answered INVITE")
+        XCTAssertEqual(events["alice"]?.suffix(2), [.answered(call: call), .ended(call: call, reason: .localBye)])
+        XCTAssertEqual(events["bob"]?.last, .ended(call: call, reason: .remoteBye))
+        XCTAssertEqual(alice.counters.requestsSent["ACK"], 1)
+        XCTAssertEqual(alice.counters.requestsSent["BYE"], 1)
+        XCTAssertEqual(alice.callCount + bob.callCount, 0)
+    }
+
+    func testAReinviteThatMeetsAByeAlreadySentIsRefused481AndBothEndsEnd() {
+        let call = alice.invite("sip:bob@127.0.0.1:5072", now: clock.nowNanos())
+        pump()
+        bob.answer(call, now: clock.nowNanos())
+        pump()
+        XCTAssertTrue(alice.bye(call, now: clock.nowNanos()))
+        XCTAssertTrue(bob.setHold(call, held: true, now: clock.nowNanos()))
+        pump()
+        XCTAssertEqual(alice.counters.responsesSent[481], 1, "the caller's session is over once its BYE left")
+        XCTAssertEqual(events["alice"]?.last, .ended(call: call, reason: .localBye))
+        XCTAssertEqual(events["bob"]?.last, .ended(call: call, reason: .remoteBye))
+        advance(40_000_000_000)
+        XCTAssertEqual(alice.counters.retransmissionsSent, [:], "the 481 was ACKed by the transaction layer")
+        XCTAssertEqual(alice.callCount + bob.callCount, 0)
+    }
+
+    func testReinvitesThatCrossAreEachRefused491() {
+        let call = alice.invite("sip:bob@127.0.0.1:5072", now: clock.nowNanos())
+        pump()
+        bob.answer(call, now: clock.nowNanos())
+        pump()
+        XCTAssertTrue(alice.setHold(call, held: true, now: clock.nowNanos()))
+        XCTAssertTrue(bob.setHold(call, held: true, now: clock.nowNanos()))
+        pump()
+        XCTAssertEqual(events["alice"]?.last, .failed(call: call, status: 491))
+        XCTAssertEqual(events["bob"]?.last, .failed(call: call, status: 491))
+        XCTAssertEqual(alice.callCount + bob.callCount, 2, "glare leaves the call up")
+    }
+
+    func testTheMessagesOfACallAreNotedOnceEachAndRegisterIsNot() {
+        var noted: [String] = []
+        alice.onMessage = { _, sent, message in noted.append((sent ? "> " : "< ") + message) }
+        alice.register(now: clock.nowNanos())
+        _ = alice.takeOutbox()  // the REGISTER goes nowhere: it belongs to no call
+        let call = alice.invite("sip:bob@127.0.0.1:5072", now: clock.nowNanos())
+        pump()
+        bob.answer(call, now: clock.nowNanos())
+        pump()
+        XCTAssertEqual(noted, ["> INVITE", "< 100 INVITE", "< 180 INVITE", "< 200 INVITE", "> ACK"])
     }
 
     func testMalformedRequestIsAnswered400AndGarbageIsDroppedBothCounted() throws {

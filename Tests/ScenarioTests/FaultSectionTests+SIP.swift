@@ -73,6 +73,9 @@ extension FaultSectionTests {
         let tcp = errors(sipScenario(loss, device: "signaling: sip, transport: tcp"))
         XCTAssertEqual(tcp.map(\.mark), [at("loss", in: loss)], "\(tcp)")
         XCTAssertTrue(tcp[0].message.contains("UDP"), tcp[0].message)
+        let lostOverTCP = "  - { at: 1s, for: 2s, sip: { lost_register: 5%, late_wake: { after: 3s } } }"
+        let found = errors(sipScenario(lostOverTCP, device: "signaling: sip, sleep: true, transport: tcp"))
+        XCTAssertEqual(found.map(\.mark), [at("lost_register", in: lostOverTCP)], "late_wake is fine: \(found)")
 
         let wake = "  - { at: 1s, for: 2s, sip: { late_wake: { after: 3s }, lost_register: 5% } }"
         let awake = errors(sipScenario(wake, device: "signaling: sip"))

@@ -1,0 +1,62 @@
+import RunFormats
+import SIPClient
+
+/// SIP calls in the run's history (docs/CHECKER.md): each device's dialog state as it changes (`dialog` lines,
+/// all of them, which the checker judges), and the messages of a call (`sip` lines, for its timelines), sampled
+/// by planned call as actions.csv samples its rows: every message of one call in `rowSampleEvery`, none of the
+/// others, so a sampled call reads whole.
+extension SIPSignaling {
+    /// `local`'s dialog for `callID` entered `state`: written once per change.
+    func dialog(_ local: Int, _ callID: String, _ state: HistoryDialogState, reason: String? = nil) {
+        let key = Self.legKey(local, callID)
+        guard legs[key]?.dialogState != state else { return }
+        legs[key]?.dialogState = state
+        writeDialog(local, callID, state, reason: reason, call: legs[key]?.call)
+    }
+
+    /// The terminated line of a leg already taken out of `legs`.
+    func dialogEnded(_ local: Int, _ callID: String, leg: Leg, reason: String) {
+        guard leg.dialogState != nil else { return }  // no dialog was ever written: nothing to end
+        writeDialog(local, callID, .terminated, reason: reason, call: leg.call)
+    }
+
+    private func writeDialog(_ local: Int, _ callID: String, _ state: HistoryDialogState, reason: String?,
+                             call: Int?) {
+        guard let journal = books.journal else { return }
+        let t = now &- books.runStart
+        let device = table.devices[local].identity.id
+        journal.history {
+            HistoryText.dialog(t: t, device: device, conversation: callID, state: state, reason: reason, call: call,
+                               into: &$0)
+        }
+    }
+
+    /// Taps `agent`'s messages for device `local` when the run keeps a history.
+    func tapMessages(_ agent: SIPUserAgent, local: Int) {
+        guard books.journal != nil else { return }
+        agent.onMessage = { [unowned self] callID, sent, message in
+            self.message(local, callID: callID, sent: sent, message)
+        }
+    }
+
+    private func message(_ local: Int, callID: String, sent: Bool, _ message: String) {
+        guard let journal = books.journal, let call = table.devices[local].callID,
+              call % max(1, settings.rowSampleEvery) == 0 else { return }
+        let t = now &- books.runStart
+        let device = table.devices[local].identity.id
+        journal.history {
+            HistoryText.sip(t: t, device: device, conversation: callID, sent: sent, message: message, into: &$0)
+        }
+    }
+
+    /// A terminated dialog's reason as the history words it.
+    static func endReason(_ reason: SIPEndReason) -> String {
+        switch reason {
+        case .localBye: return "bye"
+        case .remoteBye: return "remote_bye"
+        case .cancelled: return "cancelled"
+        case .declined(let status): return "declined_\(status)"
+        case .timedOut: return "timed_out"
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Metrics
+import Scenario
+
+/// Outside calls (`OutsideCalls`): a call nobody planned that reaches an idle device becomes a call of an
+/// outside-started flow, on that device, with its conversation `main` bound to the arriving call.
+extension Worker {
+    /// Called (through `CallTable.takeOutside`) when `local`, in no call, is reached by the call `uuid` (a VoIP
+    /// push it reported, or a SIP INVITE). Returns whether a call now runs on the device.
+    func takeOutsideCall(_ local: Int, uuid: String, now: UInt64) -> Bool {
+        guard outside.expected, table.devices[local].callID == nil, table.devices[local].registered else {
+            return false
+        }
+        guard outside.isOpen(now) else {
+            books.count(.callsOutsideRefused("after_window"), at: now)
+            return false
+        }
+        var arrival = outside.arrival(seed: settings.seed, behavior: settings.behavior)
+        let flow = settings.flows[arrival.flow]
+        let others = flow.deviceRoles.dropFirst()
+        guard table.devices.idleCount > others.count else {
+            books.count(.callsOutsideRefused("no_idle_device"), at: now)
+            return false
+        }
+        // The device reached plays the first device role (the callee side); any other device role takes idle ones.
+        table.devices.reserve(local)
+        var roles: [String: Int] = [:]
+        roles[flow.deviceRoles[0]] = local
+        for role in others { roles[role] = table.devices.takeIdle() }
+        arrival.plannedNanos = arrivals.loadStart > 0 && now > arrivals.loadStart ? now - arrivals.loadStart : 0
+        books.count(.callsStartedByOutside, at: now)
+        launch(arrival, flow: flow, roles: roles, planned: now, now: now, outsideConversation: uuid)
+        return true
+    }
+
+    /// The window for outside calls closes: the worker may drain now.
+    func outsideWindowClosed() {
+        checkDrained()
+    }
+}
