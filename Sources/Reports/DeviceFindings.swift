@@ -14,7 +14,8 @@ public enum DeviceFindings {
     }
 
     /// `calls not completed: 9 attributed to injected faults (push.dropped 3, sip.late_wake 3); 0 with no fault
-    /// on their path (the target's)`: present in runs with fault windows where a call failed or was missed.
+    /// on their path (the target's)`: present in runs with fault windows where a call failed or was missed. When
+    /// outside parties placed calls, the rest may be theirs (SIPp hanging up early) as much as the target's.
     static func faultAttributedCalls(_ counters: [String: Int64]) -> String? {
         let attributed = counters[MetricName.callsAttributedToFaults] ?? 0
         let server = counters[MetricName.callsFailedWithoutFault] ?? 0
@@ -25,7 +26,9 @@ public enum DeviceFindings {
             .map { "\($0.key.dropFirst(prefix.count)) \($0.value)" }
         var line = "calls not completed: \(attributed) attributed to injected faults"
         if !kinds.isEmpty { line += " (" + kinds.joined(separator: ", ") + ")" }
-        return line + "; \(server) with no injected fault on their path (the target's)"
+        let whose = (counters[MetricName.callsStartedByOutside] ?? 0) > 0
+            ? "the target's, or an outside party's" : "the target's"
+        return line + "; \(server) with no injected fault on their path (\(whose))"
     }
 
     /// `server defect: the caller handle of 12 of 40 VoIP pushes was missing 12 …`.
