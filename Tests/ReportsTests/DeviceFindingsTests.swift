@@ -21,6 +21,12 @@ final class DeviceFindingsTests: XCTestCase {
                       text)
     }
 
+    func testWhenCallstormLaggedTheRestIsNotPutOnTheTargetAlone() throws {
+        let text = try XCTUnwrap(DeviceFindings.faultAttributedCalls([MetricName.callsFailedWithoutFault: 2],
+                                                                      harnessLagged: true))
+        XCTAssertTrue(text.hasSuffix("(the target's, unless callstorm's own lag above explains them)"), text)
+    }
+
     func testARunWhereEveryCallCompletedHasNoLine() {
         XCTAssertNil(line([MetricName.callsStartedByOutside: 5]))
     }
