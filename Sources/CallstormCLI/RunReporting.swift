@@ -87,13 +87,15 @@ enum RunReporting {
             warnings.append("the harness delivered only \(Threshold.percentText(ratio)) of the planned arrivals "
                 + "(calls.started / planned); latencies describe a lighter load than planned")
         }
+        var harnessLagged = result.harness != nil
         if result.harness == nil, let lag = histograms[MetricName.schedulerLag],
            lag.value(atPercentile: 99) > harnessLagWarningMicros {
+            harnessLagged = true
             warnings.append("the harness itself lagged: scheduler_lag p99 "
                 + "\(Threshold.millisText(Double(lag.value(atPercentile: 99)))) (planned → actual); latencies may include harness "
                 + "delay — use fewer devices or more workers")
         }
-        warnings += DeviceFindings.lines(counters: counters)
+        warnings += DeviceFindings.lines(counters: counters, harnessLagged: harnessLagged)
         var failures = extraFailures
         if facts.interrupted { failures.append("interrupted before the plan finished; the results are partial") }
         let books = result.books

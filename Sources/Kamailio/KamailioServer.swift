@@ -28,6 +28,8 @@ public final class KamailioServer {
         case noFreePort
         case cannotSpawn(Int32)
         case notReady(String)
+        /// It exited before answering: its configuration refused, a module missing, the port taken meanwhile.
+        case exited(String)
 
         public var description: String {
             switch self {
@@ -38,6 +40,7 @@ public final class KamailioServer {
             case .noFreePort: return "no loopback port free for both UDP and TCP"
             case .cannotSpawn(let code): return "could not start kamailio: \(String(cString: strerror(code)))"
             case .notReady(let log): return "kamailio did not answer OPTIONS in time; the end of its log:\n\(log)"
+            case .exited(let log): return "kamailio exited as it started; the end of its log says why:\n\(log)"
             }
         }
     }
@@ -92,7 +95,7 @@ public final class KamailioServer {
             stopped = exited  // an exited and reaped PID is not signalled again
             stop()
             try? FileManager.default.removeItem(at: directory)
-            throw Failure.notReady(String(text.suffix(3000)))
+            throw exited ? Failure.exited(String(text.suffix(3000))) : Failure.notReady(String(text.suffix(3000)))
         }
     }
 

@@ -4,18 +4,21 @@ import Metrics
 /// verdict: they reach the banner and summary.json's `verdict.reasons`. They fail a run only through a
 /// threshold (`voip_without_call_rate`, or the counter itself), like every other figure.
 public enum DeviceFindings {
-    public static func lines(counters: [String: Int64]) -> [String] {
+    /// `harnessLagged`: callstorm itself fell behind (saturated or lagging), so a call it failed is not put on
+    /// the target alone.
+    public static func lines(counters: [String: Int64], harnessLagged: Bool = false) -> [String] {
         var lines: [String] = []
         if let line = voipWithoutCall(counters) { lines.append(line) }
         if let line = capabilities(counters) { lines.append(line) }
         if let line = callerHandles(counters) { lines.append(line) }
-        if let line = faultAttributedCalls(counters) { lines.append(line) }
+        if let line = faultAttributedCalls(counters, harnessLagged: harnessLagged) { lines.append(line) }
         return lines
     }
 
     /// `calls not completed: 9 attributed to injected faults (push.dropped 3, sip.late_wake 3); 0 with no fault
-    /// on their path (the target's)`: present in runs with fault windows where a call failed or was missed.
-    static func faultAttributedCalls(_ counters: [String: Int64]) -> String? {
+    /// on their path (the target's)`: present in runs with fault windows where a call failed or was missed. When
+    /// outside parties placed calls, the rest may be theirs (SIPp hanging up early) as much as the target's.
+    static func faultAttributedCalls(_ counters: [String: Int64], harnessLagged: Bool = false) -> String? {
         let attributed = counters[MetricName.callsAttributedToFaults] ?? 0
         let server = counters[MetricName.callsFailedWithoutFault] ?? 0
         guard attributed + server > 0 else { return nil }
@@ -25,7 +28,10 @@ public enum DeviceFindings {
             .map { "\($0.key.dropFirst(prefix.count)) \($0.value)" }
         var line = "calls not completed: \(attributed) attributed to injected faults"
         if !kinds.isEmpty { line += " (" + kinds.joined(separator: ", ") + ")" }
-        return line + "; \(server) with no injected fault on their path (the target's)"
+        var whose = (counters[MetricName.callsStartedByOutside] ?? 0) > 0
+            ? "the target's, or an outside party's" : "the target's"
+        if harnessLagged { whose += ", unless callstorm's own lag above explains them" }
+        return line + "; \(server) with no injected fault on their path (\(whose))"
     }
 
     /// `server defect: the caller handle of 12 of 40 VoIP pushes was missing 12 …`.

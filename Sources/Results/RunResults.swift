@@ -100,7 +100,7 @@ public enum RunResults {
         // POSIX calls: Foundation's Data.write and FileManager.createFile fsync on Linux, `.atomic` or not.
         let tmp = url.appendingPathExtension("tmp")
         let fd = open(tmp.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: tmp.path]) }
+        guard fd >= 0 else { throw writeError(tmp.path, errno) }
         var offset = 0
         let wrote = data.withUnsafeBytes { bytes -> Bool in
             while offset < bytes.count {
@@ -111,14 +111,33 @@ public enum RunResults {
             }
             return true
         }
+        let writeErrno = errno
         guard close(fd) == 0, wrote else {
+            let error = writeError(tmp.path, wrote ? errno : writeErrno)
             unlink(tmp.path)
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: tmp.path])
+            throw error
         }
         guard rename(tmp.path, url.path) == 0 else {
+            let error = writeError(url.path, errno)
             unlink(tmp.path)
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+            throw error
         }
+    }
+
+    /// The write error `number` (an errno) names, as Foundation's own writes report it, so a full disk or a
+    /// read-only run directory says so instead of "unknown error".
+    private static func writeError(_ path: String, _ number: Int32) -> CocoaError {
+        let code: CocoaError.Code
+        switch number {
+        case ENOSPC, EDQUOT: code = .fileWriteOutOfSpace
+        case EACCES, EPERM: code = .fileWriteNoPermission
+        case EROFS: code = .fileWriteVolumeReadOnly
+        case ENOENT: code = .fileNoSuchFile
+        default: code = .fileWriteUnknown
+        }
+        var info: [String: Any] = [NSFilePathErrorKey: path]
+        if let posix = POSIXErrorCode(rawValue: number) { info[NSUnderlyingErrorKey] = POSIXError(posix) }
+        return CocoaError(code, userInfo: info)
     }
 
     /// Joins `raw/<rows>-w*.csv` into `<run>/<rows>.csv` (one header). A last line without its newline (the

@@ -12,9 +12,12 @@ extension Scenario {
         case .embedded: targetText = "embedded reference server"
         case .url(let url): targetText = url + (targetCA.map { " (trusting the CA in \($0))" } ?? "")
         }
-        lines.append("  seed \(seed), \(devices) devices, target \(targetText)")
-        if let sip { lines.append("  SIP devices register at \(sip.summary(devicesSleep: device.sip?.sleep ?? false))") }
-        if let unmerge = serverPolicy(embedded: target == .embedded).unmerge {
+        // SIP devices call through the SIP server alone (the embedded target still starts, unused), and a SIP
+        // scenario has no merge or unmerge, so no unmerge policy to hold a server to.
+        lines.append("  seed \(seed), \(devices) devices, target \(sip == nil ? targetText : "SIP server")")
+        if let sip {
+            lines.append("  SIP devices register at \(sip.summary(devicesSleep: device.sip?.sleep ?? false))")
+        } else if let unmerge = serverPolicy(embedded: target == .embedded).unmerge {
             lines.append("  server policy: unmerge \(unmerge.rawValue) (held to by unmerge-follows-policy)")
         } else {
             lines.append("  server policy: none declared (unmerge-follows-policy will not be checked)")

@@ -26,7 +26,7 @@ final class KamailioServerTests: XCTestCase {
         let config = dir.appendingPathComponent("bad.cfg")
         try "#!KAMAILIO\nloadmodule \"no_such_module.so\"\n".write(to: config, atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try KamailioServer(options: KamailioOptions(configuration: config))) { error in
-            guard case KamailioServer.Failure.notReady(let log) = error else {
+            guard case KamailioServer.Failure.exited(let log) = error else {
                 return XCTFail("\(error)")
             }
             XCTAssertTrue(log.contains("no_such_module"), log)

@@ -27,7 +27,10 @@ final class RunResultsTests: XCTestCase {
         try RunResults.replaceFile(url, with: Data())
         XCTAssertEqual(try Data(contentsOf: url), Data())
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: run.path).sorted(), ["raw", "report.html"])
-        XCTAssertThrowsError(try RunResults.replaceFile(run.appendingPathComponent("missing/x.csv"), with: Data()))
+        XCTAssertThrowsError(try RunResults.replaceFile(run.appendingPathComponent("missing/x.csv"), with: Data())) {
+            // The cause is named (a missing directory), not "unknown error".
+            XCTAssertEqual(($0 as? CocoaError)?.code, .fileNoSuchFile)
+        }
     }
 
     func testJoinKeepsOneHeaderAndDropsALineCutByAKill() throws {

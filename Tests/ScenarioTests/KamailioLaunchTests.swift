@@ -36,6 +36,9 @@ final class KamailioLaunchTests: XCTestCase {
         let text = try load("{ sip: { kamailio: true } }", device: "{ signaling: sip, sleep: true }").get().describe()
         XCTAssertTrue(text.contains("SIP devices register at a Kamailio the run starts on a free port (push route on"),
                       text)
+        // Not the embedded HTTP target, and no unmerge policy: SIP flows cannot merge.
+        XCTAssertTrue(text.contains("devices, target SIP server\n"), text)
+        XCTAssertFalse(text.contains("server policy"), text)
     }
 
     func testPushTimeoutAndAConfigBesideTheScenarioAreRead() throws {

@@ -1,0 +1,33 @@
+import Metrics
+@testable import Reports
+import XCTest
+
+/// The verdict's line on calls that did not complete in a chaos run: who they are put down to.
+final class DeviceFindingsTests: XCTestCase {
+    private func line(_ counters: [String: Int64]) -> String? {
+        DeviceFindings.lines(counters: counters).first { $0.hasPrefix("calls not completed") }
+    }
+
+    func testCallsWithNoFaultOnTheirPathAreTheTargets() {
+        let text = line([MetricName.callsAttributedToFaults: 3, MetricName.callsAttributed(to: "push.dropped"): 3,
+                         MetricName.callsFailedWithoutFault: 1])
+        XCTAssertEqual(text, "calls not completed: 3 attributed to injected faults (push.dropped 3); "
+            + "1 with no injected fault on their path (the target's)")
+    }
+
+    func testWithOutsidePartiesTheRestIsNotPutOnTheTargetAlone() throws {
+        let text = try XCTUnwrap(line([MetricName.callsFailedWithoutFault: 2, MetricName.callsStartedByOutside: 5]))
+        XCTAssertTrue(text.hasSuffix("2 with no injected fault on their path (the target's, or an outside party's)"),
+                      text)
+    }
+
+    func testWhenCallstormLaggedTheRestIsNotPutOnTheTargetAlone() throws {
+        let text = try XCTUnwrap(DeviceFindings.faultAttributedCalls([MetricName.callsFailedWithoutFault: 2],
+                                                                      harnessLagged: true))
+        XCTAssertTrue(text.hasSuffix("(the target's, unless callstorm's own lag above explains them)"), text)
+    }
+
+    func testARunWhereEveryCallCompletedHasNoLine() {
+        XCTAssertNil(line([MetricName.callsStartedByOutside: 5]))
+    }
+}
