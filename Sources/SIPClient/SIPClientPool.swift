@@ -32,10 +32,10 @@ public final class SIPClientPool: @unchecked Sendable {
     private var deadlines = AgentDeadlines()
     private static let tickNanos: UInt64 = 10_000_000
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
-    /// Agents' books of the agents already closed, so `counters` keeps them.
-    private var closedCounters = SIPCounters()
+    /// The pool's own books: the closed agents' counters (so `counters` keeps them) and refused sends.
+    private var books = PoolBooks()
     /// Datagrams or stream writes the kernel refused.
-    public private(set) var sendErrors = 0
+    public var sendErrors: Int { books.sendErrors }
     /// The datagram filter and the datagrams it held back (sent, or read, on the tick after they are due).
     private var held = HeldDatagrams()
     /// Decides the fate of every UDP datagram before it is sent or read (a run's chaos); nil passes all.
@@ -98,7 +98,7 @@ public final class SIPClientPool: @unchecked Sendable {
 
     /// Every agent's books, closed agents included.
     public var counters: SIPCounters {
-        var total = closedCounters
+        var total = books.closed
         for agent in agents.values { agent.counters.merge(into: &total) }
         return total
     }
@@ -108,7 +108,7 @@ public final class SIPClientPool: @unchecked Sendable {
 
     public func close(_ id: Int) {
         guard let socket = sockets.removeValue(forKey: id), let agent = agents.removeValue(forKey: id) else { return }
-        agent.counters.merge(into: &closedCounters)
+        agent.counters.merge(into: &books.closed)
         deadlines.remove(id)
         byFD[socket.fd] = nil
         thread.remove(socket.fd)
@@ -137,7 +137,7 @@ public final class SIPClientPool: @unchecked Sendable {
                 case .source(let handle): address = sources[handle] ?? proxy.address
                 }
                 switch held.filter?(id, true, SIPStartLine.label(bytes)) ?? .pass {
-                case .pass: if !socket.sendDatagram(bytes, to: address) { sendErrors += 1 }
+                case .pass: if !socket.sendDatagram(bytes, to: address) { books.sendErrors += 1 }
                 case .drop: continue
                 case .delay(let nanos): held.sends.append((clock.nowNanos() + nanos, id, bytes, address))
                 }
@@ -249,7 +249,7 @@ public final class SIPClientPool: @unchecked Sendable {
         let (sends, reads) = held.takeDue(now)
         for item in sends {
             guard let socket = sockets[item.agent] else { continue }
-            if !socket.sendDatagram(item.bytes, to: item.address) { sendErrors += 1 }
+            if !socket.sendDatagram(item.bytes, to: item.address) { books.sendErrors += 1 }
         }
         for item in reads {
             guard let agent = agents[item.agent] else { continue }
@@ -276,4 +276,12 @@ struct HeldDatagrams {
         reads.removeAll { $0.due <= now }
         return (dueSends, dueReads)
     }
+}
+
+/// What a pool counts beyond its live agents' books.
+struct PoolBooks {
+    /// The books of agents already closed.
+    var closed = SIPCounters()
+    /// Datagrams or stream writes the kernel refused.
+    var sendErrors = 0
 }
