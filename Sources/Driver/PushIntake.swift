@@ -222,9 +222,11 @@ final class PushIntake {
         let refusal = table.devices.reportIncoming(local, payload: payload, uuid: uuid, now: now)
         books.count(.conversationsReported, at: now)
         if refusal != nil { books.count(.conversationsRefusedOverLimit, at: now) }
+        // An outside party's call becomes a call of ours before the device wakes for it, so the faults decided per
+        // call (a late wake, a lost wake REGISTER) apply to it as to a planned one.
+        if table.devices[local].callID == nil { _ = table.takeOutside(local, uuid, now) }
         sockets?.pushReported(local, conversation: uuid, acceptedNanos: acceptedNanos)
         sip?.pushReported(local, conversation: uuid, acceptedNanos: acceptedNanos)
-        if table.devices[local].callID == nil { _ = table.takeOutside(local, uuid, now) }
         guard let id = table.devices[local].callID, table.calls[id] != nil else {
             books.count(.pushesUnexpected, at: now)
             return

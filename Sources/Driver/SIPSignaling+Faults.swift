@@ -6,7 +6,9 @@ import SIPClient
 /// `sipWakeDecision`). Message loss and delay act through the pool's datagram filter, on the device's UDP socket;
 /// a late wake puts the wake REGISTER off on the wheel (`TimerEvent.sipWake`); a lost REGISTER makes the filter
 /// drop that device's REGISTERs until its agent closes. Each fault that acts is counted (`faults.<kind>`) and
-/// logged in faults.csv against the device's call, so a call it made fail is attributed to it.
+/// logged in faults.csv; against the device's call only when the datagram is part of it (`SIPDatagramOwner`), so
+/// a call it made fail is attributed to it and a lost REGISTER refresh during a call is not. A refresh that then
+/// fails lapses the device's registration (`SIPRegistrationFaults`).
 struct SIPChaos {
     /// Whether the windows hold message faults (the filter is installed only then, or for a lost REGISTER).
     var messages = false
@@ -14,6 +16,30 @@ struct SIPChaos {
     var datagrams: [Int: UInt64] = [:]
     /// Devices whose wake REGISTERs vanish until their agent closes.
     var registerLost: Set<Int> = []
+    /// Devices a message fault hit a registration datagram of (not one asked for a call) since they last
+    /// registered, with the fault's window: a refresh of theirs that fails lapses their registration.
+    var registrationHit: [Int: String] = [:]
+    /// Devices whose registration lapsed by a fault (and the window), until they register again.
+    var lapsed: [Int: String] = [:]
+}
+
+/// Whose a SIP datagram of a device is, for attributing the faults on it: part of a call (its Call-ID is one of
+/// the agent's calls, or it is an INVITE, or the REGISTER a call's wake or dial asked for), part of the device's
+/// own registration (a refresh the agent sends by itself, its challenge and answer), or of nothing (an OPTIONS and
+/// its answer, a keep-alive, a stray for a call already over).
+enum SIPDatagramOwner: Equatable {
+    case call
+    case registration
+    case none
+
+    /// `registeringForCall`: the device's REGISTER in flight was asked for by its call (a wake, a sleeping
+    /// caller's dial), so it is on that call's path.
+    static func of(label: String, callID: String?, registrationCallID: String?, holdsCall: Bool,
+                   registeringForCall: Bool) -> SIPDatagramOwner {
+        guard let callID else { return .none }
+        if label == "REGISTER" || callID == registrationCallID { return registeringForCall ? .call : .registration }
+        return holdsCall || label == "INVITE" ? .call : .none
+    }
 }
 
 extension SIPSignaling {
@@ -22,11 +48,13 @@ extension SIPSignaling {
         let schedule = faults.schedule
         chaos.messages = schedule.hasSIPMessageFaults
         guard chaos.messages || schedule.windows.contains(where: { $0.sip != nil }) else { return }
-        pool.datagramFilter = { [unowned self] agent, sending, label in datagramFate(agent, sending, label) }
+        pool.datagramFilter = { [unowned self] agent, sending, label, callID in
+            datagramFate(agent, sending, label, callID)
+        }
     }
 
     /// The fate of one datagram of `agent`'s device: a lost wake REGISTER, else the message faults' decision.
-    func datagramFate(_ agent: Int, _ sending: Bool, _ label: String) -> SIPDatagramFate {
+    func datagramFate(_ agent: Int, _ sending: Bool, _ label: String, _ callID: String?) -> SIPDatagramFate {
         guard let local = agents.device[agent], !books.sealed else { return .pass }
         let now = self.now
         if sending, label == "REGISTER", chaos.registerLost.contains(local) {
@@ -40,7 +68,12 @@ extension SIPSignaling {
         guard let (action, note) = faults.schedule.sipMessageDecision(
             SIPDatagram(label: label, sending: sending), device: device, seq: seq, sinceLoad: since,
             flow: table.flowName(local)) else { return .pass }
-        log(note, local: local, seq: seq, since: since, now: now)
+        let owner = SIPDatagramOwner.of(label: label, callID: callID,
+                                        registrationCallID: pool.agent(agent)?.registrationCallID,
+                                        holdsCall: callID.map { pool.agent(agent)?.holdsCall($0) == true } ?? false,
+                                        registeringForCall: agents.registering[local] != nil && table.isLive(local))
+        if owner == .registration { chaos.registrationHit[local] = note.window }
+        log(note, local: local, seq: seq, since: since, now: now, ofCall: owner == .call)
         books.count(.sipMessageFault(note.kind, sending: sending, label: label), at: now)
         switch action {
         case .drop: return .drop
@@ -79,8 +112,31 @@ extension SIPSignaling {
         pool.perform(agent) { $0.register(now: $1) }
     }
 
-    private func log(_ note: FaultNote, local: Int, seq: UInt64, since: UInt64, now: UInt64) {
-        let part = table.faultSubject(local)
+    /// A registration the agent sent by itself was answered or failed (`registered` follows the ones the Driver
+    /// asked for): a failed one after a fault hit its datagrams lapses the registration; the next success ends a
+    /// lapse (`SIPRegistrationFaults`).
+    func registrationSettled(_ local: Int, ok: Bool) {
+        guard chaos.messages, let since = faults.sinceLoad() else { return }
+        if ok {
+            chaos.registrationHit[local] = nil
+            if let window = chaos.lapsed.removeValue(forKey: local) {
+                logOffCall(SIPRegistrationFaults.restored, window: window, local: local, since: since)
+            }
+        } else if let window = chaos.registrationHit.removeValue(forKey: local), agents.registering[local] == nil {
+            chaos.lapsed[local] = window
+            books.count(.fault(SIPRegistrationFaults.lapsed), at: now)
+            logOffCall(SIPRegistrationFaults.lapsed, window: window, local: local, since: since)
+        }
+    }
+
+    private func logOffCall(_ kind: String, window: String, local: Int, since: UInt64) {
+        faults.log.add(.init(sinceLoadNanos: since, window: window, kind: kind,
+                             device: table.devices[local].identity.index, seq: 0))
+    }
+
+    /// `ofCall`: the fault hit a datagram of the device's call (`SIPDatagramOwner`), else it names no call.
+    private func log(_ note: FaultNote, local: Int, seq: UInt64, since: UInt64, now: UInt64, ofCall: Bool = true) {
+        let part = ofCall ? table.faultSubject(local) : nil
         books.count(.fault(note.kind), at: now)
         faults.log.add(.init(sinceLoadNanos: since, window: note.window, kind: note.kind,
                              device: table.devices[local].identity.index, seq: seq, call: part?.call ?? -1,

@@ -110,6 +110,7 @@ final class SIPSignaling {
     /// A registration the device asked for was answered (`ok`) or refused; refreshes the agent does by itself
     /// are not followed.
     func registered(_ local: Int, ok: Bool, status: Int = 200) {
+        registrationSettled(local, ok: ok)
         guard let entry = agents.registering.removeValue(forKey: local) else { return }
         let now = self.now
         books.record(.register, micros: Int64((now &- entry.started) / 1000), at: now)
