@@ -46,6 +46,9 @@ extension SIPSignaling {
             pool.perform(agent) { $0.decline(callID, status: 486, now: $1) }
             return
         }
+        guard callExpects(id, callID, on: local) else {
+            return callWaiting(local, callID: callID, caller: caller, agent: agent, now: now)
+        }
         legs[key] = Leg(call: id, caller: false)
         dialog(local, callID, .early)  // it rang at once (autoRing): 180 with its To tag
         if wokeFor(local, callID: callID, now: now) {

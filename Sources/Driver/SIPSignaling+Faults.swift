@@ -23,22 +23,23 @@ struct SIPChaos {
     var lapsed: [Int: String] = [:]
 }
 
-/// Whose a SIP datagram of a device is, for attributing the faults on it: part of a call (its Call-ID is one of
-/// the agent's calls, or it is an INVITE, or the REGISTER a call's wake or dial asked for), part of the device's
-/// own registration (a refresh the agent sends by itself, its challenge and answer), or of nothing (an OPTIONS and
-/// its answer, a keep-alive, a stray for a call already over).
+/// Whose a SIP datagram of a device is, for attributing the faults on it: part of the device's call (its Call-ID is
+/// one the call has: a leg of it, the conversation a push woke the device for or the call knows, an INVITE one of
+/// its devices placed; or it is the REGISTER the call's wake or dial asked for), part of the device's own
+/// registration (a refresh the agent sends by itself, its challenge and answer), or of nothing (an OPTIONS and its
+/// answer, a keep-alive, a waiting call the device declined, a stray for a call already over).
 enum SIPDatagramOwner: Equatable {
     case call
     case registration
     case none
 
-    /// `registeringForCall`: the device's REGISTER in flight was asked for by its call (a wake, a sleeping
-    /// caller's dial), so it is on that call's path.
-    static func of(label: String, callID: String?, registrationCallID: String?, holdsCall: Bool,
+    /// `ofDevicesCall`: the device's call has this Call-ID (`SIPSignaling.callExpects`). `registeringForCall`:
+    /// the device's REGISTER in flight was asked for by its call (a wake, a sleeping caller's dial).
+    static func of(label: String, callID: String?, registrationCallID: String?, ofDevicesCall: Bool,
                    registeringForCall: Bool) -> SIPDatagramOwner {
         guard let callID else { return .none }
         if label == "REGISTER" || callID == registrationCallID { return registeringForCall ? .call : .registration }
-        return holdsCall || label == "INVITE" ? .call : .none
+        return ofDevicesCall ? .call : .none
     }
 }
 
@@ -68,10 +69,13 @@ extension SIPSignaling {
         guard let (action, note) = faults.schedule.sipMessageDecision(
             SIPDatagram(label: label, sending: sending), device: device, seq: seq, sinceLoad: since,
             flow: table.flowName(local)) else { return .pass }
+        let call = table.devices[local].callID
+        var ofDevicesCall = false
+        if let call, let callID { ofDevicesCall = callExpects(call, callID, on: local) }
         let owner = SIPDatagramOwner.of(label: label, callID: callID,
                                         registrationCallID: pool.agent(agent)?.registrationCallID,
-                                        holdsCall: callID.map { pool.agent(agent)?.holdsCall($0) == true } ?? false,
-                                        registeringForCall: agents.registering[local] != nil && table.isLive(local))
+                                        ofDevicesCall: ofDevicesCall,
+                                        registeringForCall: agents.registering[local] != nil && call != nil)
         if owner == .registration { chaos.registrationHit[local] = note.window }
         log(note, local: local, seq: seq, since: since, now: now, ofCall: owner == .call)
         books.count(.sipMessageFault(note.kind, sending: sending, label: label), at: now)

@@ -82,9 +82,6 @@ public final class SIPUserAgent {
     /// Calls in progress (not yet ended).
     public var callCount: Int { calls.count }
 
-    /// Whether `callID` is one of the agent's calls in progress (a dialog, or an INVITE transaction before it).
-    public func holdsCall(_ callID: String) -> Bool { calls[callID] != nil }
-
     /// The Call-ID its REGISTERs carry (kept across refreshes), nil before the first.
     public var registrationCallID: String? { registration.callID }
 

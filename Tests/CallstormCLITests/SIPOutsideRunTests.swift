@@ -75,15 +75,90 @@ final class SIPOutsideRunTests: XCTestCase {
             XCTAssertEqual(summary.metrics[metric]?["count"].map { Int($0) }, calls, "\(metric): \(summary.metrics)")
         }
         XCTAssertNil(summary.metrics[MetricName.inviteToPush], "the caller's INVITE is SIPp's, not observed")
-        // SIPp's statistics file (`;`-separated, a header line, then one line per dump): its own counts.
-        let stats = try String(contentsOf: dir.appendingPathComponent("sipp.csv"), encoding: .utf8)
-        let lines = stats.split(separator: "\n").map { $0.split(separator: ";", omittingEmptySubsequences: false) }
-        func stat(_ column: String) -> Int? {
-            guard let header = lines.first, let last = lines.last, let i = header.firstIndex(of: Substring(column)),
-                  i < last.count else { return nil }
-            return Int(last[i])
-        }
-        XCTAssertEqual(stat("SuccessfulCall(C)"), calls, stats)
-        XCTAssertEqual(stat("FailedCall(C)"), 0, stats)
+        let stats = try SIPpStats(dir.appendingPathComponent("sipp.csv"))
+        XCTAssertEqual(stats["SuccessfulCall(C)"], calls, stats.text)
+        XCTAssertEqual(stats["FailedCall(C)"], 0, stats.text)
+    }
+
+    /// Awake devices (`sleep: false`) take outside calls from the INVITE itself, and an INVITE for a second call
+    /// reaching a device already in one is not taken for its call: the device reports it, its model refuses it
+    /// (`max_conversation_groups: 1`) and it answers 486 Busy Here, counted; its own call completes. SIPp dials
+    /// dev-0, dev-0, dev-1, dev-1 100 ms apart while each device talks for about a second.
+    func testAwakeDevicesTakeOutsideCallsAndASecondCallToADeviceInOneGetsBusyHere() throws {
+        let binary = try XCTUnwrap(ChildProcess.callstormBinary, "make test exports CALLSTORM_BIN")
+        let dir = try TemporaryDirectory.make("sip-outside-awake")
+        defer { TemporaryDirectory.remove(dir) }
+        let kamailio = try KamailioProcess()
+        defer { kamailio.stop() }
+        let pushPort = try XCTUnwrap(KamailioProcess.freePort())
+        let example = Self.root.appendingPathComponent("Scenarios/sip/outside-caller.yaml")
+        let text = try String(contentsOf: example, encoding: .utf8)
+            .replacingOccurrences(of: "127.0.0.1:5060", with: "127.0.0.1:\(kamailio.port)")
+            .replacingOccurrences(of: "127.0.0.1:2197", with: "127.0.0.1:\(pushPort)")
+            .replacingOccurrences(of: "duration: 6s", with: "duration: 2s")
+            .replacingOccurrences(of: "devices: 20", with: "devices: 2")
+            .replacingOccurrences(of: "sleep: true, transport: udp",
+                                  with: "sleep: false, transport: udp, max_conversation_groups: 1")
+            .replacingOccurrences(of: "talk: { uniform: [100ms, 300ms] }", with: "talk: { uniform: [900ms, 1s] }")
+            + "slo: { invariant_violations: \"== 0\" }\n"
+        XCTAssertTrue(text.contains("sleep: false") && text.contains("[900ms, 1s]"), text)
+        let file = dir.appendingPathComponent("outside-awake.yaml")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        let users = dir.appendingPathComponent("users.csv")
+        try "SEQUENTIAL\ndev-0;\ndev-0;\ndev-1;\ndev-1;\n".write(to: users, atomically: true, encoding: .utf8)
+        let out = dir.appendingPathComponent("run")
+        let run = try ChildProcess.start(binary, ["run", file.path, "--out", out.path], in: dir, logs: dir,
+                                         name: "callstorm")
+        defer { run.stop() }
+        XCTAssertTrue(eventually(60, every: 0.05) { run.errorText.contains("waiting for calls from outside parties") },
+                      run.errorText)
+
+        let sippPort = try XCTUnwrap(KamailioProcess.freePort())
+        let sipp = try ChildProcess.start("/usr/bin/sipp", [
+            "-sf", Self.root.appendingPathComponent("deploy/sipp/uac-many.xml").path, "-inf", users.path,
+            "127.0.0.1:\(kamailio.port)", "-i", "127.0.0.1", "-p", "\(sippPort)", "-m", "4", "-r", "10",
+            "-timeout", "30s", "-timeout_error", "-nostdin",
+            "-trace_stat", "-stf", dir.appendingPathComponent("sipp.csv").path,
+        ], in: dir, logs: dir, name: "sipp")
+        defer { sipp.stop() }
+        // SIPp fails the two calls answered 486 (its scenario wants a 200): exit 1, not a timeout.
+        XCTAssertEqual(sipp.wait(seconds: 30), 1, sipp.outputText.suffix(3000).description + sipp.errorText)
+        XCTAssertEqual(run.wait(seconds: 30), 0, run.errorText.suffix(3000).description)
+
+        let summary = try SummaryFile(out.appendingPathComponent("summary.json"))
+        let c = summary.counters
+        XCTAssertEqual(c[MetricName.callsStartedByOutside], 2, "\(c) \(summary.notes)")
+        XCTAssertEqual(c[MetricName.callsCompleted], 2, "\(c) \(summary.notes)")
+        XCTAssertEqual(c[MetricName.callsOutsideRefused("busy")], 2, "\(c)")
+        XCTAssertEqual(c["conversations.refused_over_limit"], 2, "\(c)")
+        XCTAssertEqual(c["sip.responses_sent.486"], 2, "\(c)")
+        XCTAssertEqual(c["sip.requests_received.INVITE"], 4, "\(c)")
+        XCTAssertEqual(c["action.join.fulfilled"], 2, "\(c)")
+        XCTAssertEqual(c["action.end.fulfilled"], 2, "\(c)")
+        XCTAssertNil(c["pushes.unexpected"], "the busy INVITEs are outside calls refused: \(c)")
+        XCTAssertEqual(c["invariant_violations"] ?? 0, 0, "\(c)")
+        XCTAssertTrue(Books(counters: c).balanced, "\(Books(counters: c).problems)")
+        XCTAssertNil(summary.metrics[MetricName.pushToRegister], "awake devices are never woken")
+        let stats = try SIPpStats(dir.appendingPathComponent("sipp.csv"))
+        XCTAssertEqual(stats["SuccessfulCall(C)"], 2, stats.text)
+        XCTAssertEqual(stats["FailedCall(C)"], 2, stats.text)
+    }
+}
+
+/// SIPp's statistics file (`-trace_stat -stf`: `;`-separated, a header line, then one line per dump): its own
+/// counts, read from the last dump.
+struct SIPpStats {
+    let text: String
+    private let lines: [[Substring]]
+
+    init(_ file: URL) throws {
+        text = try String(contentsOf: file, encoding: .utf8)
+        lines = text.split(separator: "\n").map { $0.split(separator: ";", omittingEmptySubsequences: false) }
+    }
+
+    subscript(_ column: String) -> Int? {
+        guard let header = lines.first, let last = lines.last, let i = header.firstIndex(of: Substring(column)),
+              i < last.count else { return nil }
+        return Int(last[i])
     }
 }

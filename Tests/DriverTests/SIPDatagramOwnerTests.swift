@@ -4,9 +4,9 @@ import XCTest
 /// Whose a SIP device's datagram is, for attributing a fault on it: a call's messages excuse that call, a
 /// registration refresh's excuse none (`SIPRegistrationFaults`).
 final class SIPDatagramOwnerTests: XCTestCase {
-    private func owner(_ label: String, _ callID: String?, holdsCall: Bool = false,
+    private func owner(_ label: String, _ callID: String?, ofDevicesCall: Bool = false,
                        registeringForCall: Bool = false) -> SIPDatagramOwner {
-        SIPDatagramOwner.of(label: label, callID: callID, registrationCallID: "reg-1", holdsCall: holdsCall,
+        SIPDatagramOwner.of(label: label, callID: callID, registrationCallID: "reg-1", ofDevicesCall: ofDevicesCall,
                             registeringForCall: registeringForCall)
     }
 
@@ -22,12 +22,13 @@ final class SIPDatagramOwnerTests: XCTestCase {
     }
 
     func testTheCallsOwnMessagesAndANewINVITEAreTheCalls() {
-        XCTAssertEqual(owner("INVITE", "call-9"), .call, "an INVITE before the agent has heard of it")
-        XCTAssertEqual(owner("180", "call-9", holdsCall: true), .call)
-        XCTAssertEqual(owner("BYE", "call-9", holdsCall: true), .call)
+        XCTAssertEqual(owner("INVITE", "call-9", ofDevicesCall: true), .call, "the INVITE its caller placed")
+        XCTAssertEqual(owner("180", "call-9", ofDevicesCall: true), .call)
+        XCTAssertEqual(owner("BYE", "call-9", ofDevicesCall: true), .call)
     }
 
-    func testAnOptionsAStrayOfACallOverAndGarbageBelongToNoCall() {
+    func testAnOptionsAWaitingCallAStrayOfACallOverAndGarbageBelongToNoCall() {
+        XCTAssertEqual(owner("INVITE", "call-waiting"), .none, "another call's INVITE, declined busy")
         XCTAssertEqual(owner("OPTIONS", "ping-3"), .none)
         XCTAssertEqual(owner("200", "ping-3"), .none)
         XCTAssertEqual(owner("BYE", "call-old"), .none)
