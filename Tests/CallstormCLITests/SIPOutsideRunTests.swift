@@ -7,8 +7,9 @@ import XCTest
 /// Issue 26, acceptance 3: SIPp (deploy/sipp/uac-many.xml, dialling the users of an injection file) places calls
 /// through Kamailio to callstorm's sleeping devices, which run Scenarios/sip/outside-caller.yaml (the flow's caller
 /// is `outside`): they wake by push, report, REGISTER, answer and hang up, and the wake-up figures are measured on
-/// callstorm's side while SIPp counts its own calls. The release binary runs the scenario, so the test can see on
-/// its stderr when the devices have registered and SIPp may start.
+/// callstorm's side while SIPp counts its own calls; half the wakes come 50 ms late, a fault decided per call that
+/// applies to outside calls too. The release binary runs the scenario, so the test can see on its stderr when the
+/// devices have registered and SIPp may start.
 final class SIPOutsideRunTests: XCTestCase {
     private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -35,6 +36,9 @@ final class SIPOutsideRunTests: XCTestCase {
             .replacingOccurrences(of: "127.0.0.1:2197", with: "127.0.0.1:\(pushPort)")
             .replacingOccurrences(of: "duration: 6s", with: "duration: 4s")
             + "slo: { invariant_violations: \"== 0\" }\n"
+            // Some wakes come 50 ms late (well inside Kamailio's push timeout): a fault decided per call, which
+            // applies to an outside call once its push made it one of ours.
+            + "faults: [ { name: late, at: 0s, for: 4s, sip: { late_wake: { probability: 50%, after: 50ms } } } ]\n"
         let file = dir.appendingPathComponent("outside-caller.yaml")
         try text.write(to: file, atomically: true, encoding: .utf8)
         let out = dir.appendingPathComponent("run")
@@ -75,6 +79,13 @@ final class SIPOutsideRunTests: XCTestCase {
             XCTAssertEqual(summary.metrics[metric]?["count"].map { Int($0) }, calls, "\(metric): \(summary.metrics)")
         }
         XCTAssertNil(summary.metrics[MetricName.inviteToPush], "the caller's INVITE is SIPp's, not observed")
+        let late = try String(contentsOf: out.appendingPathComponent("faults.csv"), encoding: .utf8)
+            .split(separator: "\n").filter { $0.contains(",sip.late_wake,") }
+        XCTAssertGreaterThan(late.count, 0, "the late wakes applied to outside calls: \(c)")
+        XCTAssertLessThan(late.count, calls, "half of them, by the seed")
+        XCTAssertEqual(c["faults.sip.late_wake"], Int64(late.count), "\(c)")
+        // Each row names its outside call (the call column: an id with bit 42 set, never -1).
+        XCTAssertTrue(late.allSatisfy { Int($0.split(separator: ",")[4]).map { $0 >= 1 << 42 } == true }, "\(late)")
         let stats = try SIPpStats(dir.appendingPathComponent("sipp.csv"))
         XCTAssertEqual(stats["SuccessfulCall(C)"], calls, stats.text)
         XCTAssertEqual(stats["FailedCall(C)"], 0, stats.text)
