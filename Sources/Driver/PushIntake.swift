@@ -235,9 +235,11 @@ final class PushIntake {
     }
 
     /// A background push, or a message on the device's socket (`channel`: `socket.events`), folded into the
-    /// device's view: the observation seam.
-    func observe(_ payload: PushPayload?, local: Int, now: UInt64, channel: Metric.ObservationChannel = .pushes) {
-        let id = table.devices[local].callID
+    /// device's view: the observation seam. `call`: the call it is about when the channel knows (a SIP leg's: the
+    /// device may run a waiting call beside its own), else the device's call.
+    func observe(_ payload: PushPayload?, local: Int, now: UInt64, channel: Metric.ObservationChannel = .pushes,
+                 call: Int? = nil) {
+        let id = call ?? table.devices[local].callID
         switch table.devices.observeBackground(payload, on: local, inCall: id.map { table.calls[$0] != nil } ?? false) {
         case .badPayload: books.count(.observed(channel, "bad_payload"), at: now)
         case .mergedBeforeKnown: books.count(.observed(channel, "merged_before_known"), at: now)

@@ -5,14 +5,16 @@ import Metrics
 /// such an INVITE (an outside party's: SIPp through Kamailio) was taken for the device's own call: it became a leg
 /// of that call, was reported to it, and rang until the outside party gave up.
 ///
-/// Now the device reports it to its conversation manager, as an app reports a second incoming conversation, and
-/// the manager's limits decide (`max_conversation_groups`): over them the report is refused
-/// (`conversations.refused_over_limit`) and the device answers 486 Busy Here, counted
-/// `calls.outside_refused.busy`. Within them the system would let the user take it, but a callstorm device runs
-/// one flow at a time (taking it means LiveCommunicationKit's hold-and-accept across two flows, and two unheld
-/// conversations break the checker's single-active rule), so the user declines it: 486 Busy Here, counted
-/// `calls.outside_refused.call_waiting`. Either way the device's own call goes on untouched, and the waiting
-/// conversation is forgotten once declined.
+/// Now the device reports it to its conversation manager, as an app reports a second incoming conversation, and the
+/// manager's limits decide (`max_conversation_groups`). Over them the report is refused
+/// (`conversations.refused_over_limit`) and the device answers 486 Busy Here (`calls.outside_refused.busy`).
+/// Within them the device takes it as a call of its own, an outside-started flow run beside the device's call
+/// (`Worker.takeWaitingCall`, `Device.waitingCall`; `calls.started_by_outside`), and answers it as
+/// LiveCommunicationKit's hold-and-accept does: its own call is held first (a re-INVITE with `a=sendonly`, the
+/// dialog `held`), then the waiting one answered, so the device never holds two unheld dialogs. The held call stays
+/// held, as the system leaves it, until its flow ends it. A call the device cannot take (no outside-started flow,
+/// a waiting call already, the window closed) gets 486 too (`calls.outside_refused.call_waiting`, or
+/// `pushes.unexpected` when the scenario expects no outside call).
 extension SIPSignaling {
     /// Whether the INVITE `callID` reaching `local` belongs to its call `id`: a push already woke the device for
     /// it, the call knows the conversation (an outside call's `main`), or one of the call's devices placed it.
@@ -23,18 +25,56 @@ extension SIPSignaling {
         return run.roles.values.contains { legs[Self.legKey($0, callID)] != nil }
     }
 
-    /// The INVITE `callID` of a call the device's own call does not expect: reported, then declined busy.
+    /// Which of the calls `local` runs (its call, or the waiting call it took) `callID` belongs to, if any.
+    func callOf(_ callID: String, on local: Int) -> Int? {
+        [table.devices[local].callID, table.devices[local].waitingCall].compactMap { $0 }
+            .first { callExpects($0, callID, on: local) }
+    }
+
+    /// The INVITE `callID` of a call the device's own call does not expect: reported, then taken beside it when
+    /// the model allows and an outside-started flow can run it, else declined busy.
     func callWaiting(_ local: Int, callID: String, caller: Handle?, agent: Int, now: UInt64) {
-        let refusal = table.devices.reportIncoming(local, payload: PushPayload(uuid: callID, caller: caller),
-                                                   uuid: callID, now: now)
-        books.count(.conversationsReported, at: now)
-        if refusal != nil { books.count(.conversationsRefusedOverLimit, at: now) }
+        let overLimit: Bool
+        if table.devices[local].reportedAt[callID] != nil {
+            // A sleeping device's push reported it already (PushKit's rule): the model decided then.
+            let manager = table.devices[local].manager
+            overLimit = manager.liveCount - 1 >= manager.configuration.maximumConversationGroups
+        } else {
+            overLimit = table.devices.reportIncoming(local, payload: PushPayload(uuid: callID, caller: caller),
+                                                     uuid: callID, now: now) != nil
+            books.count(.conversationsReported, at: now)
+            if overLimit { books.count(.conversationsRefusedOverLimit, at: now) }
+        }
+        if !overLimit, let id = table.takeWaiting(local, callID, now) {
+            legs[Self.legKey(local, callID)] = Leg(call: id, caller: false)
+            dialog(local, callID, .early)
+            table.tell(id, now: now) { $0.pushReported(device: local, conversation: callID, now: now, &$1) }
+            return
+        }
         let expectsOutside = settings.flows.contains { $0.startsOutside }
-        books.count(expectsOutside ? .callsOutsideRefused(refusal == nil ? "call_waiting" : "busy")
+        books.count(expectsOutside ? .callsOutsideRefused(overLimit ? "busy" : "call_waiting")
                                    : .pushesUnexpected, at: now)
         pool.perform(agent) { $0.decline(callID, status: 486, now: $1) }
         table.devices[local].manager.forget(callID)
         table.devices[local].reportedAt[callID] = nil
         table.devices[local].pushCaller[callID] = nil
+    }
+
+    /// Hold-and-accept: before `local` answers `callID`, every other dialog it holds confirmed and unheld is put on
+    /// hold (its dialog is `held` from now: the device's own state, written before the answer's `confirmed`).
+    func holdOthers(_ local: Int, answering callID: String, agent: Int) {
+        guard table.devices[local].waitingCall != nil else { return }  // in one call only: nothing to hold
+        let prefix = "\(local) "
+        for (key, leg) in legs where key.hasPrefix(prefix) && leg.confirmed && leg.holdAsked == nil
+            && leg.dialogState == .confirmed {
+            let other = String(key.dropFirst(prefix.count))
+            guard other != callID else { continue }
+            var sent = false
+            pool.perform(agent) { agent, now in sent = agent.setHold(other, held: true, now: now) }
+            guard sent else { continue }
+            legs[key]?.holdAsked = true
+            dialog(local, other, .held)
+            books.count(.sip("call_waiting", "held"), at: now)
+        }
     }
 }

@@ -67,7 +67,8 @@ extension SIPSignaling {
         if leg.caller {
             books.record(.setupTime, micros: Int64((now &- leg.inviteSent) / 1000), at: now)
             fulfil(key, [.start], conversation: callID)
-            intake.observe(PushPayload(uuid: callID, event: "joined"), local: local, now: now, channel: .sip)
+            intake.observe(PushPayload(uuid: callID, event: "joined"), local: local, now: now, channel: .sip,
+                           call: leg.call)
         } else {
             if leg.answerSent > 0 {
                 books.record(.answerToAck, micros: Int64((now &- leg.answerSent) / 1000), at: now)
@@ -87,7 +88,8 @@ extension SIPSignaling {
         case .cancelled where leg.caller: fulfil(key, [.end])
         case .cancelled, .remoteBye, .timedOut:
             // The other side ended it (or the dialog died): this device sees the conversation end.
-            observeEnd(local, callID: callID, reason: reason == .cancelled ? "unanswered" : nil, now: now)
+            observeEnd(local, callID: callID, reason: reason == .cancelled ? "unanswered" : nil, now: now,
+                       call: leg.call)
         }
         if let p = pending.removeValue(forKey: key) {
             var answer = ActionAnswer(outcome: .failed(reason: FlowInterpreter.alreadyEnded))
@@ -108,7 +110,8 @@ extension SIPSignaling {
         legs[key] = nil
         dialogEnded(local, callID, leg: leg, reason: "failed_\(status)")
         if leg.caller { wake.inviteSent[callID] = nil }
-        observeEnd(local, callID: callID, reason: status == 408 || status == 480 ? "unanswered" : nil, now: now)
+        observeEnd(local, callID: callID, reason: status == 408 || status == 480 ? "unanswered" : nil, now: now,
+                   call: leg.call)
         afterCall(local)
     }
 
@@ -121,8 +124,8 @@ extension SIPSignaling {
         return DeviceIdentity(index: index, seed: settings.seed, handles: settings.handles).handle
     }
 
-    func observeEnd(_ local: Int, callID: String, reason: String?, now: UInt64) {
+    func observeEnd(_ local: Int, callID: String, reason: String?, now: UInt64, call: Int) {
         intake.observe(PushPayload(uuid: callID, event: "ended", reason: reason), local: local, now: now,
-                       channel: .sip)
+                       channel: .sip, call: call)
     }
 }

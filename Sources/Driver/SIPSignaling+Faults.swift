@@ -70,14 +70,13 @@ extension SIPSignaling {
             SIPDatagram(label: label, sending: sending), device: device, seq: seq, sinceLoad: since,
             flow: table.flowName(local)) else { return .pass }
         let call = table.devices[local].callID
-        var ofDevicesCall = false
-        if let call, let callID { ofDevicesCall = callExpects(call, callID, on: local) }
+        let ofCall = callID.flatMap { callOf($0, on: local) }
         let owner = SIPDatagramOwner.of(label: label, callID: callID,
                                         registrationCallID: pool.agent(agent)?.registrationCallID,
-                                        ofDevicesCall: ofDevicesCall,
+                                        ofDevicesCall: ofCall != nil,
                                         registeringForCall: agents.registering[local] != nil && call != nil)
         if owner == .registration { chaos.registrationHit[local] = note.window }
-        log(note, local: local, seq: seq, since: since, now: now, ofCall: owner == .call)
+        log(note, local: local, seq: seq, since: since, now: now, call: owner == .call ? ofCall ?? call : nil)
         books.count(.sipMessageFault(note.kind, sending: sending, label: label), at: now)
         switch action {
         case .drop: return .drop
@@ -95,7 +94,7 @@ extension SIPSignaling {
         guard let (action, note) = faults.schedule.sipWakeDecision(device: device, subject: part.subject,
                                                                    plannedSinceLoad: planned, flow: flow)
         else { return false }
-        log(note, local: local, seq: 0, since: since, now: now)
+        log(note, local: local, seq: 0, since: since, now: now, call: part.call)
         switch action {
         case .registerLost:
             chaos.registerLost.insert(local)
@@ -138,9 +137,9 @@ extension SIPSignaling {
                              device: table.devices[local].identity.index, seq: 0))
     }
 
-    /// `ofCall`: the fault hit a datagram of the device's call (`SIPDatagramOwner`), else it names no call.
-    private func log(_ note: FaultNote, local: Int, seq: UInt64, since: UInt64, now: UInt64, ofCall: Bool = true) {
-        let part = ofCall ? table.faultSubject(local) : nil
+    /// `call`: the device's call whose datagram the fault hit (`SIPDatagramOwner`), nil when it hit one of no call.
+    private func log(_ note: FaultNote, local: Int, seq: UInt64, since: UInt64, now: UInt64, call: Int?) {
+        let part = call.flatMap { table.faultSubject(local, call: $0) }
         books.count(.fault(note.kind), at: now)
         faults.log.add(.init(sinceLoadNanos: since, window: note.window, kind: note.kind,
                              device: table.devices[local].identity.index, seq: seq, call: part?.call ?? -1,

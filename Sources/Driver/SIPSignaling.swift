@@ -169,6 +169,7 @@ final class SIPSignaling {
         pending[key] = Pending(request: request, started: now)
         table.schedule(.sipAction(key: key, slot: request.slot), now + settings.actionTimeoutNanos)
         let callID = request.conversation
+        if request.op == .join { holdOthers(local, answering: callID, agent: agent) }
         var sent = false
         pool.perform(agent) { agent, now in
             switch request.op {

@@ -42,11 +42,16 @@ extension Worker {
     }
 
     /// Puts a call on the devices its roles name and begins it: planned arrivals, redials and outside calls alike
-    /// (`outsideConversation`: the id of the outside party's call, bound to the flow's `main`).
+    /// (`outsideConversation`: the id of the outside party's call, bound to the flow's `main`; `waitingOn`: a device
+    /// already in a call that takes this one beside it, `Device.waitingCall`).
     func launch(_ arrival: Arrival, flow: Flow, roles: [String: Int], planned: UInt64, now: UInt64,
-                outsideConversation: String? = nil) {
+                outsideConversation: String? = nil, waitingOn: Int? = nil) {
         for (r, role) in flow.roles.enumerated() {
             guard let local = roles[role] else { continue }
+            if local == waitingOn {
+                table.devices[local].waitingCall = arrival.index
+                continue
+            }
             table.devices[local].callID = arrival.index
             faults.deviceCalls.assign(table.devices[local].identity.index, call: arrival.index, role: r,
                                       flow: arrival.flow, plannedSinceLoad: arrival.plannedNanos)
@@ -68,6 +73,9 @@ extension Worker {
         faults.attribute(call: id, devices: run.devices(), plannedSinceLoad: run.arrival.plannedNanos,
                          failed: run.status.failed, now: clock.nowNanos())
         for local in run.devices() {
+            if table.devices.handOver(local, ending: id, conversations: Array(run.known.conversations.values)) {
+                continue  // its other call goes on
+            }
             table.devices.release(local, remote: run.callRemote(of: local, table.devices))
             sockets?.idle(local)
             sender.sip?.afterCall(local)

@@ -55,6 +55,7 @@ final class Worker: @unchecked Sendable {
         outside = OutsideCalls(worker: index, settings: settings)
         table.apply = { [unowned self] effects, id, now in apply(effects, call: id, now: now) }
         table.takeOutside = { [unowned self] local, uuid, now in takeOutsideCall(local, uuid: uuid, now: now) }
+        table.takeWaiting = { [unowned self] local, uuid, now in takeWaitingCall(local, uuid: uuid, now: now) }
         table.schedule = { [unowned self] event, at in
             wheel.schedule(event, at: at)
             rearm()

@@ -92,10 +92,11 @@ final class SIPOutsideRunTests: XCTestCase {
     }
 
     /// Awake devices (`sleep: false`) take outside calls from the INVITE itself, and an INVITE for a second call
-    /// reaching a device already in one is not taken for its call: the device reports it, its model refuses it
-    /// (`max_conversation_groups: 1`) and it answers 486 Busy Here, counted; its own call completes. SIPp dials
-    /// dev-0, dev-0, dev-1, dev-1 100 ms apart while each device talks for about a second.
-    func testAwakeDevicesTakeOutsideCallsAndASecondCallToADeviceInOneGetsBusyHere() throws {
+    /// reaching a device already in one is not taken for its call: the device reports it and its model decides
+    /// (`max_conversation_groups: 2`). SIPp dials dev-0 three times and dev-1 once, 100 ms apart, while each device
+    /// talks for about a second: dev-0 takes the second call beside its first (holding the first by re-INVITE,
+    /// hold-and-accept) and answers the third 486 Busy Here, over its limit; every call it took completes.
+    func testAwakeDevicesTakeOutsideCallsAndACallWaitingAsTheModelAllowsElseBusyHere() throws {
         let binary = try XCTUnwrap(ChildProcess.callstormBinary, "make test exports CALLSTORM_BIN")
         let dir = try TemporaryDirectory.make("sip-outside-awake")
         defer { TemporaryDirectory.remove(dir) }
@@ -109,14 +110,14 @@ final class SIPOutsideRunTests: XCTestCase {
             .replacingOccurrences(of: "duration: 6s", with: "duration: 2s")
             .replacingOccurrences(of: "devices: 20", with: "devices: 2")
             .replacingOccurrences(of: "sleep: true, transport: udp",
-                                  with: "sleep: false, transport: udp, max_conversation_groups: 1")
+                                  with: "sleep: false, transport: udp, max_conversation_groups: 2")
             .replacingOccurrences(of: "talk: { uniform: [100ms, 300ms] }", with: "talk: { uniform: [900ms, 1s] }")
             + "slo: { invariant_violations: \"== 0\" }\n"
         XCTAssertTrue(text.contains("sleep: false") && text.contains("[900ms, 1s]"), text)
         let file = dir.appendingPathComponent("outside-awake.yaml")
         try text.write(to: file, atomically: true, encoding: .utf8)
         let users = dir.appendingPathComponent("users.csv")
-        try "SEQUENTIAL\ndev-0;\ndev-0;\ndev-1;\ndev-1;\n".write(to: users, atomically: true, encoding: .utf8)
+        try "SEQUENTIAL\ndev-0;\ndev-0;\ndev-0;\ndev-1;\n".write(to: users, atomically: true, encoding: .utf8)
         let out = dir.appendingPathComponent("run")
         let run = try ChildProcess.start(binary, ["run", file.path, "--out", out.path], in: dir, logs: dir,
                                          name: "callstorm")
@@ -132,27 +133,28 @@ final class SIPOutsideRunTests: XCTestCase {
             "-trace_stat", "-stf", dir.appendingPathComponent("sipp.csv").path,
         ], in: dir, logs: dir, name: "sipp")
         defer { sipp.stop() }
-        // SIPp fails the two calls answered 486 (its scenario wants a 200): exit 1, not a timeout.
+        // SIPp fails the call answered 486 (its scenario wants a 200): exit 1, not a timeout.
         XCTAssertEqual(sipp.wait(seconds: 30), 1, sipp.outputText.suffix(3000).description + sipp.errorText)
         XCTAssertEqual(run.wait(seconds: 30), 0, run.errorText.suffix(3000).description)
 
         let summary = try SummaryFile(out.appendingPathComponent("summary.json"))
         let c = summary.counters
-        XCTAssertEqual(c[MetricName.callsStartedByOutside], 2, "\(c) \(summary.notes)")
-        XCTAssertEqual(c[MetricName.callsCompleted], 2, "\(c) \(summary.notes)")
-        XCTAssertEqual(c[MetricName.callsOutsideRefused("busy")], 2, "\(c)")
-        XCTAssertEqual(c["conversations.refused_over_limit"], 2, "\(c)")
-        XCTAssertEqual(c["sip.responses_sent.486"], 2, "\(c)")
+        XCTAssertEqual(c[MetricName.callsStartedByOutside], 3, "\(c) \(summary.notes)")
+        XCTAssertEqual(c[MetricName.callsCompleted], 3, "\(c) \(summary.notes)")
+        XCTAssertEqual(c["sip.call_waiting.held"], 1, "dev-0 held its first call to take the second: \(c)")
+        XCTAssertEqual(c[MetricName.callsOutsideRefused("busy")], 1, "\(c)")
+        XCTAssertEqual(c["conversations.refused_over_limit"], 1, "\(c)")
+        XCTAssertEqual(c["sip.responses_sent.486"], 1, "\(c)")
         XCTAssertEqual(c["sip.requests_received.INVITE"], 4, "\(c)")
-        XCTAssertEqual(c["action.join.fulfilled"], 2, "\(c)")
-        XCTAssertEqual(c["action.end.fulfilled"], 2, "\(c)")
-        XCTAssertNil(c["pushes.unexpected"], "the busy INVITEs are outside calls refused: \(c)")
+        XCTAssertEqual(c["action.join.fulfilled"], 3, "\(c)")
+        XCTAssertEqual(c["action.end.fulfilled"], 3, "\(c)")
+        XCTAssertNil(c["pushes.unexpected"], "the busy INVITE is an outside call refused: \(c)")
         XCTAssertEqual(c["invariant_violations"] ?? 0, 0, "\(c)")
         XCTAssertTrue(Books(counters: c).balanced, "\(Books(counters: c).problems)")
         XCTAssertNil(summary.metrics[MetricName.pushToRegister], "awake devices are never woken")
         let stats = try SIPpStats(dir.appendingPathComponent("sipp.csv"))
-        XCTAssertEqual(stats["SuccessfulCall(C)"], 2, stats.text)
-        XCTAssertEqual(stats["FailedCall(C)"], 2, stats.text)
+        XCTAssertEqual(stats["SuccessfulCall(C)"], 3, stats.text)
+        XCTAssertEqual(stats["FailedCall(C)"], 1, stats.text)
     }
 }
 
