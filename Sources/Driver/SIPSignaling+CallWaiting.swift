@@ -14,7 +14,9 @@ import Metrics
 /// dialog `held`), then the waiting one answered, so the device never holds two unheld dialogs. The held call stays
 /// held, as the system leaves it, until its flow ends it. A call the device cannot take (no outside-started flow,
 /// a waiting call already, the window closed) gets 486 too (`calls.outside_refused.call_waiting`, or
-/// `pushes.unexpected` when the scenario expects no outside call).
+/// `pushes.unexpected` when the scenario expects no outside call); its conversation ends on the device. On the
+/// wake-up path the waiting call's push and its INVITE race (Kamailio pushes and forks to the awake contact at
+/// once): whichever comes first reports it, once.
 extension SIPSignaling {
     /// Whether the INVITE `callID` reaching `local` belongs to its call `id`: a push already woke the device for
     /// it, the call knows the conversation (an outside call's `main`), or one of the call's devices placed it.
@@ -55,9 +57,9 @@ extension SIPSignaling {
         books.count(expectsOutside ? .callsOutsideRefused(overLimit ? "busy" : "call_waiting")
                                    : .pushesUnexpected, at: now)
         pool.perform(agent) { $0.decline(callID, status: 486, now: $1) }
-        table.devices[local].manager.forget(callID)
-        table.devices[local].reportedAt[callID] = nil
-        table.devices[local].pushCaller[callID] = nil
+        // Ended on the device (refused by the system, or declined by its user), so a push for it arriving after
+        // its INVITE is one of a known, ended conversation, which an app in a call need not report.
+        table.devices[local].manager.remoteEnded(callID, reason: overLimit ? .failed : .localEnded)
     }
 
     /// Hold-and-accept: before `local` answers `callID`, every other dialog it holds confirmed and unheld is put on

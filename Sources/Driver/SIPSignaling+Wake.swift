@@ -27,8 +27,10 @@ extension SIPSignaling {
     /// A push for `uuid` (the parked INVITE's Call-ID) was reported by `local`: wake and REGISTER.
     func pushReported(_ local: Int, conversation uuid: String, acceptedNanos: UInt64) {
         guard spec.sleep, legs[Self.legKey(local, uuid)] == nil else { return }
-        // Another call's push while the device is in one (call waiting): its INVITE decides (`callWaiting`).
-        if let id = table.devices[local].callID, !callExpects(id, uuid, on: local) { return }
+        // Another call's push while the device is awake in one (call waiting): its INVITE decides (`callWaiting`).
+        if agents.agent[local] != nil, let id = table.devices[local].callID, !callExpects(id, uuid, on: local) {
+            return
+        }
         let now = self.now
         if let sent = wake.inviteSent[uuid], acceptedNanos >= sent {
             books.record(.inviteToPush, micros: Int64((acceptedNanos - sent) / 1000), at: now)

@@ -97,12 +97,22 @@ final class SIPOutsideRunTests: XCTestCase {
     /// talks for about a second: dev-0 takes the second call beside its first (holding the first by re-INVITE,
     /// hold-and-accept) and answers the third 486 Busy Here, over its limit; every call it took completes.
     func testAwakeDevicesTakeOutsideCallsAndACallWaitingAsTheModelAllowsElseBusyHere() throws {
+        try callWaiting(sleep: false)
+    }
+
+    /// The same on the wake-up path: the second and third calls' pushes reach dev-0 awake in its first call; it
+    /// reports them (PushKit's rule) without waking again, and their INVITEs decide as above.
+    func testASleepingDeviceInACallReportsTheWaitingCallsPushAndTakesOrRefusesItAsTheModelSays() throws {
+        try callWaiting(sleep: true)
+    }
+
+    private func callWaiting(sleep: Bool) throws {
         let binary = try XCTUnwrap(ChildProcess.callstormBinary, "make test exports CALLSTORM_BIN")
-        let dir = try TemporaryDirectory.make("sip-outside-awake")
+        let dir = try TemporaryDirectory.make("sip-outside-waiting")
         defer { TemporaryDirectory.remove(dir) }
-        let kamailio = try KamailioProcess()
-        defer { kamailio.stop() }
         let pushPort = try XCTUnwrap(KamailioProcess.freePort())
+        let kamailio = try sleep ? pushingKamailio(pushPort: pushPort) : KamailioProcess()
+        defer { kamailio.stop() }
         let example = Self.root.appendingPathComponent("Scenarios/sip/outside-caller.yaml")
         let text = try String(contentsOf: example, encoding: .utf8)
             .replacingOccurrences(of: "127.0.0.1:5060", with: "127.0.0.1:\(kamailio.port)")
@@ -110,11 +120,11 @@ final class SIPOutsideRunTests: XCTestCase {
             .replacingOccurrences(of: "duration: 6s", with: "duration: 2s")
             .replacingOccurrences(of: "devices: 20", with: "devices: 2")
             .replacingOccurrences(of: "sleep: true, transport: udp",
-                                  with: "sleep: false, transport: udp, max_conversation_groups: 2")
+                                  with: "sleep: \(sleep), transport: udp, max_conversation_groups: 2")
             .replacingOccurrences(of: "talk: { uniform: [100ms, 300ms] }", with: "talk: { uniform: [900ms, 1s] }")
             + "slo: { invariant_violations: \"== 0\" }\n"
-        XCTAssertTrue(text.contains("sleep: false") && text.contains("[900ms, 1s]"), text)
-        let file = dir.appendingPathComponent("outside-awake.yaml")
+        XCTAssertTrue(text.contains("sleep: \(sleep)") && text.contains("[900ms, 1s]"), text)
+        let file = dir.appendingPathComponent("outside-waiting.yaml")
         try text.write(to: file, atomically: true, encoding: .utf8)
         let users = dir.appendingPathComponent("users.csv")
         try "SEQUENTIAL\ndev-0;\ndev-0;\ndev-0;\ndev-1;\n".write(to: users, atomically: true, encoding: .utf8)
@@ -134,7 +144,8 @@ final class SIPOutsideRunTests: XCTestCase {
         ], in: dir, logs: dir, name: "sipp")
         defer { sipp.stop() }
         // SIPp fails the call answered 486 (its scenario wants a 200): exit 1, not a timeout.
-        XCTAssertEqual(sipp.wait(seconds: 30), 1, sipp.outputText.suffix(3000).description + sipp.errorText)
+        XCTAssertEqual(sipp.wait(seconds: 30), 1, sipp.outputText.suffix(3000).description + sipp.errorText
+                       + kamailio.log.suffix(2000))
         XCTAssertEqual(run.wait(seconds: 30), 0, run.errorText.suffix(3000).description)
 
         let summary = try SummaryFile(out.appendingPathComponent("summary.json"))
@@ -144,6 +155,7 @@ final class SIPOutsideRunTests: XCTestCase {
         XCTAssertEqual(c["sip.call_waiting.held"], 1, "dev-0 held its first call to take the second: \(c)")
         XCTAssertEqual(c[MetricName.callsOutsideRefused("busy")], 1, "\(c)")
         XCTAssertEqual(c["conversations.refused_over_limit"], 1, "\(c)")
+        XCTAssertEqual(c["conversations.reported"], 4, "each call reported once, its push or its INVITE: \(c)")
         XCTAssertEqual(c["sip.responses_sent.486"], 1, "\(c)")
         XCTAssertEqual(c["sip.requests_received.INVITE"], 4, "\(c)")
         XCTAssertEqual(c["action.join.fulfilled"], 3, "\(c)")
@@ -151,7 +163,9 @@ final class SIPOutsideRunTests: XCTestCase {
         XCTAssertNil(c["pushes.unexpected"], "the busy INVITE is an outside call refused: \(c)")
         XCTAssertEqual(c["invariant_violations"] ?? 0, 0, "\(c)")
         XCTAssertTrue(Books(counters: c).balanced, "\(Books(counters: c).problems)")
-        XCTAssertNil(summary.metrics[MetricName.pushToRegister], "awake devices are never woken")
+        // A sleeping device wakes for its first call only (dev-0's first, dev-1's): the waiting calls find it awake.
+        XCTAssertEqual(summary.metrics[MetricName.pushToRegister]?["count"].map { Int($0) }, sleep ? 2 : nil,
+                       "\(summary.metrics)")
         let stats = try SIPpStats(dir.appendingPathComponent("sipp.csv"))
         XCTAssertEqual(stats["SuccessfulCall(C)"], 3, stats.text)
         XCTAssertEqual(stats["FailedCall(C)"], 1, stats.text)
