@@ -62,21 +62,32 @@ extension SIPSignaling {
         table.devices[local].manager.remoteEnded(callID, reason: overLimit ? .failed : .localEnded)
     }
 
-    /// Hold-and-accept: before `local` answers `callID`, every other dialog it holds confirmed and unheld is put on
-    /// hold (its dialog is `held` from now: the device's own state, written before the answer's `confirmed`).
+    /// Hold-and-accept: before `local` answers `callID` (or the call it placed is answered), every other dialog
+    /// it holds active (confirmed on its side, not held) is put on hold, so the device keeps one active dialog, the
+    /// newest. Its dialog is `held` from now (the device's own state, written before this one's `confirmed`); the
+    /// re-INVITE goes now, or on the ACK when the other call's answer has none yet (`Leg.holdOnAck`).
     func holdOthers(_ local: Int, answering callID: String, agent: Int) {
         guard table.devices[local].waitingCall != nil else { return }  // in one call only: nothing to hold
         let prefix = "\(local) "
-        for (key, leg) in legs where key.hasPrefix(prefix) && leg.confirmed && leg.holdAsked == nil
-            && leg.dialogState == .confirmed {
+        for (key, leg) in legs where key.hasPrefix(prefix) && leg.dialogState == .confirmed && leg.holdAsked == nil
+            && !leg.holdOnAck {
             let other = String(key.dropFirst(prefix.count))
             guard other != callID else { continue }
             var sent = false
             pool.perform(agent) { agent, now in sent = agent.setHold(other, held: true, now: now) }
-            guard sent else { continue }
-            legs[key]?.holdAsked = true
+            if sent { legs[key]?.holdAsked = true } else { legs[key]?.holdOnAck = true }
             dialog(local, other, .held)
             books.count(.sip("call_waiting", "held"), at: now)
         }
+    }
+
+    /// The ACK for a call hold-and-accept held before it came: its hold re-INVITE goes now.
+    func sendHoldOnAck(_ local: Int, _ callID: String) {
+        let key = Self.legKey(local, callID)
+        legs[key]?.holdOnAck = false
+        guard let agent = agents.agent[local] else { return }
+        var sent = false
+        pool.perform(agent) { agent, now in sent = agent.setHold(callID, held: true, now: now) }
+        if sent { legs[key]?.holdAsked = true }
     }
 }

@@ -63,7 +63,12 @@ extension SIPSignaling {
         let key = Self.legKey(local, callID)
         guard let leg = legs[key] else { return }
         legs[key]?.confirmed = true
-        dialog(local, callID, .confirmed)
+        if leg.holdOnAck {
+            sendHoldOnAck(local, callID)  // held by hold-and-accept before its ACK came: it stays held
+        } else {
+            if leg.caller, let agent = agents.agent[local] { holdOthers(local, answering: callID, agent: agent) }
+            dialog(local, callID, .confirmed)
+        }
         if leg.caller {
             books.record(.setupTime, micros: Int64((now &- leg.inviteSent) / 1000), at: now)
             fulfil(key, [.start], conversation: callID)

@@ -32,6 +32,9 @@ final class SIPSignaling {
         var dialogState: HistoryDialogState?
         /// This device's re-INVITE in flight asks for hold (true) or resume (false).
         var holdAsked: Bool?
+        /// Hold-and-accept held this call before its answer's ACK came (no re-INVITE may go before it): the hold
+        /// re-INVITE goes on the ACK (`SIPSignaling+CallWaiting`).
+        var holdOnAck = false
     }
 
     /// An action sent over SIP, waiting for the event that fulfils it.

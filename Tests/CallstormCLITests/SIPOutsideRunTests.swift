@@ -93,8 +93,8 @@ final class SIPOutsideRunTests: XCTestCase {
 
     /// Awake devices (`sleep: false`) take outside calls from the INVITE itself, and an INVITE for a second call
     /// reaching a device already in one is not taken for its call: the device reports it and its model decides
-    /// (`max_conversation_groups: 2`). SIPp dials dev-0 three times and dev-1 once, 100 ms apart, while each device
-    /// talks for about a second: dev-0 takes the second call beside its first (holding the first by re-INVITE,
+    /// (`max_conversation_groups: 2`). SIPp dials dev-0 three times and dev-1 once, 50 ms apart, while each device
+    /// talks for half a second: dev-0 takes the second call beside its first (holding the first by re-INVITE,
     /// hold-and-accept) and answers the third 486 Busy Here, over its limit; every call it took completes.
     func testAwakeDevicesTakeOutsideCallsAndACallWaitingAsTheModelAllowsElseBusyHere() throws {
         try callWaiting(sleep: false)
@@ -117,13 +117,13 @@ final class SIPOutsideRunTests: XCTestCase {
         let text = try String(contentsOf: example, encoding: .utf8)
             .replacingOccurrences(of: "127.0.0.1:5060", with: "127.0.0.1:\(kamailio.port)")
             .replacingOccurrences(of: "127.0.0.1:2197", with: "127.0.0.1:\(pushPort)")
-            .replacingOccurrences(of: "duration: 6s", with: "duration: 2s")
+            .replacingOccurrences(of: "duration: 6s", with: "duration: 1s")
             .replacingOccurrences(of: "devices: 20", with: "devices: 2")
             .replacingOccurrences(of: "sleep: true, transport: udp",
                                   with: "sleep: \(sleep), transport: udp, max_conversation_groups: 2")
-            .replacingOccurrences(of: "talk: { uniform: [100ms, 300ms] }", with: "talk: { uniform: [900ms, 1s] }")
+            .replacingOccurrences(of: "talk: { uniform: [100ms, 300ms] }", with: "talk: { uniform: [500ms, 600ms] }")
             + "slo: { invariant_violations: \"== 0\" }\n"
-        XCTAssertTrue(text.contains("sleep: \(sleep)") && text.contains("[900ms, 1s]"), text)
+        XCTAssertTrue(text.contains("sleep: \(sleep)") && text.contains("[500ms, 600ms]"), text)
         let file = dir.appendingPathComponent("outside-waiting.yaml")
         try text.write(to: file, atomically: true, encoding: .utf8)
         let users = dir.appendingPathComponent("users.csv")
@@ -138,7 +138,7 @@ final class SIPOutsideRunTests: XCTestCase {
         let sippPort = try XCTUnwrap(KamailioProcess.freePort())
         let sipp = try ChildProcess.start("/usr/bin/sipp", [
             "-sf", Self.root.appendingPathComponent("deploy/sipp/uac-many.xml").path, "-inf", users.path,
-            "127.0.0.1:\(kamailio.port)", "-i", "127.0.0.1", "-p", "\(sippPort)", "-m", "4", "-r", "10",
+            "127.0.0.1:\(kamailio.port)", "-i", "127.0.0.1", "-p", "\(sippPort)", "-m", "4", "-r", "20",
             "-timeout", "30s", "-timeout_error", "-nostdin",
             "-trace_stat", "-stf", dir.appendingPathComponent("sipp.csv").path,
         ], in: dir, logs: dir, name: "sipp")
