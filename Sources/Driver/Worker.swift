@@ -1,10 +1,8 @@
 import Chaos
 import Determinism
-import Foundation
 import Metrics
 import PushModel
 import Results
-import RunFormats
 
 /// One worker: a loop (`DriverLoop`) that owns a fixed slice of devices and the calls running on them
 /// (`CallTable`), one timer wheel, and the parts that do the work: `CallLauncher` (where calls start and end),
