@@ -9,7 +9,7 @@ import Metrics
 /// manager's limits decide (`max_conversation_groups`). Over them the report is refused
 /// (`conversations.refused_over_limit`) and the device answers 486 Busy Here (`calls.outside_refused.busy`).
 /// Within them the device takes it as a call of its own, an outside-started flow run beside the device's call
-/// (`Worker.takeWaitingCall`, `Device.waitingCall`; `calls.started_by_outside`), and answers it as
+/// (`CallLauncher.takeWaitingCall`, `Device.waitingCall`; `calls.started_by_outside`), and answers it as
 /// LiveCommunicationKit's hold-and-accept does: its own call is held first (a re-INVITE with `a=sendonly`, the
 /// dialog `held`), then the waiting one answered, so the device never holds two unheld dialogs. The held call stays
 /// held, as the system leaves it, until its flow ends it. A call the device cannot take (no outside-started flow,

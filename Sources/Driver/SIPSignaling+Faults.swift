@@ -105,16 +105,6 @@ extension SIPSignaling {
         }
     }
 
-    /// A late wake's REGISTER is due: sent now if the device is still woken for its call and has no agent (its
-    /// call over, or the run ended: nothing).
-    func wakeDue(_ local: Int) {
-        guard spec.sleep, !books.sealed, wake.wokeFor[local] != nil, agents.agent[local] == nil,
-              let agent = openAgent(local) else { return }
-        if wake.reportedAt[local] == nil { wake.reportedAt[local] = now }
-        agents.registering[local] = Registering(started: now, initial: false, then: nil)
-        pool.perform(agent) { $0.register(now: $1) }
-    }
-
     /// A registration the agent sent by itself was answered or failed (`registered` follows the ones the Driver
     /// asked for): a failed one after a fault hit its datagrams lapses the registration; the next success ends a
     /// lapse (`SIPRegistrationFaults`).
