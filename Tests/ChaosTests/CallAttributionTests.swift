@@ -72,7 +72,8 @@ final class CallAttributionTests: XCTestCase {
     func testARegistrationLapsedByAFaultExcusesItsDevicesCallsUntilItRegistersAgain() {
         let open = FaultLog()
         open.add(row(5 * s, SIPRegistrationFaults.lapsed, device: 3))
-        XCTAssertEqual(attribution(open), .faults([SIPRegistrationFaults.lapsed]), "lapsed before the call, never renewed")
+        XCTAssertEqual(attribution(open), .faults([SIPRegistrationFaults.lapsed]),
+                       "lapsed before the call, never renewed")
         let renewed = FaultLog()
         renewed.add(row(2 * s, SIPRegistrationFaults.lapsed, device: 5))
         renewed.add(row(4 * s, SIPRegistrationFaults.restored, device: 5))
