@@ -7,7 +7,7 @@ import XCTest
 /// Issue 26, acceptance 3: SIPp (deploy/sipp/uac-many.xml, dialling the users of an injection file) places calls
 /// through Kamailio to callstorm's sleeping devices, which run Scenarios/sip/outside-caller.yaml (the flow's caller
 /// is `outside`): they wake by push, report, REGISTER, answer and hang up, and the wake-up figures are measured on
-/// callstorm's side while SIPp counts its own calls. The release binary runs the scenario, so the test can see on
+/// callstorm's side while SIPp counts its own calls. The callstorm binary runs the scenario, so the test can see on
 /// its stderr when the devices have registered and SIPp may start.
 final class SIPOutsideRunTests: XCTestCase {
     private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
