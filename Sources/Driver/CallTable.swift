@@ -15,7 +15,7 @@ final class CallTable {
     /// Puts an event on the worker's wheel and rearms its timer; set once, when the worker is made.
     var schedule: (TimerEvent, _ at: UInt64) -> Void = { _, _ in }
     /// Turns a call nobody planned that reached `local` (in no call) into an outside-started call, when the
-    /// scenario expects such calls (`Worker.takeOutsideCall`); set once, when the worker is made. Returns whether
+    /// scenario expects such calls (`CallLauncher.takeOutsideCall`); set once, when the worker is made. Returns whether
     /// the device is now in a call.
     var takeOutside: (_ local: Int, _ uuid: String, _ now: UInt64) -> Bool = { _, _, _ in false }
 

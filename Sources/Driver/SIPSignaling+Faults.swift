@@ -69,16 +69,6 @@ extension SIPSignaling {
         }
     }
 
-    /// A late wake's REGISTER is due: sent now if the device is still woken for its call and has no agent (its
-    /// call over, or the run ended: nothing).
-    func wakeDue(_ local: Int) {
-        guard spec.sleep, !books.sealed, wake.wokeFor[local] != nil, agents.agent[local] == nil,
-              let agent = openAgent(local) else { return }
-        if wake.reportedAt[local] == nil { wake.reportedAt[local] = now }
-        agents.registering[local] = Registering(started: now, initial: false, then: nil)
-        pool.perform(agent) { $0.register(now: $1) }
-    }
-
     private func log(_ note: FaultNote, local: Int, seq: UInt64, since: UInt64, now: UInt64) {
         let part = table.faultSubject(local)
         books.count(.fault(note.kind), at: now)

@@ -3,7 +3,7 @@ import Scenario
 
 /// Outside calls (`OutsideCalls`): a call nobody planned that reaches an idle device becomes a call of an
 /// outside-started flow, on that device, with its conversation `main` bound to the arriving call.
-extension Worker {
+extension CallLauncher {
     /// Called (through `CallTable.takeOutside`) when `local`, in no call, is reached by the call `uuid` (a VoIP
     /// push it reported, or a SIP INVITE). Returns whether a call now runs on the device.
     func takeOutsideCall(_ local: Int, uuid: String, now: UInt64) -> Bool {
@@ -32,7 +32,7 @@ extension Worker {
         return true
     }
 
-    /// The window for outside calls closes: the worker may drain now.
+    /// The window for outside calls closes (the wheel's `outsideWindowClosed`): the worker may drain now.
     func outsideWindowClosed() {
         checkDrained()
     }

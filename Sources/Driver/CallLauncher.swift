@@ -1,26 +1,76 @@
+import Determinism
 import Foundation
 import Metrics
 import Scenario
 
-/// Arrivals: each planned call starts at its planned time on idle devices (open model), and its devices go back
-/// to idle when it completes.
-extension Worker {
-    func scheduleNextArrival() {
-        guard !arrivals.done else { return }
-        if let arrival = arrivals.next(settings) {
-            wheel.schedule(.arrival(arrival), at: arrivals.loadStart + arrival.plannedNanos)
-            return
+/// Where a worker's calls begin and end: planned arrivals at their planned time on idle devices (open model),
+/// redials after drops (`CallLauncher+Redials`) and calls outside parties place (`CallLauncher+Outside`) all start
+/// through `launch`, and `complete` hands a finished call's devices back to the idle pool. It also knows when the
+/// worker is drained (arrivals over, no redial due, no call left, the outside window closed): that needs every kind
+/// of start in view, which is why they share one owner instead of three slots on the worker.
+///
+/// Ownership rule: touched only on the worker's loop. It puts its timers on the wheel through
+/// `CallTable.schedule`; the worker hands it the arrivals, redials and window closing the wheel fires.
+final class CallLauncher {
+    let settings: DriverSettings
+    let table: CallTable
+    let books: RunBooks
+    let faults: DeviceFaults
+    let sender: ActionSender
+    let clock: Clock
+    /// The device sockets, when devices hold any: a device back to idle lingers or closes its socket.
+    weak var sockets: DeviceSockets?
+    /// The planned arrivals this worker owns, and the redials it has due.
+    var arrivals: ArrivalFeed
+    /// Calls outside parties place on this worker's devices, and the window in which they are taken.
+    var outside: OutsideCalls
+
+    init(worker: Int, settings: DriverSettings, table: CallTable, books: RunBooks, faults: DeviceFaults,
+         sender: ActionSender, clock: Clock) {
+        (self.settings, self.table, self.books, self.faults, self.sender) = (settings, table, books, faults, sender)
+        self.clock = clock
+        arrivals = ArrivalFeed(worker: worker, plan: settings.plan, config: FlowConfig(settings))
+        outside = OutsideCalls(worker: worker, settings: settings)
+        table.takeOutside = { [unowned self] local, uuid, now in takeOutsideCall(local, uuid: uuid, now: now) }
+    }
+
+    private var live: LiveStats { books.live }
+
+    /// The load starts at `loadStart` (the plan's zero): the first arrival goes on the wheel, and the window for
+    /// outside calls opens. `drained` runs once arrivals are over and no call is left.
+    func start(loadStart: UInt64, drained: @escaping @Sendable () -> Void) {
+        arrivals.loadStart = loadStart
+        arrivals.onDrained = drained
+        if outside.expected {
+            outside.open(loadStart: loadStart, lengthNanos: settings.plan.totalNanos)
+            table.schedule(.outsideWindowClosed, outside.closesAt)
         }
+        scheduleNextArrival()
+    }
+
+    /// Stops planning new calls (`abandon`), and reports the worker drained if no call is left.
+    func stopArrivals(now: UInt64) {
+        abandon(now: now)
         checkDrained()
     }
 
     /// Counts the arrivals this worker's plan still had (the one waiting in the wheel included) as not started,
     /// so planned vs delivered stays honest after a stop.
-    func abandonArrivals(now: UInt64) {
+    func abandon(now: UInt64) {
         let abandoned = arrivals.abandon(settings)
         if abandoned > 0 { books.count(.callsNotStartedAtStop, by: abandoned, at: now) }
     }
 
+    private func scheduleNextArrival() {
+        guard !arrivals.done else { return }
+        if let arrival = arrivals.next(settings) {
+            table.schedule(.arrival(arrival), arrivals.loadStart + arrival.plannedNanos)
+            return
+        }
+        checkDrained()
+    }
+
+    /// A planned arrival is due: its call starts on idle devices, or is counted as dropped when there are too few.
     func arrive(_ arrival: Arrival, now: UInt64) {
         guard arrivals.pending else { return }  // abandoned by a stop
         arrivals.pending = false
@@ -78,6 +128,7 @@ extension Worker {
         checkDrained()
     }
 
+    /// Runs `onDrained` once arrivals are over, no redial is due, no call is left and no outside call may come.
     func checkDrained() {
         if arrivals.done, arrivals.redialsPending == 0, table.calls.isEmpty,
            !outside.isOpen(clock.nowNanos()), let done = arrivals.onDrained {
