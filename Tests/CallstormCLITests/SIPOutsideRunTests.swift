@@ -8,7 +8,7 @@ import XCTest
 /// through Kamailio to callstorm's sleeping devices, which run Scenarios/sip/outside-caller.yaml (the flow's caller
 /// is `outside`): they wake by push, report, REGISTER, answer and hang up, and the wake-up figures are measured on
 /// callstorm's side while SIPp counts its own calls; half the wakes come 50 ms late, a fault decided per call that
-/// applies to outside calls too. The release binary runs the scenario, so the test can see on its stderr when the
+/// applies to outside calls too. The callstorm binary runs the scenario, so the test can see on its stderr when the
 /// devices have registered and SIPp may start.
 final class SIPOutsideRunTests: XCTestCase {
     private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
