@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 #if canImport(Glibc)
 import Glibc
