@@ -42,7 +42,7 @@ sipp_total() {
 cs_total() {
     local secs=$(( $1 / rate ))
     sed -e "s/127.0.0.1:5060/127.0.0.1:$kport/" -e "s|rate: [0-9]*/s, for: [0-9]*s|rate: $rate/s, for: ${secs}s|" \
-        -e "s/^devices: [0-9]*/devices: $(( rate * 3 > 60 ? rate * 3 : 60 ))/" -e "s/^drain: 10s/drain: 60s/" \
+        -e "s/^devices: [0-9]*/devices: $(( rate * 10 > 200 ? rate * 10 : 200 ))/" -e "s/^drain: 10s/drain: 60s/" \
         -e "s/action_timeout: 5s/action_timeout: 60s/" "$root/Benchmarks/scenarios/sip-hold.yaml" > "$d/cs-$1.yaml"
     objcopy --strip-debug "$bin" "$d/cs"
     cg "$d/cs" run "$d/cs-$1.yaml" --workers 1 --out "$d/cs-$1" --quiet > "$d/cs-$1.log" 2> "$d/cs-$1.cg"

@@ -1,12 +1,53 @@
+/// The header fields a user agent reads from every message, more than once each (the transaction key, the call,
+/// the dialog checks, the history label): read once by `SIPMessage.keepFields()` and kept with the message until
+/// its headers change.
+struct SIPMessageFields: Sendable {
+    var callID: String?
+    var cseq: SIPCSeq?
+    var branch: String?
+    var toTag: String?
+    /// Whether Via, From, To and CSeq lines are present (`SIPParser.validate`; a CSeq may be present yet bad).
+    var hasVia = false, hasFrom = false, hasTo = false, hasCSeq = false
+}
+
 extension SIPMessage {
-    public var callID: String? { header(.callID) }
-    public var cseq: SIPCSeq? { header(.cseq).flatMap(SIPCSeq.init) }
+    public var callID: String? { fields.map(\.callID) ?? header(.callID) }
+    public var cseq: SIPCSeq? { fields.map(\.cseq) ?? header(.cseq).flatMap(SIPCSeq.init) }
     /// The top Via.
     public var via: SIPVia? { header(.via).flatMap(SIPVia.init) }
     /// The top Via's branch, read without building the Via (every received message needs it).
-    public var branch: String? { header(.via).flatMap(SIPVia.branch(in:)) }
+    public var branch: String? { fields.map(\.branch) ?? header(.via).flatMap(SIPVia.branch(in:)) }
     /// The To tag, read without building the address (in-dialog checks run on every request).
-    public var toTag: String? { header(.to).flatMap(SIPAddress.tag(in:)) }
+    public var toTag: String? { fields.map(\.toTag) ?? header(.to).flatMap(SIPAddress.tag(in:)) }
+
+    /// Reads Call-ID, CSeq, the top Via's branch and the To tag once, in one pass over the headers, and keeps them
+    /// with the message (the accessors above then read no header); changing `headers` forgets them. The parser
+    /// keeps them for every message it returns; a user agent for each message it builds before reading it.
+    public mutating func keepFields() {
+        var f = SIPMessageFields()
+        var via: String?, to: String?, cseq: String?
+        for header in headers {
+            let name = header.name
+            if via == nil, SIPHeaderName.via.matches(name) {
+                via = header.value
+            } else if to == nil, SIPHeaderName.to.matches(name) {
+                to = header.value
+            } else if f.callID == nil, SIPHeaderName.callID.matches(name) {
+                f.callID = header.value
+            } else if cseq == nil, SIPHeaderName.cseq.matches(name) {
+                cseq = header.value
+            } else if !f.hasFrom, SIPHeaderName.from.matches(name) {
+                f.hasFrom = true
+            }
+        }
+        f.hasVia = via != nil
+        f.hasTo = to != nil
+        f.hasCSeq = cseq != nil
+        f.branch = via.flatMap(SIPVia.branch(in:))
+        f.toTag = to.flatMap(SIPAddress.tag(in:))
+        f.cseq = cseq.flatMap(SIPCSeq.init)
+        fields = f
+    }
     public var from: SIPAddress? { header(.from).flatMap(SIPAddress.init) }
     public var to: SIPAddress? { header(.to).flatMap(SIPAddress.init) }
     public var contact: SIPAddress? { header(.contact).flatMap(SIPAddress.init) }

@@ -41,10 +41,10 @@ public final class SIPUserAgent {
     var outbox: [(bytes: [UInt8], to: Destination)] = []
     var events: [SIPEvent] = []
     /// Client transactions by top Via branch and CSeq method (a CANCEL shares its INVITE's branch).
-    var clients: [String: ClientTransaction] = [:]
-    var servers: [String: ServerTransaction] = [:]
+    var clients: [TransactionKey: ClientTransaction] = [:]
+    var servers: [TransactionKey: ServerTransaction] = [:]
     /// Where each server transaction's responses go.
-    var serverSources: [String: Int] = [:]
+    var serverSources: [TransactionKey: Int] = [:]
     var calls: [String: SIPCall] = [:]
     var registration = Registration()
 
@@ -105,6 +105,8 @@ public final class SIPUserAgent {
 
     /// Starts a client transaction for `request` (its top Via names the branch).
     func startClient(_ request: SIPMessage, now: UInt64) {
+        var request = request
+        request.keepFields()  // the key, each send's history label and a timeout read them
         let (transaction, effects) = ClientTransaction.start(request, timers: timers, now: now)
         let key = Self.key(request.branch, request.cseq?.method)
         clients[key] = transaction
@@ -140,8 +142,8 @@ public final class SIPUserAgent {
         return "\(status) \(method.rawValue)"
     }
 
-    static func key(_ branch: String?, _ method: SIPMethod?) -> String {
-        (branch ?? "") + " " + (method?.rawValue ?? "")
+    static func key(_ branch: String?, _ method: SIPMethod?) -> TransactionKey {
+        TransactionKey(branch: branch ?? "", method: method?.rawValue ?? "")
     }
 
     static func label(_ message: SIPMessage) -> String {
@@ -149,7 +151,7 @@ public final class SIPUserAgent {
     }
 
     /// Carries out a transaction's effects; responses delivered go to the call or registration logic.
-    func apply(_ effects: [TransactionEffect], source: Int?, key: String, now: UInt64 = 0) {
+    func apply(_ effects: [TransactionEffect], source: Int?, key: TransactionKey, now: UInt64 = 0) {
         for effect in effects {
             switch effect {
             case .send(let message, let again):
@@ -194,7 +196,7 @@ public final class SIPUserAgent {
         }
     }
 
-    private func transactionTimedOut(key: String, timer: SIPTimer, now: UInt64) {
+    private func transactionTimedOut(key: TransactionKey, timer: SIPTimer, now: UInt64) {
         guard let request = clients[key]?.request ?? servers[key]?.request, let callID = request.callID else { return }
         if request.method == .register {
             registration.inFlight = nil
@@ -208,6 +210,13 @@ public final class SIPUserAgent {
             }
         }
     }
+}
+
+/// A transaction's key (§17.1.3, §17.2.3): its top Via branch and CSeq method (a CANCEL shares its INVITE's
+/// branch), kept as two strings rather than joined into one at every lookup.
+struct TransactionKey: Hashable {
+    let branch: String
+    let method: String
 }
 
 /// The seeded source of an agent's identifiers and its digest nonce count.
