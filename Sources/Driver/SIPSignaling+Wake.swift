@@ -20,7 +20,7 @@ struct WakeState {
     var reportedAt: [Int: UInt64] = [:]
     var registeredAt: [Int: UInt64] = [:]
     /// Actions the user took before the INVITE came, by leg key.
-    var held: [String: ActionRequest] = [:]
+    var held: [LegKey: ActionRequest] = [:]
 }
 
 extension SIPSignaling {
@@ -74,7 +74,7 @@ extension SIPSignaling {
     }
 
     /// The INVITE came: the held action goes out now.
-    func releaseHeld(_ key: String) {
+    func releaseHeld(_ key: LegKey) {
         guard let request = wake.held.removeValue(forKey: key), pending[key]?.request.slot == request.slot else {
             return
         }
@@ -84,10 +84,10 @@ extension SIPSignaling {
 
     /// A device with no call left goes back to sleep (sleeping devices only).
     func afterCall(_ local: Int) {
-        guard spec.sleep, !legs.keys.contains(where: { $0.hasPrefix("\(local) ") }) else { return }
+        guard spec.sleep, !legs.keys.contains(where: { $0.local == local }) else { return }
         wake.wokeFor[local] = nil
         loop.execute { [self] in
-            if !legs.keys.contains(where: { $0.hasPrefix("\(local) ") }), wake.wokeFor[local] == nil { sleep(local) }
+            if !legs.keys.contains(where: { $0.local == local }), wake.wokeFor[local] == nil { sleep(local) }
         }
     }
 

@@ -58,6 +58,30 @@ final class ParserTests: XCTestCase {
         XCTAssertFalse(SIPHeaderName.via.matches("Vià"))
     }
 
+    func testKeptFieldsAreForgottenWhenTheHeadersChange() throws {
+        var message = try SIPParser.parse(datagram: Array(Self.invite.utf8))
+        XCTAssertEqual(message.cseq, SIPCSeq(7, .invite))
+        message.setHeader(.cseq, "8 BYE")
+        message.setHeader(.via, "SIP/2.0/UDP h:1;branch=z9hG4bKnew")
+        XCTAssertEqual(message.cseq, SIPCSeq(8, .bye), "read from the new header, not the kept field")
+        XCTAssertEqual(message.branch, "z9hG4bKnew")
+        message.keepFields()
+        XCTAssertEqual(message.cseq, SIPCSeq(8, .bye))
+        XCTAssertEqual(message, try SIPParser.parse(datagram: message.serialized()), "kept fields do not count")
+    }
+
+    func testPlainCSeqAndByteParametersReadAsTheGeneralForms() {
+        XCTAssertEqual(SIPCSeq("4294967295 BYE"), SIPCSeq(4_294_967_295, .bye))
+        XCTAssertNil(SIPCSeq("4294967296 BYE"), "above UInt32")
+        XCTAssertEqual(SIPCSeq("007 ACK"), SIPCSeq(7, .ack))
+        XCTAssertEqual(SIPCSeq("+7 ACK"), SIPCSeq(7, .ack), "the general reading takes a sign, as UInt32 does")
+        XCTAssertNil(SIPCSeq("7 "))
+        let address = SIPAddress("<sip:a@h> ; tag = t1 ;lr; expires=60;")
+        XCTAssertEqual(address?.parameters, SIPParameters(parsing: " ; tag = t1 ;lr; expires=60;"))
+        XCTAssertEqual(address?.text, "<sip:a@h>;tag=t1;lr;expires=60")
+        XCTAssertEqual(SIPVia("SIP/2.0/udp h:5;branch=z9hG4bK1;rport")?.text, "SIP/2.0/UDP h:5;branch=z9hG4bK1;rport")
+    }
+
     func testSerializedMessageParsesBackToTheSameMessage() throws {
         let message = try SIPParser.parse(datagram: Array(Self.invite.utf8))
         let again = try SIPParser.parse(datagram: message.serialized())
