@@ -6,7 +6,9 @@
 # calls), with the same devices, and the difference of the instruction totals is divided by the difference of the
 # calls completed: start-up, registration and the report cancel out, what is left is the cost of one call. Instruction counts do not change
 # with the machine's load, so this compares the two on a busy machine where timed runs cannot. Timeouts and drains
-# are long so valgrind's slowness changes no outcome. Prints one line per side; KEEP=1 keeps the files.
+# are long, and callstorm has 10 devices per call/s (at least 200), so valgrind's slowness changes no outcome (with 3
+# per call/s, calls held their devices long enough under valgrind that runs dropped calls for want of an idle one).
+# Prints one line per side; KEEP=1 keeps the files.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 rate=${1:-20}; n1=${2:-40}; n2=${3:-120}
