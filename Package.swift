@@ -58,6 +58,8 @@ let package = Package(
         .target(name: "WebSocket", dependencies: ["Determinism"]),
         // RFC 3261 without I/O: message model, parsers, serializer, digest auth, SDP, transactions, dialogs.
         .target(name: "SIP", dependencies: ["Determinism"]),
+        // The one binary min-heap (a loop's deadlines), shared by the fault proxy's and the SIP pool's timers.
+        .target(name: "Heaps"),
 
         // MARK: - I/O modules
         // The files the value modules read, beside them: scenario files for Scenario, history.jsonl for Checker.
@@ -72,7 +74,7 @@ let package = Package(
             "WebSocket", "CLinux", "CSSL", "CSSLClient", "Transport", "Determinism", "StreamIO",
         ]),
         // SIP user agents (UDP and TCP) on the transport's event threads: the third device signaling kind.
-        .target(name: "SIPClient", dependencies: ["SIP", "Determinism", "Transport", "CLinux"]),
+        .target(name: "SIPClient", dependencies: ["SIP", "Determinism", "Transport", "CLinux", "Heaps"]),
         // Kamailio started as a user process on a free port, stopped by PID: for `target.sip.kamailio` and tests.
         .target(name: "Kamailio", dependencies: ["CLinux"]),
         .target(name: "HTTPServer", dependencies: [
@@ -85,7 +87,7 @@ let package = Package(
         .target(name: "ReferenceTarget", dependencies: [
             "HTTPServer", "Transport", "CallModel", "Credentials", "Locking", "TextEscaping", "WebSocket",
         ]),
-        .target(name: "FaultProxy", dependencies: ["CLinux", "Locking", "Determinism", "EventPolling"],
+        .target(name: "FaultProxy", dependencies: ["CLinux", "Locking", "Determinism", "EventPolling", "Heaps"],
                 exclude: ["CREATING_TOXICS.md"]),
         // Every fault kind, one file each, by the scenario's names, and the FaultController that runs the network and
         // target windows on the run's clock; FaultProxy stays the network engine.
@@ -173,6 +175,7 @@ let package = Package(
         ]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "DeterminismTests", dependencies: ["Determinism"]),
+        .testTarget(name: "HeapsTests", dependencies: ["Heaps", "Determinism"]),
         .testTarget(name: "PushModelTests", dependencies: ["PushModel"]),
         .testTarget(name: "EventPollingTests", dependencies: ["EventPolling", "CLinux"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),

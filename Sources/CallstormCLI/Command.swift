@@ -142,7 +142,8 @@ enum Help {
         (default 1), each a fresh run against fresh embedded servers, checks each history, and prints in how many
         repetitions the repro's rule was broken again.
           --repeat K   repetitions, 1…1000
-          --out DIR    keep repetition k's run directory (report, history, checker.json) as DIR/k
+          --out DIR    keep repetition k's run directory (report, history, checker.json) as DIR/k; without it
+                       a repetition writes its history only, and removes it after the check
           --quiet      no line per repetition
         Exit 1 if the violation came back in any repetition, 0 if in none (e.g. after a fix), 2 bad usage.
         """

@@ -21,7 +21,8 @@ extension HistoryCheck {
     /// Push and device rows hit one device's call (socket drops and stalls: the device, around their instant);
     /// network windows span from `network.on` to `network.off` and carry the toxics their connections met; a
     /// target kill spans until its restart; a socket storm touches every device's view for the attribution's
-    /// lookback after it (reconnects and resyncs).
+    /// lookback after it (reconnects and resyncs); a SIP registration lapse is the device's until it registered
+    /// again, and a SIP datagram fault on a message of no call is on no finding's path (`SIPRegistrationFaults`).
     /// `offsetNanos` puts faults.csv's times (since the load began) on the history's clock (since the run's origin).
     static func injectedFaults(_ rows: [FaultRow], offsetNanos: UInt64, runEndNanos: UInt64) -> [InjectedFault] {
         let margin = serverFaultMarginNanos
@@ -30,6 +31,7 @@ extension HistoryCheck {
         var killed: [String: UInt64] = [:]
         var toxics: [String: Set<String>] = [:]
         var spans: [(window: String, from: UInt64, to: UInt64, kind: String?)] = []
+        var lapsed: [String: (window: String, from: UInt64)] = [:]
         for row in rows {
             let nanos = offsetNanos + row.sinceLoadNanos
             switch row.kind {
@@ -43,6 +45,13 @@ extension HistoryCheck {
                 if let from = killed.removeValue(forKey: row.window) {
                     spans.append((row.window, from, nanos, TargetKillFault.killed))
                 }
+            case SIPRegistrationFaults.lapsed: if let device = row.device { lapsed[device] = (row.window, nanos) }
+            case SIPRegistrationFaults.restored:
+                if let device = row.device, let lapse = lapsed.removeValue(forKey: device) {
+                    out.append(Self.lapseFault(device, window: lapse.window, from: lapse.from, to: nanos))
+                }
+            case _ where SIPRegistrationFaults.onNoCallsPath(kind: row.kind, call: row.plannedCall ?? -1):
+                continue  // a datagram of no call (a REGISTER refresh): on no finding's path
             default:
                 if row.kind.hasPrefix(NetworkPlan.kindPrefix) {
                     toxics[row.window, default: []].insert(row.kind)
@@ -61,6 +70,9 @@ extension HistoryCheck {
         }
         for (window, from) in opened { spans.append((window, from, runEndNanos, nil)) }
         for (window, from) in killed { spans.append((window, from, runEndNanos, TargetKillFault.killed)) }
+        for (device, open) in lapsed {
+            out.append(Self.lapseFault(device, window: open.window, from: open.from, to: runEndNanos))
+        }
         for span in spans {
             let kinds = span.kind.map { [$0] } ?? (toxics[span.window].map { $0.sorted() } ?? [NetworkPlan.windowKind])
             for kind in kinds {
@@ -70,5 +82,10 @@ extension HistoryCheck {
             }
         }
         return out
+    }
+
+    private static func lapseFault(_ device: String, window: String, from: UInt64, to: UInt64) -> InjectedFault {
+        InjectedFault(kind: SIPRegistrationFaults.lapsed, window: window, family: .device, device: device,
+                      fromNanos: from, toNanos: to)
     }
 }

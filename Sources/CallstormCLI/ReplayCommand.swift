@@ -51,10 +51,12 @@ enum ReplayCommand {
             var options = RunCommand.Options(file: file)
             options.out = dir.path
             options.quiet = true
-            let run = try RunCommand.perform(options)
+            // Kept runs get their whole report; a repetition removed afterwards needs only its history.
+            let runDirectory = out != nil ? try RunCommand.perform(options).runDirectory
+                : try RunSession(options).runForHistory()
             let check: HistoryCheck.Outcome?
             do {
-                check = try HistoryCheck.run(run.runDirectory, writeFiles: out != nil)
+                check = try HistoryCheck.run(runDirectory, writeFiles: out != nil)
             } catch {
                 throw .harness("cannot check repetition \(k) in \(dir.path): \(error)")
             }

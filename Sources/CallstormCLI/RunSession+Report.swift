@@ -96,6 +96,16 @@ extension RunSession {
         return outcome(written, result: result, driven: driven)
     }
 
+    /// What `runForHistory` leaves: the history joined from the workers' files and the faults it is judged with.
+    func keepHistory(_ driven: Driven, driver: LoadDriver) throws(CLIError) {
+        do {
+            try writeFaults(faultsCSV: driver.faultsCSV, loadStartSecond: driven.result.loadStartSecond)
+            try RunResults.joinHistory(run: bundle.directory)
+        } catch {
+            throw .cannotWrite(what: "the history", directory: bundle.directory.path, cause: error)
+        }
+    }
+
     /// The history checker's verdict: violations become counters, so `slo: { invariant_violations: "== 0" }`
     /// can gate on them, and a failure of the run.
     private func checkHistory(_ result: inout LoadDriver.Result, notes: inout [String],

@@ -93,6 +93,17 @@ final class RunSession {
         return try report(driven, distributed: started.distributed, driver: started.driver)
     }
 
+    /// A run kept nowhere (a `replay` repetition without `--out`): only the files its history check reads
+    /// (history.jsonl, faults.csv, the scenario copy), no report and no check of its own, since the caller checks
+    /// the history once and removes the directory. The report was most of a short repetition's time.
+    func runForHistory() throws(CLIError) -> URL {
+        defer { teardown() }
+        let started = try start()
+        let driven = drive(started)
+        try keepHistory(driven, driver: started.driver)
+        return bundle.directory
+    }
+
     /// Stops what `start` brought up (the metrics endpoint is the distributed run's: it lingers after the report).
     private func teardown() {
         guard !tornDown else { return }

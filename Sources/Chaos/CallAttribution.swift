@@ -2,8 +2,10 @@
 /// means a fault logged against the call (its push dropped, a SIP datagram of its devices lost, its callee's wake
 /// late, a join's media failed), one on one of its devices and on no call while it ran (a socket drop), or one
 /// that spanned part of the run while it ran (a network window, the target killed until its restart, a socket
-/// storm and its reconnects); the driver adds a device offline by the schedule. A fault on another call or
-/// another device excuses nothing, so a server that loses calls during a chaos run is still caught.
+/// storm and its reconnects, one of its devices' SIP registration lapsed by a fault); the driver adds a device
+/// offline by the schedule. A fault on another call or another device excuses nothing, nor does a SIP datagram
+/// fault on a message of no call (a REGISTER refresh: `SIPRegistrationFaults`), so a server that loses calls
+/// during a chaos run is still caught.
 public enum CallAttribution: Sendable, Equatable {
     /// No injected fault touched the call: it counts against the target.
     case target

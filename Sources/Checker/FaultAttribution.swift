@@ -51,10 +51,10 @@ public struct AttributedViolation: Sendable, Equatable, Codable {
 /// terminated) touches a finding only when the finding is about a device's view (`final-views-agree-with-server`,
 /// `no-device-active-in-two-unheld-conversations`, `every-action-has-one-outcome`), one of the finding's devices
 /// is the one it hit, and it hit that device's call (or, when the history names no call, came before the finding
-/// broke, within `lookbackNanos`). A network fault touches a view finding whose time window overlaps it. A target
-/// kill touches any finding whose time window overlaps it. Rules about what the server answered (merge union,
-/// ended stays ended, unmerge restores, unmerge follows policy, versions increase) are excused by a target kill
-/// alone.
+/// broke, within `lookbackNanos`, or lasted until then: a SIP registration lapse). A network fault touches a view
+/// finding whose time window overlaps it. A target kill touches any finding whose time window overlaps it. Rules
+/// about what the server answered (merge union, ended stays ended, unmerge restores, unmerge follows policy,
+/// versions increase) are excused by a target kill alone.
 public enum FaultAttribution {
     public static let viewRules: Set<Rule> = [.finalViewsAgree, .singleActive, .oneOutcome]
     public static let lookbackNanos: UInt64 = 30_000_000_000
@@ -140,6 +140,6 @@ public enum FaultAttribution {
     private static func touches(_ fault: InjectedFault, path: Path, window: ClosedRange<UInt64>) -> Bool {
         if let call = fault.call, !path.calls.isEmpty { return path.calls.contains(call) }
         let earliest = window.lowerBound > lookbackNanos ? window.lowerBound - lookbackNanos : 0
-        return fault.fromNanos <= window.upperBound && fault.fromNanos >= earliest
+        return fault.fromNanos <= window.upperBound && fault.toNanos >= earliest
     }
 }

@@ -39,6 +39,30 @@ final class ActionSender {
 
     private var clock: Clock { loop.clock }
 
+    /// Registers every device of the worker's slice, at most `concurrency` at a time (a large slice would open as
+    /// many requests at once), then puts the idle pool back in index order (answers come in any order) and calls
+    /// `done`.
+    func registerAll(concurrency: Int, done: @escaping () -> Void) {
+        var (next, outstanding) = (0, 0)
+        func pump() {
+            while outstanding < concurrency, next < table.devices.count {
+                next += 1
+                outstanding += 1
+                register(next - 1) { [self] in
+                    outstanding -= 1
+                    if next < table.devices.count {
+                        pump()
+                    } else if outstanding == 0 {
+                        table.devices.sortIdle()
+                        done()
+                    }
+                }
+            }
+            if table.devices.count == 0 { done() }
+        }
+        pump()
+    }
+
     /// Registers device `local` with the target; `then` runs once the answer is in.
     func register(_ local: Int, then: @escaping () -> Void) {
         if let sip { return sip.register(local, then: then) }

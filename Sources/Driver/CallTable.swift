@@ -15,9 +15,12 @@ final class CallTable {
     /// Puts an event on the worker's wheel and rearms its timer; set once, when the worker is made.
     var schedule: (TimerEvent, _ at: UInt64) -> Void = { _, _ in }
     /// Turns a call nobody planned that reached `local` (in no call) into an outside-started call, when the
-    /// scenario expects such calls (`Worker.takeOutsideCall`); set once, when the worker is made. Returns whether
+    /// scenario expects such calls (`CallLauncher.takeOutsideCall`); set once, when the worker is made. Returns whether
     /// the device is now in a call.
     var takeOutside: (_ local: Int, _ uuid: String, _ now: UInt64) -> Bool = { _, _, _ in false }
+    /// The same for a call reaching `local` while it is in another (call waiting, `CallLauncher.takeWaitingCall`): the
+    /// id of the call it now also runs, or nil.
+    var takeWaiting: (_ local: Int, _ uuid: String, _ now: UInt64) -> Int? = { _, _, _ in nil }
 
     init(_ context: FlowContext) { self.context = context }
 
@@ -49,9 +52,10 @@ final class CallTable {
         return run.arrival.plannedNanos
     }
 
-    /// The draw key of `local`'s part in its call (see `FaultSchedule.subject`).
-    func faultSubject(_ local: Int) -> (call: Int, role: Int, subject: Int)? {
-        guard let id = devices[local].callID, let run = calls[id],
+    /// The draw key of `local`'s part in its call, or in `call` when given (a waiting call it runs beside its own;
+    /// see `FaultSchedule.subject`).
+    func faultSubject(_ local: Int, call: Int? = nil) -> (call: Int, role: Int, subject: Int)? {
+        guard let id = call ?? devices[local].callID, let run = calls[id],
               let role = run.flow.roles.firstIndex(where: { run.roles[$0] == local }) else { return nil }
         return (id, role, FaultSchedule.subject(call: id, role: role))
     }

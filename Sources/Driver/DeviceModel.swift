@@ -9,6 +9,9 @@ struct Device {
     var manager: ConversationManager
     var registered = false
     var callID: Int?
+    /// A second call the device took while in `callID` (LiveCommunicationKit's call waiting, SIP devices: its
+    /// first call held, this one answered); it becomes the device's call when the first ends.
+    var waitingCall: Int?
     /// When this device reported each incoming conversation (monotonic ns), for dial-to-ring.
     var reportedAt: [String: UInt64] = [:]
     /// The target's send time (epoch ms, its clock) of each reported conversation's VoIP push, when it said.
@@ -99,6 +102,22 @@ struct DeviceModel {
         devices[local].pushCaller.removeAll()
         devices[local].lostVersions.removeAll()
         idle.append(local)
+    }
+
+    /// Call `ending` is over on `local`, which takes part in another call too (`Device.waitingCall`): the device
+    /// forgets `ending`'s conversations and stays in the other call, which is now its call. False when the device
+    /// is in no other call (then it is released).
+    mutating func handOver(_ local: Int, ending: Int, conversations: [String]) -> Bool {
+        guard let waiting = devices[local].waitingCall else { return false }
+        if devices[local].callID == ending { devices[local].callID = waiting }
+        devices[local].waitingCall = nil
+        for uuid in conversations {
+            devices[local].manager.forget(uuid)
+            devices[local].reportedAt[uuid] = nil
+            devices[local].pushSentAt[uuid] = nil
+            devices[local].pushCaller[uuid] = nil
+        }
+        return true
     }
 
     /// An injected fault kept `version` of conversation `uuid` from `local` for good (`Device.lostVersions`).

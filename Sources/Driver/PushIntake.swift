@@ -222,9 +222,11 @@ final class PushIntake {
         let refusal = table.devices.reportIncoming(local, payload: payload, uuid: uuid, now: now)
         books.count(.conversationsReported, at: now)
         if refusal != nil { books.count(.conversationsRefusedOverLimit, at: now) }
+        // An outside party's call becomes a call of ours before the device wakes for it, so the faults decided per
+        // call (a late wake, a lost wake REGISTER) apply to it as to a planned one.
+        if table.devices[local].callID == nil { _ = table.takeOutside(local, uuid, now) }
         sockets?.pushReported(local, conversation: uuid, acceptedNanos: acceptedNanos)
         sip?.pushReported(local, conversation: uuid, acceptedNanos: acceptedNanos)
-        if table.devices[local].callID == nil { _ = table.takeOutside(local, uuid, now) }
         guard let id = table.devices[local].callID, table.calls[id] != nil else {
             books.count(.pushesUnexpected, at: now)
             return
@@ -233,9 +235,11 @@ final class PushIntake {
     }
 
     /// A background push, or a message on the device's socket (`channel`: `socket.events`), folded into the
-    /// device's view: the observation seam.
-    func observe(_ payload: PushPayload?, local: Int, now: UInt64, channel: Metric.ObservationChannel = .pushes) {
-        let id = table.devices[local].callID
+    /// device's view: the observation seam. `call`: the call it is about when the channel knows (a SIP leg's: the
+    /// device may run a waiting call beside its own), else the device's call.
+    func observe(_ payload: PushPayload?, local: Int, now: UInt64, channel: Metric.ObservationChannel = .pushes,
+                 call: Int? = nil) {
+        let id = call ?? table.devices[local].callID
         switch table.devices.observeBackground(payload, on: local, inCall: id.map { table.calls[$0] != nil } ?? false) {
         case .badPayload: books.count(.observed(channel, "bad_payload"), at: now)
         case .mergedBeforeKnown: books.count(.observed(channel, "merged_before_known"), at: now)

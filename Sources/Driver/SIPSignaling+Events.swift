@@ -46,6 +46,9 @@ extension SIPSignaling {
             pool.perform(agent) { $0.decline(callID, status: 486, now: $1) }
             return
         }
+        guard callExpects(id, callID, on: local) else {
+            return callWaiting(local, callID: callID, caller: caller, agent: agent, now: now)
+        }
         legs[key] = Leg(call: id, caller: false)
         dialog(local, callID, .early)  // it rang at once (autoRing): 180 with its To tag
         if wokeFor(local, callID: callID, now: now) {
@@ -60,11 +63,17 @@ extension SIPSignaling {
         let key = Self.legKey(local, callID)
         guard let leg = legs[key] else { return }
         legs[key]?.confirmed = true
-        dialog(local, callID, .confirmed)
+        if leg.holdOnAck {
+            sendHoldOnAck(local, callID)  // held by hold-and-accept before its ACK came: it stays held
+        } else {
+            if leg.caller, let agent = agents.agent[local] { holdOthers(local, answering: callID, agent: agent) }
+            dialog(local, callID, .confirmed)
+        }
         if leg.caller {
             books.record(.setupTime, micros: Int64((now &- leg.inviteSent) / 1000), at: now)
             fulfil(key, [.start], conversation: callID)
-            intake.observe(PushPayload(uuid: callID, event: "joined"), local: local, now: now, channel: .sip)
+            intake.observe(PushPayload(uuid: callID, event: "joined"), local: local, now: now, channel: .sip,
+                           call: leg.call)
         } else {
             if leg.answerSent > 0 {
                 books.record(.answerToAck, micros: Int64((now &- leg.answerSent) / 1000), at: now)
@@ -84,7 +93,8 @@ extension SIPSignaling {
         case .cancelled where leg.caller: fulfil(key, [.end])
         case .cancelled, .remoteBye, .timedOut:
             // The other side ended it (or the dialog died): this device sees the conversation end.
-            observeEnd(local, callID: callID, reason: reason == .cancelled ? "unanswered" : nil, now: now)
+            observeEnd(local, callID: callID, reason: reason == .cancelled ? "unanswered" : nil, now: now,
+                       call: leg.call)
         }
         if let p = pending.removeValue(forKey: key) {
             var answer = ActionAnswer(outcome: .failed(reason: FlowInterpreter.alreadyEnded))
@@ -105,7 +115,8 @@ extension SIPSignaling {
         legs[key] = nil
         dialogEnded(local, callID, leg: leg, reason: "failed_\(status)")
         if leg.caller { wake.inviteSent[callID] = nil }
-        observeEnd(local, callID: callID, reason: status == 408 || status == 480 ? "unanswered" : nil, now: now)
+        observeEnd(local, callID: callID, reason: status == 408 || status == 480 ? "unanswered" : nil, now: now,
+                   call: leg.call)
         afterCall(local)
     }
 
@@ -118,8 +129,8 @@ extension SIPSignaling {
         return DeviceIdentity(index: index, seed: settings.seed, handles: settings.handles).handle
     }
 
-    func observeEnd(_ local: Int, callID: String, reason: String?, now: UInt64) {
+    func observeEnd(_ local: Int, callID: String, reason: String?, now: UInt64, call: Int) {
         intake.observe(PushPayload(uuid: callID, event: "ended", reason: reason), local: local, now: now,
-                       channel: .sip)
+                       channel: .sip, call: call)
     }
 }

@@ -6,7 +6,9 @@ import SIPClient
 /// `sipWakeDecision`). Message loss and delay act through the pool's datagram filter, on the device's UDP socket;
 /// a late wake puts the wake REGISTER off on the wheel (`TimerEvent.sipWake`); a lost REGISTER makes the filter
 /// drop that device's REGISTERs until its agent closes. Each fault that acts is counted (`faults.<kind>`) and
-/// logged in faults.csv against the device's call, so a call it made fail is attributed to it.
+/// logged in faults.csv; against the device's call only when the datagram is part of it (`SIPDatagramOwner`), so
+/// a call it made fail is attributed to it and a lost REGISTER refresh during a call is not. A refresh that then
+/// fails lapses the device's registration (`SIPRegistrationFaults`).
 struct SIPChaos {
     /// Whether the windows hold message faults (the filter is installed only then, or for a lost REGISTER).
     var messages = false
@@ -14,6 +16,31 @@ struct SIPChaos {
     var datagrams: [Int: UInt64] = [:]
     /// Devices whose wake REGISTERs vanish until their agent closes.
     var registerLost: Set<Int> = []
+    /// Devices a message fault hit a registration datagram of (not one asked for a call) since they last
+    /// registered, with the fault's window: a refresh of theirs that fails lapses their registration.
+    var registrationHit: [Int: String] = [:]
+    /// Devices whose registration lapsed by a fault (and the window), until they register again.
+    var lapsed: [Int: String] = [:]
+}
+
+/// Whose a SIP datagram of a device is, for attributing the faults on it: part of the device's call (its Call-ID is
+/// one the call has: a leg of it, the conversation a push woke the device for or the call knows, an INVITE one of
+/// its devices placed; or it is the REGISTER the call's wake or dial asked for), part of the device's own
+/// registration (a refresh the agent sends by itself, its challenge and answer), or of nothing (an OPTIONS and its
+/// answer, a keep-alive, a waiting call the device declined, a stray for a call already over).
+enum SIPDatagramOwner: Equatable {
+    case call
+    case registration
+    case none
+
+    /// `ofDevicesCall`: the device's call has this Call-ID (`SIPSignaling.callExpects`). `registeringForCall`:
+    /// the device's REGISTER in flight was asked for by its call (a wake, a sleeping caller's dial).
+    static func of(label: String, callID: String?, registrationCallID: String?, ofDevicesCall: Bool,
+                   registeringForCall: Bool) -> SIPDatagramOwner {
+        guard let callID else { return .none }
+        if label == "REGISTER" || callID == registrationCallID { return registeringForCall ? .call : .registration }
+        return ofDevicesCall ? .call : .none
+    }
 }
 
 extension SIPSignaling {
@@ -22,11 +49,13 @@ extension SIPSignaling {
         let schedule = faults.schedule
         chaos.messages = schedule.hasSIPMessageFaults
         guard chaos.messages || schedule.windows.contains(where: { $0.sip != nil }) else { return }
-        pool.datagramFilter = { [unowned self] agent, sending, label in datagramFate(agent, sending, label) }
+        pool.datagramFilter = { [unowned self] agent, sending, label, callID in
+            datagramFate(agent, sending, label, callID)
+        }
     }
 
     /// The fate of one datagram of `agent`'s device: a lost wake REGISTER, else the message faults' decision.
-    func datagramFate(_ agent: Int, _ sending: Bool, _ label: String) -> SIPDatagramFate {
+    func datagramFate(_ agent: Int, _ sending: Bool, _ label: String, _ callID: String?) -> SIPDatagramFate {
         guard let local = agents.device[agent], !books.sealed else { return .pass }
         let now = self.now
         if sending, label == "REGISTER", chaos.registerLost.contains(local) {
@@ -40,7 +69,14 @@ extension SIPSignaling {
         guard let (action, note) = faults.schedule.sipMessageDecision(
             SIPDatagram(label: label, sending: sending), device: device, seq: seq, sinceLoad: since,
             flow: table.flowName(local)) else { return .pass }
-        log(note, local: local, seq: seq, since: since, now: now)
+        let call = table.devices[local].callID
+        let ofCall = callID.flatMap { callOf($0, on: local) }
+        let owner = SIPDatagramOwner.of(label: label, callID: callID,
+                                        registrationCallID: pool.agent(agent)?.registrationCallID,
+                                        ofDevicesCall: ofCall != nil,
+                                        registeringForCall: agents.registering[local] != nil && call != nil)
+        if owner == .registration { chaos.registrationHit[local] = note.window }
+        log(note, local: local, seq: seq, since: since, now: now, call: owner == .call ? ofCall ?? call : nil)
         books.count(.sipMessageFault(note.kind, sending: sending, label: label), at: now)
         switch action {
         case .drop: return .drop
@@ -58,7 +94,7 @@ extension SIPSignaling {
         guard let (action, note) = faults.schedule.sipWakeDecision(device: device, subject: part.subject,
                                                                    plannedSinceLoad: planned, flow: flow)
         else { return false }
-        log(note, local: local, seq: 0, since: since, now: now)
+        log(note, local: local, seq: 0, since: since, now: now, call: part.call)
         switch action {
         case .registerLost:
             chaos.registerLost.insert(local)
@@ -69,18 +105,31 @@ extension SIPSignaling {
         }
     }
 
-    /// A late wake's REGISTER is due: sent now if the device is still woken for its call and has no agent (its
-    /// call over, or the run ended: nothing).
-    func wakeDue(_ local: Int) {
-        guard spec.sleep, !books.sealed, wake.wokeFor[local] != nil, agents.agent[local] == nil,
-              let agent = openAgent(local) else { return }
-        if wake.reportedAt[local] == nil { wake.reportedAt[local] = now }
-        agents.registering[local] = Registering(started: now, initial: false, then: nil)
-        pool.perform(agent) { $0.register(now: $1) }
+    /// A registration the agent sent by itself was answered or failed (`registered` follows the ones the Driver
+    /// asked for): a failed one after a fault hit its datagrams lapses the registration; the next success ends a
+    /// lapse (`SIPRegistrationFaults`).
+    func registrationSettled(_ local: Int, ok: Bool) {
+        guard chaos.messages, let since = faults.sinceLoad() else { return }
+        if ok {
+            chaos.registrationHit[local] = nil
+            if let window = chaos.lapsed.removeValue(forKey: local) {
+                logOffCall(SIPRegistrationFaults.restored, window: window, local: local, since: since)
+            }
+        } else if let window = chaos.registrationHit.removeValue(forKey: local), agents.registering[local] == nil {
+            chaos.lapsed[local] = window
+            books.count(.fault(SIPRegistrationFaults.lapsed), at: now)
+            logOffCall(SIPRegistrationFaults.lapsed, window: window, local: local, since: since)
+        }
     }
 
-    private func log(_ note: FaultNote, local: Int, seq: UInt64, since: UInt64, now: UInt64) {
-        let part = table.faultSubject(local)
+    private func logOffCall(_ kind: String, window: String, local: Int, since: UInt64) {
+        faults.log.add(.init(sinceLoadNanos: since, window: window, kind: kind,
+                             device: table.devices[local].identity.index, seq: 0))
+    }
+
+    /// `call`: the device's call whose datagram the fault hit (`SIPDatagramOwner`), nil when it hit one of no call.
+    private func log(_ note: FaultNote, local: Int, seq: UInt64, since: UInt64, now: UInt64, call: Int?) {
+        let part = call.flatMap { table.faultSubject(local, call: $0) }
         books.count(.fault(note.kind), at: now)
         faults.log.add(.init(sinceLoadNanos: since, window: note.window, kind: note.kind,
                              device: table.devices[local].identity.index, seq: seq, call: part?.call ?? -1,

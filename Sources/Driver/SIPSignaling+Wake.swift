@@ -1,4 +1,5 @@
 import CallModel
+import Determinism
 import Metrics
 import SIPClient
 
@@ -21,12 +22,19 @@ struct WakeState {
     var registeredAt: [Int: UInt64] = [:]
     /// Actions the user took before the INVITE came, by leg key.
     var held: [LegKey: ActionRequest] = [:]
+    /// Wakes per device so far: with the seed and the device, what keys each `wake_after` draw (the same draws
+    /// in every run of one seed, whatever the order the worker's events come in).
+    var wakes: [Int: UInt64] = [:]
 }
 
 extension SIPSignaling {
     /// A push for `uuid` (the parked INVITE's Call-ID) was reported by `local`: wake and REGISTER.
     func pushReported(_ local: Int, conversation uuid: String, acceptedNanos: UInt64) {
         guard spec.sleep, legs[Self.legKey(local, uuid)] == nil else { return }
+        // Another call's push while the device is awake in one (call waiting): its INVITE decides (`callWaiting`).
+        if agents.agent[local] != nil, let id = table.devices[local].callID, !callExpects(id, uuid, on: local) {
+            return
+        }
         let now = self.now
         if let sent = wake.inviteSent[uuid], acceptedNanos >= sent {
             books.record(.inviteToPush, micros: Int64((acceptedNanos - sent) / 1000), at: now)
@@ -39,7 +47,34 @@ extension SIPSignaling {
         }
         // A late wake puts the REGISTER off; a lost one goes out and vanishes (`SIPSignaling+Faults`).
         if !faults.isEmpty, wakeFault(local) { return }
+        if let delay = wakeDelay(local), delay > 0 {
+            table.schedule(.sipWake(local: local), now + delay)
+            return
+        }
         guard let agent = openAgent(local) else { return }
+        agents.registering[local] = Registering(started: now, initial: false, then: nil)
+        pool.perform(agent) { $0.register(now: $1) }
+    }
+
+    /// `device.wake_after` drawn for this wake of `local`: how long its app takes to send the wake REGISTER.
+    private func wakeDelay(_ local: Int) -> UInt64? {
+        guard let distribution = spec.wakeAfter else { return nil }
+        let count = wake.wakes[local, default: 0]
+        wake.wakes[local] = count + 1
+        var rng = SeededRandom(keys: settings.seed, UInt64(table.devices[local].identity.index), Self.wakeStream,
+                               count)
+        return distribution.sample(using: &rng)
+    }
+
+    /// Keys `wake_after`'s draws apart from every other stream of the seed ("wake").
+    private static let wakeStream: UInt64 = 0x7761_6B65
+
+    /// A wake REGISTER put off (the app's `wake_after`, or a late-wake fault) is due: sent now if the device is
+    /// still woken for its call and has no agent (its call over, or the run ended: nothing).
+    func wakeDue(_ local: Int) {
+        guard spec.sleep, !books.sealed, wake.wokeFor[local] != nil, agents.agent[local] == nil,
+              let agent = openAgent(local) else { return }
+        if wake.reportedAt[local] == nil { wake.reportedAt[local] = now }
         agents.registering[local] = Registering(started: now, initial: false, then: nil)
         pool.perform(agent) { $0.register(now: $1) }
     }

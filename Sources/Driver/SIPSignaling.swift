@@ -32,6 +32,9 @@ final class SIPSignaling {
         var dialogState: HistoryDialogState?
         /// This device's re-INVITE in flight asks for hold (true) or resume (false).
         var holdAsked: Bool?
+        /// Hold-and-accept held this call before its answer's ACK came (no re-INVITE may go before it): the hold
+        /// re-INVITE goes on the ACK (`SIPSignaling+CallWaiting`).
+        var holdOnAck = false
     }
 
     /// An action sent over SIP, waiting for the event that fulfils it.
@@ -110,6 +113,7 @@ final class SIPSignaling {
     /// A registration the device asked for was answered (`ok`) or refused; refreshes the agent does by itself
     /// are not followed.
     func registered(_ local: Int, ok: Bool, status: Int = 200) {
+        registrationSettled(local, ok: ok)
         guard let entry = agents.registering.removeValue(forKey: local) else { return }
         let now = self.now
         books.record(.register, micros: Int64((now &- entry.started) / 1000), at: now)
@@ -168,6 +172,7 @@ final class SIPSignaling {
         pending[key] = Pending(request: request, started: now)
         table.schedule(.sipAction(key: key, slot: request.slot), now + settings.actionTimeoutNanos)
         let callID = request.conversation
+        if request.op == .join { holdOthers(local, answering: callID, agent: agent) }
         var sent = false
         pool.perform(agent) { agent, now in
             switch request.op {

@@ -24,7 +24,8 @@ enum TimerEvent {
     case sipAction(key: LegKey, slot: Int)
     /// The window in which outside parties' calls are taken is over (`OutsideCalls`).
     case outsideWindowClosed
-    /// A sleeping SIP device's wake REGISTER, put off by a late-wake fault (`SIPSignaling+Faults`).
+    /// A sleeping SIP device's wake REGISTER, put off by its app's `wake_after` or a late-wake fault
+    /// (`SIPSignaling+Wake`).
     case sipWake(local: Int)
 }
 

@@ -1,16 +1,14 @@
 import Chaos
 import Determinism
-import Foundation
 import Metrics
 import PushModel
 import Results
-import RunFormats
 
 /// One worker: a loop (`DriverLoop`) that owns a fixed slice of devices and the calls running on them
-/// (`CallTable`), one timer wheel, and the parts that talk to the world: `ActionSender` (requests to the
-/// target), `PushIntake` (pushes from the gateway), `DeviceSockets` (device sockets, when the scenario has them)
-/// and `DeviceFaults`. The worker itself only dispatches: what the wheel fires goes to the part or the call it
-/// belongs to, and the effects a call returns go to the part that carries them out.
+/// (`CallTable`), one timer wheel, and the parts that do the work: `CallLauncher` (where calls start and end),
+/// `ActionSender` (requests to the target), `PushIntake` (pushes from the gateway), `DeviceSockets` (device
+/// sockets, when the scenario has them) and `DeviceFaults`. The worker itself only dispatches: what the wheel fires
+/// goes to the part or the call it belongs to, and the effects a call returns go to the part that carries them out.
 ///
 /// Ownership rule: everything below is touched only inside work the loop runs, which is why devices need no
 /// locks. Only `post` (pushes) and the phases below are called from other threads; each hops onto the loop.
@@ -19,9 +17,8 @@ final class Worker: @unchecked Sendable {
     let settings: DriverSettings
     var wheel: TimerWheel<TimerEvent>
     let table: CallTable
-    var arrivals: ArrivalFeed
-    /// Calls outside parties place on this worker's devices (`OutsideCalls`).
-    var outside: OutsideCalls
+    /// Planned arrivals, redials and outside calls: where calls start and end, and when the worker drained.
+    let launcher: CallLauncher
     /// The recorder, journal, notes and pushes owed: what every part of the worker writes down.
     let books: RunBooks
     let faults: DeviceFaults
@@ -51,10 +48,9 @@ final class Worker: @unchecked Sendable {
         intake = PushIntake(settings: settings, reader: api.reader, table: table, books: books, faults: faults,
                             clock: loop.clock)
         wheel = TimerWheel(startNanos: loop.clock.nowNanos())
-        arrivals = ArrivalFeed(worker: index, plan: settings.plan, config: FlowConfig(settings))
-        outside = OutsideCalls(worker: index, settings: settings)
+        launcher = CallLauncher(worker: index, settings: settings, table: table, books: books, faults: faults,
+                                sender: sender, clock: loop.clock)
         table.apply = { [unowned self] effects, id, now in apply(effects, call: id, now: now) }
-        table.takeOutside = { [unowned self] local, uuid, now in takeOutsideCall(local, uuid: uuid, now: now) }
         table.schedule = { [unowned self] event, at in
             wheel.schedule(event, at: at)
             rearm()
@@ -66,6 +62,7 @@ final class Worker: @unchecked Sendable {
             intake.sip = sender.sip
             sockets = DeviceSockets.make(worker: index, settings: settings, deviceIndexes: deviceIndexes, loop: loop,
                                          table: table, books: books, faults: faults, sender: sender, intake: intake)
+            launcher.sockets = sockets
         }
     }
 
@@ -88,40 +85,15 @@ final class Worker: @unchecked Sendable {
 
     /// Registers every device of this slice with the target, at most `concurrency` at a time.
     func registerAll(concurrency: Int, done: @escaping @Sendable () -> Void) {
-        loop.execute { [self] in
-            var (next, outstanding) = (0, 0)
-            func pump() {
-                while outstanding < concurrency, next < table.devices.count {
-                    next += 1
-                    outstanding += 1
-                    sender.register(next - 1) { [self] in
-                        outstanding -= 1
-                        if next < table.devices.count {
-                            pump()
-                        } else if outstanding == 0 {
-                            table.devices.sortIdle()
-                            done()
-                        }
-                    }
-                }
-                if table.devices.count == 0 { done() }
-            }
-            pump()
-        }
+        loop.execute { [self] in sender.registerAll(concurrency: concurrency, done: done) }
     }
 
     /// Starts the load at `loadStartNanos` (the plan's zero). `drained` runs on the loop once arrivals are over
     /// and no call is left.
     func start(loadStartNanos: UInt64, drained: @escaping @Sendable () -> Void) {
         loop.execute { [self] in
-            arrivals.loadStart = loadStartNanos
             faults.loadStart = loadStartNanos
-            arrivals.onDrained = drained
-            if outside.expected {
-                outside.open(loadStart: loadStartNanos, lengthNanos: settings.plan.totalNanos)
-                wheel.schedule(.outsideWindowClosed, at: outside.closesAt)
-            }
-            scheduleNextArrival()
+            launcher.start(loadStart: loadStartNanos, drained: drained)
             sockets?.planFaults(loadStart: loadStartNanos)
             wheel.schedule(.tick, at: loadStartNanos + 1_000_000_000)
             rearm()
@@ -130,10 +102,7 @@ final class Worker: @unchecked Sendable {
 
     /// Stops planning new calls; calls in flight go on until they end or `finish` is called.
     func stopArrivals() {
-        loop.execute { [self] in
-            abandonArrivals(now: clock.nowNanos())
-            checkDrained()
-        }
+        loop.execute { [self] in launcher.stopArrivals(now: clock.nowNanos()) }
     }
 
     /// Ends the run for this worker: counts every action still in flight, seals the recorder, closes the loop.
@@ -142,29 +111,12 @@ final class Worker: @unchecked Sendable {
             guard !books.sealed else { return books.recorder }
             books.sealed = true
             let now = clock.nowNanos()
-            table.countInFlight(into: &books.recorder, now: now, perFlow: true)
-            for call in table.calls.values {
-                let step = call.log.steps.last ?? "(none)"
-                books.note("\(call.flow.name) call \(call.arrival.index) was still in flight at stop, " +
-                           "waiting for \(call.waiting) after step \(step)", limit: 10)
-            }
-            abandonArrivals(now: now)
-            if books.pendingDeliveries > 0 {
-                books.count(.pushesUndeliveredAtStop, by: books.pendingDeliveries, at: now)
-            }
-            var deviceEvents: [String: Int] = [:]
-            for device in table.devices.devices { deviceEvents.merge(device.manager.events, uniquingKeysWith: +) }
-            for (name, n) in deviceEvents { books.count(.deviceEvent(name), by: Int64(n), at: now) }
+            books.countAtStop(table, now: now)
+            launcher.abandon(now: now)
             sockets?.stop()
             sender.sip?.stop()
             loop.close()
-            books.recorder.gauge(MetricName.conversationsActive, value: Double(table.calls.count), atNanos: now)
-            books.recorder.seal()
-            let t = now &- books.runStart
-            books.journal?.history { HistoryText.stop(t: t, into: &$0) }
-            if let journal = books.journal { books.recorder = journal.close(books.recorder) }
-            live.slot.publish(books.recorder, active: table.calls.count, final: true)
-            return books.recorder
+            return books.close(activeCalls: table.calls.count, now: now)
         }
     }
 
@@ -186,8 +138,8 @@ final class Worker: @unchecked Sendable {
 
     private func handle(_ event: TimerEvent, now: UInt64) {
         switch event {
-        case .arrival(let arrival): arrive(arrival, now: now)
-        case .redial(let due): startRedial(due, now: now)
+        case .arrival(let arrival): launcher.arrive(arrival, now: now)
+        case .redial(let due): launcher.startRedial(due, now: now)
         case .flow(let id, let timer): table.tell(id, now: now) { $0.timerFired(timer, now: now, &$1) }
         case .deliver(let push, let local): intake.deliver(push, local: local)
         case .report(let push, let local): intake.process(push, local: local, delivered: now)
@@ -197,7 +149,7 @@ final class Worker: @unchecked Sendable {
         case .socketReply(let id): sockets?.replyTimedOut(id)
         case .socketFault(let timer): sockets?.faultFired(timer, now: now)
         case .sipAction(let key, let slot): sender.sip?.actionTimedOut(key: key, slot: slot)
-        case .outsideWindowClosed: outsideWindowClosed()
+        case .outsideWindowClosed: launcher.outsideWindowClosed()
         case .sipWake(let local): sender.sip?.wakeDue(local)
         }
     }
@@ -221,32 +173,20 @@ final class Worker: @unchecked Sendable {
             case .fetchViews(let uuids): sender.fetchViews(uuids, call: id)
             case .finalView(let view): books.writeFinal(view, now: now)
             case .note(let line, let limit): books.note(line, limit: limit)
-            case .completed: complete(id)
+            case .completed: launcher.complete(id)
             }
         }
         if armed { rearm() }
     }
 
+    /// The once-a-second beat: the books' checkpoint, with the calls and sockets in flight now.
     private func tick(now: UInt64) {
-        books.recorder.gauge(MetricName.conversationsActive, value: Double(table.calls.count), atNanos: now)
-        if let p99 = books.recorder.histograms[MetricName.pushToReport]?.value(atPercentile: 99) {
-            live.p99Micros.store(Int(p99), ordering: .relaxed)
-        }
-        let second = books.recorder.second(atNanos: now)
-        books.journal?.tick(&books.recorder, second: second) { recorder in
-            // As a checkpoint should hold it: everything in flight now counted as in flight at stop, so a report
-            // rebuilt after a kill balances its books as of this instant.
-            var snapshot = recorder
+        books.tick(now: now, activeCalls: table.calls.count) { snapshot in
             table.countInFlight(into: &snapshot, now: now, perFlow: false)
-            if books.pendingDeliveries > 0 {
-                snapshot.count(.pushesUndeliveredAtStop, by: books.pendingDeliveries, atNanos: now)
-            }
             if let open = sockets?.lifecycle.openCount, open > 0 {
                 snapshot.count(.socketOpenAtStop, by: Int64(open), atNanos: now)
             }
-            return snapshot
         }
-        live.slot.publish(books.recorder, active: table.calls.count)
         if !books.sealed {
             wheel.schedule(.tick, at: now + 1_000_000_000)
         }

@@ -1,6 +1,7 @@
 import CLinux
 import Determinism
 import EventPolling
+import Heaps
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -40,7 +41,9 @@ final class ProxyLoop: @unchecked Sendable {
 
     private var connections: [UInt64: ProxyConnection] = [:]
     private var nextConnection: UInt64 = 1
-    private var timers = TimerHeap()
+    /// Connection ids by the deadline their toxics next want service at. A plan that changes pushes its new
+    /// deadline; the old entry is skipped when it comes out (it no longer matches `scheduledAt`).
+    private var timers = MinHeap<UInt64, UInt64>()
     private var toxics: [BuiltToxic] = []
     private var appliedGeneration = UInt64.max
     /// When each toxic in the list was added, for ramped toxicities.
@@ -332,22 +335,21 @@ final class ProxyLoop: @unchecked Sendable {
         }
         guard deadline != connection.scheduledAt else { return }
         connection.scheduledAt = deadline
-        timers.push(at: deadline, id: connection.id)
+        timers.push(connection.id, at: deadline)
     }
 
     private func fireTimers() {
-        while let top = timers.top, top.at <= now {
-            _ = timers.pop()
-            guard let connection = connections[top.id], connection.scheduledAt == top.at else { continue }
+        while let (at, id) = timers.popDue(now) {
+            guard let connection = connections[id], connection.scheduledAt == at else { continue }
             connection.scheduledAt = .max
             service(connection)
         }
     }
 
     private func waitMillis() -> Int32 {
-        guard let top = timers.top else { return Self.maxWaitMillis }
-        guard top.at > now else { return 0 }
-        let millis = (top.at - now + 999_999) / 1_000_000
+        guard let at = timers.top?.priority else { return Self.maxWaitMillis }
+        guard at > now else { return 0 }
+        let millis = (at - now + 999_999) / 1_000_000
         return Int32(min(UInt64(Self.maxWaitMillis), millis))
     }
 

@@ -1,3 +1,5 @@
+import Heaps
+
 /// When each agent next has timer work, so the pool's tick advances only the agents that are due instead of asking
 /// every agent for its deadline (that scan grew with devices × time: 7 % of a bench run with 60 devices, and it
 /// ran on every 10 ms tick whether or not anything was due).
@@ -5,7 +7,7 @@
 /// A min-heap of (deadline, agent) with at most one live entry per agent: the earliest noted. A deadline that moves
 /// later leaves the earlier entry in place; when it comes due the pool asks the agent again and notes what it says.
 struct AgentDeadlines {
-    private var heap: [(due: UInt64, agent: Int)] = []
+    private var heap = MinHeap<UInt64, Int>()
     /// Each agent's live entry in `heap`; entries that disagree with it are stale and skipped.
     private var earliest: [Int: UInt64] = [:]
 
@@ -14,14 +16,7 @@ struct AgentDeadlines {
         guard let due else { return }
         if let current = earliest[agent], current <= due { return }
         earliest[agent] = due
-        heap.append((due, agent))
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard heap[child].due < heap[parent].due else { break }
-            heap.swapAt(child, parent)
-            child = parent
-        }
+        heap.push(agent, at: due)
     }
 
     /// Forgets `agent` (closed); its entries left in the heap are skipped.
@@ -30,29 +25,11 @@ struct AgentDeadlines {
     /// The agents whose live entry is due at `now`, each once, earliest first; their entries are gone.
     mutating func popDue(_ now: UInt64) -> [Int] {
         var due: [Int] = []
-        while let top = heap.first, top.due <= now {
-            popTop()
-            if earliest[top.agent] == top.due {
-                earliest[top.agent] = nil
-                due.append(top.agent)
-            }
+        while let (at, agent) = heap.popDue(now) {
+            guard earliest[agent] == at else { continue }
+            earliest[agent] = nil
+            due.append(agent)
         }
         return due
-    }
-
-    private mutating func popTop() {
-        let last = heap.removeLast()
-        guard !heap.isEmpty else { return }
-        heap[0] = last
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1, right = left + 1
-            var smallest = parent
-            if left < heap.count, heap[left].due < heap[smallest].due { smallest = left }
-            if right < heap.count, heap[right].due < heap[smallest].due { smallest = right }
-            guard smallest != parent else { return }
-            heap.swapAt(parent, smallest)
-            parent = smallest
-        }
     }
 }

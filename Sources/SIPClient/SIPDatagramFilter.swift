@@ -10,9 +10,11 @@ public enum SIPDatagramFate: Sendable, Equatable {
 }
 
 /// Called on the pool's thread for every UDP datagram before it is sent (`sending`) or parsed: `agent` is the
-/// agent's id, `label` the message's method or status code (`SIPStartLine.label`). TCP streams are never filtered
-/// (a lost segment is the kernel's to retransmit).
-public typealias SIPDatagramFilter = (_ agent: Int, _ sending: Bool, _ label: String) -> SIPDatagramFate
+/// agent's id, `label` the message's method or status code (`SIPStartLine.label`), `callID` its Call-ID
+/// (`SIPStartLine.callID`; nil when it has none), so the owner can tell whose call, if any, the datagram is part
+/// of. TCP streams are never filtered (a lost segment is the kernel's to retransmit).
+public typealias SIPDatagramFilter = (_ agent: Int, _ sending: Bool, _ label: String, _ callID: String?)
+    -> SIPDatagramFate
 
 /// The start line of a SIP message, read without parsing the message.
 public enum SIPStartLine {
@@ -40,5 +42,31 @@ public enum SIPStartLine {
         guard field >= 1, !head.isEmpty, head.utf8.allSatisfy({ $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
         else { return "?" }
         return head
+    }
+
+    /// The Call-ID header's value (`Call-ID:` or its compact form `i:`, any case), read off the header lines
+    /// without parsing the message; nil when the head has none (a keep-alive, garbage). Looks at the first 4 KiB.
+    public static func callID<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String? {
+        var line: [UInt8] = []
+        for byte in bytes.prefix(4096) {
+            guard byte == UInt8(ascii: "\n") else {
+                if byte != UInt8(ascii: "\r") { line.append(byte) }
+                continue
+            }
+            if line.isEmpty { return nil }  // the blank line: the headers are over
+            if let value = callIDValue(line) { return value }
+            line.removeAll(keepingCapacity: true)
+        }
+        return nil
+    }
+
+    private static func callIDValue(_ line: [UInt8]) -> String? {
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let isSpace = { (b: UInt8) in b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") }
+        let name = line[..<colon].drop(while: isSpace).reversed().drop(while: isSpace).reversed()
+            .map { $0 | 0x20 }  // ASCII lower case (letters and '-' only matter here)
+        guard name == Array("call-id".utf8) || name == [UInt8(ascii: "i")] else { return nil }
+        let value = line[(colon + 1)...].drop(while: isSpace).reversed().drop(while: isSpace).reversed()
+        return value.isEmpty ? nil : String(decoding: value, as: UTF8.self)
     }
 }

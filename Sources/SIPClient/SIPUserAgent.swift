@@ -82,6 +82,9 @@ public final class SIPUserAgent {
     /// Calls in progress (not yet ended).
     public var callCount: Int { calls.count }
 
+    /// The Call-ID its REGISTERs carry (kept across refreshes), nil before the first.
+    public var registrationCallID: String? { registration.callID }
+
     // MARK: - Identifiers
 
     func token() -> String {

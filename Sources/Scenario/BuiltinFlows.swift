@@ -36,7 +36,7 @@ public enum BuiltinFlows {
 
     /// The call `behavior.redial_after_drop` starts after a drop: the caller redials from Recents (the dropped
     /// call's other side), then ring, answer, talk and hang up as in incoming-1to1. Not a mix entry of its own:
-    /// the worker starts it on the dropped call's two devices (`Worker+Redials`).
+    /// the worker starts it on the dropped call's two devices (`CallLauncher+Redials`).
     public static let redialFromRecents = parse(name: "redial-from-recents", yaml: """
         roles: [caller, callee]
         steps:

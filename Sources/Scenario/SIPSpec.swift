@@ -10,10 +10,16 @@ public struct SIPDeviceSpec: Sendable, Equatable {
     /// INVITE. `false`: it stays registered (refreshing before expiry) and gets INVITEs directly.
     public var sleep: Bool
     public var transport: Transport
+    /// `wake_after`: how long a woken app takes, after it reported the push, before its wake REGISTER leaves
+    /// (launching in the background, bringing its SIP stack up). Nil: at once. A property of the app, not a fault:
+    /// it is what makes a Lock Screen answer come before the INVITE, and a long one can miss the server's push
+    /// timeout as a slow app would.
+    public var wakeAfter: Distribution?
 
-    public init(sleep: Bool = false, transport: Transport = .udp) {
+    public init(sleep: Bool = false, transport: Transport = .udp, wakeAfter: Distribution? = nil) {
         self.sleep = sleep
         self.transport = transport
+        self.wakeAfter = wakeAfter
     }
 }
 

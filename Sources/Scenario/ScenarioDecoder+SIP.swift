@@ -1,7 +1,7 @@
 /// `device.signaling`, `device.sleep`, `device.transport` and `target.sip`: SIP devices and the SIP server they
 /// register at (docs/SIP.md).
 extension ScenarioDecoder {
-    static let sipDeviceKeys = ["signaling", "sleep", "transport"]
+    static let sipDeviceKeys = ["signaling", "sleep", "transport", "wake_after"]
     static let sipTargetKeys = ["registrar", "domain", "password", "expires", "kamailio"]
     static let signalingWords = ["http", "sip"]
 
@@ -17,7 +17,14 @@ extension ScenarioDecoder {
            let word = word(node, "transport", among: SIPDeviceSpec.Transport.allCases.map(\.rawValue)) {
             spec.transport = SIPDeviceSpec.Transport(rawValue: word) ?? .udp
         }
-        for key in ["sleep", "transport"] where !sip && fields[key] != nil {
+        if let node = fields["wake_after"] {
+            spec.wakeAfter = distribution(node, "wake_after")
+            if sip, !spec.sleep {
+                report(node.mark, "'device.wake_after' is how long a woken app takes before its wake REGISTER; "
+                    + "it applies to sleeping devices: add 'sleep: true' beside it")
+            }
+        }
+        for key in ["sleep", "transport", "wake_after"] where !sip && fields[key] != nil {
             report(fields[key]!.mark, "'device.\(key)' applies to SIP devices; add 'signaling: sip' beside it")
         }
         if sip { profile.sip = spec }

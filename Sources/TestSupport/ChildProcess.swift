@@ -9,7 +9,7 @@ public struct ChildProcess {
     public let stdout: URL
     public let stderr: URL
 
-    /// The release binary `make test` exports as `CALLSTORM_BIN`, if it is there.
+    /// The callstorm binary `make test` exports as `CALLSTORM_BIN` (the debug one `swift test` builds), if it is there.
     public static var callstormBinary: String? {
         ProcessInfo.processInfo.environment["CALLSTORM_BIN"].flatMap {
             FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil

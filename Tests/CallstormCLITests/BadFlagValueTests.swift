@@ -6,7 +6,7 @@ import XCTest
 /// Every command refuses a flag value it cannot use with a usage error naming the flag (exit 2), instead of
 /// falling back to a default (`target --threads abc` once ran with one thread, silently).
 ///
-/// Each case runs the release binary, so a value that slips through shows as a command that ran (and is stopped
+/// Each case runs the callstorm binary, so a value that slips through shows as a command that ran (and is stopped
 /// after the timeout) rather than as a test that hangs.
 final class BadFlagValueTests: XCTestCase {
     struct Case {

@@ -3,7 +3,7 @@ import TestSupport
 import XCTest
 
 /// Acceptance 1 and 2 of issue 9: the same scenario as one process and as four shard processes on this machine,
-/// merged; thresholds decided on the union. Runs the release binary, so `make test` builds it first.
+/// merged; thresholds decided on the union. Runs the callstorm binary `make test` exports.
 final class DistributedRunTests: XCTestCase {
     private var dir: URL!
 
@@ -38,7 +38,7 @@ final class DistributedRunTests: XCTestCase {
 
     private func binary() throws -> String {
         guard let bin = ChildProcess.callstormBinary else {
-            throw XCTSkip("CALLSTORM_BIN is not set (make test sets it to the release binary)")
+            throw XCTSkip("CALLSTORM_BIN is not set (make test sets it to the callstorm binary it built)")
         }
         return bin
     }
@@ -48,7 +48,7 @@ final class DistributedRunTests: XCTestCase {
     private static let sharedDirectory = TemporaryDirectory.path("shards-shared")
     private static let fourShards = SharedResult<[URL]> {
         guard let bin = ChildProcess.callstormBinary else {
-            throw XCTSkip("CALLSTORM_BIN is not set (make test sets it to the release binary)")
+            throw XCTSkip("CALLSTORM_BIN is not set (make test sets it to the callstorm binary it built)")
         }
         try FileManager.default.createDirectory(at: sharedDirectory, withIntermediateDirectories: true)
         return try runShards(bin, count: 4, in: sharedDirectory)

@@ -94,9 +94,13 @@ final class EndToEndTests: XCTestCase {
     }
 
     func testStopMidRunStillAccountsForEveryActionInFlight() throws {
-        // Long talk times and a tiny drain: the stop catches calls mid-conversation.
+        // Long talk times and a tiny drain: the stop catches calls mid-conversation. Arrivals planned for a minute
+        // and devices for 100 calls at once: whenever the stop lands (late on a loaded machine), arrivals are still
+        // planned after it and every call before it found idle devices.
         let yaml = Self.small.replacingOccurrences(of: "talk: { constant: 200ms }", with: "talk: { constant: 30s }")
             .replacingOccurrences(of: "drain: 10s", with: "drain: 300ms")
+            .replacingOccurrences(of: "devices: 40", with: "devices: 200")
+            .replacingOccurrences(of: "hold: { rate: 20/s, for: 2s }", with: "hold: { rate: 20/s, for: 60s }")
         guard case .success(let scenario) = ScenarioLoader.parse(yaml, file: "inline") else {
             return XCTFail("scenario did not parse")
         }

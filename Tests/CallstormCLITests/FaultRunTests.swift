@@ -295,7 +295,7 @@ final class TargetFaultRunTests: XCTestCase {
 
     override func setUpWithError() throws {
         guard ChildProcess.callstormBinary != nil else {
-            throw XCTSkip("CALLSTORM_BIN is not set (make test sets it to the release binary)")
+            throw XCTSkip("CALLSTORM_BIN is not set (make test sets it to the callstorm binary it built)")
         }
         dir = try TemporaryDirectory.make("kill")
     }

@@ -6,7 +6,7 @@ import TestSupport
 import XCTest
 
 /// Issue 25, acceptance 4: fault windows named with a comma, quotes and non-ASCII text run end to end with the
-/// release binary; faults.csv keeps each name in one field, and the findings the faults caused are attributed to
+/// callstorm binary; faults.csv keeps each name in one field, and the findings the faults caused are attributed to
 /// them, not counted against the server.
 final class HostileFaultWindowRunTests: XCTestCase {
     private var dir: URL!
@@ -14,7 +14,7 @@ final class HostileFaultWindowRunTests: XCTestCase {
 
     override func setUpWithError() throws {
         guard let binary = ChildProcess.callstormBinary else {
-            throw XCTSkip("CALLSTORM_BIN is not set (make test sets it to the release binary)")
+            throw XCTSkip("CALLSTORM_BIN is not set (make test sets it to the callstorm binary it built)")
         }
         self.binary = binary
         dir = try TemporaryDirectory.make("hostile-window")

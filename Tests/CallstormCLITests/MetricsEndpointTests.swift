@@ -58,8 +58,12 @@ final class MetricsEndpointTests: XCTestCase {
 
     func testScrapeDuringTheRunParsesAndAgreesWithTheFinalReport() throws {
         guard let bin = ChildProcess.callstormBinary else { throw XCTSkip("CALLSTORM_BIN is not set") }
+        // Arrivals planned for a minute, stopped by SIGINT once three scrapes saw the run going: how many scrapes
+        // fit in the run never depends on how fast curl and the parser are on this machine.
         let file = dir.appendingPathComponent("s.yaml")
-        try DistributedRunTests.scenario.write(to: file, atomically: true, encoding: .utf8)
+        try DistributedRunTests.scenario.replacingOccurrences(of: "hold: { rate: 40/s, for: 3s }",
+                                                              with: "hold: { rate: 40/s, for: 60s }")
+            .write(to: file, atomically: true, encoding: .utf8)
         let run = dir.appendingPathComponent("run")
         let child = try ChildProcess.start(bin, [
             "run", file.path, "--out", run.path, "--metrics-listen", "127.0.0.1:0", "--metrics-linger", "4s",
@@ -80,6 +84,7 @@ final class MetricsEndpointTests: XCTestCase {
         // During the run: valid exposition, the run not final yet, counters growing.
         var during: [[String: Double]] = []
         let summaryFile = run.appendingPathComponent("shard.json")
+        var interrupted = false
         while !FileManager.default.fileExists(atPath: summaryFile.path), child.process.isRunning {
             if let samples = try scrape(url) {
                 XCTAssertEqual(samples.first { $0.name == "callstorm_run_info" }?.labels["shard"], "0/1")
@@ -87,9 +92,14 @@ final class MetricsEndpointTests: XCTestCase {
                     during.append(counters(samples))
                 }
             }
+            if !interrupted, during.count >= 3, during.contains(where: { ($0["calls.started"] ?? 0) > 0 }) {
+                kill(child.process.processIdentifier, SIGINT)
+                interrupted = true
+            }
             // limits: a scraper's cadence against a real run (each scrape runs curl and a Python parser).
             usleep(500_000)
         }
+        XCTAssertTrue(interrupted, "the run ended before three scrapes saw it: \(child.errorText)")
         XCTAssertGreaterThanOrEqual(during.count, 3, "scrapes during the run")
         XCTAssertTrue(during.contains { ($0["calls.started"] ?? 0) > 0 }, "a scrape saw calls in progress")
 
@@ -122,6 +132,6 @@ final class MetricsEndpointTests: XCTestCase {
                 XCTAssertEqual(v.value * 1000, reported, accuracy: 0.0011, "\(metric) \(key)")
             }
         }
-        XCTAssertEqual(child.wait(seconds: 30), 0, child.errorText)
+        XCTAssertEqual(child.wait(seconds: 30), 130, "stopped by SIGINT: \(child.errorText)")
     }
 }

@@ -4,7 +4,7 @@ import Reports
 import TestSupport
 import XCTest
 
-/// Scenarios/chaos/redial-storm.yaml with the release binary: the target is killed mid-load, the callers of the
+/// Scenarios/chaos/redial-storm.yaml with the callstorm binary: the target is killed mid-load, the callers of the
 /// dropped calls redial from Recents, and the storm's figures reach summary.json, summary.csv and report.html,
 /// while the books balance and the checker blames the server for nothing.
 final class RedialStormRunTests: XCTestCase {

@@ -5,7 +5,7 @@ import Reports
 import TestSupport
 import XCTest
 
-/// `callstorm report` after a SIGKILL, and `callstorm compare` exit codes, through the release binary.
+/// `callstorm report` after a SIGKILL, and `callstorm compare` exit codes, through the callstorm binary.
 final class ReportAndCompareCommandTests: XCTestCase {
     private var dir: URL!
 
@@ -37,7 +37,7 @@ final class ReportAndCompareCommandTests: XCTestCase {
         """
 
     func testReportAfterSIGKILLRebuildsAValidReportOfEverythingMeasuredUpToTheKill() throws {
-        let binary = try XCTUnwrap(binary, "build the release binary first (make test exports CALLSTORM_BIN)")
+        let binary = try XCTUnwrap(binary, "build callstorm first (make test exports CALLSTORM_BIN)")
         let scenario = dir.appendingPathComponent("killed.yaml")
         try Self.longRun.write(to: scenario, atomically: true, encoding: .utf8)
         let run = dir.appendingPathComponent("run")

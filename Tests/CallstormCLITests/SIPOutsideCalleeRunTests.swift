@@ -23,6 +23,9 @@ final class SIPOutsideCalleeRunTests: XCTestCase {
             "-p", "\(uasPort)", "-m", "\(calls)", "-timeout", "60s", "-timeout_error", "-nostdin",
         ], in: dir, logs: dir, name: "sipp-uas")
         defer { uas.stop() }
+        // The UAS's port must be bound before its contact is registered and the devices call it: a datagram sent
+        // earlier is refused and the call fails, however rarely SIPp starts that slowly.
+        XCTAssertTrue(eventually(20) { udpPortIsBound(uasPort) }, uas.errorText)
         let registerPort = try XCTUnwrap(KamailioProcess.freePort())
         let register = try ChildProcess.run("/usr/bin/sipp", [
             "-sf", Self.sipp.appendingPathComponent("register.xml").path, "-s", "echo",

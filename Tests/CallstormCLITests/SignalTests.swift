@@ -5,7 +5,7 @@ import Reports
 import TestSupport
 import XCTest
 
-/// SIGINT and SIGTERM through the release binary: arrivals stop, calls in flight get the drain time, the full
+/// SIGINT and SIGTERM through the callstorm binary: arrivals stop, calls in flight get the drain time, the full
 /// report is written, the exit code is 130 and every action and push is still accounted for.
 final class SignalTests: XCTestCase {
     private var dir: URL!

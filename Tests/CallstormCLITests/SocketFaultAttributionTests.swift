@@ -45,4 +45,19 @@ final class SocketFaultAttributionTests: XCTestCase {
         XCTAssertEqual(server, [before, lost])
         XCTAssertEqual(attributed.map(\.faults), [["target.socket_storm_1001"]])
     }
+
+    func testASIPDatagramFaultOfNoCallTouchesNoFindingAndALapseLastsUntilTheDeviceRegistersAgain() {
+        let faults = faults([
+            "2.000000,sip,sip.message_lost,dev-4,-1,-1,9",  // a REGISTER refresh's datagram
+            "3.000000,sip,sip.registration_lapsed,dev-5,-1,-1,0",
+            "50.000000,sip,sip.registration_restored,dev-5,-1,-1,0",
+        ], runEndNanos: 60_000_000_000)
+        XCTAssertEqual(faults.map(\.kind), ["sip.registration_lapsed"])
+        XCTAssertEqual(faults.first?.toNanos, 51_000_000_000, "until it registered again")
+        let onLost = violation(.finalViewsAgree, devices: ["dev-4"], at: 3)
+        let lapsedLongAgo = violation(.finalViewsAgree, devices: ["dev-5"], at: 45)
+        let (server, attributed) = FaultAttribution.split([onLost, lapsedLongAgo], events: [], faults: faults)
+        XCTAssertEqual(server, [onLost])
+        XCTAssertEqual(attributed.map(\.faults), [["sip.registration_lapsed"]])
+    }
 }

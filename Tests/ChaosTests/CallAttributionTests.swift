@@ -58,4 +58,28 @@ final class CallAttributionTests: XCTestCase {
         XCTAssertEqual(CallAttribution.of(call: 7, devices: [3], fromNanos: 0, toNanos: 1, in: log,
                                           extra: ["device.offline"]), .faults(["device.offline"]))
     }
+
+    func testASIPDatagramFaultOnAMessageOfNoCallExcusesNoCallEvenOnItsDeviceWhileItRan() {
+        // A REGISTER refresh lost during the call (the Driver names no call for it): Timer E sent it again.
+        let log = FaultLog()
+        log.add(row(15 * s, "sip.message_lost", device: 3))
+        log.add(row(16 * s, "sip.message_delayed", device: 5))
+        XCTAssertEqual(attribution(log), .target)
+        log.add(row(17 * s, "sip.message_lost", device: 3, call: 7))  // an INVITE of the call
+        XCTAssertEqual(attribution(log), .faults(["sip.message_lost"]))
+    }
+
+    func testARegistrationLapsedByAFaultExcusesItsDevicesCallsUntilItRegistersAgain() {
+        let open = FaultLog()
+        open.add(row(5 * s, SIPRegistrationFaults.lapsed, device: 3))
+        XCTAssertEqual(attribution(open), .faults([SIPRegistrationFaults.lapsed]),
+                       "lapsed before the call, never renewed")
+        let renewed = FaultLog()
+        renewed.add(row(2 * s, SIPRegistrationFaults.lapsed, device: 5))
+        renewed.add(row(4 * s, SIPRegistrationFaults.restored, device: 5))
+        renewed.add(row(12 * s, SIPRegistrationFaults.lapsed, device: 4))  // another device
+        XCTAssertEqual(attribution(renewed), .target, "registered again before the call; the other device's is not its")
+        renewed.add(row(19 * s, SIPRegistrationFaults.lapsed, device: 5))
+        XCTAssertEqual(attribution(renewed), .faults([SIPRegistrationFaults.lapsed]), "lapsed while it ran")
+    }
 }

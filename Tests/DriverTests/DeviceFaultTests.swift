@@ -34,7 +34,7 @@ final class DeviceFaultTests: XCTestCase {
         let worker = try Worker(index: 0, settings: settings, clock: clock, deviceIndexes: [0, 1, 2, 3],
                                 runStartNanos: clock.nowNanos())
         worker.loop.sync {
-            worker.arrivals.loadStart = clock.nowNanos()
+            worker.launcher.arrivals.loadStart = clock.nowNanos()
             worker.faults.loadStart = clock.nowNanos()
             clock.advance(by: 500 * ms)
             let arrival = Arrival(index: 0, plannedNanos: 100 * ms, flow: 0, answerAfterNanos: 0, talkNanos: 0,
@@ -43,7 +43,7 @@ final class DeviceFaultTests: XCTestCase {
             worker.table.devices[1].callID = 0
             worker.table.calls[0] = FlowInterpreter(arrival: arrival, flow: settings.flows[0],
                                               roles: ["caller": 0, "callee": 1], seed: settings.seed,
-                                              config: worker.arrivals.config, now: clock.nowNanos())
+                                              config: worker.launcher.arrivals.config, now: clock.nowNanos())
         }
         addTeardownBlock { _ = worker.finish() }
         return Rig(worker: worker, clock: clock)
@@ -104,7 +104,7 @@ final class DeviceFaultTests: XCTestCase {
         r.worker.loop.sync {
             _ = r.worker.faults.mediaFault(1, now: r.clock.nowNanos())
             r.worker.table.calls[0]?.status.failed = true
-            r.worker.complete(0)
+            r.worker.launcher.complete(0)
             // A failed call no fault was logged against: the target's, chaos run or not.
             r.worker.faults.attribute(call: 1, devices: [2, 3], plannedSinceLoad: 0, failed: true,
                                       now: r.clock.nowNanos())

@@ -20,6 +20,16 @@ final class DatagramFilterTests: XCTestCase {
         XCTAssertEqual(SIPStartLine.label(Array("invite sip:x SIP/2.0".utf8)), "?", "methods are upper case")
     }
 
+    func testTheCallIDIsReadOffTheHeadInEitherFormAndAnyCase() {
+        XCTAssertEqual(SIPStartLine.callID(Array("REGISTER sip:x SIP/2.0\r\nVia: a\r\nCall-ID: r1@h \r\n\r\n".utf8)),
+                       "r1@h")
+        XCTAssertEqual(SIPStartLine.callID(Array("SIP/2.0 200 OK\r\ni:c2\r\n\r\n".utf8)), "c2")
+        XCTAssertEqual(SIPStartLine.callID(Array("BYE sip:x SIP/2.0\r\nCALL-id :\tc3\r\n".utf8)), "c3")
+        XCTAssertNil(SIPStartLine.callID(Array("OPTIONS sip:x SIP/2.0\r\n\r\nCall-ID: in-the-body\r\n".utf8)))
+        XCTAssertNil(SIPStartLine.callID(Array("\r\n\r\n".utf8)))
+        XCTAssertNil(SIPStartLine.callID(Array("SIP/2.0 200 OK\r\nCall-Info: x\r\nCall-ID:\r\n".utf8)))
+    }
+
     func testALostREGISTERIsSentAgainByTimerEAndADroppedReadNeverReachesTheAgent() throws {
         let proxy = try UDPProbe()
         defer { proxy.close() }
@@ -28,7 +38,7 @@ final class DatagramFilterTests: XCTestCase {
         let seen = Mutex<[String]>([])
         let dropReads = Mutex(true)
         harness.queue.sync {
-            harness.pool.datagramFilter = { _, sending, label in
+            harness.pool.datagramFilter = { _, sending, label, _ in
                 seen.withLock { $0.append((sending ? "sent " : "read ") + label) }
                 if !sending { return dropReads.withLock { $0 } ? .drop : .pass }
                 return seen.withLock { $0.filter { $0 == "sent REGISTER" }.count } == 1 ? .drop : .pass
@@ -59,7 +69,7 @@ final class DatagramFilterTests: XCTestCase {
         let harness = try PoolHarness(proxyPort: proxy.port)
         defer { harness.close() }
         harness.queue.sync {
-            harness.pool.datagramFilter = { _, sending, _ in sending ? .delay(nanos: 30_000_000) : .pass }
+            harness.pool.datagramFilter = { _, sending, _, _ in sending ? .delay(nanos: 30_000_000) : .pass }
         }
         let agent = try harness.add(SIPAccount(user: "bob", domain: "127.0.0.1", password: "callstorm"), .udp,
                                     seed: 6)

@@ -39,6 +39,17 @@ final class SIPSectionTests: XCTestCase {
         XCTAssertNil(try load("{ signaling: http }", target: "{ embedded: true }").get().device.sip)
     }
 
+    func testAWokenAppsDelayBeforeItsWakeRegisterIsReadForSleepingDevicesOnly() throws {
+        let scenario = try load("{ signaling: sip, sleep: true, wake_after: { uniform: [0ms, 3ms] } }").get()
+        XCTAssertEqual(scenario.device.sip?.wakeAfter, .uniform(0, 3_000_000))
+        XCTAssertNil(try load("{ signaling: sip, sleep: true }").get().device.sip?.wakeAfter)
+        let awake = messages(load("{ signaling: sip, wake_after: 20ms }"))
+        XCTAssertTrue(awake.contains("sip.yaml:5:"), awake)
+        XCTAssertTrue(awake.contains("add 'sleep: true' beside it"), awake)
+        XCTAssertTrue(messages(load("{ wake_after: 20ms }", target: "{ embedded: true }"))
+            .contains("'device.wake_after' applies to SIP devices"))
+    }
+
     func testAMisspeltTransportIsCorrectedWithItsPosition() {
         let text = messages(load("{ signaling: sip, transport: tpc }"))
         XCTAssertTrue(text.contains("sip.yaml:5:"), text)

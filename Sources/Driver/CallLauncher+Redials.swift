@@ -6,7 +6,7 @@ import Scenario
 /// conversation ended as failed), a seeded `share` of callers redial the callee from Recents after a seeded
 /// `delay`, as a new call of the same two devices running the built-in `redial-from-recents` flow. A redial
 /// that drops again is not redialled (one redial per dropped call, so a storm ends).
-extension Worker {
+extension CallLauncher {
     /// Call ids of redials sit above every planned arrival's index: bit 40, then the worker, then a counter.
     static func redialID(worker: Int, serial: Int) -> Int { 1 << 40 | worker << 24 | serial }
 
@@ -33,8 +33,7 @@ extension Worker {
             answerAfterNanos: behavior.answerAfter.sample(using: &rng), talkNanos: behavior.talk.sample(using: &rng),
             callerHangsUp: behavior.hangup == .random ? rng.nextUnit() < 0.5 : behavior.hangup == .caller)
         books.count(.redialsAfterDropPlanned, at: now)
-        wheel.schedule(.redial(RedialDue(arrival: arrival, caller: caller, callee: callee)), at: now + delay)
-        rearm()
+        table.schedule(.redial(RedialDue(arrival: arrival, caller: caller, callee: callee)), now + delay)
     }
 
     /// The redial is due: the caller redials, as a new call counted as planned and started.

@@ -1,0 +1,148 @@
+import Determinism
+import Foundation
+import Metrics
+import Scenario
+
+/// Where a worker's calls begin and end: planned arrivals at their planned time on idle devices (open model),
+/// redials after drops (`CallLauncher+Redials`) and calls outside parties place (`CallLauncher+Outside`) all start
+/// through `launch`, and `complete` hands a finished call's devices back to the idle pool. It also knows when the
+/// worker is drained (arrivals over, no redial due, no call left, the outside window closed): that needs every kind
+/// of start in view, which is why they share one owner instead of three slots on the worker.
+///
+/// Ownership rule: touched only on the worker's loop. It puts its timers on the wheel through
+/// `CallTable.schedule`; the worker hands it the arrivals, redials and window closing the wheel fires.
+final class CallLauncher {
+    let settings: DriverSettings
+    let table: CallTable
+    let books: RunBooks
+    let faults: DeviceFaults
+    let sender: ActionSender
+    let clock: Clock
+    /// The device sockets, when devices hold any: a device back to idle lingers or closes its socket.
+    weak var sockets: DeviceSockets?
+    /// The planned arrivals this worker owns, and the redials it has due.
+    var arrivals: ArrivalFeed
+    /// Calls outside parties place on this worker's devices, and the window in which they are taken.
+    var outside: OutsideCalls
+
+    init(worker: Int, settings: DriverSettings, table: CallTable, books: RunBooks, faults: DeviceFaults,
+         sender: ActionSender, clock: Clock) {
+        (self.settings, self.table, self.books, self.faults, self.sender) = (settings, table, books, faults, sender)
+        self.clock = clock
+        arrivals = ArrivalFeed(worker: worker, plan: settings.plan, config: FlowConfig(settings))
+        outside = OutsideCalls(worker: worker, settings: settings)
+        table.takeOutside = { [unowned self] local, uuid, now in takeOutsideCall(local, uuid: uuid, now: now) }
+        table.takeWaiting = { [unowned self] local, uuid, now in takeWaitingCall(local, uuid: uuid, now: now) }
+    }
+
+    private var live: LiveStats { books.live }
+
+    /// The load starts at `loadStart` (the plan's zero): the first arrival goes on the wheel, and the window for
+    /// outside calls opens. `drained` runs once arrivals are over and no call is left.
+    func start(loadStart: UInt64, drained: @escaping @Sendable () -> Void) {
+        arrivals.loadStart = loadStart
+        arrivals.onDrained = drained
+        if outside.expected {
+            outside.open(loadStart: loadStart, lengthNanos: settings.plan.totalNanos)
+            table.schedule(.outsideWindowClosed, outside.closesAt)
+        }
+        scheduleNextArrival()
+    }
+
+    /// Stops planning new calls (`abandon`), and reports the worker drained if no call is left.
+    func stopArrivals(now: UInt64) {
+        abandon(now: now)
+        checkDrained()
+    }
+
+    /// Counts the arrivals this worker's plan still had (the one waiting in the wheel included) as not started,
+    /// so planned vs delivered stays honest after a stop.
+    func abandon(now: UInt64) {
+        let abandoned = arrivals.abandon(settings)
+        if abandoned > 0 { books.count(.callsNotStartedAtStop, by: abandoned, at: now) }
+    }
+
+    private func scheduleNextArrival() {
+        guard !arrivals.done else { return }
+        if let arrival = arrivals.next(settings) {
+            table.schedule(.arrival(arrival), arrivals.loadStart + arrival.plannedNanos)
+            return
+        }
+        checkDrained()
+    }
+
+    /// A planned arrival is due: its call starts on idle devices, or is counted as dropped when there are too few.
+    func arrive(_ arrival: Arrival, now: UInt64) {
+        guard arrivals.pending else { return }  // abandoned by a stop
+        arrivals.pending = false
+        let planned = arrivals.loadStart + arrival.plannedNanos
+        books.record(.schedulerLag, micros: Int64((now &- planned) / 1000), at: now)
+        books.count(.callsPlanned, at: planned)
+        // Only after this call is in `calls`: finding the plan exhausted checks whether the worker drained.
+        defer { scheduleNextArrival() }
+        let flow = settings.flows[arrival.flow]
+        guard table.devices.idleCount >= flow.deviceRoles.count else {
+            // Not enough free devices: the plan asked for more concurrent calls than the scenario has devices.
+            books.count(.callsDroppedNoIdleDevice, at: now)
+            return
+        }
+        var roles: [String: Int] = [:]
+        for role in flow.deviceRoles { roles[role] = table.devices.takeIdle() }
+        launch(arrival, flow: flow, roles: roles, planned: planned, now: now)
+        if settings.stallPerCallNanos > 0 { usleep(UInt32(min(settings.stallPerCallNanos / 1_000, 1_000_000))) }
+    }
+
+    /// Puts a call on the devices its roles name and begins it: planned arrivals, redials and outside calls alike
+    /// (`outsideConversation`: the id of the outside party's call, bound to the flow's `main`; `waitingOn`: a device
+    /// already in a call that takes this one beside it, `Device.waitingCall`).
+    func launch(_ arrival: Arrival, flow: Flow, roles: [String: Int], planned: UInt64, now: UInt64,
+                outsideConversation: String? = nil, waitingOn: Int? = nil) {
+        for (r, role) in flow.roles.enumerated() {
+            guard let local = roles[role] else { continue }
+            if local == waitingOn {
+                table.devices[local].waitingCall = arrival.index
+                continue
+            }
+            table.devices[local].callID = arrival.index
+            faults.deviceCalls.assign(table.devices[local].identity.index, call: arrival.index, role: r,
+                                      flow: arrival.flow, plannedSinceLoad: arrival.plannedNanos)
+        }
+        var call = FlowInterpreter(arrival: arrival, flow: flow, roles: roles, seed: settings.seed,
+                                   config: arrivals.config, now: now)
+        if let outsideConversation { call.known.conversations[Flow.outsideConversation] = outsideConversation }
+        table.calls[arrival.index] = call
+        live.started.add(1, ordering: .relaxed)
+        live.active.add(1, ordering: .relaxed)
+        books.count(.callsStarted, at: now)
+        books.count(.flow(flow.name, "started"), at: now)
+        table.tell(arrival.index, now: now) { $0.begin(now: now, planned: planned, &$1) }
+    }
+
+    /// The call's interpreter said it is over: its devices go back to idle.
+    func complete(_ id: Int) {
+        guard let run = table.calls.removeValue(forKey: id) else { return }
+        faults.attribute(call: id, devices: run.devices(), plannedSinceLoad: run.arrival.plannedNanos,
+                         failed: run.status.failed, now: clock.nowNanos())
+        for local in run.devices() {
+            if table.devices.handOver(local, ending: id, conversations: Array(run.known.conversations.values)) {
+                continue  // its other call goes on
+            }
+            table.devices.release(local, remote: run.callRemote(of: local, table.devices))
+            sockets?.idle(local)
+            sender.sip?.afterCall(local)
+        }
+        live.active.subtract(1, ordering: .relaxed)
+        live.completed.add(1, ordering: .relaxed)
+        planRedial(after: run, now: clock.nowNanos())
+        checkDrained()
+    }
+
+    /// Runs `onDrained` once arrivals are over, no redial is due, no call is left and no outside call may come.
+    func checkDrained() {
+        if arrivals.done, arrivals.redialsPending == 0, table.calls.isEmpty,
+           !outside.isOpen(clock.nowNanos()), let done = arrivals.onDrained {
+            arrivals.onDrained = nil
+            done()
+        }
+    }
+}
