@@ -68,10 +68,9 @@ extension SIPSignaling {
     /// re-INVITE goes now, or on the ACK when the other call's answer has none yet (`Leg.holdOnAck`).
     func holdOthers(_ local: Int, answering callID: String, agent: Int) {
         guard table.devices[local].waitingCall != nil else { return }  // in one call only: nothing to hold
-        let prefix = "\(local) "
-        for (key, leg) in legs where key.hasPrefix(prefix) && leg.dialogState == .confirmed && leg.holdAsked == nil
+        for (key, leg) in legs where key.local == local && leg.dialogState == .confirmed && leg.holdAsked == nil
             && !leg.holdOnAck {
-            let other = String(key.dropFirst(prefix.count))
+            let other = key.callID
             guard other != callID else { continue }
             var sent = false
             pool.perform(agent) { agent, now in sent = agent.setHold(other, held: true, now: now) }

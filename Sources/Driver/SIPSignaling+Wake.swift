@@ -21,7 +21,7 @@ struct WakeState {
     var reportedAt: [Int: UInt64] = [:]
     var registeredAt: [Int: UInt64] = [:]
     /// Actions the user took before the INVITE came, by leg key.
-    var held: [String: ActionRequest] = [:]
+    var held: [LegKey: ActionRequest] = [:]
     /// Wakes per device so far: with the seed and the device, what keys each `wake_after` draw (the same draws
     /// in every run of one seed, whatever the order the worker's events come in).
     var wakes: [Int: UInt64] = [:]
@@ -109,7 +109,7 @@ extension SIPSignaling {
     }
 
     /// The INVITE came: the held action goes out now.
-    func releaseHeld(_ key: String) {
+    func releaseHeld(_ key: LegKey) {
         guard let request = wake.held.removeValue(forKey: key), pending[key]?.request.slot == request.slot else {
             return
         }
@@ -119,10 +119,10 @@ extension SIPSignaling {
 
     /// A device with no call left goes back to sleep (sleeping devices only).
     func afterCall(_ local: Int) {
-        guard spec.sleep, !legs.keys.contains(where: { $0.hasPrefix("\(local) ") }) else { return }
+        guard spec.sleep, !legs.keys.contains(where: { $0.local == local }) else { return }
         wake.wokeFor[local] = nil
         loop.execute { [self] in
-            if !legs.keys.contains(where: { $0.hasPrefix("\(local) ") }), wake.wokeFor[local] == nil { sleep(local) }
+            if !legs.keys.contains(where: { $0.local == local }), wake.wokeFor[local] == nil { sleep(local) }
         }
     }
 

@@ -53,8 +53,8 @@ final class SIPSignaling {
     let settings: DriverSettings
     /// Agents by device (worker-local index) and back; the registrations under way and the legs and actions.
     var agents = AgentLinks()
-    var legs: [String: Leg] = [:]
-    var pending: [String: Pending] = [:]
+    var legs: [LegKey: Leg] = [:]
+    var pending: [LegKey: Pending] = [:]
     /// The wake-up path's state per sleeping device (`SIPSignaling+Wake`).
     var wake = WakeState()
     /// The run's faults, and what the SIP ones hold per device (`SIPSignaling+Faults`).
@@ -93,7 +93,7 @@ final class SIPSignaling {
 
     var now: UInt64 { loop.clock.nowNanos() }
 
-    static func legKey(_ local: Int, _ callID: String) -> String { "\(local) \(callID)" }
+    static func legKey(_ local: Int, _ callID: String) -> LegKey { LegKey(local: local, callID: callID) }
 
     func uri(of local: Int) -> String { "sip:\(table.devices[local].identity.id)@\(target.domain)" }
 
@@ -224,7 +224,7 @@ final class SIPSignaling {
     }
 
     /// An action's time ran out with no SIP event taking it to an end.
-    func actionTimedOut(key: String, slot: Int) {
+    func actionTimedOut(key: LegKey, slot: Int) {
         guard let p = pending[key], p.request.slot == slot else { return }
         pending[key] = nil
         tell(p.request, ActionAnswer(outcome: .timedOut))
@@ -242,13 +242,13 @@ final class SIPSignaling {
     }
 
     /// Completes the action waiting on `key` when it is one of `ops`.
-    func fulfil(_ key: String, _ ops: Set<ActionOp>, conversation: String? = nil) {
+    func fulfil(_ key: LegKey, _ ops: Set<ActionOp>, conversation: String? = nil) {
         guard let p = pending[key], ops.contains(p.request.op) else { return }
         pending[key] = nil
         answer(p.request, .fulfilled, conversation: conversation)
     }
 
-    func fail(_ key: String, status: Int) {
+    func fail(_ key: LegKey, status: Int) {
         guard let p = pending[key] else { return }
         pending[key] = nil
         answer(p.request, .failed(reason: "sip_\(status)"))
@@ -274,6 +274,13 @@ final class SIPSignaling {
         fold("stray", counters.stray)
         pool.closeAll()
     }
+}
+
+/// One device's leg of one SIP call: the device (worker-local index) and the call's Call-ID, kept apart rather than
+/// joined into one string at each of a call's several dozen lookups.
+struct LegKey: Hashable, Sendable {
+    let local: Int
+    let callID: String
 }
 
 /// Which agent is whose, and the registrations under way.

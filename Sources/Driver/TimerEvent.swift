@@ -21,7 +21,7 @@ enum TimerEvent {
     /// A socket fault is due, or a stalled socket reads again (`Worker+SocketFaults`).
     case socketFault(SocketFaultTimer)
     /// An action sent over SIP got no answer within `action_timeout` (its leg key and action slot).
-    case sipAction(key: String, slot: Int)
+    case sipAction(key: LegKey, slot: Int)
     /// The window in which outside parties' calls are taken is over (`OutsideCalls`).
     case outsideWindowClosed
     /// A sleeping SIP device's wake REGISTER, put off by its app's `wake_after` or a late-wake fault

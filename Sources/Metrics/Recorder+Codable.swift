@@ -25,30 +25,50 @@ extension Recorder: Codable {
         // cost ~190 kB each when a long run's segments are read back.
         let totals = try container.decode([String: SparseHistogram].self, forKey: .histograms)
         let intervals = try container.decode([String: [Int: SparseHistogram]].self, forKey: .intervals)
+        switch assemble(totals: totals, intervals: intervals) {
+        case nil: break
+        case .histogram(let name)?:
+            throw DecodingError.dataCorruptedError(
+                forKey: .histograms, in: container,
+                debugDescription: "Recorder: histogram '\(name)' has a different configuration than the recorder")
+        case .interval(let name, let second)?:
+            throw DecodingError.dataCorruptedError(
+                forKey: .intervals, in: container,
+                debugDescription: "Recorder: interval \(second) of '\(name)' has a different configuration")
+        }
+        let totalsByCounter = try container.decode([String: Int64].self, forKey: .counters)
+        let series = try container.decode([String: [Int: Int64]].self, forKey: .counterSeries)
+        assemble(counters: totalsByCounter, series: series)
+        gauges = try container.decode([String: [Int: Double]].self, forKey: .gauges)
+    }
+
+    /// A decoded part whose histogram configuration differs from the recorder's.
+    enum AssemblyProblem {
+        case histogram(String)
+        case interval(String, Int)
+    }
+
+    /// Fills a new recorder's histograms from decoded parts (`init(from:)` and `readWritten`), nil when every
+    /// part fits.
+    mutating func assemble(totals: [String: SparseHistogram], intervals: [String: [Int: SparseHistogram]])
+        -> AssemblyProblem? {
         for (name, total) in totals {
-            guard total.layout == emptyTemplate.layout else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .histograms, in: container,
-                    debugDescription: "Recorder: histogram '\(name)' has a different configuration than the recorder")
-            }
+            guard total.layout == emptyTemplate.layout else { return .histogram(name) }
             var state = newMetricState()
             if !total.isEmpty { state.total = HdrHistogram(total) }
             for (second, interval) in intervals[name] ?? [:] {
-                guard interval.layout == emptyTemplate.layout else {
-                    throw DecodingError.dataCorruptedError(
-                        forKey: .intervals, in: container,
-                        debugDescription: "Recorder: interval \(second) of '\(name)' has a different configuration")
-                }
+                guard interval.layout == emptyTemplate.layout else { return .interval(name, second) }
                 state.sealed[second] = interval
             }
             metrics[name] = state
         }
-        let totalsByCounter = try container.decode([String: Int64].self, forKey: .counters)
-        let series = try container.decode([String: [Int: Int64]].self, forKey: .counterSeries)
-        for (name, total) in totalsByCounter {
+        return nil
+    }
+
+    mutating func assemble(counters: [String: Int64], series: [String: [Int: Int64]]) {
+        for (name, total) in counters {
             counterStates[name] = CounterState(total: total, perSecond: series[name] ?? [:])
         }
-        gauges = try container.decode([String: [Int: Double]].self, forKey: .gauges)
     }
 
     public func encode(to encoder: Encoder) throws {

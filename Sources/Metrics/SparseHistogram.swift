@@ -133,34 +133,43 @@ extension SparseHistogram: Codable {
         let min = try container.decode(Int64.self, forKey: .min)
         let max = try container.decode(Int64.self, forKey: .max)
 
-        guard indices.count == counts.count else {
-            throw corrupt("\(indices.count) indices but \(counts.count) counts")
+        if let problem = Self.problem(layout: layout, indices: indices, counts: counts, total: total,
+                                      overflow: overflow, min: min, max: max) {
+            throw corrupt(problem)
         }
+        self.init(layout: layout, indices: indices, counts: counts,
+                  totalCount: total, overflowCount: overflow, min: min, max: max)
+    }
+
+    /// What is wrong with a decoded histogram's parts, nil when nothing (the reading of `Recorder.readWritten`
+    /// asks the same).
+    static func problem(layout: HdrLayout, indices: [Int32], counts: [Int64], total: Int64, overflow: Int64,
+                        min: Int64, max: Int64) -> String? {
+        guard indices.count == counts.count else { return "\(indices.count) indices but \(counts.count) counts" }
         var previous: Int32 = -1
         var sum: Int64 = 0
         for (index, count) in zip(indices, counts) {
             guard index > previous, Int(index) < layout.countsLength else {
-                throw corrupt("slot index \(index) is out of order or beyond \(layout.countsLength)")
+                return "slot index \(index) is out of order or beyond \(layout.countsLength)"
             }
-            guard count > 0 else { throw corrupt("slot \(index) has non-positive count \(count)") }
+            guard count > 0 else { return "slot \(index) has non-positive count \(count)" }
             let (next, overflowed) = sum.addingReportingOverflow(count)
-            guard !overflowed else { throw corrupt("total count overflows Int64") }
+            guard !overflowed else { return "total count overflows Int64" }
             sum = next
             previous = index
         }
-        guard sum == total else { throw corrupt("totalCount \(total) differs from the sum of counts \(sum)") }
-        guard (0...total).contains(overflow) else { throw corrupt("overflowCount \(overflow) is out of range") }
+        guard sum == total else { return "totalCount \(total) differs from the sum of counts \(sum)" }
+        guard (0...total).contains(overflow) else { return "overflowCount \(overflow) is out of range" }
         if total > 0 {
-            guard 0 <= min, min <= max, max <= highest,
+            guard 0 <= min, min <= max, max <= layout.highestTrackableValue,
                   layout.countsIndex(min) == Int(indices[0]),
                   layout.countsIndex(max) == Int(indices[indices.count - 1]) else {
-                throw corrupt("min \(min) / max \(max) do not match the first and last slots")
+                return "min \(min) / max \(max) do not match the first and last slots"
             }
         } else if min != 0 || max != 0 {
-            throw corrupt("an empty histogram must have min and max 0")
+            return "an empty histogram must have min and max 0"
         }
-        self.init(layout: layout, indices: indices, counts: counts,
-                  totalCount: total, overflowCount: overflow, min: min, max: max)
+        return nil
     }
 
     public func encode(to encoder: Encoder) throws {

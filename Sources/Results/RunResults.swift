@@ -62,10 +62,15 @@ public enum RunResults {
         var start = data.startIndex
         while read < last, start < data.endIndex, let newline = data[start...].firstIndex(of: 10) {
             let line: SegmentLine
-            do {
-                line = try decoder.decode(SegmentLine.self, from: data[start..<newline])
-            } catch {
-                throw .unreadable(url.path, "segment \(read + 1): \(error)")
+            // As written (nearly always), read without JSONDecoder; anything else, and every error, through it.
+            if let written = data[start..<newline].withUnsafeBytes({ SegmentLine.readWritten($0) }) {
+                line = written
+            } else {
+                do {
+                    line = try decoder.decode(SegmentLine.self, from: data[start..<newline])
+                } catch {
+                    throw .unreadable(url.path, "segment \(read + 1): \(error)")
+                }
             }
             guard line.segment == read + 1 else {
                 throw .unreadable(url.path, "segment \(line.segment) where \(read + 1) was expected")
@@ -217,4 +222,31 @@ struct SnapshotFile: Decodable {
 struct SegmentLine: Decodable {
     let segment: Int
     let recorder: Recorder
+
+    init(segment: Int, recorder: Recorder) {
+        self.segment = segment
+        self.recorder = recorder
+    }
+
+    /// `{"segment":N,"recorder":{…}}` exactly as `RecorderCheckpointer.encoded` writes it, read without
+    /// `JSONDecoder` (`Recorder.readWritten`); nil for any other shape, which `JSONDecoder` then reads.
+    static func readWritten(_ raw: UnsafeRawBufferPointer) -> SegmentLine? {
+        let bytes = raw.bindMemory(to: UInt8.self)
+        let head: StaticString = "{\"segment\":", middle: StaticString = ",\"recorder\":"
+        var i = head.utf8CodeUnitCount
+        guard bytes.count > i + middle.utf8CodeUnitCount + 1, bytes.last == 0x7D,
+              bytes.starts(with: UnsafeBufferPointer(start: head.utf8Start, count: i)) else { return nil }
+        var segment = 0
+        let digits = i
+        while i < bytes.count, i - digits < 18, bytes[i] >= 0x30, bytes[i] <= 0x39 {
+            segment = segment * 10 + Int(bytes[i] - 0x30)
+            i += 1
+        }
+        let rest = UnsafeBufferPointer(rebasing: bytes[i...])
+        guard i > digits, rest.starts(with: UnsafeBufferPointer(start: middle.utf8Start,
+                                                               count: middle.utf8CodeUnitCount)),
+              let recorder = Recorder.readWritten(UnsafeBufferPointer(
+                  rebasing: bytes[(i + middle.utf8CodeUnitCount)..<(bytes.count - 1)])) else { return nil }
+        return SegmentLine(segment: segment, recorder: recorder)
+    }
 }

@@ -25,6 +25,28 @@ public struct SIPParameters: Sendable, Equatable {
         }
     }
 
+    /// `SIPParameters(parsing:)` over the bytes `lo..<hi` of a value (an address's or a Via's parameters), without
+    /// building the text first or stepping through `Substring` indices.
+    init(_ b: ValueBytes.Bytes, _ lo: Int, _ hi: Int) {
+        items = []
+        var start = lo
+        while start <= hi {
+            let end = ValueBytes.find(0x3B, b, start, hi)
+            let (plo, phi) = ValueBytes.trim(b, start, end)
+            if plo < phi {
+                let eq = ValueBytes.find(0x3D, b, plo, phi)
+                if eq < phi {
+                    let (nlo, nhi) = ValueBytes.trim(b, plo, eq)
+                    let (vlo, vhi) = ValueBytes.trim(b, eq + 1, phi)
+                    items.append((ValueBytes.string(b, nlo, nhi), ValueBytes.string(b, vlo, vhi)))
+                } else {
+                    items.append((ValueBytes.string(b, plo, phi), nil))
+                }
+            }
+            start = end + 1
+        }
+    }
+
     /// `SIPParameters(parsing: text)[name]` without building the list: the first parameter named `name`, nil for
     /// a flag or when absent.
     public static func lookup(_ name: String, in text: Substring) -> String? {
@@ -59,7 +81,16 @@ public struct SIPParameters: Sendable, Equatable {
 
     /// `;a=b;c`, empty when there are none.
     public var text: String {
-        items.map { ";" + $0.name + ($0.value.map { "=" + $0 } ?? "") }.joined()
+        var out = ""
+        for item in items {
+            out += ";"
+            out += item.name
+            if let value = item.value {
+                out += "="
+                out += value
+            }
+        }
+        return out
     }
 }
 
@@ -80,11 +111,11 @@ public struct SIPVia: Sendable, Equatable {
     public init?(_ value: String) {
         guard let parts = ValueBytes.with(value, { b in Self.parts(b).map { p in
             (ValueBytes.string(b, p.transport.0, p.transport.1), ValueBytes.string(b, p.sentBy.0, p.sentBy.1),
-             ValueBytes.string(b, p.parameters.0, p.parameters.1))
+             SIPParameters(b, p.parameters.0, p.parameters.1))
         } }) else { return nil }
         transport = parts.0.uppercased()
         sentBy = parts.1
-        parameters = SIPParameters(parsing: parts.2[...])
+        parameters = parts.2
     }
 
     /// The branch of the first Via in `value`, as `SIPVia(value)?.branch` reads it, without building the value.
@@ -117,7 +148,7 @@ public struct SIPVia: Sendable, Equatable {
 
     public var branch: String? { parameters["branch"] }
 
-    public var text: String { "SIP/2.0/\(transport) \(sentBy)\(parameters.text)" }
+    public var text: String { "SIP/2.0/" + transport + " " + sentBy + parameters.text }
 }
 
 /// A name-addr or addr-spec with header parameters: the value of From, To, Contact, Route (§20.10, §25.1).
@@ -138,11 +169,11 @@ public struct SIPAddress: Sendable, Equatable {
     public init?(_ value: String) {
         guard let parts = ValueBytes.with(value, { b in Self.parts(b).map { p in
             (p.name.map { n in ValueBytes.string(b, n.0, n.1) }, ValueBytes.string(b, p.uri.0, p.uri.1),
-             ValueBytes.string(b, p.parameters.0, p.parameters.1))
+             SIPParameters(b, p.parameters.0, p.parameters.1))
         } }) else { return nil }
         displayName = parts.0
         uri = parts.1
-        parameters = SIPParameters(parsing: parts.2[...])
+        parameters = parts.2
     }
 
     /// The tag of the first address in `value`, as `SIPAddress(value)?.tag` reads it, without building the value.
@@ -180,8 +211,8 @@ public struct SIPAddress: Sendable, Equatable {
     }
 
     public var text: String {
-        let name = displayName.map { "\"\($0)\" " } ?? ""
-        return "\(name)<\(uri)>\(parameters.text)"
+        let name = displayName.map { "\"" + $0 + "\" " } ?? ""
+        return name + "<" + uri + ">" + parameters.text
     }
 }
 
@@ -196,6 +227,10 @@ public struct SIPCSeq: Sendable, Equatable {
     }
 
     public init?(_ value: String) {
+        if let plain = ValueBytes.with(value, Self.plain) {
+            self = plain
+            return
+        }
         // Two pieces between spaces (tabs only trimmed at the ends): a number of at most 10 digits, a token.
         guard let parts = ValueBytes.with(value, { b -> (String, String)? in
             let (lo, hi) = ValueBytes.trim(b, 0, b.count)
@@ -214,7 +249,24 @@ public struct SIPCSeq: Sendable, Equatable {
         method = SIPMethod(parts.1)
     }
 
-    public var text: String { "\(number) \(method.rawValue)" }
+    public var text: String { String(number) + " " + method.rawValue }
+
+    /// `<digits> <token>` with one space and nothing around it, as user agents write a CSeq: read without the
+    /// pieces and strings of the general reading above (nil for any other shape, which that reading decides).
+    private static func plain(_ b: ValueBytes.Bytes) -> SIPCSeq? {
+        var i = 0
+        var number: UInt64 = 0
+        while i < b.count, i < 10, b[i] >= 0x30, b[i] <= 0x39 {
+            number = number * 10 + UInt64(b[i] - 0x30)
+            i += 1
+        }
+        guard i > 0, i < b.count, b[i] == 0x20, number <= UInt64(UInt32.max) else { return nil }
+        i += 1
+        let start = i
+        while i < b.count, SIPParser.isTokenByte(b[i]) { i += 1 }
+        guard i > start, i == b.count else { return nil }
+        return SIPCSeq(UInt32(number), SIPMethod(ValueBytes.string(b, start, i)))
+    }
 }
 
 public enum SIPHeaderValues {

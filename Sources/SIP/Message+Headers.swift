@@ -1,12 +1,88 @@
+/// The headers `keepFields()` reads, told apart by one look at the name's bytes: going through the static
+/// `SIPHeaderName`s (four reference-counted fields each) cost more retains and releases than the matching itself.
+enum KeptHeader {
+    case via, to, callID, cseq, from
+
+    /// The header `name` means, as `SIPHeaderName.matches` reads names (full or compact, ASCII case folded).
+    init?(_ name: String) {
+        var name = name
+        guard let kept = name.withUTF8({ Self.kind($0) }) else { return nil }
+        self = kept
+    }
+
+    private static func kind(_ b: UnsafeBufferPointer<UInt8>) -> KeptHeader? {
+        func equal(_ lower: StaticString) -> Bool {
+            for k in 0..<b.count {
+                let a = b[k], l = lower.utf8Start[k]
+                if a != l, !(a >= 0x41 && a <= 0x5A && a | 0x20 == l) { return false }
+            }
+            return true
+        }
+        switch b.count {
+        case 1:
+            switch b[0] | 0x20 {
+            case 0x76: return .via
+            case 0x74: return .to
+            case 0x69: return .callID
+            case 0x66: return .from
+            default: return nil
+            }
+        case 2: return equal("to") ? .to : nil
+        case 3: return equal("via") ? .via : nil
+        case 4: return equal("cseq") ? .cseq : equal("from") ? .from : nil
+        case 7: return equal("call-id") ? .callID : nil
+        default: return nil
+        }
+    }
+}
+
+/// The header fields a user agent reads from every message, more than once each (the transaction key, the call,
+/// the dialog checks, the history label): read once by `SIPMessage.keepFields()` and kept with the message until
+/// its headers change.
+struct SIPMessageFields: Sendable {
+    var callID: String?
+    var cseq: SIPCSeq?
+    var branch: String?
+    var toTag: String?
+    /// Whether Via, From, To and CSeq lines are present (`SIPParser.validate`; a CSeq may be present yet bad).
+    var hasVia = false, hasFrom = false, hasTo = false, hasCSeq = false
+}
+
 extension SIPMessage {
-    public var callID: String? { header(.callID) }
-    public var cseq: SIPCSeq? { header(.cseq).flatMap(SIPCSeq.init) }
+    public var callID: String? { fields.map(\.callID) ?? header(.callID) }
+    public var cseq: SIPCSeq? { fields.map(\.cseq) ?? header(.cseq).flatMap(SIPCSeq.init) }
     /// The top Via.
     public var via: SIPVia? { header(.via).flatMap(SIPVia.init) }
     /// The top Via's branch, read without building the Via (every received message needs it).
-    public var branch: String? { header(.via).flatMap(SIPVia.branch(in:)) }
+    public var branch: String? { fields.map(\.branch) ?? header(.via).flatMap(SIPVia.branch(in:)) }
     /// The To tag, read without building the address (in-dialog checks run on every request).
-    public var toTag: String? { header(.to).flatMap(SIPAddress.tag(in:)) }
+    public var toTag: String? { fields.map(\.toTag) ?? header(.to).flatMap(SIPAddress.tag(in:)) }
+
+    /// Reads Call-ID, CSeq, the top Via's branch and the To tag once, in one pass over the headers, and keeps them
+    /// with the message (the accessors above then read no header); changing `headers` forgets them. The parser
+    /// keeps them for every message it returns; a user agent for each message it builds before reading it.
+    public mutating func keepFields() {
+        var f = SIPMessageFields()
+        var via: String?, to: String?, cseq: String?
+        for index in headers.indices {
+            switch KeptHeader(headers[index].name) {
+            case .via? where via == nil: via = headers[index].value
+            case .to? where to == nil: to = headers[index].value
+            case .callID? where f.callID == nil: f.callID = headers[index].value
+            case .cseq? where cseq == nil: cseq = headers[index].value
+            case .from?: f.hasFrom = true
+            default: break
+            }
+        }
+        f.hasVia = via != nil
+        f.hasTo = to != nil
+        f.hasCSeq = cseq != nil
+        f.branch = via.flatMap(SIPVia.branch(in:))
+        f.toTag = to.flatMap(SIPAddress.tag(in:))
+        f.cseq = cseq.flatMap(SIPCSeq.init)
+        fields = f
+    }
+
     public var from: SIPAddress? { header(.from).flatMap(SIPAddress.init) }
     public var to: SIPAddress? { header(.to).flatMap(SIPAddress.init) }
     public var contact: SIPAddress? { header(.contact).flatMap(SIPAddress.init) }

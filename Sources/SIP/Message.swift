@@ -10,8 +10,11 @@ public struct SIPMessage: Sendable, Equatable {
     }
 
     public var startLine: StartLine
-    public var headers: [SIPHeader]
+    /// Changing the headers forgets the fields `keepFields()` read from them.
+    public var headers: [SIPHeader] { didSet { fields = nil } }
     public var body: [UInt8]
+    /// The header fields every reader of a message asks for, read once (`keepFields()`); nil until then.
+    var fields: SIPMessageFields?
 
     public init(startLine: StartLine, headers: [SIPHeader] = [], body: [UInt8] = []) {
         self.startLine = startLine
@@ -28,6 +31,11 @@ public struct SIPMessage: Sendable, Equatable {
                                 body: [UInt8] = []) -> SIPMessage {
         SIPMessage(startLine: .response(status: status, reason: reason ?? SIPStatus.reason(status)),
                    headers: headers, body: body)
+    }
+
+    /// Equal when start line, headers and body are: whether the fields were kept does not count.
+    public static func == (a: SIPMessage, b: SIPMessage) -> Bool {
+        a.startLine == b.startLine && a.headers == b.headers && a.body == b.body
     }
 
     public var isRequest: Bool {

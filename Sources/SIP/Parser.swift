@@ -66,8 +66,14 @@ public enum SIPParser {
     /// The checks §8.1.1 and §8.2.2 make of every message: Via, From, To, Call-ID and CSeq present, CSeq well
     /// formed and (for a request) naming the request's method.
     public static func validate(_ message: SIPMessage) throws(SIPParseError) {
-        for name in [SIPHeaderName.via, .from, .to, .callID, .cseq] where message.header(name) == nil {
-            throw .missingHeader(name.canonical)
+        if let f = message.fields {
+            let missing: SIPHeaderName? = !f.hasVia ? .via : !f.hasFrom ? .from : !f.hasTo ? .to
+                : f.callID == nil ? .callID : !f.hasCSeq ? .cseq : nil
+            if let missing { throw .missingHeader(missing.canonical) }
+        } else {
+            for name in [SIPHeaderName.via, .from, .to, .callID, .cseq] where message.header(name) == nil {
+                throw .missingHeader(name.canonical)
+            }
         }
         guard let cseq = message.cseq else { throw .badCSeq }
         if let method = message.method, method != cseq.method, method != .ack || cseq.method != .invite {
@@ -101,7 +107,9 @@ public enum SIPParser {
             lineStart = lineEnd + 2
         }
         guard let startLine else { throw .badStartLine }
-        return SIPMessage(startLine: startLine, headers: headers)
+        var message = SIPMessage(startLine: startLine, headers: headers)
+        message.keepFields()
+        return message
     }
 
     static func parseStartLine(_ line: UnsafeBufferPointer<UInt8>) throws(SIPParseError) -> SIPMessage.StartLine {

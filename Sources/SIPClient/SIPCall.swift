@@ -24,7 +24,7 @@ struct SIPCall {
     var pendingHold: Bool?
     /// The server transaction (key) whose 2xx waits for its ACK: the INVITE's, then each re-INVITE's this end
     /// answers. The ACK has a branch of its own (§17.1.1.3), so it is matched here, by dialog.
-    var awaitingAck: String?
+    var awaitingAck: TransactionKey?
     /// The first ACK came (the callee's call is answered once).
     var acked = false
 }

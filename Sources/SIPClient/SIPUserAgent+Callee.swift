@@ -1,7 +1,7 @@
 import SIP
 
 extension SIPUserAgent {
-    func incomingInvite(_ request: SIPMessage, source: Int, key: String, now: UInt64) {
+    func incomingInvite(_ request: SIPMessage, source: Int, key: TransactionKey, now: UInt64) {
         guard let callID = request.callID else { return }
         if request.toTag != nil {
             reinvite(request, source: source, now: now)

@@ -101,6 +101,8 @@ extension SIPUserAgent {
 
     /// Answers `request` through a new server transaction (or the one it already has).
     func respond(_ response: SIPMessage, to request: SIPMessage? = nil, source: Int, now: UInt64) {
+        var response = response
+        response.keepFields()  // the key and the history label read them
         let key = Self.key(response.branch, response.cseq?.method)
         var t = servers[key] ?? ServerTransaction(request: request ?? response, timers: timers)
         serverSources[key] = source

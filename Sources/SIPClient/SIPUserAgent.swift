@@ -41,10 +41,10 @@ public final class SIPUserAgent {
     var outbox: [(bytes: [UInt8], to: Destination)] = []
     var events: [SIPEvent] = []
     /// Client transactions by top Via branch and CSeq method (a CANCEL shares its INVITE's branch).
-    var clients: [String: ClientTransaction] = [:]
-    var servers: [String: ServerTransaction] = [:]
+    var clients: [TransactionKey: ClientTransaction] = [:]
+    var servers: [TransactionKey: ServerTransaction] = [:]
     /// Where each server transaction's responses go.
-    var serverSources: [String: Int] = [:]
+    var serverSources: [TransactionKey: Int] = [:]
     var calls: [String: SIPCall] = [:]
     var registration = Registration()
 
@@ -94,20 +94,25 @@ public final class SIPUserAgent {
 
     func newBranch() -> String { "z9hG4bK" + token() }
 
+    /// Built by concatenation (string interpolation cost several times more, on every request and answer).
     var contactURI: String {
-        var uri = "sip:\(account.user)@\(localHost):\(localPort);transport=\(transport.rawValue.lowercased())"
+        var uri = "sip:" + account.user + "@" + localHost + ":" + String(localPort) + ";transport="
+            + transport.rawValue.lowercased()
         if let push = account.push { uri += push.uriParameters }
         return uri
     }
 
+    /// `SIPVia(transport:sentBy:branch:).text` (rport asked for), written directly.
     func via(branch: String) -> String {
-        SIPVia(transport: transport.rawValue, sentBy: "\(localHost):\(localPort)", branch: branch).text
+        "SIP/2.0/" + transport.rawValue + " " + localHost + ":" + String(localPort) + ";branch=" + branch + ";rport"
     }
 
     // MARK: - Sending
 
     /// Starts a client transaction for `request` (its top Via names the branch).
     func startClient(_ request: SIPMessage, now: UInt64) {
+        var request = request
+        request.keepFields()  // the key, each send's history label and a timeout read them
         let (transaction, effects) = ClientTransaction.start(request, timers: timers, now: now)
         let key = Self.key(request.branch, request.cseq?.method)
         clients[key] = transaction
@@ -143,8 +148,8 @@ public final class SIPUserAgent {
         return "\(status) \(method.rawValue)"
     }
 
-    static func key(_ branch: String?, _ method: SIPMethod?) -> String {
-        (branch ?? "") + " " + (method?.rawValue ?? "")
+    static func key(_ branch: String?, _ method: SIPMethod?) -> TransactionKey {
+        TransactionKey(branch: branch ?? "", method: method?.rawValue ?? "")
     }
 
     static func label(_ message: SIPMessage) -> String {
@@ -152,7 +157,7 @@ public final class SIPUserAgent {
     }
 
     /// Carries out a transaction's effects; responses delivered go to the call or registration logic.
-    func apply(_ effects: [TransactionEffect], source: Int?, key: String, now: UInt64 = 0) {
+    func apply(_ effects: [TransactionEffect], source: Int?, key: TransactionKey, now: UInt64 = 0) {
         for effect in effects {
             switch effect {
             case .send(let message, let again):
@@ -197,7 +202,7 @@ public final class SIPUserAgent {
         }
     }
 
-    private func transactionTimedOut(key: String, timer: SIPTimer, now: UInt64) {
+    private func transactionTimedOut(key: TransactionKey, timer: SIPTimer, now: UInt64) {
         guard let request = clients[key]?.request ?? servers[key]?.request, let callID = request.callID else { return }
         if request.method == .register {
             registration.inFlight = nil
@@ -211,6 +216,13 @@ public final class SIPUserAgent {
             }
         }
     }
+}
+
+/// A transaction's key (§17.1.3, §17.2.3): its top Via branch and CSeq method (a CANCEL shares its INVITE's
+/// branch), kept as two strings rather than joined into one at every lookup.
+struct TransactionKey: Hashable {
+    let branch: String
+    let method: String
 }
 
 /// The seeded source of an agent's identifiers and its digest nonce count.

@@ -58,6 +58,56 @@ final class ParserTests: XCTestCase {
         XCTAssertFalse(SIPHeaderName.via.matches("Vià"))
     }
 
+    func testKeptFieldsAreForgottenWhenTheHeadersChange() throws {
+        var message = try SIPParser.parse(datagram: Array(Self.invite.utf8))
+        XCTAssertEqual(message.cseq, SIPCSeq(7, .invite))
+        message.setHeader(.cseq, "8 BYE")
+        message.setHeader(.via, "SIP/2.0/UDP h:1;branch=z9hG4bKnew")
+        XCTAssertEqual(message.cseq, SIPCSeq(8, .bye), "read from the new header, not the kept field")
+        XCTAssertEqual(message.branch, "z9hG4bKnew")
+        message.keepFields()
+        XCTAssertEqual(message.cseq, SIPCSeq(8, .bye))
+        XCTAssertEqual(message, try SIPParser.parse(datagram: message.serialized()), "kept fields do not count")
+    }
+
+    func testKeptFieldsReadAsTheHeaderLookupsDo() throws {
+        let names = [("v", "VIA", "Via"), ("t", "tO", "To"), ("I", "CALL-id", "Call-ID"), ("cseq", "CSEQ", "CSeq"),
+                     ("F", "from", "From")]
+        for form in 0..<3 {
+            let headers = names.map { n -> SIPHeader in
+                let name = [n.0, n.1, n.2][form]
+                switch n.2 {
+                case "Via": return SIPHeader(name, "SIP/2.0/UDP h:1;branch=z9hG4bK\(form)")
+                case "To": return SIPHeader(name, "<sip:b@h>;tag=t\(form)")
+                case "Call-ID": return SIPHeader(name, "c\(form)@h")
+                case "CSeq": return SIPHeader(name, "\(form + 1) INVITE")
+                default: return SIPHeader(name, "<sip:a@h>;tag=f")
+                }
+            } + [SIPHeader("Vià", "x"), SIPHeader("Contact", "<sip:a@h>"), SIPHeader("m", "<sip:a@h>")]
+            let built = SIPMessage.request(.invite, uri: "sip:b@h", headers: headers)
+            var kept = built
+            kept.keepFields()
+            XCTAssertEqual(kept.callID, built.callID)
+            XCTAssertEqual(kept.cseq, built.cseq)
+            XCTAssertEqual(kept.branch, built.branch)
+            XCTAssertEqual(kept.toTag, built.toTag)
+            XCTAssertEqual(kept.callID, "c\(form)@h")
+            XCTAssertNoThrow(try SIPParser.validate(kept))
+        }
+    }
+
+    func testPlainCSeqAndByteParametersReadAsTheGeneralForms() {
+        XCTAssertEqual(SIPCSeq("4294967295 BYE"), SIPCSeq(4_294_967_295, .bye))
+        XCTAssertNil(SIPCSeq("4294967296 BYE"), "above UInt32")
+        XCTAssertEqual(SIPCSeq("007 ACK"), SIPCSeq(7, .ack))
+        XCTAssertEqual(SIPCSeq("+7 ACK"), SIPCSeq(7, .ack), "the general reading takes a sign, as UInt32 does")
+        XCTAssertNil(SIPCSeq("7 "))
+        let address = SIPAddress("<sip:a@h> ; tag = t1 ;lr; expires=60;")
+        XCTAssertEqual(address?.parameters, SIPParameters(parsing: " ; tag = t1 ;lr; expires=60;"))
+        XCTAssertEqual(address?.text, "<sip:a@h>;tag=t1;lr;expires=60")
+        XCTAssertEqual(SIPVia("SIP/2.0/udp h:5;branch=z9hG4bK1;rport")?.text, "SIP/2.0/UDP h:5;branch=z9hG4bK1;rport")
+    }
+
     func testSerializedMessageParsesBackToTheSameMessage() throws {
         let message = try SIPParser.parse(datagram: Array(Self.invite.utf8))
         let again = try SIPParser.parse(datagram: message.serialized())

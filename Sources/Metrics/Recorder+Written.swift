@@ -1,0 +1,167 @@
+/// Reads back the JSON `RecorderImage.appendJSON` writes, byte by byte. A worker's segments (one a second) are read
+/// again when it closes; through `JSONDecoder`, which boxes every integer of every sparse histogram, that cost
+/// ~8 M instructions per second of run (docs/SIP.md, "What a call costs"). Anything but the exact shape the writer
+/// produces (whitespace, escapes, another key order, a value the Codable reading refuses) gives nil, and the caller
+/// decodes with `JSONDecoder` as before: same recorder, same errors.
+extension Recorder {
+    /// The recorder `bytes` holds, exactly as `appendJSON` wrote it; nil for anything else.
+    public static func readWritten(_ bytes: UnsafeBufferPointer<UInt8>) -> Recorder? {
+        var r = WrittenJSON(b: bytes)
+        guard let recorder = r.recorder(), r.i == bytes.count else { return nil }
+        return recorder
+    }
+}
+
+/// A cursor over bytes in `appendJSON`'s shape. Every reader returns nil (or false) at the first surprise.
+struct WrittenJSON {
+    let b: UnsafeBufferPointer<UInt8>
+    var i = 0
+
+    init(b: UnsafeBufferPointer<UInt8>) { self.b = b }
+
+    mutating func literal(_ text: StaticString) -> Bool {
+        let n = text.utf8CodeUnitCount
+        guard i + n <= b.count else { return false }
+        for k in 0..<n where b[i + k] != text.utf8Start[k] { return false }
+        i += n
+        return true
+    }
+
+    /// An integer as `JSONText.appendInteger` writes it: an optional minus and at most 19 digits.
+    mutating func int() -> Int64? {
+        let negative = i < b.count && b[i] == 0x2D
+        if negative { i += 1 }
+        var value: Int64 = 0
+        let start = i
+        while i < b.count, b[i] >= 0x30, b[i] <= 0x39, i - start < 18 {
+            value = value * 10 + Int64(b[i] - 0x30)
+            i += 1
+        }
+        guard i > start, i == b.count || b[i] < 0x30 || b[i] > 0x39 else { return nil }
+        return negative ? -value : value
+    }
+
+    /// A string without escapes (metric names): nil at a backslash, which `JSONDecoder` then reads.
+    mutating func string() -> String? {
+        guard literal("\"") else { return nil }
+        let start = i
+        while i < b.count, b[i] != 0x22 {
+            guard b[i] != 0x5C, b[i] >= 0x20 else { return nil }
+            i += 1
+        }
+        guard i < b.count else { return nil }
+        defer { i += 1 }
+        return String(validating: UnsafeBufferPointer(rebasing: b[start..<i]), as: UTF8.self)
+    }
+
+    /// A gauge value as `Double.description` writes it.
+    mutating func double() -> Double? {
+        let start = i
+        while i < b.count, b[i] == 0x2B || b[i] == 0x2D || b[i] == 0x2E || b[i] == 0x65 || b[i] == 0x45
+            || (b[i] >= 0x30 && b[i] <= 0x39) { i += 1 }
+        guard i > start else { return nil }
+        return Double(String(decoding: UnsafeBufferPointer(rebasing: b[start..<i]), as: UTF8.self))
+    }
+
+    /// `{"key":value,…}`; `value` reads one value for its key.
+    mutating func object(_ value: (inout WrittenJSON, String) -> Bool) -> Bool {
+        guard literal("{") else { return false }
+        if literal("}") { return true }
+        while true {
+            guard let key = string(), literal(":"), value(&self, key) else { return false }
+            if literal("}") { return true }
+            guard literal(",") else { return false }
+        }
+    }
+
+    /// An object keyed by seconds (integer keys written as strings).
+    mutating func seconds<V>(_ value: (inout WrittenJSON) -> V?) -> [Int: V]? {
+        var out: [Int: V] = [:]
+        let ok = object { r, key in
+            guard let second = Int(key), let v = value(&r) else { return false }
+            out[second] = v
+            return true
+        }
+        return ok ? out : nil
+    }
+
+    mutating func ints() -> [Int64]? {
+        guard literal("[") else { return nil }
+        var out: [Int64] = []
+        if literal("]") { return out }
+        while true {
+            guard let v = int() else { return nil }
+            out.append(v)
+            if literal("]") { return out }
+            guard literal(",") else { return nil }
+        }
+    }
+
+    /// `JSONBytes.histogram`'s keys in its order, checked as `SparseHistogram.init(from:)` checks them.
+    mutating func histogram() -> SparseHistogram? {
+        guard literal("{\"lowestDiscernibleValue\":"), let lowest = int(),
+              literal(",\"highestTrackableValue\":"), let highest = int(),
+              literal(",\"significantDigits\":"), let digits = int(),
+              HdrLayout.validationProblem(lowest: lowest, highest: highest, significantDigits: Int(digits)) == nil,
+              literal(",\"indices\":"), let wide = ints(), literal(",\"counts\":"), let counts = ints(),
+              literal(",\"totalCount\":"), let total = int(), literal(",\"overflowCount\":"), let overflow = int(),
+              literal(",\"min\":"), let min = int(), literal(",\"max\":"), let max = int(), literal("}")
+        else { return nil }
+        var indices: [Int32] = []
+        indices.reserveCapacity(wide.count)
+        for v in wide {
+            guard let index = Int32(exactly: v) else { return nil }
+            indices.append(index)
+        }
+        let layout = HdrLayout(lowest: lowest, highest: highest, significantDigits: Int(digits))
+        guard SparseHistogram.problem(layout: layout, indices: indices, counts: counts, total: total,
+                                      overflow: overflow, min: min, max: max) == nil else { return nil }
+        return SparseHistogram(layout: layout, indices: indices, counts: counts, totalCount: total,
+                               overflowCount: overflow, min: min, max: max)
+    }
+}
+
+extension WrittenJSON {
+    /// `appendJSON`'s top-level keys in its order, put together as `Recorder.init(from:)` does.
+    mutating func recorder() -> Recorder? {
+        guard literal("{\"runStartNanos\":"), let start = int().flatMap(UInt64.init(exactly:)),
+              literal(",\"lowestDiscernibleValue\":"), let lowest = int(),
+              literal(",\"highestTrackableValue\":"), let highest = int(),
+              literal(",\"significantDigits\":"), let digits = int(),
+              HdrLayout.validationProblem(lowest: lowest, highest: highest, significantDigits: Int(digits)) == nil
+        else { return nil }
+        var totals: [String: SparseHistogram] = [:]
+        var intervals: [String: [Int: SparseHistogram]] = [:]
+        var counters: [String: Int64] = [:]
+        var series: [String: [Int: Int64]] = [:]
+        var gauges: [String: [Int: Double]] = [:]
+        guard literal(",\"histograms\":"), object({ r, key in
+                  totals[key] = r.histogram()
+                  return totals[key] != nil
+              }),
+              literal(",\"intervals\":"), object({ r, key in
+                  intervals[key] = r.seconds { $0.histogram() }
+                  return intervals[key] != nil
+              }),
+              literal(",\"counters\":"), object({ r, key in
+                  counters[key] = r.int()
+                  return counters[key] != nil
+              }),
+              literal(",\"counterSeries\":"), object({ r, key in
+                  series[key] = r.seconds { $0.int() }
+                  return series[key] != nil
+              }),
+              literal(",\"gauges\":"), object({ r, key in
+                  gauges[key] = r.seconds { $0.double() }
+                  return gauges[key] != nil
+              }),
+              literal("}")
+        else { return nil }
+        var recorder = Recorder(runStartNanos: start, lowestDiscernibleValue: lowest, highestTrackableValue: highest,
+                                significantDigits: Int(digits))
+        guard recorder.assemble(totals: totals, intervals: intervals) == nil else { return nil }
+        recorder.assemble(counters: counters, series: series)
+        recorder.gauges = gauges
+        return recorder
+    }
+}

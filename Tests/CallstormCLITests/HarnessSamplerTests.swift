@@ -1,0 +1,16 @@
+import XCTest
+@testable import CallstormCLI
+
+/// The harness's own gauges read /proc over bytes (no Foundation file reading): each reading must still find its
+/// field in this very process.
+final class HarnessSamplerTests: XCTestCase {
+    func testProcReadingsFindThisProcessFields() throws {
+        let threads = try XCTUnwrap(HarnessSampler.threadCount())
+        XCTAssertGreaterThanOrEqual(threads, 1)
+        let cpu = try XCTUnwrap(HarnessSampler.cpuSeconds())
+        XCTAssertGreaterThanOrEqual(cpu, 0)
+        let rss = try XCTUnwrap(HarnessSampler.residentMiB())
+        XCTAssertGreaterThan(rss, 0)
+        XCTAssertNil(HarnessSampler.procFile("/proc/self/no-such-file"))
+    }
+}
