@@ -272,6 +272,7 @@ final class SIPSignaling {
         fold("malformed", counters.malformed)
         fold("timeouts", counters.timeouts)
         fold("stray", counters.stray)
+        fold("misdirected", counters.misdirected)
         pool.closeAll()
     }
 }

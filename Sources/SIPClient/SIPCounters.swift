@@ -16,6 +16,9 @@ public struct SIPCounters: Sendable, Equatable {
     public var timeouts: [String: Int] = [:]
     /// Responses with no transaction and requests for no dialog (481), by method or status.
     public var stray: [String: Int] = [:]
+    /// Requests that opened no dialog because their Request-URI names another user (a stale contact's port now
+    /// held by this agent), by method: not answered (`SIPUserAgent.incomingInvite`).
+    public var misdirected: [String: Int] = [:]
 
     public init() {}
 
@@ -30,5 +33,6 @@ public struct SIPCounters: Sendable, Equatable {
         total.malformed.merge(malformed, uniquingKeysWith: +)
         total.timeouts.merge(timeouts, uniquingKeysWith: +)
         total.stray.merge(stray, uniquingKeysWith: +)
+        total.misdirected.merge(misdirected, uniquingKeysWith: +)
     }
 }

@@ -7,6 +7,15 @@ extension SIPUserAgent {
             reinvite(request, source: source, now: now)
             return
         }
+        if !addressesThisUser(request) {
+            // Sent to another user's contact whose port this agent's socket now holds: a device that slept closed
+            // its socket, and the kernel gave the port to this one. The proxy relays a parked INVITE to that stale
+            // contact and waits for the woken device's REGISTER (docs/SIP.md); a phone gone from an address does
+            // not answer there, so neither does this agent: a final response would end the caller's call for a
+            // device that is about to take it, a failure of callstorm's own sockets, not of the server.
+            counters.misdirected["INVITE", default: 0] += 1
+            return
+        }
         let tag = token()
         let offer = SDPSession(parsing: request.body)
         let port = 40_000 + Int(ids.random.next() % 10_000) * 2
@@ -19,6 +28,14 @@ extension SIPUserAgent {
         events.append(.incoming(call: callID, from: request.from?.uri ?? ""))
         if autoRing { ring(callID, now: now) }
         if autoAnswer { answer(callID, now: now) }
+    }
+
+    /// Whether the request's Request-URI is this agent's user, or names no user (a request to the host alone).
+    func addressesThisUser(_ request: SIPMessage) -> Bool {
+        guard case .request(_, let uri) = request.startLine else { return true }
+        let rest = uri.hasPrefix("sip:") ? uri.dropFirst(4) : uri.hasPrefix("sips:") ? uri.dropFirst(5) : Substring(uri)
+        guard let at = rest.firstIndex(of: "@") else { return true }
+        return rest[..<at] == account.user
     }
 
     /// Sends 180 Ringing for an incoming call.

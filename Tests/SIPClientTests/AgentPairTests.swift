@@ -117,6 +117,24 @@ final class AgentPairTests: XCTestCase {
         XCTAssertEqual(alice.counters.requestsSent["ACK"], 1, "the 487 is acknowledged by the transaction")
     }
 
+    /// A stale contact's port now held by another agent: the INVITE for the user who slept is not answered there
+    /// (the proxy waits for that user's wake REGISTER); the caller's transaction only retransmits.
+    func testAnInviteForAnotherUserIsNotAnsweredAndIsCountedMisdirected() {
+        let call = alice.invite("sip:carol@127.0.0.1:5072", now: clock.nowNanos())
+        pump()
+        XCTAssertEqual(events["bob"] ?? [], [], "no incoming call for bob")
+        XCTAssertEqual(bob.counters.misdirected, ["INVITE": 1])
+        XCTAssertEqual(bob.counters.responsesSent, [:], "no 100, no final response")
+        XCTAssertEqual(bob.callCount, 0)
+        advance(500_000_000)
+        XCTAssertEqual(bob.counters.misdirected, ["INVITE": 2], "its retransmission too")
+        XCTAssertEqual(alice.counters.responsesReceived, [:])
+        let own = alice.invite("sip:bob@127.0.0.1:5072", now: clock.nowNanos())
+        pump()
+        XCTAssertEqual(events["bob"]?.last, .incoming(call: own, from: "sip:alice@127.0.0.1"), "its own user's call")
+        XCTAssertNotEqual(call, own)
+    }
+
     func testDeclineReachesTheCallerAsItsStatus() {
         let call = alice.invite("sip:bob@127.0.0.1:5072", now: clock.nowNanos())
         pump()
