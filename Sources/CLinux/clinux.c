@@ -64,6 +64,19 @@ int clinux_listen_tcp(const char *host, int port, int backlog) {
     return fd;
 }
 
+int clinux_probe_udp_bind(const char *host, int port) {
+    struct sockaddr_in a4;
+    memset(&a4, 0, sizeof a4);
+    a4.sin_family = AF_INET;
+    a4.sin_port = htons((uint16_t)port);
+    if (inet_pton(AF_INET, host, &a4.sin_addr) != 1) return -EINVAL;
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -errno;
+    int rc = bind(fd, (struct sockaddr *)&a4, sizeof a4) < 0 ? -errno : 0;
+    close(fd);
+    return rc;
+}
+
 int clinux_local_port(int fd) {
     struct sockaddr_storage ss;
     socklen_t len = sizeof ss;

@@ -10,13 +10,16 @@ extension CallLauncher {
     /// Call ids of redials sit above every planned arrival's index: bit 40, then the worker, then a counter.
     static func redialID(worker: Int, serial: Int) -> Int { 1 << 40 | worker << 24 | serial }
 
-    /// Called once the dropped call's devices went back to idle (so the dropped conversation is in Recents).
+    /// Called once the dropped call's devices went back to idle (so the dropped conversation is in Recents); a
+    /// device still in another call is not redialled from (counted skipped, as a redial the share left out).
     func planRedial(after run: FlowInterpreter, now: UInt64) {
         guard let plan = settings.behavior.redialAfterDrop, run.dropped, run.arrival.index < 1 << 40,
               let caller = run.roles[run.flow.roles[0]], run.flow.roles.count > 1,
               let callee = run.roles[run.flow.roles[1]] else { return }
         var rng = SeededRandom(seed: settings.seed, stream: UInt64(run.arrival.index) | 1 << 41)
-        guard rng.nextUnit() < plan.share else {
+        // A device the dropped call handed over to its other call (call waiting) is busy: no redial on it, as
+        // `reserve` takes only idle devices and `launch` would overwrite the call it is in.
+        guard rng.nextUnit() < plan.share, table.devices.isFree(caller), table.devices.isFree(callee) else {
             books.count(.redialsAfterDropSkipped, at: now)
             return
         }

@@ -94,18 +94,25 @@ final class CallLauncher {
 
     /// Puts a call on the devices its roles name and begins it: planned arrivals, redials and outside calls alike
     /// (`outsideConversation`: the id of the outside party's call, bound to the flow's `main`; `waitingOn`: a device
-    /// already in a call that takes this one beside it, `Device.waitingCall`).
+    /// already in a call that takes this one, the outside party's, beside it, `Device.waitingCall`).
     func launch(_ arrival: Arrival, flow: Flow, roles: [String: Int], planned: UInt64, now: UInt64,
                 outsideConversation: String? = nil, waitingOn: Int? = nil) {
         for (r, role) in flow.roles.enumerated() {
             guard let local = roles[role] else { continue }
+            let device = table.devices[local].identity.index
             if local == waitingOn {
                 table.devices[local].waitingCall = arrival.index
+                // Its pushes about this call's conversation are this call's, not its own call's (`DeviceCalls`).
+                if let outsideConversation {
+                    faults.deviceCalls.assignWaiting(device, conversation: outsideConversation, call: arrival.index,
+                                                     role: r, flow: arrival.flow,
+                                                     plannedSinceLoad: arrival.plannedNanos)
+                }
                 continue
             }
             table.devices[local].callID = arrival.index
-            faults.deviceCalls.assign(table.devices[local].identity.index, call: arrival.index, role: r,
-                                      flow: arrival.flow, plannedSinceLoad: arrival.plannedNanos)
+            faults.deviceCalls.assign(device, call: arrival.index, role: r, flow: arrival.flow,
+                                      plannedSinceLoad: arrival.plannedNanos)
         }
         var call = FlowInterpreter(arrival: arrival, flow: flow, roles: roles, seed: settings.seed,
                                    config: arrivals.config, now: now)
@@ -124,10 +131,13 @@ final class CallLauncher {
         faults.attribute(call: id, devices: run.devices(), plannedSinceLoad: run.arrival.plannedNanos,
                          failed: run.status.failed, now: clock.nowNanos())
         for local in run.devices() {
-            if table.devices.handOver(local, ending: id, conversations: Array(run.known.conversations.values)) {
+            let remote = run.callRemote(of: local, table.devices)
+            if table.devices.handOver(local, ending: id, conversations: Array(run.known.conversations.values),
+                                      remote: remote) {
+                faults.deviceCalls.handOver(table.devices[local].identity.index, ending: id)
                 continue  // its other call goes on
             }
-            table.devices.release(local, remote: run.callRemote(of: local, table.devices))
+            table.devices.release(local, remote: remote)
             sockets?.idle(local)
             sender.sip?.afterCall(local)
         }

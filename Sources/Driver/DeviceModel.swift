@@ -90,34 +90,53 @@ struct DeviceModel {
         idle.remove(at: i)
     }
 
+    /// Whether `local` is free for a new call it was not given by the idle pool (a redial keeping the dropped
+    /// call's devices): in no call, its own or a waiting one.
+    func isFree(_ local: Int) -> Bool {
+        devices[local].callID == nil && devices[local].waitingCall == nil
+    }
+
     /// The device's call is over: it forgets the call's conversations and waits for the next one. `remote`: the
     /// other side as the call itself knew it, listed in Recents for a conversation whose view names nobody (a
     /// view of an ended call lists no member, yet Recents shows whom it was with).
     mutating func release(_ local: Int, remote: Handle? = nil) {
         devices[local].callID = nil
-        remember(local, remote: remote)
-        devices[local].manager.forgetAll()
-        devices[local].reportedAt.removeAll()
-        devices[local].pushSentAt.removeAll()
-        devices[local].pushCaller.removeAll()
-        devices[local].lostVersions.removeAll()
+        endCall(local, conversations: nil, remote: remote)
         idle.append(local)
     }
 
     /// Call `ending` is over on `local`, which takes part in another call too (`Device.waitingCall`): the device
-    /// forgets `ending`'s conversations and stays in the other call, which is now its call. False when the device
-    /// is in no other call (then it is released).
-    mutating func handOver(_ local: Int, ending: Int, conversations: [String]) -> Bool {
+    /// forgets `ending`'s conversations (as `release` does: to Recents, notes dropped) and stays in the other
+    /// call, which is now its call. False when the device is in no other call (then it is released).
+    mutating func handOver(_ local: Int, ending: Int, conversations: [String], remote: Handle? = nil) -> Bool {
         guard let waiting = devices[local].waitingCall else { return false }
         if devices[local].callID == ending { devices[local].callID = waiting }
         devices[local].waitingCall = nil
+        endCall(local, conversations: Set(conversations), remote: remote)
+        return true
+    }
+
+    /// What the end of a call does to its device, whether it goes idle (`release`) or stays in its other call
+    /// (`handOver`): the call's conversations go to Recents, then the device forgets them and what it noted of
+    /// them (report times, push fields, lost versions). `conversations` nil: every one (the device is in no
+    /// other call).
+    private mutating func endCall(_ local: Int, conversations: Set<String>?, remote: Handle?) {
+        remember(local, only: conversations, remote: remote)
+        guard let conversations else {
+            devices[local].manager.forgetAll()
+            devices[local].reportedAt.removeAll()
+            devices[local].pushSentAt.removeAll()
+            devices[local].pushCaller.removeAll()
+            devices[local].lostVersions.removeAll()
+            return
+        }
         for uuid in conversations {
             devices[local].manager.forget(uuid)
             devices[local].reportedAt[uuid] = nil
             devices[local].pushSentAt[uuid] = nil
             devices[local].pushCaller[uuid] = nil
+            devices[local].lostVersions[uuid] = nil
         }
-        return true
     }
 
     /// An injected fault kept `version` of conversation `uuid` from `local` for good (`Device.lostVersions`).
@@ -128,13 +147,16 @@ struct DeviceModel {
     /// How many conversations of earlier calls a device remembers (Recents).
     static let recentsKept = 16
 
-    /// The device's conversations go to its Recents, as LiveCommunicationKit lists them after they end.
-    private mutating func remember(_ local: Int, remote: Handle?) {
+    /// The device's conversations (those in `only`, when given) go to its Recents, as LiveCommunicationKit lists
+    /// them after they end.
+    private mutating func remember(_ local: Int, only: Set<String>?, remote: Handle?) {
         let manager = devices[local].manager
-        for (uuid, conversation) in manager.conversations.sorted(by: { $0.key < $1.key }) {
+        for (uuid, conversation) in manager.conversations.sorted(by: { $0.key < $1.key })
+        where only?.contains(uuid) ?? true {
             devices[local].recents.append(RecentConversation(uuid: uuid, remote: conversation.members.first ?? remote))
         }
-        for uuid in manager.mergedAway.sorted() where manager.conversations[uuid] == nil {
+        for uuid in manager.mergedAway.sorted()
+        where manager.conversations[uuid] == nil && only?.contains(uuid) ?? true {
             devices[local].recents.append(RecentConversation(uuid: uuid, remote: nil))
         }
         let excess = devices[local].recents.count - Self.recentsKept
@@ -191,6 +213,19 @@ struct DeviceModel {
         if let sent = payload.sentAt { devices[local].pushSentAt[uuid] = sent }
         if let caller = payload.caller { devices[local].pushCaller[uuid] = caller }
         return refusal
+    }
+
+    /// The INVITE of another call `uuid` reaching `local` in a call (call waiting): reported now unless a push
+    /// reported it already (`reported`), and whether the report was refused over the device's limits. For an
+    /// earlier report the refusal is read off the conversation, which a refusal ends at once: the manager's live
+    /// count cannot tell it again (the refused conversation is not in it), and a conversation already ended is
+    /// one the device cannot take either.
+    mutating func reportWaiting(_ local: Int, payload: PushPayload, uuid: String, now: UInt64)
+        -> (reported: Bool, refused: Bool) {
+        guard devices[local].reportedAt[uuid] != nil else {
+            return (true, reportIncoming(local, payload: payload, uuid: uuid, now: now) != nil)
+        }
+        return (false, (devices[local].manager.conversations[uuid]?.state ?? .left) == .left)
     }
 
     /// What a background push did to a device.

@@ -17,6 +17,8 @@ final class DevicePushSink: PushSink {
     let faultLog: FaultLog
     /// Each device's call and push number in it, so a fault decision names one push of one planned call.
     let deviceCalls: DeviceCalls
+    /// Reads a push's conversation, for a device running a waiting call (`DeviceCalls.nextPush`).
+    let reader: ViewReader
 
     /// Whether any window browns the gateway out (the gateway asks on every request; most runs have none).
     let hasBrownout: Bool
@@ -31,6 +33,7 @@ final class DevicePushSink: PushSink {
         self.clock = clock
         self.faultLog = faultLog
         self.deviceCalls = deviceCalls
+        reader = TargetAPI(settings.api, handles: settings.handles).reader
     }
 
     func accept(_ push: APNsPush) -> APNsRejection? { answer(push).rejection }
@@ -71,7 +74,8 @@ final class DevicePushSink: PushSink {
         let now = clock.nowNanos()
         // Pushes belong to the window their call was planned in, and every draw is keyed by (window, call, role,
         // push number in the call): the same seed hits the same pushes of the same calls, run after run.
-        if !schedule.isEmpty, start > 0, now > start, let slot = deviceCalls.nextPush(index) {
+        if !schedule.isEmpty, start > 0, now > start,
+           let slot = deviceCalls.nextPush(index, conversation: { reader.push(push.payload)?.uuid }) {
             let subject = FaultSchedule.subject(call: slot.call, role: slot.role)
             let flow = settings.flows[slot.flow].name
             decision = schedule.pushDecision(device: index, subject: subject, seq: slot.pushes,

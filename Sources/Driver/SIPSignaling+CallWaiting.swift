@@ -36,14 +36,10 @@ extension SIPSignaling {
     /// The INVITE `callID` of a call the device's own call does not expect: reported, then taken beside it when
     /// the model allows and an outside-started flow can run it, else declined busy.
     func callWaiting(_ local: Int, callID: String, caller: Handle?, agent: Int, now: UInt64) {
-        let overLimit: Bool
-        if table.devices[local].reportedAt[callID] != nil {
-            // A sleeping device's push reported it already (PushKit's rule): the model decided then.
-            let manager = table.devices[local].manager
-            overLimit = manager.liveCount - 1 >= manager.configuration.maximumConversationGroups
-        } else {
-            overLimit = table.devices.reportIncoming(local, payload: PushPayload(uuid: callID, caller: caller),
-                                                     uuid: callID, now: now) != nil
+        let (reported, overLimit) = table.devices.reportWaiting(
+            local, payload: PushPayload(uuid: callID, caller: caller), uuid: callID, now: now)
+        // Not `reported`: a push reported it already (a sleeping device's, PushKit's rule), decided and counted.
+        if reported {
             books.count(.conversationsReported, at: now)
             if overLimit { books.count(.conversationsRefusedOverLimit, at: now) }
         }

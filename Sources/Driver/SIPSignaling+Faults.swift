@@ -49,13 +49,14 @@ extension SIPSignaling {
         let schedule = faults.schedule
         chaos.messages = schedule.hasSIPMessageFaults
         guard chaos.messages || schedule.windows.contains(where: { $0.sip != nil }) else { return }
-        pool.datagramFilter = { [unowned self] agent, sending, label, callID in
-            datagramFate(agent, sending, label, callID)
+        pool.datagramFilter = { [unowned self] agent, sending, label, datagram in
+            datagramFate(agent, sending, label, datagram)
         }
     }
 
     /// The fate of one datagram of `agent`'s device: a lost wake REGISTER, else the message faults' decision.
-    func datagramFate(_ agent: Int, _ sending: Bool, _ label: String, _ callID: String?) -> SIPDatagramFate {
+    /// The Call-ID is read off `datagram` only once a fault acts on it, to attribute the fault (`SIPDatagramOwner`).
+    func datagramFate(_ agent: Int, _ sending: Bool, _ label: String, _ datagram: [UInt8]) -> SIPDatagramFate {
         guard let local = agents.device[agent], !books.sealed else { return .pass }
         let now = self.now
         if sending, label == "REGISTER", chaos.registerLost.contains(local) {
@@ -70,6 +71,7 @@ extension SIPSignaling {
             SIPDatagram(label: label, sending: sending), device: device, seq: seq, sinceLoad: since,
             flow: table.flowName(local)) else { return .pass }
         let call = table.devices[local].callID
+        let callID = SIPStartLine.callID(datagram)
         let ofCall = callID.flatMap { callOf($0, on: local) }
         let owner = SIPDatagramOwner.of(label: label, callID: callID,
                                         registrationCallID: pool.agent(agent)?.registrationCallID,
@@ -84,10 +86,10 @@ extension SIPSignaling {
         }
     }
 
-    /// The wake-up fault for `local`'s wake now (it reported a push and is about to REGISTER): true when the
-    /// REGISTER is put off (a late wake; `wakeDue` sends it), false to REGISTER now (a lost REGISTER marks the
-    /// device so the filter drops it).
-    func wakeFault(_ local: Int) -> Bool {
+    /// The wake-up fault for `local`'s wake now (it reported the push of `callID` and is about to REGISTER): true
+    /// when the REGISTER is put off (a late wake; `wakeDue` sends it), false to REGISTER now (a lost REGISTER marks
+    /// the device so the filter drops it).
+    func wakeFault(_ local: Int, callID: String) -> Bool {
         guard let since = faults.sinceLoad(), let planned = table.faultTime(local),
               let part = table.faultSubject(local), let flow = table.flowName(local) else { return false }
         let device = table.devices[local].identity.index
@@ -100,7 +102,7 @@ extension SIPSignaling {
             chaos.registerLost.insert(local)
             return false
         case .late(let nanos):
-            table.schedule(.sipWake(local: local), now + nanos)
+            table.schedule(.sipWake(local: local, callID: callID), now + nanos)
             return true
         }
     }

@@ -25,6 +25,10 @@ struct WakeState {
     /// Wakes per device so far: with the seed and the device, what keys each `wake_after` draw (the same draws
     /// in every run of one seed, whatever the order the worker's events come in).
     var wakes: [Int: UInt64] = [:]
+
+    /// Whether a wake REGISTER put off for the push of `callID` is still `local`'s to send: the device is woken
+    /// for that call still (not for a later one whose push came once the first call ended, or for none).
+    func isDue(_ local: Int, for callID: String) -> Bool { wokeFor[local] == callID }
 }
 
 extension SIPSignaling {
@@ -46,9 +50,9 @@ extension SIPSignaling {
             return
         }
         // A late wake puts the REGISTER off; a lost one goes out and vanishes (`SIPSignaling+Faults`).
-        if !faults.isEmpty, wakeFault(local) { return }
+        if !faults.isEmpty, wakeFault(local, callID: uuid) { return }
         if let delay = wakeDelay(local), delay > 0 {
-            table.schedule(.sipWake(local: local), now + delay)
+            table.schedule(.sipWake(local: local, callID: uuid), now + delay)
             return
         }
         guard let agent = openAgent(local) else { return }
@@ -69,10 +73,11 @@ extension SIPSignaling {
     /// Keys `wake_after`'s draws apart from every other stream of the seed ("wake").
     private static let wakeStream: UInt64 = 0x7761_6B65
 
-    /// A wake REGISTER put off (the app's `wake_after`, or a late-wake fault) is due: sent now if the device is
-    /// still woken for its call and has no agent (its call over, or the run ended: nothing).
-    func wakeDue(_ local: Int) {
-        guard spec.sleep, !books.sealed, wake.wokeFor[local] != nil, agents.agent[local] == nil,
+    /// A wake REGISTER put off (the app's `wake_after`, or a late-wake fault) for the push of `callID` is due:
+    /// sent now if the device is still woken for that call and has no agent. Its call over, the run ended, or
+    /// the device woken since for another call (whose own wake decides when it REGISTERs): nothing.
+    func wakeDue(_ local: Int, callID: String) {
+        guard spec.sleep, !books.sealed, wake.isDue(local, for: callID), agents.agent[local] == nil,
               let agent = openAgent(local) else { return }
         if wake.reportedAt[local] == nil { wake.reportedAt[local] = now }
         agents.registering[local] = Registering(started: now, initial: false, then: nil)

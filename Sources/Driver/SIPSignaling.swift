@@ -110,8 +110,9 @@ final class SIPSignaling {
         pool.perform(agent) { $0.register(now: $1) }
     }
 
-    /// A registration the device asked for was answered (`ok`) or refused; refreshes the agent does by itself
-    /// are not followed.
+    /// A registration was answered (`ok`) or refused: the figures and counters are those of one the device asked
+    /// for; every one, refreshes the agent sends by itself included, is followed for lapses
+    /// (`registrationSettled`).
     func registered(_ local: Int, ok: Bool, status: Int = 200) {
         registrationSettled(local, ok: ok)
         guard let entry = agents.registering.removeValue(forKey: local) else { return }

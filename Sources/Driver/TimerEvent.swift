@@ -25,8 +25,8 @@ enum TimerEvent {
     /// The window in which outside parties' calls are taken is over (`OutsideCalls`).
     case outsideWindowClosed
     /// A sleeping SIP device's wake REGISTER, put off by its app's `wake_after` or a late-wake fault
-    /// (`SIPSignaling+Wake`).
-    case sipWake(local: Int)
+    /// (`SIPSignaling+Wake`), for the push of `callID`: stale once the device woke for another call since.
+    case sipWake(local: Int, callID: String)
 }
 
 /// A redial due after a drop (`behavior.redial_after_drop`): the dropped call's caller and callee, kept out of

@@ -150,7 +150,7 @@ final class Worker: @unchecked Sendable {
         case .socketFault(let timer): sockets?.faultFired(timer, now: now)
         case .sipAction(let key, let slot): sender.sip?.actionTimedOut(key: key, slot: slot)
         case .outsideWindowClosed: launcher.outsideWindowClosed()
-        case .sipWake(let local): sender.sip?.wakeDue(local)
+        case .sipWake(let local, let callID): sender.sip?.wakeDue(local, callID: callID)
         }
     }
 

@@ -12,19 +12,9 @@ extension KamailioServer {
             let tcp = clinux_listen_tcp("127.0.0.1", 0, 1)
             guard tcp >= 0 else { continue }
             let port = Int(clinux_local_port(tcp))
-            let udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = UInt16(port).bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(udp, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            close(udp)
+            let free = clinux_probe_udp_bind("127.0.0.1", Int32(port)) == 0
             close(tcp)
-            if bound == 0 { return port }
+            if free { return port }
         }
         return nil
     }

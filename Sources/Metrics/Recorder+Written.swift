@@ -27,7 +27,8 @@ struct WrittenJSON {
         return true
     }
 
-    /// An integer as `JSONText.appendInteger` writes it: an optional minus and at most 19 digits.
+    /// An integer as `JSONText.appendInteger` writes it, of at most 18 digits (all fit an Int64) after an
+    /// optional minus; nil for a longer one (19 digits, rare), so the caller reads the file with `JSONDecoder`.
     mutating func int() -> Int64? {
         let negative = i < b.count && b[i] == 0x2D
         if negative { i += 1 }

@@ -136,7 +136,7 @@ public final class SIPClientPool: @unchecked Sendable {
                 case .proxy: address = proxy.address
                 case .source(let handle): address = sources[handle] ?? proxy.address
                 }
-                switch held.filter?(id, true, SIPStartLine.label(bytes), SIPStartLine.callID(bytes)) ?? .pass {
+                switch held.filter?(id, true, SIPStartLine.label(bytes), bytes) ?? .pass {
                 case .pass: if !socket.sendDatagram(bytes, to: address) { books.sendErrors += 1 }
                 case .drop: continue
                 case .delay(let nanos): held.sends.append((clock.nowNanos() + nanos, id, bytes, address))
@@ -182,7 +182,7 @@ public final class SIPClientPool: @unchecked Sendable {
                 sources[handle] = from
             }
             let datagram = Array(UnsafeRawBufferPointer(rebasing: scratch[..<n]))
-            let fate = held.filter?(socket.agent, false, SIPStartLine.label(datagram), SIPStartLine.callID(datagram))
+            let fate = held.filter?(socket.agent, false, SIPStartLine.label(datagram), datagram)
             switch fate ?? .pass {
             case .pass: agent.receive(datagram: datagram, source: handle, now: clock.nowNanos())
             case .drop: continue

@@ -1,3 +1,5 @@
+import SIP
+
 /// What the pool does with one UDP datagram an agent sends or reads: the seam through which a run's chaos acts
 /// on SIP signaling. SIPClient knows nothing of faults: the owner of the pool (the Driver) installs a filter and
 /// decides; the pool only drops or holds back what it is told to.
@@ -10,10 +12,11 @@ public enum SIPDatagramFate: Sendable, Equatable {
 }
 
 /// Called on the pool's thread for every UDP datagram before it is sent (`sending`) or parsed: `agent` is the
-/// agent's id, `label` the message's method or status code (`SIPStartLine.label`), `callID` its Call-ID
-/// (`SIPStartLine.callID`; nil when it has none), so the owner can tell whose call, if any, the datagram is part
-/// of. TCP streams are never filtered (a lost segment is the kernel's to retransmit).
-public typealias SIPDatagramFilter = (_ agent: Int, _ sending: Bool, _ label: String, _ callID: String?)
+/// agent's id, `label` the message's method or status code (`SIPStartLine.label`), `datagram` its bytes, from
+/// which the owner reads its Call-ID (`SIPStartLine.callID`) to tell whose call, if any, the datagram is part of:
+/// only once it decided on a fault, since most datagrams meet none and the read scans the header lines. TCP
+/// streams are never filtered (a lost segment is the kernel's to retransmit).
+public typealias SIPDatagramFilter = (_ agent: Int, _ sending: Bool, _ label: String, _ datagram: [UInt8])
     -> SIPDatagramFate
 
 /// The start line of a SIP message, read without parsing the message.
@@ -64,8 +67,7 @@ public enum SIPStartLine {
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
         let isSpace = { (b: UInt8) in b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") }
         let name = line[..<colon].drop(while: isSpace).reversed().drop(while: isSpace).reversed()
-            .map { $0 | 0x20 }  // ASCII lower case (letters and '-' only matter here)
-        guard name == Array("call-id".utf8) || name == [UInt8(ascii: "i")] else { return nil }
+        guard SIPHeaderName.callID.matches(String(decoding: name, as: UTF8.self)) else { return nil }
         let value = line[(colon + 1)...].drop(while: isSpace).reversed().drop(while: isSpace).reversed()
         return value.isEmpty ? nil : String(decoding: value, as: UTF8.self)
     }

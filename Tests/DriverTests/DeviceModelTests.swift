@@ -7,8 +7,9 @@ import XCTest
 /// The device model on its own: idle devices in order, pushes a reorder fault holds, deliveries out of order,
 /// missed deadlines, and what background pushes do to a device's conversations.
 final class DeviceModelTests: XCTestCase {
-    private func model(_ n: Int = 3) -> DeviceModel {
-        var m = DeviceModel(identities: (0..<n).map { DeviceIdentity(index: $0, seed: 1) }, configuration: .init())
+    private func model(_ n: Int = 3, groups: Int = 2) -> DeviceModel {
+        var m = DeviceModel(identities: (0..<n).map { DeviceIdentity(index: $0, seed: 1) },
+                            configuration: .init(maximumConversationGroups: groups))
         for local in (0..<n).reversed() { m.registered(local) }
         m.sortIdle()
         return m
@@ -58,6 +59,47 @@ final class DeviceModelTests: XCTestCase {
         XCTAssertTrue(m[1].lostVersions.isEmpty, "each device keeps its own")
         m.release(local)
         XCTAssertTrue(m[local].lostVersions.isEmpty)
+    }
+
+    /// A call ending on a device that stays in its other call (call waiting) is forgotten as a release forgets
+    /// one: its conversation goes to Recents and its lost versions go, the other call's stay.
+    func testAHandOverForgetsTheEndedCallAsAReleaseDoesAndKeepsTheOther() throws {
+        var m = model()
+        let local = m.takeIdle()
+        m[local].callID = 1
+        m[local].waitingCall = 2
+        XCTAssertNil(m.reportIncoming(local, payload: PushPayload(uuid: "first"), uuid: "first", now: 1))
+        XCTAssertNil(m.reportIncoming(local, payload: PushPayload(uuid: "waiting"), uuid: "waiting", now: 2))
+        m.lost("first", version: 3, on: local)
+        m.lost("waiting", version: 1, on: local)
+        XCTAssertTrue(m.handOver(local, ending: 1, conversations: ["first"], remote: m[1].identity.handle))
+        XCTAssertEqual(m[local].callID, 2)
+        XCTAssertNil(m[local].waitingCall)
+        XCTAssertEqual(m[local].lostVersions, ["waiting": 1])
+        XCTAssertEqual(m[local].recents.map(\.uuid), ["first"])
+        XCTAssertEqual(m[local].recents.first?.remote, m[1].identity.handle)
+        XCTAssertNil(m[local].reportedAt["first"])
+        XCTAssertEqual(Array(m[local].manager.conversations.keys), ["waiting"])
+        XCTAssertFalse(m.handOver(local, ending: 2, conversations: ["waiting"]), "in one call only: released")
+    }
+
+    /// A waiting call's INVITE after its push reported it reads the refusal the report got: the live count cannot
+    /// tell (the refused conversation, ended at once, is not in it).
+    func testAWaitingCallsInviteAfterItsPushKeepsTheRefusalThePushGot() {
+        for groups in [1, 2] {
+            var m = model(groups: groups)
+            for k in 0..<groups {
+                XCTAssertNil(m.reportIncoming(0, payload: PushPayload(uuid: "c\(k)"), uuid: "c\(k)", now: 1))
+            }
+            XCTAssertNotNil(m.reportIncoming(0, payload: PushPayload(uuid: "over"), uuid: "over", now: 2))
+            let byPush = m.reportWaiting(0, payload: PushPayload(uuid: "over"), uuid: "over", now: 3)
+            XCTAssertFalse(byPush.reported, "\(groups)")
+            XCTAssertTrue(byPush.refused, "max \(groups): refused at its push")
+            let accepted = m.reportWaiting(0, payload: PushPayload(uuid: "c0"), uuid: "c0", now: 3)
+            XCTAssertEqual([accepted.reported, accepted.refused], [false, false], "\(groups)")
+            let byInvite = m.reportWaiting(0, payload: PushPayload(uuid: "new"), uuid: "new", now: 4)
+            XCTAssertEqual([byInvite.reported, byInvite.refused], [true, true], "\(groups): reported by its INVITE")
+        }
     }
 
     func testTheMissThatReachesTheLimitBlocksVoIPPushes() {

@@ -9,12 +9,8 @@ import XCTest
 /// reference target by a caller device the test registers (not one of the worker's) are taken by idle devices and
 /// run the outside-started flow; the worker drains only once the window closed; a call after it is refused.
 extension EmbeddedWorkerTests {
-    private static let outsideScenario = """
-        name: embedded-outside
-        seed: 11
-        devices: 4
-        duration: 10s
-        flows:
+    /// An outside-started flow: the callee rings, answers, talks and hangs up (`flows:` text).
+    static let answerOutsideFlow = """
           answer-outside:
             roles: [caller, callee]
             outside: [caller]
@@ -24,6 +20,15 @@ extension EmbeddedWorkerTests {
               - { name: answer, role: callee, do: join }
               - { wait: talk }
               - { name: hangup, role: callee, do: end }
+        """
+
+    private static let outsideScenario = """
+        name: embedded-outside
+        seed: 11
+        devices: 4
+        duration: 10s
+        flows:
+        \(answerOutsideFlow)
         mix: { answer-outside: 100 }
         behavior: { answer_after: { constant: 300ms }, talk: { constant: 2s } }
         """

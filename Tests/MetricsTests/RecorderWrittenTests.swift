@@ -46,4 +46,12 @@ final class RecorderWrittenTests: XCTestCase {
         }
         XCTAssertNoThrow(try JSONDecoder().decode(Recorder.self, from: Data(spaced.utf8)))
     }
+
+    func testAnIntegerOf19DigitsIsLeftToJSONDecoder() throws {
+        var recorder = Recorder(runStartNanos: start)
+        recorder.count(Metric(named: "calls.completed"), by: 1_000_000_000_000_000_000, atNanos: start)
+        let bytes = written(recorder)
+        XCTAssertNil(bytes.withUnsafeBufferPointer { Recorder.readWritten($0) })
+        XCTAssertEqual(try JSONDecoder().decode(Recorder.self, from: Data(bytes)), recorder)
+    }
 }

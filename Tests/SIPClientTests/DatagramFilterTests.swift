@@ -37,9 +37,11 @@ final class DatagramFilterTests: XCTestCase {
         defer { harness.close() }
         let seen = Mutex<[String]>([])
         let dropReads = Mutex(true)
+        let callIDs = Mutex<[String?]>([])
         harness.queue.sync {
-            harness.pool.datagramFilter = { _, sending, label, _ in
+            harness.pool.datagramFilter = { _, sending, label, datagram in
                 seen.withLock { $0.append((sending ? "sent " : "read ") + label) }
+                if sending { callIDs.withLock { $0.append(SIPStartLine.callID(datagram)) } }
                 if !sending { return dropReads.withLock { $0 } ? .drop : .pass }
                 return seen.withLock { $0.filter { $0 == "sent REGISTER" }.count } == 1 ? .drop : .pass
             }
@@ -52,6 +54,10 @@ final class DatagramFilterTests: XCTestCase {
         XCTAssertEqual(first.map { SIPStartLine.label($0.bytes) }, "REGISTER")
         XCTAssertEqual(harness.counters().retransmissionsSent["REGISTER"], 1)
         XCTAssertEqual(seen.withLock { $0 }.prefix(2), ["sent REGISTER", "sent REGISTER"])
+        let sentIDs = callIDs.withLock { $0 }.prefix(2)
+        XCTAssertEqual(sentIDs.count, 2)
+        XCTAssertNotNil(sentIDs.first ?? nil, "the filter reads the Call-ID off the datagram it is handed")
+        XCTAssertEqual(Set(sentIDs).count, 1, "a retransmission: the same Call-ID")
 
         // Garbage read while reads are dropped is never parsed; once they pass it is counted as malformed.
         let agentPort = try XCTUnwrap(harness.localPort(agent))
@@ -61,6 +67,13 @@ final class DatagramFilterTests: XCTestCase {
         dropReads.withLock { $0 = false }
         proxy.send(Array("hello".utf8), toPort: agentPort)
         XCTAssertTrue(eventually { !harness.counters().malformed.isEmpty }, "\(harness.counters())")
+    }
+
+    func testThePortProbeTellsABoundUDPPortFromAFreeOne() throws {
+        let proxy = try UDPProbe()
+        defer { proxy.close() }
+        XCTAssertTrue(udpPortIsBound(proxy.port))
+        XCTAssertFalse(udpPortIsBound(try XCTUnwrap(KamailioProcess.freePort())))
     }
 
     func testADelayedDatagramIsStillSent() throws {

@@ -27,6 +27,9 @@ int clinux_accept(int fd);
 /// Non-blocking, close-on-exec TCP listening socket bound to `host:port` (IPv4 or IPv6 literal).
 /// Returns the fd, or -errno.
 int clinux_listen_tcp(const char *host, int port, int backlog);
+/// Whether UDP `port` on the IPv4 literal `host` is free: binds a socket there and closes it at once. Returns 0
+/// when the bind succeeded (the port was free), else -errno (-EADDRINUSE: something holds it).
+int clinux_probe_udp_bind(const char *host, int port);
 /// The port a bound socket got (for port 0), or -1.
 int clinux_local_port(int fd);
 int clinux_set_nodelay(int fd);
