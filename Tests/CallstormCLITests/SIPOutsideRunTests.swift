@@ -22,6 +22,29 @@ final class SIPOutsideRunTests: XCTestCase {
                                             "PUSH_JWT=\"\(jwt)\""])
     }
 
+    /// Starts callstorm on `scenario` and, once its devices wait for outside calls, SIPp's uac-many.xml placing
+    /// `calls` calls at 20/s through `kamailio` to the users listed in `users` (an injection file).
+    private func runThenCall(_ binary: String, _ scenario: URL, out: URL, users: URL, calls: Int, timeout: Int,
+                             kamailio: KamailioProcess, in dir: URL) throws -> (ChildProcess, ChildProcess) {
+        let run = try ChildProcess.start(binary, ["run", scenario.path, "--out", out.path], in: dir, logs: dir,
+                                         name: "callstorm")
+        XCTAssertTrue(eventually(60, every: 0.05) { run.errorText.contains("waiting for calls from outside parties") },
+                      run.errorText)
+        do {
+            let sippPort = try XCTUnwrap(KamailioProcess.freePort())
+            let sipp = try ChildProcess.start("/usr/bin/sipp", [
+                "-sf", Self.root.appendingPathComponent("deploy/sipp/uac-many.xml").path, "-inf", users.path,
+                "127.0.0.1:\(kamailio.port)", "-i", "127.0.0.1", "-p", "\(sippPort)", "-m", "\(calls)", "-r", "20",
+                "-timeout", "\(timeout)s", "-timeout_error", "-nostdin",
+                "-trace_stat", "-stf", dir.appendingPathComponent("sipp.csv").path,
+            ], in: dir, logs: dir, name: "sipp")
+            return (run, sipp)
+        } catch {
+            run.stop()
+            throw error
+        }
+    }
+
     func testSIPpCallsWakeSleepingDevicesThatReportAnswerAndHangUpWithTheWakeUpFiguresMeasured() throws {
         let binary = try XCTUnwrap(ChildProcess.callstormBinary, "make test exports CALLSTORM_BIN")
         let dir = try TemporaryDirectory.make("sip-outside")
@@ -42,21 +65,9 @@ final class SIPOutsideRunTests: XCTestCase {
         let file = dir.appendingPathComponent("outside-caller.yaml")
         try text.write(to: file, atomically: true, encoding: .utf8)
         let out = dir.appendingPathComponent("run")
-        let run = try ChildProcess.start(binary, ["run", file.path, "--out", out.path], in: dir, logs: dir,
-                                         name: "callstorm")
-        defer { run.stop() }
-        XCTAssertTrue(eventually(60, every: 0.05) { run.errorText.contains("waiting for calls from outside parties") },
-                      run.errorText)
-
-        let sippPort = try XCTUnwrap(KamailioProcess.freePort())
-        let sipp = try ChildProcess.start("/usr/bin/sipp", [
-            "-sf", Self.root.appendingPathComponent("deploy/sipp/uac-many.xml").path,
-            "-inf", Self.root.appendingPathComponent("deploy/sipp/devices.csv").path,
-            "127.0.0.1:\(kamailio.port)", "-i", "127.0.0.1", "-p", "\(sippPort)", "-m", "\(calls)", "-r", "20",
-            "-timeout", "60s", "-timeout_error", "-nostdin",
-            "-trace_stat", "-stf", dir.appendingPathComponent("sipp.csv").path,
-        ], in: dir, logs: dir, name: "sipp")
-        defer { sipp.stop() }
+        let (run, sipp) = try runThenCall(binary, file, out: out, users: Self.root
+            .appendingPathComponent("deploy/sipp/devices.csv"), calls: calls, timeout: 60, kamailio: kamailio, in: dir)
+        defer { sipp.stop(); run.stop() }
         // SIPp's own verdict: 0 when every call succeeded.
         XCTAssertEqual(sipp.wait(seconds: 60), 0, sipp.outputText.suffix(3000).description + sipp.errorText
                        + kamailio.log.suffix(2000))
@@ -129,20 +140,9 @@ final class SIPOutsideRunTests: XCTestCase {
         let users = dir.appendingPathComponent("users.csv")
         try "SEQUENTIAL\ndev-0;\ndev-0;\ndev-0;\ndev-1;\n".write(to: users, atomically: true, encoding: .utf8)
         let out = dir.appendingPathComponent("run")
-        let run = try ChildProcess.start(binary, ["run", file.path, "--out", out.path], in: dir, logs: dir,
-                                         name: "callstorm")
-        defer { run.stop() }
-        XCTAssertTrue(eventually(60, every: 0.05) { run.errorText.contains("waiting for calls from outside parties") },
-                      run.errorText)
-
-        let sippPort = try XCTUnwrap(KamailioProcess.freePort())
-        let sipp = try ChildProcess.start("/usr/bin/sipp", [
-            "-sf", Self.root.appendingPathComponent("deploy/sipp/uac-many.xml").path, "-inf", users.path,
-            "127.0.0.1:\(kamailio.port)", "-i", "127.0.0.1", "-p", "\(sippPort)", "-m", "4", "-r", "20",
-            "-timeout", "30s", "-timeout_error", "-nostdin",
-            "-trace_stat", "-stf", dir.appendingPathComponent("sipp.csv").path,
-        ], in: dir, logs: dir, name: "sipp")
-        defer { sipp.stop() }
+        let (run, sipp) = try runThenCall(binary, file, out: out, users: users, calls: 4, timeout: 30,
+                                          kamailio: kamailio, in: dir)
+        defer { sipp.stop(); run.stop() }
         // SIPp fails the call answered 486 (its scenario wants a 200): exit 1, not a timeout.
         XCTAssertEqual(sipp.wait(seconds: 30), 1, sipp.outputText.suffix(3000).description + sipp.errorText
                        + kamailio.log.suffix(2000))
