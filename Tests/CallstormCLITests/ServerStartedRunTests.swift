@@ -25,6 +25,18 @@ final class ServerStartedRunTests: XCTestCase {
             .replacingOccurrences(of: "duration: 10s", with: "duration: 2s")
     }
 
+    /// The reference target on a free port, its pushes sent to a gateway port chosen for the run; `stop` ends both.
+    private func startTarget() throws -> (gatewayPort: Int, server: HTTPServer, stop: () -> Void) {
+        let gatewayPort = try CustomAPIExample.freePort()
+        let target = ReferenceTarget(configuration: .init(gatewayURL: "http://127.0.0.1:\(gatewayPort)"))
+        let server = HTTPServer(handler: target)
+        try server.start()
+        return (gatewayPort, server, {
+            server.stop()
+            target.close()
+        })
+    }
+
     private func curl(_ port: Int, _ path: String, _ body: String) throws -> String {
         try ExternalTool.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST",
                                       "-H", "content-type: application/json", "-d", body,
@@ -32,14 +44,8 @@ final class ServerStartedRunTests: XCTestCase {
     }
 
     func testCallsTheServerStartsAreAnsweredByWaitingDevicesAndMeasured() throws {
-        let gatewayPort = try CustomAPIExample.freePort()
-        let target = ReferenceTarget(configuration: .init(gatewayURL: "http://127.0.0.1:\(gatewayPort)"))
-        let server = HTTPServer(handler: target)
-        try server.start()
-        defer {
-            server.stop()
-            target.close()
-        }
+        let (gatewayPort, server, stop) = try startTarget()
+        defer { stop() }
         let devices = 6
         let yaml = try example(gatewayPort: gatewayPort, devices: devices)
         nonisolated(unsafe) var outcome: Result<RunCommand.Outcome, Error>?
@@ -91,14 +97,8 @@ final class ServerStartedRunTests: XCTestCase {
     }
 
     func testARunWaitingForOutsideCallsWhereNoneCameDidNothing() throws {
-        let gatewayPort = try CustomAPIExample.freePort()
-        let target = ReferenceTarget(configuration: .init(gatewayURL: "http://127.0.0.1:\(gatewayPort)"))
-        let server = HTTPServer(handler: target)
-        try server.start()
-        defer {
-            server.stop()
-            target.close()
-        }
+        let (gatewayPort, server, stop) = try startTarget()
+        defer { stop() }
         let yaml = try example(gatewayPort: gatewayPort, devices: 2).replacingOccurrences(of: "duration: 2s",
                                                                                            with: "duration: 300ms")
         let run = try runScenario(yaml, in: dir) { $0.targetURL = "http://127.0.0.1:\(server.port)" }

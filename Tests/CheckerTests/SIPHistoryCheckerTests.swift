@@ -43,6 +43,15 @@ final class SIPHistoryCheckerTests: XCTestCase {
         h.complete(end)
     }
 
+    /// `caller` dials `callee`: the INVITE rings (the callee's dialog early), `start` is fulfilled, and the
+    /// caller's dialog turns early on the 180 — the opening every SIP race below shares.
+    private func ring(_ h: inout HistoryBuilder, _ caller: String, calls callee: String, _ conversation: String) {
+        let start = h.invoke(caller, "start")
+        h.dialog(callee, conversation, "early")
+        h.complete(start)
+        h.dialog(caller, conversation, "early")
+    }
+
     func testACleanCallWithHoldAndResumePasses() throws {
         var h = HistoryBuilder()
         answered(&h)
@@ -138,17 +147,11 @@ final class SIPHistoryCheckerTests: XCTestCase {
         var h = HistoryBuilder()
         // The callee took the CANCEL and answered 487; the caller's final response was still owed at stop (a proxy
         // waiting on another branch), and the callee's 200 of a second call was still on its way.
-        let start = h.invoke("alice", "start")
-        h.dialog("bob", "c1", "early")
-        h.complete(start)
-        h.dialog("alice", "c1", "early")
+        ring(&h, "alice", calls: "bob", "c1")
         let cancel = h.invoke("alice", "end", "c1")
         h.dialog("bob", "c1", "terminated", reason: "cancelled")
         h.complete(cancel, "info")
-        let start2 = h.invoke("carol", "start")
-        h.dialog("dave", "c2", "early")
-        h.complete(start2)
-        h.dialog("carol", "c2", "early")
+        ring(&h, "carol", calls: "dave", "c2")
         let join = h.invoke("dave", "join", "c2")
         h.dialog("dave", "c2", "confirmed")
         h.complete(join, "info")
@@ -160,10 +163,7 @@ final class SIPHistoryCheckerTests: XCTestCase {
     func testBothOutcomesOfCancelRacingTheAnswerPass() throws {
         var h = HistoryBuilder()
         // The CANCEL wins: 487 at the caller, the callee's answer comes too late.
-        let start = h.invoke("alice", "start")
-        h.dialog("bob", "c1", "early")
-        h.complete(start)
-        h.dialog("alice", "c1", "early")
+        ring(&h, "alice", calls: "bob", "c1")
         let cancel = h.invoke("alice", "end", "c1")
         let join = h.invoke("bob", "join", "c1")
         h.dialog("bob", "c1", "terminated", reason: "cancelled")
@@ -171,10 +171,7 @@ final class SIPHistoryCheckerTests: XCTestCase {
         h.dialog("alice", "c1", "terminated", reason: "cancelled")
         h.complete(cancel)
         // The 200 wins: the caller ACKs it and ends the call with a BYE.
-        let start2 = h.invoke("carol", "start")
-        h.dialog("dave", "c2", "early")
-        h.complete(start2)
-        h.dialog("carol", "c2", "early")
+        ring(&h, "carol", calls: "dave", "c2")
         let cancel2 = h.invoke("carol", "end", "c2")
         let join2 = h.invoke("dave", "join", "c2")
         h.dialog("dave", "c2", "confirmed")
@@ -190,10 +187,7 @@ final class SIPHistoryCheckerTests: XCTestCase {
 
     func testACancelThatUndoesAnAnsweredCallIsNamed() throws {
         var h = HistoryBuilder()
-        let start = h.invoke("alice", "start")
-        h.dialog("bob", "c1", "early")
-        h.complete(start)
-        h.dialog("alice", "c1", "early")
+        ring(&h, "alice", calls: "bob", "c1")
         let cancel = h.invoke("alice", "end", "c1")
         let join = h.invoke("bob", "join", "c1")
         h.dialog("bob", "c1", "confirmed")  // Bob's 200 went out …
