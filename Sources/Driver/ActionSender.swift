@@ -8,8 +8,9 @@ import Transport
 
 /// Sends a worker's requests to the target: each action a call asks for (`perform`), polls and final-view
 /// fetches, and registrations; renders them from the API mapping, reads the answers as the flow needs them, and
-/// hands them to the call. Requests go over HTTP (`RequestSender`, injected with the loop) or, when the mapping
-/// puts an operation there, over the device's socket (`DeviceSockets.send`).
+/// hands them to the call. Requests go over HTTP (`RequestSender`, injected with the loop) or over another
+/// `ActionRoute` the caller names (a device socket: `DeviceSockets`, which asks for operations its mapping carries).
+/// The HTTP and socket signaling kinds (`HTTPSignaling`, `DeviceSockets`) both send through it.
 ///
 /// Ownership rule: touched only on the worker's loop; completions run there too.
 final class ActionSender {
@@ -19,53 +20,25 @@ final class ActionSender {
     private let table: CallTable
     private let books: RunBooks
     private let faults: DeviceFaults
-    /// The device sockets, when devices hold any (set once, after both are made).
-    weak var sockets: DeviceSockets?
-    /// The SIP devices' signaling (`device.signaling: sip`), owned here so the worker does not grow a slot for
-    /// it; when set, registrations and actions go over SIP instead of HTTP.
-    var sip: SIPSignaling?
+    private unowned let host: EffectHost
 
     typealias Completion = (Result<ClientResponse, TransportError>, APIMapping.Endpoint?) -> Void
 
     init(api: TargetAPI, settings: DriverSettings, loop: DriverLoop, table: CallTable, books: RunBooks,
-         faults: DeviceFaults) {
+         faults: DeviceFaults, host: EffectHost) {
         self.api = api
         self.settings = settings
         self.loop = loop
         self.table = table
         self.books = books
         self.faults = faults
+        self.host = host
     }
 
     private var clock: Clock { loop.clock }
 
-    /// Registers every device of the worker's slice, at most `concurrency` at a time (a large slice would open as
-    /// many requests at once), then puts the idle pool back in index order (answers come in any order) and calls
-    /// `done`.
-    func registerAll(concurrency: Int, done: @escaping () -> Void) {
-        var (next, outstanding) = (0, 0)
-        func pump() {
-            while outstanding < concurrency, next < table.devices.count {
-                next += 1
-                outstanding += 1
-                register(next - 1) { [self] in
-                    outstanding -= 1
-                    if next < table.devices.count {
-                        pump()
-                    } else if outstanding == 0 {
-                        table.devices.sortIdle()
-                        done()
-                    }
-                }
-            }
-            if table.devices.count == 0 { done() }
-        }
-        pump()
-    }
-
-    /// Registers device `local` with the target; `then` runs once the answer is in.
-    func register(_ local: Int, then: @escaping () -> Void) {
-        if let sip { return sip.register(local, then: then) }
+    /// Registers device `local` with the target; `then` runs once the answer is in, told whether it registered.
+    func register(_ local: Int, then: @escaping (Bool) -> Void) {
         let started = clock.nowNanos()
         send("register", deviceVars(local)) { [self] result, endpoint in
             let now = clock.nowNanos()
@@ -73,24 +46,22 @@ final class ActionSender {
             if case .success(let response) = result, endpoint?.accepts(response.status) == true {
                 table.devices.registered(local)
                 books.count(.devicesRegistered, at: now)
-                sockets?.registered(local)
+                then(true)
             } else {
                 books.count(.devicesRegisterFailed, at: now)
                 count(result, endpoint: endpoint, at: now)
+                then(false)
             }
-            then()
         }
     }
 
     /// Sends one action to the target and hands its answer to the call (or, when a slow media setup fault holds
-    /// a join back, to the wheel first).
-    func perform(_ request: ActionRequest) {
+    /// a join back, to the wheel first). `route`: where operations go before HTTP (a device socket).
+    func perform(_ request: ActionRequest, route: ActionRoute? = nil) {
         let id = request.call
         guard let run = table.calls[id] else { return }
-        if let sip { return sip.perform(request) }
         let vars = request.op == .start ? startVars(request, run) : memberVars(request, run)
-        sockets?.userActs(request.device)
-        send(request.op.rawValue, vars, device: request.device, call: id) { [self] result, endpoint in
+        send(request.op.rawValue, vars, device: request.device, call: id, route: route) { [self] result, endpoint in
             let now = clock.nowNanos()
             var answer = readAnswer(request, result, endpoint)
             if let run = table.calls[id], run.endedAlready(request, answer, table.devices) {
@@ -110,11 +81,11 @@ final class ActionSender {
                     }
                 case .delay(let nanos):
                     // Slow media setup: the join is fulfilled later (its fulfillment time grows).
-                    table.schedule(.flow(call: id, .lateAnswer(request, answer)), now + nanos)
+                    host.schedule(.flow(call: id, .lateAnswer(request, answer)), at: now + nanos)
                     return
                 }
             }
-            table.tell(id, now: now) { $0.answered(request, answer, now: now, &$1) }
+            host.tell(id, now: now) { $0.answered(request, answer, now: now, &$1) }
         }
     }
 
@@ -165,7 +136,7 @@ final class ActionSender {
                 if response.status == 404 { books.count(.observePollsNotFound, at: now) }
                 if endpoint?.accepts(response.status) == true { view = api.reader.response(response.body) }
             }
-            table.tell(id, now: now) { $0.observed(view, on: local, now: now, &$1) }
+            host.tell(id, now: now) { $0.observed(view, on: local, now: now, &$1) }
         }
     }
 
@@ -180,7 +151,7 @@ final class ActionSender {
                 if case .success(let response) = result, endpoint?.accepts(response.status) == true {
                     view = api.reader.response(response.body)
                 }
-                table.tell(id, now: now) { $0.viewFetched(uuid, view, now: now, &$1) }
+                host.tell(id, now: now) { $0.viewFetched(uuid, view, now: now, &$1) }
             }
         }
     }
@@ -216,9 +187,9 @@ final class ActionSender {
 
     /// Sends operation `op` of the target's API; `completion` gets the endpoint used (nil when the mapping lacks it).
     /// A `verification` request is the harness's own (the final-view fetch), not a device's: it keeps pooled
-    /// connections even inside a network fault window.
+    /// connections even inside a network fault window. `route` is asked first (a device socket).
     func send(_ op: String, _ vars: [String: String], device local: Int? = nil, call: Int? = nil,
-              verification: Bool = false, completion: @escaping Completion) {
+              verification: Bool = false, route: ActionRoute? = nil, completion: @escaping Completion) {
         nonisolated(unsafe) var completion = completion  // runs on this worker's loop, like everything here
         if let local, faults.isOffline(local) {
             // An offline phone reaches nobody (a device fault): the request fails like a dead network.
@@ -226,8 +197,8 @@ final class ActionSender {
             loop.execute { completion(.failure(.connect("device offline (fault window)")), nil) }
             return
         }
-        if let local, !verification, let sockets,
-           sockets.send(op, vars, device: local, call: call, completion: completion) {
+        if let local, !verification, let route,
+           route.send(op, vars, device: local, call: call, completion: completion) {
             return
         }
         let timeout = Int(settings.actionTimeoutNanos / 1_000_000)
@@ -267,6 +238,14 @@ final class ActionSender {
             completion(result, endpoint)
         }
     }
+}
+
+/// A way other than HTTP to carry some of a device's operations (its socket): asked before HTTP, it takes the
+/// operations it carries and answers them through `completion` as an HTTP answer would.
+protocol ActionRoute: AnyObject {
+    /// False when `op` goes over HTTP.
+    func send(_ op: String, _ vars: [String: String], device local: Int, call: Int?,
+              completion: @escaping ActionSender.Completion) -> Bool
 }
 
 func handleJSON(_ h: Handle) -> String {

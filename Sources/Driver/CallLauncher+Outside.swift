@@ -4,7 +4,7 @@ import Scenario
 /// Outside calls (`OutsideCalls`): a call nobody planned that reaches an idle device becomes a call of an
 /// outside-started flow, on that device, with its conversation `main` bound to the arriving call.
 extension CallLauncher {
-    /// Called (through `CallTable.takeOutside`) when `local`, in no call, is reached by the call `uuid` (a VoIP
+    /// Called (`WorkerEffect.takeOutside`) when `local`, in no call, is reached by the call `uuid` (a VoIP
     /// push it reported, or a SIP INVITE). Returns whether a call now runs on the device.
     func takeOutsideCall(_ local: Int, uuid: String, now: UInt64) -> Bool {
         guard outside.expected, table.devices[local].callID == nil, table.devices[local].registered else {
@@ -17,7 +17,7 @@ extension CallLauncher {
         return startOutside(on: local, uuid: uuid, now: now, waiting: false) != nil
     }
 
-    /// Called (through `CallTable.takeWaiting`) when `local`, in a call, is reached by another call `uuid` the
+    /// Called (`WorkerEffect.takeWaiting`) when `local`, in a call, is reached by another call `uuid` the
     /// device model lets it take (call waiting, `SIPSignaling+CallWaiting`): it runs an outside-started flow beside
     /// the device's call. Returns the new call's id, nil when none was started.
     func takeWaitingCall(_ local: Int, uuid: String, now: UInt64) -> Int? {

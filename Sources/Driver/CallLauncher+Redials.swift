@@ -36,7 +36,7 @@ extension CallLauncher {
             answerAfterNanos: behavior.answerAfter.sample(using: &rng), talkNanos: behavior.talk.sample(using: &rng),
             callerHangsUp: behavior.hangup == .random ? rng.nextUnit() < 0.5 : behavior.hangup == .caller)
         books.count(.redialsAfterDropPlanned, at: now)
-        table.schedule(.redial(RedialDue(arrival: arrival, caller: caller, callee: callee)), now + delay)
+        host.schedule(.redial(RedialDue(arrival: arrival, caller: caller, callee: callee)), at: now + delay)
     }
 
     /// The redial is due: the caller redials, as a new call counted as planned and started.

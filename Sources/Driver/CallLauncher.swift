@@ -9,30 +9,29 @@ import Scenario
 /// worker is drained (arrivals over, no redial due, no call left, the outside window closed): that needs every kind
 /// of start in view, which is why they share one owner instead of three slots on the worker.
 ///
-/// Ownership rule: touched only on the worker's loop. It puts its timers on the wheel through
-/// `CallTable.schedule`; the worker hands it the arrivals, redials and window closing the wheel fires.
+/// Ownership rule: touched only on the worker's loop. It puts its timers on the wheel through the worker
+/// (`EffectHost`); the worker hands it the arrivals, redials and window closing the wheel fires, and the calls
+/// its devices' signaling asks it to take (`WorkerEffect.takeOutside`, `.takeWaiting`).
 final class CallLauncher {
     let settings: DriverSettings
     let table: CallTable
     let books: RunBooks
     let faults: DeviceFaults
-    let sender: ActionSender
     let clock: Clock
-    /// The device sockets, when devices hold any: a device back to idle lingers or closes its socket.
-    weak var sockets: DeviceSockets?
+    /// Each device's signaling: a device back to idle lingers or closes its socket, or goes back to sleep.
+    let signaling: DeviceSignalings
+    unowned let host: EffectHost
     /// The planned arrivals this worker owns, and the redials it has due.
     var arrivals: ArrivalFeed
     /// Calls outside parties place on this worker's devices, and the window in which they are taken.
     var outside: OutsideCalls
 
     init(worker: Int, settings: DriverSettings, table: CallTable, books: RunBooks, faults: DeviceFaults,
-         sender: ActionSender, clock: Clock) {
-        (self.settings, self.table, self.books, self.faults, self.sender) = (settings, table, books, faults, sender)
-        self.clock = clock
+         clock: Clock, signaling: DeviceSignalings, host: EffectHost) {
+        (self.settings, self.table, self.books, self.faults) = (settings, table, books, faults)
+        (self.clock, self.signaling, self.host) = (clock, signaling, host)
         arrivals = ArrivalFeed(worker: worker, plan: settings.plan, config: FlowConfig(settings))
         outside = OutsideCalls(worker: worker, settings: settings)
-        table.takeOutside = { [unowned self] local, uuid, now in takeOutsideCall(local, uuid: uuid, now: now) }
-        table.takeWaiting = { [unowned self] local, uuid, now in takeWaitingCall(local, uuid: uuid, now: now) }
     }
 
     private var live: LiveStats { books.live }
@@ -44,7 +43,7 @@ final class CallLauncher {
         arrivals.onDrained = drained
         if outside.expected {
             outside.open(loadStart: loadStart, lengthNanos: settings.plan.totalNanos)
-            table.schedule(.outsideWindowClosed, outside.closesAt)
+            host.schedule(.outsideWindowClosed, at: outside.closesAt)
         }
         scheduleNextArrival()
     }
@@ -65,7 +64,7 @@ final class CallLauncher {
     private func scheduleNextArrival() {
         guard !arrivals.done else { return }
         if let arrival = arrivals.next(settings) {
-            table.schedule(.arrival(arrival), arrivals.loadStart + arrival.plannedNanos)
+            host.schedule(.arrival(arrival), at: arrivals.loadStart + arrival.plannedNanos)
             return
         }
         checkDrained()
@@ -122,7 +121,7 @@ final class CallLauncher {
         live.active.add(1, ordering: .relaxed)
         books.count(.callsStarted, at: now)
         books.count(.flow(flow.name, "started"), at: now)
-        table.tell(arrival.index, now: now) { $0.begin(now: now, planned: planned, &$1) }
+        host.tell(arrival.index, now: now) { $0.begin(now: now, planned: planned, &$1) }
     }
 
     /// The call's interpreter said it is over: its devices go back to idle.
@@ -138,8 +137,7 @@ final class CallLauncher {
                 continue  // its other call goes on
             }
             table.devices.release(local, remote: remote)
-            sockets?.idle(local)
-            sender.sip?.afterCall(local)
+            signaling[local].moment(.idle, device: local)
         }
         live.active.subtract(1, ordering: .relaxed)
         live.completed.add(1, ordering: .relaxed)

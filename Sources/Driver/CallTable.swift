@@ -2,41 +2,20 @@ import Chaos
 import Metrics
 
 /// The calls a worker runs and the devices they run on: the state every part of the worker reads (push intake,
-/// action sending, sockets, faults) and the one door to a call. An observation goes to a call through `tell`,
-/// and the effects the call returns go back to the worker (`apply`), which owns the wheel and the loop.
+/// action sending, signaling, faults). Plain state: an observation goes to a call through the worker
+/// (`EffectHost.tell`), which applies the effects the call returns and owns the wheel and the loop.
 ///
 /// Ownership rule: touched only on the worker's loop.
 final class CallTable {
     /// The devices and the action numbering every call of this worker shares.
     var context: FlowContext
     var calls: [Int: FlowInterpreter] = [:]
-    /// Applies a call's effects (the worker's `apply`); set once, when the worker is made.
-    var apply: ([FlowEffect], _ call: Int, _ now: UInt64) -> Void = { _, _, _ in }
-    /// Puts an event on the worker's wheel and rearms its timer; set once, when the worker is made.
-    var schedule: (TimerEvent, _ at: UInt64) -> Void = { _, _ in }
-    /// Turns a call nobody planned that reached `local` (in no call) into an outside-started call, when the
-    /// scenario expects such calls (`CallLauncher.takeOutsideCall`); set once, when the worker is made. Returns whether
-    /// the device is now in a call.
-    var takeOutside: (_ local: Int, _ uuid: String, _ now: UInt64) -> Bool = { _, _, _ in false }
-    /// The same for a call reaching `local` while it is in another (call waiting, `CallLauncher.takeWaitingCall`): the
-    /// id of the call it now also runs, or nil.
-    var takeWaiting: (_ local: Int, _ uuid: String, _ now: UInt64) -> Int? = { _, _, _ in nil }
 
     init(_ context: FlowContext) { self.context = context }
 
     var devices: DeviceModel {
         get { context.devices }
         _modify { yield &context.devices }
-    }
-
-    /// Hands call `id` an observation and its effects to the worker. False when the call is over.
-    @discardableResult
-    func tell(_ id: Int, now: UInt64,
-              _ observe: (inout FlowInterpreter, inout FlowContext) -> [FlowEffect]) -> Bool {
-        guard calls[id] != nil else { return false }
-        let effects = observe(&calls[id]!, &context)
-        apply(effects, id, now)
-        return true
     }
 
     /// Whether `local` has a live conversation (a call it takes part in).

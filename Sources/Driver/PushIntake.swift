@@ -12,9 +12,11 @@ import Scenario
 /// view of a conversation after someone else's action: the observation seam. Delayed, duplicated and held pushes
 /// wait in the worker's wheel (`TimerEvent.deliver`, `.report`, `.releaseHeld`) and come back here.
 ///
-/// Another kind of device signaling (a SIP user agent's INVITE, issue 26) plugs in beside this one: its own type
-/// on the worker's loop that turns what arrives into the same calls (`reportIncoming` for a call to ring, `observe`
-/// for a change in a conversation), so neither this type nor the worker grows.
+/// Every device signaling kind feeds the same two doors: a call that rings (`WorkerEffect.ring`, into
+/// `reportIncoming`) and a change in a conversation (`WorkerEffect.observe`, into `observe`); the worker applies
+/// those effects here. A reported call is a moment of the device's signaling (`AppMoment.pushReported`: a socket
+/// may open, a sleeping SIP device wakes), told through `DeviceSignalings`, so neither this type nor the worker
+/// grows per kind.
 ///
 /// Ownership rule: touched only on the worker's loop (the push sink hands pushes over with `DriverLoop.post`).
 final class PushIntake {
@@ -24,19 +26,20 @@ final class PushIntake {
     private let books: RunBooks
     private let faults: DeviceFaults
     private let clock: Clock
-    /// The device sockets, when devices hold any: a reported push may open one (set once, after both are made).
-    weak var sockets: DeviceSockets?
-    /// SIP devices, when the devices speak SIP: a reported VoIP push wakes a sleeping one.
-    weak var sip: SIPSignaling?
+    /// Each device's signaling: told when a call is reported, asked whether the app is in the foreground.
+    private let signaling: DeviceSignalings
+    private unowned let host: EffectHost
 
     init(settings: DriverSettings, reader: ViewReader, table: CallTable, books: RunBooks, faults: DeviceFaults,
-         clock: Clock) {
+         clock: Clock, signaling: DeviceSignalings, host: EffectHost) {
         self.settings = settings
         self.reader = reader
         self.table = table
         self.books = books
         self.faults = faults
         self.clock = clock
+        self.signaling = signaling
+        self.host = host
     }
 
     /// A push the gateway accepted but a fault dropped before the device (offline phone, APNs drop). The server
@@ -77,10 +80,10 @@ final class PushIntake {
             if hold > 0 {
                 books.pendingDeliveries += 1
                 let serial = table.devices.hold(push, for: local)
-                table.schedule(.releaseHeld(local: local, serial: serial), now + delay + hold)
+                host.schedule(.releaseHeld(local: local, serial: serial), at: now + delay + hold)
             } else if delay > 0 {
                 books.pendingDeliveries += 1
-                table.schedule(.deliver(push: push, local: local), now + delay)
+                host.schedule(.deliver(push: push, local: local), at: now + delay)
             } else {
                 receive(push, local: local)
                 releaseAllHeld(local)
@@ -124,7 +127,7 @@ final class PushIntake {
         books.count(.pushesReceived(push.pushType.rawValue), at: now)
         if let delay = faults.reportDelay(push, local: local, now: now) {
             // A slow app: the push is processed after the drawn delay.
-            table.schedule(.report(push: push, local: local), now + delay)
+            host.schedule(.report(push: push, local: local), at: now + delay)
             return
         }
         process(push, local: local, delivered: now)
@@ -183,7 +186,7 @@ final class PushIntake {
     private func receiveVoIP(_ push: APNsPush, payload: PushPayload?, local: Int, now: UInt64) {
         let latency = now &- push.acceptedNanos
         let judged = table.devices.judgeVoIP(payload, apnsID: push.apnsID, on: local, ageNanos: latency,
-                                             foreground: sockets?.lifecycle.isForeground(local) ?? false,
+                                             foreground: signaling[local].isForeground(local),
                                              judge: VoIPPushJudge(longDelayNanos: settings.deadlineNanos))
         guard case .newCall(let uuid) = judged else { return answerWithoutCall(judged, local: local, now: now) }
         books.record(.pushToReport, micros: Int64(latency / 1000), at: now)
@@ -201,7 +204,7 @@ final class PushIntake {
         }
         guard let payload else { return }
         if missed, let id = table.devices[local].callID, table.calls[id]?.waitsForPush(uuid, on: local) == true {
-            table.tell(id, now: now) { $0.terminateApp(local, now: now, &$1) }
+            host.tell(id, now: now) { $0.terminateApp(local, now: now, &$1) }
             return
         }
         if missed { books.count(.devicesTerminatedForMissedDeadline, at: now) }
@@ -214,7 +217,7 @@ final class PushIntake {
                                                      blockAfter: settings.voipBlockAfterMisses)
         for metric in answer.counters { books.count(metric, at: now) }
         guard answer.terminated, let id = table.devices[local].callID, table.calls[id] != nil else { return }
-        table.tell(id, now: now) { $0.terminateApp(local, now: now, withoutCall: true, &$1) }
+        host.tell(id, now: now) { $0.terminateApp(local, now: now, withoutCall: true, &$1) }
     }
 
     /// The device reports an incoming conversation to the system and its call hears of it.
@@ -224,14 +227,15 @@ final class PushIntake {
         if refusal != nil { books.count(.conversationsRefusedOverLimit, at: now) }
         // An outside party's call becomes a call of ours before the device wakes for it, so the faults decided per
         // call (a late wake, a lost wake REGISTER) apply to it as to a planned one.
-        if table.devices[local].callID == nil { _ = table.takeOutside(local, uuid, now) }
-        sockets?.pushReported(local, conversation: uuid, acceptedNanos: acceptedNanos)
-        sip?.pushReported(local, conversation: uuid, acceptedNanos: acceptedNanos)
+        if table.devices[local].callID == nil {
+            host.apply(.takeOutside(device: local, conversation: uuid, now: now))
+        }
+        signaling[local].moment(.pushReported(conversation: uuid, acceptedNanos: acceptedNanos), device: local)
         guard let id = table.devices[local].callID, table.calls[id] != nil else {
             books.count(.pushesUnexpected, at: now)
             return
         }
-        table.tell(id, now: now) { $0.pushReported(device: local, conversation: uuid, now: now, &$1) }
+        host.tell(id, now: now) { $0.pushReported(device: local, conversation: uuid, now: now, &$1) }
     }
 
     /// A background push, or a message on the device's socket (`channel`: `socket.events`), folded into the
@@ -247,7 +251,7 @@ final class PushIntake {
         case .applied(let outOfOrder):
             if outOfOrder { books.count(.observed(channel, "out_of_order"), at: now) }
             guard let id else { return }
-            table.tell(id, now: now) { $0.deviceChanged(local, now: now, &$1) }
+            host.tell(id, now: now) { $0.deviceChanged(local, now: now, &$1) }
         }
     }
 }

@@ -14,19 +14,10 @@ enum TimerEvent {
     /// A push a reorder fault held back is delivered now if no later push released it first.
     case releaseHeld(local: Int, serial: UInt64)
     case tick
-    /// A device socket's linger or reconnect timer.
-    case socket(SocketTimer)
-    /// An action sent over a socket got no reply within `action_timeout` (its request id).
-    case socketReply(String)
-    /// A socket fault is due, or a stalled socket reads again (`Worker+SocketFaults`).
-    case socketFault(SocketFaultTimer)
-    /// An action sent over SIP got no answer within `action_timeout` (its leg key and action slot).
-    case sipAction(key: LegKey, slot: Int)
+    /// A timer of a device signaling kind (a socket's linger, a SIP action's timeout), routed to the kind.
+    case signaling(SignalingTimer)
     /// The window in which outside parties' calls are taken is over (`OutsideCalls`).
     case outsideWindowClosed
-    /// A sleeping SIP device's wake REGISTER, put off by its app's `wake_after` or a late-wake fault
-    /// (`SIPSignaling+Wake`), for the push of `callID`: stale once the device woke for another call since.
-    case sipWake(local: Int, callID: String)
 }
 
 /// A redial due after a drop (`behavior.redial_after_drop`): the dropped call's caller and callee, kept out of

@@ -5,27 +5,39 @@ import PushModel
 import Results
 
 /// One worker: a loop (`DriverLoop`) that owns a fixed slice of devices and the calls running on them
-/// (`CallTable`), one timer wheel, and the parts that do the work: `CallLauncher` (where calls start and end),
-/// `ActionSender` (requests to the target), `PushIntake` (pushes from the gateway), `DeviceSockets` (device
-/// sockets, when the scenario has them) and `DeviceFaults`. The worker itself only dispatches: what the wheel fires
-/// goes to the part or the call it belongs to, and the effects a call returns go to the part that carries them out.
+/// (`CallTable`), one timer wheel, and the parts that do the work, each with its own state: `CallLauncher` (where
+/// calls start and end), `ActionSender` (the target API's requests), `DeviceSignalings` (each device's signaling
+/// kind: HTTP, a device socket, SIP; `SignalingRegistry`), `PushIntake` (pushes, and what signaling hears) and
+/// `DeviceFaults`. The worker itself only dispatches: what the wheel fires goes to the part or the call it belongs
+/// to, and the effects parts and calls return (`WorkerEffect`, `FlowEffect`) go to the part that carries them out.
+/// Parts reach the worker only as its `EffectHost`, never each other through references set after they are made.
 ///
 /// Ownership rule: everything below is touched only inside work the loop runs, which is why devices need no
 /// locks. Only `post` (pushes) and the phases below are called from other threads; each hops onto the loop.
-final class Worker: @unchecked Sendable {
+final class Worker: EffectHost, @unchecked Sendable {
     let loop: DriverLoop
     let settings: DriverSettings
     var wheel: TimerWheel<TimerEvent>
     let table: CallTable
-    /// Planned arrivals, redials and outside calls: where calls start and end, and when the worker drained.
-    let launcher: CallLauncher
     /// The recorder, journal, notes and pushes owed: what every part of the worker writes down.
     let books: RunBooks
     let faults: DeviceFaults
-    let sender: ActionSender
-    let intake: PushIntake
-    /// Device sockets (`device.socket`); nil when devices hold none.
-    private(set) var sockets: DeviceSockets?
+    private let index: Int
+    private let deviceIndexes: [Int]
+    private let api: TargetAPI
+    // The parts below hold the worker as their `EffectHost`, so they are made once it exists (in `init`, in order).
+    private(set) lazy var sender = ActionSender(api: api, settings: settings, loop: loop, table: table, books: books,
+                                                faults: faults, host: self)
+    /// Each device's signaling; made on the loop (a kind may open a pool there).
+    private(set) lazy var signaling = DeviceSignalings(SignalingParts(
+        worker: index, deviceIndexes: deviceIndexes, settings: settings, loop: loop, table: table, books: books,
+        faults: faults, sender: sender, host: self))
+    private(set) lazy var intake = PushIntake(settings: settings, reader: api.reader, table: table, books: books,
+                                              faults: faults, clock: loop.clock, signaling: signaling, host: self)
+    /// Planned arrivals, redials and outside calls: where calls start and end, and when the worker drained.
+    private(set) lazy var launcher = CallLauncher(worker: index, settings: settings, table: table, books: books,
+                                                  faults: faults, clock: loop.clock, signaling: signaling,
+                                                  host: self)
 
     /// - Parameter runStartNanos: the origin of every per-second series, the same for all workers so their
     ///   recorders merge second by second.
@@ -42,28 +54,12 @@ final class Worker: @unchecked Sendable {
         let faults = DeviceFaults(schedule: FaultSchedule(windows: settings.faults, seed: settings.seed),
                                   log: faultLog, deviceCalls: deviceCalls ?? DeviceCalls(devices: settings.devices),
                                   table: table, books: books, clock: loop.clock)
-        let api = TargetAPI(settings.api, handles: settings.handles)
         (self.loop, self.settings, self.table, self.books, self.faults) = (loop, settings, table, books, faults)
-        sender = ActionSender(api: api, settings: settings, loop: loop, table: table, books: books, faults: faults)
-        intake = PushIntake(settings: settings, reader: api.reader, table: table, books: books, faults: faults,
-                            clock: loop.clock)
+        (self.index, self.deviceIndexes) = (index, deviceIndexes)
+        api = TargetAPI(settings.api, handles: settings.handles)
         wheel = TimerWheel(startNanos: loop.clock.nowNanos())
-        launcher = CallLauncher(worker: index, settings: settings, table: table, books: books, faults: faults,
-                                sender: sender, clock: loop.clock)
-        table.apply = { [unowned self] effects, id, now in apply(effects, call: id, now: now) }
-        table.schedule = { [unowned self] event, at in
-            wheel.schedule(event, at: at)
-            rearm()
-        }
         loop.onWake { [unowned self] in wake() }
-        loop.sync {
-            sender.sip = SIPSignaling.make(settings: settings, loop: loop, table: table, books: books, intake: intake,
-                                           faults: faults)
-            intake.sip = sender.sip
-            sockets = DeviceSockets.make(worker: index, settings: settings, deviceIndexes: deviceIndexes, loop: loop,
-                                         table: table, books: books, faults: faults, sender: sender, intake: intake)
-            launcher.sockets = sockets
-        }
+        loop.sync { _ = (sender, signaling, intake, launcher) }
     }
 
     /// A worker on its own thread (`ThreadLoop`).
@@ -85,7 +81,7 @@ final class Worker: @unchecked Sendable {
 
     /// Registers every device of this slice with the target, at most `concurrency` at a time.
     func registerAll(concurrency: Int, done: @escaping @Sendable () -> Void) {
-        loop.execute { [self] in sender.registerAll(concurrency: concurrency, done: done) }
+        loop.execute { [self] in signaling.registerAll(concurrency: concurrency, done: done) }
     }
 
     /// Starts the load at `loadStartNanos` (the plan's zero). `drained` runs on the loop once arrivals are over
@@ -94,7 +90,7 @@ final class Worker: @unchecked Sendable {
         loop.execute { [self] in
             faults.loadStart = loadStartNanos
             launcher.start(loadStart: loadStartNanos, drained: drained)
-            sockets?.planFaults(loadStart: loadStartNanos)
+            for kind in signaling.kinds { kind.loadStarts(at: loadStartNanos) }
             wheel.schedule(.tick, at: loadStartNanos + 1_000_000_000)
             rearm()
         }
@@ -113,8 +109,7 @@ final class Worker: @unchecked Sendable {
             let now = clock.nowNanos()
             books.countAtStop(table, now: now)
             launcher.abandon(now: now)
-            sockets?.stop()
-            sender.sip?.stop()
+            for kind in signaling.kinds { kind.stop() }
             loop.close()
             return books.close(activeCalls: table.calls.count, now: now)
         }
@@ -140,27 +135,50 @@ final class Worker: @unchecked Sendable {
         switch event {
         case .arrival(let arrival): launcher.arrive(arrival, now: now)
         case .redial(let due): launcher.startRedial(due, now: now)
-        case .flow(let id, let timer): table.tell(id, now: now) { $0.timerFired(timer, now: now, &$1) }
+        case .flow(let id, let timer): tell(id, now: now) { $0.timerFired(timer, now: now, &$1) }
         case .deliver(let push, let local): intake.deliver(push, local: local)
         case .report(let push, let local): intake.process(push, local: local, delivered: now)
         case .releaseHeld(let local, let serial): intake.releaseHeld(local, serial: serial)
         case .tick: tick(now: now)
-        case .socket(let timer): sockets?.timerFired(timer, now: now)
-        case .socketReply(let id): sockets?.replyTimedOut(id)
-        case .socketFault(let timer): sockets?.faultFired(timer, now: now)
-        case .sipAction(let key, let slot): sender.sip?.actionTimedOut(key: key, slot: slot)
+        case .signaling(let timer): signaling.timerFired(timer, now: now)
         case .outsideWindowClosed: launcher.outsideWindowClosed()
-        case .sipWake(let local, let callID): sender.sip?.wakeDue(local, callID: callID)
         }
     }
 
-    /// Carries out a call's effects: requests through the sender, timers on the wheel, figures and lines in the
-    /// books. Answers go back to the call through `CallTable.tell`.
+    // MARK: - Effects
+
+    /// Carries out what a part heard (`WorkerEffect`), at once: the part goes on knowing it was done.
+    func apply(_ effect: WorkerEffect) {
+        switch effect {
+        case .schedule(let event, let at):
+            wheel.schedule(event, at: at)
+            rearm()
+        case .answer(let request, let answer, let now):
+            tell(request.call, now: now) { $0.answered(request, answer, now: now, &$1) }
+        case .ring(let local, let payload, let uuid, let acceptedNanos, let now):
+            intake.reportIncoming(local, payload: payload, uuid: uuid, acceptedNanos: acceptedNanos, now: now)
+        case .observe(let payload, let local, let channel, let call, let now):
+            intake.observe(payload, local: local, now: now, channel: channel, call: call)
+        case .takeOutside(let local, let uuid, let now): _ = launcher.takeOutsideCall(local, uuid: uuid, now: now)
+        case .takeWaiting(let local, let uuid, let now): _ = launcher.takeWaitingCall(local, uuid: uuid, now: now)
+        }
+    }
+
+    @discardableResult
+    func tell(_ id: Int, now: UInt64, _ observe: (inout FlowInterpreter, inout FlowContext) -> [FlowEffect]) -> Bool {
+        guard table.calls[id] != nil else { return false }
+        let effects = observe(&table.calls[id]!, &table.context)
+        apply(effects, call: id, now: now)
+        return true
+    }
+
+    /// Carries out a call's effects: actions through the device's signaling, timers on the wheel, figures and lines
+    /// in the books. Answers go back to the call through `tell`.
     func apply(_ effects: [FlowEffect], call id: Int, now: UInt64) {
         var armed = false
         for effect in effects {
             switch effect {
-            case .send(let request): sender.perform(request)
+            case .send(let request): signaling[request.device].perform(request)
             case .arm(let timer, let at):
                 wheel.schedule(.flow(call: id, timer), at: at)
                 armed = true
@@ -179,13 +197,11 @@ final class Worker: @unchecked Sendable {
         if armed { rearm() }
     }
 
-    /// The once-a-second beat: the books' checkpoint, with the calls and sockets in flight now.
+    /// The once-a-second beat: the books' checkpoint, with the calls in flight now and what signaling holds open.
     private func tick(now: UInt64) {
         books.tick(now: now, activeCalls: table.calls.count) { snapshot in
             table.countInFlight(into: &snapshot, now: now, perFlow: false)
-            if let open = sockets?.lifecycle.openCount, open > 0 {
-                snapshot.count(.socketOpenAtStop, by: Int64(open), atNanos: now)
-            }
+            for kind in signaling.kinds { kind.checkpoint(into: &snapshot, now: now) }
         }
         if !books.sealed {
             wheel.schedule(.tick, at: now + 1_000_000_000)

@@ -54,3 +54,8 @@ final class WorkerRig {
         loop.runPending()
     }
 }
+
+extension Worker {
+    /// The worker's socket signaling kind, when its devices hold sockets.
+    var sockets: DeviceSockets? { signaling.first(DeviceSockets.self) }
+}

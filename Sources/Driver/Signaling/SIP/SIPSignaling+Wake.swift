@@ -52,7 +52,7 @@ extension SIPSignaling {
         // A late wake puts the REGISTER off; a lost one goes out and vanishes (`SIPSignaling+Faults`).
         if !faults.isEmpty, wakeFault(local, callID: uuid) { return }
         if let delay = wakeDelay(local), delay > 0 {
-            table.schedule(.sipWake(local: local, callID: uuid), now + delay)
+            schedule(.wake(local: local, callID: uuid), at: now + delay)
             return
         }
         guard let agent = openAgent(local) else { return }
@@ -109,7 +109,7 @@ extension SIPSignaling {
         if request.kind == .join { books.count(.answerBeforeInvite, at: now) }
         wake.held[key] = request
         pending[key] = Pending(request: request, started: now)
-        table.schedule(.sipAction(key: key, slot: request.slot), now + settings.actionTimeoutNanos)
+        schedule(.action(key: key, slot: request.slot), at: now + settings.actionTimeoutNanos)
         return true
     }
 

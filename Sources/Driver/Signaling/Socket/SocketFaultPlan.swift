@@ -1,7 +1,7 @@
 import Chaos
 
 /// A timer of the socket faults: the next planned fault is due, or a stalled socket reads again.
-enum SocketFaultTimer {
+enum SocketFaultTimer: Equatable {
     case due
     case resume(socket: UInt64)
 }

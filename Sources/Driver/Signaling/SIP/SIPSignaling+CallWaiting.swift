@@ -9,7 +9,7 @@ import Metrics
 /// manager's limits decide (`max_conversation_groups`). Over them the report is refused
 /// (`conversations.refused_over_limit`) and the device answers 486 Busy Here (`calls.outside_refused.busy`).
 /// Within them the device takes it as a call of its own, an outside-started flow run beside the device's call
-/// (`CallLauncher.takeWaitingCall`, `Device.waitingCall`; `calls.started_by_outside`), and answers it as
+/// (`WorkerEffect.takeWaiting`, `Device.waitingCall`; `calls.started_by_outside`), and answers it as
 /// LiveCommunicationKit's hold-and-accept does: its own call is held first (a re-INVITE with `a=sendonly`, the
 /// dialog `held`), then the waiting one answered, so the device never holds two unheld dialogs. The held call stays
 /// held, as the system leaves it, until its flow ends it. A call the device cannot take (no outside-started flow,
@@ -43,11 +43,15 @@ extension SIPSignaling {
             books.count(.conversationsReported, at: now)
             if overLimit { books.count(.conversationsRefusedOverLimit, at: now) }
         }
-        if !overLimit, let id = table.takeWaiting(local, callID, now) {
-            legs[Self.legKey(local, callID)] = Leg(call: id, caller: false)
-            dialog(local, callID, .early)
-            table.tell(id, now: now) { $0.pushReported(device: local, conversation: callID, now: now, &$1) }
-            return
+        // Taken beside the device's call when the launcher starts one for it: the device's `waitingCall` then.
+        if !overLimit, table.devices[local].waitingCall == nil {
+            host.apply(.takeWaiting(device: local, conversation: callID, now: now))
+            if let id = table.devices[local].waitingCall {
+                legs[Self.legKey(local, callID)] = Leg(call: id, caller: false)
+                dialog(local, callID, .early)
+                host.tell(id, now: now) { $0.pushReported(device: local, conversation: callID, now: now, &$1) }
+                return
+            }
         }
         let expectsOutside = settings.flows.contains { $0.startsOutside }
         books.count(expectsOutside ? .callsOutsideRefused(overLimit ? "busy" : "call_waiting")

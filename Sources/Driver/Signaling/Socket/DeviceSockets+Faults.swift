@@ -22,7 +22,7 @@ extension DeviceSockets {
         }
         pending.sort { ($0.at, $0.local) < ($1.at, $1.local) }
         plan.pending = pending
-        if let first = pending.first { table.schedule(.socketFault(.due), first.at) }
+        if let first = pending.first { self.schedule(.fault(.due), at: first.at) }
     }
 
     func faultFired(_ timer: SocketFaultTimer, now: UInt64) {
@@ -34,7 +34,7 @@ extension DeviceSockets {
                 applyFault(event, local: local, now: now)
             }
             if plan.next < plan.pending.count {
-                table.schedule(.socketFault(.due), plan.pending[plan.next].at)
+                schedule(.fault(.due), at: plan.pending[plan.next].at)
             }
         case .resume(let id):
             guard plan.stalled.remove(id) != nil else { return }
@@ -57,7 +57,7 @@ extension DeviceSockets {
             guard !plan.stalled.contains(id) else { return }
             pool.setReading(id, paused: true)
             plan.stalled.insert(id)
-            table.schedule(.socketFault(.resume(socket: id)), now + nanos)
+            schedule(.fault(.resume(socket: id)), at: now + nanos)
         }
         books.count(.fault(event.note.kind), at: now)
         faults.log.add(.init(sinceLoadNanos: faults.sinceLoad() ?? event.atNanos, window: event.note.window,

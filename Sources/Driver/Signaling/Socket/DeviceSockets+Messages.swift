@@ -96,7 +96,7 @@ extension DeviceSockets {
             lifecycle.heard(local, about: uuid, now: now)
             if let into = payload?.into, into != uuid { lifecycle.heard(local, about: into, now: now) }
         }
-        intake.observe(payload, local: local, now: now, channel: .socketEvents)
+        parts.host.apply(.observe(payload, device: local, channel: .socketEvents, call: nil, now: now))
     }
 
     /// Sends `op` over the device's socket when the mapping puts it there: at once when the socket is open,
@@ -108,7 +108,7 @@ extension DeviceSockets {
         let now = now
         links.nextRequest += 1
         // Unique per worker, so the `w` prefix keeps workers apart.
-        let id = "w\(worker)-\(links.nextRequest)"
+        let id = "w\(parts.worker)-\(links.nextRequest)"
         var vars = vars
         vars["request.id"] = id
         var missing: [String] = []
@@ -120,7 +120,7 @@ extension DeviceSockets {
         let completion = sender.traced(completion, call: call, device: local, op: op, method: "WS",
                                        url: mapping.url, body: text)
         links.outgoing[id] = Outgoing(device: local, text: text, endpoint: endpoint, completion: completion)
-        table.schedule(.socketReply(id), now + settings.actionTimeoutNanos)
+        schedule(.reply(id), at: now + settings.actionTimeoutNanos)
         books.count(.socketActions(op), at: now)
         if lifecycle[local].phase == .open, let socket = links.socket[local] {
             pool.send(socket, text: text)

@@ -7,18 +7,19 @@ import Scenario
 import SIP
 import SIPClient
 
-/// A worker's SIP devices (`device.signaling: sip`): the third signaling part beside `ActionSender` (HTTP) and
-/// `DeviceSockets` (WebSocket). One `SIPUserAgent` per awake device in a `SIPClientPool` on the worker's event
+/// A worker's SIP devices (`device.signaling: sip`): the SIP conformer of `DeviceSignaling`, beside HTTP
+/// (`HTTPSignaling`) and WebSocket (`DeviceSockets`). One `SIPUserAgent` per awake device in a `SIPClientPool` on the worker's event
 /// thread, registered at `target.sip`'s registrar. The flow's requests go out over SIP (`start` INVITE, `join`
 /// 200 OK, `decline` 603, `end` BYE or CANCEL while ringing, `pause`/`resume` re-INVITE) and are answered to the
-/// call when SIP says they took effect; what the agents hear becomes the same observations pushes bring
-/// (`PushIntake.reportIncoming` for an incoming INVITE, `PushIntake.observe` for an answer or an end).
+/// call when SIP says they took effect (`WorkerEffect.answer`); what the agents hear becomes the same observations
+/// pushes bring (`WorkerEffect.ring` for an incoming INVITE, `WorkerEffect.observe` for an answer or an end). Its
+/// timers come back as `TimerEvent.signaling` (`SIPSignalingTimer`).
 ///
 /// The conversation a call creates is named by its SIP Call-ID (the same at both ends of one proxy).
 /// Sleeping devices (`sleep: true`) are woken by a VoIP push: `SIPSignaling+Wake`.
 ///
 /// Ownership rule: touched only on the worker's loop (the pool's events run there too).
-final class SIPSignaling {
+final class SIPSignaling: DeviceSignaling {
     /// One device's part in one SIP call ("leg"), keyed by `legKey`.
     struct Leg {
         let call: Int
@@ -46,31 +47,27 @@ final class SIPSignaling {
     var pool: SIPClientPool!
     let target: SIPTargetSpec
     let spec: SIPDeviceSpec
-    let table: CallTable
-    let books: RunBooks
-    unowned let intake: PushIntake
-    let loop: DriverLoop
-    let settings: DriverSettings
+    /// The worker's shared state and doors (`host` for effects), and this kind's slot.
+    let parts: SignalingParts
     /// Agents by device (worker-local index) and back; the registrations under way and the legs and actions.
     var agents = AgentLinks()
     var legs: [LegKey: Leg] = [:]
     var pending: [LegKey: Pending] = [:]
     /// The wake-up path's state per sleeping device (`SIPSignaling+Wake`).
     var wake = WakeState()
-    /// The run's faults, and what the SIP ones hold per device (`SIPSignaling+Faults`).
-    let faults: DeviceFaults
+    /// What the run's SIP faults hold per device (`SIPSignaling+Faults`).
     var chaos = SIPChaos()
 
     /// The SIP part of a worker, or nil when its devices speak HTTP. Call on the loop.
-    static func make(settings: DriverSettings, loop: DriverLoop, table: CallTable, books: RunBooks,
-                     intake: PushIntake, faults: DeviceFaults) -> SIPSignaling? {
-        guard let spec = settings.scenario.device.sip, let target = settings.scenario.sip else { return nil }
-        let signaling = SIPSignaling(target: target, spec: spec, table: table, books: books, intake: intake,
-                                     loop: loop, settings: settings, faults: faults)
-        guard let pool = loop.makeSIPPool(proxyHost: target.host, proxyPort: target.port, onEvent: {
+    static func make(_ parts: SignalingParts) -> SIPSignaling? {
+        guard let spec = parts.settings.scenario.device.sip, let target = parts.settings.scenario.sip else {
+            return nil
+        }
+        let signaling = SIPSignaling(target: target, spec: spec, parts: parts)
+        guard let pool = parts.loop.makeSIPPool(proxyHost: target.host, proxyPort: target.port, onEvent: {
             [unowned signaling] agent, event in signaling.event(agent, event)
         }) else {
-            books.note("SIP devices need the worker's event thread; this loop has none", limit: 1)
+            parts.books.note("SIP devices need the worker's event thread; this loop has none", limit: 1)
             return nil
         }
         signaling.pool = pool
@@ -78,22 +75,49 @@ final class SIPSignaling {
         return signaling
     }
 
-    private init(target: SIPTargetSpec, spec: SIPDeviceSpec, table: CallTable, books: RunBooks, intake: PushIntake,
-                 loop: DriverLoop, settings: DriverSettings, faults: DeviceFaults) {
-        self.settings = settings
-        self.faults = faults
-        wake.bundleID = settings.scenario.push.bundleID
+    private init(target: SIPTargetSpec, spec: SIPDeviceSpec, parts: SignalingParts) {
+        self.parts = parts
+        wake.bundleID = parts.settings.scenario.push.bundleID
         self.target = target
         self.spec = spec
-        self.table = table
-        self.books = books
-        self.intake = intake
-        self.loop = loop
     }
 
+    var table: CallTable { parts.table }
+    var books: RunBooks { parts.books }
+    var faults: DeviceFaults { parts.faults }
+    var loop: DriverLoop { parts.loop }
+    var settings: DriverSettings { parts.settings }
+    var host: EffectHost { parts.host }
     var now: UInt64 { loop.clock.nowNanos() }
 
     static func legKey(_ local: Int, _ callID: String) -> LegKey { LegKey(local: local, callID: callID) }
+
+    /// Puts one of this kind's timers on the worker's wheel.
+    func schedule(_ timer: SIPSignalingTimer, at nanos: UInt64) {
+        host.schedule(.signaling(timer.timer(slot: parts.slot)), at: nanos)
+    }
+
+    // MARK: - DeviceSignaling
+
+    func serves(_ local: Int) -> Bool { true }
+
+    func timerFired(_ timer: SignalingTimer, now: UInt64) {
+        switch SIPSignalingTimer(timer) {
+        case .action(let key, let slot)?: actionTimedOut(key: key, slot: slot)
+        case .wake(let local, let callID)?: wakeDue(local, callID: callID)
+        case nil: break
+        }
+    }
+
+    /// A reported push wakes a sleeping device; a device left with no call goes back to sleep.
+    func moment(_ moment: AppMoment, device local: Int) {
+        switch moment {
+        case .pushReported(let uuid, let acceptedNanos):
+            pushReported(local, conversation: uuid, acceptedNanos: acceptedNanos)
+        case .idle: afterCall(local)
+        case .registered, .userActs: break
+        }
+    }
 
     func uri(of local: Int) -> String { "sip:\(table.devices[local].identity.id)@\(target.domain)" }
 
@@ -171,7 +195,7 @@ final class SIPSignaling {
             return tell(request, answer)
         }
         pending[key] = Pending(request: request, started: now)
-        table.schedule(.sipAction(key: key, slot: request.slot), now + settings.actionTimeoutNanos)
+        schedule(.action(key: key, slot: request.slot), at: now + settings.actionTimeoutNanos)
         let callID = request.conversation
         if request.op == .join { holdOthers(local, answering: callID, agent: agent) }
         var sent = false
@@ -220,7 +244,7 @@ final class SIPSignaling {
         // only while the caller's leg lives (SIPSignaling+Events drops it), so the table holds the live calls.
         if spec.sleep { wake.inviteSent[callID] = started }
         pending[key] = Pending(request: request, started: started)
-        table.schedule(.sipAction(key: key, slot: request.slot), started + settings.actionTimeoutNanos)
+        schedule(.action(key: key, slot: request.slot), at: started + settings.actionTimeoutNanos)
         pool.perform(agent) { _, _ in }
     }
 
@@ -238,8 +262,7 @@ final class SIPSignaling {
     }
 
     func tell(_ request: ActionRequest, _ answer: ActionAnswer) {
-        let now = self.now
-        table.tell(request.call, now: now) { $0.answered(request, answer, now: now, &$1) }
+        host.apply(.answer(request, answer, now: now))
     }
 
     /// Completes the action waiting on `key` when it is one of `ops`.

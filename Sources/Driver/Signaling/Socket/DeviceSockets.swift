@@ -7,23 +7,19 @@ import Transport
 import WebSocket
 import WebSocketClient
 
-/// A worker's device sockets (`device.socket`): the pool on the worker's loop, the lifecycle deciding when each
-/// device's socket opens and closes, server messages fed into the observation seam (`PushIntake.observe`, the
-/// path background pushes take), actions sent over sockets with their replies judged like HTTP answers, and the
-/// socket faults. Exists only when `device.socket` is not `none`, so a run without sockets creates no pool and
-/// counts nothing.
+/// The socket signaling kind (`device.socket`): devices that register and act over HTTP (`ActionSender`) and hold
+/// a WebSocket beside it. The pool on the worker's loop, the lifecycle deciding when each device's socket opens and
+/// closes, server messages fed into the observation seam (`WorkerEffect.observe`, the path background pushes
+/// take), the actions the mapping puts on the socket sent there with their replies judged like HTTP answers
+/// (`ActionRoute`), and the socket faults. Exists only when `device.socket` is not `none`, so a run without
+/// sockets creates no pool and counts nothing.
 ///
-/// Signaling of another kind (SIP user agents, issue 26) is a sibling of this type, not a branch in it: a type on
-/// the same loop that owns its own state (its transactions, its registrations) and is reached through the same four
-/// doors: the app's moments (`registered`, `pushReported`, `userActs`, `idle`, called by `ActionSender`,
-/// `PushIntake` and the worker as they are here), actions the mapping routes to it (`ActionSender.send` asks it
-/// before HTTP, as it asks `send` here), what it hears (into `PushIntake.reportIncoming` for a call to ring and
-/// `PushIntake.observe` for a change), and its timers (a `TimerEvent` case of its own). So that the worker does not
-/// grow a property per kind, the second kind turns the worker's `sockets` slot into a list of such channels behind
-/// one small protocol holding those four doors; with one kind, a protocol would be a seam without a second side.
+/// It is one `DeviceSignaling` conformer of several (HTTP, SIP): the app's moments (`AppMoment`: registered, a push
+/// reported, the user acting, idle) reach it from the worker's parts through `DeviceSignalings`, what it hears goes
+/// back as `WorkerEffect`s, and its timers come back as `TimerEvent.signaling` (`SocketSignalingTimer`).
 ///
 /// Thread rule: touched only on the worker's loop (the pool's events come there too).
-final class DeviceSockets {
+final class DeviceSockets: DeviceSignaling, ActionRoute {
     /// An action on its way over a socket: queued until the socket opens, then waiting for its reply.
     struct Outgoing {
         let device: Int
@@ -58,57 +54,96 @@ final class DeviceSockets {
     var links = Links()
     /// The socket faults of the worker's devices (`DeviceSockets+Faults`).
     var plan = SocketFaultPlan()
-    let settings: DriverSettings
-    let table: CallTable
-    let books: RunBooks
-    let faults: DeviceFaults
-    unowned let sender: ActionSender
-    unowned let intake: PushIntake
-    unowned let loop: DriverLoop
-    let worker: Int
+    /// The worker's shared state and doors (`sender` for HTTP, `host` for effects), and this kind's slot.
+    let parts: SignalingParts
 
     /// The sockets of a worker, or nil when `device.socket` is `none` or the loop has no pool. Call on the loop.
-    static func make(worker: Int, settings: DriverSettings, deviceIndexes: [Int], loop: DriverLoop, table: CallTable,
-                     books: RunBooks, faults: DeviceFaults, sender: ActionSender,
-                     intake: PushIntake) -> DeviceSockets? {
-        guard settings.socket.mode != .none, let mapping = sender.api.mapping.socket else { return nil }
+    static func make(_ parts: SignalingParts) -> DeviceSockets? {
+        let settings = parts.settings
+        guard settings.socket.mode != .none, let mapping = parts.sender.api.mapping.socket else { return nil }
         let lifecycle = SocketLifecycle(mode: settings.socket.mode, reconnect: settings.socket.reconnect,
                                         lingerNanos: settings.socket.lingerNanos, seed: settings.seed,
-                                        devices: deviceIndexes)
-        let sockets = DeviceSockets(lifecycle: lifecycle, mapping: mapping, view: sender.api.mapping.view,
-                                    settings: settings, table: table, books: books, faults: faults, sender: sender,
-                                    intake: intake, loop: loop, worker: worker)
+                                        devices: parts.deviceIndexes)
+        let sockets = DeviceSockets(lifecycle: lifecycle, mapping: mapping, parts: parts)
         let secure = mapping.url.hasPrefix("wss://") || (mapping.url.hasPrefix("/")
             && settings.targetURL.hasPrefix("https://"))
         let tls = secure ? try? ClientTLS(caFile: settings.targetCAFile) : nil
         var limits = WebSocketClientPool.Limits()
         limits.openTimeoutNanos = settings.actionTimeoutNanos
-        guard let pool = loop.makeSocketPool(tls: tls, limits: limits, onEvent: { [unowned sockets] id, event in
-            sockets.event(id, event)
+        guard let pool = parts.loop.makeSocketPool(tls: tls, limits: limits, onEvent: {
+            [unowned sockets] id, event in sockets.event(id, event)
         }) else { return nil }
         sockets.pool = pool
-        sender.sockets = sockets
-        intake.sockets = sockets
         return sockets
     }
 
-    private init(lifecycle: SocketLifecycle, mapping: APIMapping.Socket, view: ViewMapping?, settings: DriverSettings,
-                 table: CallTable, books: RunBooks, faults: DeviceFaults, sender: ActionSender, intake: PushIntake,
-                 loop: DriverLoop, worker: Int) {
+    private init(lifecycle: SocketLifecycle, mapping: APIMapping.Socket, parts: SignalingParts) {
         self.lifecycle = lifecycle
         self.mapping = mapping
-        self.messages = SocketMessageReader(mapping, view: view)
-        self.settings = settings
-        self.table = table
-        self.books = books
-        self.faults = faults
-        self.sender = sender
-        self.intake = intake
-        self.loop = loop
-        self.worker = worker
+        self.messages = SocketMessageReader(mapping, view: parts.sender.api.mapping.view)
+        self.parts = parts
     }
 
+    var settings: DriverSettings { parts.settings }
+    var table: CallTable { parts.table }
+    var books: RunBooks { parts.books }
+    var faults: DeviceFaults { parts.faults }
+    var sender: ActionSender { parts.sender }
+    var loop: DriverLoop { parts.loop }
     var now: UInt64 { loop.clock.nowNanos() }
+
+    /// Puts one of this kind's timers on the worker's wheel.
+    func schedule(_ timer: SocketSignalingTimer, at nanos: UInt64) {
+        parts.host.schedule(.signaling(timer.timer(slot: parts.slot)), at: nanos)
+    }
+
+    // MARK: - DeviceSignaling
+
+    func serves(_ local: Int) -> Bool { true }
+
+    /// Registers over HTTP; a registered device's socket opens as its mode says.
+    func register(_ local: Int, then: @escaping () -> Void) {
+        sender.register(local) { [self] ok in
+            if ok { registered(local) }
+            then()
+        }
+    }
+
+    /// The user acts (the app opens its socket for it), then the action goes over the socket when the mapping
+    /// puts it there, else over HTTP.
+    func perform(_ request: ActionRequest) {
+        guard table.calls[request.call] != nil else { return }
+        userActs(request.device)
+        sender.perform(request, route: self)
+    }
+
+    func timerFired(_ timer: SignalingTimer, now: UInt64) {
+        switch SocketSignalingTimer(timer) {
+        case .lifecycle(let timer)?: lifecycleFired(timer, now: now)
+        case .reply(let id)?: replyTimedOut(id)
+        case .fault(let timer)?: faultFired(timer, now: now)
+        case nil: break
+        }
+    }
+
+    func moment(_ moment: AppMoment, device local: Int) {
+        switch moment {
+        case .registered: registered(local)
+        case .pushReported(let uuid, let acceptedNanos):
+            pushReported(local, conversation: uuid, acceptedNanos: acceptedNanos)
+        case .userActs: userActs(local)
+        case .idle: idle(local)
+        }
+    }
+
+    func isForeground(_ local: Int) -> Bool { lifecycle.isForeground(local) }
+
+    func loadStarts(at loadStart: UInt64) { planFaults(loadStart: loadStart) }
+
+    func checkpoint(into snapshot: inout Recorder, now: UInt64) {
+        let open = lifecycle.openCount
+        if open > 0 { snapshot.count(.socketOpenAtStop, by: Int64(open), atNanos: now) }
+    }
 
     /// The phase of `local`'s socket.
     func phase(_ local: Int) -> SocketLifecycle.Phase { lifecycle[local].phase }
@@ -135,7 +170,7 @@ final class DeviceSockets {
         applyEffects()
     }
 
-    func timerFired(_ timer: SocketTimer, now: UInt64) {
+    func lifecycleFired(_ timer: SocketTimer, now: UInt64) {
         let local: Int
         switch timer {
         case .linger(let device, _), .reconnect(let device, _): local = device
@@ -167,7 +202,7 @@ final class DeviceSockets {
                 case .close(let local):
                     if let id = links.socket[local] { pool.close(id, .normal, reason: "") }
                 case .ready(let local): ready(local)
-                case .arm(let timer, let at): table.schedule(.socket(timer), at)
+                case .arm(let timer, let at): schedule(.lifecycle(timer), at: at)
                 case .count(let name, let n): books.count(name, by: n, at: now)
                 case .record(let name, let micros): books.record(name, micros: micros, at: now)
                 }

@@ -4,7 +4,7 @@ import SIPClient
 
 /// The run's SIP faults as the worker applies them (decisions are Chaos's: `FaultSchedule.sipMessageDecision`,
 /// `sipWakeDecision`). Message loss and delay act through the pool's datagram filter, on the device's UDP socket;
-/// a late wake puts the wake REGISTER off on the wheel (`TimerEvent.sipWake`); a lost REGISTER makes the filter
+/// a late wake puts the wake REGISTER off on the wheel (`SIPSignalingTimer.wake`); a lost REGISTER makes the filter
 /// drop that device's REGISTERs until its agent closes. Each fault that acts is counted (`faults.<kind>`) and
 /// logged in faults.csv; against the device's call only when the datagram is part of it (`SIPDatagramOwner`), so
 /// a call it made fail is attributed to it and a lost REGISTER refresh during a call is not. A refresh that then
@@ -102,7 +102,7 @@ extension SIPSignaling {
             chaos.registerLost.insert(local)
             return false
         case .late(let nanos):
-            table.schedule(.sipWake(local: local, callID: callID), now + nanos)
+            schedule(.wake(local: local, callID: callID), at: now + nanos)
             return true
         }
     }

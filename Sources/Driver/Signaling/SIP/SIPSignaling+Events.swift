@@ -39,7 +39,9 @@ extension SIPSignaling {
     /// device already reported it), and the device's call hears of it.
     private func incoming(_ local: Int, callID: String, caller: Handle?, agent: Int, now: UInt64) {
         let key = Self.legKey(local, callID)
-        if table.devices[local].callID == nil { _ = table.takeOutside(local, callID, now) }
+        if table.devices[local].callID == nil {
+            host.apply(.takeOutside(device: local, conversation: callID, now: now))
+        }
         guard let id = table.devices[local].callID, table.calls[id] != nil else {
             // No call of ours expects this device to ring (a stray or late INVITE): busy.
             books.count(.pushesUnexpected, at: now)
@@ -55,8 +57,8 @@ extension SIPSignaling {
             releaseHeld(key)
             return
         }
-        intake.reportIncoming(local, payload: PushPayload(uuid: callID, caller: caller), uuid: callID,
-                              acceptedNanos: now, now: now)
+        host.apply(.ring(device: local, PushPayload(uuid: callID, caller: caller), conversation: callID,
+                         acceptedNanos: now, now: now))
     }
 
     private func answered(_ local: Int, callID: String, now: UInt64) {
@@ -72,8 +74,8 @@ extension SIPSignaling {
         if leg.caller {
             books.record(.setupTime, micros: Int64((now &- leg.inviteSent) / 1000), at: now)
             fulfil(key, [.start], conversation: callID)
-            intake.observe(PushPayload(uuid: callID, event: "joined"), local: local, now: now, channel: .sip,
-                           call: leg.call)
+            host.apply(.observe(PushPayload(uuid: callID, event: "joined"), device: local, channel: .sip,
+                                call: leg.call, now: now))
         } else {
             if leg.answerSent > 0 {
                 books.record(.answerToAck, micros: Int64((now &- leg.answerSent) / 1000), at: now)
@@ -130,7 +132,7 @@ extension SIPSignaling {
     }
 
     func observeEnd(_ local: Int, callID: String, reason: String?, now: UInt64, call: Int) {
-        intake.observe(PushPayload(uuid: callID, event: "ended", reason: reason), local: local, now: now,
-                       channel: .sip, call: call)
+        host.apply(.observe(PushPayload(uuid: callID, event: "ended", reason: reason), device: local,
+                            channel: .sip, call: call, now: now))
     }
 }
