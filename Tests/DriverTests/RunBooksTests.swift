@@ -1,0 +1,44 @@
+@testable import Driver
+import Metrics
+import PushModel
+import Scenario
+import Transport
+import XCTest
+
+/// The books a worker's parts write into, on a real worker on the embedded loop: what a stop counts (calls and
+/// their actions in flight, pushes still owed), and what arrives once they are sealed.
+final class RunBooksTests: XCTestCase {
+    private func rig() throws -> WorkerRig {
+        let yaml = """
+            name: books
+            devices: 2
+            load: [ { hold: { rate: 1/s, for: 10s } } ]
+            """
+        let rig = try WorkerRig(scenario: try ScenarioLoader.parse(yaml, file: "books.yaml").get())
+        rig.loop.target = { _ in ClientResponse(status: 201, body: []) }
+        rig.worker.registerAll(concurrency: 2) {}
+        rig.loop.runPending()
+        return rig
+    }
+
+    func testAStopCountsTheCallsInFlightAndThePushesStillOwed() throws {
+        let rig = try rig()
+        let worker = rig.worker
+        worker.launcher.arrivals.pending = true
+        worker.launcher.arrive(Arrival(index: 0, plannedNanos: 0, flow: 0, answerAfterNanos: 0, talkNanos: 0,
+                                       callerHangsUp: true), now: rig.clock.nowNanos())
+        worker.books.pendingDeliveries = 2
+        let c = rig.finish()
+        XCTAssertEqual(c[MetricName.callsInFlightAtStop], 1, "\(c)")
+        XCTAssertEqual(c[MetricName.pushesUndeliveredAtStop], 2, "\(c)")
+        XCTAssertTrue(worker.books.notes.contains { $0.contains("was still in flight at stop") })
+    }
+
+    func testWhatArrivesAfterTheSealIsCountedLate() throws {
+        let rig = try rig()
+        _ = rig.finish()
+        XCTAssertTrue(rig.worker.books.sealed)
+        rig.worker.books.countLate(.pushesAccepted, by: 3)
+        XCTAssertEqual(rig.worker.books.lateCounts.withLock { $0 }, [MetricName.pushesAccepted: 3])
+    }
+}
