@@ -43,7 +43,7 @@ final class SIPSignaling {
         let started: UInt64
     }
 
-    var pool: SIPClientPool!
+    var pool: (any SIPAgentPool)!
     let target: SIPTargetSpec
     let spec: SIPDeviceSpec
     let table: CallTable
@@ -304,6 +304,6 @@ struct Registering {
 
 extension DriverLoop {
     /// Loops without an event thread (the tests' embedded loop) have no SIP agents.
-    func makeSIPPool(proxyHost: String, proxyPort: Int, onEvent: @escaping SIPClientPool.EventHandler)
-        -> SIPClientPool? { nil }
+    func makeSIPPool(proxyHost: String, proxyPort: Int, onEvent: @escaping SIPAgentEventHandler)
+        -> (any SIPAgentPool)? { nil }
 }
