@@ -42,12 +42,10 @@ extension SIPTwinProxy {
                 }
                 guard !reaching else { continue }
                 stats.woken += 1
-                relays[key]?.wokeBranch = true
                 relayBranch(key, to: binding.contact, now: now)
             case .suspended:
                 stats.woken += 1
                 unpark(key)
-                relays[key]?.wokeBranch = true
                 if !relayBranch(key, to: binding.contact, now: now) { replyOwn(key, 477, now: now) }
             }
         }

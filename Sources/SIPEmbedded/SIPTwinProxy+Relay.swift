@@ -17,8 +17,6 @@ struct SIPTwinRelay {
     var finished = false
     /// Parked for a wake REGISTER: `.append` (UDP, tsilo) or `.suspended` (TCP, t_suspend).
     var park: SIPTwinPark?
-    /// A wake REGISTER's branch was added: its answer, when every branch ended, goes upstream.
-    var wokeBranch = false
     var cancelled = false
 }
 

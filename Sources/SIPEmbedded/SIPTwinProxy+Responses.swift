@@ -52,13 +52,13 @@ extension SIPTwinProxy {
         branchEnded(key, status: status, response: response, now: now)
     }
 
-    /// A branch ended without a 2xx: once every branch of the relay ended (and it waits for no wake REGISTER),
-    /// the best answer goes upstream: a 6xx, else the lowest status a branch answered, else the local one.
+    /// A branch ended without a 2xx: once every branch of the relay ended, the best answer goes upstream: a 6xx,
+    /// else the lowest status a branch answered, else the local one. As tm does, a parked INVITE is no exception:
+    /// tm does not know tsilo may add a branch later (an awake device's 486 to a call waiting ends the call).
     func branchEnded(_ key: TwinKey, status: Int, response: SIPMessage?, now: UInt64) {
         branches[key]?.final = status
         branches[key]?.answer = response
         guard let up = branches[key]?.upstream, let relay = relays[up], !relay.finished else { return }
-        if relay.park != nil, !relay.cancelled, !relay.wokeBranch { return }
         let ended = relay.branches.compactMap { branches[$0] }
         guard ended.allSatisfy({ $0.final != nil }) else { return }
         let answers = ended.compactMap(\.answer)
