@@ -75,6 +75,9 @@ let package = Package(
         ]),
         // SIP user agents (UDP and TCP) on the transport's event threads: the third device signaling kind.
         .target(name: "SIPClient", dependencies: ["SIP", "Determinism", "Transport", "CLinux", "Heaps"]),
+        // SIP's embedded twin: agents carried in memory (`MemorySIPPool`) and a registrar/proxy with the RFC 8599
+        // push path (`SIPTwinProxy`), so SIP runs on the Driver's embedded loop under a manual clock.
+        .target(name: "SIPEmbedded", dependencies: ["SIP", "SIPClient", "Determinism", "PushModel"]),
         // Kamailio started as a user process on a free port, stopped by PID: for `target.sip.kamailio` and tests.
         .target(name: "Kamailio", dependencies: ["CLinux"]),
         .target(name: "HTTPServer", dependencies: [
@@ -158,7 +161,8 @@ let package = Package(
         ]),
         .testTarget(name: "DriverTests", dependencies: [
             "Driver", "Scenario", "Metrics", "CallModel", "PushModel", "Determinism", "HTTPServer", "WebSocket",
-            "Transport", "Locking", "ReferenceTarget", "WebSocketClient", "RunFormats",
+            "Transport", "Locking", "ReferenceTarget", "WebSocketClient", "RunFormats", "SIP", "SIPClient",
+            "SIPEmbedded", "Chaos",
         ]),
         .testTarget(name: "ReportsTests", dependencies: [
             "Reports", "Metrics", "Results", "Determinism", "TextEscaping", "TestSupport", "Checker",
@@ -184,7 +188,8 @@ let package = Package(
         .testTarget(name: "SIPTests", dependencies: ["SIP", "Determinism"]),
         .testTarget(name: "KamailioTests", dependencies: ["Kamailio", "TestSupport"]),
         .testTarget(name: "SIPClientTests", dependencies: [
-            "SIPClient", "SIP", "Determinism", "Transport", "CLinux", "TestSupport", "Locking",
+            "SIPClient", "SIP", "Determinism", "Transport", "CLinux", "TestSupport", "Locking", "SIPEmbedded",
+            "PushModel",
         ]),
         .testTarget(name: "WebSocketClientTests", dependencies: [
             "WebSocketClient", "WebSocket", "Transport", "HTTPServer", "ReferenceTarget", "Credentials", "Determinism",

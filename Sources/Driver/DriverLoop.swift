@@ -30,8 +30,8 @@ protocol DriverLoop: AnyObject, Sendable {
     func makeSocketPool(tls: ClientTLS?, limits: WebSocketClientPool.Limits,
                         onEvent: @escaping WebSocketClientPool.EventHandler) -> SocketPool?
     /// SIP user agents on this loop (`SIPSignaling`), or nil when the loop has no event thread.
-    func makeSIPPool(proxyHost: String, proxyPort: Int, onEvent: @escaping SIPClientPool.EventHandler)
-        -> SIPClientPool?
+    func makeSIPPool(proxyHost: String, proxyPort: Int, onEvent: @escaping SIPAgentEventHandler)
+        -> (any SIPAgentPool)?
     /// Stops the timer, the client and the loop (on the loop).
     func close()
     /// Returns once the loop ran everything handed to it and stopped (not from the loop).

@@ -57,8 +57,8 @@ final class ThreadLoop: DriverLoop, @unchecked Sendable {
         timer.arm(atMonotonicNanos: clinux_monotonic_ns() + (nanos > now ? nanos - now : 0))
     }
 
-    func makeSIPPool(proxyHost: String, proxyPort: Int, onEvent: @escaping SIPClientPool.EventHandler)
-        -> SIPClientPool? {
+    func makeSIPPool(proxyHost: String, proxyPort: Int, onEvent: @escaping SIPAgentEventHandler)
+        -> (any SIPAgentPool)? {
         try? SIPClientPool(thread: events, proxyHost: proxyHost, proxyPort: proxyPort, clock: clock, onEvent: onEvent)
     }
 

@@ -14,7 +14,7 @@ import Glibc
 /// come, found in a heap of deadlines noted each time an agent was touched (`AgentDeadlines`).
 /// Thread rule: every method, and `onEvent`, runs on `thread.queue`; create the pool there too.
 public final class SIPClientPool: @unchecked Sendable {
-    public typealias EventHandler = (_ agent: Int, _ event: SIPEvent) -> Void
+    public typealias EventHandler = SIPAgentEventHandler
 
     private let thread: EventThread
     private let clock: any Clock

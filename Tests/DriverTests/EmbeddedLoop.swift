@@ -1,5 +1,7 @@
 import Determinism
 @testable import Driver
+import SIPClient
+import SIPEmbedded
 import Transport
 import WebSocket
 import WebSocketClient
@@ -22,6 +24,10 @@ final class EmbeddedLoop: DriverLoop, @unchecked Sendable {
     /// (`sockets`); nil makes none, as for a loop without sockets.
     var socketServer: ((String) -> String?)?
     private(set) var sockets: MemorySocketPool?
+    /// The SIP network the worker's SIP agents join (`MemorySIPPool`), its proxy on `target.sip`'s port. Set
+    /// before the worker is made; nil makes no SIP pool, as before.
+    var sipNetwork: SIPNetwork?
+    private(set) var sipPool: MemorySIPPool?
 
     init(clock: ManualClock) { manual = clock }
 
@@ -39,17 +45,28 @@ final class EmbeddedLoop: DriverLoop, @unchecked Sendable {
         sockets = MemorySocketPool(loop: self, onEvent: onEvent, server: socketServer)
         return sockets
     }
+    func makeSIPPool(proxyHost: String, proxyPort: Int, onEvent: @escaping SIPAgentEventHandler)
+        -> (any SIPAgentPool)? {
+        guard let sipNetwork else { return nil }
+        sipPool = MemorySIPPool(network: sipNetwork, proxyPort: proxyPort, onEvent: onEvent)
+        return sipPool
+    }
     func close() { closed = true }
     func waitUntilStopped() { runPending() }
 
-    /// Runs the work handed to the loop, and the work that work hands it, until none is left.
+    /// Runs the work handed to the loop, and the work that work hands it, until none is left; between, the SIP
+    /// network delivers what is due now.
     func runPending() {
         var ran = 0
-        while !pending.isEmpty {
-            let work = pending.removeFirst()
-            work()
-            ran += 1
-            precondition(ran < 10_000_000, "the loop never went idle")
+        while true {
+            while !pending.isEmpty {
+                let work = pending.removeFirst()
+                work()
+                ran += 1
+                precondition(ran < 10_000_000, "the loop never went idle")
+            }
+            guard let sipNetwork, sipNetwork.hasDueWork else { return }
+            sipNetwork.run()
         }
     }
 
@@ -60,10 +77,13 @@ final class EmbeddedLoop: DriverLoop, @unchecked Sendable {
         for _ in 0..<10_000_000 {
             runPending()
             if done() { return true }
-            guard let due = deadline, due <= limit else { return done() }
-            deadline = nil
+            let sipDue = sipNetwork?.nextDeadline
+            guard let due = [deadline, sipDue].compactMap({ $0 }).min(), due <= limit else { return done() }
             if due > manual.nowNanos() { manual.advance(to: due) }
-            wake()
+            if let armed = deadline, armed <= due {
+                deadline = nil
+                wake()
+            }
         }
         return done()
     }

@@ -44,7 +44,7 @@ final class SIPSignaling: DeviceSignaling {
         let started: UInt64
     }
 
-    var pool: SIPClientPool!
+    var pool: (any SIPAgentPool)!
     let target: SIPTargetSpec
     let spec: SIPDeviceSpec
     /// The worker's shared state and doors (`host` for effects), and this kind's slot.
@@ -327,6 +327,6 @@ struct Registering {
 
 extension DriverLoop {
     /// Loops without an event thread (the tests' embedded loop) have no SIP agents.
-    func makeSIPPool(proxyHost: String, proxyPort: Int, onEvent: @escaping SIPClientPool.EventHandler)
-        -> SIPClientPool? { nil }
+    func makeSIPPool(proxyHost: String, proxyPort: Int, onEvent: @escaping SIPAgentEventHandler)
+        -> (any SIPAgentPool)? { nil }
 }
