@@ -8,6 +8,12 @@ public struct SIPDialog: Sendable, Equatable {
         public var callID: String
         public var localTag: String
         public var remoteTag: String
+
+        public init(callID: String, localTag: String, remoteTag: String) {
+            self.callID = callID
+            self.localTag = localTag
+            self.remoteTag = remoteTag
+        }
     }
 
     public var state: State

@@ -149,6 +149,12 @@ public struct SIPVia: Sendable, Equatable {
     public var branch: String? { parameters["branch"] }
 
     public var text: String { "SIP/2.0/" + transport + " " + sentBy + parameters.text }
+
+    /// `text` of a Via that asks for rport (RFC 3581) with the branch as the slot: the Via a user agent writes on
+    /// every request it sends, laid out once.
+    public static func template(transport: String, sentBy: String) -> SIPHeaderTemplate {
+        "SIP/2.0/\(transport) \(sentBy);branch=\(.slot);rport"
+    }
 }
 
 /// A name-addr or addr-spec with header parameters: the value of From, To, Contact, Route (§20.10, §25.1).

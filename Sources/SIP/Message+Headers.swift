@@ -83,6 +83,18 @@ extension SIPMessage {
         fields = f
     }
 
+    /// The From tag, read without building the address (a dialog is found by both tags).
+    public var fromTag: String? { header(.from).flatMap(SIPAddress.tag(in:)) }
+
+    /// The digest challenge of a 401 (`WWW-Authenticate`) or 407 (`Proxy-Authenticate`) that this end can answer
+    /// (`DigestChallenge.isSupported`), and whether it came from a proxy; nil for anything else.
+    public var digestChallenge: (challenge: DigestChallenge, proxy: Bool)? {
+        guard let status, status == 401 || status == 407,
+              let value = header(status == 401 ? .wwwAuthenticate : .proxyAuthenticate),
+              let challenge = DigestChallenge(value), challenge.isSupported else { return nil }
+        return (challenge, status == 407)
+    }
+
     public var from: SIPAddress? { header(.from).flatMap(SIPAddress.init) }
     public var to: SIPAddress? { header(.to).flatMap(SIPAddress.init) }
     public var contact: SIPAddress? { header(.contact).flatMap(SIPAddress.init) }
@@ -110,36 +122,4 @@ extension SIPMessage {
         if let cseq = header(.cseq) { out.addHeader(.cseq, cseq) }
         return out
     }
-}
-
-/// RFC 8599 §4 Contact URI parameters of a UA that may be suspended and woken by a push.
-public struct PushContactParameters: Sendable, Equatable {
-    /// `apns` for Apple's service (`fcm` for Firebase).
-    public var provider: String
-    /// The device token (hex for APNs).
-    public var prid: String
-    /// `<TeamID>.<bundle>.voip` for a VoIP push topic.
-    public var param: String
-
-    public init(provider: String = "apns", prid: String, param: String) {
-        self.provider = provider
-        self.prid = prid
-        self.param = param
-    }
-
-    /// `pn-param` for an APNs VoIP push: team id, bundle id, and the `voip` service.
-    public static func apnsVoIP(token: String, team: String, bundle: String) -> PushContactParameters {
-        PushContactParameters(prid: token, param: "\(team).\(bundle).voip")
-    }
-
-    /// Reads them from a Contact URI; nil when any of the three is absent.
-    public init?(uri: String) {
-        let params = SIPParameters(parsing: uri[(uri.firstIndex(of: ";") ?? uri.endIndex)...])
-        guard let provider = params["pn-provider"], let prid = params["pn-prid"], let param = params["pn-param"]
-        else { return nil }
-        self.init(provider: provider, prid: prid, param: param)
-    }
-
-    /// `;pn-provider=apns;pn-prid=…;pn-param=…`, appended to the Contact URI inside its angle brackets.
-    public var uriParameters: String { ";pn-provider=\(provider);pn-prid=\(prid);pn-param=\(param)" }
 }

@@ -22,6 +22,23 @@ public struct SIPAccount: Sendable, Equatable {
     }
 
     public var addressOfRecord: String { "sip:\(user)@\(domain)" }
+
+    /// This account's own headers at `host:port` over `transport`, its push parameters in the Contact.
+    func localHeaders(transport: SIPTransportKind, host: String, port: Int) -> SIPLocalHeaders {
+        SIPLocalHeaders(user: user, domain: domain, transport: transport.rawValue, host: host, port: port,
+                        contactParameters: push?.parameters ?? SIPParameters())
+    }
+
+    /// Adds the digest answer to `received` (Authorization, or Proxy-Authorization for a proxy's) to `request`,
+    /// with the next nonce count and a fresh cnonce from `ids`.
+    func authorize(_ request: inout SIPMessage, answering received: (challenge: DigestChallenge, proxy: Bool),
+                   uri: String, ids: SIPIdentifiers) {
+        let nonceCount = ids.nextNonceCount()
+        let value = DigestCredentials(username: user, password: password)
+            .authorization(for: received.challenge, method: request.method ?? .register, uri: uri,
+                           nonceCount: nonceCount, cnonce: ids.token())
+        request.addHeader(received.proxy ? .proxyAuthorization : .authorization, value)
+    }
 }
 
 /// UDP or TCP, as the Via and Contact name it.

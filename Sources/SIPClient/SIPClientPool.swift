@@ -17,7 +17,9 @@ public final class SIPClientPool: @unchecked Sendable {
     public typealias EventHandler = SIPAgentEventHandler
 
     private let thread: EventThread
-    private let clock: any Clock
+    /// The clock, the tick and the agents' deadlines.
+    private var timing: PoolTiming
+    private var clock: any Clock { timing.clock }
     /// The outbound proxy (Kamailio): where requests go and TCP agents connect.
     private let proxy: (address: sockaddr_in, host: String, port: Int)
     private let onEvent: EventHandler
@@ -27,9 +29,6 @@ public final class SIPClientPool: @unchecked Sendable {
     private var byFD: [Int32: SIPSocket] = [:]
     /// UDP senders other than the proxy, by the handle agents answer them with.
     private var sources: [Int: sockaddr_in] = [:]
-    private var nextAgent = 1
-    private var ticker: EventTimer?
-    private var deadlines = AgentDeadlines()
     private static let tickNanos: UInt64 = 10_000_000
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
     /// The pool's own books: the closed agents' counters (so `counters` keeps them) and refused sends.
@@ -48,12 +47,12 @@ public final class SIPClientPool: @unchecked Sendable {
                 onEvent: @escaping EventHandler) throws(SIPClientError) {
         guard let proxy = SIPSocket.ipv4(proxyHost, port: proxyPort) else { throw .badProxyAddress(proxyHost) }
         self.thread = thread
-        self.clock = clock
+        timing = PoolTiming(clock: clock)
         self.proxy = (proxy, proxyHost, proxyPort)
         self.onEvent = onEvent
         signal(SIGPIPE, SIG_IGN)
         handlerID = thread.register(ready: { [unowned self] fd, events in handle(fd, events) })
-        ticker = EventTimer(on: thread) { [unowned self] in tick() }
+        timing.ticker = EventTimer(on: thread) { [unowned self] in tick() }
     }
 
     deinit { scratch.deallocate() }
@@ -73,8 +72,8 @@ public final class SIPClientPool: @unchecked Sendable {
             guard fd >= 0 else { return .failure(.socket(call: "connect", errno: -fd)) }
             _ = clinux_set_nodelay(fd)
         }
-        let id = nextAgent
-        nextAgent += 1
+        books.opened += 1
+        let id = books.opened
         let agent = SIPUserAgent(account: account, transport: transport, localPort: Int(clinux_local_port(fd)),
                                  seed: seed)
         let socket = SIPSocket(fd: fd, agent: id, transport: transport)
@@ -82,7 +81,7 @@ public final class SIPClientPool: @unchecked Sendable {
         sockets[id] = socket
         byFD[fd] = socket
         thread.add(fd, events: CLINUX_EPOLLIN, handler: handlerID)
-        if agents.count == 1 { ticker?.arm(atMonotonicNanos: clinux_monotonic_ns() + Self.tickNanos) }
+        if agents.count == 1 { timing.ticker?.arm(atMonotonicNanos: clinux_monotonic_ns() + Self.tickNanos) }
         return .success(id)
     }
 
@@ -109,7 +108,7 @@ public final class SIPClientPool: @unchecked Sendable {
     public func close(_ id: Int) {
         guard let socket = sockets.removeValue(forKey: id), let agent = agents.removeValue(forKey: id) else { return }
         agent.counters.merge(into: &books.closed)
-        deadlines.remove(id)
+        timing.deadlines.remove(id)
         byFD[socket.fd] = nil
         thread.remove(socket.fd)
         Glibc.close(socket.fd)
@@ -117,8 +116,8 @@ public final class SIPClientPool: @unchecked Sendable {
 
     public func closeAll() {
         for id in Array(agents.keys) { close(id) }
-        ticker?.close()
-        ticker = nil
+        timing.ticker?.close()
+        timing.ticker = nil
         thread.unregister(handlerID)
     }
 
@@ -126,7 +125,7 @@ public final class SIPClientPool: @unchecked Sendable {
 
     private func flush(_ id: Int) {
         guard let agent = agents[id] else { return }
-        deadlines.note(id, agent.nextDeadline)
+        timing.deadlines.note(id, agent.nextDeadline)
         guard let socket = sockets[id] else { return }
         for (bytes, destination) in agent.takeOutbox() {
             switch socket.transport {
@@ -233,16 +232,16 @@ public final class SIPClientPool: @unchecked Sendable {
     private func tick() {
         let now = clock.nowNanos()
         if !held.isEmpty { releaseHeld(now: now) }
-        for id in deadlines.popDue(now) {
+        for id in timing.deadlines.popDue(now) {
             guard let agent = agents[id] else { continue }
             guard let due = agent.nextDeadline, due <= now else {
-                deadlines.note(id, agent.nextDeadline)
+                timing.deadlines.note(id, agent.nextDeadline)
                 continue
             }
             agent.advance(to: now)
             flush(id)
         }
-        if !agents.isEmpty { ticker?.arm(atMonotonicNanos: clinux_monotonic_ns() + Self.tickNanos) }
+        if !agents.isEmpty { timing.ticker?.arm(atMonotonicNanos: clinux_monotonic_ns() + Self.tickNanos) }
     }
 
     /// Sends and reads the held datagrams that are due, in the order they were held; those of a closed agent go.
@@ -279,8 +278,17 @@ struct HeldDatagrams {
     }
 }
 
+/// The pool's time: its clock, the tick that advances the agents that are due, and when each is next due.
+struct PoolTiming {
+    let clock: any Clock
+    var ticker: EventTimer?
+    var deadlines = AgentDeadlines()
+}
+
 /// What a pool counts beyond its live agents' books.
 struct PoolBooks {
+    /// Agents opened so far: the last one's id.
+    var opened = 0
     /// The books of agents already closed.
     var closed = SIPCounters()
     /// Datagrams or stream writes the kernel refused.

@@ -32,50 +32,44 @@ extension SIPUserAgent {
         }
         if message.isRequest {
             requestArrived(message, source: source, now: now)
-        } else {
-            let key = Self.key(message.branch, message.cseq?.method)
-            guard var t = clients[key] else {
-                strayResponse(message)
-                return
-            }
-            // A 2xx again in Accepted is the peer's retransmission (its ACK is re-sent), as is a response that
-            // a finished transaction absorbs: the books count it apart from the responses themselves.
-            let repeated = t.state == .accepted && (message.status ?? 0) / 100 == 2
-            let effects = t.receive(message, now: now)
-            clients[key] = t
-            if effects.isEmpty || repeated {
-                counters.retransmissionsReceived[Self.label(message), default: 0] += 1
-            } else {
-                counters.responsesReceived[message.status ?? 0, default: 0] += 1
-                note(message, sent: false)
-            }
-            apply(effects, source: nil, key: key, now: now)
+            return
         }
+        guard let (key, effects, absorbed) = transactions.receive(response: message, now: now) else {
+            strayResponse(message, now: now)
+            return
+        }
+        if absorbed {
+            counters.retransmissionsReceived[Self.label(message), default: 0] += 1
+        } else {
+            counters.responsesReceived[message.status ?? 0, default: 0] += 1
+            note(message, sent: false)
+        }
+        apply(effects, source: nil, key: key, now: now)
     }
 
-    /// A 2xx to an INVITE whose transaction has ended still needs its ACK again (§13.2.2.4).
-    private func strayResponse(_ message: SIPMessage) {
+    /// A response no transaction has: a 2xx to an INVITE whose transaction has ended still needs its ACK again
+    /// (§13.2.2.4), which its dialog sends; anything else is stray.
+    private func strayResponse(_ message: SIPMessage, now: UInt64) {
         if let status = message.status, status / 100 == 2, message.cseq?.method == .invite,
-           let callID = message.callID, let call = calls[callID], let dialog = call.dialog {
+           let callID = message.callID, let call = sessions.call(callID), sessions.dialog(of: call) != nil {
             counters.retransmissionsReceived[Self.label(message), default: 0] += 1
-            sendACK(dialog, cseq: message.cseq?.number ?? 0, retransmission: true)
+            sessions.answeredAgain(message, call: call, now: now, core: self)
             return
         }
         counters.stray[Self.label(message), default: 0] += 1
     }
 
+    /// A request: to its server transaction when it has one (a retransmission, the ACK of a non-2xx), else to
+    /// the layer its method belongs to.
     private func requestArrived(_ request: SIPMessage, source: Int, now: UInt64) {
         let method = request.method ?? .options
-        let key = Self.key(request.branch, method == .ack ? .invite : method)
-        if var t = servers[key] {
+        if let (key, effects) = transactions.receive(request: request, now: now) {
             if method == .ack {
                 counters.requestsReceived[method.rawValue, default: 0] += 1
                 note(request, sent: false)
             } else {
                 counters.retransmissionsReceived[method.rawValue, default: 0] += 1
             }
-            let effects = t.receive(request, now: now)
-            servers[key] = t
             apply(effects, source: source, key: key, now: now)
             return
         }
@@ -83,31 +77,94 @@ extension SIPUserAgent {
         note(request, sent: false)
         switch method {
         case .ack:
-            ackArrived(request, now: now)
+            sessions.ackArrived(request, now: now, core: self)
         case .invite:
-            incomingInvite(request, source: source, key: key, now: now)
+            sessions.incomingInvite(request, source: source, now: now, core: self)
         case .cancel:
-            incomingCancel(request, source: source, now: now)
+            sessions.incomingCancel(request, source: source, now: now, core: self)
         case .bye:
-            incomingBye(request, source: source, now: now)
+            sessions.incomingBye(request, source: source, now: now, core: self)
         case .options:
-            respond(request.response(200), source: source, now: now)
+            respond(request.response(200), to: nil, source: source, now: now)
         default:
             var response = request.response(501)
             response.addHeader(.allow, "INVITE, ACK, CANCEL, BYE, OPTIONS")
-            respond(response, source: source, now: now)
+            respond(response, to: nil, source: source, now: now)
         }
     }
 
-    /// Answers `request` through a new server transaction (or the one it already has).
-    func respond(_ response: SIPMessage, to request: SIPMessage? = nil, source: Int, now: UInt64) {
-        var response = response
-        response.keepFields()  // the key and the history label read them
-        let key = Self.key(response.branch, response.cseq?.method)
-        var t = servers[key] ?? ServerTransaction(request: request ?? response, timers: timers)
-        serverSources[key] = source
-        let effects = t.respond(response, now: now)
-        servers[key] = t
+    // MARK: - Carrying out the transactions' effects
+
+    /// Carries out a transaction's effects: sends, responses and ACKs for the layer above, timeouts, forgetting.
+    func apply(_ effects: [TransactionEffect], source: Int?, key: TransactionKey, now: UInt64) {
+        for effect in effects {
+            switch effect {
+            case .send(let message, let again):
+                send(message, to: message.isRequest ? .proxy : source.map(Destination.source) ?? .proxy,
+                     retransmission: again)
+            case .deliver(let message):
+                if message.isRequest {
+                    sessions.ackArrived(message, now: now, core: self)
+                } else if message.cseq?.method == .register {
+                    registration.receive(message, now: now, core: self)
+                } else {
+                    sessions.receive(message, now: now, core: self)
+                }
+            case .timedOut(let timer):
+                counters.timeouts[timer.rawValue.uppercased(), default: 0] += 1
+                guard let request = transactions.request(key), request.callID != nil else { continue }
+                if request.method == .register {
+                    registration.timedOut(core: self)
+                } else {
+                    sessions.timedOut(request, timer: timer, core: self)
+                }
+            case .terminated:
+                transactions.forget(key)
+            }
+        }
+    }
+
+    func send(_ message: SIPMessage, to destination: Destination, retransmission: Bool = false) {
+        if let method = message.method {
+            counters.requestsSent[method.rawValue, default: 0] += retransmission ? 0 : 1
+        } else if let status = message.status {
+            counters.responsesSent[status, default: 0] += retransmission ? 0 : 1
+        }
+        if retransmission { counters.retransmissionsSent[Self.label(message), default: 0] += 1 }
+        if !retransmission { note(message, sent: true) }
+        outbox.append((message.serialized(), destination))
+    }
+
+    /// Tells `onMessage` of a message with a Call-ID.
+    private func note(_ message: SIPMessage, sent: Bool) {
+        guard let onMessage, let callID = message.callID else { return }
+        onMessage(callID, sent, message)
+    }
+
+    /// A message's counter key: its method or status code.
+    static func label(_ message: SIPMessage) -> String {
+        message.method?.rawValue ?? message.status.map(String.init) ?? "?"
+    }
+}
+
+extension SIPUserAgent: SIPCore {
+    func startClient(_ request: SIPMessage, now: UInt64) {
+        let (key, effects) = transactions.start(request, now: now)
+        apply(effects, source: nil, key: key, now: now)
+    }
+
+    func respond(_ response: SIPMessage, to request: SIPMessage?, source: Int, now: UInt64) {
+        let (key, effects) = transactions.respond(response, to: request, source: source, now: now)
         apply(effects, source: source, key: key, now: now)
     }
+
+    func sendACK(_ ack: SIPMessage, retransmission: Bool) { send(ack, to: .proxy, retransmission: retransmission) }
+
+    func hasServer(_ key: TransactionKey) -> Bool { transactions.hasServer(key) }
+
+    func acknowledged(_ ack: SIPMessage, key: TransactionKey, now: UInt64) {
+        transactions.acknowledged(ack, key: key, now: now)
+    }
+
+    func report(_ event: SIPEvent) { events.append(event) }
 }

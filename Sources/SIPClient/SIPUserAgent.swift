@@ -1,15 +1,16 @@
-import Determinism
 import SIP
 
 /// One SIP user agent (RFC 3261 UAC and UAS) without I/O: messages and the time go in, bytes to send and
 /// `SIPEvent`s come out (`takeOutbox`, `takeEvents`). `SIPClientPool` runs many of them on an `EventThread`;
 /// tests can run one by hand under a `ManualClock`.
 ///
+/// Layered as PJSIP and libre are: a `TransactionLayer` (the client and server transactions and their matching),
+/// a `RegistrationClient` and the `InviteSessions` (calls, and dialogs by Call-ID and both tags). This type only
+/// routes between them: what arrives goes to its transaction, then to the layer the transaction's user is;
+/// what the layers send goes through the transactions to the outbox (`SIPCore`).
+///
 /// Requests go to the outbound proxy (the registrar, Kamailio); responses go back where their request came from.
 /// Thread rule: one owner thread (the pool's event thread) calls everything.
-// limits: 18 stored properties: an RFC 3261 agent's transaction maps (client, server, and where each server
-// transaction answers) sit beside its calls and registration so a message finds its transaction in one lookup;
-// `onMessage` is the history's tap on the wire.
 public final class SIPUserAgent {
     /// Where a message goes: the outbound proxy, or back to the sender of the request it answers.
     public enum Destination: Sendable, Equatable {
@@ -19,47 +20,60 @@ public final class SIPUserAgent {
 
     public let account: SIPAccount
     public let transport: SIPTransportKind
-    /// This agent's own address as Via and Contact name it (host:port).
-    public let localHost: String
-    public private(set) var localPort: Int
-    /// How the agent meets a new INVITE by itself: 180 at once (a device whose UI rings at once), and 200 right
-    /// after (a device that answers every call, as SIPp's UAS does).
-    public var autoRing = true
-    public var autoAnswer = false
-    /// Report a 100 Trying to this agent's INVITE as `.progress(call:, status: 100)` (the Driver fulfils a
-    /// `start` on it: the proxy took the call, as an HTTP server's answer says). Off: 100 is not an event.
-    public var reportsTrying = false
+    /// This agent's own Via, Contact and From (its host and port as Via and Contact name them).
+    public private(set) var local: SIPLocalHeaders
     public internal(set) var counters = SIPCounters()
-    /// Told of each message of a call this agent sends or receives, once (no retransmission, no REGISTER or
-    /// OPTIONS): its Call-ID, whether it was sent, and its words (`SIPUserAgent.historyLabel`). The Driver writes
-    /// them into the run's history; nil notes nothing.
-    public var onMessage: ((_ callID: String, _ sent: Bool, _ message: String) -> Void)?
+    /// Told of each message with a Call-ID this agent sends or receives, once (no retransmission): its Call-ID,
+    /// whether it was sent, and the message. The Driver writes a call's into the run's history in its own words;
+    /// nil notes nothing.
+    public var onMessage: ((_ callID: String, _ sent: Bool, _ message: SIPMessage) -> Void)?
 
-    let timers: SIPTimerValues
-    /// Call-IDs, tags, branches and cnonces come from here; the digest nonce count rises per answer.
-    var ids: Identifiers
+    /// Call-IDs, tags, branches and cnonces come from here, in the order the layers build messages.
+    let ids: SIPIdentifiers
     var outbox: [(bytes: [UInt8], to: Destination)] = []
     var events: [SIPEvent] = []
-    /// Client transactions by top Via branch and CSeq method (a CANCEL shares its INVITE's branch).
-    var clients: [TransactionKey: ClientTransaction] = [:]
-    var servers: [TransactionKey: ServerTransaction] = [:]
-    /// Where each server transaction's responses go.
-    var serverSources: [TransactionKey: Int] = [:]
-    var calls: [String: SIPCall] = [:]
-    var registration = Registration()
+    var transactions: TransactionLayer
+    let registration: RegistrationClient
+    let sessions: InviteSessions
 
     public init(account: SIPAccount, transport: SIPTransportKind, localHost: String = "127.0.0.1", localPort: Int,
                 seed: UInt64) {
         self.account = account
         self.transport = transport
-        self.localHost = localHost
-        self.localPort = localPort
-        timers = transport.timers
-        ids = Identifiers(random: SeededRandom(seed: seed))
+        local = account.localHeaders(transport: transport, host: localHost, port: localPort)
+        ids = SIPIdentifiers(seed: seed)
+        transactions = TransactionLayer(timers: transport.timers)
+        registration = RegistrationClient(account: account, ids: ids)
+        sessions = InviteSessions(account: account, ids: ids)
     }
 
-    /// Set once a TCP connection's local port is known.
-    public func setLocalPort(_ port: Int) { localPort = port }
+    /// This agent's address as Via and Contact name it.
+    public var localHost: String { local.host }
+    public var localPort: Int { local.port }
+
+    /// Set once a TCP connection's local port is known (Via and Contact name it from then on).
+    public func setLocalPort(_ port: Int) {
+        local = account.localHeaders(transport: transport, host: local.host, port: port)
+    }
+
+    /// How the agent meets a new INVITE by itself: 180 at once (a device whose UI rings at once), and 200 right
+    /// after (a device that answers every call, as SIPp's UAS does).
+    public var autoRing: Bool {
+        get { sessions.autoRing }
+        set { sessions.autoRing = newValue }
+    }
+
+    public var autoAnswer: Bool {
+        get { sessions.autoAnswer }
+        set { sessions.autoAnswer = newValue }
+    }
+
+    /// Report a 100 Trying to this agent's INVITE as `.progress(call:, status: 100)` (the Driver fulfils a
+    /// `start` on it: the proxy took the call, as an HTTP server's answer says). Off: 100 is not an event.
+    public var reportsTrying: Bool {
+        get { sessions.reportsTrying }
+        set { sessions.reportsTrying = newValue }
+    }
 
     public func takeOutbox() -> [(bytes: [UInt8], to: Destination)] {
         defer { outbox.removeAll(keepingCapacity: true) }
@@ -73,161 +87,66 @@ public final class SIPUserAgent {
 
     /// The earliest instant `advance(to:)` has work at.
     public var nextDeadline: UInt64? {
-        var next = registration.refreshAt
-        for t in clients.values { if let d = t.nextDeadline { next = min(next ?? d, d) } }
-        for t in servers.values { if let d = t.nextDeadline { next = min(next ?? d, d) } }
-        return next
+        guard let refresh = registration.refreshAt else { return transactions.nextDeadline }
+        return min(refresh, transactions.nextDeadline ?? refresh)
     }
 
     /// Calls in progress (not yet ended).
-    public var callCount: Int { calls.count }
+    public var callCount: Int { sessions.calls.count }
 
     /// The Call-ID its REGISTERs carry (kept across refreshes), nil before the first.
     public var registrationCallID: String? { registration.callID }
 
-    // MARK: - Identifiers
+    /// When the next refresh REGISTER goes out, nil when none is planned.
+    public var registrationRefreshAt: UInt64? { registration.refreshAt }
 
-    func token() -> String {
-        ids.next += 1
-        return String(ids.random.next() & 0xFFFF_FFFF_FFFF, radix: 36) + String(ids.next, radix: 36)
+    // MARK: - Registration and calls
+
+    /// Sends a REGISTER (a refresh keeps Call-ID and raises CSeq); `.registered` or `.registrationFailed` follows.
+    /// Refreshes by itself at 80 % of the granted lifetime.
+    public func register(now: UInt64) { registration.register(now: now, core: self) }
+
+    /// Places a call to `target` (a SIP URI through the proxy); returns its Call-ID, the handle for the rest.
+    @discardableResult
+    public func invite(_ target: String, now: UInt64) -> String { sessions.invite(target, now: now, core: self) }
+
+    /// Cancels an unanswered outgoing call (§9.1); false when it is not ringing or already answered. The call
+    /// ends with `.cancelled` when the 487 comes; if a 200 crossed the CANCEL, it is `.answered`, ACKed and ended
+    /// by a BYE (`.ended(.localBye)`).
+    @discardableResult
+    public func cancel(_ callID: String, now: UInt64) -> Bool { sessions.cancel(callID, now: now, core: self) }
+
+    /// Sends 180 Ringing for an incoming call.
+    @discardableResult
+    public func ring(_ callID: String, now: UInt64) -> Bool { sessions.ring(callID, now: now, core: self) }
+
+    /// Answers an incoming call with 200 and the SDP answer; `.answered` follows its ACK.
+    @discardableResult
+    public func answer(_ callID: String, now: UInt64) -> Bool { sessions.answer(callID, now: now, core: self) }
+
+    /// Declines an incoming call: 486 Busy Here or 603 Decline.
+    @discardableResult
+    public func decline(_ callID: String, status: Int = 603, now: UInt64) -> Bool {
+        sessions.decline(callID, status: status, now: now, core: self)
     }
 
-    func newBranch() -> String { "z9hG4bK" + token() }
+    /// Ends an answered call with BYE; `.ended(.localBye)` follows its response.
+    @discardableResult
+    public func bye(_ callID: String, now: UInt64) -> Bool { sessions.bye(callID, now: now, core: self) }
 
-    /// Built by concatenation (string interpolation cost several times more, on every request and answer).
-    var contactURI: String {
-        var uri = "sip:" + account.user + "@" + localHost + ":" + String(localPort) + ";transport="
-            + transport.rawValue.lowercased()
-        if let push = account.push { uri += push.uriParameters }
-        return uri
-    }
-
-    /// `SIPVia(transport:sentBy:branch:).text` (rport asked for), written directly.
-    func via(branch: String) -> String {
-        "SIP/2.0/" + transport.rawValue + " " + localHost + ":" + String(localPort) + ";branch=" + branch + ";rport"
-    }
-
-    // MARK: - Sending
-
-    /// Starts a client transaction for `request` (its top Via names the branch).
-    func startClient(_ request: SIPMessage, now: UInt64) {
-        var request = request
-        request.keepFields()  // the key, each send's history label and a timeout read them
-        let (transaction, effects) = ClientTransaction.start(request, timers: timers, now: now)
-        let key = Self.key(request.branch, request.cseq?.method)
-        clients[key] = transaction
-        apply(effects, source: nil, key: key)
-    }
-
-    func send(_ message: SIPMessage, to destination: Destination, retransmission: Bool = false) {
-        if let method = message.method {
-            counters.requestsSent[method.rawValue, default: 0] += retransmission ? 0 : 1
-        } else if let status = message.status {
-            counters.responsesSent[status, default: 0] += retransmission ? 0 : 1
-        }
-        if retransmission { counters.retransmissionsSent[Self.label(message), default: 0] += 1 }
-        if !retransmission { note(message, sent: true) }
-        outbox.append((message.serialized(), destination))
-    }
-
-    /// Tells `onMessage` of a call's message.
-    func note(_ message: SIPMessage, sent: Bool) {
-        guard let onMessage, let callID = message.callID, let label = Self.historyLabel(message) else { return }
-        onMessage(callID, sent, label)
-    }
-
-    /// A call's message as the history names it: the method (`re-INVITE` for an INVITE inside a dialog) or
-    /// `<status> <METHOD>`; nil for REGISTER and OPTIONS, which belong to no call.
-    public static func historyLabel(_ message: SIPMessage) -> String? {
-        if let method = message.method {
-            if method == .register || method == .options { return nil }
-            return method == .invite && message.toTag != nil ? "re-INVITE" : method.rawValue
-        }
-        guard let status = message.status, let method = message.cseq?.method, method != .register,
-              method != .options else { return nil }
-        return "\(status) \(method.rawValue)"
-    }
-
-    static func key(_ branch: String?, _ method: SIPMethod?) -> TransactionKey {
-        TransactionKey(branch: branch ?? "", method: method?.rawValue ?? "")
-    }
-
-    static func label(_ message: SIPMessage) -> String {
-        message.method?.rawValue ?? message.status.map(String.init) ?? "?"
-    }
-
-    /// Carries out a transaction's effects; responses delivered go to the call or registration logic.
-    func apply(_ effects: [TransactionEffect], source: Int?, key: TransactionKey, now: UInt64 = 0) {
-        for effect in effects {
-            switch effect {
-            case .send(let message, let again):
-                send(message, to: message.isRequest ? .proxy : source.map(Destination.source) ?? .proxy,
-                     retransmission: again)
-            case .deliver(let message):
-                if message.isRequest {
-                    ackArrived(message, now: now)
-                } else {
-                    responseArrived(message, now: now)
-                }
-            case .timedOut(let timer):
-                counters.timeouts[timer.rawValue.uppercased(), default: 0] += 1
-                transactionTimedOut(key: key, timer: timer, now: now)
-            case .terminated:
-                clients[key] = nil
-                servers[key] = nil
-                serverSources[key] = nil
-            }
-        }
+    /// Holds (`a=sendonly`) or resumes (`a=sendrecv`) an answered call by re-INVITE; `.hold` follows its 200.
+    @discardableResult
+    public func setHold(_ callID: String, held: Bool, now: UInt64) -> Bool {
+        sessions.setHold(callID, held: held, now: now, core: self)
     }
 
     // MARK: - Time
 
     /// Fires every transaction timer due at `now` and refreshes the registration when it is due.
     public func advance(to now: UInt64) {
-        for key in Array(clients.keys) {
-            guard var t = clients[key], let due = t.nextDeadline, due <= now else { continue }
-            let effects = t.advance(to: now)
-            clients[key] = t
-            apply(effects, source: nil, key: key, now: now)
+        for (key, source, effects) in transactions.advance(to: now) {
+            apply(effects, source: source, key: key, now: now)
         }
-        for key in Array(servers.keys) {
-            guard var t = servers[key], let due = t.nextDeadline, due <= now else { continue }
-            let effects = t.advance(to: now)
-            servers[key] = t
-            apply(effects, source: serverSources[key], key: key, now: now)
-        }
-        if let refresh = registration.refreshAt, refresh <= now {
-            registration.refreshAt = nil
-            register(now: now)
-        }
+        registration.advance(to: now, core: self)
     }
-
-    private func transactionTimedOut(key: TransactionKey, timer: SIPTimer, now: UInt64) {
-        guard let request = clients[key]?.request ?? servers[key]?.request, let callID = request.callID else { return }
-        if request.method == .register {
-            registration.inFlight = nil
-            events.append(.registrationFailed(status: 408))
-        } else if calls[callID] != nil {
-            if timer == .l || request.method == .bye {
-                endCall(callID, .timedOut)
-            } else if request.method == .invite {
-                events.append(.failed(call: callID, status: 408))
-                if calls[callID]?.dialog?.state != .confirmed { calls[callID] = nil }
-            }
-        }
-    }
-}
-
-/// A transaction's key (§17.1.3, §17.2.3): its top Via branch and CSeq method (a CANCEL shares its INVITE's
-/// branch), kept as two strings rather than joined into one at every lookup.
-struct TransactionKey: Hashable {
-    let branch: String
-    let method: String
-}
-
-/// The seeded source of an agent's identifiers and its digest nonce count.
-struct Identifiers {
-    var random: SeededRandom
-    var next: UInt64 = 0
-    var nonceCount: UInt32 = 0
 }

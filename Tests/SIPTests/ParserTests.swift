@@ -181,15 +181,4 @@ final class ParserTests: XCTestCase {
         XCTAssertEqual(response.cseq, SIPCSeq(7, .invite))
         XCTAssertNoThrow(try SIPParser.validate(SIPParser.parse(datagram: response.serialized())))
     }
-
-    func testContactCarriesRFC8599PushParametersInsideItsURI() throws {
-        let push = PushContactParameters.apnsVoIP(token: "00fc13ad", team: "ABCD123456", bundle: "com.example.app")
-        let contact = SIPAddress(uri: "sip:dev1@127.0.0.1:5070" + push.uriParameters,
-                                 parameters: SIPParameters([("expires", "600")]))
-        XCTAssertEqual(contact.text, "<sip:dev1@127.0.0.1:5070;pn-provider=apns;pn-prid=00fc13ad;"
-            + "pn-param=ABCD123456.com.example.app.voip>;expires=600")
-        let parsed = try XCTUnwrap(SIPAddress(contact.text))
-        XCTAssertEqual(PushContactParameters(uri: parsed.uri), push)
-        XCTAssertEqual(parsed.parameters["expires"], "600")
-    }
 }

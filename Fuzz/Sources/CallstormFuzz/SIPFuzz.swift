@@ -47,7 +47,10 @@ private func exercise(_ message: SIPMessage, reliable: Bool) {
                 for: challenge, method: .register, uri: "sip:x", nonceCount: 1, cnonce: "c")
         }
     }
-    if let contact = message.contact { _ = PushContactParameters(uri: contact.uri) }
+    if let contact = message.contact {
+        // The URI's own parameters, as SIPClient's PushContactParameters(uri:) reads RFC 8599's from them.
+        _ = SIPParameters(parsing: contact.uri[(contact.uri.firstIndex(of: ";") ?? contact.uri.endIndex)...])["pn-prid"]
+    }
     _ = SDPSession(parsing: message.body).map { SDPSession.answer(to: $0, address: "127.0.0.1", port: 4000)?.body }
     let again: SIPMessage
     do {

@@ -1,5 +1,6 @@
 import Chaos
 import Metrics
+import SIP
 import SIPClient
 
 /// The run's SIP faults as the worker applies them (decisions are Chaos's: `FaultSchedule.sipMessageDecision`,

@@ -1,4 +1,5 @@
 import RunFormats
+import SIP
 import SIPClient
 
 /// SIP calls in the run's history (docs/CHECKER.md): each device's dialog state as it changes (`dialog` lines,
@@ -35,7 +36,8 @@ extension SIPSignaling {
     func tapMessages(_ agent: SIPUserAgent, local: Int) {
         guard books.journal != nil else { return }
         agent.onMessage = { [unowned self] callID, sent, message in
-            self.message(local, callID: callID, sent: sent, message)
+            guard let words = Self.historyLabel(message) else { return }
+            self.message(local, callID: callID, sent: sent, words)
         }
     }
 
@@ -47,6 +49,18 @@ extension SIPSignaling {
         journal.history {
             HistoryText.sip(t: t, device: device, conversation: callID, sent: sent, message: message, into: &$0)
         }
+    }
+
+    /// A call's message as the history names it: the method (`re-INVITE` for an INVITE inside a dialog) or
+    /// `<status> <METHOD>`; nil for REGISTER and OPTIONS, which belong to no call.
+    static func historyLabel(_ message: SIPMessage) -> String? {
+        if let method = message.method {
+            if method == .register || method == .options { return nil }
+            return method == .invite && message.toTag != nil ? "re-INVITE" : method.rawValue
+        }
+        guard let status = message.status, let method = message.cseq?.method, method != .register,
+              method != .options else { return nil }
+        return "\(status) \(method.rawValue)"
     }
 
     /// A terminated dialog's reason as the history words it.

@@ -1,0 +1,142 @@
+import SIP
+
+extension InviteSessions {
+    // MARK: - Caller
+
+    /// Places a call to `target` (a SIP URI through the proxy); returns its Call-ID, the handle for the rest.
+    func invite(_ target: String, now: UInt64, core: some SIPCore) -> String {
+        let callID = ids.token() + "@" + core.local.host
+        let sdp = SDPSession(address: core.local.host, port: ids.mediaPort())
+        var request = SIPMessage.request(.invite, uri: target, body: sdp.body)
+        let tag = ids.token()
+        request.addHeader(.via, core.local.via(branch: ids.branch()))
+        request.addHeader(.maxForwards, "70")
+        request.addHeader(.from, core.local.from(tag: tag))
+        request.addHeader(.to, SIPAddress(uri: target).text)
+        request.addHeader(.callID, callID)
+        request.addHeader(.cseq, SIPCSeq(1, .invite).text)
+        request.addHeader(.contact, core.local.contact)
+        request.addHeader(.contentType, "application/sdp")
+        store(SIPCall(role: .caller, phase: .inviting, invite: request, localTag: tag, localSDP: sdp, source: 0),
+              callID)
+        core.startClient(request, now: now)
+        return callID
+    }
+
+    /// Cancels an unanswered outgoing call (§9.1); false when it is not ringing or already answered.
+    func cancel(_ callID: String, now: UInt64, core: some SIPCore) -> Bool {
+        guard var call = call(callID), call.role == .caller, call.phase == .inviting || call.phase == .ringing,
+              !call.cancelled else { return false }
+        call.cancelled = true
+        store(call, callID)
+        var cancel = SIPMessage.request(.cancel, uri: call.invite.requestURI ?? "")
+        for name in [SIPHeaderName.via, .from, .to, .callID] {
+            if let value = call.invite.header(name) { cancel.addHeader(name, value) }
+        }
+        cancel.addHeader(.maxForwards, "70")
+        cancel.addHeader(.cseq, SIPCSeq(call.invite.cseq?.number ?? 1, .cancel).text)
+        core.startClient(cancel, now: now)
+        return true
+    }
+
+    /// A response to this agent's INVITE, re-INVITE or BYE, delivered by its client transaction.
+    func receive(_ response: SIPMessage, now: UInt64, core: some SIPCore) {
+        guard let status = response.status, let method = response.cseq?.method, let callID = response.callID,
+              var call = call(callID) else { return }
+        switch method {
+        case .invite where call.role == .caller && (call.phase == .confirmed || call.phase == .ending)
+            && status / 100 == 2 && response.cseq?.number == call.invite.cseq?.number:
+            // A 2xx once answered: the callee's again (Timer G: the first ACK was lost), or a second phone's
+            // behind a forking proxy. Each is ACKed (§13.2.2.4).
+            answeredAgain(response, call: call, now: now, core: core)
+            return
+        case .invite where call.phase == .confirmed || call.phase == .ending:
+            reinviteResponse(response, status: status, call: &call, core: core)
+        case .invite:
+            if !call.answeredChallenge, let challenge = response.digestChallenge {
+                call.answeredChallenge = true
+                call.invite = authorized(call.invite, answering: challenge, core: core)
+                store(call, callID)
+                core.startClient(call.invite, now: now)
+                return
+            }
+            inviteResponse(response, status: status, call: &call, core: core)
+        case .bye where status >= 200:
+            if let id = dialogID(of: response, peerRequest: false), let mine = call.dialog, id != mine {
+                forget(id)  // the BYE of a forked answer this end declined: the call goes on
+                return
+            }
+            endCall(callID, .localBye, core: core)
+            return
+        default:
+            break
+        }
+        if self.call(callID) != nil { store(call, callID) }
+        if method == .invite, status / 100 == 2, call.cancelled, call.phase == .confirmed {
+            // A 200 crossed this agent's CANCEL: the call is answered after all, and the user wanted it over, so it
+            // is ACKed (above) and ended with a BYE (§9.1, §15); `.ended(.localBye)` follows.
+            bye(callID, now: now, core: core)
+        }
+    }
+
+    private func inviteResponse(_ response: SIPMessage, status: Int, call: inout SIPCall, core: some SIPCore) {
+        let callID = call.invite.callID ?? ""
+        switch status {
+        case 100:
+            if reportsTrying, call.phase == .inviting { core.report(.progress(call: callID, status: 100)) }
+        case 101...199:
+            call.phase = .ringing
+            if let early = SIPDialog(uac: call.invite, response: response), dialog(early.id) == nil {
+                store(early)  // each phone a forking proxy rings has an early dialog of its own
+                if call.dialog == nil { call.dialog = early.id }
+            }
+            core.report(.progress(call: callID, status: status))
+        case 200...299:
+            let first = call.phase != .confirmed
+            guard var dialog = SIPDialog(uac: call.invite, response: response) else { return }
+            dialog.localSeq = max(dialog.localSeq, self.dialog(dialog.id)?.localSeq ?? 0)
+            store(dialog)
+            call.dialog = dialog.id
+            call.phase = .confirmed
+            sendACK(dialog, cseq: response.cseq?.number ?? 1, retransmission: !first, core: core)
+            if first { core.report(.answered(call: callID)) }
+        default:
+            dropCall(callID)
+            call.phase = .ending
+            if call.cancelled && status == 487 {
+                core.report(.ended(call: callID, reason: .cancelled))
+            } else {
+                core.report(.failed(call: callID, status: status))
+            }
+        }
+    }
+
+    /// A 2xx to the INVITE of an answered call. From the call's own dialog it is the callee's retransmission:
+    /// ACKed again. From another dialog it is a second phone's answer behind a forking proxy: its dialog is
+    /// confirmed, ACKed and ended with a BYE (§13.2.2.4), and the call stays on the first.
+    func answeredAgain(_ response: SIPMessage, call: SIPCall, now: UInt64, core: some SIPCore) {
+        let cseq = response.cseq?.number ?? 1
+        guard let id = dialogID(of: response, peerRequest: false), id != call.dialog else {
+            if let dialog = dialog(of: call) { sendACK(dialog, cseq: cseq, retransmission: true, core: core) }
+            return
+        }
+        if let known = dialog(id), known.state == .confirmed {
+            sendACK(known, cseq: cseq, retransmission: true, core: core)
+            return
+        }
+        guard let fork = SIPDialog(uac: call.invite, response: response) else { return }
+        store(fork)
+        sendACK(fork, cseq: cseq, core: core)
+        sendInDialog(.bye, on: id, now: now, core: core)
+    }
+
+    /// The INVITE again with the digest answer to `challenge`, a new branch and the next CSeq.
+    private func authorized(_ invite: SIPMessage, answering challenge: (challenge: DigestChallenge, proxy: Bool),
+                            core: some SIPCore) -> SIPMessage {
+        var request = invite
+        account.authorize(&request, answering: challenge, uri: invite.requestURI ?? "", ids: ids)
+        request.setHeader(.via, core.local.via(branch: ids.branch()))
+        request.setHeader(.cseq, SIPCSeq((invite.cseq?.number ?? 1) + 1, .invite).text)
+        return request
+    }
+}

@@ -1,0 +1,125 @@
+import SIP
+
+/// One agent's INVITE sessions (RFC 3261 §12–§15; PJSIP's `sip_inv.c` over its dialog layer, libre's `sipsess`):
+/// its calls by Call-ID (the handle its owner names a call by) and every dialog by Call-ID and both tags, so a
+/// forking proxy's answers from two phones to one INVITE are two dialogs (§12.1.2, §13.2.2.4). The transactions
+/// below it and the sending are the agent's (`SIPCore`, passed to each call).
+final class InviteSessions {
+    let account: SIPAccount
+    let ids: SIPIdentifiers
+    /// How a new INVITE is met by itself: 180 at once, and 200 right after (see `SIPUserAgent.autoRing`).
+    var autoRing = true
+    var autoAnswer = false
+    /// Report a 100 Trying to this agent's INVITE as `.progress(call:, status: 100)`.
+    var reportsTrying = false
+    private(set) var calls: [String: SIPCall] = [:]
+    /// Every dialog, early or confirmed, by Call-ID, local tag and remote tag (§12).
+    private(set) var dialogs: [SIPDialog.ID: SIPDialog] = [:]
+
+    init(account: SIPAccount, ids: SIPIdentifiers) {
+        self.account = account
+        self.ids = ids
+    }
+
+    // MARK: - Calls and dialogs
+
+    func call(_ callID: String) -> SIPCall? { calls[callID] }
+
+    func store(_ call: SIPCall, _ callID: String) { calls[callID] = call }
+
+    /// The dialog `call` settled on, if any.
+    func dialog(of call: SIPCall) -> SIPDialog? { call.dialog.flatMap { dialogs[$0] } }
+
+    func dialog(_ id: SIPDialog.ID) -> SIPDialog? { dialogs[id] }
+
+    func store(_ dialog: SIPDialog) { dialogs[dialog.id] = dialog }
+
+    func forget(_ id: SIPDialog.ID) { dialogs[id] = nil }
+
+    /// The dialog a message inside one belongs to (§12.2): this end's tag is the To tag of the peer's requests
+    /// (`peerRequest`), the From tag of this end's own requests and of the responses to them.
+    func dialogID(of message: SIPMessage, peerRequest: Bool) -> SIPDialog.ID? {
+        guard let callID = message.callID, let toTag = message.toTag, let fromTag = message.fromTag else {
+            return nil
+        }
+        return peerRequest ? SIPDialog.ID(callID: callID, localTag: toTag, remoteTag: fromTag)
+            : SIPDialog.ID(callID: callID, localTag: fromTag, remoteTag: toTag)
+    }
+
+    /// Ends call `callID` with `reason` (nothing if it is gone) and forgets its dialogs.
+    func endCall(_ callID: String, _ reason: SIPEndReason, core: some SIPCore) {
+        guard calls.removeValue(forKey: callID) != nil else { return }
+        forgetDialogs(of: callID)
+        core.report(.ended(call: callID, reason: reason))
+    }
+
+    /// Forgets call `callID` without an event (a failed INVITE reports `.failed` itself).
+    func dropCall(_ callID: String) {
+        calls[callID] = nil
+        forgetDialogs(of: callID)
+    }
+
+    private func forgetDialogs(of callID: String) {
+        for id in dialogs.keys where id.callID == callID { dialogs[id] = nil }
+    }
+
+    // MARK: - In a dialog
+
+    /// The one in-dialog guard (§12.2.2): the dialog a request inside one belongs to, found by Call-ID and both
+    /// tags, its CSeq checked and remembered. When the request cannot go on this answers it: 481 when no such
+    /// dialog exists (counted stray by method), 500 when its CSeq is out of order; and returns nil.
+    func inDialog(_ request: SIPMessage, source: Int, now: UInt64, core: some SIPCore) -> SIPDialog.ID? {
+        guard let id = dialogID(of: request, peerRequest: true), calls[id.callID] != nil,
+              var dialog = dialogs[id] else {
+            core.counters.stray[request.method?.rawValue ?? "?", default: 0] += 1
+            core.respond(request.response(481), to: request, source: source, now: now)
+            return nil
+        }
+        guard dialog.acceptRemote(request) else {
+            core.respond(request.response(500), to: request, source: source, now: now)
+            return nil
+        }
+        dialogs[id] = dialog
+        return id
+    }
+
+    /// Sends an in-dialog request (BYE, re-INVITE) on dialog `id` with a new branch, Contact when it refreshes the
+    /// target; false when the dialog is gone.
+    @discardableResult
+    func sendInDialog(_ method: SIPMethod, on id: SIPDialog.ID, body: [UInt8] = [], contentType: String? = nil,
+                      now: UInt64, core: some SIPCore) -> Bool {
+        guard var dialog = dialogs[id] else { return false }
+        var request = dialog.request(method, body: body, contentType: contentType)
+        request.headers.insert(SIPHeader(SIPHeaderName.via.canonical, core.local.via(branch: ids.branch())), at: 0)
+        if method == .invite { request.addHeader(.contact, core.local.contact) }
+        dialogs[id] = dialog
+        core.startClient(request, now: now)
+        return true
+    }
+
+    /// The ACK for the 2xx with CSeq `cseq` on `dialog` (§13.2.2.4), a new branch each time.
+    func sendACK(_ dialog: SIPDialog, cseq: UInt32, retransmission: Bool = false, core: some SIPCore) {
+        var ack = dialog.ack(cseq: cseq)
+        ack.headers.insert(SIPHeader(SIPHeaderName.via.canonical, core.local.via(branch: ids.branch())), at: 0)
+        core.sendACK(ack, retransmission: retransmission)
+    }
+
+    // MARK: - Time
+
+    /// A transaction of a call ran out: a lost ACK (Timer L) or a BYE's ends the call; an INVITE's fails it
+    /// with 408 (and forgets it unless it was answered: a re-INVITE's leaves the call up).
+    func timedOut(_ request: SIPMessage, timer: SIPTimer, core: some SIPCore) {
+        guard let callID = request.callID, let call = calls[callID] else { return }
+        if request.method == .bye, let id = dialogID(of: request, peerRequest: false), let mine = call.dialog,
+           id != mine {
+            dialogs[id] = nil  // the BYE of a forked answer this end declined: the call goes on
+            return
+        }
+        if timer == .l || request.method == .bye {
+            endCall(callID, .timedOut, core: core)
+        } else if request.method == .invite {
+            core.report(.failed(call: callID, status: 408))
+            if dialog(of: call)?.state != .confirmed { dropCall(callID) }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+@testable import SIPClient
+import SIP
+import XCTest
+
+/// The agent's transaction layer alone: how a response finds its client transaction (§17.1.3), a request its
+/// server transaction (§17.2.3), and what the tables keep and forget.
+final class TransactionLayerTests: XCTestCase {
+    private var layer = TransactionLayer(timers: SIPTimerValues(reliable: false))
+
+    private func request(_ method: SIPMethod, branch: String, cseq: UInt32 = 1) -> SIPMessage {
+        var request = SIPMessage.request(method, uri: "sip:bob@127.0.0.1")
+        request.addHeader(.via, "SIP/2.0/UDP 127.0.0.1:5071;branch=\(branch);rport")
+        request.addHeader(.from, "<sip:alice@127.0.0.1>;tag=f")
+        request.addHeader(.to, "<sip:bob@127.0.0.1>")
+        request.addHeader(.callID, "c1")
+        request.addHeader(.cseq, SIPCSeq(cseq, method == .ack ? .invite : method).text)
+        return request
+    }
+
+    func testAResponseFindsItsClientTransactionByBranchAndMethodSoACancelIsApartFromItsInvite() throws {
+        let invite = request(.invite, branch: "z9hG4bKa")
+        let (inviteKey, sent) = layer.start(invite, now: 0)
+        XCTAssertEqual(sent, [.send(invite, retransmission: false)])
+        let (cancelKey, _) = layer.start(request(.cancel, branch: "z9hG4bKa"), now: 0)
+        XCTAssertNotEqual(inviteKey, cancelKey, "a CANCEL shares its INVITE's branch")
+
+        let cancelled = try XCTUnwrap(layer.receive(response: request(.cancel, branch: "z9hG4bKa").response(200),
+                                                    now: 1))
+        XCTAssertEqual(cancelled.key, cancelKey)
+        let terminated = try XCTUnwrap(layer.receive(response: invite.response(487, toTag: "t"), now: 2))
+        XCTAssertEqual(terminated.key, inviteKey)
+        XCTAssertFalse(terminated.absorbed)
+        XCTAssertNil(layer.receive(response: request(.invite, branch: "z9hG4bKother").response(200), now: 3),
+                     "a response no transaction sent matches none")
+    }
+
+    func testA2xxAgainInAcceptedIsAbsorbedYetStillDeliveredForItsAck() throws {
+        let invite = request(.invite, branch: "z9hG4bKb")
+        _ = layer.start(invite, now: 0)
+        let ok = invite.response(200, toTag: "t")
+        XCTAssertEqual(layer.receive(response: ok, now: 1)?.absorbed, false)
+        let again = try XCTUnwrap(layer.receive(response: ok, now: 2))
+        XCTAssertTrue(again.absorbed)
+        XCTAssertEqual(again.effects, [.deliver(ok)])
+    }
+
+    func testARetransmittedRequestGetsTheLastResponseAgainAndTheAckOfANon2xxMatchesItsInvite() throws {
+        let invite = request(.invite, branch: "z9hG4bKc")
+        XCTAssertNil(layer.receive(request: invite, now: 0), "a new request starts no transaction by itself")
+        let busy = invite.response(486, toTag: "t")
+        let (key, effects) = layer.respond(busy, to: invite, source: 7, now: 0)
+        XCTAssertEqual(effects, [.send(busy, retransmission: false)])
+        XCTAssertEqual(layer.source(key), 7)
+        let repeated = try XCTUnwrap(layer.receive(request: invite, now: 1))
+        XCTAssertEqual(repeated.effects, [.send(busy, retransmission: true)])
+        let ack = try XCTUnwrap(layer.receive(request: request(.ack, branch: "z9hG4bKc"), now: 2))
+        XCTAssertEqual(ack.key, key, "the ACK of a non-2xx is its INVITE's transaction's (§17.2.3)")
+        XCTAssertNil(layer.receive(request: request(.ack, branch: "z9hG4bKnew"), now: 2),
+                     "the ACK of a 2xx has a branch of its own: its dialog finds it")
+    }
+
+    func testAnAcknowledged2xxEndsItsAcceptedServerTransaction() {
+        let invite = request(.invite, branch: "z9hG4bKd")
+        let (key, _) = layer.respond(invite.response(200, toTag: "t"), to: invite, source: 1, now: 0)
+        XCTAssertTrue(layer.hasServer(key))
+        XCTAssertEqual(layer.nextDeadline, 500_000_000, "Timer G retransmits the 2xx until its ACK")
+        layer.acknowledged(request(.ack, branch: "z9hG4bKnew"), key: key, now: 1)
+        XCTAssertFalse(layer.hasServer(key))
+        XCTAssertNil(layer.nextDeadline)
+    }
+
+    func testTimersFireOnAdvanceAndATerminatedTransactionIsForgotten() throws {
+        let options = request(.options, branch: "z9hG4bKe")
+        let (key, _) = layer.start(options, now: 0)
+        XCTAssertEqual(layer.advance(to: 499_999_999).count, 0)
+        let retransmitted = layer.advance(to: 500_000_000)
+        XCTAssertEqual(retransmitted.first?.effects, [.send(options, retransmission: true)])
+        let fired = try XCTUnwrap(layer.advance(to: 64 * 500_000_000).first)
+        XCTAssertEqual(fired.key, key)
+        XCTAssertEqual(fired.effects.suffix(2), [.timedOut(.f), .terminated])
+        XCTAssertEqual(layer.request(key), options, "still there for the timeout's owner to read")
+        layer.forget(key)
+        XCTAssertNil(layer.request(key))
+        XCTAssertNil(layer.nextDeadline)
+    }
+}
