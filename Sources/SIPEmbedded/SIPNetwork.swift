@@ -1,4 +1,5 @@
 import Determinism
+import SIP
 import SIPClient
 
 /// Where a SIP message goes on the in-memory network: a transport and a port on the one loopback host. A UDP
