@@ -1,6 +1,6 @@
 /// A span of the run during which a fault was injected, shaded on the time-series charts so a latency spike can
 /// be read against its cause.
-public struct FaultWindow: Sendable, Codable, Equatable {
+public struct FaultSpan: Sendable, Codable, Equatable {
     /// Seconds since the run started.
     public var fromSecond: Double
     public var toSecond: Double
