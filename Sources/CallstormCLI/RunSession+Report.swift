@@ -1,6 +1,6 @@
 import Determinism
-import Chaos
 import Driver
+import Faults
 import Foundation
 import Metrics
 import Reports

@@ -1,5 +1,5 @@
-import Chaos
 import Determinism
+import Faults
 import Foundation
 import Metrics
 import PushModel
