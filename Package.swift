@@ -163,10 +163,9 @@ let package = Package(
         ]),
         .testTarget(name: "ReferenceTargetTests",
                     dependencies: ["ReferenceTarget", "PushGateway", "Transport", "Scenario", "CallModel"]),
-        .testTarget(name: "FaultsTests", dependencies: ["Faults", "Quantities", "Determinism", "RunFormats"]),
+        .testTarget(name: "FaultsTests", dependencies: ["Faults", "Quantities", "Determinism"]),
         .testTarget(name: "FaultControlTests", dependencies: [
-            "FaultControl", "Faults", "Scenario", "FaultProxy", "Metrics", "Determinism", "RunFormats", "Locking",
-            "TestSupport",
+            "FaultControl", "Faults", "Scenario", "FaultProxy", "Determinism", "RunFormats", "Locking", "TestSupport",
         ]),
         .testTarget(name: "DriverTests", dependencies: [
             "Driver", "Scenario", "Metrics", "CallModel", "PushModel", "Determinism", "HTTPServer", "WebSocket",
