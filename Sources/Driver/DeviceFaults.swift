@@ -1,5 +1,5 @@
-import Determinism
 import Faults
+import Determinism
 import Foundation
 import Metrics
 import PushModel

@@ -1,11 +1,11 @@
+import Faults
 import Determinism
 import Dispatch
-import Faults
 import Foundation
-import Locking
 import Metrics
 import PushModel
 import Scenario
+import Locking
 import struct Synchronization.Atomic
 
 /// Runs a plan: registers every device, starts the open-model arrivals on all workers at one instant, waits for

@@ -1,11 +1,11 @@
 import CallModel
-import Determinism
 import Faults
+import Determinism
 import Metrics
 import RunFormats
+import Scenario
 import SIP
 import SIPClient
-import Scenario
 
 /// A worker's SIP devices (`device.signaling: sip`): the third signaling part beside `ActionSender` (HTTP) and
 /// `DeviceSockets` (WebSocket). One `SIPUserAgent` per awake device in a `SIPClientPool` on the worker's event

@@ -1,4 +1,4 @@
-/// Where a fault acts: the four sections of a scenario's fault window.
+/// Where a fault acts: the five sections of a scenario's fault window.
 public enum FaultFamily: String, Sendable, CaseIterable {
     /// Between the push gateway and the device (APNs misbehaving).
     case push
