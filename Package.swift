@@ -49,8 +49,16 @@ let package = Package(
         // driver (which implements the sink) does not depend on the gateway.
         .target(name: "PushModel"),
         .target(name: "Metrics", dependencies: ["TextEscaping"]),
+        // Durations, rates and distributions in the scenario file's words: what scenarios and faults are made of.
+        .target(name: "Quantities"),
+        // Every fault kind, one file each, registered by the scenario's names; the fault windows' settings, seeded
+        // draws and decisions, the fault log and call attribution. No I/O: the driver decides with it and links
+        // no proxy (FaultControl acts on the network and the target).
+        .target(name: "Faults", dependencies: ["Quantities", "Determinism", "RunFormats", "Locking"]),
         // Reads no file (ScenarioLoading does); validation only checks that a `target.ca` path is readable.
-        .target(name: "Scenario", dependencies: ["CLibyaml", "Metrics", "Determinism", "CallModel"]),
+        .target(name: "Scenario", dependencies: [
+            "CLibyaml", "Metrics", "Determinism", "CallModel", "Faults", "Quantities",
+        ]),
         // The run files' formats, written and read in one place: history lines, faults.csv, actions.csv, pushes.csv.
         .target(name: "RunFormats", dependencies: ["CallModel", "TextEscaping"]),
         .target(name: "Checker", dependencies: ["CallModel", "TextEscaping", "RunFormats"]),
@@ -92,21 +100,22 @@ let package = Package(
         ]),
         .target(name: "FaultProxy", dependencies: ["CLinux", "Locking", "Determinism", "EventPolling", "Heaps"],
                 exclude: ["CREATING_TOXICS.md"]),
-        // Every fault kind, one file each, by the scenario's names, and the FaultController that runs the network and
-        // target windows on the run's clock; FaultProxy stays the network engine.
-        .target(name: "Chaos", dependencies: [
-            "Scenario", "Metrics", "RunFormats", "Locking", "FaultProxy", "Determinism",
+        // The FaultController that runs the network and target windows on the run's clock: the proxy switchboard
+        // (FaultProxy stays the network engine) and the target's kills, restarts and socket storms.
+        .target(name: "FaultControl", dependencies: [
+            "Faults", "Scenario", "Metrics", "RunFormats", "FaultProxy", "Determinism",
         ]),
         .target(name: "Driver", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "PushModel", "CLinux", "Results", "Locking",
-            "Determinism", "TextEscaping", "Chaos", "WebSocket", "WebSocketClient", "RunFormats", "SIP", "SIPClient",
+            "Determinism", "TextEscaping", "Faults", "WebSocket", "WebSocketClient", "RunFormats", "SIP", "SIPClient",
         ]),
         .target(name: "Reports", dependencies: ["Metrics", "Results", "CZlib", "TextEscaping", "Checker"]),
         .target(name: "Results", dependencies: ["Metrics", "Locking", "TextEscaping", "RunFormats"]),
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
             "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "FaultProxy", "Locking",
-            "Determinism", "Chaos", "WebSocket", "RunFormats", "HistoryLoading", "ScenarioLoading", "Kamailio",
+            "Determinism", "Faults", "FaultControl", "Quantities", "WebSocket", "RunFormats", "HistoryLoading",
+            "ScenarioLoading", "Kamailio",
         ]),
         // libFuzzer targets (`make fuzz`, built in debug with -sanitize=fuzzer -DFUZZING); built plainly it
         // replays the committed corpora. Uses @testable imports: debug configuration only.
@@ -136,8 +145,9 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CLinux", "Kamailio"]),
         .testTarget(name: "CallModelTests", dependencies: ["CallModel"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "CLinux", "Determinism"]),
+        .testTarget(name: "QuantitiesTests", dependencies: ["Quantities", "Determinism"]),
         .testTarget(name: "ScenarioTests", dependencies: [
-            "Scenario", "ScenarioLoading", "Metrics", "Determinism", "TestSupport", "CallModel",
+            "Scenario", "ScenarioLoading", "Metrics", "Determinism", "TestSupport", "CallModel", "Faults", "Quantities",
         ]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "HTTPServer", "Credentials", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: [
@@ -156,13 +166,14 @@ let package = Package(
         ]),
         .testTarget(name: "ReferenceTargetTests",
                     dependencies: ["ReferenceTarget", "PushGateway", "Transport", "Scenario", "CallModel"]),
-        .testTarget(name: "ChaosTests", dependencies: [
-            "Chaos", "Scenario", "FaultProxy", "Metrics", "Determinism", "RunFormats", "Locking", "TestSupport",
+        .testTarget(name: "FaultsTests", dependencies: ["Faults", "Quantities", "Determinism"]),
+        .testTarget(name: "FaultControlTests", dependencies: [
+            "FaultControl", "Faults", "Scenario", "FaultProxy", "Determinism", "RunFormats", "Locking", "TestSupport",
         ]),
         .testTarget(name: "DriverTests", dependencies: [
             "Driver", "Scenario", "Metrics", "CallModel", "PushModel", "Determinism", "HTTPServer", "WebSocket",
             "Transport", "Locking", "ReferenceTarget", "WebSocketClient", "RunFormats", "SIP", "SIPClient",
-            "SIPEmbedded", "Chaos",
+            "SIPEmbedded", "Faults",
         ]),
         .testTarget(name: "ReportsTests", dependencies: [
             "Reports", "Metrics", "Results", "Determinism", "TextEscaping", "TestSupport", "Checker",

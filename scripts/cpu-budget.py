@@ -26,14 +26,14 @@ LEAF_OUT = [
     ("journaling (actions, pushes, history)", re.compile(r"\$s7Results|HistoryText|TraceWriter|WorkerJournal")),
     ("pushes: gateway receive (HTTP, h2, TLS)",
      re.compile(r"\$s11PushGateway|\$s10HTTPServer|nghttp2_|libssl|libcrypto|\$s9PushModel")),
-    ("flow logic and response handling", re.compile(r"\$s6Driver|\$s9CallModel|\$s5Chaos|\$s8Scenario")),
+    ("flow logic and response handling", re.compile(r"\$s6Driver|\$s9CallModel|\$s6Faults|\$s8Scenario")),
     ("requests (libcurl, transport)", re.compile(r"libcurl|curl_|Curl_|\$s9Transport")),
     ("event loops and thread hand-offs",
      re.compile(r"EventThread|EpollSet|\$s12EventPolling|libdispatch|_dispatch_|futex|epoll_wait")),
 ]
 PUSH_SIDE = re.compile(r"DevicePushSink|\$s6Driver6WorkerC7receive|\$s6Driver6WorkerC8accepted|"
                        r"\$s6Driver6WorkerC7process_")
-DRIVER_LIKE = re.compile(r"\$s6Driver|\$s9CallModel|\$s5Chaos|libswiftCore|libjemalloc|libc\.so|"
+DRIVER_LIKE = re.compile(r"\$s6Driver|\$s9CallModel|\$s6Faults|libswiftCore|libjemalloc|libc\.so|"
                          r"FoundationEssentials|\[kernel")
 
 

@@ -1,4 +1,5 @@
 import Foundation
+import Quantities
 import Scenario
 
 /// A tiny flag parser: `--name value`, `--name=value` and boolean `--name`. Unknown flags are usage errors.

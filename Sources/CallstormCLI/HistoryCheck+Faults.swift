@@ -1,5 +1,5 @@
-import Chaos
 import Checker
+import Faults
 import Foundation
 import Reports
 import Results

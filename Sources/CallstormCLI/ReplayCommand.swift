@@ -1,4 +1,5 @@
 import Foundation
+import Quantities
 import Scenario
 
 /// `callstorm replay repro-<n>.yaml [--repeat K]`: runs a repro's one call K times, each a fresh run with fresh

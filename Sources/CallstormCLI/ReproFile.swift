@@ -1,6 +1,7 @@
 import Checker
 import Driver
 import Foundation
+import Quantities
 import Reports
 import Scenario
 

@@ -69,7 +69,7 @@ enum RunReporting {
         try RunResults.joinRows(run: run, .pushes)
         if !historyJoined { try RunResults.joinHistory(run: run) }
         var result = RunResult(facts: facts, recorder: recorder, verdict: Verdict(passed: true), notes: notes)
-        result.faultWindows = load([Reports.FaultWindow].self, from: faultWindowsURL(run)) ?? []
+        result.faultWindows = load([Reports.FaultSpan].self, from: faultWindowsURL(run)) ?? []
         let scenario = scenarioCopy(run: run)
         result.harness = HarnessSaturationAnalysis.analyze(recorder, limit: scenario?.harness ?? HarnessLimit())
         result.capacity = scenario?.capacity.map { CapacityAnalysis.analyze(recorder, spec: $0, harness: result.harness) }

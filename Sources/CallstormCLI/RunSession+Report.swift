@@ -1,6 +1,6 @@
 import Determinism
-import Chaos
 import Driver
+import Faults
 import Foundation
 import Metrics
 import Reports
@@ -134,7 +134,7 @@ extension RunSession {
         guard !scenario.faults.isEmpty else { return }
         let injected = FaultDescription.injectedByWindow(faultsCSV: csv)
         let windows = scenario.faults.map {
-            Reports.FaultWindow(fromSecond: offset + Double($0.atNanos) / 1e9,
+            Reports.FaultSpan(fromSecond: offset + Double($0.atNanos) / 1e9,
                                 toSecond: offset + Double($0.atNanos + $0.forNanos) / 1e9, label: $0.name,
                                 what: FaultDescription.describe($0), injected: injected[$0.name] ?? [:])
         }

@@ -1,11 +1,13 @@
 import Determinism
-import Chaos
 import Dispatch
 import Driver
+import FaultControl
+import Faults
 import Foundation
 import Kamailio
 import Metrics
 import PushGateway
+import Quantities
 import Reports
 import Results
 import Scenario

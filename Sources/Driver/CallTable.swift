@@ -1,4 +1,4 @@
-import Chaos
+import Faults
 import Metrics
 
 /// The calls a worker runs and the devices they run on: the state every part of the worker reads (push intake,

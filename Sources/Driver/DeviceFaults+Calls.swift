@@ -1,4 +1,4 @@
-import Chaos
+import Faults
 import Metrics
 
 /// Each call that did not complete, attributed (`CallAttribution`): to the injected faults on its path, or to the

@@ -1,4 +1,5 @@
 import CallModel
+import Faults
 import Foundation
 import Scenario
 

@@ -118,7 +118,7 @@ extension FlowInterpreter {
         }
         guard !steps.isEmpty else { return complete(now: now) }
         status.cleaningUp = true
-        script.frames = [Frame(steps: steps, index: 0, remaining: 1)]
+        script.frames = [StepFrame(steps: steps, index: 0, remaining: 1)]
         advance(now: now, planned: now, &ctx)
     }
 

@@ -20,7 +20,7 @@ enum Waiting: Equatable {
 }
 
 /// A position in a flow's steps; repeat frames run `remaining` more times.
-struct Frame {
+struct StepFrame {
     var steps: [FlowStep]
     var index: Int
     var remaining: Int
@@ -28,13 +28,13 @@ struct Frame {
 
 /// Where one call is in its flow's steps, and the call's own random stream for branches and waits.
 struct FlowScript {
-    var frames: [Frame]
+    var frames: [StepFrame]
     var rng: SeededRandom
     var usedAnswerAfter = false
     var usedTalk = false
 
     init(flow: Flow, arrival: Arrival, seed: UInt64) {
-        frames = [Frame(steps: flow.steps, index: 0, remaining: 1)]
+        frames = [StepFrame(steps: flow.steps, index: 0, remaining: 1)]
         // A stream of its own per arrival, apart from the plan's draws, so branches and waits replay exactly.
         rng = SeededRandom(seed: seed, stream: UInt64(arrival.index) | 1 << 40)
     }
@@ -68,13 +68,13 @@ struct FlowScript {
                 var draw = rng.nextUnit()
                 for branch in branches {
                     if draw < branch.probability {
-                        frames.append(Frame(steps: branch.steps, index: 0, remaining: 1))
+                        frames.append(StepFrame(steps: branch.steps, index: 0, remaining: 1))
                         break
                     }
                     draw -= branch.probability
                 }
             case .repeatSteps(let count, let steps):
-                if count > 0 { frames.append(Frame(steps: steps, index: 0, remaining: count)) }
+                if count > 0 { frames.append(StepFrame(steps: steps, index: 0, remaining: count)) }
             default:
                 return step
             }

@@ -1,4 +1,4 @@
-import Chaos
+import Faults
 import Determinism
 import Metrics
 import PushModel

@@ -1,5 +1,5 @@
 /// One direction of a proxied connection: the toxic chain and the bytes released to the receiving socket.
-final class Flow {
+final class ProxyFlow {
     let pipeline: Pipeline
     /// The sending socket has not yet given EOF.
     var inputOpen = true
@@ -47,9 +47,9 @@ final class ProxyConnection {
     /// The upstream connect has not completed; bytes for the target wait in `up`.
     var connecting = true
     /// Client → server.
-    let up: Flow
+    let up: ProxyFlow
     /// Server → client.
-    let down: Flow
+    let down: ProxyFlow
     /// The deadline this connection has in the loop's timer heap, `.max` for none.
     var scheduledAt = UInt64.max
     /// The epoll interest registered for each socket; 0 means not in the epoll set.
@@ -62,7 +62,7 @@ final class ProxyConnection {
         self.id = id
         self.clientFD = clientFD
         self.upstreamFD = upstreamFD
-        up = Flow(pipeline: Pipeline(flow: .upstream, connection: id))
-        down = Flow(pipeline: Pipeline(flow: .downstream, connection: id))
+        up = ProxyFlow(pipeline: Pipeline(flow: .upstream, connection: id))
+        down = ProxyFlow(pipeline: Pipeline(flow: .downstream, connection: id))
     }
 }

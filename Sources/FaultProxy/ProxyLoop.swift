@@ -146,7 +146,7 @@ final class ProxyLoop: @unchecked Sendable {
     }
 
     /// One read into `flow`'s chain. False when the socket failed (the peer reset it).
-    private func read(from fd: Int32, into flow: Flow) -> Bool {
+    private func read(from fd: Int32, into flow: ProxyFlow) -> Bool {
         let n = recv(fd, scratch.baseAddress, Self.readChunk, 0)
         if n > 0 {
             flow.pipeline.push(.data(Array(UnsafeRawBufferPointer(rebasing: scratch[0..<n]))), now: now)
@@ -271,7 +271,7 @@ final class ProxyLoop: @unchecked Sendable {
     }
 
     /// Writes as much of `flow`'s buffer as the socket takes. False on a write error.
-    private func write(_ flow: Flow, to fd: Int32, upstream: Bool) -> Bool {
+    private func write(_ flow: ProxyFlow, to fd: Int32, upstream: Bool) -> Bool {
         while flow.unwritten > 0 {
             let n = flow.writeBuffer.withUnsafeBytes { raw in
                 send(fd, raw.baseAddress! + flow.writeOffset, flow.unwritten, Int32(MSG_NOSIGNAL))
@@ -305,7 +305,7 @@ final class ProxyLoop: @unchecked Sendable {
     }
 
     private func updateInterest(_ connection: ProxyConnection) {
-        func reading(_ flow: Flow) -> UInt32 {
+        func reading(_ flow: ProxyFlow) -> UInt32 {
             flow.inputOpen && flow.pipeline.pendingBytes + flow.unwritten < Self.highWater ? CLINUX_EPOLLIN : 0
         }
         let client = reading(connection.up) | (connection.down.unwritten > 0 ? CLINUX_EPOLLOUT : 0)

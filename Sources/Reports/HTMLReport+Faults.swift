@@ -53,12 +53,12 @@ extension HTMLReport {
         return html
     }
 
-    private func overlaps(_ second: Int, _ w: FaultWindow, lingerSeconds: Double = 0) -> Bool {
+    private func overlaps(_ second: Int, _ w: FaultSpan, lingerSeconds: Double = 0) -> Bool {
         Double(second) < w.toSecond + lingerSeconds && Double(second + 1) > w.fromSecond
     }
 
     /// Seconds no window touched: outside every window and the push deadline after it.
-    private func baselineSeconds(_ windows: [FaultWindow]) -> Set<Int> {
+    private func baselineSeconds(_ windows: [FaultSpan]) -> Set<Int> {
         let linger = Double(facts.pushDeadlineMicros) / 1e6
         return Set((0...max(0, lastSecond)).filter { s in !windows.contains { overlaps(s, $0, lingerSeconds: linger) } })
     }

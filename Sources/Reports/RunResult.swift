@@ -12,7 +12,7 @@ public struct RunResult: Sendable {
     /// fix): the report's banner leads with them.
     public static let diagnosisPrefix = "first contact: "
     /// Fault windows to shade on the time-series charts.
-    public var faultWindows: [FaultWindow]
+    public var faultWindows: [FaultSpan]
     /// Each threshold of the scenario with what was measured; empty when the scenario sets none.
     public var thresholds: [ThresholdResult]
     /// The knee of a ramp, when the scenario has a `capacity:` section.
@@ -25,7 +25,7 @@ public struct RunResult: Sendable {
     public var trace: [String]?
 
     public init(
-        facts: RunFacts, recorder: Recorder, verdict: Verdict, notes: [String] = [], faultWindows: [FaultWindow] = [],
+        facts: RunFacts, recorder: Recorder, verdict: Verdict, notes: [String] = [], faultWindows: [FaultSpan] = [],
         thresholds: [ThresholdResult] = []
     ) {
         self.facts = facts

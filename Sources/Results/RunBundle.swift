@@ -104,7 +104,7 @@ public struct RunBundle: Sendable, Equatable {
 
     // MARK: - Faults
 
-    /// Every fault injected, one row each (`FaultRow`, written by Chaos's `FaultLog`).
+    /// Every fault injected, one row each (`FaultRow`, written by the Faults module's `FaultLog`).
     public static let faultsFileName = "faults.csv"
     public static let faultsHeader = FaultRow.header
     public var faults: URL { file(Self.faultsFileName) }

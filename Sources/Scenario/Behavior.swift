@@ -1,3 +1,5 @@
+import Quantities
+
 /// How simulated people behave once a call rings: the think times a flow samples per call.
 public struct Behavior: Sendable, Equatable {
     /// Which side ends an answered call.

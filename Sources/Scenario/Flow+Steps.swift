@@ -1,3 +1,5 @@
+import Quantities
+
 /// Walking a flow's steps, for the driver (which needs every step name up front to set up per-step recorders)
 /// and for `describe()`.
 extension Flow {

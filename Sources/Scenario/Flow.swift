@@ -1,3 +1,5 @@
+import Quantities
+
 /// A flow: the script one planned call follows, step after step, each step done by one of its roles' devices.
 ///
 /// Roles are bound to distinct idle devices when the call arrives (the first role is the one that starts it).

@@ -1,3 +1,5 @@
+import Quantities
+
 /// `device.signaling: sip`: the devices are SIP user agents (RFC 3261) registered at `target.sip`'s registrar,
 /// instead of clients of an HTTP call server. See docs/SIP.md.
 public struct SIPDeviceSpec: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import CallModel
+import Quantities
 extension Scenario {
     /// A short human summary for `callstorm validate`: enough to confirm the file says what the author meant
     /// (the planned number of calls is often the surprise) without running anything.

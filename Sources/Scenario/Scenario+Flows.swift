@@ -1,3 +1,5 @@
+import Quantities
+
 extension Scenario {
     /// The flow a mix entry names: `flows` when the loader resolved it, else the built-in flow of that name.
     ///

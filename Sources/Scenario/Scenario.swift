@@ -1,4 +1,5 @@
 import CallModel
+import Faults
 import Metrics
 
 /// A validated load test: what to run against, how many calls when, and how simulated people behave.

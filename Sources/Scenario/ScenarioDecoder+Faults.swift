@@ -1,3 +1,6 @@
+import Faults
+import Quantities
+
 /// The `faults:` section: windows of faults on the push path, in devices and on the network.
 extension ScenarioDecoder {
     mutating func faults(_ node: YAMLNode, arrivalWindow: UInt64?, flows: [String] = []) -> [FaultWindow]? {
@@ -94,9 +97,9 @@ extension ScenarioDecoder {
         return p
     }
 
-    private mutating func deviceFaults(_ node: YAMLNode) -> DeviceFaults? {
+    private mutating func deviceFaults(_ node: YAMLNode) -> DeviceFaultSettings? {
         guard let f = fields(of: node, in: "'device' faults", known: FaultWindow.deviceKinds) else { return nil }
-        var d = DeviceFaults()
+        var d = DeviceFaultSettings()
         if let n = f["report_delay"] { d.reportDelay = distribution(n, "report_delay") }
         if let n = f["offline"], let v = fraction(n, "offline") { d.offline = v }
         if let n = f["join_delay"] { d.joinDelay = distribution(n, "join_delay") }

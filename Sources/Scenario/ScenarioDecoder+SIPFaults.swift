@@ -1,3 +1,6 @@
+import Faults
+import Quantities
+
 /// A fault window's `sip:` section (docs/SIP.md, "Chaos"), and the checks that need the whole scenario: SIP faults
 /// act on SIP devices only, message loss and delay (and a lost REGISTER) on UDP only, the wake-up faults on
 /// sleeping devices only.

@@ -1,3 +1,5 @@
+import Quantities
+
 /// The scenario schema: which keys each section takes and what their values mean.
 extension ScenarioDecoder {
     static let topLevelKeys = [

@@ -1,3 +1,5 @@
+import Faults
+
 /// Socket faults in a window's `device:` and `target:` sections (docs/WEBSOCKET.md, "Faults").
 extension ScenarioDecoder {
     /// `socket_drop: 20%`, or `{ probability: 20%, code: 1001, roles: [callee] }`.

@@ -1,3 +1,5 @@
+import Quantities
+
 /// The flow language's steps: one step's keys and forms, its roles and conversations, branches, races and
 /// repetitions; default step names; and the `device:` section.
 extension ScenarioDecoder {

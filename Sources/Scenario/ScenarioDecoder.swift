@@ -1,4 +1,5 @@
 import CallModel
+import Quantities
 
 /// Walks a parsed YAML tree and turns it into scenario values, recording every problem instead of stopping at
 /// the first. Each helper returns nil after recording why, so callers simply skip what could not be read.

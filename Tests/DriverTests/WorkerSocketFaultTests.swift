@@ -1,4 +1,4 @@
-@testable import Chaos
+@testable import Faults
 import Determinism
 @testable import Driver
 import Foundation

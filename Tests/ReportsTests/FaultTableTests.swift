@@ -20,8 +20,8 @@ final class FaultTableTests: XCTestCase {
         recorder.seal()
         var result = ReportFixtures.result()
         result.recorder = recorder
-        result.faultWindows = [FaultWindow(fromSecond: 2, toSecond: 3, label: "slow", what: "push: delay 400ms"),
-                               FaultWindow(fromSecond: 6, toSecond: 7, label: "late", what: "device: report_delay")]
+        result.faultWindows = [FaultSpan(fromSecond: 2, toSecond: 3, label: "slow", what: "push: delay 400ms"),
+                               FaultSpan(fromSecond: 6, toSecond: 7, label: "late", what: "device: report_delay")]
         let html = HTMLReport(result).render()
         let table = String(html[html.range(of: "<section id=\"faults\">")!.lowerBound...].prefix(3_000))
         XCTAssertTrue(table.contains("<tr id=\"fault-slow\">"), table)
@@ -45,7 +45,7 @@ final class FaultTableTests: XCTestCase {
         recorder.seal()
         var result = ReportFixtures.result()
         result.recorder = recorder
-        result.faultWindows = [FaultWindow(fromSecond: 2, toSecond: 3, label: "drops", what: "device: socket_drop")]
+        result.faultWindows = [FaultSpan(fromSecond: 2, toSecond: 3, label: "drops", what: "device: socket_drop")]
         let html = HTMLReport(result).render()
         let table = String(html[html.range(of: "<section id=\"faults\">")!.lowerBound...].prefix(3_000))
         XCTAssertTrue(table.contains("<th>sockets lost/s</th><th>of them injected/s</th>"), table)

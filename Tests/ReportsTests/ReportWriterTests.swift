@@ -135,7 +135,7 @@ final class ReportWriterTests: XCTestCase {
             facts: facts(target: "http://127.0.0.1:8080"), recorder: syntheticRecorder(),
             verdict: Verdict(passed: false, reasons: ["deadline_miss_rate 3% > 0.5% <b>"]),
             notes: ["note with <script>alert(1)</script>"],
-            faultWindows: [FaultWindow(fromSecond: 1, toSecond: 2, label: "push delay")]
+            faultWindows: [FaultSpan(fromSecond: 1, toSecond: 2, label: "push delay")]
         )
         let files = try ReportWriter.write(result, to: directory)
         let html = try read(files.html)

@@ -27,7 +27,7 @@ final class StormFiguresTests: XCTestCase {
         }
         recorder.seal()
         return RunResult(facts: ReportFixtures.facts(), recorder: recorder, verdict: Verdict(passed: true),
-                         faultWindows: [FaultWindow(fromSecond: 3.5, toSecond: 5, label: "crash",
+                         faultWindows: [FaultSpan(fromSecond: 3.5, toSecond: 5, label: "crash",
                                                     what: "target: kill (SIGKILL), restart at once")])
     }
 

@@ -1,5 +1,6 @@
 import XCTest
 @testable import Scenario
+import Faults
 
 /// SIP faults in a window (`sip: { loss, delay, direction, messages, late_wake, lost_register }`), and every
 /// mistake at its file:line:column.

@@ -1,5 +1,6 @@
 import XCTest
 @testable import Scenario
+import Faults
 
 /// Socket faults in a window: `device: { socket_drop, socket_stall }` and `target: { socket_storm }`, and every
 /// mistake at its file:line:column.

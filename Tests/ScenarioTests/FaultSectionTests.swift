@@ -1,5 +1,6 @@
 import XCTest
 @testable import Scenario
+import Faults
 
 /// The `faults:` section: what each window reads into, and every mistake reported at its file:line:column.
 final class FaultSectionTests: XCTestCase {

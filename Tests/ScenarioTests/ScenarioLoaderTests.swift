@@ -3,6 +3,7 @@ import XCTest
 @testable import Scenario
 import ScenarioLoading
 import TestSupport
+import Quantities
 
 final class ScenarioLoaderTests: XCTestCase {
     private func load(_ yaml: String, knownFlows: Set<String> = ["incoming-1to1"]) -> Result<Scenario, ScenarioErrors> {

@@ -1,4 +1,4 @@
-import Chaos
+import Faults
 import Metrics
 import SIP
 import SIPClient

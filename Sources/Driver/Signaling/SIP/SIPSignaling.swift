@@ -1,5 +1,5 @@
 import CallModel
-import Chaos
+import Faults
 import Determinism
 import Metrics
 import RunFormats

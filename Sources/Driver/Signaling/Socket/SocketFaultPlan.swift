@@ -1,4 +1,4 @@
-import Chaos
+import Faults
 
 /// A timer of the socket faults: the next planned fault is due, or a stalled socket reads again.
 enum SocketFaultTimer: Equatable {
