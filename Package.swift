@@ -154,7 +154,7 @@ let package = Package(
             "Transport", "EventPolling", "HTTPServer", "Credentials", "TestSupport",
         ]),
         .testTarget(name: "HTTPServerTests", dependencies: [
-            "HTTPServer", "Credentials", "Locking", "Determinism", "TestSupport",
+            "HTTPServer", "Credentials", "Locking", "Determinism", "TestSupport", "CLibnghttp2",
         ]),
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials", "TestSupport"]),
         .testTarget(
@@ -206,7 +206,7 @@ let package = Package(
         ]),
         .testTarget(name: "WebSocketClientTests", dependencies: [
             "WebSocketClient", "WebSocket", "EventPolling", "HTTPServer", "ReferenceTarget", "Credentials",
-            "Determinism", "Locking", "CLinux", "TestSupport",
+            "Determinism", "Locking", "TestSupport",
         ]),
     ]
 )

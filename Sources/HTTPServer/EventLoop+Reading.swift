@@ -21,9 +21,10 @@ extension EventLoop {
         return nil
     }
 
-    /// Whether a chunk `readChunks` handed over filled the scratch buffer, so the socket may hold more.
+    /// Whether a chunk `readChunks` handed over filled the scratch buffer, so the socket may hold more. Static: a
+    /// constant, with no load of the (unowned) loop per chunk.
     @inline(__always)
-    func filledScratch(_ chunk: UnsafeBufferPointer<UInt8>) -> Bool {
-        chunk.count == readScratch.count
+    static func filledScratch(_ chunk: UnsafeBufferPointer<UInt8>) -> Bool {
+        chunk.count == readChunkBytes
     }
 }

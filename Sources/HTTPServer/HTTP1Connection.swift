@@ -120,7 +120,7 @@ final class HTTP1Connection: StreamConnection {
             readBuffer.append(chunk)
             consumeBuffered()
         }
-        return wantsToRead && loop.filledScratch(chunk)
+        return wantsToRead && EventLoop.filledScratch(chunk)
     }
 
     /// Parses buffered input that an earlier pause left behind.

@@ -148,7 +148,7 @@ final class HTTP2Connection: StreamConnection {
             receive(chunk)
             // A short read drained the socket (a TLS read returns one record, so only in the clear);
             // level-triggered epoll reports anything that arrives later.
-            if isClosed || (!loop.filledScratch(chunk) && !stream.isTLS) { return false }
+            if isClosed || (!EventLoop.filledScratch(chunk) && !stream.isTLS) { return false }
             return wantsToRead
         }
         switch end {

@@ -72,7 +72,7 @@ final class WebSocketServerConnection: StreamConnection {
         let end = loop.readChunks(from: stream, limit: 4) { chunk in
             reader.append(UnsafeRawBufferPointer(chunk))
             drain()
-            return !isClosed && closeAfterWrite == nil && loop.filledScratch(chunk)
+            return !isClosed && closeAfterWrite == nil && EventLoop.filledScratch(chunk)
         }
         switch end {
         case .closed?, .error?:
