@@ -7,14 +7,7 @@ import Glibc
 
 /// The one syscall layer on real descriptors: what a read or write did comes back as an `IOResult` (bytes, would
 /// block, the peer's end, an error), never as errno for the caller to read. Nothing here depends on time.
-final class SystemCallTests: XCTestCase {
-    private var open: [Int32] = []
-
-    override func tearDown() {
-        for fd in open { close(fd) }
-        open = []
-    }
-
+final class SystemCallTests: DescriptorTestCase {
     /// A connected, non-blocking AF_UNIX stream pair.
     private func streamPair() -> (Int32, Int32) {
         var fds: [Int32] = [0, 0]
@@ -132,17 +125,7 @@ final class SystemCallTests: XCTestCase {
     // MARK: - Accepting
 
     func testAnAcceptWithNothingPendingFailsWithEAGAIN() {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        XCTAssertGreaterThanOrEqual(listener, 0)
-        open.append(listener)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
+        let listener = boundLoopback(Int32(SOCK_STREAM.rawValue)).fd
         XCTAssertEqual(listen(listener, 4), 0)
         XCTAssertEqual(SystemCall.accept(listener), -1)
         XCTAssertEqual(errno, EAGAIN)
