@@ -33,8 +33,14 @@ let package = Package(
         // TLS client sessions (wss), apart from CSSL's server side.
         .target(name: "CSSLClient", dependencies: ["CLibssl"]),
 
-        // MARK: - The epoll set, wake-up eventfd and event buffers every event loop is built on
-        .target(name: "EventPolling", dependencies: ["CLinux"]),
+        // MARK: - The one byte-and-syscall layer, and the epoll core every event loop is built on
+        // Bytes waiting to be parsed or written (`ByteQueue`) and what one read or write did (`IOResult`): values.
+        .target(name: "Bytes"),
+        // Every read, write, send, receive, accept and epoll wait, wrapped once: EINTR retried in one place.
+        .target(name: "SystemCalls", dependencies: ["Bytes", "CLinux"]),
+        // The epoll set, wake-up eventfd and event buffers every event loop is built on, and the epoll thread with
+        // its timers (`EventThread`, `EventTimer`) that the driver's HTTP transfers, WebSockets and SIP agents share.
+        .target(name: "EventPolling", dependencies: ["CLinux", "Locking", "SystemCalls"]),
 
         // MARK: - A pthread Mutex, whose hand-overs ThreadSanitizer sees
         .target(name: "Locking"),
@@ -63,7 +69,7 @@ let package = Package(
         .target(name: "RunFormats", dependencies: ["CallModel", "TextEscaping"]),
         .target(name: "Checker", dependencies: ["CallModel", "TextEscaping", "RunFormats"]),
         // RFC 6455 without I/O: frame codec, incremental parser, handshake, the client state machine.
-        .target(name: "WebSocket", dependencies: ["Determinism"]),
+        .target(name: "WebSocket", dependencies: ["Bytes", "Determinism"]),
         // RFC 3261 without I/O: message model, parsers, serializer, digest auth, SDP, transactions, dialogs.
         .target(name: "SIP", dependencies: ["Determinism"]),
         // The one binary min-heap (a loop's deadlines), shared by the fault proxy's and the SIP pool's timers.
@@ -74,22 +80,24 @@ let package = Package(
         .target(name: "ScenarioLoading", dependencies: ["Scenario"]),
         .target(name: "HistoryLoading", dependencies: ["Checker"]),
         // A socket read and written in the clear or under TLS, shared by the HTTP server and the WebSocket client.
-        .target(name: "StreamIO", dependencies: ["CSSL"]),
+        .target(name: "StreamIO", dependencies: ["Bytes", "CSSL", "SystemCalls"]),
         .target(name: "Transport", dependencies: ["CCurl", "CLinux", "EventPolling", "Locking", "Determinism"]),
         .target(name: "Credentials", dependencies: ["CSSL"]),
-        // Client WebSockets (ws, wss) on the transport's per-worker event threads.
+        // Client WebSockets (ws, wss) on the driver's per-worker event threads.
         .target(name: "WebSocketClient", dependencies: [
-            "WebSocket", "CLinux", "CSSL", "CSSLClient", "Transport", "Determinism", "StreamIO",
+            "WebSocket", "CLinux", "CSSL", "CSSLClient", "EventPolling", "Determinism", "StreamIO", "Bytes",
         ]),
-        // SIP user agents (UDP and TCP) on the transport's event threads: the third device signaling kind.
-        .target(name: "SIPClient", dependencies: ["SIP", "Determinism", "Transport", "CLinux", "Heaps"]),
+        // SIP user agents (UDP and TCP) on the driver's event threads: the third device signaling kind.
+        .target(name: "SIPClient", dependencies: [
+            "SIP", "Determinism", "EventPolling", "CLinux", "Heaps", "Bytes", "SystemCalls",
+        ]),
         // SIP's embedded twin: agents carried in memory (`MemorySIPPool`) and a registrar/proxy with the RFC 8599
         // push path (`SIPTwinProxy`), so SIP runs on the Driver's embedded loop under a manual clock.
         .target(name: "SIPEmbedded", dependencies: ["SIP", "SIPClient", "Determinism", "PushModel"]),
         // Kamailio started as a user process on a free port, stopped by PID: for `target.sip.kamailio` and tests.
         .target(name: "Kamailio", dependencies: ["CLinux"]),
         .target(name: "HTTPServer", dependencies: [
-            "CLinux", "CSSL", "CLibnghttp2", "Locking", "EventPolling", "WebSocket", "StreamIO",
+            "CLinux", "CSSL", "CLibnghttp2", "Locking", "EventPolling", "WebSocket", "StreamIO", "Bytes", "SystemCalls",
         ], swiftSettings: releaseUnchecked),
         .target(name: "PushGateway", dependencies: [
             "PushModel", "HTTPServer", "CallModel", "Credentials", "Metrics", "Locking", "Determinism",
@@ -98,7 +106,9 @@ let package = Package(
         .target(name: "ReferenceTarget", dependencies: [
             "HTTPServer", "Transport", "CallModel", "Credentials", "Locking", "TextEscaping", "WebSocket",
         ]),
-        .target(name: "FaultProxy", dependencies: ["CLinux", "Locking", "Determinism", "EventPolling", "Heaps"],
+        .target(name: "FaultProxy", dependencies: [
+                    "CLinux", "Locking", "Determinism", "EventPolling", "Heaps", "Bytes", "SystemCalls",
+                ],
                 exclude: ["CREATING_TOXICS.md"]),
         // The FaultController that runs the network and target windows on the run's clock: the proxy switchboard
         // (FaultProxy stays the network engine) and the target's kills, restarts and socket storms.
@@ -108,14 +118,17 @@ let package = Package(
         .target(name: "Driver", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "PushModel", "CLinux", "Results", "Locking",
             "Determinism", "TextEscaping", "Faults", "WebSocket", "WebSocketClient", "RunFormats", "SIP", "SIPClient",
+            "EventPolling",
         ]),
         .target(name: "Reports", dependencies: ["Metrics", "Results", "CZlib", "TextEscaping", "Checker"]),
-        .target(name: "Results", dependencies: ["Metrics", "Locking", "TextEscaping", "RunFormats"]),
+        .target(name: "Results", dependencies: [
+            "Metrics", "Locking", "TextEscaping", "RunFormats", "Bytes", "SystemCalls",
+        ]),
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
             "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "FaultProxy", "Locking",
             "Determinism", "Faults", "FaultControl", "Quantities", "WebSocket", "RunFormats", "HistoryLoading",
-            "ScenarioLoading", "Kamailio",
+            "ScenarioLoading", "Kamailio", "Bytes", "SystemCalls",
         ]),
         // libFuzzer targets (`make fuzz`, built in debug with -sanitize=fuzzer -DFUZZING); built plainly it
         // replays the committed corpora. Uses @testable imports: debug configuration only.
@@ -132,7 +145,7 @@ let package = Package(
         .executableTarget(name: "checker-bench", dependencies: ["Checker", "HistoryLoading"],
                           path: "Benchmarks/checker-bench"),
         .executableTarget(name: "ws-bench", dependencies: [
-            "WebSocketClient", "WebSocket", "HTTPServer", "Transport", "CLinux", "Determinism", "Driver",
+            "WebSocketClient", "WebSocket", "HTTPServer", "EventPolling", "CLinux", "Determinism", "Driver",
         ], path: "Benchmarks/ws-bench", exclude: ["lws_client.c"]),
         .executableTarget(name: "sip-bench", dependencies: ["SIP", "SIPClient", "CLinux"], path: "Benchmarks/sip-bench",
                           exclude: ["osip_parse.c"]),
@@ -142,16 +155,18 @@ let package = Package(
         // MARK: - Tests, one target per module
         // What many test targets need (child processes, loopback sockets, `eventually`, temporary directories):
         // a library only test targets depend on, so no product links it.
-        .target(name: "TestSupport", dependencies: ["CLinux", "Kamailio"]),
+        .target(name: "TestSupport", dependencies: ["CLinux", "Kamailio", "Bytes", "SystemCalls"]),
         .testTarget(name: "CallModelTests", dependencies: ["CallModel"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "CLinux", "Determinism"]),
         .testTarget(name: "QuantitiesTests", dependencies: ["Quantities", "Determinism"]),
         .testTarget(name: "ScenarioTests", dependencies: [
             "Scenario", "ScenarioLoading", "Metrics", "Determinism", "TestSupport", "CallModel", "Faults", "Quantities",
         ]),
-        .testTarget(name: "TransportTests", dependencies: ["Transport", "HTTPServer", "Credentials", "TestSupport"]),
+        .testTarget(name: "TransportTests", dependencies: [
+            "Transport", "EventPolling", "HTTPServer", "Credentials", "TestSupport",
+        ]),
         .testTarget(name: "HTTPServerTests", dependencies: [
-            "HTTPServer", "Credentials", "Locking", "Determinism", "TestSupport",
+            "HTTPServer", "Credentials", "Locking", "Determinism", "TestSupport", "CLibnghttp2",
         ]),
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials", "TestSupport"]),
         .testTarget(
@@ -193,18 +208,20 @@ let package = Package(
         .testTarget(name: "HeapsTests", dependencies: ["Heaps", "Determinism"]),
         .testTarget(name: "PushModelTests", dependencies: ["PushModel"]),
         .testTarget(name: "EventPollingTests", dependencies: ["EventPolling", "CLinux"]),
+        .testTarget(name: "BytesTests", dependencies: ["Bytes"]),
+        .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls", "Bytes"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
         .testTarget(name: "RunFormatsTests", dependencies: ["RunFormats", "CallModel"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Determinism"]),
         .testTarget(name: "SIPTests", dependencies: ["SIP", "Determinism"]),
         .testTarget(name: "KamailioTests", dependencies: ["Kamailio", "TestSupport"]),
         .testTarget(name: "SIPClientTests", dependencies: [
-            "SIPClient", "SIP", "Determinism", "Transport", "CLinux", "TestSupport", "Locking", "SIPEmbedded",
+            "SIPClient", "SIP", "Determinism", "EventPolling", "CLinux", "TestSupport", "Locking", "SIPEmbedded",
             "PushModel",
         ]),
         .testTarget(name: "WebSocketClientTests", dependencies: [
-            "WebSocketClient", "WebSocket", "Transport", "HTTPServer", "ReferenceTarget", "Credentials", "Determinism",
-            "Locking", "CLinux", "TestSupport",
+            "WebSocketClient", "WebSocket", "EventPolling", "HTTPServer", "ReferenceTarget", "Credentials",
+            "Determinism", "Locking", "TestSupport",
         ]),
     ]
 )

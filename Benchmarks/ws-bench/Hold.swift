@@ -2,8 +2,8 @@ import CLinux
 import Determinism
 import Dispatch
 import Driver
+import EventPolling
 import Foundation
-import Transport
 import WebSocket
 import WebSocketClient
 

@@ -1,9 +1,9 @@
 import CLinux
 import Determinism
 import Dispatch
+import EventPolling
 import Foundation
 import HTTPServer
-import Transport
 import WebSocket
 import WebSocketClient
 

@@ -26,8 +26,8 @@ int clinux_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data) {
 int clinux_epoll_wait(int epfd, uint64_t *datas, uint32_t *events, int max, int timeout_ms) {
     struct epoll_event evs[256];
     if (max > 256) max = 256;
-    int n;
-    do { n = epoll_wait(epfd, evs, max, timeout_ms); } while (n < 0 && errno == EINTR);
+    // An interrupted wait comes back to Swift, where SystemCall.wait retries it (the one place callstorm does).
+    int n = epoll_wait(epfd, evs, max, timeout_ms);
     for (int i = 0; i < n; i++) { datas[i] = evs[i].data.u64; events[i] = evs[i].events; }
     return n;
 }

@@ -1,7 +1,9 @@
+import Bytes
 import Dispatch
 import Foundation
 import Metrics
 import Results
+import SystemCalls
 
 /// The harness's own health while a run goes: RSS, CPU, open file descriptors and threads of this process once a
 /// second, as gauges `harness.rss_mib`, `harness.cpu_percent` (of one core), `harness.fds` and `harness.threads`,
@@ -124,10 +126,11 @@ final class HarnessSampler: @unchecked Sendable {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while bytes.count < 1 << 20 {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { return n == 0 ? String(decoding: bytes, as: UTF8.self) : nil }
-            bytes.append(contentsOf: chunk[..<n])
+            switch chunk.withUnsafeMutableBytes({ SystemCall.read(fd, into: $0.baseAddress!, count: $0.count) }) {
+            case .bytes(let n): bytes.append(contentsOf: chunk[..<n])
+            case .closed: return String(decoding: bytes, as: UTF8.self)
+            case .wouldBlock, .error: return nil
+            }
         }
         return String(decoding: bytes, as: UTF8.self)
     }

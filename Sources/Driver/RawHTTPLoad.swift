@@ -1,5 +1,6 @@
 import Determinism
 import Dispatch
+import EventPolling
 import Foundation
 import Metrics
 import Synchronization

@@ -1,9 +1,10 @@
 import CLinux
 import Determinism
 import Dispatch
+import EventPolling
+import SIPClient
 import Transport
 import WebSocketClient
-import SIPClient
 
 /// The real `DriverLoop`: a serial DispatchQueue served by one epoll thread (`EventThread`) that waits for the
 /// worker's sockets and its timer (a timerfd: absolute deadline, no slack), and the libcurl client on it.

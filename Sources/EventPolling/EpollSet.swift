@@ -1,14 +1,16 @@
 import CLinux
+import SystemCalls
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// An epoll set, the eventfd that wakes its waiter, and the buffers one wait fills: the core that callstorm's
-/// three event loops share (the HTTP server's loops, the fault proxy's loop, the transport's `EventThread`).
+/// three event loops share (the HTTP server's loops, the fault proxy's loop, and `EventThread`, beside it here,
+/// which runs the driver's HTTP transfers, WebSockets and SIP agents).
 ///
 /// Only this core is shared. What each loop does between waits stays its own, because there they differ on
 /// purpose and each is a measured hot path: the HTTP server drains a locked mailbox of responses and sweeps idle
-/// connections; the proxy runs a timer heap on an injectable `Clock` and re-applies toxic lists; the transport
+/// connections; the proxy runs a timer heap on an injectable `Clock` and re-applies toxic lists; `EventThread`
 /// hands each batch of ready fds to a serial DispatchQueue with `queue.sync` and keeps timers as timerfds in the
 /// set. One generic run loop would put a closure call or a protocol hop on every event of all three.
 ///
@@ -87,9 +89,11 @@ public final class EpollSet: @unchecked Sendable {
     // MARK: - Waiting (the waiting thread)
 
     /// Waits up to `timeoutMillis` (-1: no limit) for at most `limit` (default: `capacity`) ready fds; returns
-    /// how many, their tags and flags in `tags` and `events`; 0 on timeout, -1 on error.
+    /// how many, their tags and flags in `tags` and `events`; 0 on timeout, -1 on error (a signal is not one:
+    /// `SystemCall.wait` waits again).
     public func wait(timeoutMillis: Int32, limit: Int? = nil) -> Int {
-        Int(clinux_epoll_wait(fd, tags, events, Int32(min(limit ?? capacity, capacity)), timeoutMillis))
+        Int(SystemCall.wait(epoll: fd, tags: tags, events: events, max: Int32(min(limit ?? capacity, capacity)),
+                            timeoutMillis: timeoutMillis))
     }
 
     /// Clears the wake-up eventfd's readiness once its wake was seen.

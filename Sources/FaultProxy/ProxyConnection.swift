@@ -1,10 +1,13 @@
+import Bytes
+import SystemCalls
+
 /// One direction of a proxied connection: the toxic chain and the bytes released to the receiving socket.
 final class ProxyFlow {
     let pipeline: Pipeline
     /// The sending socket has not yet given EOF.
     var inputOpen = true
-    private(set) var writeBuffer: [UInt8] = []
-    private(set) var writeOffset = 0
+    /// Released bytes the receiving socket has not taken yet.
+    var writeBuffer = ByteQueue()
     /// What follows the buffered bytes: `.end` (shut down the receiver's side) or `.close` (the connection).
     private(set) var terminal: Emission?
     /// `shutdown(SHUT_WR)` has been done on the receiving socket.
@@ -12,7 +15,7 @@ final class ProxyFlow {
 
     init(pipeline: Pipeline) { self.pipeline = pipeline }
 
-    var unwritten: Int { writeBuffer.count - writeOffset }
+    var unwritten: Int { writeBuffer.count }
     var isIdle: Bool { unwritten == 0 && pipeline.isIdle }
 
     /// Takes what the chain released into the write buffer. Nothing after an end or a close counts.
@@ -20,21 +23,16 @@ final class ProxyFlow {
         while let emission = pipeline.output.popFirst() {
             guard terminal == nil else { continue }
             switch emission {
-            case .data(let bytes): writeBuffer += bytes
+            case .data(let bytes): writeBuffer.append(bytes)
             case .end, .close: terminal = emission
             }
         }
     }
 
-    func consumed(_ count: Int) {
-        writeOffset += count
-        if writeOffset == writeBuffer.count {
-            writeBuffer.removeAll(keepingCapacity: writeBuffer.capacity <= 256 * 1024)
-            writeOffset = 0
-        } else if writeOffset >= 64 * 1024 {
-            writeBuffer.removeFirst(writeOffset)
-            writeOffset = 0
-        }
+    /// Writes the buffer to `fd` as far as the socket takes it; an emptied buffer keeps up to 256 KiB, and a
+    /// buffer that does not empty gives its sent front back every 64 KiB.
+    func write(to fd: Int32) -> ByteQueue.Drain {
+        writeBuffer.drain(keepingCapacityUpTo: 256 * 1024, compactingAt: 64 * 1024) { SystemCall.send(fd, $0) }
     }
 }
 

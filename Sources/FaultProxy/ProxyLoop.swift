@@ -1,8 +1,10 @@
+import Bytes
 import CLinux
 import Determinism
 import EventPolling
 import Heaps
 import Synchronization
+import SystemCalls
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -147,13 +149,15 @@ final class ProxyLoop: @unchecked Sendable {
 
     /// One read into `flow`'s chain. False when the socket failed (the peer reset it).
     private func read(from fd: Int32, into flow: ProxyFlow) -> Bool {
-        let n = recv(fd, scratch.baseAddress, Self.readChunk, 0)
-        if n > 0 {
+        switch SystemCall.receive(fd, into: scratch.baseAddress!, count: Self.readChunk) {
+        case .bytes(let n):
             flow.pipeline.push(.data(Array(UnsafeRawBufferPointer(rebasing: scratch[0..<n]))), now: now)
-        } else if n == 0 {
+        case .closed:
             flow.inputOpen = false
             flow.pipeline.push(.end, now: now)
-        } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
+        case .wouldBlock:
+            break
+        case .error:
             return false
         }
         return true
@@ -161,7 +165,7 @@ final class ProxyLoop: @unchecked Sendable {
 
     private func acceptAll() {
         for _ in 0..<64 {
-            let clientFD = clinux_accept(listenFD)
+            let clientFD = SystemCall.accept(listenFD)
             guard clientFD >= 0 else { return }
             _ = clinux_set_nodelay(clientFD)
             stats.connectionsAccepted += 1
@@ -272,23 +276,12 @@ final class ProxyLoop: @unchecked Sendable {
 
     /// Writes as much of `flow`'s buffer as the socket takes. False on a write error.
     private func write(_ flow: ProxyFlow, to fd: Int32, upstream: Bool) -> Bool {
-        while flow.unwritten > 0 {
-            let n = flow.writeBuffer.withUnsafeBytes { raw in
-                send(fd, raw.baseAddress! + flow.writeOffset, flow.unwritten, Int32(MSG_NOSIGNAL))
-            }
-            if n > 0 {
-                flow.consumed(n)
-                if upstream { stats.bytesUpstream += n } else { stats.bytesDownstream += n }
-                statsDirty = true
-            } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                return true
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else {
-                return false
-            }
+        let drain = flow.write(to: fd)
+        if drain.progressed {
+            if upstream { stats.bytesUpstream += drain.written } else { stats.bytesDownstream += drain.written }
+            statsDirty = true
         }
-        return true
+        return !drain.failed
     }
 
     private func harvest(_ connection: ProxyConnection) {

@@ -17,24 +17,3 @@ final class ByteStream: SocketStream {
         request.tunnelTarget = tunnelTarget
     }
 }
-
-/// What an event loop needs from each accepted connection, whatever protocol it speaks.
-///
-/// Thread rule: every member is used on the owning loop's thread only.
-protocol LoopConnection: AnyObject {
-    var fd: Int32 { get }
-    var id: UInt64 { get }
-    var stream: ByteStream { get }
-    var isClosed: Bool { get set }
-    /// Set while the connection sits in the loop's list of connections to make progress on.
-    var isDirty: Bool { get set }
-    /// Reacts to what epoll reported for the socket.
-    func handleEvents(_ events: UInt32)
-    /// Records a handler's answer to request `sequence` (an HTTP/1.1 position, an HTTP/2 stream id); returns
-    /// whether it was taken.
-    func store(_ sequence: UInt64, _ response: HTTPResponse) -> Bool
-    /// Writes what is ready and updates epoll interest.
-    func makeProgress()
-    /// Called by the loop's periodic sweep: idle and handshake timeouts.
-    func checkTimers()
-}

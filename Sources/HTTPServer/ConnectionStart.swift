@@ -1,5 +1,7 @@
+import Bytes
 import CLinux
 import CSSL
+import SystemCalls
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -77,14 +79,14 @@ final class ConnectionStart: LoopConnection {
     // MARK: - First bytes
 
     private func classify() {
-        var peek = [UInt8](repeating: 0, count: ConnectHead.method.count)
-        let count = recv(fd, &peek, peek.count, Int32(MSG_PEEK))
-        guard count > 0 else {
-            if count < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) { return }
-            loop.closeConnection(self)
+        let scratch = loop.readScratch
+        let peeked = SystemCall.receive(fd, into: scratch.baseAddress!, count: ConnectHead.method.count,
+                                        flags: Int32(MSG_PEEK))
+        guard case .bytes(let count) = peeked else {
+            if peeked != .wouldBlock { loop.closeConnection(self) }
             return
         }
-        let first = peek[0..<count]
+        let first = UnsafeRawBufferPointer(start: scratch.baseAddress, count: count)
         if first[0] == 0x16 && loop.tls != nil {
             beginTLS()
         } else if loop.limits.connect != nil && ConnectHead.method.starts(with: first) {
@@ -122,25 +124,23 @@ final class ConnectionStart: LoopConnection {
                 refuse(431, target: nil, reason: "the CONNECT head is larger than \(ConnectHead.maxBytes) bytes")
                 return
             }
-            let peeked = recv(fd, scratch.baseAddress, min(room, scratch.count), Int32(MSG_PEEK))
-            if peeked == 0 {
-                loop.closeConnection(self)
-                return
-            } else if peeked < 0 {
-                if errno == EINTR { continue }
-                if errno != EAGAIN && errno != EWOULDBLOCK { loop.closeConnection(self) }
+            let peek = SystemCall.receive(fd, into: scratch.baseAddress!, count: min(room, scratch.count),
+                                          flags: Int32(MSG_PEEK))
+            guard case .bytes(let peeked) = peek else {
+                if peek != .wouldBlock { loop.closeConnection(self) }
                 return
             }
             let tail = Array(sniffed.suffix(3))
             let window = tail + UnsafeRawBufferPointer(start: scratch.baseAddress, count: peeked)
             let end = window.withUnsafeBufferPointer { ConnectHead.headEnd($0) }
             let take = end.map { max(0, $0 - tail.count) } ?? peeked
-            let got = take == 0 ? 0 : recv(fd, scratch.baseAddress, take, 0)
-            guard got == take else {
-                loop.closeConnection(self)
-                return
+            if take > 0 {
+                guard SystemCall.receive(fd, into: scratch.baseAddress!, count: take) == .bytes(take) else {
+                    loop.closeConnection(self)
+                    return
+                }
             }
-            sniffed.append(contentsOf: UnsafeRawBufferPointer(start: scratch.baseAddress, count: got))
+            sniffed.append(contentsOf: UnsafeRawBufferPointer(start: scratch.baseAddress, count: take))
             if !sniffed.prefix(ConnectHead.method.count).elementsEqual(
                 ConnectHead.method.prefix(min(sniffed.count, ConnectHead.method.count))) {
                 notConnect()
@@ -192,20 +192,7 @@ final class ConnectionStart: LoopConnection {
 
     /// Sends a proxy answer in one go: a few dozen bytes on a socket that has sent nothing yet.
     private func writeAll(_ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes.withUnsafeBytes {
-                send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
-            }
-            if sent > 0 {
-                offset += sent
-            } else if sent < 0 && errno == EINTR {
-                continue
-            } else {
-                return false
-            }
-        }
-        return true
+        bytes.withUnsafeBytes { all in SystemCall.writeAll(all) { SystemCall.send(fd, $0) } } == nil
     }
 
     // MARK: - TLS
@@ -245,29 +232,21 @@ final class ConnectionStart: LoopConnection {
 
     /// Reads until the first bytes decide the protocol.
     private func sniff() {
-        let scratch = loop.readScratch
-        while true {
-            let count = stream.read(scratch.baseAddress!, scratch.count)
-            if count > 0 {
-                sniffed.append(contentsOf: UnsafeRawBufferPointer(start: scratch.baseAddress, count: count))
-                let n = min(sniffed.count, Self.preface.count)
-                if sniffed[0..<n].elementsEqual(Self.preface[0..<n]) {
-                    if n == Self.preface.count { become(http2: true); return }
-                } else {
-                    become(http2: false)
-                    return
-                }
-            } else if count == 0 {
-                loop.closeConnection(self)
-                return
-            } else if errno == EINTR {
-                continue
-            } else if errno == EAGAIN || errno == EWOULDBLOCK {
-                return
+        var decided: Bool?
+        let end = loop.readChunks(from: stream, limit: .max) { chunk in
+            sniffed.append(contentsOf: chunk)
+            let n = min(sniffed.count, Self.preface.count)
+            if sniffed[0..<n].elementsEqual(Self.preface[0..<n]) {
+                if n == Self.preface.count { decided = true }
             } else {
-                loop.closeConnection(self)
-                return
+                decided = false
             }
+            return decided == nil
+        }
+        if let http2 = decided {
+            become(http2: http2)
+        } else if end != .wouldBlock {
+            loop.closeConnection(self)
         }
     }
 

@@ -2,6 +2,7 @@ import CLinux
 import CSSL
 import EventPolling
 import Locking
+import SystemCalls
 import struct Synchronization.Atomic
 #if canImport(Glibc)
 import Glibc
@@ -249,10 +250,10 @@ final class EventLoop: @unchecked Sendable {
         // Bounded so one loop cannot starve its connections during an accept storm; level triggering
         // brings it back for the rest.
         while accepted < 128 {
-            let fd = clinux_accept(listenFD)
+            let fd = SystemCall.accept(listenFD)
             if fd < 0 {
                 switch errno {
-                case EINTR, ECONNABORTED, EPROTO:
+                case ECONNABORTED, EPROTO:
                     continue
                 case EMFILE, ENFILE, ENOBUFS, ENOMEM:
                     // Out of descriptors: the backlog would keep the listener readable and spin the loop.

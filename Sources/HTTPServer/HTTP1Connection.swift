@@ -1,3 +1,4 @@
+import Bytes
 import CLinux
 #if canImport(Glibc)
 import Glibc
@@ -11,7 +12,7 @@ import Glibc
 /// loop's mailbox, so a connection that closed meanwhile simply drops the answer.
 /// More than 15 stored properties on purpose: a connection's state is read on every event of the loop's hot path,
 /// and grouping it into sub-objects would add a pointer hop (and ARC traffic) per event for no gain in meaning.
-final class HTTP1Connection: LoopConnection {
+final class HTTP1Connection: StreamConnection {
     /// A request handed to the handler whose answer is not yet written.
     private struct Pending {
         var response: HTTPResponse?
@@ -31,10 +32,8 @@ final class HTTP1Connection: LoopConnection {
     private var parser: HTTP1RequestParser
     /// Bytes read but not yet parsed. Usually empty: reads are parsed straight from the loop's scratch buffer
     /// and only an unfinished remainder is copied here.
-    private var readBuffer: [UInt8] = []
-    private var readIndex = 0
-    private var writeBuffer: [UInt8] = []
-    private var writeIndex = 0
+    private var readBuffer = ByteQueue()
+    private var writeBuffer = ByteQueue()
 
     private var pending: [Pending] = []
     private var pendingHead = 0
@@ -69,92 +68,69 @@ final class HTTP1Connection: LoopConnection {
 
     /// Takes over from `ConnectionStart`: parses the bytes it already read, then reads on.
     func start(initial: [UInt8]) {
-        readBuffer = initial
-        readIndex = 0
+        readBuffer = ByteQueue(initial)
         makeProgress()
         if !isClosed && wantsToRead { handleEvents(CLINUX_EPOLLIN) }
     }
 
     private var unanswered: Int { pending.count - pendingHead }
-    private var hasUnsentBytes: Bool { writeIndex < writeBuffer.count }
+    private var hasUnsentBytes: Bool { !writeBuffer.isEmpty }
 
     // MARK: - Events
 
-    /// Reacts to what epoll reported for this socket.
+    /// Reacts to what epoll reported for this socket: an error or hang-up ends it at once, even with bytes still
+    /// readable (see `HangUpRule.endAtOnce`).
     func handleEvents(_ events: UInt32) {
-        if events & (CLINUX_EPOLLERR | CLINUX_EPOLLHUP) != 0 {
-            // Reset or fully shut down: nothing more can be written, so pending answers are moot.
-            loop.closeConnection(self)
-            return
-        }
-        if events & CLINUX_EPOLLOUT != 0 {
-            writeOut()
-            if isClosed { return }
-        }
-        if events & CLINUX_EPOLLIN != 0 {
-            readIn()
-            if isClosed { return }
-        }
-        makeProgress()
+        handleEvents(events, onHangUp: .endAtOnce)
+    }
+
+    /// Reset or fully shut down: nothing more can be written, so pending answers are moot.
+    func hangUp() {
+        loop.closeConnection(self)
     }
 
     /// Reads what the socket has (a bounded amount per event, for fairness) and parses it.
-    private func readIn() {
-        let scratch = loop.readScratch
-        for _ in 0..<4 {
-            let count = stream.read(scratch.baseAddress!, scratch.count)
-            if count > 0 {
-                lastActivity = loop.now
-                if lingerDeadline != nil {
-                    lingerDiscarded += count
-                    if lingerDiscarded > 1 << 20 { loop.closeConnection(self); return }
-                    continue
-                }
-                let chunk = UnsafeBufferPointer(start: scratch.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count)
-                if stopParsing {
-                    // Input after a closing request or a rejection is never parsed.
-                    return
-                }
-                if readIndex == readBuffer.count {
-                    readBuffer.removeAll(keepingCapacity: readBuffer.capacity <= 4096)
-                    readIndex = 0
-                    let used = consume(chunk)
-                    if used < count && !stopParsing {
-                        readBuffer.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[used...]))
-                    }
-                } else {
-                    readBuffer.append(contentsOf: chunk)
-                    consumeBuffered()
-                }
-                if !wantsToRead || count < scratch.count { return }
-            } else if count == 0 {
-                peerClosed = true
-                return
-            } else {
-                switch errno {
-                case EINTR: continue
-                case EAGAIN, EWOULDBLOCK: return
-                default:
-                    loop.closeConnection(self)
-                    return
-                }
-            }
+    func readIn() {
+        switch loop.readChunks(from: stream, limit: 4, { take($0) }) {
+        case .closed?: peerClosed = true
+        case .error?: loop.closeConnection(self)
+        case .bytes?, .wouldBlock?, nil: break
         }
+    }
+
+    /// Parses one chunk read (discards it while lingering); returns whether to read again.
+    private func take(_ chunk: UnsafeBufferPointer<UInt8>) -> Bool {
+        lastActivity = loop.now
+        if lingerDeadline != nil {
+            lingerDiscarded += chunk.count
+            if lingerDiscarded > 1 << 20 {
+                loop.closeConnection(self)
+                return false
+            }
+            return true
+        }
+        // Input after a closing request or a rejection is never parsed.
+        if stopParsing { return false }
+        if readBuffer.isEmpty {
+            let used = consume(chunk)
+            if used < chunk.count && !stopParsing {
+                readBuffer.append(UnsafeBufferPointer(rebasing: chunk[used...]))
+            }
+        } else {
+            readBuffer.append(chunk)
+            consumeBuffered()
+        }
+        return wantsToRead && EventLoop.filledScratch(chunk)
     }
 
     /// Parses buffered input that an earlier pause left behind.
     private func consumeBuffered() {
-        guard readIndex < readBuffer.count, !stopParsing else { return }
-        let used = readBuffer.withUnsafeBufferPointer { all in
-            consume(UnsafeBufferPointer(rebasing: all[readIndex...]))
-        }
-        readIndex += used
-        if readIndex == readBuffer.count || stopParsing {
-            readBuffer.removeAll(keepingCapacity: readBuffer.capacity <= 4096)
-            readIndex = 0
-        } else if readIndex >= 16 * 1024 {
-            readBuffer.removeFirst(readIndex)
-            readIndex = 0
+        guard !readBuffer.isEmpty, !stopParsing else { return }
+        let used = readBuffer.withReadableBuffer { consume($0) }
+        if stopParsing {
+            readBuffer.removeAll(keepingCapacityUpTo: 4096)
+        } else {
+            readBuffer.consume(used, keepingCapacityUpTo: 4096, compactingAt: 16 * 1024)
         }
     }
 
@@ -235,7 +211,7 @@ final class HTTP1Connection: LoopConnection {
             }
             if continueWanted && unanswered == 0 && !closeAfterWrite {
                 continueWanted = false
-                writeBuffer.append(contentsOf: HTTP1ResponseEncoder.continueResponse)
+                writeBuffer.append(HTTP1ResponseEncoder.continueResponse)
             }
             if hasUnsentBytes {
                 writeOut()
@@ -247,7 +223,7 @@ final class HTTP1Connection: LoopConnection {
             }
             // A pause (pipelining depth or write backlog) may have ended: parse what is buffered. Synchronous
             // answers land in the loop's local queue and come back through `store`, so this cannot recurse.
-            if wantsToParse && readIndex < readBuffer.count {
+            if wantsToParse && !readBuffer.isEmpty {
                 let before = nextSequence
                 consumeBuffered()
                 // New requests, or a rejection that is answered at once: go round again.
@@ -267,7 +243,7 @@ final class HTTP1Connection: LoopConnection {
     private func serialiseReadyAnswers() -> WebSocketHandOver? {
         while pendingHead < pending.count, let response = pending[pendingHead].response {
             if let handOver = response.webSocket, awaitingUpgrade, pendingHead + 1 == pending.count {
-                WebSocketUpgrade.appendHead(response, to: &writeBuffer)
+                writeBuffer.appending { WebSocketUpgrade.appendHead(response, to: &$0) }
                 pending.removeAll()
                 pendingHead = 0
                 return handOver
@@ -277,7 +253,7 @@ final class HTTP1Connection: LoopConnection {
             if !framing.close && (response.goAway || HTTP1ResponseEncoder.requestsClose(response)) {
                 framing.close = true
             }
-            HTTP1ResponseEncoder.append(response, framing: framing, to: &writeBuffer)
+            writeBuffer.appending { HTTP1ResponseEncoder.append(response, framing: framing, to: &$0) }
             pending[pendingHead].response = nil
             pendingHead += 1
             firstSequence += 1
@@ -305,8 +281,8 @@ final class HTTP1Connection: LoopConnection {
 
     /// Gives the socket, the unsent 101 head and any bytes read after the request to a WebSocket connection.
     private func switchToWebSocket(_ handOver: WebSocketHandOver) {
-        let unsent = Array(writeBuffer[writeIndex...])
-        let unread = Array(readBuffer[readIndex...])
+        let unsent = writeBuffer.takeAll()
+        let unread = readBuffer.takeAll()
         let next = WebSocketServerConnection(fd: fd, id: id, loop: loop, stream: stream, handOver: handOver,
                                              unsent: unsent)
         loop.replace(self, with: next)
@@ -314,8 +290,8 @@ final class HTTP1Connection: LoopConnection {
     }
 
     /// Sends as much of the write buffer as the socket takes; EPOLLOUT interest covers the rest.
-    private func writeOut() {
-        let flush = stream.flush(&writeBuffer, from: &writeIndex, keepingCapacityUpTo: 16 * 1024)
+    func writeOut() {
+        let flush = stream.flush(&writeBuffer, keepingCapacityUpTo: 16 * 1024)
         if flush.progressed { lastActivity = loop.now }
         if flush.failed { loop.closeConnection(self) }
     }
@@ -324,7 +300,7 @@ final class HTTP1Connection: LoopConnection {
 
     private var wantsToParse: Bool {
         !stopParsing && !awaitingUpgrade && unanswered < loop.limits.maxPipelinedRequests
-            && writeBuffer.count - writeIndex < loop.limits.writeHighWaterBytes
+            && writeBuffer.count < loop.limits.writeHighWaterBytes
     }
 
     private var wantsToRead: Bool {
@@ -353,8 +329,7 @@ final class HTTP1Connection: LoopConnection {
         guard lingerDeadline == nil else { return }
         shutdown(fd, Int32(SHUT_WR))
         lingerDeadline = loop.now &+ loop.limits.lingerNanoseconds
-        readBuffer = []
-        readIndex = 0
+        readBuffer = ByteQueue()
     }
 
     /// Called by the loop's periodic sweep: enforces the idle timeout and the linger deadline.

@@ -1,3 +1,4 @@
+import Bytes
 import CLibnghttp2
 import CLinux
 #if canImport(Glibc)
@@ -16,7 +17,7 @@ import Glibc
 /// hot path; grouping it into sub-objects would add a pointer hop (and ARC traffic) per event for no gain in
 /// meaning. The response block layout and the reused field Strings are their own types (`HTTP2ResponseFields`,
 /// `HTTP2FieldStrings`), each a stored property here.
-final class HTTP2Connection: LoopConnection {
+final class HTTP2Connection: StreamConnection {
     /// A request stream being received, then waiting for its answer, then sending it.
     final class Stream {
         var method = ""
@@ -31,8 +32,8 @@ final class HTTP2Connection: LoopConnection {
         var bodyTooLarge = false
         var dispatched = false
         var answered = false
-        var responseBody: [UInt8] = []
-        var responseOffset = 0
+        /// The answer's body bytes nghttp2 has not framed yet.
+        var responseBody = ByteQueue()
     }
 
     let fd: Int32
@@ -48,12 +49,11 @@ final class HTTP2Connection: LoopConnection {
 
     private var session: OpaquePointer?
     private(set) var streams: [Int32: Stream] = [:]
-    private var writeBuffer: [UInt8] = []
+    private var writeBuffer = ByteQueue()
     /// Scratch for `submit`, kept between responses so answering a stream allocates no header arrays.
     private var responseFields = HTTP2ResponseFields()
     /// The last request's field Strings, reused when the next request repeats them byte for byte.
     private let fieldStrings = HTTP2FieldStrings()
-    private var writeIndex = 0
     private var lastActivity: UInt64
     private var interest: UInt32 = CLINUX_EPOLLIN
     private var peerClosed = false
@@ -127,48 +127,34 @@ final class HTTP2Connection: LoopConnection {
 
     // MARK: - Events
 
+    /// Reacts to what epoll reported for this socket: with bytes still readable, an error or hang-up is read
+    /// first (see `HangUpRule.readFirst`: the peer's last frames may be a GOAWAY or a RST_STREAM).
     func handleEvents(_ events: UInt32) {
-        if events & (CLINUX_EPOLLERR | CLINUX_EPOLLHUP) != 0 && events & CLINUX_EPOLLIN == 0 {
-            loop.closeConnection(self)
-            return
-        }
-        if events & CLINUX_EPOLLOUT != 0 {
-            writeOut()
-            if isClosed { return }
-        }
-        if events & CLINUX_EPOLLIN != 0 {
-            readIn()
-            if isClosed { return }
-        }
-        makeProgress()
+        handleEvents(events, onHangUp: .readFirst)
+    }
+
+    func hangUp() {
+        loop.closeConnection(self)
     }
 
     private var wantsToRead: Bool {
-        !failed && !peerClosed && writeBuffer.count - writeIndex < limits.writeHighWaterBytes
+        !failed && !peerClosed && writeBuffer.count < limits.writeHighWaterBytes
     }
 
-    private func readIn() {
-        let scratch = loop.readScratch
-        for _ in 0..<4 where wantsToRead {
-            let count = stream.read(scratch.baseAddress!, scratch.count)
-            if count > 0 {
-                lastActivity = loop.now
-                receive(UnsafeBufferPointer(start: scratch.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                            count: count))
-                // A short read drained the socket (a TLS read returns one record, so only in the clear);
-                // level-triggered epoll reports anything that arrives later.
-                if isClosed || (count < scratch.count && !stream.isTLS) { return }
-            } else if count == 0 {
-                peerClosed = true
-                return
-            } else if errno == EINTR {
-                continue
-            } else if errno == EAGAIN || errno == EWOULDBLOCK {
-                return
-            } else {
-                loop.closeConnection(self)
-                return
-            }
+    func readIn() {
+        guard wantsToRead else { return }
+        let end = loop.readChunks(from: stream, limit: 4) { chunk in
+            lastActivity = loop.now
+            receive(chunk)
+            // A short read drained the socket (a TLS read returns one record, so only in the clear);
+            // level-triggered epoll reports anything that arrives later.
+            if isClosed || (!EventLoop.filledScratch(chunk) && !stream.isTLS) { return false }
+            return wantsToRead
+        }
+        switch end {
+        case .closed?: peerClosed = true
+        case .error?: loop.closeConnection(self)
+        case .bytes?, .wouldBlock?, nil: break
         }
     }
 
@@ -279,8 +265,7 @@ final class HTTP2Connection: LoopConnection {
         guard let session else { return }
         s.answered = true
         let status = (200...999).contains(response.status) ? response.status : 500
-        s.responseBody = response.body
-        s.responseOffset = 0
+        s.responseBody = ByteQueue(response.body)
         responseFields.withVectors(status: status, response: response) { nva, count in
             if response.body.isEmpty {
                 _ = nghttp2_submit_response(session, streamID, nva, count, nil)
@@ -322,15 +307,13 @@ final class HTTP2Connection: LoopConnection {
     fileprivate func readBody(_ streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int,
                               flags: UnsafeMutablePointer<UInt32>) -> Int {
         guard let s = streams[streamID] else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
-        let count = min(length, s.responseBody.count - s.responseOffset)
-        s.responseBody.withUnsafeBufferPointer { body in
-            buffer.update(from: body.baseAddress! + s.responseOffset, count: count)
+        let count = min(length, s.responseBody.count)
+        s.responseBody.withReadableBuffer { body in
+            if count > 0 { buffer.update(from: body.baseAddress!, count: count) }
         }
-        s.responseOffset += count
-        if s.responseOffset == s.responseBody.count {
-            flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
-            s.responseBody = []
-        }
+        // The last bytes taken empty the queue and free the body.
+        s.responseBody.consume(count)
+        if s.responseBody.isEmpty { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
         return count
     }
 
@@ -339,7 +322,7 @@ final class HTTP2Connection: LoopConnection {
     func makeProgress() {
         guard !isClosed, let session else { return }
         _ = finishGoAwayIfDue()
-        while writeBuffer.count - writeIndex < limits.writeHighWaterBytes {
+        while writeBuffer.count < limits.writeHighWaterBytes {
             var chunk: UnsafePointer<UInt8>?
             let count = nghttp2_session_mem_send(session, &chunk)
             if count < 0 {
@@ -347,13 +330,13 @@ final class HTTP2Connection: LoopConnection {
                 return
             }
             if count == 0 { break }
-            writeBuffer.append(contentsOf: UnsafeBufferPointer(start: chunk, count: count))
+            writeBuffer.append(UnsafeBufferPointer(start: chunk, count: count))
         }
-        if writeIndex < writeBuffer.count {
+        if !writeBuffer.isEmpty {
             writeOut()
             if isClosed { return }
         }
-        let flushed = writeIndex >= writeBuffer.count
+        let flushed = writeBuffer.isEmpty
         if flushed && (failed || peerClosed
                        || (nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0)) {
             loop.closeConnection(self)
@@ -363,8 +346,8 @@ final class HTTP2Connection: LoopConnection {
     }
 
     /// Sends as much of the write buffer as the socket takes; EPOLLOUT interest covers the rest.
-    private func writeOut() {
-        let flush = stream.flush(&writeBuffer, from: &writeIndex, keepingCapacityUpTo: 64 * 1024)
+    func writeOut() {
+        let flush = stream.flush(&writeBuffer, keepingCapacityUpTo: 64 * 1024)
         if flush.progressed { lastActivity = loop.now }
         if flush.failed { loop.closeConnection(self) }
     }
@@ -372,7 +355,7 @@ final class HTTP2Connection: LoopConnection {
     private func updateInterest() {
         var wanted: UInt32 = 0
         if wantsToRead { wanted |= CLINUX_EPOLLIN }
-        if writeIndex < writeBuffer.count { wanted |= CLINUX_EPOLLOUT }
+        if !writeBuffer.isEmpty { wanted |= CLINUX_EPOLLOUT }
         if wanted != interest {
             interest = wanted
             _ = clinux_epoll_ctl(loop.epollFD, 3, fd, wanted, UInt64(fd))

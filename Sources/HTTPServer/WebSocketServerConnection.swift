@@ -1,3 +1,4 @@
+import Bytes
 import CLinux
 import WebSocket
 #if canImport(Glibc)
@@ -12,7 +13,7 @@ import Glibc
 /// linger time).
 // limits: 16 stored properties, like HTTP1Connection's: the socket's state is read on every event of the loop's hot
 // path, and sub-objects would add a pointer hop (and ARC traffic) per event for no gain in meaning.
-final class WebSocketServerConnection: LoopConnection {
+final class WebSocketServerConnection: StreamConnection {
     let fd: Int32
     let id: UInt64
     let stream: ByteStream
@@ -23,8 +24,7 @@ final class WebSocketServerConnection: LoopConnection {
     private let session: any WebSocketSession
     private let peer: WebSocketPeer
     private var reader: MessageReader
-    private var writeBuffer: [UInt8]
-    private var writeIndex = 0
+    private var writeBuffer: ByteQueue
     private var sentClose = false
     /// The close report to give once the last bytes are written.
     private var closeAfterWrite: CloseReport?
@@ -43,7 +43,7 @@ final class WebSocketServerConnection: LoopConnection {
         self.session = handOver.session
         self.peer = WebSocketPeer(loop: loop, fd: fd, request: handOver.request)
         self.reader = MessageReader(role: .server, maxMessageBytes: loop.limits.maxBodyBytes)
-        self.writeBuffer = unsent
+        self.writeBuffer = ByteQueue(unsent)
     }
 
     /// Takes over the socket: tells the session, then handles bytes the client sent after its request.
@@ -58,33 +58,27 @@ final class WebSocketServerConnection: LoopConnection {
         if !isClosed { handleEvents(CLINUX_EPOLLIN) }
     }
 
+    /// Reacts to what epoll reported for this socket: with bytes still readable, an error or hang-up is read
+    /// first (see `HangUpRule.readFirst`: the client's last bytes may be its close frame).
     func handleEvents(_ events: UInt32) {
-        if events & (CLINUX_EPOLLERR | CLINUX_EPOLLHUP) != 0 && events & CLINUX_EPOLLIN == 0 {
-            finish(CloseReport(cause: .transport, code: .abnormal, reason: ""))
-            return
-        }
-        if events & CLINUX_EPOLLOUT != 0 { writeOut() }
-        if isClosed { return }
-        if events & CLINUX_EPOLLIN != 0 { readIn() }
-        if !isClosed { makeProgress() }
+        handleEvents(events, onHangUp: .readFirst)
     }
 
-    private func readIn() {
-        let scratch = loop.readScratch
-        for _ in 0..<4 {
-            let count = stream.read(scratch.baseAddress!, scratch.count)
-            if count > 0 {
-                reader.append(UnsafeRawBufferPointer(start: scratch.baseAddress, count: count))
-                drain()
-                if isClosed || closeAfterWrite != nil || count < scratch.count { return }
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                return
-            } else {
-                finish(CloseReport(cause: sentClose ? .local : .transport, code: .abnormal, reason: ""))
-                return
-            }
+    func hangUp() {
+        finish(CloseReport(cause: .transport, code: .abnormal, reason: ""))
+    }
+
+    func readIn() {
+        let end = loop.readChunks(from: stream, limit: 4) { chunk in
+            reader.append(UnsafeRawBufferPointer(chunk))
+            drain()
+            return !isClosed && closeAfterWrite == nil && EventLoop.filledScratch(chunk)
+        }
+        switch end {
+        case .closed?, .error?:
+            finish(CloseReport(cause: sentClose ? .local : .transport, code: .abnormal, reason: ""))
+        case .bytes?, .wouldBlock?, nil:
+            break
         }
     }
 
@@ -103,7 +97,8 @@ final class WebSocketServerConnection: LoopConnection {
             guard let message else { return }
             switch message {
             case .text, .binary: session.received(message, from: peer)
-            case .ping(let payload): if !sentClose { FrameEncoder.append(.pong, payload: payload, to: &writeBuffer) }
+            case .ping(let payload):
+                if !sentClose { writeBuffer.appending { FrameEncoder.append(.pong, payload: payload, to: &$0) } }
             case .pong: break
             case .close(let code, let reason):
                 let initiatedHere = sentClose
@@ -124,8 +119,8 @@ final class WebSocketServerConnection: LoopConnection {
     private func queueClose(_ code: CloseCode?, reason: String) {
         guard !sentClose else { return }
         sentClose = true
-        FrameEncoder.append(.close, payload: code.map { FrameEncoder.closePayload($0, reason: reason) } ?? [],
-                            to: &writeBuffer)
+        let payload = code.map { FrameEncoder.closePayload($0, reason: reason) } ?? []
+        writeBuffer.appending { FrameEncoder.append(.close, payload: payload, to: &$0) }
     }
 
     /// Frames from a `WebSocketPeer` (the delivery's sequence says which kind).
@@ -135,19 +130,18 @@ final class WebSocketServerConnection: LoopConnection {
         case .frames:
             guard !sentClose else { return false }
             // A client that stopped reading would make the server hold every event for it: drop it instead.
-            guard writeBuffer.count - writeIndex <= 4 * loop.limits.writeHighWaterBytes else {
+            guard writeBuffer.count <= 4 * loop.limits.writeHighWaterBytes else {
                 finish(CloseReport(cause: .aborted, code: .abnormal, reason: "client stopped reading"))
                 return false
             }
-            writeBuffer.append(contentsOf: response.body)
+            writeBuffer.append(response.body)
         case .close:
             guard !sentClose else { return false }
             sentClose = true
-            writeBuffer.append(contentsOf: response.body)
+            writeBuffer.append(response.body)
             closeDeadline = loop.now &+ loop.limits.lingerNanoseconds
         case .abort:
-            writeBuffer = []
-            writeIndex = 0
+            writeBuffer = ByteQueue()
             closeAfterWrite = CloseReport(cause: .aborted, code: .abnormal, reason: "")
         }
         return true
@@ -155,37 +149,25 @@ final class WebSocketServerConnection: LoopConnection {
 
     func makeProgress() {
         guard !isClosed else { return }
-        if writeIndex < writeBuffer.count { writeOut() }
+        if !writeBuffer.isEmpty { writeOut() }
         if isClosed { return }
-        if writeIndex >= writeBuffer.count, let report = closeAfterWrite {
+        if writeBuffer.isEmpty, let report = closeAfterWrite {
             finish(report)
             return
         }
         var wanted: UInt32 = CLINUX_EPOLLIN
-        if writeIndex < writeBuffer.count { wanted |= CLINUX_EPOLLOUT }
+        if !writeBuffer.isEmpty { wanted |= CLINUX_EPOLLOUT }
         if wanted != interest {
             interest = wanted
             _ = clinux_epoll_ctl(loop.epollFD, 3, fd, wanted, UInt64(fd))
         }
     }
 
-    private func writeOut() {
-        while writeIndex < writeBuffer.count {
-            let sent = writeBuffer.withUnsafeBytes { stream.write($0.baseAddress! + writeIndex, $0.count - writeIndex) }
-            if sent > 0 {
-                writeIndex += sent
-            } else if sent < 0 && errno == EINTR {
-                continue
-            } else if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                return
-            } else {
-                finish(closeAfterWrite ?? CloseReport(cause: .transport, code: .abnormal, reason: ""))
-                return
-            }
+    /// Sends what the socket takes; an idle socket keeps no write buffer.
+    func writeOut() {
+        if stream.flush(&writeBuffer, keepingCapacityUpTo: 0).failed {
+            finish(closeAfterWrite ?? CloseReport(cause: .transport, code: .abnormal, reason: ""))
         }
-        // An idle socket keeps no write buffer.
-        writeBuffer = []
-        writeIndex = 0
     }
 
     func checkTimers() {

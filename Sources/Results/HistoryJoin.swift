@@ -1,4 +1,6 @@
+import Bytes
 import Foundation
+import SystemCalls
 
 /// Joins operation histories (`history-w<i>.jsonl`, docs/CHECKER.md) into one file ordered by each line's `t`.
 ///
@@ -182,13 +184,8 @@ final class AtomicFileWriter {
     }
 
     private func flush() throws {
-        var offset = 0
-        while offset < buffer.count {
-            let n = buffer[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: tmpPath]) }
-            offset += n
-        }
+        let failure = buffer.withUnsafeBytes { all in SystemCall.writeAll(all) { SystemCall.write(fd, $0) } }
+        guard failure == nil else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: tmpPath]) }
         buffer.removeAll(keepingCapacity: true)
     }
 

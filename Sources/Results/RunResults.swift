@@ -1,5 +1,7 @@
+import Bytes
 import Foundation
 import Metrics
+import SystemCalls
 
 /// Reads back what the workers streamed: their recorders merged, and the row files joined, so a report can be
 /// rebuilt from a run directory after the process is gone.
@@ -106,19 +108,11 @@ public enum RunResults {
         let tmp = url.appendingPathExtension("tmp")
         let fd = open(tmp.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw writeError(tmp.path, errno) }
-        var offset = 0
-        let wrote = data.withUnsafeBytes { bytes -> Bool in
-            while offset < bytes.count {
-                let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if n < 0, errno == EINTR { continue }
-                guard n > 0 else { return false }
-                offset += n
-            }
-            return true
-        }
-        let writeErrno = errno
-        guard close(fd) == 0, wrote else {
-            let error = writeError(tmp.path, wrote ? errno : writeErrno)
+        let failure = data.withUnsafeBytes { all in SystemCall.writeAll(all) { SystemCall.write(fd, $0) } }
+        var writeErrno = EIO
+        if case .error(let code)? = failure { writeErrno = code }
+        guard close(fd) == 0, failure == nil else {
+            let error = writeError(tmp.path, failure == nil ? errno : writeErrno)
             unlink(tmp.path)
             throw error
         }

@@ -1,7 +1,9 @@
+import Bytes
 import CLinux
 import Determinism
+import EventPolling
 import SIP
-import Transport
+import SystemCalls
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -167,13 +169,9 @@ public final class SIPClientPool: @unchecked Sendable {
     private func readDatagrams(_ socket: SIPSocket, _ agent: SIPUserAgent) {
         for _ in 0..<64 {
             var from = sockaddr_in()
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let n = withUnsafeMutablePointer(to: &from) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    recvfrom(socket.fd, scratch.baseAddress, scratch.count, 0, $0, &length)
-                }
-            }
-            guard n >= 0 else { return }
+            let read = SystemCall.receiveDatagram(socket.fd, into: scratch.baseAddress!, count: scratch.count,
+                                                  from: &from)
+            guard case .bytes(let n) = read else { return }
             let handle = Int(from.sin_addr.s_addr) << 16 | Int(from.sin_port)
             if sources[handle] == nil {
                 // Bounded: a flood from many ports must not grow it; a forgotten sender's answer goes to the proxy.
@@ -192,8 +190,8 @@ public final class SIPClientPool: @unchecked Sendable {
 
     private func readStream(_ socket: SIPSocket, _ agent: SIPUserAgent) {
         while true {
-            let n = recv(socket.fd, scratch.baseAddress, scratch.count, 0)
-            if n > 0 {
+            let read = SystemCall.receive(socket.fd, into: scratch.baseAddress!, count: scratch.count)
+            if case .bytes(let n) = read {
                 socket.parser.append(UnsafeRawBufferPointer(rebasing: scratch[..<n]))
                 do {
                     while let message = try socket.parser.next() {
@@ -206,7 +204,7 @@ public final class SIPClientPool: @unchecked Sendable {
                 }
                 continue
             }
-            if n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) { reconnect(socket, agent) }
+            if read != .wouldBlock { reconnect(socket, agent) }
             return
         }
     }

@@ -1,5 +1,7 @@
+import Bytes
 import CLinux
 import SIP
+import SystemCalls
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,7 +14,7 @@ final class SIPSocket {
     let transport: SIPTransportKind
     var parser = SIPStreamParser()
     /// TCP bytes the kernel has not taken yet (a connect in progress, a full send buffer).
-    var pending: [UInt8] = []
+    var pending = ByteQueue()
     var wantsWrite = false
 
     init(fd: Int32, agent: Int, transport: SIPTransportKind) {
@@ -53,35 +55,19 @@ final class SIPSocket {
 
     /// Sends one datagram to `address`; false when the kernel refused it (counted by the pool as a send error).
     func sendDatagram(_ bytes: [UInt8], to address: sockaddr_in) -> Bool {
-        var target = address
-        let sent = bytes.withUnsafeBytes { raw in
-            withUnsafePointer(to: &target) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL), $0,
-                           socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-        }
-        return sent == bytes.count
+        bytes.withUnsafeBytes { SystemCall.sendDatagram(fd, $0, to: address) } == .bytes(bytes.count)
     }
 
     /// Queues stream bytes and writes what the kernel takes; returns whether bytes are left (wait for EPOLLOUT).
     func write(_ bytes: [UInt8]) -> Bool {
-        pending.append(contentsOf: bytes)
+        pending.append(bytes)
         return flush()
     }
 
-    /// Writes queued bytes; returns whether some are left.
+    /// Writes queued bytes; returns whether some are left. A failed write leaves them: the read that follows
+    /// meets the broken stream and the pool reconnects. An emptied queue keeps no buffer.
     func flush() -> Bool {
-        while !pending.isEmpty {
-            let n = pending.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n > 0 {
-                pending.removeFirst(n)
-            } else {
-                break
-            }
-        }
-        if pending.isEmpty { pending = [] }
+        _ = pending.drain(keepingCapacityUpTo: 0, compactingAt: 64 * 1024) { SystemCall.send(fd, $0) }
         return !pending.isEmpty
     }
 }

@@ -1,4 +1,6 @@
+import Bytes
 import CSSL
+import SystemCalls
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,10 +9,9 @@ import Glibc
 ///
 /// Thread rule: owned by one connection on its event-loop thread. Shared by the HTTP server's connections (which
 /// add what a server knows of its peer, `ByteStream`) and the WebSocket client's sockets, so neither module imports
-/// the other. Results follow `read(2)`/`send(2)`: a count,
-/// 0 for end of stream (reads only), or -1 with `errno` set (`EAGAIN` when the call would block; TLS's "wants
-/// the other direction" is reported as `EAGAIN` too, since the loop keeps read interest on and write interest
-/// whenever bytes are waiting).
+/// the other. Results are `IOResult`s: in the clear straight from `SystemCall` (interrupted calls retried there);
+/// under TLS, OpenSSL's "wants the other direction" is `.wouldBlock` too, since the loop keeps read interest on
+/// and write interest whenever bytes are waiting.
 open class SocketStream {
     public final let fd: Int32
     /// The TLS session, nil in the clear. Freed by `close()`.
@@ -29,56 +30,35 @@ open class SocketStream {
         tls = session
     }
 
-    public final func read(_ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
-        guard let tls else { return Glibc.read(fd, buffer, count) }
+    /// One read of up to `count` bytes into `buffer`.
+    @inlinable
+    public final func read(into buffer: UnsafeMutableRawPointer, count: Int) -> IOResult {
+        guard let tls else { return SystemCall.read(fd, into: buffer, count: count) }
         let n = cssl_read(tls, buffer, Int32(min(count, Int(Int32.max))))
         switch n {
-        case let n where n > 0: return Int(n)
-        case 0: return 0
-        case -1:
-            errno = EAGAIN
-            return -1
-        default:
-            errno = ECONNRESET
-            return -1
+        case let n where n > 0: return .bytes(Int(n))
+        case 0: return .closed
+        case -1: return .wouldBlock
+        default: return .error(ECONNRESET)
         }
     }
 
-    public final func write(_ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-        guard let tls else { return send(fd, buffer, count, Int32(MSG_NOSIGNAL)) }
-        let n = cssl_write(tls, buffer, Int32(min(count, 1 << 30)))
-        if n > 0 { return Int(n) }
-        errno = n == -1 ? EAGAIN : EPIPE
-        return -1
+    /// One write of `bytes` (a TLS write sends at most 1 GiB of them).
+    @inlinable
+    public final func write(_ bytes: UnsafeRawBufferPointer) -> IOResult {
+        guard let tls else { return SystemCall.send(fd, bytes) }
+        let n = cssl_write(tls, bytes.baseAddress, Int32(min(bytes.count, 1 << 30)))
+        if n > 0 { return .bytes(Int(n)) }
+        return n == -1 ? .wouldBlock : .error(EPIPE)
     }
 
-    /// What a flush did: whether any byte went out, and whether a write failed (the connection must close).
-    public struct Flush {
-        public var progressed = false
-        public var failed = false
-    }
-
-    /// Sends `buffer[index...]`, advancing `index`, until the socket would block, a write fails, or all of it is
-    /// sent; then empties `buffer` (keeping its capacity when at most `keep` bytes) and resets `index`. Both
-    /// protocols flush their write buffers through this; EPOLLOUT interest covers what stays unsent.
-    public final func flush(_ buffer: inout [UInt8], from index: inout Int, keepingCapacityUpTo keep: Int) -> Flush {
-        var result = Flush()
-        while index < buffer.count {
-            let offset = index
-            let sent = buffer.withUnsafeBytes { write($0.baseAddress! + offset, $0.count - offset) }
-            if sent > 0 {
-                index += sent
-                result.progressed = true
-            } else if sent < 0 && errno == EINTR {
-                continue
-            } else {
-                result.failed = !(sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-                return result
-            }
-        }
-        buffer.removeAll(keepingCapacity: buffer.capacity <= keep)
-        index = 0
-        return result
+    /// Sends the queue's bytes until the socket would block, a write fails, or all of it is sent; an emptied
+    /// queue keeps its capacity only when that is at most `keep` bytes. Every write buffer of the HTTP server's
+    /// connections and the WebSocket client's sockets is flushed through this (through `ByteQueue.drain`, which
+    /// the fault proxy and the SIP pool use with their plain sockets); EPOLLOUT interest covers what stays unsent.
+    @inlinable
+    public final func flush(_ queue: inout ByteQueue, keepingCapacityUpTo keep: Int) -> ByteQueue.Drain {
+        queue.drain(keepingCapacityUpTo: keep) { write($0) }
     }
 
     /// Sends TLS close_notify when possible, frees the TLS session and closes the socket. Once only.

@@ -1,4 +1,6 @@
+import Bytes
 import CLinux
+import SystemCalls
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -74,18 +76,14 @@ public final class LoopbackSocket: @unchecked Sendable {
 
     // MARK: - Sending
 
-    /// Sends all of `bytes`, retrying interrupted sends; throws the errno of a failed one.
+    /// Sends all of `bytes` (interrupted sends are retried by `SystemCall`); throws the errno of a failed one
+    /// (EAGAIN when the send timeout passed).
     public func send(_ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes.withUnsafeBytes {
-                Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-            }
-            if sent < 0 {
-                if errno == EINTR { continue }
-                throw Failure.send(errno)
-            }
-            offset += sent
+        switch bytes.withUnsafeBytes({ all in SystemCall.writeAll(all) { SystemCall.send(fd, $0) } }) {
+        case nil, .bytes?: return
+        case .wouldBlock?: throw Failure.send(EAGAIN)
+        case .closed?: throw Failure.send(EPIPE)
+        case .error(let code)?: throw Failure.send(code)
         }
     }
 
@@ -106,14 +104,15 @@ public final class LoopbackSocket: @unchecked Sendable {
 
     // MARK: - Receiving
 
-    /// One read of up to 64 KiB, retrying interrupted reads.
+    /// One read of up to 64 KiB (interrupted reads are retried by `SystemCall`); EAGAIN when the receive
+    /// timeout passed.
     public func receive() -> Received {
         var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count > 0 { return .data(Array(chunk[0..<count])) }
-            if count == 0 { return .end }
-            if errno != EINTR { return .failed(errno) }
+        switch chunk.withUnsafeMutableBytes({ SystemCall.receive(fd, into: $0.baseAddress!, count: $0.count) }) {
+        case .bytes(let count): return .data(Array(chunk[0..<count]))
+        case .closed: return .end
+        case .wouldBlock: return .failed(EAGAIN)
+        case .error(let code): return .failed(code)
         }
     }
 

@@ -1,6 +1,7 @@
 import CCurl
 import CLinux
 import Dispatch
+import EventPolling
 import Foundation
 
 /// An HTTP client on one libcurl multi handle, driven from one serial queue.

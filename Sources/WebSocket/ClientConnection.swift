@@ -1,3 +1,4 @@
+import Bytes
 import Determinism
 
 /// How a connection ended, for the owner's books.
@@ -80,9 +81,9 @@ public struct ClientConnection: Sendable {
     }
 
     public private(set) var state: State = .connecting
-    /// Bytes to write to the peer, in order. The owner writes a prefix and calls `didWrite`.
-    public private(set) var outbound: [UInt8] = []
-    private var outboundIndex = 0
+    /// Bytes to write to the peer, in order: the owner drains them (`drainOutbound`); an emptied queue keeps no
+    /// buffer, so an idle socket holds none.
+    @usableFromInline var unsent = ByteQueue()
     private var handshake: HandshakeResponseParser?
     private var reader: MessageReader
     private var random: SeededRandom
@@ -96,30 +97,36 @@ public struct ClientConnection: Sendable {
                 maxMessageBytes: Int = 1 << 20) throws(HandshakeError) {
         var random = random
         let key = Handshake.newKey(&random)
-        outbound = try Handshake.request(url: url, key: key, headers: headers)
+        unsent = ByteQueue(try Handshake.request(url: url, key: key, headers: headers))
         handshake = HandshakeResponseParser(key: key)
         reader = MessageReader(role: .client, maxMessageBytes: maxMessageBytes)
         self.random = random
     }
 
     /// Bytes still to write.
-    public var pendingBytes: Int { outbound.count - outboundIndex }
+    public var pendingBytes: Int { unsent.count }
+
+    /// The bytes still to write, copied (for tests and diagnostics; the owner writes with `drainOutbound`).
+    public var outbound: [UInt8] { Array(unsent.readable) }
 
     /// Whether the owner should close the socket once `pendingBytes` is 0.
     public var isFinished: Bool { state == .closed }
 
     /// Records that `count` bytes from the front of the unsent part were written.
     public mutating func didWrite(_ count: Int) {
-        outboundIndex += count
-        if outboundIndex >= outbound.count {
-            outbound = []
-            outboundIndex = 0
-        }
+        unsent.consume(min(count, unsent.count))
     }
 
     /// Calls `body` with the unsent bytes (for `write(2)`), returning what it returns.
     public func withPendingBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-        outbound.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[outboundIndex...])) }
+        unsent.withReadableBytes(body)
+    }
+
+    /// Writes the unsent bytes with `write` (the owner's socket) until none are left, the socket would block, or a
+    /// write fails; what went out is consumed.
+    @inlinable
+    public mutating func drainOutbound(through write: (UnsafeRawBufferPointer) -> IOResult) -> ByteQueue.Drain {
+        unsent.drain(keepingCapacityUpTo: 0, through: write)
     }
 
     // MARK: - Receiving
@@ -253,8 +260,7 @@ public struct ClientConnection: Sendable {
         guard state != .closed else { return nil }
         var events: [Event] = []
         handshake = nil
-        outbound = []
-        outboundIndex = 0
+        unsent = ByteQueue()
         finish(.aborted, .abnormal, "", into: &events)
         if case .closed(let report)? = events.first { return report }
         return nil
@@ -264,7 +270,7 @@ public struct ClientConnection: Sendable {
 
     private mutating func queue(_ opcode: Opcode, _ payload: [UInt8], fin: Bool = true) {
         let mask = UInt32(truncatingIfNeeded: random.next())
-        FrameEncoder.append(opcode, payload: payload, fin: fin, maskKey: mask, to: &outbound)
+        unsent.appending { FrameEncoder.append(opcode, payload: payload, fin: fin, maskKey: mask, to: &$0) }
     }
 
     private mutating func finish(_ cause: CloseCause, _ code: CloseCode, _ reason: String,

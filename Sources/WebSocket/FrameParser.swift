@@ -1,3 +1,5 @@
+import Bytes
+
 /// Cuts frames out of a byte stream that arrives in arbitrary chunks, checking every rule a single frame can
 /// break (§5.2, §5.5) as soon as its header is complete, so an oversize or malformed frame is refused before
 /// its payload is buffered.
@@ -9,8 +11,8 @@ public struct FrameParser: Sendable {
     public let role: Role
     /// The largest payload one frame may announce.
     public let maxFrameBytes: Int
-    private var buffer: [UInt8] = []
-    private var index = 0
+    /// Bytes received and not yet cut into frames; emptied (holding no buffer) whenever all were.
+    private var buffer = ByteQueue()
 
     public init(role: Role, maxFrameBytes: Int = 1 << 20) {
         self.role = role
@@ -18,14 +20,10 @@ public struct FrameParser: Sendable {
     }
 
     /// Bytes received and not yet returned as frames.
-    public var bufferedBytes: Int { buffer.count - index }
+    public var bufferedBytes: Int { buffer.count }
 
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        if index == buffer.count && index > 0 {
-            buffer = []
-            index = 0
-        }
-        buffer.append(contentsOf: bytes)
+        buffer.append(bytes)
     }
 
     public mutating func append(_ bytes: [UInt8]) {
@@ -35,30 +33,22 @@ public struct FrameParser: Sendable {
     /// The next whole frame, nil when more bytes are needed. After a throw the stream is unusable: the
     /// caller fails the connection with the error's close code.
     public mutating func next() throws(FrameError) -> Frame? {
-        let available = buffer.count - index
+        let available = buffer.count
         guard available >= 2 else { return nil }
-        let header = try buffer.withUnsafeBufferPointer { all throws(FrameError) -> Header? in
-            try Self.header(UnsafeBufferPointer(rebasing: all[index...]), role: role, maxFrameBytes: maxFrameBytes)
+        let header = try buffer.withReadableBuffer { readable throws(FrameError) -> Header? in
+            try Self.header(readable, role: role, maxFrameBytes: maxFrameBytes)
         }
         guard let (headerLength, payloadLength, mask, fin, opcode) = header else { return nil }
         guard available >= headerLength + payloadLength else { return nil }
-        let start = index + headerLength
-        var payload = Array(buffer[start..<(start + payloadLength)])
+        var payload = buffer.copyBytes(at: headerLength, count: payloadLength)
         if let mask {
             let key = [UInt8(mask >> 24), UInt8((mask >> 16) & 0xFF), UInt8((mask >> 8) & 0xFF), UInt8(mask & 0xFF)]
             payload.withUnsafeMutableBufferPointer { p in
                 for i in 0..<p.count { p[i] ^= key[i & 3] }
             }
         }
-        index = start + payloadLength
-        if index == buffer.count {
-            // An idle socket keeps no buffer: at tens of thousands of sockets that beats reusing one.
-            buffer = []
-            index = 0
-        } else if index >= 64 * 1024 {
-            buffer.removeFirst(index)
-            index = 0
-        }
+        // An idle socket keeps no buffer: at tens of thousands of sockets that beats reusing one.
+        buffer.consume(headerLength + payloadLength, keepingCapacityUpTo: 0, compactingAt: 64 * 1024)
         return Frame(fin: fin, opcode: opcode, payload: payload)
     }
 

@@ -1,3 +1,4 @@
+import Bytes
 import CLinux
 import CSSL
 import CSSLClient
@@ -52,42 +53,36 @@ extension WebSocketClientPool {
 
     private func readIn(_ socket: ClientSocket) {
         for _ in 0..<4 {
-            let count = socket.stream.read(scratchBase, scratchCount)
-            if count > 0 {
+            switch socket.stream.read(into: scratchBase, count: scratchCount) {
+            case .bytes(let count):
                 let events = socket.connection.receive(UnsafeRawBufferPointer(start: scratchBase, count: count))
                 deliver(socket, events)
                 guard isLive(socket) else { return }
                 flush(socket)
                 guard isLive(socket) else { return }
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+            case .wouldBlock:
                 return
-            } else {
-                if let event = socket.connection.transportClosed() { deliver(socket, [event]) }
-                if isLive(socket) { finish(socket, nil) }
-                return
+            case .closed, .error:
+                return lost(socket)
             }
         }
+    }
+
+    /// The byte stream ended (end of stream, a failed read or write) without the closing handshake finishing.
+    private func lost(_ socket: ClientSocket) {
+        if let event = socket.connection.transportClosed() { deliver(socket, [event]) }
+        if isLive(socket) { finish(socket, nil) }
     }
 
     /// Writes what the state machine queued; closes the socket once it is finished and drained.
     func flush(_ socket: ClientSocket) {
         guard socket.phase == .ready else { return }
-        while socket.connection.pendingBytes > 0 {
-            let sent = socket.connection.withPendingBytes { socket.stream.write($0.baseAddress!, $0.count) }
-            if sent > 0 {
-                socket.connection.didWrite(sent)
-            } else if sent < 0 && errno == EINTR {
-                continue
-            } else if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                setInterest(socket, socket.readInterest | CLINUX_EPOLLOUT)
-                return
-            } else {
-                if let event = socket.connection.transportClosed() { deliver(socket, [event]) }
-                if isLive(socket) { finish(socket, nil) }
-                return
-            }
+        let stream = socket.stream
+        let drain = socket.connection.drainOutbound { stream.write($0) }
+        if drain.failed { return lost(socket) }
+        if drain.stoppedBy != nil {
+            setInterest(socket, socket.readInterest | CLINUX_EPOLLOUT)
+            return
         }
         if socket.connection.isFinished {
             finish(socket, nil)

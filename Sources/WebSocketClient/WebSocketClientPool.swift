@@ -2,8 +2,8 @@ import CLinux
 import CSSL
 import CSSLClient
 import Determinism
+import EventPolling
 import StreamIO
-import Transport
 import WebSocket
 #if canImport(Glibc)
 import Glibc

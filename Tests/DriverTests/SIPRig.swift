@@ -1,4 +1,4 @@
-import Chaos
+import Faults
 import Determinism
 @testable import Driver
 import Foundation

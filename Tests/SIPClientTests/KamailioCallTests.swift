@@ -1,10 +1,10 @@
 import Dispatch
+import EventPolling
 import Foundation
 import Locking
 import SIP
 import SIPClient
 import TestSupport
-import Transport
 import XCTest
 
 /// Our agents against a real Kamailio (deploy/kamailio/kamailio.cfg) started as a user process: registration

@@ -1,8 +1,8 @@
 import Determinism
 import Dispatch
+import EventPolling
 import Foundation
 import Locking
-import Transport
 import WebSocket
 import WebSocketClient
 import XCTest

@@ -17,7 +17,8 @@
 int clinux_epoll_create(void);
 /// op: 1 add, 2 delete, 3 modify (EPOLL_CTL_*).
 int clinux_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data);
-/// Waits and unpacks up to `max` events into parallel arrays. Returns the count or -1.
+/// Waits and unpacks up to `max` events into parallel arrays. Returns the count, or -1 with errno set (an
+/// interrupted wait too: call it through Swift's `SystemCall.wait`, which retries).
 int clinux_epoll_wait(int epfd, uint64_t *datas, uint32_t *events, int max, int timeout_ms);
 int clinux_eventfd(void);
 int clinux_eventfd_signal(int fd);

@@ -1,8 +1,7 @@
 import CLinux
 import Dispatch
+import EventPolling
 import Foundation
-import HTTPServer
-import Transport
 import XCTest
 
 /// The event thread that runs a queue's sockets and timers (no timed assertions: only order and counts).
@@ -115,34 +114,6 @@ final class EventThreadTests: XCTestCase {
         close(fd)
     }
 
-    func testClientsSharingOneEventThreadEachCompleteTheirRequests() throws {
-        let server = HTTPServer(handler: HTTPClosureHandler { request, respond in
-            respond(.text(200, request.path))
-        })
-        try server.start()
-        defer { server.stop() }
-        let events = EventThread(queue: queue, name: "test.events")
-        nonisolated(unsafe) var clients: [HTTPClient] = []
-        queue.sync { clients = (0..<3).map { _ in HTTPClient(queue: queue, events: events) } }
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var bodies: [String] = []
-        let total = 60
-        queue.async {
-            for i in 0..<total {
-                let request = ClientRequest(method: "GET", url: "http://127.0.0.1:\(server.port)/\(i)")
-                clients[i % clients.count].send(request) { result in
-                    bodies.append((try? result.get()).map { String(decoding: $0.body, as: UTF8.self) } ?? "failed")
-                    if bodies.count == total { done.signal() }
-                }
-            }
-        }
-        XCTAssertEqual(done.wait(timeout: .now() + 20), .success)
-        queue.sync {
-            XCTAssertEqual(Set(bodies), Set((0..<total).map { "/\($0)" }))
-            for client in clients { client.close() }
-            events.stop()
-        }
-    }
     func testPostedWorkRunsOnTheQueueInOrderFromAnyThreadAndMorePostedWhileRunningRunsToo() {
         let events = EventThread(queue: queue, name: "test.events")
         let done = expectation(description: "all ran")
