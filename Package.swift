@@ -48,16 +48,21 @@ let package = Package(
         // The push values the gateway hands on and the sink contract it calls, without the gateway's I/O, so the
         // driver (which implements the sink) does not depend on the gateway.
         .target(name: "PushModel"),
-        .target(name: "Metrics", dependencies: ["TextEscaping"]),
+        // A scenario's limits as values (SLO thresholds, the capacity limit, the harness's own lag limit): parsed
+        // and encoded here, held by Scenario, evaluated by Metrics. Below both, so neither imports the other: the
+        // scenario model stays out of every module that records metrics (the gateway, results, reports), and
+        // Scenario and Metrics build side by side.
+        .target(name: "Thresholds"),
+        .target(name: "Metrics", dependencies: ["TextEscaping", "Thresholds"]),
         // Reads no file (ScenarioLoading does); validation only checks that a `target.ca` path is readable.
-        .target(name: "Scenario", dependencies: ["CLibyaml", "Metrics", "Determinism", "CallModel"]),
+        .target(name: "Scenario", dependencies: ["CLibyaml", "Thresholds", "Determinism", "CallModel"]),
         // The run files' formats, written and read in one place: history lines, faults.csv, actions.csv, pushes.csv.
         .target(name: "RunFormats", dependencies: ["CallModel", "TextEscaping"]),
         .target(name: "Checker", dependencies: ["CallModel", "TextEscaping", "RunFormats"]),
         // RFC 6455 without I/O: frame codec, incremental parser, handshake, the client state machine.
         .target(name: "WebSocket", dependencies: ["Determinism"]),
         // RFC 3261 without I/O: message model, parsers, serializer, digest auth, SDP, transactions, dialogs.
-        .target(name: "SIP", dependencies: ["Determinism"]),
+        .target(name: "SIP"),
         // The one binary min-heap (a loop's deadlines), shared by the fault proxy's and the SIP pool's timers.
         .target(name: "Heaps"),
 
@@ -81,8 +86,7 @@ let package = Package(
             "CLinux", "CSSL", "CLibnghttp2", "Locking", "EventPolling", "WebSocket", "StreamIO",
         ], swiftSettings: releaseUnchecked),
         .target(name: "PushGateway", dependencies: [
-            "PushModel", "HTTPServer", "CallModel", "Credentials", "Metrics", "Locking", "Determinism",
-            "TextEscaping",
+            "PushModel", "HTTPServer", "Credentials", "Metrics", "Locking", "Determinism", "TextEscaping", "CLinux",
         ]),
         .target(name: "ReferenceTarget", dependencies: [
             "HTTPServer", "Transport", "CallModel", "Credentials", "Locking", "TextEscaping", "WebSocket",
@@ -98,12 +102,15 @@ let package = Package(
             "CallModel", "Metrics", "Scenario", "Transport", "PushModel", "CLinux", "Results", "Locking",
             "Determinism", "TextEscaping", "Chaos", "WebSocket", "WebSocketClient", "RunFormats", "SIP", "SIPClient",
         ]),
-        .target(name: "Reports", dependencies: ["Metrics", "Results", "CZlib", "TextEscaping", "Checker"]),
-        .target(name: "Results", dependencies: ["Metrics", "Locking", "TextEscaping", "RunFormats"]),
+        .target(name: "Reports", dependencies: [
+            "Metrics", "Results", "CZlib", "TextEscaping", "Checker", "Thresholds",
+        ]),
+        .target(name: "Results", dependencies: ["Metrics", "Locking", "RunFormats"]),
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
-            "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "FaultProxy", "Locking",
-            "Determinism", "Chaos", "WebSocket", "RunFormats", "HistoryLoading", "ScenarioLoading", "Kamailio",
+            "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "Locking", "Determinism",
+            "Chaos", "WebSocket", "RunFormats", "HistoryLoading", "ScenarioLoading", "Kamailio", "TextEscaping",
+            "WebSocketClient", "Thresholds",
         ]),
         // libFuzzer targets (`make fuzz`, built in debug with -sanitize=fuzzer -DFUZZING); built plainly it
         // replays the committed corpora. Uses @testable imports: debug configuration only.
@@ -132,19 +139,22 @@ let package = Package(
         // a library only test targets depend on, so no product links it.
         .target(name: "TestSupport", dependencies: ["CLinux", "Kamailio"]),
         .testTarget(name: "CallModelTests", dependencies: ["CallModel"]),
-        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "CLinux", "Determinism"]),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "CLinux", "Determinism", "Thresholds"]),
+        .testTarget(name: "ThresholdsTests", dependencies: ["Thresholds"]),
         .testTarget(name: "ScenarioTests", dependencies: [
             "Scenario", "ScenarioLoading", "Metrics", "Determinism", "TestSupport", "CallModel",
         ]),
-        .testTarget(name: "TransportTests", dependencies: ["Transport", "HTTPServer", "Credentials", "TestSupport"]),
+        .testTarget(name: "TransportTests", dependencies: [
+            "Transport", "HTTPServer", "Credentials", "TestSupport", "CLinux",
+        ]),
         .testTarget(name: "HTTPServerTests", dependencies: [
-            "HTTPServer", "Credentials", "Locking", "Determinism", "TestSupport",
+            "HTTPServer", "Credentials", "Locking", "Determinism", "TestSupport", "CLibnghttp2",
         ]),
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials", "TestSupport"]),
         .testTarget(
             name: "PushGatewayTests",
             dependencies: [
-                "PushGateway", "HTTPServer", "Transport", "Credentials", "Locking", "Determinism", "TestSupport",
+                "PushGateway", "HTTPServer", "Credentials", "Locking", "Determinism", "TestSupport",
             ],
             exclude: ["Fixtures"]
         ),
@@ -152,23 +162,24 @@ let package = Package(
             "FaultProxy", "CLinux", "HTTPServer", "Transport", "Determinism", "TestSupport",
         ]),
         .testTarget(name: "ReferenceTargetTests",
-                    dependencies: ["ReferenceTarget", "PushGateway", "Transport", "Scenario", "CallModel"]),
+                    dependencies: ["ReferenceTarget", "HTTPServer", "Scenario", "CallModel"]),
         .testTarget(name: "ChaosTests", dependencies: [
-            "Chaos", "Scenario", "FaultProxy", "Metrics", "Determinism", "RunFormats", "Locking", "TestSupport",
+            "Chaos", "Scenario", "FaultProxy", "Determinism", "RunFormats", "Locking", "TestSupport",
         ]),
         .testTarget(name: "DriverTests", dependencies: [
             "Driver", "Scenario", "Metrics", "CallModel", "PushModel", "Determinism", "HTTPServer", "WebSocket",
-            "Transport", "Locking", "ReferenceTarget", "WebSocketClient", "RunFormats",
+            "Transport", "Locking", "ReferenceTarget", "WebSocketClient", "RunFormats", "Chaos",
         ]),
         .testTarget(name: "ReportsTests", dependencies: [
-            "Reports", "Metrics", "Results", "Determinism", "TextEscaping", "TestSupport", "Checker",
+            "Reports", "Metrics", "Determinism", "TextEscaping", "TestSupport", "Thresholds",
         ]),
         .testTarget(name: "ResultsTests", dependencies: [
             "Results", "Metrics", "Determinism", "TestSupport", "RunFormats",
         ]),
         .testTarget(name: "CallstormCLITests", dependencies: [
-            "CallstormCLI", "Reports", "Metrics", "Results", "Scenario", "Checker", "HTTPServer", "PushGateway",
-            "Locking", "TestSupport", "RunFormats", "CallModel", "ReferenceTarget", "ScenarioLoading", "HistoryLoading",
+            "CallstormCLI", "Reports", "Metrics", "Results", "Scenario", "Checker", "HTTPServer", "Locking",
+            "TestSupport", "RunFormats", "CallModel", "ReferenceTarget", "ScenarioLoading", "HistoryLoading",
+            "Credentials", "Determinism", "Driver", "FaultProxy", "TextEscaping", "Transport", "WebSocket",
         ]),
         .testTarget(name: "CheckerTests", dependencies: [
             "Checker", "CallModel", "TestSupport", "RunFormats", "HistoryLoading",
@@ -179,7 +190,7 @@ let package = Package(
         .testTarget(name: "PushModelTests", dependencies: ["PushModel"]),
         .testTarget(name: "EventPollingTests", dependencies: ["EventPolling", "CLinux"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
-        .testTarget(name: "RunFormatsTests", dependencies: ["RunFormats", "CallModel"]),
+        .testTarget(name: "RunFormatsTests", dependencies: ["RunFormats", "CallModel", "TextEscaping"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Determinism"]),
         .testTarget(name: "SIPTests", dependencies: ["SIP", "Determinism"]),
         .testTarget(name: "KamailioTests", dependencies: ["Kamailio", "TestSupport"]),
@@ -188,7 +199,7 @@ let package = Package(
         ]),
         .testTarget(name: "WebSocketClientTests", dependencies: [
             "WebSocketClient", "WebSocket", "Transport", "HTTPServer", "ReferenceTarget", "Credentials", "Determinism",
-            "Locking", "CLinux", "TestSupport",
+            "Locking", "TestSupport",
         ]),
     ]
 )

@@ -1,5 +1,5 @@
 import CallModel
-import Metrics
+import Thresholds
 
 /// A validated load test: what to run against, how many calls when, and how simulated people behave.
 ///

@@ -32,7 +32,8 @@ class DependencyTests(unittest.TestCase):
         self.assertEqual(targets["CFoo"].kind, "systemLibrary")
 
     def test_comments_are_blanked_and_strings_kept(self):
-        self.assertEqual(without_comments('a("x") // "y"\n/* "z"\n */ "w"'), 'a("x")' + " " * 7 + "\n" + " " * 6 + "\n" + " " * 4 + '"w"')
+        blanked = 'a("x")' + " " * 7 + "\n" + " " * 6 + "\n" + " " * 4 + '"w"'
+        self.assertEqual(without_comments('a("x") // "y"\n/* "z"\n */ "w"'), blanked)
 
     def test_a_tree_without_a_manifest_has_nothing_to_judge(self):
         self.assertEqual(check_dependencies(os.path.join(FIXTURE, "Sources")), [])

@@ -11,7 +11,8 @@ class SleepTests(unittest.TestCase):
     def test_literal_sleeps_over_100_ms_are_named_and_shorter_ones_pass(self):
         text = ("func t() {\n    usleep(200_000)\n    usleep(100_000)\n    sleep(1)\n"
                 "    Thread.sleep(forTimeInterval: 2.5)\n    Thread.sleep(forTimeInterval: 0.05)\n"
-                "    q.asyncAfter(deadline: .now() + 1.5) {}\n    q.asyncAfter(deadline: .now() + .milliseconds(250)) {}\n"
+                "    q.asyncAfter(deadline: .now() + 1.5) {}\n"
+                "    q.asyncAfter(deadline: .now() + .milliseconds(250)) {}\n"
                 "    q.asyncAfter(deadline: .now() + .milliseconds(50)) {}\n    usleep(99_000)\n"
                 "    // usleep(9_000_000)\n}\n")
         self.assertEqual([p[0] for p in check_file("t.swift", text, sleeps=True)], [2, 4, 5, 7, 8])
