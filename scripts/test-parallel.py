@@ -43,6 +43,8 @@ CLASS = re.compile(r"^\s*(?:@\w+\s+)*(?:(?:final|public|internal|open)\s+)*class
 EXECUTED = re.compile(r"Executed (\d+) tests?, with (\d+) failures? \((\d+) unexpected\)")
 SKIPPED = re.compile(r"Test Case '[^']+' skipped")
 FAILED_CASE = re.compile(r"Test Case '(?:\w+\.)?(\w+)\.(\w+)' failed")
+CASE_STARTED = re.compile(r"Test Case '([^']+)' started")
+CASE_ENDED = re.compile(r"Test Case '([^']+)' (?:passed|failed|skipped)")
 # A class never measured: end-to-end modules first (they launch processes and wait), so a long class does not start
 # last and leave the other workers idle.
 FIRST_GUESS = {"CallstormCLITests": 30.0, "SIPClientTests": 10.0, "KamailioTests": 10.0, "WebSocketClientTests": 5.0,
@@ -103,16 +105,21 @@ class Outcome:
         self.skipped = len(SKIPPED.findall(output))
         self.failed_tests = sorted({f"{name.split('.')[0]}.{c}/{t}" for c, t in FAILED_CASE.findall(output)})
         if status is None:
-            self.problem = "overran its time and was stopped"
+            self.problem = "overran its time and was stopped" + self.running()
         elif status < 0:
-            self.problem = f"crashed ({signal.Signals(-status).name})"
+            self.problem = f"crashed ({signal.Signals(-status).name})" + self.running()
         elif status != 0 and not self.failures:
-            self.problem = f"exited {status} without a failing test (a crash or a fatalError?)"
+            self.problem = f"exited {status} without a failing test (a fatalError?)" + self.running()
         elif not counts:
             self.problem = "ran no test (the name is not in the bundle?)"
         else:
             self.problem = None
         self.ok = status == 0 and self.problem is None and self.failures == 0
+
+    def running(self):
+        """` in Class.test` for the test that started and never ended (where a crash or an overrun happened)."""
+        open_cases = set(CASE_STARTED.findall(self.output)) - set(CASE_ENDED.findall(self.output))
+        return f" in {', '.join(sorted(open_cases))}" if open_cases else ""
 
 
 class Runner:
