@@ -185,6 +185,10 @@ class Runner:
                 stop_group(child)
 
 
+def interrupted(signum, frame):
+    raise KeyboardInterrupt
+
+
 def stop_group(child):
     try:
         os.killpg(child.pid, signal.SIGKILL)
@@ -242,6 +246,10 @@ def main(argv):
     serial = serial_classes(ROOT)
     classes = list_classes(args.bundle)
     names = [n for n in classes if not args.filter or re.search(args.filter, n)]
+    if not names:
+        print(f"test-parallel: no test class in {args.bundle}" + (f" matches {args.filter}" if args.filter else ""),
+              file=sys.stderr)
+        return 2
     times = load_times()
     guess = {n: times.get(n, FIRST_GUESS.get(n.split(".")[0], 1.0) * classes[n] / 5) for n in names}
     alone = sorted((n for n in names if n.split(".")[-1] in serial), key=lambda n: -guess[n])
@@ -250,6 +258,8 @@ def main(argv):
     print(f"test-parallel: {len(together)} classes, {args.workers} at a time; then {len(alone)} alone "
           f"({', '.join(n.split('.')[-1] for n in alone) or 'none'})", flush=True)
     outcomes = []
+    # A CI runner's SIGTERM stops the classes too: they run in sessions of their own, which it would not reach.
+    signal.signal(signal.SIGTERM, interrupted)
     try:
         outcomes += runner.run(together, args.workers)
         if alone:
