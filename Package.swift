@@ -54,7 +54,12 @@ let package = Package(
         // The push values the gateway hands on and the sink contract it calls, without the gateway's I/O, so the
         // driver (which implements the sink) does not depend on the gateway.
         .target(name: "PushModel"),
-        .target(name: "Metrics", dependencies: ["TextEscaping"]),
+        // A scenario's limits as values (SLO thresholds, the capacity limit, the harness's own lag limit): parsed
+        // and encoded here, held by Scenario, evaluated by Metrics. Below both, so neither imports the other: the
+        // scenario model stays out of every module that records metrics (the gateway, results, reports), and
+        // Scenario and Metrics build side by side.
+        .target(name: "Thresholds"),
+        .target(name: "Metrics", dependencies: ["TextEscaping", "Thresholds"]),
         // Durations, rates and distributions in the scenario file's words: what scenarios and faults are made of.
         .target(name: "Quantities"),
         // Every fault kind, one file each, registered by the scenario's names; the fault windows' settings, seeded
@@ -63,7 +68,7 @@ let package = Package(
         .target(name: "Faults", dependencies: ["Quantities", "Determinism", "RunFormats", "Locking"]),
         // Reads no file (ScenarioLoading does); validation only checks that a `target.ca` path is readable.
         .target(name: "Scenario", dependencies: [
-            "CLibyaml", "Metrics", "Determinism", "CallModel", "Faults", "Quantities",
+            "CLibyaml", "Thresholds", "Determinism", "CallModel", "Faults", "Quantities",
         ]),
         // The run files' formats, written and read in one place: history lines, faults.csv, actions.csv, pushes.csv.
         .target(name: "RunFormats", dependencies: ["CallModel", "TextEscaping"]),
@@ -71,7 +76,7 @@ let package = Package(
         // RFC 6455 without I/O: frame codec, incremental parser, handshake, the client state machine.
         .target(name: "WebSocket", dependencies: ["Bytes", "Determinism"]),
         // RFC 3261 without I/O: message model, parsers, serializer, digest auth, SDP, transactions, dialogs.
-        .target(name: "SIP", dependencies: ["Determinism"]),
+        .target(name: "SIP"),
         // The one binary min-heap (a loop's deadlines), shared by the fault proxy's and the SIP pool's timers.
         .target(name: "Heaps"),
 
@@ -100,8 +105,7 @@ let package = Package(
             "CLinux", "CSSL", "CLibnghttp2", "Locking", "EventPolling", "WebSocket", "StreamIO", "Bytes", "SystemCalls",
         ], swiftSettings: releaseUnchecked),
         .target(name: "PushGateway", dependencies: [
-            "PushModel", "HTTPServer", "CallModel", "Credentials", "Metrics", "Locking", "Determinism",
-            "TextEscaping",
+            "PushModel", "HTTPServer", "Credentials", "Metrics", "Locking", "Determinism", "TextEscaping", "CLinux",
         ]),
         .target(name: "ReferenceTarget", dependencies: [
             "HTTPServer", "Transport", "CallModel", "Credentials", "Locking", "TextEscaping", "WebSocket",
@@ -120,15 +124,17 @@ let package = Package(
             "Determinism", "TextEscaping", "Faults", "WebSocket", "WebSocketClient", "RunFormats", "SIP", "SIPClient",
             "EventPolling",
         ]),
-        .target(name: "Reports", dependencies: ["Metrics", "Results", "CZlib", "TextEscaping", "Checker"]),
+        .target(name: "Reports", dependencies: [
+            "Metrics", "Results", "CZlib", "TextEscaping", "Checker", "Thresholds",
+        ]),
         .target(name: "Results", dependencies: [
-            "Metrics", "Locking", "TextEscaping", "RunFormats", "Bytes", "SystemCalls",
+            "Metrics", "Locking", "RunFormats", "Bytes", "SystemCalls",
         ]),
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
-            "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "FaultProxy", "Locking",
+            "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "Locking",
             "Determinism", "Faults", "FaultControl", "Quantities", "WebSocket", "RunFormats", "HistoryLoading",
-            "ScenarioLoading", "Kamailio", "Bytes", "SystemCalls",
+            "ScenarioLoading", "Kamailio", "Bytes", "SystemCalls", "TextEscaping", "WebSocketClient", "Thresholds",
         ]),
         // libFuzzer targets (`make fuzz`, built in debug with -sanitize=fuzzer -DFUZZING); built plainly it
         // replays the committed corpora. Uses @testable imports: debug configuration only.
@@ -157,10 +163,11 @@ let package = Package(
         // a library only test targets depend on, so no product links it.
         .target(name: "TestSupport", dependencies: ["CLinux", "Kamailio", "Bytes", "SystemCalls"]),
         .testTarget(name: "CallModelTests", dependencies: ["CallModel"]),
-        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "CLinux", "Determinism"]),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "CLinux", "Determinism", "Thresholds"]),
+        .testTarget(name: "ThresholdsTests", dependencies: ["Thresholds"]),
         .testTarget(name: "QuantitiesTests", dependencies: ["Quantities", "Determinism"]),
         .testTarget(name: "ScenarioTests", dependencies: [
-            "Scenario", "ScenarioLoading", "Metrics", "Determinism", "TestSupport", "CallModel", "Faults", "Quantities",
+            "Scenario", "ScenarioLoading", "Metrics", "TestSupport", "CallModel", "Faults", "Quantities",
         ]),
         .testTarget(name: "TransportTests", dependencies: [
             "Transport", "EventPolling", "HTTPServer", "Credentials", "TestSupport",
@@ -172,7 +179,7 @@ let package = Package(
         .testTarget(
             name: "PushGatewayTests",
             dependencies: [
-                "PushGateway", "HTTPServer", "Transport", "Credentials", "Locking", "Determinism", "TestSupport",
+                "PushGateway", "HTTPServer", "Credentials", "Locking", "Determinism", "TestSupport",
             ],
             exclude: ["Fixtures"]
         ),
@@ -180,25 +187,26 @@ let package = Package(
             "FaultProxy", "CLinux", "HTTPServer", "Transport", "Determinism", "TestSupport",
         ]),
         .testTarget(name: "ReferenceTargetTests",
-                    dependencies: ["ReferenceTarget", "PushGateway", "Transport", "Scenario", "CallModel"]),
+                    dependencies: ["ReferenceTarget", "HTTPServer", "Scenario", "CallModel"]),
         .testTarget(name: "FaultsTests", dependencies: ["Faults", "Quantities", "Determinism"]),
         .testTarget(name: "FaultControlTests", dependencies: [
             "FaultControl", "Faults", "Scenario", "FaultProxy", "Determinism", "RunFormats", "Locking", "TestSupport",
         ]),
         .testTarget(name: "DriverTests", dependencies: [
             "Driver", "Scenario", "Metrics", "CallModel", "PushModel", "Determinism", "HTTPServer", "WebSocket",
-            "Transport", "Locking", "ReferenceTarget", "WebSocketClient", "RunFormats", "SIP", "SIPClient",
-            "SIPEmbedded", "Faults",
+            "Transport", "Locking", "ReferenceTarget", "WebSocketClient", "RunFormats", "SIPClient", "SIPEmbedded",
+            "Faults",
         ]),
         .testTarget(name: "ReportsTests", dependencies: [
-            "Reports", "Metrics", "Results", "Determinism", "TextEscaping", "TestSupport", "Checker",
+            "Reports", "Metrics", "Determinism", "TextEscaping", "TestSupport", "Thresholds",
         ]),
         .testTarget(name: "ResultsTests", dependencies: [
             "Results", "Metrics", "Determinism", "TestSupport", "RunFormats",
         ]),
         .testTarget(name: "CallstormCLITests", dependencies: [
-            "CallstormCLI", "Reports", "Metrics", "Results", "Scenario", "Checker", "HTTPServer", "PushGateway",
-            "Locking", "TestSupport", "RunFormats", "CallModel", "ReferenceTarget", "ScenarioLoading", "HistoryLoading",
+            "CallstormCLI", "Reports", "Metrics", "Results", "Scenario", "Checker", "HTTPServer", "Locking",
+            "TestSupport", "RunFormats", "CallModel", "ReferenceTarget", "ScenarioLoading", "HistoryLoading",
+            "Credentials", "Determinism", "Driver", "FaultProxy", "TextEscaping", "Transport", "WebSocket",
         ]),
         .testTarget(name: "CheckerTests", dependencies: [
             "Checker", "CallModel", "TestSupport", "RunFormats", "HistoryLoading",
@@ -211,7 +219,7 @@ let package = Package(
         .testTarget(name: "BytesTests", dependencies: ["Bytes"]),
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls", "Bytes"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
-        .testTarget(name: "RunFormatsTests", dependencies: ["RunFormats", "CallModel"]),
+        .testTarget(name: "RunFormatsTests", dependencies: ["RunFormats", "CallModel", "TextEscaping"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Determinism"]),
         .testTarget(name: "SIPTests", dependencies: ["SIP", "Determinism"]),
         .testTarget(name: "KamailioTests", dependencies: ["Kamailio", "TestSupport"]),

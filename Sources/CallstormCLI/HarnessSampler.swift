@@ -4,6 +4,7 @@ import Foundation
 import Metrics
 import Results
 import SystemCalls
+import Thresholds
 
 /// The harness's own health while a run goes: RSS, CPU, open file descriptors and threads of this process once a
 /// second, as gauges `harness.rss_mib`, `harness.cpu_percent` (of one core), `harness.fds` and `harness.threads`,

@@ -4,6 +4,7 @@ import Metrics
 import Reports
 import Results
 import Scenario
+import Thresholds
 
 /// `callstorm merge DIR... --out DIR`: one report from the run directories of a distributed run's shards.
 ///

@@ -4,6 +4,7 @@ import Metrics
 import Results
 import Scenario
 import ScenarioLoading
+import Thresholds
 
 extension RunReporting {
     /// The scenario copy in the run directory, so a rebuilt report judges the knee and the harness as the run did.

@@ -4,6 +4,7 @@ import Reports
 import Results
 import Scenario
 import ScenarioLoading
+import Thresholds
 
 /// What `run` saves beside the raw results so `report` can rebuild every file later, and the one path both
 /// commands take to write the reports: join rows, evaluate thresholds, write.

@@ -1,3 +1,5 @@
+import Thresholds
+
 /// The outcome of one threshold: the measured value next to the limit, so a CI log or JUnit failure reads
 /// "measured 1234.000 ms, limit < 1s" without opening the report.
 public struct ThresholdResult: Sendable, Equatable, Codable {

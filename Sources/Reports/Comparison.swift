@@ -1,6 +1,7 @@
 import Foundation
 import Metrics
 import TextEscaping
+import Thresholds
 
 /// `callstorm compare`: every latency statistic of two runs side by side, with the relative change and a
 /// regression verdict. Higher latency is worse; a statistic regresses when the current value exceeds the base by

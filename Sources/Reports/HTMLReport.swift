@@ -1,6 +1,7 @@
 import Foundation
 import Metrics
 import TextEscaping
+import Thresholds
 
 /// Builds report.html: one self-contained page (inline CSS, SVG and a little inline script for tabs and hover
 /// readouts; nothing from the network) that reads well on a laptop and prints cleanly. Every piece of

@@ -1,6 +1,6 @@
 import CallModel
 import Faults
-import Metrics
+import Thresholds
 
 /// A validated load test: what to run against, how many calls when, and how simulated people behave.
 ///

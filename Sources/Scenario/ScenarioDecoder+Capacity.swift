@@ -1,4 +1,4 @@
-import Metrics
+import Thresholds
 
 /// The `capacity:` section: `{ limit: { push_to_report.p99: "< 100ms" }, window: 5s, stop: true, min_samples: 20 }`.
 extension ScenarioDecoder {

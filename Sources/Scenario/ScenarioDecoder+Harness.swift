@@ -1,4 +1,4 @@
-import Metrics
+import Thresholds
 
 /// The `harness:` section: how callstorm judges itself.
 /// `{ lag_limit: 10ms, percentile: 99, window: 5s, min_samples: 20, on_saturation: report | end_arrivals | abort }`.

@@ -1,4 +1,4 @@
-import Metrics
+import Thresholds
 
 /// The `slo:` section: a mapping from threshold keys to comparisons, each either a string (`"< 1s"`) or a
 /// mapping `{ threshold: "< 1s", abort_on_fail: true }`.

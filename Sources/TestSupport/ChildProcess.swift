@@ -64,6 +64,7 @@ public struct ChildProcess {
     /// Whether `process` exits within `seconds`, polling every `pollMicros` on the monotonic clock.
     static func exits(_ process: Process, within seconds: Double, pollMicros: useconds_t) -> Bool {
         let deadline = clinux_monotonic_ns() + UInt64(seconds * 1e9)
+        // sleep-ok: Process offers no wait with a deadline; the loop ends as soon as the child has exited
         while process.isRunning && clinux_monotonic_ns() < deadline { usleep(pollMicros) }
         return !process.isRunning
     }

@@ -11,6 +11,7 @@ public func eventually(_ seconds: Double = 5, every interval: Double = 0.002, _ 
     let deadline = clinux_monotonic_ns() + UInt64(seconds * 1e9)
     while clinux_monotonic_ns() < deadline {
         if condition() { return true }
+        // sleep-ok: the pause between polls of state another thread settles; the wait ends when it holds
         usleep(useconds_t(interval * 1e6))
     }
     return condition()

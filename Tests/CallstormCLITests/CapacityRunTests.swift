@@ -5,6 +5,8 @@ import TestSupport
 import XCTest
 
 /// A `capacity:` ramp stops its arrivals once a window breaks the limit, and the report names the knee.
+// serial: it bounds how many calls started before the capacity watch ended arrivals (< 750), a figure the
+// real clock sets: on a machine other test classes load, the per-second judgement and the stop come later.
 final class CapacityRunTests: XCTestCase {
     func testARampStopsAtTheKneeAndTheReportShowsIt() throws {
         let dir = try TemporaryDirectory.make("capacity")

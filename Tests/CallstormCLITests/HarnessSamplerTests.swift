@@ -3,6 +3,8 @@ import XCTest
 
 /// The harness's own gauges read /proc over bytes (no Foundation file reading): each reading must still find its
 /// field in this very process.
+// Not serial (scripts/test-parallel.py): it reads only its own process's /proc files and asserts that each field
+// is there, not how much CPU or memory it shows, so other classes' processes cannot change its outcome.
 final class HarnessSamplerTests: XCTestCase {
     func testProcReadingsFindThisProcessFields() throws {
         let threads = try XCTUnwrap(HarnessSampler.threadCount())

@@ -111,6 +111,8 @@ final class HostileServer: @unchecked Sendable {
         }
         shutdown(fd, Int32(SHUT_RDWR))
         close(fd)
+        // sleep-ok: the outage is the behaviour under test: the port refuses for this long on the real clock the
+        // callstorm run under test keeps (400 ms in HostileTargetTests)
         usleep(UInt32(outageMillis * 1000))
         if !lock.withLock({ stopped }) { try? bindListener() }
     }

@@ -7,6 +7,9 @@ import XCTest
 /// Race scenarios against the correct reference target find nothing; against each deliberate bug the history
 /// checker names the rule that broke, and the repro file it writes replays that violation (issue 7, acceptance
 /// 1–3). The full 10,000-pair count against the correct target runs in `make bench` (scripts/bench.sh).
+// serial: a race opens only when two requests land within the target's window on the real clock, and a repro is
+// judged by replaying it; beside other classes' runs the buggy repro's replay once passed (expected thresholds
+// failed) while it reproduces alone.
 final class RaceCheckerTests: XCTestCase {
     private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()

@@ -83,10 +83,6 @@ final class ProxiedServer: Sendable {
             case "size":
                 respond(HTTPResponse(status: 200, body: Array(repeating: UInt8(ascii: "x"), count: Int(parts[1]) ?? 0)))
             case "hold": break  // never answers
-            case "later":
-                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(parts[1]) ?? 100)) {
-                    respond(.text(200, "late"))
-                }
             default: respond(.text(200, "ok"))
             }
         })

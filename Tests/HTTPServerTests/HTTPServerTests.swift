@@ -82,24 +82,14 @@ final class HTTPServerTests: XCTestCase {
     }
 
     func testPipelinedRequestsAreAnsweredInOrderWhenHandlersAnswerOutOfOrder() throws {
-        let server = try startServer { request, respond in
-            let delay: Double
-            switch request.path {
-            case "/slow": delay = 0.3
-            case "/medium": delay = 0.1
-            default: delay = 0
-            }
-            let path = request.path
-            if delay == 0 {
-                respond(.text(200, path))
-            } else {
-                DispatchQueue.global().asyncAfter(deadline: .now() + delay) { respond(.text(200, path)) }
-            }
-        }
+        let paths = ["/slow", "/medium", "/fast", "/slow", "/fast"]
+        // Every handler holds its answer until all five requests are in, then they answer last first (was: delays
+        // of 300 and 100 ms on the real clock): the server must still write them in request order.
+        let held = HeldAnswers(count: paths.count)
+        let server = try startServer { request, respond in held.add(.text(200, request.path), respond) }
         defer { server.stop() }
 
         let client = try TestClient(port: server.port)
-        let paths = ["/slow", "/medium", "/fast", "/slow", "/fast"]
         try client.send(paths.map { "GET \($0) HTTP/1.1\r\nHost: x\r\n\r\n" }.joined())
         for path in paths {
             XCTAssertEqual(try client.readResponse().bodyString, path)
@@ -391,5 +381,26 @@ final class HTTPServerTests: XCTestCase {
         XCTAssertEqual(server.stats.connectionsAccepted, clientCount)
         for client in clients { client.close() }
         XCTAssertTrue(eventually { server.stats.connectionsOpen == 0 })
+    }
+}
+
+/// Answers held back until `count` requests have arrived, then given in reverse order of arrival, off the loop's
+/// thread as a slow backend would.
+private final class HeldAnswers: @unchecked Sendable {
+    private let lock = NSLock()
+    private let count: Int
+    private var answers: [(HTTPResponse, @Sendable (HTTPResponse) -> Void)] = []
+
+    init(count: Int) { self.count = count }
+
+    func add(_ response: HTTPResponse, _ respond: @escaping @Sendable (HTTPResponse) -> Void) {
+        let all: [(HTTPResponse, @Sendable (HTTPResponse) -> Void)]? = lock.withLock {
+            answers.append((response, respond))
+            return answers.count == count ? answers : nil
+        }
+        guard let all else { return }
+        DispatchQueue.global().async {
+            for (response, respond) in all.reversed() { respond(response) }
+        }
     }
 }

@@ -1,5 +1,6 @@
 import XCTest
 @testable import Metrics
+import Thresholds
 
 final class CapacityAnalysisTests: XCTestCase {
     private let start: UInt64 = 1_000_000_000_000

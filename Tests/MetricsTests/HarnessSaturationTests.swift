@@ -1,5 +1,6 @@
 import XCTest
 @testable import Metrics
+import Thresholds
 
 /// callstorm judges its own scheduler lag per window and names the second it stopped keeping up; the capacity
 /// search claims no knee above that second.

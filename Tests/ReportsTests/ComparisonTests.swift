@@ -3,6 +3,7 @@ import Metrics
 import XCTest
 @testable import Reports
 import TestSupport
+import Thresholds
 
 final class ComparisonTests: XCTestCase {
     private func summary(p99Factor: Double = 1, p50Factor: Double = 1) -> ReportSummary {

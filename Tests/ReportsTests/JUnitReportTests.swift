@@ -3,6 +3,7 @@ import FoundationXML
 import Metrics
 import XCTest
 @testable import Reports
+import Thresholds
 
 /// junit.xml must have the shape CI reporters read: testsuites > testsuite > testcase (> failure).
 final class JUnitReportTests: XCTestCase {

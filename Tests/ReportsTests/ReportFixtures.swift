@@ -1,6 +1,7 @@
 import Foundation
 import Metrics
 @testable import Reports
+import Thresholds
 
 /// A small but complete run: push latencies over three seconds, three action kinds with outcomes and flow
 /// steps, errors, deadline misses, gauges and thresholds (one failing).

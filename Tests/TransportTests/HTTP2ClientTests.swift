@@ -28,6 +28,7 @@ final class HTTP2ClientTests: XCTestCase {
         let server = HTTPServer(configuration: config, handler: HTTPClosureHandler { request, respond in
             // Answer late, so the requests really are in flight together.
             if answerAfterMillis == 0 { return respond(.text(200, request.path)) }
+            // sleep-ok: a 20 ms late answer keeps the client's 40 streams in flight together on one connection
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(answerAfterMillis)) {
                 respond(.text(200, request.path))
             }

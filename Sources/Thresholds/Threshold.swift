@@ -1,6 +1,6 @@
 /// One SLO of a scenario's `slo:` section, such as `push_to_report.p99: "< 1s"`: what is measured, how it is
-/// compared, and the limit. Plain data, so the scenario loader builds it, the report evaluates it, and a run
-/// directory's scenario.yaml rebuilds it after the process is gone.
+/// compared, and the limit. Plain data, so the scenario loader builds it, Metrics evaluates it
+/// (`Threshold.evaluate`), and a run directory's scenario.yaml rebuilds it after the process is gone.
 ///
 /// Keys take three shapes:
 /// - `<metric>[@<flow>/<step>].<statistic>`: a latency statistic (`p50`, `p95`, `p99`, `p99.9`, `min`, `max`,
@@ -192,7 +192,7 @@ public struct Threshold: Sendable, Equatable {
     }
 
     /// 99 → "99", 99.9 → "99.9", without Foundation.
-    static func shortNumber(_ value: Double) -> String {
+    public static func shortNumber(_ value: Double) -> String {
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
         return String(value)
     }
