@@ -162,7 +162,7 @@ let package = Package(
         .testTarget(name: "DriverTests", dependencies: [
             "Driver", "Scenario", "Metrics", "CallModel", "PushModel", "Determinism", "HTTPServer", "WebSocket",
             "Transport", "Locking", "ReferenceTarget", "WebSocketClient", "RunFormats", "SIP", "SIPClient",
-            "SIPEmbedded", "Chaos",
+            "SIPEmbedded", "Chaos", "Checker", "HistoryLoading", "Results",
         ]),
         .testTarget(name: "ReportsTests", dependencies: [
             "Reports", "Metrics", "Results", "Determinism", "TextEscaping", "TestSupport", "Checker",
