@@ -195,7 +195,7 @@ let package = Package(
         .testTarget(name: "DriverTests", dependencies: [
             "Driver", "Scenario", "Metrics", "CallModel", "PushModel", "Determinism", "HTTPServer", "WebSocket",
             "Transport", "Locking", "ReferenceTarget", "WebSocketClient", "RunFormats", "SIPClient", "SIPEmbedded",
-            "Faults",
+            "Faults", "Checker", "HistoryLoading", "Results",
         ]),
         .testTarget(name: "ReportsTests", dependencies: [
             "Reports", "Metrics", "Determinism", "TextEscaping", "TestSupport", "Thresholds",

@@ -102,28 +102,27 @@ final class SIPOutsideRunTests: XCTestCase {
         XCTAssertEqual(stats["FailedCall(C)"], 0, stats.text)
     }
 
-    /// Awake devices (`sleep: false`) take outside calls from the INVITE itself, and an INVITE for a second call
-    /// reaching a device already in one is not taken for its call: the device reports it and its model decides
-    /// (`max_conversation_groups: 2`). SIPp dials dev-0 three times and dev-1 once, 50 ms apart, while each device
-    /// talks for half a second: dev-0 takes the second call beside its first (holding the first by re-INVITE,
-    /// hold-and-accept) and answers the third 486 Busy Here, over its limit; every call it took completes.
-    func testAwakeDevicesTakeOutsideCallsAndACallWaitingAsTheModelAllowsElseBusyHere() throws {
-        try callWaiting(sleep: false)
+    /// Call waiting, first with awake devices (`sleep: false`), then on the wake-up path, through one Kamailio
+    /// with the push route (which relays to an awake device's contact as to any). Awake devices take outside calls
+    /// from the INVITE itself, and an INVITE for a second call reaching a device already in one is not taken for
+    /// its call: the device reports it and its model decides (`max_conversation_groups: 2`). SIPp dials dev-0
+    /// three times and dev-1 once, 50 ms apart, while each device talks for half a second: dev-0 takes the second
+    /// call beside its first (holding the first by re-INVITE, hold-and-accept) and answers the third 486 Busy Here,
+    /// over its limit; every call it took completes. On the wake-up path the second and third calls' pushes reach
+    /// dev-0 awake in its first call; it reports them (PushKit's rule) without waking again, and their INVITEs
+    /// decide as above. The embedded loop pins both in one delivery order (SIPCallWaitingTests).
+    func testOutsideCallsWaitingOnAnAwakeAndOnASleepingDeviceAreTakenAsTheModelAllowsElseBusyHere() throws {
+        let pushPort = try XCTUnwrap(KamailioProcess.freePort())
+        let kamailio = try pushingKamailio(pushPort: pushPort)
+        defer { kamailio.stop() }
+        try callWaiting(sleep: false, kamailio: kamailio, pushPort: pushPort)
+        try callWaiting(sleep: true, kamailio: kamailio, pushPort: pushPort)
     }
 
-    /// The same on the wake-up path: the second and third calls' pushes reach dev-0 awake in its first call; it
-    /// reports them (PushKit's rule) without waking again, and their INVITEs decide as above.
-    func testASleepingDeviceInACallReportsTheWaitingCallsPushAndTakesOrRefusesItAsTheModelSays() throws {
-        try callWaiting(sleep: true)
-    }
-
-    private func callWaiting(sleep: Bool) throws {
+    private func callWaiting(sleep: Bool, kamailio: KamailioProcess, pushPort: Int) throws {
         let binary = try XCTUnwrap(ChildProcess.callstormBinary, "make test exports CALLSTORM_BIN")
         let dir = try TemporaryDirectory.make("sip-outside-waiting")
         defer { TemporaryDirectory.remove(dir) }
-        let pushPort = try XCTUnwrap(KamailioProcess.freePort())
-        let kamailio = try sleep ? pushingKamailio(pushPort: pushPort) : KamailioProcess()
-        defer { kamailio.stop() }
         let example = Self.root.appendingPathComponent("Scenarios/sip/outside-caller.yaml")
         let text = try String(contentsOf: example, encoding: .utf8)
             .replacingOccurrences(of: "127.0.0.1:5060", with: "127.0.0.1:\(kamailio.port)")

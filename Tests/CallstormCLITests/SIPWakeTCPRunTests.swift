@@ -1,4 +1,5 @@
 @testable import CallstormCLI
+import Checker
 import Credentials
 import Foundation
 import Metrics
@@ -9,12 +10,15 @@ import XCTest
 /// to its stale contact; it suspends the INVITE (t_suspend) and the wake REGISTER on a new connection continues it
 /// (t_continue). A late wake in the first half second (past a 2 s push timeout) shows the other end of that path:
 /// the suspended INVITE times out with 408, the REGISTER that comes after finds nothing to continue, and the call
-/// is put down to the fault.
+/// is put down to the fault. The callers sleep too and wake to dial, so the run is also SIPRunTests' former
+/// outgoing-over-TCP check (calls between devices over TCP ring, complete and are never retransmitted); the
+/// embedded loop pins that with devices that stay awake (SIPCallFlowTests.testOutgoingCallsOverTCPCompleteWith
+/// NoRetransmission) and the late wake's 408 (SIPLateWakeTests).
 final class SIPWakeTCPRunTests: XCTestCase {
     private static let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Scenarios/sip/incoming-wake.yaml")
 
-    func testSleepingDevicesOverTCPAreWokenRegisterOnANewConnectionAndTakeTheCall() throws {
+    func testSleepingDevicesOverTCPWakeRegisterOnANewConnectionAndCallEachOtherWithNoRetransmission() throws {
         let pushPort = try XCTUnwrap(KamailioProcess.freePort())
         let signer = ProviderTokenSigner(keyID: "KEY1234567", teamID: "TEAM123456", key: try ES256Key.generate())
         let jwt = try XCTUnwrap(signer.token(issuedAt: Int64(Date().timeIntervalSince1970)))
@@ -47,5 +51,11 @@ final class SIPWakeTCPRunTests: XCTestCase {
         XCTAssertNil(c["sip.responses_received.477"], context)
         XCTAssertNil(c["sip.retransmissions_sent.INVITE"], context)
         XCTAssertGreaterThan(outcome.result.recorder.histograms[MetricName.registerToInvite]?.totalCount ?? 0, 0)
+        // Calls between devices over TCP ring at the caller, and the history checker finds nothing broken.
+        XCTAssertGreaterThan(c["sip.requests_sent.INVITE"] ?? 0, 0, context)
+        XCTAssertGreaterThan(c["sip.responses_received.180"] ?? 0, 0, context)
+        let history = try XCTUnwrap(HistoryCheck.run(outcome.runDirectory, writeFiles: false))
+        XCTAssertGreaterThan(history.report.operations, 0)
+        XCTAssertEqual(history.report.violations, [], "\(history.report.violations.prefix(3))")
     }
 }

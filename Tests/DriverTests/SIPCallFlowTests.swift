@@ -4,18 +4,22 @@ import XCTest
 
 /// The built-in flows over SIP between awake devices on the embedded loop (what SIPRunTests and
 /// SIPOutsideCalleeRunTests pin through Kamailio): every call completes, the books balance, and each flow's SIP
-/// messages and figures are there.
+/// messages and figures are there, and the history checker finds nothing broken.
 final class SIPCallFlowTests: XCTestCase {
     private func run(_ flow: String, transport: String = "udp") throws -> Recorder {
         let yaml = SIPRig.scenario(devices: 8, rate: "2/s", seconds: 2, sleep: false, transport: transport,
                                    answerAfter: "{ constant: 100ms }", mix: "{ \(flow): 100 }")
-        let rig = try SIPRig(yaml)
+        let rig = try SIPRig(yaml, history: true)
         rig.network.latencyNanos = 1_000_000
         let recorder = rig.run()
         let c = recorder.counters
         XCTAssertEqual(c[MetricName.callsStarted], 4, "\(flow): \(c.sorted { $0.key < $1.key })")
         XCTAssertEqual(c[MetricName.callsCompleted], 4, "\(flow): \(c.sorted { $0.key < $1.key })")
         XCTAssertTrue(Books(counters: c).balanced, "\(flow): \(Books(counters: c).problems)")
+        // The history checker judges the SIP calls (their dialogs at both ends) like any other: nothing broken.
+        let check = try rig.check()
+        XCTAssertGreaterThan(check.report.operations, 0, flow)
+        XCTAssertEqual(check.report.violations, [], "\(flow): \(check.describe)")
         return recorder
     }
 

@@ -23,6 +23,8 @@ final class SIPRig {
     let sink: DevicePushSink
     let loadClock = LoadClock()
     let settings: DriverSettings
+    /// The faults the run injected, as faults.csv lists them.
+    let faultLog = FaultLog()
     /// Where the run's files go when the rig keeps a history.
     let directory: URL?
     private var recorder: Recorder?
@@ -52,7 +54,6 @@ final class SIPRig {
         proxy = SIPTwinProxy(network: network, configuration: .init(
             port: sip.port, push: pushTimeout.map { .init(timeoutNanos: $0) { gateway.sink?.accept($0) } }))
         loop.sipNetwork = network
-        let faultLog = FaultLog()
         let deviceCalls = DeviceCalls(devices: settings.devices)
         worker = try Worker(index: 0, settings: settings, loop: loop, deviceIndexes: settings.deviceIndexes(worker: 0),
                             runStartNanos: clock.nowNanos(), faultLog: faultLog, deviceCalls: deviceCalls)

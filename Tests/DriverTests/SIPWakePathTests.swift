@@ -11,9 +11,14 @@ final class SIPWakePathTests: XCTestCase {
     private let hop: UInt64 = 1_000_000
 
     private func wakeRun(transport: String) throws -> (Recorder, SIPRig) {
-        let rig = try SIPRig(SIPRig.scenario(transport: transport))
+        let rig = try SIPRig(SIPRig.scenario(transport: transport), history: true)
         rig.network.latencyNanos = hop
-        return (rig.run(), rig)
+        let recorder = rig.run()
+        // The history checker judges the woken calls like any other: nothing broken.
+        let check = try rig.check()
+        XCTAssertGreaterThan(check.report.operations, 0)
+        XCTAssertEqual(check.report.violations, [], check.describe)
+        return (recorder, rig)
     }
 
     func testSleepingDevicesWokenByAPushReportRegisterAndTakeTheCallWithEveryWakeFigureMeasured() throws {
