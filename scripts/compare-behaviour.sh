@@ -27,7 +27,7 @@
 # Takes 3-6 minutes on 2 cores (each run 4-50 s: the calls' talk times and the drain, not the arrivals).
 set -u
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then
-    sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 2
+    awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 2
 fi
 abspath() { case "$1" in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
 OLD=$(abspath "$1"); NEW=$(abspath "$2")
