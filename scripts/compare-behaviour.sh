@@ -44,12 +44,16 @@ mkdir -p "$WORK/scenarios"
 # from the current directory, so both binaries' Kamailios run the same configuration.
 cd "$ROOT"
 
-# The commit a binary was built from, when it sits in a checkout's .build (informative).
+# Where a binary comes from, when it sits in a checkout's .build (informative: the binary itself names no commit):
+# the checkout's HEAD, the last commit that changed its sources, uncommitted source changes, the binary's time.
 commit_of() {
-    local dir; dir=$(dirname "$1"); dir=${dir%%/.build/*}
-    local c; c=$(git -C "$dir" rev-parse --short HEAD 2>/dev/null) || { echo "unknown commit"; return; }
-    [ -z "$(git -C "$dir" status --porcelain --untracked-files=no 2>/dev/null)" ] || c="$c+uncommitted changes"
-    echo "$dir at $c"
+    local dir c src built; dir=$(dirname "$1"); dir=${dir%%/.build/*}
+    built=$(date -u -r "$1" '+%H:%M UTC' 2>/dev/null)
+    c=$(git -C "$dir" rev-parse --short HEAD 2>/dev/null) || { echo "not in a checkout; built $built"; return; }
+    src=$(git -C "$dir" log -1 --format=%h -- Sources Package.swift 2>/dev/null)
+    [ -z "$(git -C "$dir" status --porcelain --untracked-files=no -- Sources Package.swift 2>/dev/null)" ] \
+        || src="$src+uncommitted changes"
+    echo "$dir at $c, sources of $src; built $built"
 }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 

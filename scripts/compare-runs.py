@@ -164,6 +164,13 @@ def natural_verdict(a_dir, b_dir, others):
         else: beyond.append(key)
     print(f"-- against {len(others)} more run(s) of A's binary: {len(ab)} keys differ A/B, "
           f"{len(varies)} differ between some two runs of A's binary --")
+    scalar = [key for key in sorted(ab) if key[0] in ("counter", "book")]
+    if scalar:
+        print("  counters and book entries that differ A/B, with their values in A's other runs:")
+        for what, k in scalar:
+            values = [getattr(o, what + "s").get(k) for o in olds[1:]]
+            print(f"    {what} {k}: A={getattr(a, what + 's').get(k)} B={getattr(b, what + 's').get(k)} "
+                  f"(A's binary again: {', '.join(map(str, values))})")
     if by_kind:
         print(f"  {len(by_kind)} differing rows are of kinds that also vary between A's runs (other calls):")
         for key in by_kind[:5]: print("   ", describe(key, a, b))
