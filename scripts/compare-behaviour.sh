@@ -15,7 +15,9 @@
 #                                            multisets, without times, op numbers, UUIDs and device ids) are equal;
 #   differs only where two old runs differ   every counter, book entry and row that differs old-1/new also differs
 #                                            between two old runs, or is a row of a kind (ids and views taken out)
-#                                            that does: the counters are listed, the rows are in the .txt;
+#                                            that does, or is a counter compare-runs.py's KNOWN_RACES names (seen
+#                                            to differ between old runs before; named as such): the counters are
+#                                            listed, the rows are in the .txt;
 #   differs                                  with the keys and rows that differ beyond that.
 # A race is rare enough that two old runs may not both show it, so before a scenario is called "differs" the old
 # binary runs again, up to EXTRA_OLD_RUNS (default 3) more times, and old-1/new is judged against all old runs.
@@ -145,6 +147,8 @@ while IFS='|' read -r name file flags; do
     if [ "${masked:-$verdict}" = natural ]; then
         keys=$($COMPARE "$d/old-1" "$d/new" 2>/dev/null | sed -n 's/^  counters.csv \([^:]*\):.*/\1/p' | paste -sd' ')
         [ -n "$keys" ] && result="$result (counters: $keys)"
+        raced=$(sed -n 's/^  known races (KNOWN_RACES) that these runs of A.s binary did not show: //p' "$txt")
+        [ -n "$raced" ] && result="$result; known races these old runs did not show: $raced"
     fi
     echo "   $result; $calls calls, $rows history rows; $n old runs, $varies keys vary between them; $(( $(date +%s) - start )) s"
     [ "$result" = "**differs**" ] && sed -n '/^verdict: differs/,$p' "$txt" | sed 's/^/   /'

@@ -18,8 +18,8 @@ Usage: compare-runs.py [--mask-sip] [--natural OLD2 ...] A B
                  pushes still in flight at stop). Ends with one line `verdict: same`, `verdict: natural` (every
                  counter, book entry and history or faults row that differs between A and B also differs between
                  some two of A and the DIRs; a row also passes when a row of its kind, its identities and views
-                 taken out, does: the same race met other calls) or `verdict: differs` (followed by what differs
-                 beyond that), and exits 1 only for `differs`.
+                 taken out, does: the same race met other calls; a counter in KNOWN_RACES passes, named) or
+                 `verdict: differs` (followed by what differs beyond that), and exits 1 only for `differs`.
                  Used by scripts/compare-behaviour.sh.
 """
 import argparse, collections, csv, json, re, sys
@@ -151,15 +151,38 @@ def describe(key, a, b):
     x, y = getattr(a, what)[k], getattr(b, what)[k]
     return f"{what} row A×{x} B×{y}: {k[:300]}"
 
+# Counters and book entries seen to differ between two runs of one binary with the same seed (issue 25's
+# comparison and issue 31's, docs/results/issue31-behaviour.md), each decided by timing, not by the seed. A run of
+# a few old runs may not show a rarer one (chaos/device's stale push: 1 old run in 11), so one of these differing
+# beyond the old runs at hand is reported as a known race, not as a difference.
+KNOWN_RACES = {
+    # A background push and the HTTP answer or socket message with the same view: which reaches the device first.
+    "counter events.updated", "counter pushes.stale", "counter pushes.out_of_order",
+    "counter pushes.delivered_out_of_order", "counter socket.events.stale", "counter socket.events.out_of_order",
+    "counter socket.messages",
+    # Whether the device's socket is open yet when an action is due (queued until it is).
+    "counter socket.actions.queued",
+    # The last pushes still on their way through the gateway when the last call ends and the worker stops.
+    "counter pushes.undelivered_at_stop", "counter pushes.delivered", "counter pushes.received.background",
+    "book pushes.delivered", "book pushes.undeliveredAtStop",
+    # A background push reaching a device inside or just after its offline window (chaos/device's flaky-phones).
+    "counter faults.device.offline_push_lost", "counter faults.device.offline_push_lost.background",
+    # sip/incoming-wake: the callee's answer given before Kamailio's relayed INVITE reached it.
+    "counter answer_before_invite",
+}
+
 def natural_verdict(a_dir, b_dir, others):
     a, b = Run(a_dir), Run(b_dir)
     ab = differences(a, b)
     olds = [a] + [Run(o) for o in others]
     varies = set().union(*(differences(x, y) for i, x in enumerate(olds) for y in olds[i + 1:]))
     varying_kinds = {(w, kind(k)) for w, k in varies if w in ("faults", "history")}
-    beyond, by_kind = [], []
+    beyond, by_kind, raced = [], [], []
     for key in sorted(ab):
         if key in varies: continue
+        if f"{key[0]} {key[1]}" in KNOWN_RACES:
+            raced.append(key)
+            continue
         if key[0] in ("faults", "history") and (key[0], kind(key[1])) in varying_kinds: by_kind.append(key)
         else: beyond.append(key)
     print(f"-- against {len(others)} more run(s) of A's binary: {len(ab)} keys differ A/B, "
@@ -174,6 +197,9 @@ def natural_verdict(a_dir, b_dir, others):
     if by_kind:
         print(f"  {len(by_kind)} differing rows are of kinds that also vary between A's runs (other calls):")
         for key in by_kind[:5]: print("   ", describe(key, a, b))
+    if raced:
+        print(f"  known races (KNOWN_RACES) that these runs of A's binary did not show: "
+              + ", ".join(k for _, k in raced))
     if not ab: print("verdict: same")
     elif not beyond: print("verdict: natural")
     else:
