@@ -152,8 +152,8 @@ def describe(key, a, b):
     return f"{what} row A×{x} B×{y}: {k[:300]}"
 
 # Counters and book entries seen to differ between two runs of one binary with the same seed (issue 25's
-# comparison and issue 31's, docs/results/issue31-behaviour.md), each decided by timing, not by the seed. A run of
-# a few old runs may not show a rarer one (chaos/device's stale push: 1 old run in 11), so one of these differing
+# comparison and issue 31's, docs/results/issue31-behaviour.md), each decided by timing, not by the seed. A few
+# old runs may not show a rarer one (chaos/device's stale push: 1 old run in 13), so one of these differing
 # beyond the old runs at hand is reported as a known race, not as a difference.
 KNOWN_RACES = {
     # A background push and the HTTP answer or socket message with the same view: which reaches the device first.
