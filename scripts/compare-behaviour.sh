@@ -26,6 +26,8 @@
 # line says which one held ("same with SIP identifiers masked" means the SIP layer draws them in another order).
 # Exit 0: nothing differs beyond what varies between old runs; 1: a real difference; 3: a run failed (exit code
 # other than 0 or 1, a timeout, a missing binary or kamailio), named in the table.
+# Scenario files are this checkout's (SCENARIO_ROOT=DIR takes DIR/Scenarios instead, e.g. the old checkout's if the
+# old binary cannot read a newer file); both binaries run the same files.
 # Takes 3-6 minutes on 2 cores (each run 4-50 s: the calls' talk times and the drain, not the arrivals).
 set -u
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then
@@ -63,18 +65,20 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 # port, push route on because the devices sleep, stopped by PID) and its gateway takes a free port, so runs with the
 # same seed never meet one server (equal Call-IDs would be taken for retransmissions: docs/SIP.md).
 sip_yaml="$WORK/scenarios/sip-incoming-wake.yaml"
+SCN=${SCENARIO_ROOT:-$ROOT}/Scenarios
+[ -f "$SCN/smoke.yaml" ] || { echo "compare-behaviour: no scenarios in $SCN" >&2; exit 2; }
 sed -e 's|target: { sip: { registrar: "127.0.0.1:5060" } }|target: { sip: { kamailio: true } }|' \
-    -e 's|listen: "127.0.0.1:2197"|listen: "127.0.0.1:0"|' Scenarios/sip/incoming-wake.yaml > "$sip_yaml"
+    -e 's|listen: "127.0.0.1:2197"|listen: "127.0.0.1:0"|' "$SCN/sip/incoming-wake.yaml" > "$sip_yaml"
 grep -q 'kamailio: true' "$sip_yaml" && grep -q 'listen: "127.0.0.1:0"' "$sip_yaml" || {
-    echo "compare-behaviour: Scenarios/sip/incoming-wake.yaml changed its target or push line; update the sed here" >&2
+    echo "compare-behaviour: $SCN/sip/incoming-wake.yaml changed its target or push line; update the sed here" >&2
     exit 3; }
 
 # name | scenario file | extra flags. Arrivals cut short with --duration (the seed and the plan's start stay);
 # chaos/device keeps its 6 s so both fault windows (1-3 s, 3-5 s) fall inside; the SIP example is 2 s already.
-SCENARIOS="smoke|Scenarios/smoke.yaml|--duration 4s
-chaos-device|Scenarios/chaos/device.yaml|
-websocket|Scenarios/websocket.yaml|--duration 5s
-group-merge|Scenarios/group-merge.yaml|--duration 4s
+SCENARIOS="smoke|$SCN/smoke.yaml|--duration 4s
+chaos-device|$SCN/chaos/device.yaml|
+websocket|$SCN/websocket.yaml|--duration 5s
+group-merge|$SCN/group-merge.yaml|--duration 4s
 sip-incoming-wake|$sip_yaml|"
 
 echo "compare-behaviour: $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(load) before"
