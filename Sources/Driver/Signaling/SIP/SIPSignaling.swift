@@ -75,6 +75,17 @@ final class SIPSignaling: DeviceSignaling {
         return signaling
     }
 
+    /// SIP calls are dialogs the target holds no view of: a run with SIP devices compares no views.
+    static func checksTargetViews(_ settings: DriverSettings) -> Bool {
+        settings.scenario.device.sip == nil
+    }
+
+    /// A SIP device is known by its address of record, `sip:dev-N@<target.sip.domain>`.
+    static func handleAddress(_ settings: DriverSettings) -> HandleAddress? {
+        guard settings.scenario.device.sip != nil, let domain = settings.scenario.sip?.domain else { return nil }
+        return HandleAddress(scheme: "sip", domain: domain)
+    }
+
     private init(target: SIPTargetSpec, spec: SIPDeviceSpec, parts: SignalingParts) {
         self.parts = parts
         wake.bundleID = parts.settings.scenario.push.bundleID
