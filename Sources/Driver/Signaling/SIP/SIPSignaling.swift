@@ -335,9 +335,3 @@ struct Registering {
     let initial: Bool
     let then: (() -> Void)?
 }
-
-extension DriverLoop {
-    /// Loops without an event thread (the tests' embedded loop) have no SIP agents.
-    func makeSIPPool(proxyHost: String, proxyPort: Int, onEvent: @escaping SIPAgentEventHandler)
-        -> (any SIPAgentPool)? { nil }
-}
