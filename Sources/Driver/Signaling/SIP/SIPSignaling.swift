@@ -56,7 +56,7 @@ final class SIPSignaling: DeviceSignaling {
     /// The wake-up path's state per sleeping device (`SIPSignaling+Wake`).
     var wake = WakeState()
     /// What the run's SIP faults hold per device (`SIPSignaling+Faults`).
-    var chaos = SIPChaos()
+    var faultState = SIPFaultState()
 
     /// The SIP part of a worker, or nil when its devices speak HTTP. Call on the loop.
     static func make(_ parts: SignalingParts) -> SIPSignaling? {
