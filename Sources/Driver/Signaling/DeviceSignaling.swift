@@ -50,12 +50,11 @@ extension DeviceSignaling {
     func stop() {}
 }
 
-/// The app's moments a device's signaling hears: registration done, a call reported to the system (its VoIP
-/// push), the user acting, and the device left with no call.
+/// The app's moments a device's signaling hears from outside it: a call reported to the system (its VoIP push),
+/// and the device left with no call. What a kind sees itself (its registration's answer, the user acting through
+/// its `perform`) it handles in its own code.
 enum AppMoment {
-    case registered
     case pushReported(conversation: String, acceptedNanos: UInt64)
-    case userActs
     case idle
 }
 

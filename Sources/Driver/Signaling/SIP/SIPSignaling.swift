@@ -126,7 +126,6 @@ final class SIPSignaling: DeviceSignaling {
         case .pushReported(let uuid, let acceptedNanos):
             pushReported(local, conversation: uuid, acceptedNanos: acceptedNanos)
         case .idle: afterCall(local)
-        case .registered, .userActs: break
         }
     }
 
