@@ -89,7 +89,7 @@ final class ActionSender {
                     return
                 }
             }
-            host.tell(id, now: now) { $0.answered(request, answer, now: now, &$1) }
+            host.apply(.answer(request, answer, now: now))  // the one door every kind's answers take
         }
     }
 

@@ -23,7 +23,7 @@ protocol DeviceSignaling: AnyObject {
     func serves(_ local: Int) -> Bool
     /// Registers `local` with the target; `then` runs once the answer is in (whatever it was).
     func register(_ local: Int, then: @escaping () -> Void)
-    /// Carries one action of a call out; its answer reaches the call as `WorkerEffect.answer` (or `tell`).
+    /// Carries one action of a call out; its answer reaches the call as `WorkerEffect.answer`.
     func perform(_ request: ActionRequest)
     /// A timer this kind put on the wheel (`TimerEvent.signaling`) fired.
     func timerFired(_ timer: SignalingTimer, now: UInt64)
