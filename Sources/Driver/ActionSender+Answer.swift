@@ -14,7 +14,7 @@ extension ActionSender {
         if answer.outcome != .fulfilled, case .success(let response) = result, response.status > 0 {
             answer.status = response.status
             answer.alreadyEnded = request.kind == .end && (api.mapping.alreadyEnded.contains(response.status)
-                || response.header(SocketReplyReader.alreadyEndedHeader) != nil)
+                || response.header(Self.routeAlreadyEndedHeader) != nil)
         }
         guard answer.outcome == .fulfilled, case .success(let response) = result, let endpoint else { return answer }
         answer.captures = TargetAPI.captures(endpoint, from: response.body)

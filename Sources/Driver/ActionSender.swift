@@ -24,6 +24,10 @@ final class ActionSender {
 
     typealias Completion = (Result<ClientResponse, TransportError>, APIMapping.Endpoint?) -> Void
 
+    /// A header only an `ActionRoute` sets on the answer it hands back: the refusal said the conversation had
+    /// already ended, which `readAnswer` takes as a status in `target.api.already_ended`.
+    static let routeAlreadyEndedHeader = "x-callstorm-socket-already-ended"
+
     init(api: TargetAPI, settings: DriverSettings, loop: DriverLoop, table: CallTable, books: RunBooks,
          faults: DeviceFaults, host: EffectHost) {
         self.api = api
@@ -85,7 +89,7 @@ final class ActionSender {
                     return
                 }
             }
-            host.tell(id, now: now) { $0.answered(request, answer, now: now, &$1) }
+            host.apply(.answer(request, answer, now: now))  // the one door every kind's answers take
         }
     }
 
@@ -241,7 +245,8 @@ final class ActionSender {
 }
 
 /// A way other than HTTP to carry some of a device's operations (its socket): asked before HTTP, it takes the
-/// operations it carries and answers them through `completion` as an HTTP answer would.
+/// operations it carries and answers them through `completion` as an HTTP answer would. An answer that says the
+/// conversation had already ended, in words HTTP has no status for, carries `ActionSender.routeAlreadyEndedHeader`.
 protocol ActionRoute: AnyObject {
     /// False when `op` goes over HTTP.
     func send(_ op: String, _ vars: [String: String], device local: Int, call: Int?,

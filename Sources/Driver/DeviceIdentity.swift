@@ -96,14 +96,16 @@ public struct DeviceIdentity: Sendable, Equatable {
 public struct HandleBook: Sendable, Equatable {
     public let seed: UInt64
     public let mix: HandleMix
-    /// SIP devices' domain: a SIP device's handle is its address of record (`sip:dev-N@<domain>`, generic), what
-    /// its calls' From names and what a SIP server can put in a push; nil for HTTP and WebSocket devices.
-    public let sipDomain: String?
+    /// The address every device is known by when its signaling kind names devices by address (a SIP device's
+    /// address of record, `sip:dev-N@<domain>`, generic: what its calls' From names and what a SIP server can
+    /// put in a push); nil when devices take their handles from `mix` (HTTP and WebSocket devices). The kind
+    /// says which (`DeviceSignaling.handleAddress`).
+    public let address: HandleAddress?
 
-    public init(seed: UInt64, mix: HandleMix, sipDomain: String? = nil) {
+    public init(seed: UInt64, mix: HandleMix, address: HandleAddress? = nil) {
         self.seed = seed
         self.mix = mix
-        self.sipDomain = sipDomain
+        self.address = address
     }
 
     /// The kind (an index into `HandleMix.kinds`) of device `index`.
@@ -114,7 +116,10 @@ public struct HandleBook: Sendable, Equatable {
     }
 
     public func handle(index: Int) -> Handle {
-        if let sipDomain { return Handle(kind: .generic, value: "sip:dev-\(index)@\(sipDomain)", displayName: "Device \(index)") }
+        if let address {
+            return Handle(kind: .generic, value: "\(address.scheme):dev-\(index)@\(address.domain)",
+                          displayName: "Device \(index)")
+        }
         return DeviceIdentity.handle(index: index, kind: kind(index: index))
     }
 
@@ -131,5 +136,17 @@ public struct HandleBook: Sendable, Equatable {
         case .emailAddress: return mix.supported.contains("email")
         case .generic: return mix.supported.contains("generic")
         }
+    }
+}
+
+/// The address a device is known by, `<scheme>:dev-N@<domain>`, when its signaling kind names devices so
+/// (`HandleBook.address`).
+public struct HandleAddress: Sendable, Equatable {
+    public let scheme: String
+    public let domain: String
+
+    public init(scheme: String, domain: String) {
+        self.scheme = scheme
+        self.domain = domain
     }
 }

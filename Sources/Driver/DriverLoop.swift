@@ -6,9 +6,10 @@ import WebSocketClient
 import SIPClient
 
 /// The loop one worker runs on: where its work runs, its one timer, the HTTP client that sends the target its
-/// requests, and the pool its device sockets live in. The real one (`ThreadLoop`) is an epoll thread serving a
+/// requests, and the pools its device sockets and SIP agents live in. The real one (`ThreadLoop`) is an epoll thread serving a
 /// DispatchQueue; tests run the real `Worker` on an embedded loop instead, moved by a `ManualClock` like
-/// swift-nio's EmbeddedEventLoop, with an in-memory target behind its client: no sockets, no threads, no sleeps.
+/// swift-nio's EmbeddedEventLoop, with an in-memory target behind its client, in-memory device sockets and the
+/// embedded SIP twin (SIPEmbedded): no sockets, no threads, no sleeps.
 ///
 /// Ownership rule: everything a worker owns is touched only inside work this loop runs.
 protocol DriverLoop: AnyObject, Sendable {
@@ -29,7 +30,9 @@ protocol DriverLoop: AnyObject, Sendable {
     /// A device socket pool on this loop, or nil when the loop has none (then devices hold no sockets).
     func makeSocketPool(tls: ClientTLS?, limits: WebSocketClientPool.Limits,
                         onEvent: @escaping WebSocketClientPool.EventHandler) -> SocketPool?
-    /// SIP user agents on this loop (`SIPSignaling`), or nil when the loop has no event thread.
+    /// SIP user agents on this loop (`SIPSignaling`): `SIPClientPool` on `ThreadLoop`'s event thread; on the
+    /// tests' embedded loop SIPEmbedded's `MemorySIPPool` on an in-memory network with the `SIPTwinProxy`. Nil
+    /// when the loop cannot carry SIP (an embedded loop given no SIP network).
     func makeSIPPool(proxyHost: String, proxyPort: Int, onEvent: @escaping SIPAgentEventHandler)
         -> (any SIPAgentPool)?
     /// Stops the timer, the client and the loop (on the loop).

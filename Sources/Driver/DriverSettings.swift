@@ -72,8 +72,7 @@ public struct DriverSettings: Sendable {
     public var voipWithoutCall: VoIPWithoutCall { scenario.device.onVoIPWithoutCall }
     /// `device.handles`, `device.supported_handles`: each device's handle and the kinds the app declares.
     public var handles: HandleBook {
-        HandleBook(seed: scenario.seed, mix: scenario.device.handles,
-                   sipDomain: scenario.device.sip == nil ? nil : scenario.sip?.domain)
+        HandleBook(seed: scenario.seed, mix: scenario.device.handles, address: SignalingRegistry.handleAddress(self))
     }
     /// `device.includes_in_recents`.
     public var includesInRecents: Bool { scenario.device.includesInRecents }
@@ -88,7 +87,12 @@ public struct DriverSettings: Sendable {
     public var replayOffsetNanos: Int64? { scenario.replay?.offsetNanos }
     /// After each call, compare every device's view of its conversations with the target's (`GET`): when the
     /// mapping reads views and can fetch one back.
-    public var verifyViews: Bool { scenario.device.sip == nil && scenario.api.map { $0.view != nil && $0.endpoints["get"] != nil } ?? true }
+    /// A signaling kind whose calls the target does not hold as viewable conversations turns it off
+    /// (`DeviceSignaling.checksTargetViews`).
+    public var verifyViews: Bool {
+        SignalingRegistry.checksTargetViews(self)
+            && scenario.api.map { $0.view != nil && $0.endpoints["get"] != nil } ?? true
+    }
     /// `device.socket*`: whether and when devices hold a signaling socket.
     public var socket: SocketSettings {
         SocketSettings(mode: scenario.device.socket, reconnect: scenario.device.socketReconnect,

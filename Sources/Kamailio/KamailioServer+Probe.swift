@@ -1,5 +1,6 @@
 import CLinux
 import Foundation
+import SystemCalls
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,17 +39,16 @@ extension KamailioServer {
                 + "\(attempt);rport\r\nMax-Forwards: 70\r\nFrom: <sip:probe@127.0.0.1>;tag=p\r\n"
                 + "To: <sip:127.0.0.1:\(port)>\r\nCall-ID: ready-\(attempt)\r\nCSeq: 1 OPTIONS\r\n"
                 + "Content-Length: 0\r\n\r\n"
-            _ = Array(probe.utf8).withUnsafeBytes { bytes in
-                withUnsafePointer(to: &server) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        sendto(fd, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                    }
-                }
-            }
+            _ = Array(probe.utf8).withUnsafeBytes { SystemCall.sendDatagram(fd, $0, to: server) }
             var buffer = [UInt8](repeating: 0, count: 2048)
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n > 12, String(decoding: buffer[..<n], as: UTF8.self).hasPrefix("SIP/2.0 200") { return true }
-            if n < 0 { usleep(50_000) }
+            switch buffer.withUnsafeMutableBytes({ SystemCall.receive(fd, into: $0.baseAddress!, count: $0.count) }) {
+            case .bytes(let n):
+                if n > 12, String(decoding: buffer[..<n], as: UTF8.self).hasPrefix("SIP/2.0 200") { return true }
+            case .closed:
+                break
+            case .wouldBlock, .error:
+                usleep(50_000)
+            }
         }
         return false
     }

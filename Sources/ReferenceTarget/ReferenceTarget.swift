@@ -4,6 +4,7 @@ import Foundation
 import HTTPServer
 import Locking
 import struct Synchronization.Atomic
+import SystemCalls
 import TextEscaping
 import WebSocket
 
@@ -147,7 +148,7 @@ public final class ReferenceTarget: HTTPHandler {
             + "\"value\":\(JSONText.quote(h.value)),\"displayName\":\(JSONText.quote(h.displayName))},"
             + "\"apnsToken\":\(JSONText.quote(body.apnsToken))}\n"
         let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { write(registrationsFD, $0.baseAddress, $0.count) }
+        _ = bytes.withUnsafeBytes { all in SystemCall.writeAll(all) { SystemCall.write(registrationsFD, $0) } }
     }
 
     /// Devices the target knows.

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Metrics
 import Locking
+import SystemCalls
 
 /// Streams one recorder into the run directory so that its memory and its checkpoints stay small however long
 /// the run: seconds that are over are detached from the recorder and appended once, as a segment, to
@@ -106,14 +107,7 @@ public final class RecorderCheckpointer {
                 bytes.append(contentsOf: line)
                 bytes.append(10)
             }
-            bytes.withUnsafeBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let n = Glibc.write(segmentsFD, buffer.baseAddress! + offset, buffer.count - offset)
-                    if n <= 0 { break }
-                    offset += n
-                }
-            }
+            _ = bytes.withUnsafeBytes { all in SystemCall.writeAll(all) { SystemCall.write(segmentsFD, $0) } }
             fsync(segmentsFD)
         }
         if let (number, image) = snapshot, let bytes = encoded("segments", number, image) {

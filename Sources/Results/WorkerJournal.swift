@@ -1,6 +1,7 @@
 import Foundation
 import Metrics
 import RunFormats
+import SystemCalls
 
 /// What one worker streams into the run directory while it runs, so a crash or SIGKILL loses at most the last
 /// checkpoint interval: actions and pushes as CSV rows, the operation history, and its recorder through a
@@ -115,12 +116,7 @@ final class BufferedFile {
     }
 
     func flush(sync: Bool) {
-        var offset = 0
-        while offset < buffer.count {
-            let n = buffer[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n <= 0 { break }
-            offset += n
-        }
+        _ = buffer.withUnsafeBytes { bytes in SystemCall.writeAll(bytes) { SystemCall.write(fd, $0) } }
         buffer.removeAll(keepingCapacity: true)
         if sync { fsync(fd) }
     }

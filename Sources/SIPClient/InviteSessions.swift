@@ -59,8 +59,10 @@ final class InviteSessions {
         forgetDialogs(of: callID)
     }
 
+    /// The ids are collected first: removing while iterating `dialogs.keys` copied the whole table on each call end.
     private func forgetDialogs(of callID: String) {
-        for id in dialogs.keys where id.callID == callID { dialogs[id] = nil }
+        let ids = dialogs.keys.filter { $0.callID == callID }
+        for id in ids { dialogs[id] = nil }
     }
 
     // MARK: - In a dialog

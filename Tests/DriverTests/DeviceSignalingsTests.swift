@@ -54,7 +54,7 @@ final class DeviceSignalingsTests: XCTestCase {
         let rig = try WorkerRig(scenario: scenario(socket: true))
         defer { rig.stop() }
         let worker = rig.worker
-        worker.signaling[0].moment(.registered, device: 0)
+        worker.sockets?.registered(0)  // what its registration's good answer does
         XCTAssertEqual(worker.sockets?.phase(0), .closed, "on_push: closed while the device has no conversation")
         worker.signaling[0].moment(.pushReported(conversation: "c1", acceptedNanos: rig.clock.nowNanos()), device: 0)
         rig.expect("the socket opens for the reported call") { worker.sockets?.phase(0) == .open }

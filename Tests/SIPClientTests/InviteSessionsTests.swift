@@ -65,8 +65,9 @@ final class InviteSessionsTests: XCTestCase {
     }
 
     /// A request inside a dialog must name it by both tags: the right Call-ID and To tag with another From tag
-    /// is no dialog of this agent's (481, counted stray), and a CSeq lower than the last is refused 500.
-    func testTheInDialogGuardRefusesAnUnknownDialog481AndAnOldCSeq500() throws {
+    /// is no dialog of this agent's (481, counted stray), and the same request with the dialog's own tags is
+    /// taken. (An older CSeq's 500: the next test.)
+    func testTheInDialogGuardRefusesAnotherFromTag481AndTakesTheDialogsOwnTags() throws {
         let call = alice.invite("sip:bob@127.0.0.1", now: clock.nowNanos())
         let invite = try XCTUnwrap(sent().first)
         answer(invite, 200, phone: "a")

@@ -13,11 +13,17 @@ protocol DeviceSignaling: AnyObject {
     /// This kind's part of a worker, or nil when none of the worker's devices signals this way (or the loop cannot
     /// carry it); the next kind in `SignalingRegistry.kinds` is asked. Called on the loop.
     static func make(_ parts: SignalingParts) -> Self?
+    /// Whether the run may compare its devices' views with the target's after each call (`verifyViews`): a kind
+    /// whose devices are in the run and whose calls the target holds as no viewable conversation says false.
+    static func checksTargetViews(_ settings: DriverSettings) -> Bool
+    /// The address every device is known by when this kind is in the run and names devices by address (a SIP
+    /// address of record), else nil: devices take their handles from `device.handles`.
+    static func handleAddress(_ settings: DriverSettings) -> HandleAddress?
     /// Whether device `local` (worker-local index) signals this way.
     func serves(_ local: Int) -> Bool
     /// Registers `local` with the target; `then` runs once the answer is in (whatever it was).
     func register(_ local: Int, then: @escaping () -> Void)
-    /// Carries one action of a call out; its answer reaches the call as `WorkerEffect.answer` (or `tell`).
+    /// Carries one action of a call out; its answer reaches the call as `WorkerEffect.answer`.
     func perform(_ request: ActionRequest)
     /// A timer this kind put on the wheel (`TimerEvent.signaling`) fired.
     func timerFired(_ timer: SignalingTimer, now: UInt64)
@@ -34,6 +40,8 @@ protocol DeviceSignaling: AnyObject {
 }
 
 extension DeviceSignaling {
+    static func checksTargetViews(_ settings: DriverSettings) -> Bool { true }
+    static func handleAddress(_ settings: DriverSettings) -> HandleAddress? { nil }
     func timerFired(_ timer: SignalingTimer, now: UInt64) {}
     func moment(_ moment: AppMoment, device local: Int) {}
     func isForeground(_ local: Int) -> Bool { false }
@@ -42,12 +50,11 @@ extension DeviceSignaling {
     func stop() {}
 }
 
-/// The app's moments a device's signaling hears: registration done, a call reported to the system (its VoIP
-/// push), the user acting, and the device left with no call.
+/// The app's moments a device's signaling hears from outside it: a call reported to the system (its VoIP push),
+/// and the device left with no call. What a kind sees itself (its registration's answer, the user acting through
+/// its `perform`) it handles in its own code.
 enum AppMoment {
-    case registered
     case pushReported(conversation: String, acceptedNanos: UInt64)
-    case userActs
     case idle
 }
 

@@ -8,3 +8,15 @@ enum SignalingRegistry {
         HTTPSignaling.self,
     ] }
 }
+
+extension SignalingRegistry {
+    /// Whether the run compares devices' views with the target's after each call: no kind in the run says no.
+    static func checksTargetViews(_ settings: DriverSettings) -> Bool {
+        kinds.allSatisfy { $0.checksTargetViews(settings) }
+    }
+
+    /// The address devices are known by, from the first kind in the run that names devices by address.
+    static func handleAddress(_ settings: DriverSettings) -> HandleAddress? {
+        kinds.lazy.compactMap { $0.handleAddress(settings) }.first
+    }
+}

@@ -3,14 +3,14 @@ import Metrics
 import SIP
 import SIPClient
 
-/// The run's SIP faults as the worker applies them (decisions are Chaos's: `FaultSchedule.sipMessageDecision`,
-/// `sipWakeDecision`). Message loss and delay act through the pool's datagram filter, on the device's UDP socket;
-/// a late wake puts the wake REGISTER off on the wheel (`SIPSignalingTimer.wake`); a lost REGISTER makes the filter
-/// drop that device's REGISTERs until its agent closes. Each fault that acts is counted (`faults.<kind>`) and
-/// logged in faults.csv; against the device's call only when the datagram is part of it (`SIPDatagramOwner`), so
-/// a call it made fail is attributed to it and a lost REGISTER refresh during a call is not. A refresh that then
-/// fails lapses the device's registration (`SIPRegistrationFaults`).
-struct SIPChaos {
+/// The run's SIP faults as the worker applies them (decisions are the Faults model's:
+/// `FaultSchedule.sipMessageDecision`, `sipWakeDecision`). Message loss and delay act through the pool's datagram
+/// filter, on the device's UDP socket; a late wake puts the wake REGISTER off on the wheel (`SIPSignalingTimer.wake`);
+/// a lost REGISTER makes the filter drop that device's REGISTERs until its agent closes. Each fault that acts is
+/// counted (`faults.<kind>`) and logged in faults.csv; against the device's call only when the datagram is part of
+/// it (`SIPDatagramOwner`), so a call it made fail is attributed to it and a lost REGISTER refresh during a call is
+/// not. A refresh that then fails lapses the device's registration (`SIPRegistrationFaults`).
+struct SIPFaultState {
     /// Whether the windows hold message faults (the filter is installed only then, or for a lost REGISTER).
     var messages = false
     /// Each device's datagrams so far (sent and read): the draw key of the next one.
@@ -48,8 +48,8 @@ extension SIPSignaling {
     /// Installs the datagram filter when a window has SIP faults; call once the pool exists.
     func installFaults() {
         let schedule = faults.schedule
-        chaos.messages = schedule.hasSIPMessageFaults
-        guard chaos.messages || schedule.windows.contains(where: { $0.sip != nil }) else { return }
+        faultState.messages = schedule.hasSIPMessageFaults
+        guard faultState.messages || schedule.windows.contains(where: { $0.sip != nil }) else { return }
         pool.datagramFilter = { [unowned self] agent, sending, label, datagram in
             datagramFate(agent, sending, label, datagram)
         }
@@ -60,14 +60,14 @@ extension SIPSignaling {
     func datagramFate(_ agent: Int, _ sending: Bool, _ label: String, _ datagram: [UInt8]) -> SIPDatagramFate {
         guard let local = agents.device[agent], !books.sealed else { return .pass }
         let now = self.now
-        if sending, label == "REGISTER", chaos.registerLost.contains(local) {
+        if sending, label == "REGISTER", faultState.registerLost.contains(local) {
             books.count(.fault(LostRegisterFault.lost + ".datagrams"), at: now)
             return .drop
         }
-        guard chaos.messages, let since = faults.sinceLoad() else { return .pass }
+        guard faultState.messages, let since = faults.sinceLoad() else { return .pass }
         let device = table.devices[local].identity.index
-        let seq = chaos.datagrams[local, default: 0] + 1
-        chaos.datagrams[local] = seq
+        let seq = faultState.datagrams[local, default: 0] + 1
+        faultState.datagrams[local] = seq
         guard let (action, note) = faults.schedule.sipMessageDecision(
             SIPDatagram(label: label, sending: sending), device: device, seq: seq, sinceLoad: since,
             flow: table.flowName(local)) else { return .pass }
@@ -78,7 +78,7 @@ extension SIPSignaling {
                                         registrationCallID: pool.agent(agent)?.registrationCallID,
                                         ofDevicesCall: ofCall != nil,
                                         registeringForCall: agents.registering[local] != nil && call != nil)
-        if owner == .registration { chaos.registrationHit[local] = note.window }
+        if owner == .registration { faultState.registrationHit[local] = note.window }
         log(note, local: local, seq: seq, since: since, now: now, call: owner == .call ? ofCall ?? call : nil)
         books.count(.sipMessageFault(note.kind, sending: sending, label: label), at: now)
         switch action {
@@ -100,7 +100,7 @@ extension SIPSignaling {
         log(note, local: local, seq: 0, since: since, now: now, call: part.call)
         switch action {
         case .registerLost:
-            chaos.registerLost.insert(local)
+            faultState.registerLost.insert(local)
             return false
         case .late(let nanos):
             schedule(.wake(local: local, callID: callID), at: now + nanos)
@@ -112,14 +112,14 @@ extension SIPSignaling {
     /// asked for): a failed one after a fault hit its datagrams lapses the registration; the next success ends a
     /// lapse (`SIPRegistrationFaults`).
     func registrationSettled(_ local: Int, ok: Bool) {
-        guard chaos.messages, let since = faults.sinceLoad() else { return }
+        guard faultState.messages, let since = faults.sinceLoad() else { return }
         if ok {
-            chaos.registrationHit[local] = nil
-            if let window = chaos.lapsed.removeValue(forKey: local) {
+            faultState.registrationHit[local] = nil
+            if let window = faultState.lapsed.removeValue(forKey: local) {
                 logOffCall(SIPRegistrationFaults.restored, window: window, local: local, since: since)
             }
-        } else if let window = chaos.registrationHit.removeValue(forKey: local), agents.registering[local] == nil {
-            chaos.lapsed[local] = window
+        } else if let window = faultState.registrationHit.removeValue(forKey: local), agents.registering[local] == nil {
+            faultState.lapsed[local] = window
             books.count(.fault(SIPRegistrationFaults.lapsed), at: now)
             logOffCall(SIPRegistrationFaults.lapsed, window: window, local: local, since: since)
         }

@@ -136,7 +136,7 @@ extension SIPSignaling {
         guard let agent = agents.agent.removeValue(forKey: local) else { return }
         agents.device[agent] = nil
         agents.registering[local] = nil
-        chaos.registerLost.remove(local)
+        faultState.registerLost.remove(local)
         // Actions held for an INVITE that never came (a lost or late wake): their timeouts have answered them.
         if !wake.held.isEmpty { wake.held = wake.held.filter { $0.value.device != local } }
         pool.close(agent)

@@ -56,7 +56,7 @@ final class SIPSignaling: DeviceSignaling {
     /// The wake-up path's state per sleeping device (`SIPSignaling+Wake`).
     var wake = WakeState()
     /// What the run's SIP faults hold per device (`SIPSignaling+Faults`).
-    var chaos = SIPChaos()
+    var faultState = SIPFaultState()
 
     /// The SIP part of a worker, or nil when its devices speak HTTP. Call on the loop.
     static func make(_ parts: SignalingParts) -> SIPSignaling? {
@@ -73,6 +73,17 @@ final class SIPSignaling: DeviceSignaling {
         signaling.pool = pool
         signaling.installFaults()
         return signaling
+    }
+
+    /// SIP calls are dialogs the target holds no view of: a run with SIP devices compares no views.
+    static func checksTargetViews(_ settings: DriverSettings) -> Bool {
+        settings.scenario.device.sip == nil
+    }
+
+    /// A SIP device is known by its address of record, `sip:dev-N@<target.sip.domain>`.
+    static func handleAddress(_ settings: DriverSettings) -> HandleAddress? {
+        guard settings.scenario.device.sip != nil, let domain = settings.scenario.sip?.domain else { return nil }
+        return HandleAddress(scheme: "sip", domain: domain)
     }
 
     private init(target: SIPTargetSpec, spec: SIPDeviceSpec, parts: SignalingParts) {
@@ -115,7 +126,6 @@ final class SIPSignaling: DeviceSignaling {
         case .pushReported(let uuid, let acceptedNanos):
             pushReported(local, conversation: uuid, acceptedNanos: acceptedNanos)
         case .idle: afterCall(local)
-        case .registered, .userActs: break
         }
     }
 
@@ -323,10 +333,4 @@ struct Registering {
     let started: UInt64
     let initial: Bool
     let then: (() -> Void)?
-}
-
-extension DriverLoop {
-    /// Loops without an event thread (the tests' embedded loop) have no SIP agents.
-    func makeSIPPool(proxyHost: String, proxyPort: Int, onEvent: @escaping SIPAgentEventHandler)
-        -> (any SIPAgentPool)? { nil }
 }

@@ -6,11 +6,17 @@ enum SIPSignalingTimer: Equatable {
     /// (`SIPSignaling+Wake`), for the push of `callID`: stale once the device woke for another call since.
     case wake(local: Int, callID: String)
 
+    /// Which timer a `SignalingTimer.code` names: one table for writing and reading it back.
+    enum Code: Int {
+        case action
+        case wake
+    }
+
     init?(_ timer: SignalingTimer) {
-        switch timer.code {
-        case 0: self = .action(key: LegKey(local: timer.device, callID: timer.text), slot: Int(timer.number))
-        case 1: self = .wake(local: timer.device, callID: timer.text)
-        default: return nil
+        switch Code(rawValue: timer.code) {
+        case .action?: self = .action(key: LegKey(local: timer.device, callID: timer.text), slot: Int(timer.number))
+        case .wake?: self = .wake(local: timer.device, callID: timer.text)
+        case nil: return nil
         }
     }
 
@@ -18,8 +24,10 @@ enum SIPSignalingTimer: Equatable {
     func timer(slot kind: Int) -> SignalingTimer {
         switch self {
         case .action(let key, let slot):
-            return SignalingTimer(slot: kind, code: 0, device: key.local, number: UInt64(slot), text: key.callID)
-        case .wake(let local, let callID): return SignalingTimer(slot: kind, code: 1, device: local, text: callID)
+            return SignalingTimer(slot: kind, code: Code.action.rawValue, device: key.local, number: UInt64(slot),
+                                  text: key.callID)
+        case .wake(let local, let callID):
+            return SignalingTimer(slot: kind, code: Code.wake.rawValue, device: local, text: callID)
         }
     }
 }

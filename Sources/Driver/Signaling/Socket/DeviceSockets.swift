@@ -128,10 +128,8 @@ final class DeviceSockets: DeviceSignaling, ActionRoute {
 
     func moment(_ moment: AppMoment, device local: Int) {
         switch moment {
-        case .registered: registered(local)
         case .pushReported(let uuid, let acceptedNanos):
             pushReported(local, conversation: uuid, acceptedNanos: acceptedNanos)
-        case .userActs: userActs(local)
         case .idle: idle(local)
         }
     }

@@ -6,7 +6,7 @@ enum SocketFaultTimer: Equatable {
     case resume(socket: UInt64)
 }
 
-/// A worker's socket faults: every planned fault of its devices in time order (drawn in Chaos before the load
+/// A worker's socket faults: every planned fault of its devices in time order (drawn by Faults before the load
 /// starts), the sockets a drop is ending and the sockets stalled now. Owned by the worker's loop.
 struct SocketFaultPlan {
     var pending: [(at: UInt64, local: Int, event: SocketFaultEvent)] = []

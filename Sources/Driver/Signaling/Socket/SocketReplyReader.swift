@@ -9,8 +9,8 @@ import Transport
 /// nothing of the kind (every reply reads as 200). A refusal whose `error` word is in `already_ended` carries
 /// `alreadyEndedHeader`, which the answer's reader takes as an HTTP status in `target.api.already_ended`.
 struct SocketReplyReader: Sendable {
-    /// A header only this reader sets: the refusal said the conversation had already ended.
-    static let alreadyEndedHeader = "x-callstorm-socket-already-ended"
+    /// The header a route sets when the refusal said the conversation had already ended (`ActionRoute`).
+    static let alreadyEndedHeader = ActionSender.routeAlreadyEndedHeader
     static let refusalStatus = 409
 
     private let status: JSONPath?

@@ -7,14 +7,23 @@ enum SocketSignalingTimer: Equatable {
     /// A socket fault is due, or a stalled socket reads again.
     case fault(SocketFaultTimer)
 
+    /// Which timer a `SignalingTimer.code` names: one table for writing and reading it back.
+    enum Code: Int {
+        case reconnect
+        case linger
+        case reply
+        case faultDue
+        case faultResume
+    }
+
     init?(_ timer: SignalingTimer) {
-        switch timer.code {
-        case 0: self = .lifecycle(.reconnect(device: timer.device, token: timer.number))
-        case 1: self = .lifecycle(.linger(device: timer.device, token: timer.number))
-        case 2: self = .reply(timer.text)
-        case 3: self = .fault(.due)
-        case 4: self = .fault(.resume(socket: timer.number))
-        default: return nil
+        switch Code(rawValue: timer.code) {
+        case .reconnect?: self = .lifecycle(.reconnect(device: timer.device, token: timer.number))
+        case .linger?: self = .lifecycle(.linger(device: timer.device, token: timer.number))
+        case .reply?: self = .reply(timer.text)
+        case .faultDue?: self = .fault(.due)
+        case .faultResume?: self = .fault(.resume(socket: timer.number))
+        case nil: return nil
         }
     }
 
@@ -22,12 +31,13 @@ enum SocketSignalingTimer: Equatable {
     func timer(slot: Int) -> SignalingTimer {
         switch self {
         case .lifecycle(.reconnect(let device, let token)):
-            return SignalingTimer(slot: slot, code: 0, device: device, number: token)
+            return SignalingTimer(slot: slot, code: Code.reconnect.rawValue, device: device, number: token)
         case .lifecycle(.linger(let device, let token)):
-            return SignalingTimer(slot: slot, code: 1, device: device, number: token)
-        case .reply(let id): return SignalingTimer(slot: slot, code: 2, text: id)
-        case .fault(.due): return SignalingTimer(slot: slot, code: 3)
-        case .fault(.resume(let socket)): return SignalingTimer(slot: slot, code: 4, number: socket)
+            return SignalingTimer(slot: slot, code: Code.linger.rawValue, device: device, number: token)
+        case .reply(let id): return SignalingTimer(slot: slot, code: Code.reply.rawValue, text: id)
+        case .fault(.due): return SignalingTimer(slot: slot, code: Code.faultDue.rawValue)
+        case .fault(.resume(let socket)):
+            return SignalingTimer(slot: slot, code: Code.faultResume.rawValue, number: socket)
         }
     }
 }
