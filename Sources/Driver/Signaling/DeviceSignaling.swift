@@ -84,3 +84,20 @@ struct SignalingParts {
     unowned let host: EffectHost
     var slot = 0
 }
+
+/// A signaling kind that keeps the worker's `SignalingParts` it was made from: the parts it reaches, named once here
+/// instead of forwarded by each kind.
+protocol HoldsSignalingParts: AnyObject {
+    var parts: SignalingParts { get }
+}
+
+extension HoldsSignalingParts {
+    var settings: DriverSettings { parts.settings }
+    var table: CallTable { parts.table }
+    var books: RunBooks { parts.books }
+    var faults: DeviceFaults { parts.faults }
+    var sender: ActionSender { parts.sender }
+    var loop: DriverLoop { parts.loop }
+    var host: EffectHost { parts.host }
+    var now: UInt64 { loop.clock.nowNanos() }
+}

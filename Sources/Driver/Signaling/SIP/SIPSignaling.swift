@@ -19,7 +19,7 @@ import SIPClient
 /// Sleeping devices (`sleep: true`) are woken by a VoIP push: `SIPSignaling+Wake`.
 ///
 /// Ownership rule: touched only on the worker's loop (the pool's events run there too).
-final class SIPSignaling: DeviceSignaling {
+final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
     /// One device's part in one SIP call ("leg"), keyed by `legKey`.
     struct Leg {
         let call: Int
@@ -92,14 +92,6 @@ final class SIPSignaling: DeviceSignaling {
         self.target = target
         self.spec = spec
     }
-
-    var table: CallTable { parts.table }
-    var books: RunBooks { parts.books }
-    var faults: DeviceFaults { parts.faults }
-    var loop: DriverLoop { parts.loop }
-    var settings: DriverSettings { parts.settings }
-    var host: EffectHost { parts.host }
-    var now: UInt64 { loop.clock.nowNanos() }
 
     static func legKey(_ local: Int, _ callID: String) -> LegKey { LegKey(local: local, callID: callID) }
 

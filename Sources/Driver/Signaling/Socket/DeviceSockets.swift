@@ -19,7 +19,7 @@ import WebSocketClient
 /// back as `WorkerEffect`s, and its timers come back as `TimerEvent.signaling` (`SocketSignalingTimer`).
 ///
 /// Thread rule: touched only on the worker's loop (the pool's events come there too).
-final class DeviceSockets: DeviceSignaling, ActionRoute {
+final class DeviceSockets: DeviceSignaling, ActionRoute, HoldsSignalingParts {
     /// An action on its way over a socket: queued until the socket opens, then waiting for its reply.
     struct Outgoing {
         let device: Int
@@ -83,14 +83,6 @@ final class DeviceSockets: DeviceSignaling, ActionRoute {
         self.messages = SocketMessageReader(mapping, view: parts.sender.api.mapping.view)
         self.parts = parts
     }
-
-    var settings: DriverSettings { parts.settings }
-    var table: CallTable { parts.table }
-    var books: RunBooks { parts.books }
-    var faults: DeviceFaults { parts.faults }
-    var sender: ActionSender { parts.sender }
-    var loop: DriverLoop { parts.loop }
-    var now: UInt64 { loop.clock.nowNanos() }
 
     /// Puts one of this kind's timers on the worker's wheel.
     func schedule(_ timer: SocketSignalingTimer, at nanos: UInt64) {
