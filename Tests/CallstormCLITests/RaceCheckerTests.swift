@@ -114,8 +114,11 @@ final class RaceCheckerTests: XCTestCase {
 
     func testReplayOfARunWithoutTheBugDoesNotReproduce() throws {
         let found = try run("Scenarios/races/merge-vs-end.yaml", bug: "merge-lost-update", milliseconds: 1500)
-        guard let file = found.check.repros.values.sorted(by: { $0.path < $1.path }).first else {
-            return XCTFail("no repro written")
+        // The repro the checker says replays best: the first by name may be an offset that reproduces only
+        // sometimes, and a single replay of it once passed on CI.
+        guard let index = found.check.races.likeliestToReplay(.mergeUnion, in: found.check.report),
+              let file = found.check.repros[index + 1] else {
+            return XCTFail("no repro written: \(found.check.repros.keys.sorted())")
         }
         // The same call against the correct target: the violation must not come back, and replay says so.
         let fixed = file.deletingLastPathComponent().appendingPathComponent("fixed.yaml")
@@ -124,7 +127,8 @@ final class RaceCheckerTests: XCTestCase {
         let tally = try ReplayCommand.replay(fixed.path, repeat: 2, out: nil)
         XCTAssertEqual(tally.reproduced, 0, "\(tally.lines)")
         XCTAssertEqual(Command.run(["replay", fixed.path, "--repeat", "1", "--quiet"]), .passed)
-        XCTAssertEqual(Command.run(["replay", file.path, "--repeat", "1", "--quiet"]), .thresholdsFailed)
+        // Exit 1 when any repetition reproduces; three make a miss of a ≥ 90 % repro (findAndReplay's bar) rare.
+        XCTAssertEqual(Command.run(["replay", file.path, "--repeat", "3", "--quiet"]), .thresholdsFailed)
         XCTAssertEqual(Command.run(["replay", file.path, "--repeat", "0"]), .invalidInput)
         XCTAssertEqual(Command.run(["replay", Self.root.appendingPathComponent("Scenarios/smoke.yaml").path]),
                        .invalidInput)
