@@ -64,6 +64,9 @@ wait_exit() {
 
 cat /proc/loadavg > "$out/loadavg-before"
 python3 scripts/bench-load-sampler.py --tree $$ "$out/load-samples" & pids+=($!)
+# Run alone, the section is its own suite for scripts/bench_results_load.py's rule (bench.sh judges it otherwise).
+echo "$(date +%s%3N) $(cut -d' ' -f1 /proc/loadavg)" > "$out/suite-starts"
+echo "$(date +%s%3N)" > "$out/span-sip"
 
 # MARK: - one Kamailio for the whole section, with the push route for the wake-up run's gateway
 kport=$(free_port)
@@ -178,6 +181,7 @@ cs_run "wake-$wake_rate" "$wake_rate" sip-hold-wake.yaml
 workers=$(cat "/proc/$kpid/task/$kpid/children" 2>/dev/null || true)
 kill "$kpid" 2>/dev/null || true
 wait_exit "$kpid" 10 || { for pid in "$kpid" $workers; do kill -9 "$pid" 2>/dev/null || true; done; }
+echo "$(date +%s%3N)" >> "$out/span-sip"
 if [ -n "$results" ]; then
     python3 scripts/bench_results_sip.py report "$1" "$results" "$(date -u +%Y-%m-%d)"
 fi

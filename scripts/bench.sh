@@ -247,7 +247,8 @@ fi
 # MARK: - SIP: callstorm's SIP devices vs SIPp through one Kamailio, and the push wake-up path (issue 26)
 if wanted sip; then
     section "sip: callstorm SIP devices vs SIPp (UAC + UAS) through one Kamailio, then the push wake-up path"
-    CALLSTORM_BIN="$bin" SERVER_CPU=$SERVER_CPU CLIENT_CPU=$CLIENT_CPU \
+    # Its sip-<date> files are written below, once the section's span is closed, by the suite's load rule.
+    CALLSTORM_BIN="$bin" SERVER_CPU=$SERVER_CPU CLIENT_CPU=$CLIENT_CPU SIP_RESULTS="" \
         SIP_SECONDS=${SIP_SECONDS:-$(( SECONDS_PER_RUN * 2 ))} scripts/bench-sip.sh "$work" \
         || echo "bench-sip.sh failed (see $work/sip)"
 fi
@@ -262,6 +263,8 @@ fi
 close_span
 section "writing results"
 cat /proc/loadavg > "$work/loadavg"
+[ ! -d "$work/sip" ] || python3 scripts/bench_results_sip.py report "$work" "$out" "$date" \
+    || echo "bench_results_sip.py could not write the sip-$date files"
 python3 scripts/bench-results.py "$work" "$out" "$date" "$ROUNDS" "$SECONDS_PER_RUN" "$CONNS" \
     "$(( $(date +%s) - suite_start ))"
 scripts/bench-table.sh

@@ -250,12 +250,23 @@ def instruction_figure(work, figure):
                 "CPU-second ratio in user space (both sides pay the same kernel cost per datagram).")
 
 
+def open_lines(path):
+    """The lines of a file, [] when it is missing."""
+    try:
+        return [line for line in open(path) if line.strip()]
+    except OSError:
+        return []
+
+
 def report(work, results, date):
-    """Writes RESULTS/sip-DATE.json and .md from WORK/sip alone (bench-sip.sh run by itself or by bench.sh), judged
-    by the section's own load samples."""
-    from bench_results_sockets import load_judgement
+    """Writes RESULTS/sip-DATE.json and .md from WORK/sip. Judged by the one load rule (bench_results_load.py):
+    the suite's, which takes the suite's own earlier sections out of the load before this one, when bench.sh ran
+    it; the section's own samples when bench-sip.sh ran alone."""
+    from bench_results_load import LoadRule
     outdir = os.path.join(work, "sip")
-    judged, load = load_judgement(outdir, "sip")
+    suite = LoadRule(work)
+    ran_in_suite = suite.starts and len(open_lines(os.path.join(work, "span-sip"))) >= 2
+    judged, load = (suite if ran_in_suite else LoadRule(outdir)).judge("sip")
     figures = []
 
     def figure(fid, title, subject, peer, ratio, goal=None, meets=None, note=None, extra=None):
