@@ -47,7 +47,9 @@ cs_total() {
         -e "s/^devices: [0-9]*/devices: $(( rate * 10 > 200 ? rate * 10 : 200 ))/" -e "s/^drain: 10s/drain: 60s/" \
         -e "s/action_timeout: 5s/action_timeout: 60s/" "$root/Benchmarks/scenarios/sip-hold.yaml" > "$d/cs-$1.yaml"
     objcopy --strip-debug "$bin" "$d/cs"
-    cg "$d/cs" run "$d/cs-$1.yaml" --workers 1 --out "$d/cs-$1" --quiet > "$d/cs-$1.log" 2> "$d/cs-$1.cg"
+    # Kept: callgrind_layers.py reads both profiles for the per-layer row.
+    valgrind --tool=callgrind --callgrind-out-file="$d/cs-$1.callgrind" "$d/cs" run "$d/cs-$1.yaml" --workers 1 \
+        --out "$d/cs-$1" --quiet > "$d/cs-$1.log" 2> "$d/cs-$1.cg"
     collected "$d/cs-$1.cg"
 }
 
@@ -70,14 +72,24 @@ c1=$(cs_total "$n1"); c2=$(cs_total "$n2")
 m1=$(completed "$d/cs-$n1/summary.json"); m2=$(completed "$d/cs-$n2/summary.json")
 cs_per=$(per_call "${c1:-0}" "${c2:-0}" "$m1" "$m2")
 echo "callstorm: $c1 instructions for $m1 calls, $c2 for $m2 (of $n1 and $n2 planned): $cs_per per call"
+# Where callstorm's per-call instructions go, layer by layer (module by module), from the same two profiles.
+python3 "$root/scripts/callgrind_layers.py" "$d/cs-$n1.callgrind" "$d/cs-$n2.callgrind" "${m1:-0}" "${m2:-0}" \
+    || echo "callgrind_layers.py could not read the profiles"
+python3 "$root/scripts/callgrind_layers.py" "$d/cs-$n1.callgrind" "$d/cs-$n2.callgrind" "${m1:-0}" "${m2:-0}" \
+    --json > "$d/layers.json" 2>/dev/null || echo '{}' > "$d/layers.json"
 # SIP_INSTRUCTIONS_JSON=FILE: the figures for bench-results.py (bench.sh's sip-instructions section).
 if [ -n "${SIP_INSTRUCTIONS_JSON:-}" ]; then
-    python3 - "$SIP_INSTRUCTIONS_JSON" "$rate" "$n1" "$n2" "$s1" "$s2" "$k1" "$k2" "$sipp_per" "$c1" "$c2" "$m1" "$m2" \
+    python3 - "$SIP_INSTRUCTIONS_JSON" "$d/layers.json" "$rate" "$n1" "$n2" "$s1" "$s2" "$k1" "$k2" "$sipp_per" "$c1" "$c2" "$m1" "$m2" \
         "$cs_per" <<'PY'
 import json, sys
-out, *v = sys.argv[1:]
+out, layers, *v = sys.argv[1:]
 rate, n1, n2, s1, s2, k1, k2, sp, c1, c2, m1, m2, cp = (int(x or 0) for x in v)
+try:
+    by_layer = json.load(open(layers))
+except (OSError, ValueError):
+    by_layer = {}
 json.dump({"rate": rate, "planned": [n1, n2], "sipp": {"instructions": [s1, s2], "calls": [k1, k2], "per_call": sp},
-           "callstorm": {"instructions": [c1, c2], "calls": [m1, m2], "per_call": cp}}, open(out, "w"), indent=2)
+           "callstorm": {"instructions": [c1, c2], "calls": [m1, m2], "per_call": cp, "layers": by_layer}},
+          open(out, "w"), indent=2)
 PY
 fi

@@ -51,6 +51,10 @@ for f in r["figures"]:
                  f"{fmt(f.get('accept_rate_mean'))}/s (peak {fmt(f.get('accept_rate_peak'))}/s)")
         rows.append(f"| {f['title']} | {value} | – | {goal} |")
         continue
+    if f["id"] == "sip_instructions_layers":
+        value = " · ".join(f"{name.split(' (')[0]} {fmt(n)}" for name, n in s["layers"].items())
+        rows.append(f"| {f['title']} | {value} instructions/call | – | {goal} |")
+        continue
     ratio = f["ratio"]
     value = f"{fmt(s.get('median'))} {s['unit']} vs {p['name']} {fmt(p.get('median'))} {p['unit']}"
     rtext = f"{fmt(ratio['median'])} ({fmt(ratio['min'])}–{fmt(ratio['max'])})" if ratio else "–"

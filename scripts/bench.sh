@@ -16,7 +16,8 @@
 # scripts/bench-sockets.sh, ~4 minutes at the default 50,000 on this machine; WS_SOCKETS=2000 for a quick run),
 # sip (callstorm's SIP devices vs SIPp, a UAC and a UAS, on the same call with a hold through one Kamailio: calls per
 # client CPU-second and the highest rate each holds, then callstorm's push wake-up path at its held rate:
-# scripts/bench-sip.sh, SIP_RATES ("100 200 400 800 1600") for SIP_SECONDS (2 × BENCH_SECONDS) each, ~3 minutes),
+# scripts/bench-sip.sh, SIP_RATES (100 to 12,800, doubling, each side until it loses its timing) for SIP_SECONDS
+# (2 × BENCH_SECONDS) each, ~3 to 5 minutes),
 # sip-instructions (the same call's instructions per call under callgrind, SIPp's UAC + UAS vs callstorm: immune to
 # machine load; scripts/bench-sip-instructions.sh, about a minute).
 # Knobs: BENCH_ROUNDS (3), BENCH_SECONDS (5, per load run), BENCH_CONNS ("1000 5000").
