@@ -121,16 +121,16 @@ sipp_run() {
     echo "$r" > "$d/rate"
     uport=$(free_port)
     cport=$(free_port)
-    (cd "$d" && /usr/bin/time -f '%U %S %M %e' -o reg.time taskset -c "$CLIENT_CPU" sipp \
+    (cd "$d" && /usr/bin/time -f '%U %S %M %e %w %c' -o reg.time taskset -c "$CLIENT_CPU" sipp \
         -sf "$root/deploy/sipp/uas-hold-register.xml" -s sipp-uas "127.0.0.1:$kport" -i 127.0.0.1 -p "$uport" \
         -au sipp-uas -ap callstorm -m 1 -timeout 10s -timeout_error -nostdin > reg.out 2>&1) \
         || { sipp_held="did not hold: the UAS did not register (see $d/reg.out)"
              echo "  SIPp $r calls/s: $sipp_held"; return 0; }
-    (cd "$d" && exec /usr/bin/time -f '%U %S %M %e' -o uas.time taskset -c "$CLIENT_CPU" sipp \
+    (cd "$d" && exec /usr/bin/time -f '%U %S %M %e %w %c' -o uas.time taskset -c "$CLIENT_CPU" sipp \
         -sf "$root/deploy/sipp/uas-hold.xml" -i 127.0.0.1 -p "$uport" -m "$calls" -timeout "$(( T + 60 ))s" \
         -nostdin -trace_stat -stf uas-stat.csv -fd 1 > uas.out 2>&1) & upid=$!; pids+=("$upid")
     sleep 0.5
-    (cd "$d" && /usr/bin/time -f '%U %S %M %e' -o uac.time taskset -c "$CLIENT_CPU" sipp \
+    (cd "$d" && /usr/bin/time -f '%U %S %M %e %w %c' -o uac.time taskset -c "$CLIENT_CPU" sipp \
         -sf "$root/deploy/sipp/uac-hold.xml" -s sipp-uas "127.0.0.1:$kport" -i 127.0.0.1 -p "$cport" \
         -m "$calls" -r "$r" -timeout "$(( T + 60 ))s" -timeout_error -nostdin -trace_stat -stf uac-stat.csv -fd 1 \
         -trace_rtt -trace_err -error_file uac-errors.log > uac.out 2>&1) || true
@@ -149,7 +149,7 @@ cs_run() {
         -e "s/^devices: [0-9]*/devices: $(( r * 3 > 50 ? r * 3 : 50 ))/" \
         "Benchmarks/scenarios/$3" > "$out/$name.yaml"
     echo "$r" > "$out/$name.rate"
-    /usr/bin/time -f '%U %S %M %e' -o "$out/$name.time" taskset -c "$CLIENT_CPU" \
+    /usr/bin/time -f '%U %S %M %e %w %c' -o "$out/$name.time" taskset -c "$CLIENT_CPU" \
         "$bin" run "$out/$name.yaml" --workers 1 --out "$out/$name" --quiet > "$out/$name.log" 2>&1 || true
     held=$(python3 scripts/bench_results_sip.py held-callstorm "$out" "$name" "$T")
     echo "  callstorm planned $r calls/s ($name): $held"

@@ -45,6 +45,20 @@ def _cpu(path):
         return None
 
 
+def _switches(path):
+    """Context switches, voluntary + involuntary, from the `%w %c` fields of a GNU time file: each voluntary one is
+    a wake-up after the process slept (a thread hand-off, an epoll wait); None when the file has no such fields."""
+    try:
+        fields = open(path).read().strip().splitlines()[-1].split()
+        return int(fields[4]) + int(fields[5])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _per_call(total, calls):
+    return total / calls if total is not None and calls else None
+
+
 def _percentile(values, q):
     if not values:
         return None
@@ -91,7 +105,9 @@ def sipp_run(d, seconds):
     cpu = [_cpu(os.path.join(d, f"{part}.time")) for part in ("uac", "uas", "reg")]
     total = sum(c for c in cpu if c is not None) if cpu[0] is not None and cpu[1] is not None else None
     lag = _percentile(late, 0.99)
-    return {"planned_rate": rate, "planned": planned, "completed": successful, "failed": failed,
+    switches = [_switches(os.path.join(d, f"{part}.time")) for part in ("uac", "uas", "reg")]
+    return {"switches_per_call": _per_call(sum(switches) if None not in switches else None, successful),
+            "planned_rate": rate, "planned": planned, "completed": successful, "failed": failed,
             "retransmissions": int(stat.get("Retransmissions(C)", 0)), "cpu_seconds": total,
             "cpu_uac": cpu[0], "cpu_uas": cpu[1], "per_cpu_s": successful / total if total else None,
             "start_lag_p99_ms": lag, "achieved_rate": achieved, "setup_p99_ms": _percentile(setups, 0.99),
@@ -128,6 +144,7 @@ def cs_run(outdir, name, seconds):
         return None
     summary = _summary(outdir, name)
     run["setup_p99_ms"] = _p99(summary, "sip.setup")
+    run["switches_per_call"] = _per_call(_switches(os.path.join(outdir, f"{name}.time")), run.get("completed"))
     for metric in ("push_to_report", "invite_to_push", "push_to_register", "register_to_invite"):
         run[metric + "_p99_ms"] = _p99(summary, metric)
     return run
@@ -158,7 +175,18 @@ def _one(v):
 def _rung_text(r, sipp, cs):
     return (f"{r:,}/s — SIPp: {sipp_verdict(sipp)}; callstorm: {callstorm_verdict(cs)}"
             + (f", INVITE→200 p99 {cs['setup_p99_ms']:g} ms" if cs and cs.get("setup_p99_ms") is not None else "")
-            + (f" (SIPp's {sipp['setup_p99_ms']:g} ms)" if sipp and sipp.get("setup_p99_ms") is not None else ""))
+            + (f" (SIPp's {sipp['setup_p99_ms']:g} ms)" if sipp and sipp.get("setup_p99_ms") is not None else "")
+            + _switch_text(sipp, cs))
+
+
+def _switch_text(sipp, cs):
+    """Context switches (wake-ups) per call of each side, where both GNU time files recorded them."""
+    a = sipp.get("switches_per_call") if sipp else None
+    b = cs.get("switches_per_call") if cs else None
+    if a is None and b is None:
+        return ""
+    fmt = lambda x: "–" if x is None else f"{x:.2f}"  # noqa: E731
+    return f", context switches per call: callstorm {fmt(b)}, SIPp {fmt(a)}"
 
 
 def sip_figures(work, figure):
