@@ -32,7 +32,7 @@ cs_run() {
         Benchmarks/scenarios/vs-locust.yaml > "$work/$1.yaml"
     echo "$2" > "$work/$1.rate"
     rm -rf "${work:?}/$1"
-    /usr/bin/time -f '%U %S %M %e' -o "$work/$1.time" taskset -c "$CLIENT_CPU" \
+    /usr/bin/time -f '%U %S %M %e %w %c' -o "$work/$1.time" taskset -c "$CLIENT_CPU" \
         "$bin" run "$work/$1.yaml" --target "http://127.0.0.1:$tport" --workers 1 --duration "${PEER_SECONDS}s" \
         --out "$work/$1" --quiet > "$work/$1.log" 2>&1 || true
     stop "$tpid"
@@ -58,7 +58,7 @@ max_ladder() {
 peers_round() {
     local r=$1 lrate
     start_target "locust-$r"
-    /usr/bin/time -f '%U %S %M %e' -o "$work/locust-$r.time" taskset -c "$CLIENT_CPU" \
+    /usr/bin/time -f '%U %S %M %e %w %c' -o "$work/locust-$r.time" taskset -c "$CLIENT_CPU" \
         locust -f Benchmarks/locustfile.py --headless -u $PEER_USERS -r $PEER_USERS -t "${PEER_SECONDS}s" \
         --host "http://127.0.0.1:$tport" --only-summary --calls-out "$work/locust-$r.json" \
         > "$work/locust-$r.log" 2>&1 || true
@@ -71,7 +71,7 @@ peers_round() {
     max_ladder "$r"
     if python3 -c "import aiohttp" 2>/dev/null; then
         start_target "aiohttp-$r"
-        /usr/bin/time -f '%U %S %M %e' -o "$work/aiohttp-$r.time" taskset -c "$CLIENT_CPU" \
+        /usr/bin/time -f '%U %S %M %e %w %c' -o "$work/aiohttp-$r.time" taskset -c "$CLIENT_CPU" \
             python3 Benchmarks/aiohttp_peer.py "http://127.0.0.1:$tport" $PEER_USERS "$PEER_SECONDS" \
             "$work/aiohttp-$r.json" > "$work/aiohttp-$r.log" 2>&1 || true
         stop "$tpid"

@@ -28,6 +28,20 @@ def _gnu(path):
         return None, None
 
 
+def switches(path):
+    """Context switches, voluntary + involuntary, from the `%w %c` fields of a GNU time file: each voluntary one is
+    a wake-up after the process slept (a thread hand-off, an epoll wait); None when the file has no such fields."""
+    try:
+        fields = open(path).read().strip().splitlines()[-1].split()
+        return int(fields[4]) + int(fields[5])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def per_call(total, calls):
+    return total / calls if total is not None and calls else None
+
+
 def busy(work, name):
     """How busy the run kept the client core: CPU ÷ wall seconds of the whole process, in %."""
     cpu, wall = _gnu(os.path.join(work, name + ".time"))
@@ -51,6 +65,7 @@ def callstorm_run(work, name, seconds):
     return {"name": name, "planned_rate": rate, "planned": planned, "completed": completed, "lag_p99_ms": lag,
             "cpu_seconds": cpu, "delivered_per_s": completed / seconds, "busy_percent": busy(work, name),
             "per_cpu_s": completed / cpu if cpu else None,
+            "switches_per_call": per_call(switches(os.path.join(work, name + ".time")), completed),
             "held": completed >= HELD_COMPLETED * planned and lag is not None and lag <= HELD_LAG_MS}
 
 
@@ -64,7 +79,9 @@ def verdict(run):
     per_cpu = f"{run['per_cpu_s']:,.0f}" if run["per_cpu_s"] else "–"
     return (f"{'held' if run['held'] else 'did not hold'}: completed {run['completed']:,} of {run['planned']:,} "
             f"planned ({100 * run['completed'] / max(run['planned'], 1):.1f} %), scheduler lag p99 "
-            f"{_ms(run['lag_p99_ms'])}, {per_cpu} calls/CPU-s")
+            f"{_ms(run['lag_p99_ms'])}, {per_cpu} calls/CPU-s"
+            + (f", {run['switches_per_call']:.2f} context switches per call"
+               if run.get("switches_per_call") is not None else ""))
 
 
 def maximum(work, r, seconds, same):
@@ -86,6 +103,7 @@ def peer(work, name, seconds, load_json):
         return None
     return {"per_cpu_s": j["completed"] / cpu, "delivered_per_s": j["completed"] / (j.get("loop_seconds") or seconds),
             "busy_percent": busy(work, name), "completed": j["completed"], "failed": j.get("failed"),
+            "switches_per_call": per_call(switches(os.path.join(work, name + ".time")), j["completed"]),
             "client": j.get("client")}
 
 
@@ -136,6 +154,14 @@ def _busy(label, runs, closed=True):
     return text
 
 
+def _switch_text(sides):
+    """Context switches (wake-ups) per call of each side, per round: a thread hand-off or an epoll wait per event
+    shows here before it shows in CPU seconds."""
+    parts = [f"{label} " + ", ".join(f"{x['switches_per_call']:.2f}" if x and x.get("switches_per_call") is not None
+                                     else "–" for x in runs) for label, runs in sides]
+    return "Context switches per call, per round: " + "; ".join(parts) + "."
+
+
 def peer_figures(work, figure, figures, load_json, mmm, seconds):
     """Adds the section's rows through bench-results.py's `figure` (skips to `figures`)."""
     rows = rounds_of(work, seconds, load_json)
@@ -157,7 +183,8 @@ def peer_figures(work, figure, figures, load_json, mmm, seconds):
            meets=median_at_least(_ratios(same, locust), 4), extra={"runs": same},
            note=COMMON + " Each round: Locust, then callstorm planned at the rate Locust delivered. "
                 + "; ".join(f"round {r}: {verdict(x)}" for r, x in zip(rounds, same)) + ". "
-                + _busy("Locust", locust) + "; " + _busy("callstorm", same, closed=False) + ".")
+                + _busy("Locust", locust) + "; " + _busy("callstorm", same, closed=False) + ". "
+                + _switch_text([("Locust", locust), ("callstorm", same)]))
     ladder = "; ".join(f"round {r}: " + (", ".join(
         f"{x['planned_rate']:,}/s {'held' if x['held'] else 'not held'} ({x['completed']:,} of {x['planned']:,}, "
         f"lag p99 {_ms(x['lag_p99_ms'])}, {x['per_cpu_s'] or 0:,.0f} calls/CPU-s)" for x in t) or "no run")

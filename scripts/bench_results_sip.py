@@ -26,7 +26,8 @@ import os
 import statistics
 import sys
 
-from bench_results_peers import callstorm_run, verdict as callstorm_verdict
+from bench_results_peers import callstorm_run, per_call as _per_call, switches as _switches, \
+    verdict as callstorm_verdict
 
 HELD_COMPLETED, HELD_LAG_MS = 0.99, 10.0
 TITLE_CPU = ("SIP calls per client CPU-second at the highest rate both held: callstorm vs SIPp (UAC + UAS), the same "
@@ -43,20 +44,6 @@ def _cpu(path):
         return float(fields[0]) + float(fields[1])
     except (OSError, ValueError, IndexError):
         return None
-
-
-def _switches(path):
-    """Context switches, voluntary + involuntary, from the `%w %c` fields of a GNU time file: each voluntary one is
-    a wake-up after the process slept (a thread hand-off, an epoll wait); None when the file has no such fields."""
-    try:
-        fields = open(path).read().strip().splitlines()[-1].split()
-        return int(fields[4]) + int(fields[5])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _per_call(total, calls):
-    return total / calls if total is not None and calls else None
 
 
 def _percentile(values, q):
@@ -144,7 +131,6 @@ def cs_run(outdir, name, seconds):
         return None
     summary = _summary(outdir, name)
     run["setup_p99_ms"] = _p99(summary, "sip.setup")
-    run["switches_per_call"] = _per_call(_switches(os.path.join(outdir, f"{name}.time")), run.get("completed"))
     for metric in ("push_to_report", "invite_to_push", "push_to_register", "register_to_invite"):
         run[metric + "_p99_ms"] = _p99(summary, metric)
     return run
