@@ -73,6 +73,10 @@ let package = Package(
         // The run files' formats, written and read in one place: history lines, faults.csv, actions.csv, pushes.csv.
         .target(name: "RunFormats", dependencies: ["CallModel", "TextEscaping"]),
         .target(name: "Checker", dependencies: ["CallModel", "TextEscaping", "RunFormats"]),
+        // OpenTelemetry's wire format without I/O: a hand-written protobuf encoder for the OTLP requests callstorm
+        // sends (counters as sums, HdrHistograms as exponential histograms, a call's spans), the collector's
+        // answers parsed, sampling and the per-call span buffer.
+        .target(name: "OTLP", dependencies: ["Metrics"]),
         // RFC 6455 without I/O: frame codec, incremental parser, handshake, the client state machine.
         .target(name: "WebSocket", dependencies: ["Bytes", "Determinism"]),
         // RFC 3261 without I/O: message model, parsers, serializer, digest auth, SDP, transactions, dialogs.
@@ -166,6 +170,7 @@ let package = Package(
         .testTarget(name: "CallModelTests", dependencies: ["CallModel"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "CLinux", "Determinism", "Thresholds"]),
         .testTarget(name: "ThresholdsTests", dependencies: ["Thresholds"]),
+        .testTarget(name: "OTLPTests", dependencies: ["OTLP", "Metrics", "TestSupport"]),
         .testTarget(name: "QuantitiesTests", dependencies: ["Quantities", "Determinism"]),
         .testTarget(name: "ScenarioTests", dependencies: [
             "Scenario", "ScenarioLoading", "Metrics", "TestSupport", "CallModel", "Faults", "Quantities",
