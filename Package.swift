@@ -124,6 +124,9 @@ let package = Package(
         .target(name: "FaultControl", dependencies: [
             "Faults", "Scenario", "Metrics", "RunFormats", "FaultProxy", "Determinism",
         ]),
+        // The OTLP exporter: its own queue and HTTP client, a bounded span queue that drops (and counts) rather
+        // than stall a worker.
+        .target(name: "OTLPExport", dependencies: ["OTLP", "Transport", "Metrics"]),
         .target(name: "Driver", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "PushModel", "CLinux", "Results", "Locking",
             "Determinism", "TextEscaping", "Faults", "WebSocket", "WebSocketClient", "RunFormats", "SIP", "SIPClient",

@@ -42,9 +42,9 @@ public enum TraceIDs {
         return TraceID(high: mix(key), low: mix(key ^ 0x5bd1_e995))
     }
 
-    /// The `n`th span of a trace (0 is the call's root span).
-    public static func span(_ trace: TraceID, _ n: Int) -> SpanID {
-        SpanID(mix(trace.low ^ UInt64(truncatingIfNeeded: n) &* 0x2545_F491_4F6C_DD1D))
+    /// Span `n` of a trace: 0 is the call's root span, an action's is its action id + 1.
+    public static func span(_ trace: TraceID, _ n: UInt64) -> SpanID {
+        SpanID(mix(trace.low ^ n &* 0x2545_F491_4F6C_DD1D))
     }
 
     /// The W3C `traceparent` value of a sampled span: `00-<trace>-<span>-01`.
