@@ -130,7 +130,7 @@ let package = Package(
         .target(name: "Driver", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "PushModel", "CLinux", "Results", "Locking",
             "Determinism", "TextEscaping", "Faults", "WebSocket", "WebSocketClient", "RunFormats", "SIP", "SIPClient",
-            "EventPolling",
+            "EventPolling", "OTLP",
         ]),
         .target(name: "Reports", dependencies: [
             "Metrics", "Results", "CZlib", "TextEscaping", "Checker", "Thresholds",

@@ -1,6 +1,7 @@
 import CallModel
 import Faults
 import Foundation
+import OTLP
 import Scenario
 
 /// Everything a worker needs for a run: the scenario itself (every setting it decides is read from it, not
@@ -35,6 +36,9 @@ public struct DriverSettings: Sendable {
     public var startAt: Date?
     /// `--trace N`: the first N calls' requests, responses and pushes go to this trace.jsonl; nil traces none.
     public var trace: TraceWriter?
+    /// OpenTelemetry traces (`--otlp`): each worker's span buffer, made on its loop; nil traces nothing, and then
+    /// every hook is one nil check.
+    public var callTracing: (@Sendable (_ worker: Int) -> CallTraceBuffer)?
 
     public init(scenario: Scenario, targetURL: String, workers: Int) {
         self.scenario = scenario

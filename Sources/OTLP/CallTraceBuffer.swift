@@ -13,6 +13,9 @@ public final class CallTraceBuffer {
         public var share: Double
         /// Unix time minus the monotonic clock, in nanoseconds, taken once at the start of the run.
         public var unixOffsetNanos: Int64
+        /// The header devices' HTTP requests carry the call's trace context in; nil sends none (the template
+        /// variable `${trace.parent}` is set either way).
+        public var traceparentHeader: String? = "traceparent"
 
         public init(seed: UInt64, shard: Int, worker: Int, share: Double, unixOffsetNanos: Int64) {
             self.seed = seed
@@ -31,6 +34,8 @@ public final class CallTraceBuffer {
         var spans: [OTLPSpan] = []
         /// Index in `spans` of each action still running, by action id.
         var running: [UInt64: Int] = [:]
+        /// The action started last, while it runs: the parent a request sent now names.
+        var current: UInt64?
         var events: [OTLPSpan.Event] = []
         var failed = false
         var faulted = false
@@ -67,10 +72,12 @@ public final class CallTraceBuffer {
         return OpenCall(trace: trace, sampled: sampled, flow: flow, start: now)
     }
 
-    /// The W3C `traceparent` of call `id`'s running action `action` (its span's id), when the call is sampled.
-    public func traceparent(call id: Int, action: UInt64) -> String? {
+    /// The W3C `traceparent` a request of call `id` sent now carries, when the call is sampled: its running
+    /// action's span (the one started last), else the call's root span.
+    public func traceparent(call id: Int) -> String? {
         guard let record = open[id], record.sampled else { return nil }
-        return TraceIDs.traceparent(record.trace, TraceIDs.span(record.trace, action &+ 1))
+        let span = record.current.map { $0 &+ 1 } ?? 0
+        return TraceIDs.traceparent(record.trace, TraceIDs.span(record.trace, span))
     }
 
     public func actionStarted(call id: Int, flow: String, action: UInt64, name: String, attributes: [OTLPAttribute],
@@ -78,6 +85,7 @@ public final class CallTraceBuffer {
         var record = call(id, flow: flow, now: now)
         let root = TraceIDs.span(record.trace, 0)
         record.running[action] = record.spans.count
+        record.current = action
         record.spans.append(OTLPSpan(traceID: record.trace, spanID: TraceIDs.span(record.trace, action &+ 1),
                                      parentSpanID: root, name: name, kind: .client, startUnixNanos: unix(now),
                                      endUnixNanos: unix(now), attributes: attributes))
@@ -88,6 +96,7 @@ public final class CallTraceBuffer {
     public func actionFinished(call id: Int, action: UInt64, outcome: String, failure: String?, conversation: String?,
                                now: UInt64) {
         guard var record = open[id], let index = record.running.removeValue(forKey: action) else { return }
+        if record.current == action { record.current = nil }
         record.spans[index].endUnixNanos = unix(now)
         record.spans[index].attributes.append(OTLPAttribute("callstorm.outcome", outcome))
         if let failure {
