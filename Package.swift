@@ -143,6 +143,7 @@ let package = Package(
             "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "Locking",
             "Determinism", "Faults", "FaultControl", "Quantities", "WebSocket", "RunFormats", "HistoryLoading",
             "ScenarioLoading", "Kamailio", "Bytes", "SystemCalls", "TextEscaping", "WebSocketClient", "Thresholds",
+            "OTLP", "OTLPExport",
         ]),
         // libFuzzer targets (`make fuzz`, built in debug with -sanitize=fuzzer -DFUZZING); built plainly it
         // replays the committed corpora. Uses @testable imports: debug configuration only.

@@ -24,15 +24,11 @@ public final class OTLPExporter: @unchecked Sendable {
     private var metricsInFlight = false
     private var quietUntil: DispatchTime = .now()
     private let stats = OTLPExportStats()
-    /// Where the periodic metrics come from (the driver's live snapshot).
-    private let figures: @Sendable () -> OTLPFigures
     private let startUnixNanos: UInt64
 
-    public init(configuration: OTLPConfiguration, resource: OTLPResource,
-                figures: @escaping @Sendable () -> OTLPFigures) {
+    public init(configuration: OTLPConfiguration, resource: OTLPResource) {
         self.configuration = configuration
         self.resource = resource
-        self.figures = figures
         spans = SpanQueue(limit: configuration.queueLimit)
         var http = HTTPClient.Configuration()
         http.maxConnections = 2
@@ -58,8 +54,9 @@ public final class OTLPExporter: @unchecked Sendable {
         if spans.append(batch) >= configuration.batchSize { queue.async { self.sendSpans() } }
     }
 
-    /// Starts the periodic exports: metrics every interval, spans at least every 200 ms.
-    public func start() {
+    /// Starts the periodic exports: metrics every interval (`figures`: the driver's live snapshot), spans at
+    /// least every 200 ms.
+    public func start(figures: @escaping @Sendable () -> OTLPFigures) {
         let t = DispatchSource.makeTimerSource(queue: queue)
         let spanTick = DispatchTimeInterval.milliseconds(200)
         let ticksPerMetrics = max(1, Int(configuration.intervalNanos / 200_000_000))
