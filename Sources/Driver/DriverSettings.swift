@@ -38,6 +38,8 @@ public struct DriverSettings: Sendable {
     public var trace: TraceWriter?
     /// OpenTelemetry traces (`--otlp`): each worker's span buffer, made on its loop; nil traces nothing, and then
     /// every hook is one nil check.
+    // limits: the 16th, added beside `trace` so issue 32's branches that use `trace` merge cleanly; the two
+    // belong in one tracing value once they have landed.
     public var callTracing: (@Sendable (_ worker: Int) -> CallTraceBuffer)?
 
     public init(scenario: Scenario, targetURL: String, workers: Int) {
