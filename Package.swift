@@ -149,7 +149,7 @@ let package = Package(
         // replays the committed corpora. Uses @testable imports: debug configuration only.
         .executableTarget(name: "CallstormFuzz", dependencies: [
                               "Scenario", "HTTPServer", "PushGateway", "Driver", "Credentials", "WebSocket",
-                              "Determinism", "SIP",
+                              "Determinism", "SIP", "OTLP",
                           ],
                           path: "Fuzz/Sources/CallstormFuzz"),
         .executableTarget(
