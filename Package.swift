@@ -73,6 +73,10 @@ let package = Package(
         // The run files' formats, written and read in one place: history lines, faults.csv, actions.csv, pushes.csv.
         .target(name: "RunFormats", dependencies: ["CallModel", "TextEscaping"]),
         .target(name: "Checker", dependencies: ["CallModel", "TextEscaping", "RunFormats"]),
+        // OpenTelemetry's wire format without I/O: a hand-written protobuf encoder for the OTLP requests callstorm
+        // sends (counters as sums, HdrHistograms as exponential histograms, a call's spans), the collector's
+        // answers parsed, sampling and the per-call span buffer.
+        .target(name: "OTLP", dependencies: ["Metrics"]),
         // RFC 6455 without I/O: frame codec, incremental parser, handshake, the client state machine.
         .target(name: "WebSocket", dependencies: ["Bytes", "Determinism"]),
         // RFC 3261 without I/O: message model, parsers, serializer, digest auth, SDP, transactions, dialogs.
@@ -120,10 +124,13 @@ let package = Package(
         .target(name: "FaultControl", dependencies: [
             "Faults", "Scenario", "Metrics", "RunFormats", "FaultProxy", "Determinism",
         ]),
+        // The OTLP exporter: its own queue and HTTP client, a bounded span queue that drops (and counts) rather
+        // than stall a worker.
+        .target(name: "OTLPExport", dependencies: ["OTLP", "Transport", "Metrics"]),
         .target(name: "Driver", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "PushModel", "CLinux", "Results", "Locking",
             "Determinism", "TextEscaping", "Faults", "WebSocket", "WebSocketClient", "RunFormats", "SIP", "SIPClient",
-            "EventPolling",
+            "EventPolling", "OTLP",
         ]),
         .target(name: "Reports", dependencies: [
             "Metrics", "Results", "CZlib", "TextEscaping", "Checker", "Thresholds",
@@ -136,12 +143,13 @@ let package = Package(
             "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "Locking",
             "Determinism", "Faults", "FaultControl", "Quantities", "WebSocket", "RunFormats", "HistoryLoading",
             "ScenarioLoading", "Kamailio", "Bytes", "SystemCalls", "TextEscaping", "WebSocketClient", "Thresholds",
+            "OTLP", "OTLPExport",
         ]),
         // libFuzzer targets (`make fuzz`, built in debug with -sanitize=fuzzer -DFUZZING); built plainly it
         // replays the committed corpora. Uses @testable imports: debug configuration only.
         .executableTarget(name: "CallstormFuzz", dependencies: [
                               "Scenario", "HTTPServer", "PushGateway", "Driver", "Credentials", "WebSocket",
-                              "Determinism", "SIP",
+                              "Determinism", "SIP", "OTLP",
                           ],
                           path: "Fuzz/Sources/CallstormFuzz"),
         .executableTarget(
@@ -166,6 +174,7 @@ let package = Package(
         .testTarget(name: "CallModelTests", dependencies: ["CallModel"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "CLinux", "Determinism", "Thresholds"]),
         .testTarget(name: "ThresholdsTests", dependencies: ["Thresholds"]),
+        .testTarget(name: "OTLPTests", dependencies: ["OTLP", "Metrics", "TestSupport"]),
         .testTarget(name: "QuantitiesTests", dependencies: ["Quantities", "Determinism"]),
         .testTarget(name: "ScenarioTests", dependencies: [
             "Scenario", "ScenarioLoading", "Metrics", "TestSupport", "CallModel", "Faults", "Quantities",

@@ -3,7 +3,8 @@
 # headless Chromium (report screenshot test), nghttp2's h2load and nghttpd (interop tests, gateway bench),
 # curl and openssl (interop tests), and from PyPI: hdrhistogram (reads our .hlog files), and the published APNs
 # clients the gateway is tried with unchanged: aioapns (no ALPN), kalyke-apns and pyapns-client (through
-# HTTPS_PROXY), httpx with HTTP/2, h2; websockets (a WebSocket peer we did not write); Kamailio with its
+# HTTPS_PROXY), httpx with HTTP/2, h2; websockets (a WebSocket peer we did not write); opentelemetry-proto, -sdk and
+# the OTLP exporter (the reference decoder and encoder of OTLP); Kamailio with its
 # http_client module (the SIP server the SIP tests start as a user process), SIPp (sip-tester) and libosip2 (the
 # parser docs/SIP.md measured ours against). Called by `make test` and `make bench`.
 set -euo pipefail
@@ -23,4 +24,11 @@ fi
 if ! python3 -c "import websockets" >/dev/null 2>&1; then
     echo "installing the Python websockets package (WebSocket interop peer)"
     pip_install websockets
+fi
+if ! python3 -c "import opentelemetry.proto, opentelemetry.sdk, opentelemetry.exporter.otlp.proto.common" \
+        >/dev/null 2>&1; then
+    echo "installing python packages: opentelemetry-proto opentelemetry-sdk opentelemetry-exporter-otlp-proto-http"
+    # Best effort: without the package index the OTLP reference tests skip and say so.
+    pip_install opentelemetry-proto opentelemetry-sdk opentelemetry-exporter-otlp-proto-http \
+        || echo "could not install them from PyPI"
 fi

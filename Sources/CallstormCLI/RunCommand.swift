@@ -22,11 +22,13 @@ enum RunCommand {
         /// `--trace N`: trace.jsonl holds the first N calls' requests, responses and pushes.
         var traceCalls = 0
         var distributed = DistributedOptions()
+        /// `--otlp URL`: the OTLP/HTTP collector to export to (docs/OBSERVABILITY.md).
+        var otlp: String?
     }
 
     static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
         let valued = DistributedOptions.valuedFlags.union(["out", "target", "seed", "duration", "workers",
-                                                           "allow-remote", "trace"])
+                                                           "allow-remote", "trace", "otlp"])
         let parsed = try Arguments(args, valued: valued,
                                    boolean: ["help", "quiet"])
         if parsed.has("help") {
@@ -39,7 +41,8 @@ enum RunCommand {
         var options = Options(file: file)
         options.out = parsed.value("out")
         options.targetURL = parsed.value("target")
-        for flag in ["target", "clock-reference"] {
+        options.otlp = parsed.value("otlp")
+        for flag in ["target", "clock-reference", "otlp"] {
             if let url = parsed.value(flag), Loopback.host(ofURL: url) == nil {
                 throw .badValue(flag: flag, value: url, expected: "a URL with a host, like http://127.0.0.1:8080")
             }

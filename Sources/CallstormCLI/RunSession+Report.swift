@@ -91,6 +91,7 @@ extension RunSession {
             throw .cannotWrite(what: "the report", directory: bundle.directory.path, cause: error)
         }
         summarize(written, recorder: result.recorder)
+        otlp?.finish(runDirectory: bundle.directory, recorder: result.recorder)
         try distributed.finish(scenario: scenario, result: result, facts: driven.facts,
                                runDirectory: bundle.directory, notes: notes)
         return outcome(written, result: result, driven: driven)

@@ -34,6 +34,8 @@ final class RunSession {
     var kamailio: KamailioServer?
     private var faultController: FaultController?
     private var tornDown = false
+    /// OpenTelemetry export (`OTLPRun`: `--otlp`), nil when no endpoint is set.
+    var otlp: OTLPRun?
 
     /// What `start` made, for the later phases.
     private struct Started {
@@ -142,6 +144,9 @@ final class RunSession {
             }
         }
         options.distributed.apply(to: &settings)
+        otlp = OTLPRun(flag: options.otlp, scenario: scenario, shard: options.distributed.shard.description,
+                       shardIndex: options.distributed.shard.index)
+        otlp?.apply(to: &settings)
         let distributed = DistributedRun(options: options.distributed)
         distributed.probeClock(targetURL: targetURL, embeddedTarget: targetOverride == nil)
         let driver: LoadDriver
@@ -152,6 +157,7 @@ final class RunSession {
             throw .cannotWrite(what: "results", directory: bundle.directory.path, cause: error)
         }
         servers.sink.set(driver.pushSink)
+        otlp?.start(driver: driver)
         try distributed.startEndpoint(driver: driver, labels: .init(
             scenario: scenario.name, seed: scenario.seed, shard: options.distributed.shard.description))
         faultController?.historyFile = bundle.faultsHistory
@@ -244,6 +250,7 @@ final class RunSession {
             }
         }
         var result = driver.run()
+        otlp?.flush(into: &result.recorder)
         progress?.stop()
         signals.cancel()
         let abortedBy = watch?.stop()

@@ -195,6 +195,10 @@ final class ActionSender {
     func send(_ op: String, _ vars: [String: String], device local: Int? = nil, call: Int? = nil,
               verification: Bool = false, route: ActionRoute? = nil, completion: @escaping Completion) {
         nonisolated(unsafe) var completion = completion  // runs on this worker's loop, like everything here
+        var vars = vars
+        // OpenTelemetry (--otlp): a sampled call's trace context, for the header and `${trace.parent}`.
+        let traceparent = call.flatMap { books.tracer?.traceparent(call: $0) }
+        if let traceparent { vars["trace.parent"] = traceparent }
         if let local, faults.isOffline(local) {
             // An offline phone reaches nobody (a device fault): the request fails like a dead network.
             books.count(.fault("device.offline_request"), at: clock.nowNanos())
@@ -215,6 +219,9 @@ final class ActionSender {
         if !missing.isEmpty { books.count(.apiMissingVariable, at: clock.nowNanos()) }
         var request = ClientRequest(method: parts.method, url: parts.url, headers: parts.headers,
                                     body: Array(parts.body.utf8), timeoutMillis: timeout)
+        if let traceparent, let header = books.tracer?.settings.traceparentHeader, !verification {
+            request.headers.append("\(header): \(traceparent)")
+        }
         request.collectsHeaders = false  // flows read status and body only
         request.freshConnection = !verification && faults.needsFreshConnection()
         completion = traced(completion, call: call, device: local, op: op, method: parts.method, url: parts.url,

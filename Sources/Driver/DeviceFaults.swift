@@ -54,6 +54,7 @@ final class DeviceFaults {
         guard let (decision, note) = schedule.joinDecision(device: device, subject: key.subject, seq: seq,
                                                            plannedSinceLoad: planned, flow: flow) else { return nil }
         books.count(.fault(note.kind), at: now)
+        books.tracer?.fault(call: key.call, kind: note.kind, window: note.window, now: now)
         log.add(.init(sinceLoadNanos: since, window: note.window, kind: note.kind, device: device, seq: seq,
                       call: key.call, role: key.role))
         switch decision {
@@ -72,6 +73,7 @@ final class DeviceFaults {
         guard let (delay, note) = schedule.reportDelay(device: device, subject: key.subject,
                                                        plannedSinceLoad: planned, flow: flow) else { return nil }
         books.count(.fault(note.kind), at: now)
+        books.tracer?.fault(call: key.call, kind: note.kind, window: note.window, now: now)
         log.add(.init(sinceLoadNanos: since, window: note.window, kind: note.kind, device: device, seq: 0,
                       call: key.call, role: key.role))
         return delay

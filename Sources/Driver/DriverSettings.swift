@@ -1,12 +1,15 @@
 import CallModel
 import Faults
 import Foundation
+import OTLP
 import Scenario
 
 /// Everything a worker needs for a run: the scenario itself (every setting it decides is read from it, not
 /// copied), what is resolved from it once (the arrival plan, the mix's flows, the devices' configuration), and the
 /// knobs of this process that no scenario holds (target URL, workers, shard, run directory, trace, fault routes).
 /// A value shared read-only by all workers.
+// limits: 16 stored properties: `callTracing` (OTLP) was added beside `trace` so issue 32's branches that use
+// `trace` merge cleanly; the two belong in one tracing value once they have landed.
 public struct DriverSettings: Sendable {
     /// The scenario the run is made of.
     public let scenario: Scenario
@@ -35,6 +38,9 @@ public struct DriverSettings: Sendable {
     public var startAt: Date?
     /// `--trace N`: the first N calls' requests, responses and pushes go to this trace.jsonl; nil traces none.
     public var trace: TraceWriter?
+    /// OpenTelemetry traces (`--otlp`): each worker's span buffer, made on its loop; nil traces nothing, and then
+    /// every hook is one nil check.
+    public var callTracing: (@Sendable (_ worker: Int) -> CallTraceBuffer)?
 
     public init(scenario: Scenario, targetURL: String, workers: Int) {
         self.scenario = scenario

@@ -1,5 +1,6 @@
 import CallModel
 import Metrics
+import OTLP
 import Results
 import RunFormats
 
@@ -9,6 +10,8 @@ extension RunBooks {
     func invoked(_ record: ActionRecord, device: String, now: UInt64) {
         let action = record.action
         recorder.count(.action(action.kind.rawValue, .started), atNanos: now)
+        tracer?.actionStarted(call: record.call, flow: record.flow, action: action.id, name: action.kind.rawValue,
+                              attributes: Self.spanAttributes(record, device: device), now: now)
         guard let journal else { return }
         let t = now &- runStart
         journal.history {
@@ -33,6 +36,9 @@ extension RunBooks {
         }
         let kind = action.kind.rawValue
         let label = action.outcome!.label
+        tracer?.actionFinished(call: record.call, action: action.id, outcome: label,
+                               failure: action.outcome == .fulfilled ? nil : (reason ?? label),
+                               conversation: record.conversation ?? action.conversationUUID, now: now)
         let step = "\(record.flow)/\(record.step)"
         recorder.count(.action(kind, label: label), atNanos: now)
         let micros = Int64((now - action.startedNanos) / 1000)
@@ -49,6 +55,15 @@ extension RunBooks {
             conversation: action.conversationUUID, plannedNanos: action.plannedNanos &- runStart,
             startedNanos: action.startedNanos &- runStart, finishedNanos: now &- runStart, outcome: label,
             reason: reason ?? ""))
+    }
+
+    /// An action span's attributes: what the history's `invoke` line says of it.
+    static func spanAttributes(_ record: ActionRecord, device: String) -> [OTLPAttribute] {
+        var attributes = [OTLPAttribute("callstorm.action.id", Int64(bitPattern: record.action.id)),
+                          OTLPAttribute("callstorm.step", "\(record.flow)/\(record.step)"),
+                          OTLPAttribute("callstorm.device", device)]
+        if let race = record.race { attributes.append(OTLPAttribute("callstorm.race", race.name)) }
+        return attributes
     }
 
     func writeFinal(_ final: FinalView, now: UInt64) {

@@ -1,4 +1,5 @@
 import Locking
+import OTLP
 import Metrics
 import Results
 
@@ -20,6 +21,8 @@ final class RunBooks {
     let lateCounts = Mutex<[String: Int64]>([:])
     /// Read by the progress line and the metrics endpoint from other threads.
     let live = LiveStats()
+    /// The worker's OpenTelemetry spans in the making (`DriverSettings.callTracing`); nil when not exporting.
+    var tracer: CallTraceBuffer?
 
     init(journal: WorkerJournal?, runStart: UInt64) {
         self.journal = journal

@@ -60,6 +60,7 @@ final class Worker: EffectHost, @unchecked Sendable {
         wheel = TimerWheel(startNanos: loop.clock.nowNanos())
         loop.onWake { [unowned self] in wake() }
         loop.sync { _ = (sender, signaling, intake, launcher) }
+        if let tracing = settings.callTracing { loop.sync { books.tracer = tracing(index) } }
     }
 
     /// A worker on its own thread (`ThreadLoop`).
@@ -108,6 +109,7 @@ final class Worker: EffectHost, @unchecked Sendable {
             books.sealed = true
             let now = clock.nowNanos()
             books.countAtStop(table, now: now)
+            books.tracer?.stop(now: now)
             launcher.abandon(now: now)
             for kind in signaling.kinds { kind.stop() }
             loop.close()
@@ -191,7 +193,9 @@ final class Worker: EffectHost, @unchecked Sendable {
             case .fetchViews(let uuids): sender.fetchViews(uuids, call: id)
             case .finalView(let view): books.writeFinal(view, now: now)
             case .note(let line, let limit): books.note(line, limit: limit)
-            case .completed: launcher.complete(id)
+            case .completed:
+                books.tracer?.callEnded(call: id, now: now)
+                launcher.complete(id)
             }
         }
         if armed { rearm() }

@@ -15,3 +15,16 @@ extension SparseHistogram {
         return total
     }
 }
+
+// MARK: - Slots (OTLP exponential histograms)
+
+extension SparseHistogram {
+    /// Every non-zero slot, ascending: the smallest and largest value it stands for and its count. An exporter
+    /// re-buckets these (OTLP's exponential histogram) without reaching into the layout.
+    public func forEachSlot(_ body: (_ lowest: Int64, _ highest: Int64, _ count: Int64) -> Void) {
+        forEachNonZero { index, count in
+            body(layout.lowestEquivalentValue(atIndex: index), layout.highestEquivalentValue(atIndex: index), count)
+            return true
+        }
+    }
+}

@@ -1,6 +1,7 @@
 import Credentials
 @testable import Driver
 import Foundation
+import OTLP
 @testable import HTTPServer
 import Determinism
 import PushGateway
@@ -35,6 +36,9 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     /// SIP messages (RFC 3261) as UDP datagrams or a TCP stream in chunks, then every helper a UA reads them with
     /// (SIPFuzz.swift).
     case sip
+    /// A collector's answer to an OTLP export: byte 0 picks the status (200, 400, 429, 503), bytes 1...4 are the
+    /// Retry-After text, the rest the protobuf body (partial success or google.rpc.Status), read both ways.
+    case otlp
 
     func run(_ input: UnsafeBufferPointer<UInt8>) {
         let bytes = Array(input)
@@ -46,8 +50,20 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .push: fuzzPush(bytes)
         case .websocket: fuzzWebSocket(bytes)
         case .sip: fuzzSIP(bytes)
+        case .otlp: fuzzOTLP(bytes)
         }
     }
+}
+
+private func fuzzOTLP(_ bytes: [UInt8]) {
+    guard let first = bytes.first else { return }
+    let status = [200, 400, 429, 503][Int(first & 3)]
+    let retryAfter = String(decoding: bytes.dropFirst().prefix(4), as: UTF8.self)
+    let body = Array(bytes.dropFirst(5))
+    _ = OTLPExportResponse.parse(status: status, retryAfter: retryAfter, body: body)
+    _ = OTLPExportResponse.parse(status: 200, retryAfter: nil, body: Array(bytes.dropFirst()))
+    var reader = ProtoReader(bytes)
+    while (try? reader.next()) != nil {}
 }
 
 private func fuzzScenario(_ bytes: [UInt8]) {

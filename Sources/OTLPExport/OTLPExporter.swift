@@ -1,0 +1,156 @@
+import Dispatch
+import Foundation
+import Metrics
+import OTLP
+import Transport
+
+/// Sends a run's metrics and spans to an OTLP/HTTP collector (binary protobuf, `POST /v1/metrics` and
+/// `/v1/traces`) from a queue and HTTP client of its own, never from a worker.
+///
+/// Workers hand ended calls' spans to `enqueue`, which takes a lock, appends and returns: when the queue holds
+/// `queueLimit` spans (the collector is slow, down or asked to wait) the new ones are dropped and counted
+/// (`dropped`, reported as `otlp.dropped`), so the run never waits on the collector. One trace request and one
+/// metrics request are in flight at most; metrics are sent every `interval`, cumulative, so a lost export loses
+/// nothing the next one does not repeat.
+public final class OTLPExporter: @unchecked Sendable {
+    public let configuration: OTLPConfiguration
+    private let resource: OTLPResource
+    private let queue = DispatchQueue(label: "callstorm.otlp")
+    private let client: HTTPClient
+    private let spans: SpanQueue
+    private var timer: DispatchSourceTimer?
+    /// Set on `queue`: whether a request of each kind is in flight, and until when the collector asked to wait.
+    private var tracesInFlight = false
+    private var metricsInFlight = false
+    private var quietUntil: DispatchTime = .now()
+    private let stats = OTLPExportStats()
+    private let startUnixNanos: UInt64
+
+    public init(configuration: OTLPConfiguration, resource: OTLPResource) {
+        self.configuration = configuration
+        self.resource = resource
+        spans = SpanQueue(limit: configuration.queueLimit)
+        var http = HTTPClient.Configuration()
+        http.maxConnections = 2
+        http.connectTimeoutMillis = 1_000
+        http.maxResponseBytes = 1 << 20
+        client = HTTPClient(queue: queue, configuration: http)
+        startUnixNanos = OTLPExporter.unixNanos()
+    }
+
+    /// Unix time now, in nanoseconds.
+    public static func unixNanos() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    /// Spans dropped so far because the queue was full or their request failed.
+    public var dropped: Int64 { spans.dropped + stats.value.spansLost }
+    public var snapshot: OTLPExportStats.Value { stats.value }
+
+    /// From any thread: an ended call's spans, or nothing when the queue is full (they are counted as dropped).
+    public func enqueue(_ batch: [OTLPSpan]) {
+        if spans.append(batch) >= configuration.batchSize { queue.async { self.sendSpans() } }
+    }
+
+    /// Starts the periodic exports: metrics every interval (`figures`: the driver's live snapshot), spans at
+    /// least every 200 ms.
+    public func start(figures: @escaping @Sendable () -> OTLPFigures) {
+        let t = DispatchSource.makeTimerSource(queue: queue)
+        let spanTick = DispatchTimeInterval.milliseconds(200)
+        let ticksPerMetrics = max(1, Int(configuration.intervalNanos / 200_000_000))
+        var tick = 0
+        t.setEventHandler { [unowned self] in
+            tick += 1
+            sendSpans()
+            if tick % ticksPerMetrics == 0 { sendMetrics(figures()) }
+        }
+        t.schedule(deadline: .now() + spanTick, repeating: spanTick)
+        t.resume()
+        timer = t
+    }
+
+    /// The run is over: stops the periodic exports, sends what is queued and `final` (the report's figures, so
+    /// the last export equals summary.json), waiting at most `seconds` for the collector. Returns whether every
+    /// request was answered in time.
+    @discardableResult
+    public func finish(final: OTLPFigures?, seconds: Double) -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        queue.async { [self] in
+            timer?.cancel()
+            timer = nil
+            quietUntil = .now()
+            drain(final: final) { done.signal() }
+        }
+        return done.wait(timeout: .now() + seconds) == .success
+    }
+
+    /// Sends the spans that are left, then `final`, then calls `done` (all on `queue`).
+    private func drain(final: OTLPFigures?, done: @escaping @Sendable () -> Void) {
+        if tracesInFlight || metricsInFlight {
+            queue.asyncAfter(deadline: .now() + .milliseconds(20)) { self.drain(final: final, done: done) }
+            return
+        }
+        if !spans.isEmpty {
+            sendSpans()
+            queue.asyncAfter(deadline: .now() + .milliseconds(5)) { self.drain(final: final, done: done) }
+            return
+        }
+        guard let final else { return done() }
+        sendMetrics(final)
+        drain(final: nil, done: done)
+    }
+
+    /// Closes the client (on its queue); the exporter sends nothing after this.
+    public func close() {
+        queue.sync {
+            timer?.cancel()
+            client.close()
+        }
+    }
+
+    // MARK: - Requests (on `queue`)
+
+    private func sendSpans() {
+        guard !tracesInFlight, DispatchTime.now() >= quietUntil else { return }
+        let batch = spans.take(configuration.batchSize)
+        guard !batch.isEmpty else { return }
+        tracesInFlight = true
+        let body = OTLPRequest.traces(batch, resource: resource)
+        post("/v1/traces", body) { [self] answer in
+            tracesInFlight = false
+            stats.record(answer, spans: Int64(batch.count))
+            if case .retry(let seconds, _)? = answer { quietUntil = .now() + .seconds(seconds ?? 1) }
+        }
+    }
+
+    private func sendMetrics(_ figures: OTLPFigures) {
+        guard !metricsInFlight, DispatchTime.now() >= quietUntil else { return }
+        metricsInFlight = true
+        let body = OTLPRequest.metrics(figures.metrics(startUnixNanos: startUnixNanos, now: Self.unixNanos()),
+                                       resource: resource)
+        post("/v1/metrics", body) { [self] answer in
+            metricsInFlight = false
+            stats.record(answer, spans: nil)
+            if case .retry(let seconds, _)? = answer { quietUntil = .now() + .seconds(seconds ?? 1) }
+        }
+    }
+
+    /// One POST; `answered` gets the collector's answer, or nil when none came (refused, timed out).
+    private func post(_ path: String, _ body: [UInt8], answered: @escaping (OTLPExportResponse?) -> Void) {
+        var request = ClientRequest(method: "POST", url: configuration.url(path),
+                                    headers: ["Content-Type: application/x-protobuf"] + configuration.headerLines,
+                                    body: body, timeoutMillis: configuration.timeoutMillis)
+        request.collectsHeaders = true
+        client.send(request) { result in
+            switch result {
+            case .success(let response):
+                answered(OTLPExportResponse.parse(status: response.status, retryAfter: response.header("retry-after"),
+                                                  body: response.body))
+            case .failure:
+                answered(nil)
+            }
+        }
+    }
+}
