@@ -21,11 +21,17 @@ enum ProviderTokenCommand {
         """
 
     static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
-        let parsed = try Arguments(args, valued: ["key", "team", "issued-at"], boolean: ["help"])
-        if parsed.has("help") {
+        if args.contains("--help") {
             print(help)
             return .passed
         }
+        print(try token(args))
+        return .passed
+    }
+
+    /// The token the arguments ask for.
+    static func token(_ args: [String]) throws(CLIError) -> String {
+        let parsed = try Arguments(args, valued: ["key", "team", "issued-at"], boolean: ["help"])
         guard parsed.positional.isEmpty else { throw .usage("provider-token takes no positional arguments") }
         let team = parsed.value("team") ?? EmbeddedServers.embeddedTeamID
         try requireTenCharacters(team, flag: "team", what: "team id")
@@ -43,8 +49,7 @@ enum ProviderTokenCommand {
             throw .badValue(flag: "key", value: parsed.value("key") ?? "", expected: "a private key (this one "
                 + "can only verify)")
         }
-        print(token)
-        return .passed
+        return token
     }
 
     /// The signer for `--key KEYID=FILE`, or a fresh key's.
