@@ -59,7 +59,10 @@ public struct SIPTargetSpec: Sendable, Equatable {
             ? "push route on" + (kamailio.pushTimeoutNanos.map { ", push timeout \($0 / 1_000_000) ms" } ?? "")
             : "push route off"
         let configuration = kamailio.configuration ?? "the shipped deploy/kamailio/kamailio.cfg"
-        return "a Kamailio the run starts on a free port (\(push); \(configuration))"
+        let set = [("shared_memory_mb", kamailio.sharedMemoryMB), ("private_memory_mb", kamailio.privateMemoryMB),
+                   ("children", kamailio.children)].compactMap { key, value in value.map { "\(key) \($0)" } }
+        let sizes = "sized from devices and peak rate" + (set.isEmpty ? "" : ", " + set.joined(separator: ", "))
+        return "a Kamailio the run starts on a free port (\(push); \(configuration); \(sizes))"
     }
 
     /// The flow steps SIP carries (`start` is INVITE, `join` 200 OK, `decline` 486/603, `end` BYE or CANCEL,

@@ -77,6 +77,8 @@ final class KamailioLaunchTests: XCTestCase {
         let sized = try load("{ sip: { kamailio: { shared_memory_mb: 512, private_memory_mb: 16, children: 4 } } }")
             .get().sip?.kamailio
         XCTAssertEqual(sized, KamailioLaunchSpec(sharedMemoryMB: 512, privateMemoryMB: 16, children: 4))
+        let described = try load("{ sip: { kamailio: { shared_memory_mb: 512 } } }").get().describe()
+        XCTAssertTrue(described.contains("sized from devices and peak rate, shared_memory_mb 512)"), described)
         XCTAssertEqual(try load("{ sip: { kamailio: true } }").get().sip?.kamailio?.sharedMemoryMB, nil,
                        "unset: callstorm sizes it")
         let text = messages(load("{ sip: { kamailio: { shared_memory_mb: 2, private_memory_mb: 2048, children: x } } }"))
