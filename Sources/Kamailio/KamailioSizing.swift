@@ -9,8 +9,9 @@ import Foundation
 /// memory until 5 s (its wait timer) after the transaction's final answer, so a proxy carries about
 /// rate × transactions per call × (5 s + the transaction's own life) of them at once, whatever the call's length.
 /// Measured on this kind of machine (docs/SIP.md): 64 MB ran out at 400 calls/s of the four-transaction hold call
-/// (3,228 "out of mem" lines, 2,337 of 4,000 calls answered 500), 256 MB at 800/s, 1,024 MB held 800/s. Shared
-/// memory is reserved, not touched, until used, so a generous figure costs address space, not memory.
+/// (3,228 "out of mem" lines, 2,337 of 4,000 calls answered 500), 256 MB at 800/s, 1,024 MB held 800/s; SIPp's
+/// hold call at 400/s for 10 s took Kamailio's shared memory to a peak of 131 MB (2.8 MB idle), ~14 KB per
+/// transaction. Shared memory is reserved, not touched, until used, so headroom costs address space, not memory.
 public struct KamailioSizing: Sendable, Equatable {
     /// What the run will put on the server.
     public struct Load: Sendable, Equatable {
@@ -51,8 +52,8 @@ public struct KamailioSizing: Sendable, Equatable {
     // MARK: - The model
 
     /// Shared memory one transaction holds with its request clone, the relayed copy, the reply and the
-    /// allocator's fragmentation: 256 MB at 800/s × 4 × ~6 s ran out, so at least ~13 KB; 24 KB leaves headroom.
-    static let transactionKB = 24.0
+    /// allocator's fragmentation: 14.2 KB measured (128.5 MB over idle for 400/s × 4 × ~5.8 s).
+    static let transactionKB = 16.0
     /// One usrloc binding (an RFC 8599 Contact is long) with its record and hash entry.
     static let bindingKB = 4.0
     /// Modules, tm's hash table, the core: what an idle server holds.
