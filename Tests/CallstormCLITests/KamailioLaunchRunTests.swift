@@ -56,23 +56,23 @@ final class KamailioLaunchRunTests: XCTestCase {
             .appendingPathComponent("Benchmarks/scenarios/sip-hold.yaml")
         let text = try String(contentsOf: bench, encoding: .utf8)
             .replacingOccurrences(of: "target: { sip: { registrar: \"127.0.0.1:5060\" } }",
-                                  with: "target: { sip: { kamailio: { shared_memory_mb: 8 } } }")
+                                  with: "target: { sip: { kamailio: { shared_memory_mb: 6 } } }")
             .replacingOccurrences(of: "{ hold: { rate: 100/s, for: 10s } }", with: "{ hold: { rate: 100/s, for: 2s } }")
-        XCTAssertTrue(text.contains("shared_memory_mb: 8") && text.contains("for: 2s"), text)
+        XCTAssertTrue(text.contains("shared_memory_mb: 6") && text.contains("for: 2s"), text)
         let ready = dir.appendingPathComponent("ready")
         let outcome = try runScenario(text, in: dir) { $0.readyFile = ready.path }
         let reasons = outcome.verdict.reasons
         let first = try XCTUnwrap(reasons.first, "\(outcome.verdict)")
         XCTAssertTrue(first.contains("the Kamailio callstorm started ran out of shared memory"), first)
         XCTAssertTrue(first.contains("not a server defect"), first)
-        XCTAssertTrue(first.contains("raise target.sip.kamailio.shared_memory_mb (this run: 8)"), first)
+        XCTAssertTrue(first.contains("raise target.sip.kamailio.shared_memory_mb (this run: 6)"), first)
         for reason in reasons where reason.hasPrefix("history checker:") {
             XCTAssertTrue(reason.hasSuffix("not judged a server defect"), reason)
         }
         XCTAssertEqual(outcome.exitCode, .harnessFailure)
         let notes = try String(contentsOf: outcome.runDirectory.appendingPathComponent("raw/notes.json"),
                                encoding: .utf8)
-        XCTAssertTrue(notes.contains("-m 8 -M 8"), notes)
+        XCTAssertTrue(notes.contains("-m 6 -M 8"), notes)
         XCTAssertTrue(notes.contains("kamailio.log:"), "the log's own words: \(notes)")
         let facts = try XCTUnwrap(Self.summaryFacts(outcome.runDirectory))
         let target = facts["target"] as? String ?? ""
@@ -81,7 +81,7 @@ final class KamailioLaunchRunTests: XCTestCase {
         XCTAssertEqual(server["name"] as? String, "Kamailio")
         XCTAssertTrue((server["configuration"] as? String ?? "").hasSuffix("deploy/kamailio/kamailio.cfg"))
         XCTAssertEqual(server["defines"] as? [String], ["SIP_PASSWORD=\"callstorm\""])
-        XCTAssertEqual(server["sharedMemoryMB"] as? Int, 8)
+        XCTAssertEqual(server["sharedMemoryMB"] as? Int, 6)
         let html = try String(contentsOf: outcome.runDirectory.appendingPathComponent("report.html"), encoding: .utf8)
         XCTAssertTrue(html.contains("<th scope=\"row\">Server</th>"), "the report names the server")
         let lines = try String(contentsOf: ready, encoding: .utf8).split(separator: "\n")
