@@ -44,7 +44,7 @@ final class LaunchedKamailio {
     var failure: String? {
         let f = findings
         guard f.exhausted else { return nil }
-        return "the Kamailio callstorm started ran out of \(pools(f)) (\(f.memoryLines) lines in kamailio.log): "
+        return "the Kamailio callstorm started ran out of \(pools(f)), \(f.memoryLines) lines in kamailio.log: "
             + "the harness's configuration of the server, not a server defect; \(advice(f))"
     }
 
@@ -52,8 +52,8 @@ final class LaunchedKamailio {
     var notes: [String] {
         let f = findings
         guard f.exhausted else { return [] }
-        var lines = ["Kamailio (started by callstorm, \(sizing.basis): -m \(sizing.sharedMemoryMB) -M "
-            + "\(sizing.privateMemoryMB) -n \(sizing.children)) ran out of \(pools(f)): \(f.sharedMemory) lines "
+        var lines = ["Kamailio (started by callstorm with -m \(sizing.sharedMemoryMB) -M \(sizing.privateMemoryMB) -n "
+            + "\(sizing.children), \(sizing.basis)) ran out of \(pools(f)): \(f.sharedMemory) lines "
             + "name shared memory, \(f.privateMemory) private memory, \(f.unnamedMemory) say \"out of mem\". "
             + "Calls it answered 500 or dropped then, and the conversation-rule findings that follow from them, "
             + "are the harness's configuration of the server, not a server defect: \(advice(f))."]

@@ -73,8 +73,9 @@ extension RunSession {
     func targetDescription(_ targetURL: String) -> String {
         guard let sip = scenario.sip, scenario.device.sip != nil else { return "embedded (\(targetURL))" }
         guard let kamailio else { return "SIP server at \(sip.host):\(sip.port) (domain \(sip.domain))" }
-        return "Kamailio \(KamailioServer.version.map { "(\($0)) " } ?? "")at 127.0.0.1:\(kamailio.server.port), "
-            + "started by callstorm"
+        // "kamailio 5.6.3 (x86_64/linux)" → "Kamailio 5.6.3 (x86_64/linux)".
+        let version = KamailioServer.version.map { $0.hasPrefix("kamailio ") ? String($0.dropFirst(9)) + " " : $0 + " " }
+        return "Kamailio \(version ?? "")at 127.0.0.1:\(kamailio.server.port), started by callstorm"
     }
 
     /// The scenario's `config`, else the shipped configuration under the current directory or callstorm's checkout.
