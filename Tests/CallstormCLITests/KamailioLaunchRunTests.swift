@@ -90,6 +90,31 @@ final class KamailioLaunchRunTests: XCTestCase {
         XCTAssertEqual(kamailioChildren(), [], "the run stopped its Kamailio")
     }
 
+    /// `--quiet` keeps the line a script starts its outside callers on, and `--ready-file` names the launched
+    /// Kamailio's port at the same moment. No caller comes here, so the run did nothing (exit 4).
+    func testUnderQuietTheOutsideCallersCueStaysAndTheReadyFileNamesTheLaunchedKamailio() throws {
+        let binary = try XCTUnwrap(ChildProcess.callstormBinary, "make test exports CALLSTORM_BIN")
+        let dir = try TemporaryDirectory.make("sip-ready")
+        defer { TemporaryDirectory.remove(dir) }
+        let text = try String(contentsOf: Self.examples.appendingPathComponent("outside-caller.yaml"), encoding: .utf8)
+            .replacingOccurrences(of: "target: { sip: { registrar: \"127.0.0.1:5060\" } }",
+                                  with: "target: { sip: { kamailio: true } }")
+            .replacingOccurrences(of: "listen: \"127.0.0.1:2197\"", with: "listen: \"127.0.0.1:0\"")
+        XCTAssertTrue(text.contains("kamailio: true") && text.contains("127.0.0.1:0"), text)
+        let scenario = dir.appendingPathComponent("outside.yaml")
+        try text.write(to: scenario, atomically: true, encoding: .utf8)
+        let ready = dir.appendingPathComponent("ready")
+        let run = try ChildProcess.run(binary, ["run", scenario.path, "--out", dir.appendingPathComponent("run").path,
+                                                "--quiet", "--duration", "1s", "--ready-file", ready.path],
+                                       in: dir, logs: dir, name: "callstorm")
+        XCTAssertEqual(run.status, 4, run.err)
+        XCTAssertTrue(run.err.contains("20 devices registered; waiting for calls from outside parties"), run.err)
+        let lines = try String(contentsOf: ready, encoding: .utf8).split(separator: "\n")
+        XCTAssertTrue(lines.contains("registered=20"), "\(lines)")
+        XCTAssertTrue(lines.contains { $0.hasPrefix("sip=127.0.0.1:") && $0 != "sip=127.0.0.1:0" }, "\(lines)")
+        XCTAssertTrue(lines.contains { $0.hasPrefix("gateway=http://127.0.0.1:") }, "\(lines)")
+    }
+
     /// summary.json's facts, keys as written.
     static func summaryFacts(_ run: URL) -> [String: Any]? {
         guard let data = try? Data(contentsOf: run.appendingPathComponent("summary.json")),
