@@ -29,6 +29,13 @@ extension RunSession {
             options.logFile = bundle.kamailioLog
             let server = try KamailioServer(options: options)
             let watch = KamailioLogWatch(path: bundle.kamailioLog.path)
+            if !self.options.quiet {
+                watch.onExhausted = { f in
+                    FileHandle.standardError.write(Data(("callstorm: Kamailio is out of memory (\(f.memoryLines) "
+                        + "lines in kamailio.log so far): calls will fail; the verdict will name the key to raise\n")
+                        .utf8))
+                }
+            }
             watch.start()
             kamailio = LaunchedKamailio(server: server, watch: watch, sizing: sizing)
             scenario.sip?.host = "127.0.0.1"

@@ -14,6 +14,9 @@ public final class KamailioLogWatch: @unchecked Sendable {
     private let path: String
     private let state = Mutex<State>(State())
     private var thread: Thread?
+    /// Called once, on the watch's thread, when the log first shows the server out of memory: so the run can say
+    /// so while it goes. Set before `start`.
+    public var onExhausted: (@Sendable (KamailioLogFindings) -> Void)?
 
     private struct State {
         var findings = KamailioLogFindings()
@@ -34,8 +37,14 @@ public final class KamailioLogWatch: @unchecked Sendable {
     /// Starts the reading thread.
     public func start() {
         let thread = Thread { [self] in
+            var told = false
             while !state.withLock({ $0.stopped }) {
                 readNew()
+                let now = findings
+                if !told, now.exhausted {
+                    told = true
+                    onExhausted?(now)
+                }
                 usleep(250_000)
             }
         }

@@ -52,4 +52,33 @@ final class KamailioLogWatchTests: XCTestCase {
         XCTAssertEqual(final.privateMemory, 1, "stop reads the last line")
         XCTAssertEqual(final.sharedMemory, 1, "nothing is read twice")
     }
+
+    func testTheWatchSaysOnceWhileTheRunGoesThatTheServerRanOutOfMemory() throws {
+        let dir = try TemporaryDirectory.make("kamailio-log-live")
+        defer { TemporaryDirectory.remove(dir) }
+        let log = dir.appendingPathComponent("kamailio.log")
+        try Data((Self.ordinary + "\n").utf8).write(to: log)
+        let told = Told()
+        let watch = KamailioLogWatch(path: log.path)
+        watch.onExhausted = { told.add($0.sharedMemory) }
+        watch.start()
+        defer { watch.stop() }
+        let handle = try FileHandle(forWritingTo: log)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data((Self.shm + "\n" + Self.shm + "\n").utf8))
+        XCTAssertTrue(eventually(30, every: 0.05) { !told.values.isEmpty }, "told while the log is written")
+        try handle.write(contentsOf: Data((Self.shm + "\n").utf8))
+        try handle.close()
+        XCTAssertTrue(eventually(30, every: 0.05) { watch.findings.sharedMemory == 3 })
+        XCTAssertEqual(told.values, [2], "once, with what the log said then")
+    }
+}
+
+/// What `onExhausted` was called with, from the watch's thread.
+private final class Told: @unchecked Sendable {
+    private let lock = NSLock()
+    private var seen: [Int] = []
+
+    func add(_ value: Int) { lock.withLock { seen.append(value) } }
+    var values: [Int] { lock.withLock { seen } }
 }
