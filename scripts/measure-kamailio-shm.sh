@@ -12,8 +12,8 @@ trap 'rm -rf "$w"' EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 kport=$(free_port); uport=$(free_port); cport=$(free_port)
 mods=$(dirname "$(ls /usr/lib/*/kamailio/modules/tm.so /usr/lib/kamailio/modules/tm.so 2>/dev/null | head -1)")
-sed 's|^loadmodule "auth.so"$|loadmodule "auth.so"\nloadmodule "ctl.so"\nmodparam("ctl", "binrpc", "unix:'"$w"'/ctl.sock")|' \
-    "$root/deploy/kamailio/kamailio.cfg" > "$w/k.cfg"
+ctl='loadmodule "ctl.so"\nmodparam("ctl", "binrpc", "unix:'"$w"'/ctl.sock")'
+sed "s|^loadmodule \"auth.so\"\$|loadmodule \"auth.so\"\n$ctl|" "$root/deploy/kamailio/kamailio.cfg" > "$w/k.cfg"
 mkdir -p "$w/run"
 /usr/sbin/kamailio -f "$w/k.cfg" -DD -E -L "$mods" -Y "$w/run" -l "udp:127.0.0.1:$kport" -l "tcp:127.0.0.1:$kport" \
     -m 2048 -M 8 > "$w/k.log" 2>&1 & kpid=$!
@@ -31,5 +31,5 @@ sleep 0.5
 peak=$(shm max_used)
 kill "$upid" 2>/dev/null || true
 ok=$(grep -o "Successful call *| *[0-9]* *| *[0-9]*" "$w/uac.out" | awk '{ print $NF }' | tail -1)
-echo "rate $r/s for ${T}s: $ok of $(( r * T )) calls successful; shared memory max_used idle $(( idle / 1048576 )) MB," \
-     "peak $(( peak / 1048576 )) MB; out-of-mem lines $(grep -c 'out of mem' "$w/k.log" || true)"
+echo "rate $r/s for ${T}s: $ok of $(( r * T )) calls successful;" \
+     "shared memory max_used idle $(( idle / 1048576 )) MB, peak $(( peak / 1048576 )) MB; out-of-mem lines $(grep -c 'out of mem' "$w/k.log" || true)"

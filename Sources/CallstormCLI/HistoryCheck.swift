@@ -100,7 +100,8 @@ enum HistoryCheck {
         else { return .undeclared }
         let target = RunReporting.load(RunFacts.self, from: RunReporting.factsURL(run))?.target
         // A SIP run names its SIP server as the target; SIP flows cannot merge, so the reference's policy stands.
-        let embedded = scenario.sip != nil || (target.map { $0.hasPrefix("embedded") } ?? (scenario.target == .embedded))
+        let embedded = scenario.sip != nil
+            || (target.map { $0.hasPrefix("embedded") } ?? (scenario.target == .embedded))
         return scenario.serverPolicy(embedded: embedded)
     }
 

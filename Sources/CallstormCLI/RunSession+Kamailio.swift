@@ -81,7 +81,9 @@ extension RunSession {
         guard let sip = scenario.sip, scenario.device.sip != nil else { return "embedded (\(targetURL))" }
         guard let kamailio else { return "SIP server at \(sip.host):\(sip.port) (domain \(sip.domain))" }
         // "kamailio 5.6.3 (x86_64/linux)" → "Kamailio 5.6.3 (x86_64/linux)".
-        let version = KamailioServer.version.map { $0.hasPrefix("kamailio ") ? String($0.dropFirst(9)) + " " : $0 + " " }
+        let version = KamailioServer.version.map {
+            ($0.hasPrefix("kamailio ") ? String($0.dropFirst("kamailio ".count)) : $0) + " "
+        }
         return "Kamailio \(version ?? "")at 127.0.0.1:\(kamailio.server.port), started by callstorm"
     }
 

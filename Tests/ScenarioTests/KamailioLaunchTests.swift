@@ -81,7 +81,8 @@ final class KamailioLaunchTests: XCTestCase {
         XCTAssertTrue(described.contains("sized from devices and peak rate, shared_memory_mb 512)"), described)
         XCTAssertEqual(try load("{ sip: { kamailio: true } }").get().sip?.kamailio?.sharedMemoryMB, nil,
                        "unset: callstorm sizes it")
-        let text = messages(load("{ sip: { kamailio: { shared_memory_mb: 2, private_memory_mb: 2048, children: x } } }"))
+        let text = messages(load(
+            "{ sip: { kamailio: { shared_memory_mb: 2, private_memory_mb: 2048, children: x } } }"))
         XCTAssertTrue(text.contains("'shared_memory_mb' must be at least 4, got 2"), text)
         XCTAssertTrue(text.contains("'private_memory_mb' must be at most 1024, got 2048"), text)
         XCTAssertTrue(text.contains("expected a whole number for 'children'"), text)
