@@ -104,7 +104,7 @@ let package = Package(
         // push path (`SIPTwinProxy`), so SIP runs on the Driver's embedded loop under a manual clock.
         .target(name: "SIPEmbedded", dependencies: ["SIP", "SIPClient", "Determinism", "PushModel"]),
         // Kamailio started as a user process on a free port, stopped by PID: for `target.sip.kamailio` and tests.
-        .target(name: "Kamailio", dependencies: ["CLinux", "SystemCalls"]),
+        .target(name: "Kamailio", dependencies: ["CLinux", "SystemCalls", "Locking"]),
         .target(name: "HTTPServer", dependencies: [
             "CLinux", "CSSL", "CLibnghttp2", "Locking", "EventPolling", "WebSocket", "StreamIO", "Bytes", "SystemCalls",
         ], swiftSettings: releaseUnchecked),

@@ -27,6 +27,7 @@ public enum Command {
             case "compare": return try CompareCommand.execute(rest)
             case "gateway": return try GatewayCommand.execute(rest)
             case "cert": return try CertCommand.execute(rest)
+            case "provider-token": return try ProviderTokenCommand.execute(rest)
             case "merge": return try MergeCommand.execute(rest)
             case "raw-http": return try RawHTTPCommand.execute(rest)
             case "help", "--help", "-h":
@@ -60,6 +61,7 @@ enum Help {
           target          run the embedded reference call server on its own
           gateway         run the push gateway (APNs + FCM) on its own and log every push
           cert voip       issue a VoIP Services-like client certificate (certificate auth) from the local CA
+          provider-token  print an APNs provider token (ES256 JWT) for a pusher, e.g. Kamailio's PUSH_JWT
           check RUN_DIR   check a run's operation history against the conversation rules
           replay FILE     re-run a violation's repro-<n>.yaml (--repeat K); say how often it comes back
           report RUN_DIR  rebuild every report file of a run from its raw results (also after a kill)
@@ -83,7 +85,9 @@ enum Help {
           --duration D           override the arrival window (e.g. 30s, 2m)
           --workers N            worker queues (default: number of cores)
           --trace N              write the first N calls' requests, responses and pushes to trace.jsonl
-          --quiet                no progress line
+          --quiet                no progress line (the line telling a script to start its outside callers stays)
+          --ready-file PATH      write PATH once the devices registered and the load starts: key=value lines
+                                 (registered, gateway, window_seconds, run_directory, sip for a SIP run)
           --shard i/N            run shard i (0-based) of N: devices d%N==i, arrivals k%N==i (docs/DISTRIBUTED.md)
           --start-at TIME        start the load at this ISO 8601 UTC instant (after registration), so shards line up
           --clock-reference URL  measure this machine's clock against URL's Date header (default: the target)
@@ -187,6 +191,7 @@ enum Help {
         case "compare": return compare
         case "merge": return MergeCommand.help
         case "cert": return CertCommand.help
+        case "provider-token": return ProviderTokenCommand.help
         case "raw-http": return RawHTTPCommand.help
         default: return nil
         }

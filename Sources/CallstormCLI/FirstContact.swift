@@ -17,6 +17,8 @@ enum FirstContact {
         var rejected: [String: Int]
         /// Whether the target is the user's own server (its APNs client is the user's to point).
         var ownServer: Bool
+        /// Whether the devices are SIP phones (their push tokens are in their REGISTER's Contact, RFC 8599).
+        var sipDevices = false
     }
 
     static func diagnose(_ f: Facts) -> [String] {
@@ -39,7 +41,8 @@ enum FirstContact {
         let rejectedTotal = f.rejected.values.reduce(0, +)
         if rejectedTotal > 0, rejectedTotal == Int(received), f.rejected.count == 1,
            let reason = f.rejected.keys.first {
-            out.append("every push (\(rejectedTotal)) was rejected with \(reason): \(advice(for: reason))")
+            out.append("every push (\(rejectedTotal)) was rejected with \(reason): "
+                + advice(for: reason, sip: f.sipDevices))
         }
         for (name, missed) in c where name.hasPrefix("api.capture.") && name.hasSuffix(".missed") && missed > 0 {
             let capture = String(name.dropFirst("api.capture.".count).dropLast(".missed".count))
@@ -71,8 +74,11 @@ enum FirstContact {
         }
     }
 
-    private static func advice(for reason: String) -> String {
+    private static func advice(for reason: String, sip: Bool) -> String {
         switch reason {
+        case "BadDeviceToken" where sip, "DeviceTokenNotForTopic" where sip:
+            return "push to the token each phone registered: its REGISTER Contact's pn-prid parameter (RFC 8599), "
+                + "POST /3/device/<pn-prid> with apns-topic <pn-param without the team id> (docs/SIP.md)"
         case "BadDeviceToken", "DeviceTokenNotForTopic":
             return "send to the device tokens callstorm registered (the register request's ${device.token})"
         case "MissingTopic", "TopicDisallowed", "BadTopic":

@@ -99,7 +99,9 @@ enum HistoryCheck {
               case .success(let scenario) = ScenarioLoader.parse(text, file: RunReporting.scenarioURL(run).path)
         else { return .undeclared }
         let target = RunReporting.load(RunFacts.self, from: RunReporting.factsURL(run))?.target
-        let embedded = target.map { $0.hasPrefix("embedded") } ?? (scenario.target == .embedded)
+        // A SIP run names its SIP server as the target; SIP flows cannot merge, so the reference's policy stands.
+        let embedded = scenario.sip != nil
+            || (target.map { $0.hasPrefix("embedded") } ?? (scenario.target == .embedded))
         return scenario.serverPolicy(embedded: embedded)
     }
 

@@ -19,6 +19,8 @@ enum RunCommand {
         var durationNanos: UInt64?
         var workers: Int?
         var quiet = false
+        /// `--ready-file PATH`: written once the devices registered and the load starts (RunSession+Ready.swift).
+        var readyFile: String?
         /// `--trace N`: trace.jsonl holds the first N calls' requests, responses and pushes.
         var traceCalls = 0
         var distributed = DistributedOptions()
@@ -28,7 +30,7 @@ enum RunCommand {
 
     static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
         let valued = DistributedOptions.valuedFlags.union(["out", "target", "seed", "duration", "workers",
-                                                           "allow-remote", "trace", "otlp"])
+                                                           "allow-remote", "trace", "otlp", "ready-file"])
         let parsed = try Arguments(args, valued: valued,
                                    boolean: ["help", "quiet"])
         if parsed.has("help") {
@@ -49,6 +51,7 @@ enum RunCommand {
         }
         options.allowRemote = try Loopback.allowedHosts(parsed.value("allow-remote"))
         options.quiet = parsed.has("quiet")
+        options.readyFile = parsed.value("ready-file")
         options.distributed = try DistributedOptions.parse(parsed)
         if let s = parsed.value("seed") {
             guard let seed = UInt64(s) else {

@@ -2,10 +2,11 @@ import Foundation
 import Kamailio
 import Scenario
 
-/// `target.sip.kamailio`: the run starts Kamailio itself, on a free loopback port, with the push route pointed at
-/// the run's gateway when devices sleep, and `teardown` stops it by PID on every way out (Ctrl-C and failures
-/// included). It runs in a process group of its own, so a Ctrl-C reaches only callstorm, which drains its calls
-/// through the server before stopping it.
+/// `target.sip.kamailio`: the run starts Kamailio itself, on a free loopback port, sized for the scenario's load
+/// (`KamailioSizing`, with the scenario's explicit sizes over it), with the push route pointed at the run's
+/// gateway when devices sleep; its log is read while the run goes (`KamailioLogWatch`), and `teardown` stops it
+/// by PID on every way out (Ctrl-C and failures included). It runs in a process group of its own, so a Ctrl-C
+/// reaches only callstorm, which drains its calls through the server before stopping it.
 extension RunSession {
     /// Starts Kamailio when the scenario asks for one and points the scenario's SIP target at it. Called after
     /// the gateway started (its URL is the push route's) and before the driver is made (it reads the registrar).
@@ -13,8 +14,11 @@ extension RunSession {
         guard let sip = scenario.sip, let launch = sip.kamailio, let device = scenario.device.sip else { return }
         let what = "Kamailio (target.sip.kamailio)"
         do {
+            let sizing = kamailioSizing(launch, devicesSleep: device.sleep)
             var options = KamailioOptions(configuration: try configuration(launch), ownProcessGroup: true,
-                                          sharedMemoryMB: 64)
+                                          sharedMemoryMB: sizing.sharedMemoryMB,
+                                          privateMemoryMB: sizing.privateMemoryMB)
+            options.children = sizing.children
             options.defines = ["SIP_PASSWORD=\"\(sip.password)\""]
             if launch.pushes(devicesSleep: device.sleep) {
                 options.defines += KamailioOptions.pushDefines(
@@ -24,14 +28,63 @@ extension RunSession {
             try FileManager.default.createDirectory(at: bundle.directory, withIntermediateDirectories: true)
             options.logFile = bundle.kamailioLog
             let server = try KamailioServer(options: options)
-            kamailio = server
+            let watch = KamailioLogWatch(path: bundle.kamailioLog.path)
+            if !self.options.quiet {
+                watch.onExhausted = { f in
+                    FileHandle.standardError.write(Data(("callstorm: Kamailio is out of memory (\(f.memoryLines) "
+                        + "lines in kamailio.log so far): calls will fail; the verdict will name the key to raise\n")
+                        .utf8))
+                }
+            }
+            watch.start()
+            kamailio = LaunchedKamailio(server: server, watch: watch, sizing: sizing)
             scenario.sip?.host = "127.0.0.1"
             scenario.sip?.port = server.port
             say("callstorm: Kamailio pid \(server.pid) on 127.0.0.1:\(server.port) (UDP and TCP), "
-                + "log \(bundle.kamailioLog.path)")
+                + "-m \(sizing.sharedMemoryMB) -M \(sizing.privateMemoryMB) -n \(sizing.children) "
+                + "(\(sizing.basis)), log \(bundle.kamailioLog.path)")
         } catch {
             throw .cannotStart(what: what, cause: error)
         }
+    }
+
+    /// What the server is sized for: the devices, the plan's peak rate and the transactions of the mix's
+    /// busiest flow, with the scenario's explicit sizes over it.
+    func kamailioSizing(_ launch: KamailioLaunchSpec, devicesSleep: Bool) -> KamailioSizing {
+        let flows = scenario.mix.compactMap { scenario.flow(named: $0.flow) }
+        let perCall = max(2, flows.map { Self.transactions($0.steps) }.max() ?? 4)
+        let pushTimeout = launch.pushes(devicesSleep: devicesSleep)
+            ? Double(launch.pushTimeoutNanos ?? 10_000_000_000) / 1e9 : nil
+        let load = KamailioSizing.Load(devices: scenario.devices, peakCallsPerSecond: ArrivalPlan(scenario: scenario)
+            .peakRate, transactionsPerCall: perCall, pushTimeoutSeconds: pushTimeout)
+        return KamailioSizing.sized(for: load).overridden(sharedMemoryMB: launch.sharedMemoryMB,
+                                                          privateMemoryMB: launch.privateMemoryMB,
+                                                          children: launch.children)
+    }
+
+    /// The SIP transactions `steps` make at the proxy: an INVITE per start or redial, a re-INVITE per pause or
+    /// resume, a BYE or CANCEL per end (the busiest branch of a branch, each repetition of a repeat).
+    static func transactions(_ steps: [FlowStep]) -> Int {
+        steps.reduce(0) { sum, step in
+            switch step.kind {
+            case .start, .redial, .end, .pause, .resume: return sum + 1
+            case .branch(let branches): return sum + (branches.map { transactions($0.steps) }.max() ?? 0)
+            case .repeatSteps(let count, let inner): return sum + count * transactions(inner)
+            case .together(let inner, _): return sum + transactions(inner)
+            default: return sum
+            }
+        }
+    }
+
+    /// The system under test as the run's facts name it: the SIP server for a SIP run, else the embedded target.
+    func targetDescription(_ targetURL: String) -> String {
+        guard let sip = scenario.sip, scenario.device.sip != nil else { return "embedded (\(targetURL))" }
+        guard let kamailio else { return "SIP server at \(sip.host):\(sip.port) (domain \(sip.domain))" }
+        // "kamailio 5.6.3 (x86_64/linux)" → "Kamailio 5.6.3 (x86_64/linux)".
+        let version = KamailioServer.version.map {
+            ($0.hasPrefix("kamailio ") ? String($0.dropFirst("kamailio ".count)) : $0) + " "
+        }
+        return "Kamailio \(version ?? "")at 127.0.0.1:\(kamailio.server.port), started by callstorm"
     }
 
     /// The scenario's `config`, else the shipped configuration under the current directory or callstorm's checkout.
@@ -43,5 +96,16 @@ extension RunSession {
                 + " (run from a callstorm checkout, or give target.sip.kamailio.config)")
         }
         return shipped
+    }
+
+    /// The verdict's and the notes' words for a Kamailio that ran out of memory: its own failure first, and the
+    /// history checker's failure marked as found while it was (not judged a server defect).
+    func attributeToKamailio(notes: inout [String], failures: inout [String]) {
+        guard let kamailio, let failure = kamailio.failure else { return }
+        failures = [failure] + failures.map {
+            $0.hasPrefix("history checker:") ? $0 + LaunchedKamailio.checkerAttribution : $0
+        }
+        notes = kamailio.notes + notes
+        kamailio.notes.forEach(say)
     }
 }

@@ -28,7 +28,7 @@ extension RunSession {
         for stats in ingress { rejected.merge(stats.rejected, uniquingKeysWith: +) }
         let diagnoses = FirstContact.diagnose(FirstContact.Facts(
             counters: result.recorder.counters, gatewayURL: servers.gatewayURL, caPath: servers.caPath,
-            rejected: rejected, ownServer: ownServer))
+            rejected: rejected, ownServer: ownServer, sipDevices: scenario.device.sip != nil))
         result.notes.insert(contentsOf: diagnoses, at: 0)
         diagnoses.forEach(say)
         if FaultSchedule(windows: scenario.faults, seed: scenario.seed).hasClockSkew,
@@ -82,6 +82,7 @@ extension RunSession {
             try writeFaults(faultsCSV: driver.faultsCSV, loadStartSecond: result.loadStartSecond)
             try RunResults.joinHistory(run: bundle.directory)
             try checkHistory(&result, notes: &notes, failures: &failures)
+            attributeToKamailio(notes: &notes, failures: &failures)
             try RunReporting.save(notes, to: bundle.notes)
             try RunResults.replaceFile(bundle.finished, with: Data())
             written = try RunReporting.write(run: bundle.directory, facts: driven.facts, recorder: result.recorder,
@@ -162,7 +163,8 @@ extension RunSession {
                 FileHandle.standardError.write(Data("callstorm: accounting does not balance: \(problem)\n".utf8))
             }
             code = .harnessFailure
-        } else if driven.abortedBySaturation != nil {
+        } else if driven.abortedBySaturation != nil || kamailio?.findings.exhausted == true {
+            // A server callstorm started and sized too small is the harness's configuration (the verdict says so).
             code = .harnessFailure
         } else if driven.abortedBy != nil {
             code = .thresholdsFailed

@@ -30,8 +30,8 @@ final class RunSession {
     let bundle: RunBundle
     private var servers: EmbeddedServers?
     private var targetProcess: TargetProcess?
-    /// `target.sip.kamailio`'s server (RunSession+Kamailio.swift).
-    var kamailio: KamailioServer?
+    /// `target.sip.kamailio`'s server and the reader of its log (RunSession+Kamailio.swift).
+    var kamailio: LaunchedKamailio?
     private var faultController: FaultController?
     private var tornDown = false
     /// OpenTelemetry export (`OTLPRun`: `--otlp`), nil when no endpoint is set.
@@ -126,8 +126,10 @@ final class RunSession {
     // MARK: - Start
 
     private func start() throws(CLIError) -> Started {
-        let (servers, targetURL) = try startServers()
+        let (servers, startedURL) = try startServers()
+        var targetURL = startedURL
         try startKamailio(servers: servers)
+        if let sip = scenario.sip, targetURL.isEmpty { targetURL = "sip:\(sip.host):\(sip.port)" }
         let workers = options.workers ?? scenario.workers ?? ProcessInfo.processInfo.activeProcessorCount
         var settings = DriverSettings(scenario: scenario, targetURL: targetURL, workers: workers)
         if let stall = ProcessInfo.processInfo.environment["CALLSTORM_STALL_PER_CALL"] {
@@ -191,6 +193,10 @@ final class RunSession {
                 targetProcess = child
                 try child.start()
                 targetURL = child.url
+            } else if targetOverride == nil, scenario.device.sip != nil, !FaultController.isNeeded(scenario) {
+                // SIP devices speak only to the SIP server: no reference target runs unused beside it (its URL is
+                // the SIP server's, known once Kamailio started).
+                targetURL = ""
             } else {
                 targetURL = try targetOverride ?? servers.startTarget(
                     bundleID: scenario.push.bundleID, bugs: scenario.targetBugs,
@@ -240,15 +246,7 @@ final class RunSession {
         }
         let signals = SignalWatch { _ in driver.requestStop() }
         let progress = options.quiet ? nil : makeProgress(driver: driver, settings: s.settings)
-        if scenario.expectsOutsideCalls {
-            let window = Quantity.format(nanos: s.settings.plan.totalNanos)
-            let quiet = options.quiet
-            driver.onLoadStart = { registered in
-                guard !quiet else { return }
-                FileHandle.standardError.write(Data(("callstorm: \(registered) devices registered; waiting for "
-                    + "calls from outside parties for \(window)\n").utf8))
-            }
-        }
+        driver.onLoadStart = readyCue(settings: s.settings, gatewayURL: s.servers.gatewayURL)
         var result = driver.run()
         otlp?.flush(into: &result.recorder)
         progress?.stop()
@@ -279,11 +277,12 @@ final class RunSession {
             scenario: scenario.name, scenarioFile: options.file, seed: scenario.seed, version: Command.version,
             startedAt: startedAt, durationSeconds: 0, machine: Machine.describe(),
             workers: s.workers, devices: scenario.devices,
-            target: targetOverride ?? "embedded (\(s.targetURL))",
+            target: targetOverride ?? targetDescription(s.targetURL),
             pushDeadlineMicros: Int64(scenario.push.deadlineNanos / 1000),
             shard: options.distributed.shard.isWhole ? nil : options.distributed.shard.description,
             commandLine: CommandLine.arguments.joined(separator: " "), interrupted: false)
         facts.rowSampleEvery = s.settings.rowSampleEvery
+        facts.server = kamailio?.facts
         try? FileManager.default.removeItem(at: bundle.scenario)
         try? FileManager.default.copyItem(at: URL(fileURLWithPath: options.file), to: bundle.scenario)
         try? RunReporting.save(facts, to: bundle.facts)

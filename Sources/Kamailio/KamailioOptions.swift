@@ -17,6 +17,9 @@ public struct KamailioOptions: Sendable, Equatable {
     public var sharedMemoryMB: Int
     /// `-M` (private memory per process, MB).
     public var privateMemoryMB: Int
+    /// `-n` and `-N`: SIP worker processes per UDP listener and TCP readers; nil keeps the configuration's
+    /// `children` and `tcp_children`.
+    public var children: Int?
     /// How long to wait for its first answer to an OPTIONS.
     public var readySeconds: Double
 
@@ -58,12 +61,19 @@ public struct KamailioOptions: Sendable, Equatable {
         return defines
     }
 
+    /// The defines as the run's facts show them: a provider token is a credential (valid an hour), so its value is
+    /// left out.
+    public var shownDefines: [String] {
+        defines.map { $0.hasPrefix("PUSH_JWT=") ? "PUSH_JWT=\"<provider token>\"" : $0 }
+    }
+
     /// Kamailio's command line: in the foreground (`-DD`), logging to stderr (`-E`), listening on `port` over UDP
     /// and TCP on loopback.
     public func arguments(modules: String, runDirectory: String, port: Int) -> [String] {
         var args = ["-f", configuration.path, "-DD", "-E", "-L", modules, "-Y", runDirectory,
                     "-l", "udp:127.0.0.1:\(port)", "-l", "tcp:127.0.0.1:\(port)",
                     "-m", "\(sharedMemoryMB)", "-M", "\(privateMemoryMB)"]
+        if let children { args += ["-n", "\(children)", "-N", "\(children)"] }
         for define in defines { args += ["-A", define] }
         return args
     }

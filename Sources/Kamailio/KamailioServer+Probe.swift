@@ -52,4 +52,24 @@ extension KamailioServer {
         }
         return false
     }
+
+    /// The installed Kamailio's version line (`kamailio -v`'s first line without `version: `, e.g.
+    /// "kamailio 5.6.3 (x86_64/linux)"); nil when it cannot be run. Read once per process.
+    public static var version: String? { installedVersion }
+
+    private static let installedVersion: String? = {
+        guard let directory = try? makeRunDirectory() else { return nil }
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let out = directory.appendingPathComponent("version.txt").path
+        guard let pid = try? spawn(binary, ["-v"], log: out, ownProcessGroup: false) else { return nil }
+        guard reaped(pid, within: 5) else {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            return nil
+        }
+        let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("version:") }) else { return nil }
+        return line.dropFirst("version:".count).trimmingCharacters(in: .whitespaces)
+    }()
 }

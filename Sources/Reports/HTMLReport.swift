@@ -96,7 +96,7 @@ struct HTMLReport {
     static let deliveryWarningRatio = 0.99
 
     private func factsSection() -> String {
-        let rows: [(String, String)] = [
+        var rows: [(String, String)] = [
             ("Scenario", facts.scenario),
             ("Scenario file", facts.scenarioFile),
             ("Seed", String(facts.seed)),
@@ -112,6 +112,9 @@ struct HTMLReport {
             ("Interrupted", facts.interrupted ? "yes" : "no"),
             ("Command line", facts.commandLine),
         ]
+        if let server = facts.server, let target = rows.firstIndex(where: { $0.0 == "Target" }) {
+            rows.insert(("Server", server.summary), at: target + 1)
+        }
         var html = "<section id=\"facts\">\n<h2>Run</h2>\n<table class=\"facts\">\n"
         for (key, value) in rows {
             html += "<tr><th scope=\"row\">\(key.markupEscaped)</th><td>\(value.markupEscaped)</td></tr>\n"

@@ -16,8 +16,10 @@ public struct RunFacts: Sendable, Codable, Equatable {
     public var machine: String
     public var workers: Int
     public var devices: Int
-    /// The system under test: "embedded" or its base URL.
+    /// The system under test: "embedded (<url>)", its base URL, or the SIP server ("Kamailio 5.6.3 at …").
     public var target: String
+    /// The SIP server the run started and tested (`target.sip.kamailio`); nil otherwise and in older files.
+    public var server: ServerFacts?
     /// The scenario's push deadline: a report later than this is a deadline miss; drawn on the latency chart.
     public var pushDeadlineMicros: Int64
     /// "i/N" when this run is one shard of a distributed run.

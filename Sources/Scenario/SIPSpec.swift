@@ -59,7 +59,10 @@ public struct SIPTargetSpec: Sendable, Equatable {
             ? "push route on" + (kamailio.pushTimeoutNanos.map { ", push timeout \($0 / 1_000_000) ms" } ?? "")
             : "push route off"
         let configuration = kamailio.configuration ?? "the shipped deploy/kamailio/kamailio.cfg"
-        return "a Kamailio the run starts on a free port (\(push); \(configuration))"
+        let set = [("shared_memory_mb", kamailio.sharedMemoryMB), ("private_memory_mb", kamailio.privateMemoryMB),
+                   ("children", kamailio.children)].compactMap { key, value in value.map { "\(key) \($0)" } }
+        let sizes = "sized from devices and peak rate" + (set.isEmpty ? "" : ", " + set.joined(separator: ", "))
+        return "a Kamailio the run starts on a free port (\(push); \(configuration); \(sizes))"
     }
 
     /// The flow steps SIP carries (`start` is INVITE, `join` 200 OK, `decline` 486/603, `end` BYE or CANCEL,
@@ -79,11 +82,20 @@ public struct KamailioLaunchSpec: Sendable, Equatable {
     /// The configuration file, resolved against the scenario's directory; nil is the shipped
     /// deploy/kamailio/kamailio.cfg (found under the current directory, else in callstorm's checkout).
     public var configuration: String?
+    /// `shared_memory_mb`, `private_memory_mb`, `children`: Kamailio's `-m`, `-M` and `-n`/`-N` as the scenario
+    /// sets them; nil keeps what callstorm sizes from the devices and the peak rate (`KamailioSizing`).
+    public var sharedMemoryMB: Int?
+    public var privateMemoryMB: Int?
+    public var children: Int?
 
-    public init(push: Bool? = nil, pushTimeoutNanos: UInt64? = nil, configuration: String? = nil) {
+    public init(push: Bool? = nil, pushTimeoutNanos: UInt64? = nil, configuration: String? = nil,
+                sharedMemoryMB: Int? = nil, privateMemoryMB: Int? = nil, children: Int? = nil) {
         self.push = push
         self.pushTimeoutNanos = pushTimeoutNanos
         self.configuration = configuration
+        self.sharedMemoryMB = sharedMemoryMB
+        self.privateMemoryMB = privateMemoryMB
+        self.children = children
     }
 
     /// Whether the push route is on for devices that do (`sleeping`) or do not sleep.

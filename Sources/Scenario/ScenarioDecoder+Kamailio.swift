@@ -3,9 +3,15 @@ import Glibc
 #endif
 
 /// `target.sip.kamailio`: a Kamailio `callstorm run` starts for the run instead of a `registrar` already running
-/// (docs/SIP.md). `kamailio: true`, or `{ push: true, push_timeout: 10s, config: path/to/kamailio.cfg }`.
+/// (docs/SIP.md). `kamailio: true`, or `{ push: true, push_timeout: 10s, config: path/to/kamailio.cfg,
+/// shared_memory_mb: 512, private_memory_mb: 8, children: 4 }`.
 extension ScenarioDecoder {
-    static let kamailioKeys = ["push", "push_timeout", "config"]
+    static let kamailioKeys = ["push", "push_timeout", "config", "shared_memory_mb", "private_memory_mb", "children"]
+
+    /// The bounds of Kamailio's sizes: what it starts with at least, and beyond what no loopback run goes.
+    static let kamailioSizeBounds: [(key: String, range: ClosedRange<Int>)] = [
+        ("shared_memory_mb", 4...65_536), ("private_memory_mb", 1...1024), ("children", 1...64),
+    ]
 
     static func isFalse(_ node: YAMLNode) -> Bool {
         ["false", "False", "FALSE"].contains(node.scalarText ?? "")
@@ -32,6 +38,18 @@ extension ScenarioDecoder {
         var launch = KamailioLaunchSpec()
         if let n = f["push"] { launch.push = bool(n, "push") }
         if let n = f["push_timeout"] { launch.pushTimeoutNanos = duration(n, "push_timeout") }
+        var sizes: [String: Int] = [:]
+        for (key, range) in Self.kamailioSizeBounds {
+            guard let n = f[key], let value = integer(n, key, atLeast: range.lowerBound) else { continue }
+            if value > range.upperBound {
+                report(n.mark, "'\(key)' must be at most \(range.upperBound), got \(value)")
+            } else {
+                sizes[key] = value
+            }
+        }
+        launch.sharedMemoryMB = sizes["shared_memory_mb"]
+        launch.privateMemoryMB = sizes["private_memory_mb"]
+        launch.children = sizes["children"]
         if let n = f["config"], let text = string(n, "config") {
             let path = Self.resolve(text, besideScenario: file)
             if access(path, R_OK) == 0 {

@@ -73,6 +73,22 @@ final class KamailioLaunchTests: XCTestCase {
         XCTAssertTrue(timeout.contains("'push_timeout' applies to the push route"), timeout)
     }
 
+    func testExplicitSizesAreReadAndSizesOutOfRangeAreRefusedAtTheirPlace() throws {
+        let sized = try load("{ sip: { kamailio: { shared_memory_mb: 512, private_memory_mb: 16, children: 4 } } }")
+            .get().sip?.kamailio
+        XCTAssertEqual(sized, KamailioLaunchSpec(sharedMemoryMB: 512, privateMemoryMB: 16, children: 4))
+        let described = try load("{ sip: { kamailio: { shared_memory_mb: 512 } } }").get().describe()
+        XCTAssertTrue(described.contains("sized from devices and peak rate, shared_memory_mb 512)"), described)
+        XCTAssertEqual(try load("{ sip: { kamailio: true } }").get().sip?.kamailio?.sharedMemoryMB, nil,
+                       "unset: callstorm sizes it")
+        let text = messages(load(
+            "{ sip: { kamailio: { shared_memory_mb: 2, private_memory_mb: 2048, children: x } } }"))
+        XCTAssertTrue(text.contains("'shared_memory_mb' must be at least 4, got 2"), text)
+        XCTAssertTrue(text.contains("'private_memory_mb' must be at most 1024, got 2048"), text)
+        XCTAssertTrue(text.contains("expected a whole number for 'children'"), text)
+        XCTAssertTrue(text.contains("sip.yaml:4:"), text)
+    }
+
     func testAnUnreadableConfigIsNamedWhereItIsWritten() {
         let text = messages(load("{ sip: { kamailio: { config: /nonexistent/kamailio.cfg } } }"))
         XCTAssertTrue(text.contains("sip.yaml:4:"), text)
