@@ -96,7 +96,14 @@ extension InviteSessions {
     /// Accepted) and, the first time, reports the callee's call `.answered` (and sends the BYE its user asked for
     /// before it came). Repeated ACKs do nothing.
     func ackArrived(_ ack: SIPMessage, now: UInt64, core: some SIPCore) {
-        guard let callID = ack.callID, var call = call(callID), let key = call.awaitingAck else { return }
+        guard let callID = ack.callID else { return }
+        guard var call = call(callID), let key = call.awaitingAck else {
+            // The ACK of a call a BYE ended first: its 2xx is retransmitted no more; the call stays ended.
+            if calls[callID] == nil, let key = unacked.removeValue(forKey: callID) {
+                core.acknowledged(ack, key: key, now: now)
+            }
+            return
+        }
         let first = !call.acked && call.role == .callee
         let bye = call.byeOnAck
         call.awaitingAck = nil
