@@ -62,7 +62,8 @@ extension SIPSignaling {
     }
 
     /// The caller's 2xx, or the ACK of the callee's. The callee's dialog was confirmed, and its join fulfilled, at
-    /// its 2xx (`perform`): its ACK only measures, and lets the hold re-INVITE a hold-and-accept asked for go.
+    /// its 2xx (`perform`): its ACK only measures (and fulfils the join with `device.join_at: ack`), and lets the
+    /// hold re-INVITE a hold-and-accept asked for go.
     private func answered(_ local: Int, callID: String, now: UInt64) {
         let key = Self.legKey(local, callID)
         guard let leg = legs[key] else { return }
@@ -72,6 +73,7 @@ extension SIPSignaling {
             if leg.answerSent > 0 {
                 books.record(.answerToAck, micros: Int64((now &- leg.answerSent) / 1000), at: now)
             }
+            if spec.joinAtAck { fulfil(key, [.join]) }
             return
         }
         if !leg.holdOnAck {
