@@ -69,26 +69,34 @@ struct VoIPPushJudge: Sendable {
             } else {
                 return .newCall(uuid: uuid)
             }
+            return excused(cause, manager, moment, naming: uuid)
         } else {
             cause = .unparseable
         }
         return excused(cause, manager, moment)
     }
 
-    /// iOS 26.4's `mustReport`, then the run's own faults.
-    private func excused(_ cause: Cause, _ manager: ConversationManager, _ moment: Moment) -> Outcome {
-        if Self.inCall(manager) { return .notRequired(cause, because: .inCall) }
+    /// iOS 26.4's `mustReport`, then the run's own faults. `uuid`: the conversation the push names, if any.
+    private func excused(_ cause: Cause, _ manager: ConversationManager, _ moment: Moment,
+                         naming uuid: String? = nil) -> Outcome {
+        if Self.inCall(manager, besides: uuid) { return .notRequired(cause, because: .inCall) }
         if moment.foreground { return .notRequired(cause, because: .foreground) }
         if moment.ageNanos > longDelayNanos { return .notRequired(cause, because: .delayed) }
         if moment.faulted { return .notRequired(cause, because: .fault) }
         return .withoutCall(cause)
     }
 
-    /// In a call: a conversation connecting, connected or held. A conversation still ringing is not a call the
-    /// person is in (the push that cancels it is exactly the defect to find).
-    static func inCall(_ manager: ConversationManager) -> Bool {
+    /// In a call: a conversation connecting, connected or held; or, for a push naming conversation `besides`,
+    /// another conversation ringing. The push's own conversation still ringing is not a call the person is in
+    /// (the push that cancels it is exactly the defect to find); another one ringing is a call the app already
+    /// reported to the system, so the device is in a call by the time this push comes. That is the order call
+    /// waiting meets on a SIP device (docs/SIP.md): the server pushes for every INVITE to a push-registered phone
+    /// (RFC 8599) and forks it to its awake contact at once, so a waiting call's INVITE, taken or refused, may
+    /// come before its push while the first call still rings.
+    static func inCall(_ manager: ConversationManager, besides uuid: String? = nil) -> Bool {
         manager.conversations.values.contains {
             $0.state == .joining || $0.state == .joined || $0.state == .paused || $0.state == .leaving
+                || (uuid != nil && $0.state == .idle && $0.uuid != uuid)
         }
     }
 

@@ -55,7 +55,9 @@ extension InviteSessions {
         return true
     }
 
-    /// Answers an incoming call with 200 and the SDP answer; `.answered` follows its ACK.
+    /// Answers an incoming call with 200 and the SDP answer: the callee's dialog is confirmed by this 2xx
+    /// (§12.1.1, §13.3.1.4), whatever comes after; `.answered` follows its ACK (an ACK a BYE overtook never
+    /// comes to this call, and unmakes nothing).
     @discardableResult
     func answer(_ callID: String, now: UInt64, core: some SIPCore) -> Bool {
         guard var call = call(callID), call.role == .callee, call.phase == .inviting || call.phase == .ringing
@@ -91,15 +93,26 @@ extension InviteSessions {
     }
 
     /// The ACK for a 2xx this end sent (the INVITE's or a re-INVITE's): stops that 2xx's retransmission (RFC 6026
-    /// Accepted) and, the first time, confirms the callee's call. Repeated ACKs do nothing.
+    /// Accepted) and, the first time, reports the callee's call `.answered` (and sends the BYE its user asked for
+    /// before it came). Repeated ACKs do nothing.
     func ackArrived(_ ack: SIPMessage, now: UInt64, core: some SIPCore) {
-        guard let callID = ack.callID, var call = call(callID), let key = call.awaitingAck else { return }
+        guard let callID = ack.callID else { return }
+        guard var call = call(callID), let key = call.awaitingAck else {
+            // The ACK of a call a BYE ended first: its 2xx is retransmitted no more; the call stays ended.
+            if calls[callID] == nil, let key = unacked.removeValue(forKey: callID) {
+                core.acknowledged(ack, key: key, now: now)
+            }
+            return
+        }
         let first = !call.acked && call.role == .callee
+        let bye = call.byeOnAck
         call.awaitingAck = nil
         call.acked = true
+        call.byeOnAck = false
         store(call, callID)
         core.acknowledged(ack, key: key, now: now)
         if first { core.report(.answered(call: callID)) }
+        if bye, let id = call.dialog { sendInDialog(.bye, on: id, now: now, core: core) }
     }
 
     /// A CANCEL for an INVITE still unanswered (§9.2): 200 for the CANCEL, 487 for the INVITE, the call ended;

@@ -3,21 +3,30 @@ import SIP
 extension InviteSessions {
     // MARK: - Either end, in a dialog
 
-    /// Ends an answered call with BYE; `.ended(.localBye)` follows its response.
+    /// Ends an answered call with BYE; `.ended(.localBye)` follows its response. A callee whose 2xx has no ACK yet
+    /// sends it when the ACK comes (§15: not before the ACK or the server transaction's end): the call is ending
+    /// from now, and a lost ACK ends it `.timedOut` (Timer L) with no BYE at all.
     @discardableResult
     func bye(_ callID: String, now: UInt64, core: some SIPCore) -> Bool {
         guard var call = call(callID), call.phase == .confirmed, let id = call.dialog, dialog(id) != nil else {
             return false
         }
         call.phase = .ending
+        if call.role == .callee, !call.acked {
+            call.byeOnAck = true
+            store(call, callID)
+            return true
+        }
         store(call, callID)
         return sendInDialog(.bye, on: id, now: now, core: core)
     }
 
     /// Holds (`a=sendonly`) or resumes (`a=sendrecv`) an answered call by re-INVITE; `.hold` follows its 200.
+    /// False while the callee's 2xx waits for its ACK: no new INVITE transaction may start in the dialog before
+    /// (§14.1; the owner sends it on `.answered`).
     func setHold(_ callID: String, held: Bool, now: UInt64, core: some SIPCore) -> Bool {
         guard var call = call(callID), call.phase == .confirmed, call.pendingHold == nil, let id = call.dialog,
-              dialog(id) != nil else { return false }
+              dialog(id) != nil, call.role == .caller || call.acked else { return false }
         call.localSDP.direction = held ? .sendonly : .sendrecv
         call.localSDP.version += 1
         call.pendingHold = held

@@ -15,6 +15,9 @@ final class InviteSessions {
     private(set) var calls: [String: SIPCall] = [:]
     /// Every dialog, early or confirmed, by Call-ID, local tag and remote tag (§12).
     private(set) var dialogs: [SIPDialog.ID: SIPDialog] = [:]
+    /// Calls that ended while their callee's 2xx still waited for its ACK (a BYE overtook it), by Call-ID: the
+    /// ACK that comes after still stops that 2xx's retransmission (RFC 6026 Accepted), until Timer L.
+    var unacked: [String: TransactionKey] = [:]
 
     init(account: SIPAccount, ids: SIPIdentifiers) {
         self.account = account
@@ -48,7 +51,8 @@ final class InviteSessions {
 
     /// Ends call `callID` with `reason` (nothing if it is gone) and forgets its dialogs.
     func endCall(_ callID: String, _ reason: SIPEndReason, core: some SIPCore) {
-        guard calls.removeValue(forKey: callID) != nil else { return }
+        guard let call = calls.removeValue(forKey: callID) else { return }
+        if call.role == .callee, let key = call.awaitingAck { unacked[callID] = key }
         forgetDialogs(of: callID)
         core.report(.ended(call: callID, reason: reason))
     }
@@ -111,6 +115,7 @@ final class InviteSessions {
     /// A transaction of a call ran out: a lost ACK (Timer L) or a BYE's ends the call; an INVITE's fails it
     /// with 408 (and forgets it unless it was answered: a re-INVITE's leaves the call up).
     func timedOut(_ request: SIPMessage, timer: SIPTimer, core: some SIPCore) {
+        if timer == .l, let callID = request.callID { unacked[callID] = nil }
         guard let callID = request.callID, let call = calls[callID] else { return }
         if request.method == .bye, let id = dialogID(of: request, peerRequest: false), let mine = call.dialog,
            id != mine {

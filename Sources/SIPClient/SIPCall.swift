@@ -29,4 +29,6 @@ struct SIPCall {
     var awaitingAck: TransactionKey?
     /// The first ACK came (the callee's call is answered once).
     var acked = false
+    /// The callee's user hung up before its 2xx was ACKed: the BYE goes on the ACK (§15).
+    var byeOnAck = false
 }

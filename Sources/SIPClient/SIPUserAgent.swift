@@ -120,7 +120,8 @@ public final class SIPUserAgent {
     @discardableResult
     public func ring(_ callID: String, now: UInt64) -> Bool { sessions.ring(callID, now: now, core: self) }
 
-    /// Answers an incoming call with 200 and the SDP answer; `.answered` follows its ACK.
+    /// Answers an incoming call with 200 and the SDP answer (the callee's dialog is confirmed by it); `.answered`
+    /// follows its ACK.
     @discardableResult
     public func answer(_ callID: String, now: UInt64) -> Bool { sessions.answer(callID, now: now, core: self) }
 
@@ -130,7 +131,8 @@ public final class SIPUserAgent {
         sessions.decline(callID, status: status, now: now, core: self)
     }
 
-    /// Ends an answered call with BYE; `.ended(.localBye)` follows its response.
+    /// Ends an answered call with BYE (a callee's goes once its 2xx is ACKed); `.ended(.localBye)` follows its
+    /// response.
     @discardableResult
     public func bye(_ callID: String, now: UInt64) -> Bool { sessions.bye(callID, now: now, core: self) }
 

@@ -17,11 +17,17 @@ public struct SIPDeviceSpec: Sendable, Equatable {
     /// it is what makes a Lock Screen answer come before the INVITE, and a long one can miss the server's push
     /// timeout as a slow app would.
     public var wakeAfter: Distribution?
+    /// `join_at: ack`: a callee's `join` is fulfilled when its 200 is ACKed, not when the 200 goes (`answer`, the
+    /// default: the callee's dialog is confirmed by its 2xx, RFC 3261 §12.1.1). For a scenario that measures the
+    /// whole answer; a BYE that overtakes the ACK then fails the join `already_ended`.
+    public var joinAtAck: Bool
 
-    public init(sleep: Bool = false, transport: Transport = .udp, wakeAfter: Distribution? = nil) {
+    public init(sleep: Bool = false, transport: Transport = .udp, wakeAfter: Distribution? = nil,
+                joinAtAck: Bool = false) {
         self.sleep = sleep
         self.transport = transport
         self.wakeAfter = wakeAfter
+        self.joinAtAck = joinAtAck
     }
 }
 

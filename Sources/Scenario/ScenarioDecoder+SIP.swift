@@ -1,7 +1,7 @@
 /// `device.signaling`, `device.sleep`, `device.transport` and `target.sip`: SIP devices and the SIP server they
 /// register at (docs/SIP.md).
 extension ScenarioDecoder {
-    static let sipDeviceKeys = ["signaling", "sleep", "transport", "wake_after"]
+    static let sipDeviceKeys = ["signaling", "sleep", "transport", "wake_after", "join_at"]
     static let sipTargetKeys = ["registrar", "domain", "password", "expires", "kamailio"]
     static let signalingWords = ["http", "sip"]
 
@@ -24,7 +24,10 @@ extension ScenarioDecoder {
                     + "it applies to sleeping devices: add 'sleep: true' beside it")
             }
         }
-        for key in ["sleep", "transport", "wake_after"] where !sip && fields[key] != nil {
+        if let node = fields["join_at"], let word = word(node, "join_at", among: ["answer", "ack"]) {
+            spec.joinAtAck = word == "ack"
+        }
+        for key in ["sleep", "transport", "wake_after", "join_at"] where !sip && fields[key] != nil {
             report(fields[key]!.mark, "'device.\(key)' applies to SIP devices; add 'signaling: sip' beside it")
         }
         if sip { profile.sip = spec }

@@ -25,7 +25,8 @@ final class SIPOutsideRunTests: XCTestCase {
     /// Starts callstorm on `scenario` and, once its devices wait for outside calls, SIPp's uac-many.xml placing
     /// `calls` calls at 20/s through `kamailio` to the users listed in `users` (an injection file).
     private func runThenCall(_ binary: String, _ scenario: URL, out: URL, users: URL, calls: Int, timeout: Int,
-                             kamailio: KamailioProcess, in dir: URL) throws -> (ChildProcess, ChildProcess) {
+                             kamailio: KamailioProcess, in dir: URL, sippScenario: String = "uac-many.xml")
+        throws -> (ChildProcess, ChildProcess) {
         let run = try ChildProcess.start(binary, ["run", scenario.path, "--out", out.path], in: dir, logs: dir,
                                          name: "callstorm")
         XCTAssertTrue(eventually(60, every: 0.05) { run.errorText.contains("waiting for calls from outside parties") },
@@ -33,7 +34,7 @@ final class SIPOutsideRunTests: XCTestCase {
         do {
             let sippPort = try XCTUnwrap(KamailioProcess.freePort())
             let sipp = try ChildProcess.start("/usr/bin/sipp", [
-                "-sf", Self.root.appendingPathComponent("deploy/sipp/uac-many.xml").path, "-inf", users.path,
+                "-sf", Self.root.appendingPathComponent("deploy/sipp/\(sippScenario)").path, "-inf", users.path,
                 "127.0.0.1:\(kamailio.port)", "-i", "127.0.0.1", "-p", "\(sippPort)", "-m", "\(calls)", "-r", "20",
                 "-timeout", "\(timeout)s", "-timeout_error", "-nostdin",
                 "-trace_stat", "-stf", dir.appendingPathComponent("sipp.csv").path,
@@ -168,6 +169,52 @@ final class SIPOutsideRunTests: XCTestCase {
         let stats = try SIPpStats(dir.appendingPathComponent("sipp.csv"))
         XCTAssertEqual(stats["SuccessfulCall(C)"], 3, stats.text)
         XCTAssertEqual(stats["FailedCall(C)"], 1, stats.text)
+    }
+}
+
+extension SIPOutsideRunTests {
+    /// Issue 32, acceptance 3: SIPp (deploy/sipp/uac-bye-before-ack.xml) hangs up each call the instant it is
+    /// answered, its BYE before its ACK, so the woken phone sees the BYE first. Its dialog was confirmed by its 200
+    /// and its join fulfilled there: every call is completed on both sides, no join fails, and callstorm exits 0.
+    func testACallerWhoseByeComesBeforeItsAckCompletesEveryCallOnBothSides() throws {
+        let binary = try XCTUnwrap(ChildProcess.callstormBinary, "make test exports CALLSTORM_BIN")
+        let dir = try TemporaryDirectory.make("sip-bye-before-ack")
+        defer { TemporaryDirectory.remove(dir) }
+        let pushPort = try XCTUnwrap(KamailioProcess.freePort())
+        let kamailio = try pushingKamailio(pushPort: pushPort)
+        defer { kamailio.stop() }
+        let calls = 10
+        let text = try String(contentsOf: Self.root.appendingPathComponent("Scenarios/sip/outside-caller.yaml"),
+                              encoding: .utf8)
+            .replacingOccurrences(of: "127.0.0.1:5060", with: "127.0.0.1:\(kamailio.port)")
+            .replacingOccurrences(of: "127.0.0.1:2197", with: "127.0.0.1:\(pushPort)")
+            .replacingOccurrences(of: "duration: 6s", with: "duration: 3s")
+            + "slo: { invariant_violations: \"== 0\" }\n"
+        let file = dir.appendingPathComponent("bye-before-ack.yaml")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        let out = dir.appendingPathComponent("run")
+        let (run, sipp) = try runThenCall(binary, file, out: out, users: Self.root
+            .appendingPathComponent("deploy/sipp/devices.csv"), calls: calls, timeout: 30, kamailio: kamailio, in: dir,
+                                          sippScenario: "uac-bye-before-ack.xml")
+        defer { sipp.stop(); run.stop() }
+        XCTAssertEqual(sipp.wait(seconds: 60), 0, sipp.outputText.suffix(3000).description + sipp.errorText
+                       + kamailio.log.suffix(2000))
+        XCTAssertEqual(run.wait(seconds: 60), 0, run.errorText.suffix(3000).description)
+
+        let c = try SummaryFile(out.appendingPathComponent("summary.json")).counters
+        let all = "\(c.sorted { $0.key < $1.key })"
+        XCTAssertEqual(c[MetricName.callsStartedByOutside], Int64(calls), all)
+        XCTAssertEqual(c[MetricName.callsCompleted], Int64(calls), all)
+        XCTAssertNil(c[MetricName.callsFailed], all)
+        XCTAssertEqual(c["action.join.fulfilled"], Int64(calls), all)
+        XCTAssertTrue(c.keys.allSatisfy { !$0.hasPrefix("action.join.failed") }, all)
+        XCTAssertEqual(c["sip.requests_received.BYE"], Int64(calls), all)
+        // (The ACKs that come after find the phones asleep again, their sockets closed: nothing to count.)
+        XCTAssertEqual(c["invariant_violations"] ?? 0, 0, all)
+        XCTAssertTrue(Books(counters: c).balanced, "\(Books(counters: c).problems)")
+        let stats = try SIPpStats(dir.appendingPathComponent("sipp.csv"))
+        XCTAssertEqual(stats["SuccessfulCall(C)"], calls, stats.text)
+        XCTAssertEqual(stats["FailedCall(C)"], 0, stats.text)
     }
 }
 

@@ -46,16 +46,9 @@ final class SIPDeliveryOrderTests: XCTestCase {
         XCTAssertEqual(check.outcomes, ["callee-holds fail sip_481 · caller-hangs-up ok": 1])
     }
 
-    /// The caller hangs up 5 ms after the callee answers (its 200 already in): the ACK the proxy forwards is held
-    /// until the BYE reached the callee (RFC 3261 allows the UAS that order; Kamailio's UDP workers produce it).
-    /// Pinned as callstorm judges it today, which issue 32 changes: the callee's dialog was confirmed at its 200
-    /// and both dialogs end (bye, remote_bye) with no violation, but its join, fulfilled only by the ACK, fails
-    /// `already_ended` in the counters while the history says `info` for it, no answer-to-ACK figure is measured,
-    /// and the ACK that comes after is counted received and ignored. (In a `together` step a lost race fails the
-    /// action, not the flow, so the call still counts completed here; the same order in a plain flow fails it.)
-    func testAByeOvertakingItsAckEndsBothDialogsAndFailsTheCalleesJoinAlreadyEnded() throws {
-        let yaml = SIPRig.scenario(devices: 2, rate: "1/s", seconds: 1, sleep: false,
-                                   mix: "{ bye-before-ack: 100 }", extra: """
+    /// One call whose caller hangs up 5 ms after its callee answers (a `together` step), two awake devices.
+    private static func byeBeforeAck() -> String {
+        SIPRig.scenario(devices: 2, rate: "1/s", seconds: 1, sleep: false, mix: "{ bye-before-ack: 100 }", extra: """
             flows:
               bye-before-ack:
                 roles: [caller, callee]
@@ -69,6 +62,16 @@ final class SIPDeliveryOrderTests: XCTestCase {
                       - { name: caller-hangs-up, role: caller, do: end }
 
             """)
+    }
+
+    /// The caller hangs up 5 ms after the callee answers (its 200 already in): the ACK the proxy forwards is held
+    /// until the BYE reached the callee (RFC 3261 allows the UAS that order; Kamailio's UDP workers produce it).
+    /// The callee's dialog was confirmed at its 200 (§12.1.1) and its join fulfilled there: the answered call
+    /// ends by the caller's BYE, both dialogs end (bye, remote_bye) with no violation, the counters and the history
+    /// agree on every action (issue 32: the join used to wait for the ACK and fail `already_ended`). The ACK that
+    /// comes after is counted received and unmakes nothing; no answer-to-ACK figure is measured for it.
+    func testAByeOvertakingItsAckEndsAnAnsweredCallWhoseJoinWasFulfilledAtTheAnswer() throws {
+        let yaml = Self.byeBeforeAck()
         let rig = try SIPRaceTests.rig(yaml)
         rig.network.hold = { [proxyPort] in $0.label == "ACK" && $0.from.port == proxyPort }
         release(rig, after: { [proxyPort] in $0.label == "BYE" && $0.from.port == proxyPort })
@@ -78,18 +81,39 @@ final class SIPDeliveryOrderTests: XCTestCase {
         XCTAssertEqual(c["sip.requests_sent.BYE"], 1, all)
         XCTAssertEqual(c["sip.requests_received.BYE"], 1, all)
         XCTAssertEqual(c["action.end.fulfilled"], 1, "the caller's BYE was answered 200: \(all)")
-        XCTAssertEqual(c["action.join.failed.already_ended"], 1, all)
-        XCTAssertNil(c["action.join.fulfilled"], all)
+        XCTAssertEqual(c["action.join.fulfilled"], 1, all)
+        XCTAssertNil(c["action.join.failed.already_ended"], all)
+        XCTAssertNil(c["calls.failed"], all)
         XCTAssertNil(recorder.histograms[MetricName.answerToAck], all)
         XCTAssertEqual(c["sip.requests_received.ACK"], 1, "the ACK came after the BYE: \(all)")
         XCTAssertEqual(c[MetricName.callsCompleted], 1, all)
         XCTAssertTrue(Books(counters: c).balanced, "\(Books(counters: c).problems)")
         let check = try rig.check()
         XCTAssertEqual(check.report.violations, [], check.describe)
-        XCTAssertEqual(check.outcomes, ["callee-answers info already_ended · caller-hangs-up ok": 1])
+        XCTAssertEqual(check.outcomes, ["callee-answers ok · caller-hangs-up ok": 1])
         let dialogs = check.lines.filter { $0.contains("\"type\":\"dialog\"") }
         XCTAssertEqual(dialogs.filter { $0.contains("\"confirmed\"") }.count, 2, "\(dialogs)")
         XCTAssertEqual(dialogs.filter { $0.contains("\"bye\"") }.count, 1, "\(dialogs)")
         XCTAssertEqual(dialogs.filter { $0.contains("\"remote_bye\"") }.count, 1, "\(dialogs)")
+    }
+
+    /// The same order where the scenario asks for the ACK (`device.join_at: ack`): the join waits for an ACK the
+    /// BYE overtook and fails `already_ended`, as the scenario asked; the call, a lost race in a `together` step,
+    /// still completes, and the dialogs end as above.
+    func testWithJoinAtAckAByeOvertakingTheAckFailsTheCalleesJoinAlreadyEnded() throws {
+        let yaml = Self.byeBeforeAck().replacingOccurrences(of: "transport: udp }",
+                                                            with: "transport: udp, join_at: ack }")
+        XCTAssertTrue(yaml.contains("join_at: ack"), yaml)
+        let rig = try SIPRaceTests.rig(yaml)
+        rig.network.hold = { [proxyPort] in $0.label == "ACK" && $0.from.port == proxyPort }
+        release(rig, after: { [proxyPort] in $0.label == "BYE" && $0.from.port == proxyPort })
+        let c = rig.finish().counters
+        let all = "\(c.sorted { $0.key < $1.key })"
+        XCTAssertEqual(c["action.join.failed.already_ended"], 1, all)
+        XCTAssertNil(c["action.join.fulfilled"], all)
+        XCTAssertEqual(c["action.end.fulfilled"], 1, all)
+        XCTAssertEqual(c[MetricName.callsCompleted], 1, all)
+        let check = try rig.check()
+        XCTAssertEqual(check.report.violations, [], check.describe)
     }
 }

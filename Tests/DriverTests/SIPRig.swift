@@ -52,7 +52,7 @@ final class SIPRig {
         let gateway = Gateway()
         let sip = try XCTUnwrap(scenario.sip, "the scenario has target.sip")
         proxy = SIPTwinProxy(network: network, configuration: .init(
-            port: sip.port, push: pushTimeout.map { .init(timeoutNanos: $0) { gateway.sink?.accept($0) } }))
+            port: sip.port, push: pushTimeout.map { .init(timeoutNanos: $0) { gateway.accept($0) } }))
         loop.sipNetwork = network
         let deviceCalls = DeviceCalls(devices: settings.devices)
         worker = try Worker(index: 0, settings: settings, loop: loop, deviceIndexes: settings.deviceIndexes(worker: 0),
@@ -61,14 +61,37 @@ final class SIPRig {
                               schedule: FaultSchedule(windows: settings.faults, seed: settings.seed),
                               loadClock: loadClock, clock: clock, faultLog: faultLog, deviceCalls: deviceCalls)
         gateway.sink = sink
+        self.gateway = gateway
     }
 
     deinit {
         if let directory { try? FileManager.default.removeItem(at: directory) }
     }
 
-    /// The push gateway's hand-over: set once the sink exists.
-    private final class Gateway { var sink: DevicePushSink? }
+    /// The push gateway's hand-over: set once the sink exists. A push `hold` picks waits in `held` until
+    /// `releasePushes` (how a test orders a push after the INVITE it is for).
+    final class Gateway {
+        var sink: DevicePushSink?
+        var hold: ((APNsPush) -> Bool)?
+        private(set) var held: [APNsPush] = []
+
+        func accept(_ push: APNsPush) {
+            if let hold, hold(push) { return held.append(push) }
+            _ = sink?.accept(push)
+        }
+
+        /// Hands every held push to the sink now, in the order they came; returns how many.
+        @discardableResult
+        func releasePushes() -> Int {
+            let now = held
+            held = []
+            for push in now { _ = sink?.accept(push) }
+            return now.count
+        }
+    }
+
+    /// Where the twin proxy's pushes go (hold them with `gateway.hold`).
+    private(set) var gateway: Gateway!
 
     /// Registers every device (over SIP, through the twin's digest challenge).
     func registerAll(file: StaticString = #filePath, line: UInt = #line) {

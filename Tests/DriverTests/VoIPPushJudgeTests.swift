@@ -47,6 +47,22 @@ final class VoIPPushJudgeTests: XCTestCase {
         XCTAssertEqual(judged("{\"uuid\":\"c1\"}", &m), .withoutCall(.endedConversation))
     }
 
+    /// Call waiting on a SIP device: the waiting call's INVITE came before its push (taken, or refused and ended)
+    /// while the first call still rings. The app has a call already, so the push need not be reported; the push of
+    /// the only ringing conversation is still judged.
+    func testAPushForAKnownConversationWhileAnotherRingsNeedNotBeReported() throws {
+        var m = model()
+        try ring("c1", on: 0, &m)
+        try ring("c2", on: 0, &m)
+        XCTAssertEqual(judged("{\"uuid\":\"c2\"}", &m), .notRequired(.knownConversation, because: .inCall))
+        m[0].manager.remoteEnded("c2", reason: .failed)
+        XCTAssertEqual(judged("{\"uuid\":\"c2\"}", &m), .notRequired(.endedConversation, because: .inCall))
+        XCTAssertEqual(judged("{\"event\":\"cancelled\"}", &m), .withoutCall(.noConversation),
+                       "a push naming no conversation is not excused by a ringing one")
+        m[0].manager.remoteEnded("c1", reason: .remoteEnded)
+        XCTAssertEqual(judged("{\"uuid\":\"c2\"}", &m), .withoutCall(.endedConversation))
+    }
+
     func testAConversationOfAnEarlierCallIsEndedEvenAfterTheDeviceForgotIt() throws {
         var m = model()
         try ring("old", on: 0, &m)

@@ -50,6 +50,15 @@ final class SIPSectionTests: XCTestCase {
             .contains("'device.wake_after' applies to SIP devices"))
     }
 
+    func testACalleesJoinIsFulfilledAtItsAnswerUnlessTheScenarioAsksForTheAck() throws {
+        XCTAssertEqual(try load("{ signaling: sip }").get().device.sip?.joinAtAck, false)
+        XCTAssertEqual(try load("{ signaling: sip, join_at: answer }").get().device.sip?.joinAtAck, false)
+        XCTAssertEqual(try load("{ signaling: sip, join_at: ack }").get().device.sip?.joinAtAck, true)
+        XCTAssertTrue(messages(load("{ signaling: sip, join_at: acked }")).contains("sip.yaml:5:"))
+        XCTAssertTrue(messages(load("{ join_at: ack }", target: "{ embedded: true }"))
+            .contains("'device.join_at' applies to SIP devices"))
+    }
+
     func testAMisspeltTransportIsCorrectedWithItsPosition() {
         let text = messages(load("{ signaling: sip, transport: tpc }"))
         XCTAssertTrue(text.contains("sip.yaml:5:"), text)

@@ -61,27 +61,29 @@ extension SIPSignaling {
                          acceptedNanos: now, now: now))
     }
 
+    /// The caller's 2xx, or the ACK of the callee's. The callee's dialog was confirmed, and its join fulfilled, at
+    /// its 2xx (`perform`): its ACK only measures (and fulfils the join with `device.join_at: ack`), and lets the
+    /// hold re-INVITE a hold-and-accept asked for go.
     private func answered(_ local: Int, callID: String, now: UInt64) {
         let key = Self.legKey(local, callID)
         guard let leg = legs[key] else { return }
         legs[key]?.confirmed = true
-        if leg.holdOnAck {
-            sendHoldOnAck(local, callID)  // held by hold-and-accept before its ACK came: it stays held
-        } else {
-            if leg.caller, let agent = agents.agent[local] { holdOthers(local, answering: callID, agent: agent) }
-            dialog(local, callID, .confirmed)
-        }
-        if leg.caller {
-            books.record(.setupTime, micros: Int64((now &- leg.inviteSent) / 1000), at: now)
-            fulfil(key, [.start], conversation: callID)
-            host.apply(.observe(PushPayload(uuid: callID, event: "joined"), device: local, channel: .sip,
-                                call: leg.call, now: now))
-        } else {
+        if leg.holdOnAck { sendHoldOnAck(local, callID) }  // held before its ACK came: it stays held
+        guard leg.caller else {
             if leg.answerSent > 0 {
                 books.record(.answerToAck, micros: Int64((now &- leg.answerSent) / 1000), at: now)
             }
-            fulfil(key, [.join])
+            if spec.joinAtAck { fulfil(key, [.join]) }
+            return
         }
+        if !leg.holdOnAck {
+            if let agent = agents.agent[local] { holdOthers(local, answering: callID, agent: agent) }
+            dialog(local, callID, .confirmed)
+        }
+        books.record(.setupTime, micros: Int64((now &- leg.inviteSent) / 1000), at: now)
+        fulfil(key, [.start], conversation: callID)
+        host.apply(.observe(PushPayload(uuid: callID, event: "joined"), device: local, channel: .sip,
+                            call: leg.call, now: now))
     }
 
     private func ended(_ local: Int, callID: String, reason: SIPEndReason, now: UInt64) {

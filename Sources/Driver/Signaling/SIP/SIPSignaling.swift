@@ -213,8 +213,13 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
             }
         }
         if request.kind == .join, sent {
+            // A UAS's dialog is confirmed by its 2xx (§12.1.1, §13.3.1.4), and the user's answer took effect: the
+            // join is fulfilled now (at the ACK with `device.join_at: ack`). Its ACK only measures
+            // (`sip.answer_to_ack`); a BYE that overtakes it ends an answered call.
             legs[key]?.answerSent = now
-            dialog(local, request.conversation, .confirmed)  // a UAS's dialog is confirmed by its 2xx (§12.1.1)
+            legs[key]?.confirmed = true
+            dialog(local, request.conversation, .confirmed)
+            if !spec.joinAtAck { fulfil(key, [.join]) }
         }
         if sent, request.op == .pause || request.op == .resume { legs[key]?.holdAsked = request.op == .pause }
         if !sent, pending[key] != nil {
