@@ -128,6 +128,7 @@ extension FlowInterpreter {
         known.saw(answer.view)
         known.saw(answer.split)
         if outcome == .fulfilled {
+            noteFulfilled(request)
             ctx.devices[local].manager.fulfilled(kind, conversation: uuid, other: request.with)
             if let view = answer.view { ctx.devices[local].manager.apply(view) }
             if let splitID = answer.conversation, let into = request.into {
@@ -165,6 +166,7 @@ extension FlowInterpreter {
     mutating func answeredLate(_ request: ActionRequest, _ answer: ActionAnswer, now: UInt64,
                                _ ctx: inout FlowContext) {
         finishAction(request.slot, .fulfilled, now: now, view: answer.view, split: answer.split)
+        noteFulfilled(request)
         known.saw(answer.view)
         ctx.devices[request.device].manager.fulfilled(request.kind, conversation: request.conversation,
                                                       other: request.with)

@@ -202,6 +202,7 @@ extension FlowInterpreter {
 
     /// The call is over: its outcome is counted and the worker frees its devices.
     mutating func complete(now: UInt64) {
+        judgeUnanswered()
         let outcome = status.missed ? "missed" : (status.failed ? "failed" : "completed")
         count(.calls(outcome))
         count(.flow(flow.name, status.missed ? "missed" : (status.failed ? "failed_calls" : "completed")))

@@ -50,7 +50,7 @@ final class SIPDeliveryOrderTests: XCTestCase {
     /// until the BYE reached the callee (RFC 3261 allows the UAS that order; Kamailio's UDP workers produce it).
     /// Pinned as callstorm judges it today, which issue 32 changes: the callee's dialog was confirmed at its 200
     /// and both dialogs end (bye, remote_bye) with no violation, but its join, fulfilled only by the ACK, fails
-    /// `already_ended` in the counters while the history says `info` for it, no answer-to-ACK figure is measured,
+    /// `already_ended` (`fail` in the history too, one word in both files), no answer-to-ACK figure is measured,
     /// and the ACK that comes after is counted received and ignored. (In a `together` step a lost race fails the
     /// action, not the flow, so the call still counts completed here; the same order in a plain flow fails it.)
     func testAByeOvertakingItsAckEndsBothDialogsAndFailsTheCalleesJoinAlreadyEnded() throws {
@@ -86,7 +86,7 @@ final class SIPDeliveryOrderTests: XCTestCase {
         XCTAssertTrue(Books(counters: c).balanced, "\(Books(counters: c).problems)")
         let check = try rig.check()
         XCTAssertEqual(check.report.violations, [], check.describe)
-        XCTAssertEqual(check.outcomes, ["callee-answers info already_ended · caller-hangs-up ok": 1])
+        XCTAssertEqual(check.outcomes, ["callee-answers fail already_ended · caller-hangs-up ok": 1])
         let dialogs = check.lines.filter { $0.contains("\"type\":\"dialog\"") }
         XCTAssertEqual(dialogs.filter { $0.contains("\"confirmed\"") }.count, 2, "\(dialogs)")
         XCTAssertEqual(dialogs.filter { $0.contains("\"bye\"") }.count, 1, "\(dialogs)")
