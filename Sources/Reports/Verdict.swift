@@ -5,7 +5,7 @@ public struct Verdict: Sendable, Codable, Equatable {
     public var passed: Bool
     public var reasons: [String]
     /// Why the run did nothing worth judging (no device registered, no call started, or none of those started
-    /// completed), or nil. Such a run fails whatever its thresholds say, with its own exit code, so nightly CI
+    /// connected: answered, or unanswered as its flow declares), or nil. Such a run fails whatever its thresholds say, with its own exit code, so nightly CI
     /// never stays green against a server nobody reached.
     public var nothingDone: String?
 
@@ -42,8 +42,23 @@ public struct Verdict: Sendable, Codable, Equatable {
             return "the run did nothing: no call was started"
         }
         if started > 0, completed == 0 {
-            return "the run did nothing: none of the \(started) calls started completed"
+            return "the run did nothing: none of the \(started) calls started connected (none was answered, and none "
+                + "ended unanswered as its flow's 'expect' declares)" + why(counters: c)
         }
         return nil
+    }
+
+    /// What became of the calls of a run where none connected: how many failed and were missed, and the statuses
+    /// that refused them (`calls.failed.sip_408`), so the verdict says why.
+    private static func why(counters c: [String: Int64]) -> String {
+        let prefix = MetricName.callsFailed + "."
+        let refusals = c.filter { $0.key.hasPrefix(prefix) && $0.value > 0 }.sorted { $0.key < $1.key }
+            .map { "\($0.key.dropFirst(prefix.count)) ×\($0.value)" }
+        var parts: [String] = []
+        if let failed = c[MetricName.callsFailed], failed > 0 {
+            parts.append("\(failed) failed" + (refusals.isEmpty ? "" : ", refused: " + refusals.joined(separator: ", ")))
+        }
+        if let missed = c[MetricName.callsMissed], missed > 0 { parts.append("\(missed) missed") }
+        return parts.isEmpty ? "" : ": " + parts.joined(separator: "; ")
     }
 }
