@@ -96,6 +96,9 @@ extension FlowInterpreter {
     /// `cleanup`), then the call completes as failed.
     mutating func fail(_ why: String, now: UInt64, _ ctx: inout FlowContext) {
         guard !status.failed else { return }
+        // The caller gave up before anyone answered (its CANCEL, or the outside caller's): a missed call, never
+        // a server failure (issue 32). A refusal with a status is the server's word, and stays a failure.
+        if abandonedByCaller(ctx.devices) { status.missed = true }
         status.failed = true
         status.failure = why
         script.frames = []  // the rest of the script is skipped; verification and cleanup follow

@@ -61,6 +61,15 @@ extension FlowInterpreter {
         fail("\(how) before anyone answered (\(uuid) at \(ctx.devices[local].identity.id))", now: now, &ctx)
     }
 
+    /// Whether nobody answered and a device of the call saw one of its conversations end `unanswered` with no
+    /// refusal of the caller's INVITE behind it: the caller hung up while it rang.
+    func abandonedByCaller(_ model: DeviceModel) -> Bool {
+        guard !status.answered, status.unansweredEnd?.status == nil else { return false }
+        return devices().contains { local in
+            known.conversations.values.contains { model[local].manager.conversations[$0]?.endedReason == .unanswered }
+        }
+    }
+
     /// At the end of a call that nobody answered: its unanswered end is counted by how, and a refusal its flow does
     /// not declare fails it (a call completes only when answered, or unanswered as declared).
     mutating func judgeUnanswered() {

@@ -51,14 +51,20 @@ public struct Verdict: Sendable, Codable, Equatable {
     /// Calls refused before anyone answered that their flows do not declare (`calls.failed.sip_<status>`, issue
     /// 32): they fail the run whatever the thresholds say, as a refusal is the server's (or the party it routed
     /// to) word that the call did not happen; nil when there were none.
+    /// In a run with fault windows only the calls with no injected fault on their path count
+    /// (`calls.failed_without_fault`): a refusal a fault caused (a lost wake, the push timeout's 408) is the
+    /// fault's, and the fault attribution line says so.
     public static func refusals(counters c: [String: Int64]) -> String? {
         let prefix = MetricName.callsFailed + "."
         let refused = c.filter { $0.key.hasPrefix(prefix) && $0.value > 0 }.sorted { $0.key < $1.key }
-        guard !refused.isEmpty else { return nil }
-        let total = refused.reduce(0) { $0 + $1.value }
+        var total = refused.reduce(0) { $0 + $1.value }
+        let attributed = c[MetricName.callsAttributedToFaults] != nil || c[MetricName.callsFailedWithoutFault] != nil
+        if attributed { total = min(total, c[MetricName.callsFailedWithoutFault] ?? 0) }
+        guard total > 0 else { return nil }
         let list = refused.map { "\($0.key.dropFirst(prefix.count)) ×\($0.value)" }.joined(separator: ", ")
-        return "\(total) call\(total == 1 ? " was" : "s were") refused before anyone answered (\(list)); a flow "
-            + "whose calls may be refused says so: 'expect: { unanswered: [refused] }'"
+        return "\(total) call\(total == 1 ? " was" : "s were") refused before anyone answered"
+            + (attributed ? " with no injected fault on their path (refusals: \(list))" : " (\(list))")
+            + "; a flow whose calls may be refused says so: 'expect: { unanswered: [refused] }'"
     }
 
     /// What became of the calls of a run where none connected: how many failed and were missed, and the statuses
