@@ -5,7 +5,8 @@ public struct Verdict: Sendable, Codable, Equatable {
     public var passed: Bool
     public var reasons: [String]
     /// Why the run did nothing worth judging (no device registered, no call started, or none of those started
-    /// connected: answered, or unanswered as its flow declares), or nil. Such a run fails whatever its thresholds say, with its own exit code, so nightly CI
+    /// connected: answered, or unanswered by its flow's steps or as its `expect` declares), or nil. Such a run fails
+    /// whatever its thresholds say, with its own exit code, so nightly CI
     /// never stays green against a server nobody reached.
     public var nothingDone: String?
 
@@ -43,7 +44,7 @@ public struct Verdict: Sendable, Codable, Equatable {
         }
         if started > 0, completed == 0 {
             return "the run did nothing: none of the \(started) calls started connected (none was answered, and none "
-                + "ended unanswered as its flow's 'expect' declares)" + why(counters: c)
+                + "ended unanswered by its flow's steps or as its 'expect' declares)" + why(counters: c)
         }
         return nil
     }

@@ -125,7 +125,7 @@ final class SIPOutsideRefusalRunTests: XCTestCase {
         XCTAssertEqual(c["calls.failed.sip_408"], Int64(calls), all)
         XCTAssertEqual(run.exitCode, .nothingDone, "\(run.verdict.reasons)")
         XCTAssertEqual(run.verdict.nothingDone, "the run did nothing: none of the 10 calls started connected (none "
-            + "was answered, and none ended unanswered as its flow's 'expect' declares): 10 failed, refused: "
-            + "sip_408 ×10")
+            + "was answered, and none ended unanswered by its flow's steps or as its 'expect' declares): 10 failed, "
+            + "refused: sip_408 ×10")
     }
 }
