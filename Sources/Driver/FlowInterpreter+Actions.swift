@@ -47,7 +47,11 @@ extension FlowInterpreter {
         let uuid = answer.outcome == .fulfilled ? answer.conversation : nil
         finishAction(request.slot, answer.outcome, now: now, conversation: uuid, view: answer.view)
         known.saw(answer.view)
-        guard let uuid else { return fail("start failed: \(answer.outcome.label)", now: now, &ctx) }
+        guard let uuid else {
+            // Refused before the proxy's 100 (a stateless 404): a refusal the flow declares is still its outcome.
+            if declaredEnd { return stopAsDeclared(now: now, &ctx) }
+            return fail("start failed: \(answer.outcome.label)", now: now, &ctx)
+        }
         known.conversations[request.name] = uuid
         let handles = request.to.map { ctx.devices[$0].identity.handle }
         ctx.devices[request.device].manager.reportOutgoing(uuid: uuid, members: handles, video: request.video)

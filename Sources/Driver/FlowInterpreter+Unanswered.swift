@@ -51,11 +51,7 @@ extension FlowInterpreter {
     /// before anyone answered: the flow stops there when its flow declares that end, and fails otherwise.
     mutating func endedUnanswered(_ uuid: String, by local: Int, now: UInt64, _ ctx: inout FlowContext) {
         count(.flowWait("ended_unanswered"))
-        if let end = status.unansweredEnd, flow.expect?.allows(end.way, status: end.status) == true {
-            script.frames = []  // the call is what the flow declares: the rest is for an answered call
-            advance(now: now, planned: now, &ctx)
-            return
-        }
+        if declaredEnd { return stopAsDeclared(now: now, &ctx) }
         let how = status.unansweredEnd.map { $0.status.map { "it was refused with \($0)" } ?? "it was \($0.way)" }
             ?? "it ended"
         fail("\(how) before anyone answered (\(uuid) at \(ctx.devices[local].identity.id))", now: now, &ctx)
@@ -70,11 +66,23 @@ extension FlowInterpreter {
         }
     }
 
+    /// Whether the call ended unanswered in a way its flow's `expect:` declares.
+    var declaredEnd: Bool {
+        guard !status.answered, let end = status.unansweredEnd else { return false }
+        return flow.expect?.allows(end.way, status: end.status) == true
+    }
+
+    /// The call ended as its flow declares: the rest of the flow is for an answered call, so it stops here.
+    mutating func stopAsDeclared(now: UInt64, _ ctx: inout FlowContext) {
+        script.frames = []
+        advance(now: now, planned: now, &ctx)
+    }
+
     /// At the end of a call that nobody answered: its unanswered end is counted by how, and a refusal its flow does
     /// not declare fails it (a call completes only when answered, or unanswered as declared).
     mutating func judgeUnanswered() {
         guard !status.answered, !status.missed, let end = status.unansweredEnd else { return }
-        let declared = flow.expect?.allows(end.way, status: end.status) == true
+        let declared = declaredEnd
         if status.failed || (!declared && end.status != nil) {
             if !status.failed {
                 status.failed = true
