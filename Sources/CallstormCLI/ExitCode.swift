@@ -6,7 +6,8 @@ public enum ExitCode: Int32, Sendable {
     case thresholdsFailed = 1
     case invalidInput = 2
     case harnessFailure = 3
-    /// The run did nothing: no device registered, no call started, or none of those started completed.
+    /// The run did nothing: no device registered, no call started, or none of those started connected (answered,
+    /// or unanswered as its flow's `expect` declares).
     case nothingDone = 4
     case interrupted = 130
 

@@ -102,6 +102,7 @@ enum RunReporting {
         let books = result.books
         for problem in books.problems { failures.append("accounting does not balance: \(problem)") }
         let nothingDone = Verdict.nothingDone(counters: counters, devices: facts.devices, isShard: facts.shard != nil)
+        if nothingDone == nil, let refused = Verdict.refusals(counters: counters) { failures.append(refused) }
         result.verdict = Verdict(thresholds: result.thresholds, warnings: warnings, extraFailures: failures,
                                  nothingDone: nothingDone)
         let files = try ReportWriter.write(result, to: run)

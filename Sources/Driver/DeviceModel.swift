@@ -281,8 +281,11 @@ struct DeviceModel {
             }
             if event == "joined" && view == nil { devices[local].manager.connected(uuid) }
             if event == "ended" || view?.ended == true {
-                devices[local].manager.remoteEnded(
-                    uuid, reason: payload.reason == "unanswered" ? .unanswered : .remoteEnded)
+                // Unanswered and failed are LiveCommunicationKit's words for a call that never connected (a SIP
+                // refusal is one of them, never `remoteEnded`); any other reason is the other side's end.
+                let reason: EndedReason = payload.reason == "unanswered" ? .unanswered
+                    : payload.reason == "failed" ? .failed : .remoteEnded
+                devices[local].manager.remoteEnded(uuid, reason: reason)
             }
         }
         return .applied(outOfOrder: outOfOrder)

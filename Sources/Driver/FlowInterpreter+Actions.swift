@@ -47,7 +47,11 @@ extension FlowInterpreter {
         let uuid = answer.outcome == .fulfilled ? answer.conversation : nil
         finishAction(request.slot, answer.outcome, now: now, conversation: uuid, view: answer.view)
         known.saw(answer.view)
-        guard let uuid else { return fail("start failed: \(answer.outcome.label)", now: now, &ctx) }
+        guard let uuid else {
+            // Refused before the proxy's 100 (a stateless 404): a refusal the flow declares is still its outcome.
+            if declaredEnd { return stopAsDeclared(now: now, &ctx) }
+            return fail("start failed: \(answer.outcome.label)", now: now, &ctx)
+        }
         known.conversations[request.name] = uuid
         let handles = request.to.map { ctx.devices[$0].identity.handle }
         ctx.devices[request.device].manager.reportOutgoing(uuid: uuid, members: handles, video: request.video)
@@ -128,6 +132,7 @@ extension FlowInterpreter {
         known.saw(answer.view)
         known.saw(answer.split)
         if outcome == .fulfilled {
+            noteFulfilled(request)
             ctx.devices[local].manager.fulfilled(kind, conversation: uuid, other: request.with)
             if let view = answer.view { ctx.devices[local].manager.apply(view) }
             if let splitID = answer.conversation, let into = request.into {
@@ -165,6 +170,7 @@ extension FlowInterpreter {
     mutating func answeredLate(_ request: ActionRequest, _ answer: ActionAnswer, now: UInt64,
                                _ ctx: inout FlowContext) {
         finishAction(request.slot, .fulfilled, now: now, view: answer.view, split: answer.split)
+        noteFulfilled(request)
         known.saw(answer.view)
         ctx.devices[request.device].manager.fulfilled(request.kind, conversation: request.conversation,
                                                       other: request.with)

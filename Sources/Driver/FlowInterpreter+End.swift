@@ -96,6 +96,9 @@ extension FlowInterpreter {
     /// `cleanup`), then the call completes as failed.
     mutating func fail(_ why: String, now: UInt64, _ ctx: inout FlowContext) {
         guard !status.failed else { return }
+        // The caller gave up before anyone answered (its CANCEL, or the outside caller's): a missed call, never
+        // a server failure (issue 32). A refusal with a status is the server's word, and stays a failure.
+        if abandonedByCaller(ctx.devices) { status.missed = true }
         status.failed = true
         status.failure = why
         script.frames = []  // the rest of the script is skipped; verification and cleanup follow
@@ -202,6 +205,7 @@ extension FlowInterpreter {
 
     /// The call is over: its outcome is counted and the worker frees its devices.
     mutating func complete(now: UInt64) {
+        judgeUnanswered()
         let outcome = status.missed ? "missed" : (status.failed ? "failed" : "completed")
         count(.calls(outcome))
         count(.flow(flow.name, status.missed ? "missed" : (status.failed ? "failed_calls" : "completed")))

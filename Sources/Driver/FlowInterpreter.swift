@@ -83,11 +83,17 @@ struct FlowInterpreter {
     /// A device of this call applied a background push: a wait for its end or its connection may be over.
     mutating func deviceChanged(_ local: Int, now: UInt64, _ ctx: inout FlowContext) -> [FlowEffect] {
         let manager = ctx.devices[local].manager
+        noteConnected(local, ctx.devices)
         switch waiting {
         case .end(let d, let c) where d == local && manager.conversations[c]?.state ?? .left == .left:
             advance(now: now, planned: now, &ctx)
         case .connected(let d, let c) where d == local && manager.conversations[c]?.state != .joining:
-            advance(now: now, planned: now, &ctx)
+            let state = manager.conversations[c]?.state
+            if state == .joined || state == .paused {
+                advance(now: now, planned: now, &ctx)
+            } else {
+                endedUnanswered(c, by: local, now: now, &ctx)
+            }
         case .member(let d, let c, let m) where d == local && !Self.mustWait(for: m, in: c, by: d, ctx.devices):
             advance(now: now, planned: now, &ctx)
         default:
@@ -207,9 +213,16 @@ struct FlowInterpreter {
             return waitFor(.end(device: local, conversation: uuid), now: now)
         case .awaitAnswer(let name):
             guard let uuid = known.conversations[name] else { return failMissing(name, now, &ctx) }
-            // Connected, or over before anyone answered (the next steps find it ended).
-            if ctx.devices[local].manager.conversations[uuid]?.state ?? .left != .joining { return true }
-            return waitFor(.connected(device: local, conversation: uuid), now: now)
+            // Connected: go on. Over before anyone answered: the declared end, or a failure (issue 32).
+            switch ctx.devices[local].manager.conversations[uuid]?.state {
+            case .joining?: return waitFor(.connected(device: local, conversation: uuid), now: now)
+            case .joined?, .paused?:
+                status.answered = true
+                return true
+            default:
+                endedUnanswered(uuid, by: local, now: now, &ctx)
+                return false
+            }
         case .wait, .waitBehavior, .branch, .repeatSteps, .together:
             return true
         default:

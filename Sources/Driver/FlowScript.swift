@@ -91,6 +91,10 @@ struct CallStatus {
     var failure: String?
     /// After the flow's own steps (and its verification), live conversations are ended by `cleanup` steps.
     var cleaningUp = false
+    /// Someone answered: a join was fulfilled, or a device of the call saw its conversation connected.
+    var answered = false
+    /// How the call ended before anyone answered it, once it did (`FlowInterpreter+Unanswered`).
+    var unansweredEnd: UnansweredEnd?
 }
 
 /// The `together` step in progress.

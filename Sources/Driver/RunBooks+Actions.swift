@@ -75,7 +75,11 @@ extension RunBooks {
     }
 
     /// ok, fail (certainly without effect: refused locally or a 4xx), or info (indeterminate: it may have
-    /// taken effect — a timeout, a reset, a 5xx, an unreadable success).
+    /// taken effect — a timeout, a reset, a 5xx, an unreadable success). One word per outcome, the same for every
+    /// action with that outcome, so counters.csv's `action.<kind>.<label>[.<reason>]` and history.jsonl's
+    /// `complete` lines agree: `fulfilled` is `ok`, `timed_out` is `info`, and each failure reason is always the
+    /// one word below. `already_ended` is certain: the conversation was over, so the action changed nothing (the
+    /// device sent nothing, or the server or the other end had ended it first).
     static func historyOutcome(_ outcome: ActionOutcome) -> String {
         switch outcome {
         case .fulfilled: return "ok"
@@ -84,7 +88,7 @@ extension RunBooks {
             let certain = reason.hasPrefix("http_4") || reason.hasPrefix("missing_capability") ||
                 reason.hasPrefix("limit:") || reason.hasPrefix("illegal_state") || reason == "unknown_conversation" ||
                 reason == "conversation_ended" || reason == "merge_with_itself" || reason == "connect" ||
-                reason == "refused" || sipCertain(reason)
+                reason == "refused" || reason == FlowInterpreter.alreadyEnded || sipCertain(reason)
             return certain ? "fail" : "info"
         }
     }

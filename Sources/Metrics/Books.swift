@@ -33,6 +33,11 @@ public struct Books: Sendable, Codable, Equatable {
         /// Of the started calls, those an outside party placed (`calls.started_by_outside`; nil when none did,
         /// and in books written before outside parties).
         public var startedByOutside: Int64?
+        /// Of the completed calls, those that ended unanswered by their flow's steps or as its `expect:` declares
+        /// (`calls.unanswered.<way>`); nil when none did.
+        public var unanswered: Int64?
+        /// Of the failed calls, those a SIP refusal failed, by status (`calls.failed.sip_486`); nil when none.
+        public var refused: [String: Int64]?
 
         public var accounted: Int64 { completed + failed + (missed ?? 0) + inFlightAtStop }
         public var balanced: Bool { started == accounted }
@@ -113,6 +118,15 @@ public struct Books: Sendable, Codable, Equatable {
                          failed: n(MetricName.callsFailed), missed: n(MetricName.callsMissed),
                          inFlightAtStop: n(MetricName.callsInFlightAtStop),
                          startedByOutside: c[MetricName.callsStartedByOutside])
+        let ways = ["declined", "cancelled", "refused"].compactMap { c["calls.unanswered.\($0)"] }
+        if !ways.isEmpty { calls.unanswered = ways.reduce(0, +) }
+        let refusedPrefix = MetricName.callsFailed + "."
+        let refused = c.filter { $0.key.hasPrefix(refusedPrefix) && $0.value > 0 }
+        if !refused.isEmpty {
+            calls.refused = Dictionary(uniqueKeysWithValues: refused.map {
+                (String($0.key.dropFirst(refusedPrefix.count)), $0.value)
+            })
+        }
         pushes = PushLine(
             sent: c[Counter.gatewaySent], gatewayAccepted: c[Counter.gatewayAccepted],
             rejected: c[Counter.gatewayRejected], accepted: n(Counter.accepted), duplicated: n(Counter.duplicated),
@@ -171,7 +185,10 @@ public struct Books: Sendable, Codable, Equatable {
         }
         out.append("calls: started \(calls.started) \(calls.balanced ? "=" : "≠") completed \(calls.completed) + failed \(calls.failed) + "
             + "missed \(calls.missed ?? 0) + in flight at stop \(calls.inFlightAtStop)"
-            + (calls.startedByOutside.map { " (\($0) of the started placed by outside parties)" } ?? ""))
+            + (calls.startedByOutside.map { " (\($0) of the started placed by outside parties)" } ?? "")
+            + (calls.unanswered.map { " (\($0) of the completed unanswered, as their flows end them)" } ?? "")
+            + (calls.refused.map { refused in " (of the failed, refused before an answer: " + refused
+                .sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ") + ")" } ?? ""))
         let p = pushes
         if let sent = p.sent, let accepted = p.gatewayAccepted, let rejected = p.rejected {
             out.append("pushes at the gateway: sent \(sent) \(sent == accepted + rejected ? "=" : "≠") accepted \(accepted) + rejected \(rejected)")

@@ -57,6 +57,11 @@ extension Metric {
     public static let callsDroppedNoIdleDevice = Metric(named: MetricName.callsDroppedNoIdleDevice)
     /// A call's end as the books count it: `calls.completed`, `calls.failed`, `calls.missed`.
     public static func calls(_ outcome: String) -> Metric { Metric(named: "calls.\(outcome)") }
+    /// A failed call by what failed it, when the protocol named it: `calls.failed.sip_486`.
+    public static func callsFailed(reason: String) -> Metric { Metric(named: "\(MetricName.callsFailed).\(reason)") }
+    /// A call that ended before anyone answered it, by how (`calls.unanswered.declined`, `.cancelled`,
+    /// `.refused`) and, for a SIP refusal its flow declares, by status (`calls.unanswered.sip_486`).
+    public static func callsUnanswered(_ how: String) -> Metric { Metric(named: "calls.unanswered.\(how)") }
     public static let callsAppTerminated = Metric(named: "calls.app_terminated")
     public static let callsMissedPush = Metric(named: "calls.missed_push")
     /// Per flow: `flow.incoming-1to1.started` (started, completed, failed, failed_calls, missed, in_flight_at_stop).

@@ -5,7 +5,8 @@ public struct Verdict: Sendable, Codable, Equatable {
     public var passed: Bool
     public var reasons: [String]
     /// Why the run did nothing worth judging (no device registered, no call started, or none of those started
-    /// completed), or nil. Such a run fails whatever its thresholds say, with its own exit code, so nightly CI
+    /// connected: answered, or unanswered by its flow's steps or as its `expect` declares), or nil. Such a run fails
+    /// whatever its thresholds say, with its own exit code, so nightly CI
     /// never stays green against a server nobody reached.
     public var nothingDone: String?
 
@@ -42,8 +43,42 @@ public struct Verdict: Sendable, Codable, Equatable {
             return "the run did nothing: no call was started"
         }
         if started > 0, completed == 0 {
-            return "the run did nothing: none of the \(started) calls started completed"
+            return "the run did nothing: none of the \(started) calls started connected (none was answered, and none "
+                + "ended unanswered by its flow's steps or as its 'expect' declares)" + why(counters: c)
         }
         return nil
+    }
+
+    /// Calls refused before anyone answered that their flows do not declare (`calls.failed.sip_<status>`, issue
+    /// 32): they fail the run whatever the thresholds say, as a refusal is the server's (or the party it routed
+    /// to) word that the call did not happen; nil when there were none.
+    /// In a run with fault windows only the calls with no injected fault on their path count
+    /// (`calls.failed_without_fault`): a refusal a fault caused (a lost wake, the push timeout's 408) is the
+    /// fault's, and the fault attribution line says so.
+    public static func refusals(counters c: [String: Int64]) -> String? {
+        let prefix = MetricName.callsFailed + "."
+        let refused = c.filter { $0.key.hasPrefix(prefix) && $0.value > 0 }.sorted { $0.key < $1.key }
+        var total = refused.reduce(0) { $0 + $1.value }
+        let attributed = c[MetricName.callsAttributedToFaults] != nil || c[MetricName.callsFailedWithoutFault] != nil
+        if attributed { total = min(total, c[MetricName.callsFailedWithoutFault] ?? 0) }
+        guard total > 0 else { return nil }
+        let list = refused.map { "\($0.key.dropFirst(prefix.count)) ×\($0.value)" }.joined(separator: ", ")
+        return "\(total) call\(total == 1 ? " was" : "s were") refused before anyone answered"
+            + (attributed ? " with no injected fault on their path (refusals: \(list))" : " (\(list))")
+            + "; a flow whose calls may be refused says so: 'expect: { unanswered: [refused] }'"
+    }
+
+    /// What became of the calls of a run where none connected: how many failed and were missed, and the statuses
+    /// that refused them (`calls.failed.sip_408`), so the verdict says why.
+    private static func why(counters c: [String: Int64]) -> String {
+        let prefix = MetricName.callsFailed + "."
+        let refusals = c.filter { $0.key.hasPrefix(prefix) && $0.value > 0 }.sorted { $0.key < $1.key }
+            .map { "\($0.key.dropFirst(prefix.count)) ×\($0.value)" }
+        var parts: [String] = []
+        if let failed = c[MetricName.callsFailed], failed > 0 {
+            parts.append("\(failed) failed" + (refusals.isEmpty ? "" : ", refused: " + refusals.joined(separator: ", ")))
+        }
+        if let missed = c[MetricName.callsMissed], missed > 0 { parts.append("\(missed) missed") }
+        return parts.isEmpty ? "" : ": " + parts.joined(separator: "; ")
     }
 }

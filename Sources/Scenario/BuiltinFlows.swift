@@ -93,9 +93,11 @@ public enum BuiltinFlows {
           - { name: callee-sees-end, role: callee, do: await_end }
         """
 
-    /// The callee declines after `answer_after`.
+    /// The callee declines after `answer_after`: the call is meant to end unanswered (`expect`), so a declined
+    /// call completes (`calls.unanswered.declined`) where a refusal of any other kind fails it.
     static let declined = """
         roles: [caller, callee]
+        expect: { unanswered: [declined] }
         steps:
           - { name: dial, role: caller, do: start, to: [callee] }
           - { name: ring, role: callee, do: await_push }
@@ -104,9 +106,11 @@ public enum BuiltinFlows {
           - { name: caller-sees-end, role: caller, do: await_end }
         """
 
-    /// Nobody answers: the caller gives up after a 3 s ring timeout with reason `unanswered`.
+    /// Nobody answers: the caller gives up after a 3 s ring timeout with reason `unanswered` (a cancelled call,
+    /// as `expect` declares).
     static let unanswered = """
         roles: [caller, callee]
+        expect: { unanswered: [cancelled] }
         steps:
           - { name: dial, role: caller, do: start, to: [callee] }
           - { name: ring, role: callee, do: await_push }
@@ -115,9 +119,10 @@ public enum BuiltinFlows {
           - { name: callee-sees-end, role: callee, do: await_end }
         """
 
-    /// The caller ends while the callee's device is still ringing.
+    /// The caller ends while the callee's device is still ringing (a cancelled call, as `expect` declares).
     static let callerCancels = """
         roles: [caller, callee]
+        expect: { unanswered: [cancelled] }
         steps:
           - { name: dial, role: caller, do: start, to: [callee] }
           - { name: ring, role: callee, do: await_push }

@@ -12,12 +12,16 @@ public struct Flow: Sendable, Equatable {
     public var steps: [FlowStep]
     /// Roles played by parties callstorm does not simulate (`outside:`), by role name; empty for most flows.
     public var outside: [String: OutsideParty]
+    /// The unanswered ends this flow is for (`expect:`); nil: every call it places is meant to be answered.
+    public var expect: ExpectedOutcome?
 
-    public init(name: String, roles: [String], steps: [FlowStep], outside: [String: OutsideParty] = [:]) {
+    public init(name: String, roles: [String], steps: [FlowStep], outside: [String: OutsideParty] = [:],
+                expect: ExpectedOutcome? = nil) {
         self.name = name
         self.roles = roles
         self.steps = steps
         self.outside = outside
+        self.expect = expect
     }
 
     /// The role name that stands for "the side `behavior.hangup` picks for this call".

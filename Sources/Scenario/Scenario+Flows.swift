@@ -33,6 +33,12 @@ extension Scenario {
             let roles = flow.roles.map { role in outside.first { $0.hasPrefix(role + " (") } ?? role }
             lines.append("  flow \(flow.name) (\(origin)), roles \(roles.joined(separator: ", "))"
                 + (flow.startsOutside ? "; started by the outside party, not planned" : "") + ":")
+            if let expect = flow.expect {
+                let ways = expect.unanswered.map(\.rawValue).joined(separator: ", ")
+                let codes = expect.statuses.map(String.init).joined(separator: ", ")
+                lines.append("    expects calls unanswered as: \(ways)" + (codes.isEmpty ? "" : " (status \(codes))")
+                    + "; a refusal it does not list fails the call")
+            }
             appendSteps(flow.steps, indent: "    ", to: &lines)
         }
         return lines

@@ -4,7 +4,7 @@
 /// A flow is checked as a whole before it is accepted: roles, step keys, every name a step refers to, and the
 /// order in which conversations come to exist (walking the steps as written; see `FlowScope`).
 extension ScenarioDecoder {
-    static let flowKeys = ["roles", "steps", "outside"]
+    static let flowKeys = ["roles", "steps", "outside", "expect"]
     static let flowRequiredKeys = ["roles", "steps"]
     static let stepKeys = [
         "name", "role", "do", "to", "conversation", "video", "reason", "with", "member", "into", "wait", "branch",
@@ -161,6 +161,7 @@ extension ScenarioDecoder {
         else { return nil }
         let roles = fields["roles"].flatMap { self.roles($0, flow: name) }
         let outside = fields["outside"].map { self.outside($0, flow: name, roles: roles) } ?? [:]
+        let expect = fields["expect"].flatMap { self.expect($0, flow: name) }
         var scope = FlowScope(flow: name, roles: roles ?? [], outsideParties: outside)
         // An outside caller's call is the conversation the flow begins with.
         if let first = roles?.first, outside[first] != nil { scope.created.insert(Flow.outsideConversation) }
@@ -169,7 +170,7 @@ extension ScenarioDecoder {
         guard errors.count == errorsBefore, let roles, var steps else { return nil }
         var taken = Set(scope.names.keys)
         Self.nameUnnamedSteps(&steps, taken: &taken)
-        return Flow(name: name, roles: roles, steps: steps, outside: outside)
+        return Flow(name: name, roles: roles, steps: steps, outside: outside, expect: expect)
     }
 
     /// The declared roles, in order. Problems are reported; the names are returned anyway unless unreadable.

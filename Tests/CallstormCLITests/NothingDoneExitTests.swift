@@ -66,7 +66,14 @@ final class NothingDoneExitTests: XCTestCase {
         XCTAssertEqual(why(["devices.registered": 5, "calls.planned": 2], shard: true),
                        "the run did nothing: no call was started")
         XCTAssertEqual(why(["devices.registered": 10, "calls.started": 7, "calls.failed": 7]),
-                       "the run did nothing: none of the 7 calls started completed")
+                       "the run did nothing: none of the 7 calls started connected (none was answered, and none "
+                       + "ended unanswered by its flow's steps or as its 'expect' declares): 7 failed")
+        // Issue 32: a run whose every call was refused says by what.
+        XCTAssertEqual(why(["devices.registered": 10, "calls.started": 7, "calls.failed": 6, "calls.missed": 1,
+                            "calls.failed.sip_408": 4, "calls.failed.sip_486": 2]),
+                       "the run did nothing: none of the 7 calls started connected (none was answered, and none "
+                       + "ended unanswered by its flow's steps or as its 'expect' declares): 6 failed, refused: "
+                       + "sip_408 ×4, sip_486 ×2; 1 missed")
         XCTAssertNil(why(["devices.registered": 10, "calls.started": 7, "calls.completed": 1]))
         let verdict = Verdict(thresholds: [], nothingDone: why([:]))
         XCTAssertFalse(verdict.passed)

@@ -30,6 +30,7 @@ final class SIPChaosRunTests: XCTestCase {
             .replacingOccurrences(of: "127.0.0.1:5060", with: "127.0.0.1:\(kamailio.port)")
             .replacingOccurrences(of: "127.0.0.1:2197", with: "127.0.0.1:\(pushPort)")
         let outcome = try runScenario(text, in: dir)
+        try assertOutcomesAgree(run: outcome.runDirectory)
         let c = outcome.result.recorder.counters
         let context = "\(c.filter { $0.key.hasPrefix("calls") || $0.key.hasPrefix("faults") })"
         XCTAssertEqual(outcome.exitCode, .passed, "\(outcome.verdict.reasons)")

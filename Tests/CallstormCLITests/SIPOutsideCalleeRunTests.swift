@@ -40,6 +40,7 @@ final class SIPOutsideCalleeRunTests: XCTestCase {
             .replacingOccurrences(of: "127.0.0.1:5060", with: "127.0.0.1:\(kamailio.port)")
             + "slo: { invariant_violations: \"== 0\" }\n"
         let run = try runScenario(text, in: dir)
+        try assertOutcomesAgree(run: run.runDirectory)
         let c = run.result.recorder.counters
         XCTAssertEqual(run.exitCode, .passed, "\(run.verdict.reasons) \(run.result.notes)")
         XCTAssertEqual(c[MetricName.callsStarted], Int64(calls), "\(c)")

@@ -75,6 +75,7 @@ final class SIPOutsideRunTests: XCTestCase {
         XCTAssertEqual(run.wait(seconds: 60), 0, run.errorText.suffix(3000).description)
 
         let summary = try SummaryFile(out.appendingPathComponent("summary.json"))
+        try assertOutcomesAgree(run: out)
         let c = summary.counters
         XCTAssertEqual(c[MetricName.callsStartedByOutside], Int64(calls), "\(c) \(summary.notes)")
         XCTAssertEqual(c[MetricName.callsStarted], Int64(calls), "\(c)")
@@ -149,6 +150,7 @@ final class SIPOutsideRunTests: XCTestCase {
         XCTAssertEqual(run.wait(seconds: 30), 0, run.errorText.suffix(3000).description)
 
         let summary = try SummaryFile(out.appendingPathComponent("summary.json"))
+        try assertOutcomesAgree(run: out)
         let c = summary.counters
         XCTAssertEqual(c[MetricName.callsStartedByOutside], 3, "\(c) \(summary.notes)")
         XCTAssertEqual(c[MetricName.callsCompleted], 3, "\(c) \(summary.notes)")

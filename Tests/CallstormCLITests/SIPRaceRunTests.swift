@@ -21,6 +21,7 @@ final class SIPRaceRunTests: XCTestCase {
         var text = try String(contentsOf: Self.examples.appendingPathComponent("\(name).yaml"), encoding: .utf8)
         if let kamailio { text = text.replacingOccurrences(of: "127.0.0.1:5060", with: "127.0.0.1:\(kamailio.port)") }
         let outcome = try runScenario(text, in: dir)
+        try assertOutcomesAgree(run: outcome.runDirectory)
         let c = outcome.result.recorder.counters
         XCTAssertEqual(c["calls.completed"], c["calls.started"], "\(c) \(kamailio?.log.suffix(1500) ?? "")")
         let check = try XCTUnwrap(HistoryCheck.run(outcome.runDirectory, writeFiles: false))

@@ -29,6 +29,7 @@ final class SIPRunTests: XCTestCase {
         defer { TemporaryDirectory.remove(dir) }
         let text = edit(try example(name, kamailio: kamailio, pushPort: pushPort))
         let outcome = try runScenario(text, in: dir)
+        try assertOutcomesAgree(run: outcome.runDirectory)
         let c = outcome.result.recorder.counters
         let started = c["calls.started"] ?? 0
         XCTAssertGreaterThan(started, 0, "\(c)")

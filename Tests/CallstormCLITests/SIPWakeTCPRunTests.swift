@@ -34,6 +34,7 @@ final class SIPWakeTCPRunTests: XCTestCase {
             .replacingOccurrences(of: "transport: udp", with: "transport: tcp")
             + "faults:\n  - { name: slow-wake, at: 0s, for: 500ms, sip: { late_wake: { after: 2500ms } } }\n"
         let outcome = try runScenario(text, in: dir)
+        try assertOutcomesAgree(run: outcome.runDirectory)
         let c = outcome.result.recorder.counters
         let context = "\(c.filter { $0.key.hasPrefix("calls") || $0.key.hasPrefix("sip.res") }) "
             + "\(kamailio.log.suffix(2000))"

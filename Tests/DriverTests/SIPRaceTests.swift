@@ -59,9 +59,9 @@ final class SIPRaceTests: XCTestCase {
         // The sweep's offsets give both orders: the 200 first (the caller ACKs and says BYE) and the CANCEL first
         // (487 at the caller, the callee's answer finds the call gone).
         XCTAssertEqual(Set(counted.keys), ["callee-answers ok · caller-cancels ok",
-                                           "callee-answers info already_ended · caller-cancels ok"], "\(counted)")
+                                           "callee-answers fail already_ended · caller-cancels ok"], "\(counted)")
         let all = "\(c.sorted { $0.key < $1.key })"
-        XCTAssertEqual(c["sip.responses_received.487"], Int64(counted["callee-answers info already_ended · "
+        XCTAssertEqual(c["sip.responses_received.487"], Int64(counted["callee-answers fail already_ended · "
             + "caller-cancels ok"] ?? -1), all)
         XCTAssertEqual(c["sip.requests_sent.BYE"], c["action.join.fulfilled"], "each answered call ended by BYE: \(all)")
         // Some 200s crossed their CANCEL: a CANCEL sent whose INVITE was answered 200, not 487, and some of those
@@ -81,7 +81,7 @@ final class SIPRaceTests: XCTestCase {
         // The hold answered 200 before the BYE, or the BYE first (the hold never sent, or its re-INVITE refused 481
         // by a caller whose session was over, §15, the BYE reaching the callee before that 481 did).
         XCTAssertEqual(Set(counted.keys), ["callee-holds ok · caller-hangs-up ok",
-                                           "callee-holds info already_ended · caller-hangs-up ok"], "\(counted)")
+                                           "callee-holds fail already_ended · caller-hangs-up ok"], "\(counted)")
         let all = "\(c.sorted { $0.key < $1.key })"
         XCTAssertGreaterThan(c["sip.responses_sent.481"] ?? 0, 0, all)
         XCTAssertEqual(c["sip.responses_received.481"], c["sip.responses_sent.481"], all)

@@ -8,16 +8,26 @@ extension SIPRig {
         private(set) var pool: MemorySIPPool!
         private(set) var events: [Int: [SIPEvent]] = [:]
         private(set) var agent = 0
+        /// The final status every INVITE gets at once (486: a busy service), after the 180 when `rings`; nil: the
+        /// INVITE is answered (`answers`) or left alone, and the proxy's timers end it with 408.
+        let refuses: Int?
 
         /// `user` at the proxy, registered when `registers` (a UAS the devices call: SIPp's uas.xml after
-        /// register.xml), answering every INVITE when `answers`.
-        init(rig: SIPRig, user: String, registers: Bool = false, answers: Bool = false) {
+        /// register.xml), answering every INVITE when `answers`, refusing each with `refuses`; `rings`: a 180 goes
+        /// first (else only the agent's 100).
+        init(rig: SIPRig, user: String, registers: Bool = false, answers: Bool = false, refuses: Int? = nil,
+             rings: Bool = true) {
+            self.refuses = refuses
             pool = MemorySIPPool(network: rig.network, proxyPort: 5060) { [unowned self] agent, event in
                 events[agent, default: []].append(event)
+                if case .incoming(let callID, _) = event, let status = self.refuses {
+                    pool.perform(agent) { _ = $0.decline(callID, status: status, now: $1) }
+                }
             }
             let account = SIPAccount(user: user, domain: "127.0.0.1", password: "callstorm")
             agent = (try? pool.add(account: account, transport: .udp, seed: 0xDEAD).get()) ?? 0
             pool.agent(agent)?.autoAnswer = answers
+            pool.agent(agent)?.autoRing = rings
             if registers {
                 pool.perform(agent) { $0.register(now: $1) }
                 rig.loop.runPending()

@@ -84,4 +84,19 @@ final class BooksTests: XCTestCase {
         XCTAssertEqual(Books(counters: c).problems, ["sockets: opened 10 ≠ closed by device 5 + closed by server 1 "
             + "+ lost 1 + open at stop 2 (= 9; 1 unaccounted)"])
     }
+
+    /// Issue 32: the calls line says how many completed calls went unanswered as their flows end them, and which
+    /// statuses refused the failed ones.
+    func testTheCallsLineNamesUnansweredCompletedCallsAndTheStatusesThatRefusedTheFailedOnes() {
+        let books = Books(counters: ["calls.started": 15, "calls.completed": 10, "calls.failed": 5,
+                                     "calls.unanswered.cancelled": 2, "calls.failed.sip_486": 4,
+                                     "calls.failed.sip_408": 1])
+        XCTAssertTrue(books.balanced, "\(books.problems)")
+        XCTAssertEqual(books.calls.unanswered, 2)
+        XCTAssertEqual(books.calls.refused, ["sip_486": 4, "sip_408": 1])
+        XCTAssertEqual(books.lines.first { $0.hasPrefix("calls:") }, "calls: started 15 = completed 10 + failed 5 + "
+            + "missed 0 + in flight at stop 0 (2 of the completed unanswered, as their flows end them) (of the failed, "
+            + "refused before an answer: sip_408 ×1, sip_486 ×4)")
+        XCTAssertNil(Books(counters: ["calls.started": 1, "calls.completed": 1]).calls.refused)
+    }
 }

@@ -419,6 +419,48 @@ final class FlowLanguageTests: XCTestCase {
         XCTAssertEqual(found.map(\.suggestion), ["merging", nil, nil, "video"])
     }
 
+    // MARK: - Expected non-answers
+
+    func testExpectDeclaresTheUnansweredEndsAFlowIsForAndRefusesWhatItCannotRead() throws {
+        let flow = """
+            flows:
+              busy:
+                roles: [caller, callee]
+                expect: EXPECT
+                steps:
+                  - { name: dial, role: caller, do: start, to: [callee] }
+            mix: { busy: 1 }
+
+            """
+        func load(_ expect: String) -> Result<Scenario, ScenarioErrors> {
+            ScenarioLoader.parse(header + flow.replacingOccurrences(of: "EXPECT", with: expect), file: "e.yaml")
+        }
+        let scenario = try load("{ unanswered: [refused, declined], status: [486, 603] }").get()
+        XCTAssertEqual(scenario.flows["busy"]?.expect,
+                       ExpectedOutcome(unanswered: [.refused, .declined], statuses: [486, 603]))
+        let expect = try XCTUnwrap(scenario.flows["busy"]?.expect)
+        XCTAssertTrue(expect.allows(.refused, status: 486))
+        XCTAssertFalse(expect.allows(.refused, status: 408), "a status it does not list")
+        XCTAssertFalse(expect.allows(.cancelled), "a way it does not list")
+        XCTAssertEqual(try load("{ unanswered: cancelled }").get().flows["busy"]?.expect,
+                       ExpectedOutcome(unanswered: [.cancelled]), "one way may be written alone")
+        XCTAssertNil(BuiltinFlows.flow(named: "incoming-1to1")?.expect, "an answered flow declares nothing")
+        XCTAssertEqual(BuiltinFlows.flow(named: "declined")?.expect, ExpectedOutcome(unanswered: [.declined]))
+        for (bad, message) in [
+            ("{ unanswered: [refuse] }", "'unanswered' takes declined, cancelled, refused; got 'refuse'"),
+            ("{ unanswered: [refused], status: [200] }", "'status' must be at least 300, got 200"),
+            ("{ unanswered: [refused], status: [999] }", "SIP final statuses that refuse a call (300–699)"),
+            ("{ unanswered: [cancelled], status: [486] }", "'status' narrows a 'refused' or 'declined' end"),
+            ("{ status: [486] }", "missing the required key 'unanswered'"),
+        ] {
+            guard case .failure(let errors) = load(bad) else { XCTFail("\(bad) was accepted"); continue }
+            XCTAssertTrue("\(errors)".contains(message), "\(bad): \(errors)")
+        }
+        if case .failure(let errors) = load("{ unanswered: [refuse] }") {
+            XCTAssertEqual(errors.errors.first?.suggestion, "refused")
+        }
+    }
+
     // MARK: - Describe
 
     func testDescribeListsTheFlowsAndTheirSteps() throws {
@@ -436,6 +478,7 @@ final class FlowLanguageTests: XCTestCase {
             + "groups of 5; video off"), text)
         XCTAssertTrue(text.contains("""
               flow unanswered (built in), roles caller, callee:
+                expects calls unanswered as: cancelled; a refusal it does not list fails the call
                 dial: caller start main -> callee
                 ring: callee await_push main
                 ring-timeout: wait 3s

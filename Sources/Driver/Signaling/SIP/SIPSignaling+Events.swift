@@ -111,18 +111,28 @@ extension SIPSignaling {
     private func failed(_ local: Int, callID: String, status: Int, now: UInt64) {
         let key = Self.legKey(local, callID)
         guard let leg = legs[key] else { return }
+        if leg.caller, !leg.confirmed {
+            // A final non-2xx before any answer: the call knows its status before its device sees it end, so a
+            // refusal its flow does not declare fails it, named by the status (issue 32).
+            host.tell(leg.call, now: now) { $0.refused(status: status, now: now, &$1) }
+        }
         if let p = pending[key], [ActionOp.start, .pause, .resume].contains(p.request.op) || !leg.confirmed {
             fail(key, status: status)
         }
         guard !leg.confirmed else { return }
-        // The INVITE failed (declined, busy, unreachable): the call is over for the caller.
+        // The INVITE failed (declined, busy, unreachable): the call is over for the caller. Its dialog line says
+        // so even when nothing rang before (no line yet): the checker judges every end.
         legs[key] = nil
         dialogEnded(local, callID, leg: leg, reason: "failed_\(status)")
         if leg.caller { wake.inviteSent[callID] = nil }
-        observeEnd(local, callID: callID, reason: status == 408 || status == 480 ? "unanswered" : nil, now: now,
-                   call: leg.call)
+        observeEnd(local, callID: callID, reason: Self.unansweredStatuses.contains(status) ? "unanswered" : "failed",
+                   now: now, call: leg.call)
         afterCall(local)
     }
+
+    /// Final statuses that say nobody took the call (no answer in time, nobody there, the caller's own CANCEL, a
+    /// decline): LiveCommunicationKit's `unanswered`; any other refusal (486 Busy Here, 404, 5xx) is `failed`.
+    static let unansweredStatuses: Set<Int> = [408, 480, 487, 600, 603]
 
     /// The handle of the device a From URI names (`sip:dev-<index>@…`, one of this run's devices), as the
     /// system shows the caller; nil for a caller callstorm does not simulate.

@@ -15,9 +15,13 @@ extension SIPSignaling {
         writeDialog(local, callID, state, reason: reason, call: legs[key]?.call)
     }
 
-    /// The terminated line of a leg already taken out of `legs`.
+    /// The terminated line of a leg already taken out of `legs`. A leg with no line yet writes one only when the
+    /// end is certain at both ends: a final refusal of the caller's INVITE (`failed_<status>`, a 486 with no 180,
+    /// the proxy's 408), which docs/SIP.md promises so the checker judges it. A caller's CANCEL before any
+    /// provisional with a tag writes none: a 2xx may still cross it (the wake path's answer-before-INVITE race),
+    /// and this agent forgets the call at the 487, so it would never write the `confirmed` that 2xx makes.
     func dialogEnded(_ local: Int, _ callID: String, leg: Leg, reason: String) {
-        guard leg.dialogState != nil else { return }  // no dialog was ever written: nothing to end
+        guard leg.dialogState != .terminated, leg.dialogState != nil || reason.hasPrefix("failed_") else { return }
         writeDialog(local, callID, .terminated, reason: reason, call: leg.call)
     }
 
