@@ -17,17 +17,21 @@ public struct SIPDialog: Sendable, Equatable {
     }
 
     public var state: State
-    public var callID: String
+    public var callID: String { didSet { layOut() } }
     public var localTag: String
     public var remoteTag: String
     /// From/To values of this end and the peer, tags included.
-    public var localAddress: SIPAddress
-    public var remoteAddress: SIPAddress
+    public var localAddress: SIPAddress { didSet { layOut() } }
+    public var remoteAddress: SIPAddress { didSet { layOut() } }
     /// The peer's Contact URI, where in-dialog requests go.
     public var remoteTarget: String
-    public var routeSet: [String]
+    public var routeSet: [String] { didSet { layOut() } }
     public var localSeq: UInt32
     public var remoteSeq: UInt32?
+    /// The lines every request in the dialog carries the same, as bytes, laid out when the dialog is made (and
+    /// again if a field they come from changes): `Max-Forwards`, `From`, `To`, `Call-ID`; and the `Route` lines.
+    private var fixedLines: [UInt8] = []
+    private var routeLines: [UInt8] = []
 
     public var id: ID { ID(callID: callID, localTag: localTag, remoteTag: remoteTag) }
 
@@ -47,6 +51,7 @@ public struct SIPDialog: Sendable, Equatable {
         routeSet = Self.routes(response).reversed()
         localSeq = invite.cseq?.number ?? 1
         remoteSeq = nil
+        layOut()
     }
 
     /// The callee's dialog for an INVITE it answers with `localTag` (§12.1.1); nil without Contact or From tag.
@@ -64,6 +69,7 @@ public struct SIPDialog: Sendable, Equatable {
         routeSet = Self.routes(invite)
         localSeq = 0
         remoteSeq = invite.cseq?.number
+        layOut()
     }
 
     /// Every Record-Route entry of `message`, in order, comma-joined lines split.
@@ -74,27 +80,67 @@ public struct SIPDialog: Sendable, Equatable {
     /// A new in-dialog request (BYE, re-INVITE, …) with the next local CSeq; the caller adds Via and Contact.
     public mutating func request(_ method: SIPMethod, body: [UInt8] = [], contentType: String? = nil) -> SIPMessage {
         localSeq += 1
-        return makeRequest(method, cseq: localSeq, body: body, contentType: contentType)
+        return makeRequest(method, cseq: localSeq, via: nil, body: body, contentType: contentType, contact: nil)
+    }
+
+    /// A new in-dialog request with the next local CSeq, its head written from the dialog's lines: `via` (the
+    /// agent's `SIPLocalHeaders.viaLine`) with `branch` on top, `contact` (a whole line) at the end when given.
+    public mutating func request(_ method: SIPMethod, via: SIPHeaderTemplate, branch: String, contact: [UInt8]?,
+                                 body: [UInt8] = [], contentType: String? = nil) -> SIPMessage {
+        localSeq += 1
+        return makeRequest(method, cseq: localSeq, via: (via, branch), body: body, contentType: contentType,
+                           contact: contact)
     }
 
     /// The ACK for a 2xx to the INVITE with CSeq `cseq` (§13.2.2.4): a new transaction, the INVITE's number.
     public func ack(cseq: UInt32) -> SIPMessage {
-        var ack = makeRequest(.ack, cseq: cseq)
-        ack.startLine = .request(method: .ack, uri: remoteTarget)
-        return ack
+        makeRequest(.ack, cseq: cseq, via: nil, body: [], contentType: nil, contact: nil)
     }
 
-    private func makeRequest(_ method: SIPMethod, cseq: UInt32, body: [UInt8] = [],
-                             contentType: String? = nil) -> SIPMessage {
+    /// `ack(cseq:)` with `via` and `branch` as its top line, as `request(_:via:branch:contact:)` writes it.
+    public func ack(cseq: UInt32, via: SIPHeaderTemplate, branch: String) -> SIPMessage {
+        makeRequest(.ack, cseq: cseq, via: (via, branch), body: [], contentType: nil, contact: nil)
+    }
+
+    private func makeRequest(_ method: SIPMethod, cseq: UInt32, via: (SIPHeaderTemplate, String)?, body: [UInt8],
+                             contentType: String?, contact: [UInt8]?) -> SIPMessage {
         var message = SIPMessage.request(method, uri: remoteTarget, body: body)
-        message.addHeader(.maxForwards, "70")
-        message.addHeader(.from, localAddress.text)
-        message.addHeader(.to, remoteAddress.text)
-        message.addHeader(.callID, callID)
-        message.addHeader(.cseq, SIPCSeq(cseq, method).text)
-        for route in routeSet { message.addHeader(.route, route) }
-        if let contentType { message.addHeader(.contentType, contentType) }
+        message.appendLines { out in
+            if let via { via.0.write(into: &out, via.1) }
+            out.append(contentsOf: fixedLines)
+            out.append(contentsOf: "CSeq: ".utf8)
+            out.append(contentsOf: String(cseq).utf8)
+            out.append(32)
+            out.append(contentsOf: method.rawValue.utf8)
+            out.append(contentsOf: "\r\n".utf8)
+            out.append(contentsOf: routeLines)
+            if let contentType {
+                out.append(contentsOf: "Content-Type: ".utf8)
+                out.append(contentsOf: contentType.utf8)
+                out.append(contentsOf: "\r\n".utf8)
+            }
+            if let contact { out.append(contentsOf: contact) }
+        }
         return message
+    }
+
+    /// Writes `fixedLines` and `routeLines` from the dialog's fields.
+    private mutating func layOut() {
+        var lines = Array("Max-Forwards: 70\r\nFrom: ".utf8)
+        lines.append(contentsOf: localAddress.text.utf8)
+        lines.append(contentsOf: "\r\nTo: ".utf8)
+        lines.append(contentsOf: remoteAddress.text.utf8)
+        lines.append(contentsOf: "\r\nCall-ID: ".utf8)
+        lines.append(contentsOf: callID.utf8)
+        lines.append(contentsOf: "\r\n".utf8)
+        fixedLines = lines
+        var routes: [UInt8] = []
+        for route in routeSet {
+            routes.append(contentsOf: "Route: ".utf8)
+            routes.append(contentsOf: route.utf8)
+            routes.append(contentsOf: "\r\n".utf8)
+        }
+        routeLines = routes
     }
 
     /// Checks an in-dialog request's CSeq (§12.2.2): false when it is lower than the last one (answer 500);

@@ -3,14 +3,9 @@
 enum KeptHeader {
     case via, to, callID, cseq, from
 
-    /// The header `name` means, as `SIPHeaderName.matches` reads names (full or compact, ASCII case folded).
-    init?(_ name: String) {
-        var name = name
-        guard let kept = name.withUTF8({ Self.kind($0) }) else { return nil }
-        self = kept
-    }
-
-    private static func kind(_ b: UnsafeBufferPointer<UInt8>) -> KeptHeader? {
+    /// The header a name's bytes mean, as `SIPHeaderName.matches` reads names (full or compact, ASCII case
+    /// folded); `b` is the name alone.
+    static func kind(_ b: UnsafeBufferPointer<UInt8>) -> KeptHeader? {
         func equal(_ lower: StaticString) -> Bool {
             for k in 0..<b.count {
                 let a = b[k], l = lower.utf8Start[k]
@@ -44,6 +39,7 @@ struct SIPMessageFields: Sendable {
     var cseq: SIPCSeq?
     var branch: String?
     var toTag: String?
+    var fromTag: String?
     /// Whether Via, From, To and CSeq lines are present (`SIPParser.validate`; a CSeq may be present yet bad).
     var hasVia = false, hasFrom = false, hasTo = false, hasCSeq = false
 }
@@ -58,33 +54,41 @@ extension SIPMessage {
     /// The To tag, read without building the address (in-dialog checks run on every request).
     public var toTag: String? { fields.map(\.toTag) ?? header(.to).flatMap(SIPAddress.tag(in:)) }
 
-    /// Reads Call-ID, CSeq, the top Via's branch and the To tag once, in one pass over the headers, and keeps them
-    /// with the message (the accessors above then read no header); changing `headers` forgets them. The parser
-    /// keeps them for every message it returns; a user agent for each message it builds before reading it.
+    /// Reads Call-ID, CSeq, the top Via's branch and the To and From tags once, in one pass over the header
+    /// bytes, and keeps them with the message (the accessors above then read no header); changing the headers
+    /// forgets them. The parser keeps them for every message it returns; a user agent for each message it builds
+    /// before reading it.
     public mutating func keepFields() {
         var f = SIPMessageFields()
-        var via: String?, to: String?, cseq: String?
-        for index in headers.indices {
-            switch KeptHeader(headers[index].name) {
-            case .via? where via == nil: via = headers[index].value
-            case .to? where to == nil: to = headers[index].value
-            case .callID? where f.callID == nil: f.callID = headers[index].value
-            case .cseq? where cseq == nil: cseq = headers[index].value
-            case .from?: f.hasFrom = true
-            default: break
+        head.bytes.withUnsafeBufferPointer { b in
+            func value(_ line: SIPHead.Line) -> ValueBytes.Bytes {
+                UnsafeBufferPointer(rebasing: b[line.valueStart..<line.end])
+            }
+            for line in head.lines {
+                switch KeptHeader.kind(UnsafeBufferPointer(rebasing: b[line.start..<line.nameEnd])) {
+                case .via? where !f.hasVia:
+                    f.hasVia = true
+                    f.branch = SIPVia.branch(value(line))
+                case .to? where !f.hasTo:
+                    f.hasTo = true
+                    f.toTag = SIPAddress.tag(value(line))
+                case .callID? where f.callID == nil:
+                    f.callID = ValueBytes.string(b, line.valueStart, line.end)
+                case .cseq? where !f.hasCSeq:
+                    f.hasCSeq = true
+                    f.cseq = SIPCSeq.reading(value(line))
+                case .from? where !f.hasFrom:
+                    f.hasFrom = true
+                    f.fromTag = SIPAddress.tag(value(line))
+                default: break
+                }
             }
         }
-        f.hasVia = via != nil
-        f.hasTo = to != nil
-        f.hasCSeq = cseq != nil
-        f.branch = via.flatMap(SIPVia.branch(in:))
-        f.toTag = to.flatMap(SIPAddress.tag(in:))
-        f.cseq = cseq.flatMap(SIPCSeq.init)
         fields = f
     }
 
     /// The From tag, read without building the address (a dialog is found by both tags).
-    public var fromTag: String? { header(.from).flatMap(SIPAddress.tag(in:)) }
+    public var fromTag: String? { fields.map(\.fromTag) ?? header(.from).flatMap(SIPAddress.tag(in:)) }
 
     /// The digest challenge of a 401 (`WWW-Authenticate`) or 407 (`Proxy-Authenticate`) that this end can answer
     /// (`DigestChallenge.isSupported`), and whether it came from a proxy; nil for anything else.
@@ -105,21 +109,23 @@ extension SIPMessage {
     }
 
     /// A response to this request as §8.2.6 builds it: Via lines, From, To (with `toTag` added when it has none),
-    /// Call-ID and CSeq copied.
+    /// Call-ID and CSeq copied, line by line as bytes.
     public func response(_ status: Int, _ reason: String? = nil, toTag: String? = nil) -> SIPMessage {
         var out = SIPMessage.response(status, reason)
-        for header in headers where SIPHeaderName.via.matches(header.name) { out.addHeader(.via, header.value) }
-        if let from = header(.from) { out.addHeader(.from, from) }
-        if let to = header(.to) {
-            if let toTag, var address = SIPAddress(to), address.tag == nil {
-                address.tag = toTag
-                out.addHeader(.to, address.text)
+        out.copyHeaders(.via, from: self)
+        out.copyHeader(.from, from: self)
+        if let to = head.first(.to) {
+            if let toTag, let tagged = head.withValue(to, { b, lo, hi in
+                SIPAddress.adding(tag: toTag, to: UnsafeBufferPointer(rebasing: b[lo..<hi]))
+            }) {
+                let name = SIPHeaderName.to.canonicalBytes
+                name.withUnsafeBufferPointer { n in tagged.withUnsafeBufferPointer { out.head.append(name: n, value: $0) } }
             } else {
-                out.addHeader(.to, to)
+                out.copyHeader(.to, from: self)
             }
         }
-        if let callID { out.addHeader(.callID, callID) }
-        if let cseq = header(.cseq) { out.addHeader(.cseq, cseq) }
+        out.copyHeader(.callID, from: self)
+        out.copyHeader(.cseq, from: self)
         return out
     }
 }
