@@ -32,6 +32,9 @@ public struct SIPDialog: Sendable, Equatable {
     /// again if a field they come from changes): `Max-Forwards`, `From`, `To`, `Call-ID`; and the `Route` lines.
     private var fixedLines: [UInt8] = []
     private var routeLines: [UInt8] = []
+    /// What `SIPMessage.keepFields()` reads of `fixedLines` (Call-ID, both tags), read once with them: each
+    /// request carries its fields from here, its branch and CSeq added.
+    private var fixedFields: SIPMessageFields?
 
     public var id: ID { ID(callID: callID, localTag: localTag, remoteTag: remoteTag) }
 
@@ -121,15 +124,35 @@ public struct SIPDialog: Sendable, Equatable {
             }
             if let contact { out.append(contentsOf: contact) }
         }
+        // The fields travel with the request when its lines are the ones written above, one each (a value with a
+        // line break in it would have made more: `keepFields` reads those).
+        let written = (via == nil ? 0 : 1) + 5 + routeSet.count + (contentType == nil ? 0 : 1)
+            + (contact == nil ? 0 : 1)
+        guard var fields = fixedFields, message.head.count == written else { return message }
+        fields.cseq = SIPCSeq(cseq, method)
+        fields.hasCSeq = true
+        if via != nil {
+            // The top line is the Via: its branch read back from it, as `keepFields` would.
+            fields.branch = message.head.withValue(0) { b, lo, hi in
+                SIPVia.branch(UnsafeBufferPointer(rebasing: b[lo..<hi]))
+            }
+            fields.hasVia = true
+        }
+        message.fields = fields
         return message
     }
 
     /// Writes `fixedLines` and `routeLines` from the dialog's fields.
     private mutating func layOut() {
         var lines = Array("Max-Forwards: 70\r\nFrom: ".utf8)
-        lines.append(contentsOf: localAddress.text.utf8)
+        lines.reserveCapacity(160)
+        let from = lines.count
+        localAddress.write(into: &lines)
+        let fromEnd = lines.count
         lines.append(contentsOf: "\r\nTo: ".utf8)
-        lines.append(contentsOf: remoteAddress.text.utf8)
+        let to = lines.count
+        remoteAddress.write(into: &lines)
+        let toEnd = lines.count
         lines.append(contentsOf: "\r\nCall-ID: ".utf8)
         lines.append(contentsOf: callID.utf8)
         lines.append(contentsOf: "\r\n".utf8)
@@ -141,6 +164,19 @@ public struct SIPDialog: Sendable, Equatable {
             routes.append(contentsOf: "\r\n".utf8)
         }
         routeLines = routes
+        // What `keepFields` would read of these lines, read over the bytes just written; nil (each request then
+        // read by `keepFields`) when a value would not read back as one line.
+        fixedFields = lines.withUnsafeBufferPointer { b -> SIPMessageFields? in
+            let breaks = { (lo: Int, hi: Int) in b[lo..<hi].contains { $0 == 13 || $0 == 10 } }
+            guard SIPMessageFields.readsBack(callID), !breaks(from, fromEnd), !breaks(to, toEnd),
+                  !routeSet.contains(where: { $0.utf8.contains { $0 == 13 || $0 == 10 } }) else { return nil }
+            var f = SIPMessageFields(callID: callID)
+            f.fromTag = SIPAddress.tag(UnsafeBufferPointer(rebasing: b[from..<fromEnd]))
+            f.toTag = SIPAddress.tag(UnsafeBufferPointer(rebasing: b[to..<toEnd]))
+            f.hasFrom = true
+            f.hasTo = true
+            return f
+        }
     }
 
     /// Checks an in-dialog request's CSeq (§12.2.2): false when it is lower than the last one (answer 500);

@@ -255,8 +255,31 @@ public struct SIPAddress: Sendable, Equatable {
     }
 
     public var text: String {
-        let name = displayName.map { "\"" + $0 + "\" " } ?? ""
-        return name + "<" + uri + ">" + parameters.text
+        var out: [UInt8] = []
+        write(into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `text`'s bytes appended to `out` (a dialog lays its From and To lines out this way, without the `String`
+    /// concatenations `text` once was).
+    public func write(into out: inout [UInt8]) {
+        out.reserveCapacity(out.count + uri.utf8.count + 48)
+        if let displayName {
+            out.append(0x22)
+            out.append(contentsOf: displayName.utf8)
+            out.append(contentsOf: "\" ".utf8)
+        }
+        out.append(0x3C)
+        out.append(contentsOf: uri.utf8)
+        out.append(0x3E)
+        for item in parameters.items {
+            out.append(0x3B)
+            out.append(contentsOf: item.name.utf8)
+            if let value = item.value {
+                out.append(0x3D)
+                out.append(contentsOf: value.utf8)
+            }
+        }
     }
 }
 

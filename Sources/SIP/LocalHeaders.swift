@@ -26,6 +26,9 @@ public struct SIPLocalHeaders: Sendable, Equatable {
     let inviteHead: SIPHeaderTemplate
     /// A REGISTER's head: slots branch, From tag, Call-ID, CSeq number, Expires.
     let registerHead: SIPHeaderTemplate
+    /// Whether the heads' fixed parts read back as written (`keepFields` finds the slots' branch and tag): then a
+    /// request built from them carries its fields from the builder (true unless a user name breaks the address).
+    let headsReadBack: Bool
 
     /// `contactParameters` go inside the Contact URI's angle brackets, after `;transport=`.
     public init(user: String, domain: String, transport: String, host: String, port: Int,
@@ -65,6 +68,11 @@ public struct SIPLocalHeaders: Sendable, Equatable {
             Expires: \(.slot)\r
 
             """
+        var probe = SIPMessage.request(.register, uri: "sip:" + domain)
+        let register = registerHead
+        probe.appendLines { register.write(["z9hG4bKb", "t", "c", "1", "60"], into: &$0) }
+        probe.keepFields()
+        headsReadBack = probe.branch == "z9hG4bKb" && probe.fromTag == "t" && probe.toTag == nil
     }
 
     /// The Via of a new request with `branch`.
@@ -77,6 +85,11 @@ public struct SIPLocalHeaders: Sendable, Equatable {
     public func invite(_ target: String, callID: String, tag: String, branch: String, body: [UInt8]) -> SIPMessage {
         var request = SIPMessage.request(.invite, uri: target, body: body)
         request.appendLines { inviteHead.write(into: &$0, branch, tag, target, callID) }
+        if headsReadBack, SIPMessageFields.readsBack(branch), SIPMessageFields.readsBack(tag),
+           SIPMessageFields.readsBack(target), SIPMessageFields.readsBack(callID) {
+            request.fields = SIPMessageFields(callID: callID, cseq: SIPCSeq(1, .invite), branch: branch, toTag: nil,
+                                              fromTag: tag, hasVia: true, hasFrom: true, hasTo: true, hasCSeq: true)
+        }
         return request
     }
 
@@ -94,6 +107,12 @@ public struct SIPLocalHeaders: Sendable, Equatable {
                 default: out.append(contentsOf: String(expires).utf8)
                 }
             }
+        }
+        if headsReadBack, SIPMessageFields.readsBack(branch), SIPMessageFields.readsBack(tag),
+           SIPMessageFields.readsBack(callID) {
+            request.fields = SIPMessageFields(callID: callID, cseq: SIPCSeq(cseq, .register), branch: branch,
+                                              toTag: nil, fromTag: tag, hasVia: true, hasFrom: true, hasTo: true,
+                                              hasCSeq: true)
         }
         return request
     }

@@ -34,7 +34,7 @@ enum KeptHeader {
 /// The header fields a user agent reads from every message, more than once each (the transaction key, the call,
 /// the dialog checks, the history label): read once by `SIPMessage.keepFields()` and kept with the message until
 /// its headers change.
-struct SIPMessageFields: Sendable {
+struct SIPMessageFields: Sendable, Equatable {
     var callID: String?
     var cseq: SIPCSeq?
     var branch: String?
@@ -42,6 +42,15 @@ struct SIPMessageFields: Sendable {
     var fromTag: String?
     /// Whether Via, From, To and CSeq lines are present (`SIPParser.validate`; a CSeq may be present yet bad).
     var hasVia = false, hasFrom = false, hasTo = false, hasCSeq = false
+
+    /// Whether `value`, put in a template's slot as a parameter value (a branch, a tag) or a whole header value
+    /// (a Call-ID), reads back as itself: no spaces or controls, nothing that ends a parameter, a value or an
+    /// address (`;` `,` `"` `<` `>`). A builder that fills its slots with such values knows the fields without
+    /// reading its own lines back.
+    static func readsBack(_ value: String) -> Bool {
+        value.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != 0x3B && $0 != 0x2C && $0 != 0x22 && $0 != 0x3C
+            && $0 != 0x3E }
+    }
 }
 
 extension SIPMessage {
@@ -59,6 +68,7 @@ extension SIPMessage {
     /// forgets them. The parser keeps them for every message it returns; a user agent for each message it builds
     /// before reading it.
     public mutating func keepFields() {
+        guard fields == nil else { return }  // kept already: any change to the headers forgets them
         var f = SIPMessageFields()
         head.bytes.withUnsafeBufferPointer { b in
             func value(_ line: SIPHead.Line) -> ValueBytes.Bytes {
@@ -114,18 +124,28 @@ extension SIPMessage {
         var out = SIPMessage.response(status, reason)
         out.copyHeaders(.via, from: self)
         out.copyHeader(.from, from: self)
+        var tagged = false
         if let to = head.first(.to) {
-            if let toTag, let tagged = head.withValue(to, { b, lo, hi in
+            if let toTag, let written = head.withValue(to, { b, lo, hi in
                 SIPAddress.adding(tag: toTag, to: UnsafeBufferPointer(rebasing: b[lo..<hi]))
             }) {
                 let name = SIPHeaderName.to.canonicalBytes
-                name.withUnsafeBufferPointer { n in tagged.withUnsafeBufferPointer { out.head.append(name: n, value: $0) } }
+                name.withUnsafeBufferPointer { n in
+                    written.withUnsafeBufferPointer { out.head.append(name: n, value: $0) }
+                }
+                tagged = true
             } else {
                 out.copyHeader(.to, from: self)
             }
         }
         out.copyHeader(.callID, from: self)
         out.copyHeader(.cseq, from: self)
+        if var kept = fields {
+            // The first Via, From, Call-ID and CSeq lines are the request's, so are their fields; the To tag is
+            // the one given when it was added.
+            if tagged { kept.toTag = toTag }
+            out.fields = kept
+        }
         return out
     }
 }

@@ -117,7 +117,7 @@ public struct SIPMessage: Sendable, Equatable {
     }
 
     public mutating func addHeader(_ name: SIPHeaderName, _ value: String) {
-        head.append(name: name.canonical, value: value)
+        appending { $0.append(name: name.canonical, value: value) }
     }
 
     /// Puts a `name: value` line at `index` (0: on top, as a proxy's Via or Record-Route goes).
@@ -137,19 +137,19 @@ public struct SIPMessage: Sendable, Equatable {
     /// bytes with its slots filled, lines laid out once): the send path's way to build a message without a
     /// `String` per header.
     public mutating func appendLines(_ write: (inout [UInt8]) -> Void) {
-        head.appendLines(write)
+        appending { $0.appendLines(write) }
     }
 
     /// Appends lines kept as bytes (`SIPLocalHeaders.contactLine`).
     public mutating func appendLines(_ lines: [UInt8]) {
-        head.appendLines { $0.append(contentsOf: lines) }
+        appending { $0.appendLines { $0.append(contentsOf: lines) } }
     }
 
     /// Appends a `name` line (canonical) with the first value of `name` in `source`; false when it has none.
     @discardableResult
     public mutating func copyHeader(_ name: SIPHeaderName, from source: SIPMessage) -> Bool {
         guard let i = source.head.first(name) else { return false }
-        source.head.withValue(i) { b, lo, hi in head.append(name: name, value: b, lo, hi) }
+        appending { head in source.head.withValue(i) { b, lo, hi in head.append(name: name, value: b, lo, hi) } }
         return true
     }
 
@@ -157,9 +157,18 @@ public struct SIPMessage: Sendable, Equatable {
     public mutating func copyHeaders(_ name: SIPHeaderName, from source: SIPMessage) {
         var next = source.head.first(name)
         while let i = next {
-            source.head.withValue(i) { b, lo, hi in head.append(name: name, value: b, lo, hi) }
+            appending { head in source.head.withValue(i) { b, lo, hi in head.append(name: name, value: b, lo, hi) } }
             next = source.head.first(name, from: i + 1)
         }
+    }
+
+    /// Runs `change`, which appends lines, on the head; the kept fields stay when none of the new lines is one
+    /// `keepFields()` reads (a Contact, a Record-Route, a Content-Type added to a message built with its fields).
+    private mutating func appending(_ change: (inout SIPHead) -> Void) {
+        let kept = fields
+        let from = head.count
+        change(&head)
+        if let kept, !head.hasKeptHeader(from: from) { fields = kept }
     }
 }
 

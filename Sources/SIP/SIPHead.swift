@@ -67,9 +67,18 @@ struct SIPHead: Sendable, Equatable {
         bytes.withUnsafeBufferPointer { body($0, lines[index].valueStart, lines[index].end) }
     }
 
+    /// Whether a line from `index` on is one `SIPMessage.keepFields()` reads (Via, From, To, Call-ID, CSeq).
+    func hasKeptHeader(from index: Int) -> Bool {
+        guard index < lines.count else { return false }
+        return bytes.withUnsafeBufferPointer { b in
+            lines[index...].contains { KeptHeader.kind(UnsafeBufferPointer(rebasing: b[$0.start..<$0.nameEnd])) != nil }
+        }
+    }
+
     // MARK: - Writing
 
     mutating func append(name: String, value: String) {
+        reserveFirst()
         let start = bytes.count
         bytes.append(contentsOf: name.utf8)
         let nameEnd = bytes.count
@@ -83,6 +92,7 @@ struct SIPHead: Sendable, Equatable {
 
     /// A line of a received head: its name and trimmed value as they came.
     mutating func append(name: ValueBytes.Bytes, value: ValueBytes.Bytes) {
+        reserveFirst()
         let start = bytes.count
         bytes.append(contentsOf: name)
         let nameEnd = bytes.count
@@ -96,6 +106,7 @@ struct SIPHead: Sendable, Equatable {
 
     /// A line named `name` (canonical) whose value is `lo..<hi` of `source`, another head's bytes.
     mutating func append(name: SIPHeaderName, value source: ValueBytes.Bytes, _ lo: Int, _ hi: Int) {
+        reserveFirst()
         let start = bytes.count
         bytes.append(contentsOf: name.canonicalBytes)
         let nameEnd = bytes.count
@@ -109,6 +120,7 @@ struct SIPHead: Sendable, Equatable {
 
     /// Whole `Name: value\r\n` lines written by `write` (a template's, copied ones), then indexed.
     mutating func appendLines(_ write: (inout [UInt8]) -> Void) {
+        reserveFirst()
         let from = bytes.count
         write(&bytes)
         index(from: from)
@@ -148,6 +160,12 @@ struct SIPHead: Sendable, Equatable {
         bytes.append(10)
     }
 
+    /// Room for a usual head, taken with its first line: a message's head grew, and was copied, several times.
+    private mutating func reserveFirst() {
+        if bytes.capacity == 0 { bytes.reserveCapacity(480) }
+        if lines.capacity == 0 { lines.reserveCapacity(12) }
+    }
+
     mutating func reserve(bytes count: Int, lines lineCount: Int) {
         bytes.reserveCapacity(count)
         lines.reserveCapacity(lineCount)
@@ -155,9 +173,9 @@ struct SIPHead: Sendable, Equatable {
 
     /// Indexes the lines written from `from` on: each `name:` then the value after any spaces, up to its CRLF.
     private mutating func index(from: Int) {
-        let total = bytes.count
-        var found: [Line] = []
-        bytes.withUnsafeBufferPointer { b in
+        let written = bytes  // shares the storage: read while `lines` grows
+        let total = written.count
+        written.withUnsafeBufferPointer { b in
             var start = from
             while start < total {
                 var crlf = start
@@ -166,10 +184,9 @@ struct SIPHead: Sendable, Equatable {
                 let colon = ValueBytes.find(0x3A, b, start, crlf)
                 var valueStart = min(colon + 1, crlf)
                 while valueStart < crlf, b[valueStart] == 32 || b[valueStart] == 9 { valueStart += 1 }
-                found.append(Line(start: start, nameEnd: colon, valueStart: valueStart, end: crlf))
+                lines.append(Line(start: start, nameEnd: colon, valueStart: valueStart, end: crlf))
                 start = crlf + 2
             }
         }
-        lines.append(contentsOf: found)
     }
 }
