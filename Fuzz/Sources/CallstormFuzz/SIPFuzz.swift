@@ -63,8 +63,15 @@ private func exercise(_ message: SIPMessage, reliable: Bool) {
         preconditionFailure("a parsed message that does not parse back after serializing: \(error)")
     }
     precondition(again.startLine == message.startLine, "the start line changed in a round trip")
-    let withoutLength = { (m: SIPMessage) in m.headers.filter { !SIPHeaderName.contentLength.matches($0.name) } }
-    precondition(withoutLength(again) == withoutLength(message), "the header lines changed in a round trip")
+    // Names and values, Content-Length aside; a value's ends trimmed (a folded line of spaces alone leaves a
+    // trailing space in the value, which the parse after the round trip trims).
+    let blank = { (c: Character) in c == " " || c == "\t" }
+    let lines = { (m: SIPMessage) in
+        m.headers.filter { !SIPHeaderName.contentLength.matches($0.name) }.map {
+            SIPHeader($0.name, String($0.value.drop(while: blank).reversed().drop(while: blank).reversed()))
+        }
+    }
+    precondition(lines(again) == lines(message), "the header lines changed in a round trip")
     guard (try? SIPParser.validate(message)) != nil, message.isRequest else { return }
     var transaction = ServerTransaction(request: message, timers: SIPTimerValues(reliable: reliable))
     _ = transaction.respond(message.response(400, toTag: "t"), now: 1)
@@ -77,8 +84,12 @@ private func exercise(_ message: SIPMessage, reliable: Bool) {
 /// with a tag written over the bytes (`;tag=` appended where the address is already in its written form) is what
 /// parsing the address, setting the tag and writing it gives.
 private func exerciseHead(_ message: SIPMessage) {
-    precondition(SIPMessage(startLine: message.startLine, headers: message.headers, body: message.body) == message,
-                 "the header list and the header bytes disagree")
+    // The list is read with invalid UTF-8 replaced (U+FFFD), while the bytes keep what came and are what a
+    // response copies: the two agree where the head is valid UTF-8.
+    if String(validating: message.serialized(), as: UTF8.self) != nil {
+        precondition(SIPMessage(startLine: message.startLine, headers: message.headers, body: message.body) == message,
+                     "the header list and the header bytes disagree")
+    }
     guard let to = message.header(.to) else { return }
     var expected = to
     if var address = SIPAddress(to), address.tag == nil {
