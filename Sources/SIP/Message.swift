@@ -75,6 +75,9 @@ public struct SIPMessage: Sendable, Equatable {
 
     // MARK: - Header access
 
+    /// How many header lines the message has (what `headers.count` is, without building the list).
+    public var headerCount: Int { head.count }
+
     /// The first value of the header `name` (compact forms match), nil when absent.
     public func header(_ name: SIPHeaderName) -> String? {
         head.first(name).map { head.value($0) }
