@@ -174,13 +174,17 @@ public struct SIPAddress: Sendable, Equatable {
 
     /// Parses the first address of a (possibly comma-joined) value.
     public init?(_ value: String) {
-        guard let parts = ValueBytes.with(value, { b in Self.parts(b).map { p in
-            (p.name.map { n in ValueBytes.string(b, n.0, n.1) }, ValueBytes.string(b, p.uri.0, p.uri.1),
-             SIPParameters(b, p.parameters.0, p.parameters.1))
-        } }) else { return nil }
-        displayName = parts.0
-        uri = parts.1
-        parameters = parts.2
+        guard let address = ValueBytes.with(value, { SIPAddress(bytes: $0) }) else { return nil }
+        self = address
+    }
+
+    /// `init?(_:)` over a value's bytes (`b` is the value alone, from offset 0): a message's From, To and Contact
+    /// are read from its header bytes without making the value a `String` first.
+    init?(bytes b: ValueBytes.Bytes) {
+        guard let p = Self.parts(b) else { return nil }
+        displayName = p.name.map { n in ValueBytes.string(b, n.0, n.1) }
+        uri = ValueBytes.string(b, p.uri.0, p.uri.1)
+        parameters = SIPParameters(b, p.parameters.0, p.parameters.1)
     }
 
     /// The tag of the first address in `value`, as `SIPAddress(value)?.tag` reads it, without building the value.

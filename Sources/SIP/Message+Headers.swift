@@ -109,9 +109,16 @@ extension SIPMessage {
         return (challenge, status == 407)
     }
 
-    public var from: SIPAddress? { header(.from).flatMap(SIPAddress.init) }
-    public var to: SIPAddress? { header(.to).flatMap(SIPAddress.init) }
-    public var contact: SIPAddress? { header(.contact).flatMap(SIPAddress.init) }
+    public var from: SIPAddress? { address(.from) }
+    public var to: SIPAddress? { address(.to) }
+    public var contact: SIPAddress? { address(.contact) }
+
+    /// The first `name` line's address, read over the header bytes.
+    private func address(_ name: SIPHeaderName) -> SIPAddress? {
+        head.first(name).flatMap { i in
+            head.withValue(i) { b, lo, hi in SIPAddress(bytes: UnsafeBufferPointer(rebasing: b[lo..<hi])) }
+        }
+    }
 
     /// Every Contact address, comma-joined lines split.
     public var contacts: [SIPAddress] {

@@ -94,6 +94,15 @@ public enum SIPParser {
         var startLine: SIPMessage.StartLine?
         var head = SIPHead()
         head.reserve(bytes: bytes.count + 16, lines: 12)
+        // Lines already as `Name: value` (one space, nothing trimmed) are copied in runs, one copy per run, as
+        // they stand in the datagram; any other is written normalized, and a folded one joined, on its own.
+        var run = (lo: 0, hi: 0)
+        func flush() {
+            guard run.lo < run.hi else { return }
+            head.appendBytes(UnsafeBufferPointer(rebasing: bytes[run.lo..<run.hi]))
+            if run.hi == bytes.count { head.appendBytes(crlf) }  // the last line's CRLF is the blank line's
+            run = (0, 0)
+        }
         while lineStart <= bytes.count {
             var lineEnd = lineStart
             while lineEnd + 1 < bytes.count, !(bytes[lineEnd] == 13 && bytes[lineEnd + 1] == 10) { lineEnd += 1 }
@@ -103,17 +112,36 @@ public enum SIPParser {
                 startLine = try parseStartLine(line)
             } else if let first = line.first, first == 32 || first == 9 {
                 guard head.count > 0 else { throw .badHeaderLine }
+                flush()
                 let (lo, hi) = ValueBytes.trim(line, 0, line.count)
                 head.fold(UnsafeBufferPointer(rebasing: line[lo..<hi]))
             } else {
-                try parseHeaderLine(line, into: &head)
+                let (nameEnd, colon, value) = try parseHeaderLine(line)
+                if colon == nameEnd, value.lo == colon + 2, value.hi == line.count, line[colon + 1] == 32 {
+                    if run.lo == run.hi { run = (lineStart, lineStart) }
+                    let base = head.byteCount - run.lo  // the run lands at `byteCount`: `lineStart` at this + it
+                    head.appendIndex(SIPHead.Line(start: base + lineStart, nameEnd: base + lineStart + nameEnd,
+                                                  valueStart: base + lineStart + value.lo,
+                                                  end: base + lineStart + value.hi))
+                    run.hi = min(lineEnd + 2, bytes.count)
+                } else {
+                    flush()
+                    head.append(name: UnsafeBufferPointer(rebasing: line[..<nameEnd]),
+                                value: UnsafeBufferPointer(rebasing: line[value.lo..<value.hi]))
+                }
             }
             lineStart = lineEnd + 2
         }
+        flush()
         guard let startLine else { throw .badStartLine }
         var message = SIPMessage(startLine: startLine, head: head)
         message.keepFields()
         return message
+    }
+
+    private static var crlf: UnsafeBufferPointer<UInt8> {
+        let text: StaticString = "\r\n"
+        return UnsafeBufferPointer(start: text.utf8Start, count: 2)
     }
 
     static func parseStartLine(_ line: UnsafeBufferPointer<UInt8>) throws(SIPParseError) -> SIPMessage.StartLine {
@@ -139,15 +167,16 @@ public enum SIPParser {
         return .request(method: SIPMethod(text(first)), uri: text(UnsafeBufferPointer(rebasing: uri)))
     }
 
-    /// One `name: value` line onto `head`: the name as received, the value trimmed, no `String` made.
-    static func parseHeaderLine(_ line: UnsafeBufferPointer<UInt8>, into head: inout SIPHead) throws(SIPParseError) {
+    /// One `name: value` line's name end, colon and trimmed value (offsets into `line`); the name must be a token.
+    static func parseHeaderLine(_ line: UnsafeBufferPointer<UInt8>) throws(SIPParseError)
+        -> (nameEnd: Int, colon: Int, value: (lo: Int, hi: Int)) {
         guard let colon = line.firstIndex(of: 58) else { throw .badHeaderLine }
         var nameEnd = colon
         while nameEnd > 0, line[nameEnd - 1] == 32 || line[nameEnd - 1] == 9 { nameEnd -= 1 }
         let name = UnsafeBufferPointer(rebasing: line[..<nameEnd])
         guard !name.isEmpty, name.allSatisfy(isTokenByte) else { throw .badHeaderLine }
         let (lo, hi) = ValueBytes.trim(line, colon + 1, line.count)
-        head.append(name: name, value: UnsafeBufferPointer(rebasing: line[lo..<hi]))
+        return (nameEnd, colon, (lo, hi))
     }
 
     private static func isVersion(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

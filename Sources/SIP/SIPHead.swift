@@ -148,6 +148,13 @@ struct SIPHead: Sendable, Equatable {
         for k in index..<lines.count { lines[k].shift(by: -shift) }
     }
 
+    var byteCount: Int { bytes.count }
+
+    /// Bytes of whole lines whose index `appendIndex` gives (the parser's runs of lines copied as they came).
+    mutating func appendBytes(_ more: ValueBytes.Bytes) { bytes.append(contentsOf: more) }
+
+    mutating func appendIndex(_ line: Line) { lines.append(line) }
+
     /// A value appended to the last line's (a folded line of a received head): `more` after one space.
     mutating func fold(_ more: ValueBytes.Bytes) {
         guard var last = lines.last else { return }
