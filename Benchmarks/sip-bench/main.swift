@@ -18,7 +18,7 @@ for bytes in samples {
     for _ in 0..<count {
         let message = bytes.withUnsafeBufferPointer { try? SIPParser.parse(datagram: $0) }
         // Touch what a UA reads of every message, as the osip side does.
-        checksum &+= message?.headers.count ?? 0
+        checksum &+= message?.headerCount ?? 0  // `headers` would build the list of strings the parser no longer makes
         checksum &+= message?.callID?.utf8.count ?? 0
         checksum &+= message?.branch?.utf8.count ?? 0
     }

@@ -115,11 +115,11 @@ public struct ClientTransaction: Sendable {
         var ack = SIPMessage.request(.ack, uri: request.requestURI ?? "")
         if let via = request.header(.via) { ack.addHeader(.via, String(SIPHeaderValues.first(via).trimmingSpaces)) }
         ack.addHeader(.maxForwards, "70")
-        if let from = request.header(.from) { ack.addHeader(.from, from) }
-        if let to = response.header(.to) { ack.addHeader(.to, to) }
+        ack.copyHeader(.from, from: request)
+        ack.copyHeader(.to, from: response)
         if let callID = request.callID { ack.addHeader(.callID, callID) }
         ack.addHeader(.cseq, SIPCSeq(request.cseq?.number ?? 0, .ack).text)
-        for route in request.headers(.route) { ack.addHeader(.route, route) }
+        ack.copyHeaders(.route, from: request)
         return ack
     }
 }

@@ -6,8 +6,9 @@
 ///     via.render("z9hG4bK1")
 ///
 /// Why bytes: a message's fixed header text is the same on every message an agent sends, so it is laid out once
-/// (the cost work after issue 31 writes these bytes straight into the datagram) instead of concatenating
-/// `String`s on every request and answer.
+/// and copied into the message's head (`SIPMessage.appendLines`), which the serializer copies into the datagram,
+/// instead of concatenating `String`s on every request and answer. A template may hold whole header lines
+/// (`Via: …\r\nFrom: …\r\n`): `SIPLocalHeaders` keeps an agent's INVITE and REGISTER heads that way.
 public struct SIPHeaderTemplate: Sendable, Equatable, ExpressibleByStringInterpolation {
     /// The fixed bytes, slots left out.
     public let bytes: [UInt8]
@@ -48,13 +49,41 @@ public struct SIPHeaderTemplate: Sendable, Equatable, ExpressibleByStringInterpo
     /// The value with `values` in its slots, in order; exactly one value per slot.
     public func write(_ values: [String], into out: inout [UInt8]) {
         precondition(values.count == slots.count, "a template's slots and values must pair up")
-        var from = 0
-        for (offset, value) in zip(slots, values) {
-            out.append(contentsOf: bytes[from..<offset])
-            out.append(contentsOf: value.utf8)
-            from = offset
+        write(into: &out) { slot, out in out.append(contentsOf: values[slot].utf8) }
+    }
+
+    /// The template with slot `k` filled by `fill(k, &out)`: the send path's writer, no array of values built.
+    public func write(into out: inout [UInt8], _ fill: (Int, inout [UInt8]) -> Void) {
+        bytes.withUnsafeBufferPointer { b in
+            var from = 0
+            for k in slots.indices {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: b[from..<slots[k]]))
+                fill(k, &out)
+                from = slots[k]
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: b[from...]))
         }
-        out.append(contentsOf: bytes[from...])
+    }
+
+    /// `write` with one value per slot, for templates of one to four slots.
+    public func write(into out: inout [UInt8], _ a: String) {
+        precondition(slots.count == 1, "a template's slots and values must pair up")
+        write(into: &out) { _, out in out.append(contentsOf: a.utf8) }
+    }
+
+    public func write(into out: inout [UInt8], _ a: String, _ b: String) {
+        precondition(slots.count == 2, "a template's slots and values must pair up")
+        write(into: &out) { k, out in out.append(contentsOf: (k == 0 ? a : b).utf8) }
+    }
+
+    public func write(into out: inout [UInt8], _ a: String, _ b: String, _ c: String) {
+        precondition(slots.count == 3, "a template's slots and values must pair up")
+        write(into: &out) { k, out in out.append(contentsOf: (k == 0 ? a : k == 1 ? b : c).utf8) }
+    }
+
+    public func write(into out: inout [UInt8], _ a: String, _ b: String, _ c: String, _ d: String) {
+        precondition(slots.count == 4, "a template's slots and values must pair up")
+        write(into: &out) { k, out in out.append(contentsOf: (k == 0 ? a : k == 1 ? b : k == 2 ? c : d).utf8) }
     }
 
     /// `write(values)` as a header value.

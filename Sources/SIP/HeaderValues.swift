@@ -119,10 +119,11 @@ public struct SIPVia: Sendable, Equatable {
     }
 
     /// The branch of the first Via in `value`, as `SIPVia(value)?.branch` reads it, without building the value.
-    public static func branch(in value: String) -> String? {
-        ValueBytes.with(value) { b in
-            parts(b).flatMap { ValueBytes.lookup("branch", b, $0.parameters.0, $0.parameters.1) }
-        }
+    public static func branch(in value: String) -> String? { ValueBytes.with(value, branch) }
+
+    /// `branch(in:)` over a value's bytes (`b` is the value alone, from offset 0).
+    static func branch(_ b: ValueBytes.Bytes) -> String? {
+        parts(b).flatMap { ValueBytes.lookup("branch", b, $0.parameters.0, $0.parameters.1) }
     }
 
     /// Byte ranges of the first Via's transport, sent-by and parameters (from its first `;`).
@@ -173,20 +174,61 @@ public struct SIPAddress: Sendable, Equatable {
 
     /// Parses the first address of a (possibly comma-joined) value.
     public init?(_ value: String) {
-        guard let parts = ValueBytes.with(value, { b in Self.parts(b).map { p in
-            (p.name.map { n in ValueBytes.string(b, n.0, n.1) }, ValueBytes.string(b, p.uri.0, p.uri.1),
-             SIPParameters(b, p.parameters.0, p.parameters.1))
-        } }) else { return nil }
-        displayName = parts.0
-        uri = parts.1
-        parameters = parts.2
+        guard let address = ValueBytes.with(value, { SIPAddress(bytes: $0) }) else { return nil }
+        self = address
+    }
+
+    /// `init?(_:)` over a value's bytes (`b` is the value alone, from offset 0): a message's From, To and Contact
+    /// are read from its header bytes without making the value a `String` first.
+    init?(bytes b: ValueBytes.Bytes) {
+        guard let p = Self.parts(b) else { return nil }
+        displayName = p.name.map { n in ValueBytes.string(b, n.0, n.1) }
+        uri = ValueBytes.string(b, p.uri.0, p.uri.1)
+        parameters = SIPParameters(b, p.parameters.0, p.parameters.1)
     }
 
     /// The tag of the first address in `value`, as `SIPAddress(value)?.tag` reads it, without building the value.
-    public static func tag(in value: String) -> String? {
-        ValueBytes.with(value) { b in
-            parts(b).flatMap { ValueBytes.lookup("tag", b, $0.parameters.0, $0.parameters.1) }
+    public static func tag(in value: String) -> String? { ValueBytes.with(value, tag) }
+
+    /// `tag(in:)` over a value's bytes (`b` is the value alone, from offset 0).
+    static func tag(_ b: ValueBytes.Bytes) -> String? {
+        parts(b).flatMap { ValueBytes.lookup("tag", b, $0.parameters.0, $0.parameters.1) }
+    }
+
+    /// The first address in `b` (a value's bytes) with `tag` added, as `SIPAddress` with its tag set writes it;
+    /// nil when `b` is no address or has a tag already (the value then goes on as it is). An address already in
+    /// the form `text` writes (`<uri>;a=b`, no spaces, quotes, commas or empty parameters) gets `;tag=` appended
+    /// to its bytes; any other is parsed and written again.
+    static func adding(tag: String, to b: ValueBytes.Bytes) -> [UInt8]? {
+        if let p = parts(b), p.name == nil, p.uri.0 == 1, isWrittenForm(b, parameters: p.parameters.0) {
+            var out = Array(b)
+            out.append(contentsOf: ";tag=".utf8)
+            out.append(contentsOf: tag.utf8)
+            return out
         }
+        guard var address = SIPAddress(ValueBytes.string(b, 0, b.count)), address.tag == nil else { return nil }
+        address.tag = tag
+        return Array(address.text.utf8)
+    }
+
+    /// Whether `b`, an address that starts `<`, reads back as the same bytes through `text`, and names no tag.
+    private static func isWrittenForm(_ b: ValueBytes.Bytes, parameters lo: Int) -> Bool {
+        for byte in b where byte == 0x20 || byte == 0x09 || byte == 0x22 || byte == 0x2C { return false }
+        guard lo < b.count else { return true }
+        guard b[lo] == 0x3B, b[b.count - 1] != 0x3B else { return false }
+        var start = lo + 1
+        while start < b.count {
+            let end = ValueBytes.find(0x3B, b, start, b.count)
+            let eq = ValueBytes.find(0x3D, b, start, end)
+            guard end > start, !ValueBytes.equals(b, start, eq, tagName) else { return false }
+            start = end + 1
+        }
+        return true
+    }
+
+    private static var tagName: ValueBytes.Bytes {
+        let name: StaticString = "tag"
+        return UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
     }
 
     /// Byte ranges of the first address's display name (quotes trimmed; nil when empty), URI and parameters.
@@ -217,8 +259,31 @@ public struct SIPAddress: Sendable, Equatable {
     }
 
     public var text: String {
-        let name = displayName.map { "\"" + $0 + "\" " } ?? ""
-        return name + "<" + uri + ">" + parameters.text
+        var out: [UInt8] = []
+        write(into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `text`'s bytes appended to `out` (a dialog lays its From and To lines out this way, without the `String`
+    /// concatenations `text` once was).
+    public func write(into out: inout [UInt8]) {
+        out.reserveCapacity(out.count + uri.utf8.count + 48)
+        if let displayName {
+            out.append(0x22)
+            out.append(contentsOf: displayName.utf8)
+            out.append(contentsOf: "\" ".utf8)
+        }
+        out.append(0x3C)
+        out.append(contentsOf: uri.utf8)
+        out.append(0x3E)
+        for item in parameters.items {
+            out.append(0x3B)
+            out.append(contentsOf: item.name.utf8)
+            if let value = item.value {
+                out.append(0x3D)
+                out.append(contentsOf: value.utf8)
+            }
+        }
     }
 }
 
@@ -233,26 +298,26 @@ public struct SIPCSeq: Sendable, Equatable {
     }
 
     public init?(_ value: String) {
-        if let plain = ValueBytes.with(value, Self.plain) {
-            self = plain
-            return
-        }
+        guard let cseq = ValueBytes.with(value, Self.reading) else { return nil }
+        self = cseq
+    }
+
+    /// `init?(_:)` over a value's bytes (`b` is the value alone, from offset 0).
+    static func reading(_ b: ValueBytes.Bytes) -> SIPCSeq? {
+        if let plain = plain(b) { return plain }
         // Two pieces between spaces (tabs only trimmed at the ends): a number of at most 10 digits, a token.
-        guard let parts = ValueBytes.with(value, { b -> (String, String)? in
-            let (lo, hi) = ValueBytes.trim(b, 0, b.count)
-            var pieces: [(Int, Int)] = []
-            var start = lo
-            while start <= hi, pieces.count <= 2 {
-                let end = ValueBytes.find(0x20, b, start, hi)
-                if end > start { pieces.append((start, end)) }
-                start = end + 1
-            }
-            guard pieces.count == 2, pieces[0].1 - pieces[0].0 <= 10,
-                  (pieces[1].0..<pieces[1].1).allSatisfy({ SIPParser.isTokenByte(b[$0]) }) else { return nil }
-            return (ValueBytes.string(b, pieces[0].0, pieces[0].1), ValueBytes.string(b, pieces[1].0, pieces[1].1))
-        }), let number = UInt32(parts.0) else { return nil }
-        self.number = number
-        method = SIPMethod(parts.1)
+        let (lo, hi) = ValueBytes.trim(b, 0, b.count)
+        var pieces: [(Int, Int)] = []
+        var start = lo
+        while start <= hi, pieces.count <= 2 {
+            let end = ValueBytes.find(0x20, b, start, hi)
+            if end > start { pieces.append((start, end)) }
+            start = end + 1
+        }
+        guard pieces.count == 2, pieces[0].1 - pieces[0].0 <= 10,
+              (pieces[1].0..<pieces[1].1).allSatisfy({ SIPParser.isTokenByte(b[$0]) }),
+              let number = UInt32(ValueBytes.string(b, pieces[0].0, pieces[0].1)) else { return nil }
+        return SIPCSeq(number, SIPMethod(ValueBytes.string(b, pieces[1].0, pieces[1].1)))
     }
 
     public var text: String { String(number) + " " + method.rawValue }

@@ -1,7 +1,8 @@
 /// The header values a user agent writes about itself (RFC 3261 §8.1.1): its Via (a new branch per request),
 /// its Contact (with any URI parameters its registration carries, such as RFC 8599's push parameters), and its
 /// address of record as From (a new tag per dialog) and as a REGISTER's To. Laid out once per local address as
-/// templates; a new local port (a TCP reconnect) makes a new set.
+/// templates; a new local port (a TCP reconnect) makes a new set. The requests that start something (INVITE,
+/// REGISTER) are whole-head templates: every constant line as bytes, a few slots filled per request.
 public struct SIPLocalHeaders: Sendable, Equatable {
     /// `UDP` or `TCP`, as Via names it.
     public let transport: String
@@ -17,6 +18,17 @@ public struct SIPLocalHeaders: Sendable, Equatable {
     public let from: SIPHeaderTemplate
     /// `<sip:<user>@<domain>>`: the address of record as a REGISTER's To names it.
     public let addressOfRecord: String
+    /// `Via: <via>\r\n`, the branch its slot: the top line of every request this agent sends.
+    public let viaLine: SIPHeaderTemplate
+    /// `Contact: <contact>\r\n`.
+    public let contactLine: [UInt8]
+    /// An INVITE's head: slots branch, From tag, target URI, Call-ID.
+    let inviteHead: SIPHeaderTemplate
+    /// A REGISTER's head: slots branch, From tag, Call-ID, CSeq number, Expires.
+    let registerHead: SIPHeaderTemplate
+    /// Whether the heads' fixed parts read back as written (`keepFields` finds the slots' branch and tag): then a
+    /// request built from them carries its fields from the builder (true unless a user name breaks the address).
+    let headsReadBack: Bool
 
     /// `contactParameters` go inside the Contact URI's angle brackets, after `;transport=`.
     public init(user: String, domain: String, transport: String, host: String, port: Int,
@@ -24,12 +36,43 @@ public struct SIPLocalHeaders: Sendable, Equatable {
         self.transport = transport
         self.host = host
         self.port = port
-        via = SIPVia.template(transport: transport, sentBy: host + ":" + String(port))
+        let sentBy = host + ":" + String(port)
+        via = SIPVia.template(transport: transport, sentBy: sentBy)
         contactPrefix = "sip:" + user + "@" + host + ":" + String(port)
         let uri = contactPrefix + ";transport=" + transport.lowercased() + contactParameters.text
         contact = SIPAddress(uri: uri).text
         addressOfRecord = SIPAddress(uri: "sip:" + user + "@" + domain).text
         from = "\(addressOfRecord);tag=\(.slot)"
+        viaLine = "Via: SIP/2.0/\(transport) \(sentBy);branch=\(.slot);rport\r\n"
+        contactLine = Array("Contact: \(contact)\r\n".utf8)
+        // The order the agent wrote these lines in before they were templates (the wire transcript pins it).
+        inviteHead = """
+            Via: SIP/2.0/\(transport) \(sentBy);branch=\(.slot);rport\r
+            Max-Forwards: 70\r
+            From: \(addressOfRecord);tag=\(.slot)\r
+            To: <\(.slot)>\r
+            Call-ID: \(.slot)\r
+            CSeq: 1 INVITE\r
+            Contact: \(contact)\r
+            Content-Type: application/sdp\r
+
+            """
+        registerHead = """
+            Via: SIP/2.0/\(transport) \(sentBy);branch=\(.slot);rport\r
+            Max-Forwards: 70\r
+            From: \(addressOfRecord);tag=\(.slot)\r
+            To: \(addressOfRecord)\r
+            Call-ID: \(.slot)\r
+            CSeq: \(.slot) REGISTER\r
+            Contact: \(contact)\r
+            Expires: \(.slot)\r
+
+            """
+        var probe = SIPMessage.request(.register, uri: "sip:" + domain)
+        let register = registerHead
+        probe.appendLines { register.write(["z9hG4bKb", "t", "c", "1", "60"], into: &$0) }
+        probe.keepFields()
+        headsReadBack = probe.branch == "z9hG4bKb" && probe.fromTag == "t" && probe.toTag == nil
     }
 
     /// The Via of a new request with `branch`.
@@ -37,4 +80,40 @@ public struct SIPLocalHeaders: Sendable, Equatable {
 
     /// The From of a new dialog or registration with `tag`.
     public func from(tag: String) -> String { from.render(tag) }
+
+    /// A dialog-starting INVITE to `target` (a URI) carrying the SDP offer `body`.
+    public func invite(_ target: String, callID: String, tag: String, branch: String, body: [UInt8]) -> SIPMessage {
+        var request = SIPMessage.request(.invite, uri: target, body: body)
+        request.appendLines { inviteHead.write(into: &$0, branch, tag, target, callID) }
+        if headsReadBack, SIPMessageFields.readsBack(branch), SIPMessageFields.readsBack(tag),
+           SIPMessageFields.readsBack(target), SIPMessageFields.readsBack(callID) {
+            request.fields = SIPMessageFields(callID: callID, cseq: SIPCSeq(1, .invite), branch: branch, toTag: nil,
+                                              fromTag: tag, hasVia: true, hasFrom: true, hasTo: true, hasCSeq: true)
+        }
+        return request
+    }
+
+    /// A REGISTER to `uri` (the registrar's domain) for `expires` seconds.
+    public func register(_ uri: String, callID: String, tag: String, branch: String, cseq: UInt32,
+                         expires: Int) -> SIPMessage {
+        var request = SIPMessage.request(.register, uri: uri)
+        request.appendLines { out in
+            registerHead.write(into: &out) { k, out in
+                switch k {
+                case 0: out.append(contentsOf: branch.utf8)
+                case 1: out.append(contentsOf: tag.utf8)
+                case 2: out.append(contentsOf: callID.utf8)
+                case 3: out.append(contentsOf: String(cseq).utf8)
+                default: out.append(contentsOf: String(expires).utf8)
+                }
+            }
+        }
+        if headsReadBack, SIPMessageFields.readsBack(branch), SIPMessageFields.readsBack(tag),
+           SIPMessageFields.readsBack(callID) {
+            request.fields = SIPMessageFields(callID: callID, cseq: SIPCSeq(cseq, .register), branch: branch,
+                                              toTag: nil, fromTag: tag, hasVia: true, hasFrom: true, hasTo: true,
+                                              hasCSeq: true)
+        }
+        return request
+    }
 }

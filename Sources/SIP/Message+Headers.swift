@@ -3,14 +3,9 @@
 enum KeptHeader {
     case via, to, callID, cseq, from
 
-    /// The header `name` means, as `SIPHeaderName.matches` reads names (full or compact, ASCII case folded).
-    init?(_ name: String) {
-        var name = name
-        guard let kept = name.withUTF8({ Self.kind($0) }) else { return nil }
-        self = kept
-    }
-
-    private static func kind(_ b: UnsafeBufferPointer<UInt8>) -> KeptHeader? {
+    /// The header a name's bytes mean, as `SIPHeaderName.matches` reads names (full or compact, ASCII case
+    /// folded); `b` is the name alone.
+    static func kind(_ b: UnsafeBufferPointer<UInt8>) -> KeptHeader? {
         func equal(_ lower: StaticString) -> Bool {
             for k in 0..<b.count {
                 let a = b[k], l = lower.utf8Start[k]
@@ -39,13 +34,23 @@ enum KeptHeader {
 /// The header fields a user agent reads from every message, more than once each (the transaction key, the call,
 /// the dialog checks, the history label): read once by `SIPMessage.keepFields()` and kept with the message until
 /// its headers change.
-struct SIPMessageFields: Sendable {
+struct SIPMessageFields: Sendable, Equatable {
     var callID: String?
     var cseq: SIPCSeq?
     var branch: String?
     var toTag: String?
+    var fromTag: String?
     /// Whether Via, From, To and CSeq lines are present (`SIPParser.validate`; a CSeq may be present yet bad).
     var hasVia = false, hasFrom = false, hasTo = false, hasCSeq = false
+
+    /// Whether `value`, put in a template's slot as a parameter value (a branch, a tag) or a whole header value
+    /// (a Call-ID), reads back as itself: no spaces or controls, nothing that ends a parameter, a value or an
+    /// address (`;` `,` `"` `<` `>`). A builder that fills its slots with such values knows the fields without
+    /// reading its own lines back.
+    static func readsBack(_ value: String) -> Bool {
+        value.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != 0x3B && $0 != 0x2C && $0 != 0x22 && $0 != 0x3C
+            && $0 != 0x3E }
+    }
 }
 
 extension SIPMessage {
@@ -58,33 +63,42 @@ extension SIPMessage {
     /// The To tag, read without building the address (in-dialog checks run on every request).
     public var toTag: String? { fields.map(\.toTag) ?? header(.to).flatMap(SIPAddress.tag(in:)) }
 
-    /// Reads Call-ID, CSeq, the top Via's branch and the To tag once, in one pass over the headers, and keeps them
-    /// with the message (the accessors above then read no header); changing `headers` forgets them. The parser
-    /// keeps them for every message it returns; a user agent for each message it builds before reading it.
+    /// Reads Call-ID, CSeq, the top Via's branch and the To and From tags once, in one pass over the header
+    /// bytes, and keeps them with the message (the accessors above then read no header); changing the headers
+    /// forgets them. The parser keeps them for every message it returns; a user agent for each message it builds
+    /// before reading it.
     public mutating func keepFields() {
+        guard fields == nil else { return }  // kept already: any change to the headers forgets them
         var f = SIPMessageFields()
-        var via: String?, to: String?, cseq: String?
-        for index in headers.indices {
-            switch KeptHeader(headers[index].name) {
-            case .via? where via == nil: via = headers[index].value
-            case .to? where to == nil: to = headers[index].value
-            case .callID? where f.callID == nil: f.callID = headers[index].value
-            case .cseq? where cseq == nil: cseq = headers[index].value
-            case .from?: f.hasFrom = true
-            default: break
+        head.bytes.withUnsafeBufferPointer { b in
+            func value(_ line: SIPHead.Line) -> ValueBytes.Bytes {
+                UnsafeBufferPointer(rebasing: b[line.valueStart..<line.end])
+            }
+            for line in head.lines {
+                switch KeptHeader.kind(UnsafeBufferPointer(rebasing: b[line.start..<line.nameEnd])) {
+                case .via? where !f.hasVia:
+                    f.hasVia = true
+                    f.branch = SIPVia.branch(value(line))
+                case .to? where !f.hasTo:
+                    f.hasTo = true
+                    f.toTag = SIPAddress.tag(value(line))
+                case .callID? where f.callID == nil:
+                    f.callID = ValueBytes.string(b, line.valueStart, line.end)
+                case .cseq? where !f.hasCSeq:
+                    f.hasCSeq = true
+                    f.cseq = SIPCSeq.reading(value(line))
+                case .from? where !f.hasFrom:
+                    f.hasFrom = true
+                    f.fromTag = SIPAddress.tag(value(line))
+                default: break
+                }
             }
         }
-        f.hasVia = via != nil
-        f.hasTo = to != nil
-        f.hasCSeq = cseq != nil
-        f.branch = via.flatMap(SIPVia.branch(in:))
-        f.toTag = to.flatMap(SIPAddress.tag(in:))
-        f.cseq = cseq.flatMap(SIPCSeq.init)
         fields = f
     }
 
     /// The From tag, read without building the address (a dialog is found by both tags).
-    public var fromTag: String? { header(.from).flatMap(SIPAddress.tag(in:)) }
+    public var fromTag: String? { fields.map(\.fromTag) ?? header(.from).flatMap(SIPAddress.tag(in:)) }
 
     /// The digest challenge of a 401 (`WWW-Authenticate`) or 407 (`Proxy-Authenticate`) that this end can answer
     /// (`DigestChallenge.isSupported`), and whether it came from a proxy; nil for anything else.
@@ -95,9 +109,16 @@ extension SIPMessage {
         return (challenge, status == 407)
     }
 
-    public var from: SIPAddress? { header(.from).flatMap(SIPAddress.init) }
-    public var to: SIPAddress? { header(.to).flatMap(SIPAddress.init) }
-    public var contact: SIPAddress? { header(.contact).flatMap(SIPAddress.init) }
+    public var from: SIPAddress? { address(.from) }
+    public var to: SIPAddress? { address(.to) }
+    public var contact: SIPAddress? { address(.contact) }
+
+    /// The first `name` line's address, read over the header bytes.
+    private func address(_ name: SIPHeaderName) -> SIPAddress? {
+        head.first(name).flatMap { i in
+            head.withValue(i) { b, lo, hi in SIPAddress(bytes: UnsafeBufferPointer(rebasing: b[lo..<hi])) }
+        }
+    }
 
     /// Every Contact address, comma-joined lines split.
     public var contacts: [SIPAddress] {
@@ -105,21 +126,33 @@ extension SIPMessage {
     }
 
     /// A response to this request as §8.2.6 builds it: Via lines, From, To (with `toTag` added when it has none),
-    /// Call-ID and CSeq copied.
+    /// Call-ID and CSeq copied, line by line as bytes.
     public func response(_ status: Int, _ reason: String? = nil, toTag: String? = nil) -> SIPMessage {
         var out = SIPMessage.response(status, reason)
-        for header in headers where SIPHeaderName.via.matches(header.name) { out.addHeader(.via, header.value) }
-        if let from = header(.from) { out.addHeader(.from, from) }
-        if let to = header(.to) {
-            if let toTag, var address = SIPAddress(to), address.tag == nil {
-                address.tag = toTag
-                out.addHeader(.to, address.text)
+        out.copyHeaders(.via, from: self)
+        out.copyHeader(.from, from: self)
+        var tagged = false
+        if let to = head.first(.to) {
+            if let toTag, let written = head.withValue(to, { b, lo, hi in
+                SIPAddress.adding(tag: toTag, to: UnsafeBufferPointer(rebasing: b[lo..<hi]))
+            }) {
+                let name = SIPHeaderName.to.canonicalBytes
+                name.withUnsafeBufferPointer { n in
+                    written.withUnsafeBufferPointer { out.head.append(name: n, value: $0) }
+                }
+                tagged = true
             } else {
-                out.addHeader(.to, to)
+                out.copyHeader(.to, from: self)
             }
         }
-        if let callID { out.addHeader(.callID, callID) }
-        if let cseq = header(.cseq) { out.addHeader(.cseq, cseq) }
+        out.copyHeader(.callID, from: self)
+        out.copyHeader(.cseq, from: self)
+        if var kept = fields {
+            // The first Via, From, Call-ID and CSeq lines are the request's, so are their fields; the To tag is
+            // the one given when it was added.
+            if tagged { kept.toTag = toTag }
+            out.fields = kept
+        }
         return out
     }
 }

@@ -10,16 +10,29 @@ public struct SIPMessage: Sendable, Equatable {
     }
 
     public var startLine: StartLine
-    /// Changing the headers forgets the fields `keepFields()` read from them.
-    public var headers: [SIPHeader] { didSet { fields = nil } }
+    /// The header lines as bytes (`SIPHead`); changing them forgets the fields `keepFields()` read.
+    var head: SIPHead { didSet { fields = nil } }
     public var body: [UInt8]
     /// The header fields every reader of a message asks for, read once (`keepFields()`); nil until then.
     var fields: SIPMessageFields?
 
     public init(startLine: StartLine, headers: [SIPHeader] = [], body: [UInt8] = []) {
         self.startLine = startLine
-        self.headers = headers
+        head = SIPHead(headers)
         self.body = body
+    }
+
+    init(startLine: StartLine, head: SIPHead, body: [UInt8] = []) {
+        self.startLine = startLine
+        self.head = head
+        self.body = body
+    }
+
+    /// The headers in wire order, names as received, values trimmed (built from the bytes on each read: the
+    /// agents' own paths use `header(_:)` and the byte writers instead). Setting them rewrites the bytes.
+    public var headers: [SIPHeader] {
+        get { head.headers }
+        set { head = SIPHead(newValue) }
     }
 
     public static func request(_ method: SIPMethod, uri: String, headers: [SIPHeader] = [],
@@ -35,7 +48,7 @@ public struct SIPMessage: Sendable, Equatable {
 
     /// Equal when start line, headers and body are: whether the fields were kept does not count.
     public static func == (a: SIPMessage, b: SIPMessage) -> Bool {
-        a.startLine == b.startLine && a.headers == b.headers && a.body == b.body
+        a.startLine == b.startLine && a.head == b.head && a.body == b.body
     }
 
     public var isRequest: Bool {
@@ -62,37 +75,103 @@ public struct SIPMessage: Sendable, Equatable {
 
     // MARK: - Header access
 
+    /// How many header lines the message has (what `headers.count` is, without building the list).
+    public var headerCount: Int { head.count }
+
     /// The first value of the header `name` (compact forms match), nil when absent.
     public func header(_ name: SIPHeaderName) -> String? {
-        headers.first { name.matches($0.name) }?.value
+        head.first(name).map { head.value($0) }
     }
 
     /// Every value of `name`, in order, one per header line (comma-joined lines are not split here).
     public func headers(_ name: SIPHeaderName) -> [String] {
-        headers.compactMap { name.matches($0.name) ? $0.value : nil }
+        var values: [String] = []
+        var next = head.first(name)
+        while let i = next {
+            values.append(head.value(i))
+            next = head.first(name, from: i + 1)
+        }
+        return values
     }
 
     /// Replaces every `name` header with one line holding `value` (in the first one's place, or appended).
     public mutating func setHeader(_ name: SIPHeaderName, _ value: String) {
-        if let first = headers.firstIndex(where: { name.matches($0.name) }) {
-            headers[first].value = value
-            headers[first].name = name.canonical
-            var i = headers.count - 1
-            while i > first {
-                if name.matches(headers[i].name) { headers.remove(at: i) }
-                i -= 1
-            }
-        } else {
-            headers.append(SIPHeader(name.canonical, value))
+        guard head.first(name) != nil else {
+            head.append(name: name.canonical, value: value)
+            return
         }
+        var list = head.headers
+        let first = list.firstIndex { name.matches($0.name) } ?? 0
+        list[first] = SIPHeader(name.canonical, value)
+        var i = list.count - 1
+        while i > first {
+            if name.matches(list[i].name) { list.remove(at: i) }
+            i -= 1
+        }
+        head = SIPHead(list)
     }
 
     public mutating func removeHeaders(_ name: SIPHeaderName) {
-        headers.removeAll { name.matches($0.name) }
+        var next = head.first(name)
+        while let i = next {
+            head.remove(at: i)
+            next = head.first(name, from: i)
+        }
     }
 
     public mutating func addHeader(_ name: SIPHeaderName, _ value: String) {
-        headers.append(SIPHeader(name.canonical, value))
+        appending { $0.append(name: name.canonical, value: value) }
+    }
+
+    /// Puts a `name: value` line at `index` (0: on top, as a proxy's Via or Record-Route goes).
+    public mutating func insertHeader(_ name: String, _ value: String, at index: Int) {
+        head.insert(name: name, value: value, at: index)
+    }
+
+    /// Where the first `name` line is, in `headers` order; nil when there is none.
+    public func headerIndex(_ name: SIPHeaderName) -> Int? { head.first(name) }
+
+    /// Removes the header line at `index` (in `headers` order).
+    public mutating func removeHeader(at index: Int) {
+        head.remove(at: index)
+    }
+
+    /// Appends whole `Name: value\r\n` lines that `write` puts after the last one (a `SIPHeaderTemplate`'s
+    /// bytes with its slots filled, lines laid out once): the send path's way to build a message without a
+    /// `String` per header.
+    public mutating func appendLines(_ write: (inout [UInt8]) -> Void) {
+        appending { $0.appendLines(write) }
+    }
+
+    /// Appends lines kept as bytes (`SIPLocalHeaders.contactLine`).
+    public mutating func appendLines(_ lines: [UInt8]) {
+        appending { $0.appendLines { $0.append(contentsOf: lines) } }
+    }
+
+    /// Appends a `name` line (canonical) with the first value of `name` in `source`; false when it has none.
+    @discardableResult
+    public mutating func copyHeader(_ name: SIPHeaderName, from source: SIPMessage) -> Bool {
+        guard let i = source.head.first(name) else { return false }
+        appending { head in source.head.withValue(i) { b, lo, hi in head.append(name: name, value: b, lo, hi) } }
+        return true
+    }
+
+    /// Appends every `name` line of `source` (canonical names), in order.
+    public mutating func copyHeaders(_ name: SIPHeaderName, from source: SIPMessage) {
+        var next = source.head.first(name)
+        while let i = next {
+            appending { head in source.head.withValue(i) { b, lo, hi in head.append(name: name, value: b, lo, hi) } }
+            next = source.head.first(name, from: i + 1)
+        }
+    }
+
+    /// Runs `change`, which appends lines, on the head; the kept fields stay when none of the new lines is one
+    /// `keepFields()` reads (a Contact, a Record-Route, a Content-Type added to a message built with its fields).
+    private mutating func appending(_ change: (inout SIPHead) -> Void) {
+        let kept = fields
+        let from = head.count
+        change(&head)
+        if let kept, !head.hasKeptHeader(from: from) { fields = kept }
     }
 }
 
@@ -129,6 +208,8 @@ public struct SIPHeaderName: Sendable, Hashable {
     /// `lower` and `compact` as bytes: every header lookup compares each received name against them.
     private let lowerBytes: [UInt8]
     private let compactByte: UInt8?
+    /// `canonical` as bytes, as the byte writers put it on a line.
+    let canonicalBytes: [UInt8]
 
     public init(_ canonical: String, compact: String? = nil) {
         self.canonical = canonical
@@ -136,6 +217,21 @@ public struct SIPHeaderName: Sendable, Hashable {
         self.compact = compact
         lowerBytes = Array(lower.utf8)
         compactByte = compact?.utf8.first
+        canonicalBytes = Array(canonical.utf8)
+    }
+
+    /// `matches` over the name bytes `lo..<hi` of a head.
+    func matches(_ b: ValueBytes.Bytes, _ lo: Int, _ hi: Int) -> Bool {
+        let count = hi - lo
+        if let compactByte, count == 1 { return b[lo] | 0x20 == compactByte }
+        guard count == lowerBytes.count else { return false }
+        return lowerBytes.withUnsafeBufferPointer { lower in
+            for k in 0..<count {
+                let a = b[lo + k], l = lower[k]
+                if a != l, !(a >= 0x41 && a <= 0x5A && a | 0x20 == l) { return false }
+            }
+            return true
+        }
     }
 
     /// Whether a received header name means this header (ASCII case folding only: names are tokens).

@@ -45,18 +45,22 @@ public enum SIPParser {
     /// The Content-Length value, nil when absent; several lines must agree.
     static func contentLength(_ message: SIPMessage) throws(SIPParseError) -> Int? {
         var found: Int?
-        for header in message.headers where SIPHeaderName.contentLength.matches(header.name) {
-            guard let value = decimal(header.value), found == nil || found == value else { throw .badContentLength }
+        var next = message.head.first(.contentLength)
+        while let i = next {
+            guard let value = message.head.withValue(i, decimal), found == nil || found == value else {
+                throw .badContentLength
+            }
             found = value
+            next = message.head.first(.contentLength, from: i + 1)
         }
         return found
     }
 
-    static func decimal(_ text: String) -> Int? {
-        let utf8 = text.utf8
-        guard !utf8.isEmpty, utf8.count <= 9 else { return nil }
+    static func decimal(_ b: ValueBytes.Bytes, _ lo: Int, _ hi: Int) -> Int? {
+        guard hi > lo, hi - lo <= 9 else { return nil }
         var value = 0
-        for byte in utf8 {
+        for i in lo..<hi {
+            let byte = b[i]
             guard byte >= 48, byte <= 57 else { return nil }
             value = value * 10 + Int(byte - 48)
         }
@@ -88,8 +92,17 @@ public enum SIPParser {
     static func parseHead(_ bytes: UnsafeBufferPointer<UInt8>) throws(SIPParseError) -> SIPMessage {
         var lineStart = 0
         var startLine: SIPMessage.StartLine?
-        var headers: [SIPHeader] = []
-        headers.reserveCapacity(12)
+        var head = SIPHead()
+        head.reserve(bytes: bytes.count + 16, lines: 12)
+        // Lines already as `Name: value` (one space, nothing trimmed) are copied in runs, one copy per run, as
+        // they stand in the datagram; any other is written normalized, and a folded one joined, on its own.
+        var run = (lo: 0, hi: 0)
+        func flush() {
+            guard run.lo < run.hi else { return }
+            head.appendBytes(UnsafeBufferPointer(rebasing: bytes[run.lo..<run.hi]))
+            if run.hi == bytes.count { head.appendBytes(crlf) }  // the last line's CRLF is the blank line's
+            run = (0, 0)
+        }
         while lineStart <= bytes.count {
             var lineEnd = lineStart
             while lineEnd + 1 < bytes.count, !(bytes[lineEnd] == 13 && bytes[lineEnd + 1] == 10) { lineEnd += 1 }
@@ -98,18 +111,37 @@ public enum SIPParser {
             if startLine == nil {
                 startLine = try parseStartLine(line)
             } else if let first = line.first, first == 32 || first == 9 {
-                guard !headers.isEmpty else { throw .badHeaderLine }
-                let more = trimmed(line)
-                headers[headers.count - 1].value += " " + more
+                guard head.count > 0 else { throw .badHeaderLine }
+                flush()
+                let (lo, hi) = ValueBytes.trim(line, 0, line.count)
+                head.fold(UnsafeBufferPointer(rebasing: line[lo..<hi]))
             } else {
-                headers.append(try parseHeaderLine(line))
+                let (nameEnd, colon, value) = try parseHeaderLine(line)
+                if colon == nameEnd, value.lo == colon + 2, value.hi == line.count, line[colon + 1] == 32 {
+                    if run.lo == run.hi { run = (lineStart, lineStart) }
+                    let base = head.byteCount - run.lo  // the run lands at `byteCount`: `lineStart` at this + it
+                    head.appendIndex(SIPHead.Line(start: base + lineStart, nameEnd: base + lineStart + nameEnd,
+                                                  valueStart: base + lineStart + value.lo,
+                                                  end: base + lineStart + value.hi))
+                    run.hi = min(lineEnd + 2, bytes.count)
+                } else {
+                    flush()
+                    head.append(name: UnsafeBufferPointer(rebasing: line[..<nameEnd]),
+                                value: UnsafeBufferPointer(rebasing: line[value.lo..<value.hi]))
+                }
             }
             lineStart = lineEnd + 2
         }
+        flush()
         guard let startLine else { throw .badStartLine }
-        var message = SIPMessage(startLine: startLine, headers: headers)
+        var message = SIPMessage(startLine: startLine, head: head)
         message.keepFields()
         return message
+    }
+
+    private static var crlf: UnsafeBufferPointer<UInt8> {
+        let text: StaticString = "\r\n"
+        return UnsafeBufferPointer(start: text.utf8Start, count: 2)
     }
 
     static func parseStartLine(_ line: UnsafeBufferPointer<UInt8>) throws(SIPParseError) -> SIPMessage.StartLine {
@@ -135,13 +167,16 @@ public enum SIPParser {
         return .request(method: SIPMethod(text(first)), uri: text(UnsafeBufferPointer(rebasing: uri)))
     }
 
-    static func parseHeaderLine(_ line: UnsafeBufferPointer<UInt8>) throws(SIPParseError) -> SIPHeader {
+    /// One `name: value` line's name end, colon and trimmed value (offsets into `line`); the name must be a token.
+    static func parseHeaderLine(_ line: UnsafeBufferPointer<UInt8>) throws(SIPParseError)
+        -> (nameEnd: Int, colon: Int, value: (lo: Int, hi: Int)) {
         guard let colon = line.firstIndex(of: 58) else { throw .badHeaderLine }
         var nameEnd = colon
         while nameEnd > 0, line[nameEnd - 1] == 32 || line[nameEnd - 1] == 9 { nameEnd -= 1 }
         let name = UnsafeBufferPointer(rebasing: line[..<nameEnd])
         guard !name.isEmpty, name.allSatisfy(isTokenByte) else { throw .badHeaderLine }
-        return SIPHeader(text(name), trimmed(UnsafeBufferPointer(rebasing: line[(colon + 1)...])))
+        let (lo, hi) = ValueBytes.trim(line, colon + 1, line.count)
+        return (nameEnd, colon, (lo, hi))
     }
 
     private static func isVersion(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -155,13 +190,6 @@ public enum SIPParser {
         case 0x2D, 0x2E, 0x21, 0x25, 0x2A, 0x5F, 0x2B, 0x60, 0x27, 0x7E: return true
         default: return false
         }
-    }
-
-    private static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        var lo = 0, hi = bytes.count
-        while lo < hi, bytes[lo] == 32 || bytes[lo] == 9 { lo += 1 }
-        while hi > lo, bytes[hi - 1] == 32 || bytes[hi - 1] == 9 { hi -= 1 }
-        return text(UnsafeBufferPointer(rebasing: bytes[lo..<hi]))
     }
 
     private static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {

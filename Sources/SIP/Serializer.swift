@@ -1,9 +1,9 @@
 extension SIPMessage {
-    /// The message as sent: start line, headers in order, a Content-Length that always matches the body (any
-    /// received one is replaced), blank line, body.
+    /// The message as sent: start line, header lines in order (copied as the bytes they are kept as), a
+    /// Content-Length that always matches the body (any received one is left out), blank line, body.
     public func serialized() -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(512 + body.count)
+        out.reserveCapacity(64 + head.bytes.count + body.count)
         switch startLine {
         case .request(let method, let uri):
             out.append(contentsOf: method.rawValue.utf8)
@@ -17,11 +17,14 @@ extension SIPMessage {
             out.append(contentsOf: reason.utf8)
             out.append(contentsOf: "\r\n".utf8)
         }
-        for header in headers where !SIPHeaderName.contentLength.matches(header.name) {
-            out.append(contentsOf: header.name.utf8)
-            out.append(contentsOf: ": ".utf8)
-            out.append(contentsOf: header.value.utf8)
-            out.append(contentsOf: "\r\n".utf8)
+        head.bytes.withUnsafeBufferPointer { b in
+            var from = 0
+            let contentLength = SIPHeaderName.contentLength
+            for line in head.lines where contentLength.matches(b, line.start, line.nameEnd) {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: b[from..<line.start]))
+                from = line.end + 2
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: b[from..<b.count]))
         }
         out.append(contentsOf: "Content-Length: ".utf8)
         out.append(contentsOf: String(body.count).utf8)

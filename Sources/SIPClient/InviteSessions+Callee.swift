@@ -48,7 +48,7 @@ extension InviteSessions {
         guard var call = call(callID), call.role == .callee, call.phase == .inviting else { return false }
         var response = call.invite.response(180, toTag: call.localTag)
         copyRecordRoute(call.invite, into: &response)
-        response.addHeader(.contact, core.local.contact)
+        response.appendLines(core.local.contactLine)
         call.phase = .ringing
         store(call, callID)
         core.respond(response, to: nil, source: call.source, now: now)
@@ -64,7 +64,7 @@ extension InviteSessions {
         else { return false }
         var response = call.invite.response(200, toTag: call.localTag)
         copyRecordRoute(call.invite, into: &response)
-        response.addHeader(.contact, core.local.contact)
+        response.appendLines(core.local.contactLine)
         response.addHeader(.contentType, "application/sdp")
         response.body = call.localSDP.body
         let dialog = SIPDialog(uas: call.invite, localTag: call.localTag, state: .confirmed)
@@ -80,7 +80,7 @@ extension InviteSessions {
     /// A dialog-creating response carries the request's Record-Route (§12.1.1), so the caller routes its ACK, BYE
     /// and re-INVITEs through the same proxies.
     private func copyRecordRoute(_ request: SIPMessage, into response: inout SIPMessage) {
-        for value in request.headers(.recordRoute) { response.addHeader(.recordRoute, value) }
+        response.copyHeaders(.recordRoute, from: request)
     }
 
     /// Declines an incoming call: 486 Busy Here or 603 Decline.

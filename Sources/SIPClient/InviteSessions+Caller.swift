@@ -7,16 +7,8 @@ extension InviteSessions {
     func invite(_ target: String, now: UInt64, core: some SIPCore) -> String {
         let callID = ids.token() + "@" + core.local.host
         let sdp = SDPSession(address: core.local.host, port: ids.mediaPort())
-        var request = SIPMessage.request(.invite, uri: target, body: sdp.body)
         let tag = ids.token()
-        request.addHeader(.via, core.local.via(branch: ids.branch()))
-        request.addHeader(.maxForwards, "70")
-        request.addHeader(.from, core.local.from(tag: tag))
-        request.addHeader(.to, SIPAddress(uri: target).text)
-        request.addHeader(.callID, callID)
-        request.addHeader(.cseq, SIPCSeq(1, .invite).text)
-        request.addHeader(.contact, core.local.contact)
-        request.addHeader(.contentType, "application/sdp")
+        let request = core.local.invite(target, callID: callID, tag: tag, branch: ids.branch(), body: sdp.body)
         store(SIPCall(role: .caller, phase: .inviting, invite: request, localTag: tag, localSDP: sdp, source: 0),
               callID)
         core.startClient(request, now: now)
@@ -30,9 +22,7 @@ extension InviteSessions {
         call.cancelled = true
         store(call, callID)
         var cancel = SIPMessage.request(.cancel, uri: call.invite.requestURI ?? "")
-        for name in [SIPHeaderName.via, .from, .to, .callID] {
-            if let value = call.invite.header(name) { cancel.addHeader(name, value) }
-        }
+        for name in [SIPHeaderName.via, .from, .to, .callID] { cancel.copyHeader(name, from: call.invite) }
         cancel.addHeader(.maxForwards, "70")
         cancel.addHeader(.cseq, SIPCSeq(call.invite.cseq?.number ?? 1, .cancel).text)
         core.startClient(cancel, now: now)

@@ -83,7 +83,7 @@ extension InviteSessions {
         call.awaitingAck = TransactionLayer.key(request.branch, .invite)
         store(call, id.callID)
         var response = request.response(200)
-        response.addHeader(.contact, core.local.contact)
+        response.appendLines(core.local.contactLine)
         response.addHeader(.contentType, "application/sdp")
         response.body = answer.body
         core.respond(response, to: request, source: source, now: now)

@@ -95,9 +95,9 @@ final class InviteSessions {
     func sendInDialog(_ method: SIPMethod, on id: SIPDialog.ID, body: [UInt8] = [], contentType: String? = nil,
                       now: UInt64, core: some SIPCore) -> Bool {
         guard var dialog = dialogs[id] else { return false }
-        var request = dialog.request(method, body: body, contentType: contentType)
-        request.headers.insert(SIPHeader(SIPHeaderName.via.canonical, core.local.via(branch: ids.branch())), at: 0)
-        if method == .invite { request.addHeader(.contact, core.local.contact) }
+        let request = dialog.request(method, via: core.local.viaLine, branch: ids.branch(),
+                                     contact: method == .invite ? core.local.contactLine : nil, body: body,
+                                     contentType: contentType)
         dialogs[id] = dialog
         core.startClient(request, now: now)
         return true
@@ -105,8 +105,7 @@ final class InviteSessions {
 
     /// The ACK for the 2xx with CSeq `cseq` on `dialog` (§13.2.2.4), a new branch each time.
     func sendACK(_ dialog: SIPDialog, cseq: UInt32, retransmission: Bool = false, core: some SIPCore) {
-        var ack = dialog.ack(cseq: cseq)
-        ack.headers.insert(SIPHeader(SIPHeaderName.via.canonical, core.local.via(branch: ids.branch())), at: 0)
+        let ack = dialog.ack(cseq: cseq, via: core.local.viaLine, branch: ids.branch())
         core.sendACK(ack, retransmission: retransmission)
     }
 

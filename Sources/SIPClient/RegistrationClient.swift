@@ -45,15 +45,8 @@ final class RegistrationClient {
         cseq += 1
         let branch = ids.branch()
         let uri = "sip:" + account.domain
-        var request = SIPMessage.request(.register, uri: uri)
-        request.addHeader(.via, core.local.via(branch: branch))
-        request.addHeader(.maxForwards, "70")
-        request.addHeader(.from, core.local.from(tag: fromTag ?? ""))
-        request.addHeader(.to, core.local.addressOfRecord)
-        request.addHeader(.callID, callID ?? "")
-        request.addHeader(.cseq, SIPCSeq(cseq, .register).text)
-        request.addHeader(.contact, core.local.contact)
-        request.addHeader(.expires, String(account.expires))
+        var request = core.local.register(uri, callID: callID ?? "", tag: fromTag ?? "", branch: branch, cseq: cseq,
+                                          expires: account.expires)
         if let challenge { account.authorize(&request, answering: challenge, uri: uri, ids: ids) }
         answeredChallenge = challenge != nil
         inFlight = branch

@@ -84,7 +84,7 @@ extension SIPTwinProxy {
         guard ack.toTag != nil, let uri = ack.requestURI, let to = Self.endpoint(of: uri) else { return }
         var forwarded = ack
         forwarded.removeHeaders(.route)
-        forwarded.headers.insert(SIPHeader("Via", via(to.transport, branch: "z9hG4bK" + token())), at: 0)
+        forwarded.insertHeader("Via", via(to.transport, branch: "z9hG4bK" + token()), at: 0)
         send(forwarded, over: to.transport, to: to)
     }
 
@@ -131,14 +131,13 @@ extension SIPTwinProxy {
         if request.toTag == nil {
             request.removeHeaders(.route)
             if request.method == .invite {
-                request.headers.insert(SIPHeader("Record-Route", "<sip:\(configuration.host):\(configuration.port);lr>"),
-                                       at: 0)
+                request.insertHeader("Record-Route", "<sip:\(configuration.host):\(configuration.port);lr>", at: 0)
             }
         } else {
             request.removeHeaders(.route)  // loose_route: the Route naming this proxy is used up
         }
         let branch = "z9hG4bK" + token()
-        request.headers.insert(SIPHeader("Via", via(to.transport, branch: branch)), at: 0)
+        request.insertHeader("Via", via(to.transport, branch: branch), at: 0)
         request.keepFields()
         let branchKey = TwinKey(branch, relay.request.method ?? .invite)
         let (client, effects) = ClientTransaction.start(request, timers: SIPTimerValues(reliable: to.transport == .tcp),

@@ -98,9 +98,7 @@ extension SIPTwinProxy {
     /// The response without its top Via (the proxy's own).
     func upstreamCopy(_ response: SIPMessage) -> SIPMessage {
         var copy = response
-        if let first = copy.headers.firstIndex(where: { SIPHeaderName.via.matches($0.name) }) {
-            copy.headers.remove(at: first)
-        }
+        if let first = copy.headerIndex(.via) { copy.removeHeader(at: first) }
         return copy
     }
 }

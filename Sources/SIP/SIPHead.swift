@@ -1,0 +1,199 @@
+/// A message's header lines as the bytes they go on the wire as: `Name: value\r\n` each, in order, with an index
+/// of where each line's name and value lie. The parser writes a received head here once (values trimmed, folded
+/// lines joined), a user agent writes its own from templates (`SIPHeaderTemplate`), and the serializer copies
+/// the lines out: no `String` per header on either path. A header's value becomes a `String` only when someone
+/// asks for it (`SIPMessage.header(_:)`); `SIPMessage.headers` builds the list for the readers that want one.
+struct SIPHead: Sendable, Equatable {
+    /// One line: its name is `start..<nameEnd`, its value `valueStart..<end`; `end` is the offset of its CRLF.
+    struct Line: Sendable, Equatable {
+        var start: Int
+        var nameEnd: Int
+        var valueStart: Int
+        var end: Int
+
+        mutating func shift(by offset: Int) {
+            start += offset
+            nameEnd += offset
+            valueStart += offset
+            end += offset
+        }
+    }
+
+    private(set) var bytes: [UInt8] = []
+    private(set) var lines: [Line] = []
+
+    init() {}
+
+    init(_ headers: [SIPHeader]) {
+        bytes.reserveCapacity(headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 })
+        lines.reserveCapacity(headers.count)
+        for header in headers { append(name: header.name, value: header.value) }
+    }
+
+    var count: Int { lines.count }
+
+    var headers: [SIPHeader] {
+        bytes.withUnsafeBufferPointer { b in
+            lines.map {
+                SIPHeader(ValueBytes.string(b, $0.start, $0.nameEnd), ValueBytes.string(b, $0.valueStart, $0.end))
+            }
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The index of the first line `name` matches at or after `from`, nil when none.
+    func first(_ name: SIPHeaderName, from: Int = 0) -> Int? {
+        bytes.withUnsafeBufferPointer { b in
+            var i = from
+            while i < lines.count {
+                if name.matches(b, lines[i].start, lines[i].nameEnd) { return i }
+                i += 1
+            }
+            return nil
+        }
+    }
+
+    func value(_ index: Int) -> String {
+        bytes.withUnsafeBufferPointer { ValueBytes.string($0, lines[index].valueStart, lines[index].end) }
+    }
+
+    func name(_ index: Int) -> String {
+        bytes.withUnsafeBufferPointer { ValueBytes.string($0, lines[index].start, lines[index].nameEnd) }
+    }
+
+    /// Runs `body` over the bytes and the value range of line `index`.
+    func withValue<R>(_ index: Int, _ body: (ValueBytes.Bytes, Int, Int) -> R) -> R {
+        bytes.withUnsafeBufferPointer { body($0, lines[index].valueStart, lines[index].end) }
+    }
+
+    /// Whether a line from `index` on is one `SIPMessage.keepFields()` reads (Via, From, To, Call-ID, CSeq).
+    func hasKeptHeader(from index: Int) -> Bool {
+        guard index < lines.count else { return false }
+        return bytes.withUnsafeBufferPointer { b in
+            lines[index...].contains { KeptHeader.kind(UnsafeBufferPointer(rebasing: b[$0.start..<$0.nameEnd])) != nil }
+        }
+    }
+
+    // MARK: - Writing
+
+    mutating func append(name: String, value: String) {
+        reserveFirst()
+        let start = bytes.count
+        bytes.append(contentsOf: name.utf8)
+        let nameEnd = bytes.count
+        bytes.append(0x3A)
+        bytes.append(0x20)
+        bytes.append(contentsOf: value.utf8)
+        lines.append(Line(start: start, nameEnd: nameEnd, valueStart: nameEnd + 2, end: bytes.count))
+        bytes.append(13)
+        bytes.append(10)
+    }
+
+    /// A line of a received head: its name and trimmed value as they came.
+    mutating func append(name: ValueBytes.Bytes, value: ValueBytes.Bytes) {
+        reserveFirst()
+        let start = bytes.count
+        bytes.append(contentsOf: name)
+        let nameEnd = bytes.count
+        bytes.append(0x3A)
+        bytes.append(0x20)
+        bytes.append(contentsOf: value)
+        lines.append(Line(start: start, nameEnd: nameEnd, valueStart: nameEnd + 2, end: bytes.count))
+        bytes.append(13)
+        bytes.append(10)
+    }
+
+    /// A line named `name` (canonical) whose value is `lo..<hi` of `source`, another head's bytes.
+    mutating func append(name: SIPHeaderName, value source: ValueBytes.Bytes, _ lo: Int, _ hi: Int) {
+        reserveFirst()
+        let start = bytes.count
+        bytes.append(contentsOf: name.canonicalBytes)
+        let nameEnd = bytes.count
+        bytes.append(0x3A)
+        bytes.append(0x20)
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[lo..<hi]))
+        lines.append(Line(start: start, nameEnd: nameEnd, valueStart: nameEnd + 2, end: bytes.count))
+        bytes.append(13)
+        bytes.append(10)
+    }
+
+    /// Whole `Name: value\r\n` lines written by `write` (a template's, copied ones), then indexed.
+    mutating func appendLines(_ write: (inout [UInt8]) -> Void) {
+        reserveFirst()
+        let from = bytes.count
+        write(&bytes)
+        index(from: from)
+    }
+
+    /// A `name: value` line put at `index` (the end when past it).
+    mutating func insert(name: String, value: String, at index: Int) {
+        guard index < lines.count else { return append(name: name, value: value) }
+        var line = SIPHead()
+        line.append(name: name, value: value)
+        let at = lines[index].start, shift = line.bytes.count
+        bytes.insert(contentsOf: line.bytes, at: at)
+        for k in index..<lines.count { lines[k].shift(by: shift) }
+        var new = line.lines[0]
+        new.shift(by: at)
+        lines.insert(new, at: index)
+    }
+
+    /// Removes line `index`, its CRLF included.
+    mutating func remove(at index: Int) {
+        let line = lines[index]
+        let shift = line.end + 2 - line.start
+        bytes.removeSubrange(line.start..<(line.end + 2))
+        lines.remove(at: index)
+        for k in index..<lines.count { lines[k].shift(by: -shift) }
+    }
+
+    var byteCount: Int { bytes.count }
+
+    /// Bytes of whole lines whose index `appendIndex` gives (the parser's runs of lines copied as they came).
+    mutating func appendBytes(_ more: ValueBytes.Bytes) { bytes.append(contentsOf: more) }
+
+    mutating func appendIndex(_ line: Line) { lines.append(line) }
+
+    /// A value appended to the last line's (a folded line of a received head): `more` after one space.
+    mutating func fold(_ more: ValueBytes.Bytes) {
+        guard var last = lines.last else { return }
+        bytes.removeLast(2)
+        bytes.append(32)
+        bytes.append(contentsOf: more)
+        last.end = bytes.count
+        lines[lines.count - 1] = last
+        bytes.append(13)
+        bytes.append(10)
+    }
+
+    /// Room for a usual head, taken with its first line: a message's head grew, and was copied, several times.
+    private mutating func reserveFirst() {
+        if bytes.capacity == 0 { bytes.reserveCapacity(480) }
+        if lines.capacity == 0 { lines.reserveCapacity(12) }
+    }
+
+    mutating func reserve(bytes count: Int, lines lineCount: Int) {
+        bytes.reserveCapacity(count)
+        lines.reserveCapacity(lineCount)
+    }
+
+    /// Indexes the lines written from `from` on: each `name:` then the value after any spaces, up to its CRLF.
+    private mutating func index(from: Int) {
+        let written = bytes  // shares the storage: read while `lines` grows
+        let total = written.count
+        written.withUnsafeBufferPointer { b in
+            var start = from
+            while start < total {
+                var crlf = start
+                while crlf + 1 < total, !(b[crlf] == 13 && b[crlf + 1] == 10) { crlf += 1 }
+                if crlf + 1 >= total { crlf = total }
+                let colon = ValueBytes.find(0x3A, b, start, crlf)
+                var valueStart = min(colon + 1, crlf)
+                while valueStart < crlf, b[valueStart] == 32 || b[valueStart] == 9 { valueStart += 1 }
+                lines.append(Line(start: start, nameEnd: colon, valueStart: valueStart, end: crlf))
+                start = crlf + 2
+            }
+        }
+    }
+}
