@@ -118,6 +118,7 @@ enum Help {
                        the group, holding the split-off call), hold-group (active with the split member, holding
                        the group) or leave-group (docs/CHECKER.md, policies)
           --registrations FILE  keep registered devices in FILE and read them back at start (survives a crash)
+          --traceparent-log FILE  append each request's method, path and traceparent header to FILE
           --apns-ca FILE        CA bundle to trust for an https gateway
           --apns-key KEYID=FILE ES256 key (.p8) to sign provider tokens with; --apns-team TEAMID names the team
           --apns-proxy URL      reach the gateway through this HTTP proxy (CONNECT), as behind HTTPS_PROXY
