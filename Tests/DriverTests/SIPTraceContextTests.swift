@@ -13,9 +13,11 @@ final class SIPTraceContextTests: XCTestCase {
         var spans: [OTLPSpan] = []
     }
 
-    private func run(share: Double, header: String?) throws -> (rig: SIPRig, exported: Exported) {
+    private func run(share: Double, header: String?, yaml: String = SIPRig.scenario(rate: "1/s", seconds: 2,
+                                                                                      sleep: false))
+        throws -> (rig: SIPRig, exported: Exported) {
         let exported = Exported()
-        let rig = try SIPRig(SIPRig.scenario(rate: "1/s", seconds: 2, sleep: false)) { settings in
+        let rig = try SIPRig(yaml) { settings in
             settings.tracing.spans = { worker in
                 var mine = CallTraceBuffer.Settings(seed: 26, shard: 0, worker: worker, share: share,
                                                     unixOffsetNanos: 0)
@@ -23,7 +25,7 @@ final class SIPTraceContextTests: XCTestCase {
                 return CallTraceBuffer(settings: mine, directory: nil) { exported.spans += $0 }
             }
         }
-        rig.run()
+        rig.run(limit: 300 * SIPRig.second)
         return (rig, exported)
     }
 
@@ -61,5 +63,27 @@ final class SIPTraceContextTests: XCTestCase {
         XCTAssertTrue(sent.contains { $0.method == "INVITE" })
         XCTAssertTrue(sent.allSatisfy { $0.value == nil })
         XCTAssertEqual(exported.spans, [], "nothing failed, so no call is exported at share 0")
+    }
+
+    /// Faults the SIP kind injects into a call (datagrams lost or delayed) and push faults are `fault` events on
+    /// its call span, and make an unsampled call exported.
+    func testSIPAndPushFaultsAreEventsOnTheCallsTheyHit() throws {
+        let yaml = SIPRig.scenario(devices: 8, rate: "4/s", seconds: 2, actionTimeout: "10s", extra: """
+            faults:
+              - name: lossy-and-twice
+                at: 0s
+                for: 2s
+                sip: { loss: 15%, delay: { uniform: [0ms, 100ms] } }
+                push: { duplicate: 100% }
+
+            """)
+        let (_, exported) = try run(share: 0, header: nil, yaml: yaml)
+        let roots = exported.spans.filter { $0.name == "call" }
+        XCTAssertGreaterThan(roots.count, 0, "faulted calls are exported at share 0")
+        XCTAssertTrue(roots.allSatisfy { !$0.events.isEmpty }, "only faulted calls are exported at share 0")
+        let kinds = Set(roots.flatMap(\.events).flatMap(\.attributes).filter { $0.key == "callstorm.fault.kind" }
+            .map { "\($0.value)" })
+        XCTAssertTrue(kinds.contains { $0.contains("sip.message_") }, "\(kinds)")
+        XCTAssertTrue(kinds.contains { $0.contains("push.duplicate") }, "\(kinds)")
     }
 }
