@@ -96,10 +96,28 @@ final class OTLPRun {
     }
 
     /// One span per checker violation, named `checker finding`, under the trace of the first conversation it
-    /// names, with an event carrying the rule, the violation's number in checker.json (1-based) and its message.
+    /// names, with an event carrying the rule, the violation's number in checker.json (1-based) and its message;
+    /// a call that was not exported gets its root span `call` from its stub, once.
     func findingSpans(_ checkerFile: URL) -> [OTLPSpan] {
         guard let data = try? Data(contentsOf: checkerFile),
               let report = try? JSONDecoder().decode(CheckReport.self, from: data) else { return [] }
+        let findings = findings(report)
+        var rooted: Set<TraceID> = []
+        let roots = findings.compactMap { finding -> OTLPSpan? in
+            guard rooted.insert(finding.traceID).inserted, let stub = directory.stub(of: finding.traceID) else {
+                return nil
+            }
+            return OTLPSpan(traceID: finding.traceID, spanID: TraceIDs.span(finding.traceID, 0), name: "call",
+                            startUnixNanos: stub.startUnixNanos, endUnixNanos: stub.endUnixNanos, attributes: [
+                                OTLPAttribute("callstorm.flow", stub.flow),
+                                OTLPAttribute("callstorm.sampled", .bool(false)),
+                                OTLPAttribute("callstorm.conversation", stub.conversation),
+                                OTLPAttribute("callstorm.exported_for", "checker finding")])
+        }
+        return roots + findings
+    }
+
+    private func findings(_ report: CheckReport) -> [OTLPSpan] {
         let now = OTLPExporter.unixNanos()
         return report.violations.enumerated().map { index, violation in
             let conversation = violation.conversations.first ?? ""

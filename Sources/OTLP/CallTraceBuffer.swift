@@ -156,7 +156,14 @@ public final class CallTraceBuffer {
         guard let record = open.removeValue(forKey: id) else { return }
         if let conversation = record.conversation { directory?.file(conversation, trace: record.trace) }
         for conversation in record.otherConversations { directory?.file(conversation, trace: record.trace) }
-        guard record.sampled || record.failed || record.faulted else { return }
+        guard record.sampled || record.failed || record.faulted else {
+            if let conversation = record.conversation {
+                directory?.keep(TraceDirectory.CallStub(startUnixNanos: unix(record.start), endUnixNanos: unix(now),
+                                                        flow: record.flow, conversation: conversation),
+                                trace: record.trace)
+            }
+            return
+        }
         var spans = record.spans
         for index in record.running.values {
             spans[index].endUnixNanos = unix(now)

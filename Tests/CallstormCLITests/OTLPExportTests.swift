@@ -92,7 +92,8 @@ final class OTLPExportTests: XCTestCase {
 
     /// Acceptance 1's findings: against the reference target's merge-lost-update bug the checker names violations,
     /// and each is a `checker finding` span with checker.json's number, rule and conversation, in the trace of the
-    /// call that ran that conversation.
+    /// call that ran that conversation, under a `call` span: the call's own when it was exported (it failed), its
+    /// stub's when not (share 0 %: no call is exported for being sampled).
     func testEveryCheckerFindingIsASpanOnTheTraceOfItsCall() throws {
         guard let bin = ChildProcess.callstormBinary else { throw XCTSkip("CALLSTORM_BIN is not set") }
         let (receiver, port) = try startReceiver()
@@ -102,7 +103,7 @@ final class OTLPExportTests: XCTestCase {
             .replacingOccurrences(of: "target: { embedded: true }",
                                   with: "target: { embedded: true, bugs: [merge-lost-update] }")
         let scenario = dir.appendingPathComponent("race-otlp.yaml")
-        try (race + "observability: { otlp: { interval: 1s }, trace: { share: 100% } }\n")
+        try (race + "observability: { otlp: { interval: 1s }, trace: { share: 0% } }\n")
             .write(to: scenario, atomically: true, encoding: .utf8)
         let run = dir.appendingPathComponent("run")
         let result = try ChildProcess.run(bin, [

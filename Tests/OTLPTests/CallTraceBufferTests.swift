@@ -62,5 +62,18 @@ final class CallTraceBufferTests: XCTestCase {
         let trace = try XCTUnwrap(exported.calls.first?.first?.traceID)
         XCTAssertEqual(directory.trace(of: "first"), trace)
         XCTAssertEqual(directory.trace(of: "second"), trace)
+        XCTAssertNil(directory.stub(of: trace), "an exported call needs no stub")
+    }
+
+    func testAnUnexportedCallLeavesAStubOfItsRootSpanForTheCheckersFindings() throws {
+        let directory = TraceDirectory()
+        let (buffer, exported) = buffer(share: 0, directory: directory)
+        buffer.actionStarted(call: 9, flow: "merge", action: 1, name: "start", attributes: [], now: 10)
+        buffer.actionFinished(call: 9, action: 1, outcome: "fulfilled", failure: nil, conversation: "c9", now: 20)
+        buffer.callEnded(call: 9, now: 30)
+        XCTAssertEqual(exported.calls.count, 0)
+        let trace = try XCTUnwrap(directory.trace(of: "c9"))
+        XCTAssertEqual(directory.stub(of: trace), TraceDirectory.CallStub(startUnixNanos: 1_010, endUnixNanos: 1_030,
+                                                                           flow: "merge", conversation: "c9"))
     }
 }
