@@ -128,7 +128,9 @@ public final class CallTraceBuffer {
         guard var record = open[id] else { return }
         let end = reported ?? delivered
         var events = [OTLPSpan.Event(timeUnixNanos: unix(delivered), name: "delivered", attributes: [])]
-        if let reported { events.append(OTLPSpan.Event(timeUnixNanos: unix(reported), name: "reported", attributes: [])) }
+        if let reported {
+            events.append(OTLPSpan.Event(timeUnixNanos: unix(reported), name: "reported", attributes: []))
+        }
         record.pushes &+= 1
         // Span numbers past the actions' (action id + 1): pushes count down from the top of the range.
         let spanID = TraceIDs.span(record.trace, UInt64.max / 2 &- record.pushes)

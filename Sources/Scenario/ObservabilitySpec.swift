@@ -81,7 +81,8 @@ extension ScenarioDecoder {
     /// A header name as HTTP and SIP spell one (an RFC 9110 token), or nil after saying why.
     mutating func headerName(_ node: YAMLNode, _ text: String, _ what: String) -> String? {
         let extra = Set("!#$%&'*+-.^_`|~")
-        let valid = !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || extra.contains($0)) }
+        let valid = !text.isEmpty
+            && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || extra.contains($0)) }
         guard valid else {
             report(node.mark, "'\(what)' needs a header name (letters, digits and -), like traceparent, got '\(text)'")
             return nil

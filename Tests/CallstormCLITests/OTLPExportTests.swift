@@ -79,7 +79,8 @@ final class OTLPExportTests: XCTestCase {
         XCTAssertEqual(figures["traced_calls"] as? Int, counters["calls.started"])
         XCTAssertEqual(figures["span_names"] as? [String], ["call", "end", "join", "push", "start"])
         XCTAssertEqual(counters["otlp.dropped"], 0)
-        let reports = ((try summary(result.run)["metrics"] as? [String: Any])?["push_to_report"] as? [String: Any])?["count"]
+        let metrics = try summary(result.run)["metrics"] as? [String: Any]
+        let reports = (metrics?["push_to_report"] as? [String: Any])?["count"]
         XCTAssertEqual(figures["push_spans_reported"] as? Int, reports as? Int)
         XCTAssertEqual(figures["push_spans"] as? Int, counters["calls.started"])
         XCTAssertEqual(counters["otlp.spans_exported"], figures["spans"] as? Int)

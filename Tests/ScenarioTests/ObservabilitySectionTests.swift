@@ -48,7 +48,10 @@ final class ObservabilitySectionTests: XCTestCase {
              "otel.yaml:5:18: error: unknown key 'traces' in 'observability'"),
         ]
         for (section, expected) in cases {
-            guard case .failure(let errors) = load(section) else { XCTFail("expected an error for \(section)"); continue }
+            guard case .failure(let errors) = load(section) else {
+                XCTFail("expected an error for \(section)")
+                continue
+            }
             XCTAssertTrue(errors.description.contains(expected), "\(section) → \(errors.description)")
         }
     }
