@@ -93,8 +93,8 @@ enum Help {
           --clock-reference URL  measure this machine's clock against URL's Date header (default: the target)
           --metrics-listen H:P   serve Prometheus text on http://H:P/metrics during the run
           --metrics-linger D     keep serving metrics for D after the report is written (e.g. 30s)
-          --otlp URL             export metrics and traces to this OTLP/HTTP collector (also OTEL_EXPORTER_OTLP_*,
-                                 docs/OBSERVABILITY.md)
+          --otlp URL             export metrics and traces to this OTLP/HTTP collector (over the scenario's
+                                 observability.otlp.endpoint and OTEL_EXPORTER_OTLP_*; docs/OBSERVABILITY.md)
         Ctrl-C stops arrivals and drains; a second Ctrl-C stops at once. Either way the report is written.
         """
 
