@@ -205,7 +205,7 @@ let package = Package(
         .testTarget(name: "DriverTests", dependencies: [
             "Driver", "Scenario", "Metrics", "CallModel", "PushModel", "Determinism", "HTTPServer", "WebSocket",
             "Transport", "Locking", "ReferenceTarget", "WebSocketClient", "RunFormats", "SIPClient", "SIPEmbedded",
-            "Faults", "Checker", "HistoryLoading", "Results",
+            "Faults", "Checker", "HistoryLoading", "Results", "OTLP",
         ]),
         .testTarget(name: "ReportsTests", dependencies: [
             "Reports", "Metrics", "Determinism", "TextEscaping", "TestSupport", "Thresholds",

@@ -19,7 +19,9 @@
 # scripts/bench-sip.sh, SIP_RATES (100 to 12,800, doubling, each side until it loses its timing) for SIP_SECONDS
 # (2 × BENCH_SECONDS) each, ~3 to 5 minutes),
 # sip-instructions (the same call's instructions per call under callgrind, SIPp's UAC + UAS vs callstorm: immune to
-# machine load; scripts/bench-sip-instructions.sh, about a minute).
+# machine load; scripts/bench-sip-instructions.sh, about a minute),
+# otlp (calls per client CPU-second with OpenTelemetry export off, traces at 10 % and at 100 %, same planned rate,
+# rotated order per round: scripts/bench-otlp.sh, OTLP_RATE (400) for OTLP_SECONDS (2 × BENCH_SECONDS) each, 9 runs).
 # Knobs: BENCH_ROUNDS (3), BENCH_SECONDS (5, per load run), BENCH_CONNS ("1000 5000").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,7 +51,7 @@ date=$(date -u +%Y-%m-%d)
 ROUNDS=${BENCH_ROUNDS:-3}
 SECONDS_PER_RUN=${BENCH_SECONDS:-5}
 CONNS=${BENCH_CONNS:-"1000 5000"}
-ONLY=${BENCH_ONLY:-"gateway gateway-instructions raw-http devices metrics checker scale races capacity locust sockets sip sip-instructions"}
+ONLY=${BENCH_ONLY:-"gateway gateway-instructions raw-http devices metrics checker scale races capacity locust sockets sip sip-instructions otlp"}
 # The helper benchmarks are built only for the sections that run them.
 for pair in checker:checker-bench metrics:metrics-bench sockets:ws-bench; do
     [[ " $ONLY " != *" ${pair%%:*} "* ]] || swift build -c release --product "${pair#*:}" >/dev/null
@@ -259,6 +261,14 @@ if wanted sip-instructions; then
     section "sip: instructions per call under callgrind, callstorm vs SIPp (UAC + UAS)"
     CALLSTORM_BIN="$bin" SIP_INSTRUCTIONS_JSON="$work/sip-instructions.json" scripts/bench-sip-instructions.sh \
         || echo '{"error": "bench-sip-instructions.sh failed"}' > "$work/sip-instructions.json"
+fi
+
+# MARK: - OpenTelemetry export's cost (issue 38): calls per client CPU-second, traces at 10 % and 100 % vs off
+if wanted otlp; then
+    section "otlp: calls per client CPU-second, OTLP traces at 10 % and 100 % vs export off"
+    CALLSTORM_BIN="$bin" SERVER_CPU=$SERVER_CPU CLIENT_CPU=$CLIENT_CPU BENCH_ROUNDS=$ROUNDS \
+        OTLP_SECONDS=${OTLP_SECONDS:-$(( SECONDS_PER_RUN * 2 ))} scripts/bench-otlp.sh "$work" \
+        || echo "bench-otlp.sh failed (see $work/otlp)"
 fi
 
 close_span

@@ -5,9 +5,14 @@ Prints one JSON object: the problems found (empty when every check holds) and th
   - the last metrics export's counters equal summary.json's counters exactly (both ways);
   - each exponential histogram's count equals summary.json's count for that metric, and its p50/p99 (the upper
     bound of the bucket holding the rank) is within one HdrHistogram slot plus one bucket of summary.json's;
-  - every exported trace has one root span `call`, and every other span is a child of it.
+  - every exported trace has one root span `call`, and every other span is a child of it;
+  - with TRACEPARENTS (the reference target's `--traceparent-log`, every call sampled): every request the devices
+    sent for a call (a POST under /v1/conversations) carried a `traceparent` whose trace id is an exported call's
+    and whose span id is one of that trace's spans, and every exported call was seen by the target;
+  - when the run wrote checker.json: one `checker finding` span per violation, numbered 1… as checker.json lists
+    them, with its rule and first conversation, in the trace of an exported call that ran that conversation.
 
-Usage: otlp-check-run.py RUN_DIR RECEIVED.jsonl
+Usage: otlp-check-run.py RUN_DIR RECEIVED.jsonl [TRACEPARENTS]
 """
 
 import json
@@ -28,6 +33,59 @@ def percentile(point, p):
     return point["max"]
 
 
+def join_traceparents(path, by_trace, problems):
+    """The target's log against the exported traces; returns how many call requests carried a traceparent."""
+    seen, carried = set(), 0
+    for line in open(path):
+        method, request_path, value = line.split()
+        if method != "POST" or not request_path.startswith("/v1/conversations"):
+            continue
+        parts = value.split("-")
+        if value == "-" or len(parts) != 4 or parts[0] != "00" or parts[3] != "01":
+            problems.append(f"{method} {request_path} reached the target with traceparent {value!r}")
+            continue
+        carried += 1
+        trace_id, span_id = parts[1], parts[2]
+        spans = by_trace.get(trace_id)
+        if not spans or not any(s["name"] == "call" for s in spans):
+            problems.append(f"{method} {request_path}: trace {trace_id} was not exported as a call")
+        elif span_id not in {s["span_id"] for s in spans}:
+            problems.append(f"{method} {request_path}: span {span_id} is not a span of trace {trace_id}")
+        seen.add(trace_id)
+    for trace_id, spans in by_trace.items():
+        if any(s["name"] == "call" for s in spans) and trace_id not in seen:
+            problems.append(f"call trace {trace_id} was exported but no request of it reached the target")
+    return carried
+
+
+def check_findings(run, spans, by_trace, problems):
+    """checker.json's violations against the finding spans; returns (findings, findings on a call's trace)."""
+    try:
+        violations = json.load(open(f"{run}/checker.json")).get("violations", [])
+    except FileNotFoundError:
+        return None
+    findings = [s for s in spans if s["name"] == "checker finding"]
+    numbers = sorted(s["attributes"].get("callstorm.violation") for s in findings)
+    if numbers != list(range(1, len(violations) + 1)):
+        problems.append(f"finding spans number {numbers}, checker.json has {len(violations)} violations")
+    linked = 0
+    for s in findings:
+        number = s["attributes"].get("callstorm.violation")
+        if not isinstance(number, int) or not 1 <= number <= len(violations):
+            continue
+        violation = violations[number - 1]
+        if s["attributes"].get("callstorm.rule") != violation["rule"]:
+            problems.append(f"finding {number}: rule {s['attributes'].get('callstorm.rule')}, "
+                            f"checker.json {violation['rule']}")
+        first = (violation.get("conversations") or [""])[0]
+        if s["attributes"].get("callstorm.conversation") != first:
+            problems.append(f"finding {number}: conversation {s['attributes'].get('callstorm.conversation')}, "
+                            f"checker.json {first}")
+        if any(m["name"] == "call" for m in by_trace.get(s["trace_id"], [])):
+            linked += 1
+    return {"findings": len(findings), "findings_on_call_traces": linked, "violations": len(violations)}
+
+
 def main(argv):
     run, received = argv[1], argv[2]
     summary = json.load(open(f"{run}/summary.json"))
@@ -35,7 +93,8 @@ def main(argv):
     metrics = [r for r in lines if r["kind"] == "metrics"]
     traces = [r for r in lines if r["kind"] == "traces"]
     problems = []
-    out = {"metrics_requests": len(metrics), "trace_requests": len(traces)}
+    out = {"metrics_requests": len(metrics), "trace_requests": len(traces),
+           "api_keys": sorted({r.get("headers", {}).get("x-api-key", "") for r in lines})}
     if not metrics:
         problems.append("no metrics request received")
     else:
@@ -82,9 +141,17 @@ def main(argv):
             if s is not roots[0] and s["parent_span_id"] != roots[0]["span_id"]:
                 problems.append(f"span {s['name']} of {trace_id} is not a child of its call span")
     out["traced_calls"] = calls
+    if len(argv) > 3:
+        out["traceparent_requests"] = join_traceparents(argv[3], by_trace, problems)
     out["spans"] = len(spans)
     out["span_names"] = sorted({s["name"] for s in spans})
+    pushes = [s for s in spans if s["name"] == "push"]
+    out["push_spans"] = len(pushes)
+    out["push_spans_reported"] = sum(1 for s in pushes if [e["name"] for e in s["events"]] == ["delivered", "reported"])
     out["fault_events"] = sum(1 for s in spans for e in s["events"] if e["name"] == "fault")
+    findings = check_findings(run, spans, by_trace, problems)
+    if findings is not None:
+        out.update(findings)
     out["problems"] = problems
     print(json.dumps(out, sort_keys=True))
     return 0

@@ -4,6 +4,7 @@ opentelemetry-proto (scripts/otlp_decode.py) and appends one JSON line per reque
 keeps nothing else and answers every request with an empty ExportServiceResponse (200).
 
 Usage: otlp-receiver.py OUT PORTFILE    listens on 127.0.0.1, a free port written to PORTFILE once listening
+       OUT "-" decodes and keeps nothing: a sink that only answers (scripts/bench-otlp.sh)
 """
 
 import http.server
@@ -21,6 +22,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         kind = {"/v1/metrics": "metrics", "/v1/traces": "traces"}.get(self.path)
         if kind is None or self.headers.get("Content-Type") != "application/x-protobuf":
             self.send_response(404)
+            self.end_headers()
+            return
+        if self.server.out == "-":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-protobuf")
+            self.send_header("Content-Length", "0")
             self.end_headers()
             return
         decoded = decode_traces(body) if kind == "traces" else decode_metrics(body)

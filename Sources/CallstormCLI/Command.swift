@@ -93,8 +93,8 @@ enum Help {
           --clock-reference URL  measure this machine's clock against URL's Date header (default: the target)
           --metrics-listen H:P   serve Prometheus text on http://H:P/metrics during the run
           --metrics-linger D     keep serving metrics for D after the report is written (e.g. 30s)
-          --otlp URL             export metrics and traces to this OTLP/HTTP collector (also OTEL_EXPORTER_OTLP_*,
-                                 docs/OBSERVABILITY.md)
+          --otlp URL             export metrics and traces to this OTLP/HTTP collector (over the scenario's
+                                 observability.otlp.endpoint and OTEL_EXPORTER_OTLP_*; docs/OBSERVABILITY.md)
         Ctrl-C stops arrivals and drains; a second Ctrl-C stops at once. Either way the report is written.
         """
 
@@ -118,6 +118,7 @@ enum Help {
                        the group, holding the split-off call), hold-group (active with the split member, holding
                        the group) or leave-group (docs/CHECKER.md, policies)
           --registrations FILE  keep registered devices in FILE and read them back at start (survives a crash)
+          --traceparent-log FILE  append each request's method, path and traceparent header to FILE
           --apns-ca FILE        CA bundle to trust for an https gateway
           --apns-key KEYID=FILE ES256 key (.p8) to sign provider tokens with; --apns-team TEAMID names the team
           --apns-proxy URL      reach the gateway through this HTTP proxy (CONNECT), as behind HTTPS_PROXY

@@ -149,6 +149,8 @@ final class EmbeddedServers {
             gatewayURL: gatewayURL, bundleID: bundleID, bugs: Set(bugs.compactMap(ReferenceTarget.Bug.init(rawValue:))),
             pushExpirationSeconds: pushExpirationSeconds, pushRetries: pushRetries)
         configuration.unmergePolicy = unmergePolicy
+        // A test knob (issue 38): the traceparent each request arrived with, for a test to join with the spans.
+        configuration.traceparentLog = ProcessInfo.processInfo.environment["CALLSTORM_TARGET_TRACEPARENT_LOG"]
         let target = ReferenceTarget(configuration: configuration)
         var config = HTTPServerConfiguration()
         config.host = "127.0.0.1"

@@ -21,17 +21,8 @@ final class OTLPRun {
     /// Nil when no endpoint is set anywhere (no export, no cost).
     init?(flag: String?, scenario: Scenario, shard: String, shardIndex: Int,
           environment: [String: String] = ProcessInfo.processInfo.environment) {
-        guard let endpoint = OTLPConfiguration.endpoint(flag: flag, scenario: nil, environment: environment) else {
-            return nil
-        }
-        var configuration = OTLPConfiguration(endpoint: endpoint)
-        configuration.apply(environment: environment)
-        if let share = environment["CALLSTORM_OTLP_TRACE_SHARE"], let value = Double(share) {
-            configuration.traceShare = min(1, max(0, value))
-        }
-        if let interval = environment["CALLSTORM_OTLP_INTERVAL_MS"], let ms = UInt64(interval), ms > 0 {
-            configuration.intervalNanos = ms * 1_000_000
-        }
+        guard let configuration = Self.configuration(flag: flag, scenario: scenario, environment: environment)
+        else { return nil }
         self.configuration = configuration
         resource = configuration.resource(scenario: scenario.name, seed: scenario.seed, shard: shard,
                                           version: Command.version)
@@ -43,17 +34,36 @@ final class OTLPRun {
 
     private let shardIndex: Int
 
+    /// The settings in force: `--otlp`, else `observability.otlp.endpoint`, else `OTEL_EXPORTER_OTLP_ENDPOINT`;
+    /// the scenario's headers, then the environment's; the scenario's interval and share over the defaults; the
+    /// mapping's `trace_header`. Nil when no endpoint is set anywhere.
+    static func configuration(flag: String?, scenario: Scenario,
+                              environment: [String: String]) -> OTLPConfiguration? {
+        let spec = scenario.observability
+        guard let endpoint = OTLPConfiguration.endpoint(flag: flag, scenario: spec.endpoint, environment: environment)
+        else { return nil }
+        var configuration = OTLPConfiguration(endpoint: endpoint,
+                                              headers: spec.headers.map { (name: $0.name, value: $0.value) })
+        configuration.apply(environment: environment)
+        if let share = spec.traceShare { configuration.traceShare = share }
+        if let interval = spec.intervalNanos { configuration.intervalNanos = interval }
+        if let api = scenario.api { configuration.traceparentHeader = api.traceHeader }
+        configuration.sipTraceHeader = spec.sipTraceHeader
+        return configuration
+    }
+
     /// Gives every worker a span buffer that hands ended calls to the exporter.
     func apply(to settings: inout DriverSettings) {
         let exporter = exporter
         let directory = directory
         let base = CallTraceBuffer.Settings(seed: seed, shard: shardIndex, worker: 0, share: configuration.traceShare,
                                             unixOffsetNanos: unixOffsetNanos)
-        let header = configuration.traceparentHeader
-        settings.callTracing = { worker in
+        let (header, sipHeader) = (configuration.traceparentHeader, configuration.sipTraceHeader)
+        settings.tracing.spans = { worker in
             var mine = base
             mine.worker = worker
             mine.traceparentHeader = header
+            mine.sipTraceHeader = sipHeader
             return CallTraceBuffer(settings: mine, directory: directory) { exporter.enqueue($0) }
         }
     }
@@ -86,10 +96,28 @@ final class OTLPRun {
     }
 
     /// One span per checker violation, named `checker finding`, under the trace of the first conversation it
-    /// names, with an event carrying the rule, the violation's number in checker.json (1-based) and its message.
+    /// names, with an event carrying the rule, the violation's number in checker.json (1-based) and its message;
+    /// a call that was not exported gets its root span `call` from its stub, once.
     func findingSpans(_ checkerFile: URL) -> [OTLPSpan] {
         guard let data = try? Data(contentsOf: checkerFile),
               let report = try? JSONDecoder().decode(CheckReport.self, from: data) else { return [] }
+        let findings = findings(report)
+        var rooted: Set<TraceID> = []
+        let roots = findings.compactMap { finding -> OTLPSpan? in
+            guard rooted.insert(finding.traceID).inserted, let stub = directory.stub(of: finding.traceID) else {
+                return nil
+            }
+            return OTLPSpan(traceID: finding.traceID, spanID: TraceIDs.span(finding.traceID, 0), name: "call",
+                            startUnixNanos: stub.startUnixNanos, endUnixNanos: stub.endUnixNanos, attributes: [
+                                OTLPAttribute("callstorm.flow", stub.flow),
+                                OTLPAttribute("callstorm.sampled", .bool(false)),
+                                OTLPAttribute("callstorm.conversation", stub.conversation),
+                                OTLPAttribute("callstorm.exported_for", "checker finding")])
+        }
+        return roots + findings
+    }
+
+    private func findings(_ report: CheckReport) -> [OTLPSpan] {
         let now = OTLPExporter.unixNanos()
         return report.violations.enumerated().map { index, violation in
             let conversation = violation.conversations.first ?? ""

@@ -13,7 +13,7 @@ enum TargetCommand {
                                                   "registrations", "apns-ca", "apns-key", "apns-team",
                                                   "apns-proxy", "apns-cert",
                                                   "push-expiration", "push-retries", "cert", "key", "state-dir",
-                                                  "unmerge-policy"],
+                                                  "unmerge-policy", "traceparent-log"],
                                    boolean: ["help", "exit-with-parent", "tls", "admin"])
         if parsed.has("help") {
             print(Help.target)
@@ -97,6 +97,7 @@ extension TargetCommand {
             pushExpirationSeconds: try parsed.integer("push-expiration", default: 0, in: 0...Int(Int32.max)),
             pushRetries: try parsed.integer("push-retries", default: PushSpec.defaultRetries, in: 0...100))
         configuration.unmergePolicy = unmergePolicy
+        configuration.traceparentLog = parsed.value("traceparent-log")
         return ReferenceTarget(configuration: configuration)
     }
 }

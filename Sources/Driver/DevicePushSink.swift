@@ -87,6 +87,7 @@ final class DevicePushSink: PushSink {
                 worker.loop.execute {
                     worker.books.count(.fault(note.kind), at: now)
                     worker.books.count(.fault(note.kind, pushType: type), at: now)
+                    worker.books.tracer?.fault(call: slot.call, kind: note.kind, window: note.window, now: now)
                 }
             }
         }

@@ -8,8 +8,6 @@ import Scenario
 /// copied), what is resolved from it once (the arrival plan, the mix's flows, the devices' configuration), and the
 /// knobs of this process that no scenario holds (target URL, workers, shard, run directory, trace, fault routes).
 /// A value shared read-only by all workers.
-// limits: 16 stored properties: `callTracing` (OTLP) was added beside `trace` so issue 32's branches that use
-// `trace` merge cleanly; the two belong in one tracing value once they have landed.
 public struct DriverSettings: Sendable {
     /// The scenario the run is made of.
     public let scenario: Scenario
@@ -36,11 +34,8 @@ public struct DriverSettings: Sendable {
     public var shard: Shard = .whole
     /// Wall-clock instant the load starts at (`--start-at`), so shards' seconds line up; nil starts when ready.
     public var startAt: Date?
-    /// `--trace N`: the first N calls' requests, responses and pushes go to this trace.jsonl; nil traces none.
-    public var trace: TraceWriter?
-    /// OpenTelemetry traces (`--otlp`): each worker's span buffer, made on its loop; nil traces nothing, and then
-    /// every hook is one nil check.
-    public var callTracing: (@Sendable (_ worker: Int) -> CallTraceBuffer)?
+    /// What a run records of its calls beyond the books: trace.jsonl and OpenTelemetry spans.
+    public var tracing = Tracing()
 
     public init(scenario: Scenario, targetURL: String, workers: Int) {
         self.scenario = scenario
@@ -59,6 +54,22 @@ public struct DriverSettings: Sendable {
             maximumConversationGroups: profile.maximumConversationGroups,
             maximumConversationsPerConversationGroup: profile.maximumConversationsPerConversationGroup,
             supportsVideo: profile.supportsVideo)
+    }
+
+    /// The two ways a run traces its calls, each nil when off.
+    public struct Tracing: Sendable {
+        /// `--trace N`: the first N calls' requests, responses and pushes go to this trace.jsonl.
+        public var writer: TraceWriter?
+        /// OpenTelemetry traces (`--otlp`): each worker's span buffer, made on its loop; when nil every hook is
+        /// one nil check.
+        public var spans: (@Sendable (_ worker: Int) -> CallTraceBuffer)?
+        public init() {}
+    }
+
+    /// `tracing.writer`, by its older name (call sites read it for trace.jsonl).
+    public var trace: TraceWriter? {
+        get { tracing.writer }
+        set { tracing.writer = newValue }
     }
 
     // MARK: - Read from the scenario

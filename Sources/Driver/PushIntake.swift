@@ -176,11 +176,15 @@ final class PushIntake {
         } else {
             observe(payload, local: local, now: now)
         }
+        let missed = reported.map { $0 &- push.acceptedNanos > settings.deadlineNanos } ?? false
+        if let tracer = books.tracer, push.pushType == .voip, let call = table.devices[local].callID {
+            tracer.push(call: call, type: push.pushType.rawValue, device: device, accepted: push.acceptedNanos,
+                        delivered: delivered, reported: reported, deadlineMissed: missed)
+        }
         books.journal?.push(PushRow(
             apnsID: push.apnsID, device: device, pushType: push.pushType.rawValue,
             acceptedNanos: push.acceptedNanos &- runStart, deliveredNanos: delivered &- runStart,
-            reportedNanos: reported.map { $0 &- runStart },
-            deadlineMissed: reported.map { $0 &- push.acceptedNanos > settings.deadlineNanos } ?? false))
+            reportedNanos: reported.map { $0 &- runStart }, deadlineMissed: missed))
     }
 
     private func receiveVoIP(_ push: APNsPush, payload: PushPayload?, local: Int, now: UInt64) {

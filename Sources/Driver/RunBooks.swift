@@ -21,7 +21,7 @@ final class RunBooks {
     let lateCounts = Mutex<[String: Int64]>([:])
     /// Read by the progress line and the metrics endpoint from other threads.
     let live = LiveStats()
-    /// The worker's OpenTelemetry spans in the making (`DriverSettings.callTracing`); nil when not exporting.
+    /// The worker's OpenTelemetry spans in the making (`DriverSettings.tracing.spans`); nil when not exporting.
     var tracer: CallTraceBuffer?
 
     init(journal: WorkerJournal?, runStart: UInt64) {

@@ -60,7 +60,7 @@ final class Worker: EffectHost, @unchecked Sendable {
         wheel = TimerWheel(startNanos: loop.clock.nowNanos())
         loop.onWake { [unowned self] in wake() }
         loop.sync { _ = (sender, signaling, intake, launcher) }
-        if let tracing = settings.callTracing { loop.sync { books.tracer = tracing(index) } }
+        if let tracing = settings.tracing.spans { loop.sync { books.tracer = tracing(index) } }
     }
 
     /// A worker on its own thread (`ThreadLoop`).

@@ -16,6 +16,8 @@ public final class CallTraceBuffer {
         /// The header devices' HTTP requests carry the call's trace context in; nil sends none (the template
         /// variable `${trace.parent}` is set either way).
         public var traceparentHeader: String? = "traceparent"
+        /// The SIP header a sampled call's SIP requests carry the trace context in; nil sends none (the default).
+        public var sipTraceHeader: String?
 
         public init(seed: UInt64, shard: Int, worker: Int, share: Double, unixOffsetNanos: Int64) {
             self.seed = seed
@@ -40,6 +42,10 @@ public final class CallTraceBuffer {
         var failed = false
         var faulted = false
         var conversation: String?
+        /// The call's other conversations (a merge's second call), filed too for the checker's findings.
+        var otherConversations: [String] = []
+        /// Push spans so far, numbering them.
+        var pushes: UInt64 = 0
     }
 
     public let settings: Settings
@@ -105,7 +111,36 @@ public final class CallTraceBuffer {
             record.spans[index].statusMessage = failure
             record.failed = true
         }
-        if record.conversation == nil, let conversation, !conversation.isEmpty { record.conversation = conversation }
+        if let conversation, !conversation.isEmpty {
+            if record.conversation == nil {
+                record.conversation = conversation
+            } else if conversation != record.conversation, !record.otherConversations.contains(conversation) {
+                record.otherConversations.append(conversation)
+            }
+        }
+        open[id] = record
+    }
+
+    /// A push of the call from the gateway's acceptance (sent) to its delivery to the device and, for a VoIP push,
+    /// the app's report of the incoming call: a span `push` whose events mark delivered and reported.
+    public func push(call id: Int, type: String, device: String, accepted: UInt64, delivered: UInt64,
+                     reported: UInt64?, deadlineMissed: Bool) {
+        guard var record = open[id] else { return }
+        let end = reported ?? delivered
+        var events = [OTLPSpan.Event(timeUnixNanos: unix(delivered), name: "delivered", attributes: [])]
+        if let reported {
+            events.append(OTLPSpan.Event(timeUnixNanos: unix(reported), name: "reported", attributes: []))
+        }
+        record.pushes &+= 1
+        // Span numbers past the actions' (action id + 1): pushes count down from the top of the range.
+        let spanID = TraceIDs.span(record.trace, UInt64.max / 2 &- record.pushes)
+        record.spans.append(OTLPSpan(
+            traceID: record.trace, spanID: spanID, parentSpanID: TraceIDs.span(record.trace, 0), name: "push",
+            kind: .consumer, startUnixNanos: unix(accepted), endUnixNanos: unix(end),
+            attributes: [OTLPAttribute("callstorm.push.type", type), OTLPAttribute("callstorm.device", device),
+                         OTLPAttribute("callstorm.push.deadline_missed", .bool(deadlineMissed))],
+            events: events, status: deadlineMissed ? .error : .unset,
+            statusMessage: deadlineMissed ? "reported after the push deadline" : ""))
         open[id] = record
     }
 
@@ -122,7 +157,15 @@ public final class CallTraceBuffer {
     public func callEnded(call id: Int, now: UInt64, inFlightAtStop: Bool = false) {
         guard let record = open.removeValue(forKey: id) else { return }
         if let conversation = record.conversation { directory?.file(conversation, trace: record.trace) }
-        guard record.sampled || record.failed || record.faulted else { return }
+        for conversation in record.otherConversations { directory?.file(conversation, trace: record.trace) }
+        guard record.sampled || record.failed || record.faulted else {
+            if let conversation = record.conversation {
+                directory?.keep(TraceDirectory.CallStub(startUnixNanos: unix(record.start), endUnixNanos: unix(now),
+                                                        flow: record.flow, conversation: conversation),
+                                trace: record.trace)
+            }
+            return
+        }
         var spans = record.spans
         for index in record.running.values {
             spans[index].endUnixNanos = unix(now)

@@ -16,6 +16,9 @@ public struct OTLPConfiguration: Sendable, Equatable {
     public var traceShare = 0.1
     /// Whether devices' HTTP requests carry the call's `traceparent`, and under which header name.
     public var traceparentHeader: String? = "traceparent"
+    /// The SIP header a sampled call's SIP requests carry its `traceparent` in (`observability.trace.sip_header`);
+    /// nil, the default, sends none.
+    public var sipTraceHeader: String?
     public var serviceName = "callstorm"
     /// From `OTEL_RESOURCE_ATTRIBUTES`, before callstorm's own (scenario, seed, shard, version).
     public var resourceAttributes: [(key: String, value: String)] = []
@@ -28,7 +31,7 @@ public struct OTLPConfiguration: Sendable, Equatable {
     public static func == (a: OTLPConfiguration, b: OTLPConfiguration) -> Bool {
         a.endpoint == b.endpoint && a.headers.map { "\($0.name)=\($0.value)" } == b.headers.map { "\($0.name)=\($0.value)" }
             && a.intervalNanos == b.intervalNanos && a.traceShare == b.traceShare && a.serviceName == b.serviceName
-            && a.traceparentHeader == b.traceparentHeader
+            && a.traceparentHeader == b.traceparentHeader && a.sipTraceHeader == b.sipTraceHeader
             && a.resourceAttributes.map { "\($0.key)=\($0.value)" } == b.resourceAttributes.map { "\($0.key)=\($0.value)" }
     }
 

@@ -36,6 +36,8 @@ public final class ReferenceTarget: HTTPHandler {
         public var pushHook: (@Sendable (_ voip: Bool, _ token: String, _ payload: String) -> Void)?
         /// Where the device that unmerges stands afterwards; the reference target's own is `.holdSplit`.
         public var unmergePolicy: ServerPolicy.Unmerge = .holdSplit
+        /// A file each request's `traceparent` is appended to (TraceparentLog); nil records nothing.
+        public var traceparentLog: String?
         public init(gatewayURL: String, bundleID: String = "com.example.callstorm", bugs: Set<Bug> = [],
                     registrationsFile: String? = nil, endedRetention: Double = 60, idleLimit: Double = 900,
                     pushExpirationSeconds: Int = 0, pushRetries: Int = 0) {
@@ -92,6 +94,8 @@ public final class ReferenceTarget: HTTPHandler {
     private let registrationsFD: Int32
     /// The WebSocket event channel (`GET /v1/events?device=`); ReferenceTarget+Events.swift.
     let events = EventChannel()
+    /// `Configuration.traceparentLog`, open; nil when off.
+    private let traceparents: TraceparentLog?
 
     public init(configuration: Configuration) {
         pusher = PushSender(gatewayURL: configuration.gatewayURL, bundleID: configuration.bundleID,
@@ -102,6 +106,7 @@ public final class ReferenceTarget: HTTPHandler {
         unmergePolicy = configuration.unmergePolicy
         endedRetentionNanos = UInt64(max(0, configuration.endedRetention) * 1e9)
         idleLimitNanos = UInt64(max(0, configuration.idleLimit) * 1e9)
+        traceparents = configuration.traceparentLog.flatMap { TraceparentLog(path: $0) }
         if let path = configuration.registrationsFile {
             if let text = try? String(contentsOfFile: path, encoding: .utf8) {
                 let decoder = JSONDecoder()
@@ -129,6 +134,7 @@ public final class ReferenceTarget: HTTPHandler {
     public func close() {
         pusher.close()
         if registrationsFD >= 0 { Glibc.close(registrationsFD) }
+        traceparents?.close()
     }
 
     private func push(_ kind: PushSender.Kind, token: String, payload: String) {
@@ -196,6 +202,7 @@ public final class ReferenceTarget: HTTPHandler {
 
     public func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
         sweep(nowNanos: DispatchTime.now().uptimeNanoseconds)
+        traceparents?.record(request)
         if request.pathWithoutQuery == "/v1/events" {
             return respond(request.method == "GET" ? events.upgrade(request) : error(405, "the events channel is GET"))
         }

@@ -149,6 +149,8 @@ extension SIPUserAgent {
 
 extension SIPUserAgent: SIPCore {
     func startClient(_ request: SIPMessage, now: UInt64) {
+        var request = request
+        if let header = requestHeader?(request) { request.addHeader(SIPHeaderName(header.name), header.value) }
         let (key, effects) = transactions.start(request, now: now)
         apply(effects, source: nil, key: key, now: now)
     }

@@ -27,6 +27,9 @@ public final class SIPUserAgent {
     /// whether it was sent, and the message. The Driver writes a call's into the run's history in its own words;
     /// nil notes nothing.
     public var onMessage: ((_ callID: String, _ sent: Bool, _ message: SIPMessage) -> Void)?
+    /// Asked for each request this agent starts a transaction for: one header to add to it (the Driver's sampled
+    /// call's trace context, `observability.trace.sip_header`); nil, or a nil answer, adds none.
+    public var requestHeader: ((_ request: SIPMessage) -> (name: String, value: String)?)?
 
     /// Call-IDs, tags, branches and cnonces come from here, in the order the layers build messages.
     let ids: SIPIdentifiers

@@ -96,6 +96,9 @@ public struct APIMapping: Sendable, Equatable {
     public var alreadyEnded: [Int]
     /// The server's signaling WebSocket; nil when it has none (devices with `socket:` other than none need one).
     public var socket: Socket?
+    /// `trace_header`: the header a sampled call's requests carry its W3C trace context in when OpenTelemetry
+    /// export is on (`traceparent` unless renamed; `off`: nil, none sent; `${trace.parent}` is set either way).
+    public var traceHeader: String? = "traceparent"
 
     public static let operations = ["register", "start", "join", "decline", "end", "pause", "resume", "merge",
                                     "unmerge", "get"]

@@ -65,6 +65,8 @@ public struct Scenario: Sendable, Equatable {
     public var device = DeviceProfile()
     /// `observe:`: how devices learn what they cannot see in responses and pushes (polling).
     public var observe = Observation()
+    /// `observability:`: OpenTelemetry export and trace context (ObservabilitySpec); empty by default.
+    public var observability = ObservabilitySpec()
     /// `replay:`: run only this planned call (a repro of a violation); nil runs the whole plan.
     public var replay: Replay?
     /// The file the scenario came from, for reports and error messages.

@@ -2,7 +2,8 @@
 extension ScenarioDecoder {
     mutating func api(_ node: YAMLNode) -> APIMapping? {
         guard let fields = fields(of: node, in: "'target.api'",
-                                  known: APIMapping.operations + ["push", "view", "already_ended", "socket"],
+                                  known: APIMapping.operations + ["push", "view", "already_ended", "socket",
+                                                                   "trace_header"],
                                   required: Self.socketActionsEnd(node) ? ["register", "start"]
                                       : ["register", "start", "end"]) else { return nil }
         var endpoints: [String: APIMapping.Endpoint] = [:]
@@ -24,6 +25,9 @@ extension ScenarioDecoder {
             let items: [YAMLNode]
             if case .sequence(let list, _) = node { items = list } else { items = [node] }
             mapping.alreadyEnded = items.compactMap { integer($0, "already_ended", atLeast: 100) }
+        }
+        if let node = fields["trace_header"], let name = string(node, "target.api.trace_header") {
+            mapping.traceHeader = name == "off" ? nil : headerName(node, name, "target.api.trace_header")
         }
         // Kept even when it has mistakes, so flow steps it does not map are reported in the same pass.
         return mapping

@@ -8,6 +8,7 @@ extension ScenarioDecoder {
         "flows", "device",  // ScenarioDecoder+Flows.swift
         "replay",  // Replay.swift
         "observe",  // Observation.swift
+        "observability",  // ObservabilitySpec.swift
     ]
     /// Sections the design describes (DESIGN.md §5) that this version does not implement yet.
     static let unsupportedTopLevelKeys: Set<String> = ["api", "race"]
@@ -59,10 +60,11 @@ extension ScenarioDecoder {
         let capacity = top["capacity"].map { self.capacity($0) }
         let harness = top["harness"].map { self.harness($0) }
         let observe = top["observe"].map { self.observation($0) }
+        let observability = top["observability"].map { self.observability($0) }
 
         guard errors.count == errorsBefore, let name, let seed, let devices, let target, let push, let load,
               let arrivals, let mix, let behavior, let drain, let actionTimeout, workers != .some(nil), slo != nil,
-              let faults, harness != .some(nil), observe != .some(nil)
+              let faults, harness != .some(nil), observe != .some(nil), observability != .some(nil)
         else { return nil }
         var scenario = Scenario(
             name: name, seed: seed, duration: duration, devices: devices, target: target, push: push, load: load,
@@ -73,6 +75,7 @@ extension ScenarioDecoder {
         scenario.capacity = capacity ?? nil
         if let limit = harness ?? nil { scenario.harness = limit }
         if let observe = observe ?? nil { scenario.observe = observe }
+        if let observability = observability ?? nil { scenario.observability = observability }
         return scenario
     }
 

@@ -33,9 +33,10 @@ final class SIPRig {
 
     /// `pushTimeout`: the push route's PUSH_TIMEOUT (nil: no push route, as Kamailio without WITH_PUSH);
     /// `reusePorts`: a sleeping device's old port goes to the next socket opened (the stale-contact race);
-    /// `history`: the worker writes its history to a temporary run directory.
+    /// `history`: the worker writes its history to a temporary run directory; `configure`: what a test sets on
+    /// the settings besides the scenario (OpenTelemetry's span buffers).
     init(_ yaml: String, pushTimeout: UInt64? = 10 * SIPRig.second, reusePorts: Bool = false,
-         history: Bool = false) throws {
+         history: Bool = false, configure: (inout DriverSettings) -> Void = { _ in }) throws {
         loop = EmbeddedLoop(clock: clock)
         network = SIPNetwork(clock: clock)
         network.reusesPorts = reusePorts
@@ -48,6 +49,7 @@ final class SIPRig {
                                                     withIntermediateDirectories: true)
             settings.runDirectory = directory
         }
+        configure(&settings)
         self.settings = settings
         let gateway = Gateway()
         let sip = try XCTUnwrap(scenario.sip, "the scenario has target.sip")

@@ -134,6 +134,7 @@ extension SIPSignaling {
     private func log(_ note: FaultNote, local: Int, seq: UInt64, since: UInt64, now: UInt64, call: Int?) {
         let part = call.flatMap { table.faultSubject(local, call: $0) }
         books.count(.fault(note.kind), at: now)
+        if let id = part?.call { books.tracer?.fault(call: id, kind: note.kind, window: note.window, now: now) }
         faults.log.add(.init(sinceLoadNanos: since, window: note.window, kind: note.kind,
                              device: table.devices[local].identity.index, seq: seq, call: part?.call ?? -1,
                              role: part?.role ?? -1))

@@ -168,7 +168,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         case .success(let agent):
             pool.agent(agent)?.autoRing = true
             pool.agent(agent)?.reportsTrying = true
-            pool.agent(agent).map { tapMessages($0, local: local) }
+            pool.agent(agent).map { tapMessages($0, local: local); tapTraceContext($0, local: local) }
             agents.agent[local] = agent
             agents.device[agent] = local
             return agent

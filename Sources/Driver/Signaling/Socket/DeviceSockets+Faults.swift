@@ -60,6 +60,9 @@ extension DeviceSockets {
             schedule(.fault(.resume(socket: id)), at: now + nanos)
         }
         books.count(.fault(event.note.kind), at: now)
+        if let call = table.devices[local].callID {
+            books.tracer?.fault(call: call, kind: event.note.kind, window: event.note.window, now: now)
+        }
         faults.log.add(.init(sinceLoadNanos: faults.sinceLoad() ?? event.atNanos, window: event.note.window,
                              kind: event.note.kind, device: table.devices[local].identity.index, seq: 0))
         if case .drop(let code) = event.action {
