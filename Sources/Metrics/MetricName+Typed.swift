@@ -5,15 +5,32 @@
 ///
 /// Readers (reports, thresholds, books) keep keying dictionaries by the plain strings of `MetricName`, which
 /// are what users see in counters.csv, summary.json and `slo:`.
+///
+/// Each value carries its name's process-wide key (`MetricKeys`), interned when the value is made, which is what
+/// the recorder indexes its per-metric arrays by: two values of the same name have the same key.
 public struct Metric: Hashable, Sendable, CustomStringConvertible {
     public let name: String
+    /// The name's interned key: equal keys, equal names.
+    public let key: Int32
 
     /// A name that comes from outside the catalog: read back from a results file, taken from another
     /// component's statistics (the reference target's, the fault proxy's), or a test's fixture. Producers in
     /// callstorm use the catalog instead.
-    public init(named name: String) { self.name = name }
+    public init(named name: String) {
+        self.name = name
+        key = MetricKeys.key(for: name)
+    }
+
+    /// A metric whose key is known (`MetricTable`): no interning.
+    init(key: Int32, name: String) {
+        self.name = name
+        self.key = key
+    }
 
     public var description: String { name }
+
+    public static func == (lhs: Metric, rhs: Metric) -> Bool { lhs.key == rhs.key }
+    public func hash(into hasher: inout Hasher) { hasher.combine(key) }
 }
 
 // MARK: - Latencies (histograms, µs)
