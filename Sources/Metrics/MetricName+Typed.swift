@@ -74,6 +74,10 @@ extension Metric {
     public static let callsDroppedNoIdleDevice = Metric(named: MetricName.callsDroppedNoIdleDevice)
     /// A call's end as the books count it: `calls.completed`, `calls.failed`, `calls.missed`.
     public static func calls(_ outcome: String) -> Metric { Metric(named: "calls.\(outcome)") }
+    /// The three ends, made once: one of them is counted at every call's end.
+    public static let callsCompleted = Metric(named: MetricName.callsCompleted)
+    public static let callsFailed = Metric(named: MetricName.callsFailed)
+    public static let callsMissed = Metric(named: MetricName.callsMissed)
     /// A failed call by what failed it, when the protocol named it: `calls.failed.sip_486`.
     public static func callsFailed(reason: String) -> Metric { Metric(named: "\(MetricName.callsFailed).\(reason)") }
     /// A call that ended before anyone answered it, by how (`calls.unanswered.declined`, `.cancelled`,
