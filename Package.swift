@@ -59,7 +59,7 @@ let package = Package(
         // scenario model stays out of every module that records metrics (the gateway, results, reports), and
         // Scenario and Metrics build side by side.
         .target(name: "Thresholds"),
-        .target(name: "Metrics", dependencies: ["TextEscaping", "Thresholds"]),
+        .target(name: "Metrics", dependencies: ["Locking", "TextEscaping", "Thresholds"]),
         // Durations, rates and distributions in the scenario file's words: what scenarios and faults are made of.
         .target(name: "Quantities"),
         // Every fault kind, one file each, registered by the scenario's names; the fault windows' settings, seeded

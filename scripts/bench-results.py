@@ -227,7 +227,7 @@ if m:
            {"name": "plain add into an [Int64] slot", "unit": "ns/op", **mm("array_add_ns")},
            [mm("hdr_record_ns")["median"] / mm("array_add_ns")["median"]],
            note="Ratio of medians (one process, loops alternate within each round).")
-    figure("recorder_record", "ns per Recorder.record (metric by name, total + per-second interval)",
+    figure("recorder_record", "ns per Recorder.record (metric by key, total + per-second interval)",
            {"name": "Recorder.record", "unit": "ns/op", **mm("recorder_record_ns"),
             "command": ".build/release/metrics-bench"},
            {"name": "HdrHistogram.record", "unit": "ns/op", **mm("hdr_record_ns")},

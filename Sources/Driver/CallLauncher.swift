@@ -25,6 +25,8 @@ final class CallLauncher {
     var arrivals: ArrivalFeed
     /// Calls outside parties place on this worker's devices, and the window in which they are taken.
     var outside: OutsideCalls
+    /// `flow.<name>.started` per flow, made at the flow's first call.
+    private var flowStarted: [String: Metric] = [:]
 
     init(worker: Int, settings: DriverSettings, table: CallTable, books: RunBooks, faults: DeviceFaults,
          clock: Clock, signaling: DeviceSignalings, host: EffectHost) {
@@ -35,6 +37,13 @@ final class CallLauncher {
     }
 
     private var live: LiveStats { books.live }
+
+    private func flowStartedMetric(_ flow: String) -> Metric {
+        if let metric = flowStarted[flow] { return metric }
+        let metric = Metric.flow(flow, "started")
+        flowStarted[flow] = metric
+        return metric
+    }
 
     /// The load starts at `loadStart` (the plan's zero): the first arrival goes on the wheel, and the window for
     /// outside calls opens. `drained` runs once arrivals are over and no call is left.
@@ -120,7 +129,7 @@ final class CallLauncher {
         live.started.add(1, ordering: .relaxed)
         live.active.add(1, ordering: .relaxed)
         books.count(.callsStarted, at: now)
-        books.count(.flow(flow.name, "started"), at: now)
+        books.count(flowStartedMetric(flow.name), at: now)
         host.tell(arrival.index, now: now) { $0.begin(now: now, planned: planned, &$1) }
     }
 

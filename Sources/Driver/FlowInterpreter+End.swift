@@ -206,8 +206,7 @@ extension FlowInterpreter {
     /// The call is over: its outcome is counted and the worker frees its devices.
     mutating func complete(now: UInt64) {
         judgeUnanswered()
-        let outcome = status.missed ? "missed" : (status.failed ? "failed" : "completed")
-        count(.calls(outcome))
+        count(status.missed ? .callsMissed : (status.failed ? .callsFailed : .callsCompleted))
         count(.flow(flow.name, status.missed ? "missed" : (status.failed ? "failed_calls" : "completed")))
         if !status.failed {
             emit(.record(.callDuration, micros: Int64((now - startedNanos) / 1000)))

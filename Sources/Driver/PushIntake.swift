@@ -20,6 +20,11 @@ import Scenario
 ///
 /// Ownership rule: touched only on the worker's loop (the push sink hands pushes over with `DriverLoop.post`).
 final class PushIntake {
+    /// `pushes.received.<type>` per push type, made once: counted at every delivered push.
+    static let received = Dictionary(uniqueKeysWithValues: APNsPush.PushType.allCases.map {
+        ($0, Metric.pushesReceived($0.rawValue))
+    })
+
     private let settings: DriverSettings
     private let reader: ViewReader
     private let table: CallTable
@@ -124,7 +129,7 @@ final class PushIntake {
         if let scope = faults.scope(local, acceptedNanos: push.acceptedNanos) {
             books.record(.scoped(scope, .pushDelivery), micros: micros, at: now)
         }
-        books.count(.pushesReceived(push.pushType.rawValue), at: now)
+        books.count(Self.received[push.pushType]!, at: now)
         if let delay = faults.reportDelay(push, local: local, now: now) {
             // A slow app: the push is processed after the drawn delay.
             host.schedule(.report(push: push, local: local), at: now + delay)

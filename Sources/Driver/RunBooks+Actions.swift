@@ -9,7 +9,7 @@ import RunFormats
 extension RunBooks {
     func invoked(_ record: ActionRecord, device: String, now: UInt64) {
         let action = record.action
-        recorder.count(.action(action.kind.rawValue, .started), atNanos: now)
+        recorder.count(stepMetrics(for: record).started, atNanos: now)
         tracer?.actionStarted(call: record.call, flow: record.flow, action: action.id, name: action.kind.rawValue,
                               attributes: Self.spanAttributes(record, device: device), now: now)
         guard let journal else { return }
@@ -39,16 +39,18 @@ extension RunBooks {
         tracer?.actionFinished(call: record.call, action: action.id, outcome: label,
                                failure: action.outcome == .fulfilled ? nil : (reason ?? label),
                                conversation: record.conversation ?? action.conversationUUID, now: now)
-        let step = "\(record.flow)/\(record.step)"
-        recorder.count(.action(kind, label: label), atNanos: now)
+        let metrics = stepMetrics(for: record)
+        let step = metrics.step
+        let outcome = StepMetrics.index(of: action.outcome!)
+        recorder.count(metrics.outcomes[outcome], atNanos: now)
         let micros = Int64((now - action.startedNanos) / 1000)
         let fromPlanned = Int64((now &- action.plannedNanos) / 1000)
-        recorder.record(.fulfillment(kind), micros: micros, atNanos: now)
-        recorder.record(.fulfillmentFromPlanned(kind), micros: fromPlanned, atNanos: now)
+        recorder.record(metrics.fulfillment, micros: micros, atNanos: now)
+        recorder.record(metrics.fulfillmentFromPlanned, micros: fromPlanned, atNanos: now)
         // The per-step figures come from here only (every action, whatever actions.csv samples).
-        recorder.record(.fulfillment(kind, step: step), micros: micros, atNanos: now)
-        recorder.record(.fulfillmentFromPlanned(kind, step: step), micros: fromPlanned, atNanos: now)
-        recorder.count(.stepOutcome(kind, step: step, label: label), atNanos: now)
+        recorder.record(metrics.stepFulfillment, micros: micros, atNanos: now)
+        recorder.record(metrics.stepFulfillmentFromPlanned, micros: fromPlanned, atNanos: now)
+        recorder.count(metrics.stepOutcomes[outcome], atNanos: now)
         if let reason { recorder.count(.actionFailed(kind, reason: reason), atNanos: now) }
         journal?.action(ActionRow(
             id: action.id, kind: kind, step: step, device: device,

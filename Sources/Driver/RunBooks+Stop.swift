@@ -11,7 +11,7 @@ extension RunBooks {
     /// kill balances its books as of this instant.
     func tick(now: UInt64, activeCalls: Int, inFlight: (inout Recorder) -> Void) {
         recorder.gauge(MetricName.conversationsActive, value: Double(activeCalls), atNanos: now)
-        if let p99 = recorder.histograms[MetricName.pushToReport]?.value(atPercentile: 99) {
+        if let p99 = recorder.histogram(.pushToReport)?.value(atPercentile: 99) {
             live.p99Micros.store(Int(p99), ordering: .relaxed)
         }
         let second = recorder.second(atNanos: now)

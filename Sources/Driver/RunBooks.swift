@@ -23,11 +23,22 @@ final class RunBooks {
     let live = LiveStats()
     /// The worker's OpenTelemetry spans in the making (`DriverSettings.tracing.spans`); nil when not exporting.
     var tracer: CallTraceBuffer?
+    /// Each flow step's action metrics, made at the step's first action (`stepMetrics(for:)`).
+    private var stepTable: [StepMetrics.Key: StepMetrics] = [:]
 
     init(journal: WorkerJournal?, runStart: UInt64) {
         self.journal = journal
         self.runStart = runStart
         self.recorder = Recorder(runStartNanos: runStart)
+    }
+
+    /// The metrics of `record`'s kind and flow step, made once per step.
+    func stepMetrics(for record: ActionRecord) -> StepMetrics {
+        let key = StepMetrics.Key(kind: record.action.kind, flow: record.flow, step: record.step)
+        if let metrics = stepTable[key] { return metrics }
+        let metrics = StepMetrics(kind: record.action.kind, flow: record.flow, step: record.step)
+        stepTable[key] = metrics
+        return metrics
     }
 
     func note(_ line: String, limit: Int) {

@@ -34,4 +34,6 @@ extension Metric {
     public static func sip(_ book: String, _ key: String) -> Metric { Metric(named: "sip.\(book).\(key)") }
     /// A SIP device's registration event: `registered`, `register_failed`, `unregistered`.
     public static func sipRegistration(_ event: String) -> Metric { Metric(named: "sip.registration.\(event)") }
+    /// Made once: counted at every wake REGISTER's 200.
+    public static let sipRegistered = sipRegistration("registered")
 }

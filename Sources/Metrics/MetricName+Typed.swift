@@ -5,15 +5,32 @@
 ///
 /// Readers (reports, thresholds, books) keep keying dictionaries by the plain strings of `MetricName`, which
 /// are what users see in counters.csv, summary.json and `slo:`.
+///
+/// Each value carries its name's process-wide key (`MetricKeys`), interned when the value is made, which is what
+/// the recorder indexes its per-metric arrays by: two values of the same name have the same key.
 public struct Metric: Hashable, Sendable, CustomStringConvertible {
     public let name: String
+    /// The name's interned key: equal keys, equal names.
+    public let key: Int32
 
     /// A name that comes from outside the catalog: read back from a results file, taken from another
     /// component's statistics (the reference target's, the fault proxy's), or a test's fixture. Producers in
     /// callstorm use the catalog instead.
-    public init(named name: String) { self.name = name }
+    public init(named name: String) {
+        self.name = name
+        key = MetricKeys.key(for: name)
+    }
+
+    /// A metric whose key is known (`MetricTable`): no interning.
+    init(key: Int32, name: String) {
+        self.name = name
+        self.key = key
+    }
 
     public var description: String { name }
+
+    public static func == (lhs: Metric, rhs: Metric) -> Bool { lhs.key == rhs.key }
+    public func hash(into hasher: inout Hasher) { hasher.combine(key) }
 }
 
 // MARK: - Latencies (histograms, µs)
@@ -57,6 +74,10 @@ extension Metric {
     public static let callsDroppedNoIdleDevice = Metric(named: MetricName.callsDroppedNoIdleDevice)
     /// A call's end as the books count it: `calls.completed`, `calls.failed`, `calls.missed`.
     public static func calls(_ outcome: String) -> Metric { Metric(named: "calls.\(outcome)") }
+    /// The three ends, made once: one of them is counted at every call's end.
+    public static let callsCompleted = Metric(named: MetricName.callsCompleted)
+    public static let callsFailed = Metric(named: MetricName.callsFailed)
+    public static let callsMissed = Metric(named: MetricName.callsMissed)
     /// A failed call by what failed it, when the protocol named it: `calls.failed.sip_486`.
     public static func callsFailed(reason: String) -> Metric { Metric(named: "\(MetricName.callsFailed).\(reason)") }
     /// A call that ended before anyone answered it, by how (`calls.unanswered.declined`, `.cancelled`,

@@ -60,14 +60,14 @@ extension Recorder: Codable {
                 guard interval.layout == emptyTemplate.layout else { return .interval(name, second) }
                 state.sealed[second] = interval
             }
-            metrics[name] = state
+            metrics.set(name, state)
         }
         return nil
     }
 
     mutating func assemble(counters: [String: Int64], series: [String: [Int: Int64]]) {
         for (name, total) in counters {
-            counterStates[name] = CounterState(total: total, perSecond: series[name] ?? [:])
+            counterStates.set(name, CounterState(total: total, perSecond: series[name] ?? [:]))
         }
     }
 
@@ -86,7 +86,7 @@ extension Recorder: Equatable {
             && lhs.emptyTemplate.layout == rhs.emptyTemplate.layout
             && lhs.histograms == rhs.histograms
             && lhs.intervals == rhs.intervals
-            && lhs.counterStates == rhs.counterStates
+            && lhs.counterStates.byName({ $0 }) == rhs.counterStates.byName({ $0 })
             && lhs.gauges == rhs.gauges
     }
 }

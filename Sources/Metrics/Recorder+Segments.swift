@@ -12,20 +12,23 @@ extension Recorder {
         var segment = Recorder(
             runStartNanos: runStartNanos, lowestDiscernibleValue: lowestDiscernibleValue,
             highestTrackableValue: highestTrackableValue, significantDigits: significantDigits)
-        for name in Array(metrics.keys) {
-            if let open = metrics[name]!.openSecond, open < second { metrics[name]!.seal() }
-            let old = metrics[name]!.sealed.filter { $0.key < second }
+        for i in 0..<metrics.count {
+            if let open = metrics[i].openSecond, open < second { metrics[i].seal() }
+            let old = metrics[i].sealed.filter { $0.key < second }
             guard !old.isEmpty else { continue }
-            for key in old.keys { metrics[name]!.sealed[key] = nil }
+            for key in old.keys { metrics[i].sealed[key] = nil }
             var moved = newMetricState()
             moved.sealed = old
-            segment.metrics[name] = moved
+            let metric = metrics.metric(at: i)
+            segment.metrics[segment.metrics.index(of: metric) { moved }] = moved
         }
-        for name in Array(counterStates.keys) {
-            let old = counterStates[name]!.perSecond.filter { $0.key < second }
+        for i in 0..<counterStates.count {
+            if counterStates[i].openSecond >= 0, counterStates[i].openSecond < second { counterStates[i].seal() }
+            let old = counterStates[i].perSecond.filter { $0.key < second }
             guard !old.isEmpty else { continue }
-            for key in old.keys { counterStates[name]!.perSecond[key] = nil }
-            segment.counterStates[name] = CounterState(total: 0, perSecond: old)
+            for key in old.keys { counterStates[i].perSecond[key] = nil }
+            let moved = CounterState(total: 0, perSecond: old)
+            segment.counterStates[segment.counterStates.index(of: counterStates.metric(at: i)) { moved }] = moved
         }
         for name in Array(gauges.keys) {
             let old = gauges[name]!.filter { $0.key < second }
@@ -45,8 +48,8 @@ extension Recorder {
         RecorderImage(
             runStartNanos: runStartNanos, lowestDiscernibleValue: lowestDiscernibleValue,
             highestTrackableValue: highestTrackableValue, significantDigits: significantDigits,
-            histograms: metrics.mapValues(\.total.sparse), intervals: intervals, counters: counters,
-            counterSeries: counterStates.mapValues(\.perSecond), gauges: gauges)
+            histograms: metrics.byName(\.total.sparse), intervals: intervals, counters: counters,
+            counterSeries: counterStates.byName(\.allSeries), gauges: gauges)
     }
 }
 

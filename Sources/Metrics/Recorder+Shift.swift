@@ -10,19 +10,21 @@ extension Recorder {
         var result = Recorder(
             runStartNanos: runStartNanos, lowestDiscernibleValue: lowestDiscernibleValue,
             highestTrackableValue: highestTrackableValue, significantDigits: significantDigits)
-        for (name, state) in metrics {
+        for i in 0..<metrics.count {
+            let state = metrics[i]
             var moved = newMetricState()
             moved.total = state.total
             for (second, interval) in state.allIntervals {
                 let target = move(second)
                 moved.sealed[target] = moved.sealed[target].map { $0.adding(interval) } ?? interval
             }
-            result.metrics[name] = moved
+            result.metrics[result.metrics.index(of: metrics.metric(at: i)) { moved }] = moved
         }
-        for (name, state) in counterStates {
+        for i in 0..<counterStates.count {
+            let state = counterStates[i]
             var moved = CounterState(total: state.total)
-            for (second, value) in state.perSecond { moved.perSecond[move(second), default: 0] += value }
-            result.counterStates[name] = moved
+            for (second, value) in state.allSeries { moved.perSecond[move(second), default: 0] += value }
+            result.counterStates[result.counterStates.index(of: counterStates.metric(at: i)) { moved }] = moved
         }
         for (name, series) in gauges {
             var moved: [Int: Double] = [:]

@@ -13,7 +13,7 @@ public struct Recorder: Sendable {
     public let highestTrackableValue: Int64
     public let significantDigits: Int
 
-    /// Per-metric state, one dictionary lookup per sample.
+    /// Per-metric state, found by the metric's key (`MetricTable`).
     struct MetricState: Sendable {
         var total: HdrHistogram
         /// Dense histogram of the second in progress; empty when `openSecond` is nil.
@@ -41,13 +41,45 @@ public struct Recorder: Sendable {
         }
     }
 
-    struct CounterState: Sendable, Equatable, Codable {
+    /// A counter's total and series. The second in progress is added to in `openValue` and folded into
+    /// `perSecond` when the second changes, so a count is two adds, not a dictionary update.
+    struct CounterState: Sendable, Equatable {
         var total: Int64 = 0
         var perSecond: [Int: Int64] = [:]
+        /// The second `openValue` belongs to; -1 when none is open.
+        var openSecond = -1
+        var openValue: Int64 = 0
+
+        init(total: Int64 = 0, perSecond: [Int: Int64] = [:]) {
+            self.total = total
+            self.perSecond = perSecond
+        }
+
+        /// The series with the open second folded in, without mutating.
+        var allSeries: [Int: Int64] {
+            guard openSecond >= 0 else { return perSecond }
+            var result = perSecond
+            result[openSecond, default: 0] += openValue
+            return result
+        }
+
+        /// Folds the open second into `perSecond`.
+        mutating func seal() {
+            guard openSecond >= 0 else { return }
+            perSecond[openSecond, default: 0] += openValue
+            openSecond = -1
+            openValue = 0
+        }
+
+        /// Equal when every reading agrees, whether or not a second is still open.
+        static func == (lhs: CounterState, rhs: CounterState) -> Bool {
+            lhs.total == rhs.total && lhs.allSeries == rhs.allSeries
+        }
     }
 
-    var metrics: [String: MetricState] = [:]
-    var counterStates: [String: CounterState] = [:]
+    /// Latency metrics and counters in arrays indexed by `Metric.key`; gauges (a few a second) by name.
+    var metrics = MetricTable<MetricState>()
+    var counterStates = MetricTable<CounterState>()
     var gauges: [String: [Int: Double]] = [:]
     /// Copied (copy-on-write) into each new metric, so its counts array is allocated at the first sample only.
     let emptyTemplate: HdrHistogram
@@ -86,14 +118,15 @@ public struct Recorder: Sendable {
     public mutating func record(_ metric: Metric, micros: Int64, atNanos: UInt64) {
         let second = second(atNanos: atNanos)
         let template = emptyTemplate
-        metrics[metric.name, default: MetricState(total: template, open: template, openSecond: nil)]
-            .recordSample(micros, second: second)
+        let i = metrics.index(of: metric) { MetricState(total: template, open: template, openSecond: nil) }
+        metrics[i].recordSample(micros, second: second)
     }
 
     /// Adds `delta` to a counter's total and to its series at the second `atNanos` falls in.
     public mutating func count(_ counter: Metric, by delta: Int64 = 1, atNanos: UInt64) {
         let second = second(atNanos: atNanos)
-        counterStates[counter.name, default: CounterState()].add(delta, second: second)
+        let i = counterStates.index(of: counter) { CounterState() }
+        counterStates[i].add(delta, second: second)
     }
 
     /// Sets a gauge for the second `atNanos` falls in; the last value within a second wins. Non-finite values are
@@ -106,9 +139,8 @@ public struct Recorder: Sendable {
     /// Seals every open interval; call once at the end of the run. Reads and encoding already include the
     /// second in progress, so this only turns the last dense intervals into their compact sparse form.
     public mutating func seal() {
-        for name in Array(metrics.keys) {
-            metrics[name]!.seal()
-        }
+        for i in 0..<metrics.count { metrics[i].seal() }
+        for i in 0..<counterStates.count { counterStates[i].seal() }
     }
 
     // MARK: - Merging
@@ -123,19 +155,23 @@ public struct Recorder: Sendable {
                 && significantDigits == other.significantDigits,
             "Recorder.merge: histogram configurations differ"
         )
-        for (name, theirs) in other.metrics {
-            var mine = metrics[name] ?? newMetricState()
-            mine.total.add(theirs.total)
+        // Keys are process-wide (`MetricKeys`), so the other recorder's states are added by key, whatever
+        // order either recorder first saw its metrics in.
+        let template = emptyTemplate
+        for j in 0..<other.metrics.count {
+            let theirs = other.metrics[j]
+            let metric = other.metrics.metric(at: j)
+            let i = metrics.index(of: metric) { MetricState(total: template, open: template, openSecond: nil) }
+            metrics[i].total.add(theirs.total)
             for (second, interval) in theirs.allIntervals {
-                mine.sealed[second] = mine.sealed[second].map { $0.adding(interval) } ?? interval
+                metrics[i].sealed[second] = metrics[i].sealed[second].map { $0.adding(interval) } ?? interval
             }
-            metrics[name] = mine
         }
-        for (name, theirs) in other.counterStates {
-            var mine = counterStates[name] ?? CounterState()
-            mine.total += theirs.total
-            mine.perSecond.merge(theirs.perSecond, uniquingKeysWith: +)
-            counterStates[name] = mine
+        for j in 0..<other.counterStates.count {
+            let theirs = other.counterStates[j]
+            let i = counterStates.index(of: other.counterStates.metric(at: j)) { CounterState() }
+            counterStates[i].total += theirs.total
+            counterStates[i].perSecond.merge(theirs.allSeries, uniquingKeysWith: +)
         }
         for (name, theirs) in other.gauges {
             gauges[name, default: [:]].merge(theirs, uniquingKeysWith: +)
@@ -146,31 +182,36 @@ public struct Recorder: Sendable {
 
     /// Run-total histogram per metric.
     public var histograms: [String: HdrHistogram] {
-        metrics.mapValues(\.total)
+        metrics.byName(\.total)
+    }
+
+    /// One metric's run-total histogram, found by key (the live p99 each second), nil before its first sample.
+    public func histogram(_ metric: Metric) -> HdrHistogram? {
+        metrics.index(of: metric.key).map { metrics[$0].total }
     }
 
     /// Run-total histograms as windows (`HdrWindow`): for another thread, sharing no buffer the recorder writes.
     public var histogramWindows: [String: HdrWindow] {
-        metrics.mapValues(\.total.window)
+        metrics.byName(\.total.window)
     }
 
     /// Counter totals.
     public var counters: [String: Int64] {
-        counterStates.mapValues(\.total)
+        counterStates.byName(\.total)
     }
 
     /// Interval histograms per metric per second, including the second still open.
     public var intervals: [String: [Int: SparseHistogram]] {
-        metrics.mapValues(\.allIntervals)
+        metrics.byName(\.allIntervals)
     }
 
-    public var metricNames: [String] { metrics.keys.sorted() }
-    public var counterNames: [String] { counterStates.keys.sorted() }
+    public var metricNames: [String] { metrics.names.sorted() }
+    public var counterNames: [String] { counterStates.names.sorted() }
     public var gaugeNames: [String] { gauges.keys.sorted() }
 
     /// Per-second summary of a metric, sorted by second; empty for an unknown metric.
     public func intervalStats(_ metric: String) -> [IntervalStat] {
-        guard let state = metrics[metric] else { return [] }
+        guard let state = metrics.state(named: metric) else { return [] }
         return state.allIntervals
             .sorted { $0.key < $1.key }
             .map { IntervalStat(second: $0.key, histogram: $0.value) }
@@ -178,7 +219,7 @@ public struct Recorder: Sendable {
 
     /// Per-second sums of a counter, sorted by second; seconds without increments are absent.
     public func counterSeries(_ name: String) -> [(second: Int, value: Int64)] {
-        (counterStates[name]?.perSecond ?? [:])
+        (counterStates.state(named: name)?.allSeries ?? [:])
             .sorted { $0.key < $1.key }
             .map { (second: $0.key, value: $0.value) }
     }
@@ -207,6 +248,10 @@ extension Recorder.CounterState {
     @inline(__always)
     mutating func add(_ delta: Int64, second: Int) {
         total += delta
-        perSecond[second, default: 0] += delta
+        if openSecond != second {
+            seal()
+            openSecond = second
+        }
+        openValue += delta
     }
 }

@@ -144,7 +144,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         guard let entry = agents.registering.removeValue(forKey: local) else { return }
         let now = self.now
         books.record(.register, micros: Int64((now &- entry.started) / 1000), at: now)
-        books.count(.sipRegistration(ok ? "registered" : "failed_\(status)"), at: now)
+        books.count(ok ? .sipRegistered : .sipRegistration("failed_\(status)"), at: now)
         if entry.initial {
             if ok { table.devices.registered(local) }
             books.count(ok ? .devicesRegistered : .devicesRegisterFailed, at: now)

@@ -1,0 +1,49 @@
+import CallModel
+import Metrics
+
+/// The metrics one flow step's actions are counted under, made once per step and worker (`RunBooks.stepMetrics`):
+/// an action's start and end then record by key, instead of spelling seven metric names per action.
+struct StepMetrics {
+    /// `<flow>/<step>`, as actions.csv and the per-step metric names spell it.
+    let step: String
+    let started: Metric
+    let fulfillment: Metric
+    let fulfillmentFromPlanned: Metric
+    let stepFulfillment: Metric
+    let stepFulfillmentFromPlanned: Metric
+    /// By outcome label, in `StepMetrics.labels` order: `action.<kind>.<label>` and the step's outcome counter.
+    let outcomes: [Metric]
+    let stepOutcomes: [Metric]
+
+    /// The outcome labels, as `ActionOutcome.label` spells them.
+    static let labels = MetricName.stepOutcomeLabels
+
+    init(kind: ActionKind, flow: String, step stepName: String) {
+        let kind = kind.rawValue
+        let step = "\(flow)/\(stepName)"
+        self.step = step
+        started = .action(kind, .started)
+        fulfillment = .fulfillment(kind)
+        fulfillmentFromPlanned = .fulfillmentFromPlanned(kind)
+        stepFulfillment = .fulfillment(kind, step: step)
+        stepFulfillmentFromPlanned = .fulfillmentFromPlanned(kind, step: step)
+        outcomes = Self.labels.map { Metric.action(kind, label: $0) }
+        stepOutcomes = Self.labels.map { Metric.stepOutcome(kind, step: step, label: $0) }
+    }
+
+    /// The index of `outcome`'s label in `labels`.
+    static func index(of outcome: ActionOutcome) -> Int {
+        switch outcome {
+        case .fulfilled: return 0
+        case .failed: return 1
+        case .timedOut: return 2
+        }
+    }
+
+    /// What the table is keyed by: the action's kind and its flow step.
+    struct Key: Hashable {
+        let kind: ActionKind
+        let flow: String
+        let step: String
+    }
+}
