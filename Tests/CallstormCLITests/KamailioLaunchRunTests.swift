@@ -90,6 +90,10 @@ final class KamailioLaunchRunTests: XCTestCase {
         XCTAssertTrue(lines.contains("registered=300"), "\(lines)")
         XCTAssertTrue(lines.contains { $0.hasPrefix("sip=127.0.0.1:") && $0 != "sip=127.0.0.1:0" }, "\(lines)")
         XCTAssertEqual(kamailioChildren(), [], "the run stopped its Kamailio")
+        // `callstorm report` rebuilds the same verdict from the run directory (kamailio.log, the facts' server).
+        let rebuilt = try ReportCommand.rebuild(run: outcome.runDirectory)
+        XCTAssertEqual(rebuilt.verdict.reasons.first, first, "\(rebuilt.verdict)")
+        XCTAssertEqual(try ReportCommand.execute([outcome.runDirectory.path]), .harnessFailure, "exit 3, as the run")
     }
 
     /// `--quiet` keeps the line a script starts its outside callers on, and `--ready-file` names the launched
