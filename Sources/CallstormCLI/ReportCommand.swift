@@ -25,10 +25,13 @@ enum ReportCommand {
             }
             return .harnessFailure
         }
+        // A Kamailio callstorm started ran out of memory: the harness's configuration, as the run itself exited.
+        if written.kamailioExhausted { return .harnessFailure }
         return exitCode(written)
     }
 
-    /// As the run itself would have exited: 1 when a threshold failed (on what was measured), 130 when every
+    /// As the run itself would have exited (after the books and a launched Kamailio out of memory, both 3): 1 when a
+    /// threshold failed (on what was measured), 130 when every
     /// threshold held but the run never finished (killed or crashed: the results are partial), 4 when it did
     /// nothing (no device registered, no call started or none completed), else 0.
     static func exitCode(_ written: RunReporting.Written) -> ExitCode {
@@ -60,9 +63,14 @@ enum ReportCommand {
         }
         var thresholdNotes: [String] = []
         let thresholds = RunReporting.thresholds(run: run, notes: &thresholdNotes)
+        // The launched Kamailio's memory, read again from its log (the run's notes already say it in full).
+        let exhaustion = KamailioExhaustion(run: run, facts: facts)
         do {
-            return try RunReporting.write(run: run, facts: facts, recorder: recorder, thresholds: thresholds,
-                                          notes: notes + thresholdNotes)
+            var written = try RunReporting.write(run: run, facts: facts, recorder: recorder, thresholds: thresholds,
+                                                 notes: notes + thresholdNotes,
+                                                 extraFailures: exhaustion.map { [$0.failure] } ?? [])
+            written.kamailioExhausted = exhaustion != nil
+            return written
         } catch {
             throw .cannotWrite(what: "the report", directory: run.path, cause: error)
         }

@@ -60,6 +60,8 @@ enum RunReporting {
         var harness: HarnessSaturation?
         /// The run did not finish its plan (a signal, a kill, a crash): its results are partial.
         var interrupted = false
+        /// A Kamailio callstorm started ran out of memory (`callstorm report` reads its log again): exit 3.
+        var kamailioExhausted = false
     }
 
     /// Writes every report file of `run` from the given measurements. `historyJoined`: the caller has just joined

@@ -98,7 +98,12 @@ extension FlowInterpreter {
         guard !status.failed else { return }
         // The caller gave up before anyone answered (its CANCEL, or the outside caller's): a missed call, never
         // a server failure (issue 32). A refusal with a status is the server's word, and stays a failure.
-        if abandonedByCaller(ctx.devices) { status.missed = true }
+        if abandonedByCaller(ctx.devices) {
+            status.missed = true
+            // Apart from the missed calls whose push was lost: the verdict's "did nothing" spares these (the
+            // devices rang; their callers chose to hang up).
+            count(.calls("missed_abandoned"))
+        }
         status.failed = true
         status.failure = why
         script.frames = []  // the rest of the script is skipped; verification and cleanup follow

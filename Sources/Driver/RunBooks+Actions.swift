@@ -26,22 +26,25 @@ extension RunBooks {
         let action = record.action
         var reason: String?
         if case .failed(let r)? = action.outcome { reason = r }
+        let word = Self.historyOutcome(action.outcome!)
         if let journal {
             journal.history {
                 HistoryText.complete(
-                    t: now &- runStart, op: action.id, outcome: Self.historyOutcome(action.outcome!), reason: reason,
+                    t: now &- runStart, op: action.id, outcome: word, reason: reason,
                     conversation: record.conversation ?? action.conversationUUID, view: record.view,
                     split: record.split, into: &$0)
             }
         }
         let kind = action.kind.rawValue
-        let label = action.outcome!.label
+        // A failure whose effect is unknown is history's `info`: counted `unknown`, so both files say one word.
+        let label = reason != nil && word == "info" ? MetricName.ActionCounter.unknown.rawValue
+            : action.outcome!.label
         tracer?.actionFinished(call: record.call, action: action.id, outcome: label,
                                failure: action.outcome == .fulfilled ? nil : (reason ?? label),
                                conversation: record.conversation ?? action.conversationUUID, now: now)
         let metrics = stepMetrics(for: record)
         let step = metrics.step
-        let outcome = StepMetrics.index(of: action.outcome!)
+        let outcome = StepMetrics.index(of: action.outcome!, effectUnknown: reason != nil && word == "info")
         recorder.count(metrics.outcomes[outcome], atNanos: now)
         let micros = Int64((now - action.startedNanos) / 1000)
         let fromPlanned = Int64((now &- action.plannedNanos) / 1000)
@@ -51,7 +54,10 @@ extension RunBooks {
         recorder.record(metrics.stepFulfillment, micros: micros, atNanos: now)
         recorder.record(metrics.stepFulfillmentFromPlanned, micros: fromPlanned, atNanos: now)
         recorder.count(metrics.stepOutcomes[outcome], atNanos: now)
-        if let reason { recorder.count(.actionFailed(kind, reason: reason), atNanos: now) }
+        if let reason {
+            recorder.count(word == "info" ? .actionUnknown(kind, reason: reason) : .actionFailed(kind, reason: reason),
+                           atNanos: now)
+        }
         journal?.action(ActionRow(
             id: action.id, kind: kind, step: step, device: device,
             conversation: action.conversationUUID, plannedNanos: action.plannedNanos &- runStart,
@@ -79,8 +85,8 @@ extension RunBooks {
     /// ok, fail (certainly without effect: refused locally or a 4xx), or info (indeterminate: it may have
     /// taken effect — a timeout, a reset, a 5xx, an unreadable success). One word per outcome, the same for every
     /// action with that outcome, so counters.csv's `action.<kind>.<label>[.<reason>]` and history.jsonl's
-    /// `complete` lines agree: `fulfilled` is `ok`, `timed_out` is `info`, and each failure reason is always the
-    /// one word below. `already_ended` is certain: the conversation was over, so the action changed nothing (the
+    /// `complete` lines agree: `fulfilled` is `ok`, `timed_out` is `info`, `failed.<reason>` is `fail` and
+    /// `unknown.<reason>` is `info` with that reason; each failure reason is always the one word below. `already_ended` is certain: the conversation was over, so the action changed nothing (the
     /// device sent nothing, or the server or the other end had ended it first).
     static func historyOutcome(_ outcome: ActionOutcome) -> String {
         switch outcome {

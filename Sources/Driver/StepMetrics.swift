@@ -31,14 +31,20 @@ struct StepMetrics {
         stepOutcomes = Self.labels.map { Metric.stepOutcome(kind, step: step, label: $0) }
     }
 
-    /// The index of `outcome`'s label in `labels`.
-    static func index(of outcome: ActionOutcome) -> Int {
+    /// The index of an outcome's label in `labels`: a failure whose effect is unknown (history's `info`) is
+    /// counted `unknown`, so counters.csv and history.jsonl say one word.
+    static func index(of outcome: ActionOutcome, effectUnknown: Bool) -> Int {
         switch outcome {
-        case .fulfilled: return 0
-        case .failed: return 1
-        case .timedOut: return 2
+        case .fulfilled: return fulfilledIndex
+        case .failed: return effectUnknown ? unknownIndex : failedIndex
+        case .timedOut: return timedOutIndex
         }
     }
+
+    private static let fulfilledIndex = labels.firstIndex(of: MetricName.ActionCounter.fulfilled.rawValue)!
+    private static let failedIndex = labels.firstIndex(of: MetricName.ActionCounter.failed.rawValue)!
+    private static let unknownIndex = labels.firstIndex(of: MetricName.ActionCounter.unknown.rawValue)!
+    private static let timedOutIndex = labels.firstIndex(of: MetricName.ActionCounter.timedOut.rawValue)!
 
     /// What the table is keyed by: the action's kind and its flow step.
     struct Key: Hashable {

@@ -2,7 +2,7 @@
 /// counters, so a report rebuilt from checkpoints after a kill checks the same identities (the workers add
 /// what was in flight at each checkpoint to the snapshot they write).
 ///
-/// - per action kind: started = fulfilled + failed + timed out + in flight at stop;
+/// - per action kind: started = fulfilled + failed + effect unknown + timed out + in flight at stop;
 /// - calls: started = completed + failed + missed (the VoIP push never came or came too late) + in flight at stop;
 /// - pushes at the gateway: sent = accepted + rejected (present when the gateway's counters are);
 /// - pushes in the driver: accepted + duplicated copies = delivered + dropped by fault + blocked by iOS +
@@ -15,10 +15,13 @@ public struct Books: Sendable, Codable, Equatable {
         public var started: Int64
         public var fulfilled: Int64
         public var failed: Int64
+        /// Failures whose effect is unknown (`action.<kind>.unknown`: a 5xx, a reset, SIP's 408; history's `info`
+        /// with a reason); nil when none, and in books written before they were counted apart from `failed`.
+        public var unknown: Int64?
         public var timedOut: Int64
         public var inFlightAtStop: Int64
 
-        public var accounted: Int64 { fulfilled + failed + timedOut + inFlightAtStop }
+        public var accounted: Int64 { fulfilled + failed + (unknown ?? 0) + timedOut + inFlightAtStop }
         public var balanced: Bool { started == accounted }
     }
 
@@ -111,7 +114,7 @@ public struct Books: Sendable, Codable, Equatable {
         actions = kinds.sorted().map { k in
             ActionLine(kind: k, started: n(MetricName.action(k, .started)),
                        fulfilled: n(MetricName.action(k, .fulfilled)), failed: n(MetricName.action(k, .failed)),
-                       timedOut: n(MetricName.action(k, .timedOut)),
+                       unknown: c[MetricName.action(k, .unknown)], timedOut: n(MetricName.action(k, .timedOut)),
                        inFlightAtStop: n(MetricName.action(k, .inFlightAtStop)))
         }
         calls = CallLine(started: n(MetricName.callsStarted), completed: n(MetricName.callsCompleted),
@@ -149,7 +152,7 @@ public struct Books: Sendable, Codable, Equatable {
         }
         for line in actions where !line.balanced {
             problems.append("action \(line.kind): started \(line.started) ≠ fulfilled \(line.fulfilled) + failed "
-                + "\(line.failed) + timed out \(line.timedOut) + in flight at stop \(line.inFlightAtStop) "
+                + "\(line.failed)" + (line.unknown.map { " + effect unknown \($0)" } ?? "") + " + timed out \(line.timedOut) + in flight at stop \(line.inFlightAtStop) "
                 + "(= \(line.accounted); \(line.started - line.accounted) unaccounted)")
         }
         if !calls.balanced {
@@ -180,8 +183,8 @@ public struct Books: Sendable, Codable, Equatable {
     /// Lines for the terminal and the report, one per book.
     public var lines: [String] {
         var out = actions.map { a in
-            "action \(a.kind): started \(a.started) \(a.balanced ? "=" : "≠") fulfilled \(a.fulfilled) + failed \(a.failed) + timed out "
-                + "\(a.timedOut) + in flight at stop \(a.inFlightAtStop)"
+            "action \(a.kind): started \(a.started) \(a.balanced ? "=" : "≠") fulfilled \(a.fulfilled) + failed \(a.failed)"
+                + (a.unknown.map { " + effect unknown \($0)" } ?? "") + " + timed out \(a.timedOut) + in flight at stop \(a.inFlightAtStop)"
         }
         out.append("calls: started \(calls.started) \(calls.balanced ? "=" : "≠") completed \(calls.completed) + failed \(calls.failed) + "
             + "missed \(calls.missed ?? 0) + in flight at stop \(calls.inFlightAtStop)"

@@ -123,6 +123,10 @@ extension Metric {
     public static func actionFailed(_ kind: String, reason: String) -> Metric {
         action(kind, label: "\(MetricName.ActionCounter.failed.rawValue).\(reason)")
     }
+    /// A failure whose effect is unknown, by reason: `action.join.unknown.http_503`.
+    public static func actionUnknown(_ kind: String, reason: String) -> Metric {
+        action(kind, label: "\(MetricName.ActionCounter.unknown.rawValue).\(reason)")
+    }
     /// Transport errors by kind and unexpected answers: `errors.reset`, `errors.http_503`, `errors.bad_response`.
     public static func error(_ kind: String) -> Metric { Metric(named: "\(MetricName.errorsPrefix)\(kind)") }
     public static func httpStatus(_ status: Int) -> Metric { error("http_\(status)") }

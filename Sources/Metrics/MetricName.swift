@@ -30,7 +30,7 @@ public enum MetricName {
     }
     public static let stepOutcomePrefix = "step_outcome."
     /// The outcome labels a step's counters end in, as actions.csv's `outcome` column spells them.
-    public static let stepOutcomeLabels = [ActionCounter.fulfilled, .failed, .timedOut].map(\.rawValue)
+    public static let stepOutcomeLabels = [ActionCounter.fulfilled, .failed, .unknown, .timedOut].map(\.rawValue)
 
     /// Per flow step (`join@incoming-1to1/answer`), its outcome counts by label, read back from `counters`.
     public static func stepOutcomes(in counters: [String: Int64]) -> [String: [String: Int64]] {
@@ -68,11 +68,14 @@ public enum MetricName {
     }
     public static let actionPrefix = "action."
 
-    /// The counters every action kind has; started = the other four (the books).
+    /// The counters every action kind has; started = the other five (the books). `failed`: certainly without
+    /// effect (history.jsonl's `fail`); `unknown`: failed in a way whose effect is unknown (a 5xx, a reset, SIP's
+    /// 408: history's `info` with the reason), so both files say one word per outcome (issue 32).
     public enum ActionCounter: String, Sendable, CaseIterable {
         case started
         case fulfilled
         case failed
+        case unknown
         case timedOut = "timed_out"
         case inFlightAtStop = "in_flight_at_stop"
     }

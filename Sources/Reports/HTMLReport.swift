@@ -233,7 +233,8 @@ struct HTMLReport {
     // MARK: - Outcomes
 
     static let outcomeColors: [(String, String)] = [
-        ("fulfilled", "#1e8e3e"), ("failed", "#d93025"), ("timed_out", "#f29900"), ("in_flight_at_stop", "#9aa0a6"),
+        ("fulfilled", "#1e8e3e"), ("failed", "#d93025"), ("unknown", "#a142f4"), ("timed_out", "#f29900"),
+        ("in_flight_at_stop", "#9aa0a6"),
     ]
 
     private func outcomeSection() -> String {

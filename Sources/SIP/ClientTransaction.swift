@@ -66,6 +66,10 @@ public struct ClientTransaction: Sendable {
             return [.send(ack(for: response), retransmission: false), .deliver(response)]
         case (.completed, 300...):
             return [.send(ack(for: response), retransmission: true)]
+        case (.completed, 200...299):
+            // A 2xx after the final non-2xx: a proxy forwards every 2xx (RFC 6026 §8.1), one that crossed a
+            // CANCEL after the proxy's own 487 too. The transaction user ACKs it (§13.2.2.4) and ends it.
+            return [.deliver(response)]
         default:
             return []
         }

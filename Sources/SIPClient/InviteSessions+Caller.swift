@@ -31,8 +31,12 @@ extension InviteSessions {
 
     /// A response to this agent's INVITE, re-INVITE or BYE, delivered by its client transaction.
     func receive(_ response: SIPMessage, now: UInt64, core: some SIPCore) {
-        guard let status = response.status, let method = response.cseq?.method, let callID = response.callID,
-              var call = call(callID) else { return }
+        guard let status = response.status, let method = response.cseq?.method, let callID = response.callID
+        else { return }
+        guard var call = call(callID) else {
+            if method == .invite, status / 100 == 2 { answeredAfterCancel(response, now: now, core: core) }
+            return
+        }
         switch method {
         case .invite where call.role == .caller && (call.phase == .confirmed || call.phase == .ending)
             && status / 100 == 2 && response.cseq?.number == call.invite.cseq?.number:
@@ -50,7 +54,7 @@ extension InviteSessions {
                 core.startClient(call.invite, now: now)
                 return
             }
-            inviteResponse(response, status: status, call: &call, core: core)
+            inviteResponse(response, status: status, call: &call, now: now, core: core)
         case .bye where status >= 200:
             if let id = dialogID(of: response, peerRequest: false), let mine = call.dialog, id != mine {
                 forget(id)  // the BYE of a forked answer this end declined: the call goes on
@@ -69,7 +73,8 @@ extension InviteSessions {
         }
     }
 
-    private func inviteResponse(_ response: SIPMessage, status: Int, call: inout SIPCall, core: some SIPCore) {
+    private func inviteResponse(_ response: SIPMessage, status: Int, call: inout SIPCall, now: UInt64,
+                                core: some SIPCore) {
         let callID = call.invite.callID ?? ""
         switch status {
         case 100:
@@ -93,6 +98,9 @@ extension InviteSessions {
         default:
             dropCall(callID)
             call.phase = .ending
+            if call.cancelled {
+                abandon(call, callID, now: now)
+            }
             if call.cancelled && status == 487 {
                 core.report(.ended(call: callID, reason: .cancelled))
             } else {

@@ -18,6 +18,13 @@ final class InviteSessions {
     /// Calls that ended while their callee's 2xx still waited for its ACK (a BYE overtook it), by Call-ID: the
     /// ACK that comes after still stops that 2xx's retransmission (RFC 6026 Accepted), until Timer L.
     var unacked: [String: TransactionKey] = [:]
+    /// Calls this agent CANCELled whose INVITE then ended unanswered (487), by Call-ID, each until `abandonedFor`
+    /// after: a proxy still forwards a 2xx that crossed the CANCEL (RFC 6026 §8.1), which is ACKed and its dialog
+    /// ended by a BYE at once (§9.1, §15), so the callee is not left in a call nobody is in
+    /// (`InviteSessions+Abandoned`).
+    var abandoned: [String: AbandonedCall] = [:]
+    /// How long a cancelled call is kept after its 487: 64*T1, the bound §9.1 gives a CANCEL's INVITE.
+    var abandonedFor: UInt64 = 64 * SIPTimerValues(reliable: false).t1
 
     init(account: SIPAccount, ids: SIPIdentifiers) {
         self.account = account

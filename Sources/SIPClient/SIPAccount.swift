@@ -64,6 +64,9 @@ public enum SIPEvent: Sendable, Equatable {
     case ended(call: String, reason: SIPEndReason)
     /// A final failure response to this agent's INVITE (or re-INVITE), or a transaction timeout (408).
     case failed(call: String, status: Int)
+    /// A call this agent CANCELled, ended 487 (`.ended(.cancelled)`), can no longer be answered: 64*T1 passed with
+    /// no 2xx crossing its CANCEL (one that does is ACKed and BYEd: `.answered`, then `.ended(.localBye)`).
+    case settled(call: String)
 }
 
 public enum SIPEndReason: Sendable, Equatable {

@@ -51,6 +51,15 @@ extension SIPUserAgent {
     /// (§13.2.2.4), which its dialog sends; anything else is stray.
     private func strayResponse(_ message: SIPMessage, now: UInt64) {
         if let status = message.status, status / 100 == 2, message.cseq?.method == .invite,
+           let callID = message.callID, sessions.abandoned[callID] != nil {
+            // The INVITE this agent cancelled ended 487 and its transaction is gone (TCP's Timer D is 0): the 2xx
+            // that crossed the CANCEL still gets its ACK and BYE.
+            counters.responsesReceived[status, default: 0] += 1
+            note(message, sent: false)
+            sessions.receive(message, now: now, core: self)
+            return
+        }
+        if let status = message.status, status / 100 == 2, message.cseq?.method == .invite,
            let callID = message.callID, let call = sessions.call(callID), sessions.dialog(of: call) != nil {
             counters.retransmissionsReceived[Self.label(message), default: 0] += 1
             sessions.answeredAgain(message, call: call, now: now, core: self)

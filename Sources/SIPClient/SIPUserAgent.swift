@@ -90,8 +90,7 @@ public final class SIPUserAgent {
 
     /// The earliest instant `advance(to:)` has work at.
     public var nextDeadline: UInt64? {
-        guard let refresh = registration.refreshAt else { return transactions.nextDeadline }
-        return min(refresh, transactions.nextDeadline ?? refresh)
+        [registration.refreshAt, transactions.nextDeadline, sessions.abandonedDeadline].compactMap { $0 }.min()
     }
 
     /// Calls in progress (not yet ended).
@@ -115,7 +114,8 @@ public final class SIPUserAgent {
 
     /// Cancels an unanswered outgoing call (§9.1); false when it is not ringing or already answered. The call
     /// ends with `.cancelled` when the 487 comes; if a 200 crossed the CANCEL, it is `.answered`, ACKed and ended
-    /// by a BYE (`.ended(.localBye)`).
+    /// by a BYE (`.ended(.localBye)`), also when the 200 comes after the 487 (within 64*T1; after that wait,
+    /// `.settled`).
     @discardableResult
     public func cancel(_ callID: String, now: UInt64) -> Bool { sessions.cancel(callID, now: now, core: self) }
 
@@ -153,5 +153,6 @@ public final class SIPUserAgent {
             apply(effects, source: source, key: key, now: now)
         }
         registration.advance(to: now, core: self)
+        sessions.expireAbandoned(now: now, core: self)
     }
 }

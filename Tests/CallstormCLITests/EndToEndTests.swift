@@ -37,11 +37,12 @@ final class EndToEndTests: XCTestCase {
         action_timeout: 3s
         """
 
-    /// Every action started is accounted for: started = fulfilled + failed + timed out + in flight at stop.
+    /// Every action started is accounted for: started = fulfilled + failed + effect unknown + timed out + in flight
+    /// at stop.
     private func assertAccounting(_ c: [String: Int64], file: StaticString = #filePath, line: UInt = #line) {
         for kind in ["start", "join", "end"] {
             let started = c["action.\(kind).started"] ?? 0
-            let ended = ["fulfilled", "failed", "timed_out", "in_flight_at_stop"]
+            let ended = ["fulfilled", "failed", "unknown", "timed_out", "in_flight_at_stop"]
                 .reduce(Int64(0)) { $0 + (c["action.\(kind).\($1)"] ?? 0) }
             XCTAssertEqual(started, ended, "\(kind): started \(started), accounted \(ended)", file: file, line: line)
         }

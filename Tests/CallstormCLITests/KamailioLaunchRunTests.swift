@@ -29,6 +29,7 @@ final class KamailioLaunchRunTests: XCTestCase {
             .replacingOccurrences(of: "listen: \"127.0.0.1:2197\"", with: "listen: \"127.0.0.1:0\"")
         XCTAssertTrue(text.contains("kamailio: true"))
         let outcome = try runScenario(text, in: dir)
+        try assertOutcomesAgree(run: outcome.runDirectory)
         let c = outcome.result.recorder.counters
         let log = (try? String(contentsOf: outcome.runDirectory.appendingPathComponent("kamailio.log"),
                                encoding: .utf8)) ?? "no kamailio.log"
@@ -61,6 +62,7 @@ final class KamailioLaunchRunTests: XCTestCase {
         XCTAssertTrue(text.contains("shared_memory_mb: 6") && text.contains("for: 2s"), text)
         let ready = dir.appendingPathComponent("ready")
         let outcome = try runScenario(text, in: dir) { $0.readyFile = ready.path }
+        try assertOutcomesAgree(run: outcome.runDirectory)
         let reasons = outcome.verdict.reasons
         let first = try XCTUnwrap(reasons.first, "\(outcome.verdict)")
         XCTAssertTrue(first.contains("the Kamailio callstorm started ran out of shared memory"), first)
@@ -88,10 +90,15 @@ final class KamailioLaunchRunTests: XCTestCase {
         XCTAssertTrue(lines.contains("registered=300"), "\(lines)")
         XCTAssertTrue(lines.contains { $0.hasPrefix("sip=127.0.0.1:") && $0 != "sip=127.0.0.1:0" }, "\(lines)")
         XCTAssertEqual(kamailioChildren(), [], "the run stopped its Kamailio")
+        // `callstorm report` rebuilds the same verdict from the run directory (kamailio.log, the facts' server).
+        let rebuilt = try ReportCommand.rebuild(run: outcome.runDirectory)
+        XCTAssertEqual(rebuilt.verdict.reasons.first, first, "\(rebuilt.verdict)")
+        XCTAssertEqual(try ReportCommand.execute([outcome.runDirectory.path]), .harnessFailure, "exit 3, as the run")
     }
 
     /// `--quiet` keeps the line a script starts its outside callers on, and `--ready-file` names the launched
-    /// Kamailio's port at the same moment. No caller comes here, so the run did nothing (exit 4).
+    /// Kamailio's port at the same moment. No caller comes here, so the run did nothing (exit 4) and counts no
+    /// action: the one launched-Kamailio run `assertOutcomesAgree` has nothing to compare in.
     func testUnderQuietTheOutsideCallersCueStaysAndTheReadyFileNamesTheLaunchedKamailio() throws {
         let binary = try XCTUnwrap(ChildProcess.callstormBinary, "make test exports CALLSTORM_BIN")
         let dir = try TemporaryDirectory.make("sip-ready")

@@ -2,10 +2,10 @@ import Foundation
 import XCTest
 
 /// Issue 32: every action's outcome is one word in counters.csv and history.jsonl. Read both files of a finished
-/// run and check, per action kind, that they count the same actions the same way: `fulfilled` is history's `ok`,
-/// `timed_out` its `info` without a reason, each `failed.<reason>` as many `complete` lines with that reason, and
-/// every action with one reason has one history word (`fail` when it certainly took no effect, `info` when it may
-/// have: RunBooks.historyOutcome), the same for every kind. The SIP end-to-end tests call it for every run.
+/// run and check, per action kind, that they count the same actions the same way, word for word: `fulfilled` is
+/// history's `ok`, `timed_out` its `info` without a reason, `failed.<reason>` its `fail` with that reason and
+/// `unknown.<reason>` (a failure whose effect is unknown: a 5xx, a reset, SIP's 408) its `info` with that reason;
+/// the totals agree too, and every reason has one history word. The SIP end-to-end tests call it for every run.
 func assertOutcomesAgree(run: URL, file: StaticString = #filePath, line: UInt = #line) throws {
     let csv = try String(contentsOf: run.appendingPathComponent("counters.csv"), encoding: .utf8)
     var counters: [String: Int64] = [:]
@@ -46,15 +46,22 @@ func assertOutcomesAgree(run: URL, file: StaticString = #filePath, line: UInt = 
                        "\(kind): counters.csv's fulfilled vs history's ok: \(all)", file: file, line: line)
         XCTAssertEqual(n("timed_out"), count(kind) { word, reason in word == "info" && reason.isEmpty },
                        "\(kind): counters.csv's timed_out vs history's info: \(all)", file: file, line: line)
-        XCTAssertEqual(n("failed"), count(kind) { _, reason in !reason.isEmpty },
-                       "\(kind): counters.csv's failed vs history's fail and info lines with a reason: \(all)",
+        XCTAssertEqual(n("failed"), count(kind) { word, reason in word == "fail" && !reason.isEmpty },
+                       "\(kind): counters.csv's failed vs history's fail lines: \(all)", file: file, line: line)
+        XCTAssertEqual(n("unknown"), count(kind) { word, reason in word == "info" && !reason.isEmpty },
+                       "\(kind): counters.csv's unknown vs history's info lines with a reason: \(all)",
                        file: file, line: line)
-        let prefix = "action.\(kind).failed."
-        for (name, value) in counters where name.hasPrefix(prefix) {
-            let reason = String(name.dropFirst(prefix.count))
-            XCTAssertEqual(value, count(kind) { _, r in r == reason },
-                           "\(name) vs history's lines with reason \(reason): \(all)", file: file, line: line)
+        for (label, word) in [("failed", "fail"), ("unknown", "info")] {
+            let prefix = "action.\(kind).\(label)."
+            for (name, value) in counters where name.hasPrefix(prefix) {
+                let reason = String(name.dropFirst(prefix.count))
+                XCTAssertEqual(value, count(kind) { w, r in w == word && r == reason },
+                               "\(name) vs history's \(word) lines with reason \(reason): \(all)",
+                               file: file, line: line)
+            }
         }
+        XCTAssertEqual(count(kind) { word, reason in word == "fail" && reason.isEmpty }, 0,
+                       "\(kind): a fail line without a reason: \(all)", file: file, line: line)
         XCTAssertEqual(count(kind) { word, reason in word == "ok" && !reason.isEmpty }, 0,
                        "\(kind): an ok line with a failure reason: \(all)", file: file, line: line)
     }

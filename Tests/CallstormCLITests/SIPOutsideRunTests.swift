@@ -11,20 +11,20 @@ import XCTest
 /// applies to outside calls too. The callstorm binary runs the scenario, so the test can see on its stderr when the
 /// devices have registered and SIPp may start.
 final class SIPOutsideRunTests: XCTestCase {
-    private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
     /// Kamailio with the push route, pushing to callstorm's gateway on `pushPort` with a fresh provider token.
-    private func pushingKamailio(pushPort: Int) throws -> KamailioProcess {
+    func pushingKamailio(pushPort: Int, defines more: [String] = []) throws -> KamailioProcess {
         let signer = ProviderTokenSigner(keyID: "KEY1234567", teamID: "TEAM123456", key: try ES256Key.generate())
         let jwt = try XCTUnwrap(signer.token(issuedAt: Int64(Date().timeIntervalSince1970)))
         return try KamailioProcess(defines: ["WITH_PUSH", "PUSH_URL=\"http://127.0.0.1:\(pushPort)\"",
-                                            "PUSH_JWT=\"\(jwt)\""])
+                                            "PUSH_JWT=\"\(jwt)\""] + more)
     }
 
     /// Starts callstorm on `scenario` and, once its devices wait for outside calls, SIPp's uac-many.xml placing
     /// `calls` calls at 20/s through `kamailio` to the users listed in `users` (an injection file).
-    private func runThenCall(_ binary: String, _ scenario: URL, out: URL, users: URL, calls: Int, timeout: Int,
+    func runThenCall(_ binary: String, _ scenario: URL, out: URL, users: URL, calls: Int, timeout: Int,
                              kamailio: KamailioProcess, in dir: URL, sippScenario: String = "uac-many.xml")
         throws -> (ChildProcess, ChildProcess) {
         let run = try ChildProcess.start(binary, ["run", scenario.path, "--out", out.path], in: dir, logs: dir,

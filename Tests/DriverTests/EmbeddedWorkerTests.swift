@@ -159,7 +159,8 @@ final class EmbeddedWorkerTests: XCTestCase {
     }
 
     /// A start the target refuses fails each built-in call at once: nothing is left alive, so nothing is ended,
-    /// and the refusal is counted by its status.
+    /// and the refusal is counted by its status, as a failure whose effect is unknown (a 503 may have taken effect:
+    /// `unknown`, history's `info`; issue 32 made the two files say one word).
     func testAStartTheTargetRefusesFailsEveryBuiltInCallWithNothingToCleanUp() throws {
         for flow in BuiltinFlows.names {
             let rig = try Rig(try scenario(flow: flow, calls: 3)) { request in
@@ -169,12 +170,12 @@ final class EmbeddedWorkerTests: XCTestCase {
             let all = "\(flow): \(c.sorted { $0.key < $1.key })"
             XCTAssertEqual(c[MetricName.callsFailed], 3, all)
             XCTAssertEqual(c["flow.\(flow).failed_calls"], 3, all)
-            XCTAssertEqual(c["action.start.failed"], 3, all)
+            XCTAssertEqual(c["action.start.unknown"], 3, all)
             XCTAssertEqual(c["errors.http_503"], 3, all)
             XCTAssertEqual(MetricName.stepOutcomes(in: c).filter { $0.key.hasPrefix("start@\(flow)/") }
-                .map { $0.value["failed"] ?? 0 }.reduce(0, +), 3, "\(flow): the failures under the dialling step")
-            XCTAssertEqual(c.filter { $0.key.hasPrefix(MetricName.actionPrefix) && $0.key != "action.start.failed" &&
-                                      $0.key != "action.start.started" && $0.key != "action.start.failed.http_503" },
+                .map { $0.value["unknown"] ?? 0 }.reduce(0, +), 3, "\(flow): the failures under the dialling step")
+            XCTAssertEqual(c.filter { $0.key.hasPrefix(MetricName.actionPrefix) && $0.key != "action.start.unknown" &&
+                                      $0.key != "action.start.started" && $0.key != "action.start.unknown.http_503" },
                            [:], "\(flow): nothing else was sent")
             XCTAssertEqual(rig.loop.requests.count, 12 + 3, "\(flow): the registrations and the three starts")
         }

@@ -19,6 +19,22 @@ final class BooksTests: XCTestCase {
         XCTAssertEqual(books.pushes.sent, 12)
     }
 
+    /// Failures whose effect is unknown (history's `info` with a reason) are a column of their own (issue 32).
+    func testFailuresWhoseEffectIsUnknownBalanceTheActionBook() {
+        var c = balanced
+        c["action.join.started"] = 13
+        XCTAssertEqual(Books(counters: c).problems.count, 1, "three actions unaccounted")
+        c["action.join.unknown"] = 3
+        c["action.join.unknown.http_503"] = 3
+        let books = Books(counters: c)
+        XCTAssertEqual(books.problems, [])
+        XCTAssertEqual(books.actions.map(\.kind), ["join"], "unknown.<reason> counters are not a kind")
+        XCTAssertEqual(books.actions[0].unknown, 3)
+        XCTAssertEqual(books.lines.first, "action join: started 13 = fulfilled 6 + failed 1 + effect unknown 3 "
+            + "+ timed out 2 + in flight at stop 1")
+        XCTAssertNil(Books(counters: balanced).actions[0].unknown, "absent when none: older summaries read alike")
+    }
+
     func testMissedCallsBalanceTheCallsBook() {
         var c = balanced
         c["calls.started"] = 7

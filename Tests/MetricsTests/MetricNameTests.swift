@@ -60,10 +60,11 @@ final class MetricNameTests: XCTestCase {
             MetricName.stepOutcome("join", step: "f/answer", label: "timed_out"): 1,
             MetricName.stepOutcome("end", step: "f/v1.failed", label: "failed"): 2,
             MetricName.action("join", .fulfilled): 9,
-            "step_outcome.join@f/answer.unknown": 3,
+            MetricName.stepOutcome("join", step: "f/answer", label: "unknown"): 2,
+            "step_outcome.join@f/answer.bogus": 3,
         ]
         XCTAssertEqual(MetricName.stepOutcomes(in: counters), [
-            "join@f/answer": ["fulfilled": 4, "timed_out": 1],
+            "join@f/answer": ["fulfilled": 4, "timed_out": 1, "unknown": 2],
             "end@f/v1.failed": ["failed": 2],
         ])
     }

@@ -66,6 +66,19 @@ final class TransactionTests: XCTestCase {
         XCTAssertEqual(t.advance(to: clock.nowNanos()), [.terminated], "Timer D")
     }
 
+    /// A proxy forwards every 2xx (RFC 6026 §8.1), one that crossed a CANCEL after the proxy's own 487 too: it
+    /// reaches the user, which ACKs it and ends it, while the 487 is ACKed again by the transaction.
+    func testA2xxAfterTheFinalFailureStillReachesTheUser() {
+        let clock = ManualClock()
+        var (t, _) = ClientTransaction.start(request(.invite), timers: udp, now: clock.nowNanos())
+        let cancelled = t.request.response(487, toTag: "p")
+        XCTAssertEqual(sends(t.receive(cancelled, now: clock.nowNanos())), [false])
+        XCTAssertEqual(t.state, .completed)
+        let ok = t.request.response(200, toTag: "b")
+        XCTAssertEqual(t.receive(ok, now: clock.nowNanos()), [.deliver(ok)])
+        XCTAssertEqual(sends(t.receive(cancelled, now: clock.nowNanos())), [true])
+    }
+
     func testInvite2xxGoesToAcceptedAndItsRetransmissionsReachTheUser() {
         let clock = ManualClock()
         var (t, _) = ClientTransaction.start(request(.invite), timers: udp, now: clock.nowNanos())

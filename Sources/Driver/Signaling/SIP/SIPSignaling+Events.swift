@@ -32,6 +32,12 @@ extension SIPSignaling {
             fulfil(key, held ? [.pause] : [.resume])
         case .ended(let callID, let reason): ended(local, callID: callID, reason: reason, now: now)
         case .failed(let callID, let status): failed(local, callID: callID, status: status, now: now)
+        case .settled(let callID):
+            let key = Self.legKey(local, callID)
+            if let leg = cancelling.removeValue(forKey: key) {
+                dialogEnded(local, callID, leg: leg, reason: "cancelled")
+                afterCall(local)
+            }
         }
     }
 
@@ -66,7 +72,7 @@ extension SIPSignaling {
     /// hold re-INVITE a hold-and-accept asked for go.
     private func answered(_ local: Int, callID: String, now: UInt64) {
         let key = Self.legKey(local, callID)
-        guard let leg = legs[key] else { return }
+        guard let leg = legs[key] else { return cancelledAnswered(local, callID) }
         legs[key]?.confirmed = true
         if leg.holdOnAck { sendHoldOnAck(local, callID) }  // held before its ACK came: it stays held
         guard leg.caller else {
@@ -88,8 +94,20 @@ extension SIPSignaling {
 
     private func ended(_ local: Int, callID: String, reason: SIPEndReason, now: UInt64) {
         let key = Self.legKey(local, callID)
-        guard let leg = legs.removeValue(forKey: key) else { return }
-        dialogEnded(local, callID, leg: leg, reason: Self.endReason(reason))
+        guard let leg = legs.removeValue(forKey: key) else {
+            // The BYE that ended an answer which crossed this device's CANCEL.
+            if let leg = cancelling.removeValue(forKey: key) {
+                dialogEnded(local, callID, leg: leg, reason: Self.endReason(reason))
+                afterCall(local)
+            }
+            return
+        }
+        if reason == .cancelled, leg.caller {
+            // Its line waits until a 2xx crossing the CANCEL is no longer possible (`.settled`) or came.
+            cancelling[key] = leg
+        } else {
+            dialogEnded(local, callID, leg: leg, reason: Self.endReason(reason))
+        }
         if leg.caller { wake.inviteSent[callID] = nil }
         switch reason {
         case .localBye: fulfil(key, [.end])

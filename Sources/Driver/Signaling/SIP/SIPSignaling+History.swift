@@ -15,14 +15,27 @@ extension SIPSignaling {
         writeDialog(local, callID, state, reason: reason, call: legs[key]?.call)
     }
 
-    /// The terminated line of a leg already taken out of `legs`. A leg with no line yet writes one only when the
-    /// end is certain at both ends: a final refusal of the caller's INVITE (`failed_<status>`, a 486 with no 180,
-    /// the proxy's 408), which docs/SIP.md promises so the checker judges it. A caller's CANCEL before any
-    /// provisional with a tag writes none: a 2xx may still cross it (the wake path's answer-before-INVITE race),
-    /// and this agent forgets the call at the 487, so it would never write the `confirmed` that 2xx makes.
+    /// The terminated line of a leg already taken out of `legs`, written for every end so the checker judges it:
+    /// a refusal with no 180 before it (`failed_<status>`, the proxy's 408), a CANCEL before any ringing.
     func dialogEnded(_ local: Int, _ callID: String, leg: Leg, reason: String) {
-        guard leg.dialogState != .terminated, leg.dialogState != nil || reason.hasPrefix("failed_") else { return }
+        guard leg.dialogState != .terminated else { return }
         writeDialog(local, callID, .terminated, reason: reason, call: leg.call)
+    }
+
+    /// A 2xx that crossed this device's CANCEL and came after its 487 (a proxy forwards it, RFC 6026): the agent
+    /// ACKed it and sends a BYE, so this end's dialog was confirmed, as the callee's is; `terminated bye` follows.
+    /// The `cancelled` line was held back for this (`cancelling`), so the history never shows it live again.
+    func cancelledAnswered(_ local: Int, _ callID: String) {
+        let key = Self.legKey(local, callID)
+        guard let leg = cancelling[key], leg.dialogState != .confirmed else { return }
+        cancelling[key]?.dialogState = .confirmed
+        writeDialog(local, callID, .confirmed, reason: nil, call: leg.call)
+    }
+
+    /// At the end of the run: the cancelled calls still waiting for `.settled` end as cancelled.
+    func settleCancelled() {
+        for (key, leg) in cancelling { dialogEnded(key.local, key.callID, leg: leg, reason: "cancelled") }
+        cancelling.removeAll()
     }
 
     private func writeDialog(_ local: Int, _ callID: String, _ state: HistoryDialogState, reason: String?,

@@ -122,13 +122,19 @@ extension SIPSignaling {
         perform(request)
     }
 
-    /// A device with no call left goes back to sleep (sleeping devices only).
+    /// A device with no call left goes back to sleep (sleeping devices only). A call it CANCELled keeps it awake
+    /// until the agent settles it (`cancelling`, at most 64*T1 after the 487): a 2xx that crossed the CANCEL must
+    /// still find it, to be ACKed and ended by a BYE (RFC 3261 §9.1, §15), else the callee stays in the call.
     func afterCall(_ local: Int) {
-        guard spec.sleep, !legs.keys.contains(where: { $0.local == local }) else { return }
+        guard spec.sleep, !hasCall(local) else { return }
         wake.wokeFor[local] = nil
         loop.execute { [self] in
-            if !legs.keys.contains(where: { $0.local == local }), wake.wokeFor[local] == nil { sleep(local) }
+            if !hasCall(local), wake.wokeFor[local] == nil { sleep(local) }
         }
+    }
+
+    private func hasCall(_ local: Int) -> Bool {
+        legs.keys.contains { $0.local == local } || cancelling.keys.contains { $0.local == local }
     }
 
     /// Closes the device's socket: nothing reaches it until a push wakes it.

@@ -53,6 +53,9 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
     var agents = AgentLinks()
     var legs: [LegKey: Leg] = [:]
     var pending: [LegKey: Pending] = [:]
+    /// Callers' legs whose CANCEL ended them (487), kept for their dialog line until the agent's `.settled` or a
+    /// 2xx that crossed the CANCEL (`SIPSignaling+History`).
+    var cancelling: [LegKey: Leg] = [:]
     /// The wake-up path's state per sleeping device (`SIPSignaling+Wake`).
     var wake = WakeState()
     /// What the run's SIP faults hold per device (`SIPSignaling+Faults`).
@@ -290,6 +293,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
     /// Folds every agent's books into the recorder and closes the pool.
     func stop() {
         let now = self.now
+        settleCancelled()
         let counters = pool.counters
         func fold<K>(_ book: String, _ values: [K: Int]) {
             for (key, n) in values { books.count(.sip(book, "\(key)"), by: Int64(n), at: now) }
