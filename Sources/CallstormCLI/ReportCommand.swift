@@ -33,7 +33,8 @@ enum ReportCommand {
     /// As the run itself would have exited (after the books and a launched Kamailio out of memory, both 3): 1 when a
     /// threshold failed (on what was measured), 130 when every
     /// threshold held but the run never finished (killed or crashed: the results are partial), 4 when it did
-    /// nothing (no device registered, no call started or none completed), else 0.
+    /// nothing (no device registered, no call started, or nothing connected: none answered and none ended
+    /// unanswered as its flow declares; a run of calls abandoned by their callers did something), else 0.
     static func exitCode(_ written: RunReporting.Written) -> ExitCode {
         if written.thresholds.contains(where: { !$0.passed }) { return .thresholdsFailed }
         return .of(written.verdict, interrupted: written.interrupted)

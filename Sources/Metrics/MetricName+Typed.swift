@@ -111,8 +111,8 @@ extension Metric {
     public static func action(_ kind: String, _ counter: MetricName.ActionCounter) -> Metric {
         Metric(named: MetricName.action(kind, counter))
     }
-    /// An action's outcome by its label (`fulfilled`, `failed`, `timed_out`), or a failure's reason:
-    /// `action.join.failed.http_503`, `action.end.already_ended`.
+    /// An action's outcome by its label (`fulfilled`, `failed`, `unknown`, `timed_out`), or a failure's reason:
+    /// `action.end.failed.already_ended`, `action.join.unknown.http_503` (a failure whose effect is unknown).
     public static func action(_ kind: String, label: String) -> Metric {
         Metric(named: "\(MetricName.actionPrefix)\(kind).\(label)")
     }

@@ -101,7 +101,10 @@ extension InviteSessions {
             if call.cancelled {
                 abandon(call, callID, now: now)
             }
-            if call.cancelled && status == 487 {
+            // A call this end cancelled ended as the user asked, whatever final status crossed the CANCEL (a 486
+            // or 408 the callee's side sent first): `.cancelled`, so the owner keeps waiting for a 2xx that may
+            // still cross it, as after a 487.
+            if call.cancelled {
                 core.report(.ended(call: callID, reason: .cancelled))
             } else {
                 core.report(.failed(call: callID, status: status))

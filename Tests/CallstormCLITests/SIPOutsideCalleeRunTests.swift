@@ -17,15 +17,13 @@ final class SIPOutsideCalleeRunTests: XCTestCase {
         let dir = try TemporaryDirectory.make("sip-outside-callee")
         defer { TemporaryDirectory.remove(dir) }
         let calls = 10
-        let uasPort = try XCTUnwrap(KamailioProcess.freePort())
-        let uas = try ChildProcess.start("/usr/bin/sipp", [
-            "-sf", Self.sipp.appendingPathComponent("uas.xml").path, "-s", "echo", "-i", "127.0.0.1",
-            "-p", "\(uasPort)", "-m", "\(calls)", "-timeout", "60s", "-timeout_error", "-nostdin",
-        ], in: dir, logs: dir, name: "sipp-uas")
-        defer { uas.stop() }
         // The UAS's port must be bound before its contact is registered and the devices call it: a datagram sent
         // earlier is refused and the call fails, however rarely SIPp starts that slowly.
-        XCTAssertTrue(eventually(20) { udpPortIsBound(uasPort) }, uas.errorText)
+        let (uas, uasPort) = try ChildProcess.startUDPListener("/usr/bin/sipp", arguments: { port in [
+            "-sf", Self.sipp.appendingPathComponent("uas.xml").path, "-s", "echo", "-i", "127.0.0.1",
+            "-p", "\(port)", "-m", "\(calls)", "-timeout", "60s", "-timeout_error", "-nostdin",
+        ] }, in: dir, logs: dir, name: "sipp-uas", freePort: KamailioProcess.freePort)
+        defer { uas.stop() }
         let registerPort = try XCTUnwrap(KamailioProcess.freePort())
         let register = try ChildProcess.run("/usr/bin/sipp", [
             "-sf", Self.sipp.appendingPathComponent("register.xml").path, "-s", "echo",

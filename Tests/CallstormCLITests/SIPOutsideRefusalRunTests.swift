@@ -54,15 +54,13 @@ final class SIPOutsideRefusalRunTests: XCTestCase {
         defer { kamailio.stop() }
         let dir = try TemporaryDirectory.make("sip-outside-refusal")
         defer { TemporaryDirectory.remove(dir) }
-        let uasPort = try XCTUnwrap(KamailioProcess.freePort())
-        let uas = try ChildProcess.start("/usr/bin/sipp", [
+        let (uas, uasPort) = try ChildProcess.startUDPListener("/usr/bin/sipp", arguments: { port in [
             "-sf", Self.fixtures.appendingPathComponent("uas-busy.xml").path,
             "-inf", Self.fixtures.appendingPathComponent("answers.csv").path, "-s", "echo", "-i", "127.0.0.1",
-            "-p", "\(uasPort)", "-m", "\(calls)", "-timeout", "60s", "-nostdin",
+            "-p", "\(port)", "-m", "\(calls)", "-timeout", "60s", "-nostdin",
             "-trace_stat", "-stf", dir.appendingPathComponent("sipp.csv").path,
-        ], in: dir, logs: dir, name: "sipp-uas")
+        ] }, in: dir, logs: dir, name: "sipp-uas", freePort: KamailioProcess.freePort)
         defer { uas.stop() }
-        XCTAssertTrue(eventually(20) { udpPortIsBound(uasPort) }, uas.errorText)
         try registerEcho(at: uasPort, kamailio: kamailio, in: dir)
         let text = declared ? try Self.busyService(port: kamailio.port, seed: seed)
             : try Self.scenario(port: kamailio.port, calls: calls, seed: seed)
