@@ -188,6 +188,9 @@ extension FlowInterpreter {
                             inRace: Bool = false) -> Int {
         let action = Action(id: ctx.actionIDs.make(), kind: kind, conversationUUID: conversation,
                             plannedNanos: planned, startedNanos: now, timeoutNanos: now + config.actionTimeoutNanos)
+        if kind == .end, !status.answered, !status.cleaningUp, known.starters.values.contains(actor) {
+            status.callerHungUp = true
+        }
         log.actions.append(action)
         log.actors.append(actor)
         log.steps.append(step)

@@ -57,10 +57,19 @@ extension FlowInterpreter {
         fail("\(how) before anyone answered (\(uuid) at \(ctx.devices[local].identity.id))", now: now, &ctx)
     }
 
-    /// Whether nobody answered and a device of the call saw one of its conversations end `unanswered` with no
-    /// refusal of the caller's INVITE behind it: the caller hung up while it rang.
+    /// Whether nobody answered because the caller hung up while it rang. A call a device of ours placed: that
+    /// device sent its end (its own act, so no order of packets changes it: a proxy's CANCEL that reaches the
+    /// callee before the 408 it sent the caller is not the caller's choice), and a device saw the call end
+    /// unanswered (an end that never reached the callee is a failure). A call an outside party placed: a device
+    /// saw its conversation end `unanswered` with no refusal behind it; a proxy that CANCELs on its own looks the
+    /// same from here (docs/SIP.md, Limits).
     func abandonedByCaller(_ model: DeviceModel) -> Bool {
-        guard !status.answered, status.unansweredEnd?.status == nil else { return false }
+        guard !status.answered else { return false }
+        if !known.starters.isEmpty {
+            guard status.callerHungUp else { return false }
+        } else {
+            guard status.unansweredEnd?.status == nil else { return false }
+        }
         return devices().contains { local in
             known.conversations.values.contains { model[local].manager.conversations[$0]?.endedReason == .unanswered }
         }

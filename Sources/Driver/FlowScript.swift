@@ -95,6 +95,9 @@ struct CallStatus {
     var answered = false
     /// How the call ended before anyone answered it, once it did (`FlowInterpreter+Unanswered`).
     var unansweredEnd: UnansweredEnd?
+    /// A device of ours that started a conversation of the call sent its end before anyone answered: the caller
+    /// hung up while it rang, known when it acts, not when the 487 comes back.
+    var callerHungUp = false
 }
 
 /// The `together` step in progress.

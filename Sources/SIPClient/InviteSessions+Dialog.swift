@@ -5,7 +5,7 @@ extension InviteSessions {
 
     /// Ends an answered call with BYE; `.ended(.localBye)` follows its response. A callee whose 2xx has no ACK yet
     /// sends it when the ACK comes (§15: not before the ACK or the server transaction's end): the call is ending
-    /// from now, and a lost ACK ends it `.timedOut` (Timer L) with no BYE at all.
+    /// from now, and a lost ACK ends it `.timedOut` at Timer L, when the held BYE goes out.
     @discardableResult
     func bye(_ callID: String, now: UInt64, core: some SIPCore) -> Bool {
         guard var call = call(callID), call.phase == .confirmed, let id = call.dialog, dialog(id) != nil else {

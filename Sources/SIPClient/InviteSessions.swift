@@ -119,10 +119,16 @@ final class InviteSessions {
     // MARK: - Time
 
     /// A transaction of a call ran out: a lost ACK (Timer L) or a BYE's ends the call; an INVITE's fails it
-    /// with 408 (and forgets it unless it was answered: a re-INVITE's leaves the call up).
-    func timedOut(_ request: SIPMessage, timer: SIPTimer, core: some SIPCore) {
+    /// with 408 (and forgets it unless it was answered: a re-INVITE's leaves the call up). A callee that hung up
+    /// while its 2xx waited for the ACK sends that BYE now (§15: until the server transaction ends; §13.3.1.4:
+    /// a session whose ACK never came SHOULD be ended with a BYE), so the caller, whose ACK was lost, is not left
+    /// in the call.
+    func timedOut(_ request: SIPMessage, timer: SIPTimer, now: UInt64, core: some SIPCore) {
         if timer == .l, let callID = request.callID { unacked[callID] = nil }
         guard let callID = request.callID, let call = calls[callID] else { return }
+        if timer == .l, call.byeOnAck, let id = call.dialog {
+            sendInDialog(.bye, on: id, now: now, core: core)
+        }
         if request.method == .bye, let id = dialogID(of: request, peerRequest: false), let mine = call.dialog,
            id != mine {
             dialogs[id] = nil  // the BYE of a forked answer this end declined: the call goes on

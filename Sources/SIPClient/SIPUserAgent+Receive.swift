@@ -125,7 +125,7 @@ extension SIPUserAgent {
                 if request.method == .register {
                     registration.timedOut(core: self)
                 } else {
-                    sessions.timedOut(request, timer: timer, core: self)
+                    sessions.timedOut(request, timer: timer, now: now, core: self)
                 }
             case .terminated:
                 transactions.forget(key)
