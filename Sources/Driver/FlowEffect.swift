@@ -25,8 +25,9 @@ enum FlowEffect {
     case finalView(FinalView)
     /// A line for the run's notes, kept while the worker has fewer than `limit`.
     case note(String, limit: Int)
-    /// The call is over: the worker frees its devices and forgets it.
-    case completed
+    /// The call is over, counted as `outcome` (`completed`, `failed` or `missed`, as the books count it): the
+    /// worker frees its devices and forgets it.
+    case completed(outcome: String)
 }
 
 /// Timers a flow arms. The worker's wheel holds them with the call's number; a token that no longer matches

@@ -102,7 +102,7 @@ extension FlowInterpreter {
             status.missed = true
             // Apart from the missed calls whose push was lost: the verdict's "did nothing" spares these (the
             // devices rang; their callers chose to hang up).
-            count(.calls("missed_abandoned"))
+            count(.callsMissedAbandoned)
         }
         status.failed = true
         status.failure = why
@@ -216,6 +216,6 @@ extension FlowInterpreter {
         if !status.failed {
             emit(.record(.callDuration, micros: Int64((now - startedNanos) / 1000)))
         }
-        emit(.completed)
+        emit(.completed(outcome: status.missed ? "missed" : (status.failed ? "failed" : "completed")))
     }
 }

@@ -193,8 +193,8 @@ final class Worker: EffectHost, @unchecked Sendable {
             case .fetchViews(let uuids): sender.fetchViews(uuids, call: id)
             case .finalView(let view): books.writeFinal(view, now: now)
             case .note(let line, let limit): books.note(line, limit: limit)
-            case .completed:
-                books.tracer?.callEnded(call: id, now: now)
+            case .completed(let outcome):
+                books.tracer?.callEnded(call: id, now: now, outcome: outcome)
                 launcher.complete(id)
             }
         }

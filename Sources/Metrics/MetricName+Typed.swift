@@ -78,6 +78,7 @@ extension Metric {
     public static let callsCompleted = Metric(named: MetricName.callsCompleted)
     public static let callsFailed = Metric(named: MetricName.callsFailed)
     public static let callsMissed = Metric(named: MetricName.callsMissed)
+    public static let callsMissedAbandoned = Metric(named: MetricName.callsMissedAbandoned)
     /// A failed call by what failed it, when the protocol named it: `calls.failed.sip_486`.
     public static func callsFailed(reason: String) -> Metric { Metric(named: "\(MetricName.callsFailed).\(reason)") }
     /// A call that ended before anyone answered it, by how (`calls.unanswered.declined`, `.cancelled`,

@@ -51,6 +51,8 @@ public enum MetricName {
     public static let callsFailed = "calls.failed"
     /// The callee's VoIP push never came, or came too late: the call was never shown.
     public static let callsMissed = "calls.missed"
+    /// Of the missed calls, those their caller hung up on while the device rang (issue 32): not "nothing done".
+    public static let callsMissedAbandoned = "calls.missed_abandoned"
     public static let callsInFlightAtStop = "calls.in_flight_at_stop"
     public static let callsNotStartedAtStop = "calls.not_started_at_stop"
     public static let callsDroppedNoIdleDevice = "calls.dropped.no_idle_device"

@@ -153,8 +153,10 @@ public final class CallTraceBuffer {
         open[id] = record
     }
 
-    /// The call ended: its spans go to `export` when it was sampled, failed or faulted.
-    public func callEnded(call id: Int, now: UInt64, inFlightAtStop: Bool = false) {
+    /// The call ended: its spans go to `export` when it was sampled, failed or faulted. `outcome` is the call's as
+    /// the books count it (`completed`, `failed`, `missed`): a declared refusal whose start failed is completed
+    /// there, and the `call` span says so; without it, any failed action makes the span `failed`.
+    public func callEnded(call id: Int, now: UInt64, inFlightAtStop: Bool = false, outcome: String? = nil) {
         guard let record = open.removeValue(forKey: id) else { return }
         if let conversation = record.conversation { directory?.file(conversation, trace: record.trace) }
         for conversation in record.otherConversations { directory?.file(conversation, trace: record.trace) }
@@ -176,11 +178,11 @@ public final class CallTraceBuffer {
         if let conversation = record.conversation {
             attributes.append(OTLPAttribute("callstorm.conversation", conversation))
         }
-        attributes.append(OTLPAttribute("callstorm.outcome", inFlightAtStop ? "in_flight_at_stop"
-            : record.failed ? "failed" : "completed"))
+        let callOutcome = inFlightAtStop ? "in_flight_at_stop" : outcome ?? (record.failed ? "failed" : "completed")
+        attributes.append(OTLPAttribute("callstorm.outcome", callOutcome))
         spans.insert(OTLPSpan(traceID: record.trace, spanID: TraceIDs.span(record.trace, 0), name: "call",
                               startUnixNanos: unix(record.start), endUnixNanos: unix(now), attributes: attributes,
-                              events: record.events, status: record.failed ? .error : .unset), at: 0)
+                              events: record.events, status: callOutcome == "failed" ? .error : .unset), at: 0)
         export(spans)
     }
 

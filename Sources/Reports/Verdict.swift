@@ -44,7 +44,7 @@ public struct Verdict: Sendable, Codable, Equatable {
         }
         // Calls their callers abandoned while the devices rang (`calls.missed_abandoned`) did not connect, by the
         // callers' choice: a run of only those did what it could (issue 32), it is not one that "did nothing".
-        if started > 0, completed == 0, (c[MetricName.callsMissed + "_abandoned"] ?? 0) == 0 {
+        if started > 0, completed == 0, (c[MetricName.callsMissedAbandoned] ?? 0) == 0 {
             return "the run did nothing: none of the \(started) calls started connected (none was answered, and none "
                 + "ended unanswered by its flow's steps or as its 'expect' declares)" + why(counters: c)
         }
