@@ -37,14 +37,14 @@ extension RunBooks {
         }
         let kind = action.kind.rawValue
         // A failure whose effect is unknown is history's `info`: counted `unknown`, so both files say one word.
-        let label = reason != nil && word == "info" ? MetricName.ActionCounter.unknown.rawValue
-            : action.outcome!.label
+        let effectUnknown = reason != nil && word == "info"
+        let label = effectUnknown ? MetricName.ActionCounter.unknown.rawValue : action.outcome!.label
         tracer?.actionFinished(call: record.call, action: action.id, outcome: label,
                                failure: action.outcome == .fulfilled ? nil : (reason ?? label),
                                conversation: record.conversation ?? action.conversationUUID, now: now)
         let metrics = stepMetrics(for: record)
         let step = metrics.step
-        let outcome = StepMetrics.index(of: action.outcome!, effectUnknown: reason != nil && word == "info")
+        let outcome = StepMetrics.index(of: action.outcome!, effectUnknown: effectUnknown)
         recorder.count(metrics.outcomes[outcome], atNanos: now)
         let micros = Int64((now - action.startedNanos) / 1000)
         let fromPlanned = Int64((now &- action.plannedNanos) / 1000)
@@ -55,7 +55,7 @@ extension RunBooks {
         recorder.record(metrics.stepFulfillmentFromPlanned, micros: fromPlanned, atNanos: now)
         recorder.count(metrics.stepOutcomes[outcome], atNanos: now)
         if let reason {
-            recorder.count(word == "info" ? .actionUnknown(kind, reason: reason) : .actionFailed(kind, reason: reason),
+            recorder.count(effectUnknown ? .actionUnknown(kind, reason: reason) : .actionFailed(kind, reason: reason),
                            atNanos: now)
         }
         journal?.action(ActionRow(

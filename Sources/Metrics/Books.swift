@@ -123,13 +123,8 @@ public struct Books: Sendable, Codable, Equatable {
                          startedByOutside: c[MetricName.callsStartedByOutside])
         let ways = ["declined", "cancelled", "refused"].compactMap { c["calls.unanswered.\($0)"] }
         if !ways.isEmpty { calls.unanswered = ways.reduce(0, +) }
-        let refusedPrefix = MetricName.callsFailed + "."
-        let refused = c.filter { $0.key.hasPrefix(refusedPrefix) && $0.value > 0 }
-        if !refused.isEmpty {
-            calls.refused = Dictionary(uniqueKeysWithValues: refused.map {
-                (String($0.key.dropFirst(refusedPrefix.count)), $0.value)
-            })
-        }
+        let refused = MetricName.refusals(in: c)
+        if !refused.isEmpty { calls.refused = Dictionary(uniqueKeysWithValues: refused.map { ($0.reason, $0.calls) }) }
         pushes = PushLine(
             sent: c[Counter.gatewaySent], gatewayAccepted: c[Counter.gatewayAccepted],
             rejected: c[Counter.gatewayRejected], accepted: n(Counter.accepted), duplicated: n(Counter.duplicated),

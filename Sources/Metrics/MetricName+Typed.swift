@@ -219,3 +219,13 @@ extension Metric {
     public static let gatewayGoAwaysSent = Metric(named: MetricName.gatewayGoAwaysSent)
     public static let gatewayConnections = Metric(named: MetricName.gatewayConnections)
 }
+
+extension MetricName {
+    /// The calls refused before anyone answered, by reason (`calls.failed.sip_486` → `sip_486`), in name order:
+    /// the books' refused line and the verdict's reasons read them from here.
+    public static func refusals(in counters: [String: Int64]) -> [(reason: String, calls: Int64)] {
+        let prefix = callsFailed + "."
+        return counters.filter { $0.key.hasPrefix(prefix) && $0.value > 0 }.sorted { $0.key < $1.key }
+            .map { (String($0.key.dropFirst(prefix.count)), $0.value) }
+    }
+}

@@ -58,13 +58,12 @@ public struct Verdict: Sendable, Codable, Equatable {
     /// (`calls.failed_without_fault`): a refusal a fault caused (a lost wake, the push timeout's 408) is the
     /// fault's, and the fault attribution line says so.
     public static func refusals(counters c: [String: Int64]) -> String? {
-        let prefix = MetricName.callsFailed + "."
-        let refused = c.filter { $0.key.hasPrefix(prefix) && $0.value > 0 }.sorted { $0.key < $1.key }
-        var total = refused.reduce(0) { $0 + $1.value }
+        let refused = MetricName.refusals(in: c)
+        var total = refused.reduce(0) { $0 + $1.calls }
         let attributed = c[MetricName.callsAttributedToFaults] != nil || c[MetricName.callsFailedWithoutFault] != nil
         if attributed { total = min(total, c[MetricName.callsFailedWithoutFault] ?? 0) }
         guard total > 0 else { return nil }
-        let list = refused.map { "\($0.key.dropFirst(prefix.count)) ×\($0.value)" }.joined(separator: ", ")
+        let list = refused.map { "\($0.reason) ×\($0.calls)" }.joined(separator: ", ")
         return "\(total) call\(total == 1 ? " was" : "s were") refused before anyone answered"
             + (attributed ? " with no injected fault on their path (refusals: \(list))" : " (\(list))")
             + "; a flow whose calls may be refused says so: 'expect: { unanswered: [refused] }'"
@@ -73,9 +72,7 @@ public struct Verdict: Sendable, Codable, Equatable {
     /// What became of the calls of a run where none connected: how many failed and were missed, and the statuses
     /// that refused them (`calls.failed.sip_408`), so the verdict says why.
     private static func why(counters c: [String: Int64]) -> String {
-        let prefix = MetricName.callsFailed + "."
-        let refusals = c.filter { $0.key.hasPrefix(prefix) && $0.value > 0 }.sorted { $0.key < $1.key }
-            .map { "\($0.key.dropFirst(prefix.count)) ×\($0.value)" }
+        let refusals = MetricName.refusals(in: c).map { "\($0.reason) ×\($0.calls)" }
         var parts: [String] = []
         if let failed = c[MetricName.callsFailed], failed > 0 {
             parts.append("\(failed) failed" + (refusals.isEmpty ? "" : ", refused: " + refusals.joined(separator: ", ")))
