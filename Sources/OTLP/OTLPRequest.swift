@@ -2,28 +2,24 @@
 public enum OTLPRequest {
     /// ExportMetricsServiceRequest { resource_metrics 1 { resource 1, scope_metrics 2 { scope 1, metrics 2 } } }.
     public static func metrics(_ metrics: [OTLPMetric], resource: OTLPResource) -> [UInt8] {
-        var w = ProtoWriter()
-        w.message(1) { rm in
-            rm.message(1) { resource.encodeResource(into: &$0) }
-            rm.message(2) { sm in
-                sm.message(1) { resource.encodeScope(into: &$0) }
-                for metric in metrics {
-                    sm.message(2) { metric.encode(into: &$0) }
-                }
-            }
-        }
-        return w.bytes
+        envelope(metrics, resource: resource) { metric, w in metric.encode(into: &w) }
     }
 
     /// ExportTraceServiceRequest { resource_spans 1 { resource 1, scope_spans 2 { scope 1, spans 2 } } }.
     public static func traces(_ spans: [OTLPSpan], resource: OTLPResource) -> [UInt8] {
+        envelope(spans, resource: resource) { span, w in span.encode(into: &w) }
+    }
+
+    /// The shape both requests share, field for field: resource_X 1 { resource 1, scope_X 2 { scope 1, X 2 } }.
+    private static func envelope<Item>(_ items: [Item], resource: OTLPResource,
+                                       encode: (Item, inout ProtoWriter) -> Void) -> [UInt8] {
         var w = ProtoWriter()
-        w.message(1) { rs in
-            rs.message(1) { resource.encodeResource(into: &$0) }
-            rs.message(2) { ss in
-                ss.message(1) { resource.encodeScope(into: &$0) }
-                for span in spans {
-                    ss.message(2) { span.encode(into: &$0) }
+        w.message(1) { outer in
+            outer.message(1) { resource.encodeResource(into: &$0) }
+            outer.message(2) { scoped in
+                scoped.message(1) { resource.encodeScope(into: &$0) }
+                for item in items {
+                    scoped.message(2) { encode(item, &$0) }
                 }
             }
         }
