@@ -63,6 +63,8 @@ public final class KamailioServer {
     }
 
     /// Starts Kamailio as `options` say and waits until it answers an OPTIONS; stopped again if it does not.
+    /// A port another process took between the probe and Kamailio's bind (its log says "Address already in
+    /// use") is not the configuration's fault: it tries again on a new port, three times in all.
     public init(options: KamailioOptions) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.binary), let modules = Self.moduleDirectory else {
             throw Failure.notInstalled
@@ -70,33 +72,46 @@ public final class KamailioServer {
         guard FileManager.default.isReadableFile(atPath: options.configuration.path) else {
             throw Failure.noConfiguration(options.configuration.path)
         }
-        guard let port = Self.freePort() else { throw Failure.noFreePort }
-        self.port = port
-        self.options = options
-        directory = try Self.makeRunDirectory()
-        let log = options.logFile?.path ?? directory.appendingPathComponent("kamailio.log").path
+        var attempt = 0
+        while true {
+            attempt += 1
+            switch try Self.launch(options, modules: modules) {
+            case .success(let started):
+                (port, pid, directory) = started
+                self.options = options
+                return
+            case .failure(let failure):
+                if case .exited(let log) = failure, log.contains("Address already in use"), attempt < 3 { continue }
+                throw failure
+            }
+        }
+    }
+
+    /// One start on a fresh port and run directory; on failure nothing of it is left running or on disk.
+    private static func launch(_ options: KamailioOptions, modules: String)
+        throws -> Result<(Int, pid_t, URL), Failure> {
+        guard let port = freePort() else { throw Failure.noFreePort }
+        let directory = try makeRunDirectory()
+        let logURL = options.logFile ?? directory.appendingPathComponent("kamailio.log")
+        let child: pid_t
         do {
-            pid = try Self.spawn(Self.binary, options.arguments(modules: modules, runDirectory: directory.path,
-                                                                 port: port),
-                                 log: log, ownProcessGroup: options.ownProcessGroup)
+            child = try spawn(binary, options.arguments(modules: modules, runDirectory: directory.path, port: port),
+                              log: logURL.path, ownProcessGroup: options.ownProcessGroup)
         } catch {
             try? FileManager.default.removeItem(at: directory)
             throw error
         }
         var exited = false
-        let child = pid
-        let ready = Self.answersOptions(port: port, within: options.readySeconds) {
+        let ready = answersOptions(port: port, within: options.readySeconds) {
             var status: Int32 = 0
             exited = waitpid(child, &status, WNOHANG) == child
             return !exited
         }
-        guard ready else {
-            let text = self.log
-            stopped = exited  // an exited and reaped PID is not signalled again
-            stop()
-            try? FileManager.default.removeItem(at: directory)
-            throw exited ? Failure.exited(String(text.suffix(3000))) : Failure.notReady(String(text.suffix(3000)))
-        }
+        if ready { return .success((port, child, directory)) }
+        let text = String(((try? String(contentsOf: logURL, encoding: .utf8)) ?? "").suffix(3000))
+        if !exited { terminate(child) }  // an exited and reaped PID is not signalled again
+        try? FileManager.default.removeItem(at: directory)
+        return .failure(exited ? .exited(text) : .notReady(text))
     }
 
     /// SIGTERM to the main process (it stops its children); SIGKILL to it and to each child by PID after 5 s.
@@ -104,15 +119,21 @@ public final class KamailioServer {
     public func stop() {
         guard !stopped else { return }
         stopped = true
-        let children = Self.children(of: pid)
+        Self.terminate(pid)
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// SIGTERM to `pid` (Kamailio's main process stops its children); SIGKILL to it and to each child by PID
+    /// if it is still there after 5 s.
+    static func terminate(_ pid: pid_t) {
+        let children = children(of: pid)
         kill(pid, SIGTERM)
-        if !Self.reaped(pid, within: 5) {
+        if !reaped(pid, within: 5) {
             kill(pid, SIGKILL)
             for orphan in children { kill(orphan, SIGKILL) }
             var status: Int32 = 0
             waitpid(pid, &status, 0)
         }
-        try? FileManager.default.removeItem(at: directory)
     }
 
     deinit { stop() }
