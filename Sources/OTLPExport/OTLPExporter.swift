@@ -50,8 +50,9 @@ public final class OTLPExporter: @unchecked Sendable {
     public var snapshot: OTLPExportStats.Value { stats.value }
 
     /// From any thread: an ended call's spans, or nothing when the queue is full (they are counted as dropped).
+    /// A full batch wakes the exporter's queue once; until it has taken spans again, further appends do not.
     public func enqueue(_ batch: [OTLPSpan]) {
-        if spans.append(batch) >= configuration.batchSize { queue.async { self.sendSpans() } }
+        if spans.append(batch, kickAt: configuration.batchSize) { queue.async { self.sendSpans() } }
     }
 
     /// Starts the periodic exports: metrics every interval (`figures`: the driver's live snapshot), spans at
@@ -73,33 +74,44 @@ public final class OTLPExporter: @unchecked Sendable {
 
     /// The run is over: stops the periodic exports, sends what is queued and `final` (the report's figures, so
     /// the last export equals summary.json), waiting at most `seconds` for the collector. Returns whether every
-    /// request was answered in time.
+    /// request was answered in time. A collector that asks to wait (Retry-After) is waited for within the same
+    /// `seconds`, and `final` is sent again when its own answer was "retry"; past them the drain stops, so nothing
+    /// is sent after `finish` returned.
     @discardableResult
     public func finish(final: OTLPFigures?, seconds: Double) -> Bool {
         let done = DispatchSemaphore(value: 0)
+        let deadline = DispatchTime.now() + seconds
         queue.async { [self] in
             timer?.cancel()
             timer = nil
-            quietUntil = .now()
-            drain(final: final) { done.signal() }
+            drain(final: final, until: deadline) { done.signal() }
         }
-        return done.wait(timeout: .now() + seconds) == .success
+        return done.wait(timeout: deadline) == .success
     }
 
-    /// Sends the spans that are left, then `final`, then calls `done` (all on `queue`).
-    private func drain(final: OTLPFigures?, done: @escaping @Sendable () -> Void) {
-        if tracesInFlight || metricsInFlight {
-            queue.asyncAfter(deadline: .now() + .milliseconds(20)) { self.drain(final: final, done: done) }
-            return
+    /// Sends the spans that are left, then `final`, then calls `done` (all on `queue`); gives up at `deadline`.
+    private func drain(final: OTLPFigures?, until deadline: DispatchTime, done: @escaping @Sendable () -> Void) {
+        let now = DispatchTime.now()
+        guard now < deadline else { return }
+        let again = { (after: DispatchTime) in
+            self.queue.asyncAfter(deadline: min(after, deadline)) {
+                self.drain(final: final, until: deadline, done: done)
+            }
         }
+        if tracesInFlight || metricsInFlight { return again(now + .milliseconds(20)) }
+        if now < quietUntil { return again(quietUntil) }
         if !spans.isEmpty {
             sendSpans()
-            queue.asyncAfter(deadline: .now() + .milliseconds(5)) { self.drain(final: final, done: done) }
-            return
+            return again(now + .milliseconds(5))
         }
         guard let final else { return done() }
-        sendMetrics(final)
-        drain(final: nil, done: done)
+        sendMetrics(final) { answer in
+            if case .retry? = answer {
+                self.drain(final: final, until: deadline, done: done)
+            } else {
+                self.drain(final: nil, until: deadline, done: done)
+            }
+        }
     }
 
     /// Closes the client (on its queue); the exporter sends nothing after this.
@@ -125,7 +137,8 @@ public final class OTLPExporter: @unchecked Sendable {
         }
     }
 
-    private func sendMetrics(_ figures: OTLPFigures) {
+    /// `answered` (the final export's drain) is called with the collector's answer once the request is over.
+    private func sendMetrics(_ figures: OTLPFigures, answered: ((OTLPExportResponse?) -> Void)? = nil) {
         guard !metricsInFlight, DispatchTime.now() >= quietUntil else { return }
         metricsInFlight = true
         let body = OTLPRequest.metrics(figures.metrics(startUnixNanos: startUnixNanos, now: Self.unixNanos()),
@@ -134,6 +147,7 @@ public final class OTLPExporter: @unchecked Sendable {
             metricsInFlight = false
             stats.record(answer, spans: nil)
             if case .retry(let seconds, _)? = answer { quietUntil = .now() + .seconds(seconds ?? 1) }
+            answered?(answer)
         }
     }
 

@@ -7,15 +7,18 @@ final class SpanQueue: @unchecked Sendable {
     private let lock = NSLock()
     private var spans: [OTLPSpan] = []
     private var droppedCount: Int64 = 0
+    /// Whether a send was asked for since the last take (so a burst of appends wakes the exporter once).
+    private var kicked = false
     let limit: Int
 
     init(limit: Int) {
         self.limit = limit
     }
 
-    /// Appends `batch` whole, or drops it whole when it does not fit (a call's spans stay together); returns the
-    /// spans queued.
-    func append(_ batch: [OTLPSpan]) -> Int {
+    /// Appends `batch` whole, or drops it whole when it does not fit (a call's spans stay together); returns
+    /// whether the caller should ask for a send: the queue holds `kickAt` spans and none was asked for since the
+    /// last take.
+    func append(_ batch: [OTLPSpan], kickAt: Int) -> Bool {
         lock.lock()
         defer { lock.unlock() }
         if spans.count + batch.count > limit {
@@ -23,7 +26,9 @@ final class SpanQueue: @unchecked Sendable {
         } else {
             spans.append(contentsOf: batch)
         }
-        return spans.count
+        guard spans.count >= kickAt, !kicked else { return false }
+        kicked = true
+        return true
     }
 
     func take(_ n: Int) -> [OTLPSpan] {
@@ -31,6 +36,7 @@ final class SpanQueue: @unchecked Sendable {
         defer { lock.unlock() }
         let taken = Array(spans.prefix(n))
         spans.removeFirst(taken.count)
+        kicked = false
         return taken
     }
 

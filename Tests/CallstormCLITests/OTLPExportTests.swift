@@ -21,9 +21,9 @@ final class OTLPExportTests: XCTestCase {
     override func tearDown() { if let dir { TemporaryDirectory.remove(dir) } }
 
     /// Starts the receiver; returns it and its port.
-    private func startReceiver() throws -> (ChildProcess, Int) {
+    private func startReceiver(environment: [String] = []) throws -> (ChildProcess, Int) {
         let portFile = dir.appendingPathComponent("port")
-        let receiver = try ChildProcess.start("/usr/bin/env", [
+        let receiver = try ChildProcess.start("/usr/bin/env", environment + [
             "python3", repository.appendingPathComponent("scripts/otlp-receiver.py").path,
             dir.appendingPathComponent("received.jsonl").path, portFile.path,
         ], in: dir, logs: dir, name: "receiver")
@@ -137,5 +137,26 @@ final class OTLPExportTests: XCTestCase {
         XCTAssertEqual(counters["otlp.dropped"], 5 * calls)
         XCTAssertEqual(counters["otlp.spans_exported"], 0)
         XCTAssertEqual((summary["books"] as? [String: Any])?["problems"] as? [String], [])
+    }
+
+    /// A collector that asks to wait (429 Retry-After: 1) on every trace request and on each new metrics export
+    /// once: the spans are lost and counted, and the run's last metrics export is sent again after the wait, so
+    /// the last one received equals summary.json (it was lost when its own answer was "retry").
+    func testACollectorAskingToWaitStillGetsTheFinalMetricsAndTheLostSpansAreCounted() throws {
+        let (receiver, port) = try startReceiver(environment: ["OTLP_RECEIVER_TRACES_WAIT=1",
+                                                               "OTLP_RECEIVER_METRICS_WAIT=1"])
+        defer { receiver.stop() }
+        let result = try run(otlp: "http://127.0.0.1:\(port)", share: "100%")
+        XCTAssertEqual(result.status, 0, result.err)
+        let check = try ExternalTool.run("python3", [
+            repository.appendingPathComponent("scripts/otlp-check-run.py").path, result.run.path,
+            dir.appendingPathComponent("received.jsonl").path, dir.appendingPathComponent("traceparents.log").path,
+        ])
+        let figures = try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as! [String: Any]
+        let problems = (figures["problems"] as? [String] ?? []).filter { $0.hasPrefix("counter") || $0.hasPrefix("no ") }
+        XCTAssertEqual(problems, [], "the last metrics export arrived and equals summary.json")
+        let counters = try summary(result.run)["counters"] as! [String: Int]
+        XCTAssertEqual(counters["otlp.spans_exported"], 0)
+        XCTAssertEqual(counters["otlp.dropped"], 5 * (counters["calls.started"] ?? 0))
     }
 }
