@@ -176,7 +176,7 @@ done
 
 # MARK: - the push wake-up path at callstorm's held rate
 wake_rate=$(python3 scripts/bench_results_sip.py held-rate "$out" "$T")
-echo "push wake-up path at $wake_rate calls/s (callstorm's highest held rung, else the lowest)"
+echo "push wake-up path at $wake_rate calls/s (SIPp's highest held rung, else callstorm's, else the lowest)"
 cs_run "wake-$wake_rate" "$wake_rate" sip-hold-wake.yaml
 
 # Kamailio by PID: SIGTERM makes its main process end its workers; past 10 s, SIGKILL to it and to each worker.

@@ -63,7 +63,7 @@ if not any(f["id"].startswith("sip_") for f in r["figures"]):
     # Issue 26's rows until a results file has them (`make bench`'s sip section; scripts/bench-sip.sh).
     rows.append("| SIP: calls per client CPU-second and held call rate, callstorm's SIP devices vs SIPp (UAC + UAS) "
                 "through one Kamailio; the push wake-up path at the held rate | not yet measured on a quiet machine "
-                "| – | ≥ 1× SIPp per client CPU-second (issue 26) |")
+                "| – | ≥ 1× SIPp per client CPU-second (issue 33) |")
 table = "\n".join([
     f"Latest: {r['date']}, {r['machine']} (commit {r['commit']}; {r['rounds']} alternating rounds, medians; "
     f"`make bench` took {r['suite_seconds']} s). {r['noise']} Full figures, commands and min/max: "
