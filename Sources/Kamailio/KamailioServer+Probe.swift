@@ -7,8 +7,23 @@ import Glibc
 
 /// Finding a port Kamailio can take, and knowing when it answers.
 extension KamailioServer {
-    /// A port free for TCP and UDP on 127.0.0.1 at this moment.
+    /// A port free for TCP and UDP on 127.0.0.1 at this moment, drawn below the kernel's ephemeral range
+    /// (`ip_local_port_range`): a port the kernel handed out for `bind(0)` can be taken again, between this probe
+    /// and the server's own bind, as the source port of any outgoing connection on the machine (a CI run saw
+    /// Kamailio's TCP bind fail so); ports below the range are never chosen by the kernel. Falls back to the
+    /// kernel's choice when no port below it is free.
     public static func freePort() -> Int? {
+        let low = ephemeralRangeStart()
+        if low > 12_000 {
+            for _ in 0..<40 {
+                let port = Int.random(in: 10_000..<low)
+                let tcp = clinux_listen_tcp("127.0.0.1", Int32(port), 1)
+                guard tcp >= 0 else { continue }
+                let free = clinux_probe_udp_bind("127.0.0.1", Int32(port)) == 0
+                close(tcp)
+                if free { return port }
+            }
+        }
         for _ in 0..<20 {
             let tcp = clinux_listen_tcp("127.0.0.1", 0, 1)
             guard tcp >= 0 else { continue }
@@ -18,6 +33,13 @@ extension KamailioServer {
             if free { return port }
         }
         return nil
+    }
+
+    /// The first port of the kernel's ephemeral range (32768 on Linux by default).
+    static func ephemeralRangeStart() -> Int {
+        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+        return text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first.flatMap { Int($0) }
+            ?? 32_768
     }
 
     /// Sends OPTIONS sip:127.0.0.1:<port> over UDP every 200 ms until a 200 comes back; gives up early once

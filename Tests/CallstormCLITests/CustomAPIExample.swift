@@ -1,6 +1,8 @@
 @testable import CallstormCLI
 import Foundation
 import HTTPServer
+import TestSupport
+import XCTest
 
 /// Runs the shipped Scenarios/examples/custom-api.yaml in-process against a call server of the test's own (the
 /// `target.api` tests and the APNs client library runs share it).
@@ -8,12 +10,10 @@ enum CustomAPIExample {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// A port nothing listens on right now, for a gateway that must be known before the run starts.
+    /// A port nothing listens on right now, for a gateway that must be known before the run starts: below the
+    /// kernel's ephemeral range, so no outgoing connection takes it before the gateway binds (`freePort()`).
     static func freePort() throws -> Int {
-        let probe = HTTPServer(handler: HTTPClosureHandler { _, respond in respond(.empty(204)) })
-        try probe.start()
-        defer { probe.stop() }
-        return probe.port
+        try XCTUnwrap(KamailioProcess.freePort())
     }
 
     /// The example with its gateway on `gatewayPort`, rewritten by `edit`, run against the server on `serverPort`;
