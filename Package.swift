@@ -232,7 +232,7 @@ let package = Package(
         .testTarget(name: "RunFormatsTests", dependencies: ["RunFormats", "CallModel", "TextEscaping"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Determinism"]),
         .testTarget(name: "SIPTests", dependencies: ["SIP", "Determinism"]),
-        .testTarget(name: "KamailioTests", dependencies: ["Kamailio", "TestSupport"]),
+        .testTarget(name: "KamailioTests", dependencies: ["Kamailio", "TestSupport", "Credentials"]),
         .testTarget(name: "SIPClientTests", dependencies: [
             "SIPClient", "SIP", "Determinism", "EventPolling", "CLinux", "TestSupport", "Locking", "SIPEmbedded",
             "PushModel",

@@ -10,6 +10,7 @@
 set -euo pipefail
 source "$(dirname "$0")/packages.sh"
 packages=(chromium nghttp2-client nghttp2-server python3 python3-pip curl openssl kamailio kamailio-utils-modules
+          kamailio-tls-modules kamailio-websocket-modules
           sip-tester libosip2-dev)
 ensure_packages "${packages[@]}"
 if ! python3 -c "import hdrh" >/dev/null 2>&1; then

@@ -22,6 +22,8 @@ public struct KamailioOptions: Sendable, Equatable {
     public var children: Int?
     /// How long to wait for its first answer to an OPTIONS.
     public var readySeconds: Double
+    /// TLS and WebSocket listeners beside UDP and TCP; nil: none.
+    public var listeners: KamailioListeners?
 
     public init(configuration: URL = KamailioOptions.checkoutConfiguration, defines: [String] = [],
                 logFile: URL? = nil, ownProcessGroup: Bool = false, sharedMemoryMB: Int = 32,
@@ -70,11 +72,17 @@ public struct KamailioOptions: Sendable, Equatable {
     /// Kamailio's command line: in the foreground (`-DD`), logging to stderr (`-E`), listening on `port` over UDP
     /// and TCP on loopback.
     public func arguments(modules: String, runDirectory: String, port: Int) -> [String] {
-        var args = ["-f", configuration.path, "-DD", "-E", "-L", modules, "-Y", runDirectory,
-                    "-l", "udp:127.0.0.1:\(port)", "-l", "tcp:127.0.0.1:\(port)",
-                    "-m", "\(sharedMemoryMB)", "-M", "\(privateMemoryMB)"]
+        arguments(modules: modules, runDirectory: runDirectory, ports: KamailioPorts(sip: port))
+    }
+
+    /// The same with every listener in `ports`, and the listeners' defines (the tls module's file is
+    /// `<runDirectory>/tls.cfg`, which `KamailioServer` writes).
+    public func arguments(modules: String, runDirectory: String, ports: KamailioPorts) -> [String] {
+        var args = ["-f", configuration.path, "-DD", "-E", "-L", modules, "-Y", runDirectory]
+            + ports.listenArguments + ["-m", "\(sharedMemoryMB)", "-M", "\(privateMemoryMB)"]
         if let children { args += ["-n", "\(children)", "-N", "\(children)"] }
-        for define in defines { args += ["-A", define] }
+        let listenerDefines = listeners?.defines(tlsConfigurationPath: runDirectory + "/tls.cfg") ?? []
+        for define in defines + listenerDefines { args += ["-A", define] }
         return args
     }
 }

@@ -15,7 +15,10 @@ import Glibc
 ///
 /// Thread safety: `stop` from one thread at a time (the owner's).
 public final class KamailioServer {
-    public let port: Int
+    /// SIP over UDP and TCP.
+    public var port: Int { ports.sip }
+    /// Every listener's port (TLS and WebSocket ones when `options.listeners` asks for them).
+    public let ports: KamailioPorts
     public let pid: pid_t
     /// Its runtime directory (`-Y`), removed at `stop`.
     public let directory: URL
@@ -77,7 +80,7 @@ public final class KamailioServer {
             attempt += 1
             switch try Self.launch(options, modules: modules) {
             case .success(let started):
-                (port, pid, directory) = started
+                (ports, pid, directory) = started
                 self.options = options
                 return
             case .failure(let failure):
@@ -89,13 +92,18 @@ public final class KamailioServer {
 
     /// One start on a fresh port and run directory; on failure nothing of it is left running or on disk.
     private static func launch(_ options: KamailioOptions, modules: String)
-        throws -> Result<(Int, pid_t, URL), Failure> {
-        guard let port = freePort() else { throw Failure.noFreePort }
+        throws -> Result<(KamailioPorts, pid_t, URL), Failure> {
+        guard let ports = KamailioPorts.free(for: options.listeners) else { throw Failure.noFreePort }
+        let port = ports.sip
         let directory = try makeRunDirectory()
         let logURL = options.logFile ?? directory.appendingPathComponent("kamailio.log")
         let child: pid_t
         do {
-            child = try spawn(binary, options.arguments(modules: modules, runDirectory: directory.path, port: port),
+            if let listeners = options.listeners, listeners.needsTLS {
+                try listeners.tlsConfiguration.write(toFile: directory.path + "/tls.cfg", atomically: true,
+                                                     encoding: .utf8)
+            }
+            child = try spawn(binary, options.arguments(modules: modules, runDirectory: directory.path, ports: ports),
                               log: logURL.path, ownProcessGroup: options.ownProcessGroup)
         } catch {
             try? FileManager.default.removeItem(at: directory)
@@ -107,7 +115,7 @@ public final class KamailioServer {
             exited = waitpid(child, &status, WNOHANG) == child
             return !exited
         }
-        if ready { return .success((port, child, directory)) }
+        if ready { return .success((ports, child, directory)) }
         let text = String(((try? String(contentsOf: logURL, encoding: .utf8)) ?? "").suffix(3000))
         if !exited { terminate(child) }  // an exited and reaped PID is not signalled again
         try? FileManager.default.removeItem(at: directory)
