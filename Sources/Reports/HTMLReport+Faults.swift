@@ -8,6 +8,10 @@ extension HTMLReport {
     /// rule injection uses) with the calls no window hit (`no_fault.*`); counters compare the window's seconds with
     /// the seconds no window touched, a window's effects counted for one push deadline after it closes. So another
     /// window's faults never sit in the baseline. Each window links to its shading on the timelines.
+    ///
+    /// A window's name, seconds, settings and what it injected share its first cell, and the table is laid out
+    /// to the page's width (`table-layout: fixed`, cells wrap), so a run with many families still fits a
+    /// 1,280 px page (HTMLLayoutTests). A SIP run with push wake-ups gets the wake-up path's parts as well.
     func faultsSection() -> String {
         let windows = result.faultWindows
         guard !windows.isEmpty else { return "" }
@@ -15,29 +19,15 @@ extension HTMLReport {
         html += "<p class=\"faults-note\">Each cell: inside the window → fault-free baseline. Latencies are p99 over "
             + "the calls the window hit against the calls no window hit; rates are per second over the window's "
             + "seconds against the seconds no window touched.</p>\n"
-        html += "<table class=\"faults\">\n<thead><tr><th>window</th><th>seconds</th><th>set to</th><th>injected</th>"
-        let latencies = ["push_to_report", "push_delivery"]
-        var rates: [(String, [String])] = [
-            ("errors/s", recorder.counterNames.filter { $0.hasPrefix("errors.") }),
-            ("calls missed/s", ["calls.missed"]), ("calls failed/s", ["calls.failed"]),
-            ("deadline misses/s", ["push.deadline_missed"]),
-        ]
-        // Devices that hold sockets: lost sockets, and of them those callstorm's own faults ended.
-        if recorder.counterNames.contains("socket.opened") {
-            rates += [("sockets lost/s", ["socket.lost"]), ("of them injected/s", ["socket.lost.injected"])]
-        }
-        for name in latencies { html += "<th>\(name) p99</th>" }
+        let latencies = faultTableLatencies()
+        let rates = faultTableRates()
+        html += "<table class=\"faults\">\n<thead><tr><th class=\"window\">window</th>"
+        for name in latencies { html += "<th>\(name.replacingOccurrences(of: "_", with: " ")) p99</th>" }
         for (label, _) in rates { html += "<th>\(label.markupEscaped)</th>" }
         html += "</tr></thead>\n<tbody>\n"
         let baseline = baselineSeconds(windows)
         for w in windows {
-            let injected = (w.injected ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
-                .joined(separator: ", ")
-            html += "<tr id=\"fault-\(w.label.markupEscaped)\"><th scope=\"row\">"
-            html += "<a href=\"#push-timeline\" title=\"shaded on the timelines\">\(w.label.markupEscaped)</a></th>"
-            html += "<td>" + String(format: "%.1f–%.1f", w.fromSecond, w.toSecond) + "</td>"
-            html += "<td>\((w.what ?? "").markupEscaped)</td>"
-            html += "<td>\(injected.isEmpty ? "—" : injected.markupEscaped)</td>"
+            html += "<tr id=\"fault-\(w.label.markupEscaped)\">" + windowCell(w)
             for name in latencies {
                 let inside = p99Text(recorder.histograms["fault.\(w.label).\(name)"])
                 let base = p99Text(recorder.histograms["no_fault.\(name)"])
@@ -51,6 +41,42 @@ extension HTMLReport {
         }
         html += "</tbody>\n</table>\n</section>\n"
         return html
+    }
+
+    /// The window's name (linking to its shading on the timelines), its seconds, what it is set to and what it
+    /// injected, in one cell.
+    private func windowCell(_ w: FaultSpan) -> String {
+        let injected = (w.injected ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+            .joined(separator: ", ")
+        return "<th scope=\"row\" class=\"window\">"
+            + "<a href=\"#push-timeline\" title=\"shaded on the timelines\">\(w.label.markupEscaped)</a>"
+            + "<span class=\"when\">" + String(format: "%.1f–%.1f s", w.fromSecond, w.toSecond) + "</span>"
+            + "<span class=\"set\">\((w.what ?? "").markupEscaped)</span>"
+            + "<span class=\"injected\">injected: \(injected.isEmpty ? "—" : injected.markupEscaped)</span></th>"
+    }
+
+    /// The latency columns: the push's two, and the SIP wake-up path's parts when the run recorded them per
+    /// window (sleeping SIP devices).
+    private func faultTableLatencies() -> [String] {
+        let wake = ["invite_to_push", "push_to_register", "register_to_invite"]
+        let recorded = wake.filter { name in
+            recorder.histograms.keys.contains { $0.hasPrefix("fault.") && $0.hasSuffix(".\(name)") }
+                || recorder.histograms["no_fault.\(name)"] != nil
+        }
+        return ["push_to_report", "push_delivery"] + recorded
+    }
+
+    private func faultTableRates() -> [(String, [String])] {
+        var rates: [(String, [String])] = [
+            ("errors/s", recorder.counterNames.filter { $0.hasPrefix("errors.") }),
+            ("calls missed/s", ["calls.missed"]), ("calls failed/s", ["calls.failed"]),
+            ("deadline misses/s", ["push.deadline_missed"]),
+        ]
+        // Devices that hold sockets: lost sockets, and of them those callstorm's own faults ended.
+        if recorder.counterNames.contains("socket.opened") {
+            rates += [("sockets lost/s", ["socket.lost"]), ("of them injected/s", ["socket.lost.injected"])]
+        }
+        return rates
     }
 
     private func overlaps(_ second: Int, _ w: FaultSpan, lingerSeconds: Double = 0) -> Bool {

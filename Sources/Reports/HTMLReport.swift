@@ -363,6 +363,10 @@ struct HTMLReport {
     table.numbers td { text-align: right; font-variant-numeric: tabular-nums; }
     table.numbers thead th:not(:first-child) { text-align: right; }
     table.facts th { width: 180px; font-weight: 600; color: #5f6368; }
+    table.faults { table-layout: fixed; font-size: 12px; }
+    table.faults th, table.faults td { padding: 4px 6px; overflow-wrap: anywhere; }
+    table.faults .window { width: 22%; }
+    table.faults th.window span { display: block; font-weight: 400; color: #5f6368; }
     table.facts td { word-break: break-all; font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 13px; }
     .empty { color: #5f6368; font-style: italic; }
     #races tr.failed th, #races tr.failed td { color: #b3261e; font-weight: 600; }
