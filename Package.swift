@@ -89,7 +89,7 @@ let package = Package(
         .target(name: "ScenarioLoading", dependencies: ["Scenario"]),
         .target(name: "HistoryLoading", dependencies: ["Checker"]),
         // A socket read and written in the clear or under TLS, shared by the HTTP server and the WebSocket client.
-        .target(name: "StreamIO", dependencies: ["Bytes", "CSSL", "SystemCalls"]),
+        .target(name: "StreamIO", dependencies: ["Bytes", "CSSL", "CSSLClient", "SystemCalls"]),
         .target(name: "Transport", dependencies: ["CCurl", "CLinux", "EventPolling", "Locking", "Determinism"]),
         .target(name: "Credentials", dependencies: ["CSSL"]),
         // Client WebSockets (ws, wss) on the driver's per-worker event threads.
@@ -98,7 +98,7 @@ let package = Package(
         ]),
         // SIP user agents (UDP and TCP) on the driver's event threads: the third device signaling kind.
         .target(name: "SIPClient", dependencies: [
-            "SIP", "Determinism", "EventPolling", "CLinux", "Heaps", "Bytes", "SystemCalls",
+            "SIP", "Determinism", "EventPolling", "CLinux", "Heaps", "Bytes", "SystemCalls", "StreamIO", "CSSL",
         ]),
         // SIP's embedded twin: agents carried in memory (`MemorySIPPool`) and a registrar/proxy with the RFC 8599
         // push path (`SIPTwinProxy`), so SIP runs on the Driver's embedded loop under a manual clock.
@@ -130,7 +130,7 @@ let package = Package(
         .target(name: "Driver", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "PushModel", "CLinux", "Results", "Locking",
             "Determinism", "TextEscaping", "Faults", "WebSocket", "WebSocketClient", "RunFormats", "SIP", "SIPClient",
-            "EventPolling", "OTLP",
+            "EventPolling", "OTLP", "StreamIO",
         ]),
         .target(name: "Reports", dependencies: [
             "Metrics", "Results", "CZlib", "TextEscaping", "Checker", "Thresholds",
@@ -143,7 +143,7 @@ let package = Package(
             "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "Locking",
             "Determinism", "Faults", "FaultControl", "Quantities", "WebSocket", "RunFormats", "HistoryLoading",
             "ScenarioLoading", "Kamailio", "Bytes", "SystemCalls", "TextEscaping", "WebSocketClient", "Thresholds",
-            "OTLP", "OTLPExport",
+            "OTLP", "OTLPExport", "StreamIO",
         ]),
         // libFuzzer targets (`make fuzz`, built in debug with -sanitize=fuzzer -DFUZZING); built plainly it
         // replays the committed corpora. Uses @testable imports: debug configuration only.
@@ -160,7 +160,7 @@ let package = Package(
         .executableTarget(name: "checker-bench", dependencies: ["Checker", "HistoryLoading"],
                           path: "Benchmarks/checker-bench"),
         .executableTarget(name: "ws-bench", dependencies: [
-            "WebSocketClient", "WebSocket", "HTTPServer", "EventPolling", "CLinux", "Determinism", "Driver",
+            "WebSocketClient", "WebSocket", "HTTPServer", "EventPolling", "CLinux", "Determinism", "Driver", "StreamIO",
         ], path: "Benchmarks/ws-bench", exclude: ["lws_client.c"]),
         .executableTarget(name: "sip-bench", dependencies: ["SIP", "SIPClient", "CLinux"], path: "Benchmarks/sip-bench",
                           exclude: ["osip_parse.c"]),
@@ -205,7 +205,7 @@ let package = Package(
         .testTarget(name: "DriverTests", dependencies: [
             "Driver", "Scenario", "Metrics", "CallModel", "PushModel", "Determinism", "HTTPServer", "WebSocket",
             "Transport", "Locking", "ReferenceTarget", "WebSocketClient", "RunFormats", "SIPClient", "SIPEmbedded",
-            "Faults", "Checker", "HistoryLoading", "Results", "OTLP",
+            "Faults", "Checker", "HistoryLoading", "Results", "OTLP", "StreamIO",
         ]),
         .testTarget(name: "ReportsTests", dependencies: [
             "Reports", "Metrics", "Determinism", "TextEscaping", "TestSupport", "Thresholds",
@@ -235,11 +235,11 @@ let package = Package(
         .testTarget(name: "KamailioTests", dependencies: ["Kamailio", "TestSupport", "Credentials"]),
         .testTarget(name: "SIPClientTests", dependencies: [
             "SIPClient", "SIP", "Determinism", "EventPolling", "CLinux", "TestSupport", "Locking", "SIPEmbedded",
-            "PushModel",
+            "PushModel", "Credentials", "StreamIO",
         ]),
         .testTarget(name: "WebSocketClientTests", dependencies: [
             "WebSocketClient", "WebSocket", "EventPolling", "HTTPServer", "ReferenceTarget", "Credentials",
-            "Determinism", "Locking", "TestSupport",
+            "Determinism", "Locking", "TestSupport", "StreamIO",
         ]),
     ]
 )

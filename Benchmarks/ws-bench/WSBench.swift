@@ -1,3 +1,4 @@
+import StreamIO
 import CLinux
 import Determinism
 import Dispatch

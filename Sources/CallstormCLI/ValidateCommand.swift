@@ -1,3 +1,4 @@
+import StreamIO
 import Foundation
 import Scenario
 import ScenarioLoading

@@ -41,12 +41,17 @@ public struct SIPAccount: Sendable, Equatable {
     }
 }
 
-/// UDP or TCP, as the Via and Contact name it.
+/// UDP, TCP or TLS (RFC 3261 §26: SIP over TLS on a TCP connection, `sip:` URIs with `;transport=tls`), as the
+/// Via and Contact name it.
 public enum SIPTransportKind: String, Sendable {
     case udp = "UDP"
     case tcp = "TCP"
+    case tls = "TLS"
 
-    var timers: SIPTimerValues { SIPTimerValues(reliable: self == .tcp) }
+    /// A stream transport: one connection to the proxy, framing by Content-Length, no retransmission timers.
+    public var isStream: Bool { self != .udp }
+
+    var timers: SIPTimerValues { SIPTimerValues(reliable: isStream) }
 }
 
 /// What a user agent tells its owner, in the order it happened.

@@ -4,6 +4,9 @@ public enum SIPClientError: Error, Equatable, Sendable, CustomStringConvertible 
     case socket(call: String, errno: Int32)
     /// The proxy host is not an IPv4 literal (resolve names once before a run, not per device).
     case badProxyAddress(String)
+    /// A TLS agent on a pool made without a client TLS context (a CA to verify the proxy against), or OpenSSL
+    /// could not make the session.
+    case tlsUnavailable(String)
 
     public var description: String {
         switch self {
@@ -12,6 +15,8 @@ public enum SIPClientError: Error, Equatable, Sendable, CustomStringConvertible 
                 + "address"
         case .badProxyAddress(let host):
             return "SIP proxy address '\(host)' is not an IPv4 literal; resolve it before the run"
+        case .tlsUnavailable(let why):
+            return "SIP over TLS: \(why)"
         }
     }
 }

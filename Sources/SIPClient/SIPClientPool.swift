@@ -1,8 +1,10 @@
 import Bytes
 import CLinux
+import CSSL
 import Determinism
 import EventPolling
 import SIP
+import StreamIO
 import SystemCalls
 #if canImport(Glibc)
 import Glibc
@@ -25,6 +27,8 @@ public final class SIPClientPool: @unchecked Sendable {
     /// The outbound proxy (Kamailio): where requests go and TCP agents connect.
     private let proxy: (address: sockaddr_in, host: String, port: Int)
     private let onEvent: EventHandler
+    /// The client TLS context TLS agents' sessions come from (the CA the proxy's certificate is checked against).
+    private let tls: ClientTLS?
     private var handlerID: UInt32 = 0
     private var agents: [Int: SIPUserAgent] = [:]
     private var sockets: [Int: SIPSocket] = [:]
@@ -46,9 +50,10 @@ public final class SIPClientPool: @unchecked Sendable {
     }
 
     public init(thread: EventThread, proxyHost: String, proxyPort: Int, clock: any Clock = MonotonicClock(),
-                onEvent: @escaping EventHandler) throws(SIPClientError) {
+                tls: ClientTLS? = nil, onEvent: @escaping EventHandler) throws(SIPClientError) {
         guard let proxy = SIPSocket.ipv4(proxyHost, port: proxyPort) else { throw .badProxyAddress(proxyHost) }
         self.thread = thread
+        self.tls = tls
         timing = PoolTiming(clock: clock)
         self.proxy = (proxy, proxyHost, proxyPort)
         self.onEvent = onEvent
@@ -62,23 +67,25 @@ public final class SIPClientPool: @unchecked Sendable {
     /// Opens an agent's socket and returns its id; the agent does nothing until told (`perform`). Give every agent
     /// its own `seed` (the Driver derives one per device): Call-IDs, tags and branches come from it.
     public func add(account: SIPAccount, transport: SIPTransportKind, seed: UInt64) -> Result<Int, SIPClientError> {
-        let fd: Int32
+        let opened: (fd: Int32, tls: OpaquePointer?)
         switch transport {
         case .udp:
             switch SIPSocket.udp(host: "127.0.0.1") {
-            case .success(let opened): fd = opened
+            case .success(let fd): opened = (fd, nil)
             case .failure(let error): return .failure(error)
             }
-        case .tcp:
-            fd = clinux_connect_tcp(proxy.host, Int32(proxy.port))
-            guard fd >= 0 else { return .failure(.socket(call: "connect", errno: -fd)) }
-            _ = clinux_set_nodelay(fd)
+        case .tcp, .tls:
+            switch connectStream(transport) {
+            case .success(let stream): opened = stream
+            case .failure(let error): return .failure(error)
+            }
         }
         books.opened += 1
         let id = books.opened
+        let fd = opened.fd
         let agent = SIPUserAgent(account: account, transport: transport, localPort: Int(clinux_local_port(fd)),
                                  seed: seed)
-        let socket = SIPSocket(fd: fd, agent: id, transport: transport)
+        let socket = SIPSocket(fd: fd, agent: id, transport: transport, tls: opened.tls)
         agents[id] = agent
         sockets[id] = socket
         byFD[fd] = socket
@@ -113,7 +120,7 @@ public final class SIPClientPool: @unchecked Sendable {
         timing.deadlines.remove(id)
         byFD[socket.fd] = nil
         thread.remove(socket.fd)
-        Glibc.close(socket.fd)
+        socket.stream.close()
     }
 
     public func closeAll() {
@@ -128,7 +135,13 @@ public final class SIPClientPool: @unchecked Sendable {
     private func flush(_ id: Int) {
         guard let agent = agents[id] else { return }
         timing.deadlines.note(id, agent.nextDeadline)
-        guard let socket = sockets[id] else { return }
+        guard let socket = sockets[id] else {
+            // Its connection failed for good (a TLS certificate refused): what it would send is lost, what it
+            // tells is still told.
+            books.sendErrors += agent.takeOutbox().count
+            for event in agent.takeEvents() { onEvent(id, event) }
+            return
+        }
         for (bytes, destination) in agent.takeOutbox() {
             switch socket.transport {
             case .udp:
@@ -142,7 +155,7 @@ public final class SIPClientPool: @unchecked Sendable {
                 case .drop: continue
                 case .delay(let nanos): held.sends.append((clock.nowNanos() + nanos, id, bytes, address))
                 }
-            case .tcp:
+            case .tcp, .tls:
                 if socket.write(bytes), !socket.wantsWrite {
                     socket.wantsWrite = true
                     thread.modify(socket.fd, events: CLINUX_EPOLLIN | CLINUX_EPOLLOUT, handler: handlerID)
@@ -154,14 +167,16 @@ public final class SIPClientPool: @unchecked Sendable {
 
     private func handle(_ fd: Int32, _ events: UInt32) {
         guard let socket = byFD[fd], let agent = agents[socket.agent] else { return }
-        if events & CLINUX_EPOLLOUT != 0, !socket.flush() {
+        // Under TLS a write can wait on a read (the handshake, a renegotiation): any event retries it.
+        let retry = events & CLINUX_EPOLLOUT != 0 || (socket.stream.isTLS && !socket.pending.isEmpty)
+        if retry, !socket.flush(), socket.wantsWrite {
             socket.wantsWrite = false
             thread.modify(fd, events: CLINUX_EPOLLIN, handler: handlerID)
         }
         guard events & (CLINUX_EPOLLIN | CLINUX_EPOLLERR | CLINUX_EPOLLHUP) != 0 else { return }
         switch socket.transport {
         case .udp: readDatagrams(socket, agent)
-        case .tcp: readStream(socket, agent)
+        case .tcp, .tls: readStream(socket, agent)
         }
         flush(socket.agent)
     }
@@ -190,8 +205,9 @@ public final class SIPClientPool: @unchecked Sendable {
 
     private func readStream(_ socket: SIPSocket, _ agent: SIPUserAgent) {
         while true {
-            let read = SystemCall.receive(socket.fd, into: scratch.baseAddress!, count: scratch.count)
+            let read = socket.stream.read(into: scratch.baseAddress!, count: scratch.count)
             if case .bytes(let n) = read {
+                socket.established = true
                 socket.parser.append(UnsafeRawBufferPointer(rebasing: scratch[..<n]))
                 do {
                     while let message = try socket.parser.next() {
@@ -204,9 +220,21 @@ public final class SIPClientPool: @unchecked Sendable {
                 }
                 continue
             }
-            if read != .wouldBlock { reconnect(socket, agent) }
-            return
+            if read == .wouldBlock { return }
+            if socket.stream.isTLS, !socket.established { return handshakeFailed(socket, agent) }
+            return reconnect(socket, agent)
         }
+    }
+
+    /// A TLS connection that ended before any SIP came in: the handshake failed. Counted by cause and closed
+    /// for good; connecting again would fail the same way, as fast as the proxy answers.
+    private func handshakeFailed(_ socket: SIPSocket, _ agent: SIPUserAgent) {
+        let verify = socket.stream.tls.map { cssl_verify_result($0) } ?? 0
+        agent.transportFailed(verify != 0 ? "tls_certificate" : "tls_handshake")
+        sockets[socket.agent] = nil
+        byFD[socket.fd] = nil
+        thread.remove(socket.fd)
+        socket.stream.close()
     }
 
     /// A stream that broke framing or closed: a new connection to the proxy for the same agent (its next REGISTER
@@ -214,17 +242,37 @@ public final class SIPClientPool: @unchecked Sendable {
     private func reconnect(_ socket: SIPSocket, _ agent: SIPUserAgent) {
         byFD[socket.fd] = nil
         thread.remove(socket.fd)
-        Glibc.close(socket.fd)
-        let fd = clinux_connect_tcp(proxy.host, Int32(proxy.port))
-        guard fd >= 0 else {
+        socket.stream.close()
+        guard case .success(let opened) = connectStream(socket.transport) else {
             sockets[socket.agent] = nil
             return
         }
-        let fresh = SIPSocket(fd: fd, agent: socket.agent, transport: .tcp)
+        let fresh = SIPSocket(fd: opened.fd, agent: socket.agent, transport: socket.transport, tls: opened.tls)
         sockets[socket.agent] = fresh
-        byFD[fd] = fresh
-        agent.setLocalPort(Int(clinux_local_port(fd)))
-        thread.add(fd, events: CLINUX_EPOLLIN, handler: handlerID)
+        byFD[opened.fd] = fresh
+        agent.setLocalPort(Int(clinux_local_port(opened.fd)))
+        thread.add(opened.fd, events: CLINUX_EPOLLIN, handler: handlerID)
+    }
+
+    /// A new connection to the proxy (non-blocking, no Nagle) and, for TLS, a client session on it checking that
+    /// the proxy's certificate names its host; the handshake runs with the first writes and reads.
+    private func connectStream(_ transport: SIPTransportKind)
+        -> Result<(fd: Int32, tls: OpaquePointer?), SIPClientError> {
+        var session: OpaquePointer?
+        if transport == .tls, tls == nil {
+            return .failure(.tlsUnavailable("the pool has no client TLS context (a CA to trust)"))
+        }
+        let fd = clinux_connect_tcp(proxy.host, Int32(proxy.port))
+        guard fd >= 0 else { return .failure(.socket(call: "connect", errno: -fd)) }
+        _ = clinux_set_nodelay(fd)
+        if transport == .tls {
+            session = tls?.session(fd: fd, host: proxy.host)
+            guard session != nil else {
+                Glibc.close(fd)
+                return .failure(.tlsUnavailable("OpenSSL could not make a session"))
+            }
+        }
+        return .success((fd, session))
     }
 
     private func tick() {

@@ -19,6 +19,10 @@ public struct SIPCounters: Sendable, Equatable {
     /// Requests that opened no dialog because their Request-URI names another user (a stale contact's port now
     /// held by this agent), by method: not answered (`SIPUserAgent.incomingInvite`).
     public var misdirected: [String: Int] = [:]
+    /// Connections to the proxy that failed before carrying any SIP, by cause: `tls_certificate` (the proxy's
+    /// certificate was refused: not from a trusted CA, expired, another name) or `tls_handshake` (any other
+    /// handshake failure). The agent's socket is closed and not opened again.
+    public var transportFailures: [String: Int] = [:]
 
     public init() {}
 
@@ -34,5 +38,6 @@ public struct SIPCounters: Sendable, Equatable {
         total.timeouts.merge(timeouts, uniquingKeysWith: +)
         total.stray.merge(stray, uniquingKeysWith: +)
         total.misdirected.merge(misdirected, uniquingKeysWith: +)
+        total.transportFailures.merge(transportFailures, uniquingKeysWith: +)
     }
 }

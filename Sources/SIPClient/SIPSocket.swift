@@ -1,24 +1,30 @@
 import Bytes
 import CLinux
 import SIP
+import StreamIO
 import SystemCalls
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// One agent's socket: a UDP socket bound to an ephemeral loopback port, or a TCP connection to the proxy with its
-/// stream parser and unsent bytes. Owned by `SIPClientPool` on its event thread.
+/// One agent's socket: a UDP socket bound to an ephemeral loopback port, or a TCP connection to the proxy (in
+/// the clear, or under TLS: `stream` reads and writes either) with its stream parser and unsent bytes. Owned by
+/// `SIPClientPool` on its event thread.
 final class SIPSocket {
-    let fd: Int32
+    let stream: SocketStream
+    var fd: Int32 { stream.fd }
     let agent: Int
     let transport: SIPTransportKind
     var parser = SIPStreamParser()
-    /// TCP bytes the kernel has not taken yet (a connect in progress, a full send buffer).
+    /// Stream bytes the kernel (or OpenSSL, mid-handshake) has not taken yet: a connect in progress, a full
+    /// send buffer.
     var pending = ByteQueue()
     var wantsWrite = false
+    /// Whether bytes have come in on this connection (under TLS: the handshake is over).
+    var established = false
 
-    init(fd: Int32, agent: Int, transport: SIPTransportKind) {
-        self.fd = fd
+    init(fd: Int32, agent: Int, transport: SIPTransportKind, tls: OpaquePointer? = nil) {
+        stream = SocketStream(fd: fd, tls: tls)
         self.agent = agent
         self.transport = transport
     }
@@ -67,7 +73,7 @@ final class SIPSocket {
     /// Writes queued bytes; returns whether some are left. A failed write leaves them: the read that follows
     /// meets the broken stream and the pool reconnects. An emptied queue keeps no buffer.
     func flush() -> Bool {
-        _ = pending.drain(keepingCapacityUpTo: 0, compactingAt: 64 * 1024) { SystemCall.send(fd, $0) }
+        _ = pending.drain(keepingCapacityUpTo: 0, compactingAt: 64 * 1024) { stream.write($0) }
         return !pending.isEmpty
     }
 }

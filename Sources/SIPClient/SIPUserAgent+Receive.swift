@@ -18,6 +18,11 @@ extension SIPUserAgent {
         counters.malformed[error.kind, default: 0] += 1
     }
 
+    /// Its connection to the proxy failed before carrying SIP (`SIPCounters.transportFailures`).
+    func transportFailed(_ cause: String) {
+        counters.transportFailures[cause, default: 0] += 1
+    }
+
     /// One whole message (from a datagram or a TCP stream). A request that breaks §8.1.1 is answered 400 when it
     /// has a Via to answer along (never an ACK); anything else malformed is dropped. Both are counted by kind.
     public func receive(_ message: SIPMessage, source: Int, now: UInt64) {

@@ -129,7 +129,7 @@ public final class MemorySIPPool: SIPAgentPool, SIPNetworkNode {
         switch endpoint.transport {
         case .udp:
             agent.receive(datagram: bytes, source: from.handle, now: now)
-        case .tcp:
+        case .tcp, .tls:
             // The connection is to the proxy: what comes on it is answered on it (the real pool's source 0).
             do {
                 agent.receive(try SIPParser.parse(datagram: bytes), source: 0, now: now)

@@ -1,3 +1,4 @@
+import StreamIO
 import Determinism
 @testable import Driver
 import SIPClient

@@ -1,14 +1,17 @@
+import Credentials
 import Dispatch
 import EventPolling
 import Foundation
 import Locking
 import SIP
 import SIPClient
+import StreamIO
 import TestSupport
 import XCTest
 
 /// Our agents against a real Kamailio (deploy/kamailio/kamailio.cfg) started as a user process: registration
-/// with its digest challenge, and a whole call through it, over UDP and over TCP.
+/// with its digest challenge, and a whole call through it, over UDP, TCP and TLS (RFC 3261 §26: Kamailio's TLS
+/// listener with a certificate from callstorm's local CA, verified by the agents' OpenSSL sessions).
 final class KamailioCallTests: XCTestCase {
     func testTwoAgentsRegisterAndCompleteACallThroughKamailioOverUDP() throws {
         try callThroughKamailio(.udp)
@@ -16,6 +19,34 @@ final class KamailioCallTests: XCTestCase {
 
     func testTwoAgentsRegisterAndCompleteACallThroughKamailioOverTCP() throws {
         try callThroughKamailio(.tcp)
+    }
+
+    func testTwoAgentsRegisterAndCompleteACallThroughKamailioOverTLS() throws {
+        try callThroughKamailio(.tls)
+    }
+
+    /// A CA the agents do not trust: the handshake fails (the proxy's certificate is refused), no REGISTER is
+    /// answered, and the agent reports the broken stream instead of hanging.
+    func testATLSAgentThatDoesNotTrustTheProxysCertificateNeverRegisters() throws {
+        let dir = try TemporaryDirectory.make("sip-tls-untrusted")
+        defer { TemporaryDirectory.remove(dir) }
+        let server = try LocalCertificateAuthority.ensure(stateDirectory: dir.path + "/server").material
+        let other = try LocalCertificateAuthority.ensure(stateDirectory: dir.path + "/other").material
+        var options = KamailioOptions()
+        options.listeners = KamailioListeners(webSocket: false, secureWebSocket: false,
+                                              certificatePath: server.certificatePath, keyPath: server.keyPath)
+        let kamailio = try KamailioServer(options: options)
+        defer { kamailio.stop() }
+        let port = try XCTUnwrap(kamailio.ports.tls)
+        let harness = try PoolHarness(proxyPort: port, tls: try ClientTLS(caFile: other.caCertificatePath))
+        defer { harness.close() }
+        let alice = try harness.add(SIPAccount(user: "alice", domain: "127.0.0.1:\(port)", password: "callstorm"),
+                                    .tls, seed: 1)
+        harness.perform(alice) { $0.register(now: $1) }
+        XCTAssertTrue(eventually(10) { harness.counters().transportFailures["tls_certificate"] == 1 },
+                      "\(harness.counters().transportFailures) \(harness.events(alice))")
+        XCTAssertFalse(harness.events(alice).contains(.registered(expires: 600)))
+        XCTAssertEqual(harness.counters().requestsSent["REGISTER"], 1, "one attempt, not a reconnect loop")
     }
 
     func testCancelDeclineAndHoldResumeWorkThroughKamailio() throws {
@@ -72,11 +103,22 @@ final class KamailioCallTests: XCTestCase {
     }
 
     private func callThroughKamailio(_ transport: SIPTransportKind) throws {
-        let kamailio = try KamailioProcess()
+        let dir = try TemporaryDirectory.make("sip-tls")
+        defer { TemporaryDirectory.remove(dir) }
+        var options = KamailioOptions()
+        var tls: ClientTLS?
+        if transport == .tls {
+            let material = try LocalCertificateAuthority.ensure(stateDirectory: dir.path).material
+            options.listeners = KamailioListeners(webSocket: false, secureWebSocket: false,
+                                                  certificatePath: material.certificatePath, keyPath: material.keyPath)
+            tls = try ClientTLS(caFile: material.caCertificatePath)
+        }
+        let kamailio = try KamailioServer(options: options)
         defer { kamailio.stop() }
-        let harness = try PoolHarness(proxyPort: kamailio.port)
+        let port = transport == .tls ? try XCTUnwrap(kamailio.ports.tls) : kamailio.port
+        let harness = try PoolHarness(proxyPort: port, tls: tls)
         defer { harness.close() }
-        let domain = "127.0.0.1:\(kamailio.port)"
+        let domain = "127.0.0.1:\(port)"
         let push = PushContactParameters.apnsVoIP(token: String(repeating: "ab", count: 32), team: "ABCD123456",
                                                   bundle: "com.example.app")
         let alice = try harness.add(SIPAccount(user: "alice", domain: domain, password: "callstorm"), transport,
@@ -120,11 +162,11 @@ final class PoolHarness: @unchecked Sendable {
     private(set) var pool: SIPClientPool!
     private let log = EventLog()
 
-    init(proxyPort: Int) throws {
+    init(proxyPort: Int, tls: ClientTLS? = nil) throws {
         thread = EventThread(queue: queue, name: "sip.test.events")
         let log = self.log
         pool = try queue.sync {
-            try SIPClientPool(thread: thread, proxyHost: "127.0.0.1", proxyPort: proxyPort) { agent, event in
+            try SIPClientPool(thread: thread, proxyHost: "127.0.0.1", proxyPort: proxyPort, tls: tls) { agent, event in
                 log.events.withLock { $0[agent, default: []].append(event) }
             }
         }

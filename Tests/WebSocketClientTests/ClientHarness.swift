@@ -1,3 +1,4 @@
+import StreamIO
 import Determinism
 import Dispatch
 import EventPolling

@@ -1,3 +1,4 @@
+import StreamIO
 import Credentials
 import Foundation
 import TestSupport

@@ -1,3 +1,4 @@
+import StreamIO
 import CallModel
 import Determinism
 import Foundation
