@@ -89,7 +89,9 @@ public final class NGClient {
             var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let waitMillis = Int32(max(1, (deadline - now) / 1_000_000))
             guard SystemCall.retryingInterrupts({ poll(&ready, 1, waitMillis) }) > 0 else { continue }
-            let result = buffer.withUnsafeMutableBytes { SystemCall.receive(fd, into: $0.baseAddress!, count: $0.count) }
+            let result = buffer.withUnsafeMutableBytes {
+                SystemCall.receive(fd, into: $0.baseAddress!, count: $0.count)
+            }
             switch result {
             case .bytes(let count):
                 // A datagram that is not an ng message, or answers another cookie, is not this request's answer.

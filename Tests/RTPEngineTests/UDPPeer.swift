@@ -15,7 +15,9 @@ final class UDPPeer {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard fd >= 0, bound == 0 else { throw POSIXError(.EADDRINUSE) }
         self.fd = fd
@@ -47,7 +49,9 @@ final class UDPPeer {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let n = buffer.withUnsafeMutableBytes { raw in
             withUnsafeMutablePointer(to: &source) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(fd, raw.baseAddress, raw.count, 0, $0, &length) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    recvfrom(fd, raw.baseAddress, raw.count, 0, $0, &length)
+                }
             }
         }
         guard n >= 0 else { return nil }
