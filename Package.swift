@@ -105,6 +105,8 @@ let package = Package(
         .target(name: "SIPEmbedded", dependencies: ["SIP", "SIPClient", "Determinism", "PushModel"]),
         // Kamailio started as a user process on a free port, stopped by PID: for `target.sip.kamailio` and tests.
         .target(name: "Kamailio", dependencies: ["CLinux", "SystemCalls", "Locking"]),
+        // rtpengine (the media relay) started as a user process, and a client of its ng control protocol.
+        .target(name: "RTPEngine", dependencies: ["CLinux", "SystemCalls", "Kamailio"]),
         .target(name: "HTTPServer", dependencies: [
             "CLinux", "CSSL", "CLibnghttp2", "Locking", "EventPolling", "WebSocket", "StreamIO", "Bytes", "SystemCalls",
         ], swiftSettings: releaseUnchecked),
@@ -149,7 +151,7 @@ let package = Package(
         // replays the committed corpora. Uses @testable imports: debug configuration only.
         .executableTarget(name: "CallstormFuzz", dependencies: [
                               "Scenario", "HTTPServer", "PushGateway", "Driver", "Credentials", "WebSocket",
-                              "Determinism", "SIP", "OTLP",
+                              "Determinism", "SIP", "OTLP", "RTPEngine",
                           ],
                           path: "Fuzz/Sources/CallstormFuzz"),
         .executableTarget(
@@ -232,10 +234,19 @@ let package = Package(
         .testTarget(name: "RunFormatsTests", dependencies: ["RunFormats", "CallModel", "TextEscaping"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Determinism"]),
         .testTarget(name: "SIPTests", dependencies: ["SIP", "Determinism"]),
+<<<<<<< HEAD
         .testTarget(name: "KamailioTests", dependencies: ["Kamailio", "TestSupport", "Credentials"]),
         .testTarget(name: "SIPClientTests", dependencies: [
             "SIPClient", "SIP", "Determinism", "EventPolling", "CLinux", "TestSupport", "Locking", "SIPEmbedded",
             "PushModel", "Credentials", "StreamIO",
+=======
+        .testTarget(name: "KamailioTests", dependencies: ["Kamailio", "TestSupport"]),
+        .testTarget(name: "RTPEngineTests", dependencies: ["RTPEngine", "TestSupport", "CLinux"],
+                    exclude: ["Fixtures"]),
+        .testTarget(name: "SIPClientTests", dependencies: [
+            "SIPClient", "SIP", "Determinism", "EventPolling", "CLinux", "TestSupport", "Locking", "SIPEmbedded",
+            "PushModel", "RTPEngine",
+>>>>>>> media-relay
         ]),
         .testTarget(name: "WebSocketClientTests", dependencies: [
             "WebSocketClient", "WebSocket", "EventPolling", "HTTPServer", "ReferenceTarget", "Credentials",

@@ -5,13 +5,13 @@
 # clients the gateway is tried with unchanged: aioapns (no ALPN), kalyke-apns and pyapns-client (through
 # HTTPS_PROXY), httpx with HTTP/2, h2; websockets (a WebSocket peer we did not write); opentelemetry-proto, -sdk and
 # the OTLP exporter (the reference decoder and encoder of OTLP); Kamailio with its
-# http_client module (the SIP server the SIP tests start as a user process), SIPp (sip-tester) and libosip2 (the
-# parser docs/SIP.md measured ours against). Called by `make test` and `make bench`.
+# http_client module (the SIP server the SIP tests start as a user process), SIPp (sip-tester), libosip2 (the
+# parser docs/SIP.md measured ours against) and rtpengine-daemon (the media relay, started as a user process). Called by `make test` and `make bench`.
 set -euo pipefail
 source "$(dirname "$0")/packages.sh"
 packages=(chromium nghttp2-client nghttp2-server python3 python3-pip curl openssl kamailio kamailio-utils-modules
           kamailio-tls-modules kamailio-websocket-modules
-          sip-tester libosip2-dev)
+          sip-tester libosip2-dev rtpengine-daemon)
 ensure_packages "${packages[@]}"
 if ! python3 -c "import hdrh" >/dev/null 2>&1; then
     echo "installing the Python hdrhistogram package (.hlog decoding test)"

@@ -163,7 +163,7 @@ public final class KamailioServer {
     }
 
     /// Starts `path args` with stdout and stderr appended to `log`, stdin from /dev/null.
-    static func spawn(_ path: String, _ args: [String], log: String, ownProcessGroup: Bool) throws -> pid_t {
+    public static func spawn(_ path: String, _ args: [String], log: String, ownProcessGroup: Bool) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -186,7 +186,7 @@ public final class KamailioServer {
     }
 
     /// Whether `pid` exited (and was reaped) within `seconds`.
-    static func reaped(_ pid: pid_t, within seconds: Double) -> Bool {
+    public static func reaped(_ pid: pid_t, within seconds: Double) -> Bool {
         let deadline = clinux_monotonic_ns() + UInt64(seconds * 1e9)
         var status: Int32 = 0
         while clinux_monotonic_ns() < deadline {

@@ -39,6 +39,9 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     /// A collector's answer to an OTLP export: byte 0 picks the status (200, 400, 429, 503), bytes 1...4 are the
     /// Retry-After text, the rest the protobuf body (partial success or google.rpc.Status), read both ways.
     case otlp
+    /// rtpengine's ng control protocol: the datagram (cookie, space, bencoded dictionary) and the bare bencode
+    /// reader both ways, a round trip of what decodes, and the typed `query` answer (BencodeFuzz.swift).
+    case bencode
 
     func run(_ input: UnsafeBufferPointer<UInt8>) {
         let bytes = Array(input)
@@ -51,6 +54,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .websocket: fuzzWebSocket(bytes)
         case .sip: fuzzSIP(bytes)
         case .otlp: fuzzOTLP(bytes)
+        case .bencode: fuzzBencode(bytes)
         }
     }
 }
