@@ -234,19 +234,12 @@ let package = Package(
         .testTarget(name: "RunFormatsTests", dependencies: ["RunFormats", "CallModel", "TextEscaping"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Determinism"]),
         .testTarget(name: "SIPTests", dependencies: ["SIP", "Determinism"]),
-<<<<<<< HEAD
         .testTarget(name: "KamailioTests", dependencies: ["Kamailio", "TestSupport", "Credentials"]),
-        .testTarget(name: "SIPClientTests", dependencies: [
-            "SIPClient", "SIP", "Determinism", "EventPolling", "CLinux", "TestSupport", "Locking", "SIPEmbedded",
-            "PushModel", "Credentials", "StreamIO",
-=======
-        .testTarget(name: "KamailioTests", dependencies: ["Kamailio", "TestSupport"]),
         .testTarget(name: "RTPEngineTests", dependencies: ["RTPEngine", "TestSupport", "CLinux"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "SIPClientTests", dependencies: [
             "SIPClient", "SIP", "Determinism", "EventPolling", "CLinux", "TestSupport", "Locking", "SIPEmbedded",
-            "PushModel", "RTPEngine",
->>>>>>> media-relay
+            "PushModel", "Credentials", "StreamIO", "RTPEngine",
         ]),
         .testTarget(name: "WebSocketClientTests", dependencies: [
             "WebSocketClient", "WebSocket", "EventPolling", "HTTPServer", "ReferenceTarget", "Credentials",
