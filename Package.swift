@@ -106,7 +106,9 @@ let package = Package(
         // push path (`SIPTwinProxy`), so SIP runs on the Driver's embedded loop under a manual clock.
         .target(name: "SIPEmbedded", dependencies: ["SIP", "SIPClient", "Determinism", "PushModel"]),
         // Media streams on the driver's event threads (UDP, sends on a timer) and their in-memory twin.
-        .target(name: "MediaIO", dependencies: ["Media", "SIP", "Determinism", "EventPolling", "CLinux", "SystemCalls"]),
+        .target(name: "MediaIO", dependencies: [
+            "Media", "SIP", "Determinism", "EventPolling", "CLinux", "SystemCalls", "Heaps",
+        ]),
         // Kamailio started as a user process on a free port, stopped by PID: for `target.sip.kamailio` and tests.
         .target(name: "Kamailio", dependencies: ["CLinux", "SystemCalls", "Locking"]),
         .target(name: "HTTPServer", dependencies: [
