@@ -239,7 +239,7 @@ let package = Package(
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Determinism"]),
         .testTarget(name: "SIPTests", dependencies: ["SIP", "Determinism"]),
         .testTarget(name: "MediaTests", dependencies: [
-            "Media", "MediaIO", "SIP", "Determinism", "EventPolling", "TestSupport", "Locking",
+            "Media", "MediaIO", "SIP", "Determinism", "EventPolling", "TestSupport", "Locking", "CLinux",
         ]),
         .testTarget(name: "KamailioTests", dependencies: ["Kamailio", "TestSupport"]),
         .testTarget(name: "SIPClientTests", dependencies: [

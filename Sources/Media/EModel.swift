@@ -14,7 +14,8 @@
 ///   BurstR 1 for random loss.
 /// - G.711: Ie = 0; Bpl = 4.3 without packet-loss concealment, 25.1 with it (G.113 Appendix I, Table I.3).
 /// - `A` = 0, the advantage factor of a wired call (G.107 Table 3 default, §3.7).
-/// - MOS (G.107 Annex B, eq. B-4): 1 for R < 0; 1 + 0.035·R + 7·10⁻⁶·R·(R − 60)·(100 − R) for 0 ≤ R ≤ 100;
+/// - MOS (G.107 Annex B, eq. B-4): 1 for R < 0; 1 + 0.035·R + 7·10⁻⁶·R·(R − 60)·(100 − R) for
+///   0 ≤ R ≤ 100;
 ///   4.5 above 100. R = 93.2 gives MOS 4.41.
 public struct EModel: Sendable, Equatable {
     public static let defaultR = 93.2

@@ -47,7 +47,9 @@ public struct MediaMalformedCounts: Sendable, Equatable {
     /// The kinds seen, by their stable key (`short`, `version`, …), for a report row.
     public var byKey: [String: Int] {
         var out: [String: Int] = [:]
-        for kind in MediaMalformedKind.allCases where counts[kind.rawValue] > 0 { out[kind.description] = counts[kind.rawValue] }
+        for kind in MediaMalformedKind.allCases where counts[kind.rawValue] > 0 {
+            out[kind.description] = counts[kind.rawValue]
+        }
         return out
     }
 

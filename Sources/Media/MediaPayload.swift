@@ -17,6 +17,12 @@ public enum MediaPayload {
         public var ssrc: UInt32
         public var sequence: UInt16
         public var sentNanos: UInt64
+
+        public init(ssrc: UInt32, sequence: UInt16, sentNanos: UInt64) {
+            self.ssrc = ssrc
+            self.sequence = sequence
+            self.sentNanos = sentNanos
+        }
     }
 
     public static let signatureSize = 17
@@ -53,7 +59,8 @@ public enum MediaPayload {
         out.append(check)
         switch pattern {
         case .tone: out.append(contentsOf: tone[codec]![signatureSize...])
-        case .silence: out.append(contentsOf: repeatElement(codec.silence, count: MediaCodec.samplesPerPacket - signatureSize))
+        case .silence:
+            out.append(contentsOf: repeatElement(codec.silence, count: MediaCodec.samplesPerPacket - signatureSize))
         }
     }
 

@@ -26,6 +26,13 @@ public struct OneWayAudioDetector: Sendable, Equatable {
         public var since: UInt64
         public var foundAt: UInt64
         public var endedAt: UInt64?
+
+        public init(cause: Cause, since: UInt64, foundAt: UInt64, endedAt: UInt64? = nil) {
+            self.cause = cause
+            self.since = since
+            self.foundAt = foundAt
+            self.endedAt = endedAt
+        }
     }
 
     /// What a step found.

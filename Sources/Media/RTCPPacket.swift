@@ -90,7 +90,8 @@ public enum RTCPParseError: Error, Equatable, Sendable, CustomStringConvertible 
         case .badPadding(let padding, let length):
             return "RTCP padding count \(padding) in a packet of \(length) bytes (only the last packet may pad)"
         case .reportBlocksBeyondLength(let count, let length):
-            return "RTCP report count \(count) needs \(count * RTCPReportBlock.size) bytes of blocks; packet is \(length)"
+            return "RTCP report count \(count) needs \(count * RTCPReportBlock.size) bytes of blocks; "
+                + "the packet is \(length)"
         case .firstPacketNotAReport(let type):
             return "RTCP compound starts with packet type \(type); RFC 3550 §6.1 requires SR (200) or RR (201)"
         }

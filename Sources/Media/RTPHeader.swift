@@ -32,7 +32,8 @@ public struct RTPHeader: Sendable, Equatable {
     public var byteCount: Int { Self.fixedSize + 4 * csrcs.count + (headerExtension.map { 4 + $0.data.count } ?? 0) }
 
     /// Reads the header of `bytes` and where the payload lies (padding excluded), or the reason it is not RTP.
-    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(RTPParseError) -> (header: RTPHeader, payload: Range<Int>) {
+    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(RTPParseError)
+        -> (header: RTPHeader, payload: Range<Int>) {
         let length = bytes.count
         guard length >= fixedSize else { throw .shorterThanHeader(length: length) }
         let first = bytes[0]

@@ -12,6 +12,12 @@ public struct SendSchedule: Sendable, Equatable {
         public var index: UInt64
         public var plannedNanos: UInt64
         public var lagNanos: UInt64
+
+        public init(index: UInt64, plannedNanos: UInt64, lagNanos: UInt64) {
+            self.index = index
+            self.plannedNanos = plannedNanos
+            self.lagNanos = lagNanos
+        }
     }
 
     public let intervalNanos: UInt64
@@ -75,7 +81,8 @@ public struct SendLag: Sendable, Equatable {
         var seen = 0
         for (i, n) in buckets.enumerated() {
             seen += n
-            if seen >= max(1, rank) { return i < Self.boundsMicros.count ? min(Self.boundsMicros[i] * 1_000, maxNanos) : maxNanos }
+            guard seen >= max(1, rank) else { continue }
+            return i < Self.boundsMicros.count ? min(Self.boundsMicros[i] * 1_000, maxNanos) : maxNanos
         }
         return maxNanos
     }

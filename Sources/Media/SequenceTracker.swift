@@ -120,6 +120,11 @@ public struct SequenceTracker: Sendable, Equatable {
     public struct Interval: Sendable, Equatable {
         public var expected = 0
         public var received = 0
+
+        public init(expected: Int = 0, received: Int = 0) {
+            self.expected = expected
+            self.received = received
+        }
     }
 
     /// Loss since `prior` (A.3): the fraction lost as RTCP carries it (lost × 256 / expected, 0 when nothing was

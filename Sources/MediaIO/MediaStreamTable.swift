@@ -91,7 +91,8 @@ struct MediaStreamTable {
                 switch filter?(entry.value, true, Self.sequence(scratch)) ?? .pass {
                 case .pass: send(entry.value, scratch, remote)
                 case .drop: continue
-                case .delay(let nanos): held.append(Held(due: now + nanos, stream: entry.value, bytes: scratch, sending: true))
+                case .delay(let nanos):
+                    held.append(Held(due: now + nanos, stream: entry.value, bytes: scratch, sending: true))
                 }
             }
             let event = stream.session.advance(to: now)
