@@ -155,7 +155,7 @@ let package = Package(
         // replays the committed corpora. Uses @testable imports: debug configuration only.
         .executableTarget(name: "CallstormFuzz", dependencies: [
                               "Scenario", "HTTPServer", "PushGateway", "Driver", "Credentials", "WebSocket",
-                              "Determinism", "SIP", "OTLP",
+                              "Determinism", "SIP", "OTLP", "Media",
                           ],
                           path: "Fuzz/Sources/CallstormFuzz"),
         .executableTarget(

@@ -39,6 +39,10 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     /// A collector's answer to an OTLP export: byte 0 picks the status (200, 400, 429, 503), bytes 1...4 are the
     /// Retry-After text, the rest the protobuf body (partial success or google.rpc.Status), read both ways.
     case otlp
+    /// RTP packets (RFC 3550): a header round trip, or datagrams through one media stream's books (MediaFuzz.swift).
+    case rtp
+    /// RTCP compound datagrams: SR, RR and the rest, with a write/parse round trip of the reports.
+    case rtcp
 
     func run(_ input: UnsafeBufferPointer<UInt8>) {
         let bytes = Array(input)
@@ -51,6 +55,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .websocket: fuzzWebSocket(bytes)
         case .sip: fuzzSIP(bytes)
         case .otlp: fuzzOTLP(bytes)
+        case .rtp: fuzzRTP(bytes)
+        case .rtcp: fuzzRTCP(bytes)
         }
     }
 }
