@@ -1,22 +1,21 @@
 /// A call-quality estimate from the ITU-T G.107 E-model in the simplified form media probes use:
 /// R = R0 − Is − Id − Ie,eff + A, then MOS from R. Only delay, loss and the codec's impairment vary; every other
-/// input keeps G.107's default (Table 3), which is what makes R0 − Is the constant below.
+/// input keeps its G.107 default, which is what makes R0 − Is (with the default terms) the constant below.
 ///
 /// Sources of each constant:
-/// - `defaultR` 93.2: R0 − Is with all G.107 Table 3 defaults (R0 = 94.77, Is = 1.43 and the default-parameter
-///   Id, Ie terms at T = 0 round to 93.2), the maximum R of a G.711 call in G.107's own examples (and the
-///   figure in G.113 Appendix I, and in Cole & Rosenbluth, "Voice over IP performance monitoring", 2001).
-/// - `Id` = 0.024·d + 0.11·(d − 177.3)·H(d − 177.3), d the one-way mouth-to-ear delay in ms: Cole &
-///   Rosenbluth's fit of G.107's Idte + Idd for default parameters, the form probes use; d here is the network's
-///   one-way delay plus the receiver's jitter buffer (and whatever fixed delay the caller adds, such as
-///   packetisation).
-/// - `Ie,eff` = Ie + (95 − Ie) · Ppl / (Ppl / BurstR + Bpl) (G.107 §3.5, eq. 3-29), Ppl the loss in percent,
-///   BurstR 1 for random loss.
-/// - G.711: Ie = 0; Bpl = 4.3 without packet-loss concealment, 25.1 with it (G.113 Appendix I, Table I.3).
-/// - `A` = 0, the advantage factor of a wired call (G.107 Table 3 default, §3.7).
-/// - MOS (G.107 Annex B, eq. B-4): 1 for R < 0; 1 + 0.035·R + 7·10⁻⁶·R·(R − 60)·(100 − R) for
-///   0 ≤ R ≤ 100;
-///   4.5 above 100. R = 93.2 gives MOS 4.41.
+/// - `defaultR` 93.2: G.107 notes that with every parameter at its default (its table of default values) the
+///   model gives R = 93.2: R0 − Is less the default terms, with no delay and no loss. G.113 Appendix I and Cole &
+///   Rosenbluth ("Voice over IP performance monitoring", ACM SIGCOMM CCR, 2001) start from the same figure.
+/// - `Id` = 0.024·d + 0.11·(d − 177.3)·H(d − 177.3), d the one-way mouth-to-ear delay in ms, H the step
+///   function: Cole & Rosenbluth's fit of G.107's delay terms at default parameters, the form probes use. d here is
+///   the network's one-way delay plus the receiver's jitter buffer (and whatever fixed delay the caller adds, such
+///   as packetisation).
+/// - `Ie,eff` = Ie + (95 − Ie) · Ppl / (Ppl / BurstR + Bpl) (G.107's effective equipment impairment), Ppl the
+///   loss in percent, BurstR 1 for random loss.
+/// - G.711: Ie = 0; Bpl = 4.3 without packet-loss concealment, 25.1 with it (G.113 Appendix I, planning values).
+/// - `A` = 0, the advantage factor of a wired call (G.107's default).
+/// - MOS (G.107 Annex B): 1 for R < 0; 1 + 0.035·R + 7·10⁻⁶·R·(R − 60)·(100 − R) for 0 ≤ R ≤ 100; 4.5 above
+///   100. R = 93.2 gives MOS 4.41.
 public struct EModel: Sendable, Equatable {
     public static let defaultR = 93.2
 

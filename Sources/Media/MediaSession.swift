@@ -128,6 +128,11 @@ public struct MediaSession: Sendable {
         return detector.stop(at: now)
     }
 
+    /// The report block on `ssrc` from this end's receiver books (starts the next fraction-lost interval).
+    mutating func takeReportBlock(ssrc: UInt32) -> RTCPReportBlock {
+        receiver.takeReportBlock(ssrc: ssrc)
+    }
+
     /// What this stream has measured so far.
     public var report: MediaStreamReport {
         MediaStreamReport(sent: sent, receiver: receiver, detector: detector, malformed: malformed, strays: strays,
