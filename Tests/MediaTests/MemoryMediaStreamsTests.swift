@@ -85,6 +85,22 @@ final class MemoryMediaStreamsTests: XCTestCase {
         XCTAssertEqual(rb.lost, 4)
     }
 
+    func testTheFilterDelaysSendsAndReadsOnTheStreamsOwnTimer() {
+        // A's send of 20 held 30 ms; B's read of 10 held 50 ms: both arrive after later packets.
+        streams.datagramFilter = { [a, b] stream, sending, sequence in
+            if stream == a, sending, sequence == 20 { return .delay(nanos: 30_000_000) }
+            if stream == b, !sending, sequence == 10 { return .delay(nanos: 50_000_000) }
+            return .pass
+        }
+        answer()
+        run(to: 990)
+        let rb = streams.report(b)!.receiver
+        XCTAssertEqual(rb.received, 50)
+        XCTAssertEqual(rb.lost, 0)
+        XCTAssertEqual(rb.sequence.late, 2)
+        XCTAssertEqual(rb.sequence.duplicates, 0)
+    }
+
     func testADirectionThatNeverArrivesIsOneWayAudio() {
         wire.fate = { [b = streams.localEndpoint(b)!] datagram in datagram.from == b ? .drop : .pass }
         answer()
