@@ -83,6 +83,8 @@ let package = Package(
         .target(name: "SIP"),
         // The one binary min-heap (a loop's deadlines), shared by the fault proxy's and the SIP pool's timers.
         .target(name: "Heaps"),
+        // RTP/RTCP without I/O (RFC 3550): packet codec, G.711 payloads, loss and jitter, the E-model, one-way audio.
+        .target(name: "Media"),
 
         // MARK: - I/O modules
         // The files the value modules read, beside them: scenario files for Scenario, history.jsonl for Checker.
@@ -103,6 +105,10 @@ let package = Package(
         // SIP's embedded twin: agents carried in memory (`MemorySIPPool`) and a registrar/proxy with the RFC 8599
         // push path (`SIPTwinProxy`), so SIP runs on the Driver's embedded loop under a manual clock.
         .target(name: "SIPEmbedded", dependencies: ["SIP", "SIPClient", "Determinism", "PushModel"]),
+        // Media streams on the driver's event threads (UDP, sends on a timer) and their in-memory twin.
+        .target(name: "MediaIO", dependencies: [
+            "Media", "SIP", "Determinism", "EventPolling", "CLinux", "SystemCalls", "Heaps",
+        ]),
         // Kamailio started as a user process on a free port, stopped by PID: for `target.sip.kamailio` and tests.
         .target(name: "Kamailio", dependencies: ["CLinux", "SystemCalls", "Locking"]),
         // rtpengine (the media relay) started as a user process, and a client of its ng control protocol.
@@ -151,7 +157,7 @@ let package = Package(
         // replays the committed corpora. Uses @testable imports: debug configuration only.
         .executableTarget(name: "CallstormFuzz", dependencies: [
                               "Scenario", "HTTPServer", "PushGateway", "Driver", "Credentials", "WebSocket",
-                              "Determinism", "SIP", "OTLP", "RTPEngine",
+                              "Determinism", "SIP", "OTLP", "RTPEngine", "Media",
                           ],
                           path: "Fuzz/Sources/CallstormFuzz"),
         .executableTarget(
@@ -234,6 +240,9 @@ let package = Package(
         .testTarget(name: "RunFormatsTests", dependencies: ["RunFormats", "CallModel", "TextEscaping"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Determinism"]),
         .testTarget(name: "SIPTests", dependencies: ["SIP", "Determinism"]),
+        .testTarget(name: "MediaTests", dependencies: [
+            "Media", "MediaIO", "SIP", "Determinism", "EventPolling", "TestSupport", "Locking", "CLinux",
+        ]),
         .testTarget(name: "KamailioTests", dependencies: ["Kamailio", "TestSupport", "Credentials"]),
         .testTarget(name: "RTPEngineTests", dependencies: ["RTPEngine", "TestSupport", "CLinux"],
                     exclude: ["Fixtures"]),

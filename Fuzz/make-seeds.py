@@ -124,3 +124,45 @@ write("sip", "challenge", "\x00SIP/2.0 401 Unauthorized\r\nVia: SIP/2.0/UDP h;br
 write("sip", "bad-lines", "\x00INVITE sip:a@b SIP/2.0\r\nno colon\r\n folded\r\nContent-Length: x\r\n\r\n")
 write("sip", "tcp-no-length", "\x03OPTIONS sip:a@b SIP/2.0\r\nVia: SIP/2.0/TCP h;branch=z9hG4bK3\r\n\r\n")
 write("sip", "truncated-body", "\x00SIP/2.0 200 OK\r\nContent-Length: 99\r\n\r\nshort")
+
+# RTP (RFC 3550 §5.1). Byte 0 odd: one packet, round-tripped; even: datagrams of (byte 0 >> 1) + 1 bytes through
+# one media stream's books.
+def rtp(seq, ts=0, ssrc=0x1234, pt=0, marker=False, payload=b"\xff" * 160, csrcs=(), ext=None, pad=0):
+    first = 0x80 | (0x20 if pad else 0) | (0x10 if ext is not None else 0) | len(csrcs)
+    out = struct.pack(">BBHII", first, (0x80 if marker else 0) | pt, seq & 0xFFFF, ts & 0xFFFFFFFF, ssrc)
+    out += b"".join(struct.pack(">I", c) for c in csrcs)
+    if ext is not None:
+        out += struct.pack(">HH", 0xBEDE, len(ext) // 4) + ext
+    out += payload
+    if pad:
+        out += b"\x00" * (pad - 1) + bytes([pad])
+    return out
+
+write("rtp", "pcmu", b"\x01" + rtp(1, 160, marker=True))
+write("rtp", "csrc-ext-pad", b"\x01" + rtp(7, 9, pt=8, csrcs=(1, 2), ext=b"\x10\x20\x30\x40", pad=3))
+write("rtp", "bad-padding", b"\x01" + rtp(1, pad=0)[:0] + bytes([0xA0]) + rtp(1)[1:12] + b"\x01\x09")
+write("rtp", "version-1", b"\x01\x40" + rtp(1)[1:])
+# A stream of 12-byte-header + 4-byte payload packets (chunk 16: byte 0 = 30): gaps, a wrap, a duplicate, reorder.
+stream = b"".join(rtp(s, s * 160, payload=b"\xd5" * 4) for s in (65533, 65534, 0, 0, 2, 1, 5, 30000, 30001))
+write("rtp", "stream-wrap-dup-reorder", bytes([30]) + stream)
+write("rtp", "stream-garbage", bytes([6]) + b"\x80\x00\x00" + b"\x00" * 20 + b"\x90\x00\x00\x01" + b"\x00" * 10)
+
+# RTCP (RFC 3550 §6.4): compound datagrams.
+def block(ssrc, fraction=0, lost=0, ext=0, jitter=0, lsr=0, dlsr=0):
+    return struct.pack(">IIIIII", ssrc, (fraction << 24) | (lost & 0xFFFFFF), ext, jitter, lsr, dlsr)
+
+def sr(ssrc, blocks=()):
+    body = struct.pack(">IQIII", ssrc, 0xE8F0123480000000, 160000, 1000, 160000) + b"".join(blocks)
+    return struct.pack(">BBH", 0x80 | len(blocks), 200, (len(body) + 4) // 4 - 1) + body
+
+def rr(ssrc, blocks=()):
+    body = struct.pack(">I", ssrc) + b"".join(blocks)
+    return struct.pack(">BBH", 0x80 | len(blocks), 201, (len(body) + 4) // 4 - 1) + body
+
+sdes = struct.pack(">BBHI", 0x81, 202, 2, 0x1234) + b"\x01\x02ab"
+write("rtcp", "sr", sr(1, [block(2, 64, 3, 65541, 37)]))
+write("rtcp", "rr-negative-lost", rr(3, [block(4, 0, -3 & 0xFFFFFF, 10, 0), block(5)]))
+write("rtcp", "compound-sr-rr-sdes", sr(1) + rr(2, [block(9)]) + sdes)
+write("rtcp", "padded-last", rr(3)[:1].replace(b"\x80", b"\xa0") + rr(3)[1:2] + b"\x00\x02" + rr(3)[4:] + b"\x00\x00\x00\x04")
+write("rtcp", "sdes-first", sdes + rr(3))
+write("rtcp", "rc-too-big", bytes([0x85]) + rr(3, [block(1)])[1:])

@@ -22,7 +22,7 @@ final class FuzzCorpusTests: XCTestCase {
             "Fuzz/crashers").path)) ?? []
         let logs = try TemporaryDirectory.make("fuzz-replay")
         defer { TemporaryDirectory.remove(logs) }
-        for target in ["scenario", "http1", "http2", "json", "push", "websocket", "sip", "otlp", "bencode"] {
+        for target in ["scenario", "http1", "http2", "json", "push", "websocket", "sip", "otlp", "bencode", "rtp", "rtcp"] {
             let corpus = Self.root.appendingPathComponent("Fuzz/corpus/\(target)").path
             let inputs = try FileManager.default.contentsOfDirectory(atPath: corpus)
             XCTAssertGreaterThanOrEqual(inputs.count, 4, "\(target) has a committed corpus")

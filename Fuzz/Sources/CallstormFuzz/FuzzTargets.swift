@@ -42,6 +42,10 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     /// rtpengine's ng control protocol: the datagram (cookie, space, bencoded dictionary) and the bare bencode
     /// reader both ways, a round trip of what decodes, and the typed `query` answer (BencodeFuzz.swift).
     case bencode
+    /// RTP packets (RFC 3550): a header round trip, or datagrams through one media stream's books (MediaFuzz.swift).
+    case rtp
+    /// RTCP compound datagrams: SR, RR and the rest, with a write/parse round trip of the reports.
+    case rtcp
 
     func run(_ input: UnsafeBufferPointer<UInt8>) {
         let bytes = Array(input)
@@ -55,6 +59,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .sip: fuzzSIP(bytes)
         case .otlp: fuzzOTLP(bytes)
         case .bencode: fuzzBencode(bytes)
+        case .rtp: fuzzRTP(bytes)
+        case .rtcp: fuzzRTCP(bytes)
         }
     }
 }
