@@ -96,6 +96,10 @@ let package = Package(
         .target(name: "WebSocketClient", dependencies: [
             "WebSocket", "CLinux", "CSSL", "CSSLClient", "EventPolling", "Determinism", "StreamIO", "Bytes",
         ]),
+        // An HTTP/1.1 client of our own on the event threads, beside libcurl (the raw-GET bench's second row).
+        .target(name: "HTTPWire", dependencies: [
+            "Bytes", "CLinux", "CSSL", "CSSLClient", "EventPolling", "StreamIO", "WebSocketClient",
+        ]),
         // SIP user agents (UDP and TCP) on the driver's event threads: the third device signaling kind.
         .target(name: "SIPClient", dependencies: [
             "SIP", "Determinism", "EventPolling", "CLinux", "Heaps", "Bytes", "SystemCalls",
@@ -143,7 +147,7 @@ let package = Package(
             "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "Locking",
             "Determinism", "Faults", "FaultControl", "Quantities", "WebSocket", "RunFormats", "HistoryLoading",
             "ScenarioLoading", "Kamailio", "Bytes", "SystemCalls", "TextEscaping", "WebSocketClient", "Thresholds",
-            "OTLP", "OTLPExport",
+            "OTLP", "OTLPExport", "HTTPWire",
         ]),
         // libFuzzer targets (`make fuzz`, built in debug with -sanitize=fuzzer -DFUZZING); built plainly it
         // replays the committed corpora. Uses @testable imports: debug configuration only.
@@ -236,6 +240,9 @@ let package = Package(
         .testTarget(name: "SIPClientTests", dependencies: [
             "SIPClient", "SIP", "Determinism", "EventPolling", "CLinux", "TestSupport", "Locking", "SIPEmbedded",
             "PushModel",
+        ]),
+        .testTarget(name: "HTTPWireTests", dependencies: [
+            "HTTPWire", "EventPolling", "HTTPServer", "WebSocketClient", "Credentials", "Locking", "TestSupport",
         ]),
         .testTarget(name: "WebSocketClientTests", dependencies: [
             "WebSocketClient", "WebSocket", "EventPolling", "HTTPServer", "ReferenceTarget", "Credentials",

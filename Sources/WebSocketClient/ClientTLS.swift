@@ -4,7 +4,7 @@ import CSSLClient
 /// An OpenSSL client context for wss, shared by every socket of every pool (OpenSSL allows sessions from one
 /// context on many threads). Immutable once made, hence `@unchecked Sendable`; freed with the last reference.
 public final class ClientTLS: @unchecked Sendable {
-    let context: OpaquePointer
+    public let context: OpaquePointer
 
     /// Trusts the CA certificates in `caFile` (PEM), or the system store when nil.
     public init(caFile: String?) throws(WebSocketClientError) {
