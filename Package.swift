@@ -147,13 +147,13 @@ let package = Package(
             "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "Locking",
             "Determinism", "Faults", "FaultControl", "Quantities", "WebSocket", "RunFormats", "HistoryLoading",
             "ScenarioLoading", "Kamailio", "Bytes", "SystemCalls", "TextEscaping", "WebSocketClient", "Thresholds",
-            "OTLP", "OTLPExport", "HTTPWire",
+            "OTLP", "OTLPExport", "HTTPWire", "EventPolling",
         ]),
         // libFuzzer targets (`make fuzz`, built in debug with -sanitize=fuzzer -DFUZZING); built plainly it
         // replays the committed corpora. Uses @testable imports: debug configuration only.
         .executableTarget(name: "CallstormFuzz", dependencies: [
                               "Scenario", "HTTPServer", "PushGateway", "Driver", "Credentials", "WebSocket",
-                              "Determinism", "SIP", "OTLP",
+                              "Determinism", "SIP", "OTLP", "HTTPWire",
                           ],
                           path: "Fuzz/Sources/CallstormFuzz"),
         .executableTarget(
@@ -243,6 +243,7 @@ let package = Package(
         ]),
         .testTarget(name: "HTTPWireTests", dependencies: [
             "HTTPWire", "EventPolling", "HTTPServer", "WebSocketClient", "Credentials", "Locking", "TestSupport",
+            "CLinux",
         ]),
         .testTarget(name: "WebSocketClientTests", dependencies: [
             "WebSocketClient", "WebSocket", "EventPolling", "HTTPServer", "ReferenceTarget", "Credentials",

@@ -124,3 +124,12 @@ write("sip", "challenge", "\x00SIP/2.0 401 Unauthorized\r\nVia: SIP/2.0/UDP h;br
 write("sip", "bad-lines", "\x00INVITE sip:a@b SIP/2.0\r\nno colon\r\n folded\r\nContent-Length: x\r\n\r\n")
 write("sip", "tcp-no-length", "\x03OPTIONS sip:a@b SIP/2.0\r\nVia: SIP/2.0/TCP h;branch=z9hG4bK3\r\n\r\n")
 write("sip", "truncated-body", "\x00SIP/2.0 200 OK\r\nContent-Length: 99\r\n\r\nshort")
+
+# HTTP/1.1 responses (HTTPWire's parser); byte 0: bit 0 HEAD, bits 1-7 the piece size (0: whole).
+write("http1-response", "length", "\x00HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX: y\r\n\r\nhello")
+write("http1-response", "chunked", "\x06HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "5;e=1\r\nhello\r\n0\r\nT: 1\r\n\r\n")
+write("http1-response", "interim", "\x02HTTP/1.1 100 Continue\r\n\r\nHTTP/1.0 204 No Content\nConnection: keep-alive\n\n")
+write("http1-response", "until-close", "\x01HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nto the end")
+write("http1-response", "malformed", "\x0aHTTP/1.1 200 OK\r\nContent Length: 5\r\n folded\r\n\r\n")
+write("http1-response", "conflict", "\x00HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabc")

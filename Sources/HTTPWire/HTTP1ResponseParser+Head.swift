@@ -3,6 +3,7 @@ extension HTTP1ResponseParser {
     /// Parses one whole head at the start of `bytes`, or returns nil when its empty line has not arrived yet.
     mutating func parseHead(_ bytes: UnsafeRawBufferPointer) throws(WireResponseError) -> Int? {
         guard let end = Self.headEnd(bytes) else { return nil }
+        if end > limits.maxHeadBytes { throw .headTooLarge(limit: limits.maxHeadBytes) }
         var at = 0
         var first = true
         var http10 = false
@@ -38,8 +39,9 @@ extension HTTP1ResponseParser {
 
     /// `HTTP/1.x DDD reason`: the status, and whether the version is 1.0.
     static func statusLine(_ line: UnsafeRawBufferPointer) throws(WireResponseError) -> (Int, Bool) {
-        let prefix: [UInt8] = Array("HTTP/1.".utf8)
-        guard line.count >= 12, line.starts(with: prefix), line[7] == 0x30 || line[7] == 0x31, line[8] == 0x20,
+        // "HTTP/1." byte by byte: no array to compare with on every response.
+        guard line.count >= 12, line[0] == 0x48, line[1] == 0x54, line[2] == 0x54, line[3] == 0x50, line[4] == 0x2F,
+              line[5] == 0x31, line[6] == 0x2E, line[7] == 0x30 || line[7] == 0x31, line[8] == 0x20,
               line.count == 12 || line[12] == 0x20 else {
             throw .statusLine(WireResponseError.quote(line))
         }

@@ -98,7 +98,11 @@ public struct HTTP1ResponseParser: Sendable {
             if state == .complete { excessBytes = pending.count - used }
             pending.consume(state == .complete ? pending.count : used)
         }
-        if state == .head && pending.count > limits.maxHeadBytes { throw .headTooLarge(limit: limits.maxHeadBytes) }
+        // Only an unfinished line waits here: a head, a chunk-size line or a trailer that never ends is cut off.
+        if pending.count > limits.maxHeadBytes {
+            if state == .head { throw .headTooLarge(limit: limits.maxHeadBytes) }
+            throw .chunkSize("a line longer than \(limits.maxHeadBytes) bytes")
+        }
         return state == .complete
     }
 

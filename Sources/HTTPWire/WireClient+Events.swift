@@ -98,7 +98,9 @@ extension WireClient {
                 do {
                     complete = try connection.parser.feed(UnsafeRawBufferPointer(start: base, count: count))
                 } catch {
-                    if case .bodyTooLarge(let limit) = error { return fail(connection, .responseTooLarge(limit: limit)) }
+                    if case .bodyTooLarge(let limit) = error {
+                        return fail(connection, .responseTooLarge(limit: limit))
+                    }
                     return fail(connection, .malformed(error))
                 }
                 if complete { return finish(connection, streamEnded: false) }
@@ -138,6 +140,7 @@ extension WireClient {
         guard let exchange = connection.exchange else { return }
         let response = connection.parser.takeResponse()
         let reusable = !streamEnded && connection.parser.keepAlive && connection.parser.excessBytes == 0
+            && !exchange.request.freshConnection
         connection.exchange = nil
         connection.deadline = 0
         connection.served += 1

@@ -96,10 +96,10 @@ public final class WireClient: @unchecked Sendable {
             pools[origin] = pool
         }
         lastPool = pool
-        if let connection = pool.idle.popLast() {
+        if !exchange.request.freshConnection, let connection = pool.idle.popLast() {
             stats.reused += 1
             begin(connection, exchange)
-        } else if pool.open < configuration.maxConnectionsPerOrigin {
+        } else if pool.open < configuration.maxConnectionsPerOrigin || exchange.request.freshConnection {
             open(pool, exchange)
         } else {
             pool.enqueue(exchange)

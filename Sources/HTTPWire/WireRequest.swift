@@ -8,6 +8,9 @@ public struct WireRequest: Sendable {
     public let isHead: Bool
     /// From the send to the complete response, connecting included (curl's CURLOPT_TIMEOUT_MS).
     public var timeoutMillis: Int
+    /// Open a new connection for this request and close it after (libcurl's FRESH_CONNECT and FORBID_REUSE): a
+    /// phone whose idle connection did not survive.
+    public var freshConnection = false
 
     /// Builds the request: `Host` from the URL, then `headers` in order, then Content-Length when there is a
     /// body (or the method usually has one). Header names and values must not contain CR or LF.

@@ -39,6 +39,9 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     /// A collector's answer to an OTLP export: byte 0 picks the status (200, 400, 429, 503), bytes 1...4 are the
     /// Retry-After text, the rest the protobuf body (partial success or google.rpc.Status), read both ways.
     case otlp
+    /// HTTP/1.1 responses for HTTPWire's client parser, split where byte 0 says, checked against a whole-input
+    /// parse (HTTP1ResponseFuzz.swift).
+    case http1Response = "http1-response"
 
     func run(_ input: UnsafeBufferPointer<UInt8>) {
         let bytes = Array(input)
@@ -51,6 +54,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .websocket: fuzzWebSocket(bytes)
         case .sip: fuzzSIP(bytes)
         case .otlp: fuzzOTLP(bytes)
+        case .http1Response: fuzzHTTP1Response(bytes)
         }
     }
 }
