@@ -90,7 +90,9 @@ let package = Package(
         .target(name: "HistoryLoading", dependencies: ["Checker"]),
         // A socket read and written in the clear or under TLS, shared by the HTTP server and the WebSocket client.
         .target(name: "StreamIO", dependencies: ["Bytes", "CSSL", "SystemCalls"]),
-        .target(name: "Transport", dependencies: ["CCurl", "CLinux", "EventPolling", "Locking", "Determinism"]),
+        .target(name: "Transport", dependencies: [
+            "CCurl", "CLinux", "EventPolling", "Locking", "Determinism", "HTTPWire", "WebSocketClient",
+        ]),
         .target(name: "Credentials", dependencies: ["CSSL"]),
         // Client WebSockets (ws, wss) on the driver's per-worker event threads.
         .target(name: "WebSocketClient", dependencies: [

@@ -10,8 +10,9 @@ import Metrics
 /// measures both clients the same way in the same run. One event thread and one client per worker.
 enum RawWireLoad {
     static func run(_ configuration: RawHTTPLoad.Configuration) throws(WireError) -> RawLoadFigures {
-        let request = try WireRequest(method: "GET", url: configuration.url,
+        var request = try WireRequest(method: "GET", url: configuration.url,
                                       timeoutMillis: configuration.timeoutMillis)
+        request.collectsHeaders = false
         let workerCount = max(1, min(configuration.workers, configuration.devices))
         let clock = MonotonicClock()
         let start = clock.nowNanos()
@@ -91,7 +92,6 @@ final class RawWireWorker: @unchecked Sendable {
             events = EventThread(queue: queue, name: "callstorm.raw-wire.\(index)")
             var configuration = WireClient.Configuration()
             configuration.maxConnectionsPerOrigin = devices + 16
-            configuration.limits.collectsHeaders = false
             client = WireClient(thread: events, configuration: configuration)
         }
     }

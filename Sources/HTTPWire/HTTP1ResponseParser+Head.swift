@@ -74,7 +74,7 @@ extension HTTP1ResponseParser {
         let name = UnsafeRawBufferPointer(rebasing: line[..<colon])
         let value = UnsafeRawBufferPointer(rebasing: line[start..<stop])
         try note(name, value)
-        if limits.collectsHeaders {
+        if collectsHeaders {
             headers.append(WireHeader(name: String(decoding: name, as: UTF8.self),
                                       value: String(decoding: value, as: UTF8.self)))
         }

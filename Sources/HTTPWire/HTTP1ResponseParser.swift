@@ -13,8 +13,6 @@ public struct HTTP1ResponseParser: Sendable {
         /// Status line and headers together.
         public var maxHeadBytes = 64 * 1024
         public var maxBodyBytes = 4 << 20
-        /// Keep the headers as strings in the response (costs an allocation per header).
-        public var collectsHeaders = true
         public init() {}
     }
 
@@ -45,6 +43,9 @@ public struct HTTP1ResponseParser: Sendable {
     public internal(set) var keepAlive = true
     /// The request was HEAD: the response has no body whatever its headers say.
     var noBody = false
+    /// Keep the headers as strings in the response (an allocation per header; most load requests read only the
+    /// status).
+    var collectsHeaders = true
     /// Some byte of this response has arrived (a reused connection that closes before any may be retried).
     public internal(set) var receivedAny = false
     /// Bytes of the last `feed` left over after the response completed.
@@ -58,7 +59,8 @@ public struct HTTP1ResponseParser: Sendable {
     public var isComplete: Bool { state == .complete }
 
     /// Prepares for the response to the next request; `head` when that request is HEAD.
-    public mutating func reset(head: Bool = false) {
+    public mutating func reset(head: Bool = false, collectsHeaders: Bool = true) {
+        self.collectsHeaders = collectsHeaders
         pending.removeAll()
         receivedAny = false
         excessBytes = 0

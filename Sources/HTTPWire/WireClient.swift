@@ -143,7 +143,8 @@ public final class WireClient: @unchecked Sendable {
         pool.open += 1
         stats.opened += 1
         connection.exchange = exchange
-        connection.parser.reset(head: exchange.request.isHead)
+        connection.parser.reset(head: exchange.request.isHead,
+                                collectsHeaders: exchange.request.collectsHeaders)
         let connectBy = clinux_monotonic_ns() &+ UInt64(max(0, configuration.connectTimeoutMillis)) &* 1_000_000
         connection.deadline = min(exchange.deadline, connectBy)
         arm(connection.deadline)
@@ -152,7 +153,8 @@ public final class WireClient: @unchecked Sendable {
     /// Puts `exchange` on a connection that is open (or opening) and free.
     func begin(_ connection: WireConnection, _ exchange: WireConnection.Exchange) {
         connection.exchange = exchange
-        connection.parser.reset(head: exchange.request.isHead)
+        connection.parser.reset(head: exchange.request.isHead,
+                                collectsHeaders: exchange.request.collectsHeaders)
         guard connection.phase == .ready else { return }
         connection.deadline = exchange.deadline
         arm(exchange.deadline)

@@ -11,6 +11,8 @@ public struct WireRequest: Sendable {
     /// Open a new connection for this request and close it after (libcurl's FRESH_CONNECT and FORBID_REUSE): a
     /// phone whose idle connection did not survive.
     public var freshConnection = false
+    /// Keep the response's headers in `WireResponse.headers` (an allocation per header).
+    public var collectsHeaders = true
 
     /// Builds the request: `Host` from the URL, then `headers` in order, then Content-Length when there is a
     /// body (or the method usually has one). Header names and values must not contain CR or LF.

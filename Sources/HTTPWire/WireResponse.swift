@@ -13,7 +13,7 @@ public struct WireHeader: Sendable, Equatable {
 /// framing removed.
 public struct WireResponse: Sendable {
     public var status: Int
-    /// Empty unless `HTTP1ResponseParser.Limits.collectsHeaders` (most load requests read only the status).
+    /// Empty unless the request's `collectsHeaders` (most load requests read only the status).
     public var headers: [WireHeader]
     public var body: [UInt8]
 

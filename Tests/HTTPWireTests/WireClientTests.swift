@@ -31,7 +31,7 @@ final class WireClientTests: XCTestCase {
         for i in 0..<5 {
             let response = try client.request("http://127.0.0.1:\(server.port)/n\(i)?q=1").get()
             XCTAssertEqual(response.status, 200)
-            XCTAssertEqual(String(decoding: response.body, as: UTF8.self), "/n\(i)")
+            XCTAssertEqual(String(decoding: response.body, as: UTF8.self), "/n\(i)?q=1")
         }
         XCTAssertEqual(client.stats, WireClient.Stats(opened: 1, reused: 4, retried: 0))
     }

@@ -60,6 +60,9 @@ final class ScriptedServer: @unchecked Sendable {
     let port: Int
     private let listener: Int32
     private let accepted = Mutex<[Int32]>([])
+    /// Signalled when the accept loop has ended: only then may the listener's fd number be given back, or a
+    /// late `accept` would take a connection of the next test's listener that got the same number.
+    private let acceptEnded = DispatchSemaphore(value: 0)
     let connections = Mutex(0)
 
     /// `script` gets the connection's fd; it reads requests with `readRequest` and writes with `send`. The
@@ -72,6 +75,7 @@ final class ScriptedServer: @unchecked Sendable {
         listener = fd
         port = Int(clinux_local_port(fd))
         let thread = Thread { [self] in
+            defer { acceptEnded.signal() }
             while true {
                 let conn = accept(listener, nil, nil)
                 if conn < 0 { return }
@@ -104,7 +108,9 @@ final class ScriptedServer: @unchecked Sendable {
     }
 
     func stop() {
+        // shutdown wakes the blocked accept (EINVAL); the fd is closed once the loop is out of it.
         shutdown(listener, Int32(SHUT_RDWR))
+        _ = acceptEnded.wait(timeout: .now() + 10)
         Glibc.close(listener)
     }
 }

@@ -32,7 +32,7 @@ private func parseResponse(_ input: [UInt8], piece: Int, head: Bool) -> String {
         // Bytes after a complete response count as excess whichever piece held them.
         var excess = parser.excessBytes
         if parser.isComplete && at < input.count { excess += input.count - at }
-        guard parser.isComplete || (try parser.finishAtEndOfStream()) else { return "no response" }
+        guard try parser.isComplete || parser.finishAtEndOfStream() else { return "no response" }
         let keepAlive = parser.keepAlive
         let response = parser.takeResponse()
         precondition(response.body.count <= limits.maxBodyBytes, "body past the limit")
