@@ -133,3 +133,6 @@ write("http1-response", "interim", "\x02HTTP/1.1 100 Continue\r\n\r\nHTTP/1.0 20
 write("http1-response", "until-close", "\x01HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nto the end")
 write("http1-response", "malformed", "\x0aHTTP/1.1 200 OK\r\nContent Length: 5\r\n folded\r\n\r\n")
 write("http1-response", "conflict", "\x00HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabc")
+write("http1-response", "gzip-chunked", "\x00HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n")
+write("http1-response", "te-and-length", "\x04HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nContent-Length: 3\r\n\r\nabcdef")
+write("http1-response", "early-hints-upgrade", "\x02HTTP/1.1 103 Early\r\nLink: x\r\n\r\nHTTP/1.1 101 Switching\r\n\r\nrest")
