@@ -19,6 +19,9 @@ import Glibc
 /// sessions: SNI, certificate and host-name checks). A request on a reused connection that the server closed
 /// before answering is sent once more on a new connection, as libcurl does.
 ///
+/// A host name is resolved once per origin, on the first request to it, with a blocking getaddrinfo (IP literals
+/// and `localhost` need none): load runs name a handful of origins, resolved before the load ramps.
+///
 /// Thread rule: every method, and every completion, runs on `thread.queue`; make the client there too.
 public final class WireClient: @unchecked Sendable {
     public typealias Completion = (Result<WireResponse, WireError>) -> Void
