@@ -92,11 +92,17 @@ let package = Package(
         .target(name: "HistoryLoading", dependencies: ["Checker"]),
         // A socket read and written in the clear or under TLS, shared by the HTTP server and the WebSocket client.
         .target(name: "StreamIO", dependencies: ["Bytes", "CSSL", "CSSLClient", "SystemCalls"]),
-        .target(name: "Transport", dependencies: ["CCurl", "CLinux", "EventPolling", "Locking", "Determinism"]),
+        .target(name: "Transport", dependencies: [
+            "CCurl", "CLinux", "EventPolling", "Locking", "Determinism", "HTTPWire", "WebSocketClient", "StreamIO",
+        ]),
         .target(name: "Credentials", dependencies: ["CSSL"]),
         // Client WebSockets (ws, wss) on the driver's per-worker event threads.
         .target(name: "WebSocketClient", dependencies: [
             "WebSocket", "CLinux", "CSSL", "CSSLClient", "EventPolling", "Determinism", "StreamIO", "Bytes",
+        ]),
+        // An HTTP/1.1 client of our own on the event threads, beside libcurl (the raw-GET bench's second row).
+        .target(name: "HTTPWire", dependencies: [
+            "Bytes", "CLinux", "CSSL", "CSSLClient", "EventPolling", "StreamIO", "WebSocketClient",
         ]),
         // SIP user agents (UDP and TCP) on the driver's event threads: the third device signaling kind.
         .target(name: "SIPClient", dependencies: [
@@ -151,13 +157,13 @@ let package = Package(
             "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "Locking",
             "Determinism", "Faults", "FaultControl", "Quantities", "WebSocket", "RunFormats", "HistoryLoading",
             "ScenarioLoading", "Kamailio", "Bytes", "SystemCalls", "TextEscaping", "WebSocketClient", "Thresholds",
-            "OTLP", "OTLPExport", "StreamIO",
+            "OTLP", "OTLPExport", "StreamIO", "HTTPWire", "EventPolling",
         ]),
         // libFuzzer targets (`make fuzz`, built in debug with -sanitize=fuzzer -DFUZZING); built plainly it
         // replays the committed corpora. Uses @testable imports: debug configuration only.
         .executableTarget(name: "CallstormFuzz", dependencies: [
                               "Scenario", "HTTPServer", "PushGateway", "Driver", "Credentials", "WebSocket",
-                              "Determinism", "SIP", "OTLP", "RTPEngine", "Media",
+                              "Determinism", "SIP", "OTLP", "RTPEngine", "Media", "HTTPWire",
                           ],
                           path: "Fuzz/Sources/CallstormFuzz"),
         .executableTarget(
@@ -249,6 +255,10 @@ let package = Package(
         .testTarget(name: "SIPClientTests", dependencies: [
             "SIPClient", "SIP", "Determinism", "EventPolling", "CLinux", "TestSupport", "Locking", "SIPEmbedded",
             "PushModel", "Credentials", "StreamIO", "RTPEngine",
+        ]),
+        .testTarget(name: "HTTPWireTests", dependencies: [
+            "HTTPWire", "EventPolling", "HTTPServer", "WebSocketClient", "Credentials", "Locking", "TestSupport",
+            "CLinux", "StreamIO",
         ]),
         .testTarget(name: "WebSocketClientTests", dependencies: [
             "WebSocketClient", "WebSocket", "EventPolling", "HTTPServer", "ReferenceTarget", "Credentials",

@@ -166,3 +166,15 @@ write("rtcp", "compound-sr-rr-sdes", sr(1) + rr(2, [block(9)]) + sdes)
 write("rtcp", "padded-last", rr(3)[:1].replace(b"\x80", b"\xa0") + rr(3)[1:2] + b"\x00\x02" + rr(3)[4:] + b"\x00\x00\x00\x04")
 write("rtcp", "sdes-first", sdes + rr(3))
 write("rtcp", "rc-too-big", bytes([0x85]) + rr(3, [block(1)])[1:])
+
+# HTTP/1.1 responses (HTTPWire's parser); byte 0: bit 0 HEAD, bits 1-7 the piece size (0: whole).
+write("http1-response", "length", "\x00HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX: y\r\n\r\nhello")
+write("http1-response", "chunked", "\x06HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "5;e=1\r\nhello\r\n0\r\nT: 1\r\n\r\n")
+write("http1-response", "interim", "\x02HTTP/1.1 100 Continue\r\n\r\nHTTP/1.0 204 No Content\nConnection: keep-alive\n\n")
+write("http1-response", "until-close", "\x01HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nto the end")
+write("http1-response", "malformed", "\x0aHTTP/1.1 200 OK\r\nContent Length: 5\r\n folded\r\n\r\n")
+write("http1-response", "conflict", "\x00HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabc")
+write("http1-response", "gzip-chunked", "\x00HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n")
+write("http1-response", "te-and-length", "\x04HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nContent-Length: 3\r\n\r\nabcdef")
+write("http1-response", "early-hints-upgrade", "\x02HTTP/1.1 103 Early\r\nLink: x\r\n\r\nHTTP/1.1 101 Switching\r\n\r\nrest")

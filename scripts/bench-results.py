@@ -151,43 +151,50 @@ if cg and cg.get("gateway_instructions") and cg.get("gateway_2xx") and cg.get("n
            note="Deterministic: instruction counts do not change with the machine's load. Includes the ES256 "
                 "verification of each new connection's provider token (10 connections), which nghttpd skips.")
 
-# MARK: - raw-http vs wrk
+# MARK: - raw-http vs wrk: callstorm's loop on libcurl (`cs`) and on HTTPWire (`wire`), each against wrk
+RAW_CLIENTS = [("cs", "callstorm raw-http", "", "≥ 0.5 of wrk (issues 20, 33)"),
+               ("wire", "callstorm raw-http --client wire (HTTPWire)", " --client wire", "≥ 0.5 of wrk (issue 33)")]
 for c in conns:
-    cs_rps, wrk_rps, cs_cpu, wrk_cpu, errors = [], [], [], [], {}
-    for r in range(1, rounds + 1):
-        base = os.path.join(work, f"raw-{c}-{r}")
-        j = load_json(base + "-cs.json")
-        cs_rps.append(float(j["requests_per_second"]) if j else None)
-        if j:
-            for k, v in j.get("errors", {}).items():
-                errors[k] = errors.get(k, 0) + v
-        m = re.search(r"Requests/sec:\s*([0-9.]+)", read(base + "-wrk.txt") or "")
-        wrk_rps.append(float(m.group(1)) if m else None)
-        cpu_c, _ = gnu_time(base + "-cs.time")
-        cpu_w, _ = gnu_time(base + "-wrk.time")
-        # requests per client CPU-second: whole process, startup included
-        cs_cpu.append(cs_rps[-1] * seconds_per_run / cpu_c if cs_rps[-1] and cpu_c else None)
-        wrk_cpu.append(wrk_rps[-1] * seconds_per_run / cpu_w if wrk_rps[-1] and cpu_w else None)
-    if not any(cs_rps) and not any(wrk_rps):
-        continue
-    r = ratios(cs_rps, wrk_rps)
-    med = statistics.median([x for x in r if x is not None]) if any(x is not None for x in r) else 0
-    figure(f"raw_http_{c}", f"raw HTTP GET req/s, {c:,} connections, one client core",
-           {"name": "callstorm raw-http", "unit": "req/s", **(mmm(cs_rps) or {}),
-            "command": f"taskset -c 0 {BIN} raw-http --url http://127.0.0.1:PORT/ --devices {c} --workers 1 "
-                       f"--duration {seconds_per_run}s", "errors": errors},
-           {"name": "wrk 4.1", "unit": "req/s", **(mmm(wrk_rps) or {}),
-            "command": f"taskset -c 0 wrk -t 1 -c {c} -d {seconds_per_run}s http://127.0.0.1:PORT/"},
-           r, goal="≥ 0.75 of wrk" if c == 1000 else None, meets=(med >= 0.75) if c == 1000 else None,
-           note="Both against one nginx worker (taskset -c 1, `return 200 \"hello\\n\"`, keep-alive), same config.")
-    figure(f"raw_http_{c}_per_cpu", f"raw HTTP GET requests per client CPU-second, {c:,} connections",
-           {"name": "callstorm raw-http", "unit": "req/CPU-s", **(mmm(cs_cpu) or {}),
-            "command": f"/usr/bin/time -f '%U %S %M' taskset -c 0 {BIN} raw-http … (as above)"},
-           {"name": "wrk 4.1", "unit": "req/CPU-s", **(mmm(wrk_cpu) or {}),
-            "command": f"/usr/bin/time -f '%U %S %M' taskset -c 0 wrk … (as above)"}, ratios(cs_cpu, wrk_cpu),
-           goal="≥ 0.5 of wrk (issues 20, 33)" if c == 1000 else None,
-           meets=median_at_least(ratios(cs_cpu, wrk_cpu), 0.5) if c == 1000 else None,
-           note="CPU = user + system of the whole client process (GNU time), startup included.")
+    for key, name, flag, cpu_goal in RAW_CLIENTS:
+        cs_rps, wrk_rps, cs_cpu, wrk_cpu, errors = [], [], [], [], {}
+        for r in range(1, rounds + 1):
+            base = os.path.join(work, f"raw-{c}-{r}")
+            j = load_json(base + f"-{key}.json")
+            cs_rps.append(float(j["requests_per_second"]) if j else None)
+            if j:
+                for k, v in j.get("errors", {}).items():
+                    errors[k] = errors.get(k, 0) + v
+            m = re.search(r"Requests/sec:\s*([0-9.]+)", read(base + "-wrk.txt") or "")
+            wrk_rps.append(float(m.group(1)) if m else None)
+            cpu_c, _ = gnu_time(base + f"-{key}.time")
+            cpu_w, _ = gnu_time(base + "-wrk.time")
+            # requests per client CPU-second: whole process, startup included
+            cs_cpu.append(cs_rps[-1] * seconds_per_run / cpu_c if cs_rps[-1] and cpu_c else None)
+            wrk_cpu.append(wrk_rps[-1] * seconds_per_run / cpu_w if wrk_rps[-1] and cpu_w else None)
+        if not any(cs_rps) and not any(wrk_rps):
+            continue
+        suffix = "" if key == "cs" else "_wire"
+        r = ratios(cs_rps, wrk_rps)
+        med = statistics.median([x for x in r if x is not None]) if any(x is not None for x in r) else 0
+        figure(f"raw_http{suffix}_{c}", f"raw HTTP GET req/s, {c:,} connections, one client core"
+               + ("" if key == "cs" else ", our own HTTP/1.1 client"),
+               {"name": name, "unit": "req/s", **(mmm(cs_rps) or {}),
+                "command": f"taskset -c 0 {BIN} raw-http{flag} --url http://127.0.0.1:PORT/ --devices {c} "
+                           f"--workers 1 --duration {seconds_per_run}s", "errors": errors},
+               {"name": "wrk 4.1", "unit": "req/s", **(mmm(wrk_rps) or {}),
+                "command": f"taskset -c 0 wrk -t 1 -c {c} -d {seconds_per_run}s http://127.0.0.1:PORT/"},
+               r, goal="≥ 0.75 of wrk" if c == 1000 and key == "cs" else None,
+               meets=(med >= 0.75) if c == 1000 and key == "cs" else None,
+               note="Both against one nginx worker (taskset -c 1, `return 200 \"hello\\n\"`, keep-alive), same config.")
+        figure(f"raw_http{suffix}_{c}_per_cpu", f"raw HTTP GET requests per client CPU-second, {c:,} connections"
+               + ("" if key == "cs" else ", our own HTTP/1.1 client"),
+               {"name": name, "unit": "req/CPU-s", **(mmm(cs_cpu) or {}),
+                "command": f"/usr/bin/time -f '%U %S %M' taskset -c 0 {BIN} raw-http{flag} … (as above)"},
+               {"name": "wrk 4.1", "unit": "req/CPU-s", **(mmm(wrk_cpu) or {}),
+                "command": f"/usr/bin/time -f '%U %S %M' taskset -c 0 wrk … (as above)"}, ratios(cs_cpu, wrk_cpu),
+               goal=cpu_goal if c == 1000 else None,
+               meets=median_at_least(ratios(cs_cpu, wrk_cpu), 0.5) if c == 1000 else None,
+               note="CPU = user + system of the whole client process (GNU time), startup included.")
 
 # MARK: - devices
 idle_rss, base_rss, per_device, reg_seconds = [], [], [], []

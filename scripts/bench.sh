@@ -146,9 +146,14 @@ NGINX
             /usr/bin/time -f '%U %S %M' -o "$f-cs.time" taskset -c $CLIENT_CPU \
                 "$bin" raw-http --url "$url" --devices "$c" --workers 1 --duration "${SECONDS_PER_RUN}s" \
                 > "$f-cs.json" 2> "$f-cs.err" || true
+            # The same loop on HTTPWire, our own HTTP/1.1 client, beside libcurl (issue 33).
+            /usr/bin/time -f '%U %S %M' -o "$f-wire.time" taskset -c $CLIENT_CPU \
+                "$bin" raw-http --client wire --url "$url" --devices "$c" --workers 1 \
+                --duration "${SECONDS_PER_RUN}s" > "$f-wire.json" 2> "$f-wire.err" || true
+            rps() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["requests_per_second"])' "$1" \
+                2>/dev/null || echo failed; }
             echo "connections $c round $round: wrk $(sed -n 's/^Requests\/sec: *//p' "$f-wrk.txt") req/s," \
-                 "callstorm $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["requests_per_second"])' \
-                 "$f-cs.json" 2>/dev/null || echo failed) req/s"
+                 "callstorm (libcurl) $(rps "$f-cs.json") req/s, callstorm (wire) $(rps "$f-wire.json") req/s"
         done
     done
     stop "$nginx_pid"

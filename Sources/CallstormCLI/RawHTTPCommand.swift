@@ -6,6 +6,7 @@ import Foundation
 enum RawHTTPCommand {
     static let help = """
         Usage: callstorm raw-http --url URL [--devices N] [--duration D] [--workers N] [--per-client N]
+                                  [--client curl|wire]
 
         Each device keeps one plain HTTP/1.1 GET to URL in flight, back to back, until the duration ends (a closed
         loop, like wrk's connections), through the same libcurl transport the flows use. Prints requests/s,
@@ -15,10 +16,13 @@ enum RawHTTPCommand {
           --duration    how long to send (default 10s)
           --workers     worker queues (default: number of cores)
           --per-client  devices per libcurl multi handle (default 200)
+          --client      curl (default: libcurl, the transport the flows use) or wire (HTTPWire, our own
+                        HTTP/1.1 client on the event thread), measured the same way
         """
 
     static func execute(_ args: [String]) throws(CLIError) -> ExitCode {
-        let parsed = try Arguments(args, valued: ["url", "devices", "duration", "workers", "per-client"],
+        let parsed = try Arguments(args,
+                                   valued: ["url", "devices", "duration", "workers", "per-client", "client"],
                                    boolean: ["help", "allow-remote"])
         if parsed.has("help") {
             print(help)
@@ -41,13 +45,25 @@ enum RawHTTPCommand {
         var configuration = RawHTTPLoad.Configuration(url: url, devices: devices,
                                                       durationNanos: UInt64(seconds * 1e9), workers: workers)
         configuration.devicesPerClient = perClient
-        let result = RawHTTPLoad.run(configuration)
+        let client = parsed.value("client") ?? "curl"
+        let result: RawLoadFigures
+        switch client {
+        case "curl": result = RawLoadFigures(RawHTTPLoad.run(configuration))
+        case "wire":
+            do {
+                result = try RawWireLoad.run(configuration)
+            } catch {
+                throw .badValue(flag: "url", value: url, expected: "\(error)")
+            }
+        case let other: throw .badValue(flag: "client", value: other, expected: "curl or wire")
+        }
         let errors = result.errors.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }
             .joined(separator: ",")
         let l = result.latency
         print("{\"requests\":\(result.succeeded),\"requests_per_second\":\(Int(result.requestsPerSecond)),"
               + "\"other_status\":\(result.otherStatus),\"errors\":{\(errors)},"
               + "\"seconds\":\(result.elapsedSeconds),\"devices\":\(devices),\"workers\":\(workers),"
+              + "\"client\":\"\(client)\","
               + "\"latency_us\":{\"p50\":\(l.value(atPercentile: 50)),\"p99\":\(l.value(atPercentile: 99)),"
               + "\"max\":\(l.max)}}")
         return result.succeeded > 0 ? .passed : .harnessFailure

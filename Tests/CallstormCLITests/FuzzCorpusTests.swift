@@ -22,12 +22,16 @@ final class FuzzCorpusTests: XCTestCase {
             "Fuzz/crashers").path)) ?? []
         let logs = try TemporaryDirectory.make("fuzz-replay")
         defer { TemporaryDirectory.remove(logs) }
-        for target in ["scenario", "http1", "http2", "json", "push", "websocket", "sip", "otlp", "bencode", "rtp", "rtcp"] {
+        let targets = ["scenario", "http1", "http2", "json", "push", "websocket", "sip", "otlp", "bencode", "rtp",
+                       "rtcp", "http1-response"]
+        for target in targets {
             let corpus = Self.root.appendingPathComponent("Fuzz/corpus/\(target)").path
             let inputs = try FileManager.default.contentsOfDirectory(atPath: corpus)
             XCTAssertGreaterThanOrEqual(inputs.count, 4, "\(target) has a committed corpus")
-            let mine = crashers.filter { $0.hasPrefix(target + "-") }
-                .map { Self.root.appendingPathComponent("Fuzz/crashers/\($0)").path }
+            // A crasher belongs to the longest target name it starts with (http1-response-… is not http1's).
+            let mine = crashers.filter { name in
+                targets.filter { name.hasPrefix($0 + "-") }.max { $0.count < $1.count } == target
+            }.map { Self.root.appendingPathComponent("Fuzz/crashers/\($0)").path }
             let result = try ChildProcess.run(binary, [target, corpus] + mine, in: Self.root, logs: logs,
                                               name: target, seconds: 300)
             XCTAssertEqual(result.status, 0, "\(target): \(result.err.suffix(2000))")

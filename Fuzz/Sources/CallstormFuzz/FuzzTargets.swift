@@ -46,6 +46,9 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case rtp
     /// RTCP compound datagrams: SR, RR and the rest, with a write/parse round trip of the reports.
     case rtcp
+    /// HTTP/1.1 responses for HTTPWire's client parser, split where byte 0 says, checked against a whole-input
+    /// parse (HTTP1ResponseFuzz.swift).
+    case http1Response = "http1-response"
 
     func run(_ input: UnsafeBufferPointer<UInt8>) {
         let bytes = Array(input)
@@ -61,6 +64,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .bencode: fuzzBencode(bytes)
         case .rtp: fuzzRTP(bytes)
         case .rtcp: fuzzRTCP(bytes)
+        case .http1Response: fuzzHTTP1Response(bytes)
         }
     }
 }

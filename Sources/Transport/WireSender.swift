@@ -1,0 +1,91 @@
+import StreamIO
+import Dispatch
+import EventPolling
+import HTTPWire
+import WebSocketClient
+
+/// Devices' HTTP/1.1 requests through `HTTPWire.WireClient` instead of libcurl, with `HTTPClient`'s call shape
+/// (`send(ClientRequest, completion:)` and `close()` on the worker's queue, the same `ClientResponse` and
+/// `TransportError` kinds), so a driver loop can hold either. The raw-GET bench measured it at several times
+/// libcurl's requests per client CPU-second (docs/BENCHMARKS.md).
+///
+/// It carries what the wire client has: HTTP/1.1 over TCP or TLS (verified against `caFile` or the system store),
+/// keep-alive, fresh connections, timeouts. It refuses at creation a configuration that needs libcurl: HTTP/2, a
+/// proxy, a client certificate.
+///
+/// Ownership rule: as `HTTPClient`'s: every method on `events.queue`, every completion there.
+public final class WireSender: @unchecked Sendable {
+    public let queue: DispatchQueue
+    private let client: WireClient
+    private var closed = false
+
+    /// Call on `events.queue`.
+    public init(events: EventThread, configuration: HTTPClient.Configuration) throws(TransportError) {
+        guard case .http1 = configuration.version, configuration.proxy == nil,
+              configuration.clientCertificatePath == nil else {
+            throw .other(code: -1, message: "the wire client speaks HTTP/1.1 without a proxy or client certificate; "
+                         + "use the curl client for HTTP/2, proxies and mutual TLS")
+        }
+        let tls: ClientTLS
+        do {
+            tls = try ClientTLS(caFile: configuration.caFile)
+        } catch {
+            throw .tls("\(error)")
+        }
+        var wire = WireClient.Configuration()
+        wire.maxConnectionsPerOrigin = configuration.maxConnections
+        wire.connectTimeoutMillis = configuration.connectTimeoutMillis
+        wire.limits.maxBodyBytes = configuration.maxResponseBytes
+        queue = events.queue
+        client = WireClient(thread: events, configuration: wire, tls: tls)
+    }
+
+    /// Sends `request`; `completion` runs on `queue` exactly once. `headers` are `name: value` lines.
+    public func send(_ request: ClientRequest, completion: @escaping HTTPClient.Completion) {
+        guard !closed else { return completion(.failure(.other(code: -1, message: "client closed"))) }
+        var wire: WireRequest
+        do {
+            let headers = request.headers.map { line -> (name: String, value: String) in
+                guard let colon = line.firstIndex(of: ":") else { return (line, "") }
+                return (String(line[..<colon]), String(line[line.index(after: colon)...].drop { $0 == " " }))
+            }
+            let hasBody = !request.body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.method)
+            wire = try WireRequest(method: request.method, url: request.url, headers: headers,
+                                   body: hasBody ? request.body : nil, timeoutMillis: request.timeoutMillis)
+        } catch {
+            return completion(.failure(Self.transportError(error)))
+        }
+        wire.freshConnection = request.freshConnection
+        wire.collectsHeaders = request.collectsHeaders
+        client.send(wire) { result in
+            switch result {
+            case .success(let response):
+                completion(.success(ClientResponse(status: response.status, body: response.body,
+                                                   headers: response.headers.map { ($0.name.lowercased(), $0.value) })))
+            case .failure(let error):
+                completion(.failure(Self.transportError(error)))
+            }
+        }
+    }
+
+    /// Fails every request in flight and closes every connection. Call on `queue`.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        client.close()
+    }
+
+    /// The libcurl transport's error for the same failure, so counters keep their keys.
+    static func transportError(_ error: WireError) -> TransportError {
+        switch error {
+        case .refused: return .refused
+        case .resolveFailed, .connectFailed: return .connect(error.description)
+        case .connectTimeout, .responseTimeout: return .timeout
+        case .tls(let why): return .tls(why)
+        case .connectionClosed(let part): return .reset(part)
+        case .malformed(let why): return .protocolError(why.description)
+        case .responseTooLarge(let limit): return .responseTooLarge(limit: limit)
+        case .badURL, .badHeader, .noTLSContext, .clientClosed: return .other(code: -1, message: error.description)
+        }
+    }
+}
