@@ -107,6 +107,16 @@ int cssl_handshake(SSL *ssl) {
     return c == -1 ? 0 : -1;
 }
 
+int cssl_handshake_step(SSL *ssl) {
+    int rc = SSL_do_handshake(ssl);
+    if (rc == 1) return 1;
+    int e = SSL_get_error(ssl, rc);
+    if (e == SSL_ERROR_WANT_READ) return 2;
+    if (e == SSL_ERROR_WANT_WRITE) return 3;
+    cssl_note("TLS handshake");
+    return -1;
+}
+
 int cssl_alpn_selected(SSL *ssl, char *out, int cap) {
     const unsigned char *p = NULL;
     unsigned int n = 0;

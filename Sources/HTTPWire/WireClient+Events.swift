@@ -61,7 +61,12 @@ extension WireClient {
     // MARK: - Writing
 
     /// Sends a request straight from its bytes; only what the socket does not take is copied to `outbound`.
+    /// Bytes still waiting there go first: the new ones queue behind them.
     func write(_ connection: WireConnection, _ bytes: [UInt8]) {
+        guard connection.outbound.isEmpty else {
+            connection.outbound.append(bytes)
+            return flush(connection)
+        }
         let result = bytes.withUnsafeBytes { connection.stream.write($0) }
         switch result {
         case .bytes(let count) where count == bytes.count:
@@ -108,17 +113,23 @@ extension WireClient {
                 if count < scratch.count && connection.stream.tls == nil { return }
             case .wouldBlock:
                 return
-            case .closed, .error:
+            case .closed:
                 return endOfStream(connection)
+            case .error:
+                // A reset is not an end: a response framed by the connection's end is cut, not complete.
+                return endOfStream(connection, reset: true)
             }
         }
     }
 
     /// The server closed the connection (or a read or write failed): the end of a response framed by it, a
     /// retry of a request a reused connection never answered, or a failure naming where the response stopped.
-    private func endOfStream(_ connection: WireConnection) {
+    private func endOfStream(_ connection: WireConnection, reset: Bool = false) {
         guard let exchange = connection.exchange else { return close(connection) }
         do {
+            if connection.parser.receivedAny && reset {
+                return fail(connection, .connectionClosed("by a reset, in the middle of the response"))
+            }
             if try connection.parser.finishAtEndOfStream() { return finish(connection, streamEnded: true) }
         } catch {
             if case .truncated(let part) = error { return fail(connection, .connectionClosed(part)) }
@@ -139,8 +150,9 @@ extension WireClient {
     private func finish(_ connection: WireConnection, streamEnded: Bool) {
         guard let exchange = connection.exchange else { return }
         let response = connection.parser.takeResponse()
+        // An early answer (a 413 or 401 before the body went out) leaves request bytes unsent: not reusable.
         let reusable = !streamEnded && connection.parser.keepAlive && connection.parser.excessBytes == 0
-            && !exchange.request.freshConnection
+            && !exchange.request.freshConnection && connection.outbound.isEmpty
         connection.exchange = nil
         connection.deadline = 0
         connection.served += 1

@@ -15,8 +15,8 @@ import Glibc
 /// on EPOLLIN between requests, so a steady keep-alive exchange costs one send and one read, with no epoll_ctl,
 /// no per-request allocation but the response body, and no timer syscall while deadlines only move later.
 ///
-/// TLS goes through the WebSocket client's `ClientTLS` context and the shared `SocketStream` (CSSLClient's
-/// sessions: SNI, certificate and host-name checks). A request on a reused connection that the server closed
+/// TLS goes through StreamIO's `ClientTLS` context (shared with the wss and SIP pools) and the shared
+/// `SocketStream` (CSSLClient's sessions: SNI, certificate and host-name checks). A request on a reused connection that the server closed
 /// before answering is sent once more on a new connection, as libcurl does.
 ///
 /// A host name is resolved once per origin, on the first request to it, with a blocking getaddrinfo (IP literals
@@ -165,9 +165,17 @@ public final class WireClient: @unchecked Sendable {
     }
 
     /// A connection whose exchange is done: the next waiting request takes it, else it idles in its pool.
+    /// A waiting request whose deadline passed while it waited fails without being sent (sent, it would time out
+    /// on the connection and close a healthy one).
     func release(_ connection: WireConnection) {
         let pool = connection.pool
-        if let next = pool.dequeue() {
+        let now = clinux_monotonic_ns()
+        var next = pool.dequeue()
+        while let overdue = next, overdue.deadline <= now {
+            later(overdue, .responseTimeout(millis: overdue.request.timeoutMillis))
+            next = pool.dequeue()
+        }
+        if let next {
             stats.reused += 1
             begin(connection, next)
         } else {

@@ -35,8 +35,9 @@ extension KamailioServer {
         return nil
     }
 
-    /// The first port of the kernel's ephemeral range (32768 on Linux by default).
-    static func ephemeralRangeStart() -> Int {
+    /// The first port of the kernel's ephemeral range (32768 on Linux by default, and when unreadable): the
+    /// servers started here (Kamailio, rtpengine's media ports) take ports below it.
+    public static func ephemeralRangeStart() -> Int {
         let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
         return text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first.flatMap { Int($0) }
             ?? 32_768

@@ -20,6 +20,12 @@ public struct JitterEstimator: Sendable, Equatable {
     public var jitterMillis: Double { jitter * 1_000 / Double(clockRate) }
     public var maxJitterMillis: Double { maxJitter * 1_000 / Double(clockRate) }
 
+    /// The source restarted (a new sequence, and timestamps with no relation to the old ones): the next packet
+    /// starts a new trace, J kept; a difference across the restart would be a spike no network made.
+    public mutating func restart() {
+        lastArrivalNanos = nil
+    }
+
     /// Takes packet i: its arrival on the receiver's clock and its RTP timestamp.
     public mutating func note(arrivalNanos: UInt64, timestamp: UInt32) {
         defer {

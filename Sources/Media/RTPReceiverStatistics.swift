@@ -37,6 +37,7 @@ public struct RTPReceiverStatistics: Sendable, Equatable {
         if firstArrivalNanos == nil { firstArrivalNanos = arrivalNanos }
         lastArrivalNanos = arrivalNanos
         octets += payloadBytes
+        if verdict == .restarted { jitter.restart() }
         jitter.note(arrivalNanos: arrivalNanos, timestamp: timestamp)
         if let sentNanos, arrivalNanos >= sentNanos { transit.record(arrivalNanos - sentNanos) }
         return verdict

@@ -109,8 +109,9 @@ public struct SequenceTracker: Sendable, Equatable {
         expectedBefore = expected
         restarts += 1
         pendingJump = nil
-        base = Int(sequence &- 1)
-        highest = Int(sequence)
+        // In extended numbers: a restart confirmed by sequence 0 began at 65535, one cycle below it.
+        highest = sequence == 0 ? 65_536 : Int(sequence)
+        base = highest - 1
         window = 0b11
         received += 2
         return .restarted

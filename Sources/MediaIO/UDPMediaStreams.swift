@@ -147,8 +147,14 @@ public final class UDPMediaStreams: MediaStreams, @unchecked Sendable {
         rearm()
     }
 
+    /// A remote that is not an IPv4 literal (an SDP naming a host) cannot be sent to: each packet is a send error,
+    /// so what the far end misses is the harness's, never counted as the network's loss.
     private func send(_ id: Int, _ bytes: [UInt8]) {
-        guard let socket = sockets[id], let remote = socket.remote else { return }
+        guard let socket = sockets[id] else { return }
+        guard let remote = socket.remote else {
+            sendErrors += 1
+            return
+        }
         let result = bytes.withUnsafeBytes { SystemCall.sendDatagram(socket.fd, $0, to: remote) }
         if result != .bytes(bytes.count) { sendErrors += 1 }
     }

@@ -134,6 +134,8 @@ public final class OTLPExporter: @unchecked Sendable {
             tracesInFlight = false
             stats.record(answer, spans: Int64(batch.count))
             if case .retry(let seconds, _)? = answer { quietUntil = .now() + .seconds(seconds ?? 1) }
+            // A backlog goes on at once, not at the next 200 ms tick (which would cap export at a batch a tick).
+            if spans.count >= configuration.batchSize { sendSpans() }
         }
     }
 

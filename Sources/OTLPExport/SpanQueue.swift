@@ -40,6 +40,12 @@ final class SpanQueue: @unchecked Sendable {
         return taken
     }
 
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return spans.count
+    }
+
     var isEmpty: Bool {
         lock.lock()
         defer { lock.unlock() }

@@ -29,12 +29,14 @@ public final class NGClient {
         self.port = port
         self.timeout = timeout
         self.attempts = attempts
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw NGError.socket(errno) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
+        guard (1...65_535).contains(port), inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
+            throw NGError.badAddress(host: host, port: port)
+        }
         address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr(host)
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw NGError.socket(errno) }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))

@@ -8,6 +8,8 @@ public enum NGError: Error, Equatable, Sendable, CustomStringConvertible {
     case malformed(command: String, detail: String)
     /// The control socket could not be made or used (errno).
     case socket(Int32)
+    /// The address is not an IPv4 literal with a port in 1...65535.
+    case badAddress(host: String, port: Int)
 
     public var description: String {
         switch self {
@@ -18,6 +20,8 @@ public enum NGError: Error, Equatable, Sendable, CustomStringConvertible {
             return "rtpengine refused '\(command)': \(result)\(reason.isEmpty ? "" : ": \(reason)")"
         case .malformed(let command, let detail):
             return "rtpengine's answer to '\(command)' is malformed: \(detail)"
+        case .badAddress(let host, let port):
+            return "rtpengine's ng address \(host):\(port) is not an IPv4 literal with a port in 1...65535"
         case .socket(let code):
             return "the ng control socket failed: errno \(code)"
         }

@@ -1,5 +1,6 @@
 import CLinux
 import Foundation
+import Kamailio
 
 /// Picking media ports that neither other rtpengines nor the kernel's ephemeral ports (every client socket bound
 /// to port 0, SIPp's and callstorm's included) are likely to take.
@@ -8,7 +9,7 @@ extension RTPEngineServer {
     /// at random from 10000 up to the ephemeral range's start, so two rtpengines started at once seldom overlap
     /// (and when they do, rtpengine skips a port in use and takes the next).
     public static func freePortRange(count: Int) -> ClosedRange<Int>? {
-        let ceiling = ephemeralLow() - 1
+        let ceiling = KamailioServer.ephemeralRangeStart() - 1
         let floor = 10_000
         guard count > 0, ceiling - floor >= count else { return nil }
         for _ in 0..<50 {
@@ -17,12 +18,5 @@ extension RTPEngineServer {
             if range.allSatisfy({ clinux_probe_udp_bind("127.0.0.1", Int32($0)) == 0 }) { return range }
         }
         return nil
-    }
-
-    /// The first ephemeral port (/proc/sys/net/ipv4/ip_local_port_range), 32768 when unreadable.
-    static func ephemeralLow() -> Int {
-        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
-        return text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first.flatMap { Int($0) }
-            ?? 32_768
     }
 }

@@ -58,12 +58,12 @@ extension HTMLReport {
     /// The latency columns: the push's two, and the SIP wake-up path's parts when the run recorded them per
     /// window (sleeping SIP devices).
     private func faultTableLatencies() -> [String] {
-        let wake = ["invite_to_push", "push_to_register", "register_to_invite"]
+        let wake = [MetricName.inviteToPush, MetricName.pushToRegister, MetricName.registerToInvite]
         let recorded = wake.filter { name in
             recorder.histograms.keys.contains { $0.hasPrefix("fault.") && $0.hasSuffix(".\(name)") }
                 || recorder.histograms["no_fault.\(name)"] != nil
         }
-        return ["push_to_report", "push_delivery"] + recorded
+        return [MetricName.pushToReport, MetricName.pushDelivery] + recorded
     }
 
     private func faultTableRates() -> [(String, [String])] {

@@ -90,6 +90,7 @@ public final class SIPClientPool: @unchecked Sendable {
         sockets[id] = socket
         byFD[fd] = socket
         thread.add(fd, events: CLINUX_EPOLLIN, handler: handlerID)
+        if socket.handshaking { stepHandshake(socket, agent) }
         if agents.count == 1 { timing.ticker?.arm(atMonotonicNanos: clinux_monotonic_ns() + Self.tickNanos) }
         return .success(id)
     }
@@ -114,10 +115,12 @@ public final class SIPClientPool: @unchecked Sendable {
     /// The UDP or TCP port agent `id` listens on (what its Contact names).
     public func localPort(_ id: Int) -> Int? { agents[id]?.localPort }
 
+    /// Removes agent `id`, its books kept; its socket is closed unless a failed connection already took it.
     public func close(_ id: Int) {
-        guard let socket = sockets.removeValue(forKey: id), let agent = agents.removeValue(forKey: id) else { return }
+        guard let agent = agents.removeValue(forKey: id) else { return }
         agent.counters.merge(into: &books.closed)
         timing.deadlines.remove(id)
+        guard let socket = sockets.removeValue(forKey: id) else { return }
         byFD[socket.fd] = nil
         thread.remove(socket.fd)
         socket.stream.close()
@@ -156,7 +159,7 @@ public final class SIPClientPool: @unchecked Sendable {
                 case .delay(let nanos): held.sends.append((clock.nowNanos() + nanos, id, bytes, address))
                 }
             case .tcp, .tls:
-                if socket.write(bytes), !socket.wantsWrite {
+                if socket.write(bytes), !socket.wantsWrite, !socket.handshaking {
                     socket.wantsWrite = true
                     thread.modify(socket.fd, events: CLINUX_EPOLLIN | CLINUX_EPOLLOUT, handler: handlerID)
                 }
@@ -167,7 +170,11 @@ public final class SIPClientPool: @unchecked Sendable {
 
     private func handle(_ fd: Int32, _ events: UInt32) {
         guard let socket = byFD[fd], let agent = agents[socket.agent] else { return }
-        // Under TLS a write can wait on a read (the handshake, a renegotiation): any event retries it.
+        if socket.handshaking {
+            stepHandshake(socket, agent)
+            guard !socket.handshaking, byFD[fd] === socket else { return }
+        }
+        // Under TLS a write can wait on a read (a renegotiation, a key update): any event retries it.
         let retry = events & CLINUX_EPOLLOUT != 0 || (socket.stream.isTLS && !socket.pending.isEmpty)
         if retry, !socket.flush(), socket.wantsWrite {
             socket.wantsWrite = false
@@ -207,7 +214,6 @@ public final class SIPClientPool: @unchecked Sendable {
         while true {
             let read = socket.stream.read(into: scratch.baseAddress!, count: scratch.count)
             if case .bytes(let n) = read {
-                socket.established = true
                 socket.parser.append(UnsafeRawBufferPointer(rebasing: scratch[..<n]))
                 do {
                     while let message = try socket.parser.next() {
@@ -221,13 +227,32 @@ public final class SIPClientPool: @unchecked Sendable {
                 continue
             }
             if read == .wouldBlock { return }
-            if socket.stream.isTLS, !socket.established { return handshakeFailed(socket, agent) }
             return reconnect(socket, agent)
         }
     }
 
-    /// A TLS connection that ended before any SIP came in: the handshake failed. Counted by cause and closed
-    /// for good; connecting again would fail the same way, as fast as the proxy answers.
+    /// Drives a TLS handshake one step, polling only the way OpenSSL waits; once it is over, the bytes queued
+    /// meanwhile go out.
+    private func stepHandshake(_ socket: SIPSocket, _ agent: SIPUserAgent) {
+        guard let tls = socket.stream.tls else { return }
+        switch cssl_handshake_step(tls) {
+        case 1:
+            socket.handshaking = false
+            let left = socket.flush()
+            socket.wantsWrite = left
+            thread.modify(socket.fd, events: left ? CLINUX_EPOLLIN | CLINUX_EPOLLOUT : CLINUX_EPOLLIN,
+                          handler: handlerID)
+        case 2:
+            thread.modify(socket.fd, events: CLINUX_EPOLLIN, handler: handlerID)
+        case 3:
+            thread.modify(socket.fd, events: CLINUX_EPOLLIN | CLINUX_EPOLLOUT, handler: handlerID)
+        default:
+            handshakeFailed(socket, agent)
+        }
+    }
+
+    /// The handshake failed: counted by cause and the connection closed for good; connecting again would fail
+    /// the same way, as fast as the proxy answers. The agent stays (its timers run out, `close` removes it).
     private func handshakeFailed(_ socket: SIPSocket, _ agent: SIPUserAgent) {
         let verify = socket.stream.tls.map { cssl_verify_result($0) } ?? 0
         agent.transportFailed(verify != 0 ? "tls_certificate" : "tls_handshake")
@@ -252,6 +277,7 @@ public final class SIPClientPool: @unchecked Sendable {
         byFD[opened.fd] = fresh
         agent.setLocalPort(Int(clinux_local_port(opened.fd)))
         thread.add(opened.fd, events: CLINUX_EPOLLIN, handler: handlerID)
+        if fresh.handshaking { stepHandshake(fresh, agent) }
     }
 
     /// A new connection to the proxy (non-blocking, no Nagle) and, for TLS, a client session on it checking that

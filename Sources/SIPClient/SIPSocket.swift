@@ -20,11 +20,13 @@ final class SIPSocket {
     /// send buffer.
     var pending = ByteQueue()
     var wantsWrite = false
-    /// Whether bytes have come in on this connection (under TLS: the handshake is over).
-    var established = false
+    /// Under TLS until the handshake is over: bytes to send wait in `pending`, and the socket is polled only in
+    /// the direction OpenSSL waits on (polling for writes while it waits to read would spin).
+    var handshaking: Bool
 
     init(fd: Int32, agent: Int, transport: SIPTransportKind, tls: OpaquePointer? = nil) {
         stream = SocketStream(fd: fd, tls: tls)
+        handshaking = tls != nil
         self.agent = agent
         self.transport = transport
     }
@@ -67,7 +69,7 @@ final class SIPSocket {
     /// Queues stream bytes and writes what the kernel takes; returns whether bytes are left (wait for EPOLLOUT).
     func write(_ bytes: [UInt8]) -> Bool {
         pending.append(bytes)
-        return flush()
+        return handshaking || flush()
     }
 
     /// Writes queued bytes; returns whether some are left. A failed write leaves them: the read that follows

@@ -55,8 +55,13 @@ final class SocketChaosTests: XCTestCase {
         XCTAssertEqual(run.counter("invariant_violations"), 0, "\(run.summary.notes)", file: file, line: line)
         XCTAssertEqual(run.outcome.exitCode, .passed, "\(run.summary.verdict.reasons)", file: file, line: line)
         // An action in flight when its socket is dropped can fail (`reset`): that is the fault's doing, and the
-        // checker sets any finding on its path apart.
-        XCTAssertGreaterThanOrEqual(run.counter("calls.completed") * 100, run.counter("calls.started") * 95,
+        // checker sets any finding on its path apart. How many calls a window meets depends on how long calls
+        // take (a loaded machine stretches them), so what is pinned is that every call that did not complete
+        // met an injected fault, and most completed.
+        XCTAssertEqual(run.counter("calls.failed_without_fault"), 0, file: file, line: line)
+        XCTAssertLessThanOrEqual(run.counter("calls.started") - run.counter("calls.completed"),
+                                 run.counter("calls.attributed_to_faults"), file: file, line: line)
+        XCTAssertGreaterThanOrEqual(run.counter("calls.completed") * 100, run.counter("calls.started") * 75,
                                     file: file, line: line)
     }
 

@@ -39,4 +39,20 @@ final class JitterEstimatorTests: XCTestCase {
         XCTAssertEqual(stats.octets, 50 * 160)
         XCTAssertEqual(stats.firstArrivalNanos, 30_000_000)
     }
+
+    /// A source that restarts (new sequence, timestamps far from the old ones) on schedule adds no jitter: the
+    /// difference across the restart is not a network's.
+    func testARestartedSourceOnScheduleAddsNoJitter() {
+        var stats = RTPReceiverStatistics()
+        for i in 0..<10 {
+            stats.note(sequence: UInt16(100 + i), timestamp: UInt32(i * 160), payloadBytes: 160,
+                       arrivalNanos: UInt64(i) * 20_000_000)
+        }
+        for i in 0..<10 {
+            stats.note(sequence: UInt16(40_000 + i), timestamp: UInt32(9_000_000 + i * 160), payloadBytes: 160,
+                       arrivalNanos: UInt64(10 + i) * 20_000_000)
+        }
+        XCTAssertEqual(stats.sequence.restarts, 1)
+        XCTAssertEqual(stats.jitter.maxJitter, 0)
+    }
 }

@@ -70,6 +70,11 @@ final class SequenceTrackerTests: XCTestCase {
         XCTAssertEqual(restart.received, 5)
         XCTAssertEqual(restart.expected, 2 + 4)
         XCTAssertEqual(restart.lost, 1)
+        // A restart at 65535 confirmed by 0: the new books span the wrap (it broke them: expected went negative).
+        let (wrapped, wrappedVerdicts) = track([30_000, 30_001, 65_535, 0, 1])
+        XCTAssertEqual(wrappedVerdicts, [.inOrder, .inOrder, .jumpPending, .restarted, .inOrder])
+        XCTAssertEqual(wrapped.expected, 2 + 3)
+        XCTAssertEqual(wrapped.lost, 0)
     }
 
     func testTheIntervalFractionLostFollowsAppendixA3() {

@@ -20,6 +20,9 @@ SSL *cssl_new(SSL_CTX *ctx, int fd);
 void cssl_free(SSL *ssl);
 /// 1 finished, 0 needs the socket readable or writable again, -1 failed.
 int cssl_handshake(SSL *ssl);
+/// One handshake step, saying which way it waits: 1 done, 2 it waits to read, 3 it waits to write, -1 failed
+/// (with cssl_last_error). A caller that polls for both while the handshake waits to read spins.
+int cssl_handshake_step(SSL *ssl);
 /// The ALPN protocol agreed on, copied into out (NUL-terminated); its length, 0 when none.
 int cssl_alpn_selected(SSL *ssl, char *out, int cap);
 /// Bytes read (>0); 0 the peer closed the TLS session; -1 would block; -2 failed.
