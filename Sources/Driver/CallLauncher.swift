@@ -25,8 +25,8 @@ final class CallLauncher {
     var arrivals: ArrivalFeed
     /// Calls outside parties place on this worker's devices, and the window in which they are taken.
     var outside: OutsideCalls
-    /// `flow.<name>.started` per flow, made at the flow's first call.
-    private var flowStarted: [String: Metric] = [:]
+    /// Each flow's counters, made at the flow's first call on this worker.
+    private var flowMetrics: [String: FlowMetrics] = [:]
 
     init(worker: Int, settings: DriverSettings, table: CallTable, books: RunBooks, faults: DeviceFaults,
          clock: Clock, signaling: DeviceSignalings, host: EffectHost) {
@@ -38,11 +38,11 @@ final class CallLauncher {
 
     private var live: LiveStats { books.live }
 
-    private func flowStartedMetric(_ flow: String) -> Metric {
-        if let metric = flowStarted[flow] { return metric }
-        let metric = Metric.flow(flow, "started")
-        flowStarted[flow] = metric
-        return metric
+    private func metrics(of flow: String) -> FlowMetrics {
+        if let metrics = flowMetrics[flow] { return metrics }
+        let metrics = FlowMetrics(flow: flow)
+        flowMetrics[flow] = metrics
+        return metrics
     }
 
     /// The load starts at `loadStart` (the plan's zero): the first arrival goes on the wheel, and the window for
@@ -122,14 +122,15 @@ final class CallLauncher {
             faults.deviceCalls.assign(device, call: arrival.index, role: r, flow: arrival.flow,
                                       plannedSinceLoad: arrival.plannedNanos)
         }
+        let metrics = metrics(of: flow.name)
         var call = FlowInterpreter(arrival: arrival, flow: flow, roles: roles, seed: settings.seed,
-                                   config: arrivals.config, now: now)
+                                   config: arrivals.config, now: now, metrics: metrics)
         if let outsideConversation { call.known.conversations[Flow.outsideConversation] = outsideConversation }
         table.calls[arrival.index] = call
         live.started.add(1, ordering: .relaxed)
         live.active.add(1, ordering: .relaxed)
         books.count(.callsStarted, at: now)
-        books.count(flowStartedMetric(flow.name), at: now)
+        books.count(metrics.started, at: now)
         host.tell(arrival.index, now: now) { $0.begin(now: now, planned: planned, &$1) }
     }
 

@@ -107,7 +107,7 @@ extension FlowInterpreter {
         status.failed = true
         status.failure = why
         script.frames = []  // the rest of the script is skipped; verification and cleanup follow
-        count(.flow(flow.name, "failed"))
+        count(metrics.failed)
         advance(now: now, planned: now, &ctx)
     }
 
@@ -212,7 +212,7 @@ extension FlowInterpreter {
     mutating func complete(now: UInt64) {
         judgeUnanswered()
         count(status.missed ? .callsMissed : (status.failed ? .callsFailed : .callsCompleted))
-        count(.flow(flow.name, status.missed ? "missed" : (status.failed ? "failed_calls" : "completed")))
+        count(status.missed ? metrics.missed : (status.failed ? metrics.failedCalls : metrics.completed))
         if !status.failed {
             emit(.record(.callDuration, micros: Int64((now - startedNanos) / 1000)))
         }

@@ -96,7 +96,7 @@ extension FlowInterpreter {
             if !status.failed {
                 status.failed = true
                 status.failure = "the call was refused with \(end.status ?? 0) before anyone answered"
-                count(.flow(flow.name, "failed"))
+                count(metrics.failed)
             }
             if end.status != nil { count(.callsFailed(reason: end.name)) }
             return

@@ -15,6 +15,8 @@ struct FlowInterpreter {
     let roles: [String: Int]
     let config: FlowConfig
     let startedNanos: UInt64
+    /// The flow's counters, shared by its calls on this worker.
+    let metrics: FlowMetrics
     var known = CallKnowledge()
     var script: FlowScript
     var log = ActionLog()
@@ -26,7 +28,9 @@ struct FlowInterpreter {
     /// Effects decided by the entry point in progress; handed out when it returns.
     private var out: [FlowEffect] = []
 
-    init(arrival: Arrival, flow: Flow, roles: [String: Int], seed: UInt64, config: FlowConfig, now: UInt64) {
+    init(arrival: Arrival, flow: Flow, roles: [String: Int], seed: UInt64, config: FlowConfig, now: UInt64,
+         metrics: FlowMetrics? = nil) {
+        self.metrics = metrics ?? FlowMetrics(flow: flow.name)
         self.arrival = arrival
         self.flow = flow
         self.roles = roles

@@ -51,7 +51,7 @@ public struct TimerWheel<Payload> {
             var fired: [Entry] = []
             for slot in slots.indices where !slots[slot].isEmpty { take(slot, upTo: nowTick, into: &fired) }
             fired.sort { $0.tick < $1.tick }
-            due.append(contentsOf: fired.lazy.map(\.payload))
+            Self.appendPayloads(of: fired, to: &due)
         } else {
             var fired: [Entry] = []
             var tick = cursor + 1
@@ -70,12 +70,19 @@ public struct TimerWheel<Payload> {
                     continue
                 }
                 take(slot, upTo: nowTick, into: &fired)
-                due.append(contentsOf: fired.lazy.map(\.payload))
+                Self.appendPayloads(of: fired, to: &due)
                 fired.removeAll(keepingCapacity: true)
                 tick += 1
             }
         }
         cursor = nowTick
+    }
+
+    /// A plain loop: `fired.lazy.map(\.payload)` instantiated its key path (`swift_getKeyPath`) at every advance
+    /// in this generic type, ~8,000 instructions a time, ~0.17 M per SIP call at 20 calls/s (docs/SIP.md).
+    private static func appendPayloads(of fired: [Entry], to due: inout [Payload]) {
+        due.reserveCapacity(due.count + fired.count)
+        for entry in fired { due.append(entry.payload) }
     }
 
     private mutating func take(_ slot: Int, upTo nowTick: UInt64, into fired: inout [Entry]) {

@@ -124,15 +124,13 @@ public enum RunFileTime {
         for _ in 0..<decimals { scale *= 10 }
         JSONText.appendInteger(micros / scale, to: &out)
         out.append(UInt8(ascii: "."))
-        var fraction = micros % scale
-        var digits = [UInt8](repeating: UInt8(ascii: "0"), count: decimals)
-        var i = decimals
-        while i > 0 {
-            i -= 1
-            digits[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: fraction % 10)
-            fraction /= 10
+        // The fraction's digits from the most significant down, without an array per field (four per row).
+        let fraction = micros % scale
+        var divisor = scale / 10
+        while divisor > 0 {
+            out.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: (fraction / divisor) % 10))
+            divisor /= 10
         }
-        out.append(contentsOf: digits)
     }
 
 }

@@ -49,6 +49,24 @@ final class PercentileAgreementTests: XCTestCase {
         XCTAssertEqual(decoded.sparse.counts, histogram.sparse.counts)
     }
 
+    /// An interval longer than `HdrLog.smallInput` goes through compress2, a short one through the smaller hash
+    /// table: both decode to every slot and count.
+    func testLongAndShortEncodingsBothRoundTripThroughZlib() throws {
+        var long = HdrHistogram()
+        for value in stride(from: 1, to: 4_000_000, by: 997) { long.record(Int64(value), count: Int64(value % 5 + 1)) }
+        var short = HdrHistogram()
+        short.record(250, count: 20)
+        let encodings = [long.encodedV2(), short.encodedV2()]
+        XCTAssertGreaterThan(encodings[0].count, HdrLog.smallInput)
+        XCTAssertLessThanOrEqual(encodings[1].count, HdrLog.smallInput)
+        for (histogram, encoding) in zip([long, short], encodings) {
+            let decoded = try HdrLog.decompress(HdrLog.compressed(encoding))
+            XCTAssertEqual(decoded.totalCount, histogram.totalCount)
+            XCTAssertEqual(decoded.sparse.indices, histogram.sparse.indices)
+            XCTAssertEqual(decoded.sparse.counts, histogram.sparse.counts)
+        }
+    }
+
     /// Python's hdrh rounds the rank half up where HdrHistogram's Java and C code (and callstorm) take the
     /// ceiling, so the sample count is a multiple of 100: then both read the same rank and must give the same p99.
     func testPythonHdrHistogramDecodesTheIntervalLogsToTheSameP99() throws {

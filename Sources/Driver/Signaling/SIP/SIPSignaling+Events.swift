@@ -154,11 +154,49 @@ extension SIPSignaling {
 
     /// The handle of the device a From URI names (`sip:dev-<index>@…`, one of this run's devices), as the
     /// system shows the caller; nil for a caller callstorm does not simulate.
+    ///
+    /// Read over the bytes, with the run's handle book made once (`handleBook`): a Foundation search, a
+    /// `DeviceIdentity` (its APNs token hashed) and a new `HandleBook` per incoming call were ~25,000 instructions.
     func callerHandle(_ from: String) -> Handle? {
-        guard let start = from.range(of: "sip:dev-")?.upperBound,
-              let end = from[start...].firstIndex(where: { !$0.isNumber }),
-              let index = Int(from[start..<end]), index < settings.devices else { return nil }
-        return DeviceIdentity(index: index, seed: settings.seed, handles: settings.handles).handle
+        guard let index = Self.deviceIndex(inURI: from), index < settings.devices else { return nil }
+        return handleBook.handle(index: index)
+    }
+
+    /// N of the first `sip:dev-N` up to the first character that is not a number, read over the bytes; the few
+    /// texts the bytes cannot settle (a non-ASCII character after the digits, more than 18 digits) are read as
+    /// Characters, as before.
+    static func deviceIndex(inURI text: String) -> Int? {
+        var text = text
+        text.makeContiguousUTF8()
+        switch text.utf8.withContiguousStorageIfAvailable({ asciiDeviceIndex($0) }) {
+        case .index(let index)?: return index
+        case .none?: return nil
+        case .unsettled?, nil:
+            guard let start = text.range(of: "sip:dev-")?.upperBound,
+                  let end = text[start...].firstIndex(where: { !$0.isNumber }) else { return nil }
+            return Int(text[start..<end])
+        }
+    }
+
+    private enum ByteReading { case index(Int), none, unsettled }
+
+    private static func asciiDeviceIndex(_ bytes: UnsafeBufferPointer<UInt8>) -> ByteReading {
+        let prefix: [UInt8] = Array("sip:dev-".utf8)
+        var start = 0
+        while start + prefix.count <= bytes.count, !bytes[start..<start + prefix.count].elementsEqual(prefix) {
+            start += 1
+        }
+        let first = start + prefix.count
+        guard first <= bytes.count else { return .none }
+        var i = first, value = 0
+        while i < bytes.count, bytes[i] >= 0x30, bytes[i] <= 0x39 {
+            guard i - first < 18 else { return .unsettled }
+            value = value * 10 + Int(bytes[i] - 0x30)
+            i += 1
+        }
+        guard i < bytes.count else { return .none }  // the digits end the text: no end found
+        guard bytes[i] < 0x80 else { return .unsettled }
+        return i > first ? .index(value) : .none
     }
 
     func observeEnd(_ local: Int, callID: String, reason: String?, now: UInt64, call: Int) {

@@ -60,6 +60,8 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
     var wake = WakeState()
     /// What the run's SIP faults hold per device (`SIPSignaling+Faults`).
     var faultState = SIPFaultState()
+    /// The run's handles, made once: `settings.handles` builds a new book at each read.
+    lazy var handleBook = settings.handles
 
     /// The SIP part of a worker, or nil when its devices speak HTTP. Call on the loop.
     static func make(_ parts: SignalingParts) -> SIPSignaling? {
