@@ -49,4 +49,21 @@ final class SIPLateWakeTests: XCTestCase {
         XCTAssertEqual(c[MetricName.callsCompleted], c[MetricName.callsStarted], all)
         XCTAssertNil(c["sip.responses_received.408"], all)
     }
+
+    /// The wake-up path's parts on both sides of the fault windows, for the report's fault table: the calls the
+    /// slow-wake window hit have their own push_to_register, slower than the baseline's by the late wake.
+    func testTheWakeUpFiguresAreKeptOnEachSideOfTheFaultWindows() throws {
+        let yaml = SIPRig.scenario(devices: 16, rate: "4/s", seconds: 2, transport: "udp",
+                                   extra: "faults:\n  - { name: slow-wake, at: 0s, for: 1s, "
+                                       + "sip: { late_wake: { after: 300ms } } }\n")
+        let recorder = try SIPRig(yaml, pushTimeout: 10 * SIPRig.second).run()
+        let inside = try XCTUnwrap(recorder.histograms["fault.slow-wake.push_to_register"])
+        let outside = try XCTUnwrap(recorder.histograms["no_fault.push_to_register"])
+        XCTAssertGreaterThan(inside.totalCount, 0)
+        XCTAssertGreaterThan(outside.totalCount, 0)
+        XCTAssertEqual(inside.totalCount + outside.totalCount, recorder.histograms["push_to_register"]?.totalCount)
+        XCTAssertGreaterThanOrEqual(inside.value(atPercentile: 50), 300_000, "the late wake's 300 ms")
+        XCTAssertLessThan(outside.value(atPercentile: 50), 300_000)
+        XCTAssertNotNil(recorder.histograms["no_fault.register_to_invite"])
+    }
 }

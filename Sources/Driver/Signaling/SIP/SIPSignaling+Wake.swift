@@ -41,7 +41,7 @@ extension SIPSignaling {
         }
         let now = self.now
         if let sent = wake.inviteSent[uuid], acceptedNanos >= sent {
-            books.record(.inviteToPush, micros: Int64((acceptedNanos - sent) / 1000), at: now)
+            recordWake(.inviteToPush, local, micros: Int64((acceptedNanos - sent) / 1000), at: now)
         }
         wake.wokeFor[local] = uuid
         wake.reportedAt[local] = now
@@ -58,6 +58,16 @@ extension SIPSignaling {
         guard let agent = openAgent(local) else { return }
         agents.registering[local] = Registering(started: now, initial: false, then: nil)
         pool.perform(agent) { $0.register(now: $1) }
+    }
+
+    /// One of the wake-up path's figures, and in a run with faults the same on its side of the fault windows
+    /// (`fault.<window>.push_to_register`, `no_fault.…`, by the call's planned time), so the report's fault table
+    /// sets each window's wake-up against the baseline as it does pushes.
+    private func recordWake(_ metric: Metric, _ local: Int, micros: Int64, at now: UInt64) {
+        books.record(metric, micros: micros, at: now)
+        if let scope = faults.scope(local, acceptedNanos: now) {
+            books.record(.scoped(scope, metric), micros: micros, at: now)
+        }
     }
 
     /// `device.wake_after` drawn for this wake of `local`: how long its app takes to send the wake REGISTER.
@@ -87,14 +97,14 @@ extension SIPSignaling {
     /// A REGISTER was answered 200: the wake REGISTER's figure.
     func wokeRegistered(_ local: Int, now: UInt64) {
         guard let reported = wake.reportedAt.removeValue(forKey: local) else { return }
-        books.record(.pushToRegister, micros: Int64((now &- reported) / 1000), at: now)
+        recordWake(.pushToRegister, local, micros: Int64((now &- reported) / 1000), at: now)
         wake.registeredAt[local] = now
     }
 
     /// Whether the INVITE `callID` is the one a push already reported on `local` (then it is not reported again).
     func wokeFor(_ local: Int, callID: String, now: UInt64) -> Bool {
         if let registered = wake.registeredAt.removeValue(forKey: local) {
-            books.record(.registerToInvite, micros: Int64((now &- registered) / 1000), at: now)
+            recordWake(.registerToInvite, local, micros: Int64((now &- registered) / 1000), at: now)
         }
         return wake.wokeFor[local] == callID
     }
