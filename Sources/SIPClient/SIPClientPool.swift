@@ -115,9 +115,11 @@ public final class SIPClientPool: @unchecked Sendable {
     public func localPort(_ id: Int) -> Int? { agents[id]?.localPort }
 
     public func close(_ id: Int) {
-        guard let socket = sockets.removeValue(forKey: id), let agent = agents.removeValue(forKey: id) else { return }
+        guard let agent = agents.removeValue(forKey: id) else { return }
         agent.counters.merge(into: &books.closed)
         timing.deadlines.remove(id)
+        // An agent whose handshake failed has no socket left (`handshakeFailed`).
+        guard let socket = sockets.removeValue(forKey: id) else { return }
         byFD[socket.fd] = nil
         thread.remove(socket.fd)
         socket.stream.close()
