@@ -68,9 +68,12 @@ public struct SIPTargetSpec: Sendable, Equatable {
         self.caFile = caFile
     }
 
-    /// For `callstorm validate`: the registrar, or the Kamailio the run starts and its push route.
-    public func summary(devicesSleep: Bool) -> String {
-        guard let kamailio else { return "\(host):\(port) (domain \(domain))" }
+    /// For `callstorm validate`: the registrar, or the Kamailio the run starts and its push route; over TLS, the
+    /// CA the devices trust.
+    public func summary(devicesSleep: Bool, transport: SIPDeviceSpec.Transport = .udp) -> String {
+        let trust = transport != .tls ? "" : " over TLS, trusting "
+            + (caFile ?? (kamailio != nil ? "callstorm's local CA" : "the system's CAs"))
+        guard let kamailio else { return "\(host):\(port) (domain \(domain))" + trust }
         let push = kamailio.pushes(devicesSleep: devicesSleep)
             ? "push route on" + (kamailio.pushTimeoutNanos.map { ", push timeout \($0 / 1_000_000) ms" } ?? "")
             : "push route off"
@@ -78,7 +81,7 @@ public struct SIPTargetSpec: Sendable, Equatable {
         let set = [("shared_memory_mb", kamailio.sharedMemoryMB), ("private_memory_mb", kamailio.privateMemoryMB),
                    ("children", kamailio.children)].compactMap { key, value in value.map { "\(key) \($0)" } }
         let sizes = "sized from devices and peak rate" + (set.isEmpty ? "" : ", " + set.joined(separator: ", "))
-        return "a Kamailio the run starts on a free port (\(push); \(configuration); \(sizes))"
+        return "a Kamailio the run starts on a free port (\(push); \(configuration); \(sizes))" + trust
     }
 
     /// The flow steps SIP carries (`start` is INVITE, `join` 200 OK, `decline` 486/603, `end` BYE or CANCEL,
