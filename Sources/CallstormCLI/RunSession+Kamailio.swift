@@ -115,7 +115,8 @@ extension RunSession {
         let version = KamailioServer.version.map {
             ($0.hasPrefix("kamailio ") ? String($0.dropFirst("kamailio ".count)) : $0) + " "
         }
-        return "Kamailio \(version ?? "")at 127.0.0.1:\(kamailio.server.port), started by callstorm"
+        let tls = kamailio.server.ports.tls.map { " (TLS on 127.0.0.1:\($0))" } ?? ""
+        return "Kamailio \(version ?? "")at 127.0.0.1:\(kamailio.server.port)\(tls), started by callstorm"
     }
 
     /// The scenario's `config`, else the shipped configuration under the current directory or callstorm's checkout.
