@@ -61,4 +61,22 @@ final class SIPWakeTLSRunTests: XCTestCase {
         XCTAssertTrue(outcome.verdict.reasons.contains { $0.contains("tls_certificate") && $0.contains("target.sip.ca") },
                       "\(outcome.verdict)")
     }
+
+    func testASIPCAFileOpenSSLCannotLoadIsRefusedBeforeTheRun() throws {
+        let binary = try XCTUnwrap(ChildProcess.callstormBinary, "make test exports CALLSTORM_BIN")
+        let dir = try TemporaryDirectory.make("sip-tls-bad-ca")
+        defer { TemporaryDirectory.remove(dir) }
+        try "not a certificate\n".write(to: dir.appendingPathComponent("key.pem"), atomically: true, encoding: .utf8)
+        let text = try String(contentsOf: Self.example, encoding: .utf8)
+            .replacingOccurrences(of: "push_timeout: 3s } } }", with: "push_timeout: 3s }, ca: key.pem } }")
+        XCTAssertTrue(text.contains("ca: key.pem"), text)
+        try text.write(to: dir.appendingPathComponent("bad.yaml"), atomically: true, encoding: .utf8)
+        for command in ["validate", "run"] {
+            let result = try ChildProcess.run(binary, [command, "bad.yaml"], in: dir, logs: dir, name: command,
+                                              seconds: 60)
+            XCTAssertEqual(result.status, 2, "\(command): \(result.out) \(result.err)")
+            XCTAssertTrue(result.err.contains("bad.yaml: error: target.sip.ca: TLS client setup failed: cannot load "
+                                              + "CA file key.pem"), "\(command): \(result.err)")
+        }
+    }
 }
