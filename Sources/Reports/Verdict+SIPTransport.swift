@@ -14,6 +14,6 @@ extension Verdict {
         return "\(total) SIP device connection\(total == 1 ? "" : "s") failed the TLS handshake with the registrar "
             + "(\(causes))" + (certificate
                 ? ": its certificate is not trusted by the devices' CA; set target.sip.ca to the CA that issued it"
-                : ": the registrar's TLS listener refused the handshake")
+                : ": the handshake broke off (no common TLS version or cipher, or the registrar closed the connection)")
     }
 }
