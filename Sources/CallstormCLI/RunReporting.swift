@@ -103,6 +103,7 @@ enum RunReporting {
         if facts.interrupted { failures.append("interrupted before the plan finished; the results are partial") }
         let books = result.books
         for problem in books.problems { failures.append("accounting does not balance: \(problem)") }
+        if let tls = Verdict.sipTransportFailures(counters: counters) { failures.append(tls) }
         let nothingDone = Verdict.nothingDone(counters: counters, devices: facts.devices, isShard: facts.shard != nil)
         if nothingDone == nil, let refused = Verdict.refusals(counters: counters) { failures.append(refused) }
         result.verdict = Verdict(thresholds: result.thresholds, warnings: warnings, extraFailures: failures,

@@ -1,6 +1,8 @@
+import Credentials
 import Foundation
 import Kamailio
 import Scenario
+import StreamIO
 
 /// `target.sip.kamailio`: the run starts Kamailio itself, on a free loopback port, sized for the scenario's load
 /// (`KamailioSizing`, with the scenario's explicit sizes over it), with the push route pointed at the run's
@@ -27,6 +29,7 @@ extension RunSession {
             }
             try FileManager.default.createDirectory(at: bundle.directory, withIntermediateDirectories: true)
             options.logFile = bundle.kamailioLog
+            let ca = device.transport == .tls ? try tlsListeners(&options) : nil
             let server = try KamailioServer(options: options)
             let watch = KamailioLogWatch(path: bundle.kamailioLog.path)
             if !self.options.quiet {
@@ -40,11 +43,39 @@ extension RunSession {
             kamailio = LaunchedKamailio(server: server, watch: watch, sizing: sizing)
             scenario.sip?.host = "127.0.0.1"
             scenario.sip?.port = server.port
-            say("callstorm: Kamailio pid \(server.pid) on 127.0.0.1:\(server.port) (UDP and TCP), "
+            var listening = "\(server.port) (UDP and TCP)"
+            if let ca, let tlsPort = server.ports.tls {
+                // TLS devices connect to the TLS listener, and trust callstorm's CA unless the scenario names one.
+                scenario.sip?.port = tlsPort
+                if scenario.sip?.caFile == nil { scenario.sip?.caFile = ca }
+                listening += ", TLS on 127.0.0.1:\(tlsPort) (certificate from callstorm's local CA)"
+            }
+            say("callstorm: Kamailio pid \(server.pid) on 127.0.0.1:\(listening), "
                 + "-m \(sizing.sharedMemoryMB) -M \(sizing.privateMemoryMB) -n \(sizing.children) "
                 + "(\(sizing.basis)), log \(bundle.kamailioLog.path)")
         } catch {
             throw .cannotStart(what: what, cause: error)
+        }
+    }
+
+    /// TLS devices: a TLS listener beside UDP and TCP, with the server certificate callstorm's local CA issues
+    /// (for 127.0.0.1 and localhost); returns the CA's certificate, which the devices trust by default.
+    private func tlsListeners(_ options: inout KamailioOptions) throws -> String {
+        let material = try LocalCertificateAuthority.ensure(stateDirectory: LocalCertificateAuthority
+            .defaultStateDirectory).material
+        options.listeners = KamailioListeners(webSocket: false, secureWebSocket: false,
+                                              certificatePath: material.certificatePath, keyPath: material.keyPath)
+        return material.caCertificatePath
+    }
+
+    /// TLS devices' CA (`target.sip.ca`, or the local CA set by `startKamailio`) must load before the run starts:
+    /// a file that is no PEM of certificates is a startup error here, not a handshake failure on every device.
+    func checkSIPTrust() throws(CLIError) {
+        guard let sip = scenario.sip, scenario.device.sip?.transport == .tls else { return }
+        do {
+            _ = try ClientTLS(caFile: sip.caFile)
+        } catch {
+            throw .cannotStart(what: "SIP devices over TLS (target.sip.ca)", cause: error)
         }
     }
 
@@ -84,7 +115,8 @@ extension RunSession {
         let version = KamailioServer.version.map {
             ($0.hasPrefix("kamailio ") ? String($0.dropFirst("kamailio ".count)) : $0) + " "
         }
-        return "Kamailio \(version ?? "")at 127.0.0.1:\(kamailio.server.port), started by callstorm"
+        let tls = kamailio.server.ports.tls.map { " (TLS on 127.0.0.1:\($0))" } ?? ""
+        return "Kamailio \(version ?? "")at 127.0.0.1:\(kamailio.server.port)\(tls), started by callstorm"
     }
 
     /// The scenario's `config`, else the shipped configuration under the current directory or callstorm's checkout.

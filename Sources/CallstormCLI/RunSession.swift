@@ -129,6 +129,7 @@ final class RunSession {
         let (servers, startedURL) = try startServers()
         var targetURL = startedURL
         try startKamailio(servers: servers)
+        try checkSIPTrust()
         if let sip = scenario.sip, targetURL.isEmpty { targetURL = "sip:\(sip.host):\(sip.port)" }
         let workers = options.workers ?? scenario.workers ?? ProcessInfo.processInfo.activeProcessorCount
         var settings = DriverSettings(scenario: scenario, targetURL: targetURL, workers: workers)

@@ -41,6 +41,11 @@ enum ValidateCommand {
                     throw .invalidScenario("\(file): error: target.ca: \(error)")
                 }
             }
+            if let ca = scenario.sip?.caFile {
+                do { _ = try ClientTLS(caFile: ca) } catch {
+                    throw .invalidScenario("\(file): error: target.sip.ca: \(error)")
+                }
+            }
             return scenario
         case .failure(let errors): throw .invalidScenario(errors.description)
         }

@@ -33,8 +33,9 @@ protocol DriverLoop: AnyObject, Sendable {
                         onEvent: @escaping WebSocketClientPool.EventHandler) -> SocketPool?
     /// SIP user agents on this loop (`SIPSignaling`): `SIPClientPool` on `ThreadLoop`'s event thread; on the
     /// tests' embedded loop SIPEmbedded's `MemorySIPPool` on an in-memory network with the `SIPTwinProxy`. Nil
-    /// when the loop cannot carry SIP (an embedded loop given no SIP network).
-    func makeSIPPool(proxyHost: String, proxyPort: Int, onEvent: @escaping SIPAgentEventHandler)
+    /// when the loop cannot carry SIP (an embedded loop given no SIP network). `tls`: the client context TLS
+    /// devices verify the proxy with (nil when no device speaks TLS).
+    func makeSIPPool(proxyHost: String, proxyPort: Int, tls: ClientTLS?, onEvent: @escaping SIPAgentEventHandler)
         -> (any SIPAgentPool)?
     /// Stops the timer, the client and the loop (on the loop).
     func close()

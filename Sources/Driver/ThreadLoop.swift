@@ -59,9 +59,10 @@ final class ThreadLoop: DriverLoop, @unchecked Sendable {
         timer.arm(atMonotonicNanos: clinux_monotonic_ns() + (nanos > now ? nanos - now : 0))
     }
 
-    func makeSIPPool(proxyHost: String, proxyPort: Int, onEvent: @escaping SIPAgentEventHandler)
+    func makeSIPPool(proxyHost: String, proxyPort: Int, tls: ClientTLS?, onEvent: @escaping SIPAgentEventHandler)
         -> (any SIPAgentPool)? {
-        try? SIPClientPool(thread: events, proxyHost: proxyHost, proxyPort: proxyPort, clock: clock, onEvent: onEvent)
+        try? SIPClientPool(thread: events, proxyHost: proxyHost, proxyPort: proxyPort, clock: clock, tls: tls,
+                           onEvent: onEvent)
     }
 
     func makeSocketPool(tls: ClientTLS?, limits: WebSocketClientPool.Limits,

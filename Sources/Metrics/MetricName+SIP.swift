@@ -15,6 +15,8 @@ extension MetricName {
     public static let setupTime = "sip.setup"
     /// The user answered before the INVITE reached the woken device: the answer waited for it.
     public static let answerBeforeInvite = "answer_before_invite"
+    /// A device's connection that failed before carrying SIP, by cause (`tls_certificate`, `tls_handshake`).
+    public static func sipTransportFailed(_ cause: String) -> String { "sip.transport_failed.\(cause)" }
     public static let sipLatencies = [inviteToPush, pushToRegister, registerToInvite, postDialDelay, answerToAck,
                                       setupTime]
 }
@@ -29,8 +31,9 @@ extension Metric {
     public static let answerBeforeInvite = Metric(named: MetricName.answerBeforeInvite)
 
     /// A SIP user agent's count: `book` is one of `requests_sent`, `requests_received`, `responses_sent`,
-    /// `responses_received`, `retransmissions_sent`, `retransmissions_received`, `malformed`, `timeouts`, `stray`;
-    /// `key` the method, status code, malformed kind or timer letter.
+    /// `responses_received`, `retransmissions_sent`, `retransmissions_received`, `malformed`, `timeouts`, `stray`,
+    /// `misdirected`, `transport_failed`; `key` the method, status code, malformed kind, timer letter or transport
+    /// failure cause (`tls_certificate`, `tls_handshake`: `MetricName.sipTransportFailed`).
     public static func sip(_ book: String, _ key: String) -> Metric { Metric(named: "sip.\(book).\(key)") }
     /// A SIP device's registration event: `registered`, `register_failed`, `unregistered`.
     public static func sipRegistration(_ event: String) -> Metric { Metric(named: "sip.registration.\(event)") }

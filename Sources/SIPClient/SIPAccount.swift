@@ -72,6 +72,9 @@ public enum SIPEvent: Sendable, Equatable {
     /// A call this agent CANCELled, ended 487 (`.ended(.cancelled)`), can no longer be answered: 64*T1 passed with
     /// no 2xx crossing its CANCEL (one that does is ACKed and BYEd: `.answered`, then `.ended(.localBye)`).
     case settled(call: String)
+    /// Its connection to the proxy failed before carrying any SIP, by `SIPCounters.transportFailures` cause
+    /// (`tls_certificate`, `tls_handshake`): closed for good; what it had sent will not be answered.
+    case transportFailed(cause: String)
 }
 
 public enum SIPEndReason: Sendable, Equatable {

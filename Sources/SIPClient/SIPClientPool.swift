@@ -260,6 +260,7 @@ public final class SIPClientPool: @unchecked Sendable {
         byFD[socket.fd] = nil
         thread.remove(socket.fd)
         socket.stream.close()
+        flush(socket.agent)  // its event (`transportFailed`) is told now, whoever drove the handshake
     }
 
     /// A stream that broke framing or closed: a new connection to the proxy for the same agent (its next REGISTER

@@ -18,9 +18,11 @@ extension SIPUserAgent {
         counters.malformed[error.kind, default: 0] += 1
     }
 
-    /// Its connection to the proxy failed before carrying SIP (`SIPCounters.transportFailures`).
+    /// Its connection to the proxy failed before carrying SIP (`SIPCounters.transportFailures`); reported at once,
+    /// so the device fails by name instead of waiting out its REGISTER's Timer F.
     func transportFailed(_ cause: String) {
         counters.transportFailures[cause, default: 0] += 1
+        report(.transportFailed(cause: cause))
     }
 
     /// One whole message (from a datagram or a TCP stream). A request that breaks §8.1.1 is answered 400 when it

@@ -3,8 +3,13 @@ import Quantities
 /// `device.signaling: sip`: the devices are SIP user agents (RFC 3261) registered at `target.sip`'s registrar,
 /// instead of clients of an HTTP call server. See docs/SIP.md.
 public struct SIPDeviceSpec: Sendable, Equatable {
+    /// `tls`: SIP over TLS (RFC 3261 §26) on a TCP connection to the registrar's TLS port, the proxy's
+    /// certificate verified against `target.sip.ca` (docs/SIP.md, "SIP over TLS").
     public enum Transport: String, Sendable, CaseIterable {
-        case udp, tcp
+        case udp, tcp, tls
+
+        /// Whether messages travel on a connection (TCP or TLS), which the kernel retransmits, not datagrams.
+        public var isConnection: Bool { self != .udp }
     }
 
     /// `sleep: true`: the device keeps no registration between calls; a VoIP push (RFC 8599, sent by the SIP
@@ -47,20 +52,28 @@ public struct SIPTargetSpec: Sendable, Equatable {
     /// `kamailio:`: callstorm starts the SIP server itself for the run (on a free loopback port, which becomes
     /// `host:port`) and stops it at the end; nil when `registrar` names a server already running.
     public var kamailio: KamailioLaunchSpec?
+    /// `ca`: the CA certificates (PEM) TLS devices verify the registrar's certificate against, resolved against
+    /// the scenario's directory. Nil: callstorm's local CA when the run starts Kamailio (which it issues the
+    /// server's certificate), else the system's trust store.
+    public var caFile: String?
 
     public init(host: String, port: Int, domain: String? = nil, password: String = "callstorm", expires: Int = 600,
-                kamailio: KamailioLaunchSpec? = nil) {
+                kamailio: KamailioLaunchSpec? = nil, caFile: String? = nil) {
         self.host = host
         self.port = port
         self.domain = domain ?? host
         self.password = password
         self.expires = expires
         self.kamailio = kamailio
+        self.caFile = caFile
     }
 
-    /// For `callstorm validate`: the registrar, or the Kamailio the run starts and its push route.
-    public func summary(devicesSleep: Bool) -> String {
-        guard let kamailio else { return "\(host):\(port) (domain \(domain))" }
+    /// For `callstorm validate`: the registrar, or the Kamailio the run starts and its push route; over TLS, the
+    /// CA the devices trust.
+    public func summary(devicesSleep: Bool, transport: SIPDeviceSpec.Transport = .udp) -> String {
+        let trust = transport != .tls ? "" : " over TLS, trusting "
+            + (caFile ?? (kamailio != nil ? "callstorm's local CA" : "the system's CAs"))
+        guard let kamailio else { return "\(host):\(port) (domain \(domain))" + trust }
         let push = kamailio.pushes(devicesSleep: devicesSleep)
             ? "push route on" + (kamailio.pushTimeoutNanos.map { ", push timeout \($0 / 1_000_000) ms" } ?? "")
             : "push route off"
@@ -68,7 +81,7 @@ public struct SIPTargetSpec: Sendable, Equatable {
         let set = [("shared_memory_mb", kamailio.sharedMemoryMB), ("private_memory_mb", kamailio.privateMemoryMB),
                    ("children", kamailio.children)].compactMap { key, value in value.map { "\(key) \($0)" } }
         let sizes = "sized from devices and peak rate" + (set.isEmpty ? "" : ", " + set.joined(separator: ", "))
-        return "a Kamailio the run starts on a free port (\(push); \(configuration); \(sizes))"
+        return "a Kamailio the run starts on a free port (\(push); \(configuration); \(sizes))" + trust
     }
 
     /// The flow steps SIP carries (`start` is INVITE, `join` 200 OK, `decline` 486/603, `end` BYE or CANCEL,

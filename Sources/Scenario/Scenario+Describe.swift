@@ -17,7 +17,8 @@ extension Scenario {
         // scenario has no merge or unmerge, so no unmerge policy to hold a server to.
         lines.append("  seed \(seed), \(devices) devices, target \(sip == nil ? targetText : "SIP server")")
         if let sip {
-            lines.append("  SIP devices register at \(sip.summary(devicesSleep: device.sip?.sleep ?? false))")
+            let registrar = sip.summary(devicesSleep: device.sip?.sleep ?? false, transport: device.sip?.transport ?? .udp)
+            lines.append("  SIP devices register at \(registrar)")
         } else if let unmerge = serverPolicy(embedded: target == .embedded).unmerge {
             lines.append("  server policy: unmerge \(unmerge.rawValue) (held to by unmerge-follows-policy)")
         } else {

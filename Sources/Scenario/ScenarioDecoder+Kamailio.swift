@@ -29,6 +29,7 @@ extension ScenarioDecoder {
         if let n = f["domain"], let domain = string(n, "domain") { spec.domain = domain }
         if let n = f["password"], let password = string(n, "password") { spec.password = password }
         if let n = f["expires"], let expires = integer(n, "expires", atLeast: 60) { spec.expires = expires }
+        if let n = f["ca"] { spec.caFile = caFile(n) }
         return spec
     }
 

@@ -2,7 +2,7 @@
 /// register at (docs/SIP.md).
 extension ScenarioDecoder {
     static let sipDeviceKeys = ["signaling", "sleep", "transport", "wake_after", "join_at"]
-    static let sipTargetKeys = ["registrar", "domain", "password", "expires", "kamailio"]
+    static let sipTargetKeys = ["registrar", "domain", "password", "expires", "kamailio", "ca"]
     static let signalingWords = ["http", "sip"]
 
     /// The SIP keys of the `device:` section.
@@ -53,6 +53,7 @@ extension ScenarioDecoder {
         if let n = f["domain"], let domain = string(n, "domain") { spec.domain = domain }
         if let n = f["password"], let password = string(n, "password") { spec.password = password }
         if let n = f["expires"], let expires = integer(n, "expires", atLeast: 60) { spec.expires = expires }
+        if let n = f["ca"] { spec.caFile = caFile(n) }
         return spec
     }
 
@@ -71,6 +72,11 @@ extension ScenarioDecoder {
         if scenario.sip != nil, scenario.device.sip == nil {
             let mark = target.flatMap { Self.topLevelValue($0, "sip") }?.mark ?? Mark(line: 1, column: 1)
             report(mark, "'target.sip' is driven by SIP devices; add 'device: { signaling: sip }'")
+        }
+        if let ca = target.flatMap({ Self.topLevelValue($0, "sip") }).flatMap({ Self.topLevelValue($0, "ca") }),
+           let device = scenario.device.sip, device.transport != .tls {
+            report(ca.mark, "'target.sip.ca' is the CA SIP devices verify the registrar's TLS certificate against; "
+                + "it applies with 'device.transport: tls' (the devices use \(device.transport.rawValue))")
         }
         guard scenario.device.sip != nil else { return }
         var written = Set<String>()

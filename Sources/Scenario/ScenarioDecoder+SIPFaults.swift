@@ -77,12 +77,12 @@ extension ScenarioDecoder {
             }
             for pair in pairs {
                 guard let key = pair.key.scalarText else { continue }
-                if ["loss", "delay"].contains(key), device.transport == .tcp {
+                if ["loss", "delay"].contains(key), device.transport.isConnection {
                     report(pair.key.mark, "'sip.\(key)' acts on UDP datagrams, which SIP's timers retransmit; over "
                         + "TCP the kernel retransmits and no message is lost. Use 'device.transport: udp', or a "
                         + "'network' window for TCP")
                 }
-                if key == "lost_register", device.transport == .tcp {
+                if key == "lost_register", device.transport.isConnection {
                     report(pair.key.mark, "'sip.lost_register' drops the wake REGISTER's UDP datagrams; over TCP "
                         + "the kernel delivers or the connection fails. Use 'device.transport: udp', or 'late_wake'")
                 }

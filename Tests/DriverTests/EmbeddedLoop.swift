@@ -46,7 +46,7 @@ final class EmbeddedLoop: DriverLoop, @unchecked Sendable {
         sockets = MemorySocketPool(loop: self, onEvent: onEvent, server: socketServer)
         return sockets
     }
-    func makeSIPPool(proxyHost: String, proxyPort: Int, onEvent: @escaping SIPAgentEventHandler)
+    func makeSIPPool(proxyHost: String, proxyPort: Int, tls: ClientTLS?, onEvent: @escaping SIPAgentEventHandler)
         -> (any SIPAgentPool)? {
         guard let sipNetwork else { return nil }
         sipPool = MemorySIPPool(network: sipNetwork, proxyPort: proxyPort, onEvent: onEvent)

@@ -38,7 +38,28 @@ extension SIPSignaling {
                 dialogEnded(local, callID, leg: leg, reason: "cancelled")
                 afterCall(local)
             }
+        case .transportFailed(let cause): transportFailed(local, cause: cause)
         }
+    }
+
+    /// The device's connection failed before carrying SIP (its TLS handshake: the registrar's certificate is not
+    /// from `target.sip.ca`, or the handshake broke). Its REGISTER can never be answered, so it fails now, by name
+    /// (`sip.registration.failed_tls_certificate`, `devices.register_failed` for a first one), and its agent is
+    /// closed: a later wake or call opens a new connection and is counted again.
+    func transportFailed(_ local: Int, cause: String) {
+        let now = self.now
+        let why = cause == "tls_certificate" ? "the registrar's TLS certificate is not trusted (target.sip.ca)"
+            : "its TLS handshake with the registrar failed"
+        books.note("SIP device \(table.devices[local].identity.id): \(why) [\(cause)]", limit: 5)
+        let entry = agents.registering.removeValue(forKey: local)
+        if let agent = agents.agent.removeValue(forKey: local) {
+            agents.device[agent] = nil
+            pool.close(agent)
+        }
+        guard let entry else { return }
+        books.count(.sipRegistration("failed_\(cause)"), at: now)
+        if entry.initial { books.count(.devicesRegisterFailed, at: now) }
+        entry.then?()
     }
 
     /// An INVITE reached the device: reported to the system like a VoIP push (unless the push that woke the

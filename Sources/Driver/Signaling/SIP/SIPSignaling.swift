@@ -6,6 +6,7 @@ import RunFormats
 import Scenario
 import SIP
 import SIPClient
+import StreamIO
 
 /// A worker's SIP devices (`device.signaling: sip`): the SIP conformer of `DeviceSignaling`, beside HTTP
 /// (`HTTPSignaling`) and WebSocket (`DeviceSockets`). One `SIPUserAgent` per awake device in a `SIPClientPool` on the worker's event
@@ -69,7 +70,15 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
             return nil
         }
         let signaling = SIPSignaling(target: target, spec: spec, parts: parts)
-        guard let pool = parts.loop.makeSIPPool(proxyHost: target.host, proxyPort: target.port, onEvent: {
+        var tls: ClientTLS?
+        if spec.transport == .tls {
+            do { tls = try ClientTLS(caFile: target.caFile) } catch {
+                // The run checks the CA file before it starts (RunSession): this is a CA that changed since.
+                parts.books.note("SIP devices over TLS: \(error.why)", limit: 1)
+                return nil
+            }
+        }
+        guard let pool = parts.loop.makeSIPPool(proxyHost: target.host, proxyPort: target.port, tls: tls, onEvent: {
             [unowned signaling] agent, event in signaling.event(agent, event)
         }) else {
             parts.books.note("SIP devices need the worker's event thread; this loop has none", limit: 1)
@@ -99,6 +108,15 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
     }
 
     static func legKey(_ local: Int, _ callID: String) -> LegKey { LegKey(local: local, callID: callID) }
+
+    /// The scenario's `device.transport` as the SIP client's transport.
+    static func transportKind(_ transport: SIPDeviceSpec.Transport) -> SIPTransportKind {
+        switch transport {
+        case .udp: return .udp
+        case .tcp: return .tcp
+        case .tls: return .tls
+        }
+    }
 
     /// Puts one of this kind's timers on the worker's wheel.
     func schedule(_ timer: SIPSignalingTimer, at nanos: UInt64) {
@@ -169,7 +187,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         agents.opened += 1
         // Seeded per device and per opening, so a run's Call-IDs, tags and branches repeat with its seed.
         let seed = settings.seed ^ (UInt64(identity.index) &* SeededRandom.golden) ^ (agents.opened << 40)
-        switch pool.add(account: account, transport: spec.transport == .tcp ? .tcp : .udp, seed: seed) {
+        switch pool.add(account: account, transport: Self.transportKind(spec.transport), seed: seed) {
         case .success(let agent):
             pool.agent(agent)?.autoRing = true
             pool.agent(agent)?.reportsTrying = true
@@ -310,6 +328,8 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         fold("timeouts", counters.timeouts)
         fold("stray", counters.stray)
         fold("misdirected", counters.misdirected)
+        // Connections that failed before carrying SIP: `sip.transport_failed.tls_certificate` / `.tls_handshake`.
+        fold("transport_failed", counters.transportFailures)
         pool.closeAll()
     }
 }
