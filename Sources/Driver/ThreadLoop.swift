@@ -3,6 +3,7 @@ import CLinux
 import Determinism
 import Dispatch
 import EventPolling
+import MediaIO
 import SIPClient
 import Transport
 import WebSocketClient
@@ -62,6 +63,10 @@ final class ThreadLoop: DriverLoop, @unchecked Sendable {
     func makeSIPPool(proxyHost: String, proxyPort: Int, onEvent: @escaping SIPAgentEventHandler)
         -> (any SIPAgentPool)? {
         try? SIPClientPool(thread: events, proxyHost: proxyHost, proxyPort: proxyPort, clock: clock, onEvent: onEvent)
+    }
+
+    func makeMediaStreams(ports: ClosedRange<Int>?, onEvent: @escaping MediaEventHandler) -> (any MediaStreams)? {
+        UDPMediaStreams(thread: events, ports: ports, clock: clock, onEvent: onEvent)
     }
 
     func makeSocketPool(tls: ClientTLS?, limits: WebSocketClientPool.Limits,

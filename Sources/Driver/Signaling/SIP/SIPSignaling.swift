@@ -60,6 +60,8 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
     var wake = WakeState()
     /// What the run's SIP faults hold per device (`SIPSignaling+Faults`).
     var faultState = SIPFaultState()
+    /// The calls' media streams, when the scenario has `media:` (`SIPSignaling+Media`).
+    var media = SIPMediaState()
 
     /// The SIP part of a worker, or nil when its devices speak HTTP. Call on the loop.
     static func make(_ parts: SignalingParts) -> SIPSignaling? {
@@ -75,6 +77,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         }
         signaling.pool = pool
         signaling.installFaults()
+        signaling.installMedia()
         return signaling
     }
 
@@ -171,7 +174,11 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         case .success(let agent):
             pool.agent(agent)?.autoRing = true
             pool.agent(agent)?.reportsTrying = true
-            pool.agent(agent).map { tapMessages($0, local: local); tapTraceContext($0, local: local) }
+            pool.agent(agent).map {
+                tapMessages($0, local: local)
+                tapTraceContext($0, local: local)
+                tapMedia($0, local: local)
+            }
             agents.agent[local] = agent
             agents.device[agent] = local
             return agent
@@ -223,6 +230,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
             legs[key]?.confirmed = true
             dialog(local, request.conversation, .confirmed)
             if !spec.joinAtAck { fulfil(key, [.join]) }
+            startMedia(local, callID: callID)  // RFC 3264 §6.1: the answerer sends once its answer is out
         }
         if sent, request.op == .pause || request.op == .resume { legs[key]?.holdAsked = request.op == .pause }
         if !sent, pending[key] != nil {
@@ -247,7 +255,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         }
         var callID = ""
         let started = now
-        pool.agent(agent).map { callID = $0.invite(uri, now: started) }
+        placing(request.device, call: request.call) { pool.agent(agent).map { callID = $0.invite(uri, now: started) } }
         let key = Self.legKey(request.device, callID)
         legs[key] = Leg(call: request.call, caller: true, inviteSent: started)
         // A call's devices share its worker, so the callee's push (invite_to_push) is reported beside this; kept
@@ -308,6 +316,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         fold("timeouts", counters.timeouts)
         fold("stray", counters.stray)
         fold("misdirected", counters.misdirected)
+        stopMedia()
         pool.closeAll()
     }
 }
