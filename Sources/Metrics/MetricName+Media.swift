@@ -41,6 +41,8 @@ extension Metric {
     public static let mediaOneWayCalls = Metric(named: "media.one_way")
     /// One-way-audio episodes by cause (`no_audio_after_answer`, `no_audio_after_resume`, `stopped_mid_call`).
     public static func mediaOneWay(_ cause: String) -> Metric { Metric(named: "media.one_way.\(cause)") }
+    /// Datagrams the kernel refused to send (the run's total, at its end): a closed peer port, no buffer.
+    public static let mediaSendErrors = Metric(named: "media.send_errors")
     /// Packets that kept arriving while this end was on hold and expected none (a held member whose media flows).
     public static let mediaWhileHeld = Metric(named: "media.packets_while_held")
 }

@@ -4,9 +4,10 @@ import Metrics
 import TestSupport
 import XCTest
 
-/// `media:` through the shipped Kamailio the run starts, without a media relay: each end's RTP goes straight to
-/// the other's SDP address on loopback over real UDP (`UDPMediaStreams` on the workers' event threads). Every
-/// answered call hears audio both ways, and the figures reach summary.json.
+/// Scenarios/sip/media.yaml: `media:` through the shipped Kamailio the run starts, without a media relay: each
+/// end's RTP goes straight to the other's SDP address on loopback over real UDP (`UDPMediaStreams` on the workers'
+/// event threads, ports from `media.ports`). Every answered call hears audio both ways, and the figures reach
+/// summary.json.
 final class SIPMediaRunTests: XCTestCase {
     private static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Scenarios/sip")
@@ -14,11 +15,7 @@ final class SIPMediaRunTests: XCTestCase {
     func testCallsThroughKamailioCarryAudioBothWaysWithAnswerToAudioInTheSummary() throws {
         let dir = try TemporaryDirectory.make("sip-media")
         defer { TemporaryDirectory.remove(dir) }
-        let text = try String(contentsOf: Self.examples.appendingPathComponent("outgoing.yaml"), encoding: .utf8)
-            .replacingOccurrences(of: "target: { sip: { registrar: \"127.0.0.1:5060\" } }",
-                                  with: "target: { sip: { kamailio: true } }")
-            .replacingOccurrences(of: "talk: { uniform: [100ms, 300ms] }", with: "talk: { constant: 1500ms }")
-            + "media: { share: 100%, one_way_after: 1s }\n"
+        let text = try String(contentsOf: Self.examples.appendingPathComponent("media.yaml"), encoding: .utf8)
         XCTAssertTrue(text.contains("kamailio: true") && text.contains("constant: 1500ms"), text)
         let outcome = try runScenario(text, in: dir)
         let c = outcome.result.recorder.counters

@@ -119,5 +119,8 @@ extension SIPSignaling {
     /// Closes every stream still open (the run's end).
     func stopMedia() {
         for key in media.byLeg.keys.sorted(by: { media.byLeg[$0]! < media.byLeg[$1]! }) { closeMedia(key) }
+        if let errors = media.streams?.sendErrors, errors > 0 {
+            books.count(.mediaSendErrors, by: Int64(errors), at: now)
+        }
     }
 }
