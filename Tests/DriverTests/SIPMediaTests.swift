@@ -103,6 +103,26 @@ final class SIPMediaTests: XCTestCase {
         XCTAssertTrue(notes.first?.contains("the caller heard nothing, no_audio_after_answer") == true, "\(notes)")
     }
 
+    /// A sleeping callee woken by the push: the INVITE it gets after its wake REGISTER is answered with its
+    /// stream's port, and the call carries audio both ways like an awake device's.
+    func testAWokenCalleeAnswersWithItsStreamAndHearsTheCaller() throws {
+        let yaml = SIPRig.scenario(devices: 2, rate: "1/s", seconds: 1, sleep: true,
+                                   answerAfter: "{ constant: 100ms }", mix: "{ incoming-1to1: 100 }")
+            .replacingOccurrences(of: "talk: { constant: 200ms }", with: "talk: { constant: 1s }")
+            + "media: {}\n"
+        let rig = try SIPRig(yaml)
+        rig.network.latencyNanos = 1_000_000
+        let recorder = rig.run()
+        let c = recorder.counters
+        XCTAssertEqual(c[MetricName.callsCompleted], 1, "\(c)")
+        XCTAssertGreaterThan(recorder.histograms[MetricName.pushToRegister]?.totalCount ?? 0, 0, "woken: \(c)")
+        XCTAssertEqual(c["media.streams_opened"], 2, "\(c)")
+        XCTAssertNil(c["media.one_way"], "\(c)")
+        XCTAssertEqual(histogramCount(recorder, MetricName.answerToAudioCaller), 1, "\(c)")
+        XCTAssertEqual(histogramCount(recorder, MetricName.answerToAudioCallee), 1, "\(c)")
+        XCTAssertEqual(c["media.packets_received"], c["media.packets_sent"], "\(c)")
+    }
+
     /// `share: 0%`: no call is drawn, no stream opened, no packet on the wire, and signalling as without media.
     func testShareZeroOpensNoStreams() throws {
         let rig = try rig(media: "media: { share: 0% }")
