@@ -144,7 +144,7 @@ let package = Package(
         .target(name: "Driver", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "PushModel", "CLinux", "Results", "Locking",
             "Determinism", "TextEscaping", "Faults", "WebSocket", "WebSocketClient", "RunFormats", "SIP", "SIPClient",
-            "EventPolling", "OTLP", "StreamIO",
+            "EventPolling", "OTLP", "StreamIO", "Media", "MediaIO",
         ]),
         .target(name: "Reports", dependencies: [
             "Metrics", "Results", "CZlib", "TextEscaping", "Checker", "Thresholds",
@@ -219,7 +219,7 @@ let package = Package(
         .testTarget(name: "DriverTests", dependencies: [
             "Driver", "Scenario", "Metrics", "CallModel", "PushModel", "Determinism", "HTTPServer", "WebSocket",
             "Transport", "Locking", "ReferenceTarget", "WebSocketClient", "RunFormats", "SIPClient", "SIPEmbedded",
-            "Faults", "Checker", "HistoryLoading", "Results", "OTLP", "StreamIO",
+            "Faults", "Checker", "HistoryLoading", "Results", "OTLP", "StreamIO", "MediaIO",
         ]),
         .testTarget(name: "ReportsTests", dependencies: [
             "Reports", "Metrics", "Determinism", "TextEscaping", "TestSupport", "Thresholds",

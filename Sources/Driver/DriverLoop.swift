@@ -5,6 +5,7 @@ import Transport
 import WebSocket
 import WebSocketClient
 import SIPClient
+import MediaIO
 
 /// The loop one worker runs on: where its work runs, its one timer, the HTTP client that sends the target its
 /// requests, and the pools its device sockets and SIP agents live in. The real one (`ThreadLoop`) is an epoll thread serving a
@@ -37,6 +38,10 @@ protocol DriverLoop: AnyObject, Sendable {
     /// devices verify the proxy with (nil when no device speaks TLS).
     func makeSIPPool(proxyHost: String, proxyPort: Int, tls: ClientTLS?, onEvent: @escaping SIPAgentEventHandler)
         -> (any SIPAgentPool)?
+    /// Media streams on this loop (issue 34, `media:`): `UDPMediaStreams` on `ThreadLoop`'s event thread, binding
+    /// `ports` (nil: ephemeral); on the tests' embedded loop `MemoryMediaStreams` on its `MediaWire`. Nil when the
+    /// loop carries no media (an embedded loop given no wire, a socket that cannot be made).
+    func makeMediaStreams(ports: ClosedRange<Int>?, onEvent: @escaping MediaEventHandler) -> (any MediaStreams)?
     /// Stops the timer, the client and the loop (on the loop).
     func close()
     /// Returns once the loop ran everything handed to it and stopped (not from the loop).

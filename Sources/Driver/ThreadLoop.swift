@@ -3,6 +3,7 @@ import CLinux
 import Determinism
 import Dispatch
 import EventPolling
+import MediaIO
 import SIPClient
 import Transport
 import WebSocketClient
@@ -63,6 +64,10 @@ final class ThreadLoop: DriverLoop, @unchecked Sendable {
         -> (any SIPAgentPool)? {
         try? SIPClientPool(thread: events, proxyHost: proxyHost, proxyPort: proxyPort, clock: clock, tls: tls,
                            onEvent: onEvent)
+    }
+
+    func makeMediaStreams(ports: ClosedRange<Int>?, onEvent: @escaping MediaEventHandler) -> (any MediaStreams)? {
+        UDPMediaStreams(thread: events, ports: ports, clock: clock, onEvent: onEvent)
     }
 
     func makeSocketPool(tls: ClientTLS?, limits: WebSocketClientPool.Limits,

@@ -22,12 +22,13 @@ extension InviteSessions {
         }
         let tag = ids.token()
         let offer = SDPSession(parsing: request.body)
-        let port = ids.mediaPort()
+        let drawn = ids.mediaPort()  // drawn either way: the identifiers after it stay as they were
+        let port = mediaPort?(callID) ?? drawn
         let host = core.local.host
         let sdp = offer.flatMap { SDPSession.answer(to: $0, address: host, port: port) }
             ?? SDPSession(address: host, port: port)
-        store(SIPCall(role: .callee, phase: .inviting, invite: request, localTag: tag, localSDP: sdp, source: source),
-              callID)
+        store(SIPCall(role: .callee, phase: .inviting, invite: request, localTag: tag, localSDP: sdp,
+                      remoteSDP: offer, source: source), callID)
         core.respond(request.response(100), to: request, source: source, now: now)
         core.report(.incoming(call: callID, from: request.from?.uri ?? ""))
         if autoRing { ring(callID, now: now, core: core) }

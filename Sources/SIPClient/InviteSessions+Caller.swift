@@ -6,7 +6,8 @@ extension InviteSessions {
     /// Places a call to `target` (a SIP URI through the proxy); returns its Call-ID, the handle for the rest.
     func invite(_ target: String, now: UInt64, core: some SIPCore) -> String {
         let callID = ids.token() + "@" + core.local.host
-        let sdp = SDPSession(address: core.local.host, port: ids.mediaPort())
+        let drawn = ids.mediaPort()  // drawn either way: the identifiers after it stay as they were
+        let sdp = SDPSession(address: core.local.host, port: mediaPort?(callID) ?? drawn)
         let tag = ids.token()
         let request = core.local.invite(target, callID: callID, tag: tag, branch: ids.branch(), body: sdp.body)
         store(SIPCall(role: .caller, phase: .inviting, invite: request, localTag: tag, localSDP: sdp, source: 0),
@@ -93,6 +94,7 @@ extension InviteSessions {
             store(dialog)
             call.dialog = dialog.id
             call.phase = .confirmed
+            if first, let answer = SDPSession(parsing: response.body) { call.remoteSDP = answer }
             sendACK(dialog, cseq: response.cseq?.number ?? 1, retransmission: !first, core: core)
             if first { core.report(.answered(call: callID)) }
         default:

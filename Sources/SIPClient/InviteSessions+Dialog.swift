@@ -41,6 +41,7 @@ extension InviteSessions {
         call.pendingHold = nil
         let callID = call.invite.callID ?? ""
         if status / 100 == 2, let dialog = dialog(of: call) {
+            if let answer = SDPSession(parsing: response.body) { call.remoteSDP = answer }
             sendACK(dialog, cseq: response.cseq?.number ?? 0, core: core)
             core.report(.hold(call: callID, held: held))
         } else {
@@ -80,6 +81,7 @@ extension InviteSessions {
         }
         answer.version = call.localSDP.version + 1
         call.localSDP = answer
+        call.remoteSDP = offer
         call.awaitingAck = TransactionLayer.key(request.branch, .invite)
         store(call, id.callID)
         var response = request.response(200)

@@ -12,6 +12,9 @@ final class InviteSessions {
     var autoAnswer = false
     /// Report a 100 Trying to this agent's INVITE as `.progress(call:, status: 100)`.
     var reportsTrying = false
+    /// Asked for the RTP port of a new call's SDP offer (caller) or answer (callee), by Call-ID: the owner's media
+    /// stream listens there (`SIPUserAgent.mediaPort`). Nil, or a nil answer: a port nothing listens on.
+    var mediaPort: ((_ callID: String) -> Int?)?
     private(set) var calls: [String: SIPCall] = [:]
     /// Every dialog, early or confirmed, by Call-ID, local tag and remote tag (§12).
     private(set) var dialogs: [SIPDialog.ID: SIPDialog] = [:]

@@ -16,6 +16,9 @@ struct SIPCall {
     /// The callee's To tag (given with 180 and the final response).
     var localTag: String
     var localSDP: SDPSession
+    /// The other end's last SDP: the INVITE's offer (callee), the 2xx's answer (caller), then each re-INVITE's
+    /// offer or answer. Nil until one came (a caller before its 2xx).
+    var remoteSDP: SDPSession?
     /// Where the callee's responses to the INVITE go.
     var source: Int
     /// A CANCEL went out (caller) or arrived (callee).

@@ -78,6 +78,19 @@ public final class SIPUserAgent {
         set { sessions.reportsTrying = newValue }
     }
 
+    /// Asked for the RTP port of each new call's SDP (the caller's offer, the callee's answer), by Call-ID,
+    /// before it is written: the port the owner's media stream listens on. Nil, or a nil answer: a random even
+    /// port nothing listens on (signalling only).
+    public var mediaPort: ((_ callID: String) -> Int?)? {
+        get { sessions.mediaPort }
+        set { sessions.mediaPort = newValue }
+    }
+
+    /// Call `callID`'s SDPs: this end's last offer or answer and the other end's (nil before it came).
+    public func sdp(_ callID: String) -> (local: SDPSession, remote: SDPSession?)? {
+        sessions.call(callID).map { ($0.localSDP, $0.remoteSDP) }
+    }
+
     public func takeOutbox() -> [(bytes: [UInt8], to: Destination)] {
         defer { outbox.removeAll(keepingCapacity: true) }
         return outbox

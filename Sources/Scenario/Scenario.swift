@@ -69,6 +69,8 @@ public struct Scenario: Sendable, Equatable {
     public var observability = ObservabilitySpec()
     /// `replay:`: run only this planned call (a repro of a violation); nil runs the whole plan.
     public var replay: Replay?
+    /// `media:`: RTP on a seeded share of SIP calls; nil: no call carries media.
+    public var media: MediaSpec?
     /// The file the scenario came from, for reports and error messages.
     public var sourceFile: String
 

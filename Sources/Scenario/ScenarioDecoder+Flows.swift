@@ -94,6 +94,10 @@ extension ScenarioDecoder {
             guard let replay = self.replay(node) else { return nil }
             scenario.replay = replay
         }
+        if let node = Self.topLevelValue(root, "media") {
+            guard let media = self.media(node, scenario) else { return nil }
+            scenario.media = media
+        }
         if let api {
             checkMappedOperations(root, scenario.flows.values.sorted(by: { $0.name < $1.name }))
             scenario.api = api

@@ -9,6 +9,7 @@ extension ScenarioDecoder {
         "replay",  // Replay.swift
         "observe",  // Observation.swift
         "observability",  // ObservabilitySpec.swift
+        "media",  // ScenarioDecoder+Media.swift
     ]
     /// Sections the design describes (DESIGN.md §5) that this version does not implement yet.
     static let unsupportedTopLevelKeys: Set<String> = ["api", "race"]

@@ -1,5 +1,6 @@
 import StreamIO
 import Determinism
+import MediaIO
 @testable import Driver
 import SIPClient
 import SIPEmbedded
@@ -29,6 +30,10 @@ final class EmbeddedLoop: DriverLoop, @unchecked Sendable {
     /// before the worker is made; nil makes no SIP pool, as before.
     var sipNetwork: SIPNetwork?
     private(set) var sipPool: MemorySIPPool?
+    /// The media wire the worker's streams join (`MemoryMediaStreams`). Set before the worker is made; nil makes
+    /// no media streams, as before.
+    var mediaWire: MediaWire?
+    private(set) var mediaStreams: MemoryMediaStreams?
 
     init(clock: ManualClock) { manual = clock }
 
@@ -52,11 +57,16 @@ final class EmbeddedLoop: DriverLoop, @unchecked Sendable {
         sipPool = MemorySIPPool(network: sipNetwork, proxyPort: proxyPort, onEvent: onEvent)
         return sipPool
     }
+    func makeMediaStreams(ports: ClosedRange<Int>?, onEvent: @escaping MediaEventHandler) -> (any MediaStreams)? {
+        guard let mediaWire else { return nil }
+        mediaStreams = MemoryMediaStreams(wire: mediaWire, onEvent: onEvent)
+        return mediaStreams
+    }
     func close() { closed = true }
     func waitUntilStopped() { runPending() }
 
     /// Runs the work handed to the loop, and the work that work hands it, until none is left; between, the SIP
-    /// network delivers what is due now.
+    /// network and the media wire deliver what is due now.
     func runPending() {
         var ran = 0
         while true {
@@ -65,6 +75,10 @@ final class EmbeddedLoop: DriverLoop, @unchecked Sendable {
                 work()
                 ran += 1
                 precondition(ran < 10_000_000, "the loop never went idle")
+            }
+            if let mediaWire, let due = mediaWire.nextDeadline, due <= manual.nowNanos() {
+                mediaWire.run()
+                continue
             }
             guard let sipNetwork, sipNetwork.hasDueWork else { return }
             sipNetwork.run()
@@ -79,7 +93,8 @@ final class EmbeddedLoop: DriverLoop, @unchecked Sendable {
             runPending()
             if done() { return true }
             let sipDue = sipNetwork?.nextDeadline
-            guard let due = [deadline, sipDue].compactMap({ $0 }).min(), due <= limit else { return done() }
+            let mediaDue = mediaWire?.nextDeadline
+            guard let due = [deadline, sipDue, mediaDue].compactMap({ $0 }).min(), due <= limit else { return done() }
             if due > manual.nowNanos() { manual.advance(to: due) }
             if let armed = deadline, armed <= due {
                 deadline = nil

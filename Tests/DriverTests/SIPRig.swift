@@ -2,6 +2,7 @@ import Faults
 import Determinism
 @testable import Driver
 import Foundation
+import MediaIO
 import Metrics
 import PushModel
 import Scenario
@@ -19,6 +20,8 @@ final class SIPRig {
     let loop: EmbeddedLoop
     let network: SIPNetwork
     let proxy: SIPTwinProxy
+    /// The media wire the calls' RTP travels (`MemoryMediaStreams`), when the scenario has `media:`.
+    let mediaWire: MediaWire?
     let worker: Worker
     let sink: DevicePushSink
     let loadClock = LoadClock()
@@ -56,6 +59,8 @@ final class SIPRig {
         proxy = SIPTwinProxy(network: network, configuration: .init(
             port: sip.port, push: pushTimeout.map { .init(timeoutNanos: $0) { gateway.accept($0) } }))
         loop.sipNetwork = network
+        mediaWire = scenario.media == nil ? nil : MediaWire(clock: clock)
+        loop.mediaWire = mediaWire
         let deviceCalls = DeviceCalls(devices: settings.devices)
         worker = try Worker(index: 0, settings: settings, loop: loop, deviceIndexes: settings.deviceIndexes(worker: 0),
                             runStartNanos: clock.nowNanos(), faultLog: faultLog, deviceCalls: deviceCalls)

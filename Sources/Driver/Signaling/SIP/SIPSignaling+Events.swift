@@ -29,6 +29,7 @@ extension SIPSignaling {
                 legs[key]?.holdAsked = nil
                 dialog(local, callID, held ? .held : .confirmed)
             }
+            updateMedia(local, callID: callID)
             fulfil(key, held ? [.pause] : [.resume])
         case .ended(let callID, let reason): ended(local, callID: callID, reason: reason, now: now)
         case .failed(let callID, let status): failed(local, callID: callID, status: status, now: now)
@@ -108,6 +109,7 @@ extension SIPSignaling {
             dialog(local, callID, .confirmed)
         }
         books.record(.setupTime, micros: Int64((now &- leg.inviteSent) / 1000), at: now)
+        startMedia(local, callID: callID)  // RFC 3264 §5.1: the offerer sends once it has the answer
         fulfil(key, [.start], conversation: callID)
         host.apply(.observe(PushPayload(uuid: callID, event: "joined"), device: local, channel: .sip,
                             call: leg.call, now: now))

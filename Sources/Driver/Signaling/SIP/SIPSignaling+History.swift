@@ -18,6 +18,7 @@ extension SIPSignaling {
     /// The terminated line of a leg already taken out of `legs`, written for every end so the checker judges it:
     /// a refusal with no 180 before it (`failed_<status>`, the proxy's 408), a CANCEL before any ringing.
     func dialogEnded(_ local: Int, _ callID: String, leg: Leg, reason: String) {
+        closeMedia(Self.legKey(local, callID))
         guard leg.dialogState != .terminated else { return }
         writeDialog(local, callID, .terminated, reason: reason, call: leg.call)
     }

@@ -63,6 +63,8 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
     var faultState = SIPFaultState()
     /// The run's handles, made once: `settings.handles` builds a new book at each read.
     lazy var handleBook = settings.handles
+    /// The calls' media streams, when the scenario has `media:` (`SIPSignaling+Media`).
+    var media = SIPMediaState()
 
     /// The SIP part of a worker, or nil when its devices speak HTTP. Call on the loop.
     static func make(_ parts: SignalingParts) -> SIPSignaling? {
@@ -86,6 +88,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         }
         signaling.pool = pool
         signaling.installFaults()
+        signaling.installMedia()
         return signaling
     }
 
@@ -191,7 +194,11 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         case .success(let agent):
             pool.agent(agent)?.autoRing = true
             pool.agent(agent)?.reportsTrying = true
-            pool.agent(agent).map { tapMessages($0, local: local); tapTraceContext($0, local: local) }
+            pool.agent(agent).map {
+                tapMessages($0, local: local)
+                tapTraceContext($0, local: local)
+                tapMedia($0, local: local)
+            }
             agents.agent[local] = agent
             agents.device[agent] = local
             return agent
@@ -243,6 +250,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
             legs[key]?.confirmed = true
             dialog(local, request.conversation, .confirmed)
             if !spec.joinAtAck { fulfil(key, [.join]) }
+            startMedia(local, callID: callID)  // RFC 3264 §6.1: the answerer sends once its answer is out
         }
         if sent, request.op == .pause || request.op == .resume { legs[key]?.holdAsked = request.op == .pause }
         if !sent, pending[key] != nil {
@@ -267,7 +275,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         }
         var callID = ""
         let started = now
-        pool.agent(agent).map { callID = $0.invite(uri, now: started) }
+        placing(request.device, call: request.call) { pool.agent(agent).map { callID = $0.invite(uri, now: started) } }
         let key = Self.legKey(request.device, callID)
         legs[key] = Leg(call: request.call, caller: true, inviteSent: started)
         // A call's devices share its worker, so the callee's push (invite_to_push) is reported beside this; kept
@@ -330,6 +338,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         fold("misdirected", counters.misdirected)
         // Connections that failed before carrying SIP: `sip.transport_failed.tls_certificate` / `.tls_handshake`.
         fold("transport_failed", counters.transportFailures)
+        stopMedia()
         pool.closeAll()
     }
 }

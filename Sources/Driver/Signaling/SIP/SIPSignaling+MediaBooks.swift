@@ -1,0 +1,46 @@
+import Media
+import MediaIO
+import Metrics
+
+/// What the media streams find, into the run's books: answer → audio and resume → audio as they happen, one-way
+/// audio by cause (and named, call and end, in the run's notes), and each stream's figures at its close.
+extension SIPSignaling {
+    func mediaEvent(_ id: Int, _ event: MediaEvent) {
+        guard let leg = media.legs[id] else { return }
+        let now = self.now
+        switch event {
+        case .firstAudio(let nanos):
+            books.record(leg.caller ? .answerToAudioCaller : .answerToAudioCallee, micros: Int64(nanos / 1000),
+                         at: now)
+        case .resumedAudio(let nanos):
+            books.record(.resumeToAudio, micros: Int64(nanos / 1000), at: now)
+        case .oneWayBegan(let episode):
+            books.count(.mediaOneWay(episode.cause.rawValue), at: now)
+            if media.oneWayCalls.insert(leg.call).inserted { books.count(.mediaOneWayCalls, at: now) }
+            books.note("media: one-way audio on call \(leg.call) (\(leg.key.callID)): the "
+                + "\(leg.caller ? "caller" : "callee") heard nothing, \(episode.cause.rawValue)", limit: 20)
+        case .oneWayEnded:
+            break
+        }
+    }
+
+    /// A closed stream's figures: packets, loss, and the distributions (jitter and MOS of what it received, once
+    /// it received; its own send lag, once it sent).
+    func recordMedia(_ report: MediaStreamReport) {
+        let now = self.now
+        books.count(.mediaStreamsClosed, at: now)
+        books.count(.mediaPacketsSent, by: Int64(report.sent.packets), at: now)
+        books.count(.mediaPacketsReceived, by: Int64(report.receiver.received), at: now)
+        books.count(.mediaPacketsLost, by: Int64(max(0, report.receiver.lost)), at: now)
+        if report.detector.packetsWhileNotExpected > 0 {
+            books.count(.mediaWhileHeld, by: Int64(report.detector.packetsWhileNotExpected), at: now)
+        }
+        if report.receiver.received > 0 {
+            books.record(.mediaJitter, micros: Int64(report.receiver.jitter.jitterMillis * 1000), at: now)
+        }
+        if let mos = report.mos() { books.record(.mediaMOS, micros: Int64((mos * 1000).rounded()), at: now) }
+        if report.sendLag.count > 0 {
+            books.record(.mediaSendLagMax, micros: Int64(report.sendLag.maxNanos / 1000), at: now)
+        }
+    }
+}
