@@ -46,9 +46,9 @@ enum RawHTTPCommand {
                                                       durationNanos: UInt64(seconds * 1e9), workers: workers)
         configuration.devicesPerClient = perClient
         let client = parsed.value("client") ?? "curl"
-        let result: RawLoadFigures
+        let result: RawHTTPLoad.Result
         switch client {
-        case "curl": result = RawLoadFigures(RawHTTPLoad.run(configuration))
+        case "curl": result = RawHTTPLoad.run(configuration)
         case "wire":
             do {
                 result = try RawWireLoad.run(configuration)

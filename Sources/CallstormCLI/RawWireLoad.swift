@@ -9,7 +9,7 @@ import Metrics
 /// flight, back to back, until the deadline), carried by `HTTPWire.WireClient` instead of libcurl, so the bench
 /// measures both clients the same way in the same run. One event thread and one client per worker.
 enum RawWireLoad {
-    static func run(_ configuration: RawHTTPLoad.Configuration) throws(WireError) -> RawLoadFigures {
+    static func run(_ configuration: RawHTTPLoad.Configuration) throws(WireError) -> RawHTTPLoad.Result {
         var request = try WireRequest(method: "GET", url: configuration.url,
                                       timeoutMillis: configuration.timeoutMillis)
         request.collectsHeaders = false
@@ -17,57 +17,18 @@ enum RawWireLoad {
         let clock = MonotonicClock()
         let start = clock.nowNanos()
         let deadline = start + configuration.durationNanos
-        let group = DispatchGroup()
         var workers: [RawWireWorker] = []
         for w in 0..<workerCount {
             let devices = configuration.devices / workerCount + (w < configuration.devices % workerCount ? 1 : 0)
             workers.append(RawWireWorker(index: w, devices: devices, request: request, deadline: deadline,
                                          clock: clock))
         }
-        for worker in workers {
-            group.enter()
-            worker.start { group.leave() }
-        }
-        group.wait()
-        var result = RawLoadFigures(elapsedSeconds: Double(deadline - start) / 1e9)
-        for worker in workers {
-            worker.queue.sync {
-                result.succeeded += worker.succeeded
-                result.otherStatus += worker.otherStatus
-                result.errors.merge(worker.errors, uniquingKeysWith: +)
-                result.latency.add(worker.latency)
-                worker.close()
-            }
-        }
-        return result
-    }
-}
-
-/// What `raw-http` prints, whichever client ran: `RawHTTPLoad.Result`'s figures.
-struct RawLoadFigures {
-    var succeeded: Int64 = 0
-    var otherStatus: Int64 = 0
-    var errors: [String: Int64] = [:]
-    var elapsedSeconds: Double
-    var latency = HdrHistogram()
-
-    var requestsPerSecond: Double { elapsedSeconds > 0 ? Double(succeeded) / elapsedSeconds : 0 }
-
-    init(elapsedSeconds: Double) {
-        self.elapsedSeconds = elapsedSeconds
-    }
-
-    init(_ result: RawHTTPLoad.Result) {
-        succeeded = result.succeeded
-        otherStatus = result.otherStatus
-        errors = result.errors
-        elapsedSeconds = result.elapsedSeconds
-        latency = result.latency
+        return RawHTTPLoad.collect(workers, start: start, deadline: deadline)
     }
 }
 
 /// One worker of the wire loop. Everything is touched only on `queue`.
-final class RawWireWorker: @unchecked Sendable {
+final class RawWireWorker: RawLoadWorker, @unchecked Sendable {
     let queue: DispatchQueue
     private var events: EventThread!
     private var client: WireClient!

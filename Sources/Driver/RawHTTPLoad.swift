@@ -43,31 +43,26 @@ public enum RawHTTPLoad {
         public var latency: HdrHistogram
 
         public var requestsPerSecond: Double { elapsedSeconds > 0 ? Double(succeeded) / elapsedSeconds : 0 }
+
+        public init(elapsedSeconds: Double) {
+            succeeded = 0
+            otherStatus = 0
+            errors = [:]
+            self.elapsedSeconds = elapsedSeconds
+            latency = HdrHistogram()
+        }
     }
 
-    /// Runs the loop and blocks until every device has stopped; devices stop sending at the deadline.
-    public static func run(_ configuration: Configuration) -> Result {
-        let workerCount = max(1, min(configuration.workers, configuration.devices))
-        var request = ClientRequest(method: "GET", url: configuration.url, timeoutMillis: configuration.timeoutMillis)
-        request.collectsHeaders = false
-        let clock = MonotonicClock()
-        let start = clock.nowNanos()
-        let deadline = start + configuration.durationNanos
+    /// Starts `workers`, blocks until each has stopped (at `deadline`), and sums their figures: the one ending of
+    /// every raw loop, whichever client carries it (libcurl here, `HTTPWire` in `raw-http --client wire`).
+    public static func collect(_ workers: [any RawLoadWorker], start: UInt64, deadline: UInt64) -> Result {
         let group = DispatchGroup()
-        var workers: [RawHTTPWorker] = []
-        for w in 0..<workerCount {
-            let devices = configuration.devices / workerCount + (w < configuration.devices % workerCount ? 1 : 0)
-            let worker = RawHTTPWorker(index: w, devices: devices, devicesPerClient: configuration.devicesPerClient,
-                                       request: request, deadline: deadline, clock: clock)
-            workers.append(worker)
-        }
         for worker in workers {
             group.enter()
             worker.start { group.leave() }
         }
         group.wait()
-        var result = Result(succeeded: 0, otherStatus: 0, errors: [:],
-                            elapsedSeconds: Double(deadline - start) / 1e9, latency: HdrHistogram())
+        var result = Result(elapsedSeconds: Double(deadline - start) / 1e9)
         for worker in workers {
             worker.queue.sync {
                 result.succeeded += worker.succeeded
@@ -79,10 +74,40 @@ public enum RawHTTPLoad {
         }
         return result
     }
+
+    /// Runs the loop and blocks until every device has stopped; devices stop sending at the deadline.
+    public static func run(_ configuration: Configuration) -> Result {
+        let workerCount = max(1, min(configuration.workers, configuration.devices))
+        var request = ClientRequest(method: "GET", url: configuration.url, timeoutMillis: configuration.timeoutMillis)
+        request.collectsHeaders = false
+        let clock = MonotonicClock()
+        let start = clock.nowNanos()
+        let deadline = start + configuration.durationNanos
+        var workers: [RawHTTPWorker] = []
+        for w in 0..<workerCount {
+            let devices = configuration.devices / workerCount + (w < configuration.devices % workerCount ? 1 : 0)
+            let worker = RawHTTPWorker(index: w, devices: devices, devicesPerClient: configuration.devicesPerClient,
+                                       request: request, deadline: deadline, clock: clock)
+            workers.append(worker)
+        }
+        return collect(workers, start: start, deadline: deadline)
+    }
+}
+
+/// One worker of a raw loop, read on its `queue` once it has stopped.
+public protocol RawLoadWorker: AnyObject {
+    var queue: DispatchQueue { get }
+    var succeeded: Int64 { get }
+    var otherStatus: Int64 { get }
+    var errors: [String: Int64] { get }
+    var latency: HdrHistogram { get }
+    /// Starts its devices; `done` once every one has stopped at the deadline.
+    func start(done: @escaping @Sendable () -> Void)
+    func close()
 }
 
 /// One worker queue of the raw-http loop. Everything is touched only on `queue`.
-final class RawHTTPWorker: @unchecked Sendable {
+final class RawHTTPWorker: RawLoadWorker, @unchecked Sendable {
     let queue: DispatchQueue
     /// One thread waits for every client's sockets and runs them on `queue`.
     private var events: EventThread!
