@@ -96,17 +96,22 @@ extension HTTP1ResponseParser {
             contentLength = length
         } else if Self.equalsLowercase(name, "transfer-encoding") {
             // Chunked only when it is the last coding; otherwise the body runs to the connection's end.
-            let last = value.split(separator: 0x2C).last.map { Array($0.drop { $0 == 0x20 }) } ?? []
+            let last = value.split(separator: 0x2C).last.map(Self.trimmedOWS) ?? []
             chunkedCoding = last.withUnsafeBytes { Self.equalsLowercase($0, "chunked") }
         } else if Self.equalsLowercase(name, "connection") {
             for token in value.split(separator: 0x2C) {
-                let trimmed = Array(token.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 }.reversed())
-                trimmed.withUnsafeBytes {
+                Self.trimmedOWS(token).withUnsafeBytes {
                     if Self.equalsLowercase($0, "close") { connectionTokens |= 1 }
                     if Self.equalsLowercase($0, "keep-alive") { connectionTokens |= 2 }
                 }
             }
         }
+    }
+
+    /// A list element without the optional whitespace (spaces and tabs, RFC 9110 §5.6.3) on either side.
+    static func trimmedOWS(_ element: Slice<UnsafeRawBufferPointer>) -> [UInt8] {
+        let isOWS = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        return Array(element.drop(while: isOWS).reversed().drop(while: isOWS).reversed())
     }
 
     private mutating func decideFraming(http10: Bool) throws(WireResponseError) {

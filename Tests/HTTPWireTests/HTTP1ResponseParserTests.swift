@@ -74,6 +74,17 @@ final class HTTP1ResponseParserTests: XCTestCase {
         XCTAssertFalse(try response(both).1, "Content-Length and Transfer-Encoding together: no reuse")
     }
 
+    /// List elements lose their optional whitespace, tabs included (RFC 9110 §5.6.3): `gzip,<tab>chunked` is
+    /// chunked, `keep-alive<tab>, close` closes.
+    func testListElementsAreReadWithoutSpacesOrTabsAroundThem() throws {
+        let chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip,\tchunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
+        let (r, keepAlive) = try response(chunked)
+        XCTAssertEqual(String(decoding: r.body, as: UTF8.self), "abc", "read as chunked, not to the end")
+        XCTAssertTrue(keepAlive)
+        let closing = "HTTP/1.1 200 OK\r\nConnection: keep-alive\t, close\r\nContent-Length: 0\r\n\r\n"
+        XCTAssertFalse(try response(closing).1)
+    }
+
     func testExcessBytesAfterTheResponseAreCounted() throws {
         let (_, parser) = try parse("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nxHTTP").get()
         XCTAssertEqual(parser.excessBytes, 4)
