@@ -14,6 +14,8 @@ Fails, naming file:line, on
     way (limits/package.py says what counts),
   - a type name (struct, class, enum, protocol, actor, typealias at file scope) declared in two modules under
     Sources,
+  - a test cited in README.md or docs/ (`FooTests`, `FooTests.testBar`, `Module.FooTests`) that does not exist
+    under Tests/ (limits/doc_tests.py; a prose word can be excused with `<!-- limits: <reason> -->`),
 unless the place carries a comment saying why (for a sleep: why the real clock is the point):
 
     // limits: <reason>          (a sleep may say // sleep-ok: <reason>)
@@ -71,7 +73,8 @@ def main(argv):
         print(f"limits: {len(problems)} place(s) over the house limits; split them, or say why with "
               "'// limits: <reason>' (README, \"How it is built\")", file=sys.stderr)
         return 1
-    print("limits: every Swift file, function, type, sleep, dependency and type name is within the house limits")
+    print("limits: every Swift file, function, type, sleep, dependency, type name and cited test is within the house "
+          "limits")
     return 0
 
 

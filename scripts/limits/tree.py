@@ -1,8 +1,9 @@
 """The whole tree: every Swift file under Sources and Tests, then the checks across modules (Package.swift's
-dependencies against the imports, one module per type name)."""
+dependencies against the imports, one module per type name) and the tests the docs cite."""
 
 import os
 
+from doc_tests import check_citations
 from package import check_dependencies, read_targets
 from pending import kind_of, load_pending
 from sizes import METRIC_DIRECTORY, check_file
@@ -33,6 +34,8 @@ def check_tree(root, notes=None):
         if os.path.exists(os.path.join(root, "Package.swift")) else {}
     for name, message in check_type_names(root, directories):
         judge((name, "duplicate"), f"Sources: {message}")
+    for relative, line, message in check_citations(root):
+        problems.append(f"{relative}:{line}: {message}")
     for key in sorted(set(pending) - used):
         if notes is not None:
             notes.append(f"scripts/limits-pending.txt: {key[0]} {key[1]} is within the limits now: remove the entry")
