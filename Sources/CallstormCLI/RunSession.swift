@@ -160,6 +160,8 @@ final class RunSession {
             throw .cannotWrite(what: "results", directory: bundle.directory.path, cause: error)
         }
         servers.sink.set(driver.pushSink)
+        // Only the terminal's progress view, the metrics endpoint and OTLP read live histograms.
+        driver.liveHistograms(!options.quiet || otlp != nil || options.distributed.metricsListen != nil)
         otlp?.start(driver: driver)
         try distributed.startEndpoint(driver: driver, labels: .init(
             scenario: scenario.name, seed: scenario.seed, shard: options.distributed.shard.description))
