@@ -3,7 +3,6 @@ import Dispatch
 import Driver
 import EventPolling
 import HTTPWire
-import Metrics
 
 /// `callstorm raw-http --client wire`: the same closed loop as `RawHTTPLoad` (each device keeps one GET in
 /// flight, back to back, until the deadline), carried by `HTTPWire.WireClient` instead of libcurl, so the bench
@@ -38,10 +37,7 @@ final class RawWireWorker: RawLoadWorker, @unchecked Sendable {
     private let clock: MonotonicClock
     private var running = 0
     private var done: (() -> Void)?
-    var succeeded: Int64 = 0
-    var otherStatus: Int64 = 0
-    var errors: [String: Int64] = [:]
-    var latency = HdrHistogram()
+    var tally = RawLoadTally()
 
     init(index: Int, devices: Int, request: WireRequest, deadline: UInt64, clock: MonotonicClock) {
         self.queue = DispatchQueue(label: "callstorm.raw-wire.\(index)", qos: .userInteractive)
@@ -76,15 +72,8 @@ final class RawWireWorker: RawLoadWorker, @unchecked Sendable {
                 return
             }
             switch result {
-            case .success(let response):
-                if (200..<300).contains(response.status) {
-                    succeeded += 1
-                    latency.record(Int64((now - sent) / 1_000))
-                } else {
-                    otherStatus += 1
-                }
-            case .failure(let error):
-                errors[error.kind, default: 0] += 1
+            case .success(let response): tally.response(status: response.status, sentNanos: sent, nowNanos: now)
+            case .failure(let error): tally.error(error.kind)
             }
             send()
         }

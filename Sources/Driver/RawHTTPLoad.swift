@@ -31,26 +31,27 @@ public enum RawHTTPLoad {
     }
 
     public struct Result: Sendable {
-        /// Responses received with a 2xx status before the deadline.
-        public var succeeded: Int64
-        /// Responses with another status.
-        public var otherStatus: Int64
-        /// Requests that got no response, by `TransportError.kind`.
-        public var errors: [String: Int64]
+        /// What every worker counted before the deadline, summed.
+        public var tally = RawLoadTally()
         /// From the first request to the deadline (requests still in flight then are not counted).
         public var elapsedSeconds: Double
-        /// Response time in microseconds of every counted request.
-        public var latency: HdrHistogram
 
+        /// Responses received with a 2xx status before the deadline.
+        public var succeeded: Int64 { tally.succeeded }
+        /// Responses with another status.
+        public var otherStatus: Int64 { tally.otherStatus }
+        /// Requests that got no response, by the client's error kind.
+        public var errors: [String: Int64] { tally.errors }
+        /// Response time in microseconds of every counted request.
+        public var latency: HdrHistogram { tally.latency }
         public var requestsPerSecond: Double { elapsedSeconds > 0 ? Double(succeeded) / elapsedSeconds : 0 }
 
         public init(elapsedSeconds: Double) {
-            succeeded = 0
-            otherStatus = 0
-            errors = [:]
             self.elapsedSeconds = elapsedSeconds
-            latency = HdrHistogram()
         }
+
+        /// Adds one worker's tally.
+        public mutating func add(_ worker: RawLoadTally) { tally.add(worker) }
     }
 
     /// Starts `workers`, blocks until each has stopped (at `deadline`), and sums their figures: the one ending of
@@ -65,10 +66,7 @@ public enum RawHTTPLoad {
         var result = Result(elapsedSeconds: Double(deadline - start) / 1e9)
         for worker in workers {
             worker.queue.sync {
-                result.succeeded += worker.succeeded
-                result.otherStatus += worker.otherStatus
-                result.errors.merge(worker.errors, uniquingKeysWith: +)
-                result.latency.add(worker.latency)
+                result.add(worker.tally)
                 worker.close()
             }
         }
@@ -97,10 +95,7 @@ public enum RawHTTPLoad {
 /// One worker of a raw loop, read on its `queue` once it has stopped.
 public protocol RawLoadWorker: AnyObject {
     var queue: DispatchQueue { get }
-    var succeeded: Int64 { get }
-    var otherStatus: Int64 { get }
-    var errors: [String: Int64] { get }
-    var latency: HdrHistogram { get }
+    var tally: RawLoadTally { get }
     /// Starts its devices; `done` once every one has stopped at the deadline.
     func start(done: @escaping @Sendable () -> Void)
     func close()
@@ -118,10 +113,7 @@ final class RawHTTPWorker: RawLoadWorker, @unchecked Sendable {
     private let clock: MonotonicClock
     private var running = 0
     private var done: (() -> Void)?
-    var succeeded: Int64 = 0
-    var otherStatus: Int64 = 0
-    var errors: [String: Int64] = [:]
-    var latency = HdrHistogram()
+    var tally = RawLoadTally()
 
     init(index: Int, devices: Int, devicesPerClient: Int, request: ClientRequest, deadline: UInt64,
          clock: MonotonicClock) {
@@ -156,15 +148,8 @@ final class RawHTTPWorker: RawLoadWorker, @unchecked Sendable {
             let now = clock.nowNanos()
             if now <= deadline {
                 switch result {
-                case .success(let response):
-                    if (200..<300).contains(response.status) {
-                        succeeded += 1
-                        latency.record(Int64((now - sent) / 1_000))
-                    } else {
-                        otherStatus += 1
-                    }
-                case .failure(let error):
-                    errors[error.kind, default: 0] += 1
+                case .success(let response): tally.response(status: response.status, sentNanos: sent, nowNanos: now)
+                case .failure(let error): tally.error(error.kind)
                 }
                 send(device)
             } else {
@@ -184,5 +169,39 @@ final class RawHTTPWorker: RawLoadWorker, @unchecked Sendable {
         for client in clients { client.close() }
         clients.removeAll()
         events?.stop()
+    }
+}
+
+/// What a raw loop's worker counted before its deadline; each client's workers keep one, and `collect` sums them.
+public struct RawLoadTally: Sendable {
+    /// Responses received with a 2xx status.
+    public var succeeded: Int64 = 0
+    /// Responses with another status.
+    public var otherStatus: Int64 = 0
+    /// Requests that got no response, by the client's error kind.
+    public var errors: [String: Int64] = [:]
+    /// Response time in microseconds of every 2xx.
+    public var latency = HdrHistogram()
+
+    public init() {}
+
+    /// A response: a 2xx counted with its time since `sentNanos`, any other status apart.
+    public mutating func response(status: Int, sentNanos: UInt64, nowNanos: UInt64) {
+        if (200..<300).contains(status) {
+            succeeded += 1
+            latency.record(Int64((nowNanos - sentNanos) / 1_000))
+        } else {
+            otherStatus += 1
+        }
+    }
+
+    /// A request that got no response.
+    public mutating func error(_ kind: String) { errors[kind, default: 0] += 1 }
+
+    mutating func add(_ other: RawLoadTally) {
+        succeeded += other.succeeded
+        otherStatus += other.otherStatus
+        errors.merge(other.errors, uniquingKeysWith: +)
+        latency.add(other.latency)
     }
 }
