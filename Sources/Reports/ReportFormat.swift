@@ -48,11 +48,16 @@ enum ReportFormat {
         String(format: "%.\(Swift.max(decimals, 0))f", value)
     }
 
+    /// A date as ISO 8601 in UTC, `2026-12-06T05:10:55Z`. Written from `gmtime_r`'s fields: an `ISO8601DateFormatter` made per call cost ~0.7 M instructions, once
+    /// per .hlog file of every report (~18 M a run). Seconds are truncated, as the formatter does.
     static func iso8601UTC(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        guard gmtime_r(&seconds, &parts) != nil else { return "\(date)" }
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let year = String(parts.tm_year + 1900)
+        return "\(String(repeating: "0", count: max(0, 4 - year.count)))\(year)-\(two(parts.tm_mon + 1))-"
+            + "\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 
     /// "3m 05.2s"-style duration for people; the raw seconds are in summary.json.

@@ -80,3 +80,17 @@ final class JUnitReportTests: XCTestCase {
         _ = try parse(JUnitReport.render(result))
     }
 }
+
+/// Report timestamps (JUnit's `timestamp`, the .hlog header, the HTML's start) as ISO 8601 in UTC.
+final class ReportTimestampTests: XCTestCase {
+    func testTimestampsMatchFoundationsFormatterToTheSecondWithFractionsTruncated() {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.formatOptions = [.withInternetDateTime]
+        for seconds in [0, 1_764_998_455.999, 951_782_400.5, 4_102_444_799, 1_000_000_000] as [Double] {
+            let date = Date(timeIntervalSince1970: seconds)
+            XCTAssertEqual(ReportFormat.iso8601UTC(date), formatter.string(from: date), "\(seconds)")
+        }
+        XCTAssertEqual(ReportFormat.iso8601UTC(Date(timeIntervalSince1970: 1_796_533_855.7)), "2026-12-06T05:10:55Z")
+    }
+}
