@@ -19,11 +19,21 @@ struct CSVTable {
 
     static func escape(_ field: String) -> String { CSVText.field(field) }
 
+    /// Written as bytes into one buffer: a `joined` string per row cost ~4 k instructions a row, and
+    /// timeseries.csv has a row per metric and second (~75 k per SIP call of the instructions bench).
     func rendered() -> String {
-        var text = header.map(Self.escape).joined(separator: ",") + "\n"
-        for row in rows {
-            text += row.map(Self.escape).joined(separator: ",") + "\n"
+        var out: [UInt8] = []
+        out.reserveCapacity(64 * (rows.count + 1))
+        Self.appendRow(header, to: &out)
+        for row in rows { Self.appendRow(row, to: &out) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func appendRow(_ row: [String], to out: inout [UInt8]) {
+        for (i, field) in row.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            CSVText.appendField(field, to: &out)
         }
-        return text
+        out.append(10)
     }
 }
