@@ -16,8 +16,8 @@ public struct Recorder: Sendable {
     /// Per-metric state, found by the metric's key (`MetricTable`).
     struct MetricState: Sendable {
         var total: HdrHistogram
-        /// Dense histogram of the second in progress; empty when `openSecond` is nil.
-        var open: HdrHistogram
+        /// The second in progress; empty when `openSecond` is nil.
+        var open: OpenInterval
         var openSecond: Int?
         var sealed: [Int: SparseHistogram] = [:]
 
@@ -109,7 +109,7 @@ public struct Recorder: Sendable {
     }
 
     func newMetricState() -> MetricState {
-        MetricState(total: emptyTemplate, open: emptyTemplate, openSecond: nil)
+        MetricState(total: emptyTemplate, open: OpenInterval(template: emptyTemplate), openSecond: nil)
     }
 
     // MARK: - Recording (worker hot path)
@@ -118,7 +118,9 @@ public struct Recorder: Sendable {
     public mutating func record(_ metric: Metric, micros: Int64, atNanos: UInt64) {
         let second = second(atNanos: atNanos)
         let template = emptyTemplate
-        let i = metrics.index(of: metric) { MetricState(total: template, open: template, openSecond: nil) }
+        let i = metrics.index(of: metric) {
+            MetricState(total: template, open: OpenInterval(template: template), openSecond: nil)
+        }
         metrics[i].recordSample(micros, second: second)
     }
 
@@ -161,7 +163,9 @@ public struct Recorder: Sendable {
         for j in 0..<other.metrics.count {
             let theirs = other.metrics[j]
             let metric = other.metrics.metric(at: j)
-            let i = metrics.index(of: metric) { MetricState(total: template, open: template, openSecond: nil) }
+            let i = metrics.index(of: metric) {
+            MetricState(total: template, open: OpenInterval(template: template), openSecond: nil)
+        }
             metrics[i].total.add(theirs.total)
             for (second, interval) in theirs.allIntervals {
                 metrics[i].sealed[second] = metrics[i].sealed[second].map { $0.adding(interval) } ?? interval
