@@ -98,6 +98,11 @@ public struct RunBundle: Sendable, Equatable {
     public var targetAPNsKey: URL { file("target-apns-key.p8") }
     /// The log (stdout and stderr) of the Kamailio the run started (`target.sip.kamailio`).
     public var kamailioLog: URL { file("kamailio.log") }
+    /// The log of the rtpengine the run started (`target.sip.rtpengine`).
+    public var rtpengineLog: URL { file("rtpengine.log") }
+    /// The relay's per-call counts beside callstorm's, one row per call and direction (`target.sip.rtpengine`).
+    public static let mediaRelayFileName = "media-relay.csv"
+    public var mediaRelay: URL { file(Self.mediaRelayFileName) }
     /// The n-th start's (1-based) standard output and error of a child-process target.
     public func targetOutput(start n: Int) -> URL { file("target-\(n).out") }
     public func targetErrors(start n: Int) -> URL { file("target-\(n).err") }

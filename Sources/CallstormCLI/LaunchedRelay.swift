@@ -1,0 +1,63 @@
+import Driver
+import Foundation
+import Locking
+import Media
+import Metrics
+import Results
+import RTPEngine
+
+/// The rtpengine a run started (`target.sip.rtpengine`): the server, the book of its calls' counts polled while the
+/// run goes (`RelayCallBook`), and callstorm's own per-stream tallies handed over by the workers as each stream
+/// closes. At the run's end, before it is stopped, the two are compared (`RelayComparison`) into media-relay.csv,
+/// the counters `media.relay.*` and a note per disagreeing call.
+///
+/// Thread safety: `add` from any worker thread; the rest from the run's thread.
+final class LaunchedRelay: @unchecked Sendable {
+    let server: RTPEngineServer
+    let book: RelayCallBook
+    private let legs = Mutex<[MediaLegTally]>([])
+    private var compared = false
+
+    init(server: RTPEngineServer, book: RelayCallBook) {
+        self.server = server
+        self.book = book
+    }
+
+    /// A stream's tally (a worker's thread).
+    func add(_ tally: MediaLegTally) { legs.withLock { $0.append(tally) } }
+
+    /// Reads the relay's counts back, compares them with the tallies, writes `bundle.mediaRelay` and puts the
+    /// counters and notes into `result`. Once; before `stop`.
+    func compare(into result: inout LoadDriver.Result, bundle: RunBundle, nowNanos: UInt64) {
+        guard !compared else { return }
+        compared = true
+        let tallies = legs.withLock { $0 }
+        let (calls, unanswered) = book.finish(extra: Set(tallies.map(\.callID)))
+        let comparison = RelayComparison(legs: tallies, relay: calls)
+        result.recorder.count(.mediaRelayCallsCompared, by: Int64(comparison.callsCompared), atNanos: nowNanos)
+        result.recorder.count(.mediaRelayMismatch, by: Int64(comparison.mismatchedCalls.count), atNanos: nowNanos)
+        if unanswered > 0 {
+            result.recorder.count(.mediaRelayUnanswered, by: Int64(unanswered), atNanos: nowNanos)
+            result.notes.append("media relay: \(unanswered) ng requests to rtpengine went unanswered at the run's "
+                + "end; its counts for some calls may be missing")
+        }
+        result.notes += comparison.notes()
+        if !comparison.mismatchedCalls.isEmpty {
+            result.notes.append("media relay: \(comparison.mismatchedCalls.count) of \(comparison.callsCompared) "
+                + "calls' packet counts disagree with rtpengine's beyond the packets sent in each stream's last "
+                + "100 ms (\(RunBundle.mediaRelayFileName))")
+        }
+        do {
+            try FileManager.default.createDirectory(at: bundle.directory, withIntermediateDirectories: true)
+            try Data(comparison.csv.utf8).write(to: bundle.mediaRelay)
+        } catch {
+            result.notes.append("media relay: could not write \(RunBundle.mediaRelayFileName): \(error)")
+        }
+    }
+
+    /// Stops the book's poll and the relay (by PID). Idempotent; its log stays in the run directory.
+    func stop() {
+        book.stopPolling()
+        server.stop()
+    }
+}
