@@ -27,17 +27,23 @@ final class LaunchedRelay: @unchecked Sendable {
     func add(_ tally: MediaLegTally) { legs.withLock { $0.append(tally) } }
 
     /// Reads the relay's counts back, compares them with the tallies, writes `bundle.mediaRelay` and puts the
-    /// counters and notes into `result`. Once; before `stop`.
-    func compare(into result: inout LoadDriver.Result, bundle: RunBundle, nowNanos: UInt64) {
+    /// counters (also kept in raw/ as `recorder-relay`, so `callstorm report` finds them) and notes into
+    /// `result`. Once; before `stop`.
+    func compare(into result: inout LoadDriver.Result, bundle: RunBundle, runStartNanos: UInt64, nowNanos: UInt64) {
         guard !compared else { return }
         compared = true
         let tallies = legs.withLock { $0 }
         let (calls, unanswered) = book.finish(extra: Set(tallies.map(\.callID)))
         let comparison = RelayComparison(legs: tallies, relay: calls)
-        result.recorder.count(.mediaRelayCallsCompared, by: Int64(comparison.callsCompared), atNanos: nowNanos)
-        result.recorder.count(.mediaRelayMismatch, by: Int64(comparison.mismatchedCalls.count), atNanos: nowNanos)
+        var counted = Recorder(runStartNanos: runStartNanos)
+        counted.count(.mediaRelayCallsCompared, by: Int64(comparison.callsCompared), atNanos: nowNanos)
+        counted.count(.mediaRelayMismatch, by: Int64(comparison.mismatchedCalls.count), atNanos: nowNanos)
+        if unanswered > 0 { counted.count(.mediaRelayUnanswered, by: Int64(unanswered), atNanos: nowNanos) }
+        if let files = try? RecorderCheckpointer(directory: bundle.raw, stem: RunBundle.relayRecorderStem) {
+            counted = files.close(counted)
+        }
+        result.recorder.merge(counted)
         if unanswered > 0 {
-            result.recorder.count(.mediaRelayUnanswered, by: Int64(unanswered), atNanos: nowNanos)
             result.notes.append("media relay: \(unanswered) ng requests to rtpengine went unanswered at the run's "
                 + "end; its counts for some calls may be missing")
         }

@@ -254,7 +254,8 @@ final class RunSession {
         driver.onLoadStart = readyCue(settings: s.settings, gatewayURL: s.servers.gatewayURL)
         var result = driver.run()
         // The relay's counts are read back before teardown stops it (every stream closed with the run).
-        relay?.compare(into: &result, bundle: bundle, nowNanos: HarnessSampler.monotonicNanos())
+        relay?.compare(into: &result, bundle: bundle, runStartNanos: s.runStartNanos,
+                       nowNanos: HarnessSampler.monotonicNanos())
         otlp?.flush(into: &result.recorder)
         progress?.stop()
         signals.cancel()

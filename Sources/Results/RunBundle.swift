@@ -45,6 +45,8 @@ public struct RunBundle: Sendable, Equatable {
     /// Recorder checkpoint stems (`RecorderCheckpointer`): a snapshot `<stem>.json` and `<stem>.segments.jsonl`.
     public static func workerRecorderStem(_ worker: Int) -> String { "recorder-w\(worker)" }
     public static let harnessRecorderStem = "recorder-harness"
+    /// The counters of the relay comparison (`target.sip.rtpengine`), written once at the run's end.
+    public static let relayRecorderStem = "recorder-relay"
     public static func snapshotName(stem: String) -> String { "\(stem).json" }
     public static func segmentsName(stem: String) -> String { "\(stem).segments.jsonl" }
     /// Whether a file name in `raw/` is a recorder snapshot; its stem.
