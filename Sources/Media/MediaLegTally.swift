@@ -18,9 +18,13 @@ public struct MediaLegTally: Sendable, Equatable {
     /// have been on their way (to the relay, or from it to a far end that had already closed) when the call
     /// ended, so counts taken at each hop may differ by up to this many.
     public var lastWindowPackets: Int
+    /// How many packets of the far end may have sat unread in this end's socket when it closed: those arriving
+    /// during its loop's largest stall, ⌊max send lag / interval⌋ (the stream sends and reads on one loop, so its
+    /// send lag is that loop's lateness). 0 on a loop that keeps up.
+    public var stallPackets: Int
 
     public init(callID: String, call: Int, caller: Bool, localPort: Int, sent: Int, received: Int,
-                lastWindowPackets: Int) {
+                lastWindowPackets: Int, stallPackets: Int = 0) {
         self.callID = callID
         self.call = call
         self.caller = caller
@@ -28,6 +32,7 @@ public struct MediaLegTally: Sendable, Equatable {
         self.sent = sent
         self.received = received
         self.lastWindowPackets = lastWindowPackets
+        self.stallPackets = stallPackets
     }
 
     /// The window the comparison allows for: 100 ms (issue 34).
@@ -39,8 +44,10 @@ public struct MediaLegTally: Sendable, Equatable {
     /// (the +1 for a slot on the window's edge), never more than the stream sent. 6 at 20 ms with no lag.
     public init(callID: String, call: Int, caller: Bool, localPort: Int, report: MediaStreamReport,
                 intervalNanos: UInt64 = MediaCodec.packetNanos, windowNanos: UInt64 = MediaLegTally.windowNanos) {
-        let slots = Int((windowNanos + report.sendLag.maxNanos) / max(1, intervalNanos)) + 1
+        let interval = max(1, intervalNanos)
+        let slots = Int((windowNanos + report.sendLag.maxNanos) / interval) + 1
         self.init(callID: callID, call: call, caller: caller, localPort: localPort, sent: report.sent.packets,
-                  received: report.receiver.received, lastWindowPackets: min(report.sent.packets, slots))
+                  received: report.receiver.received, lastWindowPackets: min(report.sent.packets, slots),
+                  stallPackets: Int(report.sendLag.maxNanos / interval))
     }
 }

@@ -8,7 +8,8 @@ import TextEscaping
 /// to the address it holds for Y's party, and Y counted `received`. They agree when
 /// |sent − relayReceived| ≤ tolerance and |relayReceived − received| ≤ tolerance, the tolerance being
 /// `X.lastWindowPackets` (what X sent in the last 100 ms before its stream stopped: the packets that may still have
-/// been on their way when the call ended). rtpengine 10.5 counts only what it received, per party: what it
+/// been on their way when the call ended) + `Y.stallPackets` (what may have sat unread in Y's socket while its
+/// loop was late, 0 when it kept up). rtpengine 10.5 counts only what it received, per party: what it
 /// forwarded to Y is what it received from X, so a relay that sends X's audio to the wrong place shows as
 /// relayed but not received.
 public struct RelayComparison: Sendable, Equatable {
@@ -62,7 +63,7 @@ public struct RelayComparison: Sendable, Equatable {
     private static func row(from: MediaLegTally, to: MediaLegTally?, fromTag: RTPEngineTag?,
                             toTag: RTPEngineTag?) -> Row {
         let relayed = fromTag?.sentRTP.packets
-        let tolerance = from.lastWindowPackets
+        let tolerance = from.lastWindowPackets + (to?.stallPackets ?? 0)
         var agrees = abs(from.sent - (relayed ?? 0)) <= tolerance
         if let to { agrees = agrees && abs((relayed ?? 0) - to.received) <= tolerance }
         return Row(call: from.call, callID: from.callID, fromCaller: from.caller, sent: from.sent,

@@ -27,9 +27,22 @@ final class RelayComparisonTests: XCTestCase {
     }
 
     private func leg(_ id: String, call: Int, caller: Bool, port: Int, sent: Int, received: Int,
-                     window: Int = 6) -> MediaLegTally {
+                     window: Int = 6, stall: Int = 0) -> MediaLegTally {
         MediaLegTally(callID: id, call: call, caller: caller, localPort: port, sent: sent, received: received,
-                      lastWindowPackets: window)
+                      lastWindowPackets: window, stallPackets: stall)
+    }
+
+    func testPacketsTheReceiverCouldNotReadWhileItsLoopWasLateAreAllowedForOnItsDirectionOnly() throws {
+        // The callee's loop once sent 160 ms late: 8 of the caller's packets may have sat unread when it closed.
+        let legs = [leg("g", call: 9, caller: true, port: 20030, sent: 89, received: 85, window: 6),
+                    leg("g", call: 9, caller: false, port: 20032, sent: 89, received: 76, window: 14, stall: 8)]
+        let relay = ["g": try call("g", caller: (20030, 89), callee: (20032, 89))]
+        let comparison = RelayComparison(legs: legs, relay: relay)
+        XCTAssertEqual(comparison.rows.map(\.tolerance), [14, 14])
+        XCTAssertEqual(comparison.rows.map(\.agrees), [true, true], "13 short of 89 within 6 + 8; 4 within 14 + 0")
+        var late = legs
+        late[1].received = 74
+        XCTAssertEqual(RelayComparison(legs: late, relay: relay).mismatchedCalls, [9], "15 short is beyond 14")
     }
 
     func testCountsWithinTheLastWindowAgreeAndOneBeyondItIsTheCallNamed() throws {
@@ -93,7 +106,8 @@ final class RelayComparisonTests: XCTestCase {
         // A send 45 ms late: ⌊145 / 20⌋ + 1 = 8.
         report.sent.packets = 75
         report.sendLag.record(45_000_000)
-        XCTAssertEqual(MediaLegTally(callID: "x", call: 1, caller: true, localPort: 2, report: report)
-            .lastWindowPackets, 8)
+        let late = MediaLegTally(callID: "x", call: 1, caller: true, localPort: 2, report: report)
+        XCTAssertEqual(late.lastWindowPackets, 8)
+        XCTAssertEqual(late.stallPackets, 2, "⌊45 / 20⌋")
     }
 }
