@@ -6,9 +6,9 @@ import Metrics
 import Results
 import RTPEngine
 
-/// The rtpengine a run started (`target.sip.rtpengine`): the server, the book of its calls' counts polled while the
-/// run goes (`RelayCallBook`), and callstorm's own per-stream tallies handed over by the workers as each stream
-/// closes. At the run's end, before it is stopped, the two are compared (`RelayComparison`) into media-relay.csv,
+/// The rtpengine a run started (`target.sip.rtpengine`): the server, the book of its calls' counts, each read
+/// shortly after its ends closed (`RelayCallBook`), and callstorm's own per-stream tallies handed over by the
+/// workers as each stream closes. At the run's end, before it is stopped, the two are compared (`RelayComparison`) into media-relay.csv,
 /// the counters `media.relay.*` and a note per disagreeing call.
 ///
 /// Thread safety: `add` from any worker thread; the rest from the run's thread.
@@ -24,7 +24,10 @@ final class LaunchedRelay: @unchecked Sendable {
     }
 
     /// A stream's tally (a worker's thread).
-    func add(_ tally: MediaLegTally) { legs.withLock { $0.append(tally) } }
+    func add(_ tally: MediaLegTally) {
+        legs.withLock { $0.append(tally) }
+        book.closed(tally.callID)
+    }
 
     /// Reads the relay's counts back, compares them with the tallies, writes `bundle.mediaRelay` and puts the
     /// counters (also kept in raw/ as `recorder-relay`, so `callstorm report` finds them) and notes into
@@ -44,8 +47,8 @@ final class LaunchedRelay: @unchecked Sendable {
         }
         result.recorder.merge(counted)
         if unanswered > 0 {
-            result.notes.append("media relay: \(unanswered) ng requests to rtpengine went unanswered at the run's "
-                + "end; its counts for some calls may be missing")
+            result.notes.append("media relay: \(unanswered) ng queries to rtpengine went unanswered; its counts "
+                + "for some calls may be missing")
         }
         result.notes += comparison.notes()
         if !comparison.mismatchedCalls.isEmpty {

@@ -6,6 +6,6 @@ extension Metric {
     /// Calls where some direction's counts disagree beyond the tolerance (each named in the notes and
     /// media-relay.csv).
     public static let mediaRelayMismatch = Metric(named: "media.relay.mismatch")
-    /// ng requests of the end-of-run read-back that got no answer (the relay's counts may then be missing).
+    /// ng queries of the relay's counts that got no answer (the relay's counts for some calls may be missing).
     public static let mediaRelayUnanswered = Metric(named: "media.relay.unanswered")
 }
