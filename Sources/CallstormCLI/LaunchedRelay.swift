@@ -64,7 +64,7 @@ final class LaunchedRelay: @unchecked Sendable {
         }
     }
 
-    /// Stops the book's poll and the relay (by PID). Idempotent; its log stays in the run directory.
+    /// Stops the book's thread and the relay (by PID). Idempotent; its log stays in the run directory.
     func stop() {
         book.stopPolling()
         server.stop()

@@ -5,11 +5,13 @@ import Scenario
 
 /// `target.sip.rtpengine`: the run starts a media relay (Debian's rtpengine, userspace, free loopback ports)
 /// before its Kamailio, which then routes every call's RTP through it (`-A WITH_RTPENGINE`, docs/MEDIA.md). The
-/// relay keeps a deleted call queryable for `deleteDelaySeconds`, and the run's `RelayCallBook` polls it every
-/// second, so each call's counts are read after its BYE; at the run's end they are compared with callstorm's
-/// (`LaunchedRelay.compare`), and `teardown` stops it by PID after Kamailio on every way out.
+/// relay keeps a deleted call queryable for `relayDeleteDelaySeconds`, and the run's `RelayCallBook` queries each
+/// call 200 ms after an end closed its stream, so each call's counts are read after its BYE; at the run's end they
+/// are compared with callstorm's (`LaunchedRelay.compare`), and `teardown` stops it by PID after Kamailio on every
+/// way out.
 extension RunSession {
-    /// How long rtpengine keeps a deleted call (`--delete-delay`): ten times the book's 1 s poll.
+    /// How long rtpengine keeps a deleted call (`--delete-delay`): twenty times the book's 200 ms settle and
+    /// 250 ms look, room for a loaded machine.
     static let relayDeleteDelaySeconds = 10
 
     /// Starts the relay when the scenario asks for one; returns the defines Kamailio needs for it (none without).
