@@ -118,7 +118,7 @@ let package = Package(
         // Kamailio started as a user process on a free port, stopped by PID: for `target.sip.kamailio` and tests.
         .target(name: "Kamailio", dependencies: ["CLinux", "SystemCalls", "Locking"]),
         // rtpengine (the media relay) started as a user process, and a client of its ng control protocol.
-        .target(name: "RTPEngine", dependencies: ["CLinux", "SystemCalls", "Kamailio"]),
+        .target(name: "RTPEngine", dependencies: ["CLinux", "SystemCalls", "Kamailio", "Media", "TextEscaping"]),
         .target(name: "HTTPServer", dependencies: [
             "CLinux", "CSSL", "CLibnghttp2", "Locking", "EventPolling", "WebSocket", "StreamIO", "Bytes", "SystemCalls",
         ], swiftSettings: releaseUnchecked),
@@ -157,7 +157,7 @@ let package = Package(
             "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "Locking",
             "Determinism", "Faults", "FaultControl", "Quantities", "WebSocket", "RunFormats", "HistoryLoading",
             "ScenarioLoading", "Kamailio", "Bytes", "SystemCalls", "TextEscaping", "WebSocketClient", "Thresholds",
-            "OTLP", "OTLPExport", "StreamIO", "HTTPWire", "EventPolling",
+            "OTLP", "OTLPExport", "StreamIO", "HTTPWire", "EventPolling", "RTPEngine", "Media",
         ]),
         // libFuzzer targets (`make fuzz`, built in debug with -sanitize=fuzzer -DFUZZING); built plainly it
         // replays the committed corpora. Uses @testable imports: debug configuration only.
@@ -250,7 +250,7 @@ let package = Package(
             "Media", "MediaIO", "SIP", "Determinism", "EventPolling", "TestSupport", "Locking", "CLinux",
         ]),
         .testTarget(name: "KamailioTests", dependencies: ["Kamailio", "TestSupport", "Credentials"]),
-        .testTarget(name: "RTPEngineTests", dependencies: ["RTPEngine", "TestSupport", "CLinux"],
+        .testTarget(name: "RTPEngineTests", dependencies: ["RTPEngine", "TestSupport", "CLinux", "Media"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "SIPClientTests", dependencies: [
             "SIPClient", "SIP", "Determinism", "EventPolling", "CLinux", "TestSupport", "Locking", "SIPEmbedded",

@@ -15,13 +15,14 @@ extension RunSession {
     func startKamailio(servers: EmbeddedServers) throws(CLIError) {
         guard let sip = scenario.sip, let launch = sip.kamailio, let device = scenario.device.sip else { return }
         let what = "Kamailio (target.sip.kamailio)"
+        let relayDefines = try startRelay()
         do {
             let sizing = kamailioSizing(launch, devicesSleep: device.sleep)
             var options = KamailioOptions(configuration: try configuration(launch), ownProcessGroup: true,
                                           sharedMemoryMB: sizing.sharedMemoryMB,
                                           privateMemoryMB: sizing.privateMemoryMB)
             options.children = sizing.children
-            options.defines = ["SIP_PASSWORD=\"\(sip.password)\""]
+            options.defines = ["SIP_PASSWORD=\"\(sip.password)\""] + relayDefines
             if launch.pushes(devicesSleep: device.sleep) {
                 options.defines += KamailioOptions.pushDefines(
                     url: servers.gatewayURL, token: try servers.providerToken(teamID: scenario.push.authTeamID),

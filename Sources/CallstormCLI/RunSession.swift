@@ -32,6 +32,8 @@ final class RunSession {
     private var targetProcess: TargetProcess?
     /// `target.sip.kamailio`'s server and the reader of its log (RunSession+Kamailio.swift).
     var kamailio: LaunchedKamailio?
+    /// `target.sip.rtpengine`'s relay and the book of its counts (RunSession+Relay.swift).
+    var relay: LaunchedRelay?
     private var faultController: FaultController?
     private var tornDown = false
     /// OpenTelemetry export (`OTLPRun`: `--otlp`), nil when no endpoint is set.
@@ -113,6 +115,7 @@ final class RunSession {
         guard !tornDown else { return }
         tornDown = true
         kamailio?.stop()
+        relay?.stop()
         faultController?.stop()
         targetProcess?.stop()
         servers?.stop()
@@ -138,6 +141,7 @@ final class RunSession {
         }
         settings.networkRoutes = faultController?.routes(for: targetURL) ?? [:]
         settings.runDirectory = bundle.directory
+        if let relay { settings.tracing.mediaLegs = { relay.add($0) } }
         if options.traceCalls > 0 {
             do {
                 settings.trace = try TraceWriter(calls: options.traceCalls,
@@ -251,6 +255,9 @@ final class RunSession {
         let progress = options.quiet ? nil : makeProgress(driver: driver, settings: s.settings)
         driver.onLoadStart = readyCue(settings: s.settings, gatewayURL: s.servers.gatewayURL)
         var result = driver.run()
+        // The relay's counts are read back before teardown stops it (every stream closed with the run).
+        relay?.compare(into: &result, bundle: bundle, runStartNanos: s.runStartNanos,
+                       nowNanos: HarnessSampler.monotonicNanos())
         otlp?.flush(into: &result.recorder)
         progress?.stop()
         signals.cancel()

@@ -1,6 +1,7 @@
 import CallModel
 import Faults
 import Foundation
+import Media
 import OTLP
 import Scenario
 
@@ -63,6 +64,9 @@ public struct DriverSettings: Sendable {
         /// OpenTelemetry traces (`--otlp`): each worker's span buffer, made on its loop; when nil every hook is
         /// one nil check.
         public var spans: (@Sendable (_ worker: Int) -> CallTraceBuffer)?
+        /// Each media stream's tally at its close (`target.sip.rtpengine`: compared with the relay's own counts at
+        /// the run's end); called on the worker's thread, so it must only hand the value over.
+        public var mediaLegs: (@Sendable (MediaLegTally) -> Void)?
         public init() {}
     }
 

@@ -9,6 +9,8 @@ public struct RTPEngineOptions: Sendable, Equatable {
     public var ports: ClosedRange<Int>?
     /// How many ports a picked range holds: two per stream (RTP and RTCP), two streams per call.
     public var portCount: Int
+    /// Ports a picked range must not overlap: the ones the run's own media streams bind (`media.ports`).
+    public var avoidPorts: ClosedRange<Int>?
     /// `--log-level` (syslog levels: 3 errors … 6 informational, 7 debug).
     public var logLevel: Int
     /// Where its stderr goes; nil keeps `rtpengine.log` in its runtime directory, removed at `stop`.
@@ -29,6 +31,7 @@ public struct RTPEngineOptions: Sendable, Equatable {
         self.interface = interface
         self.ports = ports
         self.portCount = portCount
+        avoidPorts = nil
         self.logLevel = logLevel
         self.logFile = logFile
         self.deleteDelay = deleteDelay

@@ -74,7 +74,8 @@ public final class RTPEngineServer {
     /// One start on a fresh ng port and runtime directory; on failure nothing of it is left running or on disk.
     private static func launch(_ options: RTPEngineOptions) throws -> Result<Started, RTPEngineFailure> {
         guard let ngPort = KamailioServer.freePort() else { throw RTPEngineFailure.noFreePort }
-        guard let ports = options.ports ?? freePortRange(count: options.portCount) else {
+        guard let ports = options.ports
+            ?? freePortRange(count: options.portCount, avoiding: options.avoidPorts) else {
             throw RTPEngineFailure.noFreePortRange(options.portCount)
         }
         let directory = FileManager.default.temporaryDirectory

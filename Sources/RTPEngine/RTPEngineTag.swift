@@ -29,6 +29,12 @@ public struct RTPEngineTag: Equatable, Sendable {
         streams.filter { !$0.isRTCP }.compactMap(\.endpoint)
     }
 
+    /// The ports of this party's RTP as the relay knows them: learned from its packets and given in its SDP (a
+    /// server that rewrote the SDP's address keeps its port).
+    public var rtpPorts: Set<Int> {
+        Set(streams.filter { !$0.isRTCP }.flatMap { [$0.endpoint?.port, $0.advertised?.port].compactMap { $0 } })
+    }
+
     /// The relay's own RTP ports for this party: where its packets must be sent to pass through the relay.
     public var relayRTPPorts: [Int] {
         streams.filter { !$0.isRTCP }.compactMap(\.localPort)

@@ -45,6 +45,8 @@ public struct RunBundle: Sendable, Equatable {
     /// Recorder checkpoint stems (`RecorderCheckpointer`): a snapshot `<stem>.json` and `<stem>.segments.jsonl`.
     public static func workerRecorderStem(_ worker: Int) -> String { "recorder-w\(worker)" }
     public static let harnessRecorderStem = "recorder-harness"
+    /// The counters of the relay comparison (`target.sip.rtpengine`), written once at the run's end.
+    public static let relayRecorderStem = "recorder-relay"
     public static func snapshotName(stem: String) -> String { "\(stem).json" }
     public static func segmentsName(stem: String) -> String { "\(stem).segments.jsonl" }
     /// Whether a file name in `raw/` is a recorder snapshot; its stem.
@@ -98,6 +100,11 @@ public struct RunBundle: Sendable, Equatable {
     public var targetAPNsKey: URL { file("target-apns-key.p8") }
     /// The log (stdout and stderr) of the Kamailio the run started (`target.sip.kamailio`).
     public var kamailioLog: URL { file("kamailio.log") }
+    /// The log of the rtpengine the run started (`target.sip.rtpengine`).
+    public var rtpengineLog: URL { file("rtpengine.log") }
+    /// The relay's per-call counts beside callstorm's, one row per call and direction (`target.sip.rtpengine`).
+    public static let mediaRelayFileName = "media-relay.csv"
+    public var mediaRelay: URL { file(Self.mediaRelayFileName) }
     /// The n-th start's (1-based) standard output and error of a child-process target.
     public func targetOutput(start n: Int) -> URL { file("target-\(n).out") }
     public func targetErrors(start n: Int) -> URL { file("target-\(n).err") }

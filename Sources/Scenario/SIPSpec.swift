@@ -56,6 +56,9 @@ public struct SIPTargetSpec: Sendable, Equatable {
     /// the scenario's directory. Nil: callstorm's local CA when the run starts Kamailio (which it issues the
     /// server's certificate), else the system's trust store.
     public var caFile: String?
+    /// `rtpengine:`: callstorm starts a media relay (rtpengine) for the run, before the Kamailio it starts, and
+    /// routes every call's RTP through it (docs/MEDIA.md, "The relay: rtpengine"); nil: no relay.
+    public var rtpengine: RTPEngineLaunchSpec?
 
     public init(host: String, port: Int, domain: String? = nil, password: String = "callstorm", expires: Int = 600,
                 kamailio: KamailioLaunchSpec? = nil, caFile: String? = nil) {
@@ -81,7 +84,10 @@ public struct SIPTargetSpec: Sendable, Equatable {
         let set = [("shared_memory_mb", kamailio.sharedMemoryMB), ("private_memory_mb", kamailio.privateMemoryMB),
                    ("children", kamailio.children)].compactMap { key, value in value.map { "\(key) \($0)" } }
         let sizes = "sized from devices and peak rate" + (set.isEmpty ? "" : ", " + set.joined(separator: ", "))
-        return "a Kamailio the run starts on a free port (\(push); \(configuration); \(sizes))" + trust
+        let relay = rtpengine.map {
+            ", media through an rtpengine the run starts" + ($0.variant.map { " (variant \($0.rawValue))" } ?? "")
+        } ?? ""
+        return "a Kamailio the run starts on a free port (\(push); \(configuration); \(sizes))\(relay)" + trust
     }
 
     /// The flow steps SIP carries (`start` is INVITE, `join` 200 OK, `decline` 486/603, `end` BYE or CANCEL,
@@ -119,4 +125,25 @@ public struct KamailioLaunchSpec: Sendable, Equatable {
 
     /// Whether the push route is on for devices that do (`sleeping`) or do not sleep.
     public func pushes(devicesSleep sleeping: Bool) -> Bool { push ?? sleeping }
+}
+
+/// `target.sip.rtpengine`: the media relay `callstorm run` starts for the run (Debian's rtpengine, userspace, on free
+/// loopback ports), with the Kamailio it starts routing media through it (`-A WITH_RTPENGINE`); stopped by PID at
+/// the run's end, after its per-call counts were read back and compared with callstorm's (docs/MEDIA.md).
+public struct RTPEngineLaunchSpec: Sendable, Equatable {
+    /// A deliberately broken Kamailio configuration, for tests that must find one-way audio blamed on the server.
+    public enum Variant: String, Sendable, CaseIterable {
+        /// `WITH_RTPENGINE_OFFER_ONLY`: offers rewritten, answers never (the caller's audio bypasses the relay).
+        case offerOnly = "offer_only"
+        /// `WITH_RTPENGINE_LOST_ANSWER`: the callee's answer reaches the relay with a wrong address, so the
+        /// caller's audio is relayed nowhere (one-way audio, the server's fault).
+        case lostAnswer = "lost_answer"
+    }
+
+    /// nil: the shipped configuration as it is meant to run.
+    public var variant: Variant?
+
+    public init(variant: Variant? = nil) {
+        self.variant = variant
+    }
 }

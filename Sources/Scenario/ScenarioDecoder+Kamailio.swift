@@ -30,7 +30,23 @@ extension ScenarioDecoder {
         if let n = f["password"], let password = string(n, "password") { spec.password = password }
         if let n = f["expires"], let expires = integer(n, "expires", atLeast: 60) { spec.expires = expires }
         if let n = f["ca"] { spec.caFile = caFile(n) }
+        if let n = f["rtpengine"] { spec.rtpengine = rtpengineLaunch(n) }
         return spec
+    }
+
+    /// `target.sip.rtpengine`: `true`, or `{ variant: lost_answer | offer_only }` (a broken Kamailio
+    /// configuration for tests of one-way audio blamed on the server).
+    private mutating func rtpengineLaunch(_ node: YAMLNode) -> RTPEngineLaunchSpec? {
+        if node.scalarText != nil {
+            return bool(node, "rtpengine").flatMap { $0 ? RTPEngineLaunchSpec() : nil }
+        }
+        guard let f = fields(of: node, in: "'target.sip.rtpengine'", known: ["variant"]) else { return nil }
+        var launch = RTPEngineLaunchSpec()
+        if let n = f["variant"],
+           let word = word(n, "variant", among: RTPEngineLaunchSpec.Variant.allCases.map(\.rawValue)) {
+            launch.variant = RTPEngineLaunchSpec.Variant(rawValue: word)
+        }
+        return launch
     }
 
     private mutating func kamailioLaunch(_ node: YAMLNode) -> KamailioLaunchSpec? {

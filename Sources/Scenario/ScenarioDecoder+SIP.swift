@@ -2,7 +2,7 @@
 /// register at (docs/SIP.md).
 extension ScenarioDecoder {
     static let sipDeviceKeys = ["signaling", "sleep", "transport", "wake_after", "join_at"]
-    static let sipTargetKeys = ["registrar", "domain", "password", "expires", "kamailio", "ca"]
+    static let sipTargetKeys = ["registrar", "domain", "password", "expires", "kamailio", "ca", "rtpengine"]
     static let signalingWords = ["http", "sip"]
 
     /// The SIP keys of the `device:` section.
@@ -50,6 +50,10 @@ extension ScenarioDecoder {
             return nil
         }
         var spec = SIPTargetSpec(host: String(parts[0]), port: port)
+        if let n = f["rtpengine"], !Self.isFalse(n) {
+            report(n.mark, "'rtpengine' starts a media relay for the Kamailio the run starts ('kamailio: true'); "
+                + "a 'registrar' already running routes its media itself: remove 'rtpengine' or use 'kamailio: true'")
+        }
         if let n = f["domain"], let domain = string(n, "domain") { spec.domain = domain }
         if let n = f["password"], let password = string(n, "password") { spec.password = password }
         if let n = f["expires"], let expires = integer(n, "expires", atLeast: 60) { spec.expires = expires }

@@ -111,9 +111,15 @@ extension SIPSignaling {
     /// The dialog ended: the stream stops and its report is recorded.
     func closeMedia(_ key: LegKey) {
         guard let id = media.byLeg.removeValue(forKey: key), let streams = media.streams else { return }
+        let port = streams.localEndpoint(id)?.port
         let report = streams.close(id)
-        media.legs[id] = nil
-        if let report { recordMedia(report) }
+        let leg = media.legs.removeValue(forKey: id)
+        guard let report else { return }
+        recordMedia(report)
+        if let tally = settings.tracing.mediaLegs, let leg, let port {
+            tally(MediaLegTally(callID: leg.key.callID, call: leg.call, caller: leg.caller, localPort: port,
+                                report: report))
+        }
     }
 
     /// Closes every stream still open (the run's end).
