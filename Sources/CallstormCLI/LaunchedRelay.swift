@@ -6,10 +6,10 @@ import Metrics
 import Results
 import RTPEngine
 
-/// The rtpengine a run started (`target.sip.rtpengine`): the server, the book of its calls' counts, each read
-/// shortly after its ends closed (`RelayCallBook`), and callstorm's own per-stream tallies handed over by the
-/// workers as each stream closes. At the run's end, before it is stopped, the two are compared (`RelayComparison`) into media-relay.csv,
-/// the counters `media.relay.*` and a note per disagreeing call.
+/// The rtpengine a run started (`target.sip.rtpengine`): the server, the book of its calls' counts, each read shortly
+/// after its ends closed (`RelayCallBook`), and callstorm's own per-stream tallies handed over by the workers as each
+/// stream closes. At the run's end, before it is stopped, the two are compared (`RelayComparison`) into
+/// media-relay.csv, the counters `media.relay.*` and a note per disagreeing call.
 ///
 /// Thread safety: `add` from any worker thread; the rest from the run's thread.
 final class LaunchedRelay: @unchecked Sendable {

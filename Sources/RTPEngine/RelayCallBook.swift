@@ -70,9 +70,9 @@ public final class RelayCallBook: @unchecked Sendable {
         }
     }
 
-    /// Stops the thread, queries every call still pending and those of `extra` never answered yet, and returns the latest answer of every
-    /// call, by Call-ID, with how many queries got no answer (a call the relay no longer holds is not counted:
-    /// its last answer stands, or it never had one).
+    /// Stops the thread, queries every call still pending and those of `extra` never answered yet, and returns the
+    /// latest answer of every call, by Call-ID, with how many queries got no answer (a call the relay no longer holds
+    /// is not counted: its last answer stands, or it never had one).
     public func finish(extra: Set<String> = []) -> (calls: [String: RTPEngineCall], unanswered: Int) {
         stopPolling()
         let rest = lock.withLock { () -> Set<String> in

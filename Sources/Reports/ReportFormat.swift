@@ -48,8 +48,9 @@ enum ReportFormat {
         String(format: "%.\(Swift.max(decimals, 0))f", value)
     }
 
-    /// A date as ISO 8601 in UTC, `2026-12-06T05:10:55Z`. Written from `gmtime_r`'s fields: an `ISO8601DateFormatter` made per call cost ~0.7 M instructions, once
-    /// per .hlog file of every report (~18 M a run). Seconds are truncated, as the formatter does.
+    /// A date as ISO 8601 in UTC, `2026-12-06T05:10:55Z`. Written from `gmtime_r`'s fields: an `ISO8601DateFormatter`
+    /// made per call cost ~0.7 M instructions, once per .hlog file of every report (~18 M a run). Seconds are
+    /// truncated, as the formatter does.
     static func iso8601UTC(_ date: Date) -> String {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
