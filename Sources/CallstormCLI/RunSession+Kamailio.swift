@@ -41,7 +41,9 @@ extension RunSession {
                 }
             }
             watch.start()
-            kamailio = LaunchedKamailio(server: server, watch: watch, sizing: sizing)
+            let launched = LaunchedKamailio(server: server, watch: watch, sizing: sizing)
+            kamailio = launched
+            kamailioTarget.set(launched)
             scenario.sip?.host = "127.0.0.1"
             scenario.sip?.port = server.port
             var listening = "\(server.port) (UDP and TCP)"

@@ -32,6 +32,8 @@ final class RunSession {
     private var targetProcess: TargetProcess?
     /// `target.sip.kamailio`'s server and the reader of its log (RunSession+Kamailio.swift).
     var kamailio: LaunchedKamailio?
+    /// What target fault windows kill and restart in a SIP run: that Kamailio, once it runs.
+    let kamailioTarget = DeferredTarget()
     /// `target.sip.rtpengine`'s relay and the book of its counts (RunSession+Relay.swift).
     var relay: LaunchedRelay?
     private var faultController: FaultController?
@@ -212,7 +214,7 @@ final class RunSession {
             }
             if FaultController.isNeeded(scenario) {
                 let controller = try FaultController(windows: scenario.faults, seed: scenario.seed,
-                                                     upstreamURL: targetURL, target: targetProcess,
+                                                     upstreamURL: targetURL, target: controlledTarget(),
                                                      dropEventSockets: servers.socketStormHook)
                 faultController = controller
                 targetURL = controller.deviceURL(for: targetURL)
@@ -221,6 +223,13 @@ final class RunSession {
         } catch {
             throw .cannotStart(what: "the embedded servers", cause: error)
         }
+    }
+
+    /// What target fault windows kill and restart: the reference target as a child process, or the run's
+    /// Kamailio (set once `startKamailio` started it).
+    private func controlledTarget() -> ControlledTarget? {
+        if let targetProcess { return targetProcess }
+        return scenario.sip?.kamailio != nil ? kamailioTarget : nil
     }
 
     // MARK: - Drive

@@ -86,7 +86,7 @@ extension KamailioServer {
         let out = directory.appendingPathComponent("version.txt").path
         guard let pid = try? spawn(binary, ["-v"], log: out, ownProcessGroup: false) else { return nil }
         guard reaped(pid, within: 5) else {
-            kill(pid, SIGKILL)
+            Glibc.kill(pid, SIGKILL)
             var status: Int32 = 0
             waitpid(pid, &status, 0)
             return nil

@@ -1,5 +1,6 @@
 import CLinux
 import Foundation
+import Locking
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,17 +14,29 @@ import Glibc
 /// Foundation's monitor takes for an exit and then blocks in waitpid on it, so no other child of the process
 /// (SIPp, a child target) would ever be seen to end.
 ///
-/// Thread safety: `stop` from one thread at a time (the owner's).
-public final class KamailioServer {
+/// Thread safety: `kill`, `restart` and `stop` from any thread (a chaos window restarts it from the fault
+/// controller's queue while the run's thread may stop it); one at a time, under `process`.
+public final class KamailioServer: @unchecked Sendable {
     /// SIP over UDP and TCP.
     public var port: Int { ports.sip }
-    /// Every listener's port (TLS and WebSocket ones when `options.listeners` asks for them).
+    /// Every listener's port (TLS and WebSocket ones when `options.listeners` asks for them); a restart keeps
+    /// them.
     public let ports: KamailioPorts
-    public let pid: pid_t
+    /// The running main process; after a `kill`, the last one's until `restart`.
+    public var pid: pid_t { process.withLock { $0.pid } }
+    /// False between a `kill` and its `restart`, and after `stop`.
+    public var running: Bool { process.withLock { $0.running } }
     /// Its runtime directory (`-Y`), removed at `stop`.
     public let directory: URL
     public let options: KamailioOptions
-    private var stopped = false
+    private let modules: String
+    private let process: Mutex<ProcessState>
+
+    private struct ProcessState {
+        var pid: pid_t
+        var running = true
+        var stopped = false
+    }
 
     public enum Failure: Error, CustomStringConvertible {
         case notInstalled
@@ -80,8 +93,11 @@ public final class KamailioServer {
             attempt += 1
             switch try Self.launch(options, modules: modules) {
             case .success(let started):
+                let pid: pid_t
                 (ports, pid, directory) = started
+                process = Mutex(ProcessState(pid: pid))
                 self.options = options
+                self.modules = modules
                 return
             case .failure(let failure):
                 if case .exited(let log) = failure, log.contains("Address already in use"), attempt < 3 { continue }
@@ -90,12 +106,14 @@ public final class KamailioServer {
         }
     }
 
-    /// One start on a fresh port and run directory; on failure nothing of it is left running or on disk.
-    private static func launch(_ options: KamailioOptions, modules: String)
+    /// One start on a fresh port and run directory, or on `again`'s (a restart); on failure nothing of it is left
+    /// running, nor on disk unless `again` gave the directory.
+    private static func launch(_ options: KamailioOptions, modules: String,
+                               again: (ports: KamailioPorts, directory: URL)? = nil)
         throws -> Result<(KamailioPorts, pid_t, URL), Failure> {
-        guard let ports = KamailioPorts.free(for: options.listeners) else { throw Failure.noFreePort }
+        guard let ports = again?.ports ?? KamailioPorts.free(for: options.listeners) else { throw Failure.noFreePort }
         let port = ports.sip
-        let directory = try makeRunDirectory()
+        let directory = try again?.directory ?? makeRunDirectory()
         let logURL = options.logFile ?? directory.appendingPathComponent("kamailio.log")
         let child: pid_t
         do {
@@ -106,7 +124,7 @@ public final class KamailioServer {
             child = try spawn(binary, options.arguments(modules: modules, runDirectory: directory.path, ports: ports),
                               log: logURL.path, ownProcessGroup: options.ownProcessGroup)
         } catch {
-            try? FileManager.default.removeItem(at: directory)
+            if again == nil { try? FileManager.default.removeItem(at: directory) }
             throw error
         }
         var exited = false
@@ -118,27 +136,81 @@ public final class KamailioServer {
         if ready { return .success((ports, child, directory)) }
         let text = String(((try? String(contentsOf: logURL, encoding: .utf8)) ?? "").suffix(3000))
         if !exited { terminate(child) }  // an exited and reaped PID is not signalled again
-        try? FileManager.default.removeItem(at: directory)
+        if again == nil { try? FileManager.default.removeItem(at: directory) }
         return .failure(exited ? .exited(text) : .notReady(text))
     }
 
     /// SIGTERM to the main process (it stops its children); SIGKILL to it and to each child by PID after 5 s.
     /// Idempotent.
     public func stop() {
-        guard !stopped else { return }
-        stopped = true
-        Self.terminate(pid)
+        process.withLock { state in
+            guard !state.stopped else { return }
+            state.stopped = true
+            if state.running { Self.terminate(state.pid) }
+            state.running = false
+        }
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Ends the server as a crash or an orderly stop would (`SIGKILL`: the main process and each worker by PID,
+    /// so no worker keeps a listening socket; `SIGTERM`: the main process stops its workers), and waits until it
+    /// is gone. Its registrations, kept in memory, are lost with it. Nothing when it is not running.
+    public func kill(signal: Int32) {
+        process.withLock { state in
+            guard state.running else { return }
+            state.running = false
+            if signal == SIGKILL {
+                let workers = Self.children(of: state.pid)
+                Glibc.kill(state.pid, SIGKILL)
+                for worker in workers { Glibc.kill(worker, SIGKILL) }
+                var status: Int32 = 0
+                waitpid(state.pid, &status, 0)
+                Self.awaitGone(workers, within: 5)
+            } else {
+                Self.terminate(state.pid)
+            }
+        }
+    }
+
+    /// Starts it again after `kill`, on the same ports and runtime directory, its log appended to, and waits until
+    /// it answers an OPTIONS. Nothing when it is running or stopped for good.
+    public func restart() throws {
+        try process.withLock { (state: inout ProcessState) throws in
+            guard !state.running, !state.stopped else { return }
+            switch try Self.launch(options, modules: modules, again: (ports, directory)) {
+            case .success(let started):
+                state.pid = started.1
+                state.running = true
+            case .failure(let failure):
+                throw failure
+            }
+        }
+    }
+
+    /// Waits until none of `pids` (orphans once their parent died) runs any more: gone, or a zombie, which holds
+    /// no socket (whoever reaps orphans here may never reap it).
+    private static func awaitGone(_ pids: [pid_t], within seconds: Double) {
+        let deadline = clinux_monotonic_ns() + UInt64(seconds * 1e9)
+        while clinux_monotonic_ns() < deadline, pids.contains(where: isRunning) {
+            usleep(10_000)
+        }
+    }
+
+    /// Whether `pid` exists and is not a zombie.
+    public static func isRunning(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
     }
 
     /// SIGTERM to `pid` (Kamailio's main process stops its children); SIGKILL to it and to each child by PID
     /// if it is still there after 5 s.
     static func terminate(_ pid: pid_t) {
         let children = children(of: pid)
-        kill(pid, SIGTERM)
+        Glibc.kill(pid, SIGTERM)
         if !reaped(pid, within: 5) {
-            kill(pid, SIGKILL)
-            for orphan in children { kill(orphan, SIGKILL) }
+            Glibc.kill(pid, SIGKILL)
+            for orphan in children { Glibc.kill(orphan, SIGKILL) }
             var status: Int32 = 0
             waitpid(pid, &status, 0)
         }

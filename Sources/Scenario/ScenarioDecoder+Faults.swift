@@ -187,9 +187,10 @@ extension ScenarioDecoder {
             t.restartAfterNanos = after
         }
         if let n = f["signal"], let s = word(n, "signal", among: ["KILL", "TERM"]) { t.signal = s }
-        if !targetProcess {
+        // The reference target as a child process, or the Kamailio a SIP run starts (`target.sip.kamailio`).
+        if !targetProcess, sip?.kamailio == nil {
             report(f.mark, "target faults kill and restart a target callstorm runs itself; set "
-                + "'target: { embedded: true, process: true }'")
+                + "'target: { embedded: true, process: true }', or 'target.sip.kamailio' for SIP devices")
         }
         return t
     }

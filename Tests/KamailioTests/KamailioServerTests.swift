@@ -1,5 +1,5 @@
 import Foundation
-import Kamailio
+@testable import Kamailio
 import TestSupport
 import XCTest
 
@@ -44,10 +44,41 @@ final class KamailioServerTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: kamailio.directory.path))
     }
 
-    /// Whether `pid` exists and is not a zombie (an orphaned worker waits for whoever reaps orphans here).
-    private func running(_ pid: Int32) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
-        return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
+    /// A target fault window's crash and restart: SIGKILL leaves no worker holding the port, the restart answers
+    /// on the same port with a new main process and appends to the same log, and stop ends it for good.
+    func testAKilledKamailioRestartsOnTheSamePortAndStopEndsItForGood() throws {
+        let kamailio = try KamailioServer()
+        defer { kamailio.stop() }
+        let first = kamailio.pid
+        let workers = KamailioServer.children(of: first)
+        kamailio.kill(signal: SIGKILL)
+        XCTAssertFalse(kamailio.running)
+        for pid in [first] + workers { XCTAssertFalse(running(pid), "process \(pid) outlived the kill") }
+        XCTAssertFalse(KamailioServer.answersOptions(port: kamailio.port, within: 0.3), "nothing answers while down")
+        kamailio.kill(signal: SIGKILL)  // nothing to kill: no effect
+        try kamailio.restart()
+        XCTAssertTrue(kamailio.running)
+        XCTAssertNotEqual(kamailio.pid, first)
+        XCTAssertTrue(KamailioServer.answersOptions(port: kamailio.port, within: 5), "the restart answers again")
+        try kamailio.restart()  // running: no second process
+        XCTAssertEqual(KamailioServer.children(of: kamailio.pid).isEmpty, false)
+        let second = kamailio.pid
+        kamailio.stop()
+        XCTAssertFalse(running(second))
+        try kamailio.restart()  // stopped for good: nothing starts
+        XCTAssertFalse(kamailio.running)
     }
+
+    func testATermKillStopsKamailioInOrderAndItRestarts() throws {
+        let kamailio = try KamailioServer()
+        defer { kamailio.stop() }
+        let first = kamailio.pid
+        kamailio.kill(signal: SIGTERM)
+        XCTAssertFalse(running(first))
+        try kamailio.restart()
+        XCTAssertTrue(KamailioServer.answersOptions(port: kamailio.port, within: 5))
+    }
+
+    /// Whether `pid` exists and is not a zombie (an orphaned worker waits for whoever reaps orphans here).
+    private func running(_ pid: Int32) -> Bool { KamailioServer.isRunning(pid) }
 }

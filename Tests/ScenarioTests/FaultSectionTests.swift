@@ -86,6 +86,26 @@ final class FaultSectionTests: XCTestCase {
         XCTAssertTrue(found[0].message.contains("process: true"), found[0].message)
     }
 
+    /// The Kamailio a SIP run starts is a target callstorm runs too: a window kills and restarts it.
+    func testTargetFaultOnTheKamailioASIPRunStartsIsRead() throws {
+        let yaml = """
+            name: storm
+            devices: 10
+            load: [{ hold: { rate: 5/s, for: 10s } }]
+            target: { sip: { kamailio: true } }
+            device: { signaling: sip, sleep: false, transport: tcp }
+            faults:
+              - { at: 1s, for: 3s, target: { kill: true, restart_after: 1s } }
+            """
+        let s = try load(yaml).get()
+        XCTAssertFalse(s.targetProcess)
+        XCTAssertEqual(s.faults.first?.target, TargetFaults(kill: true, restartAfterNanos: 1_000_000_000))
+        let registrar = yaml.replacingOccurrences(of: "kamailio: true", with: "registrar: \"127.0.0.1:5060\"")
+        let found = errors(registrar)
+        XCTAssertEqual(found.count, 1, "\(found)")
+        XCTAssertTrue(found[0].message.contains("target.sip.kamailio"), found[0].message)
+    }
+
     func testTargetFaultReadsKillRestartAndSignal() throws {
         let s = try load(scenario("  - { at: 1s, for: 3s, target: { kill: true, restart_after: 1s, signal: TERM } }",
                                   target: "target: { embedded: true, process: true }")).get()
