@@ -74,9 +74,9 @@ extension ScenarioDecoder {
             report(mark, "'target.sip' is driven by SIP devices; add 'device: { signaling: sip }'")
         }
         if let ca = target.flatMap({ Self.topLevelValue($0, "sip") }).flatMap({ Self.topLevelValue($0, "ca") }),
-           let device = scenario.device.sip, device.transport != .tls {
+           let device = scenario.device.sip, !device.transport.isSecure {
             report(ca.mark, "'target.sip.ca' is the CA SIP devices verify the registrar's TLS certificate against; "
-                + "it applies with 'device.transport: tls' (the devices use \(device.transport.rawValue))")
+                + "it applies with 'device.transport: tls' or 'wss' (the devices use \(device.transport.rawValue))")
         }
         guard scenario.device.sip != nil else { return }
         var written = Set<String>()

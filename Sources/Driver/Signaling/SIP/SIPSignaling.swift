@@ -73,7 +73,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         }
         let signaling = SIPSignaling(target: target, spec: spec, parts: parts)
         var tls: ClientTLS?
-        if spec.transport == .tls {
+        if spec.transport.isSecure {
             do { tls = try ClientTLS(caFile: target.caFile) } catch {
                 // The run checks the CA file before it starts (RunSession): this is a CA that changed since.
                 parts.books.note("SIP devices over TLS: \(error.why)", limit: 1)
@@ -118,6 +118,8 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         case .udp: return .udp
         case .tcp: return .tcp
         case .tls: return .tls
+        case .ws: return .ws
+        case .wss: return .wss
         }
     }
 
