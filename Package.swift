@@ -255,7 +255,7 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "SIPClientTests", dependencies: [
             "SIPClient", "SIP", "Determinism", "EventPolling", "CLinux", "TestSupport", "Locking", "SIPEmbedded",
-            "PushModel", "Credentials", "StreamIO", "RTPEngine",
+            "PushModel", "Credentials", "StreamIO", "RTPEngine", "WebSocket",
         ]),
         .testTarget(name: "HTTPWireTests", dependencies: [
             "HTTPWire", "EventPolling", "HTTPServer", "WebSocketClient", "Credentials", "Locking", "TestSupport",

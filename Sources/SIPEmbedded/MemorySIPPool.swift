@@ -38,7 +38,8 @@ public final class MemorySIPPool: SIPAgentPool, SIPNetworkNode {
     }
 
     public func add(account: SIPAccount, transport: SIPTransportKind, seed: UInt64) -> Result<Int, SIPClientError> {
-        let endpoint = network.bind(self, transport)
+        // The Contact says `ws` for wss too (RFC 7118 §5.2): in memory a wss connection is a ws one.
+        let endpoint = network.bind(self, transport == .wss ? .ws : transport)
         let id = nextAgent
         nextAgent += 1
         let agent = SIPUserAgent(account: account, transport: transport, localPort: endpoint.port, seed: seed)
