@@ -37,6 +37,9 @@ public final class SIPClientPool: @unchecked Sendable {
     private var sources: [Int: sockaddr_in] = [:]
     private static let tickNanos: UInt64 = 10_000_000
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
+    /// With `tls.keepsSessions` (a device's `tls_resumption`): each device's last TLS session, by its user (a
+    /// device's agents come and go with its sleeps), offered on its next connection.
+    private var savedTLS: [String: TLSSavedSession] = [:]
     /// The pool's own books: the closed agents' counters (so `counters` keeps them) and refused sends.
     private var books = PoolBooks()
     /// Datagrams or stream writes the kernel refused.
@@ -69,7 +72,7 @@ public final class SIPClientPool: @unchecked Sendable {
     public func add(account: SIPAccount, transport: SIPTransportKind, seed: UInt64) -> Result<Int, SIPClientError> {
         let id = books.opened + 1
         let socket: SIPSocket
-        switch openSocket(id, transport, seed: seed) {
+        switch openSocket(id, transport, seed: seed, user: account.user) {
         case .success(let opened): socket = opened
         case .failure(let error): return .failure(error)
         }
@@ -86,13 +89,13 @@ public final class SIPClientPool: @unchecked Sendable {
     }
 
     /// A new socket for agent `id`: UDP, or a connection to the proxy with its TLS session and WebSocket link.
-    private func openSocket(_ id: Int, _ transport: SIPTransportKind, seed: UInt64)
+    private func openSocket(_ id: Int, _ transport: SIPTransportKind, seed: UInt64, user: String)
         -> Result<SIPSocket, SIPClientError> {
         guard transport.isStream else {
             return SIPSocket.udp(host: "127.0.0.1").map { SIPSocket(fd: $0, agent: id, transport: transport) }
         }
         let opened: (fd: Int32, tls: OpaquePointer?)
-        switch connectStream(transport) {
+        switch connectStream(transport, resuming: savedTLS[user]) {
         case .success(let stream): opened = stream
         case .failure(let error): return .failure(error)
         }
@@ -146,9 +149,17 @@ public final class SIPClientPool: @unchecked Sendable {
         agent.counters.merge(into: &books.closed)
         timing.deadlines.remove(id)
         guard let socket = sockets.removeValue(forKey: id) else { return }
+        keepTLSSession(socket, of: agent)
         byFD[socket.fd] = nil
         thread.remove(socket.fd)
         socket.stream.close()
+    }
+
+    /// Keeps a finished TLS connection's session for the device's next connection (`tls.keepsSessions`).
+    private func keepTLSSession(_ socket: SIPSocket, of agent: SIPUserAgent) {
+        guard tls?.keepsSessions == true, !socket.handshaking, let session = socket.stream.tls,
+              let saved = TLSSavedSession(of: session) else { return }
+        savedTLS[agent.account.user] = saved
     }
 
     public func closeAll() {
@@ -307,6 +318,8 @@ public final class SIPClientPool: @unchecked Sendable {
         switch cssl_handshake_step(tls) {
         case 1:
             socket.handshaking = false
+            let resumed = socket.stream.tls.map(TLSSavedSession.wasResumed) ?? false
+            agent.counters.tlsHandshakes[resumed ? "resumed" : "full", default: 0] += 1
             // Over WSS the WebSocket Upgrade follows; its answer is the connection's readiness.
             if socket.webSocket == nil { agent.report(.transportReady(at: clock.nowNanos())) }
             let left = socket.flush()
@@ -339,10 +352,13 @@ public final class SIPClientPool: @unchecked Sendable {
     /// A stream that broke framing or closed: a new connection to the proxy for the same agent (its next REGISTER
     /// refresh binds the new contact port, as a phone does after a network change).
     private func reconnect(_ socket: SIPSocket, _ agent: SIPUserAgent) {
+        keepTLSSession(socket, of: agent)
         byFD[socket.fd] = nil
         thread.remove(socket.fd)
         socket.stream.close()
-        guard case .success(let fresh) = openSocket(socket.agent, socket.transport, seed: UInt64(socket.agent) << 32 | UInt64(books.opened)) else {
+        let seed = UInt64(socket.agent) << 32 | UInt64(books.opened)
+        guard case .success(let fresh) = openSocket(socket.agent, socket.transport, seed: seed,
+                                                    user: agent.account.user) else {
             sockets[socket.agent] = nil
             return
         }
@@ -352,7 +368,7 @@ public final class SIPClientPool: @unchecked Sendable {
 
     /// A new connection to the proxy (non-blocking, no Nagle) and, for TLS, a client session on it checking that
     /// the proxy's certificate names its host; the handshake runs with the first writes and reads.
-    private func connectStream(_ transport: SIPTransportKind)
+    private func connectStream(_ transport: SIPTransportKind, resuming: TLSSavedSession?)
         -> Result<(fd: Int32, tls: OpaquePointer?), SIPClientError> {
         var session: OpaquePointer?
         if transport.isSecure, tls == nil {
@@ -362,7 +378,7 @@ public final class SIPClientPool: @unchecked Sendable {
         guard fd >= 0 else { return .failure(.socket(call: "connect", errno: -fd)) }
         _ = clinux_set_nodelay(fd)
         if transport.isSecure {
-            session = tls?.session(fd: fd, host: proxy.host)
+            session = tls?.session(fd: fd, host: proxy.host, resuming: resuming)
             guard session != nil else {
                 Glibc.close(fd)
                 return .failure(.tlsUnavailable("OpenSSL could not make a session"))

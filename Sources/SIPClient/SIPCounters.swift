@@ -25,6 +25,9 @@ public struct SIPCounters: Sendable, Equatable {
     /// closed and not opened again. Over WebSocket also a connection the proxy ended after it carried SIP:
     /// `ws_close_<code>` (a close frame with that code) or `ws_protocol` (it broke RFC 6455); the agent reconnects.
     public var transportFailures: [String: Int] = [:]
+    /// TLS handshakes finished (tls, wss), by kind: `full`, or `resumed` (a device's `tls_resumption` offered the
+    /// session of its last connection and the server took it).
+    public var tlsHandshakes: [String: Int] = [:]
 
     public init() {}
 
@@ -41,5 +44,6 @@ public struct SIPCounters: Sendable, Equatable {
         total.stray.merge(stray, uniquingKeysWith: +)
         total.misdirected.merge(misdirected, uniquingKeysWith: +)
         total.transportFailures.merge(transportFailures, uniquingKeysWith: +)
+        total.tlsHandshakes.merge(tlsHandshakes, uniquingKeysWith: +)
     }
 }

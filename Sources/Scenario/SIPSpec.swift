@@ -31,13 +31,18 @@ public struct SIPDeviceSpec: Sendable, Equatable {
     /// default: the callee's dialog is confirmed by its 2xx, RFC 3261 §12.1.1). For a scenario that measures the
     /// whole answer; a BYE that overtakes the ACK then fails the join `already_ended`.
     public var joinAtAck: Bool
+    /// `tls_resumption: true` (tls, wss): a device keeps the TLS session of its last connection and offers it on
+    /// the next (a wake's), so the server may resume it instead of a full handshake (`sip.tls.resumed` vs
+    /// `sip.tls.full`; what it saves shows in `wake.handshake`). Off: every connection is a full handshake.
+    public var tlsResumption: Bool
 
     public init(sleep: Bool = false, transport: Transport = .udp, wakeAfter: Distribution? = nil,
-                joinAtAck: Bool = false) {
+                joinAtAck: Bool = false, tlsResumption: Bool = false) {
         self.sleep = sleep
         self.transport = transport
         self.wakeAfter = wakeAfter
         self.joinAtAck = joinAtAck
+        self.tlsResumption = tlsResumption
     }
 }
 

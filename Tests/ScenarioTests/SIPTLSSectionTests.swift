@@ -63,6 +63,20 @@ final class SIPTLSSectionTests: XCTestCase {
         XCTAssertTrue(text.contains("it applies with 'device.transport: tls' or 'wss' (the devices use tcp)"), text)
     }
 
+    /// `tls_resumption`: read on tls and wss devices; refused where no TLS session exists to resume.
+    func testTLSResumptionIsReadOverTLSAndRefusedWithoutTLS() throws {
+        let tls = try load("{ signaling: sip, transport: tls, tls_resumption: true }",
+                           sip: "{ kamailio: true }").get()
+        XCTAssertEqual(tls.device.sip?.tlsResumption, true)
+        let wss = try load("{ signaling: sip, transport: wss, tls_resumption: true }", sip: "{ kamailio: true }").get()
+        XCTAssertEqual(wss.device.sip?.tlsResumption, true)
+        let refused = messages(load("{ signaling: sip, transport: ws, tls_resumption: true }",
+                                    sip: "{ kamailio: true }"))
+        XCTAssertTrue(refused.contains("sip-tls.yaml:5:"), refused)
+        XCTAssertTrue(refused.contains("'device.tls_resumption' resumes TLS sessions; it applies with "
+                                       + "'transport: tls' or 'wss' (the devices use ws)"), refused)
+    }
+
     /// `ws` and `wss` (SIP over WebSocket): both connections; only wss verifies the registrar, so only wss takes a CA.
     func testWebSocketTransportsAreReadAndOnlyWSSTakesACA() throws {
         let ca = try temporaryCA()

@@ -74,7 +74,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         let signaling = SIPSignaling(target: target, spec: spec, parts: parts)
         var tls: ClientTLS?
         if spec.transport.isSecure {
-            do { tls = try ClientTLS(caFile: target.caFile) } catch {
+            do { tls = try ClientTLS(caFile: target.caFile, keepsSessions: spec.tlsResumption) } catch {
                 // The run checks the CA file before it starts (RunSession): this is a CA that changed since.
                 parts.books.note("SIP devices over TLS: \(error.why)", limit: 1)
                 return nil
@@ -340,6 +340,8 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         fold("misdirected", counters.misdirected)
         // Connections that failed before carrying SIP: `sip.transport_failed.tls_certificate` / `.tls_handshake`.
         fold("transport_failed", counters.transportFailures)
+        // TLS handshakes: `sip.tls.full` / `sip.tls.resumed` (`tls_resumption`).
+        fold("tls", counters.tlsHandshakes)
         stopMedia()
         pool.closeAll()
     }
