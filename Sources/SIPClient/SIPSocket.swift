@@ -37,7 +37,7 @@ final class SIPSocket {
         self.agent = agent
         self.transport = transport
         self.webSocket = webSocket
-        connected = Self.isConnected(fd)
+        connected = !transport.isStream || Self.isConnected(fd)  // a UDP socket has nothing to wait for
         if webSocket != nil { moveFramed() }
     }
 
