@@ -81,7 +81,8 @@ public struct SIPTargetSpec: Sendable, Equatable {
     /// For `callstorm validate`: the registrar, or the Kamailio the run starts and its push route; over TLS, the
     /// CA the devices trust.
     public func summary(devicesSleep: Bool, transport: SIPDeviceSpec.Transport = .udp) -> String {
-        let trust = !transport.isSecure ? "" : " over \(transport == .tls ? "TLS" : "WSS"), trusting "
+        let trust = transport == .ws ? " over WebSocket (ws)" : !transport.isSecure ? ""
+            : " over \(transport == .tls ? "TLS" : "WebSocket under TLS (wss)"), trusting "
             + (caFile ?? (kamailio != nil ? "callstorm's local CA" : "the system's CAs"))
         guard let kamailio else { return "\(host):\(port) (domain \(domain))" + trust }
         let push = kamailio.pushes(devicesSleep: devicesSleep)
