@@ -106,7 +106,7 @@ public final class SIPClientPool: @unchecked Sendable {
                                             seed: seed &+ UInt64(books.opened))
             } catch {
                 Glibc.close(opened.fd)
-                return .failure(.tlsUnavailable("WebSocket Upgrade: \(error.description)"))
+                return .failure(.webSocketUnavailable(error.description))
             }
         }
         return .success(SIPSocket(fd: opened.fd, agent: id, transport: transport, tls: opened.tls, webSocket: link))
