@@ -107,9 +107,11 @@ extension SIPSignaling {
 
     /// A waking device's connection reached a stage at `at` (the pool's clock, the loop's): `wake.connect` from
     /// the push reported, `wake.handshake` from the connect. Stages of an awake device's connection (its first
-    /// registration, a reconnect) are not the wake-up path's.
+    /// registration) are not the wake-up path's, nor a second connect within one wake (a reconnect: the first
+    /// stands, so each wake has one of each part).
     func wakeStage(_ local: Int, _ metric: Metric, at: UInt64) {
         guard let reported = wake.reportedAt[local] else { return }
+        if metric == .wakeConnect, let stage = wake.stageAt[local], stage >= reported { return }  // else stale
         let from = metric == .wakeConnect ? reported : wake.stageAt[local]
         guard let from, at >= from else { return }
         recordWake(metric, local, micros: Int64((at - from) / 1000), at: now)
