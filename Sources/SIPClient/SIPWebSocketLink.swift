@@ -35,6 +35,15 @@ struct SIPWebSocketLink {
             if case .handshakeFailed = report.cause { refused = true } else { refused = false }
             counted = report.cause != .transport
         }
+
+        /// A 101 that did not choose `sip` (RFC 7118 §4: the client must not carry SIP on it).
+        static let noSIPSubprotocol = Ending(cause: "ws_handshake", refused: true, counted: true)
+
+        private init(cause: String, refused: Bool, counted: Bool) {
+            self.cause = cause
+            self.refused = refused
+            self.counted = counted
+        }
     }
 
     private(set) var connection: ClientConnection
@@ -79,6 +88,12 @@ struct SIPWebSocketLink {
         for event in connection.receive(bytes) {
             switch event {
             case .opened:
+                // RFC 7118 §4: a server that did not choose `sip` does not speak SIP on this connection.
+                guard connection.subprotocol?.lowercased() == "sip" else {
+                    _ = connection.abort()
+                    outcomes.append(.closed(.noSIPSubprotocol))
+                    return outcomes
+                }
                 outcomes.append(.opened)
                 let queued = waiting
                 waiting = []
@@ -99,7 +114,8 @@ struct SIPWebSocketLink {
     }
 
     /// The `SIPCounters.transportFailures` cause a connection's end is counted under: `ws_handshake` (the
-    /// Upgrade refused or broken: `status_404`, `wrong_accept`, … follow in the note), `ws_close_<code>` (the
+    /// Upgrade refused or broken: a status other than 101, a wrong Sec-WebSocket-Accept, no `sip` subprotocol
+    /// chosen, the connection closed before the answer), `ws_close_<code>` (the
     /// proxy closed with that code), `ws_protocol` (it broke RFC 6455), `ws_lost` (the TCP or TLS stream ended
     /// without a close).
     static func cause(_ report: CloseReport) -> String {

@@ -65,6 +65,20 @@ final class SIPWebSocketLinkTests: XCTestCase {
         XCTAssertEqual(lost.transportClosed()?.counted, false, "a stream that just ends reconnects, uncounted")
     }
 
+    /// RFC 7118 §4: a 101 that chose no `sip` subprotocol carries no SIP: the link ends as a refused Upgrade
+    /// and what waited is never framed.
+    func testA101WithoutTheSIPSubprotocolIsARefusedUpgrade() throws {
+        var link = try SIPWebSocketLink(host: "127.0.0.1", port: 80, secure: false, seed: 12)
+        let upgrade = String(decoding: link.takeOutbound(), as: UTF8.self)
+        link.send(Self.register)
+        guard case .closed(let ending)? = open(&link, upgrade: upgrade, subprotocol: nil).first else {
+            return XCTFail("a 101 without sip ends the link")
+        }
+        XCTAssertEqual(ending.cause, "ws_handshake")
+        XCTAssertTrue(ending.refused)
+        XCTAssertEqual(link.takeOutbound(), [])
+    }
+
     /// A ws agent whose proxy answers the Upgrade 404: its REGISTER fails at once by name (`ws_handshake`), no
     /// reconnect loop, no Timer F.
     func testAnAgentWhoseUpgradeIsRefusedFailsByName() throws {
@@ -82,11 +96,13 @@ final class SIPWebSocketLinkTests: XCTestCase {
     // MARK: - Helpers
 
     /// Answers `upgrade` (the link's request) with a valid 101 for the `sip` subprotocol.
-    private func open(_ link: inout SIPWebSocketLink, upgrade: String) -> [SIPWebSocketLink.Outcome] {
+    private func open(_ link: inout SIPWebSocketLink, upgrade: String, subprotocol: String? = "sip")
+        -> [SIPWebSocketLink.Outcome] {
         let key = upgrade.components(separatedBy: "\r\n").first { $0.hasPrefix("Sec-WebSocket-Key: ") }
             .map { String($0.dropFirst("Sec-WebSocket-Key: ".count)) } ?? ""
         let answer = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Accept: \(Handshake.accept(forKey: key))\r\nSec-WebSocket-Protocol: sip\r\n\r\n"
+            + "Sec-WebSocket-Accept: \(Handshake.accept(forKey: key))\r\n"
+            + (subprotocol.map { "Sec-WebSocket-Protocol: \($0)\r\n" } ?? "") + "\r\n"
         return Array(answer.utf8).withUnsafeBytes { link.receive($0) }
     }
 
