@@ -104,9 +104,10 @@ let package = Package(
         .target(name: "HTTPWire", dependencies: [
             "Bytes", "CLinux", "CSSL", "CSSLClient", "EventPolling", "StreamIO", "WebSocketClient",
         ]),
-        // SIP user agents (UDP and TCP) on the driver's event threads: the third device signaling kind.
+        // SIP user agents (UDP, TCP, TLS, WebSocket) on the driver's event threads: the third device signaling kind.
         .target(name: "SIPClient", dependencies: [
             "SIP", "Determinism", "EventPolling", "CLinux", "Heaps", "Bytes", "SystemCalls", "StreamIO", "CSSL",
+            "WebSocket",
         ]),
         // SIP's embedded twin: agents carried in memory (`MemorySIPPool`) and a registrar/proxy with the RFC 8599
         // push path (`SIPTwinProxy`), so SIP runs on the Driver's embedded loop under a manual clock.
@@ -254,7 +255,7 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "SIPClientTests", dependencies: [
             "SIPClient", "SIP", "Determinism", "EventPolling", "CLinux", "TestSupport", "Locking", "SIPEmbedded",
-            "PushModel", "Credentials", "StreamIO", "RTPEngine",
+            "PushModel", "Credentials", "StreamIO", "RTPEngine", "WebSocket",
         ]),
         .testTarget(name: "HTTPWireTests", dependencies: [
             "HTTPWire", "EventPolling", "HTTPServer", "WebSocketClient", "Credentials", "Locking", "TestSupport",

@@ -58,3 +58,18 @@ SSL *cssl_client_new(SSL_CTX *ctx, int fd, const char *host) {
 }
 
 int cssl_client_release_buffers(SSL *ssl) { return SSL_free_buffers(ssl); }
+
+SSL_SESSION *cssl_client_get1_session(SSL *ssl) {
+    SSL_SESSION *session = SSL_get1_session(ssl);
+    if (session && !SSL_SESSION_is_resumable(session)) {
+        SSL_SESSION_free(session);
+        return NULL;
+    }
+    return session;
+}
+
+int cssl_client_set_session(SSL *ssl, SSL_SESSION *session) { return SSL_set_session(ssl, session); }
+
+int cssl_client_session_reused(SSL *ssl) { return SSL_session_reused(ssl); }
+
+void cssl_client_session_free(SSL_SESSION *session) { SSL_SESSION_free(session); }

@@ -30,7 +30,7 @@ extension RunSession {
             }
             try FileManager.default.createDirectory(at: bundle.directory, withIntermediateDirectories: true)
             options.logFile = bundle.kamailioLog
-            let ca = device.transport == .tls ? try tlsListeners(&options) : nil
+            let ca = try listeners(&options, for: device.transport)
             let server = try KamailioServer(options: options)
             let watch = KamailioLogWatch(path: bundle.kamailioLog.path)
             if !self.options.quiet {
@@ -47,11 +47,17 @@ extension RunSession {
             scenario.sip?.host = "127.0.0.1"
             scenario.sip?.port = server.port
             var listening = "\(server.port) (UDP and TCP)"
-            if let ca, let tlsPort = server.ports.tls {
-                // TLS devices connect to the TLS listener, and trust callstorm's CA unless the scenario names one.
+            if let ca, let tlsPort = server.ports.tls ?? server.ports.secureWebSocket {
+                // TLS and WSS devices connect to their listener, and trust callstorm's CA unless the scenario
+                // names one.
                 scenario.sip?.port = tlsPort
                 if scenario.sip?.caFile == nil { scenario.sip?.caFile = ca }
-                listening += ", TLS on 127.0.0.1:\(tlsPort) (certificate from callstorm's local CA)"
+                listening += ", \(device.transport == .tls ? "TLS" : "WSS") on 127.0.0.1:\(tlsPort) "
+                    + "(certificate from callstorm's local CA)"
+            }
+            if let wsPort = server.ports.webSocket {
+                scenario.sip?.port = wsPort
+                listening += ", WS on 127.0.0.1:\(wsPort)"
             }
             say("callstorm: Kamailio pid \(server.pid) on 127.0.0.1:\(listening), "
                 + "-m \(sizing.sharedMemoryMB) -M \(sizing.privateMemoryMB) -n \(sizing.children) "
@@ -61,20 +67,33 @@ extension RunSession {
         }
     }
 
-    /// TLS devices: a TLS listener beside UDP and TCP, with the server certificate callstorm's local CA issues
-    /// (for 127.0.0.1 and localhost); returns the CA's certificate, which the devices trust by default.
-    private func tlsListeners(_ options: inout KamailioOptions) throws -> String {
-        let material = try LocalCertificateAuthority.ensure(stateDirectory: LocalCertificateAuthority
-            .defaultStateDirectory).material
-        options.listeners = KamailioListeners(webSocket: false, secureWebSocket: false,
-                                              certificatePath: material.certificatePath, keyPath: material.keyPath)
-        return material.caCertificatePath
+    /// The listener the devices' transport needs beside UDP and TCP: TLS or WSS with the server certificate
+    /// callstorm's local CA issues (for 127.0.0.1 and localhost), or WS in the clear. Returns the CA's certificate
+    /// for TLS and WSS, which the devices trust by default; nil for the others.
+    private func listeners(_ options: inout KamailioOptions, for transport: SIPDeviceSpec.Transport) throws
+        -> String? {
+        switch transport {
+        case .udp, .tcp:
+            return nil
+        case .ws:
+            options.listeners = KamailioListeners(tls: false, webSocket: true, secureWebSocket: false,
+                                                  certificatePath: "", keyPath: "")
+            return nil
+        case .tls, .wss:
+            let material = try LocalCertificateAuthority.ensure(stateDirectory: LocalCertificateAuthority
+                .defaultStateDirectory).material
+            options.listeners = KamailioListeners(tls: transport == .tls, webSocket: false,
+                                                  secureWebSocket: transport == .wss,
+                                                  certificatePath: material.certificatePath,
+                                                  keyPath: material.keyPath)
+            return material.caCertificatePath
+        }
     }
 
     /// TLS devices' CA (`target.sip.ca`, or the local CA set by `startKamailio`) must load before the run starts:
     /// a file that is no PEM of certificates is a startup error here, not a handshake failure on every device.
     func checkSIPTrust() throws(CLIError) {
-        guard let sip = scenario.sip, scenario.device.sip?.transport == .tls else { return }
+        guard let sip = scenario.sip, scenario.device.sip?.transport.isSecure == true else { return }
         do {
             _ = try ClientTLS(caFile: sip.caFile)
         } catch {
@@ -118,7 +137,9 @@ extension RunSession {
         let version = KamailioServer.version.map {
             ($0.hasPrefix("kamailio ") ? String($0.dropFirst("kamailio ".count)) : $0) + " "
         }
-        let tls = kamailio.server.ports.tls.map { " (TLS on 127.0.0.1:\($0))" } ?? ""
+        let ports = kamailio.server.ports
+        let tls = ports.tls.map { " (TLS on 127.0.0.1:\($0))" } ?? ports.secureWebSocket
+            .map { " (WSS on 127.0.0.1:\($0))" } ?? ports.webSocket.map { " (WS on 127.0.0.1:\($0))" } ?? ""
         return "Kamailio \(version ?? "")at 127.0.0.1:\(kamailio.server.port)\(tls), started by callstorm"
     }
 

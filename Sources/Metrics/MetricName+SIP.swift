@@ -5,6 +5,12 @@ extension MetricName {
     public static let inviteToPush = "invite_to_push"
     /// The push reported → the wake REGISTER answered 200.
     public static let pushToRegister = "push_to_register"
+    /// `push_to_register`'s parts on a connection (tcp, tls, ws, wss), which add up to it: the push reported → the
+    /// new TCP connection up (the app's `wake_after` inside); → the TLS and/or WebSocket handshake done (tls, ws,
+    /// wss); → the wake REGISTER answered 200 (from the connection able to carry it).
+    public static let wakeConnect = "wake.connect"
+    public static let wakeHandshake = "wake.handshake"
+    public static let wakeRegister = "wake.register"
     /// The wake REGISTER answered → the INVITE it was woken for received.
     public static let registerToInvite = "register_to_invite"
     /// Post-dial delay: the caller's INVITE sent → 180 Ringing back.
@@ -15,16 +21,20 @@ extension MetricName {
     public static let setupTime = "sip.setup"
     /// The user answered before the INVITE reached the woken device: the answer waited for it.
     public static let answerBeforeInvite = "answer_before_invite"
-    /// A device's connection that failed before carrying SIP, by cause (`tls_certificate`, `tls_handshake`).
+    /// A device's connection that failed before carrying SIP, by cause (`tls_certificate`, `tls_handshake`,
+    /// `ws_handshake`), or a WebSocket the proxy closed (`ws_close_<code>`, `ws_protocol`).
     public static func sipTransportFailed(_ cause: String) -> String { "sip.transport_failed.\(cause)" }
-    public static let sipLatencies = [inviteToPush, pushToRegister, registerToInvite, postDialDelay, answerToAck,
-                                      setupTime]
+    public static let sipLatencies = [inviteToPush, pushToRegister, wakeConnect, wakeHandshake, wakeRegister,
+                                      registerToInvite, postDialDelay, answerToAck, setupTime]
 }
 
 extension Metric {
     public static let inviteToPush = Metric(named: MetricName.inviteToPush)
     public static let pushToRegister = Metric(named: MetricName.pushToRegister)
     public static let registerToInvite = Metric(named: MetricName.registerToInvite)
+    public static let wakeConnect = Metric(named: MetricName.wakeConnect)
+    public static let wakeHandshake = Metric(named: MetricName.wakeHandshake)
+    public static let wakeRegister = Metric(named: MetricName.wakeRegister)
     public static let postDialDelay = Metric(named: MetricName.postDialDelay)
     public static let answerToAck = Metric(named: MetricName.answerToAck)
     public static let setupTime = Metric(named: MetricName.setupTime)

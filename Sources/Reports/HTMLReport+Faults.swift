@@ -56,9 +56,10 @@ extension HTMLReport {
     }
 
     /// The latency columns: the push's two, and the SIP wake-up path's parts when the run recorded them per
-    /// window (sleeping SIP devices).
+    /// window (sleeping SIP devices; connect, handshake and REGISTER on connections).
     private func faultTableLatencies() -> [String] {
-        let wake = [MetricName.inviteToPush, MetricName.pushToRegister, MetricName.registerToInvite]
+        let wake = [MetricName.inviteToPush, MetricName.pushToRegister, MetricName.wakeConnect,
+                    MetricName.wakeHandshake, MetricName.wakeRegister, MetricName.registerToInvite]
         let recorded = wake.filter { name in
             recorder.histograms.keys.contains { $0.hasPrefix("fault.") && $0.hasSuffix(".\(name)") }
                 || recorder.histograms["no_fault.\(name)"] != nil

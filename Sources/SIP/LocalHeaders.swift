@@ -4,8 +4,9 @@
 /// templates; a new local port (a TCP reconnect) makes a new set. The requests that start something (INVITE,
 /// REGISTER) are whole-head templates: every constant line as bytes, a few slots filled per request.
 public struct SIPLocalHeaders: Sendable, Equatable {
-    /// `UDP` or `TCP`, as Via names it.
+    /// `UDP`, `TCP`, `TLS`, `WS` or `WSS`, as Via names it.
     public let transport: String
+    /// The agent's address (its SDP's and Call-IDs' host); Via and Contact name `sentByHost` when one was given.
     public let host: String
     public let port: Int
     /// `SIP/2.0/<transport> <host>:<port>;branch=<slot>;rport`: `SIPVia(transport:sentBy:branch:).text`.
@@ -30,16 +31,20 @@ public struct SIPLocalHeaders: Sendable, Equatable {
     /// request built from them carries its fields from the builder (true unless a user name breaks the address).
     let headsReadBack: Bool
 
-    /// `contactParameters` go inside the Contact URI's angle brackets, after `;transport=`.
+    /// `contactParameters` go inside the Contact URI's angle brackets, after `;transport=`. `uriTransport` is the
+    /// Contact's `transport=` value when it differs from Via's (RFC 7118 §5.2: `ws` for WS and WSS alike);
+    /// `sentByHost` the host Via and Contact name when it is not `host` (a WebSocket client's `….invalid`,
+    /// RFC 7118 §5.2 and §5.4: it has no address a proxy could reach).
     public init(user: String, domain: String, transport: String, host: String, port: Int,
-                contactParameters: SIPParameters = SIPParameters()) {
+                contactParameters: SIPParameters = SIPParameters(), uriTransport: String? = nil,
+                sentByHost: String? = nil) {
         self.transport = transport
         self.host = host
         self.port = port
-        let sentBy = host + ":" + String(port)
+        let sentBy = (sentByHost ?? host) + ":" + String(port)
         via = SIPVia.template(transport: transport, sentBy: sentBy)
-        contactPrefix = "sip:" + user + "@" + host + ":" + String(port)
-        let uri = contactPrefix + ";transport=" + transport.lowercased() + contactParameters.text
+        contactPrefix = "sip:" + user + "@" + sentBy
+        let uri = contactPrefix + ";transport=" + (uriTransport ?? transport.lowercased()) + contactParameters.text
         contact = SIPAddress(uri: uri).text
         addressOfRecord = SIPAddress(uri: "sip:" + user + "@" + domain).text
         from = "\(addressOfRecord);tag=\(.slot)"

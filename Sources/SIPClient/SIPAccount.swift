@@ -24,9 +24,12 @@ public struct SIPAccount: Sendable, Equatable {
     public var addressOfRecord: String { "sip:\(user)@\(domain)" }
 
     /// This account's own headers at `host:port` over `transport`, its push parameters in the Contact.
-    func localHeaders(transport: SIPTransportKind, host: String, port: Int) -> SIPLocalHeaders {
+    /// `sentByHost`: the host Via and Contact name instead of `host` (a WebSocket agent's `….invalid`).
+    func localHeaders(transport: SIPTransportKind, host: String, port: Int, sentByHost: String? = nil)
+        -> SIPLocalHeaders {
         SIPLocalHeaders(user: user, domain: domain, transport: transport.rawValue, host: host, port: port,
-                        contactParameters: push?.parameters ?? SIPParameters())
+                        contactParameters: push?.parameters ?? SIPParameters(), uriTransport: transport.uriTransport,
+                        sentByHost: sentByHost)
     }
 
     /// Adds the digest answer to `received` (Authorization, or Proxy-Authorization for a proxy's) to `request`,
@@ -41,15 +44,29 @@ public struct SIPAccount: Sendable, Equatable {
     }
 }
 
-/// UDP, TCP or TLS (RFC 3261 §26: SIP over TLS on a TCP connection, `sip:` URIs with `;transport=tls`), as the
-/// Via and Contact name it.
+/// UDP, TCP, TLS (RFC 3261 §26: SIP over TLS on a TCP connection, `sip:` URIs with `;transport=tls`), WS or WSS
+/// (RFC 7118: SIP over WebSocket, Contact `;transport=ws`), as the Via and Contact name it.
 public enum SIPTransportKind: String, Sendable {
     case udp = "UDP"
     case tcp = "TCP"
     case tls = "TLS"
+    /// SIP over WebSocket (RFC 7118) on a TCP connection, and on a TLS one: one SIP message per WebSocket message.
+    case ws = "WS"
+    case wss = "WSS"
 
-    /// A stream transport: one connection to the proxy, framing by Content-Length, no retransmission timers.
+    /// A stream transport: one connection to the proxy, no retransmission timers (framing by Content-Length on
+    /// TCP and TLS, by the WebSocket message on WS and WSS).
     public var isStream: Bool { self != .udp }
+
+    /// Whether the connection is TLS (the handshake the pool drives before anything else).
+    public var isSecure: Bool { self == .tls || self == .wss }
+
+    /// Whether SIP rides in WebSocket messages after an HTTP Upgrade asking for the `sip` subprotocol.
+    public var isWebSocket: Bool { self == .ws || self == .wss }
+
+    /// The Contact URI's `transport=` value: RFC 7118 §5.2 defines `ws` for both WebSocket transports (a secure
+    /// one is said by the URI scheme, and devices keep `sip:`, as over TLS).
+    var uriTransport: String { isWebSocket ? "ws" : rawValue.lowercased() }
 
     var timers: SIPTimerValues { SIPTimerValues(reliable: isStream) }
 }
@@ -73,8 +90,15 @@ public enum SIPEvent: Sendable, Equatable {
     /// no 2xx crossing its CANCEL (one that does is ACKed and BYEd: `.answered`, then `.ended(.localBye)`).
     case settled(call: String)
     /// Its connection to the proxy failed before carrying any SIP, by `SIPCounters.transportFailures` cause
-    /// (`tls_certificate`, `tls_handshake`): closed for good; what it had sent will not be answered.
+    /// (`tls_certificate`, `tls_handshake`, `ws_handshake` for a refused WebSocket Upgrade): closed for good; what
+    /// it had sent will not be answered.
     case transportFailed(cause: String)
+    /// Its TCP connection to the proxy completed (a stream transport's connect), at `at` on the pool's clock: the
+    /// wake-up path's `wake.connect` ends here. Told before anything the agent sends on it is answered.
+    case connected(at: UInt64)
+    /// Its connection can carry SIP, at `at` on the pool's clock: the TLS handshake done (TLS), the WebSocket
+    /// Upgrade answered 101 (WS, and WSS after its TLS handshake). Not told over UDP and TCP.
+    case transportReady(at: UInt64)
 }
 
 public enum SIPEndReason: Sendable, Equatable {

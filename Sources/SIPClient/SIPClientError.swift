@@ -7,6 +7,8 @@ public enum SIPClientError: Error, Equatable, Sendable, CustomStringConvertible 
     /// A TLS agent on a pool made without a client TLS context (a CA to verify the proxy against), or OpenSSL
     /// could not make the session.
     case tlsUnavailable(String)
+    /// The WebSocket Upgrade request could not be written (the proxy's address makes no valid Host header).
+    case webSocketUnavailable(String)
 
     public var description: String {
         switch self {
@@ -17,6 +19,8 @@ public enum SIPClientError: Error, Equatable, Sendable, CustomStringConvertible 
             return "SIP proxy address '\(host)' is not an IPv4 literal; resolve it before the run"
         case .tlsUnavailable(let why):
             return "SIP over TLS: \(why)"
+        case .webSocketUnavailable(let why):
+            return "SIP over WebSocket: \(why); give the proxy as an IPv4 address and port"
         }
     }
 }

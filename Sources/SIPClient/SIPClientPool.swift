@@ -37,6 +37,9 @@ public final class SIPClientPool: @unchecked Sendable {
     private var sources: [Int: sockaddr_in] = [:]
     private static let tickNanos: UInt64 = 10_000_000
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
+    /// With `tls.keepsSessions` (a device's `tls_resumption`): each device's last TLS session, by its user (a
+    /// device's agents come and go with its sleeps), offered on its next connection.
+    private var savedTLS: [String: TLSSavedSession] = [:]
     /// The pool's own books: the closed agents' counters (so `counters` keeps them) and refused sends.
     private var books = PoolBooks()
     /// Datagrams or stream writes the kernel refused.
@@ -67,32 +70,57 @@ public final class SIPClientPool: @unchecked Sendable {
     /// Opens an agent's socket and returns its id; the agent does nothing until told (`perform`). Give every agent
     /// its own `seed` (the Driver derives one per device): Call-IDs, tags and branches come from it.
     public func add(account: SIPAccount, transport: SIPTransportKind, seed: UInt64) -> Result<Int, SIPClientError> {
-        let opened: (fd: Int32, tls: OpaquePointer?)
-        switch transport {
-        case .udp:
-            switch SIPSocket.udp(host: "127.0.0.1") {
-            case .success(let fd): opened = (fd, nil)
-            case .failure(let error): return .failure(error)
-            }
-        case .tcp, .tls:
-            switch connectStream(transport) {
-            case .success(let stream): opened = stream
-            case .failure(let error): return .failure(error)
-            }
+        let id = books.opened + 1
+        let socket: SIPSocket
+        switch openSocket(id, transport, seed: seed, user: account.user) {
+        case .success(let opened): socket = opened
+        case .failure(let error): return .failure(error)
         }
-        books.opened += 1
-        let id = books.opened
-        let fd = opened.fd
-        let agent = SIPUserAgent(account: account, transport: transport, localPort: Int(clinux_local_port(fd)),
-                                 seed: seed)
-        let socket = SIPSocket(fd: fd, agent: id, transport: transport, tls: opened.tls)
+        books.opened = id
+        // A WebSocket agent has no address a proxy could reach: Via and Contact name a `.invalid` host of its own
+        // (RFC 7118 §5.2), the proxy answers on the connection.
+        let invalid = transport.isWebSocket ? "d\(String(seed % 0xFFFF_FFFF, radix: 36)).invalid" : nil
+        let agent = SIPUserAgent(account: account, transport: transport, localPort: Int(clinux_local_port(socket.fd)),
+                                 seed: seed, sentByHost: invalid)
         agents[id] = agent
-        sockets[id] = socket
-        byFD[fd] = socket
-        thread.add(fd, events: CLINUX_EPOLLIN, handler: handlerID)
-        if socket.handshaking { stepHandshake(socket, agent) }
+        install(socket, agent)
         if agents.count == 1 { timing.ticker?.arm(atMonotonicNanos: clinux_monotonic_ns() + Self.tickNanos) }
         return .success(id)
+    }
+
+    /// A new socket for agent `id`: UDP, or a connection to the proxy with its TLS session and WebSocket link.
+    private func openSocket(_ id: Int, _ transport: SIPTransportKind, seed: UInt64, user: String)
+        -> Result<SIPSocket, SIPClientError> {
+        guard transport.isStream else {
+            return SIPSocket.udp(host: "127.0.0.1").map { SIPSocket(fd: $0, agent: id, transport: transport) }
+        }
+        let opened: (fd: Int32, tls: OpaquePointer?)
+        switch connectStream(transport, resuming: savedTLS[user]) {
+        case .success(let stream): opened = stream
+        case .failure(let error): return .failure(error)
+        }
+        var link: SIPWebSocketLink?
+        if transport.isWebSocket {
+            do {
+                link = try SIPWebSocketLink(host: proxy.host, port: proxy.port, secure: transport.isSecure,
+                                            seed: seed &+ UInt64(books.opened))
+            } catch {
+                Glibc.close(opened.fd)
+                return .failure(.webSocketUnavailable(error.description))
+            }
+        }
+        return .success(SIPSocket(fd: opened.fd, agent: id, transport: transport, tls: opened.tls, webSocket: link))
+    }
+
+    /// Puts `socket` on the event thread for `agent`: polled for writes too until its connect completes, and its
+    /// TLS handshake started.
+    private func install(_ socket: SIPSocket, _ agent: SIPUserAgent) {
+        sockets[socket.agent] = socket
+        byFD[socket.fd] = socket
+        thread.add(socket.fd, events: socket.connected ? CLINUX_EPOLLIN : CLINUX_EPOLLIN | CLINUX_EPOLLOUT,
+                   handler: handlerID)
+        if socket.transport.isStream, socket.connected { agent.report(.connected(at: clock.nowNanos())) }
+        if socket.handshaking { stepHandshake(socket, agent) }
     }
 
     public func agent(_ id: Int) -> SIPUserAgent? { agents[id] }
@@ -121,9 +149,17 @@ public final class SIPClientPool: @unchecked Sendable {
         agent.counters.merge(into: &books.closed)
         timing.deadlines.remove(id)
         guard let socket = sockets.removeValue(forKey: id) else { return }
+        keepTLSSession(socket, of: agent)
         byFD[socket.fd] = nil
         thread.remove(socket.fd)
         socket.stream.close()
+    }
+
+    /// Keeps a finished TLS connection's session for the device's next connection (`tls.keepsSessions`).
+    private func keepTLSSession(_ socket: SIPSocket, of agent: SIPUserAgent) {
+        guard tls?.keepsSessions == true, !socket.handshaking, let session = socket.stream.tls,
+              let saved = TLSSavedSession(of: session) else { return }
+        savedTLS[agent.account.user] = saved
     }
 
     public func closeAll() {
@@ -158,8 +194,8 @@ public final class SIPClientPool: @unchecked Sendable {
                 case .drop: continue
                 case .delay(let nanos): held.sends.append((clock.nowNanos() + nanos, id, bytes, address))
                 }
-            case .tcp, .tls:
-                if socket.write(bytes), !socket.wantsWrite, !socket.handshaking {
+            case .tcp, .tls, .ws, .wss:
+                if socket.send(bytes), !socket.wantsWrite, !socket.handshaking {
                     socket.wantsWrite = true
                     thread.modify(socket.fd, events: CLINUX_EPOLLIN | CLINUX_EPOLLOUT, handler: handlerID)
                 }
@@ -170,6 +206,12 @@ public final class SIPClientPool: @unchecked Sendable {
 
     private func handle(_ fd: Int32, _ events: UInt32) {
         guard let socket = byFD[fd], let agent = agents[socket.agent] else { return }
+        if !socket.connected, events & CLINUX_EPOLLERR == 0 {
+            // The non-blocking connect completed (`wake.connect`); write polling is left to what is pending.
+            socket.connected = true
+            socket.wantsWrite = !socket.handshaking
+            agent.report(.connected(at: clock.nowNanos()))
+        }
         if socket.handshaking {
             stepHandshake(socket, agent)
             guard !socket.handshaking, byFD[fd] === socket else { return }
@@ -184,6 +226,7 @@ public final class SIPClientPool: @unchecked Sendable {
         switch socket.transport {
         case .udp: readDatagrams(socket, agent)
         case .tcp, .tls: readStream(socket, agent)
+        case .ws, .wss: readWebSocket(socket, agent)
         }
         flush(socket.agent)
     }
@@ -231,6 +274,43 @@ public final class SIPClientPool: @unchecked Sendable {
         }
     }
 
+    /// SIP over WebSocket: bytes through the link; each WebSocket message is one whole SIP message, parsed as a
+    /// datagram is (no stream framing, Content-Length optional). A refused Upgrade fails the connection for good,
+    /// as a refused TLS certificate does; a close from the proxy is counted by its code and the agent reconnects,
+    /// as it does when a TCP stream ends.
+    private func readWebSocket(_ socket: SIPSocket, _ agent: SIPUserAgent) {
+        while true {
+            let read = socket.stream.read(into: scratch.baseAddress!, count: scratch.count)
+            var ended: SIPWebSocketLink.Ending?
+            var outcomes: [SIPWebSocketLink.Outcome] = []
+            switch read {
+            case .bytes(let n):
+                outcomes = socket.webSocket?.receive(UnsafeRawBufferPointer(rebasing: scratch[..<n])) ?? []
+            case .wouldBlock: return
+            default: ended = socket.webSocket?.transportClosed()
+            }
+            for outcome in outcomes {
+                switch outcome {
+                case .opened: agent.report(.transportReady(at: clock.nowNanos()))
+                case .message(let bytes): agent.receive(datagram: bytes, source: 0, now: clock.nowNanos())
+                case .closed(let report): ended = report
+                }
+            }
+            // Frames the agent's answers made, pongs, a close echo.
+            if socket.moveFramed(), !socket.wantsWrite {
+                socket.wantsWrite = true
+                thread.modify(socket.fd, events: CLINUX_EPOLLIN | CLINUX_EPOLLOUT, handler: handlerID)
+            }
+            guard let ended else {
+                if case .bytes = read { continue }
+                return reconnect(socket, agent)
+            }
+            if ended.refused { return handshakeFailed(socket, agent, cause: ended.cause) }
+            if ended.counted { agent.counters.transportFailures[ended.cause, default: 0] += 1 }
+            return reconnect(socket, agent)
+        }
+    }
+
     /// Drives a TLS handshake one step, polling only the way OpenSSL waits; once it is over, the bytes queued
     /// meanwhile go out.
     private func stepHandshake(_ socket: SIPSocket, _ agent: SIPUserAgent) {
@@ -238,12 +318,18 @@ public final class SIPClientPool: @unchecked Sendable {
         switch cssl_handshake_step(tls) {
         case 1:
             socket.handshaking = false
+            let resumed = socket.stream.tls.map(TLSSavedSession.wasResumed) ?? false
+            agent.counters.tlsHandshakes[resumed ? "resumed" : "full", default: 0] += 1
+            // Over WSS the WebSocket Upgrade follows; its answer is the connection's readiness.
+            if socket.webSocket == nil { agent.report(.transportReady(at: clock.nowNanos())) }
             let left = socket.flush()
             socket.wantsWrite = left
             thread.modify(socket.fd, events: left ? CLINUX_EPOLLIN | CLINUX_EPOLLOUT : CLINUX_EPOLLIN,
                           handler: handlerID)
         case 2:
-            thread.modify(socket.fd, events: CLINUX_EPOLLIN, handler: handlerID)
+            // Still polled for writes while the connect is under way, so its completion is noted when it comes.
+            thread.modify(socket.fd, events: socket.connected ? CLINUX_EPOLLIN : CLINUX_EPOLLIN | CLINUX_EPOLLOUT,
+                          handler: handlerID)
         case 3:
             thread.modify(socket.fd, events: CLINUX_EPOLLIN | CLINUX_EPOLLOUT, handler: handlerID)
         default:
@@ -253,9 +339,9 @@ public final class SIPClientPool: @unchecked Sendable {
 
     /// The handshake failed: counted by cause and the connection closed for good; connecting again would fail
     /// the same way, as fast as the proxy answers. The agent stays (its timers run out, `close` removes it).
-    private func handshakeFailed(_ socket: SIPSocket, _ agent: SIPUserAgent) {
+    private func handshakeFailed(_ socket: SIPSocket, _ agent: SIPUserAgent, cause: String? = nil) {
         let verify = socket.stream.tls.map { cssl_verify_result($0) } ?? 0
-        agent.transportFailed(verify != 0 ? "tls_certificate" : "tls_handshake")
+        agent.transportFailed(cause ?? (verify != 0 ? "tls_certificate" : "tls_handshake"))
         sockets[socket.agent] = nil
         byFD[socket.fd] = nil
         thread.remove(socket.fd)
@@ -266,34 +352,33 @@ public final class SIPClientPool: @unchecked Sendable {
     /// A stream that broke framing or closed: a new connection to the proxy for the same agent (its next REGISTER
     /// refresh binds the new contact port, as a phone does after a network change).
     private func reconnect(_ socket: SIPSocket, _ agent: SIPUserAgent) {
+        keepTLSSession(socket, of: agent)
         byFD[socket.fd] = nil
         thread.remove(socket.fd)
         socket.stream.close()
-        guard case .success(let opened) = connectStream(socket.transport) else {
+        let seed = UInt64(socket.agent) << 32 | UInt64(books.opened)
+        guard case .success(let fresh) = openSocket(socket.agent, socket.transport, seed: seed,
+                                                    user: agent.account.user) else {
             sockets[socket.agent] = nil
             return
         }
-        let fresh = SIPSocket(fd: opened.fd, agent: socket.agent, transport: socket.transport, tls: opened.tls)
-        sockets[socket.agent] = fresh
-        byFD[opened.fd] = fresh
-        agent.setLocalPort(Int(clinux_local_port(opened.fd)))
-        thread.add(opened.fd, events: CLINUX_EPOLLIN, handler: handlerID)
-        if fresh.handshaking { stepHandshake(fresh, agent) }
+        agent.setLocalPort(Int(clinux_local_port(fresh.fd)))
+        install(fresh, agent)
     }
 
     /// A new connection to the proxy (non-blocking, no Nagle) and, for TLS, a client session on it checking that
     /// the proxy's certificate names its host; the handshake runs with the first writes and reads.
-    private func connectStream(_ transport: SIPTransportKind)
+    private func connectStream(_ transport: SIPTransportKind, resuming: TLSSavedSession?)
         -> Result<(fd: Int32, tls: OpaquePointer?), SIPClientError> {
         var session: OpaquePointer?
-        if transport == .tls, tls == nil {
+        if transport.isSecure, tls == nil {
             return .failure(.tlsUnavailable("the pool has no client TLS context (a CA to trust)"))
         }
         let fd = clinux_connect_tcp(proxy.host, Int32(proxy.port))
         guard fd >= 0 else { return .failure(.socket(call: "connect", errno: -fd)) }
         _ = clinux_set_nodelay(fd)
-        if transport == .tls {
-            session = tls?.session(fd: fd, host: proxy.host)
+        if transport.isSecure {
+            session = tls?.session(fd: fd, host: proxy.host, resuming: resuming)
             guard session != nil else {
                 Glibc.close(fd)
                 return .failure(.tlsUnavailable("OpenSSL could not make a session"))

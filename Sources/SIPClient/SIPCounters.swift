@@ -21,8 +21,13 @@ public struct SIPCounters: Sendable, Equatable {
     public var misdirected: [String: Int] = [:]
     /// Connections to the proxy that failed before carrying any SIP, by cause: `tls_certificate` (the proxy's
     /// certificate was refused: not from a trusted CA, expired, another name) or `tls_handshake` (any other
-    /// handshake failure). The agent's socket is closed and not opened again.
+    /// handshake failure), `ws_handshake` (the WebSocket Upgrade was refused or broken); the agent's socket is then
+    /// closed and not opened again. Over WebSocket also a connection the proxy ended after it carried SIP:
+    /// `ws_close_<code>` (a close frame with that code) or `ws_protocol` (it broke RFC 6455); the agent reconnects.
     public var transportFailures: [String: Int] = [:]
+    /// TLS handshakes finished (tls, wss), by kind: `full`, or `resumed` (a device's `tls_resumption` offered the
+    /// session of its last connection and the server took it).
+    public var tlsHandshakes: [String: Int] = [:]
 
     public init() {}
 
@@ -39,5 +44,6 @@ public struct SIPCounters: Sendable, Equatable {
         total.stray.merge(stray, uniquingKeysWith: +)
         total.misdirected.merge(misdirected, uniquingKeysWith: +)
         total.transportFailures.merge(transportFailures, uniquingKeysWith: +)
+        total.tlsHandshakes.merge(tlsHandshakes, uniquingKeysWith: +)
     }
 }

@@ -8,7 +8,8 @@ import Glibc
 #endif
 
 /// One agent's socket: a UDP socket bound to an ephemeral loopback port, or a TCP connection to the proxy (in
-/// the clear, or under TLS: `stream` reads and writes either) with its stream parser and unsent bytes. Owned by
+/// the clear, or under TLS: `stream` reads and writes either) with its stream parser and unsent bytes, and for
+/// SIP over WebSocket its `webSocket` link (which frames what the agent sends and reads what comes). Owned by
 /// `SIPClientPool` on its event thread.
 final class SIPSocket {
     let stream: SocketStream
@@ -23,12 +24,46 @@ final class SIPSocket {
     /// Under TLS until the handshake is over: bytes to send wait in `pending`, and the socket is polled only in
     /// the direction OpenSSL waits on (polling for writes while it waits to read would spin).
     var handshaking: Bool
+    /// Whether the TCP connect has completed (noted once, for the wake-up path's `wake.connect`); until then the
+    /// socket is also polled for writes, which is how a non-blocking connect says it is done.
+    var connected = false
+    /// SIP over WebSocket: the Upgrade and the framing (nil on UDP, TCP and TLS).
+    var webSocket: SIPWebSocketLink?
 
-    init(fd: Int32, agent: Int, transport: SIPTransportKind, tls: OpaquePointer? = nil) {
+    init(fd: Int32, agent: Int, transport: SIPTransportKind, tls: OpaquePointer? = nil,
+         webSocket: SIPWebSocketLink? = nil) {
         stream = SocketStream(fd: fd, tls: tls)
         handshaking = tls != nil
         self.agent = agent
         self.transport = transport
+        self.webSocket = webSocket
+        connected = !transport.isStream || Self.isConnected(fd)  // a UDP socket has nothing to wait for
+        if webSocket != nil { moveFramed() }
+    }
+
+    /// Whether a non-blocking connect on `fd` has completed (it has a peer).
+    static func isConnected(_ fd: Int32) -> Bool {
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        return withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) == 0 }
+        }
+    }
+
+    /// Sends one SIP message on a connection: in a WebSocket message over WS and WSS, as it is over TCP and TLS.
+    /// Returns whether bytes are left (wait for EPOLLOUT).
+    func send(_ message: [UInt8]) -> Bool {
+        guard webSocket != nil else { return write(message) }
+        webSocket?.send(message)
+        return moveFramed()
+    }
+
+    /// Moves what the WebSocket link has to send (the Upgrade, frames, pongs) into `pending` and writes it;
+    /// returns whether bytes are left.
+    @discardableResult
+    func moveFramed() -> Bool {
+        guard let bytes = webSocket?.takeOutbound(), !bytes.isEmpty else { return !pending.isEmpty }
+        return write(bytes)
     }
 
     /// A non-blocking UDP socket bound to `host`:0.

@@ -25,6 +25,15 @@ extension SIPUserAgent {
         report(.transportFailed(cause: cause))
     }
 
+    /// Its connection reached a stage (`.connected`, `.transportReady`; other events are ignored here): told to the
+    /// owner with the agent's next events. The pools call it; the twin, whose connections are memory, at once.
+    public func transportReached(_ stage: SIPEvent) {
+        switch stage {
+        case .connected, .transportReady: report(stage)
+        default: break
+        }
+    }
+
     /// One whole message (from a datagram or a TCP stream). A request that breaks §8.1.1 is answered 400 when it
     /// has a Via to answer along (never an ACK); anything else malformed is dropped. Both are counted by kind.
     public func receive(_ message: SIPMessage, source: Int, now: UInt64) {

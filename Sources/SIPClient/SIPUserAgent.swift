@@ -20,6 +20,9 @@ public final class SIPUserAgent {
 
     public let account: SIPAccount
     public let transport: SIPTransportKind
+    /// The host Via and Contact name instead of the local address: a WebSocket agent's `<token>.invalid` (RFC 7118
+    /// §5.2), nil for the others.
+    let sentByHost: String?
     /// This agent's own Via, Contact and From (its host and port as Via and Contact name them).
     public private(set) var local: SIPLocalHeaders
     public internal(set) var counters = SIPCounters()
@@ -39,11 +42,13 @@ public final class SIPUserAgent {
     let registration: RegistrationClient
     let sessions: InviteSessions
 
+    /// `sentByHost`: see the property (a WebSocket agent's `.invalid` host; nil: `localHost`).
     public init(account: SIPAccount, transport: SIPTransportKind, localHost: String = "127.0.0.1", localPort: Int,
-                seed: UInt64) {
+                seed: UInt64, sentByHost: String? = nil) {
         self.account = account
         self.transport = transport
-        local = account.localHeaders(transport: transport, host: localHost, port: localPort)
+        self.sentByHost = sentByHost
+        local = account.localHeaders(transport: transport, host: localHost, port: localPort, sentByHost: sentByHost)
         ids = SIPIdentifiers(seed: seed)
         transactions = TransactionLayer(timers: transport.timers)
         registration = RegistrationClient(account: account, ids: ids)
@@ -56,7 +61,7 @@ public final class SIPUserAgent {
 
     /// Set once a TCP connection's local port is known (Via and Contact name it from then on).
     public func setLocalPort(_ port: Int) {
-        local = account.localHeaders(transport: transport, host: local.host, port: port)
+        local = account.localHeaders(transport: transport, host: local.host, port: port, sentByHost: sentByHost)
     }
 
     /// How the agent meets a new INVITE by itself: 180 at once (a device whose UI rings at once), and 200 right

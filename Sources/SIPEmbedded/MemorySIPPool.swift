@@ -38,10 +38,18 @@ public final class MemorySIPPool: SIPAgentPool, SIPNetworkNode {
     }
 
     public func add(account: SIPAccount, transport: SIPTransportKind, seed: UInt64) -> Result<Int, SIPClientError> {
-        let endpoint = network.bind(self, transport)
+        // The Contact says `ws` for wss too (RFC 7118 §5.2): in memory a wss connection is a ws one.
+        let endpoint = network.bind(self, transport == .wss ? .ws : transport)
         let id = nextAgent
         nextAgent += 1
-        agents[id] = SIPUserAgent(account: account, transport: transport, localPort: endpoint.port, seed: seed)
+        let agent = SIPUserAgent(account: account, transport: transport, localPort: endpoint.port, seed: seed)
+        agents[id] = agent
+        // A connection in memory is up, and past any handshake, the instant it is opened (told with the agent's
+        // first events, as the real pool tells its stages).
+        if transport.isStream {
+            agent.transportReached(.connected(at: network.clock.nowNanos()))
+            if transport != .tcp { agent.transportReached(.transportReady(at: network.clock.nowNanos())) }
+        }
         endpoints[id] = endpoint
         byEndpoint[endpoint] = id
         return .success(id)
@@ -129,7 +137,7 @@ public final class MemorySIPPool: SIPAgentPool, SIPNetworkNode {
         switch endpoint.transport {
         case .udp:
             agent.receive(datagram: bytes, source: from.handle, now: now)
-        case .tcp, .tls:
+        case .tcp, .tls, .ws, .wss:
             // The connection is to the proxy: what comes on it is answered on it (the real pool's source 0).
             do {
                 agent.receive(try SIPParser.parse(datagram: bytes), source: 0, now: now)

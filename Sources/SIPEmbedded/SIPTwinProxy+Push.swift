@@ -10,7 +10,7 @@ extension SIPTwinProxy {
                    now: UInt64) {
         stats.parked += 1
         parked[user, default: []].append(key)
-        if binding.endpoint.transport == .tcp {
+        if binding.endpoint.transport.isStream {
             relays[key]?.park = .suspended
         } else {
             relays[key]?.park = .append

@@ -42,7 +42,7 @@ extension SIPTwinProxy {
     func initial(_ request: SIPMessage, key: TwinKey, from: SIPEndpoint, now: UInt64) {
         relays[key] = SIPTwinRelay(request: request, upstream: from,
                                  server: ServerTransaction(request: request,
-                                                           timers: SIPTimerValues(reliable: from.transport == .tcp)),
+                                                           timers: SIPTimerValues(reliable: from.transport.isStream)),
                                  deadline: now + configuration.finalResponseNanos,
                                  answerNanos: configuration.inviteAnswerNanos)
         if request.method == .invite { respond(key, request.response(100), now: now) }
@@ -65,7 +65,7 @@ extension SIPTwinProxy {
         }
         relays[key] = SIPTwinRelay(request: request, upstream: from,
                                    server: ServerTransaction(request: request,
-                                                             timers: SIPTimerValues(reliable: from.transport == .tcp)),
+                                                             timers: SIPTimerValues(reliable: from.transport.isStream)),
                                    deadline: now + configuration.finalResponseNanos,
                                    answerNanos: configuration.inviteAnswerNanos)
         if request.method == .invite { respond(key, request.response(100), now: now) }
@@ -140,7 +140,7 @@ extension SIPTwinProxy {
         request.insertHeader("Via", via(to.transport, branch: branch), at: 0)
         request.keepFields()
         let branchKey = TwinKey(branch, relay.request.method ?? .invite)
-        let (client, effects) = ClientTransaction.start(request, timers: SIPTimerValues(reliable: to.transport == .tcp),
+        let (client, effects) = ClientTransaction.start(request, timers: SIPTimerValues(reliable: to.transport.isStream),
                                                         now: now)
         branches[branchKey] = SIPTwinBranch(upstream: key, to: to, client: client, request: request)
         relays[key]?.branches.append(branchKey)
@@ -164,7 +164,7 @@ extension SIPTwinProxy {
         cancel.addHeader(.cseq, SIPCSeq(branch.request.cseq?.number ?? 1, .cancel).text)
         cancel.keepFields()
         let now = network.clock.nowNanos()
-        let timers = SIPTimerValues(reliable: branch.to.transport == .tcp)
+        let timers = SIPTimerValues(reliable: branch.to.transport.isStream)
         let (client, effects) = ClientTransaction.start(cancel, timers: timers, now: now)
         let cancelKey = TwinKey(key.branch, .cancel)
         branches[cancelKey] = SIPTwinBranch(upstream: branch.upstream, to: branch.to, client: client, request: cancel,

@@ -93,8 +93,10 @@ public final class SIPTwinProxy: SIPNetworkNode {
     public init(network: SIPNetwork, configuration: Configuration) {
         self.network = network
         self.configuration = configuration
-        network.bind(self, at: SIPEndpoint(.udp, configuration.port))
-        network.bind(self, at: SIPEndpoint(.tcp, configuration.port))
+        // Every transport on the one port: in memory a TLS or WebSocket connection is a TCP one (no handshake).
+        for transport in [SIPTransportKind.udp, .tcp, .tls, .ws] {
+            network.bind(self, at: SIPEndpoint(transport, configuration.port))
+        }
     }
 
     /// The registered contact of `user`, nil when it has none (or it lapsed).
@@ -186,15 +188,17 @@ public final class SIPTwinProxy: SIPNetworkNode {
         return String(rest[..<at])
     }
 
-    /// Where a contact URI leads on the loopback: its port and `transport` parameter (UDP when absent).
+    /// Where a contact URI leads on the loopback: its port and `transport` parameter (UDP when absent; `ws` for
+    /// both WebSocket transports, RFC 7118 §5.2, so a wss agent's connection is a ws endpoint in memory).
     static func endpoint(of uri: String) -> SIPEndpoint? {
         let rest = uri.hasPrefix("sip:") ? uri.dropFirst(4) : uri[...]
         let hostPart = rest[(rest.firstIndex(of: "@").map { rest.index(after: $0) } ?? rest.startIndex)...]
         let end = hostPart.firstIndex(of: ";") ?? hostPart.endIndex
         let hostPort = hostPart[..<end]
         let port = hostPort.lastIndex(of: ":").flatMap { Int(hostPort[hostPort.index(after: $0)...]) } ?? 5060
-        let transport = SIPParameters.lookup("transport", in: hostPart[end...])?.lowercased() == "tcp"
-        return SIPEndpoint(transport ? .tcp : .udp, port)
+        let named = SIPParameters.lookup("transport", in: hostPart[end...])?.lowercased() ?? "udp"
+        let transport: SIPTransportKind = ["tcp": .tcp, "tls": .tls, "ws": .ws, "wss": .ws][named] ?? .udp
+        return SIPEndpoint(transport, port)
     }
 }
 

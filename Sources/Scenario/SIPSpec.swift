@@ -4,12 +4,17 @@ import Quantities
 /// instead of clients of an HTTP call server. See docs/SIP.md.
 public struct SIPDeviceSpec: Sendable, Equatable {
     /// `tls`: SIP over TLS (RFC 3261 §26) on a TCP connection to the registrar's TLS port, the proxy's
-    /// certificate verified against `target.sip.ca` (docs/SIP.md, "SIP over TLS").
+    /// certificate verified against `target.sip.ca` (docs/SIP.md, "SIP over TLS"). `ws`, `wss`: SIP over
+    /// WebSocket (RFC 7118) to the registrar's WebSocket port, in the clear or under TLS (verified as `tls`).
     public enum Transport: String, Sendable, CaseIterable {
-        case udp, tcp, tls
+        case udp, tcp, tls, ws, wss
 
-        /// Whether messages travel on a connection (TCP or TLS), which the kernel retransmits, not datagrams.
+        /// Whether messages travel on a connection (TCP, TLS, WebSocket), which the kernel retransmits, not
+        /// datagrams.
         public var isConnection: Bool { self != .udp }
+
+        /// Whether the devices verify the registrar's certificate (`tls`, `wss`), against `target.sip.ca`.
+        public var isSecure: Bool { self == .tls || self == .wss }
     }
 
     /// `sleep: true`: the device keeps no registration between calls; a VoIP push (RFC 8599, sent by the SIP
@@ -26,13 +31,18 @@ public struct SIPDeviceSpec: Sendable, Equatable {
     /// default: the callee's dialog is confirmed by its 2xx, RFC 3261 §12.1.1). For a scenario that measures the
     /// whole answer; a BYE that overtakes the ACK then fails the join `already_ended`.
     public var joinAtAck: Bool
+    /// `tls_resumption: true` (tls, wss): a device keeps the TLS session of its last connection and offers it on
+    /// the next (a wake's), so the server may resume it instead of a full handshake (`sip.tls.resumed` vs
+    /// `sip.tls.full`; what it saves shows in `wake.handshake`). Off: every connection is a full handshake.
+    public var tlsResumption: Bool
 
     public init(sleep: Bool = false, transport: Transport = .udp, wakeAfter: Distribution? = nil,
-                joinAtAck: Bool = false) {
+                joinAtAck: Bool = false, tlsResumption: Bool = false) {
         self.sleep = sleep
         self.transport = transport
         self.wakeAfter = wakeAfter
         self.joinAtAck = joinAtAck
+        self.tlsResumption = tlsResumption
     }
 }
 
@@ -74,7 +84,8 @@ public struct SIPTargetSpec: Sendable, Equatable {
     /// For `callstorm validate`: the registrar, or the Kamailio the run starts and its push route; over TLS, the
     /// CA the devices trust.
     public func summary(devicesSleep: Bool, transport: SIPDeviceSpec.Transport = .udp) -> String {
-        let trust = transport != .tls ? "" : " over TLS, trusting "
+        let trust = transport == .ws ? " over WebSocket (ws)" : !transport.isSecure ? ""
+            : " over \(transport == .tls ? "TLS" : "WebSocket under TLS (wss)"), trusting "
             + (caFile ?? (kamailio != nil ? "callstorm's local CA" : "the system's CAs"))
         guard let kamailio else { return "\(host):\(port) (domain \(domain))" + trust }
         let push = kamailio.pushes(devicesSleep: devicesSleep)

@@ -1,7 +1,7 @@
 /// `device.signaling`, `device.sleep`, `device.transport` and `target.sip`: SIP devices and the SIP server they
 /// register at (docs/SIP.md).
 extension ScenarioDecoder {
-    static let sipDeviceKeys = ["signaling", "sleep", "transport", "wake_after", "join_at"]
+    static let sipDeviceKeys = ["signaling", "sleep", "transport", "wake_after", "join_at", "tls_resumption"]
     static let sipTargetKeys = ["registrar", "domain", "password", "expires", "kamailio", "ca", "rtpengine"]
     static let signalingWords = ["http", "sip"]
 
@@ -27,7 +27,14 @@ extension ScenarioDecoder {
         if let node = fields["join_at"], let word = word(node, "join_at", among: ["answer", "ack"]) {
             spec.joinAtAck = word == "ack"
         }
-        for key in ["sleep", "transport", "wake_after", "join_at"] where !sip && fields[key] != nil {
+        if let node = fields["tls_resumption"], let value = bool(node, "tls_resumption") {
+            spec.tlsResumption = value
+            if sip, value, !spec.transport.isSecure {
+                report(node.mark, "'device.tls_resumption' resumes TLS sessions; it applies with 'transport: tls' "
+                    + "or 'wss' (the devices use \(spec.transport.rawValue))")
+            }
+        }
+        for key in ["sleep", "transport", "wake_after", "join_at", "tls_resumption"] where !sip && fields[key] != nil {
             report(fields[key]!.mark, "'device.\(key)' applies to SIP devices; add 'signaling: sip' beside it")
         }
         if sip { profile.sip = spec }
@@ -78,9 +85,9 @@ extension ScenarioDecoder {
             report(mark, "'target.sip' is driven by SIP devices; add 'device: { signaling: sip }'")
         }
         if let ca = target.flatMap({ Self.topLevelValue($0, "sip") }).flatMap({ Self.topLevelValue($0, "ca") }),
-           let device = scenario.device.sip, device.transport != .tls {
+           let device = scenario.device.sip, !device.transport.isSecure {
             report(ca.mark, "'target.sip.ca' is the CA SIP devices verify the registrar's TLS certificate against; "
-                + "it applies with 'device.transport: tls' (the devices use \(device.transport.rawValue))")
+                + "it applies with 'device.transport: tls' or 'wss' (the devices use \(device.transport.rawValue))")
         }
         guard scenario.device.sip != nil else { return }
         var written = Set<String>()

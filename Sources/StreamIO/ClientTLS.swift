@@ -6,6 +6,9 @@ import CSSLClient
 /// many threads). Immutable once made, hence `@unchecked Sendable`; freed with the last reference.
 public final class ClientTLS: @unchecked Sendable {
     public let context: OpaquePointer
+    /// Whether its clients keep each connection's TLS session and offer it on their next connection (a SIP
+    /// device's `tls_resumption`): the pools that own the connections ask. Off: every handshake is a full one.
+    public let keepsSessions: Bool
 
     /// Why a context could not be made: the CA file could not be read or holds no certificate.
     public struct SetupError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -14,7 +17,8 @@ public final class ClientTLS: @unchecked Sendable {
     }
 
     /// Trusts the CA certificates in `caFile` (PEM), or the system store when nil.
-    public init(caFile: String?) throws(SetupError) {
+    public init(caFile: String?, keepsSessions: Bool = false) throws(SetupError) {
+        self.keepsSessions = keepsSessions
         var buffer = [CChar](repeating: 0, count: 256)
         guard let made = cssl_client_ctx_new(caFile, &buffer, buffer.count) else {
             throw SetupError(why: "cannot load CA file \(caFile ?? "(system)"): "
@@ -23,9 +27,12 @@ public final class ClientTLS: @unchecked Sendable {
         context = made
     }
 
-    /// A client session on `fd` (connected or connecting), checking the certificate names `host`.
-    public func session(fd: Int32, host: String) -> OpaquePointer? {
-        cssl_client_new(context, fd, host)
+    /// A client session on `fd` (connected or connecting), checking the certificate names `host`, offering
+    /// `resuming` (a session kept from an earlier connection to the same host) when given.
+    public func session(fd: Int32, host: String, resuming: TLSSavedSession? = nil) -> OpaquePointer? {
+        guard let session = cssl_client_new(context, fd, host) else { return nil }
+        if let resuming { _ = cssl_client_set_session(session, resuming.pointer) }
+        return session
     }
 
     deinit {

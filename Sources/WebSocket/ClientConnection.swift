@@ -89,6 +89,8 @@ public struct ClientConnection: Sendable {
     private var random: SeededRandom
     /// Whether this end has sent its close frame.
     private var sentClose = false
+    /// The subprotocol the server's 101 chose (its Sec-WebSocket-Protocol), nil before it or when it named none.
+    public private(set) var subprotocol: String?
 
     /// Starts a connection: the Upgrade request is queued in `outbound` at once. The seeded generator gives the
     /// key and every mask key (§5.3 asks for unpredictable masks to defeat cache poisoning by a page in a
@@ -139,6 +141,7 @@ public struct ClientConnection: Sendable {
             do {
                 guard let rest = try parser.append(bytes) else { handshake = parser; return events }
                 handshake = nil
+                subprotocol = parser.subprotocol
                 state = .open
                 events.append(.opened)
                 rest.withUnsafeBytes { reader.append($0) }

@@ -97,6 +97,8 @@ public struct HandshakeResponseParser: Sendable {
     public static let maxHeadBytes = 16 * 1024
     private let expectedAccept: String
     private var buffer: [UInt8] = []
+    /// The answer's Sec-WebSocket-Protocol (the subprotocol the server chose, §4.2.2), nil when it named none.
+    public private(set) var subprotocol: String?
 
     public init(key: String) {
         expectedAccept = Handshake.accept(forKey: key)
@@ -113,7 +115,7 @@ public struct HandshakeResponseParser: Sendable {
         let head = String(decoding: buffer[..<end], as: UTF8.self)
         let rest = Array(buffer[(end + 4)...])
         buffer = []
-        try check(head)
+        subprotocol = try check(head)
         return rest
     }
 
@@ -127,7 +129,8 @@ public struct HandshakeResponseParser: Sendable {
         return nil
     }
 
-    private func check(_ head: String) throws(HandshakeError) {
+    /// Checks the answer's head; returns its Sec-WebSocket-Protocol.
+    private func check(_ head: String) throws(HandshakeError) -> String? {
         let lines = head.components(separatedBy: "\r\n")
         let status = lines[0].split(separator: " ", maxSplits: 2)
         guard status.count >= 2, status[0].hasPrefix("HTTP/1."), let code = Int(status[1]) else {
@@ -136,6 +139,7 @@ public struct HandshakeResponseParser: Sendable {
         guard code == 101 else { throw .unexpectedStatus(code) }
         var upgrade = false, connection = false
         var accept: String?
+        var chosen: String?
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let name = line[..<colon].lowercased()
@@ -144,11 +148,13 @@ public struct HandshakeResponseParser: Sendable {
             case "upgrade": upgrade = upgrade || value.lowercased() == "websocket"
             case "connection": connection = connection || Handshake.hasToken(value, "upgrade")
             case "sec-websocket-accept": accept = value
+            case "sec-websocket-protocol": chosen = value
             default: break
             }
         }
         guard upgrade else { throw .missingUpgradeHeader }
         guard connection else { throw .missingConnectionHeader }
         guard accept == expectedAccept else { throw .wrongAccept(expected: expectedAccept, received: accept) }
+        return chosen
     }
 }

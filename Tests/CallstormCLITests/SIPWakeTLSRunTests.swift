@@ -33,6 +33,38 @@ final class SIPWakeTLSRunTests: XCTestCase {
         XCTAssertGreaterThan(outcome.result.recorder.histograms[MetricName.registerToInvite]?.totalCount ?? 0, 0,
                              context)
         XCTAssertNil(c["sip.retransmissions_sent.INVITE"], context)
+        // Every wake's parts (connect, the TLS handshake, the REGISTER), and every handshake a full one.
+        let woken = outcome.result.recorder.histograms[MetricName.pushToRegister]?.totalCount ?? 0
+        for part in [MetricName.wakeConnect, MetricName.wakeHandshake, MetricName.wakeRegister] {
+            XCTAssertEqual(outcome.result.recorder.histograms[part]?.totalCount, woken, "\(part): \(context)")
+        }
+        XCTAssertNil(c["sip.tls.resumed"], context)
+        XCTAssertEqual(c["sip.tls.full"], c["sip.registration.registered"], "one full handshake per registration")
+        XCTAssertTrue(outcome.verdict.passed, "\(outcome.verdict)")
+    }
+
+    /// `tls_resumption: true`: a device offers its last connection's TLS session on its next, and Kamailio resumes
+    /// it: the wakes' handshakes are counted resumed (`sip.tls.resumed`) beside the first ones' full ones.
+    func testWithTLSResumptionWokenDevicesResumeTheirLastSession() throws {
+        let dir = try TemporaryDirectory.make("sip-wake-tls-resumption")
+        defer { TemporaryDirectory.remove(dir) }
+        let text = try String(contentsOf: Self.example, encoding: .utf8)
+            .replacingOccurrences(of: "transport: tls }", with: "transport: tls, tls_resumption: true }")
+        XCTAssertTrue(text.contains("tls_resumption: true"), text)
+        let outcome = try runScenario(text, in: dir)
+        let c = outcome.result.recorder.counters
+        let context = "\(c.filter { $0.key.hasPrefix("calls") || $0.key.hasPrefix("sip.") })"
+        let started = c["calls.started"] ?? 0
+        XCTAssertGreaterThan(started, 0, context)
+        XCTAssertGreaterThanOrEqual(Double(c["calls.completed"] ?? 0), 0.99 * Double(started), context)
+        let woken = Int64(outcome.result.recorder.histograms[MetricName.pushToRegister]?.totalCount ?? 0)
+        XCTAssertGreaterThan(woken, 0, context)
+        // The first registrations had nothing to resume; wakes (the callees' by push, the callers' to dial) offer
+        // the last session. One handshake per registration: the first ones and every wake's.
+        XCTAssertGreaterThanOrEqual(c["sip.tls.full"] ?? 0, 20, context)
+        XCTAssertGreaterThan(c["sip.tls.resumed"] ?? 0, 0, context)
+        XCTAssertEqual((c["sip.tls.full"] ?? 0) + (c["sip.tls.resumed"] ?? 0), c["sip.registration.registered"],
+                       context)
         XCTAssertTrue(outcome.verdict.passed, "\(outcome.verdict)")
     }
 

@@ -63,6 +63,31 @@ final class SIPWakePathTests: XCTestCase {
         XCTAssertEqual(recorder.histograms[MetricName.registerToInvite]?.totalCount, 2, all)
     }
 
+    /// On a connection `push_to_register` splits into its parts, which add up to it: the push reported → the
+    /// connection up (the app's `wake_after` inside; a connection in memory is up the instant it is opened), → the
+    /// handshake (the WebSocket Upgrade; none over TCP), → the wake REGISTER answered (four hops: challenged,
+    /// answered). Over UDP there is no connection and no parts.
+    func testOnAConnectionTheWakeUpPathSplitsIntoConnectHandshakeAndRegisterWhichAddUp() throws {
+        let parts = [MetricName.wakeConnect, MetricName.wakeHandshake, MetricName.wakeRegister]
+        for transport in ["udp", "tcp", "ws", "wss"] {
+            let (recorder, _) = try wakeRun(transport: "\(transport), wake_after: { constant: 10ms }")
+            let h = recorder.histograms
+            let all = "\(transport): \(h.keys.sorted())"
+            XCTAssertEqual(h[MetricName.pushToRegister]?.totalCount, 2, all)
+            XCTAssertEqual(h[MetricName.pushToRegister]?.max, 14_000, all)
+            guard transport != "udp" else {
+                for part in parts { XCTAssertNil(h[part], all) }
+                continue
+            }
+            XCTAssertEqual(h[MetricName.wakeConnect]?.totalCount, 2, all)
+            XCTAssertEqual(h[MetricName.wakeConnect]?.max, 10_000, "the app's wake_after, then connected: \(all)")
+            XCTAssertEqual(h[MetricName.wakeRegister]?.totalCount, 2, all)
+            XCTAssertEqual(h[MetricName.wakeRegister]?.max, 4000, all)
+            XCTAssertEqual(h[MetricName.wakeHandshake]?.totalCount, transport == "tcp" ? nil : 2, all)
+            XCTAssertEqual(recorder.counters[MetricName.callsCompleted], 2, all)
+        }
+    }
+
     /// The stale contact's port handed to the next socket opened: the relayed INVITE reaches another device, which
     /// leaves it unanswered (counted misdirected), and the woken callee still takes its call.
     func testAStaleContactsPortNowHeldByAnotherDeviceLeavesTheInviteUnansweredThereAndTheCallCompletes() throws {

@@ -25,6 +25,16 @@ final class KamailioCallTests: XCTestCase {
         try callThroughKamailio(.tls)
     }
 
+    /// RFC 7118: the Upgrade for `sip`, one message per WebSocket message, Kamailio's alias for the connection
+    /// delivering the INVITE back over it.
+    func testTwoAgentsRegisterAndCompleteACallThroughKamailioOverWebSocket() throws {
+        try callThroughKamailio(.ws)
+    }
+
+    func testTwoAgentsRegisterAndCompleteACallThroughKamailioOverSecureWebSocket() throws {
+        try callThroughKamailio(.wss)
+    }
+
     /// A CA the agents do not trust: the handshake fails (the proxy's certificate is refused), no REGISTER is
     /// answered, and the agent reports the broken stream instead of hanging.
     func testATLSAgentThatDoesNotTrustTheProxysCertificateNeverRegisters() throws {
@@ -107,15 +117,18 @@ final class KamailioCallTests: XCTestCase {
         defer { TemporaryDirectory.remove(dir) }
         var options = KamailioOptions()
         var tls: ClientTLS?
-        if transport == .tls {
+        if transport != .udp, transport != .tcp {
             let material = try LocalCertificateAuthority.ensure(stateDirectory: dir.path).material
-            options.listeners = KamailioListeners(webSocket: false, secureWebSocket: false,
+            options.listeners = KamailioListeners(tls: transport == .tls, webSocket: transport == .ws,
+                                                  secureWebSocket: transport == .wss,
                                                   certificatePath: material.certificatePath, keyPath: material.keyPath)
-            tls = try ClientTLS(caFile: material.caCertificatePath)
+            if transport.isSecure { tls = try ClientTLS(caFile: material.caCertificatePath) }
         }
         let kamailio = try KamailioServer(options: options)
         defer { kamailio.stop() }
-        let port = transport == .tls ? try XCTUnwrap(kamailio.ports.tls) : kamailio.port
+        let ports = kamailio.ports
+        let port = try XCTUnwrap([.tls: ports.tls, .ws: ports.webSocket, .wss: ports.secureWebSocket][transport]
+                                    ?? kamailio.port)
         let harness = try PoolHarness(proxyPort: port, tls: tls)
         defer { harness.close() }
         let domain = "127.0.0.1:\(port)"
@@ -151,6 +164,17 @@ final class KamailioCallTests: XCTestCase {
         XCTAssertEqual(counters.malformed, [:])
         XCTAssertEqual(counters.requestsReceived["INVITE"], 1)
         XCTAssertEqual(counters.requestsReceived["BYE"], 1)
+        // A connection's stages, each once per agent: connected, then (TLS, WebSocket) ready; none over UDP.
+        for agent in [alice, bob] {
+            let stages = harness.events(agent).filter {
+                if case .connected = $0 { return true }
+                if case .transportReady = $0 { return true }
+                return false
+            }
+            XCTAssertEqual(stages.count, [.udp: 0, .tcp: 1][transport] ?? 2, "\(transport): \(stages)")
+            guard transport != .udp else { continue }
+            if case .connected = stages.first {} else { XCTFail("connected first: \(stages)") }
+        }
     }
 }
 

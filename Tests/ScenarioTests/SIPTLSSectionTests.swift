@@ -59,7 +59,38 @@ final class SIPTLSSectionTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: ca) }
         let text = messages(load("{ signaling: sip, transport: tcp }", sip: "{ kamailio: true, ca: \"\(ca)\" }"))
         XCTAssertTrue(text.contains("sip-tls.yaml:4:"), text)
-        XCTAssertTrue(text.contains("it applies with 'device.transport: tls' (the devices use tcp)"), text)
+        // The message names both transports that verify a certificate (wss since issue 35's WebSocket devices).
+        XCTAssertTrue(text.contains("it applies with 'device.transport: tls' or 'wss' (the devices use tcp)"), text)
+    }
+
+    /// `tls_resumption`: read on tls and wss devices; refused where no TLS session exists to resume.
+    func testTLSResumptionIsReadOverTLSAndRefusedWithoutTLS() throws {
+        let tls = try load("{ signaling: sip, transport: tls, tls_resumption: true }",
+                           sip: "{ kamailio: true }").get()
+        XCTAssertEqual(tls.device.sip?.tlsResumption, true)
+        let wss = try load("{ signaling: sip, transport: wss, tls_resumption: true }", sip: "{ kamailio: true }").get()
+        XCTAssertEqual(wss.device.sip?.tlsResumption, true)
+        let refused = messages(load("{ signaling: sip, transport: ws, tls_resumption: true }",
+                                    sip: "{ kamailio: true }"))
+        XCTAssertTrue(refused.contains("sip-tls.yaml:5:"), refused)
+        XCTAssertTrue(refused.contains("'device.tls_resumption' resumes TLS sessions; it applies with "
+                                       + "'transport: tls' or 'wss' (the devices use ws)"), refused)
+    }
+
+    /// `ws` and `wss` (SIP over WebSocket): both connections; only wss verifies the registrar, so only wss takes a CA.
+    func testWebSocketTransportsAreReadAndOnlyWSSTakesACA() throws {
+        let ca = try temporaryCA()
+        defer { try? FileManager.default.removeItem(atPath: ca) }
+        let wss = try load("{ signaling: sip, sleep: true, transport: wss }",
+                           sip: "{ registrar: \"127.0.0.1:8443\", ca: \"\(ca)\" }").get()
+        XCTAssertEqual(wss.device.sip, SIPDeviceSpec(sleep: true, transport: .wss))
+        XCTAssertEqual(wss.sip?.caFile, ca)
+        let ws = try load("{ signaling: sip, transport: ws }", sip: "{ kamailio: true }").get()
+        XCTAssertEqual(ws.device.sip?.transport, .ws)
+        XCTAssertTrue(SIPDeviceSpec.Transport.ws.isConnection)
+        XCTAssertFalse(SIPDeviceSpec.Transport.ws.isSecure)
+        let refused = messages(load("{ signaling: sip, transport: ws }", sip: "{ kamailio: true, ca: \"\(ca)\" }"))
+        XCTAssertTrue(refused.contains("(the devices use ws)"), refused)
     }
 
     func testDatagramFaultsAreRefusedOverTLSAsOverTCP() {

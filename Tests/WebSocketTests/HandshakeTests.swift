@@ -39,6 +39,19 @@ final class HandshakeTests: XCTestCase {
         XCTAssertEqual(Handshake.newKey(&a).count, 24)
     }
 
+    /// The subprotocol the 101 chose is kept (RFC 7118's `sip`), nil when it named none.
+    func testTheChosenSubprotocolIsKept() throws {
+        let key = "dGhlIHNhbXBsZSBub25jZQ=="
+        let head = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Accept: \(Handshake.accept(forKey: key))\r\n"
+        for (extra, expected) in [("Sec-WebSocket-Protocol: sip\r\n", "sip" as String?), ("", nil)] {
+            var parser = HandshakeResponseParser(key: key)
+            let bytes = Array((head + extra + "\r\n").utf8)
+            XCTAssertEqual(try bytes.withUnsafeBytes { try parser.append($0) }, [])
+            XCTAssertEqual(parser.subprotocol, expected)
+        }
+    }
+
     private func answer(_ head: String, key: String = "dGhlIHNhbXBsZSBub25jZQ==") throws -> [UInt8]? {
         var parser = HandshakeResponseParser(key: key)
         let bytes = Array((head + "\r\n\r\n").utf8)

@@ -17,4 +17,12 @@ SSL *cssl_client_new(SSL_CTX *ctx, int fd, const char *host);
 /// Measured (docs/WEBSOCKET.md): with SSL_MODE_RELEASE_BUFFERS alone an idle TLS 1.3 client session kept ~36 KB
 /// (its read buffer stayed); after this, ~19 KB, the rest being OpenSSL's session, cipher and certificate state.
 int cssl_client_release_buffers(SSL *ssl);
+/// TLS session resumption (RFC 5077 tickets, TLS 1.3 PSK): the session of a finished handshake, with a reference
+/// the caller frees (`cssl_client_session_free`), or NULL when it cannot be resumed (no ticket came).
+SSL_SESSION *cssl_client_get1_session(SSL *ssl);
+/// Offers `session` on a new session before its handshake (1 offered, 0 not).
+int cssl_client_set_session(SSL *ssl, SSL_SESSION *session);
+/// Whether the finished handshake resumed the offered session (1) or was a full one (0).
+int cssl_client_session_reused(SSL *ssl);
+void cssl_client_session_free(SSL_SESSION *session);
 #endif

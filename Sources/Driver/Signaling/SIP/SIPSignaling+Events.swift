@@ -40,6 +40,8 @@ extension SIPSignaling {
                 afterCall(local)
             }
         case .transportFailed(let cause): transportFailed(local, cause: cause)
+        case .connected(let at): wakeStage(local, .wakeConnect, at: at)
+        case .transportReady(let at): wakeStage(local, .wakeHandshake, at: at)
         }
     }
 
@@ -50,6 +52,7 @@ extension SIPSignaling {
     func transportFailed(_ local: Int, cause: String) {
         let now = self.now
         let why = cause == "tls_certificate" ? "the registrar's TLS certificate is not trusted (target.sip.ca)"
+            : cause == "ws_handshake" ? "the registrar refused its WebSocket Upgrade (is the port a ws/wss listener?)"
             : "its TLS handshake with the registrar failed"
         books.note("SIP device \(table.devices[local].identity.id): \(why) [\(cause)]", limit: 5)
         let entry = agents.registering.removeValue(forKey: local)

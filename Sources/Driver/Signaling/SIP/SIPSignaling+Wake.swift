@@ -20,6 +20,8 @@ struct WakeState {
     var wokeFor: [Int: String] = [:]
     var reportedAt: [Int: UInt64] = [:]
     var registeredAt: [Int: UInt64] = [:]
+    /// A waking device on a connection: when its last stage (connected, handshake done) ended, for the next part.
+    var stageAt: [Int: UInt64] = [:]
     /// Actions the user took before the INVITE came, by leg key.
     var held: [LegKey: ActionRequest] = [:]
     /// Wakes per device so far: with the seed and the device, what keys each `wake_after` draw (the same draws
@@ -94,11 +96,26 @@ extension SIPSignaling {
         pool.perform(agent) { $0.register(now: $1) }
     }
 
-    /// A REGISTER was answered 200: the wake REGISTER's figure.
+    /// A REGISTER was answered 200: the wake REGISTER's figure, and on a connection its last part.
     func wokeRegistered(_ local: Int, now: UInt64) {
+        let stage = wake.stageAt.removeValue(forKey: local)
         guard let reported = wake.reportedAt.removeValue(forKey: local) else { return }
         recordWake(.pushToRegister, local, micros: Int64((now &- reported) / 1000), at: now)
+        if let stage { recordWake(.wakeRegister, local, micros: Int64((now &- stage) / 1000), at: now) }
         wake.registeredAt[local] = now
+    }
+
+    /// A waking device's connection reached a stage at `at` (the pool's clock, the loop's): `wake.connect` from
+    /// the push reported, `wake.handshake` from the connect. Stages of an awake device's connection (its first
+    /// registration) are not the wake-up path's, nor a second connect within one wake (a reconnect: the first
+    /// stands, so each wake has one of each part).
+    func wakeStage(_ local: Int, _ metric: Metric, at: UInt64) {
+        guard let reported = wake.reportedAt[local] else { return }
+        if metric == .wakeConnect, let stage = wake.stageAt[local], stage >= reported { return }  // else stale
+        let from = metric == .wakeConnect ? reported : wake.stageAt[local]
+        guard let from, at >= from else { return }
+        recordWake(metric, local, micros: Int64((at - from) / 1000), at: now)
+        wake.stageAt[local] = at
     }
 
     /// Whether the INVITE `callID` is the one a push already reported on `local` (then it is not reported again).
@@ -152,6 +169,7 @@ extension SIPSignaling {
         guard let agent = agents.agent.removeValue(forKey: local) else { return }
         agents.device[agent] = nil
         agents.registering[local] = nil
+        wake.stageAt[local] = nil
         faultState.registerLost.remove(local)
         // Actions held for an INVITE that never came (a lost or late wake): their timeouts have answered them.
         if !wake.held.isEmpty { wake.held = wake.held.filter { $0.value.device != local } }

@@ -73,8 +73,8 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         }
         let signaling = SIPSignaling(target: target, spec: spec, parts: parts)
         var tls: ClientTLS?
-        if spec.transport == .tls {
-            do { tls = try ClientTLS(caFile: target.caFile) } catch {
+        if spec.transport.isSecure {
+            do { tls = try ClientTLS(caFile: target.caFile, keepsSessions: spec.tlsResumption) } catch {
                 // The run checks the CA file before it starts (RunSession): this is a CA that changed since.
                 parts.books.note("SIP devices over TLS: \(error.why)", limit: 1)
                 return nil
@@ -118,6 +118,8 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         case .udp: return .udp
         case .tcp: return .tcp
         case .tls: return .tls
+        case .ws: return .ws
+        case .wss: return .wss
         }
     }
 
@@ -338,6 +340,8 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         fold("misdirected", counters.misdirected)
         // Connections that failed before carrying SIP: `sip.transport_failed.tls_certificate` / `.tls_handshake`.
         fold("transport_failed", counters.transportFailures)
+        // TLS handshakes: `sip.tls.full` / `sip.tls.resumed` (`tls_resumption`).
+        fold("tls", counters.tlsHandshakes)
         stopMedia()
         pool.closeAll()
     }
