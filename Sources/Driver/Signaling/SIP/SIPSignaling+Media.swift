@@ -28,6 +28,8 @@ struct SIPMediaState {
     var placing: (local: Int, call: Int)?
     /// Calls already counted in `media.one_way`.
     var oneWayCalls: Set<Int> = []
+    /// What the media faults did (`SIPSignaling+MediaFaults`).
+    var faults = MediaFaultBooks()
 }
 
 extension SIPSignaling {
@@ -39,6 +41,7 @@ extension SIPSignaling {
             mediaEvent(id, event)
         })
         if media.streams == nil { books.note("media: this loop has no media streams; calls carry none", limit: 1) }
+        installMediaFaults()
     }
 
     /// Lets agent `agent` of device `local` ask for its calls' RTP ports.
@@ -78,6 +81,7 @@ extension SIPSignaling {
             media.byLeg[key] = id
             media.legs[id] = (key, call, caller)
             books.count(.mediaStreamsOpened, at: now)
+            if caller { books.count(.mediaCalls, at: now) }
             return streams.localEndpoint(id)?.port
         case .failure(let error):
             books.count(.mediaOpenFailed, at: now)
@@ -113,6 +117,8 @@ extension SIPSignaling {
         guard let id = media.byLeg.removeValue(forKey: key), let streams = media.streams else { return }
         let report = streams.close(id)
         media.legs[id] = nil
+        media.faults.packets[id] = nil
+        media.faults.lastHit[id] = nil
         if let report { recordMedia(report) }
     }
 
