@@ -70,6 +70,19 @@ final class MediaReportTests: XCTestCase {
         XCTAssertTrue(html.contains("compared with callstorm's on 10 calls: 1 disagree (media-relay.csv"), html)
     }
 
+    /// The fault table gets the one-way calls per second a window's faults explain and the server's, inside the
+    /// window against the seconds no window touched.
+    func testTheFaultTableComparesOneWayAudioByFaultsAndByTheServer() {
+        var run = mediaRun()
+        run.faultWindows = [FaultSpan(fromSecond: 1, toSecond: 2, label: "half-open",
+                                      what: "sip: media one-way callee_to_caller")]
+        let html = HTMLReport(run).render()
+        let table = String(html[html.range(of: "<section id=\"faults\">")!.lowerBound...].prefix(3_000))
+        XCTAssertTrue(table.contains("<th>one-way audio by faults/s</th><th>one-way audio by the server/s</th>"), table)
+        XCTAssertTrue(table.contains("<td>1.0 → 0.0</td><td>1.0 → 0.0</td></tr>"), table)
+        XCTAssertFalse(HTMLReport(ReportFixtures.result()).render().contains("one-way audio by"), "no media, no column")
+    }
+
     func testARunWithoutMediaHasNoSectionAndNoRows() throws {
         let result = ReportFixtures.result()
         XCTAssertFalse(HTMLReport(result).render().contains("id=\"media\""))
