@@ -78,6 +78,11 @@ public enum Timeline {
                 let dx = x(d.device)
                 out += "<rect x=\"\(dx - 4)\" y=\"\(y - 4)\" width=\"8\" height=\"8\" fill=\"\(color)\"/>"
                 out += "<text x=\"\(dx + 8)\" y=\"\(y + 4)\" fill=\"\(color)\"\(weight)>\(label.markupEscaped)</text>"
+            case .media(let m):
+                let label = "media \(m.conversation): \(m.finding.rawValue)"
+                let dx = x(m.device)
+                out += "<circle cx=\"\(dx)\" cy=\"\(y)\" r=\"4\" fill=\"none\" stroke=\"\(color)\"/>"
+                out += "<text x=\"\(dx + 8)\" y=\"\(y + 4)\" fill=\"\(color)\"\(weight)>\(label.markupEscaped)</text>"
             case .stop, .targetKilled:
                 let what = e.body == .stop ? "stop" : "target killed"
                 out += "<line x1=\"\(left)\" y1=\"\(y)\" x2=\"\(serverX)\" y2=\"\(y)\" stroke=\"\(color)\" "
@@ -107,6 +112,7 @@ public enum Timeline {
             case .final(let f): lane(f.device)
             case .sip(let m): lane(m.device)
             case .dialog(let d): lane(d.device)
+            case .media(let m): lane(m.device)
             case .stop, .targetKilled: break
             }
         }
@@ -134,6 +140,8 @@ public enum Timeline {
                 hit = convs.contains(m.conversation)
             case .dialog(let d):
                 hit = convs.contains(d.conversation)
+            case .media(let m):
+                hit = convs.contains(m.conversation)
             case .stop:
                 hit = false
             case .targetKilled:

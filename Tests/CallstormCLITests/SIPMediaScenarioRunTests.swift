@@ -59,6 +59,11 @@ final class SIPMediaScenarioRunTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(silenced.count, Int(oneWay), "a row for each silenced stream")
         let html = try String(contentsOf: outcome.runDirectory.appendingPathComponent("report.html"), encoding: .utf8)
         XCTAssertTrue(html.contains("<a href=\"#fault-relay-half-open\">"), "episodes link to the window's row")
+        // The checker finds each silent call (joined-member-sends-media) and puts it on the window, not the server.
+        let checker = try String(contentsOf: outcome.runDirectory.appendingPathComponent("checker.json"),
+                                 encoding: .utf8)
+        XCTAssertTrue(checker.contains("joined-member-sends-media"), checker)
+        XCTAssertEqual(c["invariant_violations"] ?? 0, 0, "\(c)")
 
         // The same scenario without its windows: audio both ways on every call.
         let clean = text.components(separatedBy: "\nfaults:\n").first! + "\n"
@@ -67,5 +72,7 @@ final class SIPMediaScenarioRunTests: XCTestCase {
         let p = plain.result.recorder.counters
         XCTAssertGreaterThan(p["media.streams_opened"] ?? 0, 0, "\(p)")
         XCTAssertNil(p[MetricName.mediaOneWay], "\(plain.result.notes)")
+        XCTAssertEqual(p["invariant_violations"] ?? 0, 0, "\(p)")
+        XCTAssertEqual(plain.exitCode, .passed, "\(plain.verdict.reasons)")
     }
 }

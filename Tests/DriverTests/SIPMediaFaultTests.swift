@@ -1,3 +1,4 @@
+import Checker
 @testable import Driver
 import Faults
 import Metrics
@@ -9,12 +10,13 @@ import XCTest
 /// server's (`media.one_way_without_fault`).
 final class SIPMediaFaultTests: XCTestCase {
     /// One call of 2 s talk with media (threshold 500 ms), `faults` appended.
-    private func rig(_ faults: String = "", media: String = "media: { one_way_after: 500ms }") throws -> SIPRig {
+    private func rig(_ faults: String = "", media: String = "media: { one_way_after: 500ms }",
+                     history: Bool = false) throws -> SIPRig {
         let yaml = SIPRig.scenario(devices: 2, rate: "1/s", seconds: 1, sleep: false,
                                    answerAfter: "{ constant: 100ms }", mix: "{ outgoing-1to1: 100 }")
             .replacingOccurrences(of: "talk: { constant: 200ms }", with: "talk: { constant: 2s }")
             + media + "\n" + faults
-        let rig = try SIPRig(yaml)
+        let rig = try SIPRig(yaml, history: history)
         rig.network.latencyNanos = 1_000_000
         return rig
     }
@@ -63,6 +65,25 @@ final class SIPMediaFaultTests: XCTestCase {
         XCTAssertEqual(c[MetricName.mediaOneWayWithoutFault], 1, "\(c)")
         XCTAssertNil(c[MetricName.mediaOneWayAttributed], "\(c)")
         XCTAssertNil(notes(rig).first?.fault)
+    }
+
+    /// The history carries the episode as a `media` line, and the checker finds it against the dialogs: the
+    /// caller's call is connected, its peer joined, and no audio came (`joined-member-sends-media`). A call with
+    /// audio both ways has neither line nor finding.
+    func testTheCheckerFindsAJoinedMemberFromWhomNoAudioArrives() throws {
+        let silent = try rig(history: true)
+        silent.mediaWire?.fate = { $0.from.port == 30_002 ? .drop : .pass }
+        _ = silent.run()
+        let check = try silent.check()
+        XCTAssertEqual(check.lines.filter { $0.contains("\"type\":\"media\"") }.count, 1, "\(check.lines)")
+        XCTAssertEqual(check.report.violations.map(\.rule), [.joinedMemberSendsMedia], check.describe)
+        XCTAssertEqual(check.report.violations.first?.devices.count, 2)
+
+        let clean = try rig(history: true)
+        _ = clean.run()
+        let fine = try clean.check()
+        XCTAssertFalse(fine.lines.contains { $0.contains("\"type\":\"media\"") })
+        XCTAssertEqual(fine.report.violations, [], fine.describe)
     }
 
     /// A window that closes 700 ms into the call (its streams start about 1.1 s into the load): the callee hears

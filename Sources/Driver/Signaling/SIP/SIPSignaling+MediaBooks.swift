@@ -1,6 +1,7 @@
 import Media
 import MediaIO
 import Metrics
+import RunFormats
 
 /// What the media streams find, into the run's books: answer → audio and resume → audio as they happen, one-way
 /// audio by cause (and named, call and end, in the run's notes), and each stream's figures at its close.
@@ -26,8 +27,22 @@ extension SIPSignaling {
             let note = MediaOneWayNote(call: leg.call, callID: leg.key.callID, end: leg.caller ? "caller" : "callee",
                                        cause: episode.cause.rawValue, fault: fault?.kind, window: fault?.window)
             books.note(note.text, limit: 20)
+            writeMedia(leg, .silent)
+        case .heardWhileNotExpected:
+            writeMedia(leg, .flowingWhileHeld)
         case .oneWayEnded:
             break
+        }
+    }
+
+    /// A `media` line in the run's history (the checker's media rules judge it against the dialogs).
+    private func writeMedia(_ leg: (key: LegKey, call: Int, caller: Bool), _ finding: HistoryMediaFinding) {
+        guard let journal = books.journal else { return }
+        let t = now &- books.runStart
+        let device = table.devices[leg.key.local].identity.id
+        journal.history {
+            HistoryText.media(t: t, device: device, conversation: leg.key.callID, finding: finding, call: leg.call,
+                              into: &$0)
         }
     }
 
