@@ -53,8 +53,8 @@ final class MediaThresholdTests: XCTestCase {
 
     func testOneWayNoteReadsBackWhatItWrites() {
         let server = MediaOneWayNote(call: 12, callID: "a1b2@127.0.0.1", end: "callee", cause: "no_audio_after_answer")
-        XCTAssertEqual(server.text,
-                       "media: one-way audio on call 12 (a1b2@127.0.0.1): the callee heard nothing, no_audio_after_answer")
+        XCTAssertEqual(server.text, "media: one-way audio on call 12 (a1b2@127.0.0.1): the callee heard nothing, "
+            + "no_audio_after_answer")
         XCTAssertEqual(MediaOneWayNote(parsing: server.text), server)
         let fault = MediaOneWayNote(call: 3, callID: "x", end: "caller", cause: "stopped_mid_call",
                                     fault: "media.one_way_dropped", window: "half-open")
