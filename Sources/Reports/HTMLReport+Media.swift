@@ -5,7 +5,7 @@ import Thresholds
 
 /// The Media section (`media:`, docs/MEDIA.md): answer → audio per receiving end (percentiles and per second),
 /// one-way audio named per call with whose it is (a fault window's, linked to its row in the fault table, or the
-/// server's), the loss / jitter / MOS distributions with the harness's own send lag beside the jitter, and the
+/// server's, linked to the checker's timeline of the call when it drew one), the loss / jitter / MOS distributions with the harness's own send lag beside the jitter, and the
 /// relay's comparison when a relay ran. Absent when the run opened no media stream.
 extension HTMLReport {
     func mediaSection() -> String {
@@ -78,6 +78,8 @@ extension HTMLReport {
                 let window = note.window ?? ""
                 whose = "<a href=\"#fault-\(window.markupEscaped)\">\(fault.markupEscaped) (\(window.markupEscaped))"
                     + "</a>"
+            } else if let number = checkerTimeline(of: note) {
+                whose = "server (<a href=\"violation-\(number).svg\">checker timeline \(number)</a>)"
             } else {
                 whose = "server"
             }
@@ -90,6 +92,14 @@ extension HTMLReport {
             html += "<p class=\"empty\">The notes name the first \(media.named.count) episodes.</p>\n"
         }
         return html
+    }
+
+    /// The number of the checker's violation timeline (violation-<n>.svg beside the report) of this episode's
+    /// call: its `joined-member-sends-media` finding names the Call-ID.
+    private func checkerTimeline(of note: MediaOneWayNote) -> Int? {
+        result.races?.timelines.first {
+            $0.rule == "joined-member-sends-media" && $0.message.contains(" \(note.callID) ")
+        }?.number
     }
 
     /// Loss (%), jitter (ms), the harness's send lag (ms) and MOS, per stream: the low tail matters for MOS, the

@@ -56,6 +56,14 @@ final class MediaReportTests: XCTestCase {
         XCTAssertTrue(section.contains("<a href=\"#fault-half-open\">media.one_way_dropped (half-open)</a>"), section)
         XCTAssertTrue(section.contains("<code>c7&lt;@x</code>"), "run-supplied text is escaped")
         XCTAssertTrue(section.contains("<td>callee</td><td>no_audio_after_answer</td><td>server</td>"), section)
+        // With the checker's timeline of that call, the server's episode links to it.
+        var checked = mediaRun()
+        checked.races = RacesSection(operations: 0, indeterminate: 0, rules: [], races: 0, offsets: [], pairs: [],
+                                     timelines: [.init(number: 2, rule: "joined-member-sends-media",
+                                                       message: "dev-1's call c7<@x is connected", offsetNanos: nil,
+                                                       svg: "<svg></svg>")])
+        XCTAssertTrue(HTMLReport(checked).render().contains(
+            "<td>server (<a href=\"violation-2.svg\">checker timeline 2</a>)</td>"))
         // MOS in MOS, its low tail at p5 (2 of 18 streams at 1.000).
         XCTAssertTrue(section.contains("<th scope=\"row\">MOS</th><td></td><td>18</td><td>1.000</td><td>1.000</td>"),
                       section)
