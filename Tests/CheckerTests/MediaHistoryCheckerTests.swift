@@ -1,5 +1,6 @@
 import CallModel
 @testable import Checker
+import RunFormats
 import XCTest
 
 extension HistoryBuilder {
@@ -67,6 +68,18 @@ final class MediaHistoryCheckerTests: XCTestCase {
         connected(&resumed)
         resumed.media("alice", "c1", "flowing_while_held", call: 3)
         XCTAssertEqual(try rules(resumed), [], "not held at that line")
+    }
+
+    /// What the driver writes (`HistoryText.media`) reads back as the same line, every finding.
+    func testTheWrittenMediaLineReadsBack() throws {
+        for finding in HistoryMediaFinding.allCases {
+            var bytes: [UInt8] = []
+            HistoryText.media(t: 7, device: "dev-\"1", conversation: "c@h", finding: finding, call: 4, into: &bytes)
+            let events = try HistoryReader.parse(lines: [Substring(decoding: bytes, as: UTF8.self)])
+            XCTAssertEqual(events.first?.body, .media(MediaLine(device: "dev-\"1", conversation: "c@h",
+                                                                finding: finding, call: 4)))
+            XCTAssertEqual(events.first?.t, 7)
+        }
     }
 
     func testAnUnknownMediaFindingIsAnErrorAtItsLine() {
