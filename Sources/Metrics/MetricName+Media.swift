@@ -28,9 +28,10 @@ extension MetricName {
     /// threshold before the episode began), and calls whose one-way audio no fault explains (the server's).
     public static let mediaOneWayAttributed = "media.one_way_attributed"
     public static let mediaOneWayWithoutFault = "media.one_way_without_fault"
-    /// The media relay's per-call comparison (written by the relay run, issue 34).
-    public static let mediaRelayCallsCompared = "media.relay.calls_compared"
-    public static let mediaRelayMismatch = "media.relay.mismatch"
+    /// The media relay's per-call comparison as the report reads it: calls whose relay counts were compared with
+    /// callstorm's, and those that disagree (the relay run writes these counters, issue 34; one tuple here so the
+    /// relay's own catalog entries can live beside it under their own names).
+    public static let relayComparison = (calls: "media.relay.calls_compared", mismatch: "media.relay.mismatch")
     /// The MOS threshold's name (`media.mos.p5`): the figure recorded as `media.mos_x1000`.
     public static let mos = "media.mos"
     public static let mediaLatencies = [answerToAudio, answerToAudioCaller, answerToAudioCallee, resumeToAudio,

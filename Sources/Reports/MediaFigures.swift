@@ -44,8 +44,8 @@ public struct MediaFigures: Sendable, Codable, Equatable {
         packetsLost = c(Metric.mediaPacketsLost.name)
         packetsWhileHeld = c(Metric.mediaWhileHeld.name)
         named = result.notes.compactMap(MediaOneWayNote.init(parsing:))
-        relayCallsCompared = counters[MetricName.mediaRelayCallsCompared]
-        relayMismatch = counters[MetricName.mediaRelayMismatch]
+        relayCallsCompared = counters[MetricName.relayComparison.calls]
+        relayMismatch = counters[MetricName.relayComparison.mismatch]
     }
 
     /// Lost / (received + lost): the share of the packets the streams expected that never came.

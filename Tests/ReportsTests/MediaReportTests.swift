@@ -29,8 +29,8 @@ final class MediaReportTests: XCTestCase {
             recorder.record(.mediaLoss, micros: 5_000, atNanos: at)
         }
         if relay {
-            recorder.count(Metric(named: MetricName.mediaRelayCallsCompared), by: 10, atNanos: at)
-            recorder.count(Metric(named: MetricName.mediaRelayMismatch), by: 1, atNanos: at)
+            recorder.count(Metric(named: MetricName.relayComparison.calls), by: 10, atNanos: at)
+            recorder.count(Metric(named: MetricName.relayComparison.mismatch), by: 1, atNanos: at)
         }
         recorder.seal()
         let notes = [
