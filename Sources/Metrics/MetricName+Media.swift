@@ -24,8 +24,8 @@ extension MetricName {
     public static let mediaCalls = "media.calls"
     /// Calls with one-way audio, as `media.one_way`.
     public static let mediaOneWay = "media.one_way"
-    /// Calls whose one-way audio a media fault explains (it acted on the silent direction of that call within the
-    /// threshold before the episode began), and calls whose one-way audio no fault explains (the server's).
+    /// Calls whose one-way audio a media fault explains (it acted on the silent direction of that call during the
+    /// silence), and calls whose one-way audio no fault explains (the server's).
     public static let mediaOneWayAttributed = "media.one_way_attributed"
     public static let mediaOneWayWithoutFault = "media.one_way_without_fault"
     /// The media relay's per-call comparison as the report reads it: calls whose relay counts were compared with

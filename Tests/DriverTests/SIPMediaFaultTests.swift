@@ -86,6 +86,23 @@ final class SIPMediaFaultTests: XCTestCase {
         XCTAssertEqual(fine.report.violations, [], fine.describe)
     }
 
+    /// A fault on the other direction explains nothing: the wire drops the callee's audio (the server's doing)
+    /// while a window loses the caller's packets; the caller's silence is still the server's.
+    func testAFaultOnTheOtherDirectionDoesNotExplainTheSilence() throws {
+        let rig = try rig("""
+            faults:
+              - { name: lossy, at: 0s, for: 10s, sip: { media_loss: 10%, media_direction: caller_to_callee } }
+
+            """)
+        rig.mediaWire?.fate = { $0.from.port == 30_002 ? .drop : .pass }
+        let c = rig.run().counters
+        XCTAssertGreaterThan(c[MetricName.fault(MediaLossFault.lost + ".packets")] ?? 0, 0, "\(c)")
+        XCTAssertEqual(c[MetricName.mediaOneWayWithoutFault], 1, "\(c)")
+        XCTAssertNil(c[MetricName.mediaOneWayAttributed], "\(c)")
+        XCTAssertEqual(notes(rig).first?.end, "caller")
+        XCTAssertNil(notes(rig).first?.fault)
+    }
+
     /// A window that closes 700 ms into the call (its streams start about 1.1 s into the load): the callee hears
     /// nothing past the threshold (the fault's episode), then the caller's audio arrives as the window closes and
     /// ends it: every packet after the window is heard.

@@ -18,7 +18,7 @@ extension SIPSignaling {
             books.record(.resumeToAudio, micros: Int64(nanos / 1000), at: now)
         case .oneWayBegan(let episode):
             books.count(.mediaOneWay(episode.cause.rawValue), at: now)
-            let fault = mediaFaultExplaining(id)
+            let fault = mediaFaultExplaining(id, episode)
             // Whose a call's one-way audio is, decided at its first episode.
             if media.oneWayCalls.insert(leg.call).inserted {
                 books.count(.mediaOneWayCalls, at: now)

@@ -15,8 +15,8 @@ struct MediaFaultBooks {
 /// RTP faults (`sip: { media_loss, media_delay, media_one_way }`, docs/MEDIA.md "Chaos") as the worker applies
 /// them: decided on the packets each stream **reads**, through the media seam's `datagramFilter`, so the fault and
 /// the one-way audio it causes are seen by the same worker whichever workers the call's two ends live on. A
-/// one-way episode is put on a fault when one acted on the silent direction of that call within the threshold
-/// before the episode began (the silence it explains); else it is the server's.
+/// one-way episode is put on a fault when one acted on the silent direction of that call during the silence (from
+/// the episode's `since`); else it is the server's.
 extension SIPSignaling {
     /// Installs the media filter when a window has media faults; call once the streams exist.
     func installMediaFaults() {
@@ -51,11 +51,11 @@ extension SIPSignaling {
         }
     }
 
-    /// The fault that explains a one-way episode stream `id` just opened: one acted on what it reads within the
-    /// threshold (plus a packet's 20 ms) before now.
-    func mediaFaultExplaining(_ id: Int) -> FaultNote? {
-        guard let hit = media.faults.lastHit[id], let spec = media.spec else { return nil }
-        let span = spec.oneWayAfterNanos + 20_000_000
-        return now <= hit.nanos + span ? hit.note : nil
+    /// The fault that explains a one-way episode stream `id` just opened: one acted on what the stream reads since
+    /// the silence began (the answer, the resume or the last packet heard: `episode.since`, on the loop's clock).
+    /// A silence no packet fell into is no fault's: nothing reached the stream to be dropped.
+    func mediaFaultExplaining(_ id: Int, _ episode: OneWayAudioDetector.Episode) -> FaultNote? {
+        guard let hit = media.faults.lastHit[id], hit.nanos >= episode.since else { return nil }
+        return hit.note
     }
 }
