@@ -56,7 +56,10 @@ public struct AttributedViolation: Sendable, Equatable, Codable {
 /// about what the server answered (merge union, ended stays ended, unmerge restores, unmerge follows policy,
 /// versions increase) are excused by a target kill alone.
 public enum FaultAttribution {
-    public static let viewRules: Set<Rule> = [.finalViewsAgree, .singleActive, .oneOutcome]
+    /// What a device observed (its view; for the media rules, what it heard), so a fault on its path may explain
+    /// it: a media fault (`media.one_way_dropped` …) on the call's packets explains its silence.
+    public static let viewRules: Set<Rule> = [.finalViewsAgree, .singleActive, .oneOutcome, .joinedMemberSendsMedia,
+                                              .heldMemberSendsNoMedia]
     public static let lookbackNanos: UInt64 = 30_000_000_000
 
     public static func split(_ violations: [Violation], events: [HistoryEvent], faults: [InjectedFault])
@@ -125,6 +128,9 @@ public enum FaultAttribution {
             case .dialog(let dialog):
                 path.devices.insert(dialog.device)
                 if let call = dialog.call { path.calls.insert(call) }
+            case .media(let media):
+                path.devices.insert(media.device)
+                if let call = media.call { path.calls.insert(call) }
             default: break
             }
         }

@@ -205,6 +205,7 @@ struct CheckState {
         case .final(let f): final(f, at: i, t: e.t)
         case .stop, .sip: break
         case .dialog(let d): dialog(d, at: i, t: e.t)
+        case .media(let m): media(m, at: i)
         case .targetKilled:
             // The server's memory went with it: what was live is over, though no view will ever say so.
             for ci in conversations.indices where conversations[ci].live {

@@ -33,6 +33,8 @@ public struct HistoryEvent: Sendable, Equatable {
         case sip(SIPLine)
         /// A device's SIP dialog changed state: what the SIP rules judge (`HistoryChecker+SIP`).
         case dialog(DialogLine)
+        /// A device's RTP stream found its peer silent, or flowing while held (`HistoryChecker+Media`).
+        case media(MediaLine)
     }
 }
 
@@ -192,6 +194,24 @@ public struct DialogLine: Sendable, Equatable {
         self.conversation = conversation
         self.state = state
         self.reason = reason
+        self.call = call
+    }
+}
+
+/// What a `media` line says (its `reason`).
+public typealias MediaFinding = HistoryMediaFinding
+
+/// Device `device`'s RTP stream in Call-ID `conversation` found `finding`.
+public struct MediaLine: Sendable, Equatable {
+    public var device: String
+    public var conversation: String
+    public var finding: MediaFinding
+    public var call: Int?
+
+    public init(device: String, conversation: String, finding: MediaFinding, call: Int? = nil) {
+        self.device = device
+        self.conversation = conversation
+        self.finding = finding
         self.call = call
     }
 }

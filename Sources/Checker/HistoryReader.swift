@@ -105,7 +105,7 @@ struct LineFields {
         guard let typeName = type else { throw s.error("missing \"type\"") }
         guard let t else { throw s.error("missing \"t\"") }
         let type = try typeName.value(s) {
-            "unknown type \"\($0)\" (invoke, complete, push, final, stop, target_killed, sip, dialog)"
+            "unknown type \"\($0)\" (invoke, complete, push, final, stop, target_killed, sip, dialog, media)"
         }
         func need<T>(_ value: T?, _ key: String) throws -> T {
             guard let value else { throw s.error("\(type.rawValue) line without \"\(key)\"") }
@@ -150,6 +150,14 @@ struct LineFields {
             body = .dialog(DialogLine(device: try need(device, "device"),
                                       conversation: try need(conversation, "conversation"), state: state,
                                       reason: reason, call: call))
+        case .media:
+            let text = try need(reason, "reason")
+            guard let finding = MediaFinding(rawValue: text) else {
+                throw s.error("unknown media finding \"\(text)\" (silent, flowing_while_held)")
+            }
+            body = .media(MediaLine(device: try need(device, "device"),
+                                    conversation: try need(conversation, "conversation"), finding: finding,
+                                    call: call))
         }
         return HistoryEvent(t: t, line: line, body)
     }

@@ -64,8 +64,7 @@ public enum Timeline {
                 let label = "final \(f.conversation): local \(f.local.state.rawValue)"
                     + (f.server.map { ", server \(describe($0))" } ?? "")
                 let dx = x(f.device)
-                out += "<circle cx=\"\(dx)\" cy=\"\(y)\" r=\"4\" fill=\"\(color)\"/>"
-                out += "<text x=\"\(dx + 8)\" y=\"\(y + 4)\" fill=\"\(color)\"\(weight)>\(label.markupEscaped)</text>"
+                out += mark("<circle cx=\"\(dx)\" cy=\"\(y)\" r=\"4\" fill=\"\(color)\"/>", dx, y, color, weight, label)
             case .sip(let m):
                 let label = "\(m.message) \(m.conversation)"
                 if m.sent {
@@ -76,8 +75,9 @@ public enum Timeline {
             case .dialog(let d):
                 let label = "dialog \(d.conversation): \(d.state.rawValue)" + (d.reason.map { " (\($0))" } ?? "")
                 let dx = x(d.device)
-                out += "<rect x=\"\(dx - 4)\" y=\"\(y - 4)\" width=\"8\" height=\"8\" fill=\"\(color)\"/>"
-                out += "<text x=\"\(dx + 8)\" y=\"\(y + 4)\" fill=\"\(color)\"\(weight)>\(label.markupEscaped)</text>"
+                out += mark("<rect x=\"\(dx - 4)\" y=\"\(y - 4)\" width=\"8\" height=\"8\" fill=\"\(color)\"/>", dx, y,
+                            color, weight, label)
+            case .media(let m): out += mediaMark(m, x(m.device), y, color, weight)
             case .stop, .targetKilled:
                 let what = e.body == .stop ? "stop" : "target killed"
                 out += "<line x1=\"\(left)\" y1=\"\(y)\" x2=\"\(serverX)\" y2=\"\(y)\" stroke=\"\(color)\" "
@@ -85,6 +85,18 @@ public enum Timeline {
             }
         }
         return out + "</svg>"
+    }
+
+    /// A mark (`shape`, drawn at `dx`, `y` on a device's lane) with its label beside it.
+    private static func mark(_ shape: String, _ dx: Int, _ y: Int, _ color: String, _ weight: String,
+                             _ label: String) -> String {
+        shape + "<text x=\"\(dx + 8)\" y=\"\(y + 4)\" fill=\"\(color)\"\(weight)>\(label.markupEscaped)</text>"
+    }
+
+    /// A media line: a hollow circle on the device's lane.
+    private static func mediaMark(_ m: MediaLine, _ dx: Int, _ y: Int, _ color: String, _ weight: String) -> String {
+        mark("<circle cx=\"\(dx)\" cy=\"\(y)\" r=\"4\" fill=\"none\" stroke=\"\(color)\"/>", dx, y, color, weight,
+             "media \(m.conversation): \(m.finding.rawValue)")
     }
 
     /// One lane per device, the violation's own first, in order of appearance; and each op's device, so a
@@ -107,6 +119,7 @@ public enum Timeline {
             case .final(let f): lane(f.device)
             case .sip(let m): lane(m.device)
             case .dialog(let d): lane(d.device)
+            case .media(let m): lane(m.device)
             case .stop, .targetKilled: break
             }
         }
@@ -134,6 +147,8 @@ public enum Timeline {
                 hit = convs.contains(m.conversation)
             case .dialog(let d):
                 hit = convs.contains(d.conversation)
+            case .media(let m):
+                hit = convs.contains(m.conversation)
             case .stop:
                 hit = false
             case .targetKilled:

@@ -10,6 +10,11 @@ public enum Rule: String, Sendable, CaseIterable, Codable {
     case finalViewsAgree = "final-views-agree-with-server"
     /// SIP: a dialog one user agent confirmed (a 2xx to the INVITE sent or received) is confirmed at the other.
     case dialogConfirmedAtBothEnds = "dialog-confirmed-at-both-ends"
+    /// Media: a member a device's conversation shows joined (its dialog confirmed, not held) sends it audio
+    /// (LiveCommunicationKit's `activeRemoteMembers`: media actively flowing).
+    case joinedMemberSendsMedia = "joined-member-sends-media"
+    /// Media: a member a device put on hold stops sending it audio.
+    case heldMemberSendsNoMedia = "held-member-sends-no-media"
 
     /// What a rule judges: what LiveCommunicationKit and the conversation model require of any server, or a
     /// choice a server may make, held to only when the scenario declares it (`ServerPolicy`).

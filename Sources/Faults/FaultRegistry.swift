@@ -13,6 +13,7 @@ public enum FaultRegistry {
         LimitDataFault.self, SlowCloseFault.self,
         TargetKillFault.self, SocketStormFault.self,
         SIPLossFault.self, SIPDelayFault.self, LateWakeFault.self, LostRegisterFault.self,
+        MediaOneWayFault.self, MediaLossFault.self, MediaDelayFault.self,
     ]
 
     /// The push path, in deciding order: a GOAWAY first (it follows the answer, whatever it is), then an
@@ -25,6 +26,8 @@ public enum FaultRegistry {
     public static let sipMessagePath: [any SIPMessageFault.Type] = path()
     /// SIP wake-up faults, in deciding order: a lost REGISTER first (a late one would be lost too).
     public static let sipWakePath: [any SIPWakeFault.Type] = path()
+    /// RTP faults, in deciding order: a silenced direction first, then loss (each seals the packet), then delay.
+    public static let mediaPacketPath: [any MediaPacketFault.Type] = path()
     /// Network toxics in the order they sit on the proxy.
     public static let network: [any NetworkFault.Type] = path()
 

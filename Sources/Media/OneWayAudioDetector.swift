@@ -41,6 +41,9 @@ public struct OneWayAudioDetector: Sendable, Equatable {
         case resumedAudio(afterResumeNanos: UInt64)
         case oneWayBegan(Episode)
         case oneWayEnded(Episode)
+        /// A packet arrived more than the threshold after this end stopped expecting any (it holds): the held
+        /// member still sends. Once per hold, at the first such packet; `packetsWhileNotExpected` counts them all.
+        case heardWhileNotExpected(sinceHoldNanos: UInt64)
     }
 
     private enum Phase: Sendable, Equatable {
@@ -63,6 +66,8 @@ public struct OneWayAudioDetector: Sendable, Equatable {
     public private(set) var episodes: [Episode] = []
     /// Packets that arrived more than the threshold after this end stopped expecting any (hold).
     public private(set) var packetsWhileNotExpected = 0
+    /// The hold (its `since`) already reported by `heardWhileNotExpected`.
+    private var reportedHold: UInt64?
 
     public init(thresholdNanos: UInt64 = OneWayAudioDetector.defaultThresholdNanos) {
         self.thresholdNanos = max(1, thresholdNanos)
@@ -122,8 +127,11 @@ public struct OneWayAudioDetector: Sendable, Equatable {
             if cause == .noAudioAfterResume { resumeToAudioNanos.append(now &- episodes[index].since) }
             return ended
         case .notExpected(let since):
-            if now &- since > thresholdNanos { packetsWhileNotExpected += 1 }
-            return nil
+            guard now &- since > thresholdNanos else { return nil }
+            packetsWhileNotExpected += 1
+            guard reportedHold != since else { return nil }
+            reportedHold = since
+            return .heardWhileNotExpected(sinceHoldNanos: now &- since)
         }
     }
 

@@ -34,12 +34,16 @@ public struct ThresholdResult: Sendable, Equatable, Codable {
 ///   open-model arrival rate.
 /// - `voip_without_call_rate`: `pushes.voip_without_call` / `pushes.received.voip`: VoIP pushes the app had to
 ///   report that carried no new call (a server defect; docs/LCK.md).
+/// - `media.one_way_rate`: `media.one_way` / `media.calls`: calls with one-way audio (either end heard nothing
+///   for the threshold; a fault's or not) among the calls carrying media (docs/MEDIA.md).
 public struct RunRatios: Sendable, Equatable, Codable {
     public var deadlineMissRate: Double?
     public var errorsRate: Double?
     public var deliveredRateRatio: Double?
     /// Absent in summaries from before it existed.
     public var voipWithoutCallRate: Double?
+    /// Absent in summaries from before it existed, and in runs without media.
+    public var mediaOneWayRate: Double?
 
     public init(counters: [String: Int64]) {
         func c(_ name: String) -> Int64 { counters[name] ?? 0 }
@@ -59,6 +63,7 @@ public struct RunRatios: Sendable, Equatable, Codable {
         deliveredRateRatio = ratio(c(MetricName.callsStarted) - c(MetricName.callsStartedByOutside),
                                    c(MetricName.callsPlanned) + c(MetricName.callsNotStartedAtStop))
         voipWithoutCallRate = ratio(c(MetricName.pushesVoIPWithoutCall), c(MetricName.pushesReceived("voip")))
+        mediaOneWayRate = ratio(c(MetricName.mediaOneWay), c(MetricName.mediaCalls))
     }
 
     public func value(_ ratio: Threshold.Ratio) -> Double? {
@@ -67,6 +72,7 @@ public struct RunRatios: Sendable, Equatable, Codable {
         case .errorsRate: return errorsRate
         case .deliveredRateRatio: return deliveredRateRatio
         case .voipWithoutCallRate: return voipWithoutCallRate
+        case .mediaOneWayRate: return mediaOneWayRate
         }
     }
 }
@@ -78,7 +84,8 @@ extension Threshold {
         let text: String
         switch subject {
         case let .latency(metric, statistic):
-            guard let histogram = histograms[metric], !histogram.isEmpty else {
+            let scaled = ScaledFigure.all[metric]
+            guard let histogram = histograms[scaled?.recorded ?? metric], !histogram.isEmpty else {
                 measured = nil
                 text = "no samples of \(metric)"
                 break
@@ -90,7 +97,11 @@ extension Threshold {
             case .mean: measured = histogram.mean.rounded()
             case .count: measured = Double(histogram.totalCount)
             }
-            text = statistic == .count ? Threshold.shortNumber(measured!) : Threshold.millisText(measured!)
+            if statistic == .count {
+                text = Threshold.shortNumber(measured!)
+            } else {
+                text = scaled.map { $0.text(measured!) } ?? Threshold.millisText(measured!)
+            }
         case .ratio(let ratio):
             measured = RunRatios(counters: counters).value(ratio)
             text = measured.map(Threshold.percentText) ?? "no data (denominator is 0)"

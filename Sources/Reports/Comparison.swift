@@ -67,6 +67,7 @@ public struct Comparison: Sendable {
         let ratios: [(String, (RunRatios) -> Double?)] = [
             ("deadline_miss_rate", \.deadlineMissRate), ("errors.rate", \.errorsRate),
             ("delivered_rate_ratio", \.deliveredRateRatio), ("voip_without_call_rate", \.voipWithoutCallRate),
+            ("media.one_way_rate", \.mediaOneWayRate),
         ]
         for (name, value) in ratios {
             let baseValue = base.ratios.flatMap(value)

@@ -77,6 +77,11 @@ extension HTMLReport {
         if recorder.counterNames.contains("socket.opened") {
             rates += [("sockets lost/s", ["socket.lost"]), ("of them injected/s", ["socket.lost.injected"])]
         }
+        // Calls with media: one-way audio the windows' media faults explain, and the server's (docs/MEDIA.md).
+        if recorder.counterNames.contains(MetricName.mediaCalls) {
+            rates += [("one-way audio by faults/s", [MetricName.mediaOneWayAttributed]),
+                      ("one-way audio by the server/s", [MetricName.mediaOneWayWithoutFault])]
+        }
         return rates
     }
 

@@ -37,6 +37,7 @@ struct HTMLReport {
         html += percentileSection()
         html += capacitySection()
         html += stormSection()
+        html += mediaSection()
         html += chartSection("Push to report over time", "push-timeline", pushTimelineChart())
         html += chartSection("Action fulfillment over time", "action-timeline", actionTimelineChart())
         html += chartSection("Calls per second: planned vs delivered", "calls-timeline", callsTimelineChart())

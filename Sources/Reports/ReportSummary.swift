@@ -61,6 +61,8 @@ public struct ReportSummary: Sendable, Codable, Equatable {
     public var books: Books?
     /// The redial storm's figures (`behavior.redial_after_drop`); absent when the run redialled nothing.
     public var storm: StormFigures?
+    /// The media figures (`media:`, docs/MEDIA.md); absent when the run opened no media stream.
+    public var media: MediaFigures?
 
     public init(_ result: RunResult) {
         schema = Self.currentSchema
@@ -84,6 +86,7 @@ public struct ReportSummary: Sendable, Codable, Equatable {
         harness = result.harness
         books = result.books
         storm = StormFigures(result)
+        media = MediaFigures(result)
     }
 
     /// Sorted keys and ISO 8601 dates, so two summaries of the same run are byte-identical and diff cleanly.

@@ -43,7 +43,8 @@ public enum ReportWriter {
             try save(Data(text.utf8), to: files.hlogDirectory.appendingPathComponent(HdrLog.fileName(metric: metric)))
         }
         try save(Data(JUnitReport.render(result).utf8), to: files.junit)
-        try save(Data(summaryCSV(result.histograms, storm: StormFigures(result)).utf8), to: files.summaryCSV)
+        let csv = summaryCSV(result.histograms, storm: StormFigures(result), media: MediaFigures(result))
+        try save(Data(csv.utf8), to: files.summaryCSV)
         try save(Data(countersCSV(result.recorder).utf8), to: files.countersCSV)
         try save(Data(timeseriesCSV(result.recorder).utf8), to: files.timeseriesCSV)
         try save(try ReportSummary(result).encoded(), to: files.summaryJSON)
@@ -66,8 +67,9 @@ public enum ReportWriter {
     static let timeseriesHeader = ["second", "metric", "count", "p50", "p90", "p99", "max", "value"]
 
     /// One row per latency metric (flow-step metrics included), sorted by name, in milliseconds; then a redial
-    /// storm's rows (`StormFigures.csvRows`).
-    static func summaryCSV(_ histograms: [String: HdrHistogram], storm: StormFigures? = nil) -> String {
+    /// storm's rows (`StormFigures.csvRows`) and the media rows (`MediaFigures.csvRows`).
+    static func summaryCSV(_ histograms: [String: HdrHistogram], storm: StormFigures? = nil,
+                           media: MediaFigures? = nil) -> String {
         var table = CSVTable(header: summaryHeader)
         for (name, histogram) in histograms.sorted(by: { $0.key < $1.key }) {
             table.append([
@@ -84,6 +86,7 @@ public enum ReportWriter {
             ])
         }
         for row in storm?.csvRows() ?? [] { table.append(row) }
+        for row in media?.csvRows(histograms) ?? [] { table.append(row) }
         return table.rendered()
     }
 

@@ -123,4 +123,14 @@ extension HistoryText {
         if let call { o.raw(",\"call\":"); o.int(Int64(call)) }
         o.raw("}")
     }
+
+    /// `device`'s RTP stream in Call-ID `conversation` found `finding` (docs/MEDIA.md); `call` is the planned call.
+    public static func media(t: UInt64, device: String, conversation: String, finding: HistoryMediaFinding,
+                             call: Int?, into o: inout [UInt8]) {
+        o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"media\",\"device\":"); o.quoted(device)
+        o.raw(",\"conversation\":"); o.quoted(conversation)
+        o.raw(",\"reason\":"); o.quoted(finding.rawValue)
+        if let call { o.raw(",\"call\":"); o.int(Int64(call)) }
+        o.raw("}")
+    }
 }

@@ -6,6 +6,16 @@ public enum HistoryLineType: String, Sendable, CaseIterable {
     case sip
     /// A SIP dialog's state at one device changed (never sampled: the checker judges SIP calls by these).
     case dialog
+    /// What a device's RTP stream found in a call with media (`HistoryMediaFinding`, in `reason`; never sampled).
+    case media
+}
+
+/// What a `media` line says (its `reason`): a device heard nothing from its peer for the one-way threshold while it
+/// expected audio (`silent`), or kept hearing it more than the threshold after it put the call on hold
+/// (`flowing_while_held`). The checker judges them against the devices' dialogs (docs/CHECKER.md).
+public enum HistoryMediaFinding: String, Sendable, CaseIterable {
+    case silent
+    case flowingWhileHeld = "flowing_while_held"
 }
 
 /// The `event` of a history `push` line.

@@ -19,15 +19,33 @@ extension ScenarioDecoder {
             s.direction = SIPFaults.Direction(rawValue: d) ?? .both
         }
         if let n = f["messages"] { s.messages = sipMessageFilter(n) }
-        for key in FaultWindow.sipOptions where f[key] != nil && f["loss"] == nil && f["delay"] == nil {
+        for key in ["direction", "messages"] where f[key] != nil && f["loss"] == nil && f["delay"] == nil {
             report(f[key]!.mark, "'\(key)' narrows 'loss' and 'delay'; add one of them or remove it")
         }
+        mediaFaults(f, into: &s)
         if let n = f["late_wake"] { s.lateWake = lateWake(n) }
         if let n = f["lost_register"], let v = fraction(n, "lost_register") { s.lostRegister = v }
         if f.values.isEmpty {
             report(f.mark, "a 'sip' section needs at least one of " + FaultWindow.sipKinds.joined(separator: ", "))
         }
         return errors.count == errorsBefore ? s : nil
+    }
+
+    /// `media_loss: 5%`, `media_delay: <distribution>`, `media_direction: callee_to_caller`, `media_one_way:
+    /// callee_to_caller` (docs/MEDIA.md "Chaos").
+    private mutating func mediaFaults(_ f: Fields, into s: inout SIPFaults) {
+        let directions = MediaFaultDirection.allCases.map(\.rawValue)
+        if let n = f["media_loss"], let v = fraction(n, "media_loss") { s.mediaLoss = v }
+        if let n = f["media_delay"] { s.mediaDelay = distribution(n, "media_delay") }
+        if let n = f["media_direction"], let d = word(n, "media_direction", among: directions) {
+            s.mediaDirection = MediaFaultDirection(rawValue: d) ?? .both
+            if f["media_loss"] == nil && f["media_delay"] == nil {
+                report(n.mark, "'media_direction' narrows 'media_loss' and 'media_delay'; add one of them or remove it")
+            }
+        }
+        if let n = f["media_one_way"], let d = word(n, "media_one_way", among: directions) {
+            s.mediaOneWay = MediaFaultDirection(rawValue: d)
+        }
     }
 
     /// `messages: [INVITE, ACK, 200]` or `messages: INVITE`: methods, or status codes 100 to 699.
@@ -77,6 +95,10 @@ extension ScenarioDecoder {
             }
             for pair in pairs {
                 guard let key = pair.key.scalarText else { continue }
+                if key.hasPrefix("media_"), scenario.media == nil {
+                    report(pair.key.mark, "'sip.\(key)' acts on the RTP of calls with media; add a 'media:' "
+                        + "section (e.g. 'media: { share: 100% }')")
+                }
                 if ["loss", "delay"].contains(key), device.transport.isConnection {
                     report(pair.key.mark, "'sip.\(key)' acts on UDP datagrams, which SIP's timers retransmit; over "
                         + "TCP the kernel retransmits and no message is lost. Use 'device.transport: udp', or a "

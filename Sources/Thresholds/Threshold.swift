@@ -5,7 +5,10 @@
 /// Keys take three shapes:
 /// - `<metric>[@<flow>/<step>].<statistic>`: a latency statistic (`p50`, `p95`, `p99`, `p99.9`, `min`, `max`,
 ///   `mean`, `count`) of a histogram; the limit is a duration (`800ms`), or a number for `count`.
-/// - `deadline_miss_rate`, `errors.rate`, `delivered_rate_ratio`, `voip_without_call_rate`: derived ratios; the limit is `0.5%` or `0.005`.
+/// - `deadline_miss_rate`, `errors.rate`, `delivered_rate_ratio`, `voip_without_call_rate`, `media.one_way_rate`:
+///   derived ratios; the limit is `0.5%` or `0.005`.
+/// - `media.mos.<statistic>` (`media.mos.p5: "> 3.5"`): a statistic of the streams' MOS, recorded × 1000 as
+///   `media.mos_x1000`; the limit is a plain MOS number (`Threshold.scaledFigures`).
 /// - any other name: a counter's total (`calls.failed: "== 0"`); a counter never incremented is 0.
 public struct Threshold: Sendable, Equatable {
     public enum Comparison: String, Sendable, Codable, CaseIterable {
@@ -46,6 +49,7 @@ public struct Threshold: Sendable, Equatable {
         case errorsRate = "errors.rate"
         case deliveredRateRatio = "delivered_rate_ratio"
         case voipWithoutCallRate = "voip_without_call_rate"
+        case mediaOneWayRate = "media.one_way_rate"
     }
 
     public enum Subject: Sendable, Equatable {
@@ -96,6 +100,12 @@ public struct Threshold: Sendable, Equatable {
         let (comparison, rest) = try parseComparison(expression, key: key)
         let limit: Double
         switch subject {
+        case .latency(let metric, let statistic) where statistic != .count && ScaledFigure.all[metric] != nil:
+            guard let value = Double(rest), value.isFinite else {
+                throw ParseError(message: "expected a number such as 3.5 after '\(comparison.rawValue)' for "
+                    + "'\(key)', got '\(rest)'")
+            }
+            limit = value * ScaledFigure.all[metric]!.scale
         case .latency(_, .count), .counter:
             guard let value = Double(rest), value.isFinite else {
                 throw ParseError(message: "expected a number after '\(comparison.rawValue)' for '\(key)', got '\(rest)'")

@@ -12,7 +12,7 @@ final class HistoryReaderBytesTests: XCTestCase {
     static let malformed: [(String, String)] = [
         (#"{"t\u0000":1}"#, #"column 14: missing "type""#),
         (#"{"t":1,"type":"\u212Aind"}"#,
-         "column 27: unknown type \"\u{212A}ind\" (invoke, complete, push, final, stop, target_killed, sip, dialog)"),
+         "column 27: unknown type \"\u{212A}ind\" (invoke, complete, push, final, stop, target_killed, sip, dialog, media)"),
         (#"{"t":1,"type":"invoke","op":1,"device":"d","kind":"\u212Aind"}"#,
          "column 63: unknown kind \"\u{212A}ind\" (start, join, end, pause, resume, merge, unmerge)"),
         (#"{"t":1,"type":"stop","x":"\uZZZZ"}"#, #"column 29: bad \u escape"#),
@@ -48,7 +48,7 @@ final class HistoryReaderBytesTests: XCTestCase {
         (#"{"t":1410050,"typ":"invoke","o":1129,"device":"d684","offset":"pause","conversation":"c228"}"#,
          "column 63: expected a number"),
         (#"{"t":1,"type":"Stop"}"#,
-         #"column 22: unknown type "Stop" (invoke, complete, push, final, stop, target_killed, sip, dialog)"#),
+         #"column 22: unknown type "Stop" (invoke, complete, push, final, stop, target_killed, sip, dialog, media)"#),
         (#"{"t":1,"type":"complete","op":1,"outcome":"ok","view":{"id":"a","members":"#
             + #"[{"device":"d","state":"joinedd"}]}}"#,
          #"column 107: unknown member state "joinedd" (ringing, joined, held, left)"#),

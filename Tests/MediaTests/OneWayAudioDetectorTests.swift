@@ -80,10 +80,17 @@ final class OneWayAudioDetectorTests: XCTestCase {
         _ = d.expect(false, at: 100 * ms)
         // In flight when the hold took effect (within the threshold): not counted.
         XCTAssertNil(d.packet(at: 600 * ms))
-        XCTAssertNil(d.packet(at: 1_200 * ms))
+        // Past the threshold: found once per hold (the checker's held-member-sends-no-media), counted every time.
+        XCTAssertEqual(d.packet(at: 1_200 * ms), .heardWhileNotExpected(sinceHoldNanos: 1_100 * ms))
         XCTAssertNil(d.packet(at: 1_220 * ms))
         XCTAssertEqual(d.packetsWhileNotExpected, 2)
         XCTAssertEqual(d.episodes, [])
+        // Resumed and held again: the new hold is found again.
+        _ = d.expect(true, at: 1_300 * ms)
+        _ = d.packet(at: 1_320 * ms)
+        _ = d.expect(false, at: 1_400 * ms)
+        XCTAssertEqual(d.packet(at: 2_500 * ms), .heardWhileNotExpected(sinceHoldNanos: 1_100 * ms))
+        XCTAssertEqual(d.packetsWhileNotExpected, 3)
     }
 
     func testAShorterThresholdFromTheScenario() {

@@ -58,5 +58,5 @@ public struct FaultWindow: Sendable, Equatable {
     public static let targetOptions = ["restart_after", "signal"]
     public static var sipKinds: [String] { FaultRegistry.names(of: .sip) }
     /// Keys of a `sip:` section that qualify `loss` and `delay` rather than name a fault.
-    public static let sipOptions = ["direction", "messages"]
+    public static let sipOptions = ["direction", "messages", "media_direction"]
 }

@@ -32,6 +32,13 @@ public struct SIPFaults: Sendable, Equatable {
     public var lateWake: LateWakeFaults?
     /// Share of wakes whose REGISTER (and every retransmission of it) never reaches the server.
     public var lostRegister: Double = 0
+    /// Share of RTP packets that vanish (`media_loss`), their extra delay (`media_delay`), which way both act
+    /// (`media_direction`), and a direction silenced for the window (`media_one_way`): faults on the calls' media
+    /// (docs/MEDIA.md "Chaos"), on the packets a device's stream reads.
+    public var mediaLoss: Double = 0
+    public var mediaDelay: Distribution?
+    public var mediaDirection: MediaFaultDirection = .both
+    public var mediaOneWay: MediaFaultDirection?
 
     public init() {}
 

@@ -28,6 +28,8 @@ struct SIPMediaState {
     var placing: (local: Int, call: Int)?
     /// Calls already counted in `media.one_way`.
     var oneWayCalls: Set<Int> = []
+    /// What the media faults did (`SIPSignaling+MediaFaults`).
+    var faults = MediaFaultBooks()
 }
 
 extension SIPSignaling {
@@ -39,6 +41,7 @@ extension SIPSignaling {
             mediaEvent(id, event)
         })
         if media.streams == nil { books.note("media: this loop has no media streams; calls carry none", limit: 1) }
+        installMediaFaults()
     }
 
     /// Lets agent `agent` of device `local` ask for its calls' RTP ports.
@@ -78,6 +81,7 @@ extension SIPSignaling {
             media.byLeg[key] = id
             media.legs[id] = (key, call, caller)
             books.count(.mediaStreamsOpened, at: now)
+            if caller { books.count(.mediaCalls, at: now) }
             return streams.localEndpoint(id)?.port
         case .failure(let error):
             books.count(.mediaOpenFailed, at: now)
@@ -114,6 +118,8 @@ extension SIPSignaling {
         let port = streams.localEndpoint(id)?.port
         let report = streams.close(id)
         let leg = media.legs.removeValue(forKey: id)
+        media.faults.packets[id] = nil
+        media.faults.lastHit[id] = nil
         guard let report else { return }
         recordMedia(report)
         if let tally = settings.tracing.mediaLegs, let leg, let port {
