@@ -11,11 +11,23 @@ final class ClientPair: @unchecked Sendable {
     private var curl: HTTPClient!
     private var wire: WireSender!
 
+    /// Throws what `WireSender` throws for `configuration`, with nothing left running.
     init(configuration: HTTPClient.Configuration = HTTPClient.Configuration()) throws {
-        try queue.sync {
+        let made: Result<Void, TransportError> = queue.sync {
             events = EventThread(queue: queue, name: "test.client-pair")
             curl = HTTPClient(queue: queue, configuration: configuration, events: events)
-            wire = try WireSender(events: events, configuration: configuration)
+            do throws(TransportError) {
+                wire = try WireSender(events: events, configuration: configuration)
+                return .success(())
+            } catch {
+                curl.close()
+                events.stop()
+                return .failure(error)
+            }
+        }
+        if case .failure(let error) = made {
+            events.waitUntilStopped()
+            throw error
         }
     }
 
