@@ -48,13 +48,15 @@ protocol DriverLoop: AnyObject, Sendable {
     func waitUntilStopped()
 }
 
-/// Sends requests to the target (the real one: libcurl's multi handle, `HTTPClient`).
+/// Sends requests to the target: libcurl's multi handle (`HTTPClient`) or callstorm's own HTTP/1.1 client
+/// (`WireSender`), as `target.client` says; both book the same `TransportError` kinds.
 protocol RequestSender: AnyObject {
     func send(_ request: ClientRequest, completion: @escaping HTTPClient.Completion)
     func close()
 }
 
 extension HTTPClient: RequestSender {}
+extension WireSender: RequestSender {}
 
 /// Device sockets (the real one: `WebSocketClientPool` on the worker's event thread).
 protocol SocketPool: AnyObject {

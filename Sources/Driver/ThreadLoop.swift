@@ -4,38 +4,56 @@ import Determinism
 import Dispatch
 import EventPolling
 import MediaIO
+import Scenario
 import SIPClient
 import Transport
 import WebSocketClient
 
 /// The real `DriverLoop`: a serial DispatchQueue served by one epoll thread (`EventThread`) that waits for the
-/// worker's sockets and its timer (a timerfd: absolute deadline, no slack), and the libcurl client on it.
+/// worker's sockets and its timer (a timerfd: absolute deadline, no slack), and the HTTP client on it (libcurl's
+/// or callstorm's own, by `target.client`).
 final class ThreadLoop: DriverLoop, @unchecked Sendable {
     let clock: Clock
     let queue: DispatchQueue
     private var events: EventThread!
-    private var http: HTTPClient!
+    private var http: RequestSender!
     private var timer: EventTimer!
     private var wake: () -> Void = {}
     /// The deadline the timer is armed for (`.max`: none), so rearming for the same tick costs nothing.
     private var armedWake: UInt64 = .max
 
-    init(name: String, clock: Clock, maxConnections: Int, caFile: String?) {
+    /// Throws when the wire client cannot be made (its TLS context: an unreadable `caFile`).
+    init(name: String, clock: Clock, maxConnections: Int, caFile: String?,
+         client: TargetClient = .curl) throws(TransportError) {
         self.clock = clock
         queue = DispatchQueue(label: name, qos: .userInteractive)
         var configuration = HTTPClient.Configuration()
         configuration.maxConnections = maxConnections
         configuration.caFile = caFile
-        queue.sync {
+        let made: TransportError? = queue.sync {
             // Small batches: a due timer waits behind at most 8 socket events or 16 posted pushes (each up to
             // ~30 µs of work), not 32 and 256. Scenarios/scale.yaml side by side, 4 rounds each: lag max
             // 3.3–4.8 ms against 4.8–38 ms, p99 0.24–0.43 against 0.32–0.55 ms, CPU no different (issue 20).
             events = EventThread(queue: queue, name: name, batchSize: 8, postsPerBatch: 16)
-            http = HTTPClient(queue: queue, configuration: configuration, events: events)
+            switch client {
+            case .curl: http = HTTPClient(queue: queue, configuration: configuration, events: events)
+            case .wire:
+                do throws(TransportError) {
+                    http = try WireSender(events: events, configuration: configuration)
+                } catch {
+                    events.stop()
+                    return error
+                }
+            }
             timer = EventTimer(on: events) { [unowned self] in
                 armedWake = .max
                 wake()
             }
+            return nil
+        }
+        if let made {
+            events.waitUntilStopped()
+            throw made
         }
     }
 

@@ -66,8 +66,9 @@ final class Worker: EffectHost, @unchecked Sendable {
     /// A worker on its own thread (`ThreadLoop`).
     convenience init(index: Int, settings: DriverSettings, clock: Clock, deviceIndexes: [Int], runStartNanos: UInt64,
                      faultLog: FaultLog = FaultLog(), deviceCalls: DeviceCalls? = nil) throws {
-        let loop = ThreadLoop(name: "callstorm.worker.\(index)", clock: clock,
-                              maxConnections: settings.connectionsPerWorker, caFile: settings.targetCAFile)
+        let loop = try ThreadLoop(name: "callstorm.worker.\(index)", clock: clock,
+                                  maxConnections: settings.connectionsPerWorker, caFile: settings.targetCAFile,
+                                  client: settings.scenario.targetClient)
         try self.init(index: index, settings: settings, loop: loop, deviceIndexes: deviceIndexes,
                       runStartNanos: runStartNanos, faultLog: faultLog, deviceCalls: deviceCalls)
     }

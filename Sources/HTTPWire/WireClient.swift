@@ -27,7 +27,11 @@ public final class WireClient: @unchecked Sendable {
     public typealias Completion = (Result<WireResponse, WireError>) -> Void
 
     public struct Configuration: Sendable {
+        /// Connections open at once to one origin; past it requests wait for one to free up.
         public var maxConnectionsPerOrigin = 256
+        /// Idle connections kept per origin for reuse; one more is closed when its exchange ends (libcurl's
+        /// CURLMOPT_MAXCONNECTS, a cache size, not a limit on connections in use).
+        public var maxIdlePerOrigin = Int.max
         /// TCP connect and TLS handshake (curl's CURLOPT_CONNECTTIMEOUT_MS); the request's timeout still bounds it.
         public var connectTimeoutMillis = 5_000
         public var limits = HTTP1ResponseParser.Limits()
@@ -178,8 +182,10 @@ public final class WireClient: @unchecked Sendable {
         if let next {
             stats.reused += 1
             begin(connection, next)
-        } else {
+        } else if pool.idle.count < configuration.maxIdlePerOrigin {
             pool.idle.append(connection)
+        } else {
+            close(connection)
         }
     }
 

@@ -13,7 +13,8 @@ public struct WireOrigin: Hashable, Sendable {
 
     /// The Host header's value: the port only when it is not the scheme's default.
     public var hostHeader: String {
-        let name = host.contains(":") ? "[\(host)]" : host
+        // Bytes, not `contains(":")`: a String argument is Foundation's search (CFStringFind, in the devices' profile).
+        let name = host.utf8.contains(0x3A) ? "[\(host)]" : host
         return port == (secure ? 443 : 80) ? name : "\(name):\(port)"
     }
 
@@ -35,7 +36,7 @@ public struct WireOrigin: Hashable, Sendable {
         let authority = rest[..<slash]
         var target = String(rest[slash...])
         if target.isEmpty || target.first == "?" { target = "/" + target }
-        guard !authority.contains("@") else { throw .badURL("\(url) has user information, which is not supported") }
+        guard !authority.utf8.contains(0x40) else { throw .badURL("\(url) has user information, which is not supported") }
         var host: Substring
         var portText: Substring?
         if authority.hasPrefix("[") {

@@ -15,21 +15,28 @@ public struct WireRequest: Sendable {
     public var collectsHeaders = true
 
     /// Builds the request: `Host` from the URL, then `headers` in order, then Content-Length when there is a
-    /// body (or the method usually has one). Header names and values must not contain CR or LF.
+    /// body (or the method usually has one). A `Host` or `Content-Length` among `headers` replaces the one this
+    /// would write (as libcurl lets a caller's header replace its own), so neither goes out twice. Header names and
+    /// values must not contain CR or LF.
     public init(method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
                 timeoutMillis: Int = 10_000) throws(WireError) {
         let (origin, target) = try WireOrigin.parse(url)
         guard !method.isEmpty, method.utf8.allSatisfy(HTTP1ResponseParser.isTokenByte) else {
             throw .badHeader("method \"\(method)\" is not a token")
         }
+        let givesHost = headers.contains { Self.named($0.name, "host") }
+        let givesLength = headers.contains { Self.named($0.name, "content-length") }
         var out: [UInt8] = []
         out.reserveCapacity(128 + (body?.count ?? 0))
         out += method.utf8
         out.append(0x20)
         out += target.utf8.filter { $0 != 0x20 && $0 != 0x0D && $0 != 0x0A }
-        out += " HTTP/1.1\r\nHost: ".utf8
-        out += origin.hostHeader.utf8
-        out += "\r\n".utf8
+        out += " HTTP/1.1\r\n".utf8
+        if !givesHost {
+            out += "Host: ".utf8
+            out += origin.hostHeader.utf8
+            out += "\r\n".utf8
+        }
         for (name, value) in headers {
             guard !name.isEmpty, name.utf8.allSatisfy(HTTP1ResponseParser.isTokenByte) else {
                 throw .badHeader("name \"\(name)\" is not a token")
@@ -42,7 +49,7 @@ public struct WireRequest: Sendable {
             out += value.utf8
             out += "\r\n".utf8
         }
-        if body != nil || method == "POST" || method == "PUT" || method == "PATCH" {
+        if !givesLength, body != nil || method == "POST" || method == "PUT" || method == "PATCH" {
             out += "Content-Length: \(body?.count ?? 0)\r\n".utf8
         }
         out += "\r\n".utf8
@@ -51,5 +58,18 @@ public struct WireRequest: Sendable {
         self.bytes = out
         self.isHead = method == "HEAD"
         self.timeoutMillis = timeoutMillis
+    }
+
+    /// Whether header name `name` is `lower` (given in lower case), ignoring ASCII case, without a new String.
+    public static func named(_ name: String, _ lower: StaticString) -> Bool {
+        let utf8 = name.utf8
+        guard utf8.count == lower.utf8CodeUnitCount else { return false }
+        var expected = lower.utf8Start
+        for byte in utf8 {
+            let folded = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+            guard folded == expected.pointee else { return false }
+            expected += 1
+        }
+        return true
     }
 }

@@ -51,6 +51,8 @@ public struct Scenario: Sendable, Equatable {
     /// `target.ca`: the PEM file (resolved against the scenario file's directory) of the CA that signed a `url`
     /// target's certificate, trusted by the devices' https requests and wss sockets instead of the system store.
     public var targetCA: String?
+    /// `target.client`: the HTTP client the devices' requests to the target go through (curl unless set).
+    public var targetClient: TargetClient = .curl
     /// `target.policy`: the server's declared choices where LiveCommunicationKit leaves it free; nil when the
     /// scenario declares none. See `serverPolicy(embedded:)`.
     public var targetPolicy: ServerPolicy?

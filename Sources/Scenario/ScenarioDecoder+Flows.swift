@@ -88,6 +88,7 @@ extension ScenarioDecoder {
         scenario.targetBugs = targetBugs
         scenario.targetProcess = targetProcess
         scenario.targetCA = targetCA
+        scenario.targetClient = targetClient
         scenario.targetPolicy = targetPolicy
         scenario.sip = sip
         if let node = Self.topLevelValue(root, "replay") {

@@ -85,7 +85,8 @@ extension ScenarioDecoder {
     mutating func target(_ node: YAMLNode) -> TargetSpec? {
         let errorsBefore = errors.count
         guard let fields = fields(of: node, in: "'target'",
-                                  known: ["embedded", "url", "api", "bugs", "process", "ca", "policy", "sip"])
+                                  known: ["embedded", "url", "api", "bugs", "process", "ca", "policy", "sip",
+                                          "client"])
         else { return nil }
         if let node = fields["process"], let process = bool(node, "process") {
             if fields["url"] != nil, process {
@@ -110,6 +111,10 @@ extension ScenarioDecoder {
             if fields["url"] != nil { report(bugsNode.mark, "'bugs' applies to the embedded target only") }
         }
         if let node = fields["policy"] { targetPolicy = policy(node) }
+        if let node = fields["client"],
+           let word = word(node, "client", among: TargetClient.allCases.map(\.rawValue)) {
+            targetClient = TargetClient(rawValue: word) ?? .curl
+        }
         if let caNode = fields["ca"] {
             if fields["url"] == nil {
                 report(caNode.mark, "'ca' is the certificate authority of your own server's https; "

@@ -16,6 +16,8 @@ struct ScenarioDecoder {
     var targetIsURL = false
     /// `target.ca`, resolved and checked readable.
     var targetCA: String?
+    /// `target.client`.
+    var targetClient: TargetClient = .curl
     /// `target.sip`, when SIP devices drive a SIP server.
     var sip: SIPTargetSpec?
     /// `target.policy`, when the scenario declares one.

@@ -3,6 +3,9 @@ import Dispatch
 import EventPolling
 import HTTPWire
 import WebSocketClient
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Devices' HTTP/1.1 requests through `HTTPWire.WireClient` instead of libcurl, with `HTTPClient`'s call shape
 /// (`send(ClientRequest, completion:)` and `close()` on the worker's queue, the same `ClientResponse` and
@@ -18,6 +21,8 @@ public final class WireSender: @unchecked Sendable {
     public let queue: DispatchQueue
     private let client: WireClient
     private var closed = false
+    /// Connections open at once to one origin, whatever the idle cache's size: each is an fd of the worker's.
+    static let connectionCeiling = 4_096
 
     /// Call on `events.queue`.
     public init(events: EventThread, configuration: HTTPClient.Configuration) throws(TransportError) {
@@ -33,25 +38,27 @@ public final class WireSender: @unchecked Sendable {
             throw .tls("\(error)")
         }
         var wire = WireClient.Configuration()
-        wire.maxConnectionsPerOrigin = configuration.maxConnections
+        // libcurl's maxConnections is the size of its cache of idle connections, not a limit on connections in
+        // use: a burst opens as many as it needs. The same here, with a ceiling against running out of fds.
+        wire.maxIdlePerOrigin = configuration.maxConnections
+        wire.maxConnectionsPerOrigin = max(configuration.maxConnections, Self.connectionCeiling)
         wire.connectTimeoutMillis = configuration.connectTimeoutMillis
         wire.limits.maxBodyBytes = configuration.maxResponseBytes
         queue = events.queue
         client = WireClient(thread: events, configuration: wire, tls: tls)
     }
 
-    /// Sends `request`; `completion` runs on `queue` exactly once. `headers` are `name: value` lines.
+    /// Sends `request`; `completion` runs on `queue` exactly once. `headers` are `name: value` lines, read as
+    /// libcurl reads them (`WireSender+Headers`); the body goes out as libcurl sends it: always for POST, never
+    /// for GET, for other methods when it is not empty.
     public func send(_ request: ClientRequest, completion: @escaping HTTPClient.Completion) {
         guard !closed else { return completion(.failure(.other(code: -1, message: "client closed"))) }
         var wire: WireRequest
         do {
-            let headers = request.headers.map { line -> (name: String, value: String) in
-                guard let colon = line.firstIndex(of: ":") else { return (line, "") }
-                return (String(line[..<colon]), String(line[line.index(after: colon)...].drop { $0 == " " }))
-            }
-            let hasBody = !request.body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.method)
-            wire = try WireRequest(method: request.method, url: request.url, headers: headers,
-                                   body: hasBody ? request.body : nil, timeoutMillis: request.timeoutMillis)
+            let sendsBody = request.method == "POST" || (request.method != "GET" && !request.body.isEmpty)
+            wire = try WireRequest(method: request.method, url: request.url,
+                                   headers: Self.headers(request.headers, sendsBody: sendsBody),
+                                   body: sendsBody ? request.body : nil, timeoutMillis: request.timeoutMillis)
         } catch {
             return completion(.failure(Self.transportError(error)))
         }
@@ -79,6 +86,9 @@ public final class WireSender: @unchecked Sendable {
     static func transportError(_ error: WireError) -> TransportError {
         switch error {
         case .refused: return .refused
+        case .connectFailed(_, _, let code) where code == ECONNRESET:
+            // As HTTPClient books curl's COULDNT_CONNECT with ECONNRESET: a proxy resetting at once.
+            return .reset("connection reset by peer during connect")
         case .resolveFailed, .connectFailed: return .connect(error.description)
         case .connectTimeout, .responseTimeout: return .timeout
         case .tls(let why): return .tls(why)

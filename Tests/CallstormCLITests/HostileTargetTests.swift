@@ -16,6 +16,15 @@ final class HostileTargetTests: XCTestCase {
     override func tearDown() { TemporaryDirectory.remove(dir) }
 
     func testRunAgainstAHostileTargetAccountsForEveryActionAndCountsEveryErrorKind() throws {
+        try runAgainstAHostileTarget(client: "curl")
+    }
+
+    /// `target.client: wire` (issue 33) meets every misbehaviour with the error kind libcurl books for it.
+    func testTheWireClientCountsEveryErrorKindOfAHostileTargetAsLibcurlDoes() throws {
+        try runAgainstAHostileTarget(client: "wire")
+    }
+
+    private func runAgainstAHostileTarget(client: String) throws {
         let binary = try XCTUnwrap(ChildProcess.callstormBinary, "make test exports CALLSTORM_BIN")
         let server = HostileServer(outageEvery: 20, outageMillis: 400)
         try server.start()
@@ -24,7 +33,7 @@ final class HostileTargetTests: XCTestCase {
             name: hostile
             seed: 11
             devices: 60
-            target: { url: "http://127.0.0.1:\(server.port)" }
+            target: { url: "http://127.0.0.1:\(server.port)", client: \(client) }
             push: { deadline: 1s, tls: false }
             load:
               - hold: { rate: 25/s, for: 4s }

@@ -7,12 +7,12 @@ import XCTest
 // serial: it counts every one of 20 registrations refused in the TLS handshake within the run's time; beside
 // other classes' runs (4 workers at a load of 17) only 10 got that far, while alone all 20 do.
 final class TargetCARunTests: XCTestCase {
-    private func scenario(port: Int, gatewayPort: Int, ca: String?) -> String {
+    private func scenario(port: Int, gatewayPort: Int, ca: String?, client: String = "curl") -> String {
         """
         name: private-ca
         seed: 3
         devices: 20
-        target: { url: "https://127.0.0.1:\(port)"\(ca.map { ", ca: \($0)" } ?? "") }
+        target: { url: "https://127.0.0.1:\(port)"\(ca.map { ", ca: \($0)" } ?? ""), client: \(client) }
         push: { listen: "127.0.0.1:\(gatewayPort)", tls: false, deadline: 2s }
         device: { socket: on_push }
         load:
@@ -41,6 +41,15 @@ final class TargetCARunTests: XCTestCase {
     }
 
     func testDevicesTrustTheTargetsOwnCAForHTTPSAndWssOnlyWhenTheScenarioNamesIt() throws {
+        try assertTrustOnlyWithTheCA(client: "curl")
+    }
+
+    /// `target.client: wire` (issue 33) verifies the target's https with the same CA, and books the same `tls`.
+    func testTheWireClientTrustsTheTargetsOwnCAOnlyWhenTheScenarioNamesIt() throws {
+        try assertTrustOnlyWithTheCA(client: "wire")
+    }
+
+    private func assertTrustOnlyWithTheCA(client: String) throws {
         let binary = try XCTUnwrap(ChildProcess.callstormBinary, "make test exports CALLSTORM_BIN")
         let dir = try TemporaryDirectory.make("target-ca")
         defer { TemporaryDirectory.remove(dir) }
@@ -58,7 +67,7 @@ final class TargetCARunTests: XCTestCase {
 
         // Relative to the scenario file, as a user keeps the CA beside it.
         for (name, ca) in [("trusted", "state/tls/ca.pem"), ("untrusted", nil)] {
-            try scenario(port: port, gatewayPort: gatewayPort, ca: ca)
+            try scenario(port: port, gatewayPort: gatewayPort, ca: ca, client: client)
                 .write(to: dir.appendingPathComponent("\(name).yaml"), atomically: true, encoding: .utf8)
             let out = dir.appendingPathComponent(name)
             let result = try ChildProcess.run(binary, ["run", "\(name).yaml", "--out", out.path, "--quiet"],

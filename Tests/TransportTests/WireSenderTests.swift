@@ -9,10 +9,7 @@ import XCTest
 /// bodies, request shapes as the server saw them, headers, and the same error kinds.
 final class WireSenderTests: XCTestCase {
     private var server: HTTPServer!
-    private let queue = DispatchQueue(label: "test.wire-sender")
-    private var events: EventThread!
-    private var wire: WireSender!
-    private var curl: HTTPClient!
+    private var pair: ClientPair!
 
     override func setUpWithError() throws {
         server = HTTPServer(handler: HTTPClosureHandler { request, respond in
@@ -25,41 +22,16 @@ final class WireSenderTests: XCTestCase {
             }
         })
         try server.start()
-        try queue.sync {
-            events = EventThread(queue: queue, name: "test.wire-sender")
-            wire = try WireSender(events: events, configuration: HTTPClient.Configuration())
-            curl = HTTPClient(queue: queue, events: events)
-        }
+        pair = try ClientPair()
     }
 
     override func tearDown() {
-        queue.sync {
-            wire.close()
-            curl.close()
-            events.stop()
-        }
-        events.waitUntilStopped()
+        pair.close()
         server.stop()
     }
 
-    private func send(_ request: ClientRequest, wire useWire: Bool) -> Result<ClientResponse, TransportError> {
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var result: Result<ClientResponse, TransportError>?
-        let wire = self.wire!
-        let curl = self.curl!
-        queue.async {
-            let completion: HTTPClient.Completion = { r in
-                result = r
-                done.signal()
-            }
-            if useWire {
-                wire.send(request, completion: completion)
-            } else {
-                curl.send(request, completion: completion)
-            }
-        }
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
-        return result ?? .failure(.other(code: -2, message: "test timed out"))
+    private func send(_ request: ClientRequest, wire: Bool) -> Result<ClientResponse, TransportError> {
+        pair.send(request, wire: wire)
     }
 
     private var base: String { "http://127.0.0.1:\(server.port)" }
@@ -99,11 +71,10 @@ final class WireSenderTests: XCTestCase {
     func testHTTP2AndProxiesAreLeftToLibcurl() {
         var configuration = HTTPClient.Configuration()
         configuration.version = .http2TLS
-        let events = self.events!
-        let made = queue.sync { Result { () throws(TransportError) -> WireSender in
-            try WireSender(events: events, configuration: configuration)
-        } }
-        XCTAssertThrowsError(try made.get())
+        XCTAssertThrowsError(try ClientPair(configuration: configuration))
+        configuration.version = .http1
+        configuration.proxy = "http://127.0.0.1:3128"
+        XCTAssertThrowsError(try ClientPair(configuration: configuration))
     }
 }
 
