@@ -1,3 +1,4 @@
+import CLinux
 import Dispatch
 import Foundation
 import Locking
