@@ -68,7 +68,7 @@ public final class BaresipProcess {
                 !child.process.isRunning || child.outputText.contains("baresip is ready.")
             }
             if ready && child.process.isRunning { return (child, controlPort) }
-            lastLog = child.outputText.suffix(1500) + child.errorText.suffix(500)
+            lastLog = String(child.outputText.suffix(1500)) + child.errorText.suffix(500)
             child.stop()
         }
         throw Failure.notStarted(lastLog)

@@ -97,7 +97,7 @@ final class BaresipMediaRunTests: XCTestCase {
         let control = try BaresipControl(port: baresip.controlPort)
         try act(control)
         let counts = try control.watchCall()
-        XCTAssertEqual(run.wait(seconds: 60), 0, run.errorText.suffix(3000) + baresip.log.suffix(3000))
+        XCTAssertEqual(run.wait(seconds: 60), 0, String(run.errorText.suffix(3000)) + baresip.log.suffix(3000))
         try assertBothEndsAgree(counts, run: out, answerToAudio: answerToAudio, baresip: baresip)
     }
 
