@@ -1,6 +1,6 @@
 import Foundation
 import Metrics
-import TestSupport
+@testable import TestSupport
 import XCTest
 
 /// Issue 34, acceptance 4: baresip (Debian's 1.0.0, a real user agent with audio: BaresipProcess) as the outside
@@ -63,21 +63,38 @@ final class BaresipMediaRunTests: XCTestCase {
         """
 
     func testBaresipCallsASleepingDeviceAndBothEndsCountTheSamePacketsEachWay() throws {
-        try runWithBaresip(Self.calledByBaresip, label: "baresip-caller", deviceIs: MetricName.answerToAudioCallee) {
+        let summary = try runWithBaresip(Self.calledByBaresip, label: "baresip-caller",
+                                         deviceIs: MetricName.answerToAudioCallee) {
             XCTAssertTrue(try $0.send("dial", "sip:dev-0@127.0.0.1").ok)
         }
+        XCTAssertEqual(summary.counters[MetricName.callsStartedByOutside], 1, "\(summary.counters)")
+        XCTAssertEqual(summary.metrics[MetricName.pushToRegister]?["count"], 1, "the device slept until the push")
     }
 
     func testADeviceCallsBaresipWhichAnswersAndBothEndsCountTheSamePacketsEachWay() throws {
-        try runWithBaresip(Self.callingBaresip, label: "baresip-callee", deviceIs: MetricName.answerToAudioCaller) {
+        _ = try runWithBaresip(Self.callingBaresip, label: "baresip-callee", deviceIs: MetricName.answerToAudioCaller) {
             _ = $0
         }
+    }
+
+    /// `audio_debug`'s text as baresip 1.0.0 printed it mid-call (one far source through the relay): the counts
+    /// are read from its RTP section, and a reply without one (no call) reads as none.
+    func testBaresipsAudioDebugTextGivesTheCallsSentAndReceivedPackets() {
+        let text = " local: 0.0.0.0:30044, remote: 127.0.0.1:30226/127.0.0.1:30227\nRTP debug:\n"
+            + " Encode: seq=21273 ssrc=0xd68b90fb\n----- RTCP Session: -----\n"
+            + "  cname=sip:bob@127.0.0.1 SSRC=0xd68b90fb/3599470843 rx=8000Hz\n"
+            + "  member 0x2f09fc51: lost=0 Jitter=0.0ms RTT=0.0ms\n"
+            + "                 IP=127.0.0.1:30226 psent=0 rcvd=218\n  TX: packets=220, octets=35200\n"
+        XCTAssertEqual(BaresipControl.counts(text), BaresipControl.Counts(sent: 220, received: 218))
+        XCTAssertNil(BaresipControl.counts("command not found (audio_debug)\n"))
+        XCTAssertTrue(Self.within2Percent(250, 245))
+        XCTAssertFalse(Self.within2Percent(250, 244))
     }
 
     /// Starts callstorm on `scenario`, then (once its ready file names the Kamailio) baresip, runs `act` on
     /// baresip's control connection, reads baresip's counts until the call closed, and compares both ends.
     private func runWithBaresip(_ scenario: String, label: String, deviceIs answerToAudio: String,
-                                act: (BaresipControl) throws -> Void) throws {
+                                act: (BaresipControl) throws -> Void) throws -> SummaryFile {
         let binary = try XCTUnwrap(ChildProcess.callstormBinary, "make test exports CALLSTORM_BIN")
         let dir = try TemporaryDirectory.make(label)
         defer { TemporaryDirectory.remove(dir) }
@@ -98,11 +115,11 @@ final class BaresipMediaRunTests: XCTestCase {
         try act(control)
         let counts = try control.watchCall()
         XCTAssertEqual(run.wait(seconds: 60), 0, String(run.errorText.suffix(3000)) + baresip.log.suffix(3000))
-        try assertBothEndsAgree(counts, run: out, answerToAudio: answerToAudio, baresip: baresip)
+        return try assertBothEndsAgree(counts, run: out, answerToAudio: answerToAudio, baresip: baresip)
     }
 
     private func assertBothEndsAgree(_ counts: BaresipControl.Counts, run out: URL, answerToAudio: String,
-                                     baresip: BaresipProcess) throws {
+                                     baresip: BaresipProcess) throws -> SummaryFile {
         let summary = try SummaryFile(out.appendingPathComponent("summary.json"))
         let c = summary.counters
         let context = "\(counts); callstorm \(c.filter { $0.key.hasPrefix("media.") }); "
@@ -124,6 +141,7 @@ final class BaresipMediaRunTests: XCTestCase {
             .split(separator: "\n").dropFirst()
         XCTAssertEqual(relay.count, 1, "the device's direction through rtpengine: \(relay)")
         XCTAssertTrue(relay.allSatisfy { $0.hasSuffix(",yes") }, "\(relay)")
+        return summary
     }
 
     /// Whether two counts of one direction differ by at most 2 % of the larger.
