@@ -76,6 +76,12 @@ public final class BaresipProcess {
 
     deinit { stop() }
 
+    /// Whether Debian's baresip is there (package `baresip-core`, scripts/test-deps.sh), for tests to skip without.
+    public static var isInstalled: Bool {
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/baresip")
+            && FileManager.default.fileExists(atPath: "/usr/lib/baresip/modules/ctrl_tcp.so")
+    }
+
     /// Kills baresip by its PID if it still runs.
     public func stop() { child.stop() }
 
