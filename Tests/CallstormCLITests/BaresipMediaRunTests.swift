@@ -137,7 +137,8 @@ final class BaresipMediaRunTests: XCTestCase {
         }
         XCTAssertTrue(Self.within2Percent(Int(sent), counts.received), "callstorm → baresip: \(context)")
         XCTAssertTrue(Self.within2Percent(counts.sent, Int(received)), "baresip → callstorm: \(context)")
-        print("baresip-agreement \(out.lastPathComponent): callstorm sent \(sent) received \(received); \(counts)")
+        print("baresip-agreement: callstorm sent \(sent) received \(received); \(counts); \(answerToAudio) "
+              + "\(summary.metrics[answerToAudio]?["max"] ?? -1) ms")
         let relay = try String(contentsOf: out.appendingPathComponent("media-relay.csv"), encoding: .utf8)
             .split(separator: "\n").dropFirst()
         XCTAssertEqual(relay.count, 1, "the device's direction through rtpengine: \(relay)")
