@@ -6,12 +6,13 @@
 # HTTPS_PROXY), httpx with HTTP/2, h2; websockets (a WebSocket peer we did not write); opentelemetry-proto, -sdk and
 # the OTLP exporter (the reference decoder and encoder of OTLP); Kamailio with its
 # http_client module (the SIP server the SIP tests start as a user process), SIPp (sip-tester), libosip2 (the
-# parser docs/SIP.md measured ours against) and rtpengine-daemon (the media relay, started as a user process). Called by `make test` and `make bench`.
+# parser docs/SIP.md measured ours against) rtpengine-daemon (the media relay, started as a user process) and baresip-core (a user agent with audio,
+# BaresipMediaRunTests). Called by `make test` and `make bench`.
 set -euo pipefail
 source "$(dirname "$0")/packages.sh"
 packages=(chromium nghttp2-client nghttp2-server python3 python3-pip curl openssl kamailio kamailio-utils-modules
           kamailio-tls-modules kamailio-websocket-modules
-          sip-tester libosip2-dev rtpengine-daemon)
+          sip-tester libosip2-dev rtpengine-daemon baresip-core)
 ensure_packages "${packages[@]}"
 if ! python3 -c "import hdrh" >/dev/null 2>&1; then
     echo "installing the Python hdrhistogram package (.hlog decoding test)"
