@@ -29,13 +29,11 @@ extension FaultSchedule {
     /// the registry's media faults that hits, window by window.
     public func mediaPacketDecision(_ packet: MediaPacket, device: Int, seq: UInt64, sinceLoad: UInt64,
                                     flow: String?) -> (action: SIPMessageAction, note: FaultNote)? {
-        for (i, w) in active(at: sinceLoad, device: device)
-        where w.flows.isEmpty || flow.map({ w.flows.contains($0) }) == true {
-            let draws = draws(i, device: device, subject: device, seq: seq, plannedSinceLoad: sinceLoad)
+        firstHit(device: device, seq: seq, sinceLoad: sinceLoad, flow: flow) { w, draws in
             for kind in FaultRegistry.mediaPacketPath {
                 if let fault = kind.init(window: w), let hit = fault.decide(packet, draws: draws) { return hit }
             }
+            return nil
         }
-        return nil
     }
 }

@@ -54,11 +54,23 @@ extension FaultSchedule {
     /// window by window. A window with `flows` hits only devices in a call of those flows.
     public func sipMessageDecision(_ datagram: SIPDatagram, device: Int, seq: UInt64, sinceLoad: UInt64,
                                    flow: String?) -> (action: SIPMessageAction, note: FaultNote)? {
-        for (i, w) in active(at: sinceLoad, device: device)
-        where w.flows.isEmpty || flow.map({ w.flows.contains($0) }) == true {
-            let draws = draws(i, device: device, subject: device, seq: seq, plannedSinceLoad: sinceLoad)
+        firstHit(device: device, seq: seq, sinceLoad: sinceLoad, flow: flow) { w, draws in
             for kind in FaultRegistry.sipMessagePath {
                 if let fault = kind.init(window: w), let hit = fault.decide(datagram, draws: draws) { return hit }
+            }
+            return nil
+        }
+    }
+
+    /// The first hit `decide` finds, window by window, among the windows open for `device` at `sinceLoad` (those
+    /// with `flows` only for a device in a call of one of them), each with the draws of item `seq`: the walk every
+    /// per-item fault path (SIP messages, media packets) shares.
+    func firstHit<Hit>(device: Int, seq: UInt64, sinceLoad: UInt64, flow: String?,
+                       _ decide: (FaultWindow, FaultDraws) -> Hit?) -> Hit? {
+        for (i, w) in active(at: sinceLoad, device: device)
+        where w.flows.isEmpty || flow.map({ w.flows.contains($0) }) == true {
+            if let hit = decide(w, draws(i, device: device, subject: device, seq: seq, plannedSinceLoad: sinceLoad)) {
+                return hit
             }
         }
         return nil
