@@ -79,6 +79,10 @@ final class SIPMediaJoinTests: XCTestCase {
         XCTAssertNil(recorder.histograms[MetricName.answerToTalking], "media never flowed both ways")
         XCTAssertNil(recorder.histograms[MetricName.answerToAudioCallee], "the callee never heard the caller")
         XCTAssertEqual(c["media.one_way.no_audio_after_answer"], 1, all)
+        // The silence is no fault's (the test's wire is not a scheduled fault): the checker finds it as the
+        // server's, and nothing else.
+        let check = try rig.check()
+        XCTAssertEqual(check.report.violations.map(\.rule), [.joinedMemberSendsMedia], check.describe)
     }
 
     /// `audio_session` without `join_at: media`: the join is at the 200 as before, the draw and answer → talking
