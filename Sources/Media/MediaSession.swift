@@ -31,12 +31,14 @@ public struct MediaSession: Sendable {
     /// The lag of this stream's sends behind their plan.
     public var sendLag: SendLag { schedule?.lag ?? SendLag() }
 
-    /// The call was answered at `now`; this end's negotiated direction says whether it sends and listens.
-    public mutating func start(at now: UInt64, direction: MediaDirection) {
+    /// The call was answered at `now`; this end's negotiated direction says whether it sends and listens. Its first
+    /// packet goes `sendAfterNanos` later (the app's audio session starting, `device.audio_session`); it listens,
+    /// and its answer → audio clock runs, from `now`.
+    public mutating func start(at now: UInt64, direction: MediaDirection, sendAfterNanos: UInt64 = 0) {
         guard answeredAt == nil, stoppedAt == nil else { return }
         answeredAt = now
         self.direction = direction
-        schedule = SendSchedule(startNanos: now, intervalNanos: settings.intervalNanos)
+        schedule = SendSchedule(startNanos: now &+ sendAfterNanos, intervalNanos: settings.intervalNanos)
         detector.answered(at: now, expecting: direction.receives)
     }
 

@@ -45,10 +45,11 @@ struct MediaStreamTable {
 
     func report(_ id: Int) -> MediaStreamReport? { streams[id]?.session.report }
 
-    mutating func start(_ id: Int, remote: MediaEndpoint, direction: MediaDirection, now: UInt64) {
+    mutating func start(_ id: Int, remote: MediaEndpoint, direction: MediaDirection, now: UInt64,
+                        sendAfterNanos: UInt64 = 0) {
         guard streams[id] != nil else { return }
         streams[id]!.remote = remote
-        streams[id]!.session.start(at: now, direction: direction)
+        streams[id]!.session.start(at: now, direction: direction, sendAfterNanos: sendAfterNanos)
         note(id)
     }
 

@@ -19,8 +19,9 @@ public protocol MediaStreams: AnyObject {
     /// Where stream `id` listens: the address and port its SDP names.
     func localEndpoint(_ id: Int) -> MediaEndpoint?
     /// The answer: sends to `remote` every 20 ms while `direction` sends, and watches the far end's audio while it
-    /// receives. A second `start` does nothing (use `update`).
-    func start(_ id: Int, remote: MediaEndpoint, direction: MediaDirection)
+    /// receives. The first packet goes `sendAfterNanos` after the call (the app's audio session start-up); the
+    /// listening starts at once. A second `start` does nothing (use `update`).
+    func start(_ id: Int, remote: MediaEndpoint, direction: MediaDirection, sendAfterNanos: UInt64)
     /// A re-INVITE changed the far end's address or this end's direction (hold: `sendonly`/`recvonly`/`inactive`).
     func update(_ id: Int, remote: MediaEndpoint, direction: MediaDirection)
     /// What stream `id` has measured so far.
@@ -32,6 +33,13 @@ public protocol MediaStreams: AnyObject {
     var sendErrors: Int { get }
     /// Decides the fate of every RTP datagram before it is sent or read (a run's media chaos); nil passes all.
     var datagramFilter: MediaDatagramFilter? { get set }
+}
+
+extension MediaStreams {
+    /// Starts stream `id` sending at once.
+    public func start(_ id: Int, remote: MediaEndpoint, direction: MediaDirection) {
+        start(id, remote: remote, direction: direction, sendAfterNanos: 0)
+    }
 }
 
 /// What a stream reports: the stream's id and what its `MediaSession` found.

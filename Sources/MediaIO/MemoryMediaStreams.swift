@@ -38,8 +38,9 @@ public final class MemoryMediaStreams: MediaStreams, MediaWireNode {
 
     public func localEndpoint(_ id: Int) -> MediaEndpoint? { endpoints[id] }
 
-    public func start(_ id: Int, remote: MediaEndpoint, direction: MediaDirection) {
-        table.start(id, remote: remote, direction: direction, now: wire.clock.nowNanos())
+    public func start(_ id: Int, remote: MediaEndpoint, direction: MediaDirection, sendAfterNanos: UInt64) {
+        table.start(id, remote: remote, direction: direction, now: wire.clock.nowNanos(),
+                    sendAfterNanos: sendAfterNanos)
     }
 
     public func update(_ id: Int, remote: MediaEndpoint, direction: MediaDirection) {

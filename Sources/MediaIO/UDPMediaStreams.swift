@@ -92,10 +92,10 @@ public final class UDPMediaStreams: MediaStreams, @unchecked Sendable {
         sockets[id].map { MediaEndpoint(host: host, port: $0.port) }
     }
 
-    public func start(_ id: Int, remote: MediaEndpoint, direction: MediaDirection) {
+    public func start(_ id: Int, remote: MediaEndpoint, direction: MediaDirection, sendAfterNanos: UInt64) {
         guard sockets[id] != nil else { return }
         sockets[id]!.remote = Self.ipv4(remote.host, port: remote.port)
-        table.start(id, remote: remote, direction: direction, now: clock.nowNanos())
+        table.start(id, remote: remote, direction: direction, now: clock.nowNanos(), sendAfterNanos: sendAfterNanos)
         rearm()
     }
 

@@ -28,10 +28,18 @@ extension MetricName {
     /// silence), and calls whose one-way audio no fault explains (the server's).
     public static let mediaOneWayAttributed = "media.one_way_attributed"
     public static let mediaOneWayWithoutFault = "media.one_way_without_fault"
+    /// The callee app's audio session start-up drawn for a call (`device.audio_session`): its answer → its first
+    /// packet sent, the app's part of "answer to talking" (the server's is `media.answer_to_audio.callee`).
+    public static let audioSessionStart = "media.audio_session_start"
+    /// The callee's answer → media flowing both ways at it (its audio session started and the caller's first packet
+    /// heard, whichever came last): when `device.join_at: media` fulfils its join. Recorded with `join_at: media` or
+    /// `audio_session`.
+    public static let answerToTalking = "media.answer_to_talking"
     /// The MOS threshold's name (`media.mos.p5`): the figure recorded as `media.mos_x1000`.
     public static let mos = "media.mos"
     public static let mediaLatencies = [answerToAudio, answerToAudioCaller, answerToAudioCallee, resumeToAudio,
-                                        mediaJitter, mosX1000, sendLagMax, lossPercentX1000]
+                                        mediaJitter, mosX1000, sendLagMax, lossPercentX1000, audioSessionStart,
+                                        answerToTalking]
 }
 
 extension Metric {
@@ -39,6 +47,10 @@ extension Metric {
     public static let answerToAudioCallee = Metric(named: MetricName.answerToAudioCallee)
     public static let resumeToAudio = Metric(named: MetricName.resumeToAudio)
     public static let mediaJitter = Metric(named: MetricName.mediaJitter)
+    public static let audioSessionStart = Metric(named: MetricName.audioSessionStart)
+    public static let answerToTalking = Metric(named: MetricName.answerToTalking)
+    /// Joins `device.join_at: media` failed because no packet from the caller came within `media.one_way_after`.
+    public static let mediaJoinNoAudio = Metric(named: "media.join_no_audio")
     public static let mediaMOS = Metric(named: MetricName.mosX1000)
     public static let mediaSendLagMax = Metric(named: MetricName.sendLagMax)
     public static let answerToAudio = Metric(named: MetricName.answerToAudio)

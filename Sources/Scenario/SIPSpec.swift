@@ -27,10 +27,31 @@ public struct SIPDeviceSpec: Sendable, Equatable {
     /// it is what makes a Lock Screen answer come before the INVITE, and a long one can miss the server's push
     /// timeout as a slow app would.
     public var wakeAfter: Distribution?
-    /// `join_at: ack`: a callee's `join` is fulfilled when its 200 is ACKed, not when the 200 goes (`answer`, the
-    /// default: the callee's dialog is confirmed by its 2xx, RFC 3261 §12.1.1). For a scenario that measures the
-    /// whole answer; a BYE that overtakes the ACK then fails the join `already_ended`.
-    public var joinAtAck: Bool
+    /// When a callee's `join` is fulfilled (`device.join_at`).
+    public enum JoinAt: String, Sendable, CaseIterable {
+        /// When its 200 goes: the callee's dialog is confirmed by its 2xx (RFC 3261 §12.1.1). The default.
+        case answer
+        /// When its 200 is ACKed: for a scenario that measures the whole answer; a BYE that overtakes the ACK then
+        /// fails the join `already_ended`.
+        case ack
+        /// When media flows both ways at the callee (needs `media:`, docs/MEDIA.md "When a join is fulfilled"): its
+        /// audio session started (it sends) and the caller's first packet arrived; no packet within
+        /// `media.one_way_after` fails the join `no_audio`. A call the media share does not carry joins at the
+        /// answer.
+        case media
+    }
+
+    /// `join_at`: `answer`, `ack` or `media`.
+    public var joinAt: JoinAt
+    /// `join_at: ack`.
+    public var joinAtAck: Bool {
+        get { joinAt == .ack }
+        set { joinAt = newValue ? .ack : .answer }
+    }
+    /// `audio_session`: how long the app's audio session takes to start after the callee's answer (the system
+    /// activates it once the call is answered, WWDC26 LiveCommunicationKit): its RTP starts that much after its
+    /// 2xx goes. Drawn per call from the seed; the app's normal behaviour, not a fault. Nil: at once. Needs `media:`.
+    public var audioSession: Distribution?
     /// `tls_resumption: true` (tls, wss): a device keeps the TLS session of its last connection and offers it on
     /// the next (a wake's), so the server may resume it instead of a full handshake (`sip.tls.resumed` vs
     /// `sip.tls.full`; what it saves shows in `wake.handshake`). Off: every connection is a full handshake.
@@ -41,7 +62,7 @@ public struct SIPDeviceSpec: Sendable, Equatable {
         self.sleep = sleep
         self.transport = transport
         self.wakeAfter = wakeAfter
-        self.joinAtAck = joinAtAck
+        self.joinAt = joinAtAck ? .ack : .answer
         self.tlsResumption = tlsResumption
     }
 }

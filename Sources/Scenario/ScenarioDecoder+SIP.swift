@@ -1,7 +1,8 @@
 /// `device.signaling`, `device.sleep`, `device.transport` and `target.sip`: SIP devices and the SIP server they
 /// register at (docs/SIP.md).
 extension ScenarioDecoder {
-    static let sipDeviceKeys = ["signaling", "sleep", "transport", "wake_after", "join_at", "tls_resumption"]
+    static let sipDeviceKeys = ["signaling", "sleep", "transport", "wake_after", "join_at", "tls_resumption",
+                                "audio_session"]
     static let sipTargetKeys = ["registrar", "domain", "password", "expires", "kamailio", "ca", "rtpengine"]
     static let signalingWords = ["http", "sip"]
 
@@ -24,9 +25,11 @@ extension ScenarioDecoder {
                     + "it applies to sleeping devices: add 'sleep: true' beside it")
             }
         }
-        if let node = fields["join_at"], let word = word(node, "join_at", among: ["answer", "ack"]) {
-            spec.joinAtAck = word == "ack"
+        if let node = fields["join_at"],
+           let word = word(node, "join_at", among: SIPDeviceSpec.JoinAt.allCases.map(\.rawValue)) {
+            spec.joinAt = SIPDeviceSpec.JoinAt(rawValue: word) ?? .answer
         }
+        if let node = fields["audio_session"] { spec.audioSession = distribution(node, "audio_session") }
         if let node = fields["tls_resumption"], let value = bool(node, "tls_resumption") {
             spec.tlsResumption = value
             if sip, value, !spec.transport.isSecure {
@@ -34,7 +37,8 @@ extension ScenarioDecoder {
                     + "or 'wss' (the devices use \(spec.transport.rawValue))")
             }
         }
-        for key in ["sleep", "transport", "wake_after", "join_at", "tls_resumption"] where !sip && fields[key] != nil {
+        for key in ["sleep", "transport", "wake_after", "join_at", "tls_resumption", "audio_session"]
+        where !sip && fields[key] != nil {
             report(fields[key]!.mark, "'device.\(key)' applies to SIP devices; add 'signaling: sip' beside it")
         }
         if sip { profile.sip = spec }
@@ -73,6 +77,7 @@ extension ScenarioDecoder {
     /// flow that has one.
     mutating func checkSIP(_ root: YAMLNode, _ scenario: Scenario) {
         checkKamailio(root, scenario)
+        checkAudioSession(root, scenario)
         let device = Self.topLevelValue(root, "device")
         let target = Self.topLevelValue(root, "target")
         if scenario.device.sip != nil, scenario.sip == nil {

@@ -55,6 +55,22 @@ final class MediaSessionTests: XCTestCase {
         XCTAssertEqual(s.sendLag.maxNanos, 1 * ms)
     }
 
+    /// `sendAfterNanos` (the app's audio session, `device.audio_session`): the first packet waits for it, the
+    /// listening and the answer → audio clock do not.
+    func testAStartWithASendDelaySendsItsFirstPacketThenButListensFromTheAnswer() throws {
+        var s = MediaSession(settings: MediaStreamSettings(ssrc: 0xA))
+        var out: [UInt8] = []
+        s.start(at: 100 * ms, direction: .sendrecv, sendAfterNanos: 50 * ms)
+        XCTAssertEqual(s.nextDeadline, 150 * ms, "the first send is the next thing due")
+        XCTAssertFalse(s.nextPacket(now: 149 * ms, into: &out), "the audio session is not up yet")
+        XCTAssertEqual(feed(&s, packet(ssrc: 0xB, sequence: 1), at: 102 * ms), .firstAudio(afterAnswerNanos: 2 * ms))
+        XCTAssertTrue(s.nextPacket(now: 150 * ms, into: &out))
+        XCTAssertEqual(try RTPHeader.parse(out.withUnsafeBytes { $0 }).header.marker, true, "a talkspurt begins")
+        XCTAssertFalse(s.nextPacket(now: 150 * ms, into: &out))
+        XCTAssertEqual(s.nextDeadline, 170 * ms)
+        XCTAssertEqual(s.sent.packets, 1)
+    }
+
     func testAHeldEndSendsNothingAndResumesWithTheClockRunning() throws {
         var s = MediaSession(settings: MediaStreamSettings(ssrc: 0xA))
         var out: [UInt8] = []

@@ -30,6 +30,8 @@ struct SIPMediaState {
     var oneWayCalls: Set<Int> = []
     /// What the media faults did (`SIPSignaling+MediaFaults`).
     var faults = MediaFaultBooks()
+    /// Callees waiting for media both ways (`SIPSignaling+MediaJoin`).
+    var joins: [LegKey: MediaJoin] = [:]
 }
 
 extension SIPSignaling {
@@ -90,10 +92,16 @@ extension SIPSignaling {
         }
     }
 
-    /// The answer at this end (the caller's 2xx received, the callee's sent): the stream starts.
-    func startMedia(_ local: Int, callID: String) {
-        guard let (id, local, remote) = mediaSDPs(local, callID) else { return }
-        media.streams?.start(id, remote: MediaEndpoint(remote), direction: MediaDirection(local.direction))
+    /// The answer at this end (the caller's 2xx received, the callee's sent): the stream starts, the callee's
+    /// first packet after its app's audio session start-up (`answering`, `device.audio_session`). Returns that
+    /// delay, or nil when the call carries no media here.
+    @discardableResult
+    func startMedia(_ local: Int, callID: String, answering: Bool = false) -> UInt64? {
+        guard let (id, local, remote) = mediaSDPs(local, callID) else { return nil }
+        let sendAfter = answering ? audioSessionDelay(call: media.legs[id]?.call ?? 0) : 0
+        media.streams?.start(id, remote: MediaEndpoint(remote), direction: MediaDirection(local.direction),
+                             sendAfterNanos: sendAfter)
+        return sendAfter
     }
 
     /// A re-INVITE was answered (either end's): the stream follows the new direction and address.
@@ -120,6 +128,7 @@ extension SIPSignaling {
         let leg = media.legs.removeValue(forKey: id)
         media.faults.packets[id] = nil
         media.faults.lastHit[id] = nil
+        media.joins[key] = nil
         guard let report else { return }
         recordMedia(report)
         if let tally = settings.tracing.mediaLegs, let leg, let port {

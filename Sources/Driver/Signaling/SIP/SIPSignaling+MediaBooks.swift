@@ -14,10 +14,12 @@ extension SIPSignaling {
             books.record(leg.caller ? .answerToAudioCaller : .answerToAudioCallee, micros: Int64(nanos / 1000),
                          at: now)
             books.record(.answerToAudio, micros: Int64(nanos / 1000), at: now)
+            if !leg.caller { calleeHeardAudio(leg.key) }
         case .resumedAudio(let nanos):
             books.record(.resumeToAudio, micros: Int64(nanos / 1000), at: now)
         case .oneWayBegan(let episode):
             books.count(.mediaOneWay(episode.cause.rawValue), at: now)
+            if !leg.caller, episode.cause == .noAudioAfterAnswer { calleeHeardNothing(leg.key) }
             let fault = mediaFaultExplaining(id, episode)
             // Whose a call's one-way audio is, decided at its first episode.
             if media.oneWayCalls.insert(leg.call).inserted {

@@ -136,6 +136,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         switch SIPSignalingTimer(timer) {
         case .action(let key, let slot)?: actionTimedOut(key: key, slot: slot)
         case .wake(let local, let callID)?: wakeDue(local, callID: callID)
+        case .audioSession(let local, let callID)?: audioSessionUp(Self.legKey(local, callID))
         case nil: break
         }
     }
@@ -251,8 +252,10 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
             legs[key]?.answerSent = now
             legs[key]?.confirmed = true
             dialog(local, request.conversation, .confirmed)
-            if !spec.joinAtAck { fulfil(key, [.join]) }
-            startMedia(local, callID: callID)  // RFC 3264 §6.1: the answerer sends once its answer is out
+            if spec.joinAt == .answer { fulfil(key, [.join]) }
+            // RFC 3264 §6.1: the answerer sends once its answer is out (and its audio session is up).
+            let sendAfter = startMedia(local, callID: callID, answering: true)
+            joinOnMedia(key, sendAfter: sendAfter)
         }
         if sent, request.op == .pause || request.op == .resume { legs[key]?.holdAsked = request.op == .pause }
         if !sent, pending[key] != nil {
