@@ -36,7 +36,9 @@ public struct WireOrigin: Hashable, Sendable {
         let authority = rest[..<slash]
         var target = String(rest[slash...])
         if target.isEmpty || target.first == "?" { target = "/" + target }
-        guard !authority.utf8.contains(0x40) else { throw .badURL("\(url) has user information, which is not supported") }
+        guard !authority.utf8.contains(0x40) else {
+            throw .badURL("\(url) has user information, which is not supported")
+        }
         var host: Substring
         var portText: Substring?
         if authority.hasPrefix("[") {

@@ -5,8 +5,8 @@ import Thresholds
 
 /// The Media section (`media:`, docs/MEDIA.md): answer → audio per receiving end (percentiles and per second),
 /// one-way audio named per call with whose it is (a fault window's, linked to its row in the fault table, or the
-/// server's, linked to the checker's timeline of the call when it drew one), the loss / jitter / MOS distributions with the harness's own send lag beside the jitter, and the
-/// relay's comparison when a relay ran. Absent when the run opened no media stream.
+/// server's, linked to the checker's timeline of the call when it drew one), the loss / jitter / MOS distributions
+/// with the harness's own send lag beside the jitter, and the relay's comparison when a relay ran. Absent when the run opened no media stream.
 extension HTMLReport {
     func mediaSection() -> String {
         guard let media = MediaFigures(result) else { return "" }

@@ -140,8 +140,8 @@ extension SIPTwinProxy {
         request.insertHeader("Via", via(to.transport, branch: branch), at: 0)
         request.keepFields()
         let branchKey = TwinKey(branch, relay.request.method ?? .invite)
-        let (client, effects) = ClientTransaction.start(request, timers: SIPTimerValues(reliable: to.transport.isStream),
-                                                        now: now)
+        let timers = SIPTimerValues(reliable: to.transport.isStream)
+        let (client, effects) = ClientTransaction.start(request, timers: timers, now: now)
         branches[branchKey] = SIPTwinBranch(upstream: key, to: to, client: client, request: request)
         relays[key]?.branches.append(branchKey)
         applyClient(effects, key: branchKey, now: now)

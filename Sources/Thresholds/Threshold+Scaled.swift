@@ -19,7 +19,8 @@ public struct ScaledFigure: Sendable, Equatable {
         let units = Int64((value / scale * pow10).rounded())
         guard decimals > 0 else { return String(units) }
         let whole = units.magnitude / UInt64(pow10), fraction = String(units.magnitude % UInt64(pow10))
-        return (units < 0 ? "-" : "") + "\(whole)." + String(repeating: "0", count: decimals - fraction.count) + fraction
+        let padded = String(repeating: "0", count: decimals - fraction.count) + fraction
+        return (units < 0 ? "-" : "") + "\(whole)." + padded
     }
 
     private var pow10: Double { (0..<decimals).reduce(1.0) { acc, _ in acc * 10 } }

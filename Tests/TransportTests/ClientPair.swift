@@ -41,7 +41,11 @@ final class ClientPair: @unchecked Sendable {
                 result = r
                 done.signal()
             }
-            if useWire { wire.send(request, completion: completion) } else { curl.send(request, completion: completion) }
+            if useWire {
+                wire.send(request, completion: completion)
+            } else {
+                curl.send(request, completion: completion)
+            }
         }
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
         return result ?? .failure(.other(code: -2, message: "test timed out"))
