@@ -99,6 +99,18 @@ public enum SIPEvent: Sendable, Equatable {
     /// Its connection can carry SIP, at `at` on the pool's clock: the TLS handshake done (TLS), the WebSocket
     /// Upgrade answered 101 (WS, and WSS after its TLS handshake). Not told over UDP and TCP.
     case transportReady(at: UInt64)
+    /// Flow recovery after its connection broke (`SIPReconnectPolicy`, `reconnect` other than `none`).
+    case recovery(SIPFlowEvent)
+}
+
+/// A step of an agent's flow recovery (RFC 5626 §4.4–4.5), told as it happens.
+public enum SIPFlowEvent: Sendable, Equatable {
+    /// A new connection to the proxy was opened after the last one was lost (or refused).
+    case reconnected
+    /// The REGISTER on the new connection was answered 200, `afterNanos` after the connection was lost.
+    case reregistered(afterNanos: UInt64)
+    /// The REGISTER on the new connection failed with `status` (408: it timed out); another follows the back-off.
+    case reregisterFailed(status: Int)
 }
 
 public enum SIPEndReason: Sendable, Equatable {

@@ -196,6 +196,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         case .success(let agent):
             pool.agent(agent)?.autoRing = true
             pool.agent(agent)?.reportsTrying = true
+            pool.agent(agent)?.reconnect = reconnectPolicy
             pool.agent(agent).map {
                 tapMessages($0, local: local)
                 tapTraceContext($0, local: local)
