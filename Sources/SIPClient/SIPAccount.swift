@@ -105,6 +105,8 @@ public enum SIPEvent: Sendable, Equatable {
 
 /// A step of an agent's flow recovery (RFC 5626 §4.4–4.5), told as it happens.
 public enum SIPFlowEvent: Sendable, Equatable {
+    /// Its connection to the proxy broke (or was refused) and a recovery starts.
+    case lost
     /// A new connection to the proxy was opened after the last one was lost (or refused).
     case reconnected
     /// The REGISTER on the new connection was answered 200, `afterNanos` after the connection was lost.

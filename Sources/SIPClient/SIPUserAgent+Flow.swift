@@ -16,7 +16,10 @@ extension SIPUserAgent {
     /// first loss of a registered flow).
     func connectionLost(now: UInt64) -> Bool {
         guard flow.policy.recovers else { return true }
-        if flow.lost(now: now) { return true }
+        if flow.lost(now: now) {
+            events.append(.recovery(.lost))
+            return true
+        }
         flow.failed(now: now)
         return false
     }
