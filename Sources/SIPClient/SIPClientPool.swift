@@ -352,6 +352,8 @@ public final class SIPClientPool: @unchecked Sendable {
     /// the same way, as fast as the proxy answers. The agent stays (its timers run out, `close` removes it).
     private func handshakeFailed(_ socket: SIPSocket, _ agent: SIPUserAgent, cause: String? = nil) {
         let verify = socket.stream.tls.map { cssl_verify_result($0) } ?? 0
+        // While recovering, a handshake cut short (the proxy down or restarting) is a failed attempt, not a verdict.
+        if agent.recovering, verify == 0 { return reconnect(socket, agent) }
         agent.transportFailed(cause ?? (verify != 0 ? "tls_certificate" : "tls_handshake"))
         sockets[socket.agent] = nil
         byFD[socket.fd] = nil
