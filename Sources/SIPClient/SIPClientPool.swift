@@ -211,7 +211,7 @@ public final class SIPClientPool: @unchecked Sendable {
             onEvent(id, event)
             guard agent.recovering, let step = agent.recoveryHeard(event, now: clock.nowNanos()) else { continue }
             timing.deadlines.note(id, agent.nextDeadline)
-            onEvent(id, .recovery(step))
+            onEvent(id, .flow(step))
         }
     }
 
@@ -331,6 +331,7 @@ public final class SIPClientPool: @unchecked Sendable {
             socket.handshaking = false
             let resumed = socket.stream.tls.map(TLSSavedSession.wasResumed) ?? false
             agent.counters.tlsHandshakes[resumed ? "resumed" : "full", default: 0] += 1
+            agent.report(.flow(.tlsHandshake(resumed: resumed)))
             // Over WSS the WebSocket Upgrade follows; its answer is the connection's readiness.
             if socket.webSocket == nil { agent.report(.transportReady(at: clock.nowNanos())) }
             let left = socket.flush()

@@ -35,7 +35,7 @@ final class FlowRecoveryTests: XCTestCase {
         func waits(seed: UInt64) -> [UInt64] {
             let alice = agent(policy, seed: seed)
             XCTAssertTrue(alice.connectionLost(now: 10 * second), "the first loss reconnects at once")
-            XCTAssertEqual(alice.takeEvents(), [.recovery(.lost)])
+            XCTAssertEqual(alice.takeEvents(), [.flow(.lost)])
             var now = 10 * second
             var waited: [UInt64] = []
             for failure in 1...7 {
@@ -50,7 +50,7 @@ final class FlowRecoveryTests: XCTestCase {
                 now = due
             }
             alice.reregister(now: now, reconnected: true)
-            XCTAssertEqual(alice.takeEvents(), [.recovery(.reconnected)])
+            XCTAssertEqual(alice.takeEvents(), [.flow(.reconnected)])
             XCTAssertEqual(alice.recoveryHeard(.registrationFailed(status: 503), now: now + 1),
                            .reregisterFailed(status: 503))
             XCTAssertEqual(alice.recoveryHeard(.registered(expires: 60), now: now + 2),

@@ -12,12 +12,13 @@ extension SIPSignaling {
                                   maxNanos: spec.reconnect.maxNanos)
     }
 
-    /// Books a recovery step: `sip.reconnects`, `sip.reregister` (loss → 200), `sip.reregister_failed.<code>`;
+    /// Books a TLS handshake (`sip.tls.full` / `.resumed`, per second) or a recovery step: `sip.reconnects`, `sip.reregister` (loss → 200), `sip.reregister_failed.<code>`;
     /// and a recovery that a target kill started is logged per device (`target.reregistering` → `.reregistered`),
     /// so a call of the device's that fails before it is known to the proxy again is the kill's.
     func flowRecovery(_ local: Int, _ step: SIPFlowEvent) {
         let now = self.now
         switch step {
+        case .tlsHandshake(let resumed): books.count(.sip("tls", resumed ? "resumed" : "full"), at: now)
         case .lost:
             guard let window = killWindow() else { return }
             faultState.reregistering[local] = window

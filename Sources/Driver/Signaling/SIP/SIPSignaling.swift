@@ -341,8 +341,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         fold("misdirected", counters.misdirected)
         // Connections that failed before carrying SIP: `sip.transport_failed.tls_certificate` / `.tls_handshake`.
         fold("transport_failed", counters.transportFailures)
-        // TLS handshakes: `sip.tls.full` / `sip.tls.resumed` (`tls_resumption`).
-        fold("tls", counters.tlsHandshakes)
+        // TLS handshakes (`sip.tls.full` / `sip.tls.resumed`) are booked as they happen (`SIPSignaling+Flow`).
         stopMedia()
         pool.closeAll()
     }
