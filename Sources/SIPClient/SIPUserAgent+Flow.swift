@@ -14,7 +14,7 @@ extension SIPUserAgent {
     /// Its connection broke at `now`. A connection lost while recovering (refused, reset before the 200) is a
     /// failed attempt: the next waits the back-off (`flowRetryDue`). Returns whether to reconnect at once (the
     /// first loss of a registered flow).
-    func connectionLost(now: UInt64) -> Bool {
+    public func connectionLost(now: UInt64) -> Bool {
         guard flow.policy.recovers else { return true }
         if flow.lost(now: now) {
             events.append(.flow(.lost))
@@ -30,7 +30,7 @@ extension SIPUserAgent {
     }
 
     /// Whether the back-off before the next attempt is over at `now`; the attempt is then the caller's to make.
-    func flowRetryDue(_ now: UInt64) -> Bool {
+    public func flowRetryDue(_ now: UInt64) -> Bool {
         guard let at = flow.retryAt, at <= now else { return false }
         flow.retryAt = nil
         return true
@@ -38,7 +38,7 @@ extension SIPUserAgent {
 
     /// A new connection is open (its REGISTER queued until it can carry it): told, and the REGISTER sent, a fresh
     /// binding whose Contact names the new connection.
-    func reregister(now: UInt64, reconnected: Bool) {
+    public func reregister(now: UInt64, reconnected: Bool) {
         if reconnected { events.append(.flow(.reconnected)) }
         register(now: now)
     }
