@@ -26,10 +26,13 @@ struct FaultIndex {
             byCall[entry.call, default: []].insert(entry.kind)
         } else if SIPRegistrationFaults.onNoCallsPath(kind: entry.kind, call: entry.call) {
             return
-        } else if entry.kind == SIPRegistrationFaults.lapsed, entry.device >= 0 {
-            let lapse = Span(window: entry.window, kind: entry.kind, from: t, to: .max)
-            lapses[entry.device, default: []].append(lapse)
-        } else if entry.kind == SIPRegistrationFaults.restored, entry.device >= 0 {
+        } else if entry.kind == SIPRegistrationFaults.lapsed || entry.kind == TargetKillFault.reregistering,
+                  entry.device >= 0 {
+            // A device re-registering after a kill is put down to the kill, as its lapse is to a message fault.
+            let kind = entry.kind == TargetKillFault.reregistering ? TargetKillFault.killed : entry.kind
+            lapses[entry.device, default: []].append(Span(window: entry.window, kind: kind, from: t, to: .max))
+        } else if entry.kind == SIPRegistrationFaults.restored || entry.kind == TargetKillFault.reregistered,
+                  entry.device >= 0 {
             if let open = lapses[entry.device]?.lastIndex(where: { $0.to == .max }) {
                 lapses[entry.device]?[open].to = t
             }

@@ -24,8 +24,14 @@ extension MetricName {
     /// A device's connection that failed before carrying SIP, by cause (`tls_certificate`, `tls_handshake`,
     /// `ws_handshake`), or a WebSocket the proxy closed (`ws_close_<code>`, `ws_protocol`).
     public static func sipTransportFailed(_ cause: String) -> String { "sip.transport_failed.\(cause)" }
+    /// Flow recovery (`device.reconnect`, docs/SIP.md "A proxy restart"): connections reopened after a loss; the
+    /// connection lost → the re-REGISTER's 200, per device (its p90 / p99 / max: the time to 90 %, 99 % and all
+    /// re-registered); the re-REGISTERs refused during recovery, by status code (408: timed out).
+    public static let sipReconnects = "sip.reconnects"
+    public static let sipReregister = "sip.reregister"
+    public static func sipReregisterFailed(_ status: Int) -> String { "sip.reregister_failed.\(status)" }
     public static let sipLatencies = [inviteToPush, pushToRegister, wakeConnect, wakeHandshake, wakeRegister,
-                                      registerToInvite, postDialDelay, answerToAck, setupTime]
+                                      registerToInvite, postDialDelay, answerToAck, setupTime, sipReregister]
 }
 
 extension Metric {
@@ -39,6 +45,11 @@ extension Metric {
     public static let answerToAck = Metric(named: MetricName.answerToAck)
     public static let setupTime = Metric(named: MetricName.setupTime)
     public static let answerBeforeInvite = Metric(named: MetricName.answerBeforeInvite)
+    public static let sipReconnects = Metric(named: MetricName.sipReconnects)
+    public static let sipReregister = Metric(named: MetricName.sipReregister)
+    public static func sipReregisterFailed(_ status: Int) -> Metric {
+        Metric(named: MetricName.sipReregisterFailed(status))
+    }
 
     /// A SIP user agent's count: `book` is one of `requests_sent`, `requests_received`, `responses_sent`,
     /// `responses_received`, `retransmissions_sent`, `retransmissions_received`, `malformed`, `timeouts`, `stray`,

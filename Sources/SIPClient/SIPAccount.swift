@@ -99,6 +99,25 @@ public enum SIPEvent: Sendable, Equatable {
     /// Its connection can carry SIP, at `at` on the pool's clock: the TLS handshake done (TLS), the WebSocket
     /// Upgrade answered 101 (WS, and WSS after its TLS handshake). Not told over UDP and TCP.
     case transportReady(at: UInt64)
+    /// What happened to its flow (its connection to the proxy): a TLS handshake, and flow recovery after the
+    /// connection broke (`SIPReconnectPolicy`, `reconnect` other than `none`).
+    case flow(SIPFlowEvent)
+}
+
+/// A step of an agent's flow, told as it happens: a TLS handshake done, and the steps of flow recovery (RFC 5626
+/// §4.4–4.5).
+public enum SIPFlowEvent: Sendable, Equatable {
+    /// A TLS handshake finished (tls, wss), resumed or full: the count `SIPCounters.tlsHandshakes` also keeps, told
+    /// as it happens so the handshakes per second show (a storm's).
+    case tlsHandshake(resumed: Bool)
+    /// Its connection to the proxy broke (or was refused) and a recovery starts.
+    case lost
+    /// A new connection to the proxy was opened after the last one was lost (or refused).
+    case reconnected
+    /// The REGISTER on the new connection was answered 200, `afterNanos` after the connection was lost.
+    case reregistered(afterNanos: UInt64)
+    /// The REGISTER on the new connection failed with `status` (408: it timed out); another follows the back-off.
+    case reregisterFailed(status: Int)
 }
 
 public enum SIPEndReason: Sendable, Equatable {

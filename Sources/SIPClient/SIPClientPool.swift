@@ -178,7 +178,7 @@ public final class SIPClientPool: @unchecked Sendable {
             // Its connection failed for good (a TLS certificate refused): what it would send is lost, what it
             // tells is still told.
             books.sendErrors += agent.takeOutbox().count
-            for event in agent.takeEvents() { onEvent(id, event) }
+            tell(id, agent)
             return
         }
         for (bytes, destination) in agent.takeOutbox() {
@@ -201,7 +201,18 @@ public final class SIPClientPool: @unchecked Sendable {
                 }
             }
         }
-        for event in agent.takeEvents() { onEvent(id, event) }
+        tell(id, agent)
+    }
+
+    /// Reports agent `id`'s events in order, each followed by what it meant to a recovery under way (a flow's
+    /// re-REGISTER answered or refused: `SIPUserAgent.recoveryHeard`).
+    private func tell(_ id: Int, _ agent: SIPUserAgent) {
+        for event in agent.takeEvents() {
+            onEvent(id, event)
+            guard agent.recovering, let step = agent.recoveryHeard(event, now: clock.nowNanos()) else { continue }
+            timing.deadlines.note(id, agent.nextDeadline)
+            onEvent(id, .flow(step))
+        }
     }
 
     private func handle(_ fd: Int32, _ events: UInt32) {
@@ -320,6 +331,7 @@ public final class SIPClientPool: @unchecked Sendable {
             socket.handshaking = false
             let resumed = socket.stream.tls.map(TLSSavedSession.wasResumed) ?? false
             agent.counters.tlsHandshakes[resumed ? "resumed" : "full", default: 0] += 1
+            agent.report(.flow(.tlsHandshake(resumed: resumed)))
             // Over WSS the WebSocket Upgrade follows; its answer is the connection's readiness.
             if socket.webSocket == nil { agent.report(.transportReady(at: clock.nowNanos())) }
             let left = socket.flush()
@@ -341,6 +353,8 @@ public final class SIPClientPool: @unchecked Sendable {
     /// the same way, as fast as the proxy answers. The agent stays (its timers run out, `close` removes it).
     private func handshakeFailed(_ socket: SIPSocket, _ agent: SIPUserAgent, cause: String? = nil) {
         let verify = socket.stream.tls.map { cssl_verify_result($0) } ?? 0
+        // While recovering, a handshake cut short (the proxy down or restarting) is a failed attempt, not a verdict.
+        if agent.recovering, verify == 0 { return reconnect(socket, agent) }
         agent.transportFailed(cause ?? (verify != 0 ? "tls_certificate" : "tls_handshake"))
         sockets[socket.agent] = nil
         byFD[socket.fd] = nil
@@ -349,21 +363,50 @@ public final class SIPClientPool: @unchecked Sendable {
         flush(socket.agent)  // its event (`transportFailed`) is told now, whoever drove the handshake
     }
 
-    /// A stream that broke framing or closed: a new connection to the proxy for the same agent (its next REGISTER
-    /// refresh binds the new contact port, as a phone does after a network change).
+    /// A stream that broke framing or closed: a new connection to the proxy for the same agent. With `reconnect:
+    /// none` its next REGISTER refresh binds the new contact port, as a phone does after a network change; with a
+    /// recovery policy it re-REGISTERs on it at once, and a connection lost again before that REGISTER's 200 (the
+    /// proxy refusing or resetting it) waits the back-off instead (the tick opens the next).
     private func reconnect(_ socket: SIPSocket, _ agent: SIPUserAgent) {
         keepTLSSession(socket, of: agent)
         byFD[socket.fd] = nil
         thread.remove(socket.fd)
         socket.stream.close()
-        let seed = UInt64(socket.agent) << 32 | UInt64(books.opened)
-        guard case .success(let fresh) = openSocket(socket.agent, socket.transport, seed: seed,
-                                                    user: agent.account.user) else {
+        let now = clock.nowNanos()
+        guard agent.connectionLost(now: now) else {
             sockets[socket.agent] = nil
+            timing.deadlines.note(socket.agent, agent.nextDeadline)
+            return
+        }
+        openAgain(socket.agent, agent, now: now)
+    }
+
+    /// Opens agent `id`'s next connection; under a recovery policy the REGISTER goes on it at once (queued until
+    /// it can carry it), and a connection that cannot even be opened waits the back-off.
+    private func openAgain(_ id: Int, _ agent: SIPUserAgent, now: UInt64) {
+        let seed = UInt64(id) << 32 | UInt64(books.opened)
+        guard case .success(let fresh) = openSocket(id, agent.transport, seed: seed, user: agent.account.user) else {
+            sockets[id] = nil
+            if agent.reconnect.recovers {
+                agent.connectFailed(now: now)
+                timing.deadlines.note(id, agent.nextDeadline)
+            }
             return
         }
         agent.setLocalPort(Int(clinux_local_port(fresh.fd)))
         install(fresh, agent)
+        if agent.reconnect.recovers, sockets[id] === fresh { agent.reregister(now: now, reconnected: true) }
+    }
+
+    /// A recovery's back-off is over: a new connection and its REGISTER, or (the REGISTER was refused on a
+    /// connection still open) another REGISTER on it.
+    private func retryFlow(_ id: Int, _ agent: SIPUserAgent, now: UInt64) {
+        if sockets[id] != nil {
+            agent.reregister(now: now, reconnected: false)
+        } else {
+            openAgain(id, agent, now: now)
+        }
+        flush(id)
     }
 
     /// A new connection to the proxy (non-blocking, no Nagle) and, for TLS, a client session on it checking that
@@ -392,6 +435,7 @@ public final class SIPClientPool: @unchecked Sendable {
         if !held.isEmpty { releaseHeld(now: now) }
         for id in timing.deadlines.popDue(now) {
             guard let agent = agents[id] else { continue }
+            if agent.flowRetryDue(now) { retryFlow(id, agent, now: now) }
             guard let due = agent.nextDeadline, due <= now else {
                 timing.deadlines.note(id, agent.nextDeadline)
                 continue

@@ -41,6 +41,8 @@ public final class SIPUserAgent {
     var transactions: TransactionLayer
     let registration: RegistrationClient
     let sessions: InviteSessions
+    /// What it does when its connection breaks (`reconnect`), and the recovery under way.
+    var flow: FlowRecovery
 
     /// `sentByHost`: see the property (a WebSocket agent's `.invalid` host; nil: `localHost`).
     public init(account: SIPAccount, transport: SIPTransportKind, localHost: String = "127.0.0.1", localPort: Int,
@@ -53,6 +55,7 @@ public final class SIPUserAgent {
         transactions = TransactionLayer(timers: transport.timers)
         registration = RegistrationClient(account: account, ids: ids)
         sessions = InviteSessions(account: account, ids: ids)
+        flow = FlowRecovery(seed: seed)
     }
 
     /// This agent's address as Via and Contact name it.
@@ -108,7 +111,8 @@ public final class SIPUserAgent {
 
     /// The earliest instant `advance(to:)` has work at.
     public var nextDeadline: UInt64? {
-        [registration.refreshAt, transactions.nextDeadline, sessions.abandonedDeadline].compactMap { $0 }.min()
+        [registration.refreshAt, transactions.nextDeadline, sessions.abandonedDeadline, flow.retryAt]
+            .compactMap { $0 }.min()
     }
 
     /// Calls in progress (not yet ended).

@@ -88,6 +88,27 @@ public final class MemorySIPPool: SIPAgentPool, SIPNetworkNode {
         for id in agents.keys.sorted() { close(id) }
     }
 
+    /// Drops every agent's connection to the proxy at once (a proxy restart, with `SIPTwinProxy.forgetBindings`):
+    /// each stream agent gets a new connection (a new port; in memory the proxy always takes it) and, under a
+    /// recovery policy (`SIPUserAgent.reconnect`), re-REGISTERs on it, as `SIPClientPool` does. UDP agents keep
+    /// theirs.
+    public func dropConnections() {
+        let now = network.clock.nowNanos()
+        for id in agents.keys.sorted() {
+            guard let agent = agents[id], let old = endpoints[id], old.transport != .udp else { continue }
+            byEndpoint[old] = nil
+            network.unbind(old)
+            let fresh = network.bind(self, old.transport)
+            endpoints[id] = fresh
+            byEndpoint[fresh] = id
+            agent.setLocalPort(fresh.port)
+            if agent.connectionLost(now: now), agent.reconnect.recovers {
+                agent.reregister(now: now, reconnected: true)
+            }
+            flush(id)
+        }
+    }
+
     // MARK: - The network's side
 
     func receive(_ packet: SIPPacket, now: UInt64) {
@@ -125,6 +146,8 @@ public final class MemorySIPPool: SIPAgentPool, SIPNetworkNode {
         }
         for id in agents.keys.sorted() {
             guard let agent = agents[id], let deadline = agent.nextDeadline, deadline <= now else { continue }
+            // A recovery's back-off over: in memory the connection is there, the REGISTER goes again on it.
+            if agent.flowRetryDue(now) { agent.reregister(now: now, reconnected: false) }
             agent.advance(to: now)
             flush(id)
         }
@@ -165,6 +188,9 @@ public final class MemorySIPPool: SIPAgentPool, SIPNetworkNode {
             }
             network.send(bytes, from: endpoint, to: to)
         }
-        for event in agent.takeEvents() { onEvent(id, event) }
+        for event in agent.takeEvents() {
+            onEvent(id, event)
+            if let step = agent.recoveryHeard(event, now: network.clock.nowNanos()) { onEvent(id, .flow(step)) }
+        }
     }
 }

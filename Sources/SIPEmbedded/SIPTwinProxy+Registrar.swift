@@ -45,4 +45,7 @@ extension SIPTwinProxy {
                       uri: request.requestURI ?? "", nonceCount: 0, cnonce: "")
         return value.contains("response=\"\(expected)\"")
     }
+
+    /// Forgets every binding, as a registrar keeping them in memory does when it restarts (Kamailio's default).
+    public func forgetBindings() { bindings.removeAll() }
 }

@@ -56,6 +56,9 @@ public struct SIPDeviceSpec: Sendable, Equatable {
     /// the next (a wake's), so the server may resume it instead of a full handshake (`sip.tls.resumed` vs
     /// `sip.tls.full`; what it saves shows in `wake.handshake`). Off: every connection is a full handshake.
     public var tlsResumption: Bool
+    /// `reconnect`, `reconnect_base`, `reconnect_max` (tcp, tls, ws, wss): what an awake device does when its
+    /// connection to the registrar breaks (docs/SIP.md, "A proxy restart").
+    public var reconnect = Reconnect()
 
     public init(sleep: Bool = false, transport: Transport = .udp, wakeAfter: Distribution? = nil,
                 joinAtAck: Bool = false, tlsResumption: Bool = false) {
@@ -64,6 +67,24 @@ public struct SIPDeviceSpec: Sendable, Equatable {
         self.wakeAfter = wakeAfter
         self.joinAt = joinAtAck ? .ack : .answer
         self.tlsResumption = tlsResumption
+    }
+
+    /// RFC 5626 flow recovery as a phone does it. `none` (the default): the device reconnects and waits for its
+    /// next REGISTER refresh, unknown to the proxy until then. `fixed`, `exponential`: it re-REGISTERs on the new
+    /// connection at once; while the registrar refuses or resets connections it retries after `base` (`fixed`) or
+    /// `min(max, base × 2^failures)` (`exponential`), each times a seeded random factor in [50 %, 100 %].
+    /// RFC 5626's 30 s / 1,800 s suit a phone alone; a load run's outage lasts seconds, so the defaults are 1 s
+    /// and 30 s: the first retries land while a restarted proxy is coming up, and no device sits out a run.
+    public struct Reconnect: Sendable, Equatable {
+        public enum Backoff: String, Sendable, CaseIterable {
+            case none, fixed, exponential
+        }
+
+        public var backoff: Backoff = .none
+        public var baseNanos: UInt64 = 1_000_000_000
+        public var maxNanos: UInt64 = 30_000_000_000
+
+        public init() {}
     }
 }
 

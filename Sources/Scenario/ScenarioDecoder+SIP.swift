@@ -2,7 +2,8 @@
 /// register at (docs/SIP.md).
 extension ScenarioDecoder {
     static let sipDeviceKeys = ["signaling", "sleep", "transport", "wake_after", "join_at", "tls_resumption",
-                                "audio_session"]
+                                "audio_session"] + reconnectKeys
+    static let reconnectKeys = ["reconnect", "reconnect_base", "reconnect_max"]
     static let sipTargetKeys = ["registrar", "domain", "password", "expires", "kamailio", "ca", "rtpengine"]
     static let signalingWords = ["http", "sip"]
 
@@ -37,11 +38,37 @@ extension ScenarioDecoder {
                     + "or 'wss' (the devices use \(spec.transport.rawValue))")
             }
         }
+        deviceReconnect(fields, into: &spec, sip: sip)
         for key in ["sleep", "transport", "wake_after", "join_at", "tls_resumption", "audio_session"]
         where !sip && fields[key] != nil {
             report(fields[key]!.mark, "'device.\(key)' applies to SIP devices; add 'signaling: sip' beside it")
         }
         if sip { profile.sip = spec }
+    }
+
+    /// `device.reconnect`, `reconnect_base`, `reconnect_max`: flow recovery on connection-oriented transports.
+    private mutating func deviceReconnect(_ fields: Fields, into spec: inout SIPDeviceSpec, sip: Bool) {
+        let words = SIPDeviceSpec.Reconnect.Backoff.allCases.map(\.rawValue)
+        if let node = fields["reconnect"], let word = word(node, "reconnect", among: words) {
+            spec.reconnect.backoff = SIPDeviceSpec.Reconnect.Backoff(rawValue: word) ?? .none
+        }
+        if let node = fields["reconnect_base"], let nanos = duration(node, "reconnect_base") {
+            spec.reconnect.baseNanos = nanos
+        }
+        if let node = fields["reconnect_max"], let nanos = duration(node, "reconnect_max") {
+            spec.reconnect.maxNanos = nanos
+        }
+        for key in Self.reconnectKeys where fields[key] != nil {
+            if !sip {
+                report(fields[key]!.mark, "'device.\(key)' applies to SIP devices; add 'signaling: sip' beside it")
+            } else if !spec.transport.isConnection {
+                report(fields[key]!.mark, "'device.\(key)' recovers a lost connection; it applies with 'transport: "
+                    + "tcp', 'tls', 'ws' or 'wss' (UDP devices hold none and register again at their refresh)")
+            }
+        }
+        if sip, spec.reconnect.maxNanos < spec.reconnect.baseNanos, let node = fields["reconnect_max"] {
+            report(node.mark, "'device.reconnect_max' is the longest back-off; make it at least 'reconnect_base'")
+        }
     }
 
     /// `target.sip`.

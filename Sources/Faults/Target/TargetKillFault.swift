@@ -18,6 +18,10 @@ public struct TargetKillFault: Fault {
     public static let killed = "target.killed"
     public static let restarted = "target.restarted"
     public static let restartFailed = "target.restart_failed"
+    /// A device's connection to the target broke after a kill and it is re-registering (`device.reconnect`), until
+    /// `reregistered`: calls of its that fail meanwhile are the kill's (`FaultIndex`), not the server's.
+    public static let reregistering = "target.reregistering"
+    public static let reregistered = "target.reregistered"
 
     public init?(window: FaultWindow) {
         guard let target = window.target, target.kill else { return nil }

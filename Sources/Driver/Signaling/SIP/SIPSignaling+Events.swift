@@ -42,6 +42,7 @@ extension SIPSignaling {
         case .transportFailed(let cause): transportFailed(local, cause: cause)
         case .connected(let at): wakeStage(local, .wakeConnect, at: at)
         case .transportReady(let at): wakeStage(local, .wakeHandshake, at: at)
+        case .flow(let step): flowRecovery(local, step)
         }
     }
 

@@ -22,6 +22,9 @@ struct SIPFaultState {
     var registrationHit: [Int: String] = [:]
     /// Devices whose registration lapsed by a fault (and the window), until they register again.
     var lapsed: [Int: String] = [:]
+    /// Devices re-registering after their connection broke during a target kill, with the kill's window
+    /// (`SIPSignaling+Flow`).
+    var reregistering: [Int: String] = [:]
 }
 
 /// Whose a SIP datagram of a device is, for attributing the faults on it: part of the device's call (its Call-ID is

@@ -197,6 +197,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         case .success(let agent):
             pool.agent(agent)?.autoRing = true
             pool.agent(agent)?.reportsTrying = true
+            pool.agent(agent)?.reconnect = reconnectPolicy
             pool.agent(agent).map {
                 tapMessages($0, local: local)
                 tapTraceContext($0, local: local)
@@ -343,8 +344,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         fold("misdirected", counters.misdirected)
         // Connections that failed before carrying SIP: `sip.transport_failed.tls_certificate` / `.tls_handshake`.
         fold("transport_failed", counters.transportFailures)
-        // TLS handshakes: `sip.tls.full` / `sip.tls.resumed` (`tls_resumption`).
-        fold("tls", counters.tlsHandshakes)
+        // TLS handshakes (`sip.tls.full` / `sip.tls.resumed`) are booked as they happen (`SIPSignaling+Flow`).
         stopMedia()
         pool.closeAll()
     }
