@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# `make bench`, section media (issue 34, acceptance 5): RTP on the same call, callstorm vs SIPp 3.6.1, through one
+# Kamailio routing every call's media through one rtpengine (-A WITH_RTPENGINE, userspace forwarding), both on the
+# server core for the whole section, every client on the client core and measured by GNU time (user + system of
+# each client process: SIPp's UAC, UAS and its one REGISTER run; callstorm's whole process).
+# The call (Benchmarks/scenarios/sip-media.yaml; SIPp: Benchmarks/scenarios/sipp-uac-media.xml and
+# sipp-uas-media.xml): INVITE, 100, 180, 100 ms, 200, ACK, MEDIA_TALK_MS of PCMU at 20 ms both ways (each end
+# sends from its answer to the relay's address in the other side's SDP), BYE, 200; MEDIA_RATE calls/s for
+# MEDIA_SECONDS, so about 2 × rate × talk streams at once. Debian's SIPp has rtp_stream (a raw PCMU file, looped,
+# payload 0) and pcap play; it only sends (what reaches it is not read), while callstorm's ends also receive and
+# measure (loss, jitter, MOS, one-way audio). Packets: the relay's own count of packets it relayed during the run
+# (rtpengine's ng `statistics`, totalstatistics.relayedpackets, read before and after each run), the same yardstick
+# for both; callstorm's own media.packets_sent beside it.
+# Each round runs, in a rotated order: SIPp; callstorm at media.share 100 %; at 10 %; without media (the section
+# removed). bench_results_media.py makes the rows: streams per client core and packets per client CPU-second
+# (callstorm vs SIPp), and calls per client CPU-second at 100 % and 10 % against no media (what media costs a call).
+#
+# usage: scripts/bench-media.sh WORK  (writes WORK/media/*)
+# env: CALLSTORM_BIN, SERVER_CPU (1), CLIENT_CPU (0), BENCH_ROUNDS (2 at most here), MEDIA_RATE (50),
+# MEDIA_SECONDS (10), MEDIA_TALK_MS (4000). Every run stops by itself (callstorm: its plan and drain; SIPp: -m
+# calls and -timeout); a SIPp UAS whose calls failed on the way is stopped 10 s after its UAC ended.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+work=${1:?usage: scripts/bench-media.sh WORK}
+out=$work/media
+bin=${CALLSTORM_BIN:-$PWD/.build/release/callstorm}
+SERVER_CPU=${SERVER_CPU:-1}
+CLIENT_CPU=${CLIENT_CPU:-0}
+[ "$(nproc)" -ge 2 ] || { SERVER_CPU=0; CLIENT_CPU=0; }
+ROUNDS=${BENCH_ROUNDS:-2}
+[ "$ROUNDS" -le 2 ] || ROUNDS=2
+RATE=${MEDIA_RATE:-50}
+T=${MEDIA_SECONDS:-10}
+TALK=${MEDIA_TALK_MS:-4000}
+for tool in sipp /usr/sbin/kamailio /usr/bin/rtpengine /usr/bin/time; do
+    command -v "$tool" >/dev/null || { echo "bench-media: $tool is missing (scripts/test-deps.sh)" >&2; exit 1; }
+done
+[ -x "$bin" ] || { echo "bench-media: no callstorm binary at $bin (swift build -c release)" >&2; exit 1; }
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+rm -rf "$out" && mkdir -p "$out"
+printf '%s %s %s\n' "$RATE" "$T" "$TALK" > "$out/plan"
+pids=()
+source scripts/bench-sip-lib.sh
+trap cleanup EXIT
+# Run alone, the section is its own suite for bench_results_load.py's rule (bench.sh judges it otherwise).
+python3 scripts/bench-load-sampler.py --tree $$ "$out/load-samples" & pids+=($!)
+echo "$(date +%s%3N) $(cut -d' ' -f1 /proc/loadavg)" > "$out/suite-starts"
+echo "$(date +%s%3N)" > "$out/span-media"
+cat /proc/loadavg > "$out/loadavg-media"
+
+# MARK: - rtpengine, then Kamailio routing media through it, both on the server core
+ngport=$(free_port)
+# Media ports: 4 per call the relay holds at once (RTP and RTCP of two parties), rate × (talk + 2 s) calls, twice
+# over, at least 2,000: from an even base below the kernel's ephemeral ports.
+span=$(( RATE * (TALK / 1000 + 2) * 8 > 2000 ? RATE * (TALK / 1000 + 2) * 8 : 2000 ))
+low=$(( 20000 + (RANDOM % 40) * 250 ))
+low=$(( low - low % 2 ))
+taskset -c "$SERVER_CPU" /usr/bin/rtpengine --config-file=none --table=-1 --foreground --log-stderr \
+    --interface=127.0.0.1 --listen-ng="127.0.0.1:$ngport" --port-min="$low" --port-max="$(( low + span ))" \
+    --log-level=4 --delete-delay=0 --num-threads=2 > "$out/rtpengine.log" 2>&1 & rpid=$!; pids+=("$rpid")
+relayed() { python3 scripts/bench_results_media.py relayed "$ngport"; }
+for _ in $(seq 1 50); do relayed >/dev/null 2>&1 && break; sleep 0.2; done
+relayed > /dev/null || { echo "bench-media: rtpengine did not answer; see $out/rtpengine.log" >&2; exit 1; }
+kport=$(free_port)
+mkdir -p "$out/kamailio"
+taskset -c "$SERVER_CPU" /usr/sbin/kamailio -f deploy/kamailio/kamailio.cfg -DD -E -L "$(kamailio_modules)" \
+    -Y "$out/kamailio" -l "udp:127.0.0.1:$kport" -l "tcp:127.0.0.1:$kport" -m 2048 -M 8 -A WITH_RTPENGINE \
+    -A "RTPENGINE_SOCK=\"udp:127.0.0.1:$ngport\"" > "$out/kamailio.log" 2>&1 & kpid=$!; pids+=("$kpid")
+kamailio_ready "$kport" || { echo "bench-media: Kamailio did not answer; see $out/kamailio.log" >&2; exit 1; }
+echo "Kamailio pid $kpid on 127.0.0.1:$kport, rtpengine pid $rpid (ng $ngport, ports $low-$(( low + span ))) on" \
+     "core $SERVER_CPU; $RATE calls/s for $T s, $TALK ms of audio each"
+# The audio both SIPp ends loop: 1 s of raw PCMU (a 400 Hz tone; SIPp sends the bytes as they are).
+python3 - "$out/bench-tone.pcmu" <<'PY'
+import math, sys
+def ulaw(x):
+    sign = 0x80 if x < 0 else 0
+    x = min(abs(x), 32635) + 132
+    exp = max(0, x.bit_length() - 8)
+    return ~(sign | (exp << 4) | ((x >> (exp + 3)) & 0x0F)) & 0xFF
+open(sys.argv[1], "wb").write(bytes(ulaw(int(8000 * math.sin(2 * math.pi * 400 * i / 8000))) for i in range(8000)))
+PY
+
+# MARK: - SIPp: UAS registered once from its port, then UAC -> Kamailio (+ rtpengine) -> UAS
+sipp_run() {
+    local name=$1 d=$out/$1 calls=$(( RATE * T )) uport cport ump cmp upid before
+    mkdir -p "$d"
+    cp "$out/bench-tone.pcmu" "$d/"
+    echo "$RATE" > "$out/$name.rate"
+    uport=$(free_port); cport=$(free_port); ump=$(free_port); cmp=$(free_port)
+    (cd "$d" && /usr/bin/time -f '%U %S %M %e %w %c' -o reg.time taskset -c "$CLIENT_CPU" sipp \
+        -sf "$root/deploy/sipp/uas-hold-register.xml" -s sipp-uas "127.0.0.1:$kport" -i 127.0.0.1 -p "$uport" \
+        -au sipp-uas -ap callstorm -m 1 -timeout 10s -timeout_error -nostdin > reg.out 2>&1) \
+        || { echo "  $name: the SIPp UAS did not register (see $d/reg.out)"; return 0; }
+    before=$(relayed)
+    (cd "$d" && exec /usr/bin/time -f '%U %S %M %e %w %c' -o uas.time taskset -c "$CLIENT_CPU" sipp \
+        -sf "$root/Benchmarks/scenarios/sipp-uas-media.xml" -i 127.0.0.1 -mi 127.0.0.1 -p "$uport" -mp "$ump" \
+        -m "$calls" -timeout "$(( T + TALK / 1000 + 60 ))s" -nostdin -trace_stat -stf uas-stat.csv -fd 1 \
+        > uas.out 2>&1) & upid=$!; pids+=("$upid")
+    sleep 0.5
+    (cd "$d" && /usr/bin/time -f '%U %S %M %e %w %c' -o uac.time taskset -c "$CLIENT_CPU" sipp \
+        -sf "$root/Benchmarks/scenarios/sipp-uac-media.xml" -s sipp-uas "127.0.0.1:$kport" -i 127.0.0.1 \
+        -mi 127.0.0.1 -p "$cport" -mp "$cmp" -d "$TALK" -m "$calls" -r "$RATE" \
+        -timeout "$(( T + TALK / 1000 + 60 ))s" -timeout_error -nostdin -trace_stat -stf uac-stat.csv -fd 1 \
+        > uac.out 2>&1) || true
+    wait_exit "$upid" 10 || stop_timed "$upid"
+    echo "$before $(relayed)" > "$d/relayed"
+    echo "  $name: $(python3 scripts/bench_results_media.py one-sipp "$out" "$name")"
+}
+
+# MARK: - callstorm: the same call, both ends callstorm devices; SHARE 100%, 10%, or "" (no media section)
+cs_run() {
+    local name=$1 share=$2 before
+    sed -e "s/127.0.0.1:5060/127.0.0.1:$kport/" -e "s|rate: [0-9]*/s, for: [0-9]*s|rate: $RATE/s, for: ${T}s|" \
+        -e "s/^devices: [0-9]*/devices: $(( RATE * (TALK / 1000 + 1) * 3 > 50 ? RATE * (TALK / 1000 + 1) * 3 : 50 ))/" \
+        -e "s/wait: 4000ms/wait: ${TALK}ms/" -e "s/share: 100%/share: ${share:-100%}/" \
+        Benchmarks/scenarios/sip-media.yaml > "$out/$name.yaml"
+    [ -n "$share" ] || sed -i '/^media:/,$d' "$out/$name.yaml"
+    echo "$RATE" > "$out/$name.rate"
+    before=$(relayed)
+    /usr/bin/time -f '%U %S %M %e %w %c' -o "$out/$name.time" taskset -c "$CLIENT_CPU" \
+        "$bin" run "$out/$name.yaml" --workers 1 --out "$out/$name" --quiet > "$out/$name.log" 2>&1 || true
+    echo "$before $(relayed)" > "$out/$name.relayed"
+    echo "  $name: $(python3 scripts/bench_results_media.py one-callstorm "$out" "$name")"
+}
+
+variants=("sipp:" "cs100:100%" "cs10:10%" "cs0:")
+for round in $(seq 1 "$ROUNDS"); do
+    echo "round $round"
+    for i in 0 1 2 3; do
+        v=${variants[$(( (i + round - 1) % 4 ))]}
+        if [ "${v%%:*}" = sipp ]; then sipp_run "sipp-$round"; else cs_run "${v%%:*}-$round" "${v#*:}"; fi
+    done
+done
+kamailio_stop "$kpid"
+kill "$rpid" 2>/dev/null || true
+wait_exit "$rpid" 5 || kill -9 "$rpid" 2>/dev/null || true
+echo "$(date +%s%3N)" >> "$out/span-media"
+python3 scripts/bench_results_media.py summary "$out"

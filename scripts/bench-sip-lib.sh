@@ -1,0 +1,77 @@
+# Sourced by the bench sections that start their own Kamailio (scripts/bench-media.sh,
+# scripts/bench-sip-transports.sh): the helpers scripts/bench-sip.sh defines inline, in one place. Each caller keeps
+# its own `pids` array and EXIT trap (cleanup below) and sets `out` (its files' directory).
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# cleanup: on every way out, each process the section started, and the program each GNU time wrapper runs, by PID.
+cleanup() {
+    for pid in "${pids[@]}"; do
+        kill $(cat "/proc/$pid/task/$pid/children" 2>/dev/null) "$pid" 2>/dev/null || true
+    done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+}
+
+# stop_timed PID: ends the program a GNU time process (PID) runs, by the child's own PID, and waits for both.
+stop_timed() {
+    local child
+    for child in $(cat "/proc/$1/task/$1/children" 2>/dev/null); do kill "$child" 2>/dev/null || true; done
+    wait "$1" 2>/dev/null || true
+}
+
+# wait_exit PID SECONDS: waits up to SECONDS for PID (a child of this shell) to exit; 1 if it did not.
+wait_exit() {
+    local deadline=$(( $(date +%s) + $2 ))
+    while kill -0 "$1" 2>/dev/null; do
+        [ "$(date +%s)" -lt "$deadline" ] || return 1
+        sleep 0.2
+    done
+    wait "$1" 2>/dev/null || true
+}
+
+# kamailio_modules: the directory of Debian's Kamailio modules.
+kamailio_modules() {
+    dirname "$(ls /usr/lib/*/kamailio/modules/tm.so /usr/lib/kamailio/modules/tm.so 2>/dev/null | head -1)"
+}
+
+# kamailio_ready PORT: waits until a Kamailio answers OPTIONS on 127.0.0.1:PORT over UDP (10 s at most).
+kamailio_ready() {
+    python3 - "$1" <<'PY'
+import socket, sys, time
+port = int(sys.argv[1])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(0.2)
+for attempt in range(100):
+    s.sendto((f"OPTIONS sip:127.0.0.1:{port} SIP/2.0\r\n"
+              f"Via: SIP/2.0/UDP 127.0.0.1:9;branch=z9hG4bKbench{attempt};rport\r\n"
+              f"Max-Forwards: 70\r\nFrom: <sip:probe@127.0.0.1>;tag=p\r\nTo: <sip:127.0.0.1:{port}>\r\n"
+              f"Call-ID: bench-ready-{attempt}\r\nCSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n").encode(),
+             ("127.0.0.1", port))
+    try:
+        if s.recv(2048).startswith(b"SIP/2.0 200"):
+            sys.exit(0)
+    except OSError:
+        pass
+    time.sleep(0.1)
+sys.exit(1)
+PY
+}
+
+# kamailio_stop PID: SIGTERM makes its main process end its workers; past 10 s, SIGKILL to it and to each worker.
+kamailio_stop() {
+    local workers
+    workers=$(cat "/proc/$1/task/$1/children" 2>/dev/null || true)
+    kill "$1" 2>/dev/null || true
+    wait_exit "$1" 10 || { for pid in "$1" $workers; do kill -9 "$pid" 2>/dev/null || true; done; }
+}
+
+# push_jwt KEYFILE: an ES256 provider token for Kamailio's pushes (callstorm's gateway holds no key here, so any
+# well-formed token under an hour old passes); writes a fresh P-256 key to KEYFILE.
+push_jwt() {
+    openssl ecparam -name prime256v1 -genkey -noout 2>/dev/null | openssl pkcs8 -topk8 -nocrypt -out "$1"
+    python3 - "$1" <<'PY'
+import sys, time, jwt
+print(jwt.encode({"iss": "BENCHTEAM1", "iat": int(time.time())}, open(sys.argv[1]).read(), algorithm="ES256",
+                 headers={"kid": "BENCHKEY01"}))
+PY
+}

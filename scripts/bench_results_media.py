@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+"""The media section's figures (scripts/bench-media.sh's files in WORK/media), for bench-results.py: RTP on the
+same call, callstorm vs SIPp 3.6.1's rtp_stream, through one Kamailio and one rtpengine, and what media costs
+callstorm per call.
+
+Packets: what the relay relayed during a run (rtpengine's ng `statistics`, totalstatistics.relayedpackets, read
+before and after it): every packet either side sent that reached the relay, the same yardstick for both. Per
+client CPU-second: those packets ÷ the user + system seconds of the client processes (GNU time: SIPp's UAC, UAS and
+its REGISTER run; callstorm's whole process, which also receives every packet and measures loss, jitter, MOS and
+one-way audio; SIPp does not read what reaches it). A stream is one end's audio of one call, 50 packets a second:
+streams per client core = packets per client CPU-second ÷ 50, the streams one fully busy core would keep (the run
+itself holds about 2 × rate × talk at once, said in the note). callstorm's own send lag (`media.send_lag_max`, per
+stream the largest lag of one send behind its plan, p99 over streams) says whether it kept its schedule there.
+Cost per call: calls per client CPU-second at media.share 100 % and 10 % against the same run without media, per
+round; instructions per call with media are the sip-instructions section's (scripts/bench-sip-instructions.sh).
+
+usage: bench_results_media.py relayed NGPORT | one-sipp OUT NAME | one-callstorm OUT NAME | summary OUT"""
+import csv
+import glob
+import json
+import os
+import socket
+import statistics
+import sys
+
+PACKETS_PER_STREAM_SECOND = 50
+SEND_LAG_GOAL_MS = 1.0
+
+
+def _bdecode(data, i=0):
+    """One bencoded value at data[i:] and the index after it (rtpengine's ng answers)."""
+    c = data[i:i + 1]
+    if c == b"d" or c == b"l":
+        i, items = i + 1, []
+        while data[i:i + 1] != b"e":
+            value, i = _bdecode(data, i)
+            items.append(value)
+        if c == b"l":
+            return items, i + 1
+        return {items[k].decode(): items[k + 1] for k in range(0, len(items), 2)}, i + 1
+    if c == b"i":
+        end = data.index(b"e", i)
+        return int(data[i + 1:end]), end + 1
+    colon = data.index(b":", i)
+    n = int(data[i:colon])
+    return data[colon + 1:colon + 1 + n], colon + 1 + n
+
+
+def relayed(port):
+    """rtpengine's total of relayed packets (ng `statistics`), asked over UDP on 127.0.0.1:port."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(1)
+    s.sendto(b"bench d7:command10:statisticse", ("127.0.0.1", int(port)))
+    answer = s.recv(1 << 20)
+    value, _ = _bdecode(answer, answer.index(b" ") + 1)
+    return value["statistics"]["totalstatistics"]["relayedpackets"]
+
+
+def _cpu(path):
+    try:
+        fields = open(path).read().strip().splitlines()[-1].split()
+        return float(fields[0]) + float(fields[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _delta(path):
+    try:
+        a, b = (int(x) for x in open(path).read().split())
+        return b - a
+    except (OSError, ValueError):
+        return None
+
+
+def _plan(out):
+    try:
+        rate, seconds, talk = (int(x) for x in open(os.path.join(out, "plan")).read().split())
+        return rate, seconds, talk
+    except (OSError, ValueError):
+        return None, None, None
+
+
+def _per(a, b):
+    return a / b if a is not None and b else None
+
+
+def sipp_run(out, name):
+    """One SIPp run: calls, CPU, relayed packets; None without its UAC statistics."""
+    d = os.path.join(out, name)
+    try:
+        rows = list(csv.DictReader(open(os.path.join(d, "uac-stat.csv")), delimiter=";"))
+    except OSError:
+        return None
+    if not rows:
+        return None
+    cpus = [_cpu(os.path.join(d, f"{p}.time")) for p in ("uac", "uas", "reg")]
+    cpu = sum(c for c in cpus if c) if cpus[0] and cpus[1] else None
+    packets = _delta(os.path.join(d, "relayed"))
+    rate, seconds, _ = _plan(out)
+    return {"completed": int(rows[-1].get("SuccessfulCall(C)", 0)), "failed": int(rows[-1].get("FailedCall(C)", 0)),
+            "planned": rate * seconds if rate else None, "cpu_seconds": cpu, "relayed_packets": packets,
+            "packets_per_cpu_s": _per(packets, cpu), "calls_per_cpu_s": _per(int(rows[-1].get("SuccessfulCall(C)", 0)),
+                                                                                cpu)}
+
+
+def _summary(out, name):
+    path = os.path.join(out, name, "summary.csv")
+    return {row["metric"]: row for row in csv.DictReader(open(path))} if os.path.exists(path) else {}
+
+
+def cs_run(out, name):
+    """One callstorm run: calls, CPU, relayed and own packets, send lag; None without its summary.json."""
+    try:
+        counters = json.load(open(os.path.join(out, name, "summary.json")))["counters"]
+    except (OSError, ValueError, KeyError):
+        return None
+    cpu = _cpu(os.path.join(out, name + ".time"))
+    packets = _delta(os.path.join(out, name + ".relayed"))
+    lag = _summary(out, name).get("media.send_lag_max", {}).get("p99")
+    rate, seconds, _ = _plan(out)
+    completed = counters.get("calls.completed", 0)
+    return {"completed": completed, "planned": rate * seconds if rate else None, "cpu_seconds": cpu,
+            "relayed_packets": packets, "packets_sent": counters.get("media.packets_sent", 0),
+            "packets_received": counters.get("media.packets_received", 0),
+            "one_way": counters.get("media.one_way", 0), "streams": counters.get("media.streams_opened", 0),
+            "send_lag_max_p99_ms": float(lag) if lag else None,
+            "packets_per_cpu_s": _per(packets, cpu), "calls_per_cpu_s": _per(completed, cpu)}
+
+
+def _fmt(x, unit=""):
+    return "–" if x is None else (f"{x:,.0f}" if abs(x) >= 10 else f"{x:.3g}") + unit
+
+
+def line(run):
+    if run is None:
+        return "no figures (see its log)"
+    text = (f"{run['completed']:,} of {run['planned'] or 0:,} calls, {_fmt(run['cpu_seconds'])} CPU-s, relay "
+            f"relayed {_fmt(run['relayed_packets'])} packets ({_fmt(run['packets_per_cpu_s'])} per CPU-s), "
+            f"{_fmt(run['calls_per_cpu_s'])} calls/CPU-s")
+    if "packets_sent" in run:
+        text += (f"; own count sent {run['packets_sent']:,}, received {run['packets_received']:,}, one-way "
+                 f"{run['one_way']}, send lag max p99 {_fmt(run['send_lag_max_p99_ms'], ' ms')}")
+    return text
+
+
+def rounds(out):
+    return sorted({int(p.rsplit("-", 1)[1]) for p in glob.glob(os.path.join(out, "sipp-*")) if os.path.isdir(p)}
+                  | {int(p[:-5].rsplit("-", 1)[1]) for p in glob.glob(os.path.join(out, "cs*-*.rate"))})
+
+
+def series(out):
+    """{variant: [run by round]} for sipp, cs100, cs10, cs0 (None where a run left nothing)."""
+    runs = {"sipp": [], "cs100": [], "cs10": [], "cs0": []}
+    for r in rounds(out):
+        runs["sipp"].append(sipp_run(out, f"sipp-{r}"))
+        for v in ("cs100", "cs10", "cs0"):
+            runs[v].append(cs_run(out, f"{v}-{r}"))
+    return runs
+
+
+def _values(runs, key):
+    return [r[key] if r else None for r in runs]
+
+
+def _ratios(a, b):
+    return [x / y for x, y in zip(a, b) if x is not None and y]
+
+
+def media_figures(work, figure, mmm):
+    """The section's four rows; nothing when it did not run."""
+    out = os.path.join(work, "media")
+    rate, seconds, talk = _plan(out)
+    if rate is None:
+        return
+    runs = series(out)
+    cs_cmd = (f"taskset -c 0 callstorm run sip-media.yaml --workers 1 --quiet (Benchmarks/scenarios/sip-media.yaml: "
+              f"{rate} calls/s for {seconds} s, {talk} ms of PCMU both ways, media.share 100 %)")
+    sipp_cmd = ("taskset -c 0 sipp -sf Benchmarks/scenarios/sipp-uas-media.xml -mp PORT, and taskset -c 0 sipp -sf "
+                f"sipp-uac-media.xml -s sipp-uas KAMAILIO -d {talk} -r {rate} -m {rate * seconds} (rtp_stream: a "
+                "raw PCMU file, looped, payload 0)")
+    at_once = 2 * rate * talk / 1000
+    common = (f"One Kamailio (deploy/kamailio/kamailio.cfg, -A WITH_RTPENGINE) and one rtpengine 10.5 (userspace, "
+              f"--table=-1) on the server core; every client on the client core. {rate} calls/s for {seconds} s, "
+              f"{talk} ms of audio each: about {at_once:,.0f} streams at once per side. Packets: the relay's own "
+              "count of packets relayed during each run (ng `statistics`), the same yardstick for both; CPU: user + "
+              "system of the client processes (GNU time). SIPp only sends (Debian's 3.6.1 rtp_stream; what reaches "
+              "it is not read); callstorm also receives every packet and measures loss, jitter, MOS and one-way "
+              "audio. ")
+    cs_pkts, sipp_pkts = _values(runs["cs100"], "packets_per_cpu_s"), _values(runs["sipp"], "packets_per_cpu_s")
+    lags = [x for x in _values(runs["cs100"], "send_lag_max_p99_ms") if x is not None]
+    lag = max(lags) if lags else None
+    rounds_text = "; ".join(f"round {i + 1}: SIPp {line(s)}; callstorm {line(c)}"
+                            for i, (s, c) in enumerate(zip(runs["sipp"], runs["cs100"])))
+    if mmm(cs_pkts) or mmm(sipp_pkts):
+        streams = lambda xs: [x / PACKETS_PER_STREAM_SECOND if x else None for x in xs]  # noqa: E731
+        figure("media_streams_per_core", "Media: RTP streams per client core (PCMU 20 ms, through Kamailio + "
+               "rtpengine): callstorm (sends, receives, measures) vs SIPp rtp_stream (sends)",
+               {"name": "callstorm SIP devices, both ends, media.share 100 %", "unit": "streams/core",
+                **(mmm(streams(cs_pkts)) or {}), "command": cs_cmd},
+               {"name": "SIPp 3.6.1 UAC + UAS rtp_stream", "unit": "streams/core", **(mmm(streams(sipp_pkts)) or {}),
+                "command": sipp_cmd},
+               _ratios(cs_pkts, sipp_pkts),
+               goal=f"callstorm's send lag p99 ≤ {SEND_LAG_GOAL_MS:g} ms at this load (issue 34)",
+               meets=lag is not None and lag <= SEND_LAG_GOAL_MS,
+               extra={"send_lag_max_p99_ms": lag},
+               note=common + "Streams per core = relayed packets per client CPU-second ÷ 50 (one stream is one end's "
+                    f"audio of one call): the streams one busy core would keep. callstorm's send lag (per stream "
+                    f"the largest lag of a send behind its plan), p99 over streams, worst round: {_fmt(lag, ' ms')}. "
+                    + rounds_text + ".")
+        figure("media_packets_per_cpu", "Media: RTP packets per client CPU-second, callstorm vs SIPp on the same "
+               "call and relay",
+               {"name": "callstorm SIP devices, both ends", "unit": "packets/CPU-s", **(mmm(cs_pkts) or {}),
+                "command": cs_cmd},
+               {"name": "SIPp 3.6.1 UAC + UAS rtp_stream", "unit": "packets/CPU-s", **(mmm(sipp_pkts) or {}),
+                "command": sipp_cmd},
+               _ratios(cs_pkts, sipp_pkts), note=common + "callstorm's figure pays for receiving and measuring every "
+               "packet too; SIPp's does not.")
+    off = _values(runs["cs0"], "calls_per_cpu_s")
+    for variant, label in (("cs100", "100 %"), ("cs10", "10 %")):
+        on = _values(runs[variant], "calls_per_cpu_s")
+        if not mmm(on) or not mmm(off):
+            continue
+        figure(f"media_cost_{variant[2:]}", f"Media's cost per call: calls per client CPU-second at media.share "
+               f"{label} vs no media (the same call, rate and relay)",
+               {"name": f"callstorm, media.share {label}", "unit": "calls/CPU-s", **mmm(on),
+                "command": cs_cmd.replace("100 %", label)},
+               {"name": "callstorm, no media section", "unit": "calls/CPU-s", **mmm(off),
+                "command": cs_cmd.replace(", media.share 100 %", ", the media section removed")},
+               _ratios(on, off),
+               note=common + "Ratio per round: calls per CPU-second with media ÷ without (1 − ratio is the share of a "
+                    "call's client CPU media adds). Instructions per call with media: the sip-instructions "
+                    "section's media rows. Rounds: " + "; ".join(
+                        f"{label} {line(a)} / none {line(b)}" for a, b in zip(runs[variant], runs["cs0"])) + ".")
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "relayed":
+        print(relayed(argv[2]))
+    elif len(argv) == 4 and argv[1] == "one-sipp":
+        print(line(sipp_run(argv[2], argv[3])))
+    elif len(argv) == 4 and argv[1] == "one-callstorm":
+        print(line(cs_run(argv[2], argv[3])))
+    elif len(argv) == 3 and argv[1] == "summary":
+        for variant, runs in series(argv[2]).items():
+            print(f"{variant}: " + " | ".join(line(r) for r in runs))
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
