@@ -58,7 +58,7 @@ low=$(( 20000 + (RANDOM % 40) * 250 ))
 low=$(( low - low % 2 ))
 taskset -c "$SERVER_CPU" /usr/bin/rtpengine --config-file=none --table=-1 --foreground --log-stderr \
     --interface=127.0.0.1 --listen-ng="127.0.0.1:$ngport" --port-min="$low" --port-max="$(( low + span ))" \
-    --log-level=4 --delete-delay=0 --num-threads=2 > "$out/rtpengine.log" 2>&1 & rpid=$!; pids+=("$rpid")
+    --log-level=5 --delete-delay=0 --num-threads=2 > "$out/rtpengine.log" 2>&1 & rpid=$!; pids+=("$rpid")
 relayed() { python3 scripts/bench_results_media.py relayed "$ngport"; }
 for _ in $(seq 1 50); do relayed >/dev/null 2>&1 && break; sleep 0.2; done
 relayed > /dev/null || { echo "bench-media: rtpengine did not answer; see $out/rtpengine.log" >&2; exit 1; }

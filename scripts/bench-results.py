@@ -19,6 +19,8 @@ from bench_results_peers import median_at_least, peer_figures
 from bench_results_sip import instruction_figure, sip_figures
 from bench_results_sockets import socket_figures
 from bench_results_otlp import otlp_figures
+from bench_results_media import media_figures
+from bench_results_siptransports import transport_figures
 
 work, out, date, rounds, seconds_per_run, conns, suite_seconds = sys.argv[1:8]
 rounds, seconds_per_run, suite_seconds = int(rounds), int(seconds_per_run), int(suite_seconds)
@@ -436,6 +438,10 @@ instruction_figure(work, figure)
 
 # MARK: - OpenTelemetry export's cost: calls per client CPU-second, traces at 10 % and 100 % vs off
 otlp_figures(work, figure, mmm)
+
+# MARK: - media through Kamailio + rtpengine (scripts/bench-media.sh); SIP over TLS / WebSocket vs TCP (issues 34, 35)
+media_figures(work, figure, mmm)
+transport_figures(work, figure, mmm)
 
 NOT_JUDGED = sorted({RULE.judge(s)[1].split(":")[0] for s in RULE.verdicts if not RULE.judge(s)[0]})
 # The commit the suite measured, noted by bench.sh at its start (HEAD may have moved since).

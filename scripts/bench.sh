@@ -21,7 +21,15 @@
 # sip-instructions (the same call's instructions per call under callgrind, SIPp's UAC + UAS vs callstorm: immune to
 # machine load; scripts/bench-sip-instructions.sh, about a minute),
 # otlp (calls per client CPU-second with OpenTelemetry export off, traces at 10 % and at 100 %, same planned rate,
-# rotated order per round: scripts/bench-otlp.sh, OTLP_RATE (400) for OTLP_SECONDS (2 × BENCH_SECONDS) each, 9 runs).
+# rotated order per round: scripts/bench-otlp.sh, OTLP_RATE (400) for OTLP_SECONDS (2 × BENCH_SECONDS) each, 9 runs),
+# media (RTP on the same call through one Kamailio + rtpengine: streams per client core and packets per client
+# CPU-second, callstorm vs SIPp's rtp_stream, and callstorm's calls per client CPU-second at media.share 100 % and
+# 10 % vs none: scripts/bench-media.sh, MEDIA_RATE (50) for MEDIA_SECONDS (2 × BENCH_SECONDS), MEDIA_TALK_MS (4000)
+# of audio per call, 2 rounds of 4 runs, ~3 minutes),
+# sip-tls and sip-ws (the SIP hold call and the push wake-up path over TLS, over WebSocket, each beside the same over
+# TCP through one Kamailio with its TLS/WebSocket listeners: calls per client CPU-second and the wake-up's connect /
+# handshake / REGISTER at p50 and p99; SIPp has no TLS or WebSocket in Debian's build, so no peer:
+# scripts/bench-sip-transports.sh, SIPT_RATE (100) for SIPT_SECONDS (2 × BENCH_SECONDS), ~2 minutes each).
 # Knobs: BENCH_ROUNDS (3), BENCH_SECONDS (5, per load run), BENCH_CONNS ("1000 5000").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,7 +59,7 @@ date=$(date -u +%Y-%m-%d)
 ROUNDS=${BENCH_ROUNDS:-3}
 SECONDS_PER_RUN=${BENCH_SECONDS:-5}
 CONNS=${BENCH_CONNS:-"1000 5000"}
-ONLY=${BENCH_ONLY:-"gateway gateway-instructions raw-http devices metrics checker scale races capacity locust sockets sip sip-instructions otlp"}
+ONLY=${BENCH_ONLY:-"gateway gateway-instructions raw-http devices metrics checker scale races capacity locust sockets sip sip-instructions otlp media sip-tls sip-ws"}
 # The helper benchmarks are built only for the sections that run them.
 for pair in checker:checker-bench metrics:metrics-bench sockets:ws-bench; do
     [[ " $ONLY " != *" ${pair%%:*} "* ]] || swift build -c release --product "${pair#*:}" >/dev/null
@@ -275,6 +283,24 @@ if wanted otlp; then
         OTLP_SECONDS=${OTLP_SECONDS:-$(( SECONDS_PER_RUN * 2 ))} scripts/bench-otlp.sh "$work" \
         || echo "bench-otlp.sh failed (see $work/otlp)"
 fi
+
+# MARK: - media: RTP through Kamailio + rtpengine, callstorm vs SIPp, and what media costs a call (issue 34)
+if wanted media; then
+    section "media: RTP streams through Kamailio + rtpengine, callstorm vs SIPp rtp_stream; media.share 100 % / 10 % / none"
+    CALLSTORM_BIN="$bin" SERVER_CPU=$SERVER_CPU CLIENT_CPU=$CLIENT_CPU BENCH_ROUNDS=$ROUNDS \
+        MEDIA_SECONDS=${MEDIA_SECONDS:-$(( SECONDS_PER_RUN * 2 ))} scripts/bench-media.sh "$work" \
+        || echo "bench-media.sh failed (see $work/media)"
+fi
+
+# MARK: - SIP over TLS and over WebSocket beside SIP over TCP, the hold call and the wake-up path (issue 35)
+for transport in tls ws; do
+    if wanted "sip-$transport"; then
+        section "sip-$transport: the SIP hold call and the push wake-up path over $transport vs TCP (no SIPp peer)"
+        CALLSTORM_BIN="$bin" SERVER_CPU=$SERVER_CPU CLIENT_CPU=$CLIENT_CPU BENCH_ROUNDS=$ROUNDS \
+            SIPT_SECONDS=${SIPT_SECONDS:-$(( SECONDS_PER_RUN * 2 ))} scripts/bench-sip-transports.sh "$work" \
+            "$transport" || echo "bench-sip-transports.sh failed (see $work/sip-$transport)"
+    fi
+done
 
 close_span
 section "writing results"

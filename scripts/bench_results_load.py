@@ -19,7 +19,8 @@ SECTIONS = [("gateway_instructions", "gateway-instructions"), ("gateway_", "gate
             ("devices_", "devices"), ("hdr_", "metrics"), ("recorder_", "metrics"), ("hour_", "metrics"),
             ("checker", "checker"), ("timer_accuracy", "scale"), ("races", "races"), ("capacity", "capacity"),
             ("vs_", "locust"), ("ws_", "sockets"),
-            ("sip_instructions", "sip-instructions"), ("sip_", "sip"), ("otlp_", "otlp")]
+            ("sip_instructions", "sip-instructions"), ("sip_tls_", "sip-tls"), ("sip_ws_", "sip-ws"), ("sip_", "sip"),
+            ("otlp_", "otlp"), ("media_", "media")]
 SELF_JUDGED = {"sockets"}
 
 

@@ -22,6 +22,7 @@ import os
 import socket
 import statistics
 import sys
+import time
 
 PACKETS_PER_STREAM_SECOND = 50
 SEND_LAG_GOAL_MS = 1.0
@@ -50,7 +51,8 @@ def relayed(port):
     """rtpengine's total of relayed packets (ng `statistics`), asked over UDP on 127.0.0.1:port."""
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.settimeout(1)
-    s.sendto(b"bench d7:command10:statisticse", ("127.0.0.1", int(port)))
+    # A fresh cookie each time: rtpengine answers a cookie it has seen from its cache (the first answer again).
+    s.sendto(f"bench{os.getpid()}-{time.monotonic_ns()} d7:command10:statisticse".encode(), ("127.0.0.1", int(port)))
     answer = s.recv(1 << 20)
     value, _ = _bdecode(answer, answer.index(b" ") + 1)
     return value["statistics"]["totalstatistics"]["relayedpackets"]

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# `make bench`, sections sip-tls and sip-ws (issue 35, acceptance 5): callstorm's SIP devices over TLS (RFC 3261
+# §26) or over WebSocket (RFC 7118) beside the same devices over TCP, in the same run, through one Kamailio
+# (deploy/kamailio/kamailio.cfg with WITH_PUSH and, for tls, WITH_TLS and a certificate a throwaway CA of the
+# section's own issued for 127.0.0.1; for ws, WITH_WEBSOCKET and a ws listener) on the server core, every client on
+# the client core, measured by GNU time. Two calls, each over both transports per round, the order rotated by
+# round: the hold call (Benchmarks/scenarios/sip-hold.yaml, devices awake: one connection each, kept) and the push
+# wake-up path (sip-hold-wake.yaml: devices asleep, so every wake opens a connection, a TLS handshake or an HTTP
+# Upgrade, and a REGISTER, the parts wake.connect / wake.handshake / wake.register of push_to_register). SIPp is no
+# peer here: Debian's SIPp 3.6.1 has no TLS (-t l1 is not built in) and no WebSocket, so the row compares with
+# callstorm over TCP. bench_results_siptransports.py makes the rows.
+#
+# usage: scripts/bench-sip-transports.sh WORK tls|ws  (writes WORK/sip-tls or WORK/sip-ws)
+# env: CALLSTORM_BIN, SERVER_CPU (1), CLIENT_CPU (0), BENCH_ROUNDS (2 at most here), SIPT_RATE (100),
+# SIPT_SECONDS (10). Every run stops by itself (its plan, then its drain).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=${1:?usage: scripts/bench-sip-transports.sh WORK tls|ws}
+transport=${2:?usage: scripts/bench-sip-transports.sh WORK tls|ws}
+case $transport in tls|ws) ;; *) echo "bench-sip-transports: transport tls or ws, not $transport" >&2; exit 2;; esac
+out=$work/sip-$transport
+bin=${CALLSTORM_BIN:-$PWD/.build/release/callstorm}
+SERVER_CPU=${SERVER_CPU:-1}
+CLIENT_CPU=${CLIENT_CPU:-0}
+[ "$(nproc)" -ge 2 ] || { SERVER_CPU=0; CLIENT_CPU=0; }
+ROUNDS=${BENCH_ROUNDS:-2}
+[ "$ROUNDS" -le 2 ] || ROUNDS=2
+RATE=${SIPT_RATE:-100}
+T=${SIPT_SECONDS:-10}
+for tool in /usr/sbin/kamailio /usr/bin/time openssl; do
+    command -v "$tool" >/dev/null || { echo "bench-sip-transports: $tool is missing" >&2; exit 1; }
+done
+[ -x "$bin" ] || { echo "bench-sip-transports: no callstorm binary at $bin (swift build -c release)" >&2; exit 1; }
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+rm -rf "$out" && mkdir -p "$out"
+printf '%s %s %s\n' "$RATE" "$T" "$transport" > "$out/plan"
+pids=()
+source scripts/bench-sip-lib.sh
+trap cleanup EXIT
+python3 scripts/bench-load-sampler.py --tree $$ "$out/load-samples" & pids+=($!)
+echo "$(date +%s%3N) $(cut -d' ' -f1 /proc/loadavg)" > "$out/suite-starts"
+echo "$(date +%s%3N)" > "$out/span-sip-$transport"
+cat /proc/loadavg > "$out/loadavg-sip-$transport"
+
+# MARK: - one Kamailio: UDP/TCP on kport, and a TLS or WebSocket listener on xport; the push route to gport
+kport=$(free_port)
+xport=$(free_port)
+gport=$(free_port)
+while [ "$xport" = "$kport" ]; do xport=$(free_port); done
+while [ "$gport" = "$kport" ] || [ "$gport" = "$xport" ]; do gport=$(free_port); done
+jwt=$(push_jwt "$out/key.p8")
+defines=(-A WITH_PUSH -A "PUSH_URL=\"http://127.0.0.1:$gport\"" -A "PUSH_JWT=\"$jwt\"")
+ca_line=""
+if [ "$transport" = tls ]; then
+    # A CA of the section's own and a server certificate for 127.0.0.1 (the name the devices verify).
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=callstorm-bench-ca \
+        -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
+        -keyout "$out/ca.key" -out "$out/ca.pem" 2>/dev/null
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=127.0.0.1 \
+        -keyout "$out/server.key" -out "$out/server.csr" 2>/dev/null
+    printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' > "$out/server.ext"
+    openssl x509 -req -in "$out/server.csr" -CA "$out/ca.pem" -CAkey "$out/ca.key" -CAcreateserial -days 2 \
+        -extfile "$out/server.ext" -out "$out/server.pem" 2>/dev/null
+    # The tls module's file as callstorm writes it for the Kamailio a run starts (KamailioListeners).
+    printf '[server:default]\nmethod = TLSv1.2+\nverify_certificate = no\nrequire_certificate = no\ncertificate = %s\nprivate_key = %s\n\n[client:default]\nmethod = TLSv1.2+\nverify_certificate = no\nrequire_certificate = no\n' \
+        "$out/server.pem" "$out/server.key" > "$out/tls.cfg"
+    defines+=(-A WITH_TLS -A "TLS_CONFIG=\"$out/tls.cfg\"")
+    listen=(-l "tls:127.0.0.1:$xport")
+    ca_line=", ca: \"$out/ca.pem\""
+else
+    defines+=(-A WITH_WEBSOCKET)
+    listen=(-l "tcp:127.0.0.1:$xport")
+fi
+mkdir -p "$out/kamailio"
+taskset -c "$SERVER_CPU" /usr/sbin/kamailio -f deploy/kamailio/kamailio.cfg -DD -E -L "$(kamailio_modules)" \
+    -Y "$out/kamailio" -l "udp:127.0.0.1:$kport" -l "tcp:127.0.0.1:$kport" "${listen[@]}" -m 2048 -M 8 \
+    "${defines[@]}" > "$out/kamailio.log" 2>&1 & kpid=$!; pids+=("$kpid")
+kamailio_ready "$kport" || { echo "bench-sip-transports: Kamailio did not answer; see $out/kamailio.log" >&2; exit 1; }
+echo "Kamailio pid $kpid: udp/tcp 127.0.0.1:$kport, $transport 127.0.0.1:$xport (core $SERVER_CPU); pushes to" \
+     "127.0.0.1:$gport; $RATE calls/s for $T s per run"
+
+# cs_run NAME SCENARIO TRANSPORT: one run (tcp to kport, tls/ws to xport).
+cs_run() {
+    local name=$1 port=$kport extra=""
+    [ "$3" = tcp ] || { port=$xport; extra=$ca_line; }
+    [ "$3" = ws ] && extra=""
+    sed -e "s|registrar: \"127.0.0.1:5060\" }|registrar: \"127.0.0.1:$port\"$extra }|" \
+        -e "s/127.0.0.1:2197/127.0.0.1:$gport/" -e "s/transport: udp/transport: $3/" \
+        -e "s|rate: [0-9]*/s, for: [0-9]*s|rate: $RATE/s, for: ${T}s|" \
+        -e "s/^devices: [0-9]*/devices: $(( RATE * 3 > 50 ? RATE * 3 : 50 ))/" \
+        "Benchmarks/scenarios/$2" > "$out/$name.yaml"
+    echo "$RATE" > "$out/$name.rate"
+    /usr/bin/time -f '%U %S %M %e %w %c' -o "$out/$name.time" taskset -c "$CLIENT_CPU" \
+        "$bin" run "$out/$name.yaml" --workers 1 --out "$out/$name" --quiet > "$out/$name.log" 2>&1 || true
+    echo "  $name: $(python3 scripts/bench_results_siptransports.py one "$out" "$name")"
+}
+
+for round in $(seq 1 "$ROUNDS"); do
+    order=("tcp" "$transport")
+    [ $(( round % 2 )) -eq 1 ] || order=("$transport" "tcp")
+    for t in "${order[@]}"; do cs_run "hold-$t-$round" sip-hold.yaml "$t"; done
+    for t in "${order[@]}"; do cs_run "wake-$t-$round" sip-hold-wake.yaml "$t"; done
+done
+kamailio_stop "$kpid"
+echo "$(date +%s%3N)" >> "$out/span-sip-$transport"
+python3 scripts/bench_results_siptransports.py summary "$out"
