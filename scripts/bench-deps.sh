@@ -3,11 +3,11 @@
 # (wrk, nginx, h2load and nghttpd from Debian; SIPp and the Kamailio the SIP section drives; Locust, aiohttp and
 # websockets from PyPI), curl for the socket section's admin calls, GNU time for peak RSS and CPU seconds, valgrind
 # (callgrind instruction counts) and binutils (objcopy), and PyJWT to sign the gateway and SIP benches' provider
-# tokens.
+# tokens; rtpengine and the Kamailio TLS and WebSocket modules for the media, sip-tls and sip-ws sections.
 set -euo pipefail
 source "$(dirname "$0")/packages.sh"
 packages=(time wrk nginx-light nghttp2-client nghttp2-server valgrind binutils python3 python3-pip openssl curl
-          sip-tester kamailio kamailio-utils-modules)
+          sip-tester kamailio kamailio-utils-modules rtpengine-daemon kamailio-tls-modules kamailio-websocket-modules)
 ensure_packages "${packages[@]}"
 python3 -c "import jwt, cryptography" >/dev/null 2>&1 || { echo "installing PyJWT"; pip_install "pyjwt[crypto]"; }
 python3 -c "import locust" >/dev/null 2>&1 || { echo "installing Locust"; pip_install locust; } || true

@@ -8,7 +8,8 @@
 # with the machine's load, so this compares the two on a busy machine where timed runs cannot. Timeouts and drains
 # are long, and callstorm has 10 devices per call/s (at least 200), so valgrind's slowness changes no outcome (with 3
 # per call/s, calls held their devices long enough under valgrind that runs dropped calls for want of an idle one).
-# Prints one line per side; KEEP=1 keeps the files.
+# Then callstorm again with media at each share of SIP_INSTRUCTIONS_MEDIA ("100% 10%"): what RTP adds per call,
+# in total and by layer (issue 34). Prints one line per side; KEEP=1 keeps the files.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 rate=${1:-20}; n1=${2:-40}; n2=${3:-120}
@@ -53,6 +54,20 @@ cs_total() {
     collected "$d/cs-$1.cg"
 }
 
+# cs_media_total N SHARE: the same as cs_total with `media: { share: SHARE }` (RTP both ways from each end's answer,
+# straight between the devices: no relay here), for what media adds per call; profile kept for the per-layer row.
+cs_media_total() {
+    local secs=$(( $1 / rate )) tag=m${2%\%}-$1
+    sed -e "s/127.0.0.1:5060/127.0.0.1:$kport/" -e "s|rate: [0-9]*/s, for: [0-9]*s|rate: $rate/s, for: ${secs}s|" \
+        -e "s/^devices: [0-9]*/devices: $(( rate * 10 > 200 ? rate * 10 : 200 ))/" -e "s/^drain: 10s/drain: 60s/" \
+        -e "s/action_timeout: 5s/action_timeout: 60s/" "$root/Benchmarks/scenarios/sip-hold.yaml" > "$d/cs-$tag.yaml"
+    printf 'media: { share: %s, one_way_after: 60s }\n' "$2" >> "$d/cs-$tag.yaml"
+    [ -x "$d/cs" ] || objcopy --strip-debug "$bin" "$d/cs"
+    valgrind --tool=callgrind --callgrind-out-file="$d/cs-$tag.callgrind" "$d/cs" run "$d/cs-$tag.yaml" --workers 1 \
+        --out "$d/cs-$tag" --quiet > "$d/cs-$tag.log" 2> "$d/cs-$tag.cg"
+    collected "$d/cs-$tag.cg"
+}
+
 completed() {
     python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['counters'].get('calls.completed', 0))" "$1" \
         2>/dev/null || echo 0
@@ -77,6 +92,34 @@ python3 "$root/scripts/callgrind_layers.py" "$d/cs-$n1.callgrind" "$d/cs-$n2.cal
     || echo "callgrind_layers.py could not read the profiles"
 python3 "$root/scripts/callgrind_layers.py" "$d/cs-$n1.callgrind" "$d/cs-$n2.callgrind" "${m1:-0}" "${m2:-0}" \
     --json > "$d/layers.json" 2>/dev/null || echo '{}' > "$d/layers.json"
+# With media (issue 34): the same call at each share of SIP_INSTRUCTIONS_MEDIA ("100% 10%"; "" for none), per call
+# and by layer, into media-<share>.json for the rows of what media adds per call.
+for share in ${SIP_INSTRUCTIONS_MEDIA-100% 10%}; do
+    t=m${share%\%}
+    x1=$(cs_media_total "$n1" "$share"); x2=$(cs_media_total "$n2" "$share")
+    y1=$(completed "$d/cs-$t-$n1/summary.json"); y2=$(completed "$d/cs-$t-$n2/summary.json")
+    xp=$(per_call "${x1:-0}" "${x2:-0}" "$y1" "$y2")
+    echo "callstorm with media.share $share: $x1 instructions for $y1 calls, $x2 for $y2: $xp per call"
+    python3 "$root/scripts/callgrind_layers.py" "$d/cs-$t-$n1.callgrind" "$d/cs-$t-$n2.callgrind" "${y1:-0}" \
+        "${y2:-0}" --json > "$d/layers-$t.json" 2>/dev/null || echo '{}' > "$d/layers-$t.json"
+    python3 - "$d/media-$t.json" "$d/layers-$t.json" "$share" "${x1:-0}" "${x2:-0}" "${y1:-0}" "${y2:-0}" \
+        "${xp:-0}" "$d/cs-$t-$n2/summary.json" <<'PY'
+import json, sys
+out, layers, share, *v = sys.argv[1:9]
+try:
+    counters = json.load(open(sys.argv[9]))["counters"]
+except (OSError, ValueError, KeyError):
+    counters = {}
+try:
+    by_layer = json.load(open(layers))
+except (OSError, ValueError):
+    by_layer = {}
+x1, x2, y1, y2, per = (int(x or 0) for x in v)
+json.dump({"share": share, "instructions": [x1, x2], "calls": [y1, y2], "per_call": per, "layers": by_layer,
+           "media_calls": counters.get("media.calls", 0), "packets_sent": counters.get("media.packets_sent", 0)},
+          open(out, "w"), indent=2)
+PY
+done
 # SIP_INSTRUCTIONS_JSON=FILE: the figures for bench-results.py (bench.sh's sip-instructions section).
 if [ -n "${SIP_INSTRUCTIONS_JSON:-}" ]; then
     python3 - "$SIP_INSTRUCTIONS_JSON" "$d/layers.json" "$rate" "$n1" "$n2" "$s1" "$s2" "$k1" "$k2" "$sipp_per" "$c1" "$c2" "$m1" "$m2" \
@@ -88,8 +131,17 @@ try:
     by_layer = json.load(open(layers))
 except (OSError, ValueError):
     by_layer = {}
+import glob, os
+media = {}
+for path in sorted(glob.glob(os.path.join(os.path.dirname(layers), "media-m*.json"))):
+    try:
+        m = json.load(open(path))
+        media[m["share"]] = m
+    except (OSError, ValueError, KeyError):
+        pass
 json.dump({"rate": rate, "planned": [n1, n2], "sipp": {"instructions": [s1, s2], "calls": [k1, k2], "per_call": sp},
-           "callstorm": {"instructions": [c1, c2], "calls": [m1, m2], "per_call": cp, "layers": by_layer}},
+           "callstorm": {"instructions": [c1, c2], "calls": [m1, m2], "per_call": cp, "layers": by_layer},
+           "callstorm_media": media},
           open(out, "w"), indent=2)
 PY
 fi

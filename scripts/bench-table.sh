@@ -51,6 +51,11 @@ for f in r["figures"]:
                  f"{fmt(f.get('accept_rate_mean'))}/s (peak {fmt(f.get('accept_rate_peak'))}/s)")
         rows.append(f"| {f['title']} | {value} | – | {goal} |")
         continue
+    if f["id"] == "sip_instructions_layers_media":  # what media adds to each layer, in brackets
+        value = " · ".join(f"{name.split(' (')[0]} {fmt(n)} ({s['added'].get(name, 0):+,})"
+                           for name, n in s["layers"].items())
+        rows.append(f"| {f['title']} | {value} instructions/call | – | {goal} |")
+        continue
     if f["id"] == "sip_instructions_layers":
         value = " · ".join(f"{name.split(' (')[0]} {fmt(n)}" for name, n in s["layers"].items())
         rows.append(f"| {f['title']} | {value} instructions/call | – | {goal} |")

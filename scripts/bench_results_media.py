@@ -235,6 +235,49 @@ def media_figures(work, figure, mmm):
                         f"{label} {line(a)} / none {line(b)}" for a, b in zip(runs[variant], runs["cs0"])) + ".")
 
 
+def _one(v):
+    return {"min": v, "median": v, "max": v, "n": 1} if v is not None else {}
+
+
+def media_instruction_figures(j, figure):
+    """What media adds per call in instructions (scripts/bench-sip-instructions.sh's `callstorm_media`, the same
+    hold call at media.share 100 % and 10 %, RTP straight between the devices): one row per share against the call
+    without media, and the per-layer row at 100 % with each layer's increase (issue 34, acceptance 6)."""
+    base, media = j["callstorm"].get("per_call"), j.get("callstorm_media") or {}
+    base_layers = j["callstorm"].get("layers") or {}
+    command = ("scripts/bench-sip-instructions.sh (callstorm run sip-hold.yaml + `media: { share: SHARE }` under "
+               "valgrind --tool=callgrind)")
+    for share in ("100%", "10%"):
+        m = media.get(share)
+        if not m or not m.get("per_call") or not base:
+            continue
+        calls = max(m["calls"][1], 1)
+        figure(f"sip_instructions_media_{share[:-1]}", f"SIP with media: instructions per call at media.share "
+               f"{share[:-1]} % vs the same call without media (callgrind, client only)",
+               {"name": f"callstorm, media.share {share[:-1]} %", "unit": "instructions/call", **_one(m["per_call"]),
+                "calls": m["calls"], "command": command.replace("SHARE", share)},
+               {"name": "callstorm, no media", "unit": "instructions/call", **_one(base)}, [m["per_call"] / base],
+               note=f"Deterministic (instruction counts). Media adds {m['per_call'] - base:,} instructions per call on "
+                    f"average at media.share {share[:-1]} % ({m.get('media_calls', 0)} of {calls} calls of the longer "
+                    f"run carried media, {m.get('packets_sent', 0):,} RTP packets sent in it: PCMU every 20 ms from "
+                    "each end's answer through the 0.8 s hold call, the held end silent while held, straight between "
+                    "the devices). Per call = the difference of the two runs' totals over the difference of their "
+                    "calls, as in the row without media.")
+    m = media.get("100%")
+    if m and m.get("layers") and base_layers:
+        layers = m["layers"]
+        added = {name: layers.get(name, 0) - base_layers.get(name, 0) for name in layers}
+        figure("sip_instructions_layers_media", "SIP with media (share 100 %): callstorm's instructions per call by "
+               "layer, and what media adds to each",
+               {"name": "callstorm SIP devices, media.share 100 %", "unit": "instructions/call",
+                **_one(sum(layers.values())), "layers": layers, "added": added,
+                "command": "scripts/callgrind_layers.py (from bench-sip-instructions.sh's media profiles)"},
+               {"name": "callstorm, no media", "unit": "instructions/call", **_one(sum(base_layers.values()))}, None,
+               note="Each layer's instructions per call with media and, in brackets, the change from the same call "
+                    "without media: " + "; ".join(f"{name} {value:,} ({added[name]:+,})"
+                                                  for name, value in layers.items()) + ".")
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "relayed":
         print(relayed(argv[2]))

@@ -268,13 +268,15 @@ def instruction_figure(work, figure):
     if layers:
         figure("sip_instructions_layers", "SIP: callstorm's instructions per call by layer (callgrind self cost by "
                "module, the same two runs)",
-               {"name": "callstorm SIP devices", "unit": "instructions/call", "median": sum(layers.values()),
+               {"name": "callstorm SIP devices", "unit": "instructions/call", **_one(sum(layers.values())),
                 "layers": layers, "command": "scripts/callgrind_layers.py (from bench-sip-instructions.sh's profiles)"},
                {"name": "SIPp 3.6.1 UAC + UAS", "unit": "instructions/call", **_one(sipp)}, None,
                note="Each function's own instructions, put in the layer of its module (docs/ARCHITECTURE.md): "
                     + "; ".join(f"{name} {value:,}" for name, value in layers.items())
                     + ". Generic standard-library code the optimiser did not specialise counts as the Swift "
                     "runtime's, not its caller's (scripts/callgrind_layers.py).")
+    from bench_results_media import media_instruction_figures
+    media_instruction_figures(j, figure)
 
 
 def open_lines(path):

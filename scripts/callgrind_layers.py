@@ -28,6 +28,7 @@ LAYERS = {
     "Driver per event (devices, flows, calls, faults)": [
         "Driver", "CallModel", "Scenario", "Faults", "FaultControl", "PushModel", "Heaps", "Determinism",
         "Quantities", "Locking"],
+    "media (RTP streams: send, receive, measure)": ["Media", "MediaIO", "RTPEngine"],
     "recorder (metrics)": ["Metrics", "Thresholds"],
     "history (lines written)": ["RunFormats", "TextEscaping"],
     "checker": ["Checker", "HistoryLoading"],
