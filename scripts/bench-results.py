@@ -530,7 +530,8 @@ for f in figures:
             (f"; registered in {fmt(rg['median'])} s ({fmt(rg['min'])}–{fmt(rg['max'])})" if rg else "")
         lines.append(f"| {f['title']} | {s} | {f['peer']['name']}: {side(f['peer'])} | – | {goal} |")
         continue
-    lines.append(f"| {f['title']} | {side(subj)} | {f['peer']['name']}: {side(f['peer'])} | {rtext} | {goal} |")
+    detail = f"; {f['detail']}" if f.get("detail") else ""  # e.g. the SIP wake-up's parts per transport
+    lines.append(f"| {f['title']} | {side(subj)}{detail} | {f['peer']['name']}: {side(f['peer'])} | {rtext} | {goal} |")
 lines += ["", "## Commands and notes", ""]
 for f in figures:
     if "skipped" in f:

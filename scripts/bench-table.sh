@@ -63,6 +63,8 @@ for f in r["figures"]:
     ratio = f["ratio"]
     value = f"{fmt(s.get('median'))} {s['unit']} vs {p['name']} {fmt(p.get('median'))} {p['unit']}"
     rtext = f"{fmt(ratio['median'])} ({fmt(ratio['min'])}–{fmt(ratio['max'])})" if ratio else "–"
+    if f.get("detail"):  # figures a row carries beside its two sides (e.g. the SIP wake-up's parts per transport)
+        value += f"; {f['detail']}"
     rows.append(f"| {f['title']} | {value} | {rtext} | {goal} |")
 if not any(f["id"].startswith("sip_") for f in r["figures"]):
     # Issue 26's rows until a results file has them (`make bench`'s sip section; scripts/bench-sip.sh).

@@ -39,6 +39,10 @@ def run(out, name):
         return None
     path = os.path.join(out, name, "summary.csv")
     summary = {row["metric"]: row for row in csv.DictReader(open(path))} if os.path.exists(path) else {}
+    counters = os.path.join(out, name, "counters.csv")
+    registered = ({row["counter"]: int(row["value"]) for row in csv.DictReader(open(counters))}
+                  .get("sip.registration.registered", 0) if os.path.exists(counters) else 0)
+    r["registrations_per_cpu_s"] = registered / r["cpu_seconds"] if r.get("cpu_seconds") else None
     r["parts"] = {metric: (_float(summary.get(metric, {}).get("p50")), _float(summary.get(metric, {}).get("p99")))
                   for metric, _ in PARTS}
     return r
@@ -62,6 +66,11 @@ def parts_text(r):
     shown = [f"{label} {_ms(p50)}/{_ms(p99)} ms" for metric, label in PARTS
              for p50, p99 in [r["parts"].get(metric, (None, None))] if p50 is not None]
     return ", ".join(shown)
+
+
+def _rate(r):
+    x = r.get("registrations_per_cpu_s") if r else None
+    return "–" if x is None else f"{x:,.0f}"
 
 
 def line(r):
@@ -109,15 +118,17 @@ def transport_figures(work, figure, mmm):
             held = [x["held"] for x in runs[transport] if x]
             command = (f"taskset -c 0 callstorm run {scenario} --workers 1 --quiet (Benchmarks/scenarios/{scenario}, "
                        f"transport: {transport}, the bench's Kamailio, rate {rate}/s for {seconds} s)")
-            wake_on = f", wake-up p50/p99: {parts_text(mid_on)}" if call == "wake" and parts_text(mid_on) else ""
-            wake_off = f", wake-up p50/p99: {parts_text(mid_off)}" if call == "wake" and parts_text(mid_off) else ""
+            # The wake-up's parts (the median run's of each transport), shown after the row's figures.
+            detail = (f"wake-up p50/p99 over {label}: {parts_text(mid_on)}; over TCP: {parts_text(mid_off) or '–'}; "
+                      f"REGISTERs (every wake's and the first) per client CPU-second: {label} "
+                      f"{_rate(mid_on)}, TCP {_rate(mid_off)}" if call == "wake" and parts_text(mid_on) else None)
             figure(f"sip_{transport}_{call}", f"SIP over {label}: calls per client CPU-second, {what}, vs the same "
                    "over TCP (SIPp: no peer)",
-                   {"name": f"callstorm over {label}{wake_on}", "unit": "calls/CPU-s", **mmm(on), "command": command},
-                   {"name": f"callstorm over TCP, same run (SIPp: no peer){wake_off}", "unit": "calls/CPU-s",
+                   {"name": f"callstorm over {label}", "unit": "calls/CPU-s", **mmm(on), "command": command},
+                   {"name": "callstorm over TCP, same run (SIPp: no peer)", "unit": "calls/CPU-s",
                     **(mmm(off) or {}), "command": command.replace(f"transport: {transport}", "transport: tcp")},
                    ratios, goal=f"held over {label} at {rate} calls/s (issue 35)", meets=bool(held) and all(held),
-                   extra={"runs": runs},
+                   extra={"runs": runs, **({"detail": detail} if detail else {})},
                    note=common + "Runs: " + "; ".join(f"{t} round {i + 1}: {line(x)}" for t in (transport, "tcp")
                                                      for i, x in enumerate(runs[t])) + ".")
 
