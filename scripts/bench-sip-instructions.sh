@@ -102,22 +102,42 @@ for share in ${SIP_INSTRUCTIONS_MEDIA-100% 10%}; do
     echo "callstorm with media.share $share: $x1 instructions for $y1 calls, $x2 for $y2: $xp per call"
     python3 "$root/scripts/callgrind_layers.py" "$d/cs-$t-$n1.callgrind" "$d/cs-$t-$n2.callgrind" "${y1:-0}" \
         "${y2:-0}" --json > "$d/layers-$t.json" 2>/dev/null || echo '{}' > "$d/layers-$t.json"
-    python3 - "$d/media-$t.json" "$d/layers-$t.json" "$share" "${x1:-0}" "${x2:-0}" "${y1:-0}" "${y2:-0}" \
-        "${xp:-0}" "$d/cs-$t-$n2/summary.json" <<'PY'
-import json, sys
-out, layers, share, *v = sys.argv[1:9]
+    python3 - "$d" "$t" "$share" "$n1" "$n2" "${x1:-0}" "${x2:-0}" "${y1:-0}" "${y2:-0}" "${xp:-0}" "${c1:-0}" \
+        "${c2:-0}" <<'PY'
+import json, os, sys
+d, t, share, *v = sys.argv[1:]
+n1, n2, x1, x2, y1, y2, per, c1, c2 = (int(x or 0) for x in v)
+
+
+def counters(name):
+    try:
+        return json.load(open(os.path.join(d, name, "summary.json")))["counters"]
+    except (OSError, ValueError, KeyError):
+        return {}
+
+
+def packets(c):  # RTP packets callstorm handled: sent and received, both ends
+    return c.get("media.packets_sent", 0) + c.get("media.packets_received", 0)
+
+
+def retransmissions(c):  # SIP retransmissions callstorm sent: a slowed run's extra work, not media's
+    return sum(n for k, n in c.items() if k.startswith("sip.retransmissions_sent."))
+
+
 try:
-    counters = json.load(open(sys.argv[9]))["counters"]
-except (OSError, ValueError, KeyError):
-    counters = {}
-try:
-    by_layer = json.load(open(layers))
+    by_layer = json.load(open(os.path.join(d, f"layers-{t}.json")))
 except (OSError, ValueError):
     by_layer = {}
-x1, x2, y1, y2, per = (int(x or 0) for x in v)
+m1, m2, b1, b2 = (counters(f"cs-{t}-{n1}"), counters(f"cs-{t}-{n2}"), counters(f"cs-{n1}"), counters(f"cs-{n2}"))
+# Instructions per RTP packet handled: what the media runs spent beyond the runs without media, over the packets.
+dp = packets(m2) - packets(m1)
+per_packet = ((x2 - x1) - (c2 - c1)) // dp if dp > 0 and c2 > c1 else None
 json.dump({"share": share, "instructions": [x1, x2], "calls": [y1, y2], "per_call": per, "layers": by_layer,
-           "media_calls": counters.get("media.calls", 0), "packets_sent": counters.get("media.packets_sent", 0)},
-          open(out, "w"), indent=2)
+           "media_calls": [m1.get("media.calls", 0), m2.get("media.calls", 0)],
+           "packets": [packets(m1), packets(m2)], "per_packet": per_packet,
+           "retransmissions_sent": {"media": [retransmissions(m1), retransmissions(m2)],
+                                    "no_media": [retransmissions(b1), retransmissions(b2)]}},
+          open(os.path.join(d, f"media-{t}.json"), "w"), indent=2)
 PY
 done
 # SIP_INSTRUCTIONS_JSON=FILE: the figures for bench-results.py (bench.sh's sip-instructions section).

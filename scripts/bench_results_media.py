@@ -252,17 +252,31 @@ def media_instruction_figures(j, figure):
         if not m or not m.get("per_call") or not base:
             continue
         calls = max(m["calls"][1], 1)
+        media_calls = m.get("media_calls") or [0, 0]
+        media_calls = media_calls if isinstance(media_calls, list) else [0, media_calls]
+        packets = m.get("packets") or [0, 0]
+        rtx = m.get("retransmissions_sent") or {}
+        rtx_text = (f" SIP retransmissions callstorm sent (a valgrind-slowed run on a busy machine retransmits, and "
+                    f"that work is not media's; compare only runs where they are alike): with media "
+                    f"{'/'.join(str(x) for x in rtx.get('media', []))}, without "
+                    f"{'/'.join(str(x) for x in rtx.get('no_media', []))}." if rtx else "")
+        per_packet = (f" Per RTP packet handled (sent or received; the media runs' instructions beyond the runs "
+                      f"without media over their packets): {m['per_packet']:,} instructions."
+                      if m.get("per_packet") else "")
         figure(f"sip_instructions_media_{share[:-1]}", f"SIP with media: instructions per call at media.share "
                f"{share[:-1]} % vs the same call without media (callgrind, client only)",
                {"name": f"callstorm, media.share {share[:-1]} %", "unit": "instructions/call", **_one(m["per_call"]),
                 "calls": m["calls"], "command": command.replace("SHARE", share)},
                {"name": "callstorm, no media", "unit": "instructions/call", **_one(base)}, [m["per_call"] / base],
-               note=f"Deterministic (instruction counts). Media adds {m['per_call'] - base:,} instructions per call on "
-                    f"average at media.share {share[:-1]} % ({m.get('media_calls', 0)} of {calls} calls of the longer "
-                    f"run carried media, {m.get('packets_sent', 0):,} RTP packets sent in it: PCMU every 20 ms from "
-                    "each end's answer through the 0.8 s hold call, the held end silent while held, straight between "
-                    "the devices). Per call = the difference of the two runs' totals over the difference of their "
-                    "calls, as in the row without media.")
+               extra={"media": {k: v for k, v in m.items() if k != "layers"}},
+               note=f"Deterministic for the same calls (instruction counts). Media adds {m['per_call'] - base:,} "
+                    f"instructions per call on average at media.share {share[:-1]} % ({media_calls[1]} of {calls} "
+                    f"calls of the longer run carried media, {media_calls[0]} of the shorter's; RTP packets sent and "
+                    f"received {packets[0]:,} and {packets[1]:,}: PCMU every 20 ms from each end's answer through "
+                    "the hold call, the held end silent while held, straight between the devices; under valgrind "
+                    "a call lasts longer, so it carries more packets than on a quiet run). Per call = the "
+                    "difference of the two runs' totals over the difference of their calls, as without media."
+                    + per_packet + rtx_text)
     m = media.get("100%")
     if m and m.get("layers") and base_layers:
         layers = m["layers"]
