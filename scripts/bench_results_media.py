@@ -268,7 +268,11 @@ def media_instruction_figures(j, figure):
                {"name": f"callstorm, media.share {share[:-1]} %", "unit": "instructions/call", **_one(m["per_call"]),
                 "calls": m["calls"], "command": command.replace("SHARE", share)},
                {"name": "callstorm, no media", "unit": "instructions/call", **_one(base)}, [m["per_call"] / base],
-               extra={"media": {k: v for k, v in m.items() if k != "layers"}},
+               extra={"media": {k: v for k, v in m.items() if k != "layers"},
+                      "detail": (f"{m['per_packet']:,} instructions per RTP packet handled; " if m.get("per_packet")
+                                 else "") + "SIP retransmissions sent with media "
+                                + "/".join(str(x) for x in rtx.get("media", [])) + ", without "
+                                + "/".join(str(x) for x in rtx.get("no_media", []))},
                note=f"Deterministic for the same calls (instruction counts). Media adds {m['per_call'] - base:,} "
                     f"instructions per call on average at media.share {share[:-1]} % ({media_calls[1]} of {calls} "
                     f"calls of the longer run carried media, {media_calls[0]} of the shorter's; RTP packets sent and "
