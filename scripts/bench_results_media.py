@@ -66,6 +66,14 @@ def _cpu(path):
         return None
 
 
+def _rss_kib(path):
+    """Peak RSS (KiB, GNU time's %M) of a run; None when missing."""
+    try:
+        return int(open(path).read().strip().splitlines()[-1].split()[2])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _delta(path):
     try:
         a, b = (int(x) for x in open(path).read().split())
@@ -125,7 +133,7 @@ def cs_run(out, name):
             "relayed_packets": packets, "packets_sent": counters.get("media.packets_sent", 0),
             "packets_received": counters.get("media.packets_received", 0),
             "one_way": counters.get("media.one_way", 0), "streams": counters.get("media.streams_opened", 0),
-            "send_lag_max_p99_ms": float(lag) if lag else None,
+            "send_lag_max_p99_ms": float(lag) if lag else None, "rss_kib": _rss_kib(os.path.join(out, name + ".time")),
             "packets_per_cpu_s": _per(packets, cpu), "calls_per_cpu_s": _per(completed, cpu)}
 
 
@@ -195,6 +203,15 @@ def media_figures(work, figure, mmm):
                             for i, (s, c) in enumerate(zip(runs["sipp"], runs["cs100"])))
     if mmm(cs_pkts) or mmm(sipp_pkts):
         streams = lambda xs: [x / PACKETS_PER_STREAM_SECOND if x else None for x in xs]  # noqa: E731
+        # Memory per active stream: peak RSS with media at 100 % less without, over the streams held at once.
+        rss = [a["rss_kib"] - b["rss_kib"] for a, b in zip(runs["cs100"], runs["cs0"])
+               if a and b and a.get("rss_kib") and b.get("rss_kib")]
+        per_stream = statistics.median(rss) * 1024 / at_once if rss and at_once else None
+        per_packet = [1e6 / x for x in cs_pkts if x]
+        detail = (f"callstorm: {_fmt(statistics.median(per_packet) if per_packet else None, ' µs')} of client CPU "
+                  f"per packet (sent, received and measured), memory per active stream "
+                  f"{_fmt(per_stream / 1024 if per_stream is not None else None, ' KiB')} (peak RSS at 100 % less "
+                  f"without media, over ~{at_once:,.0f} streams at once), send lag p99 {_fmt(lag, ' ms')}")
         figure("media_streams_per_core", "Media: RTP streams per client core (PCMU 20 ms, through Kamailio + "
                "rtpengine): callstorm (sends, receives, measures) vs SIPp rtp_stream (sends)",
                {"name": "callstorm SIP devices, both ends, media.share 100 %", "unit": "streams/core",
@@ -204,7 +221,7 @@ def media_figures(work, figure, mmm):
                _ratios(cs_pkts, sipp_pkts),
                goal=f"callstorm's send lag p99 ≤ {SEND_LAG_GOAL_MS:g} ms at this load (issue 34)",
                meets=lag is not None and lag <= SEND_LAG_GOAL_MS,
-               extra={"send_lag_max_p99_ms": lag},
+               extra={"send_lag_max_p99_ms": lag, "memory_per_stream_bytes": per_stream, "detail": detail},
                note=common + "Streams per core = relayed packets per client CPU-second ÷ 50 (one stream is one end's "
                     f"audio of one call): the streams one busy core would keep. callstorm's send lag (per stream "
                     f"the largest lag of a send behind its plan), p99 over streams, worst round: {_fmt(lag, ' ms')}. "
