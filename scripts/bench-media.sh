@@ -83,7 +83,7 @@ PY
 
 # MARK: - SIPp: UAS registered once from its port, then UAC -> Kamailio (+ rtpengine) -> UAS
 sipp_run() {
-    local name=$1 d=$out/$1 calls=$(( RATE * T )) uport cport ump cmp upid before
+    local name=$1 d=$out/$1 calls=$(( RATE * T )) uport cport ump cmp upid cpid before
     mkdir -p "$d"
     cp "$out/bench-tone.pcmu" "$d/"
     echo "$RATE" > "$out/$name.rate"
@@ -98,19 +98,23 @@ sipp_run() {
         -m "$calls" -timeout "$(( T + TALK / 1000 + 60 ))s" -nostdin -trace_stat -stf uas-stat.csv -fd 1 \
         > uas.out 2>&1) & upid=$!; pids+=("$upid")
     sleep 0.5
-    (cd "$d" && /usr/bin/time -f '%U %S %M %e %w %c' -o uac.time taskset -c "$CLIENT_CPU" sipp \
+    # In the background with its PID noted, so a stopped section stops it too (cleanup).
+    (cd "$d" && exec /usr/bin/time -f '%U %S %M %e %w %c' -o uac.time taskset -c "$CLIENT_CPU" sipp \
         -sf "$root/Benchmarks/scenarios/sipp-uac-media.xml" -s sipp-uas "127.0.0.1:$kport" -i 127.0.0.1 \
         -mi 127.0.0.1 -p "$cport" -mp "$cmp" -d "$TALK" -m "$calls" -r "$RATE" \
         -timeout "$(( T + TALK / 1000 + 60 ))s" -timeout_error -nostdin -trace_stat -stf uac-stat.csv -fd 1 \
-        > uac.out 2>&1) || true
+        > uac.out 2>&1) & cpid=$!; pids+=("$cpid")
+    wait "$cpid" 2>/dev/null || true
+    forget "$cpid"
     wait_exit "$upid" 10 || stop_timed "$upid"
+    forget "$upid"
     echo "$before $(relayed)" > "$d/relayed"
     echo "  $name: $(python3 scripts/bench_results_media.py one-sipp "$out" "$name")"
 }
 
 # MARK: - callstorm: the same call, both ends callstorm devices; SHARE 100%, 10%, or "" (no media section)
 cs_run() {
-    local name=$1 share=$2 before
+    local name=$1 share=$2 before rpid_cs
     sed -e "s/127.0.0.1:5060/127.0.0.1:$kport/" -e "s|rate: [0-9]*/s, for: [0-9]*s|rate: $RATE/s, for: ${T}s|" \
         -e "s/^devices: [0-9]*/devices: $(( RATE * (TALK / 1000 + 1) * 3 > 50 ? RATE * (TALK / 1000 + 1) * 3 : 50 ))/" \
         -e "s/wait: 4000ms/wait: ${TALK}ms/" -e "s/share: 100%/share: ${share:-100%}/" \
@@ -119,7 +123,10 @@ cs_run() {
     echo "$RATE" > "$out/$name.rate"
     before=$(relayed)
     /usr/bin/time -f '%U %S %M %e %w %c' -o "$out/$name.time" taskset -c "$CLIENT_CPU" \
-        "$bin" run "$out/$name.yaml" --workers 1 --out "$out/$name" --quiet > "$out/$name.log" 2>&1 || true
+        "$bin" run "$out/$name.yaml" --workers 1 --out "$out/$name" --quiet > "$out/$name.log" 2>&1 & rpid_cs=$!
+    pids+=("$rpid_cs")
+    wait "$rpid_cs" 2>/dev/null || true
+    forget "$rpid_cs"
     echo "$before $(relayed)" > "$out/$name.relayed"
     echo "  $name: $(python3 scripts/bench_results_media.py one-callstorm "$out" "$name")"
 }
@@ -133,7 +140,9 @@ for round in $(seq 1 "$ROUNDS"); do
     done
 done
 kamailio_stop "$kpid"
+forget "$kpid"
 kill "$rpid" 2>/dev/null || true
 wait_exit "$rpid" 5 || kill -9 "$rpid" 2>/dev/null || true
+forget "$rpid"
 echo "$(date +%s%3N)" >> "$out/span-media"
 python3 scripts/bench_results_media.py summary "$out"

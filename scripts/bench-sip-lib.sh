@@ -12,6 +12,13 @@ cleanup() {
     for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
 }
 
+# forget PID: takes an ended process out of `pids`, so cleanup never signals a PID the system gave to another since.
+forget() {
+    local kept=() pid
+    for pid in "${pids[@]}"; do [ "$pid" = "$1" ] || kept+=("$pid"); done
+    pids=("${kept[@]}")
+}
+
 # stop_timed PID: ends the program a GNU time process (PID) runs, by the child's own PID, and waits for both.
 stop_timed() {
     local child

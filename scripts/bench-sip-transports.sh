@@ -81,17 +81,20 @@ echo "Kamailio pid $kpid: udp/tcp 127.0.0.1:$kport, $transport 127.0.0.1:$xport 
 
 # cs_run NAME SCENARIO TRANSPORT: one run (tcp to kport, tls/ws to xport).
 cs_run() {
-    local name=$1 port=$kport extra=""
+    local name=$1 port=$kport extra="" tpid
     [ "$3" = tcp ] || { port=$xport; extra=$ca_line; }
-    [ "$3" = ws ] && extra=""
     sed -e "s|registrar: \"127.0.0.1:5060\" }|registrar: \"127.0.0.1:$port\"$extra }|" \
         -e "s/127.0.0.1:2197/127.0.0.1:$gport/" -e "s/transport: udp/transport: $3/" \
         -e "s|rate: [0-9]*/s, for: [0-9]*s|rate: $RATE/s, for: ${T}s|" \
         -e "s/^devices: [0-9]*/devices: $(( RATE * 3 > 50 ? RATE * 3 : 50 ))/" \
         "Benchmarks/scenarios/$2" > "$out/$name.yaml"
     echo "$RATE" > "$out/$name.rate"
+    # In the background with its PID noted, so a stopped section stops it too (cleanup).
     /usr/bin/time -f '%U %S %M %e %w %c' -o "$out/$name.time" taskset -c "$CLIENT_CPU" \
-        "$bin" run "$out/$name.yaml" --workers 1 --out "$out/$name" --quiet > "$out/$name.log" 2>&1 || true
+        "$bin" run "$out/$name.yaml" --workers 1 --out "$out/$name" --quiet > "$out/$name.log" 2>&1 & tpid=$!
+    pids+=("$tpid")
+    wait "$tpid" 2>/dev/null || true
+    forget "$tpid"
     echo "  $name: $(python3 scripts/bench_results_siptransports.py one "$out" "$name")"
 }
 
@@ -102,5 +105,6 @@ for round in $(seq 1 "$ROUNDS"); do
     for t in "${order[@]}"; do cs_run "wake-$t-$round" sip-hold-wake.yaml "$t"; done
 done
 kamailio_stop "$kpid"
+forget "$kpid"
 echo "$(date +%s%3N)" >> "$out/span-sip-$transport"
 python3 scripts/bench_results_siptransports.py summary "$out"

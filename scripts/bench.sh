@@ -19,7 +19,9 @@
 # scripts/bench-sip.sh, SIP_RATES (100 to 12,800, doubling, each side until it loses its timing) for SIP_SECONDS
 # (2 × BENCH_SECONDS) each, ~3 to 5 minutes),
 # sip-instructions (the same call's instructions per call under callgrind, SIPp's UAC + UAS vs callstorm: immune to
-# machine load; scripts/bench-sip-instructions.sh, about a minute),
+# machine load; scripts/bench-sip-instructions.sh, about a minute, then callstorm's call again with media at
+# media.share 100 % and 10 %, what media adds per call and by layer, a few minutes more; SIP_INSTRUCTIONS_MEDIA=""
+# skips those),
 # otlp (calls per client CPU-second with OpenTelemetry export off, traces at 10 % and at 100 %, same planned rate,
 # rotated order per round: scripts/bench-otlp.sh, OTLP_RATE (400) for OTLP_SECONDS (2 × BENCH_SECONDS) each, 9 runs),
 # media (RTP on the same call through one Kamailio + rtpengine: streams per client core and packets per client
