@@ -62,8 +62,19 @@ if [ "$transport" = tls ]; then
     openssl x509 -req -in "$out/server.csr" -CA "$out/ca.pem" -CAkey "$out/ca.key" -CAcreateserial -days 2 \
         -extfile "$out/server.ext" -out "$out/server.pem" 2>/dev/null
     # The tls module's file as callstorm writes it for the Kamailio a run starts (KamailioListeners).
-    printf '[server:default]\nmethod = TLSv1.2+\nverify_certificate = no\nrequire_certificate = no\ncertificate = %s\nprivate_key = %s\n\n[client:default]\nmethod = TLSv1.2+\nverify_certificate = no\nrequire_certificate = no\n' \
-        "$out/server.pem" "$out/server.key" > "$out/tls.cfg"
+    cat > "$out/tls.cfg" <<TLS
+[server:default]
+method = TLSv1.2+
+verify_certificate = no
+require_certificate = no
+certificate = $out/server.pem
+private_key = $out/server.key
+
+[client:default]
+method = TLSv1.2+
+verify_certificate = no
+require_certificate = no
+TLS
     defines+=(-A WITH_TLS -A "TLS_CONFIG=\"$out/tls.cfg\"")
     listen=(-l "tls:127.0.0.1:$xport")
     ca_line=", ca: \"$out/ca.pem\""

@@ -61,7 +61,9 @@ date=$(date -u +%Y-%m-%d)
 ROUNDS=${BENCH_ROUNDS:-3}
 SECONDS_PER_RUN=${BENCH_SECONDS:-5}
 CONNS=${BENCH_CONNS:-"1000 5000"}
-ONLY=${BENCH_ONLY:-"gateway gateway-instructions raw-http devices metrics checker scale races capacity locust sockets sip sip-instructions otlp media sip-tls sip-ws"}
+ALL="gateway gateway-instructions raw-http devices metrics checker scale races capacity locust sockets sip"
+ALL+=" sip-instructions otlp media sip-tls sip-ws"
+ONLY=${BENCH_ONLY:-$ALL}
 # The helper benchmarks are built only for the sections that run them.
 for pair in checker:checker-bench metrics:metrics-bench sockets:ws-bench; do
     [[ " $ONLY " != *" ${pair%%:*} "* ]] || swift build -c release --product "${pair#*:}" >/dev/null
@@ -288,7 +290,7 @@ fi
 
 # MARK: - media: RTP through Kamailio + rtpengine, callstorm vs SIPp, and what media costs a call (issue 34)
 if wanted media; then
-    section "media: RTP streams through Kamailio + rtpengine, callstorm vs SIPp rtp_stream; media.share 100 % / 10 % / none"
+    section "media: RTP through Kamailio + rtpengine, callstorm vs SIPp rtp_stream; media.share 100 %, 10 %, none"
     CALLSTORM_BIN="$bin" SERVER_CPU=$SERVER_CPU CLIENT_CPU=$CLIENT_CPU BENCH_ROUNDS=$ROUNDS \
         MEDIA_SECONDS=${MEDIA_SECONDS:-$(( SECONDS_PER_RUN * 2 ))} scripts/bench-media.sh "$work" \
         || echo "bench-media.sh failed (see $work/media)"

@@ -133,7 +133,8 @@ def cs_run(out, name):
             "relayed_packets": packets, "packets_sent": counters.get("media.packets_sent", 0),
             "packets_received": counters.get("media.packets_received", 0),
             "one_way": counters.get("media.one_way", 0), "streams": counters.get("media.streams_opened", 0),
-            "send_lag_max_p99_ms": float(lag) if lag else None, "rss_kib": _rss_kib(os.path.join(out, name + ".time")),
+            "send_lag_max_p99_ms": float(lag) if lag else None,
+            "rss_kib": _rss_kib(os.path.join(out, name + ".time")),
             "packets_per_cpu_s": _per(packets, cpu), "calls_per_cpu_s": _per(completed, cpu)}
 
 

@@ -96,8 +96,9 @@ def transport_figures(work, figure, mmm):
         if rate is None:
             continue
         label = LABEL[transport]
-        no_peer = (f"SIPp: no peer (Debian's SIPp 3.6.1 has no {'TLS: -t l1 is not built in' if transport == 'tls' else 'WebSocket'}); "
-                   "compared with callstorm over TCP in the same run")
+        missing = "TLS: -t l1 is not built in" if transport == "tls" else "WebSocket"
+        no_peer = (f"SIPp: no peer (Debian's SIPp 3.6.1 has no {missing}); compared with callstorm over TCP in the "
+                   "same run")
         common = (f"One Kamailio (deploy/kamailio/kamailio.cfg, WITH_PUSH, "
                   + ("WITH_TLS with a certificate for 127.0.0.1 from the section's own CA, the devices verifying it "
                      "(target.sip.ca)" if transport == "tls" else "WITH_WEBSOCKET, a ws listener")
