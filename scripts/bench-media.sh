@@ -17,7 +17,8 @@
 #
 # usage: scripts/bench-media.sh WORK  (writes WORK/media/*)
 # env: CALLSTORM_BIN, SERVER_CPU (1), CLIENT_CPU (0), BENCH_ROUNDS (2 at most here), MEDIA_RATE (50),
-# MEDIA_SECONDS (10), MEDIA_TALK_MS (4000). Every run stops by itself (callstorm: its plan and drain; SIPp: -m
+# MEDIA_SECONDS (10), MEDIA_TALK_MS (4000), MEDIA_LADDER ("100 200 400": callstorm alone at media.share 100 %,
+# climbing while its send lag p99 stays ≤ 1 ms, for the streams it holds per client core; "" skips it). Every run stops by itself (callstorm: its plan and drain; SIPp: -m
 # calls and -timeout); a SIPp UAS whose calls failed on the way is stopped 10 s after its UAC ended.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +34,7 @@ ROUNDS=${BENCH_ROUNDS:-2}
 RATE=${MEDIA_RATE:-50}
 T=${MEDIA_SECONDS:-10}
 TALK=${MEDIA_TALK_MS:-4000}
+LADDER=${MEDIA_LADDER-"100 200 400"}
 for tool in sipp /usr/sbin/kamailio /usr/bin/rtpengine /usr/bin/time; do
     command -v "$tool" >/dev/null || { echo "bench-media: $tool is missing (scripts/test-deps.sh)" >&2; exit 1; }
 done
@@ -51,10 +53,12 @@ cat /proc/loadavg > "$out/loadavg-media"
 
 # MARK: - rtpengine, then Kamailio routing media through it, both on the server core
 ngport=$(free_port)
-# Media ports: 4 per call the relay holds at once (RTP and RTCP of two parties), rate × (talk + 2 s) calls, twice
-# over, at least 2,000: from an even base below the kernel's ephemeral ports.
-span=$(( RATE * (TALK / 1000 + 2) * 8 > 2000 ? RATE * (TALK / 1000 + 2) * 8 : 2000 ))
-low=$(( 20000 + (RANDOM % 40) * 250 ))
+# Media ports: 4 per call the relay holds at once (RTP and RTCP of two parties), rate × (talk + 2 s) calls at the
+# highest rate run, twice over, at least 2,000: from an even base well below the kernel's ephemeral ports.
+top=$RATE
+for r in $LADDER; do [ "$r" -le "$top" ] || top=$r; done
+span=$(( top * (TALK / 1000 + 2) * 8 > 2000 ? top * (TALK / 1000 + 2) * 8 : 2000 ))
+low=$(( 10000 + (RANDOM % 40) * 100 ))
 low=$(( low - low % 2 ))
 taskset -c "$SERVER_CPU" /usr/bin/rtpengine --config-file=none --table=-1 --foreground --log-stderr \
     --interface=127.0.0.1 --listen-ng="127.0.0.1:$ngport" --port-min="$low" --port-max="$(( low + span ))" \
@@ -112,15 +116,16 @@ sipp_run() {
     echo "  $name: $(python3 scripts/bench_results_media.py one-sipp "$out" "$name")"
 }
 
-# MARK: - callstorm: the same call, both ends callstorm devices; SHARE 100%, 10%, or "" (no media section)
+# MARK: - callstorm: the same call, both ends callstorm devices; SHARE 100%, 10%, or "" (no media section); at
+# RATE calls/s unless a third argument says otherwise
 cs_run() {
-    local name=$1 share=$2 before rpid_cs
-    sed -e "s/127.0.0.1:5060/127.0.0.1:$kport/" -e "s|rate: [0-9]*/s, for: [0-9]*s|rate: $RATE/s, for: ${T}s|" \
-        -e "s/^devices: [0-9]*/devices: $(( RATE * (TALK / 1000 + 1) * 3 > 50 ? RATE * (TALK / 1000 + 1) * 3 : 50 ))/" \
+    local name=$1 share=$2 r=${3:-$RATE} before rpid_cs
+    sed -e "s/127.0.0.1:5060/127.0.0.1:$kport/" -e "s|rate: [0-9]*/s, for: [0-9]*s|rate: $r/s, for: ${T}s|" \
+        -e "s/^devices: [0-9]*/devices: $(( r * (TALK / 1000 + 1) * 3 > 50 ? r * (TALK / 1000 + 1) * 3 : 50 ))/" \
         -e "s/wait: 4000ms/wait: ${TALK}ms/" -e "s/share: 100%/share: ${share:-100%}/" \
         Benchmarks/scenarios/sip-media.yaml > "$out/$name.yaml"
     [ -n "$share" ] || sed -i '/^media:/,$d' "$out/$name.yaml"
-    echo "$RATE" > "$out/$name.rate"
+    echo "$r" > "$out/$name.rate"
     before=$(relayed)
     /usr/bin/time -f '%U %S %M %e %w %c' -o "$out/$name.time" taskset -c "$CLIENT_CPU" \
         "$bin" run "$out/$name.yaml" --workers 1 --out "$out/$name" --quiet > "$out/$name.log" 2>&1 & rpid_cs=$!
@@ -138,6 +143,17 @@ for round in $(seq 1 "$ROUNDS"); do
         v=${variants[$(( (i + round - 1) % 4 ))]}
         if [ "${v%%:*}" = sipp ]; then sipp_run "sipp-$round"; else cs_run "${v%%:*}-$round" "${v#*:}"; fi
     done
+done
+
+# MARK: - the streams callstorm holds: higher rates (MEDIA_LADDER) while its send lag p99 stays ≤ 1 ms
+# Each rung runs only if the one below held (≥ 99 % of its calls completed, media.send_lag_max p99 ≤ 1 ms; the
+# first rung below is round 1's run at MEDIA_RATE); SIPp reports no send lag, so this one has no peer.
+held=$(python3 scripts/bench_results_media.py held "$out" cs100-1)
+for r in $LADDER; do
+    [ "$r" -gt "$RATE" ] || continue
+    [ "$held" = yes ] || { echo "  ladder: the rung below did not hold, so no rung at $r calls/s"; break; }
+    cs_run "ladder-$r" "100%" "$r"
+    held=$(python3 scripts/bench_results_media.py held "$out" "ladder-$r")
 done
 kamailio_stop "$kpid"
 forget "$kpid"
