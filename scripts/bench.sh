@@ -26,8 +26,9 @@
 # rotated order per round: scripts/bench-otlp.sh, OTLP_RATE (400) for OTLP_SECONDS (2 × BENCH_SECONDS) each, 9 runs),
 # media (RTP on the same call through one Kamailio + rtpengine: streams per client core and packets per client
 # CPU-second, callstorm vs SIPp's rtp_stream, and callstorm's calls per client CPU-second at media.share 100 % and
-# 10 % vs none: scripts/bench-media.sh, MEDIA_RATE (50) for MEDIA_SECONDS (2 × BENCH_SECONDS), MEDIA_TALK_MS (4000)
-# of audio per call, 2 rounds of 4 runs, ~3 minutes),
+# 10 % vs none, then a ladder of rates (MEDIA_LADDER) for the streams callstorm holds with its send lag p99 ≤ 1 ms:
+# scripts/bench-media.sh, MEDIA_RATE (50) for MEDIA_SECONDS (2 × BENCH_SECONDS), MEDIA_TALK_MS (4000) of audio per
+# call, 2 rounds of 4 runs and up to 3 rungs, ~3 to 4 minutes),
 # sip-tls and sip-ws (the SIP hold call and the push wake-up path over TLS, over WebSocket, each beside the same over
 # TCP through one Kamailio with its TLS/WebSocket listeners: calls per client CPU-second and the wake-up's connect /
 # handshake / REGISTER at p50 and p99; SIPp has no TLS or WebSocket in Debian's build, so no peer:
