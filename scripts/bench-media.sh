@@ -60,6 +60,10 @@ for r in $LADDER; do [ "$r" -le "$top" ] || top=$r; done
 span=$(( top * (TALK / 1000 + 2) * 8 > 2000 ? top * (TALK / 1000 + 2) * 8 : 2000 ))
 low=$(( 10000 + (RANDOM % 40) * 100 ))
 low=$(( low - low % 2 ))
+# Never into the ephemeral ports (callstorm's and SIPp's own sockets): rtpengine skips a port in use, but a range
+# that ends below them leaves both sides their room.
+first_ephemeral=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+[ $(( low + span )) -lt "$first_ephemeral" ] || span=$(( first_ephemeral - 1 - low ))
 taskset -c "$SERVER_CPU" /usr/bin/rtpengine --config-file=none --table=-1 --foreground --log-stderr \
     --interface=127.0.0.1 --listen-ng="127.0.0.1:$ngport" --port-min="$low" --port-max="$(( low + span ))" \
     --log-level=5 --delete-delay=0 --num-threads=2 > "$out/rtpengine.log" 2>&1 & rpid=$!; pids+=("$rpid")
