@@ -76,6 +76,7 @@ struct FlowInterpreter {
     /// A VoIP push this call's device reported (not after the deadline while ringing: see `terminateApp`).
     mutating func pushReported(device local: Int, conversation uuid: String, now: UInt64,
                                _ ctx: inout FlowContext) -> [FlowEffect] {
+        elsewhereRang(local, conversation: uuid)
         if waiting == .push(device: local, conversation: uuid) {
             checkCallerHandle(device: local, conversation: uuid, &ctx)
             pushArrived(device: local, uuid: uuid, now: now, ctx.devices)
@@ -87,6 +88,7 @@ struct FlowInterpreter {
     /// A device of this call applied a background push: a wait for its end or its connection may be over.
     mutating func deviceChanged(_ local: Int, now: UInt64, _ ctx: inout FlowContext) -> [FlowEffect] {
         let manager = ctx.devices[local].manager
+        elsewhereChanged(local, now: now, ctx.devices)
         noteConnected(local, ctx.devices)
         switch waiting {
         case .end(let d, let c) where d == local && manager.conversations[c]?.state ?? .left == .left:
@@ -129,7 +131,12 @@ struct FlowInterpreter {
             waiting = .none
             waitToken &+= 1
             guard let step = script.nextStep() else {
-                if status.cleaningUp { complete(now: now) } else { verify(now: now, attempt: 0, &ctx) }
+                if status.cleaningUp {
+                    settleElsewhere(now: now, ctx.devices)
+                    complete(now: now)
+                } else {
+                    verify(now: now, attempt: 0, &ctx)
+                }
                 return
             }
             if !execute(step, now: now, planned: planned, &ctx) { return }

@@ -11,6 +11,8 @@ extension ReferenceTarget {
         let payload: String
         /// The same change as the event channel tells it.
         let event: EventChannel.Event
+        /// Sent as a VoIP push (only the `elsewhere-voip-cancel` bug does, for a user's other devices).
+        var voip = false
     }
 
     func notice(_ token: String?, to recipient: String, uuid: String, event: String, by device: String,
@@ -47,13 +49,17 @@ extension ReferenceTarget {
         let before = conversation.members
         let mine = conversation.members[index].state
         var notices: [Notice] = []
+        var elsewhere: [String] = []
         switch action {
         case "join":
             guard mine == .ringing else { return .failure(refusal(409, "member is \(mine.rawValue)", code: "state")) }
             conversation.members[index].state = .joined
+            elsewhere = stopOtherDevices(&conversation, of: index)
         case "end":
             guard mine != .left else { return .failure(refusal(409, "member already left", code: "state")) }
             conversation.members[index].state = .left
+            // A decline (an end while ringing) stops the user's other devices: declinedElsewhere.
+            if mine == .ringing { elsewhere = stopOtherDevices(&conversation, of: index) }
             // A conversation lives while two members are in it (joined, held or still ringing).
             if conversation.present < 2 { conversation.finish(body.reason ?? "remoteEnded") }
         case "pause":
@@ -76,11 +82,13 @@ extension ReferenceTarget {
         let event = conversation.ended ? "ended" : (action == "join" ? "joined" : "updated")
         let reason = conversation.ended ? conversation.endedReason : nil
         // Tell every other member who was still in the conversation before this change.
-        for member in before where member.device != body.device && member.state != .left {
+        for member in before where member.device != body.device && member.state != .left
+        && !elsewhere.contains(member.device) {
             if let n = notice(s.devices[member.device]?.apnsToken, to: member.device, uuid: id, event: event,
                               by: body.device,
                               about: conversation, reason: reason) { notices.append(n) }
         }
+        notices += elsewhereNotices(s, elsewhere, conversation, by: body.device, joined: action == "join")
         return .success((conversation.json(), notices))
     }
 

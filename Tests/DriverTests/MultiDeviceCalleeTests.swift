@@ -1,0 +1,112 @@
+import Determinism
+@testable import Driver
+import Metrics
+import ReferenceTarget
+import Scenario
+import XCTest
+
+/// Users with several devices (issue 36) on the embedded loop under the manual clock, against the reference target
+/// in memory: a call to a user rings every device of the user, one device answers (or declines), the others end
+/// `joinedElsewhere` (`declinedElsewhere`), and what the server does wrong is counted.
+final class MultiDeviceCalleeTests: XCTestCase {
+    private let second: UInt64 = 1_000_000_000
+
+    private func scenario(flow: String, devicesPerUser: Int = 3, calls: Int = 4) throws -> Scenario {
+        let yaml = """
+            name: multi-device-\(flow)
+            seed: 5
+            devices: 36
+            users: { devices: \(devicesPerUser), ringing_grace: 1s }
+            mix: { \(flow): 100 }
+            load:
+              - hold: { rate: 1/s, for: \(calls)s }
+            behavior: { answer_after: { constant: 300ms }, talk: { constant: 3s } }
+            """
+        return try ScenarioLoader.parse(yaml, file: "users.yaml").get()
+    }
+
+    func testUsersGroupOneWorkersDevicesWithOneHandleAndTheirOwnTokens() throws {
+        let settings = DriverSettings(scenario: try scenario(flow: "incoming-1to1"), targetURL: "http://x", workers: 2)
+        let indexes = settings.deviceIndexes(worker: 1)
+        let identities = UserBook.identities(indexes, settings: settings)
+        XCTAssertEqual(identities.map(\.index), indexes)
+        XCTAssertEqual(identities.prefix(3).map(\.user), ["user-1", "user-1", "user-1"])
+        XCTAssertEqual(identities[3].user, "user-7", "the next user begins at the worker's fourth device")
+        XCTAssertEqual(Set(identities.prefix(3).map(\.handle)).count, 1, "one handle per user")
+        XCTAssertEqual(Set(identities.prefix(3).map(\.apnsToken)).count, 3, "each device its own token")
+        XCTAssertEqual(identities.prefix(3).map(\.id), ["dev-1", "dev-3", "dev-5"])
+        let mixed = try ScenarioLoader.parse("""
+            name: mixed
+            seed: 9
+            devices: 200
+            users: { devices: { 1: 60%, 2: 30%, 3: 10% } }
+            load: [ { hold: { rate: 1/s, for: 1s } } ]
+            """, file: "m.yaml").get()
+        let all = UserBook.identities(Array(0..<200), settings: DriverSettings(scenario: mixed, targetURL: "http://x",
+                                                                                 workers: 1))
+        let sizes = Dictionary(grouping: all, by: { $0.user! }).mapValues(\.count)
+        XCTAssertEqual(Set(sizes.values), [1, 2, 3])
+        XCTAssertEqual(all.map(\.user), UserBook.identities(Array(0..<200), settings: DriverSettings(
+            scenario: mixed, targetURL: "http://x", workers: 1)).map(\.user), "the same seed, the same users")
+    }
+
+    func testWithoutUsersEveryDeviceIsItsOwnUserAndNamesNone() throws {
+        var plain = try scenario(flow: "incoming-1to1")
+        plain.users = nil
+        let settings = DriverSettings(scenario: plain, targetURL: "http://x", workers: 1)
+        let identities = UserBook.identities([0, 1, 2], settings: settings)
+        XCTAssertEqual(identities, [0, 1, 2].map { DeviceIdentity(index: $0, seed: 5, handles: settings.handles) })
+        XCTAssertEqual(identities.map(\.user), [nil, nil, nil])
+    }
+
+    func testEveryCallIsAnsweredOnOneDeviceAndTheUsersOthersEndJoinedElsewhere() throws {
+        let rig = try EmbeddedWorkerTests.Rig(try scenario(flow: "incoming-1to1"))
+        let c = rig.run(limit: 600 * second)
+        let all = "\(c.counters.sorted { $0.key < $1.key })"
+        XCTAssertEqual(c.counters[MetricName.callsCompleted], 4, all)
+        XCTAssertEqual(c.counters["conversations.reported"], 4 * 3, "every device of each callee rang: \(all)")
+        XCTAssertEqual(c.histograms[MetricName.elsewhereEndDelay]?.totalCount, 4 * 2,
+                       "each callee's two other devices ended joinedElsewhere: \(all)")
+        XCTAssertNil(c.counters[MetricName.elsewhereRingingAfterAnswer], all)
+        XCTAssertNil(c.counters[MetricName.elsewhereWrongReason], all)
+        XCTAssertNil(c.counters[MetricName.elsewhereOutgoingRang], all)
+        XCTAssertNil(c.counters[MetricName.pushesVoIPWithoutCall], all)
+        XCTAssertNil(c.counters["views.mismatched"], all)
+    }
+
+    func testADeclineOnOneDeviceEndsTheOthersDeclinedElsewhere() throws {
+        let rig = try EmbeddedWorkerTests.Rig(try scenario(flow: "declined", devicesPerUser: 2))
+        let c = rig.run(limit: 600 * second)
+        let all = "\(c.counters.sorted { $0.key < $1.key })"
+        XCTAssertEqual(c.counters["conversations.reported"], 4 * 2, all)
+        XCTAssertEqual(c.histograms[MetricName.elsewhereEndDelay]?.totalCount, 4, all)
+        XCTAssertNil(c.counters[MetricName.elsewhereRingingAfterAnswer], all)
+        XCTAssertNil(c.counters[MetricName.elsewhereWrongReason], all)
+    }
+
+    func testOutgoingCallsNeverRingTheCallersOtherDevices() throws {
+        let rig = try EmbeddedWorkerTests.Rig(try scenario(flow: "outgoing-1to1", devicesPerUser: 2))
+        let c = rig.run(limit: 600 * second)
+        let all = "\(c.counters.sorted { $0.key < $1.key })"
+        XCTAssertEqual(c.counters[MetricName.callsCompleted], 4, all)
+        XCTAssertEqual(c.counters["conversations.reported"], 4 * 2, "the callee's two devices only: \(all)")
+        XCTAssertNil(c.counters[MetricName.elsewhereOutgoingRang], all)
+    }
+
+    func testAServerThatForgetsOneDeviceLeavesItRingingAndIsCounted() throws {
+        let rig = try EmbeddedWorkerTests.Rig(try scenario(flow: "incoming-1to1"), bugs: [.elsewhereKeepsRinging])
+        let c = rig.run(limit: 600 * second)
+        let all = "\(c.counters.sorted { $0.key < $1.key })"
+        XCTAssertEqual(c.counters[MetricName.elsewhereRingingAfterAnswer], 4, "one device per call rang on: \(all)")
+        XCTAssertEqual(c.histograms[MetricName.elsewhereRingingAfterAnswerDuration]?.totalCount, 4, all)
+        XCTAssertEqual(c.histograms[MetricName.elsewhereEndDelay]?.totalCount, 4, "the other one ended: \(all)")
+    }
+
+    func testAServerThatCancelsWithAVoIPPushIsCaughtByThePushKitRule() throws {
+        let rig = try EmbeddedWorkerTests.Rig(try scenario(flow: "incoming-1to1", devicesPerUser: 2),
+                                              bugs: [.elsewhereVoIPCancel])
+        let c = rig.run(limit: 600 * second)
+        let all = "\(c.counters.sorted { $0.key < $1.key })"
+        XCTAssertEqual(c.counters[MetricName.pushesVoIPWithoutCall], 4, "one VoIP push without a call each: \(all)")
+    }
+}
