@@ -25,7 +25,8 @@ extension ReferenceTarget {
         let view = conversation.json()
         payload += "\"conversation\":" + view + "}"
         return Notice(token: token, payload: payload,
-                      event: EventChannel.Event(device: recipient, event: event, uuid: uuid, into: into, view: view))
+                      event: EventChannel.Event(device: recipient, event: event, uuid: uuid, into: into, view: view,
+                                                reason: reason.flatMap { $0.hasSuffix("Elsewhere") ? $0 : nil }))
     }
 
     /// One member action under the lock: the change, its version bump and the pushes it owes the others.
