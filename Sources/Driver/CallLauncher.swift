@@ -97,14 +97,29 @@ final class CallLauncher {
         var roles: [String: Int] = [:]
         var others: [Int: Int] = [:]
         for (r, role) in flow.deviceRoles.enumerated() {
-            // A role takes a whole user (`users:`): one of its devices acts, the others ring or stay quiet.
-            let mine = table.devices.devicesOfUser(table.devices.takeIdle())
-            let acting = mine[UserBook.actingDevice(of: mine.count, call: arrival.index, role: r, seed: settings.seed)]
-            roles[role] = acting
-            for other in mine where other != acting { others[other] = acting }
+            roles[role] = takeIdleUser(call: arrival.index, role: r, others: &others)
         }
         launch(arrival, flow: flow, roles: roles, planned: planned, now: now, others: others)
         if settings.stallPerCallNanos > 0 { usleep(UInt32(min(settings.stallPerCallNanos / 1_000, 1_000_000))) }
+    }
+
+    /// A role takes a whole idle user (`users:`; each device its own user without): one of its devices, a seeded
+    /// choice, acts for the role, and the others (into `others`, keyed to the acting one) ring or stay quiet.
+    func takeIdleUser(call: Int, role: Int, others: inout [Int: Int]) -> Int {
+        let mine = table.devices.devicesOfUser(table.devices.takeIdle())
+        let acting = mine[UserBook.actingDevice(of: mine.count, call: call, role: role, seed: settings.seed)]
+        for other in mine where other != acting { others[other] = acting }
+        return acting
+    }
+
+    /// The other devices of the users of `acting` devices, keyed to the acting one (a call that did not take its
+    /// users from the idle pool: a redial, an outside call on the device it rang).
+    func otherDevices(of acting: [Int]) -> [Int: Int] {
+        var others: [Int: Int] = [:]
+        for local in acting {
+            for other in table.devices.devicesOfUser(local) where other != local { others[other] = local }
+        }
+        return others
     }
 
     /// Puts a call on the devices its roles name and begins it: planned arrivals, redials and outside calls alike

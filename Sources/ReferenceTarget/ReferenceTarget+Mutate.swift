@@ -61,8 +61,8 @@ extension ReferenceTarget {
             conversation.members[index].state = .left
             // A decline (an end while ringing) stops the user's other devices: declinedElsewhere.
             if mine == .ringing { elsewhere = stopOtherDevices(&conversation, of: index) }
-            // A conversation lives while two members are in it (joined, held or still ringing).
-            if conversation.present < 2 { conversation.finish(body.reason ?? "remoteEnded") }
+            // A conversation lives while two parties are in it (joined, held or still ringing).
+            if conversation.parties < 2 { conversation.finish(body.reason ?? "remoteEnded") }
         case "pause":
             guard mine == .joined else { return .failure(refusal(409, "member is \(mine.rawValue)", code: "state")) }
             conversation.members[index].state = .held
@@ -156,7 +156,7 @@ extension ReferenceTarget {
         case .holdGroup: conversation.members[index].state = .held
         case .leaveGroup: conversation.members[index].state = .left
         }
-        if conversation.present < 2 { conversation.finish("remoteEnded") }
+        if conversation.parties < 2 { conversation.finish("remoteEnded") }
         conversation.version += 1
         // The member goes back to a conversation of their own with the device.
         var split = ServerConversation(

@@ -109,4 +109,22 @@ final class MultiDeviceCalleeTests: XCTestCase {
         let all = "\(c.counters.sorted { $0.key < $1.key })"
         XCTAssertEqual(c.counters[MetricName.pushesVoIPWithoutCall], 4, "one VoIP push without a call each: \(all)")
     }
+
+    /// Every built-in flow with users of two devices: each call completes with every action fulfilled, and no
+    /// device rings on after an answer elsewhere.
+    func testEveryBuiltInFlowCompletesWhenEveryUserHasTwoDevices() throws {
+        for flow in BuiltinFlows.names {
+            let rig = try EmbeddedWorkerTests.Rig(try scenario(flow: flow, devicesPerUser: 2, calls: 3))
+            let c = rig.run(limit: 600 * second).counters
+            let all = "\(flow): \(c.sorted { $0.key < $1.key })"
+            XCTAssertEqual(c[MetricName.callsCompleted], 3, all)
+            XCTAssertEqual(c.filter { $0.key.hasPrefix(MetricName.errorsPrefix) }, [:], all)
+            XCTAssertNil(c[MetricName.elsewhereRingingAfterAnswer], all)
+            XCTAssertNil(c[MetricName.elsewhereWrongReason], all)
+            XCTAssertNil(c["views.mismatched"], all)
+            let books = Books(counters: c)
+            XCTAssertTrue(books.balanced, "\(flow): \(books.problems)")
+            for action in books.actions { XCTAssertEqual(action.fulfilled, action.started, "\(flow) \(action.kind)") }
+        }
+    }
 }
