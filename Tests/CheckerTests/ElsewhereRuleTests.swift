@@ -1,6 +1,7 @@
 import CallModel
-import XCTest
 @testable import Checker
+import RunFormats
+import XCTest
 
 /// `elsewhere-stops-ringing` (users with several devices, issue 36): after a device of a user answered or declined
 /// a conversation, the user's other devices stop ringing it within the grace; the finding names the device, the
@@ -85,5 +86,39 @@ final class ElsewhereRuleTests: XCTestCase {
             return e
         } + [HistoryEvent(t: 5_000 * ms, .stop)]
         XCTAssertEqual(ElsewhereRule(events: plain, graceNanos: 1_000 * ms, declineKeepsRinging: false).check(), [])
+    }
+}
+
+/// History lines with users (`users:`): `"user"` after `"device"` on invoke, push and final lines, read back; lines
+/// without users are written as before and read with no user.
+final class UserHistoryLineTests: XCTestCase {
+    private func line(_ write: (inout [UInt8]) -> Void) -> Substring {
+        var bytes: [UInt8] = []
+        write(&bytes)
+        return Substring(String(decoding: bytes, as: UTF8.self))
+    }
+
+    func testUserIdsComeBackAndOldLinesHaveNone() throws {
+        let view = ConversationView(uuid: "c1", version: 2, members: [.init(device: "dev-3", state: .left)])
+        let written = [
+            line { HistoryText.invoke(t: 1, op: 1, device: "dev-3", kind: .join, conversation: "c1", with: nil,
+                                      member: nil, user: "user-1", into: &$0) },
+            line { HistoryText.push(t: 2, device: "dev-3", event: "voip", conversation: "c1", into: nil, view: view,
+                                    user: "user-1", into: &$0) },
+            line { HistoryText.final(t: 3, device: "dev-3", conversation: "c1", server: view,
+                                     local: (state: "left", members: [], active: []), user: "user-1", into: &$0) },
+            line { HistoryText.push(t: 4, device: "dev-4", event: "voip", conversation: "c1", into: nil, view: nil,
+                                    into: &$0) },
+        ]
+        XCTAssertTrue(written[0].hasPrefix("{\"t\":1,\"type\":\"invoke\",\"op\":1,\"device\":\"dev-3\",\"user\":\"user-1\","),
+                      String(written[0]))
+        XCTAssertFalse(written[3].contains("user"), "no users: the line as before")
+        let events = try HistoryReader.parse(lines: written)
+        guard case .invoke(let invoke) = events[0].body, case .push(let push) = events[1].body,
+              case .final(let final) = events[2].body, case .push(let old) = events[3].body else {
+            return XCTFail("\(events)")
+        }
+        XCTAssertEqual([invoke.user, push.user, final.user], ["user-1", "user-1", "user-1"])
+        XCTAssertNil(old.user)
     }
 }

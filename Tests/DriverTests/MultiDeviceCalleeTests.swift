@@ -128,3 +128,26 @@ final class MultiDeviceCalleeTests: XCTestCase {
         }
     }
 }
+
+/// `${user.id}` and `${device.id}` in the target API mapping's templates (`users:`).
+final class UserTemplateTests: XCTestCase {
+    func testUserIDIsTheDevicesUserAndTheDevicesOwnIDWithoutUsers() throws {
+        let yaml = """
+            name: templates
+            seed: 5
+            devices: 6
+            users: { devices: 3 }
+            load: [ { hold: { rate: 1/s, for: 1s } } ]
+            """
+        var scenario = try ScenarioLoader.parse(yaml, file: "t.yaml").get()
+        let rig = try EmbeddedWorkerTests.Rig(scenario)
+        defer { rig.target.close() }
+        let vars = rig.worker.sender.deviceVars(2)
+        XCTAssertEqual(vars["device.id"], "dev-2")
+        XCTAssertEqual(vars["user.id"], "user-0")
+        scenario.users = nil
+        let plain = try EmbeddedWorkerTests.Rig(scenario)
+        defer { plain.target.close() }
+        XCTAssertEqual(plain.worker.sender.deviceVars(2)["user.id"], "dev-2")
+    }
+}
