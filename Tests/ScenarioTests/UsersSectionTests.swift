@@ -69,4 +69,11 @@ final class UsersSectionTests: XCTestCase {
         guard case .failure(let zero) = load("{ devices: 0 }") else { return XCTFail("expected an error") }
         XCTAssertTrue(zero.errors[0].description.contains("'users.devices' must be at least 1"), "\(zero)")
     }
+
+    func testValidateSaysHowDevicesAreGroupedIntoUsers() throws {
+        let text = try load("{ devices: { 1: 60%, 2: 40% }, ringing_grace: 1s }").get().describe()
+        XCTAssertTrue(text.contains("users with several devices: { 1: 60%, 2: 40% }, after a decline "
+            + "declined_elsewhere, ringing grace 1s"), text)
+        XCTAssertFalse(try load(nil).get().describe().contains("users with several devices"))
+    }
 }
