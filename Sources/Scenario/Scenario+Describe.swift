@@ -25,11 +25,7 @@ extension Scenario {
         } else {
             lines.append("  server policy: none declared (unmerge-follows-policy will not be checked)")
         }
-        if let users {
-            let shares = zip(users.counts, users.shares).map { "\($0.0): \(Int(($0.1 * 100).rounded()))%" }
-            lines.append("  users with several devices: { \(shares.joined(separator: ", ")) }, after a decline "
-                + "\(users.onDecline.rawValue), ringing grace \(d(users.graceNanos)) (held to by elsewhere-stops-ringing)")
-        }
+        if let users { lines.append(users.describe()) }
         let stages = load.map { stage -> String in
             switch stage {
             case .hold(let rate, let nanos): return "hold \(r(rate)) for \(d(nanos))"

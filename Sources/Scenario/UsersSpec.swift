@@ -1,3 +1,5 @@
+import Quantities
+
 /// `users:`: people who own several devices. Each user has a number of devices drawn from `counts`/`shares`
 /// (seeded by the scenario's seed), one handle the server rings all of them by, and each device its own id and
 /// push token. Absent: every device is its own user, as before (issue 36).
@@ -33,6 +35,13 @@ public struct UsersSpec: Sendable, Equatable {
 
     /// The most devices any user has.
     public var maxDevices: Int { zip(counts, shares).filter { $0.1 > 0 }.map(\.0).max() ?? 1 }
+
+    /// `callstorm validate`'s line for the key.
+    func describe() -> String {
+        let list = zip(counts, shares).map { "\($0.0): \(Int(($0.1 * 100).rounded()))%" }.joined(separator: ", ")
+        return "  users with several devices: { \(list) }, after a decline \(onDecline.rawValue), ringing grace "
+            + "\(Quantity.format(nanos: graceNanos)) (held to by elsewhere-stops-ringing)"
+    }
 
     /// The keys of `users`, for validation.
     public static let keys = ["devices", "on_decline", "ringing_grace"]
