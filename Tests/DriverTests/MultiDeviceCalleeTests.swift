@@ -151,3 +151,16 @@ final class UserTemplateTests: XCTestCase {
         XCTAssertEqual(plain.worker.sender.deviceVars(2)["user.id"], "dev-2")
     }
 }
+
+/// Where devices are named by address (SIP), a user's devices share the user's address of record.
+final class UserAddressTests: XCTestCase {
+    func testAUsersDevicesShareItsAddressOfRecordWhichReadsBackAsItsFirstDevice() {
+        let book = HandleBook(seed: 1, mix: HandleMix(), address: HandleAddress(scheme: "sip", domain: "d.example"))
+        let devices = [4, 5, 6].map { DeviceIdentity(index: $0, seed: 1, handles: book, userLead: 4) }
+        XCTAssertEqual(Set(devices.map(\.handle.value)), ["sip:user-4@d.example"])
+        XCTAssertEqual(devices.map(\.user), ["user-4", "user-4", "user-4"])
+        XCTAssertEqual(DeviceIdentity.id(forHandleValue: "sip:user-4@d.example"), "dev-4")
+        XCTAssertEqual(DeviceIdentity(index: 5, seed: 1, handles: book).handle.value, "sip:dev-5@d.example",
+                       "without users, its own")
+    }
+}
