@@ -48,6 +48,10 @@ final class MultiDeviceRunTests: XCTestCase {
         // Every device that rang besides the one per call that acted ended elsewhere (outgoing calls ring one
         // user too): reported = one per call + the others.
         XCTAssertEqual(c["conversations.reported"], (c["calls.started"] ?? 0) + ended, all)
+        // Answered on exactly one device: one join per answered call, none refused.
+        XCTAssertEqual(c["action.join.fulfilled"],
+                       (c["flow.incoming-1to1.started"] ?? 0) + (c["flow.outgoing-1to1.started"] ?? 0), all)
+        XCTAssertEqual(c["action.join.started"], c["action.join.fulfilled"], all)
         XCTAssertNil(c[MetricName.elsewhereRingingAfterAnswer], all)
         XCTAssertNil(c[MetricName.elsewhereWrongReason], all)
         XCTAssertNil(c[MetricName.elsewhereOutgoingRang], all)
@@ -66,7 +70,15 @@ final class MultiDeviceRunTests: XCTestCase {
     }
 
     func testATargetThatForgetsToStopOneDeviceIsFoundByTheElsewhereRule() throws {
-        let (outcome, report) = try run("multi-device-http", bug: "elsewhere-keeps-ringing")
+        try assertKeepsRingingFound("multi-device-http")
+    }
+
+    func testOverTheDeviceWebSocketATargetThatForgetsToStopOneDeviceIsFoundToo() throws {
+        try assertKeepsRingingFound("multi-device-ws")
+    }
+
+    private func assertKeepsRingingFound(_ example: String) throws {
+        let (outcome, report) = try run(example, bug: "elsewhere-keeps-ringing")
         let found = report.violations.filter { $0.rule == .elsewhereStopsRinging }
         XCTAssertGreaterThan(found.count, 0, "\(report.violations.prefix(3))")
         let first = try XCTUnwrap(found.first)
