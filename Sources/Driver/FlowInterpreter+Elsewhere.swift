@@ -67,6 +67,20 @@ extension FlowInterpreter {
         }
     }
 
+    /// The device acting for a role never rang `uuid` while other devices of its user did: the first of those
+    /// (by index) takes the role, as a person picks up whichever device rings. Returns it, nil when none rang.
+    mutating func takeOver(from acting: Int, conversation uuid: String, _ devices: DeviceModel) -> Int? {
+        let ringing = known.elsewhere.others.filter { $0.value == acting }.keys.sorted()
+            .filter { devices[$0].manager.conversations[uuid]?.state == .idle }
+        guard let next = ringing.first, let role = flow.roles.first(where: { roles[$0] == acting }) else { return nil }
+        roles[role] = next
+        for (other, by) in known.elsewhere.others where by == acting { known.elsewhere.others[other] = next }
+        known.elsewhere.others[next] = nil
+        known.elsewhere.others[acting] = next
+        for (name, list) in known.callees { known.callees[name] = list.map { $0 == acting ? next : $0 } }
+        return next
+    }
+
     /// The call is over: every other device still ringing a conversation answered (or declined) elsewhere past
     /// the grace is counted, with how long it rang since, and blamed on the server.
     mutating func settleElsewhere(now: UInt64, _ devices: DeviceModel) {

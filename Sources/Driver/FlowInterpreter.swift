@@ -11,8 +11,9 @@ import Scenario
 struct FlowInterpreter {
     let arrival: Arrival
     let flow: Flow
-    /// Role → the device (worker-local index) playing it.
-    let roles: [String: Int]
+    /// Role → the device (worker-local index) playing it; with users (`users:`) a ringing device of the role's user
+    /// takes the role when the one chosen never rang (`takeOver`).
+    var roles: [String: Int]
     let config: FlowConfig
     let startedNanos: UInt64
     /// The flow's counters, shared by its calls on this worker.
@@ -305,7 +306,15 @@ struct FlowInterpreter {
 
     private mutating func waitTimedOut(now: UInt64, _ ctx: inout FlowContext) {
         switch waiting {
-        case .push:
+        case .push(let acting, let uuid):
+            if let next = takeOver(from: acting, conversation: uuid, ctx.devices) {
+                // The device chosen never rang, another device of the user did: the person answers that one.
+                count(.elsewhereTakenOver)
+                checkCallerHandle(device: next, conversation: uuid, &ctx)
+                pushArrived(device: next, uuid: uuid, now: now, ctx.devices)
+                advance(now: now, planned: now, &ctx)
+                return
+            }
             // A lost VoIP push: nobody rang, so the call is missed (unanswered) — its own outcome, `calls.missed`,
             // neither failed nor lost; its conversation is ended with reason `unanswered`.
             count(.flowWait("push_not_received"))

@@ -11,6 +11,8 @@ extension MetricName {
     public static let elsewhereWrongReason = "elsewhere.wrong_reason"
     /// Devices of a caller's user that rang with the user's own outgoing call (the server must not ring them).
     public static let elsewhereOutgoingRang = "elsewhere.outgoing_rang_own_device"
+    /// Calls whose device chosen to act never rang while another device of the user did: that one took the call.
+    public static let elsewhereTakenOver = "elsewhere.taken_by_ringing_device"
 }
 
 extension Metric {
@@ -20,4 +22,5 @@ extension Metric {
         Metric(named: MetricName.elsewhereRingingAfterAnswerDuration)
     public static let elsewhereWrongReason = Metric(named: MetricName.elsewhereWrongReason)
     public static let elsewhereOutgoingRang = Metric(named: MetricName.elsewhereOutgoingRang)
+    public static let elsewhereTakenOver = Metric(named: MetricName.elsewhereTakenOver)
 }

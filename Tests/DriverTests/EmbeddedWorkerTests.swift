@@ -25,8 +25,9 @@ final class EmbeddedWorkerTests: XCTestCase {
         let loadClock = LoadClock()
 
         /// `refuse`: the status the target answers a request with instead of handling it (nil: it handles it).
-        /// `bugs`: the reference target's deliberate bugs.
-        init(_ scenario: Scenario, bugs: Set<ReferenceTarget.Bug> = [],
+        /// `bugs`: the reference target's deliberate bugs; `silentVoIP`: device tokens whose VoIP pushes never
+        /// reach the push sink (lost on the way, without a fault).
+        init(_ scenario: Scenario, bugs: Set<ReferenceTarget.Bug> = [], silentVoIP: Set<String> = [],
              refuse: @escaping (ClientRequest) -> Int? = { _ in nil }) throws {
             loop = EmbeddedLoop(clock: clock)
             let settings = DriverSettings(scenario: scenario, targetURL: "http://target.embedded", workers: 1)
@@ -43,6 +44,7 @@ final class EmbeddedWorkerTests: XCTestCase {
             let pushes = PushCounter()
             var configuration = ReferenceTarget.Configuration(gatewayURL: "http://127.0.0.1:9", bugs: bugs)
             configuration.pushHook = { voip, token, payload in
+                guard !(voip && silentVoIP.contains(token)) else { return }
                 let push = APNsPush(token: token, apnsID: "push-\(pushes.next())", pushType: voip ? .voip : .background,
                                     topic: "com.example.callstorm", priority: voip ? 10 : 5, expiration: 0,
                                     collapseID: nil, payload: Array(payload.utf8), acceptedNanos: clock.nowNanos())

@@ -93,6 +93,21 @@ final class MultiDeviceCalleeTests: XCTestCase {
         XCTAssertNil(c.counters[MetricName.elsewhereOutgoingRang], all)
     }
 
+    func testWhenTheDeviceChosenNeverRingsARingingDeviceOfTheUserTakesTheCall() throws {
+        // Every user's first device (users of three: devices 0, 3, 6, …) never gets a VoIP push.
+        let silent = Set(stride(from: 0, to: 36, by: 3).map { DeviceIdentity.token(index: $0, seed: 5) })
+        let rig = try EmbeddedWorkerTests.Rig(try scenario(flow: "incoming-1to1", calls: 6),
+                                              silentVoIP: silent)
+        let c = rig.run(limit: 600 * second)
+        let all = "\(c.counters.sorted { $0.key < $1.key })"
+        XCTAssertEqual(c.counters[MetricName.callsCompleted], 6, all)
+        XCTAssertNil(c.counters[MetricName.callsMissed], all)
+        XCTAssertGreaterThan(c.counters[MetricName.elsewhereTakenOver] ?? 0, 0, all)
+        XCTAssertEqual(c.counters["conversations.reported"], 6 * 2, "two of each callee's three rang: \(all)")
+        XCTAssertEqual(c.histograms[MetricName.elsewhereEndDelay]?.totalCount, 6, "the other one ended: \(all)")
+        XCTAssertNil(c.counters[MetricName.elsewhereRingingAfterAnswer], all)
+    }
+
     func testAServerThatForgetsOneDeviceLeavesItRingingAndIsCounted() throws {
         let rig = try EmbeddedWorkerTests.Rig(try scenario(flow: "incoming-1to1"), bugs: [.elsewhereKeepsRinging])
         let c = rig.run(limit: 600 * second)
