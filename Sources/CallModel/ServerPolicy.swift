@@ -16,6 +16,12 @@ public struct ServerPolicy: Sendable, Equatable, Codable {
 
     /// Nil when undeclared: `unmerge-follows-policy` is then skipped.
     public var unmerge: Unmerge?
+    /// Users with several devices (issue 36, `users.ringing_grace`): how long a user's other device may still
+    /// ring after one answered or declined; nil when the scenario has no users (`elsewhere-stops-ringing` then
+    /// takes 2 s).
+    public var elsewhereGraceNanos: UInt64?
+    /// `users.on_decline: keep_ringing`: a decline on one device leaves the user's others ringing.
+    public var declineKeepsRinging: Bool?
 
     public init(unmerge: Unmerge? = nil) {
         self.unmerge = unmerge

@@ -225,6 +225,10 @@ struct CheckState {
                 if let rec = ops[c.op] { reportMissingSplit(c, rec, at: i) }
             }
         }
+        // Histories without `user` fields (no `users:`) give it nothing to judge.
+        let grace = policy.elsewhereGraceNanos ?? ElsewhereRule.defaultGrace
+        violations += ElsewhereRule(events: events, graceNanos: grace,
+                                    declineKeepsRinging: policy.declineKeepsRinging ?? false).check()
         let neverCompleted = ops.neverCompleted
         let sorted = violations.enumerated().sorted {
             ($0.element.events.last ?? 0, $0.offset) < ($1.element.events.last ?? 0, $1.offset)

@@ -64,10 +64,13 @@ public struct Invoke: Sendable, Equatable {
     /// For an action of a `together` step: `<flow>/<step>` and the offset it fired at (nanoseconds).
     public var race: String?
     public var offset: Int64?
+    /// The device's user (`users:`); nil when each device is its own.
+    public var user: String?
 
     public init(op: Int, device: String, kind: ActionKind, conversation: String? = nil,
                 with: String? = nil, member: String? = nil, call: Int? = nil, step: String? = nil,
-                race: String? = nil, offset: Int64? = nil) {
+                race: String? = nil, offset: Int64? = nil, user: String? = nil) {
+        self.user = user
         self.op = op
         self.device = device
         self.kind = kind
@@ -122,9 +125,12 @@ public struct Push: Sendable, Equatable {
     /// merged: the conversation the device is now in (`view` is that conversation's).
     public var into: String?
     public var view: ConversationView?
+    /// The device's user (`users:`); nil when each device is its own.
+    public var user: String?
 
     public init(device: String, event: PushEvent, conversation: String? = nil, into: String? = nil,
-                view: ConversationView? = nil) {
+                view: ConversationView? = nil, user: String? = nil) {
+        self.user = user
         self.device = device
         self.event = event
         self.conversation = conversation
@@ -139,8 +145,12 @@ public struct Final: Sendable, Equatable {
     /// The server's `GET`; nil when the server did not answer it.
     public var server: ConversationView?
     public var local: LocalView
+    /// The device's user (`users:`); nil when each device is its own.
+    public var user: String?
 
-    public init(device: String, conversation: String, server: ConversationView?, local: LocalView) {
+    public init(device: String, conversation: String, server: ConversationView?, local: LocalView,
+                user: String? = nil) {
+        self.user = user
         self.device = device
         self.conversation = conversation
         self.server = server

@@ -102,6 +102,7 @@ enum Named<Value> {
 enum HistoryKey: String, CaseIterable, Sendable {
     case t, type, op, device, kind, conversation, with, member, outcome, reason, event, into, view, split, server
     case local, call, step, race, offset, id, version, ended, members, state, active, sent, message
+    case user
 }
 
 extension HistoryKey {
@@ -125,6 +126,7 @@ extension HistoryKey {
         case (4, UInt8(ascii: "c")): key = equals("call") ? .call : nil
         case (4, UInt8(ascii: "s")): key = equals("step") ? .step : equals("sent") ? .sent : nil
         case (4, UInt8(ascii: "r")): key = equals("race") ? .race : nil
+        case (4, UInt8(ascii: "u")): key = equals("user") ? .user : nil
         case (5, UInt8(ascii: "e")): key = equals("event") ? .event : equals("ended") ? .ended : nil
         case (5, UInt8(ascii: "s")): key = equals("split") ? .split : equals("state") ? .state : nil
         case (5, UInt8(ascii: "l")): key = equals("local") ? .local : nil

@@ -100,6 +100,8 @@ struct LineFields {
     var sent: Bool?
     var message: String?
     var state: Named<DialogState>?
+    /// The device's user (`users:`); absent in histories without users.
+    var user: String?
 
     func event(line: Int, scanner s: JSONScanner) throws -> HistoryEvent {
         guard let typeName = type else { throw s.error("missing \"type\"") }
@@ -120,7 +122,7 @@ struct LineFields {
             if k != .start, conversation == nil { throw s.error("\(k.rawValue) invoke without \"conversation\"") }
             body = .invoke(Invoke(op: try need(op, "op"), device: try need(device, "device"), kind: k,
                                   conversation: conversation, with: with, member: member, call: call, step: step,
-                                  race: race, offset: offset.map(Int64.init)))
+                                  race: race, offset: offset.map(Int64.init), user: user))
         case .complete:
             let o = try need(outcome, "outcome").value(s) { "unknown outcome \"\($0)\" (ok, fail, info)" }
             body = .complete(Complete(op: try need(op, "op"), outcome: o, conversation: conversation, reason: reason,
@@ -130,11 +132,11 @@ struct LineFields {
                 "unknown push event \"\($0)\" (joined, updated, ended, merged, split, voip)"
             }
             body = .push(Push(device: try need(device, "device"), event: e, conversation: conversation, into: into,
-                              view: view))
+                              view: view, user: user))
         case .final:
             body = .final(Final(device: try need(device, "device"),
                                 conversation: try need(conversation, "conversation"),
-                                server: server, local: try need(local, "local")))
+                                server: server, local: try need(local, "local"), user: user))
         case .stop:
             body = .stop
         case .targetKilled:

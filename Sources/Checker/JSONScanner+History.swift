@@ -16,6 +16,7 @@ extension JSONScanner {
             case .type: f.type = try s.name(HistoryNames.types)
             case .op: f.op = try s.integer()
             case .device: f.device = try s.string()
+            case .user: f.user = try s.optionalString()
             case .kind: f.kind = try s.name(HistoryNames.kinds)
             case .conversation: f.conversation = try s.optionalString()
             case .with: f.with = try s.optionalString()

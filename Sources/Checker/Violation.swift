@@ -15,6 +15,9 @@ public enum Rule: String, Sendable, CaseIterable, Codable {
     case joinedMemberSendsMedia = "joined-member-sends-media"
     /// Media: a member a device put on hold stops sending it audio.
     case heldMemberSendsNoMedia = "held-member-sends-no-media"
+    /// Users with several devices: after one device of a user answered (or declined) a conversation, none of the
+    /// user's other devices rings it past the declared grace, and its final view agrees it does not hold the call.
+    case elsewhereStopsRinging = "elsewhere-stops-ringing"
 
     /// What a rule judges: what LiveCommunicationKit and the conversation model require of any server, or a
     /// choice a server may make, held to only when the scenario declares it (`ServerPolicy`).

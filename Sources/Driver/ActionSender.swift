@@ -186,7 +186,9 @@ final class ActionSender {
         return ["device.id": identity.id, "device.handle": identity.handle.value,
                 "device.name": identity.handle.displayName, "device.token": identity.apnsToken,
                 "device.handle.json": handleJSON(identity.handle),
-                "device.time": String(faults.deviceTimeMillis(local))]
+                "device.time": String(faults.deviceTimeMillis(local)),
+                // The device's user (`users:`); each device is its own user without them.
+                "user.id": identity.user ?? identity.id]
     }
 
     /// Sends operation `op` of the target's API; `completion` gets the endpoint used (nil when the mapping lacks it).

@@ -41,14 +41,19 @@ extension CallLauncher {
             books.count(.callsOutsideRefused("no_idle_device"), at: now)
             return nil
         }
-        if !waiting { table.devices.reserve(local) }
+        // With users (`users:`) the device rung takes its whole user (held by its first device) and acts for it; a
+        // waiting call runs beside the user's call on that device alone.
+        if !waiting { table.devices.reserve(table.devices.devicesOfUser(local)[0]) }
         var roles: [String: Int] = [:]
         roles[flow.deviceRoles[0]] = local
-        for role in others { roles[role] = table.devices.takeIdle() }
+        var siblings = waiting ? [:] : otherDevices(of: [local])
+        for (r, role) in others.enumerated() {
+            roles[role] = takeIdleUser(call: arrival.index, role: r + 1, others: &siblings)
+        }
         arrival.plannedNanos = arrivals.loadStart > 0 && now > arrivals.loadStart ? now - arrivals.loadStart : 0
         books.count(.callsStartedByOutside, at: now)
         launch(arrival, flow: flow, roles: roles, planned: now, now: now, outsideConversation: uuid,
-               waitingOn: waiting ? local : nil)
+               waitingOn: waiting ? local : nil, others: siblings)
         return arrival.index
     }
 

@@ -19,13 +19,16 @@ extension CallLauncher {
         var rng = SeededRandom(seed: settings.seed, stream: UInt64(run.arrival.index) | 1 << 41)
         // A device the dropped call handed over to its other call (call waiting) is busy: no redial on it, as
         // `reserve` takes only idle devices and `launch` would overwrite the call it is in.
-        guard rng.nextUnit() < plan.share, table.devices.isFree(caller), table.devices.isFree(callee) else {
+        // With users (`users:`) every device of both users must be free, and each user is held by its first device.
+        let callerUser = table.devices.devicesOfUser(caller)
+        let calleeUser = table.devices.devicesOfUser(callee)
+        guard rng.nextUnit() < plan.share, (callerUser + calleeUser).allSatisfy(table.devices.isFree) else {
             books.count(.redialsAfterDropSkipped, at: now)
             return
         }
         let delay = plan.delay.sample(using: &rng)
-        table.devices.reserve(caller)
-        table.devices.reserve(callee)
+        table.devices.reserve(callerUser[0])
+        table.devices.reserve(calleeUser[0])
         arrivals.redialsPending += 1
         let serial = arrivals.redialsPlanned
         arrivals.redialsPlanned += 1
@@ -47,6 +50,7 @@ extension CallLauncher {
         let roles = ["caller": due.caller, "callee": due.callee]
         books.count(.callsPlanned, at: now)
         books.count(.redialsAfterDrop, at: now)
-        launch(arrival, flow: flow, roles: roles, planned: arrivals.loadStart + arrival.plannedNanos, now: now)
+        launch(arrival, flow: flow, roles: roles, planned: arrivals.loadStart + arrival.plannedNanos, now: now,
+               others: otherDevices(of: [due.caller, due.callee]))
     }
 }

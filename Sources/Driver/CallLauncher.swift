@@ -95,16 +95,38 @@ final class CallLauncher {
             return
         }
         var roles: [String: Int] = [:]
-        for role in flow.deviceRoles { roles[role] = table.devices.takeIdle() }
-        launch(arrival, flow: flow, roles: roles, planned: planned, now: now)
+        var others: [Int: Int] = [:]
+        for (r, role) in flow.deviceRoles.enumerated() {
+            roles[role] = takeIdleUser(call: arrival.index, role: r, others: &others)
+        }
+        launch(arrival, flow: flow, roles: roles, planned: planned, now: now, others: others)
         if settings.stallPerCallNanos > 0 { usleep(UInt32(min(settings.stallPerCallNanos / 1_000, 1_000_000))) }
+    }
+
+    /// A role takes a whole idle user (`users:`; each device its own user without): one of its devices, a seeded
+    /// choice, acts for the role, and the others (into `others`, keyed to the acting one) ring or stay quiet.
+    func takeIdleUser(call: Int, role: Int, others: inout [Int: Int]) -> Int {
+        let mine = table.devices.devicesOfUser(table.devices.takeIdle())
+        let acting = mine[UserBook.actingDevice(of: mine.count, call: call, role: role, seed: settings.seed)]
+        for other in mine where other != acting { others[other] = acting }
+        return acting
+    }
+
+    /// The other devices of the users of `acting` devices, keyed to the acting one (a call that did not take its
+    /// users from the idle pool: a redial, an outside call on the device it rang).
+    func otherDevices(of acting: [Int]) -> [Int: Int] {
+        var others: [Int: Int] = [:]
+        for local in acting {
+            for other in table.devices.devicesOfUser(local) where other != local { others[other] = local }
+        }
+        return others
     }
 
     /// Puts a call on the devices its roles name and begins it: planned arrivals, redials and outside calls alike
     /// (`outsideConversation`: the id of the outside party's call, bound to the flow's `main`; `waitingOn`: a device
     /// already in a call that takes this one, the outside party's, beside it, `Device.waitingCall`).
     func launch(_ arrival: Arrival, flow: Flow, roles: [String: Int], planned: UInt64, now: UInt64,
-                outsideConversation: String? = nil, waitingOn: Int? = nil) {
+                outsideConversation: String? = nil, waitingOn: Int? = nil, others: [Int: Int] = [:]) {
         for (r, role) in flow.roles.enumerated() {
             guard let local = roles[role] else { continue }
             let device = table.devices[local].identity.index
@@ -122,10 +144,18 @@ final class CallLauncher {
             faults.deviceCalls.assign(device, call: arrival.index, role: r, flow: arrival.flow,
                                       plannedSinceLoad: arrival.plannedNanos)
         }
+        for (other, acting) in others.sorted(by: { $0.key < $1.key }) {
+            // The user's other devices belong to this call: their pushes and views are its to judge.
+            table.devices[other].callID = arrival.index
+            let r = flow.roles.firstIndex { roles[$0] == acting } ?? 0
+            faults.deviceCalls.assign(table.devices[other].identity.index, call: arrival.index, role: r,
+                                      flow: arrival.flow, plannedSinceLoad: arrival.plannedNanos)
+        }
         let metrics = metrics(of: flow.name)
         var call = FlowInterpreter(arrival: arrival, flow: flow, roles: roles, seed: settings.seed,
                                    config: arrivals.config, now: now, metrics: metrics)
         if let outsideConversation { call.known.conversations[Flow.outsideConversation] = outsideConversation }
+        call.known.elsewhere.others = others
         table.calls[arrival.index] = call
         live.started.add(1, ordering: .relaxed)
         live.active.add(1, ordering: .relaxed)
@@ -139,7 +169,7 @@ final class CallLauncher {
         guard let run = table.calls.removeValue(forKey: id) else { return }
         faults.attribute(call: id, devices: run.devices(), plannedSinceLoad: run.arrival.plannedNanos,
                          failed: run.status.failed, now: clock.nowNanos())
-        for local in run.devices() {
+        for local in run.allDevices() {
             let remote = run.callRemote(of: local, table.devices)
             if table.devices.handOver(local, ending: id, conversations: Array(run.known.conversations.values),
                                       remote: remote) {

@@ -9,11 +9,17 @@ public struct DeviceIdentity: Sendable, Equatable {
     public let id: String
     public let handle: Handle
     public let apnsToken: String
+    /// The user this device belongs to (`user-N`, N its first device's index) when the scenario has `users`;
+    /// nil when every device is its own user. The handle is the user's: every device of a user shares it.
+    public let user: String?
 
-    public init(index: Int, seed: UInt64, handles: HandleBook? = nil) {
+    /// `userLead`: the index of the first device of this device's user (`users:`), whose handle the user has.
+    public init(index: Int, seed: UInt64, handles: HandleBook? = nil, userLead: Int? = nil) {
         self.index = index
         self.id = "dev-\(index)"
-        self.handle = handles?.handle(index: index) ?? Self.handle(index: index)
+        self.user = userLead.map { "user-\($0)" }
+        let named = userLead ?? index
+        self.handle = handles?.handle(index: named, user: userLead != nil) ?? Self.handle(index: named)
         self.apnsToken = Self.token(index: index, seed: seed)
     }
 
@@ -87,6 +93,9 @@ public struct DeviceIdentity: Sendable, Equatable {
         if value.hasPrefix("callstorm-dev-"), let index = Int(value.dropFirst(14)) { return "dev-\(index)" }
         if value.hasPrefix("sip:dev-"), let at = value.firstIndex(of: "@"),
            let index = Int(value[value.index(value.startIndex, offsetBy: 8)..<at]) { return "dev-\(index)" }
+        // A user's address of record (`users:`) names the user's first device.
+        if value.hasPrefix("sip:user-"), let at = value.firstIndex(of: "@"),
+           let index = Int(value[value.index(value.startIndex, offsetBy: 9)..<at]) { return "dev-\(index)" }
         return value
     }
 }
@@ -115,10 +124,13 @@ public struct HandleBook: Sendable, Equatable {
         return mix.kind(draw: Double(random.next() >> 11) / Double(1 << 53))
     }
 
-    public func handle(index: Int) -> Handle {
+    /// `user`: the handle of the user whose first device is `index` (`users:`): the same kind as that device's,
+    /// and an address of record `<scheme>:user-N@<domain>` where devices are named by address.
+    public func handle(index: Int, user: Bool = false) -> Handle {
         if let address {
-            return Handle(kind: .generic, value: "\(address.scheme):dev-\(index)@\(address.domain)",
-                          displayName: "Device \(index)")
+            let name = user ? "user-\(index)" : "dev-\(index)"
+            return Handle(kind: .generic, value: "\(address.scheme):\(name)@\(address.domain)",
+                          displayName: user ? "User \(index)" : "Device \(index)")
         }
         return DeviceIdentity.handle(index: index, kind: kind(index: index))
     }

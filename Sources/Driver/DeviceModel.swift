@@ -47,12 +47,29 @@ struct DeviceModel {
     /// all on one worker, so every push from a caller is compared here.
     var callerHandleSeen: [Int: String] = [:]
 
+    /// Users with several devices (`users:`): each device's user's devices (worker-local, in index order), for
+    /// devices whose user has more than one; the idle pool then holds users, by their first device.
+    private(set) var userDevices: [Int: [Int]] = [:]
+
     init(identities: [DeviceIdentity], configuration: ConversationManager.Configuration) {
         devices = identities.map { identity in
             Device(identity: identity, manager: ConversationManager(
                 configuration: configuration, localDevice: identity.id, localMember: identity.handle))
         }
+        var byUser: [String: [Int]] = [:]
+        for (local, identity) in identities.enumerated() {
+            if let user = identity.user { byUser[user, default: []].append(local) }
+        }
+        for locals in byUser.values where locals.count > 1 {
+            for local in locals { userDevices[local] = locals }
+        }
     }
+
+    /// The devices of `local`'s user (itself alone when its user has one device).
+    func devicesOfUser(_ local: Int) -> [Int] { userDevices[local] ?? [local] }
+
+    /// Whether `local` stands for its user in the idle pool: its user's first device (every device without users).
+    func isUserLead(_ local: Int) -> Bool { userDevices[local].map { $0[0] == local } ?? true }
 
     var count: Int { devices.count }
     var idleCount: Int { idle.count - idleHead }
@@ -64,9 +81,11 @@ struct DeviceModel {
 
     // MARK: - Idle devices
 
+    /// A device registered; a user goes idle once all its devices have (by its first device).
     mutating func registered(_ local: Int) {
         devices[local].registered = true
-        idle.append(local)
+        guard let mine = userDevices[local] else { return idle.append(local) }
+        if mine.allSatisfy({ devices[$0].registered }) { idle.append(mine[0]) }
     }
 
     /// Calls take idle devices in index order, not in the order registrations finished, so the same seed puts
@@ -102,7 +121,8 @@ struct DeviceModel {
     mutating func release(_ local: Int, remote: Handle? = nil) {
         devices[local].callID = nil
         endCall(local, conversations: nil, remote: remote)
-        idle.append(local)
+        // A user's other devices go back with it (their call released them too): only its first stands idle.
+        if isUserLead(local) { idle.append(local) }
     }
 
     /// Call `ending` is over on `local`, which takes part in another call too (`Device.waitingCall`): the device
@@ -275,20 +295,38 @@ struct DeviceModel {
             devices[local].manager.remoteEnded(uuid, reason: .joinedElsewhere)
             if let view { adoptOrApply(view, on: local) }
         default:
+            // Another device of the user answered or declined (`users:`): ended so before the view, which shows
+            // this device left, would end it as `remoteEnded`.
+            if let elsewhere = Self.elsewhereReason(payload.reason) {
+                devices[local].manager.remoteEnded(uuid, reason: elsewhere)
+            }
             if let view, !devices[local].manager.apply(view) { outOfOrder = true }
             if let names = payload.capabilities {
                 devices[local].manager.updateCapabilities(uuid, Capabilities(names: names))
             }
             if event == "joined" && view == nil { devices[local].manager.connected(uuid) }
             if event == "ended" || view?.ended == true {
-                // Unanswered and failed are LiveCommunicationKit's words for a call that never connected (a SIP
-                // refusal is one of them, never `remoteEnded`); any other reason is the other side's end.
-                let reason: EndedReason = payload.reason == "unanswered" ? .unanswered
-                    : payload.reason == "failed" ? .failed : .remoteEnded
-                devices[local].manager.remoteEnded(uuid, reason: reason)
+                devices[local].manager.remoteEnded(uuid, reason: Self.endedReason(payload.reason))
             }
         }
         return .applied(outOfOrder: outOfOrder)
+    }
+
+    /// The ended reason a server's word names. Unanswered and failed are LiveCommunicationKit's words for a call
+    /// that never connected (a SIP refusal is one of them, never `remoteEnded`); joined and declined elsewhere end
+    /// a user's other devices (`users:`); any other reason is the other side's end.
+    static func endedReason(_ word: String?) -> EndedReason {
+        if let elsewhere = elsewhereReason(word) { return elsewhere }
+        return word == "unanswered" ? .unanswered : word == "failed" ? .failed : .remoteEnded
+    }
+
+    /// `joinedElsewhere` / `declinedElsewhere` in LiveCommunicationKit's spelling or the scenario's.
+    static func elsewhereReason(_ word: String?) -> EndedReason? {
+        switch word {
+        case "joinedElsewhere", "joined_elsewhere", "answeredElsewhere": return .joinedElsewhere
+        case "declinedElsewhere", "declined_elsewhere": return .declinedElsewhere
+        default: return nil
+        }
     }
 
     private mutating func adoptOrApply(_ view: ConversationView, on local: Int) {

@@ -144,6 +144,8 @@ struct FinalView {
     var state: String
     var members: [String]
     var activeMembers: [String]
+    /// The device's user (`users:`), nil when each device is its own.
+    var user: String? = nil
 }
 
 /// The settings a flow reads, resolved once per worker.
@@ -160,6 +162,8 @@ struct FlowConfig: Sendable {
     var callerHandles: CallerHandleCheck?
     /// `device.includes_in_recents`: false refuses every `redial` step (nothing to redial from).
     var includesInRecents = true
+    /// `users:`: the grace a user's other device may ring after an answer elsewhere, and the decline policy.
+    var users: UsersSpec?
 
     init(actionTimeoutNanos: UInt64, replayOffsetNanos: Int64? = nil, behavior: Behavior, verifyViews: Bool,
          pollNanos: UInt64? = nil) {
@@ -174,6 +178,7 @@ struct FlowConfig: Sendable {
         self.init(actionTimeoutNanos: settings.actionTimeoutNanos, replayOffsetNanos: settings.replayOffsetNanos,
                   behavior: settings.behavior, verifyViews: settings.verifyViews, pollNanos: settings.pollNanos)
         includesInRecents = settings.includesInRecents
+        users = settings.scenario.users
         if (settings.api ?? TargetAPI.referenceMapping).push.handle != nil {
             callerHandles = CallerHandleCheck(handles: settings.handles)
         }

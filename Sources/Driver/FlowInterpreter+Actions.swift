@@ -108,6 +108,7 @@ extension FlowInterpreter {
             return false
         }
         ctx.devices[local].manager.begin(kind, conversation: uuid)
+        noteDecision(m.op, by: local, conversation: uuid, now: now)
         emit(.send(ActionRequest(call: arrival.index, slot: slot, op: m.op, device: local, conversation: uuid,
                                  reason: m.reason, with: other, member: memberLocal, into: m.into,
                                  inRace: m.inRace, tolerant: tolerant)))

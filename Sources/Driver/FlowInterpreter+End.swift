@@ -124,7 +124,10 @@ extension FlowInterpreter {
                                       kind: .end(conversation: name, reason: status.missed ? "unanswered" : "failed")))
             }
         }
-        guard !steps.isEmpty else { return complete(now: now) }
+        guard !steps.isEmpty else {
+            settleElsewhere(now: now, ctx.devices)
+            return complete(now: now)
+        }
         status.cleaningUp = true
         script.frames = [StepFrame(steps: steps, index: 0, remaining: 1)]
         advance(now: now, planned: now, &ctx)
@@ -147,7 +150,8 @@ extension FlowInterpreter {
         guard case .verification(let left, let attempt, var mismatched) = waiting else { return take() }
         if let view, attempt == 0 { finalPoll(view, &ctx) }
         if let view {
-            for local in devices() where ctx.devices[local].manager.conversations[uuid] != nil {
+            // A user's other devices too (`users:`): their views must agree that another device holds the call.
+            for local in allDevices() where ctx.devices[local].manager.conversations[uuid] != nil {
                 let manager = ctx.devices[local].manager
                 let problem = manager.disagreement(with: view)
                 // Behind: the server changed the conversation after the last view this device saw, so a push
@@ -157,7 +161,11 @@ extension FlowInterpreter {
                 let lost = ctx.devices[local].lostVersions[uuid].map { $0 >= view.version } ?? false
                 let behind = problem != nil && seen < view.version && !lost
                 let last = attempt >= (behind ? FlowConfig.lastVerifyAttemptWhenBehind : FlowConfig.lastVerifyAttempt)
-                if problem == nil || last { emit(.finalView(finalView(manager, uuid: uuid, server: view))) }
+                if problem == nil || last {
+                    var final = finalView(manager, uuid: uuid, server: view, acting: actingIDs(ctx.devices))
+                    final.user = ctx.devices[local].identity.user
+                    emit(.finalView(final))
+                }
                 guard let problem else { continue }
                 if !last { mismatched = true }
                 if last {
@@ -185,7 +193,17 @@ extension FlowInterpreter {
 
     /// The `final` history line for one device and conversation: written on the last verification attempt, or on
     /// the first when the views already agree (so each pair is written once).
-    private func finalView(_ manager: ConversationManager, uuid: String, server: ConversationView) -> FinalView {
+    /// Each role's handle → the id of the device acting for it: a user with several devices (`users:`) shares one
+    /// handle, and the device of the user that holds the call is the one acting for its role.
+    private func actingIDs(_ devices: DeviceModel) -> [String: String] {
+        guard !known.elsewhere.isEmpty else { return [:] }
+        var ids: [String: String] = [:]
+        for local in self.devices() { ids[devices[local].identity.handle.value] = devices[local].identity.id }
+        return ids
+    }
+
+    private func finalView(_ manager: ConversationManager, uuid: String, server: ConversationView,
+                           acting: [String: String]) -> FinalView {
         let c = manager.conversations[uuid]
         let state: String
         switch c?.state ?? .left {
@@ -195,7 +213,7 @@ extension FlowInterpreter {
         case .leaving, .left: state = "left"
         }
         func ids(_ handles: [Handle]?) -> [String] {
-            (handles ?? []).map { DeviceIdentity.id(forHandleValue: $0.value) }
+            (handles ?? []).map { acting[$0.value] ?? DeviceIdentity.id(forHandleValue: $0.value) }
         }
         return FinalView(device: manager.localDevice, conversation: uuid, server: server, state: state,
                          members: ids(c?.members), activeMembers: ids(c?.activeRemoteMembers))

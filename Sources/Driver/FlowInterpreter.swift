@@ -11,8 +11,9 @@ import Scenario
 struct FlowInterpreter {
     let arrival: Arrival
     let flow: Flow
-    /// Role → the device (worker-local index) playing it.
-    let roles: [String: Int]
+    /// Role → the device (worker-local index) playing it; with users (`users:`) a ringing device of the role's user
+    /// takes the role when the one chosen never rang (`takeOver`).
+    var roles: [String: Int]
     let config: FlowConfig
     let startedNanos: UInt64
     /// The flow's counters, shared by its calls on this worker.
@@ -76,6 +77,7 @@ struct FlowInterpreter {
     /// A VoIP push this call's device reported (not after the deadline while ringing: see `terminateApp`).
     mutating func pushReported(device local: Int, conversation uuid: String, now: UInt64,
                                _ ctx: inout FlowContext) -> [FlowEffect] {
+        elsewhereRang(local, conversation: uuid)
         if waiting == .push(device: local, conversation: uuid) {
             checkCallerHandle(device: local, conversation: uuid, &ctx)
             pushArrived(device: local, uuid: uuid, now: now, ctx.devices)
@@ -87,6 +89,7 @@ struct FlowInterpreter {
     /// A device of this call applied a background push: a wait for its end or its connection may be over.
     mutating func deviceChanged(_ local: Int, now: UInt64, _ ctx: inout FlowContext) -> [FlowEffect] {
         let manager = ctx.devices[local].manager
+        elsewhereChanged(local, now: now, ctx.devices)
         noteConnected(local, ctx.devices)
         switch waiting {
         case .end(let d, let c) where d == local && manager.conversations[c]?.state ?? .left == .left:
@@ -129,7 +132,12 @@ struct FlowInterpreter {
             waiting = .none
             waitToken &+= 1
             guard let step = script.nextStep() else {
-                if status.cleaningUp { complete(now: now) } else { verify(now: now, attempt: 0, &ctx) }
+                if status.cleaningUp {
+                    settleElsewhere(now: now, ctx.devices)
+                    complete(now: now)
+                } else {
+                    verify(now: now, attempt: 0, &ctx)
+                }
                 return
             }
             if !execute(step, now: now, planned: planned, &ctx) { return }
@@ -298,7 +306,15 @@ struct FlowInterpreter {
 
     private mutating func waitTimedOut(now: UInt64, _ ctx: inout FlowContext) {
         switch waiting {
-        case .push:
+        case .push(let acting, let uuid):
+            if let next = takeOver(from: acting, conversation: uuid, ctx.devices) {
+                // The device chosen never rang, another device of the user did: the person answers that one.
+                count(.elsewhereTakenOver)
+                checkCallerHandle(device: next, conversation: uuid, &ctx)
+                pushArrived(device: next, uuid: uuid, now: now, ctx.devices)
+                advance(now: now, planned: now, &ctx)
+                return
+            }
             // A lost VoIP push: nobody rang, so the call is missed (unanswered) — its own outcome, `calls.missed`,
             // neither failed nor lost; its conversation is ended with reason `unanswered`.
             count(.flowWait("push_not_received"))

@@ -126,6 +126,8 @@ struct CallKnowledge {
     /// The newest server view of each conversation any of this call's responses carried (cleanup skips what the
     /// server already ended).
     var lastViews: [String: ConversationView] = [:]
+    /// The other devices of the roles' users (`users:`) and what the call decided of them.
+    var elsewhere = ElsewhereState()
 
     mutating func saw(_ view: ConversationView?) {
         guard let view else { return }

@@ -161,6 +161,7 @@ final class PushIntake {
         guard !books.sealed else { return }
         let payload = reader.push(push.payload)
         let device = table.devices[local].identity.id
+        let user = table.devices[local].identity.user
         if let trace = settings.trace, let call = table.devices[local].callID, trace.traces(call) {
             trace.push(call: call, device: device, pushType: push.pushType.rawValue, payload: push.payload,
                        t: now &- books.runStart)
@@ -171,7 +172,7 @@ final class PushIntake {
             let event = push.pushType == .voip ? "voip" : (payload?.event ?? "unknown")
             journal.history {
                 HistoryText.push(t: now &- runStart, device: device, event: event, conversation: uuid,
-                                 into: payload?.into, view: payload?.view, into: &$0)
+                                 into: payload?.into, view: payload?.view, user: user, into: &$0)
             }
         }
         var reported: UInt64?

@@ -7,7 +7,7 @@ import RunFormats
 /// An action's figures and lines: counters and histograms by kind and by flow step, the history's `invoke` and
 /// `complete` lines, and its actions.csv row.
 extension RunBooks {
-    func invoked(_ record: ActionRecord, device: String, now: UInt64) {
+    func invoked(_ record: ActionRecord, device: String, user: String? = nil, now: UInt64) {
         let action = record.action
         recorder.count(stepMetrics(for: record).started, atNanos: now)
         tracer?.actionStarted(call: record.call, flow: record.flow, action: action.id, name: action.kind.rawValue,
@@ -17,7 +17,7 @@ extension RunBooks {
         journal.history {
             HistoryText.invoke(t: t, op: action.id, device: device, kind: action.kind,
                                conversation: action.conversationUUID, with: record.with, member: record.member,
-                               call: record.call, step: record.step, race: record.race, into: &$0)
+                               call: record.call, step: record.step, race: record.race, user: user, into: &$0)
         }
     }
 
@@ -78,7 +78,7 @@ extension RunBooks {
         let t = now &- runStart
         journal?.history {
             HistoryText.final(t: t, device: final.device, conversation: final.conversation, server: final.server,
-                              local: (final.state, final.members, final.activeMembers), into: &$0)
+                              local: (final.state, final.members, final.activeMembers), user: final.user, into: &$0)
         }
     }
 

@@ -47,8 +47,7 @@ final class Worker: EffectHost, @unchecked Sendable {
             try WorkerJournal(configuration: .init(directory: $0, sampleEvery: settings.rowSampleEvery), worker: index)
         }, runStart: runStartNanos)
         let table = CallTable(FlowContext(
-            devices: DeviceModel(identities: deviceIndexes.map {
-                                     DeviceIdentity(index: $0, seed: settings.seed, handles: settings.handles) },
+            devices: DeviceModel(identities: UserBook.identities(deviceIndexes, settings: settings),
                                  configuration: settings.deviceConfiguration),
             actionIDs: ActionIDs(worker: index)))
         let faults = DeviceFaults(schedule: FaultSchedule(windows: settings.faults, seed: settings.seed),
@@ -187,7 +186,9 @@ final class Worker: EffectHost, @unchecked Sendable {
                 armed = true
             case .count(let name, let n): books.count(name, by: n, at: now)
             case .record(let name, let micros): books.record(name, micros: micros, at: now)
-            case .invoked(let record): books.invoked(record, device: table.devices[record.device].identity.id, now: now)
+            case .invoked(let record):
+                let identity = table.devices[record.device].identity
+                books.invoked(record, device: identity.id, user: identity.user, now: now)
             case .finished(let record):
                 books.finished(record, device: table.devices[record.device].identity.id, now: now)
             case .poll(let local, let uuid): sender.poll(uuid, for: local, call: id)

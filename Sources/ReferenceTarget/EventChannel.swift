@@ -22,6 +22,9 @@ final class EventChannel: WebSocketSession {
         /// The conversation the event moved the device into (`merged`, `split`), if any.
         let into: String?
         let view: String
+        /// Why a user's other device was ended (`joinedElsewhere`, `declinedElsewhere`; issue 36). Other ends carry
+        /// no reason on the socket, as before.
+        var reason: String? = nil
     }
 
     private struct Registry {
@@ -209,6 +212,7 @@ final class EventChannel: WebSocketSession {
         let sentAt = Int64(Date().timeIntervalSince1970 * 1000)
         var out = "{\"event\":\"\(event.event)\",\"uuid\":\(JSONText.quote(event.uuid)),"
         if let into = event.into { out += "\"into\":\(JSONText.quote(into)),"}
+        if let reason = event.reason { out += "\"reason\":\(JSONText.quote(reason)),"}
         return out + "\"conversation\":\(event.view),\"sentAt\":\(sentAt)}"
     }
 

@@ -11,6 +11,8 @@ extension ReferenceTarget {
         let payload: String
         /// The same change as the event channel tells it.
         let event: EventChannel.Event
+        /// Sent as a VoIP push (only the `elsewhere-voip-cancel` bug does, for a user's other devices).
+        var voip = false
     }
 
     func notice(_ token: String?, to recipient: String, uuid: String, event: String, by device: String,
@@ -23,7 +25,8 @@ extension ReferenceTarget {
         let view = conversation.json()
         payload += "\"conversation\":" + view + "}"
         return Notice(token: token, payload: payload,
-                      event: EventChannel.Event(device: recipient, event: event, uuid: uuid, into: into, view: view))
+                      event: EventChannel.Event(device: recipient, event: event, uuid: uuid, into: into, view: view,
+                                                reason: reason.flatMap { $0.hasSuffix("Elsewhere") ? $0 : nil }))
     }
 
     /// One member action under the lock: the change, its version bump and the pushes it owes the others.
@@ -47,15 +50,19 @@ extension ReferenceTarget {
         let before = conversation.members
         let mine = conversation.members[index].state
         var notices: [Notice] = []
+        var elsewhere: [String] = []
         switch action {
         case "join":
             guard mine == .ringing else { return .failure(refusal(409, "member is \(mine.rawValue)", code: "state")) }
             conversation.members[index].state = .joined
+            elsewhere = stopOtherDevices(&conversation, of: index)
         case "end":
             guard mine != .left else { return .failure(refusal(409, "member already left", code: "state")) }
             conversation.members[index].state = .left
-            // A conversation lives while two members are in it (joined, held or still ringing).
-            if conversation.present < 2 { conversation.finish(body.reason ?? "remoteEnded") }
+            // A decline (an end while ringing) stops the user's other devices: declinedElsewhere.
+            if mine == .ringing { elsewhere = stopOtherDevices(&conversation, of: index) }
+            // A conversation lives while two parties are in it (joined, held or still ringing).
+            if conversation.parties < 2 { conversation.finish(body.reason ?? "remoteEnded") }
         case "pause":
             guard mine == .joined else { return .failure(refusal(409, "member is \(mine.rawValue)", code: "state")) }
             conversation.members[index].state = .held
@@ -76,11 +83,13 @@ extension ReferenceTarget {
         let event = conversation.ended ? "ended" : (action == "join" ? "joined" : "updated")
         let reason = conversation.ended ? conversation.endedReason : nil
         // Tell every other member who was still in the conversation before this change.
-        for member in before where member.device != body.device && member.state != .left {
+        for member in before where member.device != body.device && member.state != .left
+        && !elsewhere.contains(member.device) {
             if let n = notice(s.devices[member.device]?.apnsToken, to: member.device, uuid: id, event: event,
                               by: body.device,
                               about: conversation, reason: reason) { notices.append(n) }
         }
+        notices += elsewhereNotices(s, elsewhere, conversation, by: body.device, joined: action == "join")
         return .success((conversation.json(), notices))
     }
 
@@ -147,7 +156,7 @@ extension ReferenceTarget {
         case .holdGroup: conversation.members[index].state = .held
         case .leaveGroup: conversation.members[index].state = .left
         }
-        if conversation.present < 2 { conversation.finish("remoteEnded") }
+        if conversation.parties < 2 { conversation.finish("remoteEnded") }
         conversation.version += 1
         // The member goes back to a conversation of their own with the device.
         var split = ServerConversation(

@@ -63,11 +63,19 @@ public final class ReferenceTarget: HTTPHandler {
         case unmergeDropsJoin = "unmerge-drops-join"
         /// Hold and resume change the conversation without bumping its version.
         case versionNotBumped = "version-not-bumped"
+        /// Users with several devices: when one answers or declines, the server marks the others left but never
+        /// tells the last of them, which rings on (caught by `elsewhere-stops-ringing`).
+        case elsewhereKeepsRinging = "elsewhere-keeps-ringing"
+        /// Users with several devices: the others are told with a VoIP push instead of a background push or a
+        /// socket event (a VoIP push without a new call: PushKit's rule, `pushes.voip_without_call`).
+        case elsewhereVoIPCancel = "elsewhere-voip-cancel"
     }
 
     struct State {
         var devices: [String: RegisteredDevice] = [:]
-        var deviceByHandle: [String: String] = [:]
+        /// Handle → the devices registered under it, in registration order: several when one user owns several
+        /// devices (issue 36), each rung for a call to the handle.
+        var devicesByHandle: [String: [String]] = [:]
         var conversations: [String: ServerConversation] = [:]
         /// Per conversation, what the last sweep saw and since when it has not changed.
         var unchanged: [String: (version: Int, ended: Bool, since: UInt64)] = [:]
@@ -113,10 +121,7 @@ public final class ReferenceTarget: HTTPHandler {
                 state.withLock { s in
                     for line in text.split(separator: "\n") {
                         guard let body = try? decoder.decode(RegisterBody.self, from: Data(line.utf8)) else { continue }
-                        if let old = s.devices[body.id] { s.deviceByHandle[old.handle.value] = nil }
-                        s.devices[body.id] = RegisteredDevice(id: body.id, handle: body.handle,
-                                                              apnsToken: body.apnsToken)
-                        s.deviceByHandle[body.handle.value] = body.id
+                        s.register(RegisteredDevice(id: body.id, handle: body.handle, apnsToken: body.apnsToken))
                     }
                 }
             }
@@ -246,9 +251,7 @@ public final class ReferenceTarget: HTTPHandler {
             return error(400, "body must be {\"id\", \"handle\": {\"kind\", \"value\", \"displayName\"}, \"apnsToken\"}")
         }
         state.withLock { s in
-            if let old = s.devices[body.id] { s.deviceByHandle[old.handle.value] = nil }
-            s.devices[body.id] = RegisteredDevice(id: body.id, handle: body.handle, apnsToken: body.apnsToken)
-            s.deviceByHandle[body.handle.value] = body.id
+            s.register(RegisteredDevice(id: body.id, handle: body.handle, apnsToken: body.apnsToken))
             persist(body)
         }
         return .json(201, "{\"id\":\(JSONText.quote(body.id))}")
@@ -264,11 +267,16 @@ public final class ReferenceTarget: HTTPHandler {
             var members = [ServerMember(device: caller.id, handle: caller.handle, state: .joined)]
             var callees: [RegisteredDevice] = []
             for handle in body.handles {
-                guard let deviceID = s.deviceByHandle[handle.value], let device = s.devices[deviceID] else {
+                // Every device of the handle's user rings; the caller's own other devices never do.
+                let devices = (s.devicesByHandle[handle.value] ?? []).compactMap { s.devices[$0] }
+                    .filter { $0.id != caller.id }
+                guard !devices.isEmpty else {
                     return .failure(refusal(404, "no device registered for handle \(handle.value)"))
                 }
-                members.append(ServerMember(device: device.id, handle: device.handle, state: .ringing))
-                callees.append(device)
+                for device in devices {
+                    members.append(ServerMember(device: device.id, handle: device.handle, state: .ringing))
+                    callees.append(device)
+                }
             }
             var conversation = ServerConversation(id: id, members: members, video: body.video ?? false)
             conversation.capabilities = body.capabilities ?? []
@@ -320,7 +328,7 @@ public final class ReferenceTarget: HTTPHandler {
         switch outcome {
         case .failure(let refusal): return refusal.response
         case .success(let (json, notices)):
-            for n in notices { push(.background, token: n.token, payload: n.payload) }
+            for n in notices { push(n.voip ? .voip : .background, token: n.token, payload: n.payload) }
             events.publishAction(notices.map(\.event), actor: body.device, conversation: id, action: action)
             if action == "join" { recordReportLatency(request.body) }
             return .json(200, json)

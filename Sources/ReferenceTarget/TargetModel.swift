@@ -37,6 +37,10 @@ struct ServerConversation: Sendable, Equatable {
     /// Members still in it (ringing or connected).
     var present: Int { members.filter { $0.state != .left }.count }
 
+    /// Parties still in it: one per handle, so a user's several ringing devices (issue 36) count once, and a call
+    /// whose caller left while only one user's devices ring is over.
+    var parties: Int { Set(members.filter { $0.state != .left }.map(\.handle.value)).count }
+
     /// Ends the conversation for everyone.
     mutating func finish(_ reason: String) {
         ended = true

@@ -11,6 +11,7 @@ public enum DeviceFindings {
         if let line = voipWithoutCall(counters) { lines.append(line) }
         if let line = capabilities(counters) { lines.append(line) }
         if let line = callerHandles(counters) { lines.append(line) }
+        if let line = elsewhere(counters) { lines.append(line) }
         if let line = faultAttributedCalls(counters, harnessLagged: harnessLagged) { lines.append(line) }
         return lines
     }
@@ -44,6 +45,24 @@ public enum DeviceFindings {
         let checked = counters[MetricName.callerHandlesChecked] ?? 0
         return "server defect: caller handle in VoIP pushes (\(checked) checked): " + found.joined(separator: ", ")
             + "; the app shows and redials this handle from Recents (docs/LCK.md)"
+    }
+
+    /// `server defect: 4 devices rang on after their user answered or declined on another device …` (users with
+    /// several devices, docs/USERS.md): devices left ringing, ended with the wrong reason, or rung by their own
+    /// user's outgoing call.
+    static func elsewhere(_ counters: [String: Int64]) -> String? {
+        let ringing = counters[MetricName.elsewhereRingingAfterAnswer] ?? 0
+        let wrong = counters[MetricName.elsewhereWrongReason] ?? 0
+        let outgoing = counters[MetricName.elsewhereOutgoingRang] ?? 0
+        guard ringing + wrong + outgoing > 0 else { return nil }
+        var parts: [String] = []
+        if ringing > 0 {
+            parts.append("\(ringing) device\(ringing == 1 ? "" : "s") rang on past the grace after the call was "
+                + "answered or declined on another device of the user")
+        }
+        if wrong > 0 { parts.append("\(wrong) ended with another reason than joinedElsewhere/declinedElsewhere") }
+        if outgoing > 0 { parts.append("\(outgoing) rang with their own user's outgoing call") }
+        return "server defect: " + parts.joined(separator: "; ") + " (docs/USERS.md)"
     }
 
     /// `capabilities withdrawn mid-call: pausing 12; steps refused for a missing capability: pausing@hold-resume/hold 12`.

@@ -23,9 +23,9 @@ public enum HistoryText {
     /// An operation sent: its number `op` pairs it with its `complete` line.
     public static func invoke(t: UInt64, op: UInt64, device: String, kind: ActionKind, conversation: String?,
                               with other: String?, member: String?, call: Int? = nil, step: String? = nil,
-                       race: (name: String, offset: Int64)? = nil, into o: inout [UInt8]) {
+                       race: (name: String, offset: Int64)? = nil, user: String? = nil, into o: inout [UInt8]) {
         o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"invoke\",\"op\":"); o.int(op)
-        o.raw(",\"device\":"); o.quoted(device); o.raw(",\"kind\":"); o.quoted(kind.rawValue)
+        o.raw(",\"device\":"); o.quoted(device); userField(user, &o); o.raw(",\"kind\":"); o.quoted(kind.rawValue)
         if let conversation, !conversation.isEmpty { o.raw(",\"conversation\":"); o.quoted(conversation) }
         if let other { o.raw(",\"with\":"); o.quoted(other) }
         if let member { o.raw(",\"member\":"); o.quoted(member) }
@@ -52,8 +52,8 @@ public enum HistoryText {
     public static let pushEvents: Set<String> = Set(HistoryPushEvent.allCases.map(\.rawValue))
 
     public static func push(t: UInt64, device: String, event: String, conversation: String, into: String?,
-                            view: ConversationView?, into o: inout [UInt8]) {
-        o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"push\",\"device\":"); o.quoted(device)
+                            view: ConversationView?, user: String? = nil, into o: inout [UInt8]) {
+        o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"push\",\"device\":"); o.quoted(device); userField(user, &o)
         o.raw(",\"event\":"); o.quoted(pushEvents.contains(event) ? event : HistoryPushEvent.updated.rawValue)
         o.raw(",\"conversation\":"); o.quoted(conversation)
         if let into { o.raw(",\"into\":"); o.quoted(into) }
@@ -63,7 +63,8 @@ public enum HistoryText {
 
     /// After a call: the server's view of a conversation beside one device's own.
     public static func final(t: UInt64, device: String, conversation: String, server: ConversationView,
-                             local: (state: String, members: [String], active: [String]), into o: inout [UInt8]) {
+                             local: (state: String, members: [String], active: [String]), user: String? = nil,
+                             into o: inout [UInt8]) {
         func list(_ xs: [String]) {
             o.raw("[")
             for (i, x) in xs.enumerated() {
@@ -72,7 +73,7 @@ public enum HistoryText {
             }
             o.raw("]")
         }
-        o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"final\",\"device\":"); o.quoted(device)
+        o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"final\",\"device\":"); o.quoted(device); userField(user, &o)
         o.raw(",\"conversation\":"); o.quoted(conversation)
         o.raw(",\"server\":"); view(server, into: &o)
         o.raw(",\"local\":{\"state\":"); o.quoted(local.state)
@@ -84,6 +85,13 @@ public enum HistoryText {
     /// callstorm killed the target (a `target` fault): the checker ends every conversation live at this mark.
     public static func targetKilled(t: UInt64, into o: inout [UInt8]) {
         o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":"); o.quoted(HistoryLineType.targetKilled.rawValue); o.raw("}")
+    }
+
+    /// `"user"` after a line's `"device"`, when the scenario groups devices into users (`users:`); absent
+    /// otherwise, so runs without users write the lines they always did.
+    private static func userField(_ user: String?, _ o: inout [UInt8]) {
+        guard let user else { return }
+        o.raw(",\"user\":"); o.quoted(user)
     }
 
     /// The run's end for this worker: operations without a completion stay open.

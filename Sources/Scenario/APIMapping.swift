@@ -1,7 +1,8 @@
 /// How callstorm speaks to a team's own call server instead of the reference protocol (docs/PROTOCOL.md):
 /// each operation mapped to a request template, and the server's push payloads mapped to the fields devices need.
 ///
-/// Templates substitute `${name}` variables: `device.id`, `device.handle`, `device.name`, `device.token`,
+/// Templates substitute `${name}` variables: `device.id`, `user.id` (the device's user, `users:`; the device's own
+/// id without users), `device.handle`, `device.name`, `device.token`,
 /// `to.id`, `to.handle`, `to.handles` (a JSON array of handle objects), `to.ids` (a JSON array of callee ids),
 /// `conversation.id`, `with.id`, `member.id`, `member.handle`, `reason`, `video`, and every value captured from an
 /// earlier response.

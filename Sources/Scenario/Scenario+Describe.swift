@@ -25,6 +25,7 @@ extension Scenario {
         } else {
             lines.append("  server policy: none declared (unmerge-follows-policy will not be checked)")
         }
+        if let users { lines.append(users.describe()) }
         let stages = load.map { stage -> String in
             switch stage {
             case .hold(let rate, let nanos): return "hold \(r(rate)) for \(d(nanos))"

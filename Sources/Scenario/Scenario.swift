@@ -60,7 +60,8 @@ public struct Scenario: Sendable, Equatable {
     public var sip: SIPTargetSpec?
     /// The names `target.bugs` accepts (the reference target's `Bug` cases; a test keeps them equal).
     public static let knownTargetBugs = ["merge-lost-update", "merge-ignores-ended", "unmerge-drops-join",
-                                         "version-not-bumped"]
+                                         "version-not-bumped",
+                                         "elsewhere-keeps-ringing", "elsewhere-voip-cancel"]
     /// `target.api`: how to speak to a server that does not use the reference protocol; nil for the reference.
     public var api: APIMapping?
     /// The simulated app's conversation-manager configuration (`device:`).
@@ -73,6 +74,8 @@ public struct Scenario: Sendable, Equatable {
     public var replay: Replay?
     /// `media:`: RTP on a seeded share of SIP calls; nil: no call carries media.
     public var media: MediaSpec?
+    /// `users`: devices grouped into users who own several (issue 36); nil: each device its own user.
+    public var users: UsersSpec?
     /// The file the scenario came from, for reports and error messages.
     public var sourceFile: String
 
@@ -129,8 +132,12 @@ extension Scenario {
     /// The policy the checker holds the server to: what the scenario declares, else, for the embedded reference
     /// target (whose choices callstorm knows), the reference's; else nothing (policy rules are skipped).
     public func serverPolicy(embedded: Bool) -> ServerPolicy {
-        if let targetPolicy { return targetPolicy }
-        return embedded ? .reference : .undeclared
+        var policy = targetPolicy ?? (embedded ? .reference : .undeclared)
+        if let users {
+            policy.elsewhereGraceNanos = users.graceNanos
+            policy.declineKeepsRinging = users.onDecline == .keepRinging
+        }
+        return policy
     }
 
     /// The unmerge behaviour the embedded reference target runs with.

@@ -145,6 +145,7 @@ extension ScenarioDecoder {
         "device.id", "device.handle", "device.name", "device.token", "device.handle.json", "device.time",
         "device.reported_at", "to.id", "to.handle", "to.handles", "to.ids", "conversation.id", "with.id",
         "member.id", "member.handle", "reason", "reason.json", "video", "capabilities", "push.sent_at",
+        "user.id",
     ]
 
     /// Reports `${…}` names that are neither built in nor plausibly captured (captures are dotted or plain words).

@@ -95,6 +95,10 @@ extension ScenarioDecoder {
             guard let replay = self.replay(node) else { return nil }
             scenario.replay = replay
         }
+        if let node = Self.topLevelValue(root, "users") {
+            guard let users = self.users(node) else { return nil }
+            scenario.users = users
+        }
         if let node = Self.topLevelValue(root, "media") {
             guard let media = self.media(node, scenario) else { return nil }
             scenario.media = media

@@ -10,6 +10,7 @@ extension ScenarioDecoder {
         "observe",  // Observation.swift
         "observability",  // ObservabilitySpec.swift
         "media",  // ScenarioDecoder+Media.swift
+        "users",  // ScenarioDecoder+Users.swift
     ]
     /// Sections the design describes (DESIGN.md §5) that this version does not implement yet.
     static let unsupportedTopLevelKeys: Set<String> = ["api", "race"]

@@ -25,7 +25,10 @@ final class EmbeddedWorkerTests: XCTestCase {
         let loadClock = LoadClock()
 
         /// `refuse`: the status the target answers a request with instead of handling it (nil: it handles it).
-        init(_ scenario: Scenario, refuse: @escaping (ClientRequest) -> Int? = { _ in nil }) throws {
+        /// `bugs`: the reference target's deliberate bugs; `silentVoIP`: device tokens whose VoIP pushes never
+        /// reach the push sink (lost on the way, without a fault).
+        init(_ scenario: Scenario, bugs: Set<ReferenceTarget.Bug> = [], silentVoIP: Set<String> = [],
+             refuse: @escaping (ClientRequest) -> Int? = { _ in nil }) throws {
             loop = EmbeddedLoop(clock: clock)
             let settings = DriverSettings(scenario: scenario, targetURL: "http://target.embedded", workers: 1)
             let faultLog = FaultLog()
@@ -39,8 +42,9 @@ final class EmbeddedWorkerTests: XCTestCase {
             self.sink = sink
             let clock = clock
             let pushes = PushCounter()
-            var configuration = ReferenceTarget.Configuration(gatewayURL: "http://127.0.0.1:9")
+            var configuration = ReferenceTarget.Configuration(gatewayURL: "http://127.0.0.1:9", bugs: bugs)
             configuration.pushHook = { voip, token, payload in
+                guard !(voip && silentVoIP.contains(token)) else { return }
                 let push = APNsPush(token: token, apnsID: "push-\(pushes.next())", pushType: voip ? .voip : .background,
                                     topic: "com.example.callstorm", priority: voip ? 10 : 5, expiration: 0,
                                     collapseID: nil, payload: Array(payload.utf8), acceptedNanos: clock.nowNanos())

@@ -30,4 +30,14 @@ final class DeviceFindingsTests: XCTestCase {
     func testARunWhereEveryCallCompletedHasNoLine() {
         XCTAssertNil(line([MetricName.callsStartedByOutside: 5]))
     }
+
+    func testDevicesThatRangOnAfterAnAnswerElsewhereAreTheServersDefect() throws {
+        let text = try XCTUnwrap(DeviceFindings.lines(counters: [MetricName.elsewhereRingingAfterAnswer: 4,
+                                                                 MetricName.elsewhereWrongReason: 1])
+            .first { $0.contains("another device of the user") })
+        XCTAssertEqual(text, "server defect: 4 devices rang on past the grace after the call was answered or declined "
+            + "on another device of the user; 1 ended with another reason than joinedElsewhere/declinedElsewhere "
+            + "(docs/USERS.md)")
+        XCTAssertNil(DeviceFindings.elsewhere([MetricName.elsewhereEndDelay: 3]))
+    }
 }

@@ -188,8 +188,9 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         let identity = table.devices[local].identity
         let push = spec.sleep ? PushContactParameters.apnsVoIP(token: identity.apnsToken, team: "TEAMID",
                                                                 bundle: wake.bundleID) : nil
-        let account = SIPAccount(user: identity.id, domain: target.domain, password: target.password, push: push,
-                                 expires: target.expires)
+        // A user's devices (`users:`) register one address of record, the user's; each its own contact.
+        let account = SIPAccount(user: identity.user ?? identity.id, domain: target.domain,
+                                 password: target.password, push: push, expires: target.expires)
         agents.opened += 1
         // Seeded per device and per opening, so a run's Call-IDs, tags and branches repeat with its seed.
         let seed = settings.seed ^ (UInt64(identity.index) &* SeededRandom.golden) ^ (agents.opened << 40)

@@ -89,7 +89,8 @@ extension DeviceSockets {
             let t = now &- books.runStart
             journal.history {
                 HistoryText.push(t: t, device: device, event: payload?.event ?? "unknown", conversation: uuid,
-                                 into: payload?.into, view: payload?.view, into: &$0)
+                                 into: payload?.into, view: payload?.view,
+                                 user: table.devices[local].identity.user, into: &$0)
             }
         }
         if let uuid = payload?.uuid {
