@@ -69,6 +69,8 @@ struct FlowInterpreter {
             answeredLate(request, answer, now: now, &ctx)
         case .poll(let token):
             pollDue(token: token, now: now)
+        case .life(let event, let local):
+            lifeEvent(event, device: local, now: now, &ctx)
         }
         return take()
     }
@@ -229,6 +231,8 @@ struct FlowInterpreter {
             }
         case .wait, .waitBehavior, .branch, .repeatSteps, .together:
             return true
+        case .life(let life):
+            return lifeStep(life, by: local, now: now, &ctx)
         default:
             return memberStep(step, by: local, planned: planned, now: now, inRace: false, &ctx)
         }

@@ -17,6 +17,8 @@ enum Waiting: Equatable {
     case verification(outstanding: Int, attempt: Int, mismatched: Bool)
     /// A `together` step: this many of its actions are still out.
     case race(outstanding: Int)
+    /// A life step (`interrupted`, `manager_reset`, …): this many of the actions it made are still out.
+    case life(outstanding: Int)
 }
 
 /// A position in a flow's steps; repeat frames run `remaining` more times.
