@@ -15,6 +15,9 @@ public enum Rule: String, Sendable, CaseIterable, Codable {
     case joinedMemberSendsMedia = "joined-member-sends-media"
     /// Media: a member a device put on hold stops sending it audio.
     case heldMemberSendsNoMedia = "held-member-sends-no-media"
+    /// The phone's life (issue 37): what the system made a device tell its server takes effect there: an end made
+    /// by an interruption, a reset, a relaunch or a filter leaves the device out; an interruption's hold holds it.
+    case lifeEventTakesEffect = "life-event-takes-effect"
 
     /// What a rule judges: what LiveCommunicationKit and the conversation model require of any server, or a
     /// choice a server may make, held to only when the scenario declares it (`ServerPolicy`).

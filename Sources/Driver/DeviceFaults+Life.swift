@@ -8,7 +8,7 @@ import Metrics
 extension DeviceFaults {
     /// A join of call `call` was fulfilled: the life events drawn for each of its devices, with when each is due.
     func lifeAtConnect(_ record: ActionRecord, call: Int, now: UInt64) -> [(Int, LifeEvent, UInt64)] {
-        guard record.action.outcome == .fulfilled, schedule.hasLifeEvents,
+        guard record.action.kind == .join, record.action.outcome == .fulfilled, schedule.hasLifeEvents,
               let devices = table.calls[call]?.devices() else { return [] }
         return devices.compactMap { local in
             decideLife(local, call: call, at: .connected, now: now).map { (local, $0.0, now + $0.1) }

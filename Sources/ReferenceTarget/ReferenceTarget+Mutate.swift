@@ -53,6 +53,7 @@ extension ReferenceTarget {
             conversation.members[index].state = .joined
         case "end":
             guard mine != .left else { return .failure(refusal(409, "member already left", code: "state")) }
+            if bugs.contains(.interruptedStaysJoined), body.reason == "interrupted" { break }  // the bug
             conversation.members[index].state = .left
             // A conversation lives while two members are in it (joined, held or still ringing).
             if conversation.present < 2 { conversation.finish(body.reason ?? "remoteEnded") }

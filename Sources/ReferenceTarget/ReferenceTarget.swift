@@ -63,6 +63,9 @@ public final class ReferenceTarget: HTTPHandler {
         case unmergeDropsJoin = "unmerge-drops-join"
         /// Hold and resume change the conversation without bumping its version.
         case versionNotBumped = "version-not-bumped"
+        /// An end an interrupted app sends (reason `interrupted`) is answered 200, but the device stays joined: the
+        /// server takes the interruption for a pause the app will come back from (issue 37).
+        case interruptedStaysJoined = "interrupted-stays-joined"
     }
 
     struct State {
