@@ -25,8 +25,14 @@ final class EmbeddedWorkerTests: XCTestCase {
         let loadClock = LoadClock()
 
         /// `refuse`: the status the target answers a request with instead of handling it (nil: it handles it).
-        init(_ scenario: Scenario, refuse: @escaping (ClientRequest) -> Int? = { _ in nil }) throws {
+        /// `bugs`: the target's deliberate bugs; `socketBridge`: answers the devices' socket messages from the
+        /// target (devices with `device.socket` then hold a socket in memory).
+        init(_ scenario: Scenario, refuse: @escaping (ClientRequest) -> Int? = { _ in nil },
+             bugs: Set<ReferenceTarget.Bug> = [],
+             socketBridge: ((ReferenceTarget) -> (String) -> String?)? = nil) throws {
             loop = EmbeddedLoop(clock: clock)
+            let bridge = Box<((String) -> String?)?>(nil)
+            if socketBridge != nil { loop.socketServer = { bridge.value?($0) } }
             let settings = DriverSettings(scenario: scenario, targetURL: "http://target.embedded", workers: 1)
             let faultLog = FaultLog()
             let deviceCalls = DeviceCalls(devices: settings.devices)
@@ -39,7 +45,7 @@ final class EmbeddedWorkerTests: XCTestCase {
             self.sink = sink
             let clock = clock
             let pushes = PushCounter()
-            var configuration = ReferenceTarget.Configuration(gatewayURL: "http://127.0.0.1:9")
+            var configuration = ReferenceTarget.Configuration(gatewayURL: "http://127.0.0.1:9", bugs: bugs)
             configuration.pushHook = { voip, token, payload in
                 let push = APNsPush(token: token, apnsID: "push-\(pushes.next())", pushType: voip ? .voip : .background,
                                     topic: "com.example.callstorm", priority: voip ? 10 : 5, expiration: 0,
@@ -48,6 +54,7 @@ final class EmbeddedWorkerTests: XCTestCase {
             }
             target = ReferenceTarget(configuration: configuration)
             let target = target
+            bridge.value = socketBridge?(target)
             loop.target = { request in
                 if let status = refuse(request) { return ClientResponse(status: status, body: []) }
                 let path = String(request.url.dropFirst("http://target.embedded".count))

@@ -133,3 +133,19 @@ final class PhoneLifeTests: XCTestCase {
         XCTAssertNil(c[MetricName.callsFailedWithoutFault], all)
     }
 }
+
+/// The reference target's `interrupted-stays-joined` bug: the interrupted end is answered 200 and the server still
+/// shows the device joined; the device takes it as said and the server's answer is what the checker judges.
+extension PhoneLifeTests {
+    func testTheInterruptedStaysJoinedBugAnswersTheEndButKeepsTheDeviceJoined() throws {
+        let yaml = Self.scenario("interrupted, then: end", then: """
+                  - { role: caller, do: end }
+            """)
+        let scenario = try ScenarioLoader.parse(yaml, file: "phone-life.yaml").get()
+        let rig = try EmbeddedWorkerTests.Rig(scenario, bugs: [.interruptedStaysJoined])
+        let c = rig.run(limit: 120 * second).counters
+        XCTAssertEqual(c["life.interrupted_end"], 3, "\(c)")
+        XCTAssertEqual(c[MetricName.lifeActionsFulfilled], 3, "the server said yes: \(c)")
+        XCTAssertEqual(c["action.end.fulfilled"], 6, "the caller's end still had a call to end: \(c)")
+    }
+}
