@@ -8,7 +8,8 @@ import XCTest
 
 /// The phone's own life (issue 37) for devices that hold a signaling socket (`device.socket: always`), on the
 /// embedded loop under the manual clock: the actions the events make go over the socket (the reference mapping's
-/// `socket.actions`), answered by the reference target in memory, and a relaunch registers again over HTTP.
+/// `socket.actions`), answered by the reference target in memory, and a relaunch registers again over HTTP and
+/// loses its socket with its process.
 final class SocketPhoneLifeTests: XCTestCase {
     private let second: UInt64 = 1_000_000_000
 
@@ -72,5 +73,9 @@ final class SocketPhoneLifeTests: XCTestCase {
             """)
         XCTAssertEqual(c[MetricName.lifeRelaunchRegistered], 3, "\(c)")
         XCTAssertEqual(ops["end"], 3, "\(ops)")
+        // The relaunched app's socket died with its process: ended as callstorm's, then opened again.
+        XCTAssertEqual(c[MetricName.socketLostInjected], 3, "\(c)")
+        XCTAssertEqual(c[MetricName.socketLost], 3, "\(c)")
+        XCTAssertEqual(c[MetricName.socketReconnects], 3, "\(c)")
     }
 }

@@ -124,7 +124,7 @@ final class DeviceSockets: DeviceSignaling, ActionRoute, HoldsSignalingParts {
         case .pushReported(let uuid, let acceptedNanos):
             pushReported(local, conversation: uuid, acceptedNanos: acceptedNanos)
         case .idle: idle(local)
-        case .relaunched: sender.reregister(local)
+        case .relaunched: relaunched(local)
         }
     }
 
