@@ -104,6 +104,9 @@ extension FlowInterpreter {
         count(answer.outcome == .fulfilled ? .lifeActionsFulfilled : .lifeActionsFailed)
         if case .life(let left) = waiting {
             if left <= 1 { advance(now: now, planned: now, &ctx) } else { waiting = .life(outstanding: left - 1) }
+        } else {
+            // From a window: a wait of the flow's on this device (its end, its connection) may be over now.
+            for effect in deviceChanged(local, now: now, &ctx) { emit(effect) }
         }
         return true
     }
