@@ -102,3 +102,42 @@ final class SIPPhoneLifeTests: XCTestCase {
         XCTAssertNil(c["sip.requests_sent.BYE"].flatMap { $0 > 4 ? $0 : nil }, "the callee sent no BYE: \(c)")
     }
 }
+
+/// From chaos windows over SIP: every event counted, logged with its call, and every call it spoils attributed to
+/// it, none to the twin proxy.
+extension SIPPhoneLifeTests {
+    private func chaos(_ device: String, status: String = "") throws -> [String: Int64] {
+        let yaml = SIPRig.scenario(devices: 8, rate: "2/s", seconds: 2, sleep: false)
+            .replacingOccurrences(of: "transport: udp }", with: "transport: udp\(status) }") + """
+            faults:
+              - { name: life, at: 0s, for: 10s, device: \(device) }
+            """
+        let rig = try SIPRig(yaml, history: true)
+        rig.network.latencyNanos = 1_000_000
+        let c = rig.run().counters
+        let all = "\(c.sorted { $0.key < $1.key })"
+        XCTAssertEqual(c[MetricName.callsStarted], 4, all)
+        XCTAssertNil(c[MetricName.callsFailedWithoutFault], all)
+        XCTAssertEqual(c[MetricName.callsAttributedToFaults] ?? 0, c[MetricName.callsFailed] ?? 0, all)
+        XCTAssertTrue(rig.faultLog.all.allSatisfy { $0.call >= 0 }, "every row names its call")
+        let check = try rig.check()
+        XCTAssertEqual(check.report.violations, [], check.describe)
+        return c
+    }
+
+    func testAWindowFilteringEveryCallAnswers486AndEveryFailedCallIsTheFilters() throws {
+        let c = try chaos("{ filtered: 100% }", status: ", filtered_status: 486")
+        XCTAssertEqual(c["faults.device.filtered"], 4, "\(c)")
+        XCTAssertEqual(c["sip.responses_sent.486"], 4, "\(c)")
+        XCTAssertEqual(c[MetricName.callsAttributed(to: "device.filtered")], 4, "\(c)")
+    }
+
+    func testAWindowOfInterruptionsResetsAndRelaunchesIsCountedAndBlamesNothingOnTheProxy() throws {
+        for device in ["{ interrupted: 100%, interrupted_action: hold }", "{ interrupted: 100%, interrupted_action: end }",
+                       "{ manager_reset: 100% }", "{ relaunch: 100% }"] {
+            let c = try chaos(device)
+            let kinds = c.filter { $0.key.hasPrefix("faults.device.") }
+            XCTAssertEqual(kinds.values.reduce(0, +), 8, "both parts of each of the 4 calls: \(device) \(c)")
+        }
+    }
+}
