@@ -98,7 +98,8 @@ extension ScenarioDecoder {
     }
 
     private mutating func deviceFaults(_ node: YAMLNode) -> DeviceFaultSettings? {
-        guard let f = fields(of: node, in: "'device' faults", known: FaultWindow.deviceKinds + FaultWindow.deviceOptions)
+        guard let f = fields(of: node, in: "'device' faults",
+                             known: FaultWindow.deviceKinds + FaultWindow.deviceOptions)
         else { return nil }
         var d = DeviceFaultSettings()
         if let n = f["report_delay"] { d.reportDelay = distribution(n, "report_delay") }

@@ -133,7 +133,8 @@ extension SIPPhoneLifeTests {
     }
 
     func testAWindowOfInterruptionsResetsAndRelaunchesIsCountedAndBlamesNothingOnTheProxy() throws {
-        for device in ["{ interrupted: 100%, interrupted_action: hold }", "{ interrupted: 100%, interrupted_action: end }",
+        for device in ["{ interrupted: 100%, interrupted_action: hold }",
+                       "{ interrupted: 100%, interrupted_action: end }",
                        "{ manager_reset: 100% }", "{ relaunch: 100% }"] {
             let c = try chaos(device)
             let kinds = c.filter { $0.key.hasPrefix("faults.device.") }

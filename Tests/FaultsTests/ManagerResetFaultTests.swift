@@ -2,8 +2,8 @@ import Faults
 import XCTest
 
 final class ManagerResetFaultTests: XCTestCase {
-    /// Hits the call parts its own stream's draw puts under the share, at its moment only, noting `device.manager_reset`; a
-    /// window without it draws none.
+    /// Hits the call parts its own stream's draw puts under the share, at its moment only, noting
+    /// `device.manager_reset`; a window without it draws none.
     func testHitsExactlyThePartsItsStreamDrawsAtItsMomentAndNoWindowWithoutIt() {
         let w = FaultFixtures.window(device: FaultFixtures.device { $0.life.managerReset = 0.3 })
         let schedule = FaultSchedule(windows: [w], seed: FaultFixtures.seed)
