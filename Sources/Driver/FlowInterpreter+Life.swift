@@ -53,7 +53,11 @@ extension FlowInterpreter {
         case .relaunch:
             emit(.relaunched(device: local))
             // `rejoin`: the app reports again the calls its server still holds it in and carries on; `end` ends them.
-            if config.life.relaunch == .end { actions = live.map { (.end, $0) } }
+            switch config.life.relaunch {
+            case .end: actions = live.map { (.end, $0) }
+            case .rejoin: break
+            case .endOnEvent: known.forgotten[local] = live
+            }
         case .filtered:
             let ringing = live.filter { ctx.devices[local].manager.conversations[$0]?.state == .idle }
             if let uuid = named ?? ringing.first { actions = [(.decline, uuid)] }
@@ -70,8 +74,23 @@ extension FlowInterpreter {
                                      reason: op == .pause ? nil : event.word, tolerant: true)))
             sent += 1
         }
-        if actions.isEmpty { count(.lifeSkipped) }
+        if actions.isEmpty, known.forgotten[local] == nil { count(.lifeSkipped) }
         return sent
+    }
+
+    /// A relaunched device that lost its calls (`end_on_event`) hears its next push or socket event: it ends every
+    /// conversation it lost that is still alive. The flow's wait is left as it was.
+    mutating func endForgotten(_ local: Int, now: UInt64, _ ctx: inout FlowContext) {
+        guard let lost = known.forgotten.removeValue(forKey: local) else { return }
+        let before = waiting
+        for uuid in lost where ctx.devices[local].manager.check(.end, conversation: uuid) == nil {
+            let slot = newAction(.end, by: local, step: LifeEvent.relaunch.step, conversation: uuid, planned: now,
+                                 now: now, &ctx)
+            ctx.devices[local].manager.begin(.end, conversation: uuid)
+            emit(.send(ActionRequest(call: arrival.index, slot: slot, op: .end, device: local, conversation: uuid,
+                                     reason: LifeEvent.relaunch.word, tolerant: true)))
+        }
+        waiting = before
     }
 
     /// The call's conversations `local` still has alive, in the flow's name order.

@@ -88,6 +88,7 @@ struct FlowInterpreter {
 
     /// A device of this call applied a background push: a wait for its end or its connection may be over.
     mutating func deviceChanged(_ local: Int, now: UInt64, _ ctx: inout FlowContext) -> [FlowEffect] {
+        endForgotten(local, now: now, &ctx)
         let manager = ctx.devices[local].manager
         noteConnected(local, ctx.devices)
         switch waiting {

@@ -128,6 +128,9 @@ struct CallKnowledge {
     /// The newest server view of each conversation any of this call's responses carried (cleanup skips what the
     /// server already ended).
     var lastViews: [String: ConversationView] = [:]
+    /// Devices relaunched with `device.relaunch: end_on_event` → the conversations they lost, ended at their next
+    /// push or socket event (a server that offers no list of a device's calls).
+    var forgotten: [Int: [String]] = [:]
 
     mutating func saw(_ view: ConversationView?) {
         guard let view else { return }

@@ -33,7 +33,7 @@ extension ScenarioDecoder {
         return .life(LifeStep(kind: kind, interruption: interruption, conversation: conversation))
     }
 
-    /// `relaunch: end | rejoin`, `filtered_status: 486 | 603`.
+    /// `relaunch: end | rejoin | end_on_event`, `filtered_status: 486 | 603`.
     mutating func deviceLife(_ fields: Fields, into profile: inout DeviceProfile) {
         if let node = fields["relaunch"],
            let w = word(node, "relaunch", among: RelaunchReconcile.allCases.map(\.rawValue)) {

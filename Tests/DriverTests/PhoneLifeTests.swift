@@ -149,3 +149,20 @@ extension PhoneLifeTests {
         XCTAssertEqual(c["action.end.fulfilled"], 6, "the caller's end still had a call to end: \(c)")
     }
 }
+
+/// `device.relaunch: end_on_event`: a server that offers no list of a device's calls; the relaunched device ends
+/// the call it lost when its next push finds it still alive.
+extension PhoneLifeTests {
+    func testARelaunchWithNoListEndsTheLostCallOnItsNextEvent() throws {
+        let c = try run(Self.scenario("relaunch", then: """
+                  - { wait: 200ms }
+                  - { role: caller, do: pause }
+                  - { role: caller, do: await_end }
+            """, device: "{ relaunch: end_on_event }"))
+        XCTAssertEqual(c[MetricName.callsCompleted], 3, "\(c)")
+        XCTAssertEqual(c[MetricName.lifeRelaunchRegistered], 3, "\(c)")
+        XCTAssertNil(c[MetricName.lifeSkipped], "\(c)")
+        XCTAssertEqual(c["action.pause.fulfilled"], 3, "\(c)")
+        XCTAssertEqual(c["step_outcome.end@life/life.relaunch.fulfilled"], 3, "ended on the hold's push: \(c)")
+    }
+}

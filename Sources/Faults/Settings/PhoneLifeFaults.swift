@@ -99,4 +99,7 @@ public struct PhoneLifeOptions: Sendable, Equatable {
 /// How a relaunched app reconciles with the calls its server still holds.
 public enum RelaunchReconcile: String, Sendable, Equatable, CaseIterable {
     case end, rejoin
+    /// A server that offers no list of a device's calls: the device ends what it finds on its next push or socket
+    /// event.
+    case endOnEvent = "end_on_event"
 }
