@@ -113,7 +113,8 @@ enum Help {
           --apns-url   the push gateway it sends VoIP pushes to (default http://127.0.0.1:2197)
           --allow-remote HOST  permit a non-loopback listen address or push gateway host
           --bug NAMES  switch on deliberate bugs, comma-separated: merge-lost-update, merge-ignores-ended,
-                       unmerge-drops-join, version-not-bumped, elsewhere-keeps-ringing, elsewhere-voip-cancel
+                       unmerge-drops-join, version-not-bumped, elsewhere-keeps-ringing, elsewhere-voip-cancel,
+                       interrupted-stays-joined
                        (to prove the history checker finds them)
           --unmerge-policy P  where the device that unmerges stands afterwards: hold-split (default: active in
                        the group, holding the split-off call), hold-group (active with the split member, holding

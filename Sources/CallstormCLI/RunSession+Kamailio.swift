@@ -116,11 +116,12 @@ extension RunSession {
     }
 
     /// The SIP transactions `steps` make at the proxy: an INVITE per start or redial, a re-INVITE per pause or
-    /// resume, a BYE or CANCEL per end (the busiest branch of a branch, each repetition of a repeat).
+    /// resume, a BYE or CANCEL per end, one per life event (the busiest branch of a branch, each repetition of a
+    /// repeat).
     static func transactions(_ steps: [FlowStep]) -> Int {
         steps.reduce(0) { sum, step in
             switch step.kind {
-            case .start, .redial, .end, .pause, .resume: return sum + 1
+            case .start, .redial, .end, .pause, .resume, .life: return sum + 1
             case .branch(let branches): return sum + (branches.map { transactions($0.steps) }.max() ?? 0)
             case .repeatSteps(let count, let inner): return sum + count * transactions(inner)
             case .together(let inner, _): return sum + transactions(inner)

@@ -319,6 +319,7 @@ struct CheckState {
     mutating func fulfilled(_ c: Complete, _ rec: OpRecord, at i: Int, t: UInt64) {
         let inv = rec.invoke
         checkNotEndedBefore(rec, at: i)
+        checkLifeEvent(c, rec, at: i)
         if inv.kind == .merge, let w = inv.with, w != inv.conversation {
             // Which conversation goes on is the server's choice (the reference keeps the one the merge names, LCK's
             // sample code merges into `conversationUUIDToMergeWith`): the response's view names the survivor.

@@ -18,6 +18,9 @@ public enum Rule: String, Sendable, CaseIterable, Codable {
     /// Users with several devices: after one device of a user answered (or declined) a conversation, none of the
     /// user's other devices rings it past the declared grace, and its final view agrees it does not hold the call.
     case elsewhereStopsRinging = "elsewhere-stops-ringing"
+    /// The phone's life (issue 37): what the system made a device tell its server takes effect there: an end made
+    /// by an interruption, a reset, a relaunch or a filter leaves the device out; an interruption's hold holds it.
+    case lifeEventTakesEffect = "life-event-takes-effect"
 
     /// What a rule judges: what LiveCommunicationKit and the conversation model require of any server, or a
     /// choice a server may make, held to only when the scenario declares it (`ServerPolicy`).

@@ -59,6 +59,19 @@ final class ActionSender {
         }
     }
 
+    /// A relaunched app registers again (issue 37): the device stays in its call (the idle pool is not touched),
+    /// and the answer is counted apart from the run's registrations.
+    func reregister(_ local: Int) {
+        send("register", deviceVars(local)) { [self] result, endpoint in
+            let now = clock.nowNanos()
+            let ok: Bool
+            if case .success(let response) = result, endpoint?.accepts(response.status) == true { ok = true } else {
+                ok = false
+            }
+            books.count(ok ? .lifeRelaunchRegistered : .lifeRelaunchRegisterFailed, at: now)
+        }
+    }
+
     /// Sends one action to the target and hands its answer to the call (or, when a slow media setup fault holds
     /// a join back, to the wheel first). `route`: where operations go before HTTP (a device socket).
     func perform(_ request: ActionRequest, route: ActionRoute? = nil) {

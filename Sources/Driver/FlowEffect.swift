@@ -1,4 +1,5 @@
 import CallModel
+import Faults
 import Metrics
 import Scenario
 
@@ -28,6 +29,8 @@ enum FlowEffect {
     /// The call is over, counted as `outcome` (`completed`, `failed` or `missed`, as the books count it): the
     /// worker frees its devices and forgets it.
     case completed(outcome: String)
+    /// The app on `device` was relaunched: its signaling registers again (and a SIP stack forgets its dialogs).
+    case relaunched(device: Int)
 }
 
 /// Timers a flow arms. The worker's wheel holds them with the call's number; a token that no longer matches
@@ -46,6 +49,8 @@ enum FlowTimer {
     /// A join's answer held back by a slow media setup (a device fault): the join is fulfilled now. Rare, so
     /// boxed: the wheel's entries stay small.
     indirect case lateAnswer(ActionRequest, ActionAnswer)
+    /// A life event a chaos window drew for `device` (issue 37) is due (`FlowInterpreter+Life`).
+    case life(LifeEvent, device: Int)
 }
 
 /// The target API operation of an action (the `target.api` mapping's names).
@@ -164,6 +169,8 @@ struct FlowConfig: Sendable {
     var includesInRecents = true
     /// `users:`: the grace a user's other device may ring after an answer elsewhere, and the decline policy.
     var users: UsersSpec?
+    /// `device.relaunch`, `device.filtered_status`: the app's choices for its life events.
+    var life = PhoneLifeOptions()
 
     init(actionTimeoutNanos: UInt64, replayOffsetNanos: Int64? = nil, behavior: Behavior, verifyViews: Bool,
          pollNanos: UInt64? = nil) {
@@ -179,6 +186,7 @@ struct FlowConfig: Sendable {
                   behavior: settings.behavior, verifyViews: settings.verifyViews, pollNanos: settings.pollNanos)
         includesInRecents = settings.includesInRecents
         users = settings.scenario.users
+        life = settings.scenario.device.life
         if (settings.api ?? TargetAPI.referenceMapping).push.handle != nil {
             callerHandles = CallerHandleCheck(handles: settings.handles)
         }

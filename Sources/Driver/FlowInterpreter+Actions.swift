@@ -117,6 +117,7 @@ extension FlowInterpreter {
 
     private mutating func memberAnswered(_ request: ActionRequest, _ answer: ActionAnswer, now: UInt64,
                                          _ ctx: inout FlowContext) {
+        if lifeAnswered(request, answer, now: now, &ctx) { return }
         let (kind, local, uuid) = (request.kind, request.device, request.conversation)
         if answer.alreadyEnded {
             // Ending what already ended is no error: the device takes it as remoteEnded, as LCK does when the

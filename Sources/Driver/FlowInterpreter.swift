@@ -70,6 +70,8 @@ struct FlowInterpreter {
             answeredLate(request, answer, now: now, &ctx)
         case .poll(let token):
             pollDue(token: token, now: now)
+        case .life(let event, let local):
+            lifeEvent(event, device: local, now: now, &ctx)
         }
         return take()
     }
@@ -88,6 +90,7 @@ struct FlowInterpreter {
 
     /// A device of this call applied a background push: a wait for its end or its connection may be over.
     mutating func deviceChanged(_ local: Int, now: UInt64, _ ctx: inout FlowContext) -> [FlowEffect] {
+        endForgotten(local, now: now, &ctx)
         let manager = ctx.devices[local].manager
         elsewhereChanged(local, now: now, ctx.devices)
         noteConnected(local, ctx.devices)
@@ -237,6 +240,8 @@ struct FlowInterpreter {
             }
         case .wait, .waitBehavior, .branch, .repeatSteps, .together:
             return true
+        case .life(let life):
+            return lifeStep(life, by: local, now: now, &ctx)
         default:
             return memberStep(step, by: local, planned: planned, now: now, inRace: false, &ctx)
         }

@@ -17,6 +17,8 @@ enum Waiting: Equatable {
     case verification(outstanding: Int, attempt: Int, mismatched: Bool)
     /// A `together` step: this many of its actions are still out.
     case race(outstanding: Int)
+    /// A life step (`interrupted`, `manager_reset`, …): this many of the actions it made are still out.
+    case life(outstanding: Int)
 }
 
 /// A position in a flow's steps; repeat frames run `remaining` more times.
@@ -128,6 +130,9 @@ struct CallKnowledge {
     var lastViews: [String: ConversationView] = [:]
     /// The other devices of the roles' users (`users:`) and what the call decided of them.
     var elsewhere = ElsewhereState()
+    /// Devices relaunched with `device.relaunch: end_on_event` → the conversations they lost, ended at their next
+    /// push or socket event (a server that offers no list of a device's calls).
+    var forgotten: [Int: [String]] = [:]
 
     mutating func saw(_ view: ConversationView?) {
         guard let view else { return }

@@ -246,6 +246,9 @@ final class PushIntake {
             return
         }
         host.tell(id, now: now) { $0.pushReported(device: local, conversation: uuid, now: now, &$1) }
+        if let (event, _) = faults.lifeAtRing(local, now: now) {
+            host.schedule(.flow(call: id, .life(event, device: local)), at: now)
+        }
     }
 
     /// A background push, or a message on the device's socket (`channel`: `socket.events`), folded into the

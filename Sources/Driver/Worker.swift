@@ -191,6 +191,11 @@ final class Worker: EffectHost, @unchecked Sendable {
                 books.invoked(record, device: identity.id, user: identity.user, now: now)
             case .finished(let record):
                 books.finished(record, device: table.devices[record.device].identity.id, now: now)
+                for (local, event, at) in faults.lifeAtConnect(record, call: id, now: now) {
+                    wheel.schedule(.flow(call: id, .life(event, device: local)), at: at)
+                    armed = true
+                }
+            case .relaunched(let local): signaling[local].moment(.relaunched, device: local)
             case .poll(let local, let uuid): sender.poll(uuid, for: local, call: id)
             case .fetchViews(let uuids): sender.fetchViews(uuids, call: id)
             case .finalView(let view): books.writeFinal(view, now: now)

@@ -9,6 +9,7 @@ public enum FaultRegistry {
         PushBrownoutFault.self, PushGoAwayFault.self,
         ReportDelayFault.self, OfflineFault.self, JoinDelayFault.self, JoinFailureFault.self, ClockSkewFault.self,
         SocketDropFault.self, SocketStallFault.self,
+        InterruptedFault.self, ManagerResetFault.self, RelaunchFault.self, FilteredFault.self,
         LatencyFault.self, BandwidthFault.self, ResetFault.self, TimeoutFault.self, SlicerFault.self,
         LimitDataFault.self, SlowCloseFault.self,
         TargetKillFault.self, SocketStormFault.self,
@@ -28,6 +29,8 @@ public enum FaultRegistry {
     public static let sipWakePath: [any SIPWakeFault.Type] = path()
     /// RTP faults, in deciding order: a silenced direction first, then loss (each seals the packet), then delay.
     public static let mediaPacketPath: [any MediaPacketFault.Type] = path()
+    /// The phone's life events, in deciding order: an interruption, a reset, a relaunch, a filter.
+    public static let lifePath: [any LifeFault.Type] = path()
     /// Network toxics in the order they sit on the proxy.
     public static let network: [any NetworkFault.Type] = path()
 

@@ -58,6 +58,7 @@ extension ReferenceTarget {
             elsewhere = stopOtherDevices(&conversation, of: index)
         case "end":
             guard mine != .left else { return .failure(refusal(409, "member already left", code: "state")) }
+            if bugs.contains(.interruptedStaysJoined), body.reason == "interrupted" { break }  // the bug
             conversation.members[index].state = .left
             // A decline (an end while ringing) stops the user's other devices: declinedElsewhere.
             if mine == .ringing { elsewhere = stopOtherDevices(&conversation, of: index) }

@@ -69,6 +69,9 @@ public final class ReferenceTarget: HTTPHandler {
         /// Users with several devices: the others are told with a VoIP push instead of a background push or a
         /// socket event (a VoIP push without a new call: PushKit's rule, `pushes.voip_without_call`).
         case elsewhereVoIPCancel = "elsewhere-voip-cancel"
+        /// An end an interrupted app sends (reason `interrupted`) is answered 200, but the device stays joined: the
+        /// server takes the interruption for a pause the app will come back from (issue 37).
+        case interruptedStaysJoined = "interrupted-stays-joined"
     }
 
     struct State {

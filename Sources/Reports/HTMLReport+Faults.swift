@@ -82,6 +82,11 @@ extension HTMLReport {
             rates += [("one-way audio by faults/s", [MetricName.mediaOneWayAttributed]),
                       ("one-way audio by the server/s", [MetricName.mediaOneWayWithoutFault])]
         }
+        // The phone's life (issue 37): its events per second beside the calls the windows' faults spoiled.
+        let life = ["interrupted", "manager_reset", "relaunch", "filtered"].map { MetricName.life($0) }
+        if life.contains(where: { recorder.counterNames.contains($0) }) {
+            rates += [("life events/s", life), ("calls attributed to faults/s", [MetricName.callsAttributedToFaults])]
+        }
         return rates
     }
 

@@ -48,6 +48,7 @@ extension FlowStep.Kind {
         case .branch: return "branch"
         case .repeatSteps: return "repeat"
         case .together: return "together"
+        case .life(let step): return step.kind.rawValue
         }
     }
 
@@ -89,6 +90,9 @@ extension FlowStep: CustomStringConvertible {
             }.joined(separator: " | ")
         case .repeatSteps(let count, let steps):
             what = "repeat \(count)x: \(steps.map(\.name).joined(separator: ", "))"
+        case .life(let step):
+            what = "\(step.kind.rawValue) \(step.conversation)"
+                + (step.kind == .interrupted ? " (\(step.interruption.rawValue))" : "")
         case .together(let steps, let offset):
             let gaps = offset.values.map { Quantity.format(signedNanos: $0) }
             what = "together (offset \(gaps.count == 1 ? gaps[0] : "\(gaps.first!)…\(gaps.last!)")): " +

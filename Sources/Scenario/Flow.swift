@@ -1,3 +1,4 @@
+import Faults
 import Quantities
 
 /// A flow: the script one planned call follows, step after step, each step done by one of its roles' devices.
@@ -77,6 +78,9 @@ public struct FlowStep: Sendable, Equatable {
         /// Race mode: the actions fired from one barrier, the second and later ones `offset` after the first
         /// (before it when negative). Their failures do not fail the flow: in a race someone loses.
         case together(steps: [FlowStep], offset: RaceOffset)
+        /// The phone's own life acting on the role's device (issue 37): interrupted, manager_reset, relaunch,
+        /// filtered. Never fails the flow: what follows finds the conversation as the event left it.
+        case life(LifeStep)
     }
 }
 
@@ -135,6 +139,8 @@ public struct DeviceProfile: Sendable, Equatable {
     public var handles = HandleMix()
     /// `signaling: sip` (with `sleep`, `transport`): the devices are SIP user agents; nil for HTTP devices.
     public var sip: SIPDeviceSpec?
+    /// `relaunch`, `filtered_status`: the app's choices for its life events (issue 37).
+    public var life = PhoneLifeOptions()
 
     public init(capabilities: [String] = ["pausing", "merging", "unmerging"], maximumConversationGroups: Int = 2,
                 maximumConversationsPerConversationGroup: Int = 5, supportsVideo: Bool = false) {

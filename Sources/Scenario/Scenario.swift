@@ -61,7 +61,9 @@ public struct Scenario: Sendable, Equatable {
     /// The names `target.bugs` accepts (the reference target's `Bug` cases; a test keeps them equal).
     public static let knownTargetBugs = ["merge-lost-update", "merge-ignores-ended", "unmerge-drops-join",
                                          "version-not-bumped",
-                                         "elsewhere-keeps-ringing", "elsewhere-voip-cancel"]
+                                         "elsewhere-keeps-ringing", "elsewhere-voip-cancel"] + lifeTargetBugs
+    /// The reference target's bug of the phone's life (issue 37).
+    public static let lifeTargetBugs = ["interrupted-stays-joined"]
     /// `target.api`: how to speak to a server that does not use the reference protocol; nil for the reference.
     public var api: APIMapping?
     /// The simulated app's conversation-manager configuration (`device:`).

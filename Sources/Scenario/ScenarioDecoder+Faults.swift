@@ -98,7 +98,9 @@ extension ScenarioDecoder {
     }
 
     private mutating func deviceFaults(_ node: YAMLNode) -> DeviceFaultSettings? {
-        guard let f = fields(of: node, in: "'device' faults", known: FaultWindow.deviceKinds) else { return nil }
+        guard let f = fields(of: node, in: "'device' faults",
+                             known: FaultWindow.deviceKinds + FaultWindow.deviceOptions)
+        else { return nil }
         var d = DeviceFaultSettings()
         if let n = f["report_delay"] { d.reportDelay = distribution(n, "report_delay") }
         if let n = f["offline"], let v = fraction(n, "offline") { d.offline = v }
@@ -107,6 +109,7 @@ extension ScenarioDecoder {
         if let n = f["clock_skew"], let skew = duration(n, "clock_skew") { d.clockSkewNanos = skew }
         if let n = f["socket_drop"] { d.socketDrop = socketDrop(n) }
         if let n = f["socket_stall"] { d.socketStall = socketStall(n) }
+        d.life = lifeFaults(f)
         return d
     }
 

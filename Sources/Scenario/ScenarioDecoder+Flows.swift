@@ -1,3 +1,4 @@
+import Faults
 /// The flow language: the `flows:` and `device:` sections, and resolving the names in `mix` against user-written
 /// and built-in flows.
 ///
@@ -8,21 +9,21 @@ extension ScenarioDecoder {
     static let flowRequiredKeys = ["roles", "steps"]
     static let stepKeys = [
         "name", "role", "do", "to", "conversation", "video", "reason", "with", "member", "into", "wait", "branch",
-        "repeat", "steps", "together", "offset",
+        "repeat", "steps", "together", "offset", "then",
     ]
     /// The keys that say what a step is; a step has exactly one.
     static let stepForms = ["do", "wait", "branch", "repeat", "together"]
     static let stepActions = [
         "start", "await_push", "join", "decline", "end", "pause", "resume", "merge", "unmerge", "await_end",
         "await_answer", "redial",
-    ]
+    ] + LifeEventKind.allCases.map(\.rawValue)
     /// The `behavior` entries a `wait:` may name instead of giving a distribution.
     static let behaviorReferences = ["answer_after", "talk"]
     /// LiveCommunicationKit's reasons a conversation ends for the others.
     static let endReasons = ["failed", "remoteEnded", "unanswered", "joinedElsewhere", "declinedElsewhere"]
     static let deviceKeys = ["capabilities", "max_conversation_groups", "max_conversations_per_group", "video",
                              "socket", "socket_reconnect", "socket_linger", "on_voip_without_call",
-                             "handles", "supported_handles", "includes_in_recents"] + sipDeviceKeys
+                             "handles", "supported_handles", "includes_in_recents"] + sipDeviceKeys + lifeDeviceKeys
     static let capabilityNames = ["pausing", "merging", "unmerging", "video", "playingTones"]
     /// How a step writes `Flow.hangupRole`.
     static let hangupWord = "hangup"

@@ -1,3 +1,4 @@
+import Faults
 import Quantities
 
 /// The flow language's steps: one step's keys and forms, its roles and conversations, branches, races and
@@ -102,6 +103,7 @@ extension ScenarioDecoder {
         case "end": return ["role", "conversation", "reason"]
         case "merge": return ["role", "conversation", "with"]
         case "unmerge": return ["role", "conversation", "member", "into"]
+        case "interrupted": return ["role", "conversation", "then"]
         default: return ["role", "conversation"]
         }
     }
@@ -190,6 +192,8 @@ extension ScenarioDecoder {
         case "resume": return conversation.map { .resume(conversation: $0) }
         case "await_end": return conversation.map { .awaitEnd(conversation: $0) }
         case "await_answer": return conversation.map { .awaitAnswer(conversation: $0) }
+        case _ where LifeEventKind(rawValue: action) != nil:
+            return conversation.flatMap { lifeStep(action, fields: fields, conversation: $0) }
         case "end":
             let reason = fields["reason"].map { self.word($0, "reason", among: Self.endReasons) }
             guard let conversation, reason != .some(nil) else { return nil }
@@ -473,6 +477,7 @@ extension ScenarioDecoder {
         deviceSocket(fields, into: &profile)
         deviceApp(fields, into: &profile)
         deviceSIP(fields, into: &profile)
+        deviceLife(fields, into: &profile)
         return errors.count == errorsBefore ? profile : nil
     }
 }

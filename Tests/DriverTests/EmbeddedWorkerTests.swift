@@ -26,10 +26,14 @@ final class EmbeddedWorkerTests: XCTestCase {
 
         /// `refuse`: the status the target answers a request with instead of handling it (nil: it handles it).
         /// `bugs`: the reference target's deliberate bugs; `silentVoIP`: device tokens whose VoIP pushes never
-        /// reach the push sink (lost on the way, without a fault).
+        /// reach the push sink (lost on the way, without a fault); `socketBridge`: answers the devices' socket
+        /// messages from the target (devices with `device.socket` then hold a socket in memory).
         init(_ scenario: Scenario, bugs: Set<ReferenceTarget.Bug> = [], silentVoIP: Set<String> = [],
-             refuse: @escaping (ClientRequest) -> Int? = { _ in nil }) throws {
+             refuse: @escaping (ClientRequest) -> Int? = { _ in nil },
+             socketBridge: ((ReferenceTarget) -> (String) -> String?)? = nil) throws {
             loop = EmbeddedLoop(clock: clock)
+            let bridge = Box<((String) -> String?)?>(nil)
+            if socketBridge != nil { loop.socketServer = { bridge.value?($0) } }
             let settings = DriverSettings(scenario: scenario, targetURL: "http://target.embedded", workers: 1)
             let faultLog = FaultLog()
             let deviceCalls = DeviceCalls(devices: settings.devices)
@@ -52,6 +56,7 @@ final class EmbeddedWorkerTests: XCTestCase {
             }
             target = ReferenceTarget(configuration: configuration)
             let target = target
+            bridge.value = socketBridge?(target)
             loop.target = { request in
                 if let status = refuse(request) { return ClientResponse(status: status, body: []) }
                 let path = String(request.url.dropFirst("http://target.embedded".count))

@@ -120,6 +120,7 @@ final class FlowHarness {
             case .finalView(let view): seen.finals.append(view)
             case .note(let line, _): seen.notes.append(line)
             case .completed: seen.completed = true
+            case .relaunched: break
             }
         }
     }

@@ -51,7 +51,8 @@ final class FlowLanguageTests: XCTestCase {
         XCTAssertEqual(found.map(\.suggestion), ["start", "callee", nil])
         XCTAssertEqual(found.map(\.description), [
             "flows.yaml:10:41: error: 'do' must be one of start, await_push, join, decline, end, pause, resume, "
-                + "merge, unmerge, await_end, await_answer, redial, got 'strat' (did you mean 'start'?)",
+                + "merge, unmerge, await_end, await_answer, redial, interrupted, manager_reset, relaunch, filtered, "
+                + "got 'strat' (did you mean 'start'?)",
             "flows.yaml:11:29: error: undefined role 'calee' in flow 'chat'; its roles are caller, callee "
                 + "(did you mean 'callee'?)",
             "flows.yaml:13:9: error: the probabilities in 'branch' add up to 110%, more than 100%; lower them "

@@ -56,6 +56,8 @@ extension DeviceSignaling {
 enum AppMoment {
     case pushReported(conversation: String, acceptedNanos: UInt64)
     case idle
+    /// The app was relaunched after a termination (a life event, issue 37): it registers again.
+    case relaunched
 }
 
 /// A signaling kind's own timer on the worker's wheel: which kind (`slot`, its place in the worker's list) and a

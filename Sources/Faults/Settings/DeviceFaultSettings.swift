@@ -18,6 +18,8 @@ public struct DeviceFaultSettings: Sendable, Equatable {
     public var socketDrop: SocketDropFaults?
     /// The device reads nothing from its signaling socket for a while.
     public var socketStall: SocketStallFaults?
+    /// The phone's own life: interruptions, manager resets, relaunches, filtered calls (issue 37).
+    public var life = PhoneLifeFaults()
 
     public init() {}
 }

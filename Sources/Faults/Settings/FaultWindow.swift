@@ -51,6 +51,8 @@ public struct FaultWindow: Sendable, Equatable {
     /// Keys of a `push:` section that qualify a fault rather than name one.
     public static let pushOptions = ["reorder_hold"]
     public static var deviceKinds: [String] { FaultRegistry.names(of: .device) }
+    /// Keys of a `device:` section that qualify the phone's life events rather than name one.
+    public static let deviceOptions = ["interrupted_action", "life_after"]
     public static var networkKinds: [String] { FaultRegistry.names(of: .network) }
     /// Keys of a `network:` section that qualify its toxics rather than name one.
     public static let networkOptions = ["direction", "probability", "connections"]

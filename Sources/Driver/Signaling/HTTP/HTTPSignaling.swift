@@ -16,4 +16,9 @@ final class HTTPSignaling: DeviceSignaling {
     }
 
     func perform(_ request: ActionRequest) { sender.perform(request) }
+
+    /// A relaunched app registers again (issue 37).
+    func moment(_ moment: AppMoment, device local: Int) {
+        if case .relaunched = moment { sender.reregister(local) }
+    }
 }

@@ -147,6 +147,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         case .pushReported(let uuid, let acceptedNanos):
             pushReported(local, conversation: uuid, acceptedNanos: acceptedNanos)
         case .idle: afterCall(local)
+        case .relaunched: relaunched(local)
         }
     }
 
@@ -239,7 +240,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         pool.perform(agent) { agent, now in
             switch request.op {
             case .join: sent = agent.answer(callID, now: now)
-            case .decline: sent = agent.decline(callID, status: 603, now: now)
+            case .decline: sent = agent.decline(callID, status: self.declineStatus(request), now: now)
             case .pause, .resume: sent = agent.setHold(callID, held: request.op == .pause, now: now)
             case .end where leg.confirmed: sent = agent.bye(callID, now: now)
             case .end where leg.caller: sent = agent.cancel(callID, now: now)

@@ -124,6 +124,7 @@ final class DeviceSockets: DeviceSignaling, ActionRoute, HoldsSignalingParts {
         case .pushReported(let uuid, let acceptedNanos):
             pushReported(local, conversation: uuid, acceptedNanos: acceptedNanos)
         case .idle: idle(local)
+        case .relaunched: relaunched(local)
         }
     }
 
