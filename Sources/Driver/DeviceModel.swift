@@ -284,7 +284,9 @@ struct DeviceModel {
                 // Unanswered and failed are LiveCommunicationKit's words for a call that never connected (a SIP
                 // refusal is one of them, never `remoteEnded`); any other reason is the other side's end.
                 let reason: EndedReason = payload.reason == "unanswered" ? .unanswered
-                    : payload.reason == "failed" ? .failed : .remoteEnded
+                    : payload.reason == "failed" ? .failed
+                    : payload.reason == "joinedElsewhere" ? .joinedElsewhere
+                    : payload.reason == "declinedElsewhere" ? .declinedElsewhere : .remoteEnded
                 devices[local].manager.remoteEnded(uuid, reason: reason)
             }
         }
