@@ -36,8 +36,10 @@ struct SIPTwinBranch {
     /// How it ended (0 for a CANCEL's own branch); `answer` the final response, nil for a local end.
     var final: Int?
     var answer: SIPMessage?
-    /// Stopped unanswered (a CANCEL or the final timer): a provisional it sends later gets a CANCEL.
+    /// Stopped unanswered (a CANCEL or the final timer): a provisional it sends later gets a CANCEL, with
+    /// `cancelReason` when another branch's answer stopped it.
     var cancelOnRing = false
+    var cancelReason: SIPReason?
 }
 
 extension SIPTwinProxy {
@@ -181,10 +183,11 @@ extension SIPTwinProxy {
 
     /// Stops a branch that never answered: no retransmission more, counted as ended, and CANCELled should it ring
     /// after all (tm's default `cancel_b_method`).
-    func stopBranch(_ key: TwinKey) {
+    func stopBranch(_ key: TwinKey, reason: SIPReason? = nil) {
         branches[key]?.client = nil
         branches[key]?.final = 487
         branches[key]?.cancelOnRing = true
+        branches[key]?.cancelReason = reason
     }
 
     func applyClient(_ effects: [TransactionEffect], key: TwinKey, now: UInt64) {

@@ -20,7 +20,7 @@ extension SIPTwinProxy {
             forward(branch.upstream, response)  // a 2xx repeat once the branch ended: forwarded statelessly
         } else if method == .invite, status > 100, status < 200, branch.cancelOnRing {
             branches[key]?.cancelOnRing = false
-            cancelBranch(key)
+            cancelBranch(key, reason: branch.cancelReason)
         }
     }
 
@@ -33,7 +33,7 @@ extension SIPTwinProxy {
             branches[key]?.rang = true
             if branch.cancelOnRing || relay.cancelled {
                 branches[key]?.cancelOnRing = false
-                return cancelBranch(key)
+                return cancelBranch(key, reason: branch.cancelReason)
             }
             guard !relay.finished else { return }
             relays[branch.upstream]?.deadline = now + relay.answerNanos  // fr_inv_timer, restarted on each 1xx
@@ -94,7 +94,7 @@ extension SIPTwinProxy {
             branches[key]?.final = 487
             cancelBranch(key, reason: reason)
         } else {
-            stopBranch(key)
+            stopBranch(key, reason: reason)
         }
     }
 
