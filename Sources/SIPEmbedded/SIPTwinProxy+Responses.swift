@@ -67,7 +67,8 @@ extension SIPTwinProxy {
     func branchEnded(_ key: TwinKey, status: Int, response: SIPMessage?, now: UInt64) {
         branches[key]?.final = status
         branches[key]?.answer = response
-        guard let up = branches[key]?.upstream, let relay = relays[up], !relay.finished, relay.parks == 0 else { return }
+        guard let up = branches[key]?.upstream, let relay = relays[up], !relay.finished, relay.parks == 0
+        else { return }
         let ended = relay.branches.compactMap { branches[$0] }
         guard ended.allSatisfy({ $0.final != nil }) else { return }
         let answers = ended.compactMap(\.answer)

@@ -40,7 +40,7 @@ final class KamailioForkTests: XCTestCase {
         let call = world.invite()
         XCTAssertTrue(world.rings(first, call) && world.rings(second, call), world.log)
         world.harness.perform(first) { _ = $0.decline(call, status: 603, now: $1) }
-        XCTAssertTrue(eventually(10) { world.harness.events(second).contains(.ended(call: call, reason: .elsewhere(cause: 603))) },
+        XCTAssertTrue(eventually(10) { world.harness.events(second).contains(Call.ended(call, elsewhere: 603)) },
                       "\(world.harness.events(second))\n\(world.log)")
         XCTAssertTrue(eventually(10) { world.harness.events(world.alice).contains(.failed(call: call, status: 603)) },
                       "\(world.harness.events(world.alice))")
@@ -59,7 +59,7 @@ final class KamailioForkTests: XCTestCase {
         XCTAssertTrue(world.rings(first, call) && world.rings(second, call), world.log)
         XCTAssertTrue(eventually(10) { world.voipPushes() == 1 }, world.log)
         world.harness.perform(first) { _ = $0.answer(call, now: $1) }
-        XCTAssertTrue(eventually(10) { world.harness.events(second).contains(.ended(call: call, reason: .elsewhere(cause: 200))) },
+        XCTAssertTrue(eventually(10) { world.harness.events(second).contains(Call.ended(call, elsewhere: 200)) },
                       "\(world.harness.events(second))\n\(world.log)")
         XCTAssertTrue(eventually(10) { world.harness.events(world.alice).contains(.answered(call: call)) })
 
@@ -89,6 +89,45 @@ final class KamailioForkTests: XCTestCase {
         XCTAssertEqual(world.backgroundPushes().count, 0, world.log)
     }
 
+    /// An awake device's 486 does not end a call a sleeping device is being woken for (its parking branch holds
+    /// the transaction): the woken device takes it.
+    func testAnAwakeRefusalLeavesTheCallToTheWakingDevice() throws {
+        let world = try ForkWorld(.tcp)
+        defer { world.stop() }
+        let awake = try world.awake(seed: 61)
+        let account = try world.sleeping(token: "0e", seed: 62)
+        let call = world.invite()
+        XCTAssertTrue(world.rings(awake, call), world.log)
+        world.harness.perform(awake) { _ = $0.decline(call, status: 486, now: $1) }
+        XCTAssertTrue(eventually(10) { world.voipPushes() == 1 }, world.log)
+        let woken = try world.wake(account, seed: 63)
+        XCTAssertTrue(world.rings(woken, call), "\(world.harness.events(woken))\n\(world.log)")
+        XCTAssertFalse(world.harness.events(world.alice).contains(.failed(call: call, status: 486)))
+        world.harness.perform(woken) { _ = $0.answer(call, now: $1) }
+        XCTAssertTrue(eventually(10) { world.harness.events(world.alice).contains(.answered(call: call)) },
+                      "\(world.harness.events(world.alice))")
+    }
+
+    /// Two devices answer at once (RFC 3261 §13.2.2.4): Kamailio relays both 2xx, the caller ACKs both, keeps one
+    /// and ends the other with a BYE whose Reason says the call was taken elsewhere.
+    func testTwoAnswersAtOnceAreBothAckedAndOneIsByedElsewhere() throws {
+        let world = try ForkWorld(.udp)
+        defer { world.stop() }
+        let first = try world.awake(seed: 71), second = try world.awake(seed: 72)
+        let call = world.invite()
+        XCTAssertTrue(world.rings(first, call) && world.rings(second, call), world.log)
+        world.harness.queue.sync {
+            world.harness.pool.perform(first) { _ = $0.answer(call, now: $1) }
+            world.harness.pool.perform(second) { _ = $0.answer(call, now: $1) }
+        }
+        XCTAssertTrue(eventually(10) { world.harness.counters().forks["second_answer"] == 1 },
+                      "\(world.harness.counters().forks)\n\(world.log)")
+        let byed = Call.ended(call, elsewhere: 200)
+        XCTAssertTrue(eventually(10) { [first, second].contains { world.harness.events($0).contains(byed) } },
+                      "\(world.harness.events(first))\n\(world.harness.events(second))")
+        XCTAssertEqual(world.harness.events(world.alice).filter { $0 == .answered(call: call) }.count, 1)
+    }
+
     /// An awake device and a sleeping one: both ring (the sleeping one after its wake REGISTER, which replaces its
     /// own stale binding: two bindings, not three), the woken one answers, the awake one is CANCELled with
     /// `Reason: SIP;cause=200`.
@@ -106,9 +145,16 @@ final class KamailioForkTests: XCTestCase {
         world.harness.perform(woken) { _ = $0.answer(call, now: $1) }
         XCTAssertTrue(eventually(10) { world.harness.events(world.alice).contains(.answered(call: call)) },
                       "\(world.harness.events(world.alice))")
-        XCTAssertTrue(eventually(10) { world.harness.events(awake).contains(.ended(call: call, reason: .elsewhere(cause: 200))) },
+        XCTAssertTrue(eventually(10) { world.harness.events(awake).contains(Call.ended(call, elsewhere: 200)) },
                       "\(world.harness.events(awake))\n\(world.log)")
         XCTAssertEqual(world.voipPushes(), 1)
         XCTAssertFalse(world.kamailio.log.contains("ERROR"), world.log)
+    }
+}
+
+/// The event of a call ended by a CANCEL or BYE whose Reason names another device's answer (200) or decline.
+private enum Call {
+    static func ended(_ call: String, elsewhere cause: Int) -> SIPEvent {
+        .ended(call: call, reason: .elsewhere(cause: cause))
     }
 }
