@@ -89,6 +89,26 @@ final class KamailioForkTests: XCTestCase {
         XCTAssertEqual(world.backgroundPushes().count, 0, world.log)
     }
 
+    /// The caller gives up before the sleeping device wakes: the awake device is CANCELled without an elsewhere
+    /// Reason, and the device woken after is told the call ended unanswered.
+    func testAnEarlyCancelTellsTheLateDeviceUnanswered() throws {
+        let world = try ForkWorld(.udp)
+        defer { world.stop() }
+        let awake = try world.awake(seed: 81)
+        let account = try world.sleeping(token: "0f", seed: 82)
+        let call = world.invite()
+        XCTAssertTrue(world.rings(awake, call), world.log)
+        XCTAssertTrue(eventually(10) { world.voipPushes() == 1 }, world.log)
+        world.harness.perform(world.alice) { _ = $0.cancel(call, now: $1) }
+        XCTAssertTrue(eventually(10) { world.harness.events(awake).contains(.ended(call: call, reason: .cancelled)) },
+                      "\(world.harness.events(awake))\n\(world.log)")
+        _ = try world.wake(account, seed: 83)
+        XCTAssertTrue(eventually(10) { world.backgroundPushes().count == 1 }, world.log)
+        let told = try XCTUnwrap(world.backgroundPushes().first)
+        XCTAssertTrue(told.contains("\"reason\":\"unanswered\""), told)
+        XCTAssertEqual(world.voipPushes(), 1)
+    }
+
     /// An awake device's 486 does not end a call a sleeping device is being woken for (its parking branch holds
     /// the transaction): the woken device takes it.
     func testAnAwakeRefusalLeavesTheCallToTheWakingDevice() throws {

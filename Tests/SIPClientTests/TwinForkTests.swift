@@ -125,6 +125,28 @@ final class TwinForkTests: XCTestCase {
         }
     }
 
+    /// The caller gives up before the sleeping device wakes (an early cancel): the awake device's CANCEL carries no
+    /// Reason (missed, not elsewhere) and the device woken after is told the call ended unanswered.
+    func testAnEarlyCancelEndsTheAwakeDeviceMissedAndALateWakeIsToldUnanswered() throws {
+        let world = SIPTwinWorld(push: 10 * second, fork: true)
+        let alice = world.agent("alice", seed: 1)
+        let awake = world.agent("bob", seed: 2, instance: "phone")
+        let sleeping = world.agent("bob", token: "t1", seed: 3, instance: "tablet")
+        [alice, awake, sleeping].forEach(world.register)
+        world.pool.close(sleeping)
+        let call = invite(world, alice)
+        world.pool.perform(alice) { _ = $0.cancel(call, now: $1) }
+        world.settle()
+        XCTAssertEqual(world.events(awake).last, .ended(call: call, reason: .cancelled))
+        XCTAssertEqual(world.events(alice).last, .ended(call: call, reason: .cancelled))
+        let late = world.agent("bob", token: "t1", seed: 4, instance: "tablet")
+        world.register(late)
+        XCTAssertNil(world.incoming(late))
+        XCTAssertEqual(world.pushes.map(\.pushType), [.voip, .background])
+        let told = String(decoding: try XCTUnwrap(world.pushes.last).payload, as: UTF8.self)
+        XCTAssertTrue(told.contains("\"reason\":\"unanswered\""), told)
+    }
+
     /// Two devices answer in the same instant (RFC 3261 §13.2.2.4): the caller ACKs both 2xx, keeps the first and
     /// ends the second with a BYE whose Reason says the call was taken elsewhere; counted at the caller.
     func testTwoAnswersInTheSameInstantAreBothAckedAndTheSecondIsByedElsewhere() {
