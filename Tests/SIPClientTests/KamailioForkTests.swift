@@ -89,6 +89,33 @@ final class KamailioForkTests: XCTestCase {
         XCTAssertEqual(world.backgroundPushes().count, 0, world.log)
     }
 
+    /// Three bindings, two of them asleep: each sleeping device gets its own VoIP push, both wake REGISTERs add a
+    /// branch, one woken device answers and the awake one and the other woken one are CANCELled with cause 200.
+    func testTwoSleepingDevicesAreEachPushedAndBothWokenRingBesideTheAwakeOne() throws {
+        let world = try ForkWorld(.tcp)
+        defer { world.stop() }
+        let awake = try world.awake(seed: 91)
+        let tablet = try world.sleeping(token: "1a", seed: 92), mac = try world.sleeping(token: "1b", seed: 93)
+        let call = world.invite()
+        XCTAssertTrue(world.rings(awake, call), world.log)
+        XCTAssertTrue(eventually(10) { world.voipPushes() == 2 }, world.log)
+        let pushed = world.gateway.requests().filter { $0.lowercased().contains("apns-push-type: voip") }
+        for token in ["1a", "1b"] {
+            let path = "POST /3/device/\(String(repeating: token, count: 32)) "
+            XCTAssertEqual(pushed.filter { $0.hasPrefix(path) }.count, 1, "\(pushed)")
+        }
+        let first = try world.wake(tablet, seed: 94), second = try world.wake(mac, seed: 95)
+        XCTAssertTrue(world.rings(first, call) && world.rings(second, call), world.log)
+        XCTAssertEqual(world.bindings(), 3)
+        world.harness.perform(second) { _ = $0.answer(call, now: $1) }
+        XCTAssertTrue(eventually(10) { world.harness.events(world.alice).contains(.answered(call: call)) })
+        for agent in [awake, first] {
+            XCTAssertTrue(eventually(10) { world.harness.events(agent).contains(Call.ended(call, elsewhere: 200)) },
+                          "\(world.harness.events(agent))\n\(world.log)")
+        }
+        XCTAssertEqual(world.backgroundPushes().count, 0, "both woke in time")
+    }
+
     /// The caller gives up before the sleeping device wakes: the awake device is CANCELled without an elsewhere
     /// Reason, and the device woken after is told the call ended unanswered.
     func testAnEarlyCancelTellsTheLateDeviceUnanswered() throws {
