@@ -119,7 +119,7 @@ final class ForkWorld {
         guard eventually(10, { [harness] in
             harness.events(agent).contains { if case .registered = $0 { return true }; return false }
         }) else {
-            throw XCTSkip("agent \(agent) did not register: \(harness.events(agent))\n\(log)")
+            throw NotRegistered(description: "agent \(agent) did not register: \(harness.events(agent))\n\(log)")
         }
     }
 }
@@ -127,4 +127,9 @@ final class ForkWorld {
 /// The Contacts a registrar's last 200 listed, set on the pool's thread and read on the test's.
 final class BindingCount: Sendable {
     let count = Mutex(0)
+}
+
+/// A device of the world whose REGISTER was not answered 200: the test fails with Kamailio's log.
+struct NotRegistered: Error, CustomStringConvertible {
+    let description: String
 }
