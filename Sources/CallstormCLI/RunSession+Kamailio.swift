@@ -27,6 +27,11 @@ extension RunSession {
                 options.defines += KamailioOptions.pushDefines(
                     url: servers.gatewayURL, token: try servers.providerToken(teamID: scenario.push.authTeamID),
                     timeoutMillis: launch.pushTimeoutNanos.map { max(1, Int($0 / 1_000_000)) })
+                // A user's several devices under one address of record (deploy/kamailio/fork.cfg).
+                if let fork = launch.fork {
+                    options.defines.append(KamailioOptions.forkDefine)
+                    if fork == .noLate { options.defines.append(KamailioOptions.forkNoLateDefine) }
+                }
             }
             try FileManager.default.createDirectory(at: bundle.directory, withIntermediateDirectories: true)
             options.logFile = bundle.kamailioLog

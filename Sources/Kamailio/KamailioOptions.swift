@@ -63,6 +63,12 @@ public struct KamailioOptions: Sendable, Equatable {
         return defines
     }
 
+    /// The define of the forking routes (fork.cfg: several bindings per address of record, parallel branches, a
+    /// push to each sleeping device); with it `forkNoLateDefine` leaves out telling a device woken after the call
+    /// ended.
+    public static let forkDefine = "WITH_FORK"
+    public static let forkNoLateDefine = "WITH_FORK_NO_LATE"
+
     /// The defines as the run's facts show them: a provider token is a credential (valid an hour), so its value is
     /// left out.
     public var shownDefines: [String] {
@@ -81,7 +87,11 @@ public struct KamailioOptions: Sendable, Equatable {
         var args = ["-f", configuration.path, "-DD", "-E", "-L", modules, "-Y", runDirectory]
             + ports.listenArguments + ["-m", "\(sharedMemoryMB)", "-M", "\(privateMemoryMB)"]
         if let children { args += ["-n", "\(children)", "-N", "\(children)"] }
-        let listenerDefines = listeners?.defines(tlsConfigurationPath: runDirectory + "/tls.cfg") ?? []
+        var listenerDefines = listeners?.defines(tlsConfigurationPath: runDirectory + "/tls.cfg") ?? []
+        // Forking's parking branches go to this proxy's own UDP listener (deploy/kamailio/fork.cfg).
+        if defines.contains(Self.forkDefine), !defines.contains(where: { $0.hasPrefix("FORK_PARK=") }) {
+            listenerDefines.append("FORK_PARK=\"sip:127.0.0.1:\(ports.sip);transport=udp\"")
+        }
         for define in defines + listenerDefines { args += ["-A", define] }
         return args
     }

@@ -53,7 +53,7 @@ extension Metric {
 
     /// A SIP user agent's count: `book` is one of `requests_sent`, `requests_received`, `responses_sent`,
     /// `responses_received`, `retransmissions_sent`, `retransmissions_received`, `malformed`, `timeouts`, `stray`,
-    /// `misdirected`, `transport_failed`; `key` the method, status code, malformed kind, timer letter or transport
+    /// `misdirected`, `transport_failed`, `forks`; `key` the method, status code, malformed kind, timer letter or transport
     /// failure cause (`tls_certificate`, `tls_handshake`: `MetricName.sipTransportFailed`).
     public static func sip(_ book: String, _ key: String) -> Metric { Metric(named: "sip.\(book).\(key)") }
     /// A SIP device's registration event: `registered`, `register_failed`, `unregistered`.

@@ -116,6 +116,13 @@ extension InviteSessions {
         if bye, let id = call.dialog { sendInDialog(.bye, on: id, now: now, core: core) }
     }
 
+    /// `.elsewhere` when `request` (a CANCEL or BYE) carries an RFC 3326 Reason saying another device answered or
+    /// declined (a forking proxy's), else `otherwise`.
+    static func endReason(_ request: SIPMessage, otherwise: SIPEndReason) -> SIPEndReason {
+        guard let reason = SIPReason(request), reason.isElsewhere else { return otherwise }
+        return .elsewhere(cause: reason.cause)
+    }
+
     /// A CANCEL for an INVITE still unanswered (§9.2): 200 for the CANCEL, 487 for the INVITE, the call ended;
     /// 481 when no INVITE transaction of this agent's calls matches it.
     func incomingCancel(_ request: SIPMessage, source: Int, now: UInt64, core: some SIPCore) {
@@ -129,6 +136,6 @@ extension InviteSessions {
         core.respond(request.response(200), to: request, source: source, now: now)
         guard call.phase == .inviting || call.phase == .ringing else { return }
         core.respond(call.invite.response(487, toTag: call.localTag), to: nil, source: call.source, now: now)
-        endCall(callID, .cancelled, core: core)
+        endCall(callID, Self.endReason(request, otherwise: .cancelled), core: core)
     }
 }

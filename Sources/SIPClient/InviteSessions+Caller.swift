@@ -116,7 +116,8 @@ extension InviteSessions {
 
     /// A 2xx to the INVITE of an answered call. From the call's own dialog it is the callee's retransmission:
     /// ACKed again. From another dialog it is a second phone's answer behind a forking proxy: its dialog is
-    /// confirmed, ACKed and ended with a BYE (§13.2.2.4), and the call stays on the first.
+    /// confirmed, ACKed and ended with a BYE (§13.2.2.4), and the call stays on the first: counted
+    /// (`SIPCounters.forks["second_answer"]`).
     func answeredAgain(_ response: SIPMessage, call: SIPCall, now: UInt64, core: some SIPCore) {
         let cseq = response.cseq?.number ?? 1
         guard let id = dialogID(of: response, peerRequest: false), id != call.dialog else {
@@ -129,8 +130,11 @@ extension InviteSessions {
         }
         guard let fork = SIPDialog(uac: call.invite, response: response) else { return }
         store(fork)
+        core.counters.forks["second_answer", default: 0] += 1
         sendACK(fork, cseq: cseq, core: core)
-        sendInDialog(.bye, on: id, now: now, core: core)
+        // The device that answered second learns, as a forking proxy's CANCEL would have told it, that the call
+        // was taken elsewhere (RFC 3326 Reason on the BYE).
+        sendInDialog(.bye, on: id, reason: .completedElsewhere, now: now, core: core)
     }
 
     /// The INVITE again with the digest answer to `challenge`, a new branch and the next CSeq.

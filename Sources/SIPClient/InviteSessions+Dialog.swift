@@ -58,7 +58,7 @@ extension InviteSessions {
             forget(id)
             return
         }
-        endCall(id.callID, .remoteBye, core: core)
+        endCall(id.callID, Self.endReason(request, otherwise: .remoteBye), core: core)
     }
 
     /// A re-INVITE from the peer (hold or resume): 200 with the SDP answer, `.hold` reported; 491 while this

@@ -63,6 +63,7 @@ final class InviteSessions {
     func endCall(_ callID: String, _ reason: SIPEndReason, core: some SIPCore) {
         guard let call = calls.removeValue(forKey: callID) else { return }
         if call.role == .callee, let key = call.awaitingAck { unacked[callID] = key }
+        if case .elsewhere(let cause) = reason { core.counters.forks["elsewhere_\(cause)", default: 0] += 1 }
         forgetDialogs(of: callID)
         core.report(.ended(call: callID, reason: reason))
     }
@@ -103,11 +104,12 @@ final class InviteSessions {
     /// target; false when the dialog is gone.
     @discardableResult
     func sendInDialog(_ method: SIPMethod, on id: SIPDialog.ID, body: [UInt8] = [], contentType: String? = nil,
-                      now: UInt64, core: some SIPCore) -> Bool {
+                      reason: SIPReason? = nil, now: UInt64, core: some SIPCore) -> Bool {
         guard var dialog = dialogs[id] else { return false }
-        let request = dialog.request(method, via: core.local.viaLine, branch: ids.branch(),
+        var request = dialog.request(method, via: core.local.viaLine, branch: ids.branch(),
                                      contact: method == .invite ? core.local.contactLine : nil, body: body,
                                      contentType: contentType)
+        if let reason { request.addHeader(SIPReason.header, reason.value) }
         dialogs[id] = dialog
         core.startClient(request, now: now)
         return true

@@ -47,6 +47,8 @@ final class RegistrationClient {
         let uri = "sip:" + account.domain
         var request = core.local.register(uri, callID: callID ?? "", tag: fromTag ?? "", branch: branch, cseq: cseq,
                                           expires: account.expires)
+        let binding = account.bindingParameters(stream: core.local.transport != "UDP")
+        if !binding.isEmpty { request.setHeader(.contact, core.local.contact + binding) }
         if let challenge { account.authorize(&request, answering: challenge, uri: uri, ids: ids) }
         answeredChallenge = challenge != nil
         inFlight = branch

@@ -11,14 +11,50 @@ public struct SIPAccount: Sendable, Equatable {
     public var push: PushContactParameters?
     /// The registration lifetime asked for, seconds.
     public var expires: Int
+    /// RFC 5626 §4.1 instance ID (`urn:uuid:…`), the same across every registration of one device (a wake's new
+    /// socket too): its REGISTER's Contact carries `+sip.instance`, so a registrar keeping several bindings for
+    /// the address of record (one user's several devices) replaces this device's own binding and no other.
+    /// Nil: no instance (one binding per address of record, the contact alone names it).
+    public var instance: String?
 
     public init(user: String, domain: String, password: String, push: PushContactParameters? = nil,
-                expires: Int = 600) {
+                expires: Int = 600, instance: String? = nil) {
         self.user = user
         self.domain = domain
         self.password = password
         self.push = push
         self.expires = expires
+        self.instance = instance
+    }
+
+    /// A stable RFC 5626 instance ID for device `device` of a run seeded `seed`: a version-4-shaped UUID URN
+    /// (RFC 4122 layout) from two FNV-1a hashes of both, so every run of one seed gives each device the same one.
+    public static func instanceURN(device: String, seed: UInt64) -> String {
+        func fnv(_ salt: UInt64) -> UInt64 {
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ salt
+            for byte in device.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            for shift in stride(from: 0, to: 64, by: 8) {
+                hash = (hash ^ ((seed >> UInt64(shift)) & 0xff)) &* 0x100_0000_01b3
+            }
+            return hash
+        }
+        let high = (fnv(1) & 0xffff_ffff_ffff_0fff) | 0x4000
+        let low = (fnv(2) & 0x3fff_ffff_ffff_ffff) | 0x8000_0000_0000_0000
+        func hex(_ value: UInt64, _ digits: Int) -> String {
+            let text = String(value, radix: 16)
+            return String(repeating: "0", count: max(0, digits - text.count)) + text
+        }
+        return "urn:uuid:" + hex(high >> 32, 8) + "-" + hex((high >> 16) & 0xffff, 4) + "-" + hex(high & 0xffff, 4)
+            + "-" + hex(low >> 48, 4) + "-" + hex(low & 0xffff_ffff_ffff, 12)
+    }
+
+    /// The Contact header parameters of a REGISTER over `transport` (RFC 5626 §4.2): `+sip.instance` when the
+    /// account has an instance, with `reg-id=1` on a connection-oriented transport (the flow is its connection; a
+    /// UDP device sends no keep-alives, so it registers no flow, only its instance, as RFC 5627 §4.1 lets a UA
+    /// do without outbound). Empty without an instance.
+    func bindingParameters(stream: Bool) -> String {
+        guard let instance else { return "" }
+        return ";+sip.instance=\"<\(instance)>\"" + (stream ? ";reg-id=1" : "")
     }
 
     public var addressOfRecord: String { "sip:\(user)@\(domain)" }
@@ -124,6 +160,9 @@ public enum SIPEndReason: Sendable, Equatable {
     case localBye, remoteBye
     /// The caller's CANCEL took effect (487 at the caller; the callee saw CANCEL).
     case cancelled
+    /// The callee's CANCEL (or BYE) said, by RFC 3326 `Reason: SIP;cause=…`, that another device of the address
+    /// of record took the call (cause 200) or declined it (600, 603): a forking proxy's CANCEL of this branch.
+    case elsewhere(cause: Int)
     /// This agent declined (486 or 603).
     case declined(Int)
     /// No ACK came for the 200 (Timer L), or the BYE timed out.

@@ -28,6 +28,10 @@ public struct SIPCounters: Sendable, Equatable {
     /// TLS handshakes finished (tls, wss), by kind: `full`, or `resumed` (a device's `tls_resumption` offered the
     /// session of its last connection and the server took it).
     public var tlsHandshakes: [String: Int] = [:]
+    /// What a forking proxy did to this agent's calls (several devices behind one address of record):
+    /// `second_answer` (a caller ACKed and BYEd a second device's 2xx, RFC 3261 §13.2.2.4), `elsewhere_200` and
+    /// `elsewhere_603` (a callee's call ended by a CANCEL or BYE whose RFC 3326 Reason names that cause).
+    public var forks: [String: Int] = [:]
 
     public init() {}
 
@@ -45,5 +49,6 @@ public struct SIPCounters: Sendable, Equatable {
         total.misdirected.merge(misdirected, uniquingKeysWith: +)
         total.transportFailures.merge(transportFailures, uniquingKeysWith: +)
         total.tlsHandshakes.merge(tlsHandshakes, uniquingKeysWith: +)
+        total.forks.merge(forks, uniquingKeysWith: +)
     }
 }

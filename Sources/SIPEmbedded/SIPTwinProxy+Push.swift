@@ -16,17 +16,21 @@ extension SIPTwinProxy {
             relays[key]?.park = .append
             relayBranch(key, to: binding.contact, now: now)  // refused at once: it waits without a branch
         }
+        sendVoIPPush(key, parameters: parameters, now: now)
+    }
+
+    /// The VoIP push for the INVITE of `key` to the device of `parameters` (token `pn-prid`, topic `pn-param`
+    /// without its team, priority 10, payload with `uuid` = Call-ID and `handle` = the From URI).
+    func sendVoIPPush(_ key: TwinKey, parameters: PushContactParameters, now: UInt64) {
         guard let route = configuration.push, let request = relays[key]?.request else { return }
         stats.pushes += 1
         let callID = request.callID ?? ""
         let from = request.from?.uri ?? ""
         let payload = "{\"aps\":{},\"uuid\":\"\(callID)\",\"handle\":\"\(from)\",\"sip\":{\"call-id\":\"\(callID)\","
             + "\"from\":\"\(from)\"}}"
-        let param = parameters.param
-        let topic = param.firstIndex(of: ".").map { String(param[param.index(after: $0)...]) } ?? param
         route.gateway(APNsPush(token: parameters.prid, apnsID: "twin-push-\(stats.pushes)", pushType: .voip,
-                               topic: topic, priority: 10, expiration: nil, collapseID: nil,
-                               payload: Array(payload.utf8), acceptedNanos: now))
+                               topic: Self.voipTopic(of: parameters), priority: 10, expiration: nil,
+                               collapseID: nil, payload: Array(payload.utf8), acceptedNanos: now))
     }
 
     /// `user` REGISTERed (its 200 sent): each INVITE parked for it gets a branch to the new contact (UDP), or goes

@@ -18,6 +18,9 @@ struct SIPTwinRelay {
     /// Parked for a wake REGISTER: `.append` (UDP, tsilo) or `.suspended` (TCP, t_suspend).
     var park: SIPTwinPark?
     var cancelled = false
+    /// With `fork`: sleeping bindings whose parking branch still holds the transaction open (until the push
+    /// timeout, or the call's end).
+    var parks = 0
 }
 
 enum SIPTwinPark { case append, suspended }
@@ -33,8 +36,10 @@ struct SIPTwinBranch {
     /// How it ended (0 for a CANCEL's own branch); `answer` the final response, nil for a local end.
     var final: Int?
     var answer: SIPMessage?
-    /// Stopped unanswered (a CANCEL or the final timer): a provisional it sends later gets a CANCEL.
+    /// Stopped unanswered (a CANCEL or the final timer): a provisional it sends later gets a CANCEL, with
+    /// `cancelReason` when another branch's answer stopped it.
     var cancelOnRing = false
+    var cancelReason: SIPReason?
 }
 
 extension SIPTwinProxy {
@@ -49,6 +54,7 @@ extension SIPTwinProxy {
         guard let user = Self.user(of: request.requestURI ?? "") else {
             return replyOwn(key, 484, "Address Incomplete", now: now)
         }
+        if request.method == .invite, configuration.fork { return forkRoute(key, user: user, now: now) }
         guard let binding = binding(of: user) else { return replyOwn(key, 404, now: now) }
         if request.method == .invite, let push = configuration.push, let parameters = binding.push {
             relays[key]?.deadline = now + push.timeoutNanos
@@ -103,6 +109,7 @@ extension SIPTwinProxy {
         reply(cancel.response(200), over: from.transport, to: from)
         guard !relay.finished, !relay.cancelled else { return }
         relay.cancelled = true
+        relay.parks = 0  // the parking branches end with the call
         relays[key] = relay
         unpark(key)
         var waiting = false
@@ -153,8 +160,9 @@ extension SIPTwinProxy {
                rport: false).text
     }
 
-    /// Sends a CANCEL down a branch that rang (§9.1: only then).
-    func cancelBranch(_ key: TwinKey) {
+    /// Sends a CANCEL down a branch that rang (§9.1: only then), with `reason` (RFC 3326) when tm would add one:
+    /// another branch's 2xx or 6xx ended it (`local_cancel_reason`).
+    func cancelBranch(_ key: TwinKey, reason: SIPReason? = nil) {
         guard let branch = branches[key] else { return }
         var cancel = SIPMessage.request(.cancel, uri: branch.request.requestURI ?? "")
         for name in [SIPHeaderName.via, .from, .to, .callID] {
@@ -162,6 +170,7 @@ extension SIPTwinProxy {
         }
         cancel.addHeader(.maxForwards, "70")
         cancel.addHeader(.cseq, SIPCSeq(branch.request.cseq?.number ?? 1, .cancel).text)
+        if let reason { cancel.addHeader(SIPReason.header, reason.value) }
         cancel.keepFields()
         let now = network.clock.nowNanos()
         let timers = SIPTimerValues(reliable: branch.to.transport.isStream)
@@ -174,10 +183,11 @@ extension SIPTwinProxy {
 
     /// Stops a branch that never answered: no retransmission more, counted as ended, and CANCELled should it ring
     /// after all (tm's default `cancel_b_method`).
-    func stopBranch(_ key: TwinKey) {
+    func stopBranch(_ key: TwinKey, reason: SIPReason? = nil) {
         branches[key]?.client = nil
         branches[key]?.final = 487
         branches[key]?.cancelOnRing = true
+        branches[key]?.cancelReason = reason
     }
 
     func applyClient(_ effects: [TransactionEffect], key: TwinKey, now: UInt64) {
@@ -218,6 +228,7 @@ extension SIPTwinProxy {
         response.keepFields()
         if let status = response.status, status >= 200 {
             guard relays[key]?.finished == false else { return }
+            if relays[key]?.request.method == .invite { forkEnded(key, status: status) }
             relays[key]?.finished = true
             relays[key]?.deadline = nil
             unpark(key)

@@ -20,7 +20,7 @@ extension SIPTwinProxy {
             forward(branch.upstream, response)  // a 2xx repeat once the branch ended: forwarded statelessly
         } else if method == .invite, status > 100, status < 200, branch.cancelOnRing {
             branches[key]?.cancelOnRing = false
-            cancelBranch(key)
+            cancelBranch(key, reason: branch.cancelReason)
         }
     }
 
@@ -33,7 +33,7 @@ extension SIPTwinProxy {
             branches[key]?.rang = true
             if branch.cancelOnRing || relay.cancelled {
                 branches[key]?.cancelOnRing = false
-                return cancelBranch(key)
+                return cancelBranch(key, reason: branch.cancelReason)
             }
             guard !relay.finished else { return }
             relays[branch.upstream]?.deadline = now + relay.answerNanos  // fr_inv_timer, restarted on each 1xx
@@ -43,11 +43,20 @@ extension SIPTwinProxy {
             branches[key]?.final = status
             forward(branch.upstream, response)
             guard !relay.finished else { return }
+            forkEnded(branch.upstream, status: status)
             relays[branch.upstream]?.finished = true
             relays[branch.upstream]?.deadline = nil
             unpark(branch.upstream)
-            for other in relay.branches where other != key { endUnanswered(other) }
+            for other in relay.branches where other != key { endUnanswered(other, reason: .completedElsewhere) }
             return
+        }
+        if status >= 600, relay.request.method == .invite, !relay.finished {
+            // A decline ends the other branches at once (tm: a 6xx CANCELs the rest, with its cause), parks too.
+            relays[branch.upstream]?.parks = 0
+            var phrase: String?
+            if case .response(_, let text) = response.startLine { phrase = text }
+            let reason = SIPReason(cause: status, text: phrase)
+            for other in relay.branches where other != key { endUnanswered(other, reason: reason) }
         }
         branchEnded(key, status: status, response: response, now: now)
     }
@@ -58,7 +67,8 @@ extension SIPTwinProxy {
     func branchEnded(_ key: TwinKey, status: Int, response: SIPMessage?, now: UInt64) {
         branches[key]?.final = status
         branches[key]?.answer = response
-        guard let up = branches[key]?.upstream, let relay = relays[up], !relay.finished else { return }
+        guard let up = branches[key]?.upstream, let relay = relays[up], !relay.finished, relay.parks == 0
+        else { return }
         let ended = relay.branches.compactMap { branches[$0] }
         guard ended.allSatisfy({ $0.final != nil }) else { return }
         let answers = ended.compactMap(\.answer)
@@ -78,14 +88,14 @@ extension SIPTwinProxy {
         replyOwn(key, 408, now: now)
     }
 
-    /// Ends a branch still waiting for its final answer: CANCELled if it rang, else stopped.
-    func endUnanswered(_ key: TwinKey) {
+    /// Ends a branch still waiting for its final answer: CANCELled (with `reason`) if it rang, else stopped.
+    func endUnanswered(_ key: TwinKey, reason: SIPReason? = nil) {
         guard let branch = branches[key], branch.final == nil else { return }
         if branch.rang {
             branches[key]?.final = 487
-            cancelBranch(key)
+            cancelBranch(key, reason: reason)
         } else {
-            stopBranch(key)
+            stopBranch(key, reason: reason)
         }
     }
 

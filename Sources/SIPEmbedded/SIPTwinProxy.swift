@@ -23,6 +23,12 @@ import SIPClient
 ///   `pn-param` without its team, priority 10, payload with `uuid` = Call-ID and `handle` = the From URI). The
 ///   user's next REGISTER, after its 200, adds a branch to the new contact (UDP) or continues the INVITE towards it
 ///   (TCP; 480 if it has no binding then). The push timeout's 408 ends it; a REGISTER after that finds nothing.
+/// - With `fork` (WITH_FORK, fork.cfg [FORK, FORKBRANCH, FORKWAKE, FORKDONE]): a binding per RFC 5626 instance
+///   (a device's new contact replaces its own); an INVITE rings every awake binding at once and pushes every
+///   sleeping one, parked (its parking branch holds the transaction until the push timeout) until its wake
+///   REGISTER adds a branch; a 2xx or 6xx CANCELs the other branches with RFC 3326 Reason (cause 200 "Call
+///   completed elsewhere", or the 6xx), parks end at once; a device woken after the call ended gets a background
+///   push saying how (`forkTellsLateWake`, WITH_FORK_NO_LATE off).
 /// - CANCEL [request_route]: matched to its INVITE by branch (none: dropped), answered 200, relayed to the
 ///   branches that rang; an INVITE no branch answered yet is ended with 487 at once.
 /// - In-dialog requests [WITHINDLG]: loose routing to the Request-URI (the Route naming the proxy taken off); ACKs
@@ -32,10 +38,9 @@ import SIPClient
 ///   transaction until the caller's ACK (UDP), and ACKed hop by hop.
 ///
 /// Not reproduced: authentication of anything but REGISTER (the cfg has none either), Max-Forwards and the
-/// sanity checks, DNS and any host but the loopback, several bindings per user, registrations over a database,
-/// forking to several registered contacts (the cfg keeps one), the push's HTTP round trip and its 2 s connect
-/// timeout (the push is handed over at the instant the INVITE is parked), Kamailio's own timer granularity, and
-/// its log. Responses it makes itself carry no Server header.
+/// sanity checks, DNS and any host but the loopback, registrations over a database, RFC 5626 flows (reg-id),
+/// the push's HTTP round trip and its 2 s connect timeout (the push is handed over at the instant the INVITE is
+/// parked), Kamailio's own timer granularity, and its log. Responses it makes itself carry no Server header.
 ///
 /// Thread rule: the network's thread calls everything.
 public final class SIPTwinProxy: SIPNetworkNode {
@@ -55,11 +60,18 @@ public final class SIPTwinProxy: SIPNetworkNode {
         /// fr_timer and fr_inv_timer.
         public var finalResponseNanos: UInt64 = 5_000_000_000
         public var inviteAnswerNanos: UInt64 = 30_000_000_000
+        /// WITH_FORK (fork.cfg): a binding per device (RFC 5626 instance), an INVITE forked to all of them.
+        public var fork = false
+        /// Without WITH_FORK_NO_LATE: a device woken after its call ended gets a background push saying how.
+        public var forkTellsLateWake = true
 
-        public init(port: Int = 5060, challengesRegister: Bool = true, push: PushRoute? = nil) {
+        public init(port: Int = 5060, challengesRegister: Bool = true, push: PushRoute? = nil, fork: Bool = false,
+                    forkTellsLateWake: Bool = true) {
             self.port = port
             self.challengesRegister = challengesRegister
             self.push = push
+            self.fork = fork
+            self.forkTellsLateWake = forkTellsLateWake
         }
     }
 
@@ -79,8 +91,10 @@ public final class SIPTwinProxy: SIPNetworkNode {
     let configuration: Configuration
     /// What it did, for tests.
     public internal(set) var stats = SIPTwinStats()
-    /// Bindings by user (the user part of the address of record).
-    var bindings: [String: SIPTwinBinding] = [:]
+    /// Bindings by user (the user part of the address of record): one, or with `fork` one per device.
+    var bindings: [String: [SIPTwinBinding]] = [:]
+    /// With `fork`: which call each sleeping device was pushed for, and how each forked call ended.
+    var forks = SIPTwinForkBooks()
     /// Nonces it challenged with (each accepted while the run lasts, as within Kamailio's nonce_expire).
     var nonces: Set<String> = []
     /// Requests relayed statefully, by their upstream branch and method; their branches by the proxy's branch.
@@ -99,10 +113,13 @@ public final class SIPTwinProxy: SIPNetworkNode {
         }
     }
 
-    /// The registered contact of `user`, nil when it has none (or it lapsed).
-    public func binding(of user: String) -> SIPTwinBinding? {
-        guard let binding = bindings[user], binding.expiresAt > network.clock.nowNanos() else { return nil }
-        return binding
+    /// The registered contact of `user` (the latest, with `fork`), nil when it has none (or it lapsed).
+    public func binding(of user: String) -> SIPTwinBinding? { bindings(of: user).last }
+
+    /// Every live binding of `user`, oldest first.
+    public func bindings(of user: String) -> [SIPTwinBinding] {
+        let now = network.clock.nowNanos()
+        return (bindings[user] ?? []).filter { $0.expiresAt > now }
     }
 
     func token() -> String {
@@ -210,6 +227,8 @@ public struct SIPTwinStats: Sendable, Equatable {
     /// INVITEs parked for a wake REGISTER, and those a wake REGISTER reached.
     public var parked = 0
     public var woken = 0
+    /// Devices woken after their forked call ended, told so by a background push (`forkTellsLateWake`).
+    public var lateTold = 0
     /// Bytes it could not parse or that broke §8.1.1.
     public var malformed = 0
 }
@@ -221,6 +240,8 @@ public struct SIPTwinBinding: Sendable, Equatable {
     public var expiresAt: UInt64
     /// The RFC 8599 parameters of a Contact that may sleep.
     public var push: PushContactParameters?
+    /// Its Contact's RFC 5626 `+sip.instance`: the device, across its wakes.
+    public var instance: String?
 }
 
 /// A transaction's key on the proxy (its branch and method; a CANCEL's is its INVITE's branch).

@@ -165,6 +165,10 @@ public struct KamailioLaunchSpec: Sendable, Equatable {
     public var sharedMemoryMB: Int?
     public var privateMemoryMB: Int?
     public var children: Int?
+    /// `fork`: the forking routes (`WITH_FORK`, deploy/kamailio/fork.cfg: a binding per device, an INVITE to a
+    /// user's address of record rings every device), with or without telling a device that wakes after the call
+    /// ended (`no_late`: `WITH_FORK_NO_LATE`); nil: off.
+    public var fork: KamailioFork?
 
     public init(push: Bool? = nil, pushTimeoutNanos: UInt64? = nil, configuration: String? = nil,
                 sharedMemoryMB: Int? = nil, privateMemoryMB: Int? = nil, children: Int? = nil) {
@@ -176,8 +180,15 @@ public struct KamailioLaunchSpec: Sendable, Equatable {
         self.children = children
     }
 
-    /// Whether the push route is on for devices that do (`sleeping`) or do not sleep.
-    public func pushes(devicesSleep sleeping: Bool) -> Bool { push ?? sleeping }
+    /// Whether the push route is on for devices that do (`sleeping`) or do not sleep (the forking routes need it).
+    public func pushes(devicesSleep sleeping: Bool) -> Bool { push ?? (sleeping || fork != nil) }
+}
+
+/// `target.sip.kamailio.fork`: `true` (`WITH_FORK`) or `no_late` (with `WITH_FORK_NO_LATE`: a device woken after
+/// its call was answered or declined elsewhere is not told, and rings until its own timeout).
+public enum KamailioFork: String, Sendable, CaseIterable {
+    case tellsLateWake = "true"
+    case noLate = "no_late"
 }
 
 /// `target.sip.rtpengine`: the media relay `callstorm run` starts for the run (Debian's rtpengine, userspace, on free

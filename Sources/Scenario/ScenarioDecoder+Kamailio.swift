@@ -4,9 +4,10 @@ import Glibc
 
 /// `target.sip.kamailio`: a Kamailio `callstorm run` starts for the run instead of a `registrar` already running
 /// (docs/SIP.md). `kamailio: true`, or `{ push: true, push_timeout: 10s, config: path/to/kamailio.cfg,
-/// shared_memory_mb: 512, private_memory_mb: 8, children: 4 }`.
+/// shared_memory_mb: 512, private_memory_mb: 8, children: 4, fork: true | no_late }`.
 extension ScenarioDecoder {
-    static let kamailioKeys = ["push", "push_timeout", "config", "shared_memory_mb", "private_memory_mb", "children"]
+    static let kamailioKeys = ["push", "push_timeout", "config", "shared_memory_mb", "private_memory_mb", "children",
+                               "fork"]
 
     /// The bounds of Kamailio's sizes: what it starts with at least, and beyond what no loopback run goes.
     static let kamailioSizeBounds: [(key: String, range: ClosedRange<Int>)] = [
@@ -55,6 +56,10 @@ extension ScenarioDecoder {
         var launch = KamailioLaunchSpec()
         if let n = f["push"] { launch.push = bool(n, "push") }
         if let n = f["push_timeout"] { launch.pushTimeoutNanos = duration(n, "push_timeout") }
+        if let n = f["fork"], !Self.isFalse(n),
+           let word = word(n, "fork", among: KamailioFork.allCases.map(\.rawValue)) {
+            launch.fork = KamailioFork(rawValue: word)
+        }
         var sizes: [String: Int] = [:]
         for (key, range) in Self.kamailioSizeBounds {
             guard let n = f[key], let value = integer(n, key, atLeast: range.lowerBound) else { continue }

@@ -38,8 +38,11 @@ final class SIPRig {
     /// `reusePorts`: a sleeping device's old port goes to the next socket opened (the stale-contact race);
     /// `history`: the worker writes its history to a temporary run directory; `configure`: what a test sets on
     /// the settings besides the scenario (OpenTelemetry's span buffers).
+    /// `fork`: the twin's forking routes (WITH_FORK): several bindings per address of record, a device woken after
+    /// its call ended told so unless `lateTold` is false (WITH_FORK_NO_LATE).
     init(_ yaml: String, pushTimeout: UInt64? = 10 * SIPRig.second, reusePorts: Bool = false,
-         history: Bool = false, configure: (inout DriverSettings) -> Void = { _ in }) throws {
+         history: Bool = false, fork: Bool = false, lateTold: Bool = true,
+         configure: (inout DriverSettings) -> Void = { _ in }) throws {
         loop = EmbeddedLoop(clock: clock)
         network = SIPNetwork(clock: clock)
         network.reusesPorts = reusePorts
@@ -57,7 +60,8 @@ final class SIPRig {
         let gateway = Gateway()
         let sip = try XCTUnwrap(scenario.sip, "the scenario has target.sip")
         proxy = SIPTwinProxy(network: network, configuration: .init(
-            port: sip.port, push: pushTimeout.map { .init(timeoutNanos: $0) { gateway.accept($0) } }))
+            port: sip.port, push: pushTimeout.map { .init(timeoutNanos: $0) { gateway.accept($0) } }, fork: fork,
+            forkTellsLateWake: lateTold))
         loop.sipNetwork = network
         mediaWire = scenario.media == nil ? nil : MediaWire(clock: clock)
         loop.mediaWire = mediaWire

@@ -20,6 +20,19 @@ final class KamailioServerTests: XCTestCase {
                        ["WITH_PUSH", "PUSH_URL=\"http://h:1\""])
     }
 
+    func testTheForkingRoutesGetTheirParkingAddressOnTheSIPPortUnlessGivenOne() {
+        var options = KamailioOptions(configuration: URL(fileURLWithPath: "/etc/k.cfg"))
+        options.defines = [KamailioOptions.forkDefine]
+        let args = options.arguments(modules: "/m", runDirectory: "/r", port: 5070)
+        XCTAssertEqual(Array(args.suffix(4)), ["-A", "WITH_FORK", "-A", "FORK_PARK=\"sip:127.0.0.1:5070;transport=udp\""])
+        options.defines.append("FORK_PARK=\"sip:127.0.0.1:9;transport=udp\"")
+        let given = options.arguments(modules: "/m", runDirectory: "/r", port: 5070)
+        XCTAssertEqual(given.filter { $0.hasPrefix("FORK") }, ["FORK_PARK=\"sip:127.0.0.1:9;transport=udp\""])
+        options.defines = []
+        let none = options.arguments(modules: "/m", runDirectory: "/r", port: 5070)
+        XCTAssertFalse(none.contains { $0.hasPrefix("FORK") })
+    }
+
     func testAConfigurationKamailioRefusesFailsTheStartWithItsLog() throws {
         let dir = try TemporaryDirectory.make("kamailio-bad")
         defer { TemporaryDirectory.remove(dir) }

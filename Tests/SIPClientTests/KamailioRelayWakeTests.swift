@@ -19,7 +19,13 @@ final class KamailioRelayWakeTests: XCTestCase {
         try wakeThroughTheRelay(.tcp)
     }
 
-    private func wakeThroughTheRelay(_ transport: SIPTransportKind) throws {
+    /// The same through the forking routes (WITH_FORK): the parked INVITE's parking branch and the wake REGISTER's
+    /// branch carry the relay's offer, and the call that ends is deleted once (no rtpengine error).
+    func testThroughTheForkingRoutesTheWokenBranchAndItsAnswerAreRewrittenThroughTheRelay() throws {
+        try wakeThroughTheRelay(.udp, fork: true)
+    }
+
+    private func wakeThroughTheRelay(_ transport: SIPTransportKind, fork: Bool = false) throws {
         try XCTSkipUnless(RTPEngineServer.isInstalled, "Debian's rtpengine-daemon is not installed")
         let engine = try RTPEngineServer(options: RTPEngineOptions(portCount: 20))
         defer { engine.stop() }
@@ -27,14 +33,15 @@ final class KamailioRelayWakeTests: XCTestCase {
         defer { gateway.stop() }
         let kamailio = try KamailioProcess(defines: engine.kamailioDefines() + [
             "WITH_PUSH", "PUSH_URL=\"http://127.0.0.1:\(gateway.port)\"",
-        ])
+        ] + (fork ? [KamailioOptions.forkDefine] : []))
         defer { kamailio.stop() }
         let harness = try PoolHarness(proxyPort: kamailio.port)
         defer { harness.close() }
         let domain = "127.0.0.1:\(kamailio.port)"
         let push = PushContactParameters.apnsVoIP(token: String(repeating: "0f", count: 32), team: "ABCD123456",
                                                   bundle: "com.example.app")
-        let account = SIPAccount(user: "bob", domain: domain, password: "callstorm", push: push)
+        let account = SIPAccount(user: "bob", domain: domain, password: "callstorm", push: push,
+                                 instance: SIPAccount.instanceURN(device: "bob", seed: 1))
         let alice = try harness.add(SIPAccount(user: "alice", domain: domain, password: "callstorm"), transport,
                                     seed: 16)
         let sleeping = try harness.add(account, transport, seed: 17)

@@ -15,12 +15,14 @@ final class SIPTwinWorld {
     private(set) var events: [Int: [SIPEvent]] = [:]
     private(set) var pushes: [APNsPush] = []
 
-    /// `push`: the push timeout of the push route, nil for none.
-    init(push: UInt64? = nil, challenges: Bool = true) {
+    /// `push`: the push timeout of the push route, nil for none. `fork`: the forking routes (WITH_FORK), telling
+    /// a late-waking device unless `lateTold` is false (WITH_FORK_NO_LATE).
+    init(push: UInt64? = nil, challenges: Bool = true, fork: Bool = false, lateTold: Bool = true) {
         network = SIPNetwork(clock: clock)
         let box = PushBox()
         let route = push.map { SIPTwinProxy.PushRoute(timeoutNanos: $0) { box.pushes.append($0) } }
-        proxy = SIPTwinProxy(network: network, configuration: .init(challengesRegister: challenges, push: route))
+        proxy = SIPTwinProxy(network: network, configuration: .init(challengesRegister: challenges, push: route,
+                                                                     fork: fork, forkTellsLateWake: lateTold))
         pushBox = box
         pool = MemorySIPPool(network: network, proxyPort: 5060) { [unowned self] agent, event in
             events[agent, default: []].append(event)
@@ -30,10 +32,13 @@ final class SIPTwinWorld {
     private let pushBox: PushBox
     private final class PushBox { var pushes: [APNsPush] = [] }
 
-    /// Opens an agent for `user` (with an RFC 8599 push binding when `token` is given).
-    func agent(_ user: String, transport: SIPTransportKind = .udp, token: String? = nil, seed: UInt64 = 1) -> Int {
+    /// Opens an agent for `user` (with an RFC 8599 push binding when `token` is given, an RFC 5626 instance when
+    /// `instance` is: one device of a user with several, the same instance at each of its wakes).
+    func agent(_ user: String, transport: SIPTransportKind = .udp, token: String? = nil, seed: UInt64 = 1,
+               instance: String? = nil) -> Int {
         let push = token.map { PushContactParameters.apnsVoIP(token: $0, team: "TEAMID", bundle: "com.example.app") }
-        let account = SIPAccount(user: user, domain: "127.0.0.1", password: "callstorm", push: push)
+        let account = SIPAccount(user: user, domain: "127.0.0.1", password: "callstorm", push: push,
+                                 instance: instance.map { SIPAccount.instanceURN(device: $0, seed: 1) })
         return try! pool.add(account: account, transport: transport, seed: seed).get()
     }
 

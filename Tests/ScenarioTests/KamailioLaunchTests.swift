@@ -53,6 +53,16 @@ final class KamailioLaunchTests: XCTestCase {
                                                                   configuration: dir.path + "/my.cfg"))
     }
 
+    func testForkTurnsOnTheForkingRoutesWithTheirPushRouteOrTheirVariantWithoutTheLateMessage() throws {
+        let on = try XCTUnwrap(load("{ sip: { kamailio: { fork: true } } }").get().sip?.kamailio)
+        XCTAssertEqual(on.fork, .tellsLateWake)
+        XCTAssertTrue(on.pushes(devicesSleep: false), "forking pushes its sleeping devices")
+        let noLate = try XCTUnwrap(load("{ sip: { kamailio: { fork: no_late } } }").get().sip?.kamailio)
+        XCTAssertEqual(noLate.fork, .noLate)
+        XCTAssertNil(try XCTUnwrap(load("{ sip: { kamailio: { fork: false } } }").get().sip?.kamailio).fork)
+        XCTAssertTrue(messages(load("{ sip: { kamailio: { fork: sometimes } } }")).contains("'fork'"))
+    }
+
     func testARegistrarBesideKamailioAndNeitherOfThemAreRefused() {
         let both = messages(load("{ sip: { registrar: \"127.0.0.1:5060\", kamailio: true } }"))
         XCTAssertTrue(both.contains("sip.yaml:4:"), both)

@@ -140,6 +140,11 @@ extension SIPSignaling {
         case .localBye: fulfil(key, [.end])
         case .declined: fulfil(key, [.decline, .end])
         case .cancelled where leg.caller: fulfil(key, [.end])
+        case .elsewhere(let cause):
+            // A forking proxy's CANCEL (or the caller's BYE of a second answer) with RFC 3326 Reason: another
+            // device of this user answered (200) or declined (6xx).
+            observeEnd(local, callID: callID, reason: cause == 200 ? "joinedElsewhere" : "declinedElsewhere",
+                       now: now, call: leg.call)
         case .cancelled, .remoteBye, .timedOut:
             // The other side ended it (or the dialog died): this device sees the conversation end.
             observeEnd(local, callID: callID, reason: reason == .cancelled ? "unanswered" : nil, now: now,

@@ -89,6 +89,7 @@ extension SIPSignaling {
         case .cancelled: return "cancelled"
         case .declined(let status): return "declined_\(status)"
         case .timedOut: return "timed_out"
+        case .elsewhere(let cause): return cause == 200 ? "joined_elsewhere" : "declined_elsewhere"
         }
     }
 }

@@ -189,9 +189,11 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         let identity = table.devices[local].identity
         let push = spec.sleep ? PushContactParameters.apnsVoIP(token: identity.apnsToken, team: "TEAMID",
                                                                 bundle: wake.bundleID) : nil
-        // A user's devices (`users:`) register one address of record, the user's; each its own contact.
+        // A user's devices (`users:`) register one address of record, the user's, each its own contact; one RFC 5626
+        // instance per device, the same at every wake, so its binding is replaced and no other's.
         let account = SIPAccount(user: identity.user ?? identity.id, domain: target.domain,
-                                 password: target.password, push: push, expires: target.expires)
+                                 password: target.password, push: push, expires: target.expires,
+                                 instance: SIPAccount.instanceURN(device: "dev-\(identity.index)", seed: settings.seed))
         agents.opened += 1
         // Seeded per device and per opening, so a run's Call-IDs, tags and branches repeat with its seed.
         let seed = settings.seed ^ (UInt64(identity.index) &* SeededRandom.golden) ^ (agents.opened << 40)
@@ -344,6 +346,8 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         fold("timeouts", counters.timeouts)
         fold("stray", counters.stray)
         fold("misdirected", counters.misdirected)
+        // Forking behind one address of record: `sip.forks.second_answer`, `sip.forks.elsewhere_200` / `_603`.
+        fold("forks", counters.forks)
         // Connections that failed before carrying SIP: `sip.transport_failed.tls_certificate` / `.tls_handshake`.
         fold("transport_failed", counters.transportFailures)
         // TLS handshakes (`sip.tls.full` / `sip.tls.resumed`) are booked as they happen (`SIPSignaling+Flow`).
