@@ -21,6 +21,7 @@ from bench_results_sockets import socket_figures
 from bench_results_otlp import otlp_figures
 from bench_results_media import media_figures
 from bench_results_siptransports import transport_figures
+from bench_results_storm import storm_figures
 
 work, out, date, rounds, seconds_per_run, conns, suite_seconds = sys.argv[1:8]
 rounds, seconds_per_run, suite_seconds = int(rounds), int(seconds_per_run), int(suite_seconds)
@@ -442,6 +443,7 @@ otlp_figures(work, figure, mmm)
 # MARK: - media through Kamailio + rtpengine (scripts/bench-media.sh); SIP over TLS / WebSocket vs TCP (issues 34, 35)
 media_figures(work, figure, mmm)
 transport_figures(work, figure, mmm)
+storm_figures(work, figure)
 
 NOT_JUDGED = sorted({RULE.judge(s)[1].split(":")[0] for s in RULE.verdicts if not RULE.judge(s)[0]})
 # The commit the suite measured, noted by bench.sh at its start (HEAD may have moved since).

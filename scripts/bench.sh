@@ -32,7 +32,9 @@
 # sip-tls and sip-ws (the SIP hold call and the push wake-up path over TLS, over WebSocket, each beside the same over
 # TCP through one Kamailio with its TLS/WebSocket listeners: calls per client CPU-second and the wake-up's connect /
 # handshake / REGISTER at p50 and p99; SIPp has no TLS or WebSocket in Debian's build, so no peer:
-# scripts/bench-sip-transports.sh, SIPT_RATE (100) for SIPT_SECONDS (2 × BENCH_SECONDS), ~2 minutes each).
+# scripts/bench-sip-transports.sh, SIPT_RATE (100) for SIPT_SECONDS (2 × BENCH_SECONDS), ~2 minutes each),
+# sip-storm (Scenarios/chaos/sip-storm.yaml: Kamailio restarted under 2,000 awake TLS devices; time to 99 %
+# re-registered, refusals by code, calls lost to the restart: scripts/bench-sip-storm.sh, STORM_DEVICES, ~1 minute).
 # Knobs: BENCH_ROUNDS (3), BENCH_SECONDS (5, per load run), BENCH_CONNS ("1000 5000").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,7 +65,7 @@ ROUNDS=${BENCH_ROUNDS:-3}
 SECONDS_PER_RUN=${BENCH_SECONDS:-5}
 CONNS=${BENCH_CONNS:-"1000 5000"}
 ALL="gateway gateway-instructions raw-http devices metrics checker scale races capacity locust sockets sip"
-ALL+=" sip-instructions otlp media sip-tls sip-ws"
+ALL+=" sip-instructions otlp media sip-tls sip-ws sip-storm"
 ONLY=${BENCH_ONLY:-$ALL}
 # The helper benchmarks are built only for the sections that run them.
 for pair in checker:checker-bench metrics:metrics-bench sockets:ws-bench; do
@@ -306,6 +308,12 @@ for transport in tls ws; do
             "$transport" || echo "bench-sip-transports.sh failed (see $work/sip-$transport)"
     fi
 done
+
+# MARK: - the registration storm: Kamailio restarted under 2,000 awake TLS devices (issue 35)
+if wanted sip-storm; then
+    section "sip-storm: Kamailio restarted under ${STORM_DEVICES:-2000} awake TLS devices (no peer)"
+    CALLSTORM_BIN="$bin" scripts/bench-sip-storm.sh "$work/sip-storm" || echo "bench-sip-storm.sh failed (see $work/sip-storm)"
+fi
 
 close_span
 section "writing results"

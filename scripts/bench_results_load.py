@@ -19,7 +19,7 @@ SECTIONS = [("gateway_instructions", "gateway-instructions"), ("gateway_", "gate
             ("devices_", "devices"), ("hdr_", "metrics"), ("recorder_", "metrics"), ("hour_", "metrics"),
             ("checker", "checker"), ("timer_accuracy", "scale"), ("races", "races"), ("capacity", "capacity"),
             ("vs_", "locust"), ("ws_", "sockets"),
-            ("sip_instructions", "sip-instructions"), ("sip_tls_", "sip-tls"), ("sip_ws_", "sip-ws"), ("sip_", "sip"),
+            ("sip_instructions", "sip-instructions"), ("sip_tls_", "sip-tls"), ("sip_storm", "sip-storm"), ("sip_ws_", "sip-ws"), ("sip_", "sip"),
             ("otlp_", "otlp"), ("media_", "media")]
 SELF_JUDGED = {"sockets"}
 
