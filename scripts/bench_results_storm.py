@@ -45,8 +45,13 @@ def text(s):
         return "no figures (see its log)"
     codes = ", ".join(f"{c}: {n}" for c, n in sorted(s["failed_by_code"].items())) or "none"
     ms = lambda x: "–" if x is None else f"{x / 1000:.2f} s"
-    return (f"{s['reregistered']:,} of {s['devices']:,} re-registered over {s['transport'].upper()}: 90 % in "
-            f"{ms(s['p90_ms'])}, 99 % in {ms(s['p99_ms'])}, all in {ms(s['max_ms'])} (from the connection's loss); "
+    if s["reregistered"] >= s["devices"]:
+        times = (f"90 % in {ms(s['p90_ms'])}, 99 % in {ms(s['p99_ms'])}, all in {ms(s['max_ms'])} (from the "
+                 "connection's loss); ")
+    else:  # the percentiles are over those that re-registered, not over every device
+        times = (f"the rest not within the run; of those that did: p90 {ms(s['p90_ms'])}, p99 {ms(s['p99_ms'])}, "
+                 f"max {ms(s['max_ms'])} (from the connection's loss); ")
+    return (f"{s['reregistered']:,} of {s['devices']:,} re-registered over {s['transport'].upper()}: " + times +
             f"{s['reconnects']:,} reconnects; re-REGISTERs refused by code: {codes}; of {s['calls_started']:,} calls "
             f"{s['lost_to_restart']:,} lost to the restart (attributed), {s['failed_without_fault']:,} without a "
             f"fault; violations: {s['violations_not_faults']} not excused by a fault, {s['violations_excused']} on calls the "
@@ -62,7 +67,9 @@ def storm_figures(work, figure):
     seconds = {"name": "time to 99 % re-registered", "unit": "s",
                "command": "callstorm run Scenarios/chaos/sip-storm.yaml (STORM_DEVICES devices, Kamailio started "
                           "by the run: children 1, killed at 5 s, restarted 2 s later)"}
-    if s and s["p99_ms"] is not None:
+    # sip.reregister's p99 is over the devices that re-registered: it is the time to 99 % of all only when at least
+    # 99 % did within the run.
+    if s and s["p99_ms"] is not None and s["reregistered"] >= 0.99 * s["devices"]:
         seconds.update({"min": s["p99_ms"] / 1000, "median": s["p99_ms"] / 1000, "max": s["p99_ms"] / 1000, "n": 1})
     meets = bool(s) and s["reregistered"] >= s["devices"] and s["failed_without_fault"] == 0 \
         and s["violations_not_faults"] == 0
