@@ -15,9 +15,10 @@ final class InviteSessions {
     /// Asked for the RTP port of a new call's SDP offer (caller) or answer (callee), by Call-ID: the owner's media
     /// stream listens there (`SIPUserAgent.mediaPort`). Nil, or a nil answer: a port nothing listens on.
     var mediaPort: ((_ callID: String) -> Int?)?
-    private(set) var calls: [String: SIPCall] = [:]
+    /// By Call-ID; an `AgentTable` (a phone has a few calls), scanned rather than hashed.
+    private(set) var calls = AgentTable<String, SIPCall>()
     /// Every dialog, early or confirmed, by Call-ID, local tag and remote tag (§12).
-    private(set) var dialogs: [SIPDialog.ID: SIPDialog] = [:]
+    private(set) var dialogs = AgentTable<SIPDialog.ID, SIPDialog>()
     /// Calls that ended while their callee's 2xx still waited for its ACK (a BYE overtook it), by Call-ID: the
     /// ACK that comes after still stops that 2xx's retransmission (RFC 6026 Accepted), until Timer L.
     var unacked: [String: TransactionKey] = [:]
