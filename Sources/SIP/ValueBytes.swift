@@ -43,6 +43,19 @@ enum ValueBytes {
         return i
     }
 
+    /// `number` in decimal, appended (what `String(number).utf8` gives, without the `String`).
+    static func appendDecimal(_ number: some BinaryInteger, to out: inout [UInt8]) {
+        var n = number.magnitude
+        if number < 0 { out.append(0x2D) }
+        if n == 0 { return out.append(0x30) }
+        let from = out.count
+        while n > 0 {
+            out.append(UInt8(truncatingIfNeeded: n % 10) + 0x30)
+            n /= 10
+        }
+        out[from...].reverse()  // written least significant first
+    }
+
     static func string(_ b: Bytes, _ lo: Int, _ hi: Int) -> String {
         String(decoding: Bytes(rebasing: b[lo..<hi]), as: UTF8.self)
     }
