@@ -86,17 +86,17 @@ final class InviteSessions {
     /// tags, its CSeq checked and remembered. When the request cannot go on this answers it: 481 when no such
     /// dialog exists (counted stray by method), 500 when its CSeq is out of order; and returns nil.
     func inDialog(_ request: SIPMessage, source: Int, now: UInt64, core: some SIPCore) -> SIPDialog.ID? {
-        guard let id = dialogID(of: request, peerRequest: true), calls[id.callID] != nil,
-              var dialog = dialogs[id] else {
+        // The dialog is checked in its table (`update`): a copy out and back retained each of its strings.
+        guard let id = dialogID(of: request, peerRequest: true), calls.contains(id.callID),
+              let accepted = dialogs.update(id, { $0.acceptRemote(request) }) else {
             core.counters.stray[request.method?.rawValue ?? "?", default: 0] += 1
             core.respond(request.response(481), to: request, source: source, now: now)
             return nil
         }
-        guard dialog.acceptRemote(request) else {
+        guard accepted else {
             core.respond(request.response(500), to: request, source: source, now: now)
             return nil
         }
-        dialogs[id] = dialog
         return id
     }
 
@@ -105,11 +105,13 @@ final class InviteSessions {
     @discardableResult
     func sendInDialog(_ method: SIPMethod, on id: SIPDialog.ID, body: [UInt8] = [], contentType: String? = nil,
                       now: UInt64, core: some SIPCore) -> Bool {
-        guard var dialog = dialogs[id] else { return false }
-        let request = dialog.request(method, via: core.local.viaLine, branch: ids.branch(),
-                                     contact: method == .invite ? core.local.contactLine : nil, body: body,
-                                     contentType: contentType)
-        dialogs[id] = dialog
+        guard dialogs.contains(id) else { return false }
+        let branch = ids.branch()
+        let contact = method == .invite ? core.local.contactLine : nil
+        guard let request = dialogs.update(id, { dialog in
+            dialog.request(method, via: core.local.viaLine, branch: branch, contact: contact, body: body,
+                           contentType: contentType)
+        }) else { return false }
         core.startClient(request, now: now)
         return true
     }
