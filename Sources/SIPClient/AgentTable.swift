@@ -2,7 +2,8 @@
 /// found by comparing keys one after the other. A user agent is one phone: it holds a handful of each at a time,
 /// and a scan of three keys costs less than one `Dictionary` lookup, which hashed the Call-ID or branch `String`
 /// with SipHash on every find and copied the value out and back on every change (issue 33: ~180 k instructions
-/// per call in hashing alone). The subscript's `_modify` changes an entry in place; entries keep the order they were added in.
+/// per call in hashing alone). The subscript's `_modify` changes an entry in place; entries keep the order they
+/// were added in.
 ///
 /// The `Dictionary` surface the agent uses (subscript, `removeValue(forKey:)`, `keys`, `values`), so the tables
 /// read as before.
@@ -56,7 +57,7 @@ struct AgentTable<Key: Equatable, Value> {
         return body(&value)
     }
 
-    /// Runs `body` on each value in place of `values`, which builds an array.
+    /// Runs `body` on each value (`values` would build an array for one pass).
     func forEachValue(_ body: (Value) -> Void) {
         for value in valueList { if let value { body(value) } }
     }
