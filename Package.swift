@@ -80,7 +80,7 @@ let package = Package(
         // RFC 6455 without I/O: frame codec, incremental parser, handshake, the client state machine.
         .target(name: "WebSocket", dependencies: ["Bytes", "Determinism"]),
         // RFC 3261 without I/O: message model, parsers, serializer, digest auth, SDP, transactions, dialogs.
-        .target(name: "SIP"),
+        .target(name: "SIP", swiftSettings: releaseUnchecked),
         // The one binary min-heap (a loop's deadlines), shared by the fault proxy's and the SIP pool's timers.
         .target(name: "Heaps"),
         // RTP/RTCP without I/O (RFC 3550): packet codec, G.711 payloads, loss and jitter, the E-model, one-way audio.
@@ -108,7 +108,7 @@ let package = Package(
         .target(name: "SIPClient", dependencies: [
             "SIP", "Determinism", "EventPolling", "CLinux", "Heaps", "Bytes", "SystemCalls", "StreamIO", "CSSL",
             "WebSocket",
-        ]),
+        ], swiftSettings: releaseUnchecked),
         // SIP's embedded twin: agents carried in memory (`MemorySIPPool`) and a registrar/proxy with the RFC 8599
         // push path (`SIPTwinProxy`), so SIP runs on the Driver's embedded loop under a manual clock.
         .target(name: "SIPEmbedded", dependencies: ["SIP", "SIPClient", "Determinism", "PushModel"]),

@@ -9,23 +9,71 @@ public struct SIPMessage: Sendable, Equatable {
         case response(status: Int, reason: String)
     }
 
-    public var startLine: StartLine
+    /// A message's parts in one box, copied on write: a message is copied often (a transaction keeps its request,
+    /// each effect carries one, a call keeps its INVITE), and a copy retained each array and string of it, ten or
+    /// so, where it now retains one object (issue 33).
+    private final class Storage: @unchecked Sendable {
+        var startLine: StartLine
+        var head: SIPHead
+        var body: [UInt8]
+        var fields: SIPMessageFields?
+
+        init(startLine: StartLine, head: SIPHead, body: [UInt8], fields: SIPMessageFields? = nil) {
+            self.startLine = startLine
+            self.head = head
+            self.body = body
+            self.fields = fields
+        }
+
+        func copy() -> Storage { Storage(startLine: startLine, head: head, body: body, fields: fields) }
+    }
+
+    private var storage: Storage
+
+    /// The box, made this message's own before a change.
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
+    public var startLine: StartLine {
+        _read { yield storage.startLine }
+        set { unique().startLine = newValue }
+    }
+
     /// The header lines as bytes (`SIPHead`); changing them forgets the fields `keepFields()` read.
-    var head: SIPHead { didSet { fields = nil } }
-    public var body: [UInt8]
+    var head: SIPHead {
+        _read { yield storage.head }
+        _modify {
+            let box = unique()
+            yield &box.head
+            box.fields = nil
+        }
+    }
+
+    public var body: [UInt8] {
+        _read { yield storage.body }
+        _modify {
+            let box = unique()
+            yield &box.body
+        }
+    }
+
     /// The header fields every reader of a message asks for, read once (`keepFields()`); nil until then.
-    var fields: SIPMessageFields?
+    var fields: SIPMessageFields? {
+        _read { yield storage.fields }
+        _modify {
+            let box = unique()
+            yield &box.fields
+        }
+    }
 
     public init(startLine: StartLine, headers: [SIPHeader] = [], body: [UInt8] = []) {
-        self.startLine = startLine
-        head = SIPHead(headers)
-        self.body = body
+        storage = Storage(startLine: startLine, head: SIPHead(headers), body: body)
     }
 
     init(startLine: StartLine, head: SIPHead, body: [UInt8] = []) {
-        self.startLine = startLine
-        self.head = head
-        self.body = body
+        storage = Storage(startLine: startLine, head: head, body: body)
     }
 
     /// The headers in wire order, names as received, values trimmed (built from the bytes on each read: the
@@ -48,7 +96,7 @@ public struct SIPMessage: Sendable, Equatable {
 
     /// Equal when start line, headers and body are: whether the fields were kept does not count.
     public static func == (a: SIPMessage, b: SIPMessage) -> Bool {
-        a.startLine == b.startLine && a.head == b.head && a.body == b.body
+        a.storage === b.storage || a.startLine == b.startLine && a.head == b.head && a.body == b.body
     }
 
     public var isRequest: Bool {

@@ -30,14 +30,10 @@ public enum SIPParser {
     /// The offset of the CRLFCRLF that ends the head, searching from `from`.
     static func headEnd(_ bytes: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
         guard bytes.count >= 4 else { return nil }
-        var i = from
+        var i = ValueBytes.findCR(bytes, from, bytes.count)
         while i + 3 < bytes.count {
-            if bytes[i + 3] != 10 {
-                i += bytes[i + 3] == 13 ? 1 : 4
-                continue
-            }
-            if bytes[i] == 13, bytes[i + 1] == 10, bytes[i + 2] == 13 { return i }
-            i += 1
+            if bytes[i + 1] == 10, bytes[i + 2] == 13, bytes[i + 3] == 10 { return i }
+            i = ValueBytes.findCR(bytes, i + 1, bytes.count)
         }
         return nil
     }
@@ -104,8 +100,10 @@ public enum SIPParser {
             run = (0, 0)
         }
         while lineStart <= bytes.count {
-            var lineEnd = lineStart
-            while lineEnd + 1 < bytes.count, !(bytes[lineEnd] == 13 && bytes[lineEnd + 1] == 10) { lineEnd += 1 }
+            var lineEnd = ValueBytes.findCR(bytes, lineStart, bytes.count)
+            while lineEnd + 1 < bytes.count, bytes[lineEnd + 1] != 10 {
+                lineEnd = ValueBytes.findCR(bytes, lineEnd + 1, bytes.count)
+            }
             if lineEnd + 1 >= bytes.count { lineEnd = bytes.count }
             let line = UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd])
             if startLine == nil {

@@ -185,8 +185,8 @@ struct SIPHead: Sendable, Equatable {
         written.withUnsafeBufferPointer { b in
             var start = from
             while start < total {
-                var crlf = start
-                while crlf + 1 < total, !(b[crlf] == 13 && b[crlf + 1] == 10) { crlf += 1 }
+                var crlf = ValueBytes.findCR(b, start, total)
+                while crlf + 1 < total, b[crlf + 1] != 10 { crlf = ValueBytes.findCR(b, crlf + 1, total) }
                 if crlf + 1 >= total { crlf = total }
                 let colon = ValueBytes.find(0x3A, b, start, crlf)
                 var valueStart = min(colon + 1, crlf)

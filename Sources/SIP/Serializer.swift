@@ -12,7 +12,7 @@ extension SIPMessage {
             out.append(contentsOf: " SIP/2.0\r\n".utf8)
         case .response(let status, let reason):
             out.append(contentsOf: "SIP/2.0 ".utf8)
-            out.append(contentsOf: String(status).utf8)
+            ValueBytes.appendDecimal(status, to: &out)
             out.append(32)
             out.append(contentsOf: reason.utf8)
             out.append(contentsOf: "\r\n".utf8)
@@ -27,7 +27,7 @@ extension SIPMessage {
             out.append(contentsOf: UnsafeBufferPointer(rebasing: b[from..<b.count]))
         }
         out.append(contentsOf: "Content-Length: ".utf8)
-        out.append(contentsOf: String(body.count).utf8)
+        ValueBytes.appendDecimal(body.count, to: &out)
         out.append(contentsOf: "\r\n\r\n".utf8)
         out.append(contentsOf: body)
         return out

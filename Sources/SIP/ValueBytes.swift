@@ -43,6 +43,35 @@ enum ValueBytes {
         return i
     }
 
+    /// The first CR (13) in `lo..<hi`, `hi` when none: eight bytes a step (a word with a zero byte where a CR
+    /// was, found by the carry trick), since the parser looks for every line's end this way.
+    static func findCR(_ b: Bytes, _ lo: Int, _ hi: Int) -> Int {
+        var i = lo
+        if let base = b.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while i + 8 <= hi {
+                let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ 0x0D0D_0D0D_0D0D_0D0D
+                if (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080 != 0 { break }
+                i += 8
+            }
+        }
+        while i < hi, b[i] != 13 { i += 1 }
+        return i
+    }
+
+    /// `number` in decimal, appended (what `String(number).utf8` gives, without the `String`).
+    static func appendDecimal(_ number: some BinaryInteger, to out: inout [UInt8]) {
+        var n = number.magnitude
+        if number < 0 { out.append(0x2D) }
+        if n == 0 { return out.append(0x30) }
+        let from = out.count
+        while n > 0 {
+            out.append(UInt8(truncatingIfNeeded: n % 10) + 0x30)
+            n /= 10
+        }
+        out[from...].reverse()  // written least significant first
+    }
+
     static func string(_ b: Bytes, _ lo: Int, _ hi: Int) -> String {
         String(decoding: Bytes(rebasing: b[lo..<hi]), as: UTF8.self)
     }

@@ -15,9 +15,10 @@ final class InviteSessions {
     /// Asked for the RTP port of a new call's SDP offer (caller) or answer (callee), by Call-ID: the owner's media
     /// stream listens there (`SIPUserAgent.mediaPort`). Nil, or a nil answer: a port nothing listens on.
     var mediaPort: ((_ callID: String) -> Int?)?
-    private(set) var calls: [String: SIPCall] = [:]
+    /// By Call-ID; an `AgentTable` (a phone has a few calls), scanned rather than hashed.
+    private(set) var calls = AgentTable<String, SIPCall>()
     /// Every dialog, early or confirmed, by Call-ID, local tag and remote tag (§12).
-    private(set) var dialogs: [SIPDialog.ID: SIPDialog] = [:]
+    private(set) var dialogs = AgentTable<SIPDialog.ID, SIPDialog>()
     /// Calls that ended while their callee's 2xx still waited for its ACK (a BYE overtook it), by Call-ID: the
     /// ACK that comes after still stops that 2xx's retransmission (RFC 6026 Accepted), until Timer L.
     var unacked: [String: TransactionKey] = [:]
@@ -86,17 +87,17 @@ final class InviteSessions {
     /// tags, its CSeq checked and remembered. When the request cannot go on this answers it: 481 when no such
     /// dialog exists (counted stray by method), 500 when its CSeq is out of order; and returns nil.
     func inDialog(_ request: SIPMessage, source: Int, now: UInt64, core: some SIPCore) -> SIPDialog.ID? {
-        guard let id = dialogID(of: request, peerRequest: true), calls[id.callID] != nil,
-              var dialog = dialogs[id] else {
+        // The dialog is checked in its table (`update`): a copy out and back retained each of its strings.
+        guard let id = dialogID(of: request, peerRequest: true), calls.contains(id.callID),
+              let accepted = dialogs.update(id, { $0.acceptRemote(request) }) else {
             core.counters.stray[request.method?.rawValue ?? "?", default: 0] += 1
             core.respond(request.response(481), to: request, source: source, now: now)
             return nil
         }
-        guard dialog.acceptRemote(request) else {
+        guard accepted else {
             core.respond(request.response(500), to: request, source: source, now: now)
             return nil
         }
-        dialogs[id] = dialog
         return id
     }
 
@@ -105,12 +106,14 @@ final class InviteSessions {
     @discardableResult
     func sendInDialog(_ method: SIPMethod, on id: SIPDialog.ID, body: [UInt8] = [], contentType: String? = nil,
                       reason: SIPReason? = nil, now: UInt64, core: some SIPCore) -> Bool {
-        guard var dialog = dialogs[id] else { return false }
-        var request = dialog.request(method, via: core.local.viaLine, branch: ids.branch(),
-                                     contact: method == .invite ? core.local.contactLine : nil, body: body,
-                                     contentType: contentType)
+        guard dialogs.contains(id) else { return false }
+        let branch = ids.branch()
+        let contact = method == .invite ? core.local.contactLine : nil
+        guard var request = dialogs.update(id, { dialog in
+            dialog.request(method, via: core.local.viaLine, branch: branch, contact: contact, body: body,
+                           contentType: contentType)
+        }) else { return false }
         if let reason { request.addHeader(SIPReason.header, reason.value) }
-        dialogs[id] = dialog
         core.startClient(request, now: now)
         return true
     }

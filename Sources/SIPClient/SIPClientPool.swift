@@ -254,9 +254,14 @@ public final class SIPClientPool: @unchecked Sendable {
                 if sources.count >= 4096 { sources.removeAll(keepingCapacity: true) }
                 sources[handle] = from
             }
-            let datagram = Array(UnsafeRawBufferPointer(rebasing: scratch[..<n]))
-            let fate = held.filter?(socket.agent, false, SIPStartLine.label(datagram), datagram)
-            switch fate ?? .pass {
+            let bytes = UnsafeBufferPointer(start: scratch.baseAddress!.assumingMemoryBound(to: UInt8.self), count: n)
+            guard let filter = held.filter else {
+                // Parsed where it was read: the copy into an array is made only for a filter to see or hold it.
+                agent.receive(datagram: bytes, source: handle, now: clock.nowNanos())
+                continue
+            }
+            let datagram = Array(bytes)
+            switch filter(socket.agent, false, SIPStartLine.label(datagram), datagram) {
             case .pass: agent.receive(datagram: datagram, source: handle, now: clock.nowNanos())
             case .drop: continue
             case .delay(let nanos): held.reads.append((clock.nowNanos() + nanos, socket.agent, datagram, handle))
@@ -458,25 +463,6 @@ public final class SIPClientPool: @unchecked Sendable {
             agent.receive(datagram: item.bytes, source: item.source, now: now)
             flush(item.agent)
         }
-    }
-}
-
-/// The pool's datagram filter, and the UDP datagrams it delayed, waiting on the pool's tick.
-struct HeldDatagrams {
-    var filter: SIPDatagramFilter?
-    var sends: [(due: UInt64, agent: Int, bytes: [UInt8], address: sockaddr_in)] = []
-    var reads: [(due: UInt64, agent: Int, bytes: [UInt8], source: Int)] = []
-
-    var isEmpty: Bool { sends.isEmpty && reads.isEmpty }
-
-    mutating func takeDue(_ now: UInt64)
-        -> ([(due: UInt64, agent: Int, bytes: [UInt8], address: sockaddr_in)],
-            [(due: UInt64, agent: Int, bytes: [UInt8], source: Int)]) {
-        let dueSends = sends.filter { $0.due <= now }
-        let dueReads = reads.filter { $0.due <= now }
-        sends.removeAll { $0.due <= now }
-        reads.removeAll { $0.due <= now }
-        return (dueSends, dueReads)
     }
 }
 

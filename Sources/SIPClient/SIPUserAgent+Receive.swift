@@ -3,6 +3,11 @@ import SIP
 extension SIPUserAgent {
     /// One UDP datagram from `source` (an opaque address handle the pool resolves back for responses).
     public func receive(datagram: [UInt8], source: Int, now: UInt64) {
+        datagram.withUnsafeBufferPointer { receive(datagram: $0, source: source, now: now) }
+    }
+
+    /// One UDP datagram read where it lies (the pool's read buffer): parsed, nothing kept of the bytes.
+    public func receive(datagram: UnsafeBufferPointer<UInt8>, source: Int, now: UInt64) {
         let message: SIPMessage
         do {
             message = try SIPParser.parse(datagram: datagram)

@@ -11,10 +11,11 @@ import SIP
 /// branches (`z9hG4bK…`) are issued by this agent; requests from others are matched by branch as they come.
 struct TransactionLayer {
     let timers: SIPTimerValues
-    private(set) var clients: [TransactionKey: ClientTransaction] = [:]
-    private(set) var servers: [TransactionKey: ServerTransaction] = [:]
+    /// The transactions in flight, a few per agent: `AgentTable`s, scanned rather than hashed.
+    private(set) var clients = AgentTable<TransactionKey, ClientTransaction>()
+    private(set) var servers = AgentTable<TransactionKey, ServerTransaction>()
     /// Where each server transaction's responses go (the handle of the request's sender).
-    private var sources: [TransactionKey: Int] = [:]
+    private var sources = AgentTable<TransactionKey, Int>()
 
     init(timers: SIPTimerValues) { self.timers = timers }
 
@@ -35,15 +36,15 @@ struct TransactionLayer {
     /// The earliest timer of any transaction.
     var nextDeadline: UInt64? {
         var next: UInt64?
-        for t in clients.values { if let d = t.nextDeadline { next = min(next ?? d, d) } }
-        for t in servers.values { if let d = t.nextDeadline { next = min(next ?? d, d) } }
+        clients.forEachValue { t in if let d = t.nextDeadline { next = min(next ?? d, d) } }
+        servers.forEachValue { t in if let d = t.nextDeadline { next = min(next ?? d, d) } }
         return next
     }
 
     /// The request that began transaction `key`, client or server.
     func request(_ key: TransactionKey) -> SIPMessage? { clients[key]?.request ?? servers[key]?.request }
 
-    func hasServer(_ key: TransactionKey) -> Bool { servers[key] != nil }
+    func hasServer(_ key: TransactionKey) -> Bool { servers.contains(key) }
 
     /// Where server transaction `key` answers.
     func source(_ key: TransactionKey) -> Int? { sources[key] }
@@ -65,21 +66,18 @@ struct TransactionLayer {
     mutating func receive(response: SIPMessage, now: UInt64)
         -> (key: TransactionKey, effects: [TransactionEffect], absorbed: Bool)? {
         let key = Self.clientKey(of: response)
-        guard var t = clients[key] else { return nil }
-        let repeated = t.state == .accepted && (response.status ?? 0) / 100 == 2
-        let effects = t.receive(response, now: now)
-        clients[key] = t
-        return (key, effects, effects.isEmpty || repeated)
+        return clients.update(key) { t in
+            let repeated = t.state == .accepted && (response.status ?? 0) / 100 == 2
+            let effects = t.receive(response, now: now)
+            return (key, effects, effects.isEmpty || repeated)
+        }
     }
 
     /// A request matched to its server transaction (a retransmission, or the ACK of a non-2xx); nil when it
     /// starts a new one (or is the ACK of a 2xx).
     mutating func receive(request: SIPMessage, now: UInt64) -> (key: TransactionKey, effects: [TransactionEffect])? {
         let key = Self.serverKey(of: request)
-        guard var t = servers[key] else { return nil }
-        let effects = t.receive(request, now: now)
-        servers[key] = t
-        return (key, effects)
+        return servers.update(key) { t in (key, t.receive(request, now: now)) }
     }
 
     /// Passes the layer above's `response` through its server transaction, created for `request` (or for the
@@ -89,8 +87,9 @@ struct TransactionLayer {
         var response = response
         response.keepFields()  // the key and the history read them
         let key = Self.key(response.branch, response.cseq?.method)
-        var t = servers[key] ?? ServerTransaction(request: request ?? response, timers: timers)
         sources[key] = source
+        if let effects = servers.update(key, { $0.respond(response, now: now) }) { return (key, effects) }
+        var t = ServerTransaction(request: request ?? response, timers: timers)
         let effects = t.respond(response, now: now)
         servers[key] = t
         return (key, effects)
@@ -98,26 +97,26 @@ struct TransactionLayer {
 
     /// The ACK of server transaction `key`'s 2xx, found by its dialog: ends the transaction if it is Accepted.
     mutating func acknowledged(_ ack: SIPMessage, key: TransactionKey, now: UInt64) {
-        guard var t = servers[key], t.state == .accepted else { return }
-        let effects = t.receive(ack, now: now)
-        servers[key] = t
-        if effects.contains(.terminated) { forget(key) }
+        let effects = servers.update(key) { t in t.state == .accepted ? t.receive(ack, now: now) : [] }
+        if effects?.contains(.terminated) == true { forget(key) }
     }
 
     /// Fires every timer due at `now`: each fired transaction's key, where it answers (server ones), and effects,
     /// client transactions first.
     mutating func advance(to now: UInt64) -> [(key: TransactionKey, source: Int?, effects: [TransactionEffect])] {
         var fired: [(key: TransactionKey, source: Int?, effects: [TransactionEffect])] = []
-        for key in Array(clients.keys) {
-            guard var t = clients[key], let due = t.nextDeadline, due <= now else { continue }
-            let effects = t.advance(to: now)
-            clients[key] = t
+        for key in clients.keys {
+            guard let effects = clients.update(key, { t -> [TransactionEffect]? in
+                guard let due = t.nextDeadline, due <= now else { return nil }
+                return t.advance(to: now)
+            }) ?? nil else { continue }
             fired.append((key, nil, effects))
         }
-        for key in Array(servers.keys) {
-            guard var t = servers[key], let due = t.nextDeadline, due <= now else { continue }
-            let effects = t.advance(to: now)
-            servers[key] = t
+        for key in servers.keys {
+            guard let effects = servers.update(key, { t -> [TransactionEffect]? in
+                guard let due = t.nextDeadline, due <= now else { return nil }
+                return t.advance(to: now)
+            }) ?? nil else { continue }
             fired.append((key, sources[key], effects))
         }
         return fired
@@ -125,9 +124,9 @@ struct TransactionLayer {
 
     /// Forgets a terminated transaction.
     mutating func forget(_ key: TransactionKey) {
-        clients[key] = nil
-        servers[key] = nil
-        sources[key] = nil
+        clients.removeValue(forKey: key)
+        servers.removeValue(forKey: key)
+        sources.removeValue(forKey: key)
     }
 }
 
