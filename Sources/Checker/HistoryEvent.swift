@@ -198,13 +198,17 @@ public struct DialogLine: Sendable, Equatable {
     public var reason: String?
     /// The planned call (arrival index), to trace a finding; optional.
     public var call: Int?
+    /// The device's user (`users:`); absent in histories without users.
+    public var user: String?
 
-    public init(device: String, conversation: String, state: DialogState, reason: String? = nil, call: Int? = nil) {
+    public init(device: String, conversation: String, state: DialogState, reason: String? = nil, call: Int? = nil,
+                user: String? = nil) {
         self.device = device
         self.conversation = conversation
         self.state = state
         self.reason = reason
         self.call = call
+        self.user = user
     }
 }
 

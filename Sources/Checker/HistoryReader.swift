@@ -151,7 +151,7 @@ struct LineFields {
             }
             body = .dialog(DialogLine(device: try need(device, "device"),
                                       conversation: try need(conversation, "conversation"), state: state,
-                                      reason: reason, call: call))
+                                      reason: reason, call: call, user: user))
         case .media:
             let text = try need(reason, "reason")
             guard let finding = MediaFinding(rawValue: text) else {

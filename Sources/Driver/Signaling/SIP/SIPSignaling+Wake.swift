@@ -36,7 +36,7 @@ struct WakeState {
 extension SIPSignaling {
     /// A push for `uuid` (the parked INVITE's Call-ID) was reported by `local`: wake and REGISTER.
     func pushReported(_ local: Int, conversation uuid: String, acceptedNanos: UInt64) {
-        guard spec.sleep, legs[Self.legKey(local, uuid)] == nil else { return }
+        guard sleeps(local), legs[Self.legKey(local, uuid)] == nil else { return }
         // Another call's push while the device is awake in one (call waiting): its INVITE decides (`callWaiting`).
         if agents.agent[local] != nil, let id = table.devices[local].callID, !callExpects(id, uuid, on: local) {
             return
@@ -89,7 +89,7 @@ extension SIPSignaling {
     /// sent now if the device is still woken for that call and has no agent. Its call over, the run ended, or
     /// the device woken since for another call (whose own wake decides when it REGISTERs): nothing.
     func wakeDue(_ local: Int, callID: String) {
-        guard spec.sleep, !books.sealed, wake.isDue(local, for: callID), agents.agent[local] == nil,
+        guard sleeps(local), !books.sealed, wake.isDue(local, for: callID), agents.agent[local] == nil,
               let agent = openAgent(local) else { return }
         if wake.reportedAt[local] == nil { wake.reportedAt[local] = now }
         agents.registering[local] = Registering(started: now, initial: false, then: nil)
@@ -130,7 +130,7 @@ extension SIPSignaling {
     /// held until it does (its action timeout still runs).
     func holdUntilInvite(_ request: ActionRequest) -> Bool {
         let local = request.device
-        guard spec.sleep, wake.wokeFor[local] == request.conversation,
+        guard sleeps(local), wake.wokeFor[local] == request.conversation,
               [ActionOp.join, .decline, .end].contains(request.op) else { return false }
         let key = Self.legKey(local, request.conversation)
         if request.kind == .join { books.count(.answerBeforeInvite, at: now) }
@@ -153,7 +153,7 @@ extension SIPSignaling {
     /// until the agent settles it (`cancelling`, at most 64*T1 after the 487): a 2xx that crossed the CANCEL must
     /// still find it, to be ACKed and ended by a BYE (RFC 3261 §9.1, §15), else the callee stays in the call.
     func afterCall(_ local: Int) {
-        guard spec.sleep, !hasCall(local) else { return }
+        guard sleeps(local), !hasCall(local) else { return }
         wake.wokeFor[local] = nil
         loop.execute { [self] in
             if !hasCall(local), wake.wokeFor[local] == nil { sleep(local) }
