@@ -127,10 +127,14 @@ public struct Push: Sendable, Equatable {
     public var view: ConversationView?
     /// The device's user (`users:`); nil when each device is its own.
     public var user: String?
+    /// ended: why, where the push says (`joinedElsewhere`, `declinedElsewhere`: the conversation goes on on
+    /// another device of the user, only this device left it).
+    public var reason: String?
 
     public init(device: String, event: PushEvent, conversation: String? = nil, into: String? = nil,
-                view: ConversationView? = nil, user: String? = nil) {
+                view: ConversationView? = nil, user: String? = nil, reason: String? = nil) {
         self.user = user
+        self.reason = reason
         self.device = device
         self.event = event
         self.conversation = conversation

@@ -132,7 +132,7 @@ struct LineFields {
                 "unknown push event \"\($0)\" (joined, updated, ended, merged, split, voip)"
             }
             body = .push(Push(device: try need(device, "device"), event: e, conversation: conversation, into: into,
-                              view: view, user: user))
+                              view: view, user: user, reason: reason))
         case .final:
             body = .final(Final(device: try need(device, "device"),
                                 conversation: try need(conversation, "conversation"),

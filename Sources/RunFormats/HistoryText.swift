@@ -52,10 +52,12 @@ public enum HistoryText {
     public static let pushEvents: Set<String> = Set(HistoryPushEvent.allCases.map(\.rawValue))
 
     public static func push(t: UInt64, device: String, event: String, conversation: String, into: String?,
-                            view: ConversationView?, user: String? = nil, into o: inout [UInt8]) {
+                            view: ConversationView?, user: String? = nil, reason: String? = nil,
+                            into o: inout [UInt8]) {
         o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"push\",\"device\":"); o.quoted(device); userField(user, &o)
         o.raw(",\"event\":"); o.quoted(pushEvents.contains(event) ? event : HistoryPushEvent.updated.rawValue)
         o.raw(",\"conversation\":"); o.quoted(conversation)
+        if let reason { o.raw(",\"reason\":"); o.quoted(reason) }
         if let into { o.raw(",\"into\":"); o.quoted(into) }
         if let view { o.raw(",\"view\":"); Self.view(view, into: &o) }
         o.raw("}")
