@@ -56,6 +56,26 @@ final class SIPUsersForkTests: XCTestCase {
         XCTAssertEqual(check.report.violations, [], check.describe)
     }
 
+    /// Both of the callee user's devices sleep: the twin pushes each (a push and a park per binding), both wake
+    /// and ring, the one the driver chose answers, the other ends `joinedElsewhere`; the checker finds nothing.
+    func testSleepingDevicesOfOneUserAreEachPushedAndTheOneNotAnsweringEndsJoinedElsewhere() throws {
+        let rig = try SIPRig(Self.scenario(sleep: "true"), history: true, fork: true)
+        rig.registerAll()
+        rig.start()
+        XCTAssertTrue(rig.loop.run(until: rig.clock.nowNanos() + 30 * SIPRig.second) { rig.drained }, "drained")
+        let recorder = rig.finish()
+        let c = recorder.counters
+        let all = "\(c.sorted { $0.key < $1.key })"
+        XCTAssertEqual(c["calls.completed"], 1, all)
+        XCTAssertEqual(c["pushes.received.voip"], 2, "one VoIP push per sleeping device of the callee: \(all)")
+        XCTAssertEqual(c["events.ended.joinedElsewhere"], 1, all)
+        XCTAssertEqual(recorder.histograms[MetricName.elsewhereEndDelay]?.totalCount, 1, all)
+        XCTAssertNil(c[MetricName.elsewhereRingingAfterAnswer], all)
+        XCTAssertNil(c[MetricName.pushesVoIPWithoutCall], all)
+        let check = try rig.check()
+        XCTAssertEqual(check.report.violations, [], check.describe)
+    }
+
     /// `sleep: 50%`: each device's own seeded draw, the same every time; some sleep and some not.
     func testASleepShareDrawsEachDeviceOnce() throws {
         let rig = try SIPRig(Self.scenario(sleep: "50%"), fork: true)
