@@ -50,7 +50,12 @@ extension ScenarioDecoder {
     /// seed, so one user's devices can differ (issue 36).
     private mutating func sleep(_ node: YAMLNode, into spec: inout SIPDeviceSpec) {
         if let text = node.scalarText?.trimmingSpaces, text.hasSuffix("%") || Double(text) != nil {
-            guard let share = probability(node) else { return }
+            let percent = text.hasSuffix("%")
+            let value = Double(percent ? String(text.dropLast()).trimmingSpaces : text).map { percent ? $0 / 100 : $0 }
+            guard let share = value, share.isFinite, share > 0, share <= 1 else {
+                return report(node.mark, "'device.sleep' takes true, false or the share of devices that sleep, "
+                    + "more than 0% and at most 100% (50% or 0.5), got '\(text)'")
+            }
             spec.sleep = true
             spec.sleepShare = share
             return
