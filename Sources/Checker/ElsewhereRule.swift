@@ -3,7 +3,8 @@ import CallModel
 /// `elsewhere-stops-ringing` (users with several devices, issue 36): once a device of a user answered a
 /// conversation (its join fulfilled), or declined it (an end fulfilled while it rang), every other device of that
 /// user that rang it stops ringing within the declared grace (`users.ringing_grace`), by a push, a socket event,
-/// its own final view or, for a SIP device, its dialog's end (a ringing SIP device is one whose dialog is early); and no such device's final view still rings a conversation the server shows it left.
+/// its own final view or, for a SIP device, its dialog's end (a ringing SIP device is one whose dialog is early);
+/// and no such device's final view still rings a conversation the server shows it left.
 /// A decline is exempt when the scenario declares the server keeps the others ringing (`on_decline:
 /// keep_ringing`). Histories without `user` fields have nothing to judge. An invariant: a server that rings a
 /// user's devices must stop them; only the grace is the scenario's (`ServerPolicy.elsewhereGraceNanos`).

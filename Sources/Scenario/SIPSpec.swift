@@ -147,6 +147,10 @@ public struct SIPTargetSpec: Sendable, Equatable {
         let push = kamailio.pushes(devicesSleep: devicesSleep)
             ? "push route on" + (kamailio.pushTimeoutNanos.map { ", push timeout \($0 / 1_000_000) ms" } ?? "")
             : "push route off"
+        let fork = kamailio.fork.map {
+            $0 == .noLate ? "; forking to every device (WITH_FORK), a device woken after the end not told (no_late)"
+                : "; forking to every device (WITH_FORK)"
+        } ?? ""
         let configuration = kamailio.configuration ?? "the shipped deploy/kamailio/kamailio.cfg"
         let set = [("shared_memory_mb", kamailio.sharedMemoryMB), ("private_memory_mb", kamailio.privateMemoryMB),
                    ("children", kamailio.children)].compactMap { key, value in value.map { "\(key) \($0)" } }
@@ -154,7 +158,7 @@ public struct SIPTargetSpec: Sendable, Equatable {
         let relay = rtpengine.map {
             ", media through an rtpengine the run starts" + ($0.variant.map { " (variant \($0.rawValue))" } ?? "")
         } ?? ""
-        return "a Kamailio the run starts on a free port (\(push); \(configuration); \(sizes))\(relay)" + trust
+        return "a Kamailio the run starts on a free port (\(push)\(fork); \(configuration); \(sizes))\(relay)" + trust
     }
 
     /// The flow steps SIP carries (`start` is INVITE, `join` 200 OK, `decline` 486/603, `end` BYE or CANCEL,

@@ -18,7 +18,12 @@ extension Scenario {
         // scenario has no merge or unmerge, so no unmerge policy to hold a server to.
         lines.append("  seed \(seed), \(devices) devices, target \(sip == nil ? targetText : "SIP server")")
         if let sip {
-            let registrar = sip.summary(devicesSleep: device.sip?.sleep ?? false, transport: device.sip?.transport ?? .udp)
+            var registrar = sip.summary(devicesSleep: device.sip?.sleep ?? false,
+                                        transport: device.sip?.transport ?? .udp)
+            if let spec = device.sip, spec.sleep, spec.sleepShare < 1 {
+                let percent = Int((spec.sleepShare * 100).rounded())
+                registrar += "; \(percent)% of the devices sleep (each one's seeded draw)"
+            }
             lines.append("  SIP devices register at \(registrar)")
         } else if let unmerge = serverPolicy(embedded: target == .embedded).unmerge {
             lines.append("  server policy: unmerge \(unmerge.rawValue) (held to by unmerge-follows-policy)")

@@ -42,7 +42,8 @@ final class ElsewhereRuleTests: XCTestCase {
                                                              user: "user-1"))),
                     HistoryEvent(t: 150 * ms, .complete(Complete(op: 1, outcome: .ok, conversation: "c1"))),
                     dialog(150, "dev-1", .confirmed)]
-        let cancelled = rang + [dialog(160, "dev-3", .terminated, "joined_elsewhere"), HistoryEvent(t: 5_000 * ms, .stop)]
+        let cancelled = rang + [dialog(160, "dev-3", .terminated, "joined_elsewhere"),
+                                HistoryEvent(t: 5_000 * ms, .stop)]
         XCTAssertEqual(ElsewhereRule(events: cancelled, graceNanos: 1_000 * ms, declineKeepsRinging: false).check(), [])
         let left = rang + [HistoryEvent(t: 5_000 * ms, .stop)]
         let found = ElsewhereRule(events: left, graceNanos: 1_000 * ms, declineKeepsRinging: false).check()
