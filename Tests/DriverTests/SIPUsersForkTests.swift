@@ -76,6 +76,45 @@ final class SIPUsersForkTests: XCTestCase {
         XCTAssertEqual(check.report.violations, [], check.describe)
     }
 
+    /// A sleeping device of the callee user whose push is reported late enough that its wake REGISTER (after
+    /// `wake_after`) comes when the call already ended (the other device declined it) still sends that REGISTER, as
+    /// the launched app does, and the twin tells it by a background push (`declinedElsewhere`); before, the call's
+    /// end dropped the pending wake and the device rang on unseen. Pushes are released one at a time in both
+    /// orders; the order where the declining device's push comes first is the late case.
+    func testADeviceWhoseWakeIsDueAfterTheCallEndedStillRegistersAndIsTold() throws {
+        var lateCases = 0
+        for order in [[0, 1], [1, 0]] {
+            let yaml = Self.scenario(sleep: "true", flow: "declined")
+                .replacingOccurrences(of: "sleep: true }", with: "sleep: true, wake_after: { constant: 1s } }")
+            let rig = try SIPRig(yaml, history: true, fork: true)
+            rig.registerAll()
+            rig.gateway.hold = { $0.pushType == .voip }
+            rig.start()
+            rig.loop.run(until: rig.clock.nowNanos() + 2 * SIPRig.second) { false }
+            let held = rig.gateway.held
+            XCTAssertEqual(held.count, 2, "one VoIP push per sleeping device of the callee")
+            guard held.count == 2 else { return }
+            rig.gateway.hold = nil
+            _ = rig.sink.accept(held[order[0]])
+            let identities = UserBook.identities(Array(0..<4), settings: rig.settings)
+            let first = identities.first { $0.apnsToken == held[order[0]].token }?.id
+            rig.loop.run(until: rig.clock.nowNanos() + 500_000_000) { false }
+            _ = rig.sink.accept(held[order[1]])
+            XCTAssertTrue(rig.loop.run(until: rig.clock.nowNanos() + 30 * SIPRig.second) { rig.drained }, "drained")
+            rig.loop.run(until: rig.clock.nowNanos() + 3 * SIPRig.second) { false }  // the late wake is due
+            let c = rig.finish().counters
+            let decliner = try rig.history("invoke").first { $0.contains("\"step\":\"decline\"") }.flatMap(Self.device)
+            guard decliner == first else { continue }
+            lateCases += 1
+            let all = "\(c.sorted { $0.key < $1.key })"
+            XCTAssertEqual(rig.proxy.stats.lateTold, 1, all)
+            XCTAssertEqual(c["pushes.received.background"], 1, all)
+            let check = try rig.check()
+            XCTAssertEqual(check.report.violations, [], check.describe)
+        }
+        XCTAssertEqual(lateCases, 1, "one order has the declining device's push first")
+    }
+
     /// `sleep: 50%`: each device's own seeded draw, the same every time; some sleep and some not.
     func testASleepShareDrawsEachDeviceOnce() throws {
         let rig = try SIPRig(Self.scenario(sleep: "50%"), fork: true)

@@ -152,8 +152,13 @@ extension SIPSignaling {
     /// A device with no call left goes back to sleep (sleeping devices only). A call it CANCELled keeps it awake
     /// until the agent settles it (`cancelling`, at most 64*T1 after the 487): a 2xx that crossed the CANCEL must
     /// still find it, to be ACKed and ended by a BYE (RFC 3261 §9.1, §15), else the callee stays in the call.
+    /// A device woken by a push whose wake REGISTER is still to go (`wake_after`, a late wake) when its call ends
+    /// (another device of its user answered or declined it, issue 36) sends it all the same, as the launched app
+    /// does: that REGISTER is how a forking server finds it and tells it the call ended (a background push). It
+    /// sleeps once the REGISTER is answered (`registered`).
     func afterCall(_ local: Int) {
         guard sleeps(local), !hasCall(local) else { return }
+        if wake.wokeFor[local] != nil, agents.agent[local] == nil { return }
         wake.wokeFor[local] = nil
         loop.execute { [self] in
             if !hasCall(local), wake.wokeFor[local] == nil { sleep(local) }

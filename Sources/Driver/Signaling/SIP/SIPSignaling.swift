@@ -187,6 +187,8 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         if ok { wokeRegistered(local, now: now) }
         entry.then?()
         if entry.initial, sleeps(local) { sleep(local) }
+        // A wake REGISTER sent after its call ended (`afterCall`): back to sleep.
+        if !entry.initial, table.devices[local].callID == nil { afterCall(local) }
     }
 
     func openAgent(_ local: Int) -> Int? {
