@@ -82,6 +82,10 @@ final class MultiDeviceSIPRunTests: XCTestCase {
         let (outcome, history) = try run(example)
         let c = outcome.result.recorder.counters
         let all = "\(example): \(c.sorted { $0.key < $1.key }) \(history.kamailioLog.suffix(1500))"
+        // One call counted once however many devices reported it: the books balance and every file agrees.
+        try assertOutcomesAgree(run: outcome.runDirectory)
+        XCTAssertTrue(Books(counters: c).balanced, all)
+        XCTAssertEqual(c["calls.planned"], c["calls.started"], all)
         XCTAssertGreaterThan(c["calls.started"] ?? 0, 0, all)
         XCTAssertEqual(c["calls.completed"], c["calls.started"], all)
         XCTAssertGreaterThan(outcome.result.recorder.histograms[MetricName.elsewhereEndDelay]?.totalCount ?? 0, 0, all)
