@@ -81,7 +81,8 @@ final class MultiDeviceSIPRunTests: XCTestCase {
     private func assertAnsweredOnOneDeviceEach(_ example: String) throws {
         let (outcome, history) = try run(example)
         let c = outcome.result.recorder.counters
-        let all = "\(example): \(c.sorted { $0.key < $1.key }) \(history.kamailioLog.suffix(1500))"
+        let all = "\(example): \(outcome.verdict.reasons) \(outcome.result.notes.prefix(5)) "
+            + "\(c.sorted { $0.key < $1.key }) \(history.kamailioLog.suffix(1500))"
         // One call counted once however many devices reported it: the books balance and every file agrees.
         try assertOutcomesAgree(run: outcome.runDirectory)
         XCTAssertTrue(Books(counters: c).balanced, all)
