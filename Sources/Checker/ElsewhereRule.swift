@@ -2,8 +2,9 @@ import CallModel
 
 /// `elsewhere-stops-ringing` (users with several devices, issue 36): once a device of a user answered a
 /// conversation (its join fulfilled), or declined it (an end fulfilled while it rang), every other device of that
-/// user that rang it stops ringing within the declared grace (`users.ringing_grace`), by a push, a socket event or
-/// its own final view; and no such device's final view still rings a conversation the server shows it left.
+/// user that rang it stops ringing within the declared grace (`users.ringing_grace`), by a push, a socket event,
+/// its own final view or, for a SIP device, its dialog's end (a ringing SIP device is one whose dialog is early);
+/// and no such device's final view still rings a conversation the server shows it left.
 /// A decline is exempt when the scenario declares the server keeps the others ringing (`on_decline:
 /// keep_ringing`). Histories without `user` fields have nothing to judge. An invariant: a server that rings a
 /// user's devices must stop them; only the grace is the scenario's (`ServerPolicy.elsewhereGraceNanos`).
@@ -63,6 +64,15 @@ struct ElsewhereRule {
                     if ringing[c]?[p.device] == nil { ringing[c, default: [:]][p.device] = Ringing(start: i) }
                 } else if Self.ends(p, for: p.device) {
                     stop(&ringing, c, p.device, at: i)
+                }
+            case .dialog(let d):
+                // A SIP device rings from its early dialog (its 180), an awake one without a push, until its
+                // dialog is confirmed (it answered) or terminated (a CANCEL with its Reason, among others).
+                if let user = d.user { userOf[d.device] = user }
+                if d.state == .early, ringing[d.conversation]?[d.device] == nil {
+                    ringing[d.conversation, default: [:]][d.device] = Ringing(start: i)
+                } else if d.state == .confirmed || d.state == .terminated {
+                    stop(&ringing, d.conversation, d.device, at: i)
                 }
             case .final(let f):
                 if let user = f.user { userOf[f.device] = user }

@@ -102,7 +102,10 @@ extension CheckState {
             checkConfirmedAtBothEnds(id, call)
             let inFlight = lookup(id).map { conversations[$0].open > 0 } ?? false
             let inDialog = call.parties.contains { $0.state == .confirmed || $0.state == .held }
-            guard !inFlight, inDialog, call.parties.contains(where: { $0.state == .terminated }) else { continue }
+            guard !inFlight, inDialog,
+                  call.parties.contains(where: { $0.state == .terminated && !Self.endedElsewhere($0) }) else {
+                continue
+            }
             let states = call.parties.map { "\($0.device) \($0.state.rawValue) (line \(line($0.index)))" }
             report(.finalViewsAgree, conversations: [id], ops: [], devices: call.parties.map(\.device),
                    "the two ends of SIP call \(id) disagree at the end: " + states.joined(separator: ", ")
@@ -110,9 +113,18 @@ extension CheckState {
         }
     }
 
+    /// A branch of a forked call that ended because another device of the callee answered or declined (the
+    /// proxy's CANCEL with an RFC 3326 Reason, issue 36): it was never the dialog's other end, so neither
+    /// `dialog-confirmed-at-both-ends` nor `final-views-agree-with-server` pairs it with the caller.
+    static func endedElsewhere(_ party: SIPDialogs.Party) -> Bool {
+        party.state == .terminated && (party.reason == "joined_elsewhere" || party.reason == "declined_elsewhere")
+    }
+
     private mutating func checkConfirmedAtBothEnds(_ id: String, _ call: SIPDialogs.Call) {
         guard let confirmed = call.parties.first(where: { $0.confirmedIndex != nil }),
-              let never = call.parties.first(where: { $0.confirmedIndex == nil && $0.state == .terminated })
+              let never = call.parties.first(where: {
+                  $0.confirmedIndex == nil && $0.state == .terminated && !Self.endedElsewhere($0)
+              })
         else { return }  // an end still early may yet get its 200: only one that ended without it is judged
         report(.dialogConfirmedAtBothEnds, conversations: [id], ops: [], devices: [confirmed.device, never.device],
                "\(confirmed.device) confirmed dialog \(id) (line \(line(confirmed.confirmedIndex!))) but "

@@ -344,7 +344,9 @@ struct CheckState {
     }
 
     mutating func push(_ p: Push, at i: Int, t: UInt64) {
-        if (p.event == .merged || p.event == .ended), let id = p.conversation, id != p.view?.id {
+        // An end elsewhere (issue 36) is this device's alone: the conversation goes on on the user's other device.
+        let elsewhere = p.reason == "joinedElsewhere" || p.reason == "declinedElsewhere"
+        if (p.event == .merged || (p.event == .ended && !elsewhere)), let id = p.conversation, id != p.view?.id {
             markEnded(conversation(id), EndedKnowledge(t: t, index: i, op: nil))
         }
         if let view = p.view { checkSingleActive(apply(view, at: i, t: t, source: .push), at: i) }

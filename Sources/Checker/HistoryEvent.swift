@@ -127,10 +127,14 @@ public struct Push: Sendable, Equatable {
     public var view: ConversationView?
     /// The device's user (`users:`); nil when each device is its own.
     public var user: String?
+    /// ended: why, where the push says (`joinedElsewhere`, `declinedElsewhere`: the conversation goes on on
+    /// another device of the user, only this device left it).
+    public var reason: String?
 
     public init(device: String, event: PushEvent, conversation: String? = nil, into: String? = nil,
-                view: ConversationView? = nil, user: String? = nil) {
+                view: ConversationView? = nil, user: String? = nil, reason: String? = nil) {
         self.user = user
+        self.reason = reason
         self.device = device
         self.event = event
         self.conversation = conversation
@@ -198,13 +202,17 @@ public struct DialogLine: Sendable, Equatable {
     public var reason: String?
     /// The planned call (arrival index), to trace a finding; optional.
     public var call: Int?
+    /// The device's user (`users:`); absent in histories without users.
+    public var user: String?
 
-    public init(device: String, conversation: String, state: DialogState, reason: String? = nil, call: Int? = nil) {
+    public init(device: String, conversation: String, state: DialogState, reason: String? = nil, call: Int? = nil,
+                user: String? = nil) {
         self.device = device
         self.conversation = conversation
         self.state = state
         self.reason = reason
         self.call = call
+        self.user = user
     }
 }
 

@@ -132,7 +132,7 @@ struct LineFields {
                 "unknown push event \"\($0)\" (joined, updated, ended, merged, split, voip)"
             }
             body = .push(Push(device: try need(device, "device"), event: e, conversation: conversation, into: into,
-                              view: view, user: user))
+                              view: view, user: user, reason: reason))
         case .final:
             body = .final(Final(device: try need(device, "device"),
                                 conversation: try need(conversation, "conversation"),
@@ -151,7 +151,7 @@ struct LineFields {
             }
             body = .dialog(DialogLine(device: try need(device, "device"),
                                       conversation: try need(conversation, "conversation"), state: state,
-                                      reason: reason, call: call))
+                                      reason: reason, call: call, user: user))
         case .media:
             let text = try need(reason, "reason")
             guard let finding = MediaFinding(rawValue: text) else {

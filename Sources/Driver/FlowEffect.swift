@@ -51,6 +51,8 @@ enum FlowTimer {
     indirect case lateAnswer(ActionRequest, ActionAnswer)
     /// A life event a chaos window drew for `device` (issue 37) is due (`FlowInterpreter+Life`).
     case life(LifeEvent, device: Int)
+    /// The grace of a device still ringing at the end of the call's flow ran out (`FlowInterpreter+Elsewhere`).
+    case elsewhereGrace
 }
 
 /// The target API operation of an action (the `target.api` mapping's names).

@@ -14,6 +14,8 @@ struct ElsewhereState {
     var decided: [String: Decision] = [:]
     /// `<device>/<conversation>` pairs already judged, so each is measured once.
     var settled: Set<String> = []
+    /// When the call's flow ended, while its completion waits for a ringing device's grace (`finishElsewhere`).
+    var flowEndedAt: UInt64?
 
     struct Decision {
         let at: UInt64
@@ -79,6 +81,49 @@ extension FlowInterpreter {
         known.elsewhere.others[acting] = next
         for (name, list) in known.callees { known.callees[name] = list.map { $0 == acting ? next : $0 } }
         return next
+    }
+
+    /// The call's flow is over: the others are judged now, or, while a device still rings a conversation decided
+    /// less than the grace ago (a decline ends the call at once), when that grace runs out, so one left ringing
+    /// after a decline is counted as one left ringing after an answer. The call then completes, its duration
+    /// still the flow's.
+    mutating func finishElsewhere(now: UInt64, _ devices: DeviceModel) {
+        let ended = known.elsewhere.flowEndedAt ?? now
+        if let at = elsewhereGraceEnd(devices), at > now {
+            if known.elsewhere.flowEndedAt == nil { emit(.arm(.elsewhereGrace, at: at)) }
+            known.elsewhere.flowEndedAt = ended
+            waiting = .timer
+            waitToken &+= 1
+            return
+        }
+        known.elsewhere.flowEndedAt = nil  // a grace timer still armed finds nothing to do
+        settleElsewhere(now: now, devices)
+        complete(now: ended)
+    }
+
+    /// The grace `finishElsewhere` waited for ran out: the others are judged and the call completes.
+    mutating func elsewhereGraceOver(now: UInt64, _ devices: DeviceModel) {
+        guard let ended = known.elsewhere.flowEndedAt else { return }
+        known.elsewhere.flowEndedAt = nil
+        settleElsewhere(now: now, devices)
+        complete(now: ended)
+    }
+
+    /// Just past the latest grace of another device still ringing a decided conversation, nil when none rings.
+    private func elsewhereGraceEnd(_ devices: DeviceModel) -> UInt64? {
+        guard !known.elsewhere.isEmpty else { return nil }
+        let grace = config.users?.graceNanos ?? UsersSpec.defaultGraceNanos
+        var latest: UInt64?
+        for local in elsewhereDevices {
+            for uuid in Set(known.conversations.values) {
+                guard let decision = known.elsewhere.decided[uuid],
+                      devices[local].manager.conversations[uuid]?.state == .idle,
+                      !(decision.declined && config.users?.onDecline == .keepRinging),
+                      !known.elsewhere.settled.contains("\(local)/\(uuid)") else { continue }
+                latest = max(latest ?? 0, decision.at &+ grace &+ 1_000_000)
+            }
+        }
+        return latest
     }
 
     /// The call is over: every other device still ringing a conversation answered (or declined) elsewhere past

@@ -124,10 +124,7 @@ extension FlowInterpreter {
                                       kind: .end(conversation: name, reason: status.missed ? "unanswered" : "failed")))
             }
         }
-        guard !steps.isEmpty else {
-            settleElsewhere(now: now, ctx.devices)
-            return complete(now: now)
-        }
+        guard !steps.isEmpty else { return finishElsewhere(now: now, ctx.devices) }
         status.cleaningUp = true
         script.frames = [StepFrame(steps: steps, index: 0, remaining: 1)]
         advance(now: now, planned: now, &ctx)

@@ -72,6 +72,8 @@ struct FlowInterpreter {
             pollDue(token: token, now: now)
         case .life(let event, let local):
             lifeEvent(event, device: local, now: now, &ctx)
+        case .elsewhereGrace:
+            elsewhereGraceOver(now: now, ctx.devices)
         }
         return take()
     }
@@ -136,8 +138,7 @@ struct FlowInterpreter {
             waitToken &+= 1
             guard let step = script.nextStep() else {
                 if status.cleaningUp {
-                    settleElsewhere(now: now, ctx.devices)
-                    complete(now: now)
+                    finishElsewhere(now: now, ctx.devices)
                 } else {
                     verify(now: now, attempt: 0, &ctx)
                 }

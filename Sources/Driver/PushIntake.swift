@@ -172,7 +172,8 @@ final class PushIntake {
             let event = push.pushType == .voip ? "voip" : (payload?.event ?? "unknown")
             journal.history {
                 HistoryText.push(t: now &- runStart, device: device, event: event, conversation: uuid,
-                                 into: payload?.into, view: payload?.view, user: user, into: &$0)
+                                 into: payload?.into, view: payload?.view, user: user,
+                                 reason: push.pushType == .voip ? nil : payload?.reason, into: &$0)
             }
         }
         var reported: UInt64?

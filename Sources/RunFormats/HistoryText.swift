@@ -52,10 +52,12 @@ public enum HistoryText {
     public static let pushEvents: Set<String> = Set(HistoryPushEvent.allCases.map(\.rawValue))
 
     public static func push(t: UInt64, device: String, event: String, conversation: String, into: String?,
-                            view: ConversationView?, user: String? = nil, into o: inout [UInt8]) {
+                            view: ConversationView?, user: String? = nil, reason: String? = nil,
+                            into o: inout [UInt8]) {
         o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"push\",\"device\":"); o.quoted(device); userField(user, &o)
         o.raw(",\"event\":"); o.quoted(pushEvents.contains(event) ? event : HistoryPushEvent.updated.rawValue)
         o.raw(",\"conversation\":"); o.quoted(conversation)
+        if let reason { o.raw(",\"reason\":"); o.quoted(reason) }
         if let into { o.raw(",\"into\":"); o.quoted(into) }
         if let view { o.raw(",\"view\":"); Self.view(view, into: &o) }
         o.raw("}")
@@ -121,10 +123,12 @@ extension HistoryText {
     }
 
     /// `device`'s dialog for Call-ID `conversation` is now `state`; a terminated one says why (`reason`: `bye`,
-    /// `remote_bye`, `cancelled`, `declined_603`, `failed_486`, `timed_out`, …). `call` is the planned call.
+    /// `remote_bye`, `cancelled`, `declined_603`, `failed_486`, `timed_out`, …). `call` is the planned call;
+    /// `user` the device's user (`users:`), after `device` as on invoke and push lines.
     public static func dialog(t: UInt64, device: String, conversation: String, state: HistoryDialogState,
-                              reason: String?, call: Int?, into o: inout [UInt8]) {
+                              reason: String?, call: Int?, user: String? = nil, into o: inout [UInt8]) {
         o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"dialog\",\"device\":"); o.quoted(device)
+        if let user { o.raw(",\"user\":"); o.quoted(user) }
         o.raw(",\"conversation\":"); o.quoted(conversation)
         o.raw(",\"state\":"); o.quoted(state.rawValue)
         if let reason { o.raw(",\"reason\":"); o.quoted(reason) }

@@ -1,3 +1,4 @@
+import Determinism
 import Quantities
 
 /// `device.signaling: sip`: the devices are SIP user agents (RFC 3261) registered at `target.sip`'s registrar,
@@ -21,6 +22,9 @@ public struct SIPDeviceSpec: Sendable, Equatable {
     /// server through callstorm's push gateway) wakes it, it reports the call, re-REGISTERs and then gets the
     /// INVITE. `false`: it stays registered (refreshing before expiry) and gets INVITEs directly.
     public var sleep: Bool
+    /// `sleep: 50%`: the share of devices that sleep (each device's own seeded draw, `sleeps(index:seed:)`), the
+    /// others stay registered; 1 with `sleep: true`. Lets one user's devices differ (issue 36).
+    public var sleepShare: Double = 1
     public var transport: Transport
     /// `wake_after`: how long a woken app takes, after it reported the push, before its wake REGISTER leaves
     /// (launching in the background, bringing its SIP stack up). Nil: at once. A property of the app, not a fault:
@@ -67,6 +71,16 @@ public struct SIPDeviceSpec: Sendable, Equatable {
         self.wakeAfter = wakeAfter
         self.joinAt = joinAtAck ? .ack : .answer
         self.tlsResumption = tlsResumption
+    }
+
+    /// Whether the device of run-wide `index` sleeps: every one with `sleep: true`, none with `false`, and with a
+    /// share a draw keyed by the seed and the index alone (the same devices every run of one seed, whatever the
+    /// worker layout).
+    public func sleeps(index: Int, seed: UInt64) -> Bool {
+        guard sleep else { return false }
+        guard sleepShare < 1 else { return true }
+        var random = SeededRandom(keys: seed, UInt64(truncatingIfNeeded: index), 0x736C_6565_70)  // "sleep"
+        return random.nextUnit() < sleepShare
     }
 
     /// RFC 5626 flow recovery as a phone does it. `none` (the default): the device reconnects and waits for its
@@ -133,6 +147,10 @@ public struct SIPTargetSpec: Sendable, Equatable {
         let push = kamailio.pushes(devicesSleep: devicesSleep)
             ? "push route on" + (kamailio.pushTimeoutNanos.map { ", push timeout \($0 / 1_000_000) ms" } ?? "")
             : "push route off"
+        let fork = kamailio.fork.map {
+            $0 == .noLate ? "; forking to every device (WITH_FORK), a device woken after the end not told (no_late)"
+                : "; forking to every device (WITH_FORK)"
+        } ?? ""
         let configuration = kamailio.configuration ?? "the shipped deploy/kamailio/kamailio.cfg"
         let set = [("shared_memory_mb", kamailio.sharedMemoryMB), ("private_memory_mb", kamailio.privateMemoryMB),
                    ("children", kamailio.children)].compactMap { key, value in value.map { "\(key) \($0)" } }
@@ -140,7 +158,7 @@ public struct SIPTargetSpec: Sendable, Equatable {
         let relay = rtpengine.map {
             ", media through an rtpengine the run starts" + ($0.variant.map { " (variant \($0.rawValue))" } ?? "")
         } ?? ""
-        return "a Kamailio the run starts on a free port (\(push); \(configuration); \(sizes))\(relay)" + trust
+        return "a Kamailio the run starts on a free port (\(push)\(fork); \(configuration); \(sizes))\(relay)" + trust
     }
 
     /// The flow steps SIP carries (`start` is INVITE, `join` 200 OK, `decline` 486/603, `end` BYE or CANCEL,

@@ -18,8 +18,7 @@ extension Scenario {
         // scenario has no merge or unmerge, so no unmerge policy to hold a server to.
         lines.append("  seed \(seed), \(devices) devices, target \(sip == nil ? targetText : "SIP server")")
         if let sip {
-            let registrar = sip.summary(devicesSleep: device.sip?.sleep ?? false, transport: device.sip?.transport ?? .udp)
-            lines.append("  SIP devices register at \(registrar)")
+            lines.append("  SIP devices register at \(registrar(sip))")
         } else if let unmerge = serverPolicy(embedded: target == .embedded).unmerge {
             lines.append("  server policy: unmerge \(unmerge.rawValue) (held to by unmerge-follows-policy)")
         } else {
@@ -81,5 +80,14 @@ extension Scenario {
                 + "(at least \(capacity.minimumSamples) samples)\(capacity.stopAtKnee ? ", then stop arrivals" : "")")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// Where SIP devices register, and the share that sleeps when not all do (`device.sleep: 50%`).
+    private func registrar(_ sip: SIPTargetSpec) -> String {
+        var text = sip.summary(devicesSleep: device.sip?.sleep ?? false, transport: device.sip?.transport ?? .udp)
+        if let spec = device.sip, spec.sleep, spec.sleepShare < 1 {
+            text += "; \(Int((spec.sleepShare * 100).rounded()))% of the devices sleep (each one's seeded draw)"
+        }
+        return text
     }
 }

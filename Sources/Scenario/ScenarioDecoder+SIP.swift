@@ -14,7 +14,7 @@ extension ScenarioDecoder {
         if let node = fields["signaling"], let word = word(node, "signaling", among: Self.signalingWords) {
             sip = word == "sip"
         }
-        if let node = fields["sleep"], let value = bool(node, "sleep") { spec.sleep = value }
+        if let node = fields["sleep"] { sleep(node, into: &spec) }
         if let node = fields["transport"],
            let word = word(node, "transport", among: SIPDeviceSpec.Transport.allCases.map(\.rawValue)) {
             spec.transport = SIPDeviceSpec.Transport(rawValue: word) ?? .udp
@@ -44,6 +44,23 @@ extension ScenarioDecoder {
             report(fields[key]!.mark, "'device.\(key)' applies to SIP devices; add 'signaling: sip' beside it")
         }
         if sip { profile.sip = spec }
+    }
+
+    /// `device.sleep`: true, false, or the share of devices that sleep (`50%`, `0.5`), each device drawn from the
+    /// seed, so one user's devices can differ (issue 36).
+    private mutating func sleep(_ node: YAMLNode, into spec: inout SIPDeviceSpec) {
+        if let text = node.scalarText?.trimmingSpaces, text.hasSuffix("%") || Double(text) != nil {
+            let percent = text.hasSuffix("%")
+            let value = Double(percent ? String(text.dropLast()).trimmingSpaces : text).map { percent ? $0 / 100 : $0 }
+            guard let share = value, share.isFinite, share > 0, share <= 1 else {
+                return report(node.mark, "'device.sleep' takes true, false or the share of devices that sleep, "
+                    + "more than 0% and at most 100% (50% or 0.5), got '\(text)'")
+            }
+            spec.sleep = true
+            spec.sleepShare = share
+            return
+        }
+        if let value = bool(node, "sleep") { spec.sleep = value }
     }
 
     /// `device.reconnect`, `reconnect_base`, `reconnect_max`: flow recovery on connection-oriented transports.

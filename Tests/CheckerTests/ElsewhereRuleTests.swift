@@ -30,6 +30,26 @@ final class ElsewhereRuleTests: XCTestCase {
         ]
     }
 
+    /// SIP devices ring without a push when awake: an early dialog rings until it is confirmed or terminated
+    /// (the proxy's CANCEL with its Reason); one left early past the grace is named.
+    func testASIPDeviceRingsFromItsEarlyDialogUntilItEnds() {
+        func dialog(_ t: UInt64, _ device: String, _ state: DialogState, _ reason: String? = nil) -> HistoryEvent {
+            HistoryEvent(t: t * ms, .dialog(DialogLine(device: device, conversation: "c1", state: state,
+                                                       reason: reason, user: "user-1")))
+        }
+        let rang = [dialog(0, "dev-1", .early), dialog(0, "dev-3", .early),
+                    HistoryEvent(t: 100 * ms, .invoke(Invoke(op: 1, device: "dev-1", kind: .join, conversation: "c1",
+                                                             user: "user-1"))),
+                    HistoryEvent(t: 150 * ms, .complete(Complete(op: 1, outcome: .ok, conversation: "c1"))),
+                    dialog(150, "dev-1", .confirmed)]
+        let cancelled = rang + [dialog(160, "dev-3", .terminated, "joined_elsewhere"),
+                                HistoryEvent(t: 5_000 * ms, .stop)]
+        XCTAssertEqual(ElsewhereRule(events: cancelled, graceNanos: 1_000 * ms, declineKeepsRinging: false).check(), [])
+        let left = rang + [HistoryEvent(t: 5_000 * ms, .stop)]
+        let found = ElsewhereRule(events: left, graceNanos: 1_000 * ms, declineKeepsRinging: false).check()
+        XCTAssertEqual(found.map(\.devices), [["dev-3", "dev-1"]])
+    }
+
     func testTheOtherDeviceEndingWithinTheGracePasses() {
         let ended = view([("dev-0", .joined), ("dev-1", .joined), ("dev-3", .left)])
         let events = answered() + [HistoryEvent(t: 300 * ms, .push(Push(

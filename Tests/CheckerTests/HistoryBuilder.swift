@@ -44,9 +44,10 @@ struct HistoryBuilder {
     }
 
     mutating func push(_ device: String, _ event: String, _ conversation: String, into: String? = nil,
-                       view: String? = nil) {
+                       view: String? = nil, reason: String? = nil) {
         var s = "{\"t\":\(tick()),\"type\":\"push\",\"device\":\"\(device)\",\"event\":\"\(event)\","
         s += "\"conversation\":\"\(conversation)\""
+        if let reason { s += ",\"reason\":\"\(reason)\"" }
         if let into { s += ",\"into\":\"\(into)\"" }
         if let view { s += ",\"view\":\(view)" }
         lines.append(s + "}")

@@ -74,6 +74,22 @@ final class HistoryRoundTripTests: XCTestCase {
         }
     }
 
+    /// Users (issue 36): a dialog line's user and an ended push's reason come back as written.
+    func testADialogLinesUserAndAnEndedPushsReasonComeBack() throws {
+        let events = try HistoryReader.parse(lines: lines([
+            { HistoryText.dialog(t: 1, device: "dev-3", conversation: "c,1", state: .terminated,
+                                 reason: "joined_elsewhere", call: 2, user: "user-\"2", into: &$0) },
+            { HistoryText.push(t: 2, device: "dev-5", event: "ended", conversation: "c,1", into: nil, view: nil,
+                               user: "user-\"2", reason: "joinedElsewhere", into: &$0) },
+        ]))
+        XCTAssertEqual(events.map(\.body), [
+            .dialog(DialogLine(device: "dev-3", conversation: "c,1", state: .terminated, reason: "joined_elsewhere",
+                               call: 2, user: "user-\"2")),
+            .push(Push(device: "dev-5", event: .ended, conversation: "c,1", user: "user-\"2",
+                       reason: "joinedElsewhere")),
+        ])
+    }
+
     func testADialogLineWithAnUnknownStateIsAnErrorAtItsLine() {
         let text = "{\"t\":1,\"type\":\"dialog\",\"device\":\"d\",\"conversation\":\"c\",\"state\":\"ringing\"}"
         XCTAssertThrowsError(try HistoryReader.parse(lines: [Substring(text)])) { error in

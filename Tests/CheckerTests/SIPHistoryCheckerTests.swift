@@ -121,6 +121,32 @@ final class SIPHistoryCheckerTests: XCTestCase {
         XCTAssertEqual(report.violations, [], describe(report))
     }
 
+    /// A forked call (issue 36): Bob's phone and tablet ring, the phone answers, the proxy CANCELs the tablet with
+    /// its Reason (`joined_elsewhere`) and tells his Mac, woken after the answer, by a background push: the tablet
+    /// was never the dialog's other end and the Mac's end is its own, so the call passes whole; a branch that
+    /// ended any other way still leaves a confirmed dialog unmatched.
+    func testBranchesOfAForkedCallEndedElsewhereAreNotTheDialogsOtherEnd() throws {
+        for (reason, clean) in [("joined_elsewhere", true), ("declined_603", false)] {
+            var h = HistoryBuilder()
+            h.push("bob-mac", "voip", "c1")
+            let start = h.invoke("alice", "start")
+            h.dialog("bob-phone", "c1", "early")
+            h.dialog("bob-pad", "c1", "early")
+            h.complete(start)
+            h.dialog("alice", "c1", "early")
+            let join = h.invoke("bob-phone", "join", "c1")
+            h.dialog("bob-phone", "c1", "confirmed")
+            h.dialog("alice", "c1", "confirmed")
+            h.complete(join)
+            h.dialog("bob-pad", "c1", "terminated", reason: reason)
+            h.push("bob-mac", "ended", "c1", reason: "joinedElsewhere")
+            hangUp(&h, by: "alice", other: "bob-phone")
+            h.stop()
+            let report = try check(h)
+            XCTAssertEqual(rules(report), clean ? [] : [.dialogConfirmedAtBothEnds], "\(reason): \(describe(report))")
+        }
+    }
+
     func testADialogLeftConfirmedOnOneSideIsNamed() throws {
         var h = HistoryBuilder()
         answered(&h)

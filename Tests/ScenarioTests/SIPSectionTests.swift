@@ -31,6 +31,18 @@ final class SIPSectionTests: XCTestCase {
         XCTAssertEqual(scenario.target, .embedded)
     }
 
+    /// `sleep: 50%` (issue 36): the share of devices that sleep, each device's own seeded draw.
+    func testASleepShareIsReadAndAShareOutOfRangeIsRefusedAtItsPlace() throws {
+        XCTAssertEqual(try load("{ signaling: sip, sleep: 50% }").get().device.sip?.sleepShare, 0.5)
+        XCTAssertEqual(try load("{ signaling: sip, sleep: 0.25 }").get().device.sip?.sleep, true)
+        XCTAssertEqual(try load("{ signaling: sip, sleep: true }").get().device.sip?.sleepShare, 1)
+        for bad in ["150%", "0%", "2"] {
+            let text = messages(load("{ signaling: sip, sleep: \(bad) }"))
+            XCTAssertTrue(text.contains("sip.yaml:5:"), text)
+            XCTAssertTrue(text.contains("the share of devices that sleep"), text)
+        }
+    }
+
     func testSIPDevicesDefaultToAwakeOverUDPAndTheDomainToTheRegistrarHost() throws {
         let scenario = try load("{ signaling: sip }").get()
         XCTAssertEqual(scenario.device.sip, SIPDeviceSpec(sleep: false, transport: .udp))

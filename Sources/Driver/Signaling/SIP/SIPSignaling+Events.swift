@@ -190,6 +190,7 @@ extension SIPSignaling {
     /// Read over the bytes, with the run's handle book made once (`handleBook`): a Foundation search, a
     /// `DeviceIdentity` (its APNs token hashed) and a new `HandleBook` per incoming call were ~25,000 instructions.
     func callerHandle(_ from: String) -> Handle? {
+        if settings.scenario.users != nil { return userHandle(from) }
         guard let index = Self.deviceIndex(inURI: from), index < settings.devices else { return nil }
         return handleBook.handle(index: index)
     }

@@ -43,10 +43,10 @@ extension SIPSignaling {
                              call: Int?) {
         guard let journal = books.journal else { return }
         let t = now &- books.runStart
-        let device = table.devices[local].identity.id
+        let identity = table.devices[local].identity
         journal.history {
-            HistoryText.dialog(t: t, device: device, conversation: callID, state: state, reason: reason, call: call,
-                               into: &$0)
+            HistoryText.dialog(t: t, device: identity.id, conversation: callID, state: state, reason: reason,
+                               call: call, user: identity.user, into: &$0)
         }
     }
 

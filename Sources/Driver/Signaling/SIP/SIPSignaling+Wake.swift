@@ -36,7 +36,7 @@ struct WakeState {
 extension SIPSignaling {
     /// A push for `uuid` (the parked INVITE's Call-ID) was reported by `local`: wake and REGISTER.
     func pushReported(_ local: Int, conversation uuid: String, acceptedNanos: UInt64) {
-        guard spec.sleep, legs[Self.legKey(local, uuid)] == nil else { return }
+        guard sleeps(local), legs[Self.legKey(local, uuid)] == nil else { return }
         // Another call's push while the device is awake in one (call waiting): its INVITE decides (`callWaiting`).
         if agents.agent[local] != nil, let id = table.devices[local].callID, !callExpects(id, uuid, on: local) {
             return
@@ -89,7 +89,7 @@ extension SIPSignaling {
     /// sent now if the device is still woken for that call and has no agent. Its call over, the run ended, or
     /// the device woken since for another call (whose own wake decides when it REGISTERs): nothing.
     func wakeDue(_ local: Int, callID: String) {
-        guard spec.sleep, !books.sealed, wake.isDue(local, for: callID), agents.agent[local] == nil,
+        guard sleeps(local), !books.sealed, wake.isDue(local, for: callID), agents.agent[local] == nil,
               let agent = openAgent(local) else { return }
         if wake.reportedAt[local] == nil { wake.reportedAt[local] = now }
         agents.registering[local] = Registering(started: now, initial: false, then: nil)
@@ -130,7 +130,7 @@ extension SIPSignaling {
     /// held until it does (its action timeout still runs).
     func holdUntilInvite(_ request: ActionRequest) -> Bool {
         let local = request.device
-        guard spec.sleep, wake.wokeFor[local] == request.conversation,
+        guard sleeps(local), wake.wokeFor[local] == request.conversation,
               [ActionOp.join, .decline, .end].contains(request.op) else { return false }
         let key = Self.legKey(local, request.conversation)
         if request.kind == .join { books.count(.answerBeforeInvite, at: now) }
@@ -152,8 +152,13 @@ extension SIPSignaling {
     /// A device with no call left goes back to sleep (sleeping devices only). A call it CANCELled keeps it awake
     /// until the agent settles it (`cancelling`, at most 64*T1 after the 487): a 2xx that crossed the CANCEL must
     /// still find it, to be ACKed and ended by a BYE (RFC 3261 §9.1, §15), else the callee stays in the call.
+    /// A device woken by a push whose wake REGISTER is still to go (`wake_after`, a late wake) when its call ends
+    /// (another device of its user answered or declined it, issue 36) sends it all the same, as the launched app
+    /// does: that REGISTER is how a forking server finds it and tells it the call ended (a background push). It
+    /// sleeps once the REGISTER is answered (`registered`).
     func afterCall(_ local: Int) {
-        guard spec.sleep, !hasCall(local) else { return }
+        guard sleeps(local), !hasCall(local) else { return }
+        if wake.wokeFor[local] != nil, agents.agent[local] == nil { return }
         wake.wokeFor[local] = nil
         loop.execute { [self] in
             if !hasCall(local), wake.wokeFor[local] == nil { sleep(local) }

@@ -151,7 +151,12 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         }
     }
 
-    func uri(of local: Int) -> String { "sip:\(table.devices[local].identity.id)@\(target.domain)" }
+    /// The address of record a call to device `local` is sent to: its user's (every device of the user rings,
+    /// as the server forks), the device's own without users.
+    func uri(of local: Int) -> String {
+        let identity = table.devices[local].identity
+        return "sip:\(identity.user ?? identity.id)@\(target.domain)"
+    }
 
     // MARK: - Registration
 
@@ -181,14 +186,16 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         }
         if ok { wokeRegistered(local, now: now) }
         entry.then?()
-        if entry.initial, spec.sleep { sleep(local) }
+        if entry.initial, sleeps(local) { sleep(local) }
+        // A wake REGISTER sent after its call ended (`afterCall`): back to sleep.
+        if !entry.initial, table.devices[local].callID == nil { afterCall(local) }
     }
 
     func openAgent(_ local: Int) -> Int? {
         if let agent = agents.agent[local] { return agent }
         let identity = table.devices[local].identity
-        let push = spec.sleep ? PushContactParameters.apnsVoIP(token: identity.apnsToken, team: "TEAMID",
-                                                                bundle: wake.bundleID) : nil
+        let push = sleeps(local) ? PushContactParameters.apnsVoIP(token: identity.apnsToken, team: "TEAMID",
+                                                                  bundle: wake.bundleID) : nil
         // A user's devices (`users:`) register one address of record, the user's, each its own contact; one RFC 5626
         // instance per device, the same at every wake, so its binding is replaced and no other's.
         let account = SIPAccount(user: identity.user ?? identity.id, domain: target.domain,
@@ -274,7 +281,8 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
     func startCall(_ request: ActionRequest, to uri: String) {
         guard let agent = agents.agent[request.device] else {
             // A sleeping device the user dials from wakes first: REGISTER, then INVITE.
-            guard spec.sleep, agents.registering[request.device] == nil, let agent = openAgent(request.device) else {
+            guard sleeps(request.device), agents.registering[request.device] == nil,
+                  let agent = openAgent(request.device) else {
                 return answer(request, .failed(reason: "sip_not_registered"))
             }
             agents.registering[request.device] = Registering(started: now, initial: false) { [self] in

@@ -90,7 +90,7 @@ extension DeviceSockets {
             journal.history {
                 HistoryText.push(t: t, device: device, event: payload?.event ?? "unknown", conversation: uuid,
                                  into: payload?.into, view: payload?.view,
-                                 user: table.devices[local].identity.user, into: &$0)
+                                 user: table.devices[local].identity.user, reason: payload?.reason, into: &$0)
             }
         }
         if let uuid = payload?.uuid {
