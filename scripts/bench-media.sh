@@ -26,30 +26,14 @@ root=$PWD
 work=${1:?usage: scripts/bench-media.sh WORK}
 out=$work/media
 bin=${CALLSTORM_BIN:-$PWD/.build/release/callstorm}
-SERVER_CPU=${SERVER_CPU:-1}
-CLIENT_CPU=${CLIENT_CPU:-0}
-[ "$(nproc)" -ge 2 ] || { SERVER_CPU=0; CLIENT_CPU=0; }
-ROUNDS=${BENCH_ROUNDS:-2}
-[ "$ROUNDS" -le 2 ] || ROUNDS=2
 RATE=${MEDIA_RATE:-50}
 T=${MEDIA_SECONDS:-10}
 TALK=${MEDIA_TALK_MS:-4000}
 LADDER=${MEDIA_LADDER-"100 200 400"}
-for tool in sipp /usr/sbin/kamailio /usr/bin/rtpengine /usr/bin/time; do
-    command -v "$tool" >/dev/null || { echo "bench-media: $tool is missing (scripts/test-deps.sh)" >&2; exit 1; }
-done
-[ -x "$bin" ] || { echo "bench-media: no callstorm binary at $bin (swift build -c release)" >&2; exit 1; }
-ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-rm -rf "$out" && mkdir -p "$out"
-printf '%s %s %s\n' "$RATE" "$T" "$TALK" > "$out/plan"
 pids=()
 source scripts/bench-sip-lib.sh
-trap cleanup EXIT
-# Run alone, the section is its own suite for bench_results_load.py's rule (bench.sh judges it otherwise).
-python3 scripts/bench-load-sampler.py --tree $$ "$out/load-samples" & pids+=($!)
-echo "$(date +%s%3N) $(cut -d' ' -f1 /proc/loadavg)" > "$out/suite-starts"
-echo "$(date +%s%3N)" > "$out/span-media"
-cat /proc/loadavg > "$out/loadavg-media"
+bench_section_start bench-media media loadavg-media sipp /usr/sbin/kamailio /usr/bin/rtpengine /usr/bin/time
+printf '%s %s %s\n' "$RATE" "$T" "$TALK" > "$out/plan"
 
 # MARK: - rtpengine, then Kamailio routing media through it, both on the server core
 ngport=$(free_port)

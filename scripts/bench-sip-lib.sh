@@ -1,6 +1,33 @@
-# Sourced by the bench sections that start their own Kamailio (scripts/bench-media.sh,
-# scripts/bench-sip-transports.sh): the helpers scripts/bench-sip.sh defines inline, in one place. Each caller keeps
-# its own `pids` array and EXIT trap (cleanup below) and sets `out` (its files' directory).
+# Sourced by the bench sections that start their own Kamailio (scripts/bench-sip.sh, scripts/bench-media.sh,
+# scripts/bench-sip-transports.sh): their common start (bench_section_start) and helpers, in one place. Each caller
+# keeps its own `pids` array (cleanup below ends what it lists) and sets `out` (its files' directory) and `bin`.
+
+# bench_section_start NAME SPAN LOADFILE TOOL...: the start every such section shares. Client and server cores
+# (SERVER_CPU, CLIENT_CPU; one core: both 0), ROUNDS (BENCH_ROUNDS, 2 at most); stops when a TOOL or callstorm's
+# binary is missing; lifts the open-file limit (a device holds a socket); empties `out`; ends the section's
+# processes on every way out (cleanup); samples the machine's load with the section's own processes taken out; and
+# notes when it started, as its own suite for scripts/bench_results_load.py's rule (bench.sh judges it otherwise):
+# `suite-starts`, `span-SPAN` (its end appended by the caller) and the load average in LOADFILE.
+bench_section_start() {
+    local name=$1 span=$2 loadfile=$3 tool
+    shift 3
+    SERVER_CPU=${SERVER_CPU:-1}
+    CLIENT_CPU=${CLIENT_CPU:-0}
+    [ "$(nproc)" -ge 2 ] || { SERVER_CPU=0; CLIENT_CPU=0; }
+    ROUNDS=${BENCH_ROUNDS:-2}
+    [ "$ROUNDS" -le 2 ] || ROUNDS=2
+    for tool in "$@"; do
+        command -v "$tool" >/dev/null || { echo "$name: $tool is missing (scripts/test-deps.sh)" >&2; exit 1; }
+    done
+    [ -x "$bin" ] || { echo "$name: no callstorm binary at $bin (swift build -c release)" >&2; exit 1; }
+    ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+    rm -rf "$out" && mkdir -p "$out"
+    trap cleanup EXIT
+    cat /proc/loadavg > "$out/$loadfile"
+    python3 scripts/bench-load-sampler.py --tree $$ "$out/load-samples" & pids+=($!)
+    echo "$(date +%s%3N) $(cut -d' ' -f1 /proc/loadavg)" > "$out/suite-starts"
+    echo "$(date +%s%3N)" > "$out/span-$span"
+}
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 

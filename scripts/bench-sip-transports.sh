@@ -20,27 +20,13 @@ transport=${2:?usage: scripts/bench-sip-transports.sh WORK tls|ws}
 case $transport in tls|ws) ;; *) echo "bench-sip-transports: transport tls or ws, not $transport" >&2; exit 2;; esac
 out=$work/sip-$transport
 bin=${CALLSTORM_BIN:-$PWD/.build/release/callstorm}
-SERVER_CPU=${SERVER_CPU:-1}
-CLIENT_CPU=${CLIENT_CPU:-0}
-[ "$(nproc)" -ge 2 ] || { SERVER_CPU=0; CLIENT_CPU=0; }
-ROUNDS=${BENCH_ROUNDS:-2}
-[ "$ROUNDS" -le 2 ] || ROUNDS=2
 RATE=${SIPT_RATE:-100}
 T=${SIPT_SECONDS:-10}
-for tool in /usr/sbin/kamailio /usr/bin/time openssl; do
-    command -v "$tool" >/dev/null || { echo "bench-sip-transports: $tool is missing" >&2; exit 1; }
-done
-[ -x "$bin" ] || { echo "bench-sip-transports: no callstorm binary at $bin (swift build -c release)" >&2; exit 1; }
-ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-rm -rf "$out" && mkdir -p "$out"
-printf '%s %s %s\n' "$RATE" "$T" "$transport" > "$out/plan"
 pids=()
 source scripts/bench-sip-lib.sh
-trap cleanup EXIT
-python3 scripts/bench-load-sampler.py --tree $$ "$out/load-samples" & pids+=($!)
-echo "$(date +%s%3N) $(cut -d' ' -f1 /proc/loadavg)" > "$out/suite-starts"
-echo "$(date +%s%3N)" > "$out/span-sip-$transport"
-cat /proc/loadavg > "$out/loadavg-sip-$transport"
+bench_section_start bench-sip-transports "sip-$transport" "loadavg-sip-$transport" /usr/sbin/kamailio /usr/bin/time \
+    openssl
+printf '%s %s %s\n' "$RATE" "$T" "$transport" > "$out/plan"
 
 # MARK: - one Kamailio: UDP/TCP on kport, and a TLS or WebSocket listener on xport; the push route to gport
 kport=$(free_port)

@@ -28,6 +28,7 @@ import sys
 
 from bench_results_peers import callstorm_run, per_call as _per_call, switches as _switches, \
     verdict as callstorm_verdict
+from bench_results_sip_limit import limit, limit_text, server_side
 
 HELD_COMPLETED, HELD_LAG_MS = 0.99, 10.0
 TITLE_CPU = ("SIP calls per client CPU-second at the highest rate both held: callstorm vs SIPp (UAC + UAS), the same "
@@ -133,6 +134,8 @@ def cs_run(outdir, name, seconds):
     run["setup_p99_ms"] = _p99(summary, "sip.setup")
     for metric in ("push_to_report", "invite_to_push", "push_to_register", "register_to_invite"):
         run[metric + "_p99_ms"] = _p99(summary, metric)
+    run["server"] = server_side(outdir, name)
+    run["limit"] = limit(run, run["server"])[0]
     return run
 
 
@@ -162,7 +165,8 @@ def _rung_text(r, sipp, cs):
     return (f"{r:,}/s — SIPp: {sipp_verdict(sipp)}; callstorm: {callstorm_verdict(cs)}"
             + (f", INVITE→200 p99 {cs['setup_p99_ms']:g} ms" if cs and cs.get("setup_p99_ms") is not None else "")
             + (f" (SIPp's {sipp['setup_p99_ms']:g} ms)" if sipp and sipp.get("setup_p99_ms") is not None else "")
-            + _switch_text(sipp, cs))
+            + _switch_text(sipp, cs)
+            + (f"; callstorm's run: {limit_text(cs, cs.get('server')).rstrip('.')}" if cs else ""))
 
 
 def _switch_text(sipp, cs):
@@ -240,7 +244,8 @@ def sip_figures(work, figure):
                     f"{wake['push_to_register_p99_ms']} ms, register_to_invite {wake['register_to_invite_p99_ms']} ms, "
                     f"INVITE→200 {wake['setup_p99_ms']} ms. Both devices sleep: the caller wakes when its user "
                     "dials (REGISTER, then INVITE); Kamailio parks the INVITE, pushes to the run's gateway, and "
-                    "delivers it on the callee's wake REGISTER.")
+                    "delivers it on the callee's wake REGISTER; the push goes from Kamailio's task workers (the async "
+                    "module), not from the SIP worker that parks the INVITE. " + limit_text(wake, wake.get("server")))
 
 
 def instruction_figure(work, figure):

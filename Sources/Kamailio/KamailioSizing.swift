@@ -68,8 +68,9 @@ public struct KamailioSizing: Sendable, Equatable {
     static let floorMB = 64
     static let stepMB = 64
     /// Each SIP worker takes this many calls/s before another one is added; more workers than that only
-    /// contend for the same cores. The push route sends its push from the worker that parks the INVITE and
-    /// waits for the gateway's answer there, so it needs more of them.
+    /// contend for the same cores. A call on the push route carries more SIP work (each woken device's REGISTER
+    /// with its digest challenge), so it gets more of them. (The push itself waits for the gateway in one of the
+    /// configuration's task workers, `PUSH_WORKERS`, not in a SIP worker.)
     static let callsPerWorker = 400.0
     static let pushCallsPerWorker = 200.0
     static let minimumChildren = 2

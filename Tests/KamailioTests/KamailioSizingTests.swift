@@ -35,7 +35,7 @@ final class KamailioSizingTests: XCTestCase {
         let asleep = KamailioSizing.sized(for: .init(devices: 300, peakCallsPerSecond: 800, pushTimeoutSeconds: 10))
         XCTAssertGreaterThan(asleep.sharedMemoryMB, awake.sharedMemoryMB)
         XCTAssertEqual(awake.children, 2)
-        XCTAssertEqual(asleep.children, 4, "a worker waits for the gateway's answer to each push")
+        XCTAssertEqual(asleep.children, 4, "a woken device's REGISTERs add SIP work to each call")
         XCTAssertEqual(KamailioSizing.sized(for: .init(devices: 1, peakCallsPerSecond: 100_000)).children, 16)
     }
 
