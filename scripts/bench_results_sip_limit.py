@@ -5,14 +5,15 @@ The client's sign: its scheduler lag p99 above the hold rule's 10 ms (the arriva
 how busy it kept its core (CPU ÷ wall of the whole process, start-up and drain included, so below 100 % even when
 full during the load). The server's signs (scripts/bench-sip-server-sampler.py, NAME.server): datagrams its UDP
 socket dropped (its SIP workers did not read them in time), its core nearly full (≥ 90 % of the run's wall time in
-Kamailio's processes), or its SIP workers mostly waiting on something other than the next datagram (before the
-push went to task workers, the gateway's answer: `poll_schedule_timeout`)."""
+Kamailio's processes), or its SIP workers waiting in poll a quarter of the time or more (an outside call such as
+a synchronous HTTP push: before the push went to task workers, the gateway's answer, `poll_schedule_timeout`)."""
 import json
 import os
 
-SERVER_BUSY, WORKERS_ELSEWHERE, CLIENT_LAG_MS = 0.9, 0.25, 10.0
-# A SIP worker's own states: waiting for the next datagram, or running (R: on the CPU or waiting for it).
-OWN = ("__skb_wait_for_more_packets", "__skb_recv_udp", "running")
+SERVER_BUSY, WORKERS_POLLING, CLIENT_LAG_MS = 0.9, 0.25, 10.0
+# Wait channels of a process blocked on an outside call (poll, select, a TCP receive) rather than on its own work
+# (the next datagram, the CPU, a shared-memory lock: futex).
+POLL_WAITS = ("poll_schedule_timeout", "do_sys_poll", "do_select", "sk_wait_data", "wait_woken")
 
 
 def server_side(outdir, name):
@@ -23,10 +24,10 @@ def server_side(outdir, name):
         return None
 
 
-def _elsewhere(server):
-    """The SIP workers' share of samples waiting on anything but a datagram or the CPU."""
+def _polling(server):
+    """The SIP workers' share of samples blocked on an outside call."""
     states = server.get("udp_worker_states") or {}
-    return round(sum(v for k, v in states.items() if k not in OWN), 3)
+    return round(sum(v for k, v in states.items() if k.startswith(POLL_WAITS)), 3)
 
 
 def server_text(server):
@@ -36,7 +37,7 @@ def server_text(server):
     states = server.get("udp_worker_states") or {}
     return (f"Kamailio: {100 * (server.get('core_busy') or 0):.0f} % of its core, its {server.get('udp_workers', 0)} "
             f"SIP workers waiting for a datagram {100 * server.get('udp_workers_on_datagrams', 0):.0f} % of samples, "
-            f"runnable {100 * states.get('running', 0):.0f} %, waiting elsewhere {100 * _elsewhere(server):.0f} %, "
+            f"runnable {100 * states.get('running', 0):.0f} %, in poll {100 * _polling(server):.0f} %, "
             f"UDP socket drops {server.get('udp_drops', 0):,}, largest backlog "
             f"{server.get('udp_max_queue_bytes', 0) / 1024:,.0f} KB")
 
@@ -54,8 +55,8 @@ def limit(run, server):
             signs.append(f"its UDP socket dropped {server['udp_drops']:,} datagrams")
         if (server.get("core_busy") or 0) >= SERVER_BUSY:
             signs.append(f"its core {100 * server['core_busy']:.0f} % busy")
-        if _elsewhere(server) >= WORKERS_ELSEWHERE:
-            signs.append(f"its SIP workers waited elsewhere {100 * _elsewhere(server):.0f} % of samples")
+        if _polling(server) >= WORKERS_POLLING:
+            signs.append(f"its SIP workers waited in poll {100 * _polling(server):.0f} % of samples")
     why = []
     if client:
         busy = run.get("busy_percent")
