@@ -13,7 +13,8 @@
 # scripts/bench_results_sip.py, which also writes Benchmarks/results/sip-<date>.md and .json.
 #
 # usage: scripts/bench-sip.sh WORKDIR  (env: CALLSTORM_BIN, SIP_RATES ("100 200 400 800 1600 3200 6400 12800":
-# each side climbs until it loses its timing), SIP_SECONDS (10),
+# each side climbs until it loses its timing), SIP_REFINE (1: then a rung halfway between each side's highest held
+# rung and the one it lost; 0: none), SIP_SECONDS (10),
 # SERVER_CPU, CLIENT_CPU, SIP_RESULTS (Benchmarks/results; "" writes no sip-<date> files)).
 # Writes WORKDIR/sip/*; bench-results.py reads them for the suite's rows.
 set -euo pipefail
@@ -99,6 +100,8 @@ cs_run() {
 k=0
 held=held
 sipp_held=held
+# Each side's highest held rung and the rung it lost (0: none yet), for the rung between them below.
+sipp_top=0 sipp_lost=0 cs_top=0 cs_lost=0
 for r in $RATES; do
     k=$(( k + 1 ))
     echo "rung $k: $r calls/s for $T s"
@@ -112,7 +115,25 @@ for r in $RATES; do
         [ -z "$run_cs" ] || cs_run "cs-$r" "$r" sip-hold.yaml
         [ -z "$run_sipp" ] || sipp_run "$r"
     fi
+    [ -z "$run_sipp" ] || { [[ $sipp_held == held* ]] && sipp_top=$r || sipp_lost=$r; }
+    [ -z "$run_cs" ] || { [[ $held == held* ]] && cs_top=$r || cs_lost=$r; }
 done
+
+# MARK: - a rung halfway between each side's highest held rung and the one it lost (SIP_REFINE=0 leaves it out)
+# A doubling ladder knows a held rate only to within a factor of two (SIPp held 1,600 and lost 3,200 on the quiet
+# day): one more rung at the midpoint narrows that to 1.5 for each side that lost a rung above one it held. A side
+# runs it only below the rung it lost, as on the ladder; both run it when their midpoints are equal.
+if [ "${SIP_REFINE:-1}" != 0 ]; then
+    sipp_mid=0 cs_mid=0
+    [ "$sipp_top" -eq 0 ] || [ "$sipp_lost" -eq 0 ] || sipp_mid=$(( (sipp_top + sipp_lost) / 2 ))
+    [ "$cs_top" -eq 0 ] || [ "$cs_lost" -eq 0 ] || cs_mid=$(( (cs_top + cs_lost) / 2 ))
+    for r in $(printf '%s\n' "$sipp_mid" "$cs_mid" | sort -nu); do
+        [ "$r" -gt 0 ] || continue
+        echo "rung between: $r calls/s for $T s"
+        if [ "$r" = "$sipp_mid" ] && [ "$r" -gt "$sipp_top" ]; then sipp_run "$r"; fi
+        if [ "$r" = "$cs_mid" ] && [ "$r" -gt "$cs_top" ]; then cs_run "cs-$r" "$r" sip-hold.yaml; fi
+    done
+fi
 
 # MARK: - the push wake-up path at callstorm's held rate
 wake_rate=$(python3 scripts/bench_results_sip.py held-rate "$out" "$T")

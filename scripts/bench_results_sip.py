@@ -226,8 +226,10 @@ def sip_figures(work, figure):
            goal="≥ SIPp's held rate (issue 33)", meets=(cs_held >= sipp_held) if cs_held and sipp_held else None,
            note=common + f"Rungs {', '.join(f'{r:,}' for r, *_ in rows)} calls/s, {seconds} s each (SIP_RATES, "
                 "SIP_SECONDS); a side runs no rung above one it did not hold, and one that held the top rung may "
-                "hold more. Held: see scripts/bench_results_sip.py (≥ 99 % of planned calls completed, ≤ 1 % "
-                "failed, call starts late p99 ≤ 10 ms by SIPp's -trace_rtt stamps or callstorm's scheduler lag).")
+                "hold more; a rung halfway between a side's highest held rung and the one it lost is run last "
+                "(SIP_REFINE), for that side only unless both share it. Held: see scripts/bench_results_sip.py "
+                "(≥ 99 % of planned calls completed, ≤ 1 % failed, call starts late p99 ≤ 10 ms by SIPp's "
+                "-trace_rtt stamps or callstorm's scheduler lag).")
     wake = wake_run(outdir, seconds)
     if wake:
         same = next((c for r, _, c in rows if c and r == wake["planned_rate"]), None)
