@@ -125,6 +125,9 @@ public final class UDPMediaStreams: MediaStreams, @unchecked Sendable {
     @discardableResult
     public func close(_ id: Int) -> MediaStreamReport? {
         guard let socket = sockets.removeValue(forKey: id) else { return nil }
+        // A stream closed from an event of the tick under way (a hang-up on one-way audio) sends what it owed
+        // first: the fd may be reused by the next `open` before the tick's batch goes out.
+        if sends.pending > 0 { sends.flush() }
         byFD[socket.fd] = nil
         thread.remove(socket.fd)
         Glibc.close(socket.fd)
