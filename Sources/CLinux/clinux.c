@@ -36,6 +36,46 @@ int clinux_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 int clinux_eventfd_signal(int fd) { uint64_t one = 1; return (int)write(fd, &one, sizeof one); }
 int clinux_eventfd_drain(int fd) { uint64_t v; return (int)read(fd, &v, sizeof v); }
 
+int clinux_recvmmsg(int fd, void *buffers, uint32_t stride, uint32_t count, uint32_t *lengths,
+                    struct sockaddr_in *sources) {
+    struct mmsghdr msgs[CLINUX_MMSG_MAX];
+    struct iovec iovs[CLINUX_MMSG_MAX];
+    if (count > CLINUX_MMSG_MAX) count = CLINUX_MMSG_MAX;
+    memset(msgs, 0, sizeof(struct mmsghdr) * count);
+    for (uint32_t i = 0; i < count; i++) {
+        iovs[i].iov_base = (char *)buffers + (size_t)i * stride;
+        iovs[i].iov_len = stride;
+        msgs[i].msg_hdr.msg_iov = &iovs[i];
+        msgs[i].msg_hdr.msg_iovlen = 1;
+        if (sources) {
+            msgs[i].msg_hdr.msg_name = &sources[i];
+            msgs[i].msg_hdr.msg_namelen = sizeof(struct sockaddr_in);
+        }
+    }
+    int n = recvmmsg(fd, msgs, count, MSG_DONTWAIT, NULL);
+    for (int i = 0; i < n; i++) lengths[i] = msgs[i].msg_len;
+    return n;
+}
+
+int clinux_sendmmsg(int fd, const void *const *datas, const uint32_t *lengths, const struct sockaddr_in *targets,
+                    uint32_t count) {
+    struct mmsghdr msgs[CLINUX_MMSG_MAX];
+    struct iovec iovs[CLINUX_MMSG_MAX];
+    if (count > CLINUX_MMSG_MAX) count = CLINUX_MMSG_MAX;
+    memset(msgs, 0, sizeof(struct mmsghdr) * count);
+    for (uint32_t i = 0; i < count; i++) {
+        iovs[i].iov_base = (void *)datas[i];
+        iovs[i].iov_len = lengths[i];
+        msgs[i].msg_hdr.msg_iov = &iovs[i];
+        msgs[i].msg_hdr.msg_iovlen = 1;
+        if (targets) {
+            msgs[i].msg_hdr.msg_name = (void *)&targets[i];
+            msgs[i].msg_hdr.msg_namelen = sizeof(struct sockaddr_in);
+        }
+    }
+    return sendmmsg(fd, msgs, count, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
 int clinux_accept(int fd) { return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }
 
 int clinux_listen_tcp(const char *host, int port, int backlog) {

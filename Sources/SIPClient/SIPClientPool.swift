@@ -37,6 +37,8 @@ public final class SIPClientPool: @unchecked Sendable {
     private var sources: [Int: sockaddr_in] = [:]
     private static let tickNanos: UInt64 = 10_000_000
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
+    /// What one `recvmmsg` on a UDP agent's socket reads (a UDP datagram is at most 65,507 bytes).
+    private let datagrams = DatagramBatch(capacity: 4, stride: 65_536)
     /// With `tls.keepsSessions` (a device's `tls_resumption`): each device's last TLS session, by its user (a
     /// device's agents come and go with its sleeps), offered on its next connection.
     private var savedTLS: [String: TLSSavedSession] = [:]
@@ -242,30 +244,35 @@ public final class SIPClientPool: @unchecked Sendable {
         flush(socket.agent)
     }
 
+    /// Drains a UDP agent's socket with `recvmmsg`, up to 64 datagrams a wake: one system call for what waits (a
+    /// batch short of its capacity says the socket is empty, so no call comes back with EAGAIN).
     private func readDatagrams(_ socket: SIPSocket, _ agent: SIPUserAgent) {
-        for _ in 0..<64 {
-            var from = sockaddr_in()
-            let read = SystemCall.receiveDatagram(socket.fd, into: scratch.baseAddress!, count: scratch.count,
-                                                  from: &from)
-            guard case .bytes(let n) = read else { return }
-            let handle = Int(from.sin_addr.s_addr) << 16 | Int(from.sin_port)
-            if sources[handle] == nil {
-                // Bounded: a flood from many ports must not grow it; a forgotten sender's answer goes to the proxy.
-                if sources.count >= 4096 { sources.removeAll(keepingCapacity: true) }
-                sources[handle] = from
-            }
-            let bytes = UnsafeBufferPointer(start: scratch.baseAddress!.assumingMemoryBound(to: UInt8.self), count: n)
-            guard let filter = held.filter else {
-                // Parsed where it was read: the copy into an array is made only for a filter to see or hold it.
-                agent.receive(datagram: bytes, source: handle, now: clock.nowNanos())
-                continue
-            }
-            let datagram = Array(bytes)
-            switch filter(socket.agent, false, SIPStartLine.label(datagram), datagram) {
-            case .pass: agent.receive(datagram: datagram, source: handle, now: clock.nowNanos())
-            case .drop: continue
-            case .delay(let nanos): held.reads.append((clock.nowNanos() + nanos, socket.agent, datagram, handle))
-            }
+        for _ in 0..<(64 / datagrams.capacity) {
+            guard case .bytes(let count) = SystemCall.receiveDatagrams(socket.fd, into: datagrams) else { return }
+            for i in 0..<count { readDatagram(i, socket, agent) }
+            if count < datagrams.capacity { return }
+        }
+    }
+
+    private func readDatagram(_ i: Int, _ socket: SIPSocket, _ agent: SIPUserAgent) {
+        let from = datagrams.source(i)
+        let handle = Int(from.sin_addr.s_addr) << 16 | Int(from.sin_port)
+        if sources[handle] == nil {
+            // Bounded: a flood from many ports must not grow it; a forgotten sender's answer goes to the proxy.
+            if sources.count >= 4096 { sources.removeAll(keepingCapacity: true) }
+            sources[handle] = from
+        }
+        let bytes = datagrams[i].assumingMemoryBound(to: UInt8.self)
+        guard let filter = held.filter else {
+            // Parsed where it was read: the copy into an array is made only for a filter to see or hold it.
+            agent.receive(datagram: bytes, source: handle, now: clock.nowNanos())
+            return
+        }
+        let datagram = Array(bytes)
+        switch filter(socket.agent, false, SIPStartLine.label(datagram), datagram) {
+        case .pass: agent.receive(datagram: datagram, source: handle, now: clock.nowNanos())
+        case .drop: return
+        case .delay(let nanos): held.reads.append((clock.nowNanos() + nanos, socket.agent, datagram, handle))
         }
     }
 

@@ -1,10 +1,11 @@
 #ifndef CLINUX_H
 #define CLINUX_H
 // Linux calls the Glibc module does not expose, as typed wrappers:
-// epoll (whose event struct is packed on x86_64), eventfd and accept4.
+// epoll (whose event struct is packed on x86_64), eventfd, accept4 and the batched datagram calls.
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
 
 #define CLINUX_EPOLLIN 0x001u
 #define CLINUX_EPOLLOUT 0x004u
@@ -46,6 +47,19 @@ int clinux_timerfd_create(void);
 /// Arms a timerfd to expire once at the absolute CLOCK_MONOTONIC instant `deadline_ns` (0 disarms). A timerfd's
 /// expiry gets no timer slack, unlike poll/epoll timeouts.
 int clinux_timerfd_arm(int fd, uint64_t deadline_ns);
+/// The most datagrams one `clinux_recvmmsg` or `clinux_sendmmsg` moves (the message headers live on the C stack).
+#define CLINUX_MMSG_MAX 64
+/// recvmmsg(2) with MSG_DONTWAIT: up to `count` (at most CLINUX_MMSG_MAX) datagrams in one call, the i-th into
+/// `buffers + i * stride` (at most `stride` bytes; a longer one is truncated), its length into `lengths[i]` and, when
+/// `sources` is not NULL, its IPv4 sender into `sources[i]`. Returns how many arrived (at least 1), or -1 with
+/// errno set (EAGAIN: none waiting; EINTR: retry, as `SystemCall` does).
+int clinux_recvmmsg(int fd, void *buffers, uint32_t stride, uint32_t count, uint32_t *lengths,
+                    struct sockaddr_in *sources);
+/// sendmmsg(2) with MSG_NOSIGNAL | MSG_DONTWAIT: up to `count` (at most CLINUX_MMSG_MAX) datagrams in one call, the
+/// i-th `lengths[i]` bytes at `datas[i]` to `targets[i]` (or, when `targets` is NULL, the connected peer).
+/// Returns how many the kernel took (the first `n`; the rest were not tried), or -1 with errno set for the first.
+int clinux_sendmmsg(int fd, const void *const *datas, const uint32_t *lengths, const struct sockaddr_in *targets,
+                    uint32_t count);
 /// Monotonic clock in nanoseconds.
 uint64_t clinux_monotonic_ns(void);
 /// Bytes glibc's malloc has handed out and not freed (mallinfo2: uordblks + hblkhd). Meaningless in a process

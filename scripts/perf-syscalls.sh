@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# usage: scripts/perf-syscalls.sh sip|media [RATE] [OUT]  — system calls, context switches and CPU per SIP call or
+# per RTP packet (issue 33, "Sockets and syscalls"; docs/SIP.md and docs/MEDIA.md have the figures it gave).
+#   sip:   Benchmarks/scenarios/sip-hold.yaml at RATE calls/s (100) for 10 s through one Kamailio, as
+#          scripts/bench-sip.sh's cs_run writes it; per call completed. Then `perf record` of the same run and the
+#          kernel's share of its samples (`perf report --sort dso`).
+#   media: Benchmarks/scenarios/sip-media.yaml at RATE calls/s (20) for 10 s with 4 s of talk (about 8 × RATE
+#          streams at once), RTP straight between the devices (no relay); per RTP packet sent + received.
+# perf's syscall tracepoints count every call the process makes; counts hardly depend on the machine's load (a
+# late loop batches a little more), times and shares do: the load average is printed beside them.
+# env: CALLSTORM_BIN (.build/release/callstorm). Needs perf, kamailio. KEEP=1 keeps OUT (default a temp dir).
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+mode=${1:?usage: scripts/perf-syscalls.sh sip|media [RATE] [OUT]}
+bin=${CALLSTORM_BIN:-$root/.build/release/callstorm}
+d=${3:-$(mktemp -d)}
+mkdir -p "$d/kamailio"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+modules=$(dirname "$(ls /usr/lib/*/kamailio/modules/tm.so /usr/lib/kamailio/modules/tm.so 2>/dev/null | head -1)")
+kport=$(free_port)
+/usr/sbin/kamailio -f "$root/deploy/kamailio/kamailio.cfg" -DD -E -L "$modules" -Y "$d/kamailio" \
+    -l "udp:127.0.0.1:$kport" -l "tcp:127.0.0.1:$kport" -m 256 -M 8 > "$d/kamailio.log" 2>&1 & kpid=$!
+trap 'kill $kpid 2>/dev/null; wait $kpid 2>/dev/null; [ -n "${KEEP:-}" ] && echo "$d" || rm -rf "$d"' EXIT
+sleep 1
+case $mode in
+    sip) r=${2:-100}
+        sed -e "s/127.0.0.1:5060/127.0.0.1:$kport/" -e "s|rate: [0-9]*/s, for: [0-9]*s|rate: $r/s, for: 10s|" \
+            -e "s/^devices: [0-9]*/devices: $(( r * 3 > 50 ? r * 3 : 50 ))/" \
+            "$root/Benchmarks/scenarios/sip-hold.yaml" > "$d/run.yaml" ;;
+    media) r=${2:-20}
+        sed -e "s/127.0.0.1:5060/127.0.0.1:$kport/" -e "s|rate: [0-9]*/s, for: [0-9]*s|rate: $r/s, for: 10s|" \
+            -e "s/^devices: [0-9]*/devices: $(( r * 20 ))/" "$root/Benchmarks/scenarios/sip-media.yaml" > "$d/run.yaml" ;;
+    *) echo "perf-syscalls: sip or media, not '$mode'" >&2; exit 2 ;;
+esac
+events=task-clock,context-switches,raw_syscalls:sys_enter
+for call in epoll_wait recvfrom recvmmsg sendto sendmmsg read write timerfd_settime; do
+    events=$events,syscalls:sys_enter_$call
+done
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+perf stat -e "$events" -o "$d/stat.txt" "$bin" run "$d/run.yaml" --workers 1 --out "$d/run" --quiet \
+    > "$d/run.log" 2>&1
+if [ "$mode" = sip ]; then
+    perf record -e cpu-clock -F 1999 -o "$d/perf.data" "$bin" run "$d/run.yaml" --workers 1 --out "$d/rec" \
+        --quiet > "$d/rec.log" 2>&1
+    kernel=$(perf report -i "$d/perf.data" --sort dso --stdio 2>/dev/null | awk '/kernel/ {print $1; exit}')
+fi
+python3 - "$d" "$mode" "$load" "${kernel:-}" <<'PY'
+import json, os, re, sys
+d, mode, load, kernel = sys.argv[1:]
+c = json.load(open(os.path.join(d, "run", "summary.json")))["counters"]
+if mode == "sip":
+    unit, n, what = "call", c.get("calls.completed", 0), ""
+else:
+    unit, n = "RTP packet", c.get("media.packets_sent", 0) + c.get("media.packets_received", 0)
+    what = f", {n} RTP packets sent and received"
+print(f"{mode}: {c.get('calls.completed', 0)} calls completed{what}; load average {load} (times and shares not "
+      "judged unless the machine was quiet; a loop running late batches more, so counts too)")
+for line in open(os.path.join(d, "stat.txt")):
+    m = re.match(r"\s*([\d,.]+)\s+(msec task-clock|\S+)", line)
+    if m and any(k in m.group(2) for k in ("sys_enter", "context", "task-clock")):
+        v = float(m.group(1).replace(",", ""))
+        print(f"  {m.group(2):42s} {v:14,.0f}   per {unit}: {v / max(1, n):.3f}")
+if kernel:
+    print(f"  kernel's share of perf record's samples: {kernel}")
+PY
