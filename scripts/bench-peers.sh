@@ -9,8 +9,8 @@
 #      its planned calls with scheduler lag p99 ≤ 10 ms (scripts/bench_results_peers.py held);
 #   4. a Python asyncio loop over aiohttp, 50 users (Benchmarks/aiohttp_peer.py).
 # Files per round R: locust-R.{json,time,log}, cs-same-R{,.time,.rate,.yaml}, cs-max-R-K{…} (K = 1, 2, …),
-# aiohttp-R.{json,time}; bench-results.py turns them into rows. BENCH_HTTP_CLIENT=wire runs callstorm's devices
-# through its own HTTP/1.1 client (`target.client: wire`) instead of libcurl (curl, the default).
+# aiohttp-R.{json,time}; bench-results.py turns them into rows. callstorm's devices use its own HTTP/1.1 client
+# (`target.client: wire`, the default since issue 33); BENCH_HTTP_CLIENT=curl runs them through libcurl instead.
 
 PEER_SECONDS=$(( SECONDS_PER_RUN * 2 ))
 PEER_USERS=50
@@ -30,7 +30,7 @@ start_target() {
 cs_run() {
     start_target "$1"
     sed -e "s/127.0.0.1:0/127.0.0.1:$gport/" -e "s|rate: [0-9]*/s|rate: $2/s|" \
-        -e "s/^target: {/target: { client: ${BENCH_HTTP_CLIENT:-curl},/" \
+        -e "s/^target: {/target: { client: ${BENCH_HTTP_CLIENT:-wire},/" \
         Benchmarks/scenarios/vs-locust.yaml > "$work/$1.yaml"
     echo "$2" > "$work/$1.rate"
     rm -rf "${work:?}/$1"

@@ -3,6 +3,8 @@
 # against a standalone target of the same binary: the client's total instructions and its calls completed, one line
 # per binary. Instruction counts do not change with the machine's load (two runs of one binary differ by ~2 %), so
 # this compares binaries on a busy machine where timed rounds cannot (issue 20; docs/results/issue20-cpu-budget.md).
+# CLIENT=wire runs the devices through callstorm's own HTTP/1.1 client (`target.client: wire`); CLIENT=curl libcurl;
+# unset, the scenario's own setting (the default client).
 # Timeouts and the drain are long, so valgrind's slowness changes no outcome. KEEP=1 keeps the callgrind files.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,6 +19,7 @@ for bin in "$@"; do
     sed -e "s/127.0.0.1:0/127.0.0.1:$gport/" -e "s/rate: 400\/s, for: 15s/rate: $rate\/s, for: ${secs}s/" \
         -e "s/devices: 2000/devices: 400/" -e "s/drain: 10s/drain: 30s/" -e "s/action_timeout: 5s/action_timeout: 30s/" \
         -e "s/deadline: 2s/deadline: 30s/" "$root/Benchmarks/scenarios/vs-locust.yaml" > "$d/vs.yaml"
+    if [ -n "${CLIENT:-}" ]; then sed -i "s/^target: {/target: { client: $CLIENT,/" "$d/vs.yaml"; fi
     rm -rf "$d/run"
     # valgrind cannot read the Swift binary's DWARF; a copy without debug info keeps the symbols.
     objcopy --strip-debug "$bin" "$d/cs"

@@ -47,7 +47,12 @@ public final class WireClient: @unchecked Sendable {
 
     let thread: EventThread
     let configuration: Configuration
-    let tls: ClientTLS?
+    private(set) var tls: ClientTLS?
+    /// Makes `tls` on the first request to an `https` origin (`init(thread:configuration:loadTLS:)`); nil once
+    /// used. The system's CA store is ~200 M instructions to load, a run's worth of a plain-HTTP target's requests.
+    private var loadTLS: (() -> Result<ClientTLS, WireError>)?
+    /// What the loader answered when it failed: every secure request fails with it.
+    private var tlsFailure: WireError?
     var handlerID: UInt32 = 0
     var byFD: [WireConnection?] = []
     private var pools: [WireOrigin: WireOriginPool] = [:]
@@ -70,6 +75,15 @@ public final class WireClient: @unchecked Sendable {
         timer = EventTimer(on: thread) { [unowned self] in expire() }
     }
 
+    /// A client whose TLS context is made by `loadTLS` on the first request to an `https` origin, so a client that
+    /// only speaks plain HTTP never loads a CA store. A failure of `loadTLS` fails that request and every later
+    /// secure one with its error.
+    public convenience init(thread: EventThread, configuration: Configuration = Configuration(),
+                            loadTLS: @escaping () -> Result<ClientTLS, WireError>) {
+        self.init(thread: thread, configuration: configuration, tls: nil)
+        self.loadTLS = loadTLS
+    }
+
     deinit {
         scratch.deallocate()
     }
@@ -88,7 +102,16 @@ public final class WireClient: @unchecked Sendable {
 
     func start(_ exchange: WireConnection.Exchange) {
         let origin = exchange.request.origin
-        if origin.secure && tls == nil { return later(exchange, .noTLSContext) }
+        if origin.secure && tls == nil {
+            if let loadTLS {
+                self.loadTLS = nil
+                switch loadTLS() {
+                case .success(let made): tls = made
+                case .failure(let error): tlsFailure = error
+                }
+            }
+            if tls == nil { return later(exchange, tlsFailure ?? .noTLSContext) }
+        }
         let pool: WireOriginPool
         if let last = lastPool, last.origin == origin {
             pool = last

@@ -19,49 +19,96 @@ public struct WireOrigin: Hashable, Sendable {
     }
 
     /// Splits `url` into its origin and request target (path and query; `/` when empty; the fragment dropped).
+    /// Over the URL's UTF-8 bytes (every delimiter is ASCII): the Character-wise `hasPrefix`, `firstIndex` and
+    /// `Int(Substring)` it replaces cost ~34,000 instructions a request, the most of any step of a device's send.
     public static func parse(_ url: String) throws(WireError) -> (origin: WireOrigin, target: String) {
-        let secure: Bool
-        var rest: Substring
-        if url.hasPrefix("http://") {
-            secure = false
-            rest = url.dropFirst(7)
-        } else if url.hasPrefix("https://") {
-            secure = true
-            rest = url.dropFirst(8)
-        } else {
-            throw .badURL("\(url) is not an http:// or https:// URL")
+        var url = url
+        let parsed = url.withUTF8 { Self.parse(bytes: $0) }
+        switch parsed {
+        case .success(let parts): return parts
+        case .failure(let why): throw .badURL(why.message(url))
         }
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-        let slash = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
-        let authority = rest[..<slash]
-        var target = String(rest[slash...])
-        if target.isEmpty || target.first == "?" { target = "/" + target }
-        guard !authority.utf8.contains(0x40) else {
-            throw .badURL("\(url) has user information, which is not supported")
-        }
-        var host: Substring
-        var portText: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { throw .badURL("\(url): unclosed IPv6 bracket") }
-            host = authority[authority.index(after: authority.startIndex)..<close]
-            let after = authority[authority.index(after: close)...]
-            if after.hasPrefix(":") { portText = after.dropFirst() } else if !after.isEmpty {
-                throw .badURL("\(url): bytes after the IPv6 address")
+    }
+
+    /// Why `parse` refused a URL; the message names the URL (and the port's text) as before.
+    enum Refusal: Error {
+        case scheme, userInfo, unclosedBracket, afterIPv6, noHost
+        case port(String)
+
+        func message(_ url: String) -> String {
+            switch self {
+            case .scheme: return "\(url) is not an http:// or https:// URL"
+            case .userInfo: return "\(url) has user information, which is not supported"
+            case .unclosedBracket: return "\(url): unclosed IPv6 bracket"
+            case .afterIPv6: return "\(url): bytes after the IPv6 address"
+            case .noHost: return "\(url) has no host"
+            case .port(let text): return "\(url): port \"\(text)\" is not 1…65535"
             }
-        } else if let colon = authority.lastIndex(of: ":") {
-            host = authority[..<colon]
-            portText = authority[authority.index(after: colon)...]
-        } else {
-            host = authority
         }
-        guard !host.isEmpty else { throw .badURL("\(url) has no host") }
+    }
+
+    private static func parse(bytes: UnsafeBufferPointer<UInt8>)
+        -> Result<(origin: WireOrigin, target: String), Refusal> {
+        let secure: Bool
+        let start: Int
+        if startsWith(bytes, "http://") {
+            (secure, start) = (false, 7)
+        } else if startsWith(bytes, "https://") {
+            (secure, start) = (true, 8)
+        } else {
+            return .failure(.scheme)
+        }
+        let end = bytes[start...].firstIndex(of: 0x23) ?? bytes.count  // '#'
+        let slash = bytes[start..<end].firstIndex { $0 == 0x2F || $0 == 0x3F } ?? end  // '/' or '?'
+        var target = String(decoding: UnsafeBufferPointer(rebasing: bytes[slash..<end]), as: UTF8.self)
+        if slash == end || bytes[slash] == 0x3F { target = "/" + target }
+        guard !bytes[start..<slash].contains(0x40) else { return .failure(.userInfo) }  // '@'
+        var hostRange = start..<slash
+        var portRange: Range<Int>?
+        if start < slash, bytes[start] == 0x5B {  // '['
+            guard let close = bytes[start..<slash].firstIndex(of: 0x5D) else { return .failure(.unclosedBracket) }
+            hostRange = (start + 1)..<close
+            if close + 1 < slash {
+                guard bytes[close + 1] == 0x3A else { return .failure(.afterIPv6) }  // ':'
+                portRange = (close + 2)..<slash
+            }
+        } else if let colon = bytes[start..<slash].lastIndex(of: 0x3A) {
+            hostRange = start..<colon
+            portRange = (colon + 1)..<slash
+        }
+        guard !hostRange.isEmpty else { return .failure(.noHost) }
         var port = secure ? 443 : 80
-        if let portText {
-            guard let value = Int(portText), (1...65535).contains(value) else {
-                throw .badURL("\(url): port \"\(portText)\" is not 1…65535")
+        if let portRange {
+            guard let value = number(bytes[portRange]), (1...65535).contains(value) else {
+                return .failure(.port(String(decoding: UnsafeBufferPointer(rebasing: bytes[portRange]), as: UTF8.self)))
             }
             port = value
         }
-        return (WireOrigin(secure: secure, host: String(host), port: port), target)
+        let host = String(decoding: UnsafeBufferPointer(rebasing: bytes[hostRange]), as: UTF8.self)
+        return .success((WireOrigin(secure: secure, host: host, port: port), target))
+    }
+
+    private static func startsWith(_ bytes: UnsafeBufferPointer<UInt8>, _ prefix: StaticString) -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        guard bytes.count >= count else { return false }
+        return (0..<count).allSatisfy { bytes[$0] == prefix.utf8Start[$0] }
+    }
+
+    /// The port's digits as `Int(_:)` reads them (an optional `+` or `-`, then decimal digits); nil for anything
+    /// else; a value past any port's stays past it (no overflow).
+    private static func number(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
+        var digits = bytes[...]
+        var negative = false
+        if let sign = digits.first, sign == 0x2B || sign == 0x2D {
+            negative = sign == 0x2D
+            digits = digits.dropFirst()
+        }
+        guard !digits.isEmpty else { return nil }
+        var value = 0
+        for byte in digits {
+            guard byte >= 0x30, byte <= 0x39 else { return nil }
+            value = min(value * 10 + Int(byte - 0x30), 1_000_000)
+        }
+        return negative ? -value : value
     }
 }

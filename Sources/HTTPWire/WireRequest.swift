@@ -30,7 +30,11 @@ public struct WireRequest: Sendable {
         out.reserveCapacity(128 + (body?.count ?? 0))
         out += method.utf8
         out.append(0x20)
-        out += target.utf8.filter { $0 != 0x20 && $0 != 0x0D && $0 != 0x0A }
+        if target.utf8.contains(where: { $0 == 0x20 || $0 == 0x0D || $0 == 0x0A }) {
+            out += target.utf8.filter { $0 != 0x20 && $0 != 0x0D && $0 != 0x0A }
+        } else {
+            out += target.utf8  // the common case: no filtered copy
+        }
         out += " HTTP/1.1\r\n".utf8
         if !givesHost {
             out += "Host: ".utf8

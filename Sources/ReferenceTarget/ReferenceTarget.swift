@@ -233,15 +233,17 @@ public final class ReferenceTarget: HTTPHandler {
     func route(_ request: HTTPRequest) -> HTTPResponse { route(request, snapshot: nil) }
 
     private func route(_ request: HTTPRequest, snapshot: State?) -> HTTPResponse {
-        let path = request.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.path
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        // Split on bytes: the Character-wise `split` cost ~10,000 instructions a request (the target's profile).
+        let full = request.path
+        let path = full.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(full[..<$0]) } ?? full
+        let parts = path.utf8.split(separator: UInt8(ascii: "/")).map { String(Substring($0)) }
         guard parts.count >= 2, parts[0] == "v1" else { return error(404, "no such endpoint: \(path)") }
         switch (request.method, parts.count, parts[1]) {
         case ("POST", 2, "devices"): return register(request)
         case ("POST", 2, "conversations"): return start(request)
-        case ("GET", 3, "conversations"): return get(String(parts[2]))
+        case ("GET", 3, "conversations"): return get(parts[2])
         case ("POST", 4, "conversations"):
-            return memberAction(String(parts[2]), request, String(parts[3]), snapshot: snapshot)
+            return memberAction(parts[2], request, parts[3], snapshot: snapshot)
         case ("GET", 2, "health"): return .json(200, "{\"ok\":true}")
         default: return error(404, "no such endpoint: \(request.method) \(path)")
         }

@@ -48,23 +48,67 @@ struct ServerConversation: Sendable, Equatable {
         for i in members.indices { members[i].state = .left }
     }
 
+    /// The conversation as the API answers it. Appended to bytes (`JSONText.appendQuoted`): the String appends
+    /// and interpolations it replaces cost ~22,000 instructions a view, twice per call start.
     func json(extra: String = "") -> String {
-        var out = "{\"id\":\(JSONText.quote(id)),\"state\":\"\(state)\",\"version\":\(version),\"video\":\(video),"
-        out += "\"ended\":\(ended),"
-        if let endedReason { out += "\"endedReason\":\(JSONText.quote(endedReason)),"}
-        out += "\"capabilities\":[" + capabilities.map(JSONText.quote).joined(separator: ",") + "],"
-        out += "\"members\":["
-        for (i, m) in members.enumerated() {
-            if i > 0 { out += "," }
-            out += "{\"device\":\(JSONText.quote(m.device)),\"state\":\"\(m.state.rawValue)\",\"handle\":"
-            out += handleJSON(m.handle) + "}"
+        var out: [UInt8] = []
+        out.reserveCapacity(256 + 160 * members.count + extra.utf8.count)
+        func add(_ text: StaticString) {
+            out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        }
+        add("{\"id\":")
+        JSONText.appendQuoted(id, to: &out)
+        add(",\"state\":\"")
+        out.append(contentsOf: state.utf8)
+        add("\",\"version\":")
+        JSONText.appendInteger(Int64(version), to: &out)
+        add(video ? ",\"video\":true," : ",\"video\":false,")
+        add(ended ? "\"ended\":true," : "\"ended\":false,")
+        if let endedReason {
+            add("\"endedReason\":")
+            JSONText.appendQuoted(endedReason, to: &out)
+            add(",")
+        }
+        add("\"capabilities\":[")
+        for (i, capability) in capabilities.enumerated() {
+            if i > 0 { add(",") }
+            JSONText.appendQuoted(capability, to: &out)
+        }
+        add("],\"members\":[")
+        for i in members.indices {
+            if i > 0 { add(",") }
+            add("{\"device\":")
+            JSONText.appendQuoted(members[i].device, to: &out)
+            add(",\"state\":\"")
+            out.append(contentsOf: members[i].state.rawValue.utf8)
+            add("\",\"handle\":")
+            appendHandleJSON(members[i].handle, to: &out)
+            add("}")
         }
         // Media flowing: joined, not held (LiveCommunicationKit's activeRemoteMembers).
-        out += "],\"activeMembers\":["
-        out += members.filter { $0.state.isActive }.map { JSONText.quote($0.device) }.joined(separator: ",")
-        out += "]" + extra + "}"
-        return out
+        add("],\"activeMembers\":[")
+        var first = true
+        for i in members.indices where members[i].state.isActive {
+            if !first { add(",") }
+            first = false
+            JSONText.appendQuoted(members[i].device, to: &out)
+        }
+        add("]")
+        out.append(contentsOf: extra.utf8)
+        add("}")
+        return String(decoding: out, as: UTF8.self)
     }
+}
+
+/// `handleJSON(h)`'s bytes, appended.
+func appendHandleJSON(_ h: Handle, to out: inout [UInt8]) {
+    out.append(contentsOf: "{\"kind\":\"".utf8)
+    out.append(contentsOf: h.kind.rawValue.utf8)
+    out.append(contentsOf: "\",\"value\":".utf8)
+    JSONText.appendQuoted(h.value, to: &out)
+    out.append(contentsOf: ",\"displayName\":".utf8)
+    JSONText.appendQuoted(h.displayName, to: &out)
+    out.append(UInt8(ascii: "}"))
 }
 
 func handleJSON(_ h: Handle) -> String {

@@ -13,7 +13,7 @@ extension Scenario {
         case .embedded: targetText = "embedded reference server"
         case .url(let url): targetText = url + (targetCA.map { " (trusting the CA in \($0))" } ?? "")
         }
-        if targetClient == .wire { targetText += " (HTTP through callstorm's own client, target.client: wire)" }
+        if targetClient == .curl { targetText += " (HTTP through libcurl, target.client: curl)" }
         // SIP devices call through the SIP server alone (the embedded target still starts, unused), and a SIP
         // scenario has no merge or unmerge, so no unmerge policy to hold a server to.
         lines.append("  seed \(seed), \(devices) devices, target \(sip == nil ? targetText : "SIP server")")

@@ -52,7 +52,7 @@ public struct Scenario: Sendable, Equatable {
     /// target's certificate, trusted by the devices' https requests and wss sockets instead of the system store.
     public var targetCA: String?
     /// `target.client`: the HTTP client the devices' requests to the target go through (curl unless set).
-    public var targetClient: TargetClient = .curl
+    public var targetClient: TargetClient = .standard
     /// `target.policy`: the server's declared choices where LiveCommunicationKit leaves it free; nil when the
     /// scenario declares none. See `serverPolicy(embedded:)`.
     public var targetPolicy: ServerPolicy?

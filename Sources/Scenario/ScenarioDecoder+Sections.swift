@@ -114,7 +114,7 @@ extension ScenarioDecoder {
         if let node = fields["policy"] { targetPolicy = policy(node) }
         if let node = fields["client"],
            let word = word(node, "client", among: TargetClient.allCases.map(\.rawValue)) {
-            targetClient = TargetClient(rawValue: word) ?? .curl
+            targetClient = TargetClient(rawValue: word) ?? .standard
         }
         if let caNode = fields["ca"] {
             if fields["url"] == nil {

@@ -17,7 +17,7 @@ struct ScenarioDecoder {
     /// `target.ca`, resolved and checked readable.
     var targetCA: String?
     /// `target.client`.
-    var targetClient: TargetClient = .curl
+    var targetClient: TargetClient = .standard
     /// `target.sip`, when SIP devices drive a SIP server.
     var sip: SIPTargetSpec?
     /// `target.policy`, when the scenario declares one.

@@ -31,12 +31,6 @@ public final class WireSender: @unchecked Sendable {
             throw .other(code: -1, message: "the wire client speaks HTTP/1.1 without a proxy or client certificate; "
                          + "use the curl client for HTTP/2, proxies and mutual TLS")
         }
-        let tls: ClientTLS
-        do {
-            tls = try ClientTLS(caFile: configuration.caFile)
-        } catch {
-            throw .tls("\(error)")
-        }
         var wire = WireClient.Configuration()
         // libcurl's maxConnections is the size of its cache of idle connections, not a limit on connections in
         // use: a burst opens as many as it needs. The same here, with a ceiling against running out of fds.
@@ -45,7 +39,26 @@ public final class WireSender: @unchecked Sendable {
         wire.connectTimeoutMillis = configuration.connectTimeoutMillis
         wire.limits.maxBodyBytes = configuration.maxResponseBytes
         queue = events.queue
-        client = WireClient(thread: events, configuration: wire, tls: tls)
+        if let caFile = configuration.caFile {
+            // A named CA file is read now, so an unreadable one stops the run before it starts.
+            let tls: ClientTLS
+            do {
+                tls = try ClientTLS(caFile: caFile)
+            } catch {
+                throw .tls("\(error)")
+            }
+            client = WireClient(thread: events, configuration: wire, tls: tls)
+        } else {
+            // The system store is loaded on the first https request: ~200 M instructions (16 % of a 500-call
+            // callgrind run of Benchmarks/scenarios/vs-locust.yaml) that a plain-HTTP target never needs.
+            client = WireClient(thread: events, configuration: wire) {
+                do {
+                    return .success(try ClientTLS(caFile: nil))
+                } catch {
+                    return .failure(.tls("\(error)"))
+                }
+            }
+        }
     }
 
     /// Sends `request`; `completion` runs on `queue` exactly once. `headers` are `name: value` lines, read as
