@@ -33,6 +33,8 @@ struct ElsewhereRule {
     }
 
     func check() -> [Violation] {
+        // Without a `user` on any line (no `users:`) nothing is decided by a user: no walk through the events.
+        guard events.contains(where: \.namesUser) else { return [] }
         var userOf: [String: String] = [:]
         var invokes: [Int: (Invoke, Int)] = [:]
         var ringing: [String: [String: Ringing]] = [:]  // conversation → device → ringing
@@ -141,5 +143,18 @@ struct ElsewhereRule {
         return Violation(rule: .elsewhereStopsRinging, conversations: [c], ops: [decision.op],
                          devices: [device, decision.device], message: message, window: first...last,
                          events: indexes)
+    }
+}
+
+private extension HistoryEvent {
+    /// The line carries a `user` (the device's, under `users:`).
+    var namesUser: Bool {
+        switch body {
+        case .invoke(let inv): inv.user != nil
+        case .push(let p): p.user != nil
+        case .dialog(let d): d.user != nil
+        case .final(let f): f.user != nil
+        case .complete, .stop, .targetKilled, .sip, .media: false
+        }
     }
 }

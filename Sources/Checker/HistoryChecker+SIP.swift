@@ -21,11 +21,16 @@ struct SIPDialogs {
         var reappearReported = false
     }
 
-    var calls: [String: Call] = [:]
-    /// Call-IDs in insertion order, so findings come out in the history's order.
-    var order: [String] = []
+    /// Each Call-ID's dialogs, in the history's order (findings come out in it), found through `slot`; a line
+    /// changes its call in place (`dialog`), without a copy of its parties per line.
+    var calls: [Call] = []
+    var ids: [String] = []
+    var slot: [String: Int] = [:]
     /// device → Call-IDs whose dialog it holds confirmed and not held.
     var active: [String: [String]] = [:]
+
+    /// The dialogs of Call-ID `id`, if any of its lines was read.
+    func call(_ id: String) -> Call? { slot[id].map { calls[$0] } }
 }
 
 extension CheckState {
@@ -36,8 +41,18 @@ extension CheckState {
     /// when the history is over (`finishDialogs`).
     mutating func dialog(_ d: DialogLine, at i: Int, t: UInt64) {
         let id = d.conversation
-        if sip.calls[id] == nil { sip.order.append(id) }
-        var call = sip.calls[id] ?? SIPDialogs.Call()
+        let k: Int
+        if let known = sip.slot[id] {
+            k = known
+        } else {
+            k = sip.calls.count
+            sip.slot[id] = k
+            sip.ids.append(id)
+            sip.calls.append(SIPDialogs.Call())
+        }
+        // Moved out and back rather than copied: the parties array stays uniquely referenced.
+        var call = SIPDialogs.Call()
+        swap(&call, &sip.calls[k])
         let p = call.parties.firstIndex { $0.device == d.device }
         if d.state != .terminated, !call.reappearReported {
             if let p, call.parties[p].state == .terminated {
@@ -68,11 +83,11 @@ extension CheckState {
             // Actions on it from now on must fail, as on any ended conversation (checkNotEndedBefore).
             markEnded(conversation(id), EndedKnowledge(t: t, index: i, op: nil))
         }
-        sip.calls[id] = call
-        var mine = sip.active[d.device] ?? []
+        sip.calls[k] = call
+        var mine = sip.active.removeValue(forKey: d.device) ?? []
         mine.removeAll { $0 == id }
         if d.state == .confirmed { mine.append(id) }
-        sip.active[d.device] = mine.isEmpty ? nil : mine
+        if !mine.isEmpty { sip.active[d.device] = mine }
         if d.state == .confirmed, mine.count > 1 { checkSingleActiveDialog(d.device, id, at: i) }
     }
 
@@ -82,7 +97,7 @@ extension CheckState {
     mutating func checkSingleActiveDialog(_ device: String, _ id: String, at i: Int) {
         for other in sip.active[device] ?? [] where other != id {
             guard !(lookup(other).map { conversations[$0].open > 0 } ?? false),
-                  let there = sip.calls[other]?.parties.first(where: { $0.device == device }) else { continue }
+                  let there = sip.call(other)?.parties.first(where: { $0.device == device }) else { continue }
             let key = device + "\u{0}" + min(id, other) + "\u{0}" + max(id, other)
             guard reportedPairs.insert(key).inserted else { continue }
             report(.singleActive, conversations: [other, id], ops: [], devices: [device],
@@ -97,8 +112,8 @@ extension CheckState {
     /// the history ended. An end still early is not judged: its INVITE transaction is in flight (a final response is
     /// owed, and a timer ends it within 32 s, or the proxy's), where a confirmed dialog has nothing that ends it.
     mutating func finishDialogs() {
-        for id in sip.order {
-            guard let call = sip.calls[id], call.parties.count >= 2 else { continue }
+        for (id, call) in zip(sip.ids, sip.calls) {
+            guard call.parties.count >= 2 else { continue }
             checkConfirmedAtBothEnds(id, call)
             let inFlight = lookup(id).map { conversations[$0].open > 0 } ?? false
             let inDialog = call.parties.contains { $0.state == .confirmed || $0.state == .held }

@@ -19,13 +19,14 @@ public enum HdrLog {
     /// instructions per SIP call at the bench's 20 calls/s (one stream per metric per second). Below
     /// `smallInput` bytes the symbols fit memLevel 4's buffer, so the stream is compress2's, byte for byte (every
     /// interval of a bench run compared); a longer one goes through compress2 as before.
-    public static func compressed(_ encoding: [UInt8]) -> [UInt8] {
+    /// `deflater` may be shared by the intervals of a report (`text`), which saves zlib's set-up per interval.
+    public static func compressed(_ encoding: [UInt8], deflater: HdrDeflater = HdrDeflater()) -> [UInt8] {
         var capacity = compressBound(uLong(encoding.count))
         var deflated = [UInt8](repeating: 0, count: Int(capacity))
         let status = encoding.withUnsafeBufferPointer { source in
             deflated.withUnsafeMutableBufferPointer { target in
                 if source.count <= smallInput {
-                    return deflateSmall(source, into: target, length: &capacity)
+                    return deflater.deflate(source, into: target, length: &capacity)
                 }
                 return compress2(target.baseAddress, &capacity, source.baseAddress, uLong(source.count),
                                  Z_DEFAULT_COMPRESSION)
@@ -41,23 +42,6 @@ public enum HdrLog {
 
     /// Inputs up to this many bytes are deflated with `memLevel` 4, whose symbol buffer holds 1,024.
     static let smallInput = 512
-
-    /// compress2 at the default level with `memLevel` 4: one deflate stream over `source`, its length in `length`.
-    private static func deflateSmall(_ source: UnsafeBufferPointer<UInt8>,
-                                     into target: UnsafeMutableBufferPointer<UInt8>, length: inout uLong) -> Int32 {
-        var stream = z_stream()
-        var status = deflateInit2_(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, MAX_WBITS, 4, Z_DEFAULT_STRATEGY,
-                                   ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
-        guard status == Z_OK else { return status }
-        stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
-        stream.avail_in = uInt(source.count)
-        stream.next_out = target.baseAddress
-        stream.avail_out = uInt(target.count)
-        status = deflate(&stream, Z_FINISH)
-        length = stream.total_out
-        deflateEnd(&stream)
-        return status == Z_STREAM_END ? Z_OK : (status == Z_OK ? Z_BUF_ERROR : status)
-    }
 
     /// Reverses `compressed` and decodes; used by tests and by tools reading callstorm's logs.
     public static func decompress(_ bytes: [UInt8]) throws -> HdrHistogram {
@@ -85,7 +69,8 @@ public enum HdrLog {
     }
 
     /// The log of one metric's per-second intervals, in order of second.
-    public static func text(metric: String, intervals: [Int: SparseHistogram], startedAt: Date) -> String {
+    public static func text(metric: String, intervals: [Int: SparseHistogram], startedAt: Date,
+                            deflater: HdrDeflater = HdrDeflater()) -> String {
         let base = startedAt.timeIntervalSince1970
         var text = "#[Histogram log format version 1.3]\n"
         text += "#[callstorm metric \(metric); values in microseconds, Interval_Max in milliseconds]\n"
@@ -96,7 +81,7 @@ public enum HdrLog {
         for second in intervals.keys.sorted() {
             let interval = intervals[second]!
             guard !interval.isEmpty else { continue }
-            let payload = Data(compressed(interval.encodedV2())).base64EncodedString()
+            let payload = Data(compressed(interval.encodedV2(), deflater: deflater)).base64EncodedString()
             text += "\(second).000,1.000,\(ReportFormat.millis(interval.max)),\(payload)\n"
         }
         return text

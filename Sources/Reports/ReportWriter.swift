@@ -38,8 +38,10 @@ public enum ReportWriter {
         } catch {
             throw ReportError.cannotCreateDirectory(path: files.hlogDirectory.path, reason: error.localizedDescription)
         }
+        let deflater = HdrDeflater()
         for (metric, intervals) in result.recorder.intervals {
-            let text = HdrLog.text(metric: metric, intervals: intervals, startedAt: result.facts.startedAt)
+            let text = HdrLog.text(metric: metric, intervals: intervals, startedAt: result.facts.startedAt,
+                                   deflater: deflater)
             try save(Data(text.utf8), to: files.hlogDirectory.appendingPathComponent(HdrLog.fileName(metric: metric)))
         }
         try save(Data(JUnitReport.render(result).utf8), to: files.junit)

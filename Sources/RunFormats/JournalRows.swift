@@ -42,10 +42,14 @@ public struct ActionRow: Sendable, Equatable {
     /// a comma, a quote or a line break (a foreign server's conversation id may).
     public func appendCSV(to out: inout [UInt8]) {
         JSONText.appendInteger(id, to: &out)
-        for text in [kind, step, device, conversation] { out.append(comma); CSVText.appendField(text, to: &out) }
-        for nanos in [plannedNanos, startedNanos, finishedNanos] {
-            out.append(comma); RunFileTime.appendSeconds(nanos, to: &out)
-        }
+        // Field by field: an array literal of the four texts was an allocation per row.
+        out.append(comma); CSVText.appendField(kind, to: &out)
+        out.append(comma); CSVText.appendField(step, to: &out)
+        out.append(comma); CSVText.appendField(device, to: &out)
+        out.append(comma); CSVText.appendField(conversation, to: &out)
+        out.append(comma); RunFileTime.appendSeconds(plannedNanos, to: &out)
+        out.append(comma); RunFileTime.appendSeconds(startedNanos, to: &out)
+        out.append(comma); RunFileTime.appendSeconds(finishedNanos, to: &out)
         out.append(comma); CSVText.appendField(outcome, to: &out)
         out.append(comma); CSVText.appendField(reason, to: &out)
         out.append(comma); RunFileTime.appendMillis(finishedNanos &- startedNanos, to: &out)

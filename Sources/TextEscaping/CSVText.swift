@@ -10,18 +10,26 @@ public enum CSVText {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Appends `text` as one field to `out`.
+    /// Appends `text` as one field to `out`, read through `withUTF8` (a small string's bytes too, which
+    /// `utf8.withContiguousStorageIfAvailable` does not give and `append(contentsOf: utf8)` copies one by one).
     public static func appendField(_ text: String, to out: inout [UInt8]) {
-        guard needsQuotes(text) else { return out.append(contentsOf: text.utf8) }
-        out.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            if byte == UInt8(ascii: "\"") { out.append(byte) }
-            out.append(byte)
+        var text = text
+        text.withUTF8 { bytes in
+            guard bytes.contains(where: special) else { return out.append(contentsOf: bytes) }
+            out.append(UInt8(ascii: "\""))
+            for byte in bytes {
+                if byte == UInt8(ascii: "\"") { out.append(byte) }
+                out.append(byte)
+            }
+            out.append(UInt8(ascii: "\""))
         }
-        out.append(UInt8(ascii: "\""))
+    }
+
+    private static func special(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == 10 || byte == 13
     }
 
     private static func needsQuotes(_ text: String) -> Bool {
-        text.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 10 || $0 == 13 }
+        text.utf8.contains(where: special)
     }
 }

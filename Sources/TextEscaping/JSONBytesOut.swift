@@ -3,17 +3,18 @@
 /// table read the other way, for the readers.
 extension JSONText {
     /// Appends `value` quoted, escaped as `escape` does; text needing no escape is copied as it is.
+    /// Read through `withUTF8`, which gives a small string's bytes too (ids like `sip-0001` and words like
+    /// `INVITE` are small; `utf8.withContiguousStorageIfAvailable` declines those, and the fallback copied them
+    /// byte by byte).
     public static func appendQuoted(_ value: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        let plain = value.utf8.withContiguousStorageIfAvailable { bytes in
+        var value = value
+        let plain = value.withUTF8 { bytes in
             guard !bytes.contains(where: needsEscape) else { return false }
             out.append(contentsOf: bytes)
             return true
         }
-        if plain != true {
-            let text = value.utf8.contains(where: needsEscape) ? escape(value) : value
-            out.append(contentsOf: text.utf8)
-        }
+        if !plain { out.append(contentsOf: escape(value).utf8) }
         out.append(UInt8(ascii: "\""))
     }
 
@@ -23,17 +24,23 @@ extension JSONText {
         appendInteger(value.magnitude, to: &out)
     }
 
+    /// One digit appended on its own (most integers of a checkpoint's sparse histograms are counts below ten);
+    /// longer ones are written backwards into a 24-byte scratch and copied once as typed bytes, which
+    /// `Array.append(contentsOf:)` does with one memcpy (raw bytes went through its byte-by-byte path: ~100
+    /// instructions per integer, most of the history's and checkpoint's integer cost).
     public static func appendInteger(_ value: UInt64, to out: inout [UInt8]) {
+        if value < 10 { return out.append(UInt8(truncatingIfNeeded: value) &+ UInt8(ascii: "0")) }
         var rest = value
         var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for UInt64.max's 20 digits
-        withUnsafeMutableBytes(of: &scratch) { digits in
+        withUnsafeMutableBytes(of: &scratch) { raw in
+            let digits = raw.bindMemory(to: UInt8.self)
             var i = digits.count
             repeat {
                 i -= 1
                 digits[i] = UInt8(truncatingIfNeeded: rest % 10) &+ UInt8(ascii: "0")
                 rest /= 10
             } while rest > 0
-            out.append(contentsOf: UnsafeMutableRawBufferPointer(rebasing: digits[i...]))
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[i...]))
         }
     }
 

@@ -67,6 +67,23 @@ final class PercentileAgreementTests: XCTestCase {
         }
     }
 
+    /// One deflater reset between intervals (as a report's `.hlog` files share it) writes the bytes a fresh stream
+    /// per interval writes, whatever came before: the files stay byte for byte what they were.
+    func testASharedDeflaterWritesTheBytesOfAFreshStreamPerInterval() throws {
+        var rng = SeededRandom(splitMix: 5)
+        let shared = HdrDeflater()
+        var encodings: [[UInt8]] = []
+        for round in 0..<40 {
+            var histogram = HdrHistogram()
+            for _ in 0..<(round % 7 + 1) * 3 { histogram.record(Int64(rng.next() % 5_000_000) + 1, count: 1) }
+            encodings.append(histogram.encodedV2())
+        }
+        XCTAssertTrue(encodings.allSatisfy { $0.count <= HdrLog.smallInput })
+        for encoding in encodings {
+            XCTAssertEqual(HdrLog.compressed(encoding, deflater: shared), HdrLog.compressed(encoding))
+        }
+    }
+
     /// Python's hdrh rounds the rank half up where HdrHistogram's Java and C code (and callstorm) take the
     /// ceiling, so the sample count is a multiple of 100: then both read the same rank and must give the same p99.
     func testPythonHdrHistogramDecodesTheIntervalLogsToTheSameP99() throws {
