@@ -68,19 +68,35 @@ public struct ConversationManager: Sendable {
     /// flight, so a later-arriving older push must not bring one back.
     public private(set) var mergedAway: Set<String> = []
     /// LiveCommunicationKit's conversation events this manager reported, by name: `startedConnecting`,
-    /// `connected`, `updated`, `ended.<reason>`. Cumulative; the driver adds them to the run's counters.
-    public private(set) var events: [String: Int] = [:]
+    /// `connected`, `updated`, `ended.<reason>`, `capabilities.lost|gained.<name>`. Cumulative; the driver adds
+    /// them to the run's counters (read at the run's end only).
+    public var events: [String: Int] {
+        var all = otherEvents
+        for (i, n) in commonEvents.enumerated() where n > 0 { all[Self.commonEventNames[i], default: 0] += n }
+        return all
+    }
+    /// The events every call reports, counted by index (`commonEventNames`), not by a name made and hashed per
+    /// event; `otherEvents` keeps the rare ones (capabilities) by name.
+    private var commonEvents = [Int](repeating: 0, count: ConversationManager.commonEventNames.count)
+    private var otherEvents: [String: Int] = [:]
+    private static let commonEventNames = ["startedConnecting", "connected", "updated"]
+        + EndedReason.allCases.map { "ended.\($0.rawValue)" }
+    private static let startedConnecting = 0, connected = 1, updated = 2
     /// Views of conversations this device did not have yet that list it connected: the newest of each, applied
     /// once a merge or split moves the device there (`adopt`). Cleared when the device goes back to idle.
     private var unknownViews: [String: ConversationView] = [:]
 
-    private mutating func event(_ name: String) { events[name, default: 0] += 1 }
+    private mutating func event(_ name: String) { otherEvents[name, default: 0] += 1 }
+    private mutating func event(_ index: Int) { commonEvents[index] += 1 }
+    private mutating func ended(_ reason: EndedReason) {
+        commonEvents[3 + EndedReason.allCases.firstIndex(of: reason)!] += 1
+    }
 
     /// Sets a conversation, reporting `connected` and `ended` when its state got there.
     private mutating func store(_ c: Conversation) {
-        let before = conversations[c.uuid]
-        if c.state == .joined, before?.state == .joining { event("connected") }
-        if c.state == .left, before?.state != .left, let reason = c.endedReason { event("ended.\(reason.rawValue)") }
+        let before = conversations[c.uuid]?.state
+        if c.state == .joined, before == .joining { event(Self.connected) }
+        if c.state == .left, before != .left, let reason = c.endedReason { ended(reason) }
         conversations[c.uuid] = c
     }
 
@@ -159,7 +175,7 @@ public struct ConversationManager: Sendable {
         try? conversation.move(to: .joining)
         conversations[uuid] = conversation
         groupSizes[uuid] = 1
-        event("startedConnecting")
+        event(Self.startedConnecting)
     }
 
     private var effectiveSupported: Capabilities {
@@ -268,7 +284,7 @@ public struct ConversationManager: Sendable {
         if view.hasVersion, c.state == .joined, mine == .held { try? c.move(to: .paused) }
         if view.hasVersion, c.state == .paused, mine == .joined { try? c.move(to: .joined) }
         if view.ended || view.state(of: localDevice) == "left" { c.end(.remoteEnded) }
-        event("updated")
+        event(Self.updated)
         store(c)
         if let capabilities = view.capabilities { updateCapabilities(view.uuid, capabilities) }
         return true

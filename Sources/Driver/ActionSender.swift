@@ -163,7 +163,7 @@ final class ActionSender {
             send("get", ["conversation.id": uuid], call: id, verification: true) { [self] result, endpoint in
                 let now = clock.nowNanos()
                 count(result, endpoint: endpoint, badBody: false, at: now)
-                guard table.calls[id] != nil else { return }
+                guard table.has(id) else { return }
                 var view: ConversationView?
                 if case .success(let response) = result, endpoint?.accepts(response.status) == true {
                     view = api.reader.response(response.body)

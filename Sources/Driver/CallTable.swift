@@ -18,6 +18,9 @@ final class CallTable {
         _modify { yield &context.devices }
     }
 
+    /// Whether call `id` is running, found by index: `calls[id] != nil` copies the whole interpreter out first.
+    func has(_ id: Int) -> Bool { calls.index(forKey: id) != nil }
+
     /// Whether `local` has a live conversation (a call it takes part in).
     func isLive(_ local: Int) -> Bool { devices[local].callID != nil }
 

@@ -227,7 +227,7 @@ final class PushIntake {
         let answer = table.devices.answerWithoutCall(judged, on: local, policy: settings.voipWithoutCall,
                                                      blockAfter: settings.voipBlockAfterMisses)
         for metric in answer.counters { books.count(metric, at: now) }
-        guard answer.terminated, let id = table.devices[local].callID, table.calls[id] != nil else { return }
+        guard answer.terminated, let id = table.devices[local].callID, table.has(id) else { return }
         host.tell(id, now: now) { $0.terminateApp(local, now: now, withoutCall: true, &$1) }
     }
 
@@ -242,7 +242,7 @@ final class PushIntake {
             host.apply(.takeOutside(device: local, conversation: uuid, now: now))
         }
         signaling[local].moment(.pushReported(conversation: uuid, acceptedNanos: acceptedNanos), device: local)
-        guard let id = table.devices[local].callID, table.calls[id] != nil else {
+        guard let id = table.devices[local].callID, table.has(id) else {
             books.count(.pushesUnexpected, at: now)
             return
         }

@@ -3,7 +3,7 @@ import Metrics
 
 /// The metrics one flow step's actions are counted under, made once per step and worker (`RunBooks.stepMetrics`):
 /// an action's start and end then record by key, instead of spelling seven metric names per action.
-struct StepMetrics {
+final class StepMetrics {
     /// `<flow>/<step>`, as actions.csv and the per-step metric names spell it.
     let step: String
     let started: Metric

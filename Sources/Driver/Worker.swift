@@ -168,8 +168,9 @@ final class Worker: EffectHost, @unchecked Sendable {
 
     @discardableResult
     func tell(_ id: Int, now: UInt64, _ observe: (inout FlowInterpreter, inout FlowContext) -> [FlowEffect]) -> Bool {
-        guard table.calls[id] != nil else { return false }
-        let effects = observe(&table.calls[id]!, &table.context)
+        // Found by index and changed in place: `calls[id] != nil` copied the whole interpreter out to compare it.
+        guard let slot = table.calls.index(forKey: id) else { return false }
+        let effects = observe(&table.calls.values[slot], &table.context)
         apply(effects, call: id, now: now)
         return true
     }

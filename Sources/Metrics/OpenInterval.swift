@@ -20,6 +20,8 @@ struct OpenInterval: Sendable {
     }
 
     var isEmpty: Bool { spilled ? dense.isEmpty : values.isEmpty }
+    /// The samples recorded this second.
+    var count: Int64 { spilled ? dense.totalCount : Int64(values.count) }
 
     @inline(__always)
     mutating func record(_ value: Int64) {

@@ -48,7 +48,7 @@ extension Recorder {
         RecorderImage(
             runStartNanos: runStartNanos, lowestDiscernibleValue: lowestDiscernibleValue,
             highestTrackableValue: highestTrackableValue, significantDigits: significantDigits,
-            histograms: metrics.byName(\.total.sparse), intervals: intervals, counters: counters,
+            histograms: metrics.byName(\.totalSparse), intervals: intervals, counters: counters,
             counterSeries: counterStates.byName(\.allSeries), gauges: gauges)
     }
 }

@@ -75,15 +75,19 @@ struct WrittenJSON {
         }
     }
 
-    /// An object keyed by seconds (integer keys written as strings).
+    /// An object keyed by seconds (integer keys written as strings), each key's digits read where they stand: a
+    /// `String` per key and `Int(_:)` of it was most of a segment's reading.
     mutating func seconds<V>(_ value: (inout WrittenJSON) -> V?) -> [Int: V]? {
         var out: [Int: V] = [:]
-        let ok = object { r, key in
-            guard let second = Int(key), let v = value(&r) else { return false }
-            out[second] = v
-            return true
+        guard literal("{") else { return nil }
+        if literal("}") { return out }
+        while true {
+            guard literal("\""), let second = int(), literal("\""), literal(":"),
+                  let v = value(&self) else { return nil }
+            out[Int(second)] = v
+            if literal("}") { return out }
+            guard literal(",") else { return nil }
         }
-        return ok ? out : nil
     }
 
     mutating func ints() -> [Int64]? {

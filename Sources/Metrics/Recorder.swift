@@ -1,3 +1,5 @@
+import Locking
+
 /// Everything one worker measures during a run: a run-total histogram and per-second interval histograms per
 /// latency metric, counters with per-second series, and per-second gauges.
 ///
@@ -20,6 +22,19 @@ public struct Recorder: Sendable {
         var open: OpenInterval
         var openSecond: Int?
         var sealed: [Int: SparseHistogram] = [:]
+        /// `total`'s sparse form without the open second's samples, kept from seal to seal (nil until the first):
+        /// the checkpoint's image, once a second, adds the open second's few samples to it instead of scanning
+        /// the dense total's span for every metric (`totalSparse`).
+        var sealedTotal: SparseHistogram?
+
+        /// `total` as sparse slots: `sealedTotal` with the open second added while it is current (its count checks
+        /// that nothing else changed `total` since), else a scan of the dense total.
+        var totalSparse: SparseHistogram {
+            if let cached = sealedTotal, cached.totalCount + open.count == total.totalCount {
+                return open.isEmpty ? cached : cached.adding(open.sparse)
+            }
+            return total.sparse
+        }
 
         /// The open interval folded into the sealed ones, without mutating.
         var allIntervals: [Int: SparseHistogram] {
@@ -33,9 +48,11 @@ public struct Recorder: Sendable {
         mutating func seal() {
             guard let second = openSecond else { return }
             if !open.isEmpty {
+                let cached = sealedTotal.flatMap { $0.totalCount + open.count == total.totalCount ? $0 : nil }
                 let current = open.takeSparse()
                 // A late sample can reopen an earlier second; fold it into what was sealed before.
                 sealed[second] = sealed[second].map { $0.adding(current) } ?? current
+                sealedTotal = cached.map { $0.adding(current) } ?? total.sparse
             }
             openSecond = nil
         }
@@ -95,11 +112,22 @@ public struct Recorder: Sendable {
         self.lowestDiscernibleValue = lowestDiscernibleValue
         self.highestTrackableValue = highestTrackableValue
         self.significantDigits = significantDigits
-        emptyTemplate = HdrHistogram(
-            lowestDiscernibleValue: lowestDiscernibleValue,
-            highestTrackableValue: highestTrackableValue,
-            significantDigits: significantDigits
-        )
+        emptyTemplate = Self.template(HdrLayout(
+            lowest: lowestDiscernibleValue, highest: highestTrackableValue, significantDigits: significantDigits))
+    }
+
+    /// One empty histogram per configuration for the whole process, shared (copy-on-write) by every recorder: a
+    /// recorder is made per checkpoint segment and per segment read back, and each zeroed its own counts array
+    /// (188 KB at the default configuration) before.
+    static let templates = Mutex<[HdrLayout: HdrHistogram]>([:])
+
+    static func template(_ layout: HdrLayout) -> HdrHistogram {
+        templates.withLock { templates in
+            if let template = templates[layout] { return template }
+            let template = HdrHistogram(layout: layout)
+            templates[layout] = template
+            return template
+        }
     }
 
     /// Whole seconds since the run started; a timestamp before the start counts as second 0.
@@ -167,6 +195,7 @@ public struct Recorder: Sendable {
             MetricState(total: template, open: OpenInterval(template: template), openSecond: nil)
         }
             metrics[i].total.add(theirs.total)
+            metrics[i].sealedTotal = nil
             for (second, interval) in theirs.allIntervals {
                 metrics[i].sealed[second] = metrics[i].sealed[second].map { $0.adding(interval) } ?? interval
             }

@@ -10,7 +10,9 @@ extension RecorderImage {
     /// carry (infinity, NaN), for which the caller keeps `JSONEncoder`'s behaviour.
     public func appendJSON(to out: inout [UInt8]) -> Bool {
         for series in gauges.values where series.values.contains(where: { !$0.isFinite }) { return false }
-        var w = JSONBytes(out: out)
+        // The buffer moves into the writer and back, so appending never copies what is already in it.
+        var w = JSONBytes(out: [])
+        swap(&w.out, &out)
         w.raw("{\"runStartNanos\":"); w.int(runStartNanos)
         w.raw(",\"lowestDiscernibleValue\":"); w.int(lowestDiscernibleValue)
         w.raw(",\"highestTrackableValue\":"); w.int(highestTrackableValue)
@@ -47,31 +49,52 @@ struct JSONBytes {
     /// Through the project's one JSON escaper.
     mutating func string(_ value: String) { JSONText.appendQuoted(value, to: &out) }
 
-    /// A dictionary as a JSON object; integer keys become strings, as `JSONEncoder` writes them.
-    mutating func object<Key, Value>(_ dictionary: [Key: Value], _ value: (inout JSONBytes, Value) -> Void) {
+    /// A dictionary keyed by metric names as a JSON object.
+    mutating func object<Value>(_ dictionary: [String: Value], _ value: (inout JSONBytes, Value) -> Void) {
         out.append(UInt8(ascii: "{"))
         var first = true
         for (key, element) in dictionary {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
-            if let number = key as? Int {
-                out.append(UInt8(ascii: "\""))
-                int(number)
-                out.append(UInt8(ascii: "\""))
-            } else {
-                string("\(key)")
-            }
+            string(key)
             out.append(UInt8(ascii: ":"))
             value(&self, element)
         }
         out.append(UInt8(ascii: "}"))
     }
 
-    mutating func array<T: BinaryInteger>(_ values: [T]) {
+    /// A dictionary keyed by seconds as a JSON object; integer keys become strings, as `JSONEncoder` writes them.
+    /// Its own overload: a generic key cast to `Int` per key (`as?`) was a dynamic cast for every second of every
+    /// metric of every checkpoint.
+    mutating func object<Value>(_ dictionary: [Int: Value], _ value: (inout JSONBytes, Value) -> Void) {
+        out.append(UInt8(ascii: "{"))
+        var first = true
+        for (key, element) in dictionary {
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            out.append(UInt8(ascii: "\""))
+            JSONText.appendInteger(Int64(key), to: &out)
+            out.append(UInt8(ascii: "\""))
+            out.append(UInt8(ascii: ":"))
+            value(&self, element)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    mutating func array(_ values: [Int32]) {
         out.append(UInt8(ascii: "["))
         for (i, v) in values.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
-            int(v)
+            JSONText.appendInteger(Int64(v), to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+
+    mutating func array(_ values: [Int64]) {
+        out.append(UInt8(ascii: "["))
+        for (i, v) in values.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            JSONText.appendInteger(v, to: &out)
         }
         out.append(UInt8(ascii: "]"))
     }

@@ -20,7 +20,7 @@ extension SIPSignaling {
                 legs[key]?.rang = true
                 books.record(.postDialDelay, micros: Int64((now &- leg.inviteSent) / 1000), at: now)
             }
-            fulfil(key, [.start], conversation: callID)
+            fulfil(key, .start, conversation: callID)
         case .answered(let callID): answered(local, callID: callID, now: now)
         case .hold(let callID, let held):
             let key = Self.legKey(local, callID)
@@ -30,7 +30,7 @@ extension SIPSignaling {
                 dialog(local, callID, held ? .held : .confirmed)
             }
             updateMedia(local, callID: callID)
-            fulfil(key, held ? [.pause] : [.resume])
+            fulfil(key, held ? .pause : .resume)
         case .ended(let callID, let reason): ended(local, callID: callID, reason: reason, now: now)
         case .failed(let callID, let status): failed(local, callID: callID, status: status, now: now)
         case .settled(let callID):
@@ -74,7 +74,7 @@ extension SIPSignaling {
         if table.devices[local].callID == nil {
             host.apply(.takeOutside(device: local, conversation: callID, now: now))
         }
-        guard let id = table.devices[local].callID, table.calls[id] != nil else {
+        guard let id = table.devices[local].callID, table.has(id) else {
             // No call of ours expects this device to ring (a stray or late INVITE): busy.
             books.count(.pushesUnexpected, at: now)
             pool.perform(agent) { $0.decline(callID, status: 486, now: $1) }
@@ -105,7 +105,7 @@ extension SIPSignaling {
             if leg.answerSent > 0 {
                 books.record(.answerToAck, micros: Int64((now &- leg.answerSent) / 1000), at: now)
             }
-            if spec.joinAtAck { fulfil(key, [.join]) }
+            if spec.joinAtAck { fulfil(key, .join) }
             return
         }
         if !leg.holdOnAck {
@@ -114,7 +114,7 @@ extension SIPSignaling {
         }
         books.record(.setupTime, micros: Int64((now &- leg.inviteSent) / 1000), at: now)
         startMedia(local, callID: callID)  // RFC 3264 §5.1: the offerer sends once it has the answer
-        fulfil(key, [.start], conversation: callID)
+        fulfil(key, .start, conversation: callID)
         host.apply(.observe(PushPayload(uuid: callID, event: "joined"), device: local, channel: .sip,
                             call: leg.call, now: now))
     }
@@ -137,9 +137,9 @@ extension SIPSignaling {
         }
         if leg.caller { wake.inviteSent[callID] = nil }
         switch reason {
-        case .localBye: fulfil(key, [.end])
-        case .declined: fulfil(key, [.decline, .end])
-        case .cancelled where leg.caller: fulfil(key, [.end])
+        case .localBye: fulfil(key, .end)
+        case .declined: fulfil(key, .decline, or: .end)
+        case .cancelled where leg.caller: fulfil(key, .end)
         case .elsewhere(let cause):
             // A forking proxy's CANCEL (or the caller's BYE of a second answer) with RFC 3326 Reason: another
             // device of this user answered (200) or declined (6xx).
@@ -166,7 +166,8 @@ extension SIPSignaling {
             // refusal its flow does not declare fails it, named by the status (issue 32).
             host.tell(leg.call, now: now) { $0.refused(status: status, now: now, &$1) }
         }
-        if let p = pending[key], [ActionOp.start, .pause, .resume].contains(p.request.op) || !leg.confirmed {
+        if let p = pending[key], p.request.op == .start || p.request.op == .pause || p.request.op == .resume
+            || !leg.confirmed {
             fail(key, status: status)
         }
         guard !leg.confirmed else { return }

@@ -54,14 +54,15 @@ extension SIPSignaling {
     func tapMessages(_ agent: SIPUserAgent, local: Int) {
         guard books.journal != nil else { return }
         agent.onMessage = { [unowned self] callID, sent, message in
-            guard let words = Self.historyLabel(message) else { return }
-            self.message(local, callID: callID, sent: sent, words)
+            self.message(local, callID: callID, sent: sent, message)
         }
     }
 
-    private func message(_ local: Int, callID: String, sent: Bool, _ message: String) {
+    /// The sample is decided first: a message of a call not sampled names nothing (its label was a `String` made
+    /// for every message before).
+    private func message(_ local: Int, callID: String, sent: Bool, _ message: SIPMessage) {
         guard let journal = books.journal, let call = table.devices[local].callID,
-              call % max(1, settings.rowSampleEvery) == 0 else { return }
+              call % max(1, settings.rowSampleEvery) == 0, let message = Self.historyLabel(message) else { return }
         let t = now &- books.runStart
         let device = table.devices[local].identity.id
         journal.history {

@@ -44,7 +44,7 @@ extension SIPSignaling {
     func joinOnMedia(_ key: LegKey, sendAfter: UInt64?) {
         let joinsOnMedia = spec.joinAt == .media
         guard let sendAfter else {
-            if joinsOnMedia { fulfil(key, [.join]) }
+            if joinsOnMedia { fulfil(key, .join) }
             return
         }
         guard joinsOnMedia || spec.audioSession != nil else { return }
@@ -79,6 +79,6 @@ extension SIPSignaling {
         guard let join = media.joins[key], join.heard, join.sessionStarted else { return }
         media.joins[key] = nil
         books.record(.answerToTalking, micros: Int64((now &- join.answered) / 1000), at: now)
-        if spec.joinAt == .media { fulfil(key, [.join]) }
+        if spec.joinAt == .media { fulfil(key, .join) }
     }
 }

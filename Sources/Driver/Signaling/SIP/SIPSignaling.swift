@@ -264,7 +264,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
             legs[key]?.answerSent = now
             legs[key]?.confirmed = true
             dialog(local, request.conversation, .confirmed)
-            if spec.joinAt == .answer { fulfil(key, [.join]) }
+            if spec.joinAt == .answer { fulfil(key, .join) }
             // RFC 3264 §6.1: the answerer sends once its answer is out (and its audio session is up).
             let sendAfter = startMedia(local, callID: callID, answering: true)
             joinOnMedia(key, sendAfter: sendAfter)
@@ -321,9 +321,10 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         host.apply(.answer(request, answer, now: now))
     }
 
-    /// Completes the action waiting on `key` when it is one of `ops`.
-    func fulfil(_ key: LegKey, _ ops: Set<ActionOp>, conversation: String? = nil) {
-        guard let p = pending[key], ops.contains(p.request.op) else { return }
+    /// Completes the action waiting on `key` when it is `op` (or `other`). Two plain operands, not a set: a
+    /// `Set<ActionOp>` literal was made and hashed at every SIP event that could fulfil an action.
+    func fulfil(_ key: LegKey, _ op: ActionOp, or other: ActionOp? = nil, conversation: String? = nil) {
+        guard let p = pending[key], p.request.op == op || p.request.op == other else { return }
         pending[key] = nil
         answer(p.request, .fulfilled, conversation: conversation)
     }
