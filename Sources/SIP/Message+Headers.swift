@@ -54,21 +54,21 @@ struct SIPMessageFields: Sendable, Equatable {
 }
 
 extension SIPMessage {
-    public var callID: String? { fields.map(\.callID) ?? header(.callID) }
-    public var cseq: SIPCSeq? { fields.map(\.cseq) ?? header(.cseq).flatMap(SIPCSeq.init) }
+    public var callID: String? { hasFields ? keptCallID : header(.callID) }
+    public var cseq: SIPCSeq? { hasFields ? keptCSeq : header(.cseq).flatMap(SIPCSeq.init) }
     /// The top Via.
     public var via: SIPVia? { header(.via).flatMap(SIPVia.init) }
     /// The top Via's branch, read without building the Via (every received message needs it).
-    public var branch: String? { fields.map(\.branch) ?? header(.via).flatMap(SIPVia.branch(in:)) }
+    public var branch: String? { hasFields ? keptBranch : header(.via).flatMap(SIPVia.branch(in:)) }
     /// The To tag, read without building the address (in-dialog checks run on every request).
-    public var toTag: String? { fields.map(\.toTag) ?? header(.to).flatMap(SIPAddress.tag(in:)) }
+    public var toTag: String? { hasFields ? keptToTag : header(.to).flatMap(SIPAddress.tag(in:)) }
 
     /// Reads Call-ID, CSeq, the top Via's branch and the To and From tags once, in one pass over the header
     /// bytes, and keeps them with the message (the accessors above then read no header); changing the headers
     /// forgets them. The parser keeps them for every message it returns; a user agent for each message it builds
     /// before reading it.
     public mutating func keepFields() {
-        guard fields == nil else { return }  // kept already: any change to the headers forgets them
+        guard !hasFields else { return }  // kept already: any change to the headers forgets them
         var f = SIPMessageFields()
         head.bytes.withUnsafeBufferPointer { b in
             func value(_ line: SIPHead.Line) -> ValueBytes.Bytes {
@@ -98,7 +98,7 @@ extension SIPMessage {
     }
 
     /// The From tag, read without building the address (a dialog is found by both tags).
-    public var fromTag: String? { fields.map(\.fromTag) ?? header(.from).flatMap(SIPAddress.tag(in:)) }
+    public var fromTag: String? { hasFields ? keptFromTag : header(.from).flatMap(SIPAddress.tag(in:)) }
 
     /// The digest challenge of a 401 (`WWW-Authenticate`) or 407 (`Proxy-Authenticate`) that this end can answer
     /// (`DigestChallenge.isSupported`), and whether it came from a proxy; nil for anything else.

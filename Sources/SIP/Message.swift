@@ -17,12 +17,16 @@ public struct SIPMessage: Sendable, Equatable {
         var head: SIPHead
         var body: [UInt8]
         var fields: SIPMessageFields?
+        /// Whether `fields` holds any: the kept-field accessors test this flag and read the one field they want
+        /// in place (`fields.map(\.callID)` copied all of them, five strings retained and released, per read).
+        var kept: Bool
 
         init(startLine: StartLine, head: SIPHead, body: [UInt8], fields: SIPMessageFields? = nil) {
             self.startLine = startLine
             self.head = head
             self.body = body
             self.fields = fields
+            if case .some = fields { kept = true } else { kept = false }
         }
 
         func copy() -> Storage { Storage(startLine: startLine, head: head, body: body, fields: fields) }
@@ -48,6 +52,7 @@ public struct SIPMessage: Sendable, Equatable {
             let box = unique()
             yield &box.head
             box.fields = nil
+            box.kept = false
         }
     }
 
@@ -65,7 +70,27 @@ public struct SIPMessage: Sendable, Equatable {
         _modify {
             let box = unique()
             yield &box.fields
+            if case .some = box.fields { box.kept = true } else { box.kept = false }
         }
+    }
+
+    /// Whether the fields are kept (`keepFields()`, or a builder's): then the `kept…` readers below hold them,
+    /// each read in place in the box (no copy of the other fields).
+    var hasFields: Bool { storage.kept }
+    var keptCallID: String? { storage.fields?.callID }
+    var keptCSeq: SIPCSeq? { storage.fields?.cseq }
+    var keptBranch: String? { storage.fields?.branch }
+    var keptToTag: String? { storage.fields?.toTag }
+    var keptFromTag: String? { storage.fields?.fromTag }
+
+    /// The first of Via, From, To, Call-ID and CSeq the kept fields lack, nil when none (`SIPParser.validate`).
+    var keptMissing: SIPHeaderName? {
+        let box = storage
+        if box.fields?.hasVia != true { return .via }
+        if box.fields?.hasFrom != true { return .from }
+        if box.fields?.hasTo != true { return .to }
+        if case .none = box.fields?.callID { return .callID }
+        return box.fields?.hasCSeq != true ? .cseq : nil
     }
 
     public init(startLine: StartLine, headers: [SIPHeader] = [], body: [UInt8] = []) {
@@ -216,10 +241,13 @@ public struct SIPMessage: Sendable, Equatable {
     /// Runs `change`, which appends lines, on the head; the kept fields stay when none of the new lines is one
     /// `keepFields()` reads (a Contact, a Record-Route, a Content-Type added to a message built with its fields).
     private mutating func appending(_ change: (inout SIPHead) -> Void) {
-        let kept = fields
-        let from = head.count
-        change(&head)
-        if let kept, !head.hasKeptHeader(from: from) { fields = kept }
+        let box = unique()
+        let from = box.head.count
+        change(&box.head)  // in the box: through `head` the fields would be dropped, and copied to keep them
+        if box.kept, box.head.hasKeptHeader(from: from) {
+            box.fields = nil
+            box.kept = false
+        }
     }
 }
 

@@ -12,9 +12,18 @@ public enum SIPParser {
                              maxBodyBytes: Int = defaultMaxBodyBytes) throws(SIPParseError) -> SIPMessage {
         var start = 0
         while start + 1 < bytes.count, bytes[start] == 13, bytes[start + 1] == 10 { start += 2 }
-        guard let end = headEnd(bytes, from: start) else { throw .truncatedHead }
-        var message = try parseHead(UnsafeBufferPointer(rebasing: bytes[start..<end]))
-        let bodyStart = end + 4
+        // The head read line by line up to its blank line, in one pass (`headEnd` scanned it first, once more).
+        var blank = -1
+        var message: SIPMessage
+        do {
+            message = try parseHead(UnsafeBufferPointer(rebasing: bytes[start...]), blankLine: &blank)
+        } catch {
+            // A head without its blank line is truncated, whatever else is wrong in it (as the two passes said).
+            if headEnd(bytes, from: start) == nil { throw .truncatedHead }
+            throw error
+        }
+        guard blank >= 0 else { throw .truncatedHead }
+        let bodyStart = start + blank + 4
         let available = bytes.count - bodyStart
         let length = try contentLength(message) ?? available
         guard length <= maxBodyBytes else { throw .bodyTooLarge(limit: maxBodyBytes) }
@@ -66,10 +75,8 @@ public enum SIPParser {
     /// The checks §8.1.1 and §8.2.2 make of every message: Via, From, To, Call-ID and CSeq present, CSeq well
     /// formed and (for a request) naming the request's method.
     public static func validate(_ message: SIPMessage) throws(SIPParseError) {
-        if let f = message.fields {
-            let missing: SIPHeaderName? = !f.hasVia ? .via : !f.hasFrom ? .from : !f.hasTo ? .to
-                : f.callID == nil ? .callID : !f.hasCSeq ? .cseq : nil
-            if let missing { throw .missingHeader(missing.canonical) }
+        if message.hasFields {
+            if let missing = message.keptMissing { throw .missingHeader(missing.canonical) }
         } else {
             for name in [SIPHeaderName.via, .from, .to, .callID, .cseq] where message.header(name) == nil {
                 throw .missingHeader(name.canonical)
@@ -86,6 +93,15 @@ public enum SIPParser {
     /// Parses the head (start line, CRLF-separated header lines, folded lines joined); `bytes` ends before the
     /// blank line.
     static func parseHead(_ bytes: UnsafeBufferPointer<UInt8>) throws(SIPParseError) -> SIPMessage {
+        var none = -2
+        return try parseHead(bytes, blankLine: &none)
+    }
+
+    /// `parseHead` over bytes that go on past the head when `blankLine` is not -2: the lines are read up to the
+    /// first empty one, and `blankLine` is set to where the CRLFCRLF before it starts (left -1 when none came).
+    static func parseHead(_ bytes: UnsafeBufferPointer<UInt8>, blankLine: inout Int) throws(SIPParseError)
+        -> SIPMessage {
+        let findsBlank = blankLine != -2
         var lineStart = 0
         var startLine: SIPMessage.StartLine?
         var head = SIPHead()
@@ -105,6 +121,10 @@ public enum SIPParser {
                 lineEnd = ValueBytes.findCR(bytes, lineEnd + 1, bytes.count)
             }
             if lineEnd + 1 >= bytes.count { lineEnd = bytes.count }
+            if findsBlank, lineEnd == lineStart, lineEnd < bytes.count, startLine != nil {
+                blankLine = lineStart - 2
+                break
+            }
             let line = UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd])
             if startLine == nil {
                 startLine = try parseStartLine(line)

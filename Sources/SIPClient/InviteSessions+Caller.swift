@@ -66,7 +66,7 @@ extension InviteSessions {
         default:
             break
         }
-        if self.call(callID) != nil { store(call, callID) }
+        if calls.contains(callID) { store(call, callID) }
         if method == .invite, status / 100 == 2, call.cancelled, call.phase == .confirmed {
             // A 200 crossed this agent's CANCEL: the call is answered after all, and the user wanted it over, so it
             // is ACKed (above) and ended with a BYE (§9.1, §15); `.ended(.localBye)` follows.
@@ -82,7 +82,7 @@ extension InviteSessions {
             if reportsTrying, call.phase == .inviting { core.report(.progress(call: callID, status: 100)) }
         case 101...199:
             call.phase = .ringing
-            if let early = SIPDialog(uac: call.invite, response: response), dialog(early.id) == nil {
+            if let early = SIPDialog(uac: call.invite, response: response), !dialogs.contains(early.id) {
                 store(early)  // each phone a forking proxy rings has an early dialog of its own
                 if call.dialog == nil { call.dialog = early.id }
             }

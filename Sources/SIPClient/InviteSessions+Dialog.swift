@@ -8,7 +8,7 @@ extension InviteSessions {
     /// from now, and a lost ACK ends it `.timedOut` at Timer L, when the held BYE goes out.
     @discardableResult
     func bye(_ callID: String, now: UInt64, core: some SIPCore) -> Bool {
-        guard var call = call(callID), call.phase == .confirmed, let id = call.dialog, dialog(id) != nil else {
+        guard var call = call(callID), call.phase == .confirmed, let id = call.dialog, dialogs.contains(id) else {
             return false
         }
         call.phase = .ending
@@ -26,7 +26,7 @@ extension InviteSessions {
     /// (§14.1; the owner sends it on `.answered`).
     func setHold(_ callID: String, held: Bool, now: UInt64, core: some SIPCore) -> Bool {
         guard var call = call(callID), call.phase == .confirmed, call.pendingHold == nil, let id = call.dialog,
-              dialog(id) != nil, call.role == .caller || call.acked else { return false }
+              dialogs.contains(id), call.role == .caller || call.acked else { return false }
         call.localSDP.direction = held ? .sendonly : .sendrecv
         call.localSDP.version += 1
         call.pendingHold = held
@@ -40,9 +40,9 @@ extension InviteSessions {
         guard status >= 200, let held = call.pendingHold else { return }
         call.pendingHold = nil
         let callID = call.invite.callID ?? ""
-        if status / 100 == 2, let dialog = dialog(of: call) {
+        if status / 100 == 2, let id = call.dialog, dialogs.contains(id) {
             if let answer = SDPSession(parsing: response.body) { call.remoteSDP = answer }
-            sendACK(dialog, cseq: response.cseq?.number ?? 0, core: core)
+            sendACK(on: id, cseq: response.cseq?.number ?? 0, core: core)
             core.report(.hold(call: callID, held: held))
         } else {
             core.report(.failed(call: callID, status: status))
@@ -66,14 +66,13 @@ extension InviteSessions {
     /// cannot answer.
     func reinvite(_ request: SIPMessage, source: Int, now: UInt64, core: some SIPCore) {
         guard let id = inDialog(request, source: source, now: now, core: core), var call = call(id.callID),
-              var dialog = dialog(id) else { return }
+              dialogs.contains(id) else { return }
         if call.phase == .ending || call.pendingHold != nil {
             // The other end's transaction layer ACKs either.
             core.respond(request.response(call.phase == .ending ? 481 : 491), to: request, source: source, now: now)
             return
         }
-        dialog.refreshTarget(from: request)
-        store(dialog)
+        refreshTarget(of: id, from: request)
         guard let offer = SDPSession(parsing: request.body),
               var answer = SDPSession.answer(to: offer, address: core.local.host, port: call.localSDP.port) else {
             core.respond(request.response(488), to: request, source: source, now: now)

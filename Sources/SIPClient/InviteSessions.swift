@@ -48,6 +48,11 @@ final class InviteSessions {
 
     func store(_ dialog: SIPDialog) { dialogs[dialog.id] = dialog }
 
+    /// The dialog's remote target from a target-refresh request (changed in its table, not copied out and back).
+    func refreshTarget(of id: SIPDialog.ID, from request: SIPMessage) {
+        _ = dialogs.update(id) { $0.refreshTarget(from: request) }
+    }
+
     func forget(_ id: SIPDialog.ID) { dialogs[id] = nil }
 
     /// The dialog a message inside one belongs to (§12.2): this end's tag is the To tag of the peer's requests
@@ -121,6 +126,13 @@ final class InviteSessions {
     /// The ACK for the 2xx with CSeq `cseq` on `dialog` (§13.2.2.4), a new branch each time.
     func sendACK(_ dialog: SIPDialog, cseq: UInt32, retransmission: Bool = false, core: some SIPCore) {
         let ack = dialog.ack(cseq: cseq, via: core.local.viaLine, branch: ids.branch())
+        core.sendACK(ack, retransmission: retransmission)
+    }
+
+    /// `sendACK` on dialog `id` in its table (the ACK written there, no copy of the dialog); nothing if it is gone.
+    func sendACK(on id: SIPDialog.ID, cseq: UInt32, retransmission: Bool = false, core: some SIPCore) {
+        let via = core.local.viaLine
+        guard let ack = dialogs.update(id, { $0.ack(cseq: cseq, via: via, branch: ids.branch()) }) else { return }
         core.sendACK(ack, retransmission: retransmission)
     }
 

@@ -62,7 +62,7 @@ extension SIPUserAgent {
         if absorbed {
             counters.retransmissionsReceived[Self.label(message), default: 0] += 1
         } else {
-            counters.responsesReceived[message.status ?? 0, default: 0] += 1
+            tally.responseReceived(message.status ?? 0)
             note(message, sent: false)
         }
         apply(effects, source: nil, key: key, now: now)
@@ -75,13 +75,14 @@ extension SIPUserAgent {
            let callID = message.callID, sessions.abandoned[callID] != nil {
             // The INVITE this agent cancelled ended 487 and its transaction is gone (TCP's Timer D is 0): the 2xx
             // that crossed the CANCEL still gets its ACK and BYE.
-            counters.responsesReceived[status, default: 0] += 1
+            tally.responseReceived(status)
             note(message, sent: false)
             sessions.receive(message, now: now, core: self)
             return
         }
         if let status = message.status, status / 100 == 2, message.cseq?.method == .invite,
-           let callID = message.callID, let call = sessions.call(callID), sessions.dialog(of: call) != nil {
+           let callID = message.callID, let call = sessions.call(callID), let id = call.dialog,
+           sessions.dialogs.contains(id) {
             counters.retransmissionsReceived[Self.label(message), default: 0] += 1
             sessions.answeredAgain(message, call: call, now: now, core: self)
             return
@@ -95,7 +96,7 @@ extension SIPUserAgent {
         let method = request.method ?? .options
         if let (key, effects) = transactions.receive(request: request, now: now) {
             if method == .ack {
-                counters.requestsReceived[method.rawValue, default: 0] += 1
+                tally.requestReceived(method.rawValue)
                 note(request, sent: false)
             } else {
                 counters.retransmissionsReceived[method.rawValue, default: 0] += 1
@@ -103,7 +104,7 @@ extension SIPUserAgent {
             apply(effects, source: source, key: key, now: now)
             return
         }
-        counters.requestsReceived[method.rawValue, default: 0] += 1
+        tally.requestReceived(method.rawValue)
         note(request, sent: false)
         switch method {
         case .ack:
@@ -156,9 +157,9 @@ extension SIPUserAgent {
 
     func send(_ message: SIPMessage, to destination: Destination, retransmission: Bool = false) {
         if let method = message.method {
-            counters.requestsSent[method.rawValue, default: 0] += retransmission ? 0 : 1
+            tally.requestSent(method.rawValue, retransmission ? 0 : 1)
         } else if let status = message.status {
-            counters.responsesSent[status, default: 0] += retransmission ? 0 : 1
+            tally.responseSent(status, retransmission ? 0 : 1)
         }
         if retransmission { counters.retransmissionsSent[Self.label(message), default: 0] += 1 }
         if !retransmission { note(message, sent: true) }

@@ -25,7 +25,20 @@ public final class SIPUserAgent {
     let sentByHost: String?
     /// This agent's own Via, Contact and From (its host and port as Via and Contact name them).
     public private(set) var local: SIPLocalHeaders
-    public internal(set) var counters = SIPCounters()
+    /// Its books; the messages sent and received are counted in `tally` as they go and folded in on a read.
+    public internal(set) var counters: SIPCounters {
+        get {
+            tally.fold(into: &books)
+            return books
+        }
+        _modify {
+            tally.fold(into: &books)
+            yield &books
+        }
+    }
+    private var books = SIPCounters()
+    /// Requests and responses sent and received, by method and status (`MessageTally`).
+    var tally = MessageTally()
     /// Told of each message with a Call-ID this agent sends or receives, once (no retransmission): its Call-ID,
     /// whether it was sent, and the message. The Driver writes a call's into the run's history in its own words;
     /// nil notes nothing.

@@ -1,0 +1,99 @@
+/// What an agent sent and received by method and status, counted as the messages go and folded into its
+/// `SIPCounters` when they are read. The books are `Dictionary`s keyed by method name and status, and every
+/// message counted there hashed its key (a method's `String` with SipHash) on the send and receive path; an agent
+/// uses a handful of methods and statuses, so a short list scanned is cheaper (issue 33).
+struct MessageTally {
+    /// Requests by method name: sent and received, in the order first counted.
+    private var methods: [String] = []
+    private var requestsSent: [Int] = []
+    private var requestsReceived: [Int] = []
+    /// Responses by status code: sent and received.
+    private var statuses: [Int] = []
+    private var responsesSent: [Int] = []
+    private var responsesReceived: [Int] = []
+    /// Entries that are in the counters' books only once folded: a key counted 0 (a retransmission's) is booked
+    /// as the books' `[key, default: 0] += 0` booked it.
+    private var sentMethods: [Bool] = []
+    private var receivedMethods: [Bool] = []
+    private var sentStatuses: [Bool] = []
+    private var receivedStatuses: [Bool] = []
+    private(set) var isEmpty = true
+
+    private mutating func method(_ name: String) -> Int {
+        var i = 0
+        while i < methods.count {
+            if methods[i] == name { return i }
+            i += 1
+        }
+        methods.append(name)
+        requestsSent.append(0)
+        requestsReceived.append(0)
+        sentMethods.append(false)
+        receivedMethods.append(false)
+        return i
+    }
+
+    private mutating func status(_ code: Int) -> Int {
+        var i = 0
+        while i < statuses.count {
+            if statuses[i] == code { return i }
+            i += 1
+        }
+        statuses.append(code)
+        responsesSent.append(0)
+        responsesReceived.append(0)
+        sentStatuses.append(false)
+        receivedStatuses.append(false)
+        return i
+    }
+
+    mutating func requestSent(_ name: String, _ n: Int) {
+        let i = method(name)
+        requestsSent[i] += n
+        sentMethods[i] = true
+        isEmpty = false
+    }
+
+    mutating func requestReceived(_ name: String) {
+        let i = method(name)
+        requestsReceived[i] += 1
+        receivedMethods[i] = true
+        isEmpty = false
+    }
+
+    mutating func responseSent(_ code: Int, _ n: Int) {
+        let i = status(code)
+        responsesSent[i] += n
+        sentStatuses[i] = true
+        isEmpty = false
+    }
+
+    mutating func responseReceived(_ code: Int) {
+        let i = status(code)
+        responsesReceived[i] += 1
+        receivedStatuses[i] = true
+        isEmpty = false
+    }
+
+    /// Adds every count to `books` and starts again from none (the keys stay, so the scans stay short).
+    mutating func fold(into books: inout SIPCounters) {
+        guard !isEmpty else { return }
+        for i in methods.indices {
+            if sentMethods[i] { books.requestsSent[methods[i], default: 0] += requestsSent[i] }
+            if receivedMethods[i] { books.requestsReceived[methods[i], default: 0] += requestsReceived[i] }
+            requestsSent[i] = 0
+            requestsReceived[i] = 0
+            sentMethods[i] = false
+            receivedMethods[i] = false
+        }
+        for i in statuses.indices {
+            if sentStatuses[i] { books.responsesSent[statuses[i], default: 0] += responsesSent[i] }
+            if receivedStatuses[i] { books.responsesReceived[statuses[i], default: 0] += responsesReceived[i] }
+            responsesSent[i] = 0
+            responsesReceived[i] = 0
+            sentStatuses[i] = false
+            receivedStatuses[i] = false
+        }
+        isEmpty = true
+    }
+}
