@@ -56,6 +56,13 @@ public struct MediaSession: Sendable {
         return detector.expect(new.receives, at: now)
     }
 
+    /// This end sent an offer with `direction` (a re-INVITE); the direction itself changes at the answer
+    /// (`setDirection`). A resume's offer readies the detector for the answerer's audio (`OneWayAudioDetector.offered`).
+    public mutating func offered(_ direction: MediaDirection) {
+        guard answeredAt != nil, stoppedAt == nil else { return }
+        detector.offered(receiving: direction.receives)
+    }
+
     /// Writes the next packet due at `now` into `out` (cleared first) and returns true; false when none is due.
     public mutating func nextPacket(now: UInt64, into out: inout [UInt8]) -> Bool {
         guard stoppedAt == nil, direction.sends, let slot = schedule?.take(now: now) else { return false }

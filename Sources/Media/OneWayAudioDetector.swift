@@ -68,6 +68,8 @@ public struct OneWayAudioDetector: Sendable, Equatable {
     public private(set) var packetsWhileNotExpected = 0
     /// The hold (its `since`) already reported by `heardWhileNotExpected`.
     private var reportedHold: UInt64?
+    /// This end's offer in flight receives (a resume re-INVITE sent, its answer not yet here): `offered`.
+    private var offerReceives = false
 
     public init(thresholdNanos: UInt64 = OneWayAudioDetector.defaultThresholdNanos) {
         self.thresholdNanos = max(1, thresholdNanos)
@@ -87,6 +89,7 @@ public struct OneWayAudioDetector: Sendable, Equatable {
 
     /// This end's direction changed at `now` (a re-INVITE for hold or resume); returns an episode a hold ended.
     public mutating func expect(_ expecting: Bool, at now: UInt64) -> Finding? {
+        offerReceives = false
         switch phase {
         case .beforeAnswer, .stopped:
             return nil
@@ -101,6 +104,14 @@ public struct OneWayAudioDetector: Sendable, Equatable {
             phase = .notExpected(since: now)
             return close(index, at: now)
         }
+    }
+
+    /// This end sent an offer (a re-INVITE) whose direction `receiving`: RFC 3264 §5.1 has the offerer ready to
+    /// receive what its offer asks for once it is sent, and the answerer may send with its 2xx. Through a proxy that
+    /// audio can overtake the 2xx, so until the answer (`expect`) packets after a hold are the resume's, not a held
+    /// member's; the resume's audio is still measured from the answer.
+    public mutating func offered(receiving: Bool) {
+        offerReceives = receiving
     }
 
     /// A packet arrived at `now`.
@@ -127,7 +138,7 @@ public struct OneWayAudioDetector: Sendable, Equatable {
             if cause == .noAudioAfterResume { resumeToAudioNanos.append(now &- episodes[index].since) }
             return ended
         case .notExpected(let since):
-            guard now &- since > thresholdNanos else { return nil }
+            guard !offerReceives, now &- since > thresholdNanos else { return nil }
             packetsWhileNotExpected += 1
             guard reportedHold != since else { return nil }
             reportedHold = since

@@ -61,6 +61,11 @@ struct MediaStreamTable {
         note(id)
     }
 
+    /// This end sent an offer for stream `id` with `direction` (`MediaSession.offered`).
+    mutating func offered(_ id: Int, direction: MediaDirection) {
+        streams[id]?.session.offered(direction)
+    }
+
     /// The earliest instant anything is due: a stream's send or check, or a held datagram.
     var nextDeadline: UInt64? {
         let stream = deadlines.top?.priority

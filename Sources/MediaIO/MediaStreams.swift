@@ -24,6 +24,9 @@ public protocol MediaStreams: AnyObject {
     func start(_ id: Int, remote: MediaEndpoint, direction: MediaDirection, sendAfterNanos: UInt64)
     /// A re-INVITE changed the far end's address or this end's direction (hold: `sendonly`/`recvonly`/`inactive`).
     func update(_ id: Int, remote: MediaEndpoint, direction: MediaDirection)
+    /// This end sent a re-INVITE offering `direction` (a resume): audio the answerer sends with its 2xx may arrive
+    /// before the 2xx, and is not a held member's (`OneWayAudioDetector.offered`). The direction changes at `update`.
+    func offered(_ id: Int, direction: MediaDirection)
     /// What stream `id` has measured so far.
     func report(_ id: Int) -> MediaStreamReport?
     /// Stops stream `id` (nothing sent or judged after), closes its port and returns its final report.

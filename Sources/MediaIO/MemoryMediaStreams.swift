@@ -47,6 +47,8 @@ public final class MemoryMediaStreams: MediaStreams, MediaWireNode {
         table.update(id, remote: remote, direction: direction, now: wire.clock.nowNanos(), onEvent: onEvent)
     }
 
+    public func offered(_ id: Int, direction: MediaDirection) { table.offered(id, direction: direction) }
+
     public func report(_ id: Int) -> MediaStreamReport? { table.report(id) }
 
     @discardableResult

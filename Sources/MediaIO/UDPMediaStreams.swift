@@ -120,6 +120,8 @@ public final class UDPMediaStreams: MediaStreams, @unchecked Sendable {
         rearm()
     }
 
+    public func offered(_ id: Int, direction: MediaDirection) { table.offered(id, direction: direction) }
+
     public func report(_ id: Int) -> MediaStreamReport? { table.report(id) }
 
     @discardableResult

@@ -93,6 +93,33 @@ final class OneWayAudioDetectorTests: XCTestCase {
         XCTAssertEqual(d.packetsWhileNotExpected, 3)
     }
 
+    func testAudioThatOvertakesTheResumesAnswerIsNotAHeldMembersAndResumeIsMeasuredFromTheAnswer() {
+        var d = OneWayAudioDetector()
+        d.answered(at: 0, expecting: true)
+        _ = d.packet(at: 20 * ms)
+        _ = d.expect(false, at: 100 * ms)
+        // The resume's re-INVITE went out long after the hold; the answerer sends with its 2xx, and its audio beats
+        // the 2xx through a slow proxy.
+        d.offered(receiving: true)
+        XCTAssertNil(d.packet(at: 3_000 * ms))
+        XCTAssertNil(d.packet(at: 3_020 * ms))
+        XCTAssertEqual(d.packetsWhileNotExpected, 0)
+        // The 2xx: resume → audio from the answer.
+        _ = d.expect(true, at: 3_030 * ms)
+        XCTAssertEqual(d.packet(at: 3_040 * ms), .resumedAudio(afterResumeNanos: 10 * ms))
+        // The next hold is judged again: the offer's leeway ended with its answer.
+        _ = d.expect(false, at: 3_100 * ms)
+        XCTAssertEqual(d.packet(at: 4_200 * ms), .heardWhileNotExpected(sinceHoldNanos: 1_100 * ms))
+    }
+
+    func testAHoldOfferGivesNoLeewayToAHeldMembersAudio() {
+        var d = OneWayAudioDetector()
+        d.answered(at: 0, expecting: true)
+        _ = d.expect(false, at: 100 * ms)
+        d.offered(receiving: false)
+        XCTAssertEqual(d.packet(at: 1_200 * ms), .heardWhileNotExpected(sinceHoldNanos: 1_100 * ms))
+    }
+
     func testAShorterThresholdFromTheScenario() {
         var d = OneWayAudioDetector(thresholdNanos: 300 * ms)
         d.answered(at: 0, expecting: true)

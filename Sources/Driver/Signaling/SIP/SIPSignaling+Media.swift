@@ -110,6 +110,13 @@ extension SIPSignaling {
         media.streams?.update(id, remote: MediaEndpoint(remote), direction: MediaDirection(local.direction))
     }
 
+    /// This device's resume re-INVITE went out: its stream expects the answerer's audio, which may overtake the 2xx
+    /// through the proxy (RFC 3264 §5.1), so that audio is not blamed on a held member (`MediaStreams.offered`).
+    func offerMedia(_ local: Int, callID: String) {
+        guard let (id, local, _) = mediaSDPs(local, callID) else { return }
+        media.streams?.offered(id, direction: MediaDirection(local.direction))
+    }
+
     private func mediaSDPs(_ local: Int, _ callID: String) -> (Int, SDPSession, SDPSession)? {
         guard let id = media.byLeg[Self.legKey(local, callID)], let agent = agents.agent[local],
               let sdp = pool.agent(agent)?.sdp(callID) else { return nil }

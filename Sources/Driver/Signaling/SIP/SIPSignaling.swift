@@ -270,6 +270,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
             joinOnMedia(key, sendAfter: sendAfter)
         }
         if sent, request.op == .pause || request.op == .resume { legs[key]?.holdAsked = request.op == .pause }
+        if sent, request.op == .resume { offerMedia(local, callID: callID) }
         if !sent, pending[key] != nil {
             pending[key] = nil
             var answer = ActionAnswer(outcome: .failed(reason: "sip_\(request.op.rawValue)_refused"))
