@@ -36,6 +36,7 @@ while [ "$xport" = "$kport" ]; do xport=$(free_port); done
 while [ "$gport" = "$kport" ] || [ "$gport" = "$xport" ]; do gport=$(free_port); done
 jwt=$(push_jwt "$out/key.p8")
 defines=(-A WITH_PUSH -A "PUSH_URL=\"http://127.0.0.1:$gport\"" -A "PUSH_JWT=\"$jwt\"")
+workers=()
 ca_line=""
 if [ "$transport" = tls ]; then
     # A CA of the section's own and a server certificate for 127.0.0.1 (the name the devices verify).
@@ -62,6 +63,11 @@ verify_certificate = no
 require_certificate = no
 TLS
     defines+=(-A WITH_TLS -A "TLS_CONFIG=\"$out/tls.cfg\"")
+    # One TCP/TLS worker (-N 1), for TCP and TLS alike: Debian's Kamailio 5.6.3 tls module frees OpenSSL 3's error
+    # state twice under hundreds of concurrent handshakes with two or more (qm_free from ERR_clear_error in
+    # tls_accept; 2026-12-06 it killed a worker at the 1,000 devices' first REGISTERs), as the storm found
+    # (docs/SIP.md; the cure, tls_threads_mode, came after 5.6.3).
+    workers=(-N 1)
     listen=(-l "tls:127.0.0.1:$xport")
     ca_line=", ca: \"$out/ca.pem\""
 else
@@ -71,7 +77,7 @@ fi
 mkdir -p "$out/kamailio"
 taskset -c "$SERVER_CPU" /usr/sbin/kamailio -f deploy/kamailio/kamailio.cfg -DD -E -L "$(kamailio_modules)" \
     -Y "$out/kamailio" -l "udp:127.0.0.1:$kport" -l "tcp:127.0.0.1:$kport" "${listen[@]}" -m 2048 -M 8 \
-    "${defines[@]}" > "$out/kamailio.log" 2>&1 & kpid=$!; pids+=("$kpid")
+    "${workers[@]}" "${defines[@]}" > "$out/kamailio.log" 2>&1 & kpid=$!; pids+=("$kpid")
 kamailio_ready "$kport" || { echo "bench-sip-transports: Kamailio did not answer; see $out/kamailio.log" >&2; exit 1; }
 echo "Kamailio pid $kpid: udp/tcp 127.0.0.1:$kport, $transport 127.0.0.1:$xport (core $SERVER_CPU); pushes to" \
      "127.0.0.1:$gport; $RATE calls/s for $T s per run"
