@@ -43,8 +43,11 @@ final class SIPStormRunTests: XCTestCase {
         XCTAssertEqual(kind("target.reregistering").count, 40, "\(faults)")
         XCTAssertEqual(kind("target.reregistered").count, 40, "\(faults)")
         // No device is back before the restart (1 s after the kill): its REGISTER waits for the proxy.
+        // `sip.reregister` counts from the connection's loss, which comes after the kill's instant: the kill runs
+        // on the control queue and signals Kamailio's main process and each worker by PID (with the push task
+        // workers, eleven), and a connection drops when the last process holding it dies (seen 14 ms late in CI).
         let fastest: Int64 = reregister?.min ?? 0
-        XCTAssertGreaterThanOrEqual(fastest, 1_000_000, "micros")
+        XCTAssertGreaterThanOrEqual(fastest, 900_000, "micros")
         // The calls lost in the storm are the restart's; none is the server's, and the checker blames nothing.
         XCTAssertGreaterThan(c["calls.attributed_to_faults.target.killed"] ?? 0, 0, "\(c)")
         XCTAssertEqual(c["calls.failed_without_fault"] ?? 0, 0, "\(c)")
