@@ -70,6 +70,19 @@ struct AgentTable<Key: Equatable, Value> {
     var keys: [Key] { keyList }
     var values: [Value] { valueList.compactMap { $0 } }
 
+    /// Removes every entry whose key passes `test`, in place (no copy of the keys to filter first).
+    mutating func removeAll(where test: (Key) -> Bool) {
+        var i = 0
+        while i < keyList.count {
+            if test(keyList[i]) {
+                keyList.remove(at: i)
+                valueList.remove(at: i)
+            } else {
+                i += 1
+            }
+        }
+    }
+
     @discardableResult
     mutating func removeValue(forKey key: Key) -> Value? {
         guard let i = index(key) else { return nil }

@@ -22,7 +22,7 @@ extension InviteSessions {
     /// §15). `.answered` and then `.ended(.localBye)` tell the owner, as for a 2xx that came before the 487.
     /// Nothing when no cancelled call waits for it (a stray 2xx).
     func answeredAfterCancel(_ response: SIPMessage, now: UInt64, core: some SIPCore) {
-        guard let callID = response.callID, var call = abandoned.removeValue(forKey: callID)?.call,
+        guard let callID = response.callID, let call = abandoned.removeValue(forKey: callID)?.call,
               response.cseq?.number == call.invite.cseq?.number,
               let dialog = SIPDialog(uac: call.invite, response: response) else { return }
         store(dialog)

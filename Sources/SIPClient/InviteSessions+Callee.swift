@@ -46,7 +46,7 @@ extension InviteSessions {
     /// Sends 180 Ringing for an incoming call.
     @discardableResult
     func ring(_ callID: String, now: UInt64, core: some SIPCore) -> Bool {
-        guard var call = call(callID), call.role == .callee, call.phase == .inviting else { return false }
+        guard let call = call(callID), call.role == .callee, call.phase == .inviting else { return false }
         var response = call.invite.response(180, toTag: call.localTag)
         copyRecordRoute(call.invite, into: &response)
         response.appendLines(core.local.contactLine)
@@ -61,7 +61,7 @@ extension InviteSessions {
     /// comes to this call, and unmakes nothing).
     @discardableResult
     func answer(_ callID: String, now: UInt64, core: some SIPCore) -> Bool {
-        guard var call = call(callID), call.role == .callee, call.phase == .inviting || call.phase == .ringing
+        guard let call = call(callID), call.role == .callee, call.phase == .inviting || call.phase == .ringing
         else { return false }
         var response = call.invite.response(200, toTag: call.localTag)
         copyRecordRoute(call.invite, into: &response)
@@ -98,7 +98,7 @@ extension InviteSessions {
     /// before it came). Repeated ACKs do nothing.
     func ackArrived(_ ack: SIPMessage, now: UInt64, core: some SIPCore) {
         guard let callID = ack.callID else { return }
-        guard var call = call(callID), let key = call.awaitingAck else {
+        guard let call = call(callID), let key = call.awaitingAck else {
             // The ACK of a call a BYE ended first: its 2xx is retransmitted no more; the call stays ended.
             if calls[callID] == nil, let key = unacked.removeValue(forKey: callID) {
                 core.acknowledged(ack, key: key, now: now)
