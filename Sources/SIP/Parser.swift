@@ -211,13 +211,14 @@ public enum SIPParser {
         return true
     }
 
-    /// RFC 3261 §25.1 token characters.
+    /// RFC 3261 §25.1 token characters: alphanumerics and `-.!%*_+`'~`, as a bit per byte below 128 (the parser
+    /// asks for every byte of every header name; a switch of ranges cost ~10 instructions a byte).
     static func isTokenByte(_ b: UInt8) -> Bool {
-        switch b {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
-        case 0x2D, 0x2E, 0x21, 0x25, 0x2A, 0x5F, 0x2B, 0x60, 0x27, 0x7E: return true
-        default: return false
-        }
+        // Bits 0x21 !, 0x25 %, 0x27 ', 0x2A *, 0x2B +, 0x2D -, 0x2E ., 0x30-0x39 digits.
+        let low: UInt64 = 0x03FF_6CA2_0000_0000
+        // Bits 0x41-0x5A upper, 0x5F _, 0x60 `, 0x61-0x7A lower, 0x7E ~ (offsets from 0x40).
+        let high: UInt64 = 0x47FF_FFFF_87FF_FFFE
+        return b < 64 ? (low >> UInt64(b)) & 1 == 1 : b < 128 && (high >> UInt64(b - 64)) & 1 == 1
     }
 
     private static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
