@@ -204,7 +204,7 @@ public struct SIPDialog: Sendable, Equatable {
             if let via { via.0.write(into: &out, via.1) }
             out.append(contentsOf: box.fixedLines)
             out.append(contentsOf: "CSeq: ".utf8)
-            out.append(contentsOf: String(cseq).utf8)
+            ValueBytes.appendDecimal(cseq, to: &out)
             out.append(32)
             out.append(contentsOf: method.rawValue.utf8)
             out.append(contentsOf: "\r\n".utf8)
