@@ -48,17 +48,33 @@ public enum SIPParser {
     }
 
     /// The Content-Length value, nil when absent; several lines must agree.
+    /// One pass over the lines, names compared as `SIPHeaderName.contentLength.matches` does (full or `l`, ASCII
+    /// case folded): two lookups through the static name scanned the head twice and copied the name each time.
     static func contentLength(_ message: SIPMessage) throws(SIPParseError) -> Int? {
+        let head = message.head
         var found: Int?
-        var next = message.head.first(.contentLength)
-        while let i = next {
-            guard let value = message.head.withValue(i, decimal), found == nil || found == value else {
-                throw .badContentLength
+        let bad = head.bytes.withUnsafeBufferPointer { b -> Bool in
+            for line in head.lines where isContentLength(b, line.start, line.nameEnd) {
+                guard let value = decimal(b, line.valueStart, line.end), found == nil || found == value else {
+                    return true
+                }
+                found = value
             }
-            found = value
-            next = message.head.first(.contentLength, from: i + 1)
+            return false
         }
+        if bad { throw .badContentLength }
         return found
+    }
+
+    private static func isContentLength(_ b: ValueBytes.Bytes, _ lo: Int, _ hi: Int) -> Bool {
+        if hi - lo == 1 { return b[lo] | 0x20 == 0x6C }  // l
+        let name: StaticString = "content-length"
+        guard hi - lo == name.utf8CodeUnitCount else { return false }
+        for k in 0..<(hi - lo) {
+            let a = b[lo + k], l = name.utf8Start[k]
+            if a != l, !(a >= 0x41 && a <= 0x5A && a | 0x20 == l) { return false }
+        }
+        return true
     }
 
     static func decimal(_ b: ValueBytes.Bytes, _ lo: Int, _ hi: Int) -> Int? {

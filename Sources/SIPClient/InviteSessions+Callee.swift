@@ -38,9 +38,31 @@ extension InviteSessions {
     /// Whether the request's Request-URI is this agent's user, or names no user (a request to the host alone).
     func addressesThisUser(_ request: SIPMessage) -> Bool {
         guard case .request(_, let uri) = request.startLine else { return true }
+        if let ascii = Self.asciiUser(uri, is: account.user) { return ascii }
         let rest = uri.hasPrefix("sip:") ? uri.dropFirst(4) : uri.hasPrefix("sips:") ? uri.dropFirst(5) : Substring(uri)
         guard let at = rest.firstIndex(of: "@") else { return true }
         return rest[..<at] == account.user
+    }
+
+    /// `addressesThisUser` over the bytes when the URI and the user are ASCII (where `String`'s comparisons are
+    /// the bytes'), nil otherwise: the `Substring` steps cost ~2,700 instructions an INVITE.
+    static func asciiUser(_ uri: String, is user: String) -> Bool? {
+        var uri = uri, user = user
+        return uri.withUTF8 { u -> Bool? in
+            user.withUTF8 { name -> Bool? in
+                for c in u where c >= 0x80 { return nil }
+                for c in name where c >= 0x80 { return nil }
+                let sip: StaticString = "sip:", sips: StaticString = "sips:"
+                func starts(_ p: StaticString) -> Bool {
+                    u.count >= p.utf8CodeUnitCount && (0..<p.utf8CodeUnitCount).allSatisfy { u[$0] == p.utf8Start[$0] }
+                }
+                let from = starts(sip) ? 4 : starts(sips) ? 5 : 0
+                var at = from
+                while at < u.count, u[at] != 0x40 { at += 1 }  // @
+                guard at < u.count else { return true }
+                return at - from == name.count && (0..<name.count).allSatisfy { u[from + $0] == name[$0] }
+            }
+        }
     }
 
     /// Sends 180 Ringing for an incoming call.
