@@ -16,27 +16,131 @@ public struct SIPDialog: Sendable, Equatable {
         }
     }
 
-    public var state: State
-    public var callID: String { didSet { layOut() } }
-    public var localTag: String
-    public var remoteTag: String
-    /// From/To values of this end and the peer, tags included.
-    public var localAddress: SIPAddress { didSet { layOut() } }
-    public var remoteAddress: SIPAddress { didSet { layOut() } }
-    /// The peer's Contact URI, where in-dialog requests go.
-    public var remoteTarget: String
-    public var routeSet: [String] { didSet { layOut() } }
-    public var localSeq: UInt32
-    public var remoteSeq: UInt32?
-    /// The lines every request in the dialog carries the same, as bytes, laid out when the dialog is made (and
-    /// again if a field they come from changes): `Max-Forwards`, `From`, `To`, `Call-ID`; and the `Route` lines.
-    private var fixedLines: [UInt8] = []
-    private var routeLines: [UInt8] = []
-    /// What `SIPMessage.keepFields()` reads of `fixedLines` (Call-ID, both tags), read once with them: each
-    /// request carries its fields from here, its branch and CSeq added.
-    private var fixedFields: SIPMessageFields?
+    /// The dialog's fields in one box, copied on write: a dialog is copied where its table hands it out (the
+    /// caller's 2xx, an ACK, the end of a call), and a copy retained each of its dozen strings and arrays through
+    /// the runtime's generic value witnesses where it now retains one object (issue 33).
+    private final class Storage: @unchecked Sendable {
+        var state: State
+        var callID: String
+        var localTag: String
+        var remoteTag: String
+        var localAddress: SIPAddress
+        var remoteAddress: SIPAddress
+        var remoteTarget: String
+        var routeSet: [String]
+        var localSeq: UInt32
+        var remoteSeq: UInt32?
+        var fixedLines: [UInt8] = []
+        var routeLines: [UInt8] = []
+        var fixedFields: SIPMessageFields?
 
-    public var id: ID { ID(callID: callID, localTag: localTag, remoteTag: remoteTag) }
+        init(state: State, callID: String, localTag: String, remoteTag: String, localAddress: SIPAddress,
+             remoteAddress: SIPAddress, remoteTarget: String, routeSet: [String], localSeq: UInt32,
+             remoteSeq: UInt32?) {
+            self.state = state
+            self.callID = callID
+            self.localTag = localTag
+            self.remoteTag = remoteTag
+            self.localAddress = localAddress
+            self.remoteAddress = remoteAddress
+            self.remoteTarget = remoteTarget
+            self.routeSet = routeSet
+            self.localSeq = localSeq
+            self.remoteSeq = remoteSeq
+        }
+
+        func copy() -> Storage {
+            let c = Storage(state: state, callID: callID, localTag: localTag, remoteTag: remoteTag,
+                            localAddress: localAddress, remoteAddress: remoteAddress, remoteTarget: remoteTarget,
+                            routeSet: routeSet, localSeq: localSeq, remoteSeq: remoteSeq)
+            c.fixedLines = fixedLines
+            c.routeLines = routeLines
+            c.fixedFields = fixedFields
+            return c
+        }
+    }
+
+    private var storage: Storage
+
+    /// The box, made this dialog's own before a change.
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
+    public var state: State {
+        get { storage.state }
+        set { unique().state = newValue }
+    }
+    public var callID: String {
+        get { storage.callID }
+        set {
+            unique().callID = newValue
+            layOut()
+        }
+    }
+    public var localTag: String {
+        get { storage.localTag }
+        set { unique().localTag = newValue }
+    }
+    public var remoteTag: String {
+        get { storage.remoteTag }
+        set { unique().remoteTag = newValue }
+    }
+    /// From/To values of this end and the peer, tags included.
+    public var localAddress: SIPAddress {
+        get { storage.localAddress }
+        set {
+            unique().localAddress = newValue
+            layOut()
+        }
+    }
+    public var remoteAddress: SIPAddress {
+        get { storage.remoteAddress }
+        set {
+            unique().remoteAddress = newValue
+            layOut()
+        }
+    }
+    /// The peer's Contact URI, where in-dialog requests go.
+    public var remoteTarget: String {
+        get { storage.remoteTarget }
+        set { unique().remoteTarget = newValue }
+    }
+    public var routeSet: [String] {
+        get { storage.routeSet }
+        set {
+            unique().routeSet = newValue
+            layOut()
+        }
+    }
+    public var localSeq: UInt32 {
+        get { storage.localSeq }
+        set { unique().localSeq = newValue }
+    }
+    public var remoteSeq: UInt32? {
+        get { storage.remoteSeq }
+        set { unique().remoteSeq = newValue }
+    }
+    // The lines every request in the dialog carries the same, as bytes, laid out when the dialog is made (and
+    // again if a field they come from changes): `Max-Forwards`, `From`, `To`, `Call-ID`; and the `Route` lines
+    // (`Storage.fixedLines`, `.routeLines`). `Storage.fixedFields`: what `SIPMessage.keepFields()` reads of
+    // `fixedLines` (Call-ID, both tags), read once with them: each request carries its fields from there, its
+    // branch and CSeq added.
+
+    /// Equal when their fields are (the laid-out lines follow from them).
+    public static func == (a: SIPDialog, b: SIPDialog) -> Bool {
+        let x = a.storage, y = b.storage
+        return x === y || x.state == y.state && x.callID == y.callID && x.localTag == y.localTag
+            && x.remoteTag == y.remoteTag && x.localAddress == y.localAddress && x.remoteAddress == y.remoteAddress
+            && x.remoteTarget == y.remoteTarget && x.routeSet == y.routeSet && x.localSeq == y.localSeq
+            && x.remoteSeq == y.remoteSeq
+    }
+
+    public var id: ID {
+        let box = storage
+        return ID(callID: box.callID, localTag: box.localTag, remoteTag: box.remoteTag)
+    }
 
     /// The caller's dialog from a response to its INVITE that carries a To tag (a 1xx makes it early, a 2xx
     /// confirmed); nil when the response has no tag or no Contact.
@@ -44,16 +148,10 @@ public struct SIPDialog: Sendable, Equatable {
         guard let status = response.status, status > 100, status < 300,
               let callID = invite.callID, let from = invite.from, let localTag = from.tag,
               let to = response.to, let remoteTag = to.tag, let contact = response.contact else { return nil }
-        state = status >= 200 ? .confirmed : .early
-        self.callID = callID
-        self.localTag = localTag
-        self.remoteTag = remoteTag
-        localAddress = from
-        remoteAddress = to
-        remoteTarget = contact.uri
-        routeSet = Self.routes(response).reversed()
-        localSeq = invite.cseq?.number ?? 1
-        remoteSeq = nil
+        storage = Storage(state: status >= 200 ? .confirmed : .early, callID: callID, localTag: localTag,
+                          remoteTag: remoteTag, localAddress: from, remoteAddress: to, remoteTarget: contact.uri,
+                          routeSet: Self.routes(response).reversed(), localSeq: invite.cseq?.number ?? 1,
+                          remoteSeq: nil)
         layOut()
     }
 
@@ -62,16 +160,9 @@ public struct SIPDialog: Sendable, Equatable {
         guard let callID = invite.callID, let from = invite.from, let remoteTag = from.tag, var to = invite.to,
               let contact = invite.contact else { return nil }
         to.tag = localTag
-        self.state = state
-        self.callID = callID
-        self.localTag = localTag
-        self.remoteTag = remoteTag
-        localAddress = to
-        remoteAddress = from
-        remoteTarget = contact.uri
-        routeSet = Self.routes(invite)
-        localSeq = 0
-        remoteSeq = invite.cseq?.number
+        storage = Storage(state: state, callID: callID, localTag: localTag, remoteTag: remoteTag,
+                          localAddress: to, remoteAddress: from, remoteTarget: contact.uri,
+                          routeSet: Self.routes(invite), localSeq: 0, remoteSeq: invite.cseq?.number)
         layOut()
     }
 
@@ -107,16 +198,17 @@ public struct SIPDialog: Sendable, Equatable {
 
     private func makeRequest(_ method: SIPMethod, cseq: UInt32, via: (SIPHeaderTemplate, String)?, body: [UInt8],
                              contentType: String?, contact: [UInt8]?) -> SIPMessage {
-        var message = SIPMessage.request(method, uri: remoteTarget, body: body)
+        let box = storage
+        var message = SIPMessage.request(method, uri: box.remoteTarget, body: body)
         message.appendLines { out in
             if let via { via.0.write(into: &out, via.1) }
-            out.append(contentsOf: fixedLines)
+            out.append(contentsOf: box.fixedLines)
             out.append(contentsOf: "CSeq: ".utf8)
-            out.append(contentsOf: String(cseq).utf8)
+            ValueBytes.appendDecimal(cseq, to: &out)
             out.append(32)
             out.append(contentsOf: method.rawValue.utf8)
             out.append(contentsOf: "\r\n".utf8)
-            out.append(contentsOf: routeLines)
+            out.append(contentsOf: box.routeLines)
             if let contentType {
                 out.append(contentsOf: "Content-Type: ".utf8)
                 out.append(contentsOf: contentType.utf8)
@@ -126,9 +218,9 @@ public struct SIPDialog: Sendable, Equatable {
         }
         // The fields travel with the request when its lines are the ones written above, one each (a value with a
         // line break in it would have made more: `keepFields` reads those).
-        let written = (via == nil ? 0 : 1) + 5 + routeSet.count + (contentType == nil ? 0 : 1)
+        let written = (via == nil ? 0 : 1) + 5 + box.routeSet.count + (contentType == nil ? 0 : 1)
             + (contact == nil ? 0 : 1)
-        guard var fields = fixedFields, message.head.count == written else { return message }
+        guard var fields = box.fixedFields, message.head.count == written else { return message }
         fields.cseq = SIPCSeq(cseq, method)
         fields.hasCSeq = true
         if via != nil {
@@ -144,6 +236,9 @@ public struct SIPDialog: Sendable, Equatable {
 
     /// Writes `fixedLines` and `routeLines` from the dialog's fields.
     private mutating func layOut() {
+        let box = unique()
+        let localAddress = box.localAddress, remoteAddress = box.remoteAddress, callID = box.callID
+        let routeSet = box.routeSet
         var lines = Array("Max-Forwards: 70\r\nFrom: ".utf8)
         lines.reserveCapacity(160)
         let from = lines.count
@@ -156,17 +251,17 @@ public struct SIPDialog: Sendable, Equatable {
         lines.append(contentsOf: "\r\nCall-ID: ".utf8)
         lines.append(contentsOf: callID.utf8)
         lines.append(contentsOf: "\r\n".utf8)
-        fixedLines = lines
+        box.fixedLines = lines
         var routes: [UInt8] = []
         for route in routeSet {
             routes.append(contentsOf: "Route: ".utf8)
             routes.append(contentsOf: route.utf8)
             routes.append(contentsOf: "\r\n".utf8)
         }
-        routeLines = routes
+        box.routeLines = routes
         // What `keepFields` would read of these lines, read over the bytes just written; nil (each request then
         // read by `keepFields`) when a value would not read back as one line.
-        fixedFields = lines.withUnsafeBufferPointer { b -> SIPMessageFields? in
+        box.fixedFields = lines.withUnsafeBufferPointer { b -> SIPMessageFields? in
             let breaks = { (lo: Int, hi: Int) in b[lo..<hi].contains { $0 == 13 || $0 == 10 } }
             guard SIPMessageFields.readsBack(callID), !breaks(from, fromEnd), !breaks(to, toEnd),
                   !routeSet.contains(where: { $0.utf8.contains { $0 == 13 || $0 == 10 } }) else { return nil }
@@ -185,13 +280,36 @@ public struct SIPDialog: Sendable, Equatable {
         guard let method = request.method, method != .ack, method != .cancel, let cseq = request.cseq else {
             return true
         }
-        if let remoteSeq, cseq.number <= remoteSeq { return false }
-        remoteSeq = cseq.number
+        if let remoteSeq = storage.remoteSeq, cseq.number <= remoteSeq { return false }
+        unique().remoteSeq = cseq.number
+        return true
+    }
+
+    /// This early dialog confirmed by `response`, a 2xx to `invite`, the INVITE it was made from: what
+    /// `init(uac:response:)` makes of the two, with the larger local CSeq of the two kept, changed in place, and its
+    /// lines laid out again only when the To or the route set differ (the caller's dialog was made twice per call,
+    /// on the 180 and on the 200; issue 33). False, and nothing changed, when `response` is not a 2xx with a
+    /// Contact and this dialog's Call-ID, tags and From.
+    public mutating func confirm(by response: SIPMessage, invite: SIPMessage) -> Bool {
+        // Read through `storage`, not a local reference to it: one held over `unique()` made it copy the box.
+        guard let status = response.status, status >= 200, status < 300, invite.callID == storage.callID,
+              let from = invite.from, from == storage.localAddress, from.tag == storage.localTag,
+              let to = response.to, to.tag == storage.remoteTag, let contact = response.contact else { return false }
+        let routes = Array(Self.routes(response).reversed())
+        let fresh = unique()
+        let changed = to != fresh.remoteAddress || routes != fresh.routeSet
+        fresh.state = .confirmed
+        fresh.remoteAddress = to
+        fresh.remoteTarget = contact.uri
+        fresh.routeSet = routes
+        fresh.localSeq = max(invite.cseq?.number ?? 1, fresh.localSeq)
+        fresh.remoteSeq = nil
+        if changed { layOut() }
         return true
     }
 
     /// Updates the remote target from a target-refresh request or its 2xx (re-INVITE, §12.2).
     public mutating func refreshTarget(from message: SIPMessage) {
-        if let contact = message.contact { remoteTarget = contact.uri }
+        if let contact = message.contact { unique().remoteTarget = contact.uri }
     }
 }

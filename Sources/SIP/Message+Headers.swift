@@ -48,8 +48,13 @@ struct SIPMessageFields: Sendable, Equatable {
     /// address (`;` `,` `"` `<` `>`). A builder that fills its slots with such values knows the fields without
     /// reading its own lines back.
     static func readsBack(_ value: String) -> Bool {
-        value.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != 0x3B && $0 != 0x2C && $0 != 0x22 && $0 != 0x3C
-            && $0 != 0x3E }
+        // Over the bytes in place: `utf8.allSatisfy` stepped the view's index, tens of instructions a byte.
+        ValueBytes.with(value) { b in
+            for c in b where !(c > 0x20 && c < 0x7F && c != 0x3B && c != 0x2C && c != 0x22 && c != 0x3C && c != 0x3E) {
+                return false
+            }
+            return true
+        }
     }
 }
 
@@ -126,33 +131,57 @@ extension SIPMessage {
     }
 
     /// A response to this request as §8.2.6 builds it: Via lines, From, To (with `toTag` added when it has none),
-    /// Call-ID and CSeq copied, line by line as bytes.
+    /// Call-ID and CSeq copied, line by line as bytes. The request's lines are told apart in one pass by their
+    /// names' bytes (`KeptHeader`), as `keepFields` does: a lookup per header (`copyHeader`) scanned the head
+    /// five times and copied a static `SIPHeaderName` each time (issue 33).
     public func response(_ status: Int, _ reason: String? = nil, toTag: String? = nil) -> SIPMessage {
-        var out = SIPMessage.response(status, reason)
-        out.copyHeaders(.via, from: self)
-        out.copyHeader(.from, from: self)
         var tagged = false
-        if let to = head.first(.to) {
-            if let toTag, let written = head.withValue(to, { b, lo, hi in
-                SIPAddress.adding(tag: toTag, to: UnsafeBufferPointer(rebasing: b[lo..<hi]))
-            }) {
-                let name = SIPHeaderName.to.canonicalBytes
-                name.withUnsafeBufferPointer { n in
-                    written.withUnsafeBufferPointer { out.head.append(name: n, value: $0) }
+        var out = SIPHead()
+        let source = head
+        source.bytes.withUnsafeBufferPointer { b in
+            out.reserve(bytes: b.count + 64, lines: source.lines.count + 4)
+            var from = -1, to = -1, callID = -1, cseq = -1
+            for (i, line) in source.lines.enumerated() {
+                switch KeptHeader.kind(UnsafeBufferPointer(rebasing: b[line.start..<line.nameEnd])) {
+                case .via?: out.append(name: Self.name("Via"), value: Self.range(b, line))  // all, in order
+                case .from? where from < 0: from = i
+                case .to? where to < 0: to = i
+                case .callID? where callID < 0: callID = i
+                case .cseq? where cseq < 0: cseq = i
+                default: break
                 }
-                tagged = true
-            } else {
-                out.copyHeader(.to, from: self)
             }
+            if from >= 0 { out.append(name: Self.name("From"), value: Self.range(b, source.lines[from])) }
+            if to >= 0 {
+                let value = Self.range(b, source.lines[to])
+                if let toTag, let written = SIPAddress.adding(tag: toTag, to: value) {
+                    written.withUnsafeBufferPointer { out.append(name: Self.name("To"), value: $0) }
+                    tagged = true
+                } else {
+                    out.append(name: Self.name("To"), value: value)
+                }
+            }
+            if callID >= 0 { out.append(name: Self.name("Call-ID"), value: Self.range(b, source.lines[callID])) }
+            if cseq >= 0 { out.append(name: Self.name("CSeq"), value: Self.range(b, source.lines[cseq])) }
         }
-        out.copyHeader(.callID, from: self)
-        out.copyHeader(.cseq, from: self)
-        if var kept = fields {
+        var message = SIPMessage(startLine: .response(status: status, reason: reason ?? SIPStatus.reason(status)),
+                                 head: out)
+        if hasFields, var kept = fields {
             // The first Via, From, Call-ID and CSeq lines are the request's, so are their fields; the To tag is
             // the one given when it was added.
             if tagged { kept.toTag = toTag }
-            out.fields = kept
+            message.fields = kept
         }
-        return out
+        return message
+    }
+
+    /// A canonical header name's bytes.
+    private static func name(_ text: StaticString) -> ValueBytes.Bytes {
+        UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
+    }
+
+    /// A line's value in `b`, its head's bytes.
+    private static func range(_ b: ValueBytes.Bytes, _ line: SIPHead.Line) -> ValueBytes.Bytes {
+        UnsafeBufferPointer(rebasing: b[line.valueStart..<line.end])
     }
 }

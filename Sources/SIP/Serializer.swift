@@ -3,7 +3,11 @@ extension SIPMessage {
     /// Content-Length that always matches the body (any received one is left out), blank line, body.
     public func serialized() -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(64 + head.bytes.count + body.count)
+        // Room for the start line and Content-Length too: 64 in all was short of a request's URI, and the bytes
+        // were copied again to grow.
+        var lineRoom = 64
+        if case .request(_, let uri) = startLine { lineRoom += uri.utf8.count }
+        out.reserveCapacity(lineRoom + 32 + head.bytes.count + body.count)
         switch startLine {
         case .request(let method, let uri):
             out.append(contentsOf: method.rawValue.utf8)

@@ -52,9 +52,10 @@ struct AgentTable<Key: Equatable, Value> {
 
     /// Runs `body` on entry `key` in place; nil (and `body` not run) when there is none.
     mutating func update<R>(_ key: Key, _ body: (inout Value) -> R) -> R? {
-        guard let i = index(key), var value = valueList[i].take() else { return nil }
-        defer { valueList[i] = value }
-        return body(&value)
+        // Changed where it lies: taking it out and putting it back in a `defer` copied the entry back and
+        // destroyed the local, for every transaction event (~30 transaction copies a call; issue 33).
+        guard let i = index(key), valueList[i] != nil else { return nil }
+        return body(&valueList[i]!)
     }
 
     /// Runs `body` on each value (`values` would build an array for one pass).
@@ -69,6 +70,19 @@ struct AgentTable<Key: Equatable, Value> {
     /// In the order the entries were added.
     var keys: [Key] { keyList }
     var values: [Value] { valueList.compactMap { $0 } }
+
+    /// Removes every entry whose key passes `test`, in place (no copy of the keys to filter first).
+    mutating func removeAll(where test: (Key) -> Bool) {
+        var i = 0
+        while i < keyList.count {
+            if test(keyList[i]) {
+                keyList.remove(at: i)
+                valueList.remove(at: i)
+            } else {
+                i += 1
+            }
+        }
+    }
 
     @discardableResult
     mutating func removeValue(forKey key: Key) -> Value? {

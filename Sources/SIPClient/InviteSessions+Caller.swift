@@ -18,7 +18,7 @@ extension InviteSessions {
 
     /// Cancels an unanswered outgoing call (§9.1); false when it is not ringing or already answered.
     func cancel(_ callID: String, now: UInt64, core: some SIPCore) -> Bool {
-        guard var call = call(callID), call.role == .caller, call.phase == .inviting || call.phase == .ringing,
+        guard let call = call(callID), call.role == .caller, call.phase == .inviting || call.phase == .ringing,
               !call.cancelled else { return false }
         call.cancelled = true
         store(call, callID)
@@ -34,7 +34,7 @@ extension InviteSessions {
     func receive(_ response: SIPMessage, now: UInt64, core: some SIPCore) {
         guard let status = response.status, let method = response.cseq?.method, let callID = response.callID
         else { return }
-        guard var call = call(callID) else {
+        guard let call = call(callID) else {
             if method == .invite, status / 100 == 2 { answeredAfterCancel(response, now: now, core: core) }
             return
         }
@@ -46,7 +46,7 @@ extension InviteSessions {
             answeredAgain(response, call: call, now: now, core: core)
             return
         case .invite where call.phase == .confirmed || call.phase == .ending:
-            reinviteResponse(response, status: status, call: &call, core: core)
+            reinviteResponse(response, status: status, call: call, core: core)
         case .invite:
             if !call.answeredChallenge, let challenge = response.digestChallenge {
                 call.answeredChallenge = true
@@ -55,7 +55,7 @@ extension InviteSessions {
                 core.startClient(call.invite, now: now)
                 return
             }
-            inviteResponse(response, status: status, call: &call, now: now, core: core)
+            inviteResponse(response, status: status, call: call, now: now, core: core)
         case .bye where status >= 200:
             if let id = dialogID(of: response, peerRequest: false), let mine = call.dialog, id != mine {
                 forget(id)  // the BYE of a forked answer this end declined: the call goes on
@@ -74,7 +74,7 @@ extension InviteSessions {
         }
     }
 
-    private func inviteResponse(_ response: SIPMessage, status: Int, call: inout SIPCall, now: UInt64,
+    private func inviteResponse(_ response: SIPMessage, status: Int, call: SIPCall, now: UInt64,
                                 core: some SIPCore) {
         let callID = call.invite.callID ?? ""
         switch status {
@@ -89,13 +89,20 @@ extension InviteSessions {
             core.report(.progress(call: callID, status: status))
         case 200...299:
             let first = call.phase != .confirmed
-            guard var dialog = SIPDialog(uac: call.invite, response: response) else { return }
-            dialog.localSeq = max(dialog.localSeq, self.dialog(dialog.id)?.localSeq ?? 0)
-            store(dialog)
-            call.dialog = dialog.id
+            let id: SIPDialog.ID
+            if let early = dialogID(of: response, peerRequest: false),
+               confirm(early, by: response, invite: call.invite) {
+                id = early  // the 1xx's early dialog, confirmed in its table (no second dialog made and laid out)
+            } else {
+                guard var dialog = SIPDialog(uac: call.invite, response: response) else { return }
+                dialog.localSeq = max(dialog.localSeq, self.dialog(dialog.id)?.localSeq ?? 0)
+                store(dialog)
+                id = dialog.id
+            }
+            call.dialog = id
             call.phase = .confirmed
             if first, let answer = SDPSession(parsing: response.body) { call.remoteSDP = answer }
-            sendACK(dialog, cseq: response.cseq?.number ?? 1, retransmission: !first, core: core)
+            sendACK(on: id, cseq: response.cseq?.number ?? 1, retransmission: !first, core: core)
             if first { core.report(.answered(call: callID)) }
         default:
             dropCall(callID)

@@ -8,7 +8,7 @@ extension InviteSessions {
     /// from now, and a lost ACK ends it `.timedOut` at Timer L, when the held BYE goes out.
     @discardableResult
     func bye(_ callID: String, now: UInt64, core: some SIPCore) -> Bool {
-        guard var call = call(callID), call.phase == .confirmed, let id = call.dialog, dialogs.contains(id) else {
+        guard let call = call(callID), call.phase == .confirmed, let id = call.dialog, dialogs.contains(id) else {
             return false
         }
         call.phase = .ending
@@ -25,7 +25,7 @@ extension InviteSessions {
     /// False while the callee's 2xx waits for its ACK: no new INVITE transaction may start in the dialog before
     /// (§14.1; the owner sends it on `.answered`).
     func setHold(_ callID: String, held: Bool, now: UInt64, core: some SIPCore) -> Bool {
-        guard var call = call(callID), call.phase == .confirmed, call.pendingHold == nil, let id = call.dialog,
+        guard let call = call(callID), call.phase == .confirmed, call.pendingHold == nil, let id = call.dialog,
               dialogs.contains(id), call.role == .caller || call.acked else { return false }
         call.localSDP.direction = held ? .sendonly : .sendrecv
         call.localSDP.version += 1
@@ -36,7 +36,7 @@ extension InviteSessions {
     }
 
     /// The final response to this end's re-INVITE: ACKed and reported as `.hold` when 2xx, `.failed` otherwise.
-    func reinviteResponse(_ response: SIPMessage, status: Int, call: inout SIPCall, core: some SIPCore) {
+    func reinviteResponse(_ response: SIPMessage, status: Int, call: SIPCall, core: some SIPCore) {
         guard status >= 200, let held = call.pendingHold else { return }
         call.pendingHold = nil
         let callID = call.invite.callID ?? ""
@@ -65,7 +65,7 @@ extension InviteSessions {
     /// end's own re-INVITE is out (glare, §14.2), 481 once this end sent its BYE (§15), 488 for an offer it
     /// cannot answer.
     func reinvite(_ request: SIPMessage, source: Int, now: UInt64, core: some SIPCore) {
-        guard let id = inDialog(request, source: source, now: now, core: core), var call = call(id.callID),
+        guard let id = inDialog(request, source: source, now: now, core: core), let call = call(id.callID),
               dialogs.contains(id) else { return }
         if call.phase == .ending || call.pendingHold != nil {
             // The other end's transaction layer ACKs either.

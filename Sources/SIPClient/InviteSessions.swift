@@ -53,6 +53,12 @@ final class InviteSessions {
         _ = dialogs.update(id) { $0.refreshTarget(from: request) }
     }
 
+    /// Dialog `id` confirmed by `response`, the 2xx to `invite`, in its table (`SIPDialog.confirm`); false when
+    /// there is no such dialog or the response does not confirm it (the caller then makes the dialog anew).
+    func confirm(_ id: SIPDialog.ID, by response: SIPMessage, invite: SIPMessage) -> Bool {
+        dialogs.update(id) { $0.confirm(by: response, invite: invite) } == true
+    }
+
     func forget(_ id: SIPDialog.ID) { dialogs[id] = nil }
 
     /// The dialog a message inside one belongs to (§12.2): this end's tag is the To tag of the peer's requests
@@ -80,10 +86,9 @@ final class InviteSessions {
         forgetDialogs(of: callID)
     }
 
-    /// The ids are collected first: removing while iterating `dialogs.keys` copied the whole table on each call end.
+    /// Removed in place in one pass: collecting the ids first copied the keys and filtered them into an array.
     private func forgetDialogs(of callID: String) {
-        let ids = dialogs.keys.filter { $0.callID == callID }
-        for id in ids { dialogs[id] = nil }
+        dialogs.removeAll { $0.callID == callID }
     }
 
     // MARK: - In a dialog

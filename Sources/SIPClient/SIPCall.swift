@@ -2,7 +2,11 @@ import SIP
 
 /// One INVITE session of an agent (RFC 3261 §13), either end: the INVITE that began it, the dialog it settled
 /// on (in `InviteSessions.dialogs`, by Call-ID and both tags), and the SDP this end offered or answered.
-struct SIPCall {
+///
+/// A class, changed in place where it is kept: as a struct every event copied it out of its table and back
+/// (its INVITE, SDPs, tags and keys retained and released through the runtime's generic value witnesses,
+/// ~20 k instructions a call in `sip-bench calls`; issue 33). One owner: the agent's `InviteSessions`.
+final class SIPCall {
     enum Role { case caller, callee }
     enum Phase { case inviting, ringing, confirmed, ending }
 
@@ -34,4 +38,15 @@ struct SIPCall {
     var acked = false
     /// The callee's user hung up before its 2xx was ACKed: the BYE goes on the ACK (§15).
     var byeOnAck = false
+
+    init(role: Role, phase: Phase, invite: SIPMessage, localTag: String, localSDP: SDPSession,
+         remoteSDP: SDPSession? = nil, source: Int) {
+        self.role = role
+        self.phase = phase
+        self.invite = invite
+        self.localTag = localTag
+        self.localSDP = localSDP
+        self.remoteSDP = remoteSDP
+        self.source = source
+    }
 }

@@ -112,14 +112,22 @@ public final class SIPUserAgent {
         sessions.call(callID).map { ($0.localSDP, $0.remoteSDP) }
     }
 
+    /// What is to be sent, taken (the agent's list left empty). Swapped out, not returned and cleared keeping its
+    /// capacity: the caller still held the buffer then, so the clearing allocated a new one on every call, also
+    /// when there was nothing (the pool asks after every datagram).
     public func takeOutbox() -> [(bytes: [UInt8], to: Destination)] {
-        defer { outbox.removeAll(keepingCapacity: true) }
-        return outbox
+        guard !outbox.isEmpty else { return [] }
+        var taken: [(bytes: [UInt8], to: Destination)] = []
+        swap(&taken, &outbox)
+        return taken
     }
 
+    /// The events told since the last take, in order (taken as `takeOutbox` takes).
     public func takeEvents() -> [SIPEvent] {
-        defer { events.removeAll(keepingCapacity: true) }
-        return events
+        guard !events.isEmpty else { return [] }
+        var taken: [SIPEvent] = []
+        swap(&taken, &events)
+        return taken
     }
 
     /// The earliest instant `advance(to:)` has work at.

@@ -109,4 +109,17 @@ final class InviteSessionsTests: XCTestCase {
         XCTAssertEqual(answers.suffix(2), [200, 500])
         XCTAssertEqual(bob.callCount, 1)
     }
+
+    /// The byte reading of a Request-URI's user decides as the `String` reading does for ASCII, and leaves
+    /// anything else to it.
+    func testTheRequestURIsUserIsReadOverTheBytesWhenASCII() {
+        XCTAssertEqual(InviteSessions.asciiUser("sip:bob@127.0.0.1", is: "bob"), true)
+        XCTAssertEqual(InviteSessions.asciiUser("sips:bob@h", is: "bob"), true)
+        XCTAssertEqual(InviteSessions.asciiUser("sip:alice@h", is: "bob"), false)
+        XCTAssertEqual(InviteSessions.asciiUser("sip:bobby@h", is: "bob"), false)
+        XCTAssertEqual(InviteSessions.asciiUser("SIP:bob@h", is: "bob"), false, "the scheme is matched as written")
+        XCTAssertEqual(InviteSessions.asciiUser("sip:127.0.0.1", is: "bob"), true, "no user: the host alone")
+        XCTAssertNil(InviteSessions.asciiUser("sip:bo\u{301}b@h", is: "bob"))
+        XCTAssertNil(InviteSessions.asciiUser("sip:bob@h", is: "b\u{f6}b"))
+    }
 }

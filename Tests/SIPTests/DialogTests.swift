@@ -35,6 +35,31 @@ final class DialogTests: XCTestCase {
         XCTAssertFalse(callee.acceptRemote(bye), "a CSeq not above the last is refused (500)")
     }
 
+    /// The caller's early dialog confirmed in place by the 2xx is the dialog the 2xx alone makes, the 2xx's
+    /// Contact, To and route set taken over, and writes the same requests; a 2xx with another To tag or a 1xx
+    /// confirms nothing and leaves the dialog as it was.
+    func testEarlyDialogConfirmedByItsTwoHundredIsTheDialogTheTwoHundredMakes() throws {
+        let request = invite()
+        var ringing = request.response(180, toTag: "b")
+        ringing.addHeader(.recordRoute, "<sip:p1;lr>")
+        ringing.addHeader(.contact, "<sip:bob@10.0.0.1:5072>")
+        var early = try XCTUnwrap(SIPDialog(uac: request, response: ringing))
+        XCTAssertEqual(early.state, .early)
+        var ok = request.response(200, toTag: "b")
+        ok.addHeader(.recordRoute, "<sip:p1;lr>, <sip:p2;lr>")
+        ok.addHeader(.contact, "<sip:bob@127.0.0.1:5072>")
+        let before = early
+        XCTAssertFalse(early.confirm(by: ringing, invite: request), "a 1xx confirms nothing")
+        XCTAssertFalse(early.confirm(by: request.response(200, toTag: "x"), invite: request), "another phone's")
+        XCTAssertEqual(early, before)
+        XCTAssertTrue(early.confirm(by: ok, invite: request))
+        var made = try XCTUnwrap(SIPDialog(uac: request, response: ok))
+        XCTAssertEqual(early, made)
+        XCTAssertEqual(before.state, .early, "the copy taken before is its own")
+        XCTAssertEqual(early.request(.bye).serialized(), made.request(.bye).serialized())
+        XCTAssertEqual(early.ack(cseq: 5).serialized(), made.ack(cseq: 5).serialized())
+    }
+
     func testProvisionalWithoutToTagMakesNoDialog() {
         XCTAssertNil(SIPDialog(uac: invite(), response: invite().response(180)))
     }

@@ -153,6 +153,13 @@ final class ParserTests: XCTestCase {
             ("INVITE sip:a@b SIP/2.0\r\nno colon here\r\n\r\n", "bad_header"),
             ("INVITE sip:a@b SIP/2.0\r\nContent-Length: x\r\n\r\n", "bad_content_length"),
             ("INVITE sip:a@b SIP/2.0\r\nContent-Length: 10\r\n\r\nabc", "truncated_body"),
+            ("INVITE sip:a@b SIP/2.0\r\nContent-Length: 3\r\nl: 4\r\n\r\nabcd", "bad_content_length"),
+            ("INVITE sip:a@b SIP/2.0\r\nBad Name: x\r\n\r\n", "bad_header"),
+            ("INVITE sip:a@b SIP/2.0\r\n: x\r\n\r\n", "bad_header"),
+            ("INVITE sip:a@b SIP/2.0\r\nNa(me: x\r\n\r\n", "bad_header"),
+            ("INVITE sip:a@b SIP/2.0\r\nVia x\r\n\r\n", "bad_header"),
+            ("INVITE sip:a@b SIP/2.1\r\n\r\n", "bad_version"),
+            ("INVITE sip:a@b sip/2.0\r\n\r\n", "bad_start_line"),
         ]
         for (text, kind) in cases {
             XCTAssertThrowsError(try SIPParser.parse(datagram: Array(text.utf8)), text) {
@@ -170,6 +177,30 @@ final class ParserTests: XCTestCase {
         let wrong = try SIPParser.parse(datagram: Array(Self.invite.replacingOccurrences(
             of: "7 INVITE", with: "7 BYE").utf8))
         XCTAssertThrowsError(try SIPParser.validate(wrong)) { XCTAssertEqual($0 as? SIPParseError, .badCSeq) }
+    }
+
+    /// A name with spaces before its colon is read trimmed; a compact Content-Length counts as the full one.
+    func testHeaderNameSpacesAndCompactContentLengthReadAsTheFullForms() throws {
+        let text = "BYE sip:a@b SIP/2.0\r\nVia \t: SIP/2.0/UDP h;branch=z9hG4bKq\r\nl: 2\r\n\r\nabc"
+        let message = try SIPParser.parse(datagram: Array(text.utf8))
+        XCTAssertEqual(message.branch, "z9hG4bKq")
+        XCTAssertEqual(message.body, Array("ab".utf8))
+    }
+
+    /// The response's lines come in §8.2.6's order and under their full names whatever order and form the
+    /// request's came in: every Via, then the first From, To, Call-ID and CSeq.
+    func testResponseWritesItsLinesInOrderUnderFullNames() throws {
+        let text = "OPTIONS sip:a@b SIP/2.0\r\nCSeq: 2 OPTIONS\r\ni: c9\r\nt: <sip:a@b>\r\n"
+            + "v: SIP/2.0/UDP h1;branch=z9hG4bK1\r\nf: <sip:c@d>;tag=f1\r\n"
+            + "VIA: SIP/2.0/UDP h2;branch=z9hG4bK2\r\nFrom: <sip:e@f>;tag=f2\r\n\r\n"
+        let response = try SIPParser.parse(datagram: Array(text.utf8)).response(200, toTag: "t1")
+        XCTAssertEqual(String(decoding: response.serialized(), as: UTF8.self),
+                       "SIP/2.0 200 OK\r\nVia: SIP/2.0/UDP h1;branch=z9hG4bK1\r\n"
+                       + "Via: SIP/2.0/UDP h2;branch=z9hG4bK2\r\nFrom: <sip:c@d>;tag=f1\r\nTo: <sip:a@b>;tag=t1\r\n"
+                       + "Call-ID: c9\r\nCSeq: 2 OPTIONS\r\nContent-Length: 0\r\n\r\n")
+        XCTAssertEqual(response.toTag, "t1")
+        XCTAssertEqual(response.fromTag, "f1")
+        XCTAssertEqual(response.branch, "z9hG4bK1")
     }
 
     func testResponseToARequestCopiesViasAndAddsTheToTag() throws {
