@@ -93,11 +93,19 @@ public struct ConversationManager: Sendable {
     }
 
     /// Sets a conversation, reporting `connected` and `ended` when its state got there.
+    ///
+    /// The UUID is hashed once and the old value read in place (a lookup that copied the conversation out, then
+    /// a second hash to store).
     private mutating func store(_ c: Conversation) {
-        let before = conversations[c.uuid]?.state
+        guard let i = conversations.index(forKey: c.uuid) else {
+            if c.state == .left, let reason = c.endedReason { ended(reason) }
+            conversations[c.uuid] = c
+            return
+        }
+        let before = conversations.values[i].state
         if c.state == .joined, before == .joining { event(Self.connected) }
         if c.state == .left, before != .left, let reason = c.endedReason { ended(reason) }
-        conversations[c.uuid] = c
+        conversations.values[i] = c
     }
 
     public init(configuration: Configuration, localDevice: String, localMember: Handle) {
@@ -106,7 +114,11 @@ public struct ConversationManager: Sendable {
         self.localMember = localMember
     }
 
-    public var liveCount: Int { conversations.values.filter { $0.state != .left }.count }
+    public var liveCount: Int {
+        var n = 0
+        for c in conversations.values where c.state != .left { n += 1 }
+        return n
+    }
 
     // MARK: - The delegate's decision
 

@@ -1,3 +1,4 @@
+import CallModel
 import Faults
 import Metrics
 
@@ -14,7 +15,7 @@ final class CallTable {
     init(_ context: FlowContext) { self.context = context }
 
     var devices: DeviceModel {
-        get { context.devices }
+        _read { yield context.devices }
         _modify { yield &context.devices }
     }
 
@@ -25,30 +26,41 @@ final class CallTable {
     func isLive(_ local: Int) -> Bool { devices[local].callID != nil }
 
     /// The name of the flow `local`'s call runs, when it is in one.
-    func flowName(_ local: Int) -> String? { devices[local].callID.flatMap { calls[$0]?.flow.name } }
+    func flowName(_ local: Int) -> String? {
+        guard let id = devices[local].callID, let i = calls.index(forKey: id) else { return nil }
+        return calls.values[i].flow.name
+    }
 
     /// The instant fault windows are matched against for `local`'s actions and pushes: its call's planned time
     /// (so the same calls fall in a window every run); nil when the device is in no call.
     func faultTime(_ local: Int) -> UInt64? {
-        guard let id = devices[local].callID, let run = calls[id] else { return nil }
-        return run.arrival.plannedNanos
+        guard let id = devices[local].callID, let i = calls.index(forKey: id) else { return nil }
+        return calls.values[i].arrival.plannedNanos
     }
 
     /// The draw key of `local`'s part in its call, or in `call` when given (a waiting call it runs beside its own;
     /// see `FaultSchedule.subject`).
     func faultSubject(_ local: Int, call: Int? = nil) -> (call: Int, role: Int, subject: Int)? {
-        guard let id = call ?? devices[local].callID, let run = calls[id],
-              let role = run.flow.roles.firstIndex(where: { run.roles[$0] == local }) else { return nil }
+        guard let id = call ?? devices[local].callID, let i = calls.index(forKey: id),
+              let role = calls.values[i].flow.roles.firstIndex(where: { calls.values[i].roles[$0] == local })
+        else { return nil }
         return (id, role, FaultSchedule.subject(call: id, role: role))
     }
 
+    /// `action.<kind>.in_flight_at_stop` by kind.
+    private static let inFlightAtStop = Dictionary(uniqueKeysWithValues: ActionKind.allCases.map {
+        ($0, Metric.action($0.rawValue, .inFlightAtStop))
+    })
+
     /// Counts every call still running and its actions in flight as in flight at stop (`perFlow`: per flow too).
     func countInFlight(into recorder: inout Recorder, now: UInt64, perFlow: Bool) {
-        for call in calls.values {
-            for action in call.actionsInFlight {
-                recorder.count(.action(action.kind.rawValue, .inFlightAtStop), atNanos: now)
+        // Every second (the checkpoint's snapshot): each call read in place, not copied out, and each in-flight
+        // action counted under its kind's metric made once, not a name spelled and interned per action.
+        for i in calls.values.indices {
+            for action in calls.values[i].log.actions where !action.isFinished {
+                recorder.count(Self.inFlightAtStop[action.kind]!, atNanos: now)
             }
-            if perFlow { recorder.count(.flow(call.flow.name, "in_flight_at_stop"), atNanos: now) }
+            if perFlow { recorder.count(.flow(calls.values[i].flow.name, "in_flight_at_stop"), atNanos: now) }
         }
         if !calls.isEmpty { recorder.count(.callsInFlightAtStop, by: Int64(calls.count), atNanos: now) }
     }

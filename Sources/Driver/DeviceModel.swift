@@ -74,8 +74,10 @@ struct DeviceModel {
     var count: Int { devices.count }
     var idleCount: Int { idle.count - idleHead }
 
+    /// Read by borrowing (`_read`): a field read such as `devices[local].manager.check(…)` copied the whole device,
+    /// its conversation manager's tables retained and released, at several reads per event.
     subscript(local: Int) -> Device {
-        get { devices[local] }
+        _read { yield devices[local] }
         _modify { yield &devices[local] }
     }
 

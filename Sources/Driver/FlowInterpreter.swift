@@ -127,6 +127,12 @@ struct FlowInterpreter {
         return out
     }
 
+    /// Takes `buffer` (empty, with room: the worker's, from the entry point before) for the effects of the next
+    /// entry point, so its appends do not allocate an array per observation; `buffer` gets the empty one back.
+    mutating func lend(_ buffer: inout [FlowEffect]) {
+        if out.isEmpty, buffer.isEmpty { swap(&out, &buffer) }
+    }
+
     mutating func emit(_ effect: FlowEffect) { out.append(effect) }
     mutating func count(_ name: Metric, by n: Int64 = 1) { out.append(.count(name, by: n)) }
 

@@ -258,7 +258,7 @@ final class PushIntake {
     func observe(_ payload: PushPayload?, local: Int, now: UInt64, channel: Metric.ObservationChannel = .pushes,
                  call: Int? = nil) {
         let id = call ?? table.devices[local].callID
-        switch table.devices.observeBackground(payload, on: local, inCall: id.map { table.calls[$0] != nil } ?? false) {
+        switch table.devices.observeBackground(payload, on: local, inCall: id.map { table.has($0) } ?? false) {
         case .badPayload: books.count(.observed(channel, "bad_payload"), at: now)
         case .mergedBeforeKnown: books.count(.observed(channel, "merged_before_known"), at: now)
         case .stale: books.count(.observed(channel, "stale"), at: now)

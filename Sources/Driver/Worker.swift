@@ -24,6 +24,8 @@ final class Worker: EffectHost, @unchecked Sendable {
     let faults: DeviceFaults
     private let index: Int
     private let deviceIndexes: [Int]
+    /// The effects buffer lent to the call `tell` observes, kept between observations (`FlowInterpreter.lend`).
+    private var spareEffects: [FlowEffect] = []
     private let api: TargetAPI
     // The parts below hold the worker as their `EffectHost`, so they are made once it exists (in `init`, in order).
     private(set) lazy var sender = ActionSender(api: api, settings: settings, loop: loop, table: table, books: books,
@@ -170,8 +172,13 @@ final class Worker: EffectHost, @unchecked Sendable {
     func tell(_ id: Int, now: UInt64, _ observe: (inout FlowInterpreter, inout FlowContext) -> [FlowEffect]) -> Bool {
         // Found by index and changed in place: `calls[id] != nil` copied the whole interpreter out to compare it.
         guard let slot = table.calls.index(forKey: id) else { return false }
-        let effects = observe(&table.calls.values[slot], &table.context)
+        table.calls.values[slot].lend(&spareEffects)
+        var effects = observe(&table.calls.values[slot], &table.context)
         apply(effects, call: id, now: now)
+        // Emptied in place and kept for the next observation (a nested `tell` during `apply` found it lent out
+        // and used a new one).
+        effects.removeAll(keepingCapacity: true)
+        spareEffects = effects
         return true
     }
 

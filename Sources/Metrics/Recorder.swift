@@ -266,13 +266,17 @@ public struct Recorder: Sendable {
 }
 
 extension Recorder.MetricState {
+    /// Seals the second that is over before the sample reaches `total`: `seal` keeps `sealedTotal` only while
+    /// `total` holds exactly its samples and the open second's, so a sample in `total` but not yet in `open`
+    /// (the order before) made every seal and every checkpoint image scan the dense total's span instead (~1.1 M
+    /// instructions per worker checkpoint in the SIP instructions bench).
     @inline(__always)
     mutating func recordSample(_ micros: Int64, second: Int) {
-        total.record(micros)
         if openSecond != second {
             seal()
             openSecond = second
         }
+        total.record(micros)
         open.record(micros)
     }
 }

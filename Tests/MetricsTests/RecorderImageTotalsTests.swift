@@ -38,4 +38,18 @@ final class RecorderImageTotalsTests: XCTestCase {
         recorder.seal()
         assertImageMatchesDense(recorder, "sealed")
     }
+
+    /// The kept total is in use after every seal: a sample reached `total` before the second that was over was
+    /// sealed, so the kept total never matched and every seal and image scanned the dense total again.
+    func testSealKeepsTheTotalWithoutTheOpenSecond() {
+        var recorder = Recorder(runStartNanos: start)
+        let m = Metric(named: "image_totals.kept")
+        for second in 0..<4 {
+            for k in 0...second { recorder.record(m, micros: Int64(100 + k), atNanos: at(Double(second) + 0.1)) }
+            let state = recorder.metrics[recorder.metrics.index(of: m.key)!]
+            let sealedSamples = Int64(second * (second + 1) / 2)  // seconds before this one: 1 + 2 + ... + second
+            XCTAssertEqual(state.sealedTotal?.totalCount, second == 0 ? nil : sealedSamples, "second \(second)")
+            XCTAssertEqual(state.open.count, Int64(second + 1), "second \(second)")
+        }
+    }
 }

@@ -9,10 +9,13 @@ import SIPClient
 extension SIPSignaling {
     /// `local`'s dialog for `callID` entered `state`: written once per change.
     func dialog(_ local: Int, _ callID: String, _ state: HistoryDialogState, reason: String? = nil) {
-        let key = Self.legKey(local, callID)
-        guard legs[key]?.dialogState != state else { return }
-        legs[key]?.dialogState = state
-        writeDialog(local, callID, state, reason: reason, call: legs[key]?.call)
+        // One lookup, changed in place by index (three lookups, each comparing the Call-ID, before).
+        guard let i = legs.index(forKey: Self.legKey(local, callID)) else {
+            return writeDialog(local, callID, state, reason: reason, call: nil)
+        }
+        guard legs.values[i].dialogState != state else { return }
+        legs.values[i].dialogState = state
+        writeDialog(local, callID, state, reason: reason, call: legs.values[i].call)
     }
 
     /// The terminated line of a leg already taken out of `legs`, written for every end so the checker judges it:
@@ -62,12 +65,22 @@ extension SIPSignaling {
     /// for every message before).
     private func message(_ local: Int, callID: String, sent: Bool, _ message: SIPMessage) {
         guard let journal = books.journal, let call = table.devices[local].callID,
-              call % max(1, settings.rowSampleEvery) == 0, let message = Self.historyLabel(message) else { return }
+              call % max(1, settings.rowSampleEvery) == 0, let message = historyLabel(message) else { return }
         let t = now &- books.runStart
         let device = table.devices[local].identity.id
         journal.history {
             HistoryText.sip(t: t, device: device, conversation: callID, sent: sent, message: message, into: &$0)
         }
+    }
+
+    /// `historyLabel(_:)` with a response's `<status> <METHOD>` made once per pair and kept (`responseLabels`):
+    /// interpolating it for every response of a sampled call was the tap's largest cost.
+    func historyLabel(_ message: SIPMessage) -> String? {
+        guard message.method == nil, let status = message.status, let method = message.cseq?.method else {
+            return Self.historyLabel(message)
+        }
+        if method == .register || method == .options { return nil }
+        return responseLabels.label(status: status, method: method)
     }
 
     /// A call's message as the history names it: the method (`re-INVITE` for an INVITE inside a dialog) or
@@ -92,5 +105,18 @@ extension SIPSignaling {
         case .timedOut: return "timed_out"
         case .elsewhere(let cause): return cause == 200 ? "joined_elsewhere" : "declined_elsewhere"
         }
+    }
+}
+
+/// The history's labels of responses (`200 INVITE`), each pair's `String` made at its first use and found again by
+/// comparing the status and the method (a call's responses come in a handful of pairs).
+struct SIPResponseLabels {
+    private var entries: [(status: Int, method: SIPMethod, label: String)] = []
+
+    mutating func label(status: Int, method: SIPMethod) -> String {
+        for entry in entries where entry.status == status && entry.method == method { return entry.label }
+        let label = "\(status) \(method.rawValue)"
+        if entries.count < 64 { entries.append((status, method, label)) }
+        return label
     }
 }

@@ -65,6 +65,8 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
     lazy var handleBook = settings.handles
     /// The calls' media streams, when the scenario has `media:` (`SIPSignaling+Media`).
     var media = SIPMediaState()
+    /// The history's response labels, made once per status and method (`SIPSignaling+History`).
+    var responseLabels = SIPResponseLabels()
 
     /// The SIP part of a worker, or nil when its devices speak HTTP. Call on the loop.
     static func make(_ parts: SignalingParts) -> SIPSignaling? {
@@ -325,14 +327,16 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
     /// Completes the action waiting on `key` when it is `op` (or `other`). Two plain operands, not a set: a
     /// `Set<ActionOp>` literal was made and hashed at every SIP event that could fulfil an action.
     func fulfil(_ key: LegKey, _ op: ActionOp, or other: ActionOp? = nil, conversation: String? = nil) {
-        guard let p = pending[key], p.request.op == op || p.request.op == other else { return }
-        pending[key] = nil
-        answer(p.request, .fulfilled, conversation: conversation)
+        // One lookup, the entry read in place and taken out by index (a copy of the request and a second
+        // lookup before).
+        guard let i = pending.index(forKey: key) else { return }
+        let asked = pending.values[i].request.op
+        guard asked == op || asked == other else { return }
+        answer(pending.remove(at: i).value.request, .fulfilled, conversation: conversation)
     }
 
     func fail(_ key: LegKey, status: Int) {
-        guard let p = pending[key] else { return }
-        pending[key] = nil
+        guard let p = pending.removeValue(forKey: key) else { return }
         answer(p.request, .failed(reason: "sip_\(status)"))
     }
 
