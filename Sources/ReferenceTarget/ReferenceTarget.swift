@@ -264,7 +264,7 @@ public final class ReferenceTarget: HTTPHandler {
         guard let body = StartBody(json: request.body), !body.handles.isEmpty else {
             return error(400, "body must be {\"caller\", \"handles\": [handle, ...], \"video\"}")
         }
-        let id = UUID().uuidString.lowercased()
+        let id = UUID().lowercaseText
         let result: Result<(ServerConversation, [RegisteredDevice], Handle), Refusal> = state.withLock { s in
             guard let caller = s.devices[body.caller] else { return .failure(refusal(404, "unknown caller \(body.caller)")) }
             var members = [ServerMember(device: caller.id, handle: caller.handle, state: .joined)]
@@ -292,10 +292,10 @@ public final class ReferenceTarget: HTTPHandler {
             let sentAt = Int64(Date().timeIntervalSince1970 * 1000)
             let caps = "[" + (conversation.capabilities + (conversation.video ? ["video"] : []))
                 .map(JSONText.quote).joined(separator: ",") + "]"
+            let view = conversation.json()  // once: the push carries the view the answer returns
             let payload = "{\"uuid\":\(JSONText.quote(id)),\"handle\":\(handleJSON(callerHandle))," +
-                "\"capabilities\":\(caps),\"sentAt\":\(sentAt),\"conversation\":\(conversation.json())}"
+                "\"capabilities\":\(caps),\"sentAt\":\(sentAt),\"conversation\":\(view)}"
             for callee in callees { push(.voip, token: callee.apnsToken, payload: payload) }
-            let view = conversation.json()
             events.publish(conversation.members.map {
                 EventChannel.Event(device: $0.device, event: "updated", uuid: id, into: nil, view: view)
             })

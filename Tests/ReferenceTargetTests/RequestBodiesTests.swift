@@ -82,4 +82,11 @@ final class RequestBodiesTests: XCTestCase {
         XCTAssertNil(RegisterBody(json: Array("{\"id\":\"dev-1\",\"handle\":\(handle)}".utf8)))
         XCTAssertNil(RegisterBody(json: Array("{\"id\":\"dev-1\",\"handle\":\"+1\",\"apnsToken\":\"ab\"}".utf8)))
     }
+
+    func testConversationIDsAreFoundationsUUIDTextInLowerCase() {
+        for _ in 0..<50 {
+            let uuid = UUID()
+            XCTAssertEqual(uuid.lowercaseText, uuid.uuidString.lowercased())
+        }
+    }
 }
