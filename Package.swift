@@ -220,7 +220,7 @@ let package = Package(
         .testTarget(name: "DriverTests", dependencies: [
             "Driver", "Scenario", "Metrics", "CallModel", "PushModel", "Determinism", "HTTPServer", "WebSocket",
             "Transport", "Locking", "ReferenceTarget", "WebSocketClient", "RunFormats", "SIPClient", "SIPEmbedded",
-            "Faults", "Checker", "HistoryLoading", "Results", "OTLP", "StreamIO", "MediaIO",
+            "Faults", "Checker", "HistoryLoading", "Results", "OTLP", "StreamIO", "MediaIO", "TextEscaping",
         ]),
         .testTarget(name: "ReportsTests", dependencies: [
             "Reports", "Metrics", "Determinism", "TextEscaping", "TestSupport", "Thresholds",

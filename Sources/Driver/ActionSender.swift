@@ -106,35 +106,35 @@ final class ActionSender {
         }
     }
 
-    private func startVars(_ request: ActionRequest, _ run: FlowInterpreter) -> [String: String] {
+    private func startVars(_ request: ActionRequest, _ run: FlowInterpreter) -> TemplateVars {
         let local = request.device
         let devices = table.devices
         let handles = request.to.map { devices[$0].identity.handle }
-        var vars = deviceVars(local).merging(run.known.captures) { a, _ in a }
-        vars["to.handles"] = "[" + handles.map(handleJSON).joined(separator: ",") + "]"
-        vars["to.ids"] = "[" + request.to.map { "\"\(devices[$0].identity.id)\"" }.joined(separator: ",") + "]"
+        var vars = deviceVars(local).underlaid(with: run.known.captures)
+        vars[.toHandles] = "[" + handles.map(handleJSON).joined(separator: ",") + "]"
+        vars[.toIDs] = "[" + request.to.map { "\"\(devices[$0].identity.id)\"" }.joined(separator: ",") + "]"
         if let first = request.to.first {
-            vars["to.id"] = devices[first].identity.id
-            vars["to.handle"] = devices[first].identity.handle.value
+            vars[.toID] = devices[first].identity.id
+            vars[.toHandle] = devices[first].identity.handle.value
         }
-        vars["video"] = String(request.video)
-        vars["capabilities"] = "[" + devices[local].manager.configuration.supportedCapabilities.names
+        vars[.video] = request.video ? "true" : "false"
+        vars[.capabilities] = "[" + devices[local].manager.configuration.supportedCapabilities.names
             .map { "\"\($0)\"" }.joined(separator: ",") + "]"
         return vars
     }
 
-    private func memberVars(_ request: ActionRequest, _ run: FlowInterpreter) -> [String: String] {
+    private func memberVars(_ request: ActionRequest, _ run: FlowInterpreter) -> TemplateVars {
         let (local, uuid, reason) = (request.device, request.conversation, request.reason)
-        var vars = deviceVars(local).merging(run.known.captures) { a, _ in a }
-        vars["conversation.id"] = uuid
-        vars["reason"] = reason ?? ""
-        vars["reason.json"] = reason.map { "\"\($0)\"" } ?? "null"
-        vars["device.reported_at"] = faults.reportedAtMillis(local, uuid).map(String.init) ?? "null"
-        vars["push.sent_at"] = table.devices[local].pushSentAt[uuid].map(String.init) ?? "null"
-        if let other = request.with { vars["with.id"] = other }
+        var vars = deviceVars(local).underlaid(with: run.known.captures)
+        vars[.conversationID] = uuid
+        vars[.reason] = reason ?? ""
+        vars[.reasonJSON] = reason.map { "\"\($0)\"" } ?? "null"
+        vars[.deviceReportedAt] = faults.reportedAtMillis(local, uuid).map(String.init) ?? "null"
+        vars[.pushSentAt] = table.devices[local].pushSentAt[uuid].map(String.init) ?? "null"
+        if let other = request.with { vars[.withID] = other }
         if let m = request.member {
-            vars["member.id"] = table.devices[m].identity.id
-            vars["member.handle"] = table.devices[m].identity.handle.value
+            vars[.memberID] = table.devices[m].identity.id
+            vars[.memberHandle] = table.devices[m].identity.handle.value
         }
         return vars
     }
@@ -143,7 +143,7 @@ final class ActionSender {
     /// request; `observe.polls` and, for first-contact diagnostics, `observe.polls_not_found`).
     func poll(_ uuid: String, for local: Int, call id: Int) {
         var vars = deviceVars(local)
-        vars["conversation.id"] = uuid
+        vars[.conversationID] = uuid
         send("get", vars, device: local, call: id) { [self] result, endpoint in
             let now = clock.nowNanos()
             count(result, endpoint: endpoint, badBody: false, at: now)
@@ -194,26 +194,29 @@ final class ActionSender {
     // MARK: - Requests
 
     /// The template variables every request of a device has.
-    func deviceVars(_ local: Int) -> [String: String] {
+    func deviceVars(_ local: Int) -> TemplateVars {
         let identity = table.devices[local].identity
-        return ["device.id": identity.id, "device.handle": identity.handle.value,
-                "device.name": identity.handle.displayName, "device.token": identity.apnsToken,
-                "device.handle.json": handleJSON(identity.handle),
-                "device.time": String(faults.deviceTimeMillis(local)),
-                // The device's user (`users:`); each device is its own user without them.
-                "user.id": identity.user ?? identity.id]
+        var vars = TemplateVars()
+        vars[.deviceID] = identity.id
+        vars[.deviceHandle] = identity.handle.value
+        vars[.deviceName] = identity.handle.displayName
+        vars[.deviceToken] = identity.apnsToken
+        vars[.deviceHandleJSON] = handleJSON(identity.handle)
+        vars[.deviceTime] = String(faults.deviceTimeMillis(local))
+        vars[.userID] = identity.user ?? identity.id  // the device's user (`users:`); each its own without them
+        return vars
     }
 
     /// Sends operation `op` of the target's API; `completion` gets the endpoint used (nil when the mapping lacks it).
     /// A `verification` request is the harness's own (the final-view fetch), not a device's: it keeps pooled
     /// connections even inside a network fault window. `route` is asked first (a device socket).
-    func send(_ op: String, _ vars: [String: String], device local: Int? = nil, call: Int? = nil,
+    func send(_ op: String, _ vars: TemplateVars, device local: Int? = nil, call: Int? = nil,
               verification: Bool = false, route: ActionRoute? = nil, completion: @escaping Completion) {
         nonisolated(unsafe) var completion = completion  // runs on this worker's loop, like everything here
         var vars = vars
         // OpenTelemetry (--otlp): a sampled call's trace context, for the header and `${trace.parent}`.
         let traceparent = call.flatMap { books.tracer?.traceparent(call: $0) }
-        if let traceparent { vars["trace.parent"] = traceparent }
+        if let traceparent { vars[.traceParent] = traceparent }
         if let local, faults.isOffline(local) {
             // An offline phone reaches nobody (a device fault): the request fails like a dead network.
             books.count(.fault("device.offline_request"), at: clock.nowNanos())
@@ -271,7 +274,7 @@ final class ActionSender {
 /// conversation had already ended, in words HTTP has no status for, carries `ActionSender.routeAlreadyEndedHeader`.
 protocol ActionRoute: AnyObject {
     /// False when `op` goes over HTTP.
-    func send(_ op: String, _ vars: [String: String], device local: Int, call: Int?,
+    func send(_ op: String, _ vars: TemplateVars, device local: Int, call: Int?,
               completion: @escaping ActionSender.Completion) -> Bool
 }
 

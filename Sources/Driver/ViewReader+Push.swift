@@ -1,5 +1,6 @@
 import CallModel
 import Scenario
+import TextEscaping
 
 extension ViewReader {
     /// A push's payload through the mapping's push fields; nil when it is not JSON or a mapped field has the

@@ -1,5 +1,6 @@
 import CallModel
 import Scenario
+import TextEscaping
 
 /// A push's payload as a device needs it: what happened, to which conversation, and the conversation's view.
 struct PushPayload {
@@ -149,14 +150,25 @@ struct ViewReader: Sendable {
         guard let rawID = at(.memberID, raw)?.stringValue, let status = at(.memberStatus, raw)?.stringValue
         else { return nil }
         // A server may name members by device id or by phone number: either way the member is our device.
-        let device = DeviceIdentity.id(forHandleValue: rawID)
-        var handle = (handles.map { $0.handle(forID: device) } ?? DeviceIdentity.handle(forID: device))
-            ?? Handle(kind: .generic, value: rawID, displayName: rawID)
+        let device = Self.isDeviceID(rawID) ? rawID : DeviceIdentity.id(forHandleValue: rawID)
+        let handle: Handle
         if has(.memberHandle) {
+            // The view says the handle: the one derived from the id would be thrown away.
             guard let h = at(.memberHandle, raw).flatMap(Self.handle) else { return nil }
             handle = h
+        } else {
+            handle = (handles.map { $0.handle(forID: device) } ?? DeviceIdentity.handle(forID: device))
+                ?? Handle(kind: .generic, value: rawID, displayName: rawID)
         }
         return ConversationView.Member(device: device, handle: handle, state: mapping.memberWord(status))
+    }
+
+    /// `dev-N`: already a device id, which `DeviceIdentity.id(forHandleValue:)` would hand back unchanged after
+    /// trying every handle shape on it (the reference views name every member so, several views a call).
+    static func isDeviceID(_ text: String) -> Bool {
+        let utf8 = text.utf8
+        guard utf8.count > 4, utf8.starts(with: "dev-".utf8) else { return false }
+        return utf8.dropFirst(4).allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
     }
 
     /// A handle object (every field required) or a plain string.

@@ -161,7 +161,7 @@ extension ReferenceTarget {
         conversation.version += 1
         // The member goes back to a conversation of their own with the device.
         var split = ServerConversation(
-            id: UUID().uuidString.lowercased(),
+            id: UUID().lowercaseText,
             members: [ServerMember(device: me.device, handle: me.handle,
                                    state: unmergePolicy == .holdSplit ? .held : .joined),
                       ServerMember(device: moved.device, handle: moved.handle, state: .joined)],

@@ -97,7 +97,6 @@ public final class ReferenceTarget: HTTPHandler {
     let unmergePolicy: ServerPolicy.Unmerge
     /// Where the stale read–modify–write bugs do their slow work, off the server's loop thread.
     private let slowQueue = DispatchQueue(label: "callstorm.target.buggy", attributes: .concurrent)
-    private let decoder = JSONDecoder()
     /// Members one conversation may hold after merges.
     let maxMembers = 16
 
@@ -120,10 +119,9 @@ public final class ReferenceTarget: HTTPHandler {
         traceparents = configuration.traceparentLog.flatMap { TraceparentLog(path: $0) }
         if let path = configuration.registrationsFile {
             if let text = try? String(contentsOfFile: path, encoding: .utf8) {
-                let decoder = JSONDecoder()
                 state.withLock { s in
                     for line in text.split(separator: "\n") {
-                        guard let body = try? decoder.decode(RegisterBody.self, from: Data(line.utf8)) else { continue }
+                        guard let body = RegisterBody(json: Array(line.utf8)) else { continue }
                         s.register(RegisteredDevice(id: body.id, handle: body.handle, apnsToken: body.apnsToken))
                     }
                 }
@@ -252,7 +250,7 @@ public final class ReferenceTarget: HTTPHandler {
     // MARK: - Endpoints
 
     private func register(_ request: HTTPRequest) -> HTTPResponse {
-        guard let body = try? decoder.decode(RegisterBody.self, from: Data(request.body)) else {
+        guard let body = RegisterBody(json: request.body) else {
             return error(400, "body must be {\"id\", \"handle\": {\"kind\", \"value\", \"displayName\"}, \"apnsToken\"}")
         }
         state.withLock { s in
@@ -263,10 +261,10 @@ public final class ReferenceTarget: HTTPHandler {
     }
 
     private func start(_ request: HTTPRequest) -> HTTPResponse {
-        guard let body = try? decoder.decode(StartBody.self, from: Data(request.body)), !body.handles.isEmpty else {
+        guard let body = StartBody(json: request.body), !body.handles.isEmpty else {
             return error(400, "body must be {\"caller\", \"handles\": [handle, ...], \"video\"}")
         }
-        let id = UUID().uuidString.lowercased()
+        let id = UUID().lowercaseText
         let result: Result<(ServerConversation, [RegisteredDevice], Handle), Refusal> = state.withLock { s in
             guard let caller = s.devices[body.caller] else { return .failure(refusal(404, "unknown caller \(body.caller)")) }
             var members = [ServerMember(device: caller.id, handle: caller.handle, state: .joined)]
@@ -294,10 +292,10 @@ public final class ReferenceTarget: HTTPHandler {
             let sentAt = Int64(Date().timeIntervalSince1970 * 1000)
             let caps = "[" + (conversation.capabilities + (conversation.video ? ["video"] : []))
                 .map(JSONText.quote).joined(separator: ",") + "]"
+            let view = conversation.json()  // once: the push carries the view the answer returns
             let payload = "{\"uuid\":\(JSONText.quote(id)),\"handle\":\(handleJSON(callerHandle))," +
-                "\"capabilities\":\(caps),\"sentAt\":\(sentAt),\"conversation\":\(conversation.json())}"
+                "\"capabilities\":\(caps),\"sentAt\":\(sentAt),\"conversation\":\(view)}"
             for callee in callees { push(.voip, token: callee.apnsToken, payload: payload) }
-            let view = conversation.json()
             events.publish(conversation.members.map {
                 EventChannel.Event(device: $0.device, event: "updated", uuid: id, into: nil, view: view)
             })
@@ -314,7 +312,7 @@ public final class ReferenceTarget: HTTPHandler {
 
     private func memberAction(_ id: String, _ request: HTTPRequest, _ action: String, snapshot: State? = nil)
         -> HTTPResponse {
-        guard let body = try? decoder.decode(MemberBody.self, from: Data(request.body)) else {
+        guard let body = MemberBody(json: request.body) else {
             return error(400, "body must be {\"device\", ...}")
         }
         let outcome: Result<(String, [Notice]), Refusal>
@@ -335,24 +333,16 @@ public final class ReferenceTarget: HTTPHandler {
         case .success(let (json, notices)):
             for n in notices { push(n.voip ? .voip : .background, token: n.token, payload: n.payload) }
             events.publishAction(notices.map(\.event), actor: body.device, conversation: id, action: action)
-            if action == "join" { recordReportLatency(request.body) }
+            if action == "join" { recordReportLatency(body) }
             return .json(200, json)
         }
-    }
-
-    /// What a join says about the VoIP push: when the device reported it, by the device's clock, and when the
-    /// target sent it (echoed from the push), by the target's.
-    private struct JoinTimes: Decodable {
-        let reportedAt: Int64?
-        let pushSentAt: Int64?
     }
 
     /// Push-to-report latency as a server that trusts device timestamps measures it: the device's report time
     /// minus the target's send time. A skewed device clock (a `clock_skew` fault) moves it by the skew, even
     /// below zero; `reportLatencyByDeviceClock` keeps the samples.
-    private func recordReportLatency(_ body: [UInt8]) {
-        guard let times = try? decoder.decode(JoinTimes.self, from: Data(body)),
-              let reported = times.reportedAt, let sent = times.pushSentAt else { return }
+    private func recordReportLatency(_ body: MemberBody) {
+        guard let reported = body.reportedAt, let sent = body.pushSentAt else { return }
         deviceClockSamples.withLock { if $0.count < 100_000 { $0.append(reported - sent) } }
     }
 

@@ -114,29 +114,3 @@ func appendHandleJSON(_ h: Handle, to out: inout [UInt8]) {
 func handleJSON(_ h: Handle) -> String {
     "{\"kind\":\"\(h.kind.rawValue)\",\"value\":\(JSONText.quote(h.value)),\"displayName\":\(JSONText.quote(h.displayName))}"
 }
-
-// MARK: - Request bodies
-
-struct RegisterBody: Decodable {
-    let id: String
-    let handle: Handle
-    let apnsToken: String
-}
-
-struct StartBody: Decodable {
-    let caller: String
-    let handles: [Handle]
-    let video: Bool?
-    let capabilities: [String]?
-}
-
-/// The body of every member action: who does it, and the action's own fields.
-struct MemberBody: Decodable {
-    let device: String
-    /// end: why (told to the others), e.g. `unanswered`.
-    let reason: String?
-    /// merge: the conversation merged into this one.
-    let with: String?
-    /// unmerge: the member moved out into a conversation of their own with `device`.
-    let member: String?
-}

@@ -2,6 +2,7 @@ import CallModel
 @testable import Driver
 import Metrics
 import Scenario
+import TextEscaping
 import XCTest
 
 /// Capability changes (docs/LCK.md): a push, a socket event or a view that names the conversation's capabilities

@@ -1,6 +1,7 @@
 import CallModel
 import Foundation
 import Scenario
+import TextEscaping
 import XCTest
 @testable import Driver
 
@@ -75,7 +76,7 @@ final class SocketMessageReaderTests: XCTestCase {
 
     func testTheReferenceActionsRenderToJSONWithTheRequestIdAndTheURLFollowsTheTargetsScheme() throws {
         var missing: [String] = []
-        let vars = ["request.id": "w1-2", "conversation.id": "c9", "device.id": "dev-4", "with.id": "c8",
+        let vars: TemplateVars = ["request.id": "w1-2", "conversation.id": "c9", "device.id": "dev-4", "with.id": "c8",
                     "device.reported_at": "123", "push.sent_at": "null", "reason.json": "\"remoteEnded\""]
         for (op, template) in TargetAPI.referenceSocket.actions {
             let text = TargetAPI.render(template, vars, &missing)

@@ -1,4 +1,5 @@
 import Scenario
+import TextEscaping
 import XCTest
 @testable import Driver
 

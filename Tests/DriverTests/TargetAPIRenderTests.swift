@@ -3,9 +3,18 @@ import XCTest
 
 /// `${name}` templates as every request's path, headers and body use them.
 final class TargetAPIRenderTests: XCTestCase {
-    private func render(_ template: String, _ vars: [String: String]) -> (String, [String]) {
+    /// Both renderers: the scanning one (socket messages) and the compiled one (every HTTP request); they must
+    /// agree on every template.
+    private func render(_ template: String, _ values: [String: String],
+                        file: StaticString = #filePath, line: UInt = #line) -> (String, [String]) {
+        var vars = TemplateVars()
+        for (name, value) in values { vars[name] = value }
         var missing: [String] = []
         let out = TargetAPI.render(template, vars, &missing)
+        var compiledMissing: [String] = []
+        let compiled = CompiledTemplate(template).render(vars, &compiledMissing)
+        XCTAssertEqual(compiled, out, "compiled: \(template)", file: file, line: line)
+        XCTAssertEqual(compiledMissing, missing, "compiled: \(template)", file: file, line: line)
         return (out, missing)
     }
 
@@ -26,5 +35,34 @@ final class TargetAPIRenderTests: XCTestCase {
     func testNonASCIITextAndValuesSurviveByteForByte() {
         let (out, _) = render("{\"name\":\"${n}\",\"note\":\"café ☎\"}", ["n": "Zoë 📞"])
         XCTAssertEqual(out, "{\"name\":\"Zoë 📞\",\"note\":\"café ☎\"}")
+    }
+
+    func testCallstormsValuesWinOverCapturesOfTheSameNameAndUnsetOnesLetThemShow() {
+        var vars = TemplateVars()
+        vars[.deviceID] = "dev-1"
+        vars = vars.underlaid(with: ["device.id": "captured", "to.id": "dev-9", "session": "s-1"])
+        vars[.video] = "true"
+        var missing: [String] = []
+        let out = CompiledTemplate("${device.id} ${to.id} ${session} ${video} ${member.id}").render(vars, &missing)
+        XCTAssertEqual(out, "dev-1 dev-9 s-1 true ")
+        XCTAssertEqual(missing, ["member.id"])
+        XCTAssertEqual(vars["to.id"], "dev-9")
+        XCTAssertEqual(vars["session"], "s-1")
+    }
+
+    func testTheReferenceMappingRendersEveryOperation() throws {
+        let api = TargetAPI(nil)
+        var vars: TemplateVars = ["conversation.id": "c-1", "device.id": "dev-2", "reason.json": "null",
+                                  "device.reported_at": "5", "push.sent_at": "null"]
+        vars[.deviceHandleJSON] = "{}"
+        let join = try XCTUnwrap(api.request("join", vars: vars, baseURL: "http://h", timeoutMillis: 1))
+        XCTAssertEqual(join.request.url, "http://h/v1/conversations/c-1/join")
+        XCTAssertEqual(join.request.body, "{\"device\":\"dev-2\",\"reportedAt\":5,\"pushSentAt\":null}")
+        XCTAssertEqual(join.request.headers, ["content-type: application/json"])
+        XCTAssertEqual(join.missing, [])
+        let decline = try XCTUnwrap(api.request("decline", vars: vars, baseURL: "http://h", timeoutMillis: 1))
+        XCTAssertEqual(decline.request.url, "http://h/v1/conversations/c-1/end")
+        XCTAssertEqual(decline.request.body, "{\"device\":\"dev-2\",\"reason\":\"declined\"}")
+        XCTAssertNil(api.request("fly", vars: vars, baseURL: "http://h", timeoutMillis: 1))
     }
 }

@@ -1,5 +1,6 @@
 import CallModel
 import Foundation
+import TextEscaping
 import XCTest
 @testable import Driver
 

@@ -103,7 +103,7 @@ extension DeviceSockets {
     /// Sends `op` over the device's socket when the mapping puts it there: at once when the socket is open,
     /// else after it opens (the app opens it for the user's action). The reply comes back through `completion`
     /// as an HTTP answer would; no reply within `action_timeout` is a timeout. False when `op` goes over HTTP.
-    func send(_ op: String, _ vars: [String: String], device local: Int, call: Int? = nil,
+    func send(_ op: String, _ vars: TemplateVars, device local: Int, call: Int? = nil,
               completion: @escaping ActionSender.Completion) -> Bool {
         guard let template = mapping.actions[op] else { return false }
         let now = now
@@ -111,7 +111,7 @@ extension DeviceSockets {
         // Unique per worker, so the `w` prefix keeps workers apart.
         let id = "w\(parts.worker)-\(links.nextRequest)"
         var vars = vars
-        vars["request.id"] = id
+        vars[.requestID] = id
         var missing: [String] = []
         let text = TargetAPI.render(template, vars, &missing)
         if !missing.isEmpty { books.count(.apiMissingVariable, at: now) }

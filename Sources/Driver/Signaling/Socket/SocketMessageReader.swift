@@ -1,4 +1,5 @@
 import Scenario
+import TextEscaping
 import Transport
 
 /// Reads what a server sends on a device socket with `target.api.socket`: replies by their echoed id, events like

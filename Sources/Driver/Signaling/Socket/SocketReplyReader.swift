@@ -1,4 +1,5 @@
 import Scenario
+import TextEscaping
 import Transport
 
 /// How a server's reply to an action sent over its socket reads as an HTTP answer (`target.api.socket.reply`),

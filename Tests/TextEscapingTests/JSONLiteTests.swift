@@ -1,5 +1,5 @@
-@testable import Driver
 import Foundation
+import TextEscaping
 import XCTest
 
 /// JSONLite's numbers, strings and objects against Foundation's reader, and its refusals.

@@ -1,9 +1,7 @@
-import TextEscaping
-
 extension JSONLite.Value {
     /// The value as JSON text again: how the part of a socket reply that stands for an HTTP body (`reply.body`)
     /// goes to the same reader as an HTTP answer. Keys come out sorted; integral numbers without a fraction.
-    var text: String {
+    public var text: String {
         switch self {
         case .null: return "null"
         case .bool(let b): return b ? "true" : "false"

@@ -1,13 +1,13 @@
-import TextEscaping
-
-/// A small JSON reader for the driver's hot path: every response of the reference target and every push payload
-/// is read into a `JSONLite.Value` tree. Foundation's JSONDecoder cost ~15 µs for one conversation on Linux and
-/// was the largest user-space share of a `callstorm run` profile (Benchmarks/results); this does the same in a
-/// few µs. Strict RFC 8259 syntax; nesting is capped so a hostile server cannot exhaust the stack.
-enum JSONLite {
+/// A small JSON reader for the hot paths: every response of the reference target and every push payload a device
+/// reads, and every request body the reference target reads, go into a `JSONLite.Value` tree. Foundation's
+/// JSONDecoder cost ~15 µs for one conversation on Linux and was the largest user-space share of a `callstorm run`
+/// profile (Benchmarks/results); this does the same in a few µs. Strict RFC 8259 syntax; nesting is capped so a
+/// hostile server cannot exhaust the stack. In TextEscaping, beside JSONText, so the reference target reads its
+/// request bodies with it too (it cannot depend on the driver).
+public enum JSONLite {
     /// Not `indirect`: objects and arrays already hold their children in heap storage, so boxing every value
     /// (strings and numbers included) would only add an allocation per value.
-    enum Value: Equatable {
+    public enum Value: Equatable, Sendable {
         case object(Fields)
         case array([Value])
         case string(String)
@@ -15,7 +15,7 @@ enum JSONLite {
         case bool(Bool)
         case null
 
-        subscript(key: String) -> Value? {
+        public subscript(key: String) -> Value? {
             if case .object(let fields) = self { return fields[key] }
             return nil
         }
@@ -23,11 +23,11 @@ enum JSONLite {
 
     /// An object's members in document order. A view or a push has a handful of keys, read by a few paths: a
     /// linear search over short (mostly inline) strings costs less than hashing every key into a dictionary.
-    struct Fields: Equatable {
-        var members: [(key: String, value: Value)] = []
+    public struct Fields: Equatable, Sendable {
+        public var members: [(key: String, value: Value)] = []
 
         /// The value of the last member named `key`, as a dictionary built in document order would keep.
-        subscript(key: String) -> Value? {
+        public subscript(key: String) -> Value? {
             var i = members.count
             while i > 0 {
                 i -= 1
@@ -37,17 +37,17 @@ enum JSONLite {
         }
 
         /// Each key once (its last value), sorted.
-        var sortedKeys: [String] { Set(members.map(\.key)).sorted() }
+        public var sortedKeys: [String] { Set(members.map(\.key)).sorted() }
 
         /// Equal when they map the same keys to the same values (member order and repeated keys aside).
-        static func == (a: Fields, b: Fields) -> Bool {
+        public static func == (a: Fields, b: Fields) -> Bool {
             let keys = a.sortedKeys
             return keys == b.sortedKeys && keys.allSatisfy { a[$0] == b[$0] }
         }
     }
 
     /// The document's value, or nil when `bytes` is not one well-formed JSON value.
-    static func parse(_ bytes: [UInt8]) -> Value? {
+    public static func parse(_ bytes: [UInt8]) -> Value? {
         bytes.withUnsafeBufferPointer { buffer in
             var reader = Reader(bytes: buffer)
             guard let value = reader.value(depth: 0) else { return nil }
@@ -255,40 +255,40 @@ enum JSONLite {
 // MARK: - Typed reads with JSONDecoder's strictness: absent is nil, present with the wrong type fails.
 
 extension JSONLite.Value {
-    var stringValue: String? {
+    public var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil
     }
 
     /// An integral number that fits in Int.
-    var intValue: Int? {
+    public var intValue: Int? {
         if case .number(let d) = self, d.rounded() == d, abs(d) < 9.0e15 { return Int(d) }
         return nil
     }
 
-    var boolValue: Bool? {
+    public var boolValue: Bool? {
         if case .bool(let b) = self { return b }
         return nil
     }
 
-    var arrayValue: [JSONLite.Value]? {
+    public var arrayValue: [JSONLite.Value]? {
         if case .array(let a) = self { return a }
         return nil
     }
 
-    var isNull: Bool {
+    public var isNull: Bool {
         if case .null = self { return true }
         return false
     }
 }
 
 /// An optional field: `.absent` (missing or null, as JSONDecoder treats `Optional`), a value, or a type mismatch.
-enum JSONField<T> {
+public enum JSONField<T> {
     case absent
     case value(T)
     case mismatch
 
-    init(_ raw: JSONLite.Value?, _ read: (JSONLite.Value) -> T?) {
+    public init(_ raw: JSONLite.Value?, _ read: (JSONLite.Value) -> T?) {
         guard let raw, !raw.isNull else {
             self = .absent
             return
@@ -296,12 +296,12 @@ enum JSONField<T> {
         if let v = read(raw) { self = .value(v) } else { self = .mismatch }
     }
 
-    var isMismatch: Bool {
+    public var isMismatch: Bool {
         if case .mismatch = self { return true }
         return false
     }
 
-    var value: T? {
+    public var value: T? {
         if case .value(let v) = self { return v }
         return nil
     }

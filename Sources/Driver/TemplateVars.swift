@@ -1,0 +1,83 @@
+/// The values of a request's `${…}` names. The names callstorm itself fills (`Name`: the device's, the call's, the
+/// action's) sit in slots by index, so building a request's values hashes no name and a compiled template finds
+/// each by its index; any other name (a capture from an earlier answer) is looked up by name in `others`.
+///
+/// A slot that is set wins over a capture of the same name, and an unset slot lets the capture show through: what
+/// the dictionary these replace gave (device values merged over the captures, the action's values set after).
+struct TemplateVars: ExpressibleByDictionaryLiteral {
+    enum Name: Int, CaseIterable {
+        case deviceID, deviceHandle, deviceName, deviceToken, deviceHandleJSON, deviceTime, userID
+        case toHandles, toIDs, toID, toHandle, video, capabilities
+        case conversationID, reason, reasonJSON, deviceReportedAt, pushSentAt, withID, memberID, memberHandle
+        case traceParent, requestID
+
+        /// The name as templates write it.
+        var text: String {
+            switch self {
+            case .deviceID: "device.id"
+            case .deviceHandle: "device.handle"
+            case .deviceName: "device.name"
+            case .deviceToken: "device.token"
+            case .deviceHandleJSON: "device.handle.json"
+            case .deviceTime: "device.time"
+            case .userID: "user.id"
+            case .toHandles: "to.handles"
+            case .toIDs: "to.ids"
+            case .toID: "to.id"
+            case .toHandle: "to.handle"
+            case .video: "video"
+            case .capabilities: "capabilities"
+            case .conversationID: "conversation.id"
+            case .reason: "reason"
+            case .reasonJSON: "reason.json"
+            case .deviceReportedAt: "device.reported_at"
+            case .pushSentAt: "push.sent_at"
+            case .withID: "with.id"
+            case .memberID: "member.id"
+            case .memberHandle: "member.handle"
+            case .traceParent: "trace.parent"
+            case .requestID: "request.id"
+            }
+        }
+
+        static let byText = Dictionary(uniqueKeysWithValues: allCases.map { ($0.text, $0) })
+    }
+
+    private var slots = [String?](repeating: nil, count: Name.allCases.count)
+    /// Names outside `Name`, and captures under any name (an unset slot shows them).
+    private(set) var others: [String: String] = [:]
+
+    init() {}
+
+    init(dictionaryLiteral elements: (String, String)...) {
+        for (name, value) in elements { self[name] = value }
+    }
+
+    subscript(name: Name) -> String? {
+        get { slots[name.rawValue] ?? (others.isEmpty ? nil : others[name.text]) }
+        set { slots[name.rawValue] = newValue }
+    }
+
+    /// By name as a template writes it: a slot when it is one of `Name`, else `others`.
+    subscript(text: String) -> String? {
+        get {
+            if let name = Name.byText[text] { return self[name] }
+            return others.isEmpty ? nil : others[text]
+        }
+        set {
+            if let name = Name.byText[text] { slots[name.rawValue] = newValue } else { others[text] = newValue }
+        }
+    }
+
+    /// These values with `captures` under them: a capture shows only where no value of this set has its name.
+    func underlaid(with captures: [String: String]) -> TemplateVars {
+        guard !captures.isEmpty else { return self }
+        var merged = self
+        if others.isEmpty {
+            merged.others = captures  // shared, not copied
+        } else {
+            merged.others.merge(captures) { mine, _ in mine }
+        }
+        return merged
+    }
+}

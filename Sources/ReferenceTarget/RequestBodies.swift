@@ -1,0 +1,90 @@
+import CallModel
+import TextEscaping
+
+// The request bodies the target reads, each read from its bytes with JSONLite and JSONDecoder's strictness (a
+// missing required field or a field of the wrong type refuses the body; an absent or null optional one is nil;
+// other keys are ignored). JSONDecoder cost ~50,000 instructions a body on Linux, three or four bodies a call: the
+// largest share of the embedded target's work per call, on the cores it shares with the devices (issue 33).
+
+struct RegisterBody {
+    let id: String
+    let handle: Handle
+    let apnsToken: String
+
+    init?(json bytes: [UInt8]) {
+        guard let root = JSONLite.parse(bytes), case .object = root, let id = root["id"]?.stringValue,
+              let handle = root["handle"].flatMap(Handle.init(json:)),
+              let token = root["apnsToken"]?.stringValue else { return nil }
+        (self.id, self.handle, self.apnsToken) = (id, handle, token)
+    }
+}
+
+struct StartBody {
+    let caller: String
+    let handles: [Handle]
+    let video: Bool?
+    let capabilities: [String]?
+
+    init?(json bytes: [UInt8]) {
+        guard let root = JSONLite.parse(bytes), case .object = root, let caller = root["caller"]?.stringValue,
+              let items = root["handles"]?.arrayValue else { return nil }
+        var handles: [Handle] = []
+        handles.reserveCapacity(items.count)
+        for item in items {
+            guard let handle = Handle(json: item) else { return nil }
+            handles.append(handle)
+        }
+        let video = JSONField(root["video"]) { $0.boolValue }
+        let capabilities = JSONField(root["capabilities"]) { raw -> [String]? in
+            guard let items = raw.arrayValue else { return nil }
+            var names: [String] = []
+            for item in items {
+                guard let name = item.stringValue else { return nil }
+                names.append(name)
+            }
+            return names
+        }
+        if video.isMismatch || capabilities.isMismatch { return nil }
+        (self.caller, self.handles, self.video, self.capabilities) = (caller, handles, video.value, capabilities.value)
+    }
+}
+
+/// The body of every member action: who does it, and the action's own fields.
+struct MemberBody {
+    let device: String
+    /// end: why (told to the others), e.g. `unanswered`.
+    let reason: String?
+    /// merge: the conversation merged into this one.
+    let with: String?
+    /// unmerge: the member moved out into a conversation of their own with `device`.
+    let member: String?
+    /// join: when the device reported the push, by its clock, and when the target sent it (echoed from the
+    /// push), by the target's (epoch ms); nil when absent, null or not an integer (no sample then).
+    let reportedAt: Int64?
+    let pushSentAt: Int64?
+
+    init?(json bytes: [UInt8]) {
+        guard let root = JSONLite.parse(bytes), case .object = root, let device = root["device"]?.stringValue
+        else { return nil }
+        let reason = JSONField(root["reason"]) { $0.stringValue }
+        let with = JSONField(root["with"]) { $0.stringValue }
+        let member = JSONField(root["member"]) { $0.stringValue }
+        if reason.isMismatch || with.isMismatch || member.isMismatch { return nil }
+        (self.device, self.reason, self.with, self.member) = (device, reason.value, with.value, member.value)
+        let reported = JSONField(root["reportedAt"]) { $0.intValue }
+        let sent = JSONField(root["pushSentAt"]) { $0.intValue }
+        // Read as JSONDecoder read the join's times apart: a bad one of the two drops both.
+        let bad = reported.isMismatch || sent.isMismatch
+        reportedAt = bad ? nil : reported.value.map(Int64.init)
+        pushSentAt = bad ? nil : sent.value.map(Int64.init)
+    }
+}
+
+extension Handle {
+    /// A handle object, every field required, `kind` one of the known words.
+    init?(json: JSONLite.Value) {
+        guard case .object = json, let kind = json["kind"]?.stringValue.flatMap(Handle.Kind.init(rawValue:)),
+              let value = json["value"]?.stringValue, let name = json["displayName"]?.stringValue else { return nil }
+        self.init(kind: kind, value: value, displayName: name)
+    }
+}
