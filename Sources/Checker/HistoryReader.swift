@@ -26,9 +26,10 @@ public enum HistoryReader {
     public static func parse(lines: some Sequence<Substring>) throws -> [HistoryEvent] {
         var events: [HistoryEvent] = []
         var number = 0
+        var ids = HistoryIds()
         for var line in lines {
             number += 1
-            let event = try line.withUTF8 { try parseLine($0, number: number) }
+            let event = try line.withUTF8 { try parseLine($0, number: number, ids: &ids) }
             if let event { events.append(event) }
         }
         return events
@@ -41,6 +42,7 @@ public enum HistoryReader {
         guard let base = buffer.baseAddress else { return events }
         var start = 0
         var number = 0
+        var ids = HistoryIds()
         let end = buffer.count
         while start < end {
             number += 1
@@ -52,18 +54,22 @@ public enum HistoryReader {
                 stop = end
             }
             let line = UnsafeBufferPointer(start: base + start, count: stop - start)
-            if let event = try parseLine(line, number: number) { events.append(event) }
+            if let event = try parseLine(line, number: number, ids: &ids) { events.append(event) }
             start = stop + 1
         }
         return events
     }
 
-    /// One line; nil for a blank one.
-    static func parseLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) throws -> HistoryEvent? {
+    /// One line; nil for a blank one. `ids` are the history's ids read so far (`HistoryIds`), lent to the scanner
+    /// for the line (a failed line ends the read, so they need not come back then).
+    static func parseLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int,
+                          ids: inout HistoryIds) throws -> HistoryEvent? {
         var s = JSONScanner(bytes: bytes, line: number)
         s.skipSpace()
         if s.atEnd { return nil }
+        swap(&ids, &s.ids)
         let fields = try s.readEvent()
+        swap(&ids, &s.ids)
         s.skipSpace()
         guard s.atEnd else { throw s.error("unexpected text after the object") }
         return try fields.event(line: number, scanner: s)
