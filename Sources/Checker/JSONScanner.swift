@@ -8,8 +8,6 @@ struct JSONScanner {
     let bytes: UnsafeBufferPointer<UInt8>
     let line: Int
     var pos = 0
-    /// The history's ids, lent by `HistoryReader.parseLine` for one line: `string()` hands out each id's one `String`.
-    var ids = HistoryIds()
 
     init(bytes: UnsafeBufferPointer<UInt8>, line: Int) {
         self.bytes = bytes
@@ -98,10 +96,7 @@ struct JSONScanner {
     }
 
     mutating func string() throws -> String {
-        var ids = HistoryIds()
-        swap(&ids, &self.ids)
-        defer { swap(&ids, &self.ids) }
-        return try withString { ids.string($0) }
+        try withString { String(decoding: $0, as: UTF8.self) }
     }
 
     /// A string that should be one of `names`' words.

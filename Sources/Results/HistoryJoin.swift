@@ -107,9 +107,6 @@ enum HistoryJoin {
             }
         }
 
-        /// The file's lines are in `t` order as they stand.
-        var inOrder: Bool { sorted == nil }
-
         mutating func next() -> Line? {
             if let sorted {
                 guard sortedIndex < sorted.count else { return nil }
@@ -125,15 +122,8 @@ enum HistoryJoin {
     @discardableResult
     static func merge(_ files: [MappedFile], into output: URL) throws -> Int {
         var cursors: [Cursor] = files.compactMap { file in file.base.map { Cursor(base: $0, count: file.count) } }
-        let writer = try AtomicFileWriter(output)
-        if cursors.count == 1, cursors[0].inOrder {
-            // One worker's file in order (a run with --workers 1): its lines as they stand, copied in runs.
-            let lines = try copyLines(cursors[0].base, cursors[0].count, to: writer)
-            try writer.commit()
-            withExtendedLifetime(files) {}
-            return lines
-        }
         var heads: [Line?] = cursors.indices.map { cursors[$0].next() }
+        let writer = try AtomicFileWriter(output)
         var lines = 0
         // A linear scan for the smallest head: k is the worker count (a handful), where a heap gains nothing.
         while true {
@@ -153,37 +143,6 @@ enum HistoryJoin {
         }
         try writer.commit()
         withExtendedLifetime(files) {}
-        return lines
-    }
-}
-
-extension HistoryJoin {
-    /// Writes every non-empty line of `base[0..<count]` with its newline, as the merge does line by line, in runs of
-    /// lines copied at once (the runs end at a blank line); returns the number of lines.
-    static func copyLines(_ base: UnsafePointer<UInt8>, _ count: Int, to writer: AtomicFileWriter) throws -> Int {
-        var lines = 0
-        var pos = 0
-        while pos < count {
-            while pos < count, base[pos] == 10 { pos += 1 }  // blank lines are left out
-            guard pos < count else { break }
-            // The run: up to and including the newline before the next blank line, or to the end.
-            var end = pos
-            while end < count {
-                guard let newline = memchr(base + end, 10, count - end) else {
-                    end = count
-                    break
-                }
-                end = UnsafeRawPointer(newline) - UnsafeRawPointer(base) + 1
-                lines += 1
-                if end < count, base[end] == 10 { break }
-            }
-            try writer.append(UnsafeBufferPointer(start: base + pos, count: end - pos))
-            if base[end - 1] != 10 {  // a last line without its newline (a kill mid-write) gets one
-                lines += 1
-                try writer.appendLine("")
-            }
-            pos = end
-        }
         return lines
     }
 }
@@ -215,18 +174,6 @@ final class AtomicFileWriter {
     func appendLine(_ bytes: UnsafeBufferPointer<UInt8>) throws {
         buffer.append(contentsOf: bytes)
         buffer.append(10)
-        if buffer.count >= Self.flushAt { try flush() }
-    }
-
-    /// Appends `bytes` as they are (lines with their newlines); a run longer than the buffer is written straight.
-    func append(_ bytes: UnsafeBufferPointer<UInt8>) throws {
-        guard bytes.count < Self.flushAt else {
-            try flush()
-            let failure = SystemCall.writeAll(UnsafeRawBufferPointer(bytes)) { SystemCall.write(fd, $0) }
-            guard failure == nil else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: tmpPath]) }
-            return
-        }
-        buffer.append(contentsOf: bytes)
         if buffer.count >= Self.flushAt { try flush() }
     }
 

@@ -124,6 +124,25 @@ final class ReportWriterTests: XCTestCase {
         XCTAssertEqual(ReportWriter.timeseriesCSV(recorder), table.rendered())
     }
 
+    /// The .hlog interval lines are written as bytes (issue 33): the text the interpolated `String`s made before.
+    func testHdrLogLinesAreTheTextOfTheInterpolatedStrings() throws {
+        let start = Date(timeIntervalSince1970: 1_765_000_000.25)
+        let recorder = syntheticRecorder()
+        XCTAssertFalse(recorder.intervals.isEmpty)
+        for (metric, intervals) in recorder.intervals {
+            let text = HdrLog.text(metric: metric, intervals: intervals, startedAt: start)
+            var expected = ""
+            for second in intervals.keys.sorted() where !intervals[second]!.isEmpty {
+                let interval = intervals[second]!
+                let payload = Data(HdrLog.compressed(interval.encodedV2(), deflater: HdrDeflater()))
+                    .base64EncodedString()
+                expected += "\(second).000,1.000,\(ReportFormat.millis(interval.max)),\(payload)\n"
+            }
+            XCTAssertFalse(expected.isEmpty, metric)
+            XCTAssertTrue(text.hasSuffix("\"Interval_Compressed_Histogram\"\n" + expected), metric)
+        }
+    }
+
     func testMillisAsBytesIsTheMillisText() {
         for micros: Int64 in [0, 1, 9, 10, 99, 100, 999, 1_000, 1_001, 1_234, 1_050_000, -1, -999, -1_000, -1_234_567,
                               .max, .min, .min + 1] {

@@ -51,23 +51,6 @@ final class HistoryJoinTests: XCTestCase {
             .joined(separator: "\n") + "\n")
     }
 
-    /// One worker's file in order is copied in runs of lines (issue 33): the same lines as the merge writes, blank
-    /// lines left out, a cut last line given its newline, and the line count the merge returns.
-    func testOneWorkerFileInOrderIsCopiedAsTheMergeWritesIt() throws {
-        let text = "\n\n" + line(1, "a") + "\n" + line(1, "b") + "\n\n\n" + line(4, "c") + "\n\n" + "{\"t\":9,\"ty"
-        try write(text, worker: 0)
-        let url = WorkerJournal.rawDirectory(run).appendingPathComponent("history-w0.jsonl")
-        let file = try XCTUnwrap(HistoryJoin.MappedFile(path: url.path))
-        let lines = try HistoryJoin.merge([file], into: run.appendingPathComponent("history.jsonl"))
-        XCTAssertEqual(lines, 4)
-        XCTAssertEqual(try joined(), [line(1, "a"), line(1, "b"), line(4, "c"), "{\"t\":9,\"ty"]
-            .joined(separator: "\n") + "\n")
-        try write(line(2, "x") + "\n" + line(3, "y"), worker: 0)
-        let second = try XCTUnwrap(HistoryJoin.MappedFile(path: url.path))
-        XCTAssertEqual(try HistoryJoin.merge([second], into: run.appendingPathComponent("history.jsonl")), 2)
-        XCTAssertEqual(try joined(), line(2, "x") + "\n" + line(3, "y") + "\n")
-    }
-
     func testALineWithoutATimeSortsFirstAsTimeZero() throws {
         try write(line(3, "a") + "\nnot json\n", worker: 0)
         let overflow = "{\"t\":99999999999999999999999,\"tag\":\"overflow\"}"
