@@ -2,6 +2,7 @@ import CZlib
 import Foundation
 import Metrics
 import Results
+import TextEscaping
 
 /// HdrHistogram interval logs (`.hlog`, log format version 1.3): one line per second of a latency metric, each
 /// holding that second's histogram as base64 of the compressed V2 encoding, so HistogramLogProcessor, HdrPlot or
@@ -78,12 +79,21 @@ public enum HdrLog {
             + "\(ReportFormat.iso8601UTC(startedAt))]\n"
         text += "#[BaseTime: \(ReportFormat.fixed(base, decimals: 3)) (seconds since epoch)]\n"
         text += "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n"
+        // The interval lines as bytes: a `String` interpolated per line (and the figure's own `String`s) cost as much
+        // as the line's base64.
+        var lines: [UInt8] = []
         for second in intervals.keys.sorted() {
             let interval = intervals[second]!
             guard !interval.isEmpty else { continue }
-            let payload = Data(compressed(interval.encodedV2(), deflater: deflater)).base64EncodedString()
-            text += "\(second).000,1.000,\(ReportFormat.millis(interval.max)),\(payload)\n"
+            let payload = Data(compressed(interval.encodedV2(), deflater: deflater)).base64EncodedData()
+            JSONText.appendInteger(Int64(second), to: &lines)
+            lines.append(contentsOf: ".000,1.000,".utf8)
+            ReportFormat.appendMillis(interval.max, to: &lines)
+            lines.append(UInt8(ascii: ","))
+            lines.append(contentsOf: payload)
+            lines.append(10)
         }
+        text += String(decoding: lines, as: UTF8.self)
         return text
     }
 

@@ -12,6 +12,18 @@ enum ReportFormat {
         return sign + String(magnitude / 1_000) + "." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
+    /// `millis(micros)`'s text appended as bytes (no `String`s): for tables with a figure per metric and second.
+    static func appendMillis(_ micros: Int64, to out: inout [UInt8]) {
+        if micros < 0 { out.append(UInt8(ascii: "-")) }
+        let magnitude = micros.magnitude
+        JSONText.appendInteger(magnitude / 1_000, to: &out)
+        let fraction = magnitude % 1_000
+        out.append(UInt8(ascii: "."))
+        out.append(UInt8(truncatingIfNeeded: fraction / 100) &+ UInt8(ascii: "0"))
+        out.append(UInt8(truncatingIfNeeded: fraction / 10 % 10) &+ UInt8(ascii: "0"))
+        out.append(UInt8(truncatingIfNeeded: fraction % 10) &+ UInt8(ascii: "0"))
+    }
+
     /// Milliseconds without trailing zeros ("2000", "2.5") for labels people read, not for tables.
     static func shortMillis(_ micros: Int64) -> String {
         var text = millis(micros)

@@ -1,6 +1,7 @@
 import Foundation
 import Metrics
 import Results
+import TextEscaping
 
 /// Writes a run's results bundle: report.html, summary.csv, counters.csv, timeseries.csv, summary.json,
 /// junit.xml and one HdrHistogram interval log per latency metric under hlog/.
@@ -103,32 +104,59 @@ public enum ReportWriter {
     /// Rows sorted by second; within a second, latency metrics, then counters, then gauges, each by name.
     /// Latency rows fill count…max (ms); counter and gauge rows fill only `value`.
     static func timeseriesCSV(_ recorder: Recorder) -> String {
-        var rowsBySecond: [Int: [[String]]] = [:]
+        // Each second's rows as bytes, in the order the metrics, counters and gauges come: a `[String]` per row (and
+        // five `String`s per figure from `ReportFormat.millis`) cost most of the file's ~2 k instructions a row.
+        var rowsBySecond: [Int: [UInt8]] = [:]
         for name in recorder.metricNames {
             for stat in recorder.intervalStats(name) {
-                rowsBySecond[stat.second, default: []].append([
-                    String(stat.second), name, String(stat.count),
-                    ReportFormat.millis(stat.p50), ReportFormat.millis(stat.p90),
-                    ReportFormat.millis(stat.p99), ReportFormat.millis(stat.max), "",
-                ])
+                rowsBySecond[stat.second, default: []].appendTimeseriesRow(stat.second, name) { out in
+                    JSONText.appendInteger(stat.count, to: &out)
+                    out.append(comma); ReportFormat.appendMillis(stat.p50, to: &out)
+                    out.append(comma); ReportFormat.appendMillis(stat.p90, to: &out)
+                    out.append(comma); ReportFormat.appendMillis(stat.p99, to: &out)
+                    out.append(comma); ReportFormat.appendMillis(stat.max, to: &out)
+                    out.append(comma)
+                }
             }
         }
         for name in recorder.counterNames {
             for entry in recorder.counterSeries(name) {
-                rowsBySecond[entry.second, default: []].append(
-                    [String(entry.second), name, "", "", "", "", "", String(entry.value)])
+                rowsBySecond[entry.second, default: []].appendTimeseriesRow(entry.second, name) { out in
+                    out.append(contentsOf: ",,,,,".utf8)
+                    JSONText.appendInteger(Int64(entry.value), to: &out)
+                }
             }
         }
         for name in recorder.gaugeNames {
             for entry in recorder.gaugeSeries(name) {
-                rowsBySecond[entry.second, default: []].append(
-                    [String(entry.second), name, "", "", "", "", "", ReportFormat.number(entry.value)])
+                rowsBySecond[entry.second, default: []].appendTimeseriesRow(entry.second, name) { out in
+                    out.append(contentsOf: ",,,,,".utf8)
+                    CSVText.appendField(ReportFormat.number(entry.value), to: &out)
+                }
             }
         }
-        var table = CSVTable(header: timeseriesHeader)
-        for second in rowsBySecond.keys.sorted() {
-            for row in rowsBySecond[second]! { table.append(row) }
+        var out: [UInt8] = []
+        out.reserveCapacity(rowsBySecond.values.reduce(64) { $0 + $1.count })
+        for (i, field) in timeseriesHeader.enumerated() {
+            if i > 0 { out.append(comma) }
+            CSVText.appendField(field, to: &out)
         }
-        return table.rendered()
+        out.append(10)
+        for second in rowsBySecond.keys.sorted() { out.append(contentsOf: rowsBySecond[second]!) }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+private let comma = UInt8(ascii: ",")
+
+private extension Array where Element == UInt8 {
+    /// One timeseries.csv row: `second,name,` then what `rest` appends (the other six fields), then the newline.
+    mutating func appendTimeseriesRow(_ second: Int, _ name: String, _ rest: (inout [UInt8]) -> Void) {
+        JSONText.appendInteger(Int64(second), to: &self)
+        append(comma)
+        CSVText.appendField(name, to: &self)
+        append(comma)
+        rest(&self)
+        append(10)
     }
 }

@@ -96,6 +96,62 @@ final class ReportWriterTests: XCTestCase {
                        ["2", "active_conversations", "", "", "", "", "", "12"])
     }
 
+    /// timeseries.csv is written as bytes (issue 33): the same text as rows of `String`s through `CSVTable`, as
+    /// it was written before, escaped metric name included.
+    func testTimeseriesCSVIsTheTextOfItsRowsAsStrings() {
+        let recorder = syntheticRecorder()
+        var bySecond: [Int: [[String]]] = [:]
+        for name in recorder.metricNames {
+            for s in recorder.intervalStats(name) {
+                bySecond[s.second, default: []].append([String(s.second), name, String(s.count),
+                    ReportFormat.millis(s.p50), ReportFormat.millis(s.p90), ReportFormat.millis(s.p99),
+                    ReportFormat.millis(s.max), ""])
+            }
+        }
+        for name in recorder.counterNames {
+            for e in recorder.counterSeries(name) {
+                bySecond[e.second, default: []].append([String(e.second), name, "", "", "", "", "", String(e.value)])
+            }
+        }
+        for name in recorder.gaugeNames {
+            for e in recorder.gaugeSeries(name) {
+                bySecond[e.second, default: []].append([String(e.second), name, "", "", "", "", "",
+                                                        ReportFormat.number(e.value)])
+            }
+        }
+        var table = CSVTable(header: ReportWriter.timeseriesHeader)
+        for second in bySecond.keys.sorted() { bySecond[second]!.forEach { table.append($0) } }
+        XCTAssertEqual(ReportWriter.timeseriesCSV(recorder), table.rendered())
+    }
+
+    /// The .hlog interval lines are written as bytes (issue 33): the text the interpolated `String`s made before.
+    func testHdrLogLinesAreTheTextOfTheInterpolatedStrings() throws {
+        let start = Date(timeIntervalSince1970: 1_765_000_000.25)
+        let recorder = syntheticRecorder()
+        XCTAssertFalse(recorder.intervals.isEmpty)
+        for (metric, intervals) in recorder.intervals {
+            let text = HdrLog.text(metric: metric, intervals: intervals, startedAt: start)
+            var expected = ""
+            for second in intervals.keys.sorted() where !intervals[second]!.isEmpty {
+                let interval = intervals[second]!
+                let payload = Data(HdrLog.compressed(interval.encodedV2(), deflater: HdrDeflater()))
+                    .base64EncodedString()
+                expected += "\(second).000,1.000,\(ReportFormat.millis(interval.max)),\(payload)\n"
+            }
+            XCTAssertFalse(expected.isEmpty, metric)
+            XCTAssertTrue(text.hasSuffix("\"Interval_Compressed_Histogram\"\n" + expected), metric)
+        }
+    }
+
+    func testMillisAsBytesIsTheMillisText() {
+        for micros: Int64 in [0, 1, 9, 10, 99, 100, 999, 1_000, 1_001, 1_234, 1_050_000, -1, -999, -1_000, -1_234_567,
+                              .max, .min, .min + 1] {
+            var out: [UInt8] = []
+            ReportFormat.appendMillis(micros, to: &out)
+            XCTAssertEqual(String(decoding: out, as: UTF8.self), ReportFormat.millis(micros), "\(micros)")
+        }
+    }
+
     // MARK: - JSON
 
     func testSummaryJSONHasSchemaFactsVerdictMetricsAndCounters() throws {
