@@ -59,10 +59,11 @@ final class ThreadLoop: DriverLoop, @unchecked Sendable {
 
     var client: RequestSender { http }
 
-    func execute(_ work: @escaping () -> Void) {
-        nonisolated(unsafe) let work = work  // runs on the queue, which owns everything it touches
-        queue.async { work() }
-    }
+    /// Through the event thread's mailbox, like `post`, not `queue.async`: an async block woke one of libdispatch's
+    /// pool threads per block (a semaphore post, that thread's two context switches, and the event thread's next
+    /// `queue.sync` waiting for it when the block was still running). The wake-up path at 200 calls/s
+    /// (scripts/perf-syscalls.sh wake, 2026-12-06): ~9,000 of its 43,000 context switches were those.
+    func execute(_ work: @escaping () -> Void) { events.post(work) }
 
     func post(_ work: @escaping () -> Void) { events.post(work) }
 

@@ -72,7 +72,11 @@ public final class EventThread: @unchecked Sendable {
             fatalError("\(name): \(error.call) failed with errno \(error.errno); raise the open-file limit")
         }
         exited.enter()
+        // "callstorm.worker.3" → "cs.worker.3": the kernel keeps 15 bytes, and perf's and top's thread columns
+        // then tell the workers from libdispatch's pool and the push gateway's loop.
+        let shortName = name.hasPrefix("callstorm.") ? "cs." + name.dropFirst(10) : Substring(name)
         let thread = Thread { [self] in
+            clinux_name_thread(String(shortName))
             run()
             exited.leave()
         }
