@@ -11,7 +11,8 @@
 #          streams at once), RTP straight between the devices (no relay); per RTP packet sent + received.
 # perf's syscall tracepoints count every call the process makes; counts hardly depend on the machine's load (a
 # late loop batches a little more), times and shares do: the load average is printed beside them.
-# env: CALLSTORM_BIN (.build/release/callstorm). Needs perf, kamailio. KEEP=1 keeps OUT (default a temp dir).
+# env: CALLSTORM_BIN (.build/release/callstorm), PERF_RECORD (1; 0: the counts only, no second run). Needs perf,
+# kamailio. KEEP=1 keeps OUT (default a temp dir).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:?usage: scripts/perf-syscalls.sh sip|wake|media [RATE] [OUT]}
@@ -62,15 +63,15 @@ if [ "$mode" = wake ] && [ "$(nproc)" -ge 2 ]; then
 fi
 perf stat -e "$events" -o "$d/stat.txt" "${pin[@]}" "$bin" run "$d/run.yaml" --workers 1 --out "$d/run" --quiet \
     > "$d/run.log" 2>&1
-if [ "$mode" = sip ]; then
+if [ "$mode" = sip ] && [ "${PERF_RECORD:-1}" = 1 ]; then
     perf record -e cpu-clock -F 1999 -o "$d/perf.data" "$bin" run "$d/run.yaml" --workers 1 --out "$d/rec" \
         --quiet > "$d/rec.log" 2>&1
     kernel=$(perf report -i "$d/perf.data" --sort dso --stdio 2>/dev/null | awk '/kernel/ {print $1; exit}')
 fi
-if [ "$mode" = wake ]; then
+if [ "$mode" = wake ] && [ "${PERF_RECORD:-1}" = 1 ]; then
     perf record -e context-switches -c 1 -g -o "$d/switches.data" "${pin[@]}" "$bin" run "$d/run.yaml" --workers 1 \
         --out "$d/rec" --quiet > "$d/rec.log" 2>&1
-    perf report -i "$d/switches.data" --sort comm --stdio 2>/dev/null | grep -v '^#' | grep -v '^$' | head -12 \
+    perf report -i "$d/switches.data" --sort comm --stdio -g none 2>/dev/null | grep -v '^#' | grep -v '^$' | head -12 \
         > "$d/switches-by-thread.txt"
 fi
 python3 - "$d" "$mode" "$load" "${kernel:-}" <<'PY'
