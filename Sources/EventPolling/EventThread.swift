@@ -150,17 +150,16 @@ public final class EventThread: @unchecked Sendable {
     public func sync<T>(_ work: () throws -> T) rethrows -> T {
         guard ownsItsWork else { return try queue.sync(execute: work) }
         return try withoutActuallyEscaping(work) { work throws -> T in
-            let done = DispatchSemaphore(value: 0)
-            var result: Result<T, Error>!
+            let slot = SyncSlot(work)
             post {
-                do { result = .success(try work()) } catch { result = .failure(error) }
-                done.signal()
+                slot.result = Result { try slot.work!() }
+                // Let go of `work` before the waiter wakes: it must not outlive `withoutActuallyEscaping`, and the
+                // posted block itself stays in the mailbox's batch a little longer.
+                slot.work = nil
+                slot.done.signal()
             }
-            done.wait()
-            switch result! {
-            case .success(let value): return value
-            case .failure(let error): throw error
-            }
+            slot.done.wait()
+            return try slot.result!.get()
         }
     }
 
@@ -257,4 +256,12 @@ public final class EventThread: @unchecked Sendable {
 private struct QueueOwned: @unchecked Sendable {
     let work: () -> Void
     init(_ work: @escaping () -> Void) { self.work = work }
+}
+
+/// One `sync` call's work and result, handed between the caller and the thread (the semaphore orders the two).
+private final class SyncSlot<T>: @unchecked Sendable {
+    var work: (() throws -> T)?
+    var result: Result<T, Error>?
+    let done = DispatchSemaphore(value: 0)
+    init(_ work: @escaping () throws -> T) { self.work = work }
 }
