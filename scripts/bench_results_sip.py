@@ -248,6 +248,27 @@ def sip_figures(work, figure):
                     "dials (REGISTER, then INVITE); Kamailio parks the INVITE, pushes to the run's gateway, and "
                     "delivers it on the callee's wake REGISTER; the push goes from Kamailio's task workers (the async "
                     "module), not from the SIP worker that parks the INVITE. " + limit_text(wake, wake.get("server")))
+        wake_switch_figure(figure, wake, same, next((s for r, s, _ in rows if s and r == wake["planned_rate"]), None))
+
+
+def wake_switch_figure(figure, wake, same, sipp):
+    """Context switches per call on the wake-up path (issue 33, "fewer thread hand-offs"): every one is a thread
+    that slept and was woken (or preempted), from GNU time's voluntary + involuntary counts of the whole process.
+    Beside it the awake call at the same rate; SIPp's plain call at that rung is in the note."""
+    if wake.get("switches_per_call") is None:
+        return
+    awake = same.get("switches_per_call") if same else None
+    figure("sip_wake_switches", "SIP push wake-up path: context switches (wake-ups) per call, callstorm's process",
+           {"name": "callstorm, devices asleep, woken by VoIP push", "unit": "switches/call",
+            **_one(wake["switches_per_call"]), "rate": wake["planned_rate"]},
+           {"name": "callstorm, devices awake (no push), same rate", "unit": "switches/call", **_one(awake)},
+           [wake["switches_per_call"] / awake] if awake else None,
+           note=f"GNU time's %w + %c of the run (taskset on the client core: every hand-off between callstorm's "
+                f"threads, the push gateway's loop to the worker's, is a switch there). SIPp UAC + UAS on the plain "
+                f"call at {wake['planned_rate']:,}/s: "
+                + ("–" if not sipp or sipp.get("switches_per_call") is None else f"{sipp['switches_per_call']:.2f}")
+                + " per call. Per call completed; a loop that runs late batches more, so fewer switches at a "
+                "higher rate.")
 
 
 def instruction_figure(work, figure):

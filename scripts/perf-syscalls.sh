@@ -1,25 +1,36 @@
 #!/usr/bin/env bash
-# usage: scripts/perf-syscalls.sh sip|media [RATE] [OUT]  — system calls, context switches and CPU per SIP call or
-# per RTP packet (issue 33, "Sockets and syscalls"; docs/SIP.md and docs/MEDIA.md have the figures it gave).
+# usage: scripts/perf-syscalls.sh sip|wake|media [RATE] [OUT]  — system calls, context switches and CPU per SIP call
+# or per RTP packet (issue 33, "Sockets and syscalls"; docs/SIP.md and docs/MEDIA.md have the figures it gave).
 #   sip:   Benchmarks/scenarios/sip-hold.yaml at RATE calls/s (100) for 10 s through one Kamailio, as
 #          scripts/bench-sip.sh's cs_run writes it; per call completed. Then `perf record` of the same run and the
 #          kernel's share of its samples (`perf report --sort dso`).
+#   wake:  Benchmarks/scenarios/sip-hold-wake.yaml at RATE calls/s (100) for 10 s: the push wake-up path, Kamailio
+#          with WITH_PUSH pushing to the run's gateway, as bench-sip.sh's wake run; per call completed. Then the
+#          context switches by thread (`perf record -e context-switches`, `--sort comm`): which threads wake.
 #   media: Benchmarks/scenarios/sip-media.yaml at RATE calls/s (20) for 10 s with 4 s of talk (about 8 × RATE
 #          streams at once), RTP straight between the devices (no relay); per RTP packet sent + received.
 # perf's syscall tracepoints count every call the process makes; counts hardly depend on the machine's load (a
 # late loop batches a little more), times and shares do: the load average is printed beside them.
-# env: CALLSTORM_BIN (.build/release/callstorm). Needs perf, kamailio. KEEP=1 keeps OUT (default a temp dir).
+# env: CALLSTORM_BIN (.build/release/callstorm), PERF_RECORD (1; 0: the counts only, no second run). Needs perf,
+# kamailio. KEEP=1 keeps OUT (default a temp dir).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-mode=${1:?usage: scripts/perf-syscalls.sh sip|media [RATE] [OUT]}
+mode=${1:?usage: scripts/perf-syscalls.sh sip|wake|media [RATE] [OUT]}
 bin=${CALLSTORM_BIN:-$root/.build/release/callstorm}
 d=${3:-$(mktemp -d)}
 mkdir -p "$d/kamailio"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 modules=$(dirname "$(ls /usr/lib/*/kamailio/modules/tm.so /usr/lib/kamailio/modules/tm.so 2>/dev/null | head -1)")
 kport=$(free_port)
+gport=$(free_port)
+push=()
+if [ "$mode" = wake ]; then
+    source "$root/scripts/bench-sip-lib.sh"
+    jwt=$(push_jwt "$d/key.p8")
+    push=(-m 1024 -A WITH_PUSH -A "PUSH_URL=\"http://127.0.0.1:$gport\"" -A "PUSH_JWT=\"$jwt\"")
+fi
 /usr/sbin/kamailio -f "$root/deploy/kamailio/kamailio.cfg" -DD -E -L "$modules" -Y "$d/kamailio" \
-    -l "udp:127.0.0.1:$kport" -l "tcp:127.0.0.1:$kport" -m 256 -M 8 > "$d/kamailio.log" 2>&1 & kpid=$!
+    -l "udp:127.0.0.1:$kport" -l "tcp:127.0.0.1:$kport" -m 256 -M 8 "${push[@]}" > "$d/kamailio.log" 2>&1 & kpid=$!
 trap 'kill $kpid 2>/dev/null; wait $kpid 2>/dev/null; [ -n "${KEEP:-}" ] && echo "$d" || rm -rf "$d"' EXIT
 sleep 1
 case $mode in
@@ -27,6 +38,11 @@ case $mode in
         sed -e "s/127.0.0.1:5060/127.0.0.1:$kport/" -e "s|rate: [0-9]*/s, for: [0-9]*s|rate: $r/s, for: 10s|" \
             -e "s/^devices: [0-9]*/devices: $(( r * 3 > 50 ? r * 3 : 50 ))/" \
             "$root/Benchmarks/scenarios/sip-hold.yaml" > "$d/run.yaml" ;;
+    wake) r=${2:-100}
+        sed -e "s/127.0.0.1:5060/127.0.0.1:$kport/" -e "s/127.0.0.1:2197/127.0.0.1:$gport/" \
+            -e "s|rate: [0-9]*/s, for: [0-9]*s|rate: $r/s, for: 10s|" \
+            -e "s/^devices: [0-9]*/devices: $(( r * 3 > 50 ? r * 3 : 50 ))/" \
+            "$root/Benchmarks/scenarios/sip-hold-wake.yaml" > "$d/run.yaml" ;;
     media) r=${2:-20}
         sed -e "s/127.0.0.1:5060/127.0.0.1:$kport/" -e "s|rate: [0-9]*/s, for: [0-9]*s|rate: $r/s, for: 10s|" \
             -e "s/^devices: [0-9]*/devices: $(( r * 20 ))/" "$root/Benchmarks/scenarios/sip-media.yaml" > "$d/run.yaml" ;;
@@ -37,18 +53,32 @@ for call in epoll_wait recvfrom recvmmsg sendto sendmmsg read write timerfd_sett
     events=$events,syscalls:sys_enter_$call
 done
 load=$(cut -d' ' -f1-3 /proc/loadavg)
-perf stat -e "$events" -o "$d/stat.txt" "$bin" run "$d/run.yaml" --workers 1 --out "$d/run" --quiet \
+# The wake run is pinned as bench-sip.sh pins it (callstorm on core 0, Kamailio on core 1): on its one core every
+# hand-off between callstorm's threads is a context switch.
+pin=()
+if [ "$mode" = wake ] && [ "$(nproc)" -ge 2 ]; then
+    pin=(taskset -c 0)
+    taskset -p -c 1 "$kpid" > /dev/null
+    for w in $(cat "/proc/$kpid/task/$kpid/children" 2>/dev/null); do taskset -p -c 1 "$w" > /dev/null; done
+fi
+perf stat -e "$events" -o "$d/stat.txt" "${pin[@]}" "$bin" run "$d/run.yaml" --workers 1 --out "$d/run" --quiet \
     > "$d/run.log" 2>&1
-if [ "$mode" = sip ]; then
+if [ "$mode" = sip ] && [ "${PERF_RECORD:-1}" = 1 ]; then
     perf record -e cpu-clock -F 1999 -o "$d/perf.data" "$bin" run "$d/run.yaml" --workers 1 --out "$d/rec" \
         --quiet > "$d/rec.log" 2>&1
     kernel=$(perf report -i "$d/perf.data" --sort dso --stdio 2>/dev/null | awk '/kernel/ {print $1; exit}')
+fi
+if [ "$mode" = wake ] && [ "${PERF_RECORD:-1}" = 1 ]; then
+    perf record -e context-switches -c 1 -g -o "$d/switches.data" "${pin[@]}" "$bin" run "$d/run.yaml" --workers 1 \
+        --out "$d/rec" --quiet > "$d/rec.log" 2>&1
+    perf report -i "$d/switches.data" --sort comm --stdio -g none 2>/dev/null | grep -v '^#' | grep -v '^$' | head -12 \
+        > "$d/switches-by-thread.txt"
 fi
 python3 - "$d" "$mode" "$load" "${kernel:-}" <<'PY'
 import json, os, re, sys
 d, mode, load, kernel = sys.argv[1:]
 c = json.load(open(os.path.join(d, "run", "summary.json")))["counters"]
-if mode == "sip":
+if mode in ("sip", "wake"):
     unit, n, what = "call", c.get("calls.completed", 0), ""
 else:
     unit, n = "RTP packet", c.get("media.packets_sent", 0) + c.get("media.packets_received", 0)
@@ -62,4 +92,9 @@ for line in open(os.path.join(d, "stat.txt")):
         print(f"  {m.group(2):42s} {v:14,.0f}   per {unit}: {v / max(1, n):.3f}")
 if kernel:
     print(f"  kernel's share of perf record's samples: {kernel}")
+by_thread = os.path.join(d, "switches-by-thread.txt")
+if os.path.exists(by_thread):
+    print("  context switches by thread (a second run, perf record -e context-switches, share of all):")
+    for line in open(by_thread):
+        print("   " + line.rstrip())
 PY

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,6 +36,12 @@ int clinux_epoll_wait(int epfd, uint64_t *datas, uint32_t *events, int max, int 
 int clinux_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 int clinux_eventfd_signal(int fd) { uint64_t one = 1; return (int)write(fd, &one, sizeof one); }
 int clinux_eventfd_drain(int fd) { uint64_t v; return (int)read(fd, &v, sizeof v); }
+void clinux_name_thread(const char *name) { (void)prctl(PR_SET_NAME, name, 0, 0, 0); }
+const char *clinux_thread_name(void) {
+    static __thread char name[17];
+    if (prctl(PR_GET_NAME, name, 0, 0, 0) != 0) name[0] = 0;
+    return name;
+}
 
 int clinux_recvmmsg(int fd, void *buffers, uint32_t stride, uint32_t count, uint32_t *lengths,
                     struct sockaddr_in *sources) {

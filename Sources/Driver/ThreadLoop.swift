@@ -9,9 +9,11 @@ import SIPClient
 import Transport
 import WebSocketClient
 
-/// The real `DriverLoop`: a serial DispatchQueue served by one epoll thread (`EventThread`) that waits for the
-/// worker's sockets and its timer (a timerfd: absolute deadline, no slack), and the HTTP client on it (libcurl's
-/// or callstorm's own, by `target.client`).
+/// The real `DriverLoop`: one epoll thread (`EventThread`) that waits for the worker's sockets and its timer (a
+/// timerfd: absolute deadline, no slack) and runs the worker to completion on itself, and the HTTP client on it
+/// (libcurl's or callstorm's own, by `target.client`). Everything from other threads (the push gateway's pushes,
+/// the run's start and stop, the end's reads) comes through the thread's mailbox (`post`, `execute`, `sync`):
+/// no Dispatch lock per batch and no libdispatch pool thread woken per block (issue 33, "fewer thread hand-offs").
 final class ThreadLoop: DriverLoop, @unchecked Sendable {
     let clock: Clock
     let queue: DispatchQueue
@@ -30,11 +32,11 @@ final class ThreadLoop: DriverLoop, @unchecked Sendable {
         var configuration = HTTPClient.Configuration()
         configuration.maxConnections = maxConnections
         configuration.caFile = caFile
-        let made: TransportError? = queue.sync {
-            // Small batches: a due timer waits behind at most 8 socket events or 16 posted pushes (each up to
-            // ~30 µs of work), not 32 and 256. Scenarios/scale.yaml side by side, 4 rounds each: lag max
-            // 3.3–4.8 ms against 4.8–38 ms, p99 0.24–0.43 against 0.32–0.55 ms, CPU no different (issue 20).
-            events = EventThread(queue: queue, name: name, batchSize: 8, postsPerBatch: 16)
+        // Small batches: a due timer waits behind at most 8 socket events or 16 posted pushes (each up to
+        // ~30 µs of work), not 32 and 256. Scenarios/scale.yaml side by side, 4 rounds each: lag max
+        // 3.3–4.8 ms against 4.8–38 ms, p99 0.24–0.43 against 0.32–0.55 ms, CPU no different (issue 20).
+        events = EventThread(queue: queue, name: name, batchSize: 8, postsPerBatch: 16, ownsItsWork: true)
+        let made: TransportError? = events.sync {
             switch client {
             case .curl: http = HTTPClient(queue: queue, configuration: configuration, events: events)
             case .wire:
@@ -59,14 +61,15 @@ final class ThreadLoop: DriverLoop, @unchecked Sendable {
 
     var client: RequestSender { http }
 
-    func execute(_ work: @escaping () -> Void) {
-        nonisolated(unsafe) let work = work  // runs on the queue, which owns everything it touches
-        queue.async { work() }
-    }
+    /// Through the event thread's mailbox, like `post`, not `queue.async`: an async block woke one of libdispatch's
+    /// pool threads per block (a semaphore post, that thread's two context switches, and the event thread's next
+    /// `queue.sync` waiting for it when the block was still running). The wake-up path at 200 calls/s
+    /// (scripts/perf-syscalls.sh wake, 2026-12-06): ~9,000 of its 43,000 context switches were those.
+    func execute(_ work: @escaping () -> Void) { events.post(work) }
 
     func post(_ work: @escaping () -> Void) { events.post(work) }
 
-    func sync<T>(_ work: () throws -> T) rethrows -> T { try queue.sync(execute: work) }
+    func sync<T>(_ work: () throws -> T) rethrows -> T { try events.sync(work) }
 
     func onWake(_ wake: @escaping () -> Void) { self.wake = wake }
 

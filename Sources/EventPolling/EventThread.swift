@@ -21,9 +21,14 @@ import Locking
 /// context switches, ~20 % of the driver's CPU in the vs-locust profile), while a post lands in a mailbox this
 /// thread drains at the end of its current batch, waking it (one eventfd write) only when it sleeps.
 ///
-/// Ownership rule: `register`/`unregister` and the handlers run on `queue`; `add`/`modify`/`remove` are epoll_ctl
-/// calls, safe from any thread; `post` and `stop` may be called from anywhere, and the thread closes its fds when
-/// it exits.
+/// Run to completion (`ownsItsWork`, the Driver's workers): the batches run on the thread itself, not inside
+/// `queue.sync`, so no Dispatch lock is taken per batch and no other thread's block can hold a batch back; every
+/// other thread then hands work over by `post` or waits for it with `sync`, never through `queue` (which runs only
+/// what is posted after the thread has stopped).
+///
+/// Ownership rule: `register`/`unregister` and the handlers run on `queue` (on the thread, when it owns its work);
+/// `add`/`modify`/`remove` are epoll_ctl calls, safe from any thread; `post`, `sync` and `stop` may be called from
+/// anywhere (`sync` not from the thread itself), and the thread closes its fds when it exits.
 public final class EventThread: @unchecked Sendable {
     public typealias Ready = (_ fd: Int32, _ events: UInt32) -> Void
 
@@ -37,6 +42,8 @@ public final class EventThread: @unchecked Sendable {
     /// The epoll set; its wake-up eventfd is the stop signal.
     private let poller: EpollSet
     private let batchSize: Int
+    /// The batches run on the thread itself, not inside `queue.sync` (see the type's comment).
+    private let ownsItsWork: Bool
     /// Touched on `queue` only.
     private var handlers: [UInt32: Entry] = [:]
     private var nextID: UInt32 = 1
@@ -61,8 +68,12 @@ public final class EventThread: @unchecked Sendable {
     /// - Parameter batchSize: events handled per block on the queue (at most 256); small enough that one block
     ///   stays well under a millisecond, so timers keep their accuracy under a burst of responses.
     /// - Parameter postsPerBatch: posted blocks run per batch before due timers get their turn.
-    public init(queue: DispatchQueue, name: String, batchSize: Int = 32, postsPerBatch: Int = 256) {
+    /// - Parameter ownsItsWork: run each batch on the thread without `queue.sync`; then nothing may reach the
+    ///   thread's state through `queue` while it runs, only through `post` and `sync`.
+    public init(queue: DispatchQueue, name: String, batchSize: Int = 32, postsPerBatch: Int = 256,
+                ownsItsWork: Bool = false) {
         self.queue = queue
+        self.ownsItsWork = ownsItsWork
         self.batchSize = max(1, min(256, batchSize))
         self.postsPerBatch = max(1, postsPerBatch)
         do {
@@ -72,7 +83,11 @@ public final class EventThread: @unchecked Sendable {
             fatalError("\(name): \(error.call) failed with errno \(error.errno); raise the open-file limit")
         }
         exited.enter()
+        // "callstorm.worker.3" → "cs.worker.3": the kernel keeps 15 bytes, and perf's and top's thread columns
+        // then tell the workers from libdispatch's pool and the push gateway's loop.
+        let shortName = name.hasPrefix("callstorm.") ? "cs." + name.dropFirst(10) : Substring(name)
         let thread = Thread { [self] in
+            clinux_name_thread(String(shortName))
             run()
             exited.leave()
         }
@@ -129,6 +144,25 @@ public final class EventThread: @unchecked Sendable {
         }
     }
 
+    /// Runs `work` where posted work runs (after everything posted before it) and waits for it: the barrier and
+    /// the way in for other threads when the thread owns its work. Never on the thread itself: it would wait for
+    /// itself.
+    public func sync<T>(_ work: () throws -> T) rethrows -> T {
+        guard ownsItsWork else { return try queue.sync(execute: work) }
+        return try withoutActuallyEscaping(work) { work throws -> T in
+            let slot = SyncSlot(work)
+            post {
+                slot.result = Result { try slot.work!() }
+                // Let go of `work` before the waiter wakes: it must not outlive `withoutActuallyEscaping`, and the
+                // posted block itself stays in the mailbox's batch a little longer.
+                slot.work = nil
+                slot.done.signal()
+            }
+            slot.done.wait()
+            return try slot.result!.get()
+        }
+    }
+
     /// Waits until the thread, after `stop`, has run everything posted before and ended: a barrier for work
     /// posted from other threads, which `queue.sync {}` alone is not (that work may still sit in the mailbox).
     /// Never call it on `queue`: the last posted work runs there.
@@ -155,23 +189,10 @@ public final class EventThread: @unchecked Sendable {
             let n = poller.wait(timeoutMillis: -1)
             if n < 0 { break }
             mailbox.withLock { $0.awake = true }
-            queue.sync {
-                touched.removeAll(keepingCapacity: true)
-                for pass in 0..<2 {
-                    for i in 0..<n {
-                        let data = datas[i]
-                        if data == EpollSet.wakeTag {
-                            if pass == 0 { poller.drainWake() }
-                            continue
-                        }
-                        let id = UInt32(truncatingIfNeeded: data >> 32)
-                        guard let entry = handlers[id], entry.first == (pass == 0) else { continue }
-                        if entry.batchDone != nil, !touched.contains(id) { touched.append(id) }
-                        entry.ready(Int32(bitPattern: UInt32(truncatingIfNeeded: data)), events[i])
-                    }
-                }
-                for id in touched { handlers[id]?.batchDone?() }
-                stopping = runPosted()
+            if ownsItsWork {
+                stopping = runBatch(n, datas: datas, events: events, touched: &touched)
+            } else {
+                queue.sync { stopping = runBatch(n, datas: datas, events: events, touched: &touched) }
             }
         }
         // Whatever was posted meanwhile still runs, in order, on the queue.
@@ -182,6 +203,28 @@ public final class EventThread: @unchecked Sendable {
         }
         if !left.isEmpty { queue.sync { for owned in left { owned.work() } } }
         poller.close()
+    }
+
+    /// One batch: the `n` ready fds (timers first), each handler's `batchDone`, then the posted work; returns
+    /// whether `stop` was called.
+    private func runBatch(_ n: Int, datas: UnsafeMutablePointer<UInt64>, events: UnsafeMutablePointer<UInt32>,
+                          touched: inout [UInt32]) -> Bool {
+        touched.removeAll(keepingCapacity: true)
+        for pass in 0..<2 {
+            for i in 0..<n {
+                let data = datas[i]
+                if data == EpollSet.wakeTag {
+                    if pass == 0 { poller.drainWake() }
+                    continue
+                }
+                let id = UInt32(truncatingIfNeeded: data >> 32)
+                guard let entry = handlers[id], entry.first == (pass == 0) else { continue }
+                if entry.batchDone != nil, !touched.contains(id) { touched.append(id) }
+                entry.ready(Int32(bitPattern: UInt32(truncatingIfNeeded: data)), events[i])
+            }
+        }
+        for id in touched { handlers[id]?.batchDone?() }
+        return runPosted()
     }
 
     /// Runs what was posted (and what that posts in turn) up to `postsPerBatch` blocks; returns whether `stop`
@@ -213,4 +256,12 @@ public final class EventThread: @unchecked Sendable {
 private struct QueueOwned: @unchecked Sendable {
     let work: () -> Void
     init(_ work: @escaping () -> Void) { self.work = work }
+}
+
+/// One `sync` call's work and result, handed between the caller and the thread (the semaphore orders the two).
+private final class SyncSlot<T>: @unchecked Sendable {
+    var work: (() throws -> T)?
+    var result: Result<T, Error>?
+    let done = DispatchSemaphore(value: 0)
+    init(_ work: @escaping () throws -> T) { self.work = work }
 }

@@ -154,4 +154,64 @@ final class EventThreadTests: XCTestCase {
         wait(for: [ran], timeout: 10)
         XCTAssertTrue(onQueue)
     }
+
+    // MARK: - Run to completion (`ownsItsWork`, the Driver's workers)
+
+    func testAThreadThatOwnsItsWorkRunsBatchesOffTheQueueAndSyncWaitsForEverythingPostedBefore() {
+        let events = EventThread(queue: queue, name: "test.owned", ownsItsWork: true)
+        nonisolated(unsafe) var seen: [Int] = []
+        nonisolated(unsafe) var onQueue = 0
+        let key = key
+        for i in 0..<100 {
+            events.post {
+                if DispatchQueue.getSpecific(key: key) == 1 { onQueue += 1 }
+                seen.append(i)
+            }
+        }
+        // The barrier: runs after the 100 posted blocks, on the thread, and hands its value back.
+        let (count, name) = events.sync { (seen.count, String(cString: clinux_thread_name())) }
+        XCTAssertEqual(count, 100)
+        XCTAssertEqual(name, "test.owned")
+        XCTAssertEqual(seen, Array(0..<100))
+        XCTAssertEqual(onQueue, 0, "no batch runs inside queue.sync when the thread owns its work")
+        events.stop()
+        events.waitUntilStopped()
+    }
+
+    func testSyncOnAThreadThatOwnsItsWorkRethrowsAndStillRunsAfterStop() {
+        struct Refused: Error {}
+        let events = EventThread(queue: queue, name: "test.owned", ownsItsWork: true)
+        XCTAssertThrowsError(try events.sync { throw Refused() }) { XCTAssertTrue($0 is Refused) }
+        // Many in a row: the posted block must let go of the caller's closure before the caller returns (the
+        // runtime traps a non-escaping closure that outlives its call; a race once every few calls before).
+        var sum = 0
+        for i in 0..<2_000 { sum += events.sync { i } }
+        XCTAssertEqual(sum, 1_999_000)
+        events.stop()
+        events.waitUntilStopped()
+        // Stopped: the work goes to the queue, and `sync` still returns its value.
+        XCTAssertEqual(events.sync { 7 }, 7)
+    }
+
+    func testAReadyFdOnAThreadThatOwnsItsWorkReachesItsHandlerOnTheThread() {
+        let events = EventThread(queue: queue, name: "test.owned", ownsItsWork: true)
+        let fd = clinux_eventfd()
+        let ready = expectation(description: "ready")
+        nonisolated(unsafe) var names: [String] = []
+        events.sync {
+            let id = events.register(ready: { fd, _ in
+                _ = clinux_eventfd_drain(fd)
+                names.append(String(cString: clinux_thread_name()))
+                ready.fulfill()
+            })
+            events.add(fd, events: CLINUX_EPOLLIN, handler: id)
+        }
+        _ = clinux_eventfd_signal(fd)
+        wait(for: [ready], timeout: 10)
+        XCTAssertEqual(events.sync { names }, ["test.owned"])
+        events.sync { events.remove(fd) }
+        events.stop()
+        events.waitUntilStopped()
+        close(fd)
+    }
 }

@@ -24,6 +24,10 @@ int clinux_epoll_wait(int epfd, uint64_t *datas, uint32_t *events, int max, int 
 int clinux_eventfd(void);
 int clinux_eventfd_signal(int fd);
 int clinux_eventfd_drain(int fd);
+/// Names the calling thread (the kernel keeps the first 15 bytes): what perf and /proc/PID/task/*/comm show.
+void clinux_name_thread(const char *name);
+/// The calling thread's name (a per-thread buffer, valid until the next call on that thread).
+const char *clinux_thread_name(void);
 /// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC.
 int clinux_accept(int fd);
 /// Non-blocking, close-on-exec TCP listening socket bound to `host:port` (IPv4 or IPv6 literal).
