@@ -22,6 +22,10 @@ extension RunSession {
                                           sharedMemoryMB: sizing.sharedMemoryMB,
                                           privateMemoryMB: sizing.privateMemoryMB)
             options.children = sizing.children
+            // Debian's Kamailio 5.6.3 double-frees in its tls module with two or more TCP/TLS readers (a worker
+            // dies or handshakes break off: a server callstorm started wrong must not fail the run), so a TLS or
+            // WSS run gets one reader unless the scenario set `children` itself.
+            if device.transport.isSecure, launch.children == nil { options.tcpChildren = 1 }
             options.defines = ["SIP_PASSWORD=\"\(sip.password)\""] + relayDefines
             if launch.pushes(devicesSleep: device.sleep) {
                 options.defines += KamailioOptions.pushDefines(
@@ -66,6 +70,7 @@ extension RunSession {
             }
             say("callstorm: Kamailio pid \(server.pid) on 127.0.0.1:\(listening), "
                 + "-m \(sizing.sharedMemoryMB) -M \(sizing.privateMemoryMB) -n \(sizing.children) "
+                + (options.tcpChildren.map { "-N \($0) (the tls module's double free with more) " } ?? "")
                 + "(\(sizing.basis)), log \(bundle.kamailioLog.path)")
         } catch {
             throw .cannotStart(what: what, cause: error)

@@ -20,6 +20,11 @@ public struct KamailioOptions: Sendable, Equatable {
     /// `-n` and `-N`: SIP worker processes per UDP listener and TCP readers; nil keeps the configuration's
     /// `children` and `tcp_children`.
     public var children: Int?
+    /// `-N` alone (TCP/TLS readers), over `children`'s: one reader when the tls module is loaded, since Debian
+    /// bookworm's Kamailio 5.6.3 double-frees in it with two or more (`qm_free(): BUG: freeing already freed
+    /// pointer … tls_init.c: ser_free`, then failed handshakes or a dead worker; docs/SIP.md "Kamailio started by
+    /// the run").
+    public var tcpChildren: Int?
     /// How long to wait for its first answer to an OPTIONS.
     public var readySeconds: Double
     /// TLS and WebSocket listeners beside UDP and TCP; nil: none.
@@ -86,7 +91,8 @@ public struct KamailioOptions: Sendable, Equatable {
     public func arguments(modules: String, runDirectory: String, ports: KamailioPorts) -> [String] {
         var args = ["-f", configuration.path, "-DD", "-E", "-L", modules, "-Y", runDirectory]
             + ports.listenArguments + ["-m", "\(sharedMemoryMB)", "-M", "\(privateMemoryMB)"]
-        if let children { args += ["-n", "\(children)", "-N", "\(children)"] }
+        if let children { args += ["-n", "\(children)"] }
+        if let readers = tcpChildren ?? children { args += ["-N", "\(readers)"] }
         var listenerDefines = listeners?.defines(tlsConfigurationPath: runDirectory + "/tls.cfg") ?? []
         // Forking's parking branches go to this proxy's own UDP listener (deploy/kamailio/fork.cfg).
         if defines.contains(Self.forkDefine), !defines.contains(where: { $0.hasPrefix("FORK_PARK=") }) {

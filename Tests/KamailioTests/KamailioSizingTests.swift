@@ -58,4 +58,18 @@ final class KamailioSizingTests: XCTestCase {
         options.defines = KamailioOptions.pushDefines(url: "http://h:1", token: "secret.jwt")
         XCTAssertEqual(options.shownDefines, ["WITH_PUSH", "PUSH_URL=\"http://h:1\"", "PUSH_JWT=\"<provider token>\""])
     }
+
+    /// The tls module's reader count (Debian's 5.6.3 double-frees with two or more) goes as `-N` alone, after the
+    /// SIP workers' `-n`.
+    func testTheTLSReadersGoAsTheirOwnCount() {
+        var options = KamailioOptions(configuration: URL(fileURLWithPath: "/k.cfg"), sharedMemoryMB: 64)
+        options.children = 4
+        options.tcpChildren = 1
+        let args = options.arguments(modules: "/m", runDirectory: "/r", port: 1)
+        XCTAssertEqual(Array(args[args.firstIndex(of: "-m")!...]), ["-m", "64", "-M", "8", "-n", "4", "-N", "1"])
+        options.children = nil
+        let alone = options.arguments(modules: "/m", runDirectory: "/r", port: 1)
+        XCTAssertFalse(alone.contains("-n"))
+        XCTAssertEqual(Array(alone[alone.firstIndex(of: "-N")!...].prefix(2)), ["-N", "1"])
+    }
 }
