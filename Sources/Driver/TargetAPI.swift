@@ -87,30 +87,12 @@ struct TargetAPI: Sendable {
                                    body: body, endpoint: compiled.endpoint), missing)
     }
 
-    /// Fills `${name}` from `vars`, byte by byte (names are ASCII): this runs for every header, path and body of
-    /// every request, and the Character-wise scan it replaces was ~2 % of the vs-locust client's CPU.
-    /// A `$` not opening a closed `${…}` is copied as it is.
+    /// Fills `${name}` from `vars`: a template used once (the socket mapping's lines), read by the same grammar
+    /// as the compiled endpoints' (`CompiledTemplate`: a `$` not opening a closed `${…}` is literal text, a name
+    /// with no value renders empty and is listed in `missing`), so the two can never disagree.
     static func render(_ template: String, _ vars: TemplateVars, _ missing: inout [String]) -> String {
-        var template = template
-        return template.withUTF8 { bytes -> String in
-            guard bytes.contains(UInt8(ascii: "$")) else { return String(decoding: bytes, as: UTF8.self) }
-            var out: [UInt8] = []
-            out.reserveCapacity(bytes.count + 64)
-            var i = 0
-            while i < bytes.count {
-                let byte = bytes[i]
-                guard byte == UInt8(ascii: "$"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "{"),
-                      let close = bytes[(i + 2)...].firstIndex(of: UInt8(ascii: "}")) else {
-                    out.append(byte)
-                    i += 1
-                    continue
-                }
-                let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[(i + 2)..<close]), as: UTF8.self)
-                if let value = vars[name] { out.append(contentsOf: value.utf8) } else { missing.append(name) }
-                i = close + 1
-            }
-            return String(decoding: out, as: UTF8.self)
-        }
+        guard template.utf8.contains(UInt8(ascii: "$")) else { return template }
+        return CompiledTemplate(template).render(vars, &missing)
     }
 
     /// Values the endpoint's `capture` paths find in a response body.

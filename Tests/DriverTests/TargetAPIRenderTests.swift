@@ -3,8 +3,8 @@ import XCTest
 
 /// `${name}` templates as every request's path, headers and body use them.
 final class TargetAPIRenderTests: XCTestCase {
-    /// Both renderers: the scanning one (socket messages) and the compiled one (every HTTP request); they must
-    /// agree on every template.
+    /// Both ways in: the one-off render (socket messages) and a compiled template (every HTTP request); one grammar
+    /// (`CompiledTemplate`) serves both, and the literal expectations below pin it.
     private func render(_ template: String, _ values: [String: String],
                         file: StaticString = #filePath, line: UInt = #line) -> (String, [String]) {
         var vars = TemplateVars()
