@@ -166,9 +166,26 @@ public struct SIPDialog: Sendable, Equatable {
         layOut()
     }
 
-    /// Every Record-Route entry of `message`, in order, comma-joined lines split.
+    /// Every Record-Route entry of `message`, in order, comma-joined lines split, read over the head's bytes
+    /// (each line made a `String` and was split through `Substring` indices: ~6 k instructions a hold call).
     private static func routes(_ message: SIPMessage) -> [String] {
-        message.headers(.recordRoute).flatMap { SIPHeaderValues.split($0).map { String($0.trimmingSpaces) } }
+        var routes: [String] = []
+        let head = message.head
+        var next = head.first(.recordRoute)
+        while let i = next {
+            head.withValue(i) { b, lo, hi in
+                var start = lo
+                while true {
+                    let end = ValueBytes.firstComma(b, start, hi)
+                    let (tlo, thi) = ValueBytes.trim(b, start, end)
+                    routes.append(ValueBytes.string(b, tlo, thi))
+                    guard end < hi else { return }
+                    start = end + 1
+                }
+            }
+            next = head.first(.recordRoute, from: i + 1)
+        }
+        return routes
     }
 
     /// A new in-dialog request (BYE, re-INVITE, …) with the next local CSeq; the caller adds Via and Contact.
@@ -203,16 +220,16 @@ public struct SIPDialog: Sendable, Equatable {
         message.appendLines { out in
             if let via { via.0.write(into: &out, via.1) }
             out.append(contentsOf: box.fixedLines)
-            out.append(contentsOf: "CSeq: ".utf8)
+            out.appendASCII("CSeq: ")
             ValueBytes.appendDecimal(cseq, to: &out)
             out.append(32)
-            out.append(contentsOf: method.rawValue.utf8)
-            out.append(contentsOf: "\r\n".utf8)
+            out.appendUTF8(method.rawValue)
+            out.appendASCII("\r\n")
             out.append(contentsOf: box.routeLines)
             if let contentType {
-                out.append(contentsOf: "Content-Type: ".utf8)
-                out.append(contentsOf: contentType.utf8)
-                out.append(contentsOf: "\r\n".utf8)
+                out.appendASCII("Content-Type: ")
+                out.appendUTF8(contentType)
+                out.appendASCII("\r\n")
             }
             if let contact { out.append(contentsOf: contact) }
         }
@@ -244,19 +261,19 @@ public struct SIPDialog: Sendable, Equatable {
         let from = lines.count
         localAddress.write(into: &lines)
         let fromEnd = lines.count
-        lines.append(contentsOf: "\r\nTo: ".utf8)
+        lines.appendASCII("\r\nTo: ")
         let to = lines.count
         remoteAddress.write(into: &lines)
         let toEnd = lines.count
-        lines.append(contentsOf: "\r\nCall-ID: ".utf8)
-        lines.append(contentsOf: callID.utf8)
-        lines.append(contentsOf: "\r\n".utf8)
+        lines.appendASCII("\r\nCall-ID: ")
+        lines.appendUTF8(callID)
+        lines.appendASCII("\r\n")
         box.fixedLines = lines
         var routes: [UInt8] = []
         for route in routeSet {
-            routes.append(contentsOf: "Route: ".utf8)
-            routes.append(contentsOf: route.utf8)
-            routes.append(contentsOf: "\r\n".utf8)
+            routes.appendASCII("Route: ")
+            routes.appendUTF8(route)
+            routes.appendASCII("\r\n")
         }
         box.routeLines = routes
         // What `keepFields` would read of these lines, read over the bytes just written; nil (each request then
@@ -310,6 +327,8 @@ public struct SIPDialog: Sendable, Equatable {
 
     /// Updates the remote target from a target-refresh request or its 2xx (re-INVITE, §12.2).
     public mutating func refreshTarget(from message: SIPMessage) {
+        // Compared over the Contact's bytes first: the same target (every hold and resume) makes no address.
+        if message.contactURI(equals: storage.remoteTarget) == true { return }
         if let contact = message.contact { unique().remoteTarget = contact.uri }
     }
 }

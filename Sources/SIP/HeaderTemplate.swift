@@ -26,12 +26,12 @@ public struct SIPHeaderTemplate: Sendable, Equatable, ExpressibleByStringInterpo
 
         public init(literalCapacity: Int, interpolationCount: Int) { bytes.reserveCapacity(literalCapacity + 32) }
 
-        public mutating func appendLiteral(_ literal: String) { bytes.append(contentsOf: literal.utf8) }
+        public mutating func appendLiteral(_ literal: String) { bytes.appendUTF8(literal) }
 
         /// Fixed text (a host, a transport): part of the template, not a slot.
-        public mutating func appendInterpolation(_ text: String) { bytes.append(contentsOf: text.utf8) }
+        public mutating func appendInterpolation(_ text: String) { bytes.appendUTF8(text) }
 
-        public mutating func appendInterpolation(_ number: Int) { bytes.append(contentsOf: String(number).utf8) }
+        public mutating func appendInterpolation(_ number: Int) { bytes.appendUTF8(String(number)) }
 
         public mutating func appendInterpolation(_ slot: Slot) { slots.append(bytes.count) }
     }
@@ -49,7 +49,7 @@ public struct SIPHeaderTemplate: Sendable, Equatable, ExpressibleByStringInterpo
     /// The value with `values` in its slots, in order; exactly one value per slot.
     public func write(_ values: [String], into out: inout [UInt8]) {
         precondition(values.count == slots.count, "a template's slots and values must pair up")
-        write(into: &out) { slot, out in out.append(contentsOf: values[slot].utf8) }
+        write(into: &out) { slot, out in out.appendUTF8(values[slot]) }
     }
 
     /// The template with slot `k` filled by `fill(k, &out)`: the send path's writer, no array of values built.
@@ -68,22 +68,22 @@ public struct SIPHeaderTemplate: Sendable, Equatable, ExpressibleByStringInterpo
     /// `write` with one value per slot, for templates of one to four slots.
     public func write(into out: inout [UInt8], _ a: String) {
         precondition(slots.count == 1, "a template's slots and values must pair up")
-        write(into: &out) { _, out in out.append(contentsOf: a.utf8) }
+        write(into: &out) { _, out in out.appendUTF8(a) }
     }
 
     public func write(into out: inout [UInt8], _ a: String, _ b: String) {
         precondition(slots.count == 2, "a template's slots and values must pair up")
-        write(into: &out) { k, out in out.append(contentsOf: (k == 0 ? a : b).utf8) }
+        write(into: &out) { k, out in out.appendUTF8(k == 0 ? a : b) }
     }
 
     public func write(into out: inout [UInt8], _ a: String, _ b: String, _ c: String) {
         precondition(slots.count == 3, "a template's slots and values must pair up")
-        write(into: &out) { k, out in out.append(contentsOf: (k == 0 ? a : k == 1 ? b : c).utf8) }
+        write(into: &out) { k, out in out.appendUTF8(k == 0 ? a : k == 1 ? b : c) }
     }
 
     public func write(into out: inout [UInt8], _ a: String, _ b: String, _ c: String, _ d: String) {
         precondition(slots.count == 4, "a template's slots and values must pair up")
-        write(into: &out) { k, out in out.append(contentsOf: (k == 0 ? a : k == 1 ? b : k == 2 ? c : d).utf8) }
+        write(into: &out) { k, out in out.appendUTF8(k == 0 ? a : k == 1 ? b : k == 2 ? c : d) }
     }
 
     /// `write(values)` as a header value.

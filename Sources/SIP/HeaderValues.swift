@@ -122,8 +122,15 @@ public struct SIPVia: Sendable, Equatable {
     public static func branch(in value: String) -> String? { ValueBytes.with(value, branch) }
 
     /// `branch(in:)` over a value's bytes (`b` is the value alone, from offset 0).
-    static func branch(_ b: ValueBytes.Bytes) -> String? {
-        parts(b).flatMap { ValueBytes.lookup("branch", b, $0.parameters.0, $0.parameters.1) }
+    static func branch(_ b: ValueBytes.Bytes) -> String? { branch(b, strings: nil) }
+
+    /// `branch(_:)`, the string taken from `strings` when it has these bytes.
+    static func branch(_ b: ValueBytes.Bytes, strings: SIPStringCache?) -> String? {
+        let name: StaticString = "branch"
+        guard let p = parts(b), let (lo, hi) = ValueBytes.lookupRange(
+            ValueBytes.Bytes(start: name.utf8Start, count: name.utf8CodeUnitCount), b, p.parameters.0,
+            p.parameters.1) else { return nil }
+        return strings?.string(b, lo, hi) ?? ValueBytes.string(b, lo, hi)
     }
 
     /// Byte ranges of the first Via's transport, sent-by and parameters (from its first `;`).
@@ -141,7 +148,7 @@ public struct SIPVia: Sendable, Equatable {
         }
         guard ValueBytes.find(0x2F, b, 8, protocolEnd) == protocolEnd else { return nil }
         let (restLo, restHi) = ValueBytes.trim(b, protocolEnd, end)
-        let semicolon = ValueBytes.find(0x3B, b, restLo, restHi)
+        let semicolon = ValueBytes.findByte(0x3B, b, restLo, restHi)
         let sentBy = ValueBytes.trim(b, restLo, semicolon)
         guard sentBy.0 < sentBy.1 else { return nil }
         return ((8, protocolEnd), sentBy, (semicolon, restHi))
@@ -187,6 +194,17 @@ public struct SIPAddress: Sendable, Equatable {
         parameters = SIPParameters(b, p.parameters.0, p.parameters.1)
     }
 
+    /// Whether the URI of the first address in `b` (a value's bytes) is `uri`, byte for byte, as `SIPAddress(bytes:)`
+    /// would read it; nil when `b` is no address. A re-INVITE's Contact is nearly always the target the dialog has.
+    static func uri(_ b: ValueBytes.Bytes, equals uri: String) -> Bool? {
+        guard let p = parts(b) else { return nil }
+        return ValueBytes.with(uri) { u in
+            guard u.count == p.uri.1 - p.uri.0 else { return false }
+            for k in 0..<u.count where u[k] != b[p.uri.0 + k] { return false }
+            return true
+        }
+    }
+
     /// The tag of the first address in `value`, as `SIPAddress(value)?.tag` reads it, without building the value.
     public static func tag(in value: String) -> String? { ValueBytes.with(value, tag) }
 
@@ -202,8 +220,8 @@ public struct SIPAddress: Sendable, Equatable {
     static func adding(tag: String, to b: ValueBytes.Bytes) -> [UInt8]? {
         if let p = parts(b), p.name == nil, p.uri.0 == 1, isWrittenForm(b, parameters: p.parameters.0) {
             var out = Array(b)
-            out.append(contentsOf: ";tag=".utf8)
-            out.append(contentsOf: tag.utf8)
+            out.appendASCII(";tag=")
+            out.appendUTF8(tag)
             return out
         }
         guard var address = SIPAddress(ValueBytes.string(b, 0, b.count)), address.tag == nil else { return nil }
@@ -238,7 +256,7 @@ public struct SIPAddress: Sendable, Equatable {
         let result: (name: (Int, Int)?, uri: (Int, Int), parameters: (Int, Int))
         let open = ValueBytes.find(0x3C, b, lo, hi)
         if open < hi {
-            let close = ValueBytes.find(0x3E, b, open, hi)
+            let close = ValueBytes.findByte(0x3E, b, open, hi)
             guard close < hi else { return nil }
             var (nlo, nhi) = ValueBytes.trim(b, lo, open)
             let named = nlo < nhi
@@ -247,7 +265,7 @@ public struct SIPAddress: Sendable, Equatable {
             result = (named ? (nlo, nhi) : nil, (open + 1, close), (close + 1, hi))
         } else {
             // addr-spec: parameters after the URI belong to the header (§20.10).
-            let semicolon = ValueBytes.find(0x3B, b, lo, hi)
+            let semicolon = ValueBytes.findByte(0x3B, b, lo, hi)
             result = (nil, (lo, semicolon), (semicolon, hi))
         }
         return ValueBytes.find(0x3A, b, result.uri.0, result.uri.1) < result.uri.1 ? result : nil
@@ -270,18 +288,18 @@ public struct SIPAddress: Sendable, Equatable {
         out.reserveCapacity(out.count + uri.utf8.count + 48)
         if let displayName {
             out.append(0x22)
-            out.append(contentsOf: displayName.utf8)
-            out.append(contentsOf: "\" ".utf8)
+            out.appendUTF8(displayName)
+            out.appendASCII("\" ")
         }
         out.append(0x3C)
-        out.append(contentsOf: uri.utf8)
+        out.appendUTF8(uri)
         out.append(0x3E)
         for item in parameters.items {
             out.append(0x3B)
-            out.append(contentsOf: item.name.utf8)
+            out.appendUTF8(item.name)
             if let value = item.value {
                 out.append(0x3D)
-                out.append(contentsOf: value.utf8)
+                out.appendUTF8(value)
             }
         }
     }

@@ -105,11 +105,11 @@ public struct SIPLocalHeaders: Sendable, Equatable {
         request.appendLines { out in
             registerHead.write(into: &out) { k, out in
                 switch k {
-                case 0: out.append(contentsOf: branch.utf8)
-                case 1: out.append(contentsOf: tag.utf8)
-                case 2: out.append(contentsOf: callID.utf8)
-                case 3: out.append(contentsOf: String(cseq).utf8)
-                default: out.append(contentsOf: String(expires).utf8)
+                case 0: out.appendUTF8(branch)
+                case 1: out.appendUTF8(tag)
+                case 2: out.appendUTF8(callID)
+                case 3: ValueBytes.appendDecimal(cseq, to: &out)
+                default: ValueBytes.appendDecimal(expires, to: &out)
                 }
             }
         }

@@ -72,7 +72,7 @@ extension SIPMessage {
     /// bytes, and keeps them with the message (the accessors above then read no header); changing the headers
     /// forgets them. The parser keeps them for every message it returns; a user agent for each message it builds
     /// before reading it.
-    public mutating func keepFields() {
+    public mutating func keepFields(strings: SIPStringCache? = nil) {
         guard !hasFields else { return }  // kept already: any change to the headers forgets them
         var f = SIPMessageFields()
         head.bytes.withUnsafeBufferPointer { b in
@@ -83,12 +83,13 @@ extension SIPMessage {
                 switch KeptHeader.kind(UnsafeBufferPointer(rebasing: b[line.start..<line.nameEnd])) {
                 case .via? where !f.hasVia:
                     f.hasVia = true
-                    f.branch = SIPVia.branch(value(line))
+                    f.branch = SIPVia.branch(value(line), strings: strings)
                 case .to? where !f.hasTo:
                     f.hasTo = true
                     f.toTag = SIPAddress.tag(value(line))
                 case .callID? where f.callID == nil:
-                    f.callID = ValueBytes.string(b, line.valueStart, line.end)
+                    f.callID = strings?.string(b, line.valueStart, line.end)
+                        ?? ValueBytes.string(b, line.valueStart, line.end)
                 case .cseq? where !f.hasCSeq:
                     f.hasCSeq = true
                     f.cseq = SIPCSeq.reading(value(line))
@@ -122,6 +123,13 @@ extension SIPMessage {
     private func address(_ name: SIPHeaderName) -> SIPAddress? {
         head.first(name).flatMap { i in
             head.withValue(i) { b, lo, hi in SIPAddress(bytes: UnsafeBufferPointer(rebasing: b[lo..<hi])) }
+        }
+    }
+
+    /// Whether the first Contact's URI is `uri` (nil: no Contact address), read over the header bytes.
+    func contactURI(equals uri: String) -> Bool? {
+        head.first(.contact).flatMap { i in
+            head.withValue(i) { b, lo, hi in SIPAddress.uri(UnsafeBufferPointer(rebasing: b[lo..<hi]), equals: uri) }
         }
     }
 

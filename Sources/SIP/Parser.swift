@@ -8,15 +8,16 @@ public enum SIPParser {
     /// One datagram as one message. A missing Content-Length means the body runs to the datagram's end; a longer
     /// one is an error; extra bytes past it are dropped (§18.3). The message comes back unvalidated: call
     /// `validate` before acting on it.
-    public static func parse(datagram bytes: UnsafeBufferPointer<UInt8>,
-                             maxBodyBytes: Int = defaultMaxBodyBytes) throws(SIPParseError) -> SIPMessage {
+    public static func parse(datagram bytes: UnsafeBufferPointer<UInt8>, maxBodyBytes: Int = defaultMaxBodyBytes,
+                             strings: SIPStringCache? = nil) throws(SIPParseError) -> SIPMessage {
         var start = 0
         while start + 1 < bytes.count, bytes[start] == 13, bytes[start + 1] == 10 { start += 2 }
         // The head read line by line up to its blank line, in one pass (`headEnd` scanned it first, once more).
         var blank = -1
         var message: SIPMessage
         do {
-            message = try parseHead(UnsafeBufferPointer(rebasing: bytes[start...]), blankLine: &blank)
+            message = try parseHead(UnsafeBufferPointer(rebasing: bytes[start...]), blankLine: &blank,
+                                    strings: strings)
         } catch {
             // A head without its blank line is truncated, whatever else is wrong in it (as the two passes said).
             if headEnd(bytes, from: start) == nil { throw .truncatedHead }
@@ -115,8 +116,8 @@ public enum SIPParser {
 
     /// `parseHead` over bytes that go on past the head when `blankLine` is not -2: the lines are read up to the
     /// first empty one, and `blankLine` is set to where the CRLFCRLF before it starts (left -1 when none came).
-    static func parseHead(_ bytes: UnsafeBufferPointer<UInt8>, blankLine: inout Int) throws(SIPParseError)
-        -> SIPMessage {
+    static func parseHead(_ bytes: UnsafeBufferPointer<UInt8>, blankLine: inout Int,
+                          strings: SIPStringCache? = nil) throws(SIPParseError) -> SIPMessage {
         let findsBlank = blankLine != -2
         var lineStart = 0
         var startLine: SIPMessage.StartLine?
@@ -173,7 +174,7 @@ public enum SIPParser {
         flush()
         guard let startLine else { throw .badStartLine }
         var message = SIPMessage(startLine: startLine, head: head)
-        message.keepFields()
+        message.keepFields(strings: strings)
         return message
     }
 

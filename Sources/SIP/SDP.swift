@@ -45,7 +45,8 @@ public struct SDPSession: Sendable, Equatable {
     public init?(parsing body: [UInt8]) {
         // ASCII bodies (every real one) are read over their bytes; others keep the Character-based reading,
         // whose prefix tests see combining marks.
-        guard let parsed = body.allSatisfy({ $0 < 0x80 }) ? Self.asciiParts(body) : Self.textParts(body),
+        guard let parsed = body.withUnsafeBufferPointer(ValueBytes.isASCII) ? Self.asciiParts(body)
+                : Self.textParts(body),
               let address = parsed.address, let port = parsed.port else { return nil }
         self.init(address: address, port: port, formats: parsed.formats, direction: parsed.direction,
                   version: parsed.version)
@@ -97,7 +98,7 @@ public struct SDPSession: Sendable, Equatable {
             }
             var start = 0
             while start <= b.count {
-                let newline = ValueBytes.find(0x0A, b, start, b.count)
+                let newline = ValueBytes.findByte(0x0A, b, start, b.count)
                 defer { start = newline + 1 }
                 let end = newline > start && b[newline - 1] == 13 ? newline - 1 : newline
                 guard end - start >= 2, b[start + 1] == 0x3D else { continue }
@@ -116,6 +117,7 @@ public struct SDPSession: Sendable, Equatable {
                     inAudio = same(b, media.0, media.1, "audio") && field(3, start + 2, end) != nil
                     if inAudio {
                         parts.port = field(1, start + 2, end).flatMap(int)
+                        parts.formats.reserveCapacity(4)
                         var k = 3
                         while let f = field(k, start + 2, end) {
                             if let format = int(f) { parts.formats.append(format) }
@@ -183,7 +185,7 @@ public struct SDPSession: Sendable, Equatable {
         func put(_ text: StaticString) {
             out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
         }
-        func put(_ text: String) { out.append(contentsOf: text.utf8) }
+        func put(_ text: String) { out.appendUTF8(text) }
         func put(_ number: some BinaryInteger) { ValueBytes.appendDecimal(number, to: &out) }
         put("v=0\r\no=- 1 ")
         put(version)

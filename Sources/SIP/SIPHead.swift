@@ -80,11 +80,11 @@ struct SIPHead: Sendable, Equatable {
     mutating func append(name: String, value: String) {
         reserveFirst()
         let start = bytes.count
-        bytes.append(contentsOf: name.utf8)
+        bytes.appendUTF8(name)
         let nameEnd = bytes.count
         bytes.append(0x3A)
         bytes.append(0x20)
-        bytes.append(contentsOf: value.utf8)
+        bytes.appendUTF8(value)
         lines.append(Line(start: start, nameEnd: nameEnd, valueStart: nameEnd + 2, end: bytes.count))
         bytes.append(13)
         bytes.append(10)

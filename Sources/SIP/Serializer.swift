@@ -10,16 +10,16 @@ extension SIPMessage {
         out.reserveCapacity(lineRoom + 32 + head.bytes.count + body.count)
         switch startLine {
         case .request(let method, let uri):
-            out.append(contentsOf: method.rawValue.utf8)
+            out.appendUTF8(method.rawValue)
             out.append(32)
-            out.append(contentsOf: uri.utf8)
-            out.append(contentsOf: " SIP/2.0\r\n".utf8)
+            out.appendUTF8(uri)
+            out.appendASCII(" SIP/2.0\r\n")
         case .response(let status, let reason):
-            out.append(contentsOf: "SIP/2.0 ".utf8)
+            out.appendASCII("SIP/2.0 ")
             ValueBytes.appendDecimal(status, to: &out)
             out.append(32)
-            out.append(contentsOf: reason.utf8)
-            out.append(contentsOf: "\r\n".utf8)
+            out.appendUTF8(reason)
+            out.appendASCII("\r\n")
         }
         head.bytes.withUnsafeBufferPointer { b in
             var from = 0
@@ -30,9 +30,9 @@ extension SIPMessage {
             }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: b[from..<b.count]))
         }
-        out.append(contentsOf: "Content-Length: ".utf8)
+        out.appendASCII("Content-Length: ")
         ValueBytes.appendDecimal(body.count, to: &out)
-        out.append(contentsOf: "\r\n\r\n".utf8)
+        out.appendASCII("\r\n\r\n")
         out.append(contentsOf: body)
         return out
     }

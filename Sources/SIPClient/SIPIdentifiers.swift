@@ -1,4 +1,5 @@
 import Determinism
+import SIP
 
 /// The seeded source of one agent's identifiers (Call-IDs, tags, branches, cnonces, media ports) and its digest
 /// nonce count. One per agent, shared by its layers from their creation, so the draws come in the order the
@@ -7,6 +8,9 @@ final class SIPIdentifiers {
     private var random: SeededRandom
     private var next: UInt64 = 0
     private var nonceCount: UInt32 = 0
+    /// The Call-IDs and branches this agent made and received lately, handed back to the parser so that a
+    /// received message reuses the agent's string instead of making one (`SIPStringCache`).
+    let strings = SIPStringCache()
 
     init(seed: UInt64) { random = SeededRandom(seed: seed) }
 

@@ -10,7 +10,7 @@ extension SIPUserAgent {
     public func receive(datagram: UnsafeBufferPointer<UInt8>, source: Int, now: UInt64) {
         let message: SIPMessage
         do {
-            message = try SIPParser.parse(datagram: datagram)
+            message = try SIPParser.parse(datagram: datagram, strings: ids.strings)
         } catch {
             counters.malformed[error.kind, default: 0] += 1
             return
@@ -183,6 +183,8 @@ extension SIPUserAgent: SIPCore {
         var request = request
         if let header = requestHeader?(request) { request.addHeader(SIPHeaderName(header.name), header.value) }
         let (key, effects) = transactions.start(request, now: now)
+        ids.strings.note(key.branch)  // its responses carry both back
+        ids.strings.note(request.callID)
         apply(effects, source: nil, key: key, now: now)
     }
 

@@ -63,4 +63,21 @@ final class DialogTests: XCTestCase {
     func testProvisionalWithoutToTagMakesNoDialog() {
         XCTAssertNil(SIPDialog(uac: invite(), response: invite().response(180)))
     }
+
+    /// A re-INVITE's Contact becomes the target (§12.2.2): the same URI changes nothing, another is taken, and
+    /// one that is no address leaves the target as it was.
+    func testTargetRefreshTakesANewContactAndKeepsTheSameOne() throws {
+        var callee = try XCTUnwrap(SIPDialog(uas: invite(), localTag: "b"))
+        XCTAssertEqual(callee.remoteTarget, "sip:alice@127.0.0.1:5070")
+        for (contact, target) in [("<sip:alice@127.0.0.1:5070>", "sip:alice@127.0.0.1:5070"),
+                                  ("\"A\" <sip:alice@127.0.0.1:5071>;expires=60", "sip:alice@127.0.0.1:5071"),
+                                  ("<sip:alice@127.0.0.1:5071>", "sip:alice@127.0.0.1:5071"),
+                                  ("<sip:alice@127.0.0.1:507>", "sip:alice@127.0.0.1:507"),
+                                  ("not an address", "sip:alice@127.0.0.1:507")] {
+            var request = invite()
+            request.headers = request.headers.filter { $0.name != "Contact" } + [SIPHeader("Contact", contact)]
+            callee.refreshTarget(from: request)
+            XCTAssertEqual(callee.remoteTarget, target, contact)
+        }
+    }
 }
