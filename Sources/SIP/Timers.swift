@@ -52,8 +52,9 @@ struct PendingTimers: Sendable, Equatable {
     mutating func cancelAll() { items.removeAll(keepingCapacity: true) }
 
     var next: UInt64? {
-        var next: UInt64?
-        for item in items where next.map({ item.1 < $0 }) ?? true { next = item.1 }
+        guard !items.isEmpty else { return nil }
+        var next = items[0].1
+        for i in 1..<items.count where items[i].1 < next { next = items[i].1 }
         return next
     }
 

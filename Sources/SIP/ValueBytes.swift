@@ -127,7 +127,7 @@ enum ValueBytes {
     static func lookupRange(_ name: Bytes, _ b: Bytes, _ lo: Int, _ hi: Int) -> (Int, Int)? {
         var start = lo
         while start <= hi {
-            let end = find(0x3B, b, start, hi)
+            let end = findByte(0x3B, b, start, hi)
             let (plo, phi) = trim(b, start, end)
             if plo < phi {
                 let eq = find(0x3D, b, plo, phi)
