@@ -146,7 +146,7 @@ final class PushSender: @unchecked Sendable {
     private func attempt(_ kind: Kind, token deviceToken: String, payload: [UInt8], apnsID: String?, number: Int) {
         let isVoIP = kind == .voip
         let expiration = expirationSeconds > 0 ? Int(tokens.now()) + expirationSeconds : 0
-        var fields = usesCertificate ? [] : [H2Field("authorization", "bearer \(tokens.current())")]
+        var fields = usesCertificate ? [] : [H2Field("authorization", tokens.current())]
         fields += [
             H2Field("apns-push-type", isVoIP ? "voip" : "background"),
             H2Field("apns-topic", isVoIP ? bundleID + ".voip" : bundleID),
@@ -205,6 +205,8 @@ struct ProviderTokenCache {
     /// Epoch seconds: the clock tokens are issued and pushes expire by (a test moves it).
     let now: @Sendable () -> Int64
     private(set) var token = ""
+    /// `bearer <token>`, made once per token rather than per push.
+    private var authorization = ""
     private var issued: Int64 = 0
 
     init(signer: ProviderTokenSigner?, now: @escaping @Sendable () -> Int64) {
@@ -212,13 +214,15 @@ struct ProviderTokenCache {
         self.now = now
     }
 
+    /// The `authorization` value for a push sent now: `bearer <token>`, renewed when 40 minutes old.
     mutating func current() -> String {
         let now = now()
         if token.isEmpty || now - issued > 40 * 60 {
             issued = now
             token = signer?.token(issuedAt: now) ?? ""
+            authorization = "bearer " + token
         }
-        return token
+        return authorization
     }
 }
 

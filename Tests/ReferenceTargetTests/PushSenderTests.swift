@@ -18,6 +18,7 @@ final class PushSenderTests: XCTestCase {
     private let sink = GoAwayAfterFirstSink()
     private var url = ""
     private var signer: ProviderTokenSigner!
+    private var caPath = ""
 
     override func setUpWithError() throws {
         directory = try TemporaryDirectory.make("pushsender")
@@ -26,10 +27,14 @@ final class PushSenderTests: XCTestCase {
         try ES256Key.generate(privateKeyPath: dir + "/key.p8", publicKeyPath: dir + "/public.pem")
         signer = ProviderTokenSigner(keyID: "KEYID12345", teamID: "TEAM123456",
                                      key: try ES256Key(contentsOf: dir + "/key.p8"))
-        let keys = ProviderKeys(teamID: "TEAM123456", keys: ["KEYID12345": try ES256Key(contentsOf: dir + "/public.pem")])
+        let verifyKey = try ES256Key(contentsOf: dir + "/public.pem")
+        let keys = ProviderKeys(teamID: "TEAM123456", keys: ["KEYID12345": verifyKey])
         let gateway = APNsGateway(configuration: .init(validator: .init(bundleID: bundle, keys: keys)), sink: sink)
         var config = HTTPServerConfiguration()
-        config.tls = TLSFiles(certificatePath: material.certificatePath, keyPath: material.keyPath)
+        // Client certificates are asked for (not required), as the embedded gateway does for certificate auth.
+        config.tls = TLSFiles(certificatePath: material.certificatePath, keyPath: material.keyPath,
+                              clientCAPath: material.caCertificatePath)
+        caPath = material.caCertificatePath
         server = HTTPServer(configuration: config, handler: gateway)
         try server.start()
         url = "https://127.0.0.1:\(server.port)"
@@ -75,6 +80,24 @@ final class PushSenderTests: XCTestCase {
         XCTAssertTrue(eventually(20) { sender.failed.load(ordering: .relaxed) == 2 })
         XCTAssertEqual(sender.retried.load(ordering: .relaxed), 1, "503 is tried again once")
         XCTAssertEqual(sender.sent.load(ordering: .relaxed), 0)
+    }
+
+    func testCertificateAuthPresentsTheClientCertificateAndSendsNoToken() throws {
+        let certificate = directory.path + "/voip.pem"
+        try PushClientCertificate.issue(PushClientCertificate.Request(bundleID: bundle),
+                                        stateDirectory: directory.path, to: certificate)
+        // Another spelling of the same origin, so its settings are this test's alone.
+        let certURL = url.replacingOccurrences(of: "127.0.0.1", with: "localhost")
+        PushClientSettings.register(PushClientSettings(caFile: caPath, clientCertificatePath: certificate),
+                                    forGatewayURL: certURL)
+        let sender = PushSender(gatewayURL: certURL, bundleID: bundle)
+        defer { sender.close() }
+        sender.send(.voip, token: deviceToken, payload: #"{"uuid":"cert"}"#)
+        XCTAssertTrue(eventually(20) {
+            sender.sent.load(ordering: .relaxed) + sender.failed.load(ordering: .relaxed) == 1
+        })
+        XCTAssertEqual(sender.sent.load(ordering: .relaxed), 1, "without the certificate: MissingProviderToken")
+        XCTAssertEqual(sender.currentToken(), "", "certificate auth signs no token")
     }
 
     func testGatewayURLsSplitIntoHostPortAndPath() {
