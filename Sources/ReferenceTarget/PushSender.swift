@@ -155,7 +155,7 @@ final class PushSender: @unchecked Sendable {
             H2Field("content-type", "application/json"),
         ]
         // Only a push that may be retried needs an id of its own before the first answer.
-        let id = apnsID ?? (retries > 0 ? UUID().uuidString.lowercased() : nil)
+        let id = apnsID ?? (retries > 0 ? UUID().lowercaseText : nil)
         if let id { fields.append(H2Field("apns-id", id)) }
         let answered = { [self] (status: Int?) in
             answer(status, kind, token: deviceToken, payload: payload, apnsID: id, number: number)
