@@ -104,6 +104,11 @@ let package = Package(
         .target(name: "HTTPWire", dependencies: [
             "Bytes", "CLinux", "CSSL", "CSSLClient", "EventPolling", "StreamIO", "WebSocketClient",
         ]),
+        // An HTTP/2 client of our own on an event thread (nghttp2's client session over OpenSSL with ALPN h2, one
+        // multiplexed connection per origin): the reference target's APNs client, in place of libcurl's.
+        .target(name: "HTTP2Wire", dependencies: [
+            "Bytes", "CLibnghttp2", "CLinux", "CSSL", "CSSLClient", "EventPolling", "StreamIO", "WebSocketClient",
+        ], swiftSettings: releaseUnchecked),
         // SIP user agents (UDP, TCP, TLS, WebSocket) on the driver's event threads: the third device signaling kind.
         .target(name: "SIPClient", dependencies: [
             "SIP", "Determinism", "EventPolling", "CLinux", "Heaps", "Bytes", "SystemCalls", "StreamIO", "CSSL",
@@ -127,7 +132,7 @@ let package = Package(
             "PushModel", "HTTPServer", "Credentials", "Metrics", "Locking", "Determinism", "TextEscaping", "CLinux",
         ]),
         .target(name: "ReferenceTarget", dependencies: [
-            "HTTPServer", "Transport", "CallModel", "Credentials", "Locking", "TextEscaping", "WebSocket",
+            "HTTPServer", "Transport", "HTTP2Wire", "EventPolling", "CallModel", "Credentials", "Locking", "TextEscaping", "WebSocket",
             "SystemCalls",
         ]),
         .target(name: "FaultProxy", dependencies: [
@@ -212,7 +217,12 @@ let package = Package(
             "FaultProxy", "CLinux", "HTTPServer", "Transport", "Determinism", "TestSupport",
         ]),
         .testTarget(name: "ReferenceTargetTests",
-                    dependencies: ["ReferenceTarget", "HTTPServer", "Scenario", "CallModel"]),
+                    dependencies: ["ReferenceTarget", "HTTPServer", "Scenario", "CallModel", "PushGateway", "PushModel",
+                                   "Credentials", "Locking", "TestSupport"]),
+        .testTarget(name: "HTTP2WireTests", dependencies: [
+            "HTTP2Wire", "EventPolling", "HTTPServer", "PushGateway", "PushModel", "Credentials", "Locking",
+            "TestSupport",
+        ]),
         .testTarget(name: "FaultsTests", dependencies: ["Faults", "Quantities", "Determinism"]),
         .testTarget(name: "FaultControlTests", dependencies: [
             "FaultControl", "Faults", "Scenario", "FaultProxy", "Determinism", "RunFormats", "Locking", "TestSupport",

@@ -19,7 +19,7 @@ import callgrind_layers as cl  # noqa: E402
 HTTP_LAYERS = {
     "HTTP devices (flows, actions, push intake)": ["Driver", "CallModel", "Scenario", "Faults", "FaultControl",
                                                    "PushModel", "Heaps", "Determinism", "Quantities", "Locking"],
-    "HTTP client (wire, curl)": ["HTTPWire", "Transport", "CCurl", "StreamIO", "Bytes"],
+    "HTTP client (wire, curl)": ["HTTPWire", "HTTP2Wire", "Transport", "CCurl", "StreamIO", "Bytes"],
     "event loops and sockets": ["SystemCalls", "EventPolling", "CLinux"],
     "embedded target (ReferenceTarget, HTTPServer)": ["ReferenceTarget", "HTTPServer"],
     "push gateway": ["PushGateway", "Credentials", "CSSL", "CSSLClient", "CNghttp2"],

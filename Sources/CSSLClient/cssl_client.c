@@ -73,3 +73,19 @@ int cssl_client_set_session(SSL *ssl, SSL_SESSION *session) { return SSL_set_ses
 int cssl_client_session_reused(SSL *ssl) { return SSL_session_reused(ssl); }
 
 void cssl_client_session_free(SSL_SESSION *session) { SSL_SESSION_free(session); }
+
+int cssl_client_ctx_offer_h2(SSL_CTX *ctx) {
+    static const unsigned char protos[] = {2, 'h', '2'};
+    // SSL_CTX_set_alpn_protos returns 0 on success.
+    return SSL_CTX_set_alpn_protos(ctx, protos, sizeof protos) == 0;
+}
+
+int cssl_client_ctx_use_certificate(SSL_CTX *ctx, const char *path, char *why, size_t cap) {
+    if (SSL_CTX_use_certificate_chain_file(ctx, path) != 1
+        || SSL_CTX_use_PrivateKey_file(ctx, path, SSL_FILETYPE_PEM) != 1
+        || SSL_CTX_check_private_key(ctx) != 1) {
+        note_failure(why, cap, "no certificate and matching key could be read from it");
+        return 0;
+    }
+    return 1;
+}

@@ -1,6 +1,8 @@
 import Credentials
 import Dispatch
+import EventPolling
 import Foundation
+import HTTP2Wire
 import Locking
 import struct Synchronization.Atomic
 import Transport
@@ -45,20 +47,27 @@ public struct PushClientSettings: Sendable {
     }
 }
 
-/// The reference target's APNs client: sends VoIP and background pushes to the push gateway on its own queue,
-/// like a production APNs client — HTTP/2 over TLS on one multiplexed connection (libcurl) when the gateway URL
-/// is `https`, with ES256 provider tokens signed by OpenSSL and renewed every 40 minutes.
+/// The reference target's APNs client: sends VoIP and background pushes to the push gateway like a production
+/// APNs client — HTTP/2 over TLS on one multiplexed connection, with ES256 provider tokens signed by OpenSSL and
+/// renewed every 40 minutes, or certificate auth.
+///
+/// An `https` gateway reached directly goes through HTTP2Wire's `H2Client` (nghttp2 over our TLS sockets, ALPN
+/// h2) on an `EventThread` of its own: measured under callgrind, libcurl's HTTP/2 path cost ~290 k instructions
+/// a push (docs/BENCHMARKS.md). libcurl (`Transport.HTTPClient`) stays for what that client does not speak: a
+/// gateway behind an HTTP CONNECT proxy (`PushClientSettings.proxy`) and a cleartext `http` gateway (HTTP/1.1).
 final class PushSender: @unchecked Sendable {
-    // Ownership: `client` and `token*` are touched only on `queue`.
+    // Ownership: `client`, `h2` and `token*` are touched only on `queue` (the event thread runs its batches there).
     private let queue = DispatchQueue(label: "callstorm.target.push")
-    private var client: HTTPClient!
+    private var client: HTTPClient?
+    private var h2: H2Client?
+    private let thread: EventThread?
+    /// The path before `/3/device/` (empty unless the gateway URL has one).
+    private let pathPrefix: String
     private let baseURL: String
     private let bundleID: String
-    private let signer: ProviderTokenSigner?
     /// Certificate auth: the handshake authenticates, and requests carry no `authorization`.
     private let usesCertificate: Bool
-    private var token = ""
-    private var tokenIssued: Int64 = 0
+    private var tokens: ProviderTokenCache
     let sent = Atomic<Int>(0)
     let failed = Atomic<Int>(0)
     /// Attempts made again after a 429/500/503 answer or a transport failure, and pushes accepted after one.
@@ -71,20 +80,32 @@ final class PushSender: @unchecked Sendable {
     /// 0 sends `apns-expiration: 0`; otherwise pushes expire this many seconds after they are sent.
     private let expirationSeconds: Int
 
-    init(gatewayURL: String, bundleID: String, expirationSeconds: Int = 0, retries: Int = 0) {
+    init(gatewayURL: String, bundleID: String, expirationSeconds: Int = 0, retries: Int = 0,
+         now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
         self.expirationSeconds = expirationSeconds
         self.retries = retries
         self.baseURL = PushClientSettings.normalized(gatewayURL)
         self.bundleID = bundleID
         let settings = PushClientSettings.lookUp(gatewayURL)
         usesCertificate = settings.clientCertificatePath != nil
-        if let signer = settings.signer {
-            self.signer = signer
-        } else if let key = try? ES256Key.generate() {
-            self.signer = ProviderTokenSigner(keyID: "CALLSTORM1", teamID: "CALLSTORMT", key: key)
-        } else {
-            self.signer = nil
+        var signer = settings.signer
+        if signer == nil, let key = try? ES256Key.generate() {
+            signer = ProviderTokenSigner(keyID: "CALLSTORM1", teamID: "CALLSTORMT", key: key)
         }
+        tokens = ProviderTokenCache(signer: signer, now: now)
+        // CALLSTORM_TARGET_PUSH_CLIENT=curl keeps libcurl for an https gateway too: the same binary measured both
+        // ways (docs/BENCHMARKS.md), and a way back should a gateway need what only libcurl speaks.
+        let curl = ProcessInfo.processInfo.environment["CALLSTORM_TARGET_PUSH_CLIENT"] == "curl"
+        let origin = settings.proxy == nil && !curl ? GatewayOrigin(baseURL) : nil
+        pathPrefix = origin?.path ?? ""
+        if let origin, let tls = try? H2Client.tls(caFile: settings.caFile,
+                                                    certificatePath: settings.clientCertificatePath) {
+            let thread = EventThread(queue: queue, name: "callstorm.target.push")
+            self.thread = thread
+            queue.sync { self.h2 = H2Client(thread: thread, host: origin.host, port: origin.port, tls: tls) }
+            return
+        }
+        thread = nil
         var configuration = HTTPClient.Configuration()
         if gatewayURL.hasPrefix("https://") {
             configuration.version = .http2TLS
@@ -97,8 +118,14 @@ final class PushSender: @unchecked Sendable {
         queue.sync { self.client = HTTPClient(queue: self.queue, configuration: configuration) }
     }
 
+    /// The provider token in use, read on `queue` (for tests).
+    func currentToken() -> String { queue.sync { tokens.token } }
+
     func close() {
-        queue.sync { client.close() }
+        guard let thread else { return queue.sync { client?.close() } }
+        thread.sync { h2?.close() }
+        thread.stop()
+        thread.waitUntilStopped()
     }
 
     enum Kind {
@@ -107,7 +134,10 @@ final class PushSender: @unchecked Sendable {
     }
 
     func send(_ kind: Kind, token deviceToken: String, payload: String) {
-        queue.async { [self] in attempt(kind, token: deviceToken, payload: Array(payload.utf8), apnsID: nil, number: 0) }
+        let work: @Sendable () -> Void = { [self] in
+            attempt(kind, token: deviceToken, payload: Array(payload.utf8), apnsID: nil, number: 0)
+        }
+        if let thread { thread.post(work) } else { queue.async(execute: work) }
     }
 
     /// One try of a push. Apple asks providers to retry 429 TooManyRequests, 500 and 503 with backoff, and a
@@ -115,51 +145,122 @@ final class PushSender: @unchecked Sendable {
     /// can tell it is the same notification. Any other answer is final. Runs on `queue`.
     private func attempt(_ kind: Kind, token deviceToken: String, payload: [UInt8], apnsID: String?, number: Int) {
         let isVoIP = kind == .voip
-        let expiration = expirationSeconds > 0 ? Int(Date().timeIntervalSince1970) + expirationSeconds : 0
-        var headers = usesCertificate ? [] : ["authorization: bearer \(providerToken())"]
-        headers += [
-            "apns-push-type: \(isVoIP ? "voip" : "background")",
-            "apns-topic: \(isVoIP ? bundleID + ".voip" : bundleID)",
-            "apns-priority: \(isVoIP ? 10 : 5)",
-            "apns-expiration: \(expiration)",
-            "content-type: application/json",
+        let expiration = expirationSeconds > 0 ? Int(tokens.now()) + expirationSeconds : 0
+        var fields = usesCertificate ? [] : [H2Field("authorization", tokens.current())]
+        fields += [
+            H2Field("apns-push-type", isVoIP ? "voip" : "background"),
+            H2Field("apns-topic", isVoIP ? bundleID + ".voip" : bundleID),
+            H2Field("apns-priority", isVoIP ? "10" : "5"),
+            H2Field("apns-expiration", String(expiration)),
+            H2Field("content-type", "application/json"),
         ]
         // Only a push that may be retried needs an id of its own before the first answer.
-        let id = apnsID ?? (retries > 0 ? UUID().uuidString.lowercased() : nil)
-        if let id { headers.append("apns-id: \(id)") }
-        var request = ClientRequest(method: "POST", url: "\(baseURL)/3/device/\(deviceToken)", headers: headers,
+        let id = apnsID ?? (retries > 0 ? UUID().lowercaseText : nil)
+        if let id { fields.append(H2Field("apns-id", id)) }
+        let answered = { [self] (status: Int?) in
+            answer(status, kind, token: deviceToken, payload: payload, apnsID: id, number: number)
+        }
+        if let h2 {
+            let request = H2Request(method: "POST", path: "\(pathPrefix)/3/device/\(deviceToken)", fields: fields,
                                     body: payload, timeoutMillis: 10_000)
+            h2.send(request) { result in answered(try? result.get().status) }
+            return
+        }
+        var request = ClientRequest(method: "POST", url: "\(baseURL)/3/device/\(deviceToken)",
+                                    headers: fields.map { "\($0.name): \($0.value)" }, body: payload,
+                                    timeoutMillis: 10_000)
         request.collectsHeaders = false
-        client.send(request) { [self] result in
-            var retryable = true
-            if case .success(let response) = result {
-                if response.status == 200 {
-                    sent.add(1, ordering: .relaxed)
-                    if number > 0 { recovered.add(1, ordering: .relaxed) }
-                    return
-                }
-                retryable = [429, 500, 503].contains(response.status)
-            }
-            guard retryable, number < retries else {
-                failed.add(1, ordering: .relaxed)
-                return
-            }
-            retried.add(1, ordering: .relaxed)
-            let backoff = Self.retryBaseMillis << number
-            queue.asyncAfter(deadline: .now() + .milliseconds(backoff)) { [self] in
-                attempt(kind, token: deviceToken, payload: payload, apnsID: id, number: number + 1)
-            }
+        client?.send(request) { result in
+            guard case .success(let response) = result else { return answered(nil) }
+            answered(response.status)
         }
     }
 
-    /// The current ES256 provider token, renewed every 40 minutes (APNs refuses one older than an hour and one
-    /// renewed more often than every 20 minutes on a connection).
-    private func providerToken() -> String {
-        let now = Int64(Date().timeIntervalSince1970)
-        if token.isEmpty || now - tokenIssued > 40 * 60 {
-            tokenIssued = now
-            token = signer?.token(issuedAt: now) ?? ""
+    /// What an attempt's answer (nil: no answer, the transport failed) makes of the push: sent, failed, or tried
+    /// again after a backoff.
+    private func answer(_ status: Int?, _ kind: Kind, token deviceToken: String, payload: [UInt8], apnsID: String?,
+                        number: Int) {
+        if status == 200 {
+            sent.add(1, ordering: .relaxed)
+            if number > 0 { recovered.add(1, ordering: .relaxed) }
+            return
         }
-        return token
+        let retryable = status.map { [429, 500, 503].contains($0) } ?? true
+        guard retryable, number < retries else {
+            failed.add(1, ordering: .relaxed)
+            return
+        }
+        retried.add(1, ordering: .relaxed)
+        let backoff = Self.retryBaseMillis << number
+        queue.asyncAfter(deadline: .now() + .milliseconds(backoff)) { [self] in
+            attempt(kind, token: deviceToken, payload: payload, apnsID: apnsID, number: number + 1)
+        }
+    }
+}
+
+/// The provider token in use and when it was issued: an ES256 JWT renewed every 40 minutes (APNs refuses one
+/// older than an hour and one renewed more often than every 20 minutes on a connection).
+struct ProviderTokenCache {
+    let signer: ProviderTokenSigner?
+    /// Epoch seconds: the clock tokens are issued and pushes expire by (a test moves it).
+    let now: @Sendable () -> Int64
+    private(set) var token = ""
+    /// `bearer <token>`, made once per token rather than per push.
+    private var authorization = ""
+    private var issued: Int64 = 0
+
+    init(signer: ProviderTokenSigner?, now: @escaping @Sendable () -> Int64) {
+        self.signer = signer
+        self.now = now
+    }
+
+    /// The `authorization` value for a push sent now: `bearer <token>`, renewed when 40 minutes old.
+    mutating func current() -> String {
+        let now = now()
+        if token.isEmpty || now - issued > 40 * 60 {
+            issued = now
+            token = signer?.token(issuedAt: now) ?? ""
+            authorization = "bearer " + token
+        }
+        return authorization
+    }
+}
+
+/// An `https://host[:port][/path]` gateway URL, as `H2Client` needs it; nil for anything else.
+struct GatewayOrigin: Equatable {
+    var host: String
+    var port: Int
+    var path: String
+
+    init(host: String, port: Int, path: String) {
+        self.host = host
+        self.port = port
+        self.path = path
+    }
+
+    init?(_ url: String) {
+        guard url.hasPrefix("https://") else { return nil }
+        let rest = url.dropFirst(8)
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        var authority = rest[..<slash]
+        path = String(rest[slash...])
+        var portText: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return nil }
+            let after = authority[authority.index(after: close)...]
+            if after.hasPrefix(":") { portText = after.dropFirst() } else if !after.isEmpty { return nil }
+            authority = authority[authority.index(after: authority.startIndex)..<close]
+        } else if let colon = authority.lastIndex(of: ":") {
+            portText = authority[authority.index(after: colon)...]
+            authority = authority[..<colon]
+        }
+        guard !authority.isEmpty else { return nil }
+        host = String(authority)
+        if let portText {
+            guard let port = Int(portText), (1...65535).contains(port) else { return nil }
+            self.port = port
+        } else {
+            port = 443
+        }
     }
 }

@@ -25,4 +25,9 @@ int cssl_client_set_session(SSL *ssl, SSL_SESSION *session);
 /// Whether the finished handshake resumed the offered session (1) or was a full one (0).
 int cssl_client_session_reused(SSL *ssl);
 void cssl_client_session_free(SSL_SESSION *session);
+/// Offers `h2` alone in ALPN on every session of `ctx` (the HTTP/2 push client's contexts); 1 on success.
+int cssl_client_ctx_offer_h2(SSL_CTX *ctx);
+/// Presents the certificate chain and private key in the PEM file `path` on every session of `ctx`
+/// (certificate-based APNs provider auth, mutual TLS); 1 on success, else 0 with the reason in `why`.
+int cssl_client_ctx_use_certificate(SSL_CTX *ctx, const char *path, char *why, size_t cap);
 #endif
