@@ -16,7 +16,10 @@ public struct HistoryEvent: Sendable, Equatable {
         self.body = body
     }
 
-    public enum Body: Sendable, Equatable {
+    /// Indirect: a payload is 130-170 bytes (an invoke's eleven fields), copied whole each time an event was
+    /// returned, appended or read out of the history's array (~800 instructions of `memcpy` a line in `callstorm
+    /// check`); boxed, an event is three words.
+    public indirect enum Body: Sendable, Equatable {
         /// A device asked the server to do something.
         case invoke(Invoke)
         /// The outcome of an invoke, matched by `op`.

@@ -60,6 +60,7 @@ public enum HistoryReader {
 
     /// One line; nil for a blank one.
     static func parseLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) throws -> HistoryEvent? {
+        if let event = fixedLine(bytes, number: number) { return event }
         var s = JSONScanner(bytes: bytes, line: number)
         s.skipSpace()
         if s.atEnd { return nil }

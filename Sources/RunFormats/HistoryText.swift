@@ -24,20 +24,41 @@ public enum HistoryText {
     public static func invoke(t: UInt64, op: UInt64, device: String, kind: ActionKind, conversation: String?,
                               with other: String?, member: String?, call: Int? = nil, step: String? = nil,
                        race: (name: String, offset: Int64)? = nil, user: String? = nil, into o: inout [UInt8]) {
-        o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"invoke\",\"op\":"); o.int(op)
-        o.raw(",\"device\":"); o.quoted(device); userField(user, &o); o.raw(",\"kind\":"); o.quoted(kind.rawValue)
-        if let conversation, !conversation.isEmpty { o.raw(",\"conversation\":"); o.quoted(conversation) }
-        if let other { o.raw(",\"with\":"); o.quoted(other) }
-        if let member { o.raw(",\"member\":"); o.quoted(member) }
-        if let call { o.raw(",\"call\":"); o.int(Int64(call)) }
-        if let step { o.raw(",\"step\":"); o.quoted(step) }
-        if let race { o.raw(",\"race\":"); o.quoted(race.name); o.raw(",\"offset\":"); o.int(race.offset) }
-        o.raw("}")
+        // Summed one by one: an array of the six optional texts was an allocation per line.
+        let texts = bound(user) + bound(conversation) + bound(other) + bound(member) + bound(step) + bound(race?.name)
+        let capacity = 160 + 4 * JSONLineWriter.integerBound + JSONLineWriter.bound(device)
+            + JSONLineWriter.bound(kind.rawValue) + texts
+        JSONLineWriter.append(to: &o, capacity: capacity) { w in
+            w.raw("{\"t\":"); w.integer(t); w.raw(",\"type\":\"invoke\",\"op\":"); w.integer(op)
+            w.raw(",\"device\":"); w.quoted(device)
+            if let user { w.raw(",\"user\":"); w.quoted(user) }
+            w.raw(",\"kind\":"); w.quoted(kind.rawValue)
+            if let conversation, !conversation.isEmpty { w.raw(",\"conversation\":"); w.quoted(conversation) }
+            if let other { w.raw(",\"with\":"); w.quoted(other) }
+            if let member { w.raw(",\"member\":"); w.quoted(member) }
+            if let call { w.raw(",\"call\":"); w.integer(Int64(call)) }
+            if let step { w.raw(",\"step\":"); w.quoted(step) }
+            if let race { w.raw(",\"race\":"); w.quoted(race.name); w.raw(",\"offset\":"); w.integer(race.offset) }
+            w.byte(UInt8(ascii: "}"))
+        }
     }
 
     /// Operation `op`'s outcome (`ok`, `fail`, `info`) and what the answer showed.
     public static func complete(t: UInt64, op: UInt64, outcome: String, reason: String?, conversation: String?,
                                 view: ConversationView?, split: ConversationView?, into o: inout [UInt8]) {
+        // A SIP call's completes carry no view: built at once (`JSONLineWriter`); views go piece by piece.
+        if view == nil, split == nil {
+            let capacity = 96 + 2 * JSONLineWriter.integerBound + JSONLineWriter.bound(outcome) + bound(reason)
+                + bound(conversation)
+            JSONLineWriter.append(to: &o, capacity: capacity) { w in
+                w.raw("{\"t\":"); w.integer(t); w.raw(",\"type\":\"complete\",\"op\":"); w.integer(op)
+                w.raw(",\"outcome\":"); w.quoted(outcome)
+                if let reason { w.raw(",\"reason\":"); w.quoted(reason) }
+                if let conversation, !conversation.isEmpty { w.raw(",\"conversation\":"); w.quoted(conversation) }
+                w.byte(UInt8(ascii: "}"))
+            }
+            return
+        }
         o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"complete\",\"op\":"); o.int(op)
         o.raw(",\"outcome\":"); o.quoted(outcome)
         if let reason { o.raw(",\"reason\":"); o.quoted(reason) }
@@ -89,6 +110,9 @@ public enum HistoryText {
         o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":"); o.quoted(HistoryLineType.targetKilled.rawValue); o.raw("}")
     }
 
+    /// The most bytes an optional text takes in a line (`JSONLineWriter.bound`), 0 when absent.
+    static func bound(_ text: String?) -> Int { text.map(JSONLineWriter.bound) ?? 0 }
+
     /// `"user"` after a line's `"device"`, when the scenario groups devices into users (`users:`); absent
     /// otherwise, so runs without users write the lines they always did.
     private static func userField(_ user: String?, _ o: inout [UInt8]) {
@@ -116,10 +140,15 @@ extension HistoryText {
     /// `device`'s user agent; `conversation` is its Call-ID. Retransmissions are not written.
     public static func sip(t: UInt64, device: String, conversation: String, sent: Bool, message: String,
                            into o: inout [UInt8]) {
-        o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"sip\",\"device\":"); o.quoted(device)
-        o.raw(",\"conversation\":"); o.quoted(conversation)
-        o.raw(sent ? ",\"sent\":true,\"message\":" : ",\"sent\":false,\"message\":"); o.quoted(message)
-        o.raw("}")
+        let capacity = 96 + JSONLineWriter.integerBound + JSONLineWriter.bound(device)
+            + JSONLineWriter.bound(conversation) + JSONLineWriter.bound(message)
+        JSONLineWriter.append(to: &o, capacity: capacity) { w in
+            w.raw("{\"t\":"); w.integer(t); w.raw(",\"type\":\"sip\",\"device\":"); w.quoted(device)
+            w.raw(",\"conversation\":"); w.quoted(conversation)
+            if sent { w.raw(",\"sent\":true,\"message\":") } else { w.raw(",\"sent\":false,\"message\":") }
+            w.quoted(message)
+            w.byte(UInt8(ascii: "}"))
+        }
     }
 
     /// `device`'s dialog for Call-ID `conversation` is now `state`; a terminated one says why (`reason`: `bye`,
@@ -127,13 +156,18 @@ extension HistoryText {
     /// `user` the device's user (`users:`), after `device` as on invoke and push lines.
     public static func dialog(t: UInt64, device: String, conversation: String, state: HistoryDialogState,
                               reason: String?, call: Int?, user: String? = nil, into o: inout [UInt8]) {
-        o.raw("{\"t\":"); o.int(t); o.raw(",\"type\":\"dialog\",\"device\":"); o.quoted(device)
-        if let user { o.raw(",\"user\":"); o.quoted(user) }
-        o.raw(",\"conversation\":"); o.quoted(conversation)
-        o.raw(",\"state\":"); o.quoted(state.rawValue)
-        if let reason { o.raw(",\"reason\":"); o.quoted(reason) }
-        if let call { o.raw(",\"call\":"); o.int(Int64(call)) }
-        o.raw("}")
+        let capacity = 128 + 2 * JSONLineWriter.integerBound + JSONLineWriter.bound(device)
+            + JSONLineWriter.bound(conversation) + JSONLineWriter.bound(state.rawValue)
+            + bound(user) + bound(reason)
+        JSONLineWriter.append(to: &o, capacity: capacity) { w in
+            w.raw("{\"t\":"); w.integer(t); w.raw(",\"type\":\"dialog\",\"device\":"); w.quoted(device)
+            if let user { w.raw(",\"user\":"); w.quoted(user) }
+            w.raw(",\"conversation\":"); w.quoted(conversation)
+            w.raw(",\"state\":"); w.quoted(state.rawValue)
+            if let reason { w.raw(",\"reason\":"); w.quoted(reason) }
+            if let call { w.raw(",\"call\":"); w.integer(Int64(call)) }
+            w.byte(UInt8(ascii: "}"))
+        }
     }
 
     /// `device`'s RTP stream in Call-ID `conversation` found `finding` (docs/MEDIA.md); `call` is the planned call.

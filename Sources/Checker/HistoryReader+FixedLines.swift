@@ -1,0 +1,187 @@
+import Foundation
+
+/// The reader's fast paths for `sip` lines, most of a SIP run's history (28 of a hold call's 46 lines) and read by no
+/// rule (timelines and fault attribution only): a line in exactly the shape `HistoryText.sip` writes, with no escape
+/// in its texts, is read by comparing its fixed bytes instead of through the general scanner (the keys matched one by
+/// one, a `LineFields` filled and emptied). Any other line, a `sip` line written another way included, returns nil
+/// and goes through the general path, so what a line reads as and every error stay as they were.
+extension HistoryReader {
+    static func sipLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) -> HistoryEvent? {
+        guard let base = bytes.baseAddress else { return nil }
+        var cursor = FixedLine(base: base, count: bytes.count)
+        guard cursor.literal("{\"t\":"), let t = cursor.digits(),
+              cursor.literal(",\"type\":\"sip\",\"device\":\""), let device = cursor.text(),
+              cursor.literal(",\"conversation\":\""), let conversation = cursor.text() else { return nil }
+        let sent: Bool
+        if cursor.literal(",\"sent\":true,\"message\":\"") {
+            sent = true
+        } else if cursor.literal(",\"sent\":false,\"message\":\"") {
+            sent = false
+        } else {
+            return nil
+        }
+        guard let message = cursor.text(), cursor.literal("}"), cursor.atEnd else { return nil }
+        return HistoryEvent(t: t, line: number,
+                            .sip(SIPLine(device: device, conversation: conversation, sent: sent, message: message)))
+    }
+}
+
+extension HistoryReader {
+    /// The same for `dialog` lines in `HistoryText.dialog`'s shape (8 of a hold call's 46), their optional `user`,
+    /// `reason` and `call` included; a state word that names none goes to the general path, which names it.
+    static func dialogLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) -> HistoryEvent? {
+        guard let base = bytes.baseAddress else { return nil }
+        var cursor = FixedLine(base: base, count: bytes.count)
+        guard cursor.literal("{\"t\":"), let t = cursor.digits(),
+              cursor.literal(",\"type\":\"dialog\",\"device\":\""), let device = cursor.text() else { return nil }
+        var user: String?
+        if cursor.literal(",\"user\":\"") {
+            guard let text = cursor.text() else { return nil }
+            user = text
+        }
+        guard cursor.literal(",\"conversation\":\""), let conversation = cursor.text(),
+              cursor.literal(",\"state\":\""), let state = cursor.word(HistoryNames.dialogStates) else { return nil }
+        var reason: String?
+        if cursor.literal(",\"reason\":\"") {
+            guard let text = cursor.text() else { return nil }
+            reason = text
+        }
+        var call: Int?
+        if cursor.literal(",\"call\":") {
+            guard let digits = cursor.digits() else { return nil }
+            call = Int(digits)
+        }
+        guard cursor.literal("}"), cursor.atEnd else { return nil }
+        return HistoryEvent(t: t, line: number, .dialog(DialogLine(device: device, conversation: conversation,
+                                                                   state: state, reason: reason, call: call,
+                                                                   user: user)))
+    }
+}
+
+extension HistoryReader {
+    /// The same for `invoke` lines in `HistoryText.invoke`'s shape; a negative `offset`, an unknown kind or a
+    /// non-`start` invoke without a conversation goes to the general path.
+    static func invokeLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) -> HistoryEvent? {
+        guard let base = bytes.baseAddress else { return nil }
+        var c = FixedLine(base: base, count: bytes.count)
+        guard c.literal("{\"t\":"), let t = c.digits(), c.literal(",\"type\":\"invoke\",\"op\":"),
+              let op = c.digits(), c.literal(",\"device\":\""), let device = c.text() else { return nil }
+        var inv = Invoke(op: Int(op), device: device, kind: .start)
+        guard c.optionalText(",\"user\":\"", into: &inv.user), c.literal(",\"kind\":\""),
+              let kind = c.word(HistoryNames.kinds),
+              c.optionalText(",\"conversation\":\"", into: &inv.conversation),
+              c.optionalText(",\"with\":\"", into: &inv.with),
+              c.optionalText(",\"member\":\"", into: &inv.member) else { return nil }
+        inv.kind = kind
+        if c.literal(",\"call\":") {
+            guard let call = c.digits() else { return nil }
+            inv.call = Int(call)
+        }
+        guard c.optionalText(",\"step\":\"", into: &inv.step), c.optionalText(",\"race\":\"", into: &inv.race)
+        else { return nil }
+        if inv.race != nil {
+            guard c.literal(",\"offset\":"), let offset = c.digits() else { return nil }
+            inv.offset = Int64(offset)
+        }
+        guard c.literal("}"), c.atEnd, kind == .start || inv.conversation != nil else { return nil }
+        return HistoryEvent(t: t, line: number, .invoke(inv))
+    }
+
+    /// The same for `complete` lines without a view (a SIP call's); any with a view goes to the general path.
+    static func completeLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) -> HistoryEvent? {
+        guard let base = bytes.baseAddress else { return nil }
+        var c = FixedLine(base: base, count: bytes.count)
+        var reason: String?
+        var conversation: String?
+        guard c.literal("{\"t\":"), let t = c.digits(), c.literal(",\"type\":\"complete\",\"op\":"),
+              let op = c.digits(), c.literal(",\"outcome\":\""), let outcome = c.word(HistoryNames.outcomes),
+              c.optionalText(",\"reason\":\"", into: &reason),
+              c.optionalText(",\"conversation\":\"", into: &conversation),
+              c.literal("}"), c.atEnd else { return nil }
+        return HistoryEvent(t: t, line: number, .complete(Complete(op: Int(op), outcome: outcome,
+                                                                   conversation: conversation, reason: reason)))
+    }
+
+    /// The line's event when it is in one of the shapes above, nil for the general path. The type is told by
+    /// the byte after `{"t":<digits>,"type":"`.
+    static func fixedLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) -> HistoryEvent? {
+        guard let base = bytes.baseAddress else { return nil }
+        var c = FixedLine(base: base, count: bytes.count)
+        guard c.literal("{\"t\":"), c.digits() != nil, c.literal(",\"type\":\""), c.pos < c.count else { return nil }
+        switch base[c.pos] {
+        case UInt8(ascii: "s"): return sipLine(bytes, number: number)
+        case UInt8(ascii: "d"): return dialogLine(bytes, number: number)
+        case UInt8(ascii: "i"): return invokeLine(bytes, number: number)
+        case UInt8(ascii: "c"): return completeLine(bytes, number: number)
+        default: return nil
+        }
+    }
+}
+
+/// A cursor over a line whose shape is known: each step either matches and moves on, or says no.
+struct FixedLine {
+    let base: UnsafePointer<UInt8>
+    let count: Int
+    var pos = 0
+
+    var atEnd: Bool { pos == count }
+
+    /// Consumes `word`'s bytes if they come next.
+    @inline(__always)
+    mutating func literal(_ word: StaticString) -> Bool {
+        let n = word.utf8CodeUnitCount
+        guard count - pos >= n, memcmp(base + pos, word.utf8Start, n) == 0 else { return false }
+        pos += n
+        return true
+    }
+
+    /// One to 18 decimal digits (no overflow possible); nil when there are none. More digits leave the 19th next,
+    /// where the caller's next literal fails.
+    mutating func digits() -> UInt64? {
+        let start = pos
+        var value: UInt64 = 0
+        while pos < count, pos - start < 18 {
+            let d = base[pos] &- 0x30
+            guard d < 10 else { break }
+            value = value &* 10 &+ UInt64(d)
+            pos += 1
+        }
+        return pos > start ? value : nil
+    }
+
+    /// The text up to the next quote, which is consumed (the opening one is part of the literal before); nil for a
+    /// text with an escape or without its closing quote. Decoded as the general reader decodes it.
+    mutating func text() -> String? {
+        let start = pos
+        while pos < count {
+            let b = base[pos]
+            if b == UInt8(ascii: "\"") {
+                pos += 1
+                return String(decoding: UnsafeBufferPointer(start: base + start, count: pos - 1 - start),
+                              as: UTF8.self)
+            }
+            if b == UInt8(ascii: "\\") { return nil }
+            pos += 1
+        }
+        return nil
+    }
+
+    /// When `key` (with the text's opening quote) comes next, the text after it into `value`: false when the key
+    /// is there but the text is not plain; true, `value` untouched, when the key is not there.
+    mutating func optionalText(_ key: StaticString, into value: inout String?) -> Bool {
+        guard literal(key) else { return true }
+        guard let text = text() else { return false }
+        value = text
+        return true
+    }
+
+    /// One of `names`' words up to the next quote, which is consumed; nil for any other text.
+    mutating func word<Value>(_ names: ByteNames<Value>) -> Value? {
+        let start = pos
+        while pos < count, base[pos] != UInt8(ascii: "\""), base[pos] != UInt8(ascii: "\\") { pos += 1 }
+        guard pos < count, base[pos] == UInt8(ascii: "\""),
+              let value = names.find(UnsafeBufferPointer(start: base + start, count: pos - start)) else { return nil }
+        pos += 1
+        return value
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import TextEscaping
+
+/// One JSON line built in scratch memory and appended to a buffer with a single copy: the history's lines are
+/// written on the event loop, and appending each piece (a key, a quote, an id) to the `[UInt8]` went through the
+/// array's generic `append(contentsOf:)`, ~90 instructions a piece, most of a `sip` line's ~1,800 (docs/SIP.md).
+///
+/// The caller gives an upper bound of the line's length (`bound(_:)` for each text, `integerBound` for each
+/// integer, the literal text's length); the writer does not check it, so it must hold. Texts are escaped exactly as
+/// `JSONText.appendQuoted` escapes them, so the bytes are the same.
+struct JSONLineWriter {
+    let base: UnsafeMutablePointer<UInt8>
+    var count = 0
+
+    init(base: UnsafeMutablePointer<UInt8>) { self.base = base }
+
+    /// The most bytes `quoted(text)` writes: every byte escaped as `\u00XX`, and the quotes.
+    static func bound(_ text: String) -> Int { text.utf8.count * 6 + 2 }
+    /// The most bytes `integer` writes (`-` and UInt64.max's 20 digits).
+    static let integerBound = 21
+
+    /// Builds a line of at most `capacity` bytes with `body` and appends it to `out` (no newline).
+    static func append(to out: inout [UInt8], capacity: Int, _ body: (inout JSONLineWriter) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { scratch in
+            var writer = JSONLineWriter(base: scratch.baseAddress!)
+            body(&writer)
+            out.append(contentsOf: UnsafeBufferPointer(start: scratch.baseAddress, count: writer.count))
+        }
+    }
+
+    /// Text of the format itself (keys, punctuation), written as it is.
+    mutating func raw(_ text: StaticString) {
+        let n = text.utf8CodeUnitCount
+        (base + count).update(from: text.utf8Start, count: n)
+        count += n
+    }
+
+    mutating func byte(_ b: UInt8) {
+        base[count] = b
+        count += 1
+    }
+
+    /// `text` quoted and escaped as `JSONText.escape` does (`"` `\` and LF, CR, tab by their short forms, other
+    /// control bytes as `\u00xx`); bytes from 0x80 up are UTF-8 of non-ASCII scalars and copied as they are.
+    /// Text needing no escape (ids, words: nearly all) is scanned in a loop that stores nothing, then copied at once.
+    mutating func quoted(_ text: String) {
+        var text = text
+        let start = count
+        let plain: Int? = text.withUTF8 { bytes in
+            guard let source = bytes.baseAddress else { return 0 }
+            let n = bytes.count
+            var i = 0
+            while i < n {
+                let b = source[i]
+                if b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") { return nil }
+                i += 1
+            }
+            (base + start + 1).update(from: source, count: n)
+            return n
+        }
+        if let n = plain {
+            base[start] = UInt8(ascii: "\"")
+            base[start + n + 1] = UInt8(ascii: "\"")
+            count = start + n + 2
+            return
+        }
+        byte(UInt8(ascii: "\""))
+        text.withUTF8 { bytes in
+            for b in bytes {
+                if b >= 0x20, b != UInt8(ascii: "\""), b != UInt8(ascii: "\\") {
+                    base[count] = b
+                    count += 1
+                } else {
+                    escape(b)
+                }
+            }
+        }
+        byte(UInt8(ascii: "\""))
+    }
+
+    mutating func escape(_ b: UInt8) {
+        byte(UInt8(ascii: "\\"))
+        switch b {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): byte(b)
+        case 0x0A: byte(UInt8(ascii: "n"))
+        case 0x0D: byte(UInt8(ascii: "r"))
+        case 0x09: byte(UInt8(ascii: "t"))
+        default:
+            let hex: StaticString = "0123456789abcdef"
+            raw("u00")
+            byte(hex.utf8Start[Int(b >> 4)])
+            byte(hex.utf8Start[Int(b & 0x0F)])
+        }
+    }
+
+    /// The decimal digits of `value`, as `JSONText.appendInteger` writes them.
+    mutating func integer(_ value: UInt64) {
+        var digits = 1
+        var rest = value
+        while rest >= 10 {
+            rest /= 10
+            digits += 1
+        }
+        rest = value
+        var i = count + digits
+        repeat {
+            i -= 1
+            base[i] = UInt8(truncatingIfNeeded: rest % 10) &+ UInt8(ascii: "0")
+            rest /= 10
+        } while rest > 0
+        count += digits
+    }
+
+    mutating func integer(_ value: Int64) {
+        if value < 0 { byte(UInt8(ascii: "-")) }
+        integer(value.magnitude)
+    }
+}

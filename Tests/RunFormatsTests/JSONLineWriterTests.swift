@@ -1,0 +1,81 @@
+import CallModel
+import Foundation
+@testable import RunFormats
+import TextEscaping
+import XCTest
+
+/// `sip`, `dialog`, `invoke` and view-less `complete` lines are built in scratch memory at once (`JSONLineWriter`);
+/// these pin that they are the bytes the piece-by-piece writer (`JSONText.appendQuoted`, `appendInteger`) wrote.
+final class JSONLineWriterTests: XCTestCase {
+    static let texts = ["", "dev-0", "1l5e9jnjj46@127.0.0.1", "call \"42\" \\ path\n\r\t\u{1}\u{8}\u{C}\u{1F}\u{7F}é",
+                        "ümlaut 😀 \u{0}", String(repeating: "long-id-", count: 40)]
+
+    private func written(_ body: (inout JSONLineWriter) -> Void, capacity: Int) -> [UInt8] {
+        var out: [UInt8] = [0x41]  // appended after what is there
+        JSONLineWriter.append(to: &out, capacity: capacity, body)
+        return Array(out.dropFirst())
+    }
+
+    func testTextsAreQuotedAndEscapedAsJSONTextDoes() {
+        for text in Self.texts {
+            var expected: [UInt8] = []
+            JSONText.appendQuoted(text, to: &expected)
+            XCTAssertEqual(written({ $0.quoted(text) }, capacity: JSONLineWriter.bound(text)), expected, text)
+        }
+    }
+
+    func testIntegersAreTheDigitsJSONTextWrites() {
+        let values: [Int64] = [0, 9, 10, 99, 100, 918_531_912, -1, -4, Int64.max, Int64.min]
+        for value in values {
+            var expected: [UInt8] = []
+            JSONText.appendInteger(value, to: &expected)
+            XCTAssertEqual(written({ $0.integer(value) }, capacity: JSONLineWriter.integerBound), expected)
+        }
+        var expected: [UInt8] = []
+        JSONText.appendInteger(UInt64.max, to: &expected)
+        XCTAssertEqual(written({ $0.integer(UInt64.max) }, capacity: JSONLineWriter.integerBound), expected)
+    }
+
+    private func line(_ write: (inout [UInt8]) -> Void) -> String {
+        var bytes: [UInt8] = []
+        write(&bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private func q(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        JSONText.appendQuoted(text, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    func testHistoryLinesBuiltAtOnceKeepTheirShapeForAnyText() {
+        for text in Self.texts {
+            XCTAssertEqual(line { HistoryText.sip(t: 12, device: text, conversation: text, sent: false,
+                                                  message: text, into: &$0) },
+                           #"{"t":12,"type":"sip","device":\#(q(text)),"conversation":\#(q(text)),"#
+                           + #""sent":false,"message":\#(q(text))}"#)
+            XCTAssertEqual(line { HistoryText.dialog(t: 3, device: text, conversation: text, state: .terminated,
+                                                     reason: text, call: 7, user: text, into: &$0) },
+                           #"{"t":3,"type":"dialog","device":\#(q(text)),"user":\#(q(text)),"#
+                           + #""conversation":\#(q(text)),"state":"terminated","reason":\#(q(text)),"call":7}"#)
+            XCTAssertEqual(line { HistoryText.invoke(t: 1, op: 2, device: text, kind: .merge, conversation: text,
+                                                     with: text, member: text, call: 3, step: text,
+                                                     race: (name: text, offset: -5), user: text, into: &$0) },
+                           #"{"t":1,"type":"invoke","op":2,"device":\#(q(text)),"user":\#(q(text)),"kind":"merge""#
+                           + (text.isEmpty ? "" : #","conversation":\#(q(text))"#)
+                           + #","with":\#(q(text)),"member":\#(q(text)),"call":3,"step":\#(q(text)),"#
+                           + #""race":\#(q(text)),"offset":-5}"#)
+            XCTAssertEqual(line { HistoryText.complete(t: 4, op: 2, outcome: "fail", reason: text,
+                                                       conversation: text, view: nil, split: nil, into: &$0) },
+                           #"{"t":4,"type":"complete","op":2,"outcome":"fail","reason":\#(q(text))"#
+                           + (text.isEmpty ? "" : #","conversation":\#(q(text))"#) + "}")
+        }
+        XCTAssertEqual(line { HistoryText.sip(t: 918_531_912, device: "dev-0", conversation: "1l5e9jnjj46@127.0.0.1",
+                                              sent: true, message: "INVITE", into: &$0) },
+                       #"{"t":918531912,"type":"sip","device":"dev-0","conversation":"1l5e9jnjj46@127.0.0.1","#
+                       + #""sent":true,"message":"INVITE"}"#)
+        XCTAssertEqual(line { HistoryText.dialog(t: 2, device: "dev-1", conversation: "c", state: .early,
+                                                 reason: nil, call: nil, into: &$0) },
+                       #"{"t":2,"type":"dialog","device":"dev-1","conversation":"c","state":"early"}"#)
+    }
+}
