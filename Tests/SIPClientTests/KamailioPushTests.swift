@@ -48,6 +48,8 @@ final class KamailioPushTests: XCTestCase {
         // A connection per push, said so: the gateway closes as it answers rather than waking again for Kamailio's
         // close (docs/SIP.md, "The wake-up path at rate").
         XCTAssertTrue(pushed.lowercased().contains("\r\nconnection: close\r\n"), pushed)
+        let contentTypes = pushed.lowercased().components(separatedBy: "\r\n").filter { $0.hasPrefix("content-type:") }
+        XCTAssertEqual(contentTypes, ["content-type: application/json"], "one content type, JSON's: \(pushed)")
 
         // The push woke the app: a new socket, a wake REGISTER, then the INVITE.
         let woken = try harness.add(account, .udp, seed: 8)
