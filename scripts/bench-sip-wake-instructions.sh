@@ -60,7 +60,9 @@ m1=$(completed "$d/wake-$n1/summary.json"); m2=$(completed "$d/wake-$n2/summary.
 per() { python3 -c "import sys; a, b, x, y = map(int, sys.argv[1:]); print((b - a) // (y - x) if y > x else 0)" "$@"; }
 echo "wake-up path: $c1 instructions for $m1 calls, $c2 for $m2 (of $n1 and $n2 planned): $(per "${c1:-0}" \
 "${c2:-0}" "$m1" "$m2") per call; load average $(cut -d' ' -f1-3 /proc/loadavg) (counts do not depend on it)"
-for part in HTTPServer9EventLoopC3run PushGateway11APNsGatewayC6handle EventPolling0A6ThreadC4post; do
+# Mangled names: inside module PushGateway, `APNsGateway` is written `04APNsB0` (Swift reuses the word "Gateway"),
+# so `PushGateway11APNsGatewayC6handle` never matched and that row printed 0 until 2026-12-06.
+for part in HTTPServer9EventLoopC3run PushGateway04APNsB0C6handle EventPolling0A6ThreadC4post; do
     a=$(inclusive "$part" "$d/wake-$n1.callgrind"); b=$(inclusive "$part" "$d/wake-$n2.callgrind")
     echo "  $part (inclusive, largest entry): $(per "${a:-0}" "${b:-0}" "$m1" "$m2") per call"
 done

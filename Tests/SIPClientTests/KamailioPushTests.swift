@@ -45,6 +45,11 @@ final class KamailioPushTests: XCTestCase {
         XCTAssertTrue(pushed.lowercased().contains("apns-push-type: voip"), pushed)
         XCTAssertTrue(pushed.lowercased().contains("apns-topic: com.example.app.voip"), pushed)
         XCTAssertTrue(pushed.contains(call), "the push names the parked call: \(pushed)")
+        // A connection per push, said so: the gateway closes as it answers rather than waking again for Kamailio's
+        // close (docs/SIP.md, "The wake-up path at rate").
+        XCTAssertTrue(pushed.lowercased().contains("\r\nconnection: close\r\n"), pushed)
+        let contentTypes = pushed.lowercased().components(separatedBy: "\r\n").filter { $0.hasPrefix("content-type:") }
+        XCTAssertEqual(contentTypes, ["content-type: application/json"], "one content type, JSON's: \(pushed)")
 
         // The push woke the app: a new socket, a wake REGISTER, then the INVITE.
         let woken = try harness.add(account, .udp, seed: 8)
