@@ -16,35 +16,28 @@ public enum MD5 {
 
     public static func digest(_ message: [UInt8]) -> [UInt8] {
         var state: (UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476)
-        var data = message
-        data.append(0x80)
-        while data.count % 64 != 56 { data.append(0) }
-        let bits = UInt64(message.count) &* 8
-        for i in 0..<8 { data.append(UInt8(truncatingIfNeeded: bits >> (8 * UInt64(i)))) }
-        var words = [UInt32](repeating: 0, count: 16)
-        for chunk in stride(from: 0, to: data.count, by: 64) {
-            for i in 0..<16 {
-                let b = chunk + i * 4
-                words[i] = UInt32(data[b]) | UInt32(data[b + 1]) << 8 | UInt32(data[b + 2]) << 16
-                    | UInt32(data[b + 3]) << 24
-            }
-            var (a, b, c, d) = state
-            for i in 0..<64 {
-                var f: UInt32
-                let g: Int
-                switch i {
-                case 0..<16: f = (b & c) | (~b & d); g = i
-                case 16..<32: f = (d & b) | (~d & c); g = (5 * i + 1) % 16
-                case 32..<48: f = b ^ c ^ d; g = (3 * i + 5) % 16
-                default: f = c ^ (b | ~d); g = (7 * i) % 16
+        message.withUnsafeBufferPointer { m in
+            constants.withUnsafeBufferPointer { k in
+                shifts.withUnsafeBufferPointer { s in
+                    let full = m.count / 64
+                    for block in 0..<full {
+                        compress(&state, UnsafeRawPointer(m.baseAddress! + block * 64), k, s)
+                    }
+                    // The rest, 0x80, zeros and the length in bits: one block, or two when the rest leaves no room.
+                    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
+                        let rest = m.count - full * 64
+                        let total = rest + 9 <= 64 ? 64 : 128
+                        for i in 0..<rest { tail[i] = m[full * 64 + i] }
+                        tail[rest] = 0x80
+                        for i in (rest + 1)..<(total - 8) { tail[i] = 0 }
+                        let bits = UInt64(m.count) &* 8
+                        for i in 0..<8 { tail[total - 8 + i] = UInt8(truncatingIfNeeded: bits >> (8 * UInt64(i))) }
+                        let base = UnsafeRawPointer(tail.baseAddress!)
+                        compress(&state, base, k, s)
+                        if total == 128 { compress(&state, base + 64, k, s) }
+                    }
                 }
-                f = f &+ a &+ constants[i] &+ words[g]
-                a = d
-                d = c
-                c = b
-                b = b &+ (f << shifts[i] | f >> (32 - shifts[i]))
             }
-            state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d)
         }
         var out: [UInt8] = []
         out.reserveCapacity(16)
@@ -52,6 +45,31 @@ public enum MD5 {
             for i in 0..<4 { out.append(UInt8(truncatingIfNeeded: word >> (8 * UInt32(i)))) }
         }
         return out
+    }
+
+    /// One 64-byte block into `state`, its words read little-endian where they lie (no copy of the message:
+    /// a digest answer hashes three short texts per REGISTER, on every wake of a sleeping device).
+    @inline(__always)
+    private static func compress(_ state: inout (UInt32, UInt32, UInt32, UInt32), _ p: UnsafeRawPointer,
+                                 _ k: UnsafeBufferPointer<UInt32>, _ s: UnsafeBufferPointer<UInt32>) {
+        var (a, b, c, d) = state
+        for i in 0..<64 {
+            var f: UInt32
+            let g: Int
+            switch i {
+            case 0..<16: f = (b & c) | (~b & d); g = i
+            case 16..<32: f = (d & b) | (~d & c); g = (5 * i + 1) & 15
+            case 32..<48: f = b ^ c ^ d; g = (3 * i + 5) & 15
+            default: f = c ^ (b | ~d); g = (7 * i) & 15
+            }
+            f = f &+ a &+ k[i] &+ UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 4 * g, as: UInt32.self))
+            a = d
+            d = c
+            c = b
+            let shift = s[i]
+            b = b &+ (f << shift | f >> (32 - shift))
+        }
+        state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d)
     }
 
     /// Lowercase hex of the digest, the form digest authentication hashes and sends.

@@ -9,6 +9,20 @@ final class DigestTests: XCTestCase {
         XCTAssertEqual(MD5.hex(String(repeating: "1234567890", count: 8)), "57edf4a22be3c955ac49da2e2107b67a")
     }
 
+    /// Lengths either side of each padding boundary: the length must fit after 0x80 in the last block (55) or
+    /// spill into one more (56 to 63), and whole blocks come before the tail (64 and up).
+    func testMD5PadsAtEveryBlockBoundaryAsReferenceDoes() {
+        let expected: [(Int, String)] = [
+            (55, "ef1772b6dff9a122358552954ad0df65"), (56, "3b0c8ac703f828b04c6c197006d17218"),
+            (63, "b06521f39153d618550606be297466d5"), (64, "014842d480b571495a4a0363793f7367"),
+            (65, "c743a45e0d2e6a95cb859adae0248435"), (119, "8a7bd0732ed6a28ce75f6dabc90e1613"),
+            (120, "5f61c0ccad4cac44c75ff505e1f1e537"), (128, "e510683b3f5ffe4093d021808bc6ff70"),
+        ]
+        for (length, hex) in expected {
+            XCTAssertEqual(MD5.hex(String(repeating: "a", count: length)), hex, "\(length) bytes")
+        }
+    }
+
     func testDigestResponseMatchesRFC2617Example() throws {
         let challenge = try XCTUnwrap(DigestChallenge(
             "Digest realm=\"testrealm@host.com\", qop=\"auth,auth-int\", "
