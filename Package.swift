@@ -9,7 +9,9 @@ let jemalloc = Context.environment["CALLSTORM_NO_JEMALLOC"] == nil
 // The event-loop servers' connection and stream state is a class touched only by its loop's thread, so Swift's
 // dynamic exclusivity checks on it (swift_beginAccess per property access, ~2,300 instructions a push under
 // callgrind, 4.5 % of the gateway's cost) guard nothing a test would not catch first. They are off in release builds
-// only: debug builds, which `make test` runs, and the sanitizer runs keep every check.
+// only: debug builds, which `make test` runs, and the sanitizer runs keep every check. The same holds for a
+// worker's devices, calls and recorder (Driver, CallModel, Metrics: touched only on the worker's loop), where the
+// checks were ~35,000 instructions per SIP hold call (issue 33, bench-sip-instructions.sh's kept profiles).
 let releaseUnchecked: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
 let package = Package(
@@ -48,7 +50,7 @@ let package = Package(
         // MARK: - Value modules (no I/O)
         // The one clock protocol (with a hand-moved test clock) and the one seeded generator.
         .target(name: "Determinism", dependencies: ["CLinux", "Locking"]),
-        .target(name: "CallModel"),
+        .target(name: "CallModel", swiftSettings: releaseUnchecked),
         // The one JSON string escaper and the one HTML/XML escaper.
         .target(name: "TextEscaping"),
         // The push values the gateway hands on and the sink contract it calls, without the gateway's I/O, so the
@@ -59,7 +61,8 @@ let package = Package(
         // scenario model stays out of every module that records metrics (the gateway, results, reports), and
         // Scenario and Metrics build side by side.
         .target(name: "Thresholds"),
-        .target(name: "Metrics", dependencies: ["Locking", "TextEscaping", "Thresholds"]),
+        .target(name: "Metrics", dependencies: ["Locking", "TextEscaping", "Thresholds"],
+                swiftSettings: releaseUnchecked),
         // Durations, rates and distributions in the scenario file's words: what scenarios and faults are made of.
         .target(name: "Quantities"),
         // Every fault kind, one file each, registered by the scenario's names; the fault windows' settings, seeded
@@ -151,7 +154,7 @@ let package = Package(
             "CallModel", "Metrics", "Scenario", "Transport", "PushModel", "CLinux", "Results", "Locking",
             "Determinism", "TextEscaping", "Faults", "WebSocket", "WebSocketClient", "RunFormats", "SIP", "SIPClient",
             "EventPolling", "OTLP", "StreamIO", "Media", "MediaIO",
-        ]),
+        ], swiftSettings: releaseUnchecked),
         .target(name: "Reports", dependencies: [
             "Metrics", "Results", "CZlib", "TextEscaping", "Checker", "Thresholds",
         ]),

@@ -71,15 +71,21 @@ public struct ConversationManager: Sendable {
     /// `connected`, `updated`, `ended.<reason>`, `capabilities.lost|gained.<name>`. Cumulative; the driver adds
     /// them to the run's counters (read at the run's end only).
     public var events: [String: Int] {
-        var all = otherEvents
-        for (i, n) in commonEvents.enumerated() where n > 0 { all[Self.commonEventNames[i], default: 0] += n }
-        return all
+        var tally = ConversationEventTally()
+        addEvents(to: &tally)
+        return tally.byName
+    }
+
+    /// Adds this manager's events to `tally`: the common ones by index, the rare ones by name.
+    public func addEvents(to tally: inout ConversationEventTally) {
+        for (i, n) in commonEvents.enumerated() where n > 0 { tally.common[i] += n }
+        tally.other.merge(otherEvents, uniquingKeysWith: +)
     }
     /// The events every call reports, counted by index (`commonEventNames`), not by a name made and hashed per
     /// event; `otherEvents` keeps the rare ones (capabilities) by name.
     private var commonEvents = [Int](repeating: 0, count: ConversationManager.commonEventNames.count)
     private var otherEvents: [String: Int] = [:]
-    private static let commonEventNames = ["startedConnecting", "connected", "updated"]
+    static let commonEventNames = ["startedConnecting", "connected", "updated"]
         + EndedReason.allCases.map { "ended.\($0.rawValue)" }
     private static let startedConnecting = 0, connected = 1, updated = 2
     /// Views of conversations this device did not have yet that list it connected: the newest of each, applied
@@ -360,5 +366,21 @@ public struct ConversationManager: Sendable {
         if Set(c.members.map(\.value)) != remote { return "members differ" }
         if Set(c.activeRemoteMembers.map(\.value)) != active { return "activeRemoteMembers differ" }
         return nil
+    }
+}
+
+/// Conversation events added up over several managers (the run's devices at stop): by index for the common ones,
+/// named once at the end.
+public struct ConversationEventTally {
+    var common = [Int](repeating: 0, count: ConversationManager.commonEventNames.count)
+    var other: [String: Int] = [:]
+
+    public init() {}
+
+    /// Every event counted, by name (`ConversationManager.events`' names).
+    public var byName: [String: Int] {
+        var all = other
+        for (i, n) in common.enumerated() where n > 0 { all[ConversationManager.commonEventNames[i], default: 0] += n }
+        return all
     }
 }

@@ -6,24 +6,29 @@ import Scenario
 /// What a `FlowInterpreter` asks its worker to do. The interpreter never touches a socket, a timer, the recorder
 /// or the journal: it returns these, and the worker applies them in order (so the history keeps the order in
 /// which the interpreter decided things).
+///
+/// The cases with a large payload (a request, an action's record, a final view: hundreds of bytes with a dozen
+/// references) are boxed, so an effect is a few words: every count, record and timer a call emits was moved,
+/// copied and destroyed at the size of the largest case (~8,000 instructions per SIP hold call in `Worker.apply`
+/// and the array's destroy, issue 33), for one allocation per boxed effect (~7 a call).
 enum FlowEffect {
     /// Send this action to the target; its answer comes back through `FlowInterpreter.answered`.
-    case send(ActionRequest)
+    indirect case send(ActionRequest)
     /// Arm a timer for this call; the worker's wheel hands it back through `FlowInterpreter.timerFired`.
     case arm(FlowTimer, at: UInt64)
     case count(Metric, by: Int64)
     case record(Metric, micros: Int64)
     /// An action was created (the `invoke` history line, `action.<kind>.started`).
-    case invoked(ActionRecord)
+    indirect case invoked(ActionRecord)
     /// An action got its one outcome (counters, histograms, the `complete` history line, actions.csv).
-    case finished(ActionRecord)
+    indirect case finished(ActionRecord)
     /// Poll the target's view of one conversation for one device (the mapped `get`); the answer comes back
     /// through `observed`.
     case poll(device: Int, conversation: String)
     /// Fetch the target's view of these conversations; each answer comes back through `viewFetched`.
     case fetchViews([String])
     /// The `final` history line for one device and conversation.
-    case finalView(FinalView)
+    indirect case finalView(FinalView)
     /// A line for the run's notes, kept while the worker has fewer than `limit`.
     case note(String, limit: Int)
     /// The call is over, counted as `outcome` (`completed`, `failed` or `missed`, as the books count it): the

@@ -1,3 +1,4 @@
+import CallModel
 import Metrics
 import Results
 import RunFormats
@@ -37,9 +38,10 @@ extension RunBooks {
                  "waiting for \(call.waiting) after step \(step)", limit: 10)
         }
         if pendingDeliveries > 0 { count(.pushesUndeliveredAtStop, by: pendingDeliveries, at: now) }
-        var deviceEvents: [String: Int] = [:]
-        for device in table.devices.devices { deviceEvents.merge(device.manager.events, uniquingKeysWith: +) }
-        for (name, n) in deviceEvents { count(.deviceEvent(name), by: Int64(n), at: now) }
+        // Added up by index over the devices, named once (a dictionary built and merged per device before).
+        var tally = ConversationEventTally()
+        for device in table.devices.devices { device.manager.addEvents(to: &tally) }
+        for (name, n) in tally.byName { count(.deviceEvent(name), by: Int64(n), at: now) }
     }
 
     /// Last, once the worker's parts closed: the final gauge, the recorder sealed, the history's stop line, the

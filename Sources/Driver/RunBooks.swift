@@ -23,8 +23,10 @@ final class RunBooks {
     let live = LiveStats()
     /// The worker's OpenTelemetry spans in the making (`DriverSettings.tracing.spans`); nil when not exporting.
     var tracer: CallTraceBuffer?
-    /// Each flow step's action metrics, made at the step's first action (`stepMetrics(for:)`).
-    private var stepTable: [StepMetrics.Key: StepMetrics] = [:]
+    /// Each flow step's action metrics, made at the step's first action (`stepMetrics(for:)`). A list searched by
+    /// comparing, not a dictionary: a run has a handful of steps, and hashing the flow's and the step's names at
+    /// each action's start and end cost ~1,000 instructions each (issue 33).
+    private var stepTable: [(key: StepMetrics.Key, metrics: StepMetrics)] = []
 
     init(journal: WorkerJournal?, runStart: UInt64) {
         self.journal = journal
@@ -35,9 +37,9 @@ final class RunBooks {
     /// The metrics of `record`'s kind and flow step, made once per step.
     func stepMetrics(for record: ActionRecord) -> StepMetrics {
         let key = StepMetrics.Key(kind: record.action.kind, flow: record.flow, step: record.step)
-        if let metrics = stepTable[key] { return metrics }
+        for entry in stepTable where entry.key == key { return entry.metrics }
         let metrics = StepMetrics(kind: record.action.kind, flow: record.flow, step: record.step)
-        stepTable[key] = metrics
+        stepTable.append((key, metrics))
         return metrics
     }
 
