@@ -135,8 +135,8 @@ let package = Package(
             "PushModel", "HTTPServer", "Credentials", "Metrics", "Locking", "Determinism", "TextEscaping", "CLinux",
         ]),
         .target(name: "ReferenceTarget", dependencies: [
-            "HTTPServer", "Transport", "HTTP2Wire", "EventPolling", "CallModel", "Credentials", "Locking", "TextEscaping", "WebSocket",
-            "SystemCalls",
+            "HTTPServer", "Transport", "HTTP2Wire", "HTTPWire", "EventPolling", "CallModel", "Credentials", "Locking",
+            "TextEscaping", "WebSocket", "SystemCalls",
         ]),
         .target(name: "FaultProxy", dependencies: [
                     "CLinux", "Locking", "Determinism", "EventPolling", "Heaps", "Bytes", "SystemCalls",

@@ -3,6 +3,7 @@ import Dispatch
 import EventPolling
 import Foundation
 import HTTP2Wire
+import HTTPWire
 import Locking
 import struct Synchronization.Atomic
 import Transport
@@ -238,29 +239,12 @@ struct GatewayOrigin: Equatable {
         self.path = path
     }
 
+    /// Read with HTTPWire's one URL reader (`WireOrigin.parse`); its target `/` (nothing after the authority)
+    /// is no path prefix here, since the client adds `/3/device/…`.
     init?(_ url: String) {
-        guard url.hasPrefix("https://") else { return nil }
-        let rest = url.dropFirst(8)
-        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
-        var authority = rest[..<slash]
-        path = String(rest[slash...])
-        var portText: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { return nil }
-            let after = authority[authority.index(after: close)...]
-            if after.hasPrefix(":") { portText = after.dropFirst() } else if !after.isEmpty { return nil }
-            authority = authority[authority.index(after: authority.startIndex)..<close]
-        } else if let colon = authority.lastIndex(of: ":") {
-            portText = authority[authority.index(after: colon)...]
-            authority = authority[..<colon]
-        }
-        guard !authority.isEmpty else { return nil }
-        host = String(authority)
-        if let portText {
-            guard let port = Int(portText), (1...65535).contains(port) else { return nil }
-            self.port = port
-        } else {
-            port = 443
-        }
+        guard let (origin, target) = try? WireOrigin.parse(url), origin.secure else { return nil }
+        host = origin.host
+        port = origin.port
+        path = target == "/" ? "" : target
     }
 }
