@@ -5,8 +5,9 @@
 #   1. Locust FastHttpUser, 50 users, as fast as the target answers, for PEER_SECONDS;
 #   2. callstorm at the rate Locust delivered in this round (its completed calls ÷ PEER_SECONDS);
 #   3. callstorm at its own maximum: a ladder of planned rates (BENCH_MAX_RATE, 2,000 calls/s, then × 1.5 while a
-#      run holds, at most three runs; once ÷ 1.5 if the first does not), a run holding when it completed ≥ 99 % of
-#      its planned calls with scheduler lag p99 ≤ 10 ms (scripts/bench_results_peers.py held);
+#      run holds, at most three runs; once ÷ 1.5 if the first does not; then one rung halfway between the highest
+#      rate held and the lowest missed), a run holding when it completed ≥ 99 % of its planned calls with scheduler
+#      lag p99 ≤ 10 ms (scripts/bench_results_peers.py held);
 #   4. a Python asyncio loop over aiohttp, 50 users (Benchmarks/aiohttp_peer.py).
 # Files per round R: locust-R.{json,time,log}, cs-same-R{,.time,.rate,.yaml}, cs-max-R-K{…} (K = 1, 2, …),
 # aiohttp-R.{json,time}; bench-results.py turns them into rows. callstorm's devices use its own HTTP/1.1 client
@@ -42,17 +43,29 @@ cs_run() {
     echo "  callstorm planned $2 calls/s ($1): $held"
 }
 
-# max_ladder ROUND: callstorm's maximum, as the header says.
+# max_ladder ROUND: callstorm's maximum, as the header says, then one rung halfway between the highest planned rate
+# that held and the lowest that did not (BENCH_MAX_REFINE=1, the default; 0 leaves it out): steps of 1.5 know the
+# maximum only to within a factor of 1.5, and near the client core's saturation a rung's verdict is close to chance
+# (2,000 calls/s on 2026-12-06: each binary held it in one of four runs), so a miss there would otherwise report
+# the rung below as the maximum.
 max_ladder() {
-    local rate=${BENCH_MAX_RATE:-2000} k=1
+    local rate=${BENCH_MAX_RATE:-2000} k=1 good=0 bad=0
     cs_run "cs-max-$1-$k" "$rate"
     if [[ $held == held* ]]; then
+        good=$rate
         while [ $k -lt 3 ] && [[ $held == held* ]]; do
             k=$(( k + 1 )); rate=$(( rate * 3 / 2 ))
             cs_run "cs-max-$1-$k" "$rate"
+            if [[ $held == held* ]]; then good=$rate; else bad=$rate; fi
         done
     else
-        cs_run "cs-max-$1-2" $(( rate * 2 / 3 ))
+        bad=$rate; k=2; rate=$(( rate * 2 / 3 ))
+        cs_run "cs-max-$1-$k" "$rate"
+        [[ $held == held* ]] && good=$rate
+    fi
+    if [ "${BENCH_MAX_REFINE:-1}" = 1 ] && [ "$good" -gt 0 ] && [ "$bad" -gt 0 ]; then
+        k=$(( k + 1 ))
+        cs_run "cs-max-$1-$k" $(( (good + bad) / 2 ))
     fi
 }
 
