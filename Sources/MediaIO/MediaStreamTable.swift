@@ -7,6 +7,7 @@ import Media
 /// held back. The transport only moves bytes.
 struct MediaStreamTable {
     struct Stream {
+        let id: Int
         var session: MediaSession
         var remote: MediaEndpoint?
         /// The deadline this stream has in the heap (nil: none).
@@ -21,7 +22,12 @@ struct MediaStreamTable {
         var sending: Bool
     }
 
-    private(set) var streams: [Int: Stream] = [:]
+    /// The streams in a dense array changed where they lie, found by id through `slotOf`: every packet sent or
+    /// received changes its stream's session, and a dictionary of sessions read a stream out and back (a copy of
+    /// the session, its arrays retained and, once changed, copied) several times a packet (~1,300 instructions a
+    /// packet in `note` alone, issue 33).
+    private var slots: [Stream] = []
+    private var slotOf: [Int: Int] = [:]
     private var deadlines = MinHeap<UInt64, Int>()
     private(set) var held: [Held] = []
     var filter: MediaDatagramFilter?
@@ -30,40 +36,51 @@ struct MediaStreamTable {
 
     init() { scratch.reserveCapacity(256) }
 
+    /// The number of open streams.
+    var count: Int { slots.count }
+
     mutating func add(_ settings: MediaStreamSettings) -> Int {
         lastID += 1
-        streams[lastID] = Stream(session: MediaSession(settings: settings))
+        slotOf[lastID] = slots.count
+        slots.append(Stream(id: lastID, session: MediaSession(settings: settings)))
         return lastID
     }
 
     mutating func remove(_ id: Int, now: UInt64, onEvent: MediaEventHandler) -> MediaStreamReport? {
-        guard var stream = streams.removeValue(forKey: id) else { return nil }
+        guard let slot = slotOf.removeValue(forKey: id) else { return nil }
+        // The last stream moves into the freed slot; heap entries name ids, so they stay right.
+        if slot != slots.count - 1 {
+            slots.swapAt(slot, slots.count - 1)
+            slotOf[slots[slot].id] = slot
+        }
+        var stream = slots.removeLast()
         if let event = stream.session.stop(at: now) { onEvent(id, event) }
         held.removeAll { $0.stream == id }
         return stream.session.report
     }
 
-    func report(_ id: Int) -> MediaStreamReport? { streams[id]?.session.report }
+    func report(_ id: Int) -> MediaStreamReport? { slotOf[id].map { slots[$0].session.report } }
 
     mutating func start(_ id: Int, remote: MediaEndpoint, direction: MediaDirection, now: UInt64,
                         sendAfterNanos: UInt64 = 0) {
-        guard streams[id] != nil else { return }
-        streams[id]!.remote = remote
-        streams[id]!.session.start(at: now, direction: direction, sendAfterNanos: sendAfterNanos)
-        note(id)
+        guard let slot = slotOf[id] else { return }
+        slots[slot].remote = remote
+        slots[slot].session.start(at: now, direction: direction, sendAfterNanos: sendAfterNanos)
+        note(slot)
     }
 
     mutating func update(_ id: Int, remote: MediaEndpoint, direction: MediaDirection, now: UInt64,
                          onEvent: MediaEventHandler) {
-        guard streams[id] != nil else { return }
-        streams[id]!.remote = remote
-        if let event = streams[id]!.session.setDirection(direction, at: now) { onEvent(id, event) }
-        note(id)
+        guard let slot = slotOf[id] else { return }
+        slots[slot].remote = remote
+        if let event = slots[slot].session.setDirection(direction, at: now) { onEvent(id, event) }
+        note(slot)
     }
 
     /// This end sent an offer for stream `id` with `direction` (`MediaSession.offered`).
     mutating func offered(_ id: Int, direction: MediaDirection) {
-        streams[id]?.session.offered(direction)
+        guard let slot = slotOf[id] else { return }
+        slots[slot].session.offered(direction)
     }
 
     /// The earliest instant anything is due: a stream's send or check, or a held datagram.
@@ -82,7 +99,7 @@ struct MediaStreamTable {
             let due = held.filter { $0.due <= now }
             held.removeAll { $0.due <= now }
             for item in due {
-                if item.sending, let remote = streams[item.stream]?.remote {
+                if item.sending, let remote = slotOf[item.stream].flatMap({ slots[$0].remote }) {
                     send(item.stream, item.bytes, remote)
                 } else if !item.sending {
                     reads.append(item)
@@ -90,10 +107,11 @@ struct MediaStreamTable {
             }
         }
         while let entry = deadlines.popDue(now) {
-            guard var stream = streams[entry.value], stream.scheduled == entry.priority else { continue }
-            stream.scheduled = nil
-            while stream.session.nextPacket(now: now, into: &scratch) {
-                guard let remote = stream.remote else { continue }
+            guard let slot = slotOf[entry.value], slots[slot].scheduled == entry.priority else { continue }
+            slots[slot].scheduled = nil
+            let remote = slots[slot].remote
+            while slots[slot].session.nextPacket(now: now, into: &scratch) {
+                guard let remote else { continue }
                 switch filter?(entry.value, true, Self.sequence(scratch)) ?? .pass {
                 case .pass: send(entry.value, scratch, remote)
                 case .drop: continue
@@ -101,10 +119,9 @@ struct MediaStreamTable {
                     held.append(Held(due: now + nanos, stream: entry.value, bytes: scratch, sending: true))
                 }
             }
-            let event = stream.session.advance(to: now)
-            streams[entry.value] = stream
+            let event = slots[slot].session.advance(to: now)
             if let event { onEvent(entry.value, event) }
-            note(entry.value)
+            note(slot)
         }
         return reads
     }
@@ -112,7 +129,7 @@ struct MediaStreamTable {
     /// Takes a datagram stream `id` read at `now`; `filtered` false for one the filter already held back.
     mutating func receive(_ id: Int, _ bytes: UnsafeRawBufferPointer, now: UInt64, filtered: Bool = true,
                           onEvent: MediaEventHandler) {
-        guard streams[id] != nil else { return }
+        guard let slot = slotOf[id] else { return }
         if filtered, let filter {
             switch filter(id, false, bytes.count >= 4 ? UInt16(bytes[2]) << 8 | UInt16(bytes[3]) : 0) {
             case .pass: break
@@ -122,17 +139,17 @@ struct MediaStreamTable {
                 return
             }
         }
-        let event = streams[id]!.session.receive(bytes, at: now)
-        note(id)
+        let event = slots[slot].session.receive(bytes, at: now)
+        note(slot)
         if let event { onEvent(id, event) }
     }
 
-    /// Puts stream `id`'s next deadline in the heap when it is earlier than the one there.
-    private mutating func note(_ id: Int) {
-        guard let due = streams[id]?.session.nextDeadline else { return }
-        if let scheduled = streams[id]!.scheduled, scheduled <= due { return }
-        streams[id]!.scheduled = due
-        deadlines.push(id, at: due)
+    /// Puts the stream in `slot`'s next deadline in the heap when it is earlier than the one there.
+    private mutating func note(_ slot: Int) {
+        guard let due = slots[slot].session.nextDeadline else { return }
+        if let scheduled = slots[slot].scheduled, scheduled <= due { return }
+        slots[slot].scheduled = due
+        deadlines.push(slots[slot].id, at: due)
     }
 
     private static func sequence(_ bytes: [UInt8]) -> UInt16 {

@@ -143,6 +143,26 @@ final class MemoryMediaStreamsTests: XCTestCase {
         XCTAssertNil(streams.report(b))
     }
 
+    func testClosingAnEarlierStreamLeavesTheOthersCountingUnderTheirIDs() {
+        // The table keeps streams in a dense array and moves the last into a closed one's place: the streams
+        // opened after the closed one must keep their ids, their sessions and their timers.
+        let c = try! streams.open(MediaStreamSettings(codec: .pcmu, ssrc: 0xC, initialSequence: 7)).get()
+        let d = try! streams.open(MediaStreamSettings(codec: .pcmu, ssrc: 0xD, initialSequence: 9)).get()
+        answer()
+        streams.start(c, remote: streams.localEndpoint(d)!, direction: .sendrecv)
+        streams.start(d, remote: streams.localEndpoint(c)!, direction: .sendrecv)
+        run(to: 500)
+        XCTAssertNotNil(streams.close(a))
+        run(to: 990)
+        XCTAssertNil(streams.report(a))
+        XCTAssertEqual(streams.report(c)!.sent.packets, 50)
+        XCTAssertEqual(streams.report(d)!.receiver.received, 50)
+        XCTAssertEqual(streams.report(c)!.receiver.received, 50)
+        XCTAssertEqual(streams.report(d)!.receiver.lost, 0)
+        XCTAssertEqual(streams.report(b)!.receiver.received, 26, "A's packets at 0...500 ms, none after its close")
+        XCTAssertEqual(streams.report(b)!.sent.packets, 50)
+    }
+
     func testSDPNamesTheEndpointDirectionAndCodec() {
         let sdp = SDPSession(address: "10.0.0.7", port: 4_000, formats: [18, 8, 0], direction: .sendonly)
         XCTAssertEqual(MediaEndpoint(sdp), MediaEndpoint(host: "10.0.0.7", port: 4_000))
