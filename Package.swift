@@ -11,7 +11,11 @@ let jemalloc = Context.environment["CALLSTORM_NO_JEMALLOC"] == nil
 // callgrind, 4.5 % of the gateway's cost) guard nothing a test would not catch first. They are off in release builds
 // only: debug builds, which `make test` runs, and the sanitizer runs keep every check. The same holds for a
 // worker's devices, calls and recorder (Driver, CallModel, Metrics: touched only on the worker's loop), where the
-// checks were ~35,000 instructions per SIP hold call (issue 33, bench-sip-instructions.sh's kept profiles).
+// checks were ~35,000 instructions per SIP hold call (issue 33, bench-sip-instructions.sh's kept profiles), and
+// for the media streams, the event threads and the batched system calls under them (Media, MediaIO,
+// EventPolling, SystemCalls: each stream table, thread and batch touched by its own loop's thread; cross-thread
+// posts go through a lock, which these checks never covered), ~500 instructions per RTP packet
+// (scripts/bench-media-instructions.sh).
 let releaseUnchecked: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
 let package = Package(
@@ -39,10 +43,11 @@ let package = Package(
         // Bytes waiting to be parsed or written (`ByteQueue`) and what one read or write did (`IOResult`): values.
         .target(name: "Bytes"),
         // Every read, write, send, receive, accept and epoll wait, wrapped once: EINTR retried in one place.
-        .target(name: "SystemCalls", dependencies: ["Bytes", "CLinux"]),
+        .target(name: "SystemCalls", dependencies: ["Bytes", "CLinux"], swiftSettings: releaseUnchecked),
         // The epoll set, wake-up eventfd and event buffers every event loop is built on, and the epoll thread with
         // its timers (`EventThread`, `EventTimer`) that the driver's HTTP transfers, WebSockets and SIP agents share.
-        .target(name: "EventPolling", dependencies: ["CLinux", "Locking", "SystemCalls"]),
+        .target(name: "EventPolling", dependencies: ["CLinux", "Locking", "SystemCalls"],
+                swiftSettings: releaseUnchecked),
 
         // MARK: - A pthread Mutex, whose hand-overs ThreadSanitizer sees
         .target(name: "Locking"),
@@ -87,7 +92,7 @@ let package = Package(
         // The one binary min-heap (a loop's deadlines), shared by the fault proxy's and the SIP pool's timers.
         .target(name: "Heaps"),
         // RTP/RTCP without I/O (RFC 3550): packet codec, G.711 payloads, loss and jitter, the E-model, one-way audio.
-        .target(name: "Media"),
+        .target(name: "Media", swiftSettings: releaseUnchecked),
 
         // MARK: - I/O modules
         // The files the value modules read, beside them: scenario files for Scenario, history.jsonl for Checker.
@@ -123,7 +128,7 @@ let package = Package(
         // Media streams on the driver's event threads (UDP, sends on a timer) and their in-memory twin.
         .target(name: "MediaIO", dependencies: [
             "Media", "SIP", "Determinism", "EventPolling", "CLinux", "SystemCalls", "Heaps",
-        ]),
+        ], swiftSettings: releaseUnchecked),
         // Kamailio started as a user process on a free port, stopped by PID: for `target.sip.kamailio` and tests.
         .target(name: "Kamailio", dependencies: ["CLinux", "SystemCalls", "Locking"]),
         // rtpengine (the media relay) started as a user process, and a client of its ng control protocol.
