@@ -30,7 +30,7 @@ HTTP_LAYERS = {
 }
 cl.LAYERS = HTTP_LAYERS
 cl.MODULE_LAYER = {m: layer for layer, modules in HTTP_LAYERS.items() for m in modules}
-cl.ORDER = list(HTTP_LAYERS) + [cl.RUNTIME, cl.LIBC, cl.OTHER]
+cl.ORDER = list(HTTP_LAYERS) + [cl.JSON_READING, cl.RUNTIME, cl.LIBC, cl.OTHER]
 
 
 def demangle(names):

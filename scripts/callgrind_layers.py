@@ -40,7 +40,13 @@ MODULE_LAYER = {m: layer for layer, modules in LAYERS.items() for m in modules}
 RUNTIME = "Swift runtime and standard library"
 LIBC = "libc, allocator and other C libraries"
 OTHER = "unattributed"
-ORDER = list(LAYERS) + [RUNTIME, LIBC, OTHER]
+# The JSON reader beside the history's writer in TextEscaping: devices read pushes and the target's answers with
+# it, and the target its request bodies, so its cost is its callers' (charged like the runtime's), not the
+# history's. Before 2026-12-06 it counted as history: ~300 k of an HTTP call's "history" was devices and the
+# target reading JSON.
+JSON_READING = "JSON reading (JSONLite: pushes, answers, bodies)"
+JSON_READING_SYMBOLS = ("$s12TextEscaping8JSONLite", "$s12TextEscaping9JSONField")
+ORDER = list(LAYERS) + [JSON_READING, RUNTIME, LIBC, OTHER]
 
 MANGLED_MODULE = re.compile(r"^\$s(\d+)")
 
@@ -57,6 +63,8 @@ def module_of(symbol):
 
 
 def layer_of(obj, symbol):
+    if symbol.startswith(JSON_READING_SYMBOLS):
+        return JSON_READING
     module = module_of(symbol)
     if module is not None:
         if module in MODULE_LAYER:
@@ -145,7 +153,7 @@ class Profile:
         for fn in self.obj:
             layer = layer_of(self.obj[fn], fn)
             shares[fn] = {layer: 1.0}
-        shared = [fn for fn in self.obj if layer_of(self.obj[fn], fn) in (RUNTIME, LIBC, OTHER) and
+        shared = [fn for fn in self.obj if layer_of(self.obj[fn], fn) in (JSON_READING, RUNTIME, LIBC, OTHER) and
                   self.edges.get(fn)]
         for _ in range(rounds):  # chains and cycles of runtime calls settle in a few rounds
             for fn in shared:
