@@ -31,4 +31,29 @@ final class JSONLiteTests: XCTestCase {
             XCTAssertNil(value["k\(count)"])
         }
     }
+
+    func testStringsReadAlikeWhereverAQuoteEscapeOrControlByteFallsInAWord() throws {
+        // The fast path skips whole 8-byte words: put each special byte at every offset of the first three words.
+        let plain = Array("abcdefghijklmnopqrstuvwx".utf8)
+        for offset in 0..<plain.count {
+            var escaped = plain
+            escaped.insert(contentsOf: Array(#"\n"#.utf8), at: offset)
+            let read = try XCTUnwrap(JSONLite.parse([0x22] + escaped + [0x22])?.stringValue, "escape at \(offset)")
+            var expected = plain
+            expected.insert(0x0A, at: offset)
+            XCTAssertEqual(Array(read.utf8), expected, "escape at \(offset)")
+
+            var ended = plain
+            ended.insert(0x22, at: offset)
+            XCTAssertNil(JSONLite.parse([0x22] + ended + [0x22]), "a quote at \(offset) ends the string early")
+            XCTAssertEqual(JSONLite.parse([0x5B, 0x22] + plain[..<offset] + [0x22, 0x5D])?.arrayValue?.first?
+                .stringValue, String(decoding: plain[..<offset], as: UTF8.self), "quote at \(offset)")
+
+            var control = plain
+            control.insert(0x1F, at: offset)
+            XCTAssertNil(JSONLite.parse([0x22] + control + [0x22]), "a raw control byte at \(offset) is refused")
+        }
+        let multibyte = "ünïcødé strings past eight bytes: ✓"
+        XCTAssertEqual(JSONLite.parse(Array("\"\(multibyte)\"".utf8))?.stringValue, multibyte)
+    }
 }
