@@ -35,9 +35,12 @@ public struct SIPLocalHeaders: Sendable, Equatable {
     /// Contact's `transport=` value when it differs from Via's (RFC 7118 §5.2: `ws` for WS and WSS alike);
     /// `sentByHost` the host Via and Contact name when it is not `host` (a WebSocket client's `….invalid`,
     /// RFC 7118 §5.2 and §5.4: it has no address a proxy could reach).
+    /// `bindingParameters` follow the Contact's angle brackets in a REGISTER only (RFC 5626 §4.2's `+sip.instance`
+    /// and `reg-id`): laid into the REGISTER's head, so no REGISTER has its Contact line replaced afterwards (which
+    /// rebuilt the whole head, ~25,000 instructions a REGISTER, two per wake; issue 33).
     public init(user: String, domain: String, transport: String, host: String, port: Int,
                 contactParameters: SIPParameters = SIPParameters(), uriTransport: String? = nil,
-                sentByHost: String? = nil) {
+                sentByHost: String? = nil, bindingParameters: String = "") {
         self.transport = transport
         self.host = host
         self.port = port
@@ -69,15 +72,77 @@ public struct SIPLocalHeaders: Sendable, Equatable {
             To: \(addressOfRecord)\r
             Call-ID: \(.slot)\r
             CSeq: \(.slot) REGISTER\r
-            Contact: \(contact)\r
+            Contact: \(contact)\(bindingParameters)\r
             Expires: \(.slot)\r
 
             """
+        headsReadBack = Self.plain([user, domain, transport, sentByHost ?? host])
+            || Self.probe(registerHead, domain: domain)
+    }
+
+    /// Whether a REGISTER from `head` reads back its slots' branch and From tag and no To tag: what
+    /// `headsReadBack` says, found by building one and reading it (~15,000 instructions, on every agent's opening:
+    /// every wake of a sleeping device), when `plain` cannot tell it at once.
+    private static func probe(_ head: SIPHeaderTemplate, domain: String) -> Bool {
         var probe = SIPMessage.request(.register, uri: "sip:" + domain)
-        let register = registerHead
-        probe.appendLines { register.write(["z9hG4bKb", "t", "c", "1", "60"], into: &$0) }
+        probe.appendLines { head.write(["z9hG4bKb", "t", "c", "1", "60"], into: &$0) }
         probe.keepFields()
-        headsReadBack = probe.branch == "z9hG4bKb" && probe.fromTag == "t" && probe.toTag == nil
+        return probe.branch == "z9hG4bKb" && probe.fromTag == "t" && probe.toTag == nil
+    }
+
+    /// Whether every piece is a non-empty run of letters, digits, `.`, `-` and `_`: a user, domain, transport and
+    /// host of that kind make Via, From and To lines that read back as written (a token, a host name or an IPv4
+    /// address; nothing a header parser splits at), so `probe` would say yes; anything else is probed.
+    static func plain(_ pieces: [String]) -> Bool {
+        pieces.allSatisfy { piece in
+            !piece.isEmpty && ValueBytes.with(piece) { b in
+                for c in b where !((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A || c >= 0x30 && c <= 0x39
+                                   || c == 0x2E || c == 0x2D || c == 0x5F) {
+                    return false
+                }
+                return true
+            }
+        }
+    }
+
+    /// The `expires` parameter of this agent's own binding among a registrar's answer's Contacts (the first whose
+    /// URI starts with `contactPrefix`), as `SIPMessage.contacts` would give it; nil when no Contact is this
+    /// agent's, or it has no whole-number `expires`. Read over each value's bytes: every Contact made an address,
+    /// its parameters and their strings (~37,000 instructions a grant, one on every wake; issue 33).
+    public func bindingExpires(in response: SIPMessage) -> Int? {
+        for line in response.headers(.contact) {
+            let found: Int?? = ValueBytes.with(line) { b in
+                ValueBytes.with(contactPrefix) { prefix in Self.expires(of: prefix, in: b) }
+            }
+            if let found { return found }
+        }
+        return nil
+    }
+
+    /// `bindingExpires` in one Contact line's bytes `b`: .some(expires) for the first address whose URI starts
+    /// with `prefix`, nil when none does. An address in angle brackets has its parameters after `>`; a bare one
+    /// after its URI's first `;` (RFC 3261 §20.10).
+    private static func expires(of prefix: ValueBytes.Bytes, in b: ValueBytes.Bytes) -> Int?? {
+        var start = 0
+        while start <= b.count {
+            let end = ValueBytes.firstComma(b, start, b.count)
+            let (lo, hi) = ValueBytes.trim(b, start, end)
+            start = end + 1
+            let open = ValueBytes.find(0x3C, b, lo, hi)
+            let uri: (Int, Int), parameters: Int
+            if open < hi {
+                let close = ValueBytes.findByte(0x3E, b, open, hi)
+                guard close < hi else { continue }
+                (uri, parameters) = ((open + 1, close), close + 1)
+            } else {
+                let semicolon = ValueBytes.findByte(0x3B, b, lo, hi)
+                (uri, parameters) = ((lo, semicolon), semicolon)
+            }
+            guard uri.1 - uri.0 >= prefix.count, ValueBytes.find(0x3A, b, uri.0, uri.1) < uri.1,
+                  (0..<prefix.count).allSatisfy({ b[uri.0 + $0] == prefix[$0] }) else { continue }
+            return .some(ValueBytes.lookup("expires", b, parameters, hi).flatMap { Int($0) })
+        }
+        return nil
     }
 
     /// The Via of a new request with `branch`.

@@ -15,6 +15,39 @@ public enum MD5 {
     }
 
     public static func digest(_ message: [UInt8]) -> [UInt8] {
+        let state = words(message)
+        var out: [UInt8] = []
+        out.reserveCapacity(16)
+        for word in [state.0, state.1, state.2, state.3] {
+            for i in 0..<4 { out.append(UInt8(truncatingIfNeeded: word >> (8 * UInt32(i)))) }
+        }
+        return out
+    }
+
+    /// The digest's lowercase hex (32 digits) appended to `out`: what a digest answer hashes and sends, without
+    /// the digest's own array or a `String` (issue 33: three of them on every wake's REGISTER answer).
+    public static func appendHex(of message: [UInt8], to out: inout [UInt8]) {
+        let state = words(message)
+        out.reserveCapacity(out.count + 32)
+        func put(_ word: UInt32) {
+            for i in 0..<4 {
+                let byte = UInt8(truncatingIfNeeded: word >> (8 * UInt32(i)))
+                out.append(hexDigit(byte >> 4))
+                out.append(hexDigit(byte & 0xF))
+            }
+        }
+        put(state.0)
+        put(state.1)
+        put(state.2)
+        put(state.3)
+    }
+
+    /// The lowercase hex digit of `nibble` (0-15).
+    @inline(__always)
+    static func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x57 + nibble }
+
+    /// The four state words after hashing `message` (the digest is their bytes, little-endian).
+    private static func words(_ message: [UInt8]) -> (UInt32, UInt32, UInt32, UInt32) {
         var state: (UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476)
         message.withUnsafeBufferPointer { m in
             constants.withUnsafeBufferPointer { k in
@@ -39,12 +72,7 @@ public enum MD5 {
                 }
             }
         }
-        var out: [UInt8] = []
-        out.reserveCapacity(16)
-        for word in [state.0, state.1, state.2, state.3] {
-            for i in 0..<4 { out.append(UInt8(truncatingIfNeeded: word >> (8 * UInt32(i)))) }
-        }
-        return out
+        return state
     }
 
     /// One 64-byte block into `state`, its words read little-endian where they lie (no copy of the message:
@@ -74,13 +102,9 @@ public enum MD5 {
 
     /// Lowercase hex of the digest, the form digest authentication hashes and sends.
     public static func hex(_ text: String) -> String {
-        let hexDigits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(32)
-        for byte in digest(Array(text.utf8)) {
-            out.append(hexDigits[Int(byte >> 4)])
-            out.append(hexDigits[Int(byte & 0xF)])
-        }
+        appendHex(of: Array(text.utf8), to: &out)
         return String(decoding: out, as: UTF8.self)
     }
 }

@@ -45,10 +45,9 @@ final class RegistrationClient {
         cseq += 1
         let branch = ids.branch()
         let uri = "sip:" + account.domain
+        // The Contact's RFC 5626 binding parameters are in the agent's REGISTER head (`SIPAccount.localHeaders`).
         var request = core.local.register(uri, callID: callID ?? "", tag: fromTag ?? "", branch: branch, cseq: cseq,
                                           expires: account.expires)
-        let binding = account.bindingParameters(stream: core.local.transport != "UDP")
-        if !binding.isEmpty { request.setHeader(.contact, core.local.contact + binding) }
         if let challenge { account.authorize(&request, answering: challenge, uri: uri, ids: ids) }
         answeredChallenge = challenge != nil
         inFlight = branch
@@ -67,8 +66,7 @@ final class RegistrationClient {
             core.report(.registrationFailed(status: status))
             return
         }
-        let mine = response.contacts.first { $0.uri.hasPrefix(core.local.contactPrefix) }
-        let granted = mine?.parameters["expires"].flatMap { Int($0) }
+        let granted = core.local.bindingExpires(in: response)
             ?? response.header(.expires).flatMap { Int($0) } ?? account.expires
         self.granted = granted
         refreshAt = granted > 0 ? now + UInt64(granted) * 800_000_000 : nil

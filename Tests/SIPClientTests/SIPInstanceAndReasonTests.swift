@@ -8,13 +8,14 @@ final class SIPInstanceAndReasonTests: XCTestCase {
     func testTheRegisterCarriesTheInstanceAndOnAConnectionItsRegID() throws {
         let instance = SIPAccount.instanceURN(device: "dev-3", seed: 42)
         let account = SIPAccount(user: "bob", domain: "example.com", password: "p", instance: instance)
+        // The agent's own headers are its account's (`SIPUserAgent` makes them so): they carry the binding.
         let udp = FakeCore()
+        udp.local = account.localHeaders(transport: .udp, host: "127.0.0.1", port: 5071)
         RegistrationClient(account: account, ids: SIPIdentifiers(seed: 1)).register(now: 0, core: udp)
         XCTAssertEqual(try XCTUnwrap(udp.started.first).header(.contact),
-                       "<sip:alice@127.0.0.1:5071;transport=udp>;+sip.instance=\"<\(instance)>\"")
+                       "<sip:bob@127.0.0.1:5071;transport=udp>;+sip.instance=\"<\(instance)>\"")
         let tcp = FakeCore()
-        tcp.local = SIPLocalHeaders(user: "bob", domain: "example.com", transport: "TCP", host: "127.0.0.1",
-                                    port: 5072)
+        tcp.local = account.localHeaders(transport: .tcp, host: "127.0.0.1", port: 5072)
         RegistrationClient(account: account, ids: SIPIdentifiers(seed: 1)).register(now: 0, core: tcp)
         let contact = try XCTUnwrap(try XCTUnwrap(tcp.started.first).contacts.first)
         XCTAssertEqual(contact.parameters["+sip.instance"], "\"<\(instance)>\"")
