@@ -121,35 +121,16 @@ enum JSONShape {
         /// Moves past the bytes of a string that need no decision (printable ASCII other than the quote and the
         /// backslash) in a tight loop: most of a push payload is such bytes, and the general loop's switch was
         /// most of the check's cost.
-        /// Eight bytes a step while none of them needs a decision (ids, tokens and names are long runs), then
-        /// byte by byte to the first that does.
         mutating func skipPlain() {
             guard let base = bytes.baseAddress else { return }
             var i = index
             let end = bytes.count
-            let raw = UnsafeRawPointer(base)
-            while i &+ 8 <= end && Self.allPlain(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) {
-                i &+= 8
-            }
             while i < end {
                 let b = base[i]
                 if b < 0x20 || b >= 0x80 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") { break }
                 i &+= 1
             }
             index = i
-        }
-
-        /// Whether none of a word's eight bytes is below 0x20, 0x80 or above, a quote or a backslash: the
-        /// exact "has a zero byte" and "has a byte below n" word tests (no false answer either way).
-        @inline(__always)
-        static func allPlain(_ w: UInt64) -> Bool {
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            let high: UInt64 = 0x8080_8080_8080_8080
-            let quote = w ^ (ones &* 0x22)
-            let backslash = w ^ (ones &* 0x5C)
-            let control = (w &- ones &* 0x20) & ~w
-            let special = control | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | w
-            return special & high == 0
         }
 
         /// Checks the continuation bytes after a non-ASCII lead byte (already consumed).
