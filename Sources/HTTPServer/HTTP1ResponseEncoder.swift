@@ -117,16 +117,20 @@ enum HTTP1ResponseEncoder {
         }
     }
 
-    /// Appends a handler-supplied string, dropping CR and LF so a value cannot inject header lines.
+    /// Appends a handler-supplied string, dropping CR and LF so a value cannot inject header lines. One pass
+    /// over the bytes at once (`withUTF8`): two `contains` through UTF8View's iterator were half of a response's
+    /// encoding (~1,500 instructions a response in the capacity flow's profile).
     @inline(__always)
     static func appendSanitised(_ text: String, to buffer: inout [UInt8]) {
-        let utf8 = text.utf8
-        if !utf8.contains(0x0D) && !utf8.contains(0x0A) {
-            buffer.append(contentsOf: utf8)
-            return
-        }
-        for byte in utf8 where byte != 0x0D && byte != 0x0A {
-            buffer.append(byte)
+        var text = text
+        text.withUTF8 { bytes in
+            if !bytes.contains(where: { $0 == 0x0D || $0 == 0x0A }) {
+                buffer.append(contentsOf: bytes)
+                return
+            }
+            for byte in bytes where byte != 0x0D && byte != 0x0A {
+                buffer.append(byte)
+            }
         }
     }
 

@@ -135,8 +135,13 @@ final class PushSender: @unchecked Sendable {
     }
 
     func send(_ kind: Kind, token deviceToken: String, payload: String) {
+        send(kind, token: deviceToken, payload: Array(payload.utf8))
+    }
+
+    /// The payload as the target built it, in bytes (no String made of it and read back).
+    func send(_ kind: Kind, token deviceToken: String, payload: [UInt8]) {
         let work: @Sendable () -> Void = { [self] in
-            attempt(kind, token: deviceToken, payload: Array(payload.utf8), apnsID: nil, number: 0)
+            attempt(kind, token: deviceToken, payload: payload, apnsID: nil, number: 0)
         }
         if let thread { thread.post(work) } else { queue.async(execute: work) }
     }

@@ -8,22 +8,46 @@ extension ReferenceTarget {
     /// One push to send once the lock is released: who, which conversation it speaks of, what happened.
     struct Notice {
         let token: String
-        let payload: String
+        /// The push's JSON, as bytes: the push client sends bytes, so no String is made of it on the way.
+        let payload: [UInt8]
         /// The same change as the event channel tells it.
         let event: EventChannel.Event
         /// Sent as a VoIP push (only the `elsewhere-voip-cancel` bug does, for a user's other devices).
         var voip = false
     }
 
+    /// `view`: `conversation.json()` when the caller already has it (one change tells every member the same
+    /// view: built once per change, not once per member, ~10,000 instructions each).
     func notice(_ token: String?, to recipient: String, uuid: String, event: String, by device: String,
-                        about conversation: ServerConversation, reason: String? = nil, into: String? = nil) -> Notice? {
+                about conversation: ServerConversation, reason: String? = nil, into: String? = nil,
+                view given: String? = nil) -> Notice? {
         guard let token else { return nil }
-        var payload = "{\"aps\":{\"content-available\":1},\"uuid\":\(JSONText.quote(uuid)),\"event\":\"\(event)\"," +
-            "\"device\":\(JSONText.quote(device)),\"version\":\(conversation.version),\"ended\":\(conversation.ended),"
-        if let reason { payload += "\"reason\":\(JSONText.quote(reason))," }
-        if let into { payload += "\"into\":\(JSONText.quote(into))," }
-        let view = conversation.json()
-        payload += "\"conversation\":" + view + "}"
+        let view = given ?? conversation.json()
+        // Appended to bytes: the String interpolations this replaces cost ~7,000 instructions a notice.
+        var payload: [UInt8] = []
+        payload.reserveCapacity(view.utf8.count + 256)
+        payload.add("{\"aps\":{\"content-available\":1},\"uuid\":")
+        JSONText.appendQuoted(uuid, to: &payload)
+        payload.add(",\"event\":\"")
+        payload.append(contentsOf: event.utf8)
+        payload.add("\",\"device\":")
+        JSONText.appendQuoted(device, to: &payload)
+        payload.add(",\"version\":")
+        JSONText.appendInteger(Int64(conversation.version), to: &payload)
+        payload.add(conversation.ended ? ",\"ended\":true," : ",\"ended\":false,")
+        if let reason {
+            payload.add("\"reason\":")
+            JSONText.appendQuoted(reason, to: &payload)
+            payload.add(",")
+        }
+        if let into {
+            payload.add("\"into\":")
+            JSONText.appendQuoted(into, to: &payload)
+            payload.add(",")
+        }
+        payload.add("\"conversation\":")
+        payload.append(contentsOf: view.utf8)
+        payload.add("}")
         return Notice(token: token, payload: payload,
                       event: EventChannel.Event(device: recipient, event: event, uuid: uuid, into: into, view: view,
                                                 reason: reason.flatMap { $0.hasSuffix("Elsewhere") ? $0 : nil }))
@@ -83,15 +107,16 @@ extension ReferenceTarget {
         s.conversations[id] = conversation
         let event = conversation.ended ? "ended" : (action == "join" ? "joined" : "updated")
         let reason = conversation.ended ? conversation.endedReason : nil
+        let view = conversation.json()  // once: the answer and every notice carry the same view
         // Tell every other member who was still in the conversation before this change.
         for member in before where member.device != body.device && member.state != .left
         && !elsewhere.contains(member.device) {
             if let n = notice(s.devices[member.device]?.apnsToken, to: member.device, uuid: id, event: event,
                               by: body.device,
-                              about: conversation, reason: reason) { notices.append(n) }
+                              about: conversation, reason: reason, view: view) { notices.append(n) }
         }
-        notices += elsewhereNotices(s, elsewhere, conversation, by: body.device, joined: action == "join")
-        return .success((conversation.json(), notices))
+        notices += elsewhereNotices(s, elsewhere, conversation, by: body.device, joined: action == "join", view: view)
+        return .success((view, notices))
     }
 
     /// `merge`: the other conversation's members move into this one, which the device joins; the other ends.
@@ -123,17 +148,18 @@ extension ReferenceTarget {
         s.conversations[otherID] = other
         conversation.version += 1
         s.conversations[id] = conversation
+        let view = conversation.json()
         for (member, token) in tokens(s, of: otherBefore, except: body.device) {
             notices.append(notice(token, to: member, uuid: otherID, event: "merged", by: body.device,
                                   about: conversation,
-                                  into: id)!)
+                                  into: id, view: view)!)
         }
         let moved = Set(moving.map(\.device))
         for (member, token) in tokens(s, of: before.filter { !moved.contains($0.device) }, except: body.device) {
             notices.append(notice(token, to: member, uuid: id, event: "updated", by: body.device,
-                                  about: conversation)!)
+                                  about: conversation, view: view)!)
         }
-        return .success((conversation.json(), notices))
+        return .success((view, notices))
     }
 
     /// `unmerge`: a member leaves for a conversation of its own with the device; which side the device holds (or
@@ -172,9 +198,10 @@ extension ReferenceTarget {
         notices += [notice(s.devices[moved.device]?.apnsToken, to: moved.device, uuid: id, event: "split",
                            by: body.device,
                            about: split, into: split.id)].compactMap { $0 }
+        let view = conversation.json()
         for (member, token) in tokens(s, of: conversation.members, except: body.device) {
             notices.append(notice(token, to: member, uuid: id, event: "updated", by: body.device,
-                                  about: conversation)!)
+                                  about: conversation, view: view)!)
         }
         extra = ",\"split\":" + split.json()
         return .success((conversation.json(extra: extra), notices))

@@ -21,14 +21,15 @@ extension ReferenceTarget {
 
     /// What each stopped device is told (`joined`: answered elsewhere, else declined elsewhere).
     func elsewhereNotices(_ s: State, _ stopped: [String], _ conversation: ServerConversation, by device: String,
-                          joined: Bool) -> [Notice] {
+                          joined: Bool, view: String? = nil) -> [Notice] {
         var told = stopped
         // The bug: the last device is marked left but never told, so it rings on.
         if bugs.contains(.elsewhereKeepsRinging), !told.isEmpty { told.removeLast() }
         let reason = joined ? "joinedElsewhere" : "declinedElsewhere"
         return told.compactMap { recipient in
             guard var n = notice(s.devices[recipient]?.apnsToken, to: recipient, uuid: conversation.id,
-                                 event: "ended", by: device, about: conversation, reason: reason) else { return nil }
+                                 event: "ended", by: device, about: conversation, reason: reason,
+                                 view: view) else { return nil }
             n.voip = bugs.contains(.elsewhereVoIPCancel)
             return n
         }

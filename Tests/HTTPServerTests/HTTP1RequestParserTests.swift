@@ -74,6 +74,37 @@ final class HTTP1RequestParserTests: XCTestCase {
         XCTAssertEqual(index, bytes.count)
     }
 
+    /// A field in the place it had in the previous request reuses that request's Strings only when its bytes
+    /// are the same (the name in any case, the value exactly): each request reads as if parsed alone.
+    func testTheNextRequestsHeadersReadAsIfParsedAlone() throws {
+        var parser = HTTP1RequestParser(maxHeaderBytes: 4096, maxBodyBytes: 0)
+        let heads = ["GET / HTTP/1.1\r\nHost: a\r\nX-Id: 1\r\nV: \u{e9}\r\n\r\n",
+                     "GET / HTTP/1.1\r\nHOST: a\r\nX-Id: 12\r\nV: \u{e9}\r\nMore: m\r\n\r\n",
+                     "GET / HTTP/1.1\r\nhost: b\r\n\r\n"]
+        var seen: [[HTTPHeader]] = []
+        for head in heads + [heads[0]] {
+            let bytes = Array(head.utf8)
+            var index = 0
+            let event = bytes.withUnsafeBufferPointer { parser.next($0, &index) }
+            guard case .request(let request) = event else { return XCTFail("\(event)") }
+            seen.append(request.headers)
+        }
+        XCTAssertEqual(seen, [
+            [HTTPHeader("host", "a"), HTTPHeader("x-id", "1"), HTTPHeader("v", "\u{e9}")],
+            [HTTPHeader("host", "a"), HTTPHeader("x-id", "12"), HTTPHeader("v", "\u{e9}"), HTTPHeader("more", "m")],
+            [HTTPHeader("host", "b")],
+            [HTTPHeader("host", "a"), HTTPHeader("x-id", "1"), HTTPHeader("v", "\u{e9}")],
+        ])
+        // Invalid UTF-8 is repaired every time, never matched against the repaired String.
+        for _ in 0..<2 {
+            let bytes = Array("GET / HTTP/1.1\r\nV: ".utf8) + [0xFF] + Array("\r\n\r\n".utf8)
+            var index = 0
+            let event = bytes.withUnsafeBufferPointer { parser.next($0, &index) }
+            guard case .request(let request) = event else { return XCTFail("\(event)") }
+            XCTAssertEqual(request.headers, [HTTPHeader("v", "\u{FFFD}")])
+        }
+    }
+
     func testBareLineFeedsAndLeadingEmptyLinesAreAccepted() {
         XCTAssertEqual(parse("\r\n\nGET / HTTP/1.1\nHost: x\n\n"), [
             .request(method: "GET", target: "/", body: "", keepAlive: true),

@@ -84,6 +84,20 @@ final class GatewayHotPathTests: XCTestCase {
         }
     }
 
+    /// The string scan reads eight bytes at a time: every byte value in every place of a word, alone in a run
+    /// of plain letters, decides as the byte-by-byte rule does.
+    func testJSONShapeDecidesEachByteValueInEachPlaceOfAWord() {
+        for b in UInt8.min...UInt8.max {
+            let plain = b >= 0x20 && b < 0x80 && b != UInt8(ascii: "\"") && b != UInt8(ascii: "\\")
+            for position in 0..<16 {
+                var content = [UInt8](repeating: UInt8(ascii: "a"), count: 16)
+                content[position] = b
+                let body = Array(#"{"k":""#.utf8) + content + Array(#""}"#.utf8)
+                XCTAssertEqual(JSONShape.isObject(body), plain, "byte \(b) at \(position)")
+            }
+        }
+    }
+
     func testHexDigitsAreExactlyZeroToNineAndAToFInEitherCase() {
         let hex = Set("0123456789abcdefABCDEF".utf8)
         for b in UInt8.min...UInt8.max {
