@@ -173,9 +173,23 @@ extension HdrHistogram: HdrStatistics {
     func forEachNonZero(_ body: (_ index: Int, _ count: Int64) -> Bool) {
         guard totalCount > 0 else { return }
         let range = layout.countsIndex(minValue)...layout.countsIndex(maxValue)
+        // Empty slots skipped eight at a time (one OR of eight words): a histogram's span from its minimum to its
+        // maximum is mostly zeros, thousands of slots at three digits, and the report's percentiles and means
+        // scanned it slot by slot per figure (~55,000 instructions per call of the SIP bench, issue 33).
         counts.withUnsafeBufferPointer { buffer in
-            for index in range where buffer[index] != 0 {
-                if !body(index, buffer[index]) { return }
+            var index = range.lowerBound
+            let end = range.upperBound + 1
+            while index < end {
+                let next = Swift.min(index + 8, end)
+                if next == index + 8, buffer[index] | buffer[index + 1] | buffer[index + 2] | buffer[index + 3]
+                    | buffer[index + 4] | buffer[index + 5] | buffer[index + 6] | buffer[index + 7] == 0 {
+                    index = next
+                    continue
+                }
+                while index < next {
+                    if buffer[index] != 0, !body(index, buffer[index]) { return }
+                    index += 1
+                }
             }
         }
     }

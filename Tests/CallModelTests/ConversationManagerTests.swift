@@ -99,6 +99,34 @@ final class ConversationManagerTests: XCTestCase {
         XCTAssertEqual(m.events["updated"], 2)
     }
 
+    /// Actions change a conversation where it lies (`update`): each state reached is counted once, a merge ends
+    /// the merged-away one (joinedElsewhere) and resumes a paused group, an end already counted is not counted
+    /// again, and an unknown conversation changes nothing.
+    func testActionsCountEachStateReachedOnce() {
+        var m = manager()
+        joined(&m, "a")
+        joined(&m, "b")
+        m.begin(.pause, conversation: "a")
+        m.fulfilled(.pause, conversation: "a")
+        XCTAssertEqual(m.conversations["a"]?.state, .paused)
+        m.fulfilled(.merge, conversation: "a", other: "b")
+        XCTAssertEqual(m.conversations["a"]?.state, .joined)
+        XCTAssertEqual(m.conversations["b"]?.state, .left)
+        XCTAssertEqual(m.conversations["b"]?.endedReason, .joinedElsewhere)
+        XCTAssertEqual(m.groupSizes["a"], 2)
+        m.begin(.end, conversation: "a")
+        XCTAssertEqual(m.conversations["a"]?.state, .leaving)
+        m.failed(.end, conversation: "a")
+        m.remoteEnded("a", reason: .remoteEnded)
+        m.fulfilled(.end, conversation: "a")
+        m.connected("a")
+        XCTAssertEqual(m.conversations["a"]?.endedReason, .failed)
+        m.fulfilled(.join, conversation: "missing")
+        m.failed(.end, conversation: "missing")
+        XCTAssertNil(m.conversations["missing"])
+        XCTAssertEqual(m.events, ["connected": 2, "ended.joinedElsewhere": 1, "ended.failed": 1])
+    }
+
     func testSecondFulfilAfterFailHasNoEffect() {
         var a = Action(id: 1, kind: .merge, conversationUUID: "a", plannedNanos: 0, startedNanos: 0, timeoutNanos: 10)
         XCTAssertTrue(a.finish(.failed(reason: "limit"), at: 5))

@@ -189,6 +189,35 @@ final class HdrHistogramTests: XCTestCase {
         XCTAssertEqual(sparseSum, all.sparse)
     }
 
+    /// The scan skips empty slots eight at a time: every non-zero slot is still visited once, in order, whatever
+    /// the span's length and where the samples fall against the eight-slot groups, and a `false` stops it.
+    func testNonZeroSlotsAreVisitedInOrderAcrossRunsOfEmptySlots() {
+        for (first, gaps) in [(1, [0]), (5, [1, 7, 8, 9]), (100, [15, 16, 17, 3, 64]), (2_049, [2_000, 1, 8])] {
+            var histogram = HdrHistogram()
+            var value = Int64(first)
+            histogram.record(value)
+            for gap in gaps {
+                value += Int64(gap + 1)
+                histogram.record(value, count: Int64(gap + 2))
+            }
+            var expected: [(Int, Int64)] = []
+            for (index, count) in histogram.counts.enumerated() where count != 0 { expected.append((index, count)) }
+            var seen: [(Int, Int64)] = []
+            histogram.forEachNonZero { index, count in
+                seen.append((index, count))
+                return true
+            }
+            XCTAssertEqual(seen.map(\.0), expected.map(\.0), "first \(first), gaps \(gaps)")
+            XCTAssertEqual(seen.map(\.1), expected.map(\.1), "first \(first), gaps \(gaps)")
+            var visited = 0
+            histogram.forEachNonZero { _, _ in
+                visited += 1
+                return visited < 2
+            }
+            XCTAssertEqual(visited, min(2, expected.count))
+        }
+    }
+
     func testSparseRoundTripPreservesEverything() throws {
         var rng = SeededRandom(splitMix: 6)
         var histogram = HdrHistogram(highestTrackableValue: 10_000_000)
