@@ -6,12 +6,13 @@ import Foundation
 /// one, a `LineFields` filled and emptied). Any other line, a `sip` line written another way included, returns nil
 /// and goes through the general path, so what a line reads as and every error stay as they were.
 extension HistoryReader {
-    static func sipLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) -> HistoryEvent? {
+    static func sipLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int,
+                        texts: inout TextTable) -> HistoryEvent? {
         guard let base = bytes.baseAddress else { return nil }
         var cursor = FixedLine(base: base, count: bytes.count)
         guard cursor.literal("{\"t\":"), let t = cursor.digits(),
-              cursor.literal(",\"type\":\"sip\",\"device\":\""), let device = cursor.text(),
-              cursor.literal(",\"conversation\":\""), let conversation = cursor.text() else { return nil }
+              cursor.literal(",\"type\":\"sip\",\"device\":\""), let device = cursor.text(&texts),
+              cursor.literal(",\"conversation\":\""), let conversation = cursor.text(&texts) else { return nil }
         let sent: Bool
         if cursor.literal(",\"sent\":true,\"message\":\"") {
             sent = true
@@ -20,7 +21,7 @@ extension HistoryReader {
         } else {
             return nil
         }
-        guard let message = cursor.text(), cursor.literal("}"), cursor.atEnd else { return nil }
+        guard let message = cursor.text(&texts), cursor.literal("}"), cursor.atEnd else { return nil }
         return HistoryEvent(t: t, line: number,
                             .sip(SIPLine(device: device, conversation: conversation, sent: sent, message: message)))
     }
@@ -29,21 +30,23 @@ extension HistoryReader {
 extension HistoryReader {
     /// The same for `dialog` lines in `HistoryText.dialog`'s shape (8 of a hold call's 46), their optional `user`,
     /// `reason` and `call` included; a state word that names none goes to the general path, which names it.
-    static func dialogLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) -> HistoryEvent? {
+    static func dialogLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int,
+                        texts: inout TextTable) -> HistoryEvent? {
         guard let base = bytes.baseAddress else { return nil }
         var cursor = FixedLine(base: base, count: bytes.count)
         guard cursor.literal("{\"t\":"), let t = cursor.digits(),
-              cursor.literal(",\"type\":\"dialog\",\"device\":\""), let device = cursor.text() else { return nil }
+              cursor.literal(",\"type\":\"dialog\",\"device\":\""), let device = cursor.text(&texts)
+        else { return nil }
         var user: String?
         if cursor.literal(",\"user\":\"") {
-            guard let text = cursor.text() else { return nil }
+            guard let text = cursor.text(&texts) else { return nil }
             user = text
         }
-        guard cursor.literal(",\"conversation\":\""), let conversation = cursor.text(),
+        guard cursor.literal(",\"conversation\":\""), let conversation = cursor.text(&texts),
               cursor.literal(",\"state\":\""), let state = cursor.word(HistoryNames.dialogStates) else { return nil }
         var reason: String?
         if cursor.literal(",\"reason\":\"") {
-            guard let text = cursor.text() else { return nil }
+            guard let text = cursor.text(&texts) else { return nil }
             reason = text
         }
         var call: Int?
@@ -61,24 +64,25 @@ extension HistoryReader {
 extension HistoryReader {
     /// The same for `invoke` lines in `HistoryText.invoke`'s shape; a negative `offset`, an unknown kind or a
     /// non-`start` invoke without a conversation goes to the general path.
-    static func invokeLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) -> HistoryEvent? {
+    static func invokeLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int,
+                        texts: inout TextTable) -> HistoryEvent? {
         guard let base = bytes.baseAddress else { return nil }
         var c = FixedLine(base: base, count: bytes.count)
         guard c.literal("{\"t\":"), let t = c.digits(), c.literal(",\"type\":\"invoke\",\"op\":"),
-              let op = c.digits(), c.literal(",\"device\":\""), let device = c.text() else { return nil }
+              let op = c.digits(), c.literal(",\"device\":\""), let device = c.text(&texts) else { return nil }
         var inv = Invoke(op: Int(op), device: device, kind: .start)
-        guard c.optionalText(",\"user\":\"", into: &inv.user), c.literal(",\"kind\":\""),
+        guard c.optionalText(",\"user\":\"", into: &inv.user, &texts), c.literal(",\"kind\":\""),
               let kind = c.word(HistoryNames.kinds),
-              c.optionalText(",\"conversation\":\"", into: &inv.conversation),
-              c.optionalText(",\"with\":\"", into: &inv.with),
-              c.optionalText(",\"member\":\"", into: &inv.member) else { return nil }
+              c.optionalText(",\"conversation\":\"", into: &inv.conversation, &texts),
+              c.optionalText(",\"with\":\"", into: &inv.with, &texts),
+              c.optionalText(",\"member\":\"", into: &inv.member, &texts) else { return nil }
         inv.kind = kind
         if c.literal(",\"call\":") {
             guard let call = c.digits() else { return nil }
             inv.call = Int(call)
         }
-        guard c.optionalText(",\"step\":\"", into: &inv.step), c.optionalText(",\"race\":\"", into: &inv.race)
-        else { return nil }
+        guard c.optionalText(",\"step\":\"", into: &inv.step, &texts),
+              c.optionalText(",\"race\":\"", into: &inv.race, &texts) else { return nil }
         if inv.race != nil {
             guard c.literal(",\"offset\":"), let offset = c.digits() else { return nil }
             inv.offset = Int64(offset)
@@ -88,15 +92,16 @@ extension HistoryReader {
     }
 
     /// The same for `complete` lines without a view (a SIP call's); any with a view goes to the general path.
-    static func completeLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) -> HistoryEvent? {
+    static func completeLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int,
+                        texts: inout TextTable) -> HistoryEvent? {
         guard let base = bytes.baseAddress else { return nil }
         var c = FixedLine(base: base, count: bytes.count)
         var reason: String?
         var conversation: String?
         guard c.literal("{\"t\":"), let t = c.digits(), c.literal(",\"type\":\"complete\",\"op\":"),
               let op = c.digits(), c.literal(",\"outcome\":\""), let outcome = c.word(HistoryNames.outcomes),
-              c.optionalText(",\"reason\":\"", into: &reason),
-              c.optionalText(",\"conversation\":\"", into: &conversation),
+              c.optionalText(",\"reason\":\"", into: &reason, &texts),
+              c.optionalText(",\"conversation\":\"", into: &conversation, &texts),
               c.literal("}"), c.atEnd else { return nil }
         return HistoryEvent(t: t, line: number, .complete(Complete(op: Int(op), outcome: outcome,
                                                                    conversation: conversation, reason: reason)))
@@ -104,15 +109,16 @@ extension HistoryReader {
 
     /// The line's event when it is in one of the shapes above, nil for the general path. The type is told by
     /// the byte after `{"t":<digits>,"type":"`.
-    static func fixedLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) -> HistoryEvent? {
+    static func fixedLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int,
+                        texts: inout TextTable) -> HistoryEvent? {
         guard let base = bytes.baseAddress else { return nil }
         var c = FixedLine(base: base, count: bytes.count)
         guard c.literal("{\"t\":"), c.digits() != nil, c.literal(",\"type\":\""), c.pos < c.count else { return nil }
         switch base[c.pos] {
-        case UInt8(ascii: "s"): return sipLine(bytes, number: number)
-        case UInt8(ascii: "d"): return dialogLine(bytes, number: number)
-        case UInt8(ascii: "i"): return invokeLine(bytes, number: number)
-        case UInt8(ascii: "c"): return completeLine(bytes, number: number)
+        case UInt8(ascii: "s"): return sipLine(bytes, number: number, texts: &texts)
+        case UInt8(ascii: "d"): return dialogLine(bytes, number: number, texts: &texts)
+        case UInt8(ascii: "i"): return invokeLine(bytes, number: number, texts: &texts)
+        case UInt8(ascii: "c"): return completeLine(bytes, number: number, texts: &texts)
         default: return nil
         }
     }
@@ -151,14 +157,13 @@ struct FixedLine {
 
     /// The text up to the next quote, which is consumed (the opening one is part of the literal before); nil for a
     /// text with an escape or without its closing quote. Decoded as the general reader decodes it.
-    mutating func text() -> String? {
+    mutating func text(_ texts: inout TextTable) -> String? {
         let start = pos
         while pos < count {
             let b = base[pos]
             if b == UInt8(ascii: "\"") {
                 pos += 1
-                return String(decoding: UnsafeBufferPointer(start: base + start, count: pos - 1 - start),
-                              as: UTF8.self)
+                return texts.string(base + start, count: pos - 1 - start)
             }
             if b == UInt8(ascii: "\\") { return nil }
             pos += 1
@@ -168,9 +173,9 @@ struct FixedLine {
 
     /// When `key` (with the text's opening quote) comes next, the text after it into `value`: false when the key
     /// is there but the text is not plain; true, `value` untouched, when the key is not there.
-    mutating func optionalText(_ key: StaticString, into value: inout String?) -> Bool {
+    mutating func optionalText(_ key: StaticString, into value: inout String?, _ texts: inout TextTable) -> Bool {
         guard literal(key) else { return true }
-        guard let text = text() else { return false }
+        guard let text = text(&texts) else { return false }
         value = text
         return true
     }
