@@ -8,10 +8,13 @@ import Foundation
 extension HistoryReader {
     static func sipLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int,
                         texts: inout TextTable) -> HistoryEvent? {
-        guard let base = bytes.baseAddress else { return nil }
-        var cursor = FixedLine(base: base, count: bytes.count)
-        guard cursor.literal("{\"t\":"), let t = cursor.digits(),
-              cursor.literal(",\"type\":\"sip\",\"device\":\""), let device = cursor.text(&texts),
+        guard var (cursor, t) = FixedLine.head(bytes) else { return nil }
+        return sipLine(&cursor, t: t, number: number, texts: &texts)
+    }
+
+    /// `sipLine` after the line's head (`FixedLine.head`).
+    static func sipLine(_ cursor: inout FixedLine, t: UInt64, number: Int, texts: inout TextTable) -> HistoryEvent? {
+        guard cursor.literal("sip\",\"device\":\""), let device = cursor.text(&texts),
               cursor.literal(",\"conversation\":\""), let conversation = cursor.text(&texts) else { return nil }
         let sent: Bool
         if cursor.literal(",\"sent\":true,\"message\":\"") {
@@ -32,11 +35,14 @@ extension HistoryReader {
     /// `reason` and `call` included; a state word that names none goes to the general path, which names it.
     static func dialogLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int,
                         texts: inout TextTable) -> HistoryEvent? {
-        guard let base = bytes.baseAddress else { return nil }
-        var cursor = FixedLine(base: base, count: bytes.count)
-        guard cursor.literal("{\"t\":"), let t = cursor.digits(),
-              cursor.literal(",\"type\":\"dialog\",\"device\":\""), let device = cursor.text(&texts)
-        else { return nil }
+        guard var (cursor, t) = FixedLine.head(bytes) else { return nil }
+        return dialogLine(&cursor, t: t, number: number, texts: &texts)
+    }
+
+    /// `dialogLine` after the line's head.
+    static func dialogLine(_ cursor: inout FixedLine, t: UInt64, number: Int,
+                           texts: inout TextTable) -> HistoryEvent? {
+        guard cursor.literal("dialog\",\"device\":\""), let device = cursor.text(&texts) else { return nil }
         var user: String?
         if cursor.literal(",\"user\":\"") {
             guard let text = cursor.text(&texts) else { return nil }
@@ -66,10 +72,13 @@ extension HistoryReader {
     /// non-`start` invoke without a conversation goes to the general path.
     static func invokeLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int,
                         texts: inout TextTable) -> HistoryEvent? {
-        guard let base = bytes.baseAddress else { return nil }
-        var c = FixedLine(base: base, count: bytes.count)
-        guard c.literal("{\"t\":"), let t = c.digits(), c.literal(",\"type\":\"invoke\",\"op\":"),
-              let op = c.digits(), c.literal(",\"device\":\""), let device = c.text(&texts) else { return nil }
+        guard var (c, t) = FixedLine.head(bytes) else { return nil }
+        return invokeLine(&c, t: t, number: number, texts: &texts)
+    }
+
+    /// `invokeLine` after the line's head.
+    static func invokeLine(_ c: inout FixedLine, t: UInt64, number: Int, texts: inout TextTable) -> HistoryEvent? {
+        guard c.literal("invoke\",\"op\":"), let op = c.digits(), c.literal(",\"device\":\""), let device = c.text(&texts) else { return nil }
         var inv = Invoke(op: Int(op), device: device, kind: .start)
         guard c.optionalText(",\"user\":\"", into: &inv.user, &texts), c.literal(",\"kind\":\""),
               let kind = c.word(HistoryNames.kinds),
@@ -94,12 +103,16 @@ extension HistoryReader {
     /// The same for `complete` lines without a view (a SIP call's); any with a view goes to the general path.
     static func completeLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int,
                         texts: inout TextTable) -> HistoryEvent? {
-        guard let base = bytes.baseAddress else { return nil }
-        var c = FixedLine(base: base, count: bytes.count)
+        guard var (c, t) = FixedLine.head(bytes) else { return nil }
+        return completeLine(&c, t: t, number: number, texts: &texts)
+    }
+
+    /// `completeLine` after the line's head.
+    static func completeLine(_ c: inout FixedLine, t: UInt64, number: Int,
+                             texts: inout TextTable) -> HistoryEvent? {
         var reason: String?
         var conversation: String?
-        guard c.literal("{\"t\":"), let t = c.digits(), c.literal(",\"type\":\"complete\",\"op\":"),
-              let op = c.digits(), c.literal(",\"outcome\":\""), let outcome = c.word(HistoryNames.outcomes),
+        guard c.literal("complete\",\"op\":"), let op = c.digits(), c.literal(",\"outcome\":\""), let outcome = c.word(HistoryNames.outcomes),
               c.optionalText(",\"reason\":\"", into: &reason, &texts),
               c.optionalText(",\"conversation\":\"", into: &conversation, &texts),
               c.literal("}"), c.atEnd else { return nil }
@@ -111,14 +124,13 @@ extension HistoryReader {
     /// the byte after `{"t":<digits>,"type":"`.
     static func fixedLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int,
                         texts: inout TextTable) -> HistoryEvent? {
-        guard let base = bytes.baseAddress else { return nil }
-        var c = FixedLine(base: base, count: bytes.count)
-        guard c.literal("{\"t\":"), c.digits() != nil, c.literal(",\"type\":\""), c.pos < c.count else { return nil }
-        switch base[c.pos] {
-        case UInt8(ascii: "s"): return sipLine(bytes, number: number, texts: &texts)
-        case UInt8(ascii: "d"): return dialogLine(bytes, number: number, texts: &texts)
-        case UInt8(ascii: "i"): return invokeLine(bytes, number: number, texts: &texts)
-        case UInt8(ascii: "c"): return completeLine(bytes, number: number, texts: &texts)
+        // The head read once, each shape going on from after it.
+        guard var (c, t) = FixedLine.head(bytes), c.pos < c.count else { return nil }
+        switch c.base[c.pos] {
+        case UInt8(ascii: "s"): return sipLine(&c, t: t, number: number, texts: &texts)
+        case UInt8(ascii: "d"): return dialogLine(&c, t: t, number: number, texts: &texts)
+        case UInt8(ascii: "i"): return invokeLine(&c, t: t, number: number, texts: &texts)
+        case UInt8(ascii: "c"): return completeLine(&c, t: t, number: number, texts: &texts)
         default: return nil
         }
     }
@@ -131,6 +143,14 @@ struct FixedLine {
     var pos = 0
 
     var atEnd: Bool { pos == count }
+
+    /// A line's `{"t":<digits>,"type":"`: the cursor after it, and the time; nil for a line that starts otherwise.
+    static func head(_ bytes: UnsafeBufferPointer<UInt8>) -> (FixedLine, UInt64)? {
+        guard let base = bytes.baseAddress else { return nil }
+        var c = FixedLine(base: base, count: bytes.count)
+        guard c.literal("{\"t\":"), let t = c.digits(), c.literal(",\"type\":\"") else { return nil }
+        return (c, t)
+    }
 
     /// Consumes `word`'s bytes if they come next.
     @inline(__always)
@@ -158,17 +178,13 @@ struct FixedLine {
     /// The text up to the next quote, which is consumed (the opening one is part of the literal before); nil for a
     /// text with an escape or without its closing quote. Decoded as the general reader decodes it.
     mutating func text(_ texts: inout TextTable) -> String? {
+        // Two `memchr`s (the quote, then a backslash before it) instead of a loop over each byte: a Call-ID is ~20.
         let start = pos
-        while pos < count {
-            let b = base[pos]
-            if b == UInt8(ascii: "\"") {
-                pos += 1
-                return texts.string(base + start, count: pos - 1 - start)
-            }
-            if b == UInt8(ascii: "\\") { return nil }
-            pos += 1
-        }
-        return nil
+        guard let quote = memchr(base + start, Int32(UInt8(ascii: "\"")), count - start) else { return nil }
+        let end = base.distance(to: quote.assumingMemoryBound(to: UInt8.self))
+        guard memchr(base + start, Int32(UInt8(ascii: "\\")), end - start) == nil else { return nil }
+        pos = end + 1
+        return texts.string(base + start, count: end - start)
     }
 
     /// When `key` (with the text's opening quote) comes next, the text after it into `value`: false when the key
