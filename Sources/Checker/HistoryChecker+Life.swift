@@ -7,7 +7,7 @@ import CallModel
 extension CheckState {
     mutating func checkLifeEvent(_ c: Complete, _ rec: OpRecord, at i: Int) {
         let inv = rec.invoke
-        guard let step = inv.step, step.hasPrefix("life."), let view = c.view, !view.ended else { return }
+        guard let view = c.view, !view.ended, let step = inv.step, step.hasPrefix("life.") else { return }
         let state = view.memberState(of: inv.device)
         let event = step.dropFirst("life.".count)
         switch inv.kind {

@@ -125,8 +125,8 @@ extension CheckState {
 
     /// An op fulfilled on a conversation that was known to be over before the op was invoked.
     mutating func checkNotEndedBefore(_ rec: OpRecord, at i: Int) {
-        for id in rec.invoke.touched {
-            guard let ci = lookup(id), let known = conversations[ci].endedKnown, known.t < rec.invokeT else { continue }
+        rec.invoke.eachTouched { id in
+            guard let ci = lookup(id), let known = conversations[ci].endedKnown, known.t < rec.invokeT else { return }
             let how = known.op.map { "op \($0)" } ?? "line \(line(known.index))"
             report(.endedStaysEnded, conversations: [id], ops: [known.op, rec.invoke.op].compactMap { $0 },
                    devices: [rec.invoke.device],

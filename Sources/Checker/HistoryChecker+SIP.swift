@@ -26,7 +26,7 @@ struct SIPDialogs {
     var calls: [Call] = []
     var ids: [String] = []
     var slot: [String: Int] = [:]
-    /// device → Call-IDs whose dialog it holds confirmed and not held.
+    /// device → Call-IDs whose dialog it holds confirmed and not held (an empty list for a device that held some).
     var active: [String: [String]] = [:]
 
     /// The dialogs of Call-ID `id`, if any of its lines was read.
@@ -84,11 +84,19 @@ extension CheckState {
             markEnded(conversation(id), EndedKnowledge(t: t, index: i, op: nil))
         }
         sip.calls[k] = call
-        var mine = sip.active.removeValue(forKey: d.device) ?? []
-        mine.removeAll { $0 == id }
-        if d.state == .confirmed { mine.append(id) }
-        if !mine.isEmpty { sip.active[d.device] = mine }
-        if d.state == .confirmed, mine.count > 1 { checkSingleActiveDialog(d.device, id, at: i) }
+        // The device's active dialogs changed in place: one lookup, where taking the list out and putting it back
+        // hashed the device twice a line. An emptied list stays (it reads as none): a hold call's device goes
+        // confirmed, held, confirmed, terminated, and removing and adding its key each time cost more than the rest.
+        var activeNow = 0
+        if let at = sip.active.index(forKey: d.device) {
+            sip.active.values[at].removeAll { $0 == id }
+            if d.state == .confirmed { sip.active.values[at].append(id) }
+            activeNow = sip.active.values[at].count
+        } else if d.state == .confirmed {
+            sip.active[d.device] = [id]
+            activeNow = 1
+        }
+        if d.state == .confirmed, activeNow > 1 { checkSingleActiveDialog(d.device, id, at: i) }
     }
 
     /// `device` holds `id` confirmed and not held beside another such dialog, on which no action is under way (a

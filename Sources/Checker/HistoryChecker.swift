@@ -270,7 +270,7 @@ struct CheckState {
             return
         }
         var rec = OpRecord(invoke: inv, invokeIndex: i, invokeT: t)
-        for id in inv.touched {
+        inv.eachTouched { id in
             let c = conversation(id)
             conversations[c].open += 1
             conversations[c].ops.append(inv.op)
@@ -304,7 +304,7 @@ struct CheckState {
         rec.completeT = t
         rec.outcome = c.outcome
         ops[c.op] = rec
-        for id in rec.invoke.touched {
+        rec.invoke.eachTouched { id in
             let ci = conversation(id)
             conversations[ci].open -= 1
             if c.outcome == .info { conversations[ci].uncertainSince = t }
@@ -335,6 +335,7 @@ struct CheckState {
         // Judged at the end, once every concurrent op's outcome is known.
         if inv.kind == .merge { pendingUnions.append((c, i)) }
         if inv.kind == .unmerge { checkUnmerge(c, rec, at: i) }
+        guard c.view != nil || c.split != nil else { return }  // a SIP call's answers carry no view
         var applied: [Int] = []
         for view in [c.view, c.split].compactMap({ $0 }) {
             checkVersion(view, rec, at: i, t: t)

@@ -86,6 +86,14 @@ public struct Invoke: Sendable, Equatable {
         self.offset = offset
     }
 
+    /// `touched`'s conversations one by one, in its order, without making the array (each op's invoke and
+    /// complete walk them).
+    @inline(__always)
+    func eachTouched(_ body: (String) throws -> Void) rethrows {
+        if let c = conversation { try body(c) }
+        if let w = with, w != conversation { try body(w) }
+    }
+
     /// The conversations this operation can change (the one it names, and a merge's other one).
     var touched: [String] {
         switch (conversation, with) {

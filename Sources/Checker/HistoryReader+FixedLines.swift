@@ -6,12 +6,16 @@ import Foundation
 /// one, a `LineFields` filled and emptied). Any other line, a `sip` line written another way included, returns nil
 /// and goes through the general path, so what a line reads as and every error stay as they were.
 extension HistoryReader {
-    static func sipLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) -> HistoryEvent? {
-        guard let base = bytes.baseAddress else { return nil }
-        var cursor = FixedLine(base: base, count: bytes.count)
-        guard cursor.literal("{\"t\":"), let t = cursor.digits(),
-              cursor.literal(",\"type\":\"sip\",\"device\":\""), let device = cursor.text(),
-              cursor.literal(",\"conversation\":\""), let conversation = cursor.text() else { return nil }
+    static func sipLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int,
+                        texts: inout TextTable) -> HistoryEvent? {
+        guard var (cursor, t) = FixedLine.head(bytes) else { return nil }
+        return sipLine(&cursor, t: t, number: number, texts: &texts)
+    }
+
+    /// `sipLine` after the line's head (`FixedLine.head`).
+    static func sipLine(_ cursor: inout FixedLine, t: UInt64, number: Int, texts: inout TextTable) -> HistoryEvent? {
+        guard cursor.literal("sip\",\"device\":\""), let device = cursor.text(&texts),
+              cursor.literal(",\"conversation\":\""), let conversation = cursor.text(&texts) else { return nil }
         let sent: Bool
         if cursor.literal(",\"sent\":true,\"message\":\"") {
             sent = true
@@ -20,7 +24,7 @@ extension HistoryReader {
         } else {
             return nil
         }
-        guard let message = cursor.text(), cursor.literal("}"), cursor.atEnd else { return nil }
+        guard let message = cursor.text(&texts), cursor.literal("}"), cursor.atEnd else { return nil }
         return HistoryEvent(t: t, line: number,
                             .sip(SIPLine(device: device, conversation: conversation, sent: sent, message: message)))
     }
@@ -29,21 +33,26 @@ extension HistoryReader {
 extension HistoryReader {
     /// The same for `dialog` lines in `HistoryText.dialog`'s shape (8 of a hold call's 46), their optional `user`,
     /// `reason` and `call` included; a state word that names none goes to the general path, which names it.
-    static func dialogLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) -> HistoryEvent? {
-        guard let base = bytes.baseAddress else { return nil }
-        var cursor = FixedLine(base: base, count: bytes.count)
-        guard cursor.literal("{\"t\":"), let t = cursor.digits(),
-              cursor.literal(",\"type\":\"dialog\",\"device\":\""), let device = cursor.text() else { return nil }
+    static func dialogLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int,
+                        texts: inout TextTable) -> HistoryEvent? {
+        guard var (cursor, t) = FixedLine.head(bytes) else { return nil }
+        return dialogLine(&cursor, t: t, number: number, texts: &texts)
+    }
+
+    /// `dialogLine` after the line's head.
+    static func dialogLine(_ cursor: inout FixedLine, t: UInt64, number: Int,
+                           texts: inout TextTable) -> HistoryEvent? {
+        guard cursor.literal("dialog\",\"device\":\""), let device = cursor.text(&texts) else { return nil }
         var user: String?
         if cursor.literal(",\"user\":\"") {
-            guard let text = cursor.text() else { return nil }
+            guard let text = cursor.text(&texts) else { return nil }
             user = text
         }
-        guard cursor.literal(",\"conversation\":\""), let conversation = cursor.text(),
+        guard cursor.literal(",\"conversation\":\""), let conversation = cursor.text(&texts),
               cursor.literal(",\"state\":\""), let state = cursor.word(HistoryNames.dialogStates) else { return nil }
         var reason: String?
         if cursor.literal(",\"reason\":\"") {
-            guard let text = cursor.text() else { return nil }
+            guard let text = cursor.text(&texts) else { return nil }
             reason = text
         }
         var call: Int?
@@ -61,24 +70,28 @@ extension HistoryReader {
 extension HistoryReader {
     /// The same for `invoke` lines in `HistoryText.invoke`'s shape; a negative `offset`, an unknown kind or a
     /// non-`start` invoke without a conversation goes to the general path.
-    static func invokeLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) -> HistoryEvent? {
-        guard let base = bytes.baseAddress else { return nil }
-        var c = FixedLine(base: base, count: bytes.count)
-        guard c.literal("{\"t\":"), let t = c.digits(), c.literal(",\"type\":\"invoke\",\"op\":"),
-              let op = c.digits(), c.literal(",\"device\":\""), let device = c.text() else { return nil }
+    static func invokeLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int,
+                        texts: inout TextTable) -> HistoryEvent? {
+        guard var (c, t) = FixedLine.head(bytes) else { return nil }
+        return invokeLine(&c, t: t, number: number, texts: &texts)
+    }
+
+    /// `invokeLine` after the line's head.
+    static func invokeLine(_ c: inout FixedLine, t: UInt64, number: Int, texts: inout TextTable) -> HistoryEvent? {
+        guard c.literal("invoke\",\"op\":"), let op = c.digits(), c.literal(",\"device\":\""), let device = c.text(&texts) else { return nil }
         var inv = Invoke(op: Int(op), device: device, kind: .start)
-        guard c.optionalText(",\"user\":\"", into: &inv.user), c.literal(",\"kind\":\""),
+        guard c.optionalText(",\"user\":\"", into: &inv.user, &texts), c.literal(",\"kind\":\""),
               let kind = c.word(HistoryNames.kinds),
-              c.optionalText(",\"conversation\":\"", into: &inv.conversation),
-              c.optionalText(",\"with\":\"", into: &inv.with),
-              c.optionalText(",\"member\":\"", into: &inv.member) else { return nil }
+              c.optionalText(",\"conversation\":\"", into: &inv.conversation, &texts),
+              c.optionalText(",\"with\":\"", into: &inv.with, &texts),
+              c.optionalText(",\"member\":\"", into: &inv.member, &texts) else { return nil }
         inv.kind = kind
         if c.literal(",\"call\":") {
             guard let call = c.digits() else { return nil }
             inv.call = Int(call)
         }
-        guard c.optionalText(",\"step\":\"", into: &inv.step), c.optionalText(",\"race\":\"", into: &inv.race)
-        else { return nil }
+        guard c.optionalText(",\"step\":\"", into: &inv.step, &texts),
+              c.optionalText(",\"race\":\"", into: &inv.race, &texts) else { return nil }
         if inv.race != nil {
             guard c.literal(",\"offset\":"), let offset = c.digits() else { return nil }
             inv.offset = Int64(offset)
@@ -88,15 +101,20 @@ extension HistoryReader {
     }
 
     /// The same for `complete` lines without a view (a SIP call's); any with a view goes to the general path.
-    static func completeLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) -> HistoryEvent? {
-        guard let base = bytes.baseAddress else { return nil }
-        var c = FixedLine(base: base, count: bytes.count)
+    static func completeLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int,
+                        texts: inout TextTable) -> HistoryEvent? {
+        guard var (c, t) = FixedLine.head(bytes) else { return nil }
+        return completeLine(&c, t: t, number: number, texts: &texts)
+    }
+
+    /// `completeLine` after the line's head.
+    static func completeLine(_ c: inout FixedLine, t: UInt64, number: Int,
+                             texts: inout TextTable) -> HistoryEvent? {
         var reason: String?
         var conversation: String?
-        guard c.literal("{\"t\":"), let t = c.digits(), c.literal(",\"type\":\"complete\",\"op\":"),
-              let op = c.digits(), c.literal(",\"outcome\":\""), let outcome = c.word(HistoryNames.outcomes),
-              c.optionalText(",\"reason\":\"", into: &reason),
-              c.optionalText(",\"conversation\":\"", into: &conversation),
+        guard c.literal("complete\",\"op\":"), let op = c.digits(), c.literal(",\"outcome\":\""), let outcome = c.word(HistoryNames.outcomes),
+              c.optionalText(",\"reason\":\"", into: &reason, &texts),
+              c.optionalText(",\"conversation\":\"", into: &conversation, &texts),
               c.literal("}"), c.atEnd else { return nil }
         return HistoryEvent(t: t, line: number, .complete(Complete(op: Int(op), outcome: outcome,
                                                                    conversation: conversation, reason: reason)))
@@ -104,15 +122,15 @@ extension HistoryReader {
 
     /// The line's event when it is in one of the shapes above, nil for the general path. The type is told by
     /// the byte after `{"t":<digits>,"type":"`.
-    static func fixedLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) -> HistoryEvent? {
-        guard let base = bytes.baseAddress else { return nil }
-        var c = FixedLine(base: base, count: bytes.count)
-        guard c.literal("{\"t\":"), c.digits() != nil, c.literal(",\"type\":\""), c.pos < c.count else { return nil }
-        switch base[c.pos] {
-        case UInt8(ascii: "s"): return sipLine(bytes, number: number)
-        case UInt8(ascii: "d"): return dialogLine(bytes, number: number)
-        case UInt8(ascii: "i"): return invokeLine(bytes, number: number)
-        case UInt8(ascii: "c"): return completeLine(bytes, number: number)
+    static func fixedLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int,
+                        texts: inout TextTable) -> HistoryEvent? {
+        // The head read once, each shape going on from after it.
+        guard var (c, t) = FixedLine.head(bytes), c.pos < c.count else { return nil }
+        switch c.base[c.pos] {
+        case UInt8(ascii: "s"): return sipLine(&c, t: t, number: number, texts: &texts)
+        case UInt8(ascii: "d"): return dialogLine(&c, t: t, number: number, texts: &texts)
+        case UInt8(ascii: "i"): return invokeLine(&c, t: t, number: number, texts: &texts)
+        case UInt8(ascii: "c"): return completeLine(&c, t: t, number: number, texts: &texts)
         default: return nil
         }
     }
@@ -125,6 +143,14 @@ struct FixedLine {
     var pos = 0
 
     var atEnd: Bool { pos == count }
+
+    /// A line's `{"t":<digits>,"type":"`: the cursor after it, and the time; nil for a line that starts otherwise.
+    static func head(_ bytes: UnsafeBufferPointer<UInt8>) -> (FixedLine, UInt64)? {
+        guard let base = bytes.baseAddress else { return nil }
+        var c = FixedLine(base: base, count: bytes.count)
+        guard c.literal("{\"t\":"), let t = c.digits(), c.literal(",\"type\":\"") else { return nil }
+        return (c, t)
+    }
 
     /// Consumes `word`'s bytes if they come next.
     @inline(__always)
@@ -151,26 +177,21 @@ struct FixedLine {
 
     /// The text up to the next quote, which is consumed (the opening one is part of the literal before); nil for a
     /// text with an escape or without its closing quote. Decoded as the general reader decodes it.
-    mutating func text() -> String? {
+    mutating func text(_ texts: inout TextTable) -> String? {
+        // Two `memchr`s (the quote, then a backslash before it) instead of a loop over each byte: a Call-ID is ~20.
         let start = pos
-        while pos < count {
-            let b = base[pos]
-            if b == UInt8(ascii: "\"") {
-                pos += 1
-                return String(decoding: UnsafeBufferPointer(start: base + start, count: pos - 1 - start),
-                              as: UTF8.self)
-            }
-            if b == UInt8(ascii: "\\") { return nil }
-            pos += 1
-        }
-        return nil
+        guard let quote = memchr(base + start, Int32(UInt8(ascii: "\"")), count - start) else { return nil }
+        let end = base.distance(to: quote.assumingMemoryBound(to: UInt8.self))
+        guard memchr(base + start, Int32(UInt8(ascii: "\\")), end - start) == nil else { return nil }
+        pos = end + 1
+        return texts.string(base + start, count: end - start)
     }
 
     /// When `key` (with the text's opening quote) comes next, the text after it into `value`: false when the key
     /// is there but the text is not plain; true, `value` untouched, when the key is not there.
-    mutating func optionalText(_ key: StaticString, into value: inout String?) -> Bool {
+    mutating func optionalText(_ key: StaticString, into value: inout String?, _ texts: inout TextTable) -> Bool {
         guard literal(key) else { return true }
-        guard let text = text() else { return false }
+        guard let text = text(&texts) else { return false }
         value = text
         return true
     }

@@ -26,9 +26,10 @@ public enum HistoryReader {
     public static func parse(lines: some Sequence<Substring>) throws -> [HistoryEvent] {
         var events: [HistoryEvent] = []
         var number = 0
+        var texts = TextTable()
         for var line in lines {
             number += 1
-            let event = try line.withUTF8 { try parseLine($0, number: number) }
+            let event = try line.withUTF8 { try parseLine($0, number: number, texts: &texts) }
             if let event { events.append(event) }
         }
         return events
@@ -42,6 +43,7 @@ public enum HistoryReader {
         var start = 0
         var number = 0
         let end = buffer.count
+        var texts = TextTable()
         while start < end {
             number += 1
             let rest = end - start
@@ -52,15 +54,16 @@ public enum HistoryReader {
                 stop = end
             }
             let line = UnsafeBufferPointer(start: base + start, count: stop - start)
-            if let event = try parseLine(line, number: number) { events.append(event) }
+            if let event = try parseLine(line, number: number, texts: &texts) { events.append(event) }
             start = stop + 1
         }
         return events
     }
 
-    /// One line; nil for a blank one.
-    static func parseLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) throws -> HistoryEvent? {
-        if let event = fixedLine(bytes, number: number) { return event }
+    /// One line; nil for a blank one. `texts` hands out the fixed-shape lines' texts (`TextTable`).
+    static func parseLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int,
+                          texts: inout TextTable) throws -> HistoryEvent? {
+        if let event = fixedLine(bytes, number: number, texts: &texts) { return event }
         var s = JSONScanner(bytes: bytes, line: number)
         s.skipSpace()
         if s.atEnd { return nil }

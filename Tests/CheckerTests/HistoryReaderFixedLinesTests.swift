@@ -6,6 +6,9 @@ import RunFormats
 /// `sip` lines in `HistoryText.sip`'s exact shape are read by a fast path (`HistoryReader.sipLine`); these pin that
 /// it reads them as the general scanner does, and that every other line is left to the general scanner.
 final class HistoryReaderSIPLineTests: XCTestCase {
+    /// One table across a test's lines, as a history's reading shares one.
+    private var texts = TextTable()
+
     /// The general scanner's reading: a space after `{` keeps the fast path out.
     private func general(_ line: String) throws -> HistoryEvent? {
         try HistoryReader.parse(lines: ["{ " + line.dropFirst()]).first.map {
@@ -29,7 +32,8 @@ final class HistoryReaderSIPLineTests: XCTestCase {
             let line = lineWritten(device: device, callID: callID, sent: sent, message: message, t: t)
             let fast = try XCTUnwrap(line.utf8CString.withUnsafeBufferPointer { raw in
                 raw.withMemoryRebound(to: UInt8.self) {
-                    HistoryReader.sipLine(UnsafeBufferPointer(rebasing: $0.dropLast()), number: 1)
+                    HistoryReader.sipLine(UnsafeBufferPointer(rebasing: $0.dropLast()), number: 1,
+                                          texts: &texts)
                 }
             }, line)
             XCTAssertEqual(fast, HistoryEvent(t: t, line: 1, .sip(SIPLine(device: device, conversation: callID,
@@ -52,7 +56,8 @@ final class HistoryReaderSIPLineTests: XCTestCase {
         for line in others {
             let fast = line.utf8CString.withUnsafeBufferPointer { raw in
                 raw.withMemoryRebound(to: UInt8.self) {
-                    HistoryReader.sipLine(UnsafeBufferPointer(rebasing: $0.dropLast()), number: 1)
+                    HistoryReader.sipLine(UnsafeBufferPointer(rebasing: $0.dropLast()), number: 1,
+                                          texts: &texts)
                 }
             }
             XCTAssertNil(fast, line)
@@ -71,10 +76,12 @@ final class HistoryReaderSIPLineTests: XCTestCase {
 
 /// The same for `dialog` lines (`HistoryReader.dialogLine`).
 final class HistoryReaderDialogLineTests: XCTestCase {
+    private var texts = TextTable()
+
     private func fast(_ line: String) -> HistoryEvent? {
         line.utf8CString.withUnsafeBufferPointer { raw in
             raw.withMemoryRebound(to: UInt8.self) {
-                HistoryReader.dialogLine(UnsafeBufferPointer(rebasing: $0.dropLast()), number: 1)
+                HistoryReader.dialogLine(UnsafeBufferPointer(rebasing: $0.dropLast()), number: 1, texts: &texts)
             }
         }
     }
@@ -119,10 +126,12 @@ final class HistoryReaderDialogLineTests: XCTestCase {
 
 /// The same for `invoke` and view-less `complete` lines (`HistoryReader.invokeLine`, `completeLine`).
 final class HistoryReaderOperationLineTests: XCTestCase {
+    private var texts = TextTable()
+
     private func fast(_ line: String) -> HistoryEvent? {
         line.utf8CString.withUnsafeBufferPointer { raw in
             raw.withMemoryRebound(to: UInt8.self) {
-                HistoryReader.fixedLine(UnsafeBufferPointer(rebasing: $0.dropLast()), number: 1)
+                HistoryReader.fixedLine(UnsafeBufferPointer(rebasing: $0.dropLast()), number: 1, texts: &texts)
             }
         }
     }
