@@ -74,8 +74,10 @@ extension SIPMessage {
     /// before reading it.
     public mutating func keepFields(strings: SIPStringCache? = nil) {
         guard !hasFields else { return }  // kept already: any change to the headers forgets them
-        var f = SIPMessageFields()
-        head.bytes.withUnsafeBufferPointer { b in
+        // Made and returned inside the closure: a local the closure captured was copied into the box and then
+        // destroyed (`SIPMessageFields`' value witnesses: its strings retained and released again).
+        let kept = head.bytes.withUnsafeBufferPointer { b -> SIPMessageFields in
+            var f = SIPMessageFields()
             func value(_ line: SIPHead.Line) -> ValueBytes.Bytes {
                 UnsafeBufferPointer(rebasing: b[line.valueStart..<line.end])
             }
@@ -99,8 +101,9 @@ extension SIPMessage {
                 default: break
                 }
             }
+            return f
         }
-        fields = f
+        fields = kept
     }
 
     /// The From tag, read without building the address (a dialog is found by both tags).

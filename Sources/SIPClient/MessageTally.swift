@@ -78,22 +78,33 @@ struct MessageTally {
     /// Adds every count to `books` and starts again from none (the keys stay, so the scans stay short).
     mutating func fold(into books: inout SIPCounters) {
         guard !isEmpty else { return }
+        add(to: &books)
         for i in methods.indices {
-            if sentMethods[i] { books.requestsSent[methods[i], default: 0] += requestsSent[i] }
-            if receivedMethods[i] { books.requestsReceived[methods[i], default: 0] += requestsReceived[i] }
             requestsSent[i] = 0
             requestsReceived[i] = 0
             sentMethods[i] = false
             receivedMethods[i] = false
         }
         for i in statuses.indices {
-            if sentStatuses[i] { books.responsesSent[statuses[i], default: 0] += responsesSent[i] }
-            if receivedStatuses[i] { books.responsesReceived[statuses[i], default: 0] += responsesReceived[i] }
             responsesSent[i] = 0
             responsesReceived[i] = 0
             sentStatuses[i] = false
             receivedStatuses[i] = false
         }
         isEmpty = true
+    }
+
+    /// Adds every count to `books` and keeps them (a pool's total read at the end of a run: the agent's own books
+    /// stay as they are, and no book of its own is made for counts that only pass through).
+    func add(to books: inout SIPCounters) {
+        guard !isEmpty else { return }
+        for i in methods.indices {
+            if sentMethods[i] { books.requestsSent[methods[i], default: 0] += requestsSent[i] }
+            if receivedMethods[i] { books.requestsReceived[methods[i], default: 0] += requestsReceived[i] }
+        }
+        for i in statuses.indices {
+            if sentStatuses[i] { books.responsesSent[statuses[i], default: 0] += responsesSent[i] }
+            if receivedStatuses[i] { books.responsesReceived[statuses[i], default: 0] += responsesReceived[i] }
+        }
     }
 }
