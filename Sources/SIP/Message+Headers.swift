@@ -74,10 +74,8 @@ extension SIPMessage {
     /// before reading it.
     public mutating func keepFields(strings: SIPStringCache? = nil) {
         guard !hasFields else { return }  // kept already: any change to the headers forgets them
-        // Made and returned inside the closure: a local the closure captured was copied into the box and then
-        // destroyed (`SIPMessageFields`' value witnesses: its strings retained and released again).
-        let kept = head.bytes.withUnsafeBufferPointer { b -> SIPMessageFields in
-            var f = SIPMessageFields()
+        var f = SIPMessageFields()
+        head.bytes.withUnsafeBufferPointer { b in
             func value(_ line: SIPHead.Line) -> ValueBytes.Bytes {
                 UnsafeBufferPointer(rebasing: b[line.valueStart..<line.end])
             }
@@ -101,9 +99,8 @@ extension SIPMessage {
                 default: break
                 }
             }
-            return f
         }
-        fields = kept
+        fields = f
     }
 
     /// The From tag, read without building the address (a dialog is found by both tags).

@@ -107,4 +107,34 @@ struct MessageTally {
             if receivedStatuses[i] { books.responsesReceived[statuses[i], default: 0] += responsesReceived[i] }
         }
     }
+
+    /// Adds `other`'s counts to this tally's: the pool sums its agents' tallies by the short lists (method names
+    /// compared, no hashing) and makes the books' dictionaries once from the sum, where adding each agent's
+    /// counts to the books hashed every method and status once per agent (issue 33).
+    mutating func add(_ other: MessageTally) {
+        guard !other.isEmpty else { return }
+        for i in other.methods.indices where other.sentMethods[i] || other.receivedMethods[i] {
+            let j = method(other.methods[i])
+            if other.sentMethods[i] {
+                requestsSent[j] += other.requestsSent[i]
+                sentMethods[j] = true
+            }
+            if other.receivedMethods[i] {
+                requestsReceived[j] += other.requestsReceived[i]
+                receivedMethods[j] = true
+            }
+        }
+        for i in other.statuses.indices where other.sentStatuses[i] || other.receivedStatuses[i] {
+            let j = status(other.statuses[i])
+            if other.sentStatuses[i] {
+                responsesSent[j] += other.responsesSent[i]
+                sentStatuses[j] = true
+            }
+            if other.receivedStatuses[i] {
+                responsesReceived[j] += other.responsesReceived[i]
+                receivedStatuses[j] = true
+            }
+        }
+        isEmpty = false
+    }
 }

@@ -42,6 +42,13 @@ public final class SIPUserAgent {
         books.merge(into: &total)
         tally.add(to: &total)
     }
+
+    /// `addCounters(to:)` with the tally's counts added to `sum` instead, which the pool folds into the books
+    /// once for all its agents (`MessageTally.add`).
+    func addCounters(to total: inout SIPCounters, tally sum: inout MessageTally) {
+        books.merge(into: &total)
+        sum.add(tally)
+    }
     private var books = SIPCounters()
     /// Requests and responses sent and received, by method and status (`MessageTally`).
     var tally = MessageTally()
