@@ -14,9 +14,16 @@ struct AgentDeadlines {
     /// Notes `agent`'s next deadline (nil: none).
     mutating func note(_ agent: Int, _ due: UInt64?) {
         guard let due else { return }
-        if let current = earliest[agent], current <= due { return }
-        earliest[agent] = due
-        heap.push(agent, at: due)
+        // One hash of `agent` (the pool notes after every datagram): a read and then a write hashed it twice.
+        let earlier = Self.lower(&earliest[agent, default: .max], to: due)
+        if earlier { heap.push(agent, at: due) }
+    }
+
+    /// Sets `current` to `due` when that is earlier; whether it was.
+    private static func lower(_ current: inout UInt64, to due: UInt64) -> Bool {
+        guard due < current else { return false }
+        current = due
+        return true
     }
 
     /// Forgets `agent` (closed); its entries left in the heap are skipped.
@@ -26,8 +33,8 @@ struct AgentDeadlines {
     mutating func popDue(_ now: UInt64) -> [Int] {
         var due: [Int] = []
         while let (at, agent) = heap.popDue(now) {
-            guard earliest[agent] == at else { continue }
-            earliest[agent] = nil
+            guard let i = earliest.index(forKey: agent), earliest.values[i] == at else { continue }
+            earliest.remove(at: i)
             due.append(agent)
         }
         return due

@@ -78,22 +78,63 @@ struct MessageTally {
     /// Adds every count to `books` and starts again from none (the keys stay, so the scans stay short).
     mutating func fold(into books: inout SIPCounters) {
         guard !isEmpty else { return }
+        add(to: &books)
         for i in methods.indices {
-            if sentMethods[i] { books.requestsSent[methods[i], default: 0] += requestsSent[i] }
-            if receivedMethods[i] { books.requestsReceived[methods[i], default: 0] += requestsReceived[i] }
             requestsSent[i] = 0
             requestsReceived[i] = 0
             sentMethods[i] = false
             receivedMethods[i] = false
         }
         for i in statuses.indices {
-            if sentStatuses[i] { books.responsesSent[statuses[i], default: 0] += responsesSent[i] }
-            if receivedStatuses[i] { books.responsesReceived[statuses[i], default: 0] += responsesReceived[i] }
             responsesSent[i] = 0
             responsesReceived[i] = 0
             sentStatuses[i] = false
             receivedStatuses[i] = false
         }
         isEmpty = true
+    }
+
+    /// Adds every count to `books` and keeps them (a pool's total read at the end of a run: the agent's own books
+    /// stay as they are, and no book of its own is made for counts that only pass through).
+    func add(to books: inout SIPCounters) {
+        guard !isEmpty else { return }
+        for i in methods.indices {
+            if sentMethods[i] { books.requestsSent[methods[i], default: 0] += requestsSent[i] }
+            if receivedMethods[i] { books.requestsReceived[methods[i], default: 0] += requestsReceived[i] }
+        }
+        for i in statuses.indices {
+            if sentStatuses[i] { books.responsesSent[statuses[i], default: 0] += responsesSent[i] }
+            if receivedStatuses[i] { books.responsesReceived[statuses[i], default: 0] += responsesReceived[i] }
+        }
+    }
+
+    /// Adds `other`'s counts to this tally's: the pool sums its agents' tallies by the short lists (method names
+    /// compared, no hashing) and makes the books' dictionaries once from the sum, where adding each agent's
+    /// counts to the books hashed every method and status once per agent (issue 33).
+    mutating func add(_ other: MessageTally) {
+        guard !other.isEmpty else { return }
+        for i in other.methods.indices where other.sentMethods[i] || other.receivedMethods[i] {
+            let j = method(other.methods[i])
+            if other.sentMethods[i] {
+                requestsSent[j] += other.requestsSent[i]
+                sentMethods[j] = true
+            }
+            if other.receivedMethods[i] {
+                requestsReceived[j] += other.requestsReceived[i]
+                receivedMethods[j] = true
+            }
+        }
+        for i in other.statuses.indices where other.sentStatuses[i] || other.receivedStatuses[i] {
+            let j = status(other.statuses[i])
+            if other.sentStatuses[i] {
+                responsesSent[j] += other.responsesSent[i]
+                sentStatuses[j] = true
+            }
+            if other.receivedStatuses[i] {
+                responsesReceived[j] += other.responsesReceived[i]
+                receivedStatuses[j] = true
+            }
+        }
+        isEmpty = false
     }
 }

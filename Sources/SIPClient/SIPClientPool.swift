@@ -138,7 +138,9 @@ public final class SIPClientPool: @unchecked Sendable {
     /// Every agent's books, closed agents included.
     public var counters: SIPCounters {
         var total = books.closed
-        for agent in agents.values { agent.counters.merge(into: &total) }
+        var sum = MessageTally()
+        for agent in agents.values { agent.addCounters(to: &total, tally: &sum) }
+        sum.fold(into: &total)
         return total
     }
 

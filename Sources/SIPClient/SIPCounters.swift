@@ -35,20 +35,28 @@ public struct SIPCounters: Sendable, Equatable {
 
     public init() {}
 
-    /// Every count summed into `into`, for merging a pool's agents.
+    /// Every count summed into `into`, for merging a pool's agents. Empty books are passed over: most of an agent's
+    /// are (no malformed input, no timeouts, no forks), and `Dictionary.merge` of an empty one still walked its
+    /// generic path; the pool merges every agent it ever opened at the end of a run (issue 33).
     public func merge(into total: inout SIPCounters) {
-        total.requestsSent.merge(requestsSent, uniquingKeysWith: +)
-        total.requestsReceived.merge(requestsReceived, uniquingKeysWith: +)
-        total.responsesSent.merge(responsesSent, uniquingKeysWith: +)
-        total.responsesReceived.merge(responsesReceived, uniquingKeysWith: +)
-        total.retransmissionsSent.merge(retransmissionsSent, uniquingKeysWith: +)
-        total.retransmissionsReceived.merge(retransmissionsReceived, uniquingKeysWith: +)
-        total.malformed.merge(malformed, uniquingKeysWith: +)
-        total.timeouts.merge(timeouts, uniquingKeysWith: +)
-        total.stray.merge(stray, uniquingKeysWith: +)
-        total.misdirected.merge(misdirected, uniquingKeysWith: +)
-        total.transportFailures.merge(transportFailures, uniquingKeysWith: +)
-        total.tlsHandshakes.merge(tlsHandshakes, uniquingKeysWith: +)
-        total.forks.merge(forks, uniquingKeysWith: +)
+        Self.add(requestsSent, to: &total.requestsSent)
+        Self.add(requestsReceived, to: &total.requestsReceived)
+        Self.add(responsesSent, to: &total.responsesSent)
+        Self.add(responsesReceived, to: &total.responsesReceived)
+        Self.add(retransmissionsSent, to: &total.retransmissionsSent)
+        Self.add(retransmissionsReceived, to: &total.retransmissionsReceived)
+        Self.add(malformed, to: &total.malformed)
+        Self.add(timeouts, to: &total.timeouts)
+        Self.add(stray, to: &total.stray)
+        Self.add(misdirected, to: &total.misdirected)
+        Self.add(transportFailures, to: &total.transportFailures)
+        Self.add(tlsHandshakes, to: &total.tlsHandshakes)
+        Self.add(forks, to: &total.forks)
+    }
+
+    /// `book`'s counts added to `total`'s, key by key; nothing when `book` is empty.
+    private static func add<Key: Hashable>(_ book: [Key: Int], to total: inout [Key: Int]) {
+        guard !book.isEmpty else { return }
+        for (key, n) in book { total[key, default: 0] += n }
     }
 }

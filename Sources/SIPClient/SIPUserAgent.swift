@@ -25,16 +25,29 @@ public final class SIPUserAgent {
     let sentByHost: String?
     /// This agent's own Via, Contact and From (its host and port as Via and Contact name them).
     public private(set) var local: SIPLocalHeaders
-    /// Its books; the messages sent and received are counted in `tally` as they go and folded in on a read.
+    /// Its books; the messages sent and received are counted in `tally` as they go and folded in on a read. A
+    /// change through `_modify` (a retransmission, a malformed datagram, a timeout counted) touches books the
+    /// tally never holds, so it does not fold: folding there hashed every method and status into the books for
+    /// each retransmission (issue 33).
     public internal(set) var counters: SIPCounters {
         get {
             tally.fold(into: &books)
             return books
         }
-        _modify {
-            tally.fold(into: &books)
-            yield &books
-        }
+        _modify { yield &books }
+    }
+
+    /// Adds its books to `total` (`SIPCounters.merge`) without copying or folding them: the pool's total.
+    public func addCounters(to total: inout SIPCounters) {
+        books.merge(into: &total)
+        tally.add(to: &total)
+    }
+
+    /// `addCounters(to:)` with the tally's counts added to `sum` instead, which the pool folds into the books
+    /// once for all its agents (`MessageTally.add`).
+    func addCounters(to total: inout SIPCounters, tally sum: inout MessageTally) {
+        books.merge(into: &total)
+        sum.add(tally)
     }
     private var books = SIPCounters()
     /// Requests and responses sent and received, by method and status (`MessageTally`).

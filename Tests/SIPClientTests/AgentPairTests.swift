@@ -106,6 +106,29 @@ final class AgentPairTests: XCTestCase {
         XCTAssertEqual(alice.callCount + bob.callCount, 2, "no Timer L ends the callee's call")
     }
 
+    /// The pool's total adds each agent's books without folding them: the counts still in the agent's tally and
+    /// those already in its books both arrive, once, and the agent's own books read the same afterwards.
+    func testAddedCountersAreTheAgentsBooksAndLeaveThemAsTheyWere() {
+        let call = alice.invite("sip:bob@127.0.0.1:5072", now: clock.nowNanos())
+        pump()
+        drop = { $0.status == 200 }
+        bob.answer(call, now: clock.nowNanos())
+        pump()
+        advance(500_000_000)  // a retransmitted 200: a book the tally never holds
+        var first = SIPCounters(), second = SIPCounters()
+        bob.addCounters(to: &first)  // before any read folded bob's tally
+        bob.addCounters(to: &second)
+        XCTAssertEqual(first.requestsReceived, ["INVITE": 1, "ACK": 1])
+        XCTAssertEqual(first.responsesSent, [100: 1, 180: 1, 200: 1])
+        XCTAssertEqual(first.retransmissionsSent, ["200": 1])
+        XCTAssertEqual(second, first)
+        XCTAssertEqual(bob.counters, first)
+        var merged = first
+        bob.counters.merge(into: &merged)
+        XCTAssertEqual(merged.responsesSent, [100: 2, 180: 2, 200: 2])
+        XCTAssertEqual(merged.malformed, [:], "an empty book adds no key")
+    }
+
     func testCancelWhileRingingEndsBothEndsAsCancelled() {
         let call = alice.invite("sip:bob@127.0.0.1:5072", now: clock.nowNanos())
         pump()
