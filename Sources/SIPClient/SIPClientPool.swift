@@ -138,7 +138,7 @@ public final class SIPClientPool: @unchecked Sendable {
     /// Every agent's books, closed agents included.
     public var counters: SIPCounters {
         var total = books.closed
-        var sum = MessageTally()
+        var sum = books.closedTally
         for agent in agents.values { agent.addCounters(to: &total, tally: &sum) }
         sum.fold(into: &total)
         return total
@@ -150,7 +150,7 @@ public final class SIPClientPool: @unchecked Sendable {
     /// Removes agent `id`, its books kept; its socket is closed unless a failed connection already took it.
     public func close(_ id: Int) {
         guard let agent = agents.removeValue(forKey: id) else { return }
-        agent.counters.merge(into: &books.closed)
+        books.addClosed(agent)  // its tally folded only when the total is read, not hashed per close
         timing.deadlines.remove(id)
         guard let socket = sockets.removeValue(forKey: id) else { return }
         keepTLSSession(socket, of: agent)
@@ -486,8 +486,14 @@ struct PoolTiming {
 struct PoolBooks {
     /// Agents opened so far: the last one's id.
     var opened = 0
-    /// The books of agents already closed.
+    /// The books of agents already closed; their message tallies added up by their lists (`MessageTally.add`)
+    /// and folded into the total only when it is read.
     var closed = SIPCounters()
+    var closedTally = MessageTally()
     /// Datagrams or stream writes the kernel refused.
     var sendErrors = 0
+
+    mutating func addClosed(_ agent: SIPUserAgent) {
+        agent.addCounters(to: &closed, tally: &closedTally)
+    }
 }

@@ -175,6 +175,11 @@ final class KamailioCallTests: XCTestCase {
             guard transport != .udp else { continue }
             if case .connected = stages.first {} else { XCTFail("connected first: \(stages)") }
         }
+        // A closed agent's books stay in the pool's total, its message tally included (added up by its lists at
+        // the close and folded in when the total is read).
+        harness.close(bob)
+        harness.close(alice)
+        XCTAssertEqual(harness.counters(), counters, "closing the agents changed the pool's total")
     }
 }
 
