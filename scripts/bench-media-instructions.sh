@@ -12,15 +12,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 calls=${1:-10}; t1=${2:-1000}; t2=${3:-5000}
 bin=${CALLSTORM_BIN:-$root/.build/release/callstorm}
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 d=$(mktemp -d)
-modules=$(dirname "$(ls /usr/lib/*/kamailio/modules/tm.so /usr/lib/kamailio/modules/tm.so 2>/dev/null | head -1)")
-kport=$(free_port)
-mkdir -p "$d/kamailio"
-/usr/sbin/kamailio -f "$root/deploy/kamailio/kamailio.cfg" -DD -E -L "$modules" -Y "$d/kamailio" \
-    -l "udp:127.0.0.1:$kport" -l "tcp:127.0.0.1:$kport" -m 64 -M 8 > "$d/kamailio.log" 2>&1 & kpid=$!
-trap 'kill $kpid 2>/dev/null; wait $kpid 2>/dev/null; [ -n "${KEEP:-}" ] && echo "$d" || rm -rf "$d"' EXIT
-sleep 1
+source "$root/scripts/bench-sip-lib.sh"
+kamailio_scratch 64
 objcopy --strip-debug "$bin" "$d/cs"
 
 # run TALK: the calls with TALK ms of audio under callgrind; prints the instructions and the packets handled.

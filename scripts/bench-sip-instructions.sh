@@ -14,15 +14,9 @@ set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 rate=${1:-20}; n1=${2:-40}; n2=${3:-120}
 bin=${CALLSTORM_BIN:-$root/.build/release/callstorm}
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 d=$(mktemp -d)
-modules=$(dirname "$(ls /usr/lib/*/kamailio/modules/tm.so /usr/lib/kamailio/modules/tm.so 2>/dev/null | head -1)")
-kport=$(free_port)
-mkdir -p "$d/kamailio"
-/usr/sbin/kamailio -f "$root/deploy/kamailio/kamailio.cfg" -DD -E -L "$modules" -Y "$d/kamailio" \
-    -l "udp:127.0.0.1:$kport" -l "tcp:127.0.0.1:$kport" -m 64 -M 8 > "$d/kamailio.log" 2>&1 & kpid=$!
-trap 'kill $kpid 2>/dev/null; wait $kpid 2>/dev/null; [ -n "${KEEP:-}" ] && echo "$d" || rm -rf "$d"' EXIT
-sleep 1
+source "$root/scripts/bench-sip-lib.sh"
+kamailio_scratch 64
 collected() { grep -o "Collected : [0-9]*" "$1" | awk '{print $3}'; }
 cg() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@"; }
 

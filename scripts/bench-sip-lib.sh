@@ -68,6 +68,21 @@ kamailio_modules() {
     dirname "$(ls /usr/lib/*/kamailio/modules/tm.so /usr/lib/kamailio/modules/tm.so 2>/dev/null | head -1)"
 }
 
+# kamailio_scratch SHM_MB [ARG...]: one native Kamailio for a one-off measurement (the callgrind and perf scripts),
+# its files in the caller's scratch directory `d` (kamailio/, kamailio.log), on a free port (`kport`, UDP and TCP;
+# never the caller's `gport`) with ARGs added; `kpid` its PID. An EXIT trap stops it by PID and removes `d`, or
+# prints `d` when KEEP is set. Returns once it answers OPTIONS (10 s at most; else the script exits 1).
+kamailio_scratch() {
+    local shm=$1; shift
+    kport=$(free_port)
+    while [ "$kport" = "${gport:-}" ]; do kport=$(free_port); done
+    mkdir -p "$d/kamailio"
+    /usr/sbin/kamailio -f "$root/deploy/kamailio/kamailio.cfg" -DD -E -L "$(kamailio_modules)" -Y "$d/kamailio" \
+        -l "udp:127.0.0.1:$kport" -l "tcp:127.0.0.1:$kport" -m "$shm" -M 8 "$@" > "$d/kamailio.log" 2>&1 & kpid=$!
+    trap 'kill $kpid 2>/dev/null; wait $kpid 2>/dev/null; [ -n "${KEEP:-}" ] && echo "$d" || rm -rf "$d"' EXIT
+    kamailio_ready "$kport" || { echo "Kamailio did not answer; see $d/kamailio.log" >&2; exit 1; }
+}
+
 # kamailio_ready PORT: waits until a Kamailio answers OPTIONS on 127.0.0.1:PORT over UDP (10 s at most).
 kamailio_ready() {
     python3 - "$1" <<'PY'

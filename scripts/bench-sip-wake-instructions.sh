@@ -15,16 +15,9 @@ rate=${1:-20}; n1=${2:-40}; n2=${3:-120}
 bin=${CALLSTORM_BIN:-$root/.build/release/callstorm}
 d=$(mktemp -d)
 source "$root/scripts/bench-sip-lib.sh"
-modules=$(kamailio_modules)
-kport=$(free_port); gport=$(free_port)
-while [ "$gport" = "$kport" ]; do gport=$(free_port); done
+gport=$(free_port)
 jwt=$(push_jwt "$d/key.p8")
-mkdir -p "$d/kamailio"
-/usr/sbin/kamailio -f "$root/deploy/kamailio/kamailio.cfg" -DD -E -L "$modules" -Y "$d/kamailio" \
-    -l "udp:127.0.0.1:$kport" -l "tcp:127.0.0.1:$kport" -m 256 -M 8 -A WITH_PUSH \
-    -A "PUSH_URL=\"http://127.0.0.1:$gport\"" -A "PUSH_JWT=\"$jwt\"" > "$d/kamailio.log" 2>&1 & kpid=$!
-trap 'kill $kpid 2>/dev/null; wait $kpid 2>/dev/null; [ -n "${KEEP:-}" ] && echo "$d" || rm -rf "$d"' EXIT
-kamailio_ready "$kport" || { echo "Kamailio did not answer; see $d/kamailio.log" >&2; exit 1; }
+kamailio_scratch 256 -A WITH_PUSH -A "PUSH_URL=\"http://127.0.0.1:$gport\"" -A "PUSH_JWT=\"$jwt\""
 collected() { grep -o "Collected : [0-9]*" "$1" | awk '{print $3}'; }
 objcopy --strip-debug "$bin" "$d/cs"
 

@@ -18,21 +18,15 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:?usage: scripts/perf-syscalls.sh sip|wake|media [RATE] [OUT]}
 bin=${CALLSTORM_BIN:-$root/.build/release/callstorm}
 d=${3:-$(mktemp -d)}
-mkdir -p "$d/kamailio"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-modules=$(dirname "$(ls /usr/lib/*/kamailio/modules/tm.so /usr/lib/kamailio/modules/tm.so 2>/dev/null | head -1)")
-kport=$(free_port)
+mkdir -p "$d"
+source "$root/scripts/bench-sip-lib.sh"
 gport=$(free_port)
-push=()
+shm=256 push=()
 if [ "$mode" = wake ]; then
-    source "$root/scripts/bench-sip-lib.sh"
     jwt=$(push_jwt "$d/key.p8")
-    push=(-m 1024 -A WITH_PUSH -A "PUSH_URL=\"http://127.0.0.1:$gport\"" -A "PUSH_JWT=\"$jwt\"")
+    shm=1024 push=(-A WITH_PUSH -A "PUSH_URL=\"http://127.0.0.1:$gport\"" -A "PUSH_JWT=\"$jwt\"")
 fi
-/usr/sbin/kamailio -f "$root/deploy/kamailio/kamailio.cfg" -DD -E -L "$modules" -Y "$d/kamailio" \
-    -l "udp:127.0.0.1:$kport" -l "tcp:127.0.0.1:$kport" -m 256 -M 8 "${push[@]}" > "$d/kamailio.log" 2>&1 & kpid=$!
-trap 'kill $kpid 2>/dev/null; wait $kpid 2>/dev/null; [ -n "${KEEP:-}" ] && echo "$d" || rm -rf "$d"' EXIT
-sleep 1
+kamailio_scratch "$shm" "${push[@]}"
 case $mode in
     sip) r=${2:-100}
         sed -e "s/127.0.0.1:5060/127.0.0.1:$kport/" -e "s|rate: [0-9]*/s, for: [0-9]*s|rate: $r/s, for: 10s|" \
