@@ -1,6 +1,8 @@
 # Sourced by the bench sections that start their own Kamailio (scripts/bench-sip.sh, scripts/bench-media.sh,
 # scripts/bench-sip-transports.sh): their common start (bench_section_start) and helpers, in one place. Each caller
 # keeps its own `pids` array (cleanup below ends what it lists) and sets `out` (its files' directory) and `bin`.
+# The one-off measurement scripts (bench-sip-instructions.sh, bench-sip-wake-instructions.sh,
+# bench-media-instructions.sh, perf-syscalls.sh) source it for kamailio_scratch.
 
 # bench_section_start NAME SPAN LOADFILE TOOL...: the start every such section shares. Client and server cores
 # (SERVER_CPU, CLIENT_CPU; one core: both 0), ROUNDS (BENCH_ROUNDS, 2 at most); stops when a TOOL or callstorm's
