@@ -71,14 +71,15 @@ extension HistoryReader {
     /// The same for `invoke` lines in `HistoryText.invoke`'s shape; a negative `offset`, an unknown kind or a
     /// non-`start` invoke without a conversation goes to the general path.
     static func invokeLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int,
-                        texts: inout TextTable) -> HistoryEvent? {
+                           texts: inout TextTable) -> HistoryEvent? {
         guard var (c, t) = FixedLine.head(bytes) else { return nil }
         return invokeLine(&c, t: t, number: number, texts: &texts)
     }
 
     /// `invokeLine` after the line's head.
     static func invokeLine(_ c: inout FixedLine, t: UInt64, number: Int, texts: inout TextTable) -> HistoryEvent? {
-        guard c.literal("invoke\",\"op\":"), let op = c.digits(), c.literal(",\"device\":\""), let device = c.text(&texts) else { return nil }
+        guard c.literal("invoke\",\"op\":"), let op = c.digits(), c.literal(",\"device\":\""),
+              let device = c.text(&texts) else { return nil }
         var inv = Invoke(op: Int(op), device: device, kind: .start)
         guard c.optionalText(",\"user\":\"", into: &inv.user, &texts), c.literal(",\"kind\":\""),
               let kind = c.word(HistoryNames.kinds),
@@ -112,7 +113,8 @@ extension HistoryReader {
                              texts: inout TextTable) -> HistoryEvent? {
         var reason: String?
         var conversation: String?
-        guard c.literal("complete\",\"op\":"), let op = c.digits(), c.literal(",\"outcome\":\""), let outcome = c.word(HistoryNames.outcomes),
+        guard c.literal("complete\",\"op\":"), let op = c.digits(), c.literal(",\"outcome\":\""),
+              let outcome = c.word(HistoryNames.outcomes),
               c.optionalText(",\"reason\":\"", into: &reason, &texts),
               c.optionalText(",\"conversation\":\"", into: &conversation, &texts),
               c.literal("}"), c.atEnd else { return nil }
