@@ -6,13 +6,7 @@ import Foundation
 /// one, a `LineFields` filled and emptied). Any other line, a `sip` line written another way included, returns nil
 /// and goes through the general path, so what a line reads as and every error stay as they were.
 extension HistoryReader {
-    static func sipLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int,
-                        texts: inout TextTable) -> HistoryEvent? {
-        guard var (cursor, t) = FixedLine.head(bytes) else { return nil }
-        return sipLine(&cursor, t: t, number: number, texts: &texts)
-    }
-
-    /// `sipLine` after the line's head (`FixedLine.head`).
+    /// A `sip` line after its head (`FixedLine.head`).
     static func sipLine(_ cursor: inout FixedLine, t: UInt64, number: Int, texts: inout TextTable) -> HistoryEvent? {
         guard cursor.literal("sip\",\"device\":\""), let device = cursor.text(&texts),
               cursor.literal(",\"conversation\":\""), let conversation = cursor.text(&texts) else { return nil }
@@ -31,15 +25,9 @@ extension HistoryReader {
 }
 
 extension HistoryReader {
-    /// The same for `dialog` lines in `HistoryText.dialog`'s shape (8 of a hold call's 46), their optional `user`,
-    /// `reason` and `call` included; a state word that names none goes to the general path, which names it.
-    static func dialogLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int,
-                        texts: inout TextTable) -> HistoryEvent? {
-        guard var (cursor, t) = FixedLine.head(bytes) else { return nil }
-        return dialogLine(&cursor, t: t, number: number, texts: &texts)
-    }
-
-    /// `dialogLine` after the line's head.
+    /// After its head (`FixedLine.head`), the same for `dialog` lines in `HistoryText.dialog`'s shape (8 of a
+    /// hold call's 46), their optional `user`, `reason` and `call` included; a state word that names none goes to
+    /// the general path, which names it.
     static func dialogLine(_ cursor: inout FixedLine, t: UInt64, number: Int,
                            texts: inout TextTable) -> HistoryEvent? {
         guard cursor.literal("dialog\",\"device\":\""), let device = cursor.text(&texts) else { return nil }
@@ -68,15 +56,8 @@ extension HistoryReader {
 }
 
 extension HistoryReader {
-    /// The same for `invoke` lines in `HistoryText.invoke`'s shape; a negative `offset`, an unknown kind or a
-    /// non-`start` invoke without a conversation goes to the general path.
-    static func invokeLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int,
-                           texts: inout TextTable) -> HistoryEvent? {
-        guard var (c, t) = FixedLine.head(bytes) else { return nil }
-        return invokeLine(&c, t: t, number: number, texts: &texts)
-    }
-
-    /// `invokeLine` after the line's head.
+    /// After its head (`FixedLine.head`), the same for `invoke` lines in `HistoryText.invoke`'s shape; a
+    /// negative `offset`, an unknown kind or a non-`start` invoke without a conversation goes to the general path.
     static func invokeLine(_ c: inout FixedLine, t: UInt64, number: Int, texts: inout TextTable) -> HistoryEvent? {
         guard c.literal("invoke\",\"op\":"), let op = c.digits(), c.literal(",\"device\":\""),
               let device = c.text(&texts) else { return nil }
@@ -101,14 +82,8 @@ extension HistoryReader {
         return HistoryEvent(t: t, line: number, .invoke(inv))
     }
 
-    /// The same for `complete` lines without a view (a SIP call's); any with a view goes to the general path.
-    static func completeLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int,
-                        texts: inout TextTable) -> HistoryEvent? {
-        guard var (c, t) = FixedLine.head(bytes) else { return nil }
-        return completeLine(&c, t: t, number: number, texts: &texts)
-    }
-
-    /// `completeLine` after the line's head.
+    /// After its head (`FixedLine.head`), the same for `complete` lines without a view (a SIP call's); any with a
+    /// view goes to the general path.
     static func completeLine(_ c: inout FixedLine, t: UInt64, number: Int,
                              texts: inout TextTable) -> HistoryEvent? {
         var reason: String?

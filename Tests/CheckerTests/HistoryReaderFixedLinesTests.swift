@@ -3,8 +3,9 @@ import XCTest
 @testable import Checker
 import RunFormats
 
-/// `sip` lines in `HistoryText.sip`'s exact shape are read by a fast path (`HistoryReader.sipLine`); these pin that
-/// it reads them as the general scanner does, and that every other line is left to the general scanner.
+/// `sip` lines in `HistoryText.sip`'s exact shape are read by a fast path (`HistoryReader.fixedLine`, then
+/// `sipLine`); these pin that it reads them as the general scanner does, and that every other line is left to the
+/// general scanner.
 final class HistoryReaderSIPLineTests: XCTestCase {
     /// One table across a test's lines, as a history's reading shares one.
     private var texts = TextTable()
@@ -32,8 +33,8 @@ final class HistoryReaderSIPLineTests: XCTestCase {
             let line = lineWritten(device: device, callID: callID, sent: sent, message: message, t: t)
             let fast = try XCTUnwrap(line.utf8CString.withUnsafeBufferPointer { raw in
                 raw.withMemoryRebound(to: UInt8.self) {
-                    HistoryReader.sipLine(UnsafeBufferPointer(rebasing: $0.dropLast()), number: 1,
-                                          texts: &texts)
+                    HistoryReader.fixedLine(UnsafeBufferPointer(rebasing: $0.dropLast()), number: 1,
+                                            texts: &texts)
                 }
             }, line)
             XCTAssertEqual(fast, HistoryEvent(t: t, line: 1, .sip(SIPLine(device: device, conversation: callID,
@@ -56,8 +57,8 @@ final class HistoryReaderSIPLineTests: XCTestCase {
         for line in others {
             let fast = line.utf8CString.withUnsafeBufferPointer { raw in
                 raw.withMemoryRebound(to: UInt8.self) {
-                    HistoryReader.sipLine(UnsafeBufferPointer(rebasing: $0.dropLast()), number: 1,
-                                          texts: &texts)
+                    HistoryReader.fixedLine(UnsafeBufferPointer(rebasing: $0.dropLast()), number: 1,
+                                            texts: &texts)
                 }
             }
             XCTAssertNil(fast, line)
@@ -74,14 +75,14 @@ final class HistoryReaderSIPLineTests: XCTestCase {
     }
 }
 
-/// The same for `dialog` lines (`HistoryReader.dialogLine`).
+/// The same for `dialog` lines (`HistoryReader.fixedLine`, then `dialogLine`).
 final class HistoryReaderDialogLineTests: XCTestCase {
     private var texts = TextTable()
 
     private func fast(_ line: String) -> HistoryEvent? {
         line.utf8CString.withUnsafeBufferPointer { raw in
             raw.withMemoryRebound(to: UInt8.self) {
-                HistoryReader.dialogLine(UnsafeBufferPointer(rebasing: $0.dropLast()), number: 1, texts: &texts)
+                HistoryReader.fixedLine(UnsafeBufferPointer(rebasing: $0.dropLast()), number: 1, texts: &texts)
             }
         }
     }
