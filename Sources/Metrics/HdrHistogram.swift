@@ -153,6 +153,11 @@ public struct HdrHistogram: Sendable, Equatable {
     /// Mean of the slot midpoints (clamped to the exact extremes); 0 when empty.
     public var mean: Double { computeMean() }
 
+    /// `value(atPercentile:)` of each of `percentiles` and `mean`, from one walk of the slots.
+    public func figures(atPercentiles percentiles: [Double]) -> HistogramFigures {
+        computeFigures(atPercentiles: percentiles)
+    }
+
     /// Population standard deviation of the slot midpoints; 0 when empty.
     public var standardDeviation: Double { computeStandardDeviation() }
 

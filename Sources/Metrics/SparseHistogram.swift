@@ -89,6 +89,11 @@ public struct SparseHistogram: Sendable, Equatable {
 
     public var mean: Double { computeMean() }
 
+    /// `value(atPercentile:)` of each of `percentiles` and `mean`, from one walk of the slots.
+    public func figures(atPercentiles percentiles: [Double]) -> HistogramFigures {
+        computeFigures(atPercentiles: percentiles)
+    }
+
     public var standardDeviation: Double { computeStandardDeviation() }
 
     public func percentileDistribution(ticksPerHalfDistance: Int = 5) -> [PercentilePoint] {

@@ -116,7 +116,7 @@ extension HTMLReport {
         html += "<tbody>\n"
         for (label, metric, unit, format) in rows {
             guard let h = result.histograms[metric], !h.isEmpty else { continue }
-            let cells = [h.min] + [5.0, 50, 95, 99].map { h.value(atPercentile: $0) } + [h.max]
+            let cells = [h.min] + h.figures(atPercentiles: [5, 50, 95, 99]).values + [h.max]
             html += "<tr data-metric=\"\(metric.markupEscaped)\"><th scope=\"row\">\(label.markupEscaped)</th>"
             html += "<td>\(unit)</td><td>\(h.totalCount)</td>" + cells.map { "<td>\(format($0))</td>" }.joined()
             html += "</tr>\n"

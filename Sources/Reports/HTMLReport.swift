@@ -200,7 +200,7 @@ struct HTMLReport {
         var html = "<table class=\"numbers percentiles\">\n<thead><tr><th>metric</th><th>count</th><th>p50</th>"
         html += "<th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr></thead>\n<tbody>\n"
         for (name, histogram) in metrics.sorted(by: { $0.key < $1.key }) {
-            let cells = [50.0, 90, 99, 99.9].map { ReportFormat.millis(histogram.value(atPercentile: $0)) }
+            let cells = histogram.figures(atPercentiles: [50, 90, 99, 99.9]).values.map { ReportFormat.millis($0) }
                 + [ReportFormat.millis(histogram.max)]
             html += "<tr data-metric=\"\(name.markupEscaped)\"><th scope=\"row\">\(name.markupEscaped)</th>"
             html += "<td>\(histogram.totalCount)</td>" + cells.map { "<td>\($0)</td>" }.joined() + "</tr>\n"

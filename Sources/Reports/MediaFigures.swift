@@ -68,10 +68,10 @@ public struct MediaFigures: Sendable, Codable, Equatable {
         rows.append(scalar("media.loss_rate", count: packetsReceived + packetsLost,
                            lossRate.map { String(format: "%.4f", $0) } ?? "", "fraction"))
         if let mos = histograms[MetricName.mosX1000], !mos.isEmpty {
-            let values = [mos.min, mos.value(atPercentile: 50), mos.value(atPercentile: 90),
-                          mos.value(atPercentile: 99), mos.value(atPercentile: 99.9), mos.max]
+            let figures = mos.figures(atPercentiles: [50, 90, 99, 99.9])
+            let values = [mos.min] + figures.values + [mos.max]
             rows.append([MetricName.mos, String(mos.totalCount)] + values.map(Self.mosText)
-                + [String(format: "%.3f", mos.mean / 1000), "MOS"])
+                + [String(format: "%.3f", figures.mean / 1000), "MOS"])
         }
         return rows
     }

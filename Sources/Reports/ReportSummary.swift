@@ -22,12 +22,14 @@ public struct ReportSummary: Sendable, Codable, Equatable {
         public init(_ histogram: HdrHistogram) {
             count = histogram.totalCount
             min = ReportFormat.jsonMillis(histogram.min)
-            p50 = ReportFormat.jsonMillis(histogram.value(atPercentile: 50))
-            p90 = ReportFormat.jsonMillis(histogram.value(atPercentile: 90))
-            p99 = ReportFormat.jsonMillis(histogram.value(atPercentile: 99))
-            p999 = ReportFormat.jsonMillis(histogram.value(atPercentile: 99.9))
+            // One walk of the slots for the four percentiles and the mean (`figures(atPercentiles:)`).
+            let figures = histogram.figures(atPercentiles: [50, 90, 99, 99.9])
+            p50 = ReportFormat.jsonMillis(figures.values[0])
+            p90 = ReportFormat.jsonMillis(figures.values[1])
+            p99 = ReportFormat.jsonMillis(figures.values[2])
+            p999 = ReportFormat.jsonMillis(figures.values[3])
             max = ReportFormat.jsonMillis(histogram.max)
-            mean = ReportFormat.jsonMillis(ReportFormat.roundedMicros(histogram.mean))
+            mean = ReportFormat.jsonMillis(ReportFormat.roundedMicros(figures.mean))
             unit = "ms"
         }
     }

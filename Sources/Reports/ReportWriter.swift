@@ -75,16 +75,17 @@ public enum ReportWriter {
                            media: MediaFigures? = nil) -> String {
         var table = CSVTable(header: summaryHeader)
         for (name, histogram) in histograms.sorted(by: { $0.key < $1.key }) {
+            let figures = histogram.figures(atPercentiles: [50, 90, 99, 99.9])
             table.append([
                 name,
                 String(histogram.totalCount),
                 ReportFormat.millis(histogram.min),
-                ReportFormat.millis(histogram.value(atPercentile: 50)),
-                ReportFormat.millis(histogram.value(atPercentile: 90)),
-                ReportFormat.millis(histogram.value(atPercentile: 99)),
-                ReportFormat.millis(histogram.value(atPercentile: 99.9)),
+                ReportFormat.millis(figures.values[0]),
+                ReportFormat.millis(figures.values[1]),
+                ReportFormat.millis(figures.values[2]),
+                ReportFormat.millis(figures.values[3]),
                 ReportFormat.millis(histogram.max),
-                ReportFormat.millis(mean: histogram.mean),
+                ReportFormat.millis(mean: figures.mean),
                 "ms",
             ])
         }
