@@ -14,9 +14,12 @@ struct HTMLReport {
     static let completedCounter = MetricName.callsCompleted
 
     let result: RunResult
+    /// Each histogram's `figures(atPercentiles: ReportWriter.percentiles)`, read once for the report's files.
+    let figures: [String: HistogramFigures]
 
-    init(_ result: RunResult) {
+    init(_ result: RunResult, figures: [String: HistogramFigures] = [:]) {
         self.result = result
+        self.figures = figures
     }
 
     var recorder: Recorder { result.recorder }
@@ -200,8 +203,8 @@ struct HTMLReport {
         var html = "<table class=\"numbers percentiles\">\n<thead><tr><th>metric</th><th>count</th><th>p50</th>"
         html += "<th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr></thead>\n<tbody>\n"
         for (name, histogram) in metrics.sorted(by: { $0.key < $1.key }) {
-            let cells = histogram.figures(atPercentiles: [50, 90, 99, 99.9]).values.map { ReportFormat.millis($0) }
-                + [ReportFormat.millis(histogram.max)]
+            let read = figures[name] ?? histogram.figures(atPercentiles: ReportWriter.percentiles)
+            let cells = read.values.map { ReportFormat.millis($0) } + [ReportFormat.millis(histogram.max)]
             html += "<tr data-metric=\"\(name.markupEscaped)\"><th scope=\"row\">\(name.markupEscaped)</th>"
             html += "<td>\(histogram.totalCount)</td>" + cells.map { "<td>\($0)</td>" }.joined() + "</tr>\n"
         }

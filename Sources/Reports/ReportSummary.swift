@@ -19,11 +19,12 @@ public struct ReportSummary: Sendable, Codable, Equatable {
         public var mean: Double
         public var unit: String
 
-        public init(_ histogram: HdrHistogram) {
+        /// `figures`: the histogram's `figures(atPercentiles: [50, 90, 99, 99.9])` when the caller read them.
+        public init(_ histogram: HdrHistogram, figures known: HistogramFigures? = nil) {
             count = histogram.totalCount
             min = ReportFormat.jsonMillis(histogram.min)
             // One walk of the slots for the four percentiles and the mean (`figures(atPercentiles:)`).
-            let figures = histogram.figures(atPercentiles: [50, 90, 99, 99.9])
+            let figures = known ?? histogram.figures(atPercentiles: ReportWriter.percentiles)
             p50 = ReportFormat.jsonMillis(figures.values[0])
             p90 = ReportFormat.jsonMillis(figures.values[1])
             p99 = ReportFormat.jsonMillis(figures.values[2])
@@ -66,11 +67,14 @@ public struct ReportSummary: Sendable, Codable, Equatable {
     /// The media figures (`media:`, docs/MEDIA.md); absent when the run opened no media stream.
     public var media: MediaFigures?
 
-    public init(_ result: RunResult) {
+    /// `figures`: each histogram's `figures(atPercentiles:)` of `ReportWriter.percentiles`, when already read.
+    public init(_ result: RunResult, figures: [String: HistogramFigures] = [:]) {
         schema = Self.currentSchema
         facts = result.facts
         verdict = result.verdict
-        metrics = result.histograms.mapValues(MetricSummary.init)
+        var metrics: [String: MetricSummary] = [:]
+        for (name, histogram) in result.histograms { metrics[name] = MetricSummary(histogram, figures: figures[name]) }
+        self.metrics = metrics
         counters = result.recorder.counters
         notes = result.notes
         thresholds = result.thresholds

@@ -46,12 +46,15 @@ public enum ReportWriter {
             try save(Data(text.utf8), to: files.hlogDirectory.appendingPathComponent(HdrLog.fileName(metric: metric)))
         }
         try save(Data(JUnitReport.render(result).utf8), to: files.junit)
-        let csv = summaryCSV(result.histograms, storm: StormFigures(result), media: MediaFigures(result))
+        // Each histogram's percentiles and mean read once for summary.csv, summary.json and report.html.
+        let histograms = result.histograms
+        let figures = histograms.mapValues { $0.figures(atPercentiles: percentiles) }
+        let csv = summaryCSV(histograms, storm: StormFigures(result), media: MediaFigures(result), figures: figures)
         try save(Data(csv.utf8), to: files.summaryCSV)
         try save(Data(countersCSV(result.recorder).utf8), to: files.countersCSV)
         try save(Data(timeseriesCSV(result.recorder).utf8), to: files.timeseriesCSV)
-        try save(try ReportSummary(result).encoded(), to: files.summaryJSON)
-        try save(Data(HTMLReport(result).render().utf8), to: files.html)
+        try save(try ReportSummary(result, figures: figures).encoded(), to: files.summaryJSON)
+        try save(Data(HTMLReport(result, figures: figures).render().utf8), to: files.html)
         return files
     }
 
@@ -71,11 +74,15 @@ public enum ReportWriter {
 
     /// One row per latency metric (flow-step metrics included), sorted by name, in milliseconds; then a redial
     /// storm's rows (`StormFigures.csvRows`) and the media rows (`MediaFigures.csvRows`).
+    /// The percentiles summary.csv, summary.json and report.html's tables show, in their columns' order.
+    static let percentiles: [Double] = [50, 90, 99, 99.9]
+
+    /// `figures` holds each histogram's `figures(atPercentiles: percentiles)` when the caller read them already.
     static func summaryCSV(_ histograms: [String: HdrHistogram], storm: StormFigures? = nil,
-                           media: MediaFigures? = nil) -> String {
+                           media: MediaFigures? = nil, figures known: [String: HistogramFigures] = [:]) -> String {
         var table = CSVTable(header: summaryHeader)
         for (name, histogram) in histograms.sorted(by: { $0.key < $1.key }) {
-            let figures = histogram.figures(atPercentiles: [50, 90, 99, 99.9])
+            let figures = known[name] ?? histogram.figures(atPercentiles: percentiles)
             table.append([
                 name,
                 String(histogram.totalCount),
