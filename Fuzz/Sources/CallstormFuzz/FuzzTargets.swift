@@ -49,6 +49,9 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     /// HTTP/1.1 responses for HTTPWire's client parser, split where byte 0 says, checked against a whole-input
     /// parse (HTTP1ResponseFuzz.swift).
     case http1Response = "http1-response"
+    /// A run's recorder snapshot, segment line or bare recorder, read by hand and by JSONDecoder, which must agree
+    /// whenever both read it (RecorderFuzz.swift).
+    case recorder
 
     func run(_ input: UnsafeBufferPointer<UInt8>) {
         let bytes = Array(input)
@@ -65,6 +68,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .rtp: fuzzRTP(bytes)
         case .rtcp: fuzzRTCP(bytes)
         case .http1Response: fuzzHTTP1Response(bytes)
+        case .recorder: fuzzRecorder(bytes)
         }
     }
 }
