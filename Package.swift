@@ -15,7 +15,9 @@ let jemalloc = Context.environment["CALLSTORM_NO_JEMALLOC"] == nil
 // for the media streams, the event threads and the batched system calls under them (Media, MediaIO,
 // EventPolling, SystemCalls: each stream table, thread and batch touched by its own loop's thread; cross-thread
 // posts go through a lock, which these checks never covered), ~500 instructions per RTP packet
-// (scripts/bench-media-instructions.sh).
+// (scripts/bench-media-instructions.sh). And for a worker's journal (Results: `WorkerJournal` and `BufferedFile`,
+// each appended to by its one worker's loop; the checkpointer's hand-over goes through a lock) and the run files'
+// writers (RunFormats: values), ~5,400 instructions per SIP hold call in `BufferedFile.appendLine` alone.
 let releaseUnchecked: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
 let package = Package(
@@ -79,7 +81,7 @@ let package = Package(
             "CLibyaml", "Thresholds", "Determinism", "CallModel", "Faults", "Quantities",
         ]),
         // The run files' formats, written and read in one place: history lines, faults.csv, actions.csv, pushes.csv.
-        .target(name: "RunFormats", dependencies: ["CallModel", "TextEscaping"]),
+        .target(name: "RunFormats", dependencies: ["CallModel", "TextEscaping"], swiftSettings: releaseUnchecked),
         .target(name: "Checker", dependencies: ["CallModel", "TextEscaping", "RunFormats"]),
         // OpenTelemetry's wire format without I/O: a hand-written protobuf encoder for the OTLP requests callstorm
         // sends (counters as sums, HdrHistograms as exponential histograms, a call's spans), the collector's
@@ -165,7 +167,7 @@ let package = Package(
         ]),
         .target(name: "Results", dependencies: [
             "Metrics", "Locking", "RunFormats", "Bytes", "SystemCalls",
-        ]),
+        ], swiftSettings: releaseUnchecked),
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
             "ReferenceTarget", "Driver", "Reports", "Results", "Checker", "Credentials", "Locking",
@@ -200,7 +202,9 @@ let package = Package(
         // a library only test targets depend on, so no product links it.
         .target(name: "TestSupport", dependencies: ["CLinux", "Kamailio", "Bytes", "SystemCalls"]),
         .testTarget(name: "CallModelTests", dependencies: ["CallModel"]),
-        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "CLinux", "Determinism", "Thresholds"]),
+        .testTarget(name: "MetricsTests", dependencies: [
+            "Metrics", "CLinux", "Determinism", "Thresholds", "TextEscaping",
+        ]),
         .testTarget(name: "ThresholdsTests", dependencies: ["Thresholds"]),
         .testTarget(name: "OTLPTests", dependencies: ["OTLP", "Metrics", "TestSupport"]),
         .testTarget(name: "QuantitiesTests", dependencies: ["Quantities", "Determinism"]),

@@ -118,19 +118,10 @@ public enum RunFileTime {
         return o1 || o2 ? nil : value
     }
 
-    /// `micros` ÷ 10^decimals, written with exactly `decimals` digits after the point.
+    /// `micros` ÷ 10^decimals, written with exactly `decimals` digits after the point: built in scratch memory
+    /// and appended once (`JSONLineWriter.fixed`; a digit appended at a time before).
     private static func appendFixed(_ micros: UInt64, decimals: Int, to out: inout [UInt8]) {
-        var scale: UInt64 = 1
-        for _ in 0..<decimals { scale *= 10 }
-        JSONText.appendInteger(micros / scale, to: &out)
-        out.append(UInt8(ascii: "."))
-        // The fraction's digits from the most significant down, without an array per field (four per row).
-        let fraction = micros % scale
-        var divisor = scale / 10
-        while divisor > 0 {
-            out.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: (fraction / divisor) % 10))
-            divisor /= 10
-        }
+        JSONLineWriter.append(to: &out, capacity: JSONLineWriter.fixedBound) { $0.fixed(micros, decimals: decimals) }
     }
 
 }

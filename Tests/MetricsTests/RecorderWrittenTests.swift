@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import Metrics
+import TextEscaping
 
 /// `Recorder.readWritten` reads back what `appendJSON` wrote as `JSONDecoder` does, and gives up (nil) on any
 /// other shape so the caller's `JSONDecoder` keeps deciding those.
@@ -53,5 +54,28 @@ final class RecorderWrittenTests: XCTestCase {
         let bytes = written(recorder)
         XCTAssertNil(bytes.withUnsafeBufferPointer { Recorder.readWritten($0) })
         XCTAssertEqual(try JSONDecoder().decode(Recorder.self, from: Data(bytes)), recorder)
+    }
+
+    /// A histogram's slots and counts are written in chunks into scratch memory: the text is the integers as
+    /// `JSONText.appendInteger` writes them, joined by commas, across chunk boundaries and for any value.
+    func testIntegerArraysAreTheDigitsJSONTextWritesAcrossChunks() {
+        let edges: [Int64] = [0, 9, 10, 99, 100, 65_535, -1, -10, Int64.max, Int64.min]
+        for count in [0, 1, 63, 64, 65, 130, 200] {
+            let wide = (0..<count).map { edges[$0 % edges.count] &* Int64($0 % 3 == 0 ? 1 : 7) }
+            let narrow = wide.map { Int32(truncatingIfNeeded: $0) }
+            var expected: [UInt8] = [91], expectedNarrow: [UInt8] = [91]
+            for (i, v) in wide.enumerated() {
+                if i > 0 { expected.append(44); expectedNarrow.append(44) }
+                JSONText.appendInteger(v, to: &expected)
+                JSONText.appendInteger(Int64(narrow[i]), to: &expectedNarrow)
+            }
+            expected.append(93); expectedNarrow.append(93)
+            var w = JSONBytes(out: [0x41])
+            w.array(wide)
+            XCTAssertEqual(w.out, [0x41] + expected, "\(count)")
+            var n = JSONBytes(out: [])
+            n.array(narrow)
+            XCTAssertEqual(n.out, expectedNarrow, "\(count)")
+        }
     }
 }

@@ -24,6 +24,30 @@ final class JSONLineWriterTests: XCTestCase {
         }
     }
 
+    /// The plain-text check reads eight bytes a step: a byte to escape is found in any position of a word, in the
+    /// tail after the last whole word, and next to bytes from 0x80 up (which need no escape).
+    func testAByteNeedingAnEscapeIsFoundInEveryPositionOfAWordAndTheTail() {
+        for length in 1...19 {
+            for position in 0..<length {
+                for special in ["\"", "\\", "\n", "\u{1}", "\u{1F}"] {
+                    var chars = Array(repeating: "a", count: length)
+                    chars[position] = special
+                    if position > 0 { chars[position - 1] = "é" }
+                    let text = chars.joined()
+                    var expected: [UInt8] = []
+                    JSONText.appendQuoted(text, to: &expected)
+                    XCTAssertEqual(written({ $0.quoted(text) }, capacity: JSONLineWriter.bound(text)), expected, text)
+                }
+            }
+        }
+        let plain = ["\u{7F}\u{80}ÿ !#[]~", "        ", String(repeating: "\u{20}\u{21}\u{23}\u{5B}\u{5D}", count: 5)]
+        for text in plain {
+            var expected: [UInt8] = []
+            JSONText.appendQuoted(text, to: &expected)
+            XCTAssertEqual(written({ $0.quoted(text) }, capacity: JSONLineWriter.bound(text)), expected, text)
+        }
+    }
+
     func testIntegersAreTheDigitsJSONTextWrites() {
         let values: [Int64] = [0, 9, 10, 99, 100, 918_531_912, -1, -4, Int64.max, Int64.min]
         for value in values {

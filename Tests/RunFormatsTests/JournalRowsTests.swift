@@ -1,4 +1,5 @@
 import RunFormats
+import TextEscaping
 import XCTest
 
 /// actions.csv and pushes.csv rows as users' scripts and the report read them: the same text as ever for plain
@@ -63,5 +64,39 @@ final class JournalRowsRoundTripTests: XCTestCase {
         ]
         let text = csv(PushRow.header, rows.map { $0.appendCSV })
         XCTAssertEqual(PushRow.rows(fromCSV: text), rows, text)
+    }
+
+    /// A row built at once in scratch memory (`JSONLineWriter`) is the bytes the field-by-field writer made:
+    /// `CSVText.appendField` for texts and six (three) fraction digits for times, zeros kept.
+    func testRowsBuiltAtOnceAreTheFieldByFieldBytes() {
+        let texts = ["", "start", "sip-hold/dial", "a,b", "say \"hi\"", "line\nbreak\r", "ümlaut 😀"]
+        let times: [UInt64] = [0, 999, 1_000, 1_000_001_000, 918_531_912_345, UInt64.max]
+        for (i, text) in texts.enumerated() {
+            let started = times[i % times.count], finished = times[(i + 1) % times.count]
+            let row = ActionRow(id: UInt64(i) * 977, kind: text, step: text, device: "dev-\(i)", conversation: text,
+                                plannedNanos: times[(i + 2) % times.count], startedNanos: started,
+                                finishedNanos: finished, outcome: text, reason: text)
+            var expected: [UInt8] = []
+            JSONText.appendInteger(row.id, to: &expected)
+            for field in [row.kind, row.step, row.device, row.conversation] {
+                expected.append(44); CSVText.appendField(field, to: &expected)
+            }
+            for nanos in [row.plannedNanos, row.startedNanos, row.finishedNanos] {
+                expected.append(44); expected += Array(Self.fixed(nanos / 1000, decimals: 6).utf8)
+            }
+            for field in [row.outcome, row.reason] { expected.append(44); CSVText.appendField(field, to: &expected) }
+            expected.append(44); expected += Array(Self.fixed((finished &- started) / 1000, decimals: 3).utf8)
+            var out: [UInt8] = [0x41]
+            row.appendCSV(to: &out)
+            XCTAssertEqual(out, [0x41] + expected, text)
+        }
+    }
+
+    /// The fixed-point text the old writer made: whole part, point, `decimals` digits zero-padded.
+    private static func fixed(_ micros: UInt64, decimals: Int) -> String {
+        var scale: UInt64 = 1
+        for _ in 0..<decimals { scale *= 10 }
+        let fraction = String(micros % scale)
+        return "\(micros / scale)." + String(repeating: "0", count: decimals - fraction.count) + fraction
     }
 }
