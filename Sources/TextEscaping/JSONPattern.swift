@@ -49,14 +49,74 @@ public struct JSONPattern: Sendable {
     var nodes = [Node(group: 0, parent: -1)]
     /// Each group's root node and number of slots.
     var groups: [(root: Int, slots: Int)] = [(0, 0)]
+    /// `nodes` laid flat for the scan (made again after each change; a pattern is built once per reader).
+    private(set) var table = Table()
+
+    /// The nodes as plain integers in a few arrays, which the scan reads through unsafe buffers: no reference
+    /// counting and no array per node on the per-byte path.
+    struct Table: Sendable {
+        struct FlatNode: Sendable {
+            var keys = 0..<0
+            var indices = 0..<0
+            var slots = 0..<0
+            var clears = 0..<0
+            var listGroup = -1
+            var listSlot = -1
+            var asciiKeys = true
+        }
+
+        struct FlatKey: Sendable {
+            var bytes: Range<Int>
+            var child: Int
+        }
+
+        var nodes: [FlatNode] = [FlatNode()]
+        var keys: [FlatKey] = []
+        var keyTexts: [String] = []
+        var keyBytes: [UInt8] = []
+        /// Slots and clears; indices as (position, child) pairs.
+        var ints: [Int] = []
+        var groupRoots: [Int] = [0]
+        var groupSlots: [Int] = [0]
+    }
 
     public init() {}
+
+    private mutating func flatten() {
+        var t = Table()
+        t.nodes = []
+        for node in nodes {
+            var flat = Table.FlatNode()
+            let keyStart = t.keys.count
+            for key in node.keys {
+                t.keys.append(Table.FlatKey(bytes: t.keyBytes.count..<(t.keyBytes.count + key.bytes.count),
+                                            child: key.child))
+                t.keyTexts.append(key.text)
+                t.keyBytes += key.bytes
+            }
+            flat.keys = keyStart..<t.keys.count
+            let indexStart = t.ints.count
+            for entry in node.indices { t.ints += [entry.index, entry.child] }
+            flat.indices = indexStart..<t.ints.count
+            flat.slots = t.ints.count..<(t.ints.count + node.slots.count)
+            t.ints += node.slots
+            flat.clears = t.ints.count..<(t.ints.count + node.clears.count)
+            t.ints += node.clears
+            (flat.listGroup, flat.listSlot) = (node.list?.group ?? -1, node.list?.slot ?? -1)
+            flat.asciiKeys = node.asciiKeys
+            t.nodes.append(flat)
+        }
+        t.groupRoots = groups.map(\.root)
+        t.groupSlots = groups.map(\.slots)
+        table = t
+    }
 
     /// A slot for the value at `path` (relative to the group's element, or the document for `.root`).
     public mutating func capture(_ path: [Step], in group: Group = .root) -> Slot {
         let node = self.node(path, in: group)
         let slot = newSlot(at: node)
         nodes[node].slots.append(slot)
+        flatten()
         return Slot(index: slot)
     }
 
@@ -70,10 +130,9 @@ public struct JSONPattern: Sendable {
         nodes.append(Node(group: elements, parent: -1))
         groups.append((nodes.count - 1, 0))
         nodes[node].list = (elements, slot)
+        flatten()
         return (Slot(index: slot), Group(id: elements))
     }
-
-    var isEmpty: Bool { nodes.count == 1 && groups[0].slots == 0 }
 
     private mutating func newSlot(at node: Int) -> Int {
         let group = nodes[node].group

@@ -4,15 +4,22 @@ extension JSONScan {
     /// reached (usually none or one; more when, say, an index step and a list meet on one array). A value no
     /// node reached is only checked, member names not compared.
     struct Scanner {
+        typealias Table = JSONPattern.Table
         var reader: JSONLite.Reader
-        let pattern: JSONPattern
+        /// The pattern's table, through its buffers (`JSONScan.init` holds them for the pass).
+        let table: Table
+        let nodes: UnsafeBufferPointer<Table.FlatNode>
+        let keys: UnsafeBufferPointer<Table.FlatKey>
+        let keyBytes: UnsafeBufferPointer<UInt8>
+        let ints: UnsafeBufferPointer<Int>
         var spots: [Spot]
         var active: [(node: Int, base: Int)] = []
 
-        init(reader: JSONLite.Reader, pattern: JSONPattern, spots: [Spot]) {
-            self.reader = reader
-            self.pattern = pattern
-            self.spots = spots
+        init(reader: JSONLite.Reader, table: Table, nodes: UnsafeBufferPointer<Table.FlatNode>,
+             keys: UnsafeBufferPointer<Table.FlatKey>, keyBytes: UnsafeBufferPointer<UInt8>,
+             ints: UnsafeBufferPointer<Int>, spots: [Spot]) {
+            (self.reader, self.table, self.nodes, self.keys) = (reader, table, nodes, keys)
+            (self.keyBytes, self.ints, self.spots) = (keyBytes, ints, spots)
             active.reserveCapacity(16)
         }
 
@@ -24,6 +31,7 @@ extension JSONScan {
         }
 
         private mutating func value(depth: Int, frame: Range<Int>) -> Bool {
+            if frame.isEmpty { return skip(depth: depth) }
             guard depth < JSONLite.Reader.maxDepth else { return false }
             reader.skipSpace()
             guard reader.index < reader.bytes.count else { return false }
@@ -54,17 +62,58 @@ extension JSONScan {
                 (spot.kind, spot.number) = (.number, number)
             }
             if spot.kind != .string { spot.end = reader.index }
-            if !frame.isEmpty { record(spot, frame) }
+            record(spot, frame)
             return true
+        }
+
+        /// A value no pattern node reached: checked by the same grammar, nothing noted.
+        private mutating func skip(depth: Int) -> Bool {
+            guard depth < JSONLite.Reader.maxDepth else { return false }
+            reader.skipSpace()
+            guard reader.index < reader.bytes.count else { return false }
+            switch reader.bytes[reader.index] {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                let close = reader.bytes[reader.index] == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
+                reader.index += 1
+                reader.skipSpace()
+                if reader.index < reader.bytes.count, reader.bytes[reader.index] == close {
+                    reader.index += 1
+                    return true
+                }
+                while true {
+                    if close == UInt8(ascii: "}") {
+                        reader.skipSpace()
+                        guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: "\""),
+                              skipString() != nil else { return false }
+                        reader.skipSpace()
+                        guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: ":") else {
+                            return false
+                        }
+                        reader.index += 1
+                    }
+                    guard skip(depth: depth + 1) else { return false }
+                    reader.skipSpace()
+                    guard reader.index < reader.bytes.count else { return false }
+                    let b = reader.bytes[reader.index]
+                    reader.index += 1
+                    if b == close { return true }
+                    guard b == UInt8(ascii: ",") else { return false }
+                }
+            case UInt8(ascii: "\""): return skipString() != nil
+            case UInt8(ascii: "t"): return reader.literal("true", .null) != nil
+            case UInt8(ascii: "f"): return reader.literal("false", .null) != nil
+            case UInt8(ascii: "n"): return reader.literal("null", .null) != nil
+            default: return reader.number() != nil
+            }
         }
 
         /// The value's spot into each slot its frame's nodes capture; a list's slot keeps the elements it linked.
         private mutating func record(_ spot: Spot, _ frame: Range<Int>) {
             for i in frame {
                 let (node, base) = active[i]
-                for slot in pattern.nodes[node].slots { spots[base + 1 + slot] = spot }
-                if let list = pattern.nodes[node].list {
-                    let at = base + 1 + list.slot
+                for j in nodes[node].slots { spots[base + 1 + ints[j]] = spot }
+                if nodes[node].listSlot >= 0 {
+                    let at = base + 1 + nodes[node].listSlot
                     let (link, count) = (spots[at].link, spots[at].count)
                     spots[at] = spot
                     (spots[at].link, spots[at].count) = spot.kind == .array ? (link, count) : (-1, 0)
@@ -80,7 +129,7 @@ extension JSONScan {
                 return true
             }
             var matching = false
-            for i in frame where !pattern.nodes[active[i].node].keys.isEmpty { matching = true }
+            for i in frame where !nodes[active[i].node].keys.isEmpty { matching = true }
             while true {
                 reader.skipSpace()
                 guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: "\"") else {
@@ -99,7 +148,7 @@ extension JSONScan {
                     for i in frame { enter(active[i], key: keyStart..<keyEnd, escaped: escaped) }
                 }
                 guard value(depth: depth + 1, frame: lower..<active.count) else { return false }
-                active.removeSubrange(lower...)
+                if active.count > lower { active.removeLast(active.count - lower) }
                 reader.skipSpace()
                 guard reader.index < reader.bytes.count else { return false }
                 if reader.bytes[reader.index] == UInt8(ascii: ",") {
@@ -116,29 +165,30 @@ extension JSONScan {
         /// Pushes the child `pair`'s node has for this member name, its slots emptied (a repeated name: the last
         /// member counts).
         private mutating func enter(_ pair: (node: Int, base: Int), key: Range<Int>, escaped: Bool) {
-            guard let child = child(of: pattern.nodes[pair.node], key: key, escaped: escaped) else { return }
-            for slot in pattern.nodes[child].clears { spots[pair.base + 1 + slot] = Spot() }
+            guard let child = child(of: nodes[pair.node], key: key, escaped: escaped) else { return }
+            for j in nodes[child].clears { spots[pair.base + 1 + ints[j]] = Spot() }
             active.append((child, pair.base))
         }
 
-        private func child(of node: JSONPattern.Node, key: Range<Int>, escaped: Bool) -> Int? {
+        private func child(of node: Table.FlatNode, key: Range<Int>, escaped: Bool) -> Int? {
             guard !node.keys.isEmpty else { return nil }
             let bytes = reader.bytes
             if !escaped {
-                for candidate in node.keys where candidate.bytes.count == key.count {
+                for k in node.keys where keys[k].bytes.count == key.count {
+                    let candidate = keys[k].bytes.lowerBound
                     var same = true
-                    for j in 0..<key.count where candidate.bytes[j] != bytes[key.lowerBound + j] {
+                    for j in 0..<key.count where keyBytes[candidate + j] != bytes[key.lowerBound + j] {
                         same = false
                         break
                     }
-                    if same { return candidate.child }
+                    if same { return keys[k].child }
                 }
                 // Plain ASCII names on both sides are equal only byte for byte.
                 if node.asciiKeys, !bytes[key].contains(where: { $0 >= 0x80 }) { return nil }
             }
             var decoder = JSONLite.Reader(bytes: bytes, index: key.lowerBound - 1)
             guard let text = decoder.string() else { return nil }
-            return node.keys.first { $0.text == text }?.child
+            return node.keys.first { table.keyTexts[$0] == text }.map { keys[$0].child }
         }
 
         private mutating func array(depth: Int, frame: Range<Int>) -> Bool {
@@ -149,9 +199,8 @@ extension JSONScan {
                 return true
             }
             var matching = false
-            for i in frame {
-                let node = pattern.nodes[active[i].node]
-                if node.list != nil || !node.indices.isEmpty { matching = true }
+            for i in frame where nodes[active[i].node].listSlot >= 0 || !nodes[active[i].node].indices.isEmpty {
+                matching = true
             }
             var position = 0
             while true {
@@ -160,7 +209,7 @@ extension JSONScan {
                     for i in frame { element(position, of: active[i]) }
                 }
                 guard value(depth: depth + 1, frame: lower..<active.count) else { return false }
-                active.removeSubrange(lower...)
+                if active.count > lower { active.removeLast(active.count - lower) }
                 position += 1
                 reader.skipSpace()
                 guard reader.index < reader.bytes.count else { return false }
@@ -178,17 +227,18 @@ extension JSONScan {
         /// Pushes the node of the array's `position`-th element, and for a list a new block of the elements' group
         /// linked after the previous element's (the list's `end` holds the last block until the array is recorded).
         private mutating func element(_ position: Int, of pair: (node: Int, base: Int)) {
-            let node = pattern.nodes[pair.node]
-            for entry in node.indices where entry.index == position { active.append((entry.child, pair.base)) }
-            guard let list = node.list else { return }
-            let group = pattern.groups[list.group]
+            let node = nodes[pair.node]
+            for j in stride(from: node.indices.lowerBound, to: node.indices.upperBound, by: 2) where ints[j] == position {
+                active.append((ints[j + 1], pair.base))
+            }
+            guard node.listSlot >= 0 else { return }
             let base = spots.count
-            spots.append(contentsOf: repeatElement(Spot(), count: 1 + group.slots))
-            let at = pair.base + 1 + list.slot
+            spots.append(contentsOf: repeatElement(Spot(), count: 1 + table.groupSlots[node.listGroup]))
+            let at = pair.base + 1 + node.listSlot
             if spots[at].count == 0 { spots[at].link = base } else { spots[spots[at].end].link = base }
             spots[at].count += 1
             spots[at].end = base
-            active.append((group.root, base))
+            active.append((table.groupRoots[node.listGroup], base))
         }
 
         /// Checks a string at its opening quote as `JSONLite.Reader.string()` reads it, decoding nothing; nil when

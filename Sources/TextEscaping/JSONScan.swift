@@ -38,11 +38,21 @@ public struct JSONScan {
 
     /// The scan of `bytes`, or nil when they are not one well-formed JSON value (`JSONLite.parse`'s rule).
     public init?(_ bytes: [UInt8], _ pattern: JSONPattern) {
-        var spots = [Spot](repeating: Spot(), count: 1 + pattern.groups[0].slots)
+        let table = pattern.table
+        var spots = [Spot](repeating: Spot(), count: 1 + table.groupSlots[0])
         let ok = bytes.withUnsafeBufferPointer { buffer in
-            var scanner = Scanner(reader: JSONLite.Reader(bytes: buffer), pattern: pattern, spots: spots)
-            defer { spots = scanner.spots }
-            return scanner.document()
+            table.nodes.withUnsafeBufferPointer { nodes in
+                table.keys.withUnsafeBufferPointer { keys in
+                    table.keyBytes.withUnsafeBufferPointer { keyBytes in
+                        table.ints.withUnsafeBufferPointer { ints in
+                            var scanner = Scanner(reader: JSONLite.Reader(bytes: buffer), table: table, nodes: nodes,
+                                                  keys: keys, keyBytes: keyBytes, ints: ints, spots: spots)
+                            defer { spots = scanner.spots }
+                            return scanner.document()
+                        }
+                    }
+                }
+            }
         }
         guard ok else { return nil }
         self.bytes = bytes
