@@ -177,7 +177,7 @@ let package = Package(
         // replays the committed corpora. Uses @testable imports: debug configuration only.
         .executableTarget(name: "CallstormFuzz", dependencies: [
                               "Scenario", "HTTPServer", "PushGateway", "Driver", "Credentials", "WebSocket",
-                              "Determinism", "SIP", "OTLP", "RTPEngine", "Media", "HTTPWire",
+                              "Determinism", "SIP", "OTLP", "RTPEngine", "Media", "HTTPWire", "CallModel", "TextEscaping",
                           ],
                           path: "Fuzz/Sources/CallstormFuzz"),
         .executableTarget(
