@@ -45,7 +45,8 @@ OTHER = "unattributed"
 # history's. Before 2026-12-06 it counted as history: ~300 k of an HTTP call's "history" was devices and the
 # target reading JSON.
 JSON_READING = "JSON reading (JSONLite: pushes, answers, bodies)"
-JSON_READING_SYMBOLS = ("$s12TextEscaping8JSONLite", "$s12TextEscaping9JSONField")
+JSON_READING_SYMBOLS = ("$s12TextEscaping8JSONLite", "$s12TextEscaping9JSONField", "$s12TextEscaping8JSONScan",
+                        "$s12TextEscaping11JSONPattern")
 ORDER = list(LAYERS) + [JSON_READING, RUNTIME, LIBC, OTHER]
 
 MANGLED_MODULE = re.compile(r"^\$s(\d+)")

@@ -2,28 +2,51 @@ import CallModel
 import Scenario
 import TextEscaping
 
+/// Where a push mapping's fields lie in a payload (`APIMapping.PushFields`, paths from the document's root).
+struct PushSlots: Sendable {
+    let root: JSONPattern.Slot
+    let conversation: JSONPattern.Slot
+    let event: JSONPattern.Slot
+    let handle: HandleSlots?
+    let capabilities: StringsSlots?
+    let version: JSONPattern.Slot?
+    let reason: JSONPattern.Slot?
+    let into: JSONPattern.Slot?
+    let sentAt: JSONPattern.Slot?
+    let view: ViewSlots?
+
+    init(_ fields: APIMapping.PushFields, view mapping: ViewMapping?, into pattern: inout JSONPattern) {
+        func at(_ path: String?) -> JSONPattern.Slot? { path.map { pattern.capture(ViewSlots.steps($0)) } }
+        root = pattern.capture([])
+        conversation = pattern.capture(ViewSlots.steps(fields.conversation))
+        event = pattern.capture(ViewSlots.steps(fields.event))
+        handle = fields.handle.map { HandleSlots(ViewSlots.steps($0), into: &pattern) }
+        capabilities = fields.capabilities.map { StringsSlots(ViewSlots.steps($0), into: &pattern) }
+        (version, reason, into, sentAt) = (at(fields.version), at(fields.reason), at(fields.into), at(fields.sentAt))
+        view = fields.view.map { ViewSlots(mapping, at: ViewSlots.steps($0), into: &pattern) }
+    }
+}
+
 extension ViewReader {
     /// A push's payload through the mapping's push fields; nil when it is not JSON or a mapped field has the
     /// wrong type.
     func push(_ bytes: [UInt8]) -> PushPayload? {
-        guard let root = JSONLite.parse(bytes) else { return nil }
-        return push(root: root)
+        guard let scan = JSONScan(bytes, pushes) else { return nil }
+        return push(scan, pushSlots)
     }
 
-    /// The same for a document already parsed (a socket message, read once for its reply id and its event).
-    func push(root: JSONLite.Value) -> PushPayload? {
-        guard case .object = root else { return nil }
-        func field<T>(_ name: PushField, _ read: (JSONLite.Value) -> T?) -> JSONField<T> {
-            JSONField(pushPath(name)?.value(in: root), read)
-        }
-        let uuid = field(.conversation) { $0.stringValue }
-        let event = field(.event) { $0.stringValue }
-        let caller = field(.handle, Self.pushHandle)
-        let capabilities = field(.capabilities, Self.strings)
-        let version = field(.version) { $0.intValue }
-        let reason = field(.reason) { $0.stringValue }
-        let into = field(.into) { $0.stringValue }
-        let view = field(.view) { self.view(in: $0) }
+    /// The same for a document already scanned with `slots` in its pattern (a socket message, read once for its
+    /// reply id and its event as well).
+    func push(_ scan: JSONScan, _ slots: PushSlots) -> PushPayload? {
+        guard scan.kind(slots.root) == .object else { return nil }
+        let uuid = scan.field(slots.conversation) { scan.string($0) }
+        let event = scan.field(slots.event) { scan.string($0) }
+        let caller = scan.field(slots.handle?.root) { _ in slots.handle.flatMap { Self.pushHandle($0, scan) } }
+        let capabilities = scan.field(slots.capabilities?.list) { _ in slots.capabilities?.read(scan) }
+        let version = scan.field(slots.version) { scan.int($0) }
+        let reason = scan.field(slots.reason) { scan.string($0) }
+        let into = scan.field(slots.into) { scan.string($0) }
+        let view = scan.field(slots.view?.root) { _ in slots.view.flatMap { self.view($0, in: scan) } }
         if uuid.isMismatch || event.isMismatch || caller.isMismatch || capabilities.isMismatch
             || version.isMismatch || reason.isMismatch || into.isMismatch || view.isMismatch {
             return nil
@@ -33,7 +56,7 @@ extension ViewReader {
         return PushPayload(uuid: uuid.value, caller: caller.value ?? nil,
                            capabilities: capabilities.value.map { CapabilityWords.lck($0, push.capabilityWords) },
                            event: word, version: version.value, reason: reason.value, into: into.value,
-                           view: view.value, sentAt: pushPath(.sentAt)?.value(in: root)?.intValue)
+                           view: view.value, sentAt: slots.sentAt.flatMap { scan.int($0) })
     }
 
     /// The driver's word for a server's event word: `ended`, `joined`, `merged`, `split`, or the word itself.
@@ -47,44 +70,15 @@ extension ViewReader {
 
     /// A caller's handle in a push: a string, or an object whose fields are each optional (nil inside when it
     /// has no value, which is not a type error).
-    private static func pushHandle(_ raw: JSONLite.Value) -> Handle?? {
-        if let value = raw.stringValue { return .some(Handle(kind: .generic, value: value, displayName: value)) }
-        guard case .object = raw else { return nil }
-        let kind = JSONField(raw["kind"]) { $0.stringValue }
-        let value = JSONField(raw["value"]) { $0.stringValue }
-        let name = JSONField(raw["displayName"]) { $0.stringValue }
+    private static func pushHandle(_ slots: HandleSlots, _ scan: JSONScan) -> Handle?? {
+        if let value = scan.string(slots.root) { return .some(Handle(kind: .generic, value: value, displayName: value)) }
+        guard scan.kind(slots.root) == .object else { return nil }
+        let kind = scan.field(slots.kind) { scan.string($0) }
+        let value = scan.field(slots.value) { scan.string($0) }
+        let name = scan.field(slots.displayName) { scan.string($0) }
         if kind.isMismatch || value.isMismatch || name.isMismatch { return nil }
         guard let text = value.value else { return .some(nil) }
         return .some(Handle(kind: kind.value.flatMap(Handle.Kind.init(rawValue:)) ?? .generic, value: text,
                             displayName: name.value ?? text))
-    }
-
-    static func strings(_ raw: JSONLite.Value) -> [String]? {
-        guard let items = raw.arrayValue else { return nil }
-        var strings: [String] = []
-        strings.reserveCapacity(items.count)
-        for item in items {
-            guard let s = item.stringValue else { return nil }
-            strings.append(s)
-        }
-        return strings
-    }
-}
-
-extension JSONPath {
-    /// The value at this path in a JSONLite document, or nil when a step finds nothing.
-    func value(in json: JSONLite.Value) -> JSONLite.Value? {
-        var current = json
-        for step in steps {
-            switch step {
-            case .key(let key):
-                guard let next = current[key] else { return nil }
-                current = next
-            case .index(let i):
-                guard let items = current.arrayValue, i >= 0, i < items.count else { return nil }
-                current = items[i]
-            }
-        }
-        return current
     }
 }

@@ -21,140 +21,99 @@ struct PushPayload {
 /// Reads conversation views and push payloads out of any JSON a server sends, with the `target.api` mapping's
 /// paths and words. The reference protocol is read by this same code with its built-in mapping.
 ///
+/// The mapping's paths are compiled once into patterns (`JSONPattern`): a document is read in one pass over its
+/// bytes for the fields they name (`JSONScan`), and only those become Strings (issue 33: the JSONLite tree built
+/// per document and then searched cost ~250,000 instructions an HTTP call).
+///
 /// Reads are strict as JSONDecoder's were for the reference shapes: a mapped field present with the wrong type
 /// fails the whole document (a `bad_response` or `pushes.bad_payload`), an absent optional one does not.
 struct ViewReader: Sendable {
     let mapping: ViewMapping?
     let push: APIMapping.PushFields
-    private let paths: Paths
     /// Each device's handle (`device.handles`); nil: every device has its phone number.
     let handles: HandleBook?
-
-    /// The mapping's JSON paths, parsed once (the decoder already refused paths that do not parse) and kept in
-    /// slots by field, so a read costs no lookup by name.
-    private struct Paths: Sendable {
-        var view = [JSONPath?](repeating: nil, count: ViewField.allCases.count)
-        var push = [JSONPath?](repeating: nil, count: PushField.allCases.count)
-    }
-
-    /// The view mapping's fields; `name` as `ViewMapping.paths` names them, the raw value a slot.
-    enum ViewField: Int, CaseIterable {
-        case id, members, state, version, ended, response, split, endedReason, memberID, memberStatus, memberHandle,
-             capabilities
-
-        var name: String {
-            switch self {
-            case .id: "id"
-            case .members: "members"
-            case .state: "state"
-            case .version: "version"
-            case .ended: "ended"
-            case .response: "response"
-            case .split: "split"
-            case .endedReason: "ended_reason"
-            case .memberID: "member.id"
-            case .memberStatus: "member.status"
-            case .memberHandle: "member.handle"
-            case .capabilities: "capabilities"
-            }
-        }
-    }
-
-    /// The push mapping's fields; `name` as `APIMapping.PushFields.paths` names them, the raw value a slot.
-    enum PushField: Int, CaseIterable {
-        case conversation, event, view, capabilities, handle, reason, into, version, sentAt
-
-        var name: String { self == .sentAt ? "sent_at" : "\(self)" }
-    }
+    /// What an answer or a `get` is read for: the document, its view (`response`) and its split-off view.
+    private let answers: JSONPattern
+    private let answerSlots: (root: JSONPattern.Slot, view: ViewSlots, split: ViewSlots?)
+    /// What a push is read for (`PushSlots`).
+    let pushes: JSONPattern
+    let pushSlots: PushSlots
 
     init(view mapping: ViewMapping?, push: APIMapping.PushFields, handles: HandleBook? = nil) {
         self.mapping = mapping
         self.push = push
         self.handles = handles
-        var paths = Paths()
-        for (field, text) in mapping?.paths ?? [] {
-            guard let slot = ViewField.allCases.first(where: { $0.name == field }) else {
-                preconditionFailure("ViewMapping.paths names a field the reader has no slot for: \(field)")
-            }
-            paths.view[slot.rawValue] = JSONPath(text)
-        }
-        for (field, text) in push.paths {
-            guard let slot = PushField.allCases.first(where: { $0.name == field }) else {
-                preconditionFailure("PushFields.paths names a field the reader has no slot for: \(field)")
-            }
-            paths.push[slot.rawValue] = JSONPath(text)
-        }
-        self.paths = paths
+        var answers = JSONPattern()
+        let root = answers.capture([])
+        let view = ViewSlots(mapping, at: ViewSlots.steps(mapping?.response ?? "$"), into: &answers)
+        let split = mapping?.split.map { ViewSlots(mapping, at: ViewSlots.steps($0), into: &answers) }
+        answerSlots = (root, view, split)
+        self.answers = answers
+        var pushes = JSONPattern()
+        pushSlots = PushSlots(push, view: mapping, into: &pushes)
+        self.pushes = pushes
     }
 
     static let reference = ViewReader(view: .reference, push: .reference)
-
-    func pushPath(_ field: PushField) -> JSONPath? { paths.push[field.rawValue] }
-
-    private func has(_ field: ViewField) -> Bool { paths.view[field.rawValue] != nil }
-
-    private func at(_ field: ViewField, _ json: JSONLite.Value) -> JSONLite.Value? {
-        paths.view[field.rawValue].flatMap { $0.value(in: json) }
-    }
 
     // MARK: - Views
 
     /// A whole document that is one view (what `get` returns, at the mapping's response path).
     func response(_ bytes: [UInt8]) -> ConversationView? {
-        guard let root = JSONLite.parse(bytes) else { return nil }
-        return at(.response, root).flatMap(view(in:))
+        guard mapping != nil, let scan = JSONScan(bytes, answers) else { return nil }
+        return view(answerSlots.view, in: scan)
     }
 
     /// An action's answer read once: the view it carries and the view of a conversation it split off (when
     /// `split` and the mapping says where answers carry one).
     func answer(_ bytes: [UInt8], split wantSplit: Bool) -> (view: ConversationView?, split: ConversationView?) {
-        let wantView = mapping != nil
-        let wantSplit = wantSplit && has(.split)
-        guard wantView || wantSplit, let root = JSONLite.parse(bytes) else { return (nil, nil) }
-        let view = wantView ? at(.response, root).flatMap(view(in:)) : nil
-        guard wantSplit, case .object = root, let raw = at(.split, root) else { return (view, nil) }
-        return (view, JSONField(raw, self.view(in:)).value)
+        guard mapping != nil, let scan = JSONScan(bytes, answers) else { return (nil, nil) }
+        let view = self.view(answerSlots.view, in: scan)
+        guard wantSplit, let split = answerSlots.split, scan.kind(answerSlots.root) == .object else {
+            return (view, nil)
+        }
+        return (view, scan.field(split.root) { _ in self.view(split, in: scan) }.value)
     }
 
-    /// The view held by one JSON object, or nil when it is not one.
-    func view(in json: JSONLite.Value) -> ConversationView? {
-        guard let mapping, case .object = json, let id = at(.id, json)?.stringValue,
-              let rawMembers = at(.members, json)?.arrayValue else { return nil }
+    /// The view at `slots` in a scanned document, or nil when it is not one.
+    func view(_ slots: ViewSlots, in scan: JSONScan) -> ConversationView? {
+        guard let mapping, let f = slots.fields, scan.kind(slots.root) == .object, let id = scan.string(f.id),
+              let rawMembers = scan.elements(f.members) else { return nil }
         var version = 0
-        if has(.version) {
-            guard let v = at(.version, json)?.intValue else { return nil }
+        if let slot = f.version {
+            guard let v = scan.int(slot) else { return nil }
             version = v
         }
-        let ended = JSONField(at(.ended, json)) { $0.boolValue }
-        let state = JSONField(at(.state, json)) { $0.stringValue }
-        let reason = JSONField(at(.endedReason, json)) { $0.stringValue }
-        let capabilities = JSONField(at(.capabilities, json), Self.strings)
+        let ended = scan.field(f.ended) { scan.bool($0) }
+        let state = scan.field(f.state) { scan.string($0) }
+        let reason = scan.field(f.endedReason) { scan.string($0) }
+        let capabilities = scan.field(f.capabilities?.list) { _ in f.capabilities?.read(scan) }
         if ended.isMismatch || state.isMismatch || reason.isMismatch || capabilities.isMismatch { return nil }
         var members: [ConversationView.Member] = []
         members.reserveCapacity(rawMembers.count)
         for raw in rawMembers {
-            guard let member = member(raw, mapping) else { return nil }
+            guard let member = member(raw, f.member, scan, mapping) else { return nil }
             members.append(member)
         }
         let hasEnded = ended.value ?? (state.value.map(mapping.stateWord) == "left")
         var view = ConversationView(uuid: id, version: version, ended: hasEnded, members: members)
         view.endedReason = reason.value
-        view.hasVersion = has(.version)
+        view.hasVersion = f.version != nil
         view.capabilities = capabilities.value.map {
             Capabilities(names: CapabilityWords.lck($0, mapping.capabilityWords))
         }
         return view
     }
 
-    private func member(_ raw: JSONLite.Value, _ mapping: ViewMapping) -> ConversationView.Member? {
-        guard let rawID = at(.memberID, raw)?.stringValue, let status = at(.memberStatus, raw)?.stringValue
-        else { return nil }
+    private func member(_ raw: JSONScan.Instance, _ slots: ViewSlots.MemberSlots, _ scan: JSONScan,
+                        _ mapping: ViewMapping) -> ConversationView.Member? {
+        guard let rawID = scan.string(slots.id, raw), let status = scan.string(slots.status, raw) else { return nil }
         // A server may name members by device id or by phone number: either way the member is our device.
         let device = Self.isDeviceID(rawID) ? rawID : DeviceIdentity.id(forHandleValue: rawID)
         let handle: Handle
-        if has(.memberHandle) {
+        if let slots = slots.handle {
             // The view says the handle: the one derived from the id would be thrown away.
-            guard let h = at(.memberHandle, raw).flatMap(Self.handle) else { return nil }
+            guard let h = Self.handle(slots, raw, scan) else { return nil }
             handle = h
         } else {
             handle = (handles.map { $0.handle(forID: device) } ?? DeviceIdentity.handle(forID: device))
@@ -172,12 +131,14 @@ struct ViewReader: Sendable {
     }
 
     /// A handle object (every field required) or a plain string.
-    static func handle(_ json: JSONLite.Value) -> Handle? {
-        if let value = json.stringValue { return Handle(kind: .generic, value: value, displayName: value) }
-        guard let kind = json["kind"]?.stringValue.flatMap(Handle.Kind.init(rawValue:)),
-              let value = json["value"]?.stringValue, let displayName = json["displayName"]?.stringValue else {
-            return nil
+    static func handle(_ slots: HandleSlots, _ instance: JSONScan.Instance, _ scan: JSONScan) -> Handle? {
+        if let value = scan.string(slots.root, instance) {
+            return Handle(kind: .generic, value: value, displayName: value)
         }
+        guard scan.kind(slots.root, instance) == .object,
+              let kind = scan.string(slots.kind, instance).flatMap(Handle.Kind.init(rawValue:)),
+              let value = scan.string(slots.value, instance),
+              let displayName = scan.string(slots.displayName, instance) else { return nil }
         return Handle(kind: kind, value: value, displayName: displayName)
     }
 }

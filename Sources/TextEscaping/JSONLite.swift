@@ -56,7 +56,9 @@ public enum JSONLite {
         }
     }
 
-    private struct Reader {
+    /// The grammar, shared by the tree (`parse`) and the scan of named fields (`JSONScan`), so the two accept and
+    /// refuse exactly the same documents.
+    struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
         static let maxDepth = 64
@@ -85,7 +87,7 @@ public enum JSONLite {
             }
         }
 
-        private mutating func literal(_ text: StaticString, _ value: Value) -> Value? {
+        mutating func literal(_ text: StaticString, _ value: Value) -> Value? {
             let count = text.utf8CodeUnitCount
             guard index + count <= bytes.count else { return nil }
             for i in 0..<count where bytes[index + i] != text.utf8Start[i] { return nil }
@@ -148,7 +150,7 @@ public enum JSONLite {
         }
 
         /// A string starting at the opening quote; escapes decoded, surrogate pairs joined.
-        private mutating func string() -> String? {
+        mutating func string() -> String? {
             index += 1  // opening quote
             let start = index
             // Fast path: no escapes. Eight bytes at a time while none of them is a quote, a backslash or a control
@@ -175,32 +177,53 @@ public enum JSONLite {
                     out.append(b)
                     continue
                 }
-                guard index < bytes.count else { return nil }
-                let e = bytes[index]
-                index += 1
-                switch e {
-                case UInt8(ascii: "u"):
-                    guard var scalar = hex4() else { return nil }
-                    if (0xD800..<0xDC00).contains(scalar) {
-                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
-                              bytes[index + 1] == UInt8(ascii: "u") else { return nil }
-                        index += 2
-                        guard let low = hex4(), (0xDC00..<0xE000).contains(low) else { return nil }
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                    }
-                    guard let unicode = Unicode.Scalar(scalar) else { return nil }
-                    out.append(contentsOf: Array(String(Character(unicode)).utf8))
-                default:
-                    guard let byte = JSONText.unescaped(e) else { return nil }
-                    out.append(byte)
-                }
+                guard let scalar = escapedScalar() else { return nil }
+                Self.appendUTF8(scalar, to: &out)
             }
             return nil
         }
 
+        /// The scalar an escape stands for, `index` just past its backslash: a one-letter escape's byte, or `\u`'s
+        /// four hex digits with a high surrogate joined to the `\u` low one that must follow; nil when malformed.
+        mutating func escapedScalar() -> UInt32? {
+            guard index < bytes.count else { return nil }
+            let e = bytes[index]
+            index += 1
+            guard e == UInt8(ascii: "u") else { return JSONText.unescaped(e).map(UInt32.init) }
+            guard var scalar = hex4() else { return nil }
+            if (0xD800..<0xDC00).contains(scalar) {
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                      bytes[index + 1] == UInt8(ascii: "u") else { return nil }
+                index += 2
+                guard let low = hex4(), (0xDC00..<0xE000).contains(low) else { return nil }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            }
+            return Unicode.Scalar(scalar) == nil ? nil : scalar
+        }
+
+        /// A valid scalar's UTF-8 bytes.
+        static func appendUTF8(_ scalar: UInt32, to out: inout [UInt8]) {
+            switch scalar {
+            case ..<0x80:
+                out.append(UInt8(scalar))
+            case ..<0x800:
+                out.append(UInt8(0xC0 | scalar >> 6))
+                out.append(UInt8(0x80 | scalar & 0x3F))
+            case ..<0x10000:
+                out.append(UInt8(0xE0 | scalar >> 12))
+                out.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+                out.append(UInt8(0x80 | scalar & 0x3F))
+            default:
+                out.append(UInt8(0xF0 | scalar >> 18))
+                out.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+                out.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+                out.append(UInt8(0x80 | scalar & 0x3F))
+            }
+        }
+
         /// Moves `index` over whole 8-byte words holding no quote, no backslash and no byte below 0x20 (each a byte of
         /// the word made zero and found by the usual has-zero-byte test; a false "found" only ends the words early).
-        private mutating func skipPlainWords() {
+        mutating func skipPlainWords() {
             guard let base = bytes.baseAddress else { return }
             let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
             while index + 8 <= bytes.count {
@@ -231,7 +254,7 @@ public enum JSONLite {
             return v
         }
 
-        private mutating func number() -> Value? {
+        mutating func number() -> Value? {
             let start = index
             if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
             func digits() -> Int {

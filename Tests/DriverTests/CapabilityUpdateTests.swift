@@ -61,12 +61,12 @@ final class CapabilityUpdateTests: XCTestCase {
         var m = model()
         joined(&m)
         let json = "{\"id\":\"c1\",\"can\":[\"split\"],\"people\":[{\"user\":\"dev-0\",\"st\":\"joined\"}]}"
-        let view = try XCTUnwrap(reader.view(in: XCTUnwrap(JSONLite.parse(Array(json.utf8)))))
+        let view = try XCTUnwrap(reader.response(Array(json.utf8)))
         XCTAssertEqual(view.capabilities, [.unmerging])
         m[0].manager.apply(view)
         XCTAssertEqual(m[0].manager.conversations["c1"]?.capabilities, [.unmerging])
         let wrongType = "{\"id\":\"c1\",\"can\":\"split\",\"people\":[]}"
-        XCTAssertNil(reader.view(in: try XCTUnwrap(JSONLite.parse(Array(wrongType.utf8)))), "a list, or no view")
+        XCTAssertNil(reader.response(Array(wrongType.utf8)), "a list, or no view")
     }
 
     func testAnEndedConversationKeepsItsCapabilities() {

@@ -7,7 +7,9 @@ import XCTest
 final class SocketReplyReaderTests: XCTestCase {
     private func read(_ reply: APIMapping.Socket.Reply, _ text: String) -> (Int, String, Bool) {
         let bytes = Array(text.utf8)
-        let response = SocketReplyReader(reply).response(JSONLite.parse(bytes)!, bytes)
+        var pattern = JSONPattern()
+        let reader = SocketReplyReader(reply, into: &pattern)
+        let response = reader.response(JSONScan(bytes, pattern)!)
         return (response.status, String(decoding: response.body, as: UTF8.self),
                 response.header(SocketReplyReader.alreadyEndedHeader) != nil)
     }

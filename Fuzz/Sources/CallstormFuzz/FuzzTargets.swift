@@ -26,7 +26,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     /// The server answers CONNECT to the APNs hosts as the gateway does, so input that begins `CONNECT ` goes
     /// through the socket-level CONNECT reader (peeked heads, split heads, refusals, the tunnel's TLS start).
     case http2
-    /// Target responses: the reference protocol's conversation, split and push JSON, and `capture` JSON paths.
+    /// Target responses: the reference protocol's conversation, split and push JSON, and `capture` JSON paths;
+    /// the one-pass scan and the view readers against the JSONLite tree they replaced (JSONScanFuzz.swift).
     case json
     /// Push requests at the gateway: APNs validation of headers and payload from the input, and FCM v1 bodies.
     case push
@@ -146,7 +147,21 @@ private let foreignReader: ViewReader = {
     return ViewReader(view: view, push: push)
 }()
 
+/// Paths that overlap (the push's fields inside its view, an index step on the members' list, the split view at
+/// the response's path): several pattern nodes on one value.
+private let overlapReader: ViewReader = {
+    var push = APIMapping.PushFields(conversation: "$.c.id", event: "$.c.members[0].st")
+    (push.view, push.handle, push.capabilities, push.version) = ("$.c", "$.c.members[0].h", "$.c.can", "$.c.rev")
+    (push.reason, push.into, push.sentAt) = ("$.why", "$[0]", "$.c.members[1]")
+    var view = ViewMapping(id: "$.id", state: "$.st", version: "$.rev", ended: "$.over", endedReason: "$.why",
+                           members: "$.members", memberID: "$.who", memberStatus: "$.st", memberHandle: "$.h",
+                           response: "$.c", split: "$.c")
+    view.capabilities = "$.can"
+    return ViewReader(view: view, push: push)
+}()
+
 private func fuzzJSON(_ bytes: [UInt8]) {
+    fuzzJSONScan(bytes, readers: [.reference, foreignReader, overlapReader])
     _ = ViewReader.reference.response(bytes)
     _ = ViewReader.reference.answer(bytes, split: true)
     _ = ViewReader.reference.push(bytes)

@@ -7,18 +7,25 @@ import Transport
 struct SocketMessageReader: Sendable {
     /// Reads events with `events` (like pushes) and the scenario's view mapping.
     let reader: ViewReader
-    let replyID: JSONPath?
     /// Reads a reply's status (or ok flag) and body as an HTTP answer.
     let reply: SocketReplyReader
-    let eventName: JSONPath?
     let ignore: Set<String>
+    /// Everything a message is read for, in one pass (`JSONScan`): the reply's id and fields, the event's name,
+    /// and the event's fields as a push's.
+    private let pattern: JSONPattern
+    private let replyID: JSONPattern.Slot
+    private let eventName: JSONPattern.Slot
+    private let event: PushSlots
 
     init(_ mapping: APIMapping.Socket, view: ViewMapping?) {
         reader = ViewReader(view: view, push: mapping.events)
-        replyID = JSONPath(mapping.reply.id)
-        reply = SocketReplyReader(mapping.reply)
-        eventName = JSONPath(mapping.events.event)
         ignore = Set(mapping.ignore)
+        var pattern = JSONPattern()
+        replyID = pattern.capture(ViewSlots.steps(mapping.reply.id))
+        eventName = pattern.capture(ViewSlots.steps(mapping.events.event))
+        reply = SocketReplyReader(mapping.reply, into: &pattern)
+        event = PushSlots(mapping.events, view: view, into: &pattern)
+        self.pattern = pattern
     }
 
     /// What a server→device message is.
@@ -35,14 +42,13 @@ struct SocketMessageReader: Sendable {
     }
 
     /// Sorts a message: a reply when it echoes the id of an action in flight, else an event. The message is
-    /// parsed once.
+    /// read once.
     func classify(_ bytes: [UInt8], awaiting: (String) -> Bool) -> Incoming {
-        guard let root = JSONLite.parse(bytes) else { return .unreadable }
-        if let value = replyID?.value(in: root), let id = value.stringValue ?? value.intValue.map(String.init),
-           awaiting(id) {
-            return .reply(id: id, reply.response(root, bytes))
+        guard let scan = JSONScan(bytes, pattern) else { return .unreadable }
+        if let id = scan.string(replyID) ?? scan.int(replyID).map(String.init), awaiting(id) {
+            return .reply(id: id, reply.response(scan))
         }
-        if let name = eventName?.value(in: root)?.stringValue, ignore.contains(name) { return .ignored }
-        return .event(reader.push(root: root))
+        if let name = scan.string(eventName), ignore.contains(name) { return .ignored }
+        return .event(reader.push(scan, event))
     }
 }

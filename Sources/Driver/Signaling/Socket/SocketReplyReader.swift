@@ -14,34 +14,34 @@ struct SocketReplyReader: Sendable {
     static let alreadyEndedHeader = ActionSender.routeAlreadyEndedHeader
     static let refusalStatus = 409
 
-    private let status: JSONPath?
-    private let body: JSONPath?
-    private let ok: JSONPath?
-    private let error: JSONPath?
+    private let status: JSONPattern.Slot?
+    private let body: JSONPattern.Slot?
+    private let ok: JSONPattern.Slot?
+    private let error: JSONPattern.Slot?
     private let alreadyEnded: Set<String>
 
-    init(_ reply: APIMapping.Socket.Reply) {
-        status = reply.status.flatMap(JSONPath.init)
-        body = reply.body.flatMap(JSONPath.init)
-        ok = reply.ok.flatMap(JSONPath.init)
-        error = reply.error.flatMap(JSONPath.init)
+    /// The reply's fields added to `pattern`, the message's (`SocketMessageReader`).
+    init(_ reply: APIMapping.Socket.Reply, into pattern: inout JSONPattern) {
+        func at(_ path: String?) -> JSONPattern.Slot? { path.map { pattern.capture(ViewSlots.steps($0)) } }
+        (status, body, ok, error) = (at(reply.status), at(reply.body), at(reply.ok), at(reply.error))
         alreadyEnded = Set(reply.alreadyEnded)
     }
 
     /// The reply as an HTTP answer: status 0 (a `bad_response`) when a mapped status or ok flag is missing or
     /// of the wrong type.
-    func response(_ root: JSONLite.Value, _ bytes: [UInt8]) -> ClientResponse {
-        var content = bytes
-        if let body { content = body.value(in: root).map { Array($0.text.utf8) } ?? [] }
+    func response(_ scan: JSONScan) -> ClientResponse {
+        var content = scan.bytes
+        // The body part as JSON text again (`JSONLite.Value.text`: keys sorted), read by the HTTP answer's reader.
+        if let body { content = scan.value(body).map { Array($0.text.utf8) } ?? [] }
         if let ok {
-            guard let success = ok.value(in: root)?.boolValue else { return ClientResponse(status: 0, body: content) }
+            guard let success = scan.bool(ok) else { return ClientResponse(status: 0, body: content) }
             if success { return ClientResponse(status: 200, body: content) }
-            let word = error?.value(in: root)?.stringValue
+            let word = error.flatMap { scan.string($0) }
             let ended = word.map(alreadyEnded.contains) ?? false
             return ClientResponse(status: Self.refusalStatus, body: content,
                                   headers: ended ? [(Self.alreadyEndedHeader, "1")] : [])
         }
-        if let status { return ClientResponse(status: status.value(in: root)?.intValue ?? 0, body: content) }
+        if let status { return ClientResponse(status: scan.int(status) ?? 0, body: content) }
         return ClientResponse(status: 200, body: content)
     }
 }
