@@ -43,7 +43,7 @@ case $mode in
     *) echo "perf-syscalls: sip or media, not '$mode'" >&2; exit 2 ;;
 esac
 events=task-clock,context-switches,raw_syscalls:sys_enter
-for call in epoll_wait recvfrom recvmmsg sendto sendmmsg read write timerfd_settime; do
+for call in epoll_wait epoll_pwait2 recvfrom recvmmsg sendto sendmmsg read write timerfd_settime epoll_ctl; do
     events=$events,syscalls:sys_enter_$call
 done
 load=$(cut -d' ' -f1-3 /proc/loadavg)
