@@ -11,7 +11,7 @@
 #          streams at once), RTP straight between the devices (no relay); per RTP packet sent + received.
 # perf's syscall tracepoints count every call the process makes; counts hardly depend on the machine's load (a
 # late loop batches a little more), times and shares do: the load average is printed beside them.
-# env: CALLSTORM_BIN (.build/release/callstorm), PERF_RECORD (1; 0: the counts only, no second run). Needs perf,
+# env: CALLSTORM_BIN (.build/release/callstorm), PERF_RECORD (1; 0: the counts only, no second run), PIN (see below). Needs perf,
 # kamailio. KEEP=1 keeps OUT (default a temp dir).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,14 +43,16 @@ case $mode in
     *) echo "perf-syscalls: sip or media, not '$mode'" >&2; exit 2 ;;
 esac
 events=task-clock,context-switches,raw_syscalls:sys_enter
-for call in epoll_wait recvfrom recvmmsg sendto sendmmsg read write timerfd_settime; do
+for call in epoll_wait epoll_pwait2 recvfrom recvmmsg sendto sendmmsg read write timerfd_settime epoll_ctl; do
     events=$events,syscalls:sys_enter_$call
 done
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 # The wake run is pinned as bench-sip.sh pins it (callstorm on core 0, Kamailio on core 1): on its one core every
 # hand-off between callstorm's threads is a context switch.
 pin=()
-if [ "$mode" = wake ] && [ "$(nproc)" -ge 2 ]; then
+# PIN=1 pins the sip and media runs the same way: unpinned, the kernel's sync wake-up of Kamailio's UDP worker
+# (sock_def_readable) may pull it onto callstorm's core, which then preempts callstorm at the end of its sendto.
+if { [ "$mode" = wake ] || [ "${PIN:-0}" = 1 ]; } && [ "$(nproc)" -ge 2 ]; then
     pin=(taskset -c 0)
     taskset -p -c 1 "$kpid" > /dev/null
     for w in $(cat "/proc/$kpid/task/$kpid/children" 2>/dev/null); do taskset -p -c 1 "$w" > /dev/null; done

@@ -10,7 +10,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
-#include <sys/timerfd.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,6 +32,40 @@ int clinux_epoll_wait(int epfd, uint64_t *datas, uint32_t *events, int max, int 
     for (int i = 0; i < n; i++) { datas[i] = evs[i].data.u64; events[i] = evs[i].events; }
     return n;
 }
+
+static int clinux_no_pwait2;
+
+int clinux_epoll_wait_ns_fallback(int set) {
+    if (set >= 0) __atomic_store_n(&clinux_no_pwait2, set ? 1 : 0, __ATOMIC_RELAXED);
+    return __atomic_load_n(&clinux_no_pwait2, __ATOMIC_RELAXED);
+}
+
+int clinux_epoll_wait_ns(int epfd, uint64_t *datas, uint32_t *events, int max, int64_t timeout_ns) {
+    struct epoll_event evs[256];
+    if (max > 256) max = 256;
+    int n = -1;
+    if (timeout_ns < 0 || !__atomic_load_n(&clinux_no_pwait2, __ATOMIC_RELAXED)) {
+        struct timespec ts = {(time_t)(timeout_ns / 1000000000), (long)(timeout_ns % 1000000000)};
+        // The raw call, not glibc's wrapper: the binary then runs on a glibc older than 2.35 too.
+        n = (int)syscall(SYS_epoll_pwait2, epfd, evs, max, timeout_ns < 0 ? NULL : &ts, NULL, 0);
+        if (n < 0 && errno == ENOSYS) {
+            __atomic_store_n(&clinux_no_pwait2, 1, __ATOMIC_RELAXED);
+        } else {
+            for (int i = 0; i < n; i++) { datas[i] = evs[i].data.u64; events[i] = evs[i].events; }
+            return n;
+        }
+    }
+    int ms = -1;
+    if (timeout_ns >= 0) {
+        int64_t up = (timeout_ns + 999999) / 1000000;
+        ms = up > 0x7fffffff ? 0x7fffffff : (int)up;
+    }
+    n = epoll_wait(epfd, evs, max, ms);
+    for (int i = 0; i < n; i++) { datas[i] = evs[i].data.u64; events[i] = evs[i].events; }
+    return n;
+}
+
+int clinux_set_timer_slack(uint64_t ns) { return prctl(PR_SET_TIMERSLACK, (unsigned long)ns, 0, 0, 0); }
 
 int clinux_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 int clinux_eventfd_signal(int fd) { uint64_t one = 1; return (int)write(fd, &one, sizeof one); }
@@ -188,15 +222,6 @@ uint64_t clinux_monotonic_ns(void) {
 uint64_t clinux_glibc_heap_in_use(void) {
     struct mallinfo2 info = mallinfo2();
     return (uint64_t)info.uordblks + (uint64_t)info.hblkhd;
-}
-
-int clinux_timerfd_create(void) { return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC); }
-
-int clinux_timerfd_arm(int fd, uint64_t deadline_ns) {
-    struct itimerspec spec = {0};
-    spec.it_value.tv_sec = (time_t)(deadline_ns / 1000000000ull);
-    spec.it_value.tv_nsec = (long)(deadline_ns % 1000000000ull);
-    return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL);
 }
 
 /* jemalloc (the allocator of the callstorm executable) reads this at start-up. A load run frees as fast as it

@@ -11,8 +11,9 @@ import Glibc
 /// Only this core is shared. What each loop does between waits stays its own, because there they differ on
 /// purpose and each is a measured hot path: the HTTP server drains a locked mailbox of responses and sweeps idle
 /// connections; the proxy runs a timer heap on an injectable `Clock` and re-applies toxic lists; `EventThread`
-/// hands each batch of ready fds to a serial DispatchQueue with `queue.sync` and keeps timers as timerfds in the
-/// set. One generic run loop would put a closure call or a protocol hop on every event of all three.
+/// hands each batch of ready fds to a serial DispatchQueue with `queue.sync` and carries its timers' earliest
+/// deadline as the wait's timeout. One generic run loop would put a closure call or a protocol hop on every event
+/// of all three.
 ///
 /// Ownership rule: `add`/`modify`/`remove` and `wake()` are system calls, safe from any thread; `wait`, `tags`,
 /// `events` and `drainWake()` belong to the one thread that waits; `close()` is called once, by the owner, after
@@ -37,7 +38,10 @@ public final class EpollSet: @unchecked Sendable {
     private var isClosed = false
 
     /// Creates the epoll set and the wake-up eventfd (registered under `wakeTag`); on failure nothing is left open.
-    public init(capacity: Int) throws(SetupFailure) {
+    /// - Parameter edgeTriggeredWake: register the eventfd with EPOLLET: each `wake()` is reported once and the
+    ///   waiter need not `drainWake()` (one `read` saved per wake-up). The counter then only grows, by one per
+    ///   wake; it would take 2^64 wakes to fill.
+    public init(capacity: Int, edgeTriggeredWake: Bool = false) throws(SetupFailure) {
         let fd = clinux_epoll_create()
         guard fd >= 0 else { throw SetupFailure(call: "epoll_create1", errno: errno) }
         let wakeFD = clinux_eventfd()
@@ -46,7 +50,8 @@ public final class EpollSet: @unchecked Sendable {
             Glibc.close(fd)
             throw SetupFailure(call: "eventfd", errno: code)
         }
-        guard clinux_epoll_ctl(fd, 1, wakeFD, CLINUX_EPOLLIN, Self.wakeTag) == 0 else {
+        let interest = CLINUX_EPOLLIN | (edgeTriggeredWake ? CLINUX_EPOLLET : 0)
+        guard clinux_epoll_ctl(fd, 1, wakeFD, interest, Self.wakeTag) == 0 else {
             let code = errno
             Glibc.close(wakeFD)
             Glibc.close(fd)
@@ -96,7 +101,14 @@ public final class EpollSet: @unchecked Sendable {
                             timeoutMillis: timeoutMillis))
     }
 
-    /// Clears the wake-up eventfd's readiness once its wake was seen.
+    /// Waits up to `timeoutNanos` (negative: no limit), to the nanosecond where the kernel has epoll_pwait2 (else
+    /// rounded up to whole milliseconds); as `wait(timeoutMillis:)` otherwise, but a signal ends the wait with 0.
+    public func wait(timeoutNanos: Int64, limit: Int? = nil) -> Int {
+        Int(SystemCall.wait(epoll: fd, tags: tags, events: events, max: Int32(min(limit ?? capacity, capacity)),
+                            timeoutNanos: timeoutNanos))
+    }
+
+    /// Clears the wake-up eventfd's readiness once its wake was seen (not needed with `edgeTriggeredWake`).
     public func drainWake() {
         _ = clinux_eventfd_drain(wakeFD)
     }

@@ -10,11 +10,18 @@ import Locking
 /// epoll fd fired ~670 times for every time a socket was actually ready (5.0 M empty wake-ups in 22 s, each a hop
 /// through libdispatch's manager thread to a worker thread), which cost CPU the whole process shares; and a
 /// DispatchSourceTimer fires through the same manager thread. Here sockets sit directly in this thread's epoll
-/// set, timers are timerfds in the same set (absolute deadlines, no timer slack), and one batch of at most
-/// `batchSize` events is one block on the queue, so a due timer never waits behind a long run of responses.
+/// set, and one batch of at most `batchSize` events is one block on the queue, so a due timer never waits behind
+/// a long run of responses.
 ///
-/// The epoll set and its eventfd (here the stop signal) are `EpollSet`, as in the HTTP server's and the proxy's
-/// loops; the batching onto `queue` is this thread's own, see `EpollSet` for why.
+/// Timers (`EventTimer`) are deadlines in a table of the thread's own (`EventTimerTable`): the wait's timeout is
+/// the time left to the earliest (`epoll_pwait2`, to the nanosecond), and each turn first runs the timers whose
+/// deadline has come. Until 2026-12-06 each was a timerfd in the set: a `timerfd_settime` per arm and a `read`
+/// per expiry, ~12 of a SIP call's ~55 system calls at 800 calls/s. The thread's timer slack is 1 ns, so the
+/// kernel ends a timed wait as late as a timerfd fired (a timerfd has no slack; a wait gets 0.1 % of its length).
+///
+/// The epoll set and its eventfd (the stop signal, a post's wake-up, an earlier timer armed while the thread
+/// waits) are `EpollSet`, as in the HTTP server's and the proxy's loops, here with an edge-triggered eventfd, so
+/// a wake-up costs no `read`; the batching onto `queue` is this thread's own, see `EpollSet` for why.
 ///
 /// Work from other threads (a push the gateway accepted, curl's "act now" timeout) arrives by `post`, not by
 /// `queue.async`: an async block wakes one of libdispatch's pool threads for every block (a futex wake and two
@@ -35,7 +42,6 @@ public final class EventThread: @unchecked Sendable {
     private struct Entry {
         var ready: Ready
         var batchDone: (() -> Void)?
-        var first: Bool
     }
 
     public let queue: DispatchQueue
@@ -50,6 +56,17 @@ public final class EventThread: @unchecked Sendable {
     private let mailbox = Mutex(Mailbox())
     /// Left when the run loop has ended and run the last posted work.
     private let exited = DispatchGroup()
+    /// The timers; touched on `queue` (on the thread, when it owns its work), like `handlers`.
+    private var timers = EventTimerTable()
+    /// A turn is running: it computes the next wait's timeout when it ends, so an arm inside it needs no wake-up.
+    private var inTurn = false
+    /// The deadline the thread's wait ends at (`EventTimerTable.never`: none), so that an earlier timer armed from
+    /// outside a turn (another thread's block on `queue`) wakes the waiter, and a later one does not.
+    private var plannedWake = EventTimerTable.never
+    /// The run loop has ended and the epoll set is closed: arming wakes nothing.
+    private var ended = false
+    /// The slots due in this turn, in firing order (kept to reuse its storage).
+    private var dueTimers: [Int] = []
 
     /// Posted work, and whether the thread will look at it without another eventfd write: it is awake (in a
     /// batch) or a write is already on its way.
@@ -77,7 +94,7 @@ public final class EventThread: @unchecked Sendable {
         self.batchSize = max(1, min(256, batchSize))
         self.postsPerBatch = max(1, postsPerBatch)
         do {
-            poller = try EpollSet(capacity: self.batchSize)
+            poller = try EpollSet(capacity: self.batchSize, edgeTriggeredWake: true)
         } catch {
             // Out of descriptors before the first call: no driver worker can run without its event thread.
             fatalError("\(name): \(error.call) failed with errno \(error.errno); raise the open-file limit")
@@ -88,6 +105,7 @@ public final class EventThread: @unchecked Sendable {
         let shortName = name.hasPrefix("callstorm.") ? "cs." + name.dropFirst(10) : Substring(name)
         let thread = Thread { [self] in
             clinux_name_thread(String(shortName))
+            _ = clinux_set_timer_slack(1)
             run()
             exited.leave()
         }
@@ -96,12 +114,12 @@ public final class EventThread: @unchecked Sendable {
     }
 
     /// A handler for fds added under its id: `ready` for each ready fd, then `batchDone` once per batch in which
-    /// it had any. `first` handlers (timers) run before the others of the same batch. Call on `queue` (or before
-    /// any fd was added, when nothing else knows this thread yet).
-    public func register(first: Bool = false, ready: @escaping Ready, batchDone: (() -> Void)? = nil) -> UInt32 {
+    /// it had any (timers due run before both, see `turn`). Call on `queue` (or before any fd was added, when
+    /// nothing else knows this thread yet).
+    public func register(ready: @escaping Ready, batchDone: (() -> Void)? = nil) -> UInt32 {
         let id = nextID
         nextID += 1
-        handlers[id] = Entry(ready: ready, batchDone: batchDone, first: first)
+        handlers[id] = Entry(ready: ready, batchDone: batchDone)
         return id
     }
 
@@ -176,23 +194,46 @@ public final class EventThread: @unchecked Sendable {
         poller.wake()
     }
 
+    // MARK: - Timers (`EventTimer`'s; on `queue`)
+
+    func addTimer(_ fired: @escaping () -> Void) -> Int {
+        timers.add(fired)
+    }
+
+    func armTimer(_ slot: Int, at deadline: UInt64) {
+        timers.arm(slot, at: deadline)
+        // Outside a turn the thread may be waiting with a timeout computed before this arm.
+        if !inTurn, !ended, deadline < plannedWake {
+            plannedWake = deadline
+            poller.wake()
+        }
+    }
+
+    func disarmTimer(_ slot: Int) {
+        timers.disarm(slot)  // a wait planned for it ends early, finds nothing due, and plans again
+    }
+
+    func removeTimer(_ slot: Int) {
+        timers.remove(slot)
+    }
+
     private static func token(_ handler: UInt32, _ fd: Int32) -> UInt64 {
         UInt64(handler) << 32 | UInt64(UInt32(bitPattern: fd))
     }
 
     private func run() {
-        let datas = poller.tags
-        let events = poller.events
         var touched: [UInt32] = []
         var stopping = false
+        // The first wait has no limit: a timer armed before it wakes it (`plannedWake` starts at `never`).
+        var timeout: Int64 = -1
         while !stopping {
-            let n = poller.wait(timeoutMillis: -1)
+            let n = poller.wait(timeoutNanos: timeout)
             if n < 0 { break }
             mailbox.withLock { $0.awake = true }
             if ownsItsWork {
-                stopping = runBatch(n, datas: datas, events: events, touched: &touched)
+                (stopping, timeout) = turn(n, touched: &touched)
             } else {
-                queue.sync { stopping = runBatch(n, datas: datas, events: events, touched: &touched) }
+                queue.sync { (stopping, timeout) = turn(n, touched: &touched) }
             }
         }
         // Whatever was posted meanwhile still runs, in order, on the queue.
@@ -201,27 +242,46 @@ public final class EventThread: @unchecked Sendable {
             defer { box.work = [] }
             return box.work
         }
-        if !left.isEmpty { queue.sync { for owned in left { owned.work() } } }
+        queue.sync {
+            for owned in left { owned.work() }
+            ended = true
+        }
         poller.close()
     }
 
-    /// One batch: the `n` ready fds (timers first), each handler's `batchDone`, then the posted work; returns
-    /// whether `stop` was called.
+    /// One turn after a wait that returned `n` (0: its timeout, or a signal): the timers whose deadline has come,
+    /// the ready fds, the posted work; returns whether `stop` was called and the next wait's timeout (ns, -1: none).
+    private func turn(_ n: Int, touched: inout [UInt32]) -> (stop: Bool, timeout: Int64) {
+        inTurn = true
+        defer { inTurn = false }
+        if timers.armedCount > 0 {
+            let now = clinux_monotonic_ns()
+            timers.collectDue(now: now, into: &dueTimers)
+            // Each taken only if still due: an earlier one's action may have disarmed or re-armed it. One armed
+            // again for `now` or before by an action waits for the next turn, so a turn always ends.
+            for slot in dueTimers {
+                if let fired = timers.takeIfDue(slot, now: now) { fired() }
+            }
+        }
+        let stop = runBatch(n, datas: poller.tags, events: poller.events, touched: &touched)
+        plannedWake = timers.earliest
+        guard plannedWake != EventTimerTable.never else { return (stop, -1) }
+        let now = clinux_monotonic_ns()
+        return (stop, plannedWake > now ? Int64(clamping: plannedWake - now) : 0)
+    }
+
+    /// One batch: the `n` ready fds, each handler's `batchDone`, then the posted work; returns whether `stop` was
+    /// called.
     private func runBatch(_ n: Int, datas: UnsafeMutablePointer<UInt64>, events: UnsafeMutablePointer<UInt32>,
                           touched: inout [UInt32]) -> Bool {
         touched.removeAll(keepingCapacity: true)
-        for pass in 0..<2 {
-            for i in 0..<n {
-                let data = datas[i]
-                if data == EpollSet.wakeTag {
-                    if pass == 0 { poller.drainWake() }
-                    continue
-                }
-                let id = UInt32(truncatingIfNeeded: data >> 32)
-                guard let entry = handlers[id], entry.first == (pass == 0) else { continue }
-                if entry.batchDone != nil, !touched.contains(id) { touched.append(id) }
-                entry.ready(Int32(bitPattern: UInt32(truncatingIfNeeded: data)), events[i])
-            }
+        for i in 0..<n {
+            let data = datas[i]
+            if data == EpollSet.wakeTag { continue }  // edge-triggered: nothing to drain
+            let id = UInt32(truncatingIfNeeded: data >> 32)
+            guard let entry = handlers[id] else { continue }
+            if entry.batchDone != nil, !touched.contains(id) { touched.append(id) }
+            entry.ready(Int32(bitPattern: UInt32(truncatingIfNeeded: data)), events[i])
         }
         for id in touched { handlers[id]?.batchDone?() }
         return runPosted()

@@ -1,47 +1,36 @@
-import CLinux
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// A one-shot timer on an `EventThread`: a timerfd armed at absolute CLOCK_MONOTONIC instants, so it fires on
-/// time (no timer slack, no hop through libdispatch's manager thread). Use on the thread's queue.
+/// A one-shot timer on an `EventThread`: a deadline at an absolute CLOCK_MONOTONIC instant in the thread's own
+/// table, which the thread's wait carries as its timeout (see `EventThread`), so arming, disarming and firing cost
+/// no system call and no hop through libdispatch's manager thread. Use on the thread's queue.
+///
+/// It never fires before its deadline (the thread reads the clock after its wait and runs only what is due); one
+/// armed at a deadline already passed fires on the thread's next turn.
 public final class EventTimer: @unchecked Sendable {
     private let events: EventThread
-    private let fd: Int32
-    private var id: UInt32 = 0
-    private var fired: () -> Void
+    /// Its slot in the thread's table; nil once closed.
+    private var slot: Int?
 
     /// Call on `events.queue` (or on a thread nothing else knows yet); `fired` runs on the queue.
     public init(on events: EventThread, fired: @escaping () -> Void) {
         self.events = events
-        self.fired = fired
-        fd = clinux_timerfd_create()
-        id = events.register(first: true, ready: { [unowned self] fd, _ in
-            _ = clinux_eventfd_drain(fd)  // reads the expiry count, which clears readiness
-            self.fired()
-        })
-        events.add(fd, events: CLINUX_EPOLLIN, handler: id)
+        slot = events.addTimer(fired)
     }
 
-    /// Fires once at `deadlineNanos` on CLOCK_MONOTONIC (`clinux_monotonic_ns`), at once if that has passed.
-    /// Does nothing once closed (the fd number may belong to something else by then).
+    /// Fires once at `deadlineNanos` on CLOCK_MONOTONIC (`clinux_monotonic_ns`), on the next turn if that has
+    /// passed; replaces an earlier arming. Does nothing once closed.
     public func arm(atMonotonicNanos deadlineNanos: UInt64) {
-        guard id != 0 else { return }
-        _ = clinux_timerfd_arm(fd, max(1, deadlineNanos))
+        guard let slot else { return }
+        events.armTimer(slot, at: deadlineNanos)
     }
 
     public func disarm() {
-        guard id != 0 else { return }
-        _ = clinux_timerfd_arm(fd, 0)
+        guard let slot else { return }
+        events.disarmTimer(slot)
     }
 
-    /// Call on the queue; the timer never fires after this.
+    /// Call on the queue; the timer never fires after this, and its closure is released.
     public func close() {
-        guard id != 0 else { return }
-        events.unregister(id)
-        events.remove(fd)
-        Glibc.close(fd)
-        id = 0
-        fired = {}
+        guard let slot else { return }
+        events.removeTimer(slot)
+        self.slot = nil
     }
 }

@@ -123,4 +123,15 @@ public enum SystemCall {
                             max: Int32, timeoutMillis: Int32) -> Int32 {
         retryingInterrupts { clinux_epoll_wait(fd, tags, events, max, timeoutMillis) }
     }
+
+    /// `epoll_pwait2(2)` with a timeout in nanoseconds (negative: no limit), falling back to `epoll_wait` with the
+    /// timeout rounded up to whole milliseconds where the kernel lacks it; the count, 0 on timeout, or -1 with
+    /// errno set. An interrupted wait returns 0, as a timeout does, instead of starting the whole timeout again:
+    /// the caller's next turn computes what is left, so a signal never makes a deadline late by a whole wait.
+    @inlinable
+    public static func wait(epoll fd: Int32, tags: UnsafeMutablePointer<UInt64>, events: UnsafeMutablePointer<UInt32>,
+                            max: Int32, timeoutNanos: Int64) -> Int32 {
+        let n = clinux_epoll_wait_ns(fd, tags, events, max, timeoutNanos)
+        return n < 0 && errno == EINTR ? 0 : n
+    }
 }

@@ -86,6 +86,43 @@ final class EpollSetTests: XCTestCase {
         XCTAssertEqual(set.wait(timeoutMillis: 0), 3)
     }
 
+    func testAnEdgeTriggeredWakeIsReportedOnceWithoutADrainAndAgainAfterTheNextWake() throws {
+        let set = try EpollSet(capacity: 4, edgeTriggeredWake: true)
+        defer { set.close() }
+        set.wake()
+        XCTAssertEqual(set.wait(timeoutNanos: -1), 1)
+        XCTAssertEqual(set.tags[0], EpollSet.wakeTag)
+        XCTAssertEqual(set.wait(timeoutNanos: 0), 0, "reported once, though nothing read the eventfd")
+        set.wake()
+        set.wake()
+        XCTAssertEqual(set.wait(timeoutNanos: 0), 1, "a later wake is a new edge")
+        XCTAssertEqual(set.wait(timeoutNanos: 0), 0)
+    }
+
+    /// Only lower bounds: a wait may end late on a loaded machine, never before its timeout.
+    func testANanosecondTimeoutInsideAMillisecondEndsNoEarlierThanAsked() throws {
+        let set = try EpollSet(capacity: 4)
+        defer { set.close() }
+        XCTAssertEqual(clinux_epoll_wait_ns_fallback(-1), 0, "this kernel has epoll_pwait2 (Linux 5.11)")
+        for timeout: Int64 in [1, 50_000, 300_000, 999_999] {
+            let start = clinux_monotonic_ns()
+            XCTAssertEqual(set.wait(timeoutNanos: timeout), 0)
+            XCTAssertGreaterThanOrEqual(clinux_monotonic_ns() - start, UInt64(timeout))
+        }
+    }
+
+    func testWithoutEpollPwait2TheTimeoutIsRoundedUpToAWholeMillisecond() throws {
+        let set = try EpollSet(capacity: 4)
+        defer { set.close() }
+        _ = clinux_epoll_wait_ns_fallback(1)
+        defer { _ = clinux_epoll_wait_ns_fallback(0) }
+        let start = clinux_monotonic_ns()
+        XCTAssertEqual(set.wait(timeoutNanos: 300_000), 0)
+        XCTAssertGreaterThanOrEqual(clinux_monotonic_ns() - start, 1_000_000, "rounded up, never down to a poll")
+        set.wake()
+        XCTAssertEqual(set.wait(timeoutNanos: 5_000_000_000), 1, "a wake still ends the fallback's wait")
+    }
+
     func testCloseIsSafeToCallTwice() throws {
         let set = try EpollSet(capacity: 1)
         set.close()

@@ -21,7 +21,20 @@ int clinux_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data);
 /// Waits and unpacks up to `max` events into parallel arrays. Returns the count, or -1 with errno set (an
 /// interrupted wait too: call it through Swift's `SystemCall.wait`, which retries).
 int clinux_epoll_wait(int epfd, uint64_t *datas, uint32_t *events, int max, int timeout_ms);
+/// The same with a timeout in nanoseconds (negative: no limit), by epoll_pwait2(2) (Linux 5.11): a wait can end
+/// inside a millisecond, so a loop can carry its earliest timer's deadline in the wait itself instead of a timerfd
+/// (a timerfd_settime to arm it and a read to clear it per expiry). Where the kernel lacks epoll_pwait2 (ENOSYS,
+/// remembered), epoll_wait with the timeout rounded up to whole milliseconds: never earlier than asked.
+int clinux_epoll_wait_ns(int epfd, uint64_t *datas, uint32_t *events, int max, int64_t timeout_ns);
+/// Whether `clinux_epoll_wait_ns` has fallen back to epoll_wait (it found no epoll_pwait2). For tests, `set` 1
+/// makes it fall back from now on, as on a kernel without epoll_pwait2, and 0 lets it try epoll_pwait2 again;
+/// -1 only asks.
+int clinux_epoll_wait_ns_fallback(int set);
+/// The calling thread's timer slack (PR_SET_TIMERSLACK), in nanoseconds: how late the kernel may end its timed
+/// waits to batch wake-ups (50 µs by default); 0 restores the default.
+int clinux_set_timer_slack(uint64_t ns);
 int clinux_eventfd(void);
+/// An eventfd registered with EPOLLET needs no read to clear it: every write is a new edge, reported once.
 int clinux_eventfd_signal(int fd);
 int clinux_eventfd_drain(int fd);
 /// Names the calling thread (the kernel keeps the first 15 bytes): what perf and /proc/PID/task/*/comm show.
@@ -46,11 +59,6 @@ int clinux_connect_tcp(const char *host, int port);
 int clinux_socket_error(int fd);
 /// SO_LINGER {1, 0}: the next close() sends RST instead of FIN and discards unsent data.
 int clinux_set_linger_reset(int fd);
-/// A non-blocking, close-on-exec CLOCK_MONOTONIC timerfd, or -1.
-int clinux_timerfd_create(void);
-/// Arms a timerfd to expire once at the absolute CLOCK_MONOTONIC instant `deadline_ns` (0 disarms). A timerfd's
-/// expiry gets no timer slack, unlike poll/epoll timeouts.
-int clinux_timerfd_arm(int fd, uint64_t deadline_ns);
 /// The most datagrams one `clinux_recvmmsg` or `clinux_sendmmsg` moves (the message headers live on the C stack).
 #define CLINUX_MMSG_MAX 64
 /// recvmmsg(2) with MSG_DONTWAIT: up to `count` (at most CLINUX_MMSG_MAX) datagrams in one call, the i-th into
