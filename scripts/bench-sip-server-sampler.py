@@ -9,11 +9,10 @@ Every 20 ms it reads each Kamailio process's state and wait channel (/proc/PID/s
 waits to receive on (/proc/PID/syscall) and the UDP socket's receive queue (/proc/net/udp). The SIP workers are the
 processes seen waiting to receive on that socket (`__skb_wait_for_more_packets`); one blocked on a synchronous push
 waits in poll (`poll_schedule_timeout`) for the gateway instead. At the end: Kamailio's CPU-seconds over the run
-(user + system of every process, and the system part alone: the kernel's share) against the wall time; the SIP
-workers' samples by state (waiting for a datagram, running, waiting elsewhere); the receive queue's largest backlog
-and the socket's drops over the run (a queue that grows and drops means the server did not keep up). With LOG
-(Kamailio's log), the lines it wrote during the run where it could not allocate memory (shared or private: the
-bench started it too small) and its ERROR lines in all."""
+(user + system of every process) against the wall time; the SIP workers' samples by state (waiting for a datagram,
+running, waiting elsewhere); the receive queue's largest backlog and the socket's drops over the run (a queue that
+grows and drops means the server did not keep up). With LOG (Kamailio's log), the lines it wrote during the run
+where it could not allocate memory (shared or private: the bench started it too small) and its ERROR lines in all."""
 import json
 import os
 import signal
@@ -38,11 +37,11 @@ def processes():
 
 
 def stat(pid):
-    """(state, user + system ticks, system ticks) of one process; None when it is gone."""
+    """(state, user + system ticks) of one process; None when it is gone."""
     try:
         with open(f"/proc/{pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
-        return fields[0], int(fields[11]) + int(fields[12]), int(fields[12])
+        return fields[0], int(fields[11]) + int(fields[12])
     except (OSError, IndexError, ValueError):
         return None
 
@@ -83,9 +82,7 @@ def receiving_on(pid):
 
 
 def ticks():
-    """(user + system, system) ticks of all Kamailio's processes."""
-    found = [s for s in (stat(p) for p in processes()) if s]
-    return sum(s[1] for s in found), sum(s[2] for s in found)
+    return sum(s[1] for s in (stat(p) for p in processes()) if s)
 
 
 def log_size():
@@ -136,8 +133,7 @@ while not stopped.is_set():
     max_queue = max(max_queue, queue)
     stopped.wait(0.02)
 wall = time.monotonic() - start_wall
-end_ticks = ticks()
-cpu, system = (end_ticks[0] - start_ticks[0]) / TICK, (end_ticks[1] - start_ticks[1]) / TICK
+cpu = (ticks() - start_ticks) / TICK
 
 
 def shares(tallies):
@@ -155,7 +151,8 @@ others = [per for pid, per in waits.items() if pid not in sip_workers]
 UDP_WAITS = ("__skb_wait_for_more_packets", "__skb_recv_udp")
 worker_states = shares(workers)
 with open(out, "w") as f:
-    json.dump({"cpu_s": round(cpu, 2), "system_s": round(system, 2), "wall_s": round(wall, 2), "core_busy": round(cpu / wall, 3) if wall else None,
+    json.dump({"cpu_s": round(cpu, 2), "wall_s": round(wall, 2),
+               "core_busy": round(cpu / wall, 3) if wall else None,
                "samples": samples, "udp_workers": len(workers),
                "udp_worker_states": worker_states,
                "udp_workers_on_datagrams": round(sum(worker_states.get(k, 0) for k in UDP_WAITS), 3),

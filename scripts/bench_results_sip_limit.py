@@ -57,7 +57,8 @@ def server_text(server):
         return "Kamailio not sampled"
     states = server.get("udp_worker_states") or {}
     memory = server.get("log_memory_lines")
-    return (f"Kamailio: {server.get('cpu_s', 0):g} CPU-s, {100 * (server.get('core_busy') or 0):.0f} % of its core, its "
+    busy = 100 * (server.get("core_busy") or 0)
+    return (f"Kamailio: {server.get('cpu_s', 0):g} CPU-s, {busy:.0f} % of its core, its "
             f"{server.get('udp_workers', 0)} SIP workers waiting for a datagram "
             f"{100 * server.get('udp_workers_on_datagrams', 0):.0f} % of samples, runnable "
             f"{100 * states.get('running', 0):.0f} %, in poll {100 * _polling(server):.0f} %, UDP socket drops "
