@@ -41,6 +41,7 @@ mkdir -p "$out/kamailio"
 # -m 256 Kamailio ran out of shared memory and answered 500 (docs/SIP.md, "Head to head with SIPp"). The ladder
 # climbs to 12,800 calls/s, sixteen times that, so the server's memory is not what ends either side's climb.
 # kamailio_memory (bench-sip-lib.sh): TLSF for both pools, half the instructions per call of Kamailio's default qm.
+# maxbuffer (kamailio.cfg): the SIP socket's receive buffer up to what the kernel allows.
 kamailio_args=(-f deploy/kamailio/kamailio.cfg -DD -E -L "$modules" -Y "$out/kamailio" -l "udp:127.0.0.1:$kport"
                -l "tcp:127.0.0.1:$kport" -m 4096 -M 8 "${kamailio_memory[@]}" -A WITH_PUSH
                -A "PUSH_URL=\"http://127.0.0.1:$gport\"" -A "PUSH_JWT=\"$jwt\"")

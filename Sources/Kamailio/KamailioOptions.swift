@@ -20,7 +20,8 @@ public struct KamailioOptions: Sendable, Equatable {
     /// `-x` and `-X`: the allocator of the shared and of each private memory pool; nil keeps Kamailio's default,
     /// `qm`, whose search for a free fragment walks its size buckets one by one: under callgrind it ran 61 % of
     /// Kamailio's instructions per call through the bench's configuration, awake or woken by a push; `tlsf` halves
-    /// them (docs/SIP.md, "Kamailio's own cost per call"). Left out when a TLS listener loads the tls module.
+    /// them, though only ~12 % of the CPU time by the profile's shares (qm's walk is cheap instructions in cache;
+    /// docs/SIP.md, "Kamailio's own cost per call"). Left out when a TLS listener loads the tls module.
     public var memoryManager: String? = Self.defaultMemoryManager
     /// `-n` and `-N`: SIP worker processes per UDP listener and TCP readers; nil keeps the configuration's
     /// `children` and `tcp_children`.
