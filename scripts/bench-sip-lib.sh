@@ -65,6 +65,13 @@ wait_exit() {
     wait "$1" 2>/dev/null || true
 }
 
+# Kamailio's allocator for its shared and private memory, for every Kamailio a bench or measurement script starts
+# (KamailioOptions.defaultMemoryManager, which callstorm's own launcher uses): its default, qm, walks its size
+# buckets one by one for a free fragment, 61 % of the instructions of a call through the bench's configuration
+# under callgrind; TLSF halves them, and the CPU time by ~12 % (docs/SIP.md, "Kamailio's own cost per call"). Not
+# with the tls module: qm catches Debian 5.6.3's double free there (KamailioOptions says why).
+kamailio_memory=(-x tlsf -X tlsf)
+
 # kamailio_modules: the directory of Debian's Kamailio modules.
 kamailio_modules() {
     dirname "$(ls /usr/lib/*/kamailio/modules/tm.so /usr/lib/kamailio/modules/tm.so 2>/dev/null | head -1)"
@@ -73,26 +80,32 @@ kamailio_modules() {
 # kamailio_scratch SHM_MB [ARG...]: one native Kamailio for a one-off measurement (the callgrind and perf scripts),
 # its files in the caller's scratch directory `d` (kamailio/, kamailio.log), on a free port (`kport`, UDP and TCP;
 # never the caller's `gport`) with ARGs added; `kpid` its PID. An EXIT trap stops it by PID and removes `d`, or
-# prints `d` when KEEP is set. Returns once it answers OPTIONS (10 s at most; else the script exits 1).
+# prints `d` when KEEP is set. Returns once it answers OPTIONS (100 tries, 600 under KAMAILIO_WRAP: kamailio_ready;
+# else the script exits 1). Its allocator is kamailio_memory's (an ARG `-x qm -X qm` after it wins). KAMAILIO_CFG
+# names another configuration; KAMAILIO_WRAP a command it runs under (valgrind).
 kamailio_scratch() {
-    local shm=$1; shift
+    local shm=$1 wrap; shift
+    read -r -a wrap <<< "${KAMAILIO_WRAP:-}"
     kport=$(free_port)
     while [ "$kport" = "${gport:-}" ]; do kport=$(free_port); done
     mkdir -p "$d/kamailio"
-    /usr/sbin/kamailio -f "$root/deploy/kamailio/kamailio.cfg" -DD -E -L "$(kamailio_modules)" -Y "$d/kamailio" \
-        -l "udp:127.0.0.1:$kport" -l "tcp:127.0.0.1:$kport" -m "$shm" -M 8 "$@" > "$d/kamailio.log" 2>&1 & kpid=$!
+    "${wrap[@]}" /usr/sbin/kamailio -f "${KAMAILIO_CFG:-$root/deploy/kamailio/kamailio.cfg}" -DD -E \
+        -L "$(kamailio_modules)" -Y "$d/kamailio" -l "udp:127.0.0.1:$kport" -l "tcp:127.0.0.1:$kport" -m "$shm" -M 8 \
+        "${kamailio_memory[@]}" "$@" > "$d/kamailio.log" 2>&1 & kpid=$!
     trap 'kill $kpid 2>/dev/null; wait $kpid 2>/dev/null; [ -n "${KEEP:-}" ] && echo "$d" || rm -rf "$d"' EXIT
-    kamailio_ready "$kport" || { echo "Kamailio did not answer; see $d/kamailio.log" >&2; exit 1; }
+    kamailio_ready "$kport" "$([ ${#wrap[@]} -gt 0 ] && echo 600 || echo 100)" \
+        || { echo "Kamailio did not answer; see $d/kamailio.log" >&2; exit 1; }
 }
 
-# kamailio_ready PORT: waits until a Kamailio answers OPTIONS on 127.0.0.1:PORT over UDP (10 s at most).
+# kamailio_ready PORT [TRIES]: waits until a Kamailio answers OPTIONS on 127.0.0.1:PORT over UDP (TRIES tries of
+# 0.1 to 0.3 s each; 100 by default).
 kamailio_ready() {
-    python3 - "$1" <<'PY'
+    python3 - "$1" "${2:-100}" <<'PY'
 import socket, sys, time
 port = int(sys.argv[1])
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.settimeout(0.2)
-for attempt in range(100):
+for attempt in range(int(sys.argv[2])):
     s.sendto((f"OPTIONS sip:127.0.0.1:{port} SIP/2.0\r\n"
               f"Via: SIP/2.0/UDP 127.0.0.1:9;branch=z9hG4bKbench{attempt};rport\r\n"
               f"Max-Forwards: 70\r\nFrom: <sip:probe@127.0.0.1>;tag=p\r\nTo: <sip:127.0.0.1:{port}>\r\n"

@@ -68,16 +68,19 @@ TLS
     # tls_accept; 2026-12-06 it killed a worker at the 1,000 devices' first REGISTERs), as the storm found
     # (docs/SIP.md; the cure, tls_threads_mode, came after 5.6.3).
     workers=(-N 1)
+    # And qm, Kamailio's default allocator, which catches that double free and logs it (TLSF would not).
+    memory=()
     listen=(-l "tls:127.0.0.1:$xport")
     ca_line=", ca: \"$out/ca.pem\""
 else
     defines+=(-A WITH_WEBSOCKET)
+    memory=("${kamailio_memory[@]}")
     listen=(-l "tcp:127.0.0.1:$xport")
 fi
 mkdir -p "$out/kamailio"
 taskset -c "$SERVER_CPU" /usr/sbin/kamailio -f deploy/kamailio/kamailio.cfg -DD -E -L "$(kamailio_modules)" \
     -Y "$out/kamailio" -l "udp:127.0.0.1:$kport" -l "tcp:127.0.0.1:$kport" "${listen[@]}" -m 2048 -M 8 \
-    "${workers[@]}" "${defines[@]}" > "$out/kamailio.log" 2>&1 & kpid=$!; pids+=("$kpid")
+    "${memory[@]}" "${workers[@]}" "${defines[@]}" > "$out/kamailio.log" 2>&1 & kpid=$!; pids+=("$kpid")
 kamailio_ready "$kport" || { echo "bench-sip-transports: Kamailio did not answer; see $out/kamailio.log" >&2; exit 1; }
 echo "Kamailio pid $kpid: udp/tcp 127.0.0.1:$kport, $transport 127.0.0.1:$xport (core $SERVER_CPU); pushes to" \
      "127.0.0.1:$gport; $RATE calls/s for $T s per run"

@@ -40,9 +40,11 @@ mkdir -p "$out/kamailio"
 # -m 4096: at 800 calls/s ~50,000 ended transactions linger (5 s each) beside every rung's usrloc bindings; with
 # -m 256 Kamailio ran out of shared memory and answered 500 (docs/SIP.md, "Head to head with SIPp"). The ladder
 # climbs to 12,800 calls/s, sixteen times that, so the server's memory is not what ends either side's climb.
+# kamailio_memory (bench-sip-lib.sh): TLSF for both pools, half the instructions per call of Kamailio's default qm.
+# maxbuffer (kamailio.cfg): the SIP socket's receive buffer up to what the kernel allows.
 kamailio_args=(-f deploy/kamailio/kamailio.cfg -DD -E -L "$modules" -Y "$out/kamailio" -l "udp:127.0.0.1:$kport"
-               -l "tcp:127.0.0.1:$kport" -m 4096 -M 8 -A WITH_PUSH -A "PUSH_URL=\"http://127.0.0.1:$gport\""
-               -A "PUSH_JWT=\"$jwt\"")
+               -l "tcp:127.0.0.1:$kport" -m 4096 -M 8 "${kamailio_memory[@]}" -A WITH_PUSH
+               -A "PUSH_URL=\"http://127.0.0.1:$gport\"" -A "PUSH_JWT=\"$jwt\"")
 echo "taskset -c $SERVER_CPU kamailio ${kamailio_args[*]/$jwt/<jwt>}" > "$out/kamailio.cmd"
 taskset -c "$SERVER_CPU" /usr/sbin/kamailio "${kamailio_args[@]}" > "$out/kamailio.log" 2>&1 & kpid=$!; pids+=("$kpid")
 kamailio_ready "$kport" || { echo "bench-sip: Kamailio did not answer; see $out/kamailio.log" >&2; exit 1; }
@@ -84,9 +86,10 @@ cs_run() {
         -e "s/^devices: [0-9]*/devices: $(( r * 3 > 50 ? r * 3 : 50 ))/" \
         "Benchmarks/scenarios/$3" > "$out/$name.yaml"
     echo "$r" > "$out/$name.rate"
-    # Kamailio's side of the run (its CPU, where its workers waited, its UDP socket's backlog and drops): which
-    # side set the rung's limit.
-    python3 scripts/bench-sip-server-sampler.py "$kpid" "$kport" "$out/$name.server" & spid=$!; pids+=("$spid")
+    # Kamailio's side of the run (its CPU, where its workers waited, its UDP socket's backlog and drops, the memory
+    # errors in its log): which side set the rung's limit.
+    python3 scripts/bench-sip-server-sampler.py "$kpid" "$kport" "$out/$name.server" "$out/kamailio.log" & spid=$!
+    pids+=("$spid")
     /usr/bin/time -f '%U %S %M %e %w %c' -o "$out/$name.time" taskset -c "$CLIENT_CPU" \
         "$bin" run "$out/$name.yaml" --workers 1 --out "$out/$name" --quiet > "$out/$name.log" 2>&1 || true
     kill "$spid" 2>/dev/null || true

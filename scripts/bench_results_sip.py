@@ -28,7 +28,7 @@ import sys
 
 from bench_results_peers import callstorm_run, per_call as _per_call, switches as _switches, \
     verdict as callstorm_verdict
-from bench_results_sip_limit import limit, limit_text, server_side
+from bench_results_sip_limit import ceilings, limit, limit_text, server_side
 
 HELD_COMPLETED, HELD_LAG_MS = 0.99, 10.0
 TITLE_CPU = ("SIP calls per client CPU-second at the highest rate both held: callstorm vs SIPp (UAC + UAS), the same "
@@ -136,6 +136,8 @@ def cs_run(outdir, name, seconds):
         run[metric + "_p99_ms"] = _p99(summary, metric)
     run["server"] = server_side(outdir, name)
     run["limit"] = limit(run, run["server"])[0]
+    # Calls per Kamailio CPU-second (all its processes, start-up registrations included): what its one core carries.
+    run["kamailio_per_cpu_s"] = ceilings(run, run["server"])[1]
     return run
 
 
@@ -197,8 +199,8 @@ def sip_figures(work, figure):
     top = compared[-1] if compared else None
     where = "at the highest rung both held" if both else "NO rung held by both: at the highest rung both ran"
     ladder_text = "; ".join(_rung_text(*row) for row in rows)
-    common = ("One Kamailio 5.6 (deploy/kamailio/kamailio.cfg) on the server core for the whole section; every client "
-              "on the client core. CPU = user + system of the client processes only: SIPp's UAC, UAS and its one "
+    common = ("One Kamailio 5.6 (deploy/kamailio/kamailio.cfg, TLSF for its memory: -x tlsf -X tlsf) on the server "
+              "core for the whole section; every client on the client core. CPU = user + system of the client processes only: SIPp's UAC, UAS and its one "
               "REGISTER run; callstorm's whole process (start-up, 3 devices per call/s each REGISTERing with digest, "
               "its gateway, the reports). ")
     run_cmd = ("taskset -c 0 callstorm run sip-hold.yaml --workers 1 --quiet (Benchmarks/scenarios/sip-hold.yaml with "
@@ -241,13 +243,17 @@ def sip_figures(work, figure):
                 **_one(same["per_cpu_s"] if same else None)},
                [wake["per_cpu_s"] / same["per_cpu_s"]] if same and same["per_cpu_s"] and wake["per_cpu_s"] else None,
                goal="held at SIPp's held rate (issue 33)", meets=wake["held"],
-               note=common + f"{callstorm_verdict(wake)}; p99: push_to_report {wake['push_to_report_p99_ms']} ms, "
+               extra={"limit": dict(zip(("who", "why"), limit(wake, wake.get("server"))),
+                                    callstorm_calls_per_cpu_s=wake["per_cpu_s"],
+                                    kamailio_calls_per_cpu_s=wake["kamailio_per_cpu_s"])},
+               note=f"{callstorm_verdict(wake)}. " + limit_text(wake, wake.get("server")) + " " + common
+                    + f"p99: push_to_report {wake['push_to_report_p99_ms']} ms, "
                     f"invite_to_push {wake['invite_to_push_p99_ms']} ms, push_to_register "
                     f"{wake['push_to_register_p99_ms']} ms, register_to_invite {wake['register_to_invite_p99_ms']} ms, "
                     f"INVITE→200 {wake['setup_p99_ms']} ms. Both devices sleep: the caller wakes when its user "
                     "dials (REGISTER, then INVITE); Kamailio parks the INVITE, pushes to the run's gateway, and "
                     "delivers it on the callee's wake REGISTER; the push goes from Kamailio's task workers (the async "
-                    "module), not from the SIP worker that parks the INVITE. " + limit_text(wake, wake.get("server")))
+                    "module), not from the SIP worker that parks the INVITE.")
         wake_switch_figure(figure, wake, same, next((s for r, s, _ in rows if s and r == wake["planned_rate"]), None))
 
 

@@ -1,16 +1,28 @@
 """Which side set a callstorm SIP run's limit (issue 33: "say in the results which side set the limit"): the client
 (callstorm on its one core) or the server (the bench's Kamailio on the other), from what bench-sip.sh kept of both.
+One verdict per run, in this order:
 
-The client's sign: its scheduler lag p99 above the hold rule's 10 ms (the arrivals it could not start on time), with
-how busy it kept its core (CPU ÷ wall of the whole process, start-up and drain included, so below 100 % even when
-full during the load). The server's signs (scripts/bench-sip-server-sampler.py, NAME.server): datagrams its UDP
-socket dropped (its SIP workers did not read them in time), its core nearly full (≥ 90 % of the run's wall time in
-Kamailio's processes), or its SIP workers waiting in poll a quarter of the time or more (an outside call such as
-a synchronous HTTP push: before the push went to task workers, the gateway's answer, `poll_schedule_timeout`)."""
+1. The server as the bench started it ran out of memory (NAME.server's `log_memory_lines`: Kamailio's log said so
+   during the run): "Kamailio", whatever the client did; the bench's sizing, not callstorm, lost those calls.
+2. Each side's CPU per call: its calls per CPU-second in this run (callstorm: completed calls ÷ its whole process's
+   user + system seconds, GNU time; Kamailio: completed calls ÷ all its processes' CPU seconds, the sampler's) is
+   the most calls per second its one core carries at that cost, and the planned rate ÷ that is the share of a core
+   it needed. A side that needed ≥ 90 % of its core (FULL_CORE) could not carry the planned rate; when both could
+   not, "both", the one that needed more named first (it is the limit the rung met; the other would meet the next).
+   CPU-seconds hardly move with the machine's load; both include their side's start-up (every device's REGISTER),
+   so they understate what each core carries on the calls alone, the same way for both.
+3. Neither needed its core (a short burst, a socket buffer too small for one): the signs of the moment. The
+   client's: its scheduler lag p99 above the hold rule's 10 ms. The server's (scripts/bench-sip-server-sampler.py,
+   NAME.server): datagrams its UDP socket dropped (its SIP workers did not read them in time), its core nearly full
+   (≥ 90 % of the run's wall time in Kamailio's processes), or its SIP workers waiting in poll a quarter of the time
+   or more (an outside call such as a synchronous HTTP push: before the push went to task workers, the gateway's
+   answer, `poll_schedule_timeout`).
+A side whose core was full is named even when the other shows signs: a late client's catch-up bursts can overflow
+the server's socket, a server that drops makes the client retransmit; the signs are then quoted as consequences."""
 import json
 import os
 
-SERVER_BUSY, WORKERS_POLLING, CLIENT_LAG_MS = 0.9, 0.25, 10.0
+SERVER_BUSY, WORKERS_POLLING, CLIENT_LAG_MS, FULL_CORE = 0.9, 0.25, 10.0, 0.9
 # Wait channels of a process blocked on an outside call (poll, select, a TCP receive) rather than on its own work
 # (the next datagram, the CPU, a shared-memory lock: futex).
 POLL_WAITS = ("poll_schedule_timeout", "do_sys_poll", "do_select", "sk_wait_data", "wait_woken")
@@ -30,25 +42,37 @@ def _polling(server):
     return round(sum(v for k, v in states.items() if k.startswith(POLL_WAITS)), 3)
 
 
+def ceilings(run, server):
+    """(callstorm's, Kamailio's) calls per CPU-second in this run: the most calls per second each side's one core
+    carries at the CPU per call it paid here; None where unknown."""
+    completed = run.get("completed") or 0
+    client = run.get("per_cpu_s")
+    cpu = (server or {}).get("cpu_s")
+    return client, (completed / cpu if cpu and completed else None)
+
+
 def server_text(server):
     """Kamailio's figures for a run, as a note says them."""
     if server is None:
         return "Kamailio not sampled"
     states = server.get("udp_worker_states") or {}
-    return (f"Kamailio: {100 * (server.get('core_busy') or 0):.0f} % of its core, its {server.get('udp_workers', 0)} "
-            f"SIP workers waiting for a datagram {100 * server.get('udp_workers_on_datagrams', 0):.0f} % of samples, "
-            f"runnable {100 * states.get('running', 0):.0f} %, in poll {100 * _polling(server):.0f} %, "
-            f"UDP socket drops {server.get('udp_drops', 0):,}, largest backlog "
-            f"{server.get('udp_max_queue_bytes', 0) / 1024:,.0f} KB")
+    memory = server.get("log_memory_lines")
+    busy = 100 * (server.get("core_busy") or 0)
+    return (f"Kamailio: {server.get('cpu_s', 0):g} CPU-s, {busy:.0f} % of its core, its "
+            f"{server.get('udp_workers', 0)} SIP workers waiting for a datagram "
+            f"{100 * server.get('udp_workers_on_datagrams', 0):.0f} % of samples, runnable "
+            f"{100 * states.get('running', 0):.0f} %, in poll {100 * _polling(server):.0f} %, UDP socket drops "
+            f"{server.get('udp_drops', 0):,}, largest backlog {server.get('udp_max_queue_bytes', 0) / 1024:,.0f} KB"
+            + (f", memory errors in its log {memory:,}" if memory is not None else ""))
 
 
-def limit(run, server):
-    """(who, why): who is "neither" (held), "callstorm", "Kamailio", "both" or "unknown"."""
-    if run is None:
-        return "unknown", "the run left no counters"
-    if run["held"]:
-        return "neither", "held"
-    client = run["lag_p99_ms"] is not None and run["lag_p99_ms"] > CLIENT_LAG_MS
+def _signs(run, server):
+    """(client's sign or None, [server's signs]) of the moment."""
+    client = None
+    if run["lag_p99_ms"] is not None and run["lag_p99_ms"] > CLIENT_LAG_MS:
+        busy = run.get("busy_percent")
+        client = (f"callstorm's scheduler lag p99 {run['lag_p99_ms']:g} ms"
+                  + (f" with its core {busy} % busy over the whole process" if busy is not None else ""))
     signs = []
     if server is not None:
         if server.get("udp_drops", 0) > 0:
@@ -57,15 +81,43 @@ def limit(run, server):
             signs.append(f"its core {100 * server['core_busy']:.0f} % busy")
         if _polling(server) >= WORKERS_POLLING:
             signs.append(f"its SIP workers waited in poll {100 * _polling(server):.0f} % of samples")
-    why = []
-    if client:
-        busy = run.get("busy_percent")
-        why.append(f"callstorm's scheduler lag p99 {run['lag_p99_ms']:g} ms"
-                   + (f" with its core {busy} % busy over the whole process" if busy is not None else ""))
-    if signs:
-        why.append("Kamailio: " + ", ".join(signs))
-    who = {(True, True): "both", (True, False): "callstorm", (False, True): "Kamailio"}.get((client, bool(signs)))
-    return who or "unknown", "; ".join(why) or "completed too few calls with neither side's sign"
+    return client, signs
+
+
+def _need(rate, ceiling):
+    """The share of one core a side needs for `rate` calls/s at `ceiling` calls per CPU-second; None if unknown."""
+    return rate / ceiling if ceiling else None
+
+
+def limit(run, server):
+    """(who, why): who is "neither" (held), "callstorm", "Kamailio", "both" or "unknown"."""
+    if run is None:
+        return "unknown", "the run left no counters"
+    if run["held"]:
+        return "neither", "held"
+    if server and server.get("log_memory_lines"):
+        return "Kamailio", (f"the server the bench started ran out of memory ({server['log_memory_lines']:,} lines "
+                            "in its log during the run): its sizing, not either side's CPU")
+    rate = run["planned_rate"]
+    client_ceiling, server_ceiling = ceilings(run, server)
+    needs = {"callstorm": _need(rate, client_ceiling), "Kamailio": _need(rate, server_ceiling)}
+    full = sorted((side for side, need in needs.items() if need is not None and need >= FULL_CORE),
+                  key=lambda side: -needs[side])
+    client, signs = _signs(run, server)
+    evidence = "; ".join(x for x in (client, ("Kamailio: " + ", ".join(signs)) if signs else None) if x)
+    if full:
+        parts = [f"{side} needed {needs[side]:.2f} cores for {rate:,} calls/s at its "
+                 f"{(client_ceiling if side == 'callstorm' else server_ceiling):,.0f} calls per CPU-second"
+                 for side in full]
+        others = [f"{side} {needs[side]:.2f}" for side in needs if side not in full and needs[side] is not None]
+        why = ", ".join(parts) + (f" (the other side: {others[0]})" if others else "")
+        return ("both" if len(full) == 2 else full[0]), why + (f"; signs: {evidence}" if evidence else "")
+    who = {(True, True): "both", (True, False): "callstorm", (False, True): "Kamailio"}.get((bool(client), bool(signs)))
+    why = evidence or "completed too few calls with neither side's sign"
+    if any(n is not None for n in needs.values()):
+        why += "; neither needed its whole core (" + ", ".join(
+            f"{side} {need:.2f} cores" for side, need in needs.items() if need is not None) + ")"
+    return who or "unknown", why
 
 
 def limit_text(run, server):

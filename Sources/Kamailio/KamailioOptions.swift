@@ -17,6 +17,12 @@ public struct KamailioOptions: Sendable, Equatable {
     public var sharedMemoryMB: Int
     /// `-M` (private memory per process, MB).
     public var privateMemoryMB: Int
+    /// `-x` and `-X`: the allocator of the shared and of each private memory pool; nil keeps Kamailio's default,
+    /// `qm`, whose search for a free fragment walks its size buckets one by one: under callgrind it ran 61 % of
+    /// Kamailio's instructions per call through the bench's configuration, awake or woken by a push; `tlsf` halves
+    /// them, though only ~12 % of the CPU time by the profile's shares (qm's walk is cheap instructions in cache;
+    /// docs/SIP.md, "Kamailio's own cost per call"). Left out when a TLS listener loads the tls module.
+    public var memoryManager: String? = Self.defaultMemoryManager
     /// `-n` and `-N`: SIP worker processes per UDP listener and TCP readers; nil keeps the configuration's
     /// `children` and `tcp_children`.
     public var children: Int?
@@ -41,6 +47,9 @@ public struct KamailioOptions: Sendable, Equatable {
         self.privateMemoryMB = privateMemoryMB
         self.readySeconds = readySeconds
     }
+
+    /// TLSF (two-level segregated fit): a free fragment found in constant time, neighbours merged as they free.
+    public static let defaultMemoryManager = "tlsf"
 
     /// The shipped configuration's path inside a checkout.
     public static let shippedPath = "deploy/kamailio/kamailio.cfg"
@@ -91,6 +100,9 @@ public struct KamailioOptions: Sendable, Equatable {
     public func arguments(modules: String, runDirectory: String, ports: KamailioPorts) -> [String] {
         var args = ["-f", configuration.path, "-DD", "-E", "-L", modules, "-Y", runDirectory]
             + ports.listenArguments + ["-m", "\(sharedMemoryMB)", "-M", "\(privateMemoryMB)"]
+        // Not with the tls module: Debian's 5.6.3 double-frees OpenSSL's state there under load (`tcpChildren`), and
+        // qm catches a double free and logs it where TLSF would corrupt its lists.
+        if let memoryManager, listeners?.needsTLS != true { args += ["-x", memoryManager, "-X", memoryManager] }
         if let children { args += ["-n", "\(children)"] }
         if let readers = tcpChildren ?? children { args += ["-N", "\(readers)"] }
         var listenerDefines = listeners?.defines(tlsConfigurationPath: runDirectory + "/tls.cfg") ?? []

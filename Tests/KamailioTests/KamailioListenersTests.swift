@@ -23,6 +23,11 @@ final class KamailioListenersTests: XCTestCase {
                                                "-A", "WITH_WEBSOCKET"])
         XCTAssertTrue(options.listeners!.tlsConfiguration.contains("certificate = /c.pem\n"))
         XCTAssertTrue(options.listeners!.tlsConfiguration.contains("private_key = /k.pem\n"))
+        XCTAssertFalse(args.contains("-x") || args.contains("-X"), "the tls module keeps qm: it catches a double free")
+        options.listeners = KamailioListeners(tls: false, webSocket: true, secureWebSocket: false,
+                                              certificatePath: "/c.pem", keyPath: "/k.pem")
+        XCTAssertTrue(options.arguments(modules: "/m", runDirectory: "/r", ports: KamailioPorts(sip: 1, webSocket: 2))
+            .contains("-x"), "WebSocket alone loads no tls module")
         options.listeners = nil
         XCTAssertFalse(options.arguments(modules: "/m", runDirectory: "/r", ports: KamailioPorts(sip: 1))
             .contains("WITH_TLS"))

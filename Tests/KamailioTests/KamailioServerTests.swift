@@ -12,12 +12,26 @@ final class KamailioServerTests: XCTestCase {
             + KamailioOptions.pushDefines(url: "http://127.0.0.1:2197", token: "jwt", timeoutMillis: 4000)
         XCTAssertEqual(options.arguments(modules: "/mods", runDirectory: "/run/k", port: 5070), [
             "-f", "/etc/k.cfg", "-DD", "-E", "-L", "/mods", "-Y", "/run/k",
-            "-l", "udp:127.0.0.1:5070", "-l", "tcp:127.0.0.1:5070", "-m", "64", "-M", "8",
+            "-l", "udp:127.0.0.1:5070", "-l", "tcp:127.0.0.1:5070", "-m", "64", "-M", "8", "-x", "tlsf", "-X", "tlsf",
             "-A", "SIP_PASSWORD=\"s\"", "-A", "WITH_PUSH", "-A", "PUSH_URL=\"http://127.0.0.1:2197\"",
             "-A", "PUSH_JWT=\"jwt\"", "-A", "PUSH_TIMEOUT=4000",
         ])
         XCTAssertEqual(KamailioOptions.pushDefines(url: "http://h:1", token: nil),
                        ["WITH_PUSH", "PUSH_URL=\"http://h:1\""])
+    }
+
+    /// Kamailio's default allocator (qm) spent most of a call's instructions finding free fragments: every
+    /// Kamailio callstorm starts gets TLSF for both pools unless the options say otherwise.
+    func testBothMemoryPoolsGetTheAllocatorTheOptionsNameTLSFByDefault() {
+        var options = KamailioOptions(configuration: URL(fileURLWithPath: "/etc/k.cfg"))
+        let args = options.arguments(modules: "/m", runDirectory: "/r", port: 5070)
+        XCTAssertEqual(Array(args[args.firstIndex(of: "-x")!...].prefix(4)), ["-x", "tlsf", "-X", "tlsf"])
+        options.memoryManager = "fm"
+        let fm = options.arguments(modules: "/m", runDirectory: "/r", port: 5070)
+        XCTAssertEqual(Array(fm[fm.firstIndex(of: "-x")!...].prefix(4)), ["-x", "fm", "-X", "fm"])
+        options.memoryManager = nil
+        let none = options.arguments(modules: "/m", runDirectory: "/r", port: 5070)
+        XCTAssertFalse(none.contains("-x") || none.contains("-X"))
     }
 
     func testTheForkingRoutesGetTheirParkingAddressOnTheSIPPortUnlessGivenOne() {

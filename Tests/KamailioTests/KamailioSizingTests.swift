@@ -54,7 +54,8 @@ final class KamailioSizingTests: XCTestCase {
         XCTAssertFalse(options.arguments(modules: "/m", runDirectory: "/r", port: 1).contains("-n"))
         options.children = 3
         let args = options.arguments(modules: "/m", runDirectory: "/r", port: 1)
-        XCTAssertEqual(Array(args[args.firstIndex(of: "-m")!...]), ["-m", "448", "-M", "8", "-n", "3", "-N", "3"])
+        XCTAssertEqual(Array(args[args.firstIndex(of: "-m")!...]),
+                       ["-m", "448", "-M", "8", "-x", "tlsf", "-X", "tlsf", "-n", "3", "-N", "3"])
         options.defines = KamailioOptions.pushDefines(url: "http://h:1", token: "secret.jwt")
         XCTAssertEqual(options.shownDefines, ["WITH_PUSH", "PUSH_URL=\"http://h:1\"", "PUSH_JWT=\"<provider token>\""])
     }
@@ -66,7 +67,8 @@ final class KamailioSizingTests: XCTestCase {
         options.children = 4
         options.tcpChildren = 1
         let args = options.arguments(modules: "/m", runDirectory: "/r", port: 1)
-        XCTAssertEqual(Array(args[args.firstIndex(of: "-m")!...]), ["-m", "64", "-M", "8", "-n", "4", "-N", "1"])
+        XCTAssertEqual(Array(args[args.firstIndex(of: "-m")!...]),
+                       ["-m", "64", "-M", "8", "-x", "tlsf", "-X", "tlsf", "-n", "4", "-N", "1"])
         options.children = nil
         let alone = options.arguments(modules: "/m", runDirectory: "/r", port: 1)
         XCTAssertFalse(alone.contains("-n"))
