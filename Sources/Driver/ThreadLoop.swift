@@ -10,10 +10,11 @@ import Transport
 import WebSocketClient
 
 /// The real `DriverLoop`: one epoll thread (`EventThread`) that waits for the worker's sockets and its timer (an
-/// `EventTimer`: absolute deadline, carried by the thread's wait) and runs the worker to completion on itself, and the HTTP client on it
-/// (libcurl's or callstorm's own, by `target.client`). Everything from other threads (the push gateway's pushes,
-/// the run's start and stop, the end's reads) comes through the thread's mailbox (`post`, `execute`, `sync`):
-/// no Dispatch lock per batch and no libdispatch pool thread woken per block (issue 33, "fewer thread hand-offs").
+/// `EventTimer`: absolute deadline, carried by the thread's wait) and runs the worker to completion on itself, and the
+/// HTTP client on it (libcurl's or callstorm's own, by `target.client`). Everything from other threads (the push
+/// gateway's pushes, the run's start and stop, the end's reads) comes through the thread's mailbox (`post`, `execute`,
+/// `sync`): no Dispatch lock per batch and no libdispatch pool thread woken per block (issue 33, "fewer thread
+/// hand-offs").
 final class ThreadLoop: DriverLoop, @unchecked Sendable {
     let clock: Clock
     let queue: DispatchQueue

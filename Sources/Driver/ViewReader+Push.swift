@@ -71,7 +71,9 @@ extension ViewReader {
     /// A caller's handle in a push: a string, or an object whose fields are each optional (nil inside when it
     /// has no value, which is not a type error).
     private static func pushHandle(_ slots: HandleSlots, _ scan: JSONScan) -> Handle?? {
-        if let value = scan.string(slots.root) { return .some(Handle(kind: .generic, value: value, displayName: value)) }
+        if let value = scan.string(slots.root) {
+            return .some(Handle(kind: .generic, value: value, displayName: value))
+        }
         guard scan.kind(slots.root) == .object else { return nil }
         let kind = scan.field(slots.kind) { scan.string($0) }
         let value = scan.field(slots.value) { scan.string($0) }

@@ -46,7 +46,9 @@ struct ViewSlots: Sendable {
         fields = Fields(id: pattern.capture(prefix + Self.steps(mapping.id)), members: members.slot, member: member,
                         state: at(mapping.state), version: at(mapping.version), ended: at(mapping.ended),
                         endedReason: at(mapping.endedReason),
-                        capabilities: mapping.capabilities.map { StringsSlots(prefix + Self.steps($0), into: &pattern) })
+                        capabilities: mapping.capabilities.map {
+                            StringsSlots(prefix + Self.steps($0), into: &pattern)
+                        })
     }
 
     /// A mapping's path as the pattern's steps (the decoder already refused paths that do not parse).

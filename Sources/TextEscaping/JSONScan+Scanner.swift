@@ -228,7 +228,8 @@ extension JSONScan {
         /// linked after the previous element's (the list's `end` holds the last block until the array is recorded).
         private mutating func element(_ position: Int, of pair: (node: Int, base: Int)) {
             let node = nodes[pair.node]
-            for j in stride(from: node.indices.lowerBound, to: node.indices.upperBound, by: 2) where ints[j] == position {
+            let pairs = stride(from: node.indices.lowerBound, to: node.indices.upperBound, by: 2)
+            for j in pairs where ints[j] == position {
                 active.append((ints[j + 1], pair.base))
             }
             guard node.listSlot >= 0 else { return }
