@@ -58,6 +58,19 @@ struct AgentTable<Key: Equatable, Value> {
         return body(&valueList[i]!)
     }
 
+    /// Runs `body` on each entry in place, in order, and returns the keys and results of those it returned one
+    /// for (the transactions' timers: a walk over `keys` copied the key list and scanned for each key again).
+    /// `body` must not change the table.
+    mutating func updateEach<R>(_ body: (inout Value) -> R?) -> [(key: Key, result: R)] {
+        var results: [(key: Key, result: R)] = []
+        var i = 0
+        while i < valueList.count {
+            if valueList[i] != nil, let result = body(&valueList[i]!) { results.append((keyList[i], result)) }
+            i += 1
+        }
+        return results
+    }
+
     /// Runs `body` on each value (`values` would build an array for one pass).
     func forEachValue(_ body: (Value) -> Void) {
         for value in valueList { if let value { body(value) } }

@@ -105,18 +105,16 @@ struct TransactionLayer {
     /// client transactions first.
     mutating func advance(to now: UInt64) -> [(key: TransactionKey, source: Int?, effects: [TransactionEffect])] {
         var fired: [(key: TransactionKey, source: Int?, effects: [TransactionEffect])] = []
-        for key in clients.keys {
-            guard let effects = clients.update(key, { t -> [TransactionEffect]? in
-                guard let due = t.nextDeadline, due <= now else { return nil }
-                return t.advance(to: now)
-            }) ?? nil else { continue }
+        for (key, effects) in clients.updateEach({ t -> [TransactionEffect]? in
+            guard let due = t.nextDeadline, due <= now else { return nil }
+            return t.advance(to: now)
+        }) {
             fired.append((key, nil, effects))
         }
-        for key in servers.keys {
-            guard let effects = servers.update(key, { t -> [TransactionEffect]? in
-                guard let due = t.nextDeadline, due <= now else { return nil }
-                return t.advance(to: now)
-            }) ?? nil else { continue }
+        for (key, effects) in servers.updateEach({ t -> [TransactionEffect]? in
+            guard let due = t.nextDeadline, due <= now else { return nil }
+            return t.advance(to: now)
+        }) {
             fired.append((key, sources[key], effects))
         }
         return fired
