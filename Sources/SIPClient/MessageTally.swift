@@ -10,6 +10,8 @@ struct MessageTally {
     /// folded: a key counted 0 (a retransmission's) is booked as the books' `[key, default: 0] += 0` booked it.
     private struct Counts<Key> {
         let key: Key
+        /// A method name's length and first byte (`MessageTally.code`), compared before the name; 0 for statuses.
+        var code = 0
         var sentCount = 0
         var receivedCount = 0
         var sent = false
@@ -31,17 +33,21 @@ struct MessageTally {
     private var statuses: [Counts<Int>] = []
     private(set) var isEmpty = true
 
+    /// A name's length and first byte in one `Int`: different for every method RFC 3261 names.
+    private static func code(_ name: String) -> Int { name.utf8.count << 8 | Int(name.utf8.first ?? 0) }
+
     private mutating func method(_ name: String) -> Int {
-        // Length and first byte first: `String ==` on two different short names still went through the
-        // standard library's general comparison (`_stringCompareWithSmolCheck`), for each name passed over.
-        let count = name.utf8.count, first = name.utf8.first
+        // The code first: `String ==` on two different short names still went through the standard library's
+        // general comparison (`_stringCompareWithSmolCheck`), for each name passed over.
+        let code = Self.code(name)
         var i = 0
         while i < methods.count {
-            let key = methods[i].key
-            if key.utf8.count == count, key.utf8.first == first, key == name { return i }
+            if methods[i].code == code, methods[i].key == name { return i }
             i += 1
         }
-        methods.append(Counts(name))
+        var counts = Counts(name)
+        counts.code = code
+        methods.append(counts)
         return i
     }
 
