@@ -67,7 +67,7 @@ public enum SIPParser {
         return found
     }
 
-    private static func isContentLength(_ b: ValueBytes.Bytes, _ lo: Int, _ hi: Int) -> Bool {
+    static func isContentLength(_ b: ValueBytes.Bytes, _ lo: Int, _ hi: Int) -> Bool {
         if hi - lo == 1 { return b[lo] | 0x20 == 0x6C }  // l
         let name: StaticString = "content-length"
         guard hi - lo == name.utf8CodeUnitCount else { return false }

@@ -8,33 +8,33 @@ import Heaps
 /// later leaves the earlier entry in place; when it comes due the pool asks the agent again and notes what it says.
 struct AgentDeadlines {
     private var heap = MinHeap<UInt64, Int>()
-    /// Each agent's live entry in `heap`; entries that disagree with it are stale and skipped.
-    private var earliest: [Int: UInt64] = [:]
+    /// Each agent's live entry in `heap`, by agent id (`.max`: none); entries that disagree with it are stale and
+    /// skipped. An array indexed by the id, as the pool's tables are (`SlotTable`): a dictionary hashed the id at
+    /// every note and pop (~10 k instructions a hold call).
+    private var earliest: [UInt64] = []
 
     /// Notes `agent`'s next deadline (nil: none).
     mutating func note(_ agent: Int, _ due: UInt64?) {
-        guard let due else { return }
-        // One hash of `agent` (the pool notes after every datagram): a read and then a write hashed it twice.
-        let earlier = Self.lower(&earliest[agent, default: .max], to: due)
-        if earlier { heap.push(agent, at: due) }
-    }
-
-    /// Sets `current` to `due` when that is earlier; whether it was.
-    private static func lower(_ current: inout UInt64, to due: UInt64) -> Bool {
-        guard due < current else { return false }
-        current = due
-        return true
+        guard let due, agent >= 0 else { return }
+        if agent >= earliest.count {
+            earliest.append(contentsOf: repeatElement(.max, count: agent + 1 - earliest.count))
+        }
+        guard due < earliest[agent] else { return }
+        earliest[agent] = due
+        heap.push(agent, at: due)
     }
 
     /// Forgets `agent` (closed); its entries left in the heap are skipped.
-    mutating func remove(_ agent: Int) { earliest[agent] = nil }
+    mutating func remove(_ agent: Int) {
+        if agent >= 0, agent < earliest.count { earliest[agent] = .max }
+    }
 
     /// The agents whose live entry is due at `now`, each once, earliest first; their entries are gone.
     mutating func popDue(_ now: UInt64) -> [Int] {
         var due: [Int] = []
         while let (at, agent) = heap.popDue(now) {
-            guard let i = earliest.index(forKey: agent), earliest.values[i] == at else { continue }
-            earliest.remove(at: i)
+            guard agent < earliest.count, earliest[agent] == at else { continue }
+            earliest[agent] = .max
             due.append(agent)
         }
         return due

@@ -58,6 +58,34 @@ struct AgentTable<Key: Equatable, Value> {
         return body(&valueList[i]!)
     }
 
+    /// Runs `body` on each entry in place, in order, and returns the keys and results of those it returned one
+    /// for (the transactions' timers: a walk over `keys` copied the key list and scanned for each key again).
+    /// `body` must not change the table.
+    mutating func updateEach<R>(_ body: (inout Value) -> R?) -> [(key: Key, result: R)] {
+        var results: [(key: Key, result: R)] = []
+        var i = 0
+        while i < valueList.count {
+            if valueList[i] != nil, let result = body(&valueList[i]!) { results.append((keyList[i], result)) }
+            i += 1
+        }
+        return results
+    }
+
+    /// The smallest of `deadline` over the values, each reached in place (`inout` through the buffer, no copy):
+    /// `forEachValue`, and reading `p[i]?.property` off the buffer, copied each value out to ask it and destroyed
+    /// the copy (a transaction: its request retained, its four timer slots copied).
+    mutating func earliest(_ deadline: (inout Value) -> UInt64?) -> UInt64? {
+        // Empty, the list is the shared empty array, which a mutable buffer would allocate a copy of.
+        guard !valueList.isEmpty else { return nil }
+        return valueList.withUnsafeMutableBufferPointer { p in
+            var next: UInt64?
+            for i in 0..<p.count where p[i] != nil {
+                if let d = deadline(&p[i]!), d < next ?? .max { next = d }
+            }
+            return next
+        }
+    }
+
     /// Runs `body` on each value (`values` would build an array for one pass).
     func forEachValue(_ body: (Value) -> Void) {
         for value in valueList { if let value { body(value) } }

@@ -2,76 +2,90 @@
 /// `SIPCounters` when they are read. The books are `Dictionary`s keyed by method name and status, and every
 /// message counted there hashed its key (a method's `String` with SipHash) on the send and receive path; an agent
 /// uses a handful of methods and statuses, so a short list scanned is cheaper (issue 33).
+///
+/// One list of entries per kind (an entry holds both directions' counts): ten parallel lists were ten heap
+/// objects per agent, each checked for uniqueness and reached through its own pointer at every message.
 struct MessageTally {
-    /// Requests by method name: sent and received, in the order first counted.
-    private var methods: [String] = []
-    private var requestsSent: [Int] = []
-    private var requestsReceived: [Int] = []
-    /// Responses by status code: sent and received.
-    private var statuses: [Int] = []
-    private var responsesSent: [Int] = []
-    private var responsesReceived: [Int] = []
-    /// Entries that are in the counters' books only once folded: a key counted 0 (a retransmission's) is booked
-    /// as the books' `[key, default: 0] += 0` booked it.
-    private var sentMethods: [Bool] = []
-    private var receivedMethods: [Bool] = []
-    private var sentStatuses: [Bool] = []
-    private var receivedStatuses: [Bool] = []
+    /// One method's or status's counts. `sent`/`received` mark the entries that are in the books only once
+    /// folded: a key counted 0 (a retransmission's) is booked as the books' `[key, default: 0] += 0` booked it.
+    private struct Counts<Key> {
+        let key: Key
+        /// A method name's length and first byte (`MessageTally.code`), compared before the name; 0 for statuses.
+        var code = 0
+        var sentCount = 0
+        var receivedCount = 0
+        var sent = false
+        var received = false
+
+        init(_ key: Key) { self.key = key }
+
+        mutating func reset() {
+            sentCount = 0
+            receivedCount = 0
+            sent = false
+            received = false
+        }
+    }
+
+    /// Requests by method name, in the order first counted.
+    private var methods: [Counts<String>] = []
+    /// Responses by status code.
+    private var statuses: [Counts<Int>] = []
     private(set) var isEmpty = true
 
+    /// A name's length and first byte in one `Int`: different for every method RFC 3261 names.
+    private static func code(_ name: String) -> Int { name.utf8.count << 8 | Int(name.utf8.first ?? 0) }
+
     private mutating func method(_ name: String) -> Int {
+        // The code first: `String ==` on two different short names still went through the standard library's
+        // general comparison (`_stringCompareWithSmolCheck`), for each name passed over.
+        let code = Self.code(name)
         var i = 0
         while i < methods.count {
-            if methods[i] == name { return i }
+            if methods[i].code == code, methods[i].key == name { return i }
             i += 1
         }
-        methods.append(name)
-        requestsSent.append(0)
-        requestsReceived.append(0)
-        sentMethods.append(false)
-        receivedMethods.append(false)
+        var counts = Counts(name)
+        counts.code = code
+        methods.append(counts)
         return i
     }
 
     private mutating func status(_ code: Int) -> Int {
         var i = 0
         while i < statuses.count {
-            if statuses[i] == code { return i }
+            if statuses[i].key == code { return i }
             i += 1
         }
-        statuses.append(code)
-        responsesSent.append(0)
-        responsesReceived.append(0)
-        sentStatuses.append(false)
-        receivedStatuses.append(false)
+        statuses.append(Counts(code))
         return i
     }
 
     mutating func requestSent(_ name: String, _ n: Int) {
         let i = method(name)
-        requestsSent[i] += n
-        sentMethods[i] = true
+        methods[i].sentCount += n
+        methods[i].sent = true
         isEmpty = false
     }
 
     mutating func requestReceived(_ name: String) {
         let i = method(name)
-        requestsReceived[i] += 1
-        receivedMethods[i] = true
+        methods[i].receivedCount += 1
+        methods[i].received = true
         isEmpty = false
     }
 
     mutating func responseSent(_ code: Int, _ n: Int) {
         let i = status(code)
-        responsesSent[i] += n
-        sentStatuses[i] = true
+        statuses[i].sentCount += n
+        statuses[i].sent = true
         isEmpty = false
     }
 
     mutating func responseReceived(_ code: Int) {
         let i = status(code)
-        responsesReceived[i] += 1
-        receivedStatuses[i] = true
+        statuses[i].receivedCount += 1
+        statuses[i].received = true
         isEmpty = false
     }
 
@@ -79,18 +93,8 @@ struct MessageTally {
     mutating func fold(into books: inout SIPCounters) {
         guard !isEmpty else { return }
         add(to: &books)
-        for i in methods.indices {
-            requestsSent[i] = 0
-            requestsReceived[i] = 0
-            sentMethods[i] = false
-            receivedMethods[i] = false
-        }
-        for i in statuses.indices {
-            responsesSent[i] = 0
-            responsesReceived[i] = 0
-            sentStatuses[i] = false
-            receivedStatuses[i] = false
-        }
+        for i in methods.indices { methods[i].reset() }
+        for i in statuses.indices { statuses[i].reset() }
         isEmpty = true
     }
 
@@ -98,13 +102,13 @@ struct MessageTally {
     /// stay as they are, and no book of its own is made for counts that only pass through).
     func add(to books: inout SIPCounters) {
         guard !isEmpty else { return }
-        for i in methods.indices {
-            if sentMethods[i] { books.requestsSent[methods[i], default: 0] += requestsSent[i] }
-            if receivedMethods[i] { books.requestsReceived[methods[i], default: 0] += requestsReceived[i] }
+        for m in methods {
+            if m.sent { books.requestsSent[m.key, default: 0] += m.sentCount }
+            if m.received { books.requestsReceived[m.key, default: 0] += m.receivedCount }
         }
-        for i in statuses.indices {
-            if sentStatuses[i] { books.responsesSent[statuses[i], default: 0] += responsesSent[i] }
-            if receivedStatuses[i] { books.responsesReceived[statuses[i], default: 0] += responsesReceived[i] }
+        for s in statuses {
+            if s.sent { books.responsesSent[s.key, default: 0] += s.sentCount }
+            if s.received { books.responsesReceived[s.key, default: 0] += s.receivedCount }
         }
     }
 
@@ -113,28 +117,25 @@ struct MessageTally {
     /// counts to the books hashed every method and status once per agent (issue 33).
     mutating func add(_ other: MessageTally) {
         guard !other.isEmpty else { return }
-        for i in other.methods.indices where other.sentMethods[i] || other.receivedMethods[i] {
-            let j = method(other.methods[i])
-            if other.sentMethods[i] {
-                requestsSent[j] += other.requestsSent[i]
-                sentMethods[j] = true
-            }
-            if other.receivedMethods[i] {
-                requestsReceived[j] += other.requestsReceived[i]
-                receivedMethods[j] = true
-            }
+        for m in other.methods where m.sent || m.received {
+            let j = method(m.key)
+            Self.merge(m, into: &methods[j])
         }
-        for i in other.statuses.indices where other.sentStatuses[i] || other.receivedStatuses[i] {
-            let j = status(other.statuses[i])
-            if other.sentStatuses[i] {
-                responsesSent[j] += other.responsesSent[i]
-                sentStatuses[j] = true
-            }
-            if other.receivedStatuses[i] {
-                responsesReceived[j] += other.responsesReceived[i]
-                receivedStatuses[j] = true
-            }
+        for s in other.statuses where s.sent || s.received {
+            let j = status(s.key)
+            Self.merge(s, into: &statuses[j])
         }
         isEmpty = false
+    }
+
+    private static func merge<Key>(_ other: Counts<Key>, into counts: inout Counts<Key>) {
+        if other.sent {
+            counts.sentCount += other.sentCount
+            counts.sent = true
+        }
+        if other.received {
+            counts.receivedCount += other.receivedCount
+            counts.received = true
+        }
     }
 }

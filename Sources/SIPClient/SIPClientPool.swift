@@ -30,11 +30,12 @@ public final class SIPClientPool: @unchecked Sendable {
     /// The client TLS context TLS agents' sessions come from (the CA the proxy's certificate is checked against).
     private let tls: ClientTLS?
     private var handlerID: UInt32 = 0
-    private var agents: [Int: SIPUserAgent] = [:]
-    private var sockets: [Int: SIPSocket] = [:]
-    private var byFD: [Int32: SIPSocket] = [:]
-    /// UDP senders other than the proxy, by the handle agents answer them with.
-    private var sources: [Int: sockaddr_in] = [:]
+    /// By agent id and by descriptor: arrays indexed by the key (`SlotTable`), not hashed per datagram.
+    private var agents = SlotTable<SIPUserAgent>()
+    private var sockets = SlotTable<SIPSocket>()
+    private var byFD = SlotTable<SIPSocket>()
+    /// UDP senders, by the handle agents answer them with.
+    private var sources: DatagramSources
     private static let tickNanos: UInt64 = 10_000_000
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
     /// What one `recvmmsg` on a UDP agent's socket reads (a UDP datagram is at most 65,507 bytes).
@@ -61,6 +62,7 @@ public final class SIPClientPool: @unchecked Sendable {
         self.tls = tls
         timing = PoolTiming(clock: clock)
         self.proxy = (proxy, proxyHost, proxyPort)
+        sources = DatagramSources(proxy: proxy)
         self.onEvent = onEvent
         signal(SIGPIPE, SIG_IGN)
         handlerID = thread.register(ready: { [unowned self] fd, events in handle(fd, events) })
@@ -191,7 +193,7 @@ public final class SIPClientPool: @unchecked Sendable {
                 let address: sockaddr_in
                 switch destination {
                 case .proxy: address = proxy.address
-                case .source(let handle): address = sources[handle] ?? proxy.address
+                case .source(let handle): address = sources.address(handle)
                 }
                 switch held.filter?(id, true, SIPStartLine.label(bytes), bytes) ?? .pass {
                 case .pass: if !socket.sendDatagram(bytes, to: address) { books.sendErrors += 1 }
@@ -258,12 +260,7 @@ public final class SIPClientPool: @unchecked Sendable {
 
     private func readDatagram(_ i: Int, _ socket: SIPSocket, _ agent: SIPUserAgent) {
         let from = datagrams.source(i)
-        let handle = Int(from.sin_addr.s_addr) << 16 | Int(from.sin_port)
-        if sources[handle] == nil {
-            // Bounded: a flood from many ports must not grow it; a forgotten sender's answer goes to the proxy.
-            if sources.count >= 4096 { sources.removeAll(keepingCapacity: true) }
-            sources[handle] = from
-        }
+        let handle = sources.remember(from)
         let bytes = datagrams[i].assumingMemoryBound(to: UInt8.self)
         guard let filter = held.filter else {
             // Parsed where it was read: the copy into an array is made only for a filter to see or hold it.

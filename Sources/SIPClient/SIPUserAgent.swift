@@ -147,7 +147,7 @@ public final class SIPUserAgent {
     public var nextDeadline: UInt64? {
         // Compared in pairs: the pool asks after every event, and an array of the four was allocated each time.
         func earlier(_ a: UInt64?, _ b: UInt64?) -> UInt64? { a.map { a in b.map { min(a, $0) } ?? a } ?? b }
-        return earlier(earlier(registration.refreshAt, transactions.nextDeadline),
+        return earlier(earlier(registration.refreshAt, transactions.nextDeadline()),
                        earlier(sessions.abandonedDeadline, flow.retryAt))
     }
 
