@@ -122,29 +122,9 @@ struct JSONBytes {
     /// `value`'s decimal digits (a `-` first when negative) at `to`; returns how many bytes were written.
     @inline(__always)
     static func writeDecimal(_ value: Int64, to base: UnsafeMutablePointer<UInt8>) -> Int {
-        var magnitude = value.magnitude
-        var n = 0
-        if value < 0 {
-            base[0] = UInt8(ascii: "-")
-            n = 1
-        }
-        if magnitude < 10 {
-            base[n] = UInt8(truncatingIfNeeded: magnitude) &+ UInt8(ascii: "0")
-            return n + 1
-        }
-        var digits = 1
-        var rest = magnitude
-        while rest >= 10 {
-            rest /= 10
-            digits += 1
-        }
-        var i = n + digits
-        repeat {
-            i -= 1
-            base[i] = UInt8(truncatingIfNeeded: magnitude % 10) &+ UInt8(ascii: "0")
-            magnitude /= 10
-        } while magnitude > 0
-        return n + digits
+        guard value < 0 else { return JSONText.writeDigits(value.magnitude, to: base) }
+        base[0] = UInt8(ascii: "-")
+        return 1 + JSONText.writeDigits(value.magnitude, to: base + 1)
     }
 
     /// `SparseHistogram.encode(to:)`'s keys.

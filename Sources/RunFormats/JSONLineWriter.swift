@@ -118,20 +118,7 @@ struct JSONLineWriter {
 
     /// The decimal digits of `value`, as `JSONText.appendInteger` writes them.
     mutating func integer(_ value: UInt64) {
-        var digits = 1
-        var rest = value
-        while rest >= 10 {
-            rest /= 10
-            digits += 1
-        }
-        rest = value
-        var i = count + digits
-        repeat {
-            i -= 1
-            base[i] = UInt8(truncatingIfNeeded: rest % 10) &+ UInt8(ascii: "0")
-            rest /= 10
-        } while rest > 0
-        count += digits
+        count += JSONText.writeDigits(value, to: base + count)
     }
 
     mutating func integer(_ value: Int64) {

@@ -188,58 +188,37 @@ public struct SDPSession: Sendable, Equatable {
             // 30 bytes for each format (its number and its rtpmap line).
             let room = 128 + 2 * a.count + 40 + 30 * formats.count + 16
             return [UInt8](unsafeUninitializedCapacity: room) { out, n in
-                n = 0
-                func put(_ text: StaticString) {
-                    let count = text.utf8CodeUnitCount
-                    (out.baseAddress! + n).update(from: text.utf8Start, count: count)
-                    n += count
-                }
-                func put(_ bytes: UnsafeBufferPointer<UInt8>) {
-                    guard let base = bytes.baseAddress else { return }
-                    (out.baseAddress! + n).update(from: base, count: bytes.count)
-                    n += bytes.count
-                }
-                func put(_ number: some BinaryInteger) {
-                    var v = number.magnitude
-                    if number < 0 { out[n] = 0x2D; n += 1 }
-                    let from = n
-                    repeat {
-                        out[n] = UInt8(truncatingIfNeeded: v % 10) + 0x30
-                        n += 1
-                        v /= 10
-                    } while v > 0
-                    out[from..<n].reverse()
-                }
-                put("v=0\r\no=- 1 ")
-                put(version)
-                put(" IN IP4 ")
-                put(a)
-                put("\r\ns=callstorm\r\nc=IN IP4 ")
-                put(a)
-                put("\r\nt=0 0\r\nm=audio ")
-                put(port)
-                put(" RTP/AVP")
+                var w = RoomWriter(out)
+                defer { n = w.n }
+                w.put("v=0\r\no=- 1 ")
+                w.put(decimal: version)
+                w.put(" IN IP4 ")
+                w.put(a)
+                w.put("\r\ns=callstorm\r\nc=IN IP4 ")
+                w.put(a)
+                w.put("\r\nt=0 0\r\nm=audio ")
+                w.put(decimal: port)
+                w.put(" RTP/AVP")
                 for format in formats {
-                    out[n] = 0x20
-                    n += 1
-                    put(format)
+                    w.put(byte: 0x20)
+                    w.put(decimal: format)
                 }
-                put("\r\n")
+                w.put("\r\n")
                 for format in formats {
                     if format == 0 {
-                        put("a=rtpmap:0 PCMU/8000\r\n")
+                        w.put("a=rtpmap:0 PCMU/8000\r\n")
                     } else if format == 8 {
-                        put("a=rtpmap:8 PCMA/8000\r\n")
+                        w.put("a=rtpmap:8 PCMA/8000\r\n")
                     }
                 }
-                put("a=")
+                w.put("a=")
                 switch direction {
-                case .sendrecv: put("sendrecv")
-                case .sendonly: put("sendonly")
-                case .recvonly: put("recvonly")
-                case .inactive: put("inactive")
+                case .sendrecv: w.put("sendrecv")
+                case .sendonly: w.put("sendonly")
+                case .recvonly: w.put("recvonly")
+                case .inactive: w.put("inactive")
                 }
-                put("\r\n")
+                w.put("\r\n")
             }
         }
     }

@@ -20,52 +20,32 @@ extension SIPMessage {
         // The start line's pieces, `SIP/2.0`, two CRLFs, three digits and a space; `Content-Length: ` and its digits.
         let room = method.utf8.count + uri.utf8.count + reason.utf8.count + 32 + 40 + head.bytes.count + body.count
         return [UInt8](unsafeUninitializedCapacity: room) { out, n in
-            n = 0
-            func put(_ text: StaticString) {
-                (out.baseAddress! + n).update(from: text.utf8Start, count: text.utf8CodeUnitCount)
-                n += text.utf8CodeUnitCount
-            }
-            func put(_ bytes: UnsafeBufferPointer<UInt8>) {
-                guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-                (out.baseAddress! + n).update(from: base, count: bytes.count)
-                n += bytes.count
-            }
-            func put(_ text: inout String) { text.withUTF8 { put($0) } }
-            func put(decimal: Int) {
-                let from = n
-                var v = decimal.magnitude
-                repeat {
-                    out[n] = UInt8(truncatingIfNeeded: v % 10) + 0x30
-                    n += 1
-                    v /= 10
-                } while v > 0
-                out[from..<n].reverse()
-            }
+            var w = RoomWriter(out)
+            defer { n = w.n }
             if isRequest {
-                put(&method)
-                put(" ")
-                put(&uri)
-                put(" SIP/2.0\r\n")
+                w.put(&method)
+                w.put(" ")
+                w.put(&uri)
+                w.put(" SIP/2.0\r\n")
             } else {
-                put("SIP/2.0 ")
-                if status < 0 { put("-") }
-                put(decimal: status)
-                put(" ")
-                put(&reason)
-                put("\r\n")
+                w.put("SIP/2.0 ")
+                w.put(decimal: status)
+                w.put(" ")
+                w.put(&reason)
+                w.put("\r\n")
             }
             head.bytes.withUnsafeBufferPointer { b in
                 var from = 0
                 for line in head.lines where SIPParser.isContentLength(b, line.start, line.nameEnd) {
-                    put(UnsafeBufferPointer(rebasing: b[from..<line.start]))
+                    w.put(UnsafeBufferPointer(rebasing: b[from..<line.start]))
                     from = line.end + 2
                 }
-                put(UnsafeBufferPointer(rebasing: b[from..<b.count]))
+                w.put(UnsafeBufferPointer(rebasing: b[from..<b.count]))
             }
-            put("Content-Length: ")
-            put(decimal: body.count)
-            put("\r\n\r\n")
-            body.withUnsafeBufferPointer { put($0) }
+            w.put("Content-Length: ")
+            w.put(decimal: body.count)
+            w.put("\r\n\r\n")
+            body.withUnsafeBufferPointer { w.put($0) }
         }
     }
 }

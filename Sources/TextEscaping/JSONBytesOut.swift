@@ -44,6 +44,31 @@ extension JSONText {
         }
     }
 
+    /// Writes `value`'s decimal digits at `base` (room for 20 bytes is the caller's) and returns how many: the
+    /// one digit writer of the scratch writers that fill raw memory (the history's `JSONLineWriter`, the recorder's
+    /// checkpoint chunks), which count the digits first and write them backwards in place.
+    @inlinable
+    public static func writeDigits(_ value: UInt64, to base: UnsafeMutablePointer<UInt8>) -> Int {
+        if value < 10 {
+            base[0] = UInt8(truncatingIfNeeded: value) &+ UInt8(ascii: "0")
+            return 1
+        }
+        var digits = 1
+        var rest = value
+        while rest >= 10 {
+            rest /= 10
+            digits += 1
+        }
+        rest = value
+        var i = digits
+        repeat {
+            i -= 1
+            base[i] = UInt8(truncatingIfNeeded: rest % 10) &+ UInt8(ascii: "0")
+            rest /= 10
+        } while rest > 0
+        return digits
+    }
+
     /// The byte a one-letter JSON escape stands for (`n` → LF, `"` → `"`, …: `b f n r t " \ /`); nil for any
     /// other letter (`u` takes four hex digits, which the reader decodes itself).
     public static func unescaped(_ letter: UInt8) -> UInt8? {
