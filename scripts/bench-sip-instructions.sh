@@ -86,6 +86,9 @@ python3 "$root/scripts/callgrind_layers.py" "$d/cs-$n1.callgrind" "$d/cs-$n2.cal
     || echo "callgrind_layers.py could not read the profiles"
 python3 "$root/scripts/callgrind_layers.py" "$d/cs-$n1.callgrind" "$d/cs-$n2.callgrind" "${m1:-0}" "${m2:-0}" \
     --json > "$d/layers.json" 2>/dev/null || echo '{}' > "$d/layers.json"
+# Reference counting and allocations per call, and the functions that make most of them (user time per instruction).
+python3 "$root/scripts/callgrind_arc.py" "$d/cs-$n1.callgrind" "$d/cs-$n2.callgrind" "${m1:-0}" "${m2:-0}" --top 15 \
+    || echo "callgrind_arc.py could not read the profiles"
 # With media (issue 34): the same call at each share of SIP_INSTRUCTIONS_MEDIA ("100% 10%"; "" for none), per call
 # and by layer, into media-<share>.json for the rows of what media adds per call.
 for share in ${SIP_INSTRUCTIONS_MEDIA-100% 10%}; do

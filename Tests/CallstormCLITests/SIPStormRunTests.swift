@@ -29,7 +29,10 @@ final class SIPStormRunTests: XCTestCase {
 
     func testEveryAwakeDeviceReRegistersAfterARestartAndTheLostCallsAreTheRestarts() throws {
         let dir = try TemporaryDirectory.make("sip-storm")
-        defer { TemporaryDirectory.remove(dir) }
+        // A failed run keeps its directory (history, faults.csv, Kamailio's log) and names it.
+        defer {
+            if (testRun?.failureCount ?? 0) == 0 { TemporaryDirectory.remove(dir) } else { print("kept \(dir.path)") }
+        }
         let outcome = try runScenario(Self.scenario, in: dir)
         let run = outcome.runDirectory
         let c = outcome.result.recorder.counters
