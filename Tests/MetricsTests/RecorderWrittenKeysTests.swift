@@ -30,4 +30,26 @@ final class RecorderWrittenKeysTests: XCTestCase {
         bytes[at!] = 0x41
         XCTAssertNil(bytes.withUnsafeBufferPointer { Recorder.readWritten($0) })
     }
+
+    /// Found by the `recorder` fuzz target: a second written twice in one histogram's intervals read back as the
+    /// last of the two, where JSONDecoder keeps another, so `callstorm report DIR` could rebuild different figures
+    /// from a hand-edited file depending on which reader took it. A repeated key is now JSONDecoder's to read.
+    func testARepeatedSecondOrNameIsLeftToJSONDecoder() throws {
+        var recorder = Recorder(runStartNanos: 1_000_000_000)
+        recorder.record(Metric(named: "scheduler_lag"), micros: 12, atNanos: 1_500_000_000)
+        recorder.record(Metric(named: "scheduler_lag"), micros: 40, atNanos: 2_500_000_000)
+        recorder.count(Metric(named: "calls.started"), atNanos: 1_000_000_000)
+        let bytes = written(recorder)
+        XCTAssertTrue(bytes.withUnsafeBufferPointer { Recorder.readWritten($0) } != nil)
+        let text = String(decoding: bytes, as: UTF8.self)
+        // Seconds 0 and 1 of the one histogram's intervals (in either order) become 1 and 1.
+        let twiceSecond = text.replacingOccurrences(of: "\"0\":{\"lowestDiscernibleValue\"",
+                                                    with: "\"1\":{\"lowestDiscernibleValue\"")
+        XCTAssertNotEqual(twiceSecond, text, "the intervals key this test rewrites")
+        XCTAssertTrue(Array(twiceSecond.utf8).withUnsafeBufferPointer { Recorder.readWritten($0) } == nil)
+        let twiceName = text.replacingOccurrences(of: "\"counters\":{\"calls.started\":1",
+                                                  with: "\"counters\":{\"calls.started\":1,\"calls.started\":2")
+        XCTAssertNotEqual(twiceName, text, "the counters object this test rewrites")
+        XCTAssertTrue(Array(twiceName.utf8).withUnsafeBufferPointer { Recorder.readWritten($0) } == nil)
+    }
 }
