@@ -18,6 +18,7 @@ d=$(mktemp -d)
 source "$root/scripts/bench-sip-lib.sh"
 gport=$(free_port)
 jwt=$(push_jwt "$d/key.p8")
+push_keep "http://127.0.0.1:$gport" "$jwt"
 read -r -a extra <<< "${KAMAILIO_ARGS:-}"
 FUNCS=${FUNCS:-"receive_msg udp_rcv_loop qm_malloc qm_free fm_malloc tlsf_malloc w_t_relay t_relay_to w_save \
 pv_www_authenticate www_challenge ts_append ts_store async_task_data async_task_run w_curl_http_query \
@@ -28,7 +29,7 @@ one() {
     local name=$1 secs=$(( $3 / rate ))
     mkdir -p "$d/$name.cg"
     KAMAILIO_WRAP="valgrind --tool=callgrind --callgrind-out-file=$d/$name.cg/%p.out" \
-        kamailio_scratch 256 -A WITH_PUSH -A "PUSH_URL=\"http://127.0.0.1:$gport\"" -A "PUSH_JWT=\"$jwt\"" \
+        kamailio_scratch 256 -A WITH_PUSH -A "PUSH_URL=\"http://127.0.0.1:$gport\"" -A "PUSH_JWT=\"$jwt\"" "${push_keep[@]}" \
         "${extra[@]}"
     sed -e "s/127.0.0.1:5060/127.0.0.1:$kport/" -e "s/127.0.0.1:2197/127.0.0.1:$gport/" \
         -e "s|rate: [0-9]*/s, for: [0-9]*s|rate: $rate/s, for: ${secs}s|" \

@@ -129,6 +129,18 @@ kamailio_stop() {
     wait_exit "$1" 10 || { for pid in "$1" $workers; do kill -9 "$pid" 2>/dev/null || true; done; }
 }
 
+# push_keep URL JWT [TOPIC]: sets the array push_keep to the -A defines of kamailio.cfg's kept push connection
+# (PUSH_KEEP, PUSH_KEEP_TOPIC; route[PUSHKEPT]): each push task worker keeps one connection to the gateway at URL
+# for the VoIP pushes to TOPIC (the scenarios' default bundle's), the constant header lines, the provider token
+# JWT among them, carried by the connection. Empty with PUSH_KEEP=0 (a connection per push, as before 2026-12-07).
+push_keep() {
+    local topic=${3:-com.example.callstorm.voip}
+    local lines="authorization: bearer $2\\r\\napns-push-type: voip\\r\\napns-topic: $topic\\r\\napns-priority: 10"
+    push_keep=()
+    [ "${PUSH_KEEP:-1}" = 0 ] && return 0
+    push_keep=(-A "PUSH_KEEP=\"push=>$1;useragent=\\\"callstorm\\r\\n$lines\\\"\"" -A "PUSH_KEEP_TOPIC=\"$topic\"")
+}
+
 # push_jwt KEYFILE: an ES256 provider token for Kamailio's pushes (callstorm's gateway holds no key here, so any
 # well-formed token under an hour old passes); writes a fresh P-256 key to KEYFILE.
 push_jwt() {

@@ -17,7 +17,8 @@ d=$(mktemp -d)
 source "$root/scripts/bench-sip-lib.sh"
 gport=$(free_port)
 jwt=$(push_jwt "$d/key.p8")
-kamailio_scratch 256 -A WITH_PUSH -A "PUSH_URL=\"http://127.0.0.1:$gport\"" -A "PUSH_JWT=\"$jwt\""
+push_keep "http://127.0.0.1:$gport" "$jwt"
+kamailio_scratch 256 -A WITH_PUSH -A "PUSH_URL=\"http://127.0.0.1:$gport\"" -A "PUSH_JWT=\"$jwt\"" "${push_keep[@]}"
 collected() { grep -o "Collected : [0-9]*" "$1" | awk '{print $3}'; }
 objcopy --strip-debug "$bin" "$d/cs"
 

@@ -36,6 +36,7 @@ gport=$(free_port)
 while [ "$gport" = "$kport" ]; do gport=$(free_port); done
 modules=$(kamailio_modules)
 jwt=$(push_jwt "$out/key.p8")
+push_keep "http://127.0.0.1:$gport" "$jwt"  # the pushes' kept connection (kamailio.cfg, route[PUSHKEPT])
 mkdir -p "$out/kamailio"
 # -m 4096: at 800 calls/s ~50,000 ended transactions linger (5 s each) beside every rung's usrloc bindings; with
 # -m 256 Kamailio ran out of shared memory and answered 500 (docs/SIP.md, "Head to head with SIPp"). The ladder
@@ -44,7 +45,7 @@ mkdir -p "$out/kamailio"
 # maxbuffer (kamailio.cfg): the SIP socket's receive buffer up to what the kernel allows.
 kamailio_args=(-f deploy/kamailio/kamailio.cfg -DD -E -L "$modules" -Y "$out/kamailio" -l "udp:127.0.0.1:$kport"
                -l "tcp:127.0.0.1:$kport" -m 4096 -M 8 "${kamailio_memory[@]}" -A WITH_PUSH
-               -A "PUSH_URL=\"http://127.0.0.1:$gport\"" -A "PUSH_JWT=\"$jwt\"")
+               -A "PUSH_URL=\"http://127.0.0.1:$gport\"" -A "PUSH_JWT=\"$jwt\"" "${push_keep[@]}")
 echo "taskset -c $SERVER_CPU kamailio ${kamailio_args[*]/$jwt/<jwt>}" > "$out/kamailio.cmd"
 taskset -c "$SERVER_CPU" /usr/sbin/kamailio "${kamailio_args[@]}" > "$out/kamailio.log" 2>&1 & kpid=$!; pids+=("$kpid")
 kamailio_ready "$kport" || { echo "bench-sip: Kamailio did not answer; see $out/kamailio.log" >&2; exit 1; }
