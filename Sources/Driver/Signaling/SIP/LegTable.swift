@@ -18,9 +18,11 @@ struct LegTable<Value> {
 
     private func position(_ key: LegKey) -> Int? {
         guard key.local < rows.count else { return nil }
-        let row = key.local
-        for i in rows[row].indices where rows[row][i].callID == key.callID { return i }
-        return nil
+        // Over the row's storage: the entries are compared where they lie, no Call-ID or value copied out.
+        return rows[key.local].withUnsafeBufferPointer { row in
+            for i in row.indices where row[i].callID == key.callID { return i }
+            return nil
+        }
     }
 
     subscript(key: LegKey) -> Value? {
@@ -43,6 +45,20 @@ struct LegTable<Value> {
         }
     }
 
+    /// Puts `value` in as `key`'s entry, moved in (the subscript's setter copied an action's request once more
+    /// through its optional, each of its strings retained and released, 140 a call).
+    mutating func insert(_ key: LegKey, _ value: consuming Value) {
+        if let i = position(key) {
+            rows[key.local][i].value = value
+            return
+        }
+        if key.local >= rows.count {
+            rows.append(contentsOf: repeatElement([], count: key.local + 1 - rows.count))
+        }
+        rows[key.local].append(Entry(callID: key.callID, value: value))
+        count += 1
+    }
+
     /// Changes the entry of `key` in place, when there is one; returns whether there was.
     @discardableResult
     mutating func update(_ key: LegKey, _ change: (inout Value) -> Void) -> Bool {
@@ -54,7 +70,7 @@ struct LegTable<Value> {
     /// Reads the entry of `key` where it lies (no copy of the value), nil when there is none.
     func read<R>(_ key: LegKey, _ body: (Value) -> R) -> R? {
         guard let i = position(key) else { return nil }
-        return body(rows[key.local][i].value)
+        return rows[key.local].withUnsafeBufferPointer { body($0[i].value) }
     }
 
     func contains(_ key: LegKey) -> Bool { position(key) != nil }

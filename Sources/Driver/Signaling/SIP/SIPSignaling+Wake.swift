@@ -135,7 +135,7 @@ extension SIPSignaling {
         let key = Self.legKey(local, request.conversation)
         if request.kind == .join { books.count(.answerBeforeInvite, at: now) }
         wake.held[key] = request
-        pending[key] = Pending(request: request, started: now)
+        pending.insert(key, Pending(request: request, started: now))
         schedule(.action(key: key, slot: request.slot), at: now + settings.actionTimeoutNanos)
         return true
     }
@@ -144,7 +144,7 @@ extension SIPSignaling {
     func releaseHeld(_ key: LegKey) {
         guard let request = wake.held.removeValue(forKey: key),
               pending.read(key, { $0.request.slot }) == request.slot else { return }
-        pending[key] = nil
+        pending.removeValue(forKey: key)
         perform(request)
     }
 

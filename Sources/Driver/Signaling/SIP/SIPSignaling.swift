@@ -243,7 +243,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
             answer.alreadyEnded = request.kind == .end
             return tell(request, answer)
         }
-        pending[key] = Pending(request: request, started: now)
+        pending.insert(key, Pending(request: request, started: now))
         schedule(.action(key: key, slot: request.slot), at: now + settings.actionTimeoutNanos)
         let callID = request.conversation
         if request.op == .join { holdOthers(local, answering: callID, agent: agent) }
@@ -273,8 +273,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         }
         if sent, request.op == .pause || request.op == .resume { legs[key]?.holdAsked = request.op == .pause }
         if sent, request.op == .resume { offerMedia(local, callID: callID) }
-        if !sent, pending[key] != nil {
-            pending[key] = nil
+        if !sent, pending.removeValue(forKey: key) != nil {
             var answer = ActionAnswer(outcome: .failed(reason: "sip_\(request.op.rawValue)_refused"))
             answer.alreadyEnded = request.kind == .end && legs[key] == nil
             tell(request, answer)
@@ -302,7 +301,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         // A call's devices share its worker, so the callee's push (invite_to_push) is reported beside this; kept
         // only while the caller's leg lives (SIPSignaling+Events drops it), so the table holds the live calls.
         if spec.sleep { wake.inviteSent[callID] = started }
-        pending[key] = Pending(request: request, started: started)
+        pending.insert(key, Pending(request: request, started: started))
         schedule(.action(key: key, slot: request.slot), at: started + settings.actionTimeoutNanos)
         pool.perform(agent) { _, _ in }
     }
