@@ -6,42 +6,34 @@
 ///
 /// Listed by device, then in the order each device's entries came (a dictionary listed them by hash).
 struct LegTable<Value> {
-    private struct Entry {
-        let callID: String
-        var value: Value
-    }
-
-    private var rows: [[Entry]] = []
+    /// Each device's Call-IDs and, at the same positions, their values: kept apart so a value is moved in and
+    /// out of its row whole (taking it out of an entry that held both copied it, 5 a call).
+    private var callIDs: [[String]] = []
+    private var values: [[Value]] = []
     private(set) var count = 0
 
     var isEmpty: Bool { count == 0 }
 
     private func position(_ key: LegKey) -> Int? {
-        guard key.local < rows.count else { return nil }
-        // Over the row's storage: the entries are compared where they lie, no Call-ID or value copied out.
-        return rows[key.local].withUnsafeBufferPointer { row in
-            for i in row.indices where row[i].callID == key.callID { return i }
+        guard key.local < callIDs.count else { return nil }
+        // Over the row's storage: the Call-IDs are compared where they lie, none copied out.
+        return callIDs[key.local].withUnsafeBufferPointer { row in
+            for i in row.indices where row[i] == key.callID { return i }
             return nil
         }
     }
 
+    private mutating func makeRow(_ local: Int) {
+        guard local >= callIDs.count else { return }
+        callIDs.append(contentsOf: repeatElement([], count: local + 1 - callIDs.count))
+        values.append(contentsOf: repeatElement([], count: local + 1 - values.count))
+    }
+
     subscript(key: LegKey) -> Value? {
-        get { position(key).map { rows[key.local][$0].value } }
+        get { position(key).map { values[key.local][$0] } }
         set {
-            if let i = position(key) {
-                if let newValue {
-                    rows[key.local][i].value = newValue
-                } else {
-                    rows[key.local].remove(at: i)
-                    count -= 1
-                }
-            } else if let newValue {
-                if key.local >= rows.count {
-                    rows.append(contentsOf: repeatElement([], count: key.local + 1 - rows.count))
-                }
-                rows[key.local].append(Entry(callID: key.callID, value: newValue))
-                count += 1
-            }
+            if let newValue { return insert(key, newValue) }
+            removeValue(forKey: key)
         }
     }
 
@@ -49,13 +41,12 @@ struct LegTable<Value> {
     /// through its optional, each of its strings retained and released, 140 a call).
     mutating func insert(_ key: LegKey, _ value: consuming Value) {
         if let i = position(key) {
-            rows[key.local][i].value = value
+            values[key.local][i] = value
             return
         }
-        if key.local >= rows.count {
-            rows.append(contentsOf: repeatElement([], count: key.local + 1 - rows.count))
-        }
-        rows[key.local].append(Entry(callID: key.callID, value: value))
+        makeRow(key.local)
+        callIDs[key.local].append(key.callID)
+        values[key.local].append(value)
         count += 1
     }
 
@@ -63,41 +54,43 @@ struct LegTable<Value> {
     @discardableResult
     mutating func update(_ key: LegKey, _ change: (inout Value) -> Void) -> Bool {
         guard let i = position(key) else { return false }
-        change(&rows[key.local][i].value)
+        change(&values[key.local][i])
         return true
     }
 
     /// Reads the entry of `key` where it lies (no copy of the value), nil when there is none.
     func read<R>(_ key: LegKey, _ body: (Value) -> R) -> R? {
         guard let i = position(key) else { return nil }
-        return rows[key.local].withUnsafeBufferPointer { body($0[i].value) }
+        return values[key.local].withUnsafeBufferPointer { body($0[i]) }
     }
 
     func contains(_ key: LegKey) -> Bool { position(key) != nil }
 
     /// Whether device `local` has any entry.
-    func has(device local: Int) -> Bool { local < rows.count && !rows[local].isEmpty }
+    func has(device local: Int) -> Bool { local < callIDs.count && !callIDs[local].isEmpty }
 
     @discardableResult
     mutating func removeValue(forKey key: LegKey) -> Value? {
         guard let i = position(key) else { return nil }
         count -= 1
-        return rows[key.local].remove(at: i).value
+        callIDs[key.local].remove(at: i)
+        return values[key.local].remove(at: i)
     }
 
     /// Device `local`'s entries, in the order they came.
     func entries(of local: Int) -> [(key: LegKey, value: Value)] {
-        guard local < rows.count else { return [] }
-        return rows[local].map { (LegKey(local: local, callID: $0.callID), $0.value) }
+        guard local < callIDs.count else { return [] }
+        return callIDs[local].indices.map { (LegKey(local: local, callID: callIDs[local][$0]), values[local][$0]) }
     }
 
     /// Every entry, by device.
     var all: [(key: LegKey, value: Value)] {
-        rows.indices.flatMap { entries(of: $0) }
+        callIDs.indices.flatMap { entries(of: $0) }
     }
 
     mutating func removeAll() {
-        rows.removeAll()
+        callIDs.removeAll()
+        values.removeAll()
         count = 0
     }
 }
