@@ -82,15 +82,25 @@ extension SparseHistogram {
             slots.append(Int32(layout.countsIndex(value)))
         }
         slots.sort()
-        var indices: [Int32] = []
+        // Runs of equal slots counted straight into the new arrays' storage (an append per slot before).
+        var distinct = 0
         var counts: [Int64] = []
-        for slot in slots {
-            if indices.last == slot {
-                counts[counts.count - 1] += 1
-            } else {
-                indices.append(slot)
-                counts.append(1)
+        let indices = [Int32](unsafeUninitializedCapacity: slots.count) { outIndex, indexCount in
+            counts = [Int64](unsafeUninitializedCapacity: slots.count) { outCount, countCount in
+                var n = 0
+                for slot in slots {
+                    if n > 0, outIndex[n - 1] == slot {
+                        outCount[n - 1] += 1
+                    } else {
+                        outIndex[n] = slot
+                        outCount[n] = 1
+                        n += 1
+                    }
+                }
+                distinct = n
+                countCount = n
             }
+            indexCount = distinct
         }
         self.init(layout: layout, indices: indices, counts: counts, totalCount: Int64(samples.count),
                   overflowCount: overflow, min: low, max: high)

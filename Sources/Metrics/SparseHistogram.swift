@@ -52,33 +52,48 @@ public struct SparseHistogram: Sendable, Equatable {
         precondition(layout == other.layout, "SparseHistogram.adding: configurations differ")
         if other.isEmpty { return self }
         if isEmpty { return other }
-        var mergedIndices: [Int32] = []
-        var mergedCounts: [Int64] = []
-        mergedIndices.reserveCapacity(indices.count + other.indices.count)
-        mergedCounts.reserveCapacity(indices.count + other.indices.count)
-        var left = 0
-        var right = 0
-        while left < indices.count || right < other.indices.count {
-            if right == other.indices.count || (left < indices.count && indices[left] < other.indices[right]) {
-                mergedIndices.append(indices[left])
-                mergedCounts.append(counts[left])
-                left += 1
-            } else if left == indices.count || other.indices[right] < indices[left] {
-                mergedIndices.append(other.indices[right])
-                mergedCounts.append(other.counts[right])
-                right += 1
-            } else {
-                mergedIndices.append(indices[left])
-                mergedCounts.append(counts[left] + other.counts[right])
-                left += 1
-                right += 1
-            }
-        }
+        let (mergedIndices, mergedCounts) = Self.merge(indices, counts, other.indices, other.counts)
         return SparseHistogram(
             layout: layout, indices: mergedIndices, counts: mergedCounts,
             totalCount: totalCount + other.totalCount, overflowCount: overflowCount + other.overflowCount,
             min: Swift.min(min, other.min), max: Swift.max(max, other.max)
         )
+    }
+
+    /// Two ascending slot lists merged, counts of a slot in both added: written straight into the new arrays'
+    /// storage. Appending each slot (a uniqueness and a capacity check per element) made the recorder's seal, which
+    /// adds each second's slots to the metric's running total at the second's first sample, most of a `record`'s
+    /// ~2,400 instructions in the SIP instructions bench at 20 calls/s (issue 33).
+    static func merge(_ li: [Int32], _ lc: [Int64], _ ri: [Int32], _ rc: [Int64]) -> ([Int32], [Int64]) {
+        let capacity = li.count + ri.count
+        var merged = 0
+        var counts: [Int64] = []
+        let indices = [Int32](unsafeUninitializedCapacity: capacity) { outIndex, indexCount in
+            counts = [Int64](unsafeUninitializedCapacity: capacity) { outCount, countCount in
+                li.withUnsafeBufferPointer { li in lc.withUnsafeBufferPointer { lc in
+                    ri.withUnsafeBufferPointer { ri in rc.withUnsafeBufferPointer { rc in
+                        var l = 0, r = 0, n = 0
+                        while l < li.count, r < ri.count {
+                            let a = li[l], b = ri[r]
+                            if a < b {
+                                outIndex[n] = a; outCount[n] = lc[l]; l += 1
+                            } else if b < a {
+                                outIndex[n] = b; outCount[n] = rc[r]; r += 1
+                            } else {
+                                outIndex[n] = a; outCount[n] = lc[l] + rc[r]; l += 1; r += 1
+                            }
+                            n += 1
+                        }
+                        while l < li.count { outIndex[n] = li[l]; outCount[n] = lc[l]; l += 1; n += 1 }
+                        while r < ri.count { outIndex[n] = ri[r]; outCount[n] = rc[r]; r += 1; n += 1 }
+                        merged = n
+                    } }
+                } }
+                countCount = merged
+            }
+            indexCount = merged
+        }
+        return (indices, counts)
     }
 
     // MARK: - Statistics (same rules as HdrHistogram)

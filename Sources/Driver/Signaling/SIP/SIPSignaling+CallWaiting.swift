@@ -25,7 +25,7 @@ extension SIPSignaling {
         // Read in place: `table.calls[id]` copied the whole interpreter out at every INVITE.
         guard let i = table.calls.index(forKey: id) else { return false }
         if table.calls.values[i].known.conversations.values.contains(callID) { return true }
-        return table.calls.values[i].roles.values.contains { legs.index(forKey: Self.legKey($0, callID)) != nil }
+        return table.calls.values[i].roles.values.contains { legs.contains(Self.legKey($0, callID)) }
     }
 
     /// Which of the calls `local` runs (its call, or the waiting call it took) `callID` belongs to, if any.
@@ -69,7 +69,7 @@ extension SIPSignaling {
     /// re-INVITE goes now, or on the ACK when the other call's answer has none yet (`Leg.holdOnAck`).
     func holdOthers(_ local: Int, answering callID: String, agent: Int) {
         guard table.devices[local].waitingCall != nil else { return }  // in one call only: nothing to hold
-        for (key, leg) in legs where key.local == local && leg.dialogState == .confirmed && leg.holdAsked == nil
+        for (key, leg) in legs.entries(of: local) where leg.dialogState == .confirmed && leg.holdAsked == nil
             && !leg.holdOnAck {
             let other = key.callID
             guard other != callID else { continue }

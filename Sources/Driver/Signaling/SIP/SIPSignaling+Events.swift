@@ -166,7 +166,8 @@ extension SIPSignaling {
             // refusal its flow does not declare fails it, named by the status (issue 32).
             host.tell(leg.call, now: now) { $0.refused(status: status, now: now, &$1) }
         }
-        if let p = pending[key], p.request.op == .start || p.request.op == .pause || p.request.op == .resume
+        // The op read in place: `pending[key]` copied the whole request out.
+        if let op = pending.read(key, { $0.request.op }), op == .start || op == .pause || op == .resume
             || !leg.confirmed {
             fail(key, status: status)
         }

@@ -9,13 +9,15 @@ import SIPClient
 extension SIPSignaling {
     /// `local`'s dialog for `callID` entered `state`: written once per change.
     func dialog(_ local: Int, _ callID: String, _ state: HistoryDialogState, reason: String? = nil) {
-        // One lookup, changed in place by index (three lookups, each comparing the Call-ID, before).
-        guard let i = legs.index(forKey: Self.legKey(local, callID)) else {
-            return writeDialog(local, callID, state, reason: reason, call: nil)
+        // One lookup, changed in place.
+        var call: Int?
+        let found = legs.update(Self.legKey(local, callID)) { leg in
+            guard leg.dialogState != state else { return }
+            leg.dialogState = state
+            call = leg.call
         }
-        guard legs.values[i].dialogState != state else { return }
-        legs.values[i].dialogState = state
-        writeDialog(local, callID, state, reason: reason, call: legs.values[i].call)
+        guard found else { return writeDialog(local, callID, state, reason: reason, call: nil) }
+        if let call { writeDialog(local, callID, state, reason: reason, call: call) }
     }
 
     /// The terminated line of a leg already taken out of `legs`, written for every end so the checker judges it:
@@ -38,7 +40,7 @@ extension SIPSignaling {
 
     /// At the end of the run: the cancelled calls still waiting for `.settled` end as cancelled.
     func settleCancelled() {
-        for (key, leg) in cancelling { dialogEnded(key.local, key.callID, leg: leg, reason: "cancelled") }
+        for (key, leg) in cancelling.all { dialogEnded(key.local, key.callID, leg: leg, reason: "cancelled") }
         cancelling.removeAll()
     }
 
@@ -53,34 +55,23 @@ extension SIPSignaling {
         }
     }
 
-    /// Taps `agent`'s messages for device `local` when the run keeps a history.
+    /// Taps `agent`'s messages for device `local` when the run keeps a history. The closure holds the worker's
+    /// one `SIPMessageTap`, which holds what each message reads: reaching the journal, the table and the clock
+    /// through `self` (`unowned`, then `parts`) retained and released them at every message, 56 retains and 112
+    /// releases per call (docs/SIP.md, issue 33).
     func tapMessages(_ agent: SIPUserAgent, local: Int) {
-        guard books.journal != nil else { return }
-        agent.onMessage = { [unowned self] callID, sent, message in
-            self.message(local, callID: callID, sent: sent, message)
-        }
+        guard let tap = messageTap else { return }
+        agent.onMessage = { callID, sent, message in tap.message(local, callID: callID, sent: sent, message) }
     }
 
-    /// The sample is decided first: a message of a call not sampled names nothing (its label was a `String` made
-    /// for every message before).
-    private func message(_ local: Int, callID: String, sent: Bool, _ message: SIPMessage) {
-        guard let journal = books.journal, let call = table.devices[local].callID,
-              call % max(1, settings.rowSampleEvery) == 0, let message = historyLabel(message) else { return }
-        let t = now &- books.runStart
-        let device = table.devices[local].identity.id
-        journal.history {
-            HistoryText.sip(t: t, device: device, conversation: callID, sent: sent, message: message, into: &$0)
-        }
-    }
-
-    /// `historyLabel(_:)` with a response's `<status> <METHOD>` made once per pair and kept (`responseLabels`):
-    /// interpolating it for every response of a sampled call was the tap's largest cost.
-    func historyLabel(_ message: SIPMessage) -> String? {
-        guard message.method == nil, let status = message.status, let method = message.cseq?.method else {
-            return Self.historyLabel(message)
-        }
-        if method == .register || method == .options { return nil }
-        return responseLabels.label(status: status, method: method)
+    /// The worker's message tap, made at the first agent when the run keeps a history.
+    var messageTap: SIPMessageTap? {
+        if let tap = tapStore { return tap }
+        guard let journal = books.journal else { return nil }
+        let tap = SIPMessageTap(journal: journal, table: table, clock: loop.clock, runStart: books.runStart,
+                                sampleEvery: max(1, settings.rowSampleEvery))
+        tapStore = tap
+        return tap
     }
 
     /// A call's message as the history names it: the method (`re-INVITE` for an INVITE inside a dialog) or
@@ -108,15 +99,3 @@ extension SIPSignaling {
     }
 }
 
-/// The history's labels of responses (`200 INVITE`), each pair's `String` made at its first use and found again by
-/// comparing the status and the method (a call's responses come in a handful of pairs).
-struct SIPResponseLabels {
-    private var entries: [(status: Int, method: SIPMethod, label: String)] = []
-
-    mutating func label(status: Int, method: SIPMethod) -> String {
-        for entry in entries where entry.status == status && entry.method == method { return entry.label }
-        let label = "\(status) \(method.rawValue)"
-        if entries.count < 64 { entries.append((status, method, label)) }
-        return label
-    }
-}

@@ -14,7 +14,7 @@ extension SIPSignaling {
     /// The app on `local` was relaunched: its calls are forgotten and it registers again.
     func relaunched(_ local: Int) {
         guard let agent = agents.agent[local] else { return }
-        for key in legs.keys.filter({ $0.local == local }) {
+        for (key, _) in legs.entries(of: local) {
             guard let leg = legs.removeValue(forKey: key) else { continue }
             dialogEnded(local, key.callID, leg: leg, reason: "relaunch")
             if let p = pending.removeValue(forKey: key) {

@@ -135,17 +135,16 @@ extension SIPSignaling {
         let key = Self.legKey(local, request.conversation)
         if request.kind == .join { books.count(.answerBeforeInvite, at: now) }
         wake.held[key] = request
-        pending[key] = Pending(request: request, started: now)
+        pending.insert(key, Pending(request: request, started: now))
         schedule(.action(key: key, slot: request.slot), at: now + settings.actionTimeoutNanos)
         return true
     }
 
     /// The INVITE came: the held action goes out now.
     func releaseHeld(_ key: LegKey) {
-        guard let request = wake.held.removeValue(forKey: key), pending[key]?.request.slot == request.slot else {
-            return
-        }
-        pending[key] = nil
+        guard let request = wake.held.removeValue(forKey: key),
+              pending.read(key, { $0.request.slot }) == request.slot else { return }
+        pending.removeValue(forKey: key)
         perform(request)
     }
 
@@ -166,7 +165,7 @@ extension SIPSignaling {
     }
 
     private func hasCall(_ local: Int) -> Bool {
-        legs.keys.contains { $0.local == local } || cancelling.keys.contains { $0.local == local }
+        legs.has(device: local) || cancelling.has(device: local)
     }
 
     /// Closes the device's socket: nothing reaches it until a push wakes it.

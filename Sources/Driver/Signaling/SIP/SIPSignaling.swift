@@ -52,11 +52,11 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
     let parts: SignalingParts
     /// Agents by device (worker-local index) and back; the registrations under way and the legs and actions.
     var agents = AgentLinks()
-    var legs: [LegKey: Leg] = [:]
-    var pending: [LegKey: Pending] = [:]
+    var legs = LegTable<Leg>()
+    var pending = LegTable<Pending>()
     /// Callers' legs whose CANCEL ended them (487), kept for their dialog line until the agent's `.settled` or a
     /// 2xx that crossed the CANCEL (`SIPSignaling+History`).
-    var cancelling: [LegKey: Leg] = [:]
+    var cancelling = LegTable<Leg>()
     /// The wake-up path's state per sleeping device (`SIPSignaling+Wake`).
     var wake = WakeState()
     /// What the run's SIP faults hold per device (`SIPSignaling+Faults`).
@@ -65,8 +65,8 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
     lazy var handleBook = settings.handles
     /// The calls' media streams, when the scenario has `media:` (`SIPSignaling+Media`).
     var media = SIPMediaState()
-    /// The history's response labels, made once per status and method (`SIPSignaling+History`).
-    var responseLabels = SIPResponseLabels()
+    /// The history's `sip` lines' tap, shared by the agents (`messageTap`), nil until the first agent.
+    var tapStore: SIPMessageTap?
 
     /// The SIP part of a worker, or nil when its devices speak HTTP. Call on the loop.
     static func make(_ parts: SignalingParts) -> SIPSignaling? {
@@ -243,7 +243,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
             answer.alreadyEnded = request.kind == .end
             return tell(request, answer)
         }
-        pending[key] = Pending(request: request, started: now)
+        pending.insert(key, Pending(request: request, started: now))
         schedule(.action(key: key, slot: request.slot), at: now + settings.actionTimeoutNanos)
         let callID = request.conversation
         if request.op == .join { holdOthers(local, answering: callID, agent: agent) }
@@ -273,8 +273,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         }
         if sent, request.op == .pause || request.op == .resume { legs[key]?.holdAsked = request.op == .pause }
         if sent, request.op == .resume { offerMedia(local, callID: callID) }
-        if !sent, pending[key] != nil {
-            pending[key] = nil
+        if !sent, pending.removeValue(forKey: key) != nil {
             var answer = ActionAnswer(outcome: .failed(reason: "sip_\(request.op.rawValue)_refused"))
             answer.alreadyEnded = request.kind == .end && legs[key] == nil
             tell(request, answer)
@@ -302,15 +301,14 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         // A call's devices share its worker, so the callee's push (invite_to_push) is reported beside this; kept
         // only while the caller's leg lives (SIPSignaling+Events drops it), so the table holds the live calls.
         if spec.sleep { wake.inviteSent[callID] = started }
-        pending[key] = Pending(request: request, started: started)
+        pending.insert(key, Pending(request: request, started: started))
         schedule(.action(key: key, slot: request.slot), at: started + settings.actionTimeoutNanos)
         pool.perform(agent) { _, _ in }
     }
 
     /// An action's time ran out with no SIP event taking it to an end.
     func actionTimedOut(key: LegKey, slot: Int) {
-        guard let p = pending[key], p.request.slot == slot else { return }
-        pending[key] = nil
+        guard pending.read(key, { $0.request.slot }) == slot, let p = pending.removeValue(forKey: key) else { return }
         tell(p.request, ActionAnswer(outcome: .timedOut))
     }
 
@@ -327,12 +325,10 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
     /// Completes the action waiting on `key` when it is `op` (or `other`). Two plain operands, not a set: a
     /// `Set<ActionOp>` literal was made and hashed at every SIP event that could fulfil an action.
     func fulfil(_ key: LegKey, _ op: ActionOp, or other: ActionOp? = nil, conversation: String? = nil) {
-        // One lookup, the entry read in place and taken out by index (a copy of the request and a second
-        // lookup before).
-        guard let i = pending.index(forKey: key) else { return }
-        let asked = pending.values[i].request.op
-        guard asked == op || asked == other else { return }
-        answer(pending.remove(at: i).value.request, .fulfilled, conversation: conversation)
+        // The op read in place (a copy of the request before), the entry taken out only when it is fulfilled.
+        guard let asked = pending.read(key, { $0.request.op }), asked == op || asked == other,
+              let p = pending.removeValue(forKey: key) else { return }
+        answer(p.request, .fulfilled, conversation: conversation)
     }
 
     func fail(_ key: LegKey, status: Int) {
