@@ -22,6 +22,7 @@ final class CallTable {
     /// `body` run on call `id`'s interpreter where it is (the table's `_modify`); nil when the call is over. A read
     /// such as `calls[id]?.known` or `if let run = calls[id]` copied the whole interpreter out first (every table
     /// and string of it retained, then released).
+    @discardableResult
     func withCall<R>(_ id: Int, _ body: (inout FlowInterpreter) -> R) -> R? {
         guard let i = calls.index(forKey: id) else { return nil }
         return body(&calls.values[i])
