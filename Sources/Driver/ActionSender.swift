@@ -76,12 +76,12 @@ final class ActionSender {
     /// a join back, to the wheel first). `route`: where operations go before HTTP (a device socket).
     func perform(_ request: ActionRequest, route: ActionRoute? = nil) {
         let id = request.call
-        guard let run = table.calls[id] else { return }
-        let vars = request.op == .start ? startVars(request, run) : memberVars(request, run)
+        guard let captures = table.withCall(id, { $0.known.captures }) else { return }
+        let vars = request.op == .start ? startVars(request, captures) : memberVars(request, captures)
         send(request.op.rawValue, vars, device: request.device, call: id, route: route) { [self] result, endpoint in
             let now = clock.nowNanos()
             var answer = readAnswer(request, result, endpoint)
-            if let run = table.calls[id], run.endedAlready(request, answer, table.devices) {
+            if table.withCall(id, { $0.endedAlready(request, answer, table.devices) }) == true {
                 answer.alreadyEnded = true  // not an error: the conversation had ended
             } else {
                 count(result, endpoint: endpoint, badBody: answer.outcome == .failed(reason: "bad_response"), at: now)
@@ -106,11 +106,11 @@ final class ActionSender {
         }
     }
 
-    private func startVars(_ request: ActionRequest, _ run: FlowInterpreter) -> TemplateVars {
+    private func startVars(_ request: ActionRequest, _ captures: [String: String]) -> TemplateVars {
         let local = request.device
         let devices = table.devices
         let handles = request.to.map { devices[$0].identity.handle }
-        var vars = deviceVars(local).underlaid(with: run.known.captures)
+        var vars = deviceVars(local).underlaid(with: captures)
         vars[.toHandles] = "[" + handles.map(handleJSON).joined(separator: ",") + "]"
         vars[.toIDs] = "[" + request.to.map { "\"\(devices[$0].identity.id)\"" }.joined(separator: ",") + "]"
         if let first = request.to.first {
@@ -123,9 +123,9 @@ final class ActionSender {
         return vars
     }
 
-    private func memberVars(_ request: ActionRequest, _ run: FlowInterpreter) -> TemplateVars {
+    private func memberVars(_ request: ActionRequest, _ captures: [String: String]) -> TemplateVars {
         let (local, uuid, reason) = (request.device, request.conversation, request.reason)
-        var vars = deviceVars(local).underlaid(with: run.known.captures)
+        var vars = deviceVars(local).underlaid(with: captures)
         vars[.conversationID] = uuid
         vars[.reason] = reason ?? ""
         vars[.reasonJSON] = reason.map { "\"\($0)\"" } ?? "null"

@@ -152,11 +152,14 @@ final class CallLauncher {
                                       flow: arrival.flow, plannedSinceLoad: arrival.plannedNanos)
         }
         let metrics = metrics(of: flow.name)
-        var call = FlowInterpreter(arrival: arrival, flow: flow, roles: roles, seed: settings.seed,
-                                   config: arrivals.config, now: now, metrics: metrics)
-        if let outsideConversation { call.known.conversations[Flow.outsideConversation] = outsideConversation }
-        call.known.elsewhere.others = others
-        table.calls[arrival.index] = call
+        // Made in the table and finished there: a local stored into it was copied (every table of it retained)
+        // and then dropped (released again).
+        table.calls[arrival.index] = FlowInterpreter(arrival: arrival, flow: flow, roles: roles, seed: settings.seed,
+                                                     config: arrivals.config, now: now, metrics: metrics)
+        table.withCall(arrival.index) { call in
+            if let outsideConversation { call.known.conversations[Flow.outsideConversation] = outsideConversation }
+            call.known.elsewhere.others = others
+        }
         live.started.add(1, ordering: .relaxed)
         live.active.add(1, ordering: .relaxed)
         books.count(.callsStarted, at: now)

@@ -19,6 +19,15 @@ final class CallTable {
         _modify { yield &context.devices }
     }
 
+    /// `body` run on call `id`'s interpreter where it is (the table's `_modify`); nil when the call is over. A read
+    /// such as `calls[id]?.known` or `if let run = calls[id]` copied the whole interpreter out first (every table
+    /// and string of it retained, then released).
+    @discardableResult
+    func withCall<R>(_ id: Int, _ body: (inout FlowInterpreter) -> R) -> R? {
+        guard let i = calls.index(forKey: id) else { return nil }
+        return body(&calls.values[i])
+    }
+
     /// Whether call `id` is running, found by index: `calls[id] != nil` copies the whole interpreter out first.
     func has(_ id: Int) -> Bool { calls.index(forKey: id) != nil }
 

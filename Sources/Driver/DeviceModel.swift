@@ -344,4 +344,17 @@ struct DeviceModel {
 struct FlowContext {
     var devices: DeviceModel
     var actionIDs: ActionIDs
+
+    /// `local`'s app decides on an action (`ConversationManager.check`) where its manager is, reached through
+    /// `_modify`: read out of the devices array for the call, the manager was copied whole (its eight tables and
+    /// strings retained and released) at every action of every call (issue 33).
+    mutating func check(_ local: Int, _ kind: ActionKind, conversation uuid: String?,
+                        with other: String? = nil) -> ConversationManager.Refusal? {
+        Self.check(&devices[local].manager, kind, uuid, other)
+    }
+
+    private static func check(_ manager: inout ConversationManager, _ kind: ActionKind, _ uuid: String?,
+                              _ other: String?) -> ConversationManager.Refusal? {
+        manager.check(kind, conversation: uuid, with: other)
+    }
 }

@@ -7,21 +7,23 @@ import Scenario
 /// or the journal: it returns these, and the worker applies them in order (so the history keeps the order in
 /// which the interpreter decided things).
 ///
-/// The cases with a large payload (a request, an action's record, a final view: hundreds of bytes with a dozen
-/// references) are boxed, so an effect is a few words: every count, record and timer a call emits was moved,
-/// copied and destroyed at the size of the largest case (~8,000 instructions per SIP hold call in `Worker.apply`
-/// and the array's destroy, issue 33), for one allocation per boxed effect (~7 a call).
+/// The cases with a large payload are one reference, so an effect is a few words: every count, record and timer a
+/// call emits was moved, copied and destroyed at the size of the largest case (~8,000 instructions per SIP hold
+/// call in `Worker.apply` and the array's destroy, issue 33). A request and an action's record are immutable
+/// final classes (one allocation each, as the `indirect` box was): a copy is one retain, where the boxed struct
+/// was copied out of its box field by field at each `case .send(let request)` (a dozen retains and releases).
+/// The final view, rare, stays boxed.
 enum FlowEffect {
     /// Send this action to the target; its answer comes back through `FlowInterpreter.answered`.
-    indirect case send(ActionRequest)
+    case send(ActionRequest)
     /// Arm a timer for this call; the worker's wheel hands it back through `FlowInterpreter.timerFired`.
     case arm(FlowTimer, at: UInt64)
     case count(Metric, by: Int64)
     case record(Metric, micros: Int64)
     /// An action was created (the `invoke` history line, `action.<kind>.started`).
-    indirect case invoked(ActionRecord)
+    case invoked(ActionRecord)
     /// An action got its one outcome (counters, histograms, the `complete` history line, actions.csv).
-    indirect case finished(ActionRecord)
+    case finished(ActionRecord)
     /// Poll the target's view of one conversation for one device (the mapped `get`); the answer comes back
     /// through `observed`.
     case poll(device: Int, conversation: String)
@@ -79,8 +81,10 @@ enum ActionOp: String, Sendable {
 }
 
 /// One action a flow asks one device to perform at the target, as a value: the worker turns it into an HTTP
-/// request and hands it back with the answer, so the interpreter needs to remember nothing about it.
-struct ActionRequest {
+/// request and hands it back with the answer, so the interpreter needs to remember nothing about it. Immutable,
+/// and a final class so that handing it along (the effect, the signaling's pending table, the answer's way back)
+/// is one reference counted, not a dozen: its identity is never compared.
+final class ActionRequest: Sendable {
     let call: Int
     /// The action's position in its call's log.
     let slot: Int
@@ -88,25 +92,34 @@ struct ActionRequest {
     /// The device (worker-local index) that performs it.
     let device: Int
     /// The conversation acted on (empty for a start, which creates one).
-    var conversation = ""
+    let conversation: String
     /// The flow's name of the conversation a start creates.
-    var name = ""
+    let name: String
     /// The end reason told to the others.
-    var reason: String?
+    let reason: String?
     /// Merge: the conversation merged in.
-    var with: String?
+    let with: String?
     /// Unmerge: the member's device (worker-local index) and the flow's name of the conversation it splits into.
-    var member: Int?
-    var into: String?
+    let member: Int?
+    let into: String?
     /// Start: the callees' devices (worker-local indexes), and whether it is a video call.
-    var to: [Int] = []
-    var video = false
+    let to: [Int]
+    let video: Bool
     /// Fired by a `together` step: it may lose, and its outcome counts toward the race, not the flow.
-    var inRace = false
+    let inRace: Bool
     /// A failure does not fail the flow (race and cleanup actions).
-    var tolerant = false
+    let tolerant: Bool
     /// Start: the SIP URI of an outside callee (`OutsideParty.uri`), called instead of a device.
-    var uri: String?
+    let uri: String?
+
+    init(call: Int, slot: Int, op: ActionOp, device: Int, conversation: String = "", name: String = "",
+         reason: String? = nil, with: String? = nil, member: Int? = nil, into: String? = nil, to: [Int] = [],
+         video: Bool = false, inRace: Bool = false, tolerant: Bool = false, uri: String? = nil) {
+        (self.call, self.slot, self.op, self.device, self.conversation, self.name) =
+            (call, slot, op, device, conversation, name)
+        (self.reason, self.with, self.member, self.into, self.to, self.video) = (reason, with, member, into, to, video)
+        (self.inRace, self.tolerant, self.uri) = (inRace, tolerant, uri)
+    }
 
     var kind: ActionKind { op.kind }
 }
@@ -127,24 +140,33 @@ struct ActionAnswer {
     var alreadyEnded = false
 }
 
-/// An action as the books and the history need it.
-struct ActionRecord {
-    var action: Action
+/// An action as the books and the history need it. Immutable, and a final class for the reason `ActionRequest`
+/// is: the worker's switch over a call's effects and the books read it where it is.
+final class ActionRecord: Sendable {
+    let action: Action
     /// The device that performed it (worker-local index).
-    var device: Int
+    let device: Int
     /// The flow step's name, and the flow's.
-    var step: String
-    var flow: String
-    var call: Int
-    var with: String?
+    let step: String
+    let flow: String
+    let call: Int
+    let with: String?
     /// The member device's id (unmerge).
-    var member: String?
+    let member: String?
     /// The race it was fired in (`<flow>/<step>`) and the race's offset.
-    var race: (name: String, offset: Int64)?
+    let race: (name: String, offset: Int64)?
     /// The conversation a start created (the action itself had none yet).
-    var conversation: String?
-    var view: ConversationView?
-    var split: ConversationView?
+    let conversation: String?
+    let view: ConversationView?
+    let split: ConversationView?
+
+    init(action: Action, device: Int, step: String, flow: String, call: Int, with: String? = nil,
+         member: String? = nil, race: (name: String, offset: Int64)? = nil, conversation: String? = nil,
+         view: ConversationView? = nil, split: ConversationView? = nil) {
+        (self.action, self.device, self.step, self.flow, self.call) = (action, device, step, flow, call)
+        (self.with, self.member, self.race, self.conversation, self.view, self.split) =
+            (with, member, race, conversation, view, split)
+    }
 }
 
 /// One device's final view of one conversation next to the server's.

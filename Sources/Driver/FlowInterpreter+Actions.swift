@@ -27,7 +27,7 @@ extension FlowInterpreter {
     mutating func start(_ step: FlowStep, by local: Int, to callees: [String], conversation name: String,
                         video: Bool, planned: UInt64, now: UInt64, _ ctx: inout FlowContext) {
         let slot = newAction(.start, by: local, step: step.name, conversation: "", planned: planned, now: now, &ctx)
-        if let refusal = ctx.devices[local].manager.check(.start, conversation: nil) {
+        if let refusal = ctx.check(local, .start, conversation: nil) {
             finishAction(slot, .failed(reason: refusal.reason), now: now)
             fail(refusal.description, now: now, &ctx)
             return
@@ -35,11 +35,10 @@ extension FlowInterpreter {
         known.startIssued[name] = now
         known.starters[name] = local
         known.callees[name] = callees.compactMap { roles[$0] }
-        var request = ActionRequest(call: arrival.index, slot: slot, op: .start, device: local, name: name,
-                                    to: callees.compactMap { roles[$0] }, video: video)
         let outside = flow.outside
-        request.uri = callees.compactMap { outside[$0]?.uri }.first
-        emit(.send(request))
+        emit(.send(ActionRequest(call: arrival.index, slot: slot, op: .start, device: local, name: name,
+                                 to: callees.compactMap { roles[$0] }, video: video,
+                                 uri: callees.compactMap { outside[$0]?.uri }.first)))
     }
 
     private mutating func startAnswered(_ request: ActionRequest, _ answer: ActionAnswer, now: UInt64,
@@ -81,7 +80,7 @@ extension FlowInterpreter {
         if m.inRace { waiting = before }  // still the race; newAction marked a plain action
         // In a race the device fires whatever its view says (the other side's push may be in flight): the point is
         // to put conflicting requests before the server. Capabilities still apply.
-        let refusal = ctx.devices[local].manager.check(kind, conversation: uuid, with: other)
+        let refusal = ctx.check(local, kind, conversation: uuid, with: other)
         if kind == .end, !m.inRace, case .conversationEnded(_)? = refusal {
             // The device knows its conversation ended: it sends no end (LCK fulfils it; the history says why
             // nothing was sent).

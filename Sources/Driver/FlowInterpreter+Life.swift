@@ -64,7 +64,7 @@ extension FlowInterpreter {
         }
         var sent = 0
         for (op, uuid) in actions {
-            if ctx.devices[local].manager.check(op.kind, conversation: uuid) != nil {
+            if ctx.check(local, op.kind, conversation: uuid) != nil {
                 count(.lifeSkipped)
                 continue
             }
@@ -83,7 +83,7 @@ extension FlowInterpreter {
     mutating func endForgotten(_ local: Int, now: UInt64, _ ctx: inout FlowContext) {
         guard let lost = known.forgotten.removeValue(forKey: local) else { return }
         let before = waiting
-        for uuid in lost where ctx.devices[local].manager.check(.end, conversation: uuid) == nil {
+        for uuid in lost where ctx.check(local, .end, conversation: uuid) == nil {
             let slot = newAction(.end, by: local, step: LifeEvent.relaunch.step, conversation: uuid, planned: now,
                                  now: now, &ctx)
             ctx.devices[local].manager.begin(.end, conversation: uuid)

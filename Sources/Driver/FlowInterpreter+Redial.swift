@@ -46,7 +46,6 @@ extension FlowInterpreter {
     /// of the call's): whoever started it, or the first it called; else the first member the device lists. A view
     /// of an ended call lists nobody, so the call's own record names the other side.
     func callRemote(of local: Int, _ devices: DeviceModel, among: [String: String]? = nil) -> Handle? {
-        let manager = devices[local].manager
         let candidates = among ?? known.conversations
         guard let newest = candidates.max(by: { (known.startIssued[$0.key] ?? 0) < (known.startIssued[$1.key] ?? 0) })
         else { return nil }
@@ -54,6 +53,7 @@ extension FlowInterpreter {
            let other = starter == local ? known.callees[newest.key]?.first : starter {
             return devices[other].identity.handle
         }
-        return manager.conversations[newest.value]?.members.first
+        // Read where it is: a `let` of the manager up front copied it whole at every call's end.
+        return devices[local].manager.conversations[newest.value]?.members.first
     }
 }

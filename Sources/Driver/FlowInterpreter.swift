@@ -93,14 +93,15 @@ struct FlowInterpreter {
     /// A device of this call applied a background push: a wait for its end or its connection may be over.
     mutating func deviceChanged(_ local: Int, now: UInt64, _ ctx: inout FlowContext) -> [FlowEffect] {
         endForgotten(local, now: now, &ctx)
-        let manager = ctx.devices[local].manager
         elsewhereChanged(local, now: now, ctx.devices)
         noteConnected(local, ctx.devices)
+        // Each state read where it is: a `let` of the device's manager copied it whole (its tables retained and
+        // released) at every push and SIP event. Nothing above changes the devices (they are read only).
         switch waiting {
-        case .end(let d, let c) where d == local && manager.conversations[c]?.state ?? .left == .left:
+        case .end(let d, let c) where d == local && Self.state(c, on: local, ctx.devices) ?? .left == .left:
             advance(now: now, planned: now, &ctx)
-        case .connected(let d, let c) where d == local && manager.conversations[c]?.state != .joining:
-            let state = manager.conversations[c]?.state
+        case .connected(let d, let c) where d == local && Self.state(c, on: local, ctx.devices) != .joining:
+            let state = Self.state(c, on: local, ctx.devices)
             if state == .joined || state == .paused {
                 advance(now: now, planned: now, &ctx)
             } else {
@@ -112,6 +113,11 @@ struct FlowInterpreter {
             break
         }
         return take()
+    }
+
+    /// The state of conversation `uuid` on device `local`; nil when the device has none.
+    static func state(_ uuid: String, on local: Int, _ devices: DeviceModel) -> ConversationState? {
+        devices[local].manager.conversations[uuid]?.state
     }
 
     /// Whether the call waits for `local` to report the VoIP push of `uuid`.

@@ -53,9 +53,12 @@ struct FlowScript {
 
     /// The next step to run, entering branches and repeats; nil at the end of the flow.
     mutating func nextStep() -> FlowStep? {
-        while var top = frames.last {
-            if top.index >= top.steps.count {
-                frames.removeLast()
+        // The top frame is read where it is: `while var top = frames.last` copied it (its steps retained and
+        // released) at every step of every call.
+        while let last = frames.indices.last {
+            let index = frames[last].index
+            if index >= frames[last].steps.count {
+                var top = frames.removeLast()
                 if top.remaining > 1 {
                     top.remaining -= 1
                     top.index = 0
@@ -63,8 +66,8 @@ struct FlowScript {
                 }
                 continue
             }
-            let step = top.steps[top.index]
-            frames[frames.count - 1].index += 1
+            let step = frames[last].steps[index]
+            frames[last].index += 1
             switch step.kind {
             case .branch(let branches):
                 var draw = rng.nextUnit()

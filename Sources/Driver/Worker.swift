@@ -174,7 +174,7 @@ final class Worker: EffectHost, @unchecked Sendable {
         guard let slot = table.calls.index(forKey: id) else { return false }
         table.calls.values[slot].lend(&spareEffects)
         var effects = observe(&table.calls.values[slot], &table.context)
-        apply(effects, call: id, now: now)
+        apply(&effects, call: id, now: now)
         // Emptied in place and kept for the next observation (a nested `tell` during `apply` found it lent out
         // and used a new one).
         effects.removeAll(keepingCapacity: true)
@@ -183,10 +183,14 @@ final class Worker: EffectHost, @unchecked Sendable {
     }
 
     /// Carries out a call's effects: actions through the device's signaling, timers on the wheel, figures and lines
-    /// in the books. Answers go back to the call through `tell`.
-    func apply(_ effects: [FlowEffect], call id: Int, now: UInt64) {
+    /// in the books. Answers go back to the call through `tell`. Each effect is moved out of the buffer (a payload-
+    /// free case left in its place), not copied: a copy retained every reference of its payload here and the
+    /// buffer's emptying released them again (issue 33).
+    func apply(_ effects: inout [FlowEffect], call id: Int, now: UInt64) {
         var armed = false
-        for effect in effects {
+        for i in effects.indices {
+            var effect = FlowEffect.relaunched(device: -1)
+            swap(&effect, &effects[i])
             switch effect {
             case .send(let request): signaling[request.device].perform(request)
             case .arm(let timer, let at):

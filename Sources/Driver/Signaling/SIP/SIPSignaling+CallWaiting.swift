@@ -22,10 +22,11 @@ extension SIPSignaling {
     /// it, the call knows the conversation (an outside call's `main`), or one of the call's devices placed it.
     func callExpects(_ id: Int, _ callID: String, on local: Int) -> Bool {
         if wake.wokeFor[local] == callID || legs[Self.legKey(local, callID)] != nil { return true }
-        // Read in place: `table.calls[id]` copied the whole interpreter out at every INVITE.
-        guard let i = table.calls.index(forKey: id) else { return false }
-        if table.calls.values[i].known.conversations.values.contains(callID) { return true }
-        return table.calls.values[i].roles.values.contains { legs.contains(Self.legKey($0, callID)) }
+        // Read in place (`withCall`): `table.calls[id]`, and `calls.values[i]` too, copied the whole interpreter out.
+        return table.withCall(id) { run in
+            run.known.conversations.values.contains(callID)
+                || run.roles.values.contains { legs.contains(Self.legKey($0, callID)) }
+        } ?? false
     }
 
     /// Which of the calls `local` runs (its call, or the waiting call it took) `callID` belongs to, if any.
