@@ -6,8 +6,9 @@ import CallModel
 /// `joined` kept it active. What the server answered is its own: a device fault never excuses it.
 extension CheckState {
     mutating func checkLifeEvent(_ c: Complete, _ rec: OpRecord, at i: Int) {
+        // The view first: a SIP call's answers carry none, and return before the invoke is copied.
+        guard let view = c.view, !view.ended, let step = rec.invoke.step, step.hasPrefix("life.") else { return }
         let inv = rec.invoke
-        guard let view = c.view, !view.ended, let step = inv.step, step.hasPrefix("life.") else { return }
         let state = view.memberState(of: inv.device)
         let event = step.dropFirst("life.".count)
         switch inv.kind {

@@ -71,15 +71,30 @@ struct OpTable {
         set {
             guard let newValue else { return }
             if let k = slot(op) { records[Int(k)] = newValue; return }
-            let k = Int32(records.count)
-            records.append(newValue)
-            // Dense while the id is within a few times the records held (bounded memory for any history).
-            if op >= 0, op < 4 * records.count + 1_024 {
-                if op >= dense.count { dense += repeatElement(0, count: max(op + 1 - dense.count, dense.count)) }
-                dense[op] = k + 1
-            } else {
-                slots[op] = k
-            }
+            insert(op, newValue)
+        }
+    }
+
+    /// The position of `op`'s record, for reading and changing it in place (`subscript(record:)`): the checker's
+    /// steps went through `self[op]`, whose getter copied the whole record (its invoke's texts a retain each) and
+    /// whose setter copied it back (issue 33).
+    func position(_ op: Int) -> Int? { slot(op).map { Int($0) } }
+
+    subscript(record k: Int) -> OpRecord {
+        _read { yield records[k] }
+        _modify { yield &records[k] }
+    }
+
+    /// Adds the record of an op not in the table (`position(op)` is nil).
+    mutating func insert(_ op: Int, _ record: consuming OpRecord) {
+        let k = Int32(records.count)
+        records.append(record)
+        // Dense while the id is within a few times the records held (bounded memory for any history).
+        if op >= 0, op < 4 * records.count + 1_024 {
+            if op >= dense.count { dense += repeatElement(0, count: max(op + 1 - dense.count, dense.count)) }
+            dense[op] = k + 1
+        } else {
+            slots[op] = k
         }
     }
 
@@ -263,10 +278,11 @@ struct CheckState {
     mutating func invoke(_ inv: Invoke, at i: Int, t: UInt64) {
         operations += 1
         actors.insert(inv.device)
-        if let first = ops[inv.op] {
+        if let first = ops.position(inv.op) {
+            let firstIndex = ops[record: first].invokeIndex
             report(.oneOutcome, conversations: inv.touched, ops: [inv.op], devices: [inv.device],
-                   "op \(inv.op) was invoked twice (lines \(events[first.invokeIndex].line) and \(events[i].line)); "
-                   + "the driver must give every action its own op id", events: [first.invokeIndex, i])
+                   "op \(inv.op) was invoked twice (lines \(events[firstIndex].line) and \(events[i].line)); "
+                   + "the driver must give every action its own op id", events: [firstIndex, i])
             return
         }
         var rec = OpRecord(invoke: inv, invokeIndex: i, invokeT: t)
@@ -284,43 +300,52 @@ struct CheckState {
                                                })
             }
         }
-        ops[inv.op] = rec
+        ops.insert(inv.op, rec)
     }
 
+    /// Changes the op's record in place (`OpTable.subscript(record:)`) and copies it once, for the rules, only when
+    /// fulfilled: a SIP call's completes went through two copies of the record and two of its invoke.
     mutating func complete(_ c: Complete, at i: Int, t: UInt64) {
-        guard var rec = ops[c.op] else {
+        guard let k = ops.position(c.op) else {
             report(.oneOutcome, conversations: [c.conversation].compactMap { $0 }, ops: [c.op], devices: [],
                    "op \(c.op) completed (\(c.outcome.rawValue)) but was never invoked", events: [i])
             return
         }
-        if let first = rec.completeIndex {
+        if let first = ops[record: k].completeIndex {
+            let rec = ops[record: k]
             report(.oneOutcome, conversations: rec.invoke.touched, ops: [c.op], devices: [rec.invoke.device],
                    "\(rec.invoke.kind.rawValue) op \(c.op) by \(rec.invoke.device) has a second outcome "
                    + "(\(rec.outcome?.rawValue ?? "?") at line \(events[first].line), then \(c.outcome.rawValue)); "
                    + "an action is fulfilled or failed once", events: [rec.invokeIndex, first, i])
             return
         }
-        rec.completeIndex = i
-        rec.completeT = t
-        rec.outcome = c.outcome
-        ops[c.op] = rec
-        rec.invoke.eachTouched { id in
-            let ci = conversation(id)
-            conversations[ci].open -= 1
-            if c.outcome == .info { conversations[ci].uncertainSince = t }
-        }
+        ops[record: k].completeIndex = i
+        ops[record: k].completeT = t
+        ops[record: k].outcome = c.outcome
+        // The touched conversations (`Invoke.eachTouched`), read without copying the invoke.
+        let conversation = ops[record: k].invoke.conversation
+        let with = ops[record: k].invoke.with
+        if let conversation { closeOpen(conversation, info: c.outcome == .info, t: t) }
+        if let with, with != conversation { closeOpen(with, info: c.outcome == .info, t: t) }
         switch c.outcome {
         case .info: infos += 1
         case .fail: break
-        case .ok: fulfilled(c, rec, at: i, t: t)
+        case .ok: fulfilled(c, ops[record: k], at: i, t: t)
         }
     }
 
+    /// An op touching conversation `id` completed: one fewer open, and uncertain from `t` when indeterminate.
+    private mutating func closeOpen(_ id: String, info: Bool, t: UInt64) {
+        let ci = conversation(id)
+        conversations[ci].open -= 1
+        if info { conversations[ci].uncertainSince = t }
+    }
+
     mutating func fulfilled(_ c: Complete, _ rec: OpRecord, at i: Int, t: UInt64) {
-        let inv = rec.invoke
         checkNotEndedBefore(rec, at: i)
         checkLifeEvent(c, rec, at: i)
-        if inv.kind == .merge, let w = inv.with, w != inv.conversation {
+        if rec.invoke.kind == .merge, let w = rec.invoke.with, w != rec.invoke.conversation {
+            let inv = rec.invoke
             // Which conversation goes on is the server's choice (the reference keeps the one the merge names, LCK's
             // sample code merges into `conversationUUIDToMergeWith`): the response's view names the survivor.
             let survivor = c.view?.id ?? inv.conversation
@@ -333,13 +358,13 @@ struct CheckState {
             }
         }
         // Judged at the end, once every concurrent op's outcome is known.
-        if inv.kind == .merge { pendingUnions.append((c, i)) }
-        if inv.kind == .unmerge { checkUnmerge(c, rec, at: i) }
+        if rec.invoke.kind == .merge { pendingUnions.append((c, i)) }
+        if rec.invoke.kind == .unmerge { checkUnmerge(c, rec, at: i) }
         guard c.view != nil || c.split != nil else { return }  // a SIP call's answers carry no view
         var applied: [Int] = []
         for view in [c.view, c.split].compactMap({ $0 }) {
             checkVersion(view, rec, at: i, t: t)
-            applied.append(apply(view, at: i, t: t, source: .response(op: inv.op, invokeT: rec.invokeT)))
+            applied.append(apply(view, at: i, t: t, source: .response(op: rec.invoke.op, invokeT: rec.invokeT)))
         }
         for ci in applied { checkSingleActive(ci, at: i) }
     }

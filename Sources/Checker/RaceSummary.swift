@@ -92,6 +92,15 @@ public struct RaceSummary: Sendable, Codable, Equatable {
         // most of this pass's cost at the end of a run.
         let placing = !report.violations.isEmpty
         for event in events {
+            // A run without violations reads only the invokes of races and their completes: told first without
+            // binding the payload, which copied each invoke and complete (a retain per text, issue 33).
+            if !placing {
+                switch event.body {
+                case .invoke: if !event.body.invokeRaces { continue }
+                case .complete: if let op = event.body.completeOp, raceOfOp[op] == nil { continue }
+                default: continue
+                }
+            }
             switch event.body {
             case .invoke(let i):
                 guard let call = i.call else { continue }
@@ -193,5 +202,20 @@ public struct RaceSummary: Sendable, Codable, Equatable {
             if best == nil || s > best!.share { best = (i, s) }
         }
         return best?.index
+    }
+}
+
+extension HistoryEvent.Body {
+    /// An invoke that names its call and a race (`RaceSummary`), read in a function of its own, where only the two
+    /// fields are loaded.
+    var invokeRaces: Bool {
+        if case .invoke(let i) = self { return i.call != nil && i.race != nil }
+        return false
+    }
+
+    /// A complete's op, read as `invokeRaces` reads.
+    var completeOp: Int? {
+        if case .complete(let c) = self { return c.op }
+        return nil
     }
 }

@@ -109,13 +109,10 @@ enum HistoryJoin {
         }
     }
 
-    /// Merges `files` (in the order given, which breaks ties) into `output`, replaced atomically. Returns the
-    /// number of lines written. Lines that follow each other in their file are written as one run of bytes.
-    @discardableResult
-    static func merge(_ files: [MappedFile], into output: URL) throws -> Int {
-        var cursors: [Cursor] = files.compactMap { file in file.base.map { Cursor(base: $0, count: file.count) } }
-        var heads: [Line?] = cursors.indices.map { cursors[$0].next() }
-        let writer = try AtomicFileWriter(output)
+    /// `merge`'s loop over the cursors and their head lines: writes every line to `writer` in order, returns how many.
+    private static func mergeLines(_ cursors: UnsafeMutableBufferPointer<Cursor>,
+                                   _ heads: UnsafeMutableBufferPointer<Line?>,
+                                   _ writer: AtomicFileWriter) throws -> Int {
         var lines = 0
         // The run not yet written: lines start..<end of cursor `runOf`, their newlines included.
         var runOf = -1
@@ -146,6 +143,21 @@ enum HistoryJoin {
         }
         if runOf >= 0 {
             try writer.appendLine(UnsafeBufferPointer(start: cursors[runOf].base + run.lowerBound, count: run.count))
+        }
+        return lines
+    }
+
+    /// Merges `files` (in the order given, which breaks ties) into `output`, replaced atomically. Returns the
+    /// number of lines written. Lines that follow each other in their file are written as one run of bytes.
+    @discardableResult
+    static func merge(_ files: [MappedFile], into output: URL) throws -> Int {
+        var cursors: [Cursor] = files.compactMap { file in file.base.map { Cursor(base: $0, count: file.count) } }
+        var heads: [Line?] = cursors.indices.map { cursors[$0].next() }
+        let writer = try AtomicFileWriter(output)
+        // Through the arrays' buffers: `heads[best] = cursors[best].next()` checked both arrays' uniqueness per line
+        // (one history line each, issue 33).
+        let lines = try cursors.withUnsafeMutableBufferPointer { cursors in
+            try heads.withUnsafeMutableBufferPointer { heads in try mergeLines(cursors, heads, writer) }
         }
         try writer.commit()
         withExtendedLifetime(files) {}

@@ -19,7 +19,10 @@ struct JSONLineWriter {
     /// The most bytes `integer` writes (`-` and UInt64.max's 20 digits).
     static let integerBound = 21
 
-    /// Builds a line of at most `capacity` bytes with `body` and appends it to `out` (no newline).
+    /// Builds a line of at most `capacity` bytes with `body` and appends it to `out` (no newline). Inlined so that
+    /// `body` is too: made a function of its own, the closure took each text it captured as an owned argument, a
+    /// retain in the caller and a release after it per text (`HistoryText.sip`'s three a line, issue 33).
+    @inline(__always)
     static func append(to out: inout [UInt8], capacity: Int, _ body: (inout JSONLineWriter) -> Void) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { scratch in
             var writer = JSONLineWriter(base: scratch.baseAddress!)
@@ -44,31 +47,38 @@ struct JSONLineWriter {
     /// control bytes as `\u00xx`); bytes from 0x80 up are UTF-8 of non-ASCII scalars and copied as they are.
     /// Text needing no escape (ids, words: nearly all) is checked eight bytes a step (`needsEscape`) and copied at
     /// once: a byte loop was ~7 instructions a byte, most of a `sip` line's cost for its device, Call-ID and label.
+    /// Read borrowed (`utf8.withContiguousStorageIfAvailable`, which gives a small string's bytes too on Swift 6):
+    /// `var text = text; text.withUTF8` was a retain and a release of the text's storage per field (issue 33).
+    @inline(__always)
     mutating func quoted(_ text: String) {
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { quoted($0) }
+        if done == nil { quotedCopy(text) }
+    }
+
+    /// `quoted` for a string without contiguous UTF-8 (a bridged one: none on Linux).
+    @inline(never)
+    mutating func quotedCopy(_ text: String) {
         var text = text
-        let start = count
-        let plain: Int? = text.withUTF8 { bytes in
-            guard let source = bytes.baseAddress else { return 0 }
-            let n = bytes.count
-            if Self.needsEscape(source, n) { return nil }
-            (base + start + 1).update(from: source, count: n)
-            return n
-        }
-        if let n = plain {
-            base[start] = UInt8(ascii: "\"")
-            base[start + n + 1] = UInt8(ascii: "\"")
-            count = start + n + 2
+        text.withUTF8 { quoted($0) }
+    }
+
+    /// The bytes of a text quoted and escaped (`quoted`).
+    mutating func quoted(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let n = bytes.count
+        if let source = bytes.baseAddress, !Self.needsEscape(source, n) {
+            base[count] = UInt8(ascii: "\"")
+            (base + count + 1).update(from: source, count: n)
+            base[count + n + 1] = UInt8(ascii: "\"")
+            count += n + 2
             return
         }
         byte(UInt8(ascii: "\""))
-        text.withUTF8 { bytes in
-            for b in bytes {
-                if b >= 0x20, b != UInt8(ascii: "\""), b != UInt8(ascii: "\\") {
-                    base[count] = b
-                    count += 1
-                } else {
-                    escape(b)
-                }
+        for b in bytes {
+            if b >= 0x20, b != UInt8(ascii: "\""), b != UInt8(ascii: "\\") {
+                base[count] = b
+                count += 1
+            } else {
+                escape(b)
             }
         }
         byte(UInt8(ascii: "\""))
@@ -139,31 +149,42 @@ extension JSONLineWriter {
 
     /// `text` as `CSVText.appendField` writes it: as it is, or in double quotes with each quote doubled when it
     /// holds a comma, a quote or a line break.
+    /// Read borrowed, as `quoted` reads its text.
+    @inline(__always)
     mutating func csvField(_ text: String) {
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { csvField($0) }
+        if done == nil { csvFieldCopy(text) }
+    }
+
+    @inline(never)
+    mutating func csvFieldCopy(_ text: String) {
         var text = text
-        text.withUTF8 { bytes in
-            guard let source = bytes.baseAddress else { return }
-            let n = bytes.count
-            var special = false
-            for i in 0..<n {
-                let b = source[i]
-                if b == UInt8(ascii: ",") || b == UInt8(ascii: "\"") || b == 10 || b == 13 {
-                    special = true
-                    break
-                }
+        text.withUTF8 { csvField($0) }
+    }
+
+    /// The bytes of one CSV field (`csvField`).
+    mutating func csvField(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress else { return }
+        let n = bytes.count
+        var special = false
+        for i in 0..<n {
+            let b = source[i]
+            if b == UInt8(ascii: ",") || b == UInt8(ascii: "\"") || b == 10 || b == 13 {
+                special = true
+                break
             }
-            guard special else {
-                (base + count).update(from: source, count: n)
-                count += n
-                return
-            }
-            byte(UInt8(ascii: "\""))
-            for i in 0..<n {
-                if source[i] == UInt8(ascii: "\"") { byte(source[i]) }
-                byte(source[i])
-            }
-            byte(UInt8(ascii: "\""))
         }
+        guard special else {
+            (base + count).update(from: source, count: n)
+            count += n
+            return
+        }
+        byte(UInt8(ascii: "\""))
+        for i in 0..<n {
+            if source[i] == UInt8(ascii: "\"") { byte(source[i]) }
+            byte(source[i])
+        }
+        byte(UInt8(ascii: "\""))
     }
 
     /// `micros` ÷ 10^decimals with exactly `decimals` digits after the point, as `RunFileTime` writes times.

@@ -10,19 +10,24 @@ public enum CSVText {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Appends `text` as one field to `out`, read through `withUTF8` (a small string's bytes too, which
-    /// `utf8.withContiguousStorageIfAvailable` does not give and `append(contentsOf: utf8)` copies one by one).
+    /// Appends `text` as one field to `out`, read borrowed through `utf8.withContiguousStorageIfAvailable` (a small
+    /// string's bytes too on Swift 6; `var text = text; text.withUTF8` was a retain and a release per field).
     public static func appendField(_ text: String, to out: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { bytes in
-            guard bytes.contains(where: special) else { return out.append(contentsOf: bytes) }
-            out.append(UInt8(ascii: "\""))
-            for byte in bytes {
-                if byte == UInt8(ascii: "\"") { out.append(byte) }
-                out.append(byte)
-            }
-            out.append(UInt8(ascii: "\""))
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { appendField($0, to: &out) }
+        guard done == nil else { return }
+        var copy = text  // a string without contiguous UTF-8 (a bridged one: none on Linux)
+        copy.withUTF8 { appendField($0, to: &out) }
+    }
+
+    /// One field's bytes, quoted when they need it.
+    static func appendField(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        guard bytes.contains(where: special) else { return out.append(contentsOf: bytes) }
+        out.append(UInt8(ascii: "\""))
+        for byte in bytes {
+            if byte == UInt8(ascii: "\"") { out.append(byte) }
+            out.append(byte)
         }
+        out.append(UInt8(ascii: "\""))
     }
 
     private static func special(_ byte: UInt8) -> Bool {

@@ -3,11 +3,27 @@
 /// table read the other way, for the readers.
 extension JSONText {
     /// Appends `value` quoted, escaped as `escape` does; text needing no escape is copied as it is.
-    /// Read through `withUTF8`, which gives a small string's bytes too (ids like `sip-0001` and words like
-    /// `INVITE` are small; `utf8.withContiguousStorageIfAvailable` declines those, and the fallback copied them
-    /// byte by byte).
+    /// Read borrowed through `utf8.withContiguousStorageIfAvailable`, which on Swift 6 gives a small string's bytes
+    /// too (ids like `sip-0001` and words like `INVITE` are small): `var value = value; value.withUTF8` was a
+    /// retain and a release of the text's storage per call (issue 33).
     public static func appendQuoted(_ value: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        let plain = value.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard !bytes.contains(where: needsEscape) else { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        switch plain {
+        case true?: break
+        case false?: out.append(contentsOf: escape(value).utf8)
+        case nil: appendQuotedCopy(value, to: &out)
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// `appendQuoted`'s body for a string without contiguous UTF-8 (a bridged one: none on Linux).
+    @inline(never)
+    static func appendQuotedCopy(_ value: String, to out: inout [UInt8]) {
         var value = value
         let plain = value.withUTF8 { bytes in
             guard !bytes.contains(where: needsEscape) else { return false }
@@ -15,7 +31,6 @@ extension JSONText {
             return true
         }
         if !plain { out.append(contentsOf: escape(value).utf8) }
-        out.append(UInt8(ascii: "\""))
     }
 
     /// Appends the decimal digits of `value` (with a `-` when negative).
