@@ -71,7 +71,8 @@ udp_drops() {
 # one NAME SCENARIO SECONDS: a fresh Kamailio, callstorm's run, and the line "NAME calls cpu_ns drops".
 one() {
     local name=$1 scenario=$2 secs=$3 ns0 sw0 ns1 sw1 drops0 ppid w
-    kamailio_scratch 1024 -A WITH_PUSH -A "PUSH_URL=\"http://127.0.0.1:$gport\"" -A "PUSH_JWT=\"$jwt\"" "${push_keep[@]}" "${extra[@]}"
+    kamailio_scratch 1024 -A WITH_PUSH -A "PUSH_URL=\"http://127.0.0.1:$gport\"" -A "PUSH_JWT=\"$jwt\"" \
+        "${push_keep[@]}" "${extra[@]}"
     if [ "$(nproc)" -ge 2 ]; then
         for w in "$kpid" $(cat "/proc/$kpid/task/$kpid/children" 2>/dev/null); do taskset -p -c 1 "$w" > /dev/null; done
     fi

@@ -115,7 +115,8 @@ final class KeepingPushCatcher: @unchecked Sendable {
             if let (request, used) = Self.request(in: bytes) {
                 bytes.removeFirst(used)
                 seen.withLock { $0.append((number, request)) }
-                let reply = "HTTP/1.1 200 OK\r\napns-id: 00000000-0000-0000-0000-000000000001\r\nContent-Length: 0\r\n\r\n"
+                let reply = "HTTP/1.1 200 OK\r\napns-id: 00000000-0000-0000-0000-000000000001\r\n"
+                    + "Content-Length: 0\r\n\r\n"
                 _ = Array(reply.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 continue
             }
