@@ -1,5 +1,5 @@
-import Foundation
 import Scenario
+import TextEscaping
 
 /// The requests devices send, as templates: the reference protocol is one mapping, a team's own server another
 /// (`target.api`), and both go through the same code.
@@ -95,15 +95,28 @@ struct TargetAPI: Sendable {
         return CompiledTemplate(template).render(vars, &missing)
     }
 
-    /// Values the endpoint's `capture` paths find in a response body.
+    /// Values the endpoint's `capture` paths find in a response body: a string as it stands, a number as an
+    /// integer when it is one, else as Swift prints a Double, and a boolean as `1` or `0` (what the Foundation
+    /// reader this replaced gave: its booleans cast to Int first). Read with JSONLite, the devices' own grammar.
     static func captures(_ endpoint: APIMapping.Endpoint, from body: [UInt8]) -> [String: String] {
-        guard !endpoint.captures.isEmpty,
-              let json = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) else { return [:] }
+        guard !endpoint.captures.isEmpty, let json = JSONLite.parse(body) else { return [:] }
         var out: [String: String] = [:]
         for (name, path) in endpoint.captures {
-            if let value = JSONPath(path)?.string(in: json) { out[name] = value }
+            guard let steps = JSONPath(path)?.steps.map(ViewSlots.step) else { continue }
+            if let value = json.value(at: steps).flatMap(captureText) { out[name] = value }
         }
         return out
+    }
+
+    private static func captureText(_ value: JSONLite.Value) -> String? {
+        switch value {
+        case .string(let s): return s
+        case .bool(let b): return b ? "1" : "0"
+        case .number(let d):
+            if d.rounded() == d, abs(d) < 9.2e18 { return String(Int(d)) }
+            return String(d)
+        case .null, .array, .object: return nil
+        }
     }
 }
 

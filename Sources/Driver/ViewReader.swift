@@ -28,30 +28,58 @@ struct PushPayload {
 /// Reads are strict as JSONDecoder's were for the reference shapes: a mapped field present with the wrong type
 /// fails the whole document (a `bad_response` or `pushes.bad_payload`), an absent optional one does not.
 struct ViewReader: Sendable {
-    let mapping: ViewMapping?
-    let push: APIMapping.PushFields
+    /// Everything the reader holds, behind one reference: readers are copied per answer and per push (`let reader
+    /// = api.reader`), and as a struct of mappings, patterns and slots each copy retained and released ~40 fields
+    /// (the view mapping's sixteen alone ~150 times an HTTP call). The accessors below lend the parts, not copies.
+    private let parts: Parts
+
+    private final class Parts: Sendable {
+        let mapping: ViewMapping?
+        let push: APIMapping.PushFields
+        let handles: HandleBook?
+        let answers: JSONPattern
+        let answerSlots: (root: JSONPattern.Slot, view: ViewSlots, split: ViewSlots?)
+        let pushes: JSONPattern
+        let pushSlots: PushSlots
+        /// `mapping` once more behind a reference of its own, for reading views: binding the optional struct
+        /// would copy its sixteen fields per view.
+        let words: Words?
+
+        init(_ mapping: ViewMapping?, _ push: APIMapping.PushFields, _ handles: HandleBook?) {
+            (self.mapping, self.push, self.handles) = (mapping, push, handles)
+            words = mapping.map(Words.init)
+            var answers = JSONPattern()
+            let root = answers.capture([])
+            let view = ViewSlots(mapping, at: ViewSlots.steps(mapping?.response ?? "$"), into: &answers)
+            let split = mapping?.split.map { ViewSlots(mapping, at: ViewSlots.steps($0), into: &answers) }
+            answerSlots = (root, view, split)
+            self.answers = answers
+            var pushes = JSONPattern()
+            pushSlots = PushSlots(push, view: mapping, into: &pushes)
+            self.pushes = pushes
+        }
+    }
+
+    private final class Words: Sendable {
+        let mapping: ViewMapping
+        init(_ mapping: ViewMapping) { self.mapping = mapping }
+    }
+
+    var mapping: ViewMapping? { _read { yield parts.mapping } }
+    var push: APIMapping.PushFields { _read { yield parts.push } }
     /// Each device's handle (`device.handles`); nil: every device has its phone number.
-    let handles: HandleBook?
+    var handles: HandleBook? { _read { yield parts.handles } }
     /// What an answer or a `get` is read for: the document, its view (`response`) and its split-off view.
-    private let answers: JSONPattern
-    private let answerSlots: (root: JSONPattern.Slot, view: ViewSlots, split: ViewSlots?)
+    private var answers: JSONPattern { _read { yield parts.answers } }
+    private var answerSlots: (root: JSONPattern.Slot, view: ViewSlots, split: ViewSlots?) {
+        _read { yield parts.answerSlots }
+    }
     /// What a push is read for (`PushSlots`).
-    let pushes: JSONPattern
-    let pushSlots: PushSlots
+    var pushes: JSONPattern { _read { yield parts.pushes } }
+    var pushSlots: PushSlots { _read { yield parts.pushSlots } }
 
     init(view mapping: ViewMapping?, push: APIMapping.PushFields, handles: HandleBook? = nil) {
-        self.mapping = mapping
-        self.push = push
-        self.handles = handles
-        var answers = JSONPattern()
-        let root = answers.capture([])
-        let view = ViewSlots(mapping, at: ViewSlots.steps(mapping?.response ?? "$"), into: &answers)
-        let split = mapping?.split.map { ViewSlots(mapping, at: ViewSlots.steps($0), into: &answers) }
-        answerSlots = (root, view, split)
-        self.answers = answers
-        var pushes = JSONPattern()
-        pushSlots = PushSlots(push, view: mapping, into: &pushes)
-        self.pushes = pushes
+        parts = Parts(mapping, push, handles)
     }
 
     static let reference = ViewReader(view: .reference, push: .reference)
@@ -77,7 +105,8 @@ struct ViewReader: Sendable {
 
     /// The view at `slots` in a scanned document, or nil when it is not one.
     func view(_ slots: ViewSlots, in scan: JSONScan) -> ConversationView? {
-        guard let mapping, let f = slots.fields, scan.kind(slots.root) == .object, let id = scan.string(f.id),
+        guard let words = parts.words, let f = slots.fields, scan.kind(slots.root) == .object,
+              let id = scan.string(f.id),
               let rawMembers = scan.elements(f.members) else { return nil }
         var version = 0
         if let slot = f.version {
@@ -92,21 +121,21 @@ struct ViewReader: Sendable {
         var members: [ConversationView.Member] = []
         members.reserveCapacity(rawMembers.count)
         for raw in rawMembers {
-            guard let member = member(raw, f.member, scan, mapping) else { return nil }
+            guard let member = member(raw, f.member, scan, words) else { return nil }
             members.append(member)
         }
-        let hasEnded = ended.value ?? (state.value.map(mapping.stateWord) == "left")
+        let hasEnded = ended.value ?? (state.value.map(words.mapping.stateWord) == "left")
         var view = ConversationView(uuid: id, version: version, ended: hasEnded, members: members)
         view.endedReason = reason.value
         view.hasVersion = f.version != nil
         view.capabilities = capabilities.value.map {
-            Capabilities(names: CapabilityWords.lck($0, mapping.capabilityWords))
+            Capabilities(names: CapabilityWords.lck($0, words.mapping.capabilityWords))
         }
         return view
     }
 
     private func member(_ raw: JSONScan.Instance, _ slots: ViewSlots.MemberSlots, _ scan: JSONScan,
-                        _ mapping: ViewMapping) -> ConversationView.Member? {
+                        _ words: Words) -> ConversationView.Member? {
         guard let rawID = scan.string(slots.id, raw), let status = scan.string(slots.status, raw) else { return nil }
         // A server may name members by device id or by phone number: either way the member is our device.
         let device = Self.isDeviceID(rawID) ? rawID : DeviceIdentity.id(forHandleValue: rawID)
@@ -119,7 +148,7 @@ struct ViewReader: Sendable {
             handle = (handles.map { $0.handle(forID: device) } ?? DeviceIdentity.handle(forID: device))
                 ?? Handle(kind: .generic, value: rawID, displayName: rawID)
         }
-        return ConversationView.Member(device: device, handle: handle, state: mapping.memberWord(status))
+        return ConversationView.Member(device: device, handle: handle, state: words.mapping.memberWord(status))
     }
 
     /// `dev-N`: already a device id, which `DeviceIdentity.id(forHandleValue:)` would hand back unchanged after

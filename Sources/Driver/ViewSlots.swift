@@ -56,11 +56,13 @@ struct ViewSlots: Sendable {
         guard let path = JSONPath(text) else {
             preconditionFailure("a mapping's JSON path that does not parse reached the reader: \(text)")
         }
-        return path.steps.map {
-            switch $0 {
-            case .key(let key): .key(key)
-            case .index(let i): .index(i)
-            }
+        return path.steps.map(step)
+    }
+
+    static func step(_ step: JSONPath.Step) -> JSONPattern.Step {
+        switch step {
+        case .key(let key): .key(key)
+        case .index(let i): .index(i)
         }
     }
 }

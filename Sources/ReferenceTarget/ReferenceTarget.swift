@@ -80,8 +80,6 @@ public final class ReferenceTarget: HTTPHandler {
         /// devices (issue 36), each rung for a call to the handle.
         var devicesByHandle: [String: [String]] = [:]
         var conversations: [String: ServerConversation] = [:]
-        /// Per conversation, what the last sweep saw and since when it has not changed.
-        var unchanged: [String: (version: Int, ended: Bool, since: UInt64)] = [:]
         var forgotten = 0
     }
 
@@ -187,22 +185,20 @@ public final class ReferenceTarget: HTTPHandler {
         else { return }
         state.withLock { s in
             var forget: [String] = []
-            for (id, conversation) in s.conversations {
-                if let seen = s.unchanged[id], seen.version == conversation.version, seen.ended == conversation.ended {
-                    let limit = conversation.ended ? endedRetentionNanos : idleLimitNanos
-                    if now &- seen.since >= limit { forget.append(id) }
+            // By index, reading and noting each conversation in place: no copy of it and no lookup by id.
+            var i = s.conversations.startIndex
+            while i != s.conversations.endIndex {
+                let (version, ended) = (s.conversations.values[i].version, s.conversations.values[i].ended)
+                if let seen = s.conversations.values[i].swept, seen.version == version, seen.ended == ended {
+                    let limit = ended ? endedRetentionNanos : idleLimitNanos
+                    if now &- seen.since >= limit { forget.append(s.conversations.keys[i]) }
                 } else {
-                    s.unchanged[id] = (conversation.version, conversation.ended, now)
+                    s.conversations.values[i].swept = (version, ended, now)
                 }
+                s.conversations.formIndex(after: &i)
             }
-            for id in forget {
-                s.conversations[id] = nil
-                s.unchanged[id] = nil
-            }
+            for id in forget { s.conversations[id] = nil }
             s.forgotten += forget.count
-            if s.unchanged.count > s.conversations.count {
-                s.unchanged = s.unchanged.filter { s.conversations[$0.key] != nil }
-            }
         }
     }
 

@@ -25,6 +25,16 @@ struct ServerConversation: Sendable, Equatable {
     var capabilities: [String] = []
     /// Why it ended, as told to the members (`remoteEnded`, `unanswered`, `merged`, …).
     var endedReason: String?
+    /// What the last sweep saw of it and since when it has not changed (`ReferenceTarget.sweep`). Kept here, not
+    /// in a dictionary of its own: the sweep visits each conversation once a second for its whole retention (60
+    /// visits for an ended call), and two lookups by id a visit cost more than the call's own requests' routing.
+    /// Not part of what the conversation is: equality leaves it out.
+    var swept: (version: Int, ended: Bool, since: UInt64)?
+
+    static func == (a: ServerConversation, b: ServerConversation) -> Bool {
+        a.id == b.id && a.members == b.members && a.ended == b.ended && a.version == b.version && a.video == b.video
+            && a.capabilities == b.capabilities && a.endedReason == b.endedReason
+    }
 
     var state: String { stateWord.description }
 

@@ -53,8 +53,9 @@ public struct JSONPattern: Sendable {
     private(set) var table = Table()
 
     /// The nodes as plain integers in a few arrays, which the scan reads through unsafe buffers: no reference
-    /// counting and no array per node on the per-byte path.
-    struct Table: Sendable {
+    /// counting and no array per node on the per-byte path. A class, so a scan takes the whole table with one
+    /// retain (as a struct of seven arrays each scan copied it twice: 14 retains and releases a document).
+    final class Table: Sendable {
         struct FlatNode: Sendable {
             var keys = 0..<0
             var indices = 0..<0
@@ -65,50 +66,70 @@ public struct JSONPattern: Sendable {
             var asciiKeys = true
         }
 
+        /// A member name: where its bytes lie in `keyBytes`, and its first eight bytes as one little-endian word
+        /// (zeros past its end), so a name of up to eight bytes is compared with one comparison.
         struct FlatKey: Sendable {
             var bytes: Range<Int>
+            var head: UInt64
             var child: Int
         }
 
-        var nodes: [FlatNode] = [FlatNode()]
-        var keys: [FlatKey] = []
-        var keyTexts: [String] = []
-        var keyBytes: [UInt8] = []
+        let nodes: [FlatNode]
+        let keys: [FlatKey]
+        let keyTexts: [String]
+        let keyBytes: [UInt8]
         /// Slots and clears; indices as (position, child) pairs.
-        var ints: [Int] = []
-        var groupRoots: [Int] = [0]
-        var groupSlots: [Int] = [0]
+        let ints: [Int]
+        let groupRoots: [Int]
+        let groupSlots: [Int]
+
+        init(nodes: [FlatNode] = [FlatNode()], keys: [FlatKey] = [], keyTexts: [String] = [], keyBytes: [UInt8] = [],
+             ints: [Int] = [], groupRoots: [Int] = [0], groupSlots: [Int] = [0]) {
+            (self.nodes, self.keys, self.keyTexts, self.keyBytes) = (nodes, keys, keyTexts, keyBytes)
+            (self.ints, self.groupRoots, self.groupSlots) = (ints, groupRoots, groupSlots)
+        }
+
+        /// The first `min(count, 8)` bytes at `start` as a little-endian word, zeros after.
+        static func head(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ count: Int) -> UInt64 {
+            if start + 8 <= bytes.count, let base = bytes.baseAddress {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self))
+                return count >= 8 ? word : word & ((1 << (UInt64(count) << 3)) &- 1)
+            }
+            var word: UInt64 = 0
+            for i in 0..<min(count, 8) { word |= UInt64(bytes[start + i]) << (UInt64(i) << 3) }
+            return word
+        }
     }
 
     public init() {}
 
     private mutating func flatten() {
-        var t = Table()
-        t.nodes = []
+        var flatNodes: [Table.FlatNode] = [], keys: [Table.FlatKey] = [], keyTexts: [String] = []
+        var keyBytes: [UInt8] = [], ints: [Int] = []
         for node in nodes {
             var flat = Table.FlatNode()
-            let keyStart = t.keys.count
+            let keyStart = keys.count
             for key in node.keys {
-                t.keys.append(Table.FlatKey(bytes: t.keyBytes.count..<(t.keyBytes.count + key.bytes.count),
-                                            child: key.child))
-                t.keyTexts.append(key.text)
-                t.keyBytes += key.bytes
+                let head = key.bytes.withUnsafeBufferPointer { Table.head($0, 0, $0.count) }
+                keys.append(Table.FlatKey(bytes: keyBytes.count..<(keyBytes.count + key.bytes.count), head: head,
+                                          child: key.child))
+                keyTexts.append(key.text)
+                keyBytes += key.bytes
             }
-            flat.keys = keyStart..<t.keys.count
-            let indexStart = t.ints.count
-            for entry in node.indices { t.ints += [entry.index, entry.child] }
-            flat.indices = indexStart..<t.ints.count
-            flat.slots = t.ints.count..<(t.ints.count + node.slots.count)
-            t.ints += node.slots
-            flat.clears = t.ints.count..<(t.ints.count + node.clears.count)
-            t.ints += node.clears
+            flat.keys = keyStart..<keys.count
+            let indexStart = ints.count
+            for entry in node.indices { ints += [entry.index, entry.child] }
+            flat.indices = indexStart..<ints.count
+            flat.slots = ints.count..<(ints.count + node.slots.count)
+            ints += node.slots
+            flat.clears = ints.count..<(ints.count + node.clears.count)
+            ints += node.clears
             (flat.listGroup, flat.listSlot) = (node.list?.group ?? -1, node.list?.slot ?? -1)
             flat.asciiKeys = node.asciiKeys
-            t.nodes.append(flat)
+            flatNodes.append(flat)
         }
-        t.groupRoots = groups.map(\.root)
-        t.groupSlots = groups.map(\.slots)
-        table = t
+        table = Table(nodes: flatNodes, keys: keys, keyTexts: keyTexts, keyBytes: keyBytes, ints: ints,
+                      groupRoots: groups.map(\.root), groupSlots: groups.map(\.slots))
     }
 
     /// A slot for the value at `path` (relative to the group's element, or the document for `.root`).

@@ -45,8 +45,8 @@ extension JSONScan {
                 guard array(depth: depth, frame: frame) else { return false }
                 spot.kind = .array
             case UInt8(ascii: "\""):
-                guard let escaped = skipString() else { return false }
-                (spot.kind, spot.flag, spot.start) = (.string, escaped, spot.start + 1)
+                guard let string = skipString() else { return false }
+                (spot.kind, spot.flag, spot.start) = (.string, string.escaped, spot.start + 1)
                 spot.end = reader.index - 1
             case UInt8(ascii: "t"):
                 guard reader.literal("true", .null) != nil else { return false }
@@ -136,7 +136,7 @@ extension JSONScan {
                     return false
                 }
                 let keyStart = reader.index + 1
-                guard let escaped = skipString() else { return false }
+                guard let name = skipString() else { return false }
                 let keyEnd = reader.index - 1
                 reader.skipSpace()
                 guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: ":") else {
@@ -145,7 +145,7 @@ extension JSONScan {
                 reader.index += 1
                 let lower = active.count
                 if matching {
-                    for i in frame { enter(active[i], key: keyStart..<keyEnd, escaped: escaped) }
+                    for i in frame { enter(active[i], key: keyStart..<keyEnd, name: name) }
                 }
                 guard value(depth: depth + 1, frame: lower..<active.count) else { return false }
                 if active.count > lower { active.removeLast(active.count - lower) }
@@ -164,27 +164,29 @@ extension JSONScan {
 
         /// Pushes the child `pair`'s node has for this member name, its slots emptied (a repeated name: the last
         /// member counts).
-        private mutating func enter(_ pair: (node: Int, base: Int), key: Range<Int>, escaped: Bool) {
-            guard let child = child(of: nodes[pair.node], key: key, escaped: escaped) else { return }
+        private mutating func enter(_ pair: (node: Int, base: Int), key: Range<Int>, name: StringKind) {
+            guard let child = child(of: nodes[pair.node], key: key, name: name) else { return }
             for j in nodes[child].clears { spots[pair.base + 1 + ints[j]] = Spot() }
             active.append((child, pair.base))
         }
 
-        private func child(of node: Table.FlatNode, key: Range<Int>, escaped: Bool) -> Int? {
+        private func child(of node: Table.FlatNode, key: Range<Int>, name: StringKind) -> Int? {
             guard !node.keys.isEmpty else { return nil }
             let bytes = reader.bytes
-            if !escaped {
-                for k in node.keys where keys[k].bytes.count == key.count {
+            if !name.escaped {
+                let count = key.count
+                let head = Table.head(bytes, key.lowerBound, count)
+                for k in node.keys where keys[k].head == head && keys[k].bytes.count == count {
                     let candidate = keys[k].bytes.lowerBound
                     var same = true
-                    for j in 0..<key.count where keyBytes[candidate + j] != bytes[key.lowerBound + j] {
+                    for j in 8..<max(count, 8) where keyBytes[candidate + j] != bytes[key.lowerBound + j] {
                         same = false
                         break
                     }
                     if same { return keys[k].child }
                 }
                 // Plain ASCII names on both sides are equal only byte for byte.
-                if node.asciiKeys, !bytes[key].contains(where: { $0 >= 0x80 }) { return nil }
+                if node.asciiKeys, !name.nonASCII { return nil }
             }
             var decoder = JSONLite.Reader(bytes: bytes, index: key.lowerBound - 1)
             guard let text = decoder.string() else { return nil }
@@ -242,23 +244,54 @@ extension JSONScan {
             active.append((table.groupRoots[node.listGroup], base))
         }
 
-        /// Checks a string at its opening quote as `JSONLite.Reader.string()` reads it, decoding nothing; nil when
-        /// malformed, else whether it has escapes.
-        private mutating func skipString() -> Bool? {
-            reader.index += 1  // opening quote
-            reader.skipPlainWords()
+        /// What `skipString` saw in a string: escapes (its text must be decoded) and bytes of 0x80 and above.
+        struct StringKind {
             var escaped = false
-            while reader.index < reader.bytes.count {
-                let b = reader.bytes[reader.index]
+            var nonASCII = false
+        }
+
+        /// Checks a string at its opening quote as `JSONLite.Reader.string()` reads it, decoding nothing; nil when
+        /// malformed. Eight bytes a step: a word's quote, backslash or control byte is found by the has-zero-byte
+        /// test on the word made zero there, whose lowest flagged byte is always a true one (a borrow only flags
+        /// bytes above it), so the step lands on the first special byte and the bytes before it are plain.
+        private mutating func skipString() -> StringKind? {
+            reader.index += 1  // opening quote
+            guard let base = reader.bytes.baseAddress else { return nil }
+            let count = reader.bytes.count
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            var kind = StringKind()
+            var seen: UInt64 = 0  // every plain byte passed, or-ed: its high bits say whether any was non-ASCII
+            while true {
+                if reader.index + 8 <= count {
+                    let raw = UnsafeRawPointer(base + reader.index).loadUnaligned(as: UInt64.self)
+                    let word = UInt64(littleEndian: raw)
+                    let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
+                    let special = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
+                        | ((word &- ones &* 0x20) & ~word)) & highs
+                    if special == 0 {
+                        seen |= word
+                        reader.index += 8
+                        continue
+                    }
+                    let plain = special.trailingZeroBitCount >> 3
+                    seen |= word & ((1 << (UInt64(plain) << 3)) &- 1)
+                    reader.index += plain
+                }
+                guard reader.index < count else { return nil }
+                let b = base[reader.index]
                 reader.index += 1
-                if b == UInt8(ascii: "\"") { return escaped }
+                if b == UInt8(ascii: "\"") {
+                    kind.nonASCII = seen & highs != 0
+                    return kind
+                }
                 if b < 0x20 { return nil }
                 if b == UInt8(ascii: "\\") {
                     guard reader.escapedScalar() != nil else { return nil }
-                    escaped = true
+                    kind.escaped = true
+                } else {
+                    seen |= UInt64(b)
                 }
             }
-            return nil
         }
     }
 }

@@ -40,6 +40,10 @@ final class RequestBodiesTests: XCTestCase {
             "{\"caller\":7,\"handles\":[\(handle)]}",
             "{\"handles\":[\(handle)]}",
             "{\"caller\":\"a\",\"handles\":{}}",
+            "{\"caller\":\"a\",\"handles\":[null]}",
+            "{\"caller\":\"a\",\"handles\":[\(handle)],\"capabilities\":\"video\"}",
+            "{\"caller\":\"a\",\"handles\":[\(handle)],\"video\":false,\"capabilities\":[]}",
+            "{\"caller\":\"a\"}",
             "[\"caller\"]", "{not json", "",
         ]
         for body in bodies {

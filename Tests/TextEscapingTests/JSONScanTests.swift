@@ -6,22 +6,6 @@ import XCTest
 final class JSONScanTests: XCTestCase {
     private typealias Step = JSONPattern.Step
 
-    /// The tree's lookup, as the device's readers did it (`JSONPath.value(in:)`).
-    private func lookup(_ value: JSONLite.Value, _ path: [Step]) -> JSONLite.Value? {
-        var current = value
-        for step in path {
-            switch step {
-            case .key(let key):
-                guard let next = current[key] else { return nil }
-                current = next
-            case .index(let i):
-                guard let items = current.arrayValue, i >= 0, i < items.count else { return nil }
-                current = items[i]
-            }
-        }
-        return current
-    }
-
     /// Asserts the scan and the tree agree on `text` for every path, and returns the scan.
     @discardableResult
     private func agree(_ text: String, _ paths: [[Step]], file: StaticString = #filePath, line: UInt = #line)
@@ -34,7 +18,7 @@ final class JSONScanTests: XCTestCase {
         XCTAssertEqual(scan == nil, tree == nil, "refused alike: \(text)", file: file, line: line)
         guard let scan, let tree else { return nil }
         for (path, slot) in zip(paths, slots) {
-            let expected = lookup(tree, path)
+            let expected = tree.value(at: path)
             XCTAssertEqual(scan.value(slot), expected, "\(path) in \(text)", file: file, line: line)
             XCTAssertEqual(scan.string(slot), expected?.stringValue, "\(path) in \(text)", file: file, line: line)
             XCTAssertEqual(scan.int(slot), expected?.intValue, "\(path) in \(text)", file: file, line: line)

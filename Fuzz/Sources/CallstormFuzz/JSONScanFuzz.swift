@@ -14,7 +14,7 @@ func fuzzJSONScan(_ bytes: [UInt8], readers: [ViewReader]) {
     var pattern = JSONPattern()
     let slots = paths.map { pattern.capture($0) }
     let lists = paths.map { pattern.list($0) }
-    let firstKeys = paths.map { path in lookup(tree, path).flatMap(firstKey) }
+    let firstKeys = paths.map { path in tree?.value(at: path).flatMap(firstKey) }
     let items = zip(lists, firstKeys).map { list, key in
         (pattern.capture([], in: list.elements), key.map { pattern.capture([.key($0)], in: list.elements) })
     }
@@ -22,7 +22,7 @@ func fuzzJSONScan(_ bytes: [UInt8], readers: [ViewReader]) {
     precondition((scan == nil) == (tree == nil), "the scan and the tree refuse different documents")
     if let scan, let tree {
         for (i, path) in paths.enumerated() {
-            let expected = lookup(tree, path)
+            let expected = tree.value(at: path)
             precondition(scan.value(slots[i]) == expected, "\(path): the scan's value is not the tree's")
             precondition(scan.string(slots[i]) == expected?.stringValue, "\(path): strings differ")
             precondition(scan.int(slots[i]) == expected?.intValue, "\(path): integers differ")
@@ -65,21 +65,6 @@ private func collect(_ value: JSONLite.Value, _ prefix: [JSONPattern.Step], into
         }
     default: return
     }
-}
-
-private func lookup(_ value: JSONLite.Value?, _ path: [JSONPattern.Step]) -> JSONLite.Value? {
-    guard var current = value else { return nil }
-    for step in path {
-        switch step {
-        case .key(let key):
-            guard let next = current[key] else { return nil }
-            current = next
-        case .index(let i):
-            guard let items = current.arrayValue, i >= 0, i < items.count else { return nil }
-            current = items[i]
-        }
-    }
-    return current
 }
 
 /// The first member name of the first object element of an array: a field to read in each element of its list.

@@ -8,20 +8,20 @@ import TextEscaping
 /// same views, answers and push payloads, and the same refusals.
 struct TreeViewReader {
     let reader: ViewReader
-    private let view: [String: JSONPath]
-    private let push: [String: JSONPath]
+    private let view: [String: [JSONPattern.Step]]
+    private let push: [String: [JSONPattern.Step]]
 
     init(_ reader: ViewReader) {
         self.reader = reader
-        var view: [String: JSONPath] = [:]
-        for (field, text) in reader.mapping?.paths ?? [] { view[field] = JSONPath(text) }
-        var push: [String: JSONPath] = [:]
-        for (field, text) in reader.push.paths { push[field] = JSONPath(text) }
+        var view: [String: [JSONPattern.Step]] = [:]
+        for (field, text) in reader.mapping?.paths ?? [] { view[field] = ViewSlots.steps(text) }
+        var push: [String: [JSONPattern.Step]] = [:]
+        for (field, text) in reader.push.paths { push[field] = ViewSlots.steps(text) }
         (self.view, self.push) = (view, push)
     }
 
     private func at(_ field: String, _ json: JSONLite.Value) -> JSONLite.Value? {
-        view[field].flatMap { value($0, in: json) }
+        view[field].flatMap { json.value(at: $0) }
     }
 
     func response(_ bytes: [UInt8]) -> ConversationView? {
@@ -79,7 +79,7 @@ struct TreeViewReader {
     func push(_ bytes: [UInt8]) -> PushPayload? {
         guard let root = JSONLite.parse(bytes), case .object = root else { return nil }
         func field<T>(_ name: String, _ read: (JSONLite.Value) -> T?) -> JSONField<T> {
-            JSONField(push[name].flatMap { value($0, in: root) }, read)
+            JSONField(push[name].flatMap { root.value(at: $0) }, read)
         }
         let uuid = field("conversation") { $0.stringValue }
         let event = field("event") { $0.stringValue }
@@ -102,7 +102,7 @@ struct TreeViewReader {
         return PushPayload(uuid: uuid.value, caller: caller.value ?? nil,
                            capabilities: capabilities.value.map { CapabilityWords.lck($0, fields.capabilityWords) },
                            event: word, version: version.value, reason: reason.value, into: into.value,
-                           view: view.value, sentAt: push["sent_at"].flatMap { value($0, in: root) }?.intValue)
+                           view: view.value, sentAt: push["sent_at"].flatMap { root.value(at: $0) }?.intValue)
     }
 
     private static func pushHandle(_ raw: JSONLite.Value) -> Handle?? {
@@ -134,20 +134,5 @@ struct TreeViewReader {
             strings.append(s)
         }
         return strings
-    }
-
-    private func value(_ path: JSONPath, in json: JSONLite.Value) -> JSONLite.Value? {
-        var current = json
-        for step in path.steps {
-            switch step {
-            case .key(let key):
-                guard let next = current[key] else { return nil }
-                current = next
-            case .index(let i):
-                guard let items = current.arrayValue, i >= 0, i < items.count else { return nil }
-                current = items[i]
-            }
-        }
-        return current
     }
 }
