@@ -1,3 +1,4 @@
+import Foundation
 import Scenario
 import TextEscaping
 
@@ -97,13 +98,25 @@ struct TargetAPI: Sendable {
 
     /// Values the endpoint's `capture` paths find in a response body: a string as it stands, a number as an
     /// integer when it is one, else as Swift prints a Double, and a boolean as `1` or `0` (what the Foundation
-    /// reader this replaced gave: its booleans cast to Int first). Read with JSONLite, the devices' own grammar.
+    /// reader this replaced gave: its booleans cast to Int first). Read with JSONLite, the devices' own grammar;
+    /// a number beyond 2^53, which a Double may not hold exactly (a 64-bit id), is read again with Foundation's
+    /// reader, which keeps every digit of an integer.
     static func captures(_ endpoint: APIMapping.Endpoint, from body: [UInt8]) -> [String: String] {
         guard !endpoint.captures.isEmpty, let json = JSONLite.parse(body) else { return [:] }
         var out: [String: String] = [:]
+        var inexact: [(name: String, path: JSONPath)] = []
         for (name, path) in endpoint.captures {
-            guard let steps = JSONPath(path)?.steps.map(ViewSlots.step) else { continue }
-            if let value = json.value(at: steps).flatMap(captureText) { out[name] = value }
+            guard let parsed = JSONPath(path) else { continue }
+            guard let value = json.value(at: parsed.steps.map(ViewSlots.step)) else { continue }
+            if case .number(let d) = value, abs(d) >= 9_007_199_254_740_992 {
+                inexact.append((name, parsed))
+            } else if let text = captureText(value) {
+                out[name] = text
+            }
+        }
+        if !inexact.isEmpty,
+           let tree = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) {
+            for (name, path) in inexact { out[name] = path.string(in: tree) }
         }
         return out
     }

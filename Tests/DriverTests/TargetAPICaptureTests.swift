@@ -18,6 +18,14 @@ final class TargetAPICaptureTests: XCTestCase {
                                                "z": "0", "t": "1", "u": "0", "big": "1e+20"])
     }
 
+    /// A 64-bit id (Twitter-style ids run to 19 digits) is not exact in a Double: it goes through Foundation's
+    /// reader, which kept every digit before JSONLite read captures.
+    func testAnIntegerBeyondADoublesPrecisionKeepsEveryDigit() {
+        let body = #"{"id":1234567890123456789,"neg":-9007199254740993,"small":42,"huge":1e300}"#
+        XCTAssertEqual(captured(body, ["id": "$.id", "neg": "$.neg", "small": "$.small", "huge": "$.huge"]),
+                       ["id": "1234567890123456789", "neg": "-9007199254740993", "small": "42", "huge": "1e+300"])
+    }
+
     func testPathsIntoObjectsAndArraysAndWhatTheyDoNotFind() {
         let body = #"{"call":{"callId":"c-1","legs":[{"id":"a"},{"id":"b"}]},"call":{"callId":"c-2"},"nil":null}"#
         XCTAssertEqual(captured(body, ["id": "$.call.callId", "leg": "$.call.legs[1].id", "gone": "$.nope",
