@@ -164,7 +164,6 @@ extension SIPMessage {
         // Read straight into the box the fields will be (locals passed to an initializer were retained there and
         // released here, ~12 reference counts a message; each change through the fields' setters checks the box).
         let f = SIPMessageFields.Box()
-        let head = head  // read once: inside the closure each `head` went through the box again
         head.bytes.withUnsafeBufferPointer { b in
             func value(_ line: SIPHead.Line) -> ValueBytes.Bytes {
                 UnsafeBufferPointer(rebasing: b[line.valueStart..<line.end])
