@@ -217,37 +217,39 @@ public struct SIPDialog: Sendable, Equatable {
                              contentType: String?, contact: [UInt8]?) -> SIPMessage {
         let box = storage
         var message = SIPMessage.request(method, uri: box.remoteTarget, body: body)
-        message.appendLines { out in
-            if let via { via.0.write(into: &out, via.1) }
-            out.append(contentsOf: box.fixedLines)
-            out.appendASCII("CSeq: ")
-            ValueBytes.appendDecimal(cseq, to: &out)
-            out.append(32)
-            out.appendUTF8(method.rawValue)
-            out.appendASCII("\r\n")
-            out.append(contentsOf: box.routeLines)
+        // Room for each piece below; `CSeq: `, its number (10 digits at most), a space and CRLF in 32.
+        var room = box.fixedLines.count + 32 + method.rawValue.utf8.count + box.routeLines.count
+        if let via { room += via.0.bytes.count + via.1.utf8.count }
+        if let contentType { room += 16 + contentType.utf8.count }
+        if let contact { room += contact.count }
+        message.appendLines(room: room) { w in
+            if let via { via.0.write(into: &w) { _, w in w.put(checked: via.1) } }
+            w.put(checked: box.fixedLines)
+            w.put("CSeq: ")
+            w.put(decimal: cseq)
+            w.put(" ")
+            w.put(checked: method.rawValue)
+            w.put("\r\n")
+            w.put(checked: box.routeLines)
             if let contentType {
-                out.appendASCII("Content-Type: ")
-                out.appendUTF8(contentType)
-                out.appendASCII("\r\n")
+                w.put("Content-Type: ")
+                w.put(checked: contentType)
+                w.put("\r\n")
             }
-            if let contact { out.append(contentsOf: contact) }
+            if let contact { w.put(checked: contact) }
         }
         // The fields travel with the request when its lines are the ones written above, one each (a value with a
         // line break in it would have made more: `keepFields` reads those).
         let written = (via == nil ? 0 : 1) + 5 + box.routeSet.count + (contentType == nil ? 0 : 1)
             + (contact == nil ? 0 : 1)
-        guard var fields = box.fixedFields, message.head.count == written else { return message }
-        fields.cseq = SIPCSeq(cseq, method)
-        fields.hasCSeq = true
-        if via != nil {
-            // The top line is the Via: its branch read back from it, as `keepFields` would.
-            fields.branch = message.head.withValue(0) { b, lo, hi in
-                SIPVia.branch(UnsafeBufferPointer(rebasing: b[lo..<hi]))
-            }
-            fields.hasVia = true
+        guard let fixed = box.fixedFields, message.head.count == written else { return message }
+        // The top line is the Via, when there is one: its branch read back from it, as `keepFields` would.
+        let branch = via == nil ? nil : message.head.withValue(0) { b, lo, hi in
+            SIPVia.branch(UnsafeBufferPointer(rebasing: b[lo..<hi]))
         }
-        message.fields = fields
+        message.fields = SIPMessageFields(callID: fixed.callID, cseq: SIPCSeq(cseq, method), branch: branch,
+                                          toTag: fixed.toTag, fromTag: fixed.fromTag, hasVia: via != nil,
+                                          hasFrom: fixed.hasFrom, hasTo: fixed.hasTo, hasCSeq: true)
         return message
     }
 
@@ -282,12 +284,9 @@ public struct SIPDialog: Sendable, Equatable {
             let breaks = { (lo: Int, hi: Int) in b[lo..<hi].contains { $0 == 13 || $0 == 10 } }
             guard SIPMessageFields.readsBack(callID), !breaks(from, fromEnd), !breaks(to, toEnd),
                   !routeSet.contains(where: { $0.utf8.contains { $0 == 13 || $0 == 10 } }) else { return nil }
-            var f = SIPMessageFields(callID: callID)
-            f.fromTag = SIPAddress.tag(UnsafeBufferPointer(rebasing: b[from..<fromEnd]))
-            f.toTag = SIPAddress.tag(UnsafeBufferPointer(rebasing: b[to..<toEnd]))
-            f.hasFrom = true
-            f.hasTo = true
-            return f
+            return SIPMessageFields(callID: callID, toTag: SIPAddress.tag(UnsafeBufferPointer(rebasing: b[to..<toEnd])),
+                                    fromTag: SIPAddress.tag(UnsafeBufferPointer(rebasing: b[from..<fromEnd])),
+                                    hasFrom: true, hasTo: true)
         }
     }
 

@@ -65,6 +65,20 @@ public struct SIPHeaderTemplate: Sendable, Equatable, ExpressibleByStringInterpo
         }
     }
 
+    /// `write(into:_:)` through a cursor into room sized first (`SIPHead.appendLines(room:_:)`): the fixed
+    /// parts copied through a pointer, not appended to an array piece by piece.
+    func write(into w: inout RoomWriter, _ fill: (Int, inout RoomWriter) -> Void) {
+        bytes.withUnsafeBufferPointer { b in
+            var from = 0
+            for k in slots.indices {
+                w.put(checked: UnsafeBufferPointer(rebasing: b[from..<slots[k]]))
+                fill(k, &w)
+                from = slots[k]
+            }
+            w.put(checked: UnsafeBufferPointer(rebasing: b[from...]))
+        }
+    }
+
     /// `write` with one value per slot, for templates of one to four slots.
     public func write(into out: inout [UInt8], _ a: String) {
         precondition(slots.count == 1, "a template's slots and values must pair up")

@@ -218,7 +218,7 @@ public struct SIPAddress: Sendable, Equatable {
     /// the form `text` writes (`<uri>;a=b`, no spaces, quotes, commas or empty parameters) gets `;tag=` appended
     /// to its bytes; any other is parsed and written again.
     static func adding(tag: String, to b: ValueBytes.Bytes) -> [UInt8]? {
-        if let p = parts(b), p.name == nil, p.uri.0 == 1, isWrittenForm(b, parameters: p.parameters.0) {
+        if takesTagAsWritten(b) {
             var out = Array(b)
             out.appendASCII(";tag=")
             out.appendUTF8(tag)
@@ -227,6 +227,13 @@ public struct SIPAddress: Sendable, Equatable {
         guard var address = SIPAddress(ValueBytes.string(b, 0, b.count)), address.tag == nil else { return nil }
         address.tag = tag
         return Array(address.text.utf8)
+    }
+
+    /// Whether `b`, a To value, gets a tag by `;tag=<tag>` appended to its bytes (an address in the form `text`
+    /// writes, without a tag); `adding(tag:to:)` parses and writes any other again.
+    static func takesTagAsWritten(_ b: ValueBytes.Bytes) -> Bool {
+        guard let p = parts(b), p.name == nil, p.uri.0 == 1 else { return false }
+        return isWrittenForm(b, parameters: p.parameters.0)
     }
 
     /// Whether `b`, an address that starts `<`, reads back as the same bytes through `text`, and names no tag.

@@ -4,32 +4,80 @@
 /// templates; a new local port (a TCP reconnect) makes a new set. The requests that start something (INVITE,
 /// REGISTER) are whole-head templates: every constant line as bytes, a few slots filled per request.
 public struct SIPLocalHeaders: Sendable, Equatable {
-    /// `UDP`, `TCP`, `TLS`, `WS` or `WSS`, as Via names it.
-    public let transport: String
-    /// The agent's address (its SDP's and Call-IDs' host); Via and Contact name `sentByHost` when one was given.
-    public let host: String
-    public let port: Int
-    /// `SIP/2.0/<transport> <host>:<port>;branch=<slot>;rport`: `SIPVia(transport:sentBy:branch:).text`.
-    public let via: SIPHeaderTemplate
-    /// `<sip:<user>@<host>:<port>;transport=<transport>[parameters]>`: the same on every message.
-    public let contact: String
-    /// `sip:<user>@<host>:<port>`: how this agent's binding starts among a registrar's Contacts.
-    public let contactPrefix: String
-    /// `<sip:<user>@<domain>>;tag=<slot>`: From of a request that starts a dialog or a registration.
-    public let from: SIPHeaderTemplate
-    /// `<sip:<user>@<domain>>`: the address of record as a REGISTER's To names it.
-    public let addressOfRecord: String
-    /// `Via: <via>\r\n`, the branch its slot: the top line of every request this agent sends.
-    public let viaLine: SIPHeaderTemplate
-    /// `Contact: <contact>\r\n`.
-    public let contactLine: [UInt8]
-    /// An INVITE's head: slots branch, From tag, target URI, Call-ID.
-    let inviteHead: SIPHeaderTemplate
-    /// A REGISTER's head: slots branch, From tag, Call-ID, CSeq number, Expires.
-    let registerHead: SIPHeaderTemplate
-    /// Whether the heads' fixed parts read back as written (`keepFields` finds the slots' branch and tag): then a
-    /// request built from them carries its fields from the builder (true unless a user name breaks the address).
-    let headsReadBack: Bool
+    /// The set in one box, made once per local address: the agent's layers read it through `SIPCore.local`,
+    /// a copy each time, and with a dozen strings and arrays inline each copy retained and released a dozen
+    /// objects (~64 reference counts an in-memory call; issue 33). Now one.
+    private final class Parts: Sendable {
+        /// `UDP`, `TCP`, `TLS`, `WS` or `WSS`, as Via names it.
+        let transport: String
+        /// The agent's address (its SDP's and Call-IDs' host); Via and Contact name `sentByHost` when one was given.
+        let host: String
+        let port: Int
+        /// `SIP/2.0/<transport> <host>:<port>;branch=<slot>;rport`: `SIPVia(transport:sentBy:branch:).text`.
+        let via: SIPHeaderTemplate
+        /// `<sip:<user>@<host>:<port>;transport=<transport>[parameters]>`: the same on every message.
+        let contact: String
+        /// `sip:<user>@<host>:<port>`: how this agent's binding starts among a registrar's Contacts.
+        let contactPrefix: String
+        /// `<sip:<user>@<domain>>;tag=<slot>`: From of a request that starts a dialog or a registration.
+        let from: SIPHeaderTemplate
+        /// `<sip:<user>@<domain>>`: the address of record as a REGISTER's To names it.
+        let addressOfRecord: String
+        /// `Via: <via>\r\n`, the branch its slot: the top line of every request this agent sends.
+        let viaLine: SIPHeaderTemplate
+        /// `Contact: <contact>\r\n`.
+        let contactLine: [UInt8]
+        /// An INVITE's head: slots branch, From tag, target URI, Call-ID.
+        let inviteHead: SIPHeaderTemplate
+        /// A REGISTER's head: slots branch, From tag, Call-ID, CSeq number, Expires.
+        let registerHead: SIPHeaderTemplate
+        /// Whether the heads' fixed parts read back as written (`keepFields` finds the slots' branch and tag): then a
+        /// request built from them carries its fields from the builder (true unless a user name breaks the address).
+        let headsReadBack: Bool
+
+        init(user: String, domain: String, transport: String, host: String, port: Int,
+             contactParameters: SIPParameters, uriTransport: String?, sentByHost: String?, bindingParameters: String) {
+            self.transport = transport
+            self.host = host
+            self.port = port
+            let sentBy = (sentByHost ?? host) + ":" + String(port)
+            via = SIPVia.template(transport: transport, sentBy: sentBy)
+            contactPrefix = "sip:" + user + "@" + sentBy
+            let uri = contactPrefix + ";transport=" + (uriTransport ?? transport.lowercased()) + contactParameters.text
+            contact = SIPAddress(uri: uri).text
+            addressOfRecord = SIPAddress(uri: "sip:" + user + "@" + domain).text
+            from = "\(addressOfRecord);tag=\(.slot)"
+            viaLine = "Via: SIP/2.0/\(transport) \(sentBy);branch=\(.slot);rport\r\n"
+            contactLine = Array("Contact: \(contact)\r\n".utf8)
+            // The order the agent wrote these lines in before they were templates (the wire transcript pins it).
+            inviteHead = """
+                Via: SIP/2.0/\(transport) \(sentBy);branch=\(.slot);rport\r
+                Max-Forwards: 70\r
+                From: \(addressOfRecord);tag=\(.slot)\r
+                To: <\(.slot)>\r
+                Call-ID: \(.slot)\r
+                CSeq: 1 INVITE\r
+                Contact: \(contact)\r
+                Content-Type: application/sdp\r
+
+                """
+            registerHead = """
+                Via: SIP/2.0/\(transport) \(sentBy);branch=\(.slot);rport\r
+                Max-Forwards: 70\r
+                From: \(addressOfRecord);tag=\(.slot)\r
+                To: \(addressOfRecord)\r
+                Call-ID: \(.slot)\r
+                CSeq: \(.slot) REGISTER\r
+                Contact: \(contact)\(bindingParameters)\r
+                Expires: \(.slot)\r
+
+                """
+            headsReadBack = SIPLocalHeaders.plain([user, domain, transport, sentByHost ?? host])
+                || SIPLocalHeaders.probe(registerHead, domain: domain)
+        }
+    }
+
+    private let parts: Parts
 
     /// `contactParameters` go inside the Contact URI's angle brackets, after `;transport=`. `uriTransport` is the
     /// Contact's `transport=` value when it differs from Via's (RFC 7118 §5.2: `ws` for WS and WSS alike);
@@ -41,43 +89,31 @@ public struct SIPLocalHeaders: Sendable, Equatable {
     public init(user: String, domain: String, transport: String, host: String, port: Int,
                 contactParameters: SIPParameters = SIPParameters(), uriTransport: String? = nil,
                 sentByHost: String? = nil, bindingParameters: String = "") {
-        self.transport = transport
-        self.host = host
-        self.port = port
-        let sentBy = (sentByHost ?? host) + ":" + String(port)
-        via = SIPVia.template(transport: transport, sentBy: sentBy)
-        contactPrefix = "sip:" + user + "@" + sentBy
-        let uri = contactPrefix + ";transport=" + (uriTransport ?? transport.lowercased()) + contactParameters.text
-        contact = SIPAddress(uri: uri).text
-        addressOfRecord = SIPAddress(uri: "sip:" + user + "@" + domain).text
-        from = "\(addressOfRecord);tag=\(.slot)"
-        viaLine = "Via: SIP/2.0/\(transport) \(sentBy);branch=\(.slot);rport\r\n"
-        contactLine = Array("Contact: \(contact)\r\n".utf8)
-        // The order the agent wrote these lines in before they were templates (the wire transcript pins it).
-        inviteHead = """
-            Via: SIP/2.0/\(transport) \(sentBy);branch=\(.slot);rport\r
-            Max-Forwards: 70\r
-            From: \(addressOfRecord);tag=\(.slot)\r
-            To: <\(.slot)>\r
-            Call-ID: \(.slot)\r
-            CSeq: 1 INVITE\r
-            Contact: \(contact)\r
-            Content-Type: application/sdp\r
+        parts = Parts(user: user, domain: domain, transport: transport, host: host, port: port,
+                      contactParameters: contactParameters, uriTransport: uriTransport, sentByHost: sentByHost,
+                      bindingParameters: bindingParameters)
+    }
 
-            """
-        registerHead = """
-            Via: SIP/2.0/\(transport) \(sentBy);branch=\(.slot);rport\r
-            Max-Forwards: 70\r
-            From: \(addressOfRecord);tag=\(.slot)\r
-            To: \(addressOfRecord)\r
-            Call-ID: \(.slot)\r
-            CSeq: \(.slot) REGISTER\r
-            Contact: \(contact)\(bindingParameters)\r
-            Expires: \(.slot)\r
+    public var transport: String { parts.transport }
+    public var host: String { parts.host }
+    public var port: Int { parts.port }
+    public var via: SIPHeaderTemplate { parts.via }
+    public var contact: String { parts.contact }
+    public var contactPrefix: String { parts.contactPrefix }
+    public var from: SIPHeaderTemplate { parts.from }
+    public var addressOfRecord: String { parts.addressOfRecord }
+    public var viaLine: SIPHeaderTemplate { parts.viaLine }
+    public var contactLine: [UInt8] { parts.contactLine }
+    var inviteHead: SIPHeaderTemplate { parts.inviteHead }
+    var registerHead: SIPHeaderTemplate { parts.registerHead }
+    var headsReadBack: Bool { parts.headsReadBack }
 
-            """
-        headsReadBack = Self.plain([user, domain, transport, sentByHost ?? host])
-            || Self.probe(registerHead, domain: domain)
+    public static func == (a: SIPLocalHeaders, b: SIPLocalHeaders) -> Bool {
+        a.parts === b.parts
+            || a.transport == b.transport && a.host == b.host && a.port == b.port && a.via == b.via
+            && a.contact == b.contact && a.contactPrefix == b.contactPrefix && a.from == b.from
+            && a.addressOfRecord == b.addressOfRecord && a.viaLine == b.viaLine && a.contactLine == b.contactLine
+            && a.inviteHead == b.inviteHead && a.registerHead == b.registerHead && a.headsReadBack == b.headsReadBack
     }
 
     /// Whether a REGISTER from `head` reads back its slots' branch and From tag and no To tag: what
@@ -154,7 +190,13 @@ public struct SIPLocalHeaders: Sendable, Equatable {
     /// A dialog-starting INVITE to `target` (a URI) carrying the SDP offer `body`.
     public func invite(_ target: String, callID: String, tag: String, branch: String, body: [UInt8]) -> SIPMessage {
         var request = SIPMessage.request(.invite, uri: target, body: body)
-        request.appendLines { inviteHead.write(into: &$0, branch, tag, target, callID) }
+        let room = inviteHead.bytes.count + branch.utf8.count + tag.utf8.count + target.utf8.count
+            + callID.utf8.count
+        request.appendLines(room: room) { w in
+            inviteHead.write(into: &w) { k, w in
+                w.put(checked: k == 0 ? branch : k == 1 ? tag : k == 2 ? target : callID)
+            }
+        }
         if headsReadBack, SIPMessageFields.readsBack(branch), SIPMessageFields.readsBack(tag),
            SIPMessageFields.readsBack(target), SIPMessageFields.readsBack(callID) {
             request.fields = SIPMessageFields(callID: callID, cseq: SIPCSeq(1, .invite), branch: branch, toTag: nil,
@@ -167,14 +209,16 @@ public struct SIPLocalHeaders: Sendable, Equatable {
     public func register(_ uri: String, callID: String, tag: String, branch: String, cseq: UInt32,
                          expires: Int) -> SIPMessage {
         var request = SIPMessage.request(.register, uri: uri)
-        request.appendLines { out in
-            registerHead.write(into: &out) { k, out in
+        // The two numbers: at most 10 and 20 digits and a sign.
+        let room = registerHead.bytes.count + branch.utf8.count + tag.utf8.count + callID.utf8.count + 32
+        request.appendLines(room: room) { w in
+            registerHead.write(into: &w) { k, w in
                 switch k {
-                case 0: out.appendUTF8(branch)
-                case 1: out.appendUTF8(tag)
-                case 2: out.appendUTF8(callID)
-                case 3: ValueBytes.appendDecimal(cseq, to: &out)
-                default: ValueBytes.appendDecimal(expires, to: &out)
+                case 0: w.put(checked: branch)
+                case 1: w.put(checked: tag)
+                case 2: w.put(checked: callID)
+                case 3: w.put(decimal: cseq)
+                default: w.put(decimal: expires)
                 }
             }
         }

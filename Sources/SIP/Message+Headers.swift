@@ -34,14 +34,101 @@ enum KeptHeader {
 /// The header fields a user agent reads from every message, more than once each (the transaction key, the call,
 /// the dialog checks, the history label): read once by `SIPMessage.keepFields()` and kept with the message until
 /// its headers change.
+///
+/// Kept behind one reference, copied on write: a message's fields are copied with it (its box copied on a
+/// change, a response's from its request's, a dialog's requests from the dialog's), and as five strings and a
+/// method inline each copy retained six objects and each destroy released them (`initializeWithCopy`, `destroy`
+/// and `outlined consume` of this type, ~500 reference counts a hold call; issue 33). Now one.
 struct SIPMessageFields: Sendable, Equatable {
-    var callID: String?
-    var cseq: SIPCSeq?
-    var branch: String?
-    var toTag: String?
-    var fromTag: String?
+    fileprivate final class Box: @unchecked Sendable {
+        var callID: String?
+        var cseq: SIPCSeq?
+        var branch: String?
+        var toTag: String?
+        var fromTag: String?
+        var hasVia: Bool, hasFrom: Bool, hasTo: Bool, hasCSeq: Bool
+
+        init(callID: String? = nil, cseq: SIPCSeq? = nil, branch: String? = nil, toTag: String? = nil,
+             fromTag: String? = nil, hasVia: Bool = false, hasFrom: Bool = false, hasTo: Bool = false,
+             hasCSeq: Bool = false) {
+            self.callID = callID
+            self.cseq = cseq
+            self.branch = branch
+            self.toTag = toTag
+            self.fromTag = fromTag
+            self.hasVia = hasVia
+            self.hasFrom = hasFrom
+            self.hasTo = hasTo
+            self.hasCSeq = hasCSeq
+        }
+
+        func copy() -> Box {
+            Box(callID: callID, cseq: cseq, branch: branch, toTag: toTag, fromTag: fromTag, hasVia: hasVia,
+                hasFrom: hasFrom, hasTo: hasTo, hasCSeq: hasCSeq)
+        }
+    }
+
+    private var box: Box
+
+    init(callID: String? = nil, cseq: SIPCSeq? = nil, branch: String? = nil, toTag: String? = nil,
+         fromTag: String? = nil, hasVia: Bool = false, hasFrom: Bool = false, hasTo: Bool = false,
+         hasCSeq: Bool = false) {
+        box = Box(callID: callID, cseq: cseq, branch: branch, toTag: toTag, fromTag: fromTag, hasVia: hasVia,
+                  hasFrom: hasFrom, hasTo: hasTo, hasCSeq: hasCSeq)
+    }
+
+    /// Fields read into a box of their own (`keepFields`), which nothing else holds.
+    fileprivate init(filled box: Box) { self.box = box }
+
+    /// The box, made these fields' own before a change.
+    private mutating func unique() -> Box {
+        if !isKnownUniquelyReferenced(&box) { box = box.copy() }
+        return box
+    }
+
+    var callID: String? {
+        get { box.callID }
+        set { unique().callID = newValue }
+    }
+    var cseq: SIPCSeq? {
+        get { box.cseq }
+        set { unique().cseq = newValue }
+    }
+    var branch: String? {
+        get { box.branch }
+        set { unique().branch = newValue }
+    }
+    var toTag: String? {
+        get { box.toTag }
+        set { unique().toTag = newValue }
+    }
+    var fromTag: String? {
+        get { box.fromTag }
+        set { unique().fromTag = newValue }
+    }
     /// Whether Via, From, To and CSeq lines are present (`SIPParser.validate`; a CSeq may be present yet bad).
-    var hasVia = false, hasFrom = false, hasTo = false, hasCSeq = false
+    var hasVia: Bool {
+        get { box.hasVia }
+        set { unique().hasVia = newValue }
+    }
+    var hasFrom: Bool {
+        get { box.hasFrom }
+        set { unique().hasFrom = newValue }
+    }
+    var hasTo: Bool {
+        get { box.hasTo }
+        set { unique().hasTo = newValue }
+    }
+    var hasCSeq: Bool {
+        get { box.hasCSeq }
+        set { unique().hasCSeq = newValue }
+    }
+
+    static func == (a: SIPMessageFields, b: SIPMessageFields) -> Bool {
+        a.box === b.box || a.callID == b.callID && a.cseq == b.cseq && a.branch == b.branch && a.toTag == b.toTag
+            && a.fromTag == b.fromTag && a.hasVia == b.hasVia && a.hasFrom == b.hasFrom && a.hasTo == b.hasTo
+            && a.hasCSeq == b.hasCSeq
+    }
 
     /// Whether `value`, put in a template's slot as a parameter value (a branch, a tag) or a whole header value
     /// (a Call-ID), reads back as itself: no spaces or controls, nothing that ends a parameter, a value or an
@@ -74,7 +161,9 @@ extension SIPMessage {
     /// before reading it.
     public mutating func keepFields(strings: SIPStringCache? = nil) {
         guard !hasFields else { return }  // kept already: any change to the headers forgets them
-        var f = SIPMessageFields()
+        // Read straight into the box the fields will be (locals passed to an initializer were retained there and
+        // released here, ~12 reference counts a message; each change through the fields' setters checks the box).
+        let f = SIPMessageFields.Box()
         head.bytes.withUnsafeBufferPointer { b in
             func value(_ line: SIPHead.Line) -> ValueBytes.Bytes {
                 UnsafeBufferPointer(rebasing: b[line.valueStart..<line.end])
@@ -100,7 +189,7 @@ extension SIPMessage {
                 }
             }
         }
-        fields = f
+        fields = SIPMessageFields(filled: f)
     }
 
     /// The From tag, read without building the address (a dialog is found by both tags).
@@ -144,14 +233,14 @@ extension SIPMessage {
     /// five times and copied a static `SIPHeaderName` each time (issue 33).
     public func response(_ status: Int, _ reason: String? = nil, toTag: String? = nil) -> SIPMessage {
         var tagged = false
-        var out = SIPHead()
         let source = head
-        source.bytes.withUnsafeBufferPointer { b in
-            out.reserve(bytes: b.count + 64, lines: source.lines.count + 4)
-            var from = -1, to = -1, callID = -1, cseq = -1
+        let out = source.bytes.withUnsafeBufferPointer { b -> SIPHead in
+            var from = -1, to = -1, callID = -1, cseq = -1, firstVia = -1, lastVia = -1
             for (i, line) in source.lines.enumerated() {
                 switch KeptHeader.kind(UnsafeBufferPointer(rebasing: b[line.start..<line.nameEnd])) {
-                case .via?: out.append(name: Self.name("Via"), value: Self.range(b, line))  // all, in order
+                case .via?:
+                    if firstVia < 0 { firstVia = i }
+                    lastVia = i
                 case .from? where from < 0: from = i
                 case .to? where to < 0: to = i
                 case .callID? where callID < 0: callID = i
@@ -159,18 +248,46 @@ extension SIPMessage {
                 default: break
                 }
             }
-            if from >= 0 { out.append(name: Self.name("From"), value: Self.range(b, source.lines[from])) }
-            if to >= 0 {
-                let value = Self.range(b, source.lines[to])
-                if let toTag, let written = SIPAddress.adding(tag: toTag, to: value) {
-                    written.withUnsafeBufferPointer { out.append(name: Self.name("To"), value: $0) }
-                    tagged = true
+            // The To with its tag: `;tag=` and the tag after the value as it came (the usual case), else the
+            // address parsed and written again.
+            let toValue = to >= 0 ? Self.range(b, source.lines[to]) : UnsafeBufferPointer(rebasing: b[0..<0])
+            var tagAppended = false, rewritten: [UInt8]?
+            if to >= 0, let toTag {
+                if SIPAddress.takesTagAsWritten(toValue) {
+                    tagAppended = true
                 } else {
-                    out.append(name: Self.name("To"), value: value)
+                    rewritten = SIPAddress.adding(tag: toTag, to: toValue)
+                }
+                tagged = tagAppended || rewritten != nil
+            }
+            // Each line at most the source's plus a canonical name's 7 bytes, the tag; room left for the lines the
+            // agent adds (Contact, Content-Type), which then do not grow the array.
+            let tagBytes = toTag?.utf8.count ?? 0
+            func write(_ toValue: ValueBytes.Bytes) -> SIPHead {
+                SIPHead(bytes: b.count + 7 * source.lines.count + toValue.count + tagBytes + 160,
+                        lines: source.lines.count + 4) { w in
+                    if firstVia >= 0 {
+                        for i in firstVia...lastVia {  // all, in order
+                            let line = source.lines[i]
+                            guard KeptHeader.kind(UnsafeBufferPointer(rebasing: b[line.start..<line.nameEnd])) == .via
+                            else { continue }
+                            w.line("Via", Self.range(b, line))
+                        }
+                    }
+                    if from >= 0 { w.line("From", Self.range(b, source.lines[from])) }
+                    if to >= 0 {
+                        if tagAppended, var toTag {
+                            toTag.withUTF8 { w.line("To", toValue, ";tag=", $0) }
+                        } else {
+                            w.line("To", toValue)
+                        }
+                    }
+                    if callID >= 0 { w.line("Call-ID", Self.range(b, source.lines[callID])) }
+                    if cseq >= 0 { w.line("CSeq", Self.range(b, source.lines[cseq])) }
                 }
             }
-            if callID >= 0 { out.append(name: Self.name("Call-ID"), value: Self.range(b, source.lines[callID])) }
-            if cseq >= 0 { out.append(name: Self.name("CSeq"), value: Self.range(b, source.lines[cseq])) }
+            if let rewritten { return rewritten.withUnsafeBufferPointer { write($0) } }
+            return write(toValue)
         }
         var message = SIPMessage(startLine: .response(status: status, reason: reason ?? SIPStatus.reason(status)),
                                  head: out)
@@ -181,11 +298,6 @@ extension SIPMessage {
             message.fields = kept
         }
         return message
-    }
-
-    /// A canonical header name's bytes.
-    private static func name(_ text: StaticString) -> ValueBytes.Bytes {
-        UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
     }
 
     /// A line's value in `b`, its head's bytes.

@@ -13,7 +13,14 @@ public struct SIPMessage: Sendable, Equatable {
     /// each effect carries one, a call keeps its INVITE), and a copy retained each array and string of it, ten or
     /// so, where it now retains one object (issue 33).
     private final class Storage: @unchecked Sendable {
-        var startLine: StartLine
+        var startLine: StartLine {
+            didSet { (method, code) = Self.kind(startLine) }
+        }
+        /// The start line's method (a request's) and status (a response's; `Int.min` for a request), kept beside
+        /// it: every reader asks `isRequest`, `method` or `status`, several times a message, and each read of the
+        /// start line itself copied and destroyed it, its URI or reason retained and released (issue 33).
+        private(set) var method: SIPMethod?
+        private(set) var code: Int
         var head: SIPHead
         var body: [UInt8]
         var fields: SIPMessageFields?
@@ -23,10 +30,18 @@ public struct SIPMessage: Sendable, Equatable {
 
         init(startLine: StartLine, head: SIPHead, body: [UInt8], fields: SIPMessageFields? = nil) {
             self.startLine = startLine
+            (method, code) = Self.kind(startLine)
             self.head = head
             self.body = body
             self.fields = fields
             if case .some = fields { kept = true } else { kept = false }
+        }
+
+        private static func kind(_ startLine: StartLine) -> (SIPMethod?, Int) {
+            switch startLine {
+            case .request(let method, _): return (method, Int.min)
+            case .response(let status, _): return (nil, status)
+            }
         }
 
         func copy() -> Storage { Storage(startLine: startLine, head: head, body: body, fields: fields) }
@@ -124,16 +139,10 @@ public struct SIPMessage: Sendable, Equatable {
         a.storage === b.storage || a.startLine == b.startLine && a.head == b.head && a.body == b.body
     }
 
-    public var isRequest: Bool {
-        if case .request = startLine { return true }
-        return false
-    }
+    public var isRequest: Bool { storage.code == Int.min }
 
     /// The request's method, nil for a response.
-    public var method: SIPMethod? {
-        if case .request(let method, _) = startLine { return method }
-        return nil
-    }
+    public var method: SIPMethod? { storage.method }
 
     public var requestURI: String? {
         if case .request(_, let uri) = startLine { return uri }
@@ -142,8 +151,8 @@ public struct SIPMessage: Sendable, Equatable {
 
     /// The response's status code, nil for a request.
     public var status: Int? {
-        if case .response(let status, _) = startLine { return status }
-        return nil
+        let code = storage.code
+        return code == Int.min ? nil : code
     }
 
     // MARK: - Header access
@@ -214,6 +223,12 @@ public struct SIPMessage: Sendable, Equatable {
     /// `String` per header.
     public mutating func appendLines(_ write: (inout [UInt8]) -> Void) {
         appending { $0.appendLines(write) }
+    }
+
+    /// `appendLines` through a cursor into room sized first: `room` at least what `write` puts (its variable
+    /// pieces are checked as they go, `RoomWriter.put(checked:)`).
+    mutating func appendLines(room: Int, _ write: (inout RoomWriter) -> Void) {
+        appending { $0.appendLines(room: room, write) }
     }
 
     /// Appends lines kept as bytes (`SIPLocalHeaders.contactLine`).

@@ -147,7 +147,7 @@ public enum SIPParser {
             }
             let line = UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd])
             if !started {
-                startLine = try parseStartLine(line)
+                startLine = try parseStartLine(line, strings: strings)
                 started = true
             } else if let first = line.first, first == 32 || first == 9 {
                 guard head.count > 0 else { throw .badHeaderLine }
@@ -183,7 +183,10 @@ public enum SIPParser {
         return UnsafeBufferPointer(start: text.utf8Start, count: 2)
     }
 
-    static func parseStartLine(_ line: UnsafeBufferPointer<UInt8>) throws(SIPParseError) -> SIPMessage.StartLine {
+    /// The start line; a request's URI taken from `strings` when it holds the same bytes (an agent's requests
+    /// name its own Contact URI, the same string each time: one allocation fewer a request; issue 33).
+    static func parseStartLine(_ line: UnsafeBufferPointer<UInt8>,
+                               strings: SIPStringCache? = nil) throws(SIPParseError) -> SIPMessage.StartLine {
         guard let firstSpace = line.firstIndex(of: 32) else { throw .badStartLine }
         let first = UnsafeBufferPointer(rebasing: line[..<firstSpace])
         if isVersion(first) {
@@ -204,7 +207,8 @@ public enum SIPParser {
         guard isVersion(version) else { throw .unsupportedVersion }
         let uri = line[(firstSpace + 1)..<lastSpace]
         guard !uri.contains(32), uri.contains(58) else { throw .badStartLine }
-        return .request(method: SIPMethod(text(first)), uri: text(UnsafeBufferPointer(rebasing: uri)))
+        let uriText = strings?.string(line, firstSpace + 1, lastSpace) ?? text(UnsafeBufferPointer(rebasing: uri))
+        return .request(method: SIPMethod(text(first)), uri: uriText)
     }
 
     /// One `name: value` line's name end, colon and trimmed value (offsets into `line`); the name must be a token.

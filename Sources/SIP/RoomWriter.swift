@@ -5,8 +5,14 @@ struct RoomWriter {
     let out: UnsafeMutableBufferPointer<UInt8>
     /// Bytes written so far: the array's count when the caller's closure ends.
     var n = 0
+    /// How far the writer may go, `out.count` unless set lower; checked by the writers that are not sized exactly
+    /// by their caller (`put(_:)` of strings and byte arrays, `put(decimal:)` is not).
+    var limit: Int
 
-    init(_ out: UnsafeMutableBufferPointer<UInt8>) { self.out = out }
+    init(_ out: UnsafeMutableBufferPointer<UInt8>) {
+        self.out = out
+        limit = out.count
+    }
 
     mutating func put(_ text: StaticString) {
         (out.baseAddress! + n).update(from: text.utf8Start, count: text.utf8CodeUnitCount)
@@ -20,6 +26,20 @@ struct RoomWriter {
     }
 
     mutating func put(_ text: inout String) { text.withUTF8 { put($0) } }
+
+    /// A string's bytes, checked against `limit` (the room was counted by a caller, from the same strings).
+    mutating func put(checked text: String) {
+        var text = text
+        text.withUTF8 { put(checked: $0) }
+    }
+
+    /// An array's bytes, checked against `limit`.
+    mutating func put(checked bytes: [UInt8]) { bytes.withUnsafeBufferPointer { put(checked: $0) } }
+
+    mutating func put(checked bytes: UnsafeBufferPointer<UInt8>) {
+        precondition(n + bytes.count <= limit, "a writer's room is too small")
+        put(bytes)
+    }
 
     mutating func put(byte: UInt8) {
         out[n] = byte

@@ -30,6 +30,47 @@ struct SIPHead: Sendable, Equatable {
         for header in headers { append(name: header.name, value: header.value) }
     }
 
+    /// A head written in one go into arrays sized first (`bytes` and `lines` at least what `write` puts), through
+    /// a pointer: a line appended piece by piece (`append(name:value:)`) made one `Array.append` and a uniqueness
+    /// check per piece, ~7 a line (issue 33). What a writer would put past the room stops the process.
+    init(bytes byteRoom: Int, lines lineRoom: Int, _ write: (inout Writer) -> Void) {
+        var written: [Line] = []
+        bytes = [UInt8](unsafeUninitializedCapacity: byteRoom) { out, n in
+            written = [Line](unsafeUninitializedCapacity: lineRoom) { room, m in
+                var w = Writer(out: RoomWriter(out), lines: room)
+                write(&w)
+                n = w.out.n
+                m = w.count
+            }
+        }
+        lines = written
+    }
+
+    /// `init(bytes:lines:_:)`'s cursor: whole lines, each indexed as it is written.
+    struct Writer {
+        fileprivate var out: RoomWriter
+        fileprivate let lines: UnsafeMutableBufferPointer<Line>
+        fileprivate var count = 0
+
+        /// `name: value\r\n`, the value in up to three pieces.
+        mutating func line(_ name: StaticString, _ value: ValueBytes.Bytes, _ more: StaticString = "",
+                           _ last: ValueBytes.Bytes = UnsafeBufferPointer(start: nil, count: 0)) {
+            let size = name.utf8CodeUnitCount + 4 + value.count + more.utf8CodeUnitCount + last.count
+            precondition(count < lines.count && out.n + size <= out.out.count, "a head's room is too small")
+            let start = out.n
+            out.put(name)
+            let nameEnd = out.n
+            out.put(": ")
+            out.put(value)
+            out.put(more)
+            out.put(last)
+            (lines.baseAddress! + count).initialize(to: Line(start: start, nameEnd: nameEnd, valueStart: nameEnd + 2,
+                                                             end: out.n))
+            count += 1
+            out.put("\r\n")
+        }
+    }
+
     var count: Int { lines.count }
 
     var headers: [SIPHeader] {
@@ -123,6 +164,24 @@ struct SIPHead: Sendable, Equatable {
         reserveFirst()
         let from = bytes.count
         write(&bytes)
+        index(from: from)
+    }
+
+    /// `appendLines` through a cursor into room sized first (`room`: at least what `write` puts): one array made
+    /// with the old lines and the new ones, not one `Array.append` per piece of each line (a template's fixed
+    /// parts and its slots, ~10 a request; issue 33). What a writer would put past the room stops the process.
+    mutating func appendLines(room: Int, _ write: (inout RoomWriter) -> Void) {
+        let old = bytes, from = old.count
+        let spare = from == 0 ? 480 : 160  // as `reserveFirst`: the lines an agent adds after (Contact, …)
+        bytes = [UInt8](unsafeUninitializedCapacity: from + room + spare) { out, n in
+            var w = RoomWriter(out)
+            old.withUnsafeBufferPointer { w.put($0) }
+            w.limit = from + room
+            write(&w)
+            precondition(w.n <= from + room, "a writer's room is too small")  // the spare caught what is past
+            n = w.n
+        }
+        if lines.capacity == 0 { lines.reserveCapacity(12) }
         index(from: from)
     }
 

@@ -119,4 +119,20 @@ final class HeadBytesTests: XCTestCase {
         let wire = String(decoding: message.serialized(), as: UTF8.self)
         XCTAssertTrue(wire.hasSuffix("i: c\r\nCSeq: 2 OPTIONS\r\nContent-Length: 0\r\n\r\n"), wire)
     }
+
+    func testAResponseCopiesEveryViaInOrderWhereverTheyStandAndKeepsItsRequestsFieldsApart() throws {
+        let text = "INVITE sip:a@h SIP/2.0\r\nv: SIP/2.0/UDP p1;branch=z9hG4bK1\r\nRecord-Route: <sip:p1;lr>\r\n"
+            + "VIA:   SIP/2.0/UDP h;branch=z9hG4bK2\r\nf: <sip:b@h>;tag=f\r\nt: <sip:a@h>\r\ni: c\r\n"
+            + "CSeq: 1 INVITE\r\nVia: SIP/2.0/UDP h2;branch=z9hG4bK3\r\nl: 0\r\n\r\n"
+        let request = try SIPParser.parse(datagram: Array(text.utf8))
+        let response = request.response(200, toTag: "r")
+        XCTAssertEqual(response.headers, [
+            SIPHeader("Via", "SIP/2.0/UDP p1;branch=z9hG4bK1"), SIPHeader("Via", "SIP/2.0/UDP h;branch=z9hG4bK2"),
+            SIPHeader("Via", "SIP/2.0/UDP h2;branch=z9hG4bK3"), SIPHeader("From", "<sip:b@h>;tag=f"),
+            SIPHeader("To", "<sip:a@h>;tag=r"), SIPHeader("Call-ID", "c"), SIPHeader("CSeq", "1 INVITE"),
+        ])
+        try assertReadsBack(response)
+        XCTAssertNil(request.toTag, "the response's tag is its own: the request's fields are not shared by change")
+        XCTAssertEqual(request.response(100).toTag, nil)
+    }
 }

@@ -27,6 +27,19 @@ final class StringCacheTests: XCTestCase {
         }
     }
 
+    func testARequestURIReadThroughTheCacheIsTheURIOfEachRequest() throws {
+        let strings = SIPStringCache()
+        for uri in ["sip:bob@127.0.0.1:5072;transport=udp", "sip:bob@127.0.0.1:5072;transport=udp",
+                    "sip:bob@127.0.0.1:5073;transport=udp", "sip:b@h"] {
+            let text = "OPTIONS \(uri) SIP/2.0\r\nVia: SIP/2.0/UDP h;branch=z9hG4bK1\r\nFrom: <sip:a@h>;tag=1\r\n"
+                + "To: <sip:b@h>\r\nCall-ID: c\r\nCSeq: 1 OPTIONS\r\n\r\n"
+            let message = try Array(text.utf8).withUnsafeBufferPointer {
+                try SIPParser.parse(datagram: $0, strings: strings)
+            }
+            XCTAssertEqual(message.requestURI, uri)
+        }
+    }
+
     func testBytesThatAreNotUTF8AreReadAsWithoutTheCache() throws {
         let strings = SIPStringCache()
         var bytes = Self.datagram(callID: "call-id-with-a-bad-byte-X@127.0.0.1", branch: "z9hG4bKbranch0123456789")
