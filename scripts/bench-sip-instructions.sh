@@ -73,10 +73,15 @@ print(list(csv.DictReader(open(sys.argv[1]), delimiter=';'))[-1]['SuccessfulCall
 # Per call: the difference of the totals over the difference of the calls that completed (valgrind's slowness can
 # cost a run a few calls; the planned counts are N1 and N2).
 per_call() { python3 -c "import sys; a, b, x, y = map(int, sys.argv[1:]); print((b - a) // (y - x) if y > x else 0)" "$@"; }
-s1=$(sipp_total "$n1"); s2=$(sipp_total "$n2")
-k1=$(successful "$d/uac-$n1.csv"); k2=$(successful "$d/uac-$n2.csv")
-sipp_per=$(per_call "${s1:-0}" "${s2:-0}" "$k1" "$k2")
-echo "SIPp UAC + UAS: $s1 instructions for $k1 calls, $s2 for $k2 (of $n1 and $n2 planned): $sipp_per per call"
+# SIP_INSTRUCTIONS_SIPP=0 skips SIPp's half (a branch's before/after of callstorm alone; SIPp's figure does not move).
+if [ "${SIP_INSTRUCTIONS_SIPP:-1}" = 1 ]; then
+    s1=$(sipp_total "$n1"); s2=$(sipp_total "$n2")
+    k1=$(successful "$d/uac-$n1.csv"); k2=$(successful "$d/uac-$n2.csv")
+    sipp_per=$(per_call "${s1:-0}" "${s2:-0}" "$k1" "$k2")
+    echo "SIPp UAC + UAS: $s1 instructions for $k1 calls, $s2 for $k2 (of $n1 and $n2 planned): $sipp_per per call"
+else
+    s1=0 s2=0 k1=0 k2=0 sipp_per=0
+fi
 c1=$(cs_total "$n1"); c2=$(cs_total "$n2")
 m1=$(completed "$d/cs-$n1/summary.json"); m2=$(completed "$d/cs-$n2/summary.json")
 cs_per=$(per_call "${c1:-0}" "${c2:-0}" "$m1" "$m2")
