@@ -275,7 +275,9 @@ struct CheckState {
         return skipped
     }
 
-    mutating func invoke(_ inv: Invoke, at i: Int, t: UInt64) {
+    /// `inv` is the step's own copy of the line's invoke (`step`), moved into the op's record rather than copied
+    /// again: each copy was a retain of every text it holds, and its release with the record (issue 33).
+    mutating func invoke(_ inv: consuming Invoke, at i: Int, t: UInt64) {
         operations += 1
         actors.insert(inv.device)
         if let first = ops.position(inv.op) {
@@ -285,14 +287,14 @@ struct CheckState {
                    + "the driver must give every action its own op id", events: [firstIndex, i])
             return
         }
-        var rec = OpRecord(invoke: inv, invokeIndex: i, invokeT: t)
         inv.eachTouched { id in
             let c = conversation(id)
             conversations[c].open += 1
             conversations[c].ops.append(inv.op)
         }
+        var priorOk: OkResponse?
         if let id = inv.conversation, let c = lookup(id) {
-            if let ok = conversations[c].lastOk, ok.t < t { rec.priorOk = ok }
+            if let ok = conversations[c].lastOk, ok.t < t { priorOk = ok }
             if inv.kind == .merge {
                 merges[inv.op] = MergeSnapshot(before: conversations[c].latest,
                                                beforeWith: inv.with.flatMap { index[$0] }.flatMap {
@@ -300,7 +302,8 @@ struct CheckState {
                                                })
             }
         }
-        ops.insert(inv.op, rec)
+        let op = inv.op
+        ops.insert(op, OpRecord(invoke: inv, invokeIndex: i, invokeT: t, priorOk: priorOk))
     }
 
     /// Changes the op's record in place (`OpTable.subscript(record:)`) and copies it once, for the rules, only when

@@ -121,7 +121,11 @@ public enum RunFileTime {
     /// `micros` ÷ 10^decimals, written with exactly `decimals` digits after the point: built in scratch memory
     /// and appended once (`JSONLineWriter.fixed`; a digit appended at a time before).
     private static func appendFixed(_ micros: UInt64, decimals: Int, to out: inout [UInt8]) {
-        JSONLineWriter.append(to: &out, capacity: JSONLineWriter.fixedBound) { $0.fixed(micros, decimals: decimals) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: JSONLineWriter.fixedBound) { scratch in
+            var w = JSONLineWriter(scratch)
+            w.fixed(micros, decimals: decimals)
+            w.append(to: &out)
+        }
     }
 
 }

@@ -28,7 +28,8 @@ public enum HistoryText {
         let texts = bound(user) + bound(conversation) + bound(other) + bound(member) + bound(step) + bound(race?.name)
         let capacity = 160 + 4 * JSONLineWriter.integerBound + JSONLineWriter.bound(device)
             + JSONLineWriter.bound(kind.rawValue) + texts
-        JSONLineWriter.append(to: &o, capacity: capacity) { w in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { scratch in
+            var w = JSONLineWriter(scratch)
             w.raw("{\"t\":"); w.integer(t); w.raw(",\"type\":\"invoke\",\"op\":"); w.integer(op)
             w.raw(",\"device\":"); w.quoted(device)
             if let user { w.raw(",\"user\":"); w.quoted(user) }
@@ -40,6 +41,7 @@ public enum HistoryText {
             if let step { w.raw(",\"step\":"); w.quoted(step) }
             if let race { w.raw(",\"race\":"); w.quoted(race.name); w.raw(",\"offset\":"); w.integer(race.offset) }
             w.byte(UInt8(ascii: "}"))
+            w.append(to: &o)
         }
     }
 
@@ -50,12 +52,14 @@ public enum HistoryText {
         if view == nil, split == nil {
             let capacity = 96 + 2 * JSONLineWriter.integerBound + JSONLineWriter.bound(outcome) + bound(reason)
                 + bound(conversation)
-            JSONLineWriter.append(to: &o, capacity: capacity) { w in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { scratch in
+                var w = JSONLineWriter(scratch)
                 w.raw("{\"t\":"); w.integer(t); w.raw(",\"type\":\"complete\",\"op\":"); w.integer(op)
                 w.raw(",\"outcome\":"); w.quoted(outcome)
                 if let reason { w.raw(",\"reason\":"); w.quoted(reason) }
                 if let conversation, !conversation.isEmpty { w.raw(",\"conversation\":"); w.quoted(conversation) }
                 w.byte(UInt8(ascii: "}"))
+                w.append(to: &o)
             }
             return
         }
@@ -142,12 +146,14 @@ extension HistoryText {
                            into o: inout [UInt8]) {
         let capacity = 96 + JSONLineWriter.integerBound + JSONLineWriter.bound(device)
             + JSONLineWriter.bound(conversation) + JSONLineWriter.bound(message)
-        JSONLineWriter.append(to: &o, capacity: capacity) { w in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { scratch in
+            var w = JSONLineWriter(scratch)
             w.raw("{\"t\":"); w.integer(t); w.raw(",\"type\":\"sip\",\"device\":"); w.quoted(device)
             w.raw(",\"conversation\":"); w.quoted(conversation)
             if sent { w.raw(",\"sent\":true,\"message\":") } else { w.raw(",\"sent\":false,\"message\":") }
             w.quoted(message)
             w.byte(UInt8(ascii: "}"))
+            w.append(to: &o)
         }
     }
 
@@ -159,7 +165,8 @@ extension HistoryText {
         let capacity = 128 + 2 * JSONLineWriter.integerBound + JSONLineWriter.bound(device)
             + JSONLineWriter.bound(conversation) + JSONLineWriter.bound(state.rawValue)
             + bound(user) + bound(reason)
-        JSONLineWriter.append(to: &o, capacity: capacity) { w in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { scratch in
+            var w = JSONLineWriter(scratch)
             w.raw("{\"t\":"); w.integer(t); w.raw(",\"type\":\"dialog\",\"device\":"); w.quoted(device)
             if let user { w.raw(",\"user\":"); w.quoted(user) }
             w.raw(",\"conversation\":"); w.quoted(conversation)
@@ -167,6 +174,7 @@ extension HistoryText {
             if let reason { w.raw(",\"reason\":"); w.quoted(reason) }
             if let call { w.raw(",\"call\":"); w.integer(Int64(call)) }
             w.byte(UInt8(ascii: "}"))
+            w.append(to: &o)
         }
     }
 

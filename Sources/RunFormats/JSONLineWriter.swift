@@ -19,16 +19,18 @@ struct JSONLineWriter {
     /// The most bytes `integer` writes (`-` and UInt64.max's 20 digits).
     static let integerBound = 21
 
-    /// Builds a line of at most `capacity` bytes with `body` and appends it to `out` (no newline). Inlined so that
-    /// `body` is too: made a function of its own, the closure took each text it captured as an owned argument, a
-    /// retain in the caller and a release after it per text (`HistoryText.sip`'s three a line, issue 33).
-    @inline(__always)
-    static func append(to out: inout [UInt8], capacity: Int, _ body: (inout JSONLineWriter) -> Void) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { scratch in
-            var writer = JSONLineWriter(base: scratch.baseAddress!)
-            body(&writer)
-            out.append(contentsOf: UnsafeBufferPointer(start: scratch.baseAddress, count: writer.count))
-        }
+    /// A writer over scratch memory of at least the line's bound (`withUnsafeTemporaryAllocation`).
+    ///
+    /// Each writer of a line opens its scratch itself, `withUnsafeTemporaryAllocation { var w =
+    /// JSONLineWriter($0); …; w.append(to: &out) }`: a helper taking the line's body as a closure and calling it
+    /// inside its own scratch closure made the compiler retain each text the body captured before the call and
+    /// release it after (`HistoryText.sip`'s three a line, 84 retains and 84 releases a hold call, issue 33); one
+    /// closure that captures the texts directly costs none.
+    init(_ scratch: UnsafeMutableBufferPointer<UInt8>) { self.base = scratch.baseAddress! }
+
+    /// Appends the line written so far to `out` in one copy (no newline).
+    func append(to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
     }
 
     /// Text of the format itself (keys, punctuation), written as it is.
@@ -47,19 +49,10 @@ struct JSONLineWriter {
     /// control bytes as `\u00xx`); bytes from 0x80 up are UTF-8 of non-ASCII scalars and copied as they are.
     /// Text needing no escape (ids, words: nearly all) is checked eight bytes a step (`needsEscape`) and copied at
     /// once: a byte loop was ~7 instructions a byte, most of a `sip` line's cost for its device, Call-ID and label.
-    /// Read borrowed (`utf8.withContiguousStorageIfAvailable`, which gives a small string's bytes too on Swift 6):
-    /// `var text = text; text.withUTF8` was a retain and a release of the text's storage per field (issue 33).
+    /// Read borrowed (`TextBytes.withUTF8`: no retain of the text's storage).
     @inline(__always)
     mutating func quoted(_ text: String) {
-        let done: Void? = text.utf8.withContiguousStorageIfAvailable { quoted($0) }
-        if done == nil { quotedCopy(text) }
-    }
-
-    /// `quoted` for a string without contiguous UTF-8 (a bridged one: none on Linux).
-    @inline(never)
-    mutating func quotedCopy(_ text: String) {
-        var text = text
-        text.withUTF8 { quoted($0) }
+        TextBytes.withUTF8(text) { quoted($0) }
     }
 
     /// The bytes of a text quoted and escaped (`quoted`).
@@ -152,14 +145,7 @@ extension JSONLineWriter {
     /// Read borrowed, as `quoted` reads its text.
     @inline(__always)
     mutating func csvField(_ text: String) {
-        let done: Void? = text.utf8.withContiguousStorageIfAvailable { csvField($0) }
-        if done == nil { csvFieldCopy(text) }
-    }
-
-    @inline(never)
-    mutating func csvFieldCopy(_ text: String) {
-        var text = text
-        text.withUTF8 { csvField($0) }
+        TextBytes.withUTF8(text) { csvField($0) }
     }
 
     /// The bytes of one CSV field (`csvField`).

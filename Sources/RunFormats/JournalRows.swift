@@ -47,7 +47,8 @@ public struct ActionRow: Sendable, Equatable {
         let texts = W.csvBound(kind) + W.csvBound(step) + W.csvBound(device) + W.csvBound(conversation)
             + W.csvBound(outcome) + W.csvBound(reason)
         let capacity = 16 + W.integerBound + 4 * W.fixedBound + texts
-        W.append(to: &out, capacity: capacity) { w in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { scratch in
+            var w = W(scratch)
             w.integer(id)
             w.byte(comma); w.csvField(kind)
             w.byte(comma); w.csvField(step)
@@ -59,6 +60,7 @@ public struct ActionRow: Sendable, Equatable {
             w.byte(comma); w.csvField(outcome)
             w.byte(comma); w.csvField(reason)
             w.byte(comma); w.fixed((finishedNanos &- startedNanos) / 1000, decimals: 3)
+            w.append(to: &out)
         }
     }
 

@@ -10,13 +10,9 @@ public enum CSVText {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Appends `text` as one field to `out`, read borrowed through `utf8.withContiguousStorageIfAvailable` (a small
-    /// string's bytes too on Swift 6; `var text = text; text.withUTF8` was a retain and a release per field).
+    /// Appends `text` as one field to `out`, read borrowed (`TextBytes.withUTF8`: no retain of its storage).
     public static func appendField(_ text: String, to out: inout [UInt8]) {
-        let done: Void? = text.utf8.withContiguousStorageIfAvailable { appendField($0, to: &out) }
-        guard done == nil else { return }
-        var copy = text  // a string without contiguous UTF-8 (a bridged one: none on Linux)
-        copy.withUTF8 { appendField($0, to: &out) }
+        TextBytes.withUTF8(text) { appendField($0, to: &out) }
     }
 
     /// One field's bytes, quoted when they need it.

@@ -12,7 +12,11 @@ final class JSONLineWriterTests: XCTestCase {
 
     private func written(_ body: (inout JSONLineWriter) -> Void, capacity: Int) -> [UInt8] {
         var out: [UInt8] = [0x41]  // appended after what is there
-        JSONLineWriter.append(to: &out, capacity: capacity, body)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { scratch in
+            var writer = JSONLineWriter(scratch)
+            body(&writer)
+            writer.append(to: &out)
+        }
         return Array(out.dropFirst())
     }
 

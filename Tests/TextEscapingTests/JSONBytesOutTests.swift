@@ -29,4 +29,24 @@ final class JSONBytesOutTests: XCTestCase {
         JSONText.appendInteger(UInt64.max, to: &out)
         XCTAssertEqual(String(decoding: out, as: UTF8.self), "18446744073709551615")
     }
+
+    /// The digit count comes from the bit length and the digits two at a time: every count from 1 to 20, each
+    /// power of ten and the values either side of it, and the widest values of each bit length.
+    func testDigitsAreStringsDigitsAtEveryLengthAndPowerOfTen() {
+        var values: [UInt64] = [0, 1, 9, UInt64.max, UInt64.max - 1]
+        var power: UInt64 = 1
+        for _ in 0..<20 {
+            values += [power, power &- 1, power &+ 1]
+            if power <= UInt64.max / 10 { power *= 10 } else { break }
+        }
+        for bits in 1...64 { values.append(UInt64.max >> (64 - bits)) }
+        for value in values {
+            var scratch = [UInt8](repeating: 0, count: 20)
+            let n = scratch.withUnsafeMutableBufferPointer { JSONText.writeDigits(value, to: $0.baseAddress!) }
+            XCTAssertEqual(String(decoding: scratch[..<n], as: UTF8.self), String(value))
+            var out: [UInt8] = []
+            JSONText.appendInteger(value, to: &out)
+            XCTAssertEqual(String(decoding: out, as: UTF8.self), String(value))
+        }
+    }
 }
