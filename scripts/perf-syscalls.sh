@@ -7,6 +7,7 @@
 #   wake:  Benchmarks/scenarios/sip-hold-wake.yaml at RATE calls/s (100) for 10 s: the push wake-up path, Kamailio
 #          with WITH_PUSH pushing to the run's gateway, as bench-sip.sh's wake run; per call completed. Then the
 #          context switches by thread (`perf record -e context-switches`, `--sort comm`): which threads wake.
+#          Kamailio keeps a push connection per task worker as bench-sip.sh's does (PUSH_KEEP=0: one per push).
 #   media: Benchmarks/scenarios/sip-media.yaml at RATE calls/s (20) for 10 s with 4 s of talk (about 8 × RATE
 #          streams at once), RTP straight between the devices (no relay); per RTP packet sent + received.
 # perf's syscall tracepoints count every call the process makes; counts hardly depend on the machine's load (a
@@ -24,7 +25,8 @@ gport=$(free_port)
 shm=256 push=()
 if [ "$mode" = wake ]; then
     jwt=$(push_jwt "$d/key.p8")
-    shm=1024 push=(-A WITH_PUSH -A "PUSH_URL=\"http://127.0.0.1:$gport\"" -A "PUSH_JWT=\"$jwt\"")
+    push_keep "http://127.0.0.1:$gport" "$jwt"
+    shm=1024 push=(-A WITH_PUSH -A "PUSH_URL=\"http://127.0.0.1:$gport\"" -A "PUSH_JWT=\"$jwt\"" "${push_keep[@]}")
 fi
 kamailio_scratch "$shm" "${push[@]}"
 case $mode in
@@ -43,7 +45,8 @@ case $mode in
     *) echo "perf-syscalls: sip or media, not '$mode'" >&2; exit 2 ;;
 esac
 events=task-clock,context-switches,raw_syscalls:sys_enter
-for call in epoll_wait epoll_pwait2 recvfrom recvmmsg sendto sendmmsg read write timerfd_settime epoll_ctl; do
+for call in epoll_wait epoll_pwait2 recvfrom recvmmsg sendto sendmmsg read write timerfd_settime epoll_ctl socket bind \
+    accept4 close; do
     events=$events,syscalls:sys_enter_$call
 done
 load=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -28,9 +28,14 @@ extension RunSession {
             if device.transport.isSecure, launch.children == nil { options.tcpChildren = 1 }
             options.defines = ["SIP_PASSWORD=\"\(sip.password)\""] + relayDefines
             if launch.pushes(devicesSleep: device.sleep) {
+                let token = try servers.providerToken(teamID: scenario.push.authTeamID)
                 options.defines += KamailioOptions.pushDefines(
-                    url: servers.gatewayURL, token: try servers.providerToken(teamID: scenario.push.authTeamID),
+                    url: servers.gatewayURL, token: token,
                     timeoutMillis: launch.pushTimeoutNanos.map { max(1, Int($0 / 1_000_000)) })
+                // The run's devices share one bundle, so their VoIP pushes one topic: each push task worker keeps
+                // one connection to the run's gateway for them (route[PUSHKEPT]) instead of one per push.
+                options.defines += KamailioOptions.keptPushDefines(url: servers.gatewayURL, token: token,
+                                                                   topic: scenario.push.bundleID + ".voip")
                 // A user's several devices under one address of record (deploy/kamailio/fork.cfg).
                 if let fork = launch.fork {
                     options.defines.append(KamailioOptions.forkDefine)

@@ -77,6 +77,19 @@ public struct KamailioOptions: Sendable, Equatable {
         return defines
     }
 
+    /// The defines of the kept push connection (deploy/kamailio/kamailio.cfg route[PUSHKEPT], -A PUSH_KEEP and
+    /// PUSH_KEEP_TOPIC; scripts/bench-sip-lib.sh `push_keep` writes the same): each push task worker keeps one
+    /// connection to `url` for the VoIP pushes at priority 10 to `topic`, instead of a connection per push. Kamailio
+    /// 5.6's kept connection (a named httpcon) sends none of the script's headers, so the constant ones (the provider
+    /// token among them) ride in its user agent, which libcurl writes as given: `\r\n` stays as written here and
+    /// the configuration's parser turns it into CR LF. Pushes to any other topic still get a connection each.
+    public static func keptPushDefines(url: String, token: String?, topic: String) -> [String] {
+        let lines = (token.map { "authorization: bearer \($0)\\r\\n" } ?? "")
+            + "apns-push-type: voip\\r\\napns-topic: \(topic)\\r\\napns-priority: 10"
+        return ["PUSH_KEEP=\"push=>\(url);useragent=\\\"callstorm\\r\\n\(lines)\\\"\"",
+                "PUSH_KEEP_TOPIC=\"\(topic)\""]
+    }
+
     /// The define of the forking routes (fork.cfg: several bindings per address of record, parallel branches, a
     /// push to each sleeping device); with it `forkNoLateDefine` leaves out telling a device woken after the call
     /// ended.
@@ -86,7 +99,15 @@ public struct KamailioOptions: Sendable, Equatable {
     /// The defines as the run's facts show them: a provider token is a credential (valid an hour), so its value is
     /// left out.
     public var shownDefines: [String] {
-        defines.map { $0.hasPrefix("PUSH_JWT=") ? "PUSH_JWT=\"<provider token>\"" : $0 }
+        defines.map { define in
+            if define.hasPrefix("PUSH_JWT=") { return "PUSH_JWT=\"<provider token>\"" }
+            // The kept connection's header lines carry the same token.
+            guard define.hasPrefix("PUSH_KEEP="), let bearer = define.range(of: "authorization: bearer ") else {
+                return define
+            }
+            let end = define[bearer.upperBound...].range(of: "\\r\\n")?.lowerBound ?? define.endIndex
+            return define.replacingCharacters(in: bearer.upperBound..<end, with: "<provider token>")
+        }
     }
 
     /// Kamailio's command line: in the foreground (`-DD`), logging to stderr (`-E`), listening on `port` over UDP

@@ -20,6 +20,28 @@ final class KamailioServerTests: XCTestCase {
                        ["WITH_PUSH", "PUSH_URL=\"http://h:1\""])
     }
 
+    /// The kept push connection's defines as scripts/bench-sip-lib.sh's `push_keep` writes them (and
+    /// KamailioKeptPushTests starts Kamailio with): the constant header lines in the connection's user agent, `\r\n`
+    /// as written for the configuration's parser; the run's facts show the provider token masked.
+    func testTheKeptPushConnectionCarriesTheConstantHeadersAndItsTokenIsNotShown() {
+        let defines = KamailioOptions.keptPushDefines(url: "http://127.0.0.1:2197", token: "tok.en",
+                                                      topic: "com.example.app.voip")
+        XCTAssertEqual(defines, [
+            #"PUSH_KEEP="push=>http://127.0.0.1:2197;useragent=\"callstorm\r\nauthorization: bearer tok.en\r\n"#
+                + #"apns-push-type: voip\r\napns-topic: com.example.app.voip\r\napns-priority: 10\"""#,
+            #"PUSH_KEEP_TOPIC="com.example.app.voip""#,
+        ])
+        var options = KamailioOptions(configuration: URL(fileURLWithPath: "/etc/k.cfg"))
+        options.defines = defines
+        XCTAssertEqual(options.shownDefines.first,
+                       #"PUSH_KEEP="push=>http://127.0.0.1:2197;useragent=\"callstorm\r\nauthorization: bearer "#
+                        + #"<provider token>\r\napns-push-type: voip\r\napns-topic: com.example.app.voip\r\n"#
+                        + #"apns-priority: 10\"""#)
+        XCTAssertFalse(options.shownDefines.joined().contains("tok.en"))
+        XCTAssertFalse(KamailioOptions.keptPushDefines(url: "http://h:1", token: nil, topic: "t.voip")[0]
+            .contains("authorization"))
+    }
+
     /// Kamailio's default allocator (qm) spent most of a call's instructions finding free fragments: every
     /// Kamailio callstorm starts gets TLSF for both pools unless the options say otherwise.
     func testBothMemoryPoolsGetTheAllocatorTheOptionsNameTLSFByDefault() {

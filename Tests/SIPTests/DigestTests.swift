@@ -1,3 +1,4 @@
+import Foundation
 import SIP
 import XCTest
 
@@ -21,6 +22,51 @@ final class DigestTests: XCTestCase {
         for (length, hex) in expected {
             XCTAssertEqual(MD5.hex(String(repeating: "a", count: length)), hex, "\(length) bytes")
         }
+    }
+
+    /// The 64 steps written out (`MD5.compress`) against the table-driven loop they replaced, RFC 1321 section 3.4
+    /// as written, on every length up to five blocks and bytes of every value.
+    func testMD5MatchesTheTableDrivenReferenceAtEveryLength() {
+        var seed: UInt32 = 0x1234_5678
+        for length in 0...320 {
+            let message = (0..<length).map { _ -> UInt8 in
+                seed = seed &* 1_664_525 &+ 1_013_904_223
+                return UInt8(truncatingIfNeeded: seed >> 24)
+            }
+            XCTAssertEqual(MD5.digest(message), Self.referenceMD5(message), "\(length) bytes")
+        }
+    }
+
+    /// RFC 1321's MD5 with its per-step tables and a switch, as MD5.swift computed it until 2026-12-07.
+    static func referenceMD5(_ message: [UInt8]) -> [UInt8] {
+        let s: [UInt32] = [7, 12, 17, 22, 5, 9, 14, 20, 4, 11, 16, 23, 6, 10, 15, 21]
+        let k = (0..<64).map { UInt32(truncatingIfNeeded: Int64((abs(sin(Double($0 + 1))) * 4_294_967_296.0)
+                                                                .rounded(.down))) }
+        var padded = message + [0x80] + [UInt8](repeating: 0, count: (55 - message.count % 64 + 64) % 64)
+        for i in 0..<8 { padded.append(UInt8(truncatingIfNeeded: (UInt64(message.count) &* 8) >> (8 * UInt64(i)))) }
+        var h: [UInt32] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476]
+        for block in stride(from: 0, to: padded.count, by: 64) {
+            let m = (0..<16).map { w in
+                (0..<4).reduce(UInt32(0)) { $0 | UInt32(padded[block + 4 * w + $1]) << (8 * $1) }
+            }
+            var (a, b, c, d) = (h[0], h[1], h[2], h[3])
+            for i in 0..<64 {
+                var f: UInt32
+                let g: Int
+                switch i {
+                case 0..<16: f = (b & c) | (~b & d); g = i
+                case 16..<32: f = (d & b) | (~d & c); g = (5 * i + 1) & 15
+                case 32..<48: f = b ^ c ^ d; g = (3 * i + 5) & 15
+                default: f = c ^ (b | ~d); g = (7 * i) & 15
+                }
+                f = f &+ a &+ k[i] &+ m[g]
+                let shift = s[(i / 16) * 4 + i % 4]
+                (a, d, c) = (d, c, b)
+                b = b &+ (f << shift | f >> (32 - shift))
+            }
+            h = [h[0] &+ a, h[1] &+ b, h[2] &+ c, h[3] &+ d]
+        }
+        return h.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (8 * UInt32($0))) } }
     }
 
     func testDigestResponseMatchesRFC2617Example() throws {
