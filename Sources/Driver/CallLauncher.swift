@@ -89,14 +89,17 @@ final class CallLauncher {
         // Only after this call is in `calls`: finding the plan exhausted checks whether the worker drained.
         defer { scheduleNextArrival() }
         let flow = settings.flows[arrival.flow]
-        guard table.devices.idleCount >= flow.deviceRoles.count else {
+        // Listed once (`deviceRoles` filters the roles anew at each read), and the map made at its size: grown
+        // from empty it was rehashed at its second role.
+        let deviceRoles = flow.deviceRoles
+        guard table.devices.idleCount >= deviceRoles.count else {
             // Not enough free devices: the plan asked for more concurrent calls than the scenario has devices.
             books.count(.callsDroppedNoIdleDevice, at: now)
             return
         }
-        var roles: [String: Int] = [:]
+        var roles = [String: Int](minimumCapacity: deviceRoles.count)
         var others: [Int: Int] = [:]
-        for (r, role) in flow.deviceRoles.enumerated() {
+        for (r, role) in deviceRoles.enumerated() {
             roles[role] = takeIdleUser(call: arrival.index, role: r, others: &others)
         }
         launch(arrival, flow: flow, roles: roles, planned: planned, now: now, others: others)
