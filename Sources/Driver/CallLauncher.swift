@@ -89,14 +89,17 @@ final class CallLauncher {
         // Only after this call is in `calls`: finding the plan exhausted checks whether the worker drained.
         defer { scheduleNextArrival() }
         let flow = settings.flows[arrival.flow]
-        guard table.devices.idleCount >= flow.deviceRoles.count else {
+        // Listed once (`deviceRoles` filters the roles anew at each read), and the map made at its size: grown
+        // from empty it was rehashed at its second role.
+        let deviceRoles = flow.deviceRoles
+        guard table.devices.idleCount >= deviceRoles.count else {
             // Not enough free devices: the plan asked for more concurrent calls than the scenario has devices.
             books.count(.callsDroppedNoIdleDevice, at: now)
             return
         }
-        var roles: [String: Int] = [:]
+        var roles = [String: Int](minimumCapacity: deviceRoles.count)
         var others: [Int: Int] = [:]
-        for (r, role) in flow.deviceRoles.enumerated() {
+        for (r, role) in deviceRoles.enumerated() {
             roles[role] = takeIdleUser(call: arrival.index, role: r, others: &others)
         }
         launch(arrival, flow: flow, roles: roles, planned: planned, now: now, others: others)
@@ -170,22 +173,32 @@ final class CallLauncher {
     /// The call's interpreter said it is over: its devices go back to idle.
     func complete(_ id: Int) {
         guard let run = table.calls.removeValue(forKey: id) else { return }
-        faults.attribute(call: id, devices: run.devices(), plannedSinceLoad: run.arrival.plannedNanos,
+        // The roles' devices listed once, and the call's conversations only for a device that stays in another
+        // call: `allDevices()` listed the roles again, and the conversations were copied out for every device.
+        let devices = run.devices()
+        faults.attribute(call: id, devices: devices, plannedSinceLoad: run.arrival.plannedNanos,
                          failed: run.status.failed, now: clock.nowNanos())
-        for local in run.allDevices() {
-            let remote = run.callRemote(of: local, table.devices)
-            if table.devices.handOver(local, ending: id, conversations: Array(run.known.conversations.values),
-                                      remote: remote) {
-                faults.deviceCalls.handOver(table.devices[local].identity.index, ending: id)
-                continue  // its other call goes on
-            }
-            table.devices.release(local, remote: remote)
-            signaling[local].moment(.idle, device: local)
-        }
+        var conversations: [String]?
+        for local in devices { release(local, of: run, call: id, conversations: &conversations) }
+        for local in run.elsewhereDevices { release(local, of: run, call: id, conversations: &conversations) }
         live.active.subtract(1, ordering: .relaxed)
         live.completed.add(1, ordering: .relaxed)
         planRedial(after: run, now: clock.nowNanos())
         checkDrained()
+    }
+
+    /// One device of a completed call: idle again, or handed over to its other call, which goes on.
+    private func release(_ local: Int, of run: FlowInterpreter, call id: Int, conversations: inout [String]?) {
+        let remote = run.callRemote(of: local, table.devices)
+        if table.devices[local].waitingCall != nil {
+            if conversations == nil { conversations = Array(run.known.conversations.values) }
+            if table.devices.handOver(local, ending: id, conversations: conversations ?? [], remote: remote) {
+                faults.deviceCalls.handOver(table.devices[local].identity.index, ending: id)
+                return  // its other call goes on
+            }
+        }
+        table.devices.release(local, remote: remote)
+        signaling[local].moment(.idle, device: local)
     }
 
     /// Runs `onDrained` once arrivals are over, no redial is due, no call is left and no outside call may come.

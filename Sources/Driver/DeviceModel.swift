@@ -173,9 +173,18 @@ struct DeviceModel {
     /// them after they end.
     private mutating func remember(_ local: Int, only: Set<String>?, remote: Handle?) {
         let manager = devices[local].manager
-        for (uuid, conversation) in manager.conversations.sorted(by: { $0.key < $1.key })
-        where only?.contains(uuid) ?? true {
-            devices[local].recents.append(RecentConversation(uuid: uuid, remote: conversation.members.first ?? remote))
+        // A call's device holds one conversation nearly always: it is taken as it is, not sorted into a new array.
+        if manager.conversations.count == 1, let (uuid, conversation) = manager.conversations.first {
+            if only?.contains(uuid) ?? true {
+                devices[local].recents.append(
+                    RecentConversation(uuid: uuid, remote: conversation.members.first ?? remote))
+            }
+        } else {
+            for (uuid, conversation) in manager.conversations.sorted(by: { $0.key < $1.key })
+            where only?.contains(uuid) ?? true {
+                devices[local].recents.append(
+                    RecentConversation(uuid: uuid, remote: conversation.members.first ?? remote))
+            }
         }
         for uuid in manager.mergedAway.sorted()
         where manager.conversations[uuid] == nil && only?.contains(uuid) ?? true {

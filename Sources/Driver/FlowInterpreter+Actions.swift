@@ -192,6 +192,7 @@ extension FlowInterpreter {
         if kind == .end, !status.answered, !status.cleaningUp, known.starters.values.contains(actor) {
             status.callerHungUp = true
         }
+        if log.actions.capacity == 0 { log.reserve(flow.steps.count) }
         log.actions.append(action)
         log.actors.append(actor)
         log.steps.append(step)

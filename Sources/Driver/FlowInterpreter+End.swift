@@ -115,9 +115,11 @@ extension FlowInterpreter {
     /// `cleanup`, failures tolerated), then the call completes. Normal flows leave nothing alive.
     mutating func cleanUp(now: UInt64, _ ctx: inout FlowContext) {
         var steps: [FlowStep] = []
+        // Sorted once, not once per role.
+        let named = known.conversations.sorted(by: { $0.key < $1.key })
         for role in flow.roles {
             guard let d = roles[role] else { continue }
-            for (name, uuid) in known.conversations.sorted(by: { $0.key < $1.key }) {
+            for (name, uuid) in named {
                 guard let c = ctx.devices[d].manager.conversations[uuid], c.state != .left, c.state != .leaving
                 else { continue }
                 steps.append(FlowStep(name: "cleanup", role: role,
@@ -135,7 +137,9 @@ extension FlowInterpreter {
     /// the device is behind the server's version (`lastVerifyAttemptWhenBehind`); only a difference that persists
     /// counts as `views.mismatched`.
     mutating func verify(now: UInt64, attempt: Int, _ ctx: inout FlowContext) {
-        let uuids = Array(Set(known.conversations.values)).sorted()
+        // A call of one conversation (most) lists it without a set and a sort.
+        let uuids = known.conversations.count == 1 ? Array(known.conversations.values)
+            : Array(Set(known.conversations.values)).sorted()
         guard config.verifyViews, !uuids.isEmpty else { return cleanUp(now: now, &ctx) }
         waiting = .verification(outstanding: uuids.count, attempt: attempt, mismatched: false)
         emit(.fetchViews(uuids))

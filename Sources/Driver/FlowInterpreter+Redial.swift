@@ -12,7 +12,7 @@ extension FlowInterpreter {
         if !config.includesInRecents {
             refusal = "not_in_recents"  // includesConversationInRecents: false lists nothing to redial
         } else if let handle = lastEndedRemote(of: local, ctx.devices) {
-            callee = roles.first { ctx.devices[$0.value].identity.handle.value == handle.value }?.key
+            callee = roles.entries.first { ctx.devices[$0.device].identity.handle.value == handle.value }?.role
             refusal = callee == nil ? "not_in_this_call" : nil
         } else {
             refusal = "no_recent_conversation"

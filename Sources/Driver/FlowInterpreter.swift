@@ -13,7 +13,7 @@ struct FlowInterpreter {
     let flow: Flow
     /// Role → the device (worker-local index) playing it; with users (`users:`) a ringing device of the role's user
     /// takes the role when the one chosen never rang (`takeOver`).
-    var roles: [String: Int]
+    var roles: RoleDevices
     let config: FlowConfig
     let startedNanos: UInt64
     /// The flow's counters, shared by its calls on this worker.
@@ -34,7 +34,7 @@ struct FlowInterpreter {
         self.metrics = metrics ?? FlowMetrics(flow: flow.name)
         self.arrival = arrival
         self.flow = flow
-        self.roles = roles
+        self.roles = RoleDevices(roles, order: flow.roles)
         self.config = config
         self.startedNanos = now
         self.script = FlowScript(flow: flow, arrival: arrival, seed: seed)

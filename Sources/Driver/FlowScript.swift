@@ -151,4 +151,13 @@ struct ActionLog {
     var steps: [String] = []
 
     var count: Int { actions.count }
+
+    /// Room for about a flow's worth of actions (its top-level steps, 4 to 16), made at a call's first action:
+    /// the three lists grew from empty, reallocated at the 1st, 2nd, 3rd and 5th action each (issue 33).
+    mutating func reserve(_ steps: Int) {
+        let n = Swift.min(Swift.max(steps, 4), 16)
+        actions.reserveCapacity(n)
+        actors.reserveCapacity(n)
+        self.steps.reserveCapacity(n)
+    }
 }

@@ -21,45 +21,40 @@ extension RunBooks {
         }
     }
 
-    /// Records an action's one outcome under its kind and its flow step.
+    /// Records an action's one outcome under its kind and its flow step. The outcome and the conversation are
+    /// read out of the record once: each `action.outcome!` copied the outcome (its reason retained) again.
     func finished(_ record: ActionRecord, device: String, now: UInt64) {
         let action = record.action
+        let outcomeValue = action.outcome!
         var reason: String?
-        if case .failed(let r)? = action.outcome { reason = r }
-        let word = Self.historyOutcome(action.outcome!)
+        if case .failed(let r) = outcomeValue { reason = r }
+        let word = Self.historyOutcome(outcomeValue)
+        let conversation = record.conversation ?? action.conversationUUID
         if let journal {
             journal.history {
                 HistoryText.complete(
-                    t: now &- runStart, op: action.id, outcome: word, reason: reason,
-                    conversation: record.conversation ?? action.conversationUUID, view: record.view,
-                    split: record.split, into: &$0)
+                    t: now &- runStart, op: action.id, outcome: word, reason: reason, conversation: conversation,
+                    view: record.view, split: record.split, into: &$0)
             }
         }
         let kind = action.kind.rawValue
         // A failure whose effect is unknown is history's `info`: counted `unknown`, so both files say one word.
         let effectUnknown = reason != nil && word == "info"
-        let label = effectUnknown ? MetricName.ActionCounter.unknown.rawValue : action.outcome!.label
+        let label = effectUnknown ? MetricName.ActionCounter.unknown.rawValue : outcomeValue.label
         tracer?.actionFinished(call: record.call, action: action.id, outcome: label,
-                               failure: action.outcome == .fulfilled ? nil : (reason ?? label),
-                               conversation: record.conversation ?? action.conversationUUID, now: now)
+                               failure: outcomeValue == .fulfilled ? nil : (reason ?? label),
+                               conversation: conversation, now: now)
         let metrics = stepMetrics(for: record)
-        let step = metrics.step
-        let outcome = StepMetrics.index(of: action.outcome!, effectUnknown: effectUnknown)
-        recorder.count(metrics.outcomes[outcome], atNanos: now)
+        let outcome = StepMetrics.index(of: outcomeValue, effectUnknown: effectUnknown)
         let micros = Int64((now - action.startedNanos) / 1000)
         let fromPlanned = Int64((now &- action.plannedNanos) / 1000)
-        recorder.record(metrics.fulfillment, micros: micros, atNanos: now)
-        recorder.record(metrics.fulfillmentFromPlanned, micros: fromPlanned, atNanos: now)
-        // The per-step figures come from here only (every action, whatever actions.csv samples).
-        recorder.record(metrics.stepFulfillment, micros: micros, atNanos: now)
-        recorder.record(metrics.stepFulfillmentFromPlanned, micros: fromPlanned, atNanos: now)
-        recorder.count(metrics.stepOutcomes[outcome], atNanos: now)
+        metrics.recordFinished(outcome: outcome, micros: micros, fromPlanned: fromPlanned, into: &recorder, at: now)
         if let reason {
             recorder.count(effectUnknown ? .actionUnknown(kind, reason: reason) : .actionFailed(kind, reason: reason),
                            atNanos: now)
         }
         journal?.action(ActionRow(
-            id: action.id, kind: kind, step: step, device: device,
+            id: action.id, kind: kind, step: metrics.step, device: device,
             conversation: action.conversationUUID, plannedNanos: action.plannedNanos &- runStart,
             startedNanos: action.startedNanos &- runStart, finishedNanos: now &- runStart, outcome: label,
             reason: reason ?? ""))

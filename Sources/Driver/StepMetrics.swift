@@ -31,6 +31,18 @@ final class StepMetrics {
         stepOutcomes = Self.labels.map { Metric.stepOutcome(kind, step: step, label: $0) }
     }
 
+    /// An action's end: its outcome counted and its two figures recorded, each under the kind's metric and the
+    /// step's (the per-step figures come from here only: every action, whatever actions.csv samples).
+    func recordFinished(outcome: Int, micros: Int64, fromPlanned: Int64, into recorder: inout Recorder,
+                        at now: UInt64) {
+        recorder.count(outcomes[outcome], atNanos: now)
+        recorder.record(fulfillment, micros: micros, atNanos: now)
+        recorder.record(fulfillmentFromPlanned, micros: fromPlanned, atNanos: now)
+        recorder.record(stepFulfillment, micros: micros, atNanos: now)
+        recorder.record(stepFulfillmentFromPlanned, micros: fromPlanned, atNanos: now)
+        recorder.count(stepOutcomes[outcome], atNanos: now)
+    }
+
     /// The index of an outcome's label in `labels`: a failure whose effect is unknown (history's `info`) is
     /// counted `unknown`, so counters.csv and history.jsonl say one word.
     static func index(of outcome: ActionOutcome, effectUnknown: Bool) -> Int {

@@ -26,6 +26,8 @@ final class Worker: EffectHost, @unchecked Sendable {
     private let deviceIndexes: [Int]
     /// The effects buffer lent to the call `tell` observes, kept between observations (`FlowInterpreter.lend`).
     private var spareEffects: [FlowEffect] = []
+    /// The timers a wake fired, kept between wakes: a new array per wake was an allocation per timer tick.
+    private var spareFired: [TimerEvent] = []
     private let api: TargetAPI
     // The parts below hold the worker as their `EffectHost`, so they are made once it exists (in `init`, in order).
     private(set) lazy var sender = ActionSender(api: api, settings: settings, loop: loop, table: table, books: books,
@@ -124,8 +126,11 @@ final class Worker: EffectHost, @unchecked Sendable {
     private func wake() {
         let now = clock.nowNanos()
         var fired: [TimerEvent] = []
+        swap(&fired, &spareFired)
         wheel.advance(to: now, into: &fired)
         for event in fired { handle(event, now: now) }
+        fired.removeAll(keepingCapacity: true)
+        spareFired = fired
         rearm()
     }
 
@@ -199,8 +204,9 @@ final class Worker: EffectHost, @unchecked Sendable {
             case .count(let name, let n): books.count(name, by: n, at: now)
             case .record(let name, let micros): books.record(name, micros: micros, at: now)
             case .invoked(let record):
-                let identity = table.devices[record.device].identity
-                books.invoked(record, device: identity.id, user: identity.user, now: now)
+                // The two names read where they lie: a `let` of the identity copied (retained) all its fields.
+                books.invoked(record, device: table.devices[record.device].identity.id,
+                              user: table.devices[record.device].identity.user, now: now)
             case .finished(let record):
                 books.finished(record, device: table.devices[record.device].identity.id, now: now)
                 for (local, event, at) in faults.lifeAtConnect(record, call: id, now: now) {

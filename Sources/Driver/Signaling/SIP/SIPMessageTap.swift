@@ -39,12 +39,15 @@ final class SIPMessageTap {
     }
 
     /// `SIPSignaling.historyLabel(_:)` with a response's `<status> <METHOD>` made once per pair and kept:
-    /// interpolating it for every response of a sampled call was the tap's largest cost.
+    /// interpolating it for every response of a sampled call was the tap's largest cost. The start line is read
+    /// once here (going through `historyLabel` for a request read it twice).
     func label(_ message: SIPMessage) -> String? {
-        guard message.method == nil, let status = message.status, let method = message.cseq?.method else {
-            return SIPSignaling.historyLabel(message)
+        if let method = message.method {
+            if method == .register || method == .options { return nil }
+            return method == .invite && message.toTag != nil ? "re-INVITE" : method.rawValue
         }
-        if method == .register || method == .options { return nil }
+        guard let status = message.status, let method = message.cseq?.method,
+              method != .register, method != .options else { return nil }
         return labels.label(status: status, method: method)
     }
 }

@@ -135,7 +135,7 @@ extension SIPSignaling {
         } else {
             dialogEnded(local, callID, leg: leg, reason: Self.endReason(reason))
         }
-        if leg.caller { wake.inviteSent[callID] = nil }
+        if leg.caller, !wake.inviteSent.isEmpty { wake.inviteSent[callID] = nil }  // hashed only with sleepers
         switch reason {
         case .localBye: fulfil(key, .end)
         case .declined: fulfil(key, .decline, or: .end)
@@ -176,7 +176,7 @@ extension SIPSignaling {
         // so even when nothing rang before (no line yet): the checker judges every end.
         legs[key] = nil
         dialogEnded(local, callID, leg: leg, reason: "failed_\(status)")
-        if leg.caller { wake.inviteSent[callID] = nil }
+        if leg.caller, !wake.inviteSent.isEmpty { wake.inviteSent[callID] = nil }  // hashed only with sleepers
         observeEnd(local, callID: callID, reason: Self.unansweredStatuses.contains(status) ? "unanswered" : "failed",
                    now: now, call: leg.call)
         afterCall(local)
