@@ -292,6 +292,15 @@ func handleJSON(_ h: Handle) -> String {
             at += text.utf8CodeUnitCount
         }
         func put(_ text: String) {
+            // Native strings (all of these) lend their bytes: one copy. UTF8View's iterator cost ~20 a byte.
+            let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
+                _ = UnsafeMutableBufferPointer(rebasing: buffer[at..<(at + bytes.count)]).update(fromContentsOf: bytes)
+                return bytes.count
+            }
+            if let copied {
+                at += copied
+                return
+            }
             for byte in text.utf8 {
                 buffer[at] = byte
                 at += 1
