@@ -379,53 +379,75 @@ if races:
            goal="0 violations", meets=violations == 0, extra={"per_scenario": races})
 
 # MARK: - end-to-end capacity: the knee of Scenarios/capacity.yaml (embedded target + callstorm on this machine)
-cap_summary = load_json(os.path.join(work, "capacity", "summary.json"))
-if cap_summary and cap_summary.get("capacity"):
-    c = cap_summary["capacity"]
-    knee = c.get("kneeCallsPerSecond")
-    broken = c.get("broken")
-    harness = c.get("harness")
+def capacity_run(directory):
+    """One run of Scenarios/capacity.yaml: (kind, value, peer name, peer value, worst lag p99 up to the knee,
+    harness-bound, note); None when the run left no capacity summary."""
+    summary = load_json(os.path.join(directory, "summary.json"))
+    if not (summary and summary.get("capacity")):
+        return None
+    c = summary["capacity"]
+    knee, broken, harness = c.get("kneeCallsPerSecond"), c.get("broken"), c.get("harness")
     windows = c.get("windows") or []
-    one = lambda v: {"min": v, "median": v, "max": v, "n": 1}
-    limit = c["spec"]["limit"]
     # Lag up to the knee: the worst per-second p99 of scheduler_lag (timeseries.csv) before the breaking window.
     last = broken["second"] if broken else float("inf")
-    lags = [float(row["p99"]) for row in csv.DictReader(open(os.path.join(work, "capacity", "timeseries.csv")))
+    series = os.path.join(directory, "timeseries.csv")
+    lags = [float(row["p99"]) for row in csv.DictReader(open(series))
             if row["metric"] == "scheduler_lag" and row["p99"] and int(row["second"]) < last] \
-        if os.path.exists(os.path.join(work, "capacity", "timeseries.csv")) else []
+        if os.path.exists(series) else []
     lag_up_to = max(lags) if lags else None
     # The row reports the target's knee, or callstorm's own bound when callstorm saturated first, or the highest
     # rate that held when neither was reached; never a 0 that reads as "no capacity".
     if broken:
-        subject_name, value = "knee (calls started/s, window mean)", knee
-        note = f"broke at second {broken['second']} with {broken['valueMicros'] / 1000:g} ms over {broken['samples']} samples"
-    elif harness:
-        subject_name = "harness-bound: callstorm saturated first (calls started/s)"
-        value = harness.get("lastGoodCallsPerSecond") or harness["deliveredCallsPerSecond"]
-        note = (f"callstorm's own scheduler lag p99 reached {harness['lagMicros'] / 1000:g} ms from second "
-                f"{harness['fromSecond']} (planned {harness['plannedCallsPerSecond']:g} calls/s): the target's knee is above")
-    else:
-        subject_name = "limit held up to (calls started/s): knee not reached"
-        value = max([w["callsPerSecond"] for w in windows if w.get("passed")] or [None])
-        note = "the limit held over the whole ramp and callstorm kept up"
-    if broken:
-        peer = {"name": "first window over the limit", "unit": "calls/s", **one(broken["callsPerSecond"])}
-    elif harness:
-        peer = {"name": "planned where callstorm saturated", "unit": "calls/s", **one(harness["plannedCallsPerSecond"])}
-    else:
-        peer = {"name": "highest window of the ramp", "unit": "calls/s",
-                **one(max([w["callsPerSecond"] for w in windows] or [0]))}
+        return ("knee (calls started/s, window mean)", knee, "first window over the limit", broken["callsPerSecond"],
+                lag_up_to, False,
+                f"broke at second {broken['second']} with {broken['valueMicros'] / 1000:g} ms over "
+                f"{broken['samples']} samples")
+    if harness:
+        return ("harness-bound: callstorm saturated first (calls started/s)",
+                harness.get("lastGoodCallsPerSecond") or harness["deliveredCallsPerSecond"],
+                "planned where callstorm saturated", harness["plannedCallsPerSecond"], lag_up_to, True,
+                f"callstorm's own scheduler lag p99 reached {harness['lagMicros'] / 1000:g} ms from second "
+                f"{harness['fromSecond']} (planned {harness['plannedCallsPerSecond']:g} calls/s): the target's knee "
+                "is above")
+    return ("limit held up to (calls started/s): knee not reached",
+            max([w["callsPerSecond"] for w in windows if w.get("passed")] or [None]), "highest window of the ramp",
+            max([w["callsPerSecond"] for w in windows] or [0]), lag_up_to, False,
+            "the limit held over the whole ramp and callstorm kept up")
+
+
+# bench.sh runs it CAPACITY_RUNS times (capacity/, capacity-2/, …): one binary's knee moves by ~400 calls/s
+# between runs, so the row gives min / median / max like the others.
+cap_dirs = sorted((d for d in os.listdir(work) if d == "capacity" or re.fullmatch(r"capacity-\d+", d)),
+                  key=lambda d: 1 if d == "capacity" else int(d.split("-")[1]))
+cap_runs = [(d, r) for d, r in ((d, capacity_run(os.path.join(work, d))) for d in cap_dirs) if r]
+if cap_runs:
+    spec = load_json(os.path.join(work, cap_runs[0][0], "summary.json"))["capacity"]["spec"]
+    limit = spec["limit"]
+    runs = [r for _, r in cap_runs]
+    kinds = {r[0] for r in runs}
+    subject_name = runs[0][0] if len(kinds) == 1 else "the knee or callstorm's bound, per run (calls started/s)"
+    peer_names = {r[2] for r in runs}
+    peer_name = runs[0][2] if len(peer_names) == 1 else "first window over the limit or planned at saturation"
+    values = [r[1] for r in runs]
+    lags = [r[4] for r in runs]
+    lag_up_to = None if any(x is None for x in lags) else max(lags)
+    subject = mmm(values)
+    note = "; ".join(f"run {n}: {r[1] if r[1] is None else f'{r[1]:g}'} calls/s, {r[6]}"
+                     for n, r in enumerate(runs, 1))
     figure("capacity", f"end-to-end capacity: highest calls/s keeping {limit['key']} {limit['comparison']} "
-           f"{limit['limitText']} ({c['spec']['windowSeconds']} s windows, embedded target + callstorm)",
-           {"name": subject_name, "unit": "calls/s", **one(value),
-            "command": f"{BIN} run Scenarios/capacity.yaml --quiet"},
-           peer, None,
+           f"{limit['limitText']} ({spec['windowSeconds']} s windows, embedded target + callstorm)",
+           {"name": subject_name, "unit": "calls/s", **(subject or {"min": None, "median": None, "max": None,
+                                                                    "n": len(runs)}),
+            "command": f"{BIN} run Scenarios/capacity.yaml --quiet (CAPACITY_RUNS times)"},
+           {"name": peer_name, "unit": "calls/s", **(mmm([r[3] for r in runs]) or {})}, None,
            goal="≥ 2,500 calls/s, the target's knee (not callstorm's), callstorm's lag p99 ≤ 1 ms up to it "
                 "(issue 33)",
-           meets=value is not None and value >= 2500 and not harness and lag_up_to is not None and lag_up_to <= 1,
-           extra={"worst_second_lag_p99_ms_up_to_knee": lag_up_to},
-           note=note + f"; callstorm's scheduler lag, the worst one-second p99 before the knee's window: "
-                       f"{'–' if lag_up_to is None else f'{lag_up_to:g} ms'}")
+           meets=subject is not None and subject["median"] >= 2500 and not any(r[5] for r in runs)
+           and lag_up_to is not None and lag_up_to <= 1,
+           extra={"worst_second_lag_p99_ms_up_to_knee": lag_up_to, "runs": len(runs)},
+           note=note + f"; callstorm's scheduler lag, the worst one-second p99 before the knee's window over the "
+                       f"runs: {'–' if lag_up_to is None else f'{lag_up_to:g} ms'}; the goal is judged on the median "
+                       "of the runs, each of them the target's knee with callstorm's lag in bound")
 
 # MARK: - callstorm vs Locust and an aiohttp loop (scripts/bench-peers.sh)
 peer_figures(work, figure, figures, load_json, mmm, seconds_per_run * 2)

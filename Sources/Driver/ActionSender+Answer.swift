@@ -25,9 +25,9 @@ extension ActionSender {
         let reader = api.reader
         // One parse of the body for both views.
         let views = reader.answer(response.body, split: request.op != .start)
-        if reader.mapping != nil {
+        if reader.hasMapping {
             answer.view = views.view
-            if answer.view == nil, reader.mapping?.required == true { answer.outcome = .failed(reason: "bad_response") }
+            if answer.view == nil, reader.viewRequired { answer.outcome = .failed(reason: "bad_response") }
         }
         if request.op == .start {
             answer.conversation = answer.captures["conversation.id"] ?? answer.view?.uuid

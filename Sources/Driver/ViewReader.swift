@@ -44,10 +44,16 @@ struct ViewReader: Sendable {
         /// `mapping` once more behind a reference of its own, for reading views: binding the optional struct
         /// would copy its sixteen fields per view.
         let words: Words?
+        /// `mapping != nil` and `mapping?.required`, kept apart: each test of the optional struct copied its
+        /// sixteen fields (~105 retains and as many releases an HTTP call, issue 33).
+        let hasMapping: Bool
+        let required: Bool
 
         init(_ mapping: ViewMapping?, _ push: APIMapping.PushFields, _ handles: HandleBook?) {
             (self.mapping, self.push, self.handles) = (mapping, push, handles)
             words = mapping.map(Words.init)
+            hasMapping = mapping != nil
+            required = mapping?.required == true
             var answers = JSONPattern()
             let root = answers.capture([])
             let view = ViewSlots(mapping, at: ViewSlots.steps(mapping?.response ?? "$"), into: &answers)
@@ -66,6 +72,10 @@ struct ViewReader: Sendable {
     }
 
     var mapping: ViewMapping? { _read { yield parts.mapping } }
+    /// Whether there is a view mapping, without copying it.
+    var hasMapping: Bool { parts.hasMapping }
+    /// The mapping says every response carries a view (`ViewMapping.required`).
+    var viewRequired: Bool { parts.required }
     var push: APIMapping.PushFields { _read { yield parts.push } }
     /// Each device's handle (`device.handles`); nil: every device has its phone number.
     var handles: HandleBook? { _read { yield parts.handles } }
@@ -88,14 +98,14 @@ struct ViewReader: Sendable {
 
     /// A whole document that is one view (what `get` returns, at the mapping's response path).
     func response(_ bytes: [UInt8]) -> ConversationView? {
-        guard mapping != nil, let scan = JSONScan(bytes, answers) else { return nil }
+        guard hasMapping, let scan = JSONScan(bytes, answers) else { return nil }
         return view(answerSlots.view, in: scan)
     }
 
     /// An action's answer read once: the view it carries and the view of a conversation it split off (when
     /// `split` and the mapping says where answers carry one).
     func answer(_ bytes: [UInt8], split wantSplit: Bool) -> (view: ConversationView?, split: ConversationView?) {
-        guard mapping != nil, let scan = JSONScan(bytes, answers) else { return (nil, nil) }
+        guard hasMapping, let scan = JSONScan(bytes, answers) else { return (nil, nil) }
         let view = self.view(answerSlots.view, in: scan)
         guard wantSplit, let split = answerSlots.split, scan.kind(answerSlots.root) == .object else {
             return (view, nil)
@@ -153,10 +163,18 @@ struct ViewReader: Sendable {
 
     /// `dev-N`: already a device id, which `DeviceIdentity.id(forHandleValue:)` would hand back unchanged after
     /// trying every handle shape on it (the reference views name every member so, several views a call).
+    /// Over the String's contiguous bytes: UTF8View's `starts(with:)` and `dropFirst().allSatisfy` cost ~1,000
+    /// instructions a member.
     static func isDeviceID(_ text: String) -> Bool {
         let utf8 = text.utf8
-        guard utf8.count > 4, utf8.starts(with: "dev-".utf8) else { return false }
-        return utf8.dropFirst(4).allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+        guard utf8.count > 4 else { return false }
+        let check = { (bytes: UnsafeBufferPointer<UInt8>) -> Bool in
+            guard bytes[0] == 0x64, bytes[1] == 0x65, bytes[2] == 0x76, bytes[3] == 0x2D else { return false }  // dev-
+            for i in 4..<bytes.count where bytes[i] < 0x30 || bytes[i] > 0x39 { return false }
+            return true
+        }
+        if let answer = utf8.withContiguousStorageIfAvailable(check) { return answer }
+        return Array(utf8).withUnsafeBufferPointer(check)
     }
 
     /// A handle object (every field required) or a plain string.

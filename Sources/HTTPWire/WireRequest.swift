@@ -20,27 +20,24 @@ public struct WireRequest: Sendable {
     /// values must not contain CR or LF.
     public init(method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
                 timeoutMillis: Int = 10_000) throws(WireError) {
-        let (origin, target) = try WireOrigin.parse(url)
         // Over each String's bytes at once (`withUTF8`), not through UTF8View's iterator: the per-byte checks and
         // appends that way cost ~10,000 instructions a request (the capacity flow's profile, issue 33).
-        guard !method.isEmpty, Self.all(method, HTTP1ResponseParser.isTokenByte) else {
-            throw .badHeader("method \"\(method)\" is not a token")
-        }
         let givesHost = headers.contains { Self.named($0.name, "host") }
         let givesLength = headers.contains { Self.named($0.name, "content-length") }
         var out: [UInt8] = []
         out.reserveCapacity(128 + (body?.count ?? 0))
         Self.append(method, to: &out)
         out.append(0x20)
-        if !Self.all(target, { $0 != 0x20 && $0 != 0x0D && $0 != 0x0A }) {
-            out += target.utf8.filter { $0 != 0x20 && $0 != 0x0D && $0 != 0x0A }
-        } else {
-            Self.append(target, to: &out)  // the common case: no filtered copy
+        // The target straight from the URL's bytes, blanks and line ends left out (a String of it made and then
+        // copied cost an allocation a request).
+        let origin = try WireOrigin.parse(url, appendingTarget: &out) { $0 != 0x20 && $0 != 0x0D && $0 != 0x0A }
+        guard !method.isEmpty, Self.all(method, HTTP1ResponseParser.isTokenByte) else {
+            throw .badHeader("method \"\(method)\" is not a token")
         }
         Self.appendLiteral(" HTTP/1.1\r\n", to: &out)
         if !givesHost {
             Self.appendLiteral("Host: ", to: &out)
-            Self.append(origin.hostHeader, to: &out)
+            origin.appendHostHeader(to: &out)
             Self.appendLiteral("\r\n", to: &out)
         }
         for (name, value) in headers {

@@ -39,16 +39,18 @@ public struct JSONScan {
     /// The scan of `bytes`, or nil when they are not one well-formed JSON value (`JSONLite.parse`'s rule).
     public init?(_ bytes: [UInt8], _ pattern: JSONPattern) {
         let table = pattern.table
-        var spots = [Spot](repeating: Spot(), count: 1 + table.groupSlots[0])
+        var spots: [Spot] = []
         let ok = bytes.withUnsafeBufferPointer { buffer in
             table.nodes.withUnsafeBufferPointer { nodes in
                 table.keys.withUnsafeBufferPointer { keys in
                     table.keyBytes.withUnsafeBufferPointer { keyBytes in
                         table.ints.withUnsafeBufferPointer { ints in
                             var scanner = Scanner(reader: JSONLite.Reader(bytes: buffer), table: table, nodes: nodes,
-                                                  keys: keys, keyBytes: keyBytes, ints: ints, spots: spots)
-                            defer { spots = scanner.spots }
-                            return scanner.document()
+                                                  keys: keys, keyBytes: keyBytes, ints: ints)
+                            defer { scanner.release() }
+                            guard scanner.document() else { return false }
+                            spots = Array(UnsafeBufferPointer(start: scanner.spots.base, count: scanner.spots.count))
+                            return true
                         }
                     }
                 }

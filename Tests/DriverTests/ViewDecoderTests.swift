@@ -101,6 +101,23 @@ final class ViewDecoderTests: XCTestCase {
         }
     }
 
+    /// A member named `dev-N` is taken as the device id as it is; anything else goes through the handle shapes.
+    func testOnlyDevDigitsIsADeviceID() {
+        for id in ["dev-1", "dev-0042", "dev-12345678901234567890"] { XCTAssertTrue(ViewReader.isDeviceID(id), id) }
+        for id in ["dev-", "dev", "dev-1a", "Dev-1", "dev_1", "xdev-1", "dev-١", "dev-1 ", ""] {
+            XCTAssertFalse(ViewReader.isDeviceID(id), id)
+        }
+    }
+
+    /// The templates' handle object, byte for byte as the interpolation wrote it (texts unescaped, as ever).
+    func testHandleJSONIsTheTemplatesObject() {
+        XCTAssertEqual(handleJSON(Handle(kind: .phoneNumber, value: "+15550001", displayName: "Ann")),
+                       #"{"kind":"phoneNumber","value":"+15550001","displayName":"Ann"}"#)
+        let long = Handle(kind: .generic, value: "", displayName: "é😀 \"long enough to be a large string\"")
+        XCTAssertEqual(handleJSON(long),
+                       #"{"kind":"generic","value":"","displayName":"é😀 "long enough to be a large string""}"#)
+    }
+
     func testDeepNestingIsRefusedNotACrash() {
         let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
         XCTAssertNil(JSONLite.parse(Array(deep.utf8)))

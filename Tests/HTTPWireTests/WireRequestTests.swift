@@ -20,6 +20,31 @@ final class WireRequestTests: XCTestCase {
         XCTAssertEqual(text(request), "PUT /c HTTP/1.1\r\nHOST: calls.example\r\ncontent-LENGTH: 3\r\n\r\nabc")
     }
 
+    /// The request target is copied from the URL's bytes with blanks and line ends left out, `/` put before a bare
+    /// query or an empty path; the Host line names the origin, its port only when not the scheme's default.
+    func testTheTargetAndTheHostLineComeFromTheURL() throws {
+        let cases = [
+            ("https://[::1]/a b?c\r#frag", "GET /ab?c HTTP/1.1\r\nHost: [::1]\r\n\r\n"),
+            ("http://h:8080?x", "GET /?x HTTP/1.1\r\nHost: h:8080\r\n\r\n"),
+            ("http://h:80/p", "GET /p HTTP/1.1\r\nHost: h\r\n\r\n"),
+            ("https://calls.example:80", "GET / HTTP/1.1\r\nHost: calls.example:80\r\n\r\n"),
+            ("http://[fe80::1]:65535/x", "GET /x HTTP/1.1\r\nHost: [fe80::1]:65535\r\n\r\n"),
+        ]
+        for (url, expected) in cases { XCTAssertEqual(text(try WireRequest(method: "GET", url: url)), expected, url) }
+        XCTAssertEqual(WireOrigin(secure: true, host: "h", port: 8443).hostHeader, "h:8443")
+        XCTAssertEqual(WireOrigin(secure: true, host: "h", port: 443).hostHeader, "h")
+    }
+
+    /// A bad URL is named before a bad method, as when the URL was read first.
+    func testABadURLIsReportedBeforeABadMethod() {
+        XCTAssertThrowsError(try WireRequest(method: "G T", url: "ftp://h/")) { error in
+            guard case WireError.badURL = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertThrowsError(try WireRequest(method: "G T", url: "http://h/")) { error in
+            guard case WireError.badHeader = error else { return XCTFail("\(error)") }
+        }
+    }
+
     func testHeaderNamesCompareWithoutCaseAndWithoutPrefixes() {
         XCTAssertTrue(WireRequest.named("Content-Length", "content-length"))
         XCTAssertFalse(WireRequest.named("Content-Lengths", "content-length"))
