@@ -37,9 +37,10 @@ public final class SIPClientPool: @unchecked Sendable {
     private var byFD = SlotTable<SIPSocket>()
     /// UDP senders, by the handle agents answer them with.
     private var sources: DatagramSources
-    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
-    /// What one `recvmmsg` on a UDP agent's socket reads (a UDP datagram is at most 65,507 bytes).
-    private let datagrams = DatagramBatch(capacity: 4, stride: 65_536)
+    /// A stream's reads land in `scratch`; what one `recvmmsg` on a UDP agent's socket reads in `datagrams` (a UDP
+    /// datagram is at most 65,507 bytes).
+    private let buffers = (scratch: UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16),
+                           datagrams: DatagramBatch(capacity: 4, stride: 65_536))
     /// With `tls.keepsSessions` (a device's `tls_resumption`): each device's last TLS session, by its user (a
     /// device's agents come and go with its sleeps), offered on its next connection.
     private var savedTLS: [String: TLSSavedSession] = [:]
@@ -69,7 +70,7 @@ public final class SIPClientPool: @unchecked Sendable {
         timing.waking = clock.wakeOnMove { [weak self, thread] in thread.post { self?.clockMoved() } }
     }
 
-    deinit { scratch.deallocate() }
+    deinit { buffers.scratch.deallocate() }
 
     /// Opens an agent's socket and returns its id; the agent does nothing until told (`perform`). Give every agent
     /// its own `seed` (the Driver derives one per device): Call-IDs, tags and branches come from it.
@@ -260,17 +261,18 @@ public final class SIPClientPool: @unchecked Sendable {
     /// Drains a UDP agent's socket with `recvmmsg`, up to 64 datagrams a wake: one system call for what waits (a
     /// batch short of its capacity says the socket is empty, so no call comes back with EAGAIN).
     private func readDatagrams(_ socket: SIPSocket, _ agent: SIPUserAgent) {
-        for _ in 0..<(64 / datagrams.capacity) {
-            guard case .bytes(let count) = SystemCall.receiveDatagrams(socket.fd, into: datagrams) else { return }
+        for _ in 0..<(64 / buffers.datagrams.capacity) {
+            let read = SystemCall.receiveDatagrams(socket.fd, into: buffers.datagrams)
+            guard case .bytes(let count) = read else { return }
             for i in 0..<count { readDatagram(i, socket, agent) }
-            if count < datagrams.capacity { return }
+            if count < buffers.datagrams.capacity { return }
         }
     }
 
     private func readDatagram(_ i: Int, _ socket: SIPSocket, _ agent: SIPUserAgent) {
-        let from = datagrams.source(i)
+        let from = buffers.datagrams.source(i)
         let handle = sources.remember(from)
-        let bytes = datagrams[i].assumingMemoryBound(to: UInt8.self)
+        let bytes = buffers.datagrams[i].assumingMemoryBound(to: UInt8.self)
         guard let filter = held.filter else {
             // Parsed where it was read: the copy into an array is made only for a filter to see or hold it.
             agent.receive(datagram: bytes, source: handle, now: clock.nowNanos())
@@ -286,9 +288,9 @@ public final class SIPClientPool: @unchecked Sendable {
 
     private func readStream(_ socket: SIPSocket, _ agent: SIPUserAgent) {
         while true {
-            let read = socket.stream.read(into: scratch.baseAddress!, count: scratch.count)
+            let read = socket.stream.read(into: buffers.scratch.baseAddress!, count: buffers.scratch.count)
             if case .bytes(let n) = read {
-                socket.parser.append(UnsafeRawBufferPointer(rebasing: scratch[..<n]))
+                socket.parser.append(UnsafeRawBufferPointer(rebasing: buffers.scratch[..<n]))
                 do {
                     while let message = try socket.parser.next() {
                         agent.receive(message, source: 0, now: clock.nowNanos())
@@ -311,12 +313,12 @@ public final class SIPClientPool: @unchecked Sendable {
     /// as it does when a TCP stream ends.
     private func readWebSocket(_ socket: SIPSocket, _ agent: SIPUserAgent) {
         while true {
-            let read = socket.stream.read(into: scratch.baseAddress!, count: scratch.count)
+            let read = socket.stream.read(into: buffers.scratch.baseAddress!, count: buffers.scratch.count)
             var ended: SIPWebSocketLink.Ending?
             var outcomes: [SIPWebSocketLink.Outcome] = []
             switch read {
             case .bytes(let n):
-                outcomes = socket.webSocket?.receive(UnsafeRawBufferPointer(rebasing: scratch[..<n])) ?? []
+                outcomes = socket.webSocket?.receive(UnsafeRawBufferPointer(rebasing: buffers.scratch[..<n])) ?? []
             case .wouldBlock: return
             default: ended = socket.webSocket?.transportClosed()
             }
