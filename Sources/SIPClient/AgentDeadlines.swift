@@ -9,31 +9,31 @@ import Heaps
 /// is due at would wake the thread for nothing (one wake per request answered before its retransmission timer).
 struct AgentDeadlines {
     private var heap = MinHeap<UInt64, Int>()
-    /// By agent id (arrays indexed by the id, as the pool's tables are: a dictionary hashed it at every note), `.max`
-    /// for none: the deadline of the agent's live entry in `heap` (entries that disagree are stale), and its deadline
-    /// as last noted (never earlier than the live entry's).
-    private var earliest: [UInt64] = []
-    private var noted: [UInt64] = []
+    /// By agent id (an array indexed by the id, as the pool's tables are: a dictionary hashed it at every note; one
+    /// array of pairs, so a note checks one buffer's uniqueness), `.max` for none: the deadline of the agent's live
+    /// entry in `heap` (entries that disagree are stale), and its deadline as last noted (never earlier).
+    private var slots: [(earliest: UInt64, noted: UInt64)] = []
 
     /// Notes `agent`'s next deadline (nil: none).
     mutating func note(_ agent: Int, _ due: UInt64?) {
         guard agent >= 0 else { return }
-        if agent >= earliest.count {
-            earliest.append(contentsOf: repeatElement(.max, count: agent + 1 - earliest.count))
-            noted.append(contentsOf: repeatElement(.max, count: agent + 1 - noted.count))
+        if agent >= slots.count {
+            slots.append(contentsOf: repeatElement((.max, .max), count: agent + 1 - slots.count))
         }
         let due = due ?? .max
-        noted[agent] = due
-        guard due < earliest[agent] else { return }
-        earliest[agent] = due
-        heap.push(agent, at: due)
+        let pushed = slots.withUnsafeMutableBufferPointer { p in
+            p[agent].noted = due
+            guard due < p[agent].earliest else { return false }
+            p[agent].earliest = due
+            return true
+        }
+        if pushed { heap.push(agent, at: due) }
     }
 
     /// Forgets `agent` (closed); its entries left in the heap are skipped.
     mutating func remove(_ agent: Int) {
-        guard agent >= 0, agent < earliest.count else { return }
-        earliest[agent] = .max
-        noted[agent] = .max
+        guard agent >= 0, agent < slots.count else { return }
+        slots[agent] = (.max, .max)
     }
 
     /// The earliest deadline of any agent (`.max`: none): the top entry once stale entries are dropped and a moved
@@ -48,14 +48,14 @@ struct AgentDeadlines {
 
     /// Whether the top entry `(at, agent)` stands; if not it is gone (stale) or moved later (a new entry pushed).
     private mutating func settleTop(_ at: UInt64, _ agent: Int) -> Bool {
-        guard agent < earliest.count, earliest[agent] == at else {
+        guard agent < slots.count, slots[agent].earliest == at else {
             heap.pop()
             return false
         }
-        let due = noted[agent]
+        let due = slots[agent].noted
         if due == at { return true }
         heap.pop()
-        earliest[agent] = due
+        slots[agent].earliest = due
         if due != .max { heap.push(agent, at: due) }
         return false
     }
@@ -72,8 +72,7 @@ struct AgentDeadlines {
         while let (at, agent) = heap.top, at <= now {
             guard settleTop(at, agent) else { continue }
             heap.pop()
-            earliest[agent] = .max
-            noted[agent] = .max
+            slots[agent] = (.max, .max)
             due.append(agent)
         }
     }
