@@ -50,8 +50,9 @@ public final class EventThread: @unchecked Sendable {
     private let batchSize: Int
     /// The batches run on the thread itself, not inside `queue.sync` (see the type's comment).
     private let ownsItsWork: Bool
-    /// Touched on `queue` only.
-    private var handlers: [UInt32: Entry] = [:]
+    /// By id (ids count up from 1 and are never reused; a slot per handler ever registered, a few per thread):
+    /// indexed, not hashed, for every ready fd. Touched on `queue` only.
+    private var handlers: [Entry?] = [nil]
     private var nextID: UInt32 = 1
     private let mailbox = Mutex(Mailbox())
     /// Left when the run loop has ended and run the last posted work.
@@ -119,13 +120,13 @@ public final class EventThread: @unchecked Sendable {
     public func register(ready: @escaping Ready, batchDone: (() -> Void)? = nil) -> UInt32 {
         let id = nextID
         nextID += 1
-        handlers[id] = Entry(ready: ready, batchDone: batchDone)
+        handlers.append(Entry(ready: ready, batchDone: batchDone))
         return id
     }
 
     /// Call on `queue`; events already fetched for it are dropped.
     public func unregister(_ id: UInt32) {
-        handlers[id] = nil
+        if Int(id) < handlers.count { handlers[Int(id)] = nil }
     }
 
     @discardableResult
@@ -279,11 +280,11 @@ public final class EventThread: @unchecked Sendable {
             let data = datas[i]
             if data == EpollSet.wakeTag { continue }  // edge-triggered: nothing to drain
             let id = UInt32(truncatingIfNeeded: data >> 32)
-            guard let entry = handlers[id] else { continue }
+            guard Int(id) < handlers.count, let entry = handlers[Int(id)] else { continue }
             if entry.batchDone != nil, !touched.contains(id) { touched.append(id) }
             entry.ready(Int32(bitPattern: UInt32(truncatingIfNeeded: data)), events[i])
         }
-        for id in touched { handlers[id]?.batchDone?() }
+        for id in touched where Int(id) < handlers.count { handlers[Int(id)]?.batchDone?() }
         return runPosted()
     }
 

@@ -10,6 +10,14 @@ struct HeldDatagrams {
 
     var isEmpty: Bool { sends.isEmpty && reads.isEmpty }
 
+    /// When the first held datagram is due (`.max`: none): the pool's timer is armed for it.
+    var earliestDue: UInt64 {
+        var first = UInt64.max
+        for item in sends where item.due < first { first = item.due }
+        for item in reads where item.due < first { first = item.due }
+        return first
+    }
+
     mutating func takeDue(_ now: UInt64)
         -> ([(due: UInt64, agent: Int, bytes: [UInt8], address: sockaddr_in)],
             [(due: UInt64, agent: Int, bytes: [UInt8], source: Int)]) {

@@ -14,16 +14,17 @@ import Glibc
 /// WebSockets): the third device signaling kind. Each agent has its own socket (UDP on an ephemeral loopback port,
 /// or one TCP connection to the proxy), so the proxy sees one contact per device as it would see phones.
 ///
-/// Timers: one `EventTimer` ticks every `tickNanos` while agents exist and advances the agents whose deadline has
-/// come, found in a heap of deadlines noted each time an agent was touched (`AgentDeadlines`).
+/// Timers: one `EventTimer`, armed for the earliest of the agents' deadlines (a heap noted each time an agent was
+/// touched, `AgentDeadlines`) and the held datagrams'; it advances the agents that are due and arms itself again.
+/// Until 2026-12-07 it ticked every 10 ms while agents existed, due or not (`armTicker`).
 /// Thread rule: every method, and `onEvent`, runs on `thread.queue`; create the pool there too.
 public final class SIPClientPool: @unchecked Sendable {
     public typealias EventHandler = SIPAgentEventHandler
 
     private let thread: EventThread
-    /// The clock, the tick and the agents' deadlines.
-    private var timing: PoolTiming
-    private var clock: any Clock { timing.clock }
+    /// The timer and the agents' deadlines (`clock` tells the time).
+    private var timing = PoolTiming()
+    private let clock: any Clock
     /// The outbound proxy (Kamailio): where requests go and TCP agents connect.
     private let proxy: (address: sockaddr_in, host: String, port: Int)
     private let onEvent: EventHandler
@@ -36,18 +37,16 @@ public final class SIPClientPool: @unchecked Sendable {
     private var byFD = SlotTable<SIPSocket>()
     /// UDP senders, by the handle agents answer them with.
     private var sources: DatagramSources
-    private static let tickNanos: UInt64 = 10_000_000
-    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
-    /// What one `recvmmsg` on a UDP agent's socket reads (a UDP datagram is at most 65,507 bytes).
-    private let datagrams = DatagramBatch(capacity: 4, stride: 65_536)
+    /// A stream's reads land in `scratch`; what one `recvmmsg` on a UDP agent's socket reads in `datagrams` (a UDP
+    /// datagram is at most 65,507 bytes).
+    private let buffers = (scratch: UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16),
+                           datagrams: DatagramBatch(capacity: 4, stride: 65_536))
     /// With `tls.keepsSessions` (a device's `tls_resumption`): each device's last TLS session, by its user (a
     /// device's agents come and go with its sleeps), offered on its next connection.
     private var savedTLS: [String: TLSSavedSession] = [:]
-    /// The pool's own books: the closed agents' counters (so `counters` keeps them) and refused sends.
-    private var books = PoolBooks()
-    /// Datagrams or stream writes the kernel refused.
-    public var sendErrors: Int { books.sendErrors }
-    /// The datagram filter and the datagrams it held back (sent, or read, on the tick after they are due).
+    private var books = PoolBooks()  // the closed agents' counters (so `counters` keeps them), refused sends
+    public var sendErrors: Int { books.sendErrors }  // datagrams or stream writes the kernel refused
+    /// The datagram filter and the datagrams it held back (sent, or read, when they are due).
     private var held = HeldDatagrams()
     /// Decides the fate of every UDP datagram before it is sent or read (a run's chaos); nil passes all.
     public var datagramFilter: SIPDatagramFilter? {
@@ -60,16 +59,18 @@ public final class SIPClientPool: @unchecked Sendable {
         guard let proxy = SIPSocket.ipv4(proxyHost, port: proxyPort) else { throw .badProxyAddress(proxyHost) }
         self.thread = thread
         self.tls = tls
-        timing = PoolTiming(clock: clock)
+        self.clock = clock
         self.proxy = (proxy, proxyHost, proxyPort)
         sources = DatagramSources(proxy: proxy)
         self.onEvent = onEvent
         signal(SIGPIPE, SIG_IGN)
         handlerID = thread.register(ready: { [unowned self] fd, events in handle(fd, events) })
         timing.ticker = EventTimer(on: thread) { [unowned self] in tick() }
+        // A clock a test moves by hand: the ticker's arming is a delay from the clock's time, so plan it again.
+        timing.waking = clock.wakeOnMove { [weak self, thread] in thread.post { self?.clockMoved() } }
     }
 
-    deinit { scratch.deallocate() }
+    deinit { buffers.scratch.deallocate() }
 
     /// Opens an agent's socket and returns its id; the agent does nothing until told (`perform`). Give every agent
     /// its own `seed` (the Driver derives one per device): Call-IDs, tags and branches come from it.
@@ -88,7 +89,6 @@ public final class SIPClientPool: @unchecked Sendable {
                                  seed: seed, sentByHost: invalid)
         agents[id] = agent
         install(socket, agent)
-        if agents.count == 1 { timing.ticker?.arm(atMonotonicNanos: clinux_monotonic_ns() + Self.tickNanos) }
         return .success(id)
     }
 
@@ -172,6 +172,8 @@ public final class SIPClientPool: @unchecked Sendable {
         for id in Array(agents.keys) { close(id) }
         timing.ticker?.close()
         timing.ticker = nil
+        if let token = timing.waking { clock.stopWaking(token) }
+        timing.waking = nil
         thread.unregister(handlerID)
     }
 
@@ -180,14 +182,19 @@ public final class SIPClientPool: @unchecked Sendable {
     private func flush(_ id: Int) {
         guard let agent = agents[id] else { return }
         timing.deadlines.note(id, agent.nextDeadline)
-        guard let socket = sockets[id] else {
+        if let socket = sockets[id] {
+            agent.drainOutbox { outbox in send(outbox, id, socket) }
+        } else {
             // Its connection failed for good (a TLS certificate refused): what it would send is lost, what it
             // tells is still told.
             books.sendErrors += agent.takeOutbox().count
-            tell(id, agent)
-            return
         }
-        for (bytes, destination) in agent.takeOutbox() {
+        tell(id, agent)
+        armTicker()
+    }
+
+    private func send(_ outbox: [(bytes: [UInt8], to: SIPUserAgent.Destination)], _ id: Int, _ socket: SIPSocket) {
+        for (bytes, destination) in outbox {
             switch socket.transport {
             case .udp:
                 let address: sockaddr_in
@@ -207,17 +214,20 @@ public final class SIPClientPool: @unchecked Sendable {
                 }
             }
         }
-        tell(id, agent)
     }
 
     /// Reports agent `id`'s events in order, each followed by what it meant to a recovery under way (a flow's
     /// re-REGISTER answered or refused: `SIPUserAgent.recoveryHeard`).
     private func tell(_ id: Int, _ agent: SIPUserAgent) {
-        for event in agent.takeEvents() {
-            onEvent(id, event)
-            guard agent.recovering, let step = agent.recoveryHeard(event, now: clock.nowNanos()) else { continue }
-            timing.deadlines.note(id, agent.nextDeadline)
-            onEvent(id, .flow(step))
+        agent.drainEvents { events in
+            for event in events {
+                onEvent(id, event)
+                guard agent.recovering, let step = agent.recoveryHeard(event, now: clock.nowNanos()) else {
+                    continue
+                }
+                timing.deadlines.note(id, agent.nextDeadline)
+                onEvent(id, .flow(step))
+            }
         }
     }
 
@@ -251,17 +261,18 @@ public final class SIPClientPool: @unchecked Sendable {
     /// Drains a UDP agent's socket with `recvmmsg`, up to 64 datagrams a wake: one system call for what waits (a
     /// batch short of its capacity says the socket is empty, so no call comes back with EAGAIN).
     private func readDatagrams(_ socket: SIPSocket, _ agent: SIPUserAgent) {
-        for _ in 0..<(64 / datagrams.capacity) {
-            guard case .bytes(let count) = SystemCall.receiveDatagrams(socket.fd, into: datagrams) else { return }
+        for _ in 0..<(64 / buffers.datagrams.capacity) {
+            let read = SystemCall.receiveDatagrams(socket.fd, into: buffers.datagrams)
+            guard case .bytes(let count) = read else { return }
             for i in 0..<count { readDatagram(i, socket, agent) }
-            if count < datagrams.capacity { return }
+            if count < buffers.datagrams.capacity { return }
         }
     }
 
     private func readDatagram(_ i: Int, _ socket: SIPSocket, _ agent: SIPUserAgent) {
-        let from = datagrams.source(i)
+        let from = buffers.datagrams.source(i)
         let handle = sources.remember(from)
-        let bytes = datagrams[i].assumingMemoryBound(to: UInt8.self)
+        let bytes = buffers.datagrams[i].assumingMemoryBound(to: UInt8.self)
         guard let filter = held.filter else {
             // Parsed where it was read: the copy into an array is made only for a filter to see or hold it.
             agent.receive(datagram: bytes, source: handle, now: clock.nowNanos())
@@ -277,9 +288,9 @@ public final class SIPClientPool: @unchecked Sendable {
 
     private func readStream(_ socket: SIPSocket, _ agent: SIPUserAgent) {
         while true {
-            let read = socket.stream.read(into: scratch.baseAddress!, count: scratch.count)
+            let read = socket.stream.read(into: buffers.scratch.baseAddress!, count: buffers.scratch.count)
             if case .bytes(let n) = read {
-                socket.parser.append(UnsafeRawBufferPointer(rebasing: scratch[..<n]))
+                socket.parser.append(UnsafeRawBufferPointer(rebasing: buffers.scratch[..<n]))
                 do {
                     while let message = try socket.parser.next() {
                         agent.receive(message, source: 0, now: clock.nowNanos())
@@ -302,12 +313,12 @@ public final class SIPClientPool: @unchecked Sendable {
     /// as it does when a TCP stream ends.
     private func readWebSocket(_ socket: SIPSocket, _ agent: SIPUserAgent) {
         while true {
-            let read = socket.stream.read(into: scratch.baseAddress!, count: scratch.count)
+            let read = socket.stream.read(into: buffers.scratch.baseAddress!, count: buffers.scratch.count)
             var ended: SIPWebSocketLink.Ending?
             var outcomes: [SIPWebSocketLink.Outcome] = []
             switch read {
             case .bytes(let n):
-                outcomes = socket.webSocket?.receive(UnsafeRawBufferPointer(rebasing: scratch[..<n])) ?? []
+                outcomes = socket.webSocket?.receive(UnsafeRawBufferPointer(rebasing: buffers.scratch[..<n])) ?? []
             case .wouldBlock: return
             default: ended = socket.webSocket?.transportClosed()
             }
@@ -387,6 +398,7 @@ public final class SIPClientPool: @unchecked Sendable {
         guard agent.connectionLost(now: now) else {
             sockets[socket.agent] = nil
             timing.deadlines.note(socket.agent, agent.nextDeadline)
+            armTicker()
             return
         }
         openAgain(socket.agent, agent, now: now)
@@ -401,6 +413,7 @@ public final class SIPClientPool: @unchecked Sendable {
             if agent.reconnect.recovers {
                 agent.connectFailed(now: now)
                 timing.deadlines.note(id, agent.nextDeadline)
+                armTicker()
             }
             return
         }
@@ -441,20 +454,33 @@ public final class SIPClientPool: @unchecked Sendable {
         return .success((fd, session))
     }
 
+    /// The ticker fired (and is disarmed): the held datagrams and the agents that are due, then the next arming.
     private func tick() {
+        timing.armedFor = .max
         let now = clock.nowNanos()
         if !held.isEmpty { releaseHeld(now: now) }
-        for id in timing.deadlines.popDue(now) {
+        var due = timing.takeDueList()
+        timing.deadlines.popDue(now, into: &due)
+        for id in due {
             guard let agent = agents[id] else { continue }
             if agent.flowRetryDue(now) { retryFlow(id, agent, now: now) }
-            guard let due = agent.nextDeadline, due <= now else {
+            guard let next = agent.nextDeadline, next <= now else {
                 timing.deadlines.note(id, agent.nextDeadline)
                 continue
             }
             agent.advance(to: now)
             flush(id)
         }
-        if !agents.isEmpty { timing.ticker?.arm(atMonotonicNanos: clinux_monotonic_ns() + Self.tickNanos) }
+        timing.putBack(due)
+        armTicker()
+    }
+
+    /// Arms the ticker for the earliest agent deadline or held datagram (`PoolTiming.arm`).
+    private func armTicker() { timing.arm(held.isEmpty ? .max : held.earliestDue, clock: clock) }
+
+    private func clockMoved() {  // by a test's hand: the ticker's delay was planned on the old time
+        timing.armedFor = .max
+        armTicker()
     }
 
     /// Sends and reads the held datagrams that are due, in the order they were held; those of a closed agent go.
@@ -469,28 +495,5 @@ public final class SIPClientPool: @unchecked Sendable {
             agent.receive(datagram: item.bytes, source: item.source, now: now)
             flush(item.agent)
         }
-    }
-}
-
-/// The pool's time: its clock, the tick that advances the agents that are due, and when each is next due.
-struct PoolTiming {
-    let clock: any Clock
-    var ticker: EventTimer?
-    var deadlines = AgentDeadlines()
-}
-
-/// What a pool counts beyond its live agents' books.
-struct PoolBooks {
-    /// Agents opened so far: the last one's id.
-    var opened = 0
-    /// The books of agents already closed; their message tallies added up by their lists (`MessageTally.add`)
-    /// and folded into the total only when it is read.
-    var closed = SIPCounters()
-    var closedTally = MessageTally()
-    /// Datagrams or stream writes the kernel refused.
-    var sendErrors = 0
-
-    mutating func addClosed(_ agent: SIPUserAgent) {
-        agent.addCounters(to: &closed, tally: &closedTally)
     }
 }

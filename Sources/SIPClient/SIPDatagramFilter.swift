@@ -7,7 +7,7 @@ public enum SIPDatagramFate: Sendable, Equatable {
     case pass
     /// Never sent, or never read.
     case drop
-    /// Sent, or read, this much later (on the pool's 10 ms tick).
+    /// Sent, or read, this much later (the pool's timer is armed for it).
     case delay(nanos: UInt64)
 }
 

@@ -17,7 +17,7 @@ extension SIPUserAgent {
     public func connectionLost(now: UInt64) -> Bool {
         guard flow.policy.recovers else { return true }
         if flow.lost(now: now) {
-            events.append(.flow(.lost))
+            mail.events.append(.flow(.lost))
             return true
         }
         flow.failed(now: now)
@@ -39,7 +39,7 @@ extension SIPUserAgent {
     /// A new connection is open (its REGISTER queued until it can carry it): told, and the REGISTER sent, a fresh
     /// binding whose Contact names the new connection.
     public func reregister(now: UInt64, reconnected: Bool) {
-        if reconnected { events.append(.flow(.reconnected)) }
+        if reconnected { mail.events.append(.flow(.reconnected)) }
         register(now: now)
     }
 

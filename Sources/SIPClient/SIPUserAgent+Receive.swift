@@ -163,7 +163,7 @@ extension SIPUserAgent {
         }
         if retransmission { counters.retransmissionsSent[Self.label(message), default: 0] += 1 }
         if !retransmission { note(message, sent: true) }
-        outbox.append((message.serialized(), destination))
+        mail.outbox.append((message.serialized(), destination))
     }
 
     /// Tells `onMessage` of a message with a Call-ID.
@@ -201,5 +201,5 @@ extension SIPUserAgent: SIPCore {
         transactions.acknowledged(ack, key: key, now: now)
     }
 
-    func report(_ event: SIPEvent) { events.append(event) }
+    func report(_ event: SIPEvent) { mail.events.append(event) }
 }

@@ -62,8 +62,8 @@ public final class SIPUserAgent {
 
     /// Call-IDs, tags, branches and cnonces come from here, in the order the layers build messages.
     let ids: SIPIdentifiers
-    var outbox: [(bytes: [UInt8], to: Destination)] = []
-    var events: [SIPEvent] = []
+    /// What is to be sent and told (`AgentMail`).
+    var mail = AgentMail()
     var transactions: TransactionLayer
     let registration: RegistrationClient
     let sessions: InviteSessions
@@ -129,18 +129,42 @@ public final class SIPUserAgent {
     /// capacity: the caller still held the buffer then, so the clearing allocated a new one on every call, also
     /// when there was nothing (the pool asks after every datagram).
     public func takeOutbox() -> [(bytes: [UInt8], to: Destination)] {
-        guard !outbox.isEmpty else { return [] }
+        guard !mail.outbox.isEmpty else { return [] }
         var taken: [(bytes: [UInt8], to: Destination)] = []
-        swap(&taken, &outbox)
+        swap(&taken, &mail.outbox)
         return taken
     }
 
     /// The events told since the last take, in order (taken as `takeOutbox` takes).
     public func takeEvents() -> [SIPEvent] {
-        guard !events.isEmpty else { return [] }
+        guard !mail.events.isEmpty else { return [] }
         var taken: [SIPEvent] = []
-        swap(&taken, &events)
+        swap(&taken, &mail.events)
         return taken
+    }
+
+    /// `takeOutbox` for the pool: `body` reads the list, whose storage the agent then keeps for its next messages
+    /// (a list handed away left the agent none, and its next send allocated one: a malloc and a free per flush).
+    func drainOutbox(_ body: ([(bytes: [UInt8], to: Destination)]) -> Void) {
+        guard !mail.outbox.isEmpty else { return }
+        var taken = mail.spareOutbox
+        mail.spareOutbox = []
+        swap(&taken, &mail.outbox)
+        body(taken)
+        taken.removeAll(keepingCapacity: true)
+        mail.spareOutbox = taken
+    }
+
+    /// `takeEvents` as `drainOutbox` takes: `body` may reach the agent again (the owner's handler performs a
+    /// command), which then tells its events in a list of their own.
+    func drainEvents(_ body: ([SIPEvent]) -> Void) {
+        guard !mail.events.isEmpty else { return }
+        var taken = mail.spareEvents
+        mail.spareEvents = []
+        swap(&taken, &mail.events)
+        body(taken)
+        taken.removeAll(keepingCapacity: true)
+        mail.spareEvents = taken
     }
 
     /// The earliest instant `advance(to:)` has work at.
@@ -213,4 +237,13 @@ public final class SIPUserAgent {
         registration.advance(to: now, core: self)
         sessions.expireAbandoned(now: now, core: self)
     }
+}
+
+/// An agent's outgoing messages and events, with the storage of the last lists drained kept for the next (the pool
+/// drains after every datagram: `drainOutbox`, `drainEvents`).
+struct AgentMail {
+    var outbox: [(bytes: [UInt8], to: SIPUserAgent.Destination)] = []
+    var events: [SIPEvent] = []
+    var spareOutbox: [(bytes: [UInt8], to: SIPUserAgent.Destination)] = []
+    var spareEvents: [SIPEvent] = []
 }

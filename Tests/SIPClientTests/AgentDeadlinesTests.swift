@@ -16,16 +16,37 @@ final class AgentDeadlinesTests: XCTestCase {
         XCTAssertEqual(deadlines.popDue(100), [1])
     }
 
-    func testALaterDeadlineKeepsTheEarlierEntryAndAClosedAgentIsSkipped() {
+    func testALaterDeadlineMovesTheEntryAndAClosedAgentIsSkipped() {
         var deadlines = AgentDeadlines()
         deadlines.note(1, 10)
         deadlines.note(1, 50)
         deadlines.note(2, 10)
         deadlines.remove(2)
-        XCTAssertEqual(deadlines.popDue(10), [1], "the pool asks agent 1 again and notes what it says")
+        XCTAssertEqual(deadlines.popDue(10), [], "agent 1's deadline moved to 50, agent 2 is closed")
         deadlines.note(1, 50)
         XCTAssertEqual(deadlines.popDue(49), [])
         XCTAssertEqual(deadlines.popDue(50), [1])
         XCTAssertEqual(deadlines.popDue(1_000), [])
+    }
+
+    /// What the pool's timer is armed for: the earliest deadline an agent has now, not a stale or moved entry (each
+    /// would wake the thread for nothing).
+    func testTheNextDueIsTheEarliestLiveDeadline() {
+        var deadlines = AgentDeadlines()
+        XCTAssertEqual(deadlines.nextDue(), .max)
+        deadlines.note(1, 10)
+        deadlines.note(2, 20)
+        deadlines.note(3, 30)
+        XCTAssertEqual(deadlines.nextDue(), 10)
+        deadlines.note(1, 40)
+        XCTAssertEqual(deadlines.nextDue(), 20, "agent 1's entry moved to 40")
+        deadlines.remove(2)
+        XCTAssertEqual(deadlines.nextDue(), 30)
+        deadlines.note(3, nil)
+        XCTAssertEqual(deadlines.nextDue(), 40, "agent 3 has no deadline any more")
+        deadlines.note(3, 35)
+        XCTAssertEqual(deadlines.nextDue(), 35)
+        XCTAssertEqual(deadlines.popDue(100), [3, 1])
+        XCTAssertEqual(deadlines.nextDue(), .max)
     }
 }

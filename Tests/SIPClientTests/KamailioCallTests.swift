@@ -1,4 +1,5 @@
 import Credentials
+import Determinism
 import Dispatch
 import EventPolling
 import Foundation
@@ -191,11 +192,12 @@ final class PoolHarness: @unchecked Sendable {
     private(set) var pool: SIPClientPool!
     private let log = EventLog()
 
-    init(proxyPort: Int, tls: ClientTLS? = nil) throws {
+    init(proxyPort: Int, tls: ClientTLS? = nil, clock: any Clock = MonotonicClock()) throws {
         thread = EventThread(queue: queue, name: "sip.test.events")
         let log = self.log
         pool = try queue.sync {
-            try SIPClientPool(thread: thread, proxyHost: "127.0.0.1", proxyPort: proxyPort, tls: tls) { agent, event in
+            try SIPClientPool(thread: thread, proxyHost: "127.0.0.1", proxyPort: proxyPort, clock: clock,
+                              tls: tls) { agent, event in
                 log.events.withLock { $0[agent, default: []].append(event) }
             }
         }
