@@ -143,6 +143,6 @@ extension HdrHistogram {
 }
 
 extension SparseHistogram {
-    /// The V2 encoding of this histogram; see `HdrEncoding`.
-    public func encodedV2() -> [UInt8] { HdrEncoding.encode(self) }
+    /// The V2 encoding of this histogram; see `HdrEncoding` (and `encodeSparse`, its bytes written in place).
+    public func encodedV2() -> [UInt8] { HdrEncoding.encodeSparse(self) }
 }

@@ -39,6 +39,25 @@ final class HdrEncodingTests: XCTestCase {
         }
     }
 
+    /// A sparse histogram's encoding is written in place (`encodeSparse`): the generic encoder's bytes, for
+    /// adjacent slots, single and long gaps, counts of every varint length, and no slot at all.
+    func testSparseEncodingIsTheGenericEncodersBytes() {
+        let layout = HdrHistogram().layout
+        let shapes: [([Int32], [Int64])] = [
+            ([], []), ([0], [1]), ([0, 1, 2], [1, 2, 3]), ([1, 3, 4, 9_000], [5, 1 << 20, Int64.max, 7]),
+            ([2, 2_048, 2_049, 20_000], [63, 64, 8_191, 8_192]),
+        ]
+        for (indices, counts) in shapes {
+            let sparse = SparseHistogram(layout: layout, indices: indices, counts: counts,
+                                         totalCount: counts.reduce(0, &+), overflowCount: 0, min: 0, max: 0)
+            XCTAssertEqual(sparse.encodedV2(), HdrEncoding.encode(sparse), "\(indices)")
+        }
+        var histogram = HdrHistogram()
+        var generator = SeededRandom(splitMix: 5)
+        for _ in 0..<2_000 { histogram.record(Int64.random(in: 0...90_000_000, using: &generator)) }
+        XCTAssertEqual(histogram.sparse.encodedV2(), histogram.encodedV2())
+    }
+
     func testCorruptEncodingIsRejectedWithAReason() {
         XCTAssertThrowsError(try HdrEncoding.decode([1, 2, 3]))
         var bytes = HdrHistogram().encodedV2()

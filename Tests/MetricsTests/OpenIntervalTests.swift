@@ -37,6 +37,17 @@ final class OpenIntervalTests: XCTestCase {
         }
     }
 
+    /// The slots of raw samples are sorted by insertion up to the spill point and by the standard sort beyond:
+    /// both give the dense histogram's slots.
+    func testSparseFromSamplesIsTheDenseSlotsOnBothSidesOfTheInsertionSort() {
+        for count in [1, 2, 3, 64, 65, 300] {
+            var dense = template
+            let values = samples(count, seed: UInt64(count) * 7 + 3)
+            for value in values { dense.record(value) }
+            XCTAssertEqual(SparseHistogram(layout: template.layout, samples: values), dense.sparse, "\(count)")
+        }
+    }
+
     func testAnIntervalReusedAfterASpilledSecondStartsEmptyAndKeepsValuesAgain() {
         var open = OpenInterval(template: template)
         for value in samples(300, seed: 7) { open.record(value) }

@@ -56,10 +56,10 @@ final class RecorderWrittenTests: XCTestCase {
         XCTAssertEqual(try JSONDecoder().decode(Recorder.self, from: Data(bytes)), recorder)
     }
 
-    /// A histogram's slots and counts are written in chunks into scratch memory: the text is the integers as
-    /// `JSONText.appendInteger` writes them, joined by commas, across chunk boundaries and for any value.
+    /// A histogram's slots and counts are written into scratch memory with their own digit writer: the text is the
+    /// integers as `JSONText.appendInteger` writes them, joined by commas, for any length and any value.
     func testIntegerArraysAreTheDigitsJSONTextWritesAcrossChunks() {
-        let edges: [Int64] = [0, 9, 10, 99, 100, 65_535, -1, -10, Int64.max, Int64.min]
+        let edges: [Int64] = [0, 9, 10, 99, 100, 999, 1_000, 9_999, 10_000, 65_535, -1, -10, Int64.max, Int64.min]
         for count in [0, 1, 63, 64, 65, 130, 200] {
             let wide = (0..<count).map { edges[$0 % edges.count] &* Int64($0 % 3 == 0 ? 1 : 7) }
             let narrow = wide.map { Int32(truncatingIfNeeded: $0) }

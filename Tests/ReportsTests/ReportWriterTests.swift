@@ -143,6 +143,21 @@ final class ReportWriterTests: XCTestCase {
         }
     }
 
+    /// The .hlog payloads are base64'd straight into the line: the text `Data.base64EncodedData()` writes, for
+    /// every length's padding (0, 1 and 2 bytes left over) and every byte value.
+    func testBase64TextIsFoundationsBase64() {
+        for count in 0..<70 {
+            let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 97 &+ count &* 31 &+ ($0 % 7 == 0 ? 255 : 0)) }
+            var out: [UInt8] = [0x2C]
+            bytes.withUnsafeBufferPointer { Base64Text.append($0, to: &out) }
+            XCTAssertEqual(out, [0x2C] + Array(Data(bytes).base64EncodedData()), "\(count)")
+        }
+        var all: [UInt8] = []
+        let every = (0...255).map { UInt8($0) }
+        every.withUnsafeBufferPointer { Base64Text.append($0, to: &all) }
+        XCTAssertEqual(all, Array(Data(every).base64EncodedData()))
+    }
+
     func testMillisAsBytesIsTheMillisText() {
         for micros: Int64 in [0, 1, 9, 10, 99, 100, 999, 1_000, 1_001, 1_234, 1_050_000, -1, -999, -1_000, -1_234_567,
                               .max, .min, .min + 1] {
