@@ -30,18 +30,26 @@ struct SIPHead: Sendable, Equatable {
         for header in headers { append(name: header.name, value: header.value) }
     }
 
+    /// A head of whole lines copied as they are: `bytes` and the index of its lines (`SIPParser.quickHead`).
+    init(bytes source: ValueBytes.Bytes, lines table: UnsafeBufferPointer<Line>) {
+        bytes = Array(source)
+        lines = Array(table)
+    }
+
     /// A head written in one go into arrays sized first (`bytes` and `lines` at least what `write` puts), through
     /// a pointer: a line appended piece by piece (`append(name:value:)`) made one `Array.append` and a uniqueness
     /// check per piece, ~7 a line (issue 33). What a writer would put past the room stops the process.
     init(bytes byteRoom: Int, lines lineRoom: Int, _ write: (inout Writer) -> Void) {
         var written: [Line] = []
-        bytes = [UInt8](unsafeUninitializedCapacity: byteRoom) { out, n in
-            written = [Line](unsafeUninitializedCapacity: lineRoom) { room, m in
+        bytes = [UInt8](room: byteRoom) { out in
+            var n = 0
+            written = [Line](room: lineRoom) { room in
                 var w = Writer(out: RoomWriter(out), lines: room)
                 write(&w)
                 n = w.out.n
-                m = w.count
+                return w.count
             }
+            return n
         }
         lines = written
     }
@@ -173,13 +181,13 @@ struct SIPHead: Sendable, Equatable {
     mutating func appendLines(room: Int, _ write: (inout RoomWriter) -> Void) {
         let old = bytes, from = old.count
         let spare = from == 0 ? 480 : 160  // as `reserveFirst`: the lines an agent adds after (Contact, …)
-        bytes = [UInt8](unsafeUninitializedCapacity: from + room + spare) { out, n in
+        bytes = [UInt8](room: from + room + spare) { out in
             var w = RoomWriter(out)
             old.withUnsafeBufferPointer { w.put($0) }
             w.limit = from + room
             write(&w)
             precondition(w.n <= from + room, "a writer's room is too small")  // the spare caught what is past
-            n = w.n
+            return w.n
         }
         if lines.capacity == 0 { lines.reserveCapacity(12) }
         index(from: from)
@@ -238,20 +246,31 @@ struct SIPHead: Sendable, Equatable {
     }
 
     /// Indexes the lines written from `from` on: each `name:` then the value after any spaces, up to its CRLF.
+    /// The lines are gathered on the stack and appended in one go: an append per line made a uniqueness check
+    /// and a capacity check each (~60 a hold call; issue 33).
     private mutating func index(from: Int) {
         let written = bytes  // shares the storage: read while `lines` grows
         let total = written.count
         written.withUnsafeBufferPointer { b in
-            var start = from
-            while start < total {
-                var crlf = ValueBytes.findCR(b, start, total)
-                while crlf + 1 < total, b[crlf + 1] != 10 { crlf = ValueBytes.findCR(b, crlf + 1, total) }
-                if crlf + 1 >= total { crlf = total }
-                let colon = ValueBytes.find(0x3A, b, start, crlf)
-                var valueStart = min(colon + 1, crlf)
-                while valueStart < crlf, b[valueStart] == 32 || b[valueStart] == 9 { valueStart += 1 }
-                lines.append(Line(start: start, nameEnd: colon, valueStart: valueStart, end: crlf))
-                start = crlf + 2
+            withUnsafeTemporaryAllocation(of: Line.self, capacity: 16) { table in
+                var n = 0
+                var start = from
+                while start < total {
+                    var crlf = ValueBytes.findCR(b, start, total)
+                    while crlf + 1 < total, b[crlf + 1] != 10 { crlf = ValueBytes.findCR(b, crlf + 1, total) }
+                    if crlf + 1 >= total { crlf = total }
+                    let colon = ValueBytes.find(0x3A, b, start, crlf)
+                    var valueStart = min(colon + 1, crlf)
+                    while valueStart < crlf, b[valueStart] == 32 || b[valueStart] == 9 { valueStart += 1 }
+                    if n == table.count {
+                        lines.append(contentsOf: table)
+                        n = 0
+                    }
+                    table[n] = Line(start: start, nameEnd: colon, valueStart: valueStart, end: crlf)
+                    n += 1
+                    start = crlf + 2
+                }
+                lines.append(contentsOf: UnsafeBufferPointer(rebasing: table[..<n]))
             }
         }
     }
