@@ -246,31 +246,20 @@ struct SIPHead: Sendable, Equatable {
     }
 
     /// Indexes the lines written from `from` on: each `name:` then the value after any spaces, up to its CRLF.
-    /// The lines are gathered on the stack and appended in one go: an append per line made a uniqueness check
-    /// and a capacity check each (~60 a hold call; issue 33).
     private mutating func index(from: Int) {
         let written = bytes  // shares the storage: read while `lines` grows
         let total = written.count
         written.withUnsafeBufferPointer { b in
-            withUnsafeTemporaryAllocation(of: Line.self, capacity: 16) { table in
-                var n = 0
-                var start = from
-                while start < total {
-                    var crlf = ValueBytes.findCR(b, start, total)
-                    while crlf + 1 < total, b[crlf + 1] != 10 { crlf = ValueBytes.findCR(b, crlf + 1, total) }
-                    if crlf + 1 >= total { crlf = total }
-                    let colon = ValueBytes.find(0x3A, b, start, crlf)
-                    var valueStart = min(colon + 1, crlf)
-                    while valueStart < crlf, b[valueStart] == 32 || b[valueStart] == 9 { valueStart += 1 }
-                    if n == table.count {
-                        lines.append(contentsOf: table)
-                        n = 0
-                    }
-                    table[n] = Line(start: start, nameEnd: colon, valueStart: valueStart, end: crlf)
-                    n += 1
-                    start = crlf + 2
-                }
-                lines.append(contentsOf: UnsafeBufferPointer(rebasing: table[..<n]))
+            var start = from
+            while start < total {
+                var crlf = ValueBytes.findCR(b, start, total)
+                while crlf + 1 < total, b[crlf + 1] != 10 { crlf = ValueBytes.findCR(b, crlf + 1, total) }
+                if crlf + 1 >= total { crlf = total }
+                let colon = ValueBytes.find(0x3A, b, start, crlf)
+                var valueStart = min(colon + 1, crlf)
+                while valueStart < crlf, b[valueStart] == 32 || b[valueStart] == 9 { valueStart += 1 }
+                lines.append(Line(start: start, nameEnd: colon, valueStart: valueStart, end: crlf))
+                start = crlf + 2
             }
         }
     }
