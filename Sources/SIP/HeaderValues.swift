@@ -361,7 +361,7 @@ public struct SIPCSeq: Sendable, Equatable {
         let start = i
         while i < b.count, SIPParser.isTokenByte(b[i]) { i += 1 }
         guard i > start, i == b.count else { return nil }
-        return SIPCSeq(UInt32(number), SIPMethod(ValueBytes.string(b, start, i)))
+        return SIPCSeq(UInt32(number), SIPMethod.named(UnsafeBufferPointer(rebasing: b[start..<i])))
     }
 }
 

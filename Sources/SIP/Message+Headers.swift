@@ -31,6 +31,22 @@ enum KeptHeader {
     }
 }
 
+/// The first line of each header `keepFields` reads (-1: none), noted as a head's lines are walked in order.
+struct KeptLines {
+    var via = -1, to = -1, callID = -1, cseq = -1, from = -1
+
+    mutating func note(_ kind: KeptHeader?, at i: Int) {
+        switch kind {
+        case .via? where via < 0: via = i
+        case .to? where to < 0: to = i
+        case .callID? where callID < 0: callID = i
+        case .cseq? where cseq < 0: cseq = i
+        case .from? where from < 0: from = i
+        default: break
+        }
+    }
+}
+
 /// The header fields a user agent reads from every message, more than once each (the transaction key, the call,
 /// the dialog checks, the history label): read once by `SIPMessage.keepFields()` and kept with the message until
 /// its headers change.
@@ -161,32 +177,45 @@ extension SIPMessage {
     /// before reading it.
     public mutating func keepFields(strings: SIPStringCache? = nil) {
         guard !hasFields else { return }  // kept already: any change to the headers forgets them
+        var first = KeptLines()
+        head.bytes.withUnsafeBufferPointer { b in
+            for (i, line) in head.lines.enumerated() {
+                first.note(KeptHeader.kind(UnsafeBufferPointer(rebasing: b[line.start..<line.nameEnd])), at: i)
+            }
+        }
+        keepFields(first, strings: strings)
+    }
+
+    /// The fields read from the lines `first` names (the parser finds them as it indexes the head).
+    mutating func keepFields(_ first: KeptLines, strings: SIPStringCache?) {
         // Read straight into the box the fields will be (locals passed to an initializer were retained there and
         // released here, ~12 reference counts a message; each change through the fields' setters checks the box).
         let f = SIPMessageFields.Box()
         head.bytes.withUnsafeBufferPointer { b in
-            func value(_ line: SIPHead.Line) -> ValueBytes.Bytes {
-                UnsafeBufferPointer(rebasing: b[line.valueStart..<line.end])
+            func value(_ i: Int) -> ValueBytes.Bytes {
+                let line = head.lines[i]
+                return UnsafeBufferPointer(rebasing: b[line.valueStart..<line.end])
             }
-            for line in head.lines {
-                switch KeptHeader.kind(UnsafeBufferPointer(rebasing: b[line.start..<line.nameEnd])) {
-                case .via? where !f.hasVia:
-                    f.hasVia = true
-                    f.branch = SIPVia.branch(value(line), strings: strings)
-                case .to? where !f.hasTo:
-                    f.hasTo = true
-                    f.toTag = SIPAddress.tag(value(line))
-                case .callID? where f.callID == nil:
-                    f.callID = strings?.string(b, line.valueStart, line.end)
-                        ?? ValueBytes.string(b, line.valueStart, line.end)
-                case .cseq? where !f.hasCSeq:
-                    f.hasCSeq = true
-                    f.cseq = SIPCSeq.reading(value(line))
-                case .from? where !f.hasFrom:
-                    f.hasFrom = true
-                    f.fromTag = SIPAddress.tag(value(line))
-                default: break
-                }
+            if first.via >= 0 {
+                f.hasVia = true
+                f.branch = SIPVia.branch(value(first.via), strings: strings)
+            }
+            if first.to >= 0 {
+                f.hasTo = true
+                f.toTag = SIPAddress.tag(value(first.to))
+            }
+            if first.callID >= 0 {
+                let line = head.lines[first.callID]
+                f.callID = strings?.string(b, line.valueStart, line.end)
+                    ?? ValueBytes.string(b, line.valueStart, line.end)
+            }
+            if first.cseq >= 0 {
+                f.hasCSeq = true
+                f.cseq = SIPCSeq.reading(value(first.cseq))
+            }
+            if first.from >= 0 {
+                f.hasFrom = true
+                f.fromTag = SIPAddress.tag(value(first.from))
             }
         }
         fields = SIPMessageFields(filled: f)

@@ -283,6 +283,25 @@ public struct SIPMethod: RawRepresentable, Hashable, Sendable, CustomStringConve
     public init(_ raw: String) { rawValue = raw }
     public var description: String { rawValue }
 
+    /// The method `b` names: the static one for the usual six, whose names are literals (no `String` made and its
+    /// UTF-8 checked for every start line and CSeq read), else a new one. Methods are case-sensitive (§7.1).
+    static func named(_ b: UnsafeBufferPointer<UInt8>) -> SIPMethod {
+        func equal(_ name: StaticString) -> Bool {
+            guard b.count == name.utf8CodeUnitCount else { return false }
+            for k in 0..<b.count where b[k] != name.utf8Start[k] { return false }
+            return true
+        }
+        switch b.first {
+        case 0x49? where equal("INVITE"): return .invite
+        case 0x41? where equal("ACK"): return .ack
+        case 0x42? where equal("BYE"): return .bye
+        case 0x43? where equal("CANCEL"): return .cancel
+        case 0x52? where equal("REGISTER"): return .register
+        case 0x4F? where equal("OPTIONS"): return .options
+        default: return SIPMethod(String(decoding: b, as: UTF8.self))
+        }
+    }
+
     public static let invite = SIPMethod("INVITE")
     public static let ack = SIPMethod("ACK")
     public static let bye = SIPMethod("BYE")

@@ -13,11 +13,12 @@ public enum SIPParser {
         var start = 0
         while start + 1 < bytes.count, bytes[start] == 13, bytes[start + 1] == 10 { start += 2 }
         // The head read line by line up to its blank line, in one pass (`headEnd` scanned it first, once more).
+        let rest = UnsafeBufferPointer(rebasing: bytes[start...])
+        if let quick = try quickHead(rest, strings: strings, maxBodyBytes: maxBodyBytes) { return quick }
         var blank = -1
         var message: SIPMessage
         do {
-            message = try parseHead(UnsafeBufferPointer(rebasing: bytes[start...]), blankLine: &blank,
-                                    strings: strings)
+            message = try parseHead(rest, blankLine: &blank, strings: strings)
         } catch {
             // A head without its blank line is truncated, whatever else is wrong in it (as the two passes said).
             if headEnd(bytes, from: start) == nil { throw .truncatedHead }
@@ -196,7 +197,8 @@ public enum SIPParser {
             guard code.count == 3, code.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { throw .badStatusCode }
             let status = code.reduce(0) { $0 * 10 + Int($1 - 48) }
             guard status >= 100, status <= 699 else { throw .badStatusCode }
-            let reason = codeEnd < line.count ? text(UnsafeBufferPointer(rebasing: line[(codeEnd + 1)...])) : ""
+            let reason = codeEnd < line.count ? reasonText(UnsafeBufferPointer(rebasing: line[(codeEnd + 1)...]),
+                                                           status: status) : ""
             return .response(status: status, reason: reason)
         }
         guard !first.isEmpty, first.allSatisfy(isTokenByte) else { throw .badStartLine }
@@ -208,7 +210,7 @@ public enum SIPParser {
         let uri = line[(firstSpace + 1)..<lastSpace]
         guard !uri.contains(32), uri.contains(58) else { throw .badStartLine }
         let uriText = strings?.string(line, firstSpace + 1, lastSpace) ?? text(UnsafeBufferPointer(rebasing: uri))
-        return .request(method: SIPMethod(text(first)), uri: uriText)
+        return .request(method: SIPMethod.named(first), uri: uriText)
     }
 
     /// One `name: value` line's name end, colon and trimmed value (offsets into `line`); the name must be a token.
@@ -240,6 +242,14 @@ public enum SIPParser {
         // Bits 0x41-0x5A upper, 0x5F _, 0x60 `, 0x61-0x7A lower, 0x7E ~ (offsets from 0x40).
         let high: UInt64 = 0x47FF_FFFF_87FF_FFFE
         return b < 64 ? (low >> UInt64(b)) & 1 == 1 : b < 128 && (high >> UInt64(b - 64)) & 1 == 1
+    }
+
+    /// A response's reason: the literal `SIPStatus.reason` gives when the bytes are that phrase (nearly every
+    /// response: no `String` made and its UTF-8 checked per message), else the bytes as a new one.
+    private static func reasonText(_ bytes: UnsafeBufferPointer<UInt8>, status: Int) -> String {
+        var known = SIPStatus.reason(status)
+        if known.withUTF8({ $0.elementsEqual(bytes) }) { return known }
+        return text(bytes)
     }
 
     private static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {

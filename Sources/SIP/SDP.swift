@@ -187,9 +187,8 @@ public struct SDPSession: Sendable, Equatable {
             // Every piece's longest: the fixed text ~110 bytes, the address twice, 20 digits for each number, and
             // 30 bytes for each format (its number and its rtpmap line).
             let room = 128 + 2 * a.count + 40 + 30 * formats.count + 16
-            return [UInt8](unsafeUninitializedCapacity: room) { out, n in
+            return [UInt8](room: room) { out in
                 var w = RoomWriter(out)
-                defer { n = w.n }
                 w.put("v=0\r\no=- 1 ")
                 w.put(decimal: version)
                 w.put(" IN IP4 ")
@@ -219,6 +218,7 @@ public struct SDPSession: Sendable, Equatable {
                 case .inactive: w.put("inactive")
                 }
                 w.put("\r\n")
+                return w.n
             }
         }
     }

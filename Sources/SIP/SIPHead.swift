@@ -30,18 +30,26 @@ struct SIPHead: Sendable, Equatable {
         for header in headers { append(name: header.name, value: header.value) }
     }
 
+    /// A head of whole lines copied as they are: `bytes` and the index of its lines (`SIPParser.quickHead`).
+    init(bytes source: ValueBytes.Bytes, lines table: UnsafeBufferPointer<Line>) {
+        bytes = Array(source)
+        lines = Array(table)
+    }
+
     /// A head written in one go into arrays sized first (`bytes` and `lines` at least what `write` puts), through
     /// a pointer: a line appended piece by piece (`append(name:value:)`) made one `Array.append` and a uniqueness
     /// check per piece, ~7 a line (issue 33). What a writer would put past the room stops the process.
     init(bytes byteRoom: Int, lines lineRoom: Int, _ write: (inout Writer) -> Void) {
         var written: [Line] = []
-        bytes = [UInt8](unsafeUninitializedCapacity: byteRoom) { out, n in
-            written = [Line](unsafeUninitializedCapacity: lineRoom) { room, m in
+        bytes = [UInt8](room: byteRoom) { out in
+            var n = 0
+            written = [Line](room: lineRoom) { room in
                 var w = Writer(out: RoomWriter(out), lines: room)
                 write(&w)
                 n = w.out.n
-                m = w.count
+                return w.count
             }
+            return n
         }
         lines = written
     }
@@ -173,13 +181,13 @@ struct SIPHead: Sendable, Equatable {
     mutating func appendLines(room: Int, _ write: (inout RoomWriter) -> Void) {
         let old = bytes, from = old.count
         let spare = from == 0 ? 480 : 160  // as `reserveFirst`: the lines an agent adds after (Contact, …)
-        bytes = [UInt8](unsafeUninitializedCapacity: from + room + spare) { out, n in
+        bytes = [UInt8](room: from + room + spare) { out in
             var w = RoomWriter(out)
             old.withUnsafeBufferPointer { w.put($0) }
             w.limit = from + room
             write(&w)
             precondition(w.n <= from + room, "a writer's room is too small")  // the spare caught what is past
-            n = w.n
+            return w.n
         }
         if lines.capacity == 0 { lines.reserveCapacity(12) }
         index(from: from)

@@ -19,9 +19,8 @@ extension SIPMessage {
         let head = head, body = body
         // The start line's pieces, `SIP/2.0`, two CRLFs, three digits and a space; `Content-Length: ` and its digits.
         let room = method.utf8.count + uri.utf8.count + reason.utf8.count + 32 + 40 + head.bytes.count + body.count
-        return [UInt8](unsafeUninitializedCapacity: room) { out, n in
+        return [UInt8](room: room) { out in
             var w = RoomWriter(out)
-            defer { n = w.n }
             if isRequest {
                 w.put(&method)
                 w.put(" ")
@@ -46,6 +45,7 @@ extension SIPMessage {
             w.put(decimal: body.count)
             w.put("\r\n\r\n")
             body.withUnsafeBufferPointer { w.put($0) }
+            return w.n
         }
     }
 }
