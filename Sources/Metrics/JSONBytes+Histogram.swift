@@ -14,7 +14,8 @@ extension JSONBytes {
             w.text("{\"lowestDiscernibleValue\":"); w.int(h.layout.lowestDiscernibleValue)
             w.text(",\"highestTrackableValue\":"); w.int(h.layout.highestTrackableValue)
             w.text(",\"significantDigits\":"); w.int(Int64(h.layout.significantDigits))
-            w.text(",\"indices\":"); h.indices.withUnsafeBufferPointer { v in w.integers(count: v.count) { Int64(v[$0]) } }
+            w.text(",\"indices\":")
+            h.indices.withUnsafeBufferPointer { v in w.integers(count: v.count) { Int64(v[$0]) } }
             w.text(",\"counts\":"); h.counts.withUnsafeBufferPointer { v in w.integers(count: v.count) { v[$0] } }
             w.text(",\"totalCount\":"); w.int(h.totalCount)
             w.text(",\"overflowCount\":"); w.int(h.overflowCount)

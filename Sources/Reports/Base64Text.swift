@@ -1,7 +1,8 @@
 /// Base64 (RFC 4648's alphabet, `=` padding, no line breaks: what `Data.base64EncodedData()` writes) appended
 /// to a byte buffer, for the `.hlog` lines: one copy per call instead of a `Data` in and a `Data` out.
 enum Base64Text {
-    private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    private static let alphabet: [UInt8] =
+        Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     static func append(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         let length = (bytes.count + 2) / 3 * 4
