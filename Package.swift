@@ -112,7 +112,7 @@ let package = Package(
         ]),
         // An HTTP/1.1 client of our own on the event threads, beside libcurl (the raw-GET bench's second row).
         .target(name: "HTTPWire", dependencies: [
-            "Bytes", "CLinux", "CSSL", "CSSLClient", "EventPolling", "StreamIO", "WebSocketClient",
+            "Bytes", "CLinux", "CSSL", "CSSLClient", "EventPolling", "StreamIO", "TextEscaping", "WebSocketClient",
         ]),
         // An HTTP/2 client of our own on an event thread (nghttp2's client session over OpenSSL with ALPN h2, one
         // multiplexed connection per origin): the reference target's APNs client, in place of libcurl's.

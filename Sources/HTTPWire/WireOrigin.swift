@@ -1,3 +1,5 @@
+import TextEscaping
+
 /// Where a connection goes: scheme, host and port (RFC 6454's origin). Connections are pooled per origin.
 public struct WireOrigin: Hashable, Sendable {
     public var secure: Bool
@@ -21,8 +23,7 @@ public struct WireOrigin: Hashable, Sendable {
     /// `hostHeader`'s bytes appended to `out`, with no String made (a request's Host line: the interpolated
     /// String cost ~470 instructions a request, issue 33).
     func appendHostHeader(to out: inout [UInt8]) {
-        var host = host
-        host.withUTF8 { name in
+        TextBytes.withUTF8(host) { name in
             // Bytes, not `contains(":")`: a String argument is Foundation's search (CFStringFind).
             let bracketed = name.contains(0x3A)
             if bracketed { out.append(0x5B) }
@@ -31,15 +32,7 @@ public struct WireOrigin: Hashable, Sendable {
         }
         guard port != (secure ? 443 : 80) else { return }
         out.append(0x3A)
-        // The port's digits, last first, then turned around.
-        let start = out.count
-        var n = port.magnitude
-        repeat {
-            out.append(UInt8(truncatingIfNeeded: n % 10) + 0x30)
-            n /= 10
-        } while n > 0
-        if port < 0 { out.append(0x2D) }
-        out[start...].reverse()
+        JSONText.appendInteger(Int64(port), to: &out)
     }
 
     /// Splits `url` into its origin and request target (path and query; `/` when empty; the fragment dropped).
