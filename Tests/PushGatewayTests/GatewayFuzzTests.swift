@@ -34,7 +34,8 @@ final class GatewayFuzzTests: XCTestCase {
             plain.stop()
             secure.stop()
         }
-        let descriptorsBefore = openDescriptorCount()
+        let socketsBefore = openSocketCount()
+        let listBefore = openDescriptorList()
         var answered = 0
         var wellFormed = 0
         for round in 0..<240 {
@@ -65,8 +66,9 @@ final class GatewayFuzzTests: XCTestCase {
                       "connections left open: \(plain.stats.connectionsOpen) + \(secure.stats.connectionsOpen) "
                         + "(seed \(seed))")
         XCTAssertTrue(eventually { plain.stats.streamsOpen == 0 }, "streams left open: \(plain.stats.streamsOpen)")
-        XCTAssertTrue(eventually { openDescriptorCount() <= descriptorsBefore },
-                      "descriptors: \(descriptorsBefore) before, \(openDescriptorCount()) after")
+        XCTAssertTrue(eventually { openSocketCount() <= socketsBefore },
+                      "sockets: \(socketsBefore) before, \(openSocketCount()) after (seed \(seed))\n"
+                        + "before: \(listBefore)\nafter: \(openDescriptorList())")
         XCTAssertGreaterThan(plain.stats.http2ProtocolErrors, 0, "the generator should break the protocol")
         let run = try ExternalTool.run("curl", ["-sS", "--http2-prior-knowledge", "-o", "/dev/null", "-w", "%{http_code}",
                                                 "-H", "authorization: bearer \(try validJWT())",
