@@ -26,9 +26,15 @@ enum HistoryCheck {
         let bundle = RunBundle(runDirectory)
         let url = bundle.history
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-        let events = try HistoryReader.read(contentsOf: url)
+        // First without the `sip` lines' texts, which no rule reads; with them again only for what does read
+        // them, fault attribution and the violations' timelines, when there are any. The lines keep their places,
+        // so the report is the same from either reading.
+        var events = try HistoryReader.read(contentsOf: url, sipMessages: false)
         var report = HistoryChecker.check(events, policy: declaredPolicy(runDirectory))
         let faults = injectedFaults(run: runDirectory)
+        if !faults.isEmpty || !report.violations.isEmpty, events.contains(where: \.isSIP) {
+            events = try HistoryReader.read(contentsOf: url)
+        }
         if !faults.isEmpty {
             // Findings an injected fault could have caused are reported apart, never against the server.
             let (server, attributed) = FaultAttribution.split(report.violations, events: events, faults: faults)
@@ -132,6 +138,14 @@ enum HistoryCheck {
             written[n + 1] = file
         }
         return written
+    }
+}
+
+extension HistoryEvent {
+    /// A `sip` line: a history without one reads the same with or without `sip` lines' texts.
+    fileprivate var isSIP: Bool {
+        if case .sip = body { return true }
+        return false
     }
 }
 

@@ -7,7 +7,9 @@ import Foundation
 /// and goes through the general path, so what a line reads as and every error stay as they were.
 extension HistoryReader {
     /// A `sip` line after its head (`FixedLine.head`).
-    static func sipLine(_ cursor: inout FixedLine, t: UInt64, number: Int, texts: inout TextTable) -> HistoryEvent? {
+    static func sipLine(_ cursor: inout FixedLine, t: UInt64, number: Int, texts: inout TextTable,
+                        messages: Bool = true) -> HistoryEvent? {
+        guard messages else { return blankSIPLine(&cursor, t: t, number: number) }
         guard cursor.literal("sip\",\"device\":\""), let device = cursor.text(&texts),
               cursor.literal(",\"conversation\":\""), let conversation = cursor.text(&texts) else { return nil }
         let sent: Bool
@@ -21,6 +23,15 @@ extension HistoryReader {
         guard let message = cursor.text(&texts), cursor.literal("}"), cursor.atEnd else { return nil }
         return HistoryEvent(t: t, line: number,
                             .sip(SIPLine(device: device, conversation: conversation, sent: sent, message: message)))
+    }
+
+    /// `sipLine` for `parse(buffer:sipMessages: false)`: the same shape matched, the texts checked but not made.
+    static func blankSIPLine(_ cursor: inout FixedLine, t: UInt64, number: Int) -> HistoryEvent? {
+        guard cursor.literal("sip\",\"device\":\""), cursor.skipText(),
+              cursor.literal(",\"conversation\":\""), cursor.skipText() else { return nil }
+        guard cursor.literal(",\"sent\":true,\"message\":\"") || cursor.literal(",\"sent\":false,\"message\":\""),
+              cursor.skipText(), cursor.literal("}"), cursor.atEnd else { return nil }
+        return HistoryEvent(t: t, line: number, blankSIP)
     }
 }
 
@@ -99,12 +110,12 @@ extension HistoryReader {
 
     /// The line's event when it is in one of the shapes above, nil for the general path. The type is told by
     /// the byte after `{"t":<digits>,"type":"`.
-    static func fixedLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int,
-                        texts: inout TextTable) -> HistoryEvent? {
+    static func fixedLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int, texts: inout TextTable,
+                          sipMessages: Bool = true) -> HistoryEvent? {
         // The head read once, each shape going on from after it.
         guard var (c, t) = FixedLine.head(bytes), c.pos < c.count else { return nil }
         switch c.base[c.pos] {
-        case UInt8(ascii: "s"): return sipLine(&c, t: t, number: number, texts: &texts)
+        case UInt8(ascii: "s"): return sipLine(&c, t: t, number: number, texts: &texts, messages: sipMessages)
         case UInt8(ascii: "d"): return dialogLine(&c, t: t, number: number, texts: &texts)
         case UInt8(ascii: "i"): return invokeLine(&c, t: t, number: number, texts: &texts)
         case UInt8(ascii: "c"): return completeLine(&c, t: t, number: number, texts: &texts)
@@ -155,13 +166,21 @@ struct FixedLine {
     /// The text up to the next quote, which is consumed (the opening one is part of the literal before); nil for a
     /// text with an escape or without its closing quote. Decoded as the general reader decodes it.
     mutating func text(_ texts: inout TextTable) -> String? {
+        let start = pos
+        guard skipText() else { return nil }
+        return texts.string(base + start, count: pos - 1 - start)
+    }
+
+    /// Moves past a plain text and its closing quote, as `text` does, without making its `String`; false (the
+    /// cursor unmoved) where `text` returns nil.
+    mutating func skipText() -> Bool {
         // Two `memchr`s (the quote, then a backslash before it) instead of a loop over each byte: a Call-ID is ~20.
         let start = pos
-        guard let quote = memchr(base + start, Int32(UInt8(ascii: "\"")), count - start) else { return nil }
+        guard let quote = memchr(base + start, Int32(UInt8(ascii: "\"")), count - start) else { return false }
         let end = base.distance(to: quote.assumingMemoryBound(to: UInt8.self))
-        guard memchr(base + start, Int32(UInt8(ascii: "\\")), end - start) == nil else { return nil }
+        guard memchr(base + start, Int32(UInt8(ascii: "\\")), end - start) == nil else { return false }
         pos = end + 1
-        return texts.string(base + start, count: end - start)
+        return true
     }
 
     /// When `key` (with the text's opening quote) comes next, the text after it into `value`: false when the key

@@ -43,4 +43,21 @@ final class SVGLineChartTests: XCTestCase {
         XCTAssertTrue([100.0, 200, 250, 500].contains(scale.step))
         XCTAssertEqual(NiceScale(minimum: 0, maximum: 1, includeZero: true).label(0.2), "0.2")
     }
+
+    /// A legend too wide for the top right goes in rows below the plot and the head's viewBox grows to hold them
+    /// (written once, with the grown height); one that fits keeps the chart's height.
+    func testALegendInRowsBelowGrowsTheViewBoxOnce() {
+        let points = [SVGLineChart.Point(x: 0, y: 1), .init(x: 1, y: 2)]
+        func chart(_ names: [String]) -> String {
+            SVGLineChart(title: "t", xAxis: .linear(label: "s"), yLabel: "ms",
+                         series: names.map { .init(name: $0, color: "#000", points: points) }).svg()
+        }
+        // Six names of 30 characters (228 units each): two a row below the plot, three rows from y 324.
+        let wide = chart((0..<6).map { String(repeating: "x", count: 29) + "\($0)" })
+        XCTAssertTrue(wide.hasPrefix("<svg class=\"chart\" viewBox=\"0 0 760 372\" role=\"img\""), wide)
+        XCTAssertEqual(wide.components(separatedBy: "viewBox=").count, 2)
+        XCTAssertTrue(wide.hasSuffix("</text>\n</g>\n</svg>"))
+        let narrow = chart(["p50", "p99"])
+        XCTAssertTrue(narrow.hasPrefix("<svg class=\"chart\" viewBox=\"0 0 760 320\" role=\"img\""), narrow)
+    }
 }
