@@ -246,7 +246,7 @@ let package = Package(
             "Faults", "Checker", "HistoryLoading", "Results", "OTLP", "StreamIO", "MediaIO", "TextEscaping",
         ]),
         .testTarget(name: "ReportsTests", dependencies: [
-            "Reports", "Metrics", "Determinism", "TextEscaping", "TestSupport", "Thresholds",
+            "Reports", "Metrics", "Determinism", "TextEscaping", "TestSupport", "Thresholds", "CZlib",
         ]),
         .testTarget(name: "ResultsTests", dependencies: [
             "Results", "Metrics", "Determinism", "TestSupport", "RunFormats",

@@ -15,12 +15,10 @@ public enum HdrLog {
 
     /// The compressed form: cookie 0x1c849304, length of the zlib stream, then the zlib stream of the V2 encoding.
     ///
-    /// An interval of a few hundred bytes (nearly all of them) is deflated with a smaller hash table (`memLevel`
-    /// 4 instead of compress2's 8): zlib clears the whole table for every stream, 64 KB at 8, which was ~0.12 M
-    /// instructions per SIP call at the bench's 20 calls/s (one stream per metric per second). Below
-    /// `smallInput` bytes the symbols fit memLevel 4's buffer, so the stream is compress2's, byte for byte (every
-    /// interval of a bench run compared); a longer one goes through compress2 as before.
-    /// `deflater` may be shared by the intervals of a report (`text`), which saves zlib's set-up per interval.
+    /// An interval of up to `smallInput` bytes (nearly all of them: a second's V2 encoding is a few dozen bytes)
+    /// is one fixed-Huffman block of literals written by `HdrDeflater`, which any inflater reads; zlib's own deflate
+    /// cost ~33 k instructions per interval for a few bytes saved. A longer one goes through compress2.
+    /// `deflater` may be shared by the intervals of a report (`text`).
     public static func compressed(_ encoding: [UInt8], deflater: HdrDeflater = HdrDeflater()) -> [UInt8] {
         withCompressed(encoding, deflater: deflater) { Array($0) }
     }
@@ -48,7 +46,7 @@ public enum HdrLog {
         }
     }
 
-    /// Inputs up to this many bytes are deflated with `memLevel` 4, whose symbol buffer holds 1,024.
+    /// Inputs up to this many bytes are written by `HdrDeflater`.
     static let smallInput = 512
 
     /// Reverses `compressed` and decodes; used by tests and by tools reading callstorm's logs.
