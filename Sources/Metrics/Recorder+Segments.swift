@@ -39,6 +39,18 @@ extension Recorder {
         return segment
     }
 
+    /// How many sparse slots its per-second readings hold (interval slots, counter and gauge seconds): what a
+    /// segment kept in memory costs, ~12 bytes each (`RecorderCheckpointer`'s held segments).
+    public var sparseSlotCount: Int {
+        var slots = 0
+        for i in 0..<metrics.count {
+            for interval in metrics[i].sealed.values { slots += interval.indices.count }
+        }
+        for i in 0..<counterStates.count { slots += counterStates[i].perSecond.count }
+        for series in gauges.values { slots += series.count }
+        return slots
+    }
+
     /// Whether it holds no reading at all (a segment with nothing in it is not written).
     public var isEmpty: Bool { metrics.isEmpty && counterStates.isEmpty && gauges.isEmpty }
 

@@ -124,4 +124,32 @@ final class RecorderCheckpointerTests: XCTestCase {
         XCTAssertEqual(mine, recorder)
 
     }
+    /// `close` adds back the segments it kept in memory while they fit its limit, and reads the file once they
+    /// did not: either way the whole recorder, the same as the one the run directory gives back.
+    func testCloseGivesTheWholeRecorderFromHeldSegmentsOrFromTheFile() throws {
+        for limit in [0, 40, 500_000] {
+            let stem = "recorder-w\(limit)"
+            let files = try RecorderCheckpointer(directory: raw, stem: stem, heldSlotLimit: limit)
+            var live = Recorder(runStartNanos: 0)
+            var reference = Recorder(runStartNanos: 0)
+            for second in 0..<40 {
+                recordSecond(second, into: &live)
+                recordSecond(second, into: &reference)
+                if second % 2 == 0 { files.checkpoint(&live, second: second) }
+            }
+            // A late sample for a second already written: its segment and the held one must agree.
+            live.record(Metric(named: "push_to_report"), micros: 9_999, atNanos: 3_000_000_000)
+            reference.record(Metric(named: "push_to_report"), micros: 9_999, atNanos: 3_000_000_000)
+            files.checkpoint(&live, second: 40)
+            XCTAssertEqual(files.close(live), reference, "limit \(limit)")
+            var fromDisk = Recorder(runStartNanos: 0)
+            let snapshot = try Data(contentsOf: files.snapshotURL)
+            let count = try XCTUnwrap((JSONSerialization.jsonObject(with: snapshot) as? [String: Any])?["segments"]
+                as? Int)
+            try RunResults.readSegments(files.segmentsURL, upTo: count) { fromDisk.merge($0) }
+            var whole = live
+            whole.merge(fromDisk)
+            XCTAssertEqual(whole, reference, "limit \(limit): the file holds the same seconds")
+        }
+    }
 }
