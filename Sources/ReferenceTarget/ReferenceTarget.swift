@@ -352,11 +352,14 @@ public final class ReferenceTarget: HTTPHandler {
         switch outcome {
         case .failure(let refusal): return refusal.response
         case .success(let (json, notices)):
-            for n in notices { push(n.voip ? .voip : .background, token: n.token, payload: n.payload) }
-            // Room for the actor's own event too: `publishAction` appends it without copying the others.
+            // One pass, by index (a `for n in` copied each notice: eight retains and releases); room for the
+            // actor's own event too: `publishAction` appends it without copying the others.
             var told: [EventChannel.Event] = []
             told.reserveCapacity(notices.count + 1)
-            for n in notices { told.append(n.event) }
+            for i in notices.indices {
+                push(notices[i].voip ? .voip : .background, token: notices[i].token, payload: notices[i].payload)
+                told.append(notices[i].event)
+            }
             events.publishAction(told, actor: body.device, conversation: id, action: action)
             if action == "join" { recordReportLatency(body) }
             return .json(200, bytes: json)

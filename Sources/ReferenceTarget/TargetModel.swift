@@ -81,9 +81,15 @@ struct ServerConversation: Sendable, Equatable {
     /// byte array it was appended to, piece by piece, and then copied into a String cost ~7,700 instructions a
     /// view, four views a call in the capacity flow (issue 33).
     func json(extra: String = "") -> String {
-        String(unsafeUninitializedCapacity: jsonBound(extra: extra)) { buffer in
+        Self.text(of: self, extra: extra)
+    }
+
+    /// Borrowed, not captured: a closure that captured `self` copied the conversation (eight retains and
+    /// releases a view).
+    private static func text(of c: borrowing ServerConversation, extra: String) -> String {
+        String(unsafeUninitializedCapacity: c.jsonBound(extra: extra)) { buffer in
             var w = ViewWriter(buffer.baseAddress!)
-            write(to: &w, extra: extra)
+            c.write(to: &w, extra: extra)
             return w.count
         }
     }
@@ -91,9 +97,13 @@ struct ServerConversation: Sendable, Equatable {
     /// `json(extra:)` as bytes, which is what the answers, the pushes and the event sockets send: a String made
     /// of it is checked as UTF-8 (~2,000 instructions a view) and copied back into bytes for the answer.
     func jsonBytes(extra: String = "") -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: jsonBound(extra: extra)) { buffer, written in
+        Self.bytes(of: self, extra: extra)
+    }
+
+    private static func bytes(of c: borrowing ServerConversation, extra: String) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: c.jsonBound(extra: extra)) { buffer, written in
             var w = ViewWriter(buffer.baseAddress!)
-            write(to: &w, extra: extra)
+            c.write(to: &w, extra: extra)
             written = w.count
         }
     }
