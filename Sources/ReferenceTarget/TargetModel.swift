@@ -96,6 +96,9 @@ struct ServerConversation: Sendable, Equatable {
 
     /// `json(extra:)` as bytes, which is what the answers, the pushes and the event sockets send: a String made
     /// of it is checked as UTF-8 (~2,000 instructions a view) and copied back into bytes for the answer.
+    /// Not inlined: inlined into `mutate`, the writer's two reads of the conversation each copied it (a retain and
+    /// a release of every field); called, it is borrowed.
+    @inline(never)
     func jsonBytes(extra: String = "") -> [UInt8] {
         Self.bytes(of: self, extra: extra)
     }
