@@ -24,11 +24,23 @@ public struct HTTPResponse: Sendable {
     }
 
     /// A JSON response: `content-type: application/json` plus `headers`, with `body` as UTF-8.
+    /// Without `headers`, every answer shares one header array: a new one per answer was an allocation and a
+    /// copy per request of the reference target (issue 33).
     public static func json(_ status: Int, _ body: String, headers: [HTTPHeader] = []) -> HTTPResponse {
-        var all = [HTTPHeader(name: "content-type", value: "application/json")]
+        guard !headers.isEmpty else {
+            return HTTPResponse(status: status, headers: jsonHeaders, body: Array(body.utf8))
+        }
+        var all = jsonHeaders
         all.append(contentsOf: headers)
         return HTTPResponse(status: status, headers: all, body: Array(body.utf8))
     }
+
+    /// A JSON response whose body is already bytes (no copy of them is made).
+    public static func json(_ status: Int, bytes: [UInt8]) -> HTTPResponse {
+        HTTPResponse(status: status, headers: jsonHeaders, body: bytes)
+    }
+
+    private static let jsonHeaders = [HTTPHeader(name: "content-type", value: "application/json")]
 
     /// A plain-text response: `content-type: text/plain; charset=utf-8` plus `headers`.
     public static func text(_ status: Int, _ body: String, headers: [HTTPHeader] = []) -> HTTPResponse {

@@ -21,7 +21,8 @@ final class EventChannel: WebSocketSession {
         let uuid: String
         /// The conversation the event moved the device into (`merged`, `split`), if any.
         let into: String?
-        let view: String
+        /// The conversation's view JSON, as bytes (`ServerConversation.jsonBytes`); empty for none.
+        let view: [UInt8]
         /// Why a user's other device was ended (`joinedElsewhere`, `declinedElsewhere`; issue 36). Other ends carry
         /// no reason on the socket, as before.
         var reason: String? = nil
@@ -43,7 +44,7 @@ final class EventChannel: WebSocketSession {
         /// Runs an action as the HTTP API would, answering through its callback.
         var perform: @Sendable (HTTPRequest, @escaping @Sendable (HTTPResponse) -> Void) -> Void
         /// A conversation's view JSON and whether it ended; nil when unknown.
-        var lookUp: @Sendable (String) -> (view: String, ended: Bool)?
+        var lookUp: @Sendable (String) -> (view: [UInt8], ended: Bool)?
         /// Whether a device id is registered (sockets of unknown devices are refused with 404).
         var isRegistered: @Sendable (String) -> Bool
     }
@@ -174,9 +175,10 @@ final class EventChannel: WebSocketSession {
             for event in events {
                 // Changed in place, one hash of the device: copying the set out and back made a new set each
                 // time (~9,000 instructions a call; the dictionary still held the old one).
+                // A device's set stays when it empties: its next call fills it again without a new set's
+                // storage and two more dictionary changes (one set per device that was ever told of a call).
                 if let at = r.memberships.index(forKey: event.device) {
                     Self.note(event, in: &r.memberships.values[at])
-                    if r.memberships.values[at].isEmpty { r.memberships.remove(at: at) }
                 } else {
                     var ids = Set<String>()
                     Self.note(event, in: &ids)
@@ -207,7 +209,8 @@ final class EventChannel: WebSocketSession {
     /// as it stands after the action.
     /// The actor's view is looked up (a second pass under the state lock) only when the actor has a socket open;
     /// otherwise only its memberships are kept, so the HTTP path of a run without sockets pays almost nothing.
-    func publishAction(_ others: [Event], actor: String, conversation id: String, action: String) {
+    /// `others` is taken (consumed), so the actor's event is appended in its storage when it has room.
+    func publishAction(_ others: consuming [Event], actor: String, conversation id: String, action: String) {
         var all = others
         let actorListens = registry.withLock { $0.peers[actor] != nil }
         if actorListens, let (view, ended) = current?.lookUp(id) {
@@ -215,7 +218,7 @@ final class EventChannel: WebSocketSession {
             all.append(Event(device: actor, event: event, uuid: id, into: nil, view: view))
         } else {
             let kept = action == "end" ? "ended" : "updated"
-            all.append(Event(device: actor, event: kept, uuid: id, into: nil, view: ""))
+            all.append(Event(device: actor, event: kept, uuid: id, into: nil, view: []))
         }
         publish(all)
     }
@@ -225,7 +228,7 @@ final class EventChannel: WebSocketSession {
         var out = "{\"event\":\"\(event.event)\",\"uuid\":\(JSONText.quote(event.uuid)),"
         if let into = event.into { out += "\"into\":\(JSONText.quote(into)),"}
         if let reason = event.reason { out += "\"reason\":\(JSONText.quote(reason)),"}
-        return out + "\"conversation\":\(event.view),\"sentAt\":\(sentAt)}"
+        return out + "\"conversation\":\(String(decoding: event.view, as: UTF8.self)),\"sentAt\":\(sentAt)}"
     }
 
     /// Ends every open socket at once (a server-side reconnect storm): a closing handshake with `code`, or with

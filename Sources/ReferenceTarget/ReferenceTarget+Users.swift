@@ -21,7 +21,7 @@ extension ReferenceTarget {
 
     /// What each stopped device is told (`joined`: answered elsewhere, else declined elsewhere).
     func elsewhereNotices(_ s: State, _ stopped: [String], _ conversation: ServerConversation, by device: String,
-                          joined: Bool, view: String? = nil) -> [Notice] {
+                          joined: Bool, view: [UInt8]? = nil) -> [Notice] {
         var told = stopped
         // The bug: the last device is marked left but never told, so it rings on.
         if bugs.contains(.elsewhereKeepsRinging), !told.isEmpty { told.removeLast() }

@@ -26,21 +26,50 @@ struct StartBody {
     let video: Bool?
     let capabilities: [String]?
 
+    /// Where a start body's fields lie (`JSONScan`): the tree `JSONLite.parse` built, and the lookups in it, cost
+    /// ~13,000 instructions a start (issue 33, the capacity flow's profile).
+    private static let fields = Fields()
+
+    private struct Fields {
+        var pattern = JSONPattern()
+        let root, caller, handles, handle, kind, value, displayName, video, capabilities, capability: JSONPattern.Slot
+
+        init() {
+            root = pattern.capture([])
+            caller = pattern.capture([.key("caller")])
+            let list = pattern.list([.key("handles")])
+            handles = list.slot
+            handle = pattern.capture([], in: list.elements)
+            kind = pattern.capture([.key("kind")], in: list.elements)
+            value = pattern.capture([.key("value")], in: list.elements)
+            displayName = pattern.capture([.key("displayName")], in: list.elements)
+            video = pattern.capture([.key("video")])
+            let names = pattern.list([.key("capabilities")])
+            capabilities = names.slot
+            capability = pattern.capture([], in: names.elements)
+        }
+    }
+
     init?(json bytes: [UInt8]) {
-        guard let root = JSONLite.parse(bytes), case .object = root, let caller = root["caller"]?.stringValue,
-              let items = root["handles"]?.arrayValue else { return nil }
+        let f = Self.fields
+        guard let scan = JSONScan(bytes, f.pattern), scan.kind(f.root) == .object, let caller = scan.string(f.caller),
+              let items = scan.elements(f.handles) else { return nil }
         var handles: [Handle] = []
         handles.reserveCapacity(items.count)
         for item in items {
-            guard let handle = Handle(json: item) else { return nil }
-            handles.append(handle)
+            // A handle object, every field required, `kind` one of the known words (`Handle.init(json:)`'s rule).
+            guard scan.kind(f.handle, item) == .object,
+                  let kind = scan.string(f.kind, item).flatMap(Handle.Kind.init(rawValue:)),
+                  let value = scan.string(f.value, item), let name = scan.string(f.displayName, item)
+            else { return nil }
+            handles.append(Handle(kind: kind, value: value, displayName: name))
         }
-        let video = JSONField(root["video"]) { $0.boolValue }
-        let capabilities = JSONField(root["capabilities"]) { raw -> [String]? in
-            guard let items = raw.arrayValue else { return nil }
+        let video = scan.optional(f.video) { scan.bool($0) }
+        let capabilities = scan.optional(f.capabilities) { slot -> [String]? in
+            guard let elements = scan.elements(slot) else { return nil }
             var names: [String] = []
-            for item in items {
-                guard let name = item.stringValue else { return nil }
+            for element in elements {
+                guard let name = scan.string(f.capability, element) else { return nil }
                 names.append(name)
             }
             return names

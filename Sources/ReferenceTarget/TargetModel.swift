@@ -54,7 +54,21 @@ struct ServerConversation: Sendable, Equatable {
 
     /// Parties still in it: one per handle, so a user's several ringing devices (issue 36) count once, and a call
     /// whose caller left while only one user's devices ring is over.
-    var parties: Int { Set(members.filter { $0.state != .left }.map(\.handle.value)).count }
+    /// Counted in place (at most 16 members): the filtered array, the mapped one and the Set of values it made
+    /// cost ~1,400 instructions an end.
+    var parties: Int {
+        var count = 0
+        for i in members.indices where members[i].state != .left {
+            let value = members[i].handle.value
+            var seen = false
+            for j in 0..<i where members[j].state != .left && members[j].handle.value == value {
+                seen = true
+                break
+            }
+            if !seen { count += 1 }
+        }
+        return count
+    }
 
     /// Ends the conversation for everyone.
     mutating func finish(_ reason: String) {
@@ -63,59 +77,96 @@ struct ServerConversation: Sendable, Equatable {
         for i in members.indices { members[i].state = .left }
     }
 
-    /// The conversation as the API answers it. Appended to bytes (`JSONText.appendQuoted`): the String appends
-    /// and interpolations it replaces cost ~22,000 instructions a view, twice per call start.
+    /// The conversation as the API answers it, written straight into the String's storage (`ViewWriter`): the
+    /// byte array it was appended to, piece by piece, and then copied into a String cost ~7,700 instructions a
+    /// view, four views a call in the capacity flow (issue 33).
     func json(extra: String = "") -> String {
-        var out: [UInt8] = []
-        appendJSON(to: &out, extra: extra)
-        return String(decoding: out, as: UTF8.self)
+        Self.text(of: self, extra: extra)
     }
 
-    /// `json(extra:)`'s bytes, appended to `out`. Fixed text goes in as `StaticString` bytes (one memcpy each):
-    /// a String literal's `.utf8` or an enum's `rawValue` took `Array.append(contentsOf:)`'s generic path,
-    /// ~40 % of a view's ~10,000 instructions (issue 33, the capacity flow's profile).
-    func appendJSON(to out: inout [UInt8], extra: String = "") {
-        out.reserveCapacity(out.count + 256 + 160 * members.count + extra.utf8.count)
-        out.add("{\"id\":")
-        JSONText.appendQuoted(id, to: &out)
-        out.add(",\"state\":\"")
-        out.add(stateWord)
-        out.add("\",\"version\":")
-        JSONText.appendInteger(Int64(version), to: &out)
-        out.add(video ? ",\"video\":true," : ",\"video\":false,")
-        out.add(ended ? "\"ended\":true," : "\"ended\":false,")
-        if let endedReason {
-            out.add("\"endedReason\":")
-            JSONText.appendQuoted(endedReason, to: &out)
-            out.add(",")
+    /// Borrowed, not captured: a closure that captured `self` copied the conversation (eight retains and
+    /// releases a view).
+    private static func text(of c: borrowing ServerConversation, extra: String) -> String {
+        String(unsafeUninitializedCapacity: c.jsonBound(extra: extra)) { buffer in
+            var w = ViewWriter(buffer.baseAddress!)
+            c.write(to: &w, extra: extra)
+            return w.count
         }
-        out.add("\"capabilities\":[")
-        for i in capabilities.indices {
-            if i > 0 { out.add(",") }
-            JSONText.appendQuoted(capabilities[i], to: &out)
+    }
+
+    /// `json(extra:)` as bytes, which is what the answers, the pushes and the event sockets send: a String made
+    /// of it is checked as UTF-8 (~2,000 instructions a view) and copied back into bytes for the answer.
+    /// Not inlined: inlined into `mutate`, the writer's two reads of the conversation each copied it (a retain and
+    /// a release of every field); called, it is borrowed.
+    @inline(never)
+    func jsonBytes(extra: String = "") -> [UInt8] {
+        Self.bytes(of: self, extra: extra)
+    }
+
+    private static func bytes(of c: borrowing ServerConversation, extra: String) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: c.jsonBound(extra: extra)) { buffer, written in
+            var w = ViewWriter(buffer.baseAddress!)
+            c.write(to: &w, extra: extra)
+            written = w.count
         }
-        out.add("],\"members\":[")
+    }
+
+    /// The most bytes `write(to:extra:)` writes: the fixed pieces (under 200 bytes) and, per member, its own
+    /// (under 100) plus its texts' bounds (the device twice: members and activeMembers).
+    private func jsonBound(extra: String) -> Int {
+        var n = 256 &+ ViewWriter.bound(id) &+ extra.utf8.count
+        if let endedReason { n &+= ViewWriter.bound(endedReason) }
+        for i in capabilities.indices { n &+= ViewWriter.bound(capabilities[i]) &+ 1 }
         for i in members.indices {
-            if i > 0 { out.add(",") }
-            out.add("{\"device\":")
-            JSONText.appendQuoted(members[i].device, to: &out)
-            out.add(",\"state\":\"")
-            out.add(members[i].state.word)
-            out.add("\",\"handle\":")
-            appendHandleJSON(members[i].handle, to: &out)
-            out.add("}")
+            let h = members[i].handle
+            n &+= 128 &+ 2 &* ViewWriter.bound(members[i].device) &+ ViewWriter.bound(h.value)
+                &+ ViewWriter.bound(h.displayName)
+        }
+        return n
+    }
+
+    /// `json(extra:)`'s bytes; `out` holds `jsonBound(extra:)` bytes at least.
+    private func write(to out: inout ViewWriter, extra: String) {
+        out.raw("{\"id\":")
+        out.quoted(id)
+        out.raw(",\"state\":\"")
+        out.raw(stateWord)
+        out.raw("\",\"version\":")
+        out.integer(version)
+        out.raw(video ? ",\"video\":true," : ",\"video\":false,")
+        out.raw(ended ? "\"ended\":true," : "\"ended\":false,")
+        if let endedReason {
+            out.raw("\"endedReason\":")
+            out.quoted(endedReason)
+            out.raw(",")
+        }
+        out.raw("\"capabilities\":[")
+        for i in capabilities.indices {
+            if i > 0 { out.raw(",") }
+            out.quoted(capabilities[i])
+        }
+        out.raw("],\"members\":[")
+        for i in members.indices {
+            if i > 0 { out.raw(",") }
+            out.raw("{\"device\":")
+            out.quoted(members[i].device)
+            out.raw(",\"state\":\"")
+            out.raw(members[i].state.word)
+            out.raw("\",\"handle\":")
+            writeHandle(members[i].handle, to: &out)
+            out.raw("}")
         }
         // Media flowing: joined, not held (LiveCommunicationKit's activeRemoteMembers).
-        out.add("],\"activeMembers\":[")
+        out.raw("],\"activeMembers\":[")
         var first = true
         for i in members.indices where members[i].state.isActive {
-            if !first { out.add(",") }
+            if !first { out.raw(",") }
             first = false
-            JSONText.appendQuoted(members[i].device, to: &out)
+            out.quoted(members[i].device)
         }
-        out.add("]")
-        if !extra.isEmpty { out.append(contentsOf: extra.utf8) }
-        out.add("}")
+        out.raw("]")
+        if !extra.isEmpty { out.verbatim(extra) }
+        out.raw("}")
     }
 }
 
@@ -142,20 +193,13 @@ extension Handle.Kind {
     }
 }
 
-extension Array where Element == UInt8 {
-    /// Appends a static text's bytes with one copy.
-    mutating func add(_ text: StaticString) {
-        append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-    }
-}
-
-/// A handle as the API writes it (`{"kind","value","displayName"}`), appended.
-func appendHandleJSON(_ h: Handle, to out: inout [UInt8]) {
-    out.add("{\"kind\":\"")
-    out.add(h.kind.word)
-    out.add("\",\"value\":")
-    JSONText.appendQuoted(h.value, to: &out)
-    out.add(",\"displayName\":")
-    JSONText.appendQuoted(h.displayName, to: &out)
-    out.append(UInt8(ascii: "}"))
+/// A handle as the API writes it (`{"kind","value","displayName"}`): under 50 bytes and its texts' bounds.
+func writeHandle(_ h: Handle, to out: inout ViewWriter) {
+    out.raw("{\"kind\":\"")
+    out.raw(h.kind.word)
+    out.raw("\",\"value\":")
+    out.quoted(h.value)
+    out.raw(",\"displayName\":")
+    out.quoted(h.displayName)
+    out.byte(UInt8(ascii: "}"))
 }

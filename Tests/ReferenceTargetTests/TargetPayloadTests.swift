@@ -32,6 +32,24 @@ final class TargetPayloadTests: XCTestCase {
         XCTAssertTrue(c.json(extra: #","split":{}"#).hasSuffix(#""activeMembers":[],"split":{}}"#))
     }
 
+    /// `ViewWriter` quotes as `JSONText.quote` does: an escape found in an eight-byte word or in the tail, control
+    /// bytes, non-ASCII text, the empty text.
+    func testTheViewWriterQuotesAsJSONTextDoes() {
+        let expected = ["": #""""#, "plain": #""plain""#, "exactly8": #""exactly8""#,
+                        "sixteen-bytes-ok": #""sixteen-bytes-ok""#, "tab\there": #""tab\there""#,
+                        "long text with a \"quote\" late": #""long text with a \"quote\" late""#,
+                        "back\\slash": #""back\\slash""#, "ctl\u{01}": #""ctl\u0001""#,
+                        "\u{7f} é ünïcode ☎": "\"\u{7f} é ünïcode ☎\"", "0123456789abcdef\n": #""0123456789abcdef\n""#]
+        for (text, quoted) in expected {
+            let written = String(unsafeUninitializedCapacity: ViewWriter.bound(text)) { buffer in
+                var w = ViewWriter(buffer.baseAddress!)
+                w.quoted(text)
+                return w.count
+            }
+            XCTAssertEqual(written, quoted, text)
+        }
+    }
+
     func testANoticeIsTheTextItWasBeforeBytes() {
         let target = ReferenceTarget(configuration: .init(gatewayURL: "http://127.0.0.1:9"))
         defer { target.close() }
@@ -42,9 +60,9 @@ final class TargetPayloadTests: XCTestCase {
         XCTAssertEqual(String(decoding: n?.payload ?? [], as: UTF8.self),
                        #"{"aps":{"content-available":1},"uuid":"c-1","event":"ended","device":"a","version":12,"#
                        + #""ended":false,"reason":"joinedElsewhere","into":"c-2","conversation":"# + view + "}")
-        XCTAssertEqual(n?.event.view, view)
+        XCTAssertEqual(n?.event.view, Array(view.utf8))
         XCTAssertEqual(n?.event.reason, "joinedElsewhere")
-        let given = target.notice("tok", to: "b", uuid: "c-1", event: "updated", by: "a", about: c, view: "{}")
+        let given = target.notice("tok", to: "b", uuid: "c-1", event: "updated", by: "a", about: c, view: Array("{}".utf8))
         XCTAssertEqual(String(decoding: given?.payload ?? [], as: UTF8.self),
                        #"{"aps":{"content-available":1},"uuid":"c-1","event":"updated","device":"a","version":12,"#
                        + #""ended":false,"conversation":{}}"#)
