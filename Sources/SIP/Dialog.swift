@@ -191,7 +191,8 @@ public struct SIPDialog: Sendable, Equatable {
     /// A new in-dialog request (BYE, re-INVITE, …) with the next local CSeq; the caller adds Via and Contact.
     public mutating func request(_ method: SIPMethod, body: [UInt8] = [], contentType: String? = nil) -> SIPMessage {
         localSeq += 1
-        return makeRequest(method, cseq: localSeq, via: nil, body: body, contentType: contentType, contact: nil)
+        return makeRequest(method, cseq: localSeq, via: nil, branch: "", body: body, contentType: contentType,
+                           contact: nil)
     }
 
     /// A new in-dialog request with the next local CSeq, its head written from the dialog's lines: `via` (the
@@ -199,31 +200,34 @@ public struct SIPDialog: Sendable, Equatable {
     public mutating func request(_ method: SIPMethod, via: SIPHeaderTemplate, branch: String, contact: [UInt8]?,
                                  body: [UInt8] = [], contentType: String? = nil) -> SIPMessage {
         localSeq += 1
-        return makeRequest(method, cseq: localSeq, via: (via, branch), body: body, contentType: contentType,
+        return makeRequest(method, cseq: localSeq, via: via, branch: branch, body: body, contentType: contentType,
                            contact: contact)
     }
 
     /// The ACK for a 2xx to the INVITE with CSeq `cseq` (§13.2.2.4): a new transaction, the INVITE's number.
     public func ack(cseq: UInt32) -> SIPMessage {
-        makeRequest(.ack, cseq: cseq, via: nil, body: [], contentType: nil, contact: nil)
+        makeRequest(.ack, cseq: cseq, via: nil, branch: "", body: [], contentType: nil, contact: nil)
     }
 
     /// `ack(cseq:)` with `via` and `branch` as its top line, as `request(_:via:branch:contact:)` writes it.
     public func ack(cseq: UInt32, via: SIPHeaderTemplate, branch: String) -> SIPMessage {
-        makeRequest(.ack, cseq: cseq, via: (via, branch), body: [], contentType: nil, contact: nil)
+        makeRequest(.ack, cseq: cseq, via: via, branch: branch, body: [], contentType: nil, contact: nil)
     }
 
-    private func makeRequest(_ method: SIPMethod, cseq: UInt32, via: (SIPHeaderTemplate, String)?, body: [UInt8],
-                             contentType: String?, contact: [UInt8]?) -> SIPMessage {
+    /// `via` and `branch` apart, not as an optional pair: the pair was copied and destroyed whole (its template's
+    /// arrays and the branch retained and released) at each use.
+    private func makeRequest(_ method: SIPMethod, cseq: UInt32, via: SIPHeaderTemplate?, branch: String,
+                             body: [UInt8], contentType: String?, contact: [UInt8]?) -> SIPMessage {
         let box = storage
-        var message = SIPMessage.request(method, uri: box.remoteTarget, body: body)
+        var message = SIPMessage(startLine: .request(method: method, uri: box.remoteTarget), head: SIPHead(),
+                                 body: body)
         // Room for each piece below; `CSeq: `, its number (10 digits at most), a space and CRLF in 32.
         var room = box.fixedLines.count + 32 + method.rawValue.utf8.count + box.routeLines.count
-        if let via { room += via.0.bytes.count + via.1.utf8.count }
+        if let via { room += via.bytes.count + branch.utf8.count }
         if let contentType { room += 16 + contentType.utf8.count }
         if let contact { room += contact.count }
         message.appendLines(room: room) { w in
-            if let via { via.0.write(into: &w) { _, w in w.put(checked: via.1) } }
+            if let via { via.write(into: &w) { _, w in w.put(checked: branch) } }
             w.put(checked: box.fixedLines)
             w.put("CSeq: ")
             w.put(decimal: cseq)
@@ -243,11 +247,12 @@ public struct SIPDialog: Sendable, Equatable {
         let written = (via == nil ? 0 : 1) + 5 + box.routeSet.count + (contentType == nil ? 0 : 1)
             + (contact == nil ? 0 : 1)
         guard let fixed = box.fixedFields, message.head.count == written else { return message }
-        // The top line is the Via, when there is one: its branch read back from it, as `keepFields` would.
-        let branch = via == nil ? nil : message.head.withValue(0) { b, lo, hi in
-            SIPVia.branch(UnsafeBufferPointer(rebasing: b[lo..<hi]))
+        // The top line is the Via, when there is one: its branch read back from it, as `keepFields` would (the
+        // builder's own string when the bytes are its: no `String` made again).
+        let readBranch = via == nil ? nil : message.head.withValue(0) { b, lo, hi in
+            SIPVia.branch(UnsafeBufferPointer(rebasing: b[lo..<hi]), known: branch)
         }
-        message.fields = SIPMessageFields(callID: fixed.callID, cseq: SIPCSeq(cseq, method), branch: branch,
+        message.fields = SIPMessageFields(callID: fixed.callID, cseq: SIPCSeq(cseq, method), branch: readBranch,
                                           toTag: fixed.toTag, fromTag: fixed.fromTag, hasVia: via != nil,
                                           hasFrom: fixed.hasFrom, hasTo: fixed.hasTo, hasCSeq: true)
         return message

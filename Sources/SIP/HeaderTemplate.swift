@@ -46,6 +46,14 @@ public struct SIPHeaderTemplate: Sendable, Equatable, ExpressibleByStringInterpo
         slots = stringInterpolation.slots
     }
 
+    /// A template from its bytes and slot offsets, laid out by a caller (`SIPLocalHeaders`).
+    init(bytes: [UInt8], slots: [Int]) {
+        precondition(zip(slots, slots.dropFirst()).allSatisfy { $0 <= $1 } && (slots.last ?? 0) <= bytes.count,
+                     "a template's slots are offsets into its bytes, in order")
+        self.bytes = bytes
+        self.slots = slots
+    }
+
     /// The value with `values` in its slots, in order; exactly one value per slot.
     public func write(_ values: [String], into out: inout [UInt8]) {
         precondition(values.count == slots.count, "a template's slots and values must pair up")

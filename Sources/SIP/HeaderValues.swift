@@ -133,6 +133,17 @@ public struct SIPVia: Sendable, Equatable {
         return strings?.string(b, lo, hi) ?? ValueBytes.string(b, lo, hi)
     }
 
+    /// `branch(_:)`, `known` itself when the branch has its bytes: a request's Via read back for its fields
+    /// gives the branch the builder wrote, and a `String` made of it again was an allocation a request.
+    static func branch(_ b: ValueBytes.Bytes, known: String) -> String? {
+        let name: StaticString = "branch"
+        guard let p = parts(b), let (lo, hi) = ValueBytes.lookupRange(
+            ValueBytes.Bytes(start: name.utf8Start, count: name.utf8CodeUnitCount), b, p.parameters.0,
+            p.parameters.1) else { return nil }
+        let same = ValueBytes.with(known) { k in k.elementsEqual(UnsafeBufferPointer(rebasing: b[lo..<hi])) }
+        return same ? known : ValueBytes.string(b, lo, hi)
+    }
+
     /// Byte ranges of the first Via's transport, sent-by and parameters (from its first `;`).
     private static func parts(_ b: ValueBytes.Bytes)
         -> (transport: (Int, Int), sentBy: (Int, Int), parameters: (Int, Int))? {

@@ -27,6 +27,8 @@ public struct SIPLocalHeaders: Sendable, Equatable {
         let viaLine: SIPHeaderTemplate
         /// `Contact: <contact>\r\n`.
         let contactLine: [UInt8]
+        /// `contactLine`, then `Content-Type: application/sdp\r\n`: what a 2xx with an SDP answer adds to its head.
+        let contactSDPLines: [UInt8]
         /// An INVITE's head: slots branch, From tag, target URI, Call-ID.
         let inviteHead: SIPHeaderTemplate
         /// A REGISTER's head: slots branch, From tag, Call-ID, CSeq number, Expires.
@@ -35,45 +37,171 @@ public struct SIPLocalHeaders: Sendable, Equatable {
         /// request built from them carries its fields from the builder (true unless a user name breaks the address).
         let headsReadBack: Bool
 
+        /// Every piece laid out once as bytes (`Layout`): the same lines written through `String` concatenation and
+        /// template interpolation cost ~23,000 instructions an agent (a `String` per piece and per join, each
+        /// template's array grown as it went), paid on every agent opened, every wake of a sleeping device (issue
+        /// 33, round three).
         init(user: String, domain: String, transport: String, host: String, port: Int,
              contactParameters: SIPParameters, uriTransport: String?, sentByHost: String?, bindingParameters: String) {
             self.transport = transport
             self.host = host
             self.port = port
-            let sentBy = (sentByHost ?? host) + ":" + String(port)
-            via = SIPVia.template(transport: transport, sentBy: sentBy)
-            contactPrefix = "sip:" + user + "@" + sentBy
-            let uri = contactPrefix + ";transport=" + (uriTransport ?? transport.lowercased()) + contactParameters.text
-            contact = SIPAddress(uri: uri).text
-            addressOfRecord = SIPAddress(uri: "sip:" + user + "@" + domain).text
-            from = "\(addressOfRecord);tag=\(.slot)"
-            viaLine = "Via: SIP/2.0/\(transport) \(sentBy);branch=\(.slot);rport\r\n"
-            contactLine = Array("Contact: \(contact)\r\n".utf8)
-            // The order the agent wrote these lines in before they were templates (the wire transcript pins it).
-            inviteHead = """
-                Via: SIP/2.0/\(transport) \(sentBy);branch=\(.slot);rport\r
-                Max-Forwards: 70\r
-                From: \(addressOfRecord);tag=\(.slot)\r
-                To: <\(.slot)>\r
-                Call-ID: \(.slot)\r
-                CSeq: 1 INVITE\r
-                Contact: \(contact)\r
-                Content-Type: application/sdp\r
-
-                """
-            registerHead = """
-                Via: SIP/2.0/\(transport) \(sentBy);branch=\(.slot);rport\r
-                Max-Forwards: 70\r
-                From: \(addressOfRecord);tag=\(.slot)\r
-                To: \(addressOfRecord)\r
-                Call-ID: \(.slot)\r
-                CSeq: \(.slot) REGISTER\r
-                Contact: \(contact)\(bindingParameters)\r
-                Expires: \(.slot)\r
-
-                """
-            headsReadBack = SIPLocalHeaders.plain([user, domain, transport, sentByHost ?? host])
+            let l = Layout(user: user, domain: domain, transport: transport, host: sentByHost ?? host, port: port,
+                           contactParameters: contactParameters, uriTransport: uriTransport)
+            contactPrefix = String(decoding: l.contactPrefix, as: UTF8.self)
+            contact = String(decoding: l.contact, as: UTF8.self)
+            addressOfRecord = String(decoding: l.addressOfRecord, as: UTF8.self)
+            var t = Layout.Writer(room: l.via.count + 16)
+            t.put(l.via)
+            t.slot()
+            t.put(";rport")
+            via = t.template
+            t = Layout.Writer(room: l.addressOfRecord.count + 8)
+            t.put(l.addressOfRecord)
+            t.put(";tag=")
+            t.slot()
+            from = t.template
+            t = Layout.Writer(room: l.via.count + 24)
+            t.put("Via: ")
+            t.put(l.via)
+            t.slot()
+            t.put(";rport\r\n")
+            viaLine = t.template
+            var line = Layout.Writer(room: l.contact.count + 16)
+            line.put("Contact: ")
+            line.put(l.contact)
+            line.put("\r\n")
+            contactLine = line.template.bytes
+            line.put("Content-Type: application/sdp\r\n")
+            contactSDPLines = line.template.bytes
+            inviteHead = l.inviteHead()
+            registerHead = l.registerHead(bindingParameters: bindingParameters)
+            headsReadBack = SIPLocalHeaders.plain(user) && SIPLocalHeaders.plain(domain)
+                && SIPLocalHeaders.plain(transport) && SIPLocalHeaders.plain(sentByHost ?? host)
                 || SIPLocalHeaders.probe(registerHead, domain: domain)
+        }
+    }
+
+    /// The pieces `Parts` is made of, as bytes: written once, each template a copy of some of them.
+    private struct Layout {
+        /// `SIP/2.0/<transport> <sent-by>;branch=`: the Via up to its branch.
+        var via: [UInt8] = []
+        /// `sip:<user>@<sent-by>`.
+        var contactPrefix: [UInt8] = []
+        /// `<sip:<user>@<sent-by>;transport=<transport>[parameters]>`.
+        var contact: [UInt8] = []
+        /// `<sip:<user>@<domain>>`.
+        var addressOfRecord: [UInt8] = []
+
+        init(user: String, domain: String, transport: String, host: String, port: Int,
+             contactParameters: SIPParameters, uriTransport: String?) {
+            var sentBy: [UInt8] = []
+            sentBy.reserveCapacity(host.utf8.count + 8)
+            sentBy.appendUTF8(host)
+            sentBy.append(0x3A)
+            ValueBytes.appendDecimal(port, to: &sentBy)
+            via.reserveCapacity(sentBy.count + transport.utf8.count + 20)
+            via.appendASCII("SIP/2.0/")
+            via.appendUTF8(transport)
+            via.append(0x20)
+            via.append(contentsOf: sentBy)
+            via.appendASCII(";branch=")
+            contactPrefix.reserveCapacity(user.utf8.count + sentBy.count + 5)
+            contactPrefix.appendASCII("sip:")
+            contactPrefix.appendUTF8(user)
+            contactPrefix.append(0x40)
+            contactPrefix.append(contentsOf: sentBy)
+            contact.reserveCapacity(contactPrefix.count + 48)
+            contact.append(0x3C)
+            contact.append(contentsOf: contactPrefix)
+            contact.appendASCII(";transport=")
+            if let uriTransport {
+                contact.appendUTF8(uriTransport)
+            } else {
+                // `transport.lowercased()`, over the bytes (a transport name is ASCII).
+                ValueBytes.with(transport) { b in
+                    for c in b { contact.append(c >= 0x41 && c <= 0x5A ? c | 0x20 : c) }
+                }
+            }
+            for item in contactParameters.items {  // `contactParameters.text`
+                contact.append(0x3B)
+                contact.appendUTF8(item.name)
+                if let value = item.value {
+                    contact.append(0x3D)
+                    contact.appendUTF8(value)
+                }
+            }
+            contact.append(0x3E)
+            addressOfRecord.reserveCapacity(user.utf8.count + domain.utf8.count + 8)
+            addressOfRecord.appendASCII("<sip:")
+            addressOfRecord.appendUTF8(user)
+            addressOfRecord.append(0x40)
+            addressOfRecord.appendUTF8(domain)
+            addressOfRecord.append(0x3E)
+        }
+
+        /// Slots: branch, From tag, target URI, Call-ID. In the order the agent wrote these lines before they were
+        /// templates (the wire transcript pins it).
+        func inviteHead() -> SIPHeaderTemplate {
+            var t = Writer(room: via.count + 2 * addressOfRecord.count + contact.count + 160)
+            t.put("Via: ")
+            t.put(via)
+            t.slot()
+            t.put(";rport\r\nMax-Forwards: 70\r\nFrom: ")
+            t.put(addressOfRecord)
+            t.put(";tag=")
+            t.slot()
+            t.put("\r\nTo: <")
+            t.slot()
+            t.put(">\r\nCall-ID: ")
+            t.slot()
+            t.put("\r\nCSeq: 1 INVITE\r\nContact: ")
+            t.put(contact)
+            t.put("\r\nContent-Type: application/sdp\r\n")
+            return t.template
+        }
+
+        /// Slots: branch, From tag, Call-ID, CSeq number, Expires.
+        func registerHead(bindingParameters: String) -> SIPHeaderTemplate {
+            var t = Writer(room: via.count + 2 * addressOfRecord.count + contact.count
+                           + bindingParameters.utf8.count + 160)
+            t.put("Via: ")
+            t.put(via)
+            t.slot()
+            t.put(";rport\r\nMax-Forwards: 70\r\nFrom: ")
+            t.put(addressOfRecord)
+            t.put(";tag=")
+            t.slot()
+            t.put("\r\nTo: ")
+            t.put(addressOfRecord)
+            t.put("\r\nCall-ID: ")
+            t.slot()
+            t.put("\r\nCSeq: ")
+            t.slot()
+            t.put(" REGISTER\r\nContact: ")
+            t.put(contact)
+            t.bytes.appendUTF8(bindingParameters)
+            t.put("\r\nExpires: ")
+            t.slot()
+            t.put("\r\n")
+            return t.template
+        }
+
+        /// A template's bytes and slots, written into room reserved first.
+        struct Writer {
+            var bytes: [UInt8] = []
+            var slots: [Int] = []
+
+            init(room: Int) {
+                bytes.reserveCapacity(room)
+                slots.reserveCapacity(5)
+            }
+
+            mutating func put(_ text: StaticString) { bytes.appendASCII(text) }
+            mutating func put(_ more: [UInt8]) { bytes.append(contentsOf: more) }
+            mutating func slot() { slots.append(bytes.count) }
+
+            var template: SIPHeaderTemplate { SIPHeaderTemplate(bytes: bytes, slots: slots) }
         }
     }
 
@@ -104,6 +232,10 @@ public struct SIPLocalHeaders: Sendable, Equatable {
     public var addressOfRecord: String { parts.addressOfRecord }
     public var viaLine: SIPHeaderTemplate { parts.viaLine }
     public var contactLine: [UInt8] { parts.contactLine }
+    /// `contactLine` and a `Content-Type: application/sdp` line, laid out once: a 2xx carrying an SDP answer added
+    /// the second through `addHeader` (a copy of the static header name, five strings retained, and the line
+    /// written from two `String`s) on every answer and re-INVITE answer.
+    public var contactSDPLines: [UInt8] { parts.contactSDPLines }
     var inviteHead: SIPHeaderTemplate { parts.inviteHead }
     var registerHead: SIPHeaderTemplate { parts.registerHead }
     var headsReadBack: Bool { parts.headsReadBack }
@@ -113,6 +245,7 @@ public struct SIPLocalHeaders: Sendable, Equatable {
             || a.transport == b.transport && a.host == b.host && a.port == b.port && a.via == b.via
             && a.contact == b.contact && a.contactPrefix == b.contactPrefix && a.from == b.from
             && a.addressOfRecord == b.addressOfRecord && a.viaLine == b.viaLine && a.contactLine == b.contactLine
+            && a.contactSDPLines == b.contactSDPLines
             && a.inviteHead == b.inviteHead && a.registerHead == b.registerHead && a.headsReadBack == b.headsReadBack
     }
 
@@ -129,15 +262,16 @@ public struct SIPLocalHeaders: Sendable, Equatable {
     /// Whether every piece is a non-empty run of letters, digits, `.`, `-` and `_`: a user, domain, transport and
     /// host of that kind make Via, From and To lines that read back as written (a token, a host name or an IPv4
     /// address; nothing a header parser splits at), so `probe` would say yes; anything else is probed.
-    static func plain(_ pieces: [String]) -> Bool {
-        pieces.allSatisfy { piece in
-            !piece.isEmpty && ValueBytes.with(piece) { b in
-                for c in b where !((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A || c >= 0x30 && c <= 0x39
-                                   || c == 0x2E || c == 0x2D || c == 0x5F) {
-                    return false
-                }
-                return true
+    static func plain(_ pieces: [String]) -> Bool { pieces.allSatisfy(plain) }
+
+    /// `plain` of one piece.
+    static func plain(_ piece: String) -> Bool {
+        !piece.isEmpty && ValueBytes.with(piece) { b in
+            for c in b where !((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A || c >= 0x30 && c <= 0x39
+                               || c == 0x2E || c == 0x2D || c == 0x5F) {
+                return false
             }
+            return true
         }
     }
 

@@ -109,7 +109,8 @@ public struct SIPMessage: Sendable, Equatable {
     }
 
     public init(startLine: StartLine, headers: [SIPHeader] = [], body: [UInt8] = []) {
-        storage = Storage(startLine: startLine, head: SIPHead(headers), body: body)
+        // No headers (a builder's, which writes its lines next): an empty head, not one sized for none.
+        storage = Storage(startLine: startLine, head: headers.isEmpty ? SIPHead() : SIPHead(headers), body: body)
     }
 
     init(startLine: StartLine, head: SIPHead, body: [UInt8] = []) {

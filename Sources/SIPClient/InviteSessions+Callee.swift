@@ -87,8 +87,7 @@ extension InviteSessions {
         else { return false }
         var response = call.invite.response(200, toTag: call.localTag)
         copyRecordRoute(call.invite, into: &response)
-        response.appendLines(core.local.contactLine)
-        response.addHeader(.contentType, "application/sdp")
+        response.appendLines(core.local.contactSDPLines)  // Contact, Content-Type: application/sdp
         response.body = call.localSDP.body
         let dialog = SIPDialog(uas: call.invite, localTag: call.localTag, state: .confirmed)
         if let dialog { store(dialog) }

@@ -84,8 +84,7 @@ extension InviteSessions {
         call.awaitingAck = TransactionLayer.key(request.branch, .invite)
         store(call, id.callID)
         var response = request.response(200)
-        response.appendLines(core.local.contactLine)
-        response.addHeader(.contentType, "application/sdp")
+        response.appendLines(core.local.contactSDPLines)  // Contact, Content-Type: application/sdp
         response.body = answer.body
         core.respond(response, to: request, source: source, now: now)
         core.report(.hold(call: id.callID, held: offer.direction == .sendonly || offer.direction == .inactive))
