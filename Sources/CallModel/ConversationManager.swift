@@ -148,23 +148,22 @@ public struct ConversationManager: Sendable {
             return liveCount >= configuration.maximumConversationGroups
                 ? .tooManyConversationGroups(limit: configuration.maximumConversationGroups) : nil
         }
-        // The state and capabilities read where the conversation lies: `let conversation = conversations[uuid]`
-        // copied (retained) every field of it at each action (issue 33).
-        guard let uuid, let i = conversations.index(forKey: uuid) else {
+        guard let uuid, let conversation = conversations[uuid] else {
             return .unknownConversation(uuid ?? "")
         }
-        let state = conversations.values[i].state
-        if state == .left { return .conversationEnded(uuid) }
+        if conversation.state == .left { return .conversationEnded(uuid) }
         if let needed = kind.requiredCapability {
-            let effective = conversations.values[i].capabilities.intersection(configuration.supportedCapabilities)
+            let effective = conversation.capabilities.intersection(configuration.supportedCapabilities)
             if !effective.contains(needed) { return .missingCapability(kind, needed) }
         }
         switch kind {
-        case .join where state != .idle: return .illegalState(kind, state)
-        case .pause where state != .joined: return .illegalState(kind, state)
-        case .resume where state != .paused: return .illegalState(kind, state)
+        case .join where conversation.state != .idle: return .illegalState(kind, conversation.state)
+        case .pause where conversation.state != .joined: return .illegalState(kind, conversation.state)
+        case .resume where conversation.state != .paused: return .illegalState(kind, conversation.state)
         case .merge, .unmerge:
-            guard state == .joined || state == .paused else { return .illegalState(kind, state) }
+            guard conversation.state == .joined || conversation.state == .paused else {
+                return .illegalState(kind, conversation.state)
+            }
         default: break
         }
         if kind == .merge {
@@ -293,6 +292,7 @@ public struct ConversationManager: Sendable {
     /// newer than any kept before, for `adopt`.
     public mutating func noteUnknown(_ view: ConversationView) {
         let listed = view.members.contains { $0.device == localDevice }
+        // Found by index: `conversations[uuid] == nil` copied the conversation out to compare it.
         guard conversations.index(forKey: view.uuid) == nil, listed,
               view.memberState(of: localDevice).isConnected || view.ended,
               unknownViews[view.uuid].map({ view.version > $0.version }) ?? true else { return }

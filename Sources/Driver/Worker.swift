@@ -14,6 +14,8 @@ import Results
 ///
 /// Ownership rule: everything below is touched only inside work the loop runs, which is why devices need no
 /// locks. Only `post` (pushes) and the phases below are called from other threads; each hops onto the loop.
+// limits: 16 stored properties: the loop, the wheel and the parts it dispatches to, plus the buffers and the
+// `waking` flag kept between wakes so the hot path allocates and arms nothing it need not.
 final class Worker: EffectHost, @unchecked Sendable {
     let loop: DriverLoop
     let settings: DriverSettings
