@@ -292,7 +292,9 @@ public struct ConversationManager: Sendable {
     /// newer than any kept before, for `adopt`.
     public mutating func noteUnknown(_ view: ConversationView) {
         let listed = view.members.contains { $0.device == localDevice }
-        guard conversations[view.uuid] == nil, listed, view.memberState(of: localDevice).isConnected || view.ended,
+        // Found by index: `conversations[uuid] == nil` copied the conversation out to compare it.
+        guard conversations.index(forKey: view.uuid) == nil, listed,
+              view.memberState(of: localDevice).isConnected || view.ended,
               unknownViews[view.uuid].map({ view.version > $0.version }) ?? true else { return }
         unknownViews[view.uuid] = view
     }

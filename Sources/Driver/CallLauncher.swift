@@ -198,7 +198,7 @@ final class CallLauncher {
             }
         }
         table.devices.release(local, remote: remote)
-        signaling[local].moment(.idle, device: local)
+        signaling.moment(.idle, device: local)
     }
 
     /// Runs `onDrained` once arrivals are over, no redial is due, no call is left and no outside call may come.

@@ -172,23 +172,30 @@ struct DeviceModel {
     /// The device's conversations (those in `only`, when given) go to its Recents, as LiveCommunicationKit lists
     /// them after they end.
     private mutating func remember(_ local: Int, only: Set<String>?, remote: Handle?) {
-        let manager = devices[local].manager
-        // A call's device holds one conversation nearly always: it is taken as it is, not sorted into a new array.
-        if manager.conversations.count == 1, let (uuid, conversation) = manager.conversations.first {
+        // A call's device holds one conversation nearly always: it is read where it lies, not sorted into a new
+        // array (and not copied: a `let` of the manager retained every table of it, `conversations.first` every
+        // field of the conversation, issue 33).
+        if devices[local].manager.conversations.count == 1 {
+            let i = devices[local].manager.conversations.startIndex
+            let uuid = devices[local].manager.conversations.keys[i]
             if only?.contains(uuid) ?? true {
-                devices[local].recents.append(
-                    RecentConversation(uuid: uuid, remote: conversation.members.first ?? remote))
+                let first = devices[local].manager.conversations.values[i].members.first
+                devices[local].recents.append(RecentConversation(uuid: uuid, remote: first ?? remote))
             }
         } else {
+            let manager = devices[local].manager
             for (uuid, conversation) in manager.conversations.sorted(by: { $0.key < $1.key })
             where only?.contains(uuid) ?? true {
                 devices[local].recents.append(
                     RecentConversation(uuid: uuid, remote: conversation.members.first ?? remote))
             }
         }
-        for uuid in manager.mergedAway.sorted()
-        where manager.conversations[uuid] == nil && only?.contains(uuid) ?? true {
-            devices[local].recents.append(RecentConversation(uuid: uuid, remote: nil))
+        if !devices[local].manager.mergedAway.isEmpty {
+            let manager = devices[local].manager
+            for uuid in manager.mergedAway.sorted()
+            where manager.conversations.index(forKey: uuid) == nil && only?.contains(uuid) ?? true {
+                devices[local].recents.append(RecentConversation(uuid: uuid, remote: nil))
+            }
         }
         let excess = devices[local].recents.count - Self.recentsKept
         if excess > 0 { devices[local].recents.removeFirst(excess) }
@@ -274,19 +281,20 @@ struct DeviceModel {
     mutating func observeBackground(_ payload: PushPayload?, on local: Int, inCall: Bool)
         -> BackgroundOutcome {
         guard let payload, let uuid = payload.uuid, let event = payload.event else { return .badPayload }
-        if event == "merged", inCall, devices[local].manager.conversations[uuid] == nil {
+        if event == "merged", inCall, devices[local].manager.conversations.index(forKey: uuid) == nil {
             // The merge of a conversation this device has not heard of yet: an earlier push (the one that moved
             // it there) is still in flight. It is gone for good; the device is connected in `into`.
             devices[local].manager.markMergedAway(uuid)
             let mine = payload.view?.state(of: devices[local].identity.id)
             if let view = payload.view, mine == "joined" || mine == "held",
-               devices[local].manager.conversations[view.uuid] == nil,
+               devices[local].manager.conversations.index(forKey: view.uuid) == nil,
                !devices[local].manager.mergedAway.contains(view.uuid) {
                 devices[local].manager.adopt(view)
             }
             return .mergedBeforeKnown
         }
-        guard inCall, devices[local].manager.conversations[uuid] != nil else {
+        // Found by index: `conversations[uuid] != nil` copied the conversation out to compare it.
+        guard inCall, devices[local].manager.conversations.index(forKey: uuid) != nil else {
             // Maybe a conversation a merge moves this device into, told before the push that moves it (pushes
             // reorder in flight): kept, so the later, older view it adopts does not hide this change.
             if inCall, let view = payload.view, view.uuid == uuid { devices[local].manager.noteUnknown(view) }
@@ -341,7 +349,7 @@ struct DeviceModel {
     }
 
     private mutating func adoptOrApply(_ view: ConversationView, on local: Int) {
-        if devices[local].manager.conversations[view.uuid] == nil {
+        if devices[local].manager.conversations.index(forKey: view.uuid) == nil {
             devices[local].manager.adopt(view)
         } else {
             devices[local].manager.apply(view)

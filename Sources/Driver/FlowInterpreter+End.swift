@@ -152,7 +152,7 @@ extension FlowInterpreter {
         if let view, attempt == 0 { finalPoll(view, &ctx) }
         if let view {
             // A user's other devices too (`users:`): their views must agree that another device holds the call.
-            for local in allDevices() where ctx.devices[local].manager.conversations[uuid] != nil {
+            for local in allDevices() where ctx.devices[local].manager.conversations.index(forKey: uuid) != nil {
                 let manager = ctx.devices[local].manager
                 let problem = manager.disagreement(with: view)
                 // Behind: the server changed the conversation after the last view this device saw, so a push
@@ -222,7 +222,9 @@ extension FlowInterpreter {
 
     private mutating func countChecked(_ devices: DeviceModel) {
         let views = self.devices().reduce(0) { sum, local in
-            sum + Set(known.conversations.values).filter { devices[local].manager.conversations[$0] != nil }.count
+            sum + Set(known.conversations.values).filter {
+                devices[local].manager.conversations.index(forKey: $0) != nil
+            }.count
         }
         count(.viewsChecked, by: Int64(views))
     }

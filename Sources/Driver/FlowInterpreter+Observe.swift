@@ -9,7 +9,7 @@ extension FlowInterpreter {
     /// the poll could not be read).
     mutating func observed(_ view: ConversationView?, on local: Int, now: UInt64,
                            _ ctx: inout FlowContext) -> [FlowEffect] {
-        if let view, ctx.devices[local].manager.conversations[view.uuid] != nil {
+        if let view, ctx.devices[local].manager.conversations.index(forKey: view.uuid) != nil {
             known.saw(view)
             ctx.devices[local].manager.apply(view)
         }
@@ -40,7 +40,7 @@ extension FlowInterpreter {
     mutating func finalPoll(_ view: ConversationView, _ ctx: inout FlowContext) {
         guard config.pollNanos != nil else { return }
         known.saw(view)
-        for local in devices() where ctx.devices[local].manager.conversations[view.uuid] != nil {
+        for local in devices() where ctx.devices[local].manager.conversations.index(forKey: view.uuid) != nil {
             ctx.devices[local].manager.apply(view)
         }
     }

@@ -229,7 +229,7 @@ struct FlowInterpreter {
             return false
         case .awaitPush(let name):
             guard let uuid = known.conversations[name] else { return failMissing(name, now, &ctx) }
-            if ctx.devices[local].manager.conversations[uuid] != nil {
+            if ctx.devices[local].manager.conversations.index(forKey: uuid) != nil {
                 checkCallerHandle(device: local, conversation: uuid, &ctx)
                 pushArrived(device: local, uuid: uuid, now: now, ctx.devices)
                 return true

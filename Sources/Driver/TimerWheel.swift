@@ -6,24 +6,34 @@
 /// occupied slots gives the next instant worth waking up for in a few word scans.
 /// Not thread safe: owned by one worker queue.
 ///
-/// The entries live in one pool (parallel arrays, reused through a free list), each slot a list threaded through
-/// it (`heads`, `tails`, `next`): an array per slot allocated its buffer at the slot's first entry, and the cursor
+/// The entries live in one pool (reused through a free list), each slot a list threaded through
+/// it (`lists`, `Entry.next`): an array per slot allocated its buffer at the slot's first entry, and the cursor
 /// reaches every slot within one revolution (4 s at the defaults), so a run of a few seconds allocated thousands of
 /// them, and a due entry was copied through a list of fired entries on its way out (issue 33).
 public struct TimerWheel<Payload> {
     public let tickNanos: UInt64
-    /// First and last entry of each slot's list, -1 when empty; entries in scheduling order.
-    private var heads: [Int32]
-    private var tails: [Int32]
-    /// The pool: each entry's tick, payload (nil while free) and next entry in its slot's list (or free list).
-    private var ticks: [UInt64] = []
-    private var payloads: [Payload?] = []
-    private var next: [Int32] = []
+    /// First and last entry of each slot's list, -1 when empty; entries in scheduling order. One array of pairs,
+    /// not two arrays: each array written is a uniqueness check, and a schedule wrote six (66 a SIP call).
+    private var lists: [SlotList]
+    /// The pool: each entry's tick, next entry in its slot's list (or free list) and payload (nil while free), in
+    /// one element so a schedule writes the entry once and a due entry's payload is moved out, not copied.
+    private var pool: [Entry] = []
     private var free: Int32 = -1
     private var occupied: [UInt64]
     /// The last tick fully processed.
     private var cursor: UInt64
     public private(set) var count = 0
+
+    private struct SlotList {
+        var head: Int32 = -1
+        var tail: Int32 = -1
+    }
+
+    private struct Entry {
+        var tick: UInt64
+        var next: Int32
+        var payload: Payload?
+    }
 
     /// - Parameters:
     ///   - tickNanos: resolution; an entry fires at most one tick after its deadline.
@@ -32,32 +42,34 @@ public struct TimerWheel<Payload> {
     public init(tickNanos: UInt64 = 250_000, slotCount: Int = 16_384, startNanos: UInt64) {
         precondition(slotCount > 0 && slotCount & (slotCount - 1) == 0, "slotCount must be a power of two")
         self.tickNanos = tickNanos
-        self.heads = Array(repeating: -1, count: slotCount)
-        self.tails = Array(repeating: -1, count: slotCount)
+        self.lists = Array(repeating: SlotList(), count: slotCount)
         self.occupied = Array(repeating: 0, count: (slotCount + 63) / 64)
         self.cursor = startNanos / tickNanos
     }
 
-    /// Schedules `payload` to fire at `deadlineNanos` (or at the next advance, if that is already past).
-    public mutating func schedule(_ payload: Payload, at deadlineNanos: UInt64) {
+    /// Schedules `payload` to fire at `deadlineNanos` (or at the next advance, if that is already past). The
+    /// payload is consumed: moved into the pool, where a borrowed one was copied (retained) and the caller's
+    /// destroyed (issue 33).
+    public mutating func schedule(_ payload: consuming Payload, at deadlineNanos: UInt64) {
         // Round up so nothing fires before its deadline.
         let tick = Swift.max((deadlineNanos + tickNanos - 1) / tickNanos, cursor + 1)
-        let slot = Int(tick & UInt64(heads.count - 1))
+        let slot = Int(tick & UInt64(lists.count - 1))
         let entry: Int32
         if free >= 0 {
             entry = free
-            free = next[Int(entry)]
-            ticks[Int(entry)] = tick
-            payloads[Int(entry)] = payload
-            next[Int(entry)] = -1
+            free = pool[Int(entry)].next
+            pool[Int(entry)] = Entry(tick: tick, next: -1, payload: payload)
         } else {
-            entry = Int32(ticks.count)
-            ticks.append(tick)
-            payloads.append(payload)
-            next.append(-1)
+            entry = Int32(pool.count)
+            pool.append(Entry(tick: tick, next: -1, payload: payload))
         }
-        if tails[slot] >= 0 { next[Int(tails[slot])] = entry } else { heads[slot] = entry }
-        tails[slot] = entry
+        let tail = lists[slot].tail
+        if tail >= 0 {
+            pool[Int(tail)].next = entry
+            lists[slot].tail = entry
+        } else {
+            lists[slot] = SlotList(head: entry, tail: entry)
+        }
         occupied[slot >> 6] |= 1 << UInt64(slot & 63)
         count += 1
     }
@@ -68,24 +80,27 @@ public struct TimerWheel<Payload> {
         let nowTick = nowNanos / tickNanos
         guard nowTick > cursor else { return }
         let span = nowTick - cursor
-        if span >= UInt64(heads.count) {
-            // Slept through a whole revolution: sweep every slot once, then order what fired.
-            var fired: [(tick: UInt64, payload: Payload)] = []
-            for slot in heads.indices where heads[slot] >= 0 {
-                take(slot, upTo: nowTick) { fired.append(($0, $1)) }
+        if span >= UInt64(lists.count) {
+            // Slept through a whole revolution: sweep every slot once, then order what fired (stably by tick).
+            var fired: [Payload] = []
+            var kept: [UInt64]? = []
+            for slot in lists.indices where lists[slot].head >= 0 {
+                take(slot, upTo: nowTick, into: &fired, ticks: &kept)
             }
-            fired.sort { $0.tick < $1.tick }
+            let ticks = kept ?? []
+            let order = fired.indices.sorted { ticks[$0] != ticks[$1] ? ticks[$0] < ticks[$1] : $0 < $1 }
             due.reserveCapacity(due.count + fired.count)
-            for entry in fired { due.append(entry.payload) }
+            for i in order { due.append(fired[i]) }
         } else {
+            var noTicks: [UInt64]?
             var tick = cursor + 1
             while tick <= nowTick {
-                let slot = Int(tick & UInt64(heads.count - 1))
+                let slot = Int(tick & UInt64(lists.count - 1))
                 // Skip to the next occupied slot a bitmap word at a time (a 50 ms sleep is 200 ticks).
                 let word = occupied[slot >> 6] >> UInt64(slot & 63)
                 if word == 0 {
                     // To the end of the word, or of the wheel when it has fewer than 64 slots (then wrap).
-                    tick += UInt64(Swift.min(64 - (slot & 63), heads.count - slot))
+                    tick += UInt64(Swift.min(64 - (slot & 63), lists.count - slot))
                     continue
                 }
                 let hop = UInt64(word.trailingZeroBitCount)
@@ -93,28 +108,34 @@ public struct TimerWheel<Payload> {
                     tick += hop
                     continue
                 }
-                take(slot, upTo: nowTick) { due.append($1) }
+                take(slot, upTo: nowTick, into: &due, ticks: &noTicks)
                 tick += 1
             }
         }
         cursor = nowTick
     }
 
-    /// Unlinks the slot's entries due by `nowTick`, in list order, handing each one's tick and payload to `fire`
-    /// (moved out of the pool, not copied), and frees them; later rounds' entries stay in order.
-    private mutating func take(_ slot: Int, upTo nowTick: UInt64, _ fire: (UInt64, Payload) -> Void) {
+    /// Unlinks the slot's entries due by `nowTick`, in list order, appending each one's payload to `due` (moved
+    /// out of the pool, not copied) and its tick to `ticks` when asked, and frees them; later rounds' entries
+    /// stay in order.
+    private mutating func take(_ slot: Int, upTo nowTick: UInt64, into due: inout [Payload],
+                               ticks: inout [UInt64]?) {
+        var list = lists[slot]
+        let before = list
         var previous: Int32 = -1
-        var entry = heads[slot]
+        var entry = list.head
         while entry >= 0 {
             let e = Int(entry)
-            let following = next[e]
-            if ticks[e] <= nowTick {
-                var payload: Payload?
-                swap(&payload, &payloads[e])
-                fire(ticks[e], payload.unsafelyUnwrapped)
-                if previous >= 0 { next[Int(previous)] = following } else { heads[slot] = following }
-                if tails[slot] == entry { tails[slot] = previous }
-                next[e] = free
+            let following = pool[e].next
+            let tick = pool[e].tick
+            if tick <= nowTick {
+                // The entry swapped for a free one in one write (its payload moved out with it).
+                var taken = Entry(tick: 0, next: free, payload: nil)
+                swap(&taken, &pool[e])
+                if let payload = taken.payload.take() { due.append(payload) }
+                ticks?.append(tick)
+                if previous >= 0 { pool[Int(previous)].next = following } else { list.head = following }
+                if list.tail == entry { list.tail = previous }
                 free = entry
                 count -= 1
             } else {
@@ -122,14 +143,15 @@ public struct TimerWheel<Payload> {
             }
             entry = following
         }
-        if heads[slot] < 0 { occupied[slot >> 6] &= ~(1 << UInt64(slot & 63)) }
+        if list.head != before.head || list.tail != before.tail { lists[slot] = list }
+        if list.head < 0 { occupied[slot >> 6] &= ~(1 << UInt64(slot & 63)) }
     }
 
     /// The earliest instant at which some entry may be due: the start of the next occupied tick. The entries
     /// there may belong to a later round; waking then costs one empty advance. Nil when the wheel is empty.
     public func nextWakeNanos() -> UInt64? {
         guard count > 0 else { return nil }
-        let n = heads.count
+        let n = lists.count
         let start = Int((cursor + 1) & UInt64(n - 1))
         var offset = 0
         while offset < n {

@@ -14,6 +14,8 @@ import Results
 ///
 /// Ownership rule: everything below is touched only inside work the loop runs, which is why devices need no
 /// locks. Only `post` (pushes) and the phases below are called from other threads; each hops onto the loop.
+// limits: 16 stored properties: the loop, the wheel and the parts it dispatches to, plus the buffers and the
+// `waking` flag kept between wakes so the hot path allocates and arms nothing it need not.
 final class Worker: EffectHost, @unchecked Sendable {
     let loop: DriverLoop
     let settings: DriverSettings
@@ -28,6 +30,9 @@ final class Worker: EffectHost, @unchecked Sendable {
     private var spareEffects: [FlowEffect] = []
     /// The timers a wake fired, kept between wakes: a new array per wake was an allocation per timer tick.
     private var spareFired: [TimerEvent] = []
+    /// Set while `wake` hands out what the wheel fired: the timers scheduled meanwhile are armed once, at the
+    /// wake's end, instead of a wheel scan (and a `timerfd_settime` when the instant moved) at each.
+    private var waking = false
     private let api: TargetAPI
     // The parts below hold the worker as their `EffectHost`, so they are made once it exists (in `init`, in order).
     private(set) lazy var sender = ActionSender(api: api, settings: settings, loop: loop, table: table, books: books,
@@ -128,7 +133,11 @@ final class Worker: EffectHost, @unchecked Sendable {
         var fired: [TimerEvent] = []
         swap(&fired, &spareFired)
         wheel.advance(to: now, into: &fired)
-        for event in fired { handle(event, now: now) }
+        waking = true
+        // Read where each lies: `for event in fired` copied (retained) each event, released again beside the
+        // buffer's own at the emptying below.
+        for i in fired.indices { handle(fired[i], now: now) }
+        waking = false
         fired.removeAll(keepingCapacity: true)
         spareFired = fired
         rearm()
@@ -136,7 +145,7 @@ final class Worker: EffectHost, @unchecked Sendable {
 
     /// Points the loop's one timer at the wheel's next occupied tick.
     func rearm() {
-        guard !books.sealed, let next = wheel.nextWakeNanos() else { return }
+        guard !waking, !books.sealed, let next = wheel.nextWakeNanos() else { return }
         loop.arm(wakeAt: next)
     }
 
@@ -196,8 +205,10 @@ final class Worker: EffectHost, @unchecked Sendable {
         for i in effects.indices {
             var effect = FlowEffect.relaunched(device: -1)
             swap(&effect, &effects[i])
-            switch effect {
-            case .send(let request): signaling[request.device].perform(request)
+            // Consumed: each case's payload is moved into its binding; a plain `switch effect` retained it there
+            // and released it twice (the binding, then the effect) per effect.
+            switch consume effect {
+            case .send(let request): signaling.perform(request)
             case .arm(let timer, let at):
                 wheel.schedule(.flow(call: id, timer), at: at)
                 armed = true
@@ -213,7 +224,7 @@ final class Worker: EffectHost, @unchecked Sendable {
                     wheel.schedule(.flow(call: id, .life(event, device: local)), at: at)
                     armed = true
                 }
-            case .relaunched(let local): signaling[local].moment(.relaunched, device: local)
+            case .relaunched(let local): signaling.moment(.relaunched, device: local)
             case .poll(let local, let uuid): sender.poll(uuid, for: local, call: id)
             case .fetchViews(let uuids): sender.fetchViews(uuids, call: id)
             case .finalView(let view): books.writeFinal(view, now: now)

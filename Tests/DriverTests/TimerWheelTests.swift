@@ -41,6 +41,35 @@ final class TimerWheelTests: XCTestCase {
         XCTAssertEqual(drain(&wheel, to: 1000 * ms), Array(0..<40))
     }
 
+    func testLongSleepKeepsTiesInSchedulingOrder() {
+        var wheel = TimerWheel<Int>(tickNanos: ms, slotCount: 16, startNanos: 0)
+        // Two deadlines, scheduled interleaved; the later one (slot 4) is swept before the earlier (slot 12).
+        for i in 0..<10 { wheel.schedule(i % 2 == 0 ? i : 100 + i, at: (i % 2 == 0 ? 20 : 12) * ms) }
+        XCTAssertEqual(drain(&wheel, to: 1000 * ms), [101, 103, 105, 107, 109, 0, 2, 4, 6, 8])
+    }
+
+    /// The wheel hands a fired payload over and keeps no reference to it: the pool entry is reused, the payload is
+    /// gone once the caller drops it.
+    func testFiredPayloadIsHandedOverNotKept() {
+        final class Token {}
+        var wheel = TimerWheel<Token>(tickNanos: ms, slotCount: 16, startNanos: 0)
+        weak var first: Token?
+        do {
+            let token = Token()
+            first = token
+            wheel.schedule(token, at: 2 * ms)
+        }
+        var due: [Token] = []
+        wheel.advance(to: 3 * ms, into: &due)
+        XCTAssertEqual(due.count, 1)
+        due.removeAll()
+        XCTAssertNil(first, "the wheel still held the fired payload")
+        wheel.schedule(Token(), at: 5 * ms)
+        wheel.advance(to: 6 * ms, into: &due)
+        XCTAssertEqual(due.count, 1)
+        XCTAssertEqual(wheel.count, 0)
+    }
+
     func testPastDeadlineFiresOnNextAdvance() {
         var wheel = TimerWheel<Int>(tickNanos: ms, slotCount: 16, startNanos: 100 * ms)
         wheel.schedule(1, at: 50 * ms)

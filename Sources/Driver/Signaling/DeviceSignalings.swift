@@ -25,6 +25,13 @@ final class DeviceSignalings {
     /// The signaling of device `local`.
     subscript(local: Int) -> any DeviceSignaling { kinds[ofDevice[local]] }
 
+    /// Sends `request` through its device's kind, called where the kind lies in `kinds` (a `let`): through the
+    /// subscript, the kind was copied out (retained, then released) at every action (issue 33).
+    func perform(_ request: ActionRequest) { kinds[ofDevice[request.device]].perform(request) }
+
+    /// Tells device `local`'s kind of a moment in the device's life, as `perform` does.
+    func moment(_ moment: AppMoment, device local: Int) { kinds[ofDevice[local]].moment(moment, device: local) }
+
     /// The kind of type `kind`, when the worker has it.
     func first<Kind: DeviceSignaling>(_ kind: Kind.Type) -> Kind? {
         kinds.lazy.compactMap { $0 as? Kind }.first

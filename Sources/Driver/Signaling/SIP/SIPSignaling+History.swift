@@ -48,10 +48,11 @@ extension SIPSignaling {
                              call: Int?) {
         guard let journal = books.journal else { return }
         let t = now &- books.runStart
-        let identity = table.devices[local].identity
+        // The two names read where they lie: a `let` of the identity copied (retained) all its fields.
+        let device = table.devices[local].identity.id, user = table.devices[local].identity.user
         journal.history {
-            HistoryText.dialog(t: t, device: identity.id, conversation: callID, state: state, reason: reason,
-                               call: call, user: identity.user, into: &$0)
+            HistoryText.dialog(t: t, device: device, conversation: callID, state: state, reason: reason,
+                               call: call, user: user, into: &$0)
         }
     }
 

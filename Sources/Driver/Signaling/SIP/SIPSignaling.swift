@@ -156,8 +156,8 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
     /// The address of record a call to device `local` is sent to: its user's (every device of the user rings,
     /// as the server forks), the device's own without users.
     func uri(of local: Int) -> String {
-        let identity = table.devices[local].identity
-        return "sip:\(identity.user ?? identity.id)@\(target.domain)"
+        // The name read where it lies: a `let` of the identity copied (retained) every field of it (issue 33).
+        "sip:\(table.devices[local].identity.user ?? table.devices[local].identity.id)@\(target.domain)"
     }
 
     // MARK: - Registration
