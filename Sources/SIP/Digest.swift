@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A `WWW-Authenticate` / `Proxy-Authenticate: Digest …` challenge (RFC 2617 §3.2.1, RFC 7616 §3.3), MD5 only.
 public struct DigestChallenge: Sendable, Equatable {
     public var realm: String
@@ -172,36 +174,47 @@ public struct DigestCredentials: Sendable, Equatable {
     /// HA1 (MD5 of username, realm, password) and HA2 (MD5 of method and URI) of the last answer, for a UA that
     /// answers many challenges with one credential: a sleeping device answers its registrar's 401 at every wake
     /// with the same user, realm, password, method (REGISTER) and URI, so two of the answer's three MD5s and their
-    /// hex are the same each time (~8,000 instructions a wake call of ~21,000; issue 33). A phone that stores
+    /// hex are the same each time (~10,000 instructions a wake call of ~21,000; issue 33). A phone that stores
     /// its credential as HA1 does the same. Each is kept with what it hashed and used only when all of it matches.
-    /// Thread rule: one owner thread (the agent's).
-    public final class Memo: @unchecked Sendable {
-        private var ha1Key: (username: String, password: String, realm: String)?
-        private var ha1: [UInt8] = []
-        private var ha2Key: (method: String, uri: String)?
-        private var ha2: [UInt8] = []
+    /// Locked: an account is `Sendable` and its copies share the memo, so two threads may answer with it at once.
+    public final class Memo: Sendable {
+        private struct Kept {
+            var ha1Key: (username: String, password: String, realm: String)?
+            var ha1: [UInt8] = []
+            var ha2Key: (method: String, uri: String)?
+            var ha2: [UInt8] = []
+        }
+        private let kept = Mutex(Kept())
 
         public init() {}
 
         func ha1(_ username: String, _ password: String, _ realm: String) -> [UInt8]? {
-            guard let key = ha1Key, key.realm == realm, key.username == username, key.password == password
-            else { return nil }
-            return ha1
+            kept.withLock { kept in
+                guard let key = kept.ha1Key, key.realm == realm, key.username == username, key.password == password
+                else { return nil }
+                return kept.ha1
+            }
         }
 
         func ha2(_ method: String, _ uri: String) -> [UInt8]? {
-            guard let key = ha2Key, key.method == method, key.uri == uri else { return nil }
-            return ha2
+            kept.withLock { kept in
+                guard let key = kept.ha2Key, key.method == method, key.uri == uri else { return nil }
+                return kept.ha2
+            }
         }
 
         func keep(ha1: [UInt8], _ username: String, _ password: String, _ realm: String) {
-            ha1Key = (username, password, realm)
-            self.ha1 = ha1
+            kept.withLock { kept in
+                kept.ha1Key = (username, password, realm)
+                kept.ha1 = ha1
+            }
         }
 
         func keep(ha2: [UInt8], _ method: String, _ uri: String) {
-            ha2Key = (method, uri)
-            self.ha2 = ha2
+            kept.withLock { kept in
+                kept.ha2Key = (method, uri)
+                kept.ha2 = ha2
+            }
         }
     }
 
