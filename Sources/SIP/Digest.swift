@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A `WWW-Authenticate` / `Proxy-Authenticate: Digest …` challenge (RFC 2617 §3.2.1, RFC 7616 §3.3), MD5 only.
 public struct DigestChallenge: Sendable, Equatable {
     public var realm: String
@@ -103,21 +105,30 @@ public struct DigestCredentials: Sendable, Equatable {
     /// `response`'s 32 hex digits appended to `out`. The three texts hashed are laid out as bytes in one buffer
     /// and each digest's hex written into the next text: the `String` interpolations and the hex `String`s this
     /// once made cost ~66,000 instructions per answer, one answer on every wake of a sleeping device (issue 33).
+    /// `memo`: HA1 and HA2 kept from the last answer with these credentials, reused when realm, method and URI are
+    /// the same (then the bytes are the same).
     func appendResponse(to challenge: DigestChallenge, method: String, uri: String, nonceCount: UInt32,
-                        cnonce: String, into out: inout [UInt8]) {
+                        cnonce: String, memo: Memo? = nil, into out: inout [UInt8]) {
         var text: [UInt8] = []
         text.reserveCapacity(160 + challenge.nonce.utf8.count + cnonce.utf8.count + uri.utf8.count)
-        text.appendUTF8(username); text.append(0x3A); text.appendUTF8(challenge.realm); text.append(0x3A)
-        text.appendUTF8(password)
-        var ha1: [UInt8] = []
-        ha1.reserveCapacity(32)
-        MD5.appendHex(of: text, to: &ha1)
-        text.removeAll(keepingCapacity: true)
-        text.appendUTF8(method); text.append(0x3A); text.appendUTF8(uri)
-        var ha2: [UInt8] = []
-        ha2.reserveCapacity(32)
-        MD5.appendHex(of: text, to: &ha2)
-        text.removeAll(keepingCapacity: true)
+        let ha1: [UInt8], ha2: [UInt8]
+        if let memo, let kept = memo.ha1(username, password, challenge.realm) {
+            ha1 = kept
+        } else {
+            text.appendUTF8(username); text.append(0x3A); text.appendUTF8(challenge.realm); text.append(0x3A)
+            text.appendUTF8(password)
+            ha1 = Self.hex(of: text)
+            memo?.keep(ha1: ha1, username, password, challenge.realm)
+            text.removeAll(keepingCapacity: true)
+        }
+        if let memo, let kept = memo.ha2(method, uri) {
+            ha2 = kept
+        } else {
+            text.appendUTF8(method); text.append(0x3A); text.appendUTF8(uri)
+            ha2 = Self.hex(of: text)
+            memo?.keep(ha2: ha2, method, uri)
+            text.removeAll(keepingCapacity: true)
+        }
         text.append(contentsOf: ha1); text.append(0x3A); text.appendUTF8(challenge.nonce); text.append(0x3A)
         if let qop = challenge.qop {
             Self.appendNC(nonceCount, to: &text); text.append(0x3A); text.appendUTF8(cnonce); text.append(0x3A)
@@ -127,9 +138,17 @@ public struct DigestCredentials: Sendable, Equatable {
         MD5.appendHex(of: text, to: &out)
     }
 
-    /// The `Authorization` / `Proxy-Authorization` value answering `challenge` for a request.
+    private static func hex(of text: [UInt8]) -> [UInt8] {
+        var hex: [UInt8] = []
+        hex.reserveCapacity(32)
+        MD5.appendHex(of: text, to: &hex)
+        return hex
+    }
+
+    /// The `Authorization` / `Proxy-Authorization` value answering `challenge` for a request; `memo` as in
+    /// `appendResponse`.
     public func authorization(for challenge: DigestChallenge, method: SIPMethod, uri: String, nonceCount: UInt32,
-                              cnonce: String) -> String {
+                              cnonce: String, memo: Memo? = nil) -> String {
         var value: [UInt8] = []
         value.reserveCapacity(192 + username.utf8.count + challenge.realm.utf8.count + challenge.nonce.utf8.count
             + 2 * uri.utf8.count + cnonce.utf8.count + (challenge.opaque?.utf8.count ?? 0))
@@ -139,7 +158,7 @@ public struct DigestCredentials: Sendable, Equatable {
         value.appendASCII("\", uri=\""); value.appendUTF8(uri)
         value.appendASCII("\", response=\"")
         appendResponse(to: challenge, method: method.rawValue, uri: uri, nonceCount: nonceCount, cnonce: cnonce,
-                       into: &value)
+                       memo: memo, into: &value)
         value.appendASCII("\", algorithm=MD5")
         if let qop = challenge.qop {
             value.appendASCII(", qop="); value.appendUTF8(qop)
@@ -150,6 +169,53 @@ public struct DigestCredentials: Sendable, Equatable {
             value.appendASCII(", opaque=\""); value.appendUTF8(opaque); value.append(0x22)
         }
         return String(decoding: value, as: UTF8.self)
+    }
+
+    /// HA1 (MD5 of username, realm, password) and HA2 (MD5 of method and URI) of the last answer, for a UA that
+    /// answers many challenges with one credential: a sleeping device answers its registrar's 401 at every wake
+    /// with the same user, realm, password, method (REGISTER) and URI, so two of the answer's three MD5s and their
+    /// hex are the same each time (~10,000 instructions a wake call of ~21,000; issue 33). A phone that stores
+    /// its credential as HA1 does the same. Each is kept with what it hashed and used only when all of it matches.
+    /// Locked: an account is `Sendable` and its copies share the memo, so two threads may answer with it at once.
+    public final class Memo: Sendable {
+        private struct Kept {
+            var ha1Key: (username: String, password: String, realm: String)?
+            var ha1: [UInt8] = []
+            var ha2Key: (method: String, uri: String)?
+            var ha2: [UInt8] = []
+        }
+        private let kept = Mutex(Kept())
+
+        public init() {}
+
+        func ha1(_ username: String, _ password: String, _ realm: String) -> [UInt8]? {
+            kept.withLock { kept in
+                guard let key = kept.ha1Key, key.realm == realm, key.username == username, key.password == password
+                else { return nil }
+                return kept.ha1
+            }
+        }
+
+        func ha2(_ method: String, _ uri: String) -> [UInt8]? {
+            kept.withLock { kept in
+                guard let key = kept.ha2Key, key.method == method, key.uri == uri else { return nil }
+                return kept.ha2
+            }
+        }
+
+        func keep(ha1: [UInt8], _ username: String, _ password: String, _ realm: String) {
+            kept.withLock { kept in
+                kept.ha1Key = (username, password, realm)
+                kept.ha1 = ha1
+            }
+        }
+
+        func keep(ha2: [UInt8], _ method: String, _ uri: String) {
+            kept.withLock { kept in
+                kept.ha2Key = (method, uri)
+                kept.ha2 = ha2
+            }
+        }
     }
 
     /// The nonce count as eight lowercase hex digits.

@@ -3,28 +3,97 @@ import SIP
 /// Who a user agent is at its registrar: the address of record, the digest credential, and the RFC 8599 push
 /// parameters it registers when it may be suspended.
 public struct SIPAccount: Sendable, Equatable {
-    public var user: String
+    /// The fields in one box, copied on write: an agent's account is copied into the agent, its registration client
+    /// and its sessions (four copies an agent opened, two agents a wake call), and with eight strings inline each
+    /// copy retained and released eight objects; now one (issue 33).
+    private final class Fields: @unchecked Sendable {
+        var user, domain, password: String
+        var push: PushContactParameters?
+        var expires: Int
+        var instance: String?
+        /// `;+sip.instance="<instance>"`, empty without one: made when the instance is set, not at every agent's
+        /// opening (every wake of a sleeping device built it by interpolation, ~2,700 instructions; issue 33).
+        var instanceParameter: String
+        /// The digest answer's HA1 and HA2 from its last answer, shared by the account's copies: the Driver keeps a
+        /// sleeping device's account across its wakes, so each wake's agent answers the 401 with one MD5 instead of
+        /// three (`DigestCredentials.Memo`, which checks what they hashed). Not part of what the account is.
+        let digestMemo: DigestCredentials.Memo
+
+        init(user: String, domain: String, password: String, push: PushContactParameters?, expires: Int,
+             instance: String?, memo: DigestCredentials.Memo = DigestCredentials.Memo()) {
+            self.user = user
+            self.domain = domain
+            self.password = password
+            self.push = push
+            self.expires = expires
+            self.instance = instance
+            instanceParameter = Fields.instanceParameter(instance)
+            digestMemo = memo
+        }
+
+        func copy() -> Fields {
+            Fields(user: user, domain: domain, password: password, push: push, expires: expires, instance: instance,
+                   memo: digestMemo)
+        }
+
+        static func instanceParameter(_ instance: String?) -> String {
+            guard let instance else { return "" }
+            var text = ";+sip.instance=\"<"
+            text.reserveCapacity(text.utf8.count + instance.utf8.count + 2)
+            text += instance
+            text += ">\""
+            return text
+        }
+    }
+
+    private var fields: Fields
+
+    /// The box, copied first when another account shares it.
+    private mutating func unique() -> Fields {
+        if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+        return fields
+    }
+
+    public var user: String {
+        get { fields.user }
+        set { unique().user = newValue }
+    }
     /// The registrar's domain (the host part of the address of record and the REGISTER Request-URI).
-    public var domain: String
-    public var password: String
+    public var domain: String {
+        get { fields.domain }
+        set { unique().domain = newValue }
+    }
+    public var password: String {
+        get { fields.password }
+        set { unique().password = newValue }
+    }
     /// Put in the Contact URI when set: a device that sleeps until a VoIP push wakes it.
-    public var push: PushContactParameters?
+    public var push: PushContactParameters? {
+        get { fields.push }
+        set { unique().push = newValue }
+    }
     /// The registration lifetime asked for, seconds.
-    public var expires: Int
+    public var expires: Int {
+        get { fields.expires }
+        set { unique().expires = newValue }
+    }
     /// RFC 5626 §4.1 instance ID (`urn:uuid:…`), the same across every registration of one device (a wake's new
     /// socket too): its REGISTER's Contact carries `+sip.instance`, so a registrar keeping several bindings for
     /// the address of record (one user's several devices) replaces this device's own binding and no other.
     /// Nil: no instance (one binding per address of record, the contact alone names it).
-    public var instance: String?
+    public var instance: String? {
+        get { fields.instance }
+        set {
+            let fields = unique()
+            fields.instance = newValue
+            fields.instanceParameter = Fields.instanceParameter(newValue)
+        }
+    }
 
     public init(user: String, domain: String, password: String, push: PushContactParameters? = nil,
                 expires: Int = 600, instance: String? = nil) {
-        self.user = user
-        self.domain = domain
-        self.password = password
-        self.push = push
-        self.expires = expires
-        self.instance = instance
+        fields = Fields(user: user, domain: domain, password: password, push: push, expires: expires,
+                        instance: instance)
     }
 
     /// A stable RFC 5626 instance ID for device `device` of a run seeded `seed`: a version-4-shaped UUID URN
@@ -67,11 +136,16 @@ public struct SIPAccount: Sendable, Equatable {
     /// UDP device sends no keep-alives, so it registers no flow, only its instance, as RFC 5627 §4.1 lets a UA
     /// do without outbound). Empty without an instance.
     func bindingParameters(stream: Bool) -> String {
-        guard let instance else { return "" }
-        return ";+sip.instance=\"<\(instance)>\"" + (stream ? ";reg-id=1" : "")
+        stream && instance != nil ? fields.instanceParameter + ";reg-id=1" : fields.instanceParameter
     }
 
     public var addressOfRecord: String { "sip:\(user)@\(domain)" }
+
+    public static func == (a: SIPAccount, b: SIPAccount) -> Bool {
+        a.fields === b.fields
+            || a.user == b.user && a.domain == b.domain && a.password == b.password && a.push == b.push
+            && a.expires == b.expires && a.instance == b.instance
+    }
 
     /// This account's own headers at `host:port` over `transport`, its push parameters in the Contact.
     /// `sentByHost`: the host Via and Contact name instead of `host` (a WebSocket agent's `….invalid`).
@@ -89,7 +163,7 @@ public struct SIPAccount: Sendable, Equatable {
         let nonceCount = ids.nextNonceCount()
         let value = DigestCredentials(username: user, password: password)
             .authorization(for: received.challenge, method: request.method ?? .register, uri: uri,
-                           nonceCount: nonceCount, cnonce: ids.token())
+                           nonceCount: nonceCount, cnonce: ids.token(), memo: fields.digestMemo)
         request.addHeader(received.proxy ? .proxyAuthorization : .authorization, value)
     }
 }

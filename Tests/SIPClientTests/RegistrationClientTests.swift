@@ -88,4 +88,32 @@ final class RegistrationClientTests: XCTestCase {
         XCTAssertEqual(parsed.parameters["expires"], "600")
         XCTAssertNil(PushContactParameters(uri: "sip:dev1@127.0.0.1:5070;pn-provider=apns"))
     }
+
+    /// The answer of an account kept across wakes (its HA1 and HA2 kept from the last answer) is the answer a new
+    /// account would give, for the same challenge and for one from another realm, and after a new password.
+    func testAKeptAccountAnswersEachChallengeAsANewAccountWould() throws {
+        func answer(_ account: SIPAccount, realm: String, nonce: String) throws -> String {
+            var request = SIPMessage.request(.register, uri: "sip:example.com")
+            let value = "Digest realm=\"\(realm)\", nonce=\"\(nonce)\", qop=\"auth\""
+            let challenge = try XCTUnwrap(DigestChallenge(value))
+            account.authorize(&request, answering: (challenge, false), uri: "sip:example.com",
+                              ids: SIPIdentifiers(seed: 9))
+            return try XCTUnwrap(request.header(.authorization))
+        }
+        var kept = SIPAccount(user: "alice", domain: "example.com", password: "secret")
+        let challenges = [("example.com", "n1"), ("example.com", "n2"), ("other.org", "n3"), ("example.com", "n4")]
+        for (realm, nonce) in challenges {
+            let fresh = SIPAccount(user: "alice", domain: "example.com", password: "secret")
+            XCTAssertEqual(try answer(kept, realm: realm, nonce: nonce), try answer(fresh, realm: realm, nonce: nonce))
+        }
+        let expected = DigestCredentials(username: "alice", password: "secret").response(
+            to: DigestChallenge(realm: "example.com", nonce: "n1", qop: "auth"), method: "REGISTER",
+            uri: "sip:example.com", nonceCount: 1, cnonce: SIPIdentifiers(seed: 9).token())
+        XCTAssertTrue(try answer(kept, realm: "example.com", nonce: "n1").contains("response=\"\(expected)\""))
+        kept.password = "changed"
+        let fresh = SIPAccount(user: "alice", domain: "example.com", password: "changed")
+        XCTAssertEqual(try answer(kept, realm: "example.com", nonce: "n5"), try answer(fresh, realm: "example.com",
+                                                                                    nonce: "n5"))
+        XCTAssertEqual(kept, fresh, "the kept answers are not part of what the account is")
+    }
 }

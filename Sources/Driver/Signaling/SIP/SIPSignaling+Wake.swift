@@ -27,6 +27,8 @@ struct WakeState {
     /// Wakes per device so far: with the seed and the device, what keys each `wake_after` draw (the same draws
     /// in every run of one seed, whatever the order the worker's events come in).
     var wakes: [Int: UInt64] = [:]
+    /// Sleeping devices' accounts, made at their first opening and the same at every wake after (`account`).
+    var accounts: [Int: SIPAccount] = [:]
 
     /// Whether a wake REGISTER put off for the push of `callID` is still `local`'s to send: the device is woken
     /// for that call still (not for a later one whose push came once the first call ended, or for none).
@@ -34,6 +36,24 @@ struct WakeState {
 }
 
 extension SIPSignaling {
+    /// Device `local`'s account. A user's devices (`users:`) register one address of record, the user's, each its
+    /// own contact; one RFC 5626 instance per device, the same at every wake, so its binding is replaced and no
+    /// other's. A sleeping device's is kept from its first opening: nothing in it changes between wakes, and its
+    /// instance URN, push parameters and their strings cost ~6,000 instructions to make (two openings a wake call;
+    /// issue 33). An awake device opens once, so its account is not kept.
+    func account(_ local: Int) -> SIPAccount {
+        let sleeps = sleeps(local)
+        if sleeps, let kept = wake.accounts[local] { return kept }
+        let identity = table.devices[local].identity
+        let push = sleeps ? PushContactParameters.apnsVoIP(token: identity.apnsToken, team: "TEAMID",
+                                                           bundle: wake.bundleID) : nil
+        let account = SIPAccount(user: identity.user ?? identity.id, domain: target.domain,
+                                 password: target.password, push: push, expires: target.expires,
+                                 instance: SIPAccount.instanceURN(device: "dev-\(identity.index)", seed: settings.seed))
+        if sleeps { wake.accounts[local] = account }
+        return account
+    }
+
     /// A push for `uuid` (the parked INVITE's Call-ID) was reported by `local`: wake and REGISTER.
     func pushReported(_ local: Int, conversation uuid: String, acceptedNanos: UInt64) {
         guard sleeps(local), legs[Self.legKey(local, uuid)] == nil else { return }

@@ -196,13 +196,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
     func openAgent(_ local: Int) -> Int? {
         if let agent = agents.agent[local] { return agent }
         let identity = table.devices[local].identity
-        let push = sleeps(local) ? PushContactParameters.apnsVoIP(token: identity.apnsToken, team: "TEAMID",
-                                                                  bundle: wake.bundleID) : nil
-        // A user's devices (`users:`) register one address of record, the user's, each its own contact; one RFC 5626
-        // instance per device, the same at every wake, so its binding is replaced and no other's.
-        let account = SIPAccount(user: identity.user ?? identity.id, domain: target.domain,
-                                 password: target.password, push: push, expires: target.expires,
-                                 instance: SIPAccount.instanceURN(device: "dev-\(identity.index)", seed: settings.seed))
+        let account = account(local)
         agents.opened += 1
         // Seeded per device and per opening, so a run's Call-IDs, tags and branches repeat with its seed.
         let seed = settings.seed ^ (UInt64(identity.index) &* SeededRandom.golden) ^ (agents.opened << 40)
