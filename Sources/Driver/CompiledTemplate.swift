@@ -1,3 +1,5 @@
+import TextEscaping
+
 /// A `${name}` template cut once into literal bytes and named slots: rendering appends the literals and looks up
 /// each slot's value, with no scan for `$` and no name read again (the templates of `target.api` are fixed for the
 /// run; each request of each call renders three or four of them). Same result as `TargetAPI.render`: a `$` not
@@ -39,23 +41,37 @@ struct CompiledTemplate: Sendable {
         literalCount = parts.reduce(0) { if case .text(let t) = $1 { $0 + t.count } else { $0 } }
     }
 
-    func render(_ vars: TemplateVars, _ missing: inout [String]) -> String {
-        if let plain { return plain }
-        var out: [UInt8] = []
-        out.reserveCapacity(literalCount + 64)
-        for part in parts {
-            switch part {
-            case .text(let bytes): out.append(contentsOf: bytes)
-            case .slot(let name, let known):
-                let value: String?
-                if let known { value = vars[known] } else { value = vars[name] }
-                if let value {
-                    out.append(contentsOf: value.utf8)
-                } else {
-                    missing.append(name)
+    /// `prefix` (a base URL before a path), then the template with its slots filled: one String written in place
+    /// at its final size, after a first pass over the slots sizes it (the byte array it was built in, then copied
+    /// into a String, and the base URL joined after, were three allocations a template, issue 33).
+    func render(_ vars: TemplateVars, _ missing: inout [String], after prefix: String = "") -> String {
+        if let plain { return prefix.isEmpty ? plain : prefix + plain }
+        var count = literalCount + prefix.utf8.count
+        for case .slot(let name, let known) in parts {
+            if let value = Self.value(name, known, vars) { count += value.utf8.count } else { missing.append(name) }
+        }
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            var at = 0
+            func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+                let end = min(at + bytes.count, buffer.count)  // never past the size the first pass gave
+                _ = UnsafeMutableBufferPointer(rebasing: buffer[at..<end])
+                    .update(fromContentsOf: UnsafeBufferPointer(rebasing: bytes[..<(end - at)]))
+                at = end
+            }
+            TextBytes.withUTF8(prefix, put)
+            for part in parts {
+                switch part {
+                case .text(let bytes): bytes.withUnsafeBufferPointer(put)
+                case .slot(let name, let known):
+                    if let value = Self.value(name, known, vars) { TextBytes.withUTF8(value, put) }
                 }
             }
+            return at
         }
-        return String(decoding: out, as: UTF8.self)
+    }
+
+    @inline(__always)
+    private static func value(_ name: String, _ known: TemplateVars.Name?, _ vars: TemplateVars) -> String? {
+        if let known { vars[known] } else { vars[name] }
     }
 }

@@ -81,10 +81,10 @@ struct TargetAPI: Sendable {
         -> (request: ClientRequestParts, missing: [String])? {
         guard let compiled = compiled[op] else { return nil }
         var missing: [String] = []
-        let path = compiled.path.render(vars, &missing)
+        let url = compiled.path.render(vars, &missing, after: baseURL)
         let body = compiled.body?.render(vars, &missing) ?? ""
         let headers = compiled.headers.map { $0.render(vars, &missing) }
-        return (ClientRequestParts(method: compiled.endpoint.method, url: baseURL + path, headers: headers,
+        return (ClientRequestParts(method: compiled.endpoint.method, url: url, headers: headers,
                                    body: body, endpoint: compiled.endpoint), missing)
     }
 

@@ -148,12 +148,12 @@ extension WireClient {
 
     /// Completes the exchange; the connection goes back to its pool when the response allows reuse.
     private func finish(_ connection: WireConnection, streamEnded: Bool) {
-        guard let exchange = connection.exchange else { return }
+        // Moved out, not copied: a copy retained and released the request's bytes, origin and completion.
+        guard let exchange = connection.exchange.take() else { return }
         let response = connection.parser.takeResponse()
         // An early answer (a 413 or 401 before the body went out) leaves request bytes unsent: not reusable.
         let reusable = !streamEnded && connection.parser.keepAlive && connection.parser.excessBytes == 0
             && !exchange.request.freshConnection && connection.outbound.isEmpty
-        connection.exchange = nil
         connection.deadline = 0
         connection.served += 1
         if reusable { release(connection) } else { close(connection) }

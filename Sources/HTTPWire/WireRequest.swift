@@ -1,3 +1,5 @@
+import TextEscaping
+
 /// One request, serialized once into the bytes that go on the wire, so a load loop that sends it again and
 /// again (a raw GET, a device's poll) builds no string per send.
 public struct WireRequest: Sendable {
@@ -20,12 +22,20 @@ public struct WireRequest: Sendable {
     /// values must not contain CR or LF.
     public init(method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
                 timeoutMillis: Int = 10_000) throws(WireError) {
+        try self.init(method: method, url: url, body: body, timeoutMillis: timeoutMillis) { origin throws(WireError) in
+            try Head(origin: origin, headers: headers)
+        }
+    }
+
+    /// The same request with its header lines taken from `head`, asked once the URL's origin is known: a caller
+    /// that sends many requests of a few shapes keeps their heads (`WireSender`) and each send copies one instead
+    /// of checking and writing every name and value again (issue 33). The bytes are `init(method:url:headers:…)`'s.
+    public init(method: String, url: String, body: [UInt8]?, timeoutMillis: Int,
+                head: (WireOrigin) throws(WireError) -> Head) throws(WireError) {
         // Over each String's bytes at once (`withUTF8`), not through UTF8View's iterator: the per-byte checks and
         // appends that way cost ~10,000 instructions a request (the capacity flow's profile, issue 33).
-        let givesHost = headers.contains { Self.named($0.name, "host") }
-        let givesLength = headers.contains { Self.named($0.name, "content-length") }
         var out: [UInt8] = []
-        out.reserveCapacity(128 + (body?.count ?? 0))
+        out.reserveCapacity(256 + (body?.count ?? 0))
         Self.append(method, to: &out)
         out.append(0x20)
         // The target straight from the URL's bytes, blanks and line ends left out (a String of it made and then
@@ -35,26 +45,11 @@ public struct WireRequest: Sendable {
             throw .badHeader("method \"\(method)\" is not a token")
         }
         Self.appendLiteral(" HTTP/1.1\r\n", to: &out)
-        if !givesHost {
-            Self.appendLiteral("Host: ", to: &out)
-            origin.appendHostHeader(to: &out)
-            Self.appendLiteral("\r\n", to: &out)
-        }
-        for (name, value) in headers {
-            guard !name.isEmpty, Self.all(name, HTTP1ResponseParser.isTokenByte) else {
-                throw .badHeader("name \"\(name)\" is not a token")
-            }
-            guard Self.all(value, { $0 != 0x0D && $0 != 0x0A }) else {
-                throw .badHeader("the value of \(name) contains CR or LF")
-            }
-            Self.append(name, to: &out)
-            Self.appendLiteral(": ", to: &out)
-            Self.append(value, to: &out)
-            Self.appendLiteral("\r\n", to: &out)
-        }
-        if !givesLength, body != nil || method == "POST" || method == "PUT" || method == "PATCH" {
+        let head = try head(origin)
+        out.append(contentsOf: head.bytes)
+        if !head.givesLength, body != nil || method == "POST" || method == "PUT" || method == "PATCH" {
             Self.appendLiteral("Content-Length: ", to: &out)
-            Self.append(String(body?.count ?? 0), to: &out)
+            JSONText.appendInteger(Int64(body?.count ?? 0), to: &out)
             Self.appendLiteral("\r\n", to: &out)
         }
         Self.appendLiteral("\r\n", to: &out)
@@ -63,6 +58,41 @@ public struct WireRequest: Sendable {
         self.bytes = out
         self.isHead = method == "HEAD"
         self.timeoutMillis = timeoutMillis
+    }
+
+    /// A request's header lines after the request line, checked and written once: `Host` from the origin unless
+    /// the headers give one, then the headers in order, each line with its CRLF.
+    public struct Head: Sendable {
+        public let origin: WireOrigin
+        let bytes: [UInt8]
+        /// A `Content-Length` among the headers: the request writes none of its own.
+        let givesLength: Bool
+
+        public init(origin: WireOrigin, headers: [(name: String, value: String)]) throws(WireError) {
+            let givesHost = headers.contains { WireRequest.named($0.name, "host") }
+            givesLength = headers.contains { WireRequest.named($0.name, "content-length") }
+            var out: [UInt8] = []
+            out.reserveCapacity(128)
+            if !givesHost {
+                WireRequest.appendLiteral("Host: ", to: &out)
+                origin.appendHostHeader(to: &out)
+                WireRequest.appendLiteral("\r\n", to: &out)
+            }
+            for (name, value) in headers {
+                guard !name.isEmpty, WireRequest.all(name, HTTP1ResponseParser.isTokenByte) else {
+                    throw .badHeader("name \"\(name)\" is not a token")
+                }
+                guard WireRequest.all(value, { $0 != 0x0D && $0 != 0x0A }) else {
+                    throw .badHeader("the value of \(name) contains CR or LF")
+                }
+                WireRequest.append(name, to: &out)
+                WireRequest.appendLiteral(": ", to: &out)
+                WireRequest.append(value, to: &out)
+                WireRequest.appendLiteral("\r\n", to: &out)
+            }
+            self.origin = origin
+            bytes = out
+        }
     }
 
     /// Appends `text`'s UTF-8 with one copy.

@@ -108,6 +108,17 @@ public struct JSONScan {
         }
     }
 
+    /// The value's JSON text as the document has it (a string with its quotes, escapes as sent); nil when absent.
+    /// For a caller that hands a part of a document on as JSON (a socket reply's body read as an HTTP answer's).
+    public func text(_ slot: JSONPattern.Slot, _ instance: Instance = .root) -> ArraySlice<UInt8>? {
+        let spot = spot(slot, instance)
+        switch spot.kind {
+        case .absent: return nil
+        case .string: return bytes[(spot.start - 1)..<(spot.end + 1)]
+        default: return bytes[spot.start..<spot.end]
+        }
+    }
+
     /// The elements of a list, in document order; nil when the value there is not an array.
     public func elements(_ list: JSONPattern.Slot, _ instance: Instance = .root) -> Elements? {
         let spot = spot(list, instance)

@@ -21,6 +21,9 @@ public final class WireSender: @unchecked Sendable {
     public let queue: DispatchQueue
     private let client: WireClient
     private var closed = false
+    /// Request heads already written (`head(_:_:sendsBody:)`); a traced call's own header line makes its own.
+    private var heads: [(lines: [String], sendsBody: Bool, head: WireRequest.Head)] = []
+    static let keptHeads = 32
     /// Connections open at once to one origin, whatever the idle cache's size: each is an fd of the worker's.
     static let connectionCeiling = 4_096
 
@@ -69,9 +72,10 @@ public final class WireSender: @unchecked Sendable {
         var wire: WireRequest
         do {
             let sendsBody = request.method == "POST" || (request.method != "GET" && !request.body.isEmpty)
-            wire = try WireRequest(method: request.method, url: request.url,
-                                   headers: Self.headers(request.headers, sendsBody: sendsBody),
-                                   body: sendsBody ? request.body : nil, timeoutMillis: request.timeoutMillis)
+            wire = try WireRequest(method: request.method, url: request.url, body: sendsBody ? request.body : nil,
+                                   timeoutMillis: request.timeoutMillis) { origin throws(WireError) in
+                try head(origin, request.headers, sendsBody: sendsBody)
+            }
         } catch {
             return completion(.failure(Self.transportError(error)))
         }
@@ -86,6 +90,21 @@ public final class WireSender: @unchecked Sendable {
                 completion(.failure(Self.transportError(error)))
             }
         }
+    }
+
+    /// The head (`Host` and header lines) of a request to `origin` with header lines `lines`: the one kept for the
+    /// same origin, lines and body rule, or a new one, kept while fewer than `keptHeads` are. A device's requests
+    /// have a few shapes (the mapping's endpoints against one target), and reading the lines as libcurl does and
+    /// checking and writing each name and value cost ~5,000 instructions a request (the capacity flow, issue 33).
+    /// Lines compare as Strings: the same template's lines share their storage, so most compare by identity.
+    private func head(_ origin: WireOrigin, _ lines: [String], sendsBody: Bool) throws(WireError) -> WireRequest.Head {
+        for i in heads.indices where heads[i].sendsBody == sendsBody && heads[i].lines == lines
+            && heads[i].head.origin == origin {
+            return heads[i].head
+        }
+        let head = try WireRequest.Head(origin: origin, headers: Self.headers(lines, sendsBody: sendsBody))
+        if heads.count < Self.keptHeads { heads.append((lines, sendsBody, head)) }
+        return head
     }
 
     /// Fails every request in flight and closes every connection. Call on `queue`.

@@ -2,6 +2,7 @@ import CallModel
 import Foundation
 import Scenario
 import TextEscaping
+import WebSocket
 import XCTest
 @testable import Driver
 
@@ -95,5 +96,40 @@ final class SocketMessageReaderTests: XCTestCase {
         let value = try XCTUnwrap(JSONLite.parse(Array(text.utf8)))
         XCTAssertEqual(JSONLite.parse(Array(value.text.utf8)), value)
         XCTAssertEqual(value.text, text)
+    }
+
+    /// A reply's body part goes on as the message wrote it (a string with its quotes), not re-written.
+    func testAReplysBodyIsHandedOnAsTheMessageHasIt() {
+        let reader = SocketMessageReader(APIMapping.Socket(url: "/ws", reply: .init(id: "$.id", body: "$.body")),
+                                         view: nil)
+        let bodies = ["{\"b\": 1,\"a\":\"x\\u0041\"}", "\"s\\\"t\"", "[2.50, null]", "7"]
+        for body in bodies {
+            let message = "{\"id\":\"r\",\"body\":\(body)}"
+            guard case .reply(_, let response) = reader.classify(Array(message.utf8), awaiting: { $0 == "r" }) else {
+                return XCTFail(message)
+            }
+            XCTAssertEqual(String(decoding: response.body, as: UTF8.self), body)
+        }
+        guard case .reply(_, let none) = reader.classify(Array("{\"id\":\"r\"}".utf8), awaiting: { _ in true }) else {
+            return XCTFail("a reply without a body")
+        }
+        XCTAssertEqual(none.body, [])
+    }
+
+    /// The socket URL built from the base parsed once is what parsing the whole URL gives, or fails as it does.
+    func testTheSocketURLFromTheParsedBaseIsTheParsedWholeURL() {
+        let bases = ["http://127.0.0.1:8080", "https://h", "http://h:1/prefix", "http://h:1/", "http://[::1]:9/p?q=1",
+                     "http://h:99999", "ftp://h"]
+        for target in bases {
+            let base = DeviceSockets.socketBase(APIMapping.Socket(url: "/v1/events?device=${device.id}"),
+                                                target: target)
+            for rendered in ["/v1/events?device=d", "/ws", "/a#b", "ws://other:1/x"] {
+                let whole = try? WebSocketURL(parsing: DeviceSockets.socketURL(rendered, base: target))
+                let made = try? DeviceSockets.openURL(rendered, base: base, target: target)
+                XCTAssertEqual(made, whole, "\(target) \(rendered)")
+            }
+        }
+        XCTAssertNotNil(DeviceSockets.socketBase(APIMapping.Socket(url: "/ws"), target: "http://h:1"))
+        XCTAssertNil(DeviceSockets.socketBase(APIMapping.Socket(url: "ws://h/ws"), target: "http://h:1"))
     }
 }

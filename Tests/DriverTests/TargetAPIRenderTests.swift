@@ -65,4 +65,16 @@ final class TargetAPIRenderTests: XCTestCase {
         XCTAssertEqual(decline.request.body, "{\"device\":\"dev-2\",\"reason\":\"declined\"}")
         XCTAssertNil(api.request("fly", vars: vars, baseURL: "http://h", timeoutMillis: 1))
     }
+
+    /// The base URL goes before the path in the same String, with or without slots in the path.
+    func testThePathIsWrittenAfterTheBaseURL() {
+        var vars = TemplateVars()
+        vars[.conversationID] = "c-☎"
+        var missing: [String] = []
+        XCTAssertEqual(CompiledTemplate("/v1/c").render(vars, &missing, after: "http://h:1"), "http://h:1/v1/c")
+        XCTAssertEqual(CompiledTemplate("/v1/${conversation.id}/${x}").render(vars, &missing, after: "https://é"),
+                       "https://é/v1/c-☎/")
+        XCTAssertEqual(CompiledTemplate("${conversation.id}").render(vars, &missing), "c-☎")
+        XCTAssertEqual(missing, ["x"])
+    }
 }

@@ -51,4 +51,24 @@ final class WireRequestTests: XCTestCase {
         XCTAssertFalse(WireRequest.named("Hos", "host"))
         XCTAssertFalse(WireRequest.named("X-Host", "host"))
     }
+
+    /// A head made once and reused (`WireSender` keeps them) writes what building from the headers writes, for any
+    /// URL of the origin, method and body.
+    func testAHeadMadeOnceWritesTheSameBytesAsTheHeaders() throws {
+        let headers = [("content-type", "application/json"), ("Accept", "*/*")]
+        let origin = WireOrigin(secure: false, host: "127.0.0.1", port: 8080)
+        let head = try WireRequest.Head(origin: origin, headers: headers)
+        let sends: [(String, String, [UInt8]?)] = [
+            ("POST", "/v1/a", Array("{\"x\":1}".utf8)), ("GET", "/v1/b?c=1", nil), ("PUT", "/v1/c", nil),
+            ("DELETE", "/", Array("é".utf8)),
+        ]
+        for (method, path, body) in sends {
+            let url = "http://127.0.0.1:8080" + path
+            let built = try WireRequest(method: method, url: url, headers: headers, body: body)
+            let reused = try WireRequest(method: method, url: url, body: body, timeoutMillis: 10_000) { _ in head }
+            XCTAssertEqual(text(reused), text(built), method)
+        }
+        XCTAssertThrowsError(try WireRequest.Head(origin: origin, headers: [("bad name", "v")]))
+        XCTAssertThrowsError(try WireRequest.Head(origin: origin, headers: [("x", "a\r\nb")]))
+    }
 }

@@ -105,7 +105,7 @@ extension DeviceSockets {
     /// as an HTTP answer would; no reply within `action_timeout` is a timeout. False when `op` goes over HTTP.
     func send(_ op: String, _ vars: TemplateVars, device local: Int, call: Int? = nil,
               completion: @escaping ActionSender.Completion) -> Bool {
-        guard let template = mapping.actions[op] else { return false }
+        guard let template = templates.actions[op] else { return false }
         let now = now
         links.nextRequest += 1
         // Unique per worker, so the `w` prefix keeps workers apart.
@@ -113,7 +113,7 @@ extension DeviceSockets {
         var vars = vars
         vars[.requestID] = id
         var missing: [String] = []
-        let text = TargetAPI.render(template, vars, &missing)
+        let text = template.render(vars, &missing)
         if !missing.isEmpty { books.count(.apiMissingVariable, at: now) }
         let endpoints = sender.api.mapping.endpoints
         let endpoint = endpoints[op] ?? (op == "decline" ? endpoints["end"] : nil)

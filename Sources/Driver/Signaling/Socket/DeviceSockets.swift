@@ -50,6 +50,11 @@ final class DeviceSockets: DeviceSignaling, ActionRoute, HoldsSignalingParts {
     private(set) var pool: SocketPool!
     var lifecycle: SocketLifecycle
     let mapping: APIMapping.Socket
+    /// `mapping`'s templates, compiled once.
+    let templates: SocketTemplates
+    /// The socket URL's scheme, host, port and base path, parsed once when the mapping's url is a path on the
+    /// target's base URL: each open then sets the resource alone (`openURL`).
+    private let socketBase: (url: WebSocketURL, path: String)?
     /// Reads server→device messages: replies and events.
     let messages: SocketMessageReader
     var links = Links()
@@ -81,6 +86,8 @@ final class DeviceSockets: DeviceSignaling, ActionRoute, HoldsSignalingParts {
     private init(lifecycle: SocketLifecycle, mapping: APIMapping.Socket, parts: SignalingParts) {
         self.lifecycle = lifecycle
         self.mapping = mapping
+        self.templates = SocketTemplates(mapping)
+        self.socketBase = Self.socketBase(mapping, target: parts.settings.targetURL)
         self.messages = SocketMessageReader(mapping, view: parts.sender.api.mapping.view)
         self.parts = parts
     }
@@ -205,10 +212,10 @@ final class DeviceSockets: DeviceSignaling, ActionRoute, HoldsSignalingParts {
     private func open(_ local: Int, now: UInt64) {
         var missing: [String] = []
         let vars = sender.deviceVars(local)
-        let text = Self.socketURL(TargetAPI.render(mapping.url, vars, &missing), base: settings.targetURL)
+        let rendered = templates.url.render(vars, &missing)
         var headers: [(name: String, value: String)] = []
-        for line in mapping.headers {
-            let rendered = TargetAPI.render(line, vars, &missing)
+        for line in templates.headers {
+            let rendered = line.render(vars, &missing)
             guard let colon = rendered.firstIndex(of: ":") else { continue }
             headers.append((String(rendered[..<colon]),
                             rendered[rendered.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
@@ -218,7 +225,7 @@ final class DeviceSockets: DeviceSignaling, ActionRoute, HoldsSignalingParts {
         let stream = UInt64(table.devices[local].identity.index) << 24 ^ links.opens
         let result: Result<UInt64, WebSocketClientError>
         do {
-            let url = try WebSocketURL(parsing: text)
+            let url = try openURL(rendered)
             let random = SeededRandom(seed: settings.seed ^ 0x5753, stream: stream)
             result = pool.open(url, headers: headers, random: random)
         } catch {
@@ -238,9 +245,9 @@ final class DeviceSockets: DeviceSignaling, ActionRoute, HoldsSignalingParts {
     /// The socket is open: the hello, then every action queued while it was not.
     private func ready(_ local: Int) {
         guard let id = links.socket[local] else { return }
-        if let hello = mapping.hello {
+        if let hello = templates.hello {
             var missing: [String] = []
-            pool.send(id, text: TargetAPI.render(hello, sender.deviceVars(local), &missing))
+            pool.send(id, text: hello.render(sender.deviceVars(local), &missing))
         }
         for request in links.queued.removeValue(forKey: local) ?? [] {
             guard let outgoing = links.outgoing[request] else { continue }
@@ -249,6 +256,31 @@ final class DeviceSockets: DeviceSignaling, ActionRoute, HoldsSignalingParts {
     }
 
     /// The ws:// or wss:// URL for a rendered `url` template: a path joins the target's base URL.
+    /// The URL a device's socket opens, from its rendered `url`: what parsing `socketURL(rendered, base:)` gives.
+    /// With `socketBase` the resource is the base path and the rendered path, with no parse: the whole URL's
+    /// String parse (`WebSocketURL(parsing:)`, Character by Character) cost ~48,000 instructions an open (a
+    /// websocket call of the capacity flow, issue 33). A `#` in the path is left to the parse, which refuses it.
+    private func openURL(_ rendered: String) throws(HandshakeError) -> WebSocketURL {
+        try Self.openURL(rendered, base: socketBase, target: settings.targetURL)
+    }
+
+    static func openURL(_ rendered: String, base: (url: WebSocketURL, path: String)?, target: String)
+        throws(HandshakeError) -> WebSocketURL {
+        guard let base, rendered.utf8.first == 0x2F, !rendered.utf8.contains(0x23) else {
+            return try WebSocketURL(parsing: socketURL(rendered, base: target))
+        }
+        return WebSocketURL(secure: base.url.secure, host: base.url.host, port: base.url.port,
+                            resource: base.path.isEmpty ? rendered : base.path + rendered)
+    }
+
+    /// `socketBase`: the target's base URL as a socket URL with the resource `/`, parsed, and its resource without
+    /// that `/` (the base path, usually empty); nil when the mapping's url is not a path or the base does not parse.
+    static func socketBase(_ mapping: APIMapping.Socket, target: String) -> (url: WebSocketURL, path: String)? {
+        guard mapping.url.hasPrefix("/"), target.hasPrefix("http://") || target.hasPrefix("https://"),
+              let url = try? WebSocketURL(parsing: socketURL("/", base: target)) else { return nil }
+        return (url, String(url.resource.dropLast()))
+    }
+
     static func socketURL(_ rendered: String, base: String) -> String {
         guard rendered.hasPrefix("/") else { return rendered }
         if base.hasPrefix("https://") { return "wss://" + base.dropFirst(8) + rendered }
