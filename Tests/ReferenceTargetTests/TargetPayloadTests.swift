@@ -62,7 +62,8 @@ final class TargetPayloadTests: XCTestCase {
                        + #""ended":false,"reason":"joinedElsewhere","into":"c-2","conversation":"# + view + "}")
         XCTAssertEqual(n?.event.view, Array(view.utf8))
         XCTAssertEqual(n?.event.reason, "joinedElsewhere")
-        let given = target.notice("tok", to: "b", uuid: "c-1", event: "updated", by: "a", about: c, view: Array("{}".utf8))
+        let given = target.notice("tok", to: "b", uuid: "c-1", event: "updated", by: "a", about: c,
+                                  view: Array("{}".utf8))
         XCTAssertEqual(String(decoding: given?.payload ?? [], as: UTF8.self),
                        #"{"aps":{"content-available":1},"uuid":"c-1","event":"updated","device":"a","version":12,"#
                        + #""ended":false,"conversation":{}}"#)
