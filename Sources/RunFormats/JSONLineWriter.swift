@@ -47,8 +47,8 @@ struct JSONLineWriter {
 
     /// `text` quoted and escaped as `JSONText.escape` does (`"` `\` and LF, CR, tab by their short forms, other
     /// control bytes as `\u00xx`); bytes from 0x80 up are UTF-8 of non-ASCII scalars and copied as they are.
-    /// Text needing no escape (ids, words: nearly all) is checked eight bytes a step (`needsEscape`) and copied at
-    /// once: a byte loop was ~7 instructions a byte, most of a `sip` line's cost for its device, Call-ID and label.
+    /// Text needing no escape (ids, words: nearly all) is checked eight bytes a step (`JSONText.isPlain`) and copied
+    /// at once: a byte loop was ~7 instructions a byte, most of a `sip` line's cost for its device, Call-ID and label.
     /// Read borrowed (`TextBytes.withUTF8`: no retain of the text's storage).
     @inline(__always)
     mutating func quoted(_ text: String) {
@@ -58,7 +58,7 @@ struct JSONLineWriter {
     /// The bytes of a text quoted and escaped (`quoted`).
     mutating func quoted(_ bytes: UnsafeBufferPointer<UInt8>) {
         let n = bytes.count
-        if let source = bytes.baseAddress, !Self.needsEscape(source, n) {
+        if let source = bytes.baseAddress, JSONText.isPlain(source, n) {
             base[count] = UInt8(ascii: "\"")
             (base + count + 1).update(from: source, count: n)
             base[count + n + 1] = UInt8(ascii: "\"")
@@ -75,33 +75,6 @@ struct JSONLineWriter {
             }
         }
         byte(UInt8(ascii: "\""))
-    }
-
-    /// Whether any of the `n` bytes at `source` is a control byte (below 0x20), `"` or `\`. Eight bytes a step:
-    /// a word has a byte below 0x20 when `(w - 0x20…20) & ~w & 0x80…80` is not zero, and a byte equal to `c` when
-    /// the same test for zero holds of `w ^ c…c` (exact for "any byte", which is all this asks); the tail byte by
-    /// byte.
-    @inline(__always)
-    static func needsEscape(_ source: UnsafePointer<UInt8>, _ n: Int) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        var i = 0
-        while i + 8 <= n {
-            let w = UInt64(littleEndian: UnsafeRawPointer(source + i).loadUnaligned(as: UInt64.self))
-            let quote = w ^ (ones &* 0x22)
-            let backslash = w ^ (ones &* 0x5C)
-            let low = (w &- ones &* 0x20) & ~w
-            let q = (quote &- ones) & ~quote
-            let s = (backslash &- ones) & ~backslash
-            if (low | q | s) & highs != 0 { return true }
-            i += 8
-        }
-        while i < n {
-            let b = source[i]
-            if b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") { return true }
-            i += 1
-        }
-        return false
     }
 
     mutating func escape(_ b: UInt8) {

@@ -2,8 +2,8 @@ extension JSONText {
     /// Whether the `n` bytes at `source` need no JSON escape: no control byte (below 0x20), no `"` and no `\`.
     /// Eight bytes a step: a word has a byte below 0x20 when `(w - 0x20…20) & ~w & 0x80…80` is not zero, and a
     /// byte equal to `c` when the same test for zero holds of `w ^ c…c` (exact for "any byte"); the tail byte by
-    /// byte. For writers that fill raw memory (the reference target's views, `ViewWriter`): a byte loop was
-    /// ~7 instructions a byte.
+    /// byte. For writers that fill raw memory (the reference target's views, `ViewWriter`; history lines,
+    /// `JSONLineWriter`): a byte loop was ~7 instructions a byte.
     @inlinable
     public static func isPlain(_ source: UnsafePointer<UInt8>, _ n: Int) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
