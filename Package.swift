@@ -134,7 +134,9 @@ let package = Package(
         // Kamailio started as a user process on a free port, stopped by PID: for `target.sip.kamailio` and tests.
         .target(name: "Kamailio", dependencies: ["CLinux", "SystemCalls", "Locking"]),
         // rtpengine (the media relay) started as a user process, and a client of its ng control protocol.
-        .target(name: "RTPEngine", dependencies: ["CLinux", "SystemCalls", "Kamailio", "Media", "TextEscaping"]),
+        .target(name: "RTPEngine", dependencies: [
+            "CLinux", "SystemCalls", "Kamailio", "Media", "TextEscaping", "Locking",
+        ]),
         .target(name: "HTTPServer", dependencies: [
             "CLinux", "CSSL", "CLibnghttp2", "Locking", "EventPolling", "WebSocket", "StreamIO", "Bytes", "SystemCalls",
         ], swiftSettings: releaseUnchecked),

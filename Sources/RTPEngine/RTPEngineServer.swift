@@ -62,6 +62,7 @@ public final class RTPEngineServer {
         guard !stopped else { return }
         stopped = true
         Self.terminate(pid)
+        PortRangeClaims.release(ports)
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -87,6 +88,7 @@ public final class RTPEngineServer {
             child = try KamailioServer.spawn(binary, options.arguments(ngPort: ngPort, ports: ports),
                                              log: logURL.path, ownProcessGroup: options.ownProcessGroup)
         } catch {
+            if options.ports == nil { PortRangeClaims.release(ports) }
             try? FileManager.default.removeItem(at: directory)
             throw RTPEngineFailure.cannotSpawn("\(error)")
         }
@@ -99,6 +101,7 @@ public final class RTPEngineServer {
         if ready { return .success((ngPort, ports, child, directory)) }
         let text = String(((try? String(contentsOf: logURL, encoding: .utf8)) ?? "").suffix(3000))
         if !exited { terminate(child) }
+        if options.ports == nil { PortRangeClaims.release(ports) }
         try? FileManager.default.removeItem(at: directory)
         return .failure(exited ? .exited(text) : .notReady(text))
     }

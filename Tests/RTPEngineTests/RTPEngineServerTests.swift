@@ -23,6 +23,41 @@ final class RTPEngineServerTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(range.lowerBound, 10_000)
         XCTAssertLessThan(range.upperBound, 32_768 + 1)
         XCTAssertFalse(range.contains { udpPortIsBound($0) })
+        XCTAssertEqual(range.lowerBound % PortRangeClaims.cellSize, 0)
+        XCTAssertTrue(PortRangeClaims.isHeld(range))
+        PortRangeClaims.release(range)
+    }
+
+    func testAClaimedRangeIsRefusedToAnotherProcessAndRestsAfterItsRelease() throws {
+        let range = try XCTUnwrap(RTPEngineServer.freePortRange(count: 150))
+        XCTAssertFalse(Self.otherProcessClaims(range.lowerBound + 120), "a cell this process holds")
+        PortRangeClaims.release(range)
+        XCTAssertFalse(PortRangeClaims.isHeld(range))
+        XCTAssertFalse(Self.otherProcessClaims(range.lowerBound), "a cell released a moment ago rests")
+        XCTAssertFalse(PortRangeClaims.claim(range), "nor does this process take it again at once")
+    }
+
+    func testStopGivesBackTheRangeItsRtpengineWasGiven() throws {
+        try XCTSkipUnless(RTPEngineServer.isInstalled, "Debian's rtpengine-daemon is not installed")
+        let engine = try RTPEngineServer(options: RTPEngineOptions(portCount: 20))
+        XCTAssertTrue(PortRangeClaims.isHeld(engine.ports))
+        engine.stop()
+        XCTAssertFalse(PortRangeClaims.isHeld(engine.ports))
+    }
+
+    /// Whether a separate process (python3's fcntl.flock, non-blocking) could lock the cell file holding `port`.
+    private static func otherProcessClaims(_ port: Int) -> Bool {
+        let cell = FileManager.default.temporaryDirectory
+            .appendingPathComponent("callstorm-media-port-claims/cell-\(port / PortRangeClaims.cellSize)").path
+        let script = "import fcntl,os,sys,time\nf=open(sys.argv[1],'r')\n"
+            + "try:\n fcntl.flock(f,fcntl.LOCK_EX|fcntl.LOCK_NB)\nexcept OSError:\n sys.exit(3)\n"
+            + "sys.exit(4 if time.time()-os.fstat(f.fileno()).st_mtime<\(PortRangeClaims.quarantine) else 0)"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script, cell]
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
     }
 
     func testStartedRtpengineAnswersPingAndStopEndsItsProcess() throws {
