@@ -61,9 +61,10 @@ public struct ConversationManager: Sendable {
     /// The device id this manager belongs to (its own member entry on the server).
     public let localDevice: String
     public let localMember: Handle
-    public private(set) var conversations: [String: Conversation] = [:]
+    /// By UUID: a device holds one to three at once (`SmallStringMap`: no hashing of the UUID per event).
+    public private(set) var conversations = SmallStringMap<Conversation>()
     /// How many conversations are merged into each (1 for one never merged).
-    public private(set) var groupSizes: [String: Int] = [:]
+    public private(set) var groupSizes = SmallStringMap<Int>()
     /// Conversations this device was told were merged away (ended on the server for good). Pushes reorder in
     /// flight, so a later-arriving older push must not bring one back.
     public private(set) var mergedAway: Set<String> = []
@@ -90,7 +91,7 @@ public struct ConversationManager: Sendable {
     private static let startedConnecting = 0, connected = 1, updated = 2
     /// Views of conversations this device did not have yet that list it connected: the newest of each, applied
     /// once a merge or split moves the device there (`adopt`). Cleared when the device goes back to idle.
-    private var unknownViews: [String: ConversationView] = [:]
+    private var unknownViews = SmallStringMap<ConversationView>()
 
     private mutating func event(_ name: String) { otherEvents[name, default: 0] += 1 }
     private mutating func event(_ index: Int) { commonEvents[index] += 1 }
@@ -99,7 +100,7 @@ public struct ConversationManager: Sendable {
     }
 
     /// Changes a conversation in place, reporting `connected` and `ended` when its state got there; false when
-    /// there is none. The UUID is hashed once and the conversation never copied: a copy out and back (a lookup,
+    /// there is none. The UUID is looked up once and the conversation never copied: a copy out and back (a lookup,
     /// the change, a store) retained and released its member arrays and cost a second hash (~15,000 instructions
     /// per SIP hold call, issue 33).
     @discardableResult
@@ -109,10 +110,9 @@ public struct ConversationManager: Sendable {
         return true
     }
 
-    private mutating func update(at i: Dictionary<String, Conversation>.Index,
-                                 _ change: (inout Conversation) -> Void) {
-        // Only through the values' `_modify`: their getter copies the whole conversation for one field.
-        let (before, after, reason) = Self.changing(&conversations.values[i], change)
+    private mutating func update(at i: Int, _ change: (inout Conversation) -> Void) {
+        // In place: a copy out and back retains and releases the member arrays.
+        let (before, after, reason) = conversations.modify(at: i) { Self.changing(&$0, change) }
         if after == .joined, before == .joining { event(Self.connected) }
         if after == .left, before != .left, let reason { ended(reason) }
     }
@@ -136,7 +136,7 @@ public struct ConversationManager: Sendable {
 
     public var liveCount: Int {
         var n = 0
-        for c in conversations.values where c.state != .left { n += 1 }
+        for c in conversations.valueList where c.state != .left { n += 1 }
         return n
     }
 
@@ -304,7 +304,7 @@ public struct ConversationManager: Sendable {
     @discardableResult
     public mutating func apply(_ view: ConversationView) -> Bool {
         guard let i = conversations.index(forKey: view.uuid),
-              Self.version(&conversations.values[i]) <= view.version else { return false }
+              conversations.modify(at: i, Self.version) <= view.version else { return false }
         let localDevice = localDevice
         event(Self.updated)
         update(at: i) { c in
@@ -350,7 +350,7 @@ public struct ConversationManager: Sendable {
     public mutating func forget(_ uuid: String) {
         conversations[uuid] = nil
         groupSizes[uuid] = nil
-        mergedAway.remove(uuid)
+        if !mergedAway.isEmpty { mergedAway.remove(uuid) }
     }
 
     /// The server merged `uuid` into another conversation: it has ended, whether or not this device knew it yet.
@@ -362,7 +362,7 @@ public struct ConversationManager: Sendable {
     public mutating func forgetAll() {
         conversations.removeAll()
         groupSizes.removeAll()
-        mergedAway.removeAll()
+        if !mergedAway.isEmpty { mergedAway.removeAll() }
         unknownViews.removeAll()
     }
 

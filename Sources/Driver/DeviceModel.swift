@@ -3,7 +3,8 @@ import PushModel
 import Scenario
 
 /// A simulated device: its identity, its app's conversation manager, and the call (flow run) it takes part in.
-/// Devices are state machines on a worker queue, not threads.
+/// Devices are state machines on a worker queue, not threads. What a device notes per conversation is kept by UUID
+/// in `SmallStringMap`s (one or two entries; a dictionary hashed the UUID at every event).
 struct Device {
     let identity: DeviceIdentity
     var manager: ConversationManager
@@ -13,11 +14,11 @@ struct Device {
     /// first call held, this one answered); it becomes the device's call when the first ends.
     var waitingCall: Int?
     /// When this device reported each incoming conversation (monotonic ns), for dial-to-ring.
-    var reportedAt: [String: UInt64] = [:]
+    var reportedAt = SmallStringMap<UInt64>()
     /// The target's send time (epoch ms, its clock) of each reported conversation's VoIP push, when it said.
-    var pushSentAt: [String: Int] = [:]
+    var pushSentAt = SmallStringMap<Int>()
     /// The caller handle each reported conversation's VoIP push named (absent: it named none).
-    var pushCaller: [String: Handle] = [:]
+    var pushCaller = SmallStringMap<Handle>()
     var deadlineMisses = 0
     /// Acceptance instant of the newest push delivered so far, to count pushes that arrive after a later one.
     var lastDeliveredAccepted: UInt64 = 0
@@ -32,7 +33,7 @@ struct Device {
     /// version lost of each: a push dropped after APNs accepted it (the server never sends it again), a join's
     /// answer a media-setup fault threw away. The view check does not wait for a push to bring a version already
     /// lost: none is coming. Emptied when the call releases the device.
-    var lostVersions: [String: Int] = [:]
+    var lostVersions = SmallStringMap<Int>()
 }
 
 /// A worker's devices: each one's conversation manager and what it observed (pushes reported, views applied),
@@ -176,7 +177,7 @@ struct DeviceModel {
         // array (and not copied: a `let` of the manager retained every table of it, `conversations.first` every
         // field of the conversation, issue 33).
         if devices[local].manager.conversations.count == 1 {
-            let i = devices[local].manager.conversations.startIndex
+            let i = 0
             let uuid = devices[local].manager.conversations.keys[i]
             if only?.contains(uuid) ?? true {
                 let first = devices[local].manager.conversations.values[i].members.first

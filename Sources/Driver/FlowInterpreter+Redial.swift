@@ -38,14 +38,15 @@ extension FlowInterpreter {
     /// device (`callRemote`), else the newest of its Recents.
     func lastEndedRemote(of local: Int, _ devices: DeviceModel) -> Handle? {
         let manager = devices[local].manager
-        let ended = known.conversations.filter { manager.conversations[$0.value]?.state == .left }
+        var ended = SmallStringMap<String>()
+        for (name, uuid) in known.conversations where manager.conversations[uuid]?.state == .left { ended[name] = uuid }
         return callRemote(of: local, devices, among: ended) ?? devices[local].recents.last { $0.remote != nil }?.remote
     }
 
     /// The other side of `local` in this call's newest conversation (by start time) among `among` (default: all
     /// of the call's): whoever started it, or the first it called; else the first member the device lists. A view
     /// of an ended call lists nobody, so the call's own record names the other side.
-    func callRemote(of local: Int, _ devices: DeviceModel, among: [String: String]? = nil) -> Handle? {
+    func callRemote(of local: Int, _ devices: DeviceModel, among: SmallStringMap<String>? = nil) -> Handle? {
         let candidates = among ?? known.conversations
         guard let newest = candidates.max(by: { (known.startIssued[$0.key] ?? 0) < (known.startIssued[$1.key] ?? 0) })
         else { return nil }

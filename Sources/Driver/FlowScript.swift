@@ -117,20 +117,21 @@ struct RaceState {
 }
 
 /// What a call learned from the target: its named conversations, when each start was sent, captured values and
-/// the newest view of each conversation.
+/// the newest view of each conversation. A call names one to three conversations: the tables by flow name or by
+/// UUID are `SmallStringMap`s (dictionaries hashed the name or the 36-byte UUID at every event; issue 33).
 struct CallKnowledge {
     /// Flow name → conversation id.
-    var conversations: [String: String] = [:]
-    var startIssued: [String: UInt64] = [:]
+    var conversations = SmallStringMap<String>()
+    var startIssued = SmallStringMap<UInt64>()
     /// Flow name → the device (worker-local) that started it: the caller a VoIP push must name.
-    var starters: [String: Int] = [:]
+    var starters = SmallStringMap<Int>()
     /// Flow name → the devices a start called (what the caller's Recents shows after the call ends).
-    var callees: [String: [Int]] = [:]
+    var callees = SmallStringMap<[Int]>()
     /// Values captured from the target's responses (`target.api` captures), usable in later templates.
     var captures: [String: String] = [:]
     /// The newest server view of each conversation any of this call's responses carried (cleanup skips what the
     /// server already ended).
-    var lastViews: [String: ConversationView] = [:]
+    var lastViews = SmallStringMap<ConversationView>()
     /// The other devices of the roles' users (`users:`) and what the call decided of them.
     var elsewhere = ElsewhereState()
     /// Devices relaunched with `device.relaunch: end_on_event` → the conversations they lost, ended at their next
