@@ -81,6 +81,14 @@ final class InviteSessions {
     }
 
     /// Forgets call `callID` without an event (a failed INVITE reports `.failed` itself).
+    /// Every call, dialog and cancelled call forgotten, as in a new agent (a sleeping device's agent, `sleep`).
+    func reset() {
+        calls = AgentTable()
+        dialogs = AgentTable()
+        unacked = [:]
+        abandoned = [:]
+    }
+
     func dropCall(_ callID: String) {
         calls[callID] = nil
         forgetDialogs(of: callID)

@@ -49,6 +49,9 @@ struct PoolBooks {
     var closedTally = MessageTally()
     /// Datagrams or stream writes the kernel refused.
     var sendErrors = 0
+    /// Sleeping devices' agents, closed and kept for their next wake (`park`, `reopen`), by the id they were closed
+    /// under.
+    var parked = SlotTable<SIPUserAgent>()
 
     mutating func addClosed(_ agent: SIPUserAgent) {
         agent.addCounters(to: &closed, tally: &closedTally)

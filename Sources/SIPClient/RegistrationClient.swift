@@ -25,6 +25,18 @@ final class RegistrationClient {
         self.ids = ids
     }
 
+    /// Back to a new client's state (a sleeping device's agent, `SIPUserAgent.sleep`): its next REGISTER starts a
+    /// new registration, with a new Call-ID and From tag and CSeq 1, as a woken phone's does (RFC 8599).
+    func restart() {
+        callID = nil
+        fromTag = nil
+        cseq = 0
+        inFlight = nil
+        answeredChallenge = false
+        refreshAt = nil
+        granted = nil
+    }
+
     /// Sends a REGISTER (a refresh keeps Call-ID and raises CSeq); `.registered` or `.registrationFailed` follows.
     func register(now: UInt64, core: some SIPCore) {
         send(challenge: nil, now: now, core: core)
@@ -44,7 +56,7 @@ final class RegistrationClient {
         }
         cseq += 1
         let branch = ids.branch()
-        let uri = "sip:" + account.domain
+        let uri = account.registrarURI
         // The Contact's RFC 5626 binding parameters are in the agent's REGISTER head (`SIPAccount.localHeaders`).
         var request = core.local.register(uri, callID: callID ?? "", tag: fromTag ?? "", branch: branch, cseq: cseq,
                                           expires: account.expires)

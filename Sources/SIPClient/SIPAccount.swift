@@ -7,7 +7,11 @@ public struct SIPAccount: Sendable, Equatable {
     /// and its sessions (four copies an agent opened, two agents a wake call), and with eight strings inline each
     /// copy retained and released eight objects; now one (issue 33).
     private final class Fields: @unchecked Sendable {
-        var user, domain, password: String
+        var user, password: String
+        var domain: String { didSet { registrar = "sip:" + domain } }
+        /// `sip:<domain>`: every REGISTER's Request-URI and its digest answer's `uri`, made when the domain is set
+        /// (a concatenation per REGISTER before, four a wake call; issue 33).
+        private(set) var registrar: String
         var push: PushContactParameters?
         var expires: Int
         var instance: String?
@@ -23,6 +27,7 @@ public struct SIPAccount: Sendable, Equatable {
              instance: String?, memo: DigestCredentials.Memo = DigestCredentials.Memo()) {
             self.user = user
             self.domain = domain
+            registrar = "sip:" + domain
             self.password = password
             self.push = push
             self.expires = expires
@@ -140,6 +145,9 @@ public struct SIPAccount: Sendable, Equatable {
     }
 
     public var addressOfRecord: String { "sip:\(user)@\(domain)" }
+
+    /// `sip:<domain>`, the registrar's URI (a REGISTER's Request-URI), kept with the account.
+    var registrarURI: String { fields.registrar }
 
     public static func == (a: SIPAccount, b: SIPAccount) -> Bool {
         a.fields === b.fields

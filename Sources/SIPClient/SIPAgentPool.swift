@@ -24,9 +24,20 @@ public protocol SIPAgentPool: AnyObject {
     func localPort(_ id: Int) -> Int?
     /// Closes agent `id`'s socket: nothing reaches it any more; its books stay in `counters`.
     func close(_ id: Int)
+    /// Closes agent `id`'s socket as `close` does, but keeps the agent's objects for `reopen` (a sleeping device:
+    /// its next wake needs the same agent on a new socket). Default: `close`.
+    func park(_ id: Int)
+    /// Parked agent `id` on a new socket under a new id, as `add` of its account, transport and `seed` would open it
+    /// (the same identifiers, a fresh registration); nil when the pool holds no such agent (then `add`).
+    func reopen(_ id: Int, seed: UInt64) -> Result<Int, SIPClientError>?
     func closeAll()
     /// Decides the fate of every UDP datagram before it is sent or read (a run's chaos); nil passes all.
     var datagramFilter: SIPDatagramFilter? { get set }
+}
+
+extension SIPAgentPool {
+    public func park(_ id: Int) { close(id) }
+    public func reopen(_ id: Int, seed: UInt64) -> Result<Int, SIPClientError>? { nil }
 }
 
 extension SIPClientPool: SIPAgentPool {}

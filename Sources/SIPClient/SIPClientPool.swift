@@ -32,7 +32,7 @@ public final class SIPClientPool: @unchecked Sendable {
     private let tls: ClientTLS?
     private var handlerID: UInt32 = 0
     /// By agent id and by descriptor: arrays indexed by the key (`SlotTable`), not hashed per datagram.
-    private var agents = SlotTable<SIPUserAgent>()
+    var agents = SlotTable<SIPUserAgent>()
     private var sockets = SlotTable<SIPSocket>()
     private var byFD = SlotTable<SIPSocket>()
     /// UDP senders, by the handle agents answer them with.
@@ -44,7 +44,7 @@ public final class SIPClientPool: @unchecked Sendable {
     /// With `tls.keepsSessions` (a device's `tls_resumption`): each device's last TLS session, by its user (a
     /// device's agents come and go with its sleeps), offered on its next connection.
     private var savedTLS: [String: TLSSavedSession] = [:]
-    private var books = PoolBooks()  // the closed agents' counters (so `counters` keeps them), refused sends
+    var books = PoolBooks()  // the closed agents' counters (so `counters` keeps them), refused sends
     public var sendErrors: Int { books.sendErrors }  // datagrams or stream writes the kernel refused
     /// The datagram filter and the datagrams it held back (sent, or read, when they are due).
     private var held = HeldDatagrams()
@@ -93,7 +93,7 @@ public final class SIPClientPool: @unchecked Sendable {
     }
 
     /// A new socket for agent `id`: UDP, or a connection to the proxy with its TLS session and WebSocket link.
-    private func openSocket(_ id: Int, _ transport: SIPTransportKind, seed: UInt64, user: String)
+    func openSocket(_ id: Int, _ transport: SIPTransportKind, seed: UInt64, user: String)
         -> Result<SIPSocket, SIPClientError> {
         guard transport.isStream else {
             return SIPSocket.udp(host: "127.0.0.1").map { SIPSocket(fd: $0, agent: id, transport: transport) }
@@ -118,7 +118,7 @@ public final class SIPClientPool: @unchecked Sendable {
 
     /// Puts `socket` on the event thread for `agent`: polled for writes too until its connect completes, and its
     /// TLS handshake started.
-    private func install(_ socket: SIPSocket, _ agent: SIPUserAgent) {
+    func install(_ socket: SIPSocket, _ agent: SIPUserAgent) {
         sockets[socket.agent] = socket
         byFD[socket.fd] = socket
         thread.add(socket.fd, events: socket.connected ? CLINUX_EPOLLIN : CLINUX_EPOLLIN | CLINUX_EPOLLOUT,

@@ -14,6 +14,13 @@ final class SIPIdentifiers {
 
     init(seed: UInt64) { random = SeededRandom(seed: seed) }
 
+    /// Draws from `seed` again as a new source of it would (the string cache kept): a sleeping device's agent woken.
+    func restart(seed: UInt64) {
+        random = SeededRandom(seed: seed)
+        next = 0
+        nonceCount = 0
+    }
+
     /// A fresh token: 48 random bits and a counter, base 36.
     func token() -> String { token(after: "") }
 

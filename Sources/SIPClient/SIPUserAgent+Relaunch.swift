@@ -6,4 +6,25 @@ extension SIPUserAgent {
     public func forgetCalls() {
         for callID in Array(sessions.calls.keys) { sessions.dropCall(callID) }
     }
+
+    /// A sleeping device's agent, its socket closed (`SIPClientPool.park`): its transactions, calls, dialogs, the
+    /// registration's state and what was still to be sent or told are dropped now (nothing reaches the agent until
+    /// its next wake, and a parked agent should hold no call's messages meanwhile).
+    func sleep() {
+        transactions = TransactionLayer(timers: transport.timers)
+        sessions.reset()
+        registration.restart()
+        mail.outbox.removeAll(keepingCapacity: true)
+        mail.events.removeAll(keepingCapacity: true)
+    }
+
+    /// The parked agent woken on a new socket (`SIPClientPool.reopen`): the same as a new agent of its account,
+    /// transport and `seed` on `localPort` (`SIPUserAgent.init`), its objects and their storage kept.
+    func wake(seed: UInt64, localPort: Int) {
+        setLocalPort(localPort)
+        ids.restart(seed: seed)
+        flow = FlowRecovery(seed: seed)
+        books = SIPCounters()
+        tally = MessageTally()
+    }
 }

@@ -49,7 +49,7 @@ public final class SIPUserAgent {
         books.merge(into: &total)
         sum.add(tally)
     }
-    private var books = SIPCounters()
+    var books = SIPCounters()
     /// Requests and responses sent and received, by method and status (`MessageTally`).
     var tally = MessageTally()
     /// Told of each message with a Call-ID this agent sends or receives, once (no retransmission): its Call-ID,

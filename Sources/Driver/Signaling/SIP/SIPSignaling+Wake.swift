@@ -29,6 +29,9 @@ struct WakeState {
     var wakes: [Int: UInt64] = [:]
     /// Sleeping devices' accounts, made at their first opening and the same at every wake after (`account`).
     var accounts: [Int: SIPAccount] = [:]
+    /// Sleeping devices' agents, parked by the pool at their sleep (`SIPAgentPool.park`) under these ids: the next
+    /// wake reopens the same agent on a new socket instead of freeing it and making another (~8 objects; issue 33).
+    var parked: [Int: Int] = [:]
 
     /// Whether a wake REGISTER put off for the push of `callID` is still `local`'s to send: the device is woken
     /// for that call still (not for a later one whose push came once the first call ended, or for none).
@@ -197,6 +200,7 @@ extension SIPSignaling {
         faultState.registerLost.remove(local)
         // Actions held for an INVITE that never came (a lost or late wake): their timeouts have answered them.
         if !wake.held.isEmpty { wake.held = wake.held.filter { $0.value.device != local } }
-        pool.close(agent)
+        pool.park(agent)
+        wake.parked[local] = agent
     }
 }

@@ -200,15 +200,18 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         agents.opened += 1
         // Seeded per device and per opening, so a run's Call-IDs, tags and branches repeat with its seed.
         let seed = settings.seed ^ (UInt64(identity.index) &* SeededRandom.golden) ^ (agents.opened << 40)
-        switch pool.add(account: account, transport: Self.transportKind(spec.transport), seed: seed) {
+        // A sleeping device's agent from its last sleep, on a new socket, its taps still set (`SIPSignaling+Wake`).
+        let kept = wake.parked.removeValue(forKey: local).flatMap { pool.reopen($0, seed: seed) }
+        switch kept ?? pool.add(account: account, transport: Self.transportKind(spec.transport), seed: seed) {
         case .success(let agent):
-            pool.agent(agent)?.autoRing = true
-            pool.agent(agent)?.reportsTrying = true
-            pool.agent(agent)?.reconnect = reconnectPolicy
-            pool.agent(agent).map {
-                tapMessages($0, local: local)
-                tapTraceContext($0, local: local)
-                tapMedia($0, local: local)
+            let handle = pool.agent(agent)
+            handle?.autoRing = true
+            handle?.reportsTrying = true
+            handle?.reconnect = reconnectPolicy
+            if kept == nil, let handle {
+                tapMessages(handle, local: local)
+                tapTraceContext(handle, local: local)
+                tapMedia(handle, local: local)
             }
             agents.agent[local] = agent
             agents.device[agent] = local
