@@ -259,9 +259,10 @@ final class ActionSender {
         request.freshConnection = !verification && faults.needsFreshConnection()
         completion = traced(completion, call: call, device: local, op: op, method: parts.method, url: parts.url,
                             body: parts.body)
+        let endpoint = parts.endpoint  // the closure keeps this, not the request's texts
         loop.client.send(request) { [self] result in
             if books.sealed { return }
-            completion(result, parts.endpoint)
+            completion(result, endpoint)
         }
     }
 
