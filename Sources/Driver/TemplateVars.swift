@@ -47,6 +47,8 @@ struct TemplateVars: ExpressibleByDictionaryLiteral {
     /// and an array of 23 optional slots cost an allocation of ~400 bytes and, when the request was done, a
     /// destroy of each slot in turn (~2,000 instructions a request, issue 33). Looked up by a scan: few entries.
     private var entries: [(name: Name, value: String)] = []
+    /// Bit `rawValue` of each name in `entries`: a name not set (most lookups) is told without a scan.
+    private var setNames: UInt32 = 0
     /// Names outside `Name`, and captures under any name (an unset slot shows them).
     private(set) var others: [String: String] = [:]
     /// The device whose values `device.*` and `user.id` are, kept as its identity: its texts are shared, not
@@ -72,18 +74,24 @@ struct TemplateVars: ExpressibleByDictionaryLiteral {
     /// A slot set wins; then the device's own value; then a capture of the same name.
     subscript(name: Name) -> String? {
         get {
-            for entry in entries where entry.name == name { return entry.value }
+            if setNames & (1 << name.rawValue) != 0 {
+                for i in entries.indices where entries[i].name == name { return entries[i].value }
+            }
             if let value = deviceValue(name) { return value }
             return others.isEmpty ? nil : others[name.text]
         }
         set {
-            let at = entries.firstIndex { $0.name == name }
+            let bit: UInt32 = 1 << name.rawValue
+            let at = setNames & bit == 0 ? nil : entries.indices.first { entries[$0].name == name }
             switch (at, newValue) {
             case (let at?, let value?): entries[at].value = value
-            case (let at?, nil): entries.remove(at: at)
+            case (let at?, nil):
+                entries.remove(at: at)
+                setNames &= ~bit
             case (nil, let value?):
                 if entries.isEmpty { entries.reserveCapacity(8) }
                 entries.append((name, value))
+                setNames |= bit
             case (nil, nil): break
             }
         }

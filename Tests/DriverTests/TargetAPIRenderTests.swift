@@ -67,6 +67,9 @@ final class TargetAPIRenderTests: XCTestCase {
         XCTAssertEqual(CompiledTemplate("${device.id} ${device.time}").render(vars, &missing), "set now")
         XCTAssertEqual(TemplateVars(device: DeviceIdentity(index: 4, seed: 7), timeMillis: -5)[.userID], "dev-4")
         XCTAssertEqual(TemplateVars(device: DeviceIdentity(index: 4, seed: 7), timeMillis: -5)[.deviceTime], "-5")
+        vars[.deviceID] = nil
+        XCTAssertEqual(vars[.deviceID], "dev-3", "an unset value lets the device's show again")
+        XCTAssertLessThanOrEqual(TemplateVars.Name.allCases.count, 32, "TemplateVars.setNames has a bit per name")
     }
 
     func testTheReferenceMappingRendersEveryOperation() throws {
