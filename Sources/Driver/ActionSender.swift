@@ -21,6 +21,8 @@ final class ActionSender {
     private let books: RunBooks
     private let faults: DeviceFaults
     private unowned let host: EffectHost
+    /// Each capability set's JSON list (`capabilitiesJSON`), by its raw value.
+    private var capabilitiesTexts: [UInt8: String] = [:]
 
     typealias Completion = (Result<ClientResponse, TransportError>, APIMapping.Endpoint?) -> Void
 
@@ -108,19 +110,40 @@ final class ActionSender {
 
     private func startVars(_ request: ActionRequest, _ captures: [String: String]) -> TemplateVars {
         let local = request.device
-        let devices = table.devices
-        let handles = request.to.map { devices[$0].identity.handle }
         var vars = deviceVars(local).underlaid(with: captures)
-        vars[.toHandles] = "[" + handles.map(handleJSON).joined(separator: ",") + "]"
-        vars[.toIDs] = "[" + request.to.map { "\"\(devices[$0].identity.id)\"" }.joined(separator: ",") + "]"
-        if let first = request.to.first {
-            vars[.toID] = devices[first].identity.id
-            vars[.toHandle] = devices[first].identity.handle.value
+        let to = request.to.map { table.devices[$0].identity }
+        vars[.toHandles] = Self.jsonList(to) { handleJSON($0.handle) }
+        vars[.toIDs] = Self.jsonList(to) { "\"" + $0.id + "\"" }
+        if let first = to.first {
+            vars[.toID] = first.id
+            vars[.toHandle] = first.handle.value
         }
         vars[.video] = request.video ? "true" : "false"
-        vars[.capabilities] = "[" + devices[local].manager.configuration.supportedCapabilities.names
-            .map { "\"\($0)\"" }.joined(separator: ",") + "]"
+        vars[.capabilities] = capabilitiesJSON(table.devices[local].manager.configuration.supportedCapabilities)
         return vars
+    }
+
+    /// `[a,b,…]` of each element's text, written into one String of its final size (the `+` and `joined` of the
+    /// texts were a String each, issue 33).
+    private static func jsonList(_ items: [DeviceIdentity], _ text: (DeviceIdentity) -> String) -> String {
+        let texts = items.map(text)
+        var out = ""
+        out.reserveCapacity(2 + texts.reduce(max(texts.count - 1, 0)) { $0 + $1.utf8.count })
+        out.append("[")
+        for (i, item) in texts.enumerated() {
+            if i > 0 { out.append(",") }
+            out.append(item)
+        }
+        out.append("]")
+        return out
+    }
+
+    /// A configuration's capabilities as the templates' JSON list, made once per set (a device's never change).
+    private func capabilitiesJSON(_ set: Capabilities) -> String {
+        if let made = capabilitiesTexts[set.rawValue] { return made }
+        let made = "[" + set.names.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+        capabilitiesTexts[set.rawValue] = made
+        return made
     }
 
     private func memberVars(_ request: ActionRequest, _ captures: [String: String]) -> TemplateVars {
@@ -128,13 +151,14 @@ final class ActionSender {
         var vars = deviceVars(local).underlaid(with: captures)
         vars[.conversationID] = uuid
         vars[.reason] = reason ?? ""
-        vars[.reasonJSON] = reason.map { "\"\($0)\"" } ?? "null"
+        vars[.reasonJSON] = reason.map { "\"" + $0 + "\"" } ?? "null"
         vars[.deviceReportedAt] = faults.reportedAtMillis(local, uuid).map(String.init) ?? "null"
         vars[.pushSentAt] = table.devices[local].pushSentAt[uuid].map(String.init) ?? "null"
         if let other = request.with { vars[.withID] = other }
         if let m = request.member {
-            vars[.memberID] = table.devices[m].identity.id
-            vars[.memberHandle] = table.devices[m].identity.handle.value
+            let member = table.devices[m].identity
+            vars[.memberID] = member.id
+            vars[.memberHandle] = member.handle.value
         }
         return vars
     }
@@ -193,18 +217,9 @@ final class ActionSender {
 
     // MARK: - Requests
 
-    /// The template variables every request of a device has.
+    /// The template variables every request of a device has (its identity's values and its clock's).
     func deviceVars(_ local: Int) -> TemplateVars {
-        let identity = table.devices[local].identity
-        var vars = TemplateVars()
-        vars[.deviceID] = identity.id
-        vars[.deviceHandle] = identity.handle.value
-        vars[.deviceName] = identity.handle.displayName
-        vars[.deviceToken] = identity.apnsToken
-        vars[.deviceHandleJSON] = handleJSON(identity.handle)
-        vars[.deviceTime] = String(faults.deviceTimeMillis(local))
-        vars[.userID] = identity.user ?? identity.id  // the device's user (`users:`); each its own without them
-        return vars
+        TemplateVars(device: table.devices[local].identity, timeMillis: faults.deviceTimeMillis(local))
     }
 
     /// Sends operation `op` of the target's API; `completion` gets the endpoint used (nil when the mapping lacks it).
@@ -244,9 +259,10 @@ final class ActionSender {
         request.freshConnection = !verification && faults.needsFreshConnection()
         completion = traced(completion, call: call, device: local, op: op, method: parts.method, url: parts.url,
                             body: parts.body)
+        let endpoint = parts.endpoint  // the closure keeps this, not the request's texts
         loop.client.send(request) { [self] result in
             if books.sealed { return }
-            completion(result, parts.endpoint)
+            completion(result, endpoint)
         }
     }
 

@@ -1,4 +1,7 @@
 import TextEscaping
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where a connection goes: scheme, host and port (RFC 6454's origin). Connections are pooled per origin.
 public struct WireOrigin: Hashable, Sendable {
@@ -50,12 +53,23 @@ public struct WireOrigin: Hashable, Sendable {
     }
 
     /// `parse`, with the request target appended to `out` as bytes instead of made a String (`WireRequest`), each
-    /// byte `keep` lets through.
-    static func parse(_ url: String, appendingTarget out: inout [UInt8], keep: (UInt8) -> Bool) throws(WireError)
-        -> WireOrigin {
+    /// byte `keep` lets through. `known`: the origin of a URL parsed before and the bytes that gave it; a URL that
+    /// starts with the same `scheme://authority` takes it as it is (the same bytes give the same origin), and
+    /// another is parsed and kept in its place.
+    static func parse(_ url: String, appendingTarget out: inout [UInt8], known: inout Known?,
+                      keep: (UInt8) -> Bool) throws(WireError) -> WireOrigin {
         var url = url
-        let parsed = url.withUTF8 { bytes in
-            Self.parse(bytes: bytes).map { origin, target in
+        let parsed = url.withUTF8 { bytes -> Result<WireOrigin, Refusal> in
+            let split: Result<(origin: WireOrigin, target: Target), Refusal>
+            if let seen = known, let target = seen.target(in: bytes) {
+                split = .success((seen.origin, target))
+            } else {
+                split = Self.parse(bytes: bytes)
+                if case .success(let (origin, target)) = split {
+                    known = Known(authority: Array(bytes[..<target.range.lowerBound]), origin: origin)
+                }
+            }
+            return split.map { origin, target in
                 if target.slash { out.append(0x2F) }
                 let range = bytes[target.range]
                 if range.allSatisfy(keep) {
@@ -69,6 +83,27 @@ public struct WireOrigin: Hashable, Sendable {
         switch parsed {
         case .success(let origin): return origin
         case .failure(let why): throw .badURL(why.message(url))
+        }
+    }
+
+    /// A URL's `scheme://authority` bytes and the origin `parse` read from them: a sender's requests go to one
+    /// target, and parsing each URL again (the host made a String, the port read) cost ~1,400 instructions a
+    /// request (issue 33).
+    public struct Known: Sendable {
+        /// Up to the end of the authority: no `/`, `?` or `#` after the scheme.
+        let authority: [UInt8]
+        let origin: WireOrigin
+
+        /// Where the target lies in `bytes` when they start with `authority` followed by the end, `/`, `?` or
+        /// `#`, as `parse(bytes:)` would find it; nil for any other URL.
+        func target(in bytes: UnsafeBufferPointer<UInt8>) -> Target? {
+            let n = authority.count
+            guard bytes.count >= n, authority.withUnsafeBufferPointer({ prefix in
+                prefix.count == 0 || memcmp(prefix.baseAddress!, bytes.baseAddress!, n) == 0
+            }) else { return nil }
+            if n < bytes.count, bytes[n] != 0x2F, bytes[n] != 0x3F, bytes[n] != 0x23 { return nil }  // / ? #
+            let end = bytes[n...].firstIndex(of: 0x23) ?? bytes.count  // '#'
+            return (n..<end, n == end || bytes[n] == 0x3F)
         }
     }
 

@@ -32,6 +32,14 @@ public struct WireRequest: Sendable {
     /// of checking and writing every name and value again (issue 33). The bytes are `init(method:url:headers:…)`'s.
     public init(method: String, url: String, body: [UInt8]?, timeoutMillis: Int,
                 head: (WireOrigin) throws(WireError) -> Head) throws(WireError) {
+        var known: WireOrigin.Known?
+        try self.init(method: method, url: url, body: body, timeoutMillis: timeoutMillis, known: &known, head: head)
+    }
+
+    /// The same, with the URL's origin taken from `known` when the URL starts with the same `scheme://authority`
+    /// (`WireOrigin.Known`: a sender keeps the last one), and `known` set to this URL's otherwise.
+    public init(method: String, url: String, body: [UInt8]?, timeoutMillis: Int, known: inout WireOrigin.Known?,
+                head: (WireOrigin) throws(WireError) -> Head) throws(WireError) {
         // Over each String's bytes at once (`withUTF8`), not through UTF8View's iterator: the per-byte checks and
         // appends that way cost ~10,000 instructions a request (the capacity flow's profile, issue 33).
         var out: [UInt8] = []
@@ -40,7 +48,9 @@ public struct WireRequest: Sendable {
         out.append(0x20)
         // The target straight from the URL's bytes, blanks and line ends left out (a String of it made and then
         // copied cost an allocation a request).
-        let origin = try WireOrigin.parse(url, appendingTarget: &out) { $0 != 0x20 && $0 != 0x0D && $0 != 0x0A }
+        let origin = try WireOrigin.parse(url, appendingTarget: &out, known: &known) {
+            $0 != 0x20 && $0 != 0x0D && $0 != 0x0A
+        }
         guard !method.isEmpty, Self.all(method, HTTP1ResponseParser.isTokenByte) else {
             throw .badHeader("method \"\(method)\" is not a token")
         }

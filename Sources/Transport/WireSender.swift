@@ -24,6 +24,9 @@ public final class WireSender: @unchecked Sendable {
     /// Request heads already written (`head(_:_:sendsBody:)`); a traced call's own header line makes its own.
     private var heads: [(lines: [String], sendsBody: Bool, head: WireRequest.Head)] = []
     static let keptHeads = 32
+    /// The last request's origin and the URL bytes that gave it (`WireOrigin.Known`): a device's requests go to
+    /// one target, so the next URL's origin is usually this one, found by comparing bytes.
+    private var knownOrigin: WireOrigin.Known?
     /// Connections open at once to one origin, whatever the idle cache's size: each is an fd of the worker's.
     static let connectionCeiling = 4_096
 
@@ -73,7 +76,7 @@ public final class WireSender: @unchecked Sendable {
         do {
             let sendsBody = request.method == "POST" || (request.method != "GET" && !request.body.isEmpty)
             wire = try WireRequest(method: request.method, url: request.url, body: sendsBody ? request.body : nil,
-                                   timeoutMillis: request.timeoutMillis) { origin throws(WireError) in
+                                   timeoutMillis: request.timeoutMillis, known: &knownOrigin) { origin throws(WireError) in
                 try head(origin, request.headers, sendsBody: sendsBody)
             }
         } catch {

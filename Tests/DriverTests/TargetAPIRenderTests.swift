@@ -50,6 +50,28 @@ final class TargetAPIRenderTests: XCTestCase {
         XCTAssertEqual(vars["session"], "s-1")
     }
 
+    /// A device's values come from its identity (kept, not copied into slots): each as the slots gave it before,
+    /// `device.time` written from its number, a set slot winning over them and they over a capture.
+    func testADevicesOwnValuesComeFromItsIdentityBetweenSetSlotsAndCaptures() {
+        let identity = DeviceIdentity(index: 3, seed: 7, userLead: 2)
+        var vars = TemplateVars(device: identity, timeMillis: 1_700_000_000_123)
+            .underlaid(with: ["device.token": "captured", "device.time": "0", "session": "s-1"])
+        var missing: [String] = []
+        let template = CompiledTemplate("${device.id}|${device.handle}|${device.name}|${device.token}|"
+            + "${device.handle.json}|${device.time}|${user.id}|${session}|${to.id}")
+        XCTAssertEqual(template.render(vars, &missing), "dev-3|\(identity.handle.value)|\(identity.handle.displayName)|"
+            + "\(identity.apnsToken)|\(handleJSON(identity.handle))|1700000000123|user-2|s-1|")
+        XCTAssertEqual(missing, ["to.id"])
+        vars[.deviceID] = "set"
+        vars["device.time"] = "now"
+        XCTAssertEqual(CompiledTemplate("${device.id} ${device.time}").render(vars, &missing), "set now")
+        XCTAssertEqual(TemplateVars(device: DeviceIdentity(index: 4, seed: 7), timeMillis: -5)[.userID], "dev-4")
+        XCTAssertEqual(TemplateVars(device: DeviceIdentity(index: 4, seed: 7), timeMillis: -5)[.deviceTime], "-5")
+        vars[.deviceID] = nil
+        XCTAssertEqual(vars[.deviceID], "dev-3", "an unset value lets the device's show again")
+        XCTAssertLessThanOrEqual(TemplateVars.Name.allCases.count, 32, "TemplateVars.setNames has a bit per name")
+    }
+
     func testTheReferenceMappingRendersEveryOperation() throws {
         let api = TargetAPI(nil)
         var vars: TemplateVars = ["conversation.id": "c-1", "device.id": "dev-2", "reason.json": "null",

@@ -71,4 +71,39 @@ final class WireRequestTests: XCTestCase {
         XCTAssertThrowsError(try WireRequest.Head(origin: origin, headers: [("bad name", "v")]))
         XCTAssertThrowsError(try WireRequest.Head(origin: origin, headers: [("x", "a\r\nb")]))
     }
+
+    /// A URL's origin taken from the last one's (`WireOrigin.Known`) when it starts with the same
+    /// `scheme://authority`: the same bytes and origin as a URL parsed alone, whichever URL came before, and a
+    /// bad URL still refused.
+    func testAKnownOriginGivesTheBytesOfAURLParsedAlone() throws {
+        let urls = [
+            "http://127.0.0.1:8080/v1/a", "http://127.0.0.1:8080/v1/b?c=1#f", "http://127.0.0.1:8080",
+            "http://127.0.0.1:8080?q", "http://127.0.0.1:8080#f", "http://127.0.0.1:80801/x", "http://127.0.0.1:8080a/x",
+            "http://127.0.0.1:808/x", "https://127.0.0.1:8080/v1/a", "http://127.0.0.1/a b", "http://[::1]:9/x",
+            "http://[::1]:9", "http://u@127.0.0.1:8080/x", "http://127.0.0.1:8080/x",
+        ]
+        var known: WireOrigin.Known?
+        for before in urls {
+            for url in urls {
+                known = nil
+                _ = try? WireRequest(method: "GET", url: before, body: nil, timeoutMillis: 1, known: &known) { origin throws(WireError) in
+                    try WireRequest.Head(origin: origin, headers: [])
+                }
+                let alone = Result { try WireRequest(method: "GET", url: url) }
+                let reused = Result {
+                    try WireRequest(method: "GET", url: url, body: nil, timeoutMillis: 1, known: &known) { origin throws(WireError) in
+                        try WireRequest.Head(origin: origin, headers: [])
+                    }
+                }
+                switch (alone, reused) {
+                case (.success(let a), .success(let b)):
+                    XCTAssertEqual(text(b), text(a), "\(before) then \(url)")
+                    XCTAssertEqual(b.origin, a.origin, "\(before) then \(url)")
+                case (.failure(let a), .failure(let b)):
+                    XCTAssertEqual("\(b)", "\(a)", "\(before) then \(url)")
+                default: XCTFail("\(before) then \(url): \(alone) against \(reused)")
+                }
+            }
+        }
+    }
 }
