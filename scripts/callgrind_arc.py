@@ -71,11 +71,12 @@ def demangled(names):
 
 
 def main(argv):
-    args = [a for a in argv if not a.startswith("--")]
     top = 40
     if "--top" in argv:
-        top = int(argv[argv.index("--top") + 1])
-        args.remove(str(top))
+        at = argv.index("--top")
+        top = int(argv[at + 1])
+        argv = argv[:at] + argv[at + 2:]
+    args = [a for a in argv if not a.startswith("--")]
     if len(args) != 4:
         sys.exit(__doc__)
     a_tot, a_callers = read(args[0])
