@@ -35,9 +35,8 @@ final class H2Connection {
     var flushPosted = false
     /// The exchange whose HEADERS or DATA are being read: nghttp2 calls back per field, then per chunk.
     var receiving: (id: Int32, exchange: H2Exchange)?
-    /// Field bytes and vectors of the request being submitted, kept between requests (no allocation per push).
-    var fieldBytes: [UInt8] = []
-    var vectors: [nghttp2_nv] = []
+    /// The request header block's scratch, kept between requests (no allocation per push).
+    private var requestFields = H2RequestFields()
 
     var fd: Int32 { stream.fd }
 
@@ -80,36 +79,12 @@ final class H2Connection {
     func submit(_ exchange: H2Exchange, authority: String) -> Bool {
         guard let session else { return false }
         let request = exchange.request
-        fieldBytes.removeAll(keepingCapacity: true)
-        var spans: [(Int, Int, Int, Int)] = []
-        spans.reserveCapacity(4 + request.fields.count)
-        func add(_ name: String, _ value: String) {
-            let n = fieldBytes.count
-            fieldBytes.append(contentsOf: name.utf8)
-            let v = fieldBytes.count
-            fieldBytes.append(contentsOf: value.utf8)
-            spans.append((n, v - n, v, fieldBytes.count - v))
-        }
-        add(":method", request.method)
-        add(":scheme", "https")
-        add(":authority", authority)
-        add(":path", request.path)
-        for field in request.fields { add(field.name, field.value) }
-        let id: Int32 = fieldBytes.withUnsafeMutableBufferPointer { bytes in
-            let base = bytes.baseAddress!
-            vectors.removeAll(keepingCapacity: true)
-            for (n, nl, v, vl) in spans {
-                vectors.append(nghttp2_nv(name: base + n, value: base + v, namelen: nl, valuelen: vl,
-                                          flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+        let id: Int32 = requestFields.withVectors(request, authority: authority) { nva, count in
+            if request.body.isEmpty {
+                return nghttp2_submit_request(session, nil, nva, count, nil, nil)
             }
-            return vectors.withUnsafeBufferPointer { nva in
-                if request.body.isEmpty {
-                    return nghttp2_submit_request(session, nil, nva.baseAddress, nva.count, nil, nil)
-                }
-                var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil),
-                                                     read_callback: h2cReadBody)
-                return nghttp2_submit_request(session, nil, nva.baseAddress, nva.count, &provider, nil)
-            }
+            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: h2cReadBody)
+            return nghttp2_submit_request(session, nil, nva, count, &provider, nil)
         }
         guard id > 0 else { return false }
         streams[id] = exchange

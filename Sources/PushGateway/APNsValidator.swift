@@ -179,17 +179,20 @@ public struct APNsValidator: Sendable {
     }
 
     /// `apns-id` must be a canonical UUID (8-4-4-4-12 hex) when given.
+    /// Read over the string's own UTF-8: an array of its bytes was an allocation per push that carried an id.
     public static func isValidAPNsID(_ value: String) -> Bool {
-        let bytes = Array(value.utf8)
-        guard bytes.count == 36 else { return false }
-        for (i, b) in bytes.enumerated() {
-            if i == 8 || i == 13 || i == 18 || i == 23 {
-                if b != UInt8(ascii: "-") { return false }
-            } else if !isHex(b) {
-                return false
+        guard value.utf8.count == 36 else { return false }
+        var value = value
+        return value.withUTF8 { bytes in
+            for i in 0..<36 {
+                if i == 8 || i == 13 || i == 18 || i == 23 {
+                    if bytes[i] != UInt8(ascii: "-") { return false }
+                } else if !isHex(bytes[i]) {
+                    return false
+                }
             }
+            return true
         }
-        return true
     }
 
     /// The index of `name` in `singleHeaders`, told apart by length first so most names cost one comparison.

@@ -119,12 +119,28 @@ enum JSONShape {
         }
 
         /// Moves past the bytes of a string that need no decision (printable ASCII other than the quote and the
-        /// backslash) in a tight loop: most of a push payload is such bytes, and the general loop's switch was
-        /// most of the check's cost.
+        /// backslash), eight bytes a step, to the first byte that does. A word's quote or backslash is found by the
+        /// has-zero-byte test on the word made zero there, a control byte by the same test against 0x20, a byte of
+        /// 0x80 or above by its high bit; the lowest byte flagged is always a true one (a borrow only flags bytes
+        /// above it), so the step lands on the first special byte. The word may run past the string's end into
+        /// the rest of the document (its closing quote is special): a short key or value is one step. A byte loop
+        /// here was ~8 instructions a byte, about two thirds of the check's cost per push.
         mutating func skipPlain() {
             guard let base = bytes.baseAddress else { return }
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
             var i = index
             let end = bytes.count
+            while i &+ 8 <= end {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+                let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
+                let special = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
+                    | ((word &- ones &* 0x20) & ~word) | word) & highs
+                if special != 0 {
+                    index = i &+ special.trailingZeroBitCount >> 3
+                    return
+                }
+                i &+= 8
+            }
             while i < end {
                 let b = base[i]
                 if b < 0x20 || b >= 0x80 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") { break }

@@ -153,22 +153,24 @@ final class PushSender: @unchecked Sendable {
     private func attempt(_ kind: Kind, token deviceToken: String, payload: [UInt8], apnsID: String?, number: Int) {
         let isVoIP = kind == .voip
         let expiration = expirationSeconds > 0 ? Int(tokens.now()) + expirationSeconds : 0
-        var fields = pushFields.fields(isVoIP, authorization: usesCertificate ? nil : tokens.current(),
+        let fields = pushFields.fields(isVoIP, authorization: usesCertificate ? nil : tokens.current(),
                                        expiration: expiration)
         // Only a push that may be retried needs an id of its own before the first answer.
         let id = apnsID ?? (retries > 0 ? UUID().lowercaseText : nil)
-        if let id { fields.append(H2Field("apns-id", id)) }
         let answered = { [self] (status: Int?) in
             answer(status, kind, token: deviceToken, payload: payload, apnsID: id, number: number)
         }
         if let h2 {
+            // The id apart from the fields every push repeats: appended to them, it copied that array per push.
             let request = H2Request(method: "POST", path: devicePath + deviceToken, fields: fields,
-                                    body: payload, timeoutMillis: 10_000)
+                                    moreFields: id.map { [H2Field("apns-id", $0)] } ?? [], body: payload,
+                                    timeoutMillis: 10_000)
             h2.send(request) { result in answered(try? result.get().status) }
             return
         }
+        let all = fields + (id.map { [H2Field("apns-id", $0)] } ?? [])
         var request = ClientRequest(method: "POST", url: "\(baseURL)/3/device/\(deviceToken)",
-                                    headers: fields.map { "\($0.name): \($0.value)" }, body: payload,
+                                    headers: all.map { "\($0.name): \($0.value)" }, body: payload,
                                     timeoutMillis: 10_000)
         request.collectsHeaders = false
         client?.send(request) { result in

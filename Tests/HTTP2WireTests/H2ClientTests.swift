@@ -79,6 +79,23 @@ final class H2ClientTests: XCTestCase {
         XCTAssertEqual(thread.sync { client.openConnections }, 1)
     }
 
+    /// The fields kept per request and the `moreFields` after them make one header block: every push's own
+    /// `apns-id` (sent never indexed) reaches the gateway as given, across requests that reuse the laid-out
+    /// pseudo-fields, and a request with another path and no extra field between them loses nothing.
+    func testEachPushsOwnApnsIDInMoreFieldsReachesTheGatewayAsGiven() throws {
+        let ids = (0..<40).map { String(format: "5f0c4a1e-1d2b-4c3d-9e8f-%012lx", $0) }
+        var requests = ids.map { id -> H2Request in
+            var request = push(#"{"uuid":"\#(id)"}"#)
+            request.moreFields = [H2Field("apns-id", id)]
+            return request
+        }
+        requests.insert(push(#"{"uuid":"plain"}"#), at: 20)
+        let results = exchange(requests)
+        XCTAssertEqual(results.compactMap { try? $0.get().status }, Array(repeating: 200, count: 41))
+        XCTAssertEqual(sink.apnsIDs.filter { ids.contains($0) }, ids, "an apns-id was lost, changed or reordered")
+        XCTAssertEqual(sink.apnsIDs.count, 41)
+    }
+
     func testAReasonAnswerComesBackWithItsStatusAndBody() throws {
         let results = exchange([push(#"{"uuid":"r","callstorm-answer":{"reason":"TooManyRequests"}}"#),
                                 push(#"{"uuid":"ok"}"#)])
@@ -144,17 +161,20 @@ private extension Result {
 
 /// Accepts every push; asks the gateway for a GOAWAY after the push numbered `goAwayAfter` (from 1).
 final class GoAwaySink: PushSink {
-    private let state = Mutex((count: 0, goAwayAt: 0))
+    private let state = Mutex((count: 0, goAwayAt: 0, ids: [String]()))
 
     func goAwayAfter(_ n: Int) { state.withLock { $0.goAwayAt = n } }
 
     var accepted: Int { state.withLock { $0.count } }
+    /// The `apns-id` of every push accepted, in arrival order.
+    var apnsIDs: [String] { state.withLock { $0.ids } }
 
     func accept(_ push: APNsPush) -> APNsRejection? { answer(push).rejection }
 
     func answer(_ push: APNsPush) -> PushSinkAnswer {
         let goAway = state.withLock { s -> Bool in
             s.count += 1
+            s.ids.append(push.apnsID)
             return s.count == s.goAwayAt
         }
         return PushSinkAnswer(rejection: nil, goAway: goAway)
