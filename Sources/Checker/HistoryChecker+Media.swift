@@ -10,7 +10,7 @@
 /// A finding on a call an injected media fault touched is reported apart (`FaultAttribution`, by the line's call).
 extension CheckState {
     mutating func media(_ m: MediaLine, at i: Int) {
-        guard let call = sip.call(m.conversation),
+        guard let call = sipCall(m.conversation),
               let own = call.parties.first(where: { $0.device == m.device }) else { return }
         let peers = call.parties.filter { $0.device != m.device }
         switch m.finding {

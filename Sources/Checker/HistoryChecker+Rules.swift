@@ -57,7 +57,7 @@ extension CheckState {
         let mergeDone = merge.completeT ?? UInt64.max
         let since = before.compactMap { $0?.t }.min() ?? 0
         for id in conversations {
-            guard let ci = index[id] else { continue }
+            guard let ci = find(id) else { continue }
             for opID in self.conversations[ci].ops where opID != merge.invoke.op {
                 guard let r = ops[opID], r.outcome != .fail, r.invokeT < mergeDone else { continue }
                 let removes = (r.invoke.kind == .end && r.invoke.device == member)
@@ -87,11 +87,11 @@ extension CheckState {
     // MARK: - no-device-active-in-two-unheld-conversations
 
     /// Every device joined in conversation `ci`'s latest view must not be joined in another live conversation,
-    /// unless an op on either may still change it (open or indeterminate). Only callstorm's devices (`actors`):
+    /// unless an op on either may still change it (open or indeterminate). Only callstorm's devices (`isActor`):
     /// an outside party, such as a gateway, may be in many calls at once.
     mutating func checkSingleActive(_ ci: Int, at i: Int) {
         guard conversations[ci].live, !conversations[ci].unsettled, let here = conversations[ci].latest else { return }
-        for d in conversations[ci].joined where actors.contains(d) {
+        for d in conversations[ci].joined where isActor(d) {
             guard let others = joinedIn[d], others.count > 1 else { continue }
             for cj in others where cj != ci && !conversations[cj].unsettled {
                 guard let there = conversations[cj].latest else { continue }

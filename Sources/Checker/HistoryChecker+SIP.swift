@@ -21,16 +21,15 @@ struct SIPDialogs {
         var reappearReported = false
     }
 
-    /// Each Call-ID's dialogs, in the history's order (findings come out in it), found through `slot`; a line
+    /// Each Call-ID's dialogs, in the history's order (findings come out in it), found through `callOf`; a line
     /// changes its call in place (`dialog`), without a copy of its parties per line.
     var calls: [Call] = []
     var ids: [String] = []
-    var slot: [String: Int] = [:]
-    /// device → Call-IDs whose dialog it holds confirmed and not held (an empty list for a device that held some).
-    var active: [String: [String]] = [:]
-
-    /// The dialogs of Call-ID `id`, if any of its lines was read.
-    func call(_ id: String) -> Call? { slot[id].map { calls[$0] } }
+    /// By the Call-ID's number (`CheckState.names`): its index in `calls`, -1 for none.
+    var callOf: [Int32] = []
+    /// By device number (`CheckState.devices`): the Call-IDs whose dialog it holds confirmed and not held (empty
+    /// for a device that holds none).
+    var active: [[String]] = []
 }
 
 extension CheckState {
@@ -41,12 +40,11 @@ extension CheckState {
     /// when the history is over (`finishDialogs`).
     mutating func dialog(_ d: DialogLine, at i: Int, t: UInt64) {
         let id = d.conversation
-        let k: Int
-        if let known = sip.slot[id] {
-            k = known
-        } else {
+        let n = name(id)
+        var k = Int(sip.callOf[n])
+        if k < 0 {
             k = sip.calls.count
-            sip.slot[id] = k
+            sip.callOf[n] = Int32(k)
             sip.ids.append(id)
             sip.calls.append(SIPDialogs.Call())
         }
@@ -84,34 +82,32 @@ extension CheckState {
             markEnded(conversation(id), EndedKnowledge(t: t, index: i, op: nil))
         }
         sip.calls[k] = call
-        // The device's active dialogs changed in place: one lookup, where taking the list out and putting it back
-        // hashed the device twice a line. An emptied list stays (it reads as none): a hold call's device goes
-        // confirmed, held, confirmed, terminated, and removing and adding its key each time cost more than the rest.
-        var activeNow = 0
-        if let at = sip.active.index(forKey: d.device) {
-            sip.active.values[at].removeAll { $0 == id }
-            if d.state == .confirmed { sip.active.values[at].append(id) }
-            activeNow = sip.active.values[at].count
-        } else if d.state == .confirmed {
-            sip.active[d.device] = [id]
-            activeNow = 1
-        }
-        if d.state == .confirmed, activeNow > 1 { checkSingleActiveDialog(d.device, id, at: i) }
+        // The device's active dialogs changed in place, by its number.
+        let at = device(d.device)
+        sip.active[at].removeAll { $0 == id }
+        if d.state == .confirmed { sip.active[at].append(id) }
+        if d.state == .confirmed, sip.active[at].count > 1 { checkSingleActiveDialog(d.device, id, at: i) }
     }
 
     /// `device` holds `id` confirmed and not held beside another such dialog, on which no action is under way (a
     /// hold racing this answer, a `together` step, may still take the other one off). Dialog lines are each user
     /// agent's own state, facts rather than a server's word, so an action that ended indeterminate excuses nothing.
     mutating func checkSingleActiveDialog(_ device: String, _ id: String, at i: Int) {
-        for other in sip.active[device] ?? [] where other != id {
+        for other in devices.find(device).map({ sip.active[$0] }) ?? [] where other != id {
             guard !(lookup(other).map { conversations[$0].open > 0 } ?? false),
-                  let there = sip.call(other)?.parties.first(where: { $0.device == device }) else { continue }
+                  let there = sipCall(other)?.parties.first(where: { $0.device == device }) else { continue }
             let key = device + "\u{0}" + min(id, other) + "\u{0}" + max(id, other)
             guard reportedPairs.insert(key).inserted else { continue }
             report(.singleActive, conversations: [other, id], ops: [], devices: [device],
                    "\(device) holds two confirmed dialogs, neither on hold: \(other) (line \(line(there.index))) "
                    + "and \(id) (line \(line(i)))", events: [there.index, i])
         }
+    }
+
+    /// The dialogs of Call-ID `id`, if any of its lines was read.
+    func sipCall(_ id: String) -> SIPDialogs.Call? {
+        guard let n = names.find(id), sip.callOf[n] >= 0 else { return nil }
+        return sip.calls[Int(sip.callOf[n])]
     }
 
     /// After the whole history: for each Call-ID both of whose user agents wrote lines, a dialog one end confirmed

@@ -156,13 +156,19 @@ struct CheckState {
     let policy: ServerPolicy
     var ops: OpTable
     var merges: [Int: MergeSnapshot] = [:]
-    var index: [String: Int] = [:]
+    /// Conversation ids (Call-IDs for SIP) by number (`TextIDs`), and for each number its conversation's index
+    /// (`conversations`) and its SIP call's (`sip.calls`), -1 for none yet: one cheap hash per id a line, where
+    /// `String`-keyed dictionaries hashed it with SipHash once per table.
+    var names = TextIDs()
+    var conversationOf: [Int32] = []
     var conversations: [ConversationRecord] = []
     /// device → conversations (indices) in whose latest live view it is `joined`.
     var joinedIn: [String: [Int]] = [:]
-    /// Devices that invoked an op: callstorm's own. A member that never acts is an outside party (a PSTN gateway,
-    /// SIPp, a server-side caller), whose calls are observed, not held to a device's rules.
-    var actors: Set<String> = []
+    /// Devices by number (`TextIDs`), and for each whether it invoked an op (`isActor`): callstorm's own. A member
+    /// that never acts is an outside party (a PSTN gateway, SIPp, a server-side caller), whose calls are observed,
+    /// not held to a device's rules.
+    var devices = TextIDs()
+    var isActor: [Bool] = []
     var violations: [Violation] = []
     /// Some view had no version: `versions-only-increase` cannot run, and views are ordered by time instead.
     var versionless = false
@@ -193,20 +199,30 @@ struct CheckState {
     }
 
     mutating func conversation(_ id: String) -> Int {
-        if let i = lookup(id) { return i }
-        let i = conversations.count
-        conversations.append(ConversationRecord(id: id))
-        index[id] = i
+        if let last = lastLookup, last.id == id { return last.index }
+        let n = name(id)
+        var i = Int(conversationOf[n])
+        if i < 0 {
+            i = conversations.count
+            conversations.append(ConversationRecord(id: id))
+            conversationOf[n] = Int32(i)
+        }
         lastLookup = (id, i)
         return i
     }
 
-    /// `index[id]`, through the one-entry cache.
+    /// The conversation `id`'s index if it has one, through the one-entry cache.
     mutating func lookup(_ id: String) -> Int? {
         if let last = lastLookup, last.id == id { return last.index }
-        guard let i = index[id] else { return nil }
+        guard let i = find(id) else { return nil }
         lastLookup = (id, i)
         return i
+    }
+
+    /// `lookup` without the cache.
+    func find(_ id: String) -> Int? {
+        guard let n = names.find(id), conversationOf[n] >= 0 else { return nil }
+        return Int(conversationOf[n])
     }
 
     // MARK: - Steps
@@ -279,7 +295,7 @@ struct CheckState {
     /// again: each copy was a retain of every text it holds, and its release with the record (issue 33).
     mutating func invoke(_ inv: consuming Invoke, at i: Int, t: UInt64) {
         operations += 1
-        actors.insert(inv.device)
+        isActor[device(inv.device)] = true
         if let first = ops.position(inv.op) {
             let firstIndex = ops[record: first].invokeIndex
             report(.oneOutcome, conversations: inv.touched, ops: [inv.op], devices: [inv.device],
@@ -297,7 +313,7 @@ struct CheckState {
             if let ok = conversations[c].lastOk, ok.t < t { priorOk = ok }
             if inv.kind == .merge {
                 merges[inv.op] = MergeSnapshot(before: conversations[c].latest,
-                                               beforeWith: inv.with.flatMap { index[$0] }.flatMap {
+                                               beforeWith: inv.with.flatMap { find($0) }.flatMap {
                                                    conversations[$0].latest
                                                })
             }

@@ -101,5 +101,34 @@ final class HistoryJoinTests: XCTestCase {
         try RunResults.joinHistory(run: run)
         XCTAssertEqual(try joined(), lines.joined(separator: "\n") + "\n")
     }
-}
 
+    /// One worker's file, as a one-worker run writes it: lines a few places early are moved back one by one, and a
+    /// file far out of order (more moves than the insertion's budget) is sorted whole; both equal a stable sort.
+    func testOneWorkerFileComesOutAsAStableSortByTimeNearlyInOrderOrNot() throws {
+        var generator = SeededRandom(splitMix: 7)
+        for spread in [UInt64(3), 100_000] {
+            var lines: [(t: UInt64, line: String)] = []
+            var t: UInt64 = 1_000
+            for i in 0..<20_000 {
+                t += generator.next() % 5
+                let early = t - min(t, generator.next() % spread)
+                lines.append((early, line(early, "l\(i)")))
+            }
+            try write(lines.map(\.line).joined(separator: "\n") + "\n", worker: 0)
+            try RunResults.joinHistory(run: run)
+            let expected = lines.indices.sorted { lines[$0].t != lines[$1].t ? lines[$0].t < lines[$1].t : $0 < $1 }
+                .map { lines[$0].line }
+            XCTAssertEqual(try joined(), expected.joined(separator: "\n") + "\n", "spread \(spread)")
+        }
+    }
+
+    func testTimesOfNineteenAndTwentyDigitsReadAsBeforeTheFastPath() throws {
+        // 19 digits read unchecked; 20 that fit in 64 bits are read, 20 that do not (and more) read as 0.
+        let big = "{\"t\":18446744073709551615,\"tag\":\"max\"}"
+        let over = "{\"t\":18446744073709551616,\"tag\":\"over\"}"
+        let nineteen = "{\"t\":9999999999999999999,\"tag\":\"19\"}"
+        try write([big, nineteen, over, line(5, "a")].joined(separator: "\n") + "\n", worker: 0)
+        try RunResults.joinHistory(run: run)
+        XCTAssertEqual(try joined(), [over, line(5, "a"), nineteen, big].joined(separator: "\n") + "\n")
+    }
+}
