@@ -253,11 +253,9 @@ public struct SIPDialog: Sendable, Equatable {
         let readBranch = via == nil ? nil : message.head.withValue(0) { b, lo, hi in
             SIPVia.branch(UnsafeBufferPointer(rebasing: b[lo..<hi]), known: branch)
         }
-        message.fields = SIPMessageFields(callID: box.fixedFields?.callID, cseq: SIPCSeq(cseq, method),
-                                          branch: readBranch, toTag: box.fixedFields?.toTag,
-                                          fromTag: box.fixedFields?.fromTag, hasVia: via != nil,
-                                          hasFrom: box.fixedFields?.hasFrom == true,
-                                          hasTo: box.fixedFields?.hasTo == true, hasCSeq: true)
+        message.keepFields(callID: box.fixedFields?.callID, cseq: SIPCSeq(cseq, method), branch: readBranch,
+                           toTag: box.fixedFields?.toTag, fromTag: box.fixedFields?.fromTag, hasVia: via != nil,
+                           hasFrom: box.fixedFields?.hasFrom == true, hasTo: box.fixedFields?.hasTo == true)
         return message
     }
 

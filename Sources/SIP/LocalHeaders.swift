@@ -333,8 +333,8 @@ public struct SIPLocalHeaders: Sendable, Equatable {
         }
         if headsReadBack, SIPMessageFields.readsBack(branch), SIPMessageFields.readsBack(tag),
            SIPMessageFields.readsBack(target), SIPMessageFields.readsBack(callID) {
-            request.fields = SIPMessageFields(callID: callID, cseq: SIPCSeq(1, .invite), branch: branch, toTag: nil,
-                                              fromTag: tag, hasVia: true, hasFrom: true, hasTo: true, hasCSeq: true)
+            request.keepFields(callID: callID, cseq: SIPCSeq(1, .invite), branch: branch, toTag: nil, fromTag: tag,
+                               hasVia: true, hasFrom: true, hasTo: true)
         }
         return request
     }
@@ -358,9 +358,8 @@ public struct SIPLocalHeaders: Sendable, Equatable {
         }
         if headsReadBack, SIPMessageFields.readsBack(branch), SIPMessageFields.readsBack(tag),
            SIPMessageFields.readsBack(callID) {
-            request.fields = SIPMessageFields(callID: callID, cseq: SIPCSeq(cseq, .register), branch: branch,
-                                              toTag: nil, fromTag: tag, hasVia: true, hasFrom: true, hasTo: true,
-                                              hasCSeq: true)
+            request.keepFields(callID: callID, cseq: SIPCSeq(cseq, .register), branch: branch, toTag: nil,
+                               fromTag: tag, hasVia: true, hasFrom: true, hasTo: true)
         }
         return request
     }
