@@ -246,15 +246,16 @@ public struct SIPDialog: Sendable, Equatable {
         // line break in it would have made more: `keepFields` reads those).
         let written = (via == nil ? 0 : 1) + 5 + box.routeSet.count + (contentType == nil ? 0 : 1)
             + (contact == nil ? 0 : 1)
-        guard let fixed = box.fixedFields, message.head.count == written else { return message }
+        // The fixed fields read in place in the box (a copy of them retained and released each string).
+        guard case .some = box.fixedFields, message.head.count == written else { return message }
         // The top line is the Via, when there is one: its branch read back from it, as `keepFields` would (the
         // builder's own string when the bytes are its: no `String` made again).
         let readBranch = via == nil ? nil : message.head.withValue(0) { b, lo, hi in
             SIPVia.branch(UnsafeBufferPointer(rebasing: b[lo..<hi]), known: branch)
         }
-        message.fields = SIPMessageFields(callID: fixed.callID, cseq: SIPCSeq(cseq, method), branch: readBranch,
-                                          toTag: fixed.toTag, fromTag: fixed.fromTag, hasVia: via != nil,
-                                          hasFrom: fixed.hasFrom, hasTo: fixed.hasTo, hasCSeq: true)
+        message.keepFields(callID: box.fixedFields?.callID, cseq: SIPCSeq(cseq, method), branch: readBranch,
+                           toTag: box.fixedFields?.toTag, fromTag: box.fixedFields?.fromTag, hasVia: via != nil,
+                           hasFrom: box.fixedFields?.hasFrom == true, hasTo: box.fixedFields?.hasTo == true)
         return message
     }
 

@@ -140,10 +140,9 @@ public struct SIPLocalHeaders: Sendable, Equatable {
             addressOfRecord.append(0x3E)
         }
 
-        /// Slots: branch, From tag, target URI, Call-ID. In the order the agent wrote these lines before they were
-        /// templates (the wire transcript pins it).
-        func inviteHead() -> SIPHeaderTemplate {
-            var t = Writer(room: via.count + 2 * addressOfRecord.count + contact.count + 160)
+        /// The lines every dialog- or registration-starting head opens with, up to From's tag: `Via` (slot: branch),
+        /// `Max-Forwards`, `From` (slot: tag). INVITE's and REGISTER's heads differ only after it.
+        func putViaAndFrom(_ t: inout Writer) {
             t.put("Via: ")
             t.put(via)
             t.slot()
@@ -151,6 +150,13 @@ public struct SIPLocalHeaders: Sendable, Equatable {
             t.put(addressOfRecord)
             t.put(";tag=")
             t.slot()
+        }
+
+        /// Slots: branch, From tag, target URI, Call-ID. In the order the agent wrote these lines before they were
+        /// templates (the wire transcript pins it).
+        func inviteHead() -> SIPHeaderTemplate {
+            var t = Writer(room: via.count + 2 * addressOfRecord.count + contact.count + 160)
+            putViaAndFrom(&t)
             t.put("\r\nTo: <")
             t.slot()
             t.put(">\r\nCall-ID: ")
@@ -165,13 +171,7 @@ public struct SIPLocalHeaders: Sendable, Equatable {
         func registerHead(bindingParameters: String) -> SIPHeaderTemplate {
             var t = Writer(room: via.count + 2 * addressOfRecord.count + contact.count
                            + bindingParameters.utf8.count + 160)
-            t.put("Via: ")
-            t.put(via)
-            t.slot()
-            t.put(";rport\r\nMax-Forwards: 70\r\nFrom: ")
-            t.put(addressOfRecord)
-            t.put(";tag=")
-            t.slot()
+            putViaAndFrom(&t)
             t.put("\r\nTo: ")
             t.put(addressOfRecord)
             t.put("\r\nCall-ID: ")
@@ -333,8 +333,8 @@ public struct SIPLocalHeaders: Sendable, Equatable {
         }
         if headsReadBack, SIPMessageFields.readsBack(branch), SIPMessageFields.readsBack(tag),
            SIPMessageFields.readsBack(target), SIPMessageFields.readsBack(callID) {
-            request.fields = SIPMessageFields(callID: callID, cseq: SIPCSeq(1, .invite), branch: branch, toTag: nil,
-                                              fromTag: tag, hasVia: true, hasFrom: true, hasTo: true, hasCSeq: true)
+            request.keepFields(callID: callID, cseq: SIPCSeq(1, .invite), branch: branch, toTag: nil, fromTag: tag,
+                               hasVia: true, hasFrom: true, hasTo: true)
         }
         return request
     }
@@ -358,9 +358,8 @@ public struct SIPLocalHeaders: Sendable, Equatable {
         }
         if headsReadBack, SIPMessageFields.readsBack(branch), SIPMessageFields.readsBack(tag),
            SIPMessageFields.readsBack(callID) {
-            request.fields = SIPMessageFields(callID: callID, cseq: SIPCSeq(cseq, .register), branch: branch,
-                                              toTag: nil, fromTag: tag, hasVia: true, hasFrom: true, hasTo: true,
-                                              hasCSeq: true)
+            request.keepFields(callID: callID, cseq: SIPCSeq(cseq, .register), branch: branch, toTag: nil,
+                               fromTag: tag, hasVia: true, hasFrom: true, hasTo: true)
         }
         return request
     }

@@ -51,99 +51,32 @@ struct KeptLines {
 /// the dialog checks, the history label): read once by `SIPMessage.keepFields()` and kept with the message until
 /// its headers change.
 ///
-/// Kept behind one reference, copied on write: a message's fields are copied with it (its box copied on a
-/// change, a response's from its request's, a dialog's requests from the dialog's), and as five strings and a
-/// method inline each copy retained six objects and each destroy released them (`initializeWithCopy`, `destroy`
-/// and `outlined consume` of this type, ~500 reference counts a hold call; issue 33). Now one.
+/// Kept inline in the message's box (`SIPMessage.Storage`), which is itself shared on copy: a message's copies
+/// retain that one box, not these strings. In a box of their own as well (issue 33, round two), each message that
+/// kept its fields made a second object, ~26 a hold call, each an allocation, a free and a deinit releasing the
+/// five strings (the Storage's deinit releases them now); a response takes its request's fields by copy (four
+/// strings retained, the same for the dialog's requests, which made a new box already).
 struct SIPMessageFields: Sendable, Equatable {
-    fileprivate final class Box: @unchecked Sendable {
-        var callID: String?
-        var cseq: SIPCSeq?
-        var branch: String?
-        var toTag: String?
-        var fromTag: String?
-        var hasVia: Bool, hasFrom: Bool, hasTo: Bool, hasCSeq: Bool
-
-        init(callID: String? = nil, cseq: SIPCSeq? = nil, branch: String? = nil, toTag: String? = nil,
-             fromTag: String? = nil, hasVia: Bool = false, hasFrom: Bool = false, hasTo: Bool = false,
-             hasCSeq: Bool = false) {
-            self.callID = callID
-            self.cseq = cseq
-            self.branch = branch
-            self.toTag = toTag
-            self.fromTag = fromTag
-            self.hasVia = hasVia
-            self.hasFrom = hasFrom
-            self.hasTo = hasTo
-            self.hasCSeq = hasCSeq
-        }
-
-        func copy() -> Box {
-            Box(callID: callID, cseq: cseq, branch: branch, toTag: toTag, fromTag: fromTag, hasVia: hasVia,
-                hasFrom: hasFrom, hasTo: hasTo, hasCSeq: hasCSeq)
-        }
-    }
-
-    private var box: Box
+    var callID: String?
+    var cseq: SIPCSeq?
+    var branch: String?
+    var toTag: String?
+    var fromTag: String?
+    /// Whether Via, From, To and CSeq lines are present (`SIPParser.validate`; a CSeq may be present yet bad).
+    var hasVia: Bool, hasFrom: Bool, hasTo: Bool, hasCSeq: Bool
 
     init(callID: String? = nil, cseq: SIPCSeq? = nil, branch: String? = nil, toTag: String? = nil,
          fromTag: String? = nil, hasVia: Bool = false, hasFrom: Bool = false, hasTo: Bool = false,
          hasCSeq: Bool = false) {
-        box = Box(callID: callID, cseq: cseq, branch: branch, toTag: toTag, fromTag: fromTag, hasVia: hasVia,
-                  hasFrom: hasFrom, hasTo: hasTo, hasCSeq: hasCSeq)
-    }
-
-    /// Fields read into a box of their own (`keepFields`), which nothing else holds.
-    fileprivate init(filled box: Box) { self.box = box }
-
-    /// The box, made these fields' own before a change.
-    private mutating func unique() -> Box {
-        if !isKnownUniquelyReferenced(&box) { box = box.copy() }
-        return box
-    }
-
-    var callID: String? {
-        get { box.callID }
-        set { unique().callID = newValue }
-    }
-    var cseq: SIPCSeq? {
-        get { box.cseq }
-        set { unique().cseq = newValue }
-    }
-    var branch: String? {
-        get { box.branch }
-        set { unique().branch = newValue }
-    }
-    var toTag: String? {
-        get { box.toTag }
-        set { unique().toTag = newValue }
-    }
-    var fromTag: String? {
-        get { box.fromTag }
-        set { unique().fromTag = newValue }
-    }
-    /// Whether Via, From, To and CSeq lines are present (`SIPParser.validate`; a CSeq may be present yet bad).
-    var hasVia: Bool {
-        get { box.hasVia }
-        set { unique().hasVia = newValue }
-    }
-    var hasFrom: Bool {
-        get { box.hasFrom }
-        set { unique().hasFrom = newValue }
-    }
-    var hasTo: Bool {
-        get { box.hasTo }
-        set { unique().hasTo = newValue }
-    }
-    var hasCSeq: Bool {
-        get { box.hasCSeq }
-        set { unique().hasCSeq = newValue }
-    }
-
-    static func == (a: SIPMessageFields, b: SIPMessageFields) -> Bool {
-        a.box === b.box || a.callID == b.callID && a.cseq == b.cseq && a.branch == b.branch && a.toTag == b.toTag
-            && a.fromTag == b.fromTag && a.hasVia == b.hasVia && a.hasFrom == b.hasFrom && a.hasTo == b.hasTo
-            && a.hasCSeq == b.hasCSeq
+        self.callID = callID
+        self.cseq = cseq
+        self.branch = branch
+        self.toTag = toTag
+        self.fromTag = fromTag
+        self.hasVia = hasVia
+        self.hasFrom = hasFrom
+        self.hasTo = hasTo
+        self.hasCSeq = hasCSeq
     }
 
     /// Whether `value`, put in a template's slot as a parameter value (a branch, a tag) or a whole header value
@@ -188,9 +121,8 @@ extension SIPMessage {
 
     /// The fields read from the lines `first` names (the parser finds them as it indexes the head).
     mutating func keepFields(_ first: KeptLines, strings: SIPStringCache?) {
-        // Read straight into the box the fields will be (locals passed to an initializer were retained there and
-        // released here, ~12 reference counts a message; each change through the fields' setters checks the box).
-        let f = SIPMessageFields.Box()
+        // Read straight into the message's box (no box of their own, no value set whole).
+        let f = freshFields()
         head.bytes.withUnsafeBufferPointer { b in
             func value(_ i: Int) -> ValueBytes.Bytes {
                 let line = head.lines[i]
@@ -218,7 +150,6 @@ extension SIPMessage {
                 f.fromTag = SIPAddress.tag(value(first.from))
             }
         }
-        fields = SIPMessageFields(filled: f)
     }
 
     /// The From tag, read without building the address (a dialog is found by both tags).
@@ -320,11 +251,10 @@ extension SIPMessage {
         }
         var message = SIPMessage(startLine: .response(status: status, reason: reason ?? SIPStatus.reason(status)),
                                  head: out)
-        if hasFields, var kept = fields {
+        if hasFields {
             // The first Via, From, Call-ID and CSeq lines are the request's, so are their fields; the To tag is
             // the one given when it was added.
-            if tagged { kept.toTag = toTag }
-            message.fields = kept
+            message.takeFields(of: self, toTag: tagged ? toTag : keptToTag)
         }
         return message
     }

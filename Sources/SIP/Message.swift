@@ -12,7 +12,12 @@ public struct SIPMessage: Sendable, Equatable {
     /// A message's parts in one box, copied on write: a message is copied often (a transaction keeps its request,
     /// each effect carries one, a call keeps its INVITE), and a copy retained each array and string of it, ten or
     /// so, where it now retains one object (issue 33).
-    private final class Storage: @unchecked Sendable {
+    ///
+    /// The kept fields (`SIPMessageFields`) are properties of the box itself, one each, which makes 15 stored
+    /// properties: in a box of their own they were a second object per message that kept them (~26 a hold call,
+    /// each an allocation, a free and a deinit), and kept as one optional struct here the optimiser copied the
+    /// struct whole through its value witnesses on each read (issue 33, round three; docs/SIP.md).
+    final class Storage: @unchecked Sendable {
         var startLine: StartLine {
             didSet { (method, code) = Self.kind(startLine) }
         }
@@ -23,18 +28,20 @@ public struct SIPMessage: Sendable, Equatable {
         private(set) var code: Int
         var head: SIPHead
         var body: [UInt8]
-        var fields: SIPMessageFields?
-        /// Whether `fields` holds any: the kept-field accessors test this flag and read the one field they want
-        /// in place (`fields.map(\.callID)` copied all of them, five strings retained and released, per read).
-        var kept: Bool
+        /// Whether the fields below are kept (`keepFields()`, or a builder's); each is read in place.
+        var kept = false
+        var callID: String?
+        var cseq: SIPCSeq?
+        var branch: String?
+        var toTag: String?
+        var fromTag: String?
+        var hasVia = false, hasFrom = false, hasTo = false, hasCSeq = false
 
-        init(startLine: StartLine, head: SIPHead, body: [UInt8], fields: SIPMessageFields? = nil) {
+        init(startLine: StartLine, head: SIPHead, body: [UInt8]) {
             self.startLine = startLine
             (method, code) = Self.kind(startLine)
             self.head = head
             self.body = body
-            self.fields = fields
-            if case .some = fields { kept = true } else { kept = false }
         }
 
         private static func kind(_ startLine: StartLine) -> (SIPMethod?, Int) {
@@ -44,7 +51,47 @@ public struct SIPMessage: Sendable, Equatable {
             }
         }
 
-        func copy() -> Storage { Storage(startLine: startLine, head: head, body: body, fields: fields) }
+        func copy() -> Storage {
+            let c = Storage(startLine: startLine, head: head, body: body)
+            if kept { c.takeFields(of: self, toTag: toTag) }
+            return c
+        }
+
+        /// The fields as one value (nil when none are kept); set: kept from it, or forgotten.
+        var fields: SIPMessageFields? {
+            get {
+                kept ? SIPMessageFields(callID: callID, cseq: cseq, branch: branch, toTag: toTag, fromTag: fromTag,
+                                        hasVia: hasVia, hasFrom: hasFrom, hasTo: hasTo, hasCSeq: hasCSeq) : nil
+            }
+            set {
+                guard let f = newValue else { return forget() }
+                kept = true
+                callID = f.callID
+                cseq = f.cseq
+                branch = f.branch
+                toTag = f.toTag
+                fromTag = f.fromTag
+                (hasVia, hasFrom, hasTo, hasCSeq) = (f.hasVia, f.hasFrom, f.hasTo, f.hasCSeq)
+            }
+        }
+
+        /// `other`'s fields, `toTag` for its To tag.
+        func takeFields(of other: Storage, toTag: String?) {
+            kept = true
+            callID = other.callID
+            cseq = other.cseq
+            branch = other.branch
+            self.toTag = toTag
+            fromTag = other.fromTag
+            (hasVia, hasFrom, hasTo, hasCSeq) = (other.hasVia, other.hasFrom, other.hasTo, other.hasCSeq)
+        }
+
+        func forget() {
+            guard kept else { return }
+            kept = false
+            (callID, cseq, branch, toTag, fromTag) = (nil, nil, nil, nil, nil)
+            (hasVia, hasFrom, hasTo, hasCSeq) = (false, false, false, false)
+        }
     }
 
     private var storage: Storage
@@ -66,8 +113,7 @@ public struct SIPMessage: Sendable, Equatable {
         _modify {
             let box = unique()
             yield &box.head
-            box.fields = nil
-            box.kept = false
+            box.forget()
         }
     }
 
@@ -79,33 +125,58 @@ public struct SIPMessage: Sendable, Equatable {
         }
     }
 
-    /// The header fields every reader of a message asks for, read once (`keepFields()`); nil until then.
+    /// The header fields every reader of a message asks for, read once (`keepFields()`); nil until then. Each
+    /// read makes the value: the agent's paths use the `kept…` readers below.
     var fields: SIPMessageFields? {
-        _read { yield storage.fields }
-        _modify {
-            let box = unique()
-            yield &box.fields
-            if case .some = box.fields { box.kept = true } else { box.kept = false }
-        }
+        get { storage.fields }
+        set { unique().fields = newValue }
+    }
+
+    /// The box, this message's own, its fields cleared and marked kept: `keepFields` writes each in place (a value
+    /// built on the stack and set whole retained each string once more and released it).
+    mutating func freshFields() -> Storage {
+        let box = unique()
+        box.forget()
+        box.kept = true
+        return box
+    }
+
+    /// Keeps these fields with the message (a builder's, which knows what its lines read back as), each set in
+    /// place in its box: a `SIPMessageFields` made and set whole retained each string once more and released it
+    /// (~450 instructions a dialog request).
+    mutating func keepFields(callID: String?, cseq: SIPCSeq?, branch: String?, toTag: String?, fromTag: String?,
+                             hasVia: Bool, hasFrom: Bool, hasTo: Bool) {
+        let box = freshFields()
+        box.callID = callID
+        box.cseq = cseq
+        box.branch = branch
+        box.toTag = toTag
+        box.fromTag = fromTag
+        (box.hasVia, box.hasFrom, box.hasTo, box.hasCSeq) = (hasVia, hasFrom, hasTo, true)
+    }
+
+    /// Keeps `other`'s fields with this message, `toTag` for its To tag (a response built from its request).
+    mutating func takeFields(of other: SIPMessage, toTag: String?) {
+        unique().takeFields(of: other.storage, toTag: toTag)
     }
 
     /// Whether the fields are kept (`keepFields()`, or a builder's): then the `kept…` readers below hold them,
     /// each read in place in the box (no copy of the other fields).
     var hasFields: Bool { storage.kept }
-    var keptCallID: String? { storage.fields?.callID }
-    var keptCSeq: SIPCSeq? { storage.fields?.cseq }
-    var keptBranch: String? { storage.fields?.branch }
-    var keptToTag: String? { storage.fields?.toTag }
-    var keptFromTag: String? { storage.fields?.fromTag }
+    var keptCallID: String? { storage.callID }
+    var keptCSeq: SIPCSeq? { storage.cseq }
+    var keptBranch: String? { storage.branch }
+    var keptToTag: String? { storage.toTag }
+    var keptFromTag: String? { storage.fromTag }
 
     /// The first of Via, From, To, Call-ID and CSeq the kept fields lack, nil when none (`SIPParser.validate`).
     var keptMissing: SIPHeaderName? {
         let box = storage
-        if box.fields?.hasVia != true { return .via }
-        if box.fields?.hasFrom != true { return .from }
-        if box.fields?.hasTo != true { return .to }
-        if case .none = box.fields?.callID { return .callID }
-        return box.fields?.hasCSeq != true ? .cseq : nil
+        if !box.hasVia { return .via }
+        if !box.hasFrom { return .from }
+        if !box.hasTo { return .to }
+        if case .none = box.callID { return .callID }
+        return box.hasCSeq ? nil : .cseq
     }
 
     public init(startLine: StartLine, headers: [SIPHeader] = [], body: [UInt8] = []) {
@@ -260,10 +331,7 @@ public struct SIPMessage: Sendable, Equatable {
         let box = unique()
         let from = box.head.count
         change(&box.head)  // in the box: through `head` the fields would be dropped, and copied to keep them
-        if box.kept, box.head.hasKeptHeader(from: from) {
-            box.fields = nil
-            box.kept = false
-        }
+        if box.kept, box.head.hasKeptHeader(from: from) { box.forget() }
     }
 }
 
