@@ -39,9 +39,16 @@ import Locking
 public final class EventThread: @unchecked Sendable {
     public typealias Ready = (_ fd: Int32, _ events: UInt32) -> Void
 
-    private struct Entry {
-        var ready: Ready
-        var batchDone: (() -> Void)?
+    /// A class, so that reading one out of `handlers` for each ready fd retains one object, not both closures'
+    /// contexts (a copy of the struct it was retained two and released two per datagram; issue 33). The read
+    /// still retains it: a handler may unregister itself while it runs.
+    private final class Entry {
+        let ready: Ready
+        let batchDone: (() -> Void)?
+        init(ready: @escaping Ready, batchDone: (() -> Void)?) {
+            self.ready = ready
+            self.batchDone = batchDone
+        }
     }
 
     public let queue: DispatchQueue
@@ -257,12 +264,17 @@ public final class EventThread: @unchecked Sendable {
         defer { inTurn = false }
         if timers.armedCount > 0 {
             let now = clinux_monotonic_ns()
-            timers.collectDue(now: now, into: &dueTimers)
+            // The list is moved out while the actions run (and back after, to keep its storage): iterating the
+            // stored property retained its buffer, since an action could reach `self`.
+            var due: [Int] = []
+            swap(&due, &dueTimers)
+            timers.collectDue(now: now, into: &due)
             // Each taken only if still due: an earlier one's action may have disarmed or re-armed it. One armed
             // again for `now` or before by an action waits for the next turn, so a turn always ends.
-            for slot in dueTimers {
+            for slot in due {
                 if let fired = timers.takeIfDue(slot, now: now) { fired() }
             }
+            swap(&due, &dueTimers)
         }
         let stop = runBatch(n, datas: poller.tags, events: poller.events, touched: &touched)
         plannedWake = timers.earliest

@@ -46,16 +46,21 @@ struct EventTimerTable {
         deadlines[slot] = Self.never
     }
 
-    /// The earliest deadline armed, `never` when none is.
+    /// The earliest deadline armed, `never` when none is. A mutating getter, as `collectDue` is mutating: the
+    /// thread keeps the table in a stored property of its class, and a non-mutating read there copied the table
+    /// (three arrays retained and released, each turn; issue 33).
     var earliest: UInt64 {
-        guard armedCount > 0 else { return Self.never }
-        var soonest = Self.never
-        for deadline in deadlines where deadline < soonest { soonest = deadline }
-        return soonest
+        mutating get {
+            guard armedCount > 0 else { return Self.never }
+            var soonest = Self.never
+            for deadline in deadlines where deadline < soonest { soonest = deadline }
+            return soonest
+        }
     }
 
     /// Puts the slots due at `now` into `due` (emptied first), earliest deadline first: the order they fire in.
-    func collectDue(now: UInt64, into due: inout [Int]) {
+    /// Mutating only so that the thread reaches its table in place (see `earliest`); nothing changes.
+    mutating func collectDue(now: UInt64, into due: inout [Int]) {
         due.removeAll(keepingCapacity: true)
         guard armedCount > 0 else { return }
         for slot in deadlines.indices where deadlines[slot] <= now { due.append(slot) }

@@ -58,17 +58,15 @@ struct AgentTable<Key: Equatable, Value> {
         return body(&valueList[i]!)
     }
 
-    /// Runs `body` on each entry in place, in order, and returns the keys and results of those it returned one
-    /// for (the transactions' timers: a walk over `keys` copied the key list and scanned for each key again).
-    /// `body` must not change the table.
-    mutating func updateEach<R>(_ body: (inout Value) -> R?) -> [(key: Key, result: R)] {
-        var results: [(key: Key, result: R)] = []
+    /// Runs `body` on each entry in place, in order, and appends to `results` what it returned for each (the
+    /// transactions' timers: a walk over `keys` copied the key list and scanned for each key again; the caller's
+    /// list, so that two tables fill one).
+    mutating func updateEach<R>(into results: inout [R], _ body: (Key, inout Value) -> R?) {
         var i = 0
         while i < valueList.count {
-            if valueList[i] != nil, let result = body(&valueList[i]!) { results.append((keyList[i], result)) }
+            if valueList[i] != nil, let result = body(keyList[i], &valueList[i]!) { results.append(result) }
             i += 1
         }
-        return results
     }
 
     /// The smallest of `deadline` over the values, each reached in place (`inout` through the buffer, no copy):
@@ -110,6 +108,20 @@ struct AgentTable<Key: Equatable, Value> {
                 i += 1
             }
         }
+    }
+
+    /// Sets entry `key` to `value`, where the entry lies or added at the end, and returns the value it replaced:
+    /// the subscript's setter with the old value moved out instead of destroyed unseen.
+    @discardableResult
+    mutating func replaceValue(_ value: Value, forKey key: Key) -> Value? {
+        guard let i = index(key) else {
+            keyList.append(key)
+            valueList.append(value)
+            return nil
+        }
+        var old: Value? = value
+        swap(&old, &valueList[i])
+        return old
     }
 
     @discardableResult

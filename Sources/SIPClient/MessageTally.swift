@@ -32,6 +32,9 @@ struct MessageTally {
     /// Responses by status code.
     private var statuses: [Counts<Int>] = []
     private(set) var isEmpty = true
+    /// Room a list gets on its first entry: a call's methods (INVITE, ACK, BYE, REGISTER) and statuses (100, 180,
+    /// 200, 401) fit, where growing one entry at a time reallocated each list twice per agent (issue 33).
+    private static let firstRoom = 4
 
     /// A name's length and first byte in one `Int`: different for every method RFC 3261 names.
     private static func code(_ name: String) -> Int { name.utf8.count << 8 | Int(name.utf8.first ?? 0) }
@@ -47,6 +50,7 @@ struct MessageTally {
         }
         var counts = Counts(name)
         counts.code = code
+        if methods.isEmpty { methods.reserveCapacity(Self.firstRoom) }
         methods.append(counts)
         return i
     }
@@ -57,6 +61,7 @@ struct MessageTally {
             if statuses[i].key == code { return i }
             i += 1
         }
+        if statuses.isEmpty { statuses.reserveCapacity(Self.firstRoom) }
         statuses.append(Counts(code))
         return i
     }

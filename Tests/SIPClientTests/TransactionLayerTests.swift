@@ -83,4 +83,42 @@ final class TransactionLayerTests: XCTestCase {
         XCTAssertNil(layer.request(key))
         XCTAssertNil(layer.nextDeadline())
     }
+
+    /// The earliest deadline over both tables read afresh, each transaction asked: what the kept one must equal.
+    private func walked() -> UInt64? {
+        let all = layer.clients.values.compactMap(\.nextDeadline) + layer.servers.values.compactMap(\.nextDeadline)
+        return all.min()
+    }
+
+    func testTheKeptEarliestDeadlineIsTheWalkedOneAfterEveryKindOfChange() throws {
+        func check(_ step: String, line: UInt = #line) {
+            XCTAssertEqual(layer.nextDeadline(), walked(), step, line: line)
+        }
+        let invite = request(.invite, branch: "z9hG4bKk1")
+        _ = layer.start(invite, now: 0)
+        check("a first transaction: its Timer A")
+        _ = layer.receive(response: invite.response(100), now: 50)
+        check("the only one moved later: its own deadline, no walk needed")
+        let options = request(.options, branch: "z9hG4bKk2")
+        _ = layer.start(options, now: 100)
+        check("a later one started: the earliest stays")
+        _ = layer.receive(response: invite.response(180, toTag: "t"), now: 200)
+        check("the earliest one moved later (Timer A cancelled): walked again")
+        let incoming = request(.invite, branch: "z9hG4bKk3")
+        _ = layer.respond(incoming.response(200, toTag: "u"), to: incoming, source: 1, now: 300)
+        check("a new server transaction")
+        _ = layer.receive(response: options.response(200), now: 400)
+        check("a non-INVITE completed: Timer K")
+        _ = layer.receive(response: invite.response(200, toTag: "t"), now: 500)
+        check("the INVITE accepted: Timer M")
+        layer.acknowledged(request(.ack, branch: "z9hG4bKk4"), key: TransactionLayer.serverKey(of: incoming), now: 600)
+        check("the server transaction ACKed and forgotten")
+        _ = layer.advance(to: 10_000_000_000)
+        check("timers fired")
+        layer.forget(TransactionLayer.clientKey(of: options.response(200)))
+        check("one forgotten")
+        layer.forget(TransactionLayer.clientKey(of: invite.response(200)))
+        check("all forgotten")
+        XCTAssertNil(layer.nextDeadline())
+    }
 }
