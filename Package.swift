@@ -168,7 +168,7 @@ let package = Package(
             "Metrics", "Results", "CZlib", "TextEscaping", "Checker", "Thresholds",
         ]),
         .target(name: "Results", dependencies: [
-            "Metrics", "Locking", "RunFormats", "Bytes", "SystemCalls",
+            "Metrics", "Locking", "RunFormats", "Bytes", "SystemCalls", "TextEscaping",
         ], swiftSettings: releaseUnchecked),
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",

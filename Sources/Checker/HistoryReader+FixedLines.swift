@@ -1,4 +1,5 @@
 import Foundation
+import TextEscaping
 
 /// The reader's fast paths for `sip` lines, most of a SIP run's history (28 of a hold call's 46 lines) and read by no
 /// rule (timelines and fault attribution only): a line in exactly the shape `HistoryText.sip` writes, with no escape
@@ -155,7 +156,7 @@ struct FixedLine {
         let start = pos
         var value: UInt64 = 0
         // Eight at a time while eight more stay within the 18 (a history time has ~10 digits, 46 a SIP call).
-        while pos + 8 <= count, pos - start <= 10, let eight = Self.eightDigits(base + pos) {
+        while pos + 8 <= count, pos - start <= 10, let eight = DecimalDigits.eight(base + pos) {
             value = value &* 100_000_000 &+ eight
             pos += 8
         }
@@ -166,20 +167,6 @@ struct FixedLine {
             pos += 1
         }
         return pos > start ? value : nil
-    }
-
-    /// The value of the eight bytes at `p` when all are decimal digits, nil otherwise (the join's
-    /// `HistoryJoin.eightDigits`): one load, two checks and three multiplications.
-    @inline(__always)
-    static func eightDigits(_ p: UnsafePointer<UInt8>) -> UInt64? {
-        let chunk = UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
-        // Each byte 0x30...0x39: its high nibble 3, and still 3 after adding 6 (0x3A and up carry into it).
-        guard chunk & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030,
-              (chunk &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030 else { return nil }
-        var v = chunk &- 0x3030_3030_3030_3030  // the first digit in the lowest byte
-        v = (v &* 10 &+ (v >> 8)) & 0x00FF_00FF_00FF_00FF
-        v = (v &* 100 &+ (v >> 16)) & 0x0000_FFFF_0000_FFFF
-        return (v &* 10_000 &+ (v >> 32)) & 0xFFFF_FFFF
     }
 
     /// The text up to the next quote, which is consumed (the opening one is part of the literal before); nil for a

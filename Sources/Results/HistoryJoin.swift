@@ -1,6 +1,7 @@
 import Bytes
 import Foundation
 import SystemCalls
+import TextEscaping
 
 /// Joins operation histories (`history-w<i>.jsonl`, docs/CHECKER.md) into one file ordered by each line's `t`.
 ///
@@ -56,7 +57,7 @@ enum HistoryJoin {
         var t: UInt64 = 0
         let unchecked = min(end, i + 19)
         // Eight digits at a time while eight more stay within the 19 (a history time has ~10).
-        while i + 8 <= unchecked, let eight = eightDigits(base + i) {
+        while i + 8 <= unchecked, let eight = DecimalDigits.eight(base + i) {
             t = t &* 100_000_000 &+ eight
             i += 8
         }
@@ -74,20 +75,6 @@ enum HistoryJoin {
             i += 1
         }
         return t
-    }
-
-    /// The value of the eight bytes at `p` when all are decimal digits, nil otherwise: one load, two checks and
-    /// three multiplications, where the digit-by-digit loop took ~8 instructions a digit.
-    @inline(__always)
-    static func eightDigits(_ p: UnsafePointer<UInt8>) -> UInt64? {
-        let chunk = UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
-        // Each byte 0x30...0x39: its high nibble 3, and still 3 after adding 6 (0x3A and up carry into it).
-        guard chunk & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030,
-              (chunk &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030 else { return nil }
-        var v = chunk &- 0x3030_3030_3030_3030  // the first digit in the lowest byte
-        v = (v &* 10 &+ (v >> 8)) & 0x00FF_00FF_00FF_00FF
-        v = (v &* 100 &+ (v >> 16)) & 0x0000_FFFF_0000_FFFF
-        return (v &* 10_000 &+ (v >> 32)) & 0xFFFF_FFFF
     }
 
     /// The next non-empty line at or after `pos`, moving `pos` past it.
