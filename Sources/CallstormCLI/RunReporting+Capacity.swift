@@ -31,8 +31,9 @@ final class CapacityWatch: @unchecked Sendable {
     init?(spec: CapacitySpec?, runDirectory: URL, onKnee: @escaping @Sendable () -> Void) {
         guard let spec, spec.stopAtKnee else { return nil }
         timer = DispatchSource.makeTimerSource(queue: queue)
+        let follower = RecorderFollower(run: runDirectory)
         timer.setEventHandler { [unowned self] in
-            guard knee == nil, let recorder = try? RunResults.loadRecorder(run: runDirectory) else { return }
+            guard knee == nil, let recorder = try? follower.load() else { return }
             let result = CapacityAnalysis.analyze(recorder, spec: spec)
             if result.broken != nil {
                 knee = result
@@ -65,8 +66,9 @@ final class SaturationWatch: @unchecked Sendable {
           onSaturation: @escaping @Sendable (HarnessSaturation) -> Void) {
         guard limit.action != .report else { return nil }
         timer = DispatchSource.makeTimerSource(queue: queue)
+        let follower = RecorderFollower(run: runDirectory)
         timer.setEventHandler { [unowned self] in
-            guard found == nil, let recorder = try? RunResults.loadRecorder(run: runDirectory),
+            guard found == nil, let recorder = try? follower.load(),
                   let saturation = HarnessSaturationAnalysis.analyze(recorder, limit: limit) else { return }
             found = saturation
             if !quiet { FileHandle.standardError.write(Data("callstorm: \(saturation.summary)\n".utf8)) }

@@ -26,26 +26,12 @@ public enum RunResults {
     ///   last seconds. Live threshold checks use it, so their cost does not grow with the run.
     public static func loadRecorder(run: URL, series: Bool = true) throws(LoadError) -> Recorder {
         let raw = RunBundle(run).raw
-        let files = ((try? FileManager.default.contentsOfDirectory(atPath: raw.path)) ?? [])
-            .filter { RunBundle.recorderStem(ofSnapshot: $0) != nil }.sorted()
+        let files = snapshotNames(raw)
         guard !files.isEmpty else { throw .noResults(run.path) }
         var merged: Recorder?
         for name in files {
             let path = raw.appendingPathComponent(name).path
-            guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path, "no data") }
-            let snapshot: SnapshotFile
-            // As `RecorderCheckpointer` writes it (every snapshot of a run), read without JSONDecoder: ~320 k
-            // instructions per SIP call of `callstorm report DIR` went to decoding the worker's snapshot. Any other
-            // shape (a bare recorder from `writeSnapshot`, an edited file), and every error, through JSONDecoder.
-            if let written = data.withUnsafeBytes({ SnapshotFile.readWritten($0) }) {
-                snapshot = written
-            } else {
-                do {
-                    snapshot = try JSONDecoder().decode(SnapshotFile.self, from: data)
-                } catch {
-                    throw .unreadable(path, "\(error)")
-                }
-            }
+            let snapshot = try readSnapshot(path)
             if merged == nil { merged = Recorder(runStartNanos: snapshot.recorder.runStartNanos) }
             merged!.merge(snapshot.recorder)
             if series && snapshot.segments > 0 {
@@ -57,6 +43,25 @@ public enum RunResults {
         return merged!
     }
 
+    /// The snapshot files of `<run>/raw/` (`recorder-w<i>.json`, `recorder-harness.json`), sorted.
+    static func snapshotNames(_ raw: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: raw.path)) ?? [])
+            .filter { RunBundle.recorderStem(ofSnapshot: $0) != nil }.sorted()
+    }
+
+    /// One snapshot file as `RecorderCheckpointer` writes it, read without JSONDecoder (~320 k instructions per
+    /// SIP call of `callstorm report DIR` went to decoding the worker's snapshot); any other shape (a bare recorder
+    /// from `writeSnapshot`, an edited file), and every error, through JSONDecoder.
+    static func readSnapshot(_ path: String) throws(LoadError) -> SnapshotFile {
+        guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path, "no data") }
+        if let written = data.withUnsafeBytes({ SnapshotFile.readWritten($0) }) { return written }
+        do {
+            return try JSONDecoder().decode(SnapshotFile.self, from: data)
+        } catch {
+            throw .unreadable(path, "\(error)")
+        }
+    }
+
     /// Hands segments 1...`last` of a `.segments.jsonl` file to `body`, in order, one at a time (a long run has
     /// thousands; the caller merges each and lets it go). Lines after `last` (written after the snapshot that
     /// was read, or cut by a kill) are ignored; a missing or unreadable segment the snapshot counts is an error,
@@ -66,7 +71,18 @@ public enum RunResults {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw .unreadable(url.path, "missing; the snapshot counts \(last) segments")
         }
-        var read = 0
+        let read = try parseSegments(data, path: url.path, after: 0, upTo: last, body).segments
+        guard read == last else {
+            throw .unreadable(url.path, "holds \(read) whole segments; the snapshot counts \(last)")
+        }
+    }
+
+    /// Hands the whole segment lines of `data` (a `.segments.jsonl` file's bytes from just after segment `after`)
+    /// to `body` until segment `last`, checking their numbers follow on; returns the last segment read and the
+    /// bytes its lines took, newlines included.
+    static func parseSegments(_ data: Data, path: String, after first: Int, upTo last: Int,
+                              _ body: (Recorder) -> Void) throws(LoadError) -> (segments: Int, bytes: Int) {
+        var read = first
         let decoder = JSONDecoder()
         var start = data.startIndex
         while read < last, start < data.endIndex, let newline = lineEnd(data, from: start) {
@@ -78,19 +94,17 @@ public enum RunResults {
                 do {
                     line = try decoder.decode(SegmentLine.self, from: data[start..<newline])
                 } catch {
-                    throw .unreadable(url.path, "segment \(read + 1): \(error)")
+                    throw .unreadable(path, "segment \(read + 1): \(error)")
                 }
             }
             guard line.segment == read + 1 else {
-                throw .unreadable(url.path, "segment \(line.segment) where \(read + 1) was expected")
+                throw .unreadable(path, "segment \(line.segment) where \(read + 1) was expected")
             }
             body(line.recorder)
             read += 1
             start = data.index(after: newline)
         }
-        guard read == last else {
-            throw .unreadable(url.path, "holds \(read) whole segments; the snapshot counts \(last)")
-        }
+        return (read, start - data.startIndex)
     }
 
     /// The index of the first newline at or after `start`, found over the bytes: `Data.firstIndex(of:)` went
