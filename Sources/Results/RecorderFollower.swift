@@ -5,10 +5,9 @@ import Metrics
 /// watches): the same recorder `RunResults.loadRecorder` gives, but each read parses only the segments appended
 /// since the last one, keeping those already read merged.
 ///
-/// Why: `loadRecorder` parses every segment of the run each time, so its cost grows with the run. At the capacity
-/// bench's ~2,700 calls/s both watches read the whole run every two seconds on the two cores the worker and the
-/// target share, and callstorm's own scheduler lag p99 rose every other second (2 ms at second 52, 8 ms at second
-/// 90, 2026-12-07): callstorm measuring itself made itself late. Not thread-safe: one watch, one follower.
+/// Why: `loadRecorder` parses every segment of the run each time, so its cost grows with the run: at second 90 of
+/// the capacity bench (~2,700 calls/s, two workers) each watch parsed and merged ~7 MB every two seconds on the two
+/// cores the workers and the target share. Not thread-safe: one watch, one follower.
 public final class RecorderFollower {
     private let raw: URL
     private let runPath: String
