@@ -121,7 +121,7 @@ let package = Package(
         ], swiftSettings: releaseUnchecked),
         // SIP user agents (UDP, TCP, TLS, WebSocket) on the driver's event threads: the third device signaling kind.
         .target(name: "SIPClient", dependencies: [
-            "SIP", "Determinism", "EventPolling", "CLinux", "Heaps", "Bytes", "SystemCalls", "StreamIO", "CSSL",
+            "SIP", "Determinism", "EventPolling", "CLinux", "Bytes", "SystemCalls", "StreamIO", "CSSL",
             "WebSocket",
         ], swiftSettings: releaseUnchecked),
         // SIP's embedded twin: agents carried in memory (`MemorySIPPool`) and a registrar/proxy with the RFC 8599

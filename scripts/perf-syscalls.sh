@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# usage: scripts/perf-syscalls.sh sip|wake|media [RATE] [OUT]  — system calls, context switches and CPU per SIP call
+# usage: scripts/perf-syscalls.sh sip|wake|sipp|media [RATE] [OUT]  — system calls, context switches and CPU per SIP call
 # or per RTP packet (issue 33, "Sockets and syscalls"; docs/SIP.md and docs/MEDIA.md have the figures it gave).
 #   sip:   Benchmarks/scenarios/sip-hold.yaml at RATE calls/s (100) for 10 s through one Kamailio, as
 #          scripts/bench-sip.sh's cs_run writes it; per call completed. Then `perf record` of the same run and the
@@ -8,6 +8,9 @@
 #          with WITH_PUSH pushing to the run's gateway, as bench-sip.sh's wake run; per call completed. Then the
 #          context switches by thread (`perf record -e context-switches`, `--sort comm`): which threads wake.
 #          Kamailio keeps a push connection per task worker as bench-sip.sh's does (PUSH_KEEP=0: one per push).
+#   sipp:  the same hold call between SIPp 3.6.1's UAC and UAS (deploy/sipp/*-hold.xml, as bench-sip.sh's
+#          sipp_run starts them) at RATE calls/s (100) for 10 s through one Kamailio: the same counts for each of the
+#          two processes and both together, per call the UAC completed (the peer's side of the sip mode's counts).
 #   media: Benchmarks/scenarios/sip-media.yaml at RATE calls/s (20) for 10 s with 4 s of talk (about 8 × RATE
 #          streams at once), RTP straight between the devices (no relay); per RTP packet sent + received.
 # perf's syscall tracepoints count every call the process makes; counts hardly depend on the machine's load (a
@@ -42,10 +45,11 @@ case $mode in
     media) r=${2:-20}
         sed -e "s/127.0.0.1:5060/127.0.0.1:$kport/" -e "s|rate: [0-9]*/s, for: [0-9]*s|rate: $r/s, for: 10s|" \
             -e "s/^devices: [0-9]*/devices: $(( r * 20 ))/" "$root/Benchmarks/scenarios/sip-media.yaml" > "$d/run.yaml" ;;
-    *) echo "perf-syscalls: sip or media, not '$mode'" >&2; exit 2 ;;
+    sipp) r=${2:-100} ;;
+    *) echo "perf-syscalls: sip, wake, sipp or media, not '$mode'" >&2; exit 2 ;;
 esac
 events=task-clock,context-switches,raw_syscalls:sys_enter
-for call in epoll_wait epoll_pwait2 recvfrom recvmmsg sendto sendmmsg read write timerfd_settime epoll_ctl socket bind \
+for call in epoll_wait epoll_pwait2 poll ppoll select pselect6 recvfrom recvmmsg sendto sendmmsg read write timerfd_settime epoll_ctl socket bind \
     accept4 close; do
     events=$events,syscalls:sys_enter_$call
 done
@@ -59,6 +63,43 @@ if { [ "$mode" = wake ] || [ "${PIN:-0}" = 1 ]; } && [ "$(nproc)" -ge 2 ]; then
     pin=(taskset -c 0)
     taskset -p -c 1 "$kpid" > /dev/null
     for w in $(cat "/proc/$kpid/task/$kpid/children" 2>/dev/null); do taskset -p -c 1 "$w" > /dev/null; done
+fi
+if [ "$mode" = sipp ]; then
+    uport=$(free_port) cport=$(free_port)
+    (cd "$d" && sipp -sf "$root/deploy/sipp/uas-hold-register.xml" -s sipp-uas "127.0.0.1:$kport" -i 127.0.0.1 \
+        -p "$uport" -au sipp-uas -ap callstorm -m 1 -timeout 10s -timeout_error -nostdin > reg.out 2>&1) \
+        || { echo "perf-syscalls: SIPp's UAS did not register (see $d/reg.out)" >&2; exit 1; }
+    (cd "$d" && exec perf stat -e "$events" -o "$d/uas.stat" "${pin[@]}" sipp -sf "$root/deploy/sipp/uas-hold.xml" \
+        -i 127.0.0.1 -p "$uport" -m $(( r * 10 )) -timeout 70s -nostdin -trace_stat -stf uas-stat.csv -fd 1 \
+        > uas.out 2>&1) & upid=$!
+    sleep 0.5
+    (cd "$d" && perf stat -e "$events" -o "$d/uac.stat" "${pin[@]}" sipp -sf "$root/deploy/sipp/uac-hold.xml" \
+        -s sipp-uas "127.0.0.1:$kport" -i 127.0.0.1 -p "$cport" -m $(( r * 10 )) -r "$r" -timeout 70s \
+        -timeout_error -nostdin -trace_stat -stf uac-stat.csv -fd 1 > uac.out 2>&1) || true
+    # The UAS ends by itself after its calls; one that waits for calls the UAC failed is stopped after 5 s (its
+    # own PID, perf's child, so that perf still writes its counts).
+    for _ in $(seq 50); do kill -0 "$upid" 2>/dev/null || break; sleep 0.1; done
+    for child in $(cat "/proc/$upid/task/$upid/children" 2>/dev/null); do kill "$child" 2>/dev/null; done
+    wait "$upid" 2>/dev/null
+    python3 - "$d" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'PY'
+import csv, re, sys
+d, load = sys.argv[1:]
+rows = list(csv.DictReader(open(f"{d}/uac-stat.csv"), delimiter=";"))
+n = int(rows[-1]["SuccessfulCall(C)"]) if rows else 0
+print(f"sipp: {n} calls completed (the UAC's SuccessfulCall); load average {load} (times not judged)")
+totals = {}
+for side in ("uac", "uas"):
+    for line in open(f"{d}/{side}.stat"):
+        m = re.match(r"\s*([\d,.]+)\s+(msec task-clock|\S+)", line)
+        if m and any(k in m.group(2) for k in ("sys_enter", "context", "task-clock")):
+            v = float(m.group(1).replace(",", ""))
+            totals.setdefault(m.group(2), {})[side] = v
+for name, v in totals.items():
+    both = v.get("uac", 0) + v.get("uas", 0)
+    print(f"  {name:42s} uac {v.get('uac', 0) / max(1, n):8.3f}  uas {v.get('uas', 0) / max(1, n):8.3f}  "
+          f"both per call: {both / max(1, n):.3f}")
+PY
+    exit 0
 fi
 perf stat -e "$events" -o "$d/stat.txt" "${pin[@]}" "$bin" run "$d/run.yaml" --workers 1 --out "$d/run" --quiet \
     > "$d/run.log" 2>&1

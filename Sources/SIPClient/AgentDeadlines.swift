@@ -1,64 +1,48 @@
-import Heaps
-
 /// When each agent next has timer work, so the pool's timer advances only the agents that are due instead of asking
 /// every agent for its deadline (that scan grew with devices × time: 7 % of a bench run with 60 devices).
 ///
-/// A min-heap of (deadline, agent) with at most one live entry per agent. A deadline that moves earlier pushes a new
-/// entry (the old one is stale and skipped); one that moves later is only remembered (`noted`), and its entry is
-/// moved to it when it comes to the top: the pool's timer is armed for the top (`nextDue`), and a top that no agent
-/// is due at would wake the thread for nothing (one wake per request answered before its retransmission timer).
+/// A min-heap of (deadline, agent) with exactly one entry per agent that has a deadline, each agent's place in it
+/// kept by id, so a deadline that moves is sifted where its entry lies (earlier: up, later: down) and one that goes
+/// is taken out. Until 2026-12-07 it was a `MinHeap` with lazy cancellation: every deadline that moved earlier
+/// pushed another entry, and the stale ones were popped when they came to the top (17.5 pops a call in the hold
+/// bench for 5 agents due; the heap grew with them, so each pop sifted deeper, touching more cache lines at rate).
+/// Equal deadlines come out by agent id.
 struct AgentDeadlines {
-    private var heap = MinHeap<UInt64, Int>()
-    /// By agent id (an array indexed by the id, as the pool's tables are: a dictionary hashed it at every note; one
-    /// array of pairs, so a note checks one buffer's uniqueness), `.max` for none: the deadline of the agent's live
-    /// entry in `heap` (entries that disagree are stale), and its deadline as last noted (never earlier).
-    private var slots: [(earliest: UInt64, noted: UInt64)] = []
+    /// The heap, earliest first at index 0; ties by agent id.
+    private var heap: [(at: UInt64, agent: Int)] = []
+    /// By agent id (an array indexed by the id, as the pool's tables are): its entry's index in `heap`, -1 for none.
+    private var places: [Int] = []
 
     /// Notes `agent`'s next deadline (nil: none).
     mutating func note(_ agent: Int, _ due: UInt64?) {
         guard agent >= 0 else { return }
-        if agent >= slots.count {
-            slots.append(contentsOf: repeatElement((.max, .max), count: agent + 1 - slots.count))
+        if agent >= places.count { places.append(contentsOf: repeatElement(-1, count: agent + 1 - places.count)) }
+        let i = places[agent]
+        guard let due else {
+            if i >= 0 { take(i) }
+            return
         }
-        let due = due ?? .max
-        let pushed = slots.withUnsafeMutableBufferPointer { p in
-            p[agent].noted = due
-            guard due < p[agent].earliest else { return false }
-            p[agent].earliest = due
-            return true
+        if i < 0 {
+            heap.append((due, agent))
+            places[agent] = heap.count - 1
+            siftUp(heap.count - 1)
+        } else if due < heap[i].at {
+            heap[i].at = due
+            siftUp(i)
+        } else if due > heap[i].at {
+            heap[i].at = due
+            siftDown(i)
         }
-        if pushed { heap.push(agent, at: due) }
     }
 
-    /// Forgets `agent` (closed); its entries left in the heap are skipped.
+    /// Forgets `agent` (closed).
     mutating func remove(_ agent: Int) {
-        guard agent >= 0, agent < slots.count else { return }
-        slots[agent] = (.max, .max)
+        guard agent >= 0, agent < places.count, places[agent] >= 0 else { return }
+        take(places[agent])
     }
 
-    /// The earliest deadline of any agent (`.max`: none): the top entry once stale entries are dropped and a moved
-    /// one is put at its agent's noted deadline.
-    mutating func nextDue() -> UInt64 {
-        while let (at, agent) = heap.top {
-            guard settleTop(at, agent) else { continue }
-            return at
-        }
-        return .max
-    }
-
-    /// Whether the top entry `(at, agent)` stands; if not it is gone (stale) or moved later (a new entry pushed).
-    private mutating func settleTop(_ at: UInt64, _ agent: Int) -> Bool {
-        guard agent < slots.count, slots[agent].earliest == at else {
-            heap.pop()
-            return false
-        }
-        let due = slots[agent].noted
-        if due == at { return true }
-        heap.pop()
-        slots[agent].earliest = due
-        if due != .max { heap.push(agent, at: due) }
-        return false
-    }
+    /// The earliest deadline of any agent (`.max`: none).
+    func nextDue() -> UInt64 { heap.first?.at ?? .max }
 
     /// The agents due at `now`, each once, earliest first; their entries are gone.
     mutating func popDue(_ now: UInt64) -> [Int] {
@@ -69,11 +53,54 @@ struct AgentDeadlines {
 
     /// `popDue(_:)` appended to `due` (the pool's kept list: no array allocated per tick).
     mutating func popDue(_ now: UInt64, into due: inout [Int]) {
-        while let (at, agent) = heap.top, at <= now {
-            guard settleTop(at, agent) else { continue }
-            heap.pop()
-            slots[agent] = (.max, .max)
-            due.append(agent)
+        while let first = heap.first, first.at <= now {
+            take(0)
+            due.append(first.agent)
         }
+    }
+
+    /// Takes entry `i` out: the last entry moves into its place and is sifted whichever way it belongs.
+    private mutating func take(_ i: Int) {
+        places[heap[i].agent] = -1
+        let last = heap.removeLast()
+        guard i < heap.count else { return }
+        heap[i] = last
+        places[last.agent] = i
+        if i > 0, Self.before(last, heap[(i - 1) / 2]) { siftUp(i) } else { siftDown(i) }
+    }
+
+    private static func before(_ a: (at: UInt64, agent: Int), _ b: (at: UInt64, agent: Int)) -> Bool {
+        a.at < b.at || (a.at == b.at && a.agent < b.agent)
+    }
+
+    private mutating func siftUp(_ start: Int) {
+        var child = start
+        let entry = heap[child]
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard Self.before(entry, heap[parent]) else { break }
+            heap[child] = heap[parent]
+            places[heap[child].agent] = child
+            child = parent
+        }
+        heap[child] = entry
+        places[entry.agent] = child
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        let entry = heap[parent], count = heap.count
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var smallest = left
+            guard left < count else { break }
+            if right < count, Self.before(heap[right], heap[left]) { smallest = right }
+            guard Self.before(heap[smallest], entry) else { break }
+            heap[parent] = heap[smallest]
+            places[heap[parent].agent] = parent
+            parent = smallest
+        }
+        heap[parent] = entry
+        places[entry.agent] = parent
     }
 }

@@ -110,6 +110,12 @@ struct AgentTable<Key: Equatable, Value> {
         }
     }
 
+    /// Adds entry `key`, which the caller knows the table lacks (the subscript's setter would scan for it first).
+    mutating func append(_ key: Key, _ value: Value) {
+        keyList.append(key)
+        valueList.append(value)
+    }
+
     /// Sets entry `key` to `value`, where the entry lies or added at the end, and returns the value it replaced:
     /// the subscript's setter with the old value moved out instead of destroyed unseen.
     @discardableResult

@@ -26,10 +26,10 @@ public final class SIPClientPool: @unchecked Sendable {
     private var timing = PoolTiming()
     private let clock: any Clock
     /// The outbound proxy (Kamailio): where requests go and TCP agents connect.
-    private let proxy: (address: sockaddr_in, host: String, port: Int)
+    let proxy: (address: sockaddr_in, host: String, port: Int)
     private let onEvent: EventHandler
     /// The client TLS context TLS agents' sessions come from (the CA the proxy's certificate is checked against).
-    private let tls: ClientTLS?
+    let tls: ClientTLS?
     private var handlerID: UInt32 = 0
     /// By agent id and by descriptor: arrays indexed by the key (`SlotTable`), not hashed per datagram.
     var agents = SlotTable<SIPUserAgent>()
@@ -182,8 +182,14 @@ public final class SIPClientPool: @unchecked Sendable {
 
     private func flush(_ id: Int) {
         guard let agent = agents[id] else { return }
+        flush(id, agent, sockets[id])
+    }
+
+    /// `flush(_:)` with the agent and its socket (nil: its connection failed for good) already in hand: a datagram's
+    /// handling has both, and looking them up again retained and released each once more per datagram.
+    private func flush(_ id: Int, _ agent: SIPUserAgent, _ socket: SIPSocket?) {
         timing.deadlines.note(id, agent.nextDeadline)
-        if let socket = sockets[id] {
+        if let socket {
             agent.drainOutbox { outbox in send(outbox, id, socket) }
         } else {
             // Its connection failed for good (a TLS certificate refused): what it would send is lost, what it
@@ -221,6 +227,7 @@ public final class SIPClientPool: @unchecked Sendable {
     /// re-REGISTER answered or refused: `SIPUserAgent.recoveryHeard`).
     private func tell(_ id: Int, _ agent: SIPUserAgent) {
         agent.drainEvents { events in
+            let onEvent = onEvent  // loaded (its context retained) once for the list, not once per event
             for event in events {
                 onEvent(id, event)
                 guard agent.recovering, let step = agent.recoveryHeard(event, now: clock.nowNanos()) else {
@@ -252,11 +259,16 @@ public final class SIPClientPool: @unchecked Sendable {
         }
         guard events & (CLINUX_EPOLLIN | CLINUX_EPOLLERR | CLINUX_EPOLLHUP) != 0 else { return }
         switch socket.transport {
-        case .udp: readDatagrams(socket, agent)
-        case .tcp, .tls: readStream(socket, agent)
-        case .ws, .wss: readWebSocket(socket, agent)
+        case .udp:
+            readDatagrams(socket, agent)
+            flush(socket.agent, agent, socket)  // a UDP socket stays the agent's while it reads
+        case .tcp, .tls:
+            readStream(socket, agent)
+            flush(socket.agent)  // a broken stream may have left the agent another socket, or none
+        case .ws, .wss:
+            readWebSocket(socket, agent)
+            flush(socket.agent)
         }
-        flush(socket.agent)
     }
 
     /// Drains a UDP agent's socket with `recvmmsg`, up to 64 datagrams a wake: one system call for what waits (a
@@ -432,27 +444,6 @@ public final class SIPClientPool: @unchecked Sendable {
             openAgain(id, agent, now: now)
         }
         flush(id)
-    }
-
-    /// A new connection to the proxy (non-blocking, no Nagle) and, for TLS, a client session on it checking that
-    /// the proxy's certificate names its host; the handshake runs with the first writes and reads.
-    private func connectStream(_ transport: SIPTransportKind, resuming: TLSSavedSession?)
-        -> Result<(fd: Int32, tls: OpaquePointer?), SIPClientError> {
-        var session: OpaquePointer?
-        if transport.isSecure, tls == nil {
-            return .failure(.tlsUnavailable("the pool has no client TLS context (a CA to trust)"))
-        }
-        let fd = clinux_connect_tcp(proxy.host, Int32(proxy.port))
-        guard fd >= 0 else { return .failure(.socket(call: "connect", errno: -fd)) }
-        _ = clinux_set_nodelay(fd)
-        if transport.isSecure {
-            session = tls?.session(fd: fd, host: proxy.host, resuming: resuming)
-            guard session != nil else {
-                Glibc.close(fd)
-                return .failure(.tlsUnavailable("OpenSSL could not make a session"))
-            }
-        }
-        return .success((fd, session))
     }
 
     /// The ticker fired (and is disarmed): the held datagrams and the agents that are due, then the next arming.

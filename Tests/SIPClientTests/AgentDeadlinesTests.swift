@@ -49,4 +49,34 @@ final class AgentDeadlinesTests: XCTestCase {
         XCTAssertEqual(deadlines.popDue(100), [3, 1])
         XCTAssertEqual(deadlines.nextDue(), .max)
     }
+
+    /// The heap against a plain table of the same notes: after every note, removal and pop, the same next deadline,
+    /// and the same agents due, earliest first and by id among equal deadlines (each entry sifted where it lies).
+    func testAnyMixOfNotesAndPopsAgreesWithAPlainTable() {
+        var deadlines = AgentDeadlines()
+        var model: [Int: UInt64] = [:]
+        var state: UInt64 = 0x5EED
+        func draw(_ n: UInt64) -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return (state >> 33) % n
+        }
+        var now: UInt64 = 0
+        for step in 0..<5_000 {
+            let agent = Int(draw(40))
+            switch draw(10) {
+            case 0: deadlines.note(agent, nil); model[agent] = nil
+            case 1: deadlines.remove(agent); model[agent] = nil
+            case 2:
+                now += draw(30)
+                let due = model.filter { $0.value <= now }.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
+                XCTAssertEqual(deadlines.popDue(now), due.map(\.key), "step \(step)")
+                for (key, _) in due { model[key] = nil }
+            default:
+                let at = now + draw(60)
+                deadlines.note(agent, at)
+                model[agent] = at
+            }
+            XCTAssertEqual(deadlines.nextDue(), model.values.min() ?? .max, "step \(step)")
+        }
+    }
 }
