@@ -6,9 +6,10 @@ import SIP
 
 // `sip-bench N`: parses each sample message N times (for instructions per message under callgrind, run twice with
 // different N and take the difference), then keeps 10,000 parsed INVITEs alive and prints the heap they hold.
-// `sip-bench calls N`: N whole calls between two user agents in memory (Calls.swift).
+// `sip-bench calls N [SECONDS]`: N whole calls between two user agents in memory (Calls.swift), SECONDS apart (40).
 if CommandLine.arguments.dropFirst().first == "calls" {
-    CallsBench.run(Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 1_000)
+    let args = CommandLine.arguments.dropFirst(2).map { Int($0) }
+    CallsBench.run(args.first.flatMap { $0 } ?? 1_000, apart: args.dropFirst().first.flatMap { $0 } ?? 40)
     exit(0)
 }
 let count = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 10_000

@@ -191,23 +191,22 @@ struct TransactionLayer {
 }
 
 /// A transaction's key (§17.1.3, §17.2.3): its top Via branch and CSeq method (a CANCEL shares its INVITE's
-/// branch), kept as two strings rather than joined into one at every lookup, with a fingerprint of both made once
-/// (`KeyPrint`) and compared first: an agent's tables are scanned (`AgentTable`), and each key passed over cost a
-/// `String` comparison of two different branches (`_stringCompareWithSmolCheck`, ~170 instructions). At 2,400
-/// calls/s a caller's table holds the INVITEs of its last calls (Accepted for 64*T1, RFC 6026), and
-/// `AgentTable.index` was the pool's largest symbol (issue 33).
+/// branch), kept as two strings rather than joined into one at every lookup, with a fingerprint of the branch made
+/// once (`KeyPrint`) and compared first: an agent's tables are scanned (`AgentTable`), and each key passed over
+/// cost a `String` comparison of two different branches (`_stringCompareWithSmolCheck`). At 2,400 calls/s a
+/// caller's table holds the INVITEs of its last calls (Accepted for 64*T1, RFC 6026), a callee's the BYEs it
+/// answered (Timer J), and `AgentTable.index(TransactionKey)` was the pool's largest symbol (issue 33).
 struct TransactionKey: Hashable {
     let branch: String
     let method: String
-    /// `KeyPrint` of the branch and the method; 0 when either is not ASCII (then the strings alone decide, as
-    /// `String ==` is canonical equivalence, not byte equality).
+    /// `KeyPrint` of the branch: 0 when it is not ASCII (then the strings alone decide, as `String ==` is
+    /// canonical equivalence, not byte equality).
     private let print: UInt64
 
     init(branch: String, method: String) {
         self.branch = branch
         self.method = method
-        let b = KeyPrint.of(branch), m = KeyPrint.of(method)
-        print = b == 0 || m == 0 ? 0 : (b ^ m &* 0x9E37_79B9_7F4A_7C15) | 1
+        print = KeyPrint.of(branch)
     }
 
     static func == (a: TransactionKey, b: TransactionKey) -> Bool {
@@ -222,34 +221,32 @@ struct TransactionKey: Hashable {
     }
 }
 
-/// A fingerprint of a string's UTF-8 bytes, made once where a key is made, so that scanning a table compares one
-/// word per entry before any string: two different prints mean two different strings. Never 0 for an ASCII string
-/// (the only strings whose canonical equivalence is byte equality); 0 for any other, which decides nothing.
+/// A fingerprint of a string's UTF-8 bytes (its length and last eight bytes, where a branch's counter and random
+/// part are, ours and Kamailio's alike), made once where a key is made, so that scanning a table compares one word
+/// per entry before any string: two different prints mean two different strings. Never 0 for an ASCII string (the
+/// only strings whose canonical equivalence is byte equality; every byte is checked); 0 for any other, which
+/// decides nothing.
 enum KeyPrint {
+    @inline(__always)
     static func of(_ string: String) -> UInt64 {
         string.utf8.withContiguousStorageIfAvailable { of($0) } ?? 0
     }
 
     static func of(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
         let n = bytes.count
-        guard let base = bytes.baseAddress, n > 0 else { return 1 }
+        guard let base = bytes.baseAddress, n >= 8 else {
+            var word: UInt64 = 0
+            for i in 0..<n { word = word << 8 | UInt64(bytes[i]) }
+            return word & 0x8080_8080_8080_8080 != 0 ? 0 : (word << 4 | UInt64(n)) | 1 << 63
+        }
         let raw = UnsafeRawPointer(base)
-        var h = UInt64(n) &* 0x9E37_79B9_7F4A_7C15, seen: UInt64 = 0, i = 0
-        while i + 8 <= n {
-            let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            seen |= word
-            h = (h ^ word) &* 0x100_0000_01B3 &+ 0x9E37_79B9
+        var seen: UInt64 = 0, i = 0
+        while i + 8 < n {
+            seen |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
             i += 8
         }
-        var word: UInt64 = 0, shift: UInt64 = 0
-        while i < n {
-            word |= UInt64(base[i]) << shift
-            shift += 8
-            i += 1
-        }
-        seen |= word
-        h = (h ^ word) &* 0x100_0000_01B3
-        guard seen & 0x8080_8080_8080_8080 == 0 else { return 0 }
-        return (h ^ h >> 29) | 1
+        let last = raw.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+        guard (seen | last) & 0x8080_8080_8080_8080 == 0 else { return 0 }
+        return (last ^ UInt64(n) &* 0x9E37_79B9_7F4A_7C15) | 1
     }
 }
