@@ -61,8 +61,6 @@ public final class EventThread: @unchecked Sendable {
     /// indexed, not hashed, for every ready fd. Touched on `queue` only.
     private var handlers: [Entry?] = [nil]
     private var nextID: UInt32 = 1
-    /// Counts `unregister` calls: a batch reuses the entry it read for the fd before while this stays the same.
-    private var unregistered = 0
     private let mailbox = Mutex(Mailbox())
     /// Left when the run loop has ended and run the last posted work.
     private let exited = DispatchGroup()
@@ -136,7 +134,6 @@ public final class EventThread: @unchecked Sendable {
     /// Call on `queue`; events already fetched for it are dropped.
     public func unregister(_ id: UInt32) {
         if Int(id) < handlers.count { handlers[Int(id)] = nil }
-        unregistered &+= 1
     }
 
     @discardableResult
@@ -291,23 +288,12 @@ public final class EventThread: @unchecked Sendable {
     private func runBatch(_ n: Int, datas: UnsafeMutablePointer<UInt64>, events: UnsafeMutablePointer<UInt32>,
                           touched: inout [UInt32]) -> Bool {
         touched.removeAll(keepingCapacity: true)
-        // The entry read for the fd before, reused while the next fd has the same handler and no handler was
-        // unregistered meanwhile: a batch's fds are mostly one handler's (a SIP pool's sockets), and each read out
-        // of `handlers` retained and released the entry (issue 33).
-        var last: (id: UInt32, entry: Entry, unregistered: Int)?
         for i in 0..<n {
             let data = datas[i]
             if data == EpollSet.wakeTag { continue }  // edge-triggered: nothing to drain
             let id = UInt32(truncatingIfNeeded: data >> 32)
-            let entry: Entry
-            if let last, last.id == id, last.unregistered == unregistered {
-                entry = last.entry
-            } else {
-                guard Int(id) < handlers.count, let found = handlers[Int(id)] else { continue }
-                entry = found
-                last = (id, found, unregistered)
-                if found.batchDone != nil, !touched.contains(id) { touched.append(id) }
-            }
+            guard Int(id) < handlers.count, let entry = handlers[Int(id)] else { continue }
+            if entry.batchDone != nil, !touched.contains(id) { touched.append(id) }
             entry.ready(Int32(bitPattern: UInt32(truncatingIfNeeded: data)), events[i])
         }
         for id in touched where Int(id) < handlers.count { handlers[Int(id)]?.batchDone?() }

@@ -73,34 +73,44 @@ struct AgentDeadlines {
         a.at < b.at || (a.at == b.at && a.agent < b.agent)
     }
 
+    /// The sifts write both arrays through their buffers: a write through the subscript checked the array's
+    /// uniqueness each time (two per level).
     private mutating func siftUp(_ start: Int) {
-        var child = start
-        let entry = heap[child]
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard Self.before(entry, heap[parent]) else { break }
-            heap[child] = heap[parent]
-            places[heap[child].agent] = child
-            child = parent
+        heap.withUnsafeMutableBufferPointer { heap in
+            places.withUnsafeMutableBufferPointer { places in
+                var child = start
+                let entry = heap[child]
+                while child > 0 {
+                    let parent = (child - 1) / 2
+                    guard Self.before(entry, heap[parent]) else { break }
+                    heap[child] = heap[parent]
+                    places[heap[child].agent] = child
+                    child = parent
+                }
+                heap[child] = entry
+                places[entry.agent] = child
+            }
         }
-        heap[child] = entry
-        places[entry.agent] = child
     }
 
     private mutating func siftDown(_ start: Int) {
-        var parent = start
-        let entry = heap[parent], count = heap.count
-        while true {
-            let left = 2 * parent + 1, right = left + 1
-            var smallest = left
-            guard left < count else { break }
-            if right < count, Self.before(heap[right], heap[left]) { smallest = right }
-            guard Self.before(heap[smallest], entry) else { break }
-            heap[parent] = heap[smallest]
-            places[heap[parent].agent] = parent
-            parent = smallest
+        heap.withUnsafeMutableBufferPointer { heap in
+            places.withUnsafeMutableBufferPointer { places in
+                var parent = start
+                let entry = heap[parent], count = heap.count
+                while true {
+                    let left = 2 * parent + 1, right = left + 1
+                    guard left < count else { break }
+                    var smallest = left
+                    if right < count, Self.before(heap[right], heap[left]) { smallest = right }
+                    guard Self.before(heap[smallest], entry) else { break }
+                    heap[parent] = heap[smallest]
+                    places[heap[parent].agent] = parent
+                    parent = smallest
+                }
+                heap[parent] = entry
+                places[entry.agent] = parent
+            }
         }
-        heap[parent] = entry
-        places[entry.agent] = parent
     }
 }
