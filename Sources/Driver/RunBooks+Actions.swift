@@ -53,11 +53,10 @@ extension RunBooks {
             recorder.count(effectUnknown ? .actionUnknown(kind, reason: reason) : .actionFailed(kind, reason: reason),
                            atNanos: now)
         }
-        journal?.action(ActionRow(
-            id: action.id, kind: kind, step: metrics.step, device: device,
-            conversation: action.conversationUUID, plannedNanos: action.plannedNanos &- runStart,
-            startedNanos: action.startedNanos &- runStart, finishedNanos: now &- runStart, outcome: label,
-            reason: reason ?? ""))
+        journal?.action(id: action.id, kind: kind, step: metrics.step, device: device,
+                        conversation: action.conversationUUID, plannedNanos: action.plannedNanos &- runStart,
+                        startedNanos: action.startedNanos &- runStart, finishedNanos: now &- runStart, outcome: label,
+                        reason: reason ?? "")
     }
 
     /// An action span's attributes: what the history's `invoke` line says of it.

@@ -19,6 +19,8 @@ public struct TimerWheel<Payload> {
     /// one element so a schedule writes the entry once and a due entry's payload is moved out, not copied.
     private var pool: [Entry] = []
     private var free: Int32 = -1
+    /// The serial the next entry scheduled gets (a free entry has 0), so a ticket names one scheduling only.
+    private var nextSerial: UInt64 = 1
     private var occupied: [UInt64]
     /// The last tick fully processed.
     private var cursor: UInt64
@@ -33,6 +35,14 @@ public struct TimerWheel<Payload> {
         var tick: UInt64
         var next: Int32
         var payload: Payload?
+        var serial: UInt64 = 0
+    }
+
+    /// What `schedule` hands back, for `cancel`: the entry and the serial it was scheduled under (a fired or
+    /// cancelled entry may be reused by a later schedule, under another serial).
+    public struct Ticket: Sendable, Equatable {
+        let entry: Int32
+        let serial: UInt64
     }
 
     /// - Parameters:
@@ -50,18 +60,21 @@ public struct TimerWheel<Payload> {
     /// Schedules `payload` to fire at `deadlineNanos` (or at the next advance, if that is already past). The
     /// payload is consumed: moved into the pool, where a borrowed one was copied (retained) and the caller's
     /// destroyed (issue 33).
-    public mutating func schedule(_ payload: consuming Payload, at deadlineNanos: UInt64) {
+    @discardableResult
+    public mutating func schedule(_ payload: consuming Payload, at deadlineNanos: UInt64) -> Ticket {
         // Round up so nothing fires before its deadline.
         let tick = Swift.max((deadlineNanos + tickNanos - 1) / tickNanos, cursor + 1)
         let slot = Int(tick & UInt64(lists.count - 1))
         let entry: Int32
+        let serial = nextSerial
+        nextSerial += 1
         if free >= 0 {
             entry = free
             free = pool[Int(entry)].next
-            pool[Int(entry)] = Entry(tick: tick, next: -1, payload: payload)
+            pool[Int(entry)] = Entry(tick: tick, next: -1, payload: payload, serial: serial)
         } else {
             entry = Int32(pool.count)
-            pool.append(Entry(tick: tick, next: -1, payload: payload))
+            pool.append(Entry(tick: tick, next: -1, payload: payload, serial: serial))
         }
         let tail = lists[slot].tail
         if tail >= 0 {
@@ -72,6 +85,35 @@ public struct TimerWheel<Payload> {
         }
         occupied[slot >> 6] |= 1 << UInt64(slot & 63)
         count += 1
+        return Ticket(entry: entry, serial: serial)
+    }
+
+    /// Takes the entry `ticket` names out before it fires; false when it fired or was cancelled already. Its slot's
+    /// list is walked from the head to unlink it (a slot holds a few entries). A timer that would only have found
+    /// its work done (a SIP action's timeout after its answer) then costs no take, no dispatch and no wake at its
+    /// deadline, and its entry is reused at once (issue 33).
+    @discardableResult
+    public mutating func cancel(_ ticket: Ticket) -> Bool {
+        let e = Int(ticket.entry)
+        guard e < pool.count, pool[e].serial == ticket.serial else { return false }
+        let slot = Int(pool[e].tick & UInt64(lists.count - 1))
+        var list = lists[slot]
+        var previous: Int32 = -1
+        var entry = list.head
+        while entry >= 0, entry != ticket.entry {
+            previous = entry
+            entry = pool[Int(entry)].next
+        }
+        guard entry >= 0 else { return false }
+        let following = pool[e].next
+        if previous >= 0 { pool[Int(previous)].next = following } else { list.head = following }
+        if list.tail == entry { list.tail = previous }
+        lists[slot] = list
+        if list.head < 0 { occupied[slot >> 6] &= ~(1 << UInt64(slot & 63)) }
+        pool[e] = Entry(tick: 0, next: free, payload: nil)
+        free = entry
+        count -= 1
+        return true
     }
 
     /// Moves the wheel to `nowNanos`, appending every payload whose deadline has passed to `due`,
@@ -146,6 +188,9 @@ public struct TimerWheel<Payload> {
         if list.head != before.head || list.tail != before.tail { lists[slot] = list }
         if list.head < 0 { occupied[slot >> 6] &= ~(1 << UInt64(slot & 63)) }
     }
+
+    /// The payloads waiting, in no set order: for tests, which check what a worker left on its wheel.
+    func waiting() -> [Payload] { pool.compactMap(\.payload) }
 
     /// The earliest instant at which some entry may be due: the start of the next occupied tick. The entries
     /// there may belong to a later round; waking then costs one empty advance. Nil when the wheel is empty.

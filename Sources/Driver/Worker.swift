@@ -149,6 +149,16 @@ final class Worker: EffectHost, @unchecked Sendable {
         loop.arm(wakeAt: next)
     }
 
+    func scheduleCancellable(_ event: TimerEvent, at nanos: UInt64) -> TimerTicket {
+        let ticket = wheel.schedule(event, at: nanos)
+        rearm()
+        return ticket
+    }
+
+    /// The loop's timer is left where it points: a wake with nothing due costs one empty advance, a rearm per
+    /// cancel would cost a wheel scan each.
+    func cancel(_ ticket: TimerTicket) { wheel.cancel(ticket) }
+
     private func handle(_ event: TimerEvent, now: UInt64) {
         switch event {
         case .arrival(let arrival): launcher.arrive(arrival, now: now)

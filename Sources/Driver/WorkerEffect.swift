@@ -31,7 +31,15 @@ protocol EffectHost: AnyObject {
     /// Hands call `id` an observation and applies the effects it returns. False when the call is over.
     @discardableResult
     func tell(_ id: Int, now: UInt64, _ observe: (inout FlowInterpreter, inout FlowContext) -> [FlowEffect]) -> Bool
+    /// Puts `event` on the wheel as `.schedule` does, and hands back its ticket for `cancel`.
+    func scheduleCancellable(_ event: TimerEvent, at nanos: UInt64) -> TimerTicket
+    /// Takes a timer off the wheel before it fires (nothing when it fired already): for a timer whose work is done,
+    /// which would otherwise fire only to find so.
+    func cancel(_ ticket: TimerTicket)
 }
+
+/// A timer on the worker's wheel, for `EffectHost.cancel`.
+typealias TimerTicket = TimerWheel<TimerEvent>.Ticket
 
 extension EffectHost {
     func schedule(_ event: TimerEvent, at nanos: UInt64) { apply(.schedule(event, at: nanos)) }

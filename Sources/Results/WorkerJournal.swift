@@ -53,6 +53,19 @@ public final class WorkerJournal {
         if actionCount % configuration.sampleEvery == 0 { actions.appendLine { row.appendCSV(to: &$0) } }
     }
 
+    /// An actions.csv row from its fields (`ActionRow.appendCSV`), for the rows the sample keeps only.
+    public func action(id: UInt64, kind: String, step: String, device: String, conversation: String,
+                       plannedNanos: UInt64, startedNanos: UInt64, finishedNanos: UInt64, outcome: String,
+                       reason: String) {
+        actionCount += 1
+        guard actionCount % configuration.sampleEvery == 0 else { return }
+        actions.appendLine {
+            ActionRow.appendCSV(id: id, kind: kind, step: step, device: device, conversation: conversation,
+                                plannedNanos: plannedNanos, startedNanos: startedNanos, finishedNanos: finishedNanos,
+                                outcome: outcome, reason: reason, to: &$0)
+        }
+    }
+
     public func push(_ row: PushRow) {
         pushCount += 1
         if pushCount % configuration.sampleEvery == 0 { pushes.appendLine { row.appendCSV(to: &$0) } }

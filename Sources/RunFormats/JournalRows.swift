@@ -41,6 +41,16 @@ public struct ActionRow: Sendable, Equatable {
     /// The row appended to `out` as bytes (no String per row); text fields quoted as RFC 4180 says when they hold
     /// a comma, a quote or a line break (a foreign server's conversation id may).
     public func appendCSV(to out: inout [UInt8]) {
+        Self.appendCSV(id: id, kind: kind, step: step, device: device, conversation: conversation,
+                       plannedNanos: plannedNanos, startedNanos: startedNanos, finishedNanos: finishedNanos,
+                       outcome: outcome, reason: reason, to: &out)
+    }
+
+    /// A row's bytes from its fields where they lie: the worker writes a row with no `ActionRow` made (making one
+    /// retained its four texts and destroying it released them, per action, sampled or not; issue 33).
+    public static func appendCSV(id: UInt64, kind: String, step: String, device: String, conversation: String,
+                                 plannedNanos: UInt64, startedNanos: UInt64, finishedNanos: UInt64, outcome: String,
+                                 reason: String, to out: inout [UInt8]) {
         // Built in scratch memory and appended once (`JSONLineWriter`): field by field into the array was
         // ~3,500 instructions a row.
         typealias W = JSONLineWriter

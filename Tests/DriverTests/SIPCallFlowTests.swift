@@ -52,6 +52,28 @@ final class SIPCallFlowTests: XCTestCase {
         XCTAssertEqual(c["action.resume.fulfilled"], 4, "\(c)")
     }
 
+    /// An action answered over SIP takes its timeout off the worker's wheel: none is left once the calls are over
+    /// (each waited `action_timeout` there, to fire and find its action gone).
+    func testAnsweredActionsLeaveNoTimeoutOnTheWheel() throws {
+        let yaml = SIPRig.scenario(devices: 8, rate: "2/s", seconds: 2, sleep: false,
+                                   answerAfter: "{ constant: 100ms }", mix: "{ hold-resume: 100 }")
+        let rig = try SIPRig(yaml)
+        rig.network.latencyNanos = 1_000_000
+        rig.registerAll()
+        rig.start()
+        XCTAssertTrue(rig.loop.run(until: rig.clock.nowNanos() + 60 * SIPRig.second) { rig.drained })
+        let actionTimeouts = rig.loop.sync {
+            rig.worker.wheel.waiting().filter { event in
+                guard case .signaling(let timer) = event, case .action? = SIPSignalingTimer(timer) else { return false }
+                return true
+            }.count
+        }
+        let c = rig.finish().counters
+        XCTAssertEqual(c[MetricName.callsCompleted], 4, "\(c)")
+        XCTAssertEqual(c["action.resume.fulfilled"], 4, "\(c)")
+        XCTAssertEqual(actionTimeouts, 0)
+    }
+
     func testOutgoingCallsOverTCPCompleteWithNoRetransmission() throws {
         let c = try run("outgoing-1to1", transport: "tcp").counters
         XCTAssertEqual(c["sip.responses_received.180"], 4, "\(c)")

@@ -70,6 +70,36 @@ final class TimerWheelTests: XCTestCase {
         XCTAssertEqual(wheel.count, 0)
     }
 
+    /// A cancelled entry never fires, whatever its place in its slot's list, and the others keep their order.
+    func testCancelledEntriesNeverFireAndTheRestKeepTheirOrder() {
+        var wheel = TimerWheel<Int>(tickNanos: ms, slotCount: 16, startNanos: 0)
+        // Five in one slot (two rounds apart for the last two), then the head, a middle and the tail cancelled.
+        let tickets = [1, 2, 3, 4, 5].map { wheel.schedule($0, at: ($0 < 4 ? 5 : 21) * ms) }
+        XCTAssertTrue(wheel.cancel(tickets[0]))
+        XCTAssertTrue(wheel.cancel(tickets[2]))
+        XCTAssertTrue(wheel.cancel(tickets[4]))
+        XCTAssertEqual(wheel.count, 2)
+        wheel.schedule(6, at: 5 * ms)  // reuses a freed entry, after the list's new tail
+        XCTAssertEqual(drain(&wheel, to: 6 * ms), [2, 6])
+        XCTAssertEqual(drain(&wheel, to: 30 * ms), [4])
+        XCTAssertNil(wheel.nextWakeNanos())
+    }
+
+    /// A ticket names one scheduling: once its entry fired (or was cancelled) and was reused, it cancels nothing.
+    func testStaleTicketCancelsNothing() {
+        var wheel = TimerWheel<Int>(tickNanos: ms, slotCount: 16, startNanos: 0)
+        let fired = wheel.schedule(1, at: 2 * ms)
+        XCTAssertEqual(drain(&wheel, to: 3 * ms), [1])
+        XCTAssertFalse(wheel.cancel(fired))
+        let cancelled = wheel.schedule(2, at: 5 * ms)  // the same entry, reused
+        XCTAssertTrue(wheel.cancel(cancelled))
+        XCTAssertFalse(wheel.cancel(cancelled))
+        wheel.schedule(3, at: 5 * ms)  // the same entry again
+        XCTAssertFalse(wheel.cancel(fired))
+        XCTAssertFalse(wheel.cancel(cancelled))
+        XCTAssertEqual(drain(&wheel, to: 6 * ms), [3])
+    }
+
     func testPastDeadlineFiresOnNextAdvance() {
         var wheel = TimerWheel<Int>(tickNanos: ms, slotCount: 16, startNanos: 100 * ms)
         wheel.schedule(1, at: 50 * ms)

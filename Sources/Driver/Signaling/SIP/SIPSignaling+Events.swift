@@ -17,7 +17,7 @@ extension SIPSignaling {
             guard let leg = legs[key], leg.caller else { return }
             if status > 100 { dialog(local, callID, .early) }
             if status == 180, !leg.rang {
-                legs[key]?.rang = true
+                legs.update(key) { $0.rang = true }
                 books.record(.postDialDelay, micros: Int64((now &- leg.inviteSent) / 1000), at: now)
             }
             fulfil(key, .start, conversation: callID)
@@ -25,8 +25,15 @@ extension SIPSignaling {
         case .hold(let callID, let held):
             let key = Self.legKey(local, callID)
             // This device's own re-INVITE was answered (a hold the other side asked for leaves its state alone).
-            if let asked = legs[key]?.holdAsked, asked == held {
-                legs[key]?.holdAsked = nil
+            // Read and cleared in one lookup (`legs[key]?.holdAsked` read a copy of the leg, and its setter searched
+            // the device's row again).
+            var answered = false
+            legs.update(key) { leg in
+                guard let asked = leg.holdAsked, asked == held else { return }
+                leg.holdAsked = nil
+                answered = true
+            }
+            if answered {
                 dialog(local, callID, held ? .held : .confirmed)
             }
             updateMedia(local, callID: callID)
@@ -99,7 +106,7 @@ extension SIPSignaling {
     private func answered(_ local: Int, callID: String, now: UInt64) {
         let key = Self.legKey(local, callID)
         guard let leg = legs[key] else { return cancelledAnswered(local, callID) }
-        legs[key]?.confirmed = true
+        legs.update(key) { $0.confirmed = true }
         if leg.holdOnAck { sendHoldOnAck(local, callID) }  // held before its ACK came: it stays held
         guard leg.caller else {
             if leg.answerSent > 0 {
@@ -150,7 +157,7 @@ extension SIPSignaling {
             observeEnd(local, callID: callID, reason: reason == .cancelled ? "unanswered" : nil, now: now,
                        call: leg.call)
         }
-        if let p = pending.removeValue(forKey: key) {
+        if let p = settle(key) {
             var answer = ActionAnswer(outcome: .failed(reason: FlowInterpreter.alreadyEnded))
             answer.alreadyEnded = p.request.kind == .end
             tell(p.request, answer)

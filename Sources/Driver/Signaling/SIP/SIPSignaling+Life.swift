@@ -17,7 +17,7 @@ extension SIPSignaling {
         for (key, _) in legs.entries(of: local) {
             guard let leg = legs.removeValue(forKey: key) else { continue }
             dialogEnded(local, key.callID, leg: leg, reason: "relaunch")
-            if let p = pending.removeValue(forKey: key) {
+            if let p = settle(key) {
                 var answer = ActionAnswer(outcome: .failed(reason: FlowInterpreter.alreadyEnded))
                 answer.alreadyEnded = p.request.kind == .end
                 tell(p.request, answer)

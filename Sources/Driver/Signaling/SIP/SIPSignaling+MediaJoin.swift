@@ -69,7 +69,7 @@ extension SIPSignaling {
     /// No packet from the caller within the one-way threshold after the callee's answer.
     func calleeHeardNothing(_ key: LegKey) {
         guard media.joins.removeValue(forKey: key) != nil, spec.joinAt == .media,
-              pending.read(key, { $0.request.op }) == .join, let p = pending.removeValue(forKey: key) else { return }
+              pending.read(key, { $0.request.op }) == .join, let p = settle(key) else { return }
         books.count(.mediaJoinNoAudio, at: now)
         answer(p.request, .failed(reason: "no_audio"))
     }

@@ -158,8 +158,7 @@ extension SIPSignaling {
         let key = Self.legKey(local, request.conversation)
         if request.kind == .join { books.count(.answerBeforeInvite, at: now) }
         wake.held[key] = request
-        pending.insert(key, Pending(request: request, started: now))
-        schedule(.action(key: key, slot: request.slot), at: now + settings.actionTimeoutNanos)
+        awaitAnswer(key, request, started: now)
         return true
     }
 
@@ -167,6 +166,7 @@ extension SIPSignaling {
     func releaseHeld(_ key: LegKey) {
         guard let request = wake.held.removeValue(forKey: key),
               pending.read(key, { $0.request.slot }) == request.slot else { return }
+        // Not `settle`d: its timeout still runs from the push, and `perform` waits anew under the same slot.
         pending.removeValue(forKey: key)
         perform(request)
     }

@@ -43,6 +43,8 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
     struct Pending {
         let request: ActionRequest
         let started: UInt64
+        /// Its timeout on the wheel, cancelled when an answer takes it out (`settle`).
+        let ticket: TimerTicket
     }
 
     var pool: (any SIPAgentPool)!
@@ -240,8 +242,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
             answer.alreadyEnded = request.kind == .end
             return tell(request, answer)
         }
-        pending.insert(key, Pending(request: request, started: now))
-        schedule(.action(key: key, slot: request.slot), at: now + settings.actionTimeoutNanos)
+        awaitAnswer(key, request, started: now)
         let callID = request.conversation
         if request.op == .join { holdOthers(local, answering: callID, agent: agent) }
         var sent = false
@@ -260,17 +261,23 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
             // A UAS's dialog is confirmed by its 2xx (§12.1.1, §13.3.1.4), and the user's answer took effect: the
             // join is fulfilled now (at the ACK with `device.join_at: ack`). Its ACK only measures
             // (`sip.answer_to_ack`); a BYE that overtakes it ends an answered call.
-            legs[key]?.answerSent = now
-            legs[key]?.confirmed = true
+            let now = self.now
+            legs.update(key) { leg in
+                leg.answerSent = now
+                leg.confirmed = true
+            }
             dialog(local, request.conversation, .confirmed)
             if spec.joinAt == .answer { fulfil(key, .join) }
             // RFC 3264 §6.1: the answerer sends once its answer is out (and its audio session is up).
             let sendAfter = startMedia(local, callID: callID, answering: true)
             joinOnMedia(key, sendAfter: sendAfter)
         }
-        if sent, request.op == .pause || request.op == .resume { legs[key]?.holdAsked = request.op == .pause }
+        if sent, request.op == .pause || request.op == .resume {
+            let hold = request.op == .pause
+            legs.update(key) { $0.holdAsked = hold }
+        }
         if sent, request.op == .resume { offerMedia(local, callID: callID) }
-        if !sent, pending.removeValue(forKey: key) != nil {
+        if !sent, settle(key) != nil {
             var answer = ActionAnswer(outcome: .failed(reason: "sip_\(request.op.rawValue)_refused"))
             answer.alreadyEnded = request.kind == .end && legs[key] == nil
             tell(request, answer)
@@ -298,9 +305,24 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         // A call's devices share its worker, so the callee's push (invite_to_push) is reported beside this; kept
         // only while the caller's leg lives (SIPSignaling+Events drops it), so the table holds the live calls.
         if spec.sleep { wake.inviteSent[callID] = started }
-        pending.insert(key, Pending(request: request, started: started))
-        schedule(.action(key: key, slot: request.slot), at: started + settings.actionTimeoutNanos)
+        awaitAnswer(key, request, started: started)
         pool.perform(agent) { _, _ in }
+    }
+
+    /// `request` waits on `key` for the SIP event that answers it, its timeout on the wheel from `started`.
+    func awaitAnswer(_ key: LegKey, _ request: ActionRequest, started: UInt64) {
+        let timer = SIPSignalingTimer.action(key: key, slot: request.slot).timer(slot: parts.slot)
+        let ticket = host.scheduleCancellable(.signaling(timer), at: started + settings.actionTimeoutNanos)
+        pending.insert(key, Pending(request: request, started: started, ticket: ticket))
+    }
+
+    /// Takes out the action waiting on `key`, answered: its timeout comes off the wheel. Left there, it fired
+    /// `action_timeout` later only to find the action gone: a wheel entry, a take and a dispatch per SIP action,
+    /// five a hold call, at rate (issue 33).
+    func settle(_ key: LegKey) -> Pending? {
+        guard let p = pending.removeValue(forKey: key) else { return nil }
+        host.cancel(p.ticket)
+        return p
     }
 
     /// An action's time ran out with no SIP event taking it to an end.
@@ -324,12 +346,12 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
     func fulfil(_ key: LegKey, _ op: ActionOp, or other: ActionOp? = nil, conversation: String? = nil) {
         // The op read in place (a copy of the request before), the entry taken out only when it is fulfilled.
         guard let asked = pending.read(key, { $0.request.op }), asked == op || asked == other,
-              let p = pending.removeValue(forKey: key) else { return }
+              let p = settle(key) else { return }
         answer(p.request, .fulfilled, conversation: conversation)
     }
 
     func fail(_ key: LegKey, status: Int) {
-        guard let p = pending.removeValue(forKey: key) else { return }
+        guard let p = settle(key) else { return }
         answer(p.request, .failed(reason: "sip_\(status)"))
     }
 
@@ -376,8 +398,9 @@ struct LegKey: Hashable, Sendable {
 
 /// Which agent is whose, and the registrations under way.
 struct AgentLinks {
-    var agent: [Int: Int] = [:]
-    var device: [Int: Int] = [:]
+    /// By device (worker-local index), and by agent.
+    var agent = DenseIntMap()
+    var device = DenseIntMap()
     var registering: [Int: Registering] = [:]
     /// Agents opened so far: part of each agent's seed.
     var opened: UInt64 = 0
