@@ -59,7 +59,7 @@ public struct SIPLocalHeaders: Sendable, Equatable {
             t.slot()
             t.put(";rport")
             via = t.template
-            var spots = PortSpots(via: l.viaPort, contactPrefix: l.contactPrefixPort)
+            var spots = PortSpots(via: l.viaPort, contactPrefix: l.contactPrefixPort, digits: l.portDigits)
             t = Layout.Writer(room: l.addressOfRecord.count + 8)
             t.put(l.addressOfRecord)
             t.put(";tag=")
@@ -94,9 +94,7 @@ public struct SIPLocalHeaders: Sendable, Equatable {
         init(_ old: Parts, port: Int) {
             var digits: [UInt8] = []
             ValueBytes.appendDecimal(port, to: &digits)
-            var oldDigits: [UInt8] = []
-            ValueBytes.appendDecimal(old.port, to: &oldDigits)
-            let move = PortMove(digits: digits, replaced: oldDigits.count)
+            let move = PortMove(digits: digits, replaced: old.spots.digits)
             transport = old.transport
             host = old.host
             self.port = port
@@ -111,72 +109,7 @@ public struct SIPLocalHeaders: Sendable, Equatable {
             inviteHead = move.template(old.inviteHead, at: old.spots.inviteHead)
             registerHead = move.template(old.registerHead, at: old.spots.registerHead)
             headsReadBack = old.headsReadBack
-            spots = old.spots.moved(by: digits.count - oldDigits.count)
-        }
-    }
-
-    /// Where the port's digits start in each piece that names it (offsets into its bytes; a head names it twice,
-    /// in Via and in Contact).
-    private struct PortSpots {
-        var via: Int
-        /// In `contactPrefix`; `contact` has it one byte later (after `<`).
-        var contactPrefix: Int
-        var viaLine: [Int] = []
-        /// In `contactLine`, and in `contactSDPLines`, which starts with it.
-        var contactLine: [Int] = []
-        var inviteHead: [Int] = []
-        var registerHead: [Int] = []
-
-        init(via: Int, contactPrefix: Int) {
-            self.via = via
-            self.contactPrefix = contactPrefix
-        }
-
-        /// The spots once every port before them is `delta` bytes longer.
-        func moved(by delta: Int) -> PortSpots {
-            func shift(_ spots: [Int]) -> [Int] { spots.enumerated().map { $0.element + $0.offset * delta } }
-            var m = self
-            m.viaLine = shift(viaLine)
-            m.contactLine = shift(contactLine)
-            m.inviteHead = shift(inviteHead)
-            m.registerHead = shift(registerHead)
-            return m
-        }
-    }
-
-    /// One port's digits written over another's, `replaced` bytes long, in each piece.
-    private struct PortMove {
-        let digits: [UInt8]
-        let replaced: Int
-
-        /// `old` with the digits at each of `spots` (in order) replaced.
-        func bytes(_ old: [UInt8], at spots: [Int]) -> [UInt8] {
-            var out: [UInt8] = []
-            out.reserveCapacity(old.count + spots.count * (digits.count - replaced))
-            old.withUnsafeBufferPointer { b in
-                var from = 0
-                for spot in spots {
-                    out.append(contentsOf: UnsafeBufferPointer(rebasing: b[from..<spot]))
-                    out.append(contentsOf: digits)
-                    from = spot + replaced
-                }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: b[from...]))
-            }
-            return out
-        }
-
-        /// `bytes`, the template's slots after each spot moved with it.
-        func template(_ old: SIPHeaderTemplate, at spots: [Int]) -> SIPHeaderTemplate {
-            let delta = digits.count - replaced
-            let slots = delta == 0 ? old.slots : old.slots.map { slot in
-                slot + delta * spots.reduce(0) { $0 + ($1 < slot ? 1 : 0) }
-            }
-            return SIPHeaderTemplate(bytes: bytes(old.bytes, at: spots), slots: slots)
-        }
-
-        func string(_ old: String, at spot: Int) -> String {
-            var text = old
-            return text.withUTF8 { String(decoding: bytes(Array($0), at: [spot]), as: UTF8.self) }
+            spots = old.spots.moved(to: digits.count)
         }
     }
 
@@ -190,8 +123,9 @@ public struct SIPLocalHeaders: Sendable, Equatable {
         var contact: [UInt8] = []
         /// `<sip:<user>@<domain>>`.
         var addressOfRecord: [UInt8] = []
-        /// Where the port's digits start in `via` and in `contactPrefix` (`contact` has them one byte later).
-        var viaPort = 0, contactPrefixPort = 0
+        /// Where the port's digits start in `via` and in `contactPrefix` (`contact` has them one byte later), and
+        /// how many there are.
+        var viaPort = 0, contactPrefixPort = 0, portDigits = 0
 
         init(user: String, domain: String, transport: String, host: String, port: Int,
              contactParameters: SIPParameters, uriTransport: String?) {
@@ -200,7 +134,7 @@ public struct SIPLocalHeaders: Sendable, Equatable {
             sentBy.appendUTF8(host)
             sentBy.append(0x3A)
             ValueBytes.appendDecimal(port, to: &sentBy)
-            let portDigits = sentBy.count - host.utf8.count - 1
+            portDigits = sentBy.count - host.utf8.count - 1
             via.reserveCapacity(sentBy.count + transport.utf8.count + 20)
             via.appendASCII("SIP/2.0/")
             via.appendUTF8(transport)
