@@ -88,9 +88,10 @@ public final class SIPUserAgent {
     public var localHost: String { local.host }
     public var localPort: Int { local.port }
 
-    /// Set once a TCP connection's local port is known (Via and Contact name it from then on).
+    /// Set once a TCP connection's local port is known (Via and Contact name it from then on), and at each wake of
+    /// a parked agent: the same headers at the new port (`SIPLocalHeaders.moved`, not laid out again).
     public func setLocalPort(_ port: Int) {
-        local = account.localHeaders(transport: transport, host: local.host, port: port, sentByHost: sentByHost)
+        local = local.moved(toPort: port)
     }
 
     /// How the agent meets a new INVITE by itself: 180 at once (a device whose UI rings at once), and 200 right

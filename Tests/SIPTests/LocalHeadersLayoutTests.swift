@@ -76,4 +76,32 @@ final class LocalHeadersLayoutTests: XCTestCase {
                            "\(c.user) \(c.domain)")
         }
     }
+
+    /// A reopened agent's headers are its old ones moved to the new port (`moved(toPort:)`): each must be what a
+    /// new set laid out at that port is, whether the port grows, shrinks or keeps its number of digits, and again
+    /// after a second move (the digits' places moved with the first).
+    func testHeadersMovedToAPortAreTheOnesLaidOutThere() {
+        let ports = [0, 7, 5060, 40123, 65535, 9]
+        for c in cases {
+            for from in ports {
+                var at = c
+                at.port = from
+                var local = make(at)
+                for to in ports.reversed() {
+                    at.port = to
+                    local = local.moved(toPort: to)
+                    XCTAssertEqual(local, make(at), "\(c.transport) \(from) -> \(to)")
+                    XCTAssertEqual(local.port, to)
+                }
+            }
+        }
+    }
+
+    /// The same port gives the same set back; another port does not.
+    func testHeadersMovedToTheirOwnPortAreUnchanged() {
+        let local = make(cases[0])
+        let moved = local.moved(toPort: cases[0].port)
+        XCTAssertEqual(moved, local)
+        XCTAssertNotEqual(local.moved(toPort: cases[0].port + 1), local)
+    }
 }
