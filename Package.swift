@@ -168,7 +168,7 @@ let package = Package(
             "Metrics", "Results", "CZlib", "TextEscaping", "Checker", "Thresholds",
         ]),
         .target(name: "Results", dependencies: [
-            "Metrics", "Locking", "RunFormats", "Bytes", "SystemCalls", "TextEscaping",
+            "Metrics", "Locking", "RunFormats", "Bytes", "SystemCalls", "TextEscaping", "EventPolling",
         ], swiftSettings: releaseUnchecked),
         .target(name: "CallstormCLI", dependencies: [
             "CallModel", "Metrics", "Scenario", "Transport", "HTTPServer", "PushGateway",
@@ -257,6 +257,7 @@ let package = Package(
             "CallstormCLI", "Reports", "Metrics", "Results", "Scenario", "Checker", "HTTPServer", "Locking",
             "TestSupport", "RunFormats", "CallModel", "ReferenceTarget", "ScenarioLoading", "HistoryLoading",
             "Credentials", "Determinism", "Driver", "FaultProxy", "TextEscaping", "Transport", "WebSocket",
+            "EventPolling",
         ]),
         .testTarget(name: "CheckerTests", dependencies: [
             "Checker", "CallModel", "TestSupport", "RunFormats", "HistoryLoading",

@@ -6,6 +6,7 @@
 #include <malloc.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -71,6 +72,11 @@ int clinux_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 int clinux_eventfd_signal(int fd) { uint64_t one = 1; return (int)write(fd, &one, sizeof one); }
 int clinux_eventfd_drain(int fd) { uint64_t v; return (int)read(fd, &v, sizeof v); }
 void clinux_name_thread(const char *name) { (void)prctl(PR_SET_NAME, name, 0, 0, 0); }
+int clinux_set_thread_policy(int policy) {
+    struct sched_param param = {.sched_priority = 0};
+    return sched_setscheduler(0, policy, &param);
+}
+int clinux_thread_policy(void) { return sched_getscheduler(0); }
 const char *clinux_thread_name(void) {
     static __thread char name[17];
     if (prctl(PR_GET_NAME, name, 0, 0, 0) != 0) name[0] = 0;

@@ -148,18 +148,17 @@ final class HarnessSampler: @unchecked Sendable {
 }
 
 /// Evaluates `abort_on_fail` thresholds every two seconds from the workers' checkpoints (no lock on any worker)
-/// and stops the run at once when one fails. Thresholds with nothing measured yet are not judged live.
+/// and stops the run at once when one fails. Thresholds with nothing measured yet are not judged live. Reads on
+/// the background thread (`BackgroundTicker`), as the capacity and saturation watches do.
 final class LiveThresholdWatch: @unchecked Sendable {
-    private let queue = DispatchQueue(label: "callstorm.live-thresholds")
-    private let timer: DispatchSourceTimer
-    /// Written on `queue`, read after `stop()`.
+    private var ticker: BackgroundTicker?
+    /// Written on the background thread, read after `stop()`.
     private var failure: ThresholdResult?
 
     init?(thresholds: [Threshold], runDirectory: URL, onFailure: @escaping @Sendable () -> Void) {
         let live = thresholds.filter(\.abortOnFail)
         guard !live.isEmpty else { return nil }
-        timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.setEventHandler { [unowned self] in
+        ticker = BackgroundTicker(every: 2) { [unowned self] in
             guard failure == nil, let recorder = try? RunResults.loadRecorder(run: runDirectory, series: false) else {
                 return
             }
@@ -174,13 +173,11 @@ final class LiveThresholdWatch: @unchecked Sendable {
                 }
             }
         }
-        timer.schedule(deadline: .now() + 2, repeating: 2)
-        timer.resume()
     }
 
     /// Stops watching; returns the threshold that aborted the run, if one did.
     func stop() -> ThresholdResult? {
-        timer.cancel()
-        return queue.sync { failure }
+        ticker?.stop()
+        return failure
     }
 }

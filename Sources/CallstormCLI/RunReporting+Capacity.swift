@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Metrics
 import Results
@@ -20,67 +19,77 @@ extension RunReporting {
     static func capacitySpec(run: URL) -> CapacitySpec? { scenarioCopy(run: run)?.capacity }
 }
 
-/// Watches a `capacity:` ramp during the run from the workers' checkpoints (no lock on any worker) and ends the
-/// arrivals once a window breaks the limit, so an overloaded target's collapse does not fill the rest of the run.
-final class CapacityWatch: @unchecked Sendable {
-    private let queue = DispatchQueue(label: "callstorm.capacity")
-    private let timer: DispatchSourceTimer
-    /// Written on `queue`, read after `stop()`.
-    private var knee: CapacityResult?
+/// The run's live reading of its own checkpoints: every two seconds, on the background thread (`BackgroundTicker`),
+/// one `RecorderFollower` read of the workers' checkpoints (no lock on any worker) handed to each watch still
+/// looking (`CapacityWatch`, `SaturationWatch`). Nil when no watch is on.
+///
+/// Why one read for both: each watch had its own follower and timer, so the same snapshots were parsed and the
+/// same series merged twice every two seconds, in two bursts on libdispatch's pool threads at the workers' own
+/// priority (issue 33's capacity lag clause).
+final class CheckpointWatch: @unchecked Sendable {
+    /// A watch's look at the recorder; returns whether it wants the next read (false once it has its verdict).
+    typealias Check = (Recorder) -> Bool
 
-    init?(spec: CapacitySpec?, runDirectory: URL, onKnee: @escaping @Sendable () -> Void) {
-        guard let spec, spec.stopAtKnee else { return nil }
-        timer = DispatchSource.makeTimerSource(queue: queue)
+    private let ticker: BackgroundTicker
+
+    init?(runDirectory: URL, every seconds: Double = 2, checks: [Check]) {
+        guard !checks.isEmpty else { return nil }
         let follower = RecorderFollower(run: runDirectory)
-        timer.setEventHandler { [unowned self] in
-            guard knee == nil, let recorder = try? follower.load() else { return }
-            let result = CapacityAnalysis.analyze(recorder, spec: spec)
-            if result.broken != nil {
-                knee = result
-                onKnee()
-            }
+        var looking = checks
+        ticker = BackgroundTicker(every: seconds) {
+            guard !looking.isEmpty, let recorder = try? follower.load() else { return }
+            looking = looking.filter { $0(recorder) }
         }
-        timer.schedule(deadline: .now() + 2, repeating: 2)
-        timer.resume()
     }
 
-    /// Stops watching; returns the analysis that ended the arrivals, if the knee was found during the run.
-    func stop() -> CapacityResult? {
-        timer.cancel()
-        return queue.sync { knee }
+    /// Stops reading; the watches' verdicts may be read once this returns.
+    func stop() { ticker.stop() }
+}
+
+/// Watches a `capacity:` ramp during the run (through `CheckpointWatch`) and ends the arrivals once a window
+/// breaks the limit, so an overloaded target's collapse does not fill the rest of the run.
+final class CapacityWatch: @unchecked Sendable {
+    private let spec: CapacitySpec
+    private let onKnee: @Sendable () -> Void
+    /// Written on the background thread, read after `CheckpointWatch.stop()`.
+    private(set) var knee: CapacityResult?
+
+    init?(spec: CapacitySpec?, onKnee: @escaping @Sendable () -> Void) {
+        guard let spec, spec.stopAtKnee else { return nil }
+        (self.spec, self.onKnee) = (spec, onKnee)
+    }
+
+    func check(_ recorder: Recorder) -> Bool {
+        let result = CapacityAnalysis.analyze(recorder, spec: spec)
+        guard result.broken != nil else { return true }
+        knee = result
+        onKnee()
+        return false
     }
 }
 
-/// Judges callstorm's own scheduler lag during the run from the workers' checkpoints (no lock on any worker). The
-/// first time a window passes the `harness:` limit it says so on the terminal, and with `on_saturation:
-/// end_arrivals` or `abort` it ends the arrivals or the run: figures after that point measure callstorm.
+/// Judges callstorm's own scheduler lag during the run (through `CheckpointWatch`). The first time a window passes
+/// the `harness:` limit it says so on the terminal, and with `on_saturation: end_arrivals` or `abort` it ends the
+/// arrivals or the run: figures after that point measure callstorm.
 final class SaturationWatch: @unchecked Sendable {
-    private let queue = DispatchQueue(label: "callstorm.saturation")
-    private let timer: DispatchSourceTimer
-    /// Written on `queue`, read after `stop()`.
-    private var found: HarnessSaturation?
+    private let limit: HarnessLimit
+    private let quiet: Bool
+    private let onSaturation: @Sendable (HarnessSaturation) -> Void
+    /// Written on the background thread, read after `CheckpointWatch.stop()`.
+    private(set) var found: HarnessSaturation?
 
     /// Nil when the scenario only reports saturation (the default): the report judges it from the full series
     /// at the end, and no run pays for reading its checkpoints every two seconds.
-    init?(limit: HarnessLimit, runDirectory: URL, quiet: Bool,
-          onSaturation: @escaping @Sendable (HarnessSaturation) -> Void) {
+    init?(limit: HarnessLimit, quiet: Bool, onSaturation: @escaping @Sendable (HarnessSaturation) -> Void) {
         guard limit.action != .report else { return nil }
-        timer = DispatchSource.makeTimerSource(queue: queue)
-        let follower = RecorderFollower(run: runDirectory)
-        timer.setEventHandler { [unowned self] in
-            guard found == nil, let recorder = try? follower.load(),
-                  let saturation = HarnessSaturationAnalysis.analyze(recorder, limit: limit) else { return }
-            found = saturation
-            if !quiet { FileHandle.standardError.write(Data("callstorm: \(saturation.summary)\n".utf8)) }
-            onSaturation(saturation)
-        }
-        timer.schedule(deadline: .now() + 2, repeating: 2)
-        timer.resume()
+        (self.limit, self.quiet, self.onSaturation) = (limit, quiet, onSaturation)
     }
 
-    /// Stops watching; returns the saturation seen during the run, if any.
-    func stop() -> HarnessSaturation? {
-        timer.cancel()
-        return queue.sync { found }
+    func check(_ recorder: Recorder) -> Bool {
+        guard let saturation = HarnessSaturationAnalysis.analyze(recorder, limit: limit) else { return true }
+        found = saturation
+        if !quiet { FileHandle.standardError.write(Data("callstorm: \(saturation.summary)\n".utf8)) }
+        onSaturation(saturation)
+        return false
     }
 }

@@ -245,11 +245,10 @@ final class RunSession {
             driver.requestStop()
             driver.requestStop()
         }
-        let capacityWatch = CapacityWatch(spec: scenario.capacity, runDirectory: bundle.directory) {
+        let capacityWatch = CapacityWatch(spec: scenario.capacity) {
             driver.endArrivals(note: "Arrivals ended at the capacity knee (capacity.stop); calls in flight drained.")
         }
-        let saturationWatch = SaturationWatch(limit: scenario.harness, runDirectory: bundle.directory,
-                                              quiet: options.quiet) { saturation in
+        let saturationWatch = SaturationWatch(limit: scenario.harness, quiet: options.quiet) { saturation in
             switch saturation.limit.action {
             case .report: break  // never watched live (SaturationWatch.init)
             case .endArrivals:
@@ -260,6 +259,11 @@ final class RunSession {
                 driver.requestStop()
             }
         }
+        // Both read through one follower every two seconds, on the background thread.
+        var checks: [CheckpointWatch.Check] = []
+        if let capacityWatch { checks.append(capacityWatch.check) }
+        if let saturationWatch { checks.append(saturationWatch.check) }
+        let checkpointWatch = CheckpointWatch(runDirectory: bundle.directory, checks: checks)
         let signals = SignalWatch { _ in driver.requestStop() }
         let progress = options.quiet ? nil : makeProgress(driver: driver, settings: s.settings)
         driver.onLoadStart = readyCue(settings: s.settings, gatewayURL: s.servers.gatewayURL)
@@ -271,8 +275,9 @@ final class RunSession {
         progress?.stop()
         signals.cancel()
         let abortedBy = watch?.stop()
-        let abortedBySaturation = saturationWatch?.stop().flatMap { $0.limit.action == .abort ? $0 : nil }
-        if let broken = capacityWatch?.stop()?.broken {
+        checkpointWatch?.stop()
+        let abortedBySaturation = saturationWatch?.found.flatMap { $0.limit.action == .abort ? $0 : nil }
+        if let broken = capacityWatch?.knee?.broken {
             say("callstorm: capacity limit broke at second \(broken.second); arrivals ended")
         }
         if let counted = faultController?.finish() { result.recorder.merge(counted) }

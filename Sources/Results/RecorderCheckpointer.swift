@@ -1,4 +1,4 @@
-import Dispatch
+import EventPolling
 import Foundation
 import Metrics
 import Locking
@@ -15,14 +15,21 @@ import SystemCalls
 /// no second is counted twice or lost.
 ///
 /// Ownership rule: `checkpoint` and `close` are called from one thread (the owner's queue); encoding and
-/// writing happen on a private serial queue, from images that share no buffer with the live recorder.
+/// writing happen on the process's background thread (`BackgroundThread.shared`, SCHED_BATCH by default), from
+/// images that share no buffer with the live recorder. `flush` and `close` must not be called on that thread.
+///
+/// Why that thread: the writers of the two workers' and the harness's recorders ran on libdispatch's pool threads
+/// at the workers' own priority, all every two seconds (the JSON of each ~0.4 MB snapshot, the fsyncs), each
+/// taking the core from a worker as it woke; callstorm's lag p99 rose above 1 ms every other second on the
+/// capacity bench (issue 33). Blocks posted from one thread run in order, so segments still precede the
+/// snapshot that counts them.
 public final class RecorderCheckpointer {
     public let snapshotURL: URL
     public let segmentsURL: URL
     /// Seconds kept in memory before the current one: a late sample for them still lands in the recorder.
     private let keepSeconds: Int
     private var lastSegment = 0
-    private let writer: DispatchQueue
+    private let writer = BackgroundThread.shared
     private let pending = PendingCheckpoints()
     private let segmentsFD: Int32
     /// Every segment written so far, in order, while they hold at most `heldSlotLimit` sparse slots together
@@ -42,7 +49,6 @@ public final class RecorderCheckpointer {
         segmentsURL = directory.appendingPathComponent(RunBundle.segmentsName(stem: stem))
         self.keepSeconds = max(0, keepSeconds)
         self.heldSlotLimit = max(0, heldSlotLimit)
-        writer = DispatchQueue(label: "callstorm.checkpoint-\(stem)", qos: .utility)
         segmentsFD = open(segmentsURL.path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
         guard segmentsFD >= 0 else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: segmentsURL.path])
@@ -82,7 +88,7 @@ public final class RecorderCheckpointer {
             return !state.writerScheduled
         }
         guard scheduleWriter else { return }
-        writer.async { [pending, segmentsFD, snapshotURL] in
+        writer.post { [pending, segmentsFD, snapshotURL] in
             let (segments, snapshot, syncing) = pending.state.withLock { state in
                 defer {
                     state.segments.removeAll()

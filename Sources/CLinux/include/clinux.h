@@ -39,6 +39,11 @@ int clinux_eventfd_signal(int fd);
 int clinux_eventfd_drain(int fd);
 /// Names the calling thread (the kernel keeps the first 15 bytes): what perf and /proc/PID/task/*/comm show.
 void clinux_name_thread(const char *name);
+/* The calling thread to `policy` (SCHED_OTHER 0, SCHED_BATCH 3, SCHED_IDLE 5) at priority 0 (0, or -1 with
+ * errno); out of SCHED_IDLE there is no way back without CAP_SYS_NICE. */
+int clinux_set_thread_policy(int policy);
+/* The calling thread's scheduling policy (SCHED_OTHER 0, SCHED_BATCH 3, SCHED_IDLE 5). */
+int clinux_thread_policy(void);
 /// The calling thread's name (a per-thread buffer, valid until the next call on that thread).
 const char *clinux_thread_name(void);
 /// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC.
