@@ -88,7 +88,9 @@ final class ActionSender {
             } else {
                 count(result, endpoint: endpoint, badBody: answer.outcome == .failed(reason: "bad_response"), at: now)
             }
-            table.calls[id]?.captured(answer.captures)
+            // In place and only when there is something to keep: `calls[id]?.captured` went through the
+            // dictionary's optional `_modify` (moving the interpreter out and back) on every answer.
+            if !answer.captures.isEmpty { table.withCall(id) { $0.captured(answer.captures) } }
             if request.kind == .join, answer.outcome == .fulfilled,
                let fault = faults.mediaFault(request.device, now: now) {
                 switch fault {

@@ -80,7 +80,7 @@ extension ViewReader {
         let name = scan.field(slots.displayName) { scan.string($0) }
         if kind.isMismatch || value.isMismatch || name.isMismatch { return nil }
         guard let text = value.value else { return .some(nil) }
-        return .some(Handle(kind: kind.value.flatMap(Handle.Kind.init(rawValue:)) ?? .generic, value: text,
+        return .some(Handle(kind: kind.value.flatMap(Self.kind(named:)) ?? .generic, value: text,
                             displayName: name.value ?? text))
     }
 }

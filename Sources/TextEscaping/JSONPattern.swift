@@ -90,6 +90,7 @@ public struct JSONPattern: Sendable {
         }
 
         /// The first `min(count, 8)` bytes at `start` as a little-endian word, zeros after.
+        @inline(__always)
         static func head(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ count: Int) -> UInt64 {
             if start + 8 <= bytes.count, let base = bytes.baseAddress {
                 let word = UInt64(littleEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self))

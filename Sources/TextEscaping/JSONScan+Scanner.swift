@@ -58,6 +58,7 @@ extension JSONScan {
             case UInt8(ascii: "\""):
                 guard let string = skipString() else { return false }
                 (spot.kind, spot.flag, spot.start) = (.string, string.escaped, spot.start + 1)
+                spot.ascii = !string.nonASCII
                 spot.end = reader.index - 1
             case UInt8(ascii: "t"):
                 guard reader.literal("true", .null) != nil else { return false }
@@ -147,7 +148,7 @@ extension JSONScan {
                     return false
                 }
                 let keyStart = reader.index + 1
-                guard let name = skipString() else { return false }
+                guard let name = skipKey() else { return false }
                 let keyEnd = reader.index - 1
                 reader.skipSpace()
                 guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: ":") else {
@@ -181,6 +182,9 @@ extension JSONScan {
             active.append((child, pair.base))
         }
 
+        /// Inlined into `object` (it was, until the name's first-word read there made `object` too large for the
+        /// inliner: a call per member cost ~17,000 instructions an HTTP call); the decoding comparison stays out.
+        @inline(__always)
         private func child(of node: Table.FlatNode, key: Range<Int>, name: StringKind) -> Int? {
             guard !node.keys.isEmpty else { return nil }
             let bytes = reader.bytes
@@ -199,7 +203,13 @@ extension JSONScan {
                 // Plain ASCII names on both sides are equal only byte for byte.
                 if node.asciiKeys, !name.nonASCII { return nil }
             }
-            var decoder = JSONLite.Reader(bytes: bytes, index: key.lowerBound - 1)
+            return decodedChild(of: node, key: key)
+        }
+
+        /// A name compared as a String (escaped, or not ASCII on one side): canonically equal names match.
+        @inline(never)
+        private func decodedChild(of node: Table.FlatNode, key: Range<Int>) -> Int? {
+            var decoder = JSONLite.Reader(bytes: reader.bytes, index: key.lowerBound - 1)
             guard let text = decoder.string() else { return nil }
             return node.keys.first { table.keyTexts[$0] == text }.map { keys[$0].child }
         }
@@ -259,6 +269,29 @@ extension JSONScan {
         struct StringKind {
             var escaped = false
             var nonASCII = false
+        }
+
+        /// A member name at its opening quote, as `skipString` reads it. Most names are shorter than eight bytes:
+        /// when the first word's first special byte is the closing quote, the name is plain and read here, without
+        /// the call and loop (~150 names an HTTP call); any other goes through `skipString`.
+        @inline(__always)
+        private mutating func skipKey() -> StringKind? {
+            let start = reader.index + 1
+            if start + 8 <= reader.bytes.count, let base = reader.bytes.baseAddress {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self))
+                let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+                let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
+                let special = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
+                    | ((word &- ones &* 0x20) & ~word)) & highs
+                let plain = special.trailingZeroBitCount >> 3
+                if special != 0, base[start + plain] == UInt8(ascii: "\"") {
+                    reader.index = start + plain + 1
+                    var kind = StringKind()
+                    kind.nonASCII = word & ((1 << (UInt64(plain) << 3)) &- 1) & highs != 0
+                    return kind
+                }
+            }
+            return skipString()
         }
 
         /// Checks a string at its opening quote as `JSONLite.Reader.string()` reads it, decoding nothing; nil when

@@ -109,6 +109,13 @@ final class ViewDecoderTests: XCTestCase {
         }
     }
 
+    /// A handle's kind word read as `Handle.Kind(rawValue:)` reads it, the phone number's shortcut included.
+    func testHandleKindWordsReadAsTheEnumReadsThem() {
+        for word in Handle.Kind.allCases.map(\.rawValue) + ["phonenumber", "phoneNumber ", "phoneNumbe", "", "fax"] {
+            XCTAssertEqual(ViewReader.kind(named: word), Handle.Kind(rawValue: word), word)
+        }
+    }
+
     /// The templates' handle object, byte for byte as the interpolation wrote it (texts unescaped, as ever).
     func testHandleJSONIsTheTemplatesObject() {
         XCTAssertEqual(handleJSON(Handle(kind: .phoneNumber, value: "+15550001", displayName: "Ann")),

@@ -76,6 +76,22 @@ final class JSONScanTests: XCTestCase {
         XCTAssertNotNil(JSONScan(bytes, pattern), "a name of invalid UTF-8 is compared, not refused")
     }
 
+    /// Names and values of 0 to 20 bytes around the eight-byte steps: plain ASCII (a name read from its first word,
+    /// a value made without validation), with a byte above 0x7F, with an escape, and cut short.
+    func testStringsOfEveryLengthAroundAWordReadAsTheTreeReadsThem() {
+        for n in 0...20 {
+            let plain = String((0..<n).map { Character(UnicodeScalar(0x61 + UInt8($0 % 26))) })
+            for name in [plain, plain + "é", "é" + plain, plain + "\\n", plain + "\\u0041"] {
+                let paths: [[Step]] = [[.key(name)], [.key(plain)], [.key(plain + "é")], [.key("v")]]
+                agree("{\"\(name)\":1,\"v\":\"\(name)\"}", paths)
+                agree("{\"v\":\"\(name)\",\"\(name)\":\"\(plain)\"}", paths)
+                agree("{\"\(name)\":\"\(plain)\"}", paths)
+                agree("{\"\(name)", paths)  // cut inside the name: refused alike
+                agree("{\"\(name)\"", paths)
+            }
+        }
+    }
+
     func testKeyStepsFindNothingInArraysAndIndexStepsNothingInObjects() {
         let paths: [[Step]] = [[.key("a"), .key("0")], [.key("a"), .index(0)], [.index(0)], [.key("a"), .index(-1)],
                                [.key("a"), .index(2)], []]
