@@ -1,5 +1,6 @@
 /// A binary min-heap of values by priority: the one timer queue of loops that wake for their earliest deadline
-/// (the fault proxy's connections, the SIP pool's agents), kept in one place so its sifting is written and tested once.
+/// (the fault proxy's connections, the media streams' send deadlines), kept in one place so its sifting is written and
+/// tested once. (The SIP pool's agents left it for an indexed heap, `AgentDeadlines`, that moves an entry in place.)
 ///
 /// Entries are never removed from inside: a user whose deadline moves pushes the new one and skips the stale
 /// entry when it comes out (lazy cancellation), which keeps every operation O(log n) with no index to maintain.
