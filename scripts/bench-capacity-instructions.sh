@@ -12,13 +12,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 rate=${1:-10}; n1=${2:-40}; n2=${3:-120}
 bin=${CALLSTORM_BIN:-$root/.build/release/callstorm}
 d=$(mktemp -d)
+source "$root/scripts/callgrind-runs.sh"
 trap '[ -n "${KEEP:-}" ] && echo "$d" || rm -rf "$d"' EXIT
 objcopy --strip-debug "$bin" "$d/cs"  # valgrind cannot read the Swift binary's DWARF; the symbols stay
-collected() { grep -o "Collected : [0-9]*" "$1" | awk '{print $3}'; }
-completed() {
-    python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['counters'].get('calls.completed', 0))" "$1" \
-        2>/dev/null || echo 0
-}
 # run N: the capacity flow at RATE for N calls; prints the instructions.
 run() {
     local secs=$(( $1 / rate ))
@@ -31,8 +27,7 @@ run() {
 }
 c1=$(run "$n1"); c2=$(run "$n2")
 m1=$(completed "$d/cap-$n1/summary.json"); m2=$(completed "$d/cap-$n2/summary.json")
-per=$(python3 -c "import sys; a, b, x, y = map(int, sys.argv[1:]); print((b - a) // (y - x) if y > x else 0)" \
-    "${c1:-0}" "${c2:-0}" "$m1" "$m2")
+per=$(per_call "${c1:-0}" "${c2:-0}" "$m1" "$m2")
 echo "capacity flow: $c1 instructions for $m1 calls, $c2 for $m2 (of $n1 and $n2 planned): $per per call"
 python3 "$root/scripts/callgrind_http_layers.py" "$d/cap-$n1.callgrind" "$d/cap-$n2.callgrind" "$m1" "$m2" \
     || echo "callgrind_http_layers.py could not read the profiles"

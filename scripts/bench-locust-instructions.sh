@@ -14,13 +14,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 rate=${1:-10}; n1=${2:-40}; n2=${3:-120}
 bin=${CALLSTORM_BIN:-$root/.build/release/callstorm}
 d=$(mktemp -d)
+source "$root/scripts/callgrind-runs.sh"
 trap '[ -n "${KEEP:-}" ] && echo "$d" || rm -rf "$d"' EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 objcopy --strip-debug "$bin" "$d/cs"  # valgrind cannot read the Swift binary's DWARF; the symbols stay
-completed() {
-    python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['counters'].get('calls.completed', 0))" "$1" \
-        2>/dev/null || echo 0
-}
 # run N: the flow at RATE for N calls against a fresh target; prints the instructions.
 run() {
     local secs=$(( $1 / rate )) tport gport tpid
@@ -39,8 +36,7 @@ run() {
 }
 c1=$(run "$n1"); c2=$(run "$n2")
 m1=$(completed "$d/run-$n1/summary.json"); m2=$(completed "$d/run-$n2/summary.json")
-per=$(python3 -c "import sys; a, b, x, y = map(int, sys.argv[1:]); print((b - a) // (y - x) if y > x else 0)" \
-    "${c1:-0}" "${c2:-0}" "$m1" "$m2")
+per=$(per_call "${c1:-0}" "${c2:-0}" "$m1" "$m2")
 echo "vs-locust flow: $c1 instructions for $m1 calls, $c2 for $m2 (of $n1 and $n2 planned): $per per call"
 python3 "$root/scripts/callgrind_http_layers.py" "$d/cs-$n1.callgrind" "$d/cs-$n2.callgrind" "$m1" "$m2" \
     || echo "callgrind_http_layers.py could not read the profiles"

@@ -15,9 +15,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 rate=${1:-20}; n1=${2:-40}; n2=${3:-120}
 bin=${CALLSTORM_BIN:-$root/.build/release/callstorm}
 d=$(mktemp -d)
+source "$root/scripts/callgrind-runs.sh"
 source "$root/scripts/bench-sip-lib.sh"
 kamailio_scratch 64
-collected() { grep -o "Collected : [0-9]*" "$1" | awk '{print $3}'; }
 cg() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@"; }
 
 # sipp_total N: instructions of the UAC and UAS together for N calls.
@@ -62,17 +62,12 @@ cs_media_total() {
     collected "$d/cs-$tag.cg"
 }
 
-completed() {
-    python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['counters'].get('calls.completed', 0))" "$1" \
-        2>/dev/null || echo 0
-}
 successful() {
     python3 -c "import csv, sys
 print(list(csv.DictReader(open(sys.argv[1]), delimiter=';'))[-1]['SuccessfulCall(C)'])" "$1" 2>/dev/null || echo 0
 }
 # Per call: the difference of the totals over the difference of the calls that completed (valgrind's slowness can
 # cost a run a few calls; the planned counts are N1 and N2).
-per_call() { python3 -c "import sys; a, b, x, y = map(int, sys.argv[1:]); print((b - a) // (y - x) if y > x else 0)" "$@"; }
 # SIP_INSTRUCTIONS_SIPP=0 skips SIPp's half (a branch's before/after of callstorm alone; SIPp's figure does not move).
 if [ "${SIP_INSTRUCTIONS_SIPP:-1}" = 1 ]; then
     s1=$(sipp_total "$n1"); s2=$(sipp_total "$n2")

@@ -14,12 +14,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 rate=${1:-20}; n1=${2:-40}; n2=${3:-120}
 bin=${CALLSTORM_BIN:-$root/.build/release/callstorm}
 d=$(mktemp -d)
+source "$root/scripts/callgrind-runs.sh"
 source "$root/scripts/bench-sip-lib.sh"
 gport=$(free_port)
 jwt=$(push_jwt "$d/key.p8")
 push_keep "http://127.0.0.1:$gport" "$jwt"
 kamailio_scratch 256 -A WITH_PUSH -A "PUSH_URL=\"http://127.0.0.1:$gport\"" -A "PUSH_JWT=\"$jwt\"" "${push_keep[@]}"
-collected() { grep -o "Collected : [0-9]*" "$1" | awk '{print $3}'; }
 objcopy --strip-debug "$bin" "$d/cs"
 
 # wake_total N: callstorm's instructions for N calls on the wake-up path; the profile is kept.
@@ -34,10 +34,6 @@ wake_total() {
         --workers 1 --out "$d/wake-$1" --quiet > "$d/wake-$1.log" 2> "$d/wake-$1.cg"
     collected "$d/wake-$1.cg"
 }
-completed() {
-    python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['counters'].get('calls.completed', 0))" "$1" \
-        2>/dev/null || echo 0
-}
 # inclusive NAME FILE: the inclusive instructions of the functions whose (demangled) name contains NAME.
 inclusive() {
     callgrind_annotate --inclusive=yes --threshold=100 "$2" 2>/dev/null | python3 -c '
@@ -51,14 +47,13 @@ print(best)' "$1"
 }
 c1=$(wake_total "$n1"); c2=$(wake_total "$n2")
 m1=$(completed "$d/wake-$n1/summary.json"); m2=$(completed "$d/wake-$n2/summary.json")
-per() { python3 -c "import sys; a, b, x, y = map(int, sys.argv[1:]); print((b - a) // (y - x) if y > x else 0)" "$@"; }
-echo "wake-up path: $c1 instructions for $m1 calls, $c2 for $m2 (of $n1 and $n2 planned): $(per "${c1:-0}" \
+echo "wake-up path: $c1 instructions for $m1 calls, $c2 for $m2 (of $n1 and $n2 planned): $(per_call "${c1:-0}" \
 "${c2:-0}" "$m1" "$m2") per call; load average $(cut -d' ' -f1-3 /proc/loadavg) (counts do not depend on it)"
 # Mangled names: inside module PushGateway, `APNsGateway` is written `04APNsB0` (Swift reuses the word "Gateway"),
 # so `PushGateway11APNsGatewayC6handle` never matched and that row printed 0 until 2026-12-06.
 for part in HTTPServer9EventLoopC3run PushGateway04APNsB0C6handle EventPolling0A6ThreadC4post; do
     a=$(inclusive "$part" "$d/wake-$n1.callgrind"); b=$(inclusive "$part" "$d/wake-$n2.callgrind")
-    echo "  $part (inclusive, largest entry): $(per "${a:-0}" "${b:-0}" "$m1" "$m2") per call"
+    echo "  $part (inclusive, largest entry): $(per_call "${a:-0}" "${b:-0}" "$m1" "$m2") per call"
 done
 python3 "$root/scripts/callgrind_layers.py" "$d/wake-$n1.callgrind" "$d/wake-$n2.callgrind" "${m1:-0}" "${m2:-0}" \
     || echo "callgrind_layers.py could not read the profiles"
