@@ -25,13 +25,14 @@ public struct DigestChallenge: Sendable, Equatable {
     /// dictionary of every field this once built had it): ~42,000 instructions a challenge before, a wake's
     /// REGISTER answers one on every wake of a sleeping device (issue 33).
     public init?(_ value: String) {
-        guard let read = ValueBytes.with(value, Self.read) else { return nil }
+        guard let read = ValueBytes.with(value, { Self.read($0, 0, $0.count) }) else { return nil }
         self = read
     }
 
-    /// `init?(_:)` over the value's bytes.
-    private static func read(_ b: ValueBytes.Bytes) -> DigestChallenge? {
-        let (lo, hi) = ValueBytes.trim(b, 0, b.count)
+    /// `init?(_:)` over the value in `b[lo..<hi]`: `SIPMessage.digestChallenge` reads it where the 401 holds it,
+    /// without the value's `String` first (issue 33: a wake's REGISTER meets one challenge on every wake).
+    static func read(_ b: ValueBytes.Bytes, _ from: Int, _ to: Int) -> DigestChallenge? {
+        let (lo, hi) = ValueBytes.trim(b, from, to)
         guard hi - lo > 7, ValueBytes.equals(b, lo, lo + 6, Name.bytes("Digest")), b[lo + 6] == 32 else { return nil }
         var found = [(Int, Int)?](repeating: nil, count: Name.fields.count)
         var start = lo + 7
@@ -150,8 +151,30 @@ public struct DigestCredentials: Sendable, Equatable {
     public func authorization(for challenge: DigestChallenge, method: SIPMethod, uri: String, nonceCount: UInt32,
                               cnonce: String, memo: Memo? = nil) -> String {
         var value: [UInt8] = []
-        value.reserveCapacity(192 + username.utf8.count + challenge.realm.utf8.count + challenge.nonce.utf8.count
-            + 2 * uri.utf8.count + cnonce.utf8.count + (challenge.opaque?.utf8.count ?? 0))
+        appendAuthorization(for: challenge, method: method, uri: uri, nonceCount: nonceCount, cnonce: cnonce,
+                            memo: memo, into: &value)
+        return String(decoding: value, as: UTF8.self)
+    }
+
+    /// The whole `Authorization` (`proxy`: `Proxy-Authorization`) line answering `challenge`, CR LF included, as
+    /// `SIPMessage.addHeader` would lay out `authorization`'s value: appended to a request as bytes, with no
+    /// `String` of the value between (issue 33: one answer on every wake of a sleeping device).
+    public func authorizationLine(for challenge: DigestChallenge, proxy: Bool, method: SIPMethod, uri: String,
+                                  nonceCount: UInt32, cnonce: String, memo: Memo? = nil) -> [UInt8] {
+        var line: [UInt8] = []
+        line.appendASCII(proxy ? "Proxy-Authorization: " : "Authorization: ")
+        appendAuthorization(for: challenge, method: method, uri: uri, nonceCount: nonceCount, cnonce: cnonce,
+                            memo: memo, into: &line)
+        line.append(13)
+        line.append(10)
+        return line
+    }
+
+    /// `authorization`'s value appended to `value`.
+    func appendAuthorization(for challenge: DigestChallenge, method: SIPMethod, uri: String, nonceCount: UInt32,
+                             cnonce: String, memo: Memo?, into value: inout [UInt8]) {
+        value.reserveCapacity(value.count + 216 + username.utf8.count + challenge.realm.utf8.count
+            + challenge.nonce.utf8.count + 2 * uri.utf8.count + cnonce.utf8.count + (challenge.opaque?.utf8.count ?? 0))
         value.appendASCII("Digest username=\""); value.appendUTF8(username)
         value.appendASCII("\", realm=\""); value.appendUTF8(challenge.realm)
         value.appendASCII("\", nonce=\""); value.appendUTF8(challenge.nonce)
@@ -168,7 +191,6 @@ public struct DigestCredentials: Sendable, Equatable {
         if let opaque = challenge.opaque {
             value.appendASCII(", opaque=\""); value.appendUTF8(opaque); value.append(0x22)
         }
-        return String(decoding: value, as: UTF8.self)
     }
 
     /// HA1 (MD5 of username, realm, password) and HA2 (MD5 of method and URI) of the last answer, for a UA that

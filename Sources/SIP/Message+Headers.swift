@@ -159,8 +159,8 @@ extension SIPMessage {
     /// (`DigestChallenge.isSupported`), and whether it came from a proxy; nil for anything else.
     public var digestChallenge: (challenge: DigestChallenge, proxy: Bool)? {
         guard let status, status == 401 || status == 407,
-              let value = header(status == 401 ? .wwwAuthenticate : .proxyAuthenticate),
-              let challenge = DigestChallenge(value), challenge.isSupported else { return nil }
+              let i = head.first(status == 401 ? .wwwAuthenticate : .proxyAuthenticate),
+              let challenge = head.withValue(i, DigestChallenge.read), challenge.isSupported else { return nil }
         return (challenge, status == 407)
     }
 

@@ -130,6 +130,13 @@ struct AgentTable<Key: Equatable, Value> {
         return old
     }
 
+    /// Every entry gone, the arrays' storage kept for the next ones (a parked agent's tables at its sleep: the
+    /// next wake adds as many again, and growing each array from empty reallocated it two or three times).
+    mutating func removeAll() {
+        keyList.removeAll(keepingCapacity: true)
+        valueList.removeAll(keepingCapacity: true)
+    }
+
     @discardableResult
     mutating func removeValue(forKey key: Key) -> Value? {
         guard let i = index(key) else { return nil }

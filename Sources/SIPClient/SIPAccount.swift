@@ -169,10 +169,9 @@ public struct SIPAccount: Sendable, Equatable {
     func authorize(_ request: inout SIPMessage, answering received: (challenge: DigestChallenge, proxy: Bool),
                    uri: String, ids: SIPIdentifiers) {
         let nonceCount = ids.nextNonceCount()
-        let value = DigestCredentials(username: user, password: password)
-            .authorization(for: received.challenge, method: request.method ?? .register, uri: uri,
-                           nonceCount: nonceCount, cnonce: ids.token(), memo: fields.digestMemo)
-        request.addHeader(received.proxy ? .proxyAuthorization : .authorization, value)
+        request.appendLines(DigestCredentials(username: user, password: password)
+            .authorizationLine(for: received.challenge, proxy: received.proxy, method: request.method ?? .register,
+                               uri: uri, nonceCount: nonceCount, cnonce: ids.token(), memo: fields.digestMemo))
     }
 }
 

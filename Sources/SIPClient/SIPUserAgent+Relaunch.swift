@@ -11,7 +11,7 @@ extension SIPUserAgent {
     /// registration's state and what was still to be sent or told are dropped now (nothing reaches the agent until
     /// its next wake, and a parked agent should hold no call's messages meanwhile).
     func sleep() {
-        transactions = TransactionLayer(timers: transport.timers)
+        transactions.reset()
         sessions.reset()
         registration.restart()
         mail.outbox.removeAll(keepingCapacity: true)

@@ -121,4 +121,29 @@ final class TransactionLayerTests: XCTestCase {
         check("all forgotten")
         XCTAssertNil(layer.nextDeadline())
     }
+
+    /// A sleeping device's agent drops its transactions at sleep (`SIPUserAgent.sleep`): after `reset` nothing
+    /// matches, no timer is due, no server keeps its source, and the next REGISTER starts as on a new layer.
+    func testAResetLayerIsANewOneWithNothingLeft() throws {
+        let register = request(.register, branch: "z9hG4bKr")
+        _ = layer.start(register, now: 0)
+        let incoming = request(.invite, branch: "z9hG4bKi")
+        let (serverKey, _) = layer.respond(incoming.response(180, toTag: "u"), to: incoming, source: 4, now: 0)
+        XCTAssertNotNil(layer.nextDeadline())
+        layer.reset()
+        XCTAssertNil(layer.nextDeadline(), "no transaction left to time")
+        XCTAssertNil(layer.receive(response: register.response(200), now: 1))
+        XCTAssertFalse(layer.hasServer(serverKey))
+        XCTAssertNil(layer.source(serverKey))
+        XCTAssertNil(layer.receive(request: incoming, now: 1), "a retransmitted INVITE starts anew")
+        var fresh = TransactionLayer(timers: SIPTimerValues(reliable: false))
+        let again = request(.register, branch: "z9hG4bKr2", cseq: 2)
+        let (key, effects) = layer.start(again, now: 5)
+        let (freshKey, freshEffects) = fresh.start(again, now: 5)
+        XCTAssertEqual(key, freshKey)
+        XCTAssertEqual(effects, freshEffects)
+        XCTAssertEqual(layer.nextDeadline(), fresh.nextDeadline())
+        XCTAssertEqual(try XCTUnwrap(layer.receive(response: again.response(200), now: 6)).effects,
+                       try XCTUnwrap(fresh.receive(response: again.response(200), now: 6)).effects)
+    }
 }
