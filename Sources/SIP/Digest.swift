@@ -162,6 +162,7 @@ public struct DigestCredentials: Sendable, Equatable {
     public func authorizationLine(for challenge: DigestChallenge, proxy: Bool, method: SIPMethod, uri: String,
                                   nonceCount: UInt32, cnonce: String, memo: Memo? = nil) -> [UInt8] {
         var line: [UInt8] = []
+        line.reserveCapacity(valueCapacity(challenge, uri: uri, cnonce: cnonce))  // one allocation for the line
         line.appendASCII(proxy ? "Proxy-Authorization: " : "Authorization: ")
         appendAuthorization(for: challenge, method: method, uri: uri, nonceCount: nonceCount, cnonce: cnonce,
                             memo: memo, into: &line)
@@ -170,11 +171,16 @@ public struct DigestCredentials: Sendable, Equatable {
         return line
     }
 
+    /// At least the bytes of `authorization`'s value and the line's name and CR LF around it.
+    private func valueCapacity(_ challenge: DigestChallenge, uri: String, cnonce: String) -> Int {
+        216 + username.utf8.count + challenge.realm.utf8.count + challenge.nonce.utf8.count + 2 * uri.utf8.count
+            + cnonce.utf8.count + (challenge.opaque?.utf8.count ?? 0)
+    }
+
     /// `authorization`'s value appended to `value`.
     func appendAuthorization(for challenge: DigestChallenge, method: SIPMethod, uri: String, nonceCount: UInt32,
                              cnonce: String, memo: Memo?, into value: inout [UInt8]) {
-        value.reserveCapacity(value.count + 216 + username.utf8.count + challenge.realm.utf8.count
-            + challenge.nonce.utf8.count + 2 * uri.utf8.count + cnonce.utf8.count + (challenge.opaque?.utf8.count ?? 0))
+        value.reserveCapacity(value.count + valueCapacity(challenge, uri: uri, cnonce: cnonce))
         value.appendASCII("Digest username=\""); value.appendUTF8(username)
         value.appendASCII("\", realm=\""); value.appendUTF8(challenge.realm)
         value.appendASCII("\", nonce=\""); value.appendUTF8(challenge.nonce)
