@@ -181,6 +181,8 @@ struct FixedLine {
     /// cursor unmoved) where `text` returns nil.
     mutating func skipText() -> Bool {
         // Two `memchr`s (the quote, then a backslash before it) instead of a loop over each byte: a Call-ID is ~20.
+        // (An eight-bytes-a-step scan for either byte, `ByteWords`, was tried: ~82 instructions a text against
+        // ~75 for the two calls on a SIP call's 5-to-21-byte texts, so it was not kept; issue 33, s52.)
         let start = pos
         guard let quote = memchr(base + start, Int32(UInt8(ascii: "\"")), count - start) else { return false }
         let end = base.distance(to: quote.assumingMemoryBound(to: UInt8.self))
