@@ -211,3 +211,15 @@ write("history", "other-shapes", '{"t":1,"type":"sip","conversation":"c","device
       '"message":"BYE"}\n{"t":1234567890123456789,"type":"dialog","device":"d","conversation":"c","state":"held"}'
       '\n\n{ "t":2,"type":"stop"}\n{"t":9,"type":"sip","device":"d","conversation":"c","sent":true,"message":"BYE"} \n'
       '{"t":10,"type":"sip","device":"d","conversation":"c","sent":true,"message":"BYE"}')
+write("history", "http-call", "\n".join([
+    '{"t":1459582717,"type":"complete","op":1,"outcome":"ok","conversation":"baab250e-9454-472a-b5d2-6b986b3f70fc","view":{"id":"baab250e-9454-472a-b5d2-6b986b3f70fc","version":1,"ended":false,"members":[{"device":"dev-0","state":"joined"},{"device":"dev-1","state":"ringing"}]}}',
+    '{"t":1848512512,"type":"push","device":"dev-1","event":"voip","conversation":"baab250e-9454-472a-b5d2-6b986b3f70fc","view":{"id":"baab250e-9454-472a-b5d2-6b986b3f70fc","version":1,"ended":false,"members":[{"device":"dev-0","state":"joined"},{"device":"dev-1","state":"ringing"}]}}',
+    '{"t":1870294629,"type":"invoke","op":3,"device":"dev-1","kind":"join","conversation":"baab250e-9454-472a-b5d2-6b986b3f70fc","call":0,"step":"answer"}',
+    '{"t":1946664715,"type":"push","device":"dev-0","event":"joined","conversation":"baab250e-9454-472a-b5d2-6b986b3f70fc","view":{"id":"baab250e-9454-472a-b5d2-6b986b3f70fc","version":2,"ended":false,"members":[{"device":"dev-0","state":"joined"},{"device":"dev-1","state":"joined"}]}}',
+    '{"t":1958071493,"type":"complete","op":3,"outcome":"ok","conversation":"baab250e-9454-472a-b5d2-6b986b3f70fc","view":{"id":"baab250e-9454-472a-b5d2-6b986b3f70fc","version":2,"ended":false,"members":[{"device":"dev-0","state":"joined"},{"device":"dev-1","state":"joined"}]}}',
+    '{"t":1958071493,"type":"invoke","op":5,"device":"dev-0","kind":"end","conversation":"baab250e-9454-472a-b5d2-6b986b3f70fc","call":0,"step":"hangup"}',
+    '{"t":2009631033,"type":"push","device":"dev-1","event":"ended","conversation":"baab250e-9454-472a-b5d2-6b986b3f70fc","reason":"remoteEnded","view":{"id":"baab250e-9454-472a-b5d2-6b986b3f70fc","version":3,"ended":true,"members":[{"device":"dev-0","state":"left"},{"device":"dev-1","state":"left"}]}}',
+    '{"t":2018406389,"type":"complete","op":5,"outcome":"ok","conversation":"baab250e-9454-472a-b5d2-6b986b3f70fc","view":{"id":"baab250e-9454-472a-b5d2-6b986b3f70fc","version":3,"ended":true,"members":[{"device":"dev-0","state":"left"},{"device":"dev-1","state":"left"}]}}',
+    '{"t":2082351025,"type":"final","device":"dev-0","conversation":"baab250e-9454-472a-b5d2-6b986b3f70fc","server":{"id":"baab250e-9454-472a-b5d2-6b986b3f70fc","version":3,"ended":true,"members":[{"device":"dev-0","state":"left"},{"device":"dev-1","state":"left"}]},"local":{"state":"left","members":[],"active":[]}}',
+    '{"t":2082351025,"type":"final","device":"dev-1","conversation":"baab250e-9454-472a-b5d2-6b986b3f70fc","server":{"id":"baab250e-9454-472a-b5d2-6b986b3f70fc","version":3,"ended":true,"members":[{"device":"dev-0","state":"left"},{"device":"dev-1","state":"left"}]},"local":{"state":"left","members":[],"active":[]}}',
+]) + "\n")
