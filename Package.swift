@@ -182,7 +182,7 @@ let package = Package(
         .executableTarget(name: "CallstormFuzz", dependencies: [
                               "Scenario", "HTTPServer", "PushGateway", "Driver", "Credentials", "WebSocket",
                               "Determinism", "SIP", "OTLP", "RTPEngine", "Media", "HTTPWire", "Metrics", "Results",
-                              "CallModel", "TextEscaping",
+                              "CallModel", "TextEscaping", "Checker",
                           ],
                           path: "Fuzz/Sources/CallstormFuzz"),
         .executableTarget(

@@ -178,3 +178,48 @@ write("http1-response", "conflict", "\x00HTTP/1.1 200 OK\r\nContent-Length: 3\r\
 write("http1-response", "gzip-chunked", "\x00HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n")
 write("http1-response", "te-and-length", "\x04HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nContent-Length: 3\r\n\r\nabcdef")
 write("http1-response", "early-hints-upgrade", "\x02HTTP/1.1 103 Early\r\nLink: x\r\n\r\nHTTP/1.1 101 Switching\r\n\r\nrest")
+
+# history.jsonl (the checker's reader): a hold call's lines as the writer writes them, then escapes, non-ASCII
+# texts, missing fields, a line cut short and shapes the fixed-shape reader leaves to the general scanner.
+cid = "1l5e9jnjj46@127.0.0.1"
+def sip_line(t, device, sent, message):
+    return ('{"t":%d,"type":"sip","device":"%s","conversation":"%s","sent":%s,"message":"%s"}'
+            % (t, device, cid, "true" if sent else "false", message))
+write("history", "hold-call", "\n".join([
+    '{"t":3061734083,"type":"invoke","op":1,"device":"dev-0","kind":"start","call":0,"step":"dial"}',
+    sip_line(3306553151, "dev-0", True, "INVITE"), sip_line(3385323295, "dev-0", False, "100 INVITE"),
+    sip_line(3659127927, "dev-1", False, "INVITE"), sip_line(3735149704, "dev-1", True, "180 INVITE"),
+    '{"t":3748981640,"type":"dialog","device":"dev-1","conversation":"%s","state":"early","call":0}' % cid,
+    '{"t":3876780120,"type":"dialog","device":"dev-0","conversation":"%s","state":"confirmed","call":0}' % cid,
+    '{"t":3407075951,"type":"complete","op":1,"outcome":"ok","conversation":"%s"}' % cid,
+    '{"t":4407075951,"type":"invoke","op":2,"device":"dev-0","kind":"pause","conversation":"%s","call":0,'
+    '"step":"hold"}' % cid,
+    '{"t":5407075951,"type":"dialog","device":"dev-0","conversation":"%s","state":"terminated","reason":"bye",'
+    '"call":0}' % cid]) + "\n")
+write("history", "escapes", '{"t":1,"type":"sip","device":"d\\"q","conversation":"c\\\\x","sent":true,'
+      '"message":"BYE"}\n{"t":2,"type":"dialog","device":"dev-1","conversation":"c\\u00e9","state":"early",'
+      '"call":0}\n')
+write("history", "non-ascii", '{"t":3,"type":"sip","device":"d\u00e9vice","conversation":"caf\u00e9@host",'
+      '"sent":false,"message":"200 INVITE"}\n{"t":4,"type":"invoke","op":7,"device":"\u00fc","user":"u-1",'
+      '"kind":"start","call":3,"step":"s/\u00df"}\n{"t":5,"type":"complete","op":7,"outcome":"ok",'
+      '"reason":"\u260e","conversation":"caf\u00e9@host"}\n' + "\n".join([""]))
+write("history", "missing-fields", '{"t":1,"type":"sip","device":"d","sent":true,"message":"BYE"}\n'
+      '{"t":2,"type":"dialog","device":"d","conversation":"c"}\n{"t":3,"type":"invoke","op":1,"device":"d",'
+      '"kind":"join"}\n{"t":4,"type":"complete","op":1}\n')
+write("history", "cut-short", '{"t":1,"type":"sip","device":"d","conversation":"c","sent":true,"message":"BY')
+write("history", "other-shapes", '{"t":1,"type":"sip","conversation":"c","device":"d","sent":true,'
+      '"message":"BYE"}\n{"t":1234567890123456789,"type":"dialog","device":"d","conversation":"c","state":"held"}'
+      '\n\n{ "t":2,"type":"stop"}\n{"t":9,"type":"sip","device":"d","conversation":"c","sent":true,"message":"BYE"} \n'
+      '{"t":10,"type":"sip","device":"d","conversation":"c","sent":true,"message":"BYE"}')
+write("history", "http-call", "\n".join([
+    '{"t":1459582717,"type":"complete","op":1,"outcome":"ok","conversation":"baab250e-9454-472a-b5d2-6b986b3f70fc","view":{"id":"baab250e-9454-472a-b5d2-6b986b3f70fc","version":1,"ended":false,"members":[{"device":"dev-0","state":"joined"},{"device":"dev-1","state":"ringing"}]}}',
+    '{"t":1848512512,"type":"push","device":"dev-1","event":"voip","conversation":"baab250e-9454-472a-b5d2-6b986b3f70fc","view":{"id":"baab250e-9454-472a-b5d2-6b986b3f70fc","version":1,"ended":false,"members":[{"device":"dev-0","state":"joined"},{"device":"dev-1","state":"ringing"}]}}',
+    '{"t":1870294629,"type":"invoke","op":3,"device":"dev-1","kind":"join","conversation":"baab250e-9454-472a-b5d2-6b986b3f70fc","call":0,"step":"answer"}',
+    '{"t":1946664715,"type":"push","device":"dev-0","event":"joined","conversation":"baab250e-9454-472a-b5d2-6b986b3f70fc","view":{"id":"baab250e-9454-472a-b5d2-6b986b3f70fc","version":2,"ended":false,"members":[{"device":"dev-0","state":"joined"},{"device":"dev-1","state":"joined"}]}}',
+    '{"t":1958071493,"type":"complete","op":3,"outcome":"ok","conversation":"baab250e-9454-472a-b5d2-6b986b3f70fc","view":{"id":"baab250e-9454-472a-b5d2-6b986b3f70fc","version":2,"ended":false,"members":[{"device":"dev-0","state":"joined"},{"device":"dev-1","state":"joined"}]}}',
+    '{"t":1958071493,"type":"invoke","op":5,"device":"dev-0","kind":"end","conversation":"baab250e-9454-472a-b5d2-6b986b3f70fc","call":0,"step":"hangup"}',
+    '{"t":2009631033,"type":"push","device":"dev-1","event":"ended","conversation":"baab250e-9454-472a-b5d2-6b986b3f70fc","reason":"remoteEnded","view":{"id":"baab250e-9454-472a-b5d2-6b986b3f70fc","version":3,"ended":true,"members":[{"device":"dev-0","state":"left"},{"device":"dev-1","state":"left"}]}}',
+    '{"t":2018406389,"type":"complete","op":5,"outcome":"ok","conversation":"baab250e-9454-472a-b5d2-6b986b3f70fc","view":{"id":"baab250e-9454-472a-b5d2-6b986b3f70fc","version":3,"ended":true,"members":[{"device":"dev-0","state":"left"},{"device":"dev-1","state":"left"}]}}',
+    '{"t":2082351025,"type":"final","device":"dev-0","conversation":"baab250e-9454-472a-b5d2-6b986b3f70fc","server":{"id":"baab250e-9454-472a-b5d2-6b986b3f70fc","version":3,"ended":true,"members":[{"device":"dev-0","state":"left"},{"device":"dev-1","state":"left"}]},"local":{"state":"left","members":[],"active":[]}}',
+    '{"t":2082351025,"type":"final","device":"dev-1","conversation":"baab250e-9454-472a-b5d2-6b986b3f70fc","server":{"id":"baab250e-9454-472a-b5d2-6b986b3f70fc","version":3,"ended":true,"members":[{"device":"dev-0","state":"left"},{"device":"dev-1","state":"left"}]},"local":{"state":"left","members":[],"active":[]}}',
+]) + "\n")

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-scenario http1 http2 json push websocket sip otlp bencode rtp rtcp http1-response recorder}
+targets=${FUZZ_TARGETS:-scenario http1 http2 json push websocket sip otlp bencode rtp rtcp http1-response recorder history}
 scratch=.build/fuzz
 # lld: gold fails on libFuzzer's objects here (internal error in its DWARF reader).
 flags=(--product CallstormFuzz --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING

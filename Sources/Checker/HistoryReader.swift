@@ -73,6 +73,13 @@ public enum HistoryReader {
     static func parseLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int, texts: inout TextTable,
                           sipMessages: Bool = true) throws -> HistoryEvent? {
         if let event = fixedLine(bytes, number: number, texts: &texts, sipMessages: sipMessages) { return event }
+        return try generalLine(bytes, number: number, sipMessages: sipMessages)
+    }
+
+    /// One line through the general scanner, whatever its shape: what `fixedLine` must agree with wherever it
+    /// reads a line (the tests and the `history` fuzz target hold it to that).
+    static func generalLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int,
+                            sipMessages: Bool = true) throws -> HistoryEvent? {
         var s = JSONScanner(bytes: bytes, line: number)
         s.skipSpace()
         if s.atEnd { return nil }

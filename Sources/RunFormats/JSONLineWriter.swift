@@ -125,15 +125,7 @@ extension JSONLineWriter {
     mutating func csvField(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress else { return }
         let n = bytes.count
-        var special = false
-        for i in 0..<n {
-            let b = source[i]
-            if b == UInt8(ascii: ",") || b == UInt8(ascii: "\"") || b == 10 || b == 13 {
-                special = true
-                break
-            }
-        }
-        guard special else {
+        guard !CSVText.isPlainField(source, n) else {
             (base + count).update(from: source, count: n)
             count += n
             return
@@ -152,13 +144,18 @@ extension JSONLineWriter {
         for _ in 0..<decimals { scale *= 10 }
         integer(micros / scale)
         byte(UInt8(ascii: "."))
+        // Two digits a division, from the last (the fraction is below 10^decimals, so the first are zeros as due).
         var fraction = micros % scale
         var i = count + decimals
-        while i > count {
-            i -= 1
-            base[i] = UInt8(truncatingIfNeeded: fraction % 10) &+ UInt8(ascii: "0")
-            fraction /= 10
+        while i - count >= 2 {
+            let q = fraction / 100
+            let pair = UInt8(truncatingIfNeeded: fraction &- q &* 100)
+            base[i - 2] = pair / 10 &+ UInt8(ascii: "0")
+            base[i - 1] = pair % 10 &+ UInt8(ascii: "0")
+            fraction = q
+            i -= 2
         }
+        if i > count { base[i - 1] = UInt8(truncatingIfNeeded: fraction) &+ UInt8(ascii: "0") }
         count += decimals
     }
 }

@@ -23,7 +23,7 @@ final class FuzzCorpusTests: XCTestCase {
         let logs = try TemporaryDirectory.make("fuzz-replay")
         defer { TemporaryDirectory.remove(logs) }
         let targets = ["scenario", "http1", "http2", "json", "push", "websocket", "sip", "otlp", "bencode", "rtp",
-                       "rtcp", "http1-response", "recorder"]
+                       "rtcp", "http1-response", "recorder", "history"]
         for target in targets {
             let corpus = Self.root.appendingPathComponent("Fuzz/corpus/\(target)").path
             let inputs = try FileManager.default.contentsOfDirectory(atPath: corpus)

@@ -64,6 +64,25 @@ final class JSONLineWriterTests: XCTestCase {
         XCTAssertEqual(written({ $0.integer(UInt64.max) }, capacity: JSONLineWriter.integerBound), expected)
     }
 
+    /// Fixed-point times (actions.csv) are written two fraction digits a division: every count of decimals from 0
+    /// to 9, fractions with leading zeros, odd and even counts, the widest value; the same text as digit by digit.
+    func testFixedPointTimesAreTheDigitByDigitTextForEveryCountOfDecimals() {
+        let values: [UInt64] = [0, 1, 7, 10, 99, 100, 101, 1_000, 1_000_001, 3_061_734, 918_531_912_345,
+                                999_999_999, 1_000_000_000, UInt64.max]
+        for decimals in 0...9 {
+            var scale: UInt64 = 1
+            for _ in 0..<decimals { scale *= 10 }
+            for value in values {
+                let fraction = String(value % scale)
+                let expected = "\(value / scale)." + String(repeating: "0", count: decimals - (decimals == 0 ? 0 :
+                                                                                              fraction.count)) +
+                    (decimals == 0 ? "" : fraction)
+                let bytes = written({ $0.fixed(value, decimals: decimals) }, capacity: JSONLineWriter.fixedBound)
+                XCTAssertEqual(String(decoding: bytes, as: UTF8.self), expected, "\(value) \(decimals)")
+            }
+        }
+    }
+
     private func line(_ write: (inout [UInt8]) -> Void) -> String {
         var bytes: [UInt8] = []
         write(&bytes)

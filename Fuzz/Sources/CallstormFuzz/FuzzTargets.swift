@@ -53,6 +53,9 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     /// A run's recorder snapshot, segment line or bare recorder, read by hand and by JSONDecoder, which must agree
     /// whenever both read it (RecorderFuzz.swift).
     case recorder
+    /// A run's history.jsonl, read whole and line by line by the fixed-shape reader and the general scanner, which
+    /// must agree whenever the fixed-shape reader reads a line (HistoryFuzz.swift).
+    case history
 
     func run(_ input: UnsafeBufferPointer<UInt8>) {
         let bytes = Array(input)
@@ -70,6 +73,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .rtcp: fuzzRTCP(bytes)
         case .http1Response: fuzzHTTP1Response(bytes)
         case .recorder: fuzzRecorder(bytes)
+        case .history: fuzzHistory(bytes)
         }
     }
 }
