@@ -20,10 +20,14 @@ import Scenario
 ///
 /// Ownership rule: touched only on the worker's loop (the push sink hands pushes over with `DriverLoop.post`).
 final class PushIntake {
-    /// `pushes.received.<type>` per push type, made once: counted at every delivered push.
-    static let received = Dictionary(uniqueKeysWithValues: APNsPush.PushType.allCases.map {
-        ($0, Metric.pushesReceived($0.rawValue))
-    })
+    /// `pushes.received.<type>` per push type in `allCases` order, made once: counted at every delivered push.
+    /// An array found by the case's place, not a dictionary: hashing the type cost ~340 instructions a push.
+    static let received = types.map { Metric.pushesReceived($0.rawValue) }
+    private static let types = APNsPush.PushType.allCases
+
+    static func received(_ type: APNsPush.PushType) -> Metric {
+        received[types.firstIndex(of: type)!]
+    }
 
     private let settings: DriverSettings
     private let reader: ViewReader
@@ -129,7 +133,7 @@ final class PushIntake {
         if let scope = faults.scope(local, acceptedNanos: push.acceptedNanos) {
             books.record(.scoped(scope, .pushDelivery), micros: micros, at: now)
         }
-        books.count(Self.received[push.pushType]!, at: now)
+        books.count(Self.received(push.pushType), at: now)
         if let delay = faults.reportDelay(push, local: local, now: now) {
             // A slow app: the push is processed after the drawn delay.
             host.schedule(.report(push: push, local: local), at: now + delay)

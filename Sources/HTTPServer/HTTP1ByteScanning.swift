@@ -73,25 +73,6 @@ func makeLowercasedString(_ input: UnsafeBufferPointer<UInt8>, _ start: Int, _ e
     }
 }
 
-/// Whether `held`'s UTF-8 is exactly `input[start..<end]`. A String made from invalid UTF-8 holds repaired bytes,
-/// so it never matches the invalid input again: reuse only returns what `makeString` would have made.
-func spells(_ held: String, _ input: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
-    guard held.utf8.count == end - start else { return false }
-    return held.utf8.withContiguousStorageIfAvailable { bytes in
-        for i in 0..<bytes.count where bytes[i] != input[start + i] { return false }
-        return true
-    } ?? false
-}
-
-/// Whether `held` is `input[start..<end]` lowercased (token bytes): what `makeLowercasedString` would make.
-func spellsLowercased(_ held: String, _ input: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
-    guard held.utf8.count == end - start else { return false }
-    return held.utf8.withContiguousStorageIfAvailable { bytes in
-        for i in 0..<bytes.count where bytes[i] != asciiLower(input[start + i]) { return false }
-        return true
-    } ?? false
-}
-
 // MARK: - Numbers and lists
 
 /// Parses a Content-Length value: digits, or a comma-separated list of identical digit strings (which

@@ -84,9 +84,9 @@ struct HTTP1RequestParser {
     private var target = ""
     private var isHTTP10 = false
     private var headers: [HTTPHeader] = []
-    /// The previous request's headers on this connection: a field that repeats byte for byte in the same place
-    /// (a client's host, content type, user agent) reuses its Strings, as HTTP2FieldStrings does for HTTP/2.
-    private var previousHeaders: [HTTPHeader] = []
+    /// Header lines this connection sent before, byte for byte, with their fields: a line that repeats (a
+    /// client's host, authorization, content type) is neither checked nor made into Strings again.
+    private var lineCache = HTTP1LineCache()
     private var body: [UInt8] = []
     private var contentLength: Int?
     private var sawTransferEncoding = false
@@ -276,6 +276,12 @@ struct HTTP1RequestParser {
     }
 
     private mutating func parseHeaderLine(_ input: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> HTTP1ParseError? {
+        // A line this connection sent before, byte for byte, parses to the same field (HTTP1LineCache).
+        if let field = lineCache.field(input, start, end) {
+            if headers.isEmpty { headers.reserveCapacity(8) }
+            headers.append(field)
+            return nil
+        }
         if input[start] == 0x20 || input[start] == 0x09 {
             return .badRequest("obsolete line folding")
         }
@@ -295,13 +301,8 @@ struct HTTP1RequestParser {
                 return .badRequest("header value contains NUL or CR")
             }
         }
-        // Compared, not made, when the previous request had the same field here: a String of each field
-        // (validation, and an allocation past 15 bytes) was most of the ~1,400 instructions a header line cost.
-        let held = headers.count < previousHeaders.count ? previousHeaders[headers.count] : nil
-        let name = held.flatMap { spellsLowercased($0.name, input, start, colon) ? $0.name : nil }
-            ?? makeLowercasedString(input, start, colon)
-        let value = held.flatMap { spells($0.value, input, valueStart, valueEnd) ? $0.value : nil }
-            ?? makeString(input, valueStart, valueEnd)
+        let name = makeLowercasedString(input, start, colon)
+        let value = makeString(input, valueStart, valueEnd)
 
         // Framing headers are interpreted here, once, while the bytes are at hand. Told apart on the bytes:
         // a `switch` on the String compared each name with every case (~300 instructions a header line).
@@ -322,7 +323,7 @@ struct HTTP1RequestParser {
         case .expect:
             if asciiCaseInsensitiveEquals(value, "100-continue") { expectsContinue = true }
         case nil:
-            break
+            lineCache.add(input, start, end, HTTPHeader(name: name, value: value))
         }
         // Room for a usual request's headers at once, not grown 1, 2, 4, 8 (four allocations a request).
         if headers.isEmpty { headers.reserveCapacity(8) }
@@ -423,7 +424,6 @@ struct HTTP1RequestParser {
         method = ""
         target = ""
         isHTTP10 = false
-        previousHeaders = headers
         headers = []
         body = []
         contentLength = nil

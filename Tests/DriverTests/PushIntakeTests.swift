@@ -73,4 +73,12 @@ final class PushIntakeTests: XCTestCase {
         XCTAssertEqual(late, [MetricName.pushesAccepted: 1, MetricName.pushesDuplicated: 1,
                               MetricName.pushesUndeliveredAtStop: 2])
     }
+
+    /// Each push type is counted under its own `pushes.received.<type>` (the counter is found by the type's place
+    /// among the cases, not hashed).
+    func testEveryPushTypeCountsUnderItsOwnReceivedCounter() {
+        for type in APNsPush.PushType.allCases {
+            XCTAssertEqual(PushIntake.received(type).name, MetricName.pushesReceived(type.rawValue))
+        }
+    }
 }

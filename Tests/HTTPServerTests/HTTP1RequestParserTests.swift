@@ -74,8 +74,8 @@ final class HTTP1RequestParserTests: XCTestCase {
         XCTAssertEqual(index, bytes.count)
     }
 
-    /// A field in the place it had in the previous request reuses that request's Strings only when its bytes
-    /// are the same (the name in any case, the value exactly): each request reads as if parsed alone.
+    /// A header line the connection sent before reuses that parse's field only when its bytes are the same
+    /// (HTTP1LineCache): each request reads as if parsed alone.
     func testTheNextRequestsHeadersReadAsIfParsedAlone() throws {
         var parser = HTTP1RequestParser(maxHeaderBytes: 4096, maxBodyBytes: 0)
         let heads = ["GET / HTTP/1.1\r\nHost: a\r\nX-Id: 1\r\nV: \u{e9}\r\n\r\n",

@@ -112,12 +112,15 @@ private func fuzzConnect(_ bytes: [UInt8]) {
     }
 }
 
+/// Also a differential check: each request read on the connection's parser (whose header lines may come from
+/// its cache of lines sent before, HTTP1LineCache) must read as its own bytes read by a fresh parser.
 private func fuzzHTTP1(_ bytes: [UInt8]) {
     fuzzConnect(bytes)
     var parser = HTTP1RequestParser(maxHeaderBytes: 8192, maxBodyBytes: 64 * 1024)
     let split = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
     var buffer: [UInt8] = []
     var failed = false
+    var consumed = 0, requestStart = 0
     for piece in [bytes[..<split], bytes[split...]] where !failed {
         buffer.append(contentsOf: piece)
         var index = 0
@@ -125,7 +128,10 @@ private func fuzzHTTP1(_ bytes: [UInt8]) {
             while true {
                 switch parser.next(pointer, &index) {
                 case .needMore: return
-                case .expectContinue, .request: continue
+                case .expectContinue: continue
+                case .request(let request):
+                    checkReadAlone(request, Array(bytes[requestStart..<(consumed + index)]))
+                    requestStart = consumed + index
                 case .failure:
                     failed = true
                     return
@@ -134,7 +140,19 @@ private func fuzzHTTP1(_ bytes: [UInt8]) {
         }
         precondition(index <= buffer.count, "the parser consumed more than it was given")
         buffer.removeFirst(index)
+        consumed += index
     }
+}
+
+private func checkReadAlone(_ request: HTTP1ParsedRequest, _ bytes: [UInt8]) {
+    var alone = HTTP1RequestParser(maxHeaderBytes: 8192, maxBodyBytes: 64 * 1024)
+    var index = 0
+    var event = bytes.withUnsafeBufferPointer { alone.next($0, &index) }
+    if case .expectContinue = event { event = bytes.withUnsafeBufferPointer { alone.next($0, &index) } }
+    guard case .request(let single) = event else { preconditionFailure("a request read alone gave \(event)") }
+    precondition(index == bytes.count && single.method == request.method && single.target == request.target
+        && single.headers == request.headers && single.body == request.body && single.keepAlive == request.keepAlive,
+        "a request read on its connection differs from its bytes read alone")
 }
 
 private let captureEndpoint = APIMapping.Endpoint(method: "POST", path: "/", captures: [
