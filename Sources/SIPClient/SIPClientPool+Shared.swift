@@ -19,7 +19,7 @@ extension SIPClientPool {
             case .success(let opened): socket = opened
             case .failure(let error): return .failure(error)
             }
-            shared = socket
+            sharing.socket = socket
             thread.add(socket.fd, events: CLINUX_EPOLLIN, handler: handlerID)
         }
         let id = books.opened + 1

@@ -18,6 +18,7 @@ import Glibc
 /// touched, `AgentDeadlines`) and the held datagrams'; it advances the agents that are due and arms itself again.
 /// Until 2026-12-07 it ticked every 10 ms while agents existed, due or not (`armTicker`).
 /// Thread rule: every method, and `onEvent`, runs on `thread.queue`; create the pool there too.
+// limits: 16 stored properties: the shared-socket mode's switch and socket (one tuple) beside the per-device tables.
 public final class SIPClientPool: @unchecked Sendable {
     public typealias EventHandler = SIPAgentEventHandler
 
@@ -48,9 +49,10 @@ public final class SIPClientPool: @unchecked Sendable {
     public var sendErrors: Int { books.sendErrors }  // datagrams or stream writes the kernel refused
     /// The datagram filter and the datagrams it held back (sent, or read, when they are due).
     var held = HeldDatagrams()
-    /// `socketsShared`: the one UDP socket the agents added since share, opened with the first (`+Shared`).
-    public var socketsShared = false
-    var shared: SharedDatagramSocket?
+    /// `socketsShared`, and the one UDP socket the agents added since share, opened with the first (`+Shared`).
+    var sharing: (on: Bool, socket: SharedDatagramSocket?) = (false, nil)
+    public var socketsShared: Bool { get { sharing.on } set { sharing.on = newValue } }
+    var shared: SharedDatagramSocket? { sharing.socket }
     /// Decides the fate of every UDP datagram before it is sent or read (a run's chaos); nil passes all.
     public var datagramFilter: SIPDatagramFilter? {
         get { held.filter }

@@ -93,7 +93,6 @@ final class SharedDatagramSocket {
 /// made and nothing hashed; the agent still parses the datagram once, itself.
 enum SharedDemux {
     static let parameter = "csdev"
-    private static let needle: [UInt8] = Array(";csdev=".utf8)
 
     /// The agent id `b` names: a response's top Via's `csdev`, a request's Request-URI's (its first line's); nil
     /// when it names none.
@@ -118,11 +117,13 @@ enum SharedDemux {
         return nil
     }
 
-    /// Where the line starting at `from` ends (its CR, or the end of `b`).
+    /// Where the line starting at `from` ends (its CR, or the end of `b`). `memchr`: a byte loop here and in `key`
+    /// cost ~800 instructions a datagram (~12,000 a hold call, callgrind of bench-sip-instructions.sh).
     private static func lineEnd(_ b: UnsafeRawBufferPointer, from: Int) -> Int {
-        var i = from
-        while i < b.count, b[i] != 0x0D { i += 1 }
-        return i
+        guard from < b.count, let base = b.baseAddress, let p = memchr(base + from, 0x0D, b.count - from) else {
+            return b.count
+        }
+        return base.distance(to: UnsafeRawPointer(p))
     }
 
     /// Where a `Via:` or compact `v:` header line's value starts (after its colon), nil for any other line.
@@ -135,18 +136,21 @@ enum SharedDemux {
         return i < stop && b[i] == 0x3A ? i + 1 : nil
     }
 
-    /// The number after `;csdev=` within `b[from..<to]`.
+    /// The number after `;csdev=` within `b[from..<to]` (written by us in lower case; a proxy returns it as is).
     private static func key(_ b: UnsafeRawBufferPointer, from: Int, to: Int) -> Int? {
-        let n = needle.count
+        guard let base = b.baseAddress else { return nil }
         var i = from
-        while i + n <= to {
-            if b[i] == 0x3B, (1..<n).allSatisfy({ b[i + $0] | 0x20 == needle[$0] }) {
-                var j = i + n, value = 0
-                while j < to, j - i - n < 18, b[j] >= 0x30, b[j] <= 0x39 {
+        while i + 7 <= to, let p = memchr(base + i, 0x3B, to - i) {
+            i = base.distance(to: UnsafeRawPointer(p))
+            guard i + 7 <= to else { return nil }
+            if b[i + 1] == 0x63, b[i + 2] == 0x73, b[i + 3] == 0x64, b[i + 4] == 0x65, b[i + 5] == 0x76,
+               b[i + 6] == 0x3D {  // "csdev="
+                var j = i + 7, value = 0
+                while j < to, j - i < 25, b[j] >= 0x30, b[j] <= 0x39 {
                     value = value * 10 + Int(b[j] - 0x30)
                     j += 1
                 }
-                return j > i + n ? value : nil
+                return j > i + 7 ? value : nil
             }
             i += 1
         }
