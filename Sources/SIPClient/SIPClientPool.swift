@@ -12,7 +12,8 @@ import Glibc
 
 /// SIP user agents on one `EventThread` (the Driver's per-worker epoll thread, beside its HTTP transfers and
 /// WebSockets): the third device signaling kind. Each agent has its own socket (UDP on an ephemeral loopback port,
-/// or one TCP connection to the proxy), so the proxy sees one contact per device as it would see phones.
+/// or one TCP connection to the proxy), so the proxy sees one contact per device as it would see phones; with
+/// `socketsShared` the UDP agents share one socket instead, as SIPp's (`SIPClientPool+Shared`, docs/SIP.md).
 ///
 /// Timers: one `EventTimer`, armed for the earliest of the agents' deadlines (a heap noted each time an agent was
 /// touched, `AgentDeadlines`) and the held datagrams'; it advances the agents that are due and arms itself again.
