@@ -40,7 +40,7 @@ cs_total() {
     local secs=$(( $1 / rate ))
     sed -e "s/127.0.0.1:5060/127.0.0.1:$kport/" -e "s|rate: [0-9]*/s, for: [0-9]*s|rate: $rate/s, for: ${secs}s|" \
         -e "s/^devices: [0-9]*/devices: $(( rate * 10 > 200 ? rate * 10 : 200 ))/" -e "s/^drain: 10s/drain: 60s/" \
-        -e "s/action_timeout: 5s/action_timeout: 60s/" "$root/Benchmarks/scenarios/sip-hold.yaml" > "$d/cs-$1.yaml"
+        -e "s/action_timeout: 5s/action_timeout: 60s/" "$root/Benchmarks/scenarios/$sip_hold" > "$d/cs-$1.yaml"
     objcopy --strip-debug "$bin" "$d/cs"
     # Kept: callgrind_layers.py reads both profiles for the per-layer row.
     valgrind --tool=callgrind --callgrind-out-file="$d/cs-$1.callgrind" "$d/cs" run "$d/cs-$1.yaml" --workers 1 \
@@ -54,7 +54,7 @@ cs_media_total() {
     local secs=$(( $1 / rate )) tag=m${2%\%}-$1
     sed -e "s/127.0.0.1:5060/127.0.0.1:$kport/" -e "s|rate: [0-9]*/s, for: [0-9]*s|rate: $rate/s, for: ${secs}s|" \
         -e "s/^devices: [0-9]*/devices: $(( rate * 10 > 200 ? rate * 10 : 200 ))/" -e "s/^drain: 10s/drain: 60s/" \
-        -e "s/action_timeout: 5s/action_timeout: 60s/" "$root/Benchmarks/scenarios/sip-hold.yaml" > "$d/cs-$tag.yaml"
+        -e "s/action_timeout: 5s/action_timeout: 60s/" "$root/Benchmarks/scenarios/$sip_hold" > "$d/cs-$tag.yaml"
     printf 'media: { share: %s, one_way_after: 60s }\n' "$2" >> "$d/cs-$tag.yaml"
     [ -x "$d/cs" ] || objcopy --strip-debug "$bin" "$d/cs"
     valgrind --tool=callgrind --callgrind-out-file="$d/cs-$tag.callgrind" "$d/cs" run "$d/cs-$tag.yaml" --workers 1 \

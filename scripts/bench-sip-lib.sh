@@ -4,6 +4,15 @@
 # The one-off measurement scripts (bench-sip-instructions.sh, bench-sip-wake-instructions.sh,
 # bench-media-instructions.sh, perf-syscalls.sh) source it for kamailio_scratch.
 
+# SIP_SOCKETS=device|shared: which scenario the hold call runs from, per-device UDP sockets (sip-hold.yaml, the
+# default) or one shared socket per worker (sip-hold-shared.yaml; docs/SIP.md, "The shared-socket mode"). Read by
+# bench-sip.sh, bench-sip-instructions.sh, perf-syscalls.sh (sip) and sip-cache-sim.sh.
+case ${SIP_SOCKETS:-device} in
+    device) sip_hold=sip-hold.yaml ;;
+    shared) sip_hold=sip-hold-shared.yaml ;;
+    *) echo "SIP_SOCKETS is device or shared, not '$SIP_SOCKETS'" >&2; exit 2 ;;
+esac
+
 # bench_section_start NAME SPAN LOADFILE TOOL...: the start every such section shares. Client and server cores
 # (SERVER_CPU, CLIENT_CPU; one core: both 0), ROUNDS (BENCH_ROUNDS, 2 at most); stops when a TOOL or callstorm's
 # binary is missing; lifts the open-file limit (a device holds a socket); empties `out`; ends the section's

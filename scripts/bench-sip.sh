@@ -6,7 +6,8 @@
 # core. At each rung of a ladder of planned call rates (SIP_RATES) for SIP_SECONDS, alternating which goes first:
 #   SIPp: a UAS (deploy/sipp/uas-hold.xml, registered once at Kamailio by uas-hold-register.xml from the port it
 #         then listens on) and a UAC (uac-hold.xml, -r RATE -m RATE×SECONDS) dialling it through Kamailio;
-#   callstorm: Benchmarks/scenarios/sip-hold.yaml, both ends callstorm devices registered at the same Kamailio.
+#   callstorm: Benchmarks/scenarios/sip-hold.yaml (SIP_SOCKETS=shared: sip-hold-shared.yaml, one UDP socket per
+#   worker), both ends callstorm devices registered at the same Kamailio.
 # A side stops climbing after a rung it did not hold. Then callstorm's push wake-up path (sip-hold-wake.yaml: the
 # same call, devices asleep, Kamailio parks the INVITE and pushes to the run's gateway) at the highest rate
 # callstorm held (the lowest rung when none held), which SIPp cannot run. "Held" and the figures:
@@ -15,7 +16,8 @@
 # usage: scripts/bench-sip.sh WORKDIR  (env: CALLSTORM_BIN, SIP_RATES ("100 200 400 800 1600 3200 6400 12800":
 # each side climbs until it loses its timing), SIP_REFINE (1: then a rung halfway between each side's highest held
 # rung and the one it lost; 0: none), SIP_SECONDS (10),
-# SERVER_CPU, CLIENT_CPU, SIP_RESULTS (Benchmarks/results; "" writes no sip-<date> files)).
+# SERVER_CPU, CLIENT_CPU, SIP_RESULTS (Benchmarks/results; "" writes no sip-<date> files), SIP_SOCKETS (device;
+# shared: see bench-sip-lib.sh)).
 # Writes WORKDIR/sip/*; bench-results.py reads them for the suite's rows.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -114,9 +116,9 @@ for r in $RATES; do
     [ -n "$run_sipp$run_cs" ] || { echo "  neither side held the rung below: the ladder stops"; break; }
     if [ $(( k % 2 )) -eq 1 ]; then
         [ -z "$run_sipp" ] || sipp_run "$r"
-        [ -z "$run_cs" ] || cs_run "cs-$r" "$r" sip-hold.yaml
+        [ -z "$run_cs" ] || cs_run "cs-$r" "$r" "$sip_hold"
     else
-        [ -z "$run_cs" ] || cs_run "cs-$r" "$r" sip-hold.yaml
+        [ -z "$run_cs" ] || cs_run "cs-$r" "$r" "$sip_hold"
         [ -z "$run_sipp" ] || sipp_run "$r"
     fi
     [ -z "$run_sipp" ] || { [[ $sipp_held == held* ]] && sipp_top=$r || sipp_lost=$r; }
@@ -135,7 +137,7 @@ if [ "${SIP_REFINE:-1}" != 0 ]; then
         [ "$r" -gt 0 ] || continue
         echo "rung between: $r calls/s for $T s"
         if [ "$r" = "$sipp_mid" ] && [ "$r" -gt "$sipp_top" ]; then sipp_run "$r"; fi
-        if [ "$r" = "$cs_mid" ] && [ "$r" -gt "$cs_top" ]; then cs_run "cs-$r" "$r" sip-hold.yaml; fi
+        if [ "$r" = "$cs_mid" ] && [ "$r" -gt "$cs_top" ]; then cs_run "cs-$r" "$r" "$sip_hold"; fi
     done
 fi
 

@@ -36,7 +36,7 @@ case $mode in
     sip) r=${2:-100}
         sed -e "s/127.0.0.1:5060/127.0.0.1:$kport/" -e "s|rate: [0-9]*/s, for: [0-9]*s|rate: $r/s, for: 10s|" \
             -e "s/^devices: [0-9]*/devices: $(( r * 3 > 50 ? r * 3 : 50 ))/" \
-            "$root/Benchmarks/scenarios/sip-hold.yaml" > "$d/run.yaml" ;;
+            "$root/Benchmarks/scenarios/$sip_hold" > "$d/run.yaml" ;;
     wake) r=${2:-100}
         sed -e "s/127.0.0.1:5060/127.0.0.1:$kport/" -e "s/127.0.0.1:2197/127.0.0.1:$gport/" \
             -e "s|rate: [0-9]*/s, for: [0-9]*s|rate: $r/s, for: 10s|" \

@@ -27,7 +27,7 @@ for n in 40 120; do
     else
         sed -e "s/127.0.0.1:5060/127.0.0.1:$kport/" -e "s|rate: [0-9]*/s, for: [0-9]*s|rate: 20/s, for: $(( n / 20 ))s|" \
             -e "s/^devices: [0-9]*/devices: $nd/" -e "s/^drain: 10s/drain: 60s/" \
-            -e "s/action_timeout: 5s/action_timeout: 60s/" "$root/Benchmarks/scenarios/sip-hold.yaml" > "$d/cs-$n.yaml"
+            -e "s/action_timeout: 5s/action_timeout: 60s/" "$root/Benchmarks/scenarios/$sip_hold" > "$d/cs-$n.yaml"
         [ -x "$d/cs" ] || objcopy --strip-debug "$bin" "$d/cs"
         cg "$d/cs-$n.callgrind" "$d/cs" run "$d/cs-$n.yaml" --workers 1 --out "$d/cs-$n" --quiet > "$d/cs-$n.log" 2>&1
     fi

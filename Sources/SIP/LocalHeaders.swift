@@ -45,19 +45,21 @@ public struct SIPLocalHeaders: Sendable, Equatable {
         /// template's array grown as it went), paid on every agent opened, every wake of a sleeping device (issue
         /// 33, round three).
         init(user: String, domain: String, transport: String, host: String, port: Int,
-             contactParameters: SIPParameters, uriTransport: String?, sentByHost: String?, bindingParameters: String) {
+             contactParameters: SIPParameters, uriTransport: String?, sentByHost: String?, bindingParameters: String,
+             viaParameters: String) {
             self.transport = transport
             self.host = host
             self.port = port
             let l = Layout(user: user, domain: domain, transport: transport, host: sentByHost ?? host, port: port,
-                           contactParameters: contactParameters, uriTransport: uriTransport)
+                           contactParameters: contactParameters, uriTransport: uriTransport,
+                           viaParameters: viaParameters)
             contactPrefix = String(decoding: l.contactPrefix, as: UTF8.self)
             contact = String(decoding: l.contact, as: UTF8.self)
             addressOfRecord = String(decoding: l.addressOfRecord, as: UTF8.self)
             var t = Layout.Writer(room: l.via.count + 16)
             t.put(l.via, portAt: l.viaPort)
             t.slot()
-            t.put(";rport")
+            t.put(l.rport)
             via = t.template
             var spots = PortSpots(via: l.viaPort, contactPrefix: l.contactPrefixPort, digits: l.portDigits)
             t = Layout.Writer(room: l.addressOfRecord.count + 8)
@@ -69,7 +71,8 @@ public struct SIPLocalHeaders: Sendable, Equatable {
             t.put("Via: ")
             t.put(l.via, portAt: l.viaPort)
             t.slot()
-            t.put(";rport\r\n")
+            t.put(l.rport)
+            t.put("\r\n")
             viaLine = t.template
             spots.viaLine = t.ports
             var line = Layout.Writer(room: l.contact.count + 16)
@@ -126,9 +129,13 @@ public struct SIPLocalHeaders: Sendable, Equatable {
         /// Where the port's digits start in `via` and in `contactPrefix` (`contact` has them one byte later), and
         /// how many there are.
         var viaPort = 0, contactPrefixPort = 0, portDigits = 0
+        /// `;rport` and the Via's own parameters after it (a shared socket's demultiplexing key), if any.
+        var rport: [UInt8] = []
 
         init(user: String, domain: String, transport: String, host: String, port: Int,
-             contactParameters: SIPParameters, uriTransport: String?) {
+             contactParameters: SIPParameters, uriTransport: String?, viaParameters: String) {
+            rport.appendASCII(";rport")
+            rport.appendUTF8(viaParameters)
             var sentBy: [UInt8] = []
             sentBy.reserveCapacity(host.utf8.count + 8)
             sentBy.appendUTF8(host)
@@ -183,7 +190,8 @@ public struct SIPLocalHeaders: Sendable, Equatable {
             t.put("Via: ")
             t.put(via, portAt: viaPort)
             t.slot()
-            t.put(";rport\r\nMax-Forwards: 70\r\nFrom: ")
+            t.put(rport)
+            t.put("\r\nMax-Forwards: 70\r\nFrom: ")
             t.put(addressOfRecord)
             t.put(";tag=")
             t.slot()
@@ -267,12 +275,14 @@ public struct SIPLocalHeaders: Sendable, Equatable {
     /// `bindingParameters` follow the Contact's angle brackets in a REGISTER only (RFC 5626 §4.2's `+sip.instance`
     /// and `reg-id`): laid into the REGISTER's head, so no REGISTER has its Contact line replaced afterwards (which
     /// rebuilt the whole head, ~25,000 instructions a REGISTER, two per wake; issue 33).
+    /// `viaParameters` (`;name=value…`) follow `;rport` in every Via this agent writes: a proxy returns them in
+    /// the responses (RFC 3261 §16.7), which is how a shared socket tells whose a response is.
     public init(user: String, domain: String, transport: String, host: String, port: Int,
                 contactParameters: SIPParameters = SIPParameters(), uriTransport: String? = nil,
-                sentByHost: String? = nil, bindingParameters: String = "") {
+                sentByHost: String? = nil, bindingParameters: String = "", viaParameters: String = "") {
         parts = Parts(user: user, domain: domain, transport: transport, host: host, port: port,
                       contactParameters: contactParameters, uriTransport: uriTransport, sentByHost: sentByHost,
-                      bindingParameters: bindingParameters)
+                      bindingParameters: bindingParameters, viaParameters: viaParameters)
     }
 
     public var transport: String { parts.transport }

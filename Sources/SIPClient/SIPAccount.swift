@@ -157,11 +157,16 @@ public struct SIPAccount: Sendable, Equatable {
 
     /// This account's own headers at `host:port` over `transport`, its push parameters in the Contact.
     /// `sentByHost`: the host Via and Contact name instead of `host` (a WebSocket agent's `….invalid`).
-    func localHeaders(transport: SIPTransportKind, host: String, port: Int, sentByHost: String? = nil)
-        -> SIPLocalHeaders {
-        SIPLocalHeaders(user: user, domain: domain, transport: transport.rawValue, host: host, port: port,
-                        contactParameters: push?.parameters ?? SIPParameters(), uriTransport: transport.uriTransport,
-                        sentByHost: sentByHost, bindingParameters: bindingParameters(stream: transport.isStream))
+    /// `demux`: the agent's id on a shared socket (`SIPClientPool.socketsShared`), written as a `csdev` parameter in
+    /// its Contact URI (the Request-URI of what the proxy sends it) and in its Via (returned in the responses).
+    func localHeaders(transport: SIPTransportKind, host: String, port: Int, sentByHost: String? = nil,
+                      demux: Int? = nil) -> SIPLocalHeaders {
+        var contactParameters = push?.parameters ?? SIPParameters()
+        if let demux { contactParameters.items.append((SharedDemux.parameter, String(demux))) }
+        return SIPLocalHeaders(user: user, domain: domain, transport: transport.rawValue, host: host, port: port,
+                               contactParameters: contactParameters, uriTransport: transport.uriTransport,
+                               sentByHost: sentByHost, bindingParameters: bindingParameters(stream: transport.isStream),
+                               viaParameters: demux.map { ";\(SharedDemux.parameter)=\($0)" } ?? "")
     }
 
     /// Adds the digest answer to `received` (Authorization, or Proxy-Authorization for a proxy's) to `request`,

@@ -33,9 +33,17 @@ public protocol SIPAgentPool: AnyObject {
     func closeAll()
     /// Decides the fate of every UDP datagram before it is sent or read (a run's chaos); nil passes all.
     var datagramFilter: SIPDatagramFilter? { get set }
+    /// `device.sockets: shared`: UDP agents added from now on share one socket (`SIPClientPool+Shared`). Default:
+    /// a pool without sockets ignores it.
+    var socketsShared: Bool { get set }
 }
 
 extension SIPAgentPool {
+    public var socketsShared: Bool {
+        get { false }
+        set {}
+    }
+
     public func park(_ id: Int) { close(id) }
     public func reopen(_ id: Int, seed: UInt64) -> Result<Int, SIPClientError>? { nil }
 }

@@ -27,4 +27,11 @@ extension SIPClientPool {
         }
         return .success((fd, session))
     }
+
+    /// Keeps a finished TLS connection's session for the device's next connection (`tls.keepsSessions`).
+    func keepTLSSession(_ socket: SIPSocket, of agent: SIPUserAgent) {
+        guard tls?.keepsSessions == true, !socket.handshaking, let session = socket.stream.tls,
+              let saved = TLSSavedSession(of: session) else { return }
+        savedTLS[agent.account.user] = saved
+    }
 }

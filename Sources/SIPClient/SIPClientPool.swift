@@ -12,42 +12,48 @@ import Glibc
 
 /// SIP user agents on one `EventThread` (the Driver's per-worker epoll thread, beside its HTTP transfers and
 /// WebSockets): the third device signaling kind. Each agent has its own socket (UDP on an ephemeral loopback port,
-/// or one TCP connection to the proxy), so the proxy sees one contact per device as it would see phones.
+/// or one TCP connection to the proxy), so the proxy sees one contact per device as it would see phones; with
+/// `socketsShared` the UDP agents share one socket instead, as SIPp's (`SIPClientPool+Shared`, docs/SIP.md).
 ///
 /// Timers: one `EventTimer`, armed for the earliest of the agents' deadlines (a heap noted each time an agent was
 /// touched, `AgentDeadlines`) and the held datagrams'; it advances the agents that are due and arms itself again.
 /// Until 2026-12-07 it ticked every 10 ms while agents existed, due or not (`armTicker`).
 /// Thread rule: every method, and `onEvent`, runs on `thread.queue`; create the pool there too.
+// limits: 16 stored properties: the shared-socket mode's switch and socket (one tuple) beside the per-device tables.
 public final class SIPClientPool: @unchecked Sendable {
     public typealias EventHandler = SIPAgentEventHandler
 
-    private let thread: EventThread
+    let thread: EventThread
     /// The timer and the agents' deadlines (`clock` tells the time).
     private var timing = PoolTiming()
-    private let clock: any Clock
+    let clock: any Clock
     /// The outbound proxy (Kamailio): where requests go and TCP agents connect.
     let proxy: (address: sockaddr_in, host: String, port: Int)
-    private let onEvent: EventHandler
+    let onEvent: EventHandler
     /// The client TLS context TLS agents' sessions come from (the CA the proxy's certificate is checked against).
     let tls: ClientTLS?
-    private var handlerID: UInt32 = 0
+    var handlerID: UInt32 = 0
     /// By agent id and by descriptor: arrays indexed by the key (`SlotTable`), not hashed per datagram.
     var agents = SlotTable<SIPUserAgent>()
     private var sockets = SlotTable<SIPSocket>()
     private var byFD = SlotTable<SIPSocket>()
     /// UDP senders, by the handle agents answer them with.
-    private var sources: DatagramSources
+    var sources: DatagramSources
     /// A stream's reads land in `scratch`; what one `recvmmsg` on a UDP agent's socket reads in `datagrams` (a UDP
     /// datagram is at most 65,507 bytes).
     private let buffers = (scratch: UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16),
                            datagrams: DatagramBatch(capacity: 4, stride: 65_536))
     /// With `tls.keepsSessions` (a device's `tls_resumption`): each device's last TLS session, by its user (a
     /// device's agents come and go with its sleeps), offered on its next connection.
-    private var savedTLS: [String: TLSSavedSession] = [:]
+    var savedTLS: [String: TLSSavedSession] = [:]
     var books = PoolBooks()  // the closed agents' counters (so `counters` keeps them), refused sends
     public var sendErrors: Int { books.sendErrors }  // datagrams or stream writes the kernel refused
     /// The datagram filter and the datagrams it held back (sent, or read, when they are due).
-    private var held = HeldDatagrams()
+    var held = HeldDatagrams()
+    /// `socketsShared`, and the one UDP socket the agents added since share, opened with the first (`+Shared`).
+    var sharing: (on: Bool, socket: SharedDatagramSocket?) = (false, nil)
+    public var socketsShared: Bool { get { sharing.on } set { sharing.on = newValue } }
+    var shared: SharedDatagramSocket? { sharing.socket }
     /// Decides the fate of every UDP datagram before it is sent or read (a run's chaos); nil passes all.
     public var datagramFilter: SIPDatagramFilter? {
         get { held.filter }
@@ -75,6 +81,7 @@ public final class SIPClientPool: @unchecked Sendable {
     /// Opens an agent's socket and returns its id; the agent does nothing until told (`perform`). Give every agent
     /// its own `seed` (the Driver derives one per device): Call-IDs, tags and branches come from it.
     public func add(account: SIPAccount, transport: SIPTransportKind, seed: UInt64) -> Result<Int, SIPClientError> {
+        if socketsShared, transport == .udp { return addShared(account: account, seed: seed) }
         let id = books.opened + 1
         let socket: SIPSocket
         switch openSocket(id, transport, seed: seed, user: account.user) {
@@ -140,6 +147,7 @@ public final class SIPClientPool: @unchecked Sendable {
     /// Every agent's books, closed agents included.
     public var counters: SIPCounters {
         var total = books.closed
+        if let stray = shared?.stray, stray > 0 { total.stray["no_device", default: 0] += stray }
         var sum = books.closedTally
         for agent in agents.values { agent.addCounters(to: &total, tally: &sum) }
         sum.fold(into: &total)
@@ -162,13 +170,6 @@ public final class SIPClientPool: @unchecked Sendable {
         socket.stream.close()
     }
 
-    /// Keeps a finished TLS connection's session for the device's next connection (`tls.keepsSessions`).
-    private func keepTLSSession(_ socket: SIPSocket, of agent: SIPUserAgent) {
-        guard tls?.keepsSessions == true, !socket.handshaking, let session = socket.stream.tls,
-              let saved = TLSSavedSession(of: session) else { return }
-        savedTLS[agent.account.user] = saved
-    }
-
     public func closeAll() {
         for id in Array(agents.keys) { close(id) }
         timing.ticker?.close()
@@ -176,6 +177,7 @@ public final class SIPClientPool: @unchecked Sendable {
         if let token = timing.waking { clock.stopWaking(token) }
         timing.waking = nil
         thread.unregister(handlerID)
+        shared?.close()
     }
 
     // MARK: - Event thread
@@ -187,10 +189,12 @@ public final class SIPClientPool: @unchecked Sendable {
 
     /// `flush(_:)` with the agent and its socket (nil: its connection failed for good) already in hand: a datagram's
     /// handling has both, and looking them up again retained and released each once more per datagram.
-    private func flush(_ id: Int, _ agent: SIPUserAgent, _ socket: SIPSocket?) {
+    func flush(_ id: Int, _ agent: SIPUserAgent, _ socket: SIPSocket?) {
         timing.deadlines.note(id, agent.nextDeadline)
         if let socket {
             agent.drainOutbox { outbox in send(outbox, id, socket) }
+        } else if let shared, shared.carries(id) {
+            agent.drainOutbox { outbox in sendShared(outbox, id, shared) }
         } else {
             // Its connection failed for good (a TLS certificate refused): what it would send is lost, what it
             // tells is still told.
@@ -240,6 +244,7 @@ public final class SIPClientPool: @unchecked Sendable {
     }
 
     private func handle(_ fd: Int32, _ events: UInt32) {
+        if let shared, fd == shared.fd { return readShared(shared) }
         guard let socket = byFD[fd], let agent = agents[socket.agent] else { return }
         if !socket.connected, events & CLINUX_EPOLLERR == 0 {
             // The non-blocking connect completed (`wake.connect`); write polling is left to what is pending.
@@ -479,7 +484,10 @@ public final class SIPClientPool: @unchecked Sendable {
     private func releaseHeld(now: UInt64) {
         let (sends, reads) = held.takeDue(now)
         for item in sends {
-            guard let socket = sockets[item.agent] else { continue }
+            guard let socket = sockets[item.agent] else {
+                sendHeldShared(item.agent, item.bytes, to: item.address)
+                continue
+            }
             if !socket.sendDatagram(item.bytes, to: item.address) { books.sendErrors += 1 }
         }
         for item in reads {

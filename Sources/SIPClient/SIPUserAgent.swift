@@ -70,13 +70,15 @@ public final class SIPUserAgent {
     /// What it does when its connection breaks (`reconnect`), and the recovery under way.
     var flow: FlowRecovery
 
-    /// `sentByHost`: see the property (a WebSocket agent's `.invalid` host; nil: `localHost`).
+    /// `sentByHost`: see the property (a WebSocket agent's `.invalid` host; nil: `localHost`). `demux`: its id on a
+    /// shared socket (`SIPAccount.localHeaders`).
     public init(account: SIPAccount, transport: SIPTransportKind, localHost: String = "127.0.0.1", localPort: Int,
-                seed: UInt64, sentByHost: String? = nil) {
+                seed: UInt64, sentByHost: String? = nil, demux: Int? = nil) {
         self.account = account
         self.transport = transport
         self.sentByHost = sentByHost
-        local = account.localHeaders(transport: transport, host: localHost, port: localPort, sentByHost: sentByHost)
+        local = account.localHeaders(transport: transport, host: localHost, port: localPort, sentByHost: sentByHost,
+                                     demux: demux)
         ids = SIPIdentifiers(seed: seed)
         transactions = TransactionLayer(timers: transport.timers)
         registration = RegistrationClient(account: account, ids: ids)

@@ -83,6 +83,16 @@ public struct SIPDeviceSpec: Sendable, Equatable {
         return random.nextUnit() < sleepShare
     }
 
+    /// `sockets`: how the UDP devices of one worker reach the proxy. `device` (the default): each its own socket and
+    /// port, as phones are; `shared`: one socket per worker for all of them, as SIPp's one socket per side, told
+    /// apart by a `csdev` parameter in each device's Contact and Via (docs/SIP.md, "The shared-socket mode").
+    public enum Sockets: String, Sendable, CaseIterable {
+        case device, shared
+    }
+
+    /// `sockets`: `device` or `shared` (UDP, devices that do not sleep).
+    public var sockets: Sockets = .device
+
     /// RFC 5626 flow recovery as a phone does it. `none` (the default): the device reconnects and waits for its
     /// next REGISTER refresh, unknown to the proxy until then. `fixed`, `exponential`: it re-REGISTERs on the new
     /// connection at once; while the registrar refuses or resets connections it retries after `base` (`fixed`) or

@@ -2,7 +2,7 @@
 /// register at (docs/SIP.md).
 extension ScenarioDecoder {
     static let sipDeviceKeys = ["signaling", "sleep", "transport", "wake_after", "join_at", "tls_resumption",
-                                "audio_session"] + reconnectKeys
+                                "audio_session", "sockets"] + reconnectKeys
     static let reconnectKeys = ["reconnect", "reconnect_base", "reconnect_max"]
     static let sipTargetKeys = ["registrar", "domain", "password", "expires", "kamailio", "ca", "rtpengine"]
     static let signalingWords = ["http", "sip"]
@@ -39,7 +39,8 @@ extension ScenarioDecoder {
             }
         }
         deviceReconnect(fields, into: &spec, sip: sip)
-        for key in ["sleep", "transport", "wake_after", "join_at", "tls_resumption", "audio_session"]
+        if let node = fields["sockets"] { sockets(node, into: &spec, sip: sip) }
+        for key in ["sleep", "transport", "wake_after", "join_at", "tls_resumption", "audio_session", "sockets"]
         where !sip && fields[key] != nil {
             report(fields[key]!.mark, "'device.\(key)' applies to SIP devices; add 'signaling: sip' beside it")
         }
@@ -61,6 +62,22 @@ extension ScenarioDecoder {
             return
         }
         if let value = bool(node, "sleep") { spec.sleep = value }
+    }
+
+    /// `device.sockets`: `device` or `shared`. A shared socket carries UDP datagrams only, and only for devices that
+    /// do not sleep: a sleeping device closes its own socket so the proxy's request fails and its push wakes it.
+    private mutating func sockets(_ node: YAMLNode, into spec: inout SIPDeviceSpec, sip: Bool) {
+        guard let word = word(node, "sockets", among: SIPDeviceSpec.Sockets.allCases.map(\.rawValue)) else { return }
+        spec.sockets = SIPDeviceSpec.Sockets(rawValue: word) ?? .device
+        guard sip, spec.sockets == .shared else { return }
+        if spec.transport != .udp {
+            report(node.mark, "'device.sockets: shared' puts every device of a worker on one UDP socket; it applies "
+                + "with 'transport: udp' (the devices use \(spec.transport.rawValue))")
+        }
+        if spec.sleep {
+            report(node.mark, "'device.sockets: shared' cannot carry sleeping devices: a sleeping device closes its own "
+                + "socket so the proxy's request fails and its push wakes it; use 'sockets: device' or 'sleep: false'")
+        }
     }
 
     /// `device.reconnect`, `reconnect_base`, `reconnect_max`: flow recovery on connection-oriented transports.

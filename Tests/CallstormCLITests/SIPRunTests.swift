@@ -84,6 +84,26 @@ final class SIPRunTests: XCTestCase {
         }
     }
 
+    /// outgoing.yaml with `sockets: shared` and the built-in flows mixed: every device of the worker on one UDP
+    /// socket, each of Kamailio's requests and responses handed to its device by the `csdev` parameter; the run's
+    /// calls complete, its books balance and the history checker finds nothing, and no datagram went astray.
+    func testEveryBuiltInFlowCompletesThroughKamailioWithTheDevicesOnOneSharedSocket() throws {
+        let kamailio = try KamailioProcess()
+        defer { kamailio.stop() }
+        let shared = { (text: String) in
+            text.replacingOccurrences(of: "device: { signaling: sip, transport: udp }",
+                                      with: "device: { signaling: sip, transport: udp, sockets: shared }")
+                .replacingOccurrences(of: "mix: { outgoing-1to1: 100 }", with: "mix: { outgoing-1to1: 25, "
+                                      + "declined: 25, caller-cancels: 25, hold-resume: 25 }")
+        }
+        XCTAssertTrue(shared(try example("outgoing", kamailio: kamailio)).contains("sockets: shared"))
+        try run("outgoing", kamailio: kamailio, edit: shared) { _, c in
+            XCTAssertGreaterThan(c["action.pause.fulfilled"] ?? 0, 0, "\(c)")
+            XCTAssertGreaterThan(c["sip.responses_received.487"] ?? 0, 0, "\(c)")
+            XCTAssertNil(c["sip.stray.no_device"], "\(c)")
+        }
+    }
+
     /// Kamailio with the push route, pushing to callstorm's gateway on `pushPort` with a fresh provider token.
     private func pushingKamailio(pushPort: Int) throws -> KamailioProcess {
         let signer = ProviderTokenSigner(keyID: "KEY1234567", teamID: "TEAM123456", key: try ES256Key.generate())

@@ -61,13 +61,25 @@ final class KamailioCallTests: XCTestCase {
     }
 
     func testCancelDeclineAndHoldResumeWorkThroughKamailio() throws {
+        try cancelDeclineAndHold(sharedSocket: false)
+    }
+
+    /// `device.sockets: shared`: both agents on one UDP socket, Kamailio's relayed requests (to the registered
+    /// Contact, `csdev` parameter included) and its responses (our Via returned) each reaching its own agent.
+    func testCancelDeclineAndHoldResumeWorkThroughKamailioOnASharedSocket() throws {
+        try cancelDeclineAndHold(sharedSocket: true)
+    }
+
+    private func cancelDeclineAndHold(sharedSocket: Bool) throws {
         let kamailio = try KamailioProcess()
         defer { kamailio.stop() }
         let harness = try PoolHarness(proxyPort: kamailio.port)
         defer { harness.close() }
+        harness.queue.sync { harness.pool.socketsShared = sharedSocket }
         let domain = "127.0.0.1:\(kamailio.port)"
         let alice = try harness.add(SIPAccount(user: "alice", domain: domain, password: "callstorm"), .udp, seed: 21)
         let bob = try harness.add(SIPAccount(user: "bob", domain: domain, password: "callstorm"), .udp, seed: 22)
+        XCTAssertEqual(harness.localPort(alice) == harness.localPort(bob), sharedSocket)
         harness.perform(alice) { $0.register(now: $1) }
         harness.perform(bob) { $0.register(now: $1) }
         XCTAssertTrue(eventually(10) { harness.events(bob).contains(.registered(expires: 600)) })
@@ -111,6 +123,7 @@ final class KamailioCallTests: XCTestCase {
         XCTAssertEqual(counters.responsesReceived[487], 1)
         XCTAssertEqual(counters.responsesReceived[603], 1)
         XCTAssertEqual(counters.requestsReceived["CANCEL"], 1)
+        XCTAssertNil(counters.stray["no_device"], "every datagram named its agent")
     }
 
     private func callThroughKamailio(_ transport: SIPTransportKind) throws {

@@ -90,6 +90,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
             parts.books.note("SIP devices need the worker's event thread; this loop has none", limit: 1)
             return nil
         }
+        pool.socketsShared = spec.sockets == .shared
         signaling.pool = pool
         signaling.installFaults()
         signaling.installMedia()

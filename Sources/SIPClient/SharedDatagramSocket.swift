@@ -1,0 +1,159 @@
+import CLinux
+import SystemCalls
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `device.sockets: shared`: the one UDP socket a pool's agents share (`SIPClientPool+Shared`), as SIPp keeps one
+/// socket per side. Per-device sockets put ~7,200 descriptors in one epoll set at 2,400 calls/s, and each datagram
+/// woke through its own socket, was read by its own `recvmmsg` and ran the whole path (parse, agent, flush, the
+/// Driver's events) alone; here one wake reads up to `batch.capacity` datagrams with one call, hands each to its
+/// agent, then flushes each agent it touched once and sends what they queued with one `sendmmsg` (issue 33).
+///
+/// Owned by the pool on its event thread.
+final class SharedDatagramSocket {
+    let fd: Int32
+    /// The port every agent on it names in its Via and Contact.
+    let port: Int
+    /// SO_RCVBUF and SO_SNDBUF as the kernel granted them (it caps an unprivileged request at
+    /// `net.core.rmem_max` / `wmem_max` and reports double what it keeps for its own bookkeeping).
+    let granted: (receive: Int, send: Int)
+    /// One wake's datagrams: 32 a call (a UDP datagram is at most 65,507 bytes; 2 MiB a worker).
+    let batch = DatagramBatch(capacity: 32, stride: 65_536)
+    /// What the agents a batch touched queued, sent with one `sendmmsg` after the batch (`batching`).
+    let sends = DatagramSendBatch(capacity: 64, stride: 4_096)
+    /// Whether sends go to `sends` (during a batch's flushes) or out at once (a command, a timer).
+    var batching = false
+    /// The agents that came since the last batch started, in order, each once (`touch`).
+    private(set) var touched: [Int] = []
+    /// By agent id: the batch generation that last touched it (so `touch` dedups without hashing).
+    private var stamps: [UInt32] = []
+    private var generation: UInt32 = 0
+    /// By agent id: whether it was added on this socket (a pool may also hold agents with their own sockets).
+    private var members: [Bool] = []
+    /// Datagrams that named no live agent on this socket (`sip.stray.no_device`): dropped.
+    var stray = 0
+    /// Send failures already added to the pool's books (`sends.failures` counts from the start).
+    var failuresBooked = 0
+
+    /// Asked of the kernel for each buffer: ~1.5 s of the bench's top rung's datagrams per worker.
+    static let bufferBytes: Int32 = 8 << 20
+
+    private init(fd: Int32) {
+        self.fd = fd
+        port = Int(clinux_local_port(fd))
+        granted = (Self.raise(fd, SO_RCVBUF), Self.raise(fd, SO_SNDBUF))
+    }
+
+    /// A non-blocking UDP socket bound to `host`:0, its buffers raised as far as the kernel allows.
+    static func open(host: String) -> Result<SharedDatagramSocket, SIPClientError> {
+        SIPSocket.udp(host: host).map { SharedDatagramSocket(fd: $0) }
+    }
+
+    /// Asks for `bufferBytes` of `option` and returns what the kernel then says it has.
+    private static func raise(_ fd: Int32, _ option: Int32) -> Int {
+        var asked = bufferBytes
+        _ = setsockopt(fd, SOL_SOCKET, option, &asked, socklen_t(MemoryLayout<Int32>.size))
+        var got: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        _ = getsockopt(fd, SOL_SOCKET, option, &got, &length)
+        return Int(got)
+    }
+
+    func close() { _ = Glibc.close(fd) }
+
+    /// Notes that agent `id` lives on this socket.
+    func carry(_ id: Int) {
+        if id >= members.count {
+            members.append(contentsOf: repeatElement(false, count: id + 1 - members.count))
+            stamps.append(contentsOf: repeatElement(0, count: id + 1 - stamps.count))
+        }
+        members[id] = true
+    }
+
+    func carries(_ id: Int) -> Bool { id >= 0 && id < members.count && members[id] }
+
+    /// Starts a batch: no agent touched yet.
+    func startBatch() {
+        generation &+= 1
+        touched.removeAll(keepingCapacity: true)
+    }
+
+    /// Notes agent `id` (one this socket carries) as touched in this batch, once.
+    func touch(_ id: Int) {
+        guard stamps[id] != generation else { return }
+        stamps[id] = generation
+        touched.append(id)
+    }
+}
+
+/// The key a shared socket reads to hand a datagram to its agent, over the datagram's bytes: the `csdev` parameter
+/// each agent writes in its Contact URI (what the proxy makes the Request-URI of the requests it relays to it,
+/// RFC 3261 §10.3 and §12.2.1.1) and in its Via (which the proxy returns in every response, §16.7). No string is
+/// made and nothing hashed; the agent still parses the datagram once, itself.
+enum SharedDemux {
+    static let parameter = "csdev"
+
+    /// The agent id `b` names: a response's top Via's `csdev`, a request's Request-URI's (its first line's); nil
+    /// when it names none.
+    static func agent(in b: UnsafeRawBufferPointer) -> Int? {
+        let end = b.count
+        let firstEnd = lineEnd(b, from: 0)
+        guard end >= 8 else { return nil }
+        let isResponse = b[0] == 0x53 && b[1] == 0x49 && b[2] == 0x50 && b[3] == 0x2F  // "SIP/"
+        guard isResponse else { return key(b, from: 0, to: firstEnd) }
+        var start = firstEnd + 2
+        while start < end {
+            let stop = lineEnd(b, from: start)
+            if stop == start { return nil }  // the blank line: no Via
+            if let colon = viaValue(b, start, stop) {
+                // The top Via value: up to the line's first comma (several values may share one line).
+                var comma = colon
+                while comma < stop, b[comma] != 0x2C { comma += 1 }
+                return key(b, from: colon, to: comma)
+            }
+            start = stop + 2
+        }
+        return nil
+    }
+
+    /// Where the line starting at `from` ends (its CR, or the end of `b`). `memchr`: a byte loop here and in `key`
+    /// cost ~800 instructions a datagram (~12,000 a hold call, callgrind of bench-sip-instructions.sh).
+    private static func lineEnd(_ b: UnsafeRawBufferPointer, from: Int) -> Int {
+        guard from < b.count, let base = b.baseAddress, let p = memchr(base + from, 0x0D, b.count - from) else {
+            return b.count
+        }
+        return base.distance(to: UnsafeRawPointer(p))
+    }
+
+    /// Where a `Via:` or compact `v:` header line's value starts (after its colon), nil for any other line.
+    private static func viaValue(_ b: UnsafeRawBufferPointer, _ start: Int, _ stop: Int) -> Int? {
+        var i = start
+        guard i < stop, b[i] | 0x20 == 0x76 else { return nil }  // v
+        i += 1
+        if i + 1 < stop, b[i] | 0x20 == 0x69, b[i + 1] | 0x20 == 0x61 { i += 2 }  // ia
+        while i < stop, b[i] == 0x20 || b[i] == 0x09 { i += 1 }
+        return i < stop && b[i] == 0x3A ? i + 1 : nil
+    }
+
+    /// The number after `;csdev=` within `b[from..<to]` (written by us in lower case; a proxy returns it as is).
+    private static func key(_ b: UnsafeRawBufferPointer, from: Int, to: Int) -> Int? {
+        guard let base = b.baseAddress else { return nil }
+        var i = from
+        while i + 7 <= to, let p = memchr(base + i, 0x3B, to - i) {
+            i = base.distance(to: UnsafeRawPointer(p))
+            guard i + 7 <= to else { return nil }
+            if b[i + 1] == 0x63, b[i + 2] == 0x73, b[i + 3] == 0x64, b[i + 4] == 0x65, b[i + 5] == 0x76,
+               b[i + 6] == 0x3D {  // "csdev="
+                var j = i + 7, value = 0
+                while j < to, j - i < 25, b[j] >= 0x30, b[j] <= 0x39 {
+                    value = value * 10 + Int(b[j] - 0x30)
+                    j += 1
+                }
+                return j > i + 7 ? value : nil
+            }
+            i += 1
+        }
+        return nil
+    }
+}
