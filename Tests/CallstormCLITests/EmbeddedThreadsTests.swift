@@ -5,7 +5,7 @@ import Scenario
 import XCTest
 
 /// The embedded reference target's threads (its HTTP loop and its push client's thread) run at
-/// `CALLSTORM_TARGET_PRIORITY` (SCHED_BATCH at nice 10 by default) and the gateway's loop at `CALLSTORM_GATEWAY_PRIORITY`
+/// `CALLSTORM_TARGET_PRIORITY` (SCHED_BATCH by default) and the gateway's loop at `CALLSTORM_GATEWAY_PRIORITY`
 /// (SCHED_OTHER by default), each named for top and the per-thread measurements: read back from /proc/self/task.
 final class EmbeddedThreadsTests: XCTestCase {
     /// Every thread of this process by name: (nice, policy) from its stat.
@@ -40,7 +40,7 @@ final class EmbeddedThreadsTests: XCTestCase {
         }
         let target = EmbeddedServers.targetScheduling, gateway = EmbeddedServers.gatewayScheduling
         if ProcessInfo.processInfo.environment["CALLSTORM_TARGET_PRIORITY"] == nil {
-            XCTAssertEqual(target, ThreadScheduling(.batch, nice: 10))
+            XCTAssertEqual(target, .batch)
         }
         for name in ["cs.target.0", "cs.target.push"] {
             XCTAssertEqual(threads[name]?.policy, target.policy, name)
