@@ -218,7 +218,7 @@ let package = Package(
             "Transport", "EventPolling", "HTTPServer", "Credentials", "TestSupport",
         ]),
         .testTarget(name: "HTTPServerTests", dependencies: [
-            "HTTPServer", "Credentials", "Locking", "Determinism", "TestSupport", "CLibnghttp2",
+            "HTTPServer", "EventPolling", "Credentials", "Locking", "Determinism", "TestSupport", "CLibnghttp2",
         ]),
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials", "TestSupport"]),
         .testTarget(

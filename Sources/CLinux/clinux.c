@@ -11,6 +11,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,6 +78,8 @@ int clinux_set_thread_policy(int policy) {
     return sched_setscheduler(0, policy, &param);
 }
 int clinux_thread_policy(void) { return sched_getscheduler(0); }
+int clinux_set_thread_nice(int nice) { return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice); }
+int clinux_thread_nice(void) { return getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid)); }
 const char *clinux_thread_name(void) {
     static __thread char name[17];
     if (prctl(PR_GET_NAME, name, 0, 0, 0) != 0) name[0] = 0;

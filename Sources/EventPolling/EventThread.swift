@@ -95,9 +95,9 @@ public final class EventThread: @unchecked Sendable {
     /// - Parameter postsPerBatch: posted blocks run per batch before due timers get their turn.
     /// - Parameter ownsItsWork: run each batch on the thread without `queue.sync`; then nothing may reach the
     ///   thread's state through `queue` while it runs, only through `post` and `sync`.
-    /// - Parameter priority: the thread's scheduling policy, set as it starts (`ThreadPriority`).
+    /// - Parameter scheduling: the thread's scheduling policy and nice, set as it starts (`ThreadScheduling`).
     public init(queue: DispatchQueue, name: String, batchSize: Int = 32, postsPerBatch: Int = 256,
-                ownsItsWork: Bool = false, priority: ThreadPriority = .normal) {
+                ownsItsWork: Bool = false, scheduling: ThreadScheduling = .normal) {
         self.queue = queue
         self.ownsItsWork = ownsItsWork
         self.batchSize = max(1, min(256, batchSize))
@@ -115,7 +115,7 @@ public final class EventThread: @unchecked Sendable {
         let thread = Thread { [self] in
             clinux_name_thread(String(shortName))
             _ = clinux_set_timer_slack(1)
-            if priority != .normal { _ = clinux_set_thread_policy(priority.policy) }
+            scheduling.applyToCurrentThread()
             run()
             exited.leave()
         }

@@ -1,4 +1,5 @@
 import CLinux
+import EventPolling
 import Locking
 import struct Synchronization.Atomic
 #if canImport(Glibc)
@@ -111,10 +112,11 @@ public final class HTTPServer: Sendable {
         var threads: [pthread_t] = []
         for (index, loop) in loops.enumerated() {
             var thread = pthread_t()
-            let box = Unmanaged.passRetained(loop)
+            let box = Unmanaged.passRetained(LoopStart(loop: loop, index: index, config: config))
             let rc = pthread_create(&thread, nil, { raw in
-                let loop = Unmanaged<EventLoop>.fromOpaque(raw!).takeRetainedValue()
-                loop.run()
+                let start = Unmanaged<LoopStart>.fromOpaque(raw!).takeRetainedValue()
+                start.prepareThread()
+                start.loop.run()
                 return nil
             }, box.toOpaque())
             if rc != 0 {
@@ -129,6 +131,24 @@ public final class HTTPServer: Sendable {
         }
         boundPort.store(Int(clinux_local_port(listenFD)), ordering: .releasing)
         return Running(listenFD: listenFD, loops: loops, threads: threads)
+    }
+
+    /// What a loop thread needs before its loop runs: its name and scheduling (`HTTPServerConfiguration`).
+    private final class LoopStart {
+        let loop: EventLoop
+        let name: String?
+        let scheduling: ThreadScheduling
+
+        init(loop: EventLoop, index: Int, config: HTTPServerConfiguration) {
+            self.loop = loop
+            name = config.threadName.map { "\($0).\(index)" }
+            scheduling = config.threadScheduling
+        }
+
+        func prepareThread() {
+            if let name { clinux_name_thread(name) }
+            scheduling.applyToCurrentThread()
+        }
     }
 
     // MARK: - Stopping

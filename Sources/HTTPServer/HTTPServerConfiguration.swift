@@ -1,3 +1,5 @@
+import EventPolling
+
 /// How an `HTTPServer` listens and what it tolerates. A plain value: build it, then hand it to the server.
 public struct HTTPServerConfiguration: Sendable, Equatable {
     /// An IPv4 or IPv6 literal (no host names: resolving is not the server's job).
@@ -24,6 +26,12 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     /// Answer HTTP CONNECT to these targets by serving the tunnel itself (see `ConnectPolicy`); nil passes a
     /// CONNECT to the handler like any request.
     public var connect: ConnectPolicy? = nil
+    /// The loop threads' name, `NAME.INDEX` (the kernel keeps 15 bytes: what top, perf and /proc/…/comm show);
+    /// nil keeps the name they inherit.
+    public var threadName: String? = nil
+    /// How the loop threads share the cores (`ThreadScheduling`): the embedded reference target's run below the
+    /// driver's workers in the capacity run (docs/BENCHMARKS.md).
+    public var threadScheduling: ThreadScheduling = .normal
 
     public init(
         host: String = "127.0.0.1",

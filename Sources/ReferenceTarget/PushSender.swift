@@ -83,7 +83,7 @@ final class PushSender: @unchecked Sendable {
     private let expirationSeconds: Int
 
     init(gatewayURL: String, bundleID: String, expirationSeconds: Int = 0, retries: Int = 0,
-         now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
+         scheduling: ThreadScheduling = .normal, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
         self.expirationSeconds = expirationSeconds
         self.retries = retries
         self.baseURL = PushClientSettings.normalized(gatewayURL)
@@ -102,7 +102,7 @@ final class PushSender: @unchecked Sendable {
         devicePath = (origin?.path ?? "") + "/3/device/"
         if let origin, let tls = try? H2Client.tls(caFile: settings.caFile,
                                                     certificatePath: settings.clientCertificatePath) {
-            let thread = EventThread(queue: queue, name: "callstorm.target.push")
+            let thread = EventThread(queue: queue, name: "callstorm.target.push", scheduling: scheduling)
             self.thread = thread
             queue.sync { self.h2 = H2Client(thread: thread, host: origin.host, port: origin.port, tls: tls) }
             return

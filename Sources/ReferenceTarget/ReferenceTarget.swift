@@ -1,5 +1,6 @@
 import CallModel
 import Dispatch
+import EventPolling
 import Foundation
 import HTTPServer
 import Locking
@@ -38,6 +39,9 @@ public final class ReferenceTarget: HTTPHandler {
         public var unmergePolicy: ServerPolicy.Unmerge = .holdSplit
         /// A file each request's `traceparent` is appended to (TraceparentLog); nil records nothing.
         public var traceparentLog: String?
+        /// How the push client's thread shares the cores; the embedded target's (EmbeddedServers) runs it below
+        /// the driver's workers, with the HTTP server's loops (`HTTPServerConfiguration.threadScheduling`).
+        public var pushThreadScheduling: ThreadScheduling = .normal
         public init(gatewayURL: String, bundleID: String = "com.example.callstorm", bugs: Set<Bug> = [],
                     registrationsFile: String? = nil, endedRetention: Double = 60, idleLimit: Double = 900,
                     pushExpirationSeconds: Int = 0, pushRetries: Int = 0) {
@@ -108,7 +112,7 @@ public final class ReferenceTarget: HTTPHandler {
     public init(configuration: Configuration) {
         pusher = PushSender(gatewayURL: configuration.gatewayURL, bundleID: configuration.bundleID,
                             expirationSeconds: configuration.pushExpirationSeconds,
-                            retries: configuration.pushRetries)
+                            retries: configuration.pushRetries, scheduling: configuration.pushThreadScheduling)
         bugs = configuration.bugs
         pushHook = configuration.pushHook
         unmergePolicy = configuration.unmergePolicy

@@ -44,6 +44,9 @@ void clinux_name_thread(const char *name);
 int clinux_set_thread_policy(int policy);
 /* The calling thread's scheduling policy (SCHED_OTHER 0, SCHED_BATCH 3, SCHED_IDLE 5). */
 int clinux_thread_policy(void);
+/* The calling thread's nice value (setpriority on its TID: per thread on Linux); 0 or -1 with errno. */
+int clinux_set_thread_nice(int nice);
+int clinux_thread_nice(void);
 /// The calling thread's name (a per-thread buffer, valid until the next call on that thread).
 const char *clinux_thread_name(void);
 /// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC.
