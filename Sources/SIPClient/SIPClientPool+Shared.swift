@@ -37,6 +37,8 @@ extension SIPClientPool {
         for _ in 0..<(64 / socket.batch.capacity) {
             guard case .bytes(let count) = SystemCall.receiveDatagrams(socket.fd, into: socket.batch) else { return }
             socket.startBatch()
+            socket.reads.calls += 1
+            socket.reads.datagrams += count
             let now = clock.nowNanos()
             for i in 0..<count { readShared(i, socket, now: now) }
             socket.batching = true

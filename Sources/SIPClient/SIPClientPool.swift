@@ -147,7 +147,7 @@ public final class SIPClientPool: @unchecked Sendable {
     /// Every agent's books, closed agents included.
     public var counters: SIPCounters {
         var total = books.closed
-        if let stray = shared?.stray, stray > 0 { total.stray["no_device", default: 0] += stray }
+        shared?.book(into: &total)
         var sum = books.closedTally
         for agent in agents.values { agent.addCounters(to: &total, tally: &sum) }
         sum.fold(into: &total)

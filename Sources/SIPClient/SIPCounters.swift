@@ -32,6 +32,9 @@ public struct SIPCounters: Sendable, Equatable {
     /// `second_answer` (a caller ACKed and BYEd a second device's 2xx, RFC 3261 §13.2.2.4), `elsewhere_200` and
     /// `elsewhere_603` (a callee's call ended by a CANCEL or BYE whose RFC 3326 Reason names that cause).
     public var forks: [String: Int] = [:]
+    /// `device.sockets: shared`: the shared socket's reads (`recvmmsg` calls that returned datagrams) and the
+    /// datagrams they carried; their ratio is the batch the stage-by-stage handling works on. Empty otherwise.
+    public var sharedSocket: [String: Int] = [:]
 
     public init() {}
 
@@ -52,6 +55,7 @@ public struct SIPCounters: Sendable, Equatable {
         Self.add(transportFailures, to: &total.transportFailures)
         Self.add(tlsHandshakes, to: &total.tlsHandshakes)
         Self.add(forks, to: &total.forks)
+        Self.add(sharedSocket, to: &total.sharedSocket)
     }
 
     /// `book`'s counts added to `total`'s, key by key; nothing when `book` is empty.

@@ -35,6 +35,8 @@ final class SharedDatagramSocket {
     var stray = 0
     /// Send failures already added to the pool's books (`sends.failures` counts from the start).
     var failuresBooked = 0
+    /// `recvmmsg` calls that returned datagrams, and the datagrams they returned (`sip.shared_socket.*`).
+    var reads = (calls: 0, datagrams: 0)
 
     /// Asked of the kernel for each buffer: ~1.5 s of the bench's top rung's datagrams per worker.
     static let bufferBytes: Int32 = 8 << 20
@@ -69,6 +71,12 @@ final class SharedDatagramSocket {
             stamps.append(contentsOf: repeatElement(0, count: id + 1 - stamps.count))
         }
         members[id] = true
+    }
+
+    /// Its books in the pool's: strays (`sip.stray.no_device`, only when some came) and reads (`sip.shared_socket.*`).
+    func book(into total: inout SIPCounters) {
+        if stray > 0 { total.stray["no_device", default: 0] += stray }
+        total.sharedSocket = ["reads": reads.calls, "datagrams": reads.datagrams]
     }
 
     func carries(_ id: Int) -> Bool { id >= 0 && id < members.count && members[id] }

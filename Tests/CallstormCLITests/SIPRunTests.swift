@@ -81,6 +81,8 @@ final class SIPRunTests: XCTestCase {
             XCTAssertGreaterThan(c["action.resume.fulfilled"] ?? 0, 0, "\(c)")
             XCTAssertGreaterThanOrEqual(c["sip.requests_sent.INVITE"] ?? 0, (c["calls.started"] ?? 0)
                 + (c["action.pause.fulfilled"] ?? 0) + (c["action.resume.fulfilled"] ?? 0), "\(c)")
+            // Per-device sockets (the default): no shared socket's books.
+            XCTAssertNil(c["sip.shared_socket.reads"], "\(c)")
         }
     }
 
@@ -101,6 +103,10 @@ final class SIPRunTests: XCTestCase {
             XCTAssertGreaterThan(c["action.pause.fulfilled"] ?? 0, 0, "\(c)")
             XCTAssertGreaterThan(c["sip.responses_received.487"] ?? 0, 0, "\(c)")
             XCTAssertNil(c["sip.stray.no_device"], "\(c)")
+            // The Driver switched the mode on: every datagram came through the one socket's reads.
+            let reads = c["sip.shared_socket.reads"] ?? 0
+            XCTAssertGreaterThan(reads, 0, "\(c)")
+            XCTAssertGreaterThanOrEqual(c["sip.shared_socket.datagrams"] ?? 0, reads, "\(c)")
         }
     }
 

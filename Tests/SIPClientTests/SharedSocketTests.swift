@@ -47,6 +47,10 @@ final class SharedSocketTests: XCTestCase {
             XCTAssertNil(try XCTUnwrap(harness.pool.agent(alice)).counters.requestsReceived["OPTIONS"])
         }
         XCTAssertNil(harness.counters().stray["no_device"])
+        // Three datagrams came (two 200s and the OPTIONS), each through a read of the shared socket.
+        let books = harness.counters().sharedSocket
+        XCTAssertEqual(books["datagrams"], 3, "\(books)")
+        XCTAssertEqual(books["reads"].map { (1...3).contains($0) }, true, "\(books)")
     }
 
     func testADatagramThatNamesNoLiveAgentIsCountedAndNotDelivered() throws {

@@ -380,6 +380,8 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
         fold("forks", counters.forks)
         // Connections that failed before carrying SIP: `sip.transport_failed.tls_certificate` / `.tls_handshake`.
         fold("transport_failed", counters.transportFailures)
+        // `sockets: shared`: `sip.shared_socket.reads` and `.datagrams` (their ratio: the batch a read carried).
+        fold("shared_socket", counters.sharedSocket)
         // TLS handshakes (`sip.tls.full` / `sip.tls.resumed`) are booked as they happen (`SIPSignaling+Flow`).
         stopMedia()
         pool.closeAll()
