@@ -65,7 +65,8 @@ final class EmbeddedServers {
     /// as it wakes (the workers' involuntary switches per call halved) and keeps nice 0's share, so it cannot
     /// starve as `idle` did. `batch:10` halved the workers' run-queue wait at a fixed 1,500 calls/s but, in two
     /// ramps of capacity.yaml, put callstorm's lag over 1 ms in most seconds below 1,000 calls/s where `normal`
-    /// and `batch` did not (docs/BENCHMARKS.md; shared machine, not judged): the lead's quiet A/B decides.
+    /// and `batch` did not (docs/BENCHMARKS.md; shared machine, not judged); quietly, `batch` and `normal` could not
+    /// be told apart in one capacity run each, so `batch` stays (it cannot take a core from a worker as it wakes).
     static let targetScheduling = ThreadScheduling.fromEnvironment("CALLSTORM_TARGET_PRIORITY", or: .targetDefault)
     /// The push gateway's loop (`CALLSTORM_GATEWAY_PRIORITY`, the same text; default `normal`): it stands for
     /// APNs, and every push reaches a device through it, so it is on push_to_report's path as the target is.
