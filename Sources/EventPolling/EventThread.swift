@@ -113,9 +113,10 @@ public final class EventThread: @unchecked Sendable {
         // then tell the workers from libdispatch's pool and the push gateway's loop.
         let shortName = name.hasPrefix("callstorm.") ? "cs." + name.dropFirst(10) : Substring(name)
         let thread = Thread { [self] in
-            clinux_name_thread(String(shortName))
-            _ = clinux_set_timer_slack(1)
+            // Scheduling before the name: a thread seen by its name already runs at its scheduling.
             scheduling.applyToCurrentThread()
+            _ = clinux_set_timer_slack(1)
+            clinux_name_thread(String(shortName))
             run()
             exited.leave()
         }

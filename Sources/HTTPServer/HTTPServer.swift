@@ -145,9 +145,10 @@ public final class HTTPServer: Sendable {
             scheduling = config.threadScheduling
         }
 
+        /// Scheduling first, then the name: a thread seen by its name already runs at its scheduling.
         func prepareThread() {
-            if let name { clinux_name_thread(name) }
             scheduling.applyToCurrentThread()
+            if let name { clinux_name_thread(name) }
         }
     }
 

@@ -31,10 +31,12 @@ final class EmbeddedThreadsTests: XCTestCase {
         let servers = try EmbeddedServers(push: push, stateDirectory: state.path)
         defer { servers.stop() }
         _ = try servers.startTarget(bundleID: push.bundleID)
-        // Each thread names itself as it starts, which may be just after `startTarget` returns: wait for the names
-        // (up to 10 s; the assertions below say which one never came).
+        // Each thread names itself as it starts (after setting its scheduling), which may be just after
+        // `startTarget` or the gateway's start returns: wait for every name (up to 10 s; the assertions below say
+        // which one never came).
         var threads = threadsByName()
-        for _ in 0..<1000 where threads["cs.target.0"] == nil || threads["cs.target.push"] == nil {
+        let names = ["cs.target.0", "cs.target.push", "cs.gateway.0"]
+        for _ in 0..<1000 where names.contains(where: { threads[$0] == nil }) {
             usleep(10_000)
             threads = threadsByName()
         }
@@ -46,6 +48,6 @@ final class EmbeddedThreadsTests: XCTestCase {
             XCTAssertEqual(threads[name]?.policy, target.policy, name)
             XCTAssertGreaterThanOrEqual(threads[name]?.nice ?? -99, target.nice, name)
         }
-        XCTAssertEqual(threads["cs.gateway.0"]?.policy, gateway.policy)
+        XCTAssertEqual(threads["cs.gateway.0"]?.policy, gateway.policy, "cs.gateway.0")
     }
 }
