@@ -31,12 +31,7 @@ public enum CSVText {
     /// byte loop with four comparisons a byte was ~3,400 instructions a SIP call; issue 33, s52).
     @inlinable
     public static func isPlainField(_ source: UnsafePointer<UInt8>, _ n: Int) -> Bool {
-        var i = 0
-        while i &+ 8 <= n {
-            if !plainWord(ByteWords.load(source + i)) { return false }
-            i &+= 8
-        }
-        return i == n || plainWord(ByteWords.tail(source, n, from: i))
+        ByteWords.every(source, n, plainWord)
     }
 
     @inlinable @inline(__always)
