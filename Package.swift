@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "TextEscaping"),
         // The push values the gateway hands on and the sink contract it calls, without the gateway's I/O, so the
         // driver (which implements the sink) does not depend on the gateway.
-        .target(name: "PushModel"),
+        .target(name: "PushModel", dependencies: ["TextEscaping"]),
         // A scenario's limits as values (SLO thresholds, the capacity limit, the harness's own lag limit): parsed
         // and encoded here, held by Scenario, evaluated by Metrics. Below both, so neither imports the other: the
         // scenario model stays out of every module that records metrics (the gateway, results, reports), and
@@ -224,7 +224,7 @@ let package = Package(
         .testTarget(
             name: "PushGatewayTests",
             dependencies: [
-                "PushGateway", "HTTPServer", "Credentials", "Locking", "Determinism", "TestSupport",
+                "PushGateway", "HTTPServer", "Credentials", "Locking", "Determinism", "TestSupport", "TextEscaping",
             ],
             exclude: ["Fixtures"]
         ),

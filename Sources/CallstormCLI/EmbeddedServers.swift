@@ -7,6 +7,7 @@ import PushGateway
 import ReferenceTarget
 import Results
 import Scenario
+import TextEscaping
 import Locking
 import Metrics
 
@@ -34,6 +35,8 @@ final class LateSink: PushSink {
     func gatewayFault(token: Substring) -> GatewayFault? {
         inner.withLock { $0 }?.gatewayFault(token: token)
     }
+
+    var payloadPattern: JSONPattern? { inner.withLock { $0 }?.payloadPattern }
 }
 
 /// The push gateway (always) and the embedded reference target (when the scenario uses it), on loopback.

@@ -4,6 +4,7 @@ import Foundation
 import Metrics
 import PushModel
 import Scenario
+import TextEscaping
 
 /// The push gateway's sink: finds the device from its token, applies what the push-path faults of the active
 /// windows decided (`FaultSchedule.pushDecision`: error answers, drops, delays, duplicates, holds, GOAWAYs — each
@@ -37,6 +38,9 @@ final class DevicePushSink: PushSink {
     }
 
     func accept(_ push: APNsPush) -> APNsRejection? { answer(push).rejection }
+
+    /// The devices' push pattern: the gateway's JSON check scans with it and the workers read that scan.
+    var payloadPattern: JSONPattern? { reader.pushes }
 
     /// A brown-out window is open now (by the clock, not by planned call: the gateway itself is down) and covers
     /// the token's device and its call's flow: refuse the push at once, or stall it until the window ends.
@@ -75,7 +79,7 @@ final class DevicePushSink: PushSink {
         // Pushes belong to the window their call was planned in, and every draw is keyed by (window, call, role,
         // push number in the call): the same seed hits the same pushes of the same calls, run after run.
         if !schedule.isEmpty, start > 0, now > start,
-           let slot = deviceCalls.nextPush(index, conversation: { reader.push(push.payload)?.uuid }) {
+           let slot = deviceCalls.nextPush(index, conversation: { reader.push(push)?.uuid }) {
             let subject = FaultSchedule.subject(call: slot.call, role: slot.role)
             let flow = settings.flows[slot.flow].name
             decision = schedule.pushDecision(device: index, subject: subject, seq: slot.pushes,

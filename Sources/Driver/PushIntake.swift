@@ -63,7 +63,7 @@ final class PushIntake {
         let now = clock.nowNanos()
         books.count(.pushesAccepted, at: now)
         books.count(.pushesDroppedByFault, at: now)
-        if let payload = reader.push(push.payload), let uuid = payload.uuid,
+        if let payload = reader.push(push), let uuid = payload.uuid,
            let version = payload.view.map(\.version) ?? payload.version {
             table.devices.lost(uuid, version: version, on: local)
         }
@@ -163,7 +163,7 @@ final class PushIntake {
     func process(_ push: APNsPush, local: Int, delivered: UInt64) {
         let now = clock.nowNanos()
         guard !books.sealed else { return }
-        let payload = reader.push(push.payload)
+        let payload = reader.push(push)
         let device = table.devices[local].identity.id
         let user = table.devices[local].identity.user
         if let trace = settings.trace, let call = table.devices[local].callID, trace.traces(call) {

@@ -1,4 +1,5 @@
 import CallModel
+import PushModel
 import Scenario
 import TextEscaping
 
@@ -33,6 +34,13 @@ extension ViewReader {
     func push(_ bytes: [UInt8]) -> PushPayload? {
         guard let scan = JSONScan(bytes, pushes) else { return nil }
         return push(scan, pushSlots)
+    }
+
+    /// A push's payload, from the gateway's scan when it made one with this reader's pattern (`payloadPattern`
+    /// of the sink, built from the same mapping, so the slots are the same), else from its bytes.
+    func push(_ push: APNsPush) -> PushPayload? {
+        guard let scanned = push.scanned else { return self.push(push.payload) }
+        return scanned.scan.flatMap { self.push($0, pushSlots) }
     }
 
     /// The same for a document already scanned with `slots` in its pattern (a socket message, read once for its

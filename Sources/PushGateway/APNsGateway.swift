@@ -164,7 +164,7 @@ public final class APNsGateway: HTTPHandler {
             apnsID: apnsID,
             nowNanos: received, nowEpochSeconds: epoch,
             authorize: { [tokens] auth in tokens.authorize(auth, connection: connection, nowEpochSeconds: epoch) },
-            certificate: grant)
+            certificate: grant, payloadPattern: sink.payloadPattern)
         switch result {
         case .failure(let rejection):
             return reject(rejection)

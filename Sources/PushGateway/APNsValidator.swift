@@ -1,4 +1,5 @@
 import HTTPServer
+import TextEscaping
 
 /// The request rules of the APNs provider API, applied in the order APNs reports them.
 public struct APNsValidator: Sendable {
@@ -58,7 +59,8 @@ public struct APNsValidator: Sendable {
     func validate(method: String, path: String, requestHeaders: [HTTPHeader], body: [UInt8],
                   apnsID: String, nowNanos: UInt64, nowEpochSeconds: Int64,
                   authorize: ((String) -> APNsRejection?)? = nil,
-                  certificate: CertificateGrant? = nil) -> Result<APNsPush, APNsRejection> {
+                  certificate: CertificateGrant? = nil,
+                  payloadPattern: JSONPattern? = nil) -> Result<APNsPush, APNsRejection> {
         var known = [String?](repeating: nil, count: Self.singleHeaders.count)
         // By index: `for header in` copies each element, a retain and a release of both its Strings.
         for i in requestHeaders.indices {
@@ -67,7 +69,8 @@ public struct APNsValidator: Sendable {
             }
         }
         return validate(method: method, path: path, known: known, body: body, apnsID: apnsID, nowNanos: nowNanos,
-                        nowEpochSeconds: nowEpochSeconds, authorize: authorize, certificate: certificate)
+                        nowEpochSeconds: nowEpochSeconds, authorize: authorize, certificate: certificate,
+                        payloadPattern: payloadPattern)
     }
 
     /// Files one header under its `singleHeaders` slot; the rejection when that slot already holds a value.
@@ -81,7 +84,8 @@ public struct APNsValidator: Sendable {
     /// The checks after the header pass; `known` holds the `singleHeaders` values by slot.
     private func validate(method: String, path: String, known: [String?], body: [UInt8], apnsID: String,
                           nowNanos: UInt64, nowEpochSeconds: Int64, authorize: ((String) -> APNsRejection?)?,
-                          certificate: CertificateGrant?) -> Result<APNsPush, APNsRejection> {
+                          certificate: CertificateGrant?, payloadPattern: JSONPattern? = nil)
+        -> Result<APNsPush, APNsRejection> {
         func header(_ name: String) -> String? { Self.singleHeaderSlot(name).flatMap { known[$0] } }
         // On UTF-8 bytes: String.hasPrefix and dropFirst work in Characters (grapheme breaking), a visible
         // share of a push's cost; the path is ASCII when valid, and a non-ASCII one fails the hex check below.
@@ -138,14 +142,15 @@ public struct APNsValidator: Sendable {
         if body.count > limit {
             return .failure(APNsRejection(.payloadTooLarge, detail: "\(body.count) bytes, limit \(limit)"))
         }
-        guard JSONShape.isObject(body) else {
+        let read = PayloadCheck.read(body, pattern: payloadPattern)
+        guard read.isObject else {
             // APNs answers a body that is not a JSON dictionary with 400 PayloadEmpty only when empty; otherwise
             // it is accepted and dropped. We refuse it loudly so a broken target shows up in the report.
             return .failure(APNsRejection(.payloadEmpty, detail: "payload is not a JSON object"))
         }
         return .success(APNsPush(token: token, apnsID: apnsID, pushType: pushType, topic: topic, priority: priority,
                                  expiration: expiration, collapseID: collapseID, payload: body,
-                                 acceptedNanos: nowNanos))
+                                 acceptedNanos: nowNanos, scanned: read.scanned))
     }
 
     /// Certificate-based auth (the connection's certificate decides; an authorization header is ignored) or

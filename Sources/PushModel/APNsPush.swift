@@ -1,3 +1,5 @@
+import TextEscaping
+
 /// A push the gateway accepted, as handed to the device that owns the token.
 public struct APNsPush: Sendable {
     public enum PushType: String, Sendable, CaseIterable {
@@ -15,9 +17,13 @@ public struct APNsPush: Sendable {
     public let payload: [UInt8]
     /// Monotonic instant the gateway accepted it: the start of push-to-report.
     public let acceptedNanos: UInt64
+    /// The payload as the gateway's JSON check read it with the sink's pattern (`PushSink.payloadPattern`); nil
+    /// when nothing read it that way (FCM, the SIP twin's pushes, a sink without a pattern).
+    public let scanned: ScannedPayload?
 
     public init(token: String, apnsID: String, pushType: PushType, topic: String, priority: Int,
-                expiration: Int64?, collapseID: String?, payload: [UInt8], acceptedNanos: UInt64) {
+                expiration: Int64?, collapseID: String?, payload: [UInt8], acceptedNanos: UInt64,
+                scanned: ScannedPayload? = nil) {
         self.token = token
         self.apnsID = apnsID
         self.pushType = pushType
@@ -27,7 +33,20 @@ public struct APNsPush: Sendable {
         self.collapseID = collapseID
         self.payload = payload
         self.acceptedNanos = acceptedNanos
+        self.scanned = scanned
     }
+}
+
+/// A payload read once, at the gateway, for the fields the devices read: the gateway needs to know it is one JSON
+/// object, the device needs its mapped fields, and scanning the bytes twice (the gateway's JSONShape, then the
+/// worker's JSONScan) was ~6,700 instructions a push spent for nothing (docs/BENCHMARKS.md, 2026-12-07).
+/// `@unchecked`: JSONScan is an immutable value (the payload's bytes and the slots' places, both arrays) that
+/// TextEscaping does not declare Sendable; nothing here mutates it after the scan.
+public struct ScannedPayload: @unchecked Sendable {
+    /// The scan; nil when the payload is not one well-formed JSON value by JSONScan's grammar.
+    public let scan: JSONScan?
+
+    public init(_ scan: JSONScan?) { self.scan = scan }
 }
 
 /// Where accepted pushes go. `accept` runs on a server thread and must not block; it may refuse a token the way
@@ -43,6 +62,10 @@ public protocol PushSink: Sendable {
     /// (a brown-out: APNs refusing or stalling). Cheap when there is none: the gateway asks on every request.
     /// Default: none.
     func gatewayFault(token: Substring) -> GatewayFault?
+
+    /// The pattern the sink reads payloads with: the gateway's JSON check then scans with it and hands the scan on
+    /// in `APNsPush.scanned`, so the payload is read once. Default: none (the gateway's own check alone).
+    var payloadPattern: JSONPattern? { get }
 }
 
 /// What the sink decided about one accepted push.
@@ -68,4 +91,5 @@ public enum GatewayFault: Sendable, Equatable {
 extension PushSink {
     public func answer(_ push: APNsPush) -> PushSinkAnswer { PushSinkAnswer(rejection: accept(push)) }
     public func gatewayFault(token: Substring) -> GatewayFault? { nil }
+    public var payloadPattern: JSONPattern? { nil }
 }
