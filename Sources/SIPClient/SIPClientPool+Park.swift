@@ -11,6 +11,10 @@ import CLinux
 /// alone; adding them to the closed ones at each sleep and making new ones at each wake cost ~4,400 instructions an
 /// agent, ~8,700 a wake call (issue 33; a device's books are now added up once, at the end).
 extension SIPClientPool {
+    /// Removes agent `id`, its books kept (added to the closed agents'); its socket is closed unless a failed
+    /// connection already took it. Beside `park`, which shares its steps (`close(_:keepingAgent:)`).
+    public func close(_ id: Int) { close(id, keepingAgent: false) }
+
     /// `close`, the agent kept for `reopen`. A WebSocket agent is not kept: its `.invalid` host comes from its seed.
     public func park(_ id: Int) {
         guard let agent = agents[id] else { return }

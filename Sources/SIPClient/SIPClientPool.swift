@@ -158,11 +158,7 @@ public final class SIPClientPool: @unchecked Sendable {
     /// The UDP or TCP port agent `id` listens on (what its Contact names).
     public func localPort(_ id: Int) -> Int? { agents[id]?.localPort }
 
-    /// Removes agent `id`, its books kept; its socket is closed unless a failed connection already took it.
-    public func close(_ id: Int) { close(id, keepingAgent: false) }
-
-    /// `close`; with `keepingAgent` (`park`) its books are not added to the closed ones: the agent keeps them and
-    /// `counters` reads them where it is kept.
+    /// `close`; its socket closed unless a failed connection took it; `park` keeps the agent with its books.
     func close(_ id: Int, keepingAgent: Bool) {
         guard let agent = agents.removeValue(forKey: id) else { return }
         if !keepingAgent { books.addClosed(agent) }  // its tally folded only when the total is read
