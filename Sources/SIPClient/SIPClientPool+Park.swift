@@ -8,8 +8,8 @@ import CLinux
 /// starts afresh (a new Call-ID and From tag, CSeq 1, a new digest answer to the registrar's challenge), it has no
 /// transaction, call or dialog. Only its books go on from one wake to the next: they are read once, summed over
 /// every agent, when the run ends (`counters` adds the parked ones too), so an agent's own books are never seen
-/// alone; adding them to the closed ones at each sleep and making new ones at each wake cost ~4,400 instructions an
-/// agent, ~8,700 a wake call (issue 33; a device's books are now added up once, at the end).
+/// alone; adding them to the closed ones at each sleep and making new ones at each wake cost ~3,800 instructions an
+/// agent, ~7,600 a wake call (issue 33, docs/SIP.md; a device's books are now added up once, at the end).
 extension SIPClientPool {
     /// Removes agent `id`, its books kept (added to the closed agents'); its socket is closed unless a failed
     /// connection already took it. Beside `park`, which shares its steps (`close(_:keepingAgent:)`).
