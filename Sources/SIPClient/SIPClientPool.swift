@@ -150,6 +150,7 @@ public final class SIPClientPool: @unchecked Sendable {
         shared?.book(into: &total)
         var sum = books.closedTally
         for agent in agents.values { agent.addCounters(to: &total, tally: &sum) }
+        for agent in books.parked.values { agent.addCounters(to: &total, tally: &sum) }  // each kept agent once
         sum.fold(into: &total)
         return total
     }
@@ -157,10 +158,10 @@ public final class SIPClientPool: @unchecked Sendable {
     /// The UDP or TCP port agent `id` listens on (what its Contact names).
     public func localPort(_ id: Int) -> Int? { agents[id]?.localPort }
 
-    /// Removes agent `id`, its books kept; its socket is closed unless a failed connection already took it.
-    public func close(_ id: Int) {
+    /// `close`; its socket closed unless a failed connection took it; `park` keeps the agent with its books.
+    func close(_ id: Int, keepingAgent: Bool) {
         guard let agent = agents.removeValue(forKey: id) else { return }
-        books.addClosed(agent)  // its tally folded only when the total is read, not hashed per close
+        if !keepingAgent { books.addClosed(agent) }  // its tally folded only when the total is read
         timing.deadlines.remove(id)
         guard let socket = sockets.removeValue(forKey: id) else { return }
         keepTLSSession(socket, of: agent)

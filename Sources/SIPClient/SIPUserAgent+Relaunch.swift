@@ -19,12 +19,11 @@ extension SIPUserAgent {
     }
 
     /// The parked agent woken on a new socket (`SIPClientPool.reopen`): the same as a new agent of its account,
-    /// transport and `seed` on `localPort` (`SIPUserAgent.init`), its objects and their storage kept.
+    /// transport and `seed` on `localPort` (`SIPUserAgent.init`), its objects and their storage kept. Its books
+    /// and tally go on counting: the pool reads them only in its total, where each agent is added once.
     func wake(seed: UInt64, localPort: Int) {
         setLocalPort(localPort)
         ids.restart(seed: seed)
         flow = FlowRecovery(seed: seed)
-        books = SIPCounters()
-        tally = MessageTally()
     }
 }

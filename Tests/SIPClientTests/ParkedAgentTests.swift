@@ -37,6 +37,27 @@ final class ParkedAgentTests: XCTestCase {
         XCTAssertEqual(harness.counters().requestsSent["REGISTER"], 3, "the parked agent's books stay counted once")
     }
 
+    /// A parked agent keeps its books across its sleeps (they are added up once, when the pool's total is read):
+    /// asleep or awake again, each message is in the total once.
+    func testAParkedAgentsBooksAreInTheTotalOnceWhetherItSleepsOrWakes() throws {
+        let proxy = try UDPProbe()
+        defer { proxy.close() }
+        let harness = try PoolHarness(proxyPort: proxy.port)
+        defer { harness.close() }
+        let first = try harness.add(account, .udp, seed: 7)
+        harness.perform(first) { $0.register(now: $1) }
+        XCTAssertNotNil(proxy.receive(timeoutMillis: 5_000))
+        harness.queue.sync { harness.pool.park(first) }
+        XCTAssertEqual(harness.counters().requestsSent["REGISTER"], 1, "asleep, its REGISTER is still counted")
+        let woken = try XCTUnwrap(harness.queue.sync { harness.pool.reopen(first, seed: 9) }).get()
+        XCTAssertEqual(harness.counters().requestsSent["REGISTER"], 1, "awake again, counted once")
+        harness.perform(woken) { $0.register(now: $1) }
+        XCTAssertNotNil(proxy.receive(timeoutMillis: 5_000))
+        harness.queue.sync { harness.pool.park(woken) }
+        harness.close(woken)  // a parked agent is not open: closing its old id changes nothing
+        XCTAssertEqual(harness.counters().requestsSent["REGISTER"], 2, "both wakes' REGISTERs, each once")
+    }
+
     func testAReopenedAgentKeepsNoTransactionOrRegistrationOfItsLastWake() throws {
         let proxy = try UDPProbe()
         defer { proxy.close() }
