@@ -268,7 +268,7 @@ let package = Package(
         .testTarget(name: "PushModelTests", dependencies: ["PushModel"]),
         .testTarget(name: "EventPollingTests", dependencies: ["EventPolling", "CLinux"]),
         .testTarget(name: "BytesTests", dependencies: ["Bytes"]),
-        .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls", "Bytes"]),
+        .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls", "Bytes", "CLinux"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
         .testTarget(name: "RunFormatsTests", dependencies: ["RunFormats", "CallModel", "TextEscaping"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Determinism"]),

@@ -86,10 +86,27 @@ const char *clinux_thread_name(void) {
     return name;
 }
 
-int clinux_recvmmsg(int fd, void *buffers, uint32_t stride, uint32_t count, uint32_t *lengths,
-                    struct sockaddr_in *sources) {
+/// The kernel's receive time of one message (its SO_TIMESTAMPNS control message), 0 when it carries none.
+static uint64_t clinux_message_stamp(struct msghdr *header) {
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(header); c; c = CMSG_NXTHDR(header, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+            struct timespec t;
+            memcpy(&t, CMSG_DATA(c), sizeof t);
+            return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+        }
+    }
+    return 0;
+}
+
+int clinux_recvmmsg_stamped(int fd, void *buffers, uint32_t stride, uint32_t count, uint32_t *lengths,
+                            struct sockaddr_in *sources, uint64_t *stamps) {
     struct mmsghdr msgs[CLINUX_MMSG_MAX];
     struct iovec iovs[CLINUX_MMSG_MAX];
+    // Room for one timespec control message a datagram, aligned as cmsghdr wants.
+    union {
+        char bytes[CMSG_SPACE(sizeof(struct timespec))];
+        struct cmsghdr align;
+    } controls[CLINUX_MMSG_MAX];
     if (count > CLINUX_MMSG_MAX) count = CLINUX_MMSG_MAX;
     memset(msgs, 0, sizeof(struct mmsghdr) * count);
     for (uint32_t i = 0; i < count; i++) {
@@ -101,10 +118,33 @@ int clinux_recvmmsg(int fd, void *buffers, uint32_t stride, uint32_t count, uint
             msgs[i].msg_hdr.msg_name = &sources[i];
             msgs[i].msg_hdr.msg_namelen = sizeof(struct sockaddr_in);
         }
+        if (stamps) {
+            msgs[i].msg_hdr.msg_control = controls[i].bytes;
+            msgs[i].msg_hdr.msg_controllen = sizeof controls[i].bytes;
+        }
     }
     int n = recvmmsg(fd, msgs, count, MSG_DONTWAIT, NULL);
-    for (int i = 0; i < n; i++) lengths[i] = msgs[i].msg_len;
+    for (int i = 0; i < n; i++) {
+        lengths[i] = msgs[i].msg_len;
+        if (stamps) stamps[i] = clinux_message_stamp(&msgs[i].msg_hdr);
+    }
     return n;
+}
+
+int clinux_recvmmsg(int fd, void *buffers, uint32_t stride, uint32_t count, uint32_t *lengths,
+                    struct sockaddr_in *sources) {
+    return clinux_recvmmsg_stamped(fd, buffers, stride, count, lengths, sources, NULL);
+}
+
+int clinux_set_receive_stamps(int fd) {
+    int on = 1;
+    return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+}
+
+uint64_t clinux_realtime_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
 int clinux_sendmmsg(int fd, const void *const *datas, const uint32_t *lengths, const struct sockaddr_in *targets,

@@ -36,11 +36,24 @@ public protocol SIPAgentPool: AnyObject {
     /// `device.sockets: shared`: UDP agents added from now on share one socket (`SIPClientPool+Shared`). Default:
     /// a pool without sockets ignores it.
     var socketsShared: Bool { get set }
+    /// `device.coalesce`: the shared socket's wait after a read that carried little, in ns (0: off;
+    /// `SharedReadWindow`). Default: a pool without sockets ignores it.
+    var sharedCoalesceNanos: UInt64 { get set }
+    /// While events are reported: when what caused them happened, if not now (a shared-socket datagram's kernel
+    /// receive time, so the owner measures from it, not from when the pool got round to reading it); else nil.
+    var eventTime: UInt64? { get }
 }
 
 extension SIPAgentPool {
     public var socketsShared: Bool {
         get { false }
+        set {}
+    }
+
+    public var eventTime: UInt64? { nil }
+
+    public var sharedCoalesceNanos: UInt64 {
+        get { 0 }
         set {}
     }
 

@@ -51,9 +51,7 @@ public final class SIPClientPool: @unchecked Sendable {
     /// The datagram filter and the datagrams it held back (sent, or read, when they are due).
     var held = HeldDatagrams()
     /// `socketsShared`, and the one UDP socket the agents added since share, opened with the first (`+Shared`).
-    var sharing: (on: Bool, socket: SharedDatagramSocket?) = (false, nil)
-    public var socketsShared: Bool { get { sharing.on } set { sharing.on = newValue } }
-    var shared: SharedDatagramSocket? { sharing.socket }
+    var sharing = SharedMode()
     /// Decides the fate of every UDP datagram before it is sent or read (a run's chaos); nil passes all.
     public var datagramFilter: SIPDatagramFilter? {
         get { held.filter }
@@ -140,8 +138,10 @@ public final class SIPClientPool: @unchecked Sendable {
     /// queued and reports its events.
     public func perform(_ id: Int, _ command: (SIPUserAgent, UInt64) -> Void) {
         guard let agent = agents[id] else { return }
-        command(agent, clock.nowNanos())
-        flush(id)
+        withoutEventTime {
+            command(agent, clock.nowNanos())
+            flush(id)
+        }
     }
 
     /// Every agent's books, closed agents included.

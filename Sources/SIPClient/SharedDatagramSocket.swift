@@ -19,15 +19,17 @@ final class SharedDatagramSocket {
     /// `net.core.rmem_max` / `wmem_max` and reports double what it keeps for its own bookkeeping).
     let granted: (receive: Int, send: Int)
     /// One wake's datagrams: 32 a call (a UDP datagram is at most 65,507 bytes; 2 MiB a worker).
-    let batch = DatagramBatch(capacity: 32, stride: 65_536)
+    /// Each with the kernel's receive time (SO_TIMESTAMPNS), so a datagram's wait in the socket is not measured.
+    let batch = DatagramBatch(capacity: 32, stride: 65_536, stamped: true)
     /// What the agents a batch touched queued, sent with one `sendmmsg` after the batch (`batching`).
     let sends = DatagramSendBatch(capacity: 64, stride: 4_096)
     /// Whether sends go to `sends` (during a batch's flushes) or out at once (a command, a timer).
     var batching = false
     /// The agents that came since the last batch started, in order, each once (`touch`).
     private(set) var touched: [Int] = []
-    /// By agent id: the batch generation that last touched it (so `touch` dedups without hashing).
-    private var stamps: [UInt32] = []
+    /// By agent id: the batch generation that last touched it (so `touch` dedups without hashing), and the
+    /// arrival of its last datagram in that batch (`arrival`).
+    private var marks: [(generation: UInt32, arrival: UInt64)] = []
     private var generation: UInt32 = 0
     /// By agent id: whether it was added on this socket (a pool may also hold agents with their own sockets).
     private var members: [Bool] = []
@@ -37,6 +39,8 @@ final class SharedDatagramSocket {
     var failuresBooked = 0
     /// `recvmmsg` calls that returned datagrams, and the datagrams they returned (`sip.shared_socket.*`).
     var reads = (calls: 0, datagrams: 0)
+    /// `device.coalesce`: the wait after a read that carried little (`SharedReadWindow`).
+    var window = SharedReadWindow()
 
     /// Asked of the kernel for each buffer: ~1.5 s of the bench's top rung's datagrams per worker.
     static let bufferBytes: Int32 = 8 << 20
@@ -45,6 +49,7 @@ final class SharedDatagramSocket {
         self.fd = fd
         port = Int(clinux_local_port(fd))
         granted = (Self.raise(fd, SO_RCVBUF), Self.raise(fd, SO_SNDBUF))
+        _ = clinux_set_receive_stamps(fd)  // without them (never on Linux ≥ 2.6.22) the read's time stands
     }
 
     /// A non-blocking UDP socket bound to `host`:0, its buffers raised as far as the kernel allows.
@@ -62,13 +67,17 @@ final class SharedDatagramSocket {
         return Int(got)
     }
 
-    func close() { _ = Glibc.close(fd) }
+    /// Its window's timer too (on the event thread, as every method).
+    func close() {
+        window.timer?.close()
+        _ = Glibc.close(fd)
+    }
 
     /// Notes that agent `id` lives on this socket.
     func carry(_ id: Int) {
         if id >= members.count {
             members.append(contentsOf: repeatElement(false, count: id + 1 - members.count))
-            stamps.append(contentsOf: repeatElement(0, count: id + 1 - stamps.count))
+            marks.append(contentsOf: repeatElement((generation: UInt32(0), arrival: UInt64(0)), count: id + 1 - marks.count))
         }
         members[id] = true
     }
@@ -87,12 +96,19 @@ final class SharedDatagramSocket {
         touched.removeAll(keepingCapacity: true)
     }
 
-    /// Notes agent `id` (one this socket carries) as touched in this batch, once.
-    func touch(_ id: Int) {
-        guard stamps[id] != generation else { return }
-        stamps[id] = generation
+    /// Notes agent `id` (one this socket carries) as touched in this batch, once, by a datagram that arrived at
+    /// `arrival` (the pool's clock); the latest such is `arrival(id)`.
+    func touch(_ id: Int, arrival: UInt64) {
+        if marks[id].generation == generation {
+            marks[id].arrival = max(marks[id].arrival, arrival)
+            return
+        }
+        marks[id] = (generation, arrival)
         touched.append(id)
     }
+
+    /// When the last datagram agent `id` got in this batch arrived (it is in `touched`).
+    func arrival(_ id: Int) -> UInt64 { marks[id].arrival }
 }
 
 /// The key a shared socket reads to hand a datagram to its agent, over the datagram's bytes: the `csdev` parameter

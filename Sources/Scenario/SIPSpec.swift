@@ -92,6 +92,10 @@ public struct SIPDeviceSpec: Sendable, Equatable {
 
     /// `sockets`: `device` or `shared` (UDP, devices that do not sleep).
     public var sockets: Sockets = .device
+    /// `coalesce` (with `sockets: shared`): after a read of the shared socket that carried few datagrams, how long
+    /// the socket is left unwatched so the next read carries more (batches on purpose, docs/SIP.md); 0 turns it
+    /// off. Timers keep firing meanwhile.
+    public var coalesceNanos: UInt64 = 300_000
 
     /// RFC 5626 flow recovery as a phone does it. `none` (the default): the device reconnects and waits for its
     /// next REGISTER refresh, unknown to the proxy until then. `fixed`, `exponential`: it re-REGISTERs on the new

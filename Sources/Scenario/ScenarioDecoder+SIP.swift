@@ -2,7 +2,7 @@
 /// register at (docs/SIP.md).
 extension ScenarioDecoder {
     static let sipDeviceKeys = ["signaling", "sleep", "transport", "wake_after", "join_at", "tls_resumption",
-                                "audio_session", "sockets"] + reconnectKeys
+                                "audio_session", "sockets", "coalesce"] + reconnectKeys
     static let reconnectKeys = ["reconnect", "reconnect_base", "reconnect_max"]
     static let sipTargetKeys = ["registrar", "domain", "password", "expires", "kamailio", "ca", "rtpengine"]
     static let signalingWords = ["http", "sip"]
@@ -40,7 +40,9 @@ extension ScenarioDecoder {
         }
         deviceReconnect(fields, into: &spec, sip: sip)
         if let node = fields["sockets"] { sockets(node, into: &spec, sip: sip) }
-        for key in ["sleep", "transport", "wake_after", "join_at", "tls_resumption", "audio_session", "sockets"]
+        if let node = fields["coalesce"] { coalesce(node, into: &spec, sip: sip) }
+        for key in ["sleep", "transport", "wake_after", "join_at", "tls_resumption", "audio_session", "sockets",
+                    "coalesce"]
         where !sip && fields[key] != nil {
             report(fields[key]!.mark, "'device.\(key)' applies to SIP devices; add 'signaling: sip' beside it")
         }
@@ -79,6 +81,25 @@ extension ScenarioDecoder {
                 + "socket so the proxy's request fails and its push wakes it; use 'sockets: device' or 'sleep: false'")
         }
     }
+
+    /// `device.coalesce`: the shared socket's wait after a short read (`300us`, `0` off), at most 10 ms: a longer
+    /// wait delays every answer the devices send by as much, and past ~1 ms the reads grow little (docs/SIP.md).
+    private mutating func coalesce(_ node: YAMLNode, into spec: inout SIPDeviceSpec, sip: Bool) {
+        let off = node.scalarText?.trimmingSpaces == "0"
+        guard let nanos = off ? 0 : duration(node, "coalesce", allowZero: true) else { return }
+        guard nanos <= Self.coalesceMaxNanos else {
+            return report(node.mark, "'device.coalesce' is how long the shared socket waits to read a bigger batch; "
+                + "it delays every answer by up to as much, so it is at most 10ms (300us is the default, 0 "
+                + "turns it off), got '\(node.scalarText ?? "")'")
+        }
+        spec.coalesceNanos = nanos
+        if sip, spec.sockets != .shared {
+            report(node.mark, "'device.coalesce' batches the reads of the shared socket; it applies with "
+                + "'sockets: shared' (these devices have a socket each)")
+        }
+    }
+
+    static let coalesceMaxNanos: UInt64 = 10_000_000
 
     /// `device.reconnect`, `reconnect_base`, `reconnect_max`: flow recovery on connection-oriented transports.
     private mutating func deviceReconnect(_ fields: Fields, into spec: inout SIPDeviceSpec, sip: Bool) {

@@ -18,23 +18,30 @@ public final class DatagramBatch {
     @usableFromInline let storage: UnsafeMutableRawPointer
     @usableFromInline let lengths: UnsafeMutablePointer<UInt32>
     @usableFromInline let sources: UnsafeMutablePointer<sockaddr_in>
+    /// Each datagram's kernel receive time (CLOCK_REALTIME ns, 0: none came), when made `stamped`.
+    @usableFromInline let stamps: UnsafeMutablePointer<UInt64>?
 
     /// - Parameters:
     ///   - capacity: datagrams per call, at most `CLINUX_MMSG_MAX` (64).
     ///   - stride: bytes per datagram; a longer one is truncated to it (the kernel's MSG_TRUNC rule).
-    public init(capacity: Int = Int(CLINUX_MMSG_MAX), stride: Int = 2_048) {
+    ///   - stamped: keep each datagram's kernel receive time (`receivedAt`); the socket must have asked for them
+    ///     (`clinux_set_receive_stamps`).
+    public init(capacity: Int = Int(CLINUX_MMSG_MAX), stride: Int = 2_048, stamped: Bool = false) {
         self.capacity = min(max(1, capacity), Int(CLINUX_MMSG_MAX))
         self.stride = stride
         storage = .allocate(byteCount: self.capacity * stride, alignment: 16)
         lengths = .allocate(capacity: self.capacity)
         sources = .allocate(capacity: self.capacity)
         sources.initialize(repeating: sockaddr_in(), count: self.capacity)
+        stamps = stamped ? .allocate(capacity: self.capacity) : nil
+        stamps?.initialize(repeating: 0, count: self.capacity)
     }
 
     deinit {
         storage.deallocate()
         lengths.deallocate()
         sources.deallocate()
+        stamps?.deallocate()
     }
 
     /// The bytes of datagram `i` (`0..<count`).
@@ -47,11 +54,16 @@ public final class DatagramBatch {
     @inlinable
     public func source(_ i: Int) -> sockaddr_in { sources[i] }
 
+    /// When the kernel received datagram `i`: CLOCK_REALTIME ns, 0 when unknown (a batch not `stamped`, or no
+    /// stamp came with it).
+    @inlinable
+    public func receivedAt(_ i: Int) -> UInt64 { stamps?[i] ?? 0 }
+
     /// Reads what `fd` holds, up to `capacity`: `.bytes(n)` datagrams (n ≥ 1), `.wouldBlock`, or `.error`.
     @usableFromInline
     func fill(from fd: Int32) -> IOResult {
         let n = SystemCall.retryingInterrupts {
-            clinux_recvmmsg(fd, storage, UInt32(stride), UInt32(capacity), lengths, sources)
+            clinux_recvmmsg_stamped(fd, storage, UInt32(stride), UInt32(capacity), lengths, sources, stamps)
         }
         count = max(0, Int(n))
         if n > 0 { return .bytes(Int(n)) }

@@ -47,4 +47,28 @@ final class SIPSocketsSectionTests: XCTestCase {
         XCTAssertTrue(text.contains("sip-sockets.yaml:5:"), text)
         XCTAssertTrue(text.contains("device") && text.contains("shared"), text)
     }
+
+    func testCoalesceIsReadWithUnitsDefaultsTo300usAndZeroTurnsItOff() throws {
+        let shared = "{ signaling: sip, transport: udp, sockets: shared"
+        XCTAssertEqual(try load(shared + " }").get().device.sip?.coalesceNanos, 300_000)
+        XCTAssertEqual(try load(shared + ", coalesce: 500us }").get().device.sip?.coalesceNanos, 500_000)
+        XCTAssertEqual(try load(shared + ", coalesce: 1ms }").get().device.sip?.coalesceNanos, 1_000_000)
+        XCTAssertEqual(try load(shared + ", coalesce: 0 }").get().device.sip?.coalesceNanos, 0)
+        XCTAssertEqual(try load(shared + ", coalesce: 0us }").get().device.sip?.coalesceNanos, 0)
+    }
+
+    func testACoalesceOver10msOrWithoutAUnitIsRefusedAtItsPlace() {
+        let long = messages(load("{ signaling: sip, sockets: shared, coalesce: 20ms }"))
+        XCTAssertTrue(long.contains("sip-sockets.yaml:5:"), long)
+        XCTAssertTrue(long.contains("'device.coalesce'") && long.contains("at most 10ms"), long)
+        XCTAssertTrue(long.contains("got '20ms'"), long)
+        let bare = messages(load("{ signaling: sip, sockets: shared, coalesce: 300 }"))
+        XCTAssertTrue(bare.contains("sip-sockets.yaml:5:") && bare.contains("add a unit"), bare)
+    }
+
+    func testCoalesceAppliesToASharedSocketOnly() {
+        let text = messages(load("{ signaling: sip, coalesce: 300us }"))
+        XCTAssertTrue(text.contains("it applies with 'sockets: shared'"), text)
+        XCTAssertTrue(messages(load("{ signaling: http, coalesce: 300us }")).contains("applies to SIP devices"))
+    }
 }

@@ -1,4 +1,5 @@
 import Bytes
+import CLinux
 import SystemCalls
 import XCTest
 #if canImport(Glibc)
@@ -29,6 +30,37 @@ final class DatagramBatchTests: DescriptorTestCase {
                        ["INVITE", "ACK", "", "BYE"])
         XCTAssertEqual(batch.source(3).sin_port, sender.address.sin_port)
         XCTAssertEqual(SystemCall.receiveDatagrams(receiver.fd, into: batch), .wouldBlock)
+    }
+
+    func testAStampedBatchCarriesEachDatagramsKernelReceiveTimeOnTheRealTimeClock() {
+        let sender = boundUDP()
+        let receiver = boundUDP()
+        XCTAssertEqual(clinux_set_receive_stamps(receiver.fd), 0)
+        let before = clinux_realtime_ns()
+        let sends = DatagramSendBatch(capacity: 4)
+        for i in 0..<3 { [UInt8(i)].withUnsafeBytes { sends.append(sender.fd, $0, to: receiver.address) } }
+        sends.flush()
+        let batch = DatagramBatch(capacity: 4, stride: 16, stamped: true)
+        XCTAssertEqual(SystemCall.receiveDatagrams(receiver.fd, into: batch), .bytes(3))
+        let after = clinux_realtime_ns()
+        for i in 0..<3 {
+            XCTAssertTrue((before...after).contains(batch.receivedAt(i)), "\(before) \(batch.receivedAt(i)) \(after)")
+        }
+        XCTAssertLessThanOrEqual(batch.receivedAt(0), batch.receivedAt(2))
+    }
+
+    func testABatchNotStampedOrASocketNotAskedReportsNoReceiveTime() {
+        let sender = boundUDP()
+        let receiver = boundUDP()
+        let sends = DatagramSendBatch(capacity: 2)
+        for i in 0..<2 { [UInt8(i)].withUnsafeBytes { sends.append(sender.fd, $0, to: receiver.address) } }
+        sends.flush()
+        let stamped = DatagramBatch(capacity: 1, stride: 16, stamped: true)
+        XCTAssertEqual(SystemCall.receiveDatagrams(receiver.fd, into: stamped), .bytes(1))
+        XCTAssertEqual(stamped.receivedAt(0), 0)  // the socket did not ask for stamps
+        let plain = DatagramBatch(capacity: 1, stride: 16)
+        XCTAssertEqual(SystemCall.receiveDatagrams(receiver.fd, into: plain), .bytes(1))
+        XCTAssertEqual(plain.receivedAt(0), 0)
     }
 
     func testAReceiveTakesNoMoreThanItsCapacityAndTheRestWaitsForTheNext() {

@@ -75,6 +75,14 @@ int clinux_set_linger_reset(int fd);
 /// errno set (EAGAIN: none waiting; EINTR: retry, as `SystemCall` does).
 int clinux_recvmmsg(int fd, void *buffers, uint32_t stride, uint32_t count, uint32_t *lengths,
                     struct sockaddr_in *sources);
+/// `clinux_recvmmsg`, and when `stamps` is not NULL the kernel's receive time of the i-th datagram into `stamps[i]`
+/// (CLOCK_REALTIME ns, from the SO_TIMESTAMPNS control message `clinux_set_receive_stamps` asks for; 0 without).
+int clinux_recvmmsg_stamped(int fd, void *buffers, uint32_t stride, uint32_t count, uint32_t *lengths,
+                            struct sockaddr_in *sources, uint64_t *stamps);
+/// SO_TIMESTAMPNS on: each datagram read carries the time the kernel received it. 0, or -1 with errno set.
+int clinux_set_receive_stamps(int fd);
+/// CLOCK_REALTIME in nanoseconds: the clock SO_TIMESTAMPNS stamps with.
+uint64_t clinux_realtime_ns(void);
 /// sendmmsg(2) with MSG_NOSIGNAL | MSG_DONTWAIT: up to `count` (at most CLINUX_MMSG_MAX) datagrams in one call, the
 /// i-th `lengths[i]` bytes at `datas[i]` to `targets[i]` (or, when `targets` is NULL, the connected peer).
 /// Returns how many the kernel took (the first `n`; the rest were not tried), or -1 with errno set for the first.

@@ -48,6 +48,9 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
     }
 
     var pool: (any SIPAgentPool)!
+    /// The time SIP measures at: while the pool tells events a shared-socket datagram caused, the kernel's receive
+    /// time of that datagram (`SIPAgentPool.eventTime`), so a coalescing wait or a busy loop is not measured.
+    var now: UInt64 { pool?.eventTime ?? loop.clock.nowNanos() }
     let target: SIPTargetSpec
     let spec: SIPDeviceSpec
     /// The worker's shared state and doors (`host` for effects), and this kind's slot.
@@ -91,6 +94,7 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
             return nil
         }
         pool.socketsShared = spec.sockets == .shared
+        pool.sharedCoalesceNanos = spec.coalesceNanos
         signaling.pool = pool
         signaling.installFaults()
         signaling.installMedia()
