@@ -3,9 +3,9 @@
 EEVDF slice (docs/BENCHMARKS.md, "The workers' short slice"): the mechanism behind ThreadScheduling's `sliceMicros`,
 shown without the capacity run.
 
-usage: slice-probe.py [SAMPLES] [CPU] [ROUNDS]     (500 samples, CPU 0, 6 rounds)
+usage: slice-probe.py [SAMPLES] [CPU] [ROUNDS] [batch|other]     (500 samples, CPU 0, 6 rounds, batch)
 
-A spinner process (SCHED_BATCH, the embedded target's policy, default slice) and the sleeper share one CPU
+A spinner process (SCHED_BATCH, the embedded target's policy, or SCHED_OTHER as the gateway's loop; default slice) and the sleeper share one CPU
 (sched_setaffinity); the sleeper runs at SCHED_OTHER with the kernel's default slice, then with 200 us (the
 workers' default), then with 100 us, and again, ROUNDS times (so load from elsewhere falls on every setting alike).
 Printed per setting over all rounds: wake-up lateness p50/p99/max (ms) and the share of wake-ups later than 1 ms.
@@ -34,11 +34,11 @@ def set_slice(ns):
     return struct.unpack_from("IIQiIQQQ", buf)[5]
 
 
-def spinner(cpu):
+def spinner(cpu, policy):
     pid = os.fork()
     if pid == 0:
         os.sched_setaffinity(0, {cpu})
-        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+        os.sched_setscheduler(0, policy, os.sched_param(0))
         while True:
             pass
     return pid
@@ -60,9 +60,10 @@ def main():
     samples = int(sys.argv[1]) if len(sys.argv) > 1 else 500
     cpu = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 6
+    policy = os.SCHED_OTHER if len(sys.argv) > 4 and sys.argv[4] == "other" else os.SCHED_BATCH
     os.sched_setaffinity(0, {cpu})
     libc.prctl(29, 1, 0, 0, 0)  # PR_SET_TIMERSLACK 1 ns, as the workers
-    spin = spinner(cpu)
+    spin = spinner(cpu, policy)
     try:
         time.sleep(0.2)
         settings = (0, 200_000, 100_000)
