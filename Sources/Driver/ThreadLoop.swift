@@ -113,8 +113,9 @@ final class ThreadLoop: DriverLoop, @unchecked Sendable {
 
 extension ThreadScheduling {
     /// The workers' threads unless `CALLSTORM_WORKER_PRIORITY` says otherwise: SCHED_OTHER at nice 0 with a short
-    /// slice, so a worker waking to a due timer or a reply preempts a target or gateway thread at once instead
-    /// of waiting out that thread's protected stretch of up to the default slice (1.4 ms here) (docs/BENCHMARKS.md,
-    /// "The workers' short slice").
+    /// slice, so a worker waking to a due timer or a reply preempts a SCHED_OTHER thread (the gateway's loop) at
+    /// once instead of waiting out its protected stretch of up to the default slice (1.4 ms here). On a shared
+    /// machine the workers' run-queue wait per CPU second fell in two A/B pairs of three; the quiet re-measure
+    /// decides (docs/BENCHMARKS.md, "The workers' short slice"; `normal` is the kernel's default).
     static let workerDefault = ThreadScheduling(.normal, sliceMicros: 200)
 }

@@ -38,7 +38,8 @@ public enum ThreadPriority: String, Sendable {
 /// (`sched_setattr`'s `sched_runtime`, 0.1...100 ms). A waking thread whose slice is shorter than the running
 /// thread's preempts it at once (the scheduler's PREEMPT_SHORT), and the running thread's protected stretch
 /// (RUN_TO_PARITY) is cut to the shortest slice queued; with the default slice (1.4 ms on this 2-core machine)
-/// a worker whose timer came due could wait up to that long for a target thread to finish its stretch.
+/// a worker whose timer came due could wait up to that long for another SCHED_OTHER thread (the gateway's loop,
+/// the other worker) to finish its stretch. Measured mixed so far (docs/BENCHMARKS.md, "The workers' short slice").
 ///
 /// Text form (the environment variables): `normal`, `batch` or `idle`, optionally `:N` for nice N (0...19), then
 /// optionally `/` and a slice in `us` or `ms`, e.g. `batch:5`, `normal/200us`, `batch/20ms`.
