@@ -80,6 +80,37 @@ int clinux_set_thread_policy(int policy) {
 int clinux_thread_policy(void) { return sched_getscheduler(0); }
 int clinux_set_thread_nice(int nice) { return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice); }
 int clinux_thread_nice(void) { return getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid)); }
+
+/* The kernel's struct sched_attr (include/uapi/linux/sched/types.h), declared here: glibc has no wrapper. */
+struct clinux_sched_attr {
+    uint32_t size, sched_policy;
+    uint64_t sched_flags;
+    int32_t sched_nice;
+    uint32_t sched_priority;
+    uint64_t sched_runtime, sched_deadline, sched_period;
+    uint32_t sched_util_min, sched_util_max;
+};
+
+int clinux_set_thread_slice(uint64_t ns) {
+    struct clinux_sched_attr attr;
+    memset(&attr, 0, sizeof attr);
+    if (syscall(SYS_sched_getattr, 0, &attr, sizeof attr, 0) != 0) return -1;
+    /* Policy and nice as they are (sched_setattr sets all three); the runtime is the slice for SCHED_OTHER and
+       SCHED_BATCH since Linux 6.12 (0: back to the default). */
+    attr.size = sizeof attr;
+    attr.sched_flags = 0;
+    attr.sched_runtime = ns;
+    attr.sched_deadline = 0;
+    attr.sched_period = 0;
+    return (int)syscall(SYS_sched_setattr, 0, &attr, 0);
+}
+
+int64_t clinux_thread_slice(void) {
+    struct clinux_sched_attr attr;
+    memset(&attr, 0, sizeof attr);
+    if (syscall(SYS_sched_getattr, 0, &attr, sizeof attr, 0) != 0) return -1;
+    return (int64_t)attr.sched_runtime;
+}
 const char *clinux_thread_name(void) {
     static __thread char name[17];
     if (prctl(PR_GET_NAME, name, 0, 0, 0) != 0) name[0] = 0;

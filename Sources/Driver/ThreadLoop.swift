@@ -36,7 +36,8 @@ final class ThreadLoop: DriverLoop, @unchecked Sendable {
         // Small batches: a due timer waits behind at most 8 socket events or 16 posted pushes (each up to
         // ~30 µs of work), not 32 and 256. Scenarios/scale.yaml side by side, 4 rounds each: lag max
         // 3.3–4.8 ms against 4.8–38 ms, p99 0.24–0.43 against 0.32–0.55 ms, CPU no different (issue 20).
-        events = EventThread(queue: queue, name: name, batchSize: 8, postsPerBatch: 16, ownsItsWork: true)
+        events = EventThread(queue: queue, name: name, batchSize: 8, postsPerBatch: 16, ownsItsWork: true,
+                             scheduling: Self.workerScheduling)
         let made: TransportError? = events.sync {
             switch client {
             case .curl: http = HTTPClient(queue: queue, configuration: configuration, events: events)
@@ -61,6 +62,10 @@ final class ThreadLoop: DriverLoop, @unchecked Sendable {
     }
 
     var client: RequestSender { http }
+
+    /// How the workers' threads share the cores: `CALLSTORM_WORKER_PRIORITY` (`ThreadScheduling`'s text, e.g.
+    /// `normal/200us`), default `workerDefault`.
+    static let workerScheduling = ThreadScheduling.fromEnvironment("CALLSTORM_WORKER_PRIORITY", or: .workerDefault)
 
     /// Through the event thread's mailbox, like `post`, not `queue.async`: an async block woke one of libdispatch's
     /// pool threads per block (a semaphore post, that thread's two context switches, and the event thread's next
@@ -104,4 +109,13 @@ final class ThreadLoop: DriverLoop, @unchecked Sendable {
     }
 
     func waitUntilStopped() { events.waitUntilStopped() }
+}
+
+extension ThreadScheduling {
+    /// The workers' threads unless `CALLSTORM_WORKER_PRIORITY` says otherwise: SCHED_OTHER at nice 0 with a short
+    /// slice, so a worker waking to a due timer or a reply preempts a SCHED_OTHER thread (the gateway's loop) at
+    /// once instead of waiting out its protected stretch of up to the default slice (1.4 ms here). On a shared
+    /// machine the workers' run-queue wait per CPU second fell in two A/B pairs of three; the quiet re-measure
+    /// decides (docs/BENCHMARKS.md, "The workers' short slice"; `normal` is the kernel's default).
+    static let workerDefault = ThreadScheduling(.normal, sliceMicros: 200)
 }

@@ -34,32 +34,64 @@ public enum ThreadPriority: String, Sendable {
 /// its figures then say so. Both knobs only lower a thread, which needs no privilege (and cannot be undone
 /// without CAP_SYS_NICE: out of SCHED_IDLE, or back to a lower nice).
 ///
-/// Text form (the environment variables): `normal`, `batch` or `idle`, optionally `:N` for nice N (0...19), e.g.
-/// `batch:5`.
+/// The slice (`sliceMicros`): under EEVDF (Linux >= 6.12) a thread may ask for its own time slice
+/// (`sched_setattr`'s `sched_runtime`, 0.1...100 ms). A waking thread whose slice is shorter than the running
+/// thread's preempts it at once (the scheduler's PREEMPT_SHORT), and the running thread's protected stretch
+/// (RUN_TO_PARITY) is cut to the shortest slice queued; with the default slice (1.4 ms on this 2-core machine)
+/// a worker whose timer came due could wait up to that long for another SCHED_OTHER thread (the gateway's loop,
+/// the other worker) to finish its stretch. Measured mixed so far (docs/BENCHMARKS.md, "The workers' short slice").
+///
+/// Text form (the environment variables): `normal`, `batch` or `idle`, optionally `:N` for nice N (0...19), then
+/// optionally `/` and a slice in `us` or `ms`, e.g. `batch:5`, `normal/200us`, `batch/20ms`.
 public struct ThreadScheduling: Sendable, Equatable, CustomStringConvertible {
     public var priority: ThreadPriority
     /// The thread's nice value (0...19; higher: a smaller share when the cores are contended, weight 1024 at 0,
     /// 335 at 5, 110 at 10).
     public var nice: Int32
+    /// The requested time slice in microseconds (100...100,000; 0: the kernel's default, nothing asked).
+    public var sliceMicros: Int
 
     public static let normal = ThreadScheduling(.normal)
     public static let batch = ThreadScheduling(.batch)
 
-    public init(_ priority: ThreadPriority, nice: Int32 = 0) {
+    public init(_ priority: ThreadPriority, nice: Int32 = 0, sliceMicros: Int = 0) {
         self.priority = priority
         self.nice = max(0, min(19, nice))
+        self.sliceMicros = sliceMicros <= 0 ? 0 : max(100, min(100_000, sliceMicros))
     }
 
-    /// `normal`, `batch`, `idle`, each optionally `:N` (nice 0...19); nil for anything else.
+    /// `normal`, `batch`, `idle`, each optionally `:N` (nice 0...19), then optionally `/Nus` or `/Nms` (the
+    /// slice, 100 µs...100 ms); nil for anything else.
     public init?(parsing text: String) {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        let halves = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard (1...2).contains(halves.count) else { return nil }
+        var slice = 0
+        if halves.count == 2 {
+            guard let micros = Self.parseSlice(halves[1]) else { return nil }
+            slice = micros
+        }
+        let parts = halves[0].split(separator: ":", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), let priority = ThreadPriority(rawValue: String(parts[0])) else { return nil }
         var nice: Int32 = 0
         if parts.count == 2 {
             guard let value = Int32(parts[1]), (0...19).contains(value) else { return nil }
             nice = value
         }
-        self.init(priority, nice: nice)
+        self.init(priority, nice: nice, sliceMicros: slice)
+    }
+
+    /// `200us` or `3ms` to microseconds within 100...100,000; nil otherwise.
+    private static func parseSlice(_ text: Substring) -> Int? {
+        let micros: Int?
+        if text.hasSuffix("us") {
+            micros = Int(text.dropLast(2))
+        } else if text.hasSuffix("ms") {
+            micros = Int(text.dropLast(2)).map { $0 * 1000 }
+        } else {
+            micros = nil
+        }
+        guard let micros, (100...100_000).contains(micros) else { return nil }
+        return micros
     }
 
     /// The variable `name`'s value when it parses, else `fallback` (an unset or mistyped variable changes nothing).
@@ -70,17 +102,27 @@ public struct ThreadScheduling: Sendable, Equatable, CustomStringConvertible {
     /// The Linux policy number (`ThreadPriority.policy`).
     public var policy: Int32 { priority.policy }
 
-    public var description: String { nice == 0 ? priority.rawValue : "\(priority.rawValue):\(nice)" }
+    public var description: String {
+        let base = nice == 0 ? priority.rawValue : "\(priority.rawValue):\(nice)"
+        return sliceMicros == 0 ? base : "\(base)/\(sliceMicros)us"
+    }
 
-    /// Applies the policy and the nice to the calling thread (Linux: per thread, by its TID); returns whether both
-    /// took. The default (`normal`, nice 0) changes nothing, so a thread keeps what it inherited.
+    /// Applies the policy, the nice and the slice to the calling thread (Linux: per thread, by its TID); returns
+    /// whether all took (a kernel before 6.12 accepts a slice and ignores it). The default (`normal`, nice 0, no
+    /// slice) changes nothing, so a thread keeps what it inherited.
     @discardableResult
     public func applyToCurrentThread() -> Bool {
         var ok = true
         if priority != .normal { ok = clinux_set_thread_policy(priority.policy) == 0 }
         if nice != 0 { ok = clinux_set_thread_nice(nice) == 0 && ok }
+        // Last: sched_setattr keeps the policy and nice it reads back, so it must see them already set.
+        if sliceMicros != 0 { ok = clinux_set_thread_slice(UInt64(sliceMicros) * 1000) == 0 && ok }
         return ok
     }
+
+    /// The calling thread's slice in nanoseconds as the kernel reports it (its default when none was asked for;
+    /// 0 before Linux 6.12), for tests and measurement.
+    public static func currentSliceNanos() -> Int64 { clinux_thread_slice() }
 
     /// The calling thread's policy (SCHED_OTHER 0, SCHED_BATCH 3, SCHED_IDLE 5), for tests and measurement.
     public static func currentPolicy() -> Int32 { clinux_thread_policy() }

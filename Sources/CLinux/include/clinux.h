@@ -47,6 +47,13 @@ int clinux_thread_policy(void);
 /* The calling thread's nice value (setpriority on its TID: per thread on Linux); 0 or -1 with errno. */
 int clinux_set_thread_nice(int nice);
 int clinux_thread_nice(void);
+/* The calling thread's requested time slice (sched_setattr's sched_runtime under SCHED_OTHER/SCHED_BATCH, Linux
+   >= 6.12 with EEVDF; the kernel clamps it to 0.1...100 ms; 0 returns to the default), keeping its policy and
+   nice; 0 or -1 with errno. */
+int clinux_set_thread_slice(uint64_t ns);
+/* The calling thread's slice in nanoseconds as sched_getattr reports it (the default when none was asked for;
+   0 on kernels before 6.12), or -1 with errno. */
+int64_t clinux_thread_slice(void);
 /// The calling thread's name (a per-thread buffer, valid until the next call on that thread).
 const char *clinux_thread_name(void);
 /// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC.
