@@ -1,5 +1,6 @@
 import Bytes
 import SystemCalls
+import CLinux
 import XCTest
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import CLinux
 import XCTest
 #if canImport(Glibc)
 import Glibc

@@ -2,6 +2,7 @@ import Bytes
 import Foundation
 import SystemCalls
 import Synchronization
+import CLinux
 import XCTest
 #if canImport(Glibc)
 import Glibc
