@@ -23,6 +23,10 @@ if ! python3 -c "import aioapns, h2, kalyke, pyapns_client, httpx" >/dev/null 2>
     # Best effort: without the package index the interop tests skip and say so.
     pip_install aioapns h2 kalyke-apns pyapns-client 'httpx[http2]' || echo "could not install them from PyPI"
 fi
+if ! python3 -c "import prometheus_client" >/dev/null 2>&1; then
+    echo "installing the Python prometheus-client package (the /metrics exposition's reference parser)"
+    pip_install prometheus-client
+fi
 if ! python3 -c "import websockets" >/dev/null 2>&1; then
     echo "installing the Python websockets package (WebSocket interop peer)"
     pip_install websockets
