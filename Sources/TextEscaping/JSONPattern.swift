@@ -64,6 +64,10 @@ public struct JSONPattern: Sendable {
             var listGroup = -1
             var listSlot = -1
             var asciiKeys = true
+            /// One bit per key (`filterBit` of its first word and length): a plain member name whose bit is clear
+            /// matches no key, found without comparing it with each (a view's node has up to ~20 keys, a document
+            /// ~50 names no node wants).
+            var keyFilter: UInt64 = 0
         }
 
         /// A member name: where its bytes lie in `keyBytes`, and its first eight bytes as one little-endian word
@@ -100,6 +104,12 @@ public struct JSONPattern: Sendable {
             for i in 0..<min(count, 8) { word |= UInt64(bytes[start + i]) << (UInt64(i) << 3) }
             return word
         }
+
+        /// A name's bit in `FlatNode.keyFilter`: the top six bits of its first word and length, hashed.
+        @inline(__always)
+        static func filterBit(head: UInt64, count: Int) -> UInt64 {
+            1 << (((head ^ UInt64(truncatingIfNeeded: count)) &* 0x9E37_79B9_7F4A_7C15) >> 58)
+        }
     }
 
     public init() {}
@@ -114,6 +124,7 @@ public struct JSONPattern: Sendable {
                 let head = key.bytes.withUnsafeBufferPointer { Table.head($0, 0, $0.count) }
                 keys.append(Table.FlatKey(bytes: keyBytes.count..<(keyBytes.count + key.bytes.count), head: head,
                                           child: key.child))
+                flat.keyFilter |= Table.filterBit(head: head, count: key.bytes.count)
                 keyTexts.append(key.text)
                 keyBytes += key.bytes
             }
