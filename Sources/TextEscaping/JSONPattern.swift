@@ -64,10 +64,13 @@ public struct JSONPattern: Sendable {
             var listGroup = -1
             var listSlot = -1
             var asciiKeys = true
-            /// One bit per key (`filterBit` of its first word and length): a plain member name whose bit is clear
-            /// matches no key, found without comparing it with each (a view's node has up to ~20 keys, a document
-            /// ~50 names no node wants).
+            /// One bit per key's bucket (`filterIndex` of its first word and length): a plain member name whose
+            /// bit is clear matches no key, found with one test.
             var keyFilter: UInt64 = 0
+            /// Where this node's 64 buckets start in `ints` (a node with keys): per `filterIndex`, its first key
+            /// (-1 for none), the rest linked by `FlatKey.next`, so a name is compared with the keys of its bucket
+            /// only, not with each key of the node in turn.
+            var buckets = -1
         }
 
         /// A member name: where its bytes lie in `keyBytes`, and its first eight bytes as one little-endian word
@@ -76,13 +79,15 @@ public struct JSONPattern: Sendable {
             var bytes: Range<Int>
             var head: UInt64
             var child: Int
+            /// The next key of the node in the same bucket; -1 for none.
+            var next = -1
         }
 
         let nodes: [FlatNode]
         let keys: [FlatKey]
         let keyTexts: [String]
         let keyBytes: [UInt8]
-        /// Slots and clears; indices as (position, child) pairs.
+        /// Slots and clears; indices as (position, child) pairs; the key buckets of nodes with keys.
         let ints: [Int]
         let groupRoots: [Int]
         let groupSlots: [Int]
@@ -105,10 +110,10 @@ public struct JSONPattern: Sendable {
             return word
         }
 
-        /// A name's bit in `FlatNode.keyFilter`: the top six bits of its first word and length, hashed.
+        /// A name's bucket (0 to 63) and bit in `FlatNode.keyFilter`: its first word and length, hashed.
         @inline(__always)
-        static func filterBit(head: UInt64, count: Int) -> UInt64 {
-            1 << (((head ^ UInt64(truncatingIfNeeded: count)) &* 0x9E37_79B9_7F4A_7C15) >> 58)
+        static func filterIndex(head: UInt64, count: Int) -> Int {
+            Int(truncatingIfNeeded: ((head ^ UInt64(truncatingIfNeeded: count)) &* 0x9E37_79B9_7F4A_7C15) >> 58)
         }
     }
 
@@ -124,11 +129,20 @@ public struct JSONPattern: Sendable {
                 let head = key.bytes.withUnsafeBufferPointer { Table.head($0, 0, $0.count) }
                 keys.append(Table.FlatKey(bytes: keyBytes.count..<(keyBytes.count + key.bytes.count), head: head,
                                           child: key.child))
-                flat.keyFilter |= Table.filterBit(head: head, count: key.bytes.count)
                 keyTexts.append(key.text)
                 keyBytes += key.bytes
             }
             flat.keys = keyStart..<keys.count
+            if !node.keys.isEmpty {
+                flat.buckets = ints.count
+                ints += repeatElement(-1, count: 64)
+                for k in flat.keys {
+                    let bucket = Table.filterIndex(head: keys[k].head, count: keys[k].bytes.count)
+                    flat.keyFilter |= 1 << UInt64(bucket)
+                    keys[k].next = ints[flat.buckets + bucket]
+                    ints[flat.buckets + bucket] = k
+                }
+            }
             let indexStart = ints.count
             for entry in node.indices { ints += [entry.index, entry.child] }
             flat.indices = indexStart..<ints.count

@@ -203,15 +203,20 @@ extension JSONScan {
             if !name.escaped {
                 let count = key.count
                 let head = Table.head(bytes, key.lowerBound, count)
-                if node.pointee.keyFilter & Table.filterBit(head: head, count: count) != 0 {
-                    for k in nodeKeys where keys[k].head == head && keys[k].bytes.count == count {
-                        let candidate = keys[k].bytes.lowerBound
-                        var same = true
-                        for j in 8..<max(count, 8) where keyBytes[candidate + j] != bytes[key.lowerBound + j] {
-                            same = false
-                            break
+                let bucket = Table.filterIndex(head: head, count: count)
+                if node.pointee.keyFilter & (1 << UInt64(bucket)) != 0 {
+                    var k = ints[node.pointee.buckets &+ bucket]
+                    while k >= 0 {
+                        if keys[k].head == head && keys[k].bytes.count == count {
+                            let candidate = keys[k].bytes.lowerBound
+                            var same = true
+                            for j in 8..<max(count, 8) where keyBytes[candidate + j] != bytes[key.lowerBound + j] {
+                                same = false
+                                break
+                            }
+                            if same { return keys[k].child }
                         }
-                        if same { return keys[k].child }
+                        k = keys[k].next
                     }
                 }
                 // Plain ASCII names on both sides are equal only byte for byte.
