@@ -27,12 +27,19 @@ final class JSONScanMutationTests: XCTestCase {
         [.index(1), .key("id")], [.index(4), .key("id")], [.index(3)],
     ]
 
-    private func check(_ bytes: [UInt8], _ note: @autoclosure () -> String) {
+    /// The pattern of `paths` and a member list, made once (each capture lays the table out again).
+    private lazy var reading: (pattern: JSONPattern, slots: [JSONPattern.Slot], list: JSONPattern.Slot,
+                               memberID: JSONPattern.Slot, memberMuted: JSONPattern.Slot) = {
         var pattern = JSONPattern()
         let slots = paths.map { pattern.capture($0) }
         let list = pattern.list([.key("view"), .key("members")])
         let memberID = pattern.capture([.key("id")], in: list.elements)
         let memberMuted = pattern.capture([.key("muted")], in: list.elements)
+        return (pattern, slots, list.slot, memberID, memberMuted)
+    }()
+
+    private func check(_ bytes: [UInt8], _ note: @autoclosure () -> String) {
+        let (pattern, slots, list, memberID, memberMuted) = reading
         let tree = JSONLite.parse(bytes)
         let scan = JSONScan(bytes, pattern)
         XCTAssertEqual(scan == nil, tree == nil, "refused alike: \(note())")
@@ -45,10 +52,10 @@ final class JSONScanMutationTests: XCTestCase {
             XCTAssertEqual(scan.kind(slot) == .null, expected?.isNull ?? false, "\(path): \(note())")
         }
         guard case .array(let members)? = tree.value(at: [.key("view"), .key("members")]) else {
-            XCTAssertNil(scan.elements(list.slot), note())
+            XCTAssertNil(scan.elements(list), note())
             return
         }
-        let read = scan.elements(list.slot).map { $0.map { (scan.value(memberID, $0), scan.value(memberMuted, $0)) } }
+        let read = scan.elements(list).map { $0.map { (scan.value(memberID, $0), scan.value(memberMuted, $0)) } }
         XCTAssertEqual(read?.map(\.0), members.map { $0.value(at: [.key("id")]) }, note())
         XCTAssertEqual(read?.map(\.1), members.map { $0.value(at: [.key("muted")]) }, note())
     }
