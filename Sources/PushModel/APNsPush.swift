@@ -40,9 +40,7 @@ public struct APNsPush: Sendable {
 /// A payload read once, at the gateway, for the fields the devices read: the gateway needs to know it is one JSON
 /// object, the device needs its mapped fields, and scanning the bytes twice (the gateway's JSONShape, then the
 /// worker's JSONScan) was ~6,700 instructions a push spent for nothing (docs/BENCHMARKS.md, 2026-12-07).
-/// `@unchecked`: JSONScan is an immutable value (the payload's bytes and the slots' places, both arrays) that
-/// TextEscaping does not declare Sendable; nothing here mutates it after the scan.
-public struct ScannedPayload: @unchecked Sendable {
+public struct ScannedPayload: Sendable {
     /// The scan; nil when the payload is not one well-formed JSON value by JSONScan's grammar.
     public let scan: JSONScan?
 

@@ -64,6 +64,13 @@ public struct JSONPattern: Sendable {
             var listGroup = -1
             var listSlot = -1
             var asciiKeys = true
+            /// One bit per key's bucket (`filterIndex` of its first word and length): a plain member name whose
+            /// bit is clear matches no key, found with one test.
+            var keyFilter: UInt64 = 0
+            /// Where this node's 64 buckets start in `ints` (a node with keys): per `filterIndex`, its first key
+            /// (-1 for none), the rest linked by `FlatKey.next`, so a name is compared with the keys of its bucket
+            /// only, not with each key of the node in turn.
+            var buckets = -1
         }
 
         /// A member name: where its bytes lie in `keyBytes`, and its first eight bytes as one little-endian word
@@ -72,13 +79,15 @@ public struct JSONPattern: Sendable {
             var bytes: Range<Int>
             var head: UInt64
             var child: Int
+            /// The next key of the node in the same bucket; -1 for none.
+            var next = -1
         }
 
         let nodes: [FlatNode]
         let keys: [FlatKey]
         let keyTexts: [String]
         let keyBytes: [UInt8]
-        /// Slots and clears; indices as (position, child) pairs.
+        /// Slots and clears; indices as (position, child) pairs; the key buckets of nodes with keys.
         let ints: [Int]
         let groupRoots: [Int]
         let groupSlots: [Int]
@@ -100,6 +109,12 @@ public struct JSONPattern: Sendable {
             for i in 0..<min(count, 8) { word |= UInt64(bytes[start + i]) << (UInt64(i) << 3) }
             return word
         }
+
+        /// A name's bucket (0 to 63) and bit in `FlatNode.keyFilter`: its first word and length, hashed.
+        @inline(__always)
+        static func filterIndex(head: UInt64, count: Int) -> Int {
+            Int(truncatingIfNeeded: ((head ^ UInt64(truncatingIfNeeded: count)) &* 0x9E37_79B9_7F4A_7C15) >> 58)
+        }
     }
 
     public init() {}
@@ -118,6 +133,16 @@ public struct JSONPattern: Sendable {
                 keyBytes += key.bytes
             }
             flat.keys = keyStart..<keys.count
+            if !node.keys.isEmpty {
+                flat.buckets = ints.count
+                ints += repeatElement(-1, count: 64)
+                for k in flat.keys {
+                    let bucket = Table.filterIndex(head: keys[k].head, count: keys[k].bytes.count)
+                    flat.keyFilter |= 1 << UInt64(bucket)
+                    keys[k].next = ints[flat.buckets + bucket]
+                    ints[flat.buckets + bucket] = k
+                }
+            }
             let indexStart = ints.count
             for entry in node.indices { ints += [entry.index, entry.child] }
             flat.indices = indexStart..<ints.count

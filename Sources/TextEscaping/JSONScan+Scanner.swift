@@ -28,6 +28,10 @@ extension JSONScan {
             active = Stack(capacity: 16)
         }
 
+        /// A node read in place: passing or binding a `FlatNode` (89 bytes) copied it with a memcpy call, one a member.
+        @inline(__always)
+        private func node(_ n: Int) -> UnsafePointer<Table.FlatNode> { nodes.baseAddress.unsafelyUnwrapped + n }
+
         /// Frees the buffers; the scanner is not used after.
         mutating func release() {
             spots.release()
@@ -56,18 +60,18 @@ extension JSONScan {
                 guard array(depth: depth, frame: frame) else { return false }
                 spot.kind = .array
             case UInt8(ascii: "\""):
-                guard let string = skipString() else { return false }
+                guard let string = skipKey() else { return false }
                 (spot.kind, spot.flag, spot.start) = (.string, string.escaped, spot.start + 1)
                 spot.ascii = !string.nonASCII
                 spot.end = reader.index - 1
             case UInt8(ascii: "t"):
-                guard reader.literal("true", .null) != nil else { return false }
+                guard literal(Self.trueWord, count: 4) else { return false }
                 (spot.kind, spot.flag) = (.bool, true)
             case UInt8(ascii: "f"):
-                guard reader.literal("false", .null) != nil else { return false }
+                guard literal(Self.falseWord, count: 5) else { return false }
                 spot.kind = .bool
             case UInt8(ascii: "n"):
-                guard reader.literal("null", .null) != nil else { return false }
+                guard literal(Self.nullWord, count: 4) else { return false }
                 spot.kind = .null
             default:
                 guard case .number(let number) = reader.number() else { return false }
@@ -96,7 +100,7 @@ extension JSONScan {
                     if close == UInt8(ascii: "}") {
                         reader.skipSpace()
                         guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: "\""),
-                              skipString() != nil else { return false }
+                              skipKey() != nil else { return false }
                         reader.skipSpace()
                         guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: ":") else {
                             return false
@@ -111,10 +115,10 @@ extension JSONScan {
                     if b == close { return true }
                     guard b == UInt8(ascii: ",") else { return false }
                 }
-            case UInt8(ascii: "\""): return skipString() != nil
-            case UInt8(ascii: "t"): return reader.literal("true", .null) != nil
-            case UInt8(ascii: "f"): return reader.literal("false", .null) != nil
-            case UInt8(ascii: "n"): return reader.literal("null", .null) != nil
+            case UInt8(ascii: "\""): return skipKey() != nil
+            case UInt8(ascii: "t"): return literal(Self.trueWord, count: 4)
+            case UInt8(ascii: "f"): return literal(Self.falseWord, count: 5)
+            case UInt8(ascii: "n"): return literal(Self.nullWord, count: 4)
             default: return reader.number() != nil
             }
         }
@@ -122,10 +126,11 @@ extension JSONScan {
         /// The value's spot into each slot its frame's nodes capture; a list's slot keeps the elements it linked.
         private mutating func record(_ spot: Spot, _ frame: Range<Int>) {
             for i in frame {
-                let (node, base) = active[i]
-                for j in nodes[node].slots { spots[base + 1 + ints[j]] = spot }
-                if nodes[node].listSlot >= 0 {
-                    let at = base + 1 + nodes[node].listSlot
+                let (n, base) = active[i]
+                let node = self.node(n)
+                for j in node.pointee.slots { spots[base + 1 + ints[j]] = spot }
+                if node.pointee.listSlot >= 0 {
+                    let at = base + 1 + node.pointee.listSlot
                     let (link, count) = (spots[at].link, spots[at].count)
                     spots[at] = spot
                     (spots[at].link, spots[at].count) = spot.kind == .array ? (link, count) : (-1, 0)
@@ -141,7 +146,7 @@ extension JSONScan {
                 return true
             }
             var matching = false
-            for i in frame where !nodes[active[i].node].keys.isEmpty { matching = true }
+            for i in frame where !node(active[i].node).pointee.keys.isEmpty { matching = true }
             while true {
                 reader.skipSpace()
                 guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: "\"") else {
@@ -177,41 +182,57 @@ extension JSONScan {
         /// Pushes the child `pair`'s node has for this member name, its slots emptied (a repeated name: the last
         /// member counts).
         private mutating func enter(_ pair: (node: Int, base: Int), key: Range<Int>, name: StringKind) {
-            guard let child = child(of: nodes[pair.node], key: key, name: name) else { return }
-            for j in nodes[child].clears { spots[pair.base + 1 + ints[j]] = Spot() }
+            guard let child = child(of: pair.node, key: key, name: name) else { return }
+            for j in node(child).pointee.clears {
+                // Empty already (the name's first member, the usual case): no 64-byte store. An absent spot with
+                // no elements counted is `Spot()` (only `element` writes an absent spot, and it counts).
+                let at = pair.base + 1 + ints[j]
+                if spots[at].kind != .absent || spots[at].count != 0 { spots[at] = Spot() }
+            }
             active.append((child, pair.base))
         }
 
         /// Inlined into `object` (it was, until the name's first-word read there made `object` too large for the
         /// inliner: a call per member cost ~17,000 instructions an HTTP call); the decoding comparison stays out.
         @inline(__always)
-        private func child(of node: Table.FlatNode, key: Range<Int>, name: StringKind) -> Int? {
-            guard !node.keys.isEmpty else { return nil }
+        private mutating func child(of n: Int, key: Range<Int>, name: StringKind) -> Int? {
+            let node = self.node(n)
+            let nodeKeys = node.pointee.keys
+            guard !nodeKeys.isEmpty else { return nil }
             let bytes = reader.bytes
             if !name.escaped {
                 let count = key.count
                 let head = Table.head(bytes, key.lowerBound, count)
-                for k in node.keys where keys[k].head == head && keys[k].bytes.count == count {
-                    let candidate = keys[k].bytes.lowerBound
-                    var same = true
-                    for j in 8..<max(count, 8) where keyBytes[candidate + j] != bytes[key.lowerBound + j] {
-                        same = false
-                        break
+                let bucket = Table.filterIndex(head: head, count: count)
+                if node.pointee.keyFilter & (1 << UInt64(bucket)) != 0 {
+                    var k = ints[node.pointee.buckets &+ bucket]
+                    while k >= 0 {
+                        if keys[k].head == head && keys[k].bytes.count == count {
+                            let candidate = keys[k].bytes.lowerBound
+                            var same = true
+                            for j in 8..<max(count, 8) where keyBytes[candidate + j] != bytes[key.lowerBound + j] {
+                                same = false
+                                break
+                            }
+                            if same { return keys[k].child }
+                        }
+                        k = keys[k].next
                     }
-                    if same { return keys[k].child }
                 }
                 // Plain ASCII names on both sides are equal only byte for byte.
-                if node.asciiKeys, !name.nonASCII { return nil }
+                if node.pointee.asciiKeys, !name.nonASCII { return nil }
             }
-            return decodedChild(of: node, key: key)
+            return decodedChild(of: n, key: key)
         }
 
         /// A name compared as a String (escaped, or not ASCII on one side): canonically equal names match.
+        /// `mutating` though it changes nothing: a non-mutating call from `object` copied the whole scanner (144
+        /// bytes, a memcpy call) for every member a node was asked about, whether or not the call was taken.
         @inline(never)
-        private func decodedChild(of node: Table.FlatNode, key: Range<Int>) -> Int? {
+        private mutating func decodedChild(of n: Int, key: Range<Int>) -> Int? {
             var decoder = JSONLite.Reader(bytes: reader.bytes, index: key.lowerBound - 1)
             guard let text = decoder.string() else { return nil }
-            return node.keys.first { table.keyTexts[$0] == text }.map { keys[$0].child }
+            return node(n).pointee.keys.first { table.keyTexts[$0] == text }.map { keys[$0].child }
         }
 
         private mutating func array(depth: Int, frame: Range<Int>) -> Bool {
@@ -222,7 +243,8 @@ extension JSONScan {
                 return true
             }
             var matching = false
-            for i in frame where nodes[active[i].node].listSlot >= 0 || !nodes[active[i].node].indices.isEmpty {
+            for i in frame where node(active[i].node).pointee.listSlot >= 0
+                || !node(active[i].node).pointee.indices.isEmpty {
                 matching = true
             }
             var position = 0
@@ -250,19 +272,35 @@ extension JSONScan {
         /// Pushes the node of the array's `position`-th element, and for a list a new block of the elements' group
         /// linked after the previous element's (the list's `end` holds the last block until the array is recorded).
         private mutating func element(_ position: Int, of pair: (node: Int, base: Int)) {
-            let node = nodes[pair.node]
-            let pairs = stride(from: node.indices.lowerBound, to: node.indices.upperBound, by: 2)
-            for j in pairs where ints[j] == position {
+            let node = self.node(pair.node)
+            let indices = node.pointee.indices
+            for j in stride(from: indices.lowerBound, to: indices.upperBound, by: 2) where ints[j] == position {
                 active.append((ints[j + 1], pair.base))
             }
-            guard node.listSlot >= 0 else { return }
+            let (listSlot, listGroup) = (node.pointee.listSlot, node.pointee.listGroup)
+            guard listSlot >= 0 else { return }
             let base = spots.count
-            spots.append(Spot(), count: 1 + table.groupSlots[node.listGroup])
-            let at = pair.base + 1 + node.listSlot
+            spots.append(Spot(), count: 1 + table.groupSlots[listGroup])
+            let at = pair.base + 1 + listSlot
             if spots[at].count == 0 { spots[at].link = base } else { spots[spots[at].end].link = base }
             spots[at].count += 1
             spots[at].end = base
-            active.append((table.groupRoots[node.listGroup], base))
+            active.append((table.groupRoots[listGroup], base))
+        }
+
+        /// `true`, `null` and the first four bytes of `false` as little-endian words.
+        static let trueWord: UInt32 = 0x6575_7274, nullWord: UInt32 = 0x6C6C_756E, falseWord: UInt32 = 0x736C_6166
+
+        /// A literal at the reader, as `JSONLite.Reader.literal` reads it: its first four bytes compared as one word
+        /// (`false`'s fifth, an `e`, after) instead of a loop over a StaticString (a call and ~15 instructions a byte).
+        @inline(__always)
+        private mutating func literal(_ head: UInt32, count: Int) -> Bool {
+            let i = reader.index
+            guard i &+ count <= reader.bytes.count, let base = reader.bytes.baseAddress,
+                  UInt32(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt32.self)) == head,
+                  count == 4 || base[i &+ 4] == UInt8(ascii: "e") else { return false }
+            reader.index = i &+ count
+            return true
         }
 
         /// What `skipString` saw in a string: escapes (its text must be decoded) and bytes of 0x80 and above.
@@ -271,9 +309,9 @@ extension JSONScan {
             var nonASCII = false
         }
 
-        /// A member name at its opening quote, as `skipString` reads it. Most names are shorter than eight bytes:
-        /// when the first word's first special byte is the closing quote, the name is plain and read here, without
-        /// the call and loop (~150 names an HTTP call); any other goes through `skipString`.
+        /// A string at its opening quote, as `skipString` reads it. Most names and many values are shorter than
+        /// eight bytes: when the first word's first special byte is the closing quote, the string is plain and read
+        /// here, without the call and loop (~150 names an HTTP call); any other goes through `skipString`.
         @inline(__always)
         private mutating func skipKey() -> StringKind? {
             let start = reader.index + 1
@@ -299,38 +337,41 @@ extension JSONScan {
         /// test on the word made zero there, whose lowest flagged byte is always a true one (a borrow only flags
         /// bytes above it), so the step lands on the first special byte and the bytes before it are plain.
         private mutating func skipString() -> StringKind? {
-            reader.index += 1  // opening quote
             guard let base = reader.bytes.baseAddress else { return nil }
             let count = reader.bytes.count
             let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
             var kind = StringKind()
             var seen: UInt64 = 0  // every plain byte passed, or-ed: its high bits say whether any was non-ASCII
+            var i = reader.index &+ 1  // past the opening quote; a local, kept in a register over the word loop
             while true {
-                if reader.index + 8 <= count {
-                    let raw = UnsafeRawPointer(base + reader.index).loadUnaligned(as: UInt64.self)
-                    let word = UInt64(littleEndian: raw)
+                while i &+ 8 <= count {
+                    let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
                     let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
                     let special = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
                         | ((word &- ones &* 0x20) & ~word)) & highs
                     if special == 0 {
                         seen |= word
-                        reader.index += 8
+                        i &+= 8
                         continue
                     }
                     let plain = special.trailingZeroBitCount >> 3
                     seen |= word & ((1 << (UInt64(plain) << 3)) &- 1)
-                    reader.index += plain
+                    i &+= plain
+                    break
                 }
-                guard reader.index < count else { return nil }
-                let b = base[reader.index]
-                reader.index += 1
+                guard i < count else { return nil }
+                let b = base[i]
+                i &+= 1
                 if b == UInt8(ascii: "\"") {
+                    reader.index = i
                     kind.nonASCII = seen & highs != 0
                     return kind
                 }
                 if b < 0x20 { return nil }
                 if b == UInt8(ascii: "\\") {
+                    reader.index = i
                     guard reader.escapedScalar() != nil else { return nil }
+                    i = reader.index
                     kind.escaped = true
                 } else {
                     seen |= UInt64(b)

@@ -7,7 +7,9 @@
 /// value) and the device then read a handful of mapped fields from it: ~18,000–25,000 instructions a document,
 /// ~250,000 an HTTP call (docs/BENCHMARKS.md). Lookups keep the tree's meaning: an object's last member of a name
 /// is the one read, a key step finds nothing in a non-object and an index step nothing in a non-array.
-public struct JSONScan {
+/// Sendable: plain values only (the bytes and the slots' spots, no reference to the pattern), so a scan made on the
+/// gateway's thread can be handed to a worker as it stands.
+public struct JSONScan: Sendable {
     /// What a captured value is; `absent` when its path found nothing.
     public enum Kind: UInt8, Sendable {
         case absent, null, bool, number, string, object, array
@@ -21,7 +23,7 @@ public struct JSONScan {
 
     /// One slot's value. A block of slots starts with a header (an element's link to the next element); a list's
     /// slot counts its elements and links the first (`link`, `count`).
-    struct Spot {
+    struct Spot: Sendable {
         var kind = Kind.absent
         /// A string with escapes to decode; a `true`.
         var flag = false
@@ -135,7 +137,7 @@ public struct JSONScan {
         return Elements(spots: spots, first: spot.link, count: spot.count)
     }
 
-    public struct Elements: Sequence {
+    public struct Elements: Sequence, Sendable {
         let spots: [Spot]
         let first: Int
         public let count: Int
