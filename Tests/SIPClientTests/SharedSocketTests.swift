@@ -32,10 +32,10 @@ final class SharedSocketTests: XCTestCase {
         XCTAssertTrue(line(bobRegister, "Contact:").contains(";transport=udp;csdev=\(bob)>"), bobRegister)
 
         // Bob's answer reaches bob alone (its Via, as a proxy returns it with rport and received filled in).
-        proxy.send(okay(bobRegister), toPort: port)
+        proxy.send(ProxyMessages.okay(bobRegister), toPort: port)
         XCTAssertTrue(eventually { harness.events(bob).contains(.registered(expires: 600)) }, "\(harness.events(bob))")
         XCTAssertFalse(harness.events(alice).contains(.registered(expires: 600)))
-        proxy.send(okay(aliceRegister), toPort: port)
+        proxy.send(ProxyMessages.okay(aliceRegister), toPort: port)
         XCTAssertTrue(eventually { harness.events(alice).contains(.registered(expires: 600)) })
 
         // A request to bob's Contact (the Request-URI a proxy's lookup makes of it) reaches bob alone.
@@ -100,27 +100,8 @@ final class SharedSocketTests: XCTestCase {
         message.components(separatedBy: "\r\n").first { $0.hasPrefix(name) } ?? ""
     }
 
-    /// A registrar's 200 to `request`: its Via (rport and received filled in, as Kamailio does), From, To with a
-    /// tag, Call-ID, CSeq, and its Contact granted 600 s.
-    private func okay(_ request: String) -> [UInt8] {
-        var lines = ["SIP/2.0 200 OK"]
-        for l in request.components(separatedBy: "\r\n") {
-            if l.hasPrefix("Via:") {
-                lines.append(l.replacingOccurrences(of: ";rport", with: ";rport=40000;received=127.0.0.1"))
-            } else if l.hasPrefix("From:") || l.hasPrefix("Call-ID:") || l.hasPrefix("CSeq:") {
-                lines.append(l)
-            } else if l.hasPrefix("To:") {
-                lines.append(l + ";tag=r1")
-            } else if l.hasPrefix("Contact:") {
-                lines.append(l + ";expires=600")
-            }
-        }
-        return Array((lines.joined(separator: "\r\n") + "\r\nContent-Length: 0\r\n\r\n").utf8)
-    }
-
+    /// The proxy's OPTIONS to `uri`, its branch and Call-ID told apart by the URI's length.
     private func options(to uri: String, proxyPort: Int) -> [UInt8] {
-        Array(("OPTIONS \(uri) SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:\(proxyPort);branch=z9hG4bKo\(uri.count)\r\n"
-               + "Max-Forwards: 70\r\nFrom: <sip:proxy@127.0.0.1>;tag=p\r\nTo: <\(uri)>\r\n"
-               + "Call-ID: o\(uri.count)@p\r\nCSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n").utf8)
+        ProxyMessages.options(to: uri, tag: "o\(uri.count)", proxyPort: proxyPort)
     }
 }

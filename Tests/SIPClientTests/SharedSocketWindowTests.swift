@@ -52,12 +52,12 @@ final class SharedSocketWindowTests: XCTestCase {
         }
         let port = try XCTUnwrap(world.queue.sync { world.pool.localPort(alice) })
         let uri = "sip:alice@127.0.0.1:\(port);transport=udp;csdev=\(alice)"
-        proxy.send(options(to: uri, branch: 1, proxyPort: proxy.port), toPort: port)
+        proxy.send(ProxyMessages.options(to: uri, tag: "w1", proxyPort: proxy.port), toPort: port)
         XCTAssertTrue(eventually { world.reads() == (1, 1) }, "\(world.reads())")
 
         // The window is on: two more wait in the kernel, and a timer due meanwhile fires with them still unread.
-        proxy.send(options(to: uri, branch: 2, proxyPort: proxy.port), toPort: port)
-        proxy.send(options(to: uri, branch: 3, proxyPort: proxy.port), toPort: port)
+        proxy.send(ProxyMessages.options(to: uri, tag: "w2", proxyPort: proxy.port), toPort: port)
+        proxy.send(ProxyMessages.options(to: uri, tag: "w3", proxyPort: proxy.port), toPort: port)
         let fired = expectation(description: "a timer inside the window")
         var readsWhenFired = (calls: -1, datagrams: -1)
         var timer: EventTimer?
@@ -89,10 +89,10 @@ final class SharedSocketWindowTests: XCTestCase {
         let register = String(decoding: try XCTUnwrap(proxy.receive(timeoutMillis: 5_000)).bytes, as: UTF8.self)
         // A first datagram opens a window; the 200 sent inside it is read only at its end.
         let uri = "sip:alice@127.0.0.1:\(port);transport=udp;csdev=\(alice)"
-        proxy.send(options(to: uri, branch: 1, proxyPort: proxy.port), toPort: port)
+        proxy.send(ProxyMessages.options(to: uri, tag: "w1", proxyPort: proxy.port), toPort: port)
         XCTAssertTrue(eventually { world.reads() == (1, 1) }, "\(world.reads())")
         let before = clinux_monotonic_ns()
-        proxy.send(okay(register), toPort: port)
+        proxy.send(ProxyMessages.okay(register), toPort: port)
         let after = clinux_monotonic_ns()
         XCTAssertTrue(eventually { world.queue.sync { world.told.contains { $0.event == .registered(expires: 600) } } })
         let told = try XCTUnwrap(world.queue.sync { world.told.first { $0.event == .registered(expires: 600) } })
@@ -102,28 +102,5 @@ final class SharedSocketWindowTests: XCTestCase {
         XCTAssertTrue(arrival + 1_000_000 >= before && arrival <= after + 1_000_000, "\(before) \(arrival) \(after)")
         XCTAssertGreaterThan(told.at, after + 500_000_000, "told after the window")
         XCTAssertNil(world.queue.sync { world.pool.eventTime }, "none outside the telling")
-    }
-
-    private func options(to uri: String, branch: Int, proxyPort: Int) -> [UInt8] {
-        Array(("OPTIONS \(uri) SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:\(proxyPort);branch=z9hG4bKw\(branch)\r\n"
-               + "Max-Forwards: 70\r\nFrom: <sip:proxy@127.0.0.1>;tag=p\r\nTo: <\(uri)>\r\n"
-               + "Call-ID: w\(branch)@p\r\nCSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n").utf8)
-    }
-
-    /// A registrar's 200 to `request` (its Via with rport and received filled in, as Kamailio returns it).
-    private func okay(_ request: String) -> [UInt8] {
-        var lines = ["SIP/2.0 200 OK"]
-        for l in request.components(separatedBy: "\r\n") {
-            if l.hasPrefix("Via:") {
-                lines.append(l.replacingOccurrences(of: ";rport", with: ";rport=40000;received=127.0.0.1"))
-            } else if l.hasPrefix("From:") || l.hasPrefix("Call-ID:") || l.hasPrefix("CSeq:") {
-                lines.append(l)
-            } else if l.hasPrefix("To:") {
-                lines.append(l + ";tag=r1")
-            } else if l.hasPrefix("Contact:") {
-                lines.append(l + ";expires=600")
-            }
-        }
-        return Array((lines.joined(separator: "\r\n") + "\r\nContent-Length: 0\r\n\r\n").utf8)
     }
 }
