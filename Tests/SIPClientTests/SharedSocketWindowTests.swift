@@ -30,6 +30,16 @@ final class SharedSocketWindowTests: XCTestCase {
             }
         }
 
+        /// Alice on the shared socket: her id, the socket's port and her Contact's URI (what a proxy sends to).
+        func addAlice() throws -> (id: Int, port: Int, uri: String) {
+            let id = try queue.sync {
+                try pool.add(account: SIPAccount(user: "alice", domain: "127.0.0.1", password: "x"), transport: .udp,
+                             seed: 1).get()
+            }
+            let port = try XCTUnwrap(queue.sync { pool.localPort(id) })
+            return (id, port, "sip:alice@127.0.0.1:\(port);transport=udp;csdev=\(id)")
+        }
+
         func reads() -> (calls: Int, datagrams: Int) {
             queue.sync { (pool.counters.sharedSocket["reads"] ?? 0, pool.counters.sharedSocket["datagrams"] ?? 0) }
         }
@@ -46,12 +56,7 @@ final class SharedSocketWindowTests: XCTestCase {
         defer { proxy.close() }
         let world = try World(proxyPort: proxy.port)
         defer { world.close() }
-        let alice = try world.queue.sync {
-            try world.pool.add(account: SIPAccount(user: "alice", domain: "127.0.0.1", password: "x"), transport: .udp,
-                               seed: 1).get()
-        }
-        let port = try XCTUnwrap(world.queue.sync { world.pool.localPort(alice) })
-        let uri = "sip:alice@127.0.0.1:\(port);transport=udp;csdev=\(alice)"
+        let (_, port, uri) = try world.addAlice()
         proxy.send(ProxyMessages.options(to: uri, tag: "w1", proxyPort: proxy.port), toPort: port)
         XCTAssertTrue(eventually { world.reads() == (1, 1) }, "\(world.reads())")
 
@@ -80,15 +85,10 @@ final class SharedSocketWindowTests: XCTestCase {
         defer { proxy.close() }
         let world = try World(proxyPort: proxy.port)
         defer { world.close() }
-        let alice = try world.queue.sync {
-            try world.pool.add(account: SIPAccount(user: "alice", domain: "127.0.0.1", password: "x"), transport: .udp,
-                               seed: 1).get()
-        }
-        let port = try XCTUnwrap(world.queue.sync { world.pool.localPort(alice) })
+        let (alice, port, uri) = try world.addAlice()
         world.queue.sync { world.pool.perform(alice) { $0.register(now: $1) } }
         let register = String(decoding: try XCTUnwrap(proxy.receive(timeoutMillis: 5_000)).bytes, as: UTF8.self)
         // A first datagram opens a window; the 200 sent inside it is read only at its end.
-        let uri = "sip:alice@127.0.0.1:\(port);transport=udp;csdev=\(alice)"
         proxy.send(ProxyMessages.options(to: uri, tag: "w1", proxyPort: proxy.port), toPort: port)
         XCTAssertTrue(eventually { world.reads() == (1, 1) }, "\(world.reads())")
         let before = clinux_monotonic_ns()
