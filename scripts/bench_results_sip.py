@@ -159,6 +159,16 @@ def wake_run(outdir, seconds):
     return cs_run(outdir, os.path.basename(names[-1])[:-5], seconds) if names else None
 
 
+def first_tries(outdir):
+    """The rungs a side lost at its first try and ran again (bench-sip.sh's SIP_TRIES), as a sentence; "" for none."""
+    try:
+        lines = [x.strip() for x in open(os.path.join(outdir, "first-tries", "verdicts")) if x.strip()]
+    except OSError:
+        return ""
+    return (" Rungs run twice (a side that loses a rung runs it once more at once; the second try is the one "
+            "counted, its first try kept in sip/first-tries/): " + "; ".join(lines) + ".") if lines else ""
+
+
 def _one(v):
     return {"min": v, "median": v, "max": v, "n": 1} if v is not None else {}
 
@@ -231,7 +241,7 @@ def sip_figures(work, figure):
                 "hold more; a rung halfway between a side's highest held rung and the one it lost is run last "
                 "(SIP_REFINE), for that side only unless both share it. Held: see scripts/bench_results_sip.py "
                 "(≥ 99 % of planned calls completed, ≤ 1 % failed, call starts late p99 ≤ 10 ms by SIPp's "
-                "-trace_rtt stamps or callstorm's scheduler lag).")
+                "-trace_rtt stamps or callstorm's scheduler lag)." + first_tries(outdir))
     wake = wake_run(outdir, seconds)
     if wake:
         same = next((c for r, _, c in rows if c and r == wake["planned_rate"]), None)
@@ -253,7 +263,7 @@ def sip_figures(work, figure):
                     f"INVITE→200 {wake['setup_p99_ms']} ms. Both devices sleep: the caller wakes when its user "
                     "dials (REGISTER, then INVITE); Kamailio parks the INVITE, pushes to the run's gateway, and "
                     "delivers it on the callee's wake REGISTER; the push goes from Kamailio's task workers (the async "
-                    "module), not from the SIP worker that parks the INVITE.")
+                    "module), not from the SIP worker that parks the INVITE." + first_tries(outdir))
         wake_switch_figure(figure, wake, same, next((s for r, s, _ in rows if s and r == wake["planned_rate"]), None))
 
 
