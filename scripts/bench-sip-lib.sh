@@ -86,9 +86,9 @@ kamailio_memory=(-x tlsf -X tlsf)
 # them is fewer switches and warmer caches for the same work. Nothing in the bench's routes waits inside a SIP
 # worker (no rtpengine, DNS or database; the push waits in a task worker), so one worker loses no concurrency; two
 # task workers keep a push going while the other waits for a gateway on a busy client core. The wake rung at
-# 1,600/s, four pairs with the 4 + 2 processes, load average 15-19, not judged: Kamailio 0.45-0.50 ms of CPU per
-# planned wake call against 0.53-0.55 ms (docs/SIP.md, 2026-12-07, helper s54-wake). KAMAILIO_PROCS="" leaves
-# the configuration's counts.
+# 1,600/s, load average 15-19 and 3-5, not judged: Kamailio 0.40-0.50 ms of CPU per planned wake call against
+# 0.46-0.55 ms with the configuration's 2 + 4, one pair of eight the other way (docs/SIP.md, 2026-12-07, helper
+# s54-wake); the same instructions. KAMAILIO_PROCS="" leaves the configuration's counts.
 read -r -a kamailio_procs <<< "${KAMAILIO_PROCS--n 1 -A PUSH_WORKERS=2}"
 
 # kamailio_modules: the directory of Debian's Kamailio modules.
