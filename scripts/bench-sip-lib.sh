@@ -80,6 +80,16 @@ wait_exit() {
 # under callgrind; TLSF halves them, and the CPU time by ~12 % (docs/SIP.md, "Kamailio's own cost per call"). Not
 # with the tls module: qm catches Debian 5.6.3's double free there (KamailioOptions says why).
 kamailio_memory=(-x tlsf -X tlsf)
+# kamailio_procs: the processes of the bench's Kamailio on its one server core (bench-sip.sh): one SIP worker (`-n 1`
+# overrides kamailio.cfg's children=2) and two push task workers (PUSH_WORKERS; the configuration's default of 4
+# stays for the tests and for a Kamailio with cores to spare). On one core the processes only take turns: fewer of
+# them is fewer switches and warmer caches for the same work. Nothing in the bench's routes waits inside a SIP
+# worker (no rtpengine, DNS or database; the push waits in a task worker), so one worker loses no concurrency; two
+# task workers keep a push going while the other waits for a gateway on a busy client core. The wake rung at
+# 1,600/s, load average 15-19 and 3-5, not judged: Kamailio 0.40-0.50 ms of CPU per planned wake call against
+# 0.46-0.55 ms with the configuration's 2 + 4, one pair of eight the other way (docs/SIP.md, 2026-12-07, helper
+# s54-wake); the same instructions. KAMAILIO_PROCS="" leaves the configuration's counts.
+read -r -a kamailio_procs <<< "${KAMAILIO_PROCS--n 1 -A PUSH_WORKERS=2}"
 
 # kamailio_modules: the directory of Debian's Kamailio modules.
 kamailio_modules() {

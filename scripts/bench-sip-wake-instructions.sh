@@ -51,7 +51,12 @@ echo "wake-up path: $c1 instructions for $m1 calls, $c2 for $m2 (of $n1 and $n2 
 "${c2:-0}" "$m1" "$m2") per call; load average $(cut -d' ' -f1-3 /proc/loadavg) (counts do not depend on it)"
 # Mangled names: inside module PushGateway, `APNsGateway` is written `04APNsB0` (Swift reuses the word "Gateway"),
 # so `PushGateway11APNsGatewayC6handle` never matched and that row printed 0 until 2026-12-06.
-for part in HTTPServer9EventLoopC3run PushGateway04APNsB0C6handle EventPolling0A6ThreadC4post; do
+# And what only the wake call does on the device's side (2026-12-07): the four REGISTERs (`send` holds every
+# REGISTER sent, `receive` the 401s and 200s read), the woken agent's reopen (its headers moved to the new port inside
+# it: `SIPLocalHeaders.Parts(_:port:)`) and the sleeping one's park.
+for part in HTTPServer9EventLoopC3run PushGateway04APNsB0C6handle EventPolling0A6ThreadC4post \
+        SIPClient18RegistrationClientC4send SIPClient18RegistrationClientC7receive SIPClient0A4PoolC6reopen \
+        SIPClient0A4PoolC4park LocalHeadersV5Parts33_28900471D0617DAB6D9D8E8974E42419LLC_4port; do
     a=$(inclusive "$part" "$d/wake-$n1.callgrind"); b=$(inclusive "$part" "$d/wake-$n2.callgrind")
     echo "  $part (inclusive, largest entry): $(per_call "${a:-0}" "${b:-0}" "$m1" "$m2") per call"
 done

@@ -48,8 +48,9 @@ mkdir -p "$out/kamailio"
 # climbs to 12,800 calls/s, sixteen times that, so the server's memory is not what ends either side's climb.
 # kamailio_memory (bench-sip-lib.sh): TLSF for both pools, half the instructions per call of Kamailio's default qm.
 # maxbuffer (kamailio.cfg): the SIP socket's receive buffer up to what the kernel allows.
+# kamailio_procs (bench-sip-lib.sh): one SIP worker and two push task workers on the one server core.
 kamailio_args=(-f deploy/kamailio/kamailio.cfg -DD -E -L "$modules" -Y "$out/kamailio" -l "udp:127.0.0.1:$kport"
-               -l "tcp:127.0.0.1:$kport" -m 4096 -M 8 "${kamailio_memory[@]}" -A WITH_PUSH
+               -l "tcp:127.0.0.1:$kport" -m 4096 -M 8 "${kamailio_memory[@]}" "${kamailio_procs[@]}" -A WITH_PUSH
                -A "PUSH_URL=\"http://127.0.0.1:$gport\"" -A "PUSH_JWT=\"$jwt\"" "${push_keep[@]}")
 echo "taskset -c $SERVER_CPU kamailio ${kamailio_args[*]/$jwt/<jwt>}" > "$out/kamailio.cmd"
 taskset -c "$SERVER_CPU" /usr/sbin/kamailio "${kamailio_args[@]}" > "$out/kamailio.log" 2>&1 & kpid=$!; pids+=("$kpid")

@@ -10,8 +10,9 @@
 /// instead of concatenating `String`s on every request and answer. A template may hold whole header lines
 /// (`Via: …\r\nFrom: …\r\n`): `SIPLocalHeaders` keeps an agent's INVITE and REGISTER heads that way.
 public struct SIPHeaderTemplate: Sendable, Equatable, ExpressibleByStringInterpolation {
-    /// The fixed bytes, slots left out.
-    public let bytes: [UInt8]
+    /// The fixed bytes, slots left out. Written inside the module only where the bytes stay the same length and
+    /// the slots where they are (`SIPLocalHeaders.move(toPort:)`: a port's digits over as many old ones).
+    public internal(set) var bytes: [UInt8]
     /// Where each slot's value goes, as offsets into `bytes`, in slot order (never decreasing).
     public let slots: [Int]
 

@@ -82,6 +82,20 @@ extension SIPLocalHeaders {
             return SIPHeaderTemplate(bytes: bytes(old.bytes, at: spots), slots: slots)
         }
 
+        /// The digits written over as many old ones at each of `spots` (`replaced` is `digits.count`).
+        func overwrite(_ bytes: inout [UInt8], at spots: [Int]) {
+            for spot in spots { overwrite(&bytes, at: spot) }
+        }
+
+        func overwrite(_ bytes: inout [UInt8], at spot: Int) {
+            precondition(replaced == digits.count && spot >= 0 && spot + replaced <= bytes.count)
+            bytes.withUnsafeMutableBufferPointer { b in
+                digits.withUnsafeBufferPointer { d in
+                    (b.baseAddress! + spot).update(from: d.baseAddress!, count: d.count)
+                }
+            }
+        }
+
         func string(_ old: String, at spot: Int) -> String {
             var text = old
             return text.withUTF8 { b in

@@ -7,32 +7,34 @@ public struct SIPLocalHeaders: Sendable, Equatable {
     /// The set in one box, made once per local address: the agent's layers read it through `SIPCore.local`,
     /// a copy each time, and with a dozen strings and arrays inline each copy retained and released a dozen
     /// objects (~64 reference counts an in-memory call; issue 33). Now one.
-    private final class Parts: Sendable {
+    /// `@unchecked Sendable`: its pieces change only in `move(toPort:)`, through the one `SIPLocalHeaders` that
+    /// holds the box (`isKnownUniquelyReferenced`), so no other holder, on any thread, ever sees them change.
+    private final class Parts: @unchecked Sendable {
         /// `UDP`, `TCP`, `TLS`, `WS` or `WSS`, as Via names it.
         let transport: String
         /// The agent's address (its SDP's and Call-IDs' host); Via and Contact name `sentByHost` when one was given.
         let host: String
-        let port: Int
+        var port: Int
         /// `SIP/2.0/<transport> <host>:<port>;branch=<slot>;rport`: `SIPVia(transport:sentBy:branch:).text`.
-        let via: SIPHeaderTemplate
+        var via: SIPHeaderTemplate
         /// `<sip:<user>@<host>:<port>;transport=<transport>[parameters]>`: the same on every message.
-        let contact: String
+        var contact: String
         /// `sip:<user>@<host>:<port>`: how this agent's binding starts among a registrar's Contacts.
-        let contactPrefix: String
+        var contactPrefix: String
         /// `<sip:<user>@<domain>>;tag=<slot>`: From of a request that starts a dialog or a registration.
         let from: SIPHeaderTemplate
         /// `<sip:<user>@<domain>>`: the address of record as a REGISTER's To names it.
         let addressOfRecord: String
         /// `Via: <via>\r\n`, the branch its slot: the top line of every request this agent sends.
-        let viaLine: SIPHeaderTemplate
+        var viaLine: SIPHeaderTemplate
         /// `Contact: <contact>\r\n`.
-        let contactLine: [UInt8]
+        var contactLine: [UInt8]
         /// `contactLine`, then `Content-Type: application/sdp\r\n`: what a 2xx with an SDP answer adds to its head.
-        let contactSDPLines: [UInt8]
+        var contactSDPLines: [UInt8]
         /// An INVITE's head: slots branch, From tag, target URI, Call-ID.
-        let inviteHead: SIPHeaderTemplate
+        var inviteHead: SIPHeaderTemplate
         /// A REGISTER's head: slots branch, From tag, Call-ID, CSeq number, Expires.
-        let registerHead: SIPHeaderTemplate
+        var registerHead: SIPHeaderTemplate
         /// Whether the heads' fixed parts read back as written (`keepFields` finds the slots' branch and tag): then a
         /// request built from them carries its fields from the builder (true unless a user name breaks the address).
         let headsReadBack: Bool
@@ -113,6 +115,25 @@ public struct SIPLocalHeaders: Sendable, Equatable {
             registerHead = move.template(old.registerHead, at: old.spots.registerHead)
             headsReadBack = old.headsReadBack
             spots = old.spots.moved(to: digits.count)
+        }
+
+        /// `port`'s digits written over the old port's in every piece, when it has as many (most ephemeral ports
+        /// do): no piece made anew but the two `String`s; false (nothing changed) when the count differs.
+        func overwrite(port: Int) -> Bool {
+            var digits: [UInt8] = []
+            ValueBytes.appendDecimal(port, to: &digits)
+            guard digits.count == spots.digits else { return false }
+            let move = PortMove(digits: digits, replaced: spots.digits)
+            move.overwrite(&via.bytes, at: spots.via)
+            contact = move.string(contact, at: spots.contactPrefix + 1)
+            contactPrefix = move.string(contactPrefix, at: spots.contactPrefix)
+            move.overwrite(&viaLine.bytes, at: spots.viaLine)
+            move.overwrite(&contactLine, at: spots.contactLine)
+            move.overwrite(&contactSDPLines, at: spots.contactLine)
+            move.overwrite(&inviteHead.bytes, at: spots.inviteHead)
+            move.overwrite(&registerHead.bytes, at: spots.registerHead)
+            self.port = port
+            return true
         }
     }
 
@@ -256,7 +277,7 @@ public struct SIPLocalHeaders: Sendable, Equatable {
         }
     }
 
-    private let parts: Parts
+    private var parts: Parts
 
     private init(parts: Parts) { self.parts = parts }
 
@@ -266,6 +287,16 @@ public struct SIPLocalHeaders: Sendable, Equatable {
     /// again cost ~18,000 instructions an agent, two a wake call (issue 33).
     public func moved(toPort port: Int) -> SIPLocalHeaders {
         port == parts.port ? self : SIPLocalHeaders(parts: Parts(parts, port: port))
+    }
+
+    /// `self = moved(toPort: port)`, in place when this set alone holds its pieces and the new port has as many
+    /// digits as the old: the digits are written over the old ones (a woken device's agent, which holds its set
+    /// alone, from its second wake on; ~17,000 instructions a wake call for the two agents' new sets and ~2,600 to
+    /// free the old ones, issue 33). A copy held elsewhere keeps the old port (the box is shared then, and copied).
+    public mutating func move(toPort port: Int) {
+        guard port != parts.port else { return }
+        if isKnownUniquelyReferenced(&parts), parts.overwrite(port: port) { return }
+        parts = Parts(parts, port: port)
     }
 
     /// `contactParameters` go inside the Contact URI's angle brackets, after `;transport=`. `uriTransport` is the

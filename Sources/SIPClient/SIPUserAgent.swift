@@ -91,9 +91,9 @@ public final class SIPUserAgent {
     public var localPort: Int { local.port }
 
     /// Set once a TCP connection's local port is known (Via and Contact name it from then on), and at each wake of
-    /// a parked agent: the same headers at the new port (`SIPLocalHeaders.moved`, not laid out again).
+    /// a parked agent: the same headers at the new port (`SIPLocalHeaders.move(toPort:)`, not laid out again).
     public func setLocalPort(_ port: Int) {
-        local = local.moved(toPort: port)
+        local.move(toPort: port)
     }
 
     /// How the agent meets a new INVITE by itself: 180 at once (a device whose UI rings at once), and 200 right

@@ -97,6 +97,31 @@ final class LocalHeadersLayoutTests: XCTestCase {
         }
     }
 
+    /// `move(toPort:)`, in place when the set holds its pieces alone and the digits' count stays (40123 -> 50999
+    /// -> 40000), anew otherwise: the set laid out at the new port each time, alone or with a copy taken before
+    /// each move, and that copy still the old port's (it shares the pieces: the move must not write over them).
+    func testHeadersMovedInPlaceAreTheOnesLaidOutThereAndACopyKeepsItsPort() {
+        let ports = [40123, 50999, 40000, 7, 65535, 5060, 9, 8]
+        for c in cases {
+            for keepingCopies in [false, true] {
+                var at = c
+                at.port = ports[0]
+                var local = make(at)
+                for to in ports.dropFirst() {
+                    let before = keepingCopies ? local : nil
+                    let beforeLaidOut = make(at)
+                    at.port = to
+                    local.move(toPort: to)
+                    XCTAssertEqual(local, make(at), "\(c.transport) -> \(to), copies \(keepingCopies)")
+                    XCTAssertEqual(local.port, to)
+                    if let before { XCTAssertEqual(before, beforeLaidOut, "the copy before the move to \(to)") }
+                }
+                local.move(toPort: local.port)
+                XCTAssertEqual(local, make(at))
+            }
+        }
+    }
+
     /// The same port gives the same set back; another port does not.
     func testHeadersMovedToTheirOwnPortAreUnchanged() {
         let local = make(cases[0])
