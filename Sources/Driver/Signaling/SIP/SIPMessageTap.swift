@@ -17,6 +17,8 @@ final class SIPMessageTap {
     private let sampleEvery: Int
     /// The history's response labels, made once per status and method.
     private var labels = SIPResponseLabels()
+    /// Each device's and each label's part of a line, made once (`SIPLineParts`).
+    private var parts = SIPLineParts()
 
     init(journal: WorkerJournal, table: CallTable, clock: any Clock, runStart: UInt64, sampleEvery: Int) {
         self.journal = journal
@@ -32,9 +34,17 @@ final class SIPMessageTap {
               let label = label(message) else { return }
         let t = clock.nowNanos() &- runStart
         let table = self.table
-        journal.history {
-            HistoryText.sip(t: t, device: table.devices[local].identity.id, conversation: callID, sent: sent,
-                            message: label, into: &$0)
+        let middle = parts.middle(local) { table.devices[local].identity.id }
+        guard let end = parts.end(label, sent: sent) else {
+            return journal.history {
+                HistoryText.sip(t: t, device: table.devices[local].identity.id, conversation: callID, sent: sent,
+                                message: label, into: &$0)
+            }
+        }
+        let journal = self.journal
+        parts.bytes.withUnsafeBufferPointer { all in
+            let middle = UnsafeBufferPointer(rebasing: all[middle]), end = UnsafeBufferPointer(rebasing: all[end])
+            journal.history { HistoryText.sip(t: t, middle: middle, conversation: callID, end: end, into: &$0) }
         }
     }
 
