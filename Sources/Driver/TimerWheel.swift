@@ -3,7 +3,9 @@
 ///
 /// Time is cut into ticks; an entry sits in slot `tick % slotCount` and fires when the wheel is advanced past
 /// its deadline. Entries further away than one revolution wait in their slot for later rounds. A bitmap of
-/// occupied slots gives the next instant worth waking up for in a few word scans.
+/// occupied slots gives the next occupied tick in a few word scans, and the earliest exact deadline in it is the
+/// instant worth waking up for: waking at the tick's end made every timer up to a tick late (0–250 µs, half of a
+/// call's scheduler lag at low rates), which callstorm really was, not only its measurement (issue 33).
 /// Not thread safe: owned by one worker queue.
 ///
 /// The entries live in one pool (reused through a free list), each slot a list threaded through
@@ -33,6 +35,8 @@ public struct TimerWheel<Payload> {
 
     private struct Entry {
         var tick: UInt64
+        /// The exact deadline asked for (the tick is its round-up, or the next tick for one already past).
+        var deadline: UInt64 = 0
         var next: Int32
         var payload: Payload?
         var serial: UInt64 = 0
@@ -71,10 +75,10 @@ public struct TimerWheel<Payload> {
         if free >= 0 {
             entry = free
             free = pool[Int(entry)].next
-            pool[Int(entry)] = Entry(tick: tick, next: -1, payload: payload, serial: serial)
+            pool[Int(entry)] = Entry(tick: tick, deadline: deadlineNanos, next: -1, payload: payload, serial: serial)
         } else {
             entry = Int32(pool.count)
-            pool.append(Entry(tick: tick, next: -1, payload: payload, serial: serial))
+            pool.append(Entry(tick: tick, deadline: deadlineNanos, next: -1, payload: payload, serial: serial))
         }
         let tail = lists[slot].tail
         if tail >= 0 {
@@ -116,10 +120,12 @@ public struct TimerWheel<Payload> {
         return true
     }
 
-    /// Moves the wheel to `nowNanos`, appending every payload whose deadline has passed to `due`,
-    /// in deadline order (ties in scheduling order).
+    /// Moves the wheel to `nowNanos`, appending every payload whose deadline has passed to `due`, tick by tick
+    /// (within a tick in scheduling order): every tick that ended by `nowNanos`, then, from the tick `nowNanos`
+    /// falls in, the entries whose exact deadline has come (the rest of that tick fires at a later advance).
     public mutating func advance(to nowNanos: UInt64, into due: inout [Payload]) {
         let nowTick = nowNanos / tickNanos
+        defer { takePartial(nowTick + 1, now: nowNanos, into: &due) }
         guard nowTick > cursor else { return }
         let span = nowTick - cursor
         if span >= UInt64(lists.count) {
@@ -127,7 +133,7 @@ public struct TimerWheel<Payload> {
             var fired: [Payload] = []
             var kept: [UInt64]? = []
             for slot in lists.indices where lists[slot].head >= 0 {
-                take(slot, upTo: nowTick, into: &fired, ticks: &kept)
+                take(slot, upTo: nowTick, now: 0, into: &fired, ticks: &kept)
             }
             let ticks = kept ?? []
             let order = fired.indices.sorted { ticks[$0] != ticks[$1] ? ticks[$0] < ticks[$1] : $0 < $1 }
@@ -150,18 +156,26 @@ public struct TimerWheel<Payload> {
                     tick += hop
                     continue
                 }
-                take(slot, upTo: nowTick, into: &due, ticks: &noTicks)
+                take(slot, upTo: nowTick, now: 0, into: &due, ticks: &noTicks)
                 tick += 1
             }
         }
         cursor = nowTick
     }
 
-    /// Unlinks the slot's entries due by `nowTick`, in list order, appending each one's payload to `due` (moved
-    /// out of the pool, not copied) and its tick to `ticks` when asked, and frees them; later rounds' entries
-    /// stay in order.
-    private mutating func take(_ slot: Int, upTo nowTick: UInt64, into due: inout [Payload],
-                               ticks: inout [UInt64]?) {
+    /// The entries of `tick` (the one in progress) whose exact deadline is `now` or before.
+    private mutating func takePartial(_ tick: UInt64, now: UInt64, into due: inout [Payload]) {
+        let slot = Int(tick & UInt64(lists.count - 1))
+        guard occupied[slot >> 6] & (1 << UInt64(slot & 63)) != 0 else { return }
+        var noTicks: [UInt64]?
+        take(slot, upTo: tick - 1, partial: tick, now: now, into: &due, ticks: &noTicks)
+    }
+
+    /// Unlinks the slot's entries due by `nowTick` (and those of tick `partial` whose deadline is `now` or
+    /// before), in list order, appending each one's payload to `due` (moved out of the pool, not copied) and its
+    /// tick to `ticks` when asked, and frees them; later rounds' entries stay in order.
+    private mutating func take(_ slot: Int, upTo nowTick: UInt64, partial: UInt64 = .max, now: UInt64,
+                               into due: inout [Payload], ticks: inout [UInt64]?) {
         var list = lists[slot]
         let before = list
         var previous: Int32 = -1
@@ -170,7 +184,7 @@ public struct TimerWheel<Payload> {
             let e = Int(entry)
             let following = pool[e].next
             let tick = pool[e].tick
-            if tick <= nowTick {
+            if tick <= nowTick || (tick == partial && pool[e].deadline <= now) {
                 // The entry swapped for a free one in one write (its payload moved out with it).
                 var taken = Entry(tick: 0, next: free, payload: nil)
                 swap(&taken, &pool[e])
@@ -192,8 +206,9 @@ public struct TimerWheel<Payload> {
     /// The payloads waiting, in no set order: for tests, which check what a worker left on its wheel.
     func waiting() -> [Payload] { pool.compactMap(\.payload) }
 
-    /// The earliest instant at which some entry may be due: the start of the next occupied tick. The entries
-    /// there may belong to a later round; waking then costs one empty advance. Nil when the wheel is empty.
+    /// The earliest instant at which some entry may be due: the earliest exact deadline of the next occupied
+    /// tick's entries (its slot's list, a few entries), or the tick's end when they all belong to a later round
+    /// (waking then costs one empty advance). Nil when the wheel is empty.
     public func nextWakeNanos() -> UInt64? {
         guard count > 0 else { return nil }
         let n = lists.count
@@ -205,11 +220,22 @@ public struct TimerWheel<Payload> {
             if word != 0 {
                 let hop = word.trailingZeroBitCount
                 let distance = offset + hop
-                if distance < n { return (cursor + 1 + UInt64(distance)) * tickNanos }
+                if distance < n { return earliestDeadline(inTick: cursor + 1 + UInt64(distance)) }
                 break
             }
             offset += 64 - (slot & 63)
         }
         return (cursor + 1) * tickNanos
+    }
+
+    private func earliestDeadline(inTick tick: UInt64) -> UInt64 {
+        var earliest = tick * tickNanos
+        var entry = lists[Int(tick & UInt64(lists.count - 1))].head
+        while entry >= 0 {
+            let e = Int(entry)
+            if pool[e].tick == tick, pool[e].deadline < earliest { earliest = pool[e].deadline }
+            entry = pool[e].next
+        }
+        return earliest
     }
 }

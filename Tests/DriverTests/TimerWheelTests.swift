@@ -122,6 +122,42 @@ final class TimerWheelTests: XCTestCase {
         XCTAssertEqual(wheel.nextWakeNanos(), 66 * ms)
     }
 
+    /// A deadline inside a tick fires as soon as an advance reaches it, not at the tick's end, and the tick's
+    /// later entries wait for theirs.
+    func testFiresAtItsExactDeadlineInsideATick() {
+        var wheel = TimerWheel<Int>(tickNanos: ms, slotCount: 64, startNanos: 0)
+        wheel.schedule(1, at: 10 * ms + 200_000)
+        wheel.schedule(2, at: 10 * ms + 700_000)
+        XCTAssertEqual(drain(&wheel, to: 10 * ms + 199_999), [])
+        XCTAssertEqual(drain(&wheel, to: 10 * ms + 200_000), [1])
+        XCTAssertEqual(drain(&wheel, to: 10 * ms + 699_999), [])
+        XCTAssertEqual(drain(&wheel, to: 10 * ms + 700_000), [2])
+        XCTAssertEqual(wheel.count, 0)
+    }
+
+    /// The wake-up instant is the earliest exact deadline of the next occupied tick (the tick's end made every
+    /// timer up to a tick late), and a tick holding only a later round's entries is woken for at its end.
+    func testNextWakeIsTheEarliestExactDeadline() {
+        var wheel = TimerWheel<Int>(tickNanos: ms, slotCount: 16, startNanos: 0)
+        wheel.schedule(1, at: 5 * ms + 600_000)
+        wheel.schedule(2, at: 5 * ms + 300_000)
+        XCTAssertEqual(wheel.nextWakeNanos(), 5 * ms + 300_000)
+        XCTAssertEqual(drain(&wheel, to: 5 * ms + 300_000), [2])
+        XCTAssertEqual(wheel.nextWakeNanos(), 5 * ms + 600_000)
+        XCTAssertEqual(drain(&wheel, to: 5 * ms + 600_000), [1])
+        wheel.schedule(3, at: 6 * ms + 16 * ms + 500_000)  // slot 7, a round later
+        XCTAssertEqual(wheel.nextWakeNanos(), 7 * ms)
+    }
+
+    /// One scheduled for an instant already past is due at once: the next advance fires it, before the tick it was
+    /// put in has ended, and the wake-up instant is that past deadline.
+    func testPastDeadlineIsDueAtOnce() {
+        var wheel = TimerWheel<Int>(tickNanos: ms, slotCount: 16, startNanos: 100 * ms + 400_000)
+        wheel.schedule(1, at: 100 * ms + 100_000)
+        XCTAssertEqual(wheel.nextWakeNanos(), 100 * ms + 100_000)
+        XCTAssertEqual(drain(&wheel, to: 100 * ms + 400_001), [1])
+    }
+
     func testRandomScheduleMatchesSortedReference() {
         // Fewer slots than a bitmap word, a few words, and the driver's own size: the advance skips empty words.
         for slotCount in [16, 128, 16_384] { checkRandomSchedule(slotCount: slotCount) }
@@ -147,6 +183,9 @@ final class TimerWheelTests: XCTestCase {
                 XCTAssertLessThanOrEqual(deadline, now, "fired early")
             }
             fired += due
+            let firedSoFar = Set(fired)
+            // Nothing due is left behind for a later advance (the tick in progress included).
+            XCTAssertEqual(reference.filter { $0.0 <= now && !firedSoFar.contains($0.1) }.count, 0, "due but not fired")
         }
         XCTAssertEqual(Set(fired), Set(0..<2000))
     }
