@@ -21,9 +21,13 @@ extension SIPClientPool {
         socket.startBatch()
         socket.reads.calls += 1
         socket.reads.datagrams += count
-        // Arrival times from the kernel's stamps on the real clock; a test's clock has no relation to them.
+        // Arrival times from the kernel's stamps on the real clock; a test's clock has no relation to them. The
+        // real-time clock first: time lost between the two reads (a preempted thread, valgrind's thread switch at
+        // the system call) then makes an arrival later, never earlier than the datagram's, so never before the
+        // command that sent what it answers (an action's duration came out negative under valgrind at load).
         let stamped = clock is MonotonicClock
-        let now = clock.nowNanos(), realNow = stamped ? clinux_realtime_ns() : 0
+        let realNow = stamped ? clinux_realtime_ns() : 0
+        let now = clock.nowNanos()
         let floor = socket.window.readAt
         socket.window.readAt = now
         socket.flushBy = .read

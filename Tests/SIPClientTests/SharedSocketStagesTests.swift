@@ -104,7 +104,8 @@ final class SharedSocketStagesTests: XCTestCase {
         proxy.send(ProxyMessages.options(to: aliceURI, tag: "s2", proxyPort: proxy.port), toPort: port)
         proxy.send(ProxyMessages.okay(try XCTUnwrap(sent["alice"])), toPort: port)
         XCTAssertTrue(eventually { world.reads() == (2, 4) }, "one read took the three: \(world.reads())")
-        XCTAssertTrue(eventually { world.queue.sync { world.told.count { $0.event == .registered(expires: 600) } } == 2 })
+        let registered = { world.queue.sync { world.told.count { $0.event == .registered(expires: 600) } } }
+        XCTAssertTrue(eventually { registered() == 2 })
 
         let told = world.queue.sync { world.told.filter { $0.event == .registered(expires: 600) } }
         XCTAssertEqual(told.map(\.agent), [bob, alice], "each agent's events, agents in arrival order")
