@@ -10,10 +10,10 @@ enum ReceiveStamp {
     /// suite once saw a 1 s test window read 1.08 s late, with a 1 s bound here, fall back to the read's time).
     static let maxAgeNanos: UInt64 = 10_000_000_000
 
-    /// When the datagram stamped `stamp` (real-time ns, 0: none) arrived, on the clock that read `now` at the same
-    /// instant as the real-time clock read `realNow`; `now` itself when the stamp is missing, later than `realNow`
-    /// or implausibly old, and never before `floor` (a time the pool already handed out before the read, so
-    /// nothing measured from it comes out negative).
+    /// When the datagram stamped `stamp` (real-time ns, 0: none) arrived, on the clock that read `now` right after
+    /// the real-time clock read `realNow` (in that order: the time between the reads then errs late, never early);
+    /// `now` itself when the stamp is missing, later than `realNow` or implausibly old, and never before `floor` (a
+    /// time the pool already handed out before the read, so nothing measured from it comes out negative).
     static func arrival(stamp: UInt64, realNow: UInt64, now: UInt64, floor: UInt64) -> UInt64 {
         guard stamp != 0, stamp <= realNow else { return now }
         let age = realNow - stamp

@@ -39,11 +39,11 @@ extension SIPClientPool {
         return .success(id)
     }
 
-    /// Drains the shared socket stage by stage: each `recvmmsg` batch's datagrams handed to their agents (no flush
-    /// yet), then each agent the batch touched flushed once (its sends, then its events), then what they all
-    /// queued sent with one `sendmmsg`. Up to 64 datagrams a wake, as a per-device socket reads. After a short
-    /// batch the socket's window (`SharedReadWindow`) decides: watched again, or left alone for a moment so the
-    /// next read (the window's timer's) carries more. Runs on an epoll wake-up and at a window's end.
+    /// Drains the shared socket, each `recvmmsg` batch stage by stage (`readSharedBatch`: parse all, then the
+    /// agents, then their sends queued, then their events told, then one `sendmmsg`). Up to 64 datagrams a wake,
+    /// as a per-device socket reads. After a short batch the socket's window (`SharedReadWindow`) decides: watched
+    /// again, or left alone for a moment so the next read (the window's timer's) carries more. Runs on an epoll
+    /// wake-up and at a window's end.
     func readShared(_ socket: SharedDatagramSocket) {
         for _ in 0..<(64 / socket.batch.capacity) {
             let count = readSharedBatch(socket)
@@ -57,36 +57,6 @@ extension SIPClientPool {
             }
         }
         watchShared(socket, true)  // 64 read and more waiting: the next turn reads on, after the timers
-    }
-
-    /// One `recvmmsg` of the shared socket handled: how many datagrams it carried (0: none, or it failed).
-    private func readSharedBatch(_ socket: SharedDatagramSocket) -> Int {
-        guard case .bytes(let count) = SystemCall.receiveDatagrams(socket.fd, into: socket.batch) else { return 0 }
-        socket.startBatch()
-        socket.reads.calls += 1
-        socket.reads.datagrams += count
-        // Arrival times from the kernel's stamps on the real clock; a test's clock has no relation to them.
-        let stamped = clock is MonotonicClock
-        let now = clock.nowNanos(), realNow = stamped ? clinux_realtime_ns() : 0
-        let floor = socket.window.readAt
-        socket.window.readAt = now
-        for i in 0..<count {
-            let stamp = socket.batch.receivedAt(i)
-            let arrival = stamped ? ReceiveStamp.arrival(stamp: stamp, realNow: realNow, now: now, floor: floor) : now
-            readShared(i, socket, now: arrival)
-        }
-        socket.batching = true
-        for id in socket.touched {
-            guard let agent = agents[id] else { continue }
-            sharing.eventTime = stamped ? socket.arrival(id) : nil  // the time its events are told at
-            flush(id, agent, nil)
-        }
-        sharing.eventTime = nil
-        socket.batching = false
-        socket.sends.flush()
-        books.sendErrors += socket.sends.failures - socket.failuresBooked
-        socket.failuresBooked = socket.sends.failures
-        return count
     }
 
     /// Puts the shared socket in the event thread's interest, or takes it out for a window (one `epoll_ctl` each
@@ -125,28 +95,8 @@ extension SIPClientPool {
         }
     }
 
-    /// Datagram `i` of the batch to the agent it names; one that names no live agent of this socket is counted
-    /// and dropped. The chaos filter sees it as the agent's, as on the agent's own socket.
-    private func readShared(_ i: Int, _ socket: SharedDatagramSocket, now: UInt64) {
-        let raw = socket.batch[i]
-        guard let id = SharedDemux.agent(in: raw), socket.carries(id), let agent = agents[id] else {
-            socket.stray += 1
-            return
-        }
-        let handle = sources.remember(socket.batch.source(i))
-        socket.touch(id, arrival: now)
-        let bytes = raw.assumingMemoryBound(to: UInt8.self)
-        guard let filter = held.filter else { return agent.receive(datagram: bytes, source: handle, now: now) }
-        let datagram = Array(bytes)
-        switch filter(id, false, SIPStartLine.label(datagram), datagram) {
-        case .pass: agent.receive(datagram: datagram, source: handle, now: now)
-        case .drop: return
-        case .delay(let nanos): held.reads.append((now + nanos, id, datagram, handle))
-        }
-    }
-
-    /// Agent `id`'s queued datagrams on the shared socket: into the batch's `sendmmsg` during a read, else out at
-    /// once (a command, a timer); the chaos filter decides each as on a per-device socket.
+    /// Agent `id`'s queued datagrams on the shared socket, into its `sendmmsg` batch (`sendShared(_:to:_:)`); the
+    /// chaos filter decides each as on a per-device socket.
     func sendShared(_ outbox: [(bytes: [UInt8], to: SIPUserAgent.Destination)], _ id: Int,
                     _ socket: SharedDatagramSocket) {
         for (bytes, destination) in outbox {
@@ -163,14 +113,33 @@ extension SIPClientPool {
         }
     }
 
+    /// Into the socket's `sendmmsg` batch: the read under way sends it after its batch; outside a read (a
+    /// command, a timer) the first send of a turn posts a flush to the turn's end, so what the turn's commands and
+    /// timers send goes out in one `sendmmsg` too, microseconds later than a `sendto` each would have.
     private func sendShared(_ bytes: [UInt8], to address: sockaddr_in, _ socket: SharedDatagramSocket) {
-        bytes.withUnsafeBytes { b in
-            if socket.batching {
-                socket.sends.append(socket.fd, b, to: address)
-            } else if SystemCall.sendDatagram(socket.fd, b, to: address) != .bytes(b.count) {
-                books.sendErrors += 1
-            }
+        bytes.withUnsafeBytes { b in socket.sends.append(socket.fd, b, to: address) }
+        guard socket.flushBy == .nobody else { return }
+        socket.flushBy = .posted
+        thread.post { [weak self, weak socket] in
+            guard let self, let socket, socket.flushBy == .posted else { return }
+            flushSharedSends(socket)
         }
+    }
+
+    /// Closes the shared socket (`closeAll`), once what the last commands sent has gone.
+    func closeShared() {
+        guard let shared else { return }
+        flushSharedSends(shared)
+        shared.close()
+    }
+
+    /// Sends what waits in the socket's batch (one `sendmmsg`), its failures into the pool's books.
+    func flushSharedSends(_ socket: SharedDatagramSocket) {
+        socket.flushBy = .nobody
+        guard socket.sends.pending > 0 else { return }
+        socket.sends.flush()
+        books.sendErrors += socket.sends.failures - socket.failuresBooked
+        socket.failuresBooked = socket.sends.failures
     }
 
     /// A held datagram of agent `id` that has no socket of its own: sent on the shared one while the agent lives.

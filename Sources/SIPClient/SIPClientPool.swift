@@ -25,7 +25,7 @@ public final class SIPClientPool: @unchecked Sendable {
 
     let thread: EventThread
     /// The timer and the agents' deadlines (`clock` tells the time).
-    private var timing = PoolTiming()
+    var timing = PoolTiming()
     let clock: any Clock
     /// The outbound proxy (Kamailio): where requests go and TCP agents connect.
     let proxy: (address: sockaddr_in, host: String, port: Int)
@@ -178,7 +178,7 @@ public final class SIPClientPool: @unchecked Sendable {
         if let token = timing.waking { clock.stopWaking(token) }
         timing.waking = nil
         thread.unregister(handlerID)
-        shared?.close()
+        closeShared()
     }
 
     // MARK: - Event thread
@@ -230,7 +230,7 @@ public final class SIPClientPool: @unchecked Sendable {
 
     /// Reports agent `id`'s events in order, each followed by what it meant to a recovery under way (a flow's
     /// re-REGISTER answered or refused: `SIPUserAgent.recoveryHeard`).
-    private func tell(_ id: Int, _ agent: SIPUserAgent) {
+    func tell(_ id: Int, _ agent: SIPUserAgent) {
         agent.drainEvents { events in
             let onEvent = onEvent  // loaded (its context retained) once for the list, not once per event
             for event in events {
@@ -474,7 +474,7 @@ public final class SIPClientPool: @unchecked Sendable {
     }
 
     /// Arms the ticker for the earliest agent deadline or held datagram (`PoolTiming.arm`).
-    private func armTicker() { timing.arm(held.isEmpty ? .max : held.earliestDue, clock: clock) }
+    func armTicker() { timing.arm(held.isEmpty ? .max : held.earliestDue, clock: clock) }
 
     private func clockMoved() {  // by a test's hand: the ticker's delay was planned on the old time
         timing.armedFor = .max

@@ -8,14 +8,27 @@ extension SIPUserAgent {
 
     /// One UDP datagram read where it lies (the pool's read buffer): parsed, nothing kept of the bytes.
     public func receive(datagram: UnsafeBufferPointer<UInt8>, source: Int, now: UInt64) {
-        let message: SIPMessage
+        receive(parsed: parse(datagram: datagram), source: source, now: now)
+    }
+
+    /// `receive(datagram:)`'s first half: the datagram read into a message with this agent's string cache. The
+    /// shared socket parses a whole read's datagrams this way before any reaches its agent, so the parser's code
+    /// stays hot over the batch (`SIPClientPool+SharedBatch`).
+    func parse(datagram: UnsafeBufferPointer<UInt8>) -> Result<SIPMessage, SIPParseError> {
         do {
-            message = try SIPParser.parse(datagram: datagram, strings: ids.strings)
+            return .success(try SIPParser.parse(datagram: datagram, strings: ids.strings))
         } catch {
-            counters.malformed[error.kind, default: 0] += 1
-            return
+            return .failure(error)
         }
-        receive(message, source: source, now: now)
+    }
+
+    /// `receive(datagram:)`'s second half: a message parsed from a datagram goes on as any; one that could not be
+    /// is counted by kind and dropped.
+    func receive(parsed: Result<SIPMessage, SIPParseError>, source: Int, now: UInt64) {
+        switch parsed {
+        case .success(let message): receive(message, source: source, now: now)
+        case .failure(let error): counters.malformed[error.kind, default: 0] += 1
+        }
     }
 
     /// A stream parser's error: counted; the pool closes the connection.

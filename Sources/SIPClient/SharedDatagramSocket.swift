@@ -1,4 +1,5 @@
 import CLinux
+import SIP
 import SystemCalls
 #if canImport(Glibc)
 import Glibc
@@ -21,10 +22,14 @@ final class SharedDatagramSocket {
     /// One wake's datagrams: 32 a call (a UDP datagram is at most 65,507 bytes; 2 MiB a worker).
     /// Each with the kernel's receive time (SO_TIMESTAMPNS), so a datagram's wait in the socket is not measured.
     let batch = DatagramBatch(capacity: 32, stride: 65_536, stamped: true)
-    /// What the agents a batch touched queued, sent with one `sendmmsg` after the batch (`batching`).
+    /// What the agents queued, sent with one `sendmmsg`: after a read's batch, or at the end of the event thread's
+    /// turn for what commands and timers sent outside a read (`flushBy`).
     let sends = DatagramSendBatch(capacity: 64, stride: 4_096)
-    /// Whether sends go to `sends` (during a batch's flushes) or out at once (a command, a timer).
-    var batching = false
+    /// Who sends what waits in `sends`: the read under way, a flush posted to the turn's end, or nobody yet.
+    var flushBy = SharedSendFlush.nobody
+    /// A read's datagrams, demultiplexed and parsed (its first stage), for the agents' stage
+    /// (`SIPClientPool+SharedBatch`); emptied, its storage kept, by every read.
+    var parsed: [SharedDatagram] = []
     /// The agents that came since the last batch started, in order, each once (`touch`).
     private(set) var touched: [Int] = []
     /// By agent id: the batch generation that last touched it (so `touch` dedups without hashing), and the
@@ -109,6 +114,25 @@ final class SharedDatagramSocket {
 
     /// When the last datagram agent `id` got in this batch arrived (it is in `touched`).
     func arrival(_ id: Int) -> UInt64 { marks[id].arrival }
+}
+
+/// Who flushes `SharedDatagramSocket.sends`.
+enum SharedSendFlush {
+    /// Nothing waits, or nothing is planned yet: the next send outside a read posts a flush.
+    case nobody
+    /// The read under way flushes after its batch.
+    case read
+    /// A flush is posted to the end of the event thread's turn.
+    case posted
+}
+
+/// One datagram of a read, after the first stage: the agent it names, its sender's handle, its arrival on the
+/// pool's clock, and the message parsed from it (or why it could not be).
+struct SharedDatagram {
+    let agent: Int
+    let source: Int
+    let arrival: UInt64
+    let message: Result<SIPMessage, SIPParseError>
 }
 
 /// The key a shared socket reads to hand a datagram to its agent, over the datagram's bytes: the `csdev` parameter
