@@ -23,8 +23,12 @@ extension RunBooks {
 
     /// Records an action's one outcome under its kind and its flow step. The outcome and the conversation are
     /// read out of the record once: each `action.outcome!` copied the outcome (its reason retained) again.
-    func finished(_ record: ActionRecord, device: String, now: UInt64) {
+    func finished(_ record: ActionRecord, device: String, now told: UInt64) {
         let action = record.action
+        // Never before its start: an event's time is its datagram's arrival (`SIPSignaling.now`), and a remote
+        // end's message can arrive while the Driver starts the action it then ends (the pool floors arrivals at
+        // its last command; an action that starts with no command has only this).
+        let now = max(told, action.startedNanos)
         let outcomeValue = action.outcome!
         var reason: String?
         if case .failed(let r) = outcomeValue { reason = r }

@@ -28,7 +28,7 @@ extension SIPClientPool {
         let stamped = clock is MonotonicClock
         let realNow = stamped ? clinux_realtime_ns() : 0
         let now = clock.nowNanos()
-        let floor = socket.window.readAt
+        let floor = max(socket.window.readAt, sharing.commandAt)
         socket.window.readAt = now
         socket.flushBy = .read
         for i in 0..<count {

@@ -134,16 +134,6 @@ public final class SIPClientPool: @unchecked Sendable {
 
     public func agent(_ id: Int) -> SIPUserAgent? { agents[id] }
 
-    /// Runs `command` on agent `id` with the current time (register, invite, answer, …), then sends what it
-    /// queued and reports its events.
-    public func perform(_ id: Int, _ command: (SIPUserAgent, UInt64) -> Void) {
-        guard let agent = agents[id] else { return }
-        withoutEventTime {
-            command(agent, clock.nowNanos())
-            flush(id)
-        }
-    }
-
     /// Every agent's books, closed agents included.
     public var counters: SIPCounters {
         var total = books.closed
@@ -183,7 +173,7 @@ public final class SIPClientPool: @unchecked Sendable {
 
     // MARK: - Event thread
 
-    private func flush(_ id: Int) {
+    func flush(_ id: Int) {
         guard let agent = agents[id] else { return }
         flush(id, agent, sockets[id])
     }

@@ -1,4 +1,5 @@
 @testable import Driver
+import CallModel
 import Metrics
 import PushModel
 import Scenario
@@ -40,5 +41,19 @@ final class RunBooksTests: XCTestCase {
         XCTAssertTrue(rig.worker.books.sealed)
         rig.worker.books.countLate(.pushesAccepted, by: 3)
         XCTAssertEqual(rig.worker.books.lateCounts.withLock { $0 }, [MetricName.pushesAccepted: 3])
+    }
+
+    /// An action ended by an event whose time is before its start (a remote end's message that arrived while the
+    /// Driver started it) finishes at its start: a zero duration, never a trap or a wrapped one.
+    func testAnActionEndedByAnEarlierArrivalFinishesAtItsStart() {
+        let books = RunBooks(journal: nil, runStart: 0)
+        var action = Action(id: 1, kind: .resume, conversationUUID: "c-1", plannedNanos: 4_000_000,
+                            startedNanos: 5_000_000, timeoutNanos: 9_000_000)
+        action.finish(.failed(reason: "already_ended"), at: 4_500_000)
+        let record = ActionRecord(action: action, device: 0, step: "resume", flow: "f", call: 0)
+        books.finished(record, device: "dev-0", now: 4_500_000)
+        let took = books.recorder.histogram(.fulfillment(ActionKind.resume.rawValue))
+        XCTAssertEqual(took?.totalCount, 1)
+        XCTAssertEqual(took?.max, 0, "finished at its start")
     }
 }

@@ -94,15 +94,17 @@ final class SIPRaceTests: XCTestCase {
 
     /// On the wake-up path (race-answer-before-invite.yaml: sleeping devices, a 1.5 s push timeout, the wake
     /// REGISTER 0–3 ms after the report): every answer, given before its INVITE, waits for it, and whichever of
-    /// the wake REGISTER's INVITE and the CANCEL came first, the race ends legally. A hop takes 250 µs here, a
+    /// the wake REGISTER's INVITE and the CANCEL came first, the race ends legally. A hop takes 300 µs here, a
     /// fraction of a millisecond as on the loopback: with 1 ms hops the wake REGISTER's four hops and the INVITE's
-    /// one always lose to the CANCEL's one, and only one order would be pinned.
+    /// one always lose to the CANCEL's one, and only one order would be pinned. (250 µs, the timer wheel's tick,
+    /// pinned this order only while every timer fired at its tick's end; with timers at their exact deadlines
+    /// one of the sweep's answers came after its INVITE.)
     func testAnAnswerBeforeTheInviteRacingTheCancelOnTheWakePathEndsLegallyAndIsCounted() throws {
         let yaml = try Self.example("race-answer-before-invite", [
             ("target: { sip: { kamailio: { push: true, push_timeout: 1500ms } } }",
              "target: { sip: { registrar: \"127.0.0.1:5060\" } }"),
         ])
-        let (check, c) = try Self.race(Self.rig(yaml, pushTimeout: 1_500_000_000, hop: 250_000))
+        let (check, c) = try Self.race(Self.rig(yaml, pushTimeout: 1_500_000_000, hop: 300_000))
         let all = "\(c.sorted { $0.key < $1.key })"
         XCTAssertGreaterThan(c[MetricName.answerBeforeInvite] ?? 0, 0, "the answers waited for the INVITE: \(all)")
         XCTAssertEqual(c[MetricName.answerBeforeInvite], c["action.join.started"], "every answer waited: \(all)")

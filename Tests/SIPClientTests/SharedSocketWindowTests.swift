@@ -103,4 +103,30 @@ final class SharedSocketWindowTests: XCTestCase {
         XCTAssertGreaterThan(told.at, after + 500_000_000, "told after the window")
         XCTAssertNil(world.queue.sync { world.pool.eventTime }, "none outside the telling")
     }
+
+    /// A datagram that came in before a command ran but is read after it is told no earlier than the command:
+    /// the Driver started an action then, and an event that ends it (a BYE in the socket while the resume timer
+    /// fired) must not come out before its start (a negative duration trapped in `RunBooks.finished`).
+    func testADatagramReadAfterACommandIsToldNoEarlierThanTheCommand() throws {
+        let proxy = try UDPProbe()
+        defer { proxy.close() }
+        let world = try World(proxyPort: proxy.port)
+        defer { world.close() }
+        let (alice, port, uri) = try world.addAlice()
+        world.queue.sync { world.pool.perform(alice) { $0.register(now: $1) } }
+        let register = String(decoding: try XCTUnwrap(proxy.receive(timeoutMillis: 5_000)).bytes, as: UTF8.self)
+        proxy.send(ProxyMessages.options(to: uri, tag: "w1", proxyPort: proxy.port), toPort: port)
+        XCTAssertTrue(eventually { world.reads() == (1, 1) }, "\(world.reads())")
+        // The 200 waits in the kernel for the window's end; a command runs meanwhile.
+        proxy.send(ProxyMessages.okay(register), toPort: port)
+        let sent = clinux_monotonic_ns()
+        usleep(2_000)  // the command well after the 200's arrival, on any clock
+        let commanded = clinux_monotonic_ns()
+        world.queue.sync { world.pool.perform(alice) { _, _ in } }
+        XCTAssertTrue(eventually { world.queue.sync { world.told.contains { $0.event == .registered(expires: 600) } } })
+        let told = try XCTUnwrap(world.queue.sync { world.told.first { $0.event == .registered(expires: 600) } })
+        let at = try XCTUnwrap(told.eventTime)
+        XCTAssertGreaterThanOrEqual(at, commanded, "told at the command, not at its arrival (\(sent))")
+        XCTAssertLessThanOrEqual(at, told.at)
+    }
 }
