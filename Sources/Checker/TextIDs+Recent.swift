@@ -21,22 +21,25 @@ extension TextIDs {
         func id(_ text: String) -> Int? {
             guard !ids.isEmpty else { return nil }
             let (a, b) = Self.words(text)
-            let k = Self.slot(a, b, count: ids.count)
+            let k = Self.slot(a, b, count: Self.size)
             guard ids[k] != 0, first[k] == a, second[k] == b else { return nil }
             return Int(ids[k]) - 1
         }
 
-        /// Remembers `id` for `text`; the slots grow with the texts' table (`slots`, at least twice the ids), and
-        /// start again empty when they do.
-        mutating func remember(_ text: String, _ id: Int, slots: Int) {
-            if ids.count != slots {
-                first = Array(repeating: 0, count: slots)
+        /// Slots for the texts of the calls in flight (a few hundred at a time): a history is in time order, so
+        /// the texts met again soon are the recent ones, and the slots need not grow with all the texts seen.
+        static let size = 1_024
+
+        /// Remembers `id` for `text`, in place of whatever its slot held.
+        mutating func remember(_ text: String, _ id: Int) {
+            if ids.isEmpty {
+                first = Array(repeating: 0, count: Self.size)
                 second = first
-                ids = Array(repeating: 0, count: slots)
-                held = Array(repeating: "", count: slots)
+                ids = Array(repeating: 0, count: Self.size)
+                held = Array(repeating: "", count: Self.size)
             }
             let (a, b) = Self.words(text)
-            let k = Self.slot(a, b, count: ids.count)
+            let k = Self.slot(a, b, count: Self.size)
             first[k] = a
             second[k] = b
             ids[k] = Int32(id + 1)

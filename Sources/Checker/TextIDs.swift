@@ -42,7 +42,7 @@ struct TextIDs {
             let slot = Int(slots[i])
             if slot == 0 { break }
             if hashes[slot - 1] == hash, texts[slot - 1] == text {
-                recent.remember(text, slot - 1, slots: slots.count)
+                recent.remember(text, slot - 1)
                 return slot - 1
             }
             i = (i + 1) & mask
@@ -56,7 +56,7 @@ struct TextIDs {
         } else {
             slots[i] = Int32(id + 1)
         }
-        recent.remember(text, id, slots: slots.count)
+        recent.remember(text, id)
         return id
     }
 
