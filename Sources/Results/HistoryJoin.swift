@@ -87,39 +87,22 @@ enum HistoryJoin {
         return t
     }
 
-    /// `time`'s digits when there are at most 15 (a history's times have ~10): two loads of eight bytes, each
-    /// byte's digit check at once, the count of leading digits from the first non-digit's place, and the digits
-    /// right-aligned into `DecimalDigits.eight`'s sum. The eight-at-a-time loop and the digit-by-digit tail it
-    /// replaces cost ~100 instructions a line (~5 k of a SIP call's join; issue 33). Nil for 16 digits or more,
-    /// left to `time`'s loops; `p` must have 16 bytes readable.
+    /// `time`'s digits when there are at most 15 (a history's times have ~10): two loads of eight bytes read by
+    /// `DecimalDigits.leading`. The eight-at-a-time loop and the digit-by-digit tail it replaces cost ~100
+    /// instructions a line (~5 k of a SIP call's join; issue 33). Nil for 16 digits or more, left to `longTime`;
+    /// `p` must have 16 bytes readable.
     @inline(__always)
     static func shortTime(_ p: UnsafePointer<UInt8>) -> UInt64? {
         let raw = UnsafeRawPointer(p)
-        let (high, n) = leadingDigits(UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self)))
+        let (high, n) = DecimalDigits.leading(UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self)))
         guard n == 8 else { return high }
-        let (low, m) = leadingDigits(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        let (low, m) = DecimalDigits.leading(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8,
+                                                                                     as: UInt64.self)))
         guard m < 8 else { return nil }
         return high &* powersOfTen[m] &+ low
     }
 
     private static let powersOfTen: [UInt64] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000]
-
-    /// The value of the decimal digits that begin `chunk` (its first byte lowest) and how many there are (0...8).
-    @inline(__always)
-    static func leadingDigits(_ chunk: UInt64) -> (value: UInt64, count: Int) {
-        let nibbles: UInt64 = 0xF0F0_F0F0_F0F0_F0F0, threes: UInt64 = 0x3030_3030_3030_3030
-        // A byte is a digit when its high nibble is 3, and still 3 after adding 6. A carry out of a byte (0xFA and
-        // up) only reaches the bytes after it, which follow a non-digit and are not counted.
-        let other = ((chunk & nibbles) ^ threes) | (((chunk &+ 0x0606_0606_0606_0606) & nibbles) ^ threes)
-        let count = other == 0 ? 8 : other.trailingZeroBitCount >> 3
-        guard count > 0 else { return (0, 0) }
-        // The digits moved to the high bytes, zeros (leading zero digits) below them; a borrow from the bytes
-        // after the digits is shifted out with them.
-        var v = (chunk &- threes) &<< UInt64(64 - 8 * count)
-        v = (v &* 10 &+ (v >> 8)) & 0x00FF_00FF_00FF_00FF
-        v = (v &* 100 &+ (v >> 16)) & 0x0000_FFFF_0000_FFFF
-        return ((v &* 10_000 &+ (v >> 32)) & 0xFFFF_FFFF, count)
-    }
 
     /// The next non-empty line at or after `pos`, moving `pos` past it.
     static func nextLine(_ base: UnsafePointer<UInt8>, _ count: Int, _ pos: inout Int) -> Line? {
