@@ -13,11 +13,14 @@ struct TextIDs {
     private var hashes: [UInt64] = []
     /// The texts by id.
     private(set) var texts: [String] = []
+    /// Ids found lately, by the two words of the `String` they were found for (`Recent`).
+    private var recent = Recent()
 
     var count: Int { texts.count }
 
     /// The id of `text`, nil when it was never added.
     func find(_ text: String) -> Int? {
+        if let id = recent.id(text) { return id }
         let hash = Self.hash(text)
         let mask = slots.count - 1
         var i = Int(truncatingIfNeeded: hash) & mask
@@ -31,13 +34,17 @@ struct TextIDs {
 
     /// The id of `text`, the next one when it is new.
     mutating func id(_ text: String) -> Int {
+        if let id = recent.id(text) { return id }
         let hash = Self.hash(text)
         let mask = slots.count - 1
         var i = Int(truncatingIfNeeded: hash) & mask
         while true {
             let slot = Int(slots[i])
             if slot == 0 { break }
-            if hashes[slot - 1] == hash, texts[slot - 1] == text { return slot - 1 }
+            if hashes[slot - 1] == hash, texts[slot - 1] == text {
+                recent.remember(text, slot - 1)
+                return slot - 1
+            }
             i = (i + 1) & mask
         }
         let id = texts.count
@@ -49,6 +56,7 @@ struct TextIDs {
         } else {
             slots[i] = Int32(id + 1)
         }
+        recent.remember(text, id)
         return id
     }
 

@@ -69,6 +69,22 @@ final class HistoryReaderViewLinesTests: XCTestCase {
         }
     }
 
+    /// Numbers of every length (a time, an op, a view's version; `FixedLine.digits` reads eight at a time, then one
+    /// by one, up to 18) read as the scanner reads them, or are left to it.
+    func testNumbersOfEveryLengthReadAsTheScannerReadsThem() throws {
+        for length in 1...21 {
+            let n = String((0..<length).map { Character(String(($0 * 3 + 1) % 10)) })
+            let view = #"{"id":"c","version":"# + n + #","ended":false,"members":[{"device":"d","state":"joined"}]}"#
+            for line in [#"{"t":"# + n + #","type":"complete","op":7,"outcome":"ok","conversation":"c"}"#,
+                         #"{"t":5,"type":"complete","op":"# + n + #","outcome":"ok","conversation":"c"}"#,
+                         #"{"t":5,"type":"complete","op":"# + n + "}",
+                         #"{"t":5,"type":"push","device":"d","event":"voip","conversation":"c","view":"# + view + "}"] {
+                guard let fast = fast(line) else { continue }
+                XCTAssertEqual(fast, try general(line), line)
+            }
+        }
+    }
+
     func testLinesInAnyOtherShapeAreLeftToTheScanner() {
         let view = #"{"id":"c","version":1,"ended":false,"members":[{"device":"d","state":"joined"}]}"#
         let others = [

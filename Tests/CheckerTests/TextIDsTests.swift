@@ -30,4 +30,25 @@ final class TextIDsTests: XCTestCase {
         XCTAssertEqual(ids.find("\u{212A}"), 1)  // KELVIN SIGN, whose canonical form is "K"
         XCTAssertEqual(ids.id("\u{E9}t\u{E9}"), 2)
     }
+
+    /// The same text in many `String`s (the reader's table hands out one, a general line or a table started
+    /// again another) has one id, found by identity or by text; `String`s freed and their storage reused for
+    /// other texts never take an id that is not theirs.
+    func testATextHasOneIdWhicheverStringCarriesItAndFreedStringsLendNone() {
+        var ids = TextIDs()
+        var expected: [String: Int] = [:]
+        for round in 0..<40 {
+            for k in 0..<300 {
+                // A new `String` each time (made from its bytes), long enough not to be a small string.
+                let text = String(decoding: Array("call-\((k * 7 + round) % 500)@host.example".utf8), as: UTF8.self)
+                let id = ids.id(text)
+                if let known = expected[text] { XCTAssertEqual(id, known, text) } else { expected[text] = id }
+                XCTAssertEqual(ids.find(text), id, text)
+                XCTAssertEqual(ids.id(text), id, text)  // now by identity
+            }
+        }
+        XCTAssertEqual(ids.count, expected.count)
+        for (text, id) in expected { XCTAssertEqual(ids.texts[id], text) }
+    }
 }
+

@@ -131,4 +131,36 @@ final class HistoryJoinTests: XCTestCase {
         try RunResults.joinHistory(run: run)
         XCTAssertEqual(try joined(), [over, line(5, "a"), nineteen, big].joined(separator: "\n") + "\n")
     }
+
+    /// `HistoryJoin.time` as it read before its two-loads fast path: digit by digit, 0 on overflow.
+    private func slowTime(_ bytes: [UInt8]) -> UInt64 {
+        var t: UInt64 = 0
+        for b in bytes.dropFirst(5) {
+            guard b >= 0x30, b <= 0x39 else { break }
+            let (times10, o1) = t.multipliedReportingOverflow(by: 10)
+            let (sum, o2) = times10.addingReportingOverflow(UInt64(b - 0x30))
+            if o1 || o2 { return 0 }
+            t = sum
+        }
+        return t
+    }
+
+    func testTimeReadsEveryLengthOfDigitsAndWhatFollowsThemAsDigitByDigit() {
+        // Every count of digits 0...22, followed by each kind of byte a line may have there (the comma, the end,
+        // bytes around the digits' range, high bytes that carry), in lines long enough for the fast path and not.
+        var rng = SeededRandom(seed: 54)
+        let after: [UInt8] = [0x2C, 0x2F, 0x3A, 0x3F, 0x20, 0x00, 0x7F, 0xFA, 0xFF, 0x40, 0x29]
+        for digits in 0...22 {
+            for next in after {
+                for pad in [0, 1, 7, 8, 16, 40] {
+                    var bytes = Array("{\"t\":".utf8)
+                    for k in 0..<digits { bytes.append(0x30 + UInt8(k == 0 ? rng.next() % 9 + 1 : rng.next() % 10)) }
+                    bytes.append(next)
+                    for _ in 0..<pad { bytes.append(UInt8(truncatingIfNeeded: rng.next())) }
+                    let got = bytes.withUnsafeBufferPointer { HistoryJoin.time($0.baseAddress!, 0, $0.count) }
+                    XCTAssertEqual(got, slowTime(bytes), "\(digits) digits, then \(next), \(pad) more bytes")
+                }
+            }
+        }
+    }
 }
