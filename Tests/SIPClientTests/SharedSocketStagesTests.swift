@@ -9,45 +9,6 @@ import XCTest
 /// commands send outside a read goes out together at the end of the event thread's turn. The 1 s window (longer
 /// than the setting allows) keeps what a test sends inside it in one read on any machine.
 final class SharedSocketStagesTests: XCTestCase {
-    /// The pool on a 1 s window, and for each event told: its agent and how many datagrams then waited in the
-    /// shared socket's send batch.
-    private final class World: @unchecked Sendable {
-        let queue = DispatchQueue(label: "sip.stages.test")
-        let thread: EventThread
-        var pool: SIPClientPool!
-        var told: [(agent: Int, event: SIPEvent, pending: Int)] = []  // on `queue`
-
-        init(proxyPort: Int) throws {
-            thread = EventThread(queue: queue, name: "sip.stages.events")
-            pool = try queue.sync {
-                try SIPClientPool(thread: thread, proxyHost: "127.0.0.1", proxyPort: proxyPort) {
-                    [unowned self] agent, event in told.append((agent, event, pool.shared?.sends.pending ?? -1))
-                }
-            }
-            queue.sync {
-                pool.socketsShared = true
-                pool.sharedCoalesceNanos = 1_000_000_000
-            }
-        }
-
-        func add(_ user: String, seed: UInt64) throws -> Int {
-            try queue.sync {
-                try pool.add(account: SIPAccount(user: user, domain: "127.0.0.1", password: "x"), transport: .udp,
-                             seed: seed).get()
-            }
-        }
-
-        func reads() -> (calls: Int, datagrams: Int) {
-            queue.sync { (pool.counters.sharedSocket["reads"] ?? 0, pool.counters.sharedSocket["datagrams"] ?? 0) }
-        }
-
-        func close() {
-            queue.sync { pool.closeAll() }
-            thread.stop()
-            thread.waitUntilStopped()
-        }
-    }
-
     /// Both agents' REGISTERs, by user, as the proxy got them.
     private func registers(_ proxy: UDPProbe) throws -> [String: String] {
         var byUser: [String: String] = [:]
@@ -61,7 +22,7 @@ final class SharedSocketStagesTests: XCTestCase {
     func testCommandsSentOutsideAReadGoOutTogetherAtTheTurnsEndAndAClosingPoolSendsWhatWaits() throws {
         let proxy = try UDPProbe()
         defer { proxy.close() }
-        let world = try World(proxyPort: proxy.port)
+        let world = try SharedSocketWorld(proxyPort: proxy.port)
         defer { world.close() }
         let alice = try world.add("alice", seed: 1), bob = try world.add("bob", seed: 2)
         let waiting = world.queue.sync {
@@ -86,7 +47,7 @@ final class SharedSocketStagesTests: XCTestCase {
     func testEveryAgentsRepliesAreQueuedBeforeAnyEventOfTheReadIsTold() throws {
         let proxy = try UDPProbe()
         defer { proxy.close() }
-        let world = try World(proxyPort: proxy.port)
+        let world = try SharedSocketWorld(proxyPort: proxy.port)
         defer { world.close() }
         let alice = try world.add("alice", seed: 1), bob = try world.add("bob", seed: 2)
         let port = try XCTUnwrap(world.queue.sync { world.pool.localPort(alice) })
@@ -126,7 +87,7 @@ final class SharedSocketStagesTests: XCTestCase {
     func testADatagramThatDoesNotParseIsCountedByItsAgentWhileTheRestOfTheReadGoesOn() throws {
         let proxy = try UDPProbe()
         defer { proxy.close() }
-        let world = try World(proxyPort: proxy.port)
+        let world = try SharedSocketWorld(proxyPort: proxy.port)
         defer { world.close() }
         let alice = try world.add("alice", seed: 1), bob = try world.add("bob", seed: 2)
         let port = try XCTUnwrap(world.queue.sync { world.pool.localPort(alice) })

@@ -10,51 +10,10 @@ import XCTest
 /// datagram caused are told with its kernel receive time, not the time the window let it be read. The window here
 /// is a second (longer than the setting allows) so that what is sent inside it is inside it on any machine.
 final class SharedSocketWindowTests: XCTestCase {
-    /// The pool, and what each event was told with: the pool's `eventTime` and the monotonic clock's time.
-    private final class World: @unchecked Sendable {
-        let queue = DispatchQueue(label: "sip.window.test")
-        let thread: EventThread
-        var pool: SIPClientPool!
-        var told: [(event: SIPEvent, eventTime: UInt64?, at: UInt64)] = []  // on `queue`
-
-        init(proxyPort: Int) throws {
-            thread = EventThread(queue: queue, name: "sip.window.events")
-            pool = try queue.sync {
-                try SIPClientPool(thread: thread, proxyHost: "127.0.0.1", proxyPort: proxyPort) {
-                    [unowned self] _, event in told.append((event, pool.eventTime, clinux_monotonic_ns()))
-                }
-            }
-            queue.sync {
-                pool.socketsShared = true
-                pool.sharedCoalesceNanos = 1_000_000_000
-            }
-        }
-
-        /// Alice on the shared socket: her id, the socket's port and her Contact's URI (what a proxy sends to).
-        func addAlice() throws -> (id: Int, port: Int, uri: String) {
-            let id = try queue.sync {
-                try pool.add(account: SIPAccount(user: "alice", domain: "127.0.0.1", password: "x"), transport: .udp,
-                             seed: 1).get()
-            }
-            let port = try XCTUnwrap(queue.sync { pool.localPort(id) })
-            return (id, port, "sip:alice@127.0.0.1:\(port);transport=udp;csdev=\(id)")
-        }
-
-        func reads() -> (calls: Int, datagrams: Int) {
-            queue.sync { (pool.counters.sharedSocket["reads"] ?? 0, pool.counters.sharedSocket["datagrams"] ?? 0) }
-        }
-
-        func close() {
-            queue.sync { pool.closeAll() }
-            thread.stop()
-            thread.waitUntilStopped()
-        }
-    }
-
     func testAShortReadLeavesTheSocketAloneForTheWindowWhileTimersFireThenOneReadTakesWhatCame() throws {
         let proxy = try UDPProbe()
         defer { proxy.close() }
-        let world = try World(proxyPort: proxy.port)
+        let world = try SharedSocketWorld(proxyPort: proxy.port)
         defer { world.close() }
         let (_, port, uri) = try world.addAlice()
         proxy.send(ProxyMessages.options(to: uri, tag: "w1", proxyPort: proxy.port), toPort: port)
@@ -83,14 +42,10 @@ final class SharedSocketWindowTests: XCTestCase {
     func testEventsADatagramCausedAreToldWithItsKernelReceiveTimeNotTheWindowsEnd() throws {
         let proxy = try UDPProbe()
         defer { proxy.close() }
-        let world = try World(proxyPort: proxy.port)
+        let world = try SharedSocketWorld(proxyPort: proxy.port)
         defer { world.close() }
-        let (alice, port, uri) = try world.addAlice()
-        world.queue.sync { world.pool.perform(alice) { $0.register(now: $1) } }
-        let register = String(decoding: try XCTUnwrap(proxy.receive(timeoutMillis: 5_000)).bytes, as: UTF8.self)
         // A first datagram opens a window; the 200 sent inside it is read only at its end.
-        proxy.send(ProxyMessages.options(to: uri, tag: "w1", proxyPort: proxy.port), toPort: port)
-        XCTAssertTrue(eventually { world.reads() == (1, 1) }, "\(world.reads())")
+        let (_, port, register) = try world.aliceRegisteringInAWindow(proxy)
         let before = clinux_monotonic_ns()
         proxy.send(ProxyMessages.okay(register), toPort: port)
         let after = clinux_monotonic_ns()
@@ -110,13 +65,9 @@ final class SharedSocketWindowTests: XCTestCase {
     func testADatagramReadAfterACommandIsToldNoEarlierThanTheCommand() throws {
         let proxy = try UDPProbe()
         defer { proxy.close() }
-        let world = try World(proxyPort: proxy.port)
+        let world = try SharedSocketWorld(proxyPort: proxy.port)
         defer { world.close() }
-        let (alice, port, uri) = try world.addAlice()
-        world.queue.sync { world.pool.perform(alice) { $0.register(now: $1) } }
-        let register = String(decoding: try XCTUnwrap(proxy.receive(timeoutMillis: 5_000)).bytes, as: UTF8.self)
-        proxy.send(ProxyMessages.options(to: uri, tag: "w1", proxyPort: proxy.port), toPort: port)
-        XCTAssertTrue(eventually { world.reads() == (1, 1) }, "\(world.reads())")
+        let (alice, port, register) = try world.aliceRegisteringInAWindow(proxy)
         // The 200 waits in the kernel for the window's end; a command runs meanwhile.
         proxy.send(ProxyMessages.okay(register), toPort: port)
         let sent = clinux_monotonic_ns()
