@@ -49,8 +49,7 @@ final class SharedSocketStagesTests: XCTestCase {
         defer { proxy.close() }
         let world = try SharedSocketWorld(proxyPort: proxy.port)
         defer { world.close() }
-        let alice = try world.add("alice", seed: 1), bob = try world.add("bob", seed: 2)
-        let port = try XCTUnwrap(world.queue.sync { world.pool.localPort(alice) })
+        let (alice, bob, port) = try world.aliceAndBob()
         world.queue.sync {
             world.pool.perform(alice) { $0.register(now: $1) }
             world.pool.perform(bob) { $0.register(now: $1) }
@@ -89,8 +88,7 @@ final class SharedSocketStagesTests: XCTestCase {
         defer { proxy.close() }
         let world = try SharedSocketWorld(proxyPort: proxy.port)
         defer { world.close() }
-        let alice = try world.add("alice", seed: 1), bob = try world.add("bob", seed: 2)
-        let port = try XCTUnwrap(world.queue.sync { world.pool.localPort(alice) })
+        let (alice, bob, port) = try world.aliceAndBob()
         let uri = { (id: Int, user: String) in "sip:\(user)@127.0.0.1:\(port);transport=udp;csdev=\(id)" }
         proxy.send(ProxyMessages.options(to: uri(bob, "bob"), tag: "m1", proxyPort: proxy.port), toPort: port)
         XCTAssertTrue(eventually { world.reads() == (1, 1) }, "\(world.reads())")

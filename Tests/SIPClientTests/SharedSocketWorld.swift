@@ -51,6 +51,12 @@ final class SharedSocketWorld: @unchecked Sendable {
         return (id, port, "sip:alice@127.0.0.1:\(port);transport=udp;csdev=\(id)")
     }
 
+    /// Alice and bob on the shared socket, and its port.
+    func aliceAndBob() throws -> (alice: Int, bob: Int, port: Int) {
+        let alice = try add("alice", seed: 1), bob = try add("bob", seed: 2)
+        return (alice, bob, try XCTUnwrap(queue.sync { pool.localPort(alice) }))
+    }
+
     /// Alice registering through `proxy` (her REGISTER, as the proxy got it), with the socket's window opened by a
     /// first OPTIONS: what the proxy sends next waits in the kernel until the window's end.
     func aliceRegisteringInAWindow(_ proxy: UDPProbe) throws -> (id: Int, port: Int, register: String) {
