@@ -10,14 +10,20 @@ final class ParkedAgentTests: XCTestCase {
     private let account = SIPAccount(user: "dave", domain: "127.0.0.1", password: "callstorm", expires: 600,
                                      instance: "urn:uuid:00000000-0000-4000-8000-000000000001")
 
+    /// Dave added with seed 7 and his REGISTER sent: his id and the datagram the proxy got.
+    private func registered(_ harness: PoolHarness,
+                            _ proxy: UDPProbe) throws -> (id: Int, register: (bytes: [UInt8], port: Int)) {
+        let id = try harness.add(account, .udp, seed: 7)
+        harness.perform(id) { $0.register(now: $1) }
+        return (id, try XCTUnwrap(proxy.receive(timeoutMillis: 5_000)))
+    }
+
     func testAReopenedAgentSendsTheREGISTERANewAgentOfItsSeedSendsOnItsNewPort() throws {
         let proxy = try UDPProbe()
         defer { proxy.close() }
         let harness = try PoolHarness(proxyPort: proxy.port)
         defer { harness.close() }
-        let first = try harness.add(account, .udp, seed: 7)
-        harness.perform(first) { $0.register(now: $1) }
-        let before = try XCTUnwrap(proxy.receive(timeoutMillis: 5_000))
+        let (first, before) = try registered(harness, proxy)
 
         harness.queue.sync { harness.pool.park(first) }
         XCTAssertNil(harness.localPort(first), "a parked agent's socket is closed")
@@ -44,9 +50,7 @@ final class ParkedAgentTests: XCTestCase {
         defer { proxy.close() }
         let harness = try PoolHarness(proxyPort: proxy.port)
         defer { harness.close() }
-        let first = try harness.add(account, .udp, seed: 7)
-        harness.perform(first) { $0.register(now: $1) }
-        XCTAssertNotNil(proxy.receive(timeoutMillis: 5_000))
+        let (first, _) = try registered(harness, proxy)
         harness.queue.sync { harness.pool.park(first) }
         XCTAssertEqual(harness.counters().requestsSent["REGISTER"], 1, "asleep, its REGISTER is still counted")
         let woken = try XCTUnwrap(harness.queue.sync { harness.pool.reopen(first, seed: 9) }).get()

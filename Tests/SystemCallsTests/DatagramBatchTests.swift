@@ -13,6 +13,14 @@ final class DatagramBatchTests: DescriptorTestCase {
         boundLoopback(Int32(SOCK_DGRAM.rawValue))
     }
 
+    /// `count` one-byte datagrams (0, 1, …) from `sender` to `receiver`, in one `sendmmsg`.
+    private func sendBytes(_ count: Int, from sender: (fd: Int32, address: sockaddr_in),
+                           to receiver: (fd: Int32, address: sockaddr_in)) {
+        let sends = DatagramSendBatch(capacity: count)
+        for i in 0..<count { [UInt8(i)].withUnsafeBytes { sends.append(sender.fd, $0, to: receiver.address) } }
+        sends.flush()
+    }
+
     func testOneSendBatchArrivesInOrderAndOneReceiveReadsItAllWithItsSender() {
         let sender = boundUDP()
         let receiver = boundUDP()
@@ -37,9 +45,7 @@ final class DatagramBatchTests: DescriptorTestCase {
         let receiver = boundUDP()
         XCTAssertEqual(clinux_set_receive_stamps(receiver.fd), 0)
         let before = clinux_realtime_ns()
-        let sends = DatagramSendBatch(capacity: 4)
-        for i in 0..<3 { [UInt8(i)].withUnsafeBytes { sends.append(sender.fd, $0, to: receiver.address) } }
-        sends.flush()
+        sendBytes(3, from: sender, to: receiver)
         let batch = DatagramBatch(capacity: 4, stride: 16, stamped: true)
         XCTAssertEqual(SystemCall.receiveDatagrams(receiver.fd, into: batch), .bytes(3))
         let after = clinux_realtime_ns()
@@ -52,9 +58,7 @@ final class DatagramBatchTests: DescriptorTestCase {
     func testABatchNotStampedOrASocketNotAskedReportsNoReceiveTime() {
         let sender = boundUDP()
         let receiver = boundUDP()
-        let sends = DatagramSendBatch(capacity: 2)
-        for i in 0..<2 { [UInt8(i)].withUnsafeBytes { sends.append(sender.fd, $0, to: receiver.address) } }
-        sends.flush()
+        sendBytes(2, from: sender, to: receiver)
         let stamped = DatagramBatch(capacity: 1, stride: 16, stamped: true)
         XCTAssertEqual(SystemCall.receiveDatagrams(receiver.fd, into: stamped), .bytes(1))
         XCTAssertEqual(stamped.receivedAt(0), 0)  // the socket did not ask for stamps
