@@ -69,8 +69,18 @@ final class HarnessSampler: @unchecked Sendable {
         }
     }
 
-    /// Entries of /proc/self/fd (the directory's own descriptor, open while listing, is not counted).
+    /// Open descriptors of this process: the size `stat` gives /proc/self/fd (Linux 6.2 and later count the
+    /// descriptors there, in constant time), else the directory listed. Listing cost ~7 ms a sample with the 7,200
+    /// sockets of a SIP run at 2,400 calls/s (0.7 % of the run's CPU in a 2026-12-07 profile).
     static func openFileDescriptors() -> Int? {
+        var info = stat()
+        if stat("/proc/self/fd", &info) == 0, info.st_size > 0 { return Int(info.st_size) }
+        return listedFileDescriptors()
+    }
+
+    /// Entries of /proc/self/fd (the directory's own descriptor, open while listing, is not counted): kernels
+    /// before 6.2 give the directory no size.
+    static func listedFileDescriptors() -> Int? {
         guard let dir = opendir("/proc/self/fd") else { return nil }
         defer { closedir(dir) }
         var count = 0

@@ -15,4 +15,15 @@ final class HarnessSamplerTests: XCTestCase {
         XCTAssertGreaterThan(rss, 0)
         XCTAssertNil(HarnessSampler.procFile("/proc/self/no-such-file"))
     }
+
+    /// The constant-time count (the size of /proc/self/fd) and the listing agree, and both see a pipe's two ends.
+    func testOpenDescriptorCountSeesAPipeByStatAndByListing() throws {
+        let before = try XCTUnwrap(HarnessSampler.openFileDescriptors())
+        XCTAssertEqual(HarnessSampler.listedFileDescriptors(), before)
+        var ends: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&ends), 0)
+        defer { close(ends[0]); close(ends[1]) }
+        XCTAssertEqual(HarnessSampler.openFileDescriptors(), before + 2)
+        XCTAssertEqual(HarnessSampler.listedFileDescriptors(), before + 2)
+    }
 }
