@@ -152,29 +152,6 @@ extension SIPMessage {
         }
     }
 
-    /// The fields of the lines `first` names in `head`, as `keepFields(_:strings:)` reads them, made as one value.
-    static func readFields(_ first: KeptLines, in head: SIPHead, strings: SIPStringCache?) -> SIPMessageFields {
-        head.bytes.withUnsafeBufferPointer { b in
-            head.lines.withUnsafeBufferPointer { lines in
-                func value(_ i: Int) -> ValueBytes.Bytes {
-                    UnsafeBufferPointer(rebasing: b[lines[i].valueStart..<lines[i].end])
-                }
-                var callID: String?
-                if first.callID >= 0 {
-                    let line = lines[first.callID]
-                    callID = strings?.string(b, line.valueStart, line.end)
-                        ?? ValueBytes.string(b, line.valueStart, line.end)
-                }
-                return SIPMessageFields(
-                    callID: callID, cseq: first.cseq >= 0 ? SIPCSeq.reading(value(first.cseq)) : nil,
-                    branch: first.via >= 0 ? SIPVia.branch(value(first.via), strings: strings) : nil,
-                    toTag: first.to >= 0 ? SIPAddress.tag(value(first.to)) : nil,
-                    fromTag: first.from >= 0 ? SIPAddress.tag(value(first.from)) : nil,
-                    hasVia: first.via >= 0, hasFrom: first.from >= 0, hasTo: first.to >= 0, hasCSeq: first.cseq >= 0)
-            }
-        }
-    }
-
     /// The From tag, read without building the address (a dialog is found by both tags).
     public var fromTag: String? { hasFields ? keptFromTag : header(.from).flatMap(SIPAddress.tag(in:)) }
 

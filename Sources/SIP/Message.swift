@@ -106,10 +106,28 @@ public struct SIPMessage: Sendable, Equatable {
 
     /// A received message with the fields of its lines `first` (`SIPParser.quickHead`), read as the box is made.
     init(startLine: StartLine, head: SIPHead, body: [UInt8], fields first: KeptLines, strings: SIPStringCache?) {
-        let f = Self.readFields(first, in: head, strings: strings)
-        storage = Storage(startLine: startLine, head: head, body: body, callID: f.callID, cseq: f.cseq,
-                          branch: f.branch, toTag: f.toTag, fromTag: f.fromTag,
-                          has: (f.hasVia, f.hasFrom, f.hasTo, f.hasCSeq))
+        // Read into locals, each moved into the box as it is made: a `SIPMessageFields` made and taken apart here
+        // was copied whole through its value witnesses and destroyed, each string retained and released again.
+        var callID: String?, cseq: SIPCSeq?, branch: String?, toTag: String?, fromTag: String?
+        head.bytes.withUnsafeBufferPointer { b in
+            head.lines.withUnsafeBufferPointer { lines in
+                func value(_ i: Int) -> ValueBytes.Bytes {
+                    UnsafeBufferPointer(rebasing: b[lines[i].valueStart..<lines[i].end])
+                }
+                if first.callID >= 0 {
+                    let line = lines[first.callID]
+                    callID = strings?.string(b, line.valueStart, line.end)
+                        ?? ValueBytes.string(b, line.valueStart, line.end)
+                }
+                if first.cseq >= 0 { cseq = SIPCSeq.reading(value(first.cseq)) }
+                if first.via >= 0 { branch = SIPVia.branch(value(first.via), strings: strings) }
+                if first.to >= 0 { toTag = SIPAddress.tag(value(first.to)) }
+                if first.from >= 0 { fromTag = SIPAddress.tag(value(first.from)) }
+            }
+        }
+        storage = Storage(startLine: startLine, head: head, body: body, callID: callID, cseq: cseq, branch: branch,
+                          toTag: toTag, fromTag: fromTag,
+                          has: (first.via >= 0, first.from >= 0, first.to >= 0, first.cseq >= 0))
     }
 
     /// The headers in wire order, names as received, values trimmed (built from the bytes on each read: the
@@ -271,45 +289,56 @@ public struct SIPHeader: Sendable, Equatable {
 
 /// A request method; a struct rather than an enum because extension methods (MESSAGE, PUBLISH, …) are legal.
 ///
-/// The six methods a user agent uses are a number, the name only for the others: a method is copied with every
-/// message's start line and CSeq read, each transaction key and history label, and its `String` was a retain and
-/// a release each time (~110 CSeq reads a hold call alone), where a number and an absent name are neither
-/// (issue 33, round three). Equal and hashed as the names are.
+/// The six methods a user agent uses are a number, the name kept only for the others: a method is copied with
+/// every message's start line and CSeq read, and its `String` was a retain and a release each time (~110 CSeq
+/// reads a hold call alone). A case with a number is copied without either (an absent `String?` still was: its
+/// copy calls the runtime all the same). Equal and hashed as the names are (issue 33, round three).
 public struct SIPMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    /// 1…6 for INVITE, ACK, BYE, CANCEL, REGISTER, OPTIONS; 0 for any other, named by `other`.
-    private let known: UInt8
-    private let other: String?
+    @usableFromInline enum Name: Sendable {
+        /// 1…6: INVITE, ACK, BYE, CANCEL, REGISTER, OPTIONS.
+        case known(UInt8)
+        case other(String)
+    }
+
+    @usableFromInline let name: Name
 
     public var rawValue: String {
-        switch known {
-        case 1: return "INVITE"
-        case 2: return "ACK"
-        case 3: return "BYE"
-        case 4: return "CANCEL"
-        case 5: return "REGISTER"
-        case 6: return "OPTIONS"
-        default: return other ?? ""
+        switch name {
+        case .known(1): return "INVITE"
+        case .known(2): return "ACK"
+        case .known(3): return "BYE"
+        case .known(4): return "CANCEL"
+        case .known(5): return "REGISTER"
+        case .known: return "OPTIONS"
+        case .other(let raw): return raw
         }
     }
 
     public init(rawValue: String) {
         switch rawValue {
-        case "INVITE": (known, other) = (1, nil)
-        case "ACK": (known, other) = (2, nil)
-        case "BYE": (known, other) = (3, nil)
-        case "CANCEL": (known, other) = (4, nil)
-        case "REGISTER": (known, other) = (5, nil)
-        case "OPTIONS": (known, other) = (6, nil)
-        default: (known, other) = (0, rawValue)
+        case "INVITE": name = .known(1)
+        case "ACK": name = .known(2)
+        case "BYE": name = .known(3)
+        case "CANCEL": name = .known(4)
+        case "REGISTER": name = .known(5)
+        case "OPTIONS": name = .known(6)
+        default: name = .other(rawValue)
         }
     }
 
     public init(_ raw: String) { self.init(rawValue: raw) }
-    private init(known: UInt8) { (self.known, other) = (known, nil) }
+    @inlinable init(known: UInt8) { name = .known(known) }
     public var description: String { rawValue }
 
+    /// As the names compare (the six are never `.other`); inlinable, so a comparison of two of the six is one
+    /// of two bytes wherever it is made.
+    @inlinable
     public static func == (a: SIPMethod, b: SIPMethod) -> Bool {
-        a.known == b.known && (a.known != 0 || a.other == b.other)
+        switch (a.name, b.name) {
+        case (.known(let x), .known(let y)): return x == y
+        case (.other(let x), .other(let y)): return x == y
+        default: return false
+        }
     }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
@@ -334,12 +363,12 @@ public struct SIPMethod: RawRepresentable, Hashable, Sendable, CustomStringConve
     }
 
     // Made where used (a number), no lazily set global to check first.
-    public static var invite: SIPMethod { SIPMethod(known: 1) }
-    public static var ack: SIPMethod { SIPMethod(known: 2) }
-    public static var bye: SIPMethod { SIPMethod(known: 3) }
-    public static var cancel: SIPMethod { SIPMethod(known: 4) }
-    public static var register: SIPMethod { SIPMethod(known: 5) }
-    public static var options: SIPMethod { SIPMethod(known: 6) }
+    @inlinable public static var invite: SIPMethod { SIPMethod(known: 1) }
+    @inlinable public static var ack: SIPMethod { SIPMethod(known: 2) }
+    @inlinable public static var bye: SIPMethod { SIPMethod(known: 3) }
+    @inlinable public static var cancel: SIPMethod { SIPMethod(known: 4) }
+    @inlinable public static var register: SIPMethod { SIPMethod(known: 5) }
+    @inlinable public static var options: SIPMethod { SIPMethod(known: 6) }
 }
 
 /// A header name with its compact form (RFC 3261 §7.3.3), matched case-insensitively.

@@ -36,7 +36,7 @@ struct TransactionLayer {
 
     /// A transaction's key from its top Via branch and method.
     static func key(_ branch: String?, _ method: SIPMethod?) -> TransactionKey {
-        TransactionKey(branch: branch ?? "", method: method ?? SIPMethod(""))
+        TransactionKey(branch: branch ?? "", method: method?.rawValue ?? "")
     }
 
     /// The key of the client transaction a response belongs to (§17.1.3).
@@ -209,20 +209,16 @@ struct TransactionLayer {
 /// answered (Timer J), and `AgentTable.index(TransactionKey)` was the pool's largest symbol (issue 33).
 struct TransactionKey: Hashable {
     let branch: String
-    /// A `SIPMethod`, not its name: the six a user agent uses are numbers, so a key's copies and comparisons
-    /// retain and compare one string, the branch (issue 33, round three).
-    let method: SIPMethod
+    let method: String
     /// `KeyPrint` of the branch: 0 when it is not ASCII (then the strings alone decide, as `String ==` is
     /// canonical equivalence, not byte equality).
     private let print: UInt64
 
-    init(branch: String, method: SIPMethod) {
+    init(branch: String, method: String) {
         self.branch = branch
         self.method = method
         print = KeyPrint.of(branch)
     }
-
-    init(branch: String, method: String) { self.init(branch: branch, method: SIPMethod(method)) }
 
     static func == (a: TransactionKey, b: TransactionKey) -> Bool {
         guard a.print == b.print || a.print == 0 || b.print == 0 else { return false }
