@@ -9,92 +9,8 @@ public struct SIPMessage: Sendable, Equatable {
         case response(status: Int, reason: String)
     }
 
-    /// A message's parts in one box, copied on write: a message is copied often (a transaction keeps its request,
-    /// each effect carries one, a call keeps its INVITE), and a copy retained each array and string of it, ten or
-    /// so, where it now retains one object (issue 33).
-    ///
-    /// The kept fields (`SIPMessageFields`) are properties of the box itself, one each, which makes 15 stored
-    /// properties: in a box of their own they were a second object per message that kept them (~26 a hold call,
-    /// each an allocation, a free and a deinit), and kept as one optional struct here the optimiser copied the
-    /// struct whole through its value witnesses on each read (issue 33, round three; docs/SIP.md).
-    final class Storage: @unchecked Sendable {
-        var startLine: StartLine {
-            didSet { (method, code) = Self.kind(startLine) }
-        }
-        /// The start line's method (a request's) and status (a response's; `Int.min` for a request), kept beside
-        /// it: every reader asks `isRequest`, `method` or `status`, several times a message, and each read of the
-        /// start line itself copied and destroyed it, its URI or reason retained and released (issue 33).
-        private(set) var method: SIPMethod?
-        private(set) var code: Int
-        var head: SIPHead
-        var body: [UInt8]
-        /// Whether the fields below are kept (`keepFields()`, or a builder's); each is read in place.
-        var kept = false
-        var callID: String?
-        var cseq: SIPCSeq?
-        var branch: String?
-        var toTag: String?
-        var fromTag: String?
-        var hasVia = false, hasFrom = false, hasTo = false, hasCSeq = false
-
-        init(startLine: StartLine, head: SIPHead, body: [UInt8]) {
-            self.startLine = startLine
-            (method, code) = Self.kind(startLine)
-            self.head = head
-            self.body = body
-        }
-
-        private static func kind(_ startLine: StartLine) -> (SIPMethod?, Int) {
-            switch startLine {
-            case .request(let method, _): return (method, Int.min)
-            case .response(let status, _): return (nil, status)
-            }
-        }
-
-        func copy() -> Storage {
-            let c = Storage(startLine: startLine, head: head, body: body)
-            if kept { c.takeFields(of: self, toTag: toTag) }
-            return c
-        }
-
-        /// The fields as one value (nil when none are kept); set: kept from it, or forgotten.
-        var fields: SIPMessageFields? {
-            get {
-                kept ? SIPMessageFields(callID: callID, cseq: cseq, branch: branch, toTag: toTag, fromTag: fromTag,
-                                        hasVia: hasVia, hasFrom: hasFrom, hasTo: hasTo, hasCSeq: hasCSeq) : nil
-            }
-            set {
-                guard let f = newValue else { return forget() }
-                kept = true
-                callID = f.callID
-                cseq = f.cseq
-                branch = f.branch
-                toTag = f.toTag
-                fromTag = f.fromTag
-                (hasVia, hasFrom, hasTo, hasCSeq) = (f.hasVia, f.hasFrom, f.hasTo, f.hasCSeq)
-            }
-        }
-
-        /// `other`'s fields, `toTag` for its To tag.
-        func takeFields(of other: Storage, toTag: String?) {
-            kept = true
-            callID = other.callID
-            cseq = other.cseq
-            branch = other.branch
-            self.toTag = toTag
-            fromTag = other.fromTag
-            (hasVia, hasFrom, hasTo, hasCSeq) = (other.hasVia, other.hasFrom, other.hasTo, other.hasCSeq)
-        }
-
-        func forget() {
-            guard kept else { return }
-            kept = false
-            (callID, cseq, branch, toTag, fromTag) = (nil, nil, nil, nil, nil)
-            (hasVia, hasFrom, hasTo, hasCSeq) = (false, false, false, false)
-        }
-    }
-
-    private var storage: Storage
+    /// The box holding this message's parts (`SIPMessage.Storage`, MessageStorage.swift), shared by its copies.
+    private(set) var storage: Storage
 
     /// The box, made this message's own before a change.
     private mutating func unique() -> Storage {
@@ -186,6 +102,32 @@ public struct SIPMessage: Sendable, Equatable {
 
     init(startLine: StartLine, head: SIPHead, body: [UInt8] = []) {
         storage = Storage(startLine: startLine, head: head, body: body)
+    }
+
+    /// A received message with the fields of its lines `first` (`SIPParser.quickHead`), read as the box is made.
+    init(startLine: StartLine, head: SIPHead, body: [UInt8], fields first: KeptLines, strings: SIPStringCache?) {
+        // Read into locals, each moved into the box as it is made: a `SIPMessageFields` made and taken apart here
+        // was copied whole through its value witnesses and destroyed, each string retained and released again.
+        var callID: String?, cseq: SIPCSeq?, branch: String?, toTag: String?, fromTag: String?
+        head.bytes.withUnsafeBufferPointer { b in
+            head.lines.withUnsafeBufferPointer { lines in
+                func value(_ i: Int) -> ValueBytes.Bytes {
+                    UnsafeBufferPointer(rebasing: b[lines[i].valueStart..<lines[i].end])
+                }
+                if first.callID >= 0 {
+                    let line = lines[first.callID]
+                    callID = strings?.string(b, line.valueStart, line.end)
+                        ?? ValueBytes.string(b, line.valueStart, line.end)
+                }
+                if first.cseq >= 0 { cseq = SIPCSeq.reading(value(first.cseq)) }
+                if first.via >= 0 { branch = SIPVia.branch(value(first.via), strings: strings) }
+                if first.to >= 0 { toTag = SIPAddress.tag(value(first.to)) }
+                if first.from >= 0 { fromTag = SIPAddress.tag(value(first.from)) }
+            }
+        }
+        storage = Storage(startLine: startLine, head: head, body: body, callID: callID, cseq: cseq, branch: branch,
+                          toTag: toTag, fromTag: fromTag,
+                          has: (first.via >= 0, first.from >= 0, first.to >= 0, first.cseq >= 0))
     }
 
     /// The headers in wire order, names as received, values trimmed (built from the bytes on each read: the
@@ -346,11 +288,60 @@ public struct SIPHeader: Sendable, Equatable {
 }
 
 /// A request method; a struct rather than an enum because extension methods (MESSAGE, PUBLISH, …) are legal.
+///
+/// The six methods a user agent uses are a number, the name kept only for the others: a method is copied with
+/// every message's start line and CSeq read, and its `String` was a retain and a release each time (~110 CSeq
+/// reads a hold call alone). A case with a number is copied without either (an absent `String?` still was: its
+/// copy calls the runtime all the same). Equal and hashed as the names are (issue 33, round three).
 public struct SIPMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-    public init(_ raw: String) { rawValue = raw }
+    @usableFromInline enum Name: Sendable {
+        /// 1…6: INVITE, ACK, BYE, CANCEL, REGISTER, OPTIONS.
+        case known(UInt8)
+        case other(String)
+    }
+
+    @usableFromInline let name: Name
+
+    public var rawValue: String {
+        switch name {
+        case .known(1): return "INVITE"
+        case .known(2): return "ACK"
+        case .known(3): return "BYE"
+        case .known(4): return "CANCEL"
+        case .known(5): return "REGISTER"
+        case .known: return "OPTIONS"
+        case .other(let raw): return raw
+        }
+    }
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "INVITE": name = .known(1)
+        case "ACK": name = .known(2)
+        case "BYE": name = .known(3)
+        case "CANCEL": name = .known(4)
+        case "REGISTER": name = .known(5)
+        case "OPTIONS": name = .known(6)
+        default: name = .other(rawValue)
+        }
+    }
+
+    public init(_ raw: String) { self.init(rawValue: raw) }
+    @inlinable init(known: UInt8) { name = .known(known) }
     public var description: String { rawValue }
+
+    /// As the names compare (the six are never `.other`); inlinable, so a comparison of two of the six is one
+    /// of two bytes wherever it is made.
+    @inlinable
+    public static func == (a: SIPMethod, b: SIPMethod) -> Bool {
+        switch (a.name, b.name) {
+        case (.known(let x), .known(let y)): return x == y
+        case (.other(let x), .other(let y)): return x == y
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 
     /// The method `b` names: the static one for the usual six, whose names are literals (no `String` made and its
     /// UTF-8 checked for every start line and CSeq read), else a new one. Methods are case-sensitive (§7.1).
@@ -371,12 +362,13 @@ public struct SIPMethod: RawRepresentable, Hashable, Sendable, CustomStringConve
         }
     }
 
-    public static let invite = SIPMethod("INVITE")
-    public static let ack = SIPMethod("ACK")
-    public static let bye = SIPMethod("BYE")
-    public static let cancel = SIPMethod("CANCEL")
-    public static let register = SIPMethod("REGISTER")
-    public static let options = SIPMethod("OPTIONS")
+    // Made where used (a number), no lazily set global to check first.
+    @inlinable public static var invite: SIPMethod { SIPMethod(known: 1) }
+    @inlinable public static var ack: SIPMethod { SIPMethod(known: 2) }
+    @inlinable public static var bye: SIPMethod { SIPMethod(known: 3) }
+    @inlinable public static var cancel: SIPMethod { SIPMethod(known: 4) }
+    @inlinable public static var register: SIPMethod { SIPMethod(known: 5) }
+    @inlinable public static var options: SIPMethod { SIPMethod(known: 6) }
 }
 
 /// A header name with its compact form (RFC 3261 §7.3.3), matched case-insensitively.

@@ -247,8 +247,8 @@ public enum SIPParser {
     /// A response's reason: the literal `SIPStatus.reason` gives when the bytes are that phrase (nearly every
     /// response: no `String` made and its UTF-8 checked per message), else the bytes as a new one.
     private static func reasonText(_ bytes: UnsafeBufferPointer<UInt8>, status: Int) -> String {
-        var known = SIPStatus.reason(status)
-        if known.withUTF8({ $0.elementsEqual(bytes) }) { return known }
+        let known = SIPStatus.reason(status)
+        if ValueBytes.with(known, { $0.elementsEqual(bytes) }) { return known }
         return text(bytes)
     }
 

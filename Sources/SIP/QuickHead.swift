@@ -31,10 +31,8 @@ extension SIPParser {
         let length = found.contentLength ?? available
         guard length <= maxBodyBytes else { throw .bodyTooLarge(limit: maxBodyBytes) }
         guard length <= available else { throw .truncatedBody }
-        var message = SIPMessage(startLine: startLine, head: head,
-                                 body: Array(bytes[bodyStart..<(bodyStart + length)]))
-        message.keepFields(found.kept, strings: strings)
-        return message
+        return SIPMessage(startLine: startLine, head: head, body: Array(bytes[bodyStart..<(bodyStart + length)]),
+                          fields: found.kept, strings: strings)
     }
 
     /// Indexes the header lines from `from` into `table` (offsets from `from`) up to the blank line; nil when a

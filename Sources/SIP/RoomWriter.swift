@@ -25,13 +25,11 @@ struct RoomWriter {
         n += bytes.count
     }
 
-    mutating func put(_ text: inout String) { text.withUTF8 { put($0) } }
+    /// A string's bytes, borrowed (`ValueBytes.with`).
+    mutating func put(_ text: String) { ValueBytes.with(text) { put($0) } }
 
     /// A string's bytes, checked against `limit` (the room was counted by a caller, from the same strings).
-    mutating func put(checked text: String) {
-        var text = text
-        text.withUTF8 { put(checked: $0) }
-    }
+    mutating func put(checked text: String) { ValueBytes.with(text) { put(checked: $0) } }
 
     /// An array's bytes, checked against `limit`.
     mutating func put(checked bytes: [UInt8]) { bytes.withUnsafeBufferPointer { put(checked: $0) } }

@@ -9,27 +9,38 @@
 /// hit (a string made from invalid UTF-8 holds other bytes), so what a message reads is what it would without
 /// the cache.
 public final class SIPStringCache {
-    private var slots = [String?](repeating: nil, count: 64)
+    /// The slots in memory of their own: in an `Array`, each store checked its uniqueness first and each look
+    /// copied the string out (a retain and a release) before comparing it (issue 33, round three).
+    private let slots: UnsafeMutablePointer<String?>
+    private static let count = 64
 
-    public init() {}
+    public init() {
+        slots = .allocate(capacity: Self.count)
+        slots.initialize(repeating: nil, count: Self.count)
+    }
+
+    deinit {
+        slots.deinitialize(count: Self.count)
+        slots.deallocate()
+    }
 
     /// `lo..<hi` of `b` as a `String`, the cached one when it holds these bytes.
     func string(_ b: ValueBytes.Bytes, _ lo: Int, _ hi: Int) -> String {
         guard hi - lo > 15 else { return ValueBytes.string(b, lo, hi) }
-        let slot = Self.slot(UnsafeBufferPointer(rebasing: b[lo..<hi]))
-        if var cached = slots[slot], cached.utf8.count == hi - lo,
-           cached.withUTF8({ u in Self.same(u, b, lo) }) {
+        let slot = slots + Self.slot(UnsafeBufferPointer(rebasing: b[lo..<hi]))
+        if case .some(let cached) = slot.pointee, cached.utf8.count == hi - lo,
+           ValueBytes.with(cached, { u in Self.same(u, b, lo) }) {
             return cached
         }
         let made = ValueBytes.string(b, lo, hi)
-        slots[slot] = made
+        slot.pointee = made
         return made
     }
 
     /// Keeps `value` (a Call-ID or branch this agent made) for the messages that will carry it back.
     public func note(_ value: String?) {
-        guard var value, value.utf8.count > 15 else { return }
-        slots[value.withUTF8(Self.slot)] = value
+        guard let value, value.utf8.count > 15 else { return }
+        slots[ValueBytes.with(value, Self.slot)] = value
     }
 
     /// The slot of `b` (16 bytes or more): its length and its first and last eight bytes, where a Call-ID's and a

@@ -5,8 +5,13 @@
 enum ValueBytes {
     typealias Bytes = UnsafeBufferPointer<UInt8>
 
-    /// Runs `body` over `value`'s UTF-8 bytes (native strings without a copy).
+    /// Runs `body` over `value`'s UTF-8 bytes (native strings without a copy). Borrowed through the UTF-8 view:
+    /// `withUTF8` is mutating, and the `var` copy it needs retained the string and released it on every call
+    /// (header matching, `readsBack`, the writers' strings; issue 33, round three). Only a string without
+    /// contiguous UTF-8 (none on Linux) takes that copy.
+    @inline(__always)
     static func with<R>(_ value: String, _ body: (Bytes) -> R) -> R {
+        if let r = value.utf8.withContiguousStorageIfAvailable(body) { return r }
         var value = value
         return value.withUTF8(body)
     }
@@ -153,8 +158,7 @@ extension Array where Element == UInt8 {
     /// sequence path (a count, a reserve, `_copyContents`), ~170 instructions for a few bytes, and the send path
     /// appends ~100 strings a call: start lines, tags, branches, URIs, SDP fields (issue 33).
     mutating func appendUTF8(_ text: String) {
-        var text = text
-        text.withUTF8 { append(contentsOf: $0) }
+        ValueBytes.with(text) { append(contentsOf: $0) }
     }
 
     /// A literal's bytes appended in one copy (no `String` made of it).

@@ -1,3 +1,5 @@
+import SIP
+
 /// What an agent sent and received by method and status, counted as the messages go and folded into its
 /// `SIPCounters` when they are read. The books are `Dictionary`s keyed by method name and status, and every
 /// message counted there hashed its key (a method's `String` with SipHash) on the send and receive path; an agent
@@ -10,8 +12,6 @@ struct MessageTally {
     /// folded: a key counted 0 (a retransmission's) is booked as the books' `[key, default: 0] += 0` booked it.
     private struct Counts<Key> {
         let key: Key
-        /// A method name's length and first byte (`MessageTally.code`), compared before the name; 0 for statuses.
-        var code = 0
         var sentCount = 0
         var receivedCount = 0
         var sent = false
@@ -27,8 +27,10 @@ struct MessageTally {
         }
     }
 
-    /// Requests by method name, in the order first counted.
-    private var methods: [Counts<String>] = []
+    /// Requests by method, in the order first counted. By `SIPMethod`, compared as a number for the six a user
+    /// agent uses: by its name, each count took the method's `String` (a retain and a release) and compared names
+    /// (issue 33, round three).
+    private var methods: [Counts<SIPMethod>] = []
     /// Responses by status code.
     private var statuses: [Counts<Int>] = []
     private(set) var isEmpty = true
@@ -36,22 +38,14 @@ struct MessageTally {
     /// 200, 401) fit, where growing one entry at a time reallocated each list twice per agent (issue 33).
     private static let firstRoom = 4
 
-    /// A name's length and first byte in one `Int`: different for every method RFC 3261 names.
-    private static func code(_ name: String) -> Int { name.utf8.count << 8 | Int(name.utf8.first ?? 0) }
-
-    private mutating func method(_ name: String) -> Int {
-        // The code first: `String ==` on two different short names still went through the standard library's
-        // general comparison (`_stringCompareWithSmolCheck`), for each name passed over.
-        let code = Self.code(name)
+    private mutating func method(_ method: SIPMethod) -> Int {
         var i = 0
         while i < methods.count {
-            if methods[i].code == code, methods[i].key == name { return i }
+            if methods[i].key == method { return i }
             i += 1
         }
-        var counts = Counts(name)
-        counts.code = code
         if methods.isEmpty { methods.reserveCapacity(Self.firstRoom) }
-        methods.append(counts)
+        methods.append(Counts(method))
         return i
     }
 
@@ -66,15 +60,15 @@ struct MessageTally {
         return i
     }
 
-    mutating func requestSent(_ name: String, _ n: Int) {
-        let i = method(name)
+    mutating func requestSent(_ method: SIPMethod, _ n: Int) {
+        let i = self.method(method)
         methods[i].sentCount += n
         methods[i].sent = true
         isEmpty = false
     }
 
-    mutating func requestReceived(_ name: String) {
-        let i = method(name)
+    mutating func requestReceived(_ method: SIPMethod) {
+        let i = self.method(method)
         methods[i].receivedCount += 1
         methods[i].received = true
         isEmpty = false
@@ -108,8 +102,8 @@ struct MessageTally {
     func add(to books: inout SIPCounters) {
         guard !isEmpty else { return }
         for m in methods {
-            if m.sent { books.requestsSent[m.key, default: 0] += m.sentCount }
-            if m.received { books.requestsReceived[m.key, default: 0] += m.receivedCount }
+            if m.sent { books.requestsSent[m.key.rawValue, default: 0] += m.sentCount }
+            if m.received { books.requestsReceived[m.key.rawValue, default: 0] += m.receivedCount }
         }
         for s in statuses {
             if s.sent { books.responsesSent[s.key, default: 0] += s.sentCount }

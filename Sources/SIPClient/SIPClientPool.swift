@@ -270,18 +270,19 @@ public final class SIPClientPool: @unchecked Sendable {
     /// Drains a UDP agent's socket with `recvmmsg`, up to 64 datagrams a wake: one system call for what waits (a
     /// batch short of its capacity says the socket is empty, so no call comes back with EAGAIN).
     private func readDatagrams(_ socket: SIPSocket, _ agent: SIPUserAgent) {
-        for _ in 0..<(64 / buffers.datagrams.capacity) {
-            let read = SystemCall.receiveDatagrams(socket.fd, into: buffers.datagrams)
+        let batch = buffers.datagrams  // taken once: each read of it off the pool retained and released it
+        for _ in 0..<(64 / batch.capacity) {
+            let read = SystemCall.receiveDatagrams(socket.fd, into: batch)
             guard case .bytes(let count) = read else { return }
-            for i in 0..<count { readDatagram(i, socket, agent) }
-            if count < buffers.datagrams.capacity { return }
+            for i in 0..<count { readDatagram(i, batch, socket, agent) }
+            if count < batch.capacity { return }
         }
     }
 
-    private func readDatagram(_ i: Int, _ socket: SIPSocket, _ agent: SIPUserAgent) {
-        let from = buffers.datagrams.source(i)
+    private func readDatagram(_ i: Int, _ batch: DatagramBatch, _ socket: SIPSocket, _ agent: SIPUserAgent) {
+        let from = batch.source(i)
         let handle = sources.remember(from)
-        let bytes = buffers.datagrams[i].assumingMemoryBound(to: UInt8.self)
+        let bytes = batch[i].assumingMemoryBound(to: UInt8.self)
         guard let filter = held.filter else {
             // Parsed where it was read: the copy into an array is made only for a filter to see or hold it.
             agent.receive(datagram: bytes, source: handle, now: clock.nowNanos())

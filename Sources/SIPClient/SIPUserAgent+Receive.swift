@@ -109,7 +109,7 @@ extension SIPUserAgent {
         let method = request.method ?? .options
         if let (key, effects) = transactions.receive(request: request, now: now) {
             if method == .ack {
-                tally.requestReceived(method.rawValue)
+                tally.requestReceived(method)
                 note(request, sent: false)
             } else {
                 counters.retransmissionsReceived[method.rawValue, default: 0] += 1
@@ -117,7 +117,7 @@ extension SIPUserAgent {
             apply(effects, source: source, key: key, now: now)
             return
         }
-        tally.requestReceived(method.rawValue)
+        tally.requestReceived(method)
         note(request, sent: false)
         switch method {
         case .ack:
@@ -170,7 +170,7 @@ extension SIPUserAgent {
 
     func send(_ message: SIPMessage, to destination: Destination, retransmission: Bool = false) {
         if let method = message.method {
-            tally.requestSent(method.rawValue, retransmission ? 0 : 1)
+            tally.requestSent(method, retransmission ? 0 : 1)
         } else if let status = message.status {
             tally.responseSent(status, retransmission ? 0 : 1)
         }

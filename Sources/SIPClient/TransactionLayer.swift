@@ -36,7 +36,7 @@ struct TransactionLayer {
 
     /// A transaction's key from its top Via branch and method.
     static func key(_ branch: String?, _ method: SIPMethod?) -> TransactionKey {
-        TransactionKey(branch: branch ?? "", method: method?.rawValue ?? "")
+        TransactionKey(branch: branch ?? "", method: method ?? SIPMethod(""))
     }
 
     /// The key of the client transaction a response belongs to (§17.1.3).
@@ -209,16 +209,20 @@ struct TransactionLayer {
 /// answered (Timer J), and `AgentTable.index(TransactionKey)` was the pool's largest symbol (issue 33).
 struct TransactionKey: Hashable {
     let branch: String
-    let method: String
+    /// A `SIPMethod`, not its name: the six a user agent uses are numbers, so a key's copies and comparisons
+    /// touch one string, the branch (issue 33, round three).
+    let method: SIPMethod
     /// `KeyPrint` of the branch: 0 when it is not ASCII (then the strings alone decide, as `String ==` is
     /// canonical equivalence, not byte equality).
     private let print: UInt64
 
-    init(branch: String, method: String) {
+    init(branch: String, method: SIPMethod) {
         self.branch = branch
         self.method = method
         print = KeyPrint.of(branch)
     }
+
+    init(branch: String, method: String) { self.init(branch: branch, method: SIPMethod(method)) }
 
     static func == (a: TransactionKey, b: TransactionKey) -> Bool {
         guard a.print == b.print || a.print == 0 || b.print == 0 else { return false }

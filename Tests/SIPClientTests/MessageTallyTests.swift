@@ -1,4 +1,5 @@
 @testable import SIPClient
+import SIP
 import XCTest
 
 /// The pool's total sums its agents' tallies and folds the sum once (`MessageTally.add`): the books must come out
@@ -6,11 +7,11 @@ import XCTest
 final class MessageTallyTests: XCTestCase {
     func testASummedTallyFoldsToTheBooksOfEachFoldedOnItsOwn() {
         var a = MessageTally(), b = MessageTally(), quiet = MessageTally()
-        a.requestSent("INVITE", 1)
-        a.requestSent("ACK", 0)
+        a.requestSent(.invite, 1)
+        a.requestSent(.ack, 0)
         a.responseReceived(180)
-        b.requestReceived("INVITE")
-        b.requestSent("BYE", 1)
+        b.requestReceived(.invite)
+        b.requestSent(.bye, 1)
         b.responseSent(200, 1)
         b.responseReceived(180)
         var each = SIPCounters()
