@@ -13,6 +13,8 @@ struct SIPLineParts {
     /// Each device's middle in `bytes` by worker-local index; empty until its first line.
     private var middles: [Range<Int>] = []
     private var ends: [(words: (UInt64, UInt64), sent: Bool, range: Range<Int>)] = []
+    /// The ends of the usual labels by number and direction (`end(code:sent:label:)`).
+    private var codeEnds: [(key: Int, range: Range<Int>)] = []
     /// The labels whose words key `ends`, kept so their storage lives as long as the keys.
     private var labels: [String] = []
     static let maxEnds = 64
@@ -36,6 +38,19 @@ struct SIPLineParts {
         HistoryText.sipEnd(sent: sent, message: label, into: &bytes)
         ends.append((words, sent, start..<bytes.count))
         labels.append(label)
+        return start..<bytes.count
+    }
+
+    /// The end of a line whose label has number `code` (`SIPLabelCode`), sent or received, made from `label()` at
+    /// its first use; nil when the table is full. Found by comparing two integers: no label `String` is made or
+    /// compared per message.
+    mutating func end(code: Int, sent: Bool, label: () -> String) -> Range<Int>? {
+        let key = code << 1 | (sent ? 1 : 0)
+        for i in codeEnds.indices where codeEnds[i].key == key { return codeEnds[i].range }
+        guard codeEnds.count < Self.maxEnds else { return nil }
+        let start = bytes.count
+        HistoryText.sipEnd(sent: sent, message: label(), into: &bytes)
+        codeEnds.append((key, start..<bytes.count))
         return start..<bytes.count
     }
 
