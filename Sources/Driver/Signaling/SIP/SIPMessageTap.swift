@@ -19,6 +19,8 @@ final class SIPMessageTap {
     private var labels = SIPResponseLabels()
     /// Each device's and each label's part of a line, made once (`SIPLineParts`).
     private var parts = SIPLineParts()
+    /// The four methods' and REGISTER's and OPTIONS' words, for `SIPLabelCode.of`.
+    private let methods = SIPLabelCode.MethodWords()
 
     init(journal: WorkerJournal, table: CallTable, clock: any Clock, runStart: UInt64, sampleEvery: Int) {
         self.journal = journal
@@ -32,7 +34,7 @@ final class SIPMessageTap {
     /// (`SIPLabelCode`), the rest by their text.
     func message(_ local: Int, callID: String, sent: Bool, _ message: SIPMessage) {
         guard let call = table.devices[local].callID, call % sampleEvery == 0 else { return }
-        let code = SIPLabelCode.of(message)
+        let code = SIPLabelCode.of(message, methods)
         if code == SIPLabelCode.none { return }
         if code == SIPLabelCode.other { return byText(local, callID: callID, sent: sent, message) }
         let t = clock.nowNanos() &- runStart
@@ -116,29 +118,40 @@ enum SIPLabelCode {
     static let other = -2
     private static let reInvite = 4
     private static let names = ["INVITE", "ACK", "BYE", "CANCEL"]
-    /// The methods' words, in `names` order, then REGISTER and OPTIONS.
-    private static let words = [SIPMethod.invite, .ack, .bye, .cancel, .register, .options].map {
-        SIPLineParts.words($0.rawValue)
-    }
+    /// For callers without a tap's own (tests).
+    static let words = MethodWords()
 
-    /// 0...3 for `names`, 4 and 5 for REGISTER and OPTIONS, nil for any other.
-    @inline(__always)
-    private static func number(_ method: SIPMethod) -> Int? {
-        let w = SIPLineParts.words(method.rawValue)
-        return words.withUnsafeBufferPointer { all in
-            for i in all.indices where all[i] == w { return i }
+    /// The methods' words, held by each tap: a static table was reached through its lazy initialiser's check
+    /// and an array at every message.
+    struct MethodWords {
+        let invite = SIPLineParts.words(SIPMethod.invite.rawValue)
+        let ack = SIPLineParts.words(SIPMethod.ack.rawValue)
+        let bye = SIPLineParts.words(SIPMethod.bye.rawValue)
+        let cancel = SIPLineParts.words(SIPMethod.cancel.rawValue)
+        let register = SIPLineParts.words(SIPMethod.register.rawValue)
+        let options = SIPLineParts.words(SIPMethod.options.rawValue)
+
+        /// 0...3 for `names`, 4 for REGISTER and OPTIONS, nil for any other.
+        @inline(__always)
+        func number(_ method: SIPMethod) -> Int? {
+            let w = SIPLineParts.words(method.rawValue)
+            if w == invite { return 0 }
+            if w == ack { return 1 }
+            if w == bye { return 2 }
+            if w == cancel { return 3 }
+            if w == register || w == options { return 4 }
             return nil
         }
     }
 
-    static func of(_ message: SIPMessage) -> Int {
+    static func of(_ message: SIPMessage, _ words: MethodWords = SIPLabelCode.words) -> Int {
         if let method = message.method {
-            guard let m = number(method) else { return other }
+            guard let m = words.number(method) else { return other }
             if m >= 4 { return none }
             return m == 0 && message.toTag != nil ? reInvite : m
         }
         guard let status = message.status, let method = message.cseq?.method else { return none }
-        guard let m = number(method) else { return other }
+        guard let m = words.number(method) else { return other }
         if m >= 4 { return none }
         return 8 + (status << 2 | m)
     }
