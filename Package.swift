@@ -246,7 +246,7 @@ let package = Package(
             "Driver", "Scenario", "Metrics", "CallModel", "PushModel", "Determinism", "HTTPServer", "WebSocket",
             "Transport", "Locking", "ReferenceTarget", "WebSocketClient", "RunFormats", "SIPClient", "SIPEmbedded",
             "Faults", "Checker", "HistoryLoading", "Results", "OTLP", "StreamIO", "MediaIO", "TextEscaping",
-            "EventPolling",
+            "EventPolling", "SIP",
         ]),
         .testTarget(name: "ReportsTests", dependencies: [
             "Reports", "Metrics", "Determinism", "TextEscaping", "TestSupport", "Thresholds", "CZlib",

@@ -13,6 +13,9 @@ struct RoleDevices: ExpressibleByDictionaryLiteral {
     init(_ roles: [String: Int], order: [String]) {
         entries.reserveCapacity(roles.count)
         for role in order { if let device = roles[role], self[role] == nil { entries.append((role, device)) } }
+        // The rest sorted only when there is a rest: a flow's call names its roles, and sorting them all made an
+        // array and compared the names at every call's launch.
+        guard entries.count < roles.count else { return }
         for role in roles.keys.sorted() where self[role] == nil { entries.append((role, roles[role]!)) }
     }
 

@@ -102,8 +102,9 @@ public struct HdrHistogram: Sendable, Equatable {
     public mutating func reset() {
         if totalCount > 0 {
             let range = layout.countsIndex(minValue)...layout.countsIndex(maxValue)
+            // One fill of the span (a `memset`), not a store per slot: a busy second's span is thousands of slots.
             counts.withUnsafeMutableBufferPointer { buffer in
-                for index in range { buffer[index] = 0 }
+                UnsafeMutableBufferPointer(rebasing: buffer[range]).update(repeating: 0)
             }
         }
         totalCount = 0

@@ -43,4 +43,19 @@ final class SIPLinePartsTests: XCTestCase {
         for i in 0..<SIPLineParts.maxEnds { XCTAssertNotNil(parts.end("\(i) BYE", sent: true)) }
         XCTAssertNil(parts.end("999 BYE", sent: true))
     }
+
+    /// An end by number is made once per number and direction from its label, and past the table's size none is
+    /// made (the tap writes the line whole).
+    func testAnEndByNumberIsMadeOnceFromItsLabel() throws {
+        var parts = SIPLineParts()
+        var made = 0
+        let sent = try XCTUnwrap(parts.end(code: 9, sent: true) { made += 1; return "200 INVITE" })
+        XCTAssertEqual(parts.end(code: 9, sent: true) { made += 1; return "other" }, sent)
+        let received = try XCTUnwrap(parts.end(code: 9, sent: false) { made += 1; return "200 INVITE" })
+        XCTAssertEqual(made, 2)
+        XCTAssertEqual(text(parts, sent), #","sent":true,"message":"200 INVITE"}"#)
+        XCTAssertEqual(text(parts, received), #","sent":false,"message":"200 INVITE"}"#)
+        for i in 0..<(SIPLineParts.maxEnds - 2) { XCTAssertNotNil(parts.end(code: 100 + i, sent: true) { "\(i)" }) }
+        XCTAssertNil(parts.end(code: 99, sent: true) { "full" })
+    }
 }

@@ -76,4 +76,21 @@ final class OpenIntervalTests: XCTestCase {
         recorder.seal()
         XCTAssertEqual(recorder.intervals[MetricName.pushToReport], intervals)
     }
+
+    /// A spill makes counts of its own instead of writing into the template's (shared, copy-on-write): the
+    /// template stays empty, and seconds that spill one after another each seal to their own dense slots.
+    func testSpillsLeaveTheTemplateEmptyAndEachSecondSealsToItsOwnSlots() {
+        var open = OpenInterval(template: template)
+        for second in 0..<3 {
+            var dense = template
+            for value in samples(150 + second, seed: UInt64(second) + 11) {
+                open.record(value)
+                dense.record(value)
+            }
+            XCTAssertEqual(open.takeSparse(), dense.takeSparse(), "second \(second)")
+            XCTAssertTrue(open.isEmpty)
+        }
+        XCTAssertTrue(template.isEmpty)
+        XCTAssertTrue(template.counts.allSatisfy { $0 == 0 })
+    }
 }

@@ -13,6 +13,10 @@ struct SIPLineParts {
     /// Each device's middle in `bytes` by worker-local index; empty until its first line.
     private var middles: [Range<Int>] = []
     private var ends: [(words: (UInt64, UInt64), sent: Bool, range: Range<Int>)] = []
+    /// The ends of the usual labels by number and direction (`end(code:sent:label:)`): the range's bounds packed
+    /// in a word (start high, end low; 0 for none: an end is never empty).
+    private var codeEnds: [UInt64] = []
+    private var codeCount = 0
     /// The labels whose words key `ends`, kept so their storage lives as long as the keys.
     private var labels: [String] = []
     static let maxEnds = 64
@@ -36,6 +40,24 @@ struct SIPLineParts {
         HistoryText.sipEnd(sent: sent, message: label, into: &bytes)
         ends.append((words, sent, start..<bytes.count))
         labels.append(label)
+        return start..<bytes.count
+    }
+
+    /// The end of a line whose label has number `code` (`SIPLabelCode`), sent or received, made from `label()` at
+    /// its first use; nil when the table is full. Found by one array read at the number (a word per number up to
+    /// the highest seen: ~45 KB for a 699 response): no label `String` is made or compared per message.
+    mutating func end(code: Int, sent: Bool, label: () -> String) -> Range<Int>? {
+        let key = code << 1 | (sent ? 1 : 0)
+        if key < codeEnds.count, codeEnds[key] != 0 {
+            let packed = codeEnds[key]
+            return Int(packed >> 32)..<Int(packed & 0xFFFF_FFFF)
+        }
+        guard codeCount < Self.maxEnds else { return nil }
+        let start = bytes.count
+        HistoryText.sipEnd(sent: sent, message: label(), into: &bytes)
+        if key >= codeEnds.count { codeEnds.append(contentsOf: repeatElement(0, count: key + 1 - codeEnds.count)) }
+        codeEnds[key] = UInt64(start) << 32 | UInt64(bytes.count)
+        codeCount += 1
         return start..<bytes.count
     }
 
