@@ -43,30 +43,50 @@ public enum HistoryReader {
     /// `callstorm run`'s check; issue 33, round 3). A caller that finds a violation or an injected fault reads
     /// the history again with them.
     public static func parse(buffer: UnsafeBufferPointer<UInt8>, sipMessages: Bool = true) throws -> [HistoryEvent] {
-        var events: [HistoryEvent] = []
-        // A SIP run's lines average ~120 bytes: a sixth more room than that, where `/ 160` regrew the array once.
-        events.reserveCapacity(buffer.count / 100)
-        guard let base = buffer.baseAddress else { return events }
-        var start = 0
-        var number = 0
-        let end = buffer.count
-        var texts = TextTable()
-        while start < end {
-            number += 1
-            let rest = end - start
-            let stop: Int
-            if let nl = memchr(base + start, 0x0A, rest) {
-                stop = base.distance(to: nl.assumingMemoryBound(to: UInt8.self))
-            } else {
-                stop = end
-            }
-            let line = UnsafeBufferPointer(start: base + start, count: stop - start)
-            if let event = try parseLine(line, number: number, texts: &texts, sipMessages: sipMessages) {
-                events.append(event)
-            }
-            start = stop + 1
+        var pieces = Pieces(sipMessages: sipMessages, expectedBytes: buffer.count)
+        try pieces.parse(buffer)
+        return pieces.events
+    }
+
+    /// A history parsed a piece of its bytes at a time, as `parse(buffer:)` parses them all at once: each piece
+    /// but the last ends just after a newline, so the lines, their numbers, the texts and the errors are the same.
+    /// `HistoryLoading` reads a file through a few MiB this way rather than mapping it whole: a mapped history's
+    /// pages counted in the process's RSS until the check ended (96 MB for a 60 s SIP run at 400 calls/s, on top
+    /// of the checker's own memory; docs/CHECKER.md, 2026-12-07).
+    public struct Pieces {
+        public private(set) var events: [HistoryEvent] = []
+        private var number = 0
+        private var texts = TextTable()
+        private let sipMessages: Bool
+
+        /// `expectedBytes`: the whole history's size, for the events' room.
+        public init(sipMessages: Bool = true, expectedBytes: Int = 0) {
+            self.sipMessages = sipMessages
+            // A SIP run's lines average ~120 bytes: a sixth more room than that, where `/ 160` regrew the array once.
+            events.reserveCapacity(expectedBytes / 100)
         }
-        return events
+
+        /// Parses `buffer`'s lines, splitting at newlines; a last line without its newline is a line.
+        public mutating func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws {
+            guard let base = buffer.baseAddress else { return }
+            var start = 0
+            let end = buffer.count
+            while start < end {
+                number += 1
+                let rest = end - start
+                let stop: Int
+                if let nl = memchr(base + start, 0x0A, rest) {
+                    stop = base.distance(to: nl.assumingMemoryBound(to: UInt8.self))
+                } else {
+                    stop = end
+                }
+                let line = UnsafeBufferPointer(start: base + start, count: stop - start)
+                if let event = try parseLine(line, number: number, texts: &texts, sipMessages: sipMessages) {
+                    events.append(event)
+                }
+                start = stop + 1
+            }
+        }
     }
 
     /// One line; nil for a blank one. `texts` hands out the fixed-shape lines' texts (`TextTable`).

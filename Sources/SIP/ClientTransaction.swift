@@ -6,12 +6,17 @@
 public struct ClientTransaction: Sendable {
     public enum State: Sendable, Equatable { case calling, trying, proceeding, completed, accepted, terminated }
 
-    public let request: SIPMessage
+    /// The request, until the transaction no longer reads it: from an INVITE's 2xx (Accepted, 64·T1) and a
+    /// non-INVITE's final response (Completed, T4) on, an empty request of the same method (`SIPMessage.spent`);
+    /// only a non-2xx INVITE keeps it, for the ACKs of the response's retransmissions. Kept whole, each call's three
+    /// INVITEs lingered 32 s after their answers, the bulk of a SIP run's memory per call at rate (docs/SIP.md,
+    /// 2026-12-07).
+    public private(set) var request: SIPMessage
     public let timers: SIPTimerValues
     public private(set) var state: State
     private var pending = PendingTimers()
     private var interval: UInt64
-    private var isInvite: Bool { request.method == .invite }
+    private let isInvite: Bool
 
     /// Creates the transaction and returns it with the effects of sending `request` at `now`.
     public static func start(_ request: SIPMessage, timers: SIPTimerValues, now: UInt64)
@@ -25,7 +30,8 @@ public struct ClientTransaction: Sendable {
         self.request = request
         self.timers = timers
         interval = timers.t1
-        state = request.method == .invite ? .calling : .trying
+        isInvite = request.method == .invite
+        state = isInvite ? .calling : .trying
     }
 
     private mutating func arm(now: UInt64) {
@@ -56,6 +62,7 @@ public struct ClientTransaction: Sendable {
             state = .accepted
             pending.cancelAll()
             pending.set(.m, at: now + 64 * timers.t1)
+            request = .spent(.invite)
             return [.deliver(response)]
         case (.accepted, 200...299):
             return [.deliver(response)]
@@ -84,6 +91,7 @@ public struct ClientTransaction: Sendable {
             state = .completed
             pending.cancelAll()
             pending.set(.k, at: now + (timers.reliable ? 0 : timers.t4))
+            request = .spent(request.method)
             return [.deliver(response)]
         default:
             return []

@@ -6,20 +6,25 @@
 public struct ServerTransaction: Sendable {
     public enum State: Sendable, Equatable { case trying, proceeding, completed, confirmed, accepted, terminated }
 
-    public let request: SIPMessage
+    /// The request, until the transaction no longer reads it: a non-INVITE's from its final response on
+    /// (Completed, 64·T1, which only answers retransmissions with `lastResponse`) and an INVITE's once Confirmed,
+    /// an empty request of the same method (`SIPMessage.spent`). Kept whole, each call's BYE lingered 32 s after
+    /// its answer (docs/SIP.md, 2026-12-07).
+    public private(set) var request: SIPMessage
     public let timers: SIPTimerValues
     public private(set) var state: State
-    /// The last response sent, which a retransmitted request gets again.
+    /// The last response sent, which a retransmitted request gets again; nil once Confirmed.
     public private(set) var lastResponse: SIPMessage?
     private var pending = PendingTimers()
     private var interval: UInt64
-    private var isInvite: Bool { request.method == .invite }
+    private let isInvite: Bool
 
     public init(request: SIPMessage, timers: SIPTimerValues) {
         self.request = request
         self.timers = timers
         interval = timers.t1
-        state = request.method == .invite ? .proceeding : .trying
+        isInvite = request.method == .invite
+        state = isInvite ? .proceeding : .trying
     }
 
     public var branch: String? { request.branch }
@@ -44,6 +49,7 @@ public struct ServerTransaction: Sendable {
         default:
             state = .completed
             pending.set(.j, at: now + (timers.reliable ? 0 : 64 * timers.t1))
+            request = .spent(request.method)
         }
         return [.send(response, retransmission: false)]
     }
@@ -57,6 +63,8 @@ public struct ServerTransaction: Sendable {
                 state = .confirmed
                 pending.cancelAll()
                 pending.set(.i, at: now + (timers.reliable ? 0 : timers.t4))
+                request = .spent(.invite)
+                lastResponse = nil
                 return []
             case .accepted:
                 state = .terminated
