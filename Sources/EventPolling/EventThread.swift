@@ -265,20 +265,7 @@ public final class EventThread: @unchecked Sendable {
     private func turn(_ n: Int, touched: inout [UInt32]) -> (stop: Bool, timeout: Int64) {
         inTurn = true
         defer { inTurn = false }
-        if timers.armedCount > 0 {
-            let now = clinux_monotonic_ns()
-            // The list is moved out while the actions run (and back after, to keep its storage): iterating the
-            // stored property retained its buffer, since an action could reach `self`.
-            var due: [Int] = []
-            swap(&due, &dueTimers)
-            timers.collectDue(now: now, into: &due)
-            // Each taken only if still due: an earlier one's action may have disarmed or re-armed it. One armed
-            // again for `now` or before by an action waits for the next turn, so a turn always ends.
-            for slot in due {
-                if let fired = timers.takeIfDue(slot, now: now) { fired() }
-            }
-            swap(&due, &dueTimers)
-        }
+        if timers.armedCount > 0 { runDueTimers(now: clinux_monotonic_ns()) }
         let stop = runBatch(n, datas: poller.tags, events: poller.events, touched: &touched)
         plannedWake = timers.earliest
         guard plannedWake != EventTimerTable.never else { return (stop, -1) }
@@ -286,8 +273,36 @@ public final class EventThread: @unchecked Sendable {
         return (stop, plannedWake > now ? Int64(clamping: plannedWake - now) : 0)
     }
 
-    /// One batch: the `n` ready fds, each handler's `batchDone`, then the posted work; returns whether `stop` was
-    /// called.
+    /// Runs the timers due at `now`, earliest first.
+    private func runDueTimers(now: UInt64) {
+        // The list is moved out while the actions run (and back after, to keep its storage): iterating the
+        // stored property retained its buffer, since an action could reach `self`.
+        var due: [Int] = []
+        swap(&due, &dueTimers)
+        timers.collectDue(now: now, into: &due)
+        // Each taken only if still due: an earlier one's action may have disarmed or re-armed it. One armed
+        // again for `now` or before by an action waits for the next check, so a turn always ends.
+        for slot in due {
+            if let fired = timers.takeIfDue(slot, now: now) { fired() }
+        }
+        swap(&due, &dueTimers)
+    }
+
+    /// After the ready fds' handlers (and their `batchDone`) and after each posted block: the timers whose deadline
+    /// has come run now, not after every block posted meanwhile, so a due timer waits behind one push (~30 µs),
+    /// not the pile a worker finds when it comes back to its core (issue 33, the capacity run's scheduler lag).
+    /// Not between two ready fds: a handler's `batchDone` completes what its reads began (a SIP pool tells the
+    /// Driver its agents' events there), and a timer must not see that half done. One clock read a piece while a
+    /// timer is armed.
+    @inline(__always)
+    private func runTimersIfDue() {
+        guard timers.armedCount > 0 else { return }
+        let now = clinux_monotonic_ns()
+        if now >= timers.earliest { runDueTimers(now: now) }
+    }
+
+    /// One batch: the `n` ready fds, each handler's `batchDone`, then the posted work, with the timers that come
+    /// due meanwhile run after the fds and between posted blocks; returns whether `stop` was called.
     private func runBatch(_ n: Int, datas: UnsafeMutablePointer<UInt64>, events: UnsafeMutablePointer<UInt32>,
                           touched: inout [UInt32]) -> Bool {
         touched.removeAll(keepingCapacity: true)
@@ -300,6 +315,7 @@ public final class EventThread: @unchecked Sendable {
             entry.ready(Int32(bitPattern: UInt32(truncatingIfNeeded: data)), events[i])
         }
         for id in touched where Int(id) < handlers.count { handlers[Int(id)]?.batchDone?() }
+        runTimersIfDue()
         return runPosted()
     }
 
@@ -321,7 +337,10 @@ public final class EventThread: @unchecked Sendable {
                 if left { poller.wake() }
                 return stop
             }
-            for owned in batch { owned.work() }
+            for owned in batch {
+                owned.work()
+                runTimersIfDue()
+            }
             ran += batch.count
             batch.removeAll(keepingCapacity: true)
         }

@@ -136,4 +136,32 @@ final class EventThreadTimerTests: XCTestCase {
             events.remove(fd)
         }
     }
+    /// A timer that comes due while posted blocks run fires before the blocks after it, not after all of them:
+    /// a worker back on its core after a while finds a pile of posted pushes, and its due arrival must not wait
+    /// behind every one (issue 33, the capacity run's scheduler lag).
+    func testATimerDueAmongPostedBlocksFiresBeforeTheLaterOnes() {
+        let events = EventThread(queue: queue, name: "test.timers", ownsItsWork: true)
+        defer { events.stop(); events.waitUntilStopped() }
+        let done = expectation(description: "the last block ran")
+        nonisolated(unsafe) var log: [String] = []
+        nonisolated(unsafe) var timer: EventTimer!
+        events.sync { timer = EventTimer(on: events) { log.append("timer") } }
+        // Posted from the thread itself, so the three land in the mailbox together and run as one batch.
+        events.post {
+            events.post {
+                log.append("a")
+                timer.arm(atMonotonicNanos: 0)  // due at once
+            }
+            events.post { log.append("b") }
+            events.post {
+                log.append("c")
+                done.fulfill()
+            }
+        }
+        wait(for: [done], timeout: 30)
+        events.sync {
+            XCTAssertEqual(log, ["a", "timer", "b", "c"])
+            timer.close()
+        }
+    }
 }

@@ -178,12 +178,18 @@ extension SIPSignaling {
     /// (another device of its user answered or declined it, issue 36) sends it all the same, as the launched app
     /// does: that REGISTER is how a forking server finds it and tells it the call ended (a background push). It
     /// sleeps once the REGISTER is answered (`registered`).
+    ///
+    /// The sleep is deferred (a posted block), and the device may start anew before it runs: a push woke it
+    /// (`wokeFor`), its user dialled (a call, or the dial's wake REGISTER out: `registering`). Then the block
+    /// parks nothing: parked mid-REGISTER, the dial waited for an answer that could not come (issue 33, stop 54:
+    /// with timers run between posted blocks, a dial ran between two sleep blocks of one device). A device with
+    /// any REGISTER of its own out sleeps once it is answered (`registered`), as the comment above says.
     func afterCall(_ local: Int) {
         guard sleeps(local), !hasCall(local) else { return }
         if wake.wokeFor[local] != nil, agents.agent[local] == nil { return }
         wake.wokeFor[local] = nil
         loop.execute { [self] in
-            if !hasCall(local), wake.wokeFor[local] == nil { sleep(local) }
+            if !hasCall(local), wake.wokeFor[local] == nil, agents.registering[local] == nil { sleep(local) }
         }
     }
 

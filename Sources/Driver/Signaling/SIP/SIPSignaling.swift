@@ -304,7 +304,12 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
                   let agent = openAgent(request.device) else {
                 return answer(request, .failed(reason: "sip_not_registered"))
             }
+            // The wake REGISTER has the action's timeout of its own: unanswered (lost, or its agent gone), the
+            // dial fails by name instead of staying in flight. Its key has no Call-ID: none exists before the INVITE.
+            let key = Self.wakeDialKey(request.device)
+            awaitAnswer(key, request, started: now)
             agents.registering[request.device] = Registering(started: now, initial: false) { [self] in
+                guard settle(key) != nil else { return }  // timed out: the dial failed, no INVITE goes
                 startCall(request, to: uri)
             }
             pool.perform(agent) { $0.register(now: $1) }
@@ -341,8 +346,16 @@ final class SIPSignaling: DeviceSignaling, HoldsSignalingParts {
     /// An action's time ran out with no SIP event taking it to an end.
     func actionTimedOut(key: LegKey, slot: Int) {
         guard pending.read(key, { $0.request.slot }) == slot, let p = pending.removeValue(forKey: key) else { return }
+        if key == Self.wakeDialKey(key.local) {
+            return answer(p.request, .failed(reason: Self.wakeRegisterTimedOut))
+        }
         tell(p.request, ActionAnswer(outcome: .timedOut))
     }
+
+    /// A sleeping device's dial waits on this key while its wake REGISTER is out (no Call-ID exists yet).
+    static func wakeDialKey(_ local: Int) -> LegKey { LegKey(local: local, callID: "") }
+    /// Why a dial failed whose wake REGISTER got no answer within `action_timeout`.
+    static let wakeRegisterTimedOut = "sip_wake_register_timeout"
 
     func answer(_ request: ActionRequest, _ outcome: ActionOutcome, conversation: String? = nil) {
         var answer = ActionAnswer(outcome: outcome)
