@@ -77,7 +77,18 @@ int clinux_set_thread_policy(int policy) {
     struct sched_param param = {.sched_priority = 0};
     return sched_setscheduler(0, policy, &param);
 }
-int clinux_thread_policy(void) { return sched_getscheduler(0); }
+int clinux_thread_policy(void) {
+    int policy = sched_getscheduler(0);
+    return policy < 0 ? policy : (policy & ~SCHED_RESET_ON_FORK);
+}
+int clinux_set_thread_realtime(int priority) {
+    struct sched_param param = {.sched_priority = priority};
+    return sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &param);
+}
+int clinux_thread_realtime_priority(void) {
+    struct sched_param param = {.sched_priority = 0};
+    return sched_getparam(0, &param) == 0 ? param.sched_priority : -1;
+}
 int clinux_set_thread_nice(int nice) { return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice); }
 int clinux_thread_nice(void) { return getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid)); }
 

@@ -3,6 +3,7 @@ import CLinux
 import Determinism
 import Dispatch
 import EventPolling
+import Foundation
 import MediaIO
 import Scenario
 import SIPClient
@@ -53,6 +54,7 @@ final class ThreadLoop: DriverLoop, @unchecked Sendable {
                 armedWake = .max
                 wake()
             }
+            if Self.workerScheduling.priority == .fifo, ThreadScheduling.currentPolicy() != 1 { Self.noteFifoRefused }
             return nil
         }
         if let made {
@@ -66,6 +68,14 @@ final class ThreadLoop: DriverLoop, @unchecked Sendable {
     /// How the workers' threads share the cores: `CALLSTORM_WORKER_PRIORITY` (`ThreadScheduling`'s text, e.g.
     /// `normal/200us`), default `workerDefault`.
     static let workerScheduling = ThreadScheduling.fromEnvironment("CALLSTORM_WORKER_PRIORITY", or: .workerDefault)
+
+    /// Said once a run when the kernel refused SCHED_FIFO (no CAP_SYS_NICE, RLIMIT_RTPRIO 0): the workers then run
+    /// at SCHED_OTHER, and their lag may include other threads' turns on a busy machine.
+    private static let noteFifoRefused: Void = {
+        FileHandle.standardError.write(Data(("callstorm: the workers run at SCHED_OTHER: SCHED_FIFO needs "
+            + "CAP_SYS_NICE or `ulimit -r 1`; on a busy machine their lag may include other threads' turns "
+            + "(CALLSTORM_WORKER_PRIORITY=normal silences this)\n").utf8))
+    }()
 
     /// Through the event thread's mailbox, like `post`, not `queue.async`: an async block woke one of libdispatch's
     /// pool threads per block (a semaphore post, that thread's two context switches, and the event thread's next
@@ -112,10 +122,11 @@ final class ThreadLoop: DriverLoop, @unchecked Sendable {
 }
 
 extension ThreadScheduling {
-    /// The workers' threads unless `CALLSTORM_WORKER_PRIORITY` says otherwise: the kernel's default (SCHED_OTHER,
-    /// nice 0, its own slice). A short slice (`normal/200us`) was meant to let a worker waking to a due timer preempt
-    /// the gateway's loop at once; the lead's quiet A/B (capacity ramp, two runs each, alternating) found no
-    /// difference in the seconds with lag p99 over 1 ms (23 and 31 of 91 with it, 23 and 25 without), so the knob
-    /// stays and the default does not change what a worker had (docs/BENCHMARKS.md, "The workers' short slice").
-    static let workerDefault = ThreadScheduling.normal
+    /// The workers' threads unless `CALLSTORM_WORKER_PRIORITY` says otherwise: SCHED_FIFO at priority 1, so a worker
+    /// whose timer comes due takes a core from any SCHED_OTHER or SCHED_BATCH thread at once (the embedded target's,
+    /// the gateway's, other processes') instead of waiting out their slices; where the kernel refuses it the thread
+    /// stays at SCHED_OTHER (`noteFifoRefused`). Each worker blocks in its wait after every turn, so the others
+    /// keep what the workers leave. A short EEVDF slice (`normal/200us`) did not help in the lead's quiet A/B
+    /// (docs/BENCHMARKS.md, "The workers' short slice"); `fifo` is "The workers at SCHED_FIFO" there.
+    static let workerDefault = ThreadScheduling.fifo
 }

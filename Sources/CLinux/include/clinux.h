@@ -42,8 +42,15 @@ void clinux_name_thread(const char *name);
 /* The calling thread to `policy` (SCHED_OTHER 0, SCHED_BATCH 3, SCHED_IDLE 5) at priority 0 (0, or -1 with
  * errno); out of SCHED_IDLE there is no way back without CAP_SYS_NICE. */
 int clinux_set_thread_policy(int policy);
-/* The calling thread's scheduling policy (SCHED_OTHER 0, SCHED_BATCH 3, SCHED_IDLE 5). */
+/* The calling thread's scheduling policy (SCHED_OTHER 0, SCHED_FIFO 1, SCHED_BATCH 3, SCHED_IDLE 5), without the
+ * reset-on-fork flag. */
 int clinux_thread_policy(void);
+/* The calling thread to SCHED_FIFO at `priority` (1...99) with SCHED_RESET_ON_FORK, so threads it starts run at
+ * SCHED_OTHER; needs CAP_SYS_NICE or an RLIMIT_RTPRIO of at least `priority` (0, or -1 with errno EPERM, and the
+ * thread keeps its policy). */
+int clinux_set_thread_realtime(int priority);
+/* The calling thread's real-time priority (0 under SCHED_OTHER, SCHED_BATCH and SCHED_IDLE), or -1. */
+int clinux_thread_realtime_priority(void);
 /* The calling thread's nice value (setpriority on its TID: per thread on Linux); 0 or -1 with errno. */
 int clinux_set_thread_nice(int nice);
 int clinux_thread_nice(void);
