@@ -56,7 +56,8 @@ public enum HistoryReader {
     public struct Pieces {
         public private(set) var events: [HistoryEvent] = []
         private var number = 0
-        private var texts = TextTable()
+        /// Optional so that `parse` can move it out for its loop and back without making another.
+        private var texts: TextTable? = TextTable()
         private let sipMessages: Bool
 
         /// `expectedBytes`: the whole history's size, for the events' room.
@@ -66,9 +67,14 @@ public enum HistoryReader {
             events.reserveCapacity(expectedBytes / 100)
         }
 
-        /// Parses `buffer`'s lines, splitting at newlines; a last line without its newline is a line.
+        /// Parses `buffer`'s lines, splitting at newlines; a last line without its newline is a line. The state is
+        /// moved into locals for the loop and back (read and written through `self` at each line, parsing cost
+        /// ~0.7 k instructions a SIP call more than the one-buffer loop did).
         public mutating func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws {
             guard let base = buffer.baseAddress else { return }
+            var events = self.events, number = self.number, texts = self.texts.take() ?? TextTable()
+            self.events = []
+            defer { (self.events, self.number, self.texts) = (events, number, texts) }
             var start = 0
             let end = buffer.count
             while start < end {
