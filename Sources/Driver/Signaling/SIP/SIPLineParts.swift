@@ -35,22 +35,13 @@ struct SIPLineParts {
         return middles[local]
     }
 
-    /// Reads device `local`'s head for `callID` (its middle made from `device()` at its first line, the head made
-    /// anew when the device's Call-ID changed) and the end at `end`, both where they lie. Both read here, inside
-    /// the one mutating access: a slice of `bytes` held by the caller across it made the first line of each device
-    /// copy all of `bytes` to append its middle.
-    mutating func withLine<R>(_ local: Int, callID: String, end: Range<Int>, device: () -> String,
-                              _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> R) -> R {
-        if local >= heads.count || heads[local].bytes.isEmpty
-            || Self.words(heads[local].callID) != Self.words(callID) {
-            makeHead(local, callID: callID, device: device)
+    /// Reads device `local`'s head for `callID` (its middle made from `device()` at its first line), made anew when
+    /// the device's Call-ID changed.
+    mutating func withHead<R>(_ local: Int, callID: String, device: () -> String,
+                              _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if local < heads.count, !heads[local].bytes.isEmpty, Self.words(heads[local].callID) == Self.words(callID) {
+            return heads[local].bytes.withUnsafeBufferPointer(body)
         }
-        return heads[local].bytes.withUnsafeBufferPointer { head in
-            bytes.withUnsafeBufferPointer { all in body(head, UnsafeBufferPointer(rebasing: all[end])) }
-        }
-    }
-
-    private mutating func makeHead(_ local: Int, callID: String, device: () -> String) {
         let middle = middle(local, device: device)
         if local >= heads.count {
             heads.append(contentsOf: repeatElement((callID: "", bytes: [UInt8]()), count: local + 1 - heads.count))
@@ -60,6 +51,7 @@ struct SIPLineParts {
             HistoryText.sipHead(middle: UnsafeBufferPointer(rebasing: all[middle]), conversation: callID, into: &head)
         }
         heads[local] = (callID, head)
+        return heads[local].bytes.withUnsafeBufferPointer(body)
     }
 
     /// The end of a line of `label`, sent or received; nil when the table is full.

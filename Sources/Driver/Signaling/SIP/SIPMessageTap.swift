@@ -43,8 +43,11 @@ final class SIPMessageTap {
         }
         // The device's head (its middle and this Call-ID quoted) is made at the call's first line and read after.
         let journal = self.journal, table = self.table
-        parts.withLine(local, callID: callID, end: end, device: { table.devices[local].identity.id }) { head, end in
-            journal.history { HistoryText.sip(t: t, head: head, end: end, into: &$0) }
+        let endBytes = parts.bytes[end]
+        endBytes.withUnsafeBufferPointer { end in
+            parts.withHead(local, callID: callID, device: { table.devices[local].identity.id }) { head in
+                journal.history { HistoryText.sip(t: t, head: head, end: end, into: &$0) }
+            }
         }
     }
 
