@@ -41,30 +41,6 @@ extension HistoryText {
             w.append(to: &o)
         }
     }
-
-    /// A `sip` line's head: the device's `middle` (`sipMiddle`) and the Call-ID quoted, the same for every line of a
-    /// device's call (a device's dozen lines a hold call then quote and check the Call-ID once).
-    public static func sipHead(middle: UnsafeBufferPointer<UInt8>, conversation: String, into o: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: middle.count + JSONLineWriter.bound(conversation)) {
-            var w = JSONLineWriter($0)
-            w.bytes(middle)
-            w.quoted(conversation)
-            w.append(to: &o)
-        }
-    }
-
-    /// The `sip` line from its `head` (`sipHead`) and the message's `end` (`sipEnd`): the time's digits and two copies.
-    public static func sip(t: UInt64, head: UnsafeBufferPointer<UInt8>, end: UnsafeBufferPointer<UInt8>,
-                           into o: inout [UInt8]) {
-        let capacity = 8 + JSONLineWriter.integerBound + head.count + end.count
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) {
-            var w = JSONLineWriter($0)
-            w.raw("{\"t\":"); w.integer(t)
-            w.bytes(head)
-            w.bytes(end)
-            w.append(to: &o)
-        }
-    }
 }
 
 extension JSONLineWriter {

@@ -58,18 +58,4 @@ final class SIPLinePartsTests: XCTestCase {
         for i in 0..<(SIPLineParts.maxEnds - 2) { XCTAssertNotNil(parts.end(code: 100 + i, sent: true) { "\(i)" }) }
         XCTAssertNil(parts.end(code: 99, sent: true) { "full" })
     }
-
-    /// A device's head holds its middle and its Call-ID quoted: made once per Call-ID, anew when it changes.
-    func testADevicesHeadIsMadeOncePerCallID() {
-        var parts = SIPLineParts()
-        let first = "1l5e9jnjj46@127.0.0.1", second = "2abc@127.0.0.1"
-        func head(_ callID: String) -> String {
-            parts.withHead(2, callID: callID, device: { "dev-2" }) { String(decoding: $0, as: UTF8.self) }
-        }
-        XCTAssertEqual(head(first), #","type":"sip","device":"dev-2","conversation":"1l5e9jnjj46@127.0.0.1""#)
-        XCTAssertEqual(head(first), head(first))
-        XCTAssertEqual(head(second), #","type":"sip","device":"dev-2","conversation":"2abc@127.0.0.1""#)
-        XCTAssertEqual(head(String(first.reversed().reversed())), head(first), "the same text in another String")
-    }
 }
-

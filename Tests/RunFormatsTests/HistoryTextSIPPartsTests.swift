@@ -35,26 +35,4 @@ final class HistoryTextSIPPartsTests: XCTestCase {
             }
         }
     }
-
-    /// The head's path (`sipHead`: the middle and the Call-ID quoted once per call) writes the same line too.
-    func testALineFromItsHeadIsTheLineWrittenWhole() {
-        for device in Self.texts {
-            for conversation in Self.texts {
-                var middle: [UInt8] = [], head: [UInt8] = [], end: [UInt8] = []
-                HistoryText.sipMiddle(device: device, into: &middle)
-                middle.withUnsafeBufferPointer {
-                    HistoryText.sipHead(middle: $0, conversation: conversation, into: &head)
-                }
-                HistoryText.sipEnd(sent: false, message: "180 INVITE", into: &end)
-                var out: [UInt8] = [0x41], whole: [UInt8] = [0x41]
-                head.withUnsafeBufferPointer { h in
-                    end.withUnsafeBufferPointer { HistoryText.sip(t: 918_531_912, head: h, end: $0, into: &out) }
-                }
-                HistoryText.sip(t: 918_531_912, device: device, conversation: conversation, sent: false,
-                                message: "180 INVITE", into: &whole)
-                XCTAssertEqual(out, whole, "\(device) \(conversation)")
-            }
-        }
-    }
 }
-

@@ -17,10 +17,6 @@ struct SIPLineParts {
     /// in a word (start high, end low; 0 for none: an end is never empty).
     private var codeEnds: [UInt64] = []
     private var codeCount = 0
-    /// Each device's head (`HistoryText.sipHead`: its middle and its current Call-ID quoted) by worker-local index,
-    /// with that Call-ID, kept so its storage lives as long as the head: a Call-ID with the same words is the same
-    /// text (the agent's own string, the same at each of the call's messages); another makes the head anew.
-    private var heads: [(callID: String, bytes: [UInt8])] = []
     /// The labels whose words key `ends`, kept so their storage lives as long as the keys.
     private var labels: [String] = []
     static let maxEnds = 64
@@ -33,25 +29,6 @@ struct SIPLineParts {
         HistoryText.sipMiddle(device: device(), into: &bytes)
         middles[local] = start..<bytes.count
         return middles[local]
-    }
-
-    /// Reads device `local`'s head for `callID` (its middle made from `device()` at its first line), made anew when
-    /// the device's Call-ID changed.
-    mutating func withHead<R>(_ local: Int, callID: String, device: () -> String,
-                              _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        if local < heads.count, !heads[local].bytes.isEmpty, Self.words(heads[local].callID) == Self.words(callID) {
-            return heads[local].bytes.withUnsafeBufferPointer(body)
-        }
-        let middle = middle(local, device: device)
-        if local >= heads.count {
-            heads.append(contentsOf: repeatElement((callID: "", bytes: [UInt8]()), count: local + 1 - heads.count))
-        }
-        var head: [UInt8] = []
-        bytes.withUnsafeBufferPointer { all in
-            HistoryText.sipHead(middle: UnsafeBufferPointer(rebasing: all[middle]), conversation: callID, into: &head)
-        }
-        heads[local] = (callID, head)
-        return heads[local].bytes.withUnsafeBufferPointer(body)
     }
 
     /// The end of a line of `label`, sent or received; nil when the table is full.

@@ -38,17 +38,11 @@ final class SIPMessageTap {
         if code == SIPLabelCode.none { return }
         if code == SIPLabelCode.other { return byText(local, callID: callID, sent: sent, message) }
         let t = clock.nowNanos() &- runStart
+        let middle = middle(local)
         guard let end = parts.end(code: code, sent: sent, label: { SIPLabelCode.label(code) }) else {
             return whole(t, local, callID: callID, sent: sent, label: SIPLabelCode.label(code))
         }
-        // The device's head (its middle and this Call-ID quoted) is made at the call's first line and read after.
-        let journal = self.journal, table = self.table
-        let endBytes = parts.bytes[end]
-        endBytes.withUnsafeBufferPointer { end in
-            parts.withHead(local, callID: callID, device: { table.devices[local].identity.id }) { head in
-                journal.history { HistoryText.sip(t: t, head: head, end: end, into: &$0) }
-            }
-        }
+        write(t, middle: middle, callID: callID, end: end)
     }
 
     /// A message of a method with no number: its label made and its end found by the label's text.
