@@ -75,10 +75,20 @@ struct DeviceModel {
     var count: Int { devices.count }
     var idleCount: Int { idle.count - idleHead }
 
-    /// Read by borrowing (`_read`): a field read such as `devices[local].manager.check(…)` copied the whole device,
-    /// its conversation manager's tables retained and released, at several reads per event.
+    /// Read in place: a field read such as `devices[local].manager.check(…)` through a copying getter copied the
+    /// whole device, its conversation manager's tables retained and released, at several reads per event.
+    ///
+    /// By address (`unsafeAddress`: the element in `devices`' storage, which no one can change during the read
+    /// access), not by a `_read` coroutine: in a debug build (Swift 6.3, -Onone) the coroutine yielded a copy of
+    /// the device in its heap frame, and code that read a large field of it (`.manager`) kept using the yielded
+    /// address after the coroutine had ended and freed that frame: reads of freed memory (ASan) and a release of
+    /// whatever the heap had put there since, the websocket scenario's signal 11 in `outlined destroy of
+    /// ConversationManager` under `judgeVoIP` (docs/ARCHITECTURE.md, known issues, 2026-12-07).
     subscript(local: Int) -> Device {
-        _read { yield devices[local] }
+        unsafeAddress {
+            precondition(local >= 0 && local < devices.count, "device \(local) of \(devices.count)")
+            return devices.withUnsafeBufferPointer { UnsafePointer($0.baseAddress! + local) }
+        }
         _modify { yield &devices[local] }
     }
 
