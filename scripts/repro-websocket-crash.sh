@@ -3,7 +3,7 @@
 # BIN and counts the runs that crashed (exit by a signal, or a "Program crashed" backtrace in the log).
 # Usage: scripts/repro-websocket-crash.sh BIN N [WORKDIR]
 set -u
-BIN=$1; N=$2; WORK=${3:-$(mktemp -d /tmp/s55crash-repro.XXXXXX)}
+BIN=$1; N=$2; WORK=${3:-$(mktemp -d /tmp/s55crash-repro.XXXXXX)}; mkdir -p "$WORK"
 ROOT=$(cd "$(dirname "$0")/.." && pwd); cd "$ROOT"
 crashes=0; other=0
 for i in $(seq 1 "$N"); do
