@@ -80,10 +80,21 @@ struct OpTable {
     /// whose setter copied it back (issue 33).
     func position(_ op: Int) -> Int? { slot(op).map { Int($0) } }
 
+    /// Debug builds read by address, as `DeviceModel.subscript(local:)` does (docs/ARCHITECTURE.md, known issues).
+    #if DEBUG
+    subscript(record k: Int) -> OpRecord {
+        unsafeAddress {
+            precondition(k >= 0 && k < records.count, "record \(k) of \(records.count)")
+            return records.withUnsafeBufferPointer { UnsafePointer($0.baseAddress! + k) }
+        }
+        _modify { yield &records[k] }
+    }
+    #else
     subscript(record k: Int) -> OpRecord {
         _read { yield records[k] }
         _modify { yield &records[k] }
     }
+    #endif
 
     /// Adds the record of an op not in the table (`position(op)` is nil).
     mutating func insert(_ op: Int, _ record: consuming OpRecord) {
