@@ -156,6 +156,24 @@ public struct ThreadScheduling: Sendable, Equatable, CustomStringConvertible {
     /// The calling thread's real-time priority (0 unless `fifo` took), for tests and measurement.
     public static func currentRealtimePriority() -> Int32 { clinux_thread_realtime_priority() }
 
+    /// Whether this process may put a thread at SCHED_FIFO (CAP_SYS_NICE or an RLIMIT_RTPRIO), tried on a thread of
+    /// its own that ends at once, so the caller's policy stays; for tests and measurement.
+    public static func realtimeAllowed() -> Bool {
+        let took = RealtimeTry()
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            took.value = ThreadScheduling.fifo.applyToCurrentThread()
+            done.signal()
+        }.start()
+        done.wait()
+        return took.value
+    }
+
     /// The calling thread's nice value, for tests and measurement.
     public static func currentNice() -> Int32 { clinux_thread_nice() }
+}
+
+/// The trying thread's answer, written before the semaphore `realtimeAllowed` waits on.
+private final class RealtimeTry: @unchecked Sendable {
+    var value = false
 }

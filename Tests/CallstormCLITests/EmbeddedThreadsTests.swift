@@ -57,23 +57,6 @@ final class EmbeddedThreadsTests: XCTestCase {
             XCTAssertEqual(gateway, .fifo, "beside the workers, which run at fifo")
         }
         // SCHED_FIFO where this process may have it, else SCHED_OTHER (refused without CAP_SYS_NICE).
-        XCTAssertEqual(threads["cs.gateway.0"]?.policy, Self.mayUseRealtime ? 1 : 0, "cs.gateway.0")
+        XCTAssertEqual(threads["cs.gateway.0"]?.policy, ThreadScheduling.realtimeAllowed() ? 1 : 0, "cs.gateway.0")
     }
-
-    /// Whether this process may ask for SCHED_FIFO, tried on a thread of its own.
-    private static var mayUseRealtime: Bool {
-        let took = TookBox()
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            took.value = ThreadScheduling.fifo.applyToCurrentThread()
-            done.signal()
-        }.start()
-        done.wait()
-        return took.value
-    }
-}
-
-/// The trying thread's answer, written before the semaphore the test waits on.
-private final class TookBox: @unchecked Sendable {
-    var value = false
 }

@@ -24,28 +24,11 @@ final class WorkerThreadSchedulingTests: XCTestCase {
         if wanted.priority == .fifo {
             // Refused without CAP_SYS_NICE or an RLIMIT_RTPRIO: the thread stays at SCHED_OTHER.
             XCTAssertTrue(seen.0 == 1 || seen.0 == 0, "policy \(seen.0)")
-            if Self.mayUseRealtime { XCTAssertEqual(seen.0, 1) }
+            if ThreadScheduling.realtimeAllowed() { XCTAssertEqual(seen.0, 1) }
             return
         }
         XCTAssertEqual(seen.0, wanted.policy)
         try XCTSkipIf(seen.1 <= 0, "this kernel reports no EEVDF slice")
         if wanted.sliceMicros > 0 { XCTAssertEqual(seen.1, Int64(wanted.sliceMicros) * 1000) }
     }
-
-    /// Whether this process may ask for SCHED_FIFO, tried on a thread of its own (then the workers must have it).
-    private static var mayUseRealtime: Bool {
-        let took = TookBox()
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            took.value = ThreadScheduling.fifo.applyToCurrentThread()
-            done.signal()
-        }.start()
-        done.wait()
-        return took.value
-    }
-}
-
-/// The trying thread's answer, written before the semaphore the test waits on.
-private final class TookBox: @unchecked Sendable {
-    var value = false
 }

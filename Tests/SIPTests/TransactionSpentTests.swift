@@ -8,15 +8,7 @@ final class TransactionSpentTests: XCTestCase {
     private let ms: UInt64 = 1_000_000
     private let udp = SIPTimerValues(reliable: false)
 
-    private func request(_ method: SIPMethod) -> SIPMessage {
-        var m = SIPMessage.request(method, uri: "sip:bob@127.0.0.1")
-        m.addHeader(.via, "SIP/2.0/UDP 127.0.0.1:5070;branch=z9hG4bK1")
-        m.addHeader(.from, "<sip:alice@127.0.0.1>;tag=a")
-        m.addHeader(.to, "<sip:bob@127.0.0.1>")
-        m.addHeader(.callID, "c1")
-        m.addHeader(.cseq, SIPCSeq(1, method).text)
-        return m
-    }
+    private func request(_ method: SIPMethod) -> SIPMessage { SIPMessage.transactionRequest(method) }
 
     /// Spent: the method kept, nothing else (no header, no body, no Request-URI).
     private func assertSpent(_ m: SIPMessage, _ method: SIPMethod, line: UInt = #line) {

@@ -8,15 +8,7 @@ final class TransactionTests: XCTestCase {
     private let udp = SIPTimerValues(reliable: false)
     private let tcp = SIPTimerValues(reliable: true)
 
-    private func request(_ method: SIPMethod) -> SIPMessage {
-        var m = SIPMessage.request(method, uri: "sip:bob@127.0.0.1")
-        m.addHeader(.via, "SIP/2.0/UDP 127.0.0.1:5070;branch=z9hG4bK1")
-        m.addHeader(.from, "<sip:alice@127.0.0.1>;tag=a")
-        m.addHeader(.to, "<sip:bob@127.0.0.1>")
-        m.addHeader(.callID, "c1")
-        m.addHeader(.cseq, SIPCSeq(1, method).text)
-        return m
-    }
+    private func request(_ method: SIPMethod) -> SIPMessage { SIPMessage.transactionRequest(method) }
 
     private func sends(_ effects: [TransactionEffect]) -> [Bool] {
         effects.compactMap { if case .send(_, let again) = $0 { return again } else { return nil } }
