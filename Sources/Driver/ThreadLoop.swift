@@ -54,7 +54,10 @@ final class ThreadLoop: DriverLoop, @unchecked Sendable {
                 armedWake = .max
                 wake()
             }
-            if Self.workerScheduling.priority == .fifo, ThreadScheduling.currentPolicy() != 1 { Self.noteFifoRefused }
+            let fifo = ThreadPriority.fifo
+            if Self.workerScheduling.priority == fifo, ThreadScheduling.currentPolicy() != fifo.policy {
+                Self.noteFifoRefused
+            }
             return nil
         }
         if let made {
