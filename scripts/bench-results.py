@@ -293,7 +293,7 @@ if ck:
                 "times the history's operations per line); the checker does strictly more per line.")
 
 # MARK: - scale
-def machine_hiccups(run, probe_file, stall_ms=2):
+def machine_hiccups(run, probe_file, stall_ms=2, span=30):
     """What the hiccup probe saw, on the run's own time axis (series second N is Unix second originUnixSeconds + N,
     shard.json): its priority, its late wake-ups while the load ran, and the seconds in which the machine stalled:
     the probe at real-time priority woke `stall_ms` or more late, which no other process's threads can cause, only
@@ -306,7 +306,7 @@ def machine_hiccups(run, probe_file, stall_ms=2):
         return None
     priority = next((l.split()[2] for l in lines if l.startswith("# priority")), "unknown")
     late = [(int(t) / 1000 - origin, float(ms)) for t, ms in (l.split() for l in lines if not l.startswith("#"))]
-    late = [(at, ms) for at, ms in late if load_start <= at < load_start + 30]
+    late = [(at, ms) for at, ms in late if load_start <= at < load_start + span]
     stalled = sorted({int(at) for at, ms in late if ms >= stall_ms}) if priority == "fifo" else []
     return {"priority": priority, "late_wakeups": len(late), "max": max((ms for _, ms in late), default=0.0),
             "stall_ms": stall_ms, "stalled_seconds": stalled}
@@ -379,6 +379,21 @@ if races:
            goal="0 violations", meets=violations == 0, extra={"per_scenario": races})
 
 # MARK: - end-to-end capacity: the knee of Scenarios/capacity.yaml (embedded target + callstorm on this machine)
+def capacity_stalls(directory, lags):
+    """The run's seconds with callstorm's lag p99 over 1 ms beside the seconds in which the machine itself stalled
+    (the real-time probe bench.sh runs beside it, `<run>.hiccups`): shown, not subtracted, as for the scale run
+    (a probe can be delayed by kernel work done for callstorm too). "" without the probe's file."""
+    hiccups = machine_hiccups(directory, directory + ".hiccups", span=10_000)
+    if not hiccups:
+        return ""
+    over = [(second, p99) for p99, second in sorted(lags, key=lambda x: x[1]) if p99 > 1]
+    stalled = set(hiccups["stalled_seconds"])
+    listed = ", ".join(f"{second} ({p99:g} ms, {'a machine stall' if second in stalled else 'no machine stall'})"
+                       for second, p99 in over) or "none"
+    return (f"; seconds with callstorm's lag p99 over 1 ms: {listed}; the machine's own stalls ≥ "
+            f"{hiccups['stall_ms']} ms ({hiccups['priority']} probe): "
+            f"{len(hiccups['stalled_seconds'])} second(s), the worst wake-up {hiccups['max']:g} ms late")
+
 def capacity_run(directory):
     """One run of Scenarios/capacity.yaml: (kind, value, peer name, peer value, worst lag p99 up to the knee,
     harness-bound, note); None when the run left no capacity summary."""
@@ -391,28 +406,29 @@ def capacity_run(directory):
     # Lag up to the knee: the worst per-second p99 of scheduler_lag (timeseries.csv) before the breaking window.
     last = broken["second"] if broken else float("inf")
     series = os.path.join(directory, "timeseries.csv")
-    lags = [float(row["p99"]) for row in csv.DictReader(open(series))
+    lags = [(float(row["p99"]), int(row["second"])) for row in csv.DictReader(open(series))
             if row["metric"] == "scheduler_lag" and row["p99"] and int(row["second"]) < last] \
         if os.path.exists(series) else []
-    lag_up_to = max(lags) if lags else None
+    lag_up_to = max(lags)[0] if lags else None
+    stalls = capacity_stalls(directory, lags)
     # The row reports the target's knee, or callstorm's own bound when callstorm saturated first, or the highest
     # rate that held when neither was reached; never a 0 that reads as "no capacity".
     if broken:
         return ("knee (calls started/s, window mean)", knee, "first window over the limit", broken["callsPerSecond"],
                 lag_up_to, False,
                 f"broke at second {broken['second']} with {broken['valueMicros'] / 1000:g} ms over "
-                f"{broken['samples']} samples")
+                f"{broken['samples']} samples" + stalls)
     if harness:
         return ("harness-bound: callstorm saturated first (calls started/s)",
                 harness.get("lastGoodCallsPerSecond") or harness["deliveredCallsPerSecond"],
                 "planned where callstorm saturated", harness["plannedCallsPerSecond"], lag_up_to, True,
                 f"callstorm's own scheduler lag p99 reached {harness['lagMicros'] / 1000:g} ms from second "
                 f"{harness['fromSecond']} (planned {harness['plannedCallsPerSecond']:g} calls/s): the target's knee "
-                "is above")
+                "is above" + stalls)
     return ("limit held up to (calls started/s): knee not reached",
             max([w["callsPerSecond"] for w in windows if w.get("passed")] or [None]), "highest window of the ramp",
             max([w["callsPerSecond"] for w in windows] or [0]), lag_up_to, False,
-            "the limit held over the whole ramp and callstorm kept up")
+            "the limit held over the whole ramp and callstorm kept up" + stalls)
 
 
 # bench.sh runs it CAPACITY_RUNS times (capacity/, capacity-2/, …): one binary's knee moves by ~400 calls/s

@@ -250,7 +250,11 @@ if wanted capacity; then
         dir=capacity
         [ "$run" -eq 1 ] || dir=capacity-$run
         rm -rf "${work:?}/$dir"
+        # The machine's own stalls beside each run, as for the scale run: the row names the seconds in which a
+        # real-time probe woke late beside callstorm's worst lag second (shown, not subtracted).
+        python3 scripts/bench-hiccup-probe.py "$work/$dir.hiccups" & probe=$!
         "$bin" run Scenarios/capacity.yaml --out "$work/$dir" > "$work/$dir.log" 2>&1 || true
+        stop "$probe"
         grep -E "^capacity:" "$work/$dir.log" || tail -3 "$work/$dir.log" || true
     done
 fi
