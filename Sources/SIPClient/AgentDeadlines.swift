@@ -6,7 +6,8 @@
 /// is taken out. Until 2026-12-07 it was a `MinHeap` with lazy cancellation: every deadline that moved earlier
 /// pushed another entry, and the stale ones were popped when they came to the top (17.5 pops a call in the hold
 /// bench for 5 agents due; the heap grew with them, so each pop sifted deeper, touching more cache lines at rate).
-/// Equal deadlines come out by agent id.
+/// Equal deadlines come out by agent id. Each agent's transactions are timed by one too, by slot
+/// (`TransactionTable`; an "agent" below is then a slot).
 struct AgentDeadlines {
     /// The heap, earliest first at index 0; ties by agent id.
     private var heap: [(at: UInt64, agent: Int)] = []
@@ -33,6 +34,12 @@ struct AgentDeadlines {
             heap[i].at = due
             siftDown(i)
         }
+    }
+
+    /// Every entry gone, the storage kept (a transaction table's at its agent's sleep: `TransactionTable`).
+    mutating func removeAll() {
+        heap.removeAll(keepingCapacity: true)
+        places.removeAll(keepingCapacity: true)
     }
 
     /// Forgets `agent` (closed).

@@ -1,9 +1,10 @@
-/// One agent's table of a few entries (its transactions in flight, its calls, its dialogs): entries in an array,
+/// One agent's table of a few entries (its calls, its dialogs): entries in an array,
 /// found by comparing keys one after the other. A user agent is one phone: it holds a handful of each at a time,
 /// and a scan of three keys costs less than one `Dictionary` lookup, which hashed the Call-ID or branch `String`
 /// with SipHash on every find and copied the value out and back on every change (issue 33: ~180 k instructions
 /// per call in hashing alone). The subscript's `_modify` changes an entry in place; entries keep the order they
-/// were added in.
+/// were added in. The transactions left it on 2026-12-08 (`TransactionTable`): finished ones linger 32 s over UDP,
+/// so an agent holds dozens, not a few.
 ///
 /// The `Dictionary` surface the agent uses (subscript, `removeValue(forKey:)`, `keys`, `values`), so the tables
 /// read as before.
@@ -58,37 +59,6 @@ struct AgentTable<Key: Equatable, Value> {
         return body(&valueList[i]!)
     }
 
-    /// Runs `body` on each entry in place, in order, and appends to `results` what it returned for each (the
-    /// transactions' timers: a walk over `keys` copied the key list and scanned for each key again; the caller's
-    /// list, so that two tables fill one).
-    mutating func updateEach<R>(into results: inout [R], _ body: (Key, inout Value) -> R?) {
-        var i = 0
-        while i < valueList.count {
-            if valueList[i] != nil, let result = body(keyList[i], &valueList[i]!) { results.append(result) }
-            i += 1
-        }
-    }
-
-    /// The smallest of `deadline` over the values, each reached in place (`inout` through the buffer, no copy):
-    /// `forEachValue`, and reading `p[i]?.property` off the buffer, copied each value out to ask it and destroyed
-    /// the copy (a transaction: its request retained, its four timer slots copied).
-    mutating func earliest(_ deadline: (inout Value) -> UInt64?) -> UInt64? {
-        // Empty, the list is the shared empty array, which a mutable buffer would allocate a copy of.
-        guard !valueList.isEmpty else { return nil }
-        return valueList.withUnsafeMutableBufferPointer { p in
-            var next: UInt64?
-            for i in 0..<p.count where p[i] != nil {
-                if let d = deadline(&p[i]!), d < next ?? .max { next = d }
-            }
-            return next
-        }
-    }
-
-    /// Runs `body` on each value (`values` would build an array for one pass).
-    func forEachValue(_ body: (Value) -> Void) {
-        for value in valueList { if let value { body(value) } }
-    }
-
     func contains(_ key: Key) -> Bool { index(key) != nil }
 
     var count: Int { keyList.count }
@@ -108,26 +78,6 @@ struct AgentTable<Key: Equatable, Value> {
                 i += 1
             }
         }
-    }
-
-    /// Adds entry `key`, which the caller knows the table lacks (the subscript's setter would scan for it first).
-    mutating func append(_ key: Key, _ value: Value) {
-        keyList.append(key)
-        valueList.append(value)
-    }
-
-    /// Sets entry `key` to `value`, where the entry lies or added at the end, and returns the value it replaced:
-    /// the subscript's setter with the old value moved out instead of destroyed unseen.
-    @discardableResult
-    mutating func replaceValue(_ value: Value, forKey key: Key) -> Value? {
-        guard let i = index(key) else {
-            keyList.append(key)
-            valueList.append(value)
-            return nil
-        }
-        var old: Value? = value
-        swap(&old, &valueList[i])
-        return old
     }
 
     /// Every entry gone, the arrays' storage kept for the next ones (a parked agent's tables at its sleep: the

@@ -11,15 +11,15 @@ import SIP
 /// branches (`z9hG4bK…`) are issued by this agent; requests from others are matched by branch as they come.
 struct TransactionLayer {
     let timers: SIPTimerValues
-    /// The transactions in flight, a few per agent: `AgentTable`s, scanned rather than hashed.
-    private(set) var clients = AgentTable<TransactionKey, ClientTransaction>()
-    private(set) var servers = AgentTable<TransactionKey, ServerTransaction>()
-    /// Where each server transaction's responses go (the handle of the request's sender).
-    private var sources = AgentTable<TransactionKey, Int>()
-    /// `nextDeadline` as last computed, kept while the changes leave it known (`moved`): the pool asks after every
-    /// datagram, and the walk over both tables was ~8 k instructions a call; forgotten after each change until
-    /// 2026-12-07, it was walked again for nearly every ask (~6.5 k a call).
-    private var knownNext: (valid: Bool, due: UInt64?) = (false, nil)
+    /// The transactions in flight and those finished that still absorb retransmissions (32 s over UDP):
+    /// `TransactionTable`s, found by key and timed by a heap whatever their number.
+    private(set) var clients = TransactionTable<ClientTransaction>()
+    private(set) var servers = TransactionTable<ServerTransaction>()
+    /// Where each server transaction's responses go (the handle of the request's sender), by its slot in
+    /// `servers`: set whenever the transaction is made or answers, so a reused slot never reads a stale one.
+    private var sources: [Int] = []
+    /// The slots `advance` fires, kept between calls (no list allocated per tick).
+    private var due: [Int] = []
 
     init(timers: SIPTimerValues) { self.timers = timers }
 
@@ -30,8 +30,6 @@ struct TransactionLayer {
     mutating func reset() {
         clients.removeAll()
         servers.removeAll()
-        sources.removeAll()
-        knownNext = (false, nil)
     }
 
     /// A transaction's key from its top Via branch and method.
@@ -48,52 +46,24 @@ struct TransactionLayer {
         return key(request.branch, method == .ack ? .invite : method)
     }
 
-    /// The earliest timer of any transaction, each read in place (`AgentTable.earliest`): the pool asks after
-    /// every datagram, and a copy of each transaction to ask it cost more than the comparisons. Mutating only for
-    /// that in-place access; nothing changes.
-    mutating func nextDeadline() -> UInt64? {
-        if knownNext.valid { return knownNext.due }
-        let due = walkedNextDeadline()
-        knownNext = (true, due)
-        return due
-    }
-
-    private mutating func walkedNextDeadline() -> UInt64? {
-        let client = clients.earliest { $0.nextDeadline }
-        let server = servers.earliest { $0.nextDeadline }
-        guard let client else { return server }
-        return min(client, server ?? .max)
-    }
-
-    /// One transaction's deadline went from `old` to `new` (nil: none; a new transaction's `old` and a forgotten
-    /// one's `new` are nil), the tables already changed: the known earliest stays known unless the transaction
-    /// that held it moved later or left, which only a walk can tell, but for an agent left with one transaction
-    /// or none (the usual case: each response moves the one that holds the earliest). Every change of a
-    /// transaction goes through here or forgets the earliest.
-    private mutating func moved(from old: UInt64?, to new: UInt64?) {
-        guard knownNext.valid else { return }
-        let known = knownNext.due ?? .max, old = old ?? .max, new = new ?? .max
-        if new <= known {
-            if new < known { knownNext.due = new }  // earlier than every other one (`new < .max` here)
-        } else if old <= known {  // it held the earliest (`old == known`) and moved later or left
-            let left = clients.count + servers.count
-            if left == 0 {
-                knownNext.due = nil
-            } else if left == 1, new < .max {
-                knownNext.due = new  // the one left is this one (a forgotten one's `new` is `.max`)
-            } else {
-                knownNext.valid = false
-            }
-        }
+    /// The earliest timer of any transaction: the tops of the two tables' heaps (the pool asks after every
+    /// datagram; until 2026-12-08 a kept earliest, walked again over every transaction whenever the one that held
+    /// it moved later or left, which each response to it did).
+    func nextDeadline() -> UInt64? {
+        let due = min(clients.nextDue, servers.nextDue)
+        return due == .max ? nil : due
     }
 
     /// The request that began transaction `key`, client or server.
-    func request(_ key: TransactionKey) -> SIPMessage? { clients[key]?.request ?? servers[key]?.request }
+    func request(_ key: TransactionKey) -> SIPMessage? {
+        if let slot = clients.find(key) { return clients[slot].request }
+        return servers.find(key).map { servers[$0].request }
+    }
 
     func hasServer(_ key: TransactionKey) -> Bool { servers.contains(key) }
 
     /// Where server transaction `key` answers.
-    func source(_ key: TransactionKey) -> Int? { sources[key] }
+    func source(_ key: TransactionKey) -> Int? { servers.find(key).map { sources[$0] } }
 
     /// Starts a client transaction for `request` (its top Via names the branch) and returns the effects of
     /// sending it.
@@ -102,9 +72,12 @@ struct TransactionLayer {
         request.keepFields()  // the key, each send's history and a timeout read them
         let (transaction, effects) = ClientTransaction.start(request, timers: timers, now: now)
         let key = Self.key(request.branch, request.cseq?.method)
-        // One with the same key (a branch reused) is replaced where it lies, as the subscript's setter did.
-        if let old = clients.replaceValue(transaction, forKey: key) { moved(from: old.nextDeadline, to: nil) }
-        moved(from: nil, to: transaction.nextDeadline)
+        // One with the same key (a branch reused) is replaced where it lies, as the array table's setter did.
+        if let slot = clients.find(key) {
+            _ = clients.replace(slot, with: transaction)
+        } else {
+            clients.insert(key, transaction)
+        }
         return (key, effects)
     }
 
@@ -114,14 +87,12 @@ struct TransactionLayer {
     mutating func receive(response: SIPMessage, now: UInt64)
         -> (key: TransactionKey, effects: [TransactionEffect], absorbed: Bool)? {
         let key = Self.clientKey(of: response)
-        let result = clients.update(key) { t in
+        guard let slot = clients.find(key) else { return nil }
+        let (effects, absorbed) = clients.update(slot) { t in
             let repeated = t.state == .accepted && (response.status ?? 0) / 100 == 2
-            let old = t.nextDeadline
             let effects = t.receive(response, now: now)
-            return (old, t.nextDeadline, effects, effects.isEmpty || repeated)
+            return (effects, effects.isEmpty || repeated)
         }
-        guard let (old, new, effects, absorbed) = result else { return nil }
-        moved(from: old, to: new)
         return (key, effects, absorbed)
     }
 
@@ -129,13 +100,8 @@ struct TransactionLayer {
     /// starts a new one (or is the ACK of a 2xx).
     mutating func receive(request: SIPMessage, now: UInt64) -> (key: TransactionKey, effects: [TransactionEffect])? {
         let key = Self.serverKey(of: request)
-        guard let (old, new, effects) = servers.update(key, { t in
-            let old = t.nextDeadline
-            let effects = t.receive(request, now: now)
-            return (old, t.nextDeadline, effects)
-        }) else { return nil }
-        moved(from: old, to: new)
-        return (key, effects)
+        guard let slot = servers.find(key) else { return nil }
+        return (key, servers.update(slot) { $0.receive(request, now: now) })
     }
 
     /// Passes the layer above's `response` through its server transaction, created for `request` (or for the
@@ -145,66 +111,58 @@ struct TransactionLayer {
         var response = response
         response.keepFields()  // the key and the history read them
         let key = Self.key(response.branch, response.cseq?.method)
-        sources[key] = source
-        if let (old, new, effects) = servers.update(key, { t in
-            let old = t.nextDeadline
-            let effects = t.respond(response, now: now)
-            return (old, t.nextDeadline, effects)
-        }) {
-            moved(from: old, to: new)
-            return (key, effects)
+        if let slot = servers.find(key) {
+            sources[slot] = source
+            return (key, servers.update(slot) { $0.respond(response, now: now) })
         }
         var t = ServerTransaction(request: request ?? response, timers: timers)
         let effects = t.respond(response, now: now)
-        let due = t.nextDeadline
-        servers.append(key, t)  // none had the key (`update` found none): no scan for it again
-        moved(from: nil, to: due)
+        let slot = servers.insert(key, t)  // none had the key (`find` found none)
+        if slot < sources.count {
+            sources[slot] = source
+        } else {
+            sources.append(source)  // slots count up one at a time
+        }
         return (key, effects)
     }
 
     /// The ACK of server transaction `key`'s 2xx, found by its dialog: ends the transaction if it is Accepted.
     mutating func acknowledged(_ ack: SIPMessage, key: TransactionKey, now: UInt64) {
-        guard let (old, new, effects) = servers.update(key, { t in
-            let old = t.nextDeadline
-            let effects = t.state == .accepted ? t.receive(ack, now: now) : []
-            return (old, t.nextDeadline, effects)
-        }) else { return }
-        moved(from: old, to: new)
+        guard let slot = servers.find(key) else { return }
+        let effects = servers.update(slot) { t in t.state == .accepted ? t.receive(ack, now: now) : [] }
         if effects.contains(.terminated) { forget(key) }
     }
 
     /// Fires every timer due at `now`: each fired transaction's key, where it answers (server ones), and effects,
-    /// client transactions first.
+    /// client transactions first, each table's in the order they were added (as the array tables walked them).
     mutating func advance(to now: UInt64) -> [(key: TransactionKey, source: Int?, effects: [TransactionEffect])] {
-        knownNext.valid = false
-        // One list for both tables, filled in place (a list of each table's results, then this one made of them,
-        // was three allocations per tick that fired anything).
         var fired: [(key: TransactionKey, source: Int?, effects: [TransactionEffect])] = []
-        clients.updateEach(into: &fired) { key, t in
-            guard let due = t.nextDeadline, due <= now else { return nil }
-            return (key, nil, t.advance(to: now))
+        guard min(clients.nextDue, servers.nextDue) <= now else { return fired }
+        due.removeAll(keepingCapacity: true)
+        clients.popDue(now, into: &due)
+        for slot in due {
+            fired.append((clients.key(slot), nil, clients.update(slot) { $0.advance(to: now) }))
         }
-        let firstServer = fired.count
-        servers.updateEach(into: &fired) { key, t in
-            guard let due = t.nextDeadline, due <= now else { return nil }
-            return (key, nil, t.advance(to: now))
+        due.removeAll(keepingCapacity: true)
+        servers.popDue(now, into: &due)
+        for slot in due {
+            fired.append((servers.key(slot), sources[slot], servers.update(slot) { $0.advance(to: now) }))
         }
-        for i in firstServer..<fired.count { fired[i].source = sources[fired[i].key] }
         return fired
     }
 
     /// Forgets a terminated transaction.
     mutating func forget(_ key: TransactionKey) {
-        if let t = clients.removeValue(forKey: key) { moved(from: t.nextDeadline, to: nil) }
-        if let t = servers.removeValue(forKey: key) { moved(from: t.nextDeadline, to: nil) }
-        sources.removeValue(forKey: key)
+        if let slot = clients.find(key) { clients.remove(slot) }
+        if let slot = servers.find(key) { servers.remove(slot) }
     }
 }
 
 /// A transaction's key (§17.1.3, §17.2.3): its top Via branch and CSeq method (a CANCEL shares its INVITE's
 /// branch), kept as two strings rather than joined into one at every lookup, with a fingerprint of the branch made
-/// once (`KeyPrint`) and compared first: an agent's tables are scanned (`AgentTable`), and each key passed over
-/// cost a `String` comparison of two different branches (`_stringCompareWithSmolCheck`). At 2,400 calls/s a
+/// once (`KeyPrint`) and compared first: an agent's tables were scanned (`AgentTable`, until 2026-12-08; now
+/// `TransactionTable` indexes by the print), and each key passed over cost a `String` comparison of two different
+/// branches (`_stringCompareWithSmolCheck`). At 2,400 calls/s a
 /// caller's table holds the INVITEs of its last calls (Accepted for 64*T1, RFC 6026), a callee's the BYEs it
 /// answered (Timer J), and `AgentTable.index(TransactionKey)` was the pool's largest symbol (issue 33).
 struct TransactionKey: Hashable {
@@ -213,8 +171,8 @@ struct TransactionKey: Hashable {
     /// touch one string, the branch (issue 33, round three).
     let method: SIPMethod
     /// `KeyPrint` of the branch: 0 when it is not ASCII (then the strings alone decide, as `String ==` is
-    /// canonical equivalence, not byte equality).
-    private let print: UInt64
+    /// canonical equivalence, not byte equality). `TransactionTable` indexes by it.
+    let print: UInt64
 
     init(branch: String, method: SIPMethod) {
         self.branch = branch

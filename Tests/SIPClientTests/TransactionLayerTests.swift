@@ -86,7 +86,8 @@ final class TransactionLayerTests: XCTestCase {
 
     /// The earliest deadline over both tables read afresh, each transaction asked: what the kept one must equal.
     private func walked() -> UInt64? {
-        let all = layer.clients.values.compactMap(\.nextDeadline) + layer.servers.values.compactMap(\.nextDeadline)
+        let all = layer.clients.entries.compactMap { $0.value.nextDeadline }
+            + layer.servers.entries.compactMap { $0.value.nextDeadline }
         return all.min()
     }
 
