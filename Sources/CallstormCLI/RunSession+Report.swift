@@ -80,6 +80,7 @@ extension RunSession {
             try RunReporting.save(driven.facts, to: bundle.facts)
             // faults.csv first: the history check attributes findings to the faults on their paths.
             try writeFaults(faultsCSV: driver.faultsCSV, loadStartSecond: result.loadStartSecond)
+            HeapPages.giveBack()  // the run's freed pages, before the join and the check allocate their own
             try RunResults.joinHistory(run: bundle.directory)
             try checkHistory(&result, notes: &notes, failures: &failures)
             attributeToKamailio(notes: &notes, failures: &failures)

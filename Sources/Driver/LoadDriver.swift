@@ -203,7 +203,9 @@ public final class LoadDriver: @unchecked Sendable {
         var merged = Recorder(runStartNanos: runStart)
         for worker in workers {
             merged.merge(worker.finish())
-            notes += worker.loop.sync { worker.books.notes }
+            // Merged: the worker's own copy (a dense histogram per metric, ~13 MB for the SIP hold call) would
+            // stay beside the merged one through the check and the report, the run's peak.
+            notes += worker.loop.sync { worker.books.handedOver() }
         }
         if let note = noOutsideCallNote(merged) { notes.append(note) }
         let registered = Int(merged.counters["devices.registered"] ?? 0)

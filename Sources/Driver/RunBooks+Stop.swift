@@ -55,4 +55,13 @@ extension RunBooks {
         live.slot.publish(recorder, active: activeCalls, final: true)
         return recorder
     }
+
+    /// Once the driver merged what `close` returned: the books let their recorder go (an empty one in its
+    /// place) and hand over their notes. The worker's recorder holds a dense histogram per latency metric
+    /// (~190 KB each) and every second held for the close; kept, it stayed in memory beside the merged copy
+    /// through the history check and the report, the end-of-run peak (issue 33).
+    func handedOver() -> [String] {
+        recorder = Recorder(runStartNanos: runStart)
+        return notes
+    }
 }

@@ -43,6 +43,23 @@ final class RunBooksTests: XCTestCase {
         XCTAssertEqual(rig.worker.books.lateCounts.withLock { $0 }, [MetricName.pushesAccepted: 3])
     }
 
+    /// Once the driver merged a worker's recorder, the books hold none of it (its histograms and counters would
+    /// stay beside the merged copy through the check and the report) and hand over their notes.
+    func testHandedOverBooksLetTheirRecorderGoAndKeepTheirNotes() throws {
+        let rig = try rig()
+        let worker = rig.worker
+        worker.launcher.arrivals.pending = true
+        worker.launcher.arrive(Arrival(index: 0, plannedNanos: 0, flow: 0, answerAfterNanos: 0, talkNanos: 0,
+                                       callerHangsUp: true), now: rig.clock.nowNanos())
+        let whole = worker.finish()
+        XCTAssertEqual(whole.counters[MetricName.callsStarted], 1)
+        let notes = worker.loop.sync { worker.books.handedOver() }
+        XCTAssertTrue(notes.contains { $0.contains("was still in flight at stop") }, "\(notes)")
+        XCTAssertEqual(worker.books.recorder.counters, [:])
+        XCTAssertTrue(worker.books.recorder.histograms.isEmpty)
+        XCTAssertEqual(whole.counters[MetricName.callsStarted], 1, "the merged copy is the driver's")
+    }
+
     /// An action ended by an event whose time is before its start (a remote end's message that arrived while the
     /// Driver started it) finishes at its start: a zero duration, never a trap or a wrapped one.
     func testAnActionEndedByAnEarlierArrivalFinishesAtItsStart() {
