@@ -88,7 +88,9 @@ kamailio_memory=(-x tlsf -X tlsf)
 # task workers keep a push going while the other waits for a gateway on a busy client core. The wake rung at
 # 1,600/s, load average 15-19 and 3-5, not judged: Kamailio 0.40-0.50 ms of CPU per planned wake call against
 # 0.46-0.55 ms with the configuration's 2 + 4, one pair of eight the other way (docs/SIP.md, 2026-12-07, helper
-# s54-wake); the same instructions. KAMAILIO_PROCS="" leaves the configuration's counts.
+# s54-wake); the same instructions. KAMAILIO_PROCS="" leaves the configuration's counts. bench-sip.sh's wake rung
+# starts its own with WAKE_KAMAILIO_PROCS (-n 2 -A PUSH_WORKERS=8): two task workers did not carry 1,600 pushes a
+# second (docs/SIP.md, "The wake-up path at rate", 2026-12-08).
 read -r -a kamailio_procs <<< "${KAMAILIO_PROCS--n 1 -A PUSH_WORKERS=2}"
 
 # kamailio_modules: the directory of Debian's Kamailio modules.

@@ -2,7 +2,8 @@
 # `make bench`'s SIP section (issue 26): callstorm's SIP devices vs SIPp on the same call through one Kamailio.
 # The call: INVITE, 100, 180, 100 ms, 200, ACK, 200 ms, hold (re-INVITE a=sendonly), 200, ACK, 200 ms, resume
 # (re-INVITE a=sendrecv), 200, ACK, 200 ms, BYE, 200 (no push: SIPp cannot take one). One Kamailio
-# (deploy/kamailio/kamailio.cfg, WITH_PUSH) on the server core for the whole section; every client on the client
+# (deploy/kamailio/kamailio.cfg, WITH_PUSH) on the server core for the ladder (the wake rung gets its own, sized for
+# the push path: below); every client on the client
 # core. At each rung of a ladder of planned call rates (SIP_RATES) for SIP_SECONDS, alternating which goes first:
 #   SIPp: a UAS (deploy/sipp/uas-hold.xml, registered once at Kamailio by uas-hold-register.xml from the port it
 #         then listens on) and a UAC (uac-hold.xml, -r RATE -m RATE×SECONDS) dialling it through Kamailio;
@@ -18,7 +19,8 @@
 # each side climbs until it loses its timing), SIP_REFINE (1: then a rung halfway between each side's highest held
 # rung and the one it lost; 0: none), SIP_SECONDS (10), SIP_TRIES (2: a side runs a rung it lost once more),
 # SERVER_CPU, CLIENT_CPU, SIP_RESULTS (Benchmarks/results; "" writes no sip-<date> files), SIP_SOCKETS (shared;
-# device: see bench-sip-lib.sh)).
+# device: see bench-sip-lib.sh), WAKE_KAMAILIO_PROCS (the wake rung's Kamailio: "-n 2 -A PUSH_WORKERS=8"; "": the
+# ladder's, below)).
 # Writes WORKDIR/sip/*; bench-results.py reads them for the suite's rows.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -167,7 +169,32 @@ if [ "${SIP_REFINE:-1}" != 0 ]; then
 fi
 
 # MARK: - the push wake-up path at callstorm's held rate
+# Its own Kamailio, on the same server core with the same configuration, memory and allocator, sized for this path
+# (WAKE_KAMAILIO_PROCS, default `-n 2 -A PUSH_WORKERS=8`; "" keeps the ladder's Kamailio): the ladder's `-n 1 -A
+# PUSH_WORKERS=2` is the SIPp comparison's server and stays so. SIPp does not run this path; here Kamailio is the
+# target, and a target the bench starts too small must not be what the row measures. On 2026-12-08's quiet bench
+# the wake rung at 1,600/s lost 12 % of its calls with callstorm's lag p99 at 0.57 ms: each push waits in a task
+# worker for the gateway's answer, two task workers did not keep up with 1,600 pushes a second, the queue to them
+# (a unix datagram socketpair) filled, and the one SIP worker blocked on it (`sock_alloc_send_pskb`, 14 % of its
+# samples) while 5 MB of datagrams waited unread and REGISTERs took p99 283 ms (docs/SIP.md, "The wake-up path at
+# rate"). Eight task workers hold eight pushes in flight; a second SIP worker reads while one waits.
 wake_rate=$(python3 scripts/bench_results_sip.py held-rate "$out" "$T")
+if [ -n "${WAKE_KAMAILIO_PROCS--n 2 -A PUSH_WORKERS=8}" ]; then
+    kamailio_stop "$kpid"
+    forget "$kpid"
+    read -r -a wake_procs <<< "${WAKE_KAMAILIO_PROCS--n 2 -A PUSH_WORKERS=8}"
+    kport=$(free_port)
+    while [ "$kport" = "$gport" ]; do kport=$(free_port); done
+    kamailio_args=(-f deploy/kamailio/kamailio.cfg -DD -E -L "$modules" -Y "$out/kamailio" -l "udp:127.0.0.1:$kport"
+                   -l "tcp:127.0.0.1:$kport" -m 4096 -M 8 "${kamailio_memory[@]}" "${wake_procs[@]}" -A WITH_PUSH
+                   -A "PUSH_URL=\"http://127.0.0.1:$gport\"" -A "PUSH_JWT=\"$jwt\"" "${push_keep[@]}")
+    echo "taskset -c $SERVER_CPU kamailio ${kamailio_args[*]/$jwt/<jwt>}" > "$out/kamailio-wake.cmd"
+    taskset -c "$SERVER_CPU" /usr/sbin/kamailio "${kamailio_args[@]}" >> "$out/kamailio.log" 2>&1 & kpid=$!
+    pids+=("$kpid")
+    kamailio_ready "$kport" || { echo "bench-sip: the wake rung's Kamailio did not answer; see $out/kamailio.log" >&2
+                                 exit 1; }
+    echo "the wake rung's Kamailio: pid $kpid on 127.0.0.1:$kport (server core $SERVER_CPU), ${wake_procs[*]}"
+fi
 echo "push wake-up path at $wake_rate calls/s (SIPp's highest held rung, else callstorm's, else the lowest)"
 cs_rung "wake-$wake_rate" "$wake_rate" sip-hold-wake.yaml
 

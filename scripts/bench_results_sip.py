@@ -125,6 +125,13 @@ def _p99(summary, metric):
     return float(value) if value else None
 
 
+def _counter(outdir, name, counter):
+    path = os.path.join(outdir, name, "counters.csv")
+    if not os.path.exists(path):
+        return 0
+    return next((int(row["value"]) for row in csv.DictReader(open(path)) if row["counter"] == counter), 0)
+
+
 def cs_run(outdir, name, seconds):
     """A callstorm run of bench-sip.sh with its SIP figures; None when it left no counters."""
     run = callstorm_run(outdir, name, seconds)
@@ -132,8 +139,10 @@ def cs_run(outdir, name, seconds):
         return None
     summary = _summary(outdir, name)
     run["setup_p99_ms"] = _p99(summary, "sip.setup")
-    for metric in ("push_to_report", "invite_to_push", "push_to_register", "register_to_invite"):
+    for metric in ("push_to_report", "invite_to_push", "push_to_register", "register_to_invite", "register"):
         run[metric + "_p99_ms"] = _p99(summary, metric)
+    # Calls that found every device busy (bench_results_sip_limit: a slow server keeps devices busy longer).
+    run["dropped_no_idle"] = _counter(outdir, name, "calls.dropped.no_idle_device")
     run["server"] = server_side(outdir, name)
     run["limit"] = limit(run, run["server"])[0]
     # Calls per Kamailio CPU-second (all its processes, start-up registrations included): what its one core carries.
@@ -263,8 +272,22 @@ def sip_figures(work, figure):
                     f"INVITE→200 {wake['setup_p99_ms']} ms. Both devices sleep: the caller wakes when its user "
                     "dials (REGISTER, then INVITE); Kamailio parks the INVITE, pushes to the run's gateway, and "
                     "delivers it on the callee's wake REGISTER; the push goes from Kamailio's task workers (the async "
-                    "module), not from the SIP worker that parks the INVITE." + first_tries(outdir))
+                    "module), not from the SIP worker that parks the INVITE." + _wake_server(outdir)
+                    + first_tries(outdir))
         wake_switch_figure(figure, wake, same, next((s for r, s, _ in rows if s and r == wake["planned_rate"]), None))
+
+
+def _wake_server(outdir):
+    """The wake rung's own Kamailio (bench-sip.sh's WAKE_KAMAILIO_PROCS), as a sentence; "" on the ladder's."""
+    try:
+        cmd = open(os.path.join(outdir, "kamailio-wake.cmd")).read().split()
+    except OSError:
+        return ""
+    procs = [a for i, a in enumerate(cmd) if a == "-n" or (i and cmd[i - 1] == "-n") or a.startswith("PUSH_WORKERS=")
+             or (a == "-A" and i + 1 < len(cmd) and cmd[i + 1].startswith("PUSH_WORKERS="))]
+    return (" The wake rung ran on a Kamailio of its own on the same server core, the same configuration, memory "
+            f"and allocator, sized for the push path ({' '.join(procs)}; the ladder's, SIPp's comparison: -n 1 -A "
+            "PUSH_WORKERS=2): the server is this path's target, not the peer being compared.")
 
 
 def wake_switch_figure(figure, wake, same, sipp):
