@@ -1,3 +1,4 @@
+import CLinux
 @testable import SIPClient
 import XCTest
 
@@ -25,6 +26,16 @@ final class SharedReadWindowTests: XCTestCase {
     func testAWindowOfZeroNeverWaits() {
         let window = SharedReadWindow(nanos: 0)
         for count in 0..<32 { XCTAssertEqual(window.step(afterReading: count, capacity: 32, now: 1), .watch) }
+    }
+
+    func testAWindowWelcomesAReadInATurnTheThreadRunsAnywayFromItsSecondHalf() {
+        let window = SharedReadWindow(nanos: 300_000)
+        XCTAssertEqual(window.welcome(until: 5_300_000), 5_150_000)
+    }
+
+    func testTheInterestIsOneShotWhileWindowsAreOnSoAWindowCostsOneEpollCtl() {
+        XCTAssertEqual(SharedReadWindow(nanos: 300_000).interest, CLINUX_EPOLLIN | SharedReadWindow.epollOneShot)
+        XCTAssertEqual(SharedReadWindow(nanos: 0).interest, CLINUX_EPOLLIN, "without windows every read watches on")
     }
 
     func testTheThresholdIsHalfTheBatchAndAtLeastOne() {
