@@ -54,8 +54,7 @@ extension SIPClientPool {
             case .watch: return watchShared(socket, true)
             case .wait(let until):
                 watchShared(socket, false)
-                return sharedWindowTimer(socket).arm(atMonotonicNanos: until,
-                                                     fromMonotonicNanos: socket.window.welcome(until: until))
+                return sharedWindowTimer(socket).arm(atMonotonicNanos: until)
             }
         }
         watchShared(socket, true)  // 64 read and more waiting: the next turn reads on, after the timers

@@ -43,13 +43,6 @@ struct SharedReadWindow {
     /// EPOLLONESHOT (linux/eventpoll.h).
     static let epollOneShot: UInt32 = 1 << 30
 
-    /// The instant from which a turn the event thread runs anyway (a Driver timer's, another fd's) reads the socket
-    /// before the window that ends at `until` is over: the second half of the window. The read then shares a wake-up
-    /// the thread pays for already, and the sends of that turn's timers go in the read's `sendmmsg`; the window only
-    /// ever gets shorter, so a datagram waits no longer than before. From the half, not the start: a read earlier
-    /// than that would carry too little to run warm (the reason for the window).
-    func welcome(until: UInt64) -> UInt64 { until - nanos / 2 }
-
     /// The step after a read of `count` datagrams (0: it found none, or failed) into a batch of `capacity` at `now`.
     /// A read of fewer than half the capacity waits: below that a wake-up carries too little to run warm.
     func step(afterReading count: Int, capacity: Int, now: UInt64) -> Step {

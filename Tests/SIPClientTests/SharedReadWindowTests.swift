@@ -28,11 +28,6 @@ final class SharedReadWindowTests: XCTestCase {
         for count in 0..<32 { XCTAssertEqual(window.step(afterReading: count, capacity: 32, now: 1), .watch) }
     }
 
-    func testAWindowWelcomesAReadInATurnTheThreadRunsAnywayFromItsSecondHalf() {
-        let window = SharedReadWindow(nanos: 300_000)
-        XCTAssertEqual(window.welcome(until: 5_300_000), 5_150_000)
-    }
-
     func testTheInterestIsOneShotWhileWindowsAreOnSoAWindowCostsOneEpollCtl() {
         XCTAssertEqual(SharedReadWindow(nanos: 300_000).interest, CLINUX_EPOLLIN | SharedReadWindow.epollOneShot)
         XCTAssertEqual(SharedReadWindow(nanos: 0).interest, CLINUX_EPOLLIN, "without windows every read watches on")
