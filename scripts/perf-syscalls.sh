@@ -17,6 +17,10 @@
 # late loop batches a little more), times and shares do: the load average is printed beside them.
 # env: CALLSTORM_BIN (.build/release/callstorm), PERF_RECORD (1; 0: the counts only, no second run), PIN (see below). Needs perf,
 # kamailio. KEEP=1 keeps OUT (default a temp dir).
+# THREADS=1 (sip and wake): one more run recorded with every system call's entry, every switch and every minor page
+# fault (`perf record -e raw_syscalls:sys_enter,sched:sched_switch,minor-faults -c 1`), then per call completed by
+# thread: each system call by name, voluntary and involuntary switches (a switch out of a thread that is not
+# runnable is voluntary: it went to sleep), minor faults (scripts/perf-per-thread.py).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:?usage: scripts/perf-syscalls.sh sip|wake|media [RATE] [OUT]}
@@ -48,9 +52,9 @@ case $mode in
     sipp) r=${2:-100} ;;
     *) echo "perf-syscalls: sip, wake, sipp or media, not '$mode'" >&2; exit 2 ;;
 esac
-events=task-clock,context-switches,raw_syscalls:sys_enter
+events=task-clock,context-switches,minor-faults,raw_syscalls:sys_enter
 for call in epoll_wait epoll_pwait2 poll ppoll select pselect6 recvfrom recvmmsg sendto sendmmsg read write timerfd_settime epoll_ctl socket bind \
-    accept4 close; do
+    accept4 close futex madvise mmap munmap fsync; do
     events=$events,syscalls:sys_enter_$call
 done
 load=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -91,7 +95,7 @@ totals = {}
 for side in ("uac", "uas"):
     for line in open(f"{d}/{side}.stat"):
         m = re.match(r"\s*([\d,.]+)\s+(msec task-clock|\S+)", line)
-        if m and any(k in m.group(2) for k in ("sys_enter", "context", "task-clock")):
+        if m and any(k in m.group(2) for k in ("sys_enter", "context", "task-clock", "faults")):
             v = float(m.group(1).replace(",", ""))
             totals.setdefault(m.group(2), {})[side] = v
 for name, v in totals.items():
@@ -114,6 +118,12 @@ if [ "$mode" = wake ] && [ "${PERF_RECORD:-1}" = 1 ]; then
     perf report -i "$d/switches.data" --sort comm --stdio -g none 2>/dev/null | grep -v '^#' | grep -v '^$' | head -12 \
         > "$d/switches-by-thread.txt"
 fi
+if [ "$mode" != media ] && [ "${THREADS:-0}" = 1 ]; then
+    perf record -e raw_syscalls:sys_enter,sched:sched_switch,minor-faults -c 1 -o "$d/threads.data" "${pin[@]}" \
+        "$bin" run "$d/run.yaml" --workers 1 --out "$d/threads" --quiet > "$d/threads.log" 2>&1
+    perf script -i "$d/threads.data" -F tid,comm,event,trace 2>/dev/null \
+        | python3 "$root/scripts/perf-per-thread.py" "$d/threads/summary.json" > "$d/per-thread.txt"
+fi
 python3 - "$d" "$mode" "$load" "${kernel:-}" <<'PY'
 import json, os, re, sys
 d, mode, load, kernel = sys.argv[1:]
@@ -127,11 +137,14 @@ print(f"{mode}: {c.get('calls.completed', 0)} calls completed{what}; load averag
       "judged unless the machine was quiet; a loop running late batches more, so counts too)")
 for line in open(os.path.join(d, "stat.txt")):
     m = re.match(r"\s*([\d,.]+)\s+(msec task-clock|\S+)", line)
-    if m and any(k in m.group(2) for k in ("sys_enter", "context", "task-clock")):
+    if m and any(k in m.group(2) for k in ("sys_enter", "context", "task-clock", "faults")):
         v = float(m.group(1).replace(",", ""))
         print(f"  {m.group(2):42s} {v:14,.0f}   per {unit}: {v / max(1, n):.3f}")
 if kernel:
     print(f"  kernel's share of perf record's samples: {kernel}")
+per_thread = os.path.join(d, "per-thread.txt")
+if os.path.exists(per_thread):
+    print(open(per_thread).read().rstrip())
 by_thread = os.path.join(d, "switches-by-thread.txt")
 if os.path.exists(by_thread):
     print("  context switches by thread (a second run, perf record -e context-switches, share of all):")

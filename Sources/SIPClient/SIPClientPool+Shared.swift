@@ -30,7 +30,8 @@ extension SIPClientPool {
             }
             sharing.socket = socket
             socket.window.nanos = sharing.coalesceNanos
-            thread.add(socket.fd, events: CLINUX_EPOLLIN, handler: handlerID)
+            socket.window.oneShot = socket.window.nanos > 0
+            thread.add(socket.fd, events: socket.window.interest, handler: handlerID)
         }
         let id = books.opened + 1
         books.opened = id
@@ -59,12 +60,20 @@ extension SIPClientPool {
         watchShared(socket, true)  // 64 read and more waiting: the next turn reads on, after the timers
     }
 
-    /// Puts the shared socket in the event thread's interest, or takes it out for a window (one `epoll_ctl` each
-    /// way, only on a change: while reads stay short the window's timer alone reads it, window after window).
+    /// The shared socket reported readable by the event thread's wait: a one-shot interest is out already.
+    func sharedReady(_ socket: SharedDatagramSocket) {
+        if socket.window.oneShot { socket.window.watching = false }
+        readShared(socket)
+    }
+
+    /// Puts the shared socket in the event thread's interest, or takes it out for a window (an `epoll_ctl` only
+    /// on a change: while reads stay short the window's timer alone reads it, window after window). With a
+    /// one-shot interest the kernel took it out already when it reported it, so only the watch costs a call.
     private func watchShared(_ socket: SharedDatagramSocket, _ watch: Bool) {
         guard socket.window.watching != watch else { return }
         socket.window.watching = watch
-        thread.modify(socket.fd, events: watch ? CLINUX_EPOLLIN : 0, handler: handlerID)
+        if watch { socket.window.oneShot = socket.window.nanos > 0 }
+        thread.modify(socket.fd, events: watch ? socket.window.interest : 0, handler: handlerID)
     }
 
     /// The timer that ends the shared socket's windows, made with its first.

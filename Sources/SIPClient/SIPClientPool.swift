@@ -235,7 +235,7 @@ public final class SIPClientPool: @unchecked Sendable {
     }
 
     private func handle(_ fd: Int32, _ events: UInt32) {
-        if let shared, fd == shared.fd { return readShared(shared) }
+        if let shared, fd == shared.fd { return sharedReady(shared) }
         guard let socket = byFD[fd], let agent = agents[socket.agent] else { return }
         if !socket.connected, events & CLINUX_EPOLLERR == 0 {
             // The non-blocking connect completed (`wake.connect`); write polling is left to what is pending.

@@ -1,3 +1,4 @@
+import CLinux
 import EventPolling
 
 /// `device.coalesce`: batches on purpose on the shared socket (docs/SIP.md, "Batches on purpose"). A read that
@@ -24,6 +25,10 @@ struct SharedReadWindow {
     var nanos: UInt64 = Self.defaultNanos
     /// Whether the socket is in the event thread's interest (false during a window).
     var watching = true
+    /// Its interest is one-shot (`interest` with a window on): the kernel takes the socket out of the interest as it
+    /// reports it ready, so the window that follows a short read needs no `epoll_ctl` of its own, only the watch
+    /// after it (one call a window instead of two).
+    var oneShot = false
     /// Ends the window: the read that follows it. Made with the socket's first window.
     var timer: EventTimer?
     /// The pool's clock at the last read: datagrams read next arrived after it (`ReceiveStamp`'s floor).
@@ -31,6 +36,12 @@ struct SharedReadWindow {
 
     /// 300 µs: the lead's experiment's best (1 ms made reads only a third bigger and cost more CPU).
     static let defaultNanos: UInt64 = 300_000
+
+    /// The socket's epoll interest: readable, one-shot while windows are on (`oneShot`).
+    var interest: UInt32 { nanos > 0 ? CLINUX_EPOLLIN | Self.epollOneShot : CLINUX_EPOLLIN }
+
+    /// EPOLLONESHOT (linux/eventpoll.h).
+    static let epollOneShot: UInt32 = 1 << 30
 
     /// The step after a read of `count` datagrams (0: it found none, or failed) into a batch of `capacity` at `now`.
     /// A read of fewer than half the capacity waits: below that a wake-up carries too little to run warm.

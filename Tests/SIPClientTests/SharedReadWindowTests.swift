@@ -1,3 +1,4 @@
+import CLinux
 @testable import SIPClient
 import XCTest
 
@@ -25,6 +26,11 @@ final class SharedReadWindowTests: XCTestCase {
     func testAWindowOfZeroNeverWaits() {
         let window = SharedReadWindow(nanos: 0)
         for count in 0..<32 { XCTAssertEqual(window.step(afterReading: count, capacity: 32, now: 1), .watch) }
+    }
+
+    func testTheInterestIsOneShotWhileWindowsAreOnSoAWindowCostsOneEpollCtl() {
+        XCTAssertEqual(SharedReadWindow(nanos: 300_000).interest, CLINUX_EPOLLIN | SharedReadWindow.epollOneShot)
+        XCTAssertEqual(SharedReadWindow(nanos: 0).interest, CLINUX_EPOLLIN, "without windows every read watches on")
     }
 
     func testTheThresholdIsHalfTheBatchAndAtLeastOne() {
