@@ -211,8 +211,8 @@ public final class EventThread: @unchecked Sendable {
         timers.add(fired)
     }
 
-    func armTimer(_ slot: Int, at deadline: UInt64, from: UInt64) {
-        timers.arm(slot, at: deadline, from: from)
+    func armTimer(_ slot: Int, at deadline: UInt64) {
+        timers.arm(slot, at: deadline)
         // Outside a turn the thread may be waiting with a timeout computed before this arm.
         if !inTurn, !ended, deadline < plannedWake {
             plannedWake = deadline

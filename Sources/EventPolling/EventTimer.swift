@@ -19,15 +19,7 @@ public final class EventTimer: @unchecked Sendable {
     /// passed; replaces an earlier arming. Does nothing once closed.
     public func arm(atMonotonicNanos deadlineNanos: UInt64) {
         guard let slot else { return }
-        events.armTimer(slot, at: deadlineNanos, from: deadlineNanos)
-    }
-
-    /// Fires at `deadlineNanos` at the latest, or earlier in the first turn at or after `fromNanos` that the thread
-    /// runs anyway (a due timer, a ready fd): work that may happen any time in a span then shares a wake-up the
-    /// thread pays for already instead of paying for one of its own. The wait still ends at the deadline.
-    public func arm(atMonotonicNanos deadlineNanos: UInt64, fromMonotonicNanos fromNanos: UInt64) {
-        guard let slot else { return }
-        events.armTimer(slot, at: deadlineNanos, from: fromNanos)
+        events.armTimer(slot, at: deadlineNanos)
     }
 
     public func disarm() {

@@ -5,17 +5,11 @@
 ///
 /// A thread holds a handful (its Driver loop's wheel, its HTTP client's, its SIP pool's ticker, its media sender's),
 /// so the earliest deadline is a scan, not a heap. Slots are reused after `remove`.
-///
-/// A timer may also be armed with an earlier instant from which it is welcome to fire (`arm(_:at:from:)`): the
-/// wait still ends at its deadline, but a turn the thread wakes for anyway (another timer, a ready fd) after that
-/// instant runs it then, so it costs no wake-up of its own (the shared SIP socket's coalescing window, issue 33).
 struct EventTimerTable {
     /// Disarmed.
     static let never = UInt64.max
 
     private var deadlines: [UInt64] = []
-    /// Per slot, the instant from which a turn may run it before its deadline (its deadline when armed without one).
-    private var opens: [UInt64] = []
     private var actions: [(() -> Void)?] = []
     private var freeSlots: [Int] = []
     /// Slots armed now: the scan is skipped (and the clock not read) while none is.
@@ -28,7 +22,6 @@ struct EventTimerTable {
             return slot
         }
         deadlines.append(Self.never)
-        opens.append(Self.never)
         actions.append(action)
         return deadlines.count - 1
     }
@@ -43,22 +36,14 @@ struct EventTimerTable {
     /// Fires once at `deadline` (a deadline already passed fires on the thread's next turn); replaces any earlier
     /// arming.
     mutating func arm(_ slot: Int, at deadline: UInt64) {
-        arm(slot, at: deadline, from: deadline)
-    }
-
-    /// Fires at `deadline` at the latest, or in the first turn at or after `from` (at most the deadline) that the
-    /// thread runs for another reason; replaces any earlier arming.
-    mutating func arm(_ slot: Int, at deadline: UInt64, from: UInt64) {
         let at = min(deadline, Self.never - 1)
         if deadlines[slot] == Self.never { armedCount += 1 }
         deadlines[slot] = at
-        opens[slot] = min(from, at)
     }
 
     mutating func disarm(_ slot: Int) {
         if deadlines[slot] != Self.never { armedCount -= 1 }
         deadlines[slot] = Self.never
-        opens[slot] = Self.never
     }
 
     /// The earliest deadline armed, `never` when none is. A mutating getter, as `collectDue` is mutating: the
@@ -75,11 +60,10 @@ struct EventTimerTable {
 
     /// Puts the slots due at `now` into `due` (emptied first), earliest deadline first: the order they fire in.
     /// Mutating only so that the thread reaches its table in place (see `earliest`); nothing changes.
-    /// Slots armed with an earlier welcome instant (`arm(_:at:from:)`) count as due from that instant.
     mutating func collectDue(now: UInt64, into due: inout [Int]) {
         due.removeAll(keepingCapacity: true)
         guard armedCount > 0 else { return }
-        for slot in opens.indices where opens[slot] <= now { due.append(slot) }
+        for slot in deadlines.indices where deadlines[slot] <= now { due.append(slot) }
         if due.count > 1 { due.sort { deadlines[$0] < deadlines[$1] } }
     }
 
@@ -88,7 +72,7 @@ struct EventTimerTable {
     /// the action after this returns: an action may arm, disarm, add and remove timers, which would overlap an
     /// access still open here.
     mutating func takeIfDue(_ slot: Int, now: UInt64) -> (() -> Void)? {
-        guard opens[slot] <= now, let action = actions[slot] else { return nil }
+        guard deadlines[slot] <= now, let action = actions[slot] else { return nil }
         disarm(slot)
         return action
     }

@@ -106,39 +106,6 @@ final class EventThreadTimerTests: XCTestCase {
         }
     }
 
-    /// A timer armed with a welcome instant (`arm(atMonotonicNanos:fromMonotonicNanos:)`) rides the turn of
-    /// another timer that comes due after that instant, an hour before its own deadline, and never one before it.
-    func testAFlexibleTimerFiresInAnotherTimersTurnAfterItsWelcomeInstantAndNeverBefore() {
-        let events = EventThread(queue: queue, name: "test.timers", ownsItsWork: true)
-        defer { events.stop(); events.waitUntilStopped() }
-        let done = expectation(description: "rode the second turn")
-        nonisolated(unsafe) var log: [String] = []
-        nonisolated(unsafe) var welcome: UInt64 = 0
-        nonisolated(unsafe) var firedAt: UInt64 = 0
-        let hour: UInt64 = 3_600_000_000_000
-        let timers = events.sync { () -> [EventTimer] in
-            let flexible = EventTimer(on: events) {
-                firedAt = clinux_monotonic_ns()
-                log.append("flexible")
-                done.fulfill()
-            }
-            let early = EventTimer(on: events) { log.append("early") }
-            let later = EventTimer(on: events) { log.append("later") }
-            let now = clinux_monotonic_ns()
-            welcome = now + 20_000_000
-            flexible.arm(atMonotonicNanos: now + hour, fromMonotonicNanos: welcome)
-            early.arm(atMonotonicNanos: now + 1_000_000)  // before the welcome instant: runs alone
-            later.arm(atMonotonicNanos: welcome + 1)  // after it: the flexible one runs in its turn
-            return [flexible, early, later]
-        }
-        wait(for: [done], timeout: 30)
-        events.sync {
-            XCTAssertEqual(log, ["early", "later", "flexible"], "the hard deadline first, then the flexible one")
-            XCTAssertGreaterThanOrEqual(firedAt, welcome)
-            for timer in timers { timer.close() }
-        }
-    }
-
     func testATimerThatKeepsArmingItselfInThePastDoesNotStarveAReadyFd() {
         let events = EventThread(queue: queue, name: "test.timers", ownsItsWork: true)
         defer { events.stop(); events.waitUntilStopped() }

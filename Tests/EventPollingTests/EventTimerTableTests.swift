@@ -29,27 +29,6 @@ final class EventTimerTableTests: XCTestCase {
         XCTAssertEqual(due, [b, c, a])
     }
 
-    func testAFlexibleTimerIsDueFromItsWelcomeInstantButTheWaitStillEndsAtItsDeadline() {
-        var table = EventTimerTable()
-        let hard = table.add {}, flexible = table.add {}
-        table.arm(flexible, at: 1_000, from: 600)
-        table.arm(hard, at: 800)
-        XCTAssertEqual(table.earliest, 800, "the wait ends at a deadline, never at a welcome instant")
-        var due: [Int] = []
-        table.collectDue(now: 599, into: &due)
-        XCTAssertEqual(due, [])
-        XCTAssertNil(table.takeIfDue(flexible, now: 599))
-        table.collectDue(now: 800, into: &due)
-        XCTAssertEqual(due, [hard, flexible], "due in a turn after its welcome instant, after the earlier deadline")
-        XCTAssertNotNil(table.takeIfDue(flexible, now: 800))
-        XCTAssertEqual(table.armedCount, 1)
-        // Armed again without a welcome instant: due at its deadline only, as any timer.
-        table.arm(flexible, at: 1_000)
-        XCTAssertNil(table.takeIfDue(flexible, now: 999))
-        table.arm(flexible, at: 500, from: 900)
-        XCTAssertNotNil(table.takeIfDue(flexible, now: 500), "a welcome instant after the deadline is the deadline")
-    }
-
     func testArmReplacesTheDeadlineAndDisarmOrRemoveMeansNeverAndSlotsAreReused() {
         var table = EventTimerTable()
         let a = table.add {}
