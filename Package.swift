@@ -303,15 +303,3 @@ for target in package.targets where target.type == .regular || target.type == .e
     target.swiftSettings = (target.swiftSettings ?? [])
         + [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
 }
-
-// Profile-guided layout, opt in (issue 33, s56-icache): `CALLSTORM_PGO_PROFILE=FILE swift build -c release` compiles
-// every Swift target with an LLVM IR profile (`scripts/pgo-profile.sh` makes one from the SIP hold call), so LLVM
-// lays hot blocks together and moves cold ones out of the hot functions: a SIP call runs through more distinct code
-// than the 32 KB L1 instruction cache holds (docs/SIP.md, "Why an instruction costs callstorm more cycles than
-// SIPp"). Without the variable nothing changes.
-if let profile = Context.environment["CALLSTORM_PGO_PROFILE"], !profile.isEmpty {
-    for target in package.targets where target.type == .regular || target.type == .executable {
-        target.swiftSettings = (target.swiftSettings ?? [])
-            + [.unsafeFlags(["-ir-profile-use=\(profile)"], .when(configuration: .release))]
-    }
-}
