@@ -21,9 +21,9 @@ NAME = re.compile(r"(c?fn|c?ob)=\((\d+)\)(?: (.*))?")
 MODULE = re.compile(r"\$s(\d+)([A-Za-z_0-9]+)")
 
 
-def per_instruction(path, event):
-    """Self cost of `event` per instruction address of the executable (object ending /cs), and each function's
-    lowest address seen."""
+def per_instruction(path, event, executable="/cs"):
+    """Self cost of `event` per instruction address of the executable (the object whose path ends with
+    `executable`), and each function's lowest address seen."""
     names, objects, per, first = {}, {}, collections.Counter(), {}
     positions, column, fn, ob, skip = None, None, None, None, False
     last = [0, 0]
@@ -45,7 +45,7 @@ def per_instruction(path, event):
                 skip = False
                 continue
             costs = parts[len(positions):]
-            if ob and ob.endswith("/cs") and len(costs) > column:
+            if ob and ob.endswith(executable) and len(costs) > column:
                 per[last[0]] += int(costs[column])
                 first[fn] = min(first.get(fn, last[0]), last[0])
             continue
