@@ -9,7 +9,7 @@ to its innermost frame's line offset from that function's first line (`llvm-symb
 `StartLine`, `Discriminator`), nested under each inlining frame's call site as LLVM's format nests inlined
 callees; a line's count is the most any of its instructions ran, a function's head the count of its first
 instruction. Made for profile-guided layout where no hardware counters exist (docs/SIP.md, "Where the
-instruction-cache misses lie"); not yet used by a build.
+instruction-cache misses lie", where a build with it is measured).
 """
 import collections
 import json
