@@ -4,7 +4,8 @@
 # 20 calls/s through one native Kamailio: per call, instructions and instruction / data cache misses (the
 # difference of the two runs over 80 calls; SIPp's side: UAC + UAS). Counts do not depend on the machine's load.
 # docs/SIP.md ("Why an instruction costs callstorm more cycles than SIPp") has what it gave.
-# env: CALLSTORM_BIN (.build/release/callstorm). KEEP=1 keeps the work directory.
+# env: CALLSTORM_BIN (.build/release/callstorm). KEEP=1 keeps the work directory. INSTR=1 records each
+# instruction's counts (--dump-instr=yes) for scripts/callgrind_cache_lines.py DIR BINARY (misses by source line).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 side=${1:-cs}; nd=${2:-200}
@@ -12,7 +13,8 @@ bin=${CALLSTORM_BIN:-$root/.build/release/callstorm}
 d=$(mktemp -d)
 source "$root/scripts/bench-sip-lib.sh"
 kamailio_scratch 256
-cg() { local out=$1; shift; valgrind --tool=callgrind --cache-sim=yes --LL=2097152,16,64 --callgrind-out-file="$out" "$@"; }
+instr=(); [ -n "${INSTR:-}" ] && instr=(--dump-instr=yes)
+cg() { local out=$1; shift; valgrind --tool=callgrind --cache-sim=yes --LL=2097152,16,64 "${instr[@]}" --callgrind-out-file="$out" "$@"; }
 for n in 40 120; do
     if [ "$side" = sipp ]; then
         uport=$(free_port); cport=$(free_port)
