@@ -32,7 +32,9 @@ public struct LiveSnapshot: Sendable {
 /// worker's next record into each copy its whole counts array instead (~1.5 M instructions per SIP call at 20/s).
 final class LiveSlot: Sendable {
     private struct Published: Sendable {
-        var counters: [String: Int64] = [:]
+        /// Counter names and totals in the recorder's order (`Recorder.counterTotals`), keyed by the reader.
+        var counterNames: [String] = []
+        var counterTotals: [Int64] = []
         var histograms: [String: HdrWindow] = [:]
         var activeConversations = 0
         var final = false
@@ -48,7 +50,8 @@ final class LiveSlot: Sendable {
     /// Called on the worker's queue.
     func publish(_ recorder: Recorder, active: Int, final: Bool = false) {
         let histograms = carriesHistograms.load(ordering: .relaxed) ? recorder.histogramWindows : [:]
-        let published = Published(counters: recorder.counters, histograms: histograms,
+        let (names, totals) = recorder.counterTotals
+        let published = Published(counterNames: names, counterTotals: totals, histograms: histograms,
                                   activeConversations: active, final: final)
         slot.withLock { $0 = published }
     }
@@ -56,7 +59,8 @@ final class LiveSlot: Sendable {
     func read() -> LiveSnapshot {
         let published = slot.withLock { $0 }
         var snapshot = LiveSnapshot()
-        snapshot.counters = published.counters
+        snapshot.counters.reserveCapacity(published.counterNames.count)
+        for (name, total) in zip(published.counterNames, published.counterTotals) { snapshot.counters[name] = total }
         snapshot.histograms = published.histograms.mapValues(\.sparse)
         snapshot.activeConversations = published.activeConversations
         snapshot.final = published.final

@@ -56,6 +56,15 @@ struct OpenInterval: Sendable {
         spilled ? dense.sparse : SparseHistogram(layout: dense.layout, samples: values)
     }
 
+    /// The samples so far, for another thread to turn into sparse slots (`RecorderFreeze`): a few values are
+    /// handed over as they are (the array shared, copy-on-write: the owner's next sample copies at most
+    /// `spillAt` of them), a spilled second as its sparse slots, scanned here because its dense counts are
+    /// written again at the next sample.
+    var frozen: FrozenSamples {
+        if spilled { return .sparse(dense.sparse) }
+        return values.isEmpty ? .none : .values(values, dense.layout)
+    }
+
     /// The samples as sparse slots, emptied for the next second (the dense form keeps its allocation).
     mutating func takeSparse() -> SparseHistogram {
         if spilled {
@@ -65,6 +74,22 @@ struct OpenInterval: Sendable {
         let result = SparseHistogram(layout: dense.layout, samples: values)
         values.removeAll(keepingCapacity: true)
         return result
+    }
+}
+
+/// An open second's samples as `OpenInterval.frozen` hands them over.
+enum FrozenSamples: Sendable {
+    case none
+    case values([Int64], HdrLayout)
+    case sparse(SparseHistogram)
+
+    /// nil when there are none, as `OpenInterval.isEmpty` says.
+    var sparse: SparseHistogram? {
+        switch self {
+        case .none: nil
+        case .values(let values, let layout): SparseHistogram(layout: layout, samples: values)
+        case .sparse(let sparse): sparse.totalCount == 0 ? nil : sparse
+        }
     }
 }
 

@@ -68,20 +68,21 @@ public final class RecorderCheckpointer {
     public func checkpoint(_ recorder: inout Recorder, second: Int, syncing: [Int32] = [],
                            adjust: (Recorder) -> Recorder = { $0 }) {
         let segment = recorder.detachSeries(before: second - keepSeconds)
-        var segmentImage: (Int, RecorderImage)?
+        var numbered: (Int, Recorder)?
         if !segment.isEmpty {
             lastSegment += 1
-            segmentImage = (lastSegment, segment.image)
+            numbered = (lastSegment, segment)
             hold(segment)
         }
-        enqueue(segment: segmentImage, snapshot: (lastSegment, adjust(recorder).image), syncing: syncing)
+        enqueue(segment: numbered, snapshot: (lastSegment, adjust(recorder).frozen), syncing: syncing)
     }
 
     /// Hands a segment (if any) and a snapshot to the writer queue, starting it unless it is already due to run.
-    private func enqueue(segment segmentImage: (Int, RecorderImage)?, snapshot: (Int, RecorderImage),
-                         syncing: [Int32]) {
+    /// Their images are made there: the segment is detached (no buffer shared with the recorder) and the snapshot
+    /// frozen (`Recorder.frozen`), so the owner's turn ends without the image's sums and dictionaries.
+    private func enqueue(segment: (Int, Recorder)?, snapshot: (Int, RecorderFreeze), syncing: [Int32]) {
         let scheduleWriter = pending.state.withLock { state -> Bool in
-            if let segmentImage { state.segments.append(segmentImage) }
+            if let segment { state.segments.append(segment) }
             state.snapshot = snapshot
             for fd in syncing where !state.syncing.contains(fd) { state.syncing.append(fd) }
             defer { state.writerScheduled = true }
@@ -109,7 +110,7 @@ public final class RecorderCheckpointer {
     /// Writes the recorder as the final snapshot, waits until everything is on disk, and returns the whole
     /// recorder: what is still in memory plus every segment written before.
     public func close(_ recorder: Recorder) -> Recorder {
-        enqueue(segment: nil, snapshot: (lastSegment, recorder.image), syncing: [])
+        enqueue(segment: nil, snapshot: (lastSegment, recorder.frozen), syncing: [])
         flush()
         var whole = recorder
         if let heldSegments {
@@ -132,19 +133,19 @@ public final class RecorderCheckpointer {
         }
     }
 
-    private static func write(segments: [(Int, RecorderImage)], snapshot: (Int, RecorderImage)?,
+    private static func write(segments: [(Int, Recorder)], snapshot: (Int, RecorderFreeze)?,
                               segmentsFD: Int32, snapshotURL: URL) {
         if !segments.isEmpty {
             var bytes: [UInt8] = []
-            for (number, image) in segments {
-                guard let line = encoded("segment", number, image) else { continue }
+            for (number, segment) in segments {
+                guard let line = encoded("segment", number, segment.image) else { continue }
                 bytes.append(contentsOf: line)
                 bytes.append(10)
             }
             _ = bytes.withUnsafeBytes { all in SystemCall.writeAll(all) { SystemCall.write(segmentsFD, $0) } }
             fsync(segmentsFD)
         }
-        if let (number, image) = snapshot, let bytes = encoded("segments", number, image) {
+        if let (number, frozen) = snapshot, let bytes = encoded("segments", number, frozen.image) {
             RunResults.replace(snapshotURL, with: Data(bytes))
         }
     }
@@ -164,8 +165,8 @@ public final class RecorderCheckpointer {
 /// What waits for the writer queue (shared with it, hence the lock).
 final class PendingCheckpoints: Sendable {
     struct State {
-        var segments: [(Int, RecorderImage)] = []
-        var snapshot: (Int, RecorderImage)?
+        var segments: [(Int, Recorder)] = []
+        var snapshot: (Int, RecorderFreeze)?
         var syncing: [Int32] = []
         var writerScheduled = false
     }
