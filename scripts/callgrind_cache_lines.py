@@ -64,6 +64,18 @@ def per_instruction(path, event, executable="/cs"):
     return per, first
 
 
+def symbols_and_bias(binary, first):
+    """The binary's defined symbols (name → address, from nm) and the load bias callgrind's addresses carry: the
+    offset most functions' first instruction (`first`, per_instruction's) shows against their symbol."""
+    symbols = {}
+    for line in subprocess.run(["nm", "--defined-only", binary], capture_output=True, text=True).stdout.split("\n"):
+        p = line.split()
+        if len(p) == 3:
+            symbols[p[2]] = int(p[0], 16)
+    bias = collections.Counter(first[f] - symbols[f] for f in first if f in symbols).most_common(1)[0][0]
+    return symbols, bias
+
+
 def no_source(symbol):
     """The row of code with no source frame: the module its mangled name starts with (outlined copies, value
     witnesses and specialisations of a module's own generics), the standard library's generics specialised into
@@ -81,12 +93,7 @@ def main():
     a, _ = per_instruction(f"{directory}/cs-40.callgrind", event)
     b, first = per_instruction(f"{directory}/cs-120.callgrind", event)
     diff = {x: (b[x] - a.get(x, 0)) / 80 for x in set(a) | set(b)}
-    symbols = {}
-    for line in subprocess.run(["nm", "--defined-only", binary], capture_output=True, text=True).stdout.split("\n"):
-        p = line.split()
-        if len(p) == 3:
-            symbols[p[2]] = int(p[0], 16)
-    bias = collections.Counter(first[f] - symbols[f] for f in first if f in symbols).most_common(1)[0][0]
+    symbols, bias = symbols_and_bias(binary, first)
     addresses = [x for x, v in diff.items() if abs(v) > 0.01]
     by_module, by_function, by_line = collections.Counter(), collections.Counter(), collections.Counter()
     for i in range(0, len(addresses), 4000):

@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from callgrind_cache_lines import per_instruction  # noqa: E402
+from callgrind_cache_lines import per_instruction, symbols_and_bias  # noqa: E402
 
 
 def node():
@@ -48,12 +48,7 @@ def main():
     path, binary, target = sys.argv[1:4]
     command = next(line for line in open(path, errors="replace") if line.startswith("cmd:"))
     counts, first = per_instruction(path, "Ir", "/" + command.split()[1].rsplit("/", 1)[-1])
-    symbols = {}
-    for line in subprocess.run(["nm", "--defined-only", binary], capture_output=True, text=True).stdout.split("\n"):
-        p = line.split()
-        if len(p) == 3:
-            symbols[p[2]] = int(p[0], 16)
-    bias = collections.Counter(first[f] - symbols[f] for f in first if f in symbols).most_common(1)[0][0]
+    symbols, bias = symbols_and_bias(binary, first)
     starts = {a: f for f, a in symbols.items()}
     top = collections.defaultdict(node)
     addresses = [x for x, v in counts.items() if v > 0]
